@@ -1,0 +1,21 @@
+// The compiler's entry points: source text in, module bytes (or IR text) out.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compiler/lowering.h"
+
+namespace kiln::compiler {
+
+// Parses, verifies and lowers one program; errors are full diagnostics
+// ("file:line:col: error: ..." with the source line and a caret).
+StatusOr<std::vector<uint8_t>> Compile(std::string_view source, std::string_view file_name,
+                                       const CompileOptions& options, std::vector<std::string>* warnings,
+                                       int first_line = 1);
+
+// Parses and verifies, then prints the IR in the generic form.
+StatusOr<std::string> CompileToIrText(std::string_view source, std::string_view file_name);
+
+}  // namespace kiln::compiler

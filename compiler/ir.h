@@ -1,0 +1,173 @@
+// Kiln's own SSA IR for StableHLO programs: modules of functions, whose
+// bodies are blocks of operations with typed values, attributes and regions.
+// The parser builds it from either MLIR syntax (generic or pretty); the
+// printer writes it back in the generic form; the verifier checks it; the
+// lowering turns it into VM bytecode and executables.
+//
+// Attribute normalization: whatever syntax an op was written in, its
+// attributes are stored under the names of the generic form
+// ("comparison_direction", "dot_dimension_numbers", "iota_dimension", ...).
+// Structured dialect attributes (#stablehlo.dot<...>, #stablehlo.gather<...>,
+// #stablehlo.scatter<...>, #stablehlo.conv<...>) are kStruct attributes whose
+// fields carry the spec's names (e.g. conv: input_batch_dimension,
+// input_feature_dimension, input_spatial_dimensions,
+// kernel_input_feature_dimension, kernel_output_feature_dimension,
+// kernel_spatial_dimensions, output_batch_dimension,
+// output_feature_dimension, output_spatial_dimensions). Enum attributes
+// (#stablehlo<comparison_direction LT>) are kEnum with str = "LT".
+// Operation::GetAttr finds a name at the top level or inside a struct.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "kernels/common/element_type.h"
+
+namespace kiln::ir {
+
+struct Location {
+  int line = 0;  // 1-based; 0 = unknown
+  int col = 0;
+};
+
+// A quantized element type: !quant.uniform<storage[:expressed], scale:zp>,
+// per-tensor (one scale) or per-axis (quantized_dimension >= 0).
+struct QuantType {
+  ElementType storage = ElementType::kInvalid;
+  int64_t storage_min = 0, storage_max = 0;  // defaults to the storage type's range
+  ElementType expressed = ElementType::kInvalid;
+  int32_t quantized_dimension = -1;
+  std::vector<double> scales;
+  std::vector<int64_t> zero_points;
+  bool operator==(const QuantType&) const = default;
+};
+
+struct Type {
+  enum class Kind : uint8_t { kTensor, kToken, kTuple };
+  static constexpr int64_t kDynamic = INT64_MIN;  // a `?` dimension
+
+  Kind kind = Kind::kTensor;
+  ElementType element = ElementType::kInvalid;  // for quantized: the storage type
+  std::vector<int64_t> dims;
+  std::vector<int64_t> bounds;                  // bounded `?` dims (#stablehlo.bounds), or empty
+  std::shared_ptr<const QuantType> quant;       // set for quantized tensors
+  std::vector<Type> tuple_elements;             // kTuple
+
+  static Type Tensor(ElementType e, std::vector<int64_t> d) {
+    Type t;
+    t.element = e;
+    t.dims = std::move(d);
+    return t;
+  }
+  static Type Token() { Type t; t.kind = Kind::kToken; return t; }
+  bool is_tensor() const { return kind == Kind::kTensor; }
+  bool is_token() const { return kind == Kind::kToken; }
+  bool is_tuple() const { return kind == Kind::kTuple; }
+  bool is_quantized() const { return quant != nullptr; }
+  int64_t rank() const { return static_cast<int64_t>(dims.size()); }
+  bool HasStaticShape() const;
+  int64_t NumElements() const;  // -1 if dynamic
+  bool operator==(const Type& o) const;
+  bool operator!=(const Type& o) const { return !(*this == o); }
+  std::string ToString() const;  // MLIR spelling: tensor<2x?xf32>, !stablehlo.token, tuple<...>
+};
+
+struct Attribute;
+using NamedAttr = std::pair<std::string, Attribute>;
+
+struct Attribute {
+  enum class Kind : uint8_t {
+    kUnit,      // `unit` or a bare name in a dict
+    kBool,      // true / false
+    kInt,       // 3 : i64 (type in `type`, defaults to i64)
+    kFloat,     // 1.0 : f32
+    kString,    // "text"
+    kEnum,      // #stablehlo<comparison_direction LT>, or a bare keyword: str = "LT"
+    kIntArray,  // array<i64: 1, 2> or [1, 2] inside dialect attributes
+    kDense,     // dense<...> : tensor<...>
+    kArray,     // [attr, attr, ...]
+    kDict,      // {name = attr, ...}
+    kStruct,    // #stablehlo.dot<...> etc.: str = "#stablehlo.dot", fields
+    kSymbol,    // @name
+    kType,      // a type used as an attribute
+  };
+  Kind kind = Kind::kUnit;
+  bool b = false;
+  int64_t i = 0;
+  double f = 0;
+  std::string str;               // string, enum value, symbol name, struct name
+  std::vector<int64_t> ints;     // kIntArray
+  Type type;                     // kInt/kFloat/kDense value type; kType
+  // kDense: every element in its storage encoding (element_type.h), row-major,
+  // splats expanded. For quantized tensors, the storage type's encoding.
+  std::vector<uint8_t> dense_bytes;
+  std::vector<Attribute> elements;  // kArray
+  std::vector<NamedAttr> fields;    // kDict, kStruct
+
+  const Attribute* Field(std::string_view name) const;
+  // Integer array view of kIntArray, kDense of integers, kArray of kInt, or kInt.
+  std::optional<std::vector<int64_t>> AsInts() const;
+  bool operator==(const Attribute& o) const;
+};
+
+struct Operation;
+struct Block;
+
+struct Value {
+  Type type;
+  Operation* def = nullptr;  // defining op, or null for a block argument
+  int index = 0;             // result number or block argument number
+  Block* owner_block = nullptr;  // for block arguments
+};
+
+struct Region;
+
+struct Block {
+  std::vector<std::unique_ptr<Value>> args;
+  std::vector<std::unique_ptr<Operation>> ops;
+  Region* parent = nullptr;
+};
+
+struct Region {
+  std::vector<std::unique_ptr<Block>> blocks;
+  Operation* parent = nullptr;
+};
+
+struct Operation {
+  std::string name;  // "stablehlo.add", "func.return", "check.expect_eq_const", "chlo.erf"
+  std::vector<Value*> operands;
+  std::vector<std::unique_ptr<Value>> results;
+  std::vector<NamedAttr> attrs;
+  std::vector<std::unique_ptr<Region>> regions;
+  Location loc;
+  Block* parent = nullptr;
+
+  const Attribute* GetAttr(std::string_view attr_name) const;  // top level, then struct fields
+  Value* result(int i = 0) const { return results[i].get(); }
+  void SetAttr(std::string attr_name, Attribute a);
+};
+
+struct Function {
+  std::string name;  // without '@'
+  bool is_public = true;
+  std::vector<Type> arg_types;
+  std::vector<Type> result_types;
+  std::vector<NamedAttr> attrs;
+  Region body;       // one block; its args are the function's arguments
+  Location loc;
+};
+
+struct Module {
+  std::string name;       // from `module @name`, may be empty
+  std::string file_name;  // for diagnostics
+  std::vector<NamedAttr> attrs;
+  std::vector<std::unique_ptr<Function>> functions;
+
+  Function* FindFunction(std::string_view function_name) const;
+};
+
+}  // namespace kiln::ir

@@ -1,0 +1,494 @@
+// Function lowering: each IR value lives in a ref register; static
+// dimensions are i64 registers loaded once in the function's prologue;
+// while/if/case become branches; every other op becomes a dispatch or a VM
+// instruction. Nothing is evaluated at compile time.
+#include "compiler/lowering.h"
+
+#include <bit>
+#include <cstring>
+#include <map>
+#include <set>
+
+#include "vm/bytecode.h"
+
+namespace kiln::compiler {
+
+StatusOr<ScalarInstr> ScalarInstrForOp(const ir::Operation& op, const std::vector<uint16_t>& operands);
+
+namespace {
+
+using vm::Opcode;
+
+SigOut SigOf(const ir::Type& t) {
+  SigOut s;
+  if (t.is_token()) s.kind = 1;
+  else if (t.is_tuple()) s.kind = 2;
+  else {
+    s.type = t.element;
+    for (int64_t d : t.dims) s.dims.push_back(d == ir::Type::kDynamic ? -1 : d);
+  }
+  return s;
+}
+
+class FunctionLowering {
+ public:
+  FunctionLowering(const ir::Module& m, const ir::Function& f, ModuleBuilder* mb,
+                   const std::map<std::string, uint32_t>& function_index)
+      : module_(m), fn_(f), mb_(mb), function_index_(function_index) {}
+
+  StatusOr<FunctionOut> Lower(ir::Location* error_loc) {
+    FunctionOut out;
+    out.name = fn_.name;
+    out.is_public = fn_.is_public;
+    for (const auto& t : fn_.arg_types) out.args.push_back(SigOf(t));
+    for (const auto& t : fn_.result_types) out.results.push_back(SigOf(t));
+    // Arguments arrive in r0..rN-1 (the VM's calling convention).
+    const ir::Block& entry = *fn_.body.blocks.at(0);
+    for (const auto& a : entry.args) ref_of_[a.get()] = next_ref_++;
+    // Results leave through r0..; the registers are reused, so reserve enough.
+    next_ref_ = std::max<uint32_t>(next_ref_, static_cast<uint32_t>(fn_.result_types.size()));
+    Status s = LowerBlock(entry, nullptr, error_loc);
+    if (!s.ok()) return s;
+    // Prologue: constant i64 registers, then the body with shifted targets.
+    vm::BytecodeWriter prologue;
+    for (const auto& [value, reg] : const_i64_) {
+      prologue.Op(Opcode::kConstI64);
+      prologue.U32(reg);
+      prologue.I64(value);
+    }
+    uint32_t shift = prologue.pc();
+    for (uint32_t at : jump_fixups_) {
+      uint32_t t;
+      std::memcpy(&t, body_.bytes().data() + at, 4);
+      body_.PatchTarget(at, t + shift);
+    }
+    out.bytecode = prologue.bytes();
+    out.bytecode.insert(out.bytecode.end(), body_.bytes().begin(), body_.bytes().end());
+    for (auto l : locations_) out.locations.push_back({l.pc + shift, l.line, l.col});
+    out.num_i64_registers = next_i64_;
+    out.num_ref_registers = std::max<uint32_t>(next_ref_, 1);
+    return out;
+  }
+
+ private:
+  uint32_t ConstI64(int64_t v) {
+    auto it = const_i64_.find(v);
+    if (it != const_i64_.end()) return it->second;
+    return const_i64_[v] = next_i64_++;
+  }
+  uint32_t NewRef() { return next_ref_++; }
+  uint32_t Ref(const ir::Value* v) { return ref_of_.at(v); }
+  uint32_t Define(const ir::Value* v) { return ref_of_[v] = NewRef(); }
+
+  void EmitTarget(uint32_t target) {
+    jump_fixups_.push_back(body_.pc());
+    body_.U32(target);
+  }
+  uint32_t EmitPlaceholder() {
+    jump_fixups_.push_back(body_.pc());
+    return body_.PlaceholderTarget();
+  }
+  std::vector<uint32_t> Refs(const std::vector<ir::Value*>& vs) {
+    std::vector<uint32_t> r;
+    for (auto* v : vs) r.push_back(Ref(v));
+    return r;
+  }
+
+  // Allocates the result tensor of `v` into its register.
+  Status EmitAlloc(const ir::Value* v, uint32_t reg, const ir::Operation& op) {
+    const ir::Type& t = v->type;
+    if (!t.is_tensor()) return Unimplemented(op.name + ": results of type " + t.ToString() + " are not supported yet");
+    if (!t.HasStaticShape())
+      return Unimplemented(op.name + ": a result of dynamic shape " + t.ToString() + " is not supported yet");
+    std::vector<uint32_t> dims;
+    for (int64_t d : t.dims) dims.push_back(ConstI64(d));
+    body_.Op(Opcode::kAlloc);
+    body_.U32(reg);
+    body_.U32(static_cast<uint32_t>(t.element));
+    body_.List(dims);
+    return Status::Ok();
+  }
+
+  Status EmitDispatch(const ir::Operation& op, KernelParams params) {
+    uint32_t exe = mb_->AddExecutable(std::move(params));
+    std::vector<uint32_t> outs;
+    for (const auto& r : op.results) {
+      uint32_t reg = Define(r.get());
+      KILN_RETURN_IF_ERROR(EmitAlloc(r.get(), reg, op));
+      outs.push_back(reg);
+    }
+    std::vector<uint32_t> ins = Refs(op.operands);
+    for (const auto* v : op.operands)
+      if (!v->type.is_tensor()) return Unimplemented(op.name + ": operands of type " + v->type.ToString() + " are not supported");
+    body_.Op(Opcode::kDispatch);
+    body_.U32(exe);
+    body_.List(ins);
+    body_.List(outs);
+    return Status::Ok();
+  }
+
+  uint32_t ConstantFromDense(const ir::Attribute& a) {
+    ConstantOut c;
+    c.type = a.type.element;
+    c.dims = a.type.dims;
+    c.data = a.dense_bytes;
+    uint32_t index = mb_->AddConstant(std::move(c));
+    uint32_t reg = NewRef();
+    body_.Op(Opcode::kConstRef);
+    body_.U32(reg);
+    body_.U32(index);
+    return reg;
+  }
+
+  // Lowers a block. If `yield` is set, the block's terminator
+  // (stablehlo.return) moves its operands into those registers instead of
+  // returning from the function.
+  Status LowerBlock(const ir::Block& block, const std::vector<uint32_t>* yield, ir::Location* error_loc) {
+    for (const auto& opp : block.ops) {
+      const ir::Operation& op = *opp;
+      locations_.push_back({body_.pc(), static_cast<uint32_t>(op.loc.line), static_cast<uint32_t>(op.loc.col)});
+      Status s = LowerOp(op, yield, error_loc);
+      if (!s.ok()) {
+        if (error_loc->line == 0) *error_loc = op.loc;
+        return s;
+      }
+    }
+    return Status::Ok();
+  }
+
+  Status LowerRegionInto(const ir::Region& region, const std::vector<uint32_t>& arg_regs,
+                         const std::vector<uint32_t>& yield, ir::Location* error_loc) {
+    if (region.blocks.size() != 1) return Unimplemented("regions with several blocks are not supported");
+    const ir::Block& b = *region.blocks[0];
+    for (size_t i = 0; i < b.args.size() && i < arg_regs.size(); ++i) ref_of_[b.args[i].get()] = arg_regs[i];
+    return LowerBlock(b, &yield, error_loc);
+  }
+
+  void EmitMoves(const std::vector<uint32_t>& to, const std::vector<uint32_t>& from) {
+    // Parallel move through temporaries, so `to` and `from` may overlap.
+    std::vector<uint32_t> tmp;
+    for (uint32_t f : from) {
+      uint32_t t = NewRef();
+      body_.Op(Opcode::kMovRef);
+      body_.U32(t);
+      body_.U32(f);
+      tmp.push_back(t);
+    }
+    for (size_t i = 0; i < to.size(); ++i) {
+      body_.Op(Opcode::kMovRef);
+      body_.U32(to[i]);
+      body_.U32(tmp[i]);
+    }
+  }
+
+  uint32_t LoadPredicate(const ir::Value* v) {
+    uint32_t r = next_i64_++;
+    body_.Op(Opcode::kLoadI64);
+    body_.U32(r);
+    body_.U32(Ref(v));
+    return r;
+  }
+
+  std::vector<uint32_t> DefineResults(const ir::Operation& op) {
+    std::vector<uint32_t> regs;
+    for (const auto& r : op.results) regs.push_back(Define(r.get()));
+    return regs;
+  }
+
+  Status LowerWhile(const ir::Operation& op, ir::Location* error_loc) {
+    if (op.regions.size() != 2) return Unimplemented("stablehlo.while needs cond and body regions");
+    std::vector<uint32_t> iter = DefineResults(op);
+    EmitMoves(iter, Refs(op.operands));
+    uint32_t cond_pc = body_.pc();
+    uint32_t pred = NewRef();
+    KILN_RETURN_IF_ERROR(LowerRegionInto(*op.regions[0], iter, {pred}, error_loc));
+    uint32_t p = next_i64_++;
+    body_.Op(Opcode::kLoadI64);
+    body_.U32(p);
+    body_.U32(pred);
+    body_.Op(Opcode::kBrIf);
+    body_.U32(p);
+    uint32_t to_body = EmitPlaceholder();
+    body_.Op(Opcode::kBr);
+    uint32_t to_exit = EmitPlaceholder();
+    body_.PatchTarget(to_body, body_.pc());
+    KILN_RETURN_IF_ERROR(LowerRegionInto(*op.regions[1], iter, iter, error_loc));
+    body_.Op(Opcode::kBr);
+    EmitTarget(cond_pc);
+    body_.PatchTarget(to_exit, body_.pc());
+    return Status::Ok();
+  }
+
+  // if and case: `index` selects a branch (case clamps out-of-range to the last).
+  Status LowerBranches(const ir::Operation& op, uint32_t index_reg, ir::Location* error_loc) {
+    std::vector<uint32_t> results = DefineResults(op);
+    size_t n = op.regions.size();
+    std::vector<uint32_t> to_branch, to_end;
+    for (size_t k = 0; k + 1 < n; ++k) {
+      uint32_t eq = next_i64_++;
+      body_.Op(Opcode::kCmpEqI64);
+      body_.U32(eq);
+      body_.U32(index_reg);
+      body_.U32(ConstI64(static_cast<int64_t>(k)));
+      body_.Op(Opcode::kBrIf);
+      body_.U32(eq);
+      to_branch.push_back(EmitPlaceholder());
+    }
+    // Fall through: the last branch (also taken for an out-of-range index).
+    KILN_RETURN_IF_ERROR(LowerRegionInto(*op.regions[n - 1], {}, results, error_loc));
+    body_.Op(Opcode::kBr);
+    to_end.push_back(EmitPlaceholder());
+    for (size_t k = 0; k + 1 < n; ++k) {
+      body_.PatchTarget(to_branch[k], body_.pc());
+      KILN_RETURN_IF_ERROR(LowerRegionInto(*op.regions[k], {}, results, error_loc));
+      body_.Op(Opcode::kBr);
+      to_end.push_back(EmitPlaceholder());
+    }
+    for (uint32_t at : to_end) body_.PatchTarget(at, body_.pc());
+    return Status::Ok();
+  }
+
+  Status LowerCheck(const ir::Operation& op, std::string_view kind, bool against_const) {
+    uint32_t a = Ref(op.operands.at(0));
+    uint32_t b;
+    if (against_const) {
+      const ir::Attribute* v = op.GetAttr("value");
+      if (!v || v->kind != ir::Attribute::Kind::kDense) return Unimplemented(op.name + " needs a dense value");
+      b = ConstantFromDense(*v);
+    } else {
+      if (op.operands.size() < 2) return Unimplemented(op.name + " needs two operands");
+      b = Ref(op.operands[1]);
+    }
+    if (kind == "eq") {
+      body_.Op(Opcode::kCheckEq);
+      body_.U32(a);
+      body_.U32(b);
+    } else if (kind == "almost_eq") {
+      const ir::Attribute* t = op.GetAttr("tolerance");
+      double tol = t ? (t->kind == ir::Attribute::Kind::kFloat ? t->f : static_cast<double>(t->i)) : 1e-4;
+      if (op.name == "stablehlo.custom_call") tol = 1e-3;
+      body_.Op(Opcode::kCheckAlmostEq);
+      body_.U32(a);
+      body_.U32(b);
+      body_.I64(std::bit_cast<int64_t>(tol));
+    } else {  // close
+      const ir::Attribute* mx = op.GetAttr("max_ulp_difference");
+      const ir::Attribute* mn = op.GetAttr("min_ulp_difference");
+      body_.Op(Opcode::kCheckClose);
+      body_.U32(a);
+      body_.U32(b);
+      body_.I64(mx ? mx->i : 3);
+      body_.I64(mn ? mn->i : 0);
+    }
+    return Status::Ok();
+  }
+
+  Status LowerCustomCall(const ir::Operation& op) {
+    const ir::Attribute* target = op.GetAttr("call_target_name");
+    std::string name = target ? target->str : "";
+    if (name == "check.expect_eq") return LowerCheck(op, "eq", false);
+    if (name == "check.expect_almost_eq") return LowerCheck(op, "almost_eq", false);
+    if (name == "check.expect_close") return LowerCheck(op, "close", false);
+    if (name == "check.eq") {
+      if (op.operands.size() != 2 || op.results.size() != 1) return Unimplemented("@check.eq takes two operands and returns one result");
+      uint32_t r = Define(op.result());
+      body_.Op(Opcode::kCheckEqResult);
+      body_.U32(r);
+      body_.U32(Ref(op.operands[0]));
+      body_.U32(Ref(op.operands[1]));
+      return Status::Ok();
+    }
+    if (name.rfind("check.", 0) == 0) return InvalidArgument("unknown check target @" + name);
+    return Unimplemented("stablehlo.custom_call @" + name + " is not supported");
+  }
+
+  Status LowerOp(const ir::Operation& op, const std::vector<uint32_t>* yield, ir::Location* error_loc) {
+    const std::string& n = op.name;
+    if (n == "func.return" || n == "stablehlo.return") {
+      if (yield) {
+        EmitMoves(*yield, Refs(op.operands));
+        return Status::Ok();
+      }
+      body_.Op(Opcode::kReturn);
+      body_.List(Refs(op.operands));
+      return Status::Ok();
+    }
+    if (n == "stablehlo.constant") {
+      const ir::Attribute* v = op.GetAttr("value");
+      if (!v || v->kind != ir::Attribute::Kind::kDense) return Unimplemented("stablehlo.constant needs a dense value");
+      ref_of_[op.result()] = ConstantFromDense(*v);
+      return Status::Ok();
+    }
+    if (n == "func.call" || n == "call") {
+      const ir::Attribute* callee = op.GetAttr("callee");
+      auto it = callee ? function_index_.find(callee->str) : function_index_.end();
+      if (it == function_index_.end()) return InvalidArgument("call to an unknown function");
+      std::vector<uint32_t> results = DefineResults(op);
+      body_.Op(Opcode::kCall);
+      body_.U32(it->second);
+      body_.List(Refs(op.operands));
+      body_.List(results);
+      return Status::Ok();
+    }
+    if (n == "stablehlo.while") return LowerWhile(op, error_loc);
+    if (n == "stablehlo.if") {
+      // Branch 0 is the true branch: index 0 when the predicate is true.
+      uint32_t p = LoadPredicate(op.operands.at(0));
+      uint32_t idx = next_i64_++;
+      body_.Op(Opcode::kSelectI64);
+      body_.U32(idx);
+      body_.U32(p);
+      body_.U32(ConstI64(0));
+      body_.U32(ConstI64(1));
+      return LowerBranches(op, idx, error_loc);
+    }
+    if (n == "stablehlo.case") return LowerBranches(op, LoadPredicate(op.operands.at(0)), error_loc);
+    if (n == "stablehlo.reshape" && op.result()->type.HasStaticShape() && op.operands[0]->type.is_tensor() &&
+        !op.result()->type.is_quantized()) {
+      std::vector<uint32_t> dims;
+      for (int64_t d : op.result()->type.dims) dims.push_back(ConstI64(d));
+      uint32_t r = Define(op.result());
+      body_.Op(Opcode::kReshape);
+      body_.U32(r);
+      body_.U32(Ref(op.operands[0]));
+      body_.List(dims);
+      return Status::Ok();
+    }
+    if (n == "stablehlo.tuple") {
+      uint32_t r = Define(op.result());
+      body_.Op(Opcode::kMakeList);
+      body_.U32(r);
+      body_.List(Refs(op.operands));
+      return Status::Ok();
+    }
+    if (n == "stablehlo.get_tuple_element") {
+      const ir::Attribute* idx = op.GetAttr("index");
+      uint32_t r = Define(op.result());
+      body_.Op(Opcode::kListGet);
+      body_.U32(r);
+      body_.U32(Ref(op.operands.at(0)));
+      body_.U32(static_cast<uint32_t>(idx ? idx->i : 0));
+      return Status::Ok();
+    }
+    if (n == "stablehlo.optimization_barrier") {
+      for (size_t i = 0; i < op.results.size(); ++i) ref_of_[op.result(i)] = Ref(op.operands.at(i));
+      return Status::Ok();
+    }
+    if (n == "stablehlo.after_all" || n == "stablehlo.create_token") {
+      body_.Op(Opcode::kMakeToken);
+      body_.U32(Define(op.result()));
+      return Status::Ok();
+    }
+    if (n == "stablehlo.replica_id" || n == "stablehlo.partition_id") {
+      body_.Op(n == "stablehlo.replica_id" ? Opcode::kReplicaId : Opcode::kPartitionId);
+      body_.U32(Define(op.result()));
+      return Status::Ok();
+    }
+    if (n == "check.expect_eq") return LowerCheck(op, "eq", false);
+    if (n == "check.expect_eq_const") return LowerCheck(op, "eq", true);
+    if (n == "check.expect_almost_eq") return LowerCheck(op, "almost_eq", false);
+    if (n == "check.expect_almost_eq_const") return LowerCheck(op, "almost_eq", true);
+    if (n == "check.expect_close") return LowerCheck(op, "close", false);
+    if (n == "check.expect_serialized_eq") {
+      const ir::Attribute* id = op.GetAttr("probe_id");
+      const ir::Attribute* iter = op.GetAttr("iter");
+      body_.Op(Opcode::kCheckSerializedEq);
+      body_.U32(Ref(op.operands.at(0)));
+      body_.U32(mb_->AddString(id ? id->str : ""));
+      body_.U32(static_cast<uint32_t>(iter ? iter->i : 0));
+      return Status::Ok();
+    }
+    if (n == "interpreter.probe") {
+      const ir::Attribute* id = op.GetAttr("probe_id");
+      body_.Op(Opcode::kProbe);
+      body_.U32(Ref(op.operands.at(0)));
+      body_.U32(mb_->AddString(id ? id->str : ""));
+      ref_of_[op.result()] = Ref(op.operands.at(0));
+      return Status::Ok();
+    }
+    if (n == "interpreter.print") {
+      body_.Op(Opcode::kPrint);
+      body_.U32(Ref(op.operands.at(0)));
+      return Status::Ok();
+    }
+    if (n == "stablehlo.custom_call") return LowerCustomCall(op);
+    for (const auto* v : op.operands)
+      if (v->type.is_quantized() && n != "stablehlo.uniform_dequantize" && n != "stablehlo.uniform_quantize")
+        return Unimplemented(n + " on quantized operands (" + v->type.ToString() + ") is not supported yet");
+    for (const auto& r : op.results)
+      if (r->type.is_quantized() && n != "stablehlo.uniform_quantize")
+        return Unimplemented(n + " with a quantized result (" + r->type.ToString() + ") is not supported yet");
+    // Elementwise ops: a one-instruction scalar program.
+    std::string scalar_name = n == "chlo.tan" ? "stablehlo.tan" : n;
+    bool same_width_bitcast = n == "stablehlo.bitcast_convert" &&
+                              StorageBytes(op.operands.at(0)->type.element) == StorageBytes(op.result()->type.element) &&
+                              op.operands[0]->type.rank() == op.result()->type.rank();
+    if (ScalarOpFromName(scalar_name) != ScalarOp::kInvalid &&
+        (n != "stablehlo.bitcast_convert" || same_width_bitcast)) {
+      ScalarProgram prog;
+      std::vector<uint16_t> params;
+      for (const auto* v : op.operands) {
+        params.push_back(static_cast<uint16_t>(prog.param_types.size()));
+        prog.param_types.push_back(v->type.element);
+      }
+      KILN_ASSIGN_OR_RETURN(ScalarInstr in, ScalarInstrForOp(op, params));
+      prog.instrs.push_back(in);
+      prog.results.push_back(static_cast<uint16_t>(params.size()));
+      KernelParams p;
+      p.kernel = "kiln.elementwise";
+      KernelAttr body;
+      body.name = "body";
+      body.has_program = true;
+      body.program = std::move(prog);
+      p.attrs.push_back(std::move(body));
+      return EmitDispatch(op, std::move(p));
+    }
+    KILN_ASSIGN_OR_RETURN(KernelParams p, KernelParamsForOp(op));
+    return EmitDispatch(op, std::move(p));
+  }
+
+  const ir::Module& module_;
+  const ir::Function& fn_;
+  ModuleBuilder* mb_;
+  const std::map<std::string, uint32_t>& function_index_;
+  vm::BytecodeWriter body_;
+  std::map<const ir::Value*, uint32_t> ref_of_;
+  std::map<int64_t, uint32_t> const_i64_;
+  std::vector<uint32_t> jump_fixups_;
+  std::vector<FunctionOut::Loc> locations_;
+  uint32_t next_i64_ = 0, next_ref_ = 0;
+};
+
+}  // namespace
+
+Status LowerModule(const ir::Module& module, const CompileOptions& options, const ErrorFormatter& format_error,
+                   ModuleBuilder* out, std::vector<std::string>* warnings) {
+  if (options.target != "cpu" && options.target != "vulkan" && options.target != "all")
+    return InvalidArgument("unknown target '" + options.target + "' (expected cpu, vulkan or all)");
+  out->name = module.name;
+  out->source_file = module.file_name;
+  for (const auto& [name, a] : module.attrs) {
+    if (name == "mhlo.num_replicas" && a.kind == ir::Attribute::Kind::kInt) out->num_replicas = static_cast<uint32_t>(a.i);
+    if (name == "mhlo.num_partitions" && a.kind == ir::Attribute::Kind::kInt) out->num_partitions = static_cast<uint32_t>(a.i);
+  }
+  std::map<std::string, uint32_t> function_index;
+  for (size_t i = 0; i < module.functions.size(); ++i) function_index[module.functions[i]->name] = static_cast<uint32_t>(i);
+  for (const auto& f : module.functions) {
+    if (options.target == "vulkan")
+      return InvalidArgument(format_error(f->loc, "function '" + f->name +
+                                                      "': the vulkan target cannot compile it yet (no Vulkan code generator)"));
+    ir::Location loc;
+    FunctionLowering lowering(module, *f, out, function_index);
+    auto fo = lowering.Lower(&loc);
+    if (!fo.ok()) return Status(fo.status().code(), format_error(loc, fo.status().message()));
+    if (options.target == "all") {
+      fo->unavailable.push_back({"vulkan", "*", "*", "the Vulkan code generator is not implemented yet"});
+      if (warnings && f->is_public)
+        warnings->push_back("warning: function '" + f->name + "' is unavailable on the vulkan device: the Vulkan code generator is not implemented yet");
+    }
+    out->functions.push_back(std::move(fo.value()));
+  }
+  return Status::Ok();
+}
+
+}  // namespace kiln::compiler

@@ -1,0 +1,146 @@
+#include "compiler/module_builder.h"
+
+#include <zstd.h>
+
+#include <cstring>
+
+#include "schema/module_generated.h"
+#include "vm/module.h"
+
+namespace kiln::compiler {
+namespace {
+
+// A byte string that identifies an executable's content, for sharing.
+std::string KeyOf(const KernelParams& p) {
+  std::string k = p.kernel + '\0';
+  auto put = [&](const void* d, size_t n) { k.append(static_cast<const char*>(d), n); };
+  for (const auto& a : p.attrs) {
+    k += a.name + '\0';
+    size_t n = a.ints.size();
+    put(&n, sizeof n);
+    put(a.ints.data(), n * 8);
+    n = a.floats.size();
+    put(&n, sizeof n);
+    put(a.floats.data(), n * 8);
+    k += a.str + '\0';
+    if (a.has_program) {
+      const auto& pr = a.program;
+      for (auto t : pr.param_types) k += static_cast<char>(t);
+      k += '|';
+      for (const auto& in : pr.instrs) {
+        put(&in.op, sizeof in.op);
+        put(&in.type, sizeof in.type);
+        put(&in.num_operands, 1);
+        put(in.operands, sizeof in.operands);
+        put(&in.attr0, 8);
+        put(&in.attr1, 8);
+        put(&in.constant, sizeof in.constant);
+      }
+      for (auto r : pr.results) put(&r, 2);
+    }
+    k += '\n';
+  }
+  return k;
+}
+
+}  // namespace
+
+uint32_t ModuleBuilder::AddConstant(ConstantOut c) {
+  constants.push_back(std::move(c));
+  return static_cast<uint32_t>(constants.size() - 1);
+}
+
+uint32_t ModuleBuilder::AddExecutable(KernelParams p) {
+  std::string key = KeyOf(p);
+  auto it = executable_index_.find(key);
+  if (it != executable_index_.end()) return it->second;
+  executables.push_back(std::move(p));
+  uint32_t i = static_cast<uint32_t>(executables.size() - 1);
+  executable_index_[key] = i;
+  return i;
+}
+
+uint32_t ModuleBuilder::AddString(const std::string& s) {
+  auto it = string_index_.find(s);
+  if (it != string_index_.end()) return it->second;
+  strings.push_back(s);
+  uint32_t i = static_cast<uint32_t>(strings.size() - 1);
+  string_index_[s] = i;
+  return i;
+}
+
+std::vector<uint8_t> ModuleBuilder::Serialize(size_t compress_min_bytes) const {
+  flatbuffers::FlatBufferBuilder fbb(1 << 16);
+  fbb.ForceDefaults(true);  // the version is always stored, even 0.x
+  auto sig = [&](const SigOut& s) {
+    return fb::CreateTensorSig(fbb, static_cast<uint8_t>(s.type), fbb.CreateVector(s.dims), s.kind);
+  };
+  std::vector<flatbuffers::Offset<fb::Function>> fns;
+  for (const auto& f : functions) {
+    std::vector<flatbuffers::Offset<fb::TensorSig>> args, results;
+    for (const auto& s : f.args) args.push_back(sig(s));
+    for (const auto& s : f.results) results.push_back(sig(s));
+    std::vector<flatbuffers::Offset<fb::SourceLocation>> locs;
+    for (const auto& l : f.locations) locs.push_back(fb::CreateSourceLocation(fbb, l.pc, l.line, l.col));
+    std::vector<flatbuffers::Offset<fb::Unavailable>> unav;
+    for (const auto& u : f.unavailable)
+      unav.push_back(fb::CreateUnavailable(fbb, fbb.CreateString(u.device), fbb.CreateString(u.op),
+                                           fbb.CreateString(u.type), fbb.CreateString(u.reason)));
+    fns.push_back(fb::CreateFunction(fbb, fbb.CreateString(f.name), f.is_public, fbb.CreateVector(args),
+                                     fbb.CreateVector(results), f.num_i64_registers, f.num_ref_registers,
+                                     fbb.CreateVector(f.bytecode), fbb.CreateVector(locs), fbb.CreateVector(unav)));
+  }
+  std::vector<flatbuffers::Offset<fb::Constant>> consts;
+  for (const auto& c : constants) {
+    const std::vector<uint8_t>* payload = &c.data;
+    std::vector<uint8_t> packed;
+    fb::Compression comp = fb::Compression::None;
+    if (c.data.size() >= compress_min_bytes) {
+      packed.resize(ZSTD_compressBound(c.data.size()));
+      size_t n = ZSTD_compress(packed.data(), packed.size(), c.data.data(), c.data.size(), 9);
+      if (!ZSTD_isError(n) && n * 10 <= c.data.size() * 9) {  // saves at least 10%
+        packed.resize(n);
+        payload = &packed;
+        comp = fb::Compression::Zstd;
+      }
+    }
+    // Align constant data to 64 bytes so a mapped file can be used in place.
+    fbb.ForceVectorAlignment(payload->size(), 1, 64);
+    auto data = fbb.CreateVector(*payload);
+    consts.push_back(fb::CreateConstant(fbb, static_cast<uint8_t>(c.type), fbb.CreateVector(c.dims), comp,
+                                        c.data.size(), data));
+  }
+  std::vector<flatbuffers::Offset<fb::Executable>> exes;
+  for (const auto& e : executables) {
+    std::vector<flatbuffers::Offset<fb::KernelAttr>> attrs;
+    for (const auto& a : e.attrs) {
+      flatbuffers::Offset<fb::ScalarProgram> prog = 0;
+      if (a.has_program) {
+        std::vector<uint8_t> params;
+        for (auto t : a.program.param_types) params.push_back(static_cast<uint8_t>(t));
+        std::vector<flatbuffers::Offset<fb::ScalarInstr>> instrs;
+        for (const auto& in : a.program.instrs) {
+          std::vector<uint16_t> ops(in.operands, in.operands + in.num_operands);
+          instrs.push_back(fb::CreateScalarInstr(fbb, static_cast<uint16_t>(in.op), static_cast<uint8_t>(in.type),
+                                                 fbb.CreateVector(ops), in.attr0, in.attr1, in.constant.i,
+                                                 in.constant.re, in.constant.im));
+        }
+        prog = fb::CreateScalarProgram(fbb, fbb.CreateVector(params), fbb.CreateVector(instrs),
+                                       fbb.CreateVector(a.program.results));
+      }
+      attrs.push_back(fb::CreateKernelAttr(fbb, fbb.CreateString(a.name), fbb.CreateVector(a.ints),
+                                           fbb.CreateVector(a.floats), fbb.CreateString(a.str), prog));
+    }
+    auto cpu = fb::CreateCpuExecutable(fbb, fbb.CreateString(e.kernel), fbb.CreateVector(attrs));
+    exes.push_back(fb::CreateExecutable(fbb, cpu, 0));
+  }
+  std::vector<flatbuffers::Offset<flatbuffers::String>> strs;
+  for (const auto& s : strings) strs.push_back(fbb.CreateString(s));
+  auto root = fb::CreateModule(fbb, vm::kFormatMajor, vm::kFormatMinor, fbb.CreateString(name),
+                               fbb.CreateString(source_file), fbb.CreateVector(fns), fbb.CreateVector(consts),
+                               fbb.CreateVector(exes), fbb.CreateVector(strs), num_replicas, num_partitions);
+  fb::FinishModuleBuffer(fbb, root);
+  return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+}
+
+}  // namespace kiln::compiler

@@ -1,0 +1,271 @@
+#include "hal/cpu/cpu_device.h"
+
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <mutex>
+#include <new>
+#include <string_view>
+#include <thread>
+
+#include "kernels/reference/registry.h"
+
+namespace kiln::hal {
+namespace {
+
+constexpr size_t kAlignment = 64;
+
+class CpuBuffer final : public Buffer {
+ public:
+  explicit CpuBuffer(size_t size) : size_(size) {
+    data_ = static_cast<uint8_t*>(::operator new(size ? size : 1, std::align_val_t(kAlignment)));
+    std::memset(data_, 0, size);
+  }
+  ~CpuBuffer() override { ::operator delete(data_, std::align_val_t(kAlignment)); }
+  size_t size() const override { return size_; }
+  uint8_t* data() const { return data_; }
+
+ private:
+  size_t size_;
+  uint8_t* data_;
+};
+
+class CpuSemaphore final : public Semaphore {
+ public:
+  explicit CpuSemaphore(uint64_t v) : value_(v) {}
+  uint64_t Value() const override {
+    std::lock_guard<std::mutex> l(mu_);
+    return value_;
+  }
+  void Signal(uint64_t v) override {
+    std::lock_guard<std::mutex> l(mu_);
+    if (v > value_) value_ = v;
+    cv_.notify_all();
+  }
+  void Fail(Status s) override {
+    std::lock_guard<std::mutex> l(mu_);
+    if (failure_.ok()) failure_ = std::move(s);
+    cv_.notify_all();
+  }
+  Status Wait(uint64_t v, std::chrono::milliseconds timeout) override {
+    std::unique_lock<std::mutex> l(mu_);
+    bool reached = cv_.wait_for(l, timeout, [&] { return value_ >= v || !failure_.ok(); });
+    if (!failure_.ok()) return failure_;
+    if (!reached) return Status(StatusCode::kDeadlineExceeded, "timed out waiting for the device");
+    return Status::Ok();
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  uint64_t value_;
+  Status failure_;
+};
+
+class CpuExecutable final : public Executable {
+ public:
+  CpuExecutable(KernelParams p, KernelFn fn) : params_(std::move(p)), fn_(fn) {}
+  const KernelParams& params() const override { return params_; }
+  KernelFn fn() const { return fn_; }
+
+ private:
+  KernelParams params_;
+  KernelFn fn_;
+};
+
+struct Command {
+  std::shared_ptr<Executable> executable;  // null for a copy
+  std::vector<BufferView> inputs;
+  std::vector<BufferView> outputs;
+};
+
+class CpuCommandBuffer final : public CommandBuffer {
+ public:
+  void Dispatch(std::shared_ptr<Executable> e, std::vector<BufferView> in,
+                std::vector<BufferView> out) override {
+    commands_.push_back(Command{std::move(e), std::move(in), std::move(out)});
+  }
+  void Copy(const BufferView& source, const BufferView& target) override {
+    commands_.push_back(Command{nullptr, {source}, {target}});
+  }
+  bool empty() const override { return commands_.empty(); }
+  std::vector<Command>& commands() { return commands_; }
+
+ private:
+  std::vector<Command> commands_;
+};
+
+// Checks that a view lies inside its buffer before a kernel touches it.
+Status CheckRange(const BufferView& v, std::string_view what) {
+  if (!v.buffer) return InvalidArgument(std::string(what) + " has no buffer");
+  int64_t n = 1;
+  for (int64_t d : v.dims) {
+    if (d < 0 || (d != 0 && n > INT64_MAX / d)) return InvalidArgument(std::string(what) + " has invalid dimensions");
+    n *= d;
+  }
+  size_t bytes = StorageBytes(v.type);
+  if (bytes == 0) return InvalidArgument(std::string(what) + " has an invalid element type");
+  if (static_cast<uint64_t>(n) > SIZE_MAX / bytes ||
+      v.offset > v.buffer->size() || static_cast<size_t>(n) * bytes > v.buffer->size() - v.offset)
+    return OutOfRange(std::string(what) + " lies outside its buffer");
+  return Status::Ok();
+}
+
+TensorRef ToTensorRef(const BufferView& v) {
+  auto* b = static_cast<CpuBuffer*>(v.buffer.get());
+  return TensorRef{v.type, std::span<const int64_t>(v.dims), b->data() + v.offset, v.ByteSize()};
+}
+
+Status RunCommand(const Command& c) {
+  for (const auto& v : c.inputs) KILN_RETURN_IF_ERROR(CheckRange(v, "a dispatch input"));
+  for (const auto& v : c.outputs) KILN_RETURN_IF_ERROR(CheckRange(v, "a dispatch output"));
+  if (!c.executable) {
+    const BufferView &s = c.inputs[0], &t = c.outputs[0];
+    if (s.ByteSize() != t.ByteSize()) return InvalidArgument("copy between views of different sizes");
+    std::memmove(ToTensorRef(t).data, ToTensorRef(s).data, s.ByteSize());
+    return Status::Ok();
+  }
+  std::vector<TensorRef> in, out;
+  for (const auto& v : c.inputs) in.push_back(ToTensorRef(v));
+  for (const auto& v : c.outputs) out.push_back(ToTensorRef(v));
+  auto* e = static_cast<CpuExecutable*>(c.executable.get());
+  Status s = e->fn()(KernelCall{e->params(), in, out});
+  if (!s.ok()) return Status(s.code(), e->params().kernel + ": " + s.message());
+  return Status::Ok();
+}
+
+struct Submission {
+  std::unique_ptr<CommandBuffer> commands;
+  std::vector<SemaphorePoint> waits;
+  SemaphorePoint signal;
+};
+
+class CpuDevice final : public Device {
+ public:
+  explicit CpuDevice(CpuMode mode) : mode_(mode) {
+    if (mode_ == CpuMode::kDeferred) queue_thread_ = std::thread([this] { QueueLoop(); });
+  }
+  ~CpuDevice() override {
+    if (queue_thread_.joinable()) {
+      {
+        std::lock_guard<std::mutex> l(mu_);
+        stopping_ = true;
+      }
+      cv_.notify_all();
+      queue_thread_.join();
+    }
+  }
+  std::string name() const override {
+    return mode_ == CpuMode::kInline ? "cpu (inline)" : "cpu (deferred)";
+  }
+  StatusOr<std::shared_ptr<Buffer>> Allocate(size_t bytes) override {
+    if (bytes > (size_t{1} << 40)) return ResourceExhausted("allocation of " + std::to_string(bytes) + " bytes refused");
+    try {
+      return std::shared_ptr<Buffer>(std::make_shared<CpuBuffer>(bytes));
+    } catch (const std::bad_alloc&) {
+      return ResourceExhausted("out of memory allocating " + std::to_string(bytes) + " bytes");
+    }
+  }
+  Status Upload(const Buffer& b, size_t offset, const void* data, size_t bytes) override {
+    if (offset > b.size() || bytes > b.size() - offset) return OutOfRange("upload outside the buffer");
+    if (bytes) std::memcpy(static_cast<const CpuBuffer&>(b).data() + offset, data, bytes);
+    return Status::Ok();
+  }
+  Status Download(const Buffer& b, size_t offset, void* data, size_t bytes) override {
+    if (offset > b.size() || bytes > b.size() - offset) return OutOfRange("download outside the buffer");
+    if (bytes) std::memcpy(data, static_cast<const CpuBuffer&>(b).data() + offset, bytes);
+    return Status::Ok();
+  }
+  StatusOr<std::shared_ptr<Executable>> PrepareExecutable(const KernelParams& params) override {
+    KernelFn fn = ref::FindReferenceKernel(params.kernel);
+    if (!fn) return Unimplemented("the CPU device has no kernel '" + params.kernel + "'");
+    return std::shared_ptr<Executable>(std::make_shared<CpuExecutable>(params, fn));
+  }
+  std::unique_ptr<CommandBuffer> CreateCommandBuffer() override {
+    return std::make_unique<CpuCommandBuffer>();
+  }
+  std::shared_ptr<Semaphore> CreateSemaphore(uint64_t v) override {
+    return std::make_shared<CpuSemaphore>(v);
+  }
+  Status Submit(std::unique_ptr<CommandBuffer> commands, std::vector<SemaphorePoint> waits,
+                SemaphorePoint signal) override {
+    if (!signal.semaphore) return InvalidArgument("submission without a signal semaphore");
+    Submission sub{std::move(commands), std::move(waits), std::move(signal)};
+    if (mode_ == CpuMode::kInline) {
+      Execute(sub);
+      return Status::Ok();
+    }
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      queue_.push_back(std::move(sub));
+    }
+    cv_.notify_all();
+    return Status::Ok();
+  }
+  DeviceStats stats() const override {
+    std::lock_guard<std::mutex> l(stats_mu_);
+    return stats_;
+  }
+
+ private:
+  void Execute(Submission& sub) {
+    for (auto& w : sub.waits) {
+      Status s = w.semaphore->Wait(w.value, std::chrono::hours(24));
+      if (!s.ok()) {
+        sub.signal.semaphore->Fail(s);
+        return;
+      }
+    }
+    auto& cmds = static_cast<CpuCommandBuffer&>(*sub.commands).commands();
+    uint64_t dispatches = 0;
+    for (const auto& c : cmds) {
+      Status s = RunCommand(c);
+      if (!s.ok()) {
+        sub.signal.semaphore->Fail(s);
+        return;
+      }
+      if (c.executable) ++dispatches;
+    }
+    {
+      std::lock_guard<std::mutex> l(stats_mu_);
+      stats_.dispatches += dispatches;
+      stats_.submissions += 1;
+    }
+    sub.commands.reset();  // releases buffers before signalling
+    sub.signal.semaphore->Signal(sub.signal.value);
+  }
+  void QueueLoop() {
+    for (;;) {
+      Submission sub;
+      {
+        std::unique_lock<std::mutex> l(mu_);
+        cv_.wait(l, [&] { return stopping_ || !queue_.empty(); });
+        if (queue_.empty()) return;
+        sub = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      Execute(sub);
+    }
+  }
+
+  CpuMode mode_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Submission> queue_;
+  bool stopping_ = false;
+  std::thread queue_thread_;
+  mutable std::mutex stats_mu_;
+  DeviceStats stats_;
+};
+
+}  // namespace
+
+std::unique_ptr<Device> CreateCpuDevice(CpuMode mode) { return std::make_unique<CpuDevice>(mode); }
+
+CpuMode CpuModeFromEnvironment() {
+  const char* m = std::getenv("KILN_CPU_MODE");
+  return m && std::string_view(m) == "deferred" ? CpuMode::kDeferred : CpuMode::kInline;
+}
+
+}  // namespace kiln::hal

@@ -1,0 +1,22 @@
+// The CPU device: buffers in host memory, kernels from kernels/ run on the
+// host. Two execution modes, so nothing above the HAL comes to rely on
+// synchronous execution:
+//  - inline: Submit waits for its wait points and runs the commands at once;
+//  - deferred: Submit queues the work; a queue thread runs it in order once
+//    its wait points are reached.
+#pragma once
+#include <memory>
+
+#include "hal/hal.h"
+
+namespace kiln::hal {
+
+enum class CpuMode { kInline, kDeferred };
+
+std::unique_ptr<Device> CreateCpuDevice(CpuMode mode);
+
+// The mode from the environment variable KILN_CPU_MODE ("inline" or
+// "deferred"); inline when unset. Tests run the whole suite in both.
+CpuMode CpuModeFromEnvironment();
+
+}  // namespace kiln::hal

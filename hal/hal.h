@@ -1,0 +1,104 @@
+// The hardware abstraction layer: device-neutral interfaces designed for an
+// asynchronous GPU. Work is recorded into command buffers and submitted with
+// wait/signal semaphores; the host touches buffer contents only through
+// explicit transfers after waiting. The CPU driver (hal/cpu) may execute at
+// submit time (inline mode) or on a queue thread (deferred mode); callers
+// must not be able to tell the difference except by timing.
+#pragma once
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/common/kernel.h"
+#include "kernels/common/status.h"
+
+namespace kiln::hal {
+
+// Device memory. On the CPU it is host memory; on a GPU it may not be
+// mappable, so contents move only through Device::Upload/Download.
+class Buffer {
+ public:
+  virtual ~Buffer() = default;
+  virtual size_t size() const = 0;
+};
+
+// A tensor at run time: element type, dimensions and a byte range of a
+// buffer. Dimensions come from VM registers, never from the module alone.
+struct BufferView {
+  ElementType type = ElementType::kInvalid;
+  std::vector<int64_t> dims;
+  std::shared_ptr<Buffer> buffer;
+  size_t offset = 0;
+
+  int64_t NumElements() const {
+    int64_t n = 1;
+    for (int64_t d : dims) n *= d;
+    return n;
+  }
+  size_t ByteSize() const { return static_cast<size_t>(NumElements()) * StorageBytes(type); }
+};
+
+// A timeline semaphore. A failed submission puts it in a failed state that
+// every waiter sees.
+class Semaphore {
+ public:
+  virtual ~Semaphore() = default;
+  virtual uint64_t Value() const = 0;
+  virtual void Signal(uint64_t value) = 0;
+  virtual void Fail(Status status) = 0;
+  // Waits until Value() >= value; returns the failure if the semaphore failed,
+  // DeadlineExceeded after `timeout`.
+  virtual Status Wait(uint64_t value, std::chrono::milliseconds timeout) = 0;
+};
+
+struct SemaphorePoint {
+  std::shared_ptr<Semaphore> semaphore;
+  uint64_t value = 0;
+};
+
+// A prepared dispatch: a kernel plus its attributes, ready to run.
+class Executable {
+ public:
+  virtual ~Executable() = default;
+  virtual const KernelParams& params() const = 0;
+};
+
+// Records work; runs only when submitted. Keeps every buffer it references
+// alive until the submission that runs it has finished.
+class CommandBuffer {
+ public:
+  virtual ~CommandBuffer() = default;
+  virtual void Dispatch(std::shared_ptr<Executable> executable, std::vector<BufferView> inputs,
+                        std::vector<BufferView> outputs) = 0;
+  virtual void Copy(const BufferView& source, const BufferView& target) = 0;
+  virtual bool empty() const = 0;
+};
+
+struct DeviceStats {
+  uint64_t dispatches = 0;
+  uint64_t submissions = 0;
+};
+
+class Device {
+ public:
+  virtual ~Device() = default;
+  virtual std::string name() const = 0;
+  virtual StatusOr<std::shared_ptr<Buffer>> Allocate(size_t bytes) = 0;
+  // Blocking transfers; the caller has waited for the work that produces or
+  // consumes the range.
+  virtual Status Upload(const Buffer& buffer, size_t offset, const void* data, size_t bytes) = 0;
+  virtual Status Download(const Buffer& buffer, size_t offset, void* data, size_t bytes) = 0;
+  // Prepares a dispatch's kernel; an unknown kernel is an error naming it.
+  virtual StatusOr<std::shared_ptr<Executable>> PrepareExecutable(const KernelParams& params) = 0;
+  virtual std::unique_ptr<CommandBuffer> CreateCommandBuffer() = 0;
+  virtual std::shared_ptr<Semaphore> CreateSemaphore(uint64_t initial_value) = 0;
+  // Runs `commands` once every wait point is reached, then signals `signal`.
+  // Errors during execution fail the signal semaphore.
+  virtual Status Submit(std::unique_ptr<CommandBuffer> commands, std::vector<SemaphorePoint> waits,
+                        SemaphorePoint signal) = 0;
+  virtual DeviceStats stats() const = 0;
+};
+
+}  // namespace kiln::hal

@@ -1,0 +1,95 @@
+// The kernel interface: what a device driver hands a kernel for one dispatch.
+// A dispatch names a kernel (by its stable name, e.g. "stablehlo.transpose"),
+// carries the op's attributes (KernelParams), and binds input and output
+// tensors whose dimensions arrive at run time.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kernels/common/element_type.h"
+#include "kernels/common/scalar_program.h"
+#include "kernels/common/status.h"
+
+namespace kiln {
+
+// A tensor as a kernel sees it: element type, dimensions, and storage.
+// Elements are dense, row-major, StorageBytes(type) bytes each.
+struct TensorRef {
+  ElementType type = ElementType::kInvalid;
+  std::span<const int64_t> dims;
+  uint8_t* data = nullptr;
+  size_t byte_size = 0;
+
+  int64_t rank() const { return static_cast<int64_t>(dims.size()); }
+  int64_t NumElements() const {
+    int64_t n = 1;
+    for (int64_t d : dims) n *= d;
+    return n;
+  }
+  uint8_t* At(int64_t linear_index) const { return data + linear_index * StorageBytes(type); }
+};
+
+// One named attribute of a dispatch. The names are the StableHLO spec's
+// attribute names (structured attributes such as dot_dimension_numbers are
+// flattened into their fields: "lhs_contracting_dimensions", ...).
+//  - integers, booleans, integer arrays and dense integer tensors -> ints
+//    (a 2-D dense attribute such as `padding` is flattened row-major);
+//  - floats and dense float tensors -> floats;
+//  - enums (comparison_direction, fft_type, ...) and strings -> str;
+//  - a region body -> program.
+struct KernelAttr {
+  std::string name;
+  std::vector<int64_t> ints;
+  std::vector<double> floats;
+  std::string str;
+  bool has_program = false;
+  ScalarProgram program;
+};
+
+struct KernelParams {
+  std::string kernel;  // stable kernel name
+  std::vector<KernelAttr> attrs;
+
+  const KernelAttr* Find(std::string_view name) const {
+    for (const auto& a : attrs)
+      if (a.name == name) return &a;
+    return nullptr;
+  }
+  bool Has(std::string_view name) const { return Find(name) != nullptr; }
+  std::span<const int64_t> Ints(std::string_view name) const {
+    const KernelAttr* a = Find(name);
+    return a ? std::span<const int64_t>(a->ints) : std::span<const int64_t>();
+  }
+  int64_t Int(std::string_view name, int64_t fallback = 0) const {
+    const KernelAttr* a = Find(name);
+    return a && !a->ints.empty() ? a->ints[0] : fallback;
+  }
+  double Float(std::string_view name, double fallback = 0) const {
+    const KernelAttr* a = Find(name);
+    return a && !a->floats.empty() ? a->floats[0] : fallback;
+  }
+  std::string_view Str(std::string_view name) const {
+    const KernelAttr* a = Find(name);
+    return a ? std::string_view(a->str) : std::string_view();
+  }
+  const ScalarProgram* Program(std::string_view name) const {
+    const KernelAttr* a = Find(name);
+    return a && a->has_program ? &a->program : nullptr;
+  }
+};
+
+// Everything one dispatch needs. Outputs are allocated by the caller with
+// the dimensions the VM computed; a kernel checks what it relies on and
+// returns an error rather than reading or writing out of bounds.
+struct KernelCall {
+  const KernelParams& params;
+  std::span<const TensorRef> inputs;
+  std::span<const TensorRef> outputs;
+};
+
+using KernelFn = Status (*)(const KernelCall&);
+
+}  // namespace kiln

@@ -1,0 +1,67 @@
+// Scalar-expression programs (DESIGN.md): the typed SSA form in which region
+// bodies (reduce, sort, scatter, map, select_and_scatter, reduce_window) and
+// fused elementwise chains travel inside executables. Kernels run them per
+// element; the Vulkan code generator translates the same program to GLSL.
+#pragma once
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "kernels/common/element_type.h"
+
+namespace kiln {
+
+enum class ScalarOp : uint16_t {
+  kInvalid = 0,
+#define KILN_SCALAR_OP(name, code, op_name, arity) name = code,
+#include "kernels/common/scalar_ops.def"
+#undef KILN_SCALAR_OP
+};
+constexpr int kMaxScalarOpCode = 71;
+
+// The spec's comparison_direction and compare_type, as stored in attr0/attr1.
+enum class ComparisonDirection : int64_t { kEQ = 0, kNE, kGE, kGT, kLE, kLT };
+enum class ComparisonType : int64_t { kNotype = 0, kFloat, kTotalOrder, kSigned, kUnsigned };
+
+// One scalar value, its element type known from context.
+//  - i1 and integers: `i`, sign-extended for signed types, zero-extended for
+//    unsigned ones (ui64 keeps its bit pattern in `i`);
+//  - floats of every width: `re`, holding a value exactly representable in
+//    the type (small floats are widened exactly to double);
+//  - complex: `re` and `im`.
+struct Scalar {
+  int64_t i = 0;
+  double re = 0;
+  double im = 0;
+};
+
+struct ScalarInstr {
+  ScalarOp op = ScalarOp::kInvalid;
+  ElementType type = ElementType::kInvalid;  // result type
+  uint8_t num_operands = 0;
+  uint16_t operands[3] = {0, 0, 0};          // value indices (see ScalarProgram)
+  int64_t attr0 = 0;
+  int64_t attr1 = 0;
+  Scalar constant;                           // kConstant only
+};
+
+// Values are numbered: params 0..P-1, then instruction k defines value P+k.
+// An instruction reads only values defined before it.
+struct ScalarProgram {
+  std::vector<ElementType> param_types;
+  std::vector<ScalarInstr> instrs;
+  std::vector<uint16_t> results;  // value indices
+  size_t num_values() const { return param_types.size() + instrs.size(); }
+  ElementType ValueType(size_t v) const {
+    return v < param_types.size() ? param_types[v] : instrs[v - param_types.size()].type;
+  }
+};
+
+// Operand count of an op (from the table), -1 if unknown.
+int ScalarOpArity(ScalarOp op);
+std::string_view ScalarOpName(ScalarOp op);  // "stablehlo.add"
+// The scalar op that evaluates an elementwise source op, or kInvalid.
+ScalarOp ScalarOpFromName(std::string_view op_name);
+bool ScalarOpFromCode(uint32_t code, ScalarOp* out);
+
+}  // namespace kiln

@@ -1,0 +1,297 @@
+// Reference reduction kernels: stablehlo.reduce, stablehlo.reduce_window,
+// stablehlo.select_and_scatter and stablehlo.map. Region bodies run through
+// RunScalarProgram, one call per combined element, in the spec's order:
+// every reduction starts from the init values and folds the reduced elements
+// in row-major order, acc = body(acc..., x...).
+//
+// Where a body's parameter types differ from the tensors' element types (the
+// spec lets reduce/reduce_window bodies work in a promoted type), values are
+// converted to the parameter types on the way in and back to the result
+// element types on the way out.
+#include <string>
+#include <vector>
+
+#include "kernels/reference/numeric_util.h"
+#include "kernels/reference/registry.h"
+
+namespace kiln::ref {
+namespace {
+
+using numeric::CheckCall;
+using numeric::CheckDims;
+using numeric::KernelName;
+using numeric::Load;
+using numeric::ProgramRunner;
+using numeric::Store;
+
+Scalar Convert(ElementType from, ElementType to, const Scalar& s) {
+  return from == to ? s : ConvertScalar(from, to, s);
+}
+
+// Checks the variadic shape of reduce/reduce_window: N inputs of one shape,
+// N rank-0 init values, N outputs; the body takes 2N params, returns N.
+Status CheckVariadic(const KernelCall& c, ProgramRunner* body) {
+  const size_t n = c.outputs.size();
+  if (n == 0 || c.inputs.size() != 2 * n)
+    return InvalidArgument(KernelName(c) + ": expected N inputs, N init values and N results");
+  KILN_RETURN_IF_ERROR(CheckCall(c, 2 * n, n));
+  for (size_t k = 1; k < n; ++k)
+    KILN_RETURN_IF_ERROR(CheckDims(c, c.inputs[k], c.inputs[0].dims, "input " + std::to_string(k)));
+  for (size_t k = 0; k < n; ++k)
+    if (c.inputs[n + k].rank() != 0) return InvalidArgument(KernelName(c) + ": init values must be rank 0");
+  KILN_RETURN_IF_ERROR(numeric::MakeRunner(c, "body", 2 * n, n, body));
+  return Status::Ok();
+}
+
+// Feeds (acc..., x...) to the body and stores the new accumulators. `acc` and
+// `x` hold values in the body's parameter types.
+void Fold(ProgramRunner& body, size_t n, std::vector<Scalar>& params, std::vector<Scalar>& results,
+          Scalar* acc) {
+  for (size_t k = 0; k < n; ++k) params[k] = acc[k];
+  body.Run(params.data(), results.data());
+  const ScalarProgram& p = *body.program;
+  for (size_t k = 0; k < n; ++k) acc[k] = Convert(p.ValueType(p.results[k]), p.param_types[k], results[k]);
+}
+
+Status Reduce(const KernelCall& c) {
+  ProgramRunner body;
+  KILN_RETURN_IF_ERROR(CheckVariadic(c, &body));
+  const size_t n = c.outputs.size();
+  const TensorRef& in0 = c.inputs[0];
+  const int64_t rank = in0.rank();
+  std::vector<bool> reduced;
+  KILN_RETURN_IF_ERROR(numeric::CheckAxes(c, c.params.Ints("dimensions"), rank, "dimensions", &reduced));
+  std::vector<int64_t> kept, out_dims;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!reduced[d]) {
+      kept.push_back(d);
+      out_dims.push_back(in0.dims[d]);
+    }
+  for (size_t k = 0; k < n; ++k) KILN_RETURN_IF_ERROR(CheckDims(c, c.outputs[k], out_dims, "result"));
+  const ScalarProgram& p = *body.program;
+
+  // Accumulators per output element, in the body's accumulator types.
+  const int64_t out_n = NumElementsOf(out_dims);
+  std::vector<Scalar> acc(static_cast<size_t>(out_n) * n);
+  for (size_t k = 0; k < n; ++k) {
+    Scalar init = Convert(c.inputs[n + k].type, p.param_types[k], Load(c.inputs[n + k], 0));
+    for (int64_t o = 0; o < out_n; ++o) acc[o * n + k] = init;
+  }
+  std::vector<Scalar> params(2 * n), results(n);
+  if (in0.NumElements() > 0) {
+    auto os = RowMajorStrides(out_dims);
+    std::vector<int64_t> idx(rank, 0);
+    int64_t linear = 0;
+    do {
+      int64_t o = 0;
+      for (size_t j = 0; j < kept.size(); ++j) o += idx[kept[j]] * os[j];
+      for (size_t k = 0; k < n; ++k)
+        params[n + k] = Convert(c.inputs[k].type, p.param_types[n + k], Load(c.inputs[k], linear));
+      Fold(body, n, params, results, &acc[o * n]);
+      ++linear;
+    } while (NextIndex(in0.dims, idx));
+  }
+  for (int64_t o = 0; o < out_n; ++o)
+    for (size_t k = 0; k < n; ++k)
+      Store(c.outputs[k], o, Convert(p.param_types[k], c.outputs[k].type, acc[o * n + k]));
+  return Status::Ok();
+}
+
+// Window geometry shared by reduce_window and select_and_scatter.
+struct Window {
+  std::vector<int64_t> dims, strides, base_dil, win_dil, padding;  // padding: rank x 2
+  std::vector<int64_t> out_dims;
+
+  // The input position of window tap `w` of output `o` along dim d, or -1
+  // when the tap falls on padding or a base-dilation hole.
+  int64_t InputPos(size_t d, int64_t o, int64_t w, int64_t in_dim) const {
+    const int64_t pos = o * strides[d] + w * win_dil[d] - padding[2 * d];
+    if (pos < 0 || pos % base_dil[d] != 0 || pos / base_dil[d] >= in_dim) return -1;
+    return pos / base_dil[d];
+  }
+};
+
+Status MakeWindow(const KernelCall& c, std::span<const int64_t> in_dims, bool dilations, Window* w) {
+  const auto& p = c.params;
+  const size_t r = in_dims.size();
+  auto wd = p.Ints("window_dimensions");
+  if (wd.size() != r) return InvalidArgument(KernelName(c) + ": window_dimensions must have one entry per dim");
+  w->dims.assign(wd.begin(), wd.end());
+  bool ok = numeric::IntsOr(p, "window_strides", r, 1, &w->strides) &&
+            numeric::IntsOr(p, "padding", 2 * r, 0, &w->padding);
+  if (dilations) {
+    ok = ok && numeric::IntsOr(p, "base_dilations", r, 1, &w->base_dil) &&
+         numeric::IntsOr(p, "window_dilations", r, 1, &w->win_dil);
+  } else {
+    w->base_dil.assign(r, 1);
+    w->win_dil.assign(r, 1);
+  }
+  if (!ok) return InvalidArgument(KernelName(c) + ": window attribute has the wrong length");
+  w->out_dims.resize(r);
+  for (size_t d = 0; d < r; ++d) {
+    if (w->dims[d] <= 0 || w->strides[d] <= 0 || w->base_dil[d] <= 0 || w->win_dil[d] <= 0)
+      return InvalidArgument(KernelName(c) + ": window sizes, strides and dilations must be positive");
+    const int64_t dilated_in = in_dims[d] == 0 ? 0 : (in_dims[d] - 1) * w->base_dil[d] + 1;
+    const int64_t padded = w->padding[2 * d] + dilated_in + w->padding[2 * d + 1];
+    const int64_t dilated_win = (w->dims[d] - 1) * w->win_dil[d] + 1;
+    w->out_dims[d] = padded < dilated_win ? 0 : (padded - dilated_win) / w->strides[d] + 1;
+  }
+  return Status::Ok();
+}
+
+Status ReduceWindow(const KernelCall& c) {
+  ProgramRunner body;
+  KILN_RETURN_IF_ERROR(CheckVariadic(c, &body));
+  const size_t n = c.outputs.size();
+  const TensorRef& in0 = c.inputs[0];
+  Window win;
+  KILN_RETURN_IF_ERROR(MakeWindow(c, in0.dims, true, &win));
+  for (size_t k = 0; k < n; ++k) KILN_RETURN_IF_ERROR(CheckDims(c, c.outputs[k], win.out_dims, "result"));
+  if (NumElementsOf(win.out_dims) == 0) return Status::Ok();
+  const ScalarProgram& p = *body.program;
+  const size_t r = in0.dims.size();
+  auto is = RowMajorStrides(in0.dims);
+
+  std::vector<Scalar> init(n), acc(n), params(2 * n), results(n);
+  std::vector<Scalar> init_as_elem(n);
+  for (size_t k = 0; k < n; ++k) {
+    Scalar v = Load(c.inputs[n + k], 0);
+    init[k] = Convert(c.inputs[n + k].type, p.param_types[k], v);
+    init_as_elem[k] = Convert(c.inputs[n + k].type, p.param_types[n + k], v);
+  }
+  std::vector<int64_t> oi(r, 0), wi(r, 0);
+  int64_t linear = 0;
+  do {
+    acc = init;
+    std::fill(wi.begin(), wi.end(), 0);
+    do {
+      // Padding and dilation holes hold the init value (spec: pad with init).
+      int64_t off = 0;
+      bool inside = true;
+      for (size_t d = 0; d < r && inside; ++d) {
+        const int64_t pos = win.InputPos(d, oi[d], wi[d], in0.dims[d]);
+        if (pos < 0) inside = false;
+        off += pos * is[d];
+      }
+      for (size_t k = 0; k < n; ++k)
+        params[n + k] =
+            inside ? Convert(c.inputs[k].type, p.param_types[n + k], Load(c.inputs[k], off)) : init_as_elem[k];
+      Fold(body, n, params, results, acc.data());
+    } while (NextIndex(win.dims, wi));
+    for (size_t k = 0; k < n; ++k) Store(c.outputs[k], linear, Convert(p.param_types[k], c.outputs[k].type, acc[k]));
+    ++linear;
+  } while (NextIndex(win.out_dims, oi));
+  return Status::Ok();
+}
+
+// select_and_scatter: per source element, pick the operand element of its
+// window with `select` (first valid element, then x replaces the current
+// pick when select(current, x) is false), then fold the source values into
+// the picked positions with `scatter`, starting from init_value. Padding
+// positions are never picked; a window of only padding scatters nothing.
+Status SelectAndScatter(const KernelCall& c) {
+  KILN_RETURN_IF_ERROR(CheckCall(c, 3, 1));
+  const TensorRef& operand = c.inputs[0];
+  const TensorRef& source = c.inputs[1];
+  const TensorRef& init = c.inputs[2];
+  const TensorRef& out = c.outputs[0];
+  if (init.rank() != 0) return InvalidArgument(KernelName(c) + ": init_value must be rank 0");
+  KILN_RETURN_IF_ERROR(CheckDims(c, out, operand.dims, "result"));
+  Window win;
+  KILN_RETURN_IF_ERROR(MakeWindow(c, operand.dims, false, &win));
+  KILN_RETURN_IF_ERROR(CheckDims(c, source, win.out_dims, "source"));
+  ProgramRunner select, scatter;
+  KILN_RETURN_IF_ERROR(numeric::MakeRunner(c, "select", 2, 1, &select));
+  KILN_RETURN_IF_ERROR(numeric::MakeRunner(c, "scatter", 2, 1, &scatter));
+  const ScalarProgram& sp = *select.program;
+  const ScalarProgram& cp = *scatter.program;
+
+  const int64_t total = operand.NumElements();
+  std::vector<Scalar> acc(total, Convert(init.type, cp.param_types[0], Load(init, 0)));
+  if (source.NumElements() > 0 && total > 0) {
+    const size_t r = operand.dims.size();
+    auto is = RowMajorStrides(operand.dims);
+    std::vector<int64_t> si(r, 0), wi(r, 0);
+    int64_t s_linear = 0;
+    Scalar sparams[2], sres[1];
+    do {
+      int64_t picked = -1;
+      Scalar picked_val;
+      std::fill(wi.begin(), wi.end(), 0);
+      do {
+        int64_t off = 0;
+        bool inside = true;
+        for (size_t d = 0; d < r && inside; ++d) {
+          const int64_t pos = win.InputPos(d, si[d], wi[d], operand.dims[d]);
+          if (pos < 0) inside = false;
+          off += pos * is[d];
+        }
+        if (!inside) continue;
+        Scalar x = Load(operand, off);
+        if (picked < 0) {
+          picked = off;
+          picked_val = x;
+          continue;
+        }
+        sparams[0] = Convert(operand.type, sp.param_types[0], picked_val);
+        sparams[1] = Convert(operand.type, sp.param_types[1], x);
+        select.Run(sparams, sres);
+        if (sres[0].i == 0) {
+          picked = off;
+          picked_val = x;
+        }
+      } while (NextIndex(win.dims, wi));
+      if (picked >= 0) {
+        sparams[0] = acc[picked];
+        sparams[1] = Convert(source.type, cp.param_types[1], Load(source, s_linear));
+        scatter.Run(sparams, sres);
+        acc[picked] = Convert(cp.ValueType(cp.results[0]), cp.param_types[0], sres[0]);
+      }
+      ++s_linear;
+    } while (NextIndex(win.out_dims, si));
+  }
+  for (int64_t i = 0; i < total; ++i) Store(out, i, Convert(cp.param_types[0], out.type, acc[i]));
+  return Status::Ok();
+}
+
+// map: result[i] = computation(inputs[0][i], ..., inputs[N-1][i]); the
+// spec requires dimensions = [0, ..., rank-1].
+Status Map(const KernelCall& c) {
+  if (c.inputs.empty()) return InvalidArgument(KernelName(c) + ": needs at least one input");
+  KILN_RETURN_IF_ERROR(CheckCall(c, c.inputs.size(), 1));
+  const TensorRef& out = c.outputs[0];
+  for (size_t k = 0; k < c.inputs.size(); ++k)
+    KILN_RETURN_IF_ERROR(CheckDims(c, c.inputs[k], out.dims, "input " + std::to_string(k)));
+  if (c.params.Has("dimensions")) {
+    auto dims = c.params.Ints("dimensions");
+    if (static_cast<int64_t>(dims.size()) != out.rank())
+      return InvalidArgument(KernelName(c) + ": dimensions must list every axis");
+    for (size_t i = 0; i < dims.size(); ++i)
+      if (dims[i] != static_cast<int64_t>(i)) return InvalidArgument(KernelName(c) + ": dimensions must be [0, ..., rank-1]");
+  }
+  ProgramRunner comp;
+  KILN_RETURN_IF_ERROR(numeric::MakeRunner(c, "computation", c.inputs.size(), 1, &comp));
+  const ScalarProgram& p = *comp.program;
+  std::vector<Scalar> params(c.inputs.size());
+  Scalar result[1];
+  const int64_t total = out.NumElements();
+  for (int64_t i = 0; i < total; ++i) {
+    for (size_t k = 0; k < c.inputs.size(); ++k)
+      params[k] = Convert(c.inputs[k].type, p.param_types[k], Load(c.inputs[k], i));
+    comp.Run(params.data(), result);
+    Store(out, i, Convert(p.ValueType(p.results[0]), out.type, result[0]));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+void AddReductionKernels(std::vector<KernelEntry>& out);
+void AddReductionKernels(std::vector<KernelEntry>& out) {
+  out.push_back({"stablehlo.reduce", &Reduce});
+  out.push_back({"stablehlo.reduce_window", &ReduceWindow});
+  out.push_back({"stablehlo.select_and_scatter", &SelectAndScatter});
+  out.push_back({"stablehlo.map", &Map});
+}
+
+}  // namespace kiln::ref

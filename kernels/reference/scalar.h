@@ -1,0 +1,48 @@
+// Reference scalar semantics: reading and writing elements of every element
+// type, converting between types, and evaluating scalar-expression programs.
+// Plain, type-generic and obviously correct: the oracle every fast kernel and
+// every shader is tested against.
+#pragma once
+#include <cstdint>
+#include <span>
+
+#include "kernels/common/element_type.h"
+#include "kernels/common/scalar_program.h"
+#include "kernels/common/status.h"
+
+namespace kiln::ref {
+
+// Reads one element stored at `p` in `type`'s storage encoding.
+Scalar LoadScalar(ElementType type, const uint8_t* p);
+// Writes `s` (already a valid value of `type`, see Scalar) at `p`.
+void StoreScalar(ElementType type, const Scalar& s, uint8_t* p);
+
+// Rounds a double to the nearest value of float type `type` (round to
+// nearest, ties to even), applying the type's rules for overflow, infinities,
+// NaN, negative zero and subnormals (e.g. f8E4M3FN has no infinity: overflow
+// gives NaN; *FNUZ types have no negative zero; f8E8M0FNU has no sign).
+double RoundToFloatType(ElementType type, double v);
+
+// The spec's `convert` from one element type to another (every pair,
+// including bool, integers, floats of every width and complex).
+Scalar ConvertScalar(ElementType from, ElementType to, const Scalar& s);
+
+// Wraps an integer to `type`'s bit width (sign- or zero-extending).
+int64_t WrapInteger(ElementType type, int64_t v);
+
+// Evaluates one instruction; `operand_types` and `operands` have
+// instr.num_operands entries.
+Scalar EvalScalarInstr(const ScalarInstr& instr, const ElementType* operand_types,
+                       const Scalar* operands);
+
+// Runs a whole program. `params` has program.param_types.size() entries,
+// `scratch` at least program.num_values(); results are written to `results`
+// (program.results.size() entries).
+void RunScalarProgram(const ScalarProgram& program, const Scalar* params, Scalar* scratch,
+                      Scalar* results);
+
+// Checks that a program is well formed (operand indices defined before use,
+// arities match the op table, types valid). Module loading calls this.
+Status VerifyScalarProgram(const ScalarProgram& program);
+
+}  // namespace kiln::ref

@@ -1,0 +1,28 @@
+// What the vm-* tools share: parsing --input values, .npy files, and
+// choosing a device.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hal/hal.h"
+#include "kernels/common/status.h"
+#include "vm/host_tensor.h"
+
+namespace kiln::tools {
+
+// Parses one --input value: "2x3xf32=1,2,3,4,5,6", "f32=7", "4xi1=1,0,1,1",
+// "2xcomplex<f32>=(1,2),(3,4)" or "@file.npy". A single value fills the
+// whole shape (splat).
+StatusOr<vm::HostTensor> ParseInput(const std::string& text);
+
+StatusOr<vm::HostTensor> ReadNpy(const std::string& path);
+// Types numpy lacks (bf16, f8, i4, ...) are written as raw bits of the
+// same width (uint8/uint16).
+Status WriteNpy(const std::string& path, const vm::HostTensor& t);
+
+// "cpu" (the default) or "vulkan[:N]".
+StatusOr<std::unique_ptr<hal::Device>> CreateDevice(const std::string& spec);
+std::vector<std::string> ListDevices();
+
+}  // namespace kiln::tools

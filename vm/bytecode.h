@@ -1,0 +1,122 @@
+// Bytecode encoding and decoding, drawn from the one instruction table
+// (vm/opcodes.def). Header-only so the compiler's emitter and the runtime
+// share it without the compiler linking the runtime.
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace kiln::vm {
+
+enum class Opcode : uint8_t {
+  kInvalid = 0,
+#define KILN_OPCODE(name, code, mnemonic, kinds) name = code,
+#include "vm/opcodes.def"
+#undef KILN_OPCODE
+};
+constexpr int kMaxOpcode = 32;
+
+struct OpcodeInfo {
+  std::string_view mnemonic;  // empty for unknown codes
+  std::string_view kinds;     // operand kinds, see opcodes.def
+};
+
+inline const OpcodeInfo& GetOpcodeInfo(uint8_t code) {
+  static const auto table = [] {
+    std::vector<OpcodeInfo> t(kMaxOpcode + 1);
+#define KILN_OPCODE(name, code, mnemonic, kinds) t[code] = OpcodeInfo{mnemonic, kinds};
+#include "vm/opcodes.def"
+#undef KILN_OPCODE
+    return t;
+  }();
+  static const OpcodeInfo kUnknown{};
+  return code <= kMaxOpcode ? table[code] : kUnknown;
+}
+
+// One decoded operand. Lists keep their entries in `list`.
+struct Operand {
+  char kind = 0;
+  uint64_t value = 0;           // register/index/immediate (k: the i64 bits)
+  std::vector<uint32_t> list;   // I and R
+};
+
+struct Instruction {
+  Opcode op = Opcode::kInvalid;
+  uint32_t pc = 0;       // offset of the opcode byte
+  uint32_t next_pc = 0;  // offset after the instruction
+  std::vector<Operand> operands;
+};
+
+// Decodes the instruction at `pc`. Returns false (and leaves `out` partial)
+// if the opcode is unknown or an operand runs past the end of `code`.
+// List lengths are bounded by the remaining bytes, so a hostile count cannot
+// make the decoder allocate or read beyond the function.
+inline bool DecodeInstruction(std::span<const uint8_t> code, uint32_t pc, Instruction* out) {
+  if (pc >= code.size()) return false;
+  const OpcodeInfo& info = GetOpcodeInfo(code[pc]);
+  if (info.mnemonic.empty()) return false;
+  out->op = static_cast<Opcode>(code[pc]);
+  out->pc = pc;
+  out->operands.clear();
+  size_t at = pc + 1;
+  auto read_u32 = [&](uint32_t* v) {
+    if (code.size() - at < 4) return false;
+    std::memcpy(v, code.data() + at, 4);
+    at += 4;
+    return true;
+  };
+  for (char kind : info.kinds) {
+    Operand o;
+    o.kind = kind;
+    if (kind == 'k') {
+      if (code.size() - at < 8) return false;
+      std::memcpy(&o.value, code.data() + at, 8);
+      at += 8;
+    } else if (kind == 'I' || kind == 'R') {
+      uint32_t n;
+      if (!read_u32(&n)) return false;
+      if (n > (code.size() - at) / 4) return false;
+      o.list.resize(n);
+      for (uint32_t j = 0; j < n; ++j) read_u32(&o.list[j]);
+    } else {
+      uint32_t v;
+      if (!read_u32(&v)) return false;
+      o.value = v;
+    }
+    out->operands.push_back(std::move(o));
+  }
+  out->next_pc = static_cast<uint32_t>(at);
+  return true;
+}
+
+// Appends instructions; the compiler's emitter.
+class BytecodeWriter {
+ public:
+  uint32_t pc() const { return static_cast<uint32_t>(code_.size()); }
+  void Op(Opcode op) { code_.push_back(static_cast<uint8_t>(op)); }
+  void U32(uint32_t v) { Append(&v, 4); }
+  void I64(int64_t v) { Append(&v, 8); }
+  void List(std::span<const uint32_t> regs) {
+    U32(static_cast<uint32_t>(regs.size()));
+    for (uint32_t r : regs) U32(r);
+  }
+  // Reserves a u32 jump target to patch later; returns its offset.
+  uint32_t PlaceholderTarget() {
+    uint32_t at = pc();
+    U32(0);
+    return at;
+  }
+  void PatchTarget(uint32_t at, uint32_t target) { std::memcpy(code_.data() + at, &target, 4); }
+  std::vector<uint8_t>& bytes() { return code_; }
+
+ private:
+  void Append(const void* p, size_t n) {
+    auto b = static_cast<const uint8_t*>(p);
+    code_.insert(code_.end(), b, b + n);
+  }
+  std::vector<uint8_t> code_;
+};
+
+}  // namespace kiln::vm

@@ -1,0 +1,83 @@
+// A VM context: one module instantiated on one device, ready to invoke.
+// The interpreter records dispatches into a command buffer and submits it
+// when the host must see a value (a branch predicate, a check, a result);
+// it reads buffers only after waiting on the submission's semaphore.
+#pragma once
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hal/hal.h"
+#include "vm/host_tensor.h"
+#include "vm/module.h"
+
+namespace kiln::vm {
+
+// A value in a ref register: a tensor (buffer view), a list (tuple), or a token.
+struct RefValue {
+  enum class Kind : uint8_t { kEmpty, kView, kList, kToken };
+  Kind kind = Kind::kEmpty;
+  std::shared_ptr<const hal::BufferView> view;
+  std::shared_ptr<const std::vector<RefValue>> list;
+};
+
+struct InvokeOptions {
+  // Called for interpreter.print; defaults to stdout.
+  std::function<void(const std::string&)> print;
+  uint32_t replica_id = 0, partition_id = 0;
+};
+
+class Context {
+ public:
+  static StatusOr<std::unique_ptr<Context>> Create(std::shared_ptr<const LoadedModule> module,
+                                                   hal::Device* device);
+  ~Context();
+
+  // Runs a function on host tensors. Check failures do not stop the run;
+  // they are collected in check_failures().
+  StatusOr<std::vector<HostTensor>> Invoke(const std::string& function, const std::vector<HostTensor>& inputs,
+                                           const InvokeOptions& options = {});
+  const std::vector<std::string>& check_failures() const { return check_failures_; }
+  void ClearCheckFailures() { check_failures_.clear(); }
+  const LoadedModule& module() const { return *module_; }
+  hal::Device& device() { return *device_; }
+
+ private:
+  struct Frame {
+    int function = 0;
+    std::vector<int64_t> i64;
+    std::vector<RefValue> refs;
+  };
+  Context(std::shared_ptr<const LoadedModule> module, hal::Device* device);
+  Status Instantiate();
+  Status Run(int function, std::vector<RefValue> args, std::vector<RefValue>* results, int depth);
+  Status Execute(Frame& frame, int depth);
+  Status Flush();
+  Status Sync();
+  StatusOr<HostTensor> Read(const RefValue& v);
+  StatusOr<RefValue> Write(const HostTensor& t);
+  StatusOr<RefValue> AllocateView(ElementType type, std::vector<int64_t> dims);
+  Status RunCheck(const Instruction& ins, Frame& frame);
+
+  std::shared_ptr<const LoadedModule> module_;
+  hal::Device* device_;
+  std::vector<RefValue> constants_;
+  std::vector<std::shared_ptr<hal::Executable>> executables_;
+  std::unique_ptr<hal::CommandBuffer> pending_;
+  std::shared_ptr<hal::Semaphore> timeline_;
+  uint64_t timeline_value_ = 0;
+  std::vector<std::string> check_failures_;
+  std::map<std::string, std::vector<HostTensor>> probes_;
+  InvokeOptions options_;
+};
+
+// Compares two host tensors as the check ops do (see vm/checks.cc); returns
+// an empty string when they match, else what differs.
+std::string CompareEqual(const HostTensor& a, const HostTensor& b);
+std::string CompareAlmostEqual(const HostTensor& a, const HostTensor& b, double tolerance);
+std::string CompareClose(const HostTensor& a, const HostTensor& b, uint64_t max_ulp, uint64_t min_ulp);
+
+}  // namespace kiln::vm

@@ -1,0 +1,86 @@
+// A module file after loading and verification: everything the interpreter
+// needs, decoded once, with every index checked.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kernels/common/kernel.h"
+#include "kernels/common/status.h"
+#include "vm/bytecode.h"
+
+namespace kiln::vm {
+
+// The module format version this runtime reads and the compiler writes.
+// A loader accepts its own major version and any minor version up to its own.
+constexpr uint16_t kFormatMajor = 0;
+constexpr uint16_t kFormatMinor = 1;
+
+struct ValueSig {
+  enum class Kind : uint8_t { kTensor = 0, kToken = 1, kTuple = 2 };
+  Kind kind = Kind::kTensor;
+  ElementType type = ElementType::kInvalid;
+  std::vector<int64_t> dims;  // -1 = dynamic
+  std::string ToString() const;
+};
+
+struct SourceLoc {
+  uint32_t pc = 0, line = 0, col = 0;
+};
+
+struct UnavailableOn {
+  std::string device, op, type, reason;
+};
+
+struct LoadedFunction {
+  std::string name;
+  bool is_public = false;
+  std::vector<ValueSig> args, results;
+  uint32_t num_i64_registers = 0;
+  uint32_t num_ref_registers = 0;
+  // Pre-decoded instructions; jump targets ('p' operands) are rewritten from
+  // byte offsets to instruction indices by the verifier.
+  std::vector<Instruction> code;
+  std::vector<SourceLoc> locations;  // by byte pc, ascending
+  std::vector<UnavailableOn> unavailable;
+  // The source line:col of the instruction at `index`, or "" if unknown.
+  std::string LocationOf(size_t index) const;
+};
+
+struct LoadedConstant {
+  ElementType type = ElementType::kInvalid;
+  std::vector<int64_t> dims;
+  std::vector<uint8_t> decompressed;  // owns the data if it was compressed
+  const uint8_t* data = nullptr;      // points into the file or `decompressed`
+  size_t size = 0;
+  size_t stored_size = 0;             // bytes in the file
+  bool compressed = false;
+};
+
+struct LoadedModule {
+  uint16_t version_major = 0, version_minor = 0;
+  std::string name, source_file;
+  std::vector<LoadedFunction> functions;
+  std::vector<LoadedConstant> constants;
+  std::vector<KernelParams> executables;
+  std::vector<std::string> strings;
+  uint32_t num_replicas = 1, num_partitions = 1;
+  std::vector<uint8_t> file;  // the module bytes; constants point into it
+
+  int FindFunction(std::string_view function_name) const;
+};
+
+// Verifies and loads a module. A bad file is refused with a message that
+// says what is wrong; nothing here trusts the file.
+StatusOr<std::shared_ptr<const LoadedModule>> LoadModule(std::vector<uint8_t> bytes);
+StatusOr<std::shared_ptr<const LoadedModule>> LoadModuleFromFile(const std::string& path);
+
+// The bytecode verifier (vm/verifier.cc): decodes every function and checks
+// every operand against the module, rewriting jump targets to instruction
+// indices. Called by LoadModule.
+Status VerifyFunction(const LoadedModule& module, LoadedFunction& function,
+                      std::span<const uint8_t> bytecode);
+
+}  // namespace kiln::vm

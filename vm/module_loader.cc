@@ -1,0 +1,244 @@
+// Loading a .kiln file: identifier and version first (so a newer file gets a
+// message naming both versions), then the FlatBuffers verifier, then a
+// semantic check of every table before anything runs.
+#include <zstd.h>
+
+#include <fstream>
+#include <iterator>
+
+#include "kernels/reference/scalar.h"
+#include "schema/module_generated.h"
+#include "vm/module.h"
+
+namespace kiln::vm {
+namespace {
+
+constexpr size_t kMaxConstantBytes = size_t{1} << 34;  // 16 GiB: larger is hostile
+constexpr int64_t kMaxDim = int64_t{1} << 40;
+
+Status Bad(const std::string& what) { return DataLoss("invalid module: " + what); }
+
+StatusOr<ElementType> TypeFromCode(uint32_t code, const std::string& where) {
+  auto t = ElementTypeFromCode(code);
+  if (!t) return Bad(where + " has unknown element type code " + std::to_string(code));
+  return *t;
+}
+
+Status CheckDims(const flatbuffers::Vector<int64_t>* dims, bool allow_dynamic, const std::string& where,
+                 std::vector<int64_t>* out) {
+  out->clear();
+  if (!dims) return Status::Ok();
+  if (dims->size() > 64) return Bad(where + " has rank " + std::to_string(dims->size()));
+  for (int64_t d : *dims) {
+    if (d < (allow_dynamic ? -1 : 0) || d > kMaxDim) return Bad(where + " has dimension " + std::to_string(d));
+    out->push_back(d);
+  }
+  return Status::Ok();
+}
+
+Status LoadConstant(const fb::Constant* c, size_t index, LoadedConstant* out) {
+  std::string where = "constant " + std::to_string(index);
+  KILN_ASSIGN_OR_RETURN(out->type, TypeFromCode(c->element_type(), where));
+  KILN_RETURN_IF_ERROR(CheckDims(c->dims(), false, where, &out->dims));
+  uint64_t n = 1;
+  for (int64_t d : out->dims) {
+    if (d != 0 && n > kMaxConstantBytes / static_cast<uint64_t>(d)) return Bad(where + " is too large");
+    n *= static_cast<uint64_t>(d);
+  }
+  uint64_t bytes = n * StorageBytes(out->type);
+  if (bytes > kMaxConstantBytes) return Bad(where + " is too large");
+  if (c->raw_size() != bytes) return Bad(where + " declares " + std::to_string(c->raw_size()) +
+                                         " bytes but its shape needs " + std::to_string(bytes));
+  const auto* data = c->data();
+  out->stored_size = data ? data->size() : 0;
+  if (c->compression() == fb::Compression::None) {
+    if (out->stored_size != bytes) return Bad(where + " holds " + std::to_string(out->stored_size) +
+                                              " bytes, expected " + std::to_string(bytes));
+    out->data = data ? data->data() : nullptr;
+    out->size = bytes;
+  } else if (c->compression() == fb::Compression::Zstd) {
+    if (!data) return Bad(where + " is compressed but empty");
+    unsigned long long frame = ZSTD_getFrameContentSize(data->data(), data->size());
+    if (frame == ZSTD_CONTENTSIZE_ERROR || frame == ZSTD_CONTENTSIZE_UNKNOWN || frame != bytes)
+      return Bad(where + " has a zstd frame whose size does not match its shape");
+    out->decompressed.resize(bytes);
+    size_t got = ZSTD_decompress(out->decompressed.data(), bytes, data->data(), data->size());
+    if (ZSTD_isError(got) || got != bytes) return Bad(where + " fails to decompress");
+    out->data = out->decompressed.data();
+    out->size = bytes;
+    out->compressed = true;
+  } else {
+    return Bad(where + " has unknown compression");
+  }
+  return Status::Ok();
+}
+
+Status LoadProgram(const fb::ScalarProgram* p, const std::string& where, ScalarProgram* out) {
+  if (p->param_types())
+    for (uint8_t t : *p->param_types()) {
+      KILN_ASSIGN_OR_RETURN(ElementType et, TypeFromCode(t, where));
+      out->param_types.push_back(et);
+    }
+  if (p->instrs())
+    for (const auto* in : *p->instrs()) {
+      ScalarInstr si;
+      if (!ScalarOpFromCode(in->op(), &si.op)) return Bad(where + " uses unknown scalar op " + std::to_string(in->op()));
+      KILN_ASSIGN_OR_RETURN(si.type, TypeFromCode(in->type(), where));
+      size_t n = in->operands() ? in->operands()->size() : 0;
+      if (n > 3) return Bad(where + " has an instruction with too many operands");
+      si.num_operands = static_cast<uint8_t>(n);
+      for (size_t k = 0; k < n; ++k) si.operands[k] = in->operands()->Get(k);
+      si.attr0 = in->attr0();
+      si.attr1 = in->attr1();
+      si.constant = Scalar{in->const_i(), in->const_re(), in->const_im()};
+      out->instrs.push_back(si);
+    }
+  if (p->results())
+    for (uint16_t r : *p->results()) out->results.push_back(r);
+  Status s = ref::VerifyScalarProgram(*out);
+  if (!s.ok()) return Bad(where + ": " + s.message());
+  return Status::Ok();
+}
+
+Status LoadExecutable(const fb::Executable* e, size_t index, KernelParams* out) {
+  std::string where = "executable " + std::to_string(index);
+  if (!e->cpu()) return Bad(where + " has no CPU form");
+  out->kernel = e->cpu()->kernel()->str();
+  if (e->cpu()->attrs())
+    for (const auto* a : *e->cpu()->attrs()) {
+      KernelAttr ka;
+      ka.name = a->name()->str();
+      if (a->ints()) ka.ints.assign(a->ints()->begin(), a->ints()->end());
+      if (a->floats()) ka.floats.assign(a->floats()->begin(), a->floats()->end());
+      if (a->str()) ka.str = a->str()->str();
+      if (a->program()) {
+        ka.has_program = true;
+        KILN_RETURN_IF_ERROR(LoadProgram(a->program(), where + " attribute " + ka.name, &ka.program));
+      }
+      out->attrs.push_back(std::move(ka));
+    }
+  return Status::Ok();
+}
+
+Status LoadSig(const fb::TensorSig* s, const std::string& where, ValueSig* out) {
+  if (s->kind() > 2) return Bad(where + " has an unknown value kind");
+  out->kind = static_cast<ValueSig::Kind>(s->kind());
+  if (out->kind == ValueSig::Kind::kTensor) {
+    KILN_ASSIGN_OR_RETURN(out->type, TypeFromCode(s->element_type(), where));
+    KILN_RETURN_IF_ERROR(CheckDims(s->dims(), true, where, &out->dims));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+StatusOr<std::shared_ptr<const LoadedModule>> LoadModule(std::vector<uint8_t> bytes) {
+  if (bytes.empty()) return DataLoss("invalid module: the file is empty");
+  if (bytes.size() < 8 || !fb::ModuleBufferHasIdentifier(bytes.data()))
+    return DataLoss("invalid module: not a Kiln module file (missing the 'KILN' identifier)");
+  auto mod = std::make_shared<LoadedModule>();
+  mod->file = std::move(bytes);
+  const uint8_t* base = mod->file.data();
+  flatbuffers::Verifier::Options opts;
+  opts.max_depth = 64;
+  opts.max_tables = 10'000'000;
+  flatbuffers::Verifier verifier(base, mod->file.size(), opts);
+  // The version fields are read only after the root table is verified, so
+  // a truncated file cannot make this read out of bounds.
+  if (!fb::VerifyModuleBuffer(verifier))
+    return DataLoss("invalid module: the file is truncated or corrupted (FlatBuffers verification failed)");
+  const fb::Module* m = fb::GetModule(base);
+  mod->version_major = m->version_major();
+  mod->version_minor = m->version_minor();
+  if (mod->version_major != kFormatMajor || mod->version_minor > kFormatMinor)
+    return FailedPrecondition("unsupported module format version " + std::to_string(mod->version_major) +
+                              "." + std::to_string(mod->version_minor) + "; this runtime reads version " +
+                              std::to_string(kFormatMajor) + "." + std::to_string(kFormatMinor) +
+                              " (and older minor versions)");
+  if (m->name()) mod->name = m->name()->str();
+  if (m->source_file()) mod->source_file = m->source_file()->str();
+  mod->num_replicas = m->num_replicas();
+  mod->num_partitions = m->num_partitions();
+  if (mod->num_replicas == 0 || mod->num_partitions == 0 ||
+      uint64_t{mod->num_replicas} * mod->num_partitions > 4096)
+    return Bad("process grid " + std::to_string(mod->num_replicas) + "x" + std::to_string(mod->num_partitions));
+  if (m->strings())
+    for (const auto* s : *m->strings()) mod->strings.push_back(s ? s->str() : "");
+  if (m->constants()) {
+    mod->constants.resize(m->constants()->size());
+    for (size_t i = 0; i < mod->constants.size(); ++i)
+      KILN_RETURN_IF_ERROR(LoadConstant(m->constants()->Get(i), i, &mod->constants[i]));
+  }
+  if (m->executables()) {
+    mod->executables.resize(m->executables()->size());
+    for (size_t i = 0; i < mod->executables.size(); ++i)
+      KILN_RETURN_IF_ERROR(LoadExecutable(m->executables()->Get(i), i, &mod->executables[i]));
+  }
+  if (m->functions()) {
+    mod->functions.resize(m->functions()->size());
+    for (size_t i = 0; i < mod->functions.size(); ++i) {
+      const fb::Function* f = m->functions()->Get(i);
+      LoadedFunction& lf = mod->functions[i];
+      lf.name = f->name()->str();
+      lf.is_public = f->is_public();
+      std::string where = "function '" + lf.name + "'";
+      if (f->args())
+        for (const auto* s : *f->args()) KILN_RETURN_IF_ERROR(LoadSig(s, where, &lf.args.emplace_back()));
+      if (f->results())
+        for (const auto* s : *f->results()) KILN_RETURN_IF_ERROR(LoadSig(s, where, &lf.results.emplace_back()));
+      lf.num_i64_registers = f->num_i64_registers();
+      lf.num_ref_registers = f->num_ref_registers();
+      if (lf.num_i64_registers > 1u << 20 || lf.num_ref_registers > 1u << 20)
+        return Bad(where + " declares too many registers");
+      if (f->locations())
+        for (const auto* l : *f->locations()) lf.locations.push_back(SourceLoc{l->pc(), l->line(), l->col()});
+      if (f->unavailable())
+        for (const auto* u : *f->unavailable())
+          lf.unavailable.push_back(UnavailableOn{u->device() ? u->device()->str() : "", u->op() ? u->op()->str() : "",
+                                                 u->type() ? u->type()->str() : "", u->reason() ? u->reason()->str() : ""});
+    }
+    // Verify bytecode after all functions' signatures are known (calls check them).
+    for (size_t i = 0; i < mod->functions.size(); ++i) {
+      const fb::Function* f = m->functions()->Get(i);
+      std::span<const uint8_t> code;
+      if (f->bytecode()) code = std::span<const uint8_t>(f->bytecode()->data(), f->bytecode()->size());
+      KILN_RETURN_IF_ERROR(VerifyFunction(*mod, mod->functions[i], code));
+    }
+  }
+  return std::shared_ptr<const LoadedModule>(std::move(mod));
+}
+
+StatusOr<std::shared_ptr<const LoadedModule>> LoadModuleFromFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return InvalidArgument("cannot open module file '" + path + "'");
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto m = LoadModule(std::move(bytes));
+  if (!m.ok()) return Status(m.status().code(), path + ": " + m.status().message());
+  return m;
+}
+
+int LoadedModule::FindFunction(std::string_view function_name) const {
+  for (size_t i = 0; i < functions.size(); ++i)
+    if (functions[i].name == function_name) return static_cast<int>(i);
+  return -1;
+}
+
+std::string LoadedFunction::LocationOf(size_t index) const {
+  if (index >= code.size()) return "";
+  uint32_t pc = code[index].pc;
+  const SourceLoc* best = nullptr;
+  for (const auto& l : locations)
+    if (l.pc <= pc) best = &l;
+  if (!best || best->line == 0) return "";
+  return std::to_string(best->line) + ":" + std::to_string(best->col);
+}
+
+std::string ValueSig::ToString() const {
+  if (kind == Kind::kToken) return "!stablehlo.token";
+  if (kind == Kind::kTuple) return "tuple";
+  std::string s = "tensor<";
+  for (int64_t d : dims) s += (d < 0 ? std::string("?") : std::to_string(d)) + "x";
+  return s + std::string(Name(type)) + ">";
+}
+
+}  // namespace kiln::vm

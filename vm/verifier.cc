@@ -1,0 +1,85 @@
+// The bytecode verifier: after it accepts a function, the interpreter can
+// index registers, constants, executables, functions and strings without
+// further checks, and control never runs past the end of the code.
+#include <unordered_map>
+
+#include "vm/module.h"
+
+namespace kiln::vm {
+
+Status VerifyFunction(const LoadedModule& module, LoadedFunction& fn, std::span<const uint8_t> code) {
+  auto bad = [&](uint32_t pc, const std::string& what) {
+    return DataLoss("invalid module: function '" + fn.name + "' at bytecode offset " + std::to_string(pc) +
+                    ": " + what);
+  };
+  if (code.empty()) return bad(0, "has no code");
+  std::unordered_map<uint32_t, uint32_t> index_of_pc;
+  fn.code.clear();
+  for (uint32_t pc = 0; pc < code.size();) {
+    Instruction ins;
+    if (!DecodeInstruction(code, pc, &ins)) return bad(pc, "unknown opcode or truncated instruction");
+    index_of_pc[pc] = static_cast<uint32_t>(fn.code.size());
+    pc = ins.next_pc;
+    fn.code.push_back(std::move(ins));
+  }
+  auto in_range = [](uint64_t v, size_t n) { return v < n; };
+  for (Instruction& ins : fn.code) {
+    for (Operand& o : ins.operands) {
+      switch (o.kind) {
+        case 'i':
+          if (!in_range(o.value, fn.num_i64_registers)) return bad(ins.pc, "i64 register out of range");
+          break;
+        case 'r':
+          if (!in_range(o.value, fn.num_ref_registers)) return bad(ins.pc, "ref register out of range");
+          break;
+        case 'I':
+          for (uint32_t r : o.list)
+            if (!in_range(r, fn.num_i64_registers)) return bad(ins.pc, "i64 register out of range");
+          if (o.list.size() > 64) return bad(ins.pc, "more than 64 dimensions");
+          break;
+        case 'R':
+          for (uint32_t r : o.list)
+            if (!in_range(r, fn.num_ref_registers)) return bad(ins.pc, "ref register out of range");
+          break;
+        case 'c':
+          if (!in_range(o.value, module.constants.size())) return bad(ins.pc, "constant index out of range");
+          break;
+        case 'e':
+          if (!in_range(o.value, module.executables.size())) return bad(ins.pc, "executable index out of range");
+          break;
+        case 'f':
+          if (!in_range(o.value, module.functions.size())) return bad(ins.pc, "function index out of range");
+          break;
+        case 's':
+          if (!in_range(o.value, module.strings.size())) return bad(ins.pc, "string index out of range");
+          break;
+        case 't':
+          if (!ElementTypeFromCode(static_cast<uint32_t>(o.value))) return bad(ins.pc, "unknown element type");
+          break;
+        case 'p': {
+          auto it = index_of_pc.find(static_cast<uint32_t>(o.value));
+          if (it == index_of_pc.end()) return bad(ins.pc, "jump target is not an instruction");
+          o.value = it->second;
+          break;
+        }
+        default:
+          break;
+      }
+    }
+    if (ins.op == Opcode::kCall) {
+      const LoadedFunction& callee = module.functions[ins.operands[0].value];
+      if (ins.operands[1].list.size() != callee.args.size() ||
+          ins.operands[2].list.size() != callee.results.size())
+        return bad(ins.pc, "call to '" + callee.name + "' with the wrong number of arguments or results");
+    }
+    if (ins.op == Opcode::kReturn && ins.operands[0].list.size() != fn.results.size())
+      return bad(ins.pc, "returns " + std::to_string(ins.operands[0].list.size()) + " values, the signature has " +
+                             std::to_string(fn.results.size()));
+  }
+  Opcode last = fn.code.back().op;
+  if (last != Opcode::kReturn && last != Opcode::kBr && last != Opcode::kFail)
+    return bad(fn.code.back().pc, "control can fall off the end of the function");
+  return Status::Ok();
+}
+
+}  // namespace kiln::vm
