@@ -331,6 +331,33 @@ class FunctionLowering {
       return Status::Ok();
     }
     if (n == "stablehlo.while") return LowerWhile(op, error_loc);
+    if (n == "stablehlo.composite") {
+      // The decomposition function is the composite's meaning.
+      const ir::Attribute* d = op.GetAttr("decomposition");
+      auto it = d ? function_index_.find(d->str) : function_index_.end();
+      if (it == function_index_.end()) return InvalidArgument("stablehlo.composite names an unknown decomposition");
+      std::vector<uint32_t> results = DefineResults(op);
+      body_.Op(Opcode::kCall);
+      body_.U32(it->second);
+      body_.List(Refs(op.operands));
+      body_.List(results);
+      return Status::Ok();
+    }
+    if (n == "stablehlo.get_dimension_size") {
+      const ir::Attribute* d = op.GetAttr("dimension");
+      if (!d || d->i < 0 || d->i >= op.operands.at(0)->type.rank())
+        return InvalidArgument("stablehlo.get_dimension_size: dimension out of range");
+      uint32_t size = next_i64_++;
+      body_.Op(Opcode::kDim);
+      body_.U32(size);
+      body_.U32(Ref(op.operands[0]));
+      body_.U32(static_cast<uint32_t>(d->i));
+      body_.Op(Opcode::kTensorFromI64);
+      body_.U32(Define(op.result()));
+      body_.U32(size);
+      body_.U32(static_cast<uint32_t>(op.result()->type.element));
+      return Status::Ok();
+    }
     if (n == "stablehlo.if") {
       // Branch 0 is the true branch: index 0 when the predicate is true.
       uint32_t p = LoadPredicate(op.operands.at(0));

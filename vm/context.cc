@@ -366,6 +366,20 @@ Status Context::Execute(Frame& frame, int depth) {
         R[o[0].value] = std::move(v.value());
         break;
       }
+      case Opcode::kTensorFromI64: {
+        // A rank-0 tensor of `type` holding the register's value (converted
+        // as stablehlo.convert from i64 would).
+        ElementType type = static_cast<ElementType>(o[2].value);
+        HostTensor t;
+        t.type = type;
+        t.data.resize(StorageBytes(type));
+        Scalar v = ref::ConvertScalar(ElementType::kSI64, type, Scalar{I[o[1].value], 0, 0});
+        ref::StoreScalar(type, v, t.data.data());
+        auto r = Write(t);
+        if (!r.ok()) return fail(index, r.status());
+        R[o[0].value] = std::move(r.value());
+        break;
+      }
       case Opcode::kCheckEq:
       case Opcode::kCheckAlmostEq:
       case Opcode::kCheckClose:

@@ -87,7 +87,7 @@ double Digamma(double x) {
     result = -std::numbers::pi / std::tan(std::numbers::pi * x);
     x = 1 - x;
   }
-  while (x < 10) {
+  while (x < 20) {  // the series below is then accurate to ~1e-17
     result -= 1 / x;
     x += 1;
   }

@@ -1,0 +1,137 @@
+// Tests of the reference linear-algebra kernels: triangular_solve and
+// cholesky. Right-hand sides are built from a known x (b = op(a) x), so the
+// expected result is x.
+#include "tests/kernels/numeric_test_util.h"
+
+namespace kiln::ref::numeric_test {
+namespace {
+
+std::vector<KernelAttr> TS(bool left, bool lower, bool unit, std::string transpose) {
+  return {Int("left_side", left), Int("lower", lower), Int("unit_diagonal", unit), Str("transpose_a", transpose)};
+}
+
+// a = [[2,0,0],[1,4,0],[3,2,5]] with junk in the unused upper triangle.
+Tensor LowerA(ElementType t) { return T(t, {3, 3}, {2, 99, 99, 1, 4, 99, 3, 2, 5}); }
+
+TEST(NumericTriangularSolve, LeftLowerNoTranspose) {
+  Tensor a = LowerA(kF32);
+  Tensor b = T(kF32, {3, 1}, {2, 9, 22});  // a x, x = [1,2,3]
+  Tensor out = Zeros(kF32, {3, 1});
+  ASSERT_TRUE(Call("stablehlo.triangular_solve", TS(true, true, false, "NO_TRANSPOSE"), {&a, &b}, {&out}).ok());
+  ExpectNear(D(out), {1, 2, 3});
+}
+
+TEST(NumericTriangularSolve, LeftLowerTranspose) {
+  Tensor a = LowerA(kF64);
+  Tensor b = T(kF64, {3, 1}, {13, 14, 15});  // a^T x, x = [1,2,3]
+  Tensor out = Zeros(kF64, {3, 1});
+  ASSERT_TRUE(Call("stablehlo.triangular_solve", TS(true, true, false, "TRANSPOSE"), {&a, &b}, {&out}).ok());
+  ExpectNear(D(out), {1, 2, 3}, 1e-12);
+}
+
+TEST(NumericTriangularSolve, RightSideAndUpper) {
+  Tensor a = LowerA(kF32);
+  Tensor b = T(kF32, {1, 3}, {13, 14, 15});  // x a, x = [1,2,3]
+  Tensor out = Zeros(kF32, {1, 3});
+  ASSERT_TRUE(Call("stablehlo.triangular_solve", TS(false, true, false, "NO_TRANSPOSE"), {&a, &b}, {&out}).ok());
+  ExpectNear(D(out), {1, 2, 3});
+  // Upper: a = [[2,1,3],[0,4,2],[0,0,5]] (junk below); a x = [13,14,15].
+  Tensor u = T(kF32, {3, 3}, {2, 1, 3, -7, 4, 2, -7, -7, 5});
+  Tensor bu = T(kF32, {3, 1}, {13, 14, 15});
+  ASSERT_TRUE(Call("stablehlo.triangular_solve", TS(true, false, false, "NO_TRANSPOSE"), {&u, &bu}, {&out}).ok() ==
+              false);  // out has the wrong shape for a 3x1 b
+  Tensor ou = Zeros(kF32, {3, 1});
+  ASSERT_TRUE(Call("stablehlo.triangular_solve", TS(true, false, false, "NO_TRANSPOSE"), {&u, &bu}, {&ou}).ok());
+  ExpectNear(D(ou), {1, 2, 3});
+  // Right side, upper, transposed: x u^T = b with x = [1,2,3]:
+  // u^T = [[2,0,0],[1,4,0],[3,2,5]] -> x u^T = [2+2+9, 8+6, 15] = [13,14,15].
+  Tensor br = T(kF32, {1, 3}, {13, 14, 15});
+  Tensor orr = Zeros(kF32, {1, 3});
+  ASSERT_TRUE(Call("stablehlo.triangular_solve", TS(false, false, false, "TRANSPOSE"), {&u, &br}, {&orr}).ok());
+  ExpectNear(D(orr), {1, 2, 3});
+}
+
+TEST(NumericTriangularSolve, UnitDiagonalIgnoresDiagonal) {
+  Tensor a = T(kF32, {2, 2}, {7, 0, 2, 9});  // treated as [[1,0],[2,1]]
+  Tensor b = T(kF32, {2, 1}, {1, 3});
+  Tensor out = Zeros(kF32, {2, 1});
+  ASSERT_TRUE(Call("stablehlo.triangular_solve", TS(true, true, true, "NO_TRANSPOSE"), {&a, &b}, {&out}).ok());
+  ExpectNear(D(out), {1, 1});
+}
+
+TEST(NumericTriangularSolve, ComplexAdjoint) {
+  // a = [[2,0],[1+i,3]], a^H = [[2,1-i],[0,3]]; x = [1, i]: a^H x = [3+i, 3i].
+  Tensor a = TC(kC64, {2, 2}, {{2, 0}, {0, 0}, {1, 1}, {3, 0}});
+  Tensor b = TC(kC64, {2, 1}, {{3, 1}, {0, 3}});
+  Tensor out = Zeros(kC64, {2, 1});
+  ASSERT_TRUE(Call("stablehlo.triangular_solve", TS(true, true, false, "ADJOINT"), {&a, &b}, {&out}).ok());
+  ExpectNearC(C(out), {{1, 0}, {0, 1}});
+}
+
+TEST(NumericTriangularSolve, ConformanceComplexAdjoint) {
+  // triangular_solve.mlir: complex_example_adjoint.
+  Tensor a = TC(kC64, {3, 3}, {{1, 1}, {0, 0}, {0, 0}, {2, -2}, {3, 4}, {0, 0}, {4, -3}, {5, 5}, {6, -8}});
+  Tensor b = TC(kC64, {3, 1}, {{7, -2}, {8, 4}, {9, -5}});
+  Tensor out = Zeros(kC64, {3, 1});
+  ASSERT_TRUE(Call("stablehlo.triangular_solve", TS(true, true, false, "ADJOINT"), {&a, &b}, {&out}).ok());
+  ExpectNearC(C(out), {{7.18, 2.679999}, {-0.08, 3.16}, {0.14, -1.02}}, 1e-4);
+}
+
+TEST(NumericTriangularSolve, BatchesZeroSizedAndErrors) {
+  Tensor a = T(kF32, {2, 1, 1}, {2, 4});
+  Tensor b = T(kF32, {2, 1, 1}, {6, 8});
+  Tensor out = Zeros(kF32, {2, 1, 1});
+  ASSERT_TRUE(Call("stablehlo.triangular_solve", TS(true, true, false, "NO_TRANSPOSE"), {&a, &b}, {&out}).ok());
+  ExpectNear(D(out), {3, 2});
+  Tensor a0 = Zeros(kF32, {0, 0});
+  Tensor b0 = Zeros(kF32, {0, 2});
+  Tensor o0 = Zeros(kF32, {0, 2});
+  EXPECT_TRUE(Call("stablehlo.triangular_solve", TS(true, true, false, "NO_TRANSPOSE"), {&a0, &b0}, {&o0}).ok());
+  Tensor rect = T(kF32, {1, 2}, {1, 2});
+  Tensor b2 = T(kF32, {1, 1}, {1});
+  Tensor o2 = Zeros(kF32, {1, 1});
+  EXPECT_FALSE(Call("stablehlo.triangular_solve", TS(true, true, false, "NO_TRANSPOSE"), {&rect, &b2}, {&o2}).ok());
+  Tensor sq = T(kF32, {2, 2}, {1, 0, 0, 1});
+  EXPECT_FALSE(Call("stablehlo.triangular_solve", TS(true, true, false, "NO_TRANSPOSE"), {&sq, &b2}, {&o2}).ok());
+  Tensor bi = T(kI32, {2, 1}, {1, 1});
+  Tensor oi = Zeros(kI32, {2, 1});
+  Tensor ai = T(kI32, {2, 2}, {1, 0, 0, 1});
+  EXPECT_FALSE(Call("stablehlo.triangular_solve", TS(true, true, false, "NO_TRANSPOSE"), {&ai, &bi}, {&oi}).ok());
+  Tensor b3 = T(kF32, {2, 1}, {1, 1});
+  Tensor o3 = Zeros(kF32, {2, 1});
+  EXPECT_FALSE(Call("stablehlo.triangular_solve", TS(true, true, false, "CONJ"), {&sq, &b3}, {&o3}).ok());
+}
+
+TEST(NumericCholesky, LowerAndUpperReal) {
+  // A = L L^T with L = [[2,0,0],[6,1,0],[-8,5,3]].
+  Tensor a = T(kF64, {3, 3}, {4, 999, 999, 12, 37, 999, -16, -43, 98});
+  Tensor out = Zeros(kF64, {3, 3});
+  ASSERT_TRUE(Call("stablehlo.cholesky", {Int("lower", 1)}, {&a}, {&out}).ok());
+  ExpectNear(D(out), {2, 0, 0, 6, 1, 0, -8, 5, 3}, 1e-12);
+  Tensor au = T(kF32, {3, 3}, {4, 12, -16, 999, 37, -43, 999, 999, 98});
+  Tensor ou = Zeros(kF32, {3, 3});
+  ASSERT_TRUE(Call("stablehlo.cholesky", {Int("lower", 0)}, {&au}, {&ou}).ok());
+  ExpectNear(D(ou), {2, 6, -8, 0, 1, 5, 0, 0, 3});
+}
+
+TEST(NumericCholesky, ComplexAndBatch) {
+  // L = [[2,0],[1+i,1]] -> A = [[4, 2-2i],[2+2i, 3]].
+  Tensor a = TC(kC128, {2, 2}, {{4, 0}, {2, -2}, {2, 2}, {3, 0}});
+  Tensor out = Zeros(kC128, {2, 2});
+  ASSERT_TRUE(Call("stablehlo.cholesky", {Int("lower", 1)}, {&a}, {&out}).ok());
+  ExpectNearC(C(out), {{2, 0}, {0, 0}, {1, 1}, {1, 0}}, 1e-12);
+  ASSERT_TRUE(Call("stablehlo.cholesky", {Int("lower", 0)}, {&a}, {&out}).ok());
+  ExpectNearC(C(out), {{2, 0}, {1, -1}, {0, 0}, {1, 0}}, 1e-12);
+  Tensor batch = T(kF32, {2, 1, 1}, {9, 16});
+  Tensor ob = Zeros(kF32, {2, 1, 1});
+  ASSERT_TRUE(Call("stablehlo.cholesky", {Int("lower", 1)}, {&batch}, {&ob}).ok());
+  ExpectNear(D(ob), {3, 4});
+  Tensor e = Zeros(kF32, {0, 2, 2}), eo = Zeros(kF32, {0, 2, 2});
+  EXPECT_TRUE(Call("stablehlo.cholesky", {Int("lower", 1)}, {&e}, {&eo}).ok());
+  Tensor rect = T(kF32, {1, 2}, {1, 2});
+  Tensor orect = Zeros(kF32, {1, 2});
+  EXPECT_FALSE(Call("stablehlo.cholesky", {Int("lower", 1)}, {&rect}, {&orect}).ok());
+}
+
+}  // namespace
+}  // namespace kiln::ref::numeric_test
