@@ -277,11 +277,12 @@ void Parser::ParseFunction(Module* m) {
   std::vector<Attribute> res_attrs;
   bool any_res_attrs = false;
   if (Consume(Tok::kArrow)) {
-    auto one_result = [&] {
+    // Result attributes only inside parentheses: `-> T {` opens the body.
+    auto one_result = [&](bool in_parens) {
       fn->result_types.push_back(ParseType());
       Attribute d;
       d.kind = Attribute::Kind::kDict;
-      if (cur_.is(Tok::kLBrace)) {
+      if (in_parens && cur_.is(Tok::kLBrace)) {
         d.fields = ParseAttrDict();
         any_res_attrs = any_res_attrs || !d.fields.empty();
       }
@@ -289,12 +290,12 @@ void Parser::ParseFunction(Module* m) {
     };
     if (Consume(Tok::kLParen)) {
       if (!cur_.is(Tok::kRParen)) {
-        one_result();
-        while (Consume(Tok::kComma)) one_result();
+        one_result(true);
+        while (Consume(Tok::kComma)) one_result(true);
       }
       Expect(Tok::kRParen, "to close the result list");
     } else {
-      one_result();
+      one_result(false);
     }
   }
   if (ConsumeIdent("attributes")) fn->attrs = ParseAttrDict();
@@ -399,7 +400,6 @@ void Parser::ParseRegionList(Operation* op) {
 
 void Parser::ParseOperation(Block* block) {
   Nest nest(this);
-  Token start = cur_;
   std::vector<ResultName> results;
   int num_results = 0;
   if (cur_.is(Tok::kValueId)) {
@@ -422,7 +422,6 @@ void Parser::ParseOperation(Block* block) {
   auto op = std::make_unique<Operation>();
   op->parent = block;
   Token name_tok = cur_;
-  op->loc = LocOf(results.empty() ? name_tok : start);
   op->loc = LocOf(name_tok);
   if (cur_.is(Tok::kString)) {
     if (!DecodeStringToken(cur_.text, &op->name) || op->name.empty())
@@ -436,6 +435,11 @@ void Parser::ParseOperation(Block* block) {
     op->name = std::string(cur_.text);
     if (op->name == "return") op->name = "func.return";
     if (op->name == "call") op->name = "func.call";
+    // Pretty syntax needs a dialect-qualified name (unknown bare words are
+    // typos, not ops).
+    if (op->name.find('.') == std::string::npos || op->name.front() == '.' ||
+        op->name.back() == '.')
+      Fail(cur_, "unknown operation '" + op->name + "'");
     Advance();
     std::string_view saved = current_op_;
     current_op_ = op->name;
@@ -494,7 +498,6 @@ void Parser::ParseGenericOp(Operation* op, int num_results) {
   }
   if (cur_.is(Tok::kLParen)) ParseRegionList(op);
   if (cur_.is(Tok::kLBrace)) MergeAttrs(op, ParseAttrDict());
-  Token colon = cur_;
   Expect(Tok::kColon, "before the op's function type");
   std::vector<Type> ins, outs;
   Token at = cur_;

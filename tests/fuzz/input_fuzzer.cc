@@ -42,14 +42,16 @@ uint64_t DeclaredElements(std::string_view text) {
   return n;
 }
 
+// Never destroyed, so the exit handler that removes the file can use it.
 const std::string& ScratchPath() {
-  static const std::string path = [] {
+  static const std::string* path = [] {
     const char* dir = std::getenv("TMPDIR");
-    std::string p = std::string(dir && *dir ? dir : "/tmp") + "/kiln_input_fuzzer_" + std::to_string(getpid()) + ".npy";
+    auto* p = new std::string(std::string(dir && *dir ? dir : "/tmp") + "/kiln_input_fuzzer_" +
+                              std::to_string(getpid()) + ".npy");
     std::atexit([] { std::remove(ScratchPath().c_str()); });
     return p;
   }();
-  return path;
+  return *path;
 }
 
 }  // namespace

@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""Generates the fuzzers' seed corpora (nothing binary is committed).
+
+  make_seeds.py --kiln-compile BUILD/kiln-compile --conformance DIR --out OUT
+
+writes
+  OUT/parser/         conformance chunks (MLIR text) and examples/spec_program.mlir
+  OUT/module_loader/  those of them that kiln-compile compiles for the CPU (.kiln)
+  OUT/input/          one --input value per file from input_seeds.txt, and a few
+                      .npy files (prefixed with '@', as input_fuzzer expects)
+"""
+import argparse
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+# Small files covering the loader's tables: constants (incl. compressed),
+# executables with scalar programs (reduce, sort, map), calls, branches
+# (if/case/while), tuples, tokens and checks.
+LOADER_FILES = [
+    "add.mlir", "constant.mlir", "reduce.mlir", "sort.mlir", "map.mlir", "call.mlir",
+    "if.mlir", "case.mlir", "while.mlir", "tuple_and_get_tuple_element.mlir", "after_all.mlir",
+    "dot_general.mlir", "broadcast_in_dim.mlir", "concatenate.mlir", "slice.mlir", "reshape.mlir",
+    "transpose.mlir", "convert.mlir", "iota.mlir", "select.mlir", "pad.mlir", "gather.mlir",
+    "scatter.mlir", "reduce_window.mlir", "dynamic_slice.mlir", "compare.mlir",
+]
+CHUNKS_PER_FILE = 3
+MAX_SEED_BYTES = 4096
+
+
+def split_chunks(text):
+    chunks, cur = [], []
+    for line in text.splitlines(keepends=True):
+        if line.strip() == "// -----":
+            chunks.append("".join(cur))
+            cur = []
+        else:
+            cur.append(line)
+    chunks.append("".join(cur))
+    return [c for c in chunks if "func.func" in c]
+
+
+def npy(descr, shape, payload):
+    header = "{'descr': '%s', 'fortran_order': False, 'shape': (%s), }" % (
+        descr, ",".join(str(d) for d in shape) + ("," if len(shape) == 1 else ""))
+    total = 10 + len(header) + 1
+    header += " " * ((64 - total % 64) % 64) + "\n"
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + payload
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kiln-compile", required=True)
+    ap.add_argument("--conformance", required=True)
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args()
+
+    dirs = {k: os.path.join(args.out, k) for k in ("parser", "module_loader", "input")}
+    for d in dirs.values():
+        os.makedirs(d, exist_ok=True)
+        for f in os.listdir(d):
+            os.remove(os.path.join(d, f))
+
+    # Parser: a few chunks of every conformance file, and the spec example.
+    sources = {"spec_program.mlir": open(os.path.join(ROOT, "examples", "spec_program.mlir")).read()}
+    if os.path.isdir(args.conformance):
+        for name in sorted(os.listdir(args.conformance)):
+            if not name.endswith(".mlir"):
+                continue
+            chunks = split_chunks(open(os.path.join(args.conformance, name), encoding="utf-8").read())
+            for i, c in enumerate(chunks[:CHUNKS_PER_FILE]):
+                if len(c.encode()) <= MAX_SEED_BYTES:
+                    sources["%s.%d.mlir" % (name[:-5], i)] = c
+    else:
+        print("make_seeds: no conformance folder at %s; using the example only" % args.conformance,
+              file=sys.stderr)
+    for name, text in sources.items():
+        with open(os.path.join(dirs["parser"], name), "w", encoding="utf-8") as f:
+            f.write(text)
+
+    # Loader: compile the example and the chunks of LOADER_FILES.
+    wanted = {"spec_program.mlir"} | {n for n in sources if n.split(".")[0] + ".mlir" in LOADER_FILES}
+    compiled = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in sorted(wanted):
+            out = os.path.join(dirs["module_loader"], name[:-5] + ".kiln")
+            r = subprocess.run([args.kiln_compile, os.path.join(dirs["parser"], name), "-o", out,
+                                "--target=cpu"], cwd=tmp, capture_output=True, text=True)
+            if r.returncode == 0 and os.path.exists(out):
+                compiled += 1
+            elif os.path.exists(out):
+                os.remove(out)
+
+    # Inputs: one line of input_seeds.txt per file, and a few .npy files.
+    n_inputs = 0
+    with open(os.path.join(HERE, "input_seeds.txt"), encoding="utf-8") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if not line or line.startswith("#"):
+                continue
+            with open(os.path.join(dirs["input"], "line%03d" % n_inputs), "w", encoding="utf-8") as g:
+                g.write(line)
+            n_inputs += 1
+    npys = {
+        "f32_2x3": npy("<f4", [2, 3], struct.pack("<6f", 1, 2, 3, 4, 5, 6)),
+        "i64_4": npy("<i8", [4], struct.pack("<4q", 1, -2, 3, -4)),
+        "b1_scalar": npy("|b1", [], b"\x01"),
+        "c64_2": npy("<c8", [2], struct.pack("<4f", 1, 2, 3, 4)),
+        "u16_2x2": npy("<u2", [2, 2], struct.pack("<4H", 1, 2, 3, 65535)),
+    }
+    for name, data in npys.items():
+        with open(os.path.join(dirs["input"], "npy_" + name), "wb") as g:
+            g.write(b"@" + data)
+
+    print("make_seeds: %d parser seeds, %d module seeds (of %d tried), %d input seeds"
+          % (len(sources), compiled, len(wanted), n_inputs + len(npys)))
+    if compiled == 0:
+        print("make_seeds: kiln-compile compiled nothing; the loader fuzzer starts from an empty corpus",
+              file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
