@@ -48,15 +48,12 @@ std::vector<std::string> TestFunctionsInText(const std::string& text) {
 
 // The largest process grid a chunk's run_parallel ops ask for.
 int GridSize(const std::string& text) {
-  size_t at = text.find("programs = [");
-  if (at == std::string::npos) return 1;
+  // programs = [[@a, @b], [@c, @d]]: count '@' up to the closing "]]".
+  static const std::regex re(R"(programs\s*=\s*\[\[[^\]]*(\]\s*,\s*\[[^\]]*)*\]\])");
   int best = 1;
-  while (at != std::string::npos) {
-    // programs = [[@a, @b], [@c, @d]]: count '@' up to the closing "]]".
-    size_t end = text.find("]]", at);
-    if (end == std::string::npos) break;
-    best = std::max<int>(best, static_cast<int>(std::count(text.begin() + at, text.begin() + end, '@')));
-    at = text.find("programs = [", end);
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it) {
+    std::string m = it->str();
+    best = std::max<int>(best, static_cast<int>(std::count(m.begin(), m.end(), '@')));
   }
   return best;
 }
