@@ -1,5 +1,6 @@
 // From IR ops to kernel parameters: attribute flattening and region bodies
 // as scalar-expression programs.
+#include <algorithm>
 #include <map>
 
 #include "compiler/lowering.h"
@@ -112,13 +113,13 @@ StatusOr<ScalarInstr> ScalarInstrForOp(const ir::Operation& op, const std::vecto
   return in;
 }
 
-StatusOr<ScalarProgram> RegionToScalarProgram(const ir::Region& region) {
+StatusOr<ScalarProgram> RegionToScalarProgram(const ir::Region& region, bool lanewise) {
   if (region.blocks.size() != 1) return Unimplemented("a region with several blocks cannot be a scalar program");
   const ir::Block& block = *region.blocks[0];
   ScalarProgram p;
   std::map<const ir::Value*, uint16_t> index;
   for (const auto& arg : block.args) {
-    if (!arg->type.is_tensor() || arg->type.rank() != 0 || arg->type.is_quantized())
+    if (!arg->type.is_tensor() || (arg->type.rank() != 0 && !lanewise) || arg->type.is_quantized())
       return Unimplemented("region argument of type " + arg->type.ToString() + " (scalar programs take rank-0 tensors)");
     index[arg.get()] = static_cast<uint16_t>(p.param_types.size());
     p.param_types.push_back(arg->type.element);
@@ -133,8 +134,17 @@ StatusOr<ScalarProgram> RegionToScalarProgram(const ir::Region& region) {
       }
       break;
     }
-    if (op.results.size() != 1 || op.result()->type.rank() != 0)
+    if (op.results.size() != 1 || (op.result()->type.rank() != 0 && !lanewise))
       return Unsupported(op, "in a region body must produce one rank-0 tensor to become a scalar program");
+    if (lanewise && op.name == "stablehlo.constant") {
+      // A lane-wide constant must be a splat to be one scalar.
+      const ir::Attribute* v = op.GetAttr("value");
+      size_t w = StorageBytes(op.result()->type.element);
+      if (v && w && v->dense_bytes.size() > w)
+        for (size_t off = w; off < v->dense_bytes.size(); off += w)
+          if (!std::equal(v->dense_bytes.begin(), v->dense_bytes.begin() + w, v->dense_bytes.begin() + off))
+            return Unsupported(op, "in a lane-wise body must be a splat");
+    }
     ScalarInstr in;
     if (op.name == "stablehlo.constant") {
       const ir::Attribute* v = op.GetAttr("value");
@@ -166,11 +176,12 @@ StatusOr<KernelParams> KernelParamsForOp(const ir::Operation& op) {
   static const char* kRegionNames[][3] = {
       {"stablehlo.reduce", "body", nullptr},          {"stablehlo.reduce_window", "body", nullptr},
       {"stablehlo.sort", "comparator", nullptr},      {"stablehlo.scatter", "update_computation", nullptr},
-      {"stablehlo.map", "computation", nullptr},      {"stablehlo.select_and_scatter", "select", "scatter"}};
+      {"stablehlo.map", "computation", nullptr},      {"stablehlo.select_and_scatter", "select", "scatter"},
+      {"chlo.scan", "body", nullptr}};
   for (const auto& row : kRegionNames) {
     if (op.name != row[0]) continue;
     for (size_t r = 0; r < op.regions.size() && r < 2 && row[r + 1]; ++r) {
-      auto prog = RegionToScalarProgram(*op.regions[r]);
+      auto prog = RegionToScalarProgram(*op.regions[r], op.name == "chlo.scan");
       if (!prog.ok()) return Unsupported(op, "its body: " + prog.status().message());
       KernelAttr k;
       k.name = row[r + 1];

@@ -13,6 +13,7 @@ void AddNormalizationKernels(std::vector<KernelEntry>& out);  // normalization.c
 void AddRandomKernels(std::vector<KernelEntry>& out);         // random.cc
 void AddQuantizationKernels(std::vector<KernelEntry>& out);   // quantization.cc
 void AddChloNumericKernels(std::vector<KernelEntry>& out);    // chlo_numeric.cc
+void AddScanKernels(std::vector<KernelEntry>& out);           // scan.cc
 
 void AddNumericKernels(std::vector<KernelEntry>& out) {
   AddContractionKernels(out);
@@ -23,6 +24,7 @@ void AddNumericKernels(std::vector<KernelEntry>& out) {
   AddRandomKernels(out);
   AddQuantizationKernels(out);
   AddChloNumericKernels(out);
+  AddScanKernels(out);
 }
 
 }  // namespace kiln::ref
