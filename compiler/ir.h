@@ -101,7 +101,7 @@ struct Attribute {
   double f = 0;
   std::string str;               // string, enum value, symbol name, struct name
   std::vector<int64_t> ints;     // kIntArray
-  Type type;                     // kInt/kFloat/kDense value type; kType
+  Type type;                     // kInt/kFloat/kDense value type; kType; kIntArray: element type only (i64, i1, ...)
   // kDense: every element in its storage encoding (element_type.h), row-major,
   // splats expanded. For quantized tensors, the storage type's encoding.
   std::vector<uint8_t> dense_bytes;

@@ -310,7 +310,6 @@ Attribute Parser::ParseLooseValue() {
     case Tok::kMinus:
     case Tok::kInteger:
     case Tok::kFloat: {
-      Token start = cur_;
       bool neg = cur_.is(Tok::kMinus);
       Token num = neg ? Peek() : cur_;
       if (num.is(Tok::kFloat)) {

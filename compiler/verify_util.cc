@@ -219,3 +219,36 @@ std::string TypesStr(const std::vector<const ir::Type*>& ts) {
 }
 
 }  // namespace kiln::compiler::verify
+
+namespace kiln::compiler::verify {
+
+std::string CheckReducerBody(const ir::Operation& op, const ir::Region& region, std::string_view region_name,
+                             const std::vector<const ir::Type*>& inputs, std::string_view c,
+                             std::vector<ir::Type>* body_types) {
+  RegionSig s = Signature(region);
+  std::string rn(region_name);
+  if (!s.ok) return Msg(op, rn + " must be one block ending in stablehlo.return", c);
+  size_t n = inputs.size();
+  if (s.inputs.size() != 2 * n || s.outputs.size() != n)
+    return Msg(op, rn + " has type " + TypesStr(s.inputs) + " -> " + TypesStr(s.outputs) + ", expected " +
+                       Num(2 * n) + " arguments and " + Num(n) + " results",
+               c);
+  for (size_t i = 0; i < n; ++i) {
+    const ir::Type& a = *s.inputs[i];
+    const ir::Type& b = *s.inputs[n + i];
+    const ir::Type& r = *s.outputs[i];
+    if (!a.is_tensor() || a.rank() != 0 || !TypesCompatible(a, b) || !TypesCompatible(a, r))
+      return Msg(op, rn + " has type " + TypesStr(s.inputs) + " -> " + TypesStr(s.outputs) + "; arguments " +
+                         Num(i) + " and " + Num(n + i) + " and result " + Num(i) +
+                         " must be the same rank-0 tensor type",
+                 c);
+    if (inputs[i]->is_tensor() && !IsPromotable(*inputs[i], a))
+      return Msg(op, "element type of " + TypeStr(*inputs[i]) + " is not promotable to " + rn + " argument type " +
+                         TypeStr(a),
+                 c);
+    if (body_types) body_types->push_back(a);
+  }
+  return "";
+}
+
+}  // namespace kiln::compiler::verify

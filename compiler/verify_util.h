@@ -104,6 +104,13 @@ struct RegionSig {
 };
 RegionSig Signature(const ir::Region& r);
 std::string TypesStr(const std::vector<const ir::Type*>& ts);
+// A reducer region (reduce, reduce_window, scatter, all_reduce, ...): type
+// (tensor<E0>, ..., tensor<EN-1>, tensor<E0>, ..., tensor<EN-1>) ->
+// (tensor<E0>, ..., tensor<EN-1>) with is_promotable(inputs[i], Ei). On
+// success fills `body_types` with the Ei (as rank-0 types).
+std::string CheckReducerBody(const ir::Operation& op, const ir::Region& region, std::string_view region_name,
+                             const std::vector<const ir::Type*>& inputs, std::string_view c,
+                             std::vector<ir::Type>* body_types);
 
 #define KILN_VERIFY_TRY(expr)              \
   do {                                     \
