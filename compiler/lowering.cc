@@ -372,6 +372,75 @@ class FunctionLowering {
     return EmitDispatch(op, std::move(p));
   }
 
+  // chlo.broadcast_<op>: numpy-style (or broadcast_dimensions) broadcasting
+  // of each operand to the result shape, then the elementwise op.
+  Status LowerChloBroadcast(const ir::Operation& op) {
+    std::string base = op.name.substr(std::string("chlo.broadcast_").size());
+    std::string scalar_name = (base == "next_after" || base == "polygamma" || base == "zeta" ? "chlo." : "stablehlo.") + base;
+    ScalarOp sop = ScalarOpFromName(scalar_name);
+    if (sop == ScalarOp::kInvalid || op.results.size() != 1) return Unimplemented(op.name + " is not supported");
+    const ir::Type& rt = op.result()->type;
+    if (!rt.HasStaticShape()) return Unimplemented(op.name + ": a result of dynamic shape is not supported yet");
+    const ir::Attribute* bdims = op.GetAttr("broadcast_dimensions");
+    std::vector<uint32_t> ins;
+    ScalarProgram prog;
+    std::vector<uint16_t> params;
+    for (const auto* v : op.operands) {
+      const ir::Type& t = v->type;
+      params.push_back(static_cast<uint16_t>(prog.param_types.size()));
+      prog.param_types.push_back(t.element);
+      if (t.dims == rt.dims) {
+        ins.push_back(Ref(v));
+        continue;
+      }
+      std::vector<int64_t> map;
+      if (bdims && t.rank() < rt.rank() && bdims->AsInts() && static_cast<int64_t>(bdims->AsInts()->size()) == t.rank())
+        map = *bdims->AsInts();
+      else
+        for (int64_t i = 0; i < t.rank(); ++i) map.push_back(rt.rank() - t.rank() + i);
+      KernelParams bp;
+      bp.kernel = "stablehlo.broadcast_in_dim";
+      bp.attrs.push_back(KernelAttr{"broadcast_dimensions", map, {}, "", false, {}});
+      uint32_t exe = mb_->AddExecutable(std::move(bp));
+      uint32_t reg = NewRef();
+      std::vector<uint32_t> dims;
+      for (int64_t d : rt.dims) dims.push_back(ConstI64(d));
+      body_.Op(Opcode::kAlloc);
+      body_.U32(reg);
+      body_.U32(static_cast<uint32_t>(t.element));
+      body_.List(dims);
+      body_.Op(Opcode::kDispatch);
+      body_.U32(exe);
+      body_.List(std::vector<uint32_t>{Ref(v)});
+      body_.List(std::vector<uint32_t>{reg});
+      ins.push_back(reg);
+    }
+    ir::Operation like;  // the equivalent elementwise op, for its attributes
+    like.name = scalar_name;
+    like.attrs = op.attrs;
+    auto result = std::make_unique<ir::Value>();
+    result->type = rt;
+    like.results.push_back(std::move(result));
+    KILN_ASSIGN_OR_RETURN(ScalarInstr in, ScalarInstrForOp(like, params));
+    prog.instrs.push_back(in);
+    prog.results.push_back(static_cast<uint16_t>(params.size()));
+    KernelParams p;
+    p.kernel = "kiln.elementwise";
+    KernelAttr body;
+    body.name = "body";
+    body.has_program = true;
+    body.program = std::move(prog);
+    p.attrs.push_back(std::move(body));
+    uint32_t exe = mb_->AddExecutable(std::move(p));
+    uint32_t out = Define(op.result());
+    KILN_RETURN_IF_ERROR(EmitAlloc(op.result(), out, op));
+    body_.Op(Opcode::kDispatch);
+    body_.U32(exe);
+    body_.List(ins);
+    body_.List(std::vector<uint32_t>{out});
+    return Status::Ok();
+  }
+
   Status LowerOp(const ir::Operation& op, const std::vector<uint32_t>* yield, ir::Location* error_loc) {
     const std::string& n = op.name;
     if (n == "func.return" || n == "stablehlo.return") {
@@ -525,6 +594,7 @@ class FunctionLowering {
     for (const auto& r : op.results)
       if (r->type.is_quantized() && n != "stablehlo.uniform_quantize")
         return Unimplemented(n + " with a quantized result (" + r->type.ToString() + ") is not supported yet");
+    if (n.rfind("chlo.broadcast_", 0) == 0) return LowerChloBroadcast(op);
     // Elementwise ops: a one-instruction scalar program.
     std::string scalar_name = n == "chlo.tan" ? "stablehlo.tan" : n;
     bool same_width_bitcast = n == "stablehlo.bitcast_convert" &&

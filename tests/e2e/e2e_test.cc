@@ -163,6 +163,26 @@ func.func @main(%n: tensor<i64>) -> tensor<i64> {
   EXPECT_EQ(got, 1024);
 }
 
+TEST_P(EndToEnd, ChloBroadcastOps) {
+  const char* src = R"(
+func.func @main(%a: tensor<2x3xf32>, %b: tensor<3xf32>) -> (tensor<2x3xf32>, tensor<2x3xi1>) {
+  %0 = chlo.broadcast_add %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %1 = chlo.broadcast_compare %a, %b {comparison_direction = #chlo<comparison_direction LT>} : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xi1>
+  return %0, %1 : tensor<2x3xf32>, tensor<2x3xi1>
+}
+)";
+  auto bytes = CompileOrDie(src, "chlo_broadcast.mlir");
+  ASSERT_FALSE(bytes.empty());
+  std::vector<float> a = {1, 2, 3, 4, 5, 6}, b = {10, 2, 5};
+  auto results = Run(bytes, "main", {F32Tensor({2, 3}, a), F32Tensor({3}, b)});
+  ASSERT_TRUE(results.ok()) << results.status().message();
+  auto sum = F32Values((*results)[0]);
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_EQ(sum[i], a[i] + b[i % 3]);
+    EXPECT_EQ((*results)[1].data[i], a[i] < b[i % 3] ? 1 : 0);
+  }
+}
+
 TEST_P(EndToEnd, WrongInputShapeIsReported) {
   auto bytes = CompileOrDie(ReadFile(std::string(KILN_SOURCE_DIR) + "/examples/spec_program.mlir"), "spec.mlir");
   auto results = Run(bytes, "main", {F32Tensor({2, 2}, {1, 2, 3, 4})});

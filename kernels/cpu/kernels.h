@@ -1,0 +1,16 @@
+// Internal declarations of the fast CPU kernels (see registry.h).
+#pragma once
+#include "kernels/common/kernel.h"
+
+namespace kiln::cpu {
+
+// stablehlo.dot_general / stablehlo.dot for f32 and f64 (dot_general.cc).
+bool DotGeneralApplies(const KernelParams& params);
+Status DotGeneral(const KernelCall& call);
+Status Dot(const KernelCall& call);
+
+// kiln.elementwise for f32 programs of the supported ops (elementwise.cc).
+bool ElementwiseApplies(const KernelParams& params);
+Status Elementwise(const KernelCall& call);
+
+}  // namespace kiln::cpu

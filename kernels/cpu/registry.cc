@@ -1,0 +1,14 @@
+#include "kernels/cpu/registry.h"
+
+#include "kernels/cpu/kernels.h"
+
+namespace kiln::cpu {
+
+KernelFn FindCpuKernel(const KernelParams& params) {
+  if (params.kernel == "stablehlo.dot_general") return DotGeneralApplies(params) ? &DotGeneral : nullptr;
+  if (params.kernel == "stablehlo.dot") return &Dot;
+  if (params.kernel == "kiln.elementwise") return ElementwiseApplies(params) ? &Elementwise : nullptr;
+  return nullptr;
+}
+
+}  // namespace kiln::cpu
