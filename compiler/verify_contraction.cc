@@ -210,10 +210,9 @@ std::string Convolution(const ir::Operation& op, const Context&) {
     shape[(*os)[i]] = empty ? 0 : (padded - dil_k) / strides[i] + 1;
   }
   KILN_VERIFY_TRY(CheckResultShape(op, rt, shape, "C25"));
-  if (!l.is_quantized() && !r.is_quantized() && !rt.is_quantized() &&
-      (l.element != r.element || l.element != rt.element))
-    return Msg(op, "lhs " + TypeStr(l) + ", rhs " + TypeStr(r) + " and result " + TypeStr(rt) +
-                       " must have the same element type", "C27");
+  // The result may widen (i8 x i8 -> i32), as dot_general's may.
+  if (!l.is_quantized() && !r.is_quantized() && !rt.is_quantized() && l.element != r.element)
+    return Msg(op, "lhs " + TypeStr(l) + " and rhs " + TypeStr(r) + " must have the same element type", "C27");
   if (r.is_quantized() && r.quant->quantized_dimension >= 0 && r.quant->quantized_dimension != *kof)
     return Msg(op, "rhs quantization dimension " + Num(r.quant->quantized_dimension) +
                        " must be the kernel output feature dimension " + Num(*kof), "C29");

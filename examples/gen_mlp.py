@@ -4,9 +4,10 @@ weights are constants drawn with a fixed seed, with @main at batch 1 and
 @main_b64 at batch 64.
 
   gen_mlp.py [OUT.mlir]              writes the program
-  gen_mlp.py --expect INPUT_KIND     prints the expected output of @main for
-                                     the deterministic test input (computed
-                                     here, independently of Kiln)
+  gen_mlp.py --input BATCH           prints the deterministic test input
+  gen_mlp.py --expect BATCH [ROW...] prints the expected output rows for that
+                                     input (computed here, independently of
+                                     Kiln; all rows by default)
 Plain Python, no third-party modules.
 """
 import math
@@ -114,7 +115,9 @@ def main(argv):
         return 0
     if len(argv) >= 2 and argv[1] == "--expect":
         batch = int(argv[2]) if len(argv) > 2 else 1
-        out = forward(test_input(batch), *weights())
+        rows = [int(r) for r in argv[3:]] or list(range(batch))
+        x = test_input(batch)
+        out = forward([x[r] for r in rows], *weights())
         print(" ".join(fmt(v) for r in out for v in r))
         return 0
     path = argv[1] if len(argv) > 1 else "examples/mlp.mlir"

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <thread>
 
+#include "kernels/cpu/registry.h"
 #include "kernels/reference/registry.h"
 
 namespace kiln::hal {
@@ -178,7 +179,10 @@ class CpuDevice final : public Device {
     return Status::Ok();
   }
   StatusOr<std::shared_ptr<Executable>> PrepareExecutable(const KernelParams& params) override {
-    KernelFn fn = ref::FindReferenceKernel(params.kernel);
+    // A fast kernel where one applies (it falls back to the reference kernel
+    // per dispatch for types and shapes it does not handle), else the reference.
+    KernelFn fn = cpu::FindCpuKernel(params);
+    if (!fn) fn = ref::FindReferenceKernel(params.kernel);
     if (!fn) return Unimplemented("the CPU device has no kernel '" + params.kernel + "'");
     return std::shared_ptr<Executable>(std::make_shared<CpuExecutable>(params, fn));
   }

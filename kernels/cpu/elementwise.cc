@@ -1,0 +1,358 @@
+// Fast kiln.elementwise for f32 programs.
+//
+// The program (a typed SSA list of scalar ops) is interpreted block by block:
+// for each block of kBlock elements, every instruction runs as one tight SIMD
+// loop over the block, reading its operands' blocks and writing its own (all
+// in L1). Inputs of the output's shape are read in place; rank-0 inputs and
+// constants are splatted into a block once. No JIT.
+//
+// Supported: params of type f32 or i1 (i1 only as a select predicate), f32
+// results, and the ops add, subtract, multiply, divide, maximum, minimum,
+// negate, abs, sqrt, rsqrt, exponential, log, tanh, logistic, constant,
+// select (i1 predicate) and compare (float comparison; not totalorder).
+// Boolean values are held as 1.0f / 0.0f.
+//
+// add, subtract, multiply, divide, sqrt, negate, abs, maximum, minimum,
+// compare and select give the reference's results exactly (f32 arithmetic is
+// correctly rounded, as is the reference's double arithmetic rounded once to
+// f32); maximum/minimum propagate NaN and order -0 < +0 like the reference.
+// exponential, log, tanh and logistic use hwy/contrib/math (a few ULP), with
+// the special values (NaN, +-inf, 0, negative log arguments, overflow)
+// patched to the reference's results; rsqrt is 1/sqrt (two roundings).
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/cpu/elementwise.cc"
+#include "kernels/cpu/hwy_targets.h"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "hwy/aligned_allocator.h"
+#include "hwy/contrib/math/math-inl.h"
+
+#ifndef KILN_CPU_ELEMENTWISE_SHARED
+#define KILN_CPU_ELEMENTWISE_SHARED
+#include "kernels/cpu/kernels.h"
+#include "kernels/reference/registry.h"
+
+namespace kiln::cpu {
+
+constexpr size_t kBlock = 512;  // elements per interpreted block; a multiple of every lane count
+
+struct ElementwiseProblem {
+  const ScalarProgram* program = nullptr;
+  std::vector<const uint8_t*> inputs;  // per param
+  std::vector<bool> input_is_scalar;   // rank 0, broadcast
+  std::vector<float*> outputs;         // per result
+  size_t n = 0;                        // elements per output
+};
+
+}  // namespace kiln::cpu
+#endif  // KILN_CPU_ELEMENTWISE_SHARED
+
+HWY_BEFORE_NAMESPACE();
+namespace kiln::cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using DF = hn::ScalableTag<float>;
+using VF = hn::Vec<DF>;
+
+template <class F>
+HWY_INLINE void Unary(DF d, const float* HWY_RESTRICT a, float* HWY_RESTRICT dst, size_t count, F f) {
+  const size_t N = hn::Lanes(d);
+  for (size_t i = 0; i < count; i += N) hn::Store(f(hn::LoadU(d, a + i)), d, dst + i);
+}
+
+template <class F>
+HWY_INLINE void Binary(DF d, const float* HWY_RESTRICT a, const float* HWY_RESTRICT b, float* HWY_RESTRICT dst,
+                       size_t count, F f) {
+  const size_t N = hn::Lanes(d);
+  for (size_t i = 0; i < count; i += N) hn::Store(f(hn::LoadU(d, a + i), hn::LoadU(d, b + i)), d, dst + i);
+}
+
+// maximum/minimum as the reference: a NaN operand is the result (lhs first);
+// equal values pick +0 for maximum and -0 for minimum.
+HWY_INLINE VF Max(DF d, VF a, VF b) {
+  const auto a_neg = hn::Lt(hn::BitCast(hn::RebindToSigned<DF>(), a), hn::Zero(hn::RebindToSigned<DF>()));
+  const auto take_a = hn::Or(hn::Gt(a, b), hn::AndNot(hn::RebindMask(d, a_neg), hn::Eq(a, b)));
+  VF r = hn::IfThenElse(take_a, a, b);
+  r = hn::IfThenElse(hn::IsNaN(b), b, r);
+  return hn::IfThenElse(hn::IsNaN(a), a, r);
+}
+HWY_INLINE VF Min(DF d, VF a, VF b) {
+  const auto a_neg = hn::Lt(hn::BitCast(hn::RebindToSigned<DF>(), a), hn::Zero(hn::RebindToSigned<DF>()));
+  const auto take_a = hn::Or(hn::Lt(a, b), hn::And(hn::RebindMask(d, a_neg), hn::Eq(a, b)));
+  VF r = hn::IfThenElse(take_a, a, b);
+  r = hn::IfThenElse(hn::IsNaN(b), b, r);
+  return hn::IfThenElse(hn::IsNaN(a), a, r);
+}
+
+HWY_INLINE VF Exp(DF d, VF x) {
+  const VF inf = hn::Set(d, std::numeric_limits<float>::infinity());
+  VF r = hn::Exp(d, x);
+  // Overflow (the first float whose exp rounds to inf is 88.72283935546875f).
+  r = hn::IfThenElse(hn::Ge(x, hn::Set(d, 88.72283935546875f)), inf, r);
+  r = hn::IfThenZeroElse(hn::Lt(x, hn::Set(d, -104.0f)), r);
+  return hn::IfThenElse(hn::IsNaN(x), x, r);
+}
+
+HWY_INLINE VF Log(DF d, VF x) {
+  const VF inf = hn::Set(d, std::numeric_limits<float>::infinity());
+  VF r = hn::Log(d, x);
+  r = hn::IfThenElse(hn::Eq(x, inf), inf, r);
+  r = hn::IfThenElse(hn::Eq(x, hn::Zero(d)), hn::Neg(inf), r);
+  r = hn::IfThenElse(hn::Lt(x, hn::Zero(d)), hn::Set(d, std::numeric_limits<float>::quiet_NaN()), r);
+  return hn::IfThenElse(hn::IsNaN(x), x, r);
+}
+
+HWY_INLINE VF Tanh(DF d, VF x) {
+  VF r = hn::Tanh(d, x);
+  // tanh rounds to +-1 in f32 beyond |x| = 9.01; the polynomial's range ends.
+  r = hn::IfThenElse(hn::Gt(hn::Abs(x), hn::Set(d, 10.0f)), hn::CopySign(hn::Set(d, 1.0f), x), r);
+  return hn::IfThenElse(hn::IsNaN(x), x, r);
+}
+
+// 1 / (1 + exp(-x)), from e = exp(-|x|) in (0, 1]: x >= 0 gives 1/(1+e),
+// x < 0 gives e/(1+e), so exp never overflows.
+HWY_INLINE VF Logistic(DF d, VF x) {
+  const VF one = hn::Set(d, 1.0f);
+  const VF e = Exp(d, hn::Neg(hn::Abs(x)));
+  const VF den = hn::Add(one, e);
+  VF r = hn::Div(hn::IfThenElse(hn::Lt(x, hn::Zero(d)), e, one), den);
+  return hn::IfThenElse(hn::IsNaN(x), x, r);
+}
+
+VF Compare(DF d, ComparisonDirection dir, VF a, VF b) {
+  const VF one = hn::Set(d, 1.0f);
+  switch (dir) {
+    case ComparisonDirection::kEQ: return hn::IfThenElseZero(hn::Eq(a, b), one);
+    case ComparisonDirection::kNE: return hn::IfThenZeroElse(hn::Eq(a, b), one);
+    case ComparisonDirection::kGE: return hn::IfThenElseZero(hn::Ge(a, b), one);
+    case ComparisonDirection::kGT: return hn::IfThenElseZero(hn::Gt(a, b), one);
+    case ComparisonDirection::kLE: return hn::IfThenElseZero(hn::Le(a, b), one);
+    case ComparisonDirection::kLT: return hn::IfThenElseZero(hn::Lt(a, b), one);
+  }
+  return hn::Zero(d);
+}
+
+void RunElementwiseF32(const ElementwiseProblem& p) {
+  const DF d;
+  const size_t N = hn::Lanes(d);
+  const ScalarProgram& prog = *p.program;
+  const size_t num_params = prog.param_types.size();
+  const size_t num_values = prog.num_values();
+  auto scratch = hwy::AllocateAligned<float>(num_values * kBlock);
+  auto slot = [&](size_t v) { return scratch.get() + v * kBlock; };
+  std::vector<const float*> src(num_values, nullptr);
+
+  // Broadcast params and constants: fill their blocks once.
+  for (size_t v = 0; v < num_params; ++v) {
+    if (!p.input_is_scalar[v]) continue;
+    float value;
+    if (prog.param_types[v] == ElementType::kI1) {
+      value = p.inputs[v][0] != 0 ? 1.0f : 0.0f;
+    } else {
+      std::memcpy(&value, p.inputs[v], sizeof(float));
+    }
+    std::fill(slot(v), slot(v) + kBlock, value);
+    src[v] = slot(v);
+  }
+  for (size_t k = 0; k < prog.instrs.size(); ++k) {
+    const size_t v = num_params + k;
+    src[v] = slot(v);
+    if (prog.instrs[k].op == ScalarOp::kConstant) {
+      const float value = static_cast<float>(prog.instrs[k].constant.re);
+      std::fill(slot(v), slot(v) + kBlock, value);
+    }
+  }
+
+  for (size_t start = 0; start < p.n; start += kBlock) {
+    const size_t count = std::min(kBlock, p.n - start);
+    const size_t padded = (count + N - 1) / N * N;
+    for (size_t v = 0; v < num_params; ++v) {
+      if (p.input_is_scalar[v]) continue;
+      if (prog.param_types[v] == ElementType::kI1) {
+        const uint8_t* in = p.inputs[v] + start;
+        float* dst = slot(v);
+        for (size_t i = 0; i < count; ++i) dst[i] = in[i] != 0 ? 1.0f : 0.0f;
+        std::fill(dst + count, dst + padded, 0.0f);
+        src[v] = dst;
+      } else if (count == kBlock) {
+        src[v] = reinterpret_cast<const float*>(p.inputs[v]) + start;  // read in place
+      } else {
+        float* dst = slot(v);
+        std::memcpy(dst, reinterpret_cast<const float*>(p.inputs[v]) + start, count * sizeof(float));
+        std::fill(dst + count, dst + padded, 0.0f);
+        src[v] = dst;
+      }
+    }
+    for (size_t k = 0; k < prog.instrs.size(); ++k) {
+      const ScalarInstr& in = prog.instrs[k];
+      float* dst = slot(num_params + k);
+      const float* a = in.num_operands > 0 ? src[in.operands[0]] : nullptr;
+      const float* b = in.num_operands > 1 ? src[in.operands[1]] : nullptr;
+      switch (in.op) {
+        case ScalarOp::kConstant: break;
+        case ScalarOp::kAdd: Binary(d, a, b, dst, padded, [](VF x, VF y) { return hn::Add(x, y); }); break;
+        case ScalarOp::kSubtract: Binary(d, a, b, dst, padded, [](VF x, VF y) { return hn::Sub(x, y); }); break;
+        case ScalarOp::kMultiply: Binary(d, a, b, dst, padded, [](VF x, VF y) { return hn::Mul(x, y); }); break;
+        case ScalarOp::kDivide: Binary(d, a, b, dst, padded, [](VF x, VF y) { return hn::Div(x, y); }); break;
+        case ScalarOp::kMaximum: Binary(d, a, b, dst, padded, [d](VF x, VF y) { return Max(d, x, y); }); break;
+        case ScalarOp::kMinimum: Binary(d, a, b, dst, padded, [d](VF x, VF y) { return Min(d, x, y); }); break;
+        case ScalarOp::kNegate: Unary(d, a, dst, padded, [](VF x) { return hn::Neg(x); }); break;
+        case ScalarOp::kAbs: Unary(d, a, dst, padded, [](VF x) { return hn::Abs(x); }); break;
+        case ScalarOp::kSqrt: Unary(d, a, dst, padded, [](VF x) { return hn::Sqrt(x); }); break;
+        case ScalarOp::kRsqrt:
+          Unary(d, a, dst, padded, [d](VF x) { return hn::Div(hn::Set(d, 1.0f), hn::Sqrt(x)); });
+          break;
+        case ScalarOp::kExponential: Unary(d, a, dst, padded, [d](VF x) { return Exp(d, x); }); break;
+        case ScalarOp::kLog: Unary(d, a, dst, padded, [d](VF x) { return Log(d, x); }); break;
+        case ScalarOp::kTanh: Unary(d, a, dst, padded, [d](VF x) { return Tanh(d, x); }); break;
+        case ScalarOp::kLogistic: Unary(d, a, dst, padded, [d](VF x) { return Logistic(d, x); }); break;
+        case ScalarOp::kCompare: {
+          const auto dir = static_cast<ComparisonDirection>(in.attr0);
+          Binary(d, a, b, dst, padded, [d, dir](VF x, VF y) { return Compare(d, dir, x, y); });
+          break;
+        }
+        case ScalarOp::kSelect: {
+          const float* t = src[in.operands[1]];
+          const float* f = src[in.operands[2]];
+          for (size_t i = 0; i < padded; i += N) {
+            const auto pred = hn::Ne(hn::LoadU(d, a + i), hn::Zero(d));
+            hn::Store(hn::IfThenElse(pred, hn::LoadU(d, t + i), hn::LoadU(d, f + i)), d, dst + i);
+          }
+          break;
+        }
+        default: break;  // excluded by ElementwiseApplies
+      }
+    }
+    for (size_t o = 0; o < p.outputs.size(); ++o)
+      std::memcpy(p.outputs[o] + start, src[prog.results[o]], count * sizeof(float));
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace kiln::cpu
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace kiln::cpu {
+
+HWY_EXPORT(RunElementwiseF32);
+
+namespace {
+
+Status RunReference(const KernelCall& call) {
+  KernelFn ref = ref::FindReferenceKernel(call.params.kernel);
+  if (ref == nullptr) return Unimplemented(call.params.kernel + ": no reference kernel");
+  return ref(call);
+}
+
+bool IsF32(ElementType t) { return t == ElementType::kF32; }
+
+// Whether this program is one the vector interpreter runs (see the top).
+bool Supported(const ScalarProgram& prog) {
+  const size_t num_params = prog.param_types.size();
+  for (ElementType t : prog.param_types)
+    if (!IsF32(t) && t != ElementType::kI1) return false;
+  if (prog.results.empty()) return false;
+  for (uint16_t r : prog.results)
+    if (r >= prog.num_values() || !IsF32(prog.ValueType(r))) return false;
+  for (size_t k = 0; k < prog.instrs.size(); ++k) {
+    const ScalarInstr& in = prog.instrs[k];
+    const int arity = ScalarOpArity(in.op);
+    if (arity < 0 || in.num_operands != arity) return false;
+    for (int o = 0; o < arity; ++o)
+      if (in.operands[o] >= num_params + k) return false;  // defined before use
+    auto type_of = [&](int o) { return prog.ValueType(in.operands[o]); };
+    switch (in.op) {
+      case ScalarOp::kConstant:
+      case ScalarOp::kAdd:
+      case ScalarOp::kSubtract:
+      case ScalarOp::kMultiply:
+      case ScalarOp::kDivide:
+      case ScalarOp::kMaximum:
+      case ScalarOp::kMinimum:
+      case ScalarOp::kNegate:
+      case ScalarOp::kAbs:
+      case ScalarOp::kSqrt:
+      case ScalarOp::kRsqrt:
+      case ScalarOp::kExponential:
+      case ScalarOp::kLog:
+      case ScalarOp::kTanh:
+      case ScalarOp::kLogistic:
+        if (!IsF32(in.type)) return false;
+        for (int o = 0; o < arity; ++o)
+          if (!IsF32(type_of(o))) return false;
+        break;
+      case ScalarOp::kCompare: {
+        if (in.type != ElementType::kI1 || !IsF32(type_of(0)) || !IsF32(type_of(1))) return false;
+        const auto ct = static_cast<ComparisonType>(in.attr1);
+        if (ct != ComparisonType::kNotype && ct != ComparisonType::kFloat) return false;
+        if (in.attr0 < 0 || in.attr0 > static_cast<int64_t>(ComparisonDirection::kLT)) return false;
+        break;
+      }
+      case ScalarOp::kSelect:
+        if (!IsF32(in.type) || type_of(0) != ElementType::kI1 || !IsF32(type_of(1)) || !IsF32(type_of(2)))
+          return false;
+        break;
+      default: return false;
+    }
+  }
+  return true;
+}
+
+bool SameDims(std::span<const int64_t> a, std::span<const int64_t> b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end());
+}
+
+bool StorageOk(const TensorRef& t) {
+  for (int64_t d : t.dims)
+    if (d < 0) return false;
+  const int64_t n = t.NumElements();
+  if (n > 0 && t.data == nullptr) return false;
+  return static_cast<uint64_t>(n) * StorageBytes(t.type) <= t.byte_size;
+}
+
+}  // namespace
+
+bool ElementwiseApplies(const KernelParams& params) {
+  const ScalarProgram* prog = params.Program("body");
+  return prog != nullptr && Supported(*prog);
+}
+
+Status Elementwise(const KernelCall& call) {
+  const ScalarProgram* prog = call.params.Program("body");
+  if (prog == nullptr || !Supported(*prog)) return RunReference(call);
+  if (call.inputs.size() != prog->param_types.size() || call.outputs.size() != prog->results.size())
+    return RunReference(call);
+  const TensorRef& out0 = call.outputs[0];
+  ElementwiseProblem p;
+  p.program = prog;
+  for (size_t o = 0; o < call.outputs.size(); ++o) {
+    const TensorRef& out = call.outputs[o];
+    if (!IsF32(out.type) || !StorageOk(out) || !SameDims(out.dims, out0.dims)) return RunReference(call);
+    p.outputs.push_back(reinterpret_cast<float*>(out.data));
+  }
+  for (size_t i = 0; i < call.inputs.size(); ++i) {
+    const TensorRef& in = call.inputs[i];
+    if (in.type != prog->param_types[i] || !StorageOk(in)) return RunReference(call);
+    const bool scalar = !SameDims(in.dims, out0.dims);
+    if (scalar && in.rank() != 0) return RunReference(call);
+    p.inputs.push_back(in.data);
+    p.input_is_scalar.push_back(scalar);
+  }
+  p.n = static_cast<size_t>(out0.NumElements());
+  if (p.n == 0) return Status::Ok();
+  // Each block's inputs are read before its outputs are written, so an
+  // output may share its buffer with an input of the same shape.
+  HWY_DYNAMIC_DISPATCH(RunElementwiseF32)(p);
+  return Status::Ok();
+}
+
+}  // namespace kiln::cpu
+#endif  // HWY_ONCE

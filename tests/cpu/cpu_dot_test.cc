@@ -1,0 +1,265 @@
+// The fast CPU dot_general / dot (kernels/cpu) against the reference kernel:
+// random inputs, odd sizes, batch and contracting dims in unusual positions,
+// zero-sized dims, NaNs and infinities, and the fallbacks to the reference.
+// The fast kernel accumulates in the element type, the reference in double,
+// so results are compared with a tolerance scaled by K * eps * sum|a*b|
+// (computed by running the reference on |lhs| and |rhs|).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/cpu/registry.h"
+#include "kernels/reference/registry.h"
+
+namespace kiln::cpu {
+namespace {
+
+struct Tensor {
+  ElementType type = ElementType::kF32;
+  std::vector<int64_t> dims;
+  std::vector<uint8_t> bytes;
+  TensorRef ref() { return {type, dims, bytes.data(), bytes.size()}; }
+  int64_t count() const {
+    int64_t n = 1;
+    for (int64_t d : dims) n *= d;
+    return n;
+  }
+  double Get(int64_t i) const {
+    if (type == ElementType::kF64) {
+      double v;
+      std::memcpy(&v, bytes.data() + i * 8, 8);
+      return v;
+    }
+    float v;
+    std::memcpy(&v, bytes.data() + i * 4, 4);
+    return v;
+  }
+  void Set(int64_t i, double v) {
+    if (type == ElementType::kF64) {
+      std::memcpy(bytes.data() + i * 8, &v, 8);
+    } else {
+      float f = static_cast<float>(v);
+      std::memcpy(bytes.data() + i * 4, &f, 4);
+    }
+  }
+};
+
+Tensor Make(ElementType t, std::vector<int64_t> dims, double fill = 0) {
+  Tensor x{t, std::move(dims), {}};
+  x.bytes.assign(static_cast<size_t>(x.count()) * StorageBytes(t), 0);
+  for (int64_t i = 0; i < x.count(); ++i) x.Set(i, fill);
+  return x;
+}
+
+Tensor Random(ElementType t, std::vector<int64_t> dims, std::mt19937& rng) {
+  Tensor x = Make(t, std::move(dims));
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (int64_t i = 0; i < x.count(); ++i) x.Set(i, u(rng));
+  return x;
+}
+
+Tensor Abs(const Tensor& x) {
+  Tensor y = x;
+  for (int64_t i = 0; i < y.count(); ++i) y.Set(i, std::fabs(x.Get(i)));
+  return y;
+}
+
+KernelAttr Ints(std::string name, std::vector<int64_t> v) {
+  KernelAttr a;
+  a.name = std::move(name);
+  a.ints = std::move(v);
+  return a;
+}
+
+KernelParams DotGeneral(std::vector<int64_t> lb, std::vector<int64_t> rb, std::vector<int64_t> lc,
+                        std::vector<int64_t> rc) {
+  KernelParams p;
+  p.kernel = "stablehlo.dot_general";
+  if (!lb.empty()) p.attrs.push_back(Ints("lhs_batching_dimensions", lb));
+  if (!rb.empty()) p.attrs.push_back(Ints("rhs_batching_dimensions", rb));
+  p.attrs.push_back(Ints("lhs_contracting_dimensions", lc));
+  p.attrs.push_back(Ints("rhs_contracting_dimensions", rc));
+  return p;
+}
+
+Status Run(KernelFn fn, const KernelParams& p, Tensor& lhs, Tensor& rhs, Tensor& out) {
+  TensorRef in[2] = {lhs.ref(), rhs.ref()};
+  TensorRef o[1] = {out.ref()};
+  return fn(KernelCall{p, in, o});
+}
+
+// Runs the fast kernel and the reference and compares. `k` is the
+// contraction length (for the tolerance).
+void Check(const KernelParams& p, Tensor lhs, Tensor rhs, std::vector<int64_t> out_dims, int64_t k) {
+  SCOPED_TRACE(p.kernel);
+  KernelFn fast = FindCpuKernel(p);
+  ASSERT_NE(fast, nullptr);
+  KernelFn ref = ref::FindReferenceKernel(p.kernel);
+  ASSERT_NE(ref, nullptr);
+  // Garbage in the fast output: every element must be written.
+  Tensor got = Make(lhs.type, out_dims, 12345.0);
+  Tensor want = Make(lhs.type, out_dims);
+  Tensor mag = Make(lhs.type, out_dims);
+  ASSERT_TRUE(Run(fast, p, lhs, rhs, got).ok());
+  ASSERT_TRUE(Run(ref, p, lhs, rhs, want).ok());
+  Tensor alhs = Abs(lhs), arhs = Abs(rhs);
+  ASSERT_TRUE(Run(ref, p, alhs, arhs, mag).ok());
+  const double eps = lhs.type == ElementType::kF64 ? 0x1p-52 : 0x1p-23;
+  int bad = 0;
+  for (int64_t i = 0; i < want.count() && bad < 10; ++i) {
+    const double w = want.Get(i), g = got.Get(i);
+    if (std::isnan(w) || std::isinf(w)) {
+      const bool same = std::isnan(w) ? std::isnan(g) : g == w;
+      EXPECT_TRUE(same) << "element " << i << ": got " << g << ", want " << w;
+      bad += !same;
+      continue;
+    }
+    const double tol = static_cast<double>(k + 2) * eps * mag.Get(i) + 1e-300;
+    const bool ok = std::fabs(g - w) <= tol;
+    EXPECT_TRUE(ok) << "element " << i << ": got " << g << ", want " << w << " (tol " << tol << ")";
+    bad += !ok;
+  }
+}
+
+struct Shape {
+  int64_t m, k, n;
+};
+
+TEST(CpuDotGeneral, PlainMatmulOddSizes) {
+  std::mt19937 rng(1);
+  const Shape shapes[] = {{1, 1, 1},    {1, 3, 1},     {3, 17, 5},   {17, 1, 63},  {63, 65, 130}, {65, 63, 17},
+                          {130, 3, 65}, {7, 300, 33},  {129, 513, 9}, {5, 3, 1100}, {2, 130, 1}, {1, 64, 200}};
+  for (const Shape& s : shapes) {
+    SCOPED_TRACE(std::to_string(s.m) + "x" + std::to_string(s.k) + "x" + std::to_string(s.n));
+    Check(DotGeneral({}, {}, {1}, {0}), Random(ElementType::kF32, {s.m, s.k}, rng),
+          Random(ElementType::kF32, {s.k, s.n}, rng), {s.m, s.n}, s.k);
+  }
+}
+
+TEST(CpuDotGeneral, TransposedOperands) {
+  std::mt19937 rng(2);
+  // lhs [k, m] (contracting first), rhs [n, k] (contracting last).
+  Check(DotGeneral({}, {}, {0}, {1}), Random(ElementType::kF32, {65, 17}, rng),
+        Random(ElementType::kF32, {63, 65}, rng), {17, 63}, 65);
+  Check(DotGeneral({}, {}, {0}, {0}), Random(ElementType::kF32, {130, 3}, rng),
+        Random(ElementType::kF32, {130, 33}, rng), {3, 33}, 130);
+}
+
+TEST(CpuDotGeneral, BatchAndContractingDimsAnywhere) {
+  std::mt19937 rng(3);
+  // lhs [k=17, b=3, m=5], rhs [n=9, b=3, k=17]: result [3, 5, 9].
+  Check(DotGeneral({1}, {1}, {0}, {2}), Random(ElementType::kF32, {17, 3, 5}, rng),
+        Random(ElementType::kF32, {9, 3, 17}, rng), {3, 5, 9}, 17);
+  // Two contracting dims in opposite orders: lhs [k1=4, m=7, k2=6], rhs [k2=6, n=11, k1=4].
+  Check(DotGeneral({}, {}, {0, 2}, {2, 0}), Random(ElementType::kF32, {4, 7, 6}, rng),
+        Random(ElementType::kF32, {6, 11, 4}, rng), {7, 11}, 24);
+  // Two batch dims, swapped in rhs, and two free dims on each side:
+  // lhs [b0=2, m0=3, k=13, b1=3, m1=2], rhs [b1=3, n0=5, k=13, b0=2, n1=1].
+  Check(DotGeneral({0, 3}, {3, 0}, {2}, {2}), Random(ElementType::kF32, {2, 3, 13, 3, 2}, rng),
+        Random(ElementType::kF32, {3, 5, 13, 2, 1}, rng), {2, 3, 3, 2, 5, 1}, 13);
+  // Batched matmul, larger: [b=4, m=33, k=257] x [b=4, k=257, n=65].
+  Check(DotGeneral({0}, {0}, {2}, {1}), Random(ElementType::kF32, {4, 33, 257}, rng),
+        Random(ElementType::kF32, {4, 257, 65}, rng), {4, 33, 65}, 257);
+  // No free dims at all (batched dot product): [b=6, k=70] x [b=6, k=70].
+  Check(DotGeneral({0}, {0}, {1}, {1}), Random(ElementType::kF32, {6, 70}, rng),
+        Random(ElementType::kF32, {6, 70}, rng), {6}, 70);
+  // Outer product (no contracting dims).
+  Check(DotGeneral({}, {}, {}, {}), Random(ElementType::kF32, {17}, rng), Random(ElementType::kF32, {19}, rng),
+        {17, 19}, 1);
+}
+
+TEST(CpuDotGeneral, ZeroSizedDims) {
+  std::mt19937 rng(4);
+  // k = 0: the result is all zeros (the fast output starts as garbage).
+  Check(DotGeneral({}, {}, {1}, {0}), Make(ElementType::kF32, {5, 0}), Make(ElementType::kF32, {0, 7}), {5, 7}, 0);
+  Check(DotGeneral({0}, {0}, {2}, {1}), Make(ElementType::kF32, {3, 4, 0}), Make(ElementType::kF32, {3, 0, 2}),
+        {3, 4, 2}, 0);
+  // Empty results.
+  Check(DotGeneral({}, {}, {1}, {0}), Make(ElementType::kF32, {0, 5}), Random(ElementType::kF32, {5, 7}, rng),
+        {0, 7}, 5);
+  Check(DotGeneral({}, {}, {1}, {0}), Random(ElementType::kF32, {3, 5}, rng), Make(ElementType::kF32, {5, 0}),
+        {3, 0}, 5);
+  Check(DotGeneral({0}, {0}, {2}, {1}), Make(ElementType::kF32, {0, 4, 5}), Make(ElementType::kF32, {0, 5, 2}),
+        {0, 4, 2}, 5);
+}
+
+TEST(CpuDotGeneral, NaNsAndInfinities) {
+  std::mt19937 rng(5);
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Tensor lhs = Random(ElementType::kF32, {17, 63}, rng);
+  Tensor rhs = Random(ElementType::kF32, {63, 65}, rng);
+  lhs.Set(0 * 63 + 5, nan);    // row 0 -> NaN everywhere
+  lhs.Set(3 * 63 + 7, inf);    // row 3 -> +-inf (or NaN where rhs[7][j] is 0)
+  lhs.Set(4 * 63 + 1, inf);    // row 4: inf and -inf may meet -> NaN
+  lhs.Set(4 * 63 + 2, -inf);
+  rhs.Set(9 * 65 + 10, nan);   // column 10 -> NaN
+  rhs.Set(7 * 65 + 20, 0.0);   // inf * 0 -> NaN at [3][20]
+  rhs.Set(11 * 65 + 30, -inf); // column 30 -> +-inf
+  Check(DotGeneral({}, {}, {1}, {0}), lhs, rhs, {17, 65}, 63);
+}
+
+TEST(CpuDotGeneral, F64) {
+  std::mt19937 rng(6);
+  Check(DotGeneral({}, {}, {1}, {0}), Random(ElementType::kF64, {63, 65}, rng),
+        Random(ElementType::kF64, {65, 130}, rng), {63, 130}, 65);
+  Check(DotGeneral({1}, {0}, {0}, {2}), Random(ElementType::kF64, {17, 3, 5}, rng),
+        Random(ElementType::kF64, {3, 9, 17}, rng), {3, 5, 9}, 17);
+}
+
+TEST(CpuDot, LegacyDot) {
+  std::mt19937 rng(7);
+  KernelParams p;
+  p.kernel = "stablehlo.dot";
+  Check(p, Random(ElementType::kF32, {17, 65}, rng), Random(ElementType::kF32, {65, 3}, rng), {17, 3}, 65);
+  Check(p, Random(ElementType::kF32, {17, 65}, rng), Random(ElementType::kF32, {65}, rng), {17}, 65);
+  Check(p, Random(ElementType::kF32, {130}, rng), Random(ElementType::kF32, {130}, rng), {}, 130);
+}
+
+TEST(CpuDotGeneral, FallsBackToReference) {
+  KernelParams p = DotGeneral({}, {}, {1}, {0});
+  KernelFn fast = FindCpuKernel(p);
+  ASSERT_NE(fast, nullptr);
+  // i32 operands: the reference's exact integer results.
+  Tensor lhs{ElementType::kI32, {2, 3}, std::vector<uint8_t>(24)};
+  Tensor rhs{ElementType::kI32, {3, 2}, std::vector<uint8_t>(24)};
+  Tensor out{ElementType::kI32, {2, 2}, std::vector<uint8_t>(16)};
+  const int32_t a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {7, 8, 9, 10, 11, 12};
+  std::memcpy(lhs.bytes.data(), a, 24);
+  std::memcpy(rhs.bytes.data(), b, 24);
+  ASSERT_TRUE(Run(fast, p, lhs, rhs, out).ok());
+  int32_t c[4];
+  std::memcpy(c, out.bytes.data(), 16);
+  EXPECT_EQ(c[0], 58);
+  EXPECT_EQ(c[1], 64);
+  EXPECT_EQ(c[2], 139);
+  EXPECT_EQ(c[3], 154);
+  // Mismatched contracting sizes: the reference's error.
+  Tensor l2 = Make(ElementType::kF32, {2, 3}), r2 = Make(ElementType::kF32, {4, 2}), o2 = Make(ElementType::kF32, {2, 2});
+  Status s = Run(fast, p, l2, r2, o2);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("contracting dimension sizes differ"), std::string::npos) << s.message();
+  // A result of the wrong shape.
+  Tensor o3 = Make(ElementType::kF32, {2, 3});
+  Tensor r3 = Make(ElementType::kF32, {3, 2});
+  EXPECT_FALSE(Run(fast, p, l2, r3, o3).ok());
+  // Mixed element types (f32 operands, f64 result) go to the reference.
+  Tensor o4 = Make(ElementType::kF64, {2, 2});
+  EXPECT_TRUE(Run(fast, p, l2, r3, o4).ok());
+}
+
+TEST(CpuRegistry, FindsOnlyWhatApplies) {
+  EXPECT_NE(FindCpuKernel(DotGeneral({}, {}, {1}, {0})), nullptr);
+  EXPECT_EQ(FindCpuKernel(DotGeneral({0}, {}, {1}, {0})), nullptr);  // batch counts differ
+  KernelParams t;
+  t.kernel = "stablehlo.transpose";
+  EXPECT_EQ(FindCpuKernel(t), nullptr);
+}
+
+}  // namespace
+}  // namespace kiln::cpu
