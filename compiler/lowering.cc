@@ -301,6 +301,13 @@ class FunctionLowering {
       return Status::Ok();
     }
     if (name.rfind("check.", 0) == 0) return InvalidArgument("unknown check target @" + name);
+    // Sharding annotations that JAX exports: on one device they are the
+    // identity.
+    if ((name == "Sharding" || name == "SPMDFullToShardShape" || name == "SPMDShardToFullShape") &&
+        op.operands.size() == 1 && op.results.size() == 1 && op.operands[0]->type == op.result()->type) {
+      ref_of_[op.result()] = Ref(op.operands[0]);
+      return Status::Ok();
+    }
     return Unimplemented("stablehlo.custom_call @" + name + " is not supported");
   }
 

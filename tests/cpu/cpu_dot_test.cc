@@ -87,7 +87,7 @@ KernelParams DotGeneral(std::vector<int64_t> lb, std::vector<int64_t> rb, std::v
   return p;
 }
 
-Status Run(KernelFn fn, const KernelParams& p, Tensor& lhs, Tensor& rhs, Tensor& out) {
+Status RunKernel(KernelFn fn, const KernelParams& p, Tensor& lhs, Tensor& rhs, Tensor& out) {
   TensorRef in[2] = {lhs.ref(), rhs.ref()};
   TensorRef o[1] = {out.ref()};
   return fn(KernelCall{p, in, o});
@@ -105,10 +105,10 @@ void Check(const KernelParams& p, Tensor lhs, Tensor rhs, std::vector<int64_t> o
   Tensor got = Make(lhs.type, out_dims, 12345.0);
   Tensor want = Make(lhs.type, out_dims);
   Tensor mag = Make(lhs.type, out_dims);
-  ASSERT_TRUE(Run(fast, p, lhs, rhs, got).ok());
-  ASSERT_TRUE(Run(ref, p, lhs, rhs, want).ok());
+  ASSERT_TRUE(RunKernel(fast, p, lhs, rhs, got).ok());
+  ASSERT_TRUE(RunKernel(ref, p, lhs, rhs, want).ok());
   Tensor alhs = Abs(lhs), arhs = Abs(rhs);
-  ASSERT_TRUE(Run(ref, p, alhs, arhs, mag).ok());
+  ASSERT_TRUE(RunKernel(ref, p, alhs, arhs, mag).ok());
   const double eps = lhs.type == ElementType::kF64 ? 0x1p-52 : 0x1p-23;
   int bad = 0;
   for (int64_t i = 0; i < want.count() && bad < 10; ++i) {
@@ -226,13 +226,13 @@ TEST(CpuDotGeneral, FallsBackToReference) {
   KernelFn fast = FindCpuKernel(p);
   ASSERT_NE(fast, nullptr);
   // i32 operands: the reference's exact integer results.
-  Tensor lhs{ElementType::kI32, {2, 3}, std::vector<uint8_t>(24)};
-  Tensor rhs{ElementType::kI32, {3, 2}, std::vector<uint8_t>(24)};
-  Tensor out{ElementType::kI32, {2, 2}, std::vector<uint8_t>(16)};
+  Tensor lhs{ElementType::kSI32, {2, 3}, std::vector<uint8_t>(24)};
+  Tensor rhs{ElementType::kSI32, {3, 2}, std::vector<uint8_t>(24)};
+  Tensor out{ElementType::kSI32, {2, 2}, std::vector<uint8_t>(16)};
   const int32_t a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {7, 8, 9, 10, 11, 12};
   std::memcpy(lhs.bytes.data(), a, 24);
   std::memcpy(rhs.bytes.data(), b, 24);
-  ASSERT_TRUE(Run(fast, p, lhs, rhs, out).ok());
+  ASSERT_TRUE(RunKernel(fast, p, lhs, rhs, out).ok());
   int32_t c[4];
   std::memcpy(c, out.bytes.data(), 16);
   EXPECT_EQ(c[0], 58);
@@ -241,16 +241,16 @@ TEST(CpuDotGeneral, FallsBackToReference) {
   EXPECT_EQ(c[3], 154);
   // Mismatched contracting sizes: the reference's error.
   Tensor l2 = Make(ElementType::kF32, {2, 3}), r2 = Make(ElementType::kF32, {4, 2}), o2 = Make(ElementType::kF32, {2, 2});
-  Status s = Run(fast, p, l2, r2, o2);
+  Status s = RunKernel(fast, p, l2, r2, o2);
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message().find("contracting dimension sizes differ"), std::string::npos) << s.message();
   // A result of the wrong shape.
   Tensor o3 = Make(ElementType::kF32, {2, 3});
   Tensor r3 = Make(ElementType::kF32, {3, 2});
-  EXPECT_FALSE(Run(fast, p, l2, r3, o3).ok());
+  EXPECT_FALSE(RunKernel(fast, p, l2, r3, o3).ok());
   // Mixed element types (f32 operands, f64 result) go to the reference.
   Tensor o4 = Make(ElementType::kF64, {2, 2});
-  EXPECT_TRUE(Run(fast, p, l2, r3, o4).ok());
+  EXPECT_TRUE(RunKernel(fast, p, l2, r3, o4).ok());
 }
 
 TEST(CpuRegistry, FindsOnlyWhatApplies) {

@@ -59,6 +59,9 @@ def main():
     ap.add_argument("--conformance", required=True)
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
+    args.out = os.path.abspath(args.out)
+    if os.sep in args.kiln_compile:
+        args.kiln_compile = os.path.abspath(args.kiln_compile)
 
     dirs = {k: os.path.join(args.out, k) for k in ("parser", "module_loader", "input")}
     for d in dirs.values():

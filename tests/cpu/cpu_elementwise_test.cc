@@ -1,0 +1,353 @@
+// The fast CPU kiln.elementwise (kernels/cpu) against the reference kernel:
+// every supported op on random values and special values (NaN, +-inf, +-0,
+// subnormals, overflow and underflow edges), odd sizes around the SIMD width
+// and the interpreter's block size, rank-0 broadcast, i1 predicates, several
+// outputs, and the fallbacks. add/sub/mul/div/sqrt/neg/abs/max/min/compare/
+// select must match exactly; exp/log/tanh/logistic/rsqrt within a few ULP;
+// NaN and infinity results exactly (NaN payloads are not compared).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/cpu/registry.h"
+#include "kernels/reference/registry.h"
+
+namespace kiln::cpu {
+namespace {
+
+constexpr float kInf = std::numeric_limits<float>::infinity();
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr ElementType F32 = ElementType::kF32;
+constexpr ElementType I1 = ElementType::kI1;
+
+struct Tensor {
+  ElementType type = F32;
+  std::vector<int64_t> dims;
+  std::vector<uint8_t> bytes;
+  TensorRef ref() { return {type, dims, bytes.data(), bytes.size()}; }
+  std::vector<float> floats() const {
+    std::vector<float> v(bytes.size() / 4);
+    if (!v.empty()) std::memcpy(v.data(), bytes.data(), bytes.size());
+    return v;
+  }
+};
+
+Tensor F(std::vector<int64_t> dims, const std::vector<float>& v) {
+  Tensor t{F32, std::move(dims), std::vector<uint8_t>(v.size() * 4)};
+  if (!v.empty()) std::memcpy(t.bytes.data(), v.data(), v.size() * 4);
+  return t;
+}
+Tensor B(std::vector<int64_t> dims, const std::vector<uint8_t>& v) { return Tensor{I1, std::move(dims), v}; }
+
+int64_t Count(const std::vector<int64_t>& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  return n;
+}
+
+// Special values first, then random values of every magnitude (random bit
+// patterns) and moderate values, so every size sees both.
+std::vector<float> Values(int64_t n, std::mt19937& rng) {
+  static const float specials[] = {0.0f,   -0.0f, 1.0f,  -1.0f, kInf,  -kInf, kNaN, -kNaN,
+                                   1e-40f, -1e-40f, 3.4e38f, -3.4e38f, 88.7f, 88.73f, -87.4f, -103.9f,
+                                   -104.5f, 0.5f,  2.0f,  9.1f,  -9.1f, 20.0f, -20.0f, 1e-20f};
+  std::vector<float> v(static_cast<size_t>(n));
+  std::uniform_real_distribution<float> u(-10.0f, 10.0f);
+  std::uniform_int_distribution<uint32_t> bits;
+  for (int64_t i = 0; i < n; ++i) {
+    if (i < static_cast<int64_t>(std::size(specials))) {
+      v[i] = specials[i];
+    } else if (i % 3 == 0) {
+      uint32_t b = bits(rng);
+      std::memcpy(&v[i], &b, 4);
+    } else {
+      v[i] = u(rng);
+    }
+  }
+  std::shuffle(v.begin(), v.end(), rng);
+  return v;
+}
+
+ScalarInstr Instr(ScalarOp op, ElementType t, std::vector<uint16_t> operands, int64_t attr0 = 0) {
+  ScalarInstr i;
+  i.op = op;
+  i.type = t;
+  i.num_operands = static_cast<uint8_t>(operands.size());
+  for (size_t k = 0; k < operands.size(); ++k) i.operands[k] = operands[k];
+  i.attr0 = attr0;
+  return i;
+}
+
+ScalarInstr Constant(float v) {
+  ScalarInstr i;
+  i.op = ScalarOp::kConstant;
+  i.type = F32;
+  i.constant.re = v;
+  return i;
+}
+
+KernelParams Params(ScalarProgram program) {
+  KernelParams p;
+  p.kernel = "kiln.elementwise";
+  KernelAttr a;
+  a.name = "body";
+  a.has_program = true;
+  a.program = std::move(program);
+  p.attrs.push_back(std::move(a));
+  return p;
+}
+
+// Distance in units in the last place (ordered integer representation).
+int64_t UlpDistance(float a, float b) {
+  auto key = [](float x) {
+    int32_t i;
+    std::memcpy(&i, &x, 4);
+    return i < 0 ? -static_cast<int64_t>(i & 0x7fffffff) : static_cast<int64_t>(i);
+  };
+  return std::llabs(key(a) - key(b));
+}
+
+// Runs both kernels; returns the largest ULP distance seen (NaN and infinity
+// results must agree exactly).
+int64_t Compare(const KernelParams& p, std::vector<Tensor> ins, std::vector<int64_t> out_dims, size_t num_outputs = 1) {
+  KernelFn fast = FindCpuKernel(p);
+  EXPECT_NE(fast, nullptr);
+  if (!fast) return 1 << 30;
+  KernelFn ref = ref::FindReferenceKernel(p.kernel);
+  std::vector<Tensor> got, want;
+  for (size_t o = 0; o < num_outputs; ++o) {
+    got.push_back(F(out_dims, std::vector<float>(Count(out_dims), 777.0f)));
+    want.push_back(F(out_dims, std::vector<float>(Count(out_dims), 0.0f)));
+  }
+  std::vector<TensorRef> in_refs, got_refs, want_refs;
+  for (auto& t : ins) in_refs.push_back(t.ref());
+  for (auto& t : got) got_refs.push_back(t.ref());
+  for (auto& t : want) want_refs.push_back(t.ref());
+  Status sf = fast(KernelCall{p, in_refs, got_refs});
+  Status sr = ref(KernelCall{p, in_refs, want_refs});
+  EXPECT_TRUE(sr.ok()) << sr.message();
+  EXPECT_TRUE(sf.ok()) << sf.message();
+  int64_t worst = 0;
+  int bad = 0;
+  for (size_t o = 0; o < num_outputs; ++o) {
+    auto g = got[o].floats(), w = want[o].floats();
+    for (size_t i = 0; i < w.size() && bad < 10; ++i) {
+      if (std::isnan(w[i]) || std::isnan(g[i]) || std::isinf(w[i]) || std::isinf(g[i])) {
+        const bool same = std::isnan(w[i]) ? std::isnan(g[i]) : g[i] == w[i];
+        if (!same) {
+          ++bad;
+          std::vector<float> x;
+          ADD_FAILURE() << "output " << o << " element " << i << ": got " << g[i] << ", want " << w[i]
+                        << " (input 0: " << (ins[0].type == F32 && ins[0].dims == out_dims ? ins[0].floats()[i] : 0.0f)
+                        << ")";
+        }
+        continue;
+      }
+      const int64_t u = UlpDistance(g[i], w[i]);
+      if (u > worst) worst = u;
+    }
+  }
+  return worst;
+}
+
+ScalarProgram Unary(ScalarOp op) {
+  ScalarProgram prog;
+  prog.param_types = {F32};
+  prog.instrs = {Instr(op, F32, {0})};
+  prog.results = {1};
+  return prog;
+}
+
+ScalarProgram Binary(ScalarOp op) {
+  ScalarProgram prog;
+  prog.param_types = {F32, F32};
+  prog.instrs = {Instr(op, F32, {0, 1})};
+  prog.results = {2};
+  return prog;
+}
+
+const int64_t kSizes[] = {1, 3, 17, 63, 65, 130, 511, 512, 513, 1500};
+
+TEST(CpuElementwise, ExactBinaryOps) {
+  std::mt19937 rng(1);
+  for (ScalarOp op : {ScalarOp::kAdd, ScalarOp::kSubtract, ScalarOp::kMultiply, ScalarOp::kDivide,
+                      ScalarOp::kMaximum, ScalarOp::kMinimum}) {
+    SCOPED_TRACE(std::string(ScalarOpName(op)));
+    for (int64_t n : kSizes) {
+      SCOPED_TRACE(n);
+      auto a = Values(n, rng), b = Values(n, rng);
+      // Equal pairs, including +0/-0 and NaN against NaN.
+      for (int64_t i = 0; i + 1 < n; i += 7) b[i] = a[i];
+      if (n > 4) a[1] = 0.0f, b[1] = -0.0f, a[2] = -0.0f, b[2] = 0.0f, a[3] = kNaN, b[4] = kNaN;
+      EXPECT_EQ(Compare(Params(Binary(op)), {F({n}, a), F({n}, b)}, {n}), 0);
+    }
+  }
+}
+
+TEST(CpuElementwise, MaximumMinimumSignedZerosAndNaN) {
+  // The reference picks +0 for max(-0, +0) and -0 for min; NaN wins.
+  std::vector<float> a = {0.0f, -0.0f, kNaN, 1.0f, kNaN, -kInf};
+  std::vector<float> b = {-0.0f, 0.0f, 1.0f, kNaN, kNaN, kNaN};
+  for (ScalarOp op : {ScalarOp::kMaximum, ScalarOp::kMinimum}) {
+    KernelParams p = Params(Binary(op));
+    Tensor x = F({6}, a), y = F({6}, b), out = F({6}, std::vector<float>(6));
+    TensorRef in[2] = {x.ref(), y.ref()};
+    TensorRef o[1] = {out.ref()};
+    ASSERT_TRUE(FindCpuKernel(p)(KernelCall{p, in, o}).ok());
+    auto r = out.floats();
+    const bool is_max = op == ScalarOp::kMaximum;
+    EXPECT_EQ(std::signbit(r[0]), !is_max);
+    EXPECT_EQ(std::signbit(r[1]), !is_max);
+    for (int i = 2; i < 6; ++i) EXPECT_TRUE(std::isnan(r[i])) << i;
+  }
+}
+
+TEST(CpuElementwise, ExactUnaryOps) {
+  std::mt19937 rng(2);
+  for (ScalarOp op : {ScalarOp::kNegate, ScalarOp::kAbs, ScalarOp::kSqrt}) {
+    SCOPED_TRACE(std::string(ScalarOpName(op)));
+    for (int64_t n : kSizes) EXPECT_EQ(Compare(Params(Unary(op)), {F({n}, Values(n, rng))}, {n}), 0);
+  }
+}
+
+TEST(CpuElementwise, TranscendentalsWithinUlps) {
+  std::mt19937 rng(3);
+  struct Case {
+    ScalarOp op;
+    int64_t max_ulp;
+  };
+  for (Case c : {Case{ScalarOp::kExponential, 2}, Case{ScalarOp::kLog, 2}, Case{ScalarOp::kTanh, 4},
+                 Case{ScalarOp::kLogistic, 4}, Case{ScalarOp::kRsqrt, 2}}) {
+    SCOPED_TRACE(std::string(ScalarOpName(c.op)));
+    int64_t worst = 0;
+    for (int64_t n : kSizes) worst = std::max(worst, Compare(Params(Unary(c.op)), {F({n}, Values(n, rng))}, {n}));
+    // A dense sweep of the interesting range and of the tails.
+    std::vector<float> sweep;
+    for (float x = -110.0f; x <= 110.0f; x += 0.0137f) sweep.push_back(x);
+    for (float x = 1e-38f; x < 1e38f; x *= 1.37f) sweep.push_back(x), sweep.push_back(-x);
+    for (int i = 1; i < 2000; ++i) sweep.push_back(88.70f + i * 1e-5f), sweep.push_back(-87.0f - i * 0.01f);
+    const int64_t n = static_cast<int64_t>(sweep.size());
+    worst = std::max(worst, Compare(Params(Unary(c.op)), {F({n}, sweep)}, {n}));
+    EXPECT_LE(worst, c.max_ulp);
+    std::printf("%s: max %lld ulp\n", std::string(ScalarOpName(c.op)).c_str(), static_cast<long long>(worst));
+  }
+}
+
+TEST(CpuElementwise, SpecialValuesOfTranscendentals) {
+  std::vector<float> x = {kNaN, kInf, -kInf, 0.0f, -0.0f, -1.0f, 1e-45f, 89.0f, -200.0f, 3.4e38f, -3.4e38f};
+  const int64_t n = static_cast<int64_t>(x.size());
+  for (ScalarOp op : {ScalarOp::kExponential, ScalarOp::kLog, ScalarOp::kTanh, ScalarOp::kLogistic,
+                      ScalarOp::kRsqrt, ScalarOp::kSqrt}) {
+    SCOPED_TRACE(std::string(ScalarOpName(op)));
+    EXPECT_LE(Compare(Params(Unary(op)), {F({n}, x)}, {n}), 4);
+  }
+}
+
+// A fused chain: r0 = tanh(a * b + c) / 2 - max(a, 0.5); r1 = logistic(a)
+// with c a rank-0 input broadcast to every element.
+TEST(CpuElementwise, FusedChainWithBroadcastAndTwoOutputs) {
+  std::mt19937 rng(4);
+  ScalarProgram prog;
+  prog.param_types = {F32, F32, F32};
+  prog.instrs = {Instr(ScalarOp::kMultiply, F32, {0, 1}),  // 3
+                 Instr(ScalarOp::kAdd, F32, {3, 2}),       // 4
+                 Instr(ScalarOp::kTanh, F32, {4}),         // 5
+                 Constant(2.0f),                           // 6
+                 Instr(ScalarOp::kDivide, F32, {5, 6}),    // 7
+                 Constant(0.5f),                           // 8
+                 Instr(ScalarOp::kMaximum, F32, {0, 8}),   // 9
+                 Instr(ScalarOp::kSubtract, F32, {7, 9}),  // 10
+                 Instr(ScalarOp::kLogistic, F32, {0})};    // 11
+  prog.results = {10, 11};
+  for (int64_t n : kSizes) {
+    SCOPED_TRACE(n);
+    EXPECT_LE(Compare(Params(prog), {F({n}, Values(n, rng)), F({n}, Values(n, rng)), F({}, {0.25f})}, {n}, 2), 8);
+  }
+  // Multi-dimensional shapes.
+  EXPECT_LE(Compare(Params(prog), {F({3, 17, 5}, Values(255, rng)), F({3, 17, 5}, Values(255, rng)), F({}, {-1.0f})},
+                    {3, 17, 5}, 2),
+            8);
+}
+
+TEST(CpuElementwise, SelectAndCompare) {
+  std::mt19937 rng(5);
+  // select(pred_input, a, b) with an i1 input, and select(a < b, b, a).
+  ScalarProgram prog;
+  prog.param_types = {I1, F32, F32};
+  prog.instrs = {Instr(ScalarOp::kSelect, F32, {0, 1, 2}),
+                 Instr(ScalarOp::kCompare, I1, {1, 2}, static_cast<int64_t>(ComparisonDirection::kLT)),
+                 Instr(ScalarOp::kSelect, F32, {4, 2, 1})};
+  prog.results = {3, 5};
+  for (int64_t n : kSizes) {
+    SCOPED_TRACE(n);
+    std::vector<uint8_t> pred(n);
+    for (auto& v : pred) v = rng() & 1;
+    EXPECT_EQ(Compare(Params(prog), {B({n}, pred), F({n}, Values(n, rng)), F({n}, Values(n, rng))}, {n}, 2), 0);
+    // A rank-0 predicate.
+    EXPECT_EQ(Compare(Params(prog), {B({}, {1}), F({n}, Values(n, rng)), F({n}, Values(n, rng))}, {n}, 2), 0);
+  }
+  // Every comparison direction, NaN operands included (NE is true for NaN).
+  for (int64_t dir = 0; dir <= 5; ++dir) {
+    ScalarProgram c;
+    c.param_types = {F32, F32};
+    c.instrs = {Instr(ScalarOp::kCompare, I1, {0, 1}, dir), Constant(1.0f), Constant(-1.0f),
+                Instr(ScalarOp::kSelect, F32, {2, 3, 4})};
+    c.results = {5};
+    auto a = Values(130, rng), b = Values(130, rng);
+    for (int i = 0; i < 130; i += 5) b[i] = a[i];
+    EXPECT_EQ(Compare(Params(c), {F({130}, a), F({130}, b)}, {130}), 0) << dir;
+  }
+}
+
+TEST(CpuElementwise, ResultIsAParamAndZeroElements) {
+  std::mt19937 rng(6);
+  ScalarProgram prog;
+  prog.param_types = {F32, F32};
+  prog.instrs = {Instr(ScalarOp::kAdd, F32, {0, 1})};
+  prog.results = {1, 2};
+  EXPECT_EQ(Compare(Params(prog), {F({65}, Values(65, rng)), F({65}, Values(65, rng))}, {65}, 2), 0);
+  EXPECT_EQ(Compare(Params(prog), {F({0, 3}, {}), F({0, 3}, {})}, {0, 3}, 2), 0);
+  // Rank-0 output, rank-0 inputs.
+  EXPECT_EQ(Compare(Params(prog), {F({}, {1.5f}), F({}, {2.0f})}, {}, 2), 0);
+}
+
+TEST(CpuElementwise, UnsupportedProgramsAreNotClaimed) {
+  EXPECT_EQ(FindCpuKernel(Params(Unary(ScalarOp::kSine))), nullptr);
+  ScalarProgram i32 = Binary(ScalarOp::kAdd);
+  i32.param_types = {ElementType::kSI32, ElementType::kSI32};
+  i32.instrs[0].type = ElementType::kSI32;
+  EXPECT_EQ(FindCpuKernel(Params(i32)), nullptr);
+  ScalarProgram total = Binary(ScalarOp::kAdd);
+  total.instrs = {Instr(ScalarOp::kCompare, I1, {0, 1}, 0)};
+  total.instrs[0].attr1 = static_cast<int64_t>(ComparisonType::kTotalOrder);
+  total.instrs.push_back(Instr(ScalarOp::kSelect, F32, {2, 0, 1}));
+  total.results = {3};
+  EXPECT_EQ(FindCpuKernel(Params(total)), nullptr);
+  KernelParams no_body;
+  no_body.kernel = "kiln.elementwise";
+  EXPECT_EQ(FindCpuKernel(no_body), nullptr);
+}
+
+TEST(CpuElementwise, BadCallsGetTheReferenceError) {
+  KernelParams p = Params(Binary(ScalarOp::kAdd));
+  KernelFn fast = FindCpuKernel(p);
+  ASSERT_NE(fast, nullptr);
+  // An input that is neither output-shaped nor rank 0.
+  Tensor a = F({4}, {1, 2, 3, 4}), b = F({2}, {1, 2}), out = F({4}, std::vector<float>(4));
+  TensorRef in[2] = {a.ref(), b.ref()};
+  TensorRef o[1] = {out.ref()};
+  Status s = fast(KernelCall{p, in, o});
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("neither output-shaped nor rank 0"), std::string::npos) << s.message();
+  // Wrong input count.
+  TensorRef one[1] = {a.ref()};
+  EXPECT_FALSE(fast(KernelCall{p, one, o}).ok());
+}
+
+}  // namespace
+}  // namespace kiln::cpu
