@@ -246,7 +246,11 @@ std::string ReplicaGroups(const ir::Operation& op, std::string_view c_unique, in
   for (int64_t v : m->v)
     if (v >= 0 && !seen.insert(v).second)
       return Msg(op, "replica_groups repeats id " + Num(v), c_unique);
-  if (m->rows > 0) *group_size = m->cols;
+  // With a channel and without use_global_device_ids (cross_replica_and_partition)
+  // a process group spans every partition too: its size is unknown here.
+  bool global_ids = Bool(op, "use_global_device_ids").value_or(false);
+  bool cross_partition = !global_ids && op.GetAttr("handle") && Int(op, "handle").value_or(0) > 0;
+  if (m->rows > 0 && !cross_partition) *group_size = m->cols;
   return "";
 }
 
