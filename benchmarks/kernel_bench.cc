@@ -1,40 +1,72 @@
 // Google Benchmark timings of kernels. Build with -DKILN_BUILD_BENCHMARKS=ON:
 //   cmake -S . -B build -DKILN_BUILD_BENCHMARKS=ON && cmake --build build --target kiln-kernel-bench
 //   ./build/kiln-kernel-bench
-// The reference kernels are the baseline the Highway kernels will be
-// measured against.
+// The reference kernels are the baseline the Highway kernels (kernels/cpu)
+// are measured against. GFLOP/s of dot_general: the "FLOPS" counter
+// (2*n^3 per iteration).
+//   ./build/kiln-kernel-bench --benchmark_filter=DotGeneral \
+//       --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
 #include <vector>
 
+#include "kernels/cpu/registry.h"
 #include "kernels/reference/registry.h"
 
 namespace kiln {
 namespace {
 
-void BM_ReferenceElementwiseAddF32(benchmark::State& state) {
-  int64_t n = state.range(0);
-  std::vector<float> a(n, 1.5f), b(n, 2.5f), c(n);
-  std::vector<int64_t> dims = {n};
+KernelParams ElementwiseParams(ScalarProgram program) {
   KernelParams p;
   p.kernel = "kiln.elementwise";
   KernelAttr body;
   body.name = "body";
   body.has_program = true;
-  body.program.param_types = {ElementType::kF32, ElementType::kF32};
-  ScalarInstr add;
-  add.op = ScalarOp::kAdd;
-  add.type = ElementType::kF32;
-  add.num_operands = 2;
-  add.operands[0] = 0;
-  add.operands[1] = 1;
-  body.program.instrs = {add};
-  body.program.results = {2};
+  body.program = std::move(program);
   p.attrs.push_back(body);
+  return p;
+}
+
+ScalarInstr Instr(ScalarOp op, std::initializer_list<uint16_t> operands) {
+  ScalarInstr i;
+  i.op = op;
+  i.type = ElementType::kF32;
+  i.num_operands = static_cast<uint8_t>(operands.size());
+  size_t k = 0;
+  for (uint16_t o : operands) i.operands[k++] = o;
+  return i;
+}
+
+// a + b
+ScalarProgram AddProgram() {
+  ScalarProgram prog;
+  prog.param_types = {ElementType::kF32, ElementType::kF32};
+  prog.instrs = {Instr(ScalarOp::kAdd, {0, 1})};
+  prog.results = {2};
+  return prog;
+}
+
+// logistic(a * b) + tanh(a): a small fused chain with transcendentals.
+ScalarProgram ChainProgram() {
+  ScalarProgram prog;
+  prog.param_types = {ElementType::kF32, ElementType::kF32};
+  prog.instrs = {Instr(ScalarOp::kMultiply, {0, 1}), Instr(ScalarOp::kLogistic, {2}), Instr(ScalarOp::kTanh, {0}),
+                 Instr(ScalarOp::kAdd, {3, 4})};
+  prog.results = {5};
+  return prog;
+}
+
+void RunElementwise(benchmark::State& state, KernelFn fn, const KernelParams& p) {
+  int64_t n = state.range(0);
+  std::vector<float> a(n, 1.5f), b(n, 2.5f), c(n);
+  std::vector<int64_t> dims = {n};
   TensorRef in[2] = {{ElementType::kF32, dims, reinterpret_cast<uint8_t*>(a.data()), a.size() * 4},
                      {ElementType::kF32, dims, reinterpret_cast<uint8_t*>(b.data()), b.size() * 4}};
   TensorRef out[1] = {{ElementType::kF32, dims, reinterpret_cast<uint8_t*>(c.data()), c.size() * 4}};
-  KernelFn fn = ref::FindReferenceKernel("kiln.elementwise");
+  if (fn == nullptr) {
+    state.SkipWithError("no kernel");
+    return;
+  }
   for (auto _ : state) {
     Status s = fn(KernelCall{p, in, out});
     benchmark::DoNotOptimize(c.data());
@@ -42,28 +74,70 @@ void BM_ReferenceElementwiseAddF32(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * n);
 }
-BENCHMARK(BM_ReferenceElementwiseAddF32)->Arg(1 << 10)->Arg(1 << 16);
 
-void BM_ReferenceDotGeneralF32(benchmark::State& state) {
-  int64_t n = state.range(0);
-  std::vector<float> a(n * n, 0.5f), b(n * n, 0.25f), c(n * n);
-  std::vector<int64_t> dims = {n, n};
+void BM_ReferenceElementwiseAddF32(benchmark::State& state) {
+  RunElementwise(state, ref::FindReferenceKernel("kiln.elementwise"), ElementwiseParams(AddProgram()));
+}
+void BM_CpuElementwiseAddF32(benchmark::State& state) {
+  KernelParams p = ElementwiseParams(AddProgram());
+  RunElementwise(state, cpu::FindCpuKernel(p), p);
+}
+void BM_ReferenceElementwiseChainF32(benchmark::State& state) {
+  RunElementwise(state, ref::FindReferenceKernel("kiln.elementwise"), ElementwiseParams(ChainProgram()));
+}
+void BM_CpuElementwiseChainF32(benchmark::State& state) {
+  KernelParams p = ElementwiseParams(ChainProgram());
+  RunElementwise(state, cpu::FindCpuKernel(p), p);
+}
+BENCHMARK(BM_ReferenceElementwiseAddF32)->Arg(1 << 10)->Arg(1 << 16);
+BENCHMARK(BM_CpuElementwiseAddF32)->Arg(1 << 10)->Arg(1 << 16);
+BENCHMARK(BM_ReferenceElementwiseChainF32)->Arg(1 << 16);
+BENCHMARK(BM_CpuElementwiseChainF32)->Arg(1 << 16);
+
+KernelParams MatmulParams() {
   KernelParams p;
   p.kernel = "stablehlo.dot_general";
   p.attrs.push_back(KernelAttr{"lhs_contracting_dimensions", {1}, {}, "", false, {}});
   p.attrs.push_back(KernelAttr{"rhs_contracting_dimensions", {0}, {}, "", false, {}});
+  return p;
+}
+
+// C[n, n] = A[n, n] x B[n, n], f32; reports FLOPS (2 n^3 per iteration).
+void RunDot(benchmark::State& state, KernelFn fn, const KernelParams& p) {
+  int64_t n = state.range(0);
+  std::vector<float> a(n * n), b(n * n), c(n * n);
+  for (int64_t i = 0; i < n * n; ++i) {
+    a[i] = static_cast<float>(i % 7) * 0.25f - 0.5f;
+    b[i] = static_cast<float>(i % 5) * 0.125f - 0.25f;
+  }
+  std::vector<int64_t> dims = {n, n};
   TensorRef in[2] = {{ElementType::kF32, dims, reinterpret_cast<uint8_t*>(a.data()), a.size() * 4},
                      {ElementType::kF32, dims, reinterpret_cast<uint8_t*>(b.data()), b.size() * 4}};
   TensorRef out[1] = {{ElementType::kF32, dims, reinterpret_cast<uint8_t*>(c.data()), c.size() * 4}};
-  KernelFn fn = ref::FindReferenceKernel("stablehlo.dot_general");
+  if (fn == nullptr) {
+    state.SkipWithError("no kernel");
+    return;
+  }
   for (auto _ : state) {
     Status s = fn(KernelCall{p, in, out});
     benchmark::DoNotOptimize(c.data());
     if (!s.ok()) state.SkipWithError(s.message().c_str());
   }
   state.SetItemsProcessed(state.iterations() * 2 * n * n * n);
+  state.counters["FLOPS"] =
+      benchmark::Counter(static_cast<double>(2 * n * n * n), benchmark::Counter::kIsIterationInvariantRate);
 }
-BENCHMARK(BM_ReferenceDotGeneralF32)->Arg(64)->Arg(128);
+
+void BM_ReferenceDotGeneralF32(benchmark::State& state) {
+  RunDot(state, ref::FindReferenceKernel("stablehlo.dot_general"), MatmulParams());
+}
+void BM_CpuDotGeneralF32(benchmark::State& state) {
+  KernelParams p = MatmulParams();
+  RunDot(state, cpu::FindCpuKernel(p), p);
+}
+// The reference at 1024 takes tens of seconds per iteration; it is left out.
+BENCHMARK(BM_ReferenceDotGeneralF32)->Arg(64)->Arg(128)->Arg(256)->Arg(512)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CpuDotGeneralF32)->Arg(64)->Arg(128)->Arg(256)->Arg(512)->Arg(1024)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace kiln

@@ -77,7 +77,9 @@ struct Type {
 };
 
 struct Attribute;
-using NamedAttr = std::pair<std::string, Attribute>;
+// A named attribute, defined after Attribute (std::pair would need the
+// complete type at this point, which clang's libstdc++ checks).
+struct NamedAttr;
 
 struct Attribute {
   enum class Kind : uint8_t {
@@ -112,6 +114,14 @@ struct Attribute {
   // Integer array view of kIntArray, kDense of integers, kArray of kInt, or kInt.
   std::optional<std::vector<int64_t>> AsInts() const;
   bool operator==(const Attribute& o) const;
+};
+
+struct NamedAttr {
+  NamedAttr() = default;
+  NamedAttr(std::string n, Attribute a) : first(std::move(n)), second(std::move(a)) {}
+  std::string first;  // the name
+  Attribute second;   // the value
+  bool operator==(const NamedAttr& o) const { return first == o.first && second == o.second; }
 };
 
 struct Operation;

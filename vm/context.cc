@@ -255,7 +255,13 @@ Status Context::Execute(Frame& frame, int depth) {
         if (!(s = view_of(o[1].value, &v)).ok()) return fail(index, s);
         auto nv = std::make_shared<hal::BufferView>(*v);
         nv->dims = dims_of(o[2]);
-        if (nv->NumElements() != v->NumElements() || nv->NumElements() < 0)
+        // Dimensions come from registers the module sets: check them and
+        // their product before trusting NumElements().
+        int64_t count = 1;
+        for (int64_t d : nv->dims)
+          if (d < 0 || __builtin_mul_overflow(count, d, &count))
+            return fail(index, InvalidArgument("reshape to invalid dimensions"));
+        if (count != v->NumElements())
           return fail(index, InvalidArgument("reshape changes the number of elements"));
         RefValue rv;
         rv.kind = RefValue::Kind::kView;

@@ -3,6 +3,7 @@
 // semantic check of every table before anything runs.
 #include <zstd.h>
 
+#include <cstring>
 #include <fstream>
 #include <iterator>
 
@@ -18,6 +19,18 @@ constexpr int64_t kMaxDim = int64_t{1} << 40;
 
 Status Bad(const std::string& what) { return DataLoss("invalid module: " + what); }
 
+// Copies a vector of 8-byte scalars. The FlatBuffers verifier only checks
+// 4-byte alignment, so a hostile file can misalign these; memcpy reads them
+// safely where a typed load would be undefined behaviour.
+template <typename T>
+std::vector<T> CopyVector(const flatbuffers::Vector<T>* v) {
+  std::vector<T> out;
+  if (!v) return out;
+  out.resize(v->size());
+  if (!out.empty()) std::memcpy(out.data(), v->Data(), out.size() * sizeof(T));
+  return out;
+}
+
 StatusOr<ElementType> TypeFromCode(uint32_t code, const std::string& where) {
   auto t = ElementTypeFromCode(code);
   if (!t) return Bad(where + " has unknown element type code " + std::to_string(code));
@@ -29,7 +42,7 @@ Status CheckDims(const flatbuffers::Vector<int64_t>* dims, bool allow_dynamic, c
   out->clear();
   if (!dims) return Status::Ok();
   if (dims->size() > 64) return Bad(where + " has rank " + std::to_string(dims->size()));
-  for (int64_t d : *dims) {
+  for (int64_t d : CopyVector(dims)) {
     if (d < (allow_dynamic ? -1 : 0) || d > kMaxDim) return Bad(where + " has dimension " + std::to_string(d));
     out->push_back(d);
   }
@@ -108,8 +121,8 @@ Status LoadExecutable(const fb::Executable* e, size_t index, KernelParams* out) 
     for (const auto* a : *e->cpu()->attrs()) {
       KernelAttr ka;
       ka.name = a->name()->str();
-      if (a->ints()) ka.ints.assign(a->ints()->begin(), a->ints()->end());
-      if (a->floats()) ka.floats.assign(a->floats()->begin(), a->floats()->end());
+      ka.ints = CopyVector(a->ints());
+      ka.floats = CopyVector(a->floats());
       if (a->str()) ka.str = a->str()->str();
       if (a->program()) {
         ka.has_program = true;

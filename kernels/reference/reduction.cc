@@ -131,9 +131,18 @@ Status MakeWindow(const KernelCall& c, std::span<const int64_t> in_dims, bool di
   for (size_t d = 0; d < r; ++d) {
     if (w->dims[d] <= 0 || w->strides[d] <= 0 || w->base_dil[d] <= 0 || w->win_dil[d] <= 0)
       return InvalidArgument(KernelName(c) + ": window sizes, strides and dilations must be positive");
-    const int64_t dilated_in = in_dims[d] == 0 ? 0 : (in_dims[d] - 1) * w->base_dil[d] + 1;
-    const int64_t padded = w->padding[2 * d] + dilated_in + w->padding[2 * d + 1];
-    const int64_t dilated_win = (w->dims[d] - 1) * w->win_dil[d] + 1;
+    // Attributes come from the module file: compute in checked arithmetic.
+    int64_t dilated_in = 0, padded = 0, dilated_win = 0;
+    bool overflow = false;
+    if (in_dims[d] != 0) {
+      overflow |= __builtin_mul_overflow(in_dims[d] - 1, w->base_dil[d], &dilated_in);
+      overflow |= __builtin_add_overflow(dilated_in, 1, &dilated_in);
+    }
+    overflow |= __builtin_add_overflow(w->padding[2 * d], dilated_in, &padded);
+    overflow |= __builtin_add_overflow(padded, w->padding[2 * d + 1], &padded);
+    overflow |= __builtin_mul_overflow(w->dims[d] - 1, w->win_dil[d], &dilated_win);
+    overflow |= __builtin_add_overflow(dilated_win, 1, &dilated_win);
+    if (overflow) return InvalidArgument(KernelName(c) + ": window attributes overflow");
     w->out_dims[d] = padded < dilated_win ? 0 : (padded - dilated_win) / w->strides[d] + 1;
   }
   return Status::Ok();
