@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 
+#include "kernels/reference/registry.h"
 #include "kernels/reference/scalar.h"
 #include "vm/bytecode.h"
 
@@ -112,6 +113,12 @@ class FunctionLowering {
   }
 
   Status EmitDispatch(const ir::Operation& op, KernelParams params) {
+    // Refuse at compile time what the CPU runtime has no kernel for.
+    if (!ref::FindReferenceKernel(params.kernel)) {
+      std::string type = op.results.empty() ? (op.operands.empty() ? "" : op.operands[0]->type.ToString())
+                                            : op.result()->type.ToString();
+      return Unimplemented(op.name + " (" + type + ") is not supported by the cpu target yet");
+    }
     uint32_t exe = mb_->AddExecutable(std::move(params));
     std::vector<uint32_t> outs;
     for (const auto& r : op.results) {

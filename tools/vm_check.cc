@@ -19,6 +19,11 @@ int main(int argc, char** argv) {
   app.add_option("--partitions", partitions, "partitions in the process grid");
   CLI11_PARSE(app, argc, argv);
 
+  if (replicas < 1 || partitions < 1 || replicas * partitions > 1) {
+    std::cerr << "error: a process grid of " << replicas << "x" << partitions
+              << " is not supported yet (collectives are planned work); use 1x1\n";
+    return 1;
+  }
   auto module = kiln::vm::LoadModuleFromFile(module_path);
   if (!module.ok()) {
     std::cerr << "error: " << module.status().message() << "\n";

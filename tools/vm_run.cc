@@ -31,6 +31,11 @@ int main(int argc, char** argv) {
     std::cerr << "error: a module file is required\n";
     return 1;
   }
+  if (replicas < 1 || partitions < 1 || replicas * partitions > 1) {
+    std::cerr << "error: a process grid of " << replicas << "x" << partitions
+              << " is not supported yet (collectives are planned work); use 1x1\n";
+    return 1;
+  }
   auto module = kiln::vm::LoadModuleFromFile(module_path);
   if (!module.ok()) {
     std::cerr << "error: " << module.status().message() << "\n";

@@ -11,6 +11,8 @@
 #include <iterator>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "compiler/compile.h"
 #include "hal/cpu/cpu_device.h"
 #include "schema/module_generated.h"
@@ -77,7 +79,9 @@ class EndToEnd : public ::testing::TestWithParam<hal::CpuMode> {
 
 TEST_P(EndToEnd, MlpMatchesIndependentComputation) {
   std::string gen = std::string("python3 ") + KILN_SOURCE_DIR + "/examples/gen_mlp.py";
-  std::string mlir = std::string(KILN_BINARY_DIR) + "/e2e_mlp.mlir";
+  // One file per process: ctest runs the inline and deferred instances side
+  // by side, and a shared path would let one read the other's half-written file.
+  std::string mlir = std::string(KILN_BINARY_DIR) + "/e2e_mlp_" + std::to_string(getpid()) + ".mlir";
   RunCommand(gen + " " + mlir);
   auto bytes = CompileOrDie(ReadFile(mlir), mlir);
   ASSERT_FALSE(bytes.empty());
