@@ -84,6 +84,7 @@ TEST_P(EndToEnd, MlpMatchesIndependentComputation) {
   std::string mlir = std::string(KILN_BINARY_DIR) + "/e2e_mlp_" + std::to_string(getpid()) + ".mlir";
   RunCommand(gen + " " + mlir);
   auto bytes = CompileOrDie(ReadFile(mlir), mlir);
+  std::remove(mlir.c_str());
   ASSERT_FALSE(bytes.empty());
   for (int batch : {1, 64}) {
     // The generator states the input and computes the expected output in

@@ -212,13 +212,21 @@ TEST(ScalarCodec, SixteenBitEveryPatternRoundTrips) {
   }
 }
 
+// The compiler's own IEEE half type, the independent oracle: _Float16 where
+// ARM's __fp16 on Arm (g++ 12 has no _Float16 in C++ there), else _Float16.
+#if defined(__ARM_FP16_FORMAT_IEEE)
+using CompilerHalf = __fp16;
+#else
+using CompilerHalf = _Float16;
+#endif
+
 TEST(ScalarCodec, F16MatchesCompilerFloat16) {
   std::mt19937_64 rng(7);
   std::uniform_real_distribution<double> exp_dist(-30, 18);
   for (int i = 0; i < 200000; ++i) {
     double v = std::ldexp(1.0 + (rng() >> 11) * 0x1p-53, static_cast<int>(exp_dist(rng)));
     if (i & 1) v = -v;
-    double want = static_cast<double>(static_cast<_Float16>(v));
+    double want = static_cast<double>(static_cast<CompilerHalf>(v));
     ASSERT_PRED2(SameValue, RoundToFloatType(ET::kF16, v), want) << v;
   }
   // Every f16 midpoint (ties to even), and one ulp of double either side.
@@ -226,7 +234,7 @@ TEST(ScalarCodec, F16MatchesCompilerFloat16) {
     double a = LoadBits(ET::kF16, bits), b = LoadBits(ET::kF16, bits + 1);
     double mid = (a + b) / 2;
     for (double v : {mid, std::nextafter(mid, 0.0), std::nextafter(mid, kInf), -mid}) {
-      double want = static_cast<double>(static_cast<_Float16>(v));
+      double want = static_cast<double>(static_cast<CompilerHalf>(v));
       ASSERT_PRED2(SameValue, RoundToFloatType(ET::kF16, v), want) << v;
     }
   }

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# The arm64 check: cross-builds the runtime, the tools and the runtime's unit
+# tests for aarch64 (cmake/aarch64-linux-gnu.cmake, scripts/setup_arm64.sh),
+# runs the unit tests under qemu-aarch64 twice (an SVE CPU and a NEON-only
+# CPU, so Highway dispatches to both), then shows that module files are
+# portable: compiles the shared conformance suite once on this x86-64 machine
+# and runs vm-check on every module natively and under qemu-aarch64.
+#
+#   scripts/arm64_check.sh [FILE.mlir ...]   (default: every file of the suite)
+#
+# Builds the x86-64 tools in build/ as scripts/test.sh does. Prints both
+# counts and exits non-zero unless the two runs print the same PASS/FAIL line
+# for every test function of every module and tests/data/integer_ops.mlir
+# gives identical results.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+SUITE=$ROOT/../shared/conformance/stablehlo-interpret
+HOST=$ROOT/build
+ARM=$ROOT/build-arm64
+WORK=$ARM/conformance
+QEMU=(qemu-aarch64 -L /usr/aarch64-linux-gnu)
+
+bash scripts/setup_arm64.sh
+cmake -S . -B "$ARM" -G Ninja --toolchain cmake/aarch64-linux-gnu.cmake \
+  -DCMAKE_BUILD_TYPE=Release -DKILN_BUILD_COMPILER=OFF -DKILN_BUILD_TESTS=ON >/dev/null
+cmake --build "$ARM" -j"$(nproc)"
+# The runtime's unit tests (kernels against kernels/reference, the VM), once
+# on qemu's default CPU (SVE) and once on a NEON-only one.
+for cpu in max cortex-a57; do
+  echo "arm64 unit tests under qemu-aarch64 -cpu $cpu:"
+  if ! (cd "$ARM" && QEMU_CPU=$cpu ctest -j"$(nproc)" --output-on-failure >"$ARM/ctest-$cpu.log" 2>&1); then
+    cat "$ARM/ctest-$cpu.log"; exit 1
+  fi
+  grep -E "tests passed" "$ARM/ctest-$cpu.log"
+done
+# The x86-64 tools, in the release build directory that scripts/test.sh uses
+# (configured the same way, so that its later build reuses this work).
+cmake -S . -B "$HOST" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$HOST" -j"$(nproc)" --target kiln-compile vm-check vm-run
+
+files=("$@")
+if [ ${#files[@]} -eq 0 ]; then files=("$SUITE"/*.mlir "$SUITE"/chlo/*.mlir); fi
+
+rm -rf "$WORK"; mkdir -p "$WORK"
+# Split every file into its chunks (separated by lines `// -----`).
+for f in "${files[@]}"; do
+  base=$(basename "$(dirname "$f")")_$(basename "$f" .mlir)
+  awk -v out="$WORK/$base" 'BEGIN { n = 0; file = sprintf("%s.%03d.mlir", out, n) }
+       /^\/\/ -----/ { close(file); n++; file = sprintf("%s.%03d.mlir", out, n); next }
+       { print > file }' "$f"
+done
+
+# Compile once, here. A chunk the compiler refuses (an op or type not
+# supported yet) has no module and so runs nowhere; it is counted apart.
+compiled=0; refused=0
+for m in "$WORK"/*.mlir; do
+  if "$HOST/kiln-compile" "$m" -o "${m%.mlir}.kiln" --no-fold --target=cpu >/dev/null 2>"${m%.mlir}.err"; then
+    compiled=$((compiled + 1))
+  else
+    refused=$((refused + 1))
+  fi
+done
+
+# Run each module on both machines; keep the PASS/FAIL lines of each.
+run_both() {
+  local k=$1
+  "$HOST/vm-check" "$k" >"${k%.kiln}.x86" 2>&1 || true
+  "${QEMU[@]}" "$ARM/vm-check" "$k" >"${k%.kiln}.arm64" 2>&1 || true
+}
+export -f run_both; export HOST ARM
+export QEMU_CMD="${QEMU[*]}"
+ls "$WORK"/*.kiln | xargs -P "$(nproc)" -I{} bash -c 'QEMU=($QEMU_CMD); run_both "$@"' _ {}
+
+count() { cat "$WORK"/*."$1" | grep -cE "^$2 " || true; }
+x86_pass=$(count x86 PASS); x86_fail=$(count x86 FAIL)
+arm_pass=$(count arm64 PASS); arm_fail=$(count arm64 FAIL)
+echo "arm64_check: ${#files[@]} files, $compiled modules compiled on x86-64, $refused chunks refused by the compiler"
+echo "x86-64 (native):      $x86_pass passed, $x86_fail failed"
+echo "arm64 (qemu-aarch64): $arm_pass passed, $arm_fail failed"
+
+# Integer ops over pseudo-random run-time inputs (division by zero, shifts
+# past the bit width and wraparound included): results must be identical.
+vals() {  # N SEED MOD OFFSET: N integers in [-OFFSET, MOD-OFFSET), Park-Miller draws
+  awk -v n="$1" -v seed="$2" -v mod="$3" -v off="$4" 'BEGIN { x = seed
+    for (i = 0; i < n; i++) { x = (x * 16807) % 2147483647; y = x; x = (x * 16807) % 2147483647
+      printf("%s%d", i ? "," : "", ((y % 65536) * 65536 + (x % 65536)) % mod - off) } }'
+}
+"$HOST/kiln-compile" tests/data/integer_ops.mlir -o "$WORK/integer_ops.bin" --no-fold --target=cpu 2>/dev/null
+INPUTS=(--input=64xi32="$(vals 64 1 4294967296 2147483648)" --input=64xi32="$(vals 64 7 70 35)"
+        --input=64xi64="$(vals 64 3 4294967296 2147483648)" --input=64xui8="$(vals 64 5 256 0)")
+"$HOST/vm-run" "$WORK/integer_ops.bin" "${INPUTS[@]}" >"$WORK/integer_ops.x86"
+"${QEMU[@]}" "$ARM/vm-run" "$WORK/integer_ops.bin" "${INPUTS[@]}" >"$WORK/integer_ops.arm64"
+if ! cmp -s "$WORK/integer_ops.x86" "$WORK/integer_ops.arm64"; then
+  echo "arm64_check: tests/data/integer_ops.mlir gives different results on arm64:" >&2
+  diff "$WORK/integer_ops.x86" "$WORK/integer_ops.arm64" | head -5 >&2
+  exit 1
+fi
+echo "integer_ops.mlir: $(wc -l <"$WORK/integer_ops.x86") results bit-identical on x86-64 and arm64"
+
+differ=0
+for k in "$WORK"/*.kiln; do
+  b=${k%.kiln}
+  if ! diff -q <(grep -E '^(PASS|FAIL) ' "$b.x86") <(grep -E '^(PASS|FAIL) ' "$b.arm64") >/dev/null; then
+    echo "differs: $(basename "$b")"; diff <(cat "$b.x86") <(cat "$b.arm64") | head -5
+    differ=$((differ + 1))
+  fi
+done
+if [ "$differ" -ne 0 ] || [ "$x86_pass" -ne "$arm_pass" ]; then
+  echo "arm64_check: $differ modules differ between x86-64 and arm64" >&2
+  exit 1
+fi
+echo "arm64_check: identical results on x86-64 and arm64"
