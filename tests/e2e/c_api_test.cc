@@ -1,0 +1,156 @@
+// The C API (vm/kiln.h): a call end to end, and every misuse an app could
+// make answered with a status and a message, never a crash.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "compiler/compile.h"
+#include "vm/kiln.h"
+
+namespace {
+
+std::vector<uint8_t> SpecModule() {
+  std::ifstream in(std::string(KILN_SOURCE_DIR) + "/examples/spec_program.mlir");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  kiln::compiler::CompileOptions options;
+  options.target = "cpu";
+  auto bytes = kiln::compiler::Compile(text, "spec_program.mlir", options, nullptr);
+  EXPECT_TRUE(bytes.ok()) << bytes.status().message();
+  return bytes.ok() ? bytes.value() : std::vector<uint8_t>{};
+}
+
+// Takes the status, returns its message ("" for success) and frees it.
+std::string Message(kiln_status_t s) {
+  std::string m = s ? kiln_status_message(s) : "";
+  kiln_status_free(s);
+  return m;
+}
+
+class CApi : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto bytes = SpecModule();
+    ASSERT_FALSE(bytes.empty());
+    ASSERT_EQ(Message(kiln_module_load_memory(bytes.data(), bytes.size(), &module_)), "");
+    ASSERT_EQ(Message(kiln_session_create(module_, "cpu", &session_)), "");
+    image_.assign(784, 0.5f);
+    weights_.assign(7840, 0.01f);
+    bias_.assign(10, 0.25f);
+    inputs_[0] = {KILN_TYPE_F32, 2, image_dims_, image_.data(), image_.size() * 4};
+    inputs_[1] = {KILN_TYPE_F32, 2, weight_dims_, weights_.data(), weights_.size() * 4};
+    inputs_[2] = {KILN_TYPE_F32, 2, bias_dims_, bias_.data(), bias_.size() * 4};
+  }
+  void TearDown() override {
+    kiln_session_free(session_);
+    kiln_module_free(module_);
+  }
+  kiln_module_t* module_ = nullptr;
+  kiln_session_t* session_ = nullptr;
+  std::vector<float> image_, weights_, bias_;
+  int64_t image_dims_[2] = {28, 28}, weight_dims_[2] = {784, 10}, bias_dims_[2] = {1, 10};
+  kiln_tensor_t inputs_[3];
+};
+
+TEST_F(CApi, CallsMainAndReadsTheResult) {
+  ASSERT_EQ(kiln_module_function_count(module_), 1u);
+  EXPECT_STREQ(kiln_module_function_name(module_, 0), "main");
+  EXPECT_EQ(kiln_module_function_name(module_, 1), nullptr);
+
+  kiln_results_t* results = nullptr;
+  ASSERT_EQ(Message(kiln_session_call(session_, "main", inputs_, 3, &results)), "");
+  ASSERT_EQ(kiln_results_count(results), 1u);
+  kiln_tensor_t out;
+  ASSERT_EQ(Message(kiln_results_get(results, 0, &out)), "");
+  EXPECT_EQ(out.element_type, KILN_TYPE_F32);
+  ASSERT_EQ(out.rank, 2);
+  EXPECT_EQ(out.dims[0], 1);
+  EXPECT_EQ(out.dims[1], 10);
+  ASSERT_EQ(out.byte_size, 40u);
+  for (int k = 0; k < 10; ++k) EXPECT_NEAR(static_cast<const float*>(out.data)[k], 784 * 0.5 * 0.01 + 0.25, 1e-4);
+  EXPECT_NE(Message(kiln_results_get(results, 1, &out)).find("out of range"), std::string::npos);
+  kiln_results_free(results);
+}
+
+TEST_F(CApi, WrongInputsAreReported) {
+  kiln_results_t* results = nullptr;
+  EXPECT_NE(Message(kiln_session_call(session_, "main", inputs_, 2, &results)).find("takes 3 inputs, got 2"),
+            std::string::npos);
+  int64_t wrong_dims[2] = {2, 392};
+  kiln_tensor_t wrong[3] = {inputs_[0], inputs_[1], inputs_[2]};
+  wrong[0].dims = wrong_dims;
+  EXPECT_NE(Message(kiln_session_call(session_, "main", wrong, 3, &results)).find("must be tensor<28x28xf32>"),
+            std::string::npos);
+  wrong[0] = inputs_[0];
+  wrong[0].byte_size -= 4;
+  EXPECT_NE(Message(kiln_session_call(session_, "main", wrong, 3, &results)).find("does not match its shape"),
+            std::string::npos);
+  wrong[0] = inputs_[0];
+  wrong[0].element_type = 99;
+  EXPECT_NE(Message(kiln_session_call(session_, "main", wrong, 3, &results)).find("unknown element type"),
+            std::string::npos);
+  wrong[0] = inputs_[0];
+  int64_t negative[2] = {-28, -28};
+  wrong[0].dims = negative;
+  EXPECT_NE(Message(kiln_session_call(session_, "main", wrong, 3, &results)).find("invalid dimension"),
+            std::string::npos);
+  wrong[0] = inputs_[0];
+  wrong[0].rank = 65;
+  EXPECT_NE(Message(kiln_session_call(session_, "main", wrong, 3, &results)), "");
+  EXPECT_NE(Message(kiln_session_call(session_, "nope", inputs_, 3, &results)).find("nope"), std::string::npos);
+  EXPECT_EQ(results, nullptr);
+}
+
+TEST_F(CApi, NullArgumentsAreErrors) {
+  kiln_results_t* results = nullptr;
+  EXPECT_NE(Message(kiln_session_call(nullptr, "main", inputs_, 3, &results)), "");
+  EXPECT_NE(Message(kiln_session_call(session_, nullptr, inputs_, 3, &results)), "");
+  EXPECT_NE(Message(kiln_session_call(session_, "main", nullptr, 3, &results)), "");
+  EXPECT_NE(Message(kiln_session_call(session_, "main", inputs_, 3, nullptr)), "");
+  EXPECT_NE(Message(kiln_module_load_file(nullptr, &module_)), "");
+  EXPECT_NE(Message(kiln_session_create(nullptr, "cpu", &session_)), "");
+  EXPECT_NE(Message(kiln_results_get(nullptr, 0, nullptr)), "");
+  EXPECT_EQ(kiln_results_count(nullptr), 0u);
+  EXPECT_EQ(kiln_module_function_count(nullptr), 0u);
+  kiln_results_free(nullptr);
+  kiln_session_free(nullptr);
+  kiln_module_free(nullptr);
+  kiln_status_free(nullptr);
+}
+
+TEST(CApiLoad, BadModulesAndDevicesAreRefused) {
+  kiln_module_t* m = nullptr;
+  EXPECT_NE(Message(kiln_module_load_file("/nonexistent/x.kiln", &m)), "");
+  EXPECT_EQ(m, nullptr);
+  const char garbage[] = "this is not a module file at all";
+  EXPECT_NE(Message(kiln_module_load_memory(garbage, sizeof garbage, &m)), "");
+  EXPECT_NE(Message(kiln_module_load_memory(garbage, 0, &m)).find("empty"), std::string::npos);
+  auto bytes = SpecModule();
+  bytes.resize(bytes.size() / 2);
+  EXPECT_NE(Message(kiln_module_load_memory(bytes.data(), bytes.size(), &m)), "");
+  EXPECT_EQ(m, nullptr);
+
+  auto good = SpecModule();
+  ASSERT_EQ(Message(kiln_module_load_memory(good.data(), good.size(), &m)), "");
+  kiln_session_t* s = nullptr;
+  EXPECT_NE(Message(kiln_session_create(m, "tpu", &s)).find("unknown device 'tpu'"), std::string::npos);
+  EXPECT_EQ(s, nullptr);
+  kiln_module_free(m);
+}
+
+TEST(CApiTypes, NamesAndSizes) {
+  EXPECT_EQ(kiln_element_type_from_name("f32"), KILN_TYPE_F32);
+  EXPECT_EQ(kiln_element_type_from_name("bf16"), KILN_TYPE_BF16);
+  EXPECT_EQ(kiln_element_type_from_name("ui8"), KILN_TYPE_UI8);
+  EXPECT_EQ(kiln_element_type_from_name("nonsense"), 0);
+  EXPECT_EQ(kiln_element_type_from_name(nullptr), 0);
+  EXPECT_EQ(kiln_element_type_size(KILN_TYPE_F64), 8u);
+  EXPECT_EQ(kiln_element_type_size(KILN_TYPE_I1), 1u);
+  EXPECT_EQ(kiln_element_type_size(kiln_element_type_from_name("complex<f64>")), 16u);
+  EXPECT_EQ(kiln_element_type_size(-3), 0u);
+  EXPECT_EQ(kiln_element_type_size(999), 0u);
+}
+
+}  // namespace
