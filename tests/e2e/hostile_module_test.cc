@@ -1,0 +1,265 @@
+// Hostile module files: each is well-formed enough to reach a verifier or
+// the interpreter, and each must be refused at load or stopped at run time
+// with a clear error — never a crash, a hang or an out-of-bounds access
+// (CI runs this under AddressSanitizer and UBSan).
+#include <gtest/gtest.h>
+#include <zstd.h>
+
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "compiler/module_builder.h"
+#include "hal/cpu/cpu_device.h"
+#include "schema/module_generated.h"
+#include "vm/bytecode.h"
+#include "vm/context.h"
+
+namespace kiln {
+namespace {
+
+using compiler::ConstantOut;
+using compiler::FunctionOut;
+using compiler::ModuleBuilder;
+using compiler::SigOut;
+using vm::BytecodeWriter;
+using vm::Opcode;
+
+SigOut F32Sig(std::vector<int64_t> dims) {
+  SigOut s;
+  s.type = ElementType::kF32;
+  s.dims = std::move(dims);
+  return s;
+}
+
+// A module with one public function `main` of the given bytecode.
+ModuleBuilder OneFunction(std::function<void(BytecodeWriter&, ModuleBuilder&)> emit, std::vector<SigOut> args = {},
+                          std::vector<SigOut> results = {}) {
+  ModuleBuilder mb;
+  FunctionOut f;
+  f.name = "main";
+  f.args = std::move(args);
+  f.results = std::move(results);
+  f.num_i64_registers = 8;
+  f.num_ref_registers = 8;
+  BytecodeWriter w;
+  emit(w, mb);
+  f.bytecode = w.bytes();
+  mb.functions.push_back(std::move(f));
+  return mb;
+}
+
+// Loads `bytes` and, if the loader accepts them, runs main; returns the
+// first error.
+Status LoadAndRun(const std::vector<uint8_t>& bytes, const std::vector<vm::HostTensor>& inputs = {}) {
+  auto module = vm::LoadModule(bytes);
+  if (!module.ok()) return module.status();
+  auto device = hal::CreateCpuDevice(hal::CpuModeFromEnvironment());
+  auto ctx = vm::Context::Create(*module, device.get());
+  if (!ctx.ok()) return ctx.status();
+  auto r = (*ctx)->Invoke("main", inputs);
+  return r.ok() ? Status::Ok() : r.status();
+}
+
+void ExpectRefused(const Status& s, const std::string& needle) {
+  ASSERT_FALSE(s.ok()) << "accepted; expected an error containing '" << needle << "'";
+  EXPECT_NE(s.message().find(needle), std::string::npos) << s.message();
+}
+
+vm::HostTensor F32s(std::vector<int64_t> dims, float value) {
+  vm::HostTensor t;
+  t.type = ElementType::kF32;
+  t.dims = std::move(dims);
+  t.data.resize(t.NumElements() * 4);
+  for (int64_t i = 0; i < t.NumElements(); ++i) std::memcpy(t.data.data() + i * 4, &value, 4);
+  return t;
+}
+
+TEST(HostileModule, EndlessRecursionStopsWithAnError) {
+  auto mb = OneFunction([](BytecodeWriter& w, ModuleBuilder&) {
+    w.Op(Opcode::kCall);
+    w.U32(0);  // main calls itself
+    w.List({});
+    w.List({});
+    w.Op(Opcode::kReturn);
+    w.List({});
+  });
+  ExpectRefused(LoadAndRun(mb.Serialize()), "call stack overflow");
+}
+
+TEST(HostileModule, LongLoopsStillRun) {
+  // The other side of the recursion bound: a long but finite loop of
+  // branches (10^5 steps) is legitimate and must run to its end.
+  auto mb = OneFunction([](BytecodeWriter& w, ModuleBuilder&) {
+    w.Op(Opcode::kConstI64); w.U32(0); w.I64(0);       // i = 0
+    w.Op(Opcode::kConstI64); w.U32(1); w.I64(1);       // one
+    w.Op(Opcode::kConstI64); w.U32(2); w.I64(100000);  // n
+    uint32_t loop = w.pc();
+    w.Op(Opcode::kAddI64); w.U32(0); w.U32(0); w.U32(1);
+    w.Op(Opcode::kCmpLtI64); w.U32(3); w.U32(0); w.U32(2);
+    w.Op(Opcode::kBrIf); w.U32(3); w.U32(loop);
+    w.Op(Opcode::kReturn); w.List({});
+  });
+  EXPECT_TRUE(LoadAndRun(mb.Serialize()).ok());
+}
+
+TEST(HostileModule, OutOfRangeIndicesAreRefusedAtLoad) {
+  struct Case {
+    const char* what;
+    std::function<void(BytecodeWriter&)> emit;
+  };
+  std::vector<Case> cases = {
+      {"register", [](BytecodeWriter& w) { w.Op(Opcode::kConstI64); w.U32(1000); w.I64(0); }},
+      {"register", [](BytecodeWriter& w) { w.Op(Opcode::kMovRef); w.U32(0); w.U32(0xffffffffu); }},
+      {"constant", [](BytecodeWriter& w) { w.Op(Opcode::kConstRef); w.U32(0); w.U32(7); }},
+      {"executable", [](BytecodeWriter& w) { w.Op(Opcode::kDispatch); w.U32(3); w.List({}); w.List({}); }},
+      {"function", [](BytecodeWriter& w) { w.Op(Opcode::kCall); w.U32(9); w.List({}); w.List({}); }},
+      {"jump target", [](BytecodeWriter& w) { w.Op(Opcode::kBr); w.U32(1u << 30); }},
+      {"string", [](BytecodeWriter& w) { w.Op(Opcode::kFail); w.U32(42); }},
+  };
+  for (const auto& c : cases) {
+    auto mb = OneFunction([&](BytecodeWriter& w, ModuleBuilder&) {
+      c.emit(w);
+      w.Op(Opcode::kReturn);
+      w.List({});
+    });
+    Status s = LoadAndRun(mb.Serialize());
+    EXPECT_FALSE(s.ok()) << c.what;
+    EXPECT_NE(s.message().find(c.what), std::string::npos) << c.what << ": " << s.message();
+  }
+}
+
+TEST(HostileModule, FallingOffTheEndIsRefused) {
+  auto mb = OneFunction([](BytecodeWriter& w, ModuleBuilder&) {
+    w.Op(Opcode::kConstI64);
+    w.U32(0);
+    w.I64(1);
+  });
+  EXPECT_FALSE(LoadAndRun(mb.Serialize()).ok());
+}
+
+TEST(HostileModule, HugeAllocationsAreErrors) {
+  for (int64_t d : {int64_t{1} << 40, int64_t{1} << 62, int64_t{-5}}) {
+    auto mb = OneFunction([&](BytecodeWriter& w, ModuleBuilder&) {
+      w.Op(Opcode::kConstI64); w.U32(0); w.I64(d);
+      w.Op(Opcode::kAlloc); w.U32(0); w.U32(static_cast<uint32_t>(ElementType::kF32)); w.List(std::vector<uint32_t>{0, 0});
+      w.Op(Opcode::kReturn); w.List({});
+    });
+    EXPECT_FALSE(LoadAndRun(mb.Serialize()).ok()) << d;
+  }
+}
+
+TEST(HostileModule, ReshapeBeyondTheBufferIsAnError) {
+  auto mb = OneFunction(
+      [](BytecodeWriter& w, ModuleBuilder&) {
+        w.Op(Opcode::kConstI64); w.U32(0); w.I64(1000);
+        w.Op(Opcode::kReshape); w.U32(1); w.U32(0); w.List(std::vector<uint32_t>{0});
+        w.Op(Opcode::kReturn); w.List({});
+      },
+      {F32Sig({4})});
+  EXPECT_FALSE(LoadAndRun(mb.Serialize(), {F32s({4}, 1)}).ok());
+}
+
+TEST(HostileModule, DispatchParametersInconsistentWithBuffersAreErrors) {
+  // Each dispatch reads its single tensor<4xf32> argument into a tensor<2xf32>
+  // with attributes that do not fit; the kernel or the HAL must refuse.
+  std::vector<KernelParams> bad;
+  {
+    KernelParams p;
+    p.kernel = "stablehlo.slice";
+    p.attrs.push_back({"start_indices", {100}, {}, "", false, {}});
+    p.attrs.push_back({"limit_indices", {102}, {}, "", false, {}});
+    p.attrs.push_back({"strides", {1}, {}, "", false, {}});
+    bad.push_back(p);
+  }
+  {
+    KernelParams p;
+    p.kernel = "stablehlo.transpose";
+    p.attrs.push_back({"permutation", {5}, {}, "", false, {}});
+    bad.push_back(p);
+  }
+  {
+    KernelParams p;
+    p.kernel = "stablehlo.broadcast_in_dim";
+    p.attrs.push_back({"broadcast_dimensions", {3}, {}, "", false, {}});
+    bad.push_back(p);
+  }
+  {
+    KernelParams p;
+    p.kernel = "stablehlo.dot_general";
+    p.attrs.push_back({"lhs_contracting_dimensions", {7}, {}, "", false, {}});
+    p.attrs.push_back({"rhs_contracting_dimensions", {0}, {}, "", false, {}});
+    bad.push_back(p);
+  }
+  {
+    KernelParams p;
+    p.kernel = "stablehlo.gather";
+    bad.push_back(p);  // no attributes at all
+  }
+  for (const auto& params : bad) {
+    auto mb = OneFunction(
+        [&](BytecodeWriter& w, ModuleBuilder& m) {
+          uint32_t exe = m.AddExecutable(params);
+          w.Op(Opcode::kConstI64); w.U32(0); w.I64(2);
+          w.Op(Opcode::kAlloc); w.U32(1); w.U32(static_cast<uint32_t>(ElementType::kF32)); w.List(std::vector<uint32_t>{0});
+          w.Op(Opcode::kDispatch); w.U32(exe); w.List(std::vector<uint32_t>{0, 0}); w.List(std::vector<uint32_t>{1});
+          w.Op(Opcode::kReturn); w.List(std::vector<uint32_t>{1});
+        },
+        {F32Sig({4})}, {F32Sig({2})});
+    Status s = LoadAndRun(mb.Serialize(), {F32s({4}, 1)});
+    EXPECT_FALSE(s.ok()) << params.kernel;
+  }
+}
+
+TEST(HostileModule, UnknownKernelIsRefusedNamingIt) {
+  auto mb = OneFunction([](BytecodeWriter& w, ModuleBuilder& m) {
+    KernelParams p;
+    p.kernel = "stablehlo.no_such_kernel";
+    uint32_t exe = m.AddExecutable(p);
+    w.Op(Opcode::kDispatch); w.U32(exe); w.List({}); w.List({});
+    w.Op(Opcode::kReturn); w.List({});
+  });
+  ExpectRefused(LoadAndRun(mb.Serialize()), "stablehlo.no_such_kernel");
+}
+
+// Constants written straight through FlatBuffers, to lie about sizes.
+std::vector<uint8_t> ModuleWithConstant(std::vector<int64_t> dims, fb::Compression compression, uint64_t raw_size,
+                                        const std::vector<uint8_t>& data) {
+  flatbuffers::FlatBufferBuilder fbb;
+  fbb.ForceDefaults(true);
+  auto c = fb::CreateConstant(fbb, static_cast<uint8_t>(ElementType::kF32), fbb.CreateVector(dims), compression,
+                              raw_size, fbb.CreateVector(data));
+  std::vector<flatbuffers::Offset<fb::Constant>> constants = {c};
+  auto m = fb::CreateModule(fbb, vm::kFormatMajor, vm::kFormatMinor, fbb.CreateString("m"), fbb.CreateString(""),
+                            fbb.CreateVector(std::vector<flatbuffers::Offset<fb::Function>>{}),
+                            fbb.CreateVector(constants));
+  fbb.Finish(m, fb::ModuleIdentifier());
+  return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
+}
+
+TEST(HostileModule, ConstantSizesThatLieAreRefused) {
+  std::vector<uint8_t> sixteen(16, 0);
+  // Shape says 2^40 elements, data has 4.
+  EXPECT_FALSE(vm::LoadModule(ModuleWithConstant({int64_t{1} << 40}, fb::Compression::None, 16, sixteen)).ok());
+  // Shape and data disagree.
+  EXPECT_FALSE(vm::LoadModule(ModuleWithConstant({8}, fb::Compression::None, 32, sixteen)).ok());
+  // Negative dimension.
+  EXPECT_FALSE(vm::LoadModule(ModuleWithConstant({-4}, fb::Compression::None, 16, sixteen)).ok());
+
+  // A zstd frame of 4096 bytes, declared as 16 GiB raw / as the shape's size but
+  // decompressing to something else.
+  std::vector<uint8_t> raw(4096, 7);
+  std::vector<uint8_t> frame(ZSTD_compressBound(raw.size()));
+  frame.resize(ZSTD_compress(frame.data(), frame.size(), raw.data(), raw.size(), 3));
+  EXPECT_TRUE(vm::LoadModule(ModuleWithConstant({1024}, fb::Compression::Zstd, 4096, frame)).ok())
+      << "the honest frame must load";
+  EXPECT_FALSE(vm::LoadModule(ModuleWithConstant({int64_t{1} << 32}, fb::Compression::Zstd, uint64_t{1} << 34, frame)).ok());
+  EXPECT_FALSE(vm::LoadModule(ModuleWithConstant({2048}, fb::Compression::Zstd, 8192, frame)).ok());
+  EXPECT_FALSE(vm::LoadModule(ModuleWithConstant({512}, fb::Compression::Zstd, 2048, frame)).ok());
+  // Garbage claiming to be zstd.
+  EXPECT_FALSE(vm::LoadModule(ModuleWithConstant({4}, fb::Compression::Zstd, 16, sixteen)).ok());
+}
+
+}  // namespace
+}  // namespace kiln
