@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 
+#include "compiler/lower_collectives.h"
 #include "kernels/reference/registry.h"
 #include "kernels/reference/scalar.h"
 #include "vm/bytecode.h"
@@ -662,6 +663,41 @@ class FunctionLowering {
     return Status::Ok();
   }
 
+  // A collective (compiler/lower_collectives.cc): tensor operands in,
+  // preallocated tensor results out; tokens are VM tokens.
+  Status LowerCollective(const ir::Operation& op) {
+    KILN_ASSIGN_OR_RETURN(CollectiveLowering c, DescribeCollective(op));
+    std::vector<uint32_t> ins, outs;
+    for (const auto* v : op.operands)
+      if (!v->type.is_token()) ins.push_back(Ref(v));
+    for (const auto& r : op.results) {
+      uint32_t reg = Define(r.get());
+      if (r->type.is_token()) {
+        body_.Op(Opcode::kMakeToken);
+        body_.U32(reg);
+        continue;
+      }
+      KILN_RETURN_IF_ERROR(EmitAlloc(r.get(), reg, op));
+      outs.push_back(reg);
+    }
+    body_.Op(c.reduction ? Opcode::kCollectiveReduce : Opcode::kCollective);
+    body_.U32(mb_->AddString(c.descriptor));
+    if (c.reduction) body_.U32(mb_->AddExecutable(std::move(*c.reduction)));
+    body_.List(ins);
+    body_.List(outs);
+    return Status::Ok();
+  }
+
+  Status LowerRunParallel(const ir::Operation& op) {
+    KILN_ASSIGN_OR_RETURN(std::string desc, DescribeRunParallel(op, module_));
+    std::vector<uint32_t> results = DefineResults(op);
+    body_.Op(Opcode::kRunParallel);
+    body_.U32(mb_->AddString(desc));
+    body_.List(Refs(op.operands));
+    body_.List(results);
+    return Status::Ok();
+  }
+
   Status LowerOp(const ir::Operation& op, const std::vector<uint32_t>* yield, ir::Location* error_loc) {
     const std::string& n = op.name;
     if (n == "func.return" || n == "stablehlo.return") {
@@ -771,6 +807,8 @@ class FunctionLowering {
       body_.U32(Define(op.result()));
       return Status::Ok();
     }
+    if (IsCollectiveOp(n)) return LowerCollective(op);
+    if (n == "interpreter.run_parallel") return LowerRunParallel(op);
     if (n == "check.expect_eq") return LowerCheck(op, "eq", false);
     if (n == "check.expect_eq_const") return LowerCheck(op, "eq", true);
     if (n == "check.expect_almost_eq") return LowerCheck(op, "almost_eq", false);

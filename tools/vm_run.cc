@@ -1,25 +1,69 @@
 // vm-run OUT.kiln [--function=NAME] [--device=cpu|vulkan[:N]] [--input=...]... [--output=@file.npy]...
+//        [--replicas=N --partitions=M] [--collective-timeout=SECONDS]
+//
+// With a process grid of more than one process (the flags, or the module's
+// mhlo.num_replicas / mhlo.num_partitions), the function runs on every grid
+// process, each in its own VM context on its own thread. Inputs are shared,
+// or per process where their text names {replica}, {partition} or
+// {process}; results are printed per process under "process (r, p):".
 #include <CLI/CLI.hpp>
 
 #include <iostream>
 
+#include "tools/common/grid_support.h"
 #include "tools/common/tool_support.h"
 #include "vm/context.h"
+#include "vm/grid.h"
+
+namespace {
+
+int Fail(const std::string& message) {
+  std::cerr << "error: " << message << "\n";
+  return 1;
+}
+
+// Prints or writes one process's results; false on an error.
+bool Emit(const std::vector<kiln::vm::HostTensor>& results, const std::vector<std::string>& outputs,
+          uint32_t r, uint32_t p, uint32_t partitions) {
+  if (!outputs.empty() && outputs.size() != results.size()) {
+    std::cerr << "error: " << results.size() << " results but " << outputs.size() << " --output files\n";
+    return false;
+  }
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (outputs.empty()) {
+      std::cout << kiln::vm::FormatTensor(results[i]) << "\n";
+      continue;
+    }
+    std::string path = kiln::tools::ExpandProcess(outputs[i], r, p, partitions);
+    if (!path.empty() && path[0] == '@') path = path.substr(1);
+    auto s = kiln::tools::WriteNpy(path, results[i]);
+    if (!s.ok()) {
+      std::cerr << "error: " << s.message() << "\n";
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"vm-run: runs a function of a Kiln module"};
   std::string module_path, function = "main", device_spec = "cpu";
   std::vector<std::string> inputs, outputs;
-  int threads = 0, replicas = 1, partitions = 1;
+  int threads = 0, replicas = 0, partitions = 0;
+  double timeout_s = 60;
   bool list_devices = false;
   app.add_option("module", module_path, "module file (.kiln)");
   app.add_option("--function", function, "function to run (default: main)");
   app.add_option("--device", device_spec, "cpu, vulkan or vulkan:N");
-  app.add_option("--input", inputs, "an input: 2x3xf32=1,2,3,4,5,6 | f32=7 | @x.npy");
-  app.add_option("--output", outputs, "write a result to @file.npy (one per result)");
+  app.add_option("--input", inputs,
+                 "an input: 2x3xf32=1,2,3,4,5,6 | f32=7 | @x.npy; {replica}, {partition}, {process} make it per process");
+  app.add_option("--output", outputs, "write a result to @file.npy (one per result; placeholders as for --input)");
   app.add_option("--threads", threads, "worker threads (default: all cores)");
-  app.add_option("--replicas", replicas, "replicas in the process grid");
-  app.add_option("--partitions", partitions, "partitions in the process grid");
+  app.add_option("--replicas", replicas, "replicas in the process grid (default: the module's, else 1)");
+  app.add_option("--partitions", partitions, "partitions in the process grid (default: the module's, else 1)");
+  app.add_option("--collective-timeout", timeout_s, "seconds a collective waits for its peers (default 60)");
   app.add_flag("--list-devices", list_devices, "list the available devices");
   CLI11_PARSE(app, argc, argv);
 
@@ -27,61 +71,66 @@ int main(int argc, char** argv) {
     for (const auto& d : kiln::tools::ListDevices()) std::cout << d << "\n";
     return 0;
   }
-  if (module_path.empty()) {
-    std::cerr << "error: a module file is required\n";
-    return 1;
-  }
-  if (replicas < 1 || partitions < 1 || replicas * partitions > 1) {
-    std::cerr << "error: a process grid of " << replicas << "x" << partitions
-              << " is not supported yet (collectives are planned work); use 1x1\n";
-    return 1;
-  }
+  if (module_path.empty()) return Fail("a module file is required");
+  auto timeout = kiln::tools::CollectiveTimeout(timeout_s);
+  if (!timeout.ok()) return Fail(timeout.status().message());
   auto module = kiln::vm::LoadModuleFromFile(module_path);
-  if (!module.ok()) {
-    std::cerr << "error: " << module.status().message() << "\n";
-    return 1;
-  }
-  std::vector<kiln::vm::HostTensor> args;
-  for (const auto& text : inputs) {
-    auto t = kiln::tools::ParseInput(text);
-    if (!t.ok()) {
-      std::cerr << "error: " << t.status().message() << "\n";
-      return 1;
-    }
-    args.push_back(std::move(t.value()));
-  }
+  if (!module.ok()) return Fail(module.status().message());
+  auto grid = kiln::tools::ResolveGrid(replicas, partitions, **module);
+  if (!grid.ok()) return Fail(grid.status().message());
   auto device = kiln::tools::CreateDevice(device_spec);
-  if (!device.ok()) {
-    std::cerr << "error: " << device.status().message() << "\n";
-    return 1;
-  }
-  auto context = kiln::vm::Context::Create(*module, device->get());
-  if (!context.ok()) {
-    std::cerr << "error: " << context.status().message() << "\n";
-    return 1;
-  }
-  auto results = (*context)->Invoke(function, args);
-  if (!results.ok()) {
-    std::cerr << "error: " << results.status().message() << "\n";
-    return 1;
-  }
-  if (!outputs.empty() && outputs.size() != results->size()) {
-    std::cerr << "error: " << results->size() << " results but " << outputs.size() << " --output files\n";
-    return 1;
-  }
-  for (size_t i = 0; i < results->size(); ++i) {
-    if (!outputs.empty()) {
-      std::string path = outputs[i];
-      if (!path.empty() && path[0] == '@') path = path.substr(1);
-      auto s = kiln::tools::WriteNpy(path, (*results)[i]);
-      if (!s.ok()) {
-        std::cerr << "error: " << s.message() << "\n";
-        return 1;
+  if (!device.ok()) return Fail(device.status().message());
+
+  // Inputs per process (the same text for all unless it names the process).
+  std::vector<std::vector<kiln::vm::HostTensor>> args(grid->size());
+  for (uint32_t id = 0; id < grid->size(); ++id) {
+    for (const auto& text : inputs) {
+      std::string mine = kiln::tools::ExpandProcess(text, id / grid->partitions, id % grid->partitions, grid->partitions);
+      if (id > 0 && mine == text) {  // shared: parse once
+        args[id].push_back(args[0][args[id].size()]);
+        continue;
       }
-    } else {
-      std::cout << kiln::vm::FormatTensor((*results)[i]) << "\n";
+      auto t = kiln::tools::ParseInput(mine);
+      if (!t.ok()) return Fail(t.status().message());
+      args[id].push_back(std::move(t.value()));
     }
   }
-  for (const auto& f : (*context)->check_failures()) std::cerr << "check failed: " << f << "\n";
-  return (*context)->check_failures().empty() ? 0 : 1;
+
+  if (grid->size() == 1) {
+    auto context = kiln::vm::Context::Create(*module, device->get());
+    if (!context.ok()) return Fail(context.status().message());
+    kiln::vm::InvokeOptions opts;
+    opts.collective_timeout = *timeout;
+    auto results = (*context)->Invoke(function, args[0], opts);
+    if (!results.ok()) return Fail(results.status().message());
+    if (!Emit(*results, outputs, 0, 0, 1)) return 1;
+    for (const auto& f : (*context)->check_failures()) std::cerr << "check failed: " << f << "\n";
+    return (*context)->check_failures().empty() ? 0 : 1;
+  }
+
+  kiln::vm::GridRun run;
+  run.num_replicas = grid->replicas;
+  run.num_partitions = grid->partitions;
+  run.functions.assign(grid->size(), function);
+  run.inputs = std::move(args);
+  run.timeout = *timeout;
+  auto result = kiln::vm::RunGrid(*module, device->get(), run);
+  if (!result.ok()) return Fail(result.status().message());
+  int status = 0;
+  for (uint32_t id = 0; id < grid->size(); ++id) {
+    const auto& p = result->processes[id];
+    uint32_t r = id / grid->partitions, q = id % grid->partitions;
+    std::cout << "process " << kiln::vm::ProcessName(id, grid->partitions) << ":\n";
+    if (!p.status.ok()) {
+      std::cerr << "error: process " << kiln::vm::ProcessName(id, grid->partitions) << ": " << p.status.message() << "\n";
+      status = 1;
+      continue;
+    }
+    if (!Emit(p.results, outputs, r, q, grid->partitions)) status = 1;
+    for (const auto& f : p.check_failures) {
+      std::cerr << "check failed in process " << kiln::vm::ProcessName(id, grid->partitions) << ": " << f << "\n";
+      status = 1;
+    }
+  }
+  return status;
 }

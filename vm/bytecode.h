@@ -16,7 +16,7 @@ enum class Opcode : uint8_t {
 #include "vm/opcodes.def"
 #undef KILN_OPCODE
 };
-constexpr int kMaxOpcode = 33;
+constexpr int kMaxOpcode = 36;
 
 struct OpcodeInfo {
   std::string_view mnemonic;  // empty for unknown codes

@@ -134,6 +134,7 @@ Status Context::Sync() {
 StatusOr<std::vector<HostTensor>> Context::Invoke(const std::string& name, const std::vector<HostTensor>& inputs,
                                                   const InvokeOptions& options) {
   options_ = options;
+  local_grid_.reset();
   int f = module_->FindFunction(name);
   if (f < 0) return InvalidArgument("no function named '" + name + "' in the module");
   const LoadedFunction& fn = module_->functions[f];
@@ -393,6 +394,13 @@ Status Context::Execute(Frame& frame, int depth) {
       case Opcode::kProbe:
       case Opcode::kCheckEqResult:
         if (!(s = RunCheck(ins, frame)).ok()) return fail(index, s);
+        break;
+      case Opcode::kCollective:
+      case Opcode::kCollectiveReduce:
+        if (!(s = RunCollective(ins, frame)).ok()) return fail(index, s);
+        break;
+      case Opcode::kRunParallel:
+        if (!(s = RunParallel(ins, frame, depth)).ok()) return fail(index, s);
         break;
       case Opcode::kInvalid:
         return fail(index, Internal("invalid opcode"));

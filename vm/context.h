@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "hal/hal.h"
+#include "vm/collectives.h"
 #include "vm/host_tensor.h"
 #include "vm/module.h"
 
@@ -27,7 +28,13 @@ struct RefValue {
 struct InvokeOptions {
   // Called for interpreter.print; defaults to stdout.
   std::function<void(const std::string&)> print;
+  // This process's place in the grid, and what the grid's processes share
+  // (transport, infeed, outfeed). Without a grid the function runs as the
+  // one process of a 1x1 grid.
   uint32_t replica_id = 0, partition_id = 0;
+  std::shared_ptr<GridEnvironment> grid;
+  // How long a collective waits for its peers before it fails, naming them.
+  std::chrono::milliseconds collective_timeout{60000};
 };
 
 class Context {
@@ -61,6 +68,11 @@ class Context {
   StatusOr<RefValue> Write(const HostTensor& t);
   StatusOr<RefValue> AllocateView(ElementType type, std::vector<int64_t> dims);
   Status RunCheck(const Instruction& ins, Frame& frame);
+  // Collectives and interpreter.run_parallel (vm/context_collectives.cc).
+  Status RunCollective(const Instruction& ins, Frame& frame);
+  Status RunParallel(const Instruction& ins, Frame& frame, int depth);
+  Status ReduceInto(uint32_t executable, const std::vector<const HostTensor*>& parts, const RefValue& out);
+  GridEnvironment& Grid();
 
   std::shared_ptr<const LoadedModule> module_;
   hal::Device* device_;
@@ -72,6 +84,8 @@ class Context {
   std::vector<std::string> check_failures_;
   std::map<std::string, std::vector<HostTensor>> probes_;
   InvokeOptions options_;
+  std::shared_ptr<GridEnvironment> local_grid_;  // the 1x1 grid of a plain Invoke
+  std::map<uint32_t, CollectiveDesc> descs_;     // parsed descriptors, by string index
 };
 
 // Compares two host tensors as the check ops do (see vm/checks.cc); returns

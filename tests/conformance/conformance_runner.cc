@@ -3,13 +3,15 @@
 // public functions without arguments) on a device, and prints per-file
 // counts and a summary. All chunks run in this one process.
 //
-//   kiln-conformance DIR_OR_FILE... [--device=cpu] [--verbose]
+//   kiln-conformance DIR_OR_FILE... [--mode=inline|deferred] [--verbose] [--strict]
+//
+// --strict also fails when a test function is unsupported.
 //
 // Outcomes of a test function: passed; failed (a check failed or execution
 // erred: a wrong answer); unsupported (its chunk failed to compile with an
-// "unimplemented" error naming what is missing); deferred (its chunk runs an
-// interpreter.run_parallel grid of more than one process). Exit status is
-// non-zero if anything failed or crashed-to-error other than unsupported.
+// "unimplemented" error naming what is missing). interpreter.run_parallel
+// grids run in-process, one thread per grid process. Exit status is non-zero
+// if anything failed or crashed-to-error other than unsupported.
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -27,12 +29,11 @@ namespace fs = std::filesystem;
 namespace {
 
 struct Counts {
-  int passed = 0, failed = 0, unsupported = 0, deferred = 0;
+  int passed = 0, failed = 0, unsupported = 0;
   void Add(const Counts& o) {
     passed += o.passed;
     failed += o.failed;
     unsupported += o.unsupported;
-    deferred += o.deferred;
   }
 };
 
@@ -46,29 +47,12 @@ std::vector<std::string> TestFunctionsInText(const std::string& text) {
   return names;
 }
 
-// The largest process grid a chunk's run_parallel ops ask for.
-int GridSize(const std::string& text) {
-  // programs = [[@a, @b], [@c, @d]]: count '@' up to the closing "]]".
-  static const std::regex re(R"(programs\s*=\s*\[\[[^\]]*(\]\s*,\s*\[[^\]]*)*\]\])");
-  int best = 1;
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it) {
-    std::string m = it->str();
-    best = std::max<int>(best, static_cast<int>(std::count(m.begin(), m.end(), '@')));
-  }
-  return best;
-}
-
 Counts RunFile(const fs::path& path, kiln::hal::Device* device, bool verbose) {
   std::ifstream in(path);
   std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   Counts counts;
   for (const auto& chunk : kiln::ir::SplitChunks(source)) {
     auto tests = TestFunctionsInText(chunk.text);
-    if (GridSize(chunk.text) > 1) {
-      counts.deferred += static_cast<int>(tests.size());
-      if (verbose) std::cout << "  DEFER " << path.filename().string() << ":" << chunk.first_line << "\n";
-      continue;
-    }
     kiln::compiler::CompileOptions options;
     options.fold = false;
     options.target = "cpu";
@@ -121,11 +105,12 @@ Counts RunFile(const fs::path& path, kiln::hal::Device* device, bool verbose) {
 
 int main(int argc, char** argv) {
   std::vector<fs::path> files;
-  bool verbose = false;
+  bool verbose = false, strict = false;
   std::string mode = "inline";
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--verbose") { verbose = true; continue; }
+    if (a == "--strict") { strict = true; continue; }
     if (a.rfind("--mode=", 0) == 0) { mode = a.substr(7); continue; }
     fs::path p(a);
     if (fs::is_directory(p)) {
@@ -142,11 +127,10 @@ int main(int argc, char** argv) {
   for (const auto& f : files) {
     Counts c = RunFile(f, device.get(), verbose);
     std::cout << f.filename().string() << ": " << c.passed << " passed, " << c.failed << " failed, " << c.unsupported
-              << " unsupported, " << c.deferred << " deferred\n";
+              << " unsupported\n";
     total.Add(c);
   }
-  std::cout << "conformance (" << files.size() << " files, cpu " << mode << "): unsupported: " << total.unsupported
-            << ", deferred: " << total.deferred << "\n";
+  std::cout << "conformance (" << files.size() << " files, cpu " << mode << "): unsupported: " << total.unsupported << "\n";
   std::cout << "conformance: " << total.passed << " passed, " << total.failed << " failed\n";
-  return total.failed == 0 ? 0 : 1;
+  return total.failed == 0 && (!strict || total.unsupported == 0) ? 0 : 1;
 }

@@ -1,0 +1,138 @@
+// The process grid and its collectives (docs/collectives.md).
+//
+// A grid of num_replicas x num_partitions processes runs one module; process
+// (r, p) has the flattened id r * num_partitions + p. Each process runs in its
+// own vm::Context. Collectives meet through a CollectiveTransport: the
+// in-process one (vm/collectives_local.cc) pairs up threads through shared
+// memory; another transport (e.g. MPI) can implement the same interface.
+//
+// A collective instruction carries a descriptor (CollectiveDesc, serialized
+// into the module's string table by the compiler): the op's name and the
+// attributes that decide its process groups and its data movement.
+#pragma once
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kernels/common/status.h"
+#include "vm/host_tensor.h"
+
+namespace kiln::vm {
+
+// What a collective instruction asks for, from the op's attributes.
+struct CollectiveDesc {
+  std::string op;                   // "stablehlo.all_reduce", "stablehlo.send", ...
+  int64_t channel = 0;              // channel_handle.handle (<= 0: no channel)
+  int64_t channel_type = 0;         // channel_handle.type
+  bool use_global_device_ids = false;
+  bool has_dynamic_root = false;
+  bool is_host_transfer = false;
+  bool has_groups = false;          // replica_groups / source_target_pairs given
+  std::vector<std::vector<int64_t>> groups;  // their rows (-1 pads ragged rows)
+  int64_t dim = 0;                  // all_gather_dim / scatter_dimension
+  int64_t split_dimension = 0, concat_dimension = 0, split_count = 0;
+
+  // "key=value;..." text stored in the module; Parse refuses anything else.
+  // Serialize is inline: the compiler writes descriptors without linking
+  // the runtime.
+  std::string Serialize() const;
+  static StatusOr<CollectiveDesc> Parse(std::string_view text);
+  // "stablehlo.all_reduce (channel 1)" for messages.
+  std::string Label() const;
+};
+
+// A process's contribution to, or result of, an exchange: its tensors.
+using Payload = std::shared_ptr<const std::vector<HostTensor>>;
+
+inline std::string CollectiveDesc::Serialize() const {
+  std::string s = "op=" + op + ";channel=" + std::to_string(channel) + ";channel_type=" + std::to_string(channel_type) +
+                  ";global=" + (use_global_device_ids ? "1" : "0") + ";dynamic_root=" + (has_dynamic_root ? "1" : "0") +
+                  ";host=" + (is_host_transfer ? "1" : "0") + ";dim=" + std::to_string(dim) +
+                  ";split_dimension=" + std::to_string(split_dimension) +
+                  ";concat_dimension=" + std::to_string(concat_dimension) +
+                  ";split_count=" + std::to_string(split_count);
+  if (has_groups) {
+    s += ";groups=";
+    for (size_t r = 0; r < groups.size(); ++r) {
+      if (r) s += "|";
+      for (size_t c = 0; c < groups[r].size(); ++c) s += (c ? "," : "") + std::to_string(groups[r][c]);
+    }
+  }
+  return s;
+}
+
+std::string ProcessName(uint32_t flat_id, uint32_t num_partitions);  // "(r, p)"
+
+// How processes meet. Every call blocks the calling VM context's thread
+// (never a kernel worker) until the peers arrive, the deadline passes, or a
+// peer is known to have finished or failed without arriving.
+class CollectiveTransport {
+ public:
+  virtual ~CollectiveTransport() = default;
+
+  struct Exchange {
+    uint32_t self = 0;                // flattened id of the caller
+    std::vector<uint32_t> group;      // flattened ids, in group order; contains self
+    std::string label;                // for messages: "stablehlo.all_reduce (channel 1)"
+    std::string signature;            // must match across the group (op, attributes, types)
+    Payload payload;
+    std::chrono::milliseconds timeout{60000};
+  };
+  // Every member of `group` calls ExchangeAll; the k-th call of each member
+  // for the same group meets the k-th call of the others. Returns every
+  // member's payload, in group order.
+  virtual StatusOr<std::vector<Payload>> ExchangeAll(const Exchange& e) = 0;
+
+  // Point-to-point through a channel: Send queues and returns; Recv takes the
+  // oldest message queued for (channel, self) or, for messages sent to no
+  // particular process (target < 0), for the channel.
+  virtual Status Send(int64_t channel, uint32_t self, int64_t target, Payload payload) = 0;
+  virtual StatusOr<Payload> Recv(int64_t channel, uint32_t self, int64_t source, const std::string& label,
+                                 std::chrono::milliseconds timeout) = 0;
+
+  // A process has returned (with `status`); peers waiting for it stop waiting.
+  virtual void ProcessDone(uint32_t self, const Status& status) = 0;
+};
+
+// A FIFO of tensors shared by the processes of a grid (infeed data).
+class FeedQueue {
+ public:
+  void Push(HostTensor t);
+  // Pops the oldest tensor; false when the queue is empty.
+  bool Pop(HostTensor* t);
+  std::vector<HostTensor> Drain();
+
+ private:
+  std::mutex mu_;
+  std::deque<HostTensor> q_;
+};
+
+// What the processes of one grid share.
+struct GridEnvironment {
+  uint32_t num_replicas = 1, num_partitions = 1;
+  std::shared_ptr<CollectiveTransport> transport;
+  std::chrono::milliseconds timeout{60000};
+  FeedQueue infeed;   // read by stablehlo.infeed
+  FeedQueue outfeed;  // written by stablehlo.outfeed
+  uint32_t num_processes() const { return num_replicas * num_partitions; }
+};
+
+// The process groups of a collective in a grid (flattened ids), by the
+// spec's strategies: cross_replica, cross_partition,
+// cross_replica_and_partition, flattened_ids. For collective_permute (and
+// send/recv with source_target_pairs) each row is a (source, target) pair.
+StatusOr<std::vector<std::vector<uint32_t>>> ProcessGroups(const CollectiveDesc& d, uint32_t num_replicas,
+                                                           uint32_t num_partitions);
+
+// Host-side data movement of the collectives, on host tensors of one
+// process group (`all` in group order, `index` = the caller's position).
+StatusOr<HostTensor> ConcatHost(const std::vector<const HostTensor*>& parts, int64_t dim);
+StatusOr<HostTensor> SliceHost(const HostTensor& t, int64_t dim, int64_t part, int64_t count);
+HostTensor ZerosLike(const HostTensor& t);
+
+}  // namespace kiln::vm

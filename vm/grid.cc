@@ -1,0 +1,80 @@
+// The in-process grid runner (see grid.h).
+#include "vm/grid.h"
+
+#include <mutex>
+#include <thread>
+
+#include "vm/collectives_local.h"
+
+namespace kiln::vm {
+
+Status GridResult::FirstError(uint32_t num_partitions) const {
+  // Prefer a root cause over the errors of peers that only waited for it
+  // (those are FailedPrecondition: "process X failed: ...").
+  int first = -1;
+  for (size_t k = 0; k < processes.size(); ++k) {
+    const Status& s = processes[k].status;
+    if (s.ok()) continue;
+    if (first < 0 || (processes[first].status.code() == StatusCode::kFailedPrecondition &&
+                      s.code() != StatusCode::kFailedPrecondition))
+      first = static_cast<int>(k);
+  }
+  if (first < 0) return Status::Ok();
+  const Status& s = processes[first].status;
+  return Status(s.code(), "process " + ProcessName(static_cast<uint32_t>(first), num_partitions) + ": " + s.message());
+}
+
+StatusOr<GridResult> RunGrid(const std::shared_ptr<const LoadedModule>& module, hal::Device* device,
+                             const GridRun& run) {
+  const uint32_t n = run.num_replicas * run.num_partitions;
+  if (run.num_replicas == 0 || run.num_partitions == 0 || n > 4096)
+    return InvalidArgument("invalid process grid " + std::to_string(run.num_replicas) + "x" +
+                           std::to_string(run.num_partitions));
+  if (run.functions.size() != n || run.inputs.size() != n)
+    return Internal("grid of " + std::to_string(n) + " processes with " + std::to_string(run.functions.size()) +
+                    " functions and " + std::to_string(run.inputs.size()) + " input lists");
+  auto env = std::make_shared<GridEnvironment>();
+  env->num_replicas = run.num_replicas;
+  env->num_partitions = run.num_partitions;
+  env->timeout = run.timeout;
+  env->transport = run.transport ? run.transport
+                                 : std::make_shared<InProcessTransport>(run.num_replicas, run.num_partitions);
+  for (const auto& t : run.infeed) env->infeed.Push(t);
+
+  // Contexts are created up front (on this thread), so a module that cannot
+  // be instantiated fails before any thread starts.
+  std::vector<std::unique_ptr<Context>> contexts;
+  for (uint32_t i = 0; i < n; ++i) {
+    KILN_ASSIGN_OR_RETURN(auto c, Context::Create(module, device));
+    contexts.push_back(std::move(c));
+  }
+  std::mutex print_mu;
+  GridResult result;
+  result.processes.resize(n);
+  auto body = [&](uint32_t id) {
+    InvokeOptions opts;
+    opts.replica_id = id / run.num_partitions;
+    opts.partition_id = id % run.num_partitions;
+    opts.grid = env;
+    opts.collective_timeout = run.timeout;
+    opts.print = [&](const std::string& text) {
+      std::lock_guard<std::mutex> l(print_mu);
+      if (run.print) run.print(text);
+      else std::printf("%s\n", text.c_str());
+    };
+    auto r = contexts[id]->Invoke(run.functions[id], run.inputs[id], opts);
+    GridProcessResult& out = result.processes[id];
+    if (r.ok()) out.results = std::move(r.value());
+    else out.status = r.status();
+    out.check_failures = contexts[id]->check_failures();
+    env->transport->ProcessDone(id, out.status);
+  };
+  std::vector<std::thread> threads;
+  for (uint32_t i = 1; i < n; ++i) threads.emplace_back(body, i);
+  body(0);  // process (0, 0) runs on the calling thread
+  for (auto& t : threads) t.join();
+  result.outfeed = env->outfeed.Drain();
+  return result;
+}
+
+}  // namespace kiln::vm
