@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 
+#include "compiler/fuse_elementwise.h"
 #include "kernels/reference/registry.h"
 #include "kernels/reference/scalar.h"
 #include "vm/bytecode.h"
@@ -38,6 +39,9 @@ class FunctionLowering {
   FunctionLowering(const ir::Module& m, const ir::Function& f, ModuleBuilder* mb,
                    const std::map<std::string, uint32_t>& function_index)
       : module_(m), fn_(f), mb_(mb), function_index_(function_index) {}
+
+  // Chains planned by the fusion pass (compiler/fuse_elementwise.h), or null.
+  void UseFusion(const ElementwiseFusion* fusion) { fusion_ = fusion; }
 
   StatusOr<FunctionOut> Lower(ir::Location* error_loc) {
     FunctionOut out;
@@ -112,7 +116,10 @@ class FunctionLowering {
     return Status::Ok();
   }
 
-  Status EmitDispatch(const ir::Operation& op, KernelParams params) {
+  // `inputs`: the dispatch's inputs when they are not the op's operands (a
+  // fused chain rooted at `op`).
+  Status EmitDispatch(const ir::Operation& op, KernelParams params,
+                      const std::vector<const ir::Value*>* inputs = nullptr) {
     // Refuse at compile time what the CPU runtime has no kernel for.
     if (!ref::FindReferenceKernel(params.kernel)) {
       std::string type = op.results.empty() ? (op.operands.empty() ? "" : op.operands[0]->type.ToString())
@@ -126,8 +133,11 @@ class FunctionLowering {
       KILN_RETURN_IF_ERROR(EmitAlloc(r.get(), reg, op));
       outs.push_back(reg);
     }
-    std::vector<uint32_t> ins = Refs(op.operands);
-    for (const auto* v : op.operands)
+    std::vector<const ir::Value*> in_values(op.operands.begin(), op.operands.end());
+    if (inputs) in_values = *inputs;
+    std::vector<uint32_t> ins;
+    for (const auto* v : in_values) ins.push_back(Ref(v));
+    for (const auto* v : in_values)
       if (!v->type.is_tensor()) return Unimplemented(op.name + ": operands of type " + v->type.ToString() + " are not supported");
     body_.Op(Opcode::kDispatch);
     body_.U32(exe);
@@ -156,7 +166,9 @@ class FunctionLowering {
     for (const auto& opp : block.ops) {
       const ir::Operation& op = *opp;
       locations_.push_back({body_.pc(), static_cast<uint32_t>(op.loc.line), static_cast<uint32_t>(op.loc.col)});
-      Status s = LowerOp(op, yield, error_loc);
+      if (fusion_ && fusion_->FusedAway(&op)) continue;  // computed inside its group's dispatch
+      const FusedGroup* group = fusion_ ? fusion_->GroupAt(&op) : nullptr;
+      Status s = group ? EmitDispatch(op, group->params, &group->inputs) : LowerOp(op, yield, error_loc);
       if (!s.ok()) {
         if (error_loc->line == 0) *error_loc = op.loc;
         return s;
@@ -648,6 +660,7 @@ class FunctionLowering {
   std::vector<uint32_t> jump_fixups_;
   std::vector<FunctionOut::Loc> locations_;
   uint32_t next_i64_ = 0, next_ref_ = 0;
+  const ElementwiseFusion* fusion_ = nullptr;
 };
 
 }  // namespace
@@ -670,6 +683,8 @@ Status LowerModule(const ir::Module& module, const CompileOptions& options, cons
                                                       "': the vulkan target cannot compile it yet (no Vulkan code generator)"));
     ir::Location loc;
     FunctionLowering lowering(module, *f, out, function_index);
+    KILN_ASSIGN_OR_RETURN(ElementwiseFusion fusion, ElementwiseFusion::Plan(*f));
+    if (options.fuse) lowering.UseFusion(&fusion);
     auto fo = lowering.Lower(&loc);
     if (!fo.ok()) return Status(fo.status().code(), format_error(loc, fo.status().message()));
     if (options.target == "all") {

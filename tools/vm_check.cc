@@ -11,12 +11,13 @@ int main(int argc, char** argv) {
   CLI::App app{"vm-check: runs the check tests of a Kiln module"};
   std::string module_path, device_spec = "cpu";
   bool stats = false;
-  int replicas = 1, partitions = 1;
+  int replicas = 1, partitions = 1, threads = 0;
   app.add_option("module", module_path, "module file (.kiln)")->required();
   app.add_option("--device", device_spec, "cpu, vulkan or vulkan:N");
   app.add_flag("--stats", stats, "print the dispatches each device ran");
   app.add_option("--replicas", replicas, "replicas in the process grid");
   app.add_option("--partitions", partitions, "partitions in the process grid");
+  app.add_option("--threads", threads, "kernel threads on the cpu device (default 0: all cores)")->check(CLI::NonNegativeNumber);
   CLI11_PARSE(app, argc, argv);
 
   if (replicas < 1 || partitions < 1 || replicas * partitions > 1) {
@@ -29,7 +30,7 @@ int main(int argc, char** argv) {
     std::cerr << "error: " << module.status().message() << "\n";
     return 1;
   }
-  auto device = kiln::tools::CreateDevice(device_spec);
+  auto device = kiln::tools::CreateDevice(device_spec, threads);
   if (!device.ok()) {
     std::cerr << "error: " << device.status().message() << "\n";
     return 1;

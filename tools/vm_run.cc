@@ -17,7 +17,7 @@ int main(int argc, char** argv) {
   app.add_option("--device", device_spec, "cpu, vulkan or vulkan:N");
   app.add_option("--input", inputs, "an input: 2x3xf32=1,2,3,4,5,6 | f32=7 | @x.npy");
   app.add_option("--output", outputs, "write a result to @file.npy (one per result)");
-  app.add_option("--threads", threads, "worker threads (default: all cores)");
+  app.add_option("--threads", threads, "kernel threads on the cpu device (default 0: all cores)")->check(CLI::NonNegativeNumber);
   app.add_option("--replicas", replicas, "replicas in the process grid");
   app.add_option("--partitions", partitions, "partitions in the process grid");
   app.add_flag("--list-devices", list_devices, "list the available devices");
@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
     }
     args.push_back(std::move(t.value()));
   }
-  auto device = kiln::tools::CreateDevice(device_spec);
+  auto device = kiln::tools::CreateDevice(device_spec, threads);
   if (!device.ok()) {
     std::cerr << "error: " << device.status().message() << "\n";
     return 1;
