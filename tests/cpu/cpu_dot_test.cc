@@ -15,6 +15,7 @@
 
 #include "kernels/cpu/registry.h"
 #include "kernels/reference/registry.h"
+#include "tests/cpu/test_pool.h"
 
 namespace kiln::cpu {
 namespace {
@@ -87,10 +88,11 @@ KernelParams DotGeneral(std::vector<int64_t> lb, std::vector<int64_t> rb, std::v
   return p;
 }
 
-Status RunKernel(KernelFn fn, const KernelParams& p, Tensor& lhs, Tensor& rhs, Tensor& out) {
+Status RunKernel(KernelFn fn, const KernelParams& p, Tensor& lhs, Tensor& rhs, Tensor& out,
+                 TaskRunner* runner = nullptr) {
   TensorRef in[2] = {lhs.ref(), rhs.ref()};
   TensorRef o[1] = {out.ref()};
-  return fn(KernelCall{p, in, o});
+  return fn(KernelCall{p, in, o, runner});
 }
 
 // Runs the fast kernel and the reference and compares. `k` is the
@@ -107,6 +109,11 @@ void Check(const KernelParams& p, Tensor lhs, Tensor rhs, std::vector<int64_t> o
   Tensor mag = Make(lhs.type, out_dims);
   ASSERT_TRUE(RunKernel(fast, p, lhs, rhs, got).ok());
   ASSERT_TRUE(RunKernel(ref, p, lhs, rhs, want).ok());
+  // Split over the thread pool, the tiles accumulate in the same order:
+  // the result must be bit-identical to the single-threaded one.
+  Tensor threaded = Make(lhs.type, out_dims, -777.0);
+  ASSERT_TRUE(RunKernel(fast, p, lhs, rhs, threaded, TestPool()).ok());
+  ASSERT_EQ(threaded.bytes, got.bytes) << "threaded result differs from the single-threaded one";
   Tensor alhs = Abs(lhs), arhs = Abs(rhs);
   ASSERT_TRUE(RunKernel(ref, p, alhs, arhs, mag).ok());
   const double eps = lhs.type == ElementType::kF64 ? 0x1p-52 : 0x1p-23;
@@ -133,7 +140,9 @@ struct Shape {
 TEST(CpuDotGeneral, PlainMatmulOddSizes) {
   std::mt19937 rng(1);
   const Shape shapes[] = {{1, 1, 1},    {1, 3, 1},     {3, 17, 5},   {17, 1, 63},  {63, 65, 130}, {65, 63, 17},
-                          {130, 3, 65}, {7, 300, 33},  {129, 513, 9}, {5, 3, 1100}, {2, 130, 1}, {1, 64, 200}};
+                          {130, 3, 65}, {7, 300, 33},  {129, 513, 9}, {5, 3, 1100}, {2, 130, 1}, {1, 64, 200},
+                          // large enough to be split over the pool (GEMV and GEMM paths)
+                          {3, 700, 1500}, {1, 1000, 1100}, {301, 257, 299}, {8, 520, 1031}};
   for (const Shape& s : shapes) {
     SCOPED_TRACE(std::to_string(s.m) + "x" + std::to_string(s.k) + "x" + std::to_string(s.n));
     Check(DotGeneral({}, {}, {1}, {0}), Random(ElementType::kF32, {s.m, s.k}, rng),
