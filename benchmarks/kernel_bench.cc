@@ -181,5 +181,47 @@ BENCHMARK(BM_ReferenceDotGeneralF32)->Arg(64)->Arg(128)->Arg(256)->Arg(512)->Uni
 BENCHMARK(BM_CpuDotGeneralF32)->Arg(64)->Arg(128)->Arg(256)->Arg(512)->Arg(1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CpuDotGeneralF32Threads)->Arg(1024)->Arg(2048)->UseRealTime()->Unit(benchmark::kMillisecond);
 
+KernelAttr IntsAttr(const char* name, std::vector<int64_t> v) { return KernelAttr{name, std::move(v), {}, "", false, {}}; }
+
+// 1x56x56x64 -> 64 channels, 3x3, padding 1, NHWC input, HWIO kernel (a
+// ResNet-50 stage-1 convolution); FLOPS = 2 * 56*56*64 * 3*3*64.
+void RunConv(benchmark::State& state, KernelFn fn, TaskRunner* runner) {
+  KernelParams p;
+  p.kernel = "stablehlo.convolution";
+  p.attrs = {IntsAttr("input_batch_dimension", {0}),  IntsAttr("input_feature_dimension", {3}),
+             IntsAttr("input_spatial_dimensions", {1, 2}), IntsAttr("kernel_input_feature_dimension", {2}),
+             IntsAttr("kernel_output_feature_dimension", {3}), IntsAttr("kernel_spatial_dimensions", {0, 1}),
+             IntsAttr("output_batch_dimension", {0}), IntsAttr("output_feature_dimension", {3}),
+             IntsAttr("output_spatial_dimensions", {1, 2}), IntsAttr("padding", {1, 1, 1, 1}),
+             IntsAttr("feature_group_count", {1}), IntsAttr("batch_group_count", {1})};
+  std::vector<int64_t> in_dims = {1, 56, 56, 64}, k_dims = {3, 3, 64, 64}, out_dims = {1, 56, 56, 64};
+  std::vector<float> x(56 * 56 * 64), w(3 * 3 * 64 * 64), y(56 * 56 * 64);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 13) * 0.1f - 0.6f;
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 7) * 0.01f - 0.03f;
+  TensorRef in[2] = {{ElementType::kF32, in_dims, reinterpret_cast<uint8_t*>(x.data()), x.size() * 4},
+                     {ElementType::kF32, k_dims, reinterpret_cast<uint8_t*>(w.data()), w.size() * 4}};
+  TensorRef out[1] = {{ElementType::kF32, out_dims, reinterpret_cast<uint8_t*>(y.data()), y.size() * 4}};
+  if (fn == nullptr) {
+    state.SkipWithError("no kernel");
+    return;
+  }
+  for (auto _ : state) {
+    Status s = fn(KernelCall{p, in, out, runner});
+    benchmark::DoNotOptimize(y.data());
+    if (!s.ok()) state.SkipWithError(s.message().c_str());
+  }
+  state.counters["FLOPS"] = benchmark::Counter(2.0 * 56 * 56 * 64 * 9 * 64, benchmark::Counter::kIsIterationInvariantRate);
+}
+void BM_ReferenceConv56x56x64(benchmark::State& state) {
+  RunConv(state, ref::FindReferenceKernel("stablehlo.convolution"), nullptr);
+}
+void BM_CpuConv56x56x64Threads(benchmark::State& state) {
+  KernelParams p;
+  p.kernel = "stablehlo.convolution";
+  RunConv(state, cpu::FindCpuKernel(p), Pool());
+}
+BENCHMARK(BM_ReferenceConv56x56x64)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CpuConv56x56x64Threads)->UseRealTime()->Unit(benchmark::kMillisecond);
+
 }  // namespace
 }  // namespace kiln

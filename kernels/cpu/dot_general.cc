@@ -39,23 +39,11 @@
 
 #ifndef KILN_CPU_DOT_GENERAL_SHARED
 #define KILN_CPU_DOT_GENERAL_SHARED
+#include "kernels/cpu/gemm.h"
 #include "kernels/cpu/kernels.h"
 #include "kernels/reference/registry.h"
 
 namespace kiln::cpu {
-
-// A batched GEMM over operands addressed through offset tables (elements).
-struct GemmProblem {
-  const void* a = nullptr;
-  const void* b = nullptr;
-  void* c = nullptr;  // dense [batch][m][n]
-  int64_t batch = 0, m = 0, n = 0, k = 0;
-  std::vector<int64_t> a_batch, a_m, a_k;  // lhs offsets of batch, free and contracting indices
-  std::vector<int64_t> b_batch, b_k, b_n;  // rhs offsets of batch, contracting and free indices
-  bool a_k_contiguous = false;             // a_k[p] == p
-  bool b_n_contiguous = false;             // b_n[j] == j
-  TaskRunner* runner = nullptr;            // the driver's pool, or null
-};
 
 // Rows of A up to which the unpacked row-streaming path is used.
 constexpr int64_t kGemvRows = 4;
@@ -322,6 +310,14 @@ namespace kiln::cpu {
 HWY_EXPORT(GemmF32);
 HWY_EXPORT(GemmF64);
 
+void RunGemm(const GemmProblem& p, ElementType type) {
+  if (type == ElementType::kF32) {
+    HWY_DYNAMIC_DISPATCH(GemmF32)(p);
+  } else {
+    HWY_DYNAMIC_DISPATCH(GemmF64)(p);
+  }
+}
+
 namespace {
 
 std::vector<int64_t> Strides(std::span<const int64_t> dims) {
@@ -429,11 +425,7 @@ Status FastDot(const KernelCall& call, std::span<const int64_t> lb, std::span<co
   p.a_k_contiguous = Contiguous(p.a_k);
   p.b_n_contiguous = Contiguous(p.b_n);
   p.runner = call.runner;
-  if (t == ElementType::kF32) {
-    HWY_DYNAMIC_DISPATCH(GemmF32)(p);
-  } else {
-    HWY_DYNAMIC_DISPATCH(GemmF64)(p);
-  }
+  RunGemm(p, t);
   return Status::Ok();
 }
 
