@@ -8,13 +8,25 @@
 //       --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
+#include <cstdlib>
 #include <vector>
 
+#include "hal/cpu/thread_pool.h"
 #include "kernels/cpu/registry.h"
 #include "kernels/reference/registry.h"
 
 namespace kiln {
 namespace {
+
+// The fast kernels run on a thread pool of KILN_THREADS threads (default: one
+// per core), as in the CPU driver; times are wall-clock (UseRealTime).
+TaskRunner* Pool() {
+  static hal::ThreadPool pool([] {
+    const char* t = std::getenv("KILN_THREADS");
+    return t ? std::atoi(t) : 0;
+  }());
+  return &pool;
+}
 
 KernelParams ElementwiseParams(ScalarProgram program) {
   KernelParams p;
@@ -46,6 +58,23 @@ ScalarProgram AddProgram() {
   return prog;
 }
 
+// tanh(x * 0.5 + 1) * x - 0.25: what the compiler's fusion pass makes of the
+// chain (splat constants inlined, one param).
+ScalarProgram TanhChainProgram() {
+  auto constant = [](double v) {
+    ScalarInstr c = Instr(ScalarOp::kConstant, {});
+    c.constant.re = v;
+    return c;
+  };
+  ScalarProgram prog;
+  prog.param_types = {ElementType::kF32};
+  prog.instrs = {constant(0.5),  constant(1.0), constant(0.25),
+                 Instr(ScalarOp::kMultiply, {0, 1}), Instr(ScalarOp::kAdd, {4, 2}), Instr(ScalarOp::kTanh, {5}),
+                 Instr(ScalarOp::kMultiply, {6, 0}), Instr(ScalarOp::kSubtract, {7, 3})};
+  prog.results = {8};
+  return prog;
+}
+
 // logistic(a * b) + tanh(a): a small fused chain with transcendentals.
 ScalarProgram ChainProgram() {
   ScalarProgram prog;
@@ -56,7 +85,7 @@ ScalarProgram ChainProgram() {
   return prog;
 }
 
-void RunElementwise(benchmark::State& state, KernelFn fn, const KernelParams& p) {
+void RunElementwise(benchmark::State& state, KernelFn fn, const KernelParams& p, TaskRunner* runner = nullptr) {
   int64_t n = state.range(0);
   std::vector<float> a(n, 1.5f), b(n, 2.5f), c(n);
   std::vector<int64_t> dims = {n};
@@ -67,12 +96,15 @@ void RunElementwise(benchmark::State& state, KernelFn fn, const KernelParams& p)
     state.SkipWithError("no kernel");
     return;
   }
+  const size_t num_inputs = p.Program("body")->param_types.size();
   for (auto _ : state) {
-    Status s = fn(KernelCall{p, in, out});
+    Status s = fn(KernelCall{p, std::span<const TensorRef>(in, num_inputs), out, runner});
     benchmark::DoNotOptimize(c.data());
     if (!s.ok()) state.SkipWithError(s.message().c_str());
   }
   state.SetItemsProcessed(state.iterations() * n);
+  // Bytes read and written, to compare with a copy's bandwidth.
+  state.SetBytesProcessed(state.iterations() * n * 4 * static_cast<int64_t>(num_inputs + 1));
 }
 
 void BM_ReferenceElementwiseAddF32(benchmark::State& state) {
@@ -89,10 +121,15 @@ void BM_CpuElementwiseChainF32(benchmark::State& state) {
   KernelParams p = ElementwiseParams(ChainProgram());
   RunElementwise(state, cpu::FindCpuKernel(p), p);
 }
+void BM_CpuFusedTanhChainF32(benchmark::State& state) {
+  KernelParams p = ElementwiseParams(TanhChainProgram());
+  RunElementwise(state, cpu::FindCpuKernel(p), p, Pool());
+}
 BENCHMARK(BM_ReferenceElementwiseAddF32)->Arg(1 << 10)->Arg(1 << 16);
 BENCHMARK(BM_CpuElementwiseAddF32)->Arg(1 << 10)->Arg(1 << 16);
 BENCHMARK(BM_ReferenceElementwiseChainF32)->Arg(1 << 16);
 BENCHMARK(BM_CpuElementwiseChainF32)->Arg(1 << 16);
+BENCHMARK(BM_CpuFusedTanhChainF32)->Arg(1 << 16)->Arg(1 << 24)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 KernelParams MatmulParams() {
   KernelParams p;
@@ -103,7 +140,7 @@ KernelParams MatmulParams() {
 }
 
 // C[n, n] = A[n, n] x B[n, n], f32; reports FLOPS (2 n^3 per iteration).
-void RunDot(benchmark::State& state, KernelFn fn, const KernelParams& p) {
+void RunDot(benchmark::State& state, KernelFn fn, const KernelParams& p, TaskRunner* runner = nullptr) {
   int64_t n = state.range(0);
   std::vector<float> a(n * n), b(n * n), c(n * n);
   for (int64_t i = 0; i < n * n; ++i) {
@@ -119,7 +156,7 @@ void RunDot(benchmark::State& state, KernelFn fn, const KernelParams& p) {
     return;
   }
   for (auto _ : state) {
-    Status s = fn(KernelCall{p, in, out});
+    Status s = fn(KernelCall{p, in, out, runner});
     benchmark::DoNotOptimize(c.data());
     if (!s.ok()) state.SkipWithError(s.message().c_str());
   }
@@ -135,9 +172,56 @@ void BM_CpuDotGeneralF32(benchmark::State& state) {
   KernelParams p = MatmulParams();
   RunDot(state, cpu::FindCpuKernel(p), p);
 }
+void BM_CpuDotGeneralF32Threads(benchmark::State& state) {
+  KernelParams p = MatmulParams();
+  RunDot(state, cpu::FindCpuKernel(p), p, Pool());
+}
 // The reference at 1024 takes tens of seconds per iteration; it is left out.
 BENCHMARK(BM_ReferenceDotGeneralF32)->Arg(64)->Arg(128)->Arg(256)->Arg(512)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CpuDotGeneralF32)->Arg(64)->Arg(128)->Arg(256)->Arg(512)->Arg(1024)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CpuDotGeneralF32Threads)->Arg(1024)->Arg(2048)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+KernelAttr IntsAttr(const char* name, std::vector<int64_t> v) { return KernelAttr{name, std::move(v), {}, "", false, {}}; }
+
+// 1x56x56x64 -> 64 channels, 3x3, padding 1, NHWC input, HWIO kernel (a
+// ResNet-50 stage-1 convolution); FLOPS = 2 * 56*56*64 * 3*3*64.
+void RunConv(benchmark::State& state, KernelFn fn, TaskRunner* runner) {
+  KernelParams p;
+  p.kernel = "stablehlo.convolution";
+  p.attrs = {IntsAttr("input_batch_dimension", {0}),  IntsAttr("input_feature_dimension", {3}),
+             IntsAttr("input_spatial_dimensions", {1, 2}), IntsAttr("kernel_input_feature_dimension", {2}),
+             IntsAttr("kernel_output_feature_dimension", {3}), IntsAttr("kernel_spatial_dimensions", {0, 1}),
+             IntsAttr("output_batch_dimension", {0}), IntsAttr("output_feature_dimension", {3}),
+             IntsAttr("output_spatial_dimensions", {1, 2}), IntsAttr("padding", {1, 1, 1, 1}),
+             IntsAttr("feature_group_count", {1}), IntsAttr("batch_group_count", {1})};
+  std::vector<int64_t> in_dims = {1, 56, 56, 64}, k_dims = {3, 3, 64, 64}, out_dims = {1, 56, 56, 64};
+  std::vector<float> x(56 * 56 * 64), w(3 * 3 * 64 * 64), y(56 * 56 * 64);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 13) * 0.1f - 0.6f;
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 7) * 0.01f - 0.03f;
+  TensorRef in[2] = {{ElementType::kF32, in_dims, reinterpret_cast<uint8_t*>(x.data()), x.size() * 4},
+                     {ElementType::kF32, k_dims, reinterpret_cast<uint8_t*>(w.data()), w.size() * 4}};
+  TensorRef out[1] = {{ElementType::kF32, out_dims, reinterpret_cast<uint8_t*>(y.data()), y.size() * 4}};
+  if (fn == nullptr) {
+    state.SkipWithError("no kernel");
+    return;
+  }
+  for (auto _ : state) {
+    Status s = fn(KernelCall{p, in, out, runner});
+    benchmark::DoNotOptimize(y.data());
+    if (!s.ok()) state.SkipWithError(s.message().c_str());
+  }
+  state.counters["FLOPS"] = benchmark::Counter(2.0 * 56 * 56 * 64 * 9 * 64, benchmark::Counter::kIsIterationInvariantRate);
+}
+void BM_ReferenceConv56x56x64(benchmark::State& state) {
+  RunConv(state, ref::FindReferenceKernel("stablehlo.convolution"), nullptr);
+}
+void BM_CpuConv56x56x64Threads(benchmark::State& state) {
+  KernelParams p;
+  p.kernel = "stablehlo.convolution";
+  RunConv(state, cpu::FindCpuKernel(p), Pool());
+}
+BENCHMARK(BM_ReferenceConv56x56x64)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CpuConv56x56x64Threads)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace kiln

@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 
+#include "compiler/fuse_elementwise.h"
 #include "compiler/lower_collectives.h"
 #include "kernels/reference/registry.h"
 #include "kernels/reference/scalar.h"
@@ -39,6 +40,9 @@ class FunctionLowering {
   FunctionLowering(const ir::Module& m, const ir::Function& f, ModuleBuilder* mb,
                    const std::map<std::string, uint32_t>& function_index)
       : module_(m), fn_(f), mb_(mb), function_index_(function_index) {}
+
+  // Chains planned by the fusion pass (compiler/fuse_elementwise.h), or null.
+  void UseFusion(const ElementwiseFusion* fusion) { fusion_ = fusion; }
 
   StatusOr<FunctionOut> Lower(ir::Location* error_loc) {
     FunctionOut out;
@@ -99,7 +103,10 @@ class FunctionLowering {
   }
 
   // Allocates the result tensor of `v` into its register.
-  Status EmitAlloc(const ir::Value* v, uint32_t reg, const ir::Operation& op) {
+  // `inputs`: the values the dispatch reads, when they are not op's operands
+  // (a fused chain); a dynamic dimension is taken from them.
+  Status EmitAlloc(const ir::Value* v, uint32_t reg, const ir::Operation& op,
+                   const std::vector<const ir::Value*>* inputs = nullptr) {
     const ir::Type& t = v->type;
     if (!t.is_tensor()) return Unimplemented(op.name + ": results of type " + t.ToString() + " are not supported yet");
     std::vector<uint32_t> dims;
@@ -108,7 +115,7 @@ class FunctionLowering {
         dims.push_back(ConstI64(t.dims[d]));
         continue;
       }
-      KILN_ASSIGN_OR_RETURN(uint32_t reg_d, DynamicResultDim(op, d));
+      KILN_ASSIGN_OR_RETURN(uint32_t reg_d, DynamicResultDim(op, d, inputs));
       dims.push_back(reg_d);
     }
     body_.Op(Opcode::kAlloc);
@@ -217,7 +224,8 @@ class FunctionLowering {
     return sizes;
   }
 
-  StatusOr<uint32_t> DynamicResultDim(const ir::Operation& op, int64_t d) {
+  StatusOr<uint32_t> DynamicResultDim(const ir::Operation& op, int64_t d,
+                                      const std::vector<const ir::Value*>* inputs) {
     const std::string& n = op.name;
     auto ints = [&](const char* name) {
       const ir::Attribute* a = op.GetAttr(name);
@@ -312,7 +320,9 @@ class FunctionLowering {
     if (kSameShape.count(n) || ScalarOpFromName(n == "chlo.tan" ? "stablehlo.tan" : n) != ScalarOp::kInvalid ||
         n.rfind("chlo.", 0) == 0) {
       const ir::Type& rt = op.results.at(0)->type;
-      for (const auto* v : op.operands)
+      std::vector<const ir::Value*> read(op.operands.begin(), op.operands.end());
+      if (inputs) read = *inputs;  // a fused chain: only its inputs are in registers
+      for (const auto* v : read)
         if (v->type.is_tensor() && v->type.rank() == rt.rank() &&
             (n != "stablehlo.bitcast_convert" || StorageBytes(v->type.element) == StorageBytes(rt.element)))
           return OperandDim(v, d);
@@ -320,7 +330,10 @@ class FunctionLowering {
     return unsupported();
   }
 
-  Status EmitDispatch(const ir::Operation& op, KernelParams params) {
+  // `inputs`: the dispatch's inputs when they are not the op's operands (a
+  // fused chain rooted at `op`).
+  Status EmitDispatch(const ir::Operation& op, KernelParams params,
+                      const std::vector<const ir::Value*>* inputs = nullptr) {
     // Refuse at compile time what the CPU runtime has no kernel for.
     if (!ref::FindReferenceKernel(params.kernel)) {
       std::string type = op.results.empty() ? (op.operands.empty() ? "" : op.operands[0]->type.ToString())
@@ -328,14 +341,17 @@ class FunctionLowering {
       return Unimplemented(op.name + " (" + type + ") is not supported by the cpu target yet");
     }
     uint32_t exe = mb_->AddExecutable(std::move(params));
+    std::vector<const ir::Value*> in_values(op.operands.begin(), op.operands.end());
+    if (inputs) in_values = *inputs;
     std::vector<uint32_t> outs;
     for (const auto& r : op.results) {
       uint32_t reg = Define(r.get());
-      KILN_RETURN_IF_ERROR(EmitAlloc(r.get(), reg, op));
+      KILN_RETURN_IF_ERROR(EmitAlloc(r.get(), reg, op, &in_values));
       outs.push_back(reg);
     }
-    std::vector<uint32_t> ins = Refs(op.operands);
-    for (const auto* v : op.operands)
+    std::vector<uint32_t> ins;
+    for (const auto* v : in_values) ins.push_back(Ref(v));
+    for (const auto* v : in_values)
       if (!v->type.is_tensor()) return Unimplemented(op.name + ": operands of type " + v->type.ToString() + " are not supported");
     body_.Op(Opcode::kDispatch);
     body_.U32(exe);
@@ -364,7 +380,9 @@ class FunctionLowering {
     for (const auto& opp : block.ops) {
       const ir::Operation& op = *opp;
       locations_.push_back({body_.pc(), static_cast<uint32_t>(op.loc.line), static_cast<uint32_t>(op.loc.col)});
-      Status s = LowerOp(op, yield, error_loc);
+      if (fusion_ && fusion_->FusedAway(&op)) continue;  // computed inside its group's dispatch
+      const FusedGroup* group = fusion_ ? fusion_->GroupAt(&op) : nullptr;
+      Status s = group ? EmitDispatch(op, group->params, &group->inputs) : LowerOp(op, yield, error_loc);
       if (!s.ok()) {
         if (error_loc->line == 0) *error_loc = op.loc;
         return s;
@@ -893,6 +911,7 @@ class FunctionLowering {
   std::vector<uint32_t> jump_fixups_;
   std::vector<FunctionOut::Loc> locations_;
   uint32_t next_i64_ = 0, next_ref_ = 0;
+  const ElementwiseFusion* fusion_ = nullptr;
 };
 
 }  // namespace
@@ -915,6 +934,8 @@ Status LowerModule(const ir::Module& module, const CompileOptions& options, cons
                                                       "': the vulkan target cannot compile it yet (no Vulkan code generator)"));
     ir::Location loc;
     FunctionLowering lowering(module, *f, out, function_index);
+    KILN_ASSIGN_OR_RETURN(ElementwiseFusion fusion, ElementwiseFusion::Plan(*f));
+    if (options.fuse) lowering.UseFusion(&fusion);
     auto fo = lowering.Lower(&loc);
     if (!fo.ok()) return Status(fo.status().code(), format_error(loc, fo.status().message()));
     if (options.target == "all") {

@@ -13,6 +13,7 @@ namespace kiln::compiler {
 struct CompileOptions {
   std::string target = "all";  // cpu | vulkan | all
   bool fold = true;            // --no-fold: evaluate nothing at compile time
+  bool fuse = true;            // fuse elementwise chains (compiler/fuse_elementwise.h)
 };
 
 // Formats an error at a source location ("file:line:col: error: ...").

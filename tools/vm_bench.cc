@@ -14,13 +14,14 @@ int main(int argc, char** argv) {
   CLI::App app{"vm-bench: times a function of a Kiln module"};
   std::string path, function = "main", device_spec = "cpu";
   std::vector<std::string> inputs;
-  int iterations = 20, warmup = 3;
+  int iterations = 20, warmup = 3, threads = 0;
   app.add_option("module", path, "module file (.kiln)")->required();
   app.add_option("--function", function, "function to time");
   app.add_option("--device", device_spec, "cpu, vulkan or vulkan:N");
   app.add_option("--input", inputs, "inputs, as for vm-run");
   app.add_option("--iterations", iterations, "timed invocations")->check(CLI::PositiveNumber);
   app.add_option("--warmup", warmup, "untimed invocations first");
+  app.add_option("--threads", threads, "kernel threads on the cpu device (default 0: all cores)")->check(CLI::NonNegativeNumber);
   CLI11_PARSE(app, argc, argv);
   auto fail = [](const kiln::Status& s) {
     std::cerr << "error: " << s.message() << "\n";
@@ -34,7 +35,7 @@ int main(int argc, char** argv) {
     if (!t.ok()) return fail(t.status());
     args.push_back(std::move(t.value()));
   }
-  auto device = kiln::tools::CreateDevice(device_spec);
+  auto device = kiln::tools::CreateDevice(device_spec, threads);
   if (!device.ok()) return fail(device.status());
   auto context = kiln::vm::Context::Create(*module, device->get());
   if (!context.ok()) return fail(context.status());

@@ -17,7 +17,7 @@ int main(int argc, char** argv) {
   CLI::App app{"vm-check: runs the check tests of a Kiln module"};
   std::string module_path, device_spec = "cpu";
   bool stats = false;
-  int replicas = 0, partitions = 0;
+  int replicas = 0, partitions = 0, threads = 0;
   double timeout_s = 60;
   app.add_option("module", module_path, "module file (.kiln)")->required();
   app.add_option("--device", device_spec, "cpu, vulkan or vulkan:N");
@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   app.add_option("--replicas", replicas, "replicas in the process grid (default: the module's, else 1)");
   app.add_option("--partitions", partitions, "partitions in the process grid (default: the module's, else 1)");
   app.add_option("--collective-timeout", timeout_s, "seconds a collective waits for its peers (default 60)");
+  app.add_option("--threads", threads, "kernel threads on the cpu device (default 0: all cores)")->check(CLI::NonNegativeNumber);
   CLI11_PARSE(app, argc, argv);
 
   auto fail = [](const std::string& m) {
@@ -37,7 +38,7 @@ int main(int argc, char** argv) {
   if (!module.ok()) return fail(module.status().message());
   auto grid = kiln::tools::ResolveGrid(replicas, partitions, **module);
   if (!grid.ok()) return fail(grid.status().message());
-  auto device = kiln::tools::CreateDevice(device_spec);
+  auto device = kiln::tools::CreateDevice(device_spec, threads);
   if (!device.ok()) return fail(device.status().message());
   auto context = kiln::vm::Context::Create(*module, device->get());
   if (!context.ok()) return fail(context.status().message());

@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
   app.add_option("--input", inputs,
                  "an input: 2x3xf32=1,2,3,4,5,6 | f32=7 | @x.npy; {replica}, {partition}, {process} make it per process");
   app.add_option("--output", outputs, "write a result to @file.npy (one per result; placeholders as for --input)");
-  app.add_option("--threads", threads, "worker threads (default: all cores)");
+  app.add_option("--threads", threads, "kernel threads on the cpu device (default 0: all cores)")->check(CLI::NonNegativeNumber);
   app.add_option("--replicas", replicas, "replicas in the process grid (default: the module's, else 1)");
   app.add_option("--partitions", partitions, "partitions in the process grid (default: the module's, else 1)");
   app.add_option("--collective-timeout", timeout_s, "seconds a collective waits for its peers (default 60)");
@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
   if (!module.ok()) return Fail(module.status().message());
   auto grid = kiln::tools::ResolveGrid(replicas, partitions, **module);
   if (!grid.ok()) return Fail(grid.status().message());
-  auto device = kiln::tools::CreateDevice(device_spec);
+  auto device = kiln::tools::CreateDevice(device_spec, threads);
   if (!device.ok()) return Fail(device.status().message());
 
   // Inputs per process (the same text for all unless it names the process).

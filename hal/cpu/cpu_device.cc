@@ -9,6 +9,7 @@
 #include <string_view>
 #include <thread>
 
+#include "hal/cpu/thread_pool.h"
 #include "kernels/cpu/registry.h"
 #include "kernels/reference/registry.h"
 
@@ -118,7 +119,7 @@ TensorRef ToTensorRef(const BufferView& v) {
   return TensorRef{v.type, std::span<const int64_t>(v.dims), b->data() + v.offset, v.ByteSize()};
 }
 
-Status RunCommand(const Command& c) {
+Status RunCommand(const Command& c, TaskRunner* pool) {
   for (const auto& v : c.inputs) KILN_RETURN_IF_ERROR(CheckRange(v, "a dispatch input"));
   for (const auto& v : c.outputs) KILN_RETURN_IF_ERROR(CheckRange(v, "a dispatch output"));
   if (!c.executable) {
@@ -131,7 +132,7 @@ Status RunCommand(const Command& c) {
   for (const auto& v : c.inputs) in.push_back(ToTensorRef(v));
   for (const auto& v : c.outputs) out.push_back(ToTensorRef(v));
   auto* e = static_cast<CpuExecutable*>(c.executable.get());
-  Status s = e->fn()(KernelCall{e->params(), in, out});
+  Status s = e->fn()(KernelCall{e->params(), in, out, pool});
   if (!s.ok()) return Status(s.code(), e->params().kernel + ": " + s.message());
   return Status::Ok();
 }
@@ -144,7 +145,7 @@ struct Submission {
 
 class CpuDevice final : public Device {
  public:
-  explicit CpuDevice(CpuMode mode) : mode_(mode) {
+  CpuDevice(CpuMode mode, int threads) : mode_(mode), pool_(threads) {
     if (mode_ == CpuMode::kDeferred) queue_thread_ = std::thread([this] { QueueLoop(); });
   }
   ~CpuDevice() override {
@@ -224,7 +225,7 @@ class CpuDevice final : public Device {
     auto& cmds = static_cast<CpuCommandBuffer&>(*sub.commands).commands();
     uint64_t dispatches = 0;
     for (const auto& c : cmds) {
-      Status s = RunCommand(c);
+      Status s = RunCommand(c, &pool_);
       if (!s.ok()) {
         sub.signal.semaphore->Fail(s);
         return;
@@ -254,6 +255,10 @@ class CpuDevice final : public Device {
   }
 
   CpuMode mode_;
+  // Kernels split dispatches into tiles over this pool; only the thread that
+  // executes submissions (the submitter inline, the queue thread deferred)
+  // hands it work.
+  ThreadPool pool_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Submission> queue_;
@@ -265,7 +270,9 @@ class CpuDevice final : public Device {
 
 }  // namespace
 
-std::unique_ptr<Device> CreateCpuDevice(CpuMode mode) { return std::make_unique<CpuDevice>(mode); }
+std::unique_ptr<Device> CreateCpuDevice(CpuMode mode, int threads) {
+  return std::make_unique<CpuDevice>(mode, threads);
+}
 
 CpuMode CpuModeFromEnvironment() {
   const char* m = std::getenv("KILN_CPU_MODE");

@@ -13,7 +13,9 @@ namespace kiln::hal {
 
 enum class CpuMode { kInline, kDeferred };
 
-std::unique_ptr<Device> CreateCpuDevice(CpuMode mode);
+// `threads`: the size of the kernel thread pool, the executing thread
+// included (vm-run --threads=N); <= 0 means one per core.
+std::unique_ptr<Device> CreateCpuDevice(CpuMode mode, int threads = 0);
 
 // The mode from the environment variable KILN_CPU_MODE ("inline" or
 // "deferred"); inline when unset. Tests run the whole suite in both.

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernels/common/element_type.h"
+#include "kernels/common/parallel.h"
 #include "kernels/common/scalar_program.h"
 #include "kernels/common/status.h"
 
@@ -88,6 +89,9 @@ struct KernelCall {
   const KernelParams& params;
   std::span<const TensorRef> inputs;
   std::span<const TensorRef> outputs;
+  // The driver's thread pool, or null: kernels that split their work into
+  // tiles run them through ParallelFor(call.runner, ...) (parallel.h).
+  TaskRunner* runner = nullptr;
 };
 
 using KernelFn = Status (*)(const KernelCall&);

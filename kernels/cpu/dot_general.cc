@@ -15,9 +15,12 @@
 // pack B[pc:pc+KC, jc:jc+NC] into NR-wide panels) -> ic (MC rows; pack
 // A[ic:ic+MC, pc:pc+KC] into MR-high panels) -> jr -> ir (the MR x NR
 // register-blocked micro-kernel, broadcast-A x vector-B fused multiply-adds).
-// Single-threaded for now; the (batch, jc, ic) tiles write disjoint parts of
-// C, so a thread pool can later split them (each worker packing its own A
-// block, B blocks shared per (batch, jc, pc)).
+// Threads: per (batch, jc, pc) the B block is packed by all workers (panel
+// ranges), then the (ic, column chunk) tiles, which write disjoint parts of
+// C, are spread over the pool; each worker packs its own A block into its
+// own buffer. Products too small to pay for a hand-off run on one thread.
+// Very short products (M <= kGemvRows, B rows contiguous) skip packing and
+// stream B once per row of A (matrix-vector products, batch-1 inference).
 //
 // Accumulation is in the element type (f32 sums in f32). The reference sums
 // in double and rounds once, so results differ within rounding tolerance;
@@ -36,22 +39,16 @@
 
 #ifndef KILN_CPU_DOT_GENERAL_SHARED
 #define KILN_CPU_DOT_GENERAL_SHARED
+#include "kernels/cpu/gemm.h"
 #include "kernels/cpu/kernels.h"
 #include "kernels/reference/registry.h"
 
 namespace kiln::cpu {
 
-// A batched GEMM over operands addressed through offset tables (elements).
-struct GemmProblem {
-  const void* a = nullptr;
-  const void* b = nullptr;
-  void* c = nullptr;  // dense [batch][m][n]
-  int64_t batch = 0, m = 0, n = 0, k = 0;
-  std::vector<int64_t> a_batch, a_m, a_k;  // lhs offsets of batch, free and contracting indices
-  std::vector<int64_t> b_batch, b_k, b_n;  // rhs offsets of batch, contracting and free indices
-  bool a_k_contiguous = false;             // a_k[p] == p
-  bool b_n_contiguous = false;             // b_n[j] == j
-};
+// Rows of A up to which the unpacked row-streaming path is used.
+constexpr int64_t kGemvRows = 4;
+// Multiply-adds below which a product runs on the calling thread only.
+constexpr double kParallelMinMacs = 1 << 20;
 
 }  // namespace kiln::cpu
 #endif  // KILN_CPU_DOT_GENERAL_SHARED
@@ -159,6 +156,48 @@ void PackB(const GemmProblem& p, const T* b, int64_t bbase, size_t pc, size_t kc
   }
 }
 
+// Row-streaming product for short A: C[i][j] = sum_p A[i][p] * B[p][j],
+// accumulating 4 vectors of C per pass over the rows of B (contiguous in j).
+template <typename T>
+void Gemv(const GemmProblem& p, int64_t bi, size_t j_begin, size_t j_end) {
+  const hn::ScalableTag<T> d;
+  const size_t N = hn::Lanes(d);
+  const T* a = static_cast<const T*>(p.a) + p.a_batch[bi];
+  const T* b = static_cast<const T*>(p.b) + p.b_batch[bi] + p.b_n[0];
+  T* c = static_cast<T*>(p.c) + static_cast<size_t>(bi) * p.m * p.n;
+  const size_t n = static_cast<size_t>(p.n), k = static_cast<size_t>(p.k);
+  for (int64_t i = 0; i < p.m; ++i) {
+    const T* ai = a + p.a_m[i];
+    T* ci = c + static_cast<size_t>(i) * n;
+    size_t j = j_begin;
+    for (; j + 4 * N <= j_end; j += 4 * N) {
+      auto c0 = hn::Zero(d), c1 = hn::Zero(d), c2 = hn::Zero(d), c3 = hn::Zero(d);
+      for (size_t q = 0; q < k; ++q) {
+        const auto av = hn::Set(d, ai[p.a_k[q]]);
+        const T* row = b + p.b_k[q] + j;
+        c0 = hn::MulAdd(av, hn::LoadU(d, row), c0);
+        c1 = hn::MulAdd(av, hn::LoadU(d, row + N), c1);
+        c2 = hn::MulAdd(av, hn::LoadU(d, row + 2 * N), c2);
+        c3 = hn::MulAdd(av, hn::LoadU(d, row + 3 * N), c3);
+      }
+      hn::StoreU(c0, d, ci + j);
+      hn::StoreU(c1, d, ci + j + N);
+      hn::StoreU(c2, d, ci + j + 2 * N);
+      hn::StoreU(c3, d, ci + j + 3 * N);
+    }
+    for (; j + N <= j_end; j += N) {
+      auto c0 = hn::Zero(d);
+      for (size_t q = 0; q < k; ++q) c0 = hn::MulAdd(hn::Set(d, ai[p.a_k[q]]), hn::LoadU(d, b + p.b_k[q] + j), c0);
+      hn::StoreU(c0, d, ci + j);
+    }
+    for (; j < j_end; ++j) {  // fewer columns than one vector
+      T sum = T(0);
+      for (size_t q = 0; q < k; ++q) sum += ai[p.a_k[q]] * b[p.b_k[q] + j];
+      ci[j] = sum;
+    }
+  }
+}
+
 template <typename T>
 void Gemm(const GemmProblem& p) {
   const hn::ScalableTag<T> d;
@@ -173,40 +212,76 @@ void Gemm(const GemmProblem& p) {
     std::fill(c, c + static_cast<size_t>(p.batch) * batch_stride, T(0));
     return;
   }
+  const double macs = static_cast<double>(p.batch) * m * n * k;
+  TaskRunner* runner = macs >= kParallelMinMacs ? p.runner : nullptr;
+  const int workers = NumWorkers(runner);
+  if (p.m <= kGemvRows && p.b_n_contiguous) {
+    // Tasks: (batch, column chunk of at least 256 columns).
+    const size_t chunk = std::max<size_t>(256, (n + workers - 1) / workers);
+    const int64_t chunks = static_cast<int64_t>((n + chunk - 1) / chunk);
+    ParallelFor(runner, p.batch * chunks, [&](int64_t t, int) {
+      const size_t j0 = static_cast<size_t>(t % chunks) * chunk;
+      Gemv<T>(p, t / chunks, j0, std::min(n, j0 + chunk));
+    });
+    return;
+  }
   const size_t nc_max = std::max(nr, kNCMax / nr * nr);
   const size_t kc_max = std::min(k, kKC);
   const size_t mc_max = std::min(kMC, (m + kMR - 1) / kMR * kMR);
   const size_t nc_alloc = std::min(nc_max, (n + nr - 1) / nr * nr);
-  auto apack = hwy::AllocateAligned<T>(mc_max * kc_max);
+  std::vector<hwy::AlignedFreeUniquePtr<T[]>> apack, tile;
+  for (int w = 0; w < workers; ++w) {
+    apack.push_back(hwy::AllocateAligned<T>(mc_max * kc_max));
+    tile.push_back(hwy::AllocateAligned<T>(kMR * nr));
+  }
   auto bpack = hwy::AllocateAligned<T>(nc_alloc * kc_max);
-  auto tile = hwy::AllocateAligned<T>(kMR * nr);
+  const size_t ic_blocks = (m + kMC - 1) / kMC;
 
   for (int64_t bi = 0; bi < p.batch; ++bi) {
     const int64_t abase = p.a_batch[bi], bbase = p.b_batch[bi];
     T* cb = c + static_cast<size_t>(bi) * batch_stride;
     for (size_t jc = 0; jc < n; jc += nc_max) {
       const size_t nc = std::min(nc_max, n - jc);
+      const size_t panels = (nc + nr - 1) / nr;
+      // Column chunks per ic block, so that there are about 2 tiles per worker.
+      const size_t want = static_cast<size_t>(2 * workers);
+      const size_t j_split = std::min(panels, std::max<size_t>(1, (want + ic_blocks - 1) / ic_blocks));
+      const size_t panels_per_chunk = (panels + j_split - 1) / j_split;
       for (size_t pc = 0; pc < k; pc += kKC) {
         const size_t kc = std::min(kKC, k - pc);
         const bool accumulate = pc != 0;
-        PackB(p, b, bbase, pc, kc, jc, nc, nr, bpack.get());
-        for (size_t ic = 0; ic < m; ic += kMC) {
+        const size_t pack_tasks = std::min<size_t>(panels, static_cast<size_t>(workers));
+        const size_t pack_per_task = (panels + pack_tasks - 1) / pack_tasks;
+        ParallelFor(runner, static_cast<int64_t>(pack_tasks), [&](int64_t t, int) {
+          const size_t q0 = static_cast<size_t>(t) * pack_per_task;
+          const size_t q1 = std::min(panels, q0 + pack_per_task);
+          if (q0 >= q1) return;
+          const size_t j0 = q0 * nr, j1 = std::min(nc, q1 * nr);
+          PackB(p, b, bbase, pc, kc, jc + j0, j1 - j0, nr, bpack.get() + q0 * kc * nr);
+        });
+        ParallelFor(runner, static_cast<int64_t>(ic_blocks * j_split), [&](int64_t t, int w) {
+          const size_t ic = static_cast<size_t>(t) / j_split * kMC;
+          const size_t q0 = static_cast<size_t>(t) % j_split * panels_per_chunk;
+          const size_t q1 = std::min(panels, q0 + panels_per_chunk);
+          if (q0 >= q1) return;
           const size_t mc = std::min(kMC, m - ic);
-          PackA(p, a, abase, ic, mc, pc, kc, apack.get());
-          for (size_t jr = 0; jr < nc; jr += nr) {
+          T* ap_block = apack[w].get();
+          PackA(p, a, abase, ic, mc, pc, kc, ap_block);
+          for (size_t jr = q0 * nr; jr < std::min(nc, q1 * nr); jr += nr) {
             const size_t cols = std::min(nr, nc - jr);
             const T* bp = bpack.get() + (jr / nr) * kc * nr;
             for (size_t ir = 0; ir < mc; ir += kMR) {
               const size_t rows = std::min(kMR, mc - ir);
-              const T* ap = apack.get() + (ir / kMR) * kc * kMR;
+              const T* ap = ap_block + (ir / kMR) * kc * kMR;
               T* ct = cb + (ic + ir) * n + jc + jr;
               if (rows == kMR && cols == nr) {
                 MicroKernel(d, kc, ap, bp, ct, n, accumulate);
               } else {  // edge tile: compute into a scratch tile, copy the valid part
-                MicroKernel(d, kc, ap, bp, tile.get(), nr, false);
+                T* tl = tile[w].get();
+                MicroKernel(d, kc, ap, bp, tl, nr, false);
                 for (size_t r = 0; r < rows; ++r) {
                   T* dst = ct + r * n;
-                  const T* src = tile.get() + r * nr;
+                  const T* src = tl + r * nr;
                   if (accumulate) {
                     for (size_t j = 0; j < cols; ++j) dst[j] += src[j];
                   } else {
@@ -216,7 +291,7 @@ void Gemm(const GemmProblem& p) {
               }
             }
           }
-        }
+        });
       }
     }
   }
@@ -234,6 +309,14 @@ namespace kiln::cpu {
 
 HWY_EXPORT(GemmF32);
 HWY_EXPORT(GemmF64);
+
+void RunGemm(const GemmProblem& p, ElementType type) {
+  if (type == ElementType::kF32) {
+    HWY_DYNAMIC_DISPATCH(GemmF32)(p);
+  } else {
+    HWY_DYNAMIC_DISPATCH(GemmF64)(p);
+  }
+}
 
 namespace {
 
@@ -341,11 +424,8 @@ Status FastDot(const KernelCall& call, std::span<const int64_t> lb, std::span<co
   p.k = static_cast<int64_t>(p.a_k.size());
   p.a_k_contiguous = Contiguous(p.a_k);
   p.b_n_contiguous = Contiguous(p.b_n);
-  if (t == ElementType::kF32) {
-    HWY_DYNAMIC_DISPATCH(GemmF32)(p);
-  } else {
-    HWY_DYNAMIC_DISPATCH(GemmF64)(p);
-  }
+  p.runner = call.runner;
+  RunGemm(p, t);
   return Status::Ok();
 }
 

@@ -9,6 +9,9 @@ bool DotGeneralApplies(const KernelParams& params);
 Status DotGeneral(const KernelCall& call);
 Status Dot(const KernelCall& call);
 
+// stablehlo.convolution for f32 and f64 via the GEMM (convolution.cc).
+Status Convolution(const KernelCall& call);
+
 // kiln.elementwise for f32 programs of the supported ops (elementwise.cc).
 bool ElementwiseApplies(const KernelParams& params);
 Status Elementwise(const KernelCall& call);

@@ -7,6 +7,7 @@ namespace kiln::cpu {
 KernelFn FindCpuKernel(const KernelParams& params) {
   if (params.kernel == "stablehlo.dot_general") return DotGeneralApplies(params) ? &DotGeneral : nullptr;
   if (params.kernel == "stablehlo.dot") return &Dot;
+  if (params.kernel == "stablehlo.convolution") return &Convolution;
   if (params.kernel == "kiln.elementwise") return ElementwiseApplies(params) ? &Elementwise : nullptr;
   return nullptr;
 }

@@ -16,6 +16,7 @@
 
 #include "kernels/cpu/registry.h"
 #include "kernels/reference/registry.h"
+#include "tests/cpu/test_pool.h"
 
 namespace kiln::cpu {
 namespace {
@@ -132,6 +133,16 @@ int64_t Compare(const KernelParams& p, std::vector<Tensor> ins, std::vector<int6
   Status sr = ref(KernelCall{p, in_refs, want_refs});
   EXPECT_TRUE(sr.ok()) << sr.message();
   EXPECT_TRUE(sf.ok()) << sf.message();
+  // Split over the thread pool: bit-identical to the single-threaded run.
+  for (size_t o = 0; o < num_outputs; ++o) {
+    Tensor threaded = F(out_dims, std::vector<float>(Count(out_dims), -1.0f));
+    std::vector<TensorRef> t_refs;
+    for (size_t q = 0; q < num_outputs; ++q) t_refs.push_back(q == o ? threaded.ref() : got[q].ref());
+    std::vector<Tensor> saved = got;
+    Status st = fast(KernelCall{p, in_refs, t_refs, TestPool()});
+    EXPECT_TRUE(st.ok()) << st.message();
+    EXPECT_EQ(threaded.bytes, saved[o].bytes) << "threaded output " << o << " differs";
+  }
   int64_t worst = 0;
   int bad = 0;
   for (size_t o = 0; o < num_outputs; ++o) {
@@ -171,7 +182,8 @@ ScalarProgram Binary(ScalarOp op) {
   return prog;
 }
 
-const int64_t kSizes[] = {1, 3, 17, 63, 65, 130, 511, 512, 513, 1500};
+// Sizes around the SIMD width, the block size and the pool's task size.
+const int64_t kSizes[] = {1, 3, 17, 63, 65, 130, 511, 512, 513, 1500, 32768 + 513, 100003};
 
 TEST(CpuElementwise, ExactBinaryOps) {
   std::mt19937 rng(1);

@@ -244,13 +244,14 @@ Status WriteNpy(const std::string& path, const vm::HostTensor& t) {
   return out ? Status::Ok() : InvalidArgument("failed writing '" + path + "'");
 }
 
-StatusOr<std::unique_ptr<hal::Device>> CreateDevice(const std::string& spec) {
-  if (spec == "cpu") return hal::CreateCpuDevice(hal::CpuModeFromEnvironment());
+StatusOr<std::unique_ptr<hal::Device>> CreateDevice(const std::string& spec, int threads) {
+  if (threads < 0) return InvalidArgument("--threads must be at least 0 (0: one per core)");
+  if (spec == "cpu") return hal::CreateCpuDevice(hal::CpuModeFromEnvironment(), threads);
   if (spec.rfind("vulkan", 0) == 0)
     return Unimplemented("the vulkan device is not available in this build yet");
   return InvalidArgument("unknown device '" + spec + "' (expected cpu or vulkan[:N])");
 }
 
-std::vector<std::string> ListDevices() { return {"cpu: the host CPU (reference kernels)"}; }
+std::vector<std::string> ListDevices() { return {"cpu: the host CPU (Highway kernels, reference kernels otherwise; a thread pool of --threads)"}; }
 
 }  // namespace kiln::tools

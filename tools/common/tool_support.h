@@ -21,8 +21,9 @@ StatusOr<vm::HostTensor> ReadNpy(const std::string& path);
 // same width (uint8/uint16).
 Status WriteNpy(const std::string& path, const vm::HostTensor& t);
 
-// "cpu" (the default) or "vulkan[:N]".
-StatusOr<std::unique_ptr<hal::Device>> CreateDevice(const std::string& spec);
+// "cpu" (the default) or "vulkan[:N]". `threads`: the CPU device's kernel
+// thread pool (--threads=N); 0 means one per core.
+StatusOr<std::unique_ptr<hal::Device>> CreateDevice(const std::string& spec, int threads = 0);
 std::vector<std::string> ListDevices();
 
 }  // namespace kiln::tools

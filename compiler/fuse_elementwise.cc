@@ -1,0 +1,182 @@
+#include "compiler/fuse_elementwise.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/reference/scalar.h"
+
+namespace kiln::compiler {
+
+StatusOr<ScalarInstr> ScalarInstrForOp(const ir::Operation& op, const std::vector<uint16_t>& operands);
+
+namespace {
+
+// Keeps programs (and the per-value scratch of the kernels that run them)
+// small; a longer chain is split into several dispatches.
+constexpr size_t kMaxGroupOps = 200;
+
+using Users = std::map<const ir::Value*, std::vector<const ir::Operation*>>;
+
+enum class Kind { kNone, kElementwise, kBroadcast };
+
+// Whether `op` can be one step of a fused program, mirroring what lowering
+// would emit as a one-instruction kiln.elementwise dispatch.
+Kind Classify(const ir::Operation& op) {
+  if (op.results.size() != 1 || !op.regions.empty()) return Kind::kNone;
+  const ir::Type& rt = op.result()->type;
+  if (!rt.is_tensor() || rt.is_quantized() || !rt.HasStaticShape()) return Kind::kNone;
+  for (const ir::Value* v : op.operands)
+    if (!v->type.is_tensor() || v->type.is_quantized() || !v->type.HasStaticShape()) return Kind::kNone;
+  if (op.name == "stablehlo.broadcast_in_dim")
+    return op.operands.size() == 1 && op.operands[0]->type.rank() == 0 ? Kind::kBroadcast : Kind::kNone;
+  if (op.name == "stablehlo.constant") return Kind::kNone;  // a kConstRef; splats are inlined below
+  const std::string name = op.name == "chlo.tan" ? "stablehlo.tan" : op.name;
+  if (ScalarOpFromName(name) == ScalarOp::kInvalid) return Kind::kNone;
+  if (op.name == "stablehlo.bitcast_convert" &&
+      (op.operands.size() != 1 || StorageBytes(op.operands[0]->type.element) != StorageBytes(rt.element) ||
+       op.operands[0]->type.rank() != rt.rank()))
+    return Kind::kNone;
+  // Operands of the result's shape, or rank 0 (select's predicate, clamp's bounds).
+  for (const ir::Value* v : op.operands)
+    if (v->type.dims != rt.dims && v->type.rank() != 0) return Kind::kNone;
+  return Kind::kElementwise;
+}
+
+// A dense constant whose elements are all equal becomes a kConstant step.
+bool SplatConstant(const ir::Value* v, Scalar* value) {
+  const ir::Operation* def = v->def;
+  if (def == nullptr || def->name != "stablehlo.constant" || v->type.is_quantized()) return false;
+  const ir::Attribute* a = def->GetAttr("value");
+  if (a == nullptr || a->kind != ir::Attribute::Kind::kDense) return false;
+  const size_t bytes = StorageBytes(v->type.element);
+  const int64_t n = v->type.NumElements();
+  if (bytes == 0 || n < 1 || a->dense_bytes.size() != static_cast<size_t>(n) * bytes) return false;
+  const uint8_t* first = a->dense_bytes.data();
+  for (int64_t i = 1; i < n; ++i)
+    if (std::memcmp(first, first + i * bytes, bytes) != 0) return false;
+  *value = ref::LoadScalar(v->type.element, first);
+  return true;
+}
+
+void CollectUses(const ir::Block& block, Users* users) {
+  for (const auto& op : block.ops) {
+    for (const ir::Value* v : op->operands) (*users)[v].push_back(op.get());
+    for (const auto& r : op->regions)
+      for (const auto& b : r->blocks) CollectUses(*b, users);
+  }
+}
+
+// Builds the fused program of `members` (block order, root last); false if
+// some step cannot be expressed (the ops are then lowered one by one).
+bool BuildGroup(const std::vector<const ir::Operation*>& members, FusedGroup* g) {
+  const std::set<const ir::Operation*> in_group(members.begin(), members.end());
+  std::vector<const ir::Value*> params;
+  std::vector<std::pair<const ir::Value*, Scalar>> constants;
+  std::set<const ir::Value*> seen;
+  for (const ir::Operation* op : members)
+    for (const ir::Value* v : op->operands) {
+      if ((v->def && in_group.count(v->def)) || !seen.insert(v).second) continue;
+      Scalar s;
+      if (SplatConstant(v, &s)) constants.push_back({v, s});
+      else params.push_back(v);
+    }
+  ScalarProgram prog;
+  std::map<const ir::Value*, uint16_t> index;
+  for (const ir::Value* v : params) {
+    index[v] = static_cast<uint16_t>(prog.param_types.size());
+    prog.param_types.push_back(v->type.element);
+  }
+  for (const auto& [v, s] : constants) {
+    ScalarInstr c;
+    c.op = ScalarOp::kConstant;
+    c.type = v->type.element;
+    c.constant = s;
+    index[v] = static_cast<uint16_t>(params.size() + prog.instrs.size());
+    prog.instrs.push_back(c);
+  }
+  for (const ir::Operation* op : members) {
+    if (Classify(*op) == Kind::kBroadcast) {  // the same scalar for every element
+      index[op->result()] = index.at(op->operands[0]);
+      continue;
+    }
+    std::vector<uint16_t> operands;
+    for (const ir::Value* v : op->operands) operands.push_back(index.at(v));
+    auto in = ScalarInstrForOp(*op, operands);
+    if (!in.ok()) return false;
+    index[op->result()] = static_cast<uint16_t>(params.size() + prog.instrs.size());
+    prog.instrs.push_back(in.value());
+  }
+  prog.results.push_back(index.at(members.back()->result()));
+  if (!ref::VerifyScalarProgram(prog).ok()) return false;
+  g->root = members.back();
+  g->inputs = params;
+  g->num_ops = static_cast<int>(members.size());
+  g->params.kernel = "kiln.elementwise";
+  KernelAttr body;
+  body.name = "body";
+  body.has_program = true;
+  body.program = std::move(prog);
+  g->params.attrs.push_back(std::move(body));
+  return true;
+}
+
+}  // namespace
+
+namespace {
+
+void PlanBlock(const ir::Block& block, const Users& users, std::set<const ir::Operation*>* fused_away,
+               std::map<const ir::Operation*, FusedGroup>* groups) {
+  // Walk backwards: an op joins the group of its users when all of them are
+  // in one group of this block and it has that group's shape.
+  std::map<const ir::Operation*, size_t> group_of;
+  std::vector<std::vector<const ir::Operation*>> members;  // reverse block order
+  std::vector<const std::vector<int64_t>*> shape;
+  for (size_t i = block.ops.size(); i-- > 0;) {
+    const ir::Operation* op = block.ops[i].get();
+    if (Classify(*op) == Kind::kNone) continue;
+    size_t g = SIZE_MAX;
+    bool joins = true;
+    auto it = users.find(op->result());
+    if (it == users.end()) joins = false;
+    else
+      for (const ir::Operation* u : it->second) {
+        auto gu = group_of.find(u);
+        if (gu == group_of.end() || (g != SIZE_MAX && g != gu->second)) {
+          joins = false;
+          break;
+        }
+        g = gu->second;
+      }
+    if (joins && g != SIZE_MAX && op->result()->type.dims == *shape[g] && members[g].size() < kMaxGroupOps) {
+      members[g].push_back(op);
+      group_of[op] = g;
+    } else {
+      group_of[op] = members.size();
+      members.push_back({op});
+      shape.push_back(&op->result()->type.dims);
+    }
+  }
+  for (auto& m : members) {
+    if (m.size() < 2) continue;
+    std::reverse(m.begin(), m.end());
+    FusedGroup g;
+    if (!BuildGroup(m, &g)) continue;
+    for (size_t i = 0; i + 1 < m.size(); ++i) fused_away->insert(m[i]);
+    (*groups)[g.root] = std::move(g);
+  }
+  for (const auto& op : block.ops)
+    for (const auto& r : op->regions)
+      for (const auto& b : r->blocks) PlanBlock(*b, users, fused_away, groups);
+}
+
+}  // namespace
+
+StatusOr<ElementwiseFusion> ElementwiseFusion::Plan(const ir::Function& fn) {
+  ElementwiseFusion f;
+  Users users;
+  for (const auto& b : fn.body.blocks) CollectUses(*b, &users);
+  for (const auto& b : fn.body.blocks) PlanBlock(*b, users, &f.fused_away_, &f.groups_);
+  return f;
+}
+
+}  // namespace kiln::compiler

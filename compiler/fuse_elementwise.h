@@ -1,0 +1,51 @@
+// Elementwise fusion, planned before lowering: chains (DAGs) of elementwise
+// ops of one block, with the broadcast_in_dim of rank-0 operands that feed
+// them and splat constants, become one `kiln.elementwise` dispatch whose
+// scalar program holds the whole chain. No intermediate tensor exists; only
+// the group's last op (its root) is materialised.
+//
+// A value joins its consumers' group only if every use of it is in that
+// group (uses in nested regions, by non-elementwise ops, by the function's
+// return or by two different groups all keep it materialised), so nothing
+// is computed twice and values used elsewhere still exist in memory.
+//
+// The program holds the same scalar ops, with the same types, in the same
+// order as the unfused dispatches, and every scalar op rounds to its result
+// type, so fused and unfused programs give identical results.
+#pragma once
+#include <map>
+#include <set>
+#include <vector>
+
+#include "compiler/ir.h"
+#include "kernels/common/kernel.h"
+#include "kernels/common/status.h"
+
+namespace kiln::compiler {
+
+struct FusedGroup {
+  const ir::Operation* root = nullptr;
+  std::vector<const ir::Value*> inputs;  // the dispatch's inputs = the program's params
+  KernelParams params;                   // kiln.elementwise with the fused "body"
+  int num_ops = 0;                       // ops of the source program it replaces
+};
+
+class ElementwiseFusion {
+ public:
+  // Plans fusion over every block of `fn` (nested regions included).
+  static StatusOr<ElementwiseFusion> Plan(const ir::Function& fn);
+
+  // A member of a group other than its root: lowering emits nothing for it.
+  bool FusedAway(const ir::Operation* op) const { return fused_away_.count(op) != 0; }
+  // The group rooted at `op` (two or more ops), or null.
+  const FusedGroup* GroupAt(const ir::Operation* op) const {
+    auto it = groups_.find(op);
+    return it == groups_.end() ? nullptr : &it->second;
+  }
+
+ private:
+  std::set<const ir::Operation*> fused_away_;
+  std::map<const ir::Operation*, FusedGroup> groups_;
+};
+
+}  // namespace kiln::compiler

@@ -1,0 +1,53 @@
+// The CPU driver's thread pool: N-1 worker threads plus the thread that
+// calls Run (the device's submitting or queue thread), which takes tasks
+// too. Workers only ever run kernel tasks (never VM work), so nothing that
+// blocks on another context or device can occupy them.
+//
+// One Run at a time: a second caller that finds the pool busy (another VM
+// context sharing the device in inline mode, or a task that itself calls
+// ParallelFor) runs its tasks on its own thread instead of waiting, so the
+// pool can never deadlock.
+#pragma once
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "kernels/common/parallel.h"
+
+namespace kiln::hal {
+
+class ThreadPool final : public TaskRunner {
+ public:
+  // `threads` includes the calling thread; <= 0 means one per core.
+  explicit ThreadPool(int threads);
+  ~ThreadPool() override;
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  int num_workers() const override { return static_cast<int>(threads_.size()) + 1; }
+  void Run(int64_t num_tasks, const std::function<void(int64_t, int)>& fn) override;
+
+  // Cores the machine offers (std::thread::hardware_concurrency, at least 1).
+  static int DefaultThreads();
+
+ private:
+  void WorkerLoop(int worker);
+  // Takes tasks of the current job until none are left.
+  void Drain(int worker);
+
+  std::mutex run_mu_;  // held for the duration of one Run
+  std::mutex mu_;
+  std::condition_variable start_cv_, done_cv_;
+  uint64_t generation_ = 0;
+  bool stopping_ = false;
+  const std::function<void(int64_t, int)>* fn_ = nullptr;
+  int64_t num_tasks_ = 0;
+  int64_t next_task_ = 0;  // guarded by mu_
+  int busy_workers_ = 0;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace kiln::hal

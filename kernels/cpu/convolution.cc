@@ -1,0 +1,239 @@
+// Fast stablehlo.convolution for f32/f64 as one GEMM (implicit im2col):
+//   rows    m = (output batch, output spatial position)
+//   columns n = output feature (within a feature group)
+//   depth   p = (kernel spatial tap, input feature)
+// With the input's spatial dims zero-padded into a scratch copy first (only
+// when the padding is nonzero), the input element of (m, p) lies at
+// row_offset[m] + depth_offset[p], a sum of independent parts, so the GEMM's
+// packing gathers the convolution windows straight from the input through
+// offset tables: no im2col matrix is materialised. Any dimension numbers,
+// strides, kernel dilation, window reversal and feature groups (the GEMM's
+// batch) are handled; lhs dilation, batch groups and negative padding run
+// the reference kernel.
+//
+// Accumulation is in the element type, like dot_general (see registry.h).
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "kernels/cpu/gemm.h"
+#include "kernels/cpu/kernels.h"
+#include "kernels/reference/registry.h"
+
+namespace kiln::cpu {
+namespace {
+
+Status RunReference(const KernelCall& call) {
+  KernelFn ref = ref::FindReferenceKernel(call.params.kernel);
+  if (ref == nullptr) return Unimplemented(call.params.kernel + ": no reference kernel");
+  return ref(call);
+}
+
+std::vector<int64_t> Strides(std::span<const int64_t> dims) {
+  std::vector<int64_t> s(dims.size(), 1);
+  for (size_t i = dims.size(); i-- > 1;) s[i - 1] = s[i] * dims[i];
+  return s;
+}
+
+bool StorageOk(const TensorRef& t, ElementType type) {
+  if (t.type != type) return false;
+  for (int64_t d : t.dims)
+    if (d < 0) return false;
+  const int64_t n = t.NumElements();
+  if (n > 0 && t.data == nullptr) return false;
+  return static_cast<uint64_t>(n) * StorageBytes(type) <= t.byte_size;
+}
+
+// `count` values of an attribute, or `fallback` repeated when it is absent.
+bool IntsOr(const KernelParams& p, const char* name, size_t count, int64_t fallback, std::vector<int64_t>* out) {
+  auto v = p.Ints(name);
+  if (!p.Has(name) || v.empty()) {
+    out->assign(count, fallback);
+    return true;
+  }
+  if (v.size() != count) return false;
+  out->assign(v.begin(), v.end());
+  return true;
+}
+
+// Offsets (row-major over `sizes`) of sum_i index_i * step_i.
+std::vector<int64_t> Combine(const std::vector<int64_t>& sizes, const std::vector<int64_t>& steps) {
+  std::vector<int64_t> out = {0};
+  for (size_t a = 0; a < sizes.size(); ++a) {
+    std::vector<int64_t> next;
+    next.reserve(out.size() * static_cast<size_t>(sizes[a]));
+    for (int64_t base : out)
+      for (int64_t i = 0; i < sizes[a]; ++i) next.push_back(base + i * steps[a]);
+    out = std::move(next);
+  }
+  return out;
+}
+
+// Copies `in` into the centre of a zeroed tensor of dims `padded_dims`
+// (each dim d grows by lo[d] + hi[d]), one innermost run at a time.
+void PadInto(const TensorRef& in, const std::vector<int64_t>& lo, const std::vector<int64_t>& padded_dims,
+             size_t elem, uint8_t* out) {
+  const size_t rank = in.dims.size();
+  const auto ps = Strides(padded_dims);
+  const int64_t inner = in.dims[rank - 1];
+  const int64_t outer = inner == 0 ? 0 : in.NumElements() / inner;
+  std::vector<int64_t> idx(rank, 0);
+  for (int64_t r = 0; r < outer; ++r) {
+    int64_t off = lo[rank - 1];
+    for (size_t d = 0; d + 1 < rank; ++d) off += (idx[d] + lo[d]) * ps[d];
+    std::memcpy(out + off * elem, in.data + r * inner * elem, inner * elem);
+    for (size_t d = rank - 1; d-- > 0;) {
+      if (++idx[d] < in.dims[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
+}  // namespace
+
+Status Convolution(const KernelCall& call) {
+  const auto& p = call.params;
+  if (call.inputs.size() != 2 || call.outputs.size() != 1) return RunReference(call);
+  const TensorRef& lhs = call.inputs[0];
+  const TensorRef& rhs = call.inputs[1];
+  const TensorRef& out = call.outputs[0];
+  const ElementType t = out.type;
+  if (t != ElementType::kF32 && t != ElementType::kF64) return RunReference(call);
+  if (!StorageOk(lhs, t) || !StorageOk(rhs, t) || !StorageOk(out, t)) return RunReference(call);
+  const int64_t rank = lhs.rank();
+  if (rank < 2 || rhs.rank() != rank || out.rank() != rank) return RunReference(call);
+  const size_t ns = static_cast<size_t>(rank - 2);
+  std::vector<int64_t> strides, lhs_dil, rhs_dil, reversal, padding;
+  if (!IntsOr(p, "window_strides", ns, 1, &strides) || !IntsOr(p, "lhs_dilation", ns, 1, &lhs_dil) ||
+      !IntsOr(p, "rhs_dilation", ns, 1, &rhs_dil) || !IntsOr(p, "window_reversal", ns, 0, &reversal) ||
+      !IntsOr(p, "padding", 2 * ns, 0, &padding))
+    return RunReference(call);
+  for (size_t s = 0; s < ns; ++s)
+    if (strides[s] <= 0 || lhs_dil[s] != 1 || rhs_dil[s] <= 0 || padding[2 * s] < 0 || padding[2 * s + 1] < 0)
+      return RunReference(call);
+  const int64_t ib = p.Int("input_batch_dimension"), ifd = p.Int("input_feature_dimension");
+  const int64_t kif = p.Int("kernel_input_feature_dimension"), kof = p.Int("kernel_output_feature_dimension");
+  const int64_t ob = p.Int("output_batch_dimension"), ofd = p.Int("output_feature_dimension");
+  auto isp = p.Ints("input_spatial_dimensions");
+  auto ksp = p.Ints("kernel_spatial_dimensions");
+  auto osp = p.Ints("output_spatial_dimensions");
+  if (isp.size() != ns || ksp.size() != ns || osp.size() != ns) return RunReference(call);
+  // Every axis list must be a permutation of the tensor's axes.
+  auto permutation = [&](int64_t a, int64_t b, std::span<const int64_t> rest) {
+    std::vector<bool> seen(static_cast<size_t>(rank), false);
+    std::vector<int64_t> all = {a, b};
+    all.insert(all.end(), rest.begin(), rest.end());
+    for (int64_t x : all) {
+      if (x < 0 || x >= rank || seen[x]) return false;
+      seen[x] = true;
+    }
+    return true;
+  };
+  if (!permutation(ib, ifd, isp) || !permutation(kif, kof, ksp) || !permutation(ob, ofd, osp))
+    return RunReference(call);
+  const int64_t fgc = p.Int("feature_group_count", 1), bgc = p.Int("batch_group_count", 1);
+  if (fgc < 1 || bgc != 1) return RunReference(call);
+  const int64_t batch = lhs.dims[ib], in_feat = lhs.dims[ifd];
+  const int64_t k_in = rhs.dims[kif], k_out = rhs.dims[kof];
+  if (in_feat % fgc != 0 || k_in * fgc != in_feat || k_out % fgc != 0) return RunReference(call);
+  // The result shape the reference would compute; anything else is its error.
+  std::vector<int64_t> spatial_out(ns), kdims(ns);
+  for (size_t s = 0; s < ns; ++s) {
+    const int64_t d = lhs.dims[isp[s]], k = rhs.dims[ksp[s]];
+    kdims[s] = k;
+    const int64_t padded = padding[2 * s] + d + padding[2 * s + 1];
+    const int64_t win = k == 0 ? 0 : (k - 1) * rhs_dil[s] + 1;
+    spatial_out[s] = (padded <= 0 || win > padded) ? 0 : (padded - win) / strides[s] + 1;
+    if (out.dims[osp[s]] != spatial_out[s]) return RunReference(call);
+  }
+  if (out.dims[ob] != batch || out.dims[ofd] != k_out) return RunReference(call);
+  if (out.NumElements() == 0) return Status::Ok();
+
+  // The padded input (or the input itself when there is no padding).
+  const size_t elem = StorageBytes(t);
+  std::vector<int64_t> lo(static_cast<size_t>(rank), 0), padded_dims(lhs.dims.begin(), lhs.dims.end());
+  bool any_padding = false;
+  for (size_t s = 0; s < ns; ++s) {
+    lo[isp[s]] = padding[2 * s];
+    padded_dims[isp[s]] += padding[2 * s] + padding[2 * s + 1];
+    any_padding |= padding[2 * s] != 0 || padding[2 * s + 1] != 0;
+  }
+  std::vector<uint8_t> padded_storage;
+  const void* input = lhs.data;
+  if (any_padding) {
+    int64_t total = 1;
+    for (int64_t d : padded_dims) total *= d;
+    padded_storage.assign(static_cast<size_t>(total) * elem, 0);
+    if (lhs.NumElements() > 0) PadInto(lhs, lo, padded_dims, elem, padded_storage.data());
+    input = padded_storage.data();
+  }
+  const auto ps = Strides(padded_dims), rs = Strides(rhs.dims), os = Strides(out.dims);
+  const int64_t out_per_group = k_out / fgc;
+
+  GemmProblem g;
+  g.a = input;
+  g.b = rhs.data;
+  g.runner = call.runner;
+  // Rows: (batch, output spatial...), row-major.
+  std::vector<int64_t> row_sizes = {batch}, row_steps = {ps[ib]};
+  for (size_t s = 0; s < ns; ++s) {
+    row_sizes.push_back(spatial_out[s]);
+    row_steps.push_back(strides[s] * ps[isp[s]]);
+  }
+  g.a_m = Combine(row_sizes, row_steps);
+  // Depth: (kernel taps..., input feature); the input tap is reversed where
+  // window_reversal says so, the kernel tap is not.
+  std::vector<int64_t> depth_sizes, a_steps, b_steps;
+  int64_t a_base = 0;
+  for (size_t s = 0; s < ns; ++s) {
+    depth_sizes.push_back(kdims[s]);
+    if (reversal[s]) {
+      a_base += (kdims[s] - 1) * rhs_dil[s] * ps[isp[s]];
+      a_steps.push_back(-rhs_dil[s] * ps[isp[s]]);
+    } else {
+      a_steps.push_back(rhs_dil[s] * ps[isp[s]]);
+    }
+    b_steps.push_back(rs[ksp[s]]);
+  }
+  depth_sizes.push_back(k_in);
+  a_steps.push_back(ps[ifd]);
+  b_steps.push_back(rs[kif]);
+  g.a_k = Combine(depth_sizes, a_steps);
+  for (auto& o : g.a_k) o += a_base;
+  g.b_k = Combine(depth_sizes, b_steps);
+  g.b_n = Combine({out_per_group}, {rs[kof]});
+  g.a_batch = Combine({fgc}, {k_in * ps[ifd]});
+  g.b_batch = Combine({fgc}, {out_per_group * rs[kof]});
+  g.batch = fgc;
+  g.m = static_cast<int64_t>(g.a_m.size());
+  g.n = out_per_group;
+  g.k = static_cast<int64_t>(g.a_k.size());
+  for (size_t i = 0; i < g.a_k.size() && (g.a_k_contiguous = g.a_k[i] == static_cast<int64_t>(i)); ++i) {}
+  g.b_n_contiguous = rs[kof] == 1 || out_per_group == 1;
+
+  // C is [group][row][feature]; when that is the result's own layout (one
+  // group, dims ordered batch, spatial..., feature) it is written in place.
+  bool direct = fgc == 1 && ob == 0 && ofd == rank - 1;
+  for (size_t s = 0; s < ns && direct; ++s) direct = osp[s] == static_cast<int64_t>(s + 1);
+  std::vector<uint8_t> c_storage;
+  if (direct) {
+    g.c = out.data;
+  } else {
+    c_storage.resize(static_cast<size_t>(fgc * g.m * g.n) * elem);
+    g.c = c_storage.data();
+  }
+  RunGemm(g, t);
+  if (!direct) {
+    std::vector<int64_t> orow_steps = {os[ob]};
+    for (size_t s = 0; s < ns; ++s) orow_steps.push_back(os[osp[s]]);
+    const auto orow = Combine(row_sizes, orow_steps);
+    for (int64_t gi = 0; gi < fgc; ++gi)
+      for (int64_t m = 0; m < g.m; ++m)
+        for (int64_t n = 0; n < g.n; ++n)
+          std::memcpy(out.data + (orow[m] + (gi * out_per_group + n) * os[ofd]) * elem,
+                      c_storage.data() + ((gi * g.m + m) * g.n + n) * elem, elem);
+  }
+  return Status::Ok();
+}
+
+}  // namespace kiln::cpu

@@ -1,0 +1,32 @@
+// The packed, cache-blocked GEMM behind dot_general and convolution
+// (implemented in dot_general.cc, dispatched to the best Highway target).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "kernels/common/kernel.h"
+
+namespace kiln::cpu {
+
+// A batched GEMM C[b][i][j] = sum_p A[b][i][p] * B[b][p][j] over operands
+// addressed through offset tables (in elements): A[b][i][p] is
+// a[a_batch[b] + a_m[i] + a_k[p]], B[b][p][j] is b[b_batch[b] + b_k[p] +
+// b_n[j]]; C is dense [batch][m][n]. Any operand layout (transposed,
+// batch or contracting dims anywhere, a convolution's windows) is described
+// by these tables; the packing routines gather through them.
+struct GemmProblem {
+  const void* a = nullptr;
+  const void* b = nullptr;
+  void* c = nullptr;
+  int64_t batch = 0, m = 0, n = 0, k = 0;
+  std::vector<int64_t> a_batch, a_m, a_k;
+  std::vector<int64_t> b_batch, b_k, b_n;
+  bool a_k_contiguous = false;  // a_k[p] == p
+  bool b_n_contiguous = false;  // b_n[j] == j
+  TaskRunner* runner = nullptr; // the driver's pool, or null
+};
+
+// Runs `p` for element type f32 or f64 (sums in the element type).
+void RunGemm(const GemmProblem& p, ElementType type);
+
+}  // namespace kiln::cpu
