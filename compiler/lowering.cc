@@ -3,6 +3,7 @@
 // while/if/case become branches; every other op becomes a dispatch or a VM
 // instruction. Nothing is evaluated at compile time.
 #include "compiler/lowering.h"
+#include "compiler/vulkan_target.h"
 
 #include <algorithm>
 #include <bit>
@@ -112,6 +113,24 @@ class FunctionLowering {
     return Status::Ok();
   }
 
+  // Records a dispatch's signature for the vulkan target (compiler/vulkan_target.cc).
+  void NoteDispatch(uint32_t exe, const std::string& op, std::vector<std::pair<ElementType, size_t>> ins,
+                    std::vector<std::pair<ElementType, size_t>> outs) {
+    DispatchUse u;
+    u.executable = exe;
+    u.op = op;
+    for (auto& [t, r] : ins) u.in_types.push_back(t), u.in_ranks.push_back(static_cast<uint8_t>(r));
+    for (auto& [t, r] : outs) u.out_types.push_back(t), u.out_ranks.push_back(static_cast<uint8_t>(r));
+    mb_->dispatch_uses.push_back(std::move(u));
+  }
+  template <typename In, typename Out>
+  void NoteDispatch(uint32_t exe, const std::string& op, const In& ins, const Out& outs) {
+    std::vector<std::pair<ElementType, size_t>> i, o;
+    for (const auto& v : ins) i.push_back({v->type.element, static_cast<size_t>(v->type.rank())});
+    for (const auto& v : outs) o.push_back({v->type.element, static_cast<size_t>(v->type.rank())});
+    NoteDispatch(exe, op, std::move(i), std::move(o));
+  }
+
   Status EmitDispatch(const ir::Operation& op, KernelParams params) {
     // Refuse at compile time what the CPU runtime has no kernel for.
     if (!ref::FindReferenceKernel(params.kernel)) {
@@ -129,6 +148,7 @@ class FunctionLowering {
     std::vector<uint32_t> ins = Refs(op.operands);
     for (const auto* v : op.operands)
       if (!v->type.is_tensor()) return Unimplemented(op.name + ": operands of type " + v->type.ToString() + " are not supported");
+    NoteDispatch(exe, op.name, op.operands, op.results);
     body_.Op(Opcode::kDispatch);
     body_.U32(exe);
     body_.List(ins);
@@ -423,6 +443,8 @@ class FunctionLowering {
       body_.U32(reg);
       body_.U32(static_cast<uint32_t>(t.element));
       body_.List(dims);
+      NoteDispatch(exe, op.name, {{t.element, static_cast<size_t>(t.rank())}},
+                   {{t.element, static_cast<size_t>(rt.rank())}});
       body_.Op(Opcode::kDispatch);
       body_.U32(exe);
       body_.List(std::vector<uint32_t>{Ref(v)});
@@ -448,6 +470,11 @@ class FunctionLowering {
     uint32_t exe = mb_->AddExecutable(std::move(p));
     uint32_t out = Define(op.result());
     KILN_RETURN_IF_ERROR(EmitAlloc(op.result(), out, op));
+    {
+      std::vector<std::pair<ElementType, size_t>> sig;
+      for (const auto* v : op.operands) sig.push_back({v->type.element, static_cast<size_t>(rt.rank())});
+      NoteDispatch(exe, op.name, std::move(sig), {{rt.element, static_cast<size_t>(rt.rank())}});
+    }
     body_.Op(Opcode::kDispatch);
     body_.U32(exe);
     body_.List(ins);
@@ -477,6 +504,7 @@ class FunctionLowering {
       auto it = callee ? function_index_.find(callee->str) : function_index_.end();
       if (it == function_index_.end()) return InvalidArgument("call to an unknown function");
       std::vector<uint32_t> results = DefineResults(op);
+      mb_->call_uses.push_back(it->second);
       body_.Op(Opcode::kCall);
       body_.U32(it->second);
       body_.List(Refs(op.operands));
@@ -490,6 +518,7 @@ class FunctionLowering {
       auto it = d ? function_index_.find(d->str) : function_index_.end();
       if (it == function_index_.end()) return InvalidArgument("stablehlo.composite names an unknown decomposition");
       std::vector<uint32_t> results = DefineResults(op);
+      mb_->call_uses.push_back(it->second);
       body_.Op(Opcode::kCall);
       body_.U32(it->second);
       body_.List(Refs(op.operands));
@@ -664,21 +693,19 @@ Status LowerModule(const ir::Module& module, const CompileOptions& options, cons
   }
   std::map<std::string, uint32_t> function_index;
   for (size_t i = 0; i < module.functions.size(); ++i) function_index[module.functions[i]->name] = static_cast<uint32_t>(i);
+  std::vector<FunctionUses> uses;
   for (const auto& f : module.functions) {
-    if (options.target == "vulkan")
-      return InvalidArgument(format_error(f->loc, "function '" + f->name +
-                                                      "': the vulkan target cannot compile it yet (no Vulkan code generator)"));
+    FunctionUses u{out->dispatch_uses.size(), 0, out->call_uses.size(), 0};
     ir::Location loc;
     FunctionLowering lowering(module, *f, out, function_index);
     auto fo = lowering.Lower(&loc);
     if (!fo.ok()) return Status(fo.status().code(), format_error(loc, fo.status().message()));
-    if (options.target == "all") {
-      fo->unavailable.push_back({"vulkan", "*", "*", "the Vulkan code generator is not implemented yet"});
-      if (warnings && f->is_public)
-        warnings->push_back("warning: function '" + f->name + "' is unavailable on the vulkan device: the Vulkan code generator is not implemented yet");
-    }
+    u.dispatch_end = out->dispatch_uses.size();
+    u.call_end = out->call_uses.size();
+    uses.push_back(u);
     out->functions.push_back(std::move(fo.value()));
   }
+  if (options.target != "cpu") return AddVulkanTarget(module, options, format_error, uses, out, warnings);
   return Status::Ok();
 }
 

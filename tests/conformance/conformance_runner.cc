@@ -3,7 +3,13 @@
 // public functions without arguments) on a device, and prints per-file
 // counts and a summary. All chunks run in this one process.
 //
-//   kiln-conformance DIR_OR_FILE... [--device=cpu] [--verbose]
+//   kiln-conformance DIR_OR_FILE... [--device=cpu|vulkan[:N]] [--mode=inline|deferred] [--verbose]
+//
+// On the Vulkan device each chunk is compiled with --target=all; a test
+// function the vulkan target cannot run yet is counted unsupported (with its
+// reason; --reasons prints a summary). A passing function must have run its
+// dispatches on the Vulkan device (device stats), and any message of the
+// validation layer (KILN_VULKAN_VALIDATION=1) fails the run.
 //
 // Outcomes of a test function: passed; failed (a check failed or execution
 // erred: a wrong answer); unsupported (its chunk failed to compile with an
@@ -20,6 +26,10 @@
 #include "compiler/compile.h"
 #include "compiler/parser.h"
 #include "hal/cpu/cpu_device.h"
+#ifdef KILN_HAVE_VULKAN
+#include "hal/vulkan/vulkan_device.h"
+#endif
+#include <map>
 #include "vm/context.h"
 
 namespace fs = std::filesystem;
@@ -58,6 +68,16 @@ int GridSize(const std::string& text) {
   return best;
 }
 
+std::map<std::string, int> g_unsupported_reasons;
+bool g_vulkan = false;
+
+// Does the function dispatch anything itself?
+bool Dispatches(const kiln::vm::LoadedFunction& fn) {
+  for (const auto& ins : fn.code)
+    if (ins.op == kiln::vm::Opcode::kDispatch) return true;
+  return false;
+}
+
 Counts RunFile(const fs::path& path, kiln::hal::Device* device, bool verbose) {
   std::ifstream in(path);
   std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -71,7 +91,7 @@ Counts RunFile(const fs::path& path, kiln::hal::Device* device, bool verbose) {
     }
     kiln::compiler::CompileOptions options;
     options.fold = false;
-    options.target = "cpu";
+    options.target = g_vulkan ? "all" : "cpu";
     auto bytes = kiln::compiler::Compile(chunk.text, path.string(), options, nullptr, chunk.first_line);
     if (!bytes.ok()) {
       bool unsupported = bytes.status().code() == kiln::StatusCode::kUnimplemented;
@@ -100,12 +120,20 @@ Counts RunFile(const fs::path& path, kiln::hal::Device* device, bool verbose) {
       (*context)->ClearCheckFailures();
       kiln::vm::InvokeOptions opts;
       opts.print = [](const std::string&) {};
+      uint64_t before = device->stats().dispatches;
       auto r = (*context)->Invoke(fn.name, {}, opts);
-      if (r.ok() && (*context)->check_failures().empty()) {
+      if (r.ok() && (*context)->check_failures().empty() && Dispatches(fn) && device->stats().dispatches == before) {
+        ++counts.failed;
+        std::cout << "  FAIL " << path.filename().string() << " " << fn.name << ": passed, but its dispatches did not run on "
+                  << device->name() << "\n";
+      } else if (r.ok() && (*context)->check_failures().empty()) {
         ++counts.passed;
         if (verbose) std::cout << "  PASS " << fn.name << "\n";
       } else if (!r.ok() && r.status().code() == kiln::StatusCode::kUnimplemented) {
         ++counts.unsupported;
+        std::string why = r.status().message();
+        size_t colon = why.find(": ");  // drop "function 'x' cannot run on ...: "
+        g_unsupported_reasons[colon == std::string::npos ? why : why.substr(colon + 2)]++;
         if (verbose) std::cout << "  UNSUPPORTED " << fn.name << ": " << r.status().message() << "\n";
       } else {
         ++counts.failed;
@@ -122,11 +150,14 @@ Counts RunFile(const fs::path& path, kiln::hal::Device* device, bool verbose) {
 int main(int argc, char** argv) {
   std::vector<fs::path> files;
   bool verbose = false;
-  std::string mode = "inline";
+  std::string mode = "inline", device_spec = "cpu";
+  bool reasons = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--verbose") { verbose = true; continue; }
     if (a.rfind("--mode=", 0) == 0) { mode = a.substr(7); continue; }
+    if (a.rfind("--device=", 0) == 0) { device_spec = a.substr(9); continue; }
+    if (a == "--reasons") { reasons = true; continue; }
     fs::path p(a);
     if (fs::is_directory(p)) {
       for (const auto& e : fs::recursive_directory_iterator(p))
@@ -136,8 +167,27 @@ int main(int argc, char** argv) {
     }
   }
   std::sort(files.begin(), files.end());
-  auto device = kiln::hal::CreateCpuDevice(mode == "deferred" ? kiln::hal::CpuMode::kDeferred
-                                                              : kiln::hal::CpuMode::kInline);
+  std::unique_ptr<kiln::hal::Device> device;
+  if (device_spec == "cpu") {
+    device = kiln::hal::CreateCpuDevice(mode == "deferred" ? kiln::hal::CpuMode::kDeferred : kiln::hal::CpuMode::kInline);
+  } else if (device_spec == "vulkan" || device_spec.rfind("vulkan:", 0) == 0) {
+#ifdef KILN_HAVE_VULKAN
+    auto d = kiln::hal::CreateVulkanDevice(device_spec.size() > 7 ? std::stoi(device_spec.substr(7)) : -1);
+    if (!d.ok()) {
+      std::cerr << "kiln-conformance: " << d.status().message() << "\n";
+      return 2;
+    }
+    device = std::move(d.value());
+    g_vulkan = true;
+    mode = device->name();
+#else
+    std::cerr << "kiln-conformance: this build has no Vulkan device\n";
+    return 2;
+#endif
+  } else {
+    std::cerr << "kiln-conformance: unknown device '" << device_spec << "'\n";
+    return 2;
+  }
   Counts total;
   for (const auto& f : files) {
     Counts c = RunFile(f, device.get(), verbose);
@@ -145,8 +195,16 @@ int main(int argc, char** argv) {
               << " unsupported, " << c.deferred << " deferred\n";
     total.Add(c);
   }
-  std::cout << "conformance (" << files.size() << " files, cpu " << mode << "): unsupported: " << total.unsupported
+  if (reasons)
+    for (const auto& [why, n] : g_unsupported_reasons) std::cout << "  unsupported x" << n << ": " << why << "\n";
+  int validation_messages = 0;
+#ifdef KILN_HAVE_VULKAN
+  validation_messages = static_cast<int>(kiln::hal::VulkanValidationMessages());
+  if (validation_messages)
+    std::cout << "conformance: " << validation_messages << " Vulkan validation messages (see stderr)\n";
+#endif
+  std::cout << "conformance (" << files.size() << " files, " << (g_vulkan ? "" : "cpu ") << mode << "): unsupported: " << total.unsupported
             << ", deferred: " << total.deferred << "\n";
   std::cout << "conformance: " << total.passed << " passed, " << total.failed << " failed\n";
-  return total.failed == 0 ? 0 : 1;
+  return total.failed == 0 && validation_messages == 0 ? 0 : 1;
 }
