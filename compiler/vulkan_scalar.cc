@@ -156,7 +156,9 @@ StatusOr<std::string> ConvertExpr(const GType& from, const GType& to, const std:
     return Round(to, to.name + "(" + v + ")");
   }
   // float -> integer, saturating, NaN -> 0
-  if (to.is_64() || from.name == "double") {
+  if (to.is_64() && from.name != "double")
+    return std::string(to.cls == C::kSigned ? "kiln_f2i64(" : "kiln_f2u64(") + v + ")";
+  if (from.name == "double") {
     std::string d = from.name == "double" ? v : "double(" + v + ")";
     if (to.is_64()) return std::string(to.cls == C::kSigned ? "kiln_d2i64(" : "kiln_d2u64(") + d + ")";
     // double -> narrow integer: saturate in double, then narrow

@@ -39,7 +39,11 @@ StatusOr<std::vector<uint32_t>> CompileGlsl(const std::string& glsl, const std::
     auto it = cache.find(glsl);
     if (it != cache.end()) return it->second;
   }
-  shaderc::Compiler compiler;
+  // One compiler for the process: glslang rebuilds its built-in symbol
+  // tables whenever the last compiler goes away, which dominates otherwise.
+  static shaderc::Compiler& compiler = *new shaderc::Compiler;
+  static std::mutex compile_mu;
+  std::lock_guard<std::mutex> compile_lock(compile_mu);
   shaderc::CompileOptions options;
   options.SetTargetEnvironment(shaderc_target_env_vulkan, shaderc_env_version_vulkan_1_1);
   options.SetOptimizationLevel(shaderc_optimization_level_performance);
