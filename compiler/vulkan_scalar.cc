@@ -361,6 +361,42 @@ Status EmitScalarProgram(const ScalarProgram& prog, const std::vector<std::strin
         }
         break;
       }
+      case ScalarOp::kMulhi:
+        if (boolean || fl) return Refuse(in.op, t0, "mulhi of non-integers");
+        if (t0.is_64()) {
+          def(std::string(sgn ? "kiln_mulhi_s64(" : "kiln_mulhi_u64(") + a + ", " + b + ")");
+        } else if (t0.bits == 32) {
+          out += "  " + rt.name + " " + r + ", " + r + "_lo;\n  " + (sgn ? "imulExtended(" : "umulExtended(") + a + ", " +
+                 b + ", " + r + ", " + r + "_lo);\n";
+        } else {
+          def(Wrap(rt, "(" + a + " * " + b + ") >> " + std::to_string(t0.bits)));
+        }
+        break;
+      case ScalarOp::kPower:
+        if (fl) {
+          KILN_RETURN_IF_ERROR(need_float32("GLSL has no f64 pow"));
+          // pow() is undefined for x < 0 in GLSL: integer exponents keep the sign.
+          def(Round(rt, "kiln_pow(" + a + ", " + b + ")"));
+        } else if (boolean) {
+          return Refuse(in.op, t0, "power of booleans");
+        } else {
+          // Exponentiation by squaring over the operand's bits (as kernels/reference).
+          std::string ut = t0.is_64() ? "uint64_t" : "uint";
+          out += "  " + rt.name + " " + r + " = " + IntLiteral(rt, 1) + ";\n  {\n";
+          out += "    " + rt.name + " base_ = " + a + ";\n";
+          out += "    " + ut + " e_ = " + (t0.is_64() ? ut + "(" + b + ")" : "(uint(" + b + ") & " + Mask(t0.bits) + ")") + ";\n";
+          if (sgn)
+            out += "    if (" + b + " < " + IntLiteral(t0, 0) + ") { e_ = " + ut + "(0); " + r + " = (" + a + " == " +
+                   IntLiteral(t0, 1) + ") ? " + IntLiteral(rt, 1) + " : ((" + a + " == " + IntLiteral(t0, -1) +
+                   ") ? ((" + b + " & " + IntLiteral(t0, 1) + ") != " + IntLiteral(t0, 0) + " ? " +
+                   IntLiteral(rt, -1) + " : " + IntLiteral(rt, 1) + ") : " + IntLiteral(rt, 0) + "); }\n";
+          out += "    for (; e_ != " + ut + "(0); e_ >>= 1) {\n";
+          out += "      if ((e_ & " + ut + "(1)) != " + ut + "(0)) " + r + " = " + Wrap(rt, r + " * base_") + ";\n";
+          out += "      base_ = " + Wrap(rt, "base_ * base_") + ";\n    }\n  }\n";
+        }
+        break;
+      case ScalarOp::kReal: def(a); break;
+      case ScalarOp::kImag: def(FloatLiteral(rt, 0)); break;
       case ScalarOp::kCeil: def("ceil(" + a + ")"); break;
       case ScalarOp::kFloor: def("floor(" + a + ")"); break;
       case ScalarOp::kRoundNearestEven: def("roundEven(" + a + ")"); break;

@@ -121,3 +121,19 @@ uint kiln_f2u(float x, int bits) {
   if (t >= exp2(float(bits))) return bits == 32 ? 0xffffffffu : (1u << bits) - 1u;
   return uint(t);
 }
+// pow as C's: GLSL leaves x < 0 and x == 0 undefined.
+float kiln_pow(float x, float y) {
+  if (y == 0.0 || x == 1.0) return 1.0;
+  if (kiln_isnan(x) || kiln_isnan(y)) return uintBitsToFloat(0x7fc00000u);
+  float ax = abs(x);
+  bool y_int = trunc(y) == y;
+  bool y_odd = y_int && abs(y) < 16777216.0 && abs(mod(y, 2.0)) == 1.0;
+  bool negative = (floatBitsToUint(x) & 0x80000000u) != 0u;
+  if (negative && x != 0.0 && !y_int && !kiln_isinf(y)) return uintBitsToFloat(0x7fc00000u);
+  float r;
+  if (ax == 0.0) r = y < 0.0 ? uintBitsToFloat(0x7f800000u) : 0.0;
+  else if (kiln_isinf(y)) r = ax == 1.0 ? 1.0 : ((ax < 1.0) == (y < 0.0) ? uintBitsToFloat(0x7f800000u) : 0.0);
+  else if (kiln_isinf(ax)) r = y < 0.0 ? 0.0 : uintBitsToFloat(0x7f800000u);
+  else r = exp2(y * log2(ax));
+  return negative && y_odd ? -r : r;
+}

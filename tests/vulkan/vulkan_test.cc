@@ -109,7 +109,7 @@ TEST_F(VulkanTest, HugeAllocationIsRefusedNotACrash) {
 TEST_F(VulkanTest, IntegerOpsAreBitIdenticalToCpu) {
   const char* types[] = {"i8", "i16", "i32", "i64", "ui8", "ui16", "ui32", "ui64"};
   const char* binary[] = {"add", "subtract", "multiply", "divide", "remainder", "and", "or", "xor",
-                          "shift_left", "shift_right_arithmetic", "shift_right_logical", "maximum", "minimum"};
+                          "shift_left", "shift_right_arithmetic", "shift_right_logical", "maximum", "minimum", "power"};
   const char* unary[] = {"abs", "negate", "not", "popcnt", "count_leading_zeros", "sign"};
   std::mt19937_64 rng(20261123);
   const int64_t n = 1000;
