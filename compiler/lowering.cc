@@ -3,6 +3,7 @@
 // while/if/case become branches; every other op becomes a dispatch or a VM
 // instruction. Nothing is evaluated at compile time.
 #include "compiler/lowering.h"
+#include "compiler/vulkan_target.h"
 
 #include <algorithm>
 #include <bit>
@@ -163,6 +164,7 @@ class FunctionLowering {
     body_.U32(one);
     body_.U32(static_cast<uint32_t>(type));
     body_.List(std::vector<uint32_t>{ConstI64(1)});
+    NoteDispatch(exe, "stablehlo.slice", {{type, 1}}, {{type, 1}});
     body_.Op(Opcode::kDispatch);
     body_.U32(exe);
     body_.List(std::vector<uint32_t>{tensor});
@@ -217,6 +219,7 @@ class FunctionLowering {
     body_.U32(sizes);
     body_.U32(static_cast<uint32_t>(t));
     body_.List(std::vector<uint32_t>{OperandDim(op.operands[1], 0)});
+    NoteDispatch(exe, op.name, {{t, 1}, {t, 1}, {t, 1}}, {{t, 1}});
     body_.Op(Opcode::kDispatch);
     body_.U32(exe);
     body_.List(std::vector<uint32_t>{Ref(op.operands[1]), Ref(op.operands[2]), Ref(op.operands[3])});
@@ -330,6 +333,24 @@ class FunctionLowering {
     return unsupported();
   }
 
+  // Records a dispatch's signature for the vulkan target (compiler/vulkan_target.cc).
+  void NoteDispatch(uint32_t exe, const std::string& op, std::vector<std::pair<ElementType, size_t>> ins,
+                    std::vector<std::pair<ElementType, size_t>> outs) {
+    DispatchUse u;
+    u.executable = exe;
+    u.op = op;
+    for (auto& [t, r] : ins) u.in_types.push_back(t), u.in_ranks.push_back(static_cast<uint8_t>(r));
+    for (auto& [t, r] : outs) u.out_types.push_back(t), u.out_ranks.push_back(static_cast<uint8_t>(r));
+    mb_->dispatch_uses.push_back(std::move(u));
+  }
+  template <typename In, typename Out>
+  void NoteDispatch(uint32_t exe, const std::string& op, const In& ins, const Out& outs) {
+    std::vector<std::pair<ElementType, size_t>> i, o;
+    for (const auto& v : ins) i.push_back({v->type.element, static_cast<size_t>(v->type.rank())});
+    for (const auto& v : outs) o.push_back({v->type.element, static_cast<size_t>(v->type.rank())});
+    NoteDispatch(exe, op, std::move(i), std::move(o));
+  }
+
   // `inputs`: the dispatch's inputs when they are not the op's operands (a
   // fused chain rooted at `op`).
   Status EmitDispatch(const ir::Operation& op, KernelParams params,
@@ -353,6 +374,7 @@ class FunctionLowering {
     for (const auto* v : in_values) ins.push_back(Ref(v));
     for (const auto* v : in_values)
       if (!v->type.is_tensor()) return Unimplemented(op.name + ": operands of type " + v->type.ToString() + " are not supported");
+    NoteDispatch(exe, op.name, in_values, op.results);
     body_.Op(Opcode::kDispatch);
     body_.U32(exe);
     body_.List(ins);
@@ -649,6 +671,8 @@ class FunctionLowering {
       body_.U32(reg);
       body_.U32(static_cast<uint32_t>(t.element));
       body_.List(dims);
+      NoteDispatch(exe, op.name, {{t.element, static_cast<size_t>(t.rank())}},
+                   {{t.element, static_cast<size_t>(rt.rank())}});
       body_.Op(Opcode::kDispatch);
       body_.U32(exe);
       body_.List(std::vector<uint32_t>{Ref(v)});
@@ -674,6 +698,11 @@ class FunctionLowering {
     uint32_t exe = mb_->AddExecutable(std::move(p));
     uint32_t out = Define(op.result());
     KILN_RETURN_IF_ERROR(EmitAlloc(op.result(), out, op));
+    {
+      std::vector<std::pair<ElementType, size_t>> sig;
+      for (const auto* v : op.operands) sig.push_back({v->type.element, static_cast<size_t>(rt.rank())});
+      NoteDispatch(exe, op.name, std::move(sig), {{rt.element, static_cast<size_t>(rt.rank())}});
+    }
     body_.Op(Opcode::kDispatch);
     body_.U32(exe);
     body_.List(ins);
@@ -738,6 +767,7 @@ class FunctionLowering {
       auto it = callee ? function_index_.find(callee->str) : function_index_.end();
       if (it == function_index_.end()) return InvalidArgument("call to an unknown function");
       std::vector<uint32_t> results = DefineResults(op);
+      mb_->call_uses.push_back(it->second);
       body_.Op(Opcode::kCall);
       body_.U32(it->second);
       body_.List(Refs(op.operands));
@@ -751,6 +781,7 @@ class FunctionLowering {
       auto it = d ? function_index_.find(d->str) : function_index_.end();
       if (it == function_index_.end()) return InvalidArgument("stablehlo.composite names an unknown decomposition");
       std::vector<uint32_t> results = DefineResults(op);
+      mb_->call_uses.push_back(it->second);
       body_.Op(Opcode::kCall);
       body_.U32(it->second);
       body_.List(Refs(op.operands));
@@ -928,23 +959,21 @@ Status LowerModule(const ir::Module& module, const CompileOptions& options, cons
   }
   std::map<std::string, uint32_t> function_index;
   for (size_t i = 0; i < module.functions.size(); ++i) function_index[module.functions[i]->name] = static_cast<uint32_t>(i);
+  std::vector<FunctionUses> uses;
   for (const auto& f : module.functions) {
-    if (options.target == "vulkan")
-      return InvalidArgument(format_error(f->loc, "function '" + f->name +
-                                                      "': the vulkan target cannot compile it yet (no Vulkan code generator)"));
+    FunctionUses u{out->dispatch_uses.size(), 0, out->call_uses.size(), 0};
     ir::Location loc;
     FunctionLowering lowering(module, *f, out, function_index);
     KILN_ASSIGN_OR_RETURN(ElementwiseFusion fusion, ElementwiseFusion::Plan(*f));
     if (options.fuse) lowering.UseFusion(&fusion);
     auto fo = lowering.Lower(&loc);
     if (!fo.ok()) return Status(fo.status().code(), format_error(loc, fo.status().message()));
-    if (options.target == "all") {
-      fo->unavailable.push_back({"vulkan", "*", "*", "the Vulkan code generator is not implemented yet"});
-      if (warnings && f->is_public)
-        warnings->push_back("warning: function '" + f->name + "' is unavailable on the vulkan device: the Vulkan code generator is not implemented yet");
-    }
+    u.dispatch_end = out->dispatch_uses.size();
+    u.call_end = out->call_uses.size();
+    uses.push_back(u);
     out->functions.push_back(std::move(fo.value()));
   }
+  if (options.target != "cpu") return AddVulkanTarget(module, options, format_error, uses, out, warnings);
   return Status::Ok();
 }
 

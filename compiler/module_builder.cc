@@ -55,6 +55,7 @@ uint32_t ModuleBuilder::AddExecutable(KernelParams p) {
   auto it = executable_index_.find(key);
   if (it != executable_index_.end()) return it->second;
   executables.push_back(std::move(p));
+  vulkan_shaders.emplace_back();
   uint32_t i = static_cast<uint32_t>(executables.size() - 1);
   executable_index_[key] = i;
   return i;
@@ -111,7 +112,24 @@ std::vector<uint8_t> ModuleBuilder::Serialize(size_t compress_min_bytes) const {
                                         c.data.size(), data));
   }
   std::vector<flatbuffers::Offset<fb::Executable>> exes;
-  for (const auto& e : executables) {
+  for (size_t ei = 0; ei < executables.size(); ++ei) {
+    const KernelParams& e = executables[ei];
+    std::vector<flatbuffers::Offset<fb::VulkanExecutable>> variants;
+    if (ei < vulkan_shaders.size())
+      for (const auto& v : vulkan_shaders[ei]) {
+        auto codes = [&](const std::vector<ElementType>& t) {
+          std::vector<uint8_t> c;
+          for (auto x : t) c.push_back(static_cast<uint8_t>(x));
+          return fbb.CreateVector(c);
+        };
+        std::vector<uint32_t> wg = {v.workgroup_size, 1, 1};
+        variants.push_back(fb::CreateVulkanExecutable(
+            fbb, fbb.CreateVector(v.spirv), fbb.CreateString("main"), 0,
+            static_cast<uint32_t>(1 + v.input_types.size() + v.output_types.size()), fbb.CreateVector(wg),
+            codes(v.input_types), codes(v.output_types), fbb.CreateVector(v.input_ranks),
+            fbb.CreateVector(v.output_ranks), v.features, static_cast<uint32_t>(v.grid_kind),
+            fbb.CreateVector(v.grid_args)));
+      }
     std::vector<flatbuffers::Offset<fb::KernelAttr>> attrs;
     for (const auto& a : e.attrs) {
       flatbuffers::Offset<fb::ScalarProgram> prog = 0;
@@ -132,7 +150,7 @@ std::vector<uint8_t> ModuleBuilder::Serialize(size_t compress_min_bytes) const {
                                            fbb.CreateVector(a.floats), fbb.CreateString(a.str), prog));
     }
     auto cpu = fb::CreateCpuExecutable(fbb, fbb.CreateString(e.kernel), fbb.CreateVector(attrs));
-    exes.push_back(fb::CreateExecutable(fbb, cpu, 0));
+    exes.push_back(fb::CreateExecutable(fbb, cpu, 0, variants.empty() ? 0 : fbb.CreateVector(variants)));
   }
   std::vector<flatbuffers::Offset<flatbuffers::String>> strs;
   for (const auto& s : strings) strs.push_back(fbb.CreateString(s));

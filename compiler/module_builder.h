@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "hal/hal.h"
 #include "kernels/common/kernel.h"
 
 namespace kiln::compiler {
@@ -37,13 +38,29 @@ struct ConstantOut {
   std::vector<uint8_t> data;  // storage encoding, uncompressed
 };
 
+// A dispatch as lowering emitted it: which executable, for which source op,
+// with which operand element types and ranks. The vulkan target compiles one
+// shader per distinct signature of an executable from these.
+struct DispatchUse {
+  uint32_t executable = 0;
+  std::string op;  // the source op's name
+  std::vector<ElementType> in_types, out_types;
+  std::vector<uint8_t> in_ranks, out_ranks;
+};
+
 class ModuleBuilder {
  public:
+  // Appended while functions are lowered (in order); LowerModule splits
+  // them per function.
+  std::vector<DispatchUse> dispatch_uses;
+  std::vector<uint32_t> call_uses;  // callee function indices
   std::string name, source_file;
   uint32_t num_replicas = 1, num_partitions = 1;
   std::vector<FunctionOut> functions;
   std::vector<ConstantOut> constants;
   std::vector<KernelParams> executables;
+  // Per executable, the Vulkan target's shaders, one per signature.
+  std::vector<std::vector<hal::ShaderVariant>> vulkan_shaders;
   std::vector<std::string> strings;
 
   uint32_t AddConstant(ConstantOut c);

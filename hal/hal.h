@@ -58,6 +58,37 @@ struct SemaphorePoint {
   uint64_t value = 0;
 };
 
+// Feature bits a compute shader needs from the device (ShaderVariant::features).
+enum ShaderFeature : uint32_t {
+  kShaderInt64 = 1u << 0,    // shaderInt64: i64/ui64 arithmetic
+  kShaderFloat64 = 1u << 1,  // shaderFloat64: f64 arithmetic
+};
+std::string ShaderFeatureNames(uint32_t features);
+
+// How a compute shader's invocations cover its work (ShaderVariant::grid_kind).
+enum class ShaderGrid : uint32_t {
+  // One invocation per element of output 0 (the count is params[0]).
+  kPerElement = 0,
+  // Output 0 viewed as [B, M, N] (grid_args: number of leading batch dims,
+  // number of M dims, tile_m, tile_n): workgroups (N/tile_n, M/tile_m, B).
+  kTiles = 1,
+};
+
+// One compiled compute shader of a dispatch, for one signature (operand
+// element types and ranks): what the Vulkan target stores in the module.
+// Binding 0 is the parameter buffer (the grid size, then per tensor, inputs
+// first: byte offset and dimensions, as 32-bit words); bindings 1.. are the
+// inputs then the outputs, each bound whole as an array of 32-bit words.
+struct ShaderVariant {
+  std::vector<ElementType> input_types, output_types;
+  std::vector<uint8_t> input_ranks, output_ranks;
+  std::vector<uint32_t> spirv;
+  uint32_t workgroup_size = 64;
+  uint32_t features = 0;
+  ShaderGrid grid_kind = ShaderGrid::kPerElement;
+  std::vector<uint32_t> grid_args;
+};
+
 // A prepared dispatch: a kernel plus its attributes, ready to run.
 class Executable {
  public:
@@ -92,6 +123,13 @@ class Device {
   virtual Status Download(const Buffer& buffer, size_t offset, void* data, size_t bytes) = 0;
   // Prepares a dispatch's kernel; an unknown kernel is an error naming it.
   virtual StatusOr<std::shared_ptr<Executable>> PrepareExecutable(const KernelParams& params) = 0;
+  // Prepares a dispatch from everything the module holds for it: the kernel
+  // and its attributes, and the compute shaders of the Vulkan target (empty
+  // where the module has none). Devices that run kernels ignore `shaders`.
+  virtual StatusOr<std::shared_ptr<Executable>> PrepareModuleExecutable(const KernelParams& params,
+                                                                        const std::vector<ShaderVariant>& shaders) {
+    return PrepareExecutable(params);
+  }
   virtual std::unique_ptr<CommandBuffer> CreateCommandBuffer() = 0;
   virtual std::shared_ptr<Semaphore> CreateSemaphore(uint64_t initial_value) = 0;
   // Runs `commands` once every wait point is reached, then signals `signal`.

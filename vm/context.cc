@@ -33,8 +33,8 @@ StatusOr<std::unique_ptr<Context>> Context::Create(std::shared_ptr<const LoadedM
 
 Status Context::Instantiate() {
   timeline_ = device_->CreateSemaphore(0);
-  for (const auto& e : module_->executables) {
-    KILN_ASSIGN_OR_RETURN(auto exe, device_->PrepareExecutable(e));
+  for (size_t i = 0; i < module_->executables.size(); ++i) {
+    KILN_ASSIGN_OR_RETURN(auto exe, device_->PrepareModuleExecutable(module_->executables[i], module_->vulkan_shaders[i]));
     executables_.push_back(std::move(exe));
   }
   for (const auto& c : module_->constants) {

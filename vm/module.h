@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hal/hal.h"
 #include "kernels/common/kernel.h"
 #include "kernels/common/status.h"
 #include "vm/bytecode.h"
@@ -16,7 +17,7 @@ namespace kiln::vm {
 // The module format version this runtime reads and the compiler writes.
 // A loader accepts its own major version and any minor version up to its own.
 constexpr uint16_t kFormatMajor = 0;
-constexpr uint16_t kFormatMinor = 1;
+constexpr uint16_t kFormatMinor = 2;
 
 struct ValueSig {
   enum class Kind : uint8_t { kTensor = 0, kToken = 1, kTuple = 2 };
@@ -65,6 +66,8 @@ struct LoadedModule {
   std::vector<LoadedFunction> functions;
   std::vector<LoadedConstant> constants;
   std::vector<KernelParams> executables;
+  // Per executable, the compute shaders of the Vulkan target (may be empty).
+  std::vector<std::vector<hal::ShaderVariant>> vulkan_shaders;
   std::vector<std::string> strings;
   uint32_t num_replicas = 1, num_partitions = 1;
   std::vector<uint8_t> file;  // the module bytes; constants point into it

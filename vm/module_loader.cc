@@ -113,6 +113,44 @@ Status LoadProgram(const fb::ScalarProgram* p, const std::string& where, ScalarP
   return Status::Ok();
 }
 
+// The Vulkan target's shaders of one executable. Only their shape is checked
+// here; the device checks features, and SPIR-V is validated by the driver.
+Status LoadShaders(const fb::Executable* e, size_t index, std::vector<hal::ShaderVariant>* out) {
+  if (!e->vulkan_variants()) return Status::Ok();
+  std::string where = "executable " + std::to_string(index) + " Vulkan shader";
+  auto types = [&](const flatbuffers::Vector<uint8_t>* v, std::vector<ElementType>* t) -> Status {
+    if (v)
+      for (uint8_t c : *v) {
+        auto et = ElementTypeFromCode(c);
+        if (!et) return Bad(where + " has an unknown element type " + std::to_string(c));
+        t->push_back(*et);
+      }
+    return Status::Ok();
+  };
+  for (const auto* s : *e->vulkan_variants()) {
+    hal::ShaderVariant v;
+    KILN_RETURN_IF_ERROR(types(s->input_types(), &v.input_types));
+    KILN_RETURN_IF_ERROR(types(s->output_types(), &v.output_types));
+    v.input_ranks = CopyVector(s->input_ranks());
+    v.output_ranks = CopyVector(s->output_ranks());
+    v.spirv = CopyVector(s->spirv());
+    v.workgroup_size = s->workgroup_size() && s->workgroup_size()->size() ? s->workgroup_size()->Get(0) : 0;
+    v.features = s->features();
+    v.grid_args = CopyVector(s->grid_args());
+    if (v.input_ranks.size() != v.input_types.size() || v.output_ranks.size() != v.output_types.size())
+      return Bad(where + " has mismatched types and ranks");
+    for (auto r : v.input_ranks) if (r > 64) return Bad(where + " has a rank above 64");
+    for (auto r : v.output_ranks) if (r > 64) return Bad(where + " has a rank above 64");
+    if (v.spirv.size() < 5 || v.spirv[0] != 0x07230203u) return Bad(where + " is not SPIR-V");
+    if (v.workgroup_size == 0 || v.workgroup_size > 1024) return Bad(where + " has a bad workgroup size");
+    if (s->grid_kind() > 1) return Bad(where + " has an unknown grid kind");
+    v.grid_kind = static_cast<hal::ShaderGrid>(s->grid_kind());
+    if (v.grid_kind == hal::ShaderGrid::kTiles && v.grid_args.size() != 4) return Bad(where + " has a bad tile grid");
+    out->push_back(std::move(v));
+  }
+  return Status::Ok();
+}
+
 Status LoadExecutable(const fb::Executable* e, size_t index, KernelParams* out) {
   std::string where = "executable " + std::to_string(index);
   if (!e->cpu()) return Bad(where + " has no CPU form");
@@ -184,8 +222,11 @@ StatusOr<std::shared_ptr<const LoadedModule>> LoadModule(std::vector<uint8_t> by
   }
   if (m->executables()) {
     mod->executables.resize(m->executables()->size());
-    for (size_t i = 0; i < mod->executables.size(); ++i)
+    mod->vulkan_shaders.resize(m->executables()->size());
+    for (size_t i = 0; i < mod->executables.size(); ++i) {
       KILN_RETURN_IF_ERROR(LoadExecutable(m->executables()->Get(i), i, &mod->executables[i]));
+      KILN_RETURN_IF_ERROR(LoadShaders(m->executables()->Get(i), i, &mod->vulkan_shaders[i]));
+    }
   }
   if (m->functions()) {
     mod->functions.resize(m->functions()->size());

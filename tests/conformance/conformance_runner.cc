@@ -3,15 +3,24 @@
 // public functions without arguments) on a device, and prints per-file
 // counts and a summary. All chunks run in this one process.
 //
-//   kiln-conformance DIR_OR_FILE... [--mode=inline|deferred] [--verbose] [--strict]
+//   kiln-conformance DIR_OR_FILE... [--device=cpu|vulkan[:N]] [--mode=inline|deferred] [--verbose] [--strict]
 //
 // --strict also fails when a test function is unsupported.
 //
+// On the Vulkan device each chunk is compiled with --target=all; a test
+// function the vulkan target cannot run yet is counted unsupported (with its
+// reason; --reasons prints a summary). A passing function must have run its
+// dispatches on the Vulkan device (device stats), and any message of the
+// validation layer (KILN_VULKAN_VALIDATION=1) fails the run.
+//
 // Outcomes of a test function: passed; failed (a check failed or execution
 // erred: a wrong answer); unsupported (its chunk failed to compile with an
-// "unimplemented" error naming what is missing). interpreter.run_parallel
-// grids run in-process, one thread per grid process. Exit status is non-zero
-// if anything failed or crashed-to-error other than unsupported.
+// "unimplemented" error naming what is missing); deferred (on the Vulkan
+// device only: its chunk runs an interpreter.run_parallel grid of more than
+// one process, which runs there from several threads and is not enabled
+// yet). On the CPU, grids run in-process, one thread per grid process.
+// Exit status is non-zero if anything failed or crashed-to-error other than
+// unsupported.
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -22,6 +31,10 @@
 #include "compiler/compile.h"
 #include "compiler/parser.h"
 #include "hal/cpu/cpu_device.h"
+#ifdef KILN_HAVE_VULKAN
+#include "hal/vulkan/vulkan_device.h"
+#endif
+#include <map>
 #include "vm/context.h"
 
 namespace fs = std::filesystem;
@@ -29,11 +42,12 @@ namespace fs = std::filesystem;
 namespace {
 
 struct Counts {
-  int passed = 0, failed = 0, unsupported = 0;
+  int passed = 0, failed = 0, unsupported = 0, deferred = 0;
   void Add(const Counts& o) {
     passed += o.passed;
     failed += o.failed;
     unsupported += o.unsupported;
+    deferred += o.deferred;
   }
 };
 
@@ -47,15 +61,42 @@ std::vector<std::string> TestFunctionsInText(const std::string& text) {
   return names;
 }
 
+// The largest process grid a chunk's run_parallel ops ask for.
+int GridSize(const std::string& text) {
+  // programs = [[@a, @b], [@c, @d]]: count '@' up to the closing "]]".
+  static const std::regex re(R"(programs\s*=\s*\[\[[^\]]*(\]\s*,\s*\[[^\]]*)*\]\])");
+  int best = 1;
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it) {
+    std::string m = it->str();
+    best = std::max<int>(best, static_cast<int>(std::count(m.begin(), m.end(), '@')));
+  }
+  return best;
+}
+
+std::map<std::string, int> g_unsupported_reasons;
+bool g_vulkan = false;
+
+// Does the function dispatch anything itself?
+bool Dispatches(const kiln::vm::LoadedFunction& fn) {
+  for (const auto& ins : fn.code)
+    if (ins.op == kiln::vm::Opcode::kDispatch) return true;
+  return false;
+}
+
 Counts RunFile(const fs::path& path, kiln::hal::Device* device, bool verbose) {
   std::ifstream in(path);
   std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   Counts counts;
   for (const auto& chunk : kiln::ir::SplitChunks(source)) {
     auto tests = TestFunctionsInText(chunk.text);
+    if (g_vulkan && GridSize(chunk.text) > 1) {
+      counts.deferred += static_cast<int>(tests.size());
+      if (verbose) std::cout << "  DEFER " << path.filename().string() << ":" << chunk.first_line << "\n";
+      continue;
+    }
     kiln::compiler::CompileOptions options;
     options.fold = false;
-    options.target = "cpu";
+    options.target = g_vulkan ? "all" : "cpu";
     auto bytes = kiln::compiler::Compile(chunk.text, path.string(), options, nullptr, chunk.first_line);
     if (!bytes.ok()) {
       bool unsupported = bytes.status().code() == kiln::StatusCode::kUnimplemented;
@@ -84,12 +125,20 @@ Counts RunFile(const fs::path& path, kiln::hal::Device* device, bool verbose) {
       (*context)->ClearCheckFailures();
       kiln::vm::InvokeOptions opts;
       opts.print = [](const std::string&) {};
+      uint64_t before = device->stats().dispatches;
       auto r = (*context)->Invoke(fn.name, {}, opts);
-      if (r.ok() && (*context)->check_failures().empty()) {
+      if (r.ok() && (*context)->check_failures().empty() && Dispatches(fn) && device->stats().dispatches == before) {
+        ++counts.failed;
+        std::cout << "  FAIL " << path.filename().string() << " " << fn.name << ": passed, but its dispatches did not run on "
+                  << device->name() << "\n";
+      } else if (r.ok() && (*context)->check_failures().empty()) {
         ++counts.passed;
         if (verbose) std::cout << "  PASS " << fn.name << "\n";
       } else if (!r.ok() && r.status().code() == kiln::StatusCode::kUnimplemented) {
         ++counts.unsupported;
+        std::string why = r.status().message();
+        size_t colon = why.find(": ");  // drop "function 'x' cannot run on ...: "
+        g_unsupported_reasons[colon == std::string::npos ? why : why.substr(colon + 2)]++;
         if (verbose) std::cout << "  UNSUPPORTED " << fn.name << ": " << r.status().message() << "\n";
       } else {
         ++counts.failed;
@@ -106,12 +155,15 @@ Counts RunFile(const fs::path& path, kiln::hal::Device* device, bool verbose) {
 int main(int argc, char** argv) {
   std::vector<fs::path> files;
   bool verbose = false, strict = false;
-  std::string mode = "inline";
+  std::string mode = "inline", device_spec = "cpu";
+  bool reasons = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--verbose") { verbose = true; continue; }
     if (a == "--strict") { strict = true; continue; }
     if (a.rfind("--mode=", 0) == 0) { mode = a.substr(7); continue; }
+    if (a.rfind("--device=", 0) == 0) { device_spec = a.substr(9); continue; }
+    if (a == "--reasons") { reasons = true; continue; }
     fs::path p(a);
     if (fs::is_directory(p)) {
       for (const auto& e : fs::recursive_directory_iterator(p))
@@ -121,16 +173,44 @@ int main(int argc, char** argv) {
     }
   }
   std::sort(files.begin(), files.end());
-  auto device = kiln::hal::CreateCpuDevice(mode == "deferred" ? kiln::hal::CpuMode::kDeferred
-                                                              : kiln::hal::CpuMode::kInline);
+  std::unique_ptr<kiln::hal::Device> device;
+  if (device_spec == "cpu") {
+    device = kiln::hal::CreateCpuDevice(mode == "deferred" ? kiln::hal::CpuMode::kDeferred : kiln::hal::CpuMode::kInline);
+  } else if (device_spec == "vulkan" || device_spec.rfind("vulkan:", 0) == 0) {
+#ifdef KILN_HAVE_VULKAN
+    auto d = kiln::hal::CreateVulkanDevice(device_spec.size() > 7 ? std::stoi(device_spec.substr(7)) : -1);
+    if (!d.ok()) {
+      std::cerr << "kiln-conformance: " << d.status().message() << "\n";
+      return 2;
+    }
+    device = std::move(d.value());
+    g_vulkan = true;
+    mode = device->name();
+#else
+    std::cerr << "kiln-conformance: this build has no Vulkan device\n";
+    return 2;
+#endif
+  } else {
+    std::cerr << "kiln-conformance: unknown device '" << device_spec << "'\n";
+    return 2;
+  }
   Counts total;
   for (const auto& f : files) {
     Counts c = RunFile(f, device.get(), verbose);
     std::cout << f.filename().string() << ": " << c.passed << " passed, " << c.failed << " failed, " << c.unsupported
-              << " unsupported\n";
+              << " unsupported, " << c.deferred << " deferred\n";
     total.Add(c);
   }
-  std::cout << "conformance (" << files.size() << " files, cpu " << mode << "): unsupported: " << total.unsupported << "\n";
+  if (reasons)
+    for (const auto& [why, n] : g_unsupported_reasons) std::cout << "  unsupported x" << n << ": " << why << "\n";
+  int validation_messages = 0;
+#ifdef KILN_HAVE_VULKAN
+  validation_messages = static_cast<int>(kiln::hal::VulkanValidationMessages());
+  if (validation_messages)
+    std::cout << "conformance: " << validation_messages << " Vulkan validation messages (see stderr)\n";
+#endif
+  std::cout << "conformance (" << files.size() << " files, " << (g_vulkan ? "" : "cpu ") << mode << "): unsupported: " << total.unsupported
+            << ", deferred: " << total.deferred << "\n";
   std::cout << "conformance: " << total.passed << " passed, " << total.failed << " failed\n";
-  return total.failed == 0 && (!strict || total.unsupported == 0) ? 0 : 1;
+  return total.failed == 0 && validation_messages == 0 && (!strict || total.unsupported == 0) ? 0 : 1;
 }

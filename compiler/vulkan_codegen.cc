@@ -1,0 +1,481 @@
+// The shader header (bindings, per-tensor load/store helpers) and the
+// shaders of each kernel family, from the templates in kernels/vulkan/.
+#include "compiler/vulkan_codegen.h"
+
+#include <map>
+
+namespace kiln::compiler::vulkan {
+namespace {
+
+using C = GType::Class;
+
+std::string S(int64_t v) { return std::to_string(v); }
+std::string Uint(int64_t v) { return std::to_string(v) + "u"; }
+
+// Replaces every "$KEY" of `text`.
+std::string Fill(std::string text, const std::map<std::string, std::string>& values) {
+  for (const auto& [k, v] : values) {
+    std::string key = "$" + k;
+    for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + v.size()))
+      text.replace(at, key.size(), v);
+  }
+  return text;
+}
+
+std::string SigType(const DispatchUse& u) {
+  std::string s;
+  auto add = [&](ElementType t) {
+    std::string n(Name(t));
+    if (s.find(n) == std::string::npos) s += (s.empty() ? "" : ",") + n;
+  };
+  for (auto t : u.in_types) add(t);
+  for (auto t : u.out_types) add(t);
+  return s;
+}
+
+Status Refuse(const DispatchUse& u, const std::string& why) {
+  return Unimplemented(u.op + " (" + SigType(u) + ") is not supported by the vulkan target: " + why);
+}
+
+// GLSL that splits linear index `linear` over `dims` (row-major) into the
+// variables named by `names` (one per dim; "" for a dim not needed).
+std::string Decompose(const std::string& linear, const std::vector<std::string>& dims,
+                      const std::vector<std::string>& names, const std::string& tmp) {
+  if (dims.empty()) return "";
+  std::string s = "  uint " + tmp + " = " + linear + ";\n";
+  for (size_t k = dims.size(); k-- > 0;) {
+    if (k == 0) {
+      s += "  uint " + names[k] + " = " + tmp + ";\n";
+    } else {
+      s += "  uint " + names[k] + " = " + tmp + " % " + dims[k] + ";\n";
+      s += "  " + tmp + " /= " + dims[k] + ";\n";
+    }
+  }
+  return s;
+}
+
+// Row-major linear index of multi-index `idx` in a tensor of `dims`.
+std::string Linear(const std::vector<std::string>& idx, const std::vector<std::string>& dims) {
+  if (idx.empty()) return "0u";
+  std::string s = idx[0];
+  for (size_t k = 1; k < idx.size(); ++k) s = "(" + s + ") * " + dims[k] + " + " + idx[k];
+  return s;
+}
+
+std::vector<std::string> DimsOf(const ShaderWriter& w, size_t t) {
+  std::vector<std::string> d;
+  for (int k = 0; k < w.rank(t); ++k) d.push_back(w.Dim(t, k));
+  return d;
+}
+
+std::vector<std::string> Names(const std::string& prefix, size_t n) {
+  std::vector<std::string> v;
+  for (size_t k = 0; k < n; ++k) v.push_back(prefix + S(static_cast<int64_t>(k)));
+  return v;
+}
+
+// The output's multi-index o0..oR-1 of invocation i.
+std::string OutputIndex(const ShaderWriter& w) {
+  size_t out = w.Out(0);
+  return Decompose("i", DimsOf(w, out), Names("o", w.rank(out)), "rem_o");
+}
+
+ShaderSource PerElement(ShaderWriter& w, const std::string& body) {
+  return w.Finish(Fill(Template("per_element.glsl"), {{"BODY", body}}), 64);
+}
+
+// --- kernels -----------------------------------------------------------------
+
+StatusOr<ShaderSource> Elementwise(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
+  const ScalarProgram* prog = kp.Program("body");
+  if (!prog) return Refuse(u, "missing body");
+  if (prog->param_types.size() != u.in_types.size() || prog->results.size() != u.out_types.size())
+    return Refuse(u, "operands do not match the body");
+  std::vector<std::string> params;
+  const int out_rank = w.rank(w.Out(0));
+  for (size_t t = 0; t < u.in_types.size(); ++t) {
+    if (u.in_types[t] != prog->param_types[t]) return Refuse(u, "operand types do not match the body");
+    params.push_back(w.Load(t, w.rank(t) == out_rank ? "i" : "0u"));
+  }
+  std::string body;
+  std::vector<std::string> results;
+  KILN_RETURN_IF_ERROR(EmitScalarProgram(*prog, params, "v", &body, &results, &w.features));
+  for (size_t k = 0; k < results.size(); ++k) body += "  " + w.Store(w.Out(k), "i", results[k]) + "\n";
+  return PerElement(w, body);
+}
+
+// Kernels that compute each output element from one input element (or a
+// value): the body maps the output index o* to a source.
+StatusOr<ShaderSource> IndexMap(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
+  const std::string& k = kp.kernel;
+  const size_t out = w.Out(0);
+  const int r = w.rank(out);
+  auto o = Names("o", r);
+  std::string body = OutputIndex(w);
+  auto in_dims = u.in_types.empty() ? std::vector<std::string>() : DimsOf(w, 0);
+  auto copy_from = [&](size_t t, const std::vector<std::string>& idx) {
+    return "  " + w.Store(out, "i", w.Load(t, Linear(idx, DimsOf(w, t)))) + "\n";
+  };
+  if (u.out_types.size() != 1) return Refuse(u, "expected one result");
+  if (k != "stablehlo.iota" && (u.in_types.empty() || u.in_types[0] != u.out_types[0]))
+    return Refuse(u, "operand and result types differ");
+  if (k == "kiln.copy" || k == "stablehlo.reshape") {
+    return PerElement(w, "  " + w.Store(out, "i", w.Load(0, "i")) + "\n");
+  }
+  if (k == "stablehlo.broadcast_in_dim") {
+    auto bd = kp.Ints("broadcast_dimensions");
+    if (static_cast<int>(bd.size()) != w.rank(0)) return Refuse(u, "bad broadcast_dimensions");
+    std::vector<std::string> idx;
+    for (size_t d = 0; d < bd.size(); ++d) {
+      if (bd[d] < 0 || bd[d] >= r) return Refuse(u, "bad broadcast_dimensions");
+      idx.push_back("(" + in_dims[d] + " == 1u ? 0u : " + o[bd[d]] + ")");
+    }
+    return PerElement(w, body + copy_from(0, idx));
+  }
+  if (k == "stablehlo.transpose") {
+    auto perm = kp.Ints("permutation");
+    if (static_cast<int>(perm.size()) != r || w.rank(0) != r) return Refuse(u, "bad permutation");
+    std::vector<std::string> idx(r);
+    for (int d = 0; d < r; ++d) {
+      if (perm[d] < 0 || perm[d] >= r) return Refuse(u, "bad permutation");
+      idx[perm[d]] = o[d];
+    }
+    return PerElement(w, body + copy_from(0, idx));
+  }
+  if (k == "stablehlo.slice") {
+    auto start = kp.Ints("start_indices");
+    auto strides = kp.Ints("strides");
+    if (static_cast<int>(start.size()) != r) return Refuse(u, "bad start_indices");
+    std::vector<std::string> idx;
+    for (int d = 0; d < r; ++d) {
+      int64_t st = d < static_cast<int>(strides.size()) ? strides[d] : 1;
+      if (start[d] < 0 || st < 1 || start[d] > UINT32_MAX || st > UINT32_MAX) return Refuse(u, "bad slice");
+      idx.push_back("(" + Uint(start[d]) + " + " + o[d] + " * " + Uint(st) + ")");
+    }
+    return PerElement(w, body + copy_from(0, idx));
+  }
+  if (k == "stablehlo.reverse") {
+    std::vector<bool> rev(r, false);
+    for (int64_t d : kp.Ints("dimensions")) {
+      if (d < 0 || d >= r) return Refuse(u, "bad dimensions");
+      rev[d] = true;
+    }
+    std::vector<std::string> idx;
+    for (int d = 0; d < r; ++d) idx.push_back(rev[d] ? "(" + in_dims[d] + " - 1u - " + o[d] + ")" : o[d]);
+    return PerElement(w, body + copy_from(0, idx));
+  }
+  if (k == "stablehlo.pad") {
+    auto lo = kp.Ints("edge_padding_low");
+    auto interior = kp.Ints("interior_padding");
+    if (static_cast<int>(lo.size()) != r || u.in_types.size() != 2) return Refuse(u, "bad padding");
+    std::string s = body + "  bool inside = true;\n";
+    std::vector<std::string> idx;
+    for (int d = 0; d < r; ++d) {
+      int64_t step = 1 + (d < static_cast<int>(interior.size()) ? interior[d] : 0);
+      if (step < 1 || lo[d] < INT32_MIN || lo[d] > INT32_MAX || step > INT32_MAX) return Refuse(u, "bad padding");
+      std::string q = "q" + S(d);
+      s += "  int " + q + " = int(" + o[d] + ") - (" + S(lo[d]) + ");\n";
+      s += "  if (" + q + " < 0 || " + q + " % " + S(step) + " != 0 || uint(" + q + " / " + S(step) + ") >= " +
+           in_dims[d] + ") inside = false;\n";
+      idx.push_back("uint(" + q + " / " + S(step) + ")");
+    }
+    s += "  if (inside) " + w.Store(out, "i", w.Load(0, Linear(idx, in_dims))) + "\n";
+    s += "  else " + w.Store(out, "i", w.Load(1, "0u")) + "\n";
+    return PerElement(w, s);
+  }
+  if (k == "stablehlo.concatenate") {
+    int64_t dim = kp.Int("dimension", -1);
+    if (dim < 0 || dim >= r) return Refuse(u, "bad dimension");
+    std::string s = body + "  uint c = " + o[dim] + ";\n";
+    for (size_t t = 0; t < u.in_types.size(); ++t) {
+      if (u.in_types[t] != u.out_types[0] || w.rank(t) != r) return Refuse(u, "operand types differ");
+      auto dims = DimsOf(w, t);
+      std::vector<std::string> idx = o;
+      idx[dim] = "c";
+      s += "  if (c < " + dims[dim] + ") { " + w.Store(out, "i", w.Load(t, Linear(idx, dims))) + " return; }\n";
+      s += "  c -= " + dims[dim] + ";\n";
+    }
+    return PerElement(w, s);
+  }
+  if (k == "stablehlo.iota") {
+    int64_t dim = kp.Int("iota_dimension", -1);
+    if (dim < 0 || dim >= r) return Refuse(u, "bad iota_dimension");
+    KILN_ASSIGN_OR_RETURN(GType from, GlslType(ElementType::kUI32));
+    KILN_ASSIGN_OR_RETURN(std::string v, ConvertExpr(from, w.type(out), o[dim]));
+    return PerElement(w, body + "  " + w.Store(out, "i", v) + "\n");
+  }
+  return Refuse(u, "no shader for kernel " + k + " yet");
+}
+
+// dot_general / dot: 16x16 output tiles per work group, operand tiles staged
+// in shared memory. The output is viewed as [B, M, N]: batch dims, lhs free
+// dims, rhs free dims (the spec's result order).
+StatusOr<ShaderSource> DotGeneral(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
+  if (u.in_types.size() != 2 || u.out_types.size() != 1) return Refuse(u, "expected two operands and one result");
+  const int lr = w.rank(0), rr = w.rank(1);
+  std::vector<int64_t> lb, rb, lc, rc;
+  if (kp.kernel == "stablehlo.dot") {
+    if (lr < 1 || lr > 2 || rr < 1 || rr > 2) return Refuse(u, "dot of this rank");
+    lc = {lr - 1};
+    rc = {0};
+  } else {
+    auto get = [&](const char* n) {
+      auto s = kp.Ints(n);
+      return std::vector<int64_t>(s.begin(), s.end());
+    };
+    lb = get("lhs_batching_dimensions");
+    rb = get("rhs_batching_dimensions");
+    lc = get("lhs_contracting_dimensions");
+    rc = get("rhs_contracting_dimensions");
+  }
+  if (lb.size() != rb.size() || lc.size() != rc.size()) return Refuse(u, "bad dimension numbers");
+  std::vector<bool> lseen(lr, false), rseen(rr, false);
+  for (auto* v : {&lb, &lc})
+    for (int64_t d : *v) {
+      if (d < 0 || d >= lr || lseen[d]) return Refuse(u, "bad dimension numbers");
+      lseen[d] = true;
+    }
+  for (auto* v : {&rb, &rc})
+    for (int64_t d : *v) {
+      if (d < 0 || d >= rr || rseen[d]) return Refuse(u, "bad dimension numbers");
+      rseen[d] = true;
+    }
+  std::vector<int64_t> lfree, rfree;
+  for (int d = 0; d < lr; ++d)
+    if (!lseen[d]) lfree.push_back(d);
+  for (int d = 0; d < rr; ++d)
+    if (!rseen[d]) rfree.push_back(d);
+  const size_t out = w.Out(0);
+  if (w.rank(out) != static_cast<int>(lb.size() + lfree.size() + rfree.size())) return Refuse(u, "bad result rank");
+  const GType& rt = w.type(out);
+  if (rt.cls == C::kBool) return Refuse(u, "boolean dot products");
+  // Accumulate f16/bf16 in f32; round once at the end.
+  const std::string acc = rt.name;
+  auto ldims = DimsOf(w, 0), rdims = DimsOf(w, 1);
+  auto product = [&](const std::vector<std::string>& dims, const std::vector<int64_t>& which) {
+    std::string s = "1u";
+    for (int64_t d : which) s += " * " + dims[d];
+    return s;
+  };
+  // lhs element (b, m, k) and rhs element (b, k, n) as functions.
+  auto at = [&](size_t t, const std::vector<std::string>& dims, const std::vector<int64_t>& batch,
+                const std::vector<int64_t>& free, const std::vector<int64_t>& contract, bool free_first) {
+    std::string f = acc + " at" + S(static_cast<int64_t>(t)) + "(uint b, uint x, uint y) {\n";
+    std::vector<std::string> idx(dims.size());
+    auto split = [&](const std::string& var, const std::vector<int64_t>& which, const std::string& tag) {
+      std::vector<std::string> ds, ns;
+      for (int64_t d : which) {
+        ds.push_back(dims[d]);
+        ns.push_back(tag + S(d));
+        idx[d] = tag + S(d);
+      }
+      f += Decompose(var, ds, ns, "r" + tag);
+    };
+    split("b", batch, "b");
+    split(free_first ? "x" : "y", free, "f");
+    split(free_first ? "y" : "x", contract, "c");
+    GType from = w.type(t);
+    auto conv = ConvertExpr(from, rt, w.Load(t, Linear(idx, dims)));
+    f += "  return " + (conv.ok() ? *conv : std::string("0")) + ";\n}\n";
+    return f;
+  };
+  std::string fns = at(0, ldims, lb, lfree, lc, true) + at(1, rdims, rb, rfree, rc, false);
+  std::string zero = rt.cls == C::kFloat ? (rt.name == "double" ? "0.0lf" : "0.0") : (rt.is_64() ? rt.name + "(0)" : rt.name + "(0)");
+  std::string fix = rt.cls == C::kFloat ? (rt.type == ElementType::kF16 ? "kiln_round_f16(acc)"
+                                           : rt.type == ElementType::kBF16 ? "kiln_round_bf16(acc)" : "acc")
+                                        : (rt.bits < 32 ? (rt.cls == C::kSigned ? "bitfieldExtract(acc, 0, " + S(rt.bits) + ")"
+                                                                                 : "(acc & " + Uint((int64_t{1} << rt.bits) - 1) + ")")
+                                                        : "acc");
+  for (auto t : u.in_types) {
+    KILN_ASSIGN_OR_RETURN(GType g, GlslType(t));
+    if (!ConvertExpr(g, rt, "x").ok()) return Refuse(u, "operand conversion");
+    w.features |= g.features;
+  }
+  std::string body = Fill(Template("dot_general.glsl"),
+                          {{"ACC", acc},
+                           {"ZERO", zero},
+                           {"FUNCTIONS", fns},
+                           {"M", product(ldims, lfree)},
+                           {"N", product(rdims, rfree)},
+                           {"K", product(ldims, lc)},
+                           {"STORE", w.Store(out, "(b * M + m) * N + n", fix)}});
+  ShaderSource s = w.Finish(body, 16, 16);
+  s.grid = hal::ShaderGrid::kTiles;
+  s.grid_args = {static_cast<uint32_t>(lb.size()), static_cast<uint32_t>(lfree.size()), 16, 16};
+  return s;
+}
+
+// reduce: one invocation per output element folds the reduced elements in
+// row-major order through the body (a scalar-expression program).
+StatusOr<ShaderSource> Reduce(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
+  const ScalarProgram* prog = kp.Program("body");
+  const size_t n = u.out_types.size();
+  if (!prog || n == 0 || u.in_types.size() != 2 * n || prog->param_types.size() != 2 * n ||
+      prog->results.size() != n)
+    return Refuse(u, "malformed reduce");
+  const int r = w.rank(0);
+  std::vector<bool> reduced(r, false);
+  for (int64_t d : kp.Ints("dimensions")) {
+    if (d < 0 || d >= r || reduced[d]) return Refuse(u, "bad dimensions");
+    reduced[d] = true;
+  }
+  auto dims = DimsOf(w, 0);
+  std::vector<std::string> kept_dims, red_dims, idx(r);
+  std::vector<std::string> kept_names, red_names;
+  for (int d = 0; d < r; ++d) {
+    if (reduced[d]) {
+      red_dims.push_back(dims[d]);
+      red_names.push_back("j" + S(d));
+    } else {
+      kept_dims.push_back(dims[d]);
+      kept_names.push_back("o" + S(d));
+    }
+    idx[d] = (reduced[d] ? "j" : "o") + S(d);
+  }
+  std::vector<GType> pt(2 * n);
+  for (size_t k = 0; k < 2 * n; ++k) {
+    KILN_ASSIGN_OR_RETURN(pt[k], GlslType(prog->param_types[k]));
+  }
+  std::string s = Decompose("i", kept_dims, kept_names, "rem_o");
+  std::vector<std::string> params;
+  for (size_t k = 0; k < n; ++k) {
+    KILN_ASSIGN_OR_RETURN(GType it, GlslType(u.in_types[n + k]));
+    KILN_ASSIGN_OR_RETURN(std::string init, ConvertExpr(it, pt[k], w.Load(n + k, "0u")));
+    s += "  " + pt[k].name + " acc" + S(static_cast<int64_t>(k)) + " = " + init + ";\n";
+    params.push_back("acc" + S(static_cast<int64_t>(k)));
+  }
+  std::string count = "1u";
+  for (const auto& d : red_dims) count += " * " + d;
+  s += "  uint count = " + count + ";\n  for (uint j = 0u; j < count; ++j) {\n";
+  s += Decompose("j", red_dims, red_names, "rem_j");
+  std::string lin = Linear(idx, dims);
+  s += "  uint src = " + lin + ";\n";
+  for (size_t k = 0; k < n; ++k) {
+    if (w.rank(k) != r) return Refuse(u, "operand ranks differ");
+    KILN_ASSIGN_OR_RETURN(GType it, GlslType(u.in_types[k]));
+    KILN_ASSIGN_OR_RETURN(std::string x, ConvertExpr(it, pt[n + k], w.Load(k, "src")));
+    params.push_back(x);
+  }
+  std::string code;
+  std::vector<std::string> results;
+  KILN_RETURN_IF_ERROR(EmitScalarProgram(*prog, params, "v", &code, &results, &w.features));
+  s += code;
+  for (size_t k = 0; k < n; ++k) {
+    KILN_ASSIGN_OR_RETURN(GType rt, GlslType(prog->ValueType(prog->results[k])));
+    KILN_ASSIGN_OR_RETURN(std::string back, ConvertExpr(rt, pt[k], results[k]));
+    s += "  acc" + S(static_cast<int64_t>(k)) + " = " + back + ";\n";
+  }
+  s += "  }\n";
+  for (size_t k = 0; k < n; ++k) {
+    KILN_ASSIGN_OR_RETURN(std::string v, ConvertExpr(pt[k], w.type(w.Out(k)), "acc" + S(static_cast<int64_t>(k))));
+    s += "  " + w.Store(w.Out(k), "i", v) + "\n";
+  }
+  return PerElement(w, s);
+}
+
+}  // namespace
+
+// --- the shader header ---------------------------------------------------------
+
+Status ShaderWriter::Begin() {
+  const size_t nt = use_.in_types.size() + use_.out_types.size();
+  uint32_t word = 1;
+  for (size_t t = 0; t < nt; ++t) {
+    ElementType et = t < use_.in_types.size() ? use_.in_types[t] : use_.out_types[t - use_.in_types.size()];
+    auto g = GlslType(et);
+    if (!g.ok()) return Unimplemented(use_.op + " (" + std::string(Name(et)) + ") is not supported by the vulkan target: " + g.status().message());
+    types_.push_back(*g);
+    features |= g->features;
+    param_base_.push_back(word);
+    word += 1 + static_cast<uint32_t>(rank(t));
+  }
+  for (size_t t = 0; t < nt; ++t) {
+    const GType& g = types_[t];
+    const bool input = t < use_.in_types.size();
+    std::string T = S(static_cast<int64_t>(t)), B = S(static_cast<int64_t>(t + 1));
+    helpers_ += "layout(std430, set = 0, binding = " + B + ") " + (input ? "readonly " : "") + "buffer Tensor" + T +
+                " { uint w[]; } t" + T + ";\n";
+    std::string addr = "p[" + S(param_base_[t]) + "] + i * " + Uint(g.storage);
+    // Loads: the element's bits, then its GLSL value.
+    std::string bits, value;
+    switch (g.storage) {
+      case 1: bits = "(t" + T + ".w[a >> 2] >> ((a & 3u) * 8u)) & 0xffu"; break;
+      case 2: bits = "(t" + T + ".w[a >> 2] >> ((a & 2u) * 8u)) & 0xffffu"; break;
+      case 4: bits = "t" + T + ".w[a >> 2]"; break;
+      default: bits = "uvec2(t" + T + ".w[a >> 2], t" + T + ".w[(a >> 2) + 1u])"; break;
+    }
+    switch (g.type) {
+      case ElementType::kF16: value = "kiln_f16_to_f32(b)"; break;
+      case ElementType::kBF16: value = "kiln_bf16_to_f32(b)"; break;
+      case ElementType::kF32: value = "uintBitsToFloat(b)"; break;
+      case ElementType::kF64: value = "packDouble2x32(b)"; break;
+      default:
+        if (g.cls == C::kBool) value = "(b & 0xffu) != 0u";
+        else if (g.is_64()) value = g.name + "(packUint2x32(b))";
+        else if (g.bits >= 32) value = g.name + "(b)";
+        else if (g.cls == C::kSigned) value = "bitfieldExtract(int(b), 0, " + S(g.bits) + ")";
+        else value = "(b & " + Uint((int64_t{1} << g.bits) - 1) + ")";
+    }
+    std::string btype = g.storage == 8 ? "uvec2" : "uint";
+    helpers_ += g.name + " ld" + T + "(uint i) {\n  uint a = " + addr + ";\n  " + btype + " b = " + bits +
+                ";\n  return " + value + ";\n}\n";
+    if (input) continue;
+    std::string to_bits;
+    switch (g.type) {
+      case ElementType::kF16: to_bits = "kiln_f32_to_f16(v)"; break;
+      case ElementType::kBF16: to_bits = "kiln_f32_to_bf16(v)"; break;
+      case ElementType::kF32: to_bits = "floatBitsToUint(v)"; break;
+      case ElementType::kF64: to_bits = "unpackDouble2x32(v)"; break;
+      default:
+        if (g.cls == C::kBool) to_bits = "(v ? 1u : 0u)";
+        else if (g.is_64()) to_bits = "unpackUint2x32(uint64_t(v))";
+        else to_bits = "uint(v)";
+    }
+    helpers_ += "void st" + T + "(uint i, " + g.name + " v) {\n  uint a = " + addr + ";\n  " + btype + " b = " +
+                to_bits + ";\n";
+    switch (g.storage) {
+      case 1:
+      case 2: {
+        // Neighbouring sub-word elements belong to other invocations: update
+        // only this element's bits, atomically.
+        std::string mask = g.storage == 1 ? "0xffu" : "0xffffu";
+        std::string sh = g.storage == 1 ? "((a & 3u) * 8u)" : "((a & 2u) * 8u)";
+        helpers_ += "  uint sh = " + sh + ";\n  atomicAnd(t" + T + ".w[a >> 2], ~(" + mask + " << sh));\n  atomicOr(t" +
+                    T + ".w[a >> 2], (b & " + mask + ") << sh);\n";
+        break;
+      }
+      case 4: helpers_ += "  t" + T + ".w[a >> 2] = b;\n"; break;
+      default: helpers_ += "  t" + T + ".w[a >> 2] = b.x;\n  t" + T + ".w[(a >> 2) + 1u] = b.y;\n"; break;
+    }
+    helpers_ += "}\n";
+  }
+  return Status::Ok();
+}
+
+ShaderSource ShaderWriter::Finish(const std::string& body, uint32_t local_x, uint32_t local_y) {
+  ShaderSource s;
+  s.features = features;
+  s.workgroup_size = local_x * local_y;
+  std::string head = "#version 450\n";
+  if (features & (hal::kShaderInt64 | hal::kShaderFloat64))
+    head += "#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require\n";
+  head += "layout(local_size_x = " + S(local_x) + ", local_size_y = " + S(local_y) + ") in;\n";
+  head += Template("prelude.glsl");
+  if (features & hal::kShaderInt64) head += Template("prelude_i64.glsl");
+  if (features & hal::kShaderFloat64) head += Template("prelude64.glsl");
+  s.glsl = head + helpers_ + body;
+  return s;
+}
+
+StatusOr<ShaderSource> GenerateShader(const KernelParams& params, const DispatchUse& use) {
+  ShaderWriter w(use);
+  KILN_RETURN_IF_ERROR(w.Begin());
+  if (use.out_types.empty()) return Refuse(use, "a dispatch without results");
+  const std::string& k = params.kernel;
+  if (k == "kiln.elementwise") return Elementwise(params, use, w);
+  if (k == "stablehlo.dot_general" || k == "stablehlo.dot") return DotGeneral(params, use, w);
+  if (k == "stablehlo.reduce") return Reduce(params, use, w);
+  return IndexMap(params, use, w);
+}
+
+}  // namespace kiln::compiler::vulkan

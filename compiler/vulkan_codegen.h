@@ -1,0 +1,93 @@
+// The vulkan target's code generator: GLSL compute shaders from the
+// templates in kernels/vulkan/, specialized per dispatch signature, compiled
+// to SPIR-V with libshaderc at compile time (the runtime compiles nothing).
+// See docs/vulkan.md for the storage scheme and the parameter layout.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "compiler/module_builder.h"
+#include "hal/hal.h"
+#include "kernels/common/kernel.h"
+
+namespace kiln::compiler::vulkan {
+
+// How a GLSL shader computes with an element type.
+struct GType {
+  enum class Class { kBool, kSigned, kUnsigned, kFloat };
+  ElementType type = ElementType::kInvalid;
+  Class cls = Class::kFloat;
+  std::string name;   // GLSL type of the value: bool, int, uint, float, int64_t, uint64_t, double
+  int bits = 0;       // value bits (1 for i1, 4 for i4, 16 for f16, ...)
+  int storage = 0;    // storage bytes
+  uint32_t features = 0;
+  bool is_64() const { return name == "int64_t" || name == "uint64_t" || name == "double"; }
+};
+
+// The GLSL form of an element type, or Unimplemented naming it.
+StatusOr<GType> GlslType(ElementType t);
+
+// A shader in GLSL plus how the driver launches it.
+struct ShaderSource {
+  std::string glsl;
+  uint32_t workgroup_size = 64;
+  uint32_t features = 0;
+  hal::ShaderGrid grid = hal::ShaderGrid::kPerElement;
+  std::vector<uint32_t> grid_args;
+};
+
+// Builds the text of one shader: the header (version, extensions, bindings,
+// per-tensor load/store functions) around a kernel body.
+class ShaderWriter {
+ public:
+  explicit ShaderWriter(const DispatchUse& use) : use_(use) {}
+  // Declares the bindings and load/store helpers; fails on an element type
+  // the target cannot handle.
+  Status Begin();
+  // Index of tensor `t` (inputs first, then outputs) in parameter words.
+  uint32_t OffsetWord(size_t t) const { return param_base_[t]; }
+  std::string Dim(size_t t, size_t d) const { return "p[" + std::to_string(param_base_[t] + 1 + d) + "]"; }
+  size_t num_inputs() const { return use_.in_types.size(); }
+  size_t Out(size_t k) const { return use_.in_types.size() + k; }
+  const GType& type(size_t t) const { return types_[t]; }
+  int rank(size_t t) const {
+    return t < use_.in_ranks.size() ? use_.in_ranks[t] : use_.out_ranks[t - use_.in_ranks.size()];
+  }
+  // "ld3(i)" / "st4(i, v)".
+  std::string Load(size_t t, const std::string& index) const { return "ld" + std::to_string(t) + "(" + index + ")"; }
+  std::string Store(size_t t, const std::string& index, const std::string& v) const {
+    return "st" + std::to_string(t) + "(" + index + ", " + v + ");";
+  }
+  uint32_t features = 0;
+  // Assembles the shader; `body` is GLSL after the helpers (usually main()).
+  ShaderSource Finish(const std::string& body, uint32_t local_x, uint32_t local_y = 1);
+
+ private:
+  const DispatchUse& use_;
+  std::vector<GType> types_;
+  std::vector<uint32_t> param_base_;
+  std::string helpers_;
+};
+
+// Translates a scalar-expression program into GLSL statements. `params`
+// are GLSL expressions holding the parameters (in their GLSL types); values
+// are declared as `prefix` + index. Fails on an op/type it cannot translate
+// exactly, naming both.
+Status EmitScalarProgram(const ScalarProgram& program, const std::vector<std::string>& params,
+                         const std::string& prefix, std::string* code, std::vector<std::string>* results,
+                         uint32_t* features);
+
+// A conversion between the GLSL forms of two element types, as
+// stablehlo.convert does it.
+StatusOr<std::string> ConvertExpr(const GType& from, const GType& to, const std::string& v);
+
+// The shader for one dispatch signature of an executable.
+StatusOr<ShaderSource> GenerateShader(const KernelParams& params, const DispatchUse& use);
+
+// GLSL to SPIR-V with libshaderc (optimizing for performance).
+StatusOr<std::vector<uint32_t>> CompileGlsl(const std::string& glsl, const std::string& name);
+
+// The embedded text of a template in kernels/vulkan (by file name).
+const char* Template(const std::string& name);
+
+}  // namespace kiln::compiler::vulkan

@@ -1,0 +1,298 @@
+// The Vulkan device against the CPU device (whose kernels are the
+// reference): the same module files, the same results. Runs on whatever
+// Vulkan device the loader offers first by preference (lavapipe in CI),
+// with the Khronos validation layer on (ctest sets KILN_VULKAN_VALIDATION=1);
+// every test also fails if the layer reported anything.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <sstream>
+
+#include <unistd.h>
+
+#include "compiler/compile.h"
+#include "hal/cpu/cpu_device.h"
+#include "hal/vulkan/vulkan_device.h"
+#include "vm/context.h"
+
+namespace kiln {
+namespace {
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+StatusOr<std::vector<vm::HostTensor>> RunOn(hal::Device* device, const std::vector<uint8_t>& bytes,
+                                            const std::string& fn, const std::vector<vm::HostTensor>& inputs) {
+  auto module = vm::LoadModule(bytes);
+  if (!module.ok()) return module.status();
+  auto ctx = vm::Context::Create(*module, device);
+  if (!ctx.ok()) return ctx.status();
+  return (*ctx)->Invoke(fn, inputs);
+}
+
+std::vector<uint8_t> CompileAll(const std::string& source, const std::string& target = "all") {
+  compiler::CompileOptions options;
+  options.fold = false;
+  options.target = target;
+  auto bytes = compiler::Compile(source, "test.mlir", options, nullptr);
+  EXPECT_TRUE(bytes.ok()) << bytes.status().message();
+  return bytes.ok() ? bytes.value() : std::vector<uint8_t>{};
+}
+
+class VulkanTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    validation_before_ = hal::VulkanValidationMessages();
+    auto d = hal::CreateVulkanDevice(-1);
+    ASSERT_TRUE(d.ok()) << d.status().message();
+    vulkan_ = std::move(d.value());
+    cpu_ = hal::CreateCpuDevice(hal::CpuMode::kInline);
+  }
+  void TearDown() override {
+    vulkan_.reset();
+    EXPECT_EQ(hal::VulkanValidationMessages(), validation_before_) << "the validation layer reported messages";
+  }
+  uint64_t validation_before_ = 0;
+  std::unique_ptr<hal::Device> vulkan_, cpu_;
+};
+
+vm::HostTensor Random(ElementType t, std::vector<int64_t> dims, std::mt19937_64& rng) {
+  vm::HostTensor h;
+  h.type = t;
+  h.dims = std::move(dims);
+  size_t n = static_cast<size_t>(h.NumElements());
+  size_t w = StorageBytes(t);
+  h.data.resize(n * w);
+  // Edge values first (0, 1, -1, the extremes, small shift amounts), then random bits.
+  const uint64_t edges[] = {0, 1, ~uint64_t{0}, uint64_t{1} << (BitWidth(t) - 1), (uint64_t{1} << (BitWidth(t) - 1)) - 1,
+                            2, 3, 7, 8, 15, 16, 31, 32, 33, 63, 64};
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t v = i < std::size(edges) ? edges[i] : rng();
+    if (i >= std::size(edges) && (rng() & 3) == 0) v &= 0x3f;  // small values: shift amounts, divisors
+    if (i >= std::size(edges) && (rng() & 7) == 0) v = ~(v & 0x7);  // small negatives
+    // Storage of signed narrow types is sign-extended; take the low bits.
+    std::memcpy(h.data.data() + i * w, &v, w);
+  }
+  return h;
+}
+
+TEST_F(VulkanTest, ListsDevices) {
+  auto devs = hal::ListVulkanDevices();
+  ASSERT_TRUE(devs.ok()) << devs.status().message();
+  ASSERT_FALSE(devs->empty());
+  EXPECT_FALSE((*devs)[0].name.empty());
+  EXPECT_NE(vulkan_->name().find("vulkan"), std::string::npos);
+}
+
+TEST_F(VulkanTest, OutOfRangeDeviceIsAClearError) {
+  auto d = hal::CreateVulkanDevice(1000);
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.status().message().find("no Vulkan device 1000"), std::string::npos) << d.status().message();
+}
+
+TEST_F(VulkanTest, HugeAllocationIsRefusedNotACrash) {
+  auto b = vulkan_->Allocate(size_t{1} << 41);
+  ASSERT_FALSE(b.ok());
+  EXPECT_EQ(b.status().code(), StatusCode::kResourceExhausted);
+}
+
+// Every integer op of the scalar-op table the target translates, on every
+// integer type, over random inputs with the edge values: results must be
+// bit-identical to the CPU device's (the reference kernels).
+TEST_F(VulkanTest, IntegerOpsAreBitIdenticalToCpu) {
+  const char* types[] = {"i8", "i16", "i32", "i64", "ui8", "ui16", "ui32", "ui64"};
+  const char* binary[] = {"add", "subtract", "multiply", "divide", "remainder", "and", "or", "xor",
+                          "shift_left", "shift_right_arithmetic", "shift_right_logical", "maximum", "minimum", "power"};
+  const char* unary[] = {"abs", "negate", "not", "popcnt", "count_leading_zeros", "sign"};
+  std::mt19937_64 rng(20261123);
+  const int64_t n = 1000;
+  for (const char* t : types) {
+    std::string ty = "tensor<" + std::to_string(n) + "x" + t + ">";
+    std::string src = "func.func @main(%a: " + ty + ", %b: " + ty + ", %f: tensor<" + std::to_string(n) + "xf32>) -> (";
+    std::string body, rets, rtypes;
+    int k = 0;
+    auto add = [&](const std::string& line, const std::string& type) {
+      body += "  %r" + std::to_string(k) + " = " + line + "\n";
+      rets += (k ? ", %r" : "%r") + std::to_string(k);
+      rtypes += (k ? ", " : "") + type;
+      ++k;
+    };
+    for (const char* op : binary) add(std::string("stablehlo.") + op + " %a, %b : " + ty, ty);
+    for (const char* op : unary)
+      if (t[0] != 'u' || (std::string(op) != "abs" && std::string(op) != "sign"))  // signed operands only
+        add(std::string("stablehlo.") + op + " %a : " + ty, ty);
+    std::string bt = "tensor<" + std::to_string(n) + "xi1>";
+    for (const char* dir : {"LT", "EQ", "GE"}) {
+      add("stablehlo.compare " + std::string(dir) + ", %a, %b : (" + ty + ", " + ty + ") -> " + bt, bt);
+    }
+    add("stablehlo.select %r" + std::to_string(k - 1) + ", %a, %b : " + bt + ", " + ty, ty);
+    for (const char* to : {"i8", "i32", "ui16", "i64", "f32"}) {
+      std::string tt = "tensor<" + std::to_string(n) + "x" + to + ">";
+      add("stablehlo.convert %a : (" + ty + ") -> " + tt, tt);
+    }
+    add("stablehlo.convert %f : (tensor<" + std::to_string(n) + "xf32>) -> " + ty, ty);
+    src += rtypes + ") {\n" + body + "  return " + rets + " : " + rtypes + "\n}\n";
+    auto bytes = CompileAll(src, "vulkan");
+    ASSERT_FALSE(bytes.empty()) << t;
+    auto et = ElementTypeFromName(t);
+    ASSERT_TRUE(et.has_value());
+    vm::HostTensor a = Random(*et, {n}, rng), b = Random(*et, {n}, rng);
+    vm::HostTensor f;
+    f.type = ElementType::kF32;
+    f.dims = {n};
+    f.data.resize(n * 4);
+    for (int64_t i = 0; i < n; ++i) {
+      float x = i == 0 ? NAN : i == 1 ? INFINITY : i == 2 ? -INFINITY : i == 3 ? 3e38f
+                : static_cast<float>(std::ldexp(static_cast<double>(static_cast<int64_t>(rng())) / 9.2e18, static_cast<int>(rng() % 70)));
+      std::memcpy(f.data.data() + i * 4, &x, 4);
+    }
+    auto want = RunOn(cpu_.get(), bytes, "main", {a, b, f});
+    auto got = RunOn(vulkan_.get(), bytes, "main", {a, b, f});
+    ASSERT_TRUE(want.ok()) << want.status().message();
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    ASSERT_EQ(want->size(), got->size());
+    for (size_t r = 0; r < want->size(); ++r) {
+      const auto& w = (*want)[r].data;
+      const auto& g = (*got)[r].data;
+      ASSERT_EQ(w.size(), g.size());
+      size_t bytes_per = StorageBytes((*want)[r].type);
+      for (size_t i = 0; i < w.size(); i += bytes_per)
+        ASSERT_EQ(0, std::memcmp(&w[i], &g[i], bytes_per))
+            << t << " result " << r << " (" << Name((*want)[r].type) << ") element " << i / bytes_per;
+    }
+  }
+}
+
+// examples/mlp.mlir (gen_mlp.py) on both devices: the same result within
+// f32 tolerance, at batch 1 and 64.
+TEST_F(VulkanTest, MlpMatchesCpu) {
+  std::string mlir = std::string(KILN_BINARY_DIR) + "/vulkan_mlp_" + std::to_string(getpid()) + ".mlir";
+  ASSERT_EQ(0, std::system(("python3 " + std::string(KILN_SOURCE_DIR) + "/examples/gen_mlp.py " + mlir).c_str()));
+  auto bytes = CompileAll(ReadFile(mlir), "vulkan");
+  ASSERT_FALSE(bytes.empty());
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  for (int batch : {1, 64}) {
+    vm::HostTensor x;
+    x.type = ElementType::kF32;
+    x.dims = {batch, 784};
+    x.data.resize(batch * 784 * 4);
+    for (int i = 0; i < batch * 784; ++i) {
+      float v = u(rng);
+      std::memcpy(x.data.data() + i * 4, &v, 4);
+    }
+    std::string fn = batch == 1 ? "main" : "main_b64";
+    auto want = RunOn(cpu_.get(), bytes, fn, {x});
+    auto got = RunOn(vulkan_.get(), bytes, fn, {x});
+    ASSERT_TRUE(want.ok()) << want.status().message();
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    ASSERT_EQ((*got)[0].dims, (std::vector<int64_t>{batch, 10}));
+    for (int i = 0; i < batch * 10; ++i) {
+      float w, g;
+      std::memcpy(&w, (*want)[0].data.data() + i * 4, 4);
+      std::memcpy(&g, (*got)[0].data.data() + i * 4, 4);
+      EXPECT_NEAR(g, w, 1e-5f) << "batch " << batch << " element " << i;
+    }
+  }
+  std::remove(mlir.c_str());
+}
+
+// Odd sizes (not multiples of the 16x16 tiles), a batch dim and an
+// unusual contracting layout, against the CPU.
+TEST_F(VulkanTest, DotGeneralOddShapesMatchCpu) {
+  const char* src = R"(
+func.func @main(%a: tensor<3x37x19xf32>, %b: tensor<3x23x37xf32>) -> tensor<3x19x23xf32> {
+  %0 = stablehlo.dot_general %a, %b, batching_dims = [0] x [0], contracting_dims = [1] x [2] : (tensor<3x37x19xf32>, tensor<3x23x37xf32>) -> tensor<3x19x23xf32>
+  return %0 : tensor<3x19x23xf32>
+}
+)";
+  auto bytes = CompileAll(src, "vulkan");
+  ASSERT_FALSE(bytes.empty());
+  std::mt19937_64 rng(3);
+  std::normal_distribution<float> g;
+  auto make = [&](std::vector<int64_t> dims) {
+    vm::HostTensor t;
+    t.type = ElementType::kF32;
+    t.dims = dims;
+    t.data.resize(t.NumElements() * 4);
+    for (int64_t i = 0; i < t.NumElements(); ++i) {
+      float v = g(rng);
+      std::memcpy(t.data.data() + i * 4, &v, 4);
+    }
+    return t;
+  };
+  auto a = make({3, 37, 19}), b = make({3, 23, 37});
+  auto want = RunOn(cpu_.get(), bytes, "main", {a, b});
+  auto got = RunOn(vulkan_.get(), bytes, "main", {a, b});
+  ASSERT_TRUE(want.ok()) << want.status().message();
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  for (int64_t i = 0; i < 3 * 19 * 23; ++i) {
+    float w, v;
+    std::memcpy(&w, (*want)[0].data.data() + i * 4, 4);
+    std::memcpy(&v, (*got)[0].data.data() + i * 4, 4);
+    EXPECT_NEAR(v, w, 1e-4f) << i;
+  }
+}
+
+// Device-local buffers with staging transfers (the path of GPUs without
+// unified memory), forced on a unified device.
+TEST_F(VulkanTest, StagingPathMatchesCpu) {
+  setenv("KILN_VULKAN_STAGING", "1", 1);
+  auto d = hal::CreateVulkanDevice(-1);
+  unsetenv("KILN_VULKAN_STAGING");
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  const char* src = R"(
+func.func @main(%a: tensor<5x7xi16>) -> tensor<7x5xi16> {
+  %0 = stablehlo.transpose %a, dims = [1, 0] : (tensor<5x7xi16>) -> tensor<7x5xi16>
+  %1 = stablehlo.multiply %0, %0 : tensor<7x5xi16>
+  return %1 : tensor<7x5xi16>
+}
+)";
+  auto bytes = CompileAll(src, "vulkan");
+  std::mt19937_64 rng(5);
+  auto a = Random(ElementType::kSI16, {5, 7}, rng);
+  auto want = RunOn(cpu_.get(), bytes, "main", {a});
+  auto got = RunOn(d->get(), bytes, "main", {a});
+  ASSERT_TRUE(want.ok()) << want.status().message();
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  EXPECT_EQ((*want)[0].data, (*got)[0].data);
+}
+
+// A function the vulkan target cannot compile: recorded as unavailable with
+// --target=all (the CPU still runs it), refused by name on the Vulkan device,
+// and a compile error with --target=vulkan.
+TEST_F(VulkanTest, UnavailableFunctionIsRefusedWithItsReason) {
+  const char* src = R"(
+func.func @main(%a: tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>> {
+  %0 = stablehlo.fft %a, type = FFT, length = [4] : (tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>>
+  return %0 : tensor<4xcomplex<f32>>
+}
+)";
+  auto bytes = CompileAll(src, "all");
+  ASSERT_FALSE(bytes.empty());
+  vm::HostTensor a;
+  a.type = ElementType::kC64;
+  a.dims = {4};
+  a.data.assign(32, 0);
+  EXPECT_TRUE(RunOn(cpu_.get(), bytes, "main", {a}).ok());
+  auto r = RunOn(vulkan_.get(), bytes, "main", {a});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kUnimplemented);
+  EXPECT_NE(r.status().message().find("stablehlo.fft"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("complex<f32>"), std::string::npos) << r.status().message();
+  compiler::CompileOptions options;
+  options.target = "vulkan";
+  auto refused = compiler::Compile(src, "test.mlir", options, nullptr);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("stablehlo.fft"), std::string::npos) << refused.status().message();
+}
+
+}  // namespace
+}  // namespace kiln
