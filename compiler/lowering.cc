@@ -727,9 +727,19 @@ class FunctionLowering {
       KILN_RETURN_IF_ERROR(EmitAlloc(r.get(), reg, op));
       outs.push_back(reg);
     }
+    uint32_t reduction = 0;
+    if (c.reduction) {
+      // The body combines two tensors shaped like each result, on the device.
+      reduction = mb_->AddExecutable(std::move(*c.reduction));
+      for (const auto& r : op.results)
+        if (r->type.is_tensor()) {
+          std::pair<ElementType, size_t> sig{r->type.element, static_cast<size_t>(r->type.rank())};
+          NoteDispatch(reduction, op.name, {sig, sig}, {sig});
+        }
+    }
     body_.Op(c.reduction ? Opcode::kCollectiveReduce : Opcode::kCollective);
     body_.U32(mb_->AddString(c.descriptor));
-    if (c.reduction) body_.U32(mb_->AddExecutable(std::move(*c.reduction)));
+    if (c.reduction) body_.U32(reduction);
     body_.List(ins);
     body_.List(outs);
     return Status::Ok();

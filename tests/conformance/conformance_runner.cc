@@ -15,10 +15,8 @@
 //
 // Outcomes of a test function: passed; failed (a check failed or execution
 // erred: a wrong answer); unsupported (its chunk failed to compile with an
-// "unimplemented" error naming what is missing); deferred (on the Vulkan
-// device only: its chunk runs an interpreter.run_parallel grid of more than
-// one process, which runs there from several threads and is not enabled
-// yet). On the CPU, grids run in-process, one thread per grid process.
+// "unimplemented" error naming what is missing). interpreter.run_parallel
+// grids run in-process, one thread per grid process, on either device.
 // Exit status is non-zero if anything failed or crashed-to-error other than
 // unsupported.
 #include <algorithm>
@@ -42,12 +40,11 @@ namespace fs = std::filesystem;
 namespace {
 
 struct Counts {
-  int passed = 0, failed = 0, unsupported = 0, deferred = 0;
+  int passed = 0, failed = 0, unsupported = 0;
   void Add(const Counts& o) {
     passed += o.passed;
     failed += o.failed;
     unsupported += o.unsupported;
-    deferred += o.deferred;
   }
 };
 
@@ -59,18 +56,6 @@ std::vector<std::string> TestFunctionsInText(const std::string& text) {
   for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it)
     names.push_back((*it)[2]);
   return names;
-}
-
-// The largest process grid a chunk's run_parallel ops ask for.
-int GridSize(const std::string& text) {
-  // programs = [[@a, @b], [@c, @d]]: count '@' up to the closing "]]".
-  static const std::regex re(R"(programs\s*=\s*\[\[[^\]]*(\]\s*,\s*\[[^\]]*)*\]\])");
-  int best = 1;
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), re); it != std::sregex_iterator(); ++it) {
-    std::string m = it->str();
-    best = std::max<int>(best, static_cast<int>(std::count(m.begin(), m.end(), '@')));
-  }
-  return best;
 }
 
 std::map<std::string, int> g_unsupported_reasons;
@@ -89,11 +74,6 @@ Counts RunFile(const fs::path& path, kiln::hal::Device* device, bool verbose) {
   Counts counts;
   for (const auto& chunk : kiln::ir::SplitChunks(source)) {
     auto tests = TestFunctionsInText(chunk.text);
-    if (g_vulkan && GridSize(chunk.text) > 1) {
-      counts.deferred += static_cast<int>(tests.size());
-      if (verbose) std::cout << "  DEFER " << path.filename().string() << ":" << chunk.first_line << "\n";
-      continue;
-    }
     kiln::compiler::CompileOptions options;
     options.fold = false;
     options.target = g_vulkan ? "all" : "cpu";
@@ -198,7 +178,7 @@ int main(int argc, char** argv) {
   for (const auto& f : files) {
     Counts c = RunFile(f, device.get(), verbose);
     std::cout << f.filename().string() << ": " << c.passed << " passed, " << c.failed << " failed, " << c.unsupported
-              << " unsupported, " << c.deferred << " deferred\n";
+              << " unsupported\n";
     total.Add(c);
   }
   if (reasons)
@@ -209,8 +189,7 @@ int main(int argc, char** argv) {
   if (validation_messages)
     std::cout << "conformance: " << validation_messages << " Vulkan validation messages (see stderr)\n";
 #endif
-  std::cout << "conformance (" << files.size() << " files, " << (g_vulkan ? "" : "cpu ") << mode << "): unsupported: " << total.unsupported
-            << ", deferred: " << total.deferred << "\n";
+  std::cout << "conformance (" << files.size() << " files, " << (g_vulkan ? "" : "cpu ") << mode << "): unsupported: " << total.unsupported << "\n";
   std::cout << "conformance: " << total.passed << " passed, " << total.failed << " failed\n";
   return total.failed == 0 && validation_messages == 0 && (!strict || total.unsupported == 0) ? 0 : 1;
 }
