@@ -4,7 +4,10 @@
 // counts and a summary. All chunks run in this one process.
 //
 //   kiln-conformance DIR_OR_FILE... [--device=cpu|vulkan[:N]] [--mode=inline|deferred] [--verbose] [--strict]
+//                    [--reasons] [--op-status=FILE]
 //
+// --op-status writes each op's outcomes per element-type family
+// (tests/conformance/op_status.h) for scripts/gen_ops_doc.py.
 // --strict also fails when a test function is unsupported.
 //
 // On the Vulkan device each chunk is compiled with --target=all; a test
@@ -28,6 +31,7 @@
 
 #include "compiler/compile.h"
 #include "compiler/parser.h"
+#include "tests/conformance/op_status.h"
 #include "hal/cpu/cpu_device.h"
 #ifdef KILN_HAVE_VULKAN
 #include "hal/vulkan/vulkan_device.h"
@@ -59,6 +63,8 @@ std::vector<std::string> TestFunctionsInText(const std::string& text) {
 }
 
 std::map<std::string, int> g_unsupported_reasons;
+kiln::conformance::OpStatus g_op_status;  // --op-status
+using Outcome = kiln::conformance::OpStatus::Outcome;
 bool g_vulkan = false;
 
 // Does the function dispatch anything itself?
@@ -82,6 +88,8 @@ Counts RunFile(const fs::path& path, kiln::hal::Device* device, bool verbose) {
       bool unsupported = bytes.status().code() == kiln::StatusCode::kUnimplemented;
       (unsupported ? counts.unsupported : counts.failed) += std::max<int>(1, static_cast<int>(tests.size()));
       std::string first_line = bytes.status().message().substr(0, bytes.status().message().find('\n'));
+      for (size_t t = 0; t < std::max<size_t>(1, tests.size()); ++t)
+        g_op_status.Record(chunk.text, unsupported ? Outcome::kUnsupported : Outcome::kFailed, first_line);
       if (verbose || !unsupported)
         std::cout << "  " << (unsupported ? "UNSUPPORTED " : "COMPILE-FAIL ") << first_line << "\n";
       continue;
@@ -98,6 +106,8 @@ Counts RunFile(const fs::path& path, kiln::hal::Device* device, bool verbose) {
       (unsupported ? counts.unsupported : counts.failed) += static_cast<int>(tests.size());
       std::cout << "  " << (unsupported ? "UNSUPPORTED " : "FAIL ") << path.string() << ":" << chunk.first_line << ": "
                 << context.status().message() << "\n";
+      for (size_t t = 0; t < tests.size(); ++t)
+        g_op_status.Record(chunk.text, unsupported ? Outcome::kUnsupported : Outcome::kFailed, context.status().message());
       continue;
     }
     for (const auto& fn : (*module)->functions) {
@@ -109,19 +119,23 @@ Counts RunFile(const fs::path& path, kiln::hal::Device* device, bool verbose) {
       auto r = (*context)->Invoke(fn.name, {}, opts);
       if (r.ok() && (*context)->check_failures().empty() && Dispatches(fn) && device->stats().dispatches == before) {
         ++counts.failed;
+        g_op_status.Record(chunk.text, Outcome::kFailed, "");
         std::cout << "  FAIL " << path.filename().string() << " " << fn.name << ": passed, but its dispatches did not run on "
                   << device->name() << "\n";
       } else if (r.ok() && (*context)->check_failures().empty()) {
         ++counts.passed;
+        g_op_status.Record(chunk.text, Outcome::kPassed, "");
         if (verbose) std::cout << "  PASS " << fn.name << "\n";
       } else if (!r.ok() && r.status().code() == kiln::StatusCode::kUnimplemented) {
         ++counts.unsupported;
         std::string why = r.status().message();
         size_t colon = why.find(": ");  // drop "function 'x' cannot run on ...: "
         g_unsupported_reasons[colon == std::string::npos ? why : why.substr(colon + 2)]++;
+        g_op_status.Record(chunk.text, Outcome::kUnsupported, colon == std::string::npos ? why : why.substr(colon + 2));
         if (verbose) std::cout << "  UNSUPPORTED " << fn.name << ": " << r.status().message() << "\n";
       } else {
         ++counts.failed;
+        g_op_status.Record(chunk.text, Outcome::kFailed, "");
         std::cout << "  FAIL " << path.filename().string() << " " << fn.name << ": "
                   << (r.ok() ? (*context)->check_failures().front() : r.status().message()) << "\n";
       }
@@ -137,6 +151,7 @@ int main(int argc, char** argv) {
   bool verbose = false, strict = false;
   std::string mode = "inline", device_spec = "cpu";
   bool reasons = false;
+  std::string op_status_path;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--verbose") { verbose = true; continue; }
@@ -144,6 +159,7 @@ int main(int argc, char** argv) {
     if (a.rfind("--mode=", 0) == 0) { mode = a.substr(7); continue; }
     if (a.rfind("--device=", 0) == 0) { device_spec = a.substr(9); continue; }
     if (a == "--reasons") { reasons = true; continue; }
+    if (a.rfind("--op-status=", 0) == 0) { op_status_path = a.substr(12); continue; }
     fs::path p(a);
     if (fs::is_directory(p)) {
       for (const auto& e : fs::recursive_directory_iterator(p))
@@ -180,6 +196,10 @@ int main(int argc, char** argv) {
     std::cout << f.filename().string() << ": " << c.passed << " passed, " << c.failed << " failed, " << c.unsupported
               << " unsupported\n";
     total.Add(c);
+  }
+  if (!op_status_path.empty()) {
+    std::ofstream out(op_status_path);
+    g_op_status.Write(out);
   }
   if (reasons)
     for (const auto& [why, n] : g_unsupported_reasons) std::cout << "  unsupported x" << n << ": " << why << "\n";
