@@ -78,7 +78,7 @@ int64_t Type::NumElements() const {
 bool Type::operator==(const Type& o) const {
   if (kind != o.kind) return false;
   if (kind == Kind::kToken) return true;
-  if (kind == Kind::kTuple) return tuple_elements == o.tuple_elements;
+  if (kind == Kind::kTuple || kind == Kind::kFuture) return tuple_elements == o.tuple_elements;
   if (element != o.element || dims != o.dims || bounds != o.bounds) return false;
   if ((quant == nullptr) != (o.quant == nullptr)) return false;
   return quant == nullptr || *quant == *o.quant;
@@ -86,8 +86,8 @@ bool Type::operator==(const Type& o) const {
 
 std::string Type::ToString() const {
   if (kind == Kind::kToken) return "!stablehlo.token";
-  if (kind == Kind::kTuple) {
-    std::string s = "tuple<";
+  if (kind == Kind::kTuple || kind == Kind::kFuture) {
+    std::string s = kind == Kind::kTuple ? "tuple<" : "!stablehlo.future<";
     for (size_t i = 0; i < tuple_elements.size(); ++i) {
       if (i) s += ", ";
       s += tuple_elements[i].ToString();

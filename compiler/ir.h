@@ -47,7 +47,9 @@ struct QuantType {
 };
 
 struct Type {
-  enum class Kind : uint8_t { kTensor, kToken, kTuple };
+  // kFuture: !stablehlo.future<T...> of async_start; its types are in
+  // tuple_elements.
+  enum class Kind : uint8_t { kTensor, kToken, kTuple, kFuture };
   static constexpr int64_t kDynamic = INT64_MIN;  // a `?` dimension
 
   Kind kind = Kind::kTensor;
@@ -55,7 +57,7 @@ struct Type {
   std::vector<int64_t> dims;
   std::vector<int64_t> bounds;                  // bounded `?` dims (#stablehlo.bounds), or empty
   std::shared_ptr<const QuantType> quant;       // set for quantized tensors
-  std::vector<Type> tuple_elements;             // kTuple
+  std::vector<Type> tuple_elements;             // kTuple, kFuture
 
   static Type Tensor(ElementType e, std::vector<int64_t> d) {
     Type t;
@@ -67,6 +69,7 @@ struct Type {
   bool is_tensor() const { return kind == Kind::kTensor; }
   bool is_token() const { return kind == Kind::kToken; }
   bool is_tuple() const { return kind == Kind::kTuple; }
+  bool is_future() const { return kind == Kind::kFuture; }
   bool is_quantized() const { return quant != nullptr; }
   int64_t rank() const { return static_cast<int64_t>(dims.size()); }
   bool HasStaticShape() const;

@@ -836,6 +836,26 @@ class FunctionLowering {
       body_.List(dims);
       return Status::Ok();
     }
+    if (n == "stablehlo.async_start") {
+      // Kiln runs the body's op in order (the spec allows it: asynchrony is
+      // not guaranteed); the future holds its results as a list.
+      std::vector<uint32_t> values;
+      for (size_t i = 0; i < op.result()->type.tuple_elements.size(); ++i) values.push_back(NewRef());
+      KILN_RETURN_IF_ERROR(LowerRegionInto(*op.regions.at(0), {}, values, error_loc));
+      body_.Op(Opcode::kMakeList);
+      body_.U32(Define(op.result()));
+      body_.List(values);
+      return Status::Ok();
+    }
+    if (n == "stablehlo.async_done") {
+      for (size_t i = 0; i < op.results.size(); ++i) {
+        body_.Op(Opcode::kListGet);
+        body_.U32(Define(op.result(static_cast<int>(i))));
+        body_.U32(Ref(op.operands.at(0)));
+        body_.U32(static_cast<uint32_t>(i));
+      }
+      return Status::Ok();
+    }
     if (n == "stablehlo.tuple") {
       uint32_t r = Define(op.result());
       body_.Op(Opcode::kMakeList);

@@ -32,6 +32,16 @@ Type Parser::ParseType() {
       Advance();
       return Type::Token();
     }
+    if (cur_.text == "!stablehlo.future") {  // !stablehlo.future<T, ...> (async_start's result)
+      Advance();
+      Expect(Tok::kLess, "after '!stablehlo.future'");
+      Type t;
+      t.kind = Type::Kind::kFuture;
+      t.tuple_elements.push_back(ParseType());
+      while (Consume(Tok::kComma)) t.tuple_elements.push_back(ParseType());
+      Expect(Tok::kGreater, "to close '!stablehlo.future<'");
+      return t;
+    }
     auto it = type_aliases_.find(cur_.text);
     if (it != type_aliases_.end()) {
       Advance();

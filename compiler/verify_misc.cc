@@ -422,6 +422,42 @@ std::string GetTupleElement(const ir::Operation& op, const Context&) {
   return "";
 }
 
+// --- async_start / async_done ------------------------------------------------
+
+std::string AsyncStart(const ir::Operation& op, const Context&) {
+  if (op.regions.size() != 1 || op.regions[0]->blocks.size() != 1)
+    return Msg(op, "body must be one region of one block", "C1");
+  const auto& ops = op.regions[0]->blocks[0]->ops;
+  if (ops.size() != 2 || ops[1]->name != "stablehlo.return")
+    return Msg(op, "body must hold a single operation and a return", "C1");
+  const ir::Operation& inner = *ops[0];
+  static const std::set<std::string> kAllowed = {
+      "stablehlo.all_reduce", "stablehlo.all_gather", "stablehlo.all_to_all", "stablehlo.collective_permute",
+      "stablehlo.reduce_scatter", "stablehlo.collective_broadcast", "stablehlo.slice", "stablehlo.dynamic_slice",
+      "stablehlo.dynamic_update_slice"};
+  if (!kAllowed.count(inner.name))
+    return Msg(op, "the operation in body must be a collective or a slice, not " + inner.name, "C2");
+  if (inner.operands != op.operands)
+    return Msg(op, "operands must be the ones passed to the operation in body", "C3");
+  if (op.results.size() != 1 || !op.result()->type.is_future())
+    return Msg(op, "result must be a !stablehlo.future", "C4");
+  const auto& el = op.result()->type.tuple_elements;
+  bool ok = el.size() == inner.results.size();
+  for (size_t i = 0; ok && i < el.size(); ++i) ok = TypesCompatible(el[i], inner.results[i]->type);
+  if (!ok) return Msg(op, "result " + TypeStr(op.result()->type) + " must be the future of the body's result types", "C4");
+  return "";
+}
+
+std::string AsyncDone(const ir::Operation& op, const Context&) {
+  if (op.operands.size() != 1 || !op.operands[0]->type.is_future())
+    return Msg(op, "operand must be a !stablehlo.future", "C1");
+  const auto& el = op.operands[0]->type.tuple_elements;
+  bool ok = el.size() == op.results.size();
+  for (size_t i = 0; ok && i < el.size(); ++i) ok = TypesCompatible(el[i], op.result(static_cast<int>(i))->type);
+  if (!ok) return Msg(op, "results must be the types of its operand " + TypeStr(op.operands[0]->type), "C1");
+  return "";
+}
+
 std::string OptimizationBarrier(const ir::Operation& op, const Context&) {
   bool ok = op.operands.size() == op.results.size();
   for (size_t i = 0; ok && i < op.operands.size(); ++i)
@@ -522,6 +558,8 @@ void RegisterMisc(Registry* r) {
   (*r)["stablehlo.tuple"] = &Tuple;
   (*r)["stablehlo.get_tuple_element"] = &GetTupleElement;
   (*r)["stablehlo.optimization_barrier"] = &OptimizationBarrier;
+  (*r)["stablehlo.async_start"] = &AsyncStart;
+  (*r)["stablehlo.async_done"] = &AsyncDone;
   (*r)["stablehlo.after_all"] = &AfterAll;
   (*r)["stablehlo.infeed"] = &Infeed;
   (*r)["stablehlo.recv"] = &TokenResult;

@@ -111,7 +111,9 @@ Status Context::RunCheck(const Instruction& ins, Frame& frame) {
   std::string where = fn.name;
   std::string loc = fn.LocationOf(static_cast<size_t>(&ins - fn.code.data()));
   if (!loc.empty()) where += " at " + loc;
-  KILN_ASSIGN_OR_RETURN(HostTensor a, Read(frame.refs[o[0].value]));
+  // check.eq_result writes its first operand; the others read it.
+  const size_t first = ins.op == Opcode::kCheckEqResult ? 1 : 0;
+  KILN_ASSIGN_OR_RETURN(HostTensor a, Read(frame.refs[o[first].value]));
   std::string mismatch;
   switch (ins.op) {
     case Opcode::kCheckEq: {
