@@ -358,7 +358,12 @@ Status Context::RunParallel(const Instruction& ins, Frame& frame, int depth) {
     }
   }
   KILN_RETURN_IF_ERROR(Sync());
-  KILN_ASSIGN_OR_RETURN(GridResult grid, RunGrid(module_, device_, run));
+  GridResult grid;
+  if (options_.run_grid) {
+    KILN_RETURN_IF_ERROR(options_.run_grid(module_, run, &grid));
+  } else {
+    KILN_ASSIGN_OR_RETURN(grid, RunGrid(module_, device_, run));
+  }
   for (size_t i = 0; i < grid.processes.size(); ++i)
     for (const auto& f : grid.processes[i].check_failures)
       check_failures_.push_back("process " + ProcessName(static_cast<uint32_t>(i), P) + ": " + f);
