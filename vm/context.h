@@ -77,7 +77,10 @@ class Context {
   // Collectives and interpreter.run_parallel (vm/context_collectives.cc).
   Status RunCollective(const Instruction& ins, Frame& frame);
   Status RunParallel(const Instruction& ins, Frame& frame, int depth);
-  Status ReduceInto(uint32_t executable, const std::vector<const HostTensor*>& parts, const RefValue& out);
+  // Folds `parts` (group order) with the reduction executable into `out`;
+  // part `self` is already on the device as `self_value` (not re-uploaded).
+  Status ReduceInto(uint32_t executable, const std::vector<const HostTensor*>& parts, size_t self,
+                    const RefValue& self_value, const RefValue& out);
   GridEnvironment& Grid();
 
   std::shared_ptr<const LoadedModule> module_;
