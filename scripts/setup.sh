@@ -12,6 +12,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev
   clang libclang-rt-14-dev
   python3 python3-numpy
+  libopenmpi-dev openmpi-bin
 )
 
 missing=()

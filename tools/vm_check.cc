@@ -8,12 +8,73 @@
 
 #include <iostream>
 
+#include "tools/common/distributed.h"
 #include "tools/common/grid_support.h"
 #include "tools/common/tool_support.h"
 #include "vm/context.h"
 #include "vm/grid.h"
 
+namespace {
+
+// Under mpirun: every rank runs every test function, as its grid process
+// when the module's grid has several processes (then it needs exactly that
+// many ranks), else as a 1x1 grid whose interpreter.run_parallel grids run
+// across the ranks. Rank 0 gathers each function's outcome and prints.
+int RunUnderMpi(kiln::tools::Distributed& dist, const std::shared_ptr<const kiln::vm::LoadedModule>& module,
+                kiln::hal::Device* device, kiln::vm::Context& context, const kiln::tools::GridShape& grid,
+                std::chrono::milliseconds timeout) {
+  const uint32_t n = static_cast<uint32_t>(dist.size()), id = static_cast<uint32_t>(dist.rank());
+  if (grid.size() > 1 && grid.size() != n) {
+    if (id == 0)
+      std::cerr << "error: the module's process grid of " << grid.replicas << "x" << grid.partitions
+                << " needs exactly " << grid.size() << " MPI ranks (mpirun -np " << grid.size() << "); this run has "
+                << n << "\n";
+    return 1;
+  }
+  int passed = 0, failed = 0;
+  for (const auto& fn : module->functions) {
+    if (!fn.is_public || !fn.args.empty()) continue;
+    kiln::vm::InvokeOptions opts;
+    opts.collective_timeout = timeout;
+    opts.run_grid = dist.GridRunner(device);
+    if (grid.size() > 1) {
+      opts.replica_id = id / grid.partitions;
+      opts.partition_id = id % grid.partitions;
+      opts.grid = std::make_shared<kiln::vm::GridEnvironment>();
+      opts.grid->num_replicas = grid.replicas;
+      opts.grid->num_partitions = grid.partitions;
+      opts.grid->timeout = timeout;
+      opts.grid->transport = dist.Transport(grid.replicas, grid.partitions);
+    }
+    context.ClearCheckFailures();
+    auto r = context.Invoke(fn.name, {}, opts);
+    std::string why = !r.ok() ? r.status().message()
+                              : (context.check_failures().empty() ? "" : context.check_failures().front());
+    if (opts.grid) opts.grid->transport->ProcessDone(id, r.ok() ? kiln::Status::Ok() : r.status());
+    auto all = dist.Gather(why, timeout);
+    if (!all.ok()) {
+      why = all.status().message();
+    } else {
+      why.clear();
+      for (size_t k = 0; k < all->size() && why.empty(); ++k)
+        if (!(*all)[k].empty()) why = "rank " + std::to_string(k) + ": " + (*all)[k];
+    }
+    if (id == 0) std::cout << (why.empty() ? "PASS " : "FAIL ") << fn.name << (why.empty() ? "" : ": " + why) << "\n";
+    (why.empty() ? passed : failed)++;
+  }
+  if (id == 0) std::cout << passed << " passed, " << failed << " failed\n";
+  return failed == 0 ? 0 : 1;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  // Under mpirun, MPI starts first (it may consume arguments of its own).
+  auto dist = kiln::tools::Distributed::Start(&argc, &argv);
+  if (!dist.ok()) {
+    std::cerr << "error: " << dist.status().message() << "\n";
+    return 1;
+  }
   CLI::App app{"vm-check: runs the check tests of a Kiln module"};
   std::string module_path, device_spec = "cpu";
   bool stats = false;
@@ -42,6 +103,7 @@ int main(int argc, char** argv) {
   if (!device.ok()) return fail(device.status().message());
   auto context = kiln::vm::Context::Create(*module, device->get());
   if (!context.ok()) return fail(context.status().message());
+  if ((*dist)->active()) return RunUnderMpi(**dist, *module, device->get(), **context, *grid, *timeout);
   int passed = 0, failed = 0;
   for (const auto& fn : (*module)->functions) {
     if (!fn.is_public || !fn.args.empty()) continue;

@@ -10,6 +10,7 @@
 
 #include <iostream>
 
+#include "tools/common/distributed.h"
 #include "tools/common/grid_support.h"
 #include "tools/common/tool_support.h"
 #include "vm/context.h"
@@ -48,6 +49,9 @@ bool Emit(const std::vector<kiln::vm::HostTensor>& results, const std::vector<st
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Under mpirun, MPI starts first (it may consume arguments of its own).
+  auto dist = kiln::tools::Distributed::Start(&argc, &argv);
+  if (!dist.ok()) return Fail(dist.status().message());
   CLI::App app{"vm-run: runs a function of a Kiln module"};
   std::string module_path, function = "main", device_spec = "cpu";
   std::vector<std::string> inputs, outputs;
@@ -83,18 +87,53 @@ int main(int argc, char** argv) {
 
   // Inputs per process (the same text for all unless it names the process).
   std::vector<std::vector<kiln::vm::HostTensor>> args(grid->size());
-  for (uint32_t id = 0; id < grid->size(); ++id) {
+  auto parse_inputs = [&](uint32_t id) -> kiln::Status {
     for (const auto& text : inputs) {
       std::string mine = kiln::tools::ExpandProcess(text, id / grid->partitions, id % grid->partitions, grid->partitions);
-      if (id > 0 && mine == text) {  // shared: parse once
+      if (id > 0 && mine == text && !args[0].empty()) {  // shared: parse once
         args[id].push_back(args[0][args[id].size()]);
         continue;
       }
       auto t = kiln::tools::ParseInput(mine);
-      if (!t.ok()) return Fail(t.status().message());
+      if (!t.ok()) return t.status();
       args[id].push_back(std::move(t.value()));
     }
+    return kiln::Status::Ok();
+  };
+
+  if ((*dist)->active()) {
+    // One grid process per rank; each rank reads its own inputs and prints
+    // or writes its own results.
+    const uint32_t n = static_cast<uint32_t>((*dist)->size()), id = static_cast<uint32_t>((*dist)->rank());
+    if (grid->size() != n)
+      return Fail("a process grid of " + std::to_string(grid->replicas) + "x" + std::to_string(grid->partitions) +
+                  " needs exactly " + std::to_string(grid->size()) + " MPI ranks (mpirun -np " +
+                  std::to_string(grid->size()) + "); this run has " + std::to_string(n));
+    if (auto s = parse_inputs(id); !s.ok()) return Fail(s.message());
+    auto context = kiln::vm::Context::Create(*module, device->get());
+    if (!context.ok()) return Fail(context.status().message());
+    auto env = std::make_shared<kiln::vm::GridEnvironment>();
+    env->num_replicas = grid->replicas;
+    env->num_partitions = grid->partitions;
+    env->timeout = *timeout;
+    env->transport = (*dist)->Transport(grid->replicas, grid->partitions);
+    kiln::vm::InvokeOptions opts;
+    opts.replica_id = id / grid->partitions;
+    opts.partition_id = id % grid->partitions;
+    opts.grid = env;
+    opts.collective_timeout = *timeout;
+    auto results = (*context)->Invoke(function, args[id], opts);
+    env->transport->ProcessDone(id, results.ok() ? kiln::Status::Ok() : results.status());
+    std::string name = kiln::vm::ProcessName(id, grid->partitions);
+    if (!results.ok()) return Fail("process " + name + ": " + results.status().message());
+    std::cout << "process " << name << ":\n";
+    if (!Emit(*results, outputs, opts.replica_id, opts.partition_id, grid->partitions)) return 1;
+    for (const auto& f : (*context)->check_failures()) std::cerr << "check failed in process " << name << ": " << f << "\n";
+    return (*context)->check_failures().empty() ? 0 : 1;
   }
+
+  for (uint32_t id = 0; id < grid->size(); ++id)
+    if (auto s = parse_inputs(id); !s.ok()) return Fail(s.message());
 
   if (grid->size() == 1) {
     auto context = kiln::vm::Context::Create(*module, device->get());

@@ -240,4 +240,69 @@ HostTensor ZerosLike(const HostTensor& t) {
   return z;
 }
 
+namespace {
+
+template <typename T>
+void Put(std::vector<uint8_t>* out, T v) {
+  const auto* b = reinterpret_cast<const uint8_t*>(&v);
+  out->insert(out->end(), b, b + sizeof(T));
+}
+
+}  // namespace
+
+std::vector<uint8_t> EncodeHeaders(const std::string& signature, const std::vector<HostTensor>& tensors) {
+  std::vector<uint8_t> out;
+  Put<uint32_t>(&out, 0x584e4c4b);  // "KLNX"
+  Put<uint32_t>(&out, static_cast<uint32_t>(signature.size()));
+  out.insert(out.end(), signature.begin(), signature.end());
+  Put<uint32_t>(&out, static_cast<uint32_t>(tensors.size()));
+  for (const auto& t : tensors) {
+    Put<uint32_t>(&out, static_cast<uint32_t>(t.type));
+    Put<uint8_t>(&out, t.is_token ? 1 : 0);
+    Put<uint32_t>(&out, static_cast<uint32_t>(t.dims.size()));
+    for (int64_t d : t.dims) Put<int64_t>(&out, d);
+    Put<uint64_t>(&out, t.data.size());
+  }
+  return out;
+}
+
+Status DecodeHeaders(const uint8_t* data, size_t size, std::string* signature, std::vector<HostTensor>* tensors) {
+  size_t at = 0;
+  auto get = [&](void* v, size_t n) {
+    if (size - at < n) return false;
+    std::memcpy(v, data + at, n);
+    at += n;
+    return true;
+  };
+  auto bad = [] { return DataLoss("a malformed collective message"); };
+  uint32_t magic = 0, len = 0, count = 0;
+  if (!get(&magic, 4) || magic != 0x584e4c4b || !get(&len, 4) || size - at < len) return bad();
+  signature->assign(reinterpret_cast<const char*>(data + at), len);
+  at += len;
+  if (!get(&count, 4) || count > size) return bad();
+  tensors->clear();
+  for (uint32_t i = 0; i < count; ++i) {
+    HostTensor t;
+    uint32_t type = 0, rank = 0;
+    uint8_t token = 0;
+    uint64_t bytes = 0;
+    if (!get(&type, 4) || !get(&token, 1) || !get(&rank, 4) || rank > 64) return bad();
+    auto et = ElementTypeFromCode(type);
+    if (!et && !token) return bad();
+    t.type = et ? *et : ElementType::kInvalid;
+    t.is_token = token != 0;
+    t.dims.resize(rank);
+    for (auto& d : t.dims)
+      if (!get(&d, 8) || d < 0) return bad();
+    if (!get(&bytes, 8) || bytes > (uint64_t{1} << 40)) return bad();
+    int64_t n = 1;
+    for (int64_t d : t.dims)
+      if (__builtin_mul_overflow(n, d, &n) || n > (int64_t{1} << 40)) return bad();
+    if (!t.is_token && bytes != static_cast<uint64_t>(n) * StorageBytes(t.type)) return bad();
+    t.data.resize(bytes);
+    tensors->push_back(std::move(t));
+  }
+  return at == size ? Status::Ok() : bad();
+}
+
 }  // namespace kiln::vm

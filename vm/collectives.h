@@ -135,4 +135,12 @@ StatusOr<HostTensor> ConcatHost(const std::vector<const HostTensor*>& parts, int
 StatusOr<HostTensor> SliceHost(const HostTensor& t, int64_t dim, int64_t part, int64_t count);
 HostTensor ZerosLike(const HostTensor& t);
 
+// Byte encodings for transports that move bytes (MPI): tensors' headers
+// (type, dims, byte counts, token/tuple flags are refused) and a whole
+// payload with its data.
+std::vector<uint8_t> EncodeHeaders(const std::string& signature, const std::vector<HostTensor>& tensors);
+// Fills `signature` and tensors with their types, dims and data sized (not
+// filled); refuses a malformed encoding.
+Status DecodeHeaders(const uint8_t* data, size_t size, std::string* signature, std::vector<HostTensor>* tensors);
+
 }  // namespace kiln::vm

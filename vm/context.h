@@ -17,6 +17,9 @@
 
 namespace kiln::vm {
 
+struct GridRun;
+struct GridResult;
+
 // A value in a ref register: a tensor (buffer view), a list (tuple), or a token.
 struct RefValue {
   enum class Kind : uint8_t { kEmpty, kView, kList, kToken };
@@ -35,6 +38,9 @@ struct InvokeOptions {
   std::shared_ptr<GridEnvironment> grid;
   // How long a collective waits for its peers before it fails, naming them.
   std::chrono::milliseconds collective_timeout{60000};
+  // Runs interpreter.run_parallel's grids; unset: RunGrid, in this process
+  // (vm/grid.h). Under MPI, one rank per grid process (vm/mpi/).
+  std::function<Status(const std::shared_ptr<const LoadedModule>&, const GridRun&, GridResult*)> run_grid;
 };
 
 class Context {
@@ -71,7 +77,10 @@ class Context {
   // Collectives and interpreter.run_parallel (vm/context_collectives.cc).
   Status RunCollective(const Instruction& ins, Frame& frame);
   Status RunParallel(const Instruction& ins, Frame& frame, int depth);
-  Status ReduceInto(uint32_t executable, const std::vector<const HostTensor*>& parts, const RefValue& out);
+  // Folds `parts` (group order) with the reduction executable into `out`;
+  // part `self` is already on the device as `self_value` (not re-uploaded).
+  Status ReduceInto(uint32_t executable, const std::vector<const HostTensor*>& parts, size_t self,
+                    const RefValue& self_value, const RefValue& out);
   GridEnvironment& Grid();
 
   std::shared_ptr<const LoadedModule> module_;

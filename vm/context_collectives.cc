@@ -44,19 +44,24 @@ GridEnvironment& Context::Grid() {
   return *local_grid_;
 }
 
-Status Context::ReduceInto(uint32_t executable, const std::vector<const HostTensor*>& parts, const RefValue& out) {
+Status Context::ReduceInto(uint32_t executable, const std::vector<const HostTensor*>& parts, size_t self,
+                           const RefValue& self_value, const RefValue& out) {
   if (parts.empty()) return Internal("reduction of nothing");
   if (executable >= executables_.size()) return Internal("reduction executable out of range");
-  KILN_ASSIGN_OR_RETURN(RefValue acc, Write(*parts[0]));
+  auto on_device = [&](size_t i) -> StatusOr<RefValue> {
+    if (i == self && self_value.kind == RefValue::Kind::kView) return self_value;
+    return Write(*parts[i]);
+  };
   if (parts.size() == 1) {
-    // Nothing to combine: the value itself (copied into the result buffer).
-    if (acc.view->ByteSize() != out.view->ByteSize()) return InvalidArgument("reduction result of the wrong size");
+    // Nothing to combine: the value itself, copied into the result buffer.
+    if (parts[0]->data.size() != out.view->ByteSize()) return InvalidArgument("reduction result of the wrong size");
     KILN_RETURN_IF_ERROR(Sync());
     return device_->Upload(*out.view->buffer, out.view->offset, parts[0]->data.data(), parts[0]->data.size());
   }
+  KILN_ASSIGN_OR_RETURN(RefValue acc, on_device(0));
   if (!pending_) pending_ = device_->CreateCommandBuffer();
   for (size_t i = 1; i < parts.size(); ++i) {
-    KILN_ASSIGN_OR_RETURN(RefValue next, Write(*parts[i]));
+    KILN_ASSIGN_OR_RETURN(RefValue next, on_device(i));
     RefValue dst = out;
     if (i + 1 < parts.size()) {
       KILN_ASSIGN_OR_RETURN(dst, AllocateView(out.view->type, out.view->dims));
@@ -141,12 +146,13 @@ Status Context::RunCollective(const Instruction& ins, Frame& frame) {
     for (size_t k = 0; k < inputs->size(); ++k) {
       std::vector<const HostTensor*> parts;
       for (const auto& p : all) parts.push_back(&(*p)[k]);
+      size_t me = static_cast<size_t>(index_in(group));
       if (d.op == "stablehlo.all_reduce") {
-        KILN_RETURN_IF_ERROR(ReduceInto(exe, parts, R[out_regs[k]]));
+        KILN_RETURN_IF_ERROR(ReduceInto(exe, parts, me, R[in_regs[k]], R[out_regs[k]]));
         continue;
       }
       KILN_ASSIGN_OR_RETURN(RefValue full, AllocateView(R[out_regs[k]].view->type, (*inputs)[k].dims));
-      KILN_RETURN_IF_ERROR(ReduceInto(exe, parts, full));
+      KILN_RETURN_IF_ERROR(ReduceInto(exe, parts, me, R[in_regs[k]], full));
       KILN_ASSIGN_OR_RETURN(HostTensor reduced, Read(full));
       KILN_ASSIGN_OR_RETURN(HostTensor mine, SliceHost(reduced, d.dim, index_in(group), static_cast<int64_t>(group.size())));
       results.push_back(std::move(mine));
@@ -195,28 +201,35 @@ Status Context::RunCollective(const Instruction& ins, Frame& frame) {
           std::vector<const HostTensor*> parts;
           for (const auto& p : all) parts.push_back(&(*p)[k]);
           KILN_ASSIGN_OR_RETURN(RefValue full, AllocateView(R[out_regs[k]].view->type, (*inputs)[k].dims));
-          KILN_RETURN_IF_ERROR(ReduceInto(exe, parts, full));
+          KILN_RETURN_IF_ERROR(ReduceInto(exe, parts, static_cast<size_t>(root), R[in_regs[k]], full));
           KILN_ASSIGN_OR_RETURN(HostTensor t, Read(full));
           results.push_back(std::move(t));
         }
       }
     }
   } else if (d.op == "stablehlo.collective_permute") {
-    // Every process of this partition (cross_replica) or replica
-    // (cross_partition) takes part; a process that is no pair's target
-    // gets zeros.
-    KILN_ASSIGN_OR_RETURN(auto pairs, ProcessGroups(d, Rn, P));
-    std::vector<uint32_t> row;
-    for (uint32_t i = 0; i < Rn * P; ++i)
-      if (d.channel <= 0 ? i % P == options_.partition_id : i / P == options_.replica_id) row.push_back(i);
-    KILN_ASSIGN_OR_RETURN(auto all, exchange(row));
-    const HostTensor* from = nullptr;
-    for (const auto& pr : pairs)
-      if (pr.size() == 2 && pr[1] == self) {
-        auto it = std::find(row.begin(), row.end(), pr[0]);
-        if (it != row.end()) from = &(*all[it - row.begin()])[0];
-      }
+    // The processes named by the pairs (of this partition without a
+    // channel, of this replica with one) meet; a process that no pair
+    // names gets zeros without waiting, and so does one no pair targets.
     if (inputs->size() != 1) return Internal(label + " takes one operand");
+    KILN_ASSIGN_OR_RETURN(auto pairs, ProcessGroups(d, Rn, P));
+    std::vector<uint32_t> members;
+    for (const auto& pr : pairs)
+      for (uint32_t id : pr)
+        if ((d.channel <= 0 ? id % P == options_.partition_id : id / P == options_.replica_id) &&
+            std::find(members.begin(), members.end(), id) == members.end())
+          members.push_back(id);
+    std::sort(members.begin(), members.end());
+    const HostTensor* from = nullptr;
+    std::vector<Payload> all;
+    if (std::find(members.begin(), members.end(), self) != members.end()) {
+      KILN_ASSIGN_OR_RETURN(all, exchange(members));
+      for (const auto& pr : pairs)
+        if (pr.size() == 2 && pr[1] == self) {
+          auto it = std::find(members.begin(), members.end(), pr[0]);
+          if (it != members.end()) from = &(*all[it - members.begin()])[0];
+        }
+    }
     results.push_back(from ? *from : ZerosLike((*inputs)[0]));
   } else if (d.op == "stablehlo.send") {
     bool sent = false;
@@ -358,7 +371,12 @@ Status Context::RunParallel(const Instruction& ins, Frame& frame, int depth) {
     }
   }
   KILN_RETURN_IF_ERROR(Sync());
-  KILN_ASSIGN_OR_RETURN(GridResult grid, RunGrid(module_, device_, run));
+  GridResult grid;
+  if (options_.run_grid) {
+    KILN_RETURN_IF_ERROR(options_.run_grid(module_, run, &grid));
+  } else {
+    KILN_ASSIGN_OR_RETURN(grid, RunGrid(module_, device_, run));
+  }
   for (size_t i = 0; i < grid.processes.size(); ++i)
     for (const auto& f : grid.processes[i].check_failures)
       check_failures_.push_back("process " + ProcessName(static_cast<uint32_t>(i), P) + ": " + f);

@@ -4,11 +4,12 @@
 // counts and a summary. All chunks run in this one process.
 //
 //   kiln-conformance DIR_OR_FILE... [--device=cpu|vulkan[:N]] [--mode=inline|deferred] [--verbose] [--strict]
-//                    [--reasons] [--op-status=FILE]
+//                    [--reasons] [--op-status=FILE] [--emit=DIR]
 //
 // --op-status writes each op's outcomes per element-type family
 // (tests/conformance/op_status.h) for scripts/gen_ops_doc.py.
-// --strict also fails when a test function is unsupported.
+// --strict also fails when a test function is unsupported. --emit=DIR also
+// writes the chunks that run grids as modules (see EmitGridChunk).
 //
 // On the Vulkan device each chunk is compiled with --target=all; a test
 // function the vulkan target cannot run yet is counted unsupported (with its
@@ -23,6 +24,7 @@
 // Exit status is non-zero if anything failed or crashed-to-error other than
 // unsupported.
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -74,6 +76,27 @@ bool Dispatches(const kiln::vm::LoadedFunction& fn) {
   return false;
 }
 
+// --emit=DIR: each chunk with an interpreter.run_parallel grid is also
+// written as DIR/<file>.<line>.kiln, with a line "<path> <ranks> <tests>" in
+// DIR/manifest.txt, so that the grids can run under mpirun (tests/mpi/).
+std::string g_emit_dir;
+
+void EmitGridChunk(const fs::path& path, int first_line, const std::vector<uint8_t>& bytes,
+                   const kiln::vm::LoadedModule& module, size_t tests) {
+  int ranks = 0;
+  for (const auto& s : module.strings) {
+    unsigned r = 0, p = 0;
+    if (s.rfind("grid=", 0) == 0 && std::sscanf(s.c_str(), "grid=%ux%u", &r, &p) == 2)
+      ranks = std::max<int>(ranks, static_cast<int>(r * p));
+  }
+  if (ranks == 0) return;
+  fs::path out = fs::path(g_emit_dir) / (path.stem().string() + "." + std::to_string(first_line) + ".kiln");
+  std::ofstream(out, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
+                                             static_cast<std::streamsize>(bytes.size()));
+  std::ofstream(fs::path(g_emit_dir) / "manifest.txt", std::ios::app)
+      << out.string() << " " << ranks << " " << tests << "\n";
+}
+
 Counts RunFile(const fs::path& path, kiln::hal::Device* device, bool verbose) {
   std::ifstream in(path);
   std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -94,7 +117,9 @@ Counts RunFile(const fs::path& path, kiln::hal::Device* device, bool verbose) {
         std::cout << "  " << (unsupported ? "UNSUPPORTED " : "COMPILE-FAIL ") << first_line << "\n";
       continue;
     }
+    std::vector<uint8_t> copy = g_emit_dir.empty() ? std::vector<uint8_t>{} : bytes.value();
     auto module = kiln::vm::LoadModule(std::move(bytes.value()));
+    if (module.ok() && !g_emit_dir.empty()) EmitGridChunk(path, chunk.first_line, copy, **module, tests.size());
     if (!module.ok()) {
       counts.failed += std::max<int>(1, static_cast<int>(tests.size()));
       std::cout << "  LOAD-FAIL " << path.string() << ":" << chunk.first_line << ": " << module.status().message() << "\n";
@@ -160,6 +185,12 @@ int main(int argc, char** argv) {
     if (a.rfind("--device=", 0) == 0) { device_spec = a.substr(9); continue; }
     if (a == "--reasons") { reasons = true; continue; }
     if (a.rfind("--op-status=", 0) == 0) { op_status_path = a.substr(12); continue; }
+    if (a.rfind("--emit=", 0) == 0) {
+      g_emit_dir = a.substr(7);
+      fs::create_directories(g_emit_dir);
+      fs::remove(fs::path(g_emit_dir) / "manifest.txt");
+      continue;
+    }
     fs::path p(a);
     if (fs::is_directory(p)) {
       for (const auto& e : fs::recursive_directory_iterator(p))

@@ -162,6 +162,18 @@ TEST_P(Grid, CollectivePermuteAndBroadcast) {
   EXPECT_EQ(Values(Program("tensor<2xui32>", body), ""), (V{{0, 10}, {0, 11}, {0, 10}, {10, 11}}));
 }
 
+TEST_P(Grid, PermuteMeetsOnlyTheProcessesItsPairsName) {
+  // Pairs [[1, 1]] across partitions: only (r, 1) take part (a self-loop);
+  // (r, 0) run another function and nobody waits for them.
+  std::string body = R"(    %q = "stablehlo.collective_permute"(%v) {source_target_pairs = dense<[[1, 1]]> : tensor<1x2xi64>, channel_handle = #stablehlo.channel_handle<handle = 1, type = 0>} : (tensor<1xui32>) -> tensor<1xui32>
+    return %q : tensor<1xui32>)";
+  auto r = Run(Program("tensor<1xui32>", body), {"idle", "main", "idle", "main"});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_TRUE(r->FirstError(2).ok()) << r->FirstError(2).message();
+  EXPECT_EQ(U32(r->processes[1].results[0]), (std::vector<uint32_t>{1}));
+  EXPECT_EQ(U32(r->processes[3].results[0]), (std::vector<uint32_t>{11}));
+}
+
 const char* kAllReduce = R"(    %a = "stablehlo.all_reduce"(%v) ({
       ^bb0(%x: tensor<ui32>, %y: tensor<ui32>):
         %z = stablehlo.add %x, %y : tensor<ui32>
