@@ -16,9 +16,9 @@
 // A[ic:ic+MC, pc:pc+KC] into MR-high panels) -> jr -> ir (the MR x NR
 // register-blocked micro-kernel, broadcast-A x vector-B fused multiply-adds).
 // Threads: per (batch, jc, pc) the B block is packed by all workers (panel
-// ranges), then the (ic, column chunk) tiles, which write disjoint parts of
-// C, are spread over the pool; each worker packs its own A block into its
-// own buffer. Products too small to pay for a hand-off run on one thread.
+// ranges) and every A block of the pc step (one task per ic block), then
+// the (ic, column chunk) tiles, which write disjoint parts of C, are spread
+// over the pool. Products too small to pay for a hand-off run on one thread.
 // Very short products (M <= kGemvRows, B rows contiguous) skip packing and
 // stream B once per row of A (matrix-vector products, batch-1 inference).
 //
@@ -229,13 +229,13 @@ void Gemm(const GemmProblem& p) {
   const size_t kc_max = std::min(k, kKC);
   const size_t mc_max = std::min(kMC, (m + kMR - 1) / kMR * kMR);
   const size_t nc_alloc = std::min(nc_max, (n + nr - 1) / nr * nr);
-  std::vector<hwy::AlignedFreeUniquePtr<T[]>> apack, tile;
-  for (int w = 0; w < workers; ++w) {
-    apack.push_back(hwy::AllocateAligned<T>(mc_max * kc_max));
-    tile.push_back(hwy::AllocateAligned<T>(kMR * nr));
-  }
-  auto bpack = hwy::AllocateAligned<T>(nc_alloc * kc_max);
   const size_t ic_blocks = (m + kMC - 1) / kMC;
+  std::vector<hwy::AlignedFreeUniquePtr<T[]>> tile;
+  for (int w = 0; w < workers; ++w) tile.push_back(hwy::AllocateAligned<T>(kMR * nr));
+  // All A blocks of one pc step, packed once and shared by the column chunks
+  // (block q at q * kMC * kc).
+  auto apack = hwy::AllocateAligned<T>(ic_blocks * mc_max * kc_max);
+  auto bpack = hwy::AllocateAligned<T>(nc_alloc * kc_max);
 
   for (int64_t bi = 0; bi < p.batch; ++bi) {
     const int64_t abase = p.a_batch[bi], bbase = p.b_batch[bi];
@@ -259,14 +259,17 @@ void Gemm(const GemmProblem& p) {
           const size_t j0 = q0 * nr, j1 = std::min(nc, q1 * nr);
           PackB(p, b, bbase, pc, kc, jc + j0, j1 - j0, nr, bpack.get() + q0 * kc * nr);
         });
+        ParallelFor(runner, static_cast<int64_t>(ic_blocks), [&](int64_t q, int) {
+          const size_t ic = static_cast<size_t>(q) * kMC;
+          PackA(p, a, abase, ic, std::min(kMC, m - ic), pc, kc, apack.get() + q * mc_max * kc);
+        });
         ParallelFor(runner, static_cast<int64_t>(ic_blocks * j_split), [&](int64_t t, int w) {
           const size_t ic = static_cast<size_t>(t) / j_split * kMC;
           const size_t q0 = static_cast<size_t>(t) % j_split * panels_per_chunk;
           const size_t q1 = std::min(panels, q0 + panels_per_chunk);
           if (q0 >= q1) return;
           const size_t mc = std::min(kMC, m - ic);
-          T* ap_block = apack[w].get();
-          PackA(p, a, abase, ic, mc, pc, kc, ap_block);
+          const T* ap_block = apack.get() + (ic / kMC) * mc_max * kc;
           for (size_t jr = q0 * nr; jr < std::min(nc, q1 * nr); jr += nr) {
             const size_t cols = std::min(nr, nc - jr);
             const T* bp = bpack.get() + (jr / nr) * kc * nr;
