@@ -37,6 +37,7 @@
 #ifndef KILN_CPU_ELEMENTWISE_SHARED
 #define KILN_CPU_ELEMENTWISE_SHARED
 #include "kernels/cpu/kernels.h"
+#include "kernels/reference/elementwise_inputs.h"
 #include "kernels/reference/registry.h"
 
 namespace kiln::cpu {
@@ -47,6 +48,10 @@ struct ElementwiseProblem {
   const ScalarProgram* program = nullptr;
   std::vector<const uint8_t*> inputs;  // per param
   std::vector<bool> input_is_scalar;   // rank 0, broadcast
+  // Per param: empty, or its stride along each output axis (a broadcast of
+  // a lower-rank operand fused into the program, read by GatherBlock).
+  std::vector<std::vector<int64_t>> gather_strides;
+  std::vector<int64_t> out_dims;
   std::vector<float*> outputs;         // per result
   size_t n = 0;                        // elements per output
 };
@@ -54,6 +59,31 @@ struct ElementwiseProblem {
 // Elements per thread-pool task: a multiple of kBlock, large enough that the
 // hand-off (a few microseconds) is noise, small enough to balance 2-16 cores.
 constexpr size_t kTaskElements = 64 * kBlock;
+
+// dst[i] = element (start + i) of the output's index space as read from a
+// broadcast input with per-output-axis `strides`.
+template <typename T>
+void GatherBlock(const T* in, const std::vector<int64_t>& strides, const std::vector<int64_t>& dims, size_t start,
+                 size_t count, T* dst) {
+  const size_t rank = dims.size();
+  int64_t idx[16];
+  int64_t off = 0;
+  size_t rest = start;
+  for (size_t a = rank; a-- > 0;) {
+    idx[a] = static_cast<int64_t>(rest % static_cast<size_t>(dims[a]));
+    rest /= static_cast<size_t>(dims[a]);
+    off += idx[a] * strides[a];
+  }
+  for (size_t i = 0; i < count; ++i) {
+    dst[i] = in[off];
+    for (size_t a = rank; a-- > 0;) {
+      off += strides[a];
+      if (++idx[a] < dims[a]) break;
+      off -= dims[a] * strides[a];
+      idx[a] = 0;
+    }
+  }
+}
 
 }  // namespace kiln::cpu
 #endif  // KILN_CPU_ELEMENTWISE_SHARED
@@ -181,7 +211,19 @@ void RunElementwiseF32(const ElementwiseProblem& p, size_t begin, size_t end) {
     const size_t padded = (count + N - 1) / N * N;
     for (size_t v = 0; v < num_params; ++v) {
       if (p.input_is_scalar[v]) continue;
-      if (prog.param_types[v] == ElementType::kI1) {
+      if (!p.gather_strides[v].empty()) {
+        float* dst = slot(v);
+        if (prog.param_types[v] == ElementType::kI1) {
+          uint8_t bytes[kBlock];
+          GatherBlock(p.inputs[v], p.gather_strides[v], p.out_dims, start, count, bytes);
+          for (size_t i = 0; i < count; ++i) dst[i] = bytes[i] != 0 ? 1.0f : 0.0f;
+        } else {
+          GatherBlock(reinterpret_cast<const float*>(p.inputs[v]), p.gather_strides[v], p.out_dims, start, count,
+                      dst);
+        }
+        std::fill(dst + count, dst + padded, 0.0f);
+        src[v] = dst;
+      } else if (prog.param_types[v] == ElementType::kI1) {
         const uint8_t* in = p.inputs[v] + start;
         float* dst = slot(v);
         for (size_t i = 0; i < count; ++i) dst[i] = in[i] != 0 ? 1.0f : 0.0f;
@@ -356,13 +398,22 @@ Status Elementwise(const KernelCall& call) {
     if (!IsF32(out.type) || !StorageOk(out) || !SameDims(out.dims, out0.dims)) return RunReference(call);
     p.outputs.push_back(reinterpret_cast<float*>(out.data));
   }
+  // The reference's reading of the inputs (input_broadcast included): any
+  // call it would refuse is handed to it for its error.
+  std::vector<std::vector<int64_t>> strides;
+  if (!ref::ElementwiseInputStrides(call, &strides).ok() || out0.dims.size() > 16) return RunReference(call);
+  std::vector<int64_t> dense(out0.dims.size(), 1);
+  for (size_t a = dense.size(); a-- > 1;) dense[a - 1] = dense[a] * out0.dims[a];
+  p.out_dims.assign(out0.dims.begin(), out0.dims.end());
   for (size_t i = 0; i < call.inputs.size(); ++i) {
     const TensorRef& in = call.inputs[i];
     if (in.type != prog->param_types[i] || !StorageOk(in)) return RunReference(call);
-    const bool scalar = !SameDims(in.dims, out0.dims);
-    if (scalar && in.rank() != 0) return RunReference(call);
+    const bool scalar = std::all_of(strides[i].begin(), strides[i].end(), [](int64_t s) { return s == 0; });
+    bool full = true;  // read in place: the output's own layout
+    for (size_t a = 0; a < dense.size(); ++a) full = full && (strides[i][a] == dense[a] || out0.dims[a] == 1);
     p.inputs.push_back(in.data);
-    p.input_is_scalar.push_back(scalar);
+    p.input_is_scalar.push_back(scalar && !full);
+    p.gather_strides.push_back(scalar || full ? std::vector<int64_t>{} : strides[i]);
   }
   p.n = static_cast<size_t>(out0.NumElements());
   if (p.n == 0) return Status::Ok();

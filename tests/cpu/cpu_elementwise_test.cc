@@ -260,6 +260,36 @@ TEST(CpuElementwise, SpecialValuesOfTranscendentals) {
   }
 }
 
+// Fused broadcasts of lower-rank operands (input_broadcast): select(p[m],
+// a[m, n] + bias[n], a * t[n, m]^T) - one[1, n] over odd shapes, including
+// ones that split into several blocks and pool tasks. Exact.
+TEST(CpuElementwise, BroadcastInputsReadInPlace) {
+  std::mt19937 rng(11);
+  ScalarProgram prog;
+  prog.param_types = {F32, F32, I1, F32, F32};  // a, bias, p, t, one
+  prog.instrs = {Instr(ScalarOp::kAdd, F32, {0, 1}),          // 5
+                 Instr(ScalarOp::kMultiply, F32, {0, 3}),     // 6
+                 Instr(ScalarOp::kSelect, F32, {2, 5, 6}),    // 7
+                 Instr(ScalarOp::kSubtract, F32, {7, 4})};    // 8
+  prog.results = {8};
+  const int64_t shapes[][2] = {{1, 1}, {3, 17}, {17, 3}, {5, 130}, {129, 513}, {700, 101}};
+  for (const auto& sh : shapes) {
+    const int64_t m = sh[0], n = sh[1];
+    SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n));
+    KernelParams params = Params(prog);
+    KernelAttr map;
+    map.name = "input_broadcast";
+    map.ints = {2, 0, 1, /*bias*/ 1, 1, /*p*/ 1, 0, /*t*/ 2, 1, 0, /*one*/ 2, 0, 1};
+    params.attrs.push_back(map);
+    std::vector<uint8_t> pred(static_cast<size_t>(m));
+    for (auto& b : pred) b = rng() % 2;
+    EXPECT_EQ(Compare(params, {F({m, n}, Values(m * n, rng)), F({n}, Values(n, rng)), B({m}, pred),
+                               F({n, m}, Values(n * m, rng)), F({1, n}, Values(n, rng))},
+                      {m, n}),
+              0);
+  }
+}
+
 // A fused chain: r0 = tanh(a * b + c) / 2 * max(a, 0.5); r1 = logistic(a)
 // with c a rank-0 input broadcast to every element. (Products, not sums, after
 // the inexact op, so that its few-ULP error is not magnified by cancellation.)
