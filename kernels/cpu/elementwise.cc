@@ -33,6 +33,7 @@
 #include "hwy/aligned_allocator.h"
 #include "hwy/cache_control.h"
 #include "hwy/contrib/math/math-inl.h"
+#include "kernels/cpu/float_ops-inl.h"
 
 #ifndef KILN_CPU_ELEMENTWISE_SHARED
 #define KILN_CPU_ELEMENTWISE_SHARED
@@ -109,22 +110,8 @@ HWY_INLINE void Binary(DF d, const float* HWY_RESTRICT a, const float* HWY_RESTR
   for (size_t i = 0; i < count; i += N) hn::Store(f(hn::LoadU(d, a + i), hn::LoadU(d, b + i)), d, dst + i);
 }
 
-// maximum/minimum as the reference: a NaN operand is the result (lhs first);
-// equal values pick +0 for maximum and -0 for minimum.
-HWY_INLINE VF Max(DF d, VF a, VF b) {
-  const auto a_neg = hn::Lt(hn::BitCast(hn::RebindToSigned<DF>(), a), hn::Zero(hn::RebindToSigned<DF>()));
-  const auto take_a = hn::Or(hn::Gt(a, b), hn::AndNot(hn::RebindMask(d, a_neg), hn::Eq(a, b)));
-  VF r = hn::IfThenElse(take_a, a, b);
-  r = hn::IfThenElse(hn::IsNaN(b), b, r);
-  return hn::IfThenElse(hn::IsNaN(a), a, r);
-}
-HWY_INLINE VF Min(DF d, VF a, VF b) {
-  const auto a_neg = hn::Lt(hn::BitCast(hn::RebindToSigned<DF>(), a), hn::Zero(hn::RebindToSigned<DF>()));
-  const auto take_a = hn::Or(hn::Lt(a, b), hn::And(hn::RebindMask(d, a_neg), hn::Eq(a, b)));
-  VF r = hn::IfThenElse(take_a, a, b);
-  r = hn::IfThenElse(hn::IsNaN(b), b, r);
-  return hn::IfThenElse(hn::IsNaN(a), a, r);
-}
+HWY_INLINE VF Max(DF d, VF a, VF b) { return MaxLikeReference(d, a, b); }
+HWY_INLINE VF Min(DF d, VF a, VF b) { return MinLikeReference(d, a, b); }
 
 HWY_INLINE VF Exp(DF d, VF x) {
   const VF inf = hn::Set(d, std::numeric_limits<float>::infinity());

@@ -12,6 +12,10 @@ Status Dot(const KernelCall& call);
 // stablehlo.convolution for f32 and f64 via the GEMM (convolution.cc).
 Status Convolution(const KernelCall& call);
 
+// stablehlo.reduce of one f32/f64 operand by add/max/min (reduce.cc).
+bool ReduceApplies(const KernelParams& params);
+Status Reduce(const KernelCall& call);
+
 // kiln.elementwise for f32 programs of the supported ops (elementwise.cc).
 bool ElementwiseApplies(const KernelParams& params);
 Status Elementwise(const KernelCall& call);
