@@ -37,6 +37,7 @@
 
 #ifndef KILN_CPU_ELEMENTWISE_SHARED
 #define KILN_CPU_ELEMENTWISE_SHARED
+#include "kernels/cpu/gather.h"
 #include "kernels/cpu/kernels.h"
 #include "kernels/reference/elementwise_inputs.h"
 #include "kernels/reference/registry.h"
@@ -60,49 +61,6 @@ struct ElementwiseProblem {
 // Elements per thread-pool task: a multiple of kBlock, large enough that the
 // hand-off (a few microseconds) is noise, small enough to balance 2-16 cores.
 constexpr size_t kTaskElements = 64 * kBlock;
-
-// dst[i] = element (start + i) of the output's index space as read from a
-// broadcast input with per-output-axis `strides`: runs along the innermost
-// axis are copied (stride 1), filled (stride 0) or strided.
-template <typename T>
-void GatherBlock(const T* in, const std::vector<int64_t>& strides, const std::vector<int64_t>& dims, size_t start,
-                 size_t count, T* dst) {
-  const size_t rank = dims.size();
-  if (rank == 0) {
-    std::fill(dst, dst + count, in[0]);
-    return;
-  }
-  int64_t idx[16];
-  int64_t off = 0;
-  size_t rest = start;
-  for (size_t a = rank; a-- > 0;) {
-    idx[a] = static_cast<int64_t>(rest % static_cast<size_t>(dims[a]));
-    rest /= static_cast<size_t>(dims[a]);
-    off += idx[a] * strides[a];
-  }
-  const int64_t inner = dims[rank - 1], step = strides[rank - 1];
-  for (size_t i = 0; i < count;) {
-    const size_t run = std::min(count - i, static_cast<size_t>(inner - idx[rank - 1]));
-    if (step == 1) {
-      std::memcpy(dst + i, in + off, run * sizeof(T));
-    } else if (step == 0) {
-      std::fill(dst + i, dst + i + run, in[off]);
-    } else {
-      for (size_t j = 0; j < run; ++j) dst[i + j] = in[off + static_cast<int64_t>(j) * step];
-    }
-    i += run;
-    // Advance to the start of the next innermost run.
-    off += static_cast<int64_t>(run) * step;
-    idx[rank - 1] += static_cast<int64_t>(run);
-    for (size_t a = rank; a-- > 0 && idx[a] == dims[a];) {
-      off -= dims[a] * strides[a];
-      idx[a] = 0;
-      if (a == 0) break;
-      off += strides[a - 1];
-      ++idx[a - 1];
-    }
-  }
-}
 
 }  // namespace kiln::cpu
 #endif  // KILN_CPU_ELEMENTWISE_SHARED

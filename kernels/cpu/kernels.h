@@ -16,6 +16,11 @@ Status Convolution(const KernelCall& call);
 bool ReduceApplies(const KernelParams& params);
 Status Reduce(const KernelCall& call);
 
+// stablehlo.broadcast_in_dim and stablehlo.transpose for 1/2/4/8-byte
+// element types (data_movement.cc).
+Status BroadcastInDim(const KernelCall& call);
+Status Transpose(const KernelCall& call);
+
 // kiln.elementwise for f32 programs of the supported ops (elementwise.cc).
 bool ElementwiseApplies(const KernelParams& params);
 Status Elementwise(const KernelCall& call);
