@@ -232,9 +232,13 @@ void Gemm(const GemmProblem& p) {
   const size_t ic_blocks = (m + kMC - 1) / kMC;
   std::vector<hwy::AlignedFreeUniquePtr<T[]>> tile;
   for (int w = 0; w < workers; ++w) tile.push_back(hwy::AllocateAligned<T>(kMR * nr));
-  // All A blocks of one pc step, packed once and shared by the column chunks
-  // (block q at q * kMC * kc).
-  auto apack = hwy::AllocateAligned<T>(ic_blocks * mc_max * kc_max);
+  // A blocks: with one task per ic block, each task packs its own block into
+  // its worker's buffer right before using it (it stays in L2); when column
+  // chunks share an ic block, all blocks of the pc step are packed once
+  // first into a shared buffer (block q at q * mc_max * kc).
+  const size_t want_tasks = static_cast<size_t>(2 * workers);
+  const bool shared_a = ic_blocks < want_tasks && n > nr;
+  auto apack = hwy::AllocateAligned<T>((shared_a ? ic_blocks : static_cast<size_t>(workers)) * mc_max * kc_max);
   auto bpack = hwy::AllocateAligned<T>(nc_alloc * kc_max);
 
   for (int64_t bi = 0; bi < p.batch; ++bi) {
@@ -244,8 +248,8 @@ void Gemm(const GemmProblem& p) {
       const size_t nc = std::min(nc_max, n - jc);
       const size_t panels = (nc + nr - 1) / nr;
       // Column chunks per ic block, so that there are about 2 tiles per worker.
-      const size_t want = static_cast<size_t>(2 * workers);
-      const size_t j_split = std::min(panels, std::max<size_t>(1, (want + ic_blocks - 1) / ic_blocks));
+      const size_t j_split =
+          shared_a ? std::min(panels, std::max<size_t>(1, (want_tasks + ic_blocks - 1) / ic_blocks)) : 1;
       const size_t panels_per_chunk = (panels + j_split - 1) / j_split;
       for (size_t pc = 0; pc < k; pc += kKC) {
         const size_t kc = std::min(kKC, k - pc);
@@ -259,17 +263,20 @@ void Gemm(const GemmProblem& p) {
           const size_t j0 = q0 * nr, j1 = std::min(nc, q1 * nr);
           PackB(p, b, bbase, pc, kc, jc + j0, j1 - j0, nr, bpack.get() + q0 * kc * nr);
         });
-        ParallelFor(runner, static_cast<int64_t>(ic_blocks), [&](int64_t q, int) {
-          const size_t ic = static_cast<size_t>(q) * kMC;
-          PackA(p, a, abase, ic, std::min(kMC, m - ic), pc, kc, apack.get() + q * mc_max * kc);
-        });
+        if (shared_a) {
+          ParallelFor(runner, static_cast<int64_t>(ic_blocks), [&](int64_t q, int) {
+            const size_t ic = static_cast<size_t>(q) * kMC;
+            PackA(p, a, abase, ic, std::min(kMC, m - ic), pc, kc, apack.get() + q * mc_max * kc);
+          });
+        }
         ParallelFor(runner, static_cast<int64_t>(ic_blocks * j_split), [&](int64_t t, int w) {
           const size_t ic = static_cast<size_t>(t) / j_split * kMC;
           const size_t q0 = static_cast<size_t>(t) % j_split * panels_per_chunk;
           const size_t q1 = std::min(panels, q0 + panels_per_chunk);
           if (q0 >= q1) return;
           const size_t mc = std::min(kMC, m - ic);
-          const T* ap_block = apack.get() + (ic / kMC) * mc_max * kc;
+          T* ap_block = apack.get() + (shared_a ? ic / kMC : static_cast<size_t>(w)) * mc_max * kc;
+          if (!shared_a) PackA(p, a, abase, ic, mc, pc, kc, ap_block);
           for (size_t jr = q0 * nr; jr < std::min(nc, q1 * nr); jr += nr) {
             const size_t cols = std::min(nr, nc - jr);
             const T* bp = bpack.get() + (jr / nr) * kc * nr;
