@@ -16,10 +16,12 @@ Status Convolution(const KernelCall& call);
 bool ReduceApplies(const KernelParams& params);
 Status Reduce(const KernelCall& call);
 
-// stablehlo.broadcast_in_dim and stablehlo.transpose for 1/2/4/8-byte
-// element types (data_movement.cc).
+// stablehlo.broadcast_in_dim, transpose and slice for 1/2/4/8-byte element
+// types, concatenate for all (data_movement.cc).
 Status BroadcastInDim(const KernelCall& call);
 Status Transpose(const KernelCall& call);
+Status Slice(const KernelCall& call);
+Status Concatenate(const KernelCall& call);
 
 // kiln.elementwise for f32 programs of the supported ops (elementwise.cc).
 bool ElementwiseApplies(const KernelParams& params);
