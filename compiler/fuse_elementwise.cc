@@ -65,8 +65,8 @@ void CollectUses(const ir::Block& block, Users* users) {
   }
 }
 
-// The output axis of each axis of `v` as an input of the group: a
-// broadcast's broadcast_dimensions, else the identity (or nothing, rank 0).
+// The identity axis map of `v` (0, 1, ..., rank - 1): how an output-shaped
+// input is read.
 std::vector<int64_t> IdentityAxes(const ir::Value* v) {
   std::vector<int64_t> axes;
   for (int64_t a = 0; a < v->type.rank(); ++a) axes.push_back(a);
@@ -136,8 +136,10 @@ bool BuildGroup(const std::vector<const ir::Operation*>& members, FusedGroup* g)
       auto it = index_of_input.find(Input{operand, axes});
       if (it != index_of_input.end()) {
         index[op->result()] = it->second;
-      } else if (index.count(operand) && (operand->type.rank() == 0 || axes == IdentityAxes(operand))) {
-        index[op->result()] = index.at(operand);  // a splat constant, or a member broadcast to itself
+      } else if (index.count(operand) && (seen_constants.count(operand) || operand->type.rank() == 0 ||
+                                          axes == IdentityAxes(operand))) {
+        // A splat constant (one value everywhere), or a member broadcast to itself.
+        index[op->result()] = index.at(operand);
       } else {
         return false;  // e.g. a member transposed by its broadcast: not expressible
       }
