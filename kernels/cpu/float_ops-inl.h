@@ -9,6 +9,7 @@
 #endif
 
 #include "hwy/highway.h"
+#include "kernels/cpu/reduce_body.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace kiln::cpu {
@@ -34,6 +35,18 @@ HWY_INLINE V MinLikeReference(D d, V a, V b) {
   V r = hn::IfThenElse(take_a, a, b);
   r = hn::IfThenElse(hn::IsNaN(b), b, r);
   return hn::IfThenElse(hn::IsNaN(a), a, r);
+}
+
+// acc (+)= x for a reduction body (reduce_body.h), exactly as the reference
+// folds body(acc, x).
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE V Combine(D d, ReduceOp op, V acc, V x) {
+  switch (op) {
+    case ReduceOp::kAdd: return hn::Add(acc, x);
+    case ReduceOp::kMax: return MaxLikeReference(d, acc, x);
+    case ReduceOp::kMin: return MinLikeReference(d, acc, x);
+  }
+  return acc;
 }
 
 }  // namespace HWY_NAMESPACE

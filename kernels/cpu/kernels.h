@@ -23,6 +23,11 @@ Status Transpose(const KernelCall& call);
 Status Slice(const KernelCall& call);
 Status Concatenate(const KernelCall& call);
 
+// stablehlo.reduce_window (pooling) of one f32/f64 operand by add/max/min
+// (reduce_window.cc).
+bool ReduceWindowApplies(const KernelParams& params);
+Status ReduceWindow(const KernelCall& call);
+
 // kiln.elementwise for f32 programs of the supported ops (elementwise.cc).
 bool ElementwiseApplies(const KernelParams& params);
 Status Elementwise(const KernelCall& call);

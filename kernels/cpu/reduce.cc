@@ -26,11 +26,10 @@
 #ifndef KILN_CPU_REDUCE_SHARED
 #define KILN_CPU_REDUCE_SHARED
 #include "kernels/cpu/kernels.h"
+#include "kernels/cpu/reduce_body.h"
 #include "kernels/reference/registry.h"
 
 namespace kiln::cpu {
-
-enum class ReduceOp { kAdd, kMax, kMin };
 
 struct ReduceProblem {
   const void* in = nullptr;
@@ -48,16 +47,6 @@ HWY_BEFORE_NAMESPACE();
 namespace kiln::cpu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
-
-template <class D, class V = hn::Vec<D>>
-HWY_INLINE V Combine(D d, ReduceOp op, V acc, V x) {
-  switch (op) {
-    case ReduceOp::kAdd: return hn::Add(acc, x);
-    case ReduceOp::kMax: return MaxLikeReference(d, acc, x);
-    case ReduceOp::kMin: return MinLikeReference(d, acc, x);
-  }
-  return acc;
-}
 
 template <typename T>
 void ReduceRows(const ReduceProblem& p) {
@@ -120,9 +109,9 @@ Status RunReference(const KernelCall& call) {
   return ref(call);
 }
 
-// The op of a body that is exactly `op(p0, p1)` or `op(p1, p0)` on two
-// params of one float type, or false.
-bool BodyOp(const ScalarProgram& prog, ReduceOp* op, ElementType* type) {
+}  // namespace
+
+bool ReduceBodyOp(const ScalarProgram& prog, ReduceOp* op, ElementType* type) {
   if (prog.param_types.size() != 2 || prog.instrs.size() != 1 || prog.results.size() != 1) return false;
   const ElementType t = prog.param_types[0];
   if ((t != ElementType::kF32 && t != ElementType::kF64) || prog.param_types[1] != t) return false;
@@ -139,6 +128,8 @@ bool BodyOp(const ScalarProgram& prog, ReduceOp* op, ElementType* type) {
   return true;
 }
 
+namespace {
+
 bool StorageOk(const TensorRef& t, ElementType type) {
   if (t.type != type) return false;
   for (int64_t d : t.dims)
@@ -154,14 +145,14 @@ bool ReduceApplies(const KernelParams& params) {
   const ScalarProgram* body = params.Program("body");
   ReduceOp op;
   ElementType t;
-  return body != nullptr && BodyOp(*body, &op, &t);
+  return body != nullptr && ReduceBodyOp(*body, &op, &t);
 }
 
 Status Reduce(const KernelCall& call) {
   const ScalarProgram* body = call.params.Program("body");
   ReduceOp op;
   ElementType t;
-  if (body == nullptr || !BodyOp(*body, &op, &t) || call.inputs.size() != 2 || call.outputs.size() != 1)
+  if (body == nullptr || !ReduceBodyOp(*body, &op, &t) || call.inputs.size() != 2 || call.outputs.size() != 1)
     return RunReference(call);
   const TensorRef& in = call.inputs[0];
   const TensorRef& init = call.inputs[1];

@@ -12,6 +12,7 @@ KernelFn FindCpuKernel(const KernelParams& params) {
   if (params.kernel == "stablehlo.transpose") return &Transpose;
   if (params.kernel == "stablehlo.slice") return &Slice;
   if (params.kernel == "stablehlo.concatenate") return &Concatenate;
+  if (params.kernel == "stablehlo.reduce_window") return ReduceWindowApplies(params) ? &ReduceWindow : nullptr;
   if (params.kernel == "stablehlo.reduce") return ReduceApplies(params) ? &Reduce : nullptr;
   if (params.kernel == "kiln.elementwise") return ElementwiseApplies(params) ? &Elementwise : nullptr;
   return nullptr;
