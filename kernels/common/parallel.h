@@ -20,8 +20,10 @@ class TaskRunner {
   virtual int num_workers() const = 0;
   // Runs fn(task, worker) for every task in [0, num_tasks) and returns when
   // all have finished. `worker` is in [0, num_workers()) and no two tasks
-  // run at the same time with the same worker index, so a kernel can keep
-  // per-worker scratch space.
+  // of one call run at the same time with the same worker index, so a
+  // kernel can keep per-worker scratch space for the call. (A nested or
+  // concurrent call that finds the pool busy runs its own tasks in order on
+  // its own thread, as worker 0 of that call.)
   virtual void Run(int64_t num_tasks, const std::function<void(int64_t task, int worker)>& fn) = 0;
 };
 
