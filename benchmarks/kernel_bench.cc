@@ -8,7 +8,9 @@
 //       --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <new>
 #include <vector>
 
 #include "hal/cpu/thread_pool.h"
@@ -85,9 +87,24 @@ ScalarProgram ChainProgram() {
   return prog;
 }
 
+struct AlignedFloats {
+  AlignedFloats(int64_t n, float fill)
+      : p(static_cast<float*>(::operator new(static_cast<size_t>(n) * 4 + 64, std::align_val_t(64)))),
+        count(static_cast<size_t>(n)) {
+    std::fill(p, p + n, fill);
+  }
+  ~AlignedFloats() { ::operator delete(p, std::align_val_t(64)); }
+  float* data() { return p; }
+  size_t size() const { return count; }
+  float* p;
+  size_t count;
+};
+
 void RunElementwise(benchmark::State& state, KernelFn fn, const KernelParams& p, TaskRunner* runner = nullptr) {
   int64_t n = state.range(0);
-  std::vector<float> a(n, 1.5f), b(n, 2.5f), c(n);
+  // 64-byte aligned like the CPU driver's buffers (hal/cpu).
+  AlignedFloats a(n, 1.5f), b(n, 2.5f), c(n, 0.0f);
+  for (int64_t i = 0; i < n; ++i) a.data()[i] = static_cast<float>(i % 1000) * 0.01f - 5.0f;
   std::vector<int64_t> dims = {n};
   TensorRef in[2] = {{ElementType::kF32, dims, reinterpret_cast<uint8_t*>(a.data()), a.size() * 4},
                      {ElementType::kF32, dims, reinterpret_cast<uint8_t*>(b.data()), b.size() * 4}};

@@ -27,8 +27,7 @@ Kind Classify(const ir::Operation& op) {
   if (!rt.is_tensor() || rt.is_quantized() || !rt.HasStaticShape()) return Kind::kNone;
   for (const ir::Value* v : op.operands)
     if (!v->type.is_tensor() || v->type.is_quantized() || !v->type.HasStaticShape()) return Kind::kNone;
-  if (op.name == "stablehlo.broadcast_in_dim")
-    return op.operands.size() == 1 && op.operands[0]->type.rank() == 0 ? Kind::kBroadcast : Kind::kNone;
+  if (op.name == "stablehlo.broadcast_in_dim") return op.operands.size() == 1 ? Kind::kBroadcast : Kind::kNone;
   if (op.name == "stablehlo.constant") return Kind::kNone;  // a kConstRef; splats are inlined below
   const std::string name = op.name == "chlo.tan" ? "stablehlo.tan" : op.name;
   if (ScalarOpFromName(name) == ScalarOp::kInvalid) return Kind::kNone;
@@ -66,25 +65,60 @@ void CollectUses(const ir::Block& block, Users* users) {
   }
 }
 
+// The identity axis map of `v` (0, 1, ..., rank - 1): how an output-shaped
+// input is read.
+std::vector<int64_t> IdentityAxes(const ir::Value* v) {
+  std::vector<int64_t> axes;
+  for (int64_t a = 0; a < v->type.rank(); ++a) axes.push_back(a);
+  return axes;
+}
+
 // Builds the fused program of `members` (block order, root last); false if
 // some step cannot be expressed (the ops are then lowered one by one).
 bool BuildGroup(const std::vector<const ir::Operation*>& members, FusedGroup* g) {
   const std::set<const ir::Operation*> in_group(members.begin(), members.end());
-  std::vector<const ir::Value*> params;
+  const std::vector<int64_t>& out_dims = members.back()->result()->type.dims;
+  // An input is a value read through an axis map (a broadcast_in_dim of a
+  // lower-rank operand reads that operand in place).
+  using Input = std::pair<const ir::Value*, std::vector<int64_t>>;
+  std::vector<Input> params;
   std::vector<std::pair<const ir::Value*, Scalar>> constants;
-  std::set<const ir::Value*> seen;
-  for (const ir::Operation* op : members)
-    for (const ir::Value* v : op->operands) {
-      if ((v->def && in_group.count(v->def)) || !seen.insert(v).second) continue;
-      Scalar s;
-      if (SplatConstant(v, &s)) constants.push_back({v, s});
-      else params.push_back(v);
+  std::set<Input> seen;
+  std::set<const ir::Value*> seen_constants;
+  auto note = [&](const ir::Value* v, std::vector<int64_t> axes) {
+    if (v->def && in_group.count(v->def)) return;
+    Scalar s;
+    if (SplatConstant(v, &s)) {
+      if (seen_constants.insert(v).second) constants.push_back({v, s});
+      return;
     }
+    Input in{v, std::move(axes)};
+    if (seen.insert(in).second) params.push_back(std::move(in));
+  };
+  for (const ir::Operation* op : members) {
+    if (Classify(*op) == Kind::kBroadcast) {
+      const ir::Attribute* dims = op->GetAttr("broadcast_dimensions");
+      auto axes = dims ? dims->AsInts() : std::optional<std::vector<int64_t>>(std::vector<int64_t>{});
+      if (!axes || static_cast<int64_t>(axes->size()) != op->operands[0]->type.rank()) return false;
+      note(op->operands[0], *axes);
+    } else {
+      for (const ir::Value* v : op->operands) note(v, v->type.rank() == 0 ? std::vector<int64_t>{} : IdentityAxes(v));
+    }
+  }
   ScalarProgram prog;
-  std::map<const ir::Value*, uint16_t> index;
-  for (const ir::Value* v : params) {
-    index[v] = static_cast<uint16_t>(prog.param_types.size());
-    prog.param_types.push_back(v->type.element);
+  std::map<Input, uint16_t> index_of_input;
+  std::map<const ir::Value*, uint16_t> index;  // values computed or read as themselves
+  std::vector<int64_t> input_broadcast;
+  bool needs_map = false;
+  for (const Input& in : params) {
+    const uint16_t i = static_cast<uint16_t>(prog.param_types.size());
+    index_of_input[in] = i;
+    if (in.second.empty() || in.second == IdentityAxes(in.first)) index[in.first] = i;
+    prog.param_types.push_back(in.first->type.element);
+    input_broadcast.push_back(in.first->type.rank());
+    input_broadcast.insert(input_broadcast.end(), in.second.begin(), in.second.end());
+    const bool trivial = in.first->type.rank() == 0 || (in.first->type.dims == out_dims && in.second == IdentityAxes(in.first));
+    needs_map = needs_map || !trivial;
   }
   for (const auto& [v, s] : constants) {
     ScalarInstr c;
@@ -95,12 +129,27 @@ bool BuildGroup(const std::vector<const ir::Operation*>& members, FusedGroup* g)
     prog.instrs.push_back(c);
   }
   for (const ir::Operation* op : members) {
-    if (Classify(*op) == Kind::kBroadcast) {  // the same scalar for every element
-      index[op->result()] = index.at(op->operands[0]);
+    if (Classify(*op) == Kind::kBroadcast) {
+      const ir::Value* operand = op->operands[0];
+      const ir::Attribute* dims = op->GetAttr("broadcast_dimensions");
+      const std::vector<int64_t> axes = dims ? dims->AsInts().value_or(std::vector<int64_t>{}) : std::vector<int64_t>{};
+      auto it = index_of_input.find(Input{operand, axes});
+      if (it != index_of_input.end()) {
+        index[op->result()] = it->second;
+      } else if (index.count(operand) && (seen_constants.count(operand) || operand->type.rank() == 0 ||
+                                          axes == IdentityAxes(operand))) {
+        // A splat constant (one value everywhere), or a member broadcast to itself.
+        index[op->result()] = index.at(operand);
+      } else {
+        return false;  // e.g. a member transposed by its broadcast: not expressible
+      }
       continue;
     }
     std::vector<uint16_t> operands;
-    for (const ir::Value* v : op->operands) operands.push_back(index.at(v));
+    for (const ir::Value* v : op->operands) {
+      if (!index.count(v)) return false;
+      operands.push_back(index.at(v));
+    }
     auto in = ScalarInstrForOp(*op, operands);
     if (!in.ok()) return false;
     index[op->result()] = static_cast<uint16_t>(params.size() + prog.instrs.size());
@@ -109,7 +158,7 @@ bool BuildGroup(const std::vector<const ir::Operation*>& members, FusedGroup* g)
   prog.results.push_back(index.at(members.back()->result()));
   if (!ref::VerifyScalarProgram(prog).ok()) return false;
   g->root = members.back();
-  g->inputs = params;
+  for (const Input& in : params) g->inputs.push_back(in.first);
   g->num_ops = static_cast<int>(members.size());
   g->params.kernel = "kiln.elementwise";
   KernelAttr body;
@@ -117,6 +166,12 @@ bool BuildGroup(const std::vector<const ir::Operation*>& members, FusedGroup* g)
   body.has_program = true;
   body.program = std::move(prog);
   g->params.attrs.push_back(std::move(body));
+  if (needs_map) {
+    KernelAttr map;
+    map.name = "input_broadcast";
+    map.ints = std::move(input_broadcast);
+    g->params.attrs.push_back(std::move(map));
+  }
   return true;
 }
 

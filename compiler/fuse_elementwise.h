@@ -1,8 +1,13 @@
 // Elementwise fusion, planned before lowering: chains (DAGs) of elementwise
-// ops of one block, with the broadcast_in_dim of rank-0 operands that feed
-// them and splat constants, become one `kiln.elementwise` dispatch whose
-// scalar program holds the whole chain. No intermediate tensor exists; only
-// the group's last op (its root) is materialised.
+// ops of one block (converts, compares and selects included), with the
+// broadcast_in_dim ops that feed them and splat constants, become one
+// `kiln.elementwise` dispatch whose scalar program holds the whole chain. No
+// intermediate tensor exists; only the group's last op (its root) is
+// materialised. A splat constant becomes a constant of the program; a
+// broadcast of a rank-0 operand is a rank-0 input; a broadcast of a
+// lower-rank operand (a bias, a per-row maximum) is an input read in place
+// through the dispatch's "input_broadcast" axis map (kernels/reference/
+// elementwise_inputs.h), so no broadcast tensor is materialised either.
 //
 // A value joins its consumers' group only if every use of it is in that
 // group (uses in nested regions, by non-elementwise ops, by the function's

@@ -93,11 +93,33 @@ StatusOr<ShaderSource> Elementwise(const KernelParams& kp, const DispatchUse& u,
     return Refuse(u, "operands do not match the body");
   std::vector<std::string> params;
   const int out_rank = w.rank(w.Out(0));
+  // How each input is read (kernels/reference/elementwise_inputs.h): at the
+  // output's index, at its only element (rank 0), or, with the attribute
+  // "input_broadcast" (per input: rank r, then r output axes), through that
+  // axis map, a size-1 dimension repeating along its axis.
+  auto map = kp.Ints("input_broadcast");
+  std::string body = map.empty() ? "" : OutputIndex(w);
+  auto o = Names("o", out_rank);
+  size_t at = 0;
   for (size_t t = 0; t < u.in_types.size(); ++t) {
     if (u.in_types[t] != prog->param_types[t]) return Refuse(u, "operand types do not match the body");
-    params.push_back(w.Load(t, w.rank(t) == out_rank ? "i" : "0u"));
+    if (map.empty()) {
+      params.push_back(w.Load(t, w.rank(t) == out_rank ? "i" : "0u"));
+      continue;
+    }
+    if (at >= map.size() || map[at] != w.rank(t) || at + 1 + map[at] > map.size())
+      return Refuse(u, "input_broadcast does not match the operands");
+    auto dims = DimsOf(w, t);
+    std::vector<std::string> idx;
+    for (int64_t d = 0; d < map[at]; ++d) {
+      int64_t axis = map[at + 1 + d];
+      if (axis < 0 || axis >= out_rank) return Refuse(u, "input_broadcast names an axis out of range");
+      idx.push_back("(" + dims[d] + " == 1u ? 0u : " + o[axis] + ")");
+    }
+    at += 1 + map[at];
+    params.push_back(w.Load(t, idx.empty() ? "0u" : Linear(idx, dims)));
   }
-  std::string body;
+  if (!map.empty() && at != map.size()) return Refuse(u, "input_broadcast does not match the operands");
   std::vector<std::string> results;
   KILN_RETURN_IF_ERROR(EmitScalarProgram(*prog, params, "v", &body, &results, &w.features));
   for (size_t k = 0; k < results.size(); ++k) body += "  " + w.Store(w.Out(k), "i", results[k]) + "\n";

@@ -35,8 +35,8 @@ void ThreadPool::Drain(int worker) {
 }
 
 void ThreadPool::Run(int64_t num_tasks, const std::function<void(int64_t, int)>& fn) {
-  std::unique_lock<std::mutex> run(run_mu_, std::try_to_lock);
-  if (threads_.empty() || num_tasks <= 1 || !run.owns_lock()) {
+  bool idle = false;
+  if (threads_.empty() || num_tasks <= 1 || !running_.compare_exchange_strong(idle, true)) {
     for (int64_t t = 0; t < num_tasks; ++t) fn(t, 0);
     return;
   }
@@ -50,9 +50,12 @@ void ThreadPool::Run(int64_t num_tasks, const std::function<void(int64_t, int)>&
   }
   start_cv_.notify_all();
   Drain(0);
-  std::unique_lock<std::mutex> l(mu_);
-  done_cv_.wait(l, [&] { return busy_workers_ == 0; });
-  fn_ = nullptr;
+  {
+    std::unique_lock<std::mutex> l(mu_);
+    done_cv_.wait(l, [&] { return busy_workers_ == 0; });
+    fn_ = nullptr;
+  }
+  running_.store(false);
 }
 
 void ThreadPool::WorkerLoop(int worker) {

@@ -8,6 +8,7 @@
 // ParallelFor) runs its tasks on its own thread instead of waiting, so the
 // pool can never deadlock.
 #pragma once
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -38,7 +39,9 @@ class ThreadPool final : public TaskRunner {
   // Takes tasks of the current job until none are left.
   void Drain(int worker);
 
-  std::mutex run_mu_;  // held for the duration of one Run
+  // Set for the duration of one Run. An atomic rather than a mutex: a
+  // nested Run comes from a thread that is already inside Run.
+  std::atomic<bool> running_{false};
   std::mutex mu_;
   std::condition_variable start_cv_, done_cv_;
   uint64_t generation_ = 0;

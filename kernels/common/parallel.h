@@ -19,9 +19,9 @@ class TaskRunner {
   // Threads that may run tasks at once, the calling thread included (>= 1).
   virtual int num_workers() const = 0;
   // Runs fn(task, worker) for every task in [0, num_tasks) and returns when
-  // all have finished. `worker` is in [0, num_workers()) and no two tasks
-  // run at the same time with the same worker index, so a kernel can keep
-  // per-worker scratch space.
+  // all have finished. `worker` is in [0, num_workers()); no two tasks of one call run at once with one
+  // worker index, so a kernel can keep per-worker scratch for the call (a nested or concurrent call that
+  // finds the pool busy runs its own tasks in order on its thread, as worker 0 of that call).
   virtual void Run(int64_t num_tasks, const std::function<void(int64_t task, int worker)>& fn) = 0;
 };
 

@@ -16,9 +16,9 @@
 // A[ic:ic+MC, pc:pc+KC] into MR-high panels) -> jr -> ir (the MR x NR
 // register-blocked micro-kernel, broadcast-A x vector-B fused multiply-adds).
 // Threads: per (batch, jc, pc) the B block is packed by all workers (panel
-// ranges), then the (ic, column chunk) tiles, which write disjoint parts of
-// C, are spread over the pool; each worker packs its own A block into its
-// own buffer. Products too small to pay for a hand-off run on one thread.
+// ranges) and every A block of the pc step (one task per ic block), then
+// the (ic, column chunk) tiles, which write disjoint parts of C, are spread
+// over the pool. Products too small to pay for a hand-off run on one thread.
 // Very short products (M <= kGemvRows, B rows contiguous) skip packing and
 // stream B once per row of A (matrix-vector products, batch-1 inference).
 //
@@ -49,6 +49,10 @@ namespace kiln::cpu {
 constexpr int64_t kGemvRows = 4;
 // Multiply-adds below which a product runs on the calling thread only.
 constexpr double kParallelMinMacs = 1 << 20;
+// Multiply-adds below which a product is split into fully independent tiles
+// (one pool hand-off) rather than per contraction step (three hand-offs per
+// step, but B packed once and shared).
+constexpr double kIndependentTilesMaxMacs = 1 << 26;
 
 }  // namespace kiln::cpu
 #endif  // KILN_CPU_DOT_GENERAL_SHARED
@@ -198,6 +202,85 @@ void Gemv(const GemmProblem& p, int64_t bi, size_t j_begin, size_t j_end) {
   }
 }
 
+// C[0:mc][0:cols] (ldc apart) (+)= packed A block (mc x kc, MR-high panels)
+// x packed B columns (kc x cols, NR-wide panels), micro-tile by micro-tile.
+template <class D, typename T = hn::TFromD<D>>
+void MacroKernel(D d, size_t kc, const T* ap_block, size_t mc, const T* bp_block, size_t cols_total, T* c,
+                 size_t ldc, bool accumulate, T* tile) {
+  const size_t nr = 2 * hn::Lanes(d);
+  for (size_t jr = 0; jr < cols_total; jr += nr) {
+    const size_t cols = std::min(nr, cols_total - jr);
+    const T* bp = bp_block + (jr / nr) * kc * nr;
+    for (size_t ir = 0; ir < mc; ir += kMR) {
+      const size_t rows = std::min(kMR, mc - ir);
+      const T* ap = ap_block + (ir / kMR) * kc * kMR;
+      T* ct = c + ir * ldc + jr;
+      if (rows == kMR && cols == nr) {
+        MicroKernel(d, kc, ap, bp, ct, ldc, accumulate);
+      } else {  // edge tile: compute into a scratch tile, copy the valid part
+        MicroKernel(d, kc, ap, bp, tile, nr, false);
+        for (size_t r = 0; r < rows; ++r) {
+          T* dst = ct + r * ldc;
+          const T* src = tile + r * nr;
+          if (accumulate) {
+            for (size_t j = 0; j < cols; ++j) dst[j] += src[j];
+          } else {
+            for (size_t j = 0; j < cols; ++j) dst[j] = src[j];
+          }
+        }
+      }
+    }
+  }
+}
+
+// Products too small to amortise a pool hand-off per contraction step: one
+// ParallelFor over independent (batch, ic block, column chunk) tiles, each
+// packing its own A block and B columns for every step. Packing is repeated
+// (B once per ic block, A once per column chunk), which costs little at
+// these sizes, and there is a single hand-off per product.
+template <typename T>
+void GemmIndependentTiles(const GemmProblem& p, TaskRunner* runner) {
+  const hn::ScalableTag<T> d;
+  const size_t nr = 2 * hn::Lanes(d);
+  const T* a = static_cast<const T*>(p.a);
+  const T* b = static_cast<const T*>(p.b);
+  T* c = static_cast<T*>(p.c);
+  const size_t m = static_cast<size_t>(p.m), n = static_cast<size_t>(p.n), k = static_cast<size_t>(p.k);
+  const int workers = NumWorkers(runner);
+  const size_t ic_blocks = (m + kMC - 1) / kMC;
+  const size_t panels = (n + nr - 1) / nr;
+  const size_t want = static_cast<size_t>(2 * workers);
+  const size_t per_batch = ic_blocks;
+  const size_t j_split = std::min(
+      panels, std::max<size_t>({1, (want + per_batch * p.batch - 1) / (per_batch * p.batch), (panels * nr + kNCMax - 1) / kNCMax}));
+  const size_t panels_per_chunk = (panels + j_split - 1) / j_split;
+  const size_t kc_max = std::min(k, kKC);
+  const size_t mc_max = std::min(kMC, (m + kMR - 1) / kMR * kMR);
+  std::vector<hwy::AlignedFreeUniquePtr<T[]>> apack, bpack, tile;
+  for (int w = 0; w < workers; ++w) {
+    apack.push_back(hwy::AllocateAligned<T>(mc_max * kc_max));
+    bpack.push_back(hwy::AllocateAligned<T>(panels_per_chunk * nr * kc_max));
+    tile.push_back(hwy::AllocateAligned<T>(kMR * nr));
+  }
+  const int64_t tiles = p.batch * static_cast<int64_t>(ic_blocks * j_split);
+  ParallelFor(runner, tiles, [&](int64_t t, int w) {
+    const int64_t bi = t / static_cast<int64_t>(ic_blocks * j_split);
+    const size_t rest = static_cast<size_t>(t % static_cast<int64_t>(ic_blocks * j_split));
+    const size_t ic = rest / j_split * kMC, q0 = rest % j_split * panels_per_chunk;
+    const size_t q1 = std::min(panels, q0 + panels_per_chunk);
+    if (q0 >= q1) return;
+    const size_t mc = std::min(kMC, m - ic);
+    const size_t j0 = q0 * nr, cols = std::min(n, q1 * nr) - j0;
+    T* ct = c + static_cast<size_t>(bi) * m * n + ic * n + j0;
+    for (size_t pc = 0; pc < k; pc += kKC) {
+      const size_t kc = std::min(kKC, k - pc);
+      PackB(p, b, p.b_batch[bi], pc, kc, j0, cols, nr, bpack[w].get());
+      PackA(p, a, p.a_batch[bi], ic, mc, pc, kc, apack[w].get());
+      MacroKernel(d, kc, apack[w].get(), mc, bpack[w].get(), cols, ct, n, pc != 0, tile[w].get());
+    }
+  });
+}
+
 template <typename T>
 void Gemm(const GemmProblem& p) {
   const hn::ScalableTag<T> d;
@@ -225,17 +308,25 @@ void Gemm(const GemmProblem& p) {
     });
     return;
   }
+  if (macs < kIndependentTilesMaxMacs) {
+    GemmIndependentTiles<T>(p, runner);
+    return;
+  }
   const size_t nc_max = std::max(nr, kNCMax / nr * nr);
   const size_t kc_max = std::min(k, kKC);
   const size_t mc_max = std::min(kMC, (m + kMR - 1) / kMR * kMR);
   const size_t nc_alloc = std::min(nc_max, (n + nr - 1) / nr * nr);
-  std::vector<hwy::AlignedFreeUniquePtr<T[]>> apack, tile;
-  for (int w = 0; w < workers; ++w) {
-    apack.push_back(hwy::AllocateAligned<T>(mc_max * kc_max));
-    tile.push_back(hwy::AllocateAligned<T>(kMR * nr));
-  }
-  auto bpack = hwy::AllocateAligned<T>(nc_alloc * kc_max);
   const size_t ic_blocks = (m + kMC - 1) / kMC;
+  std::vector<hwy::AlignedFreeUniquePtr<T[]>> tile;
+  for (int w = 0; w < workers; ++w) tile.push_back(hwy::AllocateAligned<T>(kMR * nr));
+  // A blocks: with one task per ic block, each task packs its own block into
+  // its worker's buffer right before using it (it stays in L2); when column
+  // chunks share an ic block, all blocks of the pc step are packed once
+  // first into a shared buffer (block q at q * mc_max * kc).
+  const size_t want_tasks = static_cast<size_t>(2 * workers);
+  const bool shared_a = ic_blocks < want_tasks && n > nr;
+  auto apack = hwy::AllocateAligned<T>((shared_a ? ic_blocks : static_cast<size_t>(workers)) * mc_max * kc_max);
+  auto bpack = hwy::AllocateAligned<T>(nc_alloc * kc_max);
 
   for (int64_t bi = 0; bi < p.batch; ++bi) {
     const int64_t abase = p.a_batch[bi], bbase = p.b_batch[bi];
@@ -244,8 +335,8 @@ void Gemm(const GemmProblem& p) {
       const size_t nc = std::min(nc_max, n - jc);
       const size_t panels = (nc + nr - 1) / nr;
       // Column chunks per ic block, so that there are about 2 tiles per worker.
-      const size_t want = static_cast<size_t>(2 * workers);
-      const size_t j_split = std::min(panels, std::max<size_t>(1, (want + ic_blocks - 1) / ic_blocks));
+      const size_t j_split =
+          shared_a ? std::min(panels, std::max<size_t>(1, (want_tasks + ic_blocks - 1) / ic_blocks)) : 1;
       const size_t panels_per_chunk = (panels + j_split - 1) / j_split;
       for (size_t pc = 0; pc < k; pc += kKC) {
         const size_t kc = std::min(kKC, k - pc);
@@ -259,38 +350,23 @@ void Gemm(const GemmProblem& p) {
           const size_t j0 = q0 * nr, j1 = std::min(nc, q1 * nr);
           PackB(p, b, bbase, pc, kc, jc + j0, j1 - j0, nr, bpack.get() + q0 * kc * nr);
         });
+        if (shared_a) {
+          ParallelFor(runner, static_cast<int64_t>(ic_blocks), [&](int64_t q, int) {
+            const size_t ic = static_cast<size_t>(q) * kMC;
+            PackA(p, a, abase, ic, std::min(kMC, m - ic), pc, kc, apack.get() + q * mc_max * kc);
+          });
+        }
         ParallelFor(runner, static_cast<int64_t>(ic_blocks * j_split), [&](int64_t t, int w) {
           const size_t ic = static_cast<size_t>(t) / j_split * kMC;
           const size_t q0 = static_cast<size_t>(t) % j_split * panels_per_chunk;
           const size_t q1 = std::min(panels, q0 + panels_per_chunk);
           if (q0 >= q1) return;
           const size_t mc = std::min(kMC, m - ic);
-          T* ap_block = apack[w].get();
-          PackA(p, a, abase, ic, mc, pc, kc, ap_block);
-          for (size_t jr = q0 * nr; jr < std::min(nc, q1 * nr); jr += nr) {
-            const size_t cols = std::min(nr, nc - jr);
-            const T* bp = bpack.get() + (jr / nr) * kc * nr;
-            for (size_t ir = 0; ir < mc; ir += kMR) {
-              const size_t rows = std::min(kMR, mc - ir);
-              const T* ap = ap_block + (ir / kMR) * kc * kMR;
-              T* ct = cb + (ic + ir) * n + jc + jr;
-              if (rows == kMR && cols == nr) {
-                MicroKernel(d, kc, ap, bp, ct, n, accumulate);
-              } else {  // edge tile: compute into a scratch tile, copy the valid part
-                T* tl = tile[w].get();
-                MicroKernel(d, kc, ap, bp, tl, nr, false);
-                for (size_t r = 0; r < rows; ++r) {
-                  T* dst = ct + r * n;
-                  const T* src = tl + r * nr;
-                  if (accumulate) {
-                    for (size_t j = 0; j < cols; ++j) dst[j] += src[j];
-                  } else {
-                    for (size_t j = 0; j < cols; ++j) dst[j] = src[j];
-                  }
-                }
-              }
-            }
-          }
+          T* ap_block = apack.get() + (shared_a ? ic / kMC : static_cast<size_t>(w)) * mc_max * kc;
+          if (!shared_a) PackA(p, a, abase, ic, mc, pc, kc, ap_block);
+          const size_t j0 = q0 * nr, j1 = std::min(nc, q1 * nr);
+          MacroKernel(d, kc, ap_block, mc, bpack.get() + q0 * kc * nr, j1 - j0, cb + ic * n + jc + j0, n,
+                      accumulate, tile[w].get());
         });
       }
     }

@@ -1,24 +1,29 @@
-// Fast kiln.elementwise for f32 programs.
+// Fast kiln.elementwise for f32 and f64 programs (fused chains included).
 //
 // The program (a typed SSA list of scalar ops) is interpreted block by block:
 // for each block of kBlock elements, every instruction runs as one tight SIMD
 // loop over the block, reading its operands' blocks and writing its own (all
 // in L1). Inputs of the output's shape are read in place; rank-0 inputs and
-// constants are splatted into a block once. No JIT.
+// constants are splatted into a block once; broadcast inputs (the
+// "input_broadcast" map of fused broadcast_in_dim ops) are gathered per
+// block. Results leave with non-temporal stores. No JIT. The thread pool
+// runs disjoint ranges of kTaskElements elements.
 //
-// Supported: params of type f32 or i1 (i1 only as a select predicate), f32
-// results, and the ops add, subtract, multiply, divide, maximum, minimum,
-// negate, abs, sqrt, rsqrt, exponential, log, tanh, logistic, constant,
-// select (i1 predicate) and compare (float comparison; not totalorder).
-// Boolean values are held as 1.0f / 0.0f.
+// Supported: programs whose values are all of one float type T (f32 or f64)
+// or i1 (i1 only as compare results and select predicates), T results, and
+// the ops add, subtract, multiply, divide, maximum, minimum, negate, abs,
+// sqrt, constant, select and compare (float comparison; not totalorder);
+// for f32 also rsqrt, exponential, log, tanh and logistic. Boolean values
+// are held as 1 / 0 in T.
 //
 // add, subtract, multiply, divide, sqrt, negate, abs, maximum, minimum,
-// compare and select give the reference's results exactly (f32 arithmetic is
-// correctly rounded, as is the reference's double arithmetic rounded once to
-// f32); maximum/minimum propagate NaN and order -0 < +0 like the reference.
-// exponential, log, tanh and logistic use hwy/contrib/math (a few ULP), with
-// the special values (NaN, +-inf, 0, negative log arguments, overflow)
-// patched to the reference's results; rsqrt is 1/sqrt (two roundings).
+// compare and select give the reference's results exactly (IEEE arithmetic
+// is correctly rounded, as is the reference's double arithmetic rounded once
+// to f32); maximum/minimum propagate NaN and order -0 < +0 like the
+// reference. exponential, log, tanh and logistic use hwy/contrib/math (a few
+// ULP), with the special values (NaN, +-inf, 0, negative log arguments,
+// overflow) patched to the reference's results; rsqrt is 1/sqrt (two
+// roundings).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -33,10 +38,13 @@
 #include "hwy/aligned_allocator.h"
 #include "hwy/cache_control.h"
 #include "hwy/contrib/math/math-inl.h"
+#include "kernels/cpu/float_ops-inl.h"
 
 #ifndef KILN_CPU_ELEMENTWISE_SHARED
 #define KILN_CPU_ELEMENTWISE_SHARED
+#include "kernels/cpu/gather.h"
 #include "kernels/cpu/kernels.h"
+#include "kernels/reference/elementwise_inputs.h"
 #include "kernels/reference/registry.h"
 
 namespace kiln::cpu {
@@ -47,7 +55,12 @@ struct ElementwiseProblem {
   const ScalarProgram* program = nullptr;
   std::vector<const uint8_t*> inputs;  // per param
   std::vector<bool> input_is_scalar;   // rank 0, broadcast
-  std::vector<float*> outputs;         // per result
+  // Per param: empty, or its stride along each output axis (a broadcast of
+  // a lower-rank operand fused into the program, read by GatherBlock).
+  std::vector<std::vector<int64_t>> gather_strides;
+  std::vector<int64_t> out_dims;
+  std::vector<uint8_t*> outputs;       // per result
+  ElementType type = ElementType::kF32; // the program's float type (f32 or f64)
   size_t n = 0;                        // elements per output
 };
 
@@ -66,35 +79,20 @@ namespace hn = hwy::HWY_NAMESPACE;
 using DF = hn::ScalableTag<float>;
 using VF = hn::Vec<DF>;
 
-template <class F>
-HWY_INLINE void Unary(DF d, const float* HWY_RESTRICT a, float* HWY_RESTRICT dst, size_t count, F f) {
+template <class D, class F, typename T = hn::TFromD<D>>
+HWY_INLINE void Unary(D d, const T* HWY_RESTRICT a, T* HWY_RESTRICT dst, size_t count, F f) {
   const size_t N = hn::Lanes(d);
   for (size_t i = 0; i < count; i += N) hn::Store(f(hn::LoadU(d, a + i)), d, dst + i);
 }
 
-template <class F>
-HWY_INLINE void Binary(DF d, const float* HWY_RESTRICT a, const float* HWY_RESTRICT b, float* HWY_RESTRICT dst,
-                       size_t count, F f) {
+template <class D, class F, typename T = hn::TFromD<D>>
+HWY_INLINE void Binary(D d, const T* HWY_RESTRICT a, const T* HWY_RESTRICT b, T* HWY_RESTRICT dst, size_t count,
+                       F f) {
   const size_t N = hn::Lanes(d);
   for (size_t i = 0; i < count; i += N) hn::Store(f(hn::LoadU(d, a + i), hn::LoadU(d, b + i)), d, dst + i);
 }
 
-// maximum/minimum as the reference: a NaN operand is the result (lhs first);
-// equal values pick +0 for maximum and -0 for minimum.
-HWY_INLINE VF Max(DF d, VF a, VF b) {
-  const auto a_neg = hn::Lt(hn::BitCast(hn::RebindToSigned<DF>(), a), hn::Zero(hn::RebindToSigned<DF>()));
-  const auto take_a = hn::Or(hn::Gt(a, b), hn::AndNot(hn::RebindMask(d, a_neg), hn::Eq(a, b)));
-  VF r = hn::IfThenElse(take_a, a, b);
-  r = hn::IfThenElse(hn::IsNaN(b), b, r);
-  return hn::IfThenElse(hn::IsNaN(a), a, r);
-}
-HWY_INLINE VF Min(DF d, VF a, VF b) {
-  const auto a_neg = hn::Lt(hn::BitCast(hn::RebindToSigned<DF>(), a), hn::Zero(hn::RebindToSigned<DF>()));
-  const auto take_a = hn::Or(hn::Lt(a, b), hn::And(hn::RebindMask(d, a_neg), hn::Eq(a, b)));
-  VF r = hn::IfThenElse(take_a, a, b);
-  r = hn::IfThenElse(hn::IsNaN(b), b, r);
-  return hn::IfThenElse(hn::IsNaN(a), a, r);
-}
+
 
 HWY_INLINE VF Exp(DF d, VF x) {
   const VF inf = hn::Set(d, std::numeric_limits<float>::infinity());
@@ -131,8 +129,9 @@ HWY_INLINE VF Logistic(DF d, VF x) {
   return hn::IfThenElse(hn::IsNaN(x), x, r);
 }
 
-VF Compare(DF d, ComparisonDirection dir, VF a, VF b) {
-  const VF one = hn::Set(d, 1.0f);
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE V Compare(D d, ComparisonDirection dir, V a, V b) {
+  const V one = hn::Set(d, hn::TFromD<D>(1));
   switch (dir) {
     case ComparisonDirection::kEQ: return hn::IfThenElseZero(hn::Eq(a, b), one);
     case ComparisonDirection::kNE: return hn::IfThenZeroElse(hn::Eq(a, b), one);
@@ -145,24 +144,29 @@ VF Compare(DF d, ComparisonDirection dir, VF a, VF b) {
 }
 
 // Runs the program over elements [begin, end) of every output.
-void RunElementwiseF32(const ElementwiseProblem& p, size_t begin, size_t end) {
-  const DF d;
+// Values are held as T (f32 or f64; i1 as 1 or 0); the transcendental ops
+// exist only for f32 (Supported() keeps them out of f64 programs).
+template <typename T>
+void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
+  using D = hn::ScalableTag<T>;
+  using V = hn::Vec<D>;
+  const D d;
   const size_t N = hn::Lanes(d);
   const ScalarProgram& prog = *p.program;
   const size_t num_params = prog.param_types.size();
   const size_t num_values = prog.num_values();
-  auto scratch = hwy::AllocateAligned<float>(num_values * kBlock);
+  auto scratch = hwy::AllocateAligned<T>(num_values * kBlock);
   auto slot = [&](size_t v) { return scratch.get() + v * kBlock; };
-  std::vector<const float*> src(num_values, nullptr);
+  std::vector<const T*> src(num_values, nullptr);
 
   // Broadcast params and constants: fill their blocks once.
   for (size_t v = 0; v < num_params; ++v) {
     if (!p.input_is_scalar[v]) continue;
-    float value;
+    T value;
     if (prog.param_types[v] == ElementType::kI1) {
-      value = p.inputs[v][0] != 0 ? 1.0f : 0.0f;
+      value = p.inputs[v][0] != 0 ? T(1) : T(0);
     } else {
-      std::memcpy(&value, p.inputs[v], sizeof(float));
+      std::memcpy(&value, p.inputs[v], sizeof(T));
     }
     std::fill(slot(v), slot(v) + kBlock, value);
     src[v] = slot(v);
@@ -171,7 +175,7 @@ void RunElementwiseF32(const ElementwiseProblem& p, size_t begin, size_t end) {
     const size_t v = num_params + k;
     src[v] = slot(v);
     if (prog.instrs[k].op == ScalarOp::kConstant) {
-      const float value = static_cast<float>(prog.instrs[k].constant.re);
+      const T value = static_cast<T>(prog.instrs[k].constant.re);
       std::fill(slot(v), slot(v) + kBlock, value);
     }
   }
@@ -181,52 +185,72 @@ void RunElementwiseF32(const ElementwiseProblem& p, size_t begin, size_t end) {
     const size_t padded = (count + N - 1) / N * N;
     for (size_t v = 0; v < num_params; ++v) {
       if (p.input_is_scalar[v]) continue;
-      if (prog.param_types[v] == ElementType::kI1) {
+      if (!p.gather_strides[v].empty()) {
+        T* dst = slot(v);
+        if (prog.param_types[v] == ElementType::kI1) {
+          uint8_t bytes[kBlock];
+          GatherBlock(p.inputs[v], p.gather_strides[v], p.out_dims, start, count, bytes);
+          for (size_t i = 0; i < count; ++i) dst[i] = bytes[i] != 0 ? T(1) : T(0);
+        } else {
+          GatherBlock(reinterpret_cast<const T*>(p.inputs[v]), p.gather_strides[v], p.out_dims, start, count,
+                      dst);
+        }
+        std::fill(dst + count, dst + padded, T(0));
+        src[v] = dst;
+      } else if (prog.param_types[v] == ElementType::kI1) {
         const uint8_t* in = p.inputs[v] + start;
-        float* dst = slot(v);
-        for (size_t i = 0; i < count; ++i) dst[i] = in[i] != 0 ? 1.0f : 0.0f;
-        std::fill(dst + count, dst + padded, 0.0f);
+        T* dst = slot(v);
+        for (size_t i = 0; i < count; ++i) dst[i] = in[i] != 0 ? T(1) : T(0);
+        std::fill(dst + count, dst + padded, T(0));
         src[v] = dst;
       } else if (count == kBlock) {
-        src[v] = reinterpret_cast<const float*>(p.inputs[v]) + start;  // read in place
+        src[v] = reinterpret_cast<const T*>(p.inputs[v]) + start;  // read in place
       } else {
-        float* dst = slot(v);
-        std::memcpy(dst, reinterpret_cast<const float*>(p.inputs[v]) + start, count * sizeof(float));
-        std::fill(dst + count, dst + padded, 0.0f);
+        T* dst = slot(v);
+        std::memcpy(dst, reinterpret_cast<const T*>(p.inputs[v]) + start, count * sizeof(T));
+        std::fill(dst + count, dst + padded, T(0));
         src[v] = dst;
       }
     }
     for (size_t k = 0; k < prog.instrs.size(); ++k) {
       const ScalarInstr& in = prog.instrs[k];
-      float* dst = slot(num_params + k);
-      const float* a = in.num_operands > 0 ? src[in.operands[0]] : nullptr;
-      const float* b = in.num_operands > 1 ? src[in.operands[1]] : nullptr;
+      T* dst = slot(num_params + k);
+      const T* a = in.num_operands > 0 ? src[in.operands[0]] : nullptr;
+      const T* b = in.num_operands > 1 ? src[in.operands[1]] : nullptr;
       switch (in.op) {
         case ScalarOp::kConstant: break;
-        case ScalarOp::kAdd: Binary(d, a, b, dst, padded, [](VF x, VF y) { return hn::Add(x, y); }); break;
-        case ScalarOp::kSubtract: Binary(d, a, b, dst, padded, [](VF x, VF y) { return hn::Sub(x, y); }); break;
-        case ScalarOp::kMultiply: Binary(d, a, b, dst, padded, [](VF x, VF y) { return hn::Mul(x, y); }); break;
-        case ScalarOp::kDivide: Binary(d, a, b, dst, padded, [](VF x, VF y) { return hn::Div(x, y); }); break;
-        case ScalarOp::kMaximum: Binary(d, a, b, dst, padded, [d](VF x, VF y) { return Max(d, x, y); }); break;
-        case ScalarOp::kMinimum: Binary(d, a, b, dst, padded, [d](VF x, VF y) { return Min(d, x, y); }); break;
-        case ScalarOp::kNegate: Unary(d, a, dst, padded, [](VF x) { return hn::Neg(x); }); break;
-        case ScalarOp::kAbs: Unary(d, a, dst, padded, [](VF x) { return hn::Abs(x); }); break;
-        case ScalarOp::kSqrt: Unary(d, a, dst, padded, [](VF x) { return hn::Sqrt(x); }); break;
+        case ScalarOp::kAdd: Binary(d, a, b, dst, padded, [](V x, V y) { return hn::Add(x, y); }); break;
+        case ScalarOp::kSubtract: Binary(d, a, b, dst, padded, [](V x, V y) { return hn::Sub(x, y); }); break;
+        case ScalarOp::kMultiply: Binary(d, a, b, dst, padded, [](V x, V y) { return hn::Mul(x, y); }); break;
+        case ScalarOp::kDivide: Binary(d, a, b, dst, padded, [](V x, V y) { return hn::Div(x, y); }); break;
+        case ScalarOp::kMaximum: Binary(d, a, b, dst, padded, [d](V x, V y) { return MaxLikeReference(d, x, y); }); break;
+        case ScalarOp::kMinimum: Binary(d, a, b, dst, padded, [d](V x, V y) { return MinLikeReference(d, x, y); }); break;
+        case ScalarOp::kNegate: Unary(d, a, dst, padded, [](V x) { return hn::Neg(x); }); break;
+        case ScalarOp::kAbs: Unary(d, a, dst, padded, [](V x) { return hn::Abs(x); }); break;
+        case ScalarOp::kSqrt: Unary(d, a, dst, padded, [](V x) { return hn::Sqrt(x); }); break;
         case ScalarOp::kRsqrt:
-          Unary(d, a, dst, padded, [d](VF x) { return hn::Div(hn::Set(d, 1.0f), hn::Sqrt(x)); });
+          Unary(d, a, dst, padded, [d](V x) { return hn::Div(hn::Set(d, T(1)), hn::Sqrt(x)); });
           break;
-        case ScalarOp::kExponential: Unary(d, a, dst, padded, [d](VF x) { return Exp(d, x); }); break;
-        case ScalarOp::kLog: Unary(d, a, dst, padded, [d](VF x) { return Log(d, x); }); break;
-        case ScalarOp::kTanh: Unary(d, a, dst, padded, [d](VF x) { return Tanh(d, x); }); break;
-        case ScalarOp::kLogistic: Unary(d, a, dst, padded, [d](VF x) { return Logistic(d, x); }); break;
+        case ScalarOp::kExponential:
+          if constexpr (sizeof(T) == 4) Unary(d, a, dst, padded, [d](V x) { return Exp(d, x); });
+          break;
+        case ScalarOp::kLog:
+          if constexpr (sizeof(T) == 4) Unary(d, a, dst, padded, [d](V x) { return Log(d, x); });
+          break;
+        case ScalarOp::kTanh:
+          if constexpr (sizeof(T) == 4) Unary(d, a, dst, padded, [d](V x) { return Tanh(d, x); });
+          break;
+        case ScalarOp::kLogistic:
+          if constexpr (sizeof(T) == 4) Unary(d, a, dst, padded, [d](V x) { return Logistic(d, x); });
+          break;
         case ScalarOp::kCompare: {
           const auto dir = static_cast<ComparisonDirection>(in.attr0);
-          Binary(d, a, b, dst, padded, [d, dir](VF x, VF y) { return Compare(d, dir, x, y); });
+          Binary(d, a, b, dst, padded, [d, dir](V x, V y) { return Compare(d, dir, x, y); });
           break;
         }
         case ScalarOp::kSelect: {
-          const float* t = src[in.operands[1]];
-          const float* f = src[in.operands[2]];
+          const T* t = src[in.operands[1]];
+          const T* f = src[in.operands[2]];
           for (size_t i = 0; i < padded; i += N) {
             const auto pred = hn::Ne(hn::LoadU(d, a + i), hn::Zero(d));
             hn::Store(hn::IfThenElse(pred, hn::LoadU(d, t + i), hn::LoadU(d, f + i)), d, dst + i);
@@ -237,8 +261,8 @@ void RunElementwiseF32(const ElementwiseProblem& p, size_t begin, size_t end) {
       }
     }
     for (size_t o = 0; o < p.outputs.size(); ++o) {
-      float* out = p.outputs[o] + start;
-      const float* res = src[prog.results[o]];
+      T* out = reinterpret_cast<T*>(p.outputs[o]) + start;
+      const T* res = src[prog.results[o]];
       if (count == kBlock && reinterpret_cast<uintptr_t>(out) % 64 == 0) {
         // Non-temporal stores: the output is not read back here, so skip
         // reading its cache lines in first (a third of the memory traffic).
@@ -246,12 +270,15 @@ void RunElementwiseF32(const ElementwiseProblem& p, size_t begin, size_t end) {
       } else if (count == kBlock) {
         for (size_t i = 0; i < kBlock; i += N) hn::StoreU(hn::LoadU(d, res + i), d, out + i);
       } else {
-        std::memcpy(out, res, count * sizeof(float));
+        std::memcpy(out, res, count * sizeof(T));
       }
     }
   }
   hwy::FlushStream();
 }
+
+void RunElementwiseF32(const ElementwiseProblem& p, size_t begin, size_t end) { RunElementwise<float>(p, begin, end); }
+void RunElementwiseF64(const ElementwiseProblem& p, size_t begin, size_t end) { RunElementwise<double>(p, begin, end); }
 
 }  // namespace HWY_NAMESPACE
 }  // namespace kiln::cpu
@@ -261,6 +288,7 @@ HWY_AFTER_NAMESPACE();
 namespace kiln::cpu {
 
 HWY_EXPORT(RunElementwiseF32);
+HWY_EXPORT(RunElementwiseF64);
 
 namespace {
 
@@ -270,10 +298,24 @@ Status RunReference(const KernelCall& call) {
   return ref(call);
 }
 
-bool IsF32(ElementType t) { return t == ElementType::kF32; }
+// The program's float type: f32 or f64, the one type of all its non-i1
+// values (kInvalid otherwise).
+ElementType FloatTypeOf(const ScalarProgram& prog) {
+  ElementType ft = ElementType::kInvalid;
+  for (size_t v = 0; v < prog.num_values(); ++v) {
+    const ElementType t = prog.ValueType(v);
+    if (t == ElementType::kI1) continue;
+    if (ft == ElementType::kInvalid) ft = t;
+    if (t != ft) return ElementType::kInvalid;
+  }
+  return ft == ElementType::kF32 || ft == ElementType::kF64 ? ft : ElementType::kInvalid;
+}
 
 // Whether this program is one the vector interpreter runs (see the top).
 bool Supported(const ScalarProgram& prog) {
+  const ElementType ft = FloatTypeOf(prog);
+  if (ft == ElementType::kInvalid) return false;
+  auto IsF32 = [ft](ElementType t) { return t == ft; };  // the program's float type
   const size_t num_params = prog.param_types.size();
   for (ElementType t : prog.param_types)
     if (!IsF32(t) && t != ElementType::kI1) return false;
@@ -303,6 +345,11 @@ bool Supported(const ScalarProgram& prog) {
       case ScalarOp::kLog:
       case ScalarOp::kTanh:
       case ScalarOp::kLogistic:
+        // The approximations (and rsqrt's two roundings) are f32 only.
+        if (ft == ElementType::kF64 && (in.op == ScalarOp::kRsqrt || in.op == ScalarOp::kExponential ||
+                                        in.op == ScalarOp::kLog || in.op == ScalarOp::kTanh ||
+                                        in.op == ScalarOp::kLogistic))
+          return false;
         if (!IsF32(in.type)) return false;
         for (int o = 0; o < arity; ++o)
           if (!IsF32(type_of(o))) return false;
@@ -351,18 +398,28 @@ Status Elementwise(const KernelCall& call) {
   const TensorRef& out0 = call.outputs[0];
   ElementwiseProblem p;
   p.program = prog;
+  p.type = FloatTypeOf(*prog);
   for (size_t o = 0; o < call.outputs.size(); ++o) {
     const TensorRef& out = call.outputs[o];
-    if (!IsF32(out.type) || !StorageOk(out) || !SameDims(out.dims, out0.dims)) return RunReference(call);
-    p.outputs.push_back(reinterpret_cast<float*>(out.data));
+    if (out.type != p.type || !StorageOk(out) || !SameDims(out.dims, out0.dims)) return RunReference(call);
+    p.outputs.push_back(out.data);
   }
+  // The reference's reading of the inputs (input_broadcast included): any
+  // call it would refuse is handed to it for its error.
+  std::vector<std::vector<int64_t>> strides;
+  if (!ref::ElementwiseInputStrides(call, &strides).ok() || out0.dims.size() > 16) return RunReference(call);
+  std::vector<int64_t> dense(out0.dims.size(), 1);
+  for (size_t a = dense.size(); a-- > 1;) dense[a - 1] = dense[a] * out0.dims[a];
+  p.out_dims.assign(out0.dims.begin(), out0.dims.end());
   for (size_t i = 0; i < call.inputs.size(); ++i) {
     const TensorRef& in = call.inputs[i];
     if (in.type != prog->param_types[i] || !StorageOk(in)) return RunReference(call);
-    const bool scalar = !SameDims(in.dims, out0.dims);
-    if (scalar && in.rank() != 0) return RunReference(call);
+    const bool scalar = std::all_of(strides[i].begin(), strides[i].end(), [](int64_t s) { return s == 0; });
+    bool full = true;  // read in place: the output's own layout
+    for (size_t a = 0; a < dense.size(); ++a) full = full && (strides[i][a] == dense[a] || out0.dims[a] == 1);
     p.inputs.push_back(in.data);
-    p.input_is_scalar.push_back(scalar);
+    p.input_is_scalar.push_back(scalar && !full);
+    p.gather_strides.push_back(scalar || full ? std::vector<int64_t>{} : strides[i]);
   }
   p.n = static_cast<size_t>(out0.NumElements());
   if (p.n == 0) return Status::Ok();
@@ -372,7 +429,12 @@ Status Elementwise(const KernelCall& call) {
   const int64_t tasks = static_cast<int64_t>((p.n + kTaskElements - 1) / kTaskElements);
   ParallelFor(call.runner, tasks, [&](int64_t t, int) {
     const size_t begin = static_cast<size_t>(t) * kTaskElements;
-    HWY_DYNAMIC_DISPATCH(RunElementwiseF32)(p, begin, std::min(p.n, begin + kTaskElements));
+    const size_t end = std::min(p.n, begin + kTaskElements);
+    if (p.type == ElementType::kF32) {
+      HWY_DYNAMIC_DISPATCH(RunElementwiseF32)(p, begin, end);
+    } else {
+      HWY_DYNAMIC_DISPATCH(RunElementwiseF64)(p, begin, end);
+    }
   });
   return Status::Ok();
 }

@@ -12,6 +12,22 @@ Status Dot(const KernelCall& call);
 // stablehlo.convolution for f32 and f64 via the GEMM (convolution.cc).
 Status Convolution(const KernelCall& call);
 
+// stablehlo.reduce of one f32/f64 operand by add/max/min (reduce.cc).
+bool ReduceApplies(const KernelParams& params);
+Status Reduce(const KernelCall& call);
+
+// stablehlo.broadcast_in_dim, transpose and slice for 1/2/4/8-byte element
+// types, concatenate for all (data_movement.cc).
+Status BroadcastInDim(const KernelCall& call);
+Status Transpose(const KernelCall& call);
+Status Slice(const KernelCall& call);
+Status Concatenate(const KernelCall& call);
+
+// stablehlo.reduce_window (pooling) of one f32/f64 operand by add/max/min
+// (reduce_window.cc).
+bool ReduceWindowApplies(const KernelParams& params);
+Status ReduceWindow(const KernelCall& call);
+
 // kiln.elementwise for f32 programs of the supported ops (elementwise.cc).
 bool ElementwiseApplies(const KernelParams& params);
 Status Elementwise(const KernelCall& call);

@@ -2,12 +2,18 @@
 //  - "kiln.elementwise": runs a ScalarProgram ("body") once per element. The
 //    compiler fuses chains of elementwise ops (including select and clamp)
 //    into one program; params are the inputs, results are the outputs.
+//    Inputs are output-shaped or rank 0, unless the optional attribute
+//    "input_broadcast" says otherwise: for each input in order, its rank r
+//    then r output axes (broadcast_in_dim's broadcast_dimensions), so a fused
+//    broadcast_in_dim of a lower-rank operand reads it in place. An input
+//    dim of size 1 repeats along a longer output axis.
 //  - "kiln.copy": byte copy of input 0 into output 0 (reshape, views).
 #include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "kernels/reference/elementwise_inputs.h"
 #include "kernels/reference/registry.h"
 #include "kernels/reference/scalar.h"
 #include "kernels/reference/tensor_index.h"
@@ -18,6 +24,50 @@ namespace {
 bool SameDims(std::span<const int64_t> a, std::span<const int64_t> b) {
   return std::equal(a.begin(), a.end(), b.begin(), b.end());
 }
+
+}  // namespace
+
+Status ElementwiseInputStrides(const KernelCall& call, std::vector<std::vector<int64_t>>* strides) {
+  const TensorRef& out0 = call.outputs[0];
+  const size_t rank = out0.dims.size();
+  const KernelAttr* map = call.params.Find("input_broadcast");
+  size_t at = 0;
+  strides->assign(call.inputs.size(), std::vector<int64_t>(rank, 0));
+  for (size_t i = 0; i < call.inputs.size(); ++i) {
+    const TensorRef& in = call.inputs[i];
+    KILN_RETURN_IF_ERROR(CheckStorage(in, "kiln.elementwise input"));
+    const std::string which = "kiln.elementwise: input " + std::to_string(i);
+    std::vector<int64_t> axes;  // output axis of each input axis
+    if (map) {
+      if (at >= map->ints.size() || map->ints[at] != in.rank())
+        return InvalidArgument(which + ": input_broadcast does not match its rank");
+      if (map->ints.size() - at - 1 < static_cast<size_t>(in.rank()))
+        return InvalidArgument(which + ": input_broadcast is too short");
+      axes.assign(map->ints.begin() + at + 1, map->ints.begin() + at + 1 + in.rank());
+      at += 1 + static_cast<size_t>(in.rank());
+    } else if (SameDims(in.dims, out0.dims)) {
+      for (size_t a = 0; a < rank; ++a) axes.push_back(static_cast<int64_t>(a));
+    } else if (in.rank() != 0) {
+      return InvalidArgument(which + " is neither output-shaped nor rank 0");
+    }
+    std::vector<bool> used(rank, false);
+    int64_t stride = 1;
+    for (size_t j = axes.size(); j-- > 0;) {
+      const int64_t a = axes[j];
+      if (a < 0 || a >= static_cast<int64_t>(rank) || used[a])
+        return InvalidArgument(which + ": input_broadcast names an invalid or repeated output axis");
+      used[a] = true;
+      if (in.dims[j] != out0.dims[a] && in.dims[j] != 1)
+        return InvalidArgument(which + ": dimension " + std::to_string(j) + " is neither 1 nor the output's");
+      (*strides)[i][a] = in.dims[j] == out0.dims[a] ? stride : 0;
+      stride *= in.dims[j];
+    }
+  }
+  if (map && at != map->ints.size()) return InvalidArgument("kiln.elementwise: input_broadcast is too long");
+  return Status::Ok();
+}
+
+namespace {
 
 Status Elementwise(const KernelCall& call) {
   const ScalarProgram* program = call.params.Program("body");
@@ -42,37 +92,36 @@ Status Elementwise(const KernelCall& call) {
     if (!SameDims(out.dims, out0.dims))
       return InvalidArgument("kiln.elementwise: outputs have different dims");
   }
-  // Inputs are either full tensors of the output's shape or rank-0 scalars
-  // broadcast to every element (as select and clamp allow).
-  std::vector<bool> is_scalar(call.inputs.size());
+  // Each input's element stride along every output axis (0 where it is
+  // broadcast).
+  std::vector<std::vector<int64_t>> in_strides;
+  KILN_RETURN_IF_ERROR(ElementwiseInputStrides(call, &in_strides));
   for (size_t i = 0; i < call.inputs.size(); ++i) {
     const TensorRef& in = call.inputs[i];
-    KILN_RETURN_IF_ERROR(CheckStorage(in, "kiln.elementwise input"));
     if (in.type != program->param_types[i])
       return InvalidArgument("kiln.elementwise: input " + std::to_string(i) +
                              " type differs from the program param type");
-    if (SameDims(in.dims, out0.dims)) {
-      is_scalar[i] = false;
-    } else if (in.rank() == 0) {
-      is_scalar[i] = true;
-    } else {
-      return InvalidArgument("kiln.elementwise: input " + std::to_string(i) +
-                             " is neither output-shaped nor rank 0");
-    }
   }
 
   std::vector<Scalar> params(call.inputs.size());
   std::vector<Scalar> scratch(program->num_values());
   std::vector<Scalar> results(program->results.size());
   const int64_t n = out0.NumElements();
+  std::vector<int64_t> idx(out0.dims.size(), 0);
   for (int64_t e = 0; e < n; ++e) {
     for (size_t i = 0; i < call.inputs.size(); ++i) {
       const TensorRef& in = call.inputs[i];
-      params[i] = LoadScalar(in.type, in.At(is_scalar[i] ? 0 : e));
+      int64_t off = 0;
+      for (size_t a = 0; a < idx.size(); ++a) off += idx[a] * in_strides[i][a];
+      params[i] = LoadScalar(in.type, in.At(off));
     }
     RunScalarProgram(*program, params.data(), scratch.data(), results.data());
     for (size_t o = 0; o < call.outputs.size(); ++o)
       StoreScalar(call.outputs[o].type, results[o], call.outputs[o].At(e));
+    for (size_t a = idx.size(); a-- > 0;) {
+      if (++idx[a] < out0.dims[a]) break;
+      idx[a] = 0;
+    }
   }
   return Status::Ok();
 }

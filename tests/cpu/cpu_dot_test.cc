@@ -142,7 +142,9 @@ TEST(CpuDotGeneral, PlainMatmulOddSizes) {
   const Shape shapes[] = {{1, 1, 1},    {1, 3, 1},     {3, 17, 5},   {17, 1, 63},  {63, 65, 130}, {65, 63, 17},
                           {130, 3, 65}, {7, 300, 33},  {129, 513, 9}, {5, 3, 1100}, {2, 130, 1}, {1, 64, 200},
                           // large enough to be split over the pool (GEMV and GEMM paths)
-                          {3, 700, 1500}, {1, 1000, 1100}, {301, 257, 299}, {8, 520, 1031}};
+                          {3, 700, 1500}, {1, 1000, 1100}, {301, 257, 299}, {8, 520, 1031},
+                          // above 2^26 multiply-adds: the per-step path with shared B packing
+                          {520, 300, 440}};
   for (const Shape& s : shapes) {
     SCOPED_TRACE(std::to_string(s.m) + "x" + std::to_string(s.k) + "x" + std::to_string(s.n));
     Check(DotGeneral({}, {}, {1}, {0}), Random(ElementType::kF32, {s.m, s.k}, rng),
@@ -354,7 +356,10 @@ TEST(CpuRegistry, FindsOnlyWhatApplies) {
   EXPECT_EQ(FindCpuKernel(DotGeneral({0}, {}, {1}, {0})), nullptr);  // batch counts differ
   KernelParams t;
   t.kernel = "stablehlo.transpose";
-  EXPECT_EQ(FindCpuKernel(t), nullptr);
+  EXPECT_NE(FindCpuKernel(t), nullptr);
+  KernelParams s;
+  s.kernel = "stablehlo.sort";  // no fast kernel: the reference runs it
+  EXPECT_EQ(FindCpuKernel(s), nullptr);
 }
 
 }  // namespace

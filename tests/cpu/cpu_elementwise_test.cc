@@ -260,6 +260,36 @@ TEST(CpuElementwise, SpecialValuesOfTranscendentals) {
   }
 }
 
+// Fused broadcasts of lower-rank operands (input_broadcast): select(p[m],
+// a[m, n] + bias[n], a * t[n, m]^T) - one[1, n] over odd shapes, including
+// ones that split into several blocks and pool tasks. Exact.
+TEST(CpuElementwise, BroadcastInputsReadInPlace) {
+  std::mt19937 rng(11);
+  ScalarProgram prog;
+  prog.param_types = {F32, F32, I1, F32, F32};  // a, bias, p, t, one
+  prog.instrs = {Instr(ScalarOp::kAdd, F32, {0, 1}),          // 5
+                 Instr(ScalarOp::kMultiply, F32, {0, 3}),     // 6
+                 Instr(ScalarOp::kSelect, F32, {2, 5, 6}),    // 7
+                 Instr(ScalarOp::kSubtract, F32, {7, 4})};    // 8
+  prog.results = {8};
+  const int64_t shapes[][2] = {{1, 1}, {3, 17}, {17, 3}, {5, 130}, {129, 513}, {700, 101}};
+  for (const auto& sh : shapes) {
+    const int64_t m = sh[0], n = sh[1];
+    SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n));
+    KernelParams params = Params(prog);
+    KernelAttr map;
+    map.name = "input_broadcast";
+    map.ints = {2, 0, 1, /*bias*/ 1, 1, /*p*/ 1, 0, /*t*/ 2, 1, 0, /*one*/ 2, 0, 1};
+    params.attrs.push_back(map);
+    std::vector<uint8_t> pred(static_cast<size_t>(m));
+    for (auto& b : pred) b = rng() % 2;
+    EXPECT_EQ(Compare(params, {F({m, n}, Values(m * n, rng)), F({n}, Values(n, rng)), B({m}, pred),
+                               F({n, m}, Values(n * m, rng)), F({1, n}, Values(n, rng))},
+                      {m, n}),
+              0);
+  }
+}
+
 // A fused chain: r0 = tanh(a * b + c) / 2 * max(a, 0.5); r1 = logistic(a)
 // with c a rank-0 input broadcast to every element. (Products, not sums, after
 // the inexact op, so that its few-ULP error is not magnified by cancellation.)
@@ -327,6 +357,70 @@ TEST(CpuElementwise, ResultIsAParamAndZeroElements) {
   EXPECT_EQ(Compare(Params(prog), {F({0, 3}, {}), F({0, 3}, {})}, {0, 3}, 2), 0);
   // Rank-0 output, rank-0 inputs.
   EXPECT_EQ(Compare(Params(prog), {F({}, {1.5f}), F({}, {2.0f})}, {}, 2), 0);
+}
+
+// f64 programs of the exact ops: every op of one chain, a broadcast rank-0
+// input and a compare/select, on special and random values; bit-identical to
+// the reference (NaN as NaN), single-threaded and on the pool.
+TEST(CpuElementwise, F64ExactOps) {
+  constexpr ElementType F64 = ElementType::kF64;
+  ScalarProgram prog;
+  prog.param_types = {F64, F64, F64};  // a, b, c (rank 0)
+  prog.instrs = {Instr(ScalarOp::kAdd, F64, {0, 1}),        // 3
+                 Instr(ScalarOp::kSubtract, F64, {3, 2}),   // 4
+                 Instr(ScalarOp::kMultiply, F64, {4, 0}),   // 5
+                 Instr(ScalarOp::kDivide, F64, {5, 1}),     // 6
+                 Instr(ScalarOp::kMaximum, F64, {6, 0}),    // 7
+                 Instr(ScalarOp::kMinimum, F64, {7, 1}),    // 8
+                 Instr(ScalarOp::kNegate, F64, {8}),        // 9
+                 Instr(ScalarOp::kAbs, F64, {9}),           // 10
+                 Instr(ScalarOp::kSqrt, F64, {10}),         // 11
+                 Instr(ScalarOp::kCompare, I1, {0, 1}, static_cast<int64_t>(ComparisonDirection::kLT)),  // 12
+                 Instr(ScalarOp::kSelect, F64, {12, 11, 9})};  // 13
+  prog.results = {13, 4};
+  KernelParams params = Params(prog);
+  KernelFn fast = FindCpuKernel(params);
+  ASSERT_NE(fast, nullptr);
+  std::mt19937 rng(21);
+  std::uniform_real_distribution<double> u(-1e3, 1e3);
+  const double specials[] = {NAN, INFINITY, -INFINITY, 0.0, -0.0, 4.9e-324, 1.7e308, -1.0};
+  for (int64_t n : kSizes) {
+    SCOPED_TRACE(n);
+    std::vector<double> a(n), b(n);
+    for (int64_t i = 0; i < n; ++i) {
+      a[i] = i % 9 == 4 ? specials[(i / 9) % 8] : u(rng);
+      b[i] = i % 7 == 2 ? specials[(i / 7) % 8] : (i % 5 == 0 ? a[i] : u(rng));
+    }
+    double c = 0.5;
+    std::vector<int64_t> dims = {n};
+    std::vector<double> got0(n, 7), got1(n, 7), thr0(n, 9), thr1(n, 9), want0(n), want1(n);
+    auto ref_of = [&](std::vector<double>& v, std::vector<int64_t>& d) {
+      return TensorRef{F64, d, reinterpret_cast<uint8_t*>(v.data()), v.size() * 8};
+    };
+    std::vector<int64_t> scalar_dims;
+    std::vector<double> cv = {c};
+    TensorRef in[3] = {ref_of(a, dims), ref_of(b, dims), ref_of(cv, scalar_dims)};
+    TensorRef g[2] = {ref_of(got0, dims), ref_of(got1, dims)};
+    TensorRef h[2] = {ref_of(thr0, dims), ref_of(thr1, dims)};
+    TensorRef w[2] = {ref_of(want0, dims), ref_of(want1, dims)};
+    ASSERT_TRUE(fast(KernelCall{params, in, g}).ok());
+    ASSERT_TRUE(fast(KernelCall{params, in, h, TestPool()}).ok());
+    ASSERT_TRUE(ref::FindReferenceKernel("kiln.elementwise")(KernelCall{params, in, w}).ok());
+    EXPECT_EQ(std::memcmp(got0.data(), thr0.data(), n * 8), 0);
+    EXPECT_EQ(std::memcmp(got1.data(), thr1.data(), n * 8), 0);
+    int bad = 0;
+    for (int64_t i = 0; i < n && bad < 5; ++i)
+      for (auto [gv, wv] : {std::pair{got0[i], want0[i]}, std::pair{got1[i], want1[i]}}) {
+        const bool same = std::isnan(wv) ? std::isnan(gv) : std::memcmp(&gv, &wv, 8) == 0;
+        bad += !same;
+        EXPECT_TRUE(same) << "element " << i << ": got " << gv << ", want " << wv;
+      }
+  }
+  // The f32 approximations are not used for f64.
+  ScalarProgram e = Unary(ScalarOp::kExponential);
+  e.param_types = {F64};
+  e.instrs[0].type = F64;
+  EXPECT_EQ(FindCpuKernel(Params(e)), nullptr);
 }
 
 TEST(CpuElementwise, UnsupportedProgramsAreNotClaimed) {

@@ -199,6 +199,90 @@ func.func @main(%x: tensor<64xf32>, %c: tensor<i1>) -> tensor<64xf32> {
   EXPECT_EQ(fused.outputs[0].data, unfused.outputs[0].data);
 }
 
+TEST_P(Fusion, BroadcastsOfLowerRankOperandsAreReadInPlace) {
+  // Bias along the last axis, a per-row value along the first, a size-1
+  // dim expanded, and a broadcast that transposes: one dispatch, read in
+  // place through input_broadcast, equal to the unfused program.
+  constexpr char kSource[] = R"(
+func.func @main(%x: tensor<37x70xf32>, %bias: tensor<70xf32>, %row: tensor<37xf32>, %one: tensor<1x70xf32>,
+                %t: tensor<70x37xf32>) -> tensor<37x70xf32> {
+  %b = stablehlo.broadcast_in_dim %bias, dims = [1] : (tensor<70xf32>) -> tensor<37x70xf32>
+  %r = stablehlo.broadcast_in_dim %row, dims = [0] : (tensor<37xf32>) -> tensor<37x70xf32>
+  %o = stablehlo.broadcast_in_dim %one, dims = [0, 1] : (tensor<1x70xf32>) -> tensor<37x70xf32>
+  %tt = stablehlo.broadcast_in_dim %t, dims = [1, 0] : (tensor<70x37xf32>) -> tensor<37x70xf32>
+  %k = stablehlo.constant dense<1.500000e+00> : tensor<70xf32>
+  %kk = stablehlo.broadcast_in_dim %k, dims = [1] : (tensor<70xf32>) -> tensor<37x70xf32>
+  %0 = stablehlo.add %x, %b : tensor<37x70xf32>
+  %1 = stablehlo.subtract %0, %r : tensor<37x70xf32>
+  %2 = stablehlo.multiply %1, %o : tensor<37x70xf32>
+  %3 = stablehlo.maximum %2, %tt : tensor<37x70xf32>
+  %4 = stablehlo.exponential %3 : tensor<37x70xf32>
+  %5 = stablehlo.multiply %4, %kk : tensor<37x70xf32>
+  return %5 : tensor<37x70xf32>
+}
+)";
+  const auto x = Values(37 * 70, 6), bias = Values(70, 7), row = Values(37, 8), one = Values(70, 9),
+             t = Values(70 * 37, 10);
+  std::vector<vm::HostTensor> in = {Tensor(ElementType::kF32, {37, 70}, x.data(), x.size() * 4),
+                                    Tensor(ElementType::kF32, {70}, bias.data(), bias.size() * 4),
+                                    Tensor(ElementType::kF32, {37}, row.data(), row.size() * 4),
+                                    Tensor(ElementType::kF32, {1, 70}, one.data(), one.size() * 4),
+                                    Tensor(ElementType::kF32, {70, 37}, t.data(), t.size() * 4)};
+  RunResult fused = CompileAndRun(kSource, true, in);
+  RunResult unfused = CompileAndRun(kSource, false, in);
+  EXPECT_EQ(fused.dispatches, 1u);  // the splat constant %k broadcast along rows is a program constant
+  EXPECT_EQ(unfused.dispatches, 11u);
+  ASSERT_EQ(fused.outputs.size(), 1u);
+  ASSERT_EQ(unfused.outputs.size(), 1u);
+  EXPECT_EQ(fused.outputs[0].data, unfused.outputs[0].data);
+}
+
+TEST_P(Fusion, MlpBiasAndSoftmaxChains) {
+  // The shapes of examples/mlp.mlir: bias + relu after a dot, and the
+  // softmax's subtract/exp and divide with per-row broadcasts.
+  constexpr char kSource[] = R"(
+func.func @main(%x: tensor<5x16xf32>, %w: tensor<16x10xf32>, %bias: tensor<10xf32>) -> tensor<5x10xf32> {
+  %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<5x16xf32>, tensor<16x10xf32>) -> tensor<5x10xf32>
+  %1 = stablehlo.broadcast_in_dim %bias, dims = [1] : (tensor<10xf32>) -> tensor<5x10xf32>
+  %2 = stablehlo.add %0, %1 : tensor<5x10xf32>
+  %zero = stablehlo.constant dense<0.0> : tensor<5x10xf32>
+  %3 = stablehlo.maximum %2, %zero : tensor<5x10xf32>
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %max = stablehlo.reduce(%3 init: %ninf) applies stablehlo.maximum across dimensions = [1] : (tensor<5x10xf32>, tensor<f32>) -> tensor<5xf32>
+  %4 = stablehlo.broadcast_in_dim %max, dims = [0] : (tensor<5xf32>) -> tensor<5x10xf32>
+  %5 = stablehlo.subtract %3, %4 : tensor<5x10xf32>
+  %6 = stablehlo.exponential %5 : tensor<5x10xf32>
+  %zerof = stablehlo.constant dense<0.0> : tensor<f32>
+  %sum = stablehlo.reduce(%6 init: %zerof) applies stablehlo.add across dimensions = [1] : (tensor<5x10xf32>, tensor<f32>) -> tensor<5xf32>
+  %7 = stablehlo.broadcast_in_dim %sum, dims = [0] : (tensor<5xf32>) -> tensor<5x10xf32>
+  %8 = stablehlo.divide %6, %7 : tensor<5x10xf32>
+  return %8 : tensor<5x10xf32>
+}
+)";
+  const auto x = Values(80, 11), w = Values(160, 12), bias = Values(10, 13);
+  std::vector<float> xs(x), ws(w), bs(bias);
+  for (auto* vec : {&xs, &ws, &bs})  // finite, moderate values: a real softmax
+    for (auto& v : *vec) v = std::isfinite(v) && std::fabs(v) < 100 ? v * 0.1f : 0.5f;
+  std::vector<vm::HostTensor> in = {Tensor(ElementType::kF32, {5, 16}, xs.data(), xs.size() * 4),
+                                    Tensor(ElementType::kF32, {16, 10}, ws.data(), ws.size() * 4),
+                                    Tensor(ElementType::kF32, {10}, bs.data(), bs.size() * 4)};
+  RunResult fused = CompileAndRun(kSource, true, in);
+  RunResult unfused = CompileAndRun(kSource, false, in);
+  // dot, [bias+relu], reduce, [broadcast+subtract+exp], reduce, [broadcast+divide]
+  EXPECT_EQ(fused.dispatches, 6u);
+  EXPECT_EQ(unfused.dispatches, 11u);
+  ASSERT_EQ(fused.outputs.size(), 1u);
+  ASSERT_EQ(unfused.outputs.size(), 1u);
+  EXPECT_EQ(fused.outputs[0].data, unfused.outputs[0].data);
+  std::vector<float> p(50);
+  std::memcpy(p.data(), fused.outputs[0].data.data(), 200);
+  for (int r = 0; r < 5; ++r) {
+    float sum = 0;
+    for (int c = 0; c < 10; ++c) sum += p[r * 10 + c];
+    EXPECT_NEAR(sum, 1.0f, 1e-5f) << "row " << r;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(CpuModes, Fusion, ::testing::Values(hal::CpuMode::kInline, hal::CpuMode::kDeferred),
                          [](const auto& info) { return info.param == hal::CpuMode::kInline ? "inline" : "deferred"; });
 

@@ -1,0 +1,231 @@
+// Fast stablehlo.broadcast_in_dim, transpose and slice for every element
+// type of 1, 2, 4 or 8 bytes (others run the reference kernel), and
+// concatenate for every type. The first three read the operand through
+// per-result-axis strides (gather.h):
+//  - broadcast_in_dim: a broadcast axis has stride 0 (runs are fills);
+//  - slice: strides scaled by the slice's strides, from the start offset;
+//  - transpose: where the result's innermost axis is not the operand's,
+//    tiles of kTile x kTile elements are copied so that reads and writes
+//    both stay within a few cache lines (a plain strided gather would touch
+//    one line per element on one side).
+// Results are copies of operand elements, so they equal the reference's
+// bit for bit. Work is split over the thread pool by ranges of the result.
+// concatenate copies each input's rows into its band of the result.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "kernels/cpu/gather.h"
+#include "kernels/cpu/kernels.h"
+#include "kernels/reference/registry.h"
+
+namespace kiln::cpu {
+namespace {
+
+constexpr size_t kTaskElements = size_t{1} << 16;
+constexpr int64_t kTile = 16;
+
+Status RunReference(const KernelCall& call) {
+  KernelFn ref = ref::FindReferenceKernel(call.params.kernel);
+  if (ref == nullptr) return Unimplemented(call.params.kernel + ": no reference kernel");
+  return ref(call);
+}
+
+bool StorageOk(const TensorRef& t) {
+  for (int64_t d : t.dims)
+    if (d < 0) return false;
+  const int64_t n = t.NumElements();
+  if (n > 0 && t.data == nullptr) return false;
+  return static_cast<uint64_t>(n) * StorageBytes(t.type) <= t.byte_size;
+}
+
+std::vector<int64_t> RowMajor(std::span<const int64_t> dims) {
+  std::vector<int64_t> s(dims.size(), 1);
+  for (size_t i = dims.size(); i-- > 1;) s[i - 1] = s[i] * dims[i];
+  return s;
+}
+
+// out[i] = in[sum_a index_a(i) * strides[a]] over the whole result.
+template <typename T>
+void StridedCopy(const TensorRef& in, int64_t base, const TensorRef& out, const std::vector<int64_t>& strides,
+                 TaskRunner* runner) {
+  const T* src = reinterpret_cast<const T*>(in.data) + base;
+  T* dst = reinterpret_cast<T*>(out.data);
+  const std::vector<int64_t> dims(out.dims.begin(), out.dims.end());
+  const size_t n = static_cast<size_t>(out.NumElements());
+  const size_t rank = dims.size();
+  // A transpose whose innermost result axis is strided in the operand, and
+  // some other result axis k reads the operand contiguously: tile (k, last).
+  int64_t k = -1;
+  if (rank >= 2 && strides[rank - 1] > 1)
+    for (size_t a = 0; a + 1 < rank; ++a)
+      if (strides[a] == 1 && dims[a] > 1) k = static_cast<int64_t>(a);
+  if (k < 0) {
+    const int64_t tasks = static_cast<int64_t>((n + kTaskElements - 1) / kTaskElements);
+    ParallelFor(runner, tasks, [&](int64_t t, int) {
+      const size_t begin = static_cast<size_t>(t) * kTaskElements;
+      GatherBlock(src, strides, dims, begin, std::min(kTaskElements, n - begin), dst + begin);
+    });
+    return;
+  }
+  // Outer positions: every result axis except k and the last.
+  const auto os = RowMajor(dims);
+  const int64_t dk = dims[k], dl = dims[rank - 1];
+  const int64_t sk_out = os[k], sl_in = strides[rank - 1];
+  std::vector<int64_t> outer_dims, outer_in, outer_out;
+  for (size_t a = 0; a + 1 < rank; ++a)
+    if (static_cast<int64_t>(a) != k) {
+      outer_dims.push_back(dims[a]);
+      outer_in.push_back(strides[a]);
+      outer_out.push_back(os[a]);
+    }
+  int64_t outer = 1;
+  for (int64_t d : outer_dims) outer *= d;
+  const int64_t tiles_k = (dk + kTile - 1) / kTile;
+  ParallelFor(runner, outer * tiles_k, [&](int64_t t, int) {
+    int64_t o = t / tiles_k, in_off = 0, out_off = 0;
+    for (size_t a = outer_dims.size(); a-- > 0;) {
+      const int64_t i = o % outer_dims[a];
+      o /= outer_dims[a];
+      in_off += i * outer_in[a];
+      out_off += i * outer_out[a];
+    }
+    const int64_t k0 = (t % tiles_k) * kTile, k1 = std::min(dk, k0 + kTile);
+    for (int64_t l0 = 0; l0 < dl; l0 += kTile) {
+      const int64_t l1 = std::min(dl, l0 + kTile);
+      for (int64_t kk = k0; kk < k1; ++kk) {
+        T* d = dst + out_off + kk * sk_out;
+        const T* s = src + in_off + kk;
+        for (int64_t l = l0; l < l1; ++l) d[l] = s[l * sl_in];
+      }
+    }
+  });
+}
+
+// `base`: the operand element that result element 0 reads.
+Status Copy(const KernelCall& call, const std::vector<int64_t>& strides, int64_t base = 0) {
+  const TensorRef& in = call.inputs[0];
+  const TensorRef& out = call.outputs[0];
+  if (out.NumElements() == 0) return Status::Ok();
+  switch (StorageBytes(out.type)) {
+    case 1: StridedCopy<uint8_t>(in, base, out, strides, call.runner); break;
+    case 2: StridedCopy<uint16_t>(in, base, out, strides, call.runner); break;
+    case 4: StridedCopy<uint32_t>(in, base, out, strides, call.runner); break;
+    case 8: StridedCopy<uint64_t>(in, base, out, strides, call.runner); break;
+    default: return RunReference(call);
+  }
+  return Status::Ok();
+}
+
+bool Unary(const KernelCall& call) {
+  if (call.inputs.size() != 1 || call.outputs.size() != 1) return false;
+  const TensorRef& in = call.inputs[0];
+  const TensorRef& out = call.outputs[0];
+  const size_t bytes = StorageBytes(out.type);
+  return in.type == out.type && StorageOk(in) && StorageOk(out) && out.rank() <= 16 &&
+         (bytes == 1 || bytes == 2 || bytes == 4 || bytes == 8);
+}
+
+}  // namespace
+
+Status BroadcastInDim(const KernelCall& call) {
+  if (!Unary(call)) return RunReference(call);
+  const TensorRef& in = call.inputs[0];
+  const TensorRef& out = call.outputs[0];
+  auto bdims = call.params.Ints("broadcast_dimensions");
+  if (static_cast<int64_t>(bdims.size()) != in.rank()) return RunReference(call);
+  const auto is = RowMajor(in.dims);
+  std::vector<int64_t> strides(out.dims.size(), 0);
+  std::vector<bool> used(out.dims.size(), false);
+  for (int64_t d = 0; d < in.rank(); ++d) {
+    const int64_t b = bdims[d];
+    if (b < 0 || b >= out.rank() || used[b]) return RunReference(call);
+    used[b] = true;
+    if (in.dims[d] != 1 && in.dims[d] != out.dims[b]) return RunReference(call);
+    strides[b] = in.dims[d] == 1 ? 0 : is[d];
+  }
+  return Copy(call, strides);
+}
+
+Status Transpose(const KernelCall& call) {
+  if (!Unary(call)) return RunReference(call);
+  const TensorRef& in = call.inputs[0];
+  const TensorRef& out = call.outputs[0];
+  auto perm = call.params.Ints("permutation");
+  if (static_cast<int64_t>(perm.size()) != in.rank() || out.rank() != in.rank()) return RunReference(call);
+  const auto is = RowMajor(in.dims);
+  std::vector<int64_t> strides(perm.size());
+  std::vector<bool> used(perm.size(), false);
+  for (size_t d = 0; d < perm.size(); ++d) {
+    if (perm[d] < 0 || perm[d] >= in.rank() || used[perm[d]] || out.dims[d] != in.dims[perm[d]])
+      return RunReference(call);
+    used[perm[d]] = true;
+    strides[d] = is[perm[d]];
+  }
+  return Copy(call, strides);
+}
+
+Status Slice(const KernelCall& call) {
+  if (!Unary(call)) return RunReference(call);
+  const TensorRef& in = call.inputs[0];
+  const TensorRef& out = call.outputs[0];
+  const size_t rank = in.dims.size();
+  auto start = call.params.Ints("start_indices");
+  auto limit = call.params.Ints("limit_indices");
+  std::vector<int64_t> step(rank, 1);
+  if (call.params.Has("strides")) step.assign(call.params.Ints("strides").begin(), call.params.Ints("strides").end());
+  if (start.size() != rank || limit.size() != rank || step.size() != rank || out.dims.size() != rank)
+    return RunReference(call);
+  const auto is = RowMajor(in.dims);
+  std::vector<int64_t> strides(rank);
+  int64_t base = 0;
+  for (size_t d = 0; d < rank; ++d) {
+    if (!(0 <= start[d] && start[d] <= limit[d] && limit[d] <= in.dims[d]) || step[d] <= 0 ||
+        out.dims[d] != (limit[d] - start[d] + step[d] - 1) / step[d])
+      return RunReference(call);
+    strides[d] = is[d] * step[d];
+    base += start[d] * is[d];
+  }
+  return Copy(call, strides, out.NumElements() == 0 ? 0 : base);
+}
+
+Status Concatenate(const KernelCall& call) {
+  if (call.inputs.empty() || call.outputs.size() != 1) return RunReference(call);
+  const TensorRef& out = call.outputs[0];
+  const int64_t dim = call.params.Int("dimension", -1);
+  if (!StorageOk(out) || dim < 0 || dim >= out.rank()) return RunReference(call);
+  int64_t total = 0;
+  for (const TensorRef& in : call.inputs) {
+    if (!StorageOk(in) || in.type != out.type || in.rank() != out.rank()) return RunReference(call);
+    for (int64_t d = 0; d < out.rank(); ++d)
+      if (d != dim && in.dims[d] != out.dims[d]) return RunReference(call);
+    total += in.dims[dim];
+  }
+  if (total != out.dims[dim]) return RunReference(call);
+  if (out.NumElements() == 0) return Status::Ok();
+  // Rows: the dims before `dim`; each input contributes a contiguous band of
+  // in.dims[dim..] elements to every result row.
+  const size_t eb = StorageBytes(out.type);
+  int64_t rows = 1, out_row = 1;
+  for (int64_t d = 0; d < dim; ++d) rows *= out.dims[d];
+  for (int64_t d = dim; d < out.rank(); ++d) out_row *= out.dims[d];
+  std::vector<int64_t> band_offset, band_size;
+  int64_t offset = 0;
+  for (const TensorRef& in : call.inputs) {
+    const int64_t band = rows == 0 ? 0 : in.NumElements() / rows;
+    band_offset.push_back(offset);
+    band_size.push_back(band);
+    offset += band;
+  }
+  const int64_t rows_per_task = std::max<int64_t>(1, static_cast<int64_t>(kTaskElements) / std::max<int64_t>(1, out_row));
+  ParallelFor(call.runner, (rows + rows_per_task - 1) / rows_per_task, [&](int64_t t, int) {
+    for (int64_t r = t * rows_per_task; r < std::min(rows, (t + 1) * rows_per_task); ++r)
+      for (size_t i = 0; i < call.inputs.size(); ++i)
+        if (band_size[i] > 0)
+          std::memcpy(out.data + (r * out_row + band_offset[i]) * eb, call.inputs[i].data + r * band_size[i] * eb,
+                      static_cast<size_t>(band_size[i]) * eb);
+  });
+  return Status::Ok();
+}
+
+}  // namespace kiln::cpu

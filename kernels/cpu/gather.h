@@ -1,0 +1,56 @@
+// Reading a tensor through per-output-axis element strides: the common core
+// of broadcast_in_dim, transpose and the broadcast inputs of fused
+// elementwise programs. Plain C++ (no SIMD): the runs it finds along the
+// innermost axis become memcpy, fill or a strided loop.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+namespace kiln::cpu {
+
+// dst[i] = in[offset of output element (start + i)] for i < count, where the
+// output has `dims` (rank <= 16) and output axis a advances the input by
+// strides[a] elements (0 where the input is broadcast).
+template <typename T>
+void GatherBlock(const T* in, const std::vector<int64_t>& strides, const std::vector<int64_t>& dims, size_t start,
+                 size_t count, T* dst) {
+  const size_t rank = dims.size();
+  if (rank == 0) {
+    std::fill(dst, dst + count, in[0]);
+    return;
+  }
+  int64_t idx[16];
+  int64_t off = 0;
+  size_t rest = start;
+  for (size_t a = rank; a-- > 0;) {
+    idx[a] = static_cast<int64_t>(rest % static_cast<size_t>(dims[a]));
+    rest /= static_cast<size_t>(dims[a]);
+    off += idx[a] * strides[a];
+  }
+  const int64_t inner = dims[rank - 1], step = strides[rank - 1];
+  for (size_t i = 0; i < count;) {
+    const size_t run = std::min(count - i, static_cast<size_t>(inner - idx[rank - 1]));
+    if (step == 1) {
+      std::memcpy(dst + i, in + off, run * sizeof(T));
+    } else if (step == 0) {
+      std::fill(dst + i, dst + i + run, in[off]);
+    } else {
+      for (size_t j = 0; j < run; ++j) dst[i + j] = in[off + static_cast<int64_t>(j) * step];
+    }
+    i += run;
+    // Advance to the start of the next innermost run, carrying outwards.
+    off += static_cast<int64_t>(run) * step;
+    idx[rank - 1] += static_cast<int64_t>(run);
+    for (size_t a = rank; a-- > 0 && idx[a] == dims[a];) {
+      off -= dims[a] * strides[a];
+      idx[a] = 0;
+      if (a == 0) break;
+      off += strides[a - 1];
+      ++idx[a - 1];
+    }
+  }
+}
+
+}  // namespace kiln::cpu

@@ -1,0 +1,226 @@
+// Fast stablehlo.reduce_window (pooling) for one f32 or f64 operand whose
+// body is add, maximum or minimum (reduce_body.h), with any window sizes,
+// strides, window dilations and padding (base dilation runs the reference).
+//
+// Each result element folds its window's taps in row-major tap order from
+// the init value, a tap on padding contributing the init value, exactly as
+// the reference does, so results are bit-identical. When the innermost axis
+// is not windowed (size-1 window, stride 1, no padding: the channels of an
+// NHWC pooling), neighbouring results along it are computed together with
+// SIMD; otherwise one result at a time. Tap offsets are computed once per
+// result position. Work is split over the thread pool by result positions.
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/cpu/reduce_window.cc"
+#include "kernels/cpu/hwy_targets.h"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "kernels/cpu/float_ops-inl.h"
+
+#ifndef KILN_CPU_REDUCE_WINDOW_SHARED
+#define KILN_CPU_REDUCE_WINDOW_SHARED
+#include "kernels/cpu/kernels.h"
+#include "kernels/cpu/reduce_body.h"
+#include "kernels/reference/registry.h"
+
+namespace kiln::cpu {
+
+struct WindowProblem {
+  const void* in = nullptr;
+  void* out = nullptr;
+  const void* init = nullptr;
+  ReduceOp op = ReduceOp::kAdd;
+  // Over the "position" axes: every axis, or every axis but the last when
+  // the last is carried as a vector of `lanes` results.
+  std::vector<int64_t> in_dims, out_dims, wdims, strides, wdil, pad_lo, in_strides;
+  size_t lanes = 1;           // results per position (the unwindowed last axis), 1 otherwise
+  size_t begin = 0, end = 0;  // positions of this task
+};
+
+}  // namespace kiln::cpu
+#endif  // KILN_CPU_REDUCE_WINDOW_SHARED
+
+HWY_BEFORE_NAMESPACE();
+namespace kiln::cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+template <typename T>
+void WindowRows(const WindowProblem& p) {
+  const hn::ScalableTag<T> d;
+  const hn::CappedTag<T, 1> d1;
+  const size_t N = hn::Lanes(d);
+  const T* in = static_cast<const T*>(p.in);
+  T* out = static_cast<T*>(p.out);
+  T init;
+  std::memcpy(&init, p.init, sizeof(T));
+  const size_t r = p.out_dims.size();
+  size_t taps = 1;
+  for (int64_t w : p.wdims) taps *= static_cast<size_t>(w);
+  std::vector<int64_t> tap_off(taps);  // input offset of each tap, -1 on padding
+  std::vector<int64_t> oi(r), wi(r);
+  for (size_t pos = p.begin; pos < p.end; ++pos) {
+    size_t rest = pos;
+    for (size_t a = r; a-- > 0;) {
+      oi[a] = static_cast<int64_t>(rest % static_cast<size_t>(p.out_dims[a]));
+      rest /= static_cast<size_t>(p.out_dims[a]);
+    }
+    std::fill(wi.begin(), wi.end(), 0);
+    for (size_t t = 0; t < taps; ++t) {
+      int64_t off = 0;
+      for (size_t a = 0; a < r && off >= 0; ++a) {
+        const int64_t x = oi[a] * p.strides[a] + wi[a] * p.wdil[a] - p.pad_lo[a];
+        off = (x < 0 || x >= p.in_dims[a]) ? -1 : off + x * p.in_strides[a];
+      }
+      tap_off[t] = off;
+      for (size_t a = r; a-- > 0;) {
+        if (++wi[a] < p.wdims[a]) break;
+        wi[a] = 0;
+      }
+    }
+    T* dst = out + pos * p.lanes;
+    size_t c = 0;
+    for (; c + N <= p.lanes; c += N) {
+      auto acc = hn::Set(d, init);
+      for (size_t t = 0; t < taps; ++t)
+        acc = Combine(d, p.op, acc, tap_off[t] < 0 ? hn::Set(d, init) : hn::LoadU(d, in + tap_off[t] * p.lanes + c));
+      hn::StoreU(acc, d, dst + c);
+    }
+    for (; c < p.lanes; ++c) {
+      auto acc = hn::Set(d1, init);
+      for (size_t t = 0; t < taps; ++t)
+        acc = Combine(d1, p.op, acc, hn::Set(d1, tap_off[t] < 0 ? init : in[tap_off[t] * p.lanes + c]));
+      dst[c] = hn::GetLane(acc);
+    }
+  }
+}
+
+void WindowF32(const WindowProblem& p) { WindowRows<float>(p); }
+void WindowF64(const WindowProblem& p) { WindowRows<double>(p); }
+
+}  // namespace HWY_NAMESPACE
+}  // namespace kiln::cpu
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace kiln::cpu {
+
+HWY_EXPORT(WindowF32);
+HWY_EXPORT(WindowF64);
+
+namespace {
+
+Status RunReference(const KernelCall& call) {
+  KernelFn ref = ref::FindReferenceKernel(call.params.kernel);
+  if (ref == nullptr) return Unimplemented(call.params.kernel + ": no reference kernel");
+  return ref(call);
+}
+
+bool StorageOk(const TensorRef& t, ElementType type) {
+  if (t.type != type) return false;
+  for (int64_t d : t.dims)
+    if (d < 0) return false;
+  const int64_t n = t.NumElements();
+  if (n > 0 && t.data == nullptr) return false;
+  return static_cast<uint64_t>(n) * StorageBytes(type) <= t.byte_size;
+}
+
+// `count` values of an attribute, or `fallback` repeated when it is absent.
+bool IntsOr(const KernelParams& p, const char* name, size_t count, int64_t fallback, std::vector<int64_t>* out) {
+  auto v = p.Ints(name);
+  if (!p.Has(name) || v.empty()) {
+    out->assign(count, fallback);
+    return true;
+  }
+  if (v.size() != count) return false;
+  out->assign(v.begin(), v.end());
+  return true;
+}
+
+}  // namespace
+
+bool ReduceWindowApplies(const KernelParams& params) {
+  const ScalarProgram* body = params.Program("body");
+  ReduceOp op;
+  ElementType t;
+  return body != nullptr && ReduceBodyOp(*body, &op, &t);
+}
+
+Status ReduceWindow(const KernelCall& call) {
+  const ScalarProgram* body = call.params.Program("body");
+  ReduceOp op;
+  ElementType t;
+  if (body == nullptr || !ReduceBodyOp(*body, &op, &t) || call.inputs.size() != 2 || call.outputs.size() != 1)
+    return RunReference(call);
+  const TensorRef& in = call.inputs[0];
+  const TensorRef& init = call.inputs[1];
+  const TensorRef& out = call.outputs[0];
+  if (!StorageOk(in, t) || !StorageOk(init, t) || init.rank() != 0 || !StorageOk(out, t)) return RunReference(call);
+  const size_t r = in.dims.size();
+  std::vector<int64_t> wdims, strides, base_dil, wdil, padding;
+  auto wd = call.params.Ints("window_dimensions");
+  wdims.assign(wd.begin(), wd.end());
+  if (wdims.size() != r || r == 0 || out.dims.size() != r || !IntsOr(call.params, "window_strides", r, 1, &strides) ||
+      !IntsOr(call.params, "base_dilations", r, 1, &base_dil) ||
+      !IntsOr(call.params, "window_dilations", r, 1, &wdil) || !IntsOr(call.params, "padding", 2 * r, 0, &padding))
+    return RunReference(call);
+  for (size_t a = 0; a < r; ++a) {
+    if (wdims[a] <= 0 || strides[a] <= 0 || base_dil[a] != 1 || wdil[a] <= 0 || wdims[a] > (int64_t{1} << 20) ||
+        wdil[a] > (int64_t{1} << 20) || std::abs(padding[2 * a]) > (int64_t{1} << 40) ||
+        std::abs(padding[2 * a + 1]) > (int64_t{1} << 40))
+      return RunReference(call);
+    // The reference's result shape; anything else is its error to report.
+    const int64_t padded = padding[2 * a] + in.dims[a] + padding[2 * a + 1];
+    const int64_t win = (wdims[a] - 1) * wdil[a] + 1;
+    if (out.dims[a] != (padded < win ? 0 : (padded - win) / strides[a] + 1)) return RunReference(call);
+  }
+  if (out.NumElements() == 0) return Status::Ok();
+  int64_t window_taps = 1;
+  for (int64_t w : wdims)
+    if (__builtin_mul_overflow(window_taps, w, &window_taps) || window_taps > (int64_t{1} << 24))
+      return RunReference(call);
+  WindowProblem p;
+  p.in = in.data;
+  p.out = out.data;
+  p.init = init.data;
+  p.op = op;
+  // The innermost axis rides along as SIMD lanes when it is not windowed.
+  const bool lanes = r >= 2 && wdims[r - 1] == 1 && strides[r - 1] == 1 && padding[2 * r - 2] == 0 &&
+                     padding[2 * r - 1] == 0;
+  const size_t pr = lanes ? r - 1 : r;
+  p.lanes = lanes ? static_cast<size_t>(in.dims[r - 1]) : 1;
+  std::vector<int64_t> is(r, 1);
+  for (size_t a = r; a-- > 1;) is[a - 1] = is[a] * in.dims[a];
+  for (size_t a = 0; a < pr; ++a) {
+    p.in_dims.push_back(in.dims[a]);
+    p.out_dims.push_back(out.dims[a]);
+    p.wdims.push_back(wdims[a]);
+    p.strides.push_back(strides[a]);
+    p.wdil.push_back(wdil[a]);
+    p.pad_lo.push_back(padding[2 * a]);
+    p.in_strides.push_back(lanes ? is[a] / in.dims[r - 1] : is[a]);  // in units of `lanes` elements
+  }
+  size_t positions = 1, taps = 1;
+  for (int64_t d : p.out_dims) positions *= static_cast<size_t>(d);
+  for (int64_t w : p.wdims) taps *= static_cast<size_t>(w);
+  const size_t per_task = std::max<size_t>(1, (size_t{1} << 16) / std::max<size_t>(1, taps * p.lanes));
+  const int64_t tasks = static_cast<int64_t>((positions + per_task - 1) / per_task);
+  ParallelFor(call.runner, tasks, [&](int64_t task, int) {
+    WindowProblem q = p;
+    q.begin = static_cast<size_t>(task) * per_task;
+    q.end = std::min(positions, q.begin + per_task);
+    if (t == ElementType::kF32) {
+      HWY_DYNAMIC_DISPATCH(WindowF32)(q);
+    } else {
+      HWY_DYNAMIC_DISPATCH(WindowF64)(q);
+    }
+  });
+  return Status::Ok();
+}
+
+}  // namespace kiln::cpu
+#endif  // HWY_ONCE

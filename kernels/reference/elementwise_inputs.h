@@ -1,0 +1,18 @@
+// How kiln.elementwise reads its inputs (shared by the reference kernel and
+// the fast CPU kernel, so both accept exactly the same calls).
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "kernels/common/kernel.h"
+
+namespace kiln::ref {
+
+// For each input, its element stride along every output axis (0 where the
+// input is broadcast): output-shaped inputs, rank-0 inputs, or, with the
+// attribute "input_broadcast" (per input: rank r, then r output axes, as in
+// broadcast_in_dim), lower-rank inputs and size-1 dims. Checks each input's
+// storage and shape; errors name the input.
+Status ElementwiseInputStrides(const KernelCall& call, std::vector<std::vector<int64_t>>* strides);
+
+}  // namespace kiln::ref

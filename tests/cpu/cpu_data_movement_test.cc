@@ -1,0 +1,163 @@
+// The fast CPU broadcast_in_dim, transpose, slice and concatenate
+// (kernels/cpu/data_movement.cc) against the reference kernels, byte for byte: element types of 1, 2, 4, 8
+// and 16 bytes (the last runs the reference), every permutation of rank 3,
+// odd sizes around the 16x16 tiles, size-1 and zero-sized dims, broadcasts
+// that expand, repeat and transpose, and sizes that split over the pool.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/cpu/registry.h"
+#include "kernels/reference/registry.h"
+#include "tests/cpu/test_pool.h"
+
+namespace kiln::cpu {
+namespace {
+
+int64_t Count(const std::vector<int64_t>& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  return n;
+}
+
+KernelParams Params(const char* kernel, const char* attr, std::vector<int64_t> v) {
+  KernelParams p;
+  p.kernel = kernel;
+  KernelAttr a;
+  a.name = attr;
+  a.ints = std::move(v);
+  p.attrs.push_back(a);
+  return p;
+}
+
+void Check(const KernelParams& p, ElementType t, std::vector<int64_t> in_dims, std::vector<int64_t> out_dims,
+           uint32_t seed) {
+  SCOPED_TRACE(p.kernel + " " + std::string(Name(t)));
+  std::mt19937 rng(seed);
+  const size_t es = StorageBytes(t);
+  std::vector<uint8_t> in(static_cast<size_t>(Count(in_dims)) * es);
+  for (auto& b : in) b = static_cast<uint8_t>(rng());
+  if (t == ElementType::kI1)
+    for (auto& b : in) b &= 1;
+  const size_t out_bytes = static_cast<size_t>(Count(out_dims)) * es;
+  std::vector<uint8_t> got(out_bytes, 0xCD), threaded(out_bytes, 0xEF), want(out_bytes, 0);
+  TensorRef ins[1] = {{t, in_dims, in.data(), in.size()}};
+  TensorRef g[1] = {{t, out_dims, got.data(), got.size()}};
+  TensorRef h[1] = {{t, out_dims, threaded.data(), threaded.size()}};
+  TensorRef w[1] = {{t, out_dims, want.data(), want.size()}};
+  KernelFn fast = FindCpuKernel(p);
+  ASSERT_NE(fast, nullptr);
+  ASSERT_TRUE(ref::FindReferenceKernel(p.kernel)(KernelCall{p, ins, w}).ok());
+  ASSERT_TRUE(fast(KernelCall{p, ins, g}).ok());
+  ASSERT_TRUE(fast(KernelCall{p, ins, h, TestPool()}).ok());
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(threaded, want);
+}
+
+void CheckTranspose(ElementType t, std::vector<int64_t> in_dims, std::vector<int64_t> perm, uint32_t seed) {
+  std::vector<int64_t> out_dims;
+  for (int64_t a : perm) out_dims.push_back(in_dims[a]);
+  Check(Params("stablehlo.transpose", "permutation", perm), t, in_dims, out_dims, seed);
+}
+
+const ElementType kTypes[] = {ElementType::kF32, ElementType::kF16, ElementType::kSI8, ElementType::kF64,
+                              ElementType::kI1, ElementType::kC128};
+
+TEST(CpuTranspose, TwoDimensionalOddSizes) {
+  for (ElementType t : kTypes)
+    for (auto dims : std::vector<std::vector<int64_t>>{{1, 1}, {1, 5}, {5, 1}, {17, 33}, {16, 16}, {31, 65}, {0, 3}})
+      CheckTranspose(t, dims, {1, 0}, 1);
+}
+
+TEST(CpuTranspose, EveryPermutationOfRankThreeAndFour) {
+  std::vector<int64_t> perm = {0, 1, 2};
+  do {
+    for (ElementType t : kTypes) CheckTranspose(t, {5, 7, 19}, perm, 2);
+  } while (std::next_permutation(perm.begin(), perm.end()));
+  std::vector<int64_t> p4 = {0, 1, 2, 3};
+  do {
+    CheckTranspose(ElementType::kF32, {2, 3, 17, 5}, p4, 3);
+  } while (std::next_permutation(p4.begin(), p4.end()));
+}
+
+TEST(CpuTranspose, LargeEnoughToSplit) {
+  CheckTranspose(ElementType::kF32, {300, 257}, {1, 0}, 4);
+  CheckTranspose(ElementType::kF64, {3, 130, 170}, {2, 0, 1}, 5);
+}
+
+TEST(CpuBroadcastInDim, ExpandRepeatAndTranspose) {
+  struct Case {
+    std::vector<int64_t> in, out, dims;
+  };
+  const Case cases[] = {{{5}, {3, 5}, {1}},          {{3}, {3, 5}, {0}},         {{1, 5}, {4, 5}, {0, 1}},
+                        {{}, {7, 9}, {}},            {{3, 1}, {3, 4}, {0, 1}},   {{4, 3}, {3, 4}, {1, 0}},
+                        {{2, 1, 3}, {2, 5, 3, 7}, {0, 1, 2}}, {{0}, {2, 0}, {1}}, {{257}, {300, 257}, {1}},
+                        {{300}, {300, 257}, {0}}};
+  for (const Case& c : cases)
+    for (ElementType t : kTypes)
+      Check(Params("stablehlo.broadcast_in_dim", "broadcast_dimensions", c.dims), t, c.in, c.out, 6);
+}
+
+TEST(CpuSlice, StartsLimitsAndStrides) {
+  struct Case {
+    std::vector<int64_t> in, start, limit, strides;
+  };
+  const Case cases[] = {{{10}, {2}, {9}, {3}},          {{7, 9}, {1, 0}, {6, 9}, {1, 1}},
+                        {{7, 9}, {0, 2}, {7, 7}, {2, 1}}, {{5, 6, 7}, {1, 2, 3}, {5, 6, 7}, {2, 3, 1}},
+                        {{4, 4}, {2, 2}, {2, 4}, {1, 1}}, {{300, 260}, {3, 1}, {299, 259}, {1, 2}}};
+  for (const Case& c : cases) {
+    std::vector<int64_t> out;
+    for (size_t d = 0; d < c.in.size(); ++d) out.push_back((c.limit[d] - c.start[d] + c.strides[d] - 1) / c.strides[d]);
+    KernelParams p = Params("stablehlo.slice", "start_indices", c.start);
+    KernelAttr l, st;
+    l.name = "limit_indices";
+    l.ints = c.limit;
+    st.name = "strides";
+    st.ints = c.strides;
+    p.attrs.push_back(l);
+    p.attrs.push_back(st);
+    for (ElementType t : kTypes) Check(p, t, c.in, out, 7);
+  }
+}
+
+TEST(CpuConcatenate, EveryDimensionAndEmptyInputs) {
+  std::mt19937 rng(8);
+  for (ElementType t : kTypes) {
+    for (int64_t dim = 0; dim < 3; ++dim) {
+      std::vector<std::vector<int64_t>> in_dims = {{3, 4, 5}, {3, 4, 5}, {3, 4, 5}};
+      in_dims[0][dim] = 2;
+      in_dims[1][dim] = 0;  // an empty input contributes nothing
+      in_dims[2][dim] = 7;
+      std::vector<int64_t> out_dims = {3, 4, 5};
+      out_dims[dim] = 9;
+      const size_t es = StorageBytes(t);
+      std::vector<std::vector<uint8_t>> data;
+      std::vector<TensorRef> ins;
+      for (auto& d : in_dims) {
+        data.emplace_back(static_cast<size_t>(Count(d)) * es);
+        for (auto& b : data.back()) b = static_cast<uint8_t>(rng()) & (t == ElementType::kI1 ? 1 : 0xff);
+      }
+      for (size_t i = 0; i < in_dims.size(); ++i) ins.push_back({t, in_dims[i], data[i].data(), data[i].size()});
+      KernelParams p = Params("stablehlo.concatenate", "dimension", {dim});
+      const size_t bytes = static_cast<size_t>(Count(out_dims)) * es;
+      std::vector<uint8_t> got(bytes, 0xCD), threaded(bytes, 0xEF), want(bytes, 0);
+      TensorRef g[1] = {{t, out_dims, got.data(), got.size()}};
+      TensorRef h[1] = {{t, out_dims, threaded.data(), threaded.size()}};
+      TensorRef w[1] = {{t, out_dims, want.data(), want.size()}};
+      KernelFn fast = FindCpuKernel(p);
+      ASSERT_NE(fast, nullptr);
+      ASSERT_TRUE(ref::FindReferenceKernel(p.kernel)(KernelCall{p, ins, w}).ok());
+      ASSERT_TRUE(fast(KernelCall{p, ins, g}).ok());
+      ASSERT_TRUE(fast(KernelCall{p, ins, h, TestPool()}).ok());
+      EXPECT_EQ(got, want) << "dimension " << dim;
+      EXPECT_EQ(threaded, want) << "dimension " << dim;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kiln::cpu

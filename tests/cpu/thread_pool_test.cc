@@ -1,0 +1,70 @@
+// The CPU driver's kernel thread pool (hal/cpu/thread_pool.h): every task
+// runs exactly once, worker indices are in range and never shared by two
+// tasks at the same time, nested and concurrent callers run their tasks
+// themselves instead of deadlocking, and a pool of one runs everything on
+// the calling thread.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "hal/cpu/thread_pool.h"
+
+namespace kiln::hal {
+namespace {
+
+TEST(ThreadPool, RunsEveryTaskOnceWithExclusiveWorkerIndices) {
+  ThreadPool pool(4);
+  ASSERT_EQ(pool.num_workers(), 4);
+  for (int64_t tasks : {0, 1, 2, 3, 7, 100, 1000}) {
+    std::vector<std::atomic<int>> runs(static_cast<size_t>(tasks));
+    std::vector<std::atomic<int>> busy(4);
+    std::atomic<bool> overlap{false}, out_of_range{false};
+    pool.Run(tasks, [&](int64_t t, int w) {
+      if (w < 0 || w >= 4) {
+        out_of_range = true;
+        return;
+      }
+      if (busy[w].fetch_add(1) != 0) overlap = true;
+      runs[t].fetch_add(1);
+      std::this_thread::yield();
+      busy[w].fetch_sub(1);
+    });
+    for (int64_t t = 0; t < tasks; ++t) EXPECT_EQ(runs[t].load(), 1) << "task " << t << " of " << tasks;
+    EXPECT_FALSE(overlap);
+    EXPECT_FALSE(out_of_range);
+  }
+}
+
+TEST(ThreadPool, NestedRunDoesNotDeadlock) {
+  ThreadPool pool(3);
+  std::atomic<int> inner{0};
+  pool.Run(6, [&](int64_t, int) { ParallelFor(&pool, 5, [&](int64_t, int) { inner.fetch_add(1); }); });
+  EXPECT_EQ(inner.load(), 30);
+}
+
+TEST(ThreadPool, ConcurrentCallersBothFinish) {
+  ThreadPool pool(2);
+  std::atomic<int> a{0}, b{0};
+  std::thread other([&] {
+    for (int i = 0; i < 200; ++i) pool.Run(8, [&](int64_t, int) { a.fetch_add(1); });
+  });
+  for (int i = 0; i < 200; ++i) pool.Run(8, [&](int64_t, int) { b.fetch_add(1); });
+  other.join();
+  EXPECT_EQ(a.load(), 1600);
+  EXPECT_EQ(b.load(), 1600);
+}
+
+TEST(ThreadPool, OneThreadRunsOnTheCaller) {
+  ThreadPool pool(1);
+  EXPECT_EQ(pool.num_workers(), 1);
+  const auto caller = std::this_thread::get_id();
+  bool elsewhere = false;
+  pool.Run(10, [&](int64_t, int w) { elsewhere = elsewhere || w != 0 || std::this_thread::get_id() != caller; });
+  EXPECT_FALSE(elsewhere);
+  EXPECT_GE(ThreadPool(0).num_workers(), 1);  // 0: one per core
+}
+
+}  // namespace
+}  // namespace kiln::hal
