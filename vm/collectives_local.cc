@@ -17,8 +17,7 @@ std::string Seconds(std::chrono::milliseconds t) {
 }  // namespace
 
 InProcessTransport::InProcessTransport(uint32_t num_replicas, uint32_t num_partitions)
-    : num_replicas_(num_replicas),
-      num_partitions_(num_partitions),
+    : num_partitions_(num_partitions),
       sequence_(num_replicas * num_partitions),
       done_(num_replicas * num_partitions) {}
 

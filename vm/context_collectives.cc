@@ -6,6 +6,7 @@
 // uploads it. Reductions run on the device, as dispatches of the op's
 // reduction body (a kiln.elementwise executable), in group order.
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 #include "kernels/reference/scalar.h"
