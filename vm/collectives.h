@@ -68,6 +68,12 @@ inline std::string CollectiveDesc::Serialize() const {
 
 std::string ProcessName(uint32_t flat_id, uint32_t num_partitions);  // "(r, p)"
 
+// "process (0, 0) runs A, process (1, 0) runs B" for two signatures that
+// differ: their readable parts (before " with ") when those differ, else
+// the whole signatures.
+std::string DescribeMismatch(const std::string& a, uint32_t a_id, const std::string& b, uint32_t b_id,
+                             uint32_t num_partitions);
+
 // How processes meet. Every call blocks the calling VM context's thread
 // (never a kernel worker) until the peers arrive, the deadline passes, or a
 // peer is known to have finished or failed without arriving.

@@ -105,8 +105,11 @@ Status Context::RunCollective(const Instruction& ins, Frame& frame) {
 
   std::vector<HostTensor> results;  // set unless the op wrote its results itself
   bool written = false;
-  std::string signature = d.Serialize();
-  for (const auto& t : *inputs) signature += " " + TypeText(t);
+  // What every member must agree on: readable part first (see
+  // ReadableSignature), then every attribute.
+  std::string signature = label + " on (";
+  for (size_t i = 0; i < inputs->size(); ++i) signature += (i ? ", " : "") + TypeText((*inputs)[i]);
+  signature += ") with " + d.Serialize();
 
   auto my_group = [&](bool required) -> StatusOr<std::vector<uint32_t>> {
     KILN_ASSIGN_OR_RETURN(auto groups, ProcessGroups(d, Rn, P));

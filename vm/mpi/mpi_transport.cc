@@ -128,8 +128,8 @@ class MpiTransport final : public CollectiveTransport {
                                                          Name(e.group[i]) + " of its group [" + group_text + "]");
       if (!why.empty()) return DataLoss(e.label + ": from process " + Name(e.group[i]) + ": " + why);
       if (signature != e.signature)
-        return InvalidArgument("mismatched collectives in group [" + group_text + "]: process " + Name(e.self) +
-                               " runs " + e.signature + ", process " + Name(e.group[i]) + " runs " + signature);
+        return InvalidArgument("mismatched collectives in group [" + group_text + "]: " +
+                               DescribeMismatch(e.signature, e.self, signature, e.group[i], num_partitions_));
       all[i] = std::move(tensors);
     }
     for (size_t i = 0; i < out.size(); ++i)
