@@ -169,8 +169,12 @@ class MpiTransport final : public CollectiveTransport {
     // Floating max/min: MPI's NaN handling is not the spec's; exchange instead.
     bool float_minmax = (type == MPI_FLOAT || type == MPI_DOUBLE) &&
                         (op == StandardReduction::kMax || op == StandardReduction::kMin);
+    // Signed integer products overflow in MPI's C arithmetic (undefined);
+    // the spec wraps: exchange instead.
+    bool signed_product = (type == MPI_INT32_T || type == MPI_INT64_T) && op == StandardReduction::kProduct;
     int64_t count = inout->NumElements();
-    if (!everyone || type == MPI_DATATYPE_NULL || mop == MPI_OP_NULL || float_minmax || count > INT32_MAX)
+    if (!everyone || type == MPI_DATATYPE_NULL || mop == MPI_OP_NULL || float_minmax || signed_product ||
+        count > INT32_MAX)
       return false;
     auto deadline = Clock::now() + e.timeout;
     std::string group_text;
