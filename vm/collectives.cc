@@ -80,6 +80,17 @@ std::string ProcessName(uint32_t flat_id, uint32_t num_partitions) {
   return "(" + std::to_string(flat_id / num_partitions) + ", " + std::to_string(flat_id % num_partitions) + ")";
 }
 
+std::string DescribeMismatch(const std::string& a, uint32_t a_id, const std::string& b, uint32_t b_id,
+                             uint32_t num_partitions) {
+  std::string ra = a.substr(0, a.find(" with ")), rb = b.substr(0, b.find(" with "));
+  if (ra == rb) {
+    ra = a;
+    rb = b;
+  }
+  return "process " + ProcessName(a_id, num_partitions) + " runs " + ra + ", process " +
+         ProcessName(b_id, num_partitions) + " runs " + rb;
+}
+
 void FeedQueue::Push(HostTensor t) {
   std::lock_guard<std::mutex> l(mu_);
   q_.push_back(std::move(t));

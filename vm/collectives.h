@@ -46,6 +46,9 @@ struct CollectiveDesc {
   std::string Label() const;
 };
 
+// A reduction a transport may run natively (e.g. MPI_Iallreduce).
+enum class StandardReduction { kNone, kSum, kProduct, kMax, kMin };
+
 // A process's contribution to, or result of, an exchange: its tensors.
 using Payload = std::shared_ptr<const std::vector<HostTensor>>;
 
@@ -68,6 +71,12 @@ inline std::string CollectiveDesc::Serialize() const {
 
 std::string ProcessName(uint32_t flat_id, uint32_t num_partitions);  // "(r, p)"
 
+// "process (0, 0) runs A, process (1, 0) runs B" for two signatures that
+// differ: their readable parts (before " with ") when those differ, else
+// the whole signatures.
+std::string DescribeMismatch(const std::string& a, uint32_t a_id, const std::string& b, uint32_t b_id,
+                             uint32_t num_partitions);
+
 // How processes meet. Every call blocks the calling VM context's thread
 // (never a kernel worker) until the peers arrive, the deadline passes, or a
 // peer is known to have finished or failed without arriving.
@@ -87,6 +96,16 @@ class CollectiveTransport {
   // for the same group meets the k-th call of the others. Returns every
   // member's payload, in group order.
   virtual StatusOr<std::vector<Payload>> ExchangeAll(const Exchange& e) = 0;
+
+  // An all_reduce of `e.payload`'s one tensor with a standard reduction,
+  // in place in `*inout`, if the medium does it natively; false when it does
+  // not (the caller then uses ExchangeAll). Same matching rules.
+  virtual StatusOr<bool> AllReduce(const Exchange& e, StandardReduction op, HostTensor* inout) {
+    (void)e;
+    (void)op;
+    (void)inout;
+    return false;
+  }
 
   // Point-to-point through a channel: Send queues and returns; Recv takes the
   // oldest message queued for (channel, self) or, for messages sent to no

@@ -17,8 +17,7 @@ std::string Seconds(std::chrono::milliseconds t) {
 }  // namespace
 
 InProcessTransport::InProcessTransport(uint32_t num_replicas, uint32_t num_partitions)
-    : num_replicas_(num_replicas),
-      num_partitions_(num_partitions),
+    : num_partitions_(num_partitions),
       sequence_(num_replicas * num_partitions),
       done_(num_replicas * num_partitions) {}
 
@@ -75,10 +74,13 @@ StatusOr<std::vector<Payload>> InProcessTransport::ExchangeAll(const Exchange& e
     }
   }
   for (size_t i = 0; i < n; ++i)
-    if (slot.signatures[i] != slot.signatures[0])
-      return InvalidArgument("mismatched collectives in group [" + group_key.substr(0, group_key.size() - 1) +
-                             "]: process " + Name(e.group[0]) + " runs " + slot.signatures[0] + ", process " +
-                             Name(e.group[i]) + " runs " + slot.signatures[i]);
+    if (slot.signatures[i] != slot.signatures[0]) {
+      std::string all;
+      for (uint32_t id : e.group) all += (all.empty() ? "" : ", ") + Name(id);
+      return InvalidArgument("mismatched collectives in group [" + all + "]: " +
+                             DescribeMismatch(slot.signatures[0], e.group[0], slot.signatures[i], e.group[i],
+                                              num_partitions_));
+    }
   std::vector<Payload> out = slot.payloads;
   if (++slot.readers == n) slots_.erase({group_key, seq});
   return out;

@@ -36,7 +36,7 @@ class InProcessTransport final : public CollectiveTransport {
   // Why `id` will never arrive, or "" while it still may.
   std::string Gone(uint32_t id) const;
 
-  uint32_t num_replicas_, num_partitions_;
+  uint32_t num_partitions_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::vector<std::map<std::string, uint64_t>> sequence_;  // per process: group -> exchanges so far

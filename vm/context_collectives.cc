@@ -6,6 +6,7 @@
 // uploads it. Reductions run on the device, as dispatches of the op's
 // reduction body (a kiln.elementwise executable), in group order.
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 #include "kernels/reference/scalar.h"
@@ -30,6 +31,27 @@ StatusOr<int64_t> IntElement(const HostTensor& t, int64_t i) {
     return InvalidArgument("root operand " + TypeText(t) + " has no integer element " + std::to_string(i));
   Scalar s = ref::LoadScalar(t.type, t.data.data() + i * StorageBytes(t.type));
   return s.i;
+}
+
+// The body as a standard reduction (one add/multiply/maximum/minimum of the
+// two parameters), for transports that reduce natively.
+StandardReduction StandardOf(const KernelParams& params) {
+  const KernelAttr* body = params.Find("body");
+  if (!body || !body->has_program) return StandardReduction::kNone;
+  const ScalarProgram& p = body->program;
+  if (p.param_types.size() != 2 || p.instrs.size() != 1 || p.results.size() != 1 || p.results[0] != 2)
+    return StandardReduction::kNone;
+  const ScalarInstr& in = p.instrs[0];
+  bool args = in.num_operands == 2 && ((in.operands[0] == 0 && in.operands[1] == 1) ||
+                                       (in.operands[0] == 1 && in.operands[1] == 0));
+  if (!args) return StandardReduction::kNone;
+  switch (in.op) {
+    case ScalarOp::kAdd: return StandardReduction::kSum;
+    case ScalarOp::kMultiply: return StandardReduction::kProduct;
+    case ScalarOp::kMaximum: return StandardReduction::kMax;
+    case ScalarOp::kMinimum: return StandardReduction::kMin;
+    default: return StandardReduction::kNone;
+  }
 }
 
 }  // namespace
@@ -104,8 +126,11 @@ Status Context::RunCollective(const Instruction& ins, Frame& frame) {
 
   std::vector<HostTensor> results;  // set unless the op wrote its results itself
   bool written = false;
-  std::string signature = d.Serialize();
-  for (const auto& t : *inputs) signature += " " + TypeText(t);
+  // What every member must agree on: readable part first (see
+  // ReadableSignature), then every attribute.
+  std::string signature = label + " on (";
+  for (size_t i = 0; i < inputs->size(); ++i) signature += (i ? ", " : "") + TypeText((*inputs)[i]);
+  signature += ") with " + d.Serialize();
 
   auto my_group = [&](bool required) -> StatusOr<std::vector<uint32_t>> {
     KILN_ASSIGN_OR_RETURN(auto groups, ProcessGroups(d, Rn, P));
@@ -129,7 +154,30 @@ Status Context::RunCollective(const Instruction& ins, Frame& frame) {
     return static_cast<int64_t>(std::find(g.begin(), g.end(), self) - g.begin());
   };
 
-  if (d.op == "stablehlo.all_gather") {
+  // A reduction the transport can run natively (MPI_Iallreduce); the kind
+  // joins the signature so that every member takes the same path.
+  bool reduced_by_transport = false;
+  if (reduce && exe < module_->executables.size()) {
+    StandardReduction standard = StandardOf(module_->executables[exe]);
+    signature += " reduction=" + std::to_string(static_cast<int>(standard));
+    if (d.op == "stablehlo.all_reduce" && standard != StandardReduction::kNone && inputs->size() == 1) {
+      KILN_ASSIGN_OR_RETURN(auto group, my_group(true));
+      CollectiveTransport::Exchange e;
+      e.self = self;
+      e.group = group;
+      e.label = label;
+      e.signature = signature;
+      e.payload = inputs;
+      e.timeout = options_.collective_timeout;
+      HostTensor value = (*inputs)[0];
+      KILN_ASSIGN_OR_RETURN(reduced_by_transport, env.transport->AllReduce(e, standard, &value));
+      if (reduced_by_transport) results.push_back(std::move(value));
+    }
+  }
+
+  if (reduced_by_transport) {
+    // results holds the reduced value.
+  } else if (d.op == "stablehlo.all_gather") {
     KILN_ASSIGN_OR_RETURN(auto group, my_group(true));
     KILN_ASSIGN_OR_RETURN(auto all, exchange(group));
     for (size_t k = 0; k < inputs->size(); ++k) {
@@ -139,7 +187,7 @@ Status Context::RunCollective(const Instruction& ins, Frame& frame) {
       results.push_back(std::move(t));
     }
   } else if (d.op == "stablehlo.all_reduce" || d.op == "stablehlo.reduce_scatter") {
-    if (!reduce) return Internal(label + " without a reduction body");
+    if (!reduce) return InvalidArgument(label + " needs a reduction body (collective.reduce)");
     KILN_ASSIGN_OR_RETURN(auto group, my_group(true));
     KILN_ASSIGN_OR_RETURN(auto all, exchange(group));
     if (out_regs.size() != inputs->size()) return Internal(label + ": operand and result counts differ");

@@ -1,6 +1,7 @@
 // The in-process grid runner (see grid.h).
 #include "vm/grid.h"
 
+#include <cstdio>
 #include <mutex>
 #include <thread>
 

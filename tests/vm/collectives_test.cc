@@ -137,9 +137,16 @@ TEST(InProcessTransport, MismatchedSignaturesFailBothSides) {
   ASSERT_FALSE(mine.ok());
   ASSERT_FALSE(other.ok());
   EXPECT_NE(mine.status().message().find("mismatched collectives"), std::string::npos);
-  EXPECT_NE(mine.status().message().find("process (0, 0) runs all_reduce, process (1, 0) runs all_gather"),
+  EXPECT_NE(mine.status().message().find("group [(0, 0), (1, 0)]: process (0, 0) runs all_reduce, process (1, 0) runs all_gather"),
             std::string::npos)
       << mine.status().message();
+}
+
+TEST(DescribeMismatch, ReadablePartUnlessOnlyAttributesDiffer) {
+  EXPECT_EQ(DescribeMismatch("x (channel 0) on (2xi32) with a=1", 0, "y (channel 0) on (2xi32) with a=1", 1, 1),
+            "process (0, 0) runs x (channel 0) on (2xi32), process (1, 0) runs y (channel 0) on (2xi32)");
+  EXPECT_EQ(DescribeMismatch("x on () with a=1", 0, "x on () with a=2", 3, 2),
+            "process (0, 0) runs x on () with a=1, process (1, 1) runs x on () with a=2");
 }
 
 TEST(InProcessTransport, DonePeerEndsTheWaitAtOnce) {

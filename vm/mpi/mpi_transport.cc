@@ -7,6 +7,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <thread>
 
@@ -33,7 +34,7 @@ bool Probe(int source, int tag, Clock::time_point deadline, MPI_Message* msg, MP
     MPI_Improbe(source, tag, MPI_COMM_WORLD, &flag, msg, st);
     if (flag) return true;
     if (Clock::now() > deadline) return false;
-    if (spin > 200) std::this_thread::sleep_for(std::chrono::microseconds(spin > 5000 ? 500 : 20));
+    if (spin > 200) std::this_thread::sleep_for(std::chrono::microseconds(spin > 200000 ? 200 : 10));
   }
 }
 
@@ -47,7 +48,7 @@ bool WaitAll(std::vector<MPI_Request>* reqs, Clock::time_point deadline) {
       return true;
     }
     if (Clock::now() > deadline) return false;
-    if (spin > 200) std::this_thread::sleep_for(std::chrono::microseconds(spin > 5000 ? 500 : 20));
+    if (spin > 200) std::this_thread::sleep_for(std::chrono::microseconds(spin > 200000 ? 200 : 10));
   }
   return true;
 }
@@ -128,8 +129,8 @@ class MpiTransport final : public CollectiveTransport {
                                                          Name(e.group[i]) + " of its group [" + group_text + "]");
       if (!why.empty()) return DataLoss(e.label + ": from process " + Name(e.group[i]) + ": " + why);
       if (signature != e.signature)
-        return InvalidArgument("mismatched collectives in group [" + group_text + "]: process " + Name(e.self) +
-                               " runs " + e.signature + ", process " + Name(e.group[i]) + " runs " + signature);
+        return InvalidArgument("mismatched collectives in group [" + group_text + "]: " +
+                               DescribeMismatch(e.signature, e.self, signature, e.group[i], num_partitions_));
       all[i] = std::move(tensors);
     }
     for (size_t i = 0; i < out.size(); ++i)
@@ -138,6 +139,77 @@ class MpiTransport final : public CollectiveTransport {
                                                          Seconds(e.timeout) + " sending to process " +
                                                          Name(e.group[i]));
     return all;
+  }
+
+  // MPI_Iallreduce on MPI_COMM_WORLD when the group is every rank and the
+  // type is one MPI reduces; the signatures are compared first (header-only
+  // messages), so mismatched collectives are still reported.
+  StatusOr<bool> AllReduce(const Exchange& e, StandardReduction op, HostTensor* inout) override {
+    int size = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    std::vector<uint32_t> sorted = e.group;
+    std::sort(sorted.begin(), sorted.end());
+    bool everyone = static_cast<int>(sorted.size()) == size;
+    for (size_t i = 0; everyone && i < sorted.size(); ++i) everyone = sorted[i] == i;
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    switch (inout->type) {
+      case ElementType::kF32: type = MPI_FLOAT; break;
+      case ElementType::kF64: type = MPI_DOUBLE; break;
+      case ElementType::kSI32: type = MPI_INT32_T; break;
+      case ElementType::kSI64: type = MPI_INT64_T; break;
+      case ElementType::kUI32: type = MPI_UINT32_T; break;
+      case ElementType::kUI64: type = MPI_UINT64_T; break;
+      default: break;
+    }
+    MPI_Op mop = op == StandardReduction::kSum       ? MPI_SUM
+                 : op == StandardReduction::kProduct ? MPI_PROD
+                 : op == StandardReduction::kMax     ? MPI_MAX
+                 : op == StandardReduction::kMin     ? MPI_MIN
+                                                     : MPI_OP_NULL;
+    // Floating max/min: MPI's NaN handling is not the spec's; exchange instead.
+    bool float_minmax = (type == MPI_FLOAT || type == MPI_DOUBLE) &&
+                        (op == StandardReduction::kMax || op == StandardReduction::kMin);
+    // Signed integer products overflow in MPI's C arithmetic (undefined);
+    // the spec wraps: exchange instead.
+    bool signed_product = (type == MPI_INT32_T || type == MPI_INT64_T) && op == StandardReduction::kProduct;
+    int64_t count = inout->NumElements();
+    if (!everyone || type == MPI_DATATYPE_NULL || mop == MPI_OP_NULL || float_minmax || signed_product ||
+        count > INT32_MAX)
+      return false;
+    auto deadline = Clock::now() + e.timeout;
+    std::string group_text;
+    for (uint32_t id : e.group) group_text += (group_text.empty() ? "" : ", ") + Name(id);
+    auto signature_only = std::make_shared<std::vector<HostTensor>>();
+    std::vector<Outgoing> out(e.group.size());
+    for (size_t i = 0; i < e.group.size(); ++i)
+      if (e.group[i] != e.self)
+        KILN_RETURN_IF_ERROR(PostSend(static_cast<int>(e.group[i]), kExchangeTag, e.signature, signature_only, &out[i]));
+    for (size_t i = 0; i < e.group.size(); ++i) {
+      if (e.group[i] == e.self) continue;
+      std::vector<HostTensor> none;
+      std::string signature;
+      int from = 0;
+      std::string why = Receive(static_cast<int>(e.group[i]), kExchangeTag, deadline, &signature, &none, &from);
+      if (why == "timeout")
+        return Status(StatusCode::kDeadlineExceeded, e.label + " in process " + Name(e.self) + " timed out after " +
+                                                         Seconds(e.timeout) + " waiting for process " +
+                                                         Name(e.group[i]) + " of its group [" + group_text + "]");
+      if (!why.empty()) return DataLoss(e.label + ": from process " + Name(e.group[i]) + ": " + why);
+      if (signature != e.signature)
+        return InvalidArgument("mismatched collectives in group [" + group_text + "]: " +
+                               DescribeMismatch(e.signature, e.self, signature, e.group[i], num_partitions_));
+    }
+    MPI_Request req;
+    MPI_Iallreduce(MPI_IN_PLACE, inout->data.data(), static_cast<int>(count), type, mop, MPI_COMM_WORLD, &req);
+    std::vector<MPI_Request> reqs{req};
+    if (!WaitAll(&reqs, deadline))
+      return Status(StatusCode::kDeadlineExceeded, e.label + " in process " + Name(e.self) + " timed out after " +
+                                                       Seconds(e.timeout) + " in MPI_Iallreduce over [" +
+                                                       group_text + "]");
+    for (auto& o : out)
+      if (!WaitAll(&o.reqs, deadline))
+        return Status(StatusCode::kDeadlineExceeded, e.label + ": sending its signature timed out");
+    return true;
   }
 
   Status Send(int64_t channel, uint32_t self, int64_t target, Payload payload) override {
