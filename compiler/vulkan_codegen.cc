@@ -2,6 +2,7 @@
 // shaders of each kernel family, from the templates in kernels/vulkan/.
 #include "compiler/vulkan_codegen.h"
 
+#include <algorithm>
 #include <map>
 
 namespace kiln::compiler::vulkan {
@@ -12,9 +13,11 @@ using C = GType::Class;
 std::string S(int64_t v) { return std::to_string(v); }
 std::string Uint(int64_t v) { return std::to_string(v) + "u"; }
 
-// Replaces every "$KEY" of `text`.
+// Replaces every "$KEY" of `text` (longer keys first, so $T never eats $TRANSPOSED).
 std::string Fill(std::string text, const std::map<std::string, std::string>& values) {
-  for (const auto& [k, v] : values) {
+  std::vector<std::pair<std::string, std::string>> order(values.begin(), values.end());
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+  for (const auto& [k, v] : order) {
     std::string key = "$" + k;
     for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + v.size()))
       text.replace(at, key.size(), v);
@@ -373,6 +376,45 @@ StatusOr<ShaderSource> Reduce(const KernelParams& kp, const DispatchUse& u, Shad
   return PerElement(w, s);
 }
 
+// triangular_solve (real types): see kernels/vulkan/triangular_solve.glsl.
+StatusOr<ShaderSource> TriangularSolve(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
+  if (u.in_types.size() != 2 || u.out_types.size() != 1) return Refuse(u, "expected two operands and one result");
+  const int r = w.rank(0);
+  if (r < 2 || w.rank(1) != r || w.rank(2) != r) return Refuse(u, "bad ranks");
+  for (size_t t = 0; t < 3; ++t)
+    if (w.type(t).cls != C::kFloat) return Refuse(u, "non-float operands");
+  std::string ta(kp.Str("transpose_a"));
+  if (ta.empty()) ta = "NO_TRANSPOSE";
+  if (ta != "NO_TRANSPOSE" && ta != "TRANSPOSE" && ta != "ADJOINT") return Refuse(u, "unknown transpose_a");
+  // The compute type: f32 for every float up to 32 bits, f64 for f64.
+  bool wide = w.type(0).name == "double" || w.type(1).name == "double" || w.type(2).name == "double";
+  KILN_ASSIGN_OR_RETURN(GType ct, GlslType(wide ? ElementType::kF64 : ElementType::kF32));
+  w.features |= ct.features;
+  KILN_ASSIGN_OR_RETURN(std::string ca, ConvertExpr(w.type(0), ct, w.Load(0, "i")));
+  KILN_ASSIGN_OR_RETURN(std::string cb, ConvertExpr(w.type(1), ct, w.Load(1, "i")));
+  KILN_ASSIGN_OR_RETURN(std::string cy, ConvertExpr(w.type(2), ct, w.Load(2, "i")));
+  KILN_ASSIGN_OR_RETURN(std::string cv, ConvertExpr(ct, w.type(2), "v"));
+  std::string fns = ct.name + " a_at(uint i) { return " + ca + "; }\n" + ct.name + " b_at(uint i) { return " + cb +
+                    "; }\n" + ct.name + " y_at(uint i) { return " + cy + "; }\nvoid put(uint i, " + ct.name +
+                    " v) { " + w.Store(2, "i", cv) + " }\n";
+  // The output buffer is read back (y_at) after this invocation wrote it.
+  std::string batches = "1u";
+  for (int d = 0; d < r - 2; ++d) batches += " * " + w.Dim(2, d);
+  auto flag = [&](const char* n) { return kp.Int(n) != 0 ? std::string("true") : std::string("false"); };
+  std::string body = Fill(Template("triangular_solve.glsl"),
+                          {{"FUNCTIONS", fns},
+                           {"T", ct.name},
+                           {"LEFT", flag("left_side")},
+                           {"LOWER", flag("lower")},
+                           {"UNIT", flag("unit_diagonal")},
+                           {"TRANSPOSED", ta != "NO_TRANSPOSE" ? "true" : "false"},
+                           {"M", w.Dim(0, r - 1)},
+                           {"ROWS", w.Dim(1, r - 2)},
+                           {"COLS", w.Dim(1, r - 1)},
+                           {"BATCHES", batches}});
+  return w.Finish(body, 64);
+}
+
 }  // namespace
 
 // --- the shader header ---------------------------------------------------------
@@ -475,6 +517,7 @@ StatusOr<ShaderSource> GenerateShader(const KernelParams& params, const Dispatch
   if (k == "kiln.elementwise") return Elementwise(params, use, w);
   if (k == "stablehlo.dot_general" || k == "stablehlo.dot") return DotGeneral(params, use, w);
   if (k == "stablehlo.reduce") return Reduce(params, use, w);
+  if (k == "stablehlo.triangular_solve") return TriangularSolve(params, use, w);
   return IndexMap(params, use, w);
 }
 
