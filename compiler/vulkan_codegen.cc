@@ -252,6 +252,7 @@ StatusOr<ShaderSource> DotGeneral(const KernelParams& kp, const DispatchUse& u, 
   if (w.rank(out) != static_cast<int>(lb.size() + lfree.size() + rfree.size())) return Refuse(u, "bad result rank");
   const GType& rt = w.type(out);
   if (rt.cls == C::kBool) return Refuse(u, "boolean dot products");
+  if (rt.cls == C::kComplex) return Refuse(u, "complex dot products");
   // Accumulate f16/bf16 in f32; round once at the end.
   const std::string acc = rt.name;
   auto ldims = DimsOf(w, 0), rdims = DimsOf(w, 1);
@@ -444,13 +445,19 @@ Status ShaderWriter::Begin() {
       case 1: bits = "(t" + T + ".w[a >> 2] >> ((a & 3u) * 8u)) & 0xffu"; break;
       case 2: bits = "(t" + T + ".w[a >> 2] >> ((a & 2u) * 8u)) & 0xffffu"; break;
       case 4: bits = "t" + T + ".w[a >> 2]"; break;
-      default: bits = "uvec2(t" + T + ".w[a >> 2], t" + T + ".w[(a >> 2) + 1u])"; break;
+      case 8: bits = "uvec2(t" + T + ".w[a >> 2], t" + T + ".w[(a >> 2) + 1u])"; break;
+      default:
+        bits = "uvec4(t" + T + ".w[a >> 2], t" + T + ".w[(a >> 2) + 1u], t" + T + ".w[(a >> 2) + 2u], t" + T +
+               ".w[(a >> 2) + 3u])";
+        break;
     }
     switch (g.type) {
       case ElementType::kF16: value = "kiln_f16_to_f32(b)"; break;
       case ElementType::kBF16: value = "kiln_bf16_to_f32(b)"; break;
       case ElementType::kF32: value = "uintBitsToFloat(b)"; break;
       case ElementType::kF64: value = "packDouble2x32(b)"; break;
+      case ElementType::kC64: value = "vec2(uintBitsToFloat(b.x), uintBitsToFloat(b.y))"; break;
+      case ElementType::kC128: value = "dvec2(packDouble2x32(b.xy), packDouble2x32(b.zw))"; break;
       default:
         if (g.cls == C::kBool) value = "(b & 0xffu) != 0u";
         else if (g.is_64()) value = g.name + "(packUint2x32(b))";
@@ -458,7 +465,7 @@ Status ShaderWriter::Begin() {
         else if (g.cls == C::kSigned) value = "bitfieldExtract(int(b), 0, " + S(g.bits) + ")";
         else value = "(b & " + Uint((int64_t{1} << g.bits) - 1) + ")";
     }
-    std::string btype = g.storage == 8 ? "uvec2" : "uint";
+    std::string btype = g.storage == 16 ? "uvec4" : g.storage == 8 ? "uvec2" : "uint";
     helpers_ += g.name + " ld" + T + "(uint i) {\n  uint a = " + addr + ";\n  " + btype + " b = " + bits +
                 ";\n  return " + value + ";\n}\n";
     if (input) continue;
@@ -468,6 +475,8 @@ Status ShaderWriter::Begin() {
       case ElementType::kBF16: to_bits = "kiln_f32_to_bf16(v)"; break;
       case ElementType::kF32: to_bits = "floatBitsToUint(v)"; break;
       case ElementType::kF64: to_bits = "unpackDouble2x32(v)"; break;
+      case ElementType::kC64: to_bits = "uvec2(floatBitsToUint(v.x), floatBitsToUint(v.y))"; break;
+      case ElementType::kC128: to_bits = "uvec4(unpackDouble2x32(v.x), unpackDouble2x32(v.y))"; break;
       default:
         if (g.cls == C::kBool) to_bits = "(v ? 1u : 0u)";
         else if (g.is_64()) to_bits = "unpackUint2x32(uint64_t(v))";
@@ -487,7 +496,11 @@ Status ShaderWriter::Begin() {
         break;
       }
       case 4: helpers_ += "  t" + T + ".w[a >> 2] = b;\n"; break;
-      default: helpers_ += "  t" + T + ".w[a >> 2] = b.x;\n  t" + T + ".w[(a >> 2) + 1u] = b.y;\n"; break;
+      case 8: helpers_ += "  t" + T + ".w[a >> 2] = b.x;\n  t" + T + ".w[(a >> 2) + 1u] = b.y;\n"; break;
+      default:
+        for (int q = 0; q < 4; ++q)
+          helpers_ += "  t" + T + ".w[(a >> 2) + " + std::to_string(q) + "u] = b[" + std::to_string(q) + "];\n";
+        break;
     }
     helpers_ += "}\n";
   }

@@ -61,7 +61,19 @@ std::string IntLiteral(const GType& t, int64_t v) {
   return "int(" + std::to_string(v) + ")";
 }
 
+GType PartOf(const GType& t) {
+  GType p;
+  p.type = t.type == ElementType::kC64 ? ElementType::kF32 : ElementType::kF64;
+  p.cls = C::kFloat;
+  p.name = t.part;
+  p.bits = t.bits / 2;
+  p.storage = t.storage / 2;
+  return p;
+}
+
 std::string Literal(const GType& t, const Scalar& s) {
+  if (t.cls == C::kComplex)
+    return t.name + "(" + FloatLiteral(PartOf(t), s.re) + ", " + FloatLiteral(PartOf(t), s.im) + ")";
   return t.cls == C::kFloat ? FloatLiteral(t, s.re) : IntLiteral(t, s.i);
 }
 
@@ -97,6 +109,74 @@ Status Refuse(ScalarOp op, const GType& t, const std::string& why) {
                        ") is not supported by the vulkan target: " + why);
 }
 
+// Ops with complex operands (or results): helpers kiln_c* of the preludes,
+// overloaded for vec2 and dvec2. Transcendental functions need the part
+// type's functions, which GLSL has for f32 only.
+template <typename Def>
+Status EmitComplex(const ScalarInstr& in, const GType& t0, const GType& rt, const std::string& a,
+                   const std::string& b, const std::string& c, Def def) {
+  const bool dbl = t0.part == "double";
+  auto f32_only = [&]() -> Status {
+    if (dbl) return Refuse(in.op, t0, "GLSL has no f64 transcendental functions");
+    return Status::Ok();
+  };
+  switch (in.op) {
+    case ScalarOp::kConstant: def(Literal(rt, in.constant)); return Status::Ok();
+    case ScalarOp::kComplex: def(rt.name + "(" + a + ", " + b + ")"); return Status::Ok();
+    case ScalarOp::kSelect: def("(" + a + " ? " + b + " : " + c + ")"); return Status::Ok();
+    case ScalarOp::kAdd: def(a + " + " + b); return Status::Ok();
+    case ScalarOp::kSubtract: def(a + " - " + b); return Status::Ok();
+    case ScalarOp::kNegate: def("-" + a); return Status::Ok();
+    case ScalarOp::kMultiply: def("kiln_cmul(" + a + ", " + b + ")"); return Status::Ok();
+    case ScalarOp::kSquare: def("kiln_cmul(" + a + ", " + a + ")"); return Status::Ok();
+    case ScalarOp::kDivide: def("kiln_cdiv(" + a + ", " + b + ")"); return Status::Ok();
+    case ScalarOp::kReal: def(a + ".x"); return Status::Ok();
+    case ScalarOp::kImag: def(a + ".y"); return Status::Ok();
+    case ScalarOp::kAbs: def("kiln_cabs(" + a + ")"); return Status::Ok();
+    case ScalarOp::kMaximum: def("kiln_cmax(" + a + ", " + b + ")"); return Status::Ok();
+    case ScalarOp::kMinimum: def("kiln_cmin(" + a + ", " + b + ")"); return Status::Ok();
+    case ScalarOp::kSign: def("kiln_csign(" + a + ")"); return Status::Ok();
+    case ScalarOp::kConvert: {
+      KILN_ASSIGN_OR_RETURN(std::string e, ConvertExpr(t0, rt, a));
+      def(e);
+      return Status::Ok();
+    }
+    case ScalarOp::kCompare: {
+      auto d = static_cast<ComparisonDirection>(in.attr0);
+      if (d == ComparisonDirection::kEQ) def("(" + a + ".x == " + b + ".x && " + a + ".y == " + b + ".y)");
+      else if (d == ComparisonDirection::kNE) def("!(" + a + ".x == " + b + ".x && " + a + ".y == " + b + ".y)");
+      else return Refuse(in.op, t0, "ordered comparisons of complex numbers");
+      return Status::Ok();
+    }
+    case ScalarOp::kSqrt: def("kiln_csqrt(" + a + ")"); return Status::Ok();
+    case ScalarOp::kRsqrt: def("kiln_cdiv(" + rt.name + "(1, 0), kiln_csqrt(" + a + "))"); return Status::Ok();
+    case ScalarOp::kExponential: KILN_RETURN_IF_ERROR(f32_only()); def("kiln_cexp(" + a + ")"); return Status::Ok();
+    case ScalarOp::kExponentialMinusOne:
+      KILN_RETURN_IF_ERROR(f32_only());
+      def("kiln_cexpm1(" + a + ")");
+      return Status::Ok();
+    case ScalarOp::kLog: KILN_RETURN_IF_ERROR(f32_only()); def("kiln_clog(" + a + ")"); return Status::Ok();
+    case ScalarOp::kLogPlusOne:
+      KILN_RETURN_IF_ERROR(f32_only());
+      def("kiln_clog1p(" + a + ")");
+      return Status::Ok();
+    case ScalarOp::kSine: KILN_RETURN_IF_ERROR(f32_only()); def("kiln_csin(" + a + ")"); return Status::Ok();
+    case ScalarOp::kCosine: KILN_RETURN_IF_ERROR(f32_only()); def("kiln_ccos(" + a + ")"); return Status::Ok();
+    case ScalarOp::kTanh: KILN_RETURN_IF_ERROR(f32_only()); def("kiln_ctanh(" + a + ")"); return Status::Ok();
+    case ScalarOp::kTan:
+    case ScalarOp::kTanChlo: KILN_RETURN_IF_ERROR(f32_only()); def("kiln_ctan(" + a + ")"); return Status::Ok();
+    case ScalarOp::kLogistic:
+      KILN_RETURN_IF_ERROR(f32_only());
+      def("kiln_cdiv(vec2(1, 0), vec2(1, 0) + kiln_cexp(-" + a + "))");
+      return Status::Ok();
+    case ScalarOp::kPower:
+      KILN_RETURN_IF_ERROR(f32_only());
+      def("kiln_cpow(" + a + ", " + b + ")");
+      return Status::Ok();
+    default: return Refuse(in.op, t0, "no GLSL translation for complex operands yet");
+  }
+}
+
 }  // namespace
 
 StatusOr<GType> GlslType(ElementType t) {
@@ -128,6 +208,13 @@ StatusOr<GType> GlslType(ElementType t) {
         return g;
       }
       break;
+    case ElementKind::kComplex:
+      // complex<f32> as vec2, complex<f64> as dvec2: (real, imaginary).
+      g.cls = C::kComplex;
+      g.name = t == ElementType::kC64 ? "vec2" : "dvec2";
+      g.part = t == ElementType::kC64 ? "float" : "double";
+      if (t == ElementType::kC128) g.features = hal::kShaderFloat64 | hal::kShaderInt64;
+      return g;
     default: break;
   }
   return Unimplemented("element type " + std::string(Name(t)) + " is not supported by the vulkan target yet");
@@ -135,6 +222,15 @@ StatusOr<GType> GlslType(ElementType t) {
 
 StatusOr<std::string> ConvertExpr(const GType& from, const GType& to, const std::string& v) {
   if (from.type == to.type) return v;
+  if (to.cls == C::kComplex) {
+    if (from.cls == C::kComplex) return to.name + "(" + v + ")";
+    KILN_ASSIGN_OR_RETURN(std::string re, ConvertExpr(from, PartOf(to), v));
+    return to.name + "(" + re + ", " + FloatLiteral(PartOf(to), 0) + ")";
+  }
+  if (from.cls == C::kComplex) {  // the real part, as the reference does
+    if (to.cls == C::kBool) return "(" + v + ".x != " + FloatLiteral(PartOf(from), 0) + ")";
+    return ConvertExpr(PartOf(from), to, "(" + v + ").x");
+  }
   if (to.cls == C::kBool) {
     if (from.cls == C::kBool) return v;
     if (from.cls == C::kFloat) return "(" + v + " != " + FloatLiteral(from, 0) + ")";
@@ -202,6 +298,11 @@ Status EmitScalarProgram(const ScalarProgram& prog, const std::vector<std::strin
       if (dbl) return Refuse(in.op, t0, why);
       return Status::Ok();
     };
+    if (t0.cls == C::kComplex || (in.op == ScalarOp::kComplex) ||
+        (in.op == ScalarOp::kSelect && rt.cls == C::kComplex)) {
+      KILN_RETURN_IF_ERROR(EmitComplex(in, t0, rt, a, b, c, def));
+      continue;
+    }
     switch (in.op) {
       case ScalarOp::kConstant: def(Literal(rt, in.constant)); break;
       case ScalarOp::kAdd:
