@@ -517,7 +517,7 @@ ShaderSource ShaderWriter::Finish(const std::string& body, uint32_t local_x, uin
   head += "layout(local_size_x = " + S(local_x) + ", local_size_y = " + S(local_y) + ") in;\n";
   head += Template("prelude.glsl");
   if (features & hal::kShaderInt64) head += Template("prelude_i64.glsl");
-  if (features & hal::kShaderFloat64) head += Template("prelude64.glsl");
+  if (features & hal::kShaderFloat64) head += std::string(Template("prelude64.glsl")) + Template("math64.glsl");
   s.glsl = head + helpers_ + body;
   return s;
 }

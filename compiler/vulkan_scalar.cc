@@ -110,16 +110,11 @@ Status Refuse(ScalarOp op, const GType& t, const std::string& why) {
 }
 
 // Ops with complex operands (or results): helpers kiln_c* of the preludes,
-// overloaded for vec2 and dvec2. Transcendental functions need the part
-// type's functions, which GLSL has for f32 only.
+// overloaded for vec2 and dvec2 (kernels/vulkan/prelude.glsl, prelude64.glsl,
+// math64.glsl).
 template <typename Def>
 Status EmitComplex(const ScalarInstr& in, const GType& t0, const GType& rt, const std::string& a,
                    const std::string& b, const std::string& c, Def def) {
-  const bool dbl = t0.part == "double";
-  auto f32_only = [&]() -> Status {
-    if (dbl) return Refuse(in.op, t0, "GLSL has no f64 transcendental functions");
-    return Status::Ok();
-  };
   switch (in.op) {
     case ScalarOp::kConstant: def(Literal(rt, in.constant)); return Status::Ok();
     case ScalarOp::kComplex: def(rt.name + "(" + a + ", " + b + ")"); return Status::Ok();
@@ -150,27 +145,23 @@ Status EmitComplex(const ScalarInstr& in, const GType& t0, const GType& rt, cons
     }
     case ScalarOp::kSqrt: def("kiln_csqrt(" + a + ")"); return Status::Ok();
     case ScalarOp::kRsqrt: def("kiln_cdiv(" + rt.name + "(1, 0), kiln_csqrt(" + a + "))"); return Status::Ok();
-    case ScalarOp::kExponential: KILN_RETURN_IF_ERROR(f32_only()); def("kiln_cexp(" + a + ")"); return Status::Ok();
+    case ScalarOp::kExponential: def("kiln_cexp(" + a + ")"); return Status::Ok();
     case ScalarOp::kExponentialMinusOne:
-      KILN_RETURN_IF_ERROR(f32_only());
       def("kiln_cexpm1(" + a + ")");
       return Status::Ok();
-    case ScalarOp::kLog: KILN_RETURN_IF_ERROR(f32_only()); def("kiln_clog(" + a + ")"); return Status::Ok();
+    case ScalarOp::kLog: def("kiln_clog(" + a + ")"); return Status::Ok();
     case ScalarOp::kLogPlusOne:
-      KILN_RETURN_IF_ERROR(f32_only());
       def("kiln_clog1p(" + a + ")");
       return Status::Ok();
-    case ScalarOp::kSine: KILN_RETURN_IF_ERROR(f32_only()); def("kiln_csin(" + a + ")"); return Status::Ok();
-    case ScalarOp::kCosine: KILN_RETURN_IF_ERROR(f32_only()); def("kiln_ccos(" + a + ")"); return Status::Ok();
-    case ScalarOp::kTanh: KILN_RETURN_IF_ERROR(f32_only()); def("kiln_ctanh(" + a + ")"); return Status::Ok();
+    case ScalarOp::kSine: def("kiln_csin(" + a + ")"); return Status::Ok();
+    case ScalarOp::kCosine: def("kiln_ccos(" + a + ")"); return Status::Ok();
+    case ScalarOp::kTanh: def("kiln_ctanh(" + a + ")"); return Status::Ok();
     case ScalarOp::kTan:
-    case ScalarOp::kTanChlo: KILN_RETURN_IF_ERROR(f32_only()); def("kiln_ctan(" + a + ")"); return Status::Ok();
+    case ScalarOp::kTanChlo: def("kiln_ctan(" + a + ")"); return Status::Ok();
     case ScalarOp::kLogistic:
-      KILN_RETURN_IF_ERROR(f32_only());
-      def("kiln_cdiv(vec2(1, 0), vec2(1, 0) + kiln_cexp(-" + a + "))");
+      def("kiln_cdiv(" + rt.name + "(1, 0), " + rt.name + "(1, 0) + kiln_cexp(-" + a + "))");
       return Status::Ok();
     case ScalarOp::kPower:
-      KILN_RETURN_IF_ERROR(f32_only());
       def("kiln_cpow(" + a + ", " + b + ")");
       return Status::Ok();
     default: return Refuse(in.op, t0, "no GLSL translation for complex operands yet");
@@ -294,10 +285,6 @@ Status EmitScalarProgram(const ScalarProgram& prog, const std::vector<std::strin
     const bool boolean = t0.cls == C::kBool, sgn = t0.cls == C::kSigned;
     const std::string d = dbl ? "_d" : "";
     auto def = [&](const std::string& e) { out += "  " + rt.name + " " + r + " = " + e + ";\n"; };
-    auto need_float32 = [&](const char* why) -> Status {
-      if (dbl) return Refuse(in.op, t0, why);
-      return Status::Ok();
-    };
     if (t0.cls == C::kComplex || (in.op == ScalarOp::kComplex) ||
         (in.op == ScalarOp::kSelect && rt.cls == C::kComplex)) {
       KILN_RETURN_IF_ERROR(EmitComplex(in, t0, rt, a, b, c, def));
@@ -332,8 +319,7 @@ Status EmitScalarProgram(const ScalarProgram& prog, const std::vector<std::strin
         break;
       case ScalarOp::kRemainder:
         if (fl) {
-          KILN_RETURN_IF_ERROR(need_float32("no exact f64 remainder in GLSL"));
-          def(Round(rt, "kiln_fmod(" + a + ", " + b + ")"));
+          def(Round(rt, std::string(dbl ? "kiln_fmod_d(" : "kiln_fmod(") + a + ", " + b + ")"));
         } else if (boolean) {
           return Refuse(in.op, t0, "remainder of booleans");
         } else if (sgn) {
@@ -475,9 +461,8 @@ Status EmitScalarProgram(const ScalarProgram& prog, const std::vector<std::strin
         break;
       case ScalarOp::kPower:
         if (fl) {
-          KILN_RETURN_IF_ERROR(need_float32("GLSL has no f64 pow"));
           // pow() is undefined for x < 0 in GLSL: integer exponents keep the sign.
-          def(Round(rt, "kiln_pow(" + a + ", " + b + ")"));
+          def(Round(rt, std::string(dbl ? "kiln_pow_d(" : "kiln_pow(") + a + ", " + b + ")"));
         } else if (boolean) {
           return Refuse(in.op, t0, "power of booleans");
         } else {
@@ -510,51 +495,40 @@ Status EmitScalarProgram(const ScalarProgram& prog, const std::vector<std::strin
       case ScalarOp::kIsNegInf: def("(kiln_isinf" + d + "(" + a + ") && " + a + " < " + FloatLiteral(t0, 0) + ")"); break;
       case ScalarOp::kSqrt: def(Round(rt, "sqrt(" + a + ")")); break;
       case ScalarOp::kRsqrt: def(Round(rt, FloatLiteral(t0, 1) + " / sqrt(" + a + ")")); break;
-      // Transcendental functions exist in GLSL for 32-bit floats only.
+      // GLSL has transcendental functions for f32 only: f64 uses kernels/vulkan/math64.glsl.
       case ScalarOp::kExponential:
-        KILN_RETURN_IF_ERROR(need_float32("GLSL has no f64 exp"));
-        def(Round(rt, "exp(" + a + ")"));
+        def(Round(rt, std::string(dbl ? "kiln_exp_d(" : "exp(") + a + ")"));
         break;
       case ScalarOp::kExponentialMinusOne:
-        KILN_RETURN_IF_ERROR(need_float32("GLSL has no f64 exp"));
-        def(Round(rt, "kiln_expm1(" + a + ")"));
+        def(Round(rt, std::string(dbl ? "kiln_expm1_d(" : "kiln_expm1(") + a + ")"));
         break;
       case ScalarOp::kLog:
-        KILN_RETURN_IF_ERROR(need_float32("GLSL has no f64 log"));
-        def(Round(rt, "log(" + a + ")"));
+        def(Round(rt, std::string(dbl ? "kiln_log_d(" : "log(") + a + ")"));
         break;
       case ScalarOp::kLogPlusOne:
-        KILN_RETURN_IF_ERROR(need_float32("GLSL has no f64 log"));
-        def(Round(rt, "kiln_log1p(" + a + ")"));
+        def(Round(rt, std::string(dbl ? "kiln_log1p_d(" : "kiln_log1p(") + a + ")"));
         break;
       case ScalarOp::kLogistic:
-        KILN_RETURN_IF_ERROR(need_float32("GLSL has no f64 exp"));
-        def(Round(rt, "kiln_logistic(" + a + ")"));
+        def(Round(rt, std::string(dbl ? "kiln_logistic_d(" : "kiln_logistic(") + a + ")"));
         break;
       case ScalarOp::kSine:
-        KILN_RETURN_IF_ERROR(need_float32("GLSL has no f64 sin"));
-        def(Round(rt, "sin(" + a + ")"));
+        def(Round(rt, std::string(dbl ? "kiln_sin_d(" : "sin(") + a + ")"));
         break;
       case ScalarOp::kCosine:
-        KILN_RETURN_IF_ERROR(need_float32("GLSL has no f64 cos"));
-        def(Round(rt, "cos(" + a + ")"));
+        def(Round(rt, std::string(dbl ? "kiln_cos_d(" : "cos(") + a + ")"));
         break;
       case ScalarOp::kTan:
       case ScalarOp::kTanChlo:
-        KILN_RETURN_IF_ERROR(need_float32("GLSL has no f64 tan"));
-        def(Round(rt, "tan(" + a + ")"));
+        def(Round(rt, std::string(dbl ? "kiln_tan_d(" : "tan(") + a + ")"));
         break;
       case ScalarOp::kTanh:
-        KILN_RETURN_IF_ERROR(need_float32("GLSL has no f64 tanh"));
-        def(Round(rt, "kiln_tanh(" + a + ")"));
+        def(Round(rt, std::string(dbl ? "kiln_tanh_d(" : "kiln_tanh(") + a + ")"));
         break;
       case ScalarOp::kAtan2:
-        KILN_RETURN_IF_ERROR(need_float32("GLSL has no f64 atan"));
-        def(Round(rt, "atan(" + a + ", " + b + ")"));
+        def(Round(rt, std::string(dbl ? "kiln_atan2_d(" : "atan(") + a + ", " + b + ")"));
         break;
       case ScalarOp::kCbrt:
-        KILN_RETURN_IF_ERROR(need_float32("GLSL has no f64 pow"));
-        def(Round(rt, "kiln_cbrt(" + a + ")"));
+        def(Round(rt, std::string(dbl ? "kiln_cbrt_d(" : "kiln_cbrt(") + a + ")"));
         break;
       default:
         return Refuse(in.op, t0, "no GLSL translation yet");
