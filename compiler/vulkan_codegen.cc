@@ -416,6 +416,46 @@ StatusOr<ShaderSource> TriangularSolve(const KernelParams& kp, const DispatchUse
   return w.Finish(body, 64);
 }
 
+// fft: see kernels/vulkan/fft.glsl.
+StatusOr<ShaderSource> Fft(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
+  if (u.in_types.size() != 1 || u.out_types.size() != 1) return Refuse(u, "expected one operand and one result");
+  std::string type(kp.Str("fft_type"));
+  int kind = type == "FFT" ? 0 : type == "IFFT" ? 1 : type == "RFFT" ? 2 : type == "IRFFT" ? 3 : -1;
+  if (kind < 0) return Refuse(u, "unknown fft_type");
+  auto len = kp.Ints("fft_length");
+  if (len.empty() || len.size() > 3 || static_cast<int>(len.size()) > w.rank(0)) return Refuse(u, "bad fft_length");
+  std::vector<int64_t> n(3 - len.size(), 1);
+  for (int64_t v : len) {
+    if (v < 1 || v > 65535) return Refuse(u, "fft_length out of range");
+    n.push_back(v);
+  }
+  const GType& in = w.type(0);
+  const GType& out = w.type(1);
+  const GType& cx = kind == 3 ? in : out;
+  if (cx.cls != C::kComplex || (kind == 2 && in.cls != C::kFloat) || (kind == 3 && out.cls != C::kFloat) ||
+      (kind < 2 && in.cls != C::kComplex))
+    return Refuse(u, "operand types do not fit the fft_type");
+  KILN_ASSIGN_OR_RETURN(std::string load, ConvertExpr(in, cx, w.Load(0, "i")));
+  std::string store;
+  if (kind == 3) {
+    KILN_ASSIGN_OR_RETURN(GType part, GlslType(cx.type == ElementType::kC64 ? ElementType::kF32 : ElementType::kF64));
+    KILN_ASSIGN_OR_RETURN(store, ConvertExpr(part, out, "v.x"));
+  } else {
+    KILN_ASSIGN_OR_RETURN(store, ConvertExpr(cx, out, "v"));
+  }
+  const bool dbl = cx.part == "double";
+  std::string fns = "#define C " + cx.name + "\n#define P " + cx.part + "\n" + cx.name + " x_at(uint i) { return " +
+                    load + "; }\nvoid put(uint i, " + cx.name + " v) { " + w.Store(1, "i", store) + " }\n" +
+                    cx.part + " cosine(" + cx.part + " a) { return " + (dbl ? "kiln_cos_d(a)" : "cos(a)") + "; }\n" +
+                    cx.part + " sine(" + cx.part + " a) { return " + (dbl ? "kiln_sin_d(a)" : "sin(a)") + "; }\n";
+  std::string body = Fill(Template("fft.glsl"), {{"FUNCTIONS", fns},
+                                                 {"N0", Uint(n[0])},
+                                                 {"N1", Uint(n[1])},
+                                                 {"N2", Uint(n[2])},
+                                                 {"KIND", S(kind)}});
+  return w.Finish(body, 64);
+}
+
 }  // namespace
 
 // --- the shader header ---------------------------------------------------------
@@ -531,6 +571,7 @@ StatusOr<ShaderSource> GenerateShader(const KernelParams& params, const Dispatch
   if (k == "stablehlo.dot_general" || k == "stablehlo.dot") return DotGeneral(params, use, w);
   if (k == "stablehlo.reduce") return Reduce(params, use, w);
   if (k == "stablehlo.triangular_solve") return TriangularSolve(params, use, w);
+  if (k == "stablehlo.fft") return Fft(params, use, w);
   return IndexMap(params, use, w);
 }
 
