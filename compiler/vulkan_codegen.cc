@@ -120,12 +120,57 @@ StatusOr<ShaderSource> IndexMap(const KernelParams& kp, const DispatchUse& u, Sh
     return "  " + w.Store(out, "i", w.Load(t, Linear(idx, DimsOf(w, t)))) + "\n";
   };
   if (u.out_types.size() != 1) return Refuse(u, "expected one result");
+  if (k == "stablehlo.dynamic_iota") {
+    // The shape operand only restates the result's dimensions.
+    int64_t dim = kp.Int("iota_dimension", -1);
+    if (dim < 0 || dim >= r) return Refuse(u, "bad iota_dimension");
+    KILN_ASSIGN_OR_RETURN(GType from, GlslType(ElementType::kUI32));
+    KILN_ASSIGN_OR_RETURN(std::string v, ConvertExpr(from, w.type(out), o[dim]));
+    return PerElement(w, body + "  " + w.Store(out, "i", v) + "\n");
+  }
   if (k != "stablehlo.iota" && (u.in_types.empty() || u.in_types[0] != u.out_types[0]))
     return Refuse(u, "operand and result types differ");
-  if (k == "kiln.copy" || k == "stablehlo.reshape") {
+  // A start index (rank-0 integer tensor `t`) clamped to [0, limit], as uint.
+  auto start = [&](size_t t, const std::string& limit) -> StatusOr<std::string> {
+    if (w.rank(t) != 0) return Refuse(u, "start indices must be rank 0");
+    const GType& g = w.type(t);
+    std::string v = w.Load(t, "0u");
+    if (g.cls == C::kUnsigned) return "uint(min(" + v + ", " + g.name + "(" + limit + ")))";
+    if (g.cls == C::kSigned)
+      return "uint(clamp(" + v + ", " + g.name + "(0), " + g.name + "(" + limit + ")))";
+    return Refuse(u, "non-integer start indices");
+  };
+  if (k == "stablehlo.dynamic_slice") {
+    if (static_cast<int>(u.in_types.size()) != 1 + r || w.rank(0) != r) return Refuse(u, "bad operands");
+    std::string s = body;
+    std::vector<std::string> idx;
+    for (int d = 0; d < r; ++d) {
+      KILN_ASSIGN_OR_RETURN(std::string st, start(1 + d, in_dims[d] + " - " + w.Dim(out, d)));
+      s += "  uint s" + S(d) + " = " + st + ";\n";
+      idx.push_back("(s" + S(d) + " + " + o[d] + ")");
+    }
+    return PerElement(w, s + copy_from(0, idx));
+  }
+  if (k == "stablehlo.dynamic_update_slice") {
+    if (static_cast<int>(u.in_types.size()) != 2 + r || w.rank(0) != r || w.rank(1) != r || u.in_types[1] != u.out_types[0])
+      return Refuse(u, "bad operands");
+    auto upd_dims = DimsOf(w, 1);
+    std::string s = body + "  bool inside = true;\n";
+    std::vector<std::string> idx;
+    for (int d = 0; d < r; ++d) {
+      KILN_ASSIGN_OR_RETURN(std::string st, start(2 + d, in_dims[d] + " - " + upd_dims[d]));
+      s += "  uint s" + S(d) + " = " + st + ";\n";
+      s += "  if (" + o[d] + " < s" + S(d) + " || " + o[d] + " - s" + S(d) + " >= " + upd_dims[d] + ") inside = false;\n";
+      idx.push_back("(" + o[d] + " - s" + S(d) + ")");
+    }
+    s += "  if (inside) " + w.Store(out, "i", w.Load(1, Linear(idx, upd_dims))) + "\n";
+    s += "  else " + w.Store(out, "i", w.Load(0, "i")) + "\n";
+    return PerElement(w, s);
+  }
+  if (k == "kiln.copy" || k == "stablehlo.reshape" || k == "stablehlo.dynamic_reshape") {
     return PerElement(w, "  " + w.Store(out, "i", w.Load(0, "i")) + "\n");
   }
-  if (k == "stablehlo.broadcast_in_dim") {
+  if (k == "stablehlo.broadcast_in_dim" || k == "stablehlo.dynamic_broadcast_in_dim") {
     auto bd = kp.Ints("broadcast_dimensions");
     if (static_cast<int>(bd.size()) != w.rank(0)) return Refuse(u, "bad broadcast_dimensions");
     std::vector<std::string> idx;
