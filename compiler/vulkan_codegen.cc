@@ -461,6 +461,104 @@ StatusOr<ShaderSource> TriangularSolve(const KernelParams& kp, const DispatchUse
   return w.Finish(body, 64);
 }
 
+// convolution / dynamic_conv: see kernels/vulkan/convolution.glsl.
+StatusOr<ShaderSource> Convolution(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
+  const bool dynamic = kp.kernel == "stablehlo.dynamic_conv";
+  if (u.in_types.size() != (dynamic ? 3u : 2u) || u.out_types.size() != 1) return Refuse(u, "bad operands");
+  const int n = w.rank(0);
+  const size_t out = w.Out(0);
+  if (n < 2 || w.rank(1) != n || w.rank(out) != n) return Refuse(u, "bad ranks");
+  const int ns = n - 2;
+  auto ints = [&](const char* name, int64_t fallback) {
+    auto v = kp.Ints(name);
+    std::vector<int64_t> r(v.begin(), v.end());
+    if (r.empty()) r.assign(ns, fallback);
+    return r;
+  };
+  auto strides = ints("window_strides", 1), lhs_dil = ints("lhs_dilation", 1), rhs_dil = ints("rhs_dilation", 1),
+       reversal = ints("window_reversal", 0);
+  auto padding = ints("padding", 0);
+  if (!dynamic && padding.size() == static_cast<size_t>(ns)) padding.assign(2 * ns, 0);
+  auto isp = ints("input_spatial_dimensions", 0), ksp = ints("kernel_spatial_dimensions", 0),
+       osp = ints("output_spatial_dimensions", 0);
+  if (static_cast<int>(strides.size()) != ns || static_cast<int>(lhs_dil.size()) != ns ||
+      static_cast<int>(rhs_dil.size()) != ns || static_cast<int>(reversal.size()) != ns ||
+      static_cast<int>(isp.size()) != ns || static_cast<int>(ksp.size()) != ns || static_cast<int>(osp.size()) != ns ||
+      (!dynamic && static_cast<int>(padding.size()) != 2 * ns))
+    return Refuse(u, "bad window attributes");
+  const int64_t ib = kp.Int("input_batch_dimension"), ifd = kp.Int("input_feature_dimension");
+  const int64_t kif = kp.Int("kernel_input_feature_dimension"), kof = kp.Int("kernel_output_feature_dimension");
+  const int64_t ob = kp.Int("output_batch_dimension"), ofd = kp.Int("output_feature_dimension");
+  const int64_t fgc = kp.Int("feature_group_count", 1), bgc = kp.Int("batch_group_count", 1);
+  auto in_range = [&](int64_t d) { return d >= 0 && d < n; };
+  for (int64_t d : {ib, ifd, kif, kof, ob, ofd})
+    if (!in_range(d)) return Refuse(u, "bad dimension numbers");
+  for (int s = 0; s < ns; ++s)
+    if (!in_range(isp[s]) || !in_range(ksp[s]) || !in_range(osp[s]) || strides[s] < 1 || lhs_dil[s] < 1 ||
+        rhs_dil[s] < 1 || strides[s] > INT32_MAX || lhs_dil[s] > INT32_MAX || rhs_dil[s] > INT32_MAX)
+      return Refuse(u, "bad window attributes");
+  if (fgc < 1 || bgc < 1 || fgc > INT32_MAX || bgc > INT32_MAX) return Refuse(u, "bad group counts");
+  const GType& rt = w.type(out);
+  if (rt.cls == C::kBool || rt.cls == C::kComplex) return Refuse(u, "boolean or complex convolutions");
+  KILN_ASSIGN_OR_RETURN(std::string la, ConvertExpr(w.type(0), rt, w.Load(0, "i")));
+  KILN_ASSIGN_OR_RETURN(std::string ra, ConvertExpr(w.type(1), rt, w.Load(1, "i")));
+  for (size_t t = 0; t < 2; ++t) w.features |= w.type(t).features;
+  std::string fns = rt.name + " lhs_at(uint i) { return " + la + "; }\n" + rt.name + " rhs_at(uint i) { return " + ra +
+                    "; }\n";
+  auto ldims = DimsOf(w, 0), rdims = DimsOf(w, 1), odims = DimsOf(w, out);
+  auto o = Names("o", n);
+  std::vector<std::string> lidx(n), ridx(n);
+  lidx[ib] = "lhs_batch";
+  lidx[ifd] = "(feat_base + f)";
+  ridx[kof] = "o_f";
+  ridx[kif] = "f";
+  std::string taps, close;
+  std::string indent = "  ";
+  for (int s = 0; s < ns; ++s) {
+    std::string k = "k" + S(s), pos = "pos" + S(s);
+    std::string kd = rdims[ksp[s]];
+    std::string tap = reversal[s] ? "(int(" + kd + ") - 1 - int(" + k + "))" : "int(" + k + ")";
+    std::string lo;
+    if (dynamic) {
+      const GType& pg = w.type(2);
+      if (pg.cls != C::kSigned && pg.cls != C::kUnsigned) return Refuse(u, "non-integer padding");
+      lo = "int(" + w.Load(2, Uint(2 * s)) + ")";
+    } else {
+      if (padding[2 * s] < INT32_MIN || padding[2 * s] > INT32_MAX) return Refuse(u, "bad padding");
+      lo = "(" + S(padding[2 * s]) + ")";
+    }
+    taps += indent + "for (uint " + k + " = 0u; " + k + " < " + kd + "; ++" + k + ") {\n";
+    indent += "  ";
+    taps += indent + "int " + pos + " = int(" + o[osp[s]] + ") * " + S(strides[s]) + " + " + tap + " * " + S(rhs_dil[s]) +
+            " - " + lo + ";\n";
+    taps += indent + "if (" + pos + " < 0 || " + pos + " % " + S(lhs_dil[s]) + " != 0 || uint(" + pos + " / " +
+            S(lhs_dil[s]) + ") >= " + ldims[isp[s]] + ") continue;\n";
+    lidx[isp[s]] = "uint(" + pos + " / " + S(lhs_dil[s]) + ")";
+    ridx[ksp[s]] = k;
+    close = indent.substr(2) + "}\n" + close;
+  }
+  taps += indent + "for (uint f = 0u; f < k_in; ++f) acc += lhs_at(" + Linear(lidx, ldims) + ") * rhs_at(" +
+          Linear(ridx, rdims) + ");\n" + close;
+  std::string fix = rt.cls == C::kFloat ? (rt.type == ElementType::kF16 ? "kiln_round_f16(acc)"
+                                           : rt.type == ElementType::kBF16 ? "kiln_round_bf16(acc)" : "acc")
+                                        : (rt.bits < 32 ? (rt.cls == C::kSigned ? "bitfieldExtract(acc, 0, " + S(rt.bits) + ")"
+                                                                                 : "(acc & " + Uint((int64_t{1} << rt.bits) - 1) + ")")
+                                                        : "acc");
+  std::string body = Fill(Template("convolution.glsl"), {{"FUNCTIONS", fns},
+                                                         {"INDEX", OutputIndex(w)},
+                                                         {"K_IN", rdims[kif]},
+                                                         {"K_OUT", rdims[kof]},
+                                                         {"BATCH", ldims[ib]},
+                                                         {"FGC", Uint(fgc)},
+                                                         {"BGC", Uint(bgc)},
+                                                         {"OB", o[ob]},
+                                                         {"OF", o[ofd]},
+                                                         {"A", rt.name},
+                                                         {"TAPS", taps},
+                                                         {"STORE", w.Store(out, "i", fix)}});
+  return w.Finish(body, 64);
+}
+
 // fft: see kernels/vulkan/fft.glsl.
 StatusOr<ShaderSource> Fft(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
   if (u.in_types.size() != 1 || u.out_types.size() != 1) return Refuse(u, "expected one operand and one result");
@@ -617,6 +715,7 @@ StatusOr<ShaderSource> GenerateShader(const KernelParams& params, const Dispatch
   if (k == "stablehlo.reduce") return Reduce(params, use, w);
   if (k == "stablehlo.triangular_solve") return TriangularSolve(params, use, w);
   if (k == "stablehlo.fft") return Fft(params, use, w);
+  if (k == "stablehlo.convolution" || k == "stablehlo.dynamic_conv") return Convolution(params, use, w);
   return IndexMap(params, use, w);
 }
 
