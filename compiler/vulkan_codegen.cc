@@ -559,6 +559,93 @@ StatusOr<ShaderSource> Convolution(const KernelParams& kp, const DispatchUse& u,
   return w.Finish(body, 64);
 }
 
+// uniform_quantize / uniform_dequantize, per tensor or per axis, in the
+// expressed type, step by step as kernels/reference/quantization.cc.
+StatusOr<ShaderSource> Quantization(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
+  if (u.in_types.size() != 1 || u.out_types.size() != 1 || w.rank(0) != w.rank(1)) return Refuse(u, "bad operands");
+  const bool dequantize = kp.kernel == "stablehlo.uniform_dequantize";
+  const GType& in = w.type(0);
+  const GType& out = w.type(1);
+  const int r = w.rank(0);
+  std::string code;
+  int slot_id = 0;
+  // The scale and zero point of element i for the parameters under `prefix`
+  // of a quantized tensor of type `q`: GLSL constants per slot.
+  auto params = [&](const std::string& prefix, const GType& e, std::string* scale, std::string* zp) -> Status {
+    const KernelAttr* s = kp.Find(prefix + "scales");
+    if (!s || s->floats.empty()) return Refuse(u, "missing scales");
+    auto zps = kp.Ints(prefix + "zero_points");
+    std::vector<int64_t> z(zps.begin(), zps.end());
+    if (z.empty()) z.assign(s->floats.size(), 0);
+    if (z.size() != s->floats.size()) return Refuse(u, "scales and zero_points differ in length");
+    for (int64_t v : z)
+      if (v < INT32_MIN || v > INT32_MAX) return Refuse(u, "zero points beyond 32 bits");
+    int64_t axis = kp.Int(prefix + "quantized_dimension", -1);
+    std::string slot = "0u";
+    std::string id = S(slot_id++);
+    if (axis >= 0) {
+      if (axis >= r) return Refuse(u, "bad quantized_dimension");
+      std::string inner = "1u";
+      for (int d = static_cast<int>(axis) + 1; d < r; ++d) inner += " * " + w.Dim(0, d);
+      slot = "((i / (" + inner + ")) % " + w.Dim(0, static_cast<int>(axis)) + ")";
+    } else if (s->floats.size() != 1) {
+      return Refuse(u, "per-tensor quantization needs one scale");
+    }
+    std::string sc = "const " + e.name + " scales" + id + "[" + S(static_cast<int64_t>(s->floats.size())) + "] = " +
+                     e.name + "[](";
+    std::string zc = "const int zps" + id + "[" + S(static_cast<int64_t>(z.size())) + "] = int[](";
+    for (size_t k = 0; k < z.size(); ++k) {
+      sc += (k ? ", " : "") + FloatConst(e, s->floats[k]);
+      zc += (k ? ", " : "") + std::string("int(") + S(z[k]) + ")";
+    }
+    code += "  " + sc + ");\n  " + zc + ");\n  uint slot" + id + " = " + slot + ";\n";
+    *scale = "scales" + id + "[slot" + id + "]";
+    *zp = "zps" + id + "[slot" + id + "]";
+    return Status::Ok();
+  };
+  auto dequant = [&](const std::string& prefix, const GType& q, const GType& e, const std::string& v) -> StatusOr<std::string> {
+    if (q.cls != C::kSigned && q.cls != C::kUnsigned) return Refuse(u, "non-integer quantized storage");
+    if (q.bits >= 32) return Refuse(u, "32-bit quantized storage");
+    std::string scale, zp;
+    KILN_RETURN_IF_ERROR(params(prefix, e, &scale, &zp));
+    return RoundTo(e, RoundTo(e, e.name + "(int(" + v + ") - " + zp + ")") + " * " + scale);
+  };
+  if (dequantize) {
+    if (out.cls != C::kFloat) return Refuse(u, "a non-float result");
+    KILN_ASSIGN_OR_RETURN(std::string x, dequant("", in, out, w.Load(0, "i")));
+    return PerElement(w, code + "  " + w.Store(1, "i", x) + "\n");
+  }
+  if (out.cls != C::kSigned && out.cls != C::kUnsigned) return Refuse(u, "non-integer quantized storage");
+  if (out.bits >= 32) return Refuse(u, "32-bit quantized storage");
+  GType e = in;
+  std::string x = w.Load(0, "i");
+  if (in.cls != C::kFloat) {  // requantize through the expressed type
+    std::string et(kp.Str("expressed_type"));
+    auto t = ElementTypeFromName(et.empty() ? "f32" : et);
+    if (!t) return Refuse(u, "bad expressed_type");
+    KILN_ASSIGN_OR_RETURN(e, GlslType(*t));
+    if (e.cls != C::kFloat) return Refuse(u, "bad expressed_type");
+    KILN_ASSIGN_OR_RETURN(x, dequant("operand_", in, e, x));
+  }
+  w.features |= e.features;
+  std::string scale, zp;
+  KILN_RETURN_IF_ERROR(params("", e, &scale, &zp));
+  const int64_t bits = out.bits;
+  const int64_t lo_default = out.cls == C::kSigned ? -(int64_t{1} << (bits - 1)) : 0;
+  const int64_t hi_default = out.cls == C::kSigned ? (int64_t{1} << (bits - 1)) - 1 : (int64_t{1} << bits) - 1;
+  const int64_t lo = kp.Int("storage_min", lo_default), hi = kp.Int("storage_max", hi_default);
+  if (lo > hi || lo < INT32_MIN || hi > INT32_MAX) return Refuse(u, "bad storage range");
+  std::string isnan = e.name == "double" ? "kiln_isnan_d" : "kiln_isnan";
+  code += "  " + e.name + " v = " + RoundTo(e, x + " / " + scale) + ";\n";
+  code += "  v = " + RoundTo(e, "v + " + e.name + "(" + zp + ")") + ";\n";
+  code += "  if (" + isnan + "(v)) v = " + e.name + "(0);\n";
+  code += "  v = roundEven(clamp(v, " + FloatConst(e, static_cast<double>(lo)) + ", " +
+          FloatConst(e, static_cast<double>(hi)) + "));\n";
+  code += "  int q = clamp(int(v), int(" + S(lo) + "), int(" + S(hi) + "));\n";
+  code += "  " + w.Store(1, "i", out.name + "(q)") + "\n";
+  return PerElement(w, code);
+}
+
 // fft: see kernels/vulkan/fft.glsl.
 StatusOr<ShaderSource> Fft(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
   if (u.in_types.size() != 1 || u.out_types.size() != 1) return Refuse(u, "expected one operand and one result");
@@ -715,6 +802,7 @@ StatusOr<ShaderSource> GenerateShader(const KernelParams& params, const Dispatch
   if (k == "stablehlo.reduce") return Reduce(params, use, w);
   if (k == "stablehlo.triangular_solve") return TriangularSolve(params, use, w);
   if (k == "stablehlo.fft") return Fft(params, use, w);
+  if (k == "stablehlo.uniform_quantize" || k == "stablehlo.uniform_dequantize") return Quantization(params, use, w);
   if (k == "stablehlo.convolution" || k == "stablehlo.dynamic_conv") return Convolution(params, use, w);
   return IndexMap(params, use, w);
 }

@@ -82,6 +82,10 @@ Status EmitScalarProgram(const ScalarProgram& program, const std::vector<std::st
 // stablehlo.convert does it.
 StatusOr<std::string> ConvertExpr(const GType& from, const GType& to, const std::string& v);
 
+// A float constant of type `t` (rounded to t), and an expression rounded to t.
+std::string FloatConst(const GType& t, double v);
+std::string RoundTo(const GType& t, const std::string& e);
+
 // The shader for one dispatch signature of an executable.
 StatusOr<ShaderSource> GenerateShader(const KernelParams& params, const DispatchUse& use);
 

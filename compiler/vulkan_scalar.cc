@@ -170,6 +170,9 @@ Status EmitComplex(const ScalarInstr& in, const GType& t0, const GType& rt, cons
 
 }  // namespace
 
+std::string FloatConst(const GType& t, double v) { return Round(t, FloatLiteral(t, v)); }
+std::string RoundTo(const GType& t, const std::string& e) { return Round(t, e); }
+
 StatusOr<GType> GlslType(ElementType t) {
   GType g;
   g.type = t;
