@@ -646,6 +646,107 @@ StatusOr<ShaderSource> Quantization(const KernelParams& kp, const DispatchUse& u
   return PerElement(w, code);
 }
 
+// map: the computation per element (operands converted to its parameters).
+StatusOr<ShaderSource> Map(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
+  const ScalarProgram* prog = kp.Program("computation");
+  if (!prog || prog->param_types.size() != u.in_types.size() || prog->results.size() != 1 || u.out_types.size() != 1)
+    return Refuse(u, "malformed map");
+  auto dims = kp.Ints("dimensions");
+  for (size_t d = 0; d < dims.size(); ++d)
+    if (dims[d] != static_cast<int64_t>(d)) return Refuse(u, "dimensions must be [0, ..., rank-1]");
+  std::vector<std::string> params;
+  for (size_t t = 0; t < u.in_types.size(); ++t) {
+    if (w.rank(t) != w.rank(w.Out(0))) return Refuse(u, "operand ranks differ");
+    KILN_ASSIGN_OR_RETURN(GType pt, GlslType(prog->param_types[t]));
+    KILN_ASSIGN_OR_RETURN(std::string x, ConvertExpr(w.type(t), pt, w.Load(t, "i")));
+    params.push_back(x);
+  }
+  std::string body;
+  std::vector<std::string> results;
+  KILN_RETURN_IF_ERROR(EmitScalarProgram(*prog, params, "v", &body, &results, &w.features));
+  KILN_ASSIGN_OR_RETURN(GType rt, GlslType(prog->ValueType(prog->results[0])));
+  KILN_ASSIGN_OR_RETURN(std::string v, ConvertExpr(rt, w.type(w.Out(0)), results[0]));
+  return PerElement(w, body + "  " + w.Store(w.Out(0), "i", v) + "\n");
+}
+
+// reduce_window: one invocation per output element folds its window (taps
+// on padding or base-dilation holes contribute the init value, as the spec
+// pads with it) through the body, in row-major tap order.
+StatusOr<ShaderSource> ReduceWindow(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
+  const ScalarProgram* prog = kp.Program("body");
+  const size_t n = u.out_types.size();
+  if (!prog || n == 0 || u.in_types.size() != 2 * n || prog->param_types.size() != 2 * n || prog->results.size() != n)
+    return Refuse(u, "malformed reduce_window");
+  const int r = w.rank(0);
+  auto ints = [&](const char* name, size_t count, int64_t fallback) {
+    auto v = kp.Ints(name);
+    std::vector<int64_t> x(v.begin(), v.end());
+    if (x.empty()) x.assign(count, fallback);
+    return x;
+  };
+  auto wd = ints("window_dimensions", r, 0), st = ints("window_strides", r, 1), bd = ints("base_dilations", r, 1),
+       wdl = ints("window_dilations", r, 1), pad = ints("padding", 2 * r, 0);
+  if (static_cast<int>(wd.size()) != r || static_cast<int>(st.size()) != r || static_cast<int>(bd.size()) != r ||
+      static_cast<int>(wdl.size()) != r || static_cast<int>(pad.size()) != 2 * r)
+    return Refuse(u, "bad window attributes");
+  for (int d = 0; d < r; ++d)
+    if (wd[d] < 1 || st[d] < 1 || bd[d] < 1 || wdl[d] < 1 || wd[d] > INT32_MAX || st[d] > INT32_MAX ||
+        bd[d] > INT32_MAX || wdl[d] > INT32_MAX || pad[2 * d] < INT32_MIN || pad[2 * d] > INT32_MAX)
+      return Refuse(u, "bad window attributes");
+  std::vector<GType> pt(2 * n);
+  for (size_t k = 0; k < 2 * n; ++k) {
+    KILN_ASSIGN_OR_RETURN(pt[k], GlslType(prog->param_types[k]));
+  }
+  auto in_dims = DimsOf(w, 0);
+  auto o = Names("o", w.rank(w.Out(0)));
+  std::string s = OutputIndex(w);
+  std::vector<std::string> params;
+  for (size_t k = 0; k < n; ++k) {
+    if (w.rank(k) != r || w.rank(w.Out(k)) != r) return Refuse(u, "operand ranks differ");
+    KILN_ASSIGN_OR_RETURN(std::string init, ConvertExpr(w.type(n + k), pt[k], w.Load(n + k, "0u")));
+    KILN_ASSIGN_OR_RETURN(std::string init_x, ConvertExpr(w.type(n + k), pt[n + k], w.Load(n + k, "0u")));
+    s += "  " + pt[k].name + " acc" + S(static_cast<int64_t>(k)) + " = " + init + ";\n";
+    s += "  " + pt[n + k].name + " pad" + S(static_cast<int64_t>(k)) + " = " + init_x + ";\n";
+    params.push_back("acc" + S(static_cast<int64_t>(k)));
+  }
+  std::string close;
+  std::vector<std::string> idx;
+  std::string indent = "  ";
+  s += "  bool inside = true;\n";
+  for (int d = 0; d < r; ++d) {
+    std::string wv = "w" + S(d), pos = "pos" + S(d);
+    s += indent + "for (uint " + wv + " = 0u; " + wv + " < " + Uint(wd[d]) + "; ++" + wv + ") {\n";
+    indent += "  ";
+    s += indent + "int " + pos + " = int(" + o[d] + ") * " + S(st[d]) + " + int(" + wv + ") * " + S(wdl[d]) + " - (" +
+         S(pad[2 * d]) + ");\n";
+    s += indent + "bool in" + S(d) + " = " + (d ? "in" + S(d - 1) : std::string("true")) + " && " + pos + " >= 0 && " +
+         pos + " % " + S(bd[d]) + " == 0 && uint(" + pos + " / " + S(bd[d]) + ") < " + in_dims[d] + ";\n";
+    idx.push_back("uint(" + pos + " / " + S(bd[d]) + ")");
+    close = indent.substr(2) + "}\n" + close;
+  }
+  std::string inside = r ? "in" + S(r - 1) : std::string("true");
+  s += indent + "uint src = " + inside + " ? " + Linear(idx, in_dims) + " : 0u;\n";
+  for (size_t k = 0; k < n; ++k) {
+    KILN_ASSIGN_OR_RETURN(std::string x, ConvertExpr(w.type(k), pt[n + k], w.Load(k, "src")));
+    params.push_back("(" + inside + " ? " + x + " : pad" + S(static_cast<int64_t>(k)) + ")");
+  }
+  std::string code;
+  std::vector<std::string> results;
+  KILN_RETURN_IF_ERROR(EmitScalarProgram(*prog, params, "v", &code, &results, &w.features));
+  s += code;
+  for (size_t k = 0; k < n; ++k) {
+    KILN_ASSIGN_OR_RETURN(GType rt, GlslType(prog->ValueType(prog->results[k])));
+    KILN_ASSIGN_OR_RETURN(std::string back, ConvertExpr(rt, pt[k], results[k]));
+    s += indent + "acc" + S(static_cast<int64_t>(k)) + " = " + back + ";\n";
+  }
+  s += close;
+  for (size_t k = 0; k < n; ++k) {
+    KILN_ASSIGN_OR_RETURN(std::string v, ConvertExpr(pt[k], w.type(w.Out(k)), "acc" + S(static_cast<int64_t>(k))));
+    s += "  " + w.Store(w.Out(k), "i", v) + "\n";
+  }
+  return PerElement(w, s);
+}
+
 // fft: see kernels/vulkan/fft.glsl.
 StatusOr<ShaderSource> Fft(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
   if (u.in_types.size() != 1 || u.out_types.size() != 1) return Refuse(u, "expected one operand and one result");
@@ -802,6 +903,8 @@ StatusOr<ShaderSource> GenerateShader(const KernelParams& params, const Dispatch
   if (k == "stablehlo.reduce") return Reduce(params, use, w);
   if (k == "stablehlo.triangular_solve") return TriangularSolve(params, use, w);
   if (k == "stablehlo.fft") return Fft(params, use, w);
+  if (k == "stablehlo.map") return Map(params, use, w);
+  if (k == "stablehlo.reduce_window") return ReduceWindow(params, use, w);
   if (k == "stablehlo.uniform_quantize" || k == "stablehlo.uniform_dequantize") return Quantization(params, use, w);
   if (k == "stablehlo.convolution" || k == "stablehlo.dynamic_conv") return Convolution(params, use, w);
   return IndexMap(params, use, w);
