@@ -747,6 +747,77 @@ StatusOr<ShaderSource> ReduceWindow(const KernelParams& kp, const DispatchUse& u
   return PerElement(w, s);
 }
 
+// sort: one invocation per 1-D slice along `dimension` copies the slice to
+// the results and insertion-sorts it there (stable: an element moves before
+// another only when comparator(it, other) holds). O(n^2) per slice.
+StatusOr<ShaderSource> Sort(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
+  const ScalarProgram* cmp = kp.Program("comparator");
+  const size_t n = u.in_types.size();
+  if (!cmp || n == 0 || u.out_types.size() != n || cmp->param_types.size() != 2 * n || cmp->results.size() != 1 ||
+      cmp->ValueType(cmp->results[0]) != ElementType::kI1)
+    return Refuse(u, "malformed sort");
+  const int r = w.rank(0);
+  int64_t dim = kp.Int("dimension", -1);
+  if (dim < 0) dim += r;
+  if (dim < 0 || dim >= r) return Refuse(u, "bad dimension");
+  for (size_t k = 0; k < n; ++k)
+    if (u.in_types[k] != u.out_types[k] || cmp->param_types[2 * k] != u.in_types[k] ||
+        cmp->param_types[2 * k + 1] != u.in_types[k] || w.rank(k) != r || w.rank(w.Out(k)) != r)
+      return Refuse(u, "operand, result and comparator types differ");
+  std::string fn = "bool kiln_less(";
+  std::vector<std::string> params;
+  for (size_t k = 0; k < n; ++k) {
+    const GType& g = w.type(k);
+    std::string a = "a" + S(static_cast<int64_t>(k)), b = "b" + S(static_cast<int64_t>(k));
+    fn += (k ? ", " : "") + g.name + " " + a + ", " + g.name + " " + b;
+    params.push_back(a);
+    params.push_back(b);
+  }
+  std::string code;
+  std::vector<std::string> results;
+  KILN_RETURN_IF_ERROR(EmitScalarProgram(*cmp, params, "v", &code, &results, &w.features));
+  fn += ") {\n" + code + "  return " + results[0] + ";\n}\n";
+  auto dims = DimsOf(w, 0);
+  std::vector<std::string> outer_dims, outer_names, idx(r);
+  for (int d = 0; d < r; ++d) {
+    if (d == dim) {
+      idx[d] = "0u";
+      continue;
+    }
+    outer_dims.push_back(dims[d]);
+    outer_names.push_back("o" + S(d));
+    idx[d] = "o" + S(d);
+  }
+  std::string stride = "1u";
+  for (int d = static_cast<int>(dim) + 1; d < r; ++d) stride += " * " + dims[d];
+  std::string s = "  uint len = " + dims[dim] + ";\n  if (len == 0u || i >= p[0] / len) return;\n";
+  s += Decompose("i", outer_dims, outer_names, "rem_o");
+  s += "  uint base = " + Linear(idx, dims) + ", stride = " + stride + ";\n";
+  s += "  for (uint j = 0u; j < len; ++j) {\n";
+  for (size_t k = 0; k < n; ++k)
+    s += "    " + w.Store(w.Out(k), "base + j * stride", w.Load(k, "base + j * stride")) + "\n";
+  s += "  }\n  for (uint j = 1u; j < len; ++j) {\n";
+  std::string key_args, cur_args;
+  for (size_t k = 0; k < n; ++k) {
+    std::string K = S(static_cast<int64_t>(k));
+    s += "    " + w.type(k).name + " key" + K + " = " + w.Load(w.Out(k), "base + j * stride") + ";\n";
+  }
+  s += "    uint at = j;\n    while (at > 0u) {\n      uint prev = base + (at - 1u) * stride;\n";
+  std::string args;
+  for (size_t k = 0; k < n; ++k) {
+    std::string K = S(static_cast<int64_t>(k));
+    args += (k ? ", " : "") + std::string("key") + K + ", " + w.Load(w.Out(k), "prev");
+  }
+  s += "      if (!kiln_less(" + args + ")) break;\n";
+  for (size_t k = 0; k < n; ++k)
+    s += "      " + w.Store(w.Out(k), "base + at * stride", w.Load(w.Out(k), "prev")) + "\n";
+  s += "      --at;\n    }\n";
+  for (size_t k = 0; k < n; ++k)
+    s += "    " + w.Store(w.Out(k), "base + at * stride", "key" + S(static_cast<int64_t>(k))) + "\n";
+  s += "  }\n";
+  return w.Finish(fn + Fill(Template("per_element.glsl"), {{"BODY", s}}), 64);
+}
+
 // fft: see kernels/vulkan/fft.glsl.
 StatusOr<ShaderSource> Fft(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
   if (u.in_types.size() != 1 || u.out_types.size() != 1) return Refuse(u, "expected one operand and one result");
@@ -904,6 +975,7 @@ StatusOr<ShaderSource> GenerateShader(const KernelParams& params, const Dispatch
   if (k == "stablehlo.triangular_solve") return TriangularSolve(params, use, w);
   if (k == "stablehlo.fft") return Fft(params, use, w);
   if (k == "stablehlo.map") return Map(params, use, w);
+  if (k == "stablehlo.sort") return Sort(params, use, w);
   if (k == "stablehlo.reduce_window") return ReduceWindow(params, use, w);
   if (k == "stablehlo.uniform_quantize" || k == "stablehlo.uniform_dequantize") return Quantization(params, use, w);
   if (k == "stablehlo.convolution" || k == "stablehlo.dynamic_conv") return Convolution(params, use, w);
