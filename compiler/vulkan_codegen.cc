@@ -878,7 +878,7 @@ Status ShaderWriter::Begin() {
     const GType& g = types_[t];
     const bool input = t < use_.in_types.size();
     std::string T = S(static_cast<int64_t>(t)), B = S(static_cast<int64_t>(t + 1));
-    helpers_ += "layout(std430, set = 0, binding = " + B + ") " + (input ? "readonly " : "") + "buffer Tensor" + T +
+    helpers_ += "layout(std430, set = 0, binding = " + B + ") " + (input ? "restrict readonly " : "restrict ") + "buffer Tensor" + T +
                 " { uint w[]; } t" + T + ";\n";
     std::string addr = "p[" + S(param_base_[t]) + "] + i * " + Uint(g.storage);
     // Loads: the element's bits, then its GLSL value.

@@ -2,7 +2,7 @@
 // it after the #version line and its extension lines). Binding 0 holds the
 // parameter words: [0] the number of invocations the grid covers, then per
 // tensor (inputs first) its byte offset and its dimensions.
-layout(std430, set = 0, binding = 0) readonly buffer KilnParams { uint p[]; };
+layout(std430, set = 0, binding = 0) restrict readonly buffer KilnParams { uint p[]; };
 
 // One invocation per element: the grid may be folded into y when x would
 // exceed the device's work-group count limit.
