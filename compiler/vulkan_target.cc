@@ -101,7 +101,10 @@ UnavailableOut Describe(const DispatchUse& use, const Status& s) {
   for (auto t : use.in_types) types += (types.empty() ? "" : ",") + std::string(Name(t));
   for (auto t : use.out_types) types += (types.empty() ? "" : ",") + std::string(Name(t));
   u.type = types;
-  u.reason = s.message();
+  // The record names op and type already; keep the reason alone.
+  const std::string marker = "is not supported by the vulkan target: ";
+  size_t at = s.message().find(marker);
+  u.reason = at == std::string::npos ? s.message() : s.message().substr(at + marker.size());
   return u;
 }
 
