@@ -361,8 +361,124 @@ StatusOr<ShaderSource> DotGeneral(const KernelParams& kp, const DispatchUse& u, 
   return s;
 }
 
+// The number of reduced elements of a reduce dispatch when its input shape
+// is static, else -1.
+int64_t StaticReducedCount(const KernelParams& kp, const DispatchUse& u) {
+  if (u.in_dims.empty()) return -1;
+  int64_t count = 1;
+  for (int64_t d : kp.Ints("dimensions")) {
+    if (d < 0 || d >= static_cast<int64_t>(u.in_dims[0].size()) || u.in_dims[0][d] < 0) return -1;
+    count *= u.in_dims[0][d];
+  }
+  return count;
+}
+
+// reduce with a work group per output element: kernels/vulkan/reduce_group.glsl.
+StatusOr<ShaderSource> ReduceGroup(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
+  const ScalarProgram* prog = kp.Program("body");
+  const size_t n = u.out_types.size();
+  const int r = w.rank(0);
+  std::vector<bool> reduced(r, false);
+  for (int64_t d : kp.Ints("dimensions")) {
+    if (d < 0 || d >= r || reduced[d]) return Refuse(u, "bad dimensions");
+    reduced[d] = true;
+  }
+  auto dims = DimsOf(w, 0);
+  std::vector<std::string> kept_dims, red_dims, idx(r), kept_names, red_names;
+  for (int d = 0; d < r; ++d) {
+    (reduced[d] ? red_dims : kept_dims).push_back(dims[d]);
+    (reduced[d] ? red_names : kept_names).push_back((reduced[d] ? "j" : "o") + S(d));
+    idx[d] = (reduced[d] ? "j" : "o") + S(d);
+  }
+  std::vector<GType> pt(2 * n);
+  for (size_t k = 0; k < 2 * n; ++k) {
+    KILN_ASSIGN_OR_RETURN(pt[k], GlslType(prog->param_types[k]));
+  }
+  std::vector<GType> res(n);
+  for (size_t k = 0; k < n; ++k) {
+    KILN_ASSIGN_OR_RETURN(res[k], GlslType(prog->ValueType(prog->results[k])));
+  }
+  std::string shared = "shared bool has_part[64];\n", declare, fold, publish, combine, move, finish;
+  std::string count = "1u";
+  for (const auto& d : red_dims) count += " * " + d;
+  declare += "  uint count = " + count + ";\n";
+  // Runs the body on (a..., b...) and assigns the results (converted back to
+  // the accumulator types) to `dst...`.
+  auto apply = [&](const std::vector<std::string>& a, const std::vector<std::string>& b,
+                   const std::vector<std::string>& dst, const std::string& prefix, const std::string& indent) -> StatusOr<std::string> {
+    std::vector<std::string> params = a;
+    params.insert(params.end(), b.begin(), b.end());
+    std::string code, out;
+    std::vector<std::string> results;
+    KILN_RETURN_IF_ERROR(EmitScalarProgram(*prog, params, prefix, &code, &results, &w.features));
+    out += indent + "{\n" + code;
+    for (size_t k = 0; k < n; ++k) {
+      KILN_ASSIGN_OR_RETURN(std::string back, ConvertExpr(res[k], pt[k], results[k]));
+      out += indent + "  " + dst[k] + " = " + back + ";\n";
+    }
+    return out + indent + "}\n";
+  };
+  std::vector<std::string> acc, xs, part_a, part_b, inits;
+  for (size_t k = 0; k < n; ++k) {
+    std::string K = S(static_cast<int64_t>(k));
+    if (w.rank(k) != r) return Refuse(u, "operand ranks differ");
+    shared += "shared " + pt[k].name + " part" + K + "[64];\n";
+    declare += "  " + pt[k].name + " acc" + K + " = " + pt[k].name + "(0);\n";
+    acc.push_back("acc" + K);
+    KILN_ASSIGN_OR_RETURN(std::string x, ConvertExpr(w.type(k), pt[n + k], w.Load(k, "src")));
+    xs.push_back(x);
+    part_a.push_back("part" + K + "[lid]");
+    part_b.push_back("part" + K + "[lid + s]");
+    publish += "  part" + K + "[lid] = acc" + K + ";\n";
+    move += "        part" + K + "[lid] = part" + K + "[lid + s];\n";
+    KILN_ASSIGN_OR_RETURN(std::string init, ConvertExpr(w.type(n + k), pt[k], w.Load(n + k, "0u")));
+    inits.push_back(init);
+  }
+  publish += "  has_part[lid] = has;\n";
+  fold += Decompose("j", red_dims, red_names, "rem_j");
+  fold += "      uint src = " + Linear(idx, dims) + ";\n";
+  fold += "      if (!has) {\n";
+  for (size_t k = 0; k < n; ++k) {
+    KILN_ASSIGN_OR_RETURN(std::string first, ConvertExpr(pt[n + k], pt[k], xs[k]));
+    fold += "        " + acc[k] + " = " + first + ";\n";
+  }
+  fold += "      } else {\n";
+  KILN_ASSIGN_OR_RETURN(std::string f, apply(acc, xs, acc, "f", "        "));
+  fold += f + "      }\n";
+  KILN_ASSIGN_OR_RETURN(combine, apply(part_a, part_b, part_a, "c", "        "));
+  // finish: init, folded with the combined part when there was any element.
+  std::vector<std::string> fin;
+  for (size_t k = 0; k < n; ++k) {
+    std::string K = S(static_cast<int64_t>(k));
+    finish += "    " + pt[k].name + " res" + K + " = " + inits[k] + ";\n";
+    fin.push_back("res" + K);
+  }
+  std::vector<std::string> part0;
+  for (size_t k = 0; k < n; ++k) part0.push_back("part" + S(static_cast<int64_t>(k)) + "[0]");
+  KILN_ASSIGN_OR_RETURN(std::string fin_code, apply(fin, part0, fin, "e", "      "));
+  finish += "    if (has_part[0]) " + fin_code;
+  for (size_t k = 0; k < n; ++k) {
+    KILN_ASSIGN_OR_RETURN(std::string v, ConvertExpr(pt[k], w.type(w.Out(k)), fin[k]));
+    finish += "    " + w.Store(w.Out(k), "i", v) + "\n";
+  }
+  std::string body = Fill(Template("reduce_group.glsl"),
+                          {{"SHARED", shared},
+                           {"INDEX", Decompose("i", kept_dims, kept_names, "rem_o")},
+                           {"DECLARE", declare},
+                           {"FOLD", fold},
+                           {"PUBLISH", publish},
+                           {"COMBINE", combine},
+                           {"MOVE", move},
+                           {"FINISH", finish}});
+  ShaderSource s = w.Finish(body, 64);
+  s.grid = hal::ShaderGrid::kPerGroup;
+  return s;
+}
+
 // reduce: one invocation per output element folds the reduced elements in
-// row-major order through the body (a scalar-expression program).
+// row-major order through the body (a scalar-expression program); reductions
+// of many elements (or of a size unknown at compile time) use a work group
+// per output element instead (ReduceGroup).
 StatusOr<ShaderSource> Reduce(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
   const ScalarProgram* prog = kp.Program("body");
   const size_t n = u.out_types.size();
@@ -370,6 +486,10 @@ StatusOr<ShaderSource> Reduce(const KernelParams& kp, const DispatchUse& u, Shad
       prog->results.size() != n)
     return Refuse(u, "malformed reduce");
   const int r = w.rank(0);
+  bool same_types = true;
+  for (size_t k = 0; k < n; ++k) same_types = same_types && prog->param_types[k] == prog->param_types[n + k];
+  const int64_t reduced_count = StaticReducedCount(kp, u);
+  if (same_types && (reduced_count < 0 || reduced_count >= 256)) return ReduceGroup(kp, u, w);
   std::vector<bool> reduced(r, false);
   for (int64_t d : kp.Ints("dimensions")) {
     if (d < 0 || d >= r || reduced[d]) return Refuse(u, "bad dimensions");

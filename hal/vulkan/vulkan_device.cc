@@ -578,9 +578,10 @@ class VulkanDevice final : public Device {
     const uint32_t max_x = core_->props.limits.maxComputeWorkGroupCount[0];
     const uint32_t max_y = core_->props.limits.maxComputeWorkGroupCount[1];
     const uint32_t max_z = core_->props.limits.maxComputeWorkGroupCount[2];
-    if (v.grid_kind == ShaderGrid::kPerElement) {
+    if (v.grid_kind == ShaderGrid::kPerElement || v.grid_kind == ShaderGrid::kPerGroup) {
       if (total == 0) return p->empty = true, Status::Ok();
-      uint64_t groups = (uint64_t{total} + v.workgroup_size - 1) / v.workgroup_size;
+      uint64_t per_group = v.grid_kind == ShaderGrid::kPerGroup ? 1 : v.workgroup_size;
+      uint64_t groups = (uint64_t{total} + per_group - 1) / per_group;
       uint64_t gx = std::min<uint64_t>(groups, max_x);
       uint64_t gy = (groups + gx - 1) / gx;
       if (gy > max_y) return Unimplemented("a dispatch too large for the Vulkan device's work-group limits");
