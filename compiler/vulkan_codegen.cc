@@ -945,6 +945,80 @@ StatusOr<ShaderSource> Sort(const KernelParams& kp, const DispatchUse& u, Shader
   return w.Finish(fn + Fill(Template("per_element.glsl"), {{"BODY", s}}), 64);
 }
 
+// gather / dynamic_gather: one invocation per result element computes its
+// operand index as the spec does (full_start_index clamped to
+// [0, dim - slice_size], + full_batching_index + full_window_index).
+StatusOr<ShaderSource> Gather(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
+  const bool dynamic = kp.kernel == "stablehlo.dynamic_gather";
+  if (u.in_types.size() != (dynamic ? 3u : 2u) || u.out_types.size() != 1 || u.in_types[0] != u.out_types[0])
+    return Refuse(u, "bad operands");
+  const size_t out = w.Out(0);
+  const int R = w.rank(out), r = w.rank(0), ir = w.rank(1);
+  auto vec = [&](const char* name) {
+    auto v = kp.Ints(name);
+    return std::vector<int64_t>(v.begin(), v.end());
+  };
+  auto offset_dims = vec("offset_dims"), collapsed = vec("collapsed_slice_dims"),
+       operand_batching = vec("operand_batching_dims"), indices_batching = vec("start_indices_batching_dims"),
+       start_index_map = vec("start_index_map"), slice_sizes = vec("slice_sizes");
+  const int64_t ivd = kp.Int("index_vector_dim", -1);
+  auto has = [](const std::vector<int64_t>& v, int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); };
+  if (ivd < 0 || ivd > ir || (!dynamic && static_cast<int>(slice_sizes.size()) != r) ||
+      operand_batching.size() != indices_batching.size() ||
+      static_cast<int>(offset_dims.size() + collapsed.size() + operand_batching.size()) != r)
+    return Refuse(u, "bad dimension numbers");
+  for (int64_t d : start_index_map)
+    if (d < 0 || d >= r) return Refuse(u, "bad start_index_map");
+  for (size_t i = 0; i < operand_batching.size(); ++i)
+    if (operand_batching[i] < 0 || operand_batching[i] >= r || indices_batching[i] < 0 || indices_batching[i] >= ir ||
+        indices_batching[i] == ivd)
+      return Refuse(u, "bad batching dims");
+  const GType& it = w.type(1);
+  if (it.cls != C::kSigned && it.cls != C::kUnsigned) return Refuse(u, "non-integer indices");
+  std::vector<int64_t> batch_axes, window_axes;
+  for (int d = 0; d < R; ++d)
+    if (!has(offset_dims, d)) batch_axes.push_back(d);
+  for (int d = 0; d < r; ++d)
+    if (!has(collapsed, d) && !has(operand_batching, d)) window_axes.push_back(d);
+  if (window_axes.size() != offset_dims.size() || static_cast<int>(batch_axes.size()) != ir - (ivd < ir ? 1 : 0))
+    return Refuse(u, "bad dimension numbers");
+  for (int64_t d : offset_dims)
+    if (d < 0 || d >= R) return Refuse(u, "bad offset_dims");
+  auto o = Names("o", R);
+  auto odims = DimsOf(w, 0), idims = DimsOf(w, 1);
+  std::string s = OutputIndex(w);
+  for (int d = 0; d < r; ++d) s += "  int x" + S(d) + " = 0;\n";
+  for (size_t k = 0; k < start_index_map.size(); ++k) {
+    std::vector<std::string> at;
+    for (int d = 0, b = 0; d < ir; ++d) at.push_back(d == ivd ? Uint(static_cast<int64_t>(k)) : o[batch_axes[b++]]);
+    const int64_t od = start_index_map[k];
+    std::string size = dynamic ? "int(" + w.Load(2, Uint(od)) + ")" : "(" + S(slice_sizes[od]) + ")";
+    std::string v = w.Load(1, Linear(at, idims));
+    std::string limit = "max(int(" + odims[od] + ") - " + size + ", 0)";
+    std::string start = it.cls == C::kUnsigned ? "int(min(" + v + ", " + it.name + "(" + limit + ")))"
+                                               : "int(clamp(" + v + ", " + it.name + "(0), " + it.name + "(" + limit + ")))";
+    s += "  x" + S(od) + " += " + start + ";\n";
+  }
+  for (size_t i = 0; i < operand_batching.size(); ++i) {
+    int64_t ds = indices_batching[i];
+    s += "  x" + S(operand_batching[i]) + " += int(" + o[batch_axes[ds - (ds < ivd ? 0 : 1)]] + ");\n";
+  }
+  for (size_t k = 0; k < window_axes.size(); ++k)
+    s += "  x" + S(window_axes[k]) + " += int(" + o[offset_dims[k]] + ");\n";
+  std::vector<std::string> idx;
+  std::string inside = "true";
+  for (int d = 0; d < r; ++d) {
+    idx.push_back("uint(x" + S(d) + ")");
+    inside += " && x" + S(d) + " >= 0 && uint(x" + S(d) + ") < " + odims[d];
+  }
+  KILN_ASSIGN_OR_RETURN(GType u32, GlslType(ElementType::kUI32));
+  KILN_ASSIGN_OR_RETURN(std::string zero, ConvertExpr(u32, w.type(out), "0u"));
+  // Outside only for size-0 collapsed slices (the CPU device reports an error there).
+  s += "  if (" + inside + ") " + w.Store(out, "i", w.Load(0, Linear(idx, odims))) + "\n";
+  s += "  else " + w.Store(out, "i", zero) + "\n";
+  return PerElement(w, s);
+}
+
 // fft: see kernels/vulkan/fft.glsl.
 StatusOr<ShaderSource> Fft(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
   if (u.in_types.size() != 1 || u.out_types.size() != 1) return Refuse(u, "expected one operand and one result");
@@ -1102,6 +1176,7 @@ StatusOr<ShaderSource> GenerateShader(const KernelParams& params, const Dispatch
   if (k == "stablehlo.triangular_solve") return TriangularSolve(params, use, w);
   if (k == "stablehlo.fft") return Fft(params, use, w);
   if (k == "stablehlo.map") return Map(params, use, w);
+  if (k == "stablehlo.gather" || k == "stablehlo.dynamic_gather") return Gather(params, use, w);
   if (k == "stablehlo.sort") return Sort(params, use, w);
   if (k == "stablehlo.reduce_window") return ReduceWindow(params, use, w);
   if (k == "stablehlo.uniform_quantize" || k == "stablehlo.uniform_dequantize") return Quantization(params, use, w);

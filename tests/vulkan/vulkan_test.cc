@@ -292,6 +292,54 @@ func.func @main(%a: tensor<37x5000xf32>, %b: tensor<100003xi32>, %c: tensor<3x7x
   }
 }
 
+// An embedding lookup (gather of rows, indices clamped when out of range)
+// and a convolution with padding, strides, dilation and feature groups,
+// against the CPU.
+TEST_F(VulkanTest, GatherAndConvolutionMatchCpu) {
+  const char* src = R"(
+func.func @main(%table: tensor<50x16xf32>, %ids: tensor<9x1xi32>, %x: tensor<2x6x11x9xf32>, %k: tensor<4x3x3x2xf32>) -> (tensor<9x16xf32>, tensor<2x4x6x3xf32>) {
+  %0 = "stablehlo.gather"(%table, %ids) {dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, 16>} : (tensor<50x16xf32>, tensor<9x1xi32>) -> tensor<9x16xf32>
+  %1 = stablehlo.convolution(%x, %k) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [2, 3], pad = [[1, 1], [2, 0]], rhs_dilate = [1, 2]} {batch_group_count = 1 : i64, feature_group_count = 2 : i64} : (tensor<2x6x11x9xf32>, tensor<4x3x3x2xf32>) -> tensor<2x4x6x3xf32>
+  return %0, %1 : tensor<9x16xf32>, tensor<2x4x6x3xf32>
+}
+)";
+  auto bytes = CompileAll(src, "vulkan");
+  ASSERT_FALSE(bytes.empty());
+  std::mt19937_64 rng(13);
+  std::normal_distribution<float> g;
+  auto make = [&](std::vector<int64_t> dims) {
+    vm::HostTensor t;
+    t.type = ElementType::kF32;
+    t.dims = dims;
+    t.data.resize(t.NumElements() * 4);
+    for (int64_t i = 0; i < t.NumElements(); ++i) {
+      float v = g(rng);
+      std::memcpy(t.data.data() + i * 4, &v, 4);
+    }
+    return t;
+  };
+  vm::HostTensor ids;
+  ids.type = ElementType::kSI32;
+  ids.dims = {9, 1};
+  for (int32_t v : {0, 49, 50, -3, 7, 12, 1000, 25, 3}) {
+    ids.data.resize(ids.data.size() + 4);
+    std::memcpy(ids.data.data() + ids.data.size() - 4, &v, 4);
+  }
+  auto table = make({50, 16}), x = make({2, 6, 11, 9}), k = make({4, 3, 3, 2});
+  auto want = RunOn(cpu_.get(), bytes, "main", {table, ids, x, k});
+  auto got = RunOn(vulkan_.get(), bytes, "main", {table, ids, x, k});
+  ASSERT_TRUE(want.ok()) << want.status().message();
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  EXPECT_EQ((*want)[0].data, (*got)[0].data);
+  ASSERT_EQ((*want)[1].data.size(), (*got)[1].data.size());
+  for (size_t i = 0; i < (*want)[1].data.size() / 4; ++i) {
+    float w, v;
+    std::memcpy(&w, (*want)[1].data.data() + i * 4, 4);
+    std::memcpy(&v, (*got)[1].data.data() + i * 4, 4);
+    EXPECT_NEAR(v, w, 1e-4f) << i;
+  }
+}
+
 // Device-local buffers with staging transfers (the path of GPUs without
 // unified memory), forced on a unified device.
 TEST_F(VulkanTest, StagingPathMatchesCpu) {
