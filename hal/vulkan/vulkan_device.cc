@@ -353,8 +353,11 @@ Status CheckRange(const BufferView& v, std::string_view what) {
   }
   size_t bytes = StorageBytes(v.type);
   if (bytes == 0) return InvalidArgument(std::string(what) + " has an invalid element type");
-  if (v.offset > v.buffer->size() || n * bytes > v.buffer->size() - v.offset || v.offset > UINT32_MAX / 2)
+  if (v.offset > v.buffer->size() || n * bytes > v.buffer->size() - v.offset)
     return OutOfRange(std::string(what) + " lies outside its buffer");
+  // Shaders address bytes with 32-bit integers.
+  if (v.offset + n * bytes > UINT32_MAX)
+    return Unimplemented(std::string(what) + " spans more than 4 GiB, the Vulkan device's addressing limit");
   return Status::Ok();
 }
 
@@ -617,6 +620,13 @@ class VulkanDevice final : public Device {
       const Command& c = cmds[i];
       for (const auto& v : c.inputs) KILN_RETURN_IF_ERROR(CheckRange(v, "a dispatch input"));
       for (const auto& v : c.outputs) KILN_RETURN_IF_ERROR(CheckRange(v, "a dispatch output"));
+      if (c.executable)
+        for (const auto* list : {&c.inputs, &c.outputs})
+          for (const auto& v : *list)
+            if (static_cast<VulkanBuffer*>(v.buffer.get())->padded() > core_->props.limits.maxStorageBufferRange)
+              return Unimplemented("a tensor of " + std::to_string(v.buffer->size()) +
+                                   " bytes exceeds the device's storage buffer range (" +
+                                   std::to_string(core_->props.limits.maxStorageBufferRange) + " bytes)");
       if (!c.executable) {
         if (c.inputs[0].ByteSize() != c.outputs[0].ByteSize())
           return InvalidArgument("copy between views of different sizes");
