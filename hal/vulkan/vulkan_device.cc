@@ -82,7 +82,7 @@ struct Instance {
   }
 };
 
-StatusOr<std::shared_ptr<Instance>> CreateInstance() {
+StatusOr<std::shared_ptr<Instance>> CreateInstanceUncached() {
   auto inst = std::make_shared<Instance>();
   bool validation = EnvIs("KILN_VULKAN_VALIDATION", "1");
   std::vector<const char*> layers, extensions;
@@ -122,6 +122,20 @@ StatusOr<std::shared_ptr<Instance>> CreateInstance() {
     KILN_VK(create(inst->instance, &mi, nullptr, &inst->messenger), "creating the validation messenger");
   }
   return inst;
+}
+
+// One instance per process, never destroyed: the loader unloads the driver
+// libraries with the last instance, and drivers' own one-time allocations
+// would then be reported as leaks of unknown modules at exit (LSan); kept
+// loaded, they are attributed to the driver (scripts/lsan_suppressions.txt).
+StatusOr<std::shared_ptr<Instance>> CreateInstance() {
+  static std::mutex mu;
+  static std::shared_ptr<Instance>* instance = nullptr;
+  std::lock_guard<std::mutex> l(mu);
+  if (instance) return *instance;
+  KILN_ASSIGN_OR_RETURN(auto created, CreateInstanceUncached());
+  instance = new std::shared_ptr<Instance>(std::move(created));
+  return *instance;
 }
 
 std::vector<VkPhysicalDevice> PhysicalDevices(VkInstance instance) {
