@@ -349,6 +349,7 @@ class FunctionLowering {
     for (const auto& v : ins) i.push_back({v->type.element, static_cast<size_t>(v->type.rank())});
     for (const auto& v : outs) o.push_back({v->type.element, static_cast<size_t>(v->type.rank())});
     NoteDispatch(exe, op, std::move(i), std::move(o));
+    for (const auto& v : ins) mb_->dispatch_uses.back().in_dims.push_back(v->type.dims);
   }
 
   // `inputs`: the dispatch's inputs when they are not the op's operands (a

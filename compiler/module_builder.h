@@ -46,6 +46,10 @@ struct DispatchUse {
   std::string op;  // the source op's name
   std::vector<ElementType> in_types, out_types;
   std::vector<uint8_t> in_ranks, out_ranks;
+  // The inputs' static dimensions where known (-1: dynamic): a hint for
+  // choosing a kernel's strategy, never baked into a shader (shaders are
+  // shared by every dispatch of the same signature).
+  std::vector<std::vector<int64_t>> in_dims;
 };
 
 class ModuleBuilder {

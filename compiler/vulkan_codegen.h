@@ -14,13 +14,14 @@ namespace kiln::compiler::vulkan {
 
 // How a GLSL shader computes with an element type.
 struct GType {
-  enum class Class { kBool, kSigned, kUnsigned, kFloat };
+  enum class Class { kBool, kSigned, kUnsigned, kFloat, kComplex };
   ElementType type = ElementType::kInvalid;
   Class cls = Class::kFloat;
   std::string name;   // GLSL type of the value: bool, int, uint, float, int64_t, uint64_t, double
   int bits = 0;       // value bits (1 for i1, 4 for i4, 16 for f16, ...)
   int storage = 0;    // storage bytes
   uint32_t features = 0;
+  std::string part;    // complex: GLSL type of each part (float or double)
   bool is_64() const { return name == "int64_t" || name == "uint64_t" || name == "double"; }
 };
 
@@ -80,6 +81,10 @@ Status EmitScalarProgram(const ScalarProgram& program, const std::vector<std::st
 // A conversion between the GLSL forms of two element types, as
 // stablehlo.convert does it.
 StatusOr<std::string> ConvertExpr(const GType& from, const GType& to, const std::string& v);
+
+// A float constant of type `t` (rounded to t), and an expression rounded to t.
+std::string FloatConst(const GType& t, double v);
+std::string RoundTo(const GType& t, const std::string& e);
 
 // The shader for one dispatch signature of an executable.
 StatusOr<ShaderSource> GenerateShader(const KernelParams& params, const DispatchUse& use);

@@ -61,7 +61,19 @@ std::string IntLiteral(const GType& t, int64_t v) {
   return "int(" + std::to_string(v) + ")";
 }
 
+GType PartOf(const GType& t) {
+  GType p;
+  p.type = t.type == ElementType::kC64 ? ElementType::kF32 : ElementType::kF64;
+  p.cls = C::kFloat;
+  p.name = t.part;
+  p.bits = t.bits / 2;
+  p.storage = t.storage / 2;
+  return p;
+}
+
 std::string Literal(const GType& t, const Scalar& s) {
+  if (t.cls == C::kComplex)
+    return t.name + "(" + FloatLiteral(PartOf(t), s.re) + ", " + FloatLiteral(PartOf(t), s.im) + ")";
   return t.cls == C::kFloat ? FloatLiteral(t, s.re) : IntLiteral(t, s.i);
 }
 
@@ -97,7 +109,69 @@ Status Refuse(ScalarOp op, const GType& t, const std::string& why) {
                        ") is not supported by the vulkan target: " + why);
 }
 
+// Ops with complex operands (or results): helpers kiln_c* of the preludes,
+// overloaded for vec2 and dvec2 (kernels/vulkan/prelude.glsl, prelude64.glsl,
+// math64.glsl).
+template <typename Def>
+Status EmitComplex(const ScalarInstr& in, const GType& t0, const GType& rt, const std::string& a,
+                   const std::string& b, const std::string& c, Def def) {
+  switch (in.op) {
+    case ScalarOp::kConstant: def(Literal(rt, in.constant)); return Status::Ok();
+    case ScalarOp::kComplex: def(rt.name + "(" + a + ", " + b + ")"); return Status::Ok();
+    case ScalarOp::kSelect: def("(" + a + " ? " + b + " : " + c + ")"); return Status::Ok();
+    case ScalarOp::kAdd: def(a + " + " + b); return Status::Ok();
+    case ScalarOp::kSubtract: def(a + " - " + b); return Status::Ok();
+    case ScalarOp::kNegate: def("-" + a); return Status::Ok();
+    case ScalarOp::kMultiply: def("kiln_cmul(" + a + ", " + b + ")"); return Status::Ok();
+    case ScalarOp::kSquare: def("kiln_cmul(" + a + ", " + a + ")"); return Status::Ok();
+    case ScalarOp::kDivide: def("kiln_cdiv(" + a + ", " + b + ")"); return Status::Ok();
+    case ScalarOp::kReal: def(a + ".x"); return Status::Ok();
+    case ScalarOp::kImag: def(a + ".y"); return Status::Ok();
+    case ScalarOp::kAbs: def("kiln_cabs(" + a + ")"); return Status::Ok();
+    case ScalarOp::kMaximum: def("kiln_cmax(" + a + ", " + b + ")"); return Status::Ok();
+    case ScalarOp::kMinimum: def("kiln_cmin(" + a + ", " + b + ")"); return Status::Ok();
+    case ScalarOp::kSign: def("kiln_csign(" + a + ")"); return Status::Ok();
+    case ScalarOp::kConvert: {
+      KILN_ASSIGN_OR_RETURN(std::string e, ConvertExpr(t0, rt, a));
+      def(e);
+      return Status::Ok();
+    }
+    case ScalarOp::kCompare: {
+      auto d = static_cast<ComparisonDirection>(in.attr0);
+      if (d == ComparisonDirection::kEQ) def("(" + a + ".x == " + b + ".x && " + a + ".y == " + b + ".y)");
+      else if (d == ComparisonDirection::kNE) def("!(" + a + ".x == " + b + ".x && " + a + ".y == " + b + ".y)");
+      else return Refuse(in.op, t0, "ordered comparisons of complex numbers");
+      return Status::Ok();
+    }
+    case ScalarOp::kSqrt: def("kiln_csqrt(" + a + ")"); return Status::Ok();
+    case ScalarOp::kRsqrt: def("kiln_cdiv(" + rt.name + "(1, 0), kiln_csqrt(" + a + "))"); return Status::Ok();
+    case ScalarOp::kExponential: def("kiln_cexp(" + a + ")"); return Status::Ok();
+    case ScalarOp::kExponentialMinusOne:
+      def("kiln_cexpm1(" + a + ")");
+      return Status::Ok();
+    case ScalarOp::kLog: def("kiln_clog(" + a + ")"); return Status::Ok();
+    case ScalarOp::kLogPlusOne:
+      def("kiln_clog1p(" + a + ")");
+      return Status::Ok();
+    case ScalarOp::kSine: def("kiln_csin(" + a + ")"); return Status::Ok();
+    case ScalarOp::kCosine: def("kiln_ccos(" + a + ")"); return Status::Ok();
+    case ScalarOp::kTanh: def("kiln_ctanh(" + a + ")"); return Status::Ok();
+    case ScalarOp::kTan:
+    case ScalarOp::kTanChlo: def("kiln_ctan(" + a + ")"); return Status::Ok();
+    case ScalarOp::kLogistic:
+      def("kiln_cdiv(" + rt.name + "(1, 0), " + rt.name + "(1, 0) + kiln_cexp(-" + a + "))");
+      return Status::Ok();
+    case ScalarOp::kPower:
+      def("kiln_cpow(" + a + ", " + b + ")");
+      return Status::Ok();
+    default: return Refuse(in.op, t0, "no GLSL translation for complex operands yet");
+  }
+}
+
 }  // namespace
+
+std::string FloatConst(const GType& t, double v) { return Round(t, FloatLiteral(t, v)); }
+std::string RoundTo(const GType& t, const std::string& e) { return Round(t, e); }
 
 StatusOr<GType> GlslType(ElementType t) {
   GType g;
@@ -128,6 +202,13 @@ StatusOr<GType> GlslType(ElementType t) {
         return g;
       }
       break;
+    case ElementKind::kComplex:
+      // complex<f32> as vec2, complex<f64> as dvec2: (real, imaginary).
+      g.cls = C::kComplex;
+      g.name = t == ElementType::kC64 ? "vec2" : "dvec2";
+      g.part = t == ElementType::kC64 ? "float" : "double";
+      if (t == ElementType::kC128) g.features = hal::kShaderFloat64 | hal::kShaderInt64;
+      return g;
     default: break;
   }
   return Unimplemented("element type " + std::string(Name(t)) + " is not supported by the vulkan target yet");
@@ -135,6 +216,15 @@ StatusOr<GType> GlslType(ElementType t) {
 
 StatusOr<std::string> ConvertExpr(const GType& from, const GType& to, const std::string& v) {
   if (from.type == to.type) return v;
+  if (to.cls == C::kComplex) {
+    if (from.cls == C::kComplex) return to.name + "(" + v + ")";
+    KILN_ASSIGN_OR_RETURN(std::string re, ConvertExpr(from, PartOf(to), v));
+    return to.name + "(" + re + ", " + FloatLiteral(PartOf(to), 0) + ")";
+  }
+  if (from.cls == C::kComplex) {  // the real part, as the reference does
+    if (to.cls == C::kBool) return "(" + v + ".x != " + FloatLiteral(PartOf(from), 0) + ")";
+    return ConvertExpr(PartOf(from), to, "(" + v + ").x");
+  }
   if (to.cls == C::kBool) {
     if (from.cls == C::kBool) return v;
     if (from.cls == C::kFloat) return "(" + v + " != " + FloatLiteral(from, 0) + ")";
@@ -198,10 +288,11 @@ Status EmitScalarProgram(const ScalarProgram& prog, const std::vector<std::strin
     const bool boolean = t0.cls == C::kBool, sgn = t0.cls == C::kSigned;
     const std::string d = dbl ? "_d" : "";
     auto def = [&](const std::string& e) { out += "  " + rt.name + " " + r + " = " + e + ";\n"; };
-    auto need_float32 = [&](const char* why) -> Status {
-      if (dbl) return Refuse(in.op, t0, why);
-      return Status::Ok();
-    };
+    if (t0.cls == C::kComplex || (in.op == ScalarOp::kComplex) ||
+        (in.op == ScalarOp::kSelect && rt.cls == C::kComplex)) {
+      KILN_RETURN_IF_ERROR(EmitComplex(in, t0, rt, a, b, c, def));
+      continue;
+    }
     switch (in.op) {
       case ScalarOp::kConstant: def(Literal(rt, in.constant)); break;
       case ScalarOp::kAdd:
@@ -231,8 +322,7 @@ Status EmitScalarProgram(const ScalarProgram& prog, const std::vector<std::strin
         break;
       case ScalarOp::kRemainder:
         if (fl) {
-          KILN_RETURN_IF_ERROR(need_float32("no exact f64 remainder in GLSL"));
-          def(Round(rt, "kiln_fmod(" + a + ", " + b + ")"));
+          def(Round(rt, std::string(dbl ? "kiln_fmod_d(" : "kiln_fmod(") + a + ", " + b + ")"));
         } else if (boolean) {
           return Refuse(in.op, t0, "remainder of booleans");
         } else if (sgn) {
@@ -374,9 +464,8 @@ Status EmitScalarProgram(const ScalarProgram& prog, const std::vector<std::strin
         break;
       case ScalarOp::kPower:
         if (fl) {
-          KILN_RETURN_IF_ERROR(need_float32("GLSL has no f64 pow"));
           // pow() is undefined for x < 0 in GLSL: integer exponents keep the sign.
-          def(Round(rt, "kiln_pow(" + a + ", " + b + ")"));
+          def(Round(rt, std::string(dbl ? "kiln_pow_d(" : "kiln_pow(") + a + ", " + b + ")"));
         } else if (boolean) {
           return Refuse(in.op, t0, "power of booleans");
         } else {
@@ -409,51 +498,40 @@ Status EmitScalarProgram(const ScalarProgram& prog, const std::vector<std::strin
       case ScalarOp::kIsNegInf: def("(kiln_isinf" + d + "(" + a + ") && " + a + " < " + FloatLiteral(t0, 0) + ")"); break;
       case ScalarOp::kSqrt: def(Round(rt, "sqrt(" + a + ")")); break;
       case ScalarOp::kRsqrt: def(Round(rt, FloatLiteral(t0, 1) + " / sqrt(" + a + ")")); break;
-      // Transcendental functions exist in GLSL for 32-bit floats only.
+      // GLSL has transcendental functions for f32 only: f64 uses kernels/vulkan/math64.glsl.
       case ScalarOp::kExponential:
-        KILN_RETURN_IF_ERROR(need_float32("GLSL has no f64 exp"));
-        def(Round(rt, "exp(" + a + ")"));
+        def(Round(rt, std::string(dbl ? "kiln_exp_d(" : "exp(") + a + ")"));
         break;
       case ScalarOp::kExponentialMinusOne:
-        KILN_RETURN_IF_ERROR(need_float32("GLSL has no f64 exp"));
-        def(Round(rt, "kiln_expm1(" + a + ")"));
+        def(Round(rt, std::string(dbl ? "kiln_expm1_d(" : "kiln_expm1(") + a + ")"));
         break;
       case ScalarOp::kLog:
-        KILN_RETURN_IF_ERROR(need_float32("GLSL has no f64 log"));
-        def(Round(rt, "log(" + a + ")"));
+        def(Round(rt, std::string(dbl ? "kiln_log_d(" : "log(") + a + ")"));
         break;
       case ScalarOp::kLogPlusOne:
-        KILN_RETURN_IF_ERROR(need_float32("GLSL has no f64 log"));
-        def(Round(rt, "kiln_log1p(" + a + ")"));
+        def(Round(rt, std::string(dbl ? "kiln_log1p_d(" : "kiln_log1p(") + a + ")"));
         break;
       case ScalarOp::kLogistic:
-        KILN_RETURN_IF_ERROR(need_float32("GLSL has no f64 exp"));
-        def(Round(rt, "kiln_logistic(" + a + ")"));
+        def(Round(rt, std::string(dbl ? "kiln_logistic_d(" : "kiln_logistic(") + a + ")"));
         break;
       case ScalarOp::kSine:
-        KILN_RETURN_IF_ERROR(need_float32("GLSL has no f64 sin"));
-        def(Round(rt, "sin(" + a + ")"));
+        def(Round(rt, std::string(dbl ? "kiln_sin_d(" : "sin(") + a + ")"));
         break;
       case ScalarOp::kCosine:
-        KILN_RETURN_IF_ERROR(need_float32("GLSL has no f64 cos"));
-        def(Round(rt, "cos(" + a + ")"));
+        def(Round(rt, std::string(dbl ? "kiln_cos_d(" : "cos(") + a + ")"));
         break;
       case ScalarOp::kTan:
       case ScalarOp::kTanChlo:
-        KILN_RETURN_IF_ERROR(need_float32("GLSL has no f64 tan"));
-        def(Round(rt, "tan(" + a + ")"));
+        def(Round(rt, std::string(dbl ? "kiln_tan_d(" : "tan(") + a + ")"));
         break;
       case ScalarOp::kTanh:
-        KILN_RETURN_IF_ERROR(need_float32("GLSL has no f64 tanh"));
-        def(Round(rt, "kiln_tanh(" + a + ")"));
+        def(Round(rt, std::string(dbl ? "kiln_tanh_d(" : "kiln_tanh(") + a + ")"));
         break;
       case ScalarOp::kAtan2:
-        KILN_RETURN_IF_ERROR(need_float32("GLSL has no f64 atan"));
-        def(Round(rt, "atan(" + a + ", " + b + ")"));
+        def(Round(rt, std::string(dbl ? "kiln_atan2_d(" : "atan(") + a + ", " + b + ")"));
         break;
       case ScalarOp::kCbrt:
-        KILN_RETURN_IF_ERROR(need_float32("GLSL has no f64 pow"));
-        def(Round(rt, "kiln_cbrt(" + a + ")"));
+        def(Round(rt, std::string(dbl ? "kiln_cbrt_d(" : "kiln_cbrt(") + a + ")"));
         break;
       default:
         return Refuse(in.op, t0, "no GLSL translation yet");

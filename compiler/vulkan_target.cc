@@ -1,5 +1,6 @@
 #include "compiler/vulkan_target.h"
 
+#include <algorithm>
 #include <map>
 #include <mutex>
 
@@ -97,11 +98,20 @@ UnavailableOut Describe(const DispatchUse& use, const Status& s) {
   UnavailableOut u;
   u.device = "vulkan";
   u.op = use.op;
+  std::vector<std::string> seen;  // each type once: "i8,f32"
   std::string types;
-  for (auto t : use.in_types) types += (types.empty() ? "" : ",") + std::string(Name(t));
-  for (auto t : use.out_types) types += (types.empty() ? "" : ",") + std::string(Name(t));
+  for (const auto* list : {&use.in_types, &use.out_types})
+    for (auto t : *list) {
+      std::string n(Name(t));
+      if (std::find(seen.begin(), seen.end(), n) != seen.end()) continue;
+      seen.push_back(n);
+      types += (types.empty() ? "" : ",") + n;
+    }
   u.type = types;
-  u.reason = s.message();
+  // The record names op and type already; keep the reason alone.
+  const std::string marker = "is not supported by the vulkan target: ";
+  size_t at = s.message().find(marker);
+  u.reason = at == std::string::npos ? s.message() : s.message().substr(at + marker.size());
   return u;
 }
 
@@ -146,11 +156,12 @@ Status AddVulkanTarget(const ir::Module& module, const CompileOptions& options, 
     if (options.target == "vulkan")
       return Unimplemented(format_error(module.functions[f]->loc, "function '" + out->functions[f].name +
                                                                        "' cannot run on the vulkan target: " +
+                                                                       why[f].op + " (" + why[f].type + "): " +
                                                                        why[f].reason));
     out->functions[f].unavailable.push_back(why[f]);
     if (warnings && out->functions[f].is_public)
       warnings->push_back("warning: function '" + out->functions[f].name + "' is unavailable on the vulkan device: " +
-                          why[f].reason);
+                          why[f].op + " (" + why[f].type + "): " + why[f].reason);
   }
   return Status::Ok();
 }

@@ -72,6 +72,8 @@ enum class ShaderGrid : uint32_t {
   // Output 0 viewed as [B, M, N] (grid_args: number of leading batch dims,
   // number of M dims, tile_m, tile_n): workgroups (N/tile_n, M/tile_m, B).
   kTiles = 1,
+  // One work group per element of output 0 (work-group reductions).
+  kPerGroup = 2,
 };
 
 // One compiled compute shader of a dispatch, for one signature (operand

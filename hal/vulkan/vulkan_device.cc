@@ -82,7 +82,7 @@ struct Instance {
   }
 };
 
-StatusOr<std::shared_ptr<Instance>> CreateInstance() {
+StatusOr<std::shared_ptr<Instance>> CreateInstanceUncached() {
   auto inst = std::make_shared<Instance>();
   bool validation = EnvIs("KILN_VULKAN_VALIDATION", "1");
   std::vector<const char*> layers, extensions;
@@ -122,6 +122,20 @@ StatusOr<std::shared_ptr<Instance>> CreateInstance() {
     KILN_VK(create(inst->instance, &mi, nullptr, &inst->messenger), "creating the validation messenger");
   }
   return inst;
+}
+
+// One instance per process, never destroyed: the loader unloads the driver
+// libraries with the last instance, and drivers' own one-time allocations
+// would then be reported as leaks of unknown modules at exit (LSan); kept
+// loaded, they are attributed to the driver (scripts/lsan_suppressions.txt).
+StatusOr<std::shared_ptr<Instance>> CreateInstance() {
+  static std::mutex mu;
+  static std::shared_ptr<Instance>* instance = nullptr;
+  std::lock_guard<std::mutex> l(mu);
+  if (instance) return *instance;
+  KILN_ASSIGN_OR_RETURN(auto created, CreateInstanceUncached());
+  instance = new std::shared_ptr<Instance>(std::move(created));
+  return *instance;
 }
 
 std::vector<VkPhysicalDevice> PhysicalDevices(VkInstance instance) {
@@ -353,8 +367,11 @@ Status CheckRange(const BufferView& v, std::string_view what) {
   }
   size_t bytes = StorageBytes(v.type);
   if (bytes == 0) return InvalidArgument(std::string(what) + " has an invalid element type");
-  if (v.offset > v.buffer->size() || n * bytes > v.buffer->size() - v.offset || v.offset > UINT32_MAX / 2)
+  if (v.offset > v.buffer->size() || n * bytes > v.buffer->size() - v.offset)
     return OutOfRange(std::string(what) + " lies outside its buffer");
+  // Shaders address bytes with 32-bit integers.
+  if (v.offset + n * bytes > UINT32_MAX)
+    return Unimplemented(std::string(what) + " spans more than 4 GiB, the Vulkan device's addressing limit");
   return Status::Ok();
 }
 
@@ -578,9 +595,10 @@ class VulkanDevice final : public Device {
     const uint32_t max_x = core_->props.limits.maxComputeWorkGroupCount[0];
     const uint32_t max_y = core_->props.limits.maxComputeWorkGroupCount[1];
     const uint32_t max_z = core_->props.limits.maxComputeWorkGroupCount[2];
-    if (v.grid_kind == ShaderGrid::kPerElement) {
+    if (v.grid_kind == ShaderGrid::kPerElement || v.grid_kind == ShaderGrid::kPerGroup) {
       if (total == 0) return p->empty = true, Status::Ok();
-      uint64_t groups = (uint64_t{total} + v.workgroup_size - 1) / v.workgroup_size;
+      uint64_t per_group = v.grid_kind == ShaderGrid::kPerGroup ? 1 : v.workgroup_size;
+      uint64_t groups = (uint64_t{total} + per_group - 1) / per_group;
       uint64_t gx = std::min<uint64_t>(groups, max_x);
       uint64_t gy = (groups + gx - 1) / gx;
       if (gy > max_y) return Unimplemented("a dispatch too large for the Vulkan device's work-group limits");
@@ -616,6 +634,13 @@ class VulkanDevice final : public Device {
       const Command& c = cmds[i];
       for (const auto& v : c.inputs) KILN_RETURN_IF_ERROR(CheckRange(v, "a dispatch input"));
       for (const auto& v : c.outputs) KILN_RETURN_IF_ERROR(CheckRange(v, "a dispatch output"));
+      if (c.executable)
+        for (const auto* list : {&c.inputs, &c.outputs})
+          for (const auto& v : *list)
+            if (static_cast<VulkanBuffer*>(v.buffer.get())->padded() > core_->props.limits.maxStorageBufferRange)
+              return Unimplemented("a tensor of " + std::to_string(v.buffer->size()) +
+                                   " bytes exceeds the device's storage buffer range (" +
+                                   std::to_string(core_->props.limits.maxStorageBufferRange) + " bytes)");
       if (!c.executable) {
         if (c.inputs[0].ByteSize() != c.outputs[0].ByteSize())
           return InvalidArgument("copy between views of different sizes");

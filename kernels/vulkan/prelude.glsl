@@ -2,7 +2,7 @@
 // it after the #version line and its extension lines). Binding 0 holds the
 // parameter words: [0] the number of invocations the grid covers, then per
 // tensor (inputs first) its byte offset and its dimensions.
-layout(std430, set = 0, binding = 0) readonly buffer KilnParams { uint p[]; };
+layout(std430, set = 0, binding = 0) restrict readonly buffer KilnParams { uint p[]; };
 
 // One invocation per element: the grid may be folded into y when x would
 // exceed the device's work-group count limit.
@@ -136,4 +136,77 @@ float kiln_pow(float x, float y) {
   else if (kiln_isinf(ax)) r = y < 0.0 ? 0.0 : uintBitsToFloat(0x7f800000u);
   else r = exp2(y * log2(ax));
   return negative && y_odd ? -r : r;
+}
+
+// complex<f32> as vec2 (real, imaginary), following std::complex.
+vec2 kiln_cmul(vec2 a, vec2 b) { return vec2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
+vec2 kiln_cdiv(vec2 a, vec2 b) {  // Smith's algorithm
+  if (abs(b.x) >= abs(b.y)) {
+    if (b.x == 0.0 && b.y == 0.0) return vec2(a.x / abs(b.x), a.y / abs(b.x));
+    float r = b.y / b.x, d = b.x + b.y * r;
+    return vec2((a.x + a.y * r) / d, (a.y - a.x * r) / d);
+  }
+  float r = b.x / b.y, d = b.x * r + b.y;
+  return vec2((a.x * r + a.y) / d, (a.y * r - a.x) / d);
+}
+float kiln_cabs(vec2 z) {
+  float m = max(abs(z.x), abs(z.y));
+  if (kiln_isinf(z.x) || kiln_isinf(z.y)) return uintBitsToFloat(0x7f800000u);
+  if (m == 0.0 || kiln_isnan(m)) return m + abs(z.x) + abs(z.y);
+  return m * sqrt((z.x / m) * (z.x / m) + (z.y / m) * (z.y / m));
+}
+bool kiln_cnan(vec2 z) { return kiln_isnan(z.x) || kiln_isnan(z.y); }
+bool kiln_cless(vec2 a, vec2 b) { return a.x < b.x || (a.x == b.x && a.y < b.y); }
+vec2 kiln_cmax(vec2 a, vec2 b) {
+  if (kiln_cnan(a)) return a;
+  if (kiln_cnan(b)) return b;
+  return kiln_cless(a, b) ? b : a;
+}
+vec2 kiln_cmin(vec2 a, vec2 b) {
+  if (kiln_cnan(a)) return a;
+  if (kiln_cnan(b)) return b;
+  return kiln_cless(a, b) ? a : b;
+}
+vec2 kiln_csign(vec2 z) {
+  if (kiln_cnan(z)) return vec2(uintBitsToFloat(0x7fc00000u));
+  if (z.x == 0.0 && z.y == 0.0) return z;
+  return z / kiln_cabs(z);
+}
+vec2 kiln_csqrt(vec2 z) {
+  if (z.x == 0.0 && z.y == 0.0) return vec2(0.0, z.y);
+  if (kiln_isinf(z.y)) return vec2(uintBitsToFloat(0x7f800000u), z.y);
+  float t = sqrt((abs(z.x) + kiln_cabs(z)) * 0.5);
+  if (z.x >= 0.0) return vec2(t, z.y / (2.0 * t));
+  return vec2(abs(z.y) / (2.0 * t), (floatBitsToUint(z.y) & 0x80000000u) != 0u ? -t : t);
+}
+vec2 kiln_cexp(vec2 z) {
+  if (z.y == 0.0) return vec2(exp(z.x), z.y);
+  float e = exp(z.x);
+  return vec2(e * cos(z.y), e * sin(z.y));
+}
+vec2 kiln_clog(vec2 z) { return vec2(log(kiln_cabs(z)), atan(z.y, z.x)); }
+vec2 kiln_cexpm1(vec2 z) {
+  // exp(x)cos(y) - 1 = expm1(x)cos(y) - 2 sin^2(y/2)
+  float s = sin(0.5 * z.y);
+  return vec2(kiln_expm1(z.x) * cos(z.y) - 2.0 * s * s, exp(z.x) * sin(z.y));
+}
+vec2 kiln_clog1p(vec2 z) {
+  // log|1+z| = 0.5 log1p(2x + x^2 + y^2)
+  float x = z.x, y = z.y;
+  return vec2(0.5 * kiln_log1p(2.0 * x + x * x + y * y), atan(y, 1.0 + x));
+}
+vec2 kiln_csin(vec2 z) { return vec2(sin(z.x) * cosh(z.y), cos(z.x) * sinh(z.y)); }
+vec2 kiln_ccos(vec2 z) { return vec2(cos(z.x) * cosh(z.y), -sin(z.x) * sinh(z.y)); }
+vec2 kiln_ctanh(vec2 z) {
+  if (abs(z.x) > 20.0) return vec2(sign(z.x), 0.0 * sin(2.0 * z.y));
+  float d = cosh(2.0 * z.x) + cos(2.0 * z.y);
+  return vec2(sinh(2.0 * z.x) / d, sin(2.0 * z.y) / d);
+}
+vec2 kiln_ctan(vec2 z) {  // tan z = -i tanh(i z)
+  vec2 t = kiln_ctanh(vec2(-z.y, z.x));
+  return vec2(t.y, -t.x);
+}
+vec2 kiln_cpow(vec2 a, vec2 b) {
+  if (a.x == 0.0 && a.y == 0.0) return (b.x == 0.0 && b.y == 0.0) ? vec2(1.0, 0.0) : vec2(0.0);
+  return kiln_cexp(kiln_cmul(b, kiln_clog(a)));
 }

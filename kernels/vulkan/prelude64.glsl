@@ -48,3 +48,45 @@ uint64_t kiln_d2u64(double x) {
   if (t >= 18446744073709551616.0lf) return 18446744073709551615ul;
   return uint64_t(t);
 }
+
+// complex<f64> as dvec2: the arithmetic that needs no transcendental function.
+dvec2 kiln_cmul(dvec2 a, dvec2 b) { return dvec2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
+dvec2 kiln_cdiv(dvec2 a, dvec2 b) {
+  if (abs(b.x) >= abs(b.y)) {
+    if (b.x == 0.0lf && b.y == 0.0lf) return dvec2(a.x / abs(b.x), a.y / abs(b.x));
+    double r = b.y / b.x, d = b.x + b.y * r;
+    return dvec2((a.x + a.y * r) / d, (a.y - a.x * r) / d);
+  }
+  double r = b.x / b.y, d = b.x * r + b.y;
+  return dvec2((a.x * r + a.y) / d, (a.y * r - a.x) / d);
+}
+double kiln_cabs(dvec2 z) {
+  double m = max(abs(z.x), abs(z.y));
+  if (kiln_isinf_d(z.x) || kiln_isinf_d(z.y)) return packDouble2x32(uvec2(0u, 0x7ff00000u));
+  if (m == 0.0lf || kiln_isnan_d(m)) return m + abs(z.x) + abs(z.y);
+  return m * sqrt((z.x / m) * (z.x / m) + (z.y / m) * (z.y / m));
+}
+bool kiln_cnan(dvec2 z) { return kiln_isnan_d(z.x) || kiln_isnan_d(z.y); }
+bool kiln_cless(dvec2 a, dvec2 b) { return a.x < b.x || (a.x == b.x && a.y < b.y); }
+dvec2 kiln_cmax(dvec2 a, dvec2 b) {
+  if (kiln_cnan(a)) return a;
+  if (kiln_cnan(b)) return b;
+  return kiln_cless(a, b) ? b : a;
+}
+dvec2 kiln_cmin(dvec2 a, dvec2 b) {
+  if (kiln_cnan(a)) return a;
+  if (kiln_cnan(b)) return b;
+  return kiln_cless(a, b) ? a : b;
+}
+dvec2 kiln_csign(dvec2 z) {
+  if (kiln_cnan(z)) return dvec2(packDouble2x32(uvec2(0u, 0x7ff80000u)));
+  if (z.x == 0.0lf && z.y == 0.0lf) return z;
+  return z / kiln_cabs(z);
+}
+dvec2 kiln_csqrt(dvec2 z) {
+  if (z.x == 0.0lf && z.y == 0.0lf) return dvec2(0.0lf, z.y);
+  if (kiln_isinf_d(z.y)) return dvec2(packDouble2x32(uvec2(0u, 0x7ff00000u)), z.y);
+  double t = sqrt((abs(z.x) + kiln_cabs(z)) * 0.5lf);
+  if (z.x >= 0.0lf) return dvec2(t, z.y / (2.0lf * t));
+  return dvec2(abs(z.y) / (2.0lf * t), (unpackDouble2x32(z.y).y & 0x80000000u) != 0u ? -t : t);
+}

@@ -241,6 +241,105 @@ func.func @main(%a: tensor<3x37x19xf32>, %b: tensor<3x23x37xf32>) -> tensor<3x19
   }
 }
 
+// Large reductions take the work-group path (a work group per output
+// element); small ones one invocation per output. Integers must match the CPU
+// exactly (init folded in once even when it is no identity), floats within
+// the reordering tolerance; a variadic reduce pairs max with min.
+TEST_F(VulkanTest, ReductionsMatchCpu) {
+  const char* src = R"(
+func.func @main(%a: tensor<37x5000xf32>, %b: tensor<100003xi32>, %c: tensor<3x7xi32>) -> (tensor<37xf32>, tensor<i32>, tensor<5000xf32>, tensor<i32>, tensor<i32>, tensor<3xi32>) {
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %seven = stablehlo.constant dense<7> : tensor<i32>
+  %big = stablehlo.constant dense<-2147483648> : tensor<i32>
+  %small = stablehlo.constant dense<2147483647> : tensor<i32>
+  %0 = stablehlo.reduce(%a init: %z) applies stablehlo.add across dimensions = [1] : (tensor<37x5000xf32>, tensor<f32>) -> tensor<37xf32>
+  %1 = stablehlo.reduce(%b init: %seven) applies stablehlo.add across dimensions = [0] : (tensor<100003xi32>, tensor<i32>) -> tensor<i32>
+  %2 = stablehlo.reduce(%a init: %z) applies stablehlo.maximum across dimensions = [0] : (tensor<37x5000xf32>, tensor<f32>) -> tensor<5000xf32>
+  %3:2 = stablehlo.reduce(%b init: %big), (%b init: %small) across dimensions = [0] : (tensor<100003xi32>, tensor<100003xi32>, tensor<i32>, tensor<i32>) -> (tensor<i32>, tensor<i32>)
+    reducer(%x: tensor<i32>, %y: tensor<i32>) (%u: tensor<i32>, %v: tensor<i32>) {
+      %m = stablehlo.maximum %x, %y : tensor<i32>
+      %n = stablehlo.minimum %u, %v : tensor<i32>
+      stablehlo.return %m, %n : tensor<i32>, tensor<i32>
+    }
+  %4 = stablehlo.reduce(%c init: %seven) applies stablehlo.multiply across dimensions = [1] : (tensor<3x7xi32>, tensor<i32>) -> tensor<3xi32>
+  return %0, %1, %2, %3#0, %3#1, %4 : tensor<37xf32>, tensor<i32>, tensor<5000xf32>, tensor<i32>, tensor<i32>, tensor<3xi32>
+}
+)";
+  auto bytes = CompileAll(src, "vulkan");
+  ASSERT_FALSE(bytes.empty());
+  std::mt19937_64 rng(11);
+  std::normal_distribution<float> g;
+  vm::HostTensor a;
+  a.type = ElementType::kF32;
+  a.dims = {37, 5000};
+  a.data.resize(37 * 5000 * 4);
+  for (int i = 0; i < 37 * 5000; ++i) {
+    float v = g(rng);
+    std::memcpy(a.data.data() + i * 4, &v, 4);
+  }
+  auto b = Random(ElementType::kSI32, {100003}, rng);
+  auto c = Random(ElementType::kSI32, {3, 7}, rng);
+  auto want = RunOn(cpu_.get(), bytes, "main", {a, b, c});
+  auto got = RunOn(vulkan_.get(), bytes, "main", {a, b, c});
+  ASSERT_TRUE(want.ok()) << want.status().message();
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  for (size_t r : {1, 2, 3, 4, 5}) EXPECT_EQ((*want)[r].data, (*got)[r].data) << "result " << r;
+  for (int i = 0; i < 37; ++i) {
+    float w, v;
+    std::memcpy(&w, (*want)[0].data.data() + i * 4, 4);
+    std::memcpy(&v, (*got)[0].data.data() + i * 4, 4);
+    EXPECT_NEAR(v, w, 1e-3f * (1 + std::fabs(w))) << i;
+  }
+}
+
+// An embedding lookup (gather of rows, indices clamped when out of range)
+// and a convolution with padding, strides, dilation and feature groups,
+// against the CPU.
+TEST_F(VulkanTest, GatherAndConvolutionMatchCpu) {
+  const char* src = R"(
+func.func @main(%table: tensor<50x16xf32>, %ids: tensor<9x1xi32>, %x: tensor<2x6x11x9xf32>, %k: tensor<4x3x3x2xf32>) -> (tensor<9x16xf32>, tensor<2x4x6x3xf32>) {
+  %0 = "stablehlo.gather"(%table, %ids) {dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, 16>} : (tensor<50x16xf32>, tensor<9x1xi32>) -> tensor<9x16xf32>
+  %1 = stablehlo.convolution(%x, %k) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [2, 3], pad = [[1, 1], [2, 0]], rhs_dilate = [1, 2]} {batch_group_count = 1 : i64, feature_group_count = 2 : i64} : (tensor<2x6x11x9xf32>, tensor<4x3x3x2xf32>) -> tensor<2x4x6x3xf32>
+  return %0, %1 : tensor<9x16xf32>, tensor<2x4x6x3xf32>
+}
+)";
+  auto bytes = CompileAll(src, "vulkan");
+  ASSERT_FALSE(bytes.empty());
+  std::mt19937_64 rng(13);
+  std::normal_distribution<float> g;
+  auto make = [&](std::vector<int64_t> dims) {
+    vm::HostTensor t;
+    t.type = ElementType::kF32;
+    t.dims = dims;
+    t.data.resize(t.NumElements() * 4);
+    for (int64_t i = 0; i < t.NumElements(); ++i) {
+      float v = g(rng);
+      std::memcpy(t.data.data() + i * 4, &v, 4);
+    }
+    return t;
+  };
+  vm::HostTensor ids;
+  ids.type = ElementType::kSI32;
+  ids.dims = {9, 1};
+  for (int32_t v : {0, 49, 50, -3, 7, 12, 1000, 25, 3}) {
+    ids.data.resize(ids.data.size() + 4);
+    std::memcpy(ids.data.data() + ids.data.size() - 4, &v, 4);
+  }
+  auto table = make({50, 16}), x = make({2, 6, 11, 9}), k = make({4, 3, 3, 2});
+  auto want = RunOn(cpu_.get(), bytes, "main", {table, ids, x, k});
+  auto got = RunOn(vulkan_.get(), bytes, "main", {table, ids, x, k});
+  ASSERT_TRUE(want.ok()) << want.status().message();
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  EXPECT_EQ((*want)[0].data, (*got)[0].data);
+  ASSERT_EQ((*want)[1].data.size(), (*got)[1].data.size());
+  for (size_t i = 0; i < (*want)[1].data.size() / 4; ++i) {
+    float w, v;
+    std::memcpy(&w, (*want)[1].data.data() + i * 4, 4);
+    std::memcpy(&v, (*got)[1].data.data() + i * 4, 4);
+    EXPECT_NEAR(v, w, 1e-4f) << i;
+  }
+}
+
 // Device-local buffers with staging transfers (the path of GPUs without
 // unified memory), forced on a unified device.
 TEST_F(VulkanTest, StagingPathMatchesCpu) {
@@ -270,28 +369,28 @@ func.func @main(%a: tensor<5x7xi16>) -> tensor<7x5xi16> {
 // and a compile error with --target=vulkan.
 TEST_F(VulkanTest, UnavailableFunctionIsRefusedWithItsReason) {
   const char* src = R"(
-func.func @main(%a: tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>> {
-  %0 = stablehlo.fft %a, type = FFT, length = [4] : (tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>>
-  return %0 : tensor<4xcomplex<f32>>
+func.func @main(%a: tensor<4xf8E4M3FN>) -> tensor<4xf8E4M3FN> {
+  %0 = stablehlo.add %a, %a : tensor<4xf8E4M3FN>
+  return %0 : tensor<4xf8E4M3FN>
 }
 )";
   auto bytes = CompileAll(src, "all");
   ASSERT_FALSE(bytes.empty());
   vm::HostTensor a;
-  a.type = ElementType::kC64;
+  a.type = ElementType::kF8E4M3FN;
   a.dims = {4};
-  a.data.assign(32, 0);
+  a.data.assign(4, 0x38);  // 1.0
   EXPECT_TRUE(RunOn(cpu_.get(), bytes, "main", {a}).ok());
   auto r = RunOn(vulkan_.get(), bytes, "main", {a});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kUnimplemented);
-  EXPECT_NE(r.status().message().find("stablehlo.fft"), std::string::npos) << r.status().message();
-  EXPECT_NE(r.status().message().find("complex<f32>"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("stablehlo.add"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find("f8E4M3FN"), std::string::npos) << r.status().message();
   compiler::CompileOptions options;
   options.target = "vulkan";
   auto refused = compiler::Compile(src, "test.mlir", options, nullptr);
   ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.status().message().find("stablehlo.fft"), std::string::npos) << refused.status().message();
+  EXPECT_NE(refused.status().message().find("stablehlo.add"), std::string::npos) << refused.status().message();
 }
 
 }  // namespace

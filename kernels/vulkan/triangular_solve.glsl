@@ -1,0 +1,43 @@
+// triangular_solve for real element types: one invocation per (batch,
+// right-hand side) substitutes through the system S y = b' (S = op(tri(a))
+// or its transpose for the right side), as kernels/reference does, writing
+// y into the result as it goes. The generator defines R (rank), T (the
+// compute type), the flags LEFT, LOWER, UNIT, TRANSPOSED, and a_at / b_at /
+// put (loads converted to T, store converted from T).
+$FUNCTIONS
+const bool LEFT = $LEFT, LOWER = $LOWER, UNIT = $UNIT, TRANSPOSED = $TRANSPOSED;
+
+// tri(a)[i][j] of batch matrix `base`.
+$T tri(uint base, uint m, uint i, uint j) {
+  if (i == j && UNIT) return $T(1);
+  if (LOWER ? i >= j : i <= j) return a_at(base + i * m + j);
+  return $T(0);
+}
+// S[x][y]
+$T s_at(uint base, uint m, uint x, uint y) {
+  bool swap = LEFT ? TRANSPOSED : !TRANSPOSED;
+  return swap ? tri(base, m, y, x) : tri(base, m, x, y);
+}
+
+void main() {
+  uint id = kiln_linear_id();
+  const uint m = $M, rows = $ROWS, cols = $COLS;
+  const uint k = LEFT ? cols : rows;
+  uint batches = $BATCHES;
+  if (k == 0u || id >= batches * k) return;
+  uint bi = id / k, j = id % k;
+  uint abase = bi * m * m, bbase = bi * rows * cols;
+  // S is lower triangular iff exactly one of (lower, transposed, right side) flips it.
+  bool s_lower = (LOWER != TRANSPOSED) ? LEFT : !LEFT;
+  for (uint step = 0u; step < m; ++step) {
+    uint i = s_lower ? step : m - 1u - step;
+    uint yi = bbase + (LEFT ? i * cols + j : j * cols + i);
+    $T acc = b_at(yi);
+    if (s_lower) {
+      for (uint q = 0u; q < i; ++q) acc -= s_at(abase, m, i, q) * y_at(bbase + (LEFT ? q * cols + j : j * cols + q));
+    } else {
+      for (uint q = i + 1u; q < m; ++q) acc -= s_at(abase, m, i, q) * y_at(bbase + (LEFT ? q * cols + j : j * cols + q));
+    }
+    put(yi, acc / s_at(abase, m, i, i));
+  }
+}
