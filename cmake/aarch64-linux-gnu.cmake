@@ -20,5 +20,10 @@ set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE BOTH)
 set(ENV{PKG_CONFIG_LIBDIR} "/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig")
 set(ENV{PKG_CONFIG_PATH} "")
 
-# Programs built here run under qemu-user (ctest, try_run).
-set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64;-L;/usr/aarch64-linux-gnu)
+# Programs built here run under qemu-user (ctest, try_run). Their loader and
+# libraries come from the arm64 packages of Debian multiarch (/lib/ld-linux-
+# aarch64.so.1, /lib/aarch64-linux-gnu), the same files the program was linked
+# against: the cross toolchain's own copy under /usr/aarch64-linux-gnu can be
+# an older glibc build, and its ld.so paired with the newer libc.so.6 hangs
+# in the first pthread_create.
+set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64;-L;/)
