@@ -1,13 +1,20 @@
-// Choosing a device by name, for the embedding APIs: "cpu" (driver mode from
-// KILN_CPU_MODE, see hal/cpu/cpu_device.h).
+// Choosing a device by name, shared by the tools and the embedding APIs:
+// "cpu" (driver mode from KILN_CPU_MODE, see hal/cpu/cpu_device.h) or
+// "vulkan[:N]" (the preferred Vulkan device, or the N-th that
+// ListDeviceNames lists).
 #pragma once
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "hal/hal.h"
 
 namespace kiln::hal {
 
-StatusOr<std::unique_ptr<Device>> CreateDeviceByName(const std::string& name);
+// `cpu_threads`: the CPU device's kernel thread pool; 0 means one per core.
+StatusOr<std::unique_ptr<Device>> CreateDeviceByName(const std::string& name, int cpu_threads = 0);
+
+// One line per device this runtime can open, "name: description".
+std::vector<std::string> ListDeviceNames();
 
 }  // namespace kiln::hal

@@ -74,8 +74,9 @@ void kiln_module_free(kiln_module_t* module);
 size_t kiln_module_function_count(const kiln_module_t* module);
 const char* kiln_module_function_name(const kiln_module_t* module, size_t index);
 
-/* Opens the module on a device: "cpu" (the default when NULL). Uploads the
- * constants and prepares the executables once. */
+/* Opens the module on a device: "cpu" (the default when NULL), "vulkan" (the
+ * preferred Vulkan device) or "vulkan:N". Uploads the constants and prepares
+ * the executables once. */
 kiln_status_t kiln_session_create(kiln_module_t* module, const char* device, kiln_session_t** out_session);
 void kiln_session_free(kiln_session_t* session);
 

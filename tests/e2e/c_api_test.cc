@@ -12,11 +12,11 @@
 
 namespace {
 
-std::vector<uint8_t> SpecModule() {
+std::vector<uint8_t> SpecModule(const char* target = "cpu") {
   std::ifstream in(std::string(KILN_SOURCE_DIR) + "/examples/spec_program.mlir");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   kiln::compiler::CompileOptions options;
-  options.target = "cpu";
+  options.target = target;
   auto bytes = kiln::compiler::Compile(text, "spec_program.mlir", options, nullptr);
   EXPECT_TRUE(bytes.ok()) << bytes.status().message();
   return bytes.ok() ? bytes.value() : std::vector<uint8_t>{};
@@ -73,6 +73,29 @@ TEST_F(CApi, CallsMainAndReadsTheResult) {
   EXPECT_NE(Message(kiln_results_get(results, 1, &out)).find("out of range"), std::string::npos);
   kiln_results_free(results);
 }
+
+#ifdef KILN_HAVE_VULKAN
+// The same call on the Vulkan device (lavapipe in CI), from a module built
+// for every target.
+TEST_F(CApi, CallsMainOnTheVulkanDevice) {
+  auto bytes = SpecModule("all");
+  ASSERT_FALSE(bytes.empty());
+  kiln_module_t* module = nullptr;
+  kiln_session_t* session = nullptr;
+  ASSERT_EQ(Message(kiln_module_load_memory(bytes.data(), bytes.size(), &module)), "");
+  ASSERT_EQ(Message(kiln_session_create(module, "vulkan", &session)), "");
+  kiln_results_t* results = nullptr;
+  ASSERT_EQ(Message(kiln_session_call(session, "main", inputs_, 3, &results)), "");
+  kiln_tensor_t out;
+  ASSERT_EQ(Message(kiln_results_get(results, 0, &out)), "");
+  ASSERT_EQ(out.byte_size, 40u);
+  for (int k = 0; k < 10; ++k) EXPECT_NEAR(static_cast<const float*>(out.data)[k], 784 * 0.5 * 0.01 + 0.25, 1e-4);
+  kiln_results_free(results);
+  kiln_session_free(session);
+  EXPECT_NE(Message(kiln_session_create(module, "vulkan:x", &session)).find("expected vulkan:N"), std::string::npos);
+  kiln_module_free(module);
+}
+#endif
 
 TEST_F(CApi, WrongInputsAreReported) {
   kiln_results_t* results = nullptr;

@@ -7,10 +7,7 @@
 #include <iterator>
 #include <sstream>
 
-#include "hal/cpu/cpu_device.h"
-#ifdef KILN_HAVE_VULKAN
-#include "hal/vulkan/vulkan_device.h"
-#endif
+#include "hal/devices.h"
 #include "kernels/reference/scalar.h"
 
 namespace kiln::tools {
@@ -249,38 +246,9 @@ Status WriteNpy(const std::string& path, const vm::HostTensor& t) {
 
 StatusOr<std::unique_ptr<hal::Device>> CreateDevice(const std::string& spec, int threads) {
   if (threads < 0) return InvalidArgument("--threads must be at least 0 (0: one per core)");
-  if (spec == "cpu") return hal::CreateCpuDevice(hal::CpuModeFromEnvironment(), threads);
-  if (spec == "vulkan" || spec.rfind("vulkan:", 0) == 0) {
-#ifdef KILN_HAVE_VULKAN
-    int index = -1;
-    if (spec.size() > 7) {
-      int64_t n;
-      if (!ParseInt(spec.substr(7), &n) || n < 0 || n > 1000)
-        return InvalidArgument("bad device '" + spec + "' (expected vulkan:N)");
-      index = static_cast<int>(n);
-    }
-    return hal::CreateVulkanDevice(index);
-#else
-    return Unimplemented("this build has no Vulkan device (built with KILN_ENABLE_VULKAN=OFF)");
-#endif
-  }
-  return InvalidArgument("unknown device '" + spec + "' (expected cpu or vulkan[:N])");
+  return hal::CreateDeviceByName(spec, threads);
 }
 
-std::vector<std::string> ListDevices() {
-  std::vector<std::string> out = {
-      "cpu: the host CPU (Highway kernels, reference kernels otherwise; a thread pool of --threads)"};
-#ifdef KILN_HAVE_VULKAN
-  auto devs = hal::ListVulkanDevices();
-  if (!devs.ok()) {
-    out.push_back("vulkan: unavailable (" + devs.status().message() + ")");
-  } else {
-    for (const auto& d : *devs)
-      out.push_back("vulkan:" + std::to_string(d.index) + ": " + d.name + " (" + d.type + ", Vulkan " +
-                    d.api_version + ")");
-  }
-#endif
-  return out;
-}
+std::vector<std::string> ListDevices() { return hal::ListDeviceNames(); }
 
 }  // namespace kiln::tools
