@@ -14,10 +14,6 @@ struct CompileOptions {
   std::string target = "all";  // cpu | vulkan | all
   bool fold = true;            // --no-fold: evaluate nothing at compile time
   bool fuse = true;            // fuse elementwise chains (compiler/fuse_elementwise.h)
-  // An op the vulkan target has no shader for runs on the host under the
-  // Vulkan device (hal::ShaderGrid::kHost); off (--no-host-fallback), its
-  // function is unavailable there instead.
-  bool vulkan_host_fallback = true;
 };
 
 // Formats an error at a source location ("file:line:col: error: ...").

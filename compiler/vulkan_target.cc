@@ -66,30 +66,13 @@ StatusOr<std::vector<uint32_t>> CompileGlsl(const std::string& glsl, const std::
 namespace {
 
 // The shader of one dispatch signature, added to the module unless present.
-// Where the target has no shader for it (Unimplemented) and `host_fallback`
-// is set, a host variant takes its place and `*host_reason` says why.
-Status EnsureShader(ModuleBuilder* out, const DispatchUse& use, bool host_fallback, std::string* host_reason) {
+Status EnsureShader(ModuleBuilder* out, const DispatchUse& use) {
   auto& variants = out->vulkan_shaders[use.executable];
   for (const auto& v : variants)
     if (v.input_types == use.in_types && v.output_types == use.out_types && v.input_ranks == use.in_ranks &&
-        v.output_ranks == use.out_ranks) {
-      if (v.grid_kind == hal::ShaderGrid::kHost) *host_reason = "runs on the host";
+        v.output_ranks == use.out_ranks)
       return Status::Ok();
-    }
-  auto generated = vulkan::GenerateShader(out->executables[use.executable], use);
-  if (!generated.ok() && generated.status().code() == StatusCode::kUnimplemented && host_fallback) {
-    hal::ShaderVariant v;
-    v.input_types = use.in_types;
-    v.output_types = use.out_types;
-    v.input_ranks = use.in_ranks;
-    v.output_ranks = use.out_ranks;
-    v.workgroup_size = 1;
-    v.grid_kind = hal::ShaderGrid::kHost;
-    variants.push_back(std::move(v));
-    *host_reason = generated.status().message();
-    return Status::Ok();
-  }
-  KILN_ASSIGN_OR_RETURN(vulkan::ShaderSource src, std::move(generated));
+  KILN_ASSIGN_OR_RETURN(vulkan::ShaderSource src, vulkan::GenerateShader(out->executables[use.executable], use));
   auto spirv = vulkan::CompileGlsl(src.glsl, use.op);
   if (!spirv.ok()) {
     if (std::getenv("KILN_VULKAN_DUMP")) std::fprintf(stderr, "%s\n", src.glsl.c_str());
@@ -142,20 +125,9 @@ Status AddVulkanTarget(const ir::Module& module, const CompileOptions& options, 
   std::vector<bool> unavailable(nf, false);
   std::vector<UnavailableOut> why(nf);
   for (size_t f = 0; f < nf; ++f) {
-    std::vector<std::string> host_ops;  // "OP (TYPES)" run on the host, each once
     for (size_t d = uses[f].dispatch_begin; d < uses[f].dispatch_end && !unavailable[f]; ++d) {
       const DispatchUse& use = out->dispatch_uses[d];
-      std::string host_reason;
-      Status s = EnsureShader(out, use, options.vulkan_host_fallback, &host_reason);
-      if (s.ok() && !host_reason.empty() && warnings && out->functions[f].is_public) {
-        UnavailableOut u = Describe(use, Unimplemented(host_reason));
-        std::string what = u.op + " (" + u.type + ")";
-        if (std::find(host_ops.begin(), host_ops.end(), what) == host_ops.end()) {
-          host_ops.push_back(what);
-          warnings->push_back("warning: function '" + out->functions[f].name + "' runs " + what +
-                              " on the host under the vulkan device: " + u.reason);
-        }
-      }
+      Status s = EnsureShader(out, use);
       if (s.ok()) continue;
       if (s.code() != StatusCode::kUnimplemented && s.code() != StatusCode::kInternal) return s;
       unavailable[f] = true;

@@ -74,10 +74,6 @@ enum class ShaderGrid : uint32_t {
   kTiles = 1,
   // One work group per element of output 0 (work-group reductions).
   kPerGroup = 2,
-  // No shader: the op has none yet on the vulkan target, so the Vulkan
-  // device runs the dispatch's CPU kernel on the host, between the shader
-  // work before and after it (the variant's spirv is empty).
-  kHost = 3,
 };
 
 // One compiled compute shader of a dispatch, for one signature (operand
@@ -116,7 +112,6 @@ class CommandBuffer {
 struct DeviceStats {
   uint64_t dispatches = 0;
   uint64_t submissions = 0;
-  uint64_t host_dispatches = 0;  // of `dispatches`, those a GPU device ran on the host (ShaderGrid::kHost)
 };
 
 class Device {

@@ -69,12 +69,6 @@ def main():
         "reasons below); `no`: refused everywhere; `FAIL`: a wrong answer; `·`: no",
         "test function exercises it on that device.",
         "",
-        "The `vulkan shaders` column is compiled with `--no-host-fallback`: it",
-        "shows which ops have compute shaders. By default an op without one",
-        "still runs under the Vulkan device, on the host (its CPU kernel",
-        "between the shader work; docs/vulkan.md), so the Vulkan device runs",
-        "everything the `cpu` column does.",
-        "",
         "| op | family | " + " | ".join(devices) + " |",
         "| --- | --- | " + " | ".join("---" for _ in devices) + " |",
     ]

@@ -1,4 +1,4 @@
-// kiln-compile IN.mlir -o OUT.kiln [--target=cpu|vulkan|all] [--no-fold] [--no-host-fallback] [--emit=ir|module]
+// kiln-compile IN.mlir -o OUT.kiln [--target=cpu|vulkan|all] [--no-fold] [--emit=ir|module]
 #include <CLI/CLI.hpp>
 
 #include <fstream>
@@ -15,10 +15,6 @@ int main(int argc, char** argv) {
   app.add_option("-o,--output", output, "output file (.kiln, or the IR with --emit=ir)");
   app.add_option("--target", target, "cpu, vulkan or all")->check(CLI::IsMember({"cpu", "vulkan", "all"}));
   app.add_flag("--no-fold", no_fold, "evaluate nothing at compile time except stablehlo.constant");
-  bool no_host_fallback = false;
-  app.add_flag("--no-host-fallback", no_host_fallback,
-               "an op without a Vulkan shader makes its function unavailable on the Vulkan device, "
-               "instead of running on the host there");
   app.add_option("--emit", emit, "module or ir")->check(CLI::IsMember({"module", "ir"}));
   CLI11_PARSE(app, argc, argv);
 
@@ -31,7 +27,6 @@ int main(int argc, char** argv) {
   kiln::compiler::CompileOptions options;
   options.target = target;
   options.fold = !no_fold;
-  options.vulkan_host_fallback = !no_host_fallback;
   if (emit == "ir") {
     auto text = kiln::compiler::CompileToIrText(source, input);
     if (!text.ok()) {

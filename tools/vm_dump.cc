@@ -62,16 +62,6 @@ int main(int argc, char** argv) {
     std::printf("exe#%zu: cpu kernel %s", i, e.kernel.c_str());
     for (const auto& a : e.attrs) std::printf(" %s%s", a.name.c_str(), a.has_program ? "=<program>" : "");
     std::printf("\n");
-    if (i < m.vulkan_shaders.size() && !m.vulkan_shaders[i].empty()) {
-      size_t host = 0, words = 0;
-      for (const auto& v : m.vulkan_shaders[i]) {
-        host += v.grid_kind == kiln::hal::ShaderGrid::kHost;
-        words += v.spirv.size();
-      }
-      std::printf("  vulkan: %zu variants (%zu bytes of SPIR-V)", m.vulkan_shaders[i].size(), words * 4);
-      if (host) std::printf(", %zu on the host (no shader)", host);
-      std::printf("\n");
-    }
   }
   size_t code_bytes = 0;
   for (const auto& f : m.functions) {

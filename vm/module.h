@@ -17,7 +17,7 @@ namespace kiln::vm {
 // The module format version this runtime reads and the compiler writes.
 // A loader accepts its own major version and any minor version up to its own.
 constexpr uint16_t kFormatMajor = 0;
-constexpr uint16_t kFormatMinor = 3;  // 0.3: host variants (grid_kind 3)
+constexpr uint16_t kFormatMinor = 2;
 
 struct ValueSig {
   enum class Kind : uint8_t { kTensor = 0, kToken = 1, kTuple = 2 };

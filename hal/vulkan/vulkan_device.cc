@@ -12,14 +12,6 @@
 // commands), submits it with a fence and returns. A completion thread waits
 // on the fence, releases the submission's resources and signals the HAL
 // semaphore, so the host never assumes that work is done before it waits.
-//
-// Host dispatches: a dispatch whose variant is ShaderGrid::kHost (an op the
-// vulkan target has no shader for) or whose shader needs a feature this
-// device lacks runs the executable's CPU kernel on the host. A submission
-// holding one runs synchronously, once every earlier submission has
-// finished: its shader work is cut into segments, each submitted and waited
-// for, with the host dispatches between them reading and writing the buffers
-// through their mapping (or through staging transfers).
 #include "hal/vulkan/vulkan_device.h"
 
 #include <vulkan/vulkan.h>
@@ -35,9 +27,6 @@
 #include <mutex>
 #include <string_view>
 #include <thread>
-
-#include "kernels/cpu/registry.h"
-#include "kernels/reference/registry.h"
 
 namespace kiln::hal {
 namespace {
@@ -327,12 +316,8 @@ class VulkanSemaphore final : public Semaphore {
 
 class VulkanExecutable final : public Executable {
  public:
-  // `on_host[i]`: variant i runs `host_fn` on the host (see the file comment).
-  VulkanExecutable(KernelParams p, std::vector<ShaderVariant> v, std::vector<bool> on_host, KernelFn host_fn)
-      : params_(std::move(p)), variants_(std::move(v)), on_host_(std::move(on_host)), host_fn_(host_fn) {}
+  VulkanExecutable(KernelParams p, std::vector<ShaderVariant> v) : params_(std::move(p)), variants_(std::move(v)) {}
   const KernelParams& params() const override { return params_; }
-  bool OnHost(const ShaderVariant* v) const { return on_host_[static_cast<size_t>(v - variants_.data())]; }
-  KernelFn host_fn() const { return host_fn_; }
   // The variant compiled for these operands' types and ranks.
   const ShaderVariant* Find(const std::vector<BufferView>& in, const std::vector<BufferView>& out) const {
     for (const auto& v : variants_) {
@@ -350,8 +335,6 @@ class VulkanExecutable final : public Executable {
  private:
   KernelParams params_;
   std::vector<ShaderVariant> variants_;
-  std::vector<bool> on_host_;
-  KernelFn host_fn_;
 };
 
 struct Command {
@@ -477,39 +460,20 @@ class VulkanDevice final : public Device {
   StatusOr<std::shared_ptr<Executable>> PrepareModuleExecutable(const KernelParams& params,
                                                                 const std::vector<ShaderVariant>& shaders) override {
     // A module may hold executables without shaders: those of functions that
-    // are unavailable on this device (the VM refuses them by name). A host
-    // variant, or a shader needing a feature this device lacks (checked
-    // here, at load), runs the CPU kernel on the host.
-    std::vector<bool> on_host(shaders.size(), false);
-    std::string missing_features;
-    for (size_t i = 0; i < shaders.size(); ++i) {
-      const ShaderVariant& v = shaders[i];
-      if (v.input_ranks.size() != v.input_types.size() || v.output_ranks.size() != v.output_types.size())
+    // are unavailable on this device (the VM refuses them by name). Features
+    // are checked here, at load, so a missing one is named before anything runs.
+    for (const auto& v : shaders) {
+      uint32_t missing = v.features & ~core_->features;
+      if (missing)
+        return Unimplemented(params.kernel + " needs the Vulkan device feature(s) " + ShaderFeatureNames(missing) +
+                             ", which " + core_->props.deviceName + " lacks");
+      if (v.spirv.empty() || v.input_ranks.size() != v.input_types.size() ||
+          v.output_ranks.size() != v.output_types.size() || v.workgroup_size == 0)
         return InvalidArgument(params.kernel + ": malformed Vulkan shader");
-      if (v.grid_kind == ShaderGrid::kHost) {
-        on_host[i] = true;
-        continue;
-      }
-      if (uint32_t missing = v.features & ~core_->features) {
-        on_host[i] = true;
-        missing_features = ShaderFeatureNames(missing);
-        continue;
-      }
-      if (v.spirv.empty() || v.workgroup_size == 0) return InvalidArgument(params.kernel + ": malformed Vulkan shader");
       if (v.grid_kind == ShaderGrid::kTiles && v.grid_args.size() != 4)
         return InvalidArgument(params.kernel + ": malformed Vulkan tile grid");
     }
-    KernelFn host_fn = nullptr;
-    if (std::find(on_host.begin(), on_host.end(), true) != on_host.end()) {
-      host_fn = cpu::FindCpuKernel(params);
-      if (!host_fn) host_fn = ref::FindReferenceKernel(params.kernel);
-      if (!host_fn)
-        return Unimplemented(params.kernel + (missing_features.empty()
-                                                  ? std::string(": no shader and no host kernel")
-                                                  : " needs the Vulkan device feature(s) " + missing_features +
-                                                        ", which " + core_->props.deviceName + " lacks"));
-    }
-    return std::shared_ptr<Executable>(std::make_shared<VulkanExecutable>(params, shaders, std::move(on_host), host_fn));
+    return std::shared_ptr<Executable>(std::make_shared<VulkanExecutable>(params, shaders));
   }
 
   std::unique_ptr<CommandBuffer> CreateCommandBuffer() override { return std::make_unique<VulkanCommandBuffer>(); }
@@ -525,15 +489,6 @@ class VulkanDevice final : public Device {
         return Status::Ok();
       }
     }
-    if (HasHostDispatch(*commands)) {
-      Status s = RunWithHostDispatches(*commands);
-      if (s.ok()) {
-        signal.semaphore->Signal(signal.value);
-      } else {
-        signal.semaphore->Fail(s);
-      }
-      return Status::Ok();
-    }
     auto flight = std::make_unique<InFlight>();
     flight->commands = std::move(commands);
     flight->signal = signal;
@@ -546,7 +501,6 @@ class VulkanDevice final : public Device {
     {
       std::lock_guard<std::mutex> l(mu_);
       in_flight_.push_back(std::move(flight));
-      ++pending_;
     }
     cv_.notify_all();
     return Status::Ok();
@@ -558,88 +512,6 @@ class VulkanDevice final : public Device {
   }
 
  private:
-  // The variant a dispatch runs on the host, or null.
-  static const VulkanExecutable* HostExecutable(const Command& c) {
-    if (!c.executable) return nullptr;
-    auto* e = static_cast<const VulkanExecutable*>(c.executable.get());
-    const ShaderVariant* v = e->Find(c.inputs, c.outputs);
-    return v && e->OnHost(v) ? e : nullptr;
-  }
-  static bool HasHostDispatch(CommandBuffer& commands) {
-    for (const Command& c : static_cast<VulkanCommandBuffer&>(commands).commands())
-      if (HostExecutable(c)) return true;
-    return false;
-  }
-
-  // Runs the shader work between host dispatches as separate submissions,
-  // each waited for, and the host dispatches in between (file comment).
-  Status RunWithHostDispatches(CommandBuffer& commands) {
-    {
-      // Earlier submissions finish first: their semaphores signal in order.
-      std::unique_lock<std::mutex> l(mu_);
-      idle_cv_.wait(l, [&] { return pending_ == 0; });
-    }
-    auto& cmds = static_cast<VulkanCommandBuffer&>(commands).commands();
-    for (size_t i = 0; i < cmds.size();) {
-      if (HostExecutable(cmds[i])) {
-        KILN_RETURN_IF_ERROR(RunOnHost(cmds[i]));
-        std::lock_guard<std::mutex> l(stats_mu_);
-        ++stats_.dispatches;
-        ++stats_.host_dispatches;
-        ++i;
-        continue;
-      }
-      auto segment = std::make_unique<VulkanCommandBuffer>();
-      for (; i < cmds.size() && !HostExecutable(cmds[i]); ++i) segment->commands().push_back(cmds[i]);
-      InFlight f;
-      f.commands = std::move(segment);
-      Status s = Record(f);
-      if (s.ok()) {
-        VkResult r = vkWaitForFences(core_->device, 1, &f.fence, VK_TRUE, UINT64_MAX);
-        if (r != VK_SUCCESS) s = VkError(r, "running a submission");
-      }
-      uint64_t dispatches = f.dispatches;
-      Release(f);
-      KILN_RETURN_IF_ERROR(s);
-      std::lock_guard<std::mutex> l(stats_mu_);
-      stats_.dispatches += dispatches;
-      stats_.submissions += 1;
-    }
-    return Status::Ok();
-  }
-
-  // One dispatch's CPU kernel on the host. Mapped buffers are used in place;
-  // others are staged through host copies (outputs too: a kernel may update
-  // an output in place).
-  Status RunOnHost(const Command& c) {
-    for (const auto& v : c.inputs) KILN_RETURN_IF_ERROR(CheckRange(v, "a dispatch input"));
-    for (const auto& v : c.outputs) KILN_RETURN_IF_ERROR(CheckRange(v, "a dispatch output"));
-    const VulkanExecutable* e = HostExecutable(c);
-    std::deque<std::vector<uint8_t>> staged;
-    auto view = [&](const BufferView& v, std::vector<TensorRef>* refs) -> Status {
-      auto* b = static_cast<VulkanBuffer*>(v.buffer.get());
-      uint8_t* data = b->mapped() ? b->mapped() + v.offset : nullptr;
-      if (!data) {
-        staged.emplace_back(v.ByteSize());
-        data = staged.back().data();
-        KILN_RETURN_IF_ERROR(Download(*b, v.offset, data, v.ByteSize()));
-      }
-      refs->push_back(TensorRef{v.type, std::span<const int64_t>(v.dims), data, v.ByteSize()});
-      return Status::Ok();
-    };
-    std::vector<TensorRef> in, out;
-    for (const auto& v : c.inputs) KILN_RETURN_IF_ERROR(view(v, &in));
-    for (const auto& v : c.outputs) KILN_RETURN_IF_ERROR(view(v, &out));
-    Status s = e->host_fn()(KernelCall{e->params(), in, out, nullptr});
-    if (!s.ok()) return Status(s.code(), e->params().kernel + " (on the host): " + s.message());
-    for (size_t k = 0; k < c.outputs.size(); ++k) {
-      const BufferView& v = c.outputs[k];
-      auto* b = static_cast<VulkanBuffer*>(v.buffer.get());
-      if (!b->mapped()) KILN_RETURN_IF_ERROR(Upload(*b, v.offset, out[k].data, v.ByteSize()));
-    }
-    return Status::Ok();
-  }
-
   StatusOr<std::shared_ptr<VulkanBuffer>> Staging(size_t bytes) {
     auto b = std::make_shared<VulkanBuffer>(core_, bytes);
     KILN_RETURN_IF_ERROR(b->Init(core_->host_memory_type, true));
@@ -897,19 +769,14 @@ class VulkanDevice final : public Device {
       Release(*f);  // buffers are released before the signal
       if (r != VK_SUCCESS) {
         signal.semaphore->Fail(VkError(r, "running a submission"));
-      } else {
-        {
-          std::lock_guard<std::mutex> l(stats_mu_);
-          stats_.dispatches += dispatches;
-          stats_.submissions += 1;
-        }
-        signal.semaphore->Signal(signal.value);
+        continue;
       }
       {
-        std::lock_guard<std::mutex> l(mu_);
-        --pending_;
+        std::lock_guard<std::mutex> l(stats_mu_);
+        stats_.dispatches += dispatches;
+        stats_.submissions += 1;
       }
-      idle_cv_.notify_all();
+      signal.semaphore->Signal(signal.value);
     }
   }
 
@@ -917,8 +784,6 @@ class VulkanDevice final : public Device {
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::unique_ptr<InFlight>> in_flight_;
-  size_t pending_ = 0;  // submitted to the completion thread and not yet signalled
-  std::condition_variable idle_cv_;  // pending_ reached 0
   bool stopping_ = false;
   std::thread completion_;
   mutable std::mutex stats_mu_;

@@ -4,7 +4,7 @@
 // counts and a summary. All chunks run in this one process.
 //
 //   kiln-conformance DIR_OR_FILE... [--device=cpu|vulkan[:N]] [--mode=inline|deferred] [--verbose] [--strict]
-//                    [--reasons] [--op-status=FILE] [--emit=DIR] [--no-host-fallback]
+//                    [--reasons] [--op-status=FILE] [--emit=DIR]
 //
 // --op-status writes each op's outcomes per element-type family
 // (tests/conformance/op_status.h) for scripts/gen_ops_doc.py.
@@ -13,13 +13,9 @@
 //
 // On the Vulkan device each chunk is compiled with --target=all; a test
 // function the vulkan target cannot run yet is counted unsupported (with its
-// reason; --reasons prints a summary). Ops without a shader run on the host
-// under the Vulkan device (hal::ShaderGrid::kHost) and the summary counts the
-// functions that needed that; --no-host-fallback compiles without it, so
-// such functions count unsupported (what docs/ops.md shows). A passing
-// function must have run its dispatches on the Vulkan device (device stats),
-// and any message of the validation layer (KILN_VULKAN_VALIDATION=1) fails
-// the run.
+// reason; --reasons prints a summary). A passing function must have run its
+// dispatches on the Vulkan device (device stats), and any message of the
+// validation layer (KILN_VULKAN_VALIDATION=1) fails the run.
 //
 // Outcomes of a test function: passed; failed (a check failed or execution
 // erred: a wrong answer); unsupported (its chunk failed to compile with an
@@ -72,8 +68,6 @@ std::map<std::string, int> g_unsupported_reasons;
 kiln::conformance::OpStatus g_op_status;  // --op-status
 using Outcome = kiln::conformance::OpStatus::Outcome;
 bool g_vulkan = false;
-bool g_host_fallback = true;
-int g_passed_with_host_dispatches = 0;
 
 // Does the function dispatch anything itself?
 bool Dispatches(const kiln::vm::LoadedFunction& fn) {
@@ -112,7 +106,6 @@ Counts RunFile(const fs::path& path, kiln::hal::Device* device, bool verbose) {
     kiln::compiler::CompileOptions options;
     options.fold = false;
     options.target = g_vulkan ? "all" : "cpu";
-    options.vulkan_host_fallback = g_host_fallback;
     auto bytes = kiln::compiler::Compile(chunk.text, path.string(), options, nullptr, chunk.first_line);
     if (!bytes.ok()) {
       bool unsupported = bytes.status().code() == kiln::StatusCode::kUnimplemented;
@@ -147,7 +140,7 @@ Counts RunFile(const fs::path& path, kiln::hal::Device* device, bool verbose) {
       (*context)->ClearCheckFailures();
       kiln::vm::InvokeOptions opts;
       opts.print = [](const std::string&) {};
-      uint64_t before = device->stats().dispatches, host_before = device->stats().host_dispatches;
+      uint64_t before = device->stats().dispatches;
       auto r = (*context)->Invoke(fn.name, {}, opts);
       if (r.ok() && (*context)->check_failures().empty() && Dispatches(fn) && device->stats().dispatches == before) {
         ++counts.failed;
@@ -156,7 +149,6 @@ Counts RunFile(const fs::path& path, kiln::hal::Device* device, bool verbose) {
                   << device->name() << "\n";
       } else if (r.ok() && (*context)->check_failures().empty()) {
         ++counts.passed;
-        if (device->stats().host_dispatches != host_before) ++g_passed_with_host_dispatches;
         g_op_status.Record(chunk.text, Outcome::kPassed, "");
         if (verbose) std::cout << "  PASS " << fn.name << "\n";
       } else if (!r.ok() && r.status().code() == kiln::StatusCode::kUnimplemented) {
@@ -192,7 +184,6 @@ int main(int argc, char** argv) {
     if (a.rfind("--mode=", 0) == 0) { mode = a.substr(7); continue; }
     if (a.rfind("--device=", 0) == 0) { device_spec = a.substr(9); continue; }
     if (a == "--reasons") { reasons = true; continue; }
-    if (a == "--no-host-fallback") { g_host_fallback = false; continue; }
     if (a.rfind("--op-status=", 0) == 0) { op_status_path = a.substr(12); continue; }
     if (a.rfind("--emit=", 0) == 0) {
       g_emit_dir = a.substr(7);
@@ -250,9 +241,6 @@ int main(int argc, char** argv) {
     std::cout << "conformance: " << validation_messages << " Vulkan validation messages (see stderr)\n";
 #endif
   std::cout << "conformance (" << files.size() << " files, " << (g_vulkan ? "" : "cpu ") << mode << "): unsupported: " << total.unsupported << "\n";
-  if (g_vulkan)
-    std::cout << "conformance: " << g_passed_with_host_dispatches
-              << " of the passing functions ran dispatches on the host (ops without a shader)\n";
   std::cout << "conformance: " << total.passed << " passed, " << total.failed << " failed\n";
   return total.failed == 0 && validation_messages == 0 && (!strict || total.unsupported == 0) ? 0 : 1;
 }

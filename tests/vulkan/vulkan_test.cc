@@ -37,12 +37,10 @@ StatusOr<std::vector<vm::HostTensor>> RunOn(hal::Device* device, const std::vect
   return (*ctx)->Invoke(fn, inputs);
 }
 
-std::vector<uint8_t> CompileAll(const std::string& source, const std::string& target = "all",
-                                bool host_fallback = true) {
+std::vector<uint8_t> CompileAll(const std::string& source, const std::string& target = "all") {
   compiler::CompileOptions options;
   options.fold = false;
   options.target = target;
-  options.vulkan_host_fallback = host_fallback;
   auto bytes = compiler::Compile(source, "test.mlir", options, nullptr);
   EXPECT_TRUE(bytes.ok()) << bytes.status().message();
   return bytes.ok() ? bytes.value() : std::vector<uint8_t>{};
@@ -366,73 +364,9 @@ func.func @main(%a: tensor<5x7xi16>) -> tensor<7x5xi16> {
   EXPECT_EQ((*want)[0].data, (*got)[0].data);
 }
 
-// An op without a shader (scatter) between two shader dispatches runs on the
-// host under the Vulkan device: the shader work before it finishes first, the
-// work after it sees its result. Checked on unified memory and on the
-// staging path, against the CPU.
-TEST_F(VulkanTest, OpWithoutAShaderRunsOnTheHostBetweenShaders) {
-  const char* src = R"(
-func.func @main(%a: tensor<6x3xf32>, %i: tensor<4x1xi32>, %u: tensor<4x3xf32>) -> tensor<6x3xf32> {
-  %0 = stablehlo.multiply %a, %a : tensor<6x3xf32>
-  %1 = "stablehlo.scatter"(%0, %i, %u) ({
-    ^bb0(%x: tensor<f32>, %y: tensor<f32>):
-      %s = stablehlo.add %x, %y : tensor<f32>
-      stablehlo.return %s : tensor<f32>
-  }) {
-    scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0],
-                                                   scatter_dims_to_operand_dims = [0], index_vector_dim = 1>
-  } : (tensor<6x3xf32>, tensor<4x1xi32>, tensor<4x3xf32>) -> tensor<6x3xf32>
-  %2 = stablehlo.add %1, %a : tensor<6x3xf32>
-  return %2 : tensor<6x3xf32>
-}
-)";
-  auto bytes = CompileAll(src, "vulkan");
-  ASSERT_FALSE(bytes.empty());
-  // Ordinary floats (raw random bits would bring NaN payloads and
-  // subnormals, which GPUs may treat differently).
-  std::mt19937_64 rng(11);
-  auto floats = [&](std::vector<int64_t> dims) {
-    vm::HostTensor h;
-    h.type = ElementType::kF32;
-    h.dims = std::move(dims);
-    std::uniform_real_distribution<float> dist(-4.0f, 4.0f);
-    for (int64_t k = 0; k < h.NumElements(); ++k) {
-      float v = dist(rng);
-      uint8_t b[4];
-      std::memcpy(b, &v, 4);
-      h.data.insert(h.data.end(), b, b + 4);
-    }
-    return h;
-  };
-  auto a = floats({6, 3}), u = floats({4, 3});
-  vm::HostTensor i;
-  i.type = ElementType::kSI32;
-  i.dims = {4, 1};
-  for (int32_t v : {5, 0, 5, 9}) {  // a repeated index, and one past the end (skipped)
-    uint8_t b[4];
-    std::memcpy(b, &v, 4);
-    i.data.insert(i.data.end(), b, b + 4);
-  }
-  auto want = RunOn(cpu_.get(), bytes, "main", {a, i, u});
-  ASSERT_TRUE(want.ok()) << want.status().message();
-
-  setenv("KILN_VULKAN_STAGING", "1", 1);
-  auto staging = hal::CreateVulkanDevice(-1);
-  unsetenv("KILN_VULKAN_STAGING");
-  ASSERT_TRUE(staging.ok()) << staging.status().message();
-  for (hal::Device* device : {vulkan_.get(), staging->get()}) {
-    hal::DeviceStats before = device->stats();
-    auto got = RunOn(device, bytes, "main", {a, i, u});
-    ASSERT_TRUE(got.ok()) << got.status().message();
-    EXPECT_EQ((*want)[0].data, (*got)[0].data) << device->name();
-    EXPECT_EQ(device->stats().host_dispatches - before.host_dispatches, 1u) << device->name();
-    EXPECT_GE(device->stats().dispatches - before.dispatches, 3u) << device->name();
-  }
-}
-
-// Without the host fallback, a function the vulkan target cannot compile is
-// recorded as unavailable with --target=all (the CPU still runs it), refused
-// by name on the Vulkan device, and a compile error with --target=vulkan.
+// A function the vulkan target cannot compile: recorded as unavailable with
+// --target=all (the CPU still runs it), refused by name on the Vulkan device,
+// and a compile error with --target=vulkan.
 TEST_F(VulkanTest, UnavailableFunctionIsRefusedWithItsReason) {
   const char* src = R"(
 func.func @main(%a: tensor<4xf8E4M3FN>) -> tensor<4xf8E4M3FN> {
@@ -440,7 +374,7 @@ func.func @main(%a: tensor<4xf8E4M3FN>) -> tensor<4xf8E4M3FN> {
   return %0 : tensor<4xf8E4M3FN>
 }
 )";
-  auto bytes = CompileAll(src, "all", /*host_fallback=*/false);
+  auto bytes = CompileAll(src, "all");
   ASSERT_FALSE(bytes.empty());
   vm::HostTensor a;
   a.type = ElementType::kF8E4M3FN;
@@ -452,15 +386,8 @@ func.func @main(%a: tensor<4xf8E4M3FN>) -> tensor<4xf8E4M3FN> {
   EXPECT_EQ(r.status().code(), StatusCode::kUnimplemented);
   EXPECT_NE(r.status().message().find("stablehlo.add"), std::string::npos) << r.status().message();
   EXPECT_NE(r.status().message().find("f8E4M3FN"), std::string::npos) << r.status().message();
-  // With the fallback (the default) the same module runs there, on the host.
-  auto fallback = CompileAll(src, "all");
-  auto want = RunOn(cpu_.get(), fallback, "main", {a});
-  auto got = RunOn(vulkan_.get(), fallback, "main", {a});
-  ASSERT_TRUE(want.ok() && got.ok()) << got.status().message();
-  EXPECT_EQ((*want)[0].data, (*got)[0].data);
   compiler::CompileOptions options;
   options.target = "vulkan";
-  options.vulkan_host_fallback = false;
   auto refused = compiler::Compile(src, "test.mlir", options, nullptr);
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.status().message().find("stablehlo.add"), std::string::npos) << refused.status().message();
