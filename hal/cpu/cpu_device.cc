@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "hal/cpu/thread_pool.h"
+#include "kernels/common/kernel_selection.h"
 #include "kernels/cpu/registry.h"
 #include "kernels/reference/registry.h"
 
@@ -184,7 +185,9 @@ class CpuDevice final : public Device {
     // per dispatch for types and shapes it does not handle), else the reference.
     KernelFn fn = cpu::FindCpuKernel(params);
     if (!fn) fn = ref::FindReferenceKernel(params.kernel);
-    if (!fn) return Unimplemented("the CPU device has no kernel '" + params.kernel + "'");
+    if (!fn)
+      return Unimplemented("the CPU device has no kernel '" + params.kernel + "'" +
+                           (KILN_SELECTIVE_BUILD ? " (this runtime is a selective build without it: KILN_KERNELS)" : ""));
     return std::shared_ptr<Executable>(std::make_shared<CpuExecutable>(params, fn));
   }
   std::unique_ptr<CommandBuffer> CreateCommandBuffer() override {

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/kernel_selection.h"
 #include "kernels/reference/numeric_util.h"
 #include "kernels/reference/registry.h"
 
@@ -149,6 +150,6 @@ Status RaggedDot(const KernelCall& c) {
 }  // namespace
 
 void AddChloNumericKernels(std::vector<KernelEntry>& out);
-void AddChloNumericKernels(std::vector<KernelEntry>& out) { out.push_back({"chlo.ragged_dot", &RaggedDot}); }
+void AddChloNumericKernels(std::vector<KernelEntry>& out) { KILN_REGISTER_KERNEL(out, "chlo.ragged_dot", &RaggedDot); }
 
 }  // namespace kiln::ref

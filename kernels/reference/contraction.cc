@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/kernel_selection.h"
 #include "kernels/reference/numeric_util.h"
 #include "kernels/reference/registry.h"
 
@@ -253,10 +254,10 @@ Status DynamicConv(const KernelCall& c) {
 
 void AddContractionKernels(std::vector<KernelEntry>& out);
 void AddContractionKernels(std::vector<KernelEntry>& out) {
-  out.push_back({"stablehlo.dot_general", &DotGeneral});
-  out.push_back({"stablehlo.dot", &Dot});
-  out.push_back({"stablehlo.convolution", &Convolution});
-  out.push_back({"stablehlo.dynamic_conv", &DynamicConv});
+  KILN_REGISTER_KERNEL(out, "stablehlo.dot_general", &DotGeneral);
+  KILN_REGISTER_KERNEL(out, "stablehlo.dot", &Dot);
+  KILN_REGISTER_KERNEL(out, "stablehlo.convolution", &Convolution);
+  KILN_REGISTER_KERNEL(out, "stablehlo.dynamic_conv", &DynamicConv);
 }
 
 }  // namespace kiln::ref

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/kernel_selection.h"
 #include "kernels/reference/registry.h"
 #include "kernels/reference/tensor_index.h"
 
@@ -225,15 +226,15 @@ Status Reverse(const KernelCall& call) {
 }  // namespace
 
 void AddDataMovementKernels(std::vector<KernelEntry>& out) {
-  out.push_back({"stablehlo.broadcast_in_dim", &BroadcastInDim});
-  out.push_back({"stablehlo.concatenate", &Concatenate});
-  out.push_back({"stablehlo.dynamic_broadcast_in_dim", &DynamicBroadcastInDim});
-  out.push_back({"stablehlo.dynamic_reshape", &DynamicReshape});
-  out.push_back({"stablehlo.real_dynamic_slice", &RealDynamicSlice});
-  out.push_back({"stablehlo.reshape", &Reshape});
-  out.push_back({"stablehlo.reverse", &Reverse});
-  out.push_back({"stablehlo.slice", &Slice});
-  out.push_back({"stablehlo.transpose", &Transpose});
+  KILN_REGISTER_KERNEL(out, "stablehlo.broadcast_in_dim", &BroadcastInDim);
+  KILN_REGISTER_KERNEL(out, "stablehlo.concatenate", &Concatenate);
+  KILN_REGISTER_KERNEL(out, "stablehlo.dynamic_broadcast_in_dim", &DynamicBroadcastInDim);
+  KILN_REGISTER_KERNEL(out, "stablehlo.dynamic_reshape", &DynamicReshape);
+  KILN_REGISTER_KERNEL(out, "stablehlo.real_dynamic_slice", &RealDynamicSlice);
+  KILN_REGISTER_KERNEL(out, "stablehlo.reshape", &Reshape);
+  KILN_REGISTER_KERNEL(out, "stablehlo.reverse", &Reverse);
+  KILN_REGISTER_KERNEL(out, "stablehlo.slice", &Slice);
+  KILN_REGISTER_KERNEL(out, "stablehlo.transpose", &Transpose);
   AddPadIotaBitcastKernels(out);
   AddIndexingKernels(out);
   AddSortKernels(out);

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/kernel_selection.h"
 #include "kernels/reference/registry.h"
 #include "kernels/reference/scalar.h"
 #include "kernels/reference/tensor_index.h"
@@ -169,11 +170,11 @@ Status BitcastConvert(const KernelCall& call) {
 }  // namespace
 
 void AddPadIotaBitcastKernels(std::vector<KernelEntry>& out) {
-  out.push_back({"stablehlo.bitcast_convert", &BitcastConvert});
-  out.push_back({"stablehlo.dynamic_iota", &DynamicIota});
-  out.push_back({"stablehlo.dynamic_pad", &DynamicPad});
-  out.push_back({"stablehlo.iota", &Iota});
-  out.push_back({"stablehlo.pad", &Pad});
+  KILN_REGISTER_KERNEL(out, "stablehlo.bitcast_convert", &BitcastConvert);
+  KILN_REGISTER_KERNEL(out, "stablehlo.dynamic_iota", &DynamicIota);
+  KILN_REGISTER_KERNEL(out, "stablehlo.dynamic_pad", &DynamicPad);
+  KILN_REGISTER_KERNEL(out, "stablehlo.iota", &Iota);
+  KILN_REGISTER_KERNEL(out, "stablehlo.pad", &Pad);
 }
 
 }  // namespace kiln::ref

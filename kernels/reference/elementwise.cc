@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/kernel_selection.h"
 #include "kernels/reference/elementwise_inputs.h"
 #include "kernels/reference/registry.h"
 #include "kernels/reference/scalar.h"
@@ -144,8 +145,8 @@ Status Copy(const KernelCall& call) {
 }  // namespace
 
 void AddElementwiseKernels(std::vector<KernelEntry>& out) {
-  out.push_back({"kiln.copy", &Copy});
-  out.push_back({"kiln.elementwise", &Elementwise});
+  KILN_REGISTER_KERNEL(out, "kiln.copy", &Copy);
+  KILN_REGISTER_KERNEL(out, "kiln.elementwise", &Elementwise);
 }
 
 }  // namespace kiln::ref

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/kernel_selection.h"
 #include "kernels/reference/numeric_util.h"
 #include "kernels/reference/registry.h"
 
@@ -122,6 +123,6 @@ Status Fft(const KernelCall& c) {
 }  // namespace
 
 void AddFftKernels(std::vector<KernelEntry>& out);
-void AddFftKernels(std::vector<KernelEntry>& out) { out.push_back({"stablehlo.fft", &Fft}); }
+void AddFftKernels(std::vector<KernelEntry>& out) { KILN_REGISTER_KERNEL(out, "stablehlo.fft", &Fft); }
 
 }  // namespace kiln::ref

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/kernel_selection.h"
 #include "kernels/reference/registry.h"
 #include "kernels/reference/scalar.h"
 #include "kernels/reference/tensor_index.h"
@@ -372,11 +373,11 @@ Status Scatter(const KernelCall& call) {
 }  // namespace
 
 void AddIndexingKernels(std::vector<KernelEntry>& out) {
-  out.push_back({"stablehlo.dynamic_gather", &DynamicGather});
-  out.push_back({"stablehlo.dynamic_slice", &DynamicSlice});
-  out.push_back({"stablehlo.dynamic_update_slice", &DynamicUpdateSlice});
-  out.push_back({"stablehlo.gather", &Gather});
-  out.push_back({"stablehlo.scatter", &Scatter});
+  KILN_REGISTER_KERNEL(out, "stablehlo.dynamic_gather", &DynamicGather);
+  KILN_REGISTER_KERNEL(out, "stablehlo.dynamic_slice", &DynamicSlice);
+  KILN_REGISTER_KERNEL(out, "stablehlo.dynamic_update_slice", &DynamicUpdateSlice);
+  KILN_REGISTER_KERNEL(out, "stablehlo.gather", &Gather);
+  KILN_REGISTER_KERNEL(out, "stablehlo.scatter", &Scatter);
 }
 
 }  // namespace kiln::ref

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/kernel_selection.h"
 #include "kernels/reference/numeric_util.h"
 #include "kernels/reference/registry.h"
 
@@ -152,8 +153,8 @@ Status Cholesky(const KernelCall& c) {
 
 void AddLinalgKernels(std::vector<KernelEntry>& out);
 void AddLinalgKernels(std::vector<KernelEntry>& out) {
-  out.push_back({"stablehlo.triangular_solve", &TriangularSolve});
-  out.push_back({"stablehlo.cholesky", &Cholesky});
+  KILN_REGISTER_KERNEL(out, "stablehlo.triangular_solve", &TriangularSolve);
+  KILN_REGISTER_KERNEL(out, "stablehlo.cholesky", &Cholesky);
 }
 
 }  // namespace kiln::ref

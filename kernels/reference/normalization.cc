@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/kernel_selection.h"
 #include "kernels/reference/numeric_util.h"
 #include "kernels/reference/registry.h"
 
@@ -155,9 +156,9 @@ Status BatchNormGrad(const KernelCall& c) {
 
 void AddNormalizationKernels(std::vector<KernelEntry>& out);
 void AddNormalizationKernels(std::vector<KernelEntry>& out) {
-  out.push_back({"stablehlo.batch_norm_inference", &BatchNormInference});
-  out.push_back({"stablehlo.batch_norm_training", &BatchNormTraining});
-  out.push_back({"stablehlo.batch_norm_grad", &BatchNormGrad});
+  KILN_REGISTER_KERNEL(out, "stablehlo.batch_norm_inference", &BatchNormInference);
+  KILN_REGISTER_KERNEL(out, "stablehlo.batch_norm_training", &BatchNormTraining);
+  KILN_REGISTER_KERNEL(out, "stablehlo.batch_norm_grad", &BatchNormGrad);
 }
 
 }  // namespace kiln::ref

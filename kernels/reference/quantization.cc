@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/kernel_selection.h"
 #include "kernels/reference/numeric_util.h"
 #include "kernels/reference/registry.h"
 
@@ -149,8 +150,8 @@ Status UniformQuantize(const KernelCall& c) {
 
 void AddQuantizationKernels(std::vector<KernelEntry>& out);
 void AddQuantizationKernels(std::vector<KernelEntry>& out) {
-  out.push_back({"stablehlo.uniform_quantize", &UniformQuantize});
-  out.push_back({"stablehlo.uniform_dequantize", &UniformDequantize});
+  KILN_REGISTER_KERNEL(out, "stablehlo.uniform_quantize", &UniformQuantize);
+  KILN_REGISTER_KERNEL(out, "stablehlo.uniform_dequantize", &UniformDequantize);
 }
 
 }  // namespace kiln::ref

@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/kernel_selection.h"
 #include "kernels/reference/numeric_util.h"
 #include "kernels/reference/registry.h"
 
@@ -222,8 +223,8 @@ Status Rng(const KernelCall& c) {
 
 void AddRandomKernels(std::vector<KernelEntry>& out);
 void AddRandomKernels(std::vector<KernelEntry>& out) {
-  out.push_back({"stablehlo.rng_bit_generator", &RngBitGenerator});
-  out.push_back({"stablehlo.rng", &Rng});
+  KILN_REGISTER_KERNEL(out, "stablehlo.rng_bit_generator", &RngBitGenerator);
+  KILN_REGISTER_KERNEL(out, "stablehlo.rng", &Rng);
 }
 
 }  // namespace kiln::ref

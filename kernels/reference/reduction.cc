@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/kernel_selection.h"
 #include "kernels/reference/numeric_util.h"
 #include "kernels/reference/registry.h"
 
@@ -297,10 +298,10 @@ Status Map(const KernelCall& c) {
 
 void AddReductionKernels(std::vector<KernelEntry>& out);
 void AddReductionKernels(std::vector<KernelEntry>& out) {
-  out.push_back({"stablehlo.reduce", &Reduce});
-  out.push_back({"stablehlo.reduce_window", &ReduceWindow});
-  out.push_back({"stablehlo.select_and_scatter", &SelectAndScatter});
-  out.push_back({"stablehlo.map", &Map});
+  KILN_REGISTER_KERNEL(out, "stablehlo.reduce", &Reduce);
+  KILN_REGISTER_KERNEL(out, "stablehlo.reduce_window", &ReduceWindow);
+  KILN_REGISTER_KERNEL(out, "stablehlo.select_and_scatter", &SelectAndScatter);
+  KILN_REGISTER_KERNEL(out, "stablehlo.map", &Map);
 }
 
 }  // namespace kiln::ref

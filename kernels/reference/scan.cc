@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "kernels/common/kernel_selection.h"
 #include "kernels/reference/registry.h"
 #include "kernels/reference/scalar.h"
 #include "kernels/reference/tensor_index.h"
@@ -83,6 +84,6 @@ Status ScanKernel(const KernelCall& call) {
 
 }  // namespace
 
-void AddScanKernels(std::vector<KernelEntry>& out) { out.push_back({"chlo.scan", ScanKernel}); }
+void AddScanKernels(std::vector<KernelEntry>& out) { KILN_REGISTER_KERNEL(out, "chlo.scan", ScanKernel); }
 
 }  // namespace kiln::ref

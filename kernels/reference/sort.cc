@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/kernel_selection.h"
 #include "kernels/reference/registry.h"
 #include "kernels/reference/scalar.h"
 #include "kernels/reference/tensor_index.h"
@@ -167,8 +168,8 @@ Status TopK(const KernelCall& call) {
 }  // namespace
 
 void AddSortKernels(std::vector<KernelEntry>& out) {
-  out.push_back({"chlo.top_k", &TopK});
-  out.push_back({"stablehlo.sort", &Sort});
+  KILN_REGISTER_KERNEL(out, "chlo.top_k", &TopK);
+  KILN_REGISTER_KERNEL(out, "stablehlo.sort", &Sort);
 }
 
 }  // namespace kiln::ref

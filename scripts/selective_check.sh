@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# CI check of the selective, minimal runtime (scripts/selective_build.sh):
+# builds it for examples/mlp.mlir, runs the C API example on it against the
+# generator's own numbers (tests/data/check_c_example.sh), requires the
+# stripped binary to stay within 300 KB, and requires a module that needs a
+# kernel outside the selection to be refused by name.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+work=build/selective-check
+mkdir -p "$work"
+cmake --build build --target kiln-compile vm-dump >/dev/null
+python3 examples/gen_mlp.py "$work/mlp.mlir"
+./build/kiln-compile "$work/mlp.mlir" -o "$work/mlp.kiln" --target=cpu 2>/dev/null
+bash scripts/selective_build.sh "$work/mlp.kiln" x86_64
+bin=build-selective-x86_64/run_mlp.stripped
+bash tests/data/check_c_example.sh "$PWD" "$PWD/build/kiln-compile" "$PWD/$bin" "$work/example"
+size=$(stat -c %s "$bin")
+if [ "$size" -gt 307200 ]; then
+  echo "selective_check: $bin is $size bytes, over 300 KB" >&2; exit 1
+fi
+./build/kiln-compile examples/spec_program.mlir -o "$work/spec.kiln" --target=cpu 2>/dev/null
+if "$bin" "$work/spec.kiln" 2>"$work/refused.txt"; then
+  echo "selective_check: a module needing stablehlo.dot ran on a runtime built without it" >&2; exit 1
+fi
+grep -q "no kernel 'stablehlo.dot'.*selective build" "$work/refused.txt" || { cat "$work/refused.txt" >&2; exit 1; }
+echo "selective_check: $size bytes stripped; mlp matches; other kernels refused by name"
