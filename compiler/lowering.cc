@@ -507,7 +507,8 @@ class FunctionLowering {
   }
 
   Status LowerCheck(const ir::Operation& op, std::string_view kind, bool against_const) {
-    uint32_t a = Ref(op.operands.at(0));
+    if (op.operands.empty()) return InvalidArgument(op.name + " needs an operand");
+    uint32_t a = Ref(op.operands[0]);
     uint32_t b;
     if (against_const) {
       const ir::Attribute* v = op.GetAttr("value");

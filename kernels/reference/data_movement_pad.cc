@@ -32,9 +32,14 @@ Status PadImpl(const char* op, const KernelCall& call, std::span<const int64_t> 
     return InvalidArgument(std::string(op) + ": padding sizes must equal operand and result rank");
   for (size_t d = 0; d < rank; ++d) {
     if (interior[d] < 0) return InvalidArgument(std::string(op) + ": interior_padding must be >= 0");
-    const int64_t expect =
-        in.dims[d] + low[d] + std::max<int64_t>(in.dims[d] - 1, 0) * interior[d] + high[d];
-    if (out.dims[d] != expect)
+    // in + low + max(in - 1, 0) * interior + high, refusing overflow (a
+    // hostile module can hold any padding attribute).
+    int64_t expect = 0;
+    bool overflow = __builtin_mul_overflow(std::max<int64_t>(in.dims[d] - 1, 0), interior[d], &expect);
+    overflow |= __builtin_add_overflow(expect, in.dims[d], &expect);
+    overflow |= __builtin_add_overflow(expect, low[d], &expect);
+    overflow |= __builtin_add_overflow(expect, high[d], &expect);
+    if (overflow || out.dims[d] != expect)
       return InvalidArgument(std::string(op) + ": result dim " + std::to_string(d) +
                              " does not match the padding");
   }
@@ -44,9 +49,14 @@ Status PadImpl(const char* op, const KernelCall& call, std::span<const int64_t> 
       [&](std::span<const int64_t> ri) -> int64_t {
         int64_t src = 0;
         for (size_t d = 0; d < rank; ++d) {
-          const int64_t r = ri[d] - low[d];
-          const int64_t step = interior[d] + 1;
-          if (r < 0 || r % step != 0 || r / step >= in.dims[d]) return -1;
+          // Overflow here means a position far outside the operand: padding.
+          int64_t r = 0, step = 0;
+          if (__builtin_sub_overflow(ri[d], low[d], &r) || r < 0) return -1;
+          if (__builtin_add_overflow(interior[d], int64_t{1}, &step)) {
+            if (r != 0) return -1;  // only the first element is not padding
+            continue;
+          }
+          if (r % step != 0 || r / step >= in.dims[d]) return -1;
           src += (r / step) * in_strides[d];
         }
         return src;

@@ -207,6 +207,19 @@ TEST_P(EndToEnd, WrongInputShapeIsReported) {
 INSTANTIATE_TEST_SUITE_P(CpuModes, EndToEnd, ::testing::Values(hal::CpuMode::kInline, hal::CpuMode::kDeferred),
                          [](const auto& info) { return info.param == hal::CpuMode::kInline ? "inline" : "deferred"; });
 
+// A check op without its operand (found by parser_fuzzer): an error at the
+// op's line, not an exception.
+TEST(CompileErrors, CheckOpWithoutOperand) {
+  const char* src = "func.func @t() {\n  check.expect_eq_const  func.return\n}\n";
+  compiler::CompileOptions options;
+  options.target = "cpu";
+  auto bytes = compiler::Compile(src, "t.mlir", options, nullptr);
+  ASSERT_FALSE(bytes.ok());
+  EXPECT_NE(bytes.status().message().find("t.mlir:2:3: error: check.expect_eq_const needs an operand"),
+            std::string::npos)
+      << bytes.status().message();
+}
+
 // --- refusing bad module files --------------------------------------------
 
 std::vector<uint8_t> SmallModule() {

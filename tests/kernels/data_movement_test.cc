@@ -272,6 +272,41 @@ TEST(DataMovementKernels, PadNegativeEdges) {
                    .ok());
 }
 
+// Padding attributes a hostile module can hold: sums and products that
+// overflow int64 are refused, not wrapped (found by module_loader_fuzzer).
+TEST(DataMovementKernels, PadRefusesOverflowingAttributes) {
+  Tensor in = Make(ElementType::kF32, {4}, std::vector<float>{1, 2, 3, 4});
+  Tensor pv = Make(ElementType::kF32, {}, std::vector<float>{-1});
+  Tensor out = Zeros(ElementType::kF32, {4});
+  const int64_t big = int64_t{1} << 62;
+  EXPECT_FALSE(Call("stablehlo.pad",
+                   {Ints("edge_padding_low", {0}), Ints("edge_padding_high", {0}), Ints("interior_padding", {big})},
+                   {&in, &pv}, {&out})
+                   .ok());
+  EXPECT_FALSE(Call("stablehlo.pad",
+                   {Ints("edge_padding_low", {INT64_MAX}), Ints("edge_padding_high", {INT64_MAX}),
+                    Ints("interior_padding", {0})},
+                   {&in, &pv}, {&out})
+                   .ok());
+  // low + high cancel exactly: the result is [4] again, and a position
+  // that would overflow when mapped back is padding.
+  Tensor out2 = Zeros(ElementType::kF32, {4});
+  ASSERT_TRUE(Call("stablehlo.pad",
+                  {Ints("edge_padding_low", {INT64_MIN + 8}), Ints("edge_padding_high", {INT64_MAX - 7}),
+                   Ints("interior_padding", {0})},
+                  {&in, &pv}, {&out2})
+                  .ok());
+  EXPECT_EQ(Get<float>(out2), (std::vector<float>{-1, -1, -1, -1}));
+  // A one-element operand with the largest interior padding.
+  Tensor one = Make(ElementType::kF32, {1}, std::vector<float>{7});
+  Tensor out3 = Zeros(ElementType::kF32, {2});
+  ASSERT_TRUE(Call("stablehlo.pad",
+                  {Ints("edge_padding_low", {0}), Ints("edge_padding_high", {1}), Ints("interior_padding", {INT64_MAX})},
+                  {&one, &pv}, {&out3})
+                  .ok());
+  EXPECT_EQ(Get<float>(out3), (std::vector<float>{7, -1}));
+}
+
 TEST(DataMovementKernels, DynamicPadSpecExample) {
   Tensor in = Make(kI64, {2, 3}, V64{1, 2, 3, 4, 5, 6});
   Tensor pv = Make(kI64, {}, V64{0});
