@@ -890,6 +890,12 @@ class FunctionLowering {
     }
     if (IsCollectiveOp(n)) return LowerCollective(op);
     if (n == "interpreter.run_parallel") return LowerRunParallel(op);
+    // The test dialects are not checked by the verifier: every op of them
+    // reads its first operand, and interpreter.probe forwards it as its result.
+    if (n.rfind("check.", 0) == 0 || n.rfind("interpreter.", 0) == 0) {
+      if (n != "interpreter.run_parallel" && op.operands.empty()) return InvalidArgument(n + " needs an operand");
+      if (n == "interpreter.probe" && op.results.size() != 1) return InvalidArgument(n + " needs one result");
+    }
     if (n == "check.expect_eq") return LowerCheck(op, "eq", false);
     if (n == "check.expect_eq_const") return LowerCheck(op, "eq", true);
     if (n == "check.expect_almost_eq") return LowerCheck(op, "almost_eq", false);

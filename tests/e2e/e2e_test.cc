@@ -218,6 +218,12 @@ TEST(CompileErrors, CheckOpWithoutOperand) {
   EXPECT_NE(bytes.status().message().find("t.mlir:2:3: error: check.expect_eq_const needs an operand"),
             std::string::npos)
       << bytes.status().message();
+  auto probe = compiler::Compile(
+      "func.func @t() {\n  %0 = \"interpreter.probe\"() : () -> tensor<f32>\n  func.return\n}\n", "t.mlir", options,
+      nullptr);
+  ASSERT_FALSE(probe.ok());
+  EXPECT_NE(probe.status().message().find("t.mlir:2:8: error: interpreter.probe needs an operand"), std::string::npos)
+      << probe.status().message();
 }
 
 // --- refusing bad module files --------------------------------------------
