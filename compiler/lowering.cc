@@ -1,7 +1,9 @@
-// Function lowering: each IR value lives in a ref register; static
-// dimensions are i64 registers loaded once in the function's prologue;
-// while/if/case become branches; every other op becomes a dispatch or a VM
-// instruction. Nothing is evaluated at compile time.
+// Function lowering: each IR value lives in a ref register, except the
+// rank-0 integer values of the scalar path (compiler/scalar_plan.h), which
+// live in i64 registers; static dimensions are i64 registers loaded once in
+// the function's prologue; while/if/case become branches; every other op
+// becomes a dispatch or a VM instruction. Nothing is evaluated at compile
+// time.
 #include "compiler/lowering.h"
 #include "compiler/vulkan_target.h"
 
@@ -13,6 +15,7 @@
 
 #include "compiler/fuse_elementwise.h"
 #include "compiler/lower_collectives.h"
+#include "compiler/scalar_plan.h"
 #include "kernels/reference/registry.h"
 #include "kernels/reference/scalar.h"
 #include "vm/bytecode.h"
@@ -56,6 +59,14 @@ class FunctionLowering {
     for (const auto& a : entry.args) ref_of_[a.get()] = next_ref_++;
     // Results leave through r0..; the registers are reused, so reserve enough.
     next_ref_ = std::max<uint32_t>(next_ref_, static_cast<uint32_t>(fn_.result_types.size()));
+    plan_ = PlanScalars(fn_);
+    for (const auto& a : entry.args)
+      if (plan_.entry_loads.count(a.get())) {
+        uint32_t r = i64_of_[a.get()] = next_i64_++;
+        body_.Op(Opcode::kLoadI64);
+        body_.U32(r);
+        body_.U32(Ref(a.get()));
+      }
     Status s = LowerBlock(entry, nullptr, error_loc);
     if (!s.ok()) return s;
     // Prologue: constant i64 registers, then the body with shifted targets.
@@ -86,8 +97,67 @@ class FunctionLowering {
     return const_i64_[v] = next_i64_++;
   }
   uint32_t NewRef() { return next_ref_++; }
-  uint32_t Ref(const ir::Value* v) { return ref_of_.at(v); }
   uint32_t Define(const ir::Value* v) { return ref_of_[v] = NewRef(); }
+  // A register of either bank: where a value lives, or where a block
+  // argument or a region's result goes.
+  struct Slot {
+    bool i64 = false;
+    uint32_t reg = 0;
+  };
+  // A yield slot that takes the yielded register as it is (yielded_in_place_).
+  static constexpr uint32_t kYieldInPlace = UINT32_MAX;
+  uint32_t I64Load(uint32_t ref) {
+    uint32_t r = next_i64_++;
+    body_.Op(Opcode::kLoadI64);
+    body_.U32(r);
+    body_.U32(ref);
+    return r;
+  }
+
+  // The ref register holding `v`. A scalar-path value is written into a
+  // rank-0 tensor here, where it is needed; that tensor is reused by later
+  // uses in the same block and the blocks nested in it (which it dominates).
+  uint32_t Ref(const ir::Value* v) {
+    auto it = ref_of_.find(v);
+    if (it != ref_of_.end()) return it->second;
+    auto m = materialized_.find(v);
+    if (m != materialized_.end()) return m->second;
+    auto c = scalar_constants_.find(v);
+    if (c != scalar_constants_.end()) return materialized_[v] = ConstantFromDense(*c->second);
+    uint32_t reg = NewRef();
+    body_.Op(Opcode::kTensorFromI64);
+    body_.U32(reg);
+    body_.U32(i64_of_.at(v));
+    body_.U32(static_cast<uint32_t>(v->type.element));
+    return materialized_[v] = reg;
+  }
+  // Writes the tensors of the scalar-path operands that `op` reads as
+  // tensors before any of op's own instructions, which then find them in
+  // registers (an instruction's operands cannot be emitted inside it).
+  void MaterializeOperands(const ir::Operation& op, const std::vector<Slot>* yield) {
+    for (size_t k = 0; k < op.operands.size(); ++k) {
+      const ir::Value* v = op.operands[k];
+      if (ref_of_.count(v) || (!i64_of_.count(v) && !scalar_constants_.count(v))) continue;
+      if (op.name == "stablehlo.while" && k < op.results.size() && plan_.IsScalar(op.result(static_cast<int>(k))))
+        continue;
+      if ((op.name == "stablehlo.if" || op.name == "stablehlo.case") && k == 0) continue;
+      if (yield && (op.name == "stablehlo.return" || op.name == "func.return") && k < yield->size() && (*yield)[k].i64)
+        continue;
+      (void)Ref(v);
+    }
+  }
+  // The i64 register holding scalar-path value `v`; a value that has none
+  // here (an argument not loaded on entry) is read from its tensor.
+  uint32_t I64(const ir::Value* v) {
+    auto it = i64_of_.find(v);
+    if (it != i64_of_.end()) return it->second;
+    return I64Load(Ref(v));
+  }
+  std::vector<Slot> RefSlots(const std::vector<uint32_t>& regs) {
+    std::vector<Slot> slots;
+    for (uint32_t r : regs) slots.push_back(Slot{false, r});
+    return slots;
+  }
 
   void EmitTarget(uint32_t target) {
     jump_fixups_.push_back(body_.pc());
@@ -399,53 +469,76 @@ class FunctionLowering {
   // Lowers a block. If `yield` is set, the block's terminator
   // (stablehlo.return) moves its operands into those registers instead of
   // returning from the function.
-  Status LowerBlock(const ir::Block& block, const std::vector<uint32_t>* yield, ir::Location* error_loc) {
+  Status LowerBlock(const ir::Block& block, const std::vector<Slot>* yield, ir::Location* error_loc) {
+    // Tensors written from scalars in this block do not dominate what follows it.
+    auto materialized_outside = materialized_;
     for (const auto& opp : block.ops) {
       const ir::Operation& op = *opp;
       locations_.push_back({body_.pc(), static_cast<uint32_t>(op.loc.line), static_cast<uint32_t>(op.loc.col)});
-      if (fusion_ && fusion_->FusedAway(&op)) continue;  // computed inside its group's dispatch
-      const FusedGroup* group = fusion_ ? fusion_->GroupAt(&op) : nullptr;
-      Status s = group ? EmitDispatch(op, group->params, &group->inputs) : LowerOp(op, yield, error_loc);
+      Status s;
+      if (op.results.size() == 1 && plan_.IsScalar(op.result()) && IsScalarOp(op, plan_)) {
+        std::vector<uint32_t> regs;
+        for (const ir::Value* v : op.operands) regs.push_back(I64(v));
+        uint32_t dst = i64_of_[op.result()] = next_i64_++;
+        s = EmitScalarOp(op, dst, regs, &body_);
+      } else if (fusion_ && fusion_->FusedAway(&op)) {
+        continue;  // computed inside its group's dispatch
+      } else {
+        const FusedGroup* group = fusion_ ? fusion_->GroupAt(&op) : nullptr;
+        MaterializeOperands(op, yield);
+        s = group ? EmitDispatch(op, group->params, &group->inputs) : LowerOp(op, yield, error_loc);
+      }
       if (!s.ok()) {
         if (error_loc->line == 0) *error_loc = op.loc;
         return s;
       }
     }
+    materialized_ = std::move(materialized_outside);
     return Status::Ok();
   }
 
-  Status LowerRegionInto(const ir::Region& region, const std::vector<uint32_t>& arg_regs,
-                         const std::vector<uint32_t>& yield, ir::Location* error_loc) {
+  Status LowerRegionInto(const ir::Region& region, const std::vector<Slot>& arg_slots,
+                         const std::vector<Slot>& yield, ir::Location* error_loc) {
     if (region.blocks.size() != 1) return Unimplemented("regions with several blocks are not supported");
     const ir::Block& b = *region.blocks[0];
-    for (size_t i = 0; i < b.args.size() && i < arg_regs.size(); ++i) ref_of_[b.args[i].get()] = arg_regs[i];
+    for (size_t i = 0; i < b.args.size() && i < arg_slots.size(); ++i)
+      (arg_slots[i].i64 ? i64_of_ : ref_of_)[b.args[i].get()] = arg_slots[i].reg;
     return LowerBlock(b, &yield, error_loc);
   }
 
-  void EmitMoves(const std::vector<uint32_t>& to, const std::vector<uint32_t>& from) {
-    // Parallel move through temporaries, so `to` and `from` may overlap.
-    std::vector<uint32_t> tmp;
-    for (uint32_t f : from) {
-      uint32_t t = NewRef();
-      body_.Op(Opcode::kMovRef);
-      body_.U32(t);
-      body_.U32(f);
-      tmp.push_back(t);
-    }
-    for (size_t i = 0; i < to.size(); ++i) {
-      body_.Op(Opcode::kMovRef);
-      body_.U32(to[i]);
-      body_.U32(tmp[i]);
+  // Moves values into slots as if all at once (sources and destinations may
+  // overlap): a move goes first when no pending move still reads its
+  // destination; a cycle is broken through a temporary.
+  void EmitMoves(const std::vector<Slot>& to, const std::vector<Slot>& from) {
+    for (bool i64 : {false, true}) {
+      std::vector<std::pair<uint32_t, uint32_t>> pending;  // (to, from)
+      for (size_t k = 0; k < to.size(); ++k)
+        if (to[k].i64 == i64 && to[k].reg != from[k].reg) pending.push_back({to[k].reg, from[k].reg});
+      const Opcode mov = i64 ? Opcode::kMovI64 : Opcode::kMovRef;
+      auto emit = [&](uint32_t d, uint32_t s) {
+        body_.Op(mov);
+        body_.U32(d);
+        body_.U32(s);
+      };
+      while (!pending.empty()) {
+        auto ready = std::find_if(pending.begin(), pending.end(), [&](const auto& m) {
+          return std::none_of(pending.begin(), pending.end(), [&](const auto& o) { return o.second == m.first; });
+        });
+        if (ready != pending.end()) {
+          emit(ready->first, ready->second);
+          pending.erase(ready);
+          continue;
+        }
+        uint32_t tmp = i64 ? next_i64_++ : NewRef();
+        uint32_t src = pending.front().second;
+        emit(tmp, src);
+        for (auto& m : pending)
+          if (m.second == src) m.second = tmp;
+      }
     }
   }
 
-  uint32_t LoadPredicate(const ir::Value* v) {
-    uint32_t r = next_i64_++;
-    body_.Op(Opcode::kLoadI64);
-    body_.U32(r);
-    body_.U32(Ref(v));
-    return r;
-  }
+  uint32_t LoadPredicate(const ir::Value* v) { return I64(v); }
 
   std::vector<uint32_t> DefineResults(const ir::Operation& op) {
     std::vector<uint32_t> regs;
@@ -454,26 +547,35 @@ class FunctionLowering {
   }
 
   Status LowerWhile(const ir::Operation& op, ir::Location* error_loc) {
-    if (op.regions.size() != 2) return Unimplemented("stablehlo.while needs cond and body regions");
-    std::vector<uint32_t> iter = DefineResults(op);
-    EmitMoves(iter, Refs(op.operands));
-    uint32_t cond_pc = body_.pc();
-    uint32_t pred = NewRef();
+    if (op.regions.size() != 2 || op.regions[0]->blocks.size() != 1 || op.regions[0]->blocks[0]->ops.empty())
+      return Unimplemented("stablehlo.while needs cond and body regions");
+    // Loop-carried values live in the registers of the loop's results: i64
+    // registers for those on the scalar path.
+    std::vector<Slot> iter, init;
+    for (size_t k = 0; k < op.results.size(); ++k) {
+      const ir::Value* r = op.result(static_cast<int>(k));
+      iter.push_back(plan_.IsScalar(r) ? Slot{true, i64_of_[r] = next_i64_++} : Slot{false, Define(r)});
+    }
+    for (size_t k = 0; k < op.operands.size() && k < iter.size(); ++k)
+      init.push_back(iter[k].i64 ? Slot{true, I64(op.operands[k])} : Slot{false, Ref(op.operands[k])});
+    EmitMoves(iter, init);
+    // Rotated: the body first, the condition at the bottom, so an iteration
+    // runs one branch. The loop is entered at the condition.
+    body_.Op(Opcode::kBr);
+    uint32_t to_cond = EmitPlaceholder();
+    uint32_t body_pc = body_.pc();
+    KILN_RETURN_IF_ERROR(LowerRegionInto(*op.regions[1], iter, iter, error_loc));
+    body_.PatchTarget(to_cond, body_.pc());
+    // The predicate: on the scalar path, the register the condition computed
+    // it in (kYieldInPlace); otherwise a tensor read back from the device.
+    const ir::Operation& cond_yield = *op.regions[0]->blocks[0]->ops.back();
+    bool scalar_pred = cond_yield.operands.size() == 1 && plan_.IsScalar(cond_yield.operands[0]);
+    Slot pred = scalar_pred ? Slot{true, kYieldInPlace} : Slot{false, NewRef()};
     KILN_RETURN_IF_ERROR(LowerRegionInto(*op.regions[0], iter, {pred}, error_loc));
-    uint32_t p = next_i64_++;
-    body_.Op(Opcode::kLoadI64);
-    body_.U32(p);
-    body_.U32(pred);
+    uint32_t p = scalar_pred ? yielded_in_place_ : I64Load(pred.reg);
     body_.Op(Opcode::kBrIf);
     body_.U32(p);
-    uint32_t to_body = EmitPlaceholder();
-    body_.Op(Opcode::kBr);
-    uint32_t to_exit = EmitPlaceholder();
-    body_.PatchTarget(to_body, body_.pc());
-    KILN_RETURN_IF_ERROR(LowerRegionInto(*op.regions[1], iter, iter, error_loc));
-    body_.Op(Opcode::kBr);
-    EmitTarget(cond_pc);
-    body_.PatchTarget(to_exit, body_.pc());
+    EmitTarget(body_pc);
     return Status::Ok();
   }
 
@@ -493,12 +595,12 @@ class FunctionLowering {
       to_branch.push_back(EmitPlaceholder());
     }
     // Fall through: the last branch (also taken for an out-of-range index).
-    KILN_RETURN_IF_ERROR(LowerRegionInto(*op.regions[n - 1], {}, results, error_loc));
+    KILN_RETURN_IF_ERROR(LowerRegionInto(*op.regions[n - 1], {}, RefSlots(results), error_loc));
     body_.Op(Opcode::kBr);
     to_end.push_back(EmitPlaceholder());
     for (size_t k = 0; k + 1 < n; ++k) {
       body_.PatchTarget(to_branch[k], body_.pc());
-      KILN_RETURN_IF_ERROR(LowerRegionInto(*op.regions[k], {}, results, error_loc));
+      KILN_RETURN_IF_ERROR(LowerRegionInto(*op.regions[k], {}, RefSlots(results), error_loc));
       body_.Op(Opcode::kBr);
       to_end.push_back(EmitPlaceholder());
     }
@@ -757,11 +859,17 @@ class FunctionLowering {
     return Status::Ok();
   }
 
-  Status LowerOp(const ir::Operation& op, const std::vector<uint32_t>* yield, ir::Location* error_loc) {
+  Status LowerOp(const ir::Operation& op, const std::vector<Slot>* yield, ir::Location* error_loc) {
     const std::string& n = op.name;
     if (n == "func.return" || n == "stablehlo.return") {
       if (yield) {
-        EmitMoves(*yield, Refs(op.operands));
+        if (op.operands.size() != yield->size()) return InvalidArgument(n + " yields the wrong number of values");
+        std::vector<Slot> to = *yield, from;
+        for (size_t k = 0; k < op.operands.size(); ++k) {
+          from.push_back(to[k].i64 ? Slot{true, I64(op.operands[k])} : Slot{false, Ref(op.operands[k])});
+          if (to[k].i64 && to[k].reg == kYieldInPlace) to[k].reg = yielded_in_place_ = from[k].reg;
+        }
+        EmitMoves(to, from);
         return Status::Ok();
       }
       body_.Op(Opcode::kReturn);
@@ -771,6 +879,12 @@ class FunctionLowering {
     if (n == "stablehlo.constant") {
       const ir::Attribute* v = op.GetAttr("value");
       if (!v || v->kind != ir::Attribute::Kind::kDense) return Unimplemented("stablehlo.constant needs a dense value");
+      if (plan_.IsScalar(op.result()) && v->dense_bytes.size() == StorageBytes(v->type.element)) {
+        // On the scalar path: an i64 constant; the tensor only where a use needs it.
+        i64_of_[op.result()] = ConstI64(ref::LoadScalar(v->type.element, v->dense_bytes.data()).i);
+        scalar_constants_[op.result()] = v;
+        return Status::Ok();
+      }
       ref_of_[op.result()] = ConstantFromDense(*v);
       return Status::Ok();
     }
@@ -843,7 +957,7 @@ class FunctionLowering {
       // not guaranteed); the future holds its results as a list.
       std::vector<uint32_t> values;
       for (size_t i = 0; i < op.result()->type.tuple_elements.size(); ++i) values.push_back(NewRef());
-      KILN_RETURN_IF_ERROR(LowerRegionInto(*op.regions.at(0), {}, values, error_loc));
+      KILN_RETURN_IF_ERROR(LowerRegionInto(*op.regions.at(0), {}, RefSlots(values), error_loc));
       body_.Op(Opcode::kMakeList);
       body_.U32(Define(op.result()));
       body_.List(values);
@@ -976,6 +1090,11 @@ class FunctionLowering {
   const std::map<std::string, uint32_t>& function_index_;
   vm::BytecodeWriter body_;
   std::map<const ir::Value*, uint32_t> ref_of_;
+  ScalarPlan plan_;
+  uint32_t yielded_in_place_ = 0;
+  std::map<const ir::Value*, uint32_t> i64_of_;                    // scalar-path values
+  std::map<const ir::Value*, uint32_t> materialized_;              // their tensors, where in scope
+  std::map<const ir::Value*, const ir::Attribute*> scalar_constants_;
   std::map<int64_t, uint32_t> const_i64_;
   std::vector<uint32_t> jump_fixups_;
   std::vector<FunctionOut::Loc> locations_;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "kernels/common/scalar_program.h"
 #include "vm/module.h"
 
 namespace {
@@ -79,7 +80,13 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < f.code.size(); ++i) {
       const auto& ins = f.code[i];
       std::string line = std::to_string(i) + ": " + std::string(kiln::vm::GetOpcodeInfo(static_cast<uint8_t>(ins.op)).mnemonic);
-      for (size_t k = 0; k < ins.operands.size(); ++k) line += (k ? ", " : " ") + OperandText(ins.operands[k]);
+      for (size_t k = 0; k < ins.operands.size(); ++k) {
+        std::string text = OperandText(ins.operands[k]);
+        kiln::ScalarOp op;  // scalar.op names its op
+        if (ins.op == kiln::vm::Opcode::kScalarOp && k == 1 && kiln::ScalarOpFromCode(static_cast<uint32_t>(ins.operands[k].value), &op))
+          text = std::string(kiln::ScalarOpName(op));
+        line += (k ? ", " : " ") + text;
+      }
       std::string loc = f.LocationOf(i);
       std::printf("  %-70s %s\n", line.c_str(), loc.empty() ? "" : ("// " + m.source_file + ":" + loc).c_str());
     }

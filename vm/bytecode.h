@@ -16,7 +16,7 @@ enum class Opcode : uint8_t {
 #include "vm/opcodes.def"
 #undef KILN_OPCODE
 };
-constexpr int kMaxOpcode = 36;
+constexpr int kMaxOpcode = 46;
 
 struct OpcodeInfo {
   std::string_view mnemonic;  // empty for unknown codes
@@ -47,6 +47,10 @@ struct Instruction {
   uint32_t pc = 0;       // offset of the opcode byte
   uint32_t next_pc = 0;  // offset after the instruction
   std::vector<Operand> operands;
+  // The values of the first four operands (0 for lists), filled in by the
+  // verifier, jump targets as instruction indices: the interpreter's fast
+  // paths read them without following `operands`.
+  uint32_t a[4] = {0, 0, 0, 0};
 };
 
 // Decodes the instruction at `pc`. Returns false (and leaves `out` partial)

@@ -3,9 +3,42 @@
 // further checks, and control never runs past the end of the code.
 #include <unordered_map>
 
+#include "kernels/common/scalar_program.h"
 #include "vm/module.h"
 
 namespace kiln::vm {
+
+namespace {
+// scalar.op evaluates integer and boolean ops only, with as many operand
+// registers as the op takes.
+template <typename Bad>
+Status VerifyScalarOp(const Instruction& ins, const Bad& bad) {
+  const auto& o = ins.operands;
+  ScalarOp op;
+  if (!ScalarOpFromCode(static_cast<uint32_t>(o[1].value), &op)) return bad(ins.pc, "scalar.op: unknown op");
+  switch (op) {
+    case ScalarOp::kAbs: case ScalarOp::kAdd: case ScalarOp::kAnd: case ScalarOp::kClamp:
+    case ScalarOp::kCompare: case ScalarOp::kConvert: case ScalarOp::kCountLeadingZeros:
+    case ScalarOp::kDivide: case ScalarOp::kMaximum: case ScalarOp::kMinimum: case ScalarOp::kMultiply:
+    case ScalarOp::kNegate: case ScalarOp::kNot: case ScalarOp::kOr: case ScalarOp::kPopcnt:
+    case ScalarOp::kPower: case ScalarOp::kRemainder: case ScalarOp::kSelect: case ScalarOp::kShiftLeft:
+    case ScalarOp::kShiftRightArithmetic: case ScalarOp::kShiftRightLogical: case ScalarOp::kSign:
+    case ScalarOp::kSubtract: case ScalarOp::kXor:
+      break;
+    default:
+      return bad(ins.pc, "scalar.op: " + std::string(ScalarOpName(op)) + " is not an integer op");
+  }
+  for (int k : {2, 3}) {
+    auto t = static_cast<ElementType>(o[k].value);
+    if (!IsInteger(t) && !IsBool(t)) return bad(ins.pc, "scalar.op on a non-integer type");
+  }
+  if (static_cast<int>(o[5].list.size()) != ScalarOpArity(op)) return bad(ins.pc, "scalar.op: wrong operand count");
+  const int64_t attr0 = static_cast<int32_t>(o[4].value & 0xffffffffu), attr1 = static_cast<int32_t>(o[4].value >> 32);
+  if (op == ScalarOp::kCompare && (attr0 < 0 || attr0 > 5 || attr1 < 0 || attr1 > 4))
+    return bad(ins.pc, "scalar.op: invalid comparison");
+  return Status::Ok();
+}
+}  // namespace
 
 Status VerifyFunction(const LoadedModule& module, LoadedFunction& fn, std::span<const uint8_t> code) {
   auto bad = [&](uint32_t pc, const std::string& what) {
@@ -72,6 +105,8 @@ Status VerifyFunction(const LoadedModule& module, LoadedFunction& fn, std::span<
           ins.operands[2].list.size() != callee.results.size())
         return bad(ins.pc, "call to '" + callee.name + "' with the wrong number of arguments or results");
     }
+    for (size_t k = 0; k < 4 && k < ins.operands.size(); ++k) ins.a[k] = static_cast<uint32_t>(ins.operands[k].value);
+    if (ins.op == Opcode::kScalarOp) KILN_RETURN_IF_ERROR(VerifyScalarOp(ins, bad));
     if (ins.op == Opcode::kReturn && ins.operands[0].list.size() != fn.results.size())
       return bad(ins.pc, "returns " + std::to_string(ins.operands[0].list.size()) + " values, the signature has " +
                              std::to_string(fn.results.size()));

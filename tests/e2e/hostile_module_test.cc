@@ -130,6 +130,36 @@ TEST(HostileModule, OutOfRangeIndicesAreRefusedAtLoad) {
   }
 }
 
+// scalar.op evaluates integer ops on i64 registers: anything else is refused.
+TEST(HostileModule, MalformedScalarOpsAreRefusedAtLoad) {
+  auto scalar_op = [](uint32_t op, ElementType type, std::vector<uint32_t> regs, int64_t attrs = 0) {
+    return [=](BytecodeWriter& w) {
+      w.Op(Opcode::kScalarOp); w.U32(0); w.U32(op); w.U32(static_cast<uint32_t>(type));
+      w.U32(static_cast<uint32_t>(type)); w.I64(attrs); w.List(regs);
+    };
+  };
+  const auto add = static_cast<uint32_t>(ScalarOp::kAdd), tanh = static_cast<uint32_t>(ScalarOp::kTanh),
+             cmp = static_cast<uint32_t>(ScalarOp::kCompare);
+  std::vector<std::pair<const char*, std::function<void(BytecodeWriter&)>>> cases = {
+      {"unknown op", scalar_op(999, ElementType::kSI32, {1, 2})},
+      {"not an integer op", scalar_op(tanh, ElementType::kSI32, {1})},
+      {"non-integer type", scalar_op(add, ElementType::kF32, {1, 2})},
+      {"wrong operand count", scalar_op(add, ElementType::kSI32, {1, 2, 3})},
+      {"invalid comparison", scalar_op(cmp, ElementType::kSI32, {1, 2}, 77)},
+      {"register out of range", scalar_op(add, ElementType::kSI32, {1, 4000})},
+  };
+  for (const auto& [what, emit] : cases) {
+    auto mb = OneFunction([&](BytecodeWriter& w, ModuleBuilder&) {
+      emit(w);
+      w.Op(Opcode::kReturn);
+      w.List({});
+    });
+    Status s = LoadAndRun(mb.Serialize());
+    EXPECT_FALSE(s.ok()) << what;
+    EXPECT_NE(s.message().find(what), std::string::npos) << what << ": " << s.message();
+  }
+}
+
 TEST(HostileModule, FallingOffTheEndIsRefused) {
   auto mb = OneFunction([](BytecodeWriter& w, ModuleBuilder&) {
     w.Op(Opcode::kConstI64);
