@@ -1,6 +1,40 @@
 #include "hal/cpu/thread_pool.h"
 
+#include <chrono>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
 namespace kiln::hal {
+
+namespace {
+
+// How long a thread spins for the next job (a worker) or for the last task
+// (the caller) before it sleeps: long enough to bridge the gap between the
+// dispatches of one invocation, short enough not to burn a core when idle.
+constexpr auto kSpinTime = std::chrono::microseconds(100);
+
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// Spins until done() holds or kSpinTime passes; returns done().
+template <typename Done>
+bool SpinFor(const Done& done) {
+  const auto deadline = std::chrono::steady_clock::now() + kSpinTime;
+  for (int i = 0;; ++i) {
+    if (done()) return true;
+    CpuRelax();
+    if ((i & 63) == 63 && std::chrono::steady_clock::now() > deadline) return done();
+  }
+}
+
+}  // namespace
 
 int ThreadPool::DefaultThreads() {
   unsigned n = std::thread::hardware_concurrency();
@@ -15,23 +49,14 @@ ThreadPool::ThreadPool(int threads) {
 ThreadPool::~ThreadPool() {
   {
     std::lock_guard<std::mutex> l(mu_);
-    stopping_ = true;
+    stopping_.store(true);
   }
   start_cv_.notify_all();
   for (auto& t : threads_) t.join();
 }
 
-// Tasks are coarse (a tile of a GEMM, a few hundred KB of an elementwise
-// program), so handing them out under the mutex costs nothing measurable.
 void ThreadPool::Drain(int worker) {
-  std::unique_lock<std::mutex> l(mu_);
-  while (next_task_ < num_tasks_) {
-    const int64_t task = next_task_++;
-    const auto* fn = fn_;
-    l.unlock();
-    (*fn)(task, worker);
-    l.lock();
-  }
+  for (int64_t task; (task = next_task_.fetch_add(1)) < num_tasks_;) (*fn_)(task, worker);
 }
 
 void ThreadPool::Run(int64_t num_tasks, const std::function<void(int64_t, int)>& fn) {
@@ -40,36 +65,44 @@ void ThreadPool::Run(int64_t num_tasks, const std::function<void(int64_t, int)>&
     for (int64_t t = 0; t < num_tasks; ++t) fn(t, 0);
     return;
   }
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    fn_ = &fn;
-    num_tasks_ = num_tasks;
-    next_task_ = 0;
-    busy_workers_ = static_cast<int>(threads_.size());
-    ++generation_;
+  // Every worker took part in the previous job and has left Drain (the
+  // previous Run waited for busy_workers_ == 0), so these plain writes race
+  // with nothing; the generation bump publishes them.
+  fn_ = &fn;
+  num_tasks_ = num_tasks;
+  next_task_.store(0);
+  busy_workers_.store(static_cast<int>(threads_.size()));
+  generation_.fetch_add(1);
+  if (sleepers_.load() > 0) {
+    std::lock_guard<std::mutex> l(mu_);  // a sleeper is inside wait(), not between its check and wait()
+    start_cv_.notify_all();
   }
-  start_cv_.notify_all();
   Drain(0);
-  {
+  if (!SpinFor([&] { return busy_workers_.load() == 0; })) {
     std::unique_lock<std::mutex> l(mu_);
-    done_cv_.wait(l, [&] { return busy_workers_ == 0; });
-    fn_ = nullptr;
+    done_cv_.wait(l, [&] { return busy_workers_.load() == 0; });
   }
+  fn_ = nullptr;
   running_.store(false);
 }
 
 void ThreadPool::WorkerLoop(int worker) {
   uint64_t seen = 0;
   for (;;) {
-    {
+    auto job_ready = [&] { return stopping_.load() || generation_.load() != seen; };
+    if (!SpinFor(job_ready)) {
       std::unique_lock<std::mutex> l(mu_);
-      start_cv_.wait(l, [&] { return stopping_ || generation_ != seen; });
-      if (stopping_) return;
-      seen = generation_;
+      sleepers_.fetch_add(1);
+      start_cv_.wait(l, job_ready);
+      sleepers_.fetch_sub(1);
     }
+    if (stopping_.load()) return;
+    seen = generation_.load();
     Drain(worker);
-    std::lock_guard<std::mutex> l(mu_);
-    if (--busy_workers_ == 0) done_cv_.notify_all();
+    if (busy_workers_.fetch_sub(1) == 1) {
+      std::lock_guard<std::mutex> l(mu_);
+      done_cv_.notify_all();
+    }
   }
 }
 

@@ -42,14 +42,21 @@ class ThreadPool final : public TaskRunner {
   // Set for the duration of one Run. An atomic rather than a mutex: a
   // nested Run comes from a thread that is already inside Run.
   std::atomic<bool> running_{false};
-  std::mutex mu_;
-  std::condition_variable start_cv_, done_cv_;
-  uint64_t generation_ = 0;
-  bool stopping_ = false;
+  // A job: Run publishes fn_ and num_tasks_, then bumps generation_; workers
+  // claim tasks from next_task_ and count themselves out of busy_workers_.
+  // Both sides spin a little before sleeping on the condition variables, so
+  // the back-to-back small dispatches of a model do not pay a futex wake-up
+  // (tens of microseconds) each; sleepers_ lets Run skip the notify when
+  // every worker is still spinning.
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<int64_t> next_task_{0};
+  std::atomic<int> busy_workers_{0};
+  std::atomic<int> sleepers_{0};
+  std::atomic<bool> stopping_{false};
   const std::function<void(int64_t, int)>* fn_ = nullptr;
   int64_t num_tasks_ = 0;
-  int64_t next_task_ = 0;  // guarded by mu_
-  int busy_workers_ = 0;
+  std::mutex mu_;
+  std::condition_variable start_cv_, done_cv_;
   std::vector<std::thread> threads_;
 };
 

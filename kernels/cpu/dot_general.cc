@@ -77,25 +77,36 @@ constexpr size_t kNCMax = 1024;  // columns of the B block (rounded down to NR)
 // Apanel is kc x MR (MR values per step), Bpanel kc x NR (NR = 2 vectors).
 // The accumulators are named variables rather than an array so that the code
 // also compiles for scalable (sizeless) vector targets.
-template <class D, typename T = hn::TFromD<D>>
-HWY_INLINE void MicroKernel(D d, size_t kc, const T* HWY_RESTRICT ap, const T* HWY_RESTRICT bp,
-                            T* HWY_RESTRICT c, size_t ldc, bool accumulate) {
+//
+// A comes either packed (kPacked: MR values per step) or straight from a
+// row-major A (kDirect: `arows` are the MR rows, read one element per step),
+// which saves packing A where each A value is used by few B panels.
+enum class ASource { kPacked, kDirect };
+template <ASource kA, class D, typename T = hn::TFromD<D>>
+HWY_INLINE void MicroKernel(D d, size_t kc, const T* HWY_RESTRICT ap, const T* const* arows,
+                            const T* HWY_RESTRICT bp, T* HWY_RESTRICT c, size_t ldc, bool accumulate) {
   const size_t N = hn::Lanes(d);
   const auto z = hn::Zero(d);
   auto r00 = z, r01 = z, r10 = z, r11 = z, r20 = z, r21 = z, r30 = z, r31 = z;
   auto r40 = z, r41 = z, r50 = z, r51 = z, r60 = z, r61 = z, r70 = z, r71 = z;
+  const T *a0 = nullptr, *a1 = nullptr, *a2 = nullptr, *a3 = nullptr, *a4 = nullptr, *a5 = nullptr,
+          *a6 = nullptr, *a7 = nullptr;
+  if constexpr (kA == ASource::kDirect) {
+    a0 = arows[0], a1 = arows[1], a2 = arows[2], a3 = arows[3], a4 = arows[4], a5 = arows[5];
+    if constexpr (kMR > 6) a6 = arows[6], a7 = arows[7];
+  }
   for (size_t p = 0; p < kc; ++p) {
     const auto b0 = hn::Load(d, bp);
     const auto b1 = hn::Load(d, bp + N);
-#define KILN_ROW(i)                            \
-  if constexpr (kMR > i) {                     \
-    const auto a = hn::Set(d, ap[i]);          \
-    r##i##0 = hn::MulAdd(a, b0, r##i##0);      \
-    r##i##1 = hn::MulAdd(a, b1, r##i##1);      \
+#define KILN_ROW(i)                                                              \
+  if constexpr (kMR > i) {                                                       \
+    const auto a = hn::Set(d, kA == ASource::kPacked ? ap[i] : a##i[p]);         \
+    r##i##0 = hn::MulAdd(a, b0, r##i##0);                                        \
+    r##i##1 = hn::MulAdd(a, b1, r##i##1);                                        \
   }
     KILN_ROW(0) KILN_ROW(1) KILN_ROW(2) KILN_ROW(3) KILN_ROW(4) KILN_ROW(5) KILN_ROW(6) KILN_ROW(7)
 #undef KILN_ROW
-    ap += kMR;
+    if constexpr (kA == ASource::kPacked) ap += kMR;
     bp += 2 * N;
   }
 #define KILN_STORE(i)                                      \
@@ -204,21 +215,32 @@ void Gemv(const GemmProblem& p, int64_t bi, size_t j_begin, size_t j_end) {
 
 // C[0:mc][0:cols] (ldc apart) (+)= packed A block (mc x kc, MR-high panels)
 // x packed B columns (kc x cols, NR-wide panels), micro-tile by micro-tile.
+// `ap_block` is the packed A block, or null to read A directly: row r of the
+// block then starts at `a_direct[r]`.
 template <class D, typename T = hn::TFromD<D>>
-void MacroKernel(D d, size_t kc, const T* ap_block, size_t mc, const T* bp_block, size_t cols_total, T* c,
-                 size_t ldc, bool accumulate, T* tile) {
+void MacroKernel(D d, size_t kc, const T* ap_block, const T* const* a_direct, size_t mc, const T* bp_block,
+                 size_t cols_total, T* c, size_t ldc, bool accumulate, T* tile) {
   const size_t nr = 2 * hn::Lanes(d);
   for (size_t jr = 0; jr < cols_total; jr += nr) {
     const size_t cols = std::min(nr, cols_total - jr);
     const T* bp = bp_block + (jr / nr) * kc * nr;
     for (size_t ir = 0; ir < mc; ir += kMR) {
       const size_t rows = std::min(kMR, mc - ir);
-      const T* ap = ap_block + (ir / kMR) * kc * kMR;
+      const T* ap = ap_block ? ap_block + (ir / kMR) * kc * kMR : nullptr;
+      // Direct A: rows past the block repeat its first row (valid memory;
+      // their results land in the scratch tile and are dropped).
+      const T* arows[kMR];
+      if (!ap_block)
+        for (size_t r = 0; r < kMR; ++r) arows[r] = a_direct[ir + (r < rows ? r : 0)];
+      auto micro = [&](T* out, size_t ld, bool acc) {
+        if (ap_block) MicroKernel<ASource::kPacked>(d, kc, ap, arows, bp, out, ld, acc);
+        else MicroKernel<ASource::kDirect>(d, kc, ap, arows, bp, out, ld, acc);
+      };
       T* ct = c + ir * ldc + jr;
       if (rows == kMR && cols == nr) {
-        MicroKernel(d, kc, ap, bp, ct, ldc, accumulate);
+        micro(ct, ldc, accumulate);
       } else {  // edge tile: compute into a scratch tile, copy the valid part
-        MicroKernel(d, kc, ap, bp, tile, nr, false);
+        micro(tile, nr, false);
         for (size_t r = 0; r < rows; ++r) {
           T* dst = ct + r * ldc;
           const T* src = tile + r * nr;
@@ -235,9 +257,10 @@ void MacroKernel(D d, size_t kc, const T* ap_block, size_t mc, const T* bp_block
 
 // Products too small to amortise a pool hand-off per contraction step: one
 // ParallelFor over independent (batch, ic block, column chunk) tiles, each
-// packing its own A block and B columns for every step. Packing is repeated
-// (B once per ic block, A once per column chunk), which costs little at
-// these sizes, and there is a single hand-off per product.
+// packing its own B columns for every step, and reading A in place when its
+// rows are contiguous along the contraction (packing it otherwise). B
+// packing is repeated once per ic block, which costs little at these sizes,
+// and there is a single hand-off per product.
 template <typename T>
 void GemmIndependentTiles(const GemmProblem& p, TaskRunner* runner) {
   const hn::ScalableTag<T> d;
@@ -272,11 +295,20 @@ void GemmIndependentTiles(const GemmProblem& p, TaskRunner* runner) {
     const size_t mc = std::min(kMC, m - ic);
     const size_t j0 = q0 * nr, cols = std::min(n, q1 * nr) - j0;
     T* ct = c + static_cast<size_t>(bi) * m * n + ic * n + j0;
+    std::vector<const T*> rows;
     for (size_t pc = 0; pc < k; pc += kKC) {
       const size_t kc = std::min(kKC, k - pc);
       PackB(p, b, p.b_batch[bi], pc, kc, j0, cols, nr, bpack[w].get());
-      PackA(p, a, p.a_batch[bi], ic, mc, pc, kc, apack[w].get());
-      MacroKernel(d, kc, apack[w].get(), mc, bpack[w].get(), cols, ct, n, pc != 0, tile[w].get());
+      if (p.a_k_contiguous) {
+        rows.resize(mc);
+        for (size_t r = 0; r < mc; ++r) rows[r] = a + p.a_batch[bi] + p.a_m[ic + r] + static_cast<int64_t>(pc);
+        MacroKernel(d, kc, static_cast<const T*>(nullptr), rows.data(), mc, bpack[w].get(), cols, ct, n, pc != 0,
+                    tile[w].get());
+      } else {
+        PackA(p, a, p.a_batch[bi], ic, mc, pc, kc, apack[w].get());
+        MacroKernel(d, kc, apack[w].get(), static_cast<const T* const*>(nullptr), mc, bpack[w].get(), cols, ct, n,
+                    pc != 0, tile[w].get());
+      }
     }
   });
 }
@@ -365,8 +397,8 @@ void Gemm(const GemmProblem& p) {
           T* ap_block = apack.get() + (shared_a ? ic / kMC : static_cast<size_t>(w)) * mc_max * kc;
           if (!shared_a) PackA(p, a, abase, ic, mc, pc, kc, ap_block);
           const size_t j0 = q0 * nr, j1 = std::min(nc, q1 * nr);
-          MacroKernel(d, kc, ap_block, mc, bpack.get() + q0 * kc * nr, j1 - j0, cb + ic * n + jc + j0, n,
-                      accumulate, tile[w].get());
+          MacroKernel(d, kc, static_cast<const T*>(ap_block), static_cast<const T* const*>(nullptr), mc,
+                      bpack.get() + q0 * kc * nr, j1 - j0, cb + ic * n + jc + j0, n, accumulate, tile[w].get());
         });
       }
     }
