@@ -59,8 +59,16 @@ def median_time(fn, reps=ARGS.reps, warmup=2):
     return statistics.median(ts)
 
 
+def let_peers_idle():
+    """The peers' thread pools (OpenMP, OpenBLAS) keep spinning for a while
+    after their last call; on a 2-core machine that steals a core from the
+    next measurement. Wait until they sleep before timing Kiln."""
+    time.sleep(1.0)
+
+
 def kiln_kernel_bench(name):
     """Median wall time (s) of one Google Benchmark case of kiln-kernel-bench."""
+    let_peers_idle()
     exe = os.path.join(ARGS.build, "kiln-kernel-bench")
     out = subprocess.run([exe, "--benchmark_filter=^%s$" % re.escape(name), "--benchmark_repetitions=%d" % ARGS.reps,
                           "--benchmark_format=json", "--benchmark_report_aggregates_only=true"],
@@ -73,6 +81,7 @@ def kiln_kernel_bench(name):
 
 
 def vm_bench(module, function, inputs, iterations=50):
+    let_peers_idle()
     exe = os.path.join(ARGS.build, "vm-bench")
     cmd = [exe, module, "--function=" + function, "--threads=%d" % ARGS.threads, "--iterations=%d" % iterations,
            "--warmup=5"] + ["--input=" + i for i in inputs]

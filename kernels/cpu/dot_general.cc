@@ -78,29 +78,33 @@ constexpr size_t kNCMax = 1024;  // columns of the B block (rounded down to NR)
 // The accumulators are named variables rather than an array so that the code
 // also compiles for scalable (sizeless) vector targets.
 //
-// A comes either packed (kPacked: MR values per step) or straight from a
-// row-major A (kDirect: `arows` are the MR rows, read one element per step),
-// which saves packing A where each A value is used by few B panels.
-enum class ASource { kPacked, kDirect };
+// A comes packed (kPacked: MR values per step) or straight from its rows
+// (`arows`, one element per step): consecutive elements (kDirect) or the
+// elements at offsets `ko` (kDirectGather, e.g. a convolution's implicit
+// im2col rows). Reading A in place saves packing it where each A value is
+// used by few B panels, and gathering it while packing.
+enum class ASource { kPacked, kDirect, kDirectGather };
 template <ASource kA, class D, typename T = hn::TFromD<D>>
 HWY_INLINE void MicroKernel(D d, size_t kc, const T* HWY_RESTRICT ap, const T* const* arows,
-                            const T* HWY_RESTRICT bp, T* HWY_RESTRICT c, size_t ldc, bool accumulate) {
+                            const int64_t* HWY_RESTRICT ko, const T* HWY_RESTRICT bp, T* HWY_RESTRICT c,
+                            size_t ldc, bool accumulate) {
   const size_t N = hn::Lanes(d);
   const auto z = hn::Zero(d);
   auto r00 = z, r01 = z, r10 = z, r11 = z, r20 = z, r21 = z, r30 = z, r31 = z;
   auto r40 = z, r41 = z, r50 = z, r51 = z, r60 = z, r61 = z, r70 = z, r71 = z;
   const T *a0 = nullptr, *a1 = nullptr, *a2 = nullptr, *a3 = nullptr, *a4 = nullptr, *a5 = nullptr,
           *a6 = nullptr, *a7 = nullptr;
-  if constexpr (kA == ASource::kDirect) {
+  if constexpr (kA != ASource::kPacked) {
     a0 = arows[0], a1 = arows[1], a2 = arows[2], a3 = arows[3], a4 = arows[4], a5 = arows[5];
     if constexpr (kMR > 6) a6 = arows[6], a7 = arows[7];
   }
   for (size_t p = 0; p < kc; ++p) {
     const auto b0 = hn::Load(d, bp);
     const auto b1 = hn::Load(d, bp + N);
+    [[maybe_unused]] const size_t q = kA == ASource::kDirectGather ? static_cast<size_t>(ko[p]) : p;
 #define KILN_ROW(i)                                                              \
   if constexpr (kMR > i) {                                                       \
-    const auto a = hn::Set(d, kA == ASource::kPacked ? ap[i] : a##i[p]);         \
+    const auto a = hn::Set(d, kA == ASource::kPacked ? ap[i] : a##i[q]);         \
     r##i##0 = hn::MulAdd(a, b0, r##i##0);                                        \
     r##i##1 = hn::MulAdd(a, b1, r##i##1);                                        \
   }
@@ -216,10 +220,11 @@ void Gemv(const GemmProblem& p, int64_t bi, size_t j_begin, size_t j_end) {
 // C[0:mc][0:cols] (ldc apart) (+)= packed A block (mc x kc, MR-high panels)
 // x packed B columns (kc x cols, NR-wide panels), micro-tile by micro-tile.
 // `ap_block` is the packed A block, or null to read A directly: row r of the
-// block then starts at `a_direct[r]`.
+// block then starts at `a_direct[r]`, its elements consecutive or, with
+// `a_ko`, at those offsets.
 template <class D, typename T = hn::TFromD<D>>
-void MacroKernel(D d, size_t kc, const T* ap_block, const T* const* a_direct, size_t mc, const T* bp_block,
-                 size_t cols_total, T* c, size_t ldc, bool accumulate, T* tile) {
+void MacroKernel(D d, size_t kc, const T* ap_block, const T* const* a_direct, const int64_t* a_ko, size_t mc,
+                 const T* bp_block, size_t cols_total, T* c, size_t ldc, bool accumulate, T* tile) {
   const size_t nr = 2 * hn::Lanes(d);
   for (size_t jr = 0; jr < cols_total; jr += nr) {
     const size_t cols = std::min(nr, cols_total - jr);
@@ -233,8 +238,9 @@ void MacroKernel(D d, size_t kc, const T* ap_block, const T* const* a_direct, si
       if (!ap_block)
         for (size_t r = 0; r < kMR; ++r) arows[r] = a_direct[ir + (r < rows ? r : 0)];
       auto micro = [&](T* out, size_t ld, bool acc) {
-        if (ap_block) MicroKernel<ASource::kPacked>(d, kc, ap, arows, bp, out, ld, acc);
-        else MicroKernel<ASource::kDirect>(d, kc, ap, arows, bp, out, ld, acc);
+        if (ap_block) MicroKernel<ASource::kPacked>(d, kc, ap, arows, a_ko, bp, out, ld, acc);
+        else if (a_ko) MicroKernel<ASource::kDirectGather>(d, kc, ap, arows, a_ko, bp, out, ld, acc);
+        else MicroKernel<ASource::kDirect>(d, kc, ap, arows, a_ko, bp, out, ld, acc);
       };
       T* ct = c + ir * ldc + jr;
       if (rows == kMR && cols == nr) {
@@ -302,12 +308,12 @@ void GemmIndependentTiles(const GemmProblem& p, TaskRunner* runner) {
       if (p.a_k_contiguous) {
         rows.resize(mc);
         for (size_t r = 0; r < mc; ++r) rows[r] = a + p.a_batch[bi] + p.a_m[ic + r] + static_cast<int64_t>(pc);
-        MacroKernel(d, kc, static_cast<const T*>(nullptr), rows.data(), mc, bpack[w].get(), cols, ct, n, pc != 0,
-                    tile[w].get());
+        MacroKernel(d, kc, static_cast<const T*>(nullptr), rows.data(), static_cast<const int64_t*>(nullptr), mc,
+                    bpack[w].get(), cols, ct, n, pc != 0, tile[w].get());
       } else {
         PackA(p, a, p.a_batch[bi], ic, mc, pc, kc, apack[w].get());
-        MacroKernel(d, kc, apack[w].get(), static_cast<const T* const*>(nullptr), mc, bpack[w].get(), cols, ct, n,
-                    pc != 0, tile[w].get());
+        MacroKernel(d, kc, apack[w].get(), static_cast<const T* const*>(nullptr), static_cast<const int64_t*>(nullptr),
+                    mc, bpack[w].get(), cols, ct, n, pc != 0, tile[w].get());
       }
     }
   });
@@ -356,8 +362,13 @@ void Gemm(const GemmProblem& p) {
   // chunks share an ic block, all blocks of the pc step are packed once
   // first into a shared buffer (block q at q * mc_max * kc).
   const size_t want_tasks = static_cast<size_t>(2 * workers);
-  const bool shared_a = ic_blocks < want_tasks && n > nr;
-  auto apack = hwy::AllocateAligned<T>((shared_a ? ic_blocks : static_cast<size_t>(workers)) * mc_max * kc_max);
+  // A whose rows are gathered (a convolution's implicit im2col) is read in
+  // place through its offset table: gathering it into packed panels cost
+  // as much as the multiply-adds.
+  const bool direct_a = !p.a_k_contiguous;
+  const bool shared_a = !direct_a && ic_blocks < want_tasks && n > nr;
+  std::vector<std::vector<const T*>> rows(static_cast<size_t>(workers));
+  auto apack = hwy::AllocateAligned<T>(direct_a ? 1 : (shared_a ? ic_blocks : static_cast<size_t>(workers)) * mc_max * kc_max);
   auto bpack = hwy::AllocateAligned<T>(nc_alloc * kc_max);
 
   for (int64_t bi = 0; bi < p.batch; ++bi) {
@@ -394,11 +405,20 @@ void Gemm(const GemmProblem& p) {
           const size_t q1 = std::min(panels, q0 + panels_per_chunk);
           if (q0 >= q1) return;
           const size_t mc = std::min(kMC, m - ic);
+          const size_t j0 = q0 * nr, j1 = std::min(nc, q1 * nr);
+          if (direct_a) {
+            auto& r = rows[static_cast<size_t>(w)];
+            r.resize(mc);
+            for (size_t i = 0; i < mc; ++i) r[i] = a + abase + p.a_m[ic + i];
+            MacroKernel(d, kc, static_cast<const T*>(nullptr), r.data(), p.a_k.data() + pc, mc,
+                        bpack.get() + q0 * kc * nr, j1 - j0, cb + ic * n + jc + j0, n, accumulate, tile[w].get());
+            return;
+          }
           T* ap_block = apack.get() + (shared_a ? ic / kMC : static_cast<size_t>(w)) * mc_max * kc;
           if (!shared_a) PackA(p, a, abase, ic, mc, pc, kc, ap_block);
-          const size_t j0 = q0 * nr, j1 = std::min(nc, q1 * nr);
-          MacroKernel(d, kc, static_cast<const T*>(ap_block), static_cast<const T* const*>(nullptr), mc,
-                      bpack.get() + q0 * kc * nr, j1 - j0, cb + ic * n + jc + j0, n, accumulate, tile[w].get());
+          MacroKernel(d, kc, static_cast<const T*>(ap_block), static_cast<const T* const*>(nullptr),
+                      static_cast<const int64_t*>(nullptr), mc, bpack.get() + q0 * kc * nr, j1 - j0,
+                      cb + ic * n + jc + j0, n, accumulate, tile[w].get());
         });
       }
     }

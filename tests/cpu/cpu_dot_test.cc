@@ -159,6 +159,10 @@ TEST(CpuDotGeneral, TransposedOperands) {
         Random(ElementType::kF32, {63, 65}, rng), {17, 63}, 65);
   Check(DotGeneral({}, {}, {0}, {0}), Random(ElementType::kF32, {130, 3}, rng),
         Random(ElementType::kF32, {130, 33}, rng), {3, 33}, 130);
+  // Large enough for the blocked path (2^26 multiply-adds and more), where A
+  // with gathered rows is read in place through its offset table; odd sizes.
+  Check(DotGeneral({}, {}, {0}, {0}), Random(ElementType::kF32, {257, 521}, rng),
+        Random(ElementType::kF32, {257, 503}, rng), {521, 503}, 257);
 }
 
 TEST(CpuDotGeneral, BatchAndContractingDimsAnywhere) {
@@ -280,6 +284,15 @@ TEST(CpuConvolution, NhwcHwioSamePadding) {
   CheckConv(c, ElementType::kF32, 1);
   CheckConv(c, ElementType::kF64, 2);
   CheckConv(c, ElementType::kF32, 3, /*specials=*/true);
+}
+
+TEST(CpuConvolution, LargeEnoughForTheBlockedGemm) {
+  // 1x43x43x64 -> 64 channels, 3x3, padding 1: just over 2^26 multiply-adds,
+  // the blocked path with A read in place (1849 rows, not a multiple of 8);
+  // NaN and infinities in the input.
+  ConvSpec c{{1, 43, 43, 64}, {3, 3, 64, 64}, {1, 43, 43, 64}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {},
+             {1, 1, 1, 1}};
+  CheckConv(c, ElementType::kF32, 7, /*specials=*/true);
 }
 
 TEST(CpuConvolution, NchwOihwStridesDilationReversal) {
