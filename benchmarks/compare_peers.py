@@ -80,11 +80,11 @@ def kiln_kernel_bench(name):
     raise RuntimeError("no median for " + name)
 
 
-def vm_bench(module, function, inputs, iterations=50):
+def vm_bench(module, function, inputs, iterations=500):
     let_peers_idle()
     exe = os.path.join(ARGS.build, "vm-bench")
     cmd = [exe, module, "--function=" + function, "--threads=%d" % ARGS.threads, "--iterations=%d" % iterations,
-           "--warmup=5"] + ["--input=" + i for i in inputs]
+           "--warmup=50"] + ["--input=" + i for i in inputs]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return float(re.search(r"median ([0-9.]+) ms", out).group(1)) * 1e-3
 
