@@ -9,6 +9,7 @@
 #include <string_view>
 #include <thread>
 
+#include "hal/cpu/buffer_pool.h"
 #include "hal/cpu/thread_pool.h"
 #include "kernels/common/kernel_selection.h"
 #include "kernels/cpu/registry.h"
@@ -17,20 +18,22 @@
 namespace kiln::hal {
 namespace {
 
-constexpr size_t kAlignment = 64;
+// Blocks released by dead buffers that the device keeps for reuse.
+constexpr size_t kMaxCachedBytes = size_t{512} << 20;
 
 class CpuBuffer final : public Buffer {
  public:
-  explicit CpuBuffer(size_t size) : size_(size) {
-    data_ = static_cast<uint8_t*>(::operator new(size ? size : 1, std::align_val_t(kAlignment)));
-    std::memset(data_, 0, size);
+  CpuBuffer(std::shared_ptr<BufferPool> pool, size_t size) : pool_(std::move(pool)), size_(size) {
+    data_ = pool_->Acquire(size, &capacity_);
   }
-  ~CpuBuffer() override { ::operator delete(data_, std::align_val_t(kAlignment)); }
+  ~CpuBuffer() override { pool_->Release(data_, capacity_); }
   size_t size() const override { return size_; }
   uint8_t* data() const { return data_; }
 
  private:
+  std::shared_ptr<BufferPool> pool_;  // outlives the device if this buffer does
   size_t size_;
+  size_t capacity_ = 0;
   uint8_t* data_;
 };
 
@@ -165,7 +168,7 @@ class CpuDevice final : public Device {
   StatusOr<std::shared_ptr<Buffer>> Allocate(size_t bytes) override {
     if (bytes > (size_t{1} << 40)) return ResourceExhausted("allocation of " + std::to_string(bytes) + " bytes refused");
     try {
-      return std::shared_ptr<Buffer>(std::make_shared<CpuBuffer>(bytes));
+      return std::shared_ptr<Buffer>(std::make_shared<CpuBuffer>(buffers_, bytes));
     } catch (const std::bad_alloc&) {
       return ResourceExhausted("out of memory allocating " + std::to_string(bytes) + " bytes");
     }
@@ -262,6 +265,7 @@ class CpuDevice final : public Device {
   // executes submissions (the submitter inline, the queue thread deferred)
   // hands it work.
   ThreadPool pool_;
+  std::shared_ptr<BufferPool> buffers_ = std::make_shared<BufferPool>(kMaxCachedBytes);
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Submission> queue_;

@@ -1,0 +1,64 @@
+#include "hal/cpu/buffer_pool.h"
+
+#include <bit>
+#include <cstring>
+#include <new>
+
+namespace kiln::hal {
+
+BufferPool::~BufferPool() {
+  for (auto& [capacity, blocks] : free_)
+    for (uint8_t* b : blocks) DeleteBlock(b);
+}
+
+size_t BufferPool::SizeClass(size_t bytes) {
+  if (bytes <= 4096) return bytes == 0 ? kAlignment : (bytes + kAlignment - 1) / kAlignment * kAlignment;
+  // Four classes per power of two: 2^k * {1, 1.25, 1.5, 1.75}.
+  const int k = std::bit_width(bytes - 1) - 1;  // 2^k < bytes <= 2^(k+1)
+  const size_t quarter = size_t{1} << (k - 2);
+  return (bytes + quarter - 1) / quarter * quarter;
+}
+
+uint8_t* BufferPool::NewBlock(size_t capacity) {
+  return static_cast<uint8_t*>(::operator new(capacity, std::align_val_t(kAlignment)));
+}
+
+void BufferPool::DeleteBlock(uint8_t* block) { ::operator delete(block, std::align_val_t(kAlignment)); }
+
+uint8_t* BufferPool::Acquire(size_t bytes, size_t* capacity) {
+  *capacity = SizeClass(bytes);
+  uint8_t* block = nullptr;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    auto it = free_.find(*capacity);
+    if (it != free_.end() && !it->second.empty()) {
+      block = it->second.back();
+      it->second.pop_back();
+      cached_ -= *capacity;
+    }
+  }
+  if (block == nullptr) block = NewBlock(*capacity);
+  // Every buffer starts zeroed, reused or not, so results never depend on
+  // what an earlier tensor left behind.
+  std::memset(block, 0, bytes);
+  return block;
+}
+
+void BufferPool::Release(uint8_t* block, size_t capacity) {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (cached_ + capacity <= max_cached_) {
+      free_[capacity].push_back(block);
+      cached_ += capacity;
+      return;
+    }
+  }
+  DeleteBlock(block);
+}
+
+size_t BufferPool::cached_bytes() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return cached_;
+}
+
+}  // namespace kiln::hal

@@ -1,0 +1,50 @@
+// The CPU driver's memory: aligned blocks kept for reuse once their buffer
+// dies. A VM function allocates every transient tensor per call (`alloc`);
+// without reuse each call paid malloc/free for every tensor, glibc
+// consolidating its free lists on each larger request, and the kernel's
+// zero-fill page faults for blocks large enough to be mmapped (a third of
+// the time of examples/mlp.mlir @main; docs/performance.md).
+//
+// Blocks are kept per size class (a multiple of 64 bytes below 4 KiB, then
+// four classes per power of two, so a reused block wastes at most 25%) on
+// free lists, up to `max_cached_bytes` in all; past that a released block is
+// freed. Thread-safe: buffers may die on any thread.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <vector>
+
+namespace kiln::hal {
+
+class BufferPool {
+ public:
+  static constexpr size_t kAlignment = 64;
+
+  explicit BufferPool(size_t max_cached_bytes) : max_cached_(max_cached_bytes) {}
+  ~BufferPool();
+  BufferPool(const BufferPool&) = delete;
+  BufferPool& operator=(const BufferPool&) = delete;
+
+  // A block of at least `bytes` (its capacity in *capacity), 64-byte aligned,
+  // zero-filled over its first `bytes`; throws std::bad_alloc.
+  uint8_t* Acquire(size_t bytes, size_t* capacity);
+  // Returns a block from Acquire (with its capacity) for reuse.
+  void Release(uint8_t* block, size_t capacity);
+
+  // The capacity Acquire gives a request of `bytes`.
+  static size_t SizeClass(size_t bytes);
+  size_t cached_bytes() const;
+
+ private:
+  static uint8_t* NewBlock(size_t capacity);
+  static void DeleteBlock(uint8_t* block);
+
+  const size_t max_cached_;
+  mutable std::mutex mu_;
+  size_t cached_ = 0;
+  std::map<size_t, std::vector<uint8_t*>> free_;  // by capacity
+};
+
+}  // namespace kiln::hal

@@ -1,0 +1,53 @@
+#include "hal/cpu/buffer_pool.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+namespace kiln::hal {
+namespace {
+
+TEST(BufferPool, SizeClassesCoverTheRequestWithLittleWaste) {
+  for (size_t bytes : {size_t{0}, size_t{1}, size_t{63}, size_t{64}, size_t{65}, size_t{4095}, size_t{4096},
+                       size_t{4097}, size_t{5000}, size_t{8192}, size_t{12289}, size_t{1} << 20,
+                       (size_t{1} << 20) + 1, size_t{3} << 28}) {
+    SCOPED_TRACE(bytes);
+    const size_t c = BufferPool::SizeClass(bytes);
+    EXPECT_GE(c, bytes);
+    EXPECT_GT(c, 0u);
+    EXPECT_EQ(c % BufferPool::kAlignment, 0u);
+    if (bytes > 4096) EXPECT_LE(c, bytes + bytes / 4);
+    EXPECT_EQ(BufferPool::SizeClass(c), c);  // a class is its own class
+  }
+}
+
+TEST(BufferPool, ReusesReleasedBlocksZeroed) {
+  BufferPool pool(1 << 20);
+  size_t cap = 0;
+  uint8_t* a = pool.Acquire(1000, &cap);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(a) % BufferPool::kAlignment, 0u);
+  for (size_t i = 0; i < 1000; ++i) EXPECT_EQ(a[i], 0);
+  std::memset(a, 0xab, cap);
+  pool.Release(a, cap);
+  EXPECT_EQ(pool.cached_bytes(), cap);
+  size_t cap2 = 0;
+  uint8_t* b = pool.Acquire(990, &cap2);  // same class: the same block, zeroed again
+  EXPECT_EQ(b, a);
+  EXPECT_EQ(cap2, cap);
+  for (size_t i = 0; i < 990; ++i) ASSERT_EQ(b[i], 0) << i;
+  EXPECT_EQ(pool.cached_bytes(), 0u);
+  pool.Release(b, cap2);
+}
+
+TEST(BufferPool, FreesWhatExceedsTheCache) {
+  BufferPool pool(10000);
+  size_t c1 = 0, c2 = 0;
+  uint8_t* a = pool.Acquire(8000, &c1);
+  uint8_t* b = pool.Acquire(8000, &c2);
+  pool.Release(a, c1);
+  pool.Release(b, c2);  // over the limit: freed, not kept
+  EXPECT_EQ(pool.cached_bytes(), c1);
+}
+
+}  // namespace
+}  // namespace kiln::hal
