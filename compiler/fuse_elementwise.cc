@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "compiler/lowering.h"
 #include "kernels/reference/scalar.h"
 
 namespace kiln::compiler {
@@ -179,6 +180,87 @@ bool BuildGroup(const std::vector<const ir::Operation*>& members, FusedGroup* g)
 
 namespace {
 
+bool IsProducer(const ir::Operation* op) {
+  return op != nullptr && op->results.size() == 1 &&
+         (op->name == "stablehlo.dot_general" || op->name == "stablehlo.dot" || op->name == "stablehlo.convolution");
+}
+
+// The group's input that a producer op of this block computes and that only
+// the group reads, at the output's own index and with the output's type (so
+// the epilogue may run over the producer's result in place); -1 if none.
+int EpilogueInput(const FusedGroup& g, const std::set<const ir::Operation*>& members,
+                  const std::set<const ir::Operation*>& block_ops, const Users& users) {
+  const ir::Type& out = g.root->result()->type;
+  const KernelAttr* map = g.params.Find("input_broadcast");
+  size_t at = 0;
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    const ir::Value* v = g.inputs[i];
+    bool identity = true;
+    if (map) {
+      const int64_t rank = map->ints[at];
+      for (int64_t a = 0; a < rank; ++a) identity = identity && map->ints[at + 1 + a] == a;
+      at += 1 + static_cast<size_t>(rank);
+    }
+    const ir::Operation* def = v->def;
+    if (!identity || !IsProducer(def) || !block_ops.count(def) || v->type.dims != out.dims ||
+        v->type.element != out.element || v->type.is_quantized() || !IsFloat(out.element) ||
+        std::count(g.inputs.begin(), g.inputs.end(), v) != 1)
+      continue;
+    auto it = users.find(v);
+    if (it == users.end()) continue;
+    if (std::all_of(it->second.begin(), it->second.end(), [&](const ir::Operation* u) { return members.count(u); }))
+      return static_cast<int>(i);
+  }
+  return -1;
+}
+
+// Turns an elementwise group into the epilogue of the producer of its input
+// `k`: the dispatch becomes the producer's, with the group's program as
+// "epilogue" (param 0 = the producer's result) and the producer's operands
+// ahead of the group's other inputs.
+bool MakeEpilogue(FusedGroup* g, size_t k) {
+  const ir::Operation* producer = g->inputs[k]->def;
+  auto params = KernelParamsForOp(*producer);
+  if (!params.ok()) return false;
+  ScalarProgram prog = g->params.Program("body") ? *g->params.Program("body") : ScalarProgram{};
+  const size_t num_params = prog.param_types.size();
+  if (prog.results.size() != 1 || k >= num_params) return false;
+  // Param k moves to 0; params before it shift up by one.
+  auto remap = [&](uint16_t v) -> uint16_t {
+    if (v >= num_params) return v;
+    if (v == k) return 0;
+    return v < k ? static_cast<uint16_t>(v + 1) : v;
+  };
+  for (ScalarInstr& in : prog.instrs)
+    for (int o = 0; o < in.num_operands; ++o) in.operands[o] = remap(in.operands[o]);
+  for (uint16_t& r : prog.results) r = remap(r);
+  std::rotate(prog.param_types.begin(), prog.param_types.begin() + k, prog.param_types.begin() + k + 1);
+  KernelParams p = std::move(params.value());
+  if (const KernelAttr* map = g->params.Find("input_broadcast")) {
+    // The same per-param entries (rank, axes...), param k's first.
+    std::vector<std::vector<int64_t>> entries;
+    for (size_t at = 0; at < map->ints.size(); at += 1 + static_cast<size_t>(map->ints[at]))
+      entries.emplace_back(map->ints.begin() + at, map->ints.begin() + at + 1 + map->ints[at]);
+    std::rotate(entries.begin(), entries.begin() + k, entries.begin() + k + 1);
+    KernelAttr m;
+    m.name = "epilogue_broadcast";
+    for (const auto& e : entries) m.ints.insert(m.ints.end(), e.begin(), e.end());
+    p.attrs.push_back(std::move(m));
+  }
+  KernelAttr body;
+  body.name = "epilogue";
+  body.has_program = true;
+  body.program = std::move(prog);
+  p.attrs.push_back(std::move(body));
+  std::vector<const ir::Value*> inputs(producer->operands.begin(), producer->operands.end());
+  for (size_t i = 0; i < g->inputs.size(); ++i)
+    if (i != k) inputs.push_back(g->inputs[i]);
+  g->inputs = std::move(inputs);
+  g->params = std::move(p);
+  g->num_ops += 1;
+  return true;
+}
+
 void PlanBlock(const ir::Block& block, const Users& users, std::set<const ir::Operation*>* fused_away,
                std::map<const ir::Operation*, FusedGroup>* groups) {
   // Walk backwards: an op joins the group of its users when all of them are
@@ -211,11 +293,23 @@ void PlanBlock(const ir::Block& block, const Users& users, std::set<const ir::Op
       shape.push_back(&op->result()->type.dims);
     }
   }
+  std::set<const ir::Operation*> block_ops;
+  for (const auto& op : block.ops) block_ops.insert(op.get());
   for (auto& m : members) {
-    if (m.size() < 2) continue;
     std::reverse(m.begin(), m.end());
+    // A lone elementwise op is worth a group only as a producer's epilogue.
+    const bool may_be_epilogue = Classify(*m.back()) == Kind::kElementwise;
+    if (m.size() < 2 && !may_be_epilogue) continue;
     FusedGroup g;
     if (!BuildGroup(m, &g)) continue;
+    bool epilogue = false;
+    if (may_be_epilogue) {
+      const int k = EpilogueInput(g, std::set<const ir::Operation*>(m.begin(), m.end()), block_ops, users);
+      const ir::Operation* producer = k >= 0 ? g.inputs[k]->def : nullptr;
+      epilogue = k >= 0 && MakeEpilogue(&g, static_cast<size_t>(k));
+      if (epilogue) fused_away->insert(producer);
+    }
+    if (m.size() < 2 && !epilogue) continue;
     for (size_t i = 0; i + 1 < m.size(); ++i) fused_away->insert(m[i]);
     (*groups)[g.root] = std::move(g);
   }

@@ -89,25 +89,22 @@ ShaderSource PerElement(ShaderWriter& w, const std::string& body) {
 
 // --- kernels -----------------------------------------------------------------
 
-StatusOr<ShaderSource> Elementwise(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
-  const ScalarProgram* prog = kp.Program("body");
-  if (!prog) return Refuse(u, "missing body");
-  if (prog->param_types.size() != u.in_types.size() || prog->results.size() != u.out_types.size())
-    return Refuse(u, "operands do not match the body");
-  std::vector<std::string> params;
+// GLSL expressions reading dispatch inputs [first, first + types.size()) as
+// program params of `types` for output invocation "i" (kernels/reference/
+// elementwise_inputs.h): at that index, at the only element (rank 0), or,
+// with an axis map (per input: rank r, then r output axes; "input_broadcast"),
+// through it, a size-1 dimension repeating along its axis. The map needs the
+// output multi-index o0..oR-1 declared (OutputIndex).
+Status ReadInputs(const DispatchUse& u, ShaderWriter& w, std::span<const int64_t> map, size_t first,
+                  const std::vector<ElementType>& types, std::vector<std::string>* params) {
   const int out_rank = w.rank(w.Out(0));
-  // How each input is read (kernels/reference/elementwise_inputs.h): at the
-  // output's index, at its only element (rank 0), or, with the attribute
-  // "input_broadcast" (per input: rank r, then r output axes), through that
-  // axis map, a size-1 dimension repeating along its axis.
-  auto map = kp.Ints("input_broadcast");
-  std::string body = map.empty() ? "" : OutputIndex(w);
   auto o = Names("o", out_rank);
   size_t at = 0;
-  for (size_t t = 0; t < u.in_types.size(); ++t) {
-    if (u.in_types[t] != prog->param_types[t]) return Refuse(u, "operand types do not match the body");
+  for (size_t j = 0; j < types.size(); ++j) {
+    const size_t t = first + j;
+    if (t >= u.in_types.size() || u.in_types[t] != types[j]) return Refuse(u, "operand types do not match the body");
     if (map.empty()) {
-      params.push_back(w.Load(t, w.rank(t) == out_rank ? "i" : "0u"));
+      params->push_back(w.Load(t, w.rank(t) == out_rank ? "i" : "0u"));
       continue;
     }
     if (at >= map.size() || map[at] != w.rank(t) || at + 1 + map[at] > map.size())
@@ -120,13 +117,60 @@ StatusOr<ShaderSource> Elementwise(const KernelParams& kp, const DispatchUse& u,
       idx.push_back("(" + dims[d] + " == 1u ? 0u : " + o[axis] + ")");
     }
     at += 1 + map[at];
-    params.push_back(w.Load(t, idx.empty() ? "0u" : Linear(idx, dims)));
+    params->push_back(w.Load(t, idx.empty() ? "0u" : Linear(idx, dims)));
   }
   if (!map.empty() && at != map.size()) return Refuse(u, "input_broadcast does not match the operands");
+  return Status::Ok();
+}
+
+StatusOr<ShaderSource> Elementwise(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
+  const ScalarProgram* prog = kp.Program("body");
+  if (!prog) return Refuse(u, "missing body");
+  if (prog->param_types.size() != u.in_types.size() || prog->results.size() != u.out_types.size())
+    return Refuse(u, "operands do not match the body");
+  auto map = kp.Ints("input_broadcast");
+  std::string body = map.empty() ? "" : OutputIndex(w);
+  std::vector<std::string> params;
+  KILN_RETURN_IF_ERROR(ReadInputs(u, w, map, 0, prog->param_types, &params));
   std::vector<std::string> results;
   KILN_RETURN_IF_ERROR(EmitScalarProgram(*prog, params, "v", &body, &results, &w.features));
   for (size_t k = 0; k < results.size(); ++k) body += "  " + w.Store(w.Out(k), "i", results[k]) + "\n";
   return PerElement(w, body);
+}
+
+// How a producer (dot_general, convolution) stores its result `value` at
+// output index "i": directly, or through its fused epilogue (kernels/
+// reference/epilogue.h), whose other params are the dispatch inputs from
+// `first_extra` on. `declare_index` declares the output multi-index the
+// epilogue's axis map needs (the producer has not).
+StatusOr<std::string> StoreResult(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w, size_t first_extra,
+                                  const std::string& value, bool declare_index) {
+  const size_t out = w.Out(0);
+  const ScalarProgram* prog = kp.Program("epilogue");
+  if (prog == nullptr) {
+    if (u.in_types.size() != first_extra) return Refuse(u, "unexpected operands");
+    return w.Store(out, "i", value);
+  }
+  if (prog->param_types.empty() || prog->results.size() != 1 ||
+      prog->param_types.size() != u.in_types.size() - first_extra + 1 || prog->param_types[0] != u.out_types[0])
+    return Refuse(u, "the epilogue does not match the operands");
+  auto map = kp.Ints("epilogue_broadcast");
+  std::string code;
+  std::span<const int64_t> extra_map;
+  if (!map.empty()) {
+    const int64_t rank = w.rank(out);
+    if (map[0] != rank || map.size() < static_cast<size_t>(rank) + 1) return Refuse(u, "bad epilogue_broadcast");
+    for (int64_t a = 0; a < rank; ++a)
+      if (map[1 + a] != a) return Refuse(u, "bad epilogue_broadcast");
+    extra_map = map.subspan(static_cast<size_t>(rank) + 1);
+    if (declare_index) code += OutputIndex(w);
+  }
+  std::vector<std::string> params = {"(" + value + ")"};
+  std::vector<ElementType> extra(prog->param_types.begin() + 1, prog->param_types.end());
+  KILN_RETURN_IF_ERROR(ReadInputs(u, w, extra_map, first_extra, extra, &params));
+  std::vector<std::string> results;
+  KILN_RETURN_IF_ERROR(EmitScalarProgram(*prog, params, "e", &code, &results, &w.features));
+  return code + "  " + w.Store(out, "i", results[0]);
 }
 
 // Kernels that compute each output element from one input element (or a
@@ -288,7 +332,7 @@ StatusOr<ShaderSource> IndexMap(const KernelParams& kp, const DispatchUse& u, Sh
 // in shared memory. The output is viewed as [B, M, N]: batch dims, lhs free
 // dims, rhs free dims (the spec's result order).
 StatusOr<ShaderSource> DotGeneral(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
-  if (u.in_types.size() != 2 || u.out_types.size() != 1) return Refuse(u, "expected two operands and one result");
+  if (u.in_types.size() < 2 || u.out_types.size() != 1) return Refuse(u, "expected two operands and one result");
   const int lr = w.rank(0), rr = w.rank(1);
   std::vector<int64_t> lb, rb, lc, rc;
   if (kp.kernel == "stablehlo.dot") {
@@ -364,11 +408,12 @@ StatusOr<ShaderSource> DotGeneral(const KernelParams& kp, const DispatchUse& u, 
                                         : (rt.bits < 32 ? (rt.cls == C::kSigned ? "bitfieldExtract(acc, 0, " + S(rt.bits) + ")"
                                                                                  : "(acc & " + Uint((int64_t{1} << rt.bits) - 1) + ")")
                                                         : "acc");
-  for (auto t : u.in_types) {
-    KILN_ASSIGN_OR_RETURN(GType g, GlslType(t));
+  for (size_t t = 0; t < 2; ++t) {
+    KILN_ASSIGN_OR_RETURN(GType g, GlslType(u.in_types[t]));
     if (!ConvertExpr(g, rt, "x").ok()) return Refuse(u, "operand conversion");
     w.features |= g.features;
   }
+  KILN_ASSIGN_OR_RETURN(std::string store, StoreResult(kp, u, w, 2, fix, true));
   std::string body = Fill(Template("dot_general.glsl"),
                           {{"ACC", acc},
                            {"ZERO", zero},
@@ -376,7 +421,7 @@ StatusOr<ShaderSource> DotGeneral(const KernelParams& kp, const DispatchUse& u, 
                            {"M", product(ldims, lfree)},
                            {"N", product(rdims, rfree)},
                            {"K", product(ldims, lc)},
-                           {"STORE", w.Store(out, "(b * M + m) * N + n", fix)}});
+                           {"STORE", "const uint i = (b * M + m) * N + n;\n" + store}});
   ShaderSource s = w.Finish(body, 16, 16);
   s.grid = hal::ShaderGrid::kTiles;
   s.grid_args = {static_cast<uint32_t>(lb.size()), static_cast<uint32_t>(lfree.size()), 16, 16};
@@ -613,7 +658,8 @@ StatusOr<ShaderSource> TriangularSolve(const KernelParams& kp, const DispatchUse
 // convolution / dynamic_conv: see kernels/vulkan/convolution.glsl.
 StatusOr<ShaderSource> Convolution(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
   const bool dynamic = kp.kernel == "stablehlo.dynamic_conv";
-  if (u.in_types.size() != (dynamic ? 3u : 2u) || u.out_types.size() != 1) return Refuse(u, "bad operands");
+  const size_t operands = dynamic ? 3u : 2u;
+  if (u.in_types.size() < operands || u.out_types.size() != 1) return Refuse(u, "bad operands");
   const int n = w.rank(0);
   const size_t out = w.Out(0);
   if (n < 2 || w.rank(1) != n || w.rank(out) != n) return Refuse(u, "bad ranks");
@@ -693,6 +739,7 @@ StatusOr<ShaderSource> Convolution(const KernelParams& kp, const DispatchUse& u,
                                         : (rt.bits < 32 ? (rt.cls == C::kSigned ? "bitfieldExtract(acc, 0, " + S(rt.bits) + ")"
                                                                                  : "(acc & " + Uint((int64_t{1} << rt.bits) - 1) + ")")
                                                         : "acc");
+  KILN_ASSIGN_OR_RETURN(std::string store, StoreResult(kp, u, w, operands, fix, false));
   std::string body = Fill(Template("convolution.glsl"), {{"FUNCTIONS", fns},
                                                          {"INDEX", OutputIndex(w)},
                                                          {"K_IN", rdims[kif]},
@@ -704,7 +751,7 @@ StatusOr<ShaderSource> Convolution(const KernelParams& kp, const DispatchUse& u,
                                                          {"OF", o[ofd]},
                                                          {"A", rt.name},
                                                          {"TAPS", taps},
-                                                         {"STORE", w.Store(out, "i", fix)}});
+                                                         {"STORE", store}});
   return w.Finish(body, 64);
 }
 

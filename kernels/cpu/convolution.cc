@@ -18,6 +18,7 @@
 
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/kernels.h"
+#include "kernels/reference/epilogue.h"
 #include "kernels/reference/registry.h"
 
 namespace kiln::cpu {
@@ -89,9 +90,7 @@ void PadInto(const TensorRef& in, const std::vector<int64_t>& lo, const std::vec
   }
 }
 
-}  // namespace
-
-Status Convolution(const KernelCall& call) {
+Status PlainConvolution(const KernelCall& call) {
   const auto& p = call.params;
   if (call.inputs.size() != 2 || call.outputs.size() != 1) return RunReference(call);
   const TensorRef& lhs = call.inputs[0];
@@ -235,5 +234,9 @@ Status Convolution(const KernelCall& call) {
   }
   return Status::Ok();
 }
+
+}  // namespace
+
+Status Convolution(const KernelCall& call) { return ref::RunWithEpilogue(call, 2, &PlainConvolution, &Elementwise); }
 
 }  // namespace kiln::cpu

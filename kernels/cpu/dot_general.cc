@@ -41,6 +41,7 @@
 #define KILN_CPU_DOT_GENERAL_SHARED
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/kernels.h"
+#include "kernels/reference/epilogue.h"
 #include "kernels/reference/registry.h"
 
 namespace kiln::cpu {
@@ -557,20 +558,13 @@ Status FastDot(const KernelCall& call, std::span<const int64_t> lb, std::span<co
   return Status::Ok();
 }
 
-}  // namespace
-
-bool DotGeneralApplies(const KernelParams& params) {
-  return params.Ints("lhs_batching_dimensions").size() == params.Ints("rhs_batching_dimensions").size() &&
-         params.Ints("lhs_contracting_dimensions").size() == params.Ints("rhs_contracting_dimensions").size();
-}
-
-Status DotGeneral(const KernelCall& call) {
+Status PlainDotGeneral(const KernelCall& call) {
   const auto& p = call.params;
   return FastDot(call, p.Ints("lhs_batching_dimensions"), p.Ints("rhs_batching_dimensions"),
                  p.Ints("lhs_contracting_dimensions"), p.Ints("rhs_contracting_dimensions"));
 }
 
-Status Dot(const KernelCall& call) {
+Status PlainDot(const KernelCall& call) {
   if (call.inputs.size() != 2) return RunReference(call);
   const TensorRef& lhs = call.inputs[0];
   const TensorRef& rhs = call.inputs[1];
@@ -579,6 +573,18 @@ Status Dot(const KernelCall& call) {
   const int64_t rc[1] = {0};
   return FastDot(call, {}, {}, lc, rc);
 }
+
+}  // namespace
+
+bool DotGeneralApplies(const KernelParams& params) {
+  return params.Ints("lhs_batching_dimensions").size() == params.Ints("rhs_batching_dimensions").size() &&
+         params.Ints("lhs_contracting_dimensions").size() == params.Ints("rhs_contracting_dimensions").size();
+}
+
+// With a fused epilogue (kernels/reference/epilogue.h), the bias and
+// activation run over the product right after it, while it is in cache.
+Status DotGeneral(const KernelCall& call) { return ref::RunWithEpilogue(call, 2, &PlainDotGeneral, &Elementwise); }
+Status Dot(const KernelCall& call) { return ref::RunWithEpilogue(call, 2, &PlainDot, &Elementwise); }
 
 }  // namespace kiln::cpu
 #endif  // HWY_ONCE

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kernels/common/kernel_selection.h"
+#include "kernels/reference/epilogue.h"
 #include "kernels/reference/numeric_util.h"
 #include "kernels/reference/registry.h"
 
@@ -250,13 +251,25 @@ Status DynamicConv(const KernelCall& c) {
   return ConvolutionImpl(c, padding);
 }
 
+Status ElementwiseKernel(const KernelCall& c) {
+  KernelFn ew = FindReferenceKernel("kiln.elementwise");
+  if (ew == nullptr) return Unimplemented(KernelName(c) + ": an epilogue needs kiln.elementwise");
+  return ew(c);
+}
+
+// The producer with its fused elementwise epilogue, if any (epilogue.h).
+template <KernelFn kProducer>
+Status WithEpilogue(const KernelCall& c) {
+  return RunWithEpilogue(c, 2, kProducer, &ElementwiseKernel);
+}
+
 }  // namespace
 
 void AddContractionKernels(std::vector<KernelEntry>& out);
 void AddContractionKernels(std::vector<KernelEntry>& out) {
-  KILN_REGISTER_KERNEL(out, "stablehlo.dot_general", &DotGeneral);
-  KILN_REGISTER_KERNEL(out, "stablehlo.dot", &Dot);
-  KILN_REGISTER_KERNEL(out, "stablehlo.convolution", &Convolution);
+  KILN_REGISTER_KERNEL(out, "stablehlo.dot_general", &WithEpilogue<DotGeneral>);
+  KILN_REGISTER_KERNEL(out, "stablehlo.dot", &WithEpilogue<Dot>);
+  KILN_REGISTER_KERNEL(out, "stablehlo.convolution", &WithEpilogue<Convolution>);
   KILN_REGISTER_KERNEL(out, "stablehlo.dynamic_conv", &DynamicConv);
 }
 

@@ -1,0 +1,54 @@
+#include "kernels/reference/epilogue.h"
+
+#include <string>
+#include <vector>
+
+namespace kiln::ref {
+
+bool HasEpilogue(const KernelParams& params) { return params.Program("epilogue") != nullptr; }
+
+Status RunWithEpilogue(const KernelCall& call, size_t producer_inputs, KernelFn producer, KernelFn elementwise) {
+  const ScalarProgram* program = call.params.Program("epilogue");
+  if (program == nullptr) return producer(call);
+  const std::string& name = call.params.kernel;
+  if (call.inputs.size() < producer_inputs || call.outputs.size() != 1)
+    return InvalidArgument(name + ": an epilogue needs the producer's operands and one output");
+  if (call.inputs.size() - producer_inputs + 1 != program->param_types.size() || program->results.size() != 1)
+    return InvalidArgument(name + ": the epilogue's params do not match the dispatch's inputs");
+  if (program->param_types[0] != call.outputs[0].type)
+    return InvalidArgument(name + ": the epilogue's first param is not of the result type");
+  // The producer sees its own attributes only (a kernel that falls back to
+  // the registered reference kernel must not apply the epilogue twice).
+  KernelParams plain;
+  plain.kernel = call.params.kernel;
+  for (const KernelAttr& a : call.params.attrs)
+    if (a.name != "epilogue" && a.name != "epilogue_broadcast") plain.attrs.push_back(a);
+  KILN_RETURN_IF_ERROR(producer(KernelCall{plain, call.inputs.subspan(0, producer_inputs), call.outputs,
+                                           call.runner}));
+  // The elementwise pass reads the result and writes it back in place: both
+  // elementwise kernels read every element before writing it.
+  KernelParams ew;
+  ew.kernel = "kiln.elementwise";
+  KernelAttr body;
+  body.name = "body";
+  body.has_program = true;
+  body.program = *program;
+  ew.attrs.push_back(std::move(body));
+  if (const KernelAttr* map = call.params.Find("epilogue_broadcast")) {
+    // Param 0 is the output itself, read at each element's own index.
+    const int64_t rank = call.outputs[0].rank();
+    bool identity = !map->ints.empty() && map->ints[0] == rank && map->ints.size() > static_cast<size_t>(rank);
+    for (int64_t a = 0; identity && a < rank; ++a) identity = map->ints[1 + a] == a;
+    if (!identity) return InvalidArgument(name + ": epilogue_broadcast must read the result at its own index");
+    KernelAttr m = *map;
+    m.name = "input_broadcast";
+    ew.attrs.push_back(std::move(m));
+  }
+  std::vector<TensorRef> inputs;
+  inputs.reserve(program->param_types.size());
+  inputs.push_back(call.outputs[0]);
+  for (size_t i = producer_inputs; i < call.inputs.size(); ++i) inputs.push_back(call.inputs[i]);
+  return elementwise(KernelCall{ew, inputs, call.outputs, call.runner});
+}
+
+}  // namespace kiln::ref
