@@ -92,6 +92,9 @@ struct KernelCall {
   // The driver's thread pool, or null: kernels that split their work into
   // tiles run them through ParallelFor(call.runner, ...) (parallel.h).
   TaskRunner* runner = nullptr;
+  // Set on the producer's part of a dispatch with a fused epilogue
+  // (kernels/reference/epilogue.h): compute the product alone.
+  bool without_epilogue = false;
 };
 
 using KernelFn = Status (*)(const KernelCall&);

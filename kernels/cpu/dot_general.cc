@@ -50,6 +50,9 @@ namespace kiln::cpu {
 constexpr int64_t kGemvRows = 4;
 // Multiply-adds below which a product runs on the calling thread only.
 constexpr double kParallelMinMacs = 1 << 20;
+// The row-streaming product splits its columns once B holds this many
+// elements (256 KiB of f32: reading it takes longer than waking a worker).
+constexpr double kGemvParallelMinElements = 1 << 16;
 // Multiply-adds below which a product is split into fully independent tiles
 // (one pool hand-off) rather than per contraction step (three hand-offs per
 // step, but B packed once and shared).
@@ -178,14 +181,18 @@ void PackB(const GemmProblem& p, const T* b, int64_t bbase, size_t pc, size_t kc
 
 // Row-streaming product for short A: C[i][j] = sum_p A[i][p] * B[p][j],
 // accumulating 4 vectors of C per pass over the rows of B (contiguous in j).
-template <typename T>
-void Gemv(const GemmProblem& p, int64_t bi, size_t j_begin, size_t j_end) {
+// kUniform: A's row is contiguous along p and B's rows are `ldb` apart (the
+// usual row-major case), so the offset tables are not read in the loop.
+template <bool kUniform, typename T>
+void GemvRows(const GemmProblem& p, int64_t bi, size_t j_begin, size_t j_end, int64_t ldb) {
   const hn::ScalableTag<T> d;
   const size_t N = hn::Lanes(d);
   const T* a = static_cast<const T*>(p.a) + p.a_batch[bi];
   const T* b = static_cast<const T*>(p.b) + p.b_batch[bi] + p.b_n[0];
   T* c = static_cast<T*>(p.c) + static_cast<size_t>(bi) * p.m * p.n;
   const size_t n = static_cast<size_t>(p.n), k = static_cast<size_t>(p.k);
+  auto a_at = [&](const T* ai, size_t q) { return kUniform ? ai[q] : ai[p.a_k[q]]; };
+  auto b_row = [&](size_t q) { return b + (kUniform ? static_cast<int64_t>(q) * ldb : p.b_k[q]); };
   for (int64_t i = 0; i < p.m; ++i) {
     const T* ai = a + p.a_m[i];
     T* ci = c + static_cast<size_t>(i) * n;
@@ -193,8 +200,8 @@ void Gemv(const GemmProblem& p, int64_t bi, size_t j_begin, size_t j_end) {
     for (; j + 4 * N <= j_end; j += 4 * N) {
       auto c0 = hn::Zero(d), c1 = hn::Zero(d), c2 = hn::Zero(d), c3 = hn::Zero(d);
       for (size_t q = 0; q < k; ++q) {
-        const auto av = hn::Set(d, ai[p.a_k[q]]);
-        const T* row = b + p.b_k[q] + j;
+        const auto av = hn::Set(d, a_at(ai, q));
+        const T* row = b_row(q) + j;
         c0 = hn::MulAdd(av, hn::LoadU(d, row), c0);
         c1 = hn::MulAdd(av, hn::LoadU(d, row + N), c1);
         c2 = hn::MulAdd(av, hn::LoadU(d, row + 2 * N), c2);
@@ -207,14 +214,23 @@ void Gemv(const GemmProblem& p, int64_t bi, size_t j_begin, size_t j_end) {
     }
     for (; j + N <= j_end; j += N) {
       auto c0 = hn::Zero(d);
-      for (size_t q = 0; q < k; ++q) c0 = hn::MulAdd(hn::Set(d, ai[p.a_k[q]]), hn::LoadU(d, b + p.b_k[q] + j), c0);
+      for (size_t q = 0; q < k; ++q) c0 = hn::MulAdd(hn::Set(d, a_at(ai, q)), hn::LoadU(d, b_row(q) + j), c0);
       hn::StoreU(c0, d, ci + j);
     }
     for (; j < j_end; ++j) {  // fewer columns than one vector
       T sum = T(0);
-      for (size_t q = 0; q < k; ++q) sum += ai[p.a_k[q]] * b[p.b_k[q] + j];
+      for (size_t q = 0; q < k; ++q) sum += a_at(ai, q) * b_row(q)[j];
       ci[j] = sum;
     }
+  }
+}
+
+template <typename T>
+void Gemv(const GemmProblem& p, int64_t bi, size_t j_begin, size_t j_end) {
+  if (p.a_k_contiguous && p.b_k_step != 0) {
+    GemvRows<true, T>(p, bi, j_begin, j_end, p.b_k_step);
+  } else {
+    GemvRows<false, T>(p, bi, j_begin, j_end, 0);
   }
 }
 
@@ -338,10 +354,14 @@ void Gemm(const GemmProblem& p) {
   TaskRunner* runner = macs >= kParallelMinMacs ? p.runner : nullptr;
   const int workers = NumWorkers(runner);
   if (p.m <= kGemvRows && p.b_n_contiguous) {
-    // Tasks: (batch, column chunk of at least 256 columns).
-    const size_t chunk = std::max<size_t>(256, (n + workers - 1) / workers);
+    // Streaming B is the cost: split its columns over the workers (in whole
+    // 4-vector blocks) once B is large enough to pay for the hand-off.
+    TaskRunner* gemv_runner = static_cast<double>(k) * n >= kGemvParallelMinElements ? p.runner : nullptr;
+    const size_t block = 4 * hn::Lanes(d);
+    const size_t per_worker = (n + NumWorkers(gemv_runner) - 1) / NumWorkers(gemv_runner);
+    const size_t chunk = std::max(block, (per_worker + block - 1) / block * block);
     const int64_t chunks = static_cast<int64_t>((n + chunk - 1) / chunk);
-    ParallelFor(runner, p.batch * chunks, [&](int64_t t, int) {
+    ParallelFor(gemv_runner, p.batch * chunks, [&](int64_t t, int) {
       const size_t j0 = static_cast<size_t>(t % chunks) * chunk;
       Gemv<T>(p, t / chunks, j0, std::min(n, j0 + chunk));
     });
@@ -477,6 +497,14 @@ std::vector<int64_t> Offsets(std::span<const int64_t> dims, const std::vector<in
   return out;
 }
 
+// The step s if off[q] == q * s for every q (s != 0), else 0.
+int64_t UniformStep(const std::vector<int64_t>& off) {
+  if (off.size() < 2 || off[0] != 0 || off[1] == 0) return 0;
+  for (size_t q = 2; q < off.size(); ++q)
+    if (off[q] != static_cast<int64_t>(q) * off[1]) return 0;
+  return off[1];
+}
+
 bool Contiguous(const std::vector<int64_t>& off) {
   for (size_t i = 0; i < off.size(); ++i)
     if (off[i] != static_cast<int64_t>(i)) return false;
@@ -552,6 +580,7 @@ Status FastDot(const KernelCall& call, std::span<const int64_t> lb, std::span<co
   p.n = static_cast<int64_t>(p.b_n.size());
   p.k = static_cast<int64_t>(p.a_k.size());
   p.a_k_contiguous = Contiguous(p.a_k);
+  p.b_k_step = UniformStep(p.b_k);
   p.b_n_contiguous = Contiguous(p.b_n);
   p.runner = call.runner;
   RunGemm(p, t);

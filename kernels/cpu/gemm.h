@@ -23,6 +23,7 @@ struct GemmProblem {
   std::vector<int64_t> b_batch, b_k, b_n;
   bool a_k_contiguous = false;  // a_k[p] == p
   bool b_n_contiguous = false;  // b_n[j] == j
+  int64_t b_k_step = 0;         // s where b_k[p] == p * s for all p, else 0
   TaskRunner* runner = nullptr; // the driver's pool, or null
 };
 

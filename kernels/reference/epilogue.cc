@@ -9,7 +9,7 @@ bool HasEpilogue(const KernelParams& params) { return params.Program("epilogue")
 
 Status RunWithEpilogue(const KernelCall& call, size_t producer_inputs, KernelFn producer, KernelFn elementwise) {
   const ScalarProgram* program = call.params.Program("epilogue");
-  if (program == nullptr) return producer(call);
+  if (program == nullptr || call.without_epilogue) return producer(call);
   const std::string& name = call.params.kernel;
   if (call.inputs.size() < producer_inputs || call.outputs.size() != 1)
     return InvalidArgument(name + ": an epilogue needs the producer's operands and one output");
@@ -17,14 +17,11 @@ Status RunWithEpilogue(const KernelCall& call, size_t producer_inputs, KernelFn 
     return InvalidArgument(name + ": the epilogue's params do not match the dispatch's inputs");
   if (program->param_types[0] != call.outputs[0].type)
     return InvalidArgument(name + ": the epilogue's first param is not of the result type");
-  // The producer sees its own attributes only (a kernel that falls back to
-  // the registered reference kernel must not apply the epilogue twice).
-  KernelParams plain;
-  plain.kernel = call.params.kernel;
-  for (const KernelAttr& a : call.params.attrs)
-    if (a.name != "epilogue" && a.name != "epilogue_broadcast") plain.attrs.push_back(a);
-  KILN_RETURN_IF_ERROR(producer(KernelCall{plain, call.inputs.subspan(0, producer_inputs), call.outputs,
-                                           call.runner}));
+  // The producer ignores the epilogue's attributes; a fast producer that
+  // falls back to the registered reference kernel passes the flag on, so the
+  // epilogue is not applied twice.
+  KILN_RETURN_IF_ERROR(producer(KernelCall{call.params, call.inputs.subspan(0, producer_inputs), call.outputs,
+                                           call.runner, /*without_epilogue=*/true}));
   // The elementwise pass reads the result and writes it back in place: both
   // elementwise kernels read every element before writing it.
   KernelParams ew;

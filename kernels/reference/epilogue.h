@@ -24,7 +24,8 @@ bool HasEpilogue(const KernelParams& params);
 
 // Runs `producer` on the first `producer_inputs` inputs into the output, then
 // `elementwise` (a kiln.elementwise kernel) over that output in place with
-// the extra inputs. Without an epilogue, just `producer`.
+// the extra inputs. Without an epilogue (or with call.without_epilogue), just
+// `producer`, which must ignore the epilogue's attributes.
 Status RunWithEpilogue(const KernelCall& call, size_t producer_inputs, KernelFn producer, KernelFn elementwise);
 
 }  // namespace kiln::ref
