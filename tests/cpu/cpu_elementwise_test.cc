@@ -243,6 +243,21 @@ TEST(CpuElementwise, TranscendentalsWithinUlps) {
     for (float x = -110.0f; x <= 110.0f; x += 0.0137f) sweep.push_back(x);
     for (float x = 1e-38f; x < 1e38f; x *= 1.37f) sweep.push_back(x), sweep.push_back(-x);
     for (int i = 1; i < 2000; ++i) sweep.push_back(88.70f + i * 1e-5f), sweep.push_back(-87.0f - i * 0.01f);
+    // Runs of consecutive floats where tanh is weakest: just below and above
+    // powers of two (small |x|), around its range-reduction steps
+    // |x| = (j + 1/2) ln2/2, and around its clamp (f32 tanh rounds to 1 from
+    // 9.0109 on; the formula is replaced by +-1 above 10).
+    auto around = [&sweep](float c) {
+      float lo = c, hi = c;
+      for (int i = 0; i < 1000; ++i) {
+        lo = std::nextafter(lo, 0.0f), hi = std::nextafter(hi, kInf);
+        sweep.push_back(lo), sweep.push_back(hi), sweep.push_back(-lo);
+      }
+    };
+    for (float c = 1.0f / 256; c <= 2.0f; c *= 2) around(c);
+    for (int j = 0; j < 4; ++j) around(static_cast<float>((j + 0.5) * 0.34657359027997264));
+    for (float c : {9.0f, 9.0109f, 10.0f}) around(c);
+    for (float x = 8.5f; x <= 10.5f; x += 1e-4f) sweep.push_back(x);
     const int64_t n = static_cast<int64_t>(sweep.size());
     worst = std::max(worst, Compare(Params(Unary(c.op)), {F({n}, sweep)}, {n}));
     EXPECT_LE(worst, c.max_ulp);
