@@ -156,18 +156,16 @@ KernelParams MatmulParams() {
   return p;
 }
 
-// C[n, n] = A[n, n] x B[n, n], f32; reports FLOPS (2 n^3 per iteration).
-void RunDot(benchmark::State& state, KernelFn fn, const KernelParams& p, TaskRunner* runner = nullptr) {
-  int64_t n = state.range(0);
-  std::vector<float> a(n * n), b(n * n), c(n * n);
-  for (int64_t i = 0; i < n * n; ++i) {
-    a[i] = static_cast<float>(i % 7) * 0.25f - 0.5f;
-    b[i] = static_cast<float>(i % 5) * 0.125f - 0.25f;
-  }
-  std::vector<int64_t> dims = {n, n};
-  TensorRef in[2] = {{ElementType::kF32, dims, reinterpret_cast<uint8_t*>(a.data()), a.size() * 4},
-                     {ElementType::kF32, dims, reinterpret_cast<uint8_t*>(b.data()), b.size() * 4}};
-  TensorRef out[1] = {{ElementType::kF32, dims, reinterpret_cast<uint8_t*>(c.data()), c.size() * 4}};
+// C[m, n] = A[m, k] x B[k, n], f32; reports FLOPS (2 m k n per iteration).
+void RunDot(benchmark::State& state, KernelFn fn, const KernelParams& p, TaskRunner* runner, int64_t m, int64_t k,
+            int64_t n) {
+  std::vector<float> a(m * k), b(k * n), c(m * n);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<float>(i % 7) * 0.25f - 0.5f;
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<float>(i % 5) * 0.125f - 0.25f;
+  std::vector<int64_t> adims = {m, k}, bdims = {k, n}, cdims = {m, n};
+  TensorRef in[2] = {{ElementType::kF32, adims, reinterpret_cast<uint8_t*>(a.data()), a.size() * 4},
+                     {ElementType::kF32, bdims, reinterpret_cast<uint8_t*>(b.data()), b.size() * 4}};
+  TensorRef out[1] = {{ElementType::kF32, cdims, reinterpret_cast<uint8_t*>(c.data()), c.size() * 4}};
   if (fn == nullptr) {
     state.SkipWithError("no kernel");
     return;
@@ -177,26 +175,37 @@ void RunDot(benchmark::State& state, KernelFn fn, const KernelParams& p, TaskRun
     benchmark::DoNotOptimize(c.data());
     if (!s.ok()) state.SkipWithError(s.message().c_str());
   }
-  state.SetItemsProcessed(state.iterations() * 2 * n * n * n);
+  state.SetItemsProcessed(state.iterations() * 2 * m * k * n);
   state.counters["FLOPS"] =
-      benchmark::Counter(static_cast<double>(2 * n * n * n), benchmark::Counter::kIsIterationInvariantRate);
+      benchmark::Counter(static_cast<double>(2 * m * k * n), benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// Square products n x n x n (n = range(0)).
 void BM_ReferenceDotGeneralF32(benchmark::State& state) {
-  RunDot(state, ref::FindReferenceKernel("stablehlo.dot_general"), MatmulParams());
+  const int64_t n = state.range(0);
+  RunDot(state, ref::FindReferenceKernel("stablehlo.dot_general"), MatmulParams(), nullptr, n, n, n);
 }
 void BM_CpuDotGeneralF32(benchmark::State& state) {
   KernelParams p = MatmulParams();
-  RunDot(state, cpu::FindCpuKernel(p), p);
+  const int64_t n = state.range(0);
+  RunDot(state, cpu::FindCpuKernel(p), p, nullptr, n, n, n);
 }
 void BM_CpuDotGeneralF32Threads(benchmark::State& state) {
   KernelParams p = MatmulParams();
-  RunDot(state, cpu::FindCpuKernel(p), p, Pool());
+  const int64_t n = state.range(0);
+  RunDot(state, cpu::FindCpuKernel(p), p, Pool(), n, n, n);
+}
+// The first layer of examples/mlp.mlir @main_b64: 64x784 x 784x128
+// (range(0) = 1: one thread, else the pool).
+void BM_CpuDotGeneralF32MlpLayer(benchmark::State& state) {
+  KernelParams p = MatmulParams();
+  RunDot(state, cpu::FindCpuKernel(p), p, state.range(0) == 1 ? nullptr : Pool(), 64, 784, 128);
 }
 // The reference at 1024 takes tens of seconds per iteration; it is left out.
 BENCHMARK(BM_ReferenceDotGeneralF32)->Arg(64)->Arg(128)->Arg(256)->Arg(512)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CpuDotGeneralF32)->Arg(64)->Arg(128)->Arg(256)->Arg(512)->Arg(1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CpuDotGeneralF32Threads)->Arg(1024)->Arg(2048)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CpuDotGeneralF32MlpLayer)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMicrosecond);
 
 KernelAttr IntsAttr(const char* name, std::vector<int64_t> v) { return KernelAttr{name, std::move(v), {}, "", false, {}}; }
 

@@ -118,7 +118,22 @@ class Device {
  public:
   virtual ~Device() = default;
   virtual std::string name() const = 0;
+  // A zero-filled buffer.
   virtual StatusOr<std::shared_ptr<Buffer>> Allocate(size_t bytes) = 0;
+  // A buffer holding a copy of `bytes` bytes at `data` (devices that can
+  // skip zero-filling what is overwritten at once override it).
+  virtual StatusOr<std::shared_ptr<Buffer>> AllocateCopy(const void* data, size_t bytes) {
+    KILN_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> b, Allocate(bytes));
+    KILN_RETURN_IF_ERROR(Upload(*b, 0, data, bytes));
+    return b;
+  }
+  // A buffer over `bytes` bytes at `data`, which the caller keeps alive and
+  // unchanged while the buffer is in use, and which nothing writes (a
+  // function's arguments during one call: the VM never writes an input).
+  // Devices that compute in host memory read it in place; others copy it.
+  virtual StatusOr<std::shared_ptr<Buffer>> WrapHostMemory(const void* data, size_t bytes) {
+    return AllocateCopy(data, bytes);
+  }
   // Blocking transfers; the caller has waited for the work that produces or
   // consumes the range.
   virtual Status Upload(const Buffer& buffer, size_t offset, const void* data, size_t bytes) = 0;

@@ -82,7 +82,10 @@ Status Context::Instantiate() {
   return Status::Ok();
 }
 
-StatusOr<RefValue> Context::AllocateView(ElementType type, std::vector<int64_t> dims) {
+namespace {
+
+// The bytes of a tensor of `dims`, refusing negative and absurd dimensions.
+StatusOr<size_t> TensorBytes(ElementType type, const std::vector<int64_t>& dims) {
   uint64_t n = 1;
   for (int64_t d : dims) {
     if (d < 0) return InvalidArgument("negative dimension " + std::to_string(d));
@@ -90,10 +93,40 @@ StatusOr<RefValue> Context::AllocateView(ElementType type, std::vector<int64_t> 
       return ResourceExhausted("tensor too large");
     n *= static_cast<uint64_t>(d);
   }
+  return static_cast<size_t>(n) * StorageBytes(type);
+}
+
+}  // namespace
+
+StatusOr<RefValue> Context::AllocateView(ElementType type, std::vector<int64_t> dims, const HostTensor* init) {
+  KILN_ASSIGN_OR_RETURN(const size_t bytes, TensorBytes(type, dims));
+  if (init != nullptr && init->data.size() != bytes)
+    return InvalidArgument("tensor data holds " + std::to_string(init->data.size()) + " bytes, its shape needs " +
+                           std::to_string(bytes));
   auto view = std::make_shared<hal::BufferView>();
   view->type = type;
   view->dims = std::move(dims);
-  KILN_ASSIGN_OR_RETURN(view->buffer, device_->Allocate(n * StorageBytes(type)));
+  if (init != nullptr) {
+    KILN_ASSIGN_OR_RETURN(view->buffer, device_->AllocateCopy(init->data.data(), bytes));
+  } else {
+    KILN_ASSIGN_OR_RETURN(view->buffer, device_->Allocate(bytes));
+  }
+  RefValue v;
+  v.kind = RefValue::Kind::kView;
+  v.view = std::move(view);
+  return v;
+}
+
+StatusOr<RefValue> Context::WriteArgument(const HostTensor& t) {
+  if (t.is_token || t.is_tuple) return Write(t);
+  KILN_ASSIGN_OR_RETURN(const size_t bytes, TensorBytes(t.type, t.dims));
+  if (t.data.size() != bytes)
+    return InvalidArgument("tensor data holds " + std::to_string(t.data.size()) + " bytes, its shape needs " +
+                           std::to_string(bytes));
+  auto view = std::make_shared<hal::BufferView>();
+  view->type = t.type;
+  view->dims = t.dims;
+  KILN_ASSIGN_OR_RETURN(view->buffer, device_->WrapHostMemory(t.data.data(), t.data.size()));
   RefValue v;
   v.kind = RefValue::Kind::kView;
   v.view = std::move(view);
@@ -117,12 +150,7 @@ StatusOr<RefValue> Context::Write(const HostTensor& t) {
     v.list = std::move(list);
     return v;
   }
-  KILN_ASSIGN_OR_RETURN(RefValue v, AllocateView(t.type, t.dims));
-  if (t.data.size() != v.view->ByteSize())
-    return InvalidArgument("tensor data holds " + std::to_string(t.data.size()) + " bytes, its shape needs " +
-                           std::to_string(v.view->ByteSize()));
-  KILN_RETURN_IF_ERROR(device_->Upload(*v.view->buffer, v.view->offset, t.data.data(), t.data.size()));
-  return v;
+  return AllocateView(t.type, t.dims, &t);
 }
 
 StatusOr<HostTensor> Context::Read(const RefValue& v) {
@@ -194,7 +222,7 @@ StatusOr<std::vector<HostTensor>> Context::Invoke(const std::string& name, const
       return InvalidArgument("input " + std::to_string(i) + " of '" + name + "' must be " + sig.ToString() +
                              ", got " + (in.is_token ? std::string("a token") : FormatTensor(probe)));
     }
-    KILN_ASSIGN_OR_RETURN(RefValue v, Write(in));
+    KILN_ASSIGN_OR_RETURN(RefValue v, WriteArgument(in));
     args.push_back(std::move(v));
   }
   std::vector<RefValue> results;
@@ -204,6 +232,9 @@ StatusOr<std::vector<HostTensor>> Context::Invoke(const std::string& name, const
     (void)Sync();
     return s;
   }
+  // Arguments may be read in place (WriteArgument): no work may still use
+  // them when this returns.
+  KILN_RETURN_IF_ERROR(Sync());
   std::vector<HostTensor> out;
   for (const auto& r : results) {
     KILN_ASSIGN_OR_RETURN(HostTensor t, Read(r));

@@ -72,7 +72,12 @@ class Context {
   Status Sync();
   StatusOr<HostTensor> Read(const RefValue& v);
   StatusOr<RefValue> Write(const HostTensor& t);
-  StatusOr<RefValue> AllocateView(ElementType type, std::vector<int64_t> dims);
+  // An argument of Invoke: a view of t's own memory where the device reads
+  // host memory in place (valid until Invoke returns), else a copy.
+  StatusOr<RefValue> WriteArgument(const HostTensor& t);
+  // A new tensor of `dims`: zero-filled, or holding init's data (which must
+  // have the shape's size).
+  StatusOr<RefValue> AllocateView(ElementType type, std::vector<int64_t> dims, const HostTensor* init = nullptr);
   Status RunCheck(const Instruction& ins, Frame& frame);
   // Collectives and interpreter.run_parallel (vm/context_collectives.cc).
   Status RunCollective(const Instruction& ins, Frame& frame);

@@ -25,7 +25,7 @@ uint8_t* BufferPool::NewBlock(size_t capacity) {
 
 void BufferPool::DeleteBlock(uint8_t* block) { ::operator delete(block, std::align_val_t(kAlignment)); }
 
-uint8_t* BufferPool::Acquire(size_t bytes, size_t* capacity) {
+uint8_t* BufferPool::Acquire(size_t bytes, size_t* capacity, const void* init) {
   *capacity = SizeClass(bytes);
   uint8_t* block = nullptr;
   {
@@ -40,7 +40,11 @@ uint8_t* BufferPool::Acquire(size_t bytes, size_t* capacity) {
   if (block == nullptr) block = NewBlock(*capacity);
   // Every buffer starts zeroed, reused or not, so results never depend on
   // what an earlier tensor left behind.
-  std::memset(block, 0, bytes);
+  if (init != nullptr) {
+    if (bytes) std::memcpy(block, init, bytes);
+  } else {
+    std::memset(block, 0, bytes);
+  }
   return block;
 }
 

@@ -28,8 +28,9 @@ class BufferPool {
   BufferPool& operator=(const BufferPool&) = delete;
 
   // A block of at least `bytes` (its capacity in *capacity), 64-byte aligned,
-  // zero-filled over its first `bytes`; throws std::bad_alloc.
-  uint8_t* Acquire(size_t bytes, size_t* capacity);
+  // its first `bytes` zero-filled or, with `init`, copied from there; throws
+  // std::bad_alloc.
+  uint8_t* Acquire(size_t bytes, size_t* capacity, const void* init = nullptr);
   // Returns a block from Acquire (with its capacity) for reuse.
   void Release(uint8_t* block, size_t capacity);
 

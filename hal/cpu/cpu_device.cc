@@ -23,15 +23,20 @@ constexpr size_t kMaxCachedBytes = size_t{512} << 20;
 
 class CpuBuffer final : public Buffer {
  public:
-  CpuBuffer(std::shared_ptr<BufferPool> pool, size_t size) : pool_(std::move(pool)), size_(size) {
-    data_ = pool_->Acquire(size, &capacity_);
+  CpuBuffer(std::shared_ptr<BufferPool> pool, size_t size, const void* init = nullptr)
+      : pool_(std::move(pool)), size_(size) {
+    data_ = pool_->Acquire(size, &capacity_, init);
   }
-  ~CpuBuffer() override { pool_->Release(data_, capacity_); }
+  // Host memory the caller owns (Device::WrapHostMemory); only ever read.
+  CpuBuffer(const void* host, size_t size) : size_(size), data_(static_cast<uint8_t*>(const_cast<void*>(host))) {}
+  ~CpuBuffer() override {
+    if (pool_) pool_->Release(data_, capacity_);
+  }
   size_t size() const override { return size_; }
   uint8_t* data() const { return data_; }
 
  private:
-  std::shared_ptr<BufferPool> pool_;  // outlives the device if this buffer does
+  std::shared_ptr<BufferPool> pool_;  // outlives the device if this buffer does; null for host memory
   size_t size_;
   size_t capacity_ = 0;
   uint8_t* data_;
@@ -165,13 +170,13 @@ class CpuDevice final : public Device {
   std::string name() const override {
     return mode_ == CpuMode::kInline ? "cpu (inline)" : "cpu (deferred)";
   }
-  StatusOr<std::shared_ptr<Buffer>> Allocate(size_t bytes) override {
-    if (bytes > (size_t{1} << 40)) return ResourceExhausted("allocation of " + std::to_string(bytes) + " bytes refused");
-    try {
-      return std::shared_ptr<Buffer>(std::make_shared<CpuBuffer>(buffers_, bytes));
-    } catch (const std::bad_alloc&) {
-      return ResourceExhausted("out of memory allocating " + std::to_string(bytes) + " bytes");
-    }
+  StatusOr<std::shared_ptr<Buffer>> Allocate(size_t bytes) override { return NewBuffer(bytes, nullptr); }
+  StatusOr<std::shared_ptr<Buffer>> AllocateCopy(const void* data, size_t bytes) override {
+    return NewBuffer(bytes, data);
+  }
+  StatusOr<std::shared_ptr<Buffer>> WrapHostMemory(const void* data, size_t bytes) override {
+    if (bytes == 0) return NewBuffer(0, nullptr);  // a valid pointer even for an empty tensor
+    return std::shared_ptr<Buffer>(std::make_shared<CpuBuffer>(data, bytes));
   }
   Status Upload(const Buffer& b, size_t offset, const void* data, size_t bytes) override {
     if (offset > b.size() || bytes > b.size() - offset) return OutOfRange("upload outside the buffer");
@@ -257,6 +262,15 @@ class CpuDevice final : public Device {
         queue_.pop_front();
       }
       Execute(sub);
+    }
+  }
+
+  StatusOr<std::shared_ptr<Buffer>> NewBuffer(size_t bytes, const void* init) {
+    if (bytes > (size_t{1} << 40)) return ResourceExhausted("allocation of " + std::to_string(bytes) + " bytes refused");
+    try {
+      return std::shared_ptr<Buffer>(std::make_shared<CpuBuffer>(buffers_, bytes, init));
+    } catch (const std::bad_alloc&) {
+      return ResourceExhausted("out of memory allocating " + std::to_string(bytes) + " bytes");
     }
   }
 

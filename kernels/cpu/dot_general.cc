@@ -90,8 +90,8 @@ constexpr size_t kNCMax = 1024;  // columns of the B block (rounded down to NR)
 enum class ASource { kPacked, kDirect, kDirectGather };
 template <ASource kA, class D, typename T = hn::TFromD<D>>
 HWY_INLINE void MicroKernel(D d, size_t kc, const T* HWY_RESTRICT ap, const T* const* arows,
-                            const int64_t* HWY_RESTRICT ko, const T* HWY_RESTRICT bp, T* HWY_RESTRICT c,
-                            size_t ldc, bool accumulate) {
+                            const int64_t* HWY_RESTRICT ko, const T* HWY_RESTRICT bp, size_t ldb,
+                            T* HWY_RESTRICT c, size_t ldc, bool accumulate) {
   const size_t N = hn::Lanes(d);
   const auto z = hn::Zero(d);
   auto r00 = z, r01 = z, r10 = z, r11 = z, r20 = z, r21 = z, r30 = z, r31 = z;
@@ -103,8 +103,8 @@ HWY_INLINE void MicroKernel(D d, size_t kc, const T* HWY_RESTRICT ap, const T* c
     if constexpr (kMR > 6) a6 = arows[6], a7 = arows[7];
   }
   for (size_t p = 0; p < kc; ++p) {
-    const auto b0 = hn::Load(d, bp);
-    const auto b1 = hn::Load(d, bp + N);
+    const auto b0 = hn::LoadU(d, bp);
+    const auto b1 = hn::LoadU(d, bp + N);
     [[maybe_unused]] const size_t q = kA == ASource::kDirectGather ? static_cast<size_t>(ko[p]) : p;
 #define KILN_ROW(i)                                                              \
   if constexpr (kMR > i) {                                                       \
@@ -115,7 +115,7 @@ HWY_INLINE void MicroKernel(D d, size_t kc, const T* HWY_RESTRICT ap, const T* c
     KILN_ROW(0) KILN_ROW(1) KILN_ROW(2) KILN_ROW(3) KILN_ROW(4) KILN_ROW(5) KILN_ROW(6) KILN_ROW(7)
 #undef KILN_ROW
     if constexpr (kA == ASource::kPacked) ap += kMR;
-    bp += 2 * N;
+    bp += ldb;
   }
 #define KILN_STORE(i)                                      \
   if constexpr (kMR > i) {                                 \
@@ -234,30 +234,46 @@ void Gemv(const GemmProblem& p, int64_t bi, size_t j_begin, size_t j_end) {
   }
 }
 
-// C[0:mc][0:cols] (ldc apart) (+)= packed A block (mc x kc, MR-high panels)
-// x packed B columns (kc x cols, NR-wide panels), micro-tile by micro-tile.
-// `ap_block` is the packed A block, or null to read A directly: row r of the
-// block then starts at `a_direct[r]`, its elements consecutive or, with
-// `a_ko`, at those offsets.
+// The A operand of a macro-kernel: a packed block (mc x kc in MR-high
+// panels), or rows read in place, row r starting at rows[r] with its
+// elements consecutive or, with `ko`, at those offsets.
+template <typename T>
+struct AView {
+  const T* packed = nullptr;
+  const T* const* rows = nullptr;
+  const int64_t* ko = nullptr;
+};
+
+// The B operand: NR-wide panels, panel q at data + q * panel_stride, its kc
+// rows `ld` apart (packed: panel_stride = kc * NR, ld = NR).
+template <typename T>
+struct BView {
+  const T* data = nullptr;
+  size_t panel_stride = 0;
+  size_t ld = 0;
+};
+
+// C[0:mc][0:cols] (ldc apart) (+)= A (mc x kc) x B (kc x cols), micro-tile
+// by micro-tile.
 template <class D, typename T = hn::TFromD<D>>
-void MacroKernel(D d, size_t kc, const T* ap_block, const T* const* a_direct, const int64_t* a_ko, size_t mc,
-                 const T* bp_block, size_t cols_total, T* c, size_t ldc, bool accumulate, T* tile) {
+void MacroKernel(D d, size_t kc, const AView<T>& a, size_t mc, const BView<T>& b, size_t cols_total, T* c,
+                 size_t ldc, bool accumulate, T* tile) {
   const size_t nr = 2 * hn::Lanes(d);
   for (size_t jr = 0; jr < cols_total; jr += nr) {
     const size_t cols = std::min(nr, cols_total - jr);
-    const T* bp = bp_block + (jr / nr) * kc * nr;
+    const T* bp = b.data + (jr / nr) * b.panel_stride;
     for (size_t ir = 0; ir < mc; ir += kMR) {
       const size_t rows = std::min(kMR, mc - ir);
-      const T* ap = ap_block ? ap_block + (ir / kMR) * kc * kMR : nullptr;
+      const T* ap = a.packed ? a.packed + (ir / kMR) * kc * kMR : nullptr;
       // Direct A: rows past the block repeat its first row (valid memory;
       // their results land in the scratch tile and are dropped).
       const T* arows[kMR];
-      if (!ap_block)
-        for (size_t r = 0; r < kMR; ++r) arows[r] = a_direct[ir + (r < rows ? r : 0)];
+      if (!a.packed)
+        for (size_t r = 0; r < kMR; ++r) arows[r] = a.rows[ir + (r < rows ? r : 0)];
       auto micro = [&](T* out, size_t ld, bool acc) {
-        if (ap_block) MicroKernel<ASource::kPacked>(d, kc, ap, arows, a_ko, bp, out, ld, acc);
-        else if (a_ko) MicroKernel<ASource::kDirectGather>(d, kc, ap, arows, a_ko, bp, out, ld, acc);
-        else MicroKernel<ASource::kDirect>(d, kc, ap, arows, a_ko, bp, out, ld, acc);
+        if (a.packed) MicroKernel<ASource::kPacked>(d, kc, ap, arows, a.ko, bp, b.ld, out, ld, acc);
+        else if (a.ko) MicroKernel<ASource::kDirectGather>(d, kc, ap, arows, a.ko, bp, b.ld, out, ld, acc);
+        else MicroKernel<ASource::kDirect>(d, kc, ap, arows, a.ko, bp, b.ld, out, ld, acc);
       };
       T* ct = c + ir * ldc + jr;
       if (rows == kMR && cols == nr) {
@@ -321,17 +337,20 @@ void GemmIndependentTiles(const GemmProblem& p, TaskRunner* runner) {
     std::vector<const T*> rows;
     for (size_t pc = 0; pc < k; pc += kKC) {
       const size_t kc = std::min(kKC, k - pc);
-      PackB(p, b, p.b_batch[bi], pc, kc, j0, cols, nr, bpack[w].get());
+      AView<T> av;
       if (p.a_k_contiguous) {
         rows.resize(mc);
         for (size_t r = 0; r < mc; ++r) rows[r] = a + p.a_batch[bi] + p.a_m[ic + r] + static_cast<int64_t>(pc);
-        MacroKernel(d, kc, static_cast<const T*>(nullptr), rows.data(), static_cast<const int64_t*>(nullptr), mc,
-                    bpack[w].get(), cols, ct, n, pc != 0, tile[w].get());
+        av.rows = rows.data();
       } else {
         PackA(p, a, p.a_batch[bi], ic, mc, pc, kc, apack[w].get());
-        MacroKernel(d, kc, apack[w].get(), static_cast<const T* const*>(nullptr), static_cast<const int64_t*>(nullptr),
-                    mc, bpack[w].get(), cols, ct, n, pc != 0, tile[w].get());
+        av.packed = apack[w].get();
       }
+      // B is always packed: its rows read in place are a power-of-two stride
+      // apart in typical shapes, which maps a panel onto a few L1 sets
+      // (measured 30% slower for examples/mlp.mlir @main_b64).
+      PackB(p, b, p.b_batch[bi], pc, kc, j0, cols, nr, bpack[w].get());
+      MacroKernel(d, kc, av, mc, BView<T>{bpack[w].get(), kc * nr, nr}, cols, ct, n, pc != 0, tile[w].get());
     }
   });
 }
@@ -431,15 +450,16 @@ void Gemm(const GemmProblem& p) {
             auto& r = rows[static_cast<size_t>(w)];
             r.resize(mc);
             for (size_t i = 0; i < mc; ++i) r[i] = a + abase + p.a_m[ic + i];
-            MacroKernel(d, kc, static_cast<const T*>(nullptr), r.data(), p.a_k.data() + pc, mc,
-                        bpack.get() + q0 * kc * nr, j1 - j0, cb + ic * n + jc + j0, n, accumulate, tile[w].get());
+            MacroKernel(d, kc, AView<T>{nullptr, r.data(), p.a_k.data() + pc}, mc,
+                        BView<T>{bpack.get() + q0 * kc * nr, kc * nr, nr}, j1 - j0, cb + ic * n + jc + j0, n,
+                        accumulate, tile[w].get());
             return;
           }
           T* ap_block = apack.get() + (shared_a ? ic / kMC : static_cast<size_t>(w)) * mc_max * kc;
           if (!shared_a) PackA(p, a, abase, ic, mc, pc, kc, ap_block);
-          MacroKernel(d, kc, static_cast<const T*>(ap_block), static_cast<const T* const*>(nullptr),
-                      static_cast<const int64_t*>(nullptr), mc, bpack.get() + q0 * kc * nr, j1 - j0,
-                      cb + ic * n + jc + j0, n, accumulate, tile[w].get());
+          MacroKernel(d, kc, AView<T>{ap_block, nullptr, nullptr}, mc,
+                      BView<T>{bpack.get() + q0 * kc * nr, kc * nr, nr}, j1 - j0, cb + ic * n + jc + j0, n,
+                      accumulate, tile[w].get());
         });
       }
     }

@@ -142,7 +142,7 @@ TEST(CpuDotGeneral, PlainMatmulOddSizes) {
   const Shape shapes[] = {{1, 1, 1},    {1, 3, 1},     {3, 17, 5},   {17, 1, 63},  {63, 65, 130}, {65, 63, 17},
                           {130, 3, 65}, {7, 300, 33},  {129, 513, 9}, {5, 3, 1100}, {2, 130, 1}, {1, 64, 200},
                           // large enough to be split over the pool (GEMV and GEMM paths)
-                          {3, 700, 1500}, {1, 1000, 1100}, {301, 257, 299}, {8, 520, 1031},
+                          {3, 700, 1500}, {1, 1000, 1100}, {301, 257, 299}, {8, 520, 1031}, {64, 784, 150}, {2, 300, 129},
                           // above 2^26 multiply-adds: the per-step path with shared B packing
                           {520, 300, 440}};
   for (const Shape& s : shapes) {

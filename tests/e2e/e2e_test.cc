@@ -204,6 +204,35 @@ TEST_P(EndToEnd, WrongInputShapeIsReported) {
       << results2.status().message();
 }
 
+TEST_P(EndToEnd, ArgumentsReadInPlaceAreNeitherWrittenNorKept) {
+  // The CPU device reads Invoke's arguments in place: results that are the
+  // argument itself or a view of it come back as copies, the caller's data
+  // is untouched, and a later call sees new data.
+  const char* src = R"(
+func.func @main(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<3x2xf32>, tensor<2x3xf32>) {
+  %0 = stablehlo.reshape %x : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %1 = stablehlo.add %x, %x : tensor<2x3xf32>
+  return %x, %0, %1 : tensor<2x3xf32>, tensor<3x2xf32>, tensor<2x3xf32>
+}
+)";
+  auto bytes = CompileOrDie(src, "args.mlir");
+  ASSERT_FALSE(bytes.empty());
+  std::vector<float> v = {1, 2, 3, 4, 5, 6};
+  vm::HostTensor x = F32Tensor({2, 3}, v);
+  auto results = Run(bytes, "main", {x});
+  ASSERT_TRUE(results.ok()) << results.status().message();
+  EXPECT_EQ(F32Values(x), v);
+  EXPECT_EQ(F32Values((*results)[0]), v);
+  EXPECT_EQ(F32Values((*results)[1]), v);
+  std::vector<float> doubled = {2, 4, 6, 8, 10, 12};
+  EXPECT_EQ(F32Values((*results)[2]), doubled);
+  std::fill(x.data.begin(), x.data.end(), 0);  // the results own their data
+  EXPECT_EQ(F32Values((*results)[0]), v);
+  auto again = context_->Invoke("main", {F32Tensor({2, 3}, doubled)});
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(F32Values((*again)[0]), doubled);
+}
+
 INSTANTIATE_TEST_SUITE_P(CpuModes, EndToEnd, ::testing::Values(hal::CpuMode::kInline, hal::CpuMode::kDeferred),
                          [](const auto& info) { return info.param == hal::CpuMode::kInline ? "inline" : "deferred"; });
 
