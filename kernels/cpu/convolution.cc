@@ -237,6 +237,8 @@ Status PlainConvolution(const KernelCall& call) {
 
 }  // namespace
 
-Status Convolution(const KernelCall& call) { return ref::RunWithEpilogue(call, 2, &PlainConvolution, &Elementwise); }
+Status Convolution(const KernelCall& call) {
+  return ref::RunWithEpilogue(call, 2, &PlainConvolution, &RunElementwiseProgram);
+}
 
 }  // namespace kiln::cpu

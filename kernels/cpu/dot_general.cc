@@ -642,8 +642,10 @@ bool DotGeneralApplies(const KernelParams& params) {
 
 // With a fused epilogue (kernels/reference/epilogue.h), the bias and
 // activation run over the product right after it, while it is in cache.
-Status DotGeneral(const KernelCall& call) { return ref::RunWithEpilogue(call, 2, &PlainDotGeneral, &Elementwise); }
-Status Dot(const KernelCall& call) { return ref::RunWithEpilogue(call, 2, &PlainDot, &Elementwise); }
+Status DotGeneral(const KernelCall& call) {
+  return ref::RunWithEpilogue(call, 2, &PlainDotGeneral, &RunElementwiseProgram);
+}
+Status Dot(const KernelCall& call) { return ref::RunWithEpilogue(call, 2, &PlainDot, &RunElementwiseProgram); }
 
 }  // namespace kiln::cpu
 #endif  // HWY_ONCE

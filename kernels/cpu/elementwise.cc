@@ -202,7 +202,15 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
   const ScalarProgram& prog = *p.program;
   const size_t num_params = prog.param_types.size();
   const size_t num_values = prog.num_values();
-  auto scratch = hwy::AllocateAligned<T>(num_values * kBlock);
+  // Per-thread scratch, kept between dispatches (a fresh allocation per
+  // dispatch cost more than small programs themselves); tasks of one
+  // dispatch run on different threads or one after another.
+  thread_local hwy::AlignedFreeUniquePtr<T[]> scratch;
+  thread_local size_t scratch_size = 0;
+  if (scratch_size < num_values * kBlock) {
+    scratch = hwy::AllocateAligned<T>(num_values * kBlock);
+    scratch_size = num_values * kBlock;
+  }
   auto slot = [&](size_t v) { return scratch.get() + v * kBlock; };
   std::vector<const T*> src(num_values, nullptr);
 
@@ -339,12 +347,6 @@ HWY_EXPORT(RunElementwiseF64);
 
 namespace {
 
-Status RunReference(const KernelCall& call) {
-  KernelFn ref = ref::FindReferenceKernel(call.params.kernel);
-  if (ref == nullptr) return Unimplemented(call.params.kernel + ": no reference kernel");
-  return ref(call);
-}
-
 // The program's float type: f32 or f64, the one type of all its non-i1
 // values (kInvalid otherwise).
 ElementType FloatTypeOf(const ScalarProgram& prog) {
@@ -438,29 +440,34 @@ bool ElementwiseApplies(const KernelParams& params) {
 }
 
 Status Elementwise(const KernelCall& call) {
-  const ScalarProgram* prog = call.params.Program("body");
-  if (prog == nullptr || !Supported(*prog)) return RunReference(call);
+  return RunElementwiseProgram(call, call.params.Program("body"), call.params.Find("input_broadcast"));
+}
+
+Status RunElementwiseProgram(const KernelCall& call, const ScalarProgram* prog, const KernelAttr* map) {
+  // Any call the fast path does not take (or would refuse) goes to the
+  // reference, which gives the error.
+  auto reference = [&] { return ref::RunElementwiseProgram(call, prog, map); };
+  if (prog == nullptr || !Supported(*prog)) return reference();
   if (call.inputs.size() != prog->param_types.size() || call.outputs.size() != prog->results.size())
-    return RunReference(call);
+    return reference();
   const TensorRef& out0 = call.outputs[0];
   ElementwiseProblem p;
   p.program = prog;
   p.type = FloatTypeOf(*prog);
   for (size_t o = 0; o < call.outputs.size(); ++o) {
     const TensorRef& out = call.outputs[o];
-    if (out.type != p.type || !StorageOk(out) || !SameDims(out.dims, out0.dims)) return RunReference(call);
+    if (out.type != p.type || !StorageOk(out) || !SameDims(out.dims, out0.dims)) return reference();
     p.outputs.push_back(out.data);
   }
-  // The reference's reading of the inputs (input_broadcast included): any
-  // call it would refuse is handed to it for its error.
+  // The reference's reading of the inputs (the axis map included).
   std::vector<std::vector<int64_t>> strides;
-  if (!ref::ElementwiseInputStrides(call, &strides).ok() || out0.dims.size() > 16) return RunReference(call);
+  if (!ref::ElementwiseInputStrides(call, map, &strides).ok() || out0.dims.size() > 16) return reference();
   std::vector<int64_t> dense(out0.dims.size(), 1);
   for (size_t a = dense.size(); a-- > 1;) dense[a - 1] = dense[a] * out0.dims[a];
   p.out_dims.assign(out0.dims.begin(), out0.dims.end());
   for (size_t i = 0; i < call.inputs.size(); ++i) {
     const TensorRef& in = call.inputs[i];
-    if (in.type != prog->param_types[i] || !StorageOk(in)) return RunReference(call);
+    if (in.type != prog->param_types[i] || !StorageOk(in)) return reference();
     const bool scalar = std::all_of(strides[i].begin(), strides[i].end(), [](int64_t s) { return s == 0; });
     bool full = true;  // read in place: the output's own layout
     for (size_t a = 0; a < dense.size(); ++a) full = full && (strides[i][a] == dense[a] || out0.dims[a] == 1);

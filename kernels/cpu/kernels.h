@@ -31,5 +31,7 @@ Status ReduceWindow(const KernelCall& call);
 // kiln.elementwise for f32 programs of the supported ops (elementwise.cc).
 bool ElementwiseApplies(const KernelParams& params);
 Status Elementwise(const KernelCall& call);
+// The same with the program and axis map given (a fused epilogue's).
+Status RunElementwiseProgram(const KernelCall& call, const ScalarProgram* program, const KernelAttr* map);
 
 }  // namespace kiln::cpu

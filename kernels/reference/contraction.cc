@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kernels/common/kernel_selection.h"
+#include "kernels/reference/elementwise_inputs.h"
 #include "kernels/reference/epilogue.h"
 #include "kernels/reference/numeric_util.h"
 #include "kernels/reference/registry.h"
@@ -251,16 +252,10 @@ Status DynamicConv(const KernelCall& c) {
   return ConvolutionImpl(c, padding);
 }
 
-Status ElementwiseKernel(const KernelCall& c) {
-  KernelFn ew = FindReferenceKernel("kiln.elementwise");
-  if (ew == nullptr) return Unimplemented(KernelName(c) + ": an epilogue needs kiln.elementwise");
-  return ew(c);
-}
-
 // The producer with its fused elementwise epilogue, if any (epilogue.h).
 template <KernelFn kProducer>
 Status WithEpilogue(const KernelCall& c) {
-  return RunWithEpilogue(c, 2, kProducer, &ElementwiseKernel);
+  return RunWithEpilogue(c, 2, kProducer, &RunElementwiseProgram);
 }
 
 }  // namespace

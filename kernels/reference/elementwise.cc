@@ -28,10 +28,10 @@ bool SameDims(std::span<const int64_t> a, std::span<const int64_t> b) {
 
 }  // namespace
 
-Status ElementwiseInputStrides(const KernelCall& call, std::vector<std::vector<int64_t>>* strides) {
+Status ElementwiseInputStrides(const KernelCall& call, const KernelAttr* map,
+                               std::vector<std::vector<int64_t>>* strides) {
   const TensorRef& out0 = call.outputs[0];
   const size_t rank = out0.dims.size();
-  const KernelAttr* map = call.params.Find("input_broadcast");
   size_t at = 0;
   strides->assign(call.inputs.size(), std::vector<int64_t>(rank, 0));
   for (size_t i = 0; i < call.inputs.size(); ++i) {
@@ -68,10 +68,7 @@ Status ElementwiseInputStrides(const KernelCall& call, std::vector<std::vector<i
   return Status::Ok();
 }
 
-namespace {
-
-Status Elementwise(const KernelCall& call) {
-  const ScalarProgram* program = call.params.Program("body");
+Status RunElementwiseProgram(const KernelCall& call, const ScalarProgram* program, const KernelAttr* map) {
   if (program == nullptr) return InvalidArgument("kiln.elementwise: missing program attribute 'body'");
   KILN_RETURN_IF_ERROR(VerifyScalarProgram(*program));
   if (call.inputs.size() != program->param_types.size())
@@ -96,7 +93,7 @@ Status Elementwise(const KernelCall& call) {
   // Each input's element stride along every output axis (0 where it is
   // broadcast).
   std::vector<std::vector<int64_t>> in_strides;
-  KILN_RETURN_IF_ERROR(ElementwiseInputStrides(call, &in_strides));
+  KILN_RETURN_IF_ERROR(ElementwiseInputStrides(call, map, &in_strides));
   for (size_t i = 0; i < call.inputs.size(); ++i) {
     const TensorRef& in = call.inputs[i];
     if (in.type != program->param_types[i])
@@ -125,6 +122,12 @@ Status Elementwise(const KernelCall& call) {
     }
   }
   return Status::Ok();
+}
+
+namespace {
+
+Status Elementwise(const KernelCall& call) {
+  return RunElementwiseProgram(call, call.params.Program("body"), call.params.Find("input_broadcast"));
 }
 
 Status Copy(const KernelCall& call) {

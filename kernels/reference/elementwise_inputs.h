@@ -1,5 +1,6 @@
 // How kiln.elementwise reads its inputs (shared by the reference kernel and
-// the fast CPU kernel, so both accept exactly the same calls).
+// the fast CPU kernel, so both accept exactly the same calls), and the
+// reference kernel itself.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -9,10 +10,16 @@
 namespace kiln::ref {
 
 // For each input, its element stride along every output axis (0 where the
-// input is broadcast): output-shaped inputs, rank-0 inputs, or, with the
-// attribute "input_broadcast" (per input: rank r, then r output axes, as in
-// broadcast_in_dim), lower-rank inputs and size-1 dims. Checks each input's
-// storage and shape; errors name the input.
-Status ElementwiseInputStrides(const KernelCall& call, std::vector<std::vector<int64_t>>* strides);
+// input is broadcast): output-shaped inputs, rank-0 inputs, or, with an axis
+// map (`map`, the attribute "input_broadcast": per input rank r, then r
+// output axes, as in broadcast_in_dim; may be null), lower-rank inputs and
+// size-1 dims. Checks each input's storage and shape; errors name the input.
+Status ElementwiseInputStrides(const KernelCall& call, const KernelAttr* map,
+                               std::vector<std::vector<int64_t>>* strides);
+
+// The reference kiln.elementwise with its program and axis map given rather
+// than read from call.params ("body", "input_broadcast"): what a fused
+// epilogue (epilogue.h) runs.
+Status RunElementwiseProgram(const KernelCall& call, const ScalarProgram* program, const KernelAttr* map);
 
 }  // namespace kiln::ref

@@ -7,7 +7,8 @@ namespace kiln::ref {
 
 bool HasEpilogue(const KernelParams& params) { return params.Program("epilogue") != nullptr; }
 
-Status RunWithEpilogue(const KernelCall& call, size_t producer_inputs, KernelFn producer, KernelFn elementwise) {
+Status RunWithEpilogue(const KernelCall& call, size_t producer_inputs, KernelFn producer,
+                       ElementwiseProgramFn elementwise) {
   const ScalarProgram* program = call.params.Program("epilogue");
   if (program == nullptr || call.without_epilogue) return producer(call);
   const std::string& name = call.params.kernel;
@@ -24,28 +25,27 @@ Status RunWithEpilogue(const KernelCall& call, size_t producer_inputs, KernelFn 
                                            call.runner, /*without_epilogue=*/true}));
   // The elementwise pass reads the result and writes it back in place: both
   // elementwise kernels read every element before writing it.
-  KernelParams ew;
-  ew.kernel = "kiln.elementwise";
-  KernelAttr body;
-  body.name = "body";
-  body.has_program = true;
-  body.program = *program;
-  ew.attrs.push_back(std::move(body));
-  if (const KernelAttr* map = call.params.Find("epilogue_broadcast")) {
+  const KernelAttr* map = call.params.Find("epilogue_broadcast");
+  if (map != nullptr) {
     // Param 0 is the output itself, read at each element's own index.
     const int64_t rank = call.outputs[0].rank();
     bool identity = !map->ints.empty() && map->ints[0] == rank && map->ints.size() > static_cast<size_t>(rank);
     for (int64_t a = 0; identity && a < rank; ++a) identity = map->ints[1 + a] == a;
     if (!identity) return InvalidArgument(name + ": epilogue_broadcast must read the result at its own index");
-    KernelAttr m = *map;
-    m.name = "input_broadcast";
-    ew.attrs.push_back(std::move(m));
   }
-  std::vector<TensorRef> inputs;
-  inputs.reserve(program->param_types.size());
-  inputs.push_back(call.outputs[0]);
-  for (size_t i = producer_inputs; i < call.inputs.size(); ++i) inputs.push_back(call.inputs[i]);
-  return elementwise(KernelCall{ew, inputs, call.outputs, call.runner});
+  constexpr size_t kMaxInline = 8;
+  TensorRef inline_inputs[kMaxInline];
+  std::vector<TensorRef> many;
+  const size_t n = program->param_types.size();
+  TensorRef* inputs = inline_inputs;
+  if (n > kMaxInline) {
+    many.resize(n);
+    inputs = many.data();
+  }
+  inputs[0] = call.outputs[0];
+  for (size_t i = producer_inputs; i < call.inputs.size(); ++i) inputs[i - producer_inputs + 1] = call.inputs[i];
+  return elementwise(KernelCall{call.params, std::span<const TensorRef>(inputs, n), call.outputs, call.runner},
+                     program, map);
 }
 
 }  // namespace kiln::ref

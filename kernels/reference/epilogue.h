@@ -22,10 +22,14 @@ namespace kiln::ref {
 // Whether `params` carries an epilogue.
 bool HasEpilogue(const KernelParams& params);
 
+// An elementwise kernel with its program and axis map given explicitly
+// (ref::RunElementwiseProgram, cpu::RunElementwiseProgram).
+using ElementwiseProgramFn = Status (*)(const KernelCall&, const ScalarProgram*, const KernelAttr* map);
+
 // Runs `producer` on the first `producer_inputs` inputs into the output, then
-// `elementwise` (a kiln.elementwise kernel) over that output in place with
-// the extra inputs. Without an epilogue (or with call.without_epilogue), just
+// `elementwise` over that output in place with the extra inputs. Without an epilogue (or with call.without_epilogue), just
 // `producer`, which must ignore the epilogue's attributes.
-Status RunWithEpilogue(const KernelCall& call, size_t producer_inputs, KernelFn producer, KernelFn elementwise);
+Status RunWithEpilogue(const KernelCall& call, size_t producer_inputs, KernelFn producer,
+                       ElementwiseProgramFn elementwise);
 
 }  // namespace kiln::ref
