@@ -180,9 +180,15 @@ bool BuildGroup(const std::vector<const ir::Operation*>& members, FusedGroup* g)
 
 namespace {
 
+// A dot_general, dot or convolution that lowering would emit as one plain
+// dispatch (quantized operands take another path there).
 bool IsProducer(const ir::Operation* op) {
-  return op != nullptr && op->results.size() == 1 &&
-         (op->name == "stablehlo.dot_general" || op->name == "stablehlo.dot" || op->name == "stablehlo.convolution");
+  if (op == nullptr || op->results.size() != 1 ||
+      (op->name != "stablehlo.dot_general" && op->name != "stablehlo.dot" && op->name != "stablehlo.convolution"))
+    return false;
+  return std::all_of(op->operands.begin(), op->operands.end(), [](const ir::Value* v) {
+    return v->type.is_tensor() && !v->type.is_quantized() && v->type.HasStaticShape();
+  });
 }
 
 // The group's input that a producer op of this block computes and that only

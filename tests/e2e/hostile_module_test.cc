@@ -242,6 +242,60 @@ TEST(HostileModule, DispatchParametersInconsistentWithBuffersAreErrors) {
   }
 }
 
+TEST(HostileModule, EpiloguesThatDoNotFitTheirDispatchAreErrors) {
+  // dot_general of two tensor<4xf32> into a rank-0 result, with fused
+  // epilogues (kernels/reference/epilogue.h) that do not fit: more params
+  // than extra inputs, a first param not of the result type, a map that
+  // reads the result elsewhere, an extra input of the wrong shape.
+  auto add_program = [](ElementType first) {
+    ScalarProgram prog;
+    prog.param_types = {first, ElementType::kF32};
+    ScalarInstr add;
+    add.op = ScalarOp::kAdd;
+    add.type = ElementType::kF32;
+    add.num_operands = 2;
+    add.operands[0] = 0;
+    add.operands[1] = 1;
+    prog.instrs = {add};
+    prog.results = {2};
+    return prog;
+  };
+  struct Case {
+    ScalarProgram program;
+    std::vector<int64_t> map;  // empty: none
+    std::vector<uint32_t> inputs;
+  };
+  const std::vector<Case> cases = {
+      {add_program(ElementType::kF32), {}, {0, 0, 1}},           // well-formed: runs
+      {add_program(ElementType::kF32), {}, {0, 0}},              // the program's second param has no input
+      {add_program(ElementType::kSI32), {}, {0, 0, 1}},          // param 0 is not f32
+      {add_program(ElementType::kF32), {1, 0, 0}, {0, 0, 1}},    // param 0 read through a rank-1 map
+      {add_program(ElementType::kF32), {}, {0, 0, 0}},           // extra input tensor<4xf32> for a rank-0 result
+  };
+  for (size_t c = 0; c < cases.size(); ++c) {
+    KernelParams p;
+    p.kernel = "stablehlo.dot_general";
+    p.attrs.push_back({"lhs_contracting_dimensions", {0}, {}, "", false, {}});
+    p.attrs.push_back({"rhs_contracting_dimensions", {0}, {}, "", false, {}});
+    p.attrs.push_back({"epilogue", {}, {}, "", true, cases[c].program});
+    if (!cases[c].map.empty()) p.attrs.push_back({"epilogue_broadcast", cases[c].map, {}, "", false, {}});
+    auto mb = OneFunction(
+        [&](BytecodeWriter& w, ModuleBuilder& m) {
+          uint32_t exe = m.AddExecutable(p);
+          w.Op(Opcode::kAlloc); w.U32(2); w.U32(static_cast<uint32_t>(ElementType::kF32)); w.List(std::vector<uint32_t>{});
+          w.Op(Opcode::kDispatch); w.U32(exe); w.List(cases[c].inputs); w.List(std::vector<uint32_t>{2});
+          w.Op(Opcode::kReturn); w.List(std::vector<uint32_t>{2});
+        },
+        {F32Sig({4}), F32Sig({})}, {F32Sig({})});
+    Status s = LoadAndRun(mb.Serialize(), {F32s({4}, 1), F32s({}, 1)});
+    if (c == 0) {
+      EXPECT_TRUE(s.ok()) << s.message();
+    } else {
+      EXPECT_FALSE(s.ok()) << "case " << c;
+    }
+  }
+}
+
 TEST(HostileModule, UnknownKernelIsRefusedNamingIt) {
   auto mb = OneFunction([](BytecodeWriter& w, ModuleBuilder& m) {
     KernelParams p;
