@@ -527,12 +527,25 @@ std::vector<int64_t> Offsets(std::span<const int64_t> dims, const std::vector<in
   return out;
 }
 
-// The step s if off[q] == q * s for every q (s != 0), else 0.
-int64_t UniformStep(const std::vector<int64_t>& off) {
-  if (off.size() < 2 || off[0] != 0 || off[1] == 0) return 0;
-  for (size_t q = 2; q < off.size(); ++q)
-    if (off[q] != static_cast<int64_t>(q) * off[1]) return 0;
-  return off[1];
+int64_t Count(std::span<const int64_t> dims, std::span<const int64_t> axes) {
+  int64_t count = 1;
+  for (int64_t ax : axes) count *= dims[ax];
+  return count;
+}
+
+// The step s where Offsets(dims, strides, axes)[q] == q * s for every q, or 0
+// if there is none (or fewer than two offsets): the axes of size above 1,
+// in order, each span exactly one step of the one before.
+int64_t UniformStepOf(std::span<const int64_t> dims, const std::vector<int64_t>& strides,
+                      std::span<const int64_t> axes) {
+  int64_t step = 0, count = 1;
+  for (int64_t ax : axes) {
+    if (dims[ax] == 1) continue;
+    if (count > 1 && step != strides[ax] * dims[ax]) return 0;
+    step = strides[ax];
+    count *= dims[ax];
+  }
+  return count > 1 ? step : 0;
 }
 
 bool Contiguous(const std::vector<int64_t>& off) {
@@ -601,17 +614,23 @@ Status FastDot(const KernelCall& call, std::span<const int64_t> lb, std::span<co
   p.c = out.data;
   p.a_batch = Offsets(lhs.dims, ls, lb);
   p.a_m = Offsets(lhs.dims, ls, lfree);
-  p.a_k = Offsets(lhs.dims, ls, lc);
   p.b_batch = Offsets(rhs.dims, rs, rb);
-  p.b_k = Offsets(rhs.dims, rs, rc);
   p.b_n = Offsets(rhs.dims, rs, rfree);
   p.batch = static_cast<int64_t>(p.a_batch.size());
   p.m = static_cast<int64_t>(p.a_m.size());
   p.n = static_cast<int64_t>(p.b_n.size());
-  p.k = static_cast<int64_t>(p.a_k.size());
-  p.a_k_contiguous = Contiguous(p.a_k);
-  p.b_k_step = UniformStep(p.b_k);
+  p.k = Count(lhs.dims, lc);
+  p.a_k_contiguous = UniformStepOf(lhs.dims, ls, lc) == 1 || p.k <= 1;
+  p.b_k_step = UniformStepOf(rhs.dims, rs, rc);
   p.b_n_contiguous = Contiguous(p.b_n);
+  // The row-streaming product of row-major operands reads neither
+  // contraction table (GemvRows<true>); a small product skips building them
+  // (they were a sixth of examples/mlp.mlir @main's time).
+  const bool tables_unused = p.m <= kGemvRows && p.b_n_contiguous && p.a_k_contiguous && p.b_k_step != 0;
+  if (!tables_unused) {
+    p.a_k = Offsets(lhs.dims, ls, lc);
+    p.b_k = Offsets(rhs.dims, rs, rc);
+  }
   p.runner = call.runner;
   RunGemm(p, t);
   return Status::Ok();

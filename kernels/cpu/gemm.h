@@ -21,6 +21,8 @@ struct GemmProblem {
   int64_t batch = 0, m = 0, n = 0, k = 0;
   std::vector<int64_t> a_batch, a_m, a_k;
   std::vector<int64_t> b_batch, b_k, b_n;
+  // a_k and b_k are left empty when no path reads them: m <= kGemvRows
+  // rows, a_k_contiguous, b_n_contiguous and b_k_step != 0 (dot_general.cc).
   bool a_k_contiguous = false;  // a_k[p] == p
   bool b_n_contiguous = false;  // b_n[j] == j
   int64_t b_k_step = 0;         // s where b_k[p] == p * s for all p, else 0

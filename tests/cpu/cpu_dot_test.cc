@@ -186,6 +186,14 @@ TEST(CpuDotGeneral, BatchAndContractingDimsAnywhere) {
   // Outer product (no contracting dims).
   Check(DotGeneral({}, {}, {}, {}), Random(ElementType::kF32, {17}, rng), Random(ElementType::kF32, {19}, rng),
         {17, 19}, 1);
+  // Few rows, three contracting dims with a size-1 one between (row-major:
+  // the row-streaming path without offset tables), then the same rhs dims
+  // contracted in another order (tables needed): lhs [m=2, 3, 1, 5],
+  // rhs [3, 1, 5, n=70].
+  Check(DotGeneral({}, {}, {1, 2, 3}, {0, 1, 2}), Random(ElementType::kF32, {2, 3, 1, 5}, rng),
+        Random(ElementType::kF32, {3, 1, 5, 70}, rng), {2, 70}, 15);
+  Check(DotGeneral({}, {}, {3, 2, 1}, {2, 1, 0}), Random(ElementType::kF32, {2, 3, 1, 5}, rng),
+        Random(ElementType::kF32, {3, 1, 5, 70}, rng), {2, 70}, 15);
 }
 
 TEST(CpuDotGeneral, ZeroSizedDims) {
