@@ -2,10 +2,12 @@
 """Kiln beside numpy/OpenBLAS and PyTorch eager, side by side in one run.
 
 Run through benchmarks/compare_peers.sh (which installs the peers and builds
-Kiln). Every figure is the median of several timed repetitions after a
-warm-up; Kiln and its peers are measured alternately in the same run with the
-same thread count (OPENBLAS_NUM_THREADS, torch.set_num_threads, KILN_THREADS /
-vm-bench --threads). Prints a markdown table for docs/performance.md.
+Kiln). Each measurement is the median of several timed repetitions after a
+warm-up; Kiln and its peers are measured back to back in rounds (5 per row,
+10 for the MLP) with the same thread count (OPENBLAS_NUM_THREADS,
+torch.set_num_threads, KILN_THREADS / vm-bench --threads); a row shows the
+median times and the median of the per-round ratios. Prints a markdown table
+for docs/performance.md.
 """
 import argparse
 import json
@@ -24,7 +26,8 @@ def parse_args():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build-bench")
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--reps", type=int, default=5, help="timed repetitions per measurement")
+    ap.add_argument("--rounds", type=int, default=5, help="alternating rounds of Kiln and its peers per row")
     return ap.parse_args()
 
 
@@ -93,12 +96,27 @@ ROWS = []
 
 
 def row(name, kiln_s, peers, unit, work):
-    """work: units of `unit` per run (e.g. FLOP for GFLOP/s)."""
-    ROWS.append((name, kiln_s, peers, unit, work))
-    line = "%-40s kiln %9.3f ms" % (name, kiln_s * 1e3)
-    for peer, s in peers:
-        line += " | %s %9.3f ms (kiln %.2fx)" % (peer, s * 1e3, s / kiln_s)
+    """One table row. kiln_s and each peer time are lists, one entry per
+    round (Kiln and its peers measured back to back within a round); the
+    row shows median times and the median of the per-round ratios, so a
+    slow phase of the shared machine that hits one round moves neither.
+    work: units of `unit` per run (e.g. FLOP for GFLOP/s)."""
+    k = statistics.median(kiln_s)
+    out = []
+    for peer, ts in peers:
+        ratio = statistics.median(t / kt for t, kt in zip(ts, kiln_s))
+        out.append((peer, statistics.median(ts), ratio))
+    ROWS.append((name, k, out, unit, work))
+    line = "%-40s kiln %9.3f ms" % (name, k * 1e3)
+    for peer, t, ratio in out:
+        line += " | %s %9.3f ms (kiln %.2fx)" % (peer, t * 1e3, ratio)
     print(line, file=sys.stderr, flush=True)
+
+
+def rounds(measure, n=None):
+    """Runs measure() (returning a tuple of times) n times; one list per item."""
+    results = [measure() for _ in range(n or ARGS.rounds)]
+    return [list(x) for x in zip(*results)]
 
 
 def bench_matmul():
@@ -106,9 +124,8 @@ def bench_matmul():
         a = np.random.default_rng(0).standard_normal((n, n), dtype=np.float32)
         b = np.random.default_rng(1).standard_normal((n, n), dtype=np.float32)
         ta, tb = torch.from_numpy(a), torch.from_numpy(b)
-        kiln = kiln_kernel_bench("BM_CpuDotGeneralF32Threads/%d/real_time" % n)
-        npy = median_time(lambda: a @ b, reps=ARGS.reps)
-        tor = median_time(lambda: torch.matmul(ta, tb), reps=ARGS.reps)
+        kiln, npy, tor = rounds(lambda: (kiln_kernel_bench("BM_CpuDotGeneralF32Threads/%d/real_time" % n),
+                                         median_time(lambda: a @ b), median_time(lambda: torch.matmul(ta, tb))))
         row("dot_general f32 %d^3" % n, kiln, [("numpy/OpenBLAS", npy), ("torch", tor)], "GFLOP/s", 2.0 * n ** 3)
 
 
@@ -117,9 +134,9 @@ def bench_chain():
     x = np.random.default_rng(2).standard_normal(n, dtype=np.float32)
     y = np.empty_like(x)
     tx = torch.from_numpy(x)
-    kiln = kiln_kernel_bench("BM_CpuFusedTanhChainF32/16777216/real_time")
-    tor = median_time(lambda: torch.tanh(tx * 0.5 + 1) * tx - 0.25)
-    copy = median_time(lambda: np.copyto(y, x), reps=15)
+    kiln, tor, copy = rounds(lambda: (kiln_kernel_bench("BM_CpuFusedTanhChainF32/16777216/real_time"),
+                                      median_time(lambda: torch.tanh(tx * 0.5 + 1) * tx - 0.25),
+                                      median_time(lambda: np.copyto(y, x), reps=15)))
     row("fused tanh(x*0.5+1)*x-0.25, 16M f32", kiln, [("torch eager", tor), ("numpy copyto (bandwidth)", copy)],
         "GB/s", 2.0 * 4 * n)
 
@@ -127,9 +144,13 @@ def bench_chain():
 def bench_conv():
     x = torch.from_numpy(np.random.default_rng(3).standard_normal((1, 64, 56, 56), dtype=np.float32))
     w = torch.from_numpy(np.random.default_rng(4).standard_normal((64, 64, 3, 3), dtype=np.float32))
-    kiln = kiln_kernel_bench("BM_CpuConv56x56x64Threads/real_time")
-    with torch.no_grad():
-        tor = median_time(lambda: torch.nn.functional.conv2d(x, w, padding=1), reps=max(ARGS.reps, 15))
+
+    def measure():
+        kiln = kiln_kernel_bench("BM_CpuConv56x56x64Threads/real_time")
+        with torch.no_grad():
+            tor = median_time(lambda: torch.nn.functional.conv2d(x, w, padding=1), reps=max(ARGS.reps, 15))
+        return kiln, tor
+    kiln, tor = rounds(measure)
     row("conv 1x56x56x64 -> 64, 3x3, pad 1", kiln, [("torch", tor)], "GFLOP/s", 2.0 * 56 * 56 * 64 * 9 * 64)
 
 
@@ -152,15 +173,14 @@ def bench_mlp():
         npy = os.path.join(tmp, "x%d.npy" % batch)
         np.save(npy, x_np)
         x = torch.from_numpy(x_np)
-        # Microsecond latencies on a shared VM drift between slow and fast
-        # phases: alternate the two several times and take each side's median.
-        kilns, tors = [], []
-        with torch.no_grad():
-            for _ in range(ARGS.reps):
-                kilns.append(vm_bench(kiln_file, fn, ["@" + npy], iterations=300))
-                tors.append(median_time(lambda: forward(x), reps=300, warmup=30))
-        row("mlp.mlir @%s (batch %d)" % (fn, batch), statistics.median(kilns), [("torch eager", statistics.median(tors))],
-            "samples/s", float(batch))
+
+        def measure():
+            kiln = vm_bench(kiln_file, fn, ["@" + npy], iterations=300)
+            with torch.no_grad():
+                tor = median_time(lambda: forward(x), reps=300, warmup=30)
+            return kiln, tor
+        kiln, tor = rounds(measure, 2 * ARGS.rounds)  # microseconds: the noisiest rows
+        row("mlp.mlir @%s (batch %d)" % (fn, batch), kiln, [("torch eager", tor)], "samples/s", float(batch))
 
 
 def main():
@@ -177,11 +197,11 @@ def main():
     print("| benchmark | Kiln | peer | peer time | Kiln / peer speed |")
     print("| --- | ---: | --- | ---: | ---: |")
     for name, kiln, peers, unit, work in ROWS:
-        for i, (peer, s) in enumerate(peers):
+        for i, (peer, s, ratio) in enumerate(peers):
             kiln_cell = "%.3f ms (%.1f %s)" % (kiln * 1e3, work / kiln / (1e9 if unit.startswith("G") else 1), unit)
             peer_cell = "%.3f ms (%.1f %s)" % (s * 1e3, work / s / (1e9 if unit.startswith("G") else 1), unit)
             print("| %s | %s | %s | %s | %.2fx |" % (name if i == 0 else "", kiln_cell if i == 0 else "", peer,
-                                                   peer_cell, s / kiln))
+                                                   peer_cell, ratio))
 
 
 if __name__ == "__main__":

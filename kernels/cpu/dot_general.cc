@@ -85,6 +85,13 @@ constexpr size_t kMR = 6;
 // (kiln-kernel-bench BM_CpuDotGeneralF32Threads, alternating builds).
 constexpr size_t kKC = 512;
 constexpr size_t kMC = kMR * 12;  // rows of the A block (kMC x kKC stays in L2)
+
+// The contraction split into equal blocks of at most kKC (576 = 2 x 288
+// rather than 512 + 64: a short last block pays a whole pass over C).
+inline size_t ContractionBlock(size_t k) {
+  const size_t blocks = std::max<size_t>(1, (k + kKC - 1) / kKC);
+  return (k + blocks - 1) / blocks;
+}
 constexpr size_t kNCMax = 1024;  // columns of the B block (rounded down to NR)
 
 // C[0:MR][0:NR] (ldc apart) = (accumulate ? C : 0) + Apanel * Bpanel.
@@ -326,7 +333,7 @@ void GemmIndependentTiles(const GemmProblem& p, TaskRunner* runner) {
   const size_t j_split = std::min(
       panels, std::max<size_t>({1, (want + per_batch * p.batch - 1) / (per_batch * p.batch), (panels * nr + kNCMax - 1) / kNCMax}));
   const size_t panels_per_chunk = (panels + j_split - 1) / j_split;
-  const size_t kc_max = std::min(k, kKC);
+  const size_t kc_max = ContractionBlock(k);
   const size_t mc_max = std::min(kMC, (m + kMR - 1) / kMR * kMR);
   std::vector<hwy::AlignedFreeUniquePtr<T[]>> apack, bpack, tile;
   for (int w = 0; w < workers; ++w) {
@@ -345,8 +352,8 @@ void GemmIndependentTiles(const GemmProblem& p, TaskRunner* runner) {
     const size_t j0 = q0 * nr, cols = std::min(n, q1 * nr) - j0;
     T* ct = c + static_cast<size_t>(bi) * m * n + ic * n + j0;
     std::vector<const T*> rows;
-    for (size_t pc = 0; pc < k; pc += kKC) {
-      const size_t kc = std::min(kKC, k - pc);
+    for (size_t pc = 0; pc < k; pc += kc_max) {
+      const size_t kc = std::min(kc_max, k - pc);
       AView<T> av;
       if (p.a_k_contiguous) {
         rows.resize(mc);
@@ -401,7 +408,7 @@ void Gemm(const GemmProblem& p) {
     return;
   }
   const size_t nc_max = std::max(nr, kNCMax / nr * nr);
-  const size_t kc_max = std::min(k, kKC);
+  const size_t kc_max = ContractionBlock(k);
   const size_t mc_max = std::min(kMC, (m + kMR - 1) / kMR * kMR);
   const size_t nc_alloc = std::min(nc_max, (n + nr - 1) / nr * nr);
   const size_t ic_blocks = (m + kMC - 1) / kMC;
@@ -431,8 +438,8 @@ void Gemm(const GemmProblem& p) {
       const size_t j_split =
           shared_a ? std::min(panels, std::max<size_t>(1, (want_tasks + ic_blocks - 1) / ic_blocks)) : 1;
       const size_t panels_per_chunk = (panels + j_split - 1) / j_split;
-      for (size_t pc = 0; pc < k; pc += kKC) {
-        const size_t kc = std::min(kKC, k - pc);
+      for (size_t pc = 0; pc < k; pc += kc_max) {
+        const size_t kc = std::min(kc_max, k - pc);
         const bool accumulate = pc != 0;
         const size_t pack_tasks = std::min<size_t>(panels, static_cast<size_t>(workers));
         const size_t pack_per_task = (panels + pack_tasks - 1) / pack_tasks;
