@@ -98,7 +98,8 @@ StatusOr<size_t> TensorBytes(ElementType type, const std::vector<int64_t>& dims)
 
 }  // namespace
 
-StatusOr<RefValue> Context::AllocateView(ElementType type, std::vector<int64_t> dims, const HostTensor* init) {
+StatusOr<RefValue> Context::AllocateView(ElementType type, std::vector<int64_t> dims, const HostTensor* init,
+                                         bool wrap) {
   KILN_ASSIGN_OR_RETURN(const size_t bytes, TensorBytes(type, dims));
   if (init != nullptr && init->data.size() != bytes)
     return InvalidArgument("tensor data holds " + std::to_string(init->data.size()) + " bytes, its shape needs " +
@@ -106,10 +107,12 @@ StatusOr<RefValue> Context::AllocateView(ElementType type, std::vector<int64_t> 
   auto view = std::make_shared<hal::BufferView>();
   view->type = type;
   view->dims = std::move(dims);
-  if (init != nullptr) {
-    KILN_ASSIGN_OR_RETURN(view->buffer, device_->AllocateCopy(init->data.data(), bytes));
-  } else {
+  if (init == nullptr) {
     KILN_ASSIGN_OR_RETURN(view->buffer, device_->Allocate(bytes));
+  } else if (wrap) {
+    KILN_ASSIGN_OR_RETURN(view->buffer, device_->WrapHostMemory(init->data.data(), bytes));
+  } else {
+    KILN_ASSIGN_OR_RETURN(view->buffer, device_->AllocateCopy(init->data.data(), bytes));
   }
   RefValue v;
   v.kind = RefValue::Kind::kView;
@@ -119,18 +122,7 @@ StatusOr<RefValue> Context::AllocateView(ElementType type, std::vector<int64_t> 
 
 StatusOr<RefValue> Context::WriteArgument(const HostTensor& t) {
   if (t.is_token || t.is_tuple) return Write(t);
-  KILN_ASSIGN_OR_RETURN(const size_t bytes, TensorBytes(t.type, t.dims));
-  if (t.data.size() != bytes)
-    return InvalidArgument("tensor data holds " + std::to_string(t.data.size()) + " bytes, its shape needs " +
-                           std::to_string(bytes));
-  auto view = std::make_shared<hal::BufferView>();
-  view->type = t.type;
-  view->dims = t.dims;
-  KILN_ASSIGN_OR_RETURN(view->buffer, device_->WrapHostMemory(t.data.data(), t.data.size()));
-  RefValue v;
-  v.kind = RefValue::Kind::kView;
-  v.view = std::move(view);
-  return v;
+  return AllocateView(t.type, t.dims, &t, /*wrap=*/true);
 }
 
 StatusOr<RefValue> Context::Write(const HostTensor& t) {

@@ -76,8 +76,10 @@ class Context {
   // host memory in place (valid until Invoke returns), else a copy.
   StatusOr<RefValue> WriteArgument(const HostTensor& t);
   // A new tensor of `dims`: zero-filled, or holding init's data (which must
-  // have the shape's size).
-  StatusOr<RefValue> AllocateView(ElementType type, std::vector<int64_t> dims, const HostTensor* init = nullptr);
+  // have the shape's size), copied or, with `wrap`, read in place where the
+  // device can (valid while init lives).
+  StatusOr<RefValue> AllocateView(ElementType type, std::vector<int64_t> dims, const HostTensor* init = nullptr,
+                                  bool wrap = false);
   Status RunCheck(const Instruction& ins, Frame& frame);
   // Collectives and interpreter.run_parallel (vm/context_collectives.cc).
   Status RunCollective(const Instruction& ins, Frame& frame);

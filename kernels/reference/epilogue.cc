@@ -5,8 +5,6 @@
 
 namespace kiln::ref {
 
-bool HasEpilogue(const KernelParams& params) { return params.Program("epilogue") != nullptr; }
-
 Status RunWithEpilogue(const KernelCall& call, size_t producer_inputs, KernelFn producer,
                        ElementwiseProgramFn elementwise) {
   const ScalarProgram* program = call.params.Program("epilogue");

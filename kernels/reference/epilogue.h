@@ -19,9 +19,6 @@
 
 namespace kiln::ref {
 
-// Whether `params` carries an epilogue.
-bool HasEpilogue(const KernelParams& params);
-
 // An elementwise kernel with its program and axis map given explicitly
 // (ref::RunElementwiseProgram, cpu::RunElementwiseProgram).
 using ElementwiseProgramFn = Status (*)(const KernelCall&, const ScalarProgram*, const KernelAttr* map);
