@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The arm64 check: cross-builds the runtime, the tools and the runtime's unit
-# tests for aarch64 (cmake/aarch64-linux-gnu.cmake, scripts/setup_arm64.sh),
+# tests for aarch64 (cmake/aarch64-linux-gnu.cmake, scripts/setup.sh --arm64),
 # runs the unit tests under qemu-aarch64 twice (an SVE CPU and a NEON-only
 # CPU, so Highway dispatches to both), then shows that module files are
 # portable: compiles the shared conformance suite once on this x86-64 machine
@@ -21,7 +21,7 @@ ARM=$ROOT/build-arm64
 WORK=$ARM/conformance
 QEMU=(qemu-aarch64 -L /)   # loader and libraries of Debian multiarch; see the toolchain file
 
-bash scripts/setup_arm64.sh
+bash scripts/setup.sh --arm64
 cmake -S . -B "$ARM" -G Ninja --toolchain cmake/aarch64-linux-gnu.cmake \
   -DCMAKE_BUILD_TYPE=Release -DKILN_BUILD_COMPILER=OFF -DKILN_BUILD_TESTS=ON >/dev/null
 cmake --build "$ARM" -j"$(nproc)"

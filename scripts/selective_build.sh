@@ -11,7 +11,7 @@
 # x86_64 targets AVX2 machines (x86-64-v3 with AES and CLMUL, which
 # Highway's AVX2 target requires); arm64 targets NEON. Needs the host tools
 # in build/ (scripts/test.sh or scripts/run_example.sh builds them) for
-# vm-dump, which lists the module's kernels; arm64 needs scripts/setup_arm64.sh.
+# vm-dump, which lists the module's kernels; arm64 needs scripts/setup.sh --arm64.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 module=${1:?usage: selective_build.sh MODULE.kiln [x86_64|arm64]}

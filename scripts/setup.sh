@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages Kiln needs to build and test. Idempotent:
 # installs only what is missing. Run as root (or with sudo available).
+#   scripts/setup.sh           the native build, tests, tools and peers' libraries
+#   scripts/setup.sh --arm64   what the arm64 cross build and its qemu runs need:
+#                              Debian's aarch64 cross compiler, qemu-user, and the
+#                              arm64 -dev packages of the runtime (Debian multiarch)
 set -euo pipefail
 
+NAME=setup
 PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   libflatbuffers-dev flatbuffers-compiler
@@ -14,6 +19,14 @@ PACKAGES=(
   python3 python3-numpy
   libopenmpi-dev openmpi-bin
 )
+if [ "${1:-}" = "--arm64" ]; then
+  NAME=setup_arm64
+  PACKAGES=(
+    g++-aarch64-linux-gnu qemu-user
+    libhwy-dev:arm64 libflatbuffers-dev:arm64 libzstd-dev:arm64 libvulkan-dev:arm64
+    libgtest-dev:arm64 libgmock-dev:arm64
+  )
+fi
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -23,13 +36,16 @@ for p in "${PACKAGES[@]}"; do
 done
 
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "setup: all ${#PACKAGES[@]} packages present"
+  echo "$NAME: all ${#PACKAGES[@]} packages present"
   exit 0
 fi
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-echo "setup: installing ${missing[*]}"
+if [ "$NAME" = setup_arm64 ] && ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  $SUDO dpkg --add-architecture arm64
+fi
+echo "$NAME: installing ${missing[*]}"
 $SUDO apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-echo "setup: done"
+echo "$NAME: done"
