@@ -66,6 +66,8 @@ class Context {
   };
   Context(std::shared_ptr<const LoadedModule> module, hal::Device* device);
   Status Instantiate();
+  // The interpreter (vm/interpreter.cc): Run sets up a call's frame,
+  // Execute runs its instructions.
   Status Run(int function, std::vector<RefValue> args, std::vector<RefValue>* results, int depth);
   Status Execute(Frame& frame, int depth);
   Status Flush();

@@ -79,7 +79,7 @@ StatusOr<std::shared_ptr<const LoadedModule>> LoadModuleFromFile(const std::stri
 // The bytecode verifier (vm/verifier.cc): decodes every function and checks
 // every operand against the module, rewriting jump targets to instruction
 // indices. Called by LoadModule.
-Status VerifyFunction(const LoadedModule& module, LoadedFunction& function,
+Status DecodeAndVerifyFunction(const LoadedModule& module, LoadedFunction& function,
                       std::span<const uint8_t> bytecode);
 
 }  // namespace kiln::vm

@@ -88,7 +88,7 @@ TEST(Verifier, AcceptsAWellFormedFunction) {
   w.I64(7);
   w.Op(Opcode::kReturn);
   w.List({});
-  EXPECT_TRUE(VerifyFunction(m, m.functions[0], w.bytes()).ok());
+  EXPECT_TRUE(DecodeAndVerifyFunction(m, m.functions[0], w.bytes()).ok());
 }
 
 TEST(Verifier, RefusesOutOfRangeOperands) {
@@ -111,7 +111,7 @@ TEST(Verifier, RefusesOutOfRangeOperands) {
     c.emit(w);
     w.Op(Opcode::kReturn);
     w.List({});
-    Status s = VerifyFunction(m, m.functions[0], w.bytes());
+    Status s = DecodeAndVerifyFunction(m, m.functions[0], w.bytes());
     EXPECT_FALSE(s.ok()) << c.what;
     EXPECT_NE(s.message().find(c.what), std::string::npos) << s.message();
   }
@@ -123,11 +123,11 @@ TEST(Verifier, RefusesFallThroughAndWrongReturnArity) {
   w.Op(Opcode::kConstI64);
   w.U32(0);
   w.I64(1);
-  EXPECT_FALSE(VerifyFunction(m, m.functions[0], w.bytes()).ok());
+  EXPECT_FALSE(DecodeAndVerifyFunction(m, m.functions[0], w.bytes()).ok());
   BytecodeWriter r;
   r.Op(Opcode::kReturn);
   r.List({});
-  Status s = VerifyFunction(m, m.functions[0], r.bytes());
+  Status s = DecodeAndVerifyFunction(m, m.functions[0], r.bytes());
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message().find("returns 0 values"), std::string::npos) << s.message();
 }
@@ -139,7 +139,7 @@ TEST(Verifier, RewritesJumpTargetsToInstructionIndices) {
   w.U32(5);  // the return below starts at byte 5
   w.Op(Opcode::kReturn);
   w.List({});
-  ASSERT_TRUE(VerifyFunction(m, m.functions[0], w.bytes()).ok());
+  ASSERT_TRUE(DecodeAndVerifyFunction(m, m.functions[0], w.bytes()).ok());
   EXPECT_EQ(m.functions[0].code[0].operands[0].value, 1u);
 }
 
