@@ -18,11 +18,11 @@
 #include "compiler/compile.h"
 #include "hal/cpu/cpu_device.h"
 #include "vm/context.h"
-#include "vm/grid.h"
+#include "vm/collectives/grid.h"
 #ifdef KILN_HAVE_MPI
 #include <mpi.h>
 
-#include "vm/mpi/mpi_transport.h"
+#include "vm/collectives/mpi/mpi_transport.h"
 #endif
 
 namespace {

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "compiler/lowering.h"
-#include "vm/collectives.h"
+#include "vm/collectives/collectives.h"
 
 namespace kiln::compiler {
 

@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "schema/module_generated.h"
-#include "vm/module.h"
+#include "schema/format_version.h"
 
 namespace kiln::compiler {
 namespace {

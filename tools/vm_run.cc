@@ -14,7 +14,7 @@
 #include "tools/common/grid_support.h"
 #include "tools/common/tool_support.h"
 #include "vm/context.h"
-#include "vm/grid.h"
+#include "vm/collectives/grid.h"
 
 namespace {
 

@@ -2,8 +2,10 @@
 // (vm/opcodes.def). Header-only so the compiler's emitter and the runtime
 // share it without the compiler linking the runtime.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -12,26 +14,53 @@ namespace kiln::vm {
 
 enum class Opcode : uint8_t {
   kInvalid = 0,
-#define KILN_OPCODE(name, code, mnemonic, kinds) name = code,
+#define KILN_OPCODE(name, code, mnemonic, kinds, effect) name = code,
 #include "vm/opcodes.def"
 #undef KILN_OPCODE
 };
-constexpr int kMaxOpcode = 46;
+
+namespace opcode_table {
+// The code of every row, in table order.
+inline constexpr int kCodes[] = {
+#define KILN_OPCODE(name, code, mnemonic, kinds, effect) code,
+#include "vm/opcodes.def"
+#undef KILN_OPCODE
+};
+constexpr int MaxCode() {
+  int m = 0;
+  for (int c : kCodes) m = c > m ? c : m;
+  return m;
+}
+// Row k holds code k (1-based): codes are appended in order, never skipped.
+constexpr bool Dense() {
+  for (int k = 0; k < static_cast<int>(std::size(kCodes)); ++k)
+    if (kCodes[k] != k + 1) return false;
+  return true;
+}
+}  // namespace opcode_table
+
+// The largest opcode, derived from the table; kNumOpcodes rows follow
+// kInvalid (0).
+constexpr int kMaxOpcode = opcode_table::MaxCode();
+constexpr int kNumOpcodes = static_cast<int>(std::size(opcode_table::kCodes));
+static_assert(opcode_table::Dense() && kNumOpcodes == kMaxOpcode,
+              "vm/opcodes.def: rows must have codes 1, 2, 3, ... in order (append-only)");
 
 struct OpcodeInfo {
   std::string_view mnemonic;  // empty for unknown codes
   std::string_view kinds;     // operand kinds, see opcodes.def
+  std::string_view effect;    // one register-transfer line, see opcodes.def
 };
 
 inline const OpcodeInfo& GetOpcodeInfo(uint8_t code) {
-  static const auto table = [] {
-    std::vector<OpcodeInfo> t(kMaxOpcode + 1);
-#define KILN_OPCODE(name, code, mnemonic, kinds) t[code] = OpcodeInfo{mnemonic, kinds};
+  static constexpr auto table = [] {
+    std::array<OpcodeInfo, kMaxOpcode + 1> t{};
+#define KILN_OPCODE(name, code, mnemonic, kinds, effect) t[code] = OpcodeInfo{mnemonic, kinds, effect};
 #include "vm/opcodes.def"
 #undef KILN_OPCODE
     return t;
   }();
-  static const OpcodeInfo kUnknown{};
+  static constexpr OpcodeInfo kUnknown{};
   return code <= kMaxOpcode ? table[code] : kUnknown;
 }
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "hal/hal.h"
-#include "vm/collectives.h"
+#include "vm/collectives/collectives.h"
 #include "vm/host_tensor.h"
 #include "vm/module.h"
 
@@ -39,7 +39,7 @@ struct InvokeOptions {
   // How long a collective waits for its peers before it fails, naming them.
   std::chrono::milliseconds collective_timeout{60000};
   // Runs interpreter.run_parallel's grids; unset: RunGrid, in this process
-  // (vm/grid.h). Under MPI, one rank per grid process (vm/mpi/).
+  // (vm/collectives/grid.h). Under MPI, one rank per grid process (vm/collectives/mpi/).
   std::function<Status(const std::shared_ptr<const LoadedModule>&, const GridRun&, GridResult*)> run_grid;
 };
 
@@ -66,6 +66,8 @@ class Context {
   };
   Context(std::shared_ptr<const LoadedModule> module, hal::Device* device);
   Status Instantiate();
+  // The interpreter (vm/interpreter.cc): Run sets up a call's frame,
+  // Execute runs its instructions.
   Status Run(int function, std::vector<RefValue> args, std::vector<RefValue>* results, int depth);
   Status Execute(Frame& frame, int depth);
   Status Flush();
@@ -81,7 +83,7 @@ class Context {
   StatusOr<RefValue> AllocateView(ElementType type, std::vector<int64_t> dims, const HostTensor* init = nullptr,
                                   bool wrap = false);
   Status RunCheck(const Instruction& ins, Frame& frame);
-  // Collectives and interpreter.run_parallel (vm/context_collectives.cc).
+  // Collectives and interpreter.run_parallel (vm/collectives/context_collectives.cc).
   Status RunCollective(const Instruction& ins, Frame& frame);
   Status RunParallel(const Instruction& ins, Frame& frame, int depth);
   // Folds `parts` (group order) with the reduction executable into `out`;

@@ -10,14 +10,10 @@
 #include "hal/hal.h"
 #include "kernels/common/kernel.h"
 #include "kernels/common/status.h"
+#include "schema/format_version.h"
 #include "vm/bytecode.h"
 
 namespace kiln::vm {
-
-// The module format version this runtime reads and the compiler writes.
-// A loader accepts its own major version and any minor version up to its own.
-constexpr uint16_t kFormatMajor = 0;
-constexpr uint16_t kFormatMinor = 2;
 
 struct ValueSig {
   enum class Kind : uint8_t { kTensor = 0, kToken = 1, kTuple = 2 };
@@ -83,7 +79,7 @@ StatusOr<std::shared_ptr<const LoadedModule>> LoadModuleFromFile(const std::stri
 // The bytecode verifier (vm/verifier.cc): decodes every function and checks
 // every operand against the module, rewriting jump targets to instruction
 // indices. Called by LoadModule.
-Status VerifyFunction(const LoadedModule& module, LoadedFunction& function,
+Status DecodeAndVerifyFunction(const LoadedModule& module, LoadedFunction& function,
                       std::span<const uint8_t> bytecode);
 
 }  // namespace kiln::vm

@@ -256,7 +256,7 @@ StatusOr<std::shared_ptr<const LoadedModule>> LoadModule(std::vector<uint8_t> by
       const fb::Function* f = m->functions()->Get(i);
       std::span<const uint8_t> code;
       if (f->bytecode()) code = std::span<const uint8_t>(f->bytecode()->data(), f->bytecode()->size());
-      KILN_RETURN_IF_ERROR(VerifyFunction(*mod, mod->functions[i], code));
+      KILN_RETURN_IF_ERROR(DecodeAndVerifyFunction(*mod, mod->functions[i], code));
     }
   }
   return std::shared_ptr<const LoadedModule>(std::move(mod));

@@ -40,7 +40,7 @@ Status VerifyScalarOp(const Instruction& ins, const Bad& bad) {
 }
 }  // namespace
 
-Status VerifyFunction(const LoadedModule& module, LoadedFunction& fn, std::span<const uint8_t> code) {
+Status DecodeAndVerifyFunction(const LoadedModule& module, LoadedFunction& fn, std::span<const uint8_t> code) {
   auto bad = [&](uint32_t pc, const std::string& what) {
     return DataLoss("invalid module: function '" + fn.name + "' at bytecode offset " + std::to_string(pc) +
                     ": " + what);

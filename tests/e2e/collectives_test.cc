@@ -7,7 +7,7 @@
 
 #include "compiler/compile.h"
 #include "hal/cpu/cpu_device.h"
-#include "vm/grid.h"
+#include "vm/collectives/grid.h"
 
 namespace kiln {
 namespace {

@@ -4,8 +4,8 @@
 
 #include <thread>
 
-#include "vm/collectives.h"
-#include "vm/collectives_local.h"
+#include "vm/collectives/collectives.h"
+#include "vm/collectives/collectives_local.h"
 
 namespace kiln::vm {
 namespace {

@@ -1,6 +1,7 @@
 // The instruction table is a format contract: opcodes are append-only.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -31,6 +32,54 @@ TEST(Opcodes, MatchTheCommittedLock) {
   int in_table = 0;
   for (int c = 0; c <= kMaxOpcode; ++c) in_table += !GetOpcodeInfo(static_cast<uint8_t>(c)).mnemonic.empty();
   EXPECT_EQ(rows, in_table) << "append new opcodes to vm/opcodes.lock";
+}
+
+// What vm/bytecode.h derives from the table follows an appended row:
+// kMaxOpcode is the largest code in the lock, every row of the lock is known
+// to GetOpcodeInfo with an effect line, and nothing past kMaxOpcode is.
+// (The interpreter's label table is checked when vm/interpreter.cc compiles:
+// one entry per row, and a row without a body leaves a label undefined.)
+TEST(Opcodes, DerivedConstantsFollowTheTable) {
+  std::ifstream in(std::string(KILN_SOURCE_DIR) + "/vm/opcodes.lock");
+  ASSERT_TRUE(in);
+  std::string line;
+  int max_code = 0, rows = 0;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    int code = std::stoi(line);
+    EXPECT_LE(code, kMaxOpcode) << "opcode " << code << " is beyond kMaxOpcode";
+    EXPECT_FALSE(GetOpcodeInfo(static_cast<uint8_t>(code)).effect.empty()) << "opcode " << code << " has no effect";
+    max_code = std::max(max_code, code);
+    ++rows;
+  }
+  EXPECT_EQ(max_code, kMaxOpcode);
+  EXPECT_EQ(rows, kNumOpcodes);
+  for (int c = 1; c <= kMaxOpcode; ++c)
+    EXPECT_FALSE(GetOpcodeInfo(static_cast<uint8_t>(c)).mnemonic.empty()) << "opcode " << c << " is missing";
+  for (int c = kMaxOpcode + 1; c < 256; ++c)
+    EXPECT_TRUE(GetOpcodeInfo(static_cast<uint8_t>(c)).mnemonic.empty()) << "opcode " << c;
+  EXPECT_TRUE(GetOpcodeInfo(0).mnemonic.empty());
+}
+
+// docs/bytecode.md's instruction table is generated from the table
+// (scripts/gen_bytecode_doc.py): every row is on the page with its effect.
+TEST(Opcodes, TheBytecodePageListsEveryRow) {
+  std::ifstream in(std::string(KILN_SOURCE_DIR) + "/docs/bytecode.md");
+  ASSERT_TRUE(in);
+  std::stringstream page;
+  page << in.rdbuf();
+  const std::string text = page.str();
+  for (int c = 1; c <= kMaxOpcode; ++c) {
+    const OpcodeInfo& info = GetOpcodeInfo(static_cast<uint8_t>(c));
+    std::string row = "| " + std::to_string(c) + " | `" + std::string(info.mnemonic) + "` |";
+    size_t at = text.find(row);
+    ASSERT_NE(at, std::string::npos) << "docs/bytecode.md lacks " << info.mnemonic
+                                     << ": run scripts/gen_bytecode_doc.py";
+    std::string effect(info.effect);
+    for (size_t p = 0; (p = effect.find('|', p)) != std::string::npos; p += 2) effect.insert(p, "\\");
+    const std::string line = text.substr(at, text.find('\n', at) - at);
+    EXPECT_NE(line.find(effect), std::string::npos) << "stale effect for " << info.mnemonic << ": " << line;
+  }
 }
 
 TEST(Bytecode, RoundTripsThroughWriterAndDecoder) {
@@ -88,7 +137,7 @@ TEST(Verifier, AcceptsAWellFormedFunction) {
   w.I64(7);
   w.Op(Opcode::kReturn);
   w.List({});
-  EXPECT_TRUE(VerifyFunction(m, m.functions[0], w.bytes()).ok());
+  EXPECT_TRUE(DecodeAndVerifyFunction(m, m.functions[0], w.bytes()).ok());
 }
 
 TEST(Verifier, RefusesOutOfRangeOperands) {
@@ -111,7 +160,7 @@ TEST(Verifier, RefusesOutOfRangeOperands) {
     c.emit(w);
     w.Op(Opcode::kReturn);
     w.List({});
-    Status s = VerifyFunction(m, m.functions[0], w.bytes());
+    Status s = DecodeAndVerifyFunction(m, m.functions[0], w.bytes());
     EXPECT_FALSE(s.ok()) << c.what;
     EXPECT_NE(s.message().find(c.what), std::string::npos) << s.message();
   }
@@ -123,11 +172,11 @@ TEST(Verifier, RefusesFallThroughAndWrongReturnArity) {
   w.Op(Opcode::kConstI64);
   w.U32(0);
   w.I64(1);
-  EXPECT_FALSE(VerifyFunction(m, m.functions[0], w.bytes()).ok());
+  EXPECT_FALSE(DecodeAndVerifyFunction(m, m.functions[0], w.bytes()).ok());
   BytecodeWriter r;
   r.Op(Opcode::kReturn);
   r.List({});
-  Status s = VerifyFunction(m, m.functions[0], r.bytes());
+  Status s = DecodeAndVerifyFunction(m, m.functions[0], r.bytes());
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message().find("returns 0 values"), std::string::npos) << s.message();
 }
@@ -139,7 +188,7 @@ TEST(Verifier, RewritesJumpTargetsToInstructionIndices) {
   w.U32(5);  // the return below starts at byte 5
   w.Op(Opcode::kReturn);
   w.List({});
-  ASSERT_TRUE(VerifyFunction(m, m.functions[0], w.bytes()).ok());
+  ASSERT_TRUE(DecodeAndVerifyFunction(m, m.functions[0], w.bytes()).ok());
   EXPECT_EQ(m.functions[0].code[0].operands[0].value, 1u);
 }
 

@@ -2,9 +2,9 @@
 
 #include <cstdlib>
 
-#include "vm/grid.h"
+#include "vm/collectives/grid.h"
 #ifdef KILN_HAVE_MPI
-#include "vm/mpi/mpi_transport.h"
+#include "vm/collectives/mpi/mpi_transport.h"
 #endif
 
 namespace kiln::tools {

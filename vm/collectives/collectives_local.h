@@ -7,7 +7,7 @@
 #include <condition_variable>
 #include <map>
 
-#include "vm/collectives.h"
+#include "vm/collectives/collectives.h"
 
 namespace kiln::vm {
 

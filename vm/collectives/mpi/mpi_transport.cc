@@ -3,7 +3,7 @@
 // signature, types, dims, byte counts), then one message per non-empty
 // tensor, received straight into the tensor. MPI keeps messages between two
 // ranks with one tag in order, so the k-th exchange of a pair meets the k-th.
-#include "vm/mpi/mpi_transport.h"
+#include "vm/collectives/mpi/mpi_transport.h"
 
 #include <mpi.h>
 

@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "hal/hal.h"
-#include "vm/collectives.h"
+#include "vm/collectives/collectives.h"
 #include "vm/module.h"
 
 namespace kiln::vm {

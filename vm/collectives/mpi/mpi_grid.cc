@@ -3,8 +3,8 @@
 #include <cstring>
 
 #include "vm/context.h"
-#include "vm/grid.h"
-#include "vm/mpi/mpi_transport.h"
+#include "vm/collectives/grid.h"
+#include "vm/collectives/mpi/mpi_transport.h"
 
 namespace kiln::vm {
 

@@ -1,11 +1,11 @@
 // The in-process grid runner (see grid.h).
-#include "vm/grid.h"
+#include "vm/collectives/grid.h"
 
 #include <cstdio>
 #include <mutex>
 #include <thread>
 
-#include "vm/collectives_local.h"
+#include "vm/collectives/collectives_local.h"
 
 namespace kiln::vm {
 

@@ -3,7 +3,7 @@
 // A grid of num_replicas x num_partitions processes runs one module; process
 // (r, p) has the flattened id r * num_partitions + p. Each process runs in its
 // own vm::Context. Collectives meet through a CollectiveTransport: the
-// in-process one (vm/collectives_local.cc) pairs up threads through shared
+// in-process one (vm/collectives/collectives_local.cc) pairs up threads through shared
 // memory; another transport (e.g. MPI) can implement the same interface.
 //
 // A collective instruction carries a descriptor (CollectiveDesc, serialized

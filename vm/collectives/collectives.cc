@@ -1,6 +1,6 @@
 // Collective descriptors, process groups and the host-side data movement
 // shared by every transport.
-#include "vm/collectives.h"
+#include "vm/collectives/collectives.h"
 
 #include <algorithm>
 #include <charconv>

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "vm/collectives.h"
+#include "vm/collectives/collectives.h"
 #include "vm/context.h"
 
 namespace kiln::vm {

@@ -1,5 +1,5 @@
 // The in-process transport (see collectives_local.h).
-#include "vm/collectives_local.h"
+#include "vm/collectives/collectives_local.h"
 
 #include <algorithm>
 

@@ -1,6 +1,6 @@
 // A runtime built with -DKILN_WITH_COLLECTIVES=OFF (a minimal, single-process
 // build; docs/deploying.md): collectives and interpreter.run_parallel grids
-// are refused by name instead of linking vm/context_collectives.cc and the
+// are refused by name instead of linking vm/collectives/context_collectives.cc and the
 // transports behind it.
 #include "vm/context.h"
 

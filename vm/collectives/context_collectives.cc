@@ -10,9 +10,9 @@
 #include <cstring>
 
 #include "kernels/reference/scalar.h"
-#include "vm/collectives_local.h"
+#include "vm/collectives/collectives_local.h"
 #include "vm/context.h"
-#include "vm/grid.h"
+#include "vm/collectives/grid.h"
 
 namespace kiln::vm {
 
