@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "hal/hal.h"
+#include "hal/vulkan/shader_abi.h"
 #include "kernels/common/kernel.h"
 
 namespace kiln::compiler {

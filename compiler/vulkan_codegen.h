@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "compiler/module_builder.h"
-#include "hal/hal.h"
+#include "hal/vulkan/shader_abi.h"
 #include "kernels/common/kernel.h"
 
 namespace kiln::compiler::vulkan {

@@ -5,6 +5,8 @@
 // interpreter itself (Run, Execute) is vm/interpreter.cc.
 #include "vm/context.h"
 
+#include "hal/cpu/cpu_device.h"
+
 namespace kiln::vm {
 
 namespace {
@@ -29,7 +31,13 @@ StatusOr<std::unique_ptr<Context>> Context::Create(std::shared_ptr<const LoadedM
 Status Context::Instantiate() {
   timeline_ = device_->CreateSemaphore(0);
   for (size_t i = 0; i < module_->executables.size(); ++i) {
-    KILN_ASSIGN_OR_RETURN(auto exe, device_->PrepareModuleExecutable(module_->executables[i], module_->vulkan_shaders[i]));
+    // Every form the module holds, sharing the module's copy; the device
+    // takes its own (always a shader list, possibly empty, for Vulkan).
+    hal::ExecutableSpec spec{module_->executables[i].kernel, {}};
+    spec.Add(hal::kKernelFormat, std::shared_ptr<const KernelParams>(module_, &module_->executables[i]));
+    spec.Add(hal::kVulkanShaderFormat,
+             std::shared_ptr<const std::vector<hal::ShaderVariant>>(module_, &module_->vulkan_shaders[i]));
+    KILN_ASSIGN_OR_RETURN(auto exe, device_->PrepareExecutable(spec));
     executables_.push_back(std::move(exe));
   }
   for (const auto& c : module_->constants) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "hal/hal.h"
+#include "hal/vulkan/shader_abi.h"
 #include "kernels/common/kernel.h"
 #include "kernels/common/status.h"
 #include "schema/format_version.h"

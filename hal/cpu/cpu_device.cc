@@ -11,6 +11,8 @@
 
 #include "hal/cpu/buffer_pool.h"
 #include "hal/cpu/thread_pool.h"
+#include "hal/host_semaphore.h"
+#include "hal/recorded_command_buffer.h"
 #include "kernels/common/kernel_selection.h"
 #include "kernels/cpu/registry.h"
 #include "kernels/reference/registry.h"
@@ -42,98 +44,27 @@ class CpuBuffer final : public Buffer {
   uint8_t* data_;
 };
 
-class CpuSemaphore final : public Semaphore {
- public:
-  explicit CpuSemaphore(uint64_t v) : value_(v) {}
-  uint64_t Value() const override {
-    std::lock_guard<std::mutex> l(mu_);
-    return value_;
-  }
-  void Signal(uint64_t v) override {
-    std::lock_guard<std::mutex> l(mu_);
-    if (v > value_) value_ = v;
-    cv_.notify_all();
-  }
-  void Fail(Status s) override {
-    std::lock_guard<std::mutex> l(mu_);
-    if (failure_.ok()) failure_ = std::move(s);
-    cv_.notify_all();
-  }
-  Status Wait(uint64_t v, std::chrono::milliseconds timeout) override {
-    std::unique_lock<std::mutex> l(mu_);
-    bool reached = cv_.wait_for(l, timeout, [&] { return value_ >= v || !failure_.ok(); });
-    if (!failure_.ok()) return failure_;
-    if (!reached) return Status(StatusCode::kDeadlineExceeded, "timed out waiting for the device");
-    return Status::Ok();
-  }
-
- private:
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  uint64_t value_;
-  Status failure_;
-};
-
 class CpuExecutable final : public Executable {
  public:
-  CpuExecutable(KernelParams p, KernelFn fn) : params_(std::move(p)), fn_(fn) {}
-  const KernelParams& params() const override { return params_; }
+  CpuExecutable(std::shared_ptr<const KernelParams> p, KernelFn fn) : params_(std::move(p)), fn_(fn) {}
+  const std::string& name() const override { return params_->kernel; }
+  const KernelParams& params() const { return *params_; }
   KernelFn fn() const { return fn_; }
 
  private:
-  KernelParams params_;
+  std::shared_ptr<const KernelParams> params_;
   KernelFn fn_;
 };
-
-struct Command {
-  std::shared_ptr<Executable> executable;  // null for a copy
-  std::vector<BufferView> inputs;
-  std::vector<BufferView> outputs;
-};
-
-class CpuCommandBuffer final : public CommandBuffer {
- public:
-  void Dispatch(std::shared_ptr<Executable> e, std::vector<BufferView> in,
-                std::vector<BufferView> out) override {
-    commands_.push_back(Command{std::move(e), std::move(in), std::move(out)});
-  }
-  void Copy(const BufferView& source, const BufferView& target) override {
-    commands_.push_back(Command{nullptr, {source}, {target}});
-  }
-  bool empty() const override { return commands_.empty(); }
-  std::vector<Command>& commands() { return commands_; }
-
- private:
-  std::vector<Command> commands_;
-};
-
-// Checks that a view lies inside its buffer before a kernel touches it.
-Status CheckRange(const BufferView& v, std::string_view what) {
-  if (!v.buffer) return InvalidArgument(std::string(what) + " has no buffer");
-  int64_t n = 1;
-  for (int64_t d : v.dims) {
-    if (d < 0 || (d != 0 && n > INT64_MAX / d)) return InvalidArgument(std::string(what) + " has invalid dimensions");
-    n *= d;
-  }
-  size_t bytes = StorageBytes(v.type);
-  if (bytes == 0) return InvalidArgument(std::string(what) + " has an invalid element type");
-  if (static_cast<uint64_t>(n) > SIZE_MAX / bytes ||
-      v.offset > v.buffer->size() || static_cast<size_t>(n) * bytes > v.buffer->size() - v.offset)
-    return OutOfRange(std::string(what) + " lies outside its buffer");
-  return Status::Ok();
-}
 
 TensorRef ToTensorRef(const BufferView& v) {
   auto* b = static_cast<CpuBuffer*>(v.buffer.get());
   return TensorRef{v.type, std::span<const int64_t>(v.dims), b->data() + v.offset, v.ByteSize()};
 }
 
-Status RunCommand(const Command& c, TaskRunner* pool) {
-  for (const auto& v : c.inputs) KILN_RETURN_IF_ERROR(CheckRange(v, "a dispatch input"));
-  for (const auto& v : c.outputs) KILN_RETURN_IF_ERROR(CheckRange(v, "a dispatch output"));
-  if (!c.executable) {
+Status RunCommand(const RecordedCommand& c, TaskRunner* pool) {
+  KILN_RETURN_IF_ERROR(CheckCommand(c, ViewLimits{}));  // host memory: no limit beyond the buffer
+  if (c.is_copy()) {
     const BufferView &s = c.inputs[0], &t = c.outputs[0];
-    if (s.ByteSize() != t.ByteSize()) return InvalidArgument("copy between views of different sizes");
     std::memmove(ToTensorRef(t).data, ToTensorRef(s).data, s.ByteSize());
     return Status::Ok();
   }
@@ -179,16 +110,19 @@ class CpuDevice final : public Device {
     return std::shared_ptr<Buffer>(std::make_shared<CpuBuffer>(data, bytes));
   }
   Status Upload(const Buffer& b, size_t offset, const void* data, size_t bytes) override {
-    if (offset > b.size() || bytes > b.size() - offset) return OutOfRange("upload outside the buffer");
+    KILN_RETURN_IF_ERROR(CheckTransferRange(b, offset, bytes, "upload"));
     if (bytes) std::memcpy(static_cast<const CpuBuffer&>(b).data() + offset, data, bytes);
     return Status::Ok();
   }
   Status Download(const Buffer& b, size_t offset, void* data, size_t bytes) override {
-    if (offset > b.size() || bytes > b.size() - offset) return OutOfRange("download outside the buffer");
+    KILN_RETURN_IF_ERROR(CheckTransferRange(b, offset, bytes, "download"));
     if (bytes) std::memcpy(data, static_cast<const CpuBuffer&>(b).data() + offset, bytes);
     return Status::Ok();
   }
-  StatusOr<std::shared_ptr<Executable>> PrepareExecutable(const KernelParams& params) override {
+  StatusOr<std::shared_ptr<Executable>> PrepareExecutable(const ExecutableSpec& spec) override {
+    auto kernel = spec.Find<KernelParams>(kKernelFormat);
+    if (!kernel) return spec.Missing(kKernelFormat, "the CPU device");
+    const KernelParams& params = *kernel;
     // A fast kernel where one applies (it falls back to the reference kernel
     // per dispatch for types and shapes it does not handle), else the reference.
     KernelFn fn = cpu::FindCpuKernel(params);
@@ -196,13 +130,13 @@ class CpuDevice final : public Device {
     if (!fn)
       return Unimplemented("the CPU device has no kernel '" + params.kernel + "'" +
                            (KILN_SELECTIVE_BUILD ? " (this runtime is a selective build without it: KILN_KERNELS)" : ""));
-    return std::shared_ptr<Executable>(std::make_shared<CpuExecutable>(params, fn));
+    return std::shared_ptr<Executable>(std::make_shared<CpuExecutable>(std::move(kernel), fn));
   }
   std::unique_ptr<CommandBuffer> CreateCommandBuffer() override {
-    return std::make_unique<CpuCommandBuffer>();
+    return std::make_unique<RecordedCommandBuffer>();
   }
   std::shared_ptr<Semaphore> CreateSemaphore(uint64_t v) override {
-    return std::make_shared<CpuSemaphore>(v);
+    return std::make_shared<HostSemaphore>(v, "the device");
   }
   Status Submit(std::unique_ptr<CommandBuffer> commands, std::vector<SemaphorePoint> waits,
                 SemaphorePoint signal) override {
@@ -226,14 +160,11 @@ class CpuDevice final : public Device {
 
  private:
   void Execute(Submission& sub) {
-    for (auto& w : sub.waits) {
-      Status s = w.semaphore->Wait(w.value, std::chrono::hours(24));
-      if (!s.ok()) {
-        sub.signal.semaphore->Fail(s);
-        return;
-      }
+    if (Status s = WaitForAll(sub.waits); !s.ok()) {
+      sub.signal.semaphore->Fail(s);
+      return;
     }
-    auto& cmds = static_cast<CpuCommandBuffer&>(*sub.commands).commands();
+    const auto& cmds = static_cast<const RecordedCommandBuffer&>(*sub.commands).commands();
     uint64_t dispatches = 0;
     for (const auto& c : cmds) {
       Status s = RunCommand(c, &pool_);
@@ -241,7 +172,7 @@ class CpuDevice final : public Device {
         sub.signal.semaphore->Fail(s);
         return;
       }
-      if (c.executable) ++dispatches;
+      if (!c.is_copy()) ++dispatches;
     }
     {
       std::lock_guard<std::mutex> l(stats_mu_);

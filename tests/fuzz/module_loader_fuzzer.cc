@@ -50,8 +50,8 @@ class CappedDevice final : public hal::Device {
   Status Download(const hal::Buffer& b, size_t offset, void* data, size_t bytes) override {
     return inner_->Download(b, offset, data, bytes);
   }
-  StatusOr<std::shared_ptr<hal::Executable>> PrepareExecutable(const KernelParams& p) override {
-    return inner_->PrepareExecutable(p);
+  StatusOr<std::shared_ptr<hal::Executable>> PrepareExecutable(const hal::ExecutableSpec& spec) override {
+    return inner_->PrepareExecutable(spec);
   }
   std::unique_ptr<hal::CommandBuffer> CreateCommandBuffer() override { return inner_->CreateCommandBuffer(); }
   std::shared_ptr<hal::Semaphore> CreateSemaphore(uint64_t v) override { return inner_->CreateSemaphore(v); }

@@ -16,7 +16,9 @@ TEST(BufferPool, SizeClassesCoverTheRequestWithLittleWaste) {
     EXPECT_GE(c, bytes);
     EXPECT_GT(c, 0u);
     EXPECT_EQ(c % BufferPool::kAlignment, 0u);
-    if (bytes > 4096) EXPECT_LE(c, bytes + bytes / 4);
+    if (bytes > 4096) {
+      EXPECT_LE(c, bytes + bytes / 4);
+    }
     EXPECT_EQ(BufferPool::SizeClass(c), c);  // a class is its own class
   }
 }

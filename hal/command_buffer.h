@@ -1,0 +1,22 @@
+// Command buffers: work recorded on the host that runs only when submitted.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "hal/buffer.h"
+#include "hal/executable.h"
+
+namespace kiln::hal {
+
+// Records work; runs only when submitted. Keeps every buffer it references
+// alive until the submission that runs it has finished.
+class CommandBuffer {
+ public:
+  virtual ~CommandBuffer() = default;
+  virtual void Dispatch(std::shared_ptr<Executable> executable, std::vector<BufferView> inputs,
+                        std::vector<BufferView> outputs) = 0;
+  virtual void Copy(const BufferView& source, const BufferView& target) = 0;
+  virtual bool empty() const = 0;
+};
+
+}  // namespace kiln::hal

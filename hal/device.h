@@ -1,0 +1,57 @@
+// The device: allocation, transfers, executables, and asynchronous
+// submission of command buffers ordered by timeline semaphores.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "hal/buffer.h"
+#include "hal/command_buffer.h"
+#include "hal/executable.h"
+#include "hal/semaphore.h"
+
+namespace kiln::hal {
+
+struct DeviceStats {
+  uint64_t dispatches = 0;
+  uint64_t submissions = 0;
+};
+
+class Device {
+ public:
+  virtual ~Device() = default;
+  virtual std::string name() const = 0;
+  // A zero-filled buffer.
+  virtual StatusOr<std::shared_ptr<Buffer>> Allocate(size_t bytes) = 0;
+  // A buffer holding a copy of `bytes` bytes at `data` (devices that can
+  // skip zero-filling what is overwritten at once override it).
+  virtual StatusOr<std::shared_ptr<Buffer>> AllocateCopy(const void* data, size_t bytes) {
+    KILN_ASSIGN_OR_RETURN(std::shared_ptr<Buffer> b, Allocate(bytes));
+    KILN_RETURN_IF_ERROR(Upload(*b, 0, data, bytes));
+    return b;
+  }
+  // A buffer over `bytes` bytes at `data`, which the caller keeps alive and
+  // unchanged while the buffer is in use, and which nothing writes (a
+  // function's arguments during one call: the VM never writes an input).
+  // Devices that compute in host memory read it in place; others copy it.
+  virtual StatusOr<std::shared_ptr<Buffer>> WrapHostMemory(const void* data, size_t bytes) {
+    return AllocateCopy(data, bytes);
+  }
+  // Blocking transfers; the caller has waited for the work that produces or
+  // consumes the range.
+  virtual Status Upload(const Buffer& buffer, size_t offset, const void* data, size_t bytes) = 0;
+  virtual Status Download(const Buffer& buffer, size_t offset, void* data, size_t bytes) = 0;
+  // Prepares a dispatch from the payload of this device's format in `spec`;
+  // a spec without one, or an unknown kernel, is an error naming the kernel.
+  virtual StatusOr<std::shared_ptr<Executable>> PrepareExecutable(const ExecutableSpec& spec) = 0;
+  virtual std::unique_ptr<CommandBuffer> CreateCommandBuffer() = 0;
+  virtual std::shared_ptr<Semaphore> CreateSemaphore(uint64_t initial_value) = 0;
+  // Runs `commands` once every wait point is reached, then signals `signal`.
+  // Errors during execution fail the signal semaphore.
+  virtual Status Submit(std::unique_ptr<CommandBuffer> commands, std::vector<SemaphorePoint> waits,
+                        SemaphorePoint signal) = 0;
+  virtual DeviceStats stats() const = 0;
+};
+
+}  // namespace kiln::hal

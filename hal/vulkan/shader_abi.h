@@ -1,0 +1,62 @@
+// The Vulkan executable format: the compute shaders the compiler's vulkan
+// target stores in a module and the Vulkan driver runs. Shared by both sides
+// and header-only, so the compiler includes it without Vulkan headers and
+// without linking the HAL. See docs/vulkan.md for the parameter layout.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernels/common/element_type.h"
+
+namespace kiln::hal {
+
+// The ExecutableSpec format (hal/executable.h) whose payload is a
+// std::vector<ShaderVariant>: every variant the module holds for one
+// executable (possibly none: a function unavailable on Vulkan).
+inline constexpr char kVulkanShaderFormat[] = "vulkan-spirv";
+
+// Feature bits a compute shader needs from the device (ShaderVariant::features).
+enum ShaderFeature : uint32_t {
+  kShaderInt64 = 1u << 0,    // shaderInt64: i64/ui64 arithmetic
+  kShaderFloat64 = 1u << 1,  // shaderFloat64: f64 arithmetic
+};
+
+// "shaderInt64, shaderFloat64": the Vulkan feature names of `features`.
+inline std::string ShaderFeatureNames(uint32_t features) {
+  std::string s;
+  auto add = [&](uint32_t bit, const char* name) {
+    if (features & bit) s += (s.empty() ? "" : ", ") + std::string(name);
+  };
+  add(kShaderInt64, "shaderInt64");
+  add(kShaderFloat64, "shaderFloat64");
+  return s;
+}
+
+// How a compute shader's invocations cover its work (ShaderVariant::grid_kind).
+enum class ShaderGrid : uint32_t {
+  // One invocation per element of output 0 (the count is params[0]).
+  kPerElement = 0,
+  // Output 0 viewed as [B, M, N] (grid_args: number of leading batch dims,
+  // number of M dims, tile_m, tile_n): workgroups (N/tile_n, M/tile_m, B).
+  kTiles = 1,
+  // One work group per element of output 0 (work-group reductions).
+  kPerGroup = 2,
+};
+
+// One compiled compute shader of a dispatch, for one signature (operand
+// element types and ranks): what the Vulkan target stores in the module.
+// Binding 0 is the parameter buffer (the grid size, then per tensor, inputs
+// first: byte offset and dimensions, as 32-bit words); bindings 1.. are the
+// inputs then the outputs, each bound whole as an array of 32-bit words.
+struct ShaderVariant {
+  std::vector<ElementType> input_types, output_types;
+  std::vector<uint8_t> input_ranks, output_ranks;
+  std::vector<uint32_t> spirv;
+  uint32_t workgroup_size = 64;
+  uint32_t features = 0;
+  ShaderGrid grid_kind = ShaderGrid::kPerElement;
+  std::vector<uint32_t> grid_args;
+};
+
+}  // namespace kiln::hal

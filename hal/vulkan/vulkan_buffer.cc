@@ -1,0 +1,37 @@
+// Vulkan buffers (hal/vulkan/vulkan_buffer.h).
+#include "hal/vulkan/vulkan_buffer.h"
+
+#include <cstring>
+#include <string>
+
+namespace kiln::hal::vk {
+
+VulkanBuffer::~VulkanBuffer() {
+  if (mapped_) vkUnmapMemory(core_->device, memory_);
+  if (buffer_) vkDestroyBuffer(core_->device, buffer_, nullptr);
+  if (memory_) vkFreeMemory(core_->device, memory_, nullptr);
+}
+
+Status VulkanBuffer::Init(uint32_t memory_type, bool map) {
+  VkBufferCreateInfo bi{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  bi.size = padded();
+  bi.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  bi.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  KILN_VK(vkCreateBuffer(core_->device, &bi, nullptr, &buffer_), "creating a buffer");
+  VkMemoryRequirements req;
+  vkGetBufferMemoryRequirements(core_->device, buffer_, &req);
+  if (!(req.memoryTypeBits & (1u << memory_type))) return Internal("no suitable Vulkan memory type for a buffer");
+  VkMemoryAllocateInfo ai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
+  ai.allocationSize = req.size;
+  ai.memoryTypeIndex = memory_type;
+  KILN_VK(vkAllocateMemory(core_->device, &ai, nullptr, &memory_),
+          "allocating " + std::to_string(size_) + " bytes of device memory");
+  KILN_VK(vkBindBufferMemory(core_->device, buffer_, memory_, 0), "binding buffer memory");
+  if (map) {
+    KILN_VK(vkMapMemory(core_->device, memory_, 0, VK_WHOLE_SIZE, 0, &mapped_), "mapping buffer memory");
+    std::memset(mapped_, 0, padded());
+  }
+  return Status::Ok();
+}
+
+}  // namespace kiln::hal::vk

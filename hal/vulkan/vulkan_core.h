@@ -1,0 +1,71 @@
+// The Vulkan driver's shared internals: error mapping, the process-wide
+// instance and the logical device ("Core") that buffers, executables and the
+// device share. Included only by hal/vulkan/*.cc.
+#pragma once
+#include <vulkan/vulkan.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "hal/device.h"
+#include "hal/vulkan/shader_abi.h"
+
+namespace kiln::hal::vk {
+
+// A Vulkan result as a Status naming what was being done.
+Status VkError(VkResult r, std::string_view what);
+#define KILN_VK(expr, what)                                        \
+  do {                                                             \
+    VkResult kiln_vk_r = (expr);                                   \
+    if (kiln_vk_r != VK_SUCCESS) return ::kiln::hal::vk::VkError(kiln_vk_r, what); \
+  } while (0)
+
+bool EnvIs(const char* name, std::string_view value);
+
+// The instance (and the validation messenger), shared by everything that
+// uses it.
+struct Instance {
+  VkInstance instance = VK_NULL_HANDLE;
+  VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
+  ~Instance();
+};
+
+// The logical device and what everything built on it shares. Buffers and
+// executables hold it, so it outlives them whatever the destruction order.
+struct Core {
+  std::shared_ptr<Instance> instance;
+  VkPhysicalDevice physical = VK_NULL_HANDLE;
+  VkPhysicalDeviceProperties props{};
+  VkPhysicalDeviceMemoryProperties memory{};
+  VkDevice device = VK_NULL_HANDLE;
+  VkQueue queue = VK_NULL_HANDLE;
+  uint32_t queue_family = 0;
+  std::mutex queue_mu;  // vkQueueSubmit needs external synchronization
+  uint32_t features = 0;  // ShaderFeature bits the device has (and we enabled)
+  bool unified = false;   // buffers are host-visible: no staging
+  uint32_t device_memory_type = 0, host_memory_type = 0;
+  VkPipelineCache pipeline_cache = VK_NULL_HANDLE;
+  std::mutex pipelines_mu;
+  // Layouts by binding count, pipelines by SPIR-V (identical shaders of
+  // different modules share one pipeline).
+  std::map<uint32_t, std::pair<VkDescriptorSetLayout, VkPipelineLayout>> layouts;
+  std::map<std::vector<uint32_t>, VkPipeline> pipelines;
+
+  ~Core();
+  // Both under pipelines_mu (vulkan_executable.cc).
+  StatusOr<std::pair<VkDescriptorSetLayout, VkPipelineLayout>> Layout(uint32_t bindings);
+  StatusOr<VkPipeline> Pipeline(const ShaderVariant& v, VkPipelineLayout layout);
+};
+
+// Opens physical device `index` (-1: the preferred one) (vulkan_instance.cc).
+StatusOr<std::shared_ptr<Core>> OpenCore(int index);
+
+// The HAL device over an open core (vulkan_device.cc).
+std::unique_ptr<Device> NewVulkanDevice(std::shared_ptr<Core> core);
+
+}  // namespace kiln::hal::vk

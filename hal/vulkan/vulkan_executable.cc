@@ -1,0 +1,134 @@
+// Vulkan executables, pipelines and grids (hal/vulkan/vulkan_executable.h).
+#include "hal/vulkan/vulkan_executable.h"
+
+#include <algorithm>
+
+namespace kiln::hal::vk {
+
+const ShaderVariant* VulkanExecutable::Find(const std::vector<BufferView>& in, const std::vector<BufferView>& out) const {
+  for (const auto& v : *variants_) {
+    if (v.input_types.size() != in.size() || v.output_types.size() != out.size()) continue;
+    bool ok = true;
+    for (size_t i = 0; ok && i < in.size(); ++i)
+      ok = v.input_types[i] == in[i].type && v.input_ranks[i] == in[i].dims.size();
+    for (size_t i = 0; ok && i < out.size(); ++i)
+      ok = v.output_types[i] == out[i].type && v.output_ranks[i] == out[i].dims.size();
+    if (ok) return &v;
+  }
+  return nullptr;
+}
+
+StatusOr<std::shared_ptr<Executable>> PrepareVulkanExecutable(const Core& core, const ExecutableSpec& spec) {
+  auto shaders = spec.Find<std::vector<ShaderVariant>>(kVulkanShaderFormat);
+  if (!shaders) return spec.Missing(kVulkanShaderFormat, "the Vulkan device");
+  // A module may hold executables without shaders: those of functions that
+  // are unavailable on this device (the VM refuses them by name).
+  for (const auto& v : *shaders) {
+    uint32_t missing = v.features & ~core.features;
+    if (missing)
+      return Unimplemented(spec.name + " needs the Vulkan device feature(s) " + ShaderFeatureNames(missing) +
+                           ", which " + core.props.deviceName + " lacks");
+    if (v.spirv.empty() || v.input_ranks.size() != v.input_types.size() ||
+        v.output_ranks.size() != v.output_types.size() || v.workgroup_size == 0)
+      return InvalidArgument(spec.name + ": malformed Vulkan shader");
+    if (v.grid_kind == ShaderGrid::kTiles && v.grid_args.size() != 4)
+      return InvalidArgument(spec.name + ": malformed Vulkan tile grid");
+  }
+  return std::shared_ptr<Executable>(std::make_shared<VulkanExecutable>(spec.name, std::move(shaders)));
+}
+
+StatusOr<std::pair<VkDescriptorSetLayout, VkPipelineLayout>> Core::Layout(uint32_t bindings) {
+  auto it = layouts.find(bindings);
+  if (it != layouts.end()) return it->second;
+  std::vector<VkDescriptorSetLayoutBinding> b(bindings);
+  for (uint32_t i = 0; i < bindings; ++i)
+    b[i] = VkDescriptorSetLayoutBinding{i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+  VkDescriptorSetLayoutCreateInfo dci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  dci.bindingCount = bindings;
+  dci.pBindings = b.data();
+  VkDescriptorSetLayout dsl;
+  KILN_VK(vkCreateDescriptorSetLayout(device, &dci, nullptr, &dsl), "creating a descriptor set layout");
+  VkPipelineLayoutCreateInfo pci{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  pci.setLayoutCount = 1;
+  pci.pSetLayouts = &dsl;
+  VkPipelineLayout pl;
+  VkResult r = vkCreatePipelineLayout(device, &pci, nullptr, &pl);
+  if (r != VK_SUCCESS) {
+    vkDestroyDescriptorSetLayout(device, dsl, nullptr);
+    return VkError(r, "creating a pipeline layout");
+  }
+  layouts[bindings] = {dsl, pl};
+  return layouts[bindings];
+}
+
+StatusOr<VkPipeline> Core::Pipeline(const ShaderVariant& v, VkPipelineLayout layout) {
+  auto it = pipelines.find(v.spirv);
+  if (it != pipelines.end()) return it->second;
+  VkShaderModuleCreateInfo sci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  sci.codeSize = v.spirv.size() * 4;
+  sci.pCode = v.spirv.data();
+  VkShaderModule sm;
+  KILN_VK(vkCreateShaderModule(device, &sci, nullptr, &sm), "creating a shader module");
+  VkComputePipelineCreateInfo ci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  ci.stage = VkPipelineShaderStageCreateInfo{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+  ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  ci.stage.module = sm;
+  ci.stage.pName = "main";
+  ci.layout = layout;
+  VkPipeline p;
+  VkResult r = vkCreateComputePipelines(device, pipeline_cache, 1, &ci, nullptr, &p);
+  vkDestroyShaderModule(device, sm, nullptr);
+  if (r != VK_SUCCESS) return VkError(r, "creating a compute pipeline");
+  pipelines[v.spirv] = p;
+  return p;
+}
+
+Status GridOf(const Core& core, const ShaderVariant& v, const BufferView& out0, uint32_t total, uint32_t groups[3],
+              bool* empty) {
+  const uint32_t max_x = core.props.limits.maxComputeWorkGroupCount[0];
+  const uint32_t max_y = core.props.limits.maxComputeWorkGroupCount[1];
+  const uint32_t max_z = core.props.limits.maxComputeWorkGroupCount[2];
+  if (v.grid_kind == ShaderGrid::kPerElement || v.grid_kind == ShaderGrid::kPerGroup) {
+    if (total == 0) return *empty = true, Status::Ok();
+    uint64_t per_group = v.grid_kind == ShaderGrid::kPerGroup ? 1 : v.workgroup_size;
+    uint64_t count = (uint64_t{total} + per_group - 1) / per_group;
+    uint64_t gx = std::min<uint64_t>(count, max_x);
+    uint64_t gy = (count + gx - 1) / gx;
+    if (gy > max_y) return Unimplemented("a dispatch too large for the Vulkan device's work-group limits");
+    groups[0] = static_cast<uint32_t>(gx);
+    groups[1] = static_cast<uint32_t>(gy);
+    return Status::Ok();
+  }
+  const uint32_t nb = v.grid_args[0], nm = v.grid_args[1], tm = v.grid_args[2], tn = v.grid_args[3];
+  if (nb + nm > out0.dims.size() || tm == 0 || tn == 0) return InvalidArgument("malformed Vulkan tile grid");
+  uint64_t b = 1, m = 1, n = 1;
+  for (size_t d = 0; d < out0.dims.size(); ++d)
+    (d < nb ? b : d < nb + nm ? m : n) *= static_cast<uint64_t>(out0.dims[d]);
+  if (b * m * n == 0) return *empty = true, Status::Ok();
+  uint64_t gx = (n + tn - 1) / tn, gy = (m + tm - 1) / tm;
+  if (gx > max_x || gy > max_y || b > max_z)
+    return Unimplemented("a dispatch too large for the Vulkan device's work-group limits");
+  groups[0] = static_cast<uint32_t>(gx);
+  groups[1] = static_cast<uint32_t>(gy);
+  groups[2] = static_cast<uint32_t>(b);
+  return Status::Ok();
+}
+
+std::string DescribeSignature(const std::vector<BufferView>& in, const std::vector<BufferView>& out) {
+  std::string s = "(";
+  auto add = [&](const BufferView& v) {
+    s += "rank-" + std::to_string(v.dims.size()) + " " + std::string(Name(v.type));
+  };
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (i) s += ", ";
+    add(in[i]);
+  }
+  s += ") -> (";
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (i) s += ", ";
+    add(out[i]);
+  }
+  return s + ")";
+}
+
+}  // namespace kiln::hal::vk
