@@ -1,3 +1,5 @@
+// The CPU device (hal/cpu/cpu_device.h): pooled host buffers, kernels from
+// the CPU and reference registries, inline or queued execution.
 #include "hal/cpu/cpu_device.h"
 
 #include <condition_variable>
