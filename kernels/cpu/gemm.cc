@@ -1,0 +1,494 @@
+// The packed, cache-blocked GEMM engine of gemm.h behind the fast
+// dot_general (contraction_dot_general.cc) and convolution
+// (contraction_convolution.cc), for f32 and f64, compiled for every Highway
+// target and dispatched to the best.
+//
+// The operands are never transposed up front: each index group of A and B is
+// described by a table of element offsets (GemmProblem), and the packing
+// routines gather blocks of A and B through those tables into contiguous
+// panels (GotoBLAS/BLIS style), so batch and contracting dims may sit in any
+// position at no extra cost beyond packing.
+//
+// Loop nest, per batch: jc (NC columns of C) -> pc (KC of the contraction;
+// pack B[pc:pc+KC, jc:jc+NC] into NR-wide panels) -> ic (MC rows; pack
+// A[ic:ic+MC, pc:pc+KC] into MR-high panels) -> jr -> ir (the MR x NR
+// register-blocked micro-kernel, broadcast-A x vector-B fused multiply-adds).
+// Threads: per (batch, jc, pc) the B block is packed by all workers (panel
+// ranges) and every A block of the pc step (one task per ic block), then
+// the (ic, column chunk) tiles, which write disjoint parts of C, are spread
+// over the pool. Products too small to pay for a hand-off run on one thread.
+// Very short products (M <= kGemvRows, B rows contiguous) skip packing and
+// stream B once per row of A (matrix-vector products, batch-1 inference).
+//
+// Accumulation is in the element type (f32 sums in f32). The reference sums
+// in double and rounds once, so results differ within rounding tolerance;
+// NaN and infinity inputs propagate the same way except where an f32 partial
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/cpu/gemm.cc"
+#include "kernels/cpu/hwy_targets.h"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "hwy/aligned_allocator.h"
+
+#ifndef KILN_CPU_GEMM_SHARED
+#define KILN_CPU_GEMM_SHARED
+#include "kernels/cpu/gemm.h"
+
+namespace kiln::cpu {
+
+// Multiply-adds below which a product runs on the calling thread only.
+constexpr double kParallelMinMacs = 1 << 20;
+// The row-streaming product splits its columns once B holds this many
+// elements (256 KiB of f32: reading it takes longer than waking a worker).
+constexpr double kGemvParallelMinElements = 1 << 16;
+// Multiply-adds below which a product is split into fully independent tiles
+// (one pool hand-off) rather than per contraction step (three hand-offs per
+// step, but B packed once and shared).
+constexpr double kIndependentTilesMaxMacs = 1 << 26;
+
+}  // namespace kiln::cpu
+#endif  // KILN_CPU_GEMM_SHARED
+
+HWY_BEFORE_NAMESPACE();
+namespace kiln::cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Rows of the micro-kernel: AVX-512 has 32 vector registers (2*8 accumulators
+// + 2 B vectors + a broadcast), the other targets 16 (2*6 + 3).
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+constexpr size_t kMR = 8;
+#else
+constexpr size_t kMR = 6;
+#endif
+// Contraction block: longer blocks load and store the C tiles fewer times.
+// 512 (B micro-panel 64 KiB, in L2) beat 256 and 384 on the 2-core AVX-512
+// test machine: 2048^3 with 2 threads 92 ms vs 100-104 ms at 256
+// (kiln-kernel-bench BM_CpuDotGeneralF32Threads, alternating builds).
+constexpr size_t kKC = 512;
+constexpr size_t kMC = kMR * 12;  // rows of the A block (kMC x kKC stays in L2)
+
+// The contraction split into equal blocks of at most kKC (576 = 2 x 288
+// rather than 512 + 64: a short last block pays a whole pass over C).
+inline size_t ContractionBlock(size_t k) {
+  const size_t blocks = std::max<size_t>(1, (k + kKC - 1) / kKC);
+  return (k + blocks - 1) / blocks;
+}
+constexpr size_t kNCMax = 1024;  // columns of the B block (rounded down to NR)
+
+// C[0:MR][0:NR] (ldc apart) = (accumulate ? C : 0) + Apanel * Bpanel.
+// Apanel is kc x MR (MR values per step), Bpanel kc x NR (NR = 2 vectors).
+// The accumulators are named variables rather than an array so that the code
+// also compiles for scalable (sizeless) vector targets.
+//
+// A comes packed (kPacked: MR values per step) or straight from its rows
+// (`arows`, one element per step): consecutive elements (kDirect) or the
+// elements at offsets `ko` (kDirectGather, e.g. a convolution's implicit
+// im2col rows). Reading A in place saves packing it where each A value is
+// used by few B panels, and gathering it while packing.
+enum class ASource { kPacked, kDirect, kDirectGather };
+template <ASource kA, class D, typename T = hn::TFromD<D>>
+HWY_INLINE void MicroKernel(D d, size_t kc, const T* HWY_RESTRICT ap, const T* const* arows,
+                            const int64_t* HWY_RESTRICT ko, const T* HWY_RESTRICT bp, size_t ldb,
+                            T* HWY_RESTRICT c, size_t ldc, bool accumulate) {
+  const size_t N = hn::Lanes(d);
+  const auto z = hn::Zero(d);
+  auto r00 = z, r01 = z, r10 = z, r11 = z, r20 = z, r21 = z, r30 = z, r31 = z;
+  auto r40 = z, r41 = z, r50 = z, r51 = z, r60 = z, r61 = z, r70 = z, r71 = z;
+  const T *a0 = nullptr, *a1 = nullptr, *a2 = nullptr, *a3 = nullptr, *a4 = nullptr, *a5 = nullptr,
+          *a6 = nullptr, *a7 = nullptr;
+  if constexpr (kA != ASource::kPacked) {
+    a0 = arows[0], a1 = arows[1], a2 = arows[2], a3 = arows[3], a4 = arows[4], a5 = arows[5];
+    if constexpr (kMR > 6) a6 = arows[6], a7 = arows[7];
+  }
+  for (size_t p = 0; p < kc; ++p) {
+    const auto b0 = hn::LoadU(d, bp);
+    const auto b1 = hn::LoadU(d, bp + N);
+    [[maybe_unused]] const size_t q = kA == ASource::kDirectGather ? static_cast<size_t>(ko[p]) : p;
+#define KILN_ROW(i)                                                              \
+  if constexpr (kMR > i) {                                                       \
+    const auto a = hn::Set(d, kA == ASource::kPacked ? ap[i] : a##i[q]);         \
+    r##i##0 = hn::MulAdd(a, b0, r##i##0);                                        \
+    r##i##1 = hn::MulAdd(a, b1, r##i##1);                                        \
+  }
+    KILN_ROW(0) KILN_ROW(1) KILN_ROW(2) KILN_ROW(3) KILN_ROW(4) KILN_ROW(5) KILN_ROW(6) KILN_ROW(7)
+#undef KILN_ROW
+    if constexpr (kA == ASource::kPacked) ap += kMR;
+    bp += ldb;
+  }
+#define KILN_STORE(i)                                      \
+  if constexpr (kMR > i) {                                 \
+    T* ci = c + i * ldc;                                   \
+    if (accumulate) {                                      \
+      r##i##0 = hn::Add(hn::LoadU(d, ci), r##i##0);        \
+      r##i##1 = hn::Add(hn::LoadU(d, ci + N), r##i##1);    \
+    }                                                      \
+    hn::StoreU(r##i##0, d, ci);                            \
+    hn::StoreU(r##i##1, d, ci + N);                        \
+  }
+  KILN_STORE(0) KILN_STORE(1) KILN_STORE(2) KILN_STORE(3) KILN_STORE(4) KILN_STORE(5) KILN_STORE(6)
+  KILN_STORE(7)
+#undef KILN_STORE
+}
+
+// Packs A[rows ic.., contraction pc..] (mc x kc) into MR-high panels: panel q
+// holds rows q*MR.. as kc steps of MR values, zero-padded past mc.
+template <typename T>
+void PackA(const GemmProblem& p, const T* a, int64_t abase, size_t ic, size_t mc, size_t pc, size_t kc,
+           T* HWY_RESTRICT out) {
+  for (size_t i0 = 0; i0 < mc; i0 += kMR) {
+    const size_t rows = std::min(kMR, mc - i0);
+    T* HWY_RESTRICT dst = out + (i0 / kMR) * kc * kMR;
+    if (p.a_k_contiguous) {
+      for (size_t r = 0; r < rows; ++r) {
+        const T* src = a + abase + p.a_m[ic + i0 + r] + static_cast<int64_t>(pc);
+        for (size_t q = 0; q < kc; ++q) dst[q * kMR + r] = src[q];
+      }
+    } else {
+      const int64_t* ko = p.a_k.data() + pc;
+      for (size_t r = 0; r < rows; ++r) {
+        const T* src = a + abase + p.a_m[ic + i0 + r];
+        for (size_t q = 0; q < kc; ++q) dst[q * kMR + r] = src[ko[q]];
+      }
+    }
+    for (size_t r = rows; r < kMR; ++r)
+      for (size_t q = 0; q < kc; ++q) dst[q * kMR + r] = T(0);
+  }
+}
+
+// Packs B[contraction pc.., cols jc..] (kc x nc) into NR-wide panels: panel q
+// holds cols q*NR.. as kc rows of NR values, zero-padded past nc.
+template <typename T>
+void PackB(const GemmProblem& p, const T* b, int64_t bbase, size_t pc, size_t kc, size_t jc, size_t nc,
+           size_t nr, T* HWY_RESTRICT out) {
+  for (size_t j0 = 0; j0 < nc; j0 += nr) {
+    const size_t cols = std::min(nr, nc - j0);
+    T* HWY_RESTRICT dst = out + (j0 / nr) * kc * nr;
+    const int64_t* no = p.b_n.data() + jc + j0;
+    for (size_t q = 0; q < kc; ++q) {
+      const T* src = b + bbase + p.b_k[pc + q];
+      T* HWY_RESTRICT row = dst + q * nr;
+      if (p.b_n_contiguous) {
+        std::memcpy(row, src + no[0], cols * sizeof(T));
+      } else {
+        for (size_t j = 0; j < cols; ++j) row[j] = src[no[j]];
+      }
+      for (size_t j = cols; j < nr; ++j) row[j] = T(0);
+    }
+  }
+}
+
+// Row-streaming product for short A: C[i][j] = sum_p A[i][p] * B[p][j],
+// accumulating 4 vectors of C per pass over the rows of B (contiguous in j).
+// kUniform: A's row is contiguous along p and B's rows are `ldb` apart (the
+// usual row-major case), so the offset tables are not read in the loop.
+template <bool kUniform, typename T>
+void GemvRows(const GemmProblem& p, int64_t bi, size_t j_begin, size_t j_end, int64_t ldb) {
+  const hn::ScalableTag<T> d;
+  const size_t N = hn::Lanes(d);
+  const T* a = static_cast<const T*>(p.a) + p.a_batch[bi];
+  const T* b = static_cast<const T*>(p.b) + p.b_batch[bi] + p.b_n[0];
+  T* c = static_cast<T*>(p.c) + static_cast<size_t>(bi) * p.m * p.n;
+  const size_t n = static_cast<size_t>(p.n), k = static_cast<size_t>(p.k);
+  auto a_at = [&](const T* ai, size_t q) { return kUniform ? ai[q] : ai[p.a_k[q]]; };
+  auto b_row = [&](size_t q) { return b + (kUniform ? static_cast<int64_t>(q) * ldb : p.b_k[q]); };
+  for (int64_t i = 0; i < p.m; ++i) {
+    const T* ai = a + p.a_m[i];
+    T* ci = c + static_cast<size_t>(i) * n;
+    size_t j = j_begin;
+    for (; j + 4 * N <= j_end; j += 4 * N) {
+      auto c0 = hn::Zero(d), c1 = hn::Zero(d), c2 = hn::Zero(d), c3 = hn::Zero(d);
+      for (size_t q = 0; q < k; ++q) {
+        const auto av = hn::Set(d, a_at(ai, q));
+        const T* row = b_row(q) + j;
+        c0 = hn::MulAdd(av, hn::LoadU(d, row), c0);
+        c1 = hn::MulAdd(av, hn::LoadU(d, row + N), c1);
+        c2 = hn::MulAdd(av, hn::LoadU(d, row + 2 * N), c2);
+        c3 = hn::MulAdd(av, hn::LoadU(d, row + 3 * N), c3);
+      }
+      hn::StoreU(c0, d, ci + j);
+      hn::StoreU(c1, d, ci + j + N);
+      hn::StoreU(c2, d, ci + j + 2 * N);
+      hn::StoreU(c3, d, ci + j + 3 * N);
+    }
+    for (; j + N <= j_end; j += N) {
+      auto c0 = hn::Zero(d);
+      for (size_t q = 0; q < k; ++q) c0 = hn::MulAdd(hn::Set(d, a_at(ai, q)), hn::LoadU(d, b_row(q) + j), c0);
+      hn::StoreU(c0, d, ci + j);
+    }
+    for (; j < j_end; ++j) {  // fewer columns than one vector
+      T sum = T(0);
+      for (size_t q = 0; q < k; ++q) sum += a_at(ai, q) * b_row(q)[j];
+      ci[j] = sum;
+    }
+  }
+}
+
+template <typename T>
+void Gemv(const GemmProblem& p, int64_t bi, size_t j_begin, size_t j_end) {
+  if (p.a_k_contiguous && p.b_k_step != 0) {
+    GemvRows<true, T>(p, bi, j_begin, j_end, p.b_k_step);
+  } else {
+    GemvRows<false, T>(p, bi, j_begin, j_end, 0);
+  }
+}
+
+// The A operand of a macro-kernel: a packed block (mc x kc in MR-high
+// panels), or rows read in place, row r starting at rows[r] with its
+// elements consecutive or, with `ko`, at those offsets.
+template <typename T>
+struct AView {
+  const T* packed = nullptr;
+  const T* const* rows = nullptr;
+  const int64_t* ko = nullptr;
+};
+
+// The B operand: NR-wide panels, panel q at data + q * panel_stride, its kc
+// rows `ld` apart (packed: panel_stride = kc * NR, ld = NR).
+template <typename T>
+struct BView {
+  const T* data = nullptr;
+  size_t panel_stride = 0;
+  size_t ld = 0;
+};
+
+// C[0:mc][0:cols] (ldc apart) (+)= A (mc x kc) x B (kc x cols), micro-tile
+// by micro-tile.
+template <class D, typename T = hn::TFromD<D>>
+void MacroKernel(D d, size_t kc, const AView<T>& a, size_t mc, const BView<T>& b, size_t cols_total, T* c,
+                 size_t ldc, bool accumulate, T* tile) {
+  const size_t nr = 2 * hn::Lanes(d);
+  for (size_t jr = 0; jr < cols_total; jr += nr) {
+    const size_t cols = std::min(nr, cols_total - jr);
+    const T* bp = b.data + (jr / nr) * b.panel_stride;
+    for (size_t ir = 0; ir < mc; ir += kMR) {
+      const size_t rows = std::min(kMR, mc - ir);
+      const T* ap = a.packed ? a.packed + (ir / kMR) * kc * kMR : nullptr;
+      // Direct A: rows past the block repeat its first row (valid memory;
+      // their results land in the scratch tile and are dropped).
+      const T* arows[kMR];
+      if (!a.packed)
+        for (size_t r = 0; r < kMR; ++r) arows[r] = a.rows[ir + (r < rows ? r : 0)];
+      auto micro = [&](T* out, size_t ld, bool acc) {
+        if (a.packed) MicroKernel<ASource::kPacked>(d, kc, ap, arows, a.ko, bp, b.ld, out, ld, acc);
+        else if (a.ko) MicroKernel<ASource::kDirectGather>(d, kc, ap, arows, a.ko, bp, b.ld, out, ld, acc);
+        else MicroKernel<ASource::kDirect>(d, kc, ap, arows, a.ko, bp, b.ld, out, ld, acc);
+      };
+      T* ct = c + ir * ldc + jr;
+      if (rows == kMR && cols == nr) {
+        micro(ct, ldc, accumulate);
+      } else {  // edge tile: compute into a scratch tile, copy the valid part
+        micro(tile, nr, false);
+        for (size_t r = 0; r < rows; ++r) {
+          T* dst = ct + r * ldc;
+          const T* src = tile + r * nr;
+          if (accumulate) {
+            for (size_t j = 0; j < cols; ++j) dst[j] += src[j];
+          } else {
+            for (size_t j = 0; j < cols; ++j) dst[j] = src[j];
+          }
+        }
+      }
+    }
+  }
+}
+
+// Products too small to amortise a pool hand-off per contraction step: one
+// ParallelFor over independent (batch, ic block, column chunk) tiles, each
+// packing its own B columns for every step, and reading A in place when its
+// rows are contiguous along the contraction (packing it otherwise). B
+// packing is repeated once per ic block, which costs little at these sizes,
+// and there is a single hand-off per product.
+template <typename T>
+void GemmIndependentTiles(const GemmProblem& p, TaskRunner* runner) {
+  const hn::ScalableTag<T> d;
+  const size_t nr = 2 * hn::Lanes(d);
+  const T* a = static_cast<const T*>(p.a);
+  const T* b = static_cast<const T*>(p.b);
+  T* c = static_cast<T*>(p.c);
+  const size_t m = static_cast<size_t>(p.m), n = static_cast<size_t>(p.n), k = static_cast<size_t>(p.k);
+  const int workers = NumWorkers(runner);
+  const size_t ic_blocks = (m + kMC - 1) / kMC;
+  const size_t panels = (n + nr - 1) / nr;
+  const size_t want = static_cast<size_t>(2 * workers);
+  const size_t per_batch = ic_blocks;
+  const size_t j_split = std::min(
+      panels, std::max<size_t>({1, (want + per_batch * p.batch - 1) / (per_batch * p.batch), (panels * nr + kNCMax - 1) / kNCMax}));
+  const size_t panels_per_chunk = (panels + j_split - 1) / j_split;
+  const size_t kc_max = ContractionBlock(k);
+  const size_t mc_max = std::min(kMC, (m + kMR - 1) / kMR * kMR);
+  std::vector<hwy::AlignedFreeUniquePtr<T[]>> apack, bpack, tile;
+  for (int w = 0; w < workers; ++w) {
+    apack.push_back(hwy::AllocateAligned<T>(mc_max * kc_max));
+    bpack.push_back(hwy::AllocateAligned<T>(panels_per_chunk * nr * kc_max));
+    tile.push_back(hwy::AllocateAligned<T>(kMR * nr));
+  }
+  const int64_t tiles = p.batch * static_cast<int64_t>(ic_blocks * j_split);
+  ParallelFor(runner, tiles, [&](int64_t t, int w) {
+    const int64_t bi = t / static_cast<int64_t>(ic_blocks * j_split);
+    const size_t rest = static_cast<size_t>(t % static_cast<int64_t>(ic_blocks * j_split));
+    const size_t ic = rest / j_split * kMC, q0 = rest % j_split * panels_per_chunk;
+    const size_t q1 = std::min(panels, q0 + panels_per_chunk);
+    if (q0 >= q1) return;
+    const size_t mc = std::min(kMC, m - ic);
+    const size_t j0 = q0 * nr, cols = std::min(n, q1 * nr) - j0;
+    T* ct = c + static_cast<size_t>(bi) * m * n + ic * n + j0;
+    std::vector<const T*> rows;
+    for (size_t pc = 0; pc < k; pc += kc_max) {
+      const size_t kc = std::min(kc_max, k - pc);
+      AView<T> av;
+      if (p.a_k_contiguous) {
+        rows.resize(mc);
+        for (size_t r = 0; r < mc; ++r) rows[r] = a + p.a_batch[bi] + p.a_m[ic + r] + static_cast<int64_t>(pc);
+        av.rows = rows.data();
+      } else {
+        PackA(p, a, p.a_batch[bi], ic, mc, pc, kc, apack[w].get());
+        av.packed = apack[w].get();
+      }
+      // B is always packed: its rows read in place are a power-of-two stride
+      // apart in typical shapes, which maps a panel onto a few L1 sets
+      // (measured 30% slower for examples/mlp.mlir @main_b64).
+      PackB(p, b, p.b_batch[bi], pc, kc, j0, cols, nr, bpack[w].get());
+      MacroKernel(d, kc, av, mc, BView<T>{bpack[w].get(), kc * nr, nr}, cols, ct, n, pc != 0, tile[w].get());
+    }
+  });
+}
+
+template <typename T>
+void Gemm(const GemmProblem& p) {
+  const hn::ScalableTag<T> d;
+  const size_t nr = 2 * hn::Lanes(d);
+  const T* a = static_cast<const T*>(p.a);
+  const T* b = static_cast<const T*>(p.b);
+  T* c = static_cast<T*>(p.c);
+  const size_t m = static_cast<size_t>(p.m), n = static_cast<size_t>(p.n), k = static_cast<size_t>(p.k);
+  const size_t batch_stride = m * n;
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    std::fill(c, c + static_cast<size_t>(p.batch) * batch_stride, T(0));
+    return;
+  }
+  const double macs = static_cast<double>(p.batch) * m * n * k;
+  TaskRunner* runner = macs >= kParallelMinMacs ? p.runner : nullptr;
+  const int workers = NumWorkers(runner);
+  if (p.m <= kGemvRows && p.b_n_contiguous) {
+    // Streaming B is the cost: split its columns over the workers (in whole
+    // 4-vector blocks) once B is large enough to pay for the hand-off.
+    TaskRunner* gemv_runner = static_cast<double>(k) * n >= kGemvParallelMinElements ? p.runner : nullptr;
+    const size_t block = 4 * hn::Lanes(d);
+    const size_t per_worker = (n + NumWorkers(gemv_runner) - 1) / NumWorkers(gemv_runner);
+    const size_t chunk = std::max(block, (per_worker + block - 1) / block * block);
+    const int64_t chunks = static_cast<int64_t>((n + chunk - 1) / chunk);
+    ParallelFor(gemv_runner, p.batch * chunks, [&](int64_t t, int) {
+      const size_t j0 = static_cast<size_t>(t % chunks) * chunk;
+      Gemv<T>(p, t / chunks, j0, std::min(n, j0 + chunk));
+    });
+    return;
+  }
+  if (macs < kIndependentTilesMaxMacs) {
+    GemmIndependentTiles<T>(p, runner);
+    return;
+  }
+  const size_t nc_max = std::max(nr, kNCMax / nr * nr);
+  const size_t kc_max = ContractionBlock(k);
+  const size_t mc_max = std::min(kMC, (m + kMR - 1) / kMR * kMR);
+  const size_t nc_alloc = std::min(nc_max, (n + nr - 1) / nr * nr);
+  const size_t ic_blocks = (m + kMC - 1) / kMC;
+  std::vector<hwy::AlignedFreeUniquePtr<T[]>> tile;
+  for (int w = 0; w < workers; ++w) tile.push_back(hwy::AllocateAligned<T>(kMR * nr));
+  // A blocks: with one task per ic block, each task packs its own block into
+  // its worker's buffer right before using it (it stays in L2); when column
+  // chunks share an ic block, all blocks of the pc step are packed once
+  // first into a shared buffer (block q at q * mc_max * kc).
+  const size_t want_tasks = static_cast<size_t>(2 * workers);
+  // A whose rows are gathered (a convolution's implicit im2col) is read in
+  // place through its offset table: gathering it into packed panels cost
+  // as much as the multiply-adds.
+  const bool direct_a = !p.a_k_contiguous;
+  const bool shared_a = !direct_a && ic_blocks < want_tasks && n > nr;
+  std::vector<std::vector<const T*>> rows(static_cast<size_t>(workers));
+  auto apack = hwy::AllocateAligned<T>(direct_a ? 1 : (shared_a ? ic_blocks : static_cast<size_t>(workers)) * mc_max * kc_max);
+  auto bpack = hwy::AllocateAligned<T>(nc_alloc * kc_max);
+
+  for (int64_t bi = 0; bi < p.batch; ++bi) {
+    const int64_t abase = p.a_batch[bi], bbase = p.b_batch[bi];
+    T* cb = c + static_cast<size_t>(bi) * batch_stride;
+    for (size_t jc = 0; jc < n; jc += nc_max) {
+      const size_t nc = std::min(nc_max, n - jc);
+      const size_t panels = (nc + nr - 1) / nr;
+      // Column chunks per ic block, so that there are about 2 tiles per worker.
+      const size_t j_split =
+          shared_a ? std::min(panels, std::max<size_t>(1, (want_tasks + ic_blocks - 1) / ic_blocks)) : 1;
+      const size_t panels_per_chunk = (panels + j_split - 1) / j_split;
+      for (size_t pc = 0; pc < k; pc += kc_max) {
+        const size_t kc = std::min(kc_max, k - pc);
+        const bool accumulate = pc != 0;
+        const size_t pack_tasks = std::min<size_t>(panels, static_cast<size_t>(workers));
+        const size_t pack_per_task = (panels + pack_tasks - 1) / pack_tasks;
+        ParallelFor(runner, static_cast<int64_t>(pack_tasks), [&](int64_t t, int) {
+          const size_t q0 = static_cast<size_t>(t) * pack_per_task;
+          const size_t q1 = std::min(panels, q0 + pack_per_task);
+          if (q0 >= q1) return;
+          const size_t j0 = q0 * nr, j1 = std::min(nc, q1 * nr);
+          PackB(p, b, bbase, pc, kc, jc + j0, j1 - j0, nr, bpack.get() + q0 * kc * nr);
+        });
+        if (shared_a) {
+          ParallelFor(runner, static_cast<int64_t>(ic_blocks), [&](int64_t q, int) {
+            const size_t ic = static_cast<size_t>(q) * kMC;
+            PackA(p, a, abase, ic, std::min(kMC, m - ic), pc, kc, apack.get() + q * mc_max * kc);
+          });
+        }
+        ParallelFor(runner, static_cast<int64_t>(ic_blocks * j_split), [&](int64_t t, int w) {
+          const size_t ic = static_cast<size_t>(t) / j_split * kMC;
+          const size_t q0 = static_cast<size_t>(t) % j_split * panels_per_chunk;
+          const size_t q1 = std::min(panels, q0 + panels_per_chunk);
+          if (q0 >= q1) return;
+          const size_t mc = std::min(kMC, m - ic);
+          const size_t j0 = q0 * nr, j1 = std::min(nc, q1 * nr);
+          if (direct_a) {
+            auto& r = rows[static_cast<size_t>(w)];
+            r.resize(mc);
+            for (size_t i = 0; i < mc; ++i) r[i] = a + abase + p.a_m[ic + i];
+            MacroKernel(d, kc, AView<T>{nullptr, r.data(), p.a_k.data() + pc}, mc,
+                        BView<T>{bpack.get() + q0 * kc * nr, kc * nr, nr}, j1 - j0, cb + ic * n + jc + j0, n,
+                        accumulate, tile[w].get());
+            return;
+          }
+          T* ap_block = apack.get() + (shared_a ? ic / kMC : static_cast<size_t>(w)) * mc_max * kc;
+          if (!shared_a) PackA(p, a, abase, ic, mc, pc, kc, ap_block);
+          MacroKernel(d, kc, AView<T>{ap_block, nullptr, nullptr}, mc,
+                      BView<T>{bpack.get() + q0 * kc * nr, kc * nr, nr}, j1 - j0, cb + ic * n + jc + j0, n,
+                      accumulate, tile[w].get());
+        });
+      }
+    }
+  }
+}
+
+void GemmF32(const GemmProblem& p) { Gemm<float>(p); }
+void GemmF64(const GemmProblem& p) { Gemm<double>(p); }
+
+}  // namespace HWY_NAMESPACE
+}  // namespace kiln::cpu
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace kiln::cpu {
+
+HWY_EXPORT(GemmF32);
+HWY_EXPORT(GemmF64);
+
+void RunGemm(const GemmProblem& p, ElementType type) {
+  if (type == ElementType::kF32) {
+    HWY_DYNAMIC_DISPATCH(GemmF32)(p);
+  } else {
+    HWY_DYNAMIC_DISPATCH(GemmF64)(p);
+  }
+}
+
+}  // namespace kiln::cpu
+#endif  // HWY_ONCE
