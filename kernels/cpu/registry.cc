@@ -10,12 +10,12 @@
 namespace kiln::cpu {
 namespace {
 
-#define KILN_CPU_KERNEL(id, fn, applies)                                           \
-  []() -> CpuKernel {                                                              \
-    if constexpr (::kiln::KernelSelected(KernelName(KernelId::k##id)))              \
-      return {KernelId::k##id, fn, applies};                                       \
-    else                                                                           \
-      return {KernelId::k##id, nullptr, nullptr};                                  \
+#define KILN_CPU_KERNEL(id, fn, applies)                              \
+  []() -> CpuKernel {                                                 \
+    if constexpr (::kiln::KernelSelected(KernelName(KernelId::k##id))) \
+      return {KernelId::k##id, fn, applies};                          \
+    else                                                              \
+      return {KernelId::k##id, nullptr, nullptr};                     \
   }()
 
 constexpr CpuKernel kCpuKernels[] = {

@@ -12,12 +12,16 @@
 namespace kiln::ref {
 namespace {
 
-#define KILN_KERNEL(id, name, family)                    \
-  []() -> KernelFn {                                     \
-    if constexpr (::kiln::KernelSelected(name)) return &kernel::id; \
-    else return nullptr;                                 \
+// kKernelFns[KernelId]: the entry point, or null where a selective build
+// leaves the kernel out.
+#define KILN_KERNEL(id, name, family)          \
+  []() -> KernelFn {                           \
+    if constexpr (::kiln::KernelSelected(name)) \
+      return &kernel::id;                      \
+    else                                       \
+      return nullptr;                          \
   }(),
-constexpr std::array<KernelFn, kKernelCount> kFns = {
+constexpr std::array<KernelFn, kKernelCount> kKernelFns = {
 #include "kernels/kernels.def"
 };
 #undef KILN_KERNEL
@@ -28,17 +32,17 @@ const std::vector<KernelEntry>& ReferenceKernels() {
   static const std::vector<KernelEntry> kAll = [] {
     std::vector<KernelEntry> all;
     for (const KernelInfo& k : kKernelTable)
-      if (KernelFn fn = kFns[static_cast<size_t>(k.id)]) all.push_back({k.name, fn});
+      if (KernelFn fn = kKernelFns[static_cast<size_t>(k.id)]) all.push_back({k.name, fn});
     return all;
   }();
   return kAll;
 }
 
-KernelFn FindReferenceKernel(KernelId id) { return kFns[static_cast<size_t>(id)]; }
+KernelFn FindReferenceKernel(KernelId id) { return kKernelFns[static_cast<size_t>(id)]; }
 
 KernelFn FindReferenceKernel(std::string_view name) {
   const std::optional<KernelId> id = FindKernelId(name);
-  return id ? kFns[static_cast<size_t>(*id)] : nullptr;
+  return id ? kKernelFns[static_cast<size_t>(*id)] : nullptr;
 }
 
 }  // namespace kiln::ref
