@@ -23,8 +23,8 @@
 #include "hwy/highway.h"
 #include "kernels/cpu/float_ops-inl.h"
 
-#ifndef KILN_CPU_REDUCE_SHARED
-#define KILN_CPU_REDUCE_SHARED
+#ifndef KILN_CPU_REDUCTION_SHARED
+#define KILN_CPU_REDUCTION_SHARED
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/kernels.h"
 #include "kernels/cpu/reduce_body.h"
@@ -41,7 +41,7 @@ struct ReduceProblem {
 };
 
 }  // namespace kiln::cpu
-#endif  // KILN_CPU_REDUCE_SHARED
+#endif  // KILN_CPU_REDUCTION_SHARED
 
 HWY_BEFORE_NAMESPACE();
 namespace kiln::cpu {

@@ -21,8 +21,8 @@
 #include "hwy/highway.h"
 #include "kernels/cpu/float_ops-inl.h"
 
-#ifndef KILN_CPU_REDUCE_WINDOW_SHARED
-#define KILN_CPU_REDUCE_WINDOW_SHARED
+#ifndef KILN_CPU_REDUCTION_WINDOW_SHARED
+#define KILN_CPU_REDUCTION_WINDOW_SHARED
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/kernels.h"
 #include "kernels/cpu/reduce_body.h"
@@ -42,7 +42,7 @@ struct WindowProblem {
 };
 
 }  // namespace kiln::cpu
-#endif  // KILN_CPU_REDUCE_WINDOW_SHARED
+#endif  // KILN_CPU_REDUCTION_WINDOW_SHARED
 
 HWY_BEFORE_NAMESPACE();
 namespace kiln::cpu {
