@@ -16,7 +16,7 @@
 #include "compiler/fuse_elementwise.h"
 #include "compiler/lower_collectives.h"
 #include "compiler/scalar_plan.h"
-#include "kernels/reference/registry.h"
+#include "kernels/kernel_table.h"
 #include "kernels/reference/scalar.h"
 #include "vm/bytecode.h"
 
@@ -427,7 +427,7 @@ class FunctionLowering {
   Status EmitDispatch(const ir::Operation& op, KernelParams params,
                       const std::vector<const ir::Value*>* inputs = nullptr) {
     // Refuse at compile time what the CPU runtime has no kernel for.
-    if (!ref::FindReferenceKernel(params.kernel)) {
+    if (!FindKernelId(params.kernel)) {
       std::string type = op.results.empty() ? (op.operands.empty() ? "" : op.operands[0]->type.ToString())
                                             : op.result()->type.ToString();
       return Unimplemented(op.name + " (" + type + ") is not supported by the cpu target yet");

@@ -4,6 +4,7 @@
 // vulkan_kernels_*.cc, their templates in kernels/vulkan/.
 #include "compiler/vulkan_codegen.h"
 #include "compiler/vulkan_kernels.h"
+#include "kernels/kernel_table.h"
 
 #include <algorithm>
 #include <map>
@@ -264,24 +265,40 @@ ShaderSource ShaderWriter::Finish(const std::string& body, uint32_t local_x, uin
   return s;
 }
 
+// The shader generator of each kernel (kernels/kernels.def) that has its own;
+// every other kernel is an index map (IndexMap: each result element copies
+// or generates one value), which refuses what it cannot express.
+struct KernelGenerator {
+  KernelId kernel;
+  ShaderGenerator* generate;
+};
+constexpr KernelGenerator kGenerators[] = {
+    {KernelId::kElementwise, &Elementwise},
+    {KernelId::kDotGeneral, &DotGeneral},
+    {KernelId::kDot, &DotGeneral},
+    {KernelId::kReduce, &Reduce},
+    {KernelId::kTriangularSolve, &TriangularSolve},
+    {KernelId::kFft, &Fft},
+    {KernelId::kMap, &Map},
+    {KernelId::kGather, &Gather},
+    {KernelId::kDynamicGather, &Gather},
+    {KernelId::kSort, &Sort},
+    {KernelId::kScatter, &Scatter},
+    {KernelId::kSelectAndScatter, &SelectAndScatter},
+    {KernelId::kReduceWindow, &ReduceWindow},
+    {KernelId::kUniformQuantize, &Quantization},
+    {KernelId::kUniformDequantize, &Quantization},
+    {KernelId::kConvolution, &Convolution},
+    {KernelId::kDynamicConv, &Convolution},
+};
+
 StatusOr<ShaderSource> GenerateShader(const KernelParams& params, const DispatchUse& use) {
   ShaderWriter w(use);
   KILN_RETURN_IF_ERROR(w.Begin());
   if (use.out_types.empty()) return Refuse(use, "a dispatch without results");
-  const std::string& k = params.kernel;
-  if (k == "kiln.elementwise") return Elementwise(params, use, w);
-  if (k == "stablehlo.dot_general" || k == "stablehlo.dot") return DotGeneral(params, use, w);
-  if (k == "stablehlo.reduce") return Reduce(params, use, w);
-  if (k == "stablehlo.triangular_solve") return TriangularSolve(params, use, w);
-  if (k == "stablehlo.fft") return Fft(params, use, w);
-  if (k == "stablehlo.map") return Map(params, use, w);
-  if (k == "stablehlo.gather" || k == "stablehlo.dynamic_gather") return Gather(params, use, w);
-  if (k == "stablehlo.sort") return Sort(params, use, w);
-  if (k == "stablehlo.scatter") return Scatter(params, use, w);
-  if (k == "stablehlo.select_and_scatter") return SelectAndScatter(params, use, w);
-  if (k == "stablehlo.reduce_window") return ReduceWindow(params, use, w);
-  if (k == "stablehlo.uniform_quantize" || k == "stablehlo.uniform_dequantize") return Quantization(params, use, w);
-  if (k == "stablehlo.convolution" || k == "stablehlo.dynamic_conv") return Convolution(params, use, w);
+  if (const std::optional<KernelId> id = FindKernelId(params.kernel))
+    for (const KernelGenerator& g : kGenerators)
+      if (g.kernel == *id) return g.generate(params, use, w);
   return IndexMap(params, use, w);
 }
 

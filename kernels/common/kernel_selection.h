@@ -19,9 +19,3 @@ constexpr bool KernelSelected(std::string_view name) {
 }
 
 }  // namespace kiln
-
-// Adds kernel `fn` under `name` to the registry vector `out` when selected.
-#define KILN_REGISTER_KERNEL(out, name, fn)                              \
-  do {                                                                   \
-    if constexpr (::kiln::KernelSelected(name)) (out).push_back({name, fn}); \
-  } while (0)

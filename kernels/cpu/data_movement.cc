@@ -16,28 +16,14 @@
 #include <vector>
 
 #include "kernels/cpu/gather.h"
+#include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/kernels.h"
-#include "kernels/reference/registry.h"
 
 namespace kiln::cpu {
 namespace {
 
 constexpr size_t kTaskElements = size_t{1} << 16;
 constexpr int64_t kTile = 16;
-
-Status RunReference(const KernelCall& call) {
-  KernelFn ref = ref::FindReferenceKernel(call.params.kernel);
-  if (ref == nullptr) return Unimplemented(call.params.kernel + ": no reference kernel");
-  return ref(call);
-}
-
-bool StorageOk(const TensorRef& t) {
-  for (int64_t d : t.dims)
-    if (d < 0) return false;
-  const int64_t n = t.NumElements();
-  if (n > 0 && t.data == nullptr) return false;
-  return static_cast<uint64_t>(n) * StorageBytes(t.type) <= t.byte_size;
-}
 
 std::vector<int64_t> RowMajor(std::span<const int64_t> dims) {
   std::vector<int64_t> s(dims.size(), 1);

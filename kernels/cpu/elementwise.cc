@@ -43,9 +43,9 @@
 #ifndef KILN_CPU_ELEMENTWISE_SHARED
 #define KILN_CPU_ELEMENTWISE_SHARED
 #include "kernels/cpu/gather.h"
+#include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/kernels.h"
 #include "kernels/reference/elementwise_inputs.h"
-#include "kernels/reference/registry.h"
 
 namespace kiln::cpu {
 
@@ -422,14 +422,6 @@ bool Supported(const ScalarProgram& prog) {
 
 bool SameDims(std::span<const int64_t> a, std::span<const int64_t> b) {
   return std::equal(a.begin(), a.end(), b.begin(), b.end());
-}
-
-bool StorageOk(const TensorRef& t) {
-  for (int64_t d : t.dims)
-    if (d < 0) return false;
-  const int64_t n = t.NumElements();
-  if (n > 0 && t.data == nullptr) return false;
-  return static_cast<uint64_t>(n) * StorageBytes(t.type) <= t.byte_size;
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // The packed, cache-blocked GEMM behind dot_general and convolution
-// (implemented in dot_general.cc, dispatched to the best Highway target).
+// (implemented in gemm.cc, dispatched to the best Highway target).
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -7,6 +7,10 @@
 #include "kernels/common/kernel.h"
 
 namespace kiln::cpu {
+
+// Rows of A up to which the unpacked row-streaming path is used (the
+// adapter skips building the contraction tables such a product never reads).
+constexpr int64_t kGemvRows = 4;
 
 // A batched GEMM C[b][i][j] = sum_p A[b][i][p] * B[b][p][j] over operands
 // addressed through offset tables (in elements): A[b][i][p] is
@@ -22,7 +26,7 @@ struct GemmProblem {
   std::vector<int64_t> a_batch, a_m, a_k;
   std::vector<int64_t> b_batch, b_k, b_n;
   // a_k and b_k are left empty when no path reads them: m <= kGemvRows
-  // rows, a_k_contiguous, b_n_contiguous and b_k_step != 0 (dot_general.cc).
+  // rows, a_k_contiguous, b_n_contiguous and b_k_step != 0 (gemm.cc).
   bool a_k_contiguous = false;  // a_k[p] == p
   bool b_n_contiguous = false;  // b_n[j] == j
   int64_t b_k_step = 0;         // s where b_k[p] == p * s for all p, else 0

@@ -1,18 +1,19 @@
-// Internal declarations of the fast CPU kernels (see registry.h).
+// Internal declarations of the fast CPU kernels (see registry.h); the
+// registry.cc table maps kernels.def entries to them.
 #pragma once
 #include "kernels/common/kernel.h"
 
 namespace kiln::cpu {
 
-// stablehlo.dot_general / stablehlo.dot for f32 and f64 (dot_general.cc).
+// stablehlo.dot_general / stablehlo.dot for f32 and f64 (contraction_dot_general.cc).
 bool DotGeneralApplies(const KernelParams& params);
 Status DotGeneral(const KernelCall& call);
 Status Dot(const KernelCall& call);
 
-// stablehlo.convolution for f32 and f64 via the GEMM (convolution.cc).
+// stablehlo.convolution for f32 and f64 via the GEMM (contraction_convolution.cc).
 Status Convolution(const KernelCall& call);
 
-// stablehlo.reduce of one f32/f64 operand by add/max/min (reduce.cc).
+// stablehlo.reduce of one f32/f64 operand by add/max/min (reduction.cc).
 bool ReduceApplies(const KernelParams& params);
 Status Reduce(const KernelCall& call);
 
@@ -24,7 +25,7 @@ Status Slice(const KernelCall& call);
 Status Concatenate(const KernelCall& call);
 
 // stablehlo.reduce_window (pooling) of one f32/f64 operand by add/max/min
-// (reduce_window.cc).
+// (reduction_window.cc).
 bool ReduceWindowApplies(const KernelParams& params);
 Status ReduceWindow(const KernelCall& call);
 

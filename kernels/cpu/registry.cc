@@ -1,33 +1,46 @@
+// The fast CPU kernels, one table row per kernels/kernels.def entry that has
+// one: {kernel, fast kernel, "applies to these params" (null: always)}.
+// A selective build leaves an unselected kernel's row empty without naming
+// its functions (a discarded `if constexpr` branch), so the linker drops them.
 #include "kernels/cpu/registry.h"
 
 #include "kernels/common/kernel_selection.h"
 #include "kernels/cpu/kernels.h"
 
 namespace kiln::cpu {
+namespace {
+
+#define KILN_CPU_KERNEL(id, fn, applies)                              \
+  []() -> CpuKernel {                                                 \
+    if constexpr (::kiln::KernelSelected(KernelName(KernelId::k##id))) \
+      return {KernelId::k##id, fn, applies};                          \
+    else                                                              \
+      return {KernelId::k##id, nullptr, nullptr};                     \
+  }()
+
+constexpr CpuKernel kCpuKernels[] = {
+    KILN_CPU_KERNEL(DotGeneral, &DotGeneral, &DotGeneralApplies),
+    KILN_CPU_KERNEL(Dot, &Dot, nullptr),
+    KILN_CPU_KERNEL(Convolution, &Convolution, nullptr),
+    KILN_CPU_KERNEL(BroadcastInDim, &BroadcastInDim, nullptr),
+    KILN_CPU_KERNEL(Transpose, &Transpose, nullptr),
+    KILN_CPU_KERNEL(Slice, &Slice, nullptr),
+    KILN_CPU_KERNEL(Concatenate, &Concatenate, nullptr),
+    KILN_CPU_KERNEL(ReduceWindow, &ReduceWindow, &ReduceWindowApplies),
+    KILN_CPU_KERNEL(Reduce, &Reduce, &ReduceApplies),
+    KILN_CPU_KERNEL(Elementwise, &Elementwise, &ElementwiseApplies),
+};
+#undef KILN_CPU_KERNEL
+
+}  // namespace
+
+std::span<const CpuKernel> CpuKernels() { return kCpuKernels; }
 
 KernelFn FindCpuKernel(const KernelParams& params) {
-  const std::string& k = params.kernel;
-  // Each fast kernel only where a selective build keeps it (kernel_selection.h).
-  if constexpr (KernelSelected("stablehlo.dot_general"))
-    if (k == "stablehlo.dot_general") return DotGeneralApplies(params) ? &DotGeneral : nullptr;
-  if constexpr (KernelSelected("stablehlo.dot"))
-    if (k == "stablehlo.dot") return &Dot;
-  if constexpr (KernelSelected("stablehlo.convolution"))
-    if (k == "stablehlo.convolution") return &Convolution;
-  if constexpr (KernelSelected("stablehlo.broadcast_in_dim"))
-    if (k == "stablehlo.broadcast_in_dim") return &BroadcastInDim;
-  if constexpr (KernelSelected("stablehlo.transpose"))
-    if (k == "stablehlo.transpose") return &Transpose;
-  if constexpr (KernelSelected("stablehlo.slice"))
-    if (k == "stablehlo.slice") return &Slice;
-  if constexpr (KernelSelected("stablehlo.concatenate"))
-    if (k == "stablehlo.concatenate") return &Concatenate;
-  if constexpr (KernelSelected("stablehlo.reduce_window"))
-    if (k == "stablehlo.reduce_window") return ReduceWindowApplies(params) ? &ReduceWindow : nullptr;
-  if constexpr (KernelSelected("stablehlo.reduce"))
-    if (k == "stablehlo.reduce") return ReduceApplies(params) ? &Reduce : nullptr;
-  if constexpr (KernelSelected("kiln.elementwise"))
-    if (k == "kiln.elementwise") return ElementwiseApplies(params) ? &Elementwise : nullptr;
+  const std::optional<KernelId> id = FindKernelId(params.kernel);
+  if (!id) return nullptr;
+  for (const CpuKernel& k : kCpuKernels)
+    if (k.kernel == *id && k.fn != nullptr) return k.applies == nullptr || k.applies(params) ? k.fn : nullptr;
   return nullptr;
 }
 

@@ -13,9 +13,21 @@
 // the reference does; exponential, log, tanh, logistic and rsqrt are within a
 // few ULP, with the reference's NaN/infinity behaviour.
 #pragma once
+#include <span>
+
 #include "kernels/common/kernel.h"
+#include "kernels/kernel_table.h"
 
 namespace kiln::cpu {
+
+// One row of the fast-kernel table (registry.cc). In a selective build an
+// unselected kernel's row has fn == nullptr.
+struct CpuKernel {
+  KernelId kernel;
+  KernelFn fn;
+  bool (*applies)(const KernelParams& params);  // null: every params
+};
+std::span<const CpuKernel> CpuKernels();
 
 // A fast kernel for these params (kernel name + attributes), or nullptr.
 KernelFn FindCpuKernel(const KernelParams& params);

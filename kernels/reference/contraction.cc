@@ -11,11 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "kernels/common/kernel_selection.h"
 #include "kernels/reference/elementwise_inputs.h"
 #include "kernels/reference/epilogue.h"
 #include "kernels/reference/numeric_util.h"
-#include "kernels/reference/registry.h"
+#include "kernels/reference/kernels.h"
 
 namespace kiln::ref {
 namespace {
@@ -260,12 +259,10 @@ Status WithEpilogue(const KernelCall& c) {
 
 }  // namespace
 
-void AddContractionKernels(std::vector<KernelEntry>& out);
-void AddContractionKernels(std::vector<KernelEntry>& out) {
-  KILN_REGISTER_KERNEL(out, "stablehlo.dot_general", &WithEpilogue<DotGeneral>);
-  KILN_REGISTER_KERNEL(out, "stablehlo.dot", &WithEpilogue<Dot>);
-  KILN_REGISTER_KERNEL(out, "stablehlo.convolution", &WithEpilogue<Convolution>);
-  KILN_REGISTER_KERNEL(out, "stablehlo.dynamic_conv", &DynamicConv);
-}
+// This file's kernels of kernels/kernels.def (kernels/reference/kernels.h).
+Status kernel::DotGeneral(const KernelCall& call) { return ref::WithEpilogue<ref::DotGeneral>(call); }
+Status kernel::Dot(const KernelCall& call) { return ref::WithEpilogue<ref::Dot>(call); }
+Status kernel::Convolution(const KernelCall& call) { return ref::WithEpilogue<ref::Convolution>(call); }
+Status kernel::DynamicConv(const KernelCall& call) { return ref::DynamicConv(call); }
 
 }  // namespace kiln::ref

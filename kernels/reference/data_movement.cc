@@ -1,7 +1,7 @@
 // Reference data-movement kernels that rearrange elements without computing
-// on them: broadcast_in_dim, transpose, reshape, slice, concatenate, reverse
-// (pad, iota and bitcast_convert live in data_movement_pad.cc; gather,
-// scatter and dynamic slices in indexing.cc; sort and top_k in sort.cc).
+// on them: kiln.copy, broadcast_in_dim, transpose, reshape, slice,
+// concatenate, reverse (pad, iota and bitcast_convert live in
+// data_movement_pad.cc; gather, scatter and dynamic slices in indexing.cc).
 // Every kernel walks the result's index space and copies the element bytes of
 // the operand element the spec maps to it.
 #include <algorithm>
@@ -9,16 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "kernels/common/kernel_selection.h"
-#include "kernels/reference/registry.h"
+#include "kernels/reference/kernels.h"
 #include "kernels/reference/tensor_index.h"
 
 namespace kiln::ref {
-
-// Defined in the other files of this family.
-void AddPadIotaBitcastKernels(std::vector<KernelEntry>& out);  // data_movement_pad.cc
-void AddIndexingKernels(std::vector<KernelEntry>& out);        // indexing.cc
-void AddSortKernels(std::vector<KernelEntry>& out);            // sort.cc
 
 namespace {
 
@@ -223,21 +217,34 @@ Status Reverse(const KernelCall& call) {
   return Status::Ok();
 }
 
+// kiln.copy: byte copy of input 0 into output 0 (reshape, views).
+Status Copy(const KernelCall& call) {
+  if (call.inputs.size() != 1 || call.outputs.size() != 1)
+    return InvalidArgument("kiln.copy: expects 1 input and 1 output");
+  const TensorRef& in = call.inputs[0];
+  const TensorRef& out = call.outputs[0];
+  KILN_RETURN_IF_ERROR(CheckStorage(in, "kiln.copy input"));
+  KILN_RETURN_IF_ERROR(CheckStorage(out, "kiln.copy output"));
+  if (in.type != out.type) return InvalidArgument("kiln.copy: element types differ");
+  if (in.NumElements() != out.NumElements())
+    return InvalidArgument("kiln.copy: element counts differ");
+  const size_t bytes = static_cast<size_t>(in.NumElements()) * StorageBytes(in.type);
+  if (bytes > 0) std::memmove(out.data, in.data, bytes);
+  return Status::Ok();
+}
+
 }  // namespace
 
-void AddDataMovementKernels(std::vector<KernelEntry>& out) {
-  KILN_REGISTER_KERNEL(out, "stablehlo.broadcast_in_dim", &BroadcastInDim);
-  KILN_REGISTER_KERNEL(out, "stablehlo.concatenate", &Concatenate);
-  KILN_REGISTER_KERNEL(out, "stablehlo.dynamic_broadcast_in_dim", &DynamicBroadcastInDim);
-  KILN_REGISTER_KERNEL(out, "stablehlo.dynamic_reshape", &DynamicReshape);
-  KILN_REGISTER_KERNEL(out, "stablehlo.real_dynamic_slice", &RealDynamicSlice);
-  KILN_REGISTER_KERNEL(out, "stablehlo.reshape", &Reshape);
-  KILN_REGISTER_KERNEL(out, "stablehlo.reverse", &Reverse);
-  KILN_REGISTER_KERNEL(out, "stablehlo.slice", &Slice);
-  KILN_REGISTER_KERNEL(out, "stablehlo.transpose", &Transpose);
-  AddPadIotaBitcastKernels(out);
-  AddIndexingKernels(out);
-  AddSortKernels(out);
-}
+// This file's kernels of kernels/kernels.def (kernels/reference/kernels.h).
+Status kernel::Copy(const KernelCall& call) { return ref::Copy(call); }
+Status kernel::BroadcastInDim(const KernelCall& call) { return ref::BroadcastInDim(call); }
+Status kernel::Concatenate(const KernelCall& call) { return ref::Concatenate(call); }
+Status kernel::DynamicBroadcastInDim(const KernelCall& call) { return ref::DynamicBroadcastInDim(call); }
+Status kernel::DynamicReshape(const KernelCall& call) { return ref::DynamicReshape(call); }
+Status kernel::RealDynamicSlice(const KernelCall& call) { return ref::RealDynamicSlice(call); }
+Status kernel::Reshape(const KernelCall& call) { return ref::Reshape(call); }
+Status kernel::Reverse(const KernelCall& call) { return ref::Reverse(call); }
+Status kernel::Slice(const KernelCall& call) { return ref::Slice(call); }
+Status kernel::Transpose(const KernelCall& call) { return ref::Transpose(call); }
 
 }  // namespace kiln::ref

@@ -4,14 +4,12 @@
 #include <string>
 #include <vector>
 
-#include "kernels/common/kernel_selection.h"
-#include "kernels/reference/registry.h"
+#include "kernels/reference/kernels.h"
 #include "kernels/reference/scalar.h"
 #include "kernels/reference/tensor_index.h"
 
 namespace kiln::ref {
 
-void AddPadIotaBitcastKernels(std::vector<KernelEntry>& out);
 
 namespace {
 
@@ -179,12 +177,11 @@ Status BitcastConvert(const KernelCall& call) {
 
 }  // namespace
 
-void AddPadIotaBitcastKernels(std::vector<KernelEntry>& out) {
-  KILN_REGISTER_KERNEL(out, "stablehlo.bitcast_convert", &BitcastConvert);
-  KILN_REGISTER_KERNEL(out, "stablehlo.dynamic_iota", &DynamicIota);
-  KILN_REGISTER_KERNEL(out, "stablehlo.dynamic_pad", &DynamicPad);
-  KILN_REGISTER_KERNEL(out, "stablehlo.iota", &Iota);
-  KILN_REGISTER_KERNEL(out, "stablehlo.pad", &Pad);
-}
+// This file's kernels of kernels/kernels.def (kernels/reference/kernels.h).
+Status kernel::BitcastConvert(const KernelCall& call) { return ref::BitcastConvert(call); }
+Status kernel::DynamicIota(const KernelCall& call) { return ref::DynamicIota(call); }
+Status kernel::DynamicPad(const KernelCall& call) { return ref::DynamicPad(call); }
+Status kernel::Iota(const KernelCall& call) { return ref::Iota(call); }
+Status kernel::Pad(const KernelCall& call) { return ref::Pad(call); }
 
 }  // namespace kiln::ref

@@ -7,15 +7,16 @@
 //    then r output axes (broadcast_in_dim's broadcast_dimensions), so a fused
 //    broadcast_in_dim of a lower-rank operand reads it in place. An input
 //    dim of size 1 repeats along a longer output axis.
-//  - "kiln.copy": byte copy of input 0 into output 0 (reshape, views).
+//  - "stablehlo.map": result[i] = computation(inputs[0][i], ...); the spec
+//    requires dimensions = [0, ..., rank-1].
 #include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
 
-#include "kernels/common/kernel_selection.h"
 #include "kernels/reference/elementwise_inputs.h"
-#include "kernels/reference/registry.h"
+#include "kernels/reference/kernels.h"
+#include "kernels/reference/numeric_util.h"
 #include "kernels/reference/scalar.h"
 #include "kernels/reference/tensor_index.h"
 
@@ -126,30 +127,50 @@ Status RunElementwiseProgram(const KernelCall& call, const ScalarProgram* progra
 
 namespace {
 
+// The body's value `s` of type `from` as type `to` (the computation may work
+// in a promoted type).
+Scalar Convert(ElementType from, ElementType to, const Scalar& s) {
+  return from == to ? s : ConvertScalar(from, to, s);
+}
+
+// map: result[i] = computation(inputs[0][i], ..., inputs[N-1][i]); the
+// spec requires dimensions = [0, ..., rank-1].
+Status Map(const KernelCall& c) {
+  if (c.inputs.empty()) return InvalidArgument(numeric::KernelName(c) + ": needs at least one input");
+  KILN_RETURN_IF_ERROR(numeric::CheckCall(c, c.inputs.size(), 1));
+  const TensorRef& out = c.outputs[0];
+  for (size_t k = 0; k < c.inputs.size(); ++k)
+    KILN_RETURN_IF_ERROR(numeric::CheckDims(c, c.inputs[k], out.dims, "input " + std::to_string(k)));
+  if (c.params.Has("dimensions")) {
+    auto dims = c.params.Ints("dimensions");
+    if (static_cast<int64_t>(dims.size()) != out.rank())
+      return InvalidArgument(numeric::KernelName(c) + ": dimensions must list every axis");
+    for (size_t i = 0; i < dims.size(); ++i)
+      if (dims[i] != static_cast<int64_t>(i)) return InvalidArgument(numeric::KernelName(c) + ": dimensions must be [0, ..., rank-1]");
+  }
+  numeric::ProgramRunner comp;
+  KILN_RETURN_IF_ERROR(numeric::MakeRunner(c, "computation", c.inputs.size(), 1, &comp));
+  const ScalarProgram& p = *comp.program;
+  std::vector<Scalar> params(c.inputs.size());
+  Scalar result[1];
+  const int64_t total = out.NumElements();
+  for (int64_t i = 0; i < total; ++i) {
+    for (size_t k = 0; k < c.inputs.size(); ++k)
+      params[k] = Convert(c.inputs[k].type, p.param_types[k], numeric::Load(c.inputs[k], i));
+    comp.Run(params.data(), result);
+    numeric::Store(out, i, Convert(p.ValueType(p.results[0]), out.type, result[0]));
+  }
+  return Status::Ok();
+}
+
 Status Elementwise(const KernelCall& call) {
   return RunElementwiseProgram(call, call.params.Program("body"), call.params.Find("input_broadcast"));
 }
 
-Status Copy(const KernelCall& call) {
-  if (call.inputs.size() != 1 || call.outputs.size() != 1)
-    return InvalidArgument("kiln.copy: expects 1 input and 1 output");
-  const TensorRef& in = call.inputs[0];
-  const TensorRef& out = call.outputs[0];
-  KILN_RETURN_IF_ERROR(CheckStorage(in, "kiln.copy input"));
-  KILN_RETURN_IF_ERROR(CheckStorage(out, "kiln.copy output"));
-  if (in.type != out.type) return InvalidArgument("kiln.copy: element types differ");
-  if (in.NumElements() != out.NumElements())
-    return InvalidArgument("kiln.copy: element counts differ");
-  const size_t bytes = static_cast<size_t>(in.NumElements()) * StorageBytes(in.type);
-  if (bytes > 0) std::memmove(out.data, in.data, bytes);
-  return Status::Ok();
-}
-
 }  // namespace
 
-void AddElementwiseKernels(std::vector<KernelEntry>& out) {
-  KILN_REGISTER_KERNEL(out, "kiln.copy", &Copy);
-  KILN_REGISTER_KERNEL(out, "kiln.elementwise", &Elementwise);
-}
+// This file's kernels of kernels/kernels.def (kernels/reference/kernels.h).
+Status kernel::Elementwise(const KernelCall& call) { return ref::Elementwise(call); }
+Status kernel::Map(const KernelCall& call) { return ref::Map(call); }
 
 }  // namespace kiln::ref

@@ -7,14 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "kernels/common/kernel_selection.h"
-#include "kernels/reference/registry.h"
+#include "kernels/reference/kernels.h"
 #include "kernels/reference/scalar.h"
 #include "kernels/reference/tensor_index.h"
 
 namespace kiln::ref {
 
-void AddIndexingKernels(std::vector<KernelEntry>& out);
 
 namespace {
 
@@ -372,12 +370,11 @@ Status Scatter(const KernelCall& call) {
 
 }  // namespace
 
-void AddIndexingKernels(std::vector<KernelEntry>& out) {
-  KILN_REGISTER_KERNEL(out, "stablehlo.dynamic_gather", &DynamicGather);
-  KILN_REGISTER_KERNEL(out, "stablehlo.dynamic_slice", &DynamicSlice);
-  KILN_REGISTER_KERNEL(out, "stablehlo.dynamic_update_slice", &DynamicUpdateSlice);
-  KILN_REGISTER_KERNEL(out, "stablehlo.gather", &Gather);
-  KILN_REGISTER_KERNEL(out, "stablehlo.scatter", &Scatter);
-}
+// This file's kernels of kernels/kernels.def (kernels/reference/kernels.h).
+Status kernel::DynamicGather(const KernelCall& call) { return ref::DynamicGather(call); }
+Status kernel::DynamicSlice(const KernelCall& call) { return ref::DynamicSlice(call); }
+Status kernel::DynamicUpdateSlice(const KernelCall& call) { return ref::DynamicUpdateSlice(call); }
+Status kernel::Gather(const KernelCall& call) { return ref::Gather(call); }
+Status kernel::Scatter(const KernelCall& call) { return ref::Scatter(call); }
 
 }  // namespace kiln::ref

@@ -7,9 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "kernels/common/kernel_selection.h"
 #include "kernels/reference/numeric_util.h"
-#include "kernels/reference/registry.h"
+#include "kernels/reference/kernels.h"
 
 namespace kiln::ref {
 namespace {
@@ -151,10 +150,8 @@ Status Cholesky(const KernelCall& c) {
 
 }  // namespace
 
-void AddLinalgKernels(std::vector<KernelEntry>& out);
-void AddLinalgKernels(std::vector<KernelEntry>& out) {
-  KILN_REGISTER_KERNEL(out, "stablehlo.triangular_solve", &TriangularSolve);
-  KILN_REGISTER_KERNEL(out, "stablehlo.cholesky", &Cholesky);
-}
+// This file's kernels of kernels/kernels.def (kernels/reference/kernels.h).
+Status kernel::TriangularSolve(const KernelCall& call) { return ref::TriangularSolve(call); }
+Status kernel::Cholesky(const KernelCall& call) { return ref::Cholesky(call); }
 
 }  // namespace kiln::ref

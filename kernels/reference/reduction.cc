@@ -1,5 +1,5 @@
-// Reference reduction kernels: stablehlo.reduce, stablehlo.reduce_window,
-// stablehlo.select_and_scatter and stablehlo.map. Region bodies run through
+// Reference reduction kernels: stablehlo.reduce, stablehlo.reduce_window
+// and stablehlo.select_and_scatter. Region bodies run through
 // RunScalarProgram, one call per combined element, in the spec's order:
 // every reduction starts from the init values and folds the reduced elements
 // in row-major order, acc = body(acc..., x...).
@@ -11,9 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "kernels/common/kernel_selection.h"
 #include "kernels/reference/numeric_util.h"
-#include "kernels/reference/registry.h"
+#include "kernels/reference/kernels.h"
 
 namespace kiln::ref {
 namespace {
@@ -264,44 +263,11 @@ Status SelectAndScatter(const KernelCall& c) {
   return Status::Ok();
 }
 
-// map: result[i] = computation(inputs[0][i], ..., inputs[N-1][i]); the
-// spec requires dimensions = [0, ..., rank-1].
-Status Map(const KernelCall& c) {
-  if (c.inputs.empty()) return InvalidArgument(KernelName(c) + ": needs at least one input");
-  KILN_RETURN_IF_ERROR(CheckCall(c, c.inputs.size(), 1));
-  const TensorRef& out = c.outputs[0];
-  for (size_t k = 0; k < c.inputs.size(); ++k)
-    KILN_RETURN_IF_ERROR(CheckDims(c, c.inputs[k], out.dims, "input " + std::to_string(k)));
-  if (c.params.Has("dimensions")) {
-    auto dims = c.params.Ints("dimensions");
-    if (static_cast<int64_t>(dims.size()) != out.rank())
-      return InvalidArgument(KernelName(c) + ": dimensions must list every axis");
-    for (size_t i = 0; i < dims.size(); ++i)
-      if (dims[i] != static_cast<int64_t>(i)) return InvalidArgument(KernelName(c) + ": dimensions must be [0, ..., rank-1]");
-  }
-  ProgramRunner comp;
-  KILN_RETURN_IF_ERROR(numeric::MakeRunner(c, "computation", c.inputs.size(), 1, &comp));
-  const ScalarProgram& p = *comp.program;
-  std::vector<Scalar> params(c.inputs.size());
-  Scalar result[1];
-  const int64_t total = out.NumElements();
-  for (int64_t i = 0; i < total; ++i) {
-    for (size_t k = 0; k < c.inputs.size(); ++k)
-      params[k] = Convert(c.inputs[k].type, p.param_types[k], Load(c.inputs[k], i));
-    comp.Run(params.data(), result);
-    Store(out, i, Convert(p.ValueType(p.results[0]), out.type, result[0]));
-  }
-  return Status::Ok();
-}
-
 }  // namespace
 
-void AddReductionKernels(std::vector<KernelEntry>& out);
-void AddReductionKernels(std::vector<KernelEntry>& out) {
-  KILN_REGISTER_KERNEL(out, "stablehlo.reduce", &Reduce);
-  KILN_REGISTER_KERNEL(out, "stablehlo.reduce_window", &ReduceWindow);
-  KILN_REGISTER_KERNEL(out, "stablehlo.select_and_scatter", &SelectAndScatter);
-  KILN_REGISTER_KERNEL(out, "stablehlo.map", &Map);
-}
+// This file's kernels of kernels/kernels.def (kernels/reference/kernels.h).
+Status kernel::Reduce(const KernelCall& call) { return ref::Reduce(call); }
+Status kernel::ReduceWindow(const KernelCall& call) { return ref::ReduceWindow(call); }
+Status kernel::SelectAndScatter(const KernelCall& call) { return ref::SelectAndScatter(call); }
 
 }  // namespace kiln::ref

@@ -1,11 +1,11 @@
-// The reference kernels by stable name. The names are the module format's
-// kernel names (APPEND-ONLY; the committed list kernels/kernel_names.txt is
-// checked by a test).
+// The reference kernels by module-format name (kernels/kernels.def; names are
+// APPEND-ONLY there). One table, expanded from kernels.def in registry.cc.
 #pragma once
 #include <string_view>
 #include <vector>
 
 #include "kernels/common/kernel.h"
+#include "kernels/kernel_table.h"
 
 namespace kiln::ref {
 
@@ -14,13 +14,22 @@ struct KernelEntry {
   KernelFn fn;
 };
 
-// Each kernel family file adds its kernels here.
-void AddElementwiseKernels(std::vector<KernelEntry>& out);   // elementwise.cc
-void AddDataMovementKernels(std::vector<KernelEntry>& out);  // data_movement*.cc, indexing*.cc
-void AddNumericKernels(std::vector<KernelEntry>& out);       // contraction*.cc, reduction*.cc, linalg*.cc, ...
-
-// All reference kernels, sorted by name.
+// The reference kernels this build has (all, or a selective build's
+// KILN_KERNELS, kernels/common/kernel_selection.h), in kernels.def order.
 const std::vector<KernelEntry>& ReferenceKernels();
+// The reference kernel of `id` or `name`, or nullptr when this build lacks it.
+KernelFn FindReferenceKernel(KernelId id);
 KernelFn FindReferenceKernel(std::string_view name);
+
+// Transitional: kernel tests written before kernels.def collect kernels by
+// their old family names; each appends every reference kernel. New code
+// calls FindReferenceKernel.
+inline void AddAllReferenceKernels(std::vector<KernelEntry>& out) {
+  const auto& all = ReferenceKernels();
+  out.insert(out.end(), all.begin(), all.end());
+}
+inline void AddElementwiseKernels(std::vector<KernelEntry>& out) { AddAllReferenceKernels(out); }
+inline void AddDataMovementKernels(std::vector<KernelEntry>& out) { AddAllReferenceKernels(out); }
+inline void AddNumericKernels(std::vector<KernelEntry>& out) { AddAllReferenceKernels(out); }
 
 }  // namespace kiln::ref

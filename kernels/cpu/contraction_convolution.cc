@@ -17,45 +17,12 @@
 #include <vector>
 
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/kernels.h"
 #include "kernels/reference/epilogue.h"
-#include "kernels/reference/registry.h"
 
 namespace kiln::cpu {
 namespace {
-
-Status RunReference(const KernelCall& call) {
-  KernelFn ref = ref::FindReferenceKernel(call.params.kernel);
-  if (ref == nullptr) return Unimplemented(call.params.kernel + ": no reference kernel");
-  return ref(call);
-}
-
-std::vector<int64_t> Strides(std::span<const int64_t> dims) {
-  std::vector<int64_t> s(dims.size(), 1);
-  for (size_t i = dims.size(); i-- > 1;) s[i - 1] = s[i] * dims[i];
-  return s;
-}
-
-bool StorageOk(const TensorRef& t, ElementType type) {
-  if (t.type != type) return false;
-  for (int64_t d : t.dims)
-    if (d < 0) return false;
-  const int64_t n = t.NumElements();
-  if (n > 0 && t.data == nullptr) return false;
-  return static_cast<uint64_t>(n) * StorageBytes(type) <= t.byte_size;
-}
-
-// `count` values of an attribute, or `fallback` repeated when it is absent.
-bool IntsOr(const KernelParams& p, const char* name, size_t count, int64_t fallback, std::vector<int64_t>* out) {
-  auto v = p.Ints(name);
-  if (!p.Has(name) || v.empty()) {
-    out->assign(count, fallback);
-    return true;
-  }
-  if (v.size() != count) return false;
-  out->assign(v.begin(), v.end());
-  return true;
-}
 
 // Offsets (row-major over `sizes`) of sum_i index_i * step_i.
 std::vector<int64_t> Combine(const std::vector<int64_t>& sizes, const std::vector<int64_t>& steps) {

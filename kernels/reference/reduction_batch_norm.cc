@@ -9,9 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "kernels/common/kernel_selection.h"
 #include "kernels/reference/numeric_util.h"
-#include "kernels/reference/registry.h"
+#include "kernels/reference/kernels.h"
 
 namespace kiln::ref {
 namespace {
@@ -154,11 +153,9 @@ Status BatchNormGrad(const KernelCall& c) {
 
 }  // namespace
 
-void AddNormalizationKernels(std::vector<KernelEntry>& out);
-void AddNormalizationKernels(std::vector<KernelEntry>& out) {
-  KILN_REGISTER_KERNEL(out, "stablehlo.batch_norm_inference", &BatchNormInference);
-  KILN_REGISTER_KERNEL(out, "stablehlo.batch_norm_training", &BatchNormTraining);
-  KILN_REGISTER_KERNEL(out, "stablehlo.batch_norm_grad", &BatchNormGrad);
-}
+// This file's kernels of kernels/kernels.def (kernels/reference/kernels.h).
+Status kernel::BatchNormInference(const KernelCall& call) { return ref::BatchNormInference(call); }
+Status kernel::BatchNormTraining(const KernelCall& call) { return ref::BatchNormTraining(call); }
+Status kernel::BatchNormGrad(const KernelCall& call) { return ref::BatchNormGrad(call); }
 
 }  // namespace kiln::ref

@@ -8,8 +8,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "kernels/common/kernel_selection.h"
-#include "kernels/reference/registry.h"
+#include "kernels/reference/kernels.h"
 #include "kernels/reference/scalar.h"
 #include "kernels/reference/tensor_index.h"
 
@@ -84,6 +83,7 @@ Status ScanKernel(const KernelCall& call) {
 
 }  // namespace
 
-void AddScanKernels(std::vector<KernelEntry>& out) { KILN_REGISTER_KERNEL(out, "chlo.scan", ScanKernel); }
+// This file's kernels of kernels/kernels.def (kernels/reference/kernels.h).
+Status kernel::Scan(const KernelCall& call) { return ref::ScanKernel(call); }
 
 }  // namespace kiln::ref

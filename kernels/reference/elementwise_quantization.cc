@@ -21,9 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "kernels/common/kernel_selection.h"
 #include "kernels/reference/numeric_util.h"
-#include "kernels/reference/registry.h"
+#include "kernels/reference/kernels.h"
 
 namespace kiln::ref {
 namespace {
@@ -148,10 +147,8 @@ Status UniformQuantize(const KernelCall& c) {
 
 }  // namespace
 
-void AddQuantizationKernels(std::vector<KernelEntry>& out);
-void AddQuantizationKernels(std::vector<KernelEntry>& out) {
-  KILN_REGISTER_KERNEL(out, "stablehlo.uniform_quantize", &UniformQuantize);
-  KILN_REGISTER_KERNEL(out, "stablehlo.uniform_dequantize", &UniformDequantize);
-}
+// This file's kernels of kernels/kernels.def (kernels/reference/kernels.h).
+Status kernel::UniformQuantize(const KernelCall& call) { return ref::UniformQuantize(call); }
+Status kernel::UniformDequantize(const KernelCall& call) { return ref::UniformDequantize(call); }
 
 }  // namespace kiln::ref

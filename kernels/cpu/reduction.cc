@@ -17,17 +17,17 @@
 #include <vector>
 
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "kernels/cpu/reduce.cc"
+#define HWY_TARGET_INCLUDE "kernels/cpu/reduction.cc"
 #include "kernels/cpu/hwy_targets.h"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 #include "kernels/cpu/float_ops-inl.h"
 
-#ifndef KILN_CPU_REDUCE_SHARED
-#define KILN_CPU_REDUCE_SHARED
+#ifndef KILN_CPU_REDUCTION_SHARED
+#define KILN_CPU_REDUCTION_SHARED
+#include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/kernels.h"
 #include "kernels/cpu/reduce_body.h"
-#include "kernels/reference/registry.h"
 
 namespace kiln::cpu {
 
@@ -41,7 +41,7 @@ struct ReduceProblem {
 };
 
 }  // namespace kiln::cpu
-#endif  // KILN_CPU_REDUCE_SHARED
+#endif  // KILN_CPU_REDUCTION_SHARED
 
 HWY_BEFORE_NAMESPACE();
 namespace kiln::cpu {
@@ -101,16 +101,6 @@ namespace kiln::cpu {
 HWY_EXPORT(ReduceF32);
 HWY_EXPORT(ReduceF64);
 
-namespace {
-
-Status RunReference(const KernelCall& call) {
-  KernelFn ref = ref::FindReferenceKernel(call.params.kernel);
-  if (ref == nullptr) return Unimplemented(call.params.kernel + ": no reference kernel");
-  return ref(call);
-}
-
-}  // namespace
-
 bool ReduceBodyOp(const ScalarProgram& prog, ReduceOp* op, ElementType* type) {
   if (prog.param_types.size() != 2 || prog.instrs.size() != 1 || prog.results.size() != 1) return false;
   const ElementType t = prog.param_types[0];
@@ -127,19 +117,6 @@ bool ReduceBodyOp(const ScalarProgram& prog, ReduceOp* op, ElementType* type) {
   *type = t;
   return true;
 }
-
-namespace {
-
-bool StorageOk(const TensorRef& t, ElementType type) {
-  if (t.type != type) return false;
-  for (int64_t d : t.dims)
-    if (d < 0) return false;
-  const int64_t n = t.NumElements();
-  if (n > 0 && t.data == nullptr) return false;
-  return static_cast<uint64_t>(n) * StorageBytes(type) <= t.byte_size;
-}
-
-}  // namespace
 
 bool ReduceApplies(const KernelParams& params) {
   const ScalarProgram* body = params.Program("body");

@@ -11,9 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "kernels/common/kernel_selection.h"
 #include "kernels/reference/numeric_util.h"
-#include "kernels/reference/registry.h"
+#include "kernels/reference/kernels.h"
 
 namespace kiln::ref {
 namespace {
@@ -122,7 +121,7 @@ Status Fft(const KernelCall& c) {
 
 }  // namespace
 
-void AddFftKernels(std::vector<KernelEntry>& out);
-void AddFftKernels(std::vector<KernelEntry>& out) { KILN_REGISTER_KERNEL(out, "stablehlo.fft", &Fft); }
+// This file's kernels of kernels/kernels.def (kernels/reference/kernels.h).
+Status kernel::Fft(const KernelCall& call) { return ref::Fft(call); }
 
 }  // namespace kiln::ref

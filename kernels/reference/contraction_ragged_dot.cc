@@ -14,9 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "kernels/common/kernel_selection.h"
 #include "kernels/reference/numeric_util.h"
-#include "kernels/reference/registry.h"
+#include "kernels/reference/kernels.h"
 
 namespace kiln::ref {
 namespace {
@@ -149,7 +148,7 @@ Status RaggedDot(const KernelCall& c) {
 
 }  // namespace
 
-void AddChloNumericKernels(std::vector<KernelEntry>& out);
-void AddChloNumericKernels(std::vector<KernelEntry>& out) { KILN_REGISTER_KERNEL(out, "chlo.ragged_dot", &RaggedDot); }
+// This file's kernels of kernels/kernels.def (kernels/reference/kernels.h).
+Status kernel::RaggedDot(const KernelCall& call) { return ref::RaggedDot(call); }
 
 }  // namespace kiln::ref

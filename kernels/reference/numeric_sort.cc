@@ -8,14 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "kernels/common/kernel_selection.h"
-#include "kernels/reference/registry.h"
+#include "kernels/reference/kernels.h"
 #include "kernels/reference/scalar.h"
 #include "kernels/reference/tensor_index.h"
 
 namespace kiln::ref {
 
-void AddSortKernels(std::vector<KernelEntry>& out);
 
 namespace {
 
@@ -167,9 +165,8 @@ Status TopK(const KernelCall& call) {
 
 }  // namespace
 
-void AddSortKernels(std::vector<KernelEntry>& out) {
-  KILN_REGISTER_KERNEL(out, "chlo.top_k", &TopK);
-  KILN_REGISTER_KERNEL(out, "stablehlo.sort", &Sort);
-}
+// This file's kernels of kernels/kernels.def (kernels/reference/kernels.h).
+Status kernel::TopK(const KernelCall& call) { return ref::TopK(call); }
+Status kernel::Sort(const KernelCall& call) { return ref::Sort(call); }
 
 }  // namespace kiln::ref

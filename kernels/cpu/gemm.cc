@@ -1,14 +1,12 @@
-// Fast stablehlo.dot_general / stablehlo.dot for f32 and f64.
+// The packed, cache-blocked GEMM engine of gemm.h behind the fast
+// dot_general (contraction_dot_general.cc) and convolution
+// (contraction_convolution.cc), for f32 and f64, compiled for every Highway
+// target and dispatched to the best.
 //
-// Every dot_general is normalised to a batched GEMM
-//   C[b][i][j] = sum_p A[b][i][p] * B[b][p][j]
-// where b runs over the batching dims, i over the lhs free dims, j over the
-// rhs free dims and p over the contracting dims (each group row-major in the
-// order the spec gives: result dims = batch, lhs free, rhs free, so C is the
-// result tensor as stored). The operands are never transposed up front: each
-// group is described by a table of element offsets, and the packing routines
-// gather blocks of A and B through those tables into contiguous panels
-// (GotoBLAS/BLIS style), so batch and contracting dims may sit in any
+// The operands are never transposed up front: each index group of A and B is
+// described by a table of element offsets (GemmProblem), and the packing
+// routines gather blocks of A and B through those tables into contiguous
+// panels (GotoBLAS/BLIS style), so batch and contracting dims may sit in any
 // position at no extra cost beyond packing.
 //
 // Loop nest, per batch: jc (NC columns of C) -> pc (KC of the contraction;
@@ -25,29 +23,23 @@
 // Accumulation is in the element type (f32 sums in f32). The reference sums
 // in double and rounds once, so results differ within rounding tolerance;
 // NaN and infinity inputs propagate the same way except where an f32 partial
-// sum overflows that a double one would not.
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "kernels/cpu/dot_general.cc"
+#define HWY_TARGET_INCLUDE "kernels/cpu/gemm.cc"
 #include "kernels/cpu/hwy_targets.h"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 #include "hwy/aligned_allocator.h"
 
-#ifndef KILN_CPU_DOT_GENERAL_SHARED
-#define KILN_CPU_DOT_GENERAL_SHARED
+#ifndef KILN_CPU_GEMM_SHARED
+#define KILN_CPU_GEMM_SHARED
 #include "kernels/cpu/gemm.h"
-#include "kernels/cpu/kernels.h"
-#include "kernels/reference/epilogue.h"
-#include "kernels/reference/registry.h"
 
 namespace kiln::cpu {
 
-// Rows of A up to which the unpacked row-streaming path is used.
-constexpr int64_t kGemvRows = 4;
 // Multiply-adds below which a product runs on the calling thread only.
 constexpr double kParallelMinMacs = 1 << 20;
 // The row-streaming product splits its columns once B holds this many
@@ -59,13 +51,7 @@ constexpr double kGemvParallelMinElements = 1 << 16;
 constexpr double kIndependentTilesMaxMacs = 1 << 26;
 
 }  // namespace kiln::cpu
-#endif  // KILN_CPU_DOT_GENERAL_SHARED
-
-
-
-
-
-
+#endif  // KILN_CPU_GEMM_SHARED
 
 HWY_BEFORE_NAMESPACE();
 namespace kiln::cpu {
@@ -503,175 +489,6 @@ void RunGemm(const GemmProblem& p, ElementType type) {
     HWY_DYNAMIC_DISPATCH(GemmF64)(p);
   }
 }
-
-namespace {
-
-std::vector<int64_t> Strides(std::span<const int64_t> dims) {
-  std::vector<int64_t> s(dims.size(), 1);
-  for (size_t i = dims.size(); i-- > 1;) s[i - 1] = s[i] * dims[i];
-  return s;
-}
-
-// Offsets of every index of the dims `axes` of a tensor (row-major over the
-// axes in the given order).
-std::vector<int64_t> Offsets(std::span<const int64_t> dims, const std::vector<int64_t>& strides,
-                             std::span<const int64_t> axes) {
-  int64_t count = 1;
-  for (int64_t ax : axes) count *= dims[ax];
-  std::vector<int64_t> out(static_cast<size_t>(count), 0);
-  if (count == 0) return out;
-  // Build by extending one axis at a time: out = sum over axes of idx * stride.
-  int64_t filled = 1;
-  for (int64_t ax : axes) {
-    const int64_t d = dims[ax], s = strides[ax];
-    // Expand: new[i*d + t] = old[i] + t*s, done back to front in place.
-    for (int64_t i = filled; i-- > 0;) {
-      const int64_t base = out[i];
-      for (int64_t t = d; t-- > 0;) out[i * d + t] = base + t * s;
-    }
-    filled *= d;
-  }
-  return out;
-}
-
-int64_t Count(std::span<const int64_t> dims, std::span<const int64_t> axes) {
-  int64_t count = 1;
-  for (int64_t ax : axes) count *= dims[ax];
-  return count;
-}
-
-// The step s where Offsets(dims, strides, axes)[q] == q * s for every q, or 0
-// if there is none (or fewer than two offsets): the axes of size above 1,
-// in order, each span exactly one step of the one before.
-int64_t UniformStepOf(std::span<const int64_t> dims, const std::vector<int64_t>& strides,
-                      std::span<const int64_t> axes) {
-  int64_t step = 0, count = 1;
-  for (int64_t ax : axes) {
-    if (dims[ax] == 1) continue;
-    if (count > 1 && step != strides[ax] * dims[ax]) return 0;
-    step = strides[ax];
-    count *= dims[ax];
-  }
-  return count > 1 ? step : 0;
-}
-
-bool Contiguous(const std::vector<int64_t>& off) {
-  for (size_t i = 0; i < off.size(); ++i)
-    if (off[i] != static_cast<int64_t>(i)) return false;
-  return true;
-}
-
-// Checks the axes are in range and distinct across both lists.
-bool ValidAxes(std::span<const int64_t> x, std::span<const int64_t> y, int64_t rank, std::vector<bool>* seen) {
-  seen->assign(static_cast<size_t>(rank), false);
-  for (auto list : {x, y})
-    for (int64_t ax : list) {
-      if (ax < 0 || ax >= rank || (*seen)[ax]) return false;
-      (*seen)[ax] = true;
-    }
-  return true;
-}
-
-bool StorageOk(const TensorRef& t, ElementType type) {
-  if (t.type != type) return false;
-  for (int64_t d : t.dims)
-    if (d < 0) return false;
-  const int64_t n = t.NumElements();
-  if (n > 0 && t.data == nullptr) return false;
-  return static_cast<uint64_t>(n) * StorageBytes(type) <= t.byte_size;
-}
-
-Status RunReference(const KernelCall& call) {
-  KernelFn ref = ref::FindReferenceKernel(call.params.kernel);
-  if (ref == nullptr) return Unimplemented(call.params.kernel + ": no reference kernel");
-  return ref(call);
-}
-
-Status FastDot(const KernelCall& call, std::span<const int64_t> lb, std::span<const int64_t> rb,
-               std::span<const int64_t> lc, std::span<const int64_t> rc) {
-  if (call.inputs.size() != 2 || call.outputs.size() != 1) return RunReference(call);
-  const TensorRef& lhs = call.inputs[0];
-  const TensorRef& rhs = call.inputs[1];
-  const TensorRef& out = call.outputs[0];
-  const ElementType t = out.type;
-  if (t != ElementType::kF32 && t != ElementType::kF64) return RunReference(call);
-  if (!StorageOk(lhs, t) || !StorageOk(rhs, t) || !StorageOk(out, t)) return RunReference(call);
-  if (lb.size() != rb.size() || lc.size() != rc.size()) return RunReference(call);
-  std::vector<bool> lseen, rseen;
-  if (!ValidAxes(lb, lc, lhs.rank(), &lseen) || !ValidAxes(rb, rc, rhs.rank(), &rseen)) return RunReference(call);
-  for (size_t i = 0; i < lb.size(); ++i)
-    if (lhs.dims[lb[i]] != rhs.dims[rb[i]]) return RunReference(call);
-  for (size_t i = 0; i < lc.size(); ++i)
-    if (lhs.dims[lc[i]] != rhs.dims[rc[i]]) return RunReference(call);
-  std::vector<int64_t> lfree, rfree, expected;
-  for (int64_t d = 0; d < lhs.rank(); ++d)
-    if (!lseen[d]) lfree.push_back(d);
-  for (int64_t d = 0; d < rhs.rank(); ++d)
-    if (!rseen[d]) rfree.push_back(d);
-  for (int64_t d : lb) expected.push_back(lhs.dims[d]);
-  for (int64_t d : lfree) expected.push_back(lhs.dims[d]);
-  for (int64_t d : rfree) expected.push_back(rhs.dims[d]);
-  if (!std::equal(expected.begin(), expected.end(), out.dims.begin(), out.dims.end())) return RunReference(call);
-  if (out.NumElements() == 0) return Status::Ok();
-
-  const auto ls = Strides(lhs.dims), rs = Strides(rhs.dims);
-  GemmProblem p;
-  p.a = lhs.data;
-  p.b = rhs.data;
-  p.c = out.data;
-  p.a_batch = Offsets(lhs.dims, ls, lb);
-  p.a_m = Offsets(lhs.dims, ls, lfree);
-  p.b_batch = Offsets(rhs.dims, rs, rb);
-  p.b_n = Offsets(rhs.dims, rs, rfree);
-  p.batch = static_cast<int64_t>(p.a_batch.size());
-  p.m = static_cast<int64_t>(p.a_m.size());
-  p.n = static_cast<int64_t>(p.b_n.size());
-  p.k = Count(lhs.dims, lc);
-  p.a_k_contiguous = UniformStepOf(lhs.dims, ls, lc) == 1 || p.k <= 1;
-  p.b_k_step = UniformStepOf(rhs.dims, rs, rc);
-  p.b_n_contiguous = Contiguous(p.b_n);
-  // The row-streaming product of row-major operands reads neither
-  // contraction table (GemvRows<true>); a small product skips building them
-  // (they were a sixth of examples/mlp.mlir @main's time).
-  const bool tables_unused = p.m <= kGemvRows && p.b_n_contiguous && p.a_k_contiguous && p.b_k_step != 0;
-  if (!tables_unused) {
-    p.a_k = Offsets(lhs.dims, ls, lc);
-    p.b_k = Offsets(rhs.dims, rs, rc);
-  }
-  p.runner = call.runner;
-  RunGemm(p, t);
-  return Status::Ok();
-}
-
-Status PlainDotGeneral(const KernelCall& call) {
-  const auto& p = call.params;
-  return FastDot(call, p.Ints("lhs_batching_dimensions"), p.Ints("rhs_batching_dimensions"),
-                 p.Ints("lhs_contracting_dimensions"), p.Ints("rhs_contracting_dimensions"));
-}
-
-Status PlainDot(const KernelCall& call) {
-  if (call.inputs.size() != 2) return RunReference(call);
-  const TensorRef& lhs = call.inputs[0];
-  const TensorRef& rhs = call.inputs[1];
-  if (lhs.rank() < 1 || lhs.rank() > 2 || rhs.rank() < 1 || rhs.rank() > 2) return RunReference(call);
-  const int64_t lc[1] = {lhs.rank() - 1};
-  const int64_t rc[1] = {0};
-  return FastDot(call, {}, {}, lc, rc);
-}
-
-}  // namespace
-
-bool DotGeneralApplies(const KernelParams& params) {
-  return params.Ints("lhs_batching_dimensions").size() == params.Ints("rhs_batching_dimensions").size() &&
-         params.Ints("lhs_contracting_dimensions").size() == params.Ints("rhs_contracting_dimensions").size();
-}
-
-// With a fused epilogue (kernels/reference/epilogue.h), the bias and
-// activation run over the product right after it, while it is in cache.
-Status DotGeneral(const KernelCall& call) {
-  return ref::RunWithEpilogue(call, 2, &PlainDotGeneral, &RunElementwiseProgram);
-}
-Status Dot(const KernelCall& call) { return ref::RunWithEpilogue(call, 2, &PlainDot, &RunElementwiseProgram); }
 
 }  // namespace kiln::cpu
 #endif  // HWY_ONCE

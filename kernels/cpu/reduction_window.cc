@@ -15,17 +15,17 @@
 #include <vector>
 
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "kernels/cpu/reduce_window.cc"
+#define HWY_TARGET_INCLUDE "kernels/cpu/reduction_window.cc"
 #include "kernels/cpu/hwy_targets.h"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
 #include "kernels/cpu/float_ops-inl.h"
 
-#ifndef KILN_CPU_REDUCE_WINDOW_SHARED
-#define KILN_CPU_REDUCE_WINDOW_SHARED
+#ifndef KILN_CPU_REDUCTION_WINDOW_SHARED
+#define KILN_CPU_REDUCTION_WINDOW_SHARED
+#include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/kernels.h"
 #include "kernels/cpu/reduce_body.h"
-#include "kernels/reference/registry.h"
 
 namespace kiln::cpu {
 
@@ -42,7 +42,7 @@ struct WindowProblem {
 };
 
 }  // namespace kiln::cpu
-#endif  // KILN_CPU_REDUCE_WINDOW_SHARED
+#endif  // KILN_CPU_REDUCTION_WINDOW_SHARED
 
 HWY_BEFORE_NAMESPACE();
 namespace kiln::cpu {
@@ -111,37 +111,6 @@ namespace kiln::cpu {
 
 HWY_EXPORT(WindowF32);
 HWY_EXPORT(WindowF64);
-
-namespace {
-
-Status RunReference(const KernelCall& call) {
-  KernelFn ref = ref::FindReferenceKernel(call.params.kernel);
-  if (ref == nullptr) return Unimplemented(call.params.kernel + ": no reference kernel");
-  return ref(call);
-}
-
-bool StorageOk(const TensorRef& t, ElementType type) {
-  if (t.type != type) return false;
-  for (int64_t d : t.dims)
-    if (d < 0) return false;
-  const int64_t n = t.NumElements();
-  if (n > 0 && t.data == nullptr) return false;
-  return static_cast<uint64_t>(n) * StorageBytes(type) <= t.byte_size;
-}
-
-// `count` values of an attribute, or `fallback` repeated when it is absent.
-bool IntsOr(const KernelParams& p, const char* name, size_t count, int64_t fallback, std::vector<int64_t>* out) {
-  auto v = p.Ints(name);
-  if (!p.Has(name) || v.empty()) {
-    out->assign(count, fallback);
-    return true;
-  }
-  if (v.size() != count) return false;
-  out->assign(v.begin(), v.end());
-  return true;
-}
-
-}  // namespace
 
 bool ReduceWindowApplies(const KernelParams& params) {
   const ScalarProgram* body = params.Program("body");

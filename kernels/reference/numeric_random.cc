@@ -31,9 +31,8 @@
 #include <string>
 #include <vector>
 
-#include "kernels/common/kernel_selection.h"
 #include "kernels/reference/numeric_util.h"
-#include "kernels/reference/registry.h"
+#include "kernels/reference/kernels.h"
 
 namespace kiln::ref {
 namespace {
@@ -221,10 +220,8 @@ Status Rng(const KernelCall& c) {
 
 }  // namespace
 
-void AddRandomKernels(std::vector<KernelEntry>& out);
-void AddRandomKernels(std::vector<KernelEntry>& out) {
-  KILN_REGISTER_KERNEL(out, "stablehlo.rng_bit_generator", &RngBitGenerator);
-  KILN_REGISTER_KERNEL(out, "stablehlo.rng", &Rng);
-}
+// This file's kernels of kernels/kernels.def (kernels/reference/kernels.h).
+Status kernel::RngBitGenerator(const KernelCall& call) { return ref::RngBitGenerator(call); }
+Status kernel::Rng(const KernelCall& call) { return ref::Rng(call); }
 
 }  // namespace kiln::ref

@@ -1,0 +1,45 @@
+// Helpers every fast CPU kernel uses to decide whether it takes a call, and
+// to hand the call to the reference kernel when it does not (registry.h).
+#pragma once
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "kernels/common/kernel.h"
+#include "kernels/reference/numeric_util.h"
+#include "kernels/reference/registry.h"
+
+namespace kiln::cpu {
+
+// Runs the reference kernel of the call's kernel name: the fallback of every
+// fast kernel for calls it does not handle (the reference gives the error).
+inline Status RunReference(const KernelCall& call) {
+  KernelFn ref = ref::FindReferenceKernel(call.params.kernel);
+  if (ref == nullptr) return Unimplemented(call.params.kernel + ": no reference kernel");
+  return ref(call);
+}
+
+// True if `t` has non-negative dims and a buffer that holds all its elements
+// (a fast kernel reads raw pointers; the reference reports the error).
+inline bool StorageOk(const TensorRef& t) {
+  for (int64_t d : t.dims)
+    if (d < 0) return false;
+  const int64_t n = t.NumElements();
+  if (n > 0 && t.data == nullptr) return false;
+  return static_cast<uint64_t>(n) * StorageBytes(t.type) <= t.byte_size;
+}
+// The same, and the element type is `type`.
+inline bool StorageOk(const TensorRef& t, ElementType type) { return t.type == type && StorageOk(t); }
+
+// Row-major element strides of `dims`.
+inline std::vector<int64_t> Strides(std::span<const int64_t> dims) {
+  std::vector<int64_t> s(dims.size(), 1);
+  for (size_t i = dims.size(); i-- > 1;) s[i - 1] = s[i] * dims[i];
+  return s;
+}
+
+// `count` values of an int-array attribute, or `fallback` repeated when it is
+// absent; false when present with another length.
+using ref::numeric::IntsOr;
+
+}  // namespace kiln::cpu
