@@ -5,7 +5,8 @@
 // interpreter itself (Run, Execute) is vm/interpreter.cc.
 #include "vm/context.h"
 
-#include "hal/cpu/cpu_device.h"
+#include "hal/vulkan/shader_abi.h"
+#include "kernels/common/kernel.h"
 
 namespace kiln::vm {
 
@@ -34,7 +35,7 @@ Status Context::Instantiate() {
     // Every form the module holds, sharing the module's copy; the device
     // takes its own (always a shader list, possibly empty, for Vulkan).
     hal::ExecutableSpec spec{module_->executables[i].kernel, {}};
-    spec.Add(hal::kKernelFormat, std::shared_ptr<const KernelParams>(module_, &module_->executables[i]));
+    spec.Add(kKernelFormat, std::shared_ptr<const KernelParams>(module_, &module_->executables[i]));
     spec.Add(hal::kVulkanShaderFormat,
              std::shared_ptr<const std::vector<hal::ShaderVariant>>(module_, &module_->vulkan_shaders[i]));
     KILN_ASSIGN_OR_RETURN(auto exe, device_->PrepareExecutable(spec));

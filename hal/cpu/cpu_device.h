@@ -13,10 +13,6 @@ namespace kiln::hal {
 
 enum class CpuMode { kInline, kDeferred };
 
-// The ExecutableSpec format (hal/executable.h) the CPU device runs: a
-// KernelParams (kernels/common/kernel.h), the kernel's name and attributes.
-inline constexpr char kKernelFormat[] = "kiln-kernel";
-
 // `threads`: the size of the kernel thread pool, the executing thread
 // included (vm-run --threads=N); <= 0 means one per core.
 std::unique_ptr<Device> CreateCpuDevice(CpuMode mode, int threads = 0);

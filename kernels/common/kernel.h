@@ -50,6 +50,12 @@ struct KernelAttr {
   ScalarProgram program;
 };
 
+// The executable format name of a KernelParams payload in a HAL
+// ExecutableSpec (hal/executable.h): what devices that run kernels (the CPU
+// device) take. Kernel ABI, not a driver's: the VM names it without
+// including any driver.
+inline constexpr char kKernelFormat[] = "kiln-kernel";
+
 struct KernelParams {
   std::string kernel;  // stable kernel name
   std::vector<KernelAttr> attrs;
