@@ -15,50 +15,24 @@
 
 #include "kernels/cpu/registry.h"
 #include "kernels/reference/registry.h"
-#include "tests/cpu/test_pool.h"
+#include "tests/kernels/cpu/hwy_test_util.h"
+#include "tests/kernels/cpu/test_pool.h"
+#include "tests/kernels/tensor_test_util.h"
 
 namespace kiln::cpu {
 namespace {
 
-struct Tensor {
-  ElementType type = ElementType::kF32;
-  std::vector<int64_t> dims;
-  std::vector<uint8_t> bytes;
-  TensorRef ref() { return {type, dims, bytes.data(), bytes.size()}; }
-  int64_t count() const {
-    int64_t n = 1;
-    for (int64_t d : dims) n *= d;
-    return n;
-  }
-  double Get(int64_t i) const {
-    if (type == ElementType::kF64) {
-      double v;
-      std::memcpy(&v, bytes.data() + i * 8, 8);
-      return v;
-    }
-    float v;
-    std::memcpy(&v, bytes.data() + i * 4, 4);
-    return v;
-  }
-  void Set(int64_t i, double v) {
-    if (type == ElementType::kF64) {
-      std::memcpy(bytes.data() + i * 8, &v, 8);
-    } else {
-      float f = static_cast<float>(v);
-      std::memcpy(bytes.data() + i * 4, &f, 4);
-    }
-  }
-};
+using namespace ::kiln::test;  // Tensor, Ints
 
-Tensor Make(ElementType t, std::vector<int64_t> dims, double fill = 0) {
-  Tensor x{t, std::move(dims), {}};
-  x.bytes.assign(static_cast<size_t>(x.count()) * StorageBytes(t), 0);
+// An f32 or f64 tensor with every element `fill`.
+Tensor Filled(ElementType t, std::vector<int64_t> dims, double fill = 0) {
+  Tensor x = Zeros(t, std::move(dims));
   for (int64_t i = 0; i < x.count(); ++i) x.Set(i, fill);
   return x;
 }
 
 Tensor Random(ElementType t, std::vector<int64_t> dims, std::mt19937& rng) {
-  Tensor x = Make(t, std::move(dims));
+  Tensor x = Filled(t, std::move(dims));
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   for (int64_t i = 0; i < x.count(); ++i) x.Set(i, u(rng));
   return x;
@@ -68,13 +42,6 @@ Tensor Abs(const Tensor& x) {
   Tensor y = x;
   for (int64_t i = 0; i < y.count(); ++i) y.Set(i, std::fabs(x.Get(i)));
   return y;
-}
-
-KernelAttr Ints(std::string name, std::vector<int64_t> v) {
-  KernelAttr a;
-  a.name = std::move(name);
-  a.ints = std::move(v);
-  return a;
 }
 
 KernelParams DotGeneral(std::vector<int64_t> lb, std::vector<int64_t> rb, std::vector<int64_t> lc,
@@ -95,42 +62,44 @@ Status RunKernel(KernelFn fn, const KernelParams& p, Tensor& lhs, Tensor& rhs, T
   return fn(KernelCall{p, in, o, runner});
 }
 
-// Runs the fast kernel and the reference and compares. `k` is the
-// contraction length (for the tolerance).
+// Runs the reference once and the fast kernel on every Highway target, and
+// compares. `k` is the contraction length (for the tolerance).
 void Check(const KernelParams& p, Tensor lhs, Tensor rhs, std::vector<int64_t> out_dims, int64_t k) {
   SCOPED_TRACE(p.kernel);
   KernelFn fast = FindCpuKernel(p);
   ASSERT_NE(fast, nullptr);
   KernelFn ref = ref::FindReferenceKernel(p.kernel);
   ASSERT_NE(ref, nullptr);
-  // Garbage in the fast output: every element must be written.
-  Tensor got = Make(lhs.type, out_dims, 12345.0);
-  Tensor want = Make(lhs.type, out_dims);
-  Tensor mag = Make(lhs.type, out_dims);
-  ASSERT_TRUE(RunKernel(fast, p, lhs, rhs, got).ok());
+  Tensor want = Filled(lhs.type, out_dims);
+  Tensor mag = Filled(lhs.type, out_dims);
   ASSERT_TRUE(RunKernel(ref, p, lhs, rhs, want).ok());
-  // Split over the thread pool, the tiles accumulate in the same order:
-  // the result must be bit-identical to the single-threaded one.
-  Tensor threaded = Make(lhs.type, out_dims, -777.0);
-  ASSERT_TRUE(RunKernel(fast, p, lhs, rhs, threaded, TestPool()).ok());
-  ASSERT_EQ(threaded.bytes, got.bytes) << "threaded result differs from the single-threaded one";
   Tensor alhs = Abs(lhs), arhs = Abs(rhs);
   ASSERT_TRUE(RunKernel(ref, p, alhs, arhs, mag).ok());
   const double eps = lhs.type == ElementType::kF64 ? 0x1p-52 : 0x1p-23;
-  int bad = 0;
-  for (int64_t i = 0; i < want.count() && bad < 10; ++i) {
-    const double w = want.Get(i), g = got.Get(i);
-    if (std::isnan(w) || std::isinf(w)) {
-      const bool same = std::isnan(w) ? std::isnan(g) : g == w;
-      EXPECT_TRUE(same) << "element " << i << ": got " << g << ", want " << w;
-      bad += !same;
-      continue;
+  ForEachTarget([&] {
+    // Garbage in the fast output: every element must be written.
+    Tensor got = Filled(lhs.type, out_dims, 12345.0);
+    ASSERT_TRUE(RunKernel(fast, p, lhs, rhs, got).ok());
+    // Split over the thread pool, the tiles accumulate in the same order:
+    // the result must be bit-identical to the single-threaded one.
+    Tensor threaded = Filled(lhs.type, out_dims, -777.0);
+    ASSERT_TRUE(RunKernel(fast, p, lhs, rhs, threaded, TestPool()).ok());
+    ASSERT_EQ(threaded.bytes, got.bytes) << "threaded result differs from the single-threaded one";
+    int bad = 0;
+    for (int64_t i = 0; i < want.count() && bad < 10; ++i) {
+      const double w = want.Get(i), g = got.Get(i);
+      if (std::isnan(w) || std::isinf(w)) {
+        const bool same = std::isnan(w) ? std::isnan(g) : g == w;
+        EXPECT_TRUE(same) << "element " << i << ": got " << g << ", want " << w;
+        bad += !same;
+        continue;
+      }
+      const double tol = static_cast<double>(k + 2) * eps * mag.Get(i) + 1e-300;
+      const bool ok = std::fabs(g - w) <= tol;
+      EXPECT_TRUE(ok) << "element " << i << ": got " << g << ", want " << w << " (tol " << tol << ")";
+      bad += !ok;
     }
-    const double tol = static_cast<double>(k + 2) * eps * mag.Get(i) + 1e-300;
-    const bool ok = std::fabs(g - w) <= tol;
-    EXPECT_TRUE(ok) << "element " << i << ": got " << g << ", want " << w << " (tol " << tol << ")";
-    bad += !ok;
-  }
+  });
 }
 
 struct Shape {
@@ -199,15 +168,15 @@ TEST(CpuDotGeneral, BatchAndContractingDimsAnywhere) {
 TEST(CpuDotGeneral, ZeroSizedDims) {
   std::mt19937 rng(4);
   // k = 0: the result is all zeros (the fast output starts as garbage).
-  Check(DotGeneral({}, {}, {1}, {0}), Make(ElementType::kF32, {5, 0}), Make(ElementType::kF32, {0, 7}), {5, 7}, 0);
-  Check(DotGeneral({0}, {0}, {2}, {1}), Make(ElementType::kF32, {3, 4, 0}), Make(ElementType::kF32, {3, 0, 2}),
+  Check(DotGeneral({}, {}, {1}, {0}), Filled(ElementType::kF32, {5, 0}), Filled(ElementType::kF32, {0, 7}), {5, 7}, 0);
+  Check(DotGeneral({0}, {0}, {2}, {1}), Filled(ElementType::kF32, {3, 4, 0}), Filled(ElementType::kF32, {3, 0, 2}),
         {3, 4, 2}, 0);
   // Empty results.
-  Check(DotGeneral({}, {}, {1}, {0}), Make(ElementType::kF32, {0, 5}), Random(ElementType::kF32, {5, 7}, rng),
+  Check(DotGeneral({}, {}, {1}, {0}), Filled(ElementType::kF32, {0, 5}), Random(ElementType::kF32, {5, 7}, rng),
         {0, 7}, 5);
-  Check(DotGeneral({}, {}, {1}, {0}), Random(ElementType::kF32, {3, 5}, rng), Make(ElementType::kF32, {5, 0}),
+  Check(DotGeneral({}, {}, {1}, {0}), Random(ElementType::kF32, {3, 5}, rng), Filled(ElementType::kF32, {5, 0}),
         {3, 0}, 5);
-  Check(DotGeneral({0}, {0}, {2}, {1}), Make(ElementType::kF32, {0, 4, 5}), Make(ElementType::kF32, {0, 5, 2}),
+  Check(DotGeneral({0}, {0}, {2}, {1}), Filled(ElementType::kF32, {0, 4, 5}), Filled(ElementType::kF32, {0, 5, 2}),
         {0, 4, 2}, 5);
 }
 
@@ -340,7 +309,7 @@ TEST(CpuConvolution, UnsupportedFormsRunTheReference) {
   Check(p, Random(ElementType::kF32, c.lhs_dims, rng), Random(ElementType::kF32, c.rhs_dims, rng), c.out_dims, 8);
 }
 
-TEST(CpuDotGeneral, FallsBackToReference) {
+KILN_TEST_ALL_TARGETS(CpuDotGeneral, FallsBackToReference) {
   KernelParams p = DotGeneral({}, {}, {1}, {0});
   KernelFn fast = FindCpuKernel(p);
   ASSERT_NE(fast, nullptr);
@@ -359,20 +328,20 @@ TEST(CpuDotGeneral, FallsBackToReference) {
   EXPECT_EQ(c[2], 139);
   EXPECT_EQ(c[3], 154);
   // Mismatched contracting sizes: the reference's error.
-  Tensor l2 = Make(ElementType::kF32, {2, 3}), r2 = Make(ElementType::kF32, {4, 2}), o2 = Make(ElementType::kF32, {2, 2});
+  Tensor l2 = Filled(ElementType::kF32, {2, 3}), r2 = Filled(ElementType::kF32, {4, 2}), o2 = Filled(ElementType::kF32, {2, 2});
   Status s = RunKernel(fast, p, l2, r2, o2);
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message().find("contracting dimension sizes differ"), std::string::npos) << s.message();
   // A result of the wrong shape.
-  Tensor o3 = Make(ElementType::kF32, {2, 3});
-  Tensor r3 = Make(ElementType::kF32, {3, 2});
+  Tensor o3 = Filled(ElementType::kF32, {2, 3});
+  Tensor r3 = Filled(ElementType::kF32, {3, 2});
   EXPECT_FALSE(RunKernel(fast, p, l2, r3, o3).ok());
   // Mixed element types (f32 operands, f64 result) go to the reference.
-  Tensor o4 = Make(ElementType::kF64, {2, 2});
+  Tensor o4 = Filled(ElementType::kF64, {2, 2});
   EXPECT_TRUE(RunKernel(fast, p, l2, r3, o4).ok());
 }
 
-TEST(CpuRegistry, FindsOnlyWhatApplies) {
+KILN_TEST_ALL_TARGETS(CpuRegistry, FindsOnlyWhatApplies) {
   EXPECT_NE(FindCpuKernel(DotGeneral({}, {}, {1}, {0})), nullptr);
   EXPECT_EQ(FindCpuKernel(DotGeneral({0}, {}, {1}, {0})), nullptr);  // batch counts differ
   KernelParams t;

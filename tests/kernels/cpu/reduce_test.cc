@@ -15,23 +15,14 @@
 
 #include "kernels/cpu/registry.h"
 #include "kernels/reference/registry.h"
-#include "tests/cpu/test_pool.h"
+#include "tests/kernels/cpu/hwy_test_util.h"
+#include "tests/kernels/cpu/test_pool.h"
+#include "tests/kernels/tensor_test_util.h"
 
 namespace kiln::cpu {
 namespace {
 
-struct Tensor {
-  ElementType type;
-  std::vector<int64_t> dims;
-  std::vector<uint8_t> bytes;
-  TensorRef ref() { return {type, dims, bytes.data(), bytes.size()}; }
-};
-
-int64_t Count(const std::vector<int64_t>& dims) {
-  int64_t n = 1;
-  for (int64_t d : dims) n *= d;
-  return n;
-}
+using namespace ::kiln::test;  // Tensor, Count
 
 Tensor Random(ElementType t, std::vector<int64_t> dims, std::mt19937& rng) {
   const size_t es = StorageBytes(t);
@@ -123,7 +114,7 @@ void Check(ElementType t, ScalarOp op, std::vector<int64_t> in_dims, std::vector
   }
 }
 
-TEST(CpuReduce, AxesAtTheEndFrontAndMiddle) {
+KILN_TEST_ALL_TARGETS(CpuReduce, AxesAtTheEndFrontAndMiddle) {
   for (ElementType t : {ElementType::kF32, ElementType::kF64}) {
     for (ScalarOp op : {ScalarOp::kAdd, ScalarOp::kMaximum, ScalarOp::kMinimum}) {
       const double init = op == ScalarOp::kAdd ? 0.0 : (op == ScalarOp::kMaximum ? -INFINITY : INFINITY);
@@ -138,23 +129,23 @@ TEST(CpuReduce, AxesAtTheEndFrontAndMiddle) {
   }
 }
 
-TEST(CpuReduce, EmptyAndTrivialAxes) {
+KILN_TEST_ALL_TARGETS(CpuReduce, EmptyAndTrivialAxes) {
   Check(ElementType::kF32, ScalarOp::kAdd, {4, 0, 3}, {1}, 2.5, 8);  // every result is the init
   Check(ElementType::kF32, ScalarOp::kMaximum, {4, 5}, {}, 1.0, 9);  // no axes: op(init, x)
   Check(ElementType::kF32, ScalarOp::kMinimum, {0, 5}, {1}, 1.0, 10);
 }
 
-TEST(CpuReduce, LargeEnoughToSplitOverThePool) {
+KILN_TEST_ALL_TARGETS(CpuReduce, LargeEnoughToSplitOverThePool) {
   Check(ElementType::kF32, ScalarOp::kAdd, {300, 1001}, {1}, 0.0, 11);
   Check(ElementType::kF32, ScalarOp::kMaximum, {1001, 300}, {1}, -INFINITY, 12);
   Check(ElementType::kF32, ScalarOp::kMaximum, {2000, 3, 70}, {1}, -INFINITY, 13);
 }
 
-TEST(CpuReduce, NonContiguousAxesAreStillRight) {
+KILN_TEST_ALL_TARGETS(CpuReduce, NonContiguousAxesAreStillRight) {
   Check(ElementType::kF32, ScalarOp::kAdd, {3, 5, 7}, {0, 2}, 0.0, 14);
 }
 
-TEST(CpuReduce, OtherBodiesAreNotClaimed) {
+KILN_TEST_ALL_TARGETS(CpuReduce, OtherBodiesAreNotClaimed) {
   KernelParams p = ReduceParams(ElementType::kF32, ScalarOp::kMultiply, {0}, false);
   EXPECT_EQ(FindCpuKernel(p), nullptr);
   KernelParams q = ReduceParams(ElementType::kSI32, ScalarOp::kAdd, {0}, false);
@@ -228,7 +219,7 @@ void CheckWindow(ElementType t, ScalarOp op, const WindowCase& c, double init_va
   }
 }
 
-TEST(CpuReduceWindow, PoolingLayoutsPaddingAndDilation) {
+KILN_TEST_ALL_TARGETS(CpuReduceWindow, PoolingLayoutsPaddingAndDilation) {
   const WindowCase cases[] = {
       // NHWC 3x3 stride 2 padding 1: channels ride as SIMD lanes (odd count).
       {{2, 9, 11, 19}, {1, 3, 3, 1}, {1, 2, 2, 1}, {1, 1, 1, 1}, {0, 0, 1, 1, 1, 1, 0, 0}},
@@ -249,7 +240,7 @@ TEST(CpuReduceWindow, PoolingLayoutsPaddingAndDilation) {
     }
 }
 
-TEST(CpuReduceWindow, LargeEnoughToSplit) {
+KILN_TEST_ALL_TARGETS(CpuReduceWindow, LargeEnoughToSplit) {
   CheckWindow(ElementType::kF32, ScalarOp::kMaximum,
               {{1, 56, 56, 64}, {1, 3, 3, 1}, {1, 2, 2, 1}, {1, 1, 1, 1}, {0, 0, 1, 1, 1, 1, 0, 0}}, -INFINITY, 6);
 }

@@ -10,44 +10,12 @@
 
 #include "kernels/reference/registry.h"
 #include "kernels/reference/scalar.h"
+#include "tests/kernels/tensor_test_util.h"
 
 namespace kiln::ref {
 namespace {
 
-struct Tensor {
-  ElementType type;
-  std::vector<int64_t> dims;
-  std::vector<uint8_t> bytes;
-  TensorRef ref() { return {type, dims, bytes.data(), bytes.size()}; }
-};
-
-template <typename V>
-Tensor Make(ElementType t, std::vector<int64_t> dims, std::vector<V> vals) {
-  EXPECT_EQ(sizeof(V), StorageBytes(t));
-  Tensor x{t, std::move(dims), std::vector<uint8_t>(vals.size() * sizeof(V))};
-  if (!vals.empty()) std::memcpy(x.bytes.data(), vals.data(), x.bytes.size());
-  return x;
-}
-
-Tensor Zeros(ElementType t, std::vector<int64_t> dims) {
-  int64_t n = 1;
-  for (int64_t d : dims) n *= d;
-  return Tensor{t, std::move(dims), std::vector<uint8_t>(n * StorageBytes(t), 0)};
-}
-
-template <typename V>
-std::vector<V> Get(const Tensor& t) {
-  std::vector<V> v(t.bytes.size() / sizeof(V));
-  if (!v.empty()) std::memcpy(v.data(), t.bytes.data(), t.bytes.size());
-  return v;
-}
-
-KernelAttr Ints(std::string name, std::vector<int64_t> v) {
-  KernelAttr a;
-  a.name = std::move(name);
-  a.ints = std::move(v);
-  return a;
-}
+using namespace ::kiln::test;  // Tensor, Make, Zeros, Get, Ints, Prog
 
 KernelFn Find(std::string_view name) {
   static const std::vector<KernelEntry> all = [] {
