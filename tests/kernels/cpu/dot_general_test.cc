@@ -1,9 +1,7 @@
-// The fast CPU dot_general / dot (kernels/cpu) against the reference kernel:
-// random inputs, odd sizes, batch and contracting dims in unusual positions,
-// zero-sized dims, NaNs and infinities, and the fallbacks to the reference.
-// The fast kernel accumulates in the element type, the reference in double,
-// so results are compared with a tolerance scaled by K * eps * sum|a*b|
-// (computed by running the reference on |lhs| and |rhs|).
+// The fast CPU dot_general / dot (kernels/cpu/dot_general.cc) against the
+// reference kernel: random inputs, odd sizes, batch and contracting dims in
+// unusual positions, zero-sized dims, NaNs and infinities, and the fallbacks
+// to the reference (contraction_test_util.h: tolerance, every target).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,35 +12,13 @@
 #include <vector>
 
 #include "kernels/cpu/registry.h"
-#include "kernels/reference/registry.h"
+#include "tests/kernels/cpu/contraction_test_util.h"
 #include "tests/kernels/cpu/hwy_test_util.h"
-#include "tests/kernels/cpu/test_pool.h"
-#include "tests/kernels/tensor_test_util.h"
 
 namespace kiln::cpu {
 namespace {
 
-using namespace ::kiln::test;  // Tensor, Ints
-
-// An f32 or f64 tensor with every element `fill`.
-Tensor Filled(ElementType t, std::vector<int64_t> dims, double fill = 0) {
-  Tensor x = Zeros(t, std::move(dims));
-  for (int64_t i = 0; i < x.count(); ++i) x.Set(i, fill);
-  return x;
-}
-
-Tensor Random(ElementType t, std::vector<int64_t> dims, std::mt19937& rng) {
-  Tensor x = Filled(t, std::move(dims));
-  std::uniform_real_distribution<double> u(-1.0, 1.0);
-  for (int64_t i = 0; i < x.count(); ++i) x.Set(i, u(rng));
-  return x;
-}
-
-Tensor Abs(const Tensor& x) {
-  Tensor y = x;
-  for (int64_t i = 0; i < y.count(); ++i) y.Set(i, std::fabs(x.Get(i)));
-  return y;
-}
+using namespace contraction_test;  // Tensor, Filled, Random, Check, Ints
 
 KernelParams DotGeneral(std::vector<int64_t> lb, std::vector<int64_t> rb, std::vector<int64_t> lc,
                         std::vector<int64_t> rc) {
@@ -53,53 +29,6 @@ KernelParams DotGeneral(std::vector<int64_t> lb, std::vector<int64_t> rb, std::v
   p.attrs.push_back(Ints("lhs_contracting_dimensions", lc));
   p.attrs.push_back(Ints("rhs_contracting_dimensions", rc));
   return p;
-}
-
-Status RunKernel(KernelFn fn, const KernelParams& p, Tensor& lhs, Tensor& rhs, Tensor& out,
-                 TaskRunner* runner = nullptr) {
-  TensorRef in[2] = {lhs.ref(), rhs.ref()};
-  TensorRef o[1] = {out.ref()};
-  return fn(KernelCall{p, in, o, runner});
-}
-
-// Runs the reference once and the fast kernel on every Highway target, and
-// compares. `k` is the contraction length (for the tolerance).
-void Check(const KernelParams& p, Tensor lhs, Tensor rhs, std::vector<int64_t> out_dims, int64_t k) {
-  SCOPED_TRACE(p.kernel);
-  KernelFn fast = FindCpuKernel(p);
-  ASSERT_NE(fast, nullptr);
-  KernelFn ref = ref::FindReferenceKernel(p.kernel);
-  ASSERT_NE(ref, nullptr);
-  Tensor want = Filled(lhs.type, out_dims);
-  Tensor mag = Filled(lhs.type, out_dims);
-  ASSERT_TRUE(RunKernel(ref, p, lhs, rhs, want).ok());
-  Tensor alhs = Abs(lhs), arhs = Abs(rhs);
-  ASSERT_TRUE(RunKernel(ref, p, alhs, arhs, mag).ok());
-  const double eps = lhs.type == ElementType::kF64 ? 0x1p-52 : 0x1p-23;
-  ForEachTarget([&] {
-    // Garbage in the fast output: every element must be written.
-    Tensor got = Filled(lhs.type, out_dims, 12345.0);
-    ASSERT_TRUE(RunKernel(fast, p, lhs, rhs, got).ok());
-    // Split over the thread pool, the tiles accumulate in the same order:
-    // the result must be bit-identical to the single-threaded one.
-    Tensor threaded = Filled(lhs.type, out_dims, -777.0);
-    ASSERT_TRUE(RunKernel(fast, p, lhs, rhs, threaded, TestPool()).ok());
-    ASSERT_EQ(threaded.bytes, got.bytes) << "threaded result differs from the single-threaded one";
-    int bad = 0;
-    for (int64_t i = 0; i < want.count() && bad < 10; ++i) {
-      const double w = want.Get(i), g = got.Get(i);
-      if (std::isnan(w) || std::isinf(w)) {
-        const bool same = std::isnan(w) ? std::isnan(g) : g == w;
-        EXPECT_TRUE(same) << "element " << i << ": got " << g << ", want " << w;
-        bad += !same;
-        continue;
-      }
-      const double tol = static_cast<double>(k + 2) * eps * mag.Get(i) + 1e-300;
-      const bool ok = std::fabs(g - w) <= tol;
-      EXPECT_TRUE(ok) << "element " << i << ": got " << g << ", want " << w << " (tol " << tol << ")";
-      bad += !ok;
-    }
-  });
 }
 
 struct Shape {
@@ -211,102 +140,6 @@ TEST(CpuDot, LegacyDot) {
   Check(p, Random(ElementType::kF32, {17, 65}, rng), Random(ElementType::kF32, {65, 3}, rng), {17, 3}, 65);
   Check(p, Random(ElementType::kF32, {17, 65}, rng), Random(ElementType::kF32, {65}, rng), {17}, 65);
   Check(p, Random(ElementType::kF32, {130}, rng), Random(ElementType::kF32, {130}, rng), {}, 130);
-}
-
-// --- convolution (kernels/cpu/convolution.cc) -------------------------------
-
-struct ConvSpec {
-  std::vector<int64_t> lhs_dims, rhs_dims, out_dims;
-  int64_t ib, ifd, kif, kof, ob, ofd;
-  std::vector<int64_t> isp, ksp, osp, strides, padding, rhs_dil, reversal;
-  int64_t groups = 1;
-};
-
-KernelParams ConvParams(const ConvSpec& c) {
-  KernelParams p;
-  p.kernel = "stablehlo.convolution";
-  p.attrs.push_back(Ints("input_batch_dimension", {c.ib}));
-  p.attrs.push_back(Ints("input_feature_dimension", {c.ifd}));
-  p.attrs.push_back(Ints("input_spatial_dimensions", c.isp));
-  p.attrs.push_back(Ints("kernel_input_feature_dimension", {c.kif}));
-  p.attrs.push_back(Ints("kernel_output_feature_dimension", {c.kof}));
-  p.attrs.push_back(Ints("kernel_spatial_dimensions", c.ksp));
-  p.attrs.push_back(Ints("output_batch_dimension", {c.ob}));
-  p.attrs.push_back(Ints("output_feature_dimension", {c.ofd}));
-  p.attrs.push_back(Ints("output_spatial_dimensions", c.osp));
-  if (!c.strides.empty()) p.attrs.push_back(Ints("window_strides", c.strides));
-  if (!c.padding.empty()) p.attrs.push_back(Ints("padding", c.padding));
-  if (!c.rhs_dil.empty()) p.attrs.push_back(Ints("rhs_dilation", c.rhs_dil));
-  if (!c.reversal.empty()) p.attrs.push_back(Ints("window_reversal", c.reversal));
-  p.attrs.push_back(Ints("feature_group_count", {c.groups}));
-  p.attrs.push_back(Ints("batch_group_count", {1}));
-  return p;
-}
-
-void CheckConv(const ConvSpec& c, ElementType t, uint32_t seed, bool specials = false) {
-  std::mt19937 rng(seed);
-  Tensor lhs = Random(t, c.lhs_dims, rng), rhs = Random(t, c.rhs_dims, rng);
-  if (specials) {
-    const double v[] = {NAN, INFINITY, -INFINITY, 0.0};
-    for (int64_t i = 0; i < lhs.count(); i += 97) lhs.Set(i, v[(i / 97) % 4]);
-  }
-  int64_t k = c.rhs_dims[c.kif];
-  for (int64_t d : c.ksp) k *= c.rhs_dims[d];
-  Check(ConvParams(c), lhs, rhs, c.out_dims, k);
-}
-
-TEST(CpuConvolution, NhwcHwioSamePadding) {
-  // 1x9x11x5 -> 7 channels, 3x3, padding 1 (the ResNet shape, smaller).
-  ConvSpec c{{1, 9, 11, 5}, {3, 3, 5, 7}, {1, 9, 11, 7}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {}, {1, 1, 1, 1}};
-  CheckConv(c, ElementType::kF32, 1);
-  CheckConv(c, ElementType::kF64, 2);
-  CheckConv(c, ElementType::kF32, 3, /*specials=*/true);
-}
-
-TEST(CpuConvolution, LargeEnoughForTheBlockedGemm) {
-  // 1x43x43x64 -> 64 channels, 3x3, padding 1: just over 2^26 multiply-adds,
-  // the blocked path with A read in place (1849 rows, not a multiple of 8);
-  // NaN and infinities in the input.
-  ConvSpec c{{1, 43, 43, 64}, {3, 3, 64, 64}, {1, 43, 43, 64}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {},
-             {1, 1, 1, 1}};
-  CheckConv(c, ElementType::kF32, 7, /*specials=*/true);
-}
-
-TEST(CpuConvolution, NchwOihwStridesDilationReversal) {
-  ConvSpec c{{2, 3, 13, 10}, {4, 3, 3, 2}, {2, 4, 6, 4}, 0, 1, 1, 0, 0, 1, {2, 3}, {2, 3}, {2, 3},
-             {2, 3}, {1, 0, 2, 1}, {2, 1}, {1, 0}};
-  // rows: (13 + 1 - (3-1)*2 - 1) / 2 + 1 = 5? computed below instead
-  const int64_t h = (13 + 1 + 0 - ((3 - 1) * 2 + 1)) / 2 + 1, w = (10 + 2 + 1 - 2) / 3 + 1;
-  c.out_dims = {2, 4, h, w};
-  CheckConv(c, ElementType::kF32, 4);
-  CheckConv(c, ElementType::kF64, 5);
-}
-
-TEST(CpuConvolution, FeatureGroupsAndOddLayouts) {
-  // Input [feature, spatial, batch], kernel [spatial, out, in], output
-  // [spatial, feature, batch]; 2 feature groups.
-  ConvSpec c{{6, 17, 3}, {4, 8, 3}, {16, 8, 3}, 2, 0, 2, 1, 2, 1, {1}, {0}, {0}, {}, {1, 2}};
-  c.groups = 2;
-  c.out_dims = {17 + 3 - 4 + 1, 8, 3};
-  CheckConv(c, ElementType::kF32, 6);
-}
-
-TEST(CpuConvolution, ThreeSpatialDimsAndLargeEnoughToSplit) {
-  ConvSpec c{{1, 6, 7, 8, 16}, {2, 3, 3, 16, 24}, {1, 5, 7, 8, 24}, 0, 4, 3, 4, 0, 4, {1, 2, 3}, {0, 1, 2},
-             {1, 2, 3}, {}, {0, 0, 1, 1, 1, 1}};
-  CheckConv(c, ElementType::kF32, 7);
-  ConvSpec big{{2, 30, 31, 32}, {3, 3, 32, 40}, {2, 30, 31, 40}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {},
-               {1, 1, 1, 1}};
-  CheckConv(big, ElementType::kF32, 8);
-}
-
-TEST(CpuConvolution, UnsupportedFormsRunTheReference) {
-  // lhs dilation: the fast kernel hands the call to the reference (same result).
-  ConvSpec c{{1, 5, 5, 2}, {2, 2, 2, 3}, {1, 8, 8, 3}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {}, {0, 0, 0, 0}};
-  KernelParams p = ConvParams(c);
-  p.attrs.push_back(Ints("lhs_dilation", {2, 2}));
-  std::mt19937 rng(9);
-  Check(p, Random(ElementType::kF32, c.lhs_dims, rng), Random(ElementType::kF32, c.rhs_dims, rng), c.out_dims, 8);
 }
 
 KILN_TEST_ALL_TARGETS(CpuDotGeneral, FallsBackToReference) {
