@@ -7,9 +7,11 @@
 
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kernels/common/kernel.h"
+#include "kernels/reference/registry.h"
 
 namespace kiln::test {
 
@@ -96,6 +98,19 @@ inline KernelAttr Prog(std::string name, ScalarProgram p) {
   a.has_program = true;
   a.program = std::move(p);
   return a;
+}
+
+// Runs the reference kernel `name` on the tensors (Unimplemented when no
+// reference kernel has that name).
+inline Status Call(std::string_view name, std::vector<KernelAttr> attrs, std::vector<Tensor*> ins,
+                   std::vector<Tensor*> outs) {
+  KernelParams params{std::string(name), std::move(attrs)};
+  std::vector<TensorRef> in_refs, out_refs;
+  for (Tensor* t : ins) in_refs.push_back(t->ref());
+  for (Tensor* t : outs) out_refs.push_back(t->ref());
+  KernelFn fn = ref::FindReferenceKernel(name);
+  if (fn == nullptr) return Unimplemented(std::string(name));
+  return fn(KernelCall{params, in_refs, out_refs});
 }
 
 }  // namespace kiln::test

@@ -15,30 +15,7 @@
 namespace kiln::ref {
 namespace {
 
-using namespace ::kiln::test;  // Tensor, Make, Zeros, Get, Ints, Prog
-
-KernelFn Find(std::string_view name) {
-  static const std::vector<KernelEntry> all = [] {
-    std::vector<KernelEntry> v;
-    AddDataMovementKernels(v);
-    AddElementwiseKernels(v);
-    return v;
-  }();
-  for (const auto& e : all)
-    if (e.name == name) return e.fn;
-  return nullptr;
-}
-
-Status Call(std::string_view name, std::vector<KernelAttr> attrs, std::vector<Tensor*> ins,
-           std::vector<Tensor*> outs) {
-  KernelParams params{std::string(name), std::move(attrs)};
-  std::vector<TensorRef> in_refs, out_refs;
-  for (Tensor* t : ins) in_refs.push_back(t->ref());
-  for (Tensor* t : outs) out_refs.push_back(t->ref());
-  KernelFn fn = Find(name);
-  if (fn == nullptr) return Unimplemented(std::string(name));
-  return fn(KernelCall{params, in_refs, out_refs});
-}
+using namespace ::kiln::test;  // Tensor, Make, Zeros, Get, Ints, Prog, Call
 
 using V = std::vector<int32_t>;
 using V64 = std::vector<int64_t>;

@@ -24,25 +24,12 @@ ScalarInstr Instr(ScalarOp op, ElementType t, std::vector<uint16_t> operands) {
   return i;
 }
 
+// kiln.elementwise with `body` (or, to test the refusal, no body attribute).
 Status Call(const ScalarProgram& body, std::vector<Tensor*> ins, std::vector<Tensor*> outs,
             bool with_body = true) {
-  KernelParams params;
-  params.kernel = "kiln.elementwise";
-  if (with_body) {
-    KernelAttr a;
-    a.name = "body";
-    a.has_program = true;
-    a.program = body;
-    params.attrs.push_back(a);
-  }
-  std::vector<TensorRef> in_refs, out_refs;
-  for (Tensor* t : ins) in_refs.push_back(t->ref());
-  for (Tensor* t : outs) out_refs.push_back(t->ref());
-  std::vector<KernelEntry> all;
-  AddElementwiseKernels(all);
-  for (const auto& e : all)
-    if (e.name == "kiln.elementwise") return e.fn(KernelCall{params, in_refs, out_refs});
-  return Unimplemented("kiln.elementwise");
+  std::vector<KernelAttr> attrs;
+  if (with_body) attrs.push_back(Prog("body", body));
+  return test::Call("kiln.elementwise", std::move(attrs), std::move(ins), std::move(outs));
 }
 
 constexpr ElementType kI32 = ElementType::kSI32;

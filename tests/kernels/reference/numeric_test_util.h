@@ -1,7 +1,7 @@
 // Test helpers for the numeric reference kernels: type-generic tensors built
-// from doubles (stored through StoreScalar), region-program builders, and a
-// call helper that looks kernels up in AddNumericKernels. The tensor and the
-// attribute makers are those of tests/kernels/tensor_test_util.h.
+// from doubles (stored through StoreScalar) and region-program builders.
+// The tensor, the attribute makers and Call are those of
+// tests/kernels/tensor_test_util.h.
 #pragma once
 #include <gtest/gtest.h>
 
@@ -15,6 +15,7 @@
 
 namespace kiln::ref::numeric_test {
 
+using test::Call;
 using test::Count;
 using test::Int;
 using test::Ints;
@@ -112,28 +113,6 @@ inline ScalarProgram Compare(ComparisonDirection dir, ElementType t) {
   ScalarProgram p = Binary(ScalarOp::kCompare, t, 1, static_cast<int64_t>(dir), ElementType::kI1);
   p.instrs[0].attr1 = static_cast<int64_t>(IsFloat(t) ? ComparisonType::kFloat : ComparisonType::kSigned);
   return p;
-}
-
-inline KernelFn Find(std::string_view name) {
-  static const std::vector<KernelEntry> all = [] {
-    std::vector<KernelEntry> v;
-    AddNumericKernels(v);
-    return v;
-  }();
-  for (const auto& e : all)
-    if (e.name == name) return e.fn;
-  return nullptr;
-}
-
-inline Status Call(std::string_view name, std::vector<KernelAttr> attrs, std::vector<Tensor*> ins,
-                   std::vector<Tensor*> outs) {
-  KernelParams params{std::string(name), std::move(attrs)};
-  std::vector<TensorRef> in_refs, out_refs;
-  for (Tensor* t : ins) in_refs.push_back(t->ref());
-  for (Tensor* t : outs) out_refs.push_back(t->ref());
-  KernelFn fn = Find(name);
-  if (fn == nullptr) return Unimplemented(std::string(name));
-  return fn(KernelCall{params, in_refs, out_refs});
 }
 
 constexpr ElementType kF32 = ElementType::kF32;
