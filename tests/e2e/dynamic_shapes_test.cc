@@ -15,6 +15,7 @@
 
 #include "compiler/compile.h"
 #include "hal/cpu/cpu_device.h"
+#include "tests/support/host_tensor_util.h"
 #include "vm/context.h"
 
 namespace kiln {
@@ -70,13 +71,8 @@ vm::HostTensor Random(ElementType type, std::vector<int64_t> dims, uint32_t seed
   return t;
 }
 
-vm::HostTensor I64s(std::vector<int64_t> values) {
-  vm::HostTensor t;
-  t.type = ElementType::kSI64;
-  t.dims = {static_cast<int64_t>(values.size())};
-  t.data.resize(values.size() * 8);
-  std::memcpy(t.data.data(), values.data(), t.data.size());
-  return t;
+vm::HostTensor I64s(const std::vector<int64_t>& values) {
+  return test::HostTensorOf(ElementType::kSI64, {static_cast<int64_t>(values.size())}, values);
 }
 
 struct Case {

@@ -16,6 +16,7 @@
 #include "compiler/compile.h"
 #include "hal/cpu/cpu_device.h"
 #include "schema/module_generated.h"
+#include "tests/support/host_tensor_util.h"
 #include "vm/context.h"
 
 namespace kiln {
@@ -47,12 +48,7 @@ std::vector<uint8_t> CompileOrDie(const std::string& source, const std::string& 
 }
 
 vm::HostTensor F32Tensor(std::vector<int64_t> dims, const std::vector<float>& values) {
-  vm::HostTensor t;
-  t.type = ElementType::kF32;
-  t.dims = std::move(dims);
-  t.data.resize(values.size() * 4);
-  std::memcpy(t.data.data(), values.data(), t.data.size());
-  return t;
+  return test::HostTensorOf(ElementType::kF32, std::move(dims), values);
 }
 
 std::vector<float> F32Values(const vm::HostTensor& t) {

@@ -11,10 +11,13 @@
 
 #include "compiler/compile.h"
 #include "hal/cpu/cpu_device.h"
+#include "tests/support/host_tensor_util.h"
 #include "vm/context.h"
 
 namespace kiln {
 namespace {
+
+using test::HostTensorOf;
 
 struct RunResult {
   std::vector<vm::HostTensor> outputs;
@@ -48,15 +51,6 @@ class Fusion : public ::testing::TestWithParam<hal::CpuMode> {
   }
 };
 
-vm::HostTensor Tensor(ElementType type, std::vector<int64_t> dims, const void* data, size_t bytes) {
-  vm::HostTensor t;
-  t.type = type;
-  t.dims = std::move(dims);
-  t.data.resize(bytes);
-  if (bytes) std::memcpy(t.data.data(), data, bytes);
-  return t;
-}
-
 // Random values with NaN, infinities and signed zeros mixed in.
 std::vector<float> Values(size_t n, uint32_t seed) {
   std::mt19937 rng(seed);
@@ -85,7 +79,7 @@ func.func @main(%x: tensor<1000x77xf32>) -> tensor<1000x77xf32> {
 
 TEST_P(Fusion, ChainIsOneDispatchAndMatchesUnfused) {
   const auto x = Values(1000 * 77, 1);
-  std::vector<vm::HostTensor> in = {Tensor(ElementType::kF32, {1000, 77}, x.data(), x.size() * 4)};
+  std::vector<vm::HostTensor> in = {HostTensorOf(ElementType::kF32, {1000, 77}, x)};
   RunResult fused = CompileAndRun(kTanhChain, true, in);
   RunResult unfused = CompileAndRun(kTanhChain, false, in);
   EXPECT_EQ(fused.dispatches, 1u);
@@ -119,8 +113,8 @@ func.func @main(%x: tensor<257xf32>, %y: tensor<257xf32>) -> (tensor<257xf32>, t
 }
 )";
   const auto x = Values(257, 2), y = Values(257, 3);
-  std::vector<vm::HostTensor> in = {Tensor(ElementType::kF32, {257}, x.data(), x.size() * 4),
-                                    Tensor(ElementType::kF32, {257}, y.data(), y.size() * 4)};
+  std::vector<vm::HostTensor> in = {HostTensorOf(ElementType::kF32, {257}, x),
+                                    HostTensorOf(ElementType::kF32, {257}, y)};
   RunResult fused = CompileAndRun(kSource, true, in);
   RunResult unfused = CompileAndRun(kSource, false, in);
   EXPECT_EQ(fused.dispatches, 2u);  // %a (returned), then %b..%d reading it
@@ -151,8 +145,8 @@ func.func @main(%x: tensor<3x5x7xf32>, %n: tensor<3x5x7xi32>) -> (tensor<3x5x7xf
   const auto x = Values(105, 4);
   std::vector<int32_t> n(105);
   for (int i = 0; i < 105; ++i) n[i] = (i * 7919) % 1000 - 300;
-  std::vector<vm::HostTensor> in = {Tensor(ElementType::kF32, {3, 5, 7}, x.data(), x.size() * 4),
-                                    Tensor(ElementType::kSI32, {3, 5, 7}, n.data(), n.size() * 4)};
+  std::vector<vm::HostTensor> in = {HostTensorOf(ElementType::kF32, {3, 5, 7}, x),
+                                    HostTensorOf(ElementType::kSI32, {3, 5, 7}, n)};
   RunResult fused = CompileAndRun(kSource, true, in);
   RunResult unfused = CompileAndRun(kSource, false, in);
   EXPECT_EQ(fused.dispatches, 2u);
@@ -188,8 +182,8 @@ func.func @main(%x: tensor<64xf32>, %c: tensor<i1>) -> tensor<64xf32> {
 )";
   const auto x = Values(64, 5);
   const uint8_t yes = 1;
-  std::vector<vm::HostTensor> in = {Tensor(ElementType::kF32, {64}, x.data(), x.size() * 4),
-                                    Tensor(ElementType::kI1, {}, &yes, 1)};
+  std::vector<vm::HostTensor> in = {HostTensorOf(ElementType::kF32, {64}, x),
+                                    HostTensorOf(ElementType::kI1, {}, &yes, 1)};
   RunResult fused = CompileAndRun(kSource, true, in);
   RunResult unfused = CompileAndRun(kSource, false, in);
   EXPECT_EQ(fused.dispatches, 3u);  // %t, %u (both used in the region), then %a..%b
@@ -223,11 +217,11 @@ func.func @main(%x: tensor<37x70xf32>, %bias: tensor<70xf32>, %row: tensor<37xf3
 )";
   const auto x = Values(37 * 70, 6), bias = Values(70, 7), row = Values(37, 8), one = Values(70, 9),
              t = Values(70 * 37, 10);
-  std::vector<vm::HostTensor> in = {Tensor(ElementType::kF32, {37, 70}, x.data(), x.size() * 4),
-                                    Tensor(ElementType::kF32, {70}, bias.data(), bias.size() * 4),
-                                    Tensor(ElementType::kF32, {37}, row.data(), row.size() * 4),
-                                    Tensor(ElementType::kF32, {1, 70}, one.data(), one.size() * 4),
-                                    Tensor(ElementType::kF32, {70, 37}, t.data(), t.size() * 4)};
+  std::vector<vm::HostTensor> in = {HostTensorOf(ElementType::kF32, {37, 70}, x),
+                                    HostTensorOf(ElementType::kF32, {70}, bias),
+                                    HostTensorOf(ElementType::kF32, {37}, row),
+                                    HostTensorOf(ElementType::kF32, {1, 70}, one),
+                                    HostTensorOf(ElementType::kF32, {70, 37}, t)};
   RunResult fused = CompileAndRun(kSource, true, in);
   RunResult unfused = CompileAndRun(kSource, false, in);
   EXPECT_EQ(fused.dispatches, 1u);  // the splat constant %k broadcast along rows is a program constant
@@ -263,9 +257,9 @@ func.func @main(%x: tensor<5x16xf32>, %w: tensor<16x10xf32>, %bias: tensor<10xf3
   std::vector<float> xs(x), ws(w), bs(bias);
   for (auto* vec : {&xs, &ws, &bs})  // finite, moderate values: a real softmax
     for (auto& v : *vec) v = std::isfinite(v) && std::fabs(v) < 100 ? v * 0.1f : 0.5f;
-  std::vector<vm::HostTensor> in = {Tensor(ElementType::kF32, {5, 16}, xs.data(), xs.size() * 4),
-                                    Tensor(ElementType::kF32, {16, 10}, ws.data(), ws.size() * 4),
-                                    Tensor(ElementType::kF32, {10}, bs.data(), bs.size() * 4)};
+  std::vector<vm::HostTensor> in = {HostTensorOf(ElementType::kF32, {5, 16}, xs),
+                                    HostTensorOf(ElementType::kF32, {16, 10}, ws),
+                                    HostTensorOf(ElementType::kF32, {10}, bs)};
   RunResult fused = CompileAndRun(kSource, true, in);
   RunResult unfused = CompileAndRun(kSource, false, in);
   // [dot + bias + relu epilogue], reduce, [broadcast+subtract+exp], reduce, [broadcast+divide]
@@ -315,15 +309,15 @@ func.func @main(%x: tensor<37x70xf32>, %w: tensor<70x53xf32>, %bias: tensor<53xf
     int64_t n = 1;
     for (int64_t d : dims) n *= d;
     const auto v = Values(static_cast<size_t>(n), seed);
-    return Tensor(ElementType::kF32, dims, v.data(), v.size() * 4);
+    return HostTensorOf(ElementType::kF32, dims, v.data(), v.size() * 4);
   };
   std::vector<double> p(30), q(20);
   for (size_t i = 0; i < p.size(); ++i) p[i] = std::sin(1.7 * i) * 0.9;
   for (size_t i = 0; i < q.size(); ++i) q[i] = std::cos(0.3 * i) * 0.8;
   std::vector<vm::HostTensor> in = {f32({37, 70}, 21), f32({70, 53}, 22), f32({53}, 23), f32({3, 9, 17}, 24),
                                     f32({3, 17, 5}, 25), f32({3, 9, 5}, 26),
-                                    Tensor(ElementType::kF64, {6, 5}, p.data(), p.size() * 8),
-                                    Tensor(ElementType::kF64, {5, 4}, q.data(), q.size() * 8),
+                                    HostTensorOf(ElementType::kF64, {6, 5}, p),
+                                    HostTensorOf(ElementType::kF64, {5, 4}, q),
                                     f32({2, 9, 11, 3}, 27), f32({3, 3, 3, 4}, 28), f32({4}, 29)};
   RunResult fused = CompileAndRun(kSource, true, in);
   RunResult unfused = CompileAndRun(kSource, false, in);
@@ -348,8 +342,8 @@ func.func @main(%x: tensor<8x8xf32>, %w: tensor<8x8xf32>) -> (tensor<8x8xf32>, t
 }
 )";
   const auto x = Values(64, 31), w = Values(64, 32);
-  std::vector<vm::HostTensor> in = {Tensor(ElementType::kF32, {8, 8}, x.data(), 256),
-                                    Tensor(ElementType::kF32, {8, 8}, w.data(), 256)};
+  std::vector<vm::HostTensor> in = {HostTensorOf(ElementType::kF32, {8, 8}, x.data(), 256),
+                                    HostTensorOf(ElementType::kF32, {8, 8}, w.data(), 256)};
   RunResult fused = CompileAndRun(kSource, true, in);
   RunResult unfused = CompileAndRun(kSource, false, in);
   EXPECT_EQ(fused.dispatches, 4u);  // two dots, exp, subtract

@@ -1,7 +1,7 @@
 // Tests of the reference reduction kernels: reduce, reduce_window,
 // select_and_scatter, map. Expected values come from the spec's examples, the
 // conformance tests, or are worked out by hand in the comments.
-#include "tests/kernels/numeric_test_util.h"
+#include "tests/kernels/reference/numeric_test_util.h"
 
 namespace kiln::ref::numeric_test {
 namespace {

@@ -1,7 +1,7 @@
 // Tests of the reference linear-algebra kernels: triangular_solve and
 // cholesky. Right-hand sides are built from a known x (b = op(a) x), so the
 // expected result is x.
-#include "tests/kernels/numeric_test_util.h"
+#include "tests/kernels/reference/numeric_test_util.h"
 
 namespace kiln::ref::numeric_test {
 namespace {

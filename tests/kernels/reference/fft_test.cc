@@ -1,6 +1,6 @@
 // Tests of the reference fft kernel; values from the conformance tests
 // (fft.mlir) and hand-computed odd-length transforms.
-#include "tests/kernels/numeric_test_util.h"
+#include "tests/kernels/reference/numeric_test_util.h"
 
 namespace kiln::ref::numeric_test {
 namespace {

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "tests/kernels/numeric_test_util.h"
+#include "tests/kernels/reference/numeric_test_util.h"
 
 namespace kiln::ref::numeric_test {
 namespace {

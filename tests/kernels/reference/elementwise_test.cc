@@ -8,37 +8,12 @@
 
 #include "kernels/reference/registry.h"
 #include "kernels/reference/scalar.h"
+#include "tests/kernels/tensor_test_util.h"
 
 namespace kiln::ref {
 namespace {
 
-struct Tensor {
-  ElementType type;
-  std::vector<int64_t> dims;
-  std::vector<uint8_t> bytes;
-  TensorRef ref() { return {type, dims, bytes.data(), bytes.size()}; }
-};
-
-template <typename V>
-Tensor Make(ElementType t, std::vector<int64_t> dims, std::vector<V> vals) {
-  EXPECT_EQ(sizeof(V), StorageBytes(t));
-  Tensor x{t, std::move(dims), std::vector<uint8_t>(vals.size() * sizeof(V))};
-  if (!vals.empty()) std::memcpy(x.bytes.data(), vals.data(), x.bytes.size());
-  return x;
-}
-
-Tensor Zeros(ElementType t, std::vector<int64_t> dims) {
-  int64_t n = 1;
-  for (int64_t d : dims) n *= d;
-  return Tensor{t, std::move(dims), std::vector<uint8_t>(n * StorageBytes(t), 0)};
-}
-
-template <typename V>
-std::vector<V> Get(const Tensor& t) {
-  std::vector<V> v(t.bytes.size() / sizeof(V));
-  if (!v.empty()) std::memcpy(v.data(), t.bytes.data(), t.bytes.size());
-  return v;
-}
+using namespace ::kiln::test;  // Tensor, Make, Zeros, Get, Ints, Prog
 
 ScalarInstr Instr(ScalarOp op, ElementType t, std::vector<uint16_t> operands) {
   ScalarInstr i;
@@ -49,25 +24,12 @@ ScalarInstr Instr(ScalarOp op, ElementType t, std::vector<uint16_t> operands) {
   return i;
 }
 
+// kiln.elementwise with `body` (or, to test the refusal, no body attribute).
 Status Call(const ScalarProgram& body, std::vector<Tensor*> ins, std::vector<Tensor*> outs,
             bool with_body = true) {
-  KernelParams params;
-  params.kernel = "kiln.elementwise";
-  if (with_body) {
-    KernelAttr a;
-    a.name = "body";
-    a.has_program = true;
-    a.program = body;
-    params.attrs.push_back(a);
-  }
-  std::vector<TensorRef> in_refs, out_refs;
-  for (Tensor* t : ins) in_refs.push_back(t->ref());
-  for (Tensor* t : outs) out_refs.push_back(t->ref());
-  std::vector<KernelEntry> all;
-  AddElementwiseKernels(all);
-  for (const auto& e : all)
-    if (e.name == "kiln.elementwise") return e.fn(KernelCall{params, in_refs, out_refs});
-  return Unimplemented("kiln.elementwise");
+  std::vector<KernelAttr> attrs;
+  if (with_body) attrs.push_back(Prog("body", body));
+  return test::Call("kiln.elementwise", std::move(attrs), std::move(ins), std::move(outs));
 }
 
 constexpr ElementType kI32 = ElementType::kSI32;

@@ -1,7 +1,7 @@
 // Tests of the reference contraction kernels (dot_general, dot, convolution,
 // dynamic_conv) and chlo.ragged_dot. Expected values come from the spec's
 // examples or are worked out by hand in the comments.
-#include "tests/kernels/numeric_test_util.h"
+#include "tests/kernels/reference/numeric_test_util.h"
 
 namespace kiln::ref::numeric_test {
 namespace {

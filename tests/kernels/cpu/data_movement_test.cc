@@ -3,6 +3,8 @@
 // and 16 bytes (the last runs the reference), every permutation of rank 3,
 // odd sizes around the 16x16 tiles, size-1 and zero-sized dims, broadcasts
 // that expand, repeat and transpose, and sizes that split over the pool.
+// These kernels are plain loops with no per-target (Highway) code, so they
+// run once, not once per SIMD target as the other kernels/cpu tests do.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,7 +15,7 @@
 
 #include "kernels/cpu/registry.h"
 #include "kernels/reference/registry.h"
-#include "tests/cpu/test_pool.h"
+#include "tests/kernels/cpu/test_pool.h"
 
 namespace kiln::cpu {
 namespace {

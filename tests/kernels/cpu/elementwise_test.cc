@@ -16,7 +16,9 @@
 
 #include "kernels/cpu/registry.h"
 #include "kernels/reference/registry.h"
-#include "tests/cpu/test_pool.h"
+#include "tests/kernels/cpu/hwy_test_util.h"
+#include "tests/kernels/cpu/test_pool.h"
+#include "tests/kernels/tensor_test_util.h"
 
 namespace kiln::cpu {
 namespace {
@@ -26,30 +28,10 @@ constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 constexpr ElementType F32 = ElementType::kF32;
 constexpr ElementType I1 = ElementType::kI1;
 
-struct Tensor {
-  ElementType type = F32;
-  std::vector<int64_t> dims;
-  std::vector<uint8_t> bytes;
-  TensorRef ref() { return {type, dims, bytes.data(), bytes.size()}; }
-  std::vector<float> floats() const {
-    std::vector<float> v(bytes.size() / 4);
-    if (!v.empty()) std::memcpy(v.data(), bytes.data(), bytes.size());
-    return v;
-  }
-};
+using namespace ::kiln::test;  // Tensor, Make, Get, Count
 
-Tensor F(std::vector<int64_t> dims, const std::vector<float>& v) {
-  Tensor t{F32, std::move(dims), std::vector<uint8_t>(v.size() * 4)};
-  if (!v.empty()) std::memcpy(t.bytes.data(), v.data(), v.size() * 4);
-  return t;
-}
-Tensor B(std::vector<int64_t> dims, const std::vector<uint8_t>& v) { return Tensor{I1, std::move(dims), v}; }
-
-int64_t Count(const std::vector<int64_t>& dims) {
-  int64_t n = 1;
-  for (int64_t d : dims) n *= d;
-  return n;
-}
+Tensor F(std::vector<int64_t> dims, const std::vector<float>& v) { return Make(F32, std::move(dims), v); }
+Tensor B(std::vector<int64_t> dims, const std::vector<uint8_t>& v) { return Make(I1, std::move(dims), v); }
 
 // Special values first, then random values of every magnitude (random bit
 // patterns) and moderate values, so every size sees both.
@@ -146,7 +128,7 @@ int64_t Compare(const KernelParams& p, std::vector<Tensor> ins, std::vector<int6
   int64_t worst = 0;
   int bad = 0;
   for (size_t o = 0; o < num_outputs; ++o) {
-    auto g = got[o].floats(), w = want[o].floats();
+    auto g = Get<float>(got[o]), w = Get<float>(want[o]);
     for (size_t i = 0; i < w.size() && bad < 10; ++i) {
       if (std::isnan(w[i]) || std::isnan(g[i]) || std::isinf(w[i]) || std::isinf(g[i])) {
         const bool same = std::isnan(w[i]) ? std::isnan(g[i]) : g[i] == w[i];
@@ -154,7 +136,7 @@ int64_t Compare(const KernelParams& p, std::vector<Tensor> ins, std::vector<int6
           ++bad;
           std::vector<float> x;
           ADD_FAILURE() << "output " << o << " element " << i << ": got " << g[i] << ", want " << w[i]
-                        << " (input 0: " << (ins[0].type == F32 && ins[0].dims == out_dims ? ins[0].floats()[i] : 0.0f)
+                        << " (input 0: " << (ins[0].type == F32 && ins[0].dims == out_dims ? Get<float>(ins[0])[i] : 0.0f)
                         << ")";
         }
         continue;
@@ -185,7 +167,7 @@ ScalarProgram Binary(ScalarOp op) {
 // Sizes around the SIMD width, the block size and the pool's task size.
 const int64_t kSizes[] = {1, 3, 17, 63, 65, 130, 511, 512, 513, 1500, 32768 + 513, 100003};
 
-TEST(CpuElementwise, ExactBinaryOps) {
+KILN_TEST_ALL_TARGETS(CpuElementwise, ExactBinaryOps) {
   std::mt19937 rng(1);
   for (ScalarOp op : {ScalarOp::kAdd, ScalarOp::kSubtract, ScalarOp::kMultiply, ScalarOp::kDivide,
                       ScalarOp::kMaximum, ScalarOp::kMinimum}) {
@@ -201,7 +183,7 @@ TEST(CpuElementwise, ExactBinaryOps) {
   }
 }
 
-TEST(CpuElementwise, MaximumMinimumSignedZerosAndNaN) {
+KILN_TEST_ALL_TARGETS(CpuElementwise, MaximumMinimumSignedZerosAndNaN) {
   // The reference picks +0 for max(-0, +0) and -0 for min; NaN wins.
   std::vector<float> a = {0.0f, -0.0f, kNaN, 1.0f, kNaN, -kInf};
   std::vector<float> b = {-0.0f, 0.0f, 1.0f, kNaN, kNaN, kNaN};
@@ -211,7 +193,7 @@ TEST(CpuElementwise, MaximumMinimumSignedZerosAndNaN) {
     TensorRef in[2] = {x.ref(), y.ref()};
     TensorRef o[1] = {out.ref()};
     ASSERT_TRUE(FindCpuKernel(p)(KernelCall{p, in, o}).ok());
-    auto r = out.floats();
+    auto r = Get<float>(out);
     const bool is_max = op == ScalarOp::kMaximum;
     EXPECT_EQ(std::signbit(r[0]), !is_max);
     EXPECT_EQ(std::signbit(r[1]), !is_max);
@@ -219,7 +201,7 @@ TEST(CpuElementwise, MaximumMinimumSignedZerosAndNaN) {
   }
 }
 
-TEST(CpuElementwise, ExactUnaryOps) {
+KILN_TEST_ALL_TARGETS(CpuElementwise, ExactUnaryOps) {
   std::mt19937 rng(2);
   for (ScalarOp op : {ScalarOp::kNegate, ScalarOp::kAbs, ScalarOp::kSqrt}) {
     SCOPED_TRACE(std::string(ScalarOpName(op)));
@@ -227,7 +209,7 @@ TEST(CpuElementwise, ExactUnaryOps) {
   }
 }
 
-TEST(CpuElementwise, TranscendentalsWithinUlps) {
+KILN_TEST_ALL_TARGETS(CpuElementwise, TranscendentalsWithinUlps) {
   std::mt19937 rng(3);
   struct Case {
     ScalarOp op;
@@ -265,7 +247,7 @@ TEST(CpuElementwise, TranscendentalsWithinUlps) {
   }
 }
 
-TEST(CpuElementwise, SpecialValuesOfTranscendentals) {
+KILN_TEST_ALL_TARGETS(CpuElementwise, SpecialValuesOfTranscendentals) {
   std::vector<float> x = {kNaN, kInf, -kInf, 0.0f, -0.0f, -1.0f, 1e-45f, 89.0f, -200.0f, 3.4e38f, -3.4e38f};
   const int64_t n = static_cast<int64_t>(x.size());
   for (ScalarOp op : {ScalarOp::kExponential, ScalarOp::kLog, ScalarOp::kTanh, ScalarOp::kLogistic,
@@ -278,7 +260,7 @@ TEST(CpuElementwise, SpecialValuesOfTranscendentals) {
 // Fused broadcasts of lower-rank operands (input_broadcast): select(p[m],
 // a[m, n] + bias[n], a * t[n, m]^T) - one[1, n] over odd shapes, including
 // ones that split into several blocks and pool tasks. Exact.
-TEST(CpuElementwise, BroadcastInputsReadInPlace) {
+KILN_TEST_ALL_TARGETS(CpuElementwise, BroadcastInputsReadInPlace) {
   std::mt19937 rng(11);
   ScalarProgram prog;
   prog.param_types = {F32, F32, I1, F32, F32};  // a, bias, p, t, one
@@ -308,7 +290,7 @@ TEST(CpuElementwise, BroadcastInputsReadInPlace) {
 // A fused chain: r0 = tanh(a * b + c) / 2 * max(a, 0.5); r1 = logistic(a)
 // with c a rank-0 input broadcast to every element. (Products, not sums, after
 // the inexact op, so that its few-ULP error is not magnified by cancellation.)
-TEST(CpuElementwise, FusedChainWithBroadcastAndTwoOutputs) {
+KILN_TEST_ALL_TARGETS(CpuElementwise, FusedChainWithBroadcastAndTwoOutputs) {
   std::mt19937 rng(4);
   ScalarProgram prog;
   prog.param_types = {F32, F32, F32};
@@ -332,7 +314,7 @@ TEST(CpuElementwise, FusedChainWithBroadcastAndTwoOutputs) {
             8);
 }
 
-TEST(CpuElementwise, SelectAndCompare) {
+KILN_TEST_ALL_TARGETS(CpuElementwise, SelectAndCompare) {
   std::mt19937 rng(5);
   // select(pred_input, a, b) with an i1 input, and select(a < b, b, a).
   ScalarProgram prog;
@@ -362,7 +344,7 @@ TEST(CpuElementwise, SelectAndCompare) {
   }
 }
 
-TEST(CpuElementwise, ResultIsAParamAndZeroElements) {
+KILN_TEST_ALL_TARGETS(CpuElementwise, ResultIsAParamAndZeroElements) {
   std::mt19937 rng(6);
   ScalarProgram prog;
   prog.param_types = {F32, F32};
@@ -377,7 +359,7 @@ TEST(CpuElementwise, ResultIsAParamAndZeroElements) {
 // f64 programs of the exact ops: every op of one chain, a broadcast rank-0
 // input and a compare/select, on special and random values; bit-identical to
 // the reference (NaN as NaN), single-threaded and on the pool.
-TEST(CpuElementwise, F64ExactOps) {
+KILN_TEST_ALL_TARGETS(CpuElementwise, F64ExactOps) {
   constexpr ElementType F64 = ElementType::kF64;
   ScalarProgram prog;
   prog.param_types = {F64, F64, F64};  // a, b, c (rank 0)
@@ -438,7 +420,7 @@ TEST(CpuElementwise, F64ExactOps) {
   EXPECT_EQ(FindCpuKernel(Params(e)), nullptr);
 }
 
-TEST(CpuElementwise, UnsupportedProgramsAreNotClaimed) {
+KILN_TEST_ALL_TARGETS(CpuElementwise, UnsupportedProgramsAreNotClaimed) {
   EXPECT_EQ(FindCpuKernel(Params(Unary(ScalarOp::kSine))), nullptr);
   ScalarProgram i32 = Binary(ScalarOp::kAdd);
   i32.param_types = {ElementType::kSI32, ElementType::kSI32};
@@ -455,7 +437,7 @@ TEST(CpuElementwise, UnsupportedProgramsAreNotClaimed) {
   EXPECT_EQ(FindCpuKernel(no_body), nullptr);
 }
 
-TEST(CpuElementwise, BadCallsGetTheReferenceError) {
+KILN_TEST_ALL_TARGETS(CpuElementwise, BadCallsGetTheReferenceError) {
   KernelParams p = Params(Binary(ScalarOp::kAdd));
   KernelFn fast = FindCpuKernel(p);
   ASSERT_NE(fast, nullptr);

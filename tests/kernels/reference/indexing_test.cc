@@ -12,52 +12,12 @@
 
 #include "kernels/reference/registry.h"
 #include "kernels/reference/scalar.h"
+#include "tests/kernels/tensor_test_util.h"
 
 namespace kiln::ref {
 namespace {
 
-struct Tensor {
-  ElementType type;
-  std::vector<int64_t> dims;
-  std::vector<uint8_t> bytes;
-  TensorRef ref() { return {type, dims, bytes.data(), bytes.size()}; }
-};
-
-template <typename V>
-Tensor Make(ElementType t, std::vector<int64_t> dims, std::vector<V> vals) {
-  EXPECT_EQ(sizeof(V), StorageBytes(t));
-  Tensor x{t, std::move(dims), std::vector<uint8_t>(vals.size() * sizeof(V))};
-  if (!vals.empty()) std::memcpy(x.bytes.data(), vals.data(), x.bytes.size());
-  return x;
-}
-
-Tensor Zeros(ElementType t, std::vector<int64_t> dims) {
-  int64_t n = 1;
-  for (int64_t d : dims) n *= d;
-  return Tensor{t, std::move(dims), std::vector<uint8_t>(n * StorageBytes(t), 0)};
-}
-
-template <typename V>
-std::vector<V> Get(const Tensor& t) {
-  std::vector<V> v(t.bytes.size() / sizeof(V));
-  if (!v.empty()) std::memcpy(v.data(), t.bytes.data(), t.bytes.size());
-  return v;
-}
-
-KernelAttr Ints(std::string name, std::vector<int64_t> v) {
-  KernelAttr a;
-  a.name = std::move(name);
-  a.ints = std::move(v);
-  return a;
-}
-
-KernelAttr Prog(std::string name, ScalarProgram p) {
-  KernelAttr a;
-  a.name = std::move(name);
-  a.has_program = true;
-  a.program = std::move(p);
-  return a;
-}
+using namespace ::kiln::test;  // Tensor, Make, Zeros, Get, Ints, Prog, Call
 
 // (a, b) -> a <op> b, all of type t.
 ScalarProgram Binary(ScalarOp op, ElementType t) {
@@ -98,28 +58,6 @@ ScalarProgram Compare(std::vector<ElementType> types, size_t which, ComparisonDi
   p.instrs.push_back(i);
   p.results = {static_cast<uint16_t>(p.param_types.size())};
   return p;
-}
-
-KernelFn Find(std::string_view name) {
-  static const std::vector<KernelEntry> all = [] {
-    std::vector<KernelEntry> v;
-    AddDataMovementKernels(v);
-    return v;
-  }();
-  for (const auto& e : all)
-    if (e.name == name) return e.fn;
-  return nullptr;
-}
-
-Status Call(std::string_view name, std::vector<KernelAttr> attrs, std::vector<Tensor*> ins,
-            std::vector<Tensor*> outs) {
-  KernelParams params{std::string(name), std::move(attrs)};
-  std::vector<TensorRef> in_refs, out_refs;
-  for (Tensor* t : ins) in_refs.push_back(t->ref());
-  for (Tensor* t : outs) out_refs.push_back(t->ref());
-  KernelFn fn = Find(name);
-  if (fn == nullptr) return Unimplemented(std::string(name));
-  return fn(KernelCall{params, in_refs, out_refs});
 }
 
 using V = std::vector<int32_t>;

@@ -1,6 +1,7 @@
 // Test helpers for the numeric reference kernels: type-generic tensors built
-// from doubles (stored through StoreScalar), attribute and region-program
-// builders, and a call helper that looks kernels up in AddNumericKernels.
+// from doubles (stored through StoreScalar) and region-program builders.
+// The tensor, the attribute makers and Call are those of
+// tests/kernels/tensor_test_util.h.
 #pragma once
 #include <gtest/gtest.h>
 
@@ -10,27 +11,19 @@
 
 #include "kernels/reference/registry.h"
 #include "kernels/reference/scalar.h"
+#include "tests/kernels/tensor_test_util.h"
 
 namespace kiln::ref::numeric_test {
 
-struct Tensor {
-  ElementType type = ElementType::kInvalid;
-  std::vector<int64_t> dims;
-  std::vector<uint8_t> bytes;
-  TensorRef ref() { return {type, dims, bytes.data(), bytes.size()}; }
-};
-
-inline int64_t Count(const std::vector<int64_t>& dims) {
-  int64_t n = 1;
-  for (int64_t d : dims) n *= d;
-  return n;
-}
-
-inline Tensor Zeros(ElementType t, std::vector<int64_t> dims) {
-  Tensor x{t, std::move(dims), {}};
-  x.bytes.assign(Count(x.dims) * StorageBytes(t), 0);
-  return x;
-}
+using test::Call;
+using test::Count;
+using test::Int;
+using test::Ints;
+using test::Floats;
+using test::Prog;
+using test::Str;
+using test::Tensor;
+using test::Zeros;
 
 // Elements given as doubles; integers are converted exactly (|v| < 2^53).
 inline Tensor T(ElementType t, std::vector<int64_t> dims, std::vector<double> vals) {
@@ -97,33 +90,6 @@ inline void ExpectNearC(const std::vector<std::complex<double>>& got, const std:
   }
 }
 
-inline KernelAttr Ints(std::string name, std::vector<int64_t> v) {
-  KernelAttr a;
-  a.name = std::move(name);
-  a.ints = std::move(v);
-  return a;
-}
-inline KernelAttr Int(std::string name, int64_t v) { return Ints(std::move(name), {v}); }
-inline KernelAttr Floats(std::string name, std::vector<double> v) {
-  KernelAttr a;
-  a.name = std::move(name);
-  a.floats = std::move(v);
-  return a;
-}
-inline KernelAttr Str(std::string name, std::string v) {
-  KernelAttr a;
-  a.name = std::move(name);
-  a.str = std::move(v);
-  return a;
-}
-inline KernelAttr Prog(std::string name, ScalarProgram p) {
-  KernelAttr a;
-  a.name = std::move(name);
-  a.has_program = true;
-  a.program = std::move(p);
-  return a;
-}
-
 // A region (x0..x{n-1}, y0..y{n-1}) -> (op(x0, y0), ...) of element type t.
 inline ScalarProgram Binary(ScalarOp op, ElementType t, size_t n = 1, int64_t attr0 = 0, ElementType result = ElementType::kInvalid) {
   ScalarProgram p;
@@ -147,28 +113,6 @@ inline ScalarProgram Compare(ComparisonDirection dir, ElementType t) {
   ScalarProgram p = Binary(ScalarOp::kCompare, t, 1, static_cast<int64_t>(dir), ElementType::kI1);
   p.instrs[0].attr1 = static_cast<int64_t>(IsFloat(t) ? ComparisonType::kFloat : ComparisonType::kSigned);
   return p;
-}
-
-inline KernelFn Find(std::string_view name) {
-  static const std::vector<KernelEntry> all = [] {
-    std::vector<KernelEntry> v;
-    AddNumericKernels(v);
-    return v;
-  }();
-  for (const auto& e : all)
-    if (e.name == name) return e.fn;
-  return nullptr;
-}
-
-inline Status Call(std::string_view name, std::vector<KernelAttr> attrs, std::vector<Tensor*> ins,
-                   std::vector<Tensor*> outs) {
-  KernelParams params{std::string(name), std::move(attrs)};
-  std::vector<TensorRef> in_refs, out_refs;
-  for (Tensor* t : ins) in_refs.push_back(t->ref());
-  for (Tensor* t : outs) out_refs.push_back(t->ref());
-  KernelFn fn = Find(name);
-  if (fn == nullptr) return Unimplemented(std::string(name));
-  return fn(KernelCall{params, in_refs, out_refs});
 }
 
 constexpr ElementType kF32 = ElementType::kF32;

@@ -1,0 +1,59 @@
+// Tests of type parsing (compiler/parse_types.cc): every element type,
+// tensor, tuple, token and quantized types, and their errors.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "compiler/ir.h"
+#include "compiler/lexer.h"
+#include "compiler/parser.h"
+#include "tests/compiler/parse/parse_test_util.h"
+
+namespace kiln::ir {
+namespace {
+
+TEST(Parser, Types) {
+  auto m = MustParse(R"(
+func.func @f(%a: tensor<2x?x3xf32>, %b: tensor<f32>, %c: tensor<?xf32, #stablehlo.bounds<4>>,
+             %d: !stablehlo.token, %e: tuple<tensor<i1>, tuple<>>, %f: tensor<2xcomplex<f64>>,
+             %g: tensor<2x!quant.uniform<i8:f32, 0.1:3>>,
+             %h: tensor<2x!quant.uniform<i8<-127:127>:f32:1, {0.1:-1, 0.2:2}>>,
+             %i: tensor<4xf8E4M3FN>, %j: tensor<0x2xui4>) {
+  func.return
+})");
+  ASSERT_TRUE(m);
+  const auto& t = m->functions[0]->arg_types;
+  EXPECT_EQ(t[0].dims, (std::vector<int64_t>{2, Type::kDynamic, 3}));
+  EXPECT_EQ(t[0].element, ElementType::kF32);
+  EXPECT_FALSE(t[0].HasStaticShape());
+  EXPECT_EQ(t[1].rank(), 0);
+  EXPECT_EQ(t[1].NumElements(), 1);
+  EXPECT_EQ(t[2].bounds, (std::vector<int64_t>{4}));
+  EXPECT_TRUE(t[3].is_token());
+  EXPECT_TRUE(t[4].is_tuple());
+  EXPECT_EQ(t[4].tuple_elements.size(), 2u);
+  EXPECT_EQ(t[5].element, ElementType::kC128);
+  ASSERT_TRUE(t[6].is_quantized());
+  EXPECT_EQ(t[6].element, ElementType::kSI8);
+  EXPECT_EQ(t[6].quant->expressed, ElementType::kF32);
+  EXPECT_EQ(t[6].quant->scales, (std::vector<double>{0.1}));
+  EXPECT_EQ(t[6].quant->zero_points, (std::vector<int64_t>{3}));
+  ASSERT_TRUE(t[7].is_quantized());
+  EXPECT_EQ(t[7].quant->storage_min, -127);
+  EXPECT_EQ(t[7].quant->quantized_dimension, 1);
+  EXPECT_EQ(t[7].quant->zero_points, (std::vector<int64_t>{-1, 2}));
+  EXPECT_EQ(t[8].element, ElementType::kF8E4M3FN);
+  EXPECT_EQ(t[9].NumElements(), 0);
+  EXPECT_EQ(t[0].ToString(), "tensor<2x?x3xf32>");
+  EXPECT_EQ(t[2].ToString(), "tensor<?xf32, #stablehlo.bounds<4>>");
+  EXPECT_EQ(t[6].ToString(), "tensor<2x!quant.uniform<i8:f32, 0.1:3>>");
+  EXPECT_EQ(t[7].ToString(), "tensor<2x!quant.uniform<i8<-127:127>:f32:1, {0.1:-1, 0.2:2}>>");
+  EXPECT_EQ(t[4].ToString(), "tuple<tensor<i1>, tuple<>>");
+}
+
+}  // namespace
+}  // namespace kiln::ir

@@ -1,0 +1,108 @@
+// The vulkan target's linear-algebra shaders (compiler/vulkan_kernels_
+// linalg.cc) against the CPU device: dot_general of odd shapes, convolution,
+// and epilogues fused into both.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tests/hal/vulkan/vulkan_test_fixture.h"
+
+namespace kiln::vulkan_test {
+namespace {
+
+// Odd sizes (not multiples of the 16x16 tiles), a batch dim and an
+// unusual contracting layout, against the CPU.
+TEST_F(VulkanTest, DotGeneralOddShapesMatchCpu) {
+  const char* src = R"(
+func.func @main(%a: tensor<3x37x19xf32>, %b: tensor<3x23x37xf32>) -> tensor<3x19x23xf32> {
+  %0 = stablehlo.dot_general %a, %b, batching_dims = [0] x [0], contracting_dims = [1] x [2] : (tensor<3x37x19xf32>, tensor<3x23x37xf32>) -> tensor<3x19x23xf32>
+  return %0 : tensor<3x19x23xf32>
+}
+)";
+  auto bytes = CompileAll(src, "vulkan");
+  ASSERT_FALSE(bytes.empty());
+  std::mt19937_64 rng(3);
+  auto make = [&](std::vector<int64_t> dims) { return RandomF32(std::move(dims), rng); };
+  auto a = make({3, 37, 19}), b = make({3, 23, 37});
+  auto want = RunOn(cpu_.get(), bytes, "main", {a, b});
+  auto got = RunOn(vulkan_.get(), bytes, "main", {a, b});
+  ASSERT_TRUE(want.ok()) << want.status().message();
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  for (int64_t i = 0; i < 3 * 19 * 23; ++i) {
+    float w, v;
+    std::memcpy(&w, (*want)[0].data.data() + i * 4, 4);
+    std::memcpy(&v, (*got)[0].data.data() + i * 4, 4);
+    EXPECT_NEAR(v, w, 1e-4f) << i;
+  }
+}
+
+// A convolution with padding, strides, dilation and feature groups,
+// against the CPU.
+TEST_F(VulkanTest, ConvolutionMatchesCpu) {
+  const char* src = R"(
+func.func @main(%x: tensor<2x6x11x9xf32>, %k: tensor<4x3x3x2xf32>) -> tensor<2x4x6x3xf32> {
+  %0 = stablehlo.convolution(%x, %k) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [2, 3], pad = [[1, 1], [2, 0]], rhs_dilate = [1, 2]} {batch_group_count = 1 : i64, feature_group_count = 2 : i64} : (tensor<2x6x11x9xf32>, tensor<4x3x3x2xf32>) -> tensor<2x4x6x3xf32>
+  return %0 : tensor<2x4x6x3xf32>
+}
+)";
+  auto bytes = CompileAll(src, "vulkan");
+  ASSERT_FALSE(bytes.empty());
+  std::mt19937_64 rng(13);
+  std::vector<vm::HostTensor> in = {RandomF32({2, 6, 11, 9}, rng), RandomF32({4, 3, 3, 2}, rng)};
+  auto want = RunOn(cpu_.get(), bytes, "main", in);
+  auto got = RunOn(vulkan_.get(), bytes, "main", in);
+  ASSERT_TRUE(want.ok()) << want.status().message();
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  ExpectNearF32((*got)[0], (*want)[0], 1e-4f);
+}
+
+// Epilogues fused into dot_general and convolution (kernels/reference/
+// epilogue.h): a bias read in place, a full-shaped addend, an activation.
+TEST_F(VulkanTest, FusedEpiloguesMatchCpu) {
+  const char* src = R"(
+func.func @main(%x: tensor<19x37xf32>, %w: tensor<37x23xf32>, %bias: tensor<23xf32>, %a: tensor<3x9x17xf32>,
+                %b: tensor<3x17x5xf32>, %y: tensor<3x9x5xf32>, %img: tensor<2x9x11x3xf32>, %k: tensor<3x3x3x4xf32>,
+                %kb: tensor<4xf32>) -> (tensor<19x23xf32>, tensor<3x9x5xf32>, tensor<2x9x11x4xf32>) {
+  %0 = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<19x37xf32>, tensor<37x23xf32>) -> tensor<19x23xf32>
+  %1 = stablehlo.broadcast_in_dim %bias, dims = [1] : (tensor<23xf32>) -> tensor<19x23xf32>
+  %2 = stablehlo.add %0, %1 : tensor<19x23xf32>
+  %3 = stablehlo.logistic %2 : tensor<19x23xf32>
+  %4 = stablehlo.dot_general %a, %b, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<3x9x17xf32>, tensor<3x17x5xf32>) -> tensor<3x9x5xf32>
+  %5 = stablehlo.subtract %y, %4 : tensor<3x9x5xf32>
+  %8 = stablehlo.convolution(%img, %k) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[1, 1], [1, 1]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x9x11x3xf32>, tensor<3x3x3x4xf32>) -> tensor<2x9x11x4xf32>
+  %9 = stablehlo.broadcast_in_dim %kb, dims = [3] : (tensor<4xf32>) -> tensor<2x9x11x4xf32>
+  %10 = stablehlo.add %8, %9 : tensor<2x9x11x4xf32>
+  %zero = stablehlo.constant dense<0.0> : tensor<2x9x11x4xf32>
+  %11 = stablehlo.maximum %10, %zero : tensor<2x9x11x4xf32>
+  return %3, %5, %11 : tensor<19x23xf32>, tensor<3x9x5xf32>, tensor<2x9x11x4xf32>
+}
+)";
+  auto bytes = CompileAll(src, "vulkan");
+  ASSERT_FALSE(bytes.empty());
+  std::mt19937_64 rng(17);
+  auto make = [&](std::vector<int64_t> dims) { return RandomF32(std::move(dims), rng); };
+  std::vector<vm::HostTensor> in = {make({19, 37}), make({37, 23}),      make({23}),
+                                    make({3, 9, 17}), make({3, 17, 5}),  make({3, 9, 5}),
+                                    make({2, 9, 11, 3}), make({3, 3, 3, 4}), make({4})};
+  auto want = RunOn(cpu_.get(), bytes, "main", in);
+  auto got = RunOn(vulkan_.get(), bytes, "main", in);
+  ASSERT_TRUE(want.ok()) << want.status().message();
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  ASSERT_EQ(want->size(), 3u);
+  for (size_t r = 0; r < 3; ++r) {
+    ASSERT_EQ((*want)[r].data.size(), (*got)[r].data.size());
+    for (size_t i = 0; i < (*want)[r].data.size() / 4; ++i) {
+      float w, v;
+      std::memcpy(&w, (*want)[r].data.data() + i * 4, 4);
+      std::memcpy(&v, (*got)[r].data.data() + i * 4, 4);
+      EXPECT_NEAR(v, w, 1e-4f) << "result " << r << " element " << i;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace kiln::vulkan_test

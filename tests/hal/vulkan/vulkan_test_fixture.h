@@ -1,0 +1,105 @@
+// The fixture of the Vulkan tests (tests/hal/vulkan: the driver;
+// tests/compiler/vulkan: the shaders the compiler's vulkan target
+// generates): the Vulkan device beside the CPU device, whose kernels are the
+// reference, modules compiled for both, and their inputs. Runs on whatever
+// Vulkan device the loader offers first by preference (lavapipe in CI), with
+// the Khronos validation layer on (ctest sets KILN_VULKAN_VALIDATION=1).
+#pragma once
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "compiler/compile.h"
+#include "hal/cpu/cpu_device.h"
+#include "hal/vulkan/vulkan_device.h"
+#include "tests/support/host_tensor_util.h"
+#include "vm/context.h"
+
+namespace kiln::vulkan_test {
+
+using test::HostTensorOf;
+using test::RandomF32;
+
+inline std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// Runs function `fn` of the module on `device`.
+inline StatusOr<std::vector<vm::HostTensor>> RunOn(hal::Device* device, const std::vector<uint8_t>& bytes,
+                                                   const std::string& fn, const std::vector<vm::HostTensor>& inputs) {
+  auto module = vm::LoadModule(bytes);
+  if (!module.ok()) return module.status();
+  auto ctx = vm::Context::Create(*module, device);
+  if (!ctx.ok()) return ctx.status();
+  return (*ctx)->Invoke(fn, inputs);
+}
+
+// The module compiled for `target` ("all": every target).
+inline std::vector<uint8_t> CompileAll(const std::string& source, const std::string& target = "all") {
+  compiler::CompileOptions options;
+  options.fold = false;
+  options.target = target;
+  auto bytes = compiler::Compile(source, "test.mlir", options, nullptr);
+  EXPECT_TRUE(bytes.ok()) << bytes.status().message();
+  return bytes.ok() ? bytes.value() : std::vector<uint8_t>{};
+}
+
+// The Vulkan device (the loader's first by preference) and the CPU device;
+// a test fails if the validation layer reported anything during it.
+class VulkanTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    validation_before_ = hal::VulkanValidationMessages();
+    auto d = hal::CreateVulkanDevice(-1);
+    ASSERT_TRUE(d.ok()) << d.status().message();
+    vulkan_ = std::move(d.value());
+    cpu_ = hal::CreateCpuDevice(hal::CpuMode::kInline);
+  }
+  void TearDown() override {
+    vulkan_.reset();
+    EXPECT_EQ(hal::VulkanValidationMessages(), validation_before_) << "the validation layer reported messages";
+  }
+  uint64_t validation_before_ = 0;
+  std::unique_ptr<hal::Device> vulkan_, cpu_;
+};
+
+// Integers of type t: edge values first, then random bits.
+inline vm::HostTensor RandomBits(ElementType t, std::vector<int64_t> dims, std::mt19937_64& rng) {
+  vm::HostTensor h;
+  h.type = t;
+  h.dims = std::move(dims);
+  size_t n = static_cast<size_t>(h.NumElements());
+  size_t w = StorageBytes(t);
+  h.data.resize(n * w);
+  // Edge values first (0, 1, -1, the extremes, small shift amounts), then random bits.
+  const uint64_t edges[] = {0, 1, ~uint64_t{0}, uint64_t{1} << (BitWidth(t) - 1), (uint64_t{1} << (BitWidth(t) - 1)) - 1,
+                            2, 3, 7, 8, 15, 16, 31, 32, 33, 63, 64};
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t v = i < std::size(edges) ? edges[i] : rng();
+    if (i >= std::size(edges) && (rng() & 3) == 0) v &= 0x3f;  // small values: shift amounts, divisors
+    if (i >= std::size(edges) && (rng() & 7) == 0) v = ~(v & 0x7);  // small negatives
+    // Storage of signed narrow types is sign-extended; take the low bits.
+    std::memcpy(h.data.data() + i * w, &v, w);
+  }
+  return h;
+}
+
+// f32 results within `tol` of the CPU's.
+inline void ExpectNearF32(const vm::HostTensor& got, const vm::HostTensor& want, float tol) {
+  ASSERT_EQ(got.data.size(), want.data.size());
+  for (size_t i = 0; i < want.data.size() / 4; ++i) {
+    float w, v;
+    std::memcpy(&w, want.data.data() + i * 4, 4);
+    std::memcpy(&v, got.data.data() + i * 4, 4);
+    EXPECT_NEAR(v, w, tol) << "element " << i;
+  }
+}
+
+}  // namespace kiln::vulkan_test

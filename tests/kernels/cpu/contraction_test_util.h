@@ -1,0 +1,94 @@
+// Shared by the fast CPU dot_general and convolution tests (the convolution
+// runs on the dot_general GEMM): f32/f64 operands, and the check of the fast
+// kernel, on every Highway target, against the reference. The fast kernel
+// accumulates in the element type, the reference in double, so results are
+// compared with a tolerance scaled by K * eps * sum|a*b| (computed by running
+// the reference on |lhs| and |rhs|).
+#pragma once
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/cpu/registry.h"
+#include "kernels/reference/registry.h"
+#include "tests/kernels/cpu/hwy_test_util.h"
+#include "tests/kernels/cpu/test_pool.h"
+#include "tests/kernels/tensor_test_util.h"
+
+namespace kiln::cpu::contraction_test {
+
+using namespace ::kiln::test;  // Tensor, Zeros, Ints
+
+// An f32 or f64 tensor with every element `fill`.
+inline Tensor Filled(ElementType t, std::vector<int64_t> dims, double fill = 0) {
+  Tensor x = Zeros(t, std::move(dims));
+  for (int64_t i = 0; i < x.count(); ++i) x.Set(i, fill);
+  return x;
+}
+
+// Values uniform in [-1, 1].
+inline Tensor Random(ElementType t, std::vector<int64_t> dims, std::mt19937& rng) {
+  Tensor x = Filled(t, std::move(dims));
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (int64_t i = 0; i < x.count(); ++i) x.Set(i, u(rng));
+  return x;
+}
+
+// |x|, for the tolerance.
+inline Tensor Abs(const Tensor& x) {
+  Tensor y = x;
+  for (int64_t i = 0; i < y.count(); ++i) y.Set(i, std::fabs(x.Get(i)));
+  return y;
+}
+
+inline Status RunKernel(KernelFn fn, const KernelParams& p, Tensor& lhs, Tensor& rhs, Tensor& out,
+                        TaskRunner* runner = nullptr) {
+  TensorRef in[2] = {lhs.ref(), rhs.ref()};
+  TensorRef o[1] = {out.ref()};
+  return fn(KernelCall{p, in, o, runner});
+}
+
+// Runs the reference once and the fast kernel on every Highway target, and
+// compares. `k` is the contraction length (for the tolerance).
+inline void Check(const KernelParams& p, Tensor lhs, Tensor rhs, std::vector<int64_t> out_dims, int64_t k) {
+  SCOPED_TRACE(p.kernel);
+  KernelFn fast = FindCpuKernel(p);
+  ASSERT_NE(fast, nullptr);
+  KernelFn ref = ref::FindReferenceKernel(p.kernel);
+  ASSERT_NE(ref, nullptr);
+  Tensor want = Filled(lhs.type, out_dims);
+  Tensor mag = Filled(lhs.type, out_dims);
+  ASSERT_TRUE(RunKernel(ref, p, lhs, rhs, want).ok());
+  Tensor alhs = Abs(lhs), arhs = Abs(rhs);
+  ASSERT_TRUE(RunKernel(ref, p, alhs, arhs, mag).ok());
+  const double eps = lhs.type == ElementType::kF64 ? 0x1p-52 : 0x1p-23;
+  ForEachTarget([&] {
+    // Garbage in the fast output: every element must be written.
+    Tensor got = Filled(lhs.type, out_dims, 12345.0);
+    ASSERT_TRUE(RunKernel(fast, p, lhs, rhs, got).ok());
+    // Split over the thread pool, the tiles accumulate in the same order:
+    // the result must be bit-identical to the single-threaded one.
+    Tensor threaded = Filled(lhs.type, out_dims, -777.0);
+    ASSERT_TRUE(RunKernel(fast, p, lhs, rhs, threaded, TestPool()).ok());
+    ASSERT_EQ(threaded.bytes, got.bytes) << "threaded result differs from the single-threaded one";
+    int bad = 0;
+    for (int64_t i = 0; i < want.count() && bad < 10; ++i) {
+      const double w = want.Get(i), g = got.Get(i);
+      if (std::isnan(w) || std::isinf(w)) {
+        const bool same = std::isnan(w) ? std::isnan(g) : g == w;
+        EXPECT_TRUE(same) << "element " << i << ": got " << g << ", want " << w;
+        bad += !same;
+        continue;
+      }
+      const double tol = static_cast<double>(k + 2) * eps * mag.Get(i) + 1e-300;
+      const bool ok = std::fabs(g - w) <= tol;
+      EXPECT_TRUE(ok) << "element " << i << ": got " << g << ", want " << w << " (tol " << tol << ")";
+      bad += !ok;
+    }
+  });
+}
+
+}  // namespace kiln::cpu::contraction_test

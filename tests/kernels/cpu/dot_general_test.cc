@@ -1,0 +1,189 @@
+// The fast CPU dot_general / dot (kernels/cpu/dot_general.cc) against the
+// reference kernel: random inputs, odd sizes, batch and contracting dims in
+// unusual positions, zero-sized dims, NaNs and infinities, and the fallbacks
+// to the reference (contraction_test_util.h: tolerance, every target).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/cpu/registry.h"
+#include "tests/kernels/cpu/contraction_test_util.h"
+#include "tests/kernels/cpu/hwy_test_util.h"
+
+namespace kiln::cpu {
+namespace {
+
+using namespace contraction_test;  // Tensor, Filled, Random, Check, Ints
+
+KernelParams DotGeneral(std::vector<int64_t> lb, std::vector<int64_t> rb, std::vector<int64_t> lc,
+                        std::vector<int64_t> rc) {
+  KernelParams p;
+  p.kernel = "stablehlo.dot_general";
+  if (!lb.empty()) p.attrs.push_back(Ints("lhs_batching_dimensions", lb));
+  if (!rb.empty()) p.attrs.push_back(Ints("rhs_batching_dimensions", rb));
+  p.attrs.push_back(Ints("lhs_contracting_dimensions", lc));
+  p.attrs.push_back(Ints("rhs_contracting_dimensions", rc));
+  return p;
+}
+
+struct Shape {
+  int64_t m, k, n;
+};
+
+TEST(CpuDotGeneral, PlainMatmulOddSizes) {
+  std::mt19937 rng(1);
+  const Shape shapes[] = {{1, 1, 1},    {1, 3, 1},     {3, 17, 5},   {17, 1, 63},  {63, 65, 130}, {65, 63, 17},
+                          {130, 3, 65}, {7, 300, 33},  {129, 513, 9}, {5, 3, 1100}, {2, 130, 1}, {1, 64, 200},
+                          // large enough to be split over the pool (GEMV and GEMM paths)
+                          {3, 700, 1500}, {1, 1000, 1100}, {301, 257, 299}, {8, 520, 1031}, {64, 784, 150}, {2, 300, 129},
+                          // above 2^26 multiply-adds: the per-step path with shared B packing
+                          {520, 300, 440}};
+  for (const Shape& s : shapes) {
+    SCOPED_TRACE(std::to_string(s.m) + "x" + std::to_string(s.k) + "x" + std::to_string(s.n));
+    Check(DotGeneral({}, {}, {1}, {0}), Random(ElementType::kF32, {s.m, s.k}, rng),
+          Random(ElementType::kF32, {s.k, s.n}, rng), {s.m, s.n}, s.k);
+  }
+}
+
+TEST(CpuDotGeneral, TransposedOperands) {
+  std::mt19937 rng(2);
+  // lhs [k, m] (contracting first), rhs [n, k] (contracting last).
+  Check(DotGeneral({}, {}, {0}, {1}), Random(ElementType::kF32, {65, 17}, rng),
+        Random(ElementType::kF32, {63, 65}, rng), {17, 63}, 65);
+  Check(DotGeneral({}, {}, {0}, {0}), Random(ElementType::kF32, {130, 3}, rng),
+        Random(ElementType::kF32, {130, 33}, rng), {3, 33}, 130);
+  // Large enough for the blocked path (2^26 multiply-adds and more), where A
+  // with gathered rows is read in place through its offset table; odd sizes.
+  Check(DotGeneral({}, {}, {0}, {0}), Random(ElementType::kF32, {257, 521}, rng),
+        Random(ElementType::kF32, {257, 503}, rng), {521, 503}, 257);
+}
+
+TEST(CpuDotGeneral, BatchAndContractingDimsAnywhere) {
+  std::mt19937 rng(3);
+  // lhs [k=17, b=3, m=5], rhs [n=9, b=3, k=17]: result [3, 5, 9].
+  Check(DotGeneral({1}, {1}, {0}, {2}), Random(ElementType::kF32, {17, 3, 5}, rng),
+        Random(ElementType::kF32, {9, 3, 17}, rng), {3, 5, 9}, 17);
+  // Two contracting dims in opposite orders: lhs [k1=4, m=7, k2=6], rhs [k2=6, n=11, k1=4].
+  Check(DotGeneral({}, {}, {0, 2}, {2, 0}), Random(ElementType::kF32, {4, 7, 6}, rng),
+        Random(ElementType::kF32, {6, 11, 4}, rng), {7, 11}, 24);
+  // Two batch dims, swapped in rhs, and two free dims on each side:
+  // lhs [b0=2, m0=3, k=13, b1=3, m1=2], rhs [b1=3, n0=5, k=13, b0=2, n1=1].
+  Check(DotGeneral({0, 3}, {3, 0}, {2}, {2}), Random(ElementType::kF32, {2, 3, 13, 3, 2}, rng),
+        Random(ElementType::kF32, {3, 5, 13, 2, 1}, rng), {2, 3, 3, 2, 5, 1}, 13);
+  // Batched matmul, larger: [b=4, m=33, k=257] x [b=4, k=257, n=65].
+  Check(DotGeneral({0}, {0}, {2}, {1}), Random(ElementType::kF32, {4, 33, 257}, rng),
+        Random(ElementType::kF32, {4, 257, 65}, rng), {4, 33, 65}, 257);
+  // No free dims at all (batched dot product): [b=6, k=70] x [b=6, k=70].
+  Check(DotGeneral({0}, {0}, {1}, {1}), Random(ElementType::kF32, {6, 70}, rng),
+        Random(ElementType::kF32, {6, 70}, rng), {6}, 70);
+  // Outer product (no contracting dims).
+  Check(DotGeneral({}, {}, {}, {}), Random(ElementType::kF32, {17}, rng), Random(ElementType::kF32, {19}, rng),
+        {17, 19}, 1);
+  // Few rows, three contracting dims with a size-1 one between (row-major:
+  // the row-streaming path without offset tables), then the same rhs dims
+  // contracted in another order (tables needed): lhs [m=2, 3, 1, 5],
+  // rhs [3, 1, 5, n=70].
+  Check(DotGeneral({}, {}, {1, 2, 3}, {0, 1, 2}), Random(ElementType::kF32, {2, 3, 1, 5}, rng),
+        Random(ElementType::kF32, {3, 1, 5, 70}, rng), {2, 70}, 15);
+  Check(DotGeneral({}, {}, {3, 2, 1}, {2, 1, 0}), Random(ElementType::kF32, {2, 3, 1, 5}, rng),
+        Random(ElementType::kF32, {3, 1, 5, 70}, rng), {2, 70}, 15);
+}
+
+TEST(CpuDotGeneral, ZeroSizedDims) {
+  std::mt19937 rng(4);
+  // k = 0: the result is all zeros (the fast output starts as garbage).
+  Check(DotGeneral({}, {}, {1}, {0}), Filled(ElementType::kF32, {5, 0}), Filled(ElementType::kF32, {0, 7}), {5, 7}, 0);
+  Check(DotGeneral({0}, {0}, {2}, {1}), Filled(ElementType::kF32, {3, 4, 0}), Filled(ElementType::kF32, {3, 0, 2}),
+        {3, 4, 2}, 0);
+  // Empty results.
+  Check(DotGeneral({}, {}, {1}, {0}), Filled(ElementType::kF32, {0, 5}), Random(ElementType::kF32, {5, 7}, rng),
+        {0, 7}, 5);
+  Check(DotGeneral({}, {}, {1}, {0}), Random(ElementType::kF32, {3, 5}, rng), Filled(ElementType::kF32, {5, 0}),
+        {3, 0}, 5);
+  Check(DotGeneral({0}, {0}, {2}, {1}), Filled(ElementType::kF32, {0, 4, 5}), Filled(ElementType::kF32, {0, 5, 2}),
+        {0, 4, 2}, 5);
+}
+
+TEST(CpuDotGeneral, NaNsAndInfinities) {
+  std::mt19937 rng(5);
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Tensor lhs = Random(ElementType::kF32, {17, 63}, rng);
+  Tensor rhs = Random(ElementType::kF32, {63, 65}, rng);
+  lhs.Set(0 * 63 + 5, nan);    // row 0 -> NaN everywhere
+  lhs.Set(3 * 63 + 7, inf);    // row 3 -> +-inf (or NaN where rhs[7][j] is 0)
+  lhs.Set(4 * 63 + 1, inf);    // row 4: inf and -inf may meet -> NaN
+  lhs.Set(4 * 63 + 2, -inf);
+  rhs.Set(9 * 65 + 10, nan);   // column 10 -> NaN
+  rhs.Set(7 * 65 + 20, 0.0);   // inf * 0 -> NaN at [3][20]
+  rhs.Set(11 * 65 + 30, -inf); // column 30 -> +-inf
+  Check(DotGeneral({}, {}, {1}, {0}), lhs, rhs, {17, 65}, 63);
+}
+
+TEST(CpuDotGeneral, F64) {
+  std::mt19937 rng(6);
+  Check(DotGeneral({}, {}, {1}, {0}), Random(ElementType::kF64, {63, 65}, rng),
+        Random(ElementType::kF64, {65, 130}, rng), {63, 130}, 65);
+  Check(DotGeneral({1}, {0}, {0}, {2}), Random(ElementType::kF64, {17, 3, 5}, rng),
+        Random(ElementType::kF64, {3, 9, 17}, rng), {3, 5, 9}, 17);
+}
+
+TEST(CpuDot, LegacyDot) {
+  std::mt19937 rng(7);
+  KernelParams p;
+  p.kernel = "stablehlo.dot";
+  Check(p, Random(ElementType::kF32, {17, 65}, rng), Random(ElementType::kF32, {65, 3}, rng), {17, 3}, 65);
+  Check(p, Random(ElementType::kF32, {17, 65}, rng), Random(ElementType::kF32, {65}, rng), {17}, 65);
+  Check(p, Random(ElementType::kF32, {130}, rng), Random(ElementType::kF32, {130}, rng), {}, 130);
+}
+
+KILN_TEST_ALL_TARGETS(CpuDotGeneral, FallsBackToReference) {
+  KernelParams p = DotGeneral({}, {}, {1}, {0});
+  KernelFn fast = FindCpuKernel(p);
+  ASSERT_NE(fast, nullptr);
+  // i32 operands: the reference's exact integer results.
+  Tensor lhs{ElementType::kSI32, {2, 3}, std::vector<uint8_t>(24)};
+  Tensor rhs{ElementType::kSI32, {3, 2}, std::vector<uint8_t>(24)};
+  Tensor out{ElementType::kSI32, {2, 2}, std::vector<uint8_t>(16)};
+  const int32_t a[6] = {1, 2, 3, 4, 5, 6}, b[6] = {7, 8, 9, 10, 11, 12};
+  std::memcpy(lhs.bytes.data(), a, 24);
+  std::memcpy(rhs.bytes.data(), b, 24);
+  ASSERT_TRUE(RunKernel(fast, p, lhs, rhs, out).ok());
+  int32_t c[4];
+  std::memcpy(c, out.bytes.data(), 16);
+  EXPECT_EQ(c[0], 58);
+  EXPECT_EQ(c[1], 64);
+  EXPECT_EQ(c[2], 139);
+  EXPECT_EQ(c[3], 154);
+  // Mismatched contracting sizes: the reference's error.
+  Tensor l2 = Filled(ElementType::kF32, {2, 3}), r2 = Filled(ElementType::kF32, {4, 2}), o2 = Filled(ElementType::kF32, {2, 2});
+  Status s = RunKernel(fast, p, l2, r2, o2);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("contracting dimension sizes differ"), std::string::npos) << s.message();
+  // A result of the wrong shape.
+  Tensor o3 = Filled(ElementType::kF32, {2, 3});
+  Tensor r3 = Filled(ElementType::kF32, {3, 2});
+  EXPECT_FALSE(RunKernel(fast, p, l2, r3, o3).ok());
+  // Mixed element types (f32 operands, f64 result) go to the reference.
+  Tensor o4 = Filled(ElementType::kF64, {2, 2});
+  EXPECT_TRUE(RunKernel(fast, p, l2, r3, o4).ok());
+}
+
+KILN_TEST_ALL_TARGETS(CpuRegistry, FindsOnlyWhatApplies) {
+  EXPECT_NE(FindCpuKernel(DotGeneral({}, {}, {1}, {0})), nullptr);
+  EXPECT_EQ(FindCpuKernel(DotGeneral({0}, {}, {1}, {0})), nullptr);  // batch counts differ
+  KernelParams t;
+  t.kernel = "stablehlo.transpose";
+  EXPECT_NE(FindCpuKernel(t), nullptr);
+  KernelParams s;
+  s.kernel = "stablehlo.sort";  // no fast kernel: the reference runs it
+  EXPECT_EQ(FindCpuKernel(s), nullptr);
+}
+
+}  // namespace
+}  // namespace kiln::cpu
