@@ -21,15 +21,4 @@ const std::vector<KernelEntry>& ReferenceKernels();
 KernelFn FindReferenceKernel(KernelId id);
 KernelFn FindReferenceKernel(std::string_view name);
 
-// Transitional: kernel tests written before kernels.def collect kernels by
-// their old family names; each appends every reference kernel. New code
-// calls FindReferenceKernel.
-inline void AddAllReferenceKernels(std::vector<KernelEntry>& out) {
-  const auto& all = ReferenceKernels();
-  out.insert(out.end(), all.begin(), all.end());
-}
-inline void AddElementwiseKernels(std::vector<KernelEntry>& out) { AddAllReferenceKernels(out); }
-inline void AddDataMovementKernels(std::vector<KernelEntry>& out) { AddAllReferenceKernels(out); }
-inline void AddNumericKernels(std::vector<KernelEntry>& out) { AddAllReferenceKernels(out); }
-
 }  // namespace kiln::ref
