@@ -1,7 +1,7 @@
 #include "compiler/compile.h"
 
-#include "compiler/parser.h"
-#include "compiler/verifier.h"
+#include "compiler/parse/parser.h"
+#include "compiler/verify/verifier.h"
 
 namespace kiln::compiler {
 

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "compiler/lowering.h"
+#include "compiler/lower/lowering.h"
 
 namespace kiln::compiler {
 

@@ -12,8 +12,8 @@
 #include <unordered_map>
 
 #include "compiler/ir.h"
-#include "compiler/lexer.h"
-#include "compiler/parser.h"
+#include "compiler/parse/lexer.h"
+#include "compiler/parse/parser.h"
 
 namespace kiln::ir {
 namespace {

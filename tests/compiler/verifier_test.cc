@@ -8,8 +8,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "compiler/parser.h"
-#include "compiler/verifier.h"
+#include "compiler/parse/parser.h"
+#include "compiler/verify/verifier.h"
 
 namespace kiln::compiler {
 namespace {

@@ -32,7 +32,7 @@
 #include <regex>
 
 #include "compiler/compile.h"
-#include "compiler/parser.h"
+#include "compiler/parse/parser.h"
 #include "tests/conformance/op_status.h"
 #include "hal/cpu/cpu_device.h"
 #ifdef KILN_HAVE_VULKAN

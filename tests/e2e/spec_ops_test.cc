@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "compiler/compile.h"
-#include "compiler/parser.h"
+#include "compiler/parse/parser.h"
 #include "hal/cpu/cpu_device.h"
 #include "vm/context.h"
 
