@@ -5,7 +5,6 @@
 // becomes a dispatch or a VM instruction. Nothing is evaluated at compile
 // time.
 #include "compiler/lower/lowering.h"
-#include "compiler/vulkan/target.h"
 
 #include <algorithm>
 #include <bit>
@@ -1105,9 +1104,7 @@ class FunctionLowering {
 }  // namespace
 
 Status LowerModule(const ir::Module& module, const CompileOptions& options, const ErrorFormatter& format_error,
-                   ModuleBuilder* out, std::vector<std::string>* warnings) {
-  if (options.target != "cpu" && options.target != "vulkan" && options.target != "all")
-    return InvalidArgument("unknown target '" + options.target + "' (expected cpu, vulkan or all)");
+                   ModuleBuilder* out) {
   out->name = module.name;
   out->source_file = module.file_name;
   for (const auto& [name, a] : module.attrs) {
@@ -1116,7 +1113,6 @@ Status LowerModule(const ir::Module& module, const CompileOptions& options, cons
   }
   std::map<std::string, uint32_t> function_index;
   for (size_t i = 0; i < module.functions.size(); ++i) function_index[module.functions[i]->name] = static_cast<uint32_t>(i);
-  std::vector<FunctionUses> uses;
   for (const auto& f : module.functions) {
     FunctionUses u{out->dispatch_uses.size(), 0, out->call_uses.size(), 0};
     ir::Location loc;
@@ -1127,10 +1123,9 @@ Status LowerModule(const ir::Module& module, const CompileOptions& options, cons
     if (!fo.ok()) return Status(fo.status().code(), format_error(loc, fo.status().message()));
     u.dispatch_end = out->dispatch_uses.size();
     u.call_end = out->call_uses.size();
-    uses.push_back(u);
+    out->function_uses.push_back(u);
     out->functions.push_back(std::move(fo.value()));
   }
-  if (options.target != "cpu") return AddVulkanTarget(module, options, format_error, uses, out, warnings);
   return Status::Ok();
 }
 

@@ -1,28 +1,21 @@
 // Lowering: verified IR -> VM bytecode, constants and executables.
 #pragma once
-#include <functional>
 #include <string>
 #include <vector>
 
+#include "compiler/diagnostics.h"
 #include "compiler/ir.h"
 #include "compiler/module_builder.h"
+#include "compiler/options.h"
 #include "kernels/common/status.h"
 
 namespace kiln::compiler {
 
-struct CompileOptions {
-  std::string target = "all";  // cpu | vulkan | all
-  bool fold = true;            // --no-fold: evaluate nothing at compile time
-  bool fuse = true;            // fuse elementwise chains (compiler/fuse_elementwise.h)
-};
-
-// Formats an error at a source location ("file:line:col: error: ...").
-using ErrorFormatter = std::function<std::string(ir::Location, const std::string&)>;
-
-// Lowers every function of `module` into `out`. Warnings (e.g. a function
-// recorded as unavailable on a device) go to `warnings`.
+// Lowers every function of `module` into `out` (bytecode, executables,
+// constants, and per function the dispatches and calls it made, which the
+// vulkan target reads next).
 Status LowerModule(const ir::Module& module, const CompileOptions& options, const ErrorFormatter& format_error,
-                   ModuleBuilder* out, std::vector<std::string>* warnings);
+                   ModuleBuilder* out);
 
 // Converts a region (reduce body, sort comparator, ...) into a scalar
 // program: block arguments become parameters, the terminator's operands the

@@ -1,8 +1,9 @@
 // The IR verifier: the spec's constraints on each op (operand and result
 // types, shapes, attributes). Runs after parsing, before lowering.
 #pragma once
+#include "compiler/diagnostics.h"
 #include "compiler/ir.h"
-#include "compiler/lower/lowering.h"
+#include "kernels/common/status.h"
 
 namespace kiln::compiler {
 

@@ -117,9 +117,9 @@ UnavailableOut Describe(const DispatchUse& use, const Status& s) {
 
 }  // namespace
 
-Status AddVulkanTarget(const ir::Module& module, const CompileOptions& options, const ErrorFormatter& format_error,
-                       const std::vector<FunctionUses>& uses, ModuleBuilder* out,
+Status AddVulkanTarget(const ir::Module& module, const CompileOptions& options, const ErrorFormatter& format_error, ModuleBuilder* out,
                        std::vector<std::string>* warnings) {
+  const std::vector<FunctionUses>& uses = out->function_uses;
   out->vulkan_shaders.resize(out->executables.size());
   const size_t nf = out->functions.size();
   std::vector<bool> unavailable(nf, false);

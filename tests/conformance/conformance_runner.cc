@@ -104,7 +104,6 @@ Counts RunFile(const fs::path& path, kiln::hal::Device* device, bool verbose) {
   for (const auto& chunk : kiln::ir::SplitChunks(source)) {
     auto tests = TestFunctionsInText(chunk.text);
     kiln::compiler::CompileOptions options;
-    options.fold = false;
     options.target = g_vulkan ? "all" : "cpu";
     auto bytes = kiln::compiler::Compile(chunk.text, path.string(), options, nullptr, chunk.first_line);
     if (!bytes.ok()) {
