@@ -62,19 +62,14 @@ class FunctionLowering {
     for (const auto& a : entry.args)
       if (plan_.entry_loads.count(a.get())) {
         uint32_t r = i64_of_[a.get()] = next_i64_++;
-        body_.Op(Opcode::kLoadI64);
-        body_.U32(r);
-        body_.U32(Ref(a.get()));
+        body_.Emit(Opcode::kLoadI64, r, Ref(a.get()));
       }
     Status s = LowerBlock(entry, nullptr, error_loc);
     if (!s.ok()) return s;
+    if (!body_.error().empty()) return Internal(fn_.name + ": " + body_.error());
     // Prologue: constant i64 registers, then the body with shifted targets.
     vm::BytecodeWriter prologue;
-    for (const auto& [value, reg] : const_i64_) {
-      prologue.Op(Opcode::kConstI64);
-      prologue.U32(reg);
-      prologue.I64(value);
-    }
+    for (const auto& [value, reg] : const_i64_) prologue.Emit(Opcode::kConstI64, reg, value);
     uint32_t shift = prologue.pc();
     for (uint32_t at : jump_fixups_) {
       uint32_t t;
@@ -107,9 +102,7 @@ class FunctionLowering {
   static constexpr uint32_t kYieldInPlace = UINT32_MAX;
   uint32_t I64Load(uint32_t ref) {
     uint32_t r = next_i64_++;
-    body_.Op(Opcode::kLoadI64);
-    body_.U32(r);
-    body_.U32(ref);
+    body_.Emit(Opcode::kLoadI64, r, ref);
     return r;
   }
 
@@ -124,10 +117,7 @@ class FunctionLowering {
     auto c = scalar_constants_.find(v);
     if (c != scalar_constants_.end()) return materialized_[v] = ConstantFromDense(*c->second);
     uint32_t reg = NewRef();
-    body_.Op(Opcode::kTensorFromI64);
-    body_.U32(reg);
-    body_.U32(i64_of_.at(v));
-    body_.U32(static_cast<uint32_t>(v->type.element));
+    body_.Emit(Opcode::kTensorFromI64, reg, i64_of_.at(v), static_cast<uint32_t>(v->type.element));
     return materialized_[v] = reg;
   }
   // Writes the tensors of the scalar-path operands that `op` reads as
@@ -158,14 +148,16 @@ class FunctionLowering {
     return slots;
   }
 
-  void EmitTarget(uint32_t target) {
-    jump_fixups_.push_back(body_.pc());
-    body_.U32(target);
+  // A branch (br, br.if): its target is recorded for the shift applied when
+  // the prologue is prepended. Returns where the target is stored, for
+  // PatchTarget when it is not known yet.
+  template <typename... Args>
+  uint32_t EmitBranch(Opcode code, const Args&... args) {
+    uint32_t at = body_.Emit(code, args...);
+    jump_fixups_.push_back(at);
+    return at;
   }
-  uint32_t EmitPlaceholder() {
-    jump_fixups_.push_back(body_.pc());
-    return body_.PlaceholderTarget();
-  }
+  static constexpr vm::BytecodeTarget kPatchedLater{0};
   std::vector<uint32_t> Refs(const std::vector<ir::Value*>& vs) {
     std::vector<uint32_t> r;
     for (auto* v : vs) r.push_back(Ref(v));
@@ -188,10 +180,7 @@ class FunctionLowering {
       KILN_ASSIGN_OR_RETURN(uint32_t reg_d, DynamicResultDim(op, d, inputs));
       dims.push_back(reg_d);
     }
-    body_.Op(Opcode::kAlloc);
-    body_.U32(reg);
-    body_.U32(static_cast<uint32_t>(t.element));
-    body_.List(dims);
+    body_.Emit(Opcode::kAlloc, reg, static_cast<uint32_t>(t.element), dims);
     return Status::Ok();
   }
 
@@ -205,18 +194,12 @@ class FunctionLowering {
   uint32_t OperandDim(const ir::Value* v, int64_t d) {
     if (v->type.dims[d] != ir::Type::kDynamic) return ConstI64(v->type.dims[d]);
     uint32_t r = next_i64_++;
-    body_.Op(Opcode::kDim);
-    body_.U32(r);
-    body_.U32(Ref(v));
-    body_.U32(static_cast<uint32_t>(d));
+    body_.Emit(Opcode::kDim, r, Ref(v), static_cast<uint32_t>(d));
     return r;
   }
   uint32_t BinaryI64(Opcode code, uint32_t a, uint32_t b) {
     uint32_t r = next_i64_++;
-    body_.Op(code);
-    body_.U32(r);
-    body_.U32(a);
-    body_.U32(b);
+    body_.Emit(code, r, a, b);
     return r;
   }
   // Element k of a 1-D integer tensor held in register `tensor`: a one-element
@@ -229,19 +212,11 @@ class FunctionLowering {
     p.attrs.push_back(KernelAttr{"strides", {1}, {}, "", false, {}});
     uint32_t exe = mb_->AddExecutable(std::move(p));
     uint32_t one = NewRef();
-    body_.Op(Opcode::kAlloc);
-    body_.U32(one);
-    body_.U32(static_cast<uint32_t>(type));
-    body_.List(std::vector<uint32_t>{ConstI64(1)});
+    body_.Emit(Opcode::kAlloc, one, static_cast<uint32_t>(type), std::vector<uint32_t>{ConstI64(1)});
     NoteDispatch(exe, "stablehlo.slice", {{type, 1}}, {{type, 1}});
-    body_.Op(Opcode::kDispatch);
-    body_.U32(exe);
-    body_.List(std::vector<uint32_t>{tensor});
-    body_.List(std::vector<uint32_t>{one});
+    body_.Emit(Opcode::kDispatch, exe, std::vector<uint32_t>{tensor}, std::vector<uint32_t>{one});
     uint32_t r = next_i64_++;
-    body_.Op(Opcode::kLoadI64);
-    body_.U32(r);
-    body_.U32(one);
+    body_.Emit(Opcode::kLoadI64, r, one);
     return r;
   }
   uint32_t ShapeOperandElement(const ir::Value* shape, int64_t k) {
@@ -284,15 +259,9 @@ class FunctionLowering {
     p.attrs.push_back(std::move(body));
     uint32_t exe = mb_->AddExecutable(std::move(p));
     uint32_t sizes = NewRef();
-    body_.Op(Opcode::kAlloc);
-    body_.U32(sizes);
-    body_.U32(static_cast<uint32_t>(t));
-    body_.List(std::vector<uint32_t>{OperandDim(op.operands[1], 0)});
+    body_.Emit(Opcode::kAlloc, sizes, static_cast<uint32_t>(t), std::vector<uint32_t>{OperandDim(op.operands[1], 0)});
     NoteDispatch(exe, op.name, {{t, 1}, {t, 1}, {t, 1}}, {{t, 1}});
-    body_.Op(Opcode::kDispatch);
-    body_.U32(exe);
-    body_.List(std::vector<uint32_t>{Ref(op.operands[1]), Ref(op.operands[2]), Ref(op.operands[3])});
-    body_.List(std::vector<uint32_t>{sizes});
+    body_.Emit(Opcode::kDispatch, exe, std::vector<uint32_t>{Ref(op.operands[1]), Ref(op.operands[2]), Ref(op.operands[3])}, std::vector<uint32_t>{sizes});
     return sizes;
   }
 
@@ -325,11 +294,7 @@ class FunctionLowering {
       uint32_t dm1 = BinaryI64(Opcode::kSubI64, dim, ConstI64(1));
       uint32_t neg = BinaryI64(Opcode::kCmpLtI64, dm1, ConstI64(0));
       uint32_t gaps = next_i64_++;
-      body_.Op(Opcode::kSelectI64);
-      body_.U32(gaps);
-      body_.U32(neg);
-      body_.U32(ConstI64(0));
-      body_.U32(dm1);
+      body_.Emit(Opcode::kSelectI64, gaps, neg, ConstI64(0), dm1);
       uint32_t r = BinaryI64(Opcode::kAddI64, BinaryI64(Opcode::kAddI64, lo, hi), dim);
       return BinaryI64(Opcode::kAddI64, r, BinaryI64(Opcode::kMulI64, interior, gaps));
     }
@@ -445,10 +410,7 @@ class FunctionLowering {
     for (const auto* v : in_values)
       if (!v->type.is_tensor()) return Unimplemented(op.name + ": operands of type " + v->type.ToString() + " are not supported");
     NoteDispatch(exe, op.name, in_values, op.results);
-    body_.Op(Opcode::kDispatch);
-    body_.U32(exe);
-    body_.List(ins);
-    body_.List(outs);
+    body_.Emit(Opcode::kDispatch, exe, ins, outs);
     return Status::Ok();
   }
 
@@ -459,9 +421,7 @@ class FunctionLowering {
     c.data = a.dense_bytes;
     uint32_t index = mb_->AddConstant(std::move(c));
     uint32_t reg = NewRef();
-    body_.Op(Opcode::kConstRef);
-    body_.U32(reg);
-    body_.U32(index);
+    body_.Emit(Opcode::kConstRef, reg, index);
     return reg;
   }
 
@@ -515,9 +475,7 @@ class FunctionLowering {
         if (to[k].i64 == i64 && to[k].reg != from[k].reg) pending.push_back({to[k].reg, from[k].reg});
       const Opcode mov = i64 ? Opcode::kMovI64 : Opcode::kMovRef;
       auto emit = [&](uint32_t d, uint32_t s) {
-        body_.Op(mov);
-        body_.U32(d);
-        body_.U32(s);
+        body_.Emit(mov, d, s);
       };
       while (!pending.empty()) {
         auto ready = std::find_if(pending.begin(), pending.end(), [&](const auto& m) {
@@ -560,8 +518,7 @@ class FunctionLowering {
     EmitMoves(iter, init);
     // Rotated: the body first, the condition at the bottom, so an iteration
     // runs one branch. The loop is entered at the condition.
-    body_.Op(Opcode::kBr);
-    uint32_t to_cond = EmitPlaceholder();
+    uint32_t to_cond = EmitBranch(Opcode::kBr, kPatchedLater);
     uint32_t body_pc = body_.pc();
     KILN_RETURN_IF_ERROR(LowerRegionInto(*op.regions[1], iter, iter, error_loc));
     body_.PatchTarget(to_cond, body_.pc());
@@ -572,9 +529,7 @@ class FunctionLowering {
     Slot pred = scalar_pred ? Slot{true, kYieldInPlace} : Slot{false, NewRef()};
     KILN_RETURN_IF_ERROR(LowerRegionInto(*op.regions[0], iter, {pred}, error_loc));
     uint32_t p = scalar_pred ? yielded_in_place_ : I64Load(pred.reg);
-    body_.Op(Opcode::kBrIf);
-    body_.U32(p);
-    EmitTarget(body_pc);
+    EmitBranch(Opcode::kBrIf, p, vm::BytecodeTarget{body_pc});
     return Status::Ok();
   }
 
@@ -585,23 +540,16 @@ class FunctionLowering {
     std::vector<uint32_t> to_branch, to_end;
     for (size_t k = 0; k + 1 < n; ++k) {
       uint32_t eq = next_i64_++;
-      body_.Op(Opcode::kCmpEqI64);
-      body_.U32(eq);
-      body_.U32(index_reg);
-      body_.U32(ConstI64(static_cast<int64_t>(k)));
-      body_.Op(Opcode::kBrIf);
-      body_.U32(eq);
-      to_branch.push_back(EmitPlaceholder());
+      body_.Emit(Opcode::kCmpEqI64, eq, index_reg, ConstI64(static_cast<int64_t>(k)));
+      to_branch.push_back(EmitBranch(Opcode::kBrIf, eq, kPatchedLater));
     }
     // Fall through: the last branch (also taken for an out-of-range index).
     KILN_RETURN_IF_ERROR(LowerRegionInto(*op.regions[n - 1], {}, RefSlots(results), error_loc));
-    body_.Op(Opcode::kBr);
-    to_end.push_back(EmitPlaceholder());
+    to_end.push_back(EmitBranch(Opcode::kBr, kPatchedLater));
     for (size_t k = 0; k + 1 < n; ++k) {
       body_.PatchTarget(to_branch[k], body_.pc());
       KILN_RETURN_IF_ERROR(LowerRegionInto(*op.regions[k], {}, RefSlots(results), error_loc));
-      body_.Op(Opcode::kBr);
-      to_end.push_back(EmitPlaceholder());
+      to_end.push_back(EmitBranch(Opcode::kBr, kPatchedLater));
     }
     for (uint32_t at : to_end) body_.PatchTarget(at, body_.pc());
     return Status::Ok();
@@ -620,25 +568,16 @@ class FunctionLowering {
       b = Ref(op.operands[1]);
     }
     if (kind == "eq") {
-      body_.Op(Opcode::kCheckEq);
-      body_.U32(a);
-      body_.U32(b);
+      body_.Emit(Opcode::kCheckEq, a, b);
     } else if (kind == "almost_eq") {
       const ir::Attribute* t = op.GetAttr("tolerance");
       double tol = t ? (t->kind == ir::Attribute::Kind::kFloat ? t->f : static_cast<double>(t->i)) : 1e-4;
       if (op.name == "stablehlo.custom_call") tol = 1e-3;
-      body_.Op(Opcode::kCheckAlmostEq);
-      body_.U32(a);
-      body_.U32(b);
-      body_.I64(std::bit_cast<int64_t>(tol));
+      body_.Emit(Opcode::kCheckAlmostEq, a, b, std::bit_cast<int64_t>(tol));
     } else {  // close
       const ir::Attribute* mx = op.GetAttr("max_ulp_difference");
       const ir::Attribute* mn = op.GetAttr("min_ulp_difference");
-      body_.Op(Opcode::kCheckClose);
-      body_.U32(a);
-      body_.U32(b);
-      body_.I64(mx ? mx->i : 3);
-      body_.I64(mn ? mn->i : 0);
+      body_.Emit(Opcode::kCheckClose, a, b, mx ? mx->i : 3, mn ? mn->i : 0);
     }
     return Status::Ok();
   }
@@ -652,10 +591,7 @@ class FunctionLowering {
     if (name == "check.eq") {
       if (op.operands.size() != 2 || op.results.size() != 1) return Unimplemented("@check.eq takes two operands and returns one result");
       uint32_t r = Define(op.result());
-      body_.Op(Opcode::kCheckEqResult);
-      body_.U32(r);
-      body_.U32(Ref(op.operands[0]));
-      body_.U32(Ref(op.operands[1]));
+      body_.Emit(Opcode::kCheckEqResult, r, Ref(op.operands[0]), Ref(op.operands[1]));
       return Status::Ok();
     }
     if (name.rfind("check.", 0) == 0) return InvalidArgument("unknown check target @" + name);
@@ -770,16 +706,10 @@ class FunctionLowering {
       uint32_t reg = NewRef();
       std::vector<uint32_t> dims;
       for (int64_t d : rt.dims) dims.push_back(ConstI64(d));
-      body_.Op(Opcode::kAlloc);
-      body_.U32(reg);
-      body_.U32(static_cast<uint32_t>(t.element));
-      body_.List(dims);
+      body_.Emit(Opcode::kAlloc, reg, static_cast<uint32_t>(t.element), dims);
       NoteDispatch(exe, op.name, {{t.element, static_cast<size_t>(t.rank())}},
                    {{t.element, static_cast<size_t>(rt.rank())}});
-      body_.Op(Opcode::kDispatch);
-      body_.U32(exe);
-      body_.List(std::vector<uint32_t>{Ref(v)});
-      body_.List(std::vector<uint32_t>{reg});
+      body_.Emit(Opcode::kDispatch, exe, std::vector<uint32_t>{Ref(v)}, std::vector<uint32_t>{reg});
       ins.push_back(reg);
     }
     ir::Operation like;  // the equivalent elementwise op, for its attributes
@@ -806,10 +736,7 @@ class FunctionLowering {
       for (const auto* v : op.operands) sig.push_back({v->type.element, static_cast<size_t>(rt.rank())});
       NoteDispatch(exe, op.name, std::move(sig), {{rt.element, static_cast<size_t>(rt.rank())}});
     }
-    body_.Op(Opcode::kDispatch);
-    body_.U32(exe);
-    body_.List(ins);
-    body_.List(std::vector<uint32_t>{out});
+    body_.Emit(Opcode::kDispatch, exe, ins, std::vector<uint32_t>{out});
     return Status::Ok();
   }
 
@@ -823,8 +750,7 @@ class FunctionLowering {
     for (const auto& r : op.results) {
       uint32_t reg = Define(r.get());
       if (r->type.is_token()) {
-        body_.Op(Opcode::kMakeToken);
-        body_.U32(reg);
+        body_.Emit(Opcode::kMakeToken, reg);
         continue;
       }
       KILN_RETURN_IF_ERROR(EmitAlloc(r.get(), reg, op));
@@ -840,21 +766,18 @@ class FunctionLowering {
           NoteDispatch(reduction, op.name, {sig, sig}, {sig});
         }
     }
-    body_.Op(c.reduction ? Opcode::kCollectiveReduce : Opcode::kCollective);
-    body_.U32(mb_->AddString(c.descriptor));
-    if (c.reduction) body_.U32(reduction);
-    body_.List(ins);
-    body_.List(outs);
+    const uint32_t desc = mb_->AddString(c.descriptor);
+    if (c.reduction)
+      body_.Emit(Opcode::kCollectiveReduce, desc, reduction, ins, outs);
+    else
+      body_.Emit(Opcode::kCollective, desc, ins, outs);
     return Status::Ok();
   }
 
   Status LowerRunParallel(const ir::Operation& op) {
     KILN_ASSIGN_OR_RETURN(std::string desc, DescribeRunParallel(op, module_));
     std::vector<uint32_t> results = DefineResults(op);
-    body_.Op(Opcode::kRunParallel);
-    body_.U32(mb_->AddString(desc));
-    body_.List(Refs(op.operands));
-    body_.List(results);
+    body_.Emit(Opcode::kRunParallel, mb_->AddString(desc), Refs(op.operands), results);
     return Status::Ok();
   }
 
@@ -871,8 +794,7 @@ class FunctionLowering {
         EmitMoves(to, from);
         return Status::Ok();
       }
-      body_.Op(Opcode::kReturn);
-      body_.List(Refs(op.operands));
+      body_.Emit(Opcode::kReturn, Refs(op.operands));
       return Status::Ok();
     }
     if (n == "stablehlo.constant") {
@@ -893,10 +815,7 @@ class FunctionLowering {
       if (it == function_index_.end()) return InvalidArgument("call to an unknown function");
       std::vector<uint32_t> results = DefineResults(op);
       mb_->call_uses.push_back(it->second);
-      body_.Op(Opcode::kCall);
-      body_.U32(it->second);
-      body_.List(Refs(op.operands));
-      body_.List(results);
+      body_.Emit(Opcode::kCall, it->second, Refs(op.operands), results);
       return Status::Ok();
     }
     if (n == "stablehlo.while") return LowerWhile(op, error_loc);
@@ -907,10 +826,7 @@ class FunctionLowering {
       if (it == function_index_.end()) return InvalidArgument("stablehlo.composite names an unknown decomposition");
       std::vector<uint32_t> results = DefineResults(op);
       mb_->call_uses.push_back(it->second);
-      body_.Op(Opcode::kCall);
-      body_.U32(it->second);
-      body_.List(Refs(op.operands));
-      body_.List(results);
+      body_.Emit(Opcode::kCall, it->second, Refs(op.operands), results);
       return Status::Ok();
     }
     if (n == "stablehlo.get_dimension_size") {
@@ -918,25 +834,15 @@ class FunctionLowering {
       if (!d || d->i < 0 || d->i >= op.operands.at(0)->type.rank())
         return InvalidArgument("stablehlo.get_dimension_size: dimension out of range");
       uint32_t size = next_i64_++;
-      body_.Op(Opcode::kDim);
-      body_.U32(size);
-      body_.U32(Ref(op.operands[0]));
-      body_.U32(static_cast<uint32_t>(d->i));
-      body_.Op(Opcode::kTensorFromI64);
-      body_.U32(Define(op.result()));
-      body_.U32(size);
-      body_.U32(static_cast<uint32_t>(op.result()->type.element));
+      body_.Emit(Opcode::kDim, size, Ref(op.operands[0]), static_cast<uint32_t>(d->i));
+      body_.Emit(Opcode::kTensorFromI64, Define(op.result()), size, static_cast<uint32_t>(op.result()->type.element));
       return Status::Ok();
     }
     if (n == "stablehlo.if") {
       // Branch 0 is the true branch: index 0 when the predicate is true.
       uint32_t p = LoadPredicate(op.operands.at(0));
       uint32_t idx = next_i64_++;
-      body_.Op(Opcode::kSelectI64);
-      body_.U32(idx);
-      body_.U32(p);
-      body_.U32(ConstI64(0));
-      body_.U32(ConstI64(1));
+      body_.Emit(Opcode::kSelectI64, idx, p, ConstI64(0), ConstI64(1));
       return LowerBranches(op, idx, error_loc);
     }
     if (n == "stablehlo.case") return LowerBranches(op, LoadPredicate(op.operands.at(0)), error_loc);
@@ -945,10 +851,7 @@ class FunctionLowering {
       std::vector<uint32_t> dims;
       for (int64_t d : op.result()->type.dims) dims.push_back(ConstI64(d));
       uint32_t r = Define(op.result());
-      body_.Op(Opcode::kReshape);
-      body_.U32(r);
-      body_.U32(Ref(op.operands[0]));
-      body_.List(dims);
+      body_.Emit(Opcode::kReshape, r, Ref(op.operands[0]), dims);
       return Status::Ok();
     }
     if (n == "stablehlo.async_start") {
@@ -957,34 +860,24 @@ class FunctionLowering {
       std::vector<uint32_t> values;
       for (size_t i = 0; i < op.result()->type.tuple_elements.size(); ++i) values.push_back(NewRef());
       KILN_RETURN_IF_ERROR(LowerRegionInto(*op.regions.at(0), {}, RefSlots(values), error_loc));
-      body_.Op(Opcode::kMakeList);
-      body_.U32(Define(op.result()));
-      body_.List(values);
+      body_.Emit(Opcode::kMakeList, Define(op.result()), values);
       return Status::Ok();
     }
     if (n == "stablehlo.async_done") {
       for (size_t i = 0; i < op.results.size(); ++i) {
-        body_.Op(Opcode::kListGet);
-        body_.U32(Define(op.result(static_cast<int>(i))));
-        body_.U32(Ref(op.operands.at(0)));
-        body_.U32(static_cast<uint32_t>(i));
+        body_.Emit(Opcode::kListGet, Define(op.result(static_cast<int>(i))), Ref(op.operands.at(0)), static_cast<uint32_t>(i));
       }
       return Status::Ok();
     }
     if (n == "stablehlo.tuple") {
       uint32_t r = Define(op.result());
-      body_.Op(Opcode::kMakeList);
-      body_.U32(r);
-      body_.List(Refs(op.operands));
+      body_.Emit(Opcode::kMakeList, r, Refs(op.operands));
       return Status::Ok();
     }
     if (n == "stablehlo.get_tuple_element") {
       const ir::Attribute* idx = op.GetAttr("index");
       uint32_t r = Define(op.result());
-      body_.Op(Opcode::kListGet);
-      body_.U32(r);
-      body_.U32(Ref(op.operands.at(0)));
-      body_.U32(static_cast<uint32_t>(idx ? idx->i : 0));
+      body_.Emit(Opcode::kListGet, r, Ref(op.operands.at(0)), static_cast<uint32_t>(idx ? idx->i : 0));
       return Status::Ok();
     }
     if (n == "stablehlo.optimization_barrier") {
@@ -992,13 +885,11 @@ class FunctionLowering {
       return Status::Ok();
     }
     if (n == "stablehlo.after_all" || n == "stablehlo.create_token") {
-      body_.Op(Opcode::kMakeToken);
-      body_.U32(Define(op.result()));
+      body_.Emit(Opcode::kMakeToken, Define(op.result()));
       return Status::Ok();
     }
     if (n == "stablehlo.replica_id" || n == "stablehlo.partition_id") {
-      body_.Op(n == "stablehlo.replica_id" ? Opcode::kReplicaId : Opcode::kPartitionId);
-      body_.U32(Define(op.result()));
+      body_.Emit(n == "stablehlo.replica_id" ? Opcode::kReplicaId : Opcode::kPartitionId, Define(op.result()));
       return Status::Ok();
     }
     if (IsCollectiveOp(n)) return LowerCollective(op);
@@ -1017,23 +908,17 @@ class FunctionLowering {
     if (n == "check.expect_serialized_eq") {
       const ir::Attribute* id = op.GetAttr("probe_id");
       const ir::Attribute* iter = op.GetAttr("iter");
-      body_.Op(Opcode::kCheckSerializedEq);
-      body_.U32(Ref(op.operands.at(0)));
-      body_.U32(mb_->AddString(id ? id->str : ""));
-      body_.U32(static_cast<uint32_t>(iter ? iter->i : 0));
+      body_.Emit(Opcode::kCheckSerializedEq, Ref(op.operands.at(0)), mb_->AddString(id ? id->str : ""), static_cast<uint32_t>(iter ? iter->i : 0));
       return Status::Ok();
     }
     if (n == "interpreter.probe") {
       const ir::Attribute* id = op.GetAttr("probe_id");
-      body_.Op(Opcode::kProbe);
-      body_.U32(Ref(op.operands.at(0)));
-      body_.U32(mb_->AddString(id ? id->str : ""));
+      body_.Emit(Opcode::kProbe, Ref(op.operands.at(0)), mb_->AddString(id ? id->str : ""));
       ref_of_[op.result()] = Ref(op.operands.at(0));
       return Status::Ok();
     }
     if (n == "interpreter.print") {
-      body_.Op(Opcode::kPrint);
-      body_.U32(Ref(op.operands.at(0)));
+      body_.Emit(Opcode::kPrint, Ref(op.operands.at(0)));
       return Status::Ok();
     }
     if (n == "stablehlo.custom_call") return LowerCustomCall(op);
