@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "compiler/lower/lowering.h"
+#include "compiler/lower/kernel_params.h"
 #include "kernels/reference/scalar.h"
 
 namespace kiln::compiler {
@@ -198,6 +198,18 @@ StatusOr<KernelParams> KernelParamsForOp(const ir::Operation& op) {
     bool result_quantized = !op.results.empty() && op.result()->type.is_quantized();
     AddQuantAttrs(result_quantized ? "operand_" : "", *op.operands[0]->type.quant, &p.attrs);
   }
+  return p;
+}
+
+KernelParams ElementwiseKernel(ScalarProgram body, std::vector<KernelAttr> extra) {
+  KernelParams p;
+  p.kernel = "kiln.elementwise";
+  KernelAttr b;
+  b.name = "body";
+  b.has_program = true;
+  b.program = std::move(body);
+  p.attrs.push_back(std::move(b));
+  for (auto& a : extra) p.attrs.push_back(std::move(a));
   return p;
 }
 

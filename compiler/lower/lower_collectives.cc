@@ -4,7 +4,8 @@
 
 #include <set>
 
-#include "compiler/lower/lowering.h"
+#include "compiler/lower/function_lowering.h"
+#include "compiler/lower/kernel_params.h"
 #include "vm/collectives.h"
 
 namespace kiln::compiler {
@@ -95,14 +96,7 @@ StatusOr<CollectiveLowering> DescribeCollective(const ir::Operation& op) {
       return Unimplemented(op.name + " (" + op.operands[i]->type.ToString() + "): a reduction body of element type " +
                            std::string(Name(prog->param_types[0])) +
                            " on other operand types is not supported yet");
-  KernelParams p;
-  p.kernel = "kiln.elementwise";
-  KernelAttr body;
-  body.name = "body";
-  body.has_program = true;
-  body.program = std::move(prog.value());
-  p.attrs.push_back(std::move(body));
-  out.reduction = std::move(p);
+  out.reduction = ElementwiseKernel(std::move(prog.value()));
   return out;
 }
 
@@ -144,6 +138,49 @@ StatusOr<std::string> DescribeRunParallel(const ir::Operation& op, const ir::Mod
     desc += ";infeed=" + q;
   }
   return desc;
+}
+
+// The FunctionLowering part (compiler/lower/function_lowering.h).
+
+// A collective (compiler/lower_collectives.cc): tensor operands in,
+// preallocated tensor results out; tokens are VM tokens.
+Status FunctionLowering::LowerCollective(const ir::Operation& op) {
+  KILN_ASSIGN_OR_RETURN(CollectiveLowering c, DescribeCollective(op));
+  std::vector<uint32_t> ins, outs;
+  for (const auto* v : op.operands)
+    if (!v->type.is_token()) ins.push_back(Ref(v));
+  for (const auto& r : op.results) {
+    uint32_t reg = Define(r.get());
+    if (r->type.is_token()) {
+      body_.Emit(Opcode::kMakeToken, reg);
+      continue;
+    }
+    KILN_RETURN_IF_ERROR(EmitAlloc(r.get(), reg, op));
+    outs.push_back(reg);
+  }
+  uint32_t reduction = 0;
+  if (c.reduction) {
+    // The body combines two tensors shaped like each result, on the device.
+    reduction = mb_->AddExecutable(std::move(*c.reduction));
+    for (const auto& r : op.results)
+      if (r->type.is_tensor()) {
+        std::pair<ElementType, size_t> sig{r->type.element, static_cast<size_t>(r->type.rank())};
+        NoteDispatch(reduction, op.name, {sig, sig}, {sig});
+      }
+  }
+  const uint32_t desc = mb_->AddString(c.descriptor);
+  if (c.reduction)
+    body_.Emit(Opcode::kCollectiveReduce, desc, reduction, ins, outs);
+  else
+    body_.Emit(Opcode::kCollective, desc, ins, outs);
+  return Status::Ok();
+}
+
+Status FunctionLowering::LowerRunParallel(const ir::Operation& op) {
+  KILN_ASSIGN_OR_RETURN(std::string desc, DescribeRunParallel(op, module_));
+  std::vector<uint32_t> results = DefineResults(op);
+  body_.Emit(Opcode::kRunParallel, mb_->AddString(desc), Refs(op.operands), results);
+  return Status::Ok();
 }
 
 }  // namespace kiln::compiler

@@ -1,4 +1,5 @@
-// Lowering: verified IR -> VM bytecode, constants and executables.
+// Lowering: verified, legalized IR -> VM bytecode, constants and executables
+// (compiler/lower/function_lowering.h has the per-function machinery).
 #pragma once
 #include <string>
 #include <vector>
@@ -16,14 +17,5 @@ namespace kiln::compiler {
 // vulkan target reads next).
 Status LowerModule(const ir::Module& module, const CompileOptions& options, const ErrorFormatter& format_error,
                    ModuleBuilder* out);
-
-// Converts a region (reduce body, sort comparator, ...) into a scalar
-// program: block arguments become parameters, the terminator's operands the
-// results. Fails, naming the op, if the body is not elementwise on scalars.
-StatusOr<ScalarProgram> RegionToScalarProgram(const ir::Region& region);
-
-// The kernel attributes of an op: its attributes flattened under the spec's
-// names (see kernels/common/kernel.h), with regions as scalar programs.
-StatusOr<KernelParams> KernelParamsForOp(const ir::Operation& op);
 
 }  // namespace kiln::compiler

@@ -1,14 +1,14 @@
+// Plans the elementwise chains of a function that lowering emits as one
+// kiln.elementwise dispatch each (compiler/passes/fuse_elementwise.h).
 #include "compiler/passes/fuse_elementwise.h"
 
 #include <algorithm>
 #include <cstring>
 
-#include "compiler/lower/lowering.h"
+#include "compiler/lower/kernel_params.h"
 #include "kernels/reference/scalar.h"
 
 namespace kiln::compiler {
-
-StatusOr<ScalarInstr> ScalarInstrForOp(const ir::Operation& op, const std::vector<uint16_t>& operands);
 
 namespace {
 
@@ -161,18 +161,14 @@ bool BuildGroup(const std::vector<const ir::Operation*>& members, FusedGroup* g)
   g->root = members.back();
   for (const Input& in : params) g->inputs.push_back(in.first);
   g->num_ops = static_cast<int>(members.size());
-  g->params.kernel = "kiln.elementwise";
-  KernelAttr body;
-  body.name = "body";
-  body.has_program = true;
-  body.program = std::move(prog);
-  g->params.attrs.push_back(std::move(body));
+  std::vector<KernelAttr> extra;
   if (needs_map) {
     KernelAttr map;
     map.name = "input_broadcast";
     map.ints = std::move(input_broadcast);
-    g->params.attrs.push_back(std::move(map));
+    extra.push_back(std::move(map));
   }
+  g->params = ElementwiseKernel(std::move(prog), std::move(extra));
   return true;
 }
 
