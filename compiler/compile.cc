@@ -6,6 +6,7 @@
 
 #include "compiler/lower/lowering.h"
 #include "compiler/parse/parser.h"
+#include "compiler/passes/legalize.h"
 #include "compiler/verify/verifier.h"
 #include "compiler/vulkan/target.h"
 
@@ -21,6 +22,7 @@ StatusOr<std::vector<uint8_t>> Compile(std::string_view source, std::string_view
   KILN_RETURN_IF_ERROR(VerifyModule(*module, format));
   if (options.target != "cpu" && options.target != "vulkan" && options.target != "all")
     return InvalidArgument("unknown target '" + options.target + "' (expected cpu, vulkan or all)");
+  KILN_RETURN_IF_ERROR(LegalizeChloBroadcast(module.get(), format));
   ModuleBuilder builder;
   KILN_RETURN_IF_ERROR(LowerModule(*module, options, format, &builder));
   if (options.target != "cpu") KILN_RETURN_IF_ERROR(AddVulkanTarget(*module, options, format, &builder, warnings));

@@ -2,6 +2,7 @@
 // it for every function). Its parts live in one file each:
 //   function_lowering.cc  registers, blocks, control flow, dispatches
 //   lower_ops.cc          the op name -> handler table and the handlers
+//   lower_quantized.cc    elementwise ops on quantized values
 //   dynamic_dims.cc       run-time sizes of `?` result dimensions
 //   lower_checks.cc       the test dialects (check.*, interpreter.*)
 //   lower_collectives.cc  collectives and run_parallel
@@ -151,9 +152,6 @@ class FunctionLowering {
   // it: dequantize the quantized operands, apply the op in the expressed
   // type, quantize the result. One fused scalar program.
   Status LowerQuantizedElementwise(const ir::Operation& op);
-  // chlo.broadcast_<op>: numpy-style (or broadcast_dimensions) broadcasting
-  // of each operand to the result shape, then the elementwise op.
-  Status LowerChloBroadcast(const ir::Operation& op);
 
   // --- dynamic shapes (dynamic_dims.cc) ---
   // An i64 register holding dimension d of `v`.
