@@ -15,10 +15,12 @@ const verify::Registry& Checks() {
   static const verify::Registry* r = [] {
     auto* reg = new verify::Registry;
     verify::RegisterElementwise(reg);
-    verify::RegisterShapeOps(reg);
+    verify::RegisterDataMovement(reg);
     verify::RegisterContraction(reg);
     verify::RegisterReduction(reg);
-    verify::RegisterMisc(reg);
+    verify::RegisterNumeric(reg);
+    verify::RegisterCollectives(reg);
+    verify::RegisterStructural(reg);
     return reg;
   }();
   return *r;

@@ -520,7 +520,7 @@ std::string GetDimensionSize(const ir::Operation& op, const Context&) {
 
 }  // namespace
 
-void RegisterShapeOps(Registry* r) {
+void RegisterDataMovement(Registry* r) {
   (*r)["stablehlo.broadcast_in_dim"] = &BroadcastInDim;
   (*r)["stablehlo.dynamic_broadcast_in_dim"] = &DynamicBroadcastInDim;
   (*r)["stablehlo.transpose"] = &Transpose;

@@ -24,10 +24,12 @@ using Check = std::string (*)(const ir::Operation& op, const Context& ctx);
 using Registry = std::map<std::string, Check, std::less<>>;
 
 void RegisterElementwise(Registry* r);
-void RegisterShapeOps(Registry* r);
+void RegisterDataMovement(Registry* r);
 void RegisterContraction(Registry* r);
 void RegisterReduction(Registry* r);
-void RegisterMisc(Registry* r);
+void RegisterNumeric(Registry* r);
+void RegisterCollectives(Registry* r);
+void RegisterStructural(Registry* r);
 
 constexpr int64_t kDyn = ir::Type::kDynamic;
 
