@@ -11,22 +11,6 @@
 namespace kiln::ir::detail {
 namespace {
 
-Attribute IntAttr(int64_t v, ElementType et = ElementType::kSI64) {
-  Attribute a;
-  a.kind = Attribute::Kind::kInt;
-  a.i = v;
-  a.type = Type::Tensor(et, {});
-  return a;
-}
-
-Attribute IntArrayAttr(std::vector<int64_t> v, ElementType et = ElementType::kSI64) {
-  Attribute a;
-  a.kind = Attribute::Kind::kIntArray;
-  a.ints = std::move(v);
-  a.type = Type::Tensor(et, {});
-  return a;
-}
-
 // Field layouts of the structured attributes that consumers read by name.
 struct StructLayout {
   const char* name;

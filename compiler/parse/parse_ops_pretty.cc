@@ -13,22 +13,6 @@
 namespace kiln::ir::detail {
 namespace {
 
-Attribute IntAttr(int64_t v, ElementType et = ElementType::kSI64) {
-  Attribute a;
-  a.kind = Attribute::Kind::kInt;
-  a.i = v;
-  a.type = Type::Tensor(et, {});
-  return a;
-}
-
-Attribute IntArrayAttr(std::vector<int64_t> v, ElementType et = ElementType::kSI64) {
-  Attribute a;
-  a.kind = Attribute::Kind::kIntArray;
-  a.ints = std::move(v);
-  a.type = Type::Tensor(et, {});
-  return a;
-}
-
 Attribute EnumAttr(std::string_view s) {
   Attribute a;
   a.kind = Attribute::Kind::kEnum;
