@@ -158,7 +158,7 @@ Status FunctionLowering::EmitAlloc(const ir::Value* v, uint32_t reg, const ir::O
   return Status::Ok();
 }
 
-// Records a dispatch's signature for the vulkan target (compiler/vulkan_target.cc).
+// Records a dispatch's signature for the vulkan target (compiler/vulkan/target.cc).
 void FunctionLowering::NoteDispatch(uint32_t exe, const std::string& op, std::vector<std::pair<ElementType, size_t>> ins,
                   std::vector<std::pair<ElementType, size_t>> outs) {
   DispatchUse u;

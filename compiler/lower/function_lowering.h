@@ -181,7 +181,7 @@ class FunctionLowering {
   Status LowerCustomCall(const ir::Operation& op);
 
   // --- collectives (lower_collectives.cc) ---
-  // A collective (compiler/lower_collectives.cc): tensor operands in,
+  // A collective (compiler/lower/lower_collectives.cc): tensor operands in,
   // preallocated tensor results out; tokens are VM tokens.
   Status LowerCollective(const ir::Operation& op);
   Status LowerRunParallel(const ir::Operation& op);

@@ -142,7 +142,7 @@ StatusOr<std::string> DescribeRunParallel(const ir::Operation& op, const ir::Mod
 
 // The FunctionLowering part (compiler/lower/function_lowering.h).
 
-// A collective (compiler/lower_collectives.cc): tensor operands in,
+// A collective (compiler/lower/lower_collectives.cc): tensor operands in,
 // preallocated tensor results out; tokens are VM tokens.
 Status FunctionLowering::LowerCollective(const ir::Operation& op) {
   KILN_ASSIGN_OR_RETURN(CollectiveLowering c, DescribeCollective(op));

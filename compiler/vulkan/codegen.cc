@@ -1,7 +1,7 @@
 // The shader header (bindings, per-tensor load/store helpers), the GLSL
-// helpers the kernel families share (compiler/vulkan_kernels.h) and the choice
+// helpers the kernel families share (compiler/vulkan/kernels.h) and the choice
 // of a family's generator per kernel; the families live in
-// vulkan_kernels_*.cc, their templates in kernels/vulkan/.
+// kernels_*.cc, their templates in kernels/vulkan/.
 #include "compiler/vulkan/codegen.h"
 #include "compiler/vulkan/kernels.h"
 

@@ -1,10 +1,10 @@
-// Internal to the vulkan target's code generator (compiler/vulkan_codegen.cc):
+// Internal to the vulkan target's code generator (compiler/vulkan/codegen.cc):
 // the GLSL-building helpers every kernel family uses, and each family's
 // shader generators, which live in one file per family:
-//   vulkan_kernels_elementwise.cc  elementwise, index maps, map, quantization
-//   vulkan_kernels_linalg.cc       dot_general, convolution, triangular_solve, fft
-//   vulkan_kernels_reduction.cc    reduce, reduce_window, sort
-//   vulkan_kernels_indexing.cc     gather, scatter, select_and_scatter
+//   kernels_elementwise.cc  elementwise, index maps, map, quantization
+//   kernels_linalg.cc       dot_general, convolution, triangular_solve, fft
+//   kernels_reduction.cc    reduce, reduce_window, sort
+//   kernels_indexing.cc     gather, scatter, select_and_scatter
 #pragma once
 #include <cstdint>
 #include <map>
@@ -16,7 +16,7 @@
 
 namespace kiln::compiler::vulkan {
 
-// --- GLSL text helpers (vulkan_codegen.cc) ------------------------------------
+// --- GLSL text helpers (codegen.cc) ------------------------------------
 
 std::string S(int64_t v);     // "12"
 std::string Uint(int64_t v);  // "12u"
@@ -54,9 +54,9 @@ StatusOr<std::string> StoreResult(const KernelParams& kp, const DispatchUse& u, 
 
 using ShaderGenerator = StatusOr<ShaderSource>(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w);
 
-ShaderGenerator Elementwise, IndexMap, Map, Quantization;          // vulkan_kernels_elementwise.cc
-ShaderGenerator DotGeneral, Convolution, TriangularSolve, Fft;     // vulkan_kernels_linalg.cc
-ShaderGenerator Reduce, ReduceWindow, Sort;                        // vulkan_kernels_reduction.cc
-ShaderGenerator Gather, Scatter, SelectAndScatter;                 // vulkan_kernels_indexing.cc
+ShaderGenerator Elementwise, IndexMap, Map, Quantization;          // kernels_elementwise.cc
+ShaderGenerator DotGeneral, Convolution, TriangularSolve, Fft;     // kernels_linalg.cc
+ShaderGenerator Reduce, ReduceWindow, Sort;                        // kernels_reduction.cc
+ShaderGenerator Gather, Scatter, SelectAndScatter;                 // kernels_indexing.cc
 
 }  // namespace kiln::compiler::vulkan

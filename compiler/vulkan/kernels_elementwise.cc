@@ -1,6 +1,6 @@
 // The vulkan target's shaders, part: Elementwise ops, index maps (slice, transpose, pad, iota, ...), map and
 // uniform (de)quantization: one invocation per output element.
-// Shared helpers: compiler/vulkan_kernels.h.
+// Shared helpers: compiler/vulkan/kernels.h.
 #include "compiler/vulkan/kernels.h"
 
 #include <algorithm>

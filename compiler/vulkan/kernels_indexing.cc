@@ -1,5 +1,5 @@
 // The vulkan target's shaders, part: Indexing: gather, scatter, select_and_scatter.
-// Shared helpers: compiler/vulkan_kernels.h.
+// Shared helpers: compiler/vulkan/kernels.h.
 #include "compiler/vulkan/kernels.h"
 
 #include <algorithm>

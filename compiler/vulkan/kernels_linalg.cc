@@ -1,6 +1,6 @@
 // The vulkan target's shaders, part: Contractions and linear algebra: dot_general (with fused epilogues),
 // convolution, triangular_solve, fft.
-// Shared helpers: compiler/vulkan_kernels.h.
+// Shared helpers: compiler/vulkan/kernels.h.
 #include "compiler/vulkan/kernels.h"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 // The vulkan target's shaders, part: Reductions: reduce (per output element or a work group per output),
 // reduce_window, sort.
-// Shared helpers: compiler/vulkan_kernels.h.
+// Shared helpers: compiler/vulkan/kernels.h.
 #include "compiler/vulkan/kernels.h"
 
 #include <algorithm>
