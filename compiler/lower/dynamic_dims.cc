@@ -174,15 +174,14 @@ StatusOr<uint32_t> FunctionLowering::DynamicResultDim(const ir::Operation& op, i
     if (d >= static_cast<int64_t>(order.size())) return unsupported();
     return OperandDim(order[d].first, order[d].second);
   }
-  // Ops whose results have the shape of an operand of the same rank:
-  // elementwise ops (select and clamp may take scalars), converts, sort,
-  // reverse, map, and the like.
+  // Ops whose results have the shape of an operand of the same rank: every
+  // elementwise op of kernels/common/scalar_ops.def (select and clamp may
+  // take scalars; converts and compare included), chlo's, and these.
   static const std::set<std::string> kSameShape = {
-      "stablehlo.convert", "stablehlo.select", "stablehlo.clamp", "stablehlo.sort", "stablehlo.reverse",
-      "stablehlo.map", "stablehlo.reduce_precision", "stablehlo.bitcast_convert", "stablehlo.is_finite",
-      "stablehlo.compare", "stablehlo.uniform_quantize", "stablehlo.uniform_dequantize", "stablehlo.cholesky",
-      "stablehlo.real", "stablehlo.imag", "stablehlo.complex", "stablehlo.dynamic_update_slice"};
-  if (kSameShape.count(n) || ScalarOpFromName(n == "chlo.tan" ? "stablehlo.tan" : n) != ScalarOp::kInvalid ||
+      "stablehlo.sort",          "stablehlo.reverse",           "stablehlo.map",
+      "stablehlo.cholesky",      "stablehlo.uniform_quantize",  "stablehlo.uniform_dequantize",
+      "stablehlo.dynamic_update_slice"};
+  if (kSameShape.count(n) || ElementwiseScalarOp(n) != ScalarOp::kInvalid ||
       n.rfind("chlo.", 0) == 0) {
     const ir::Type& rt = op.results.at(0)->type;
     std::vector<const ir::Value*> read(op.operands.begin(), op.operands.end());

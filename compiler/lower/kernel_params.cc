@@ -87,9 +87,7 @@ Status Unsupported(const ir::Operation& op, const std::string& why) {
 // (value indices in the program being built).
 StatusOr<ScalarInstr> ScalarInstrForOp(const ir::Operation& op, const std::vector<uint16_t>& operands) {
   ScalarInstr in;
-  std::string name = op.name;
-  if (name == "chlo.tan") name = "stablehlo.tan";
-  in.op = ScalarOpFromName(name);
+  in.op = ElementwiseScalarOp(op.name);
   if (in.op == ScalarOp::kInvalid || op.results.size() != 1 || !op.result()->type.is_tensor())
     return Unsupported(op, "is not an elementwise op");
   if (static_cast<int>(operands.size()) != ScalarOpArity(in.op))
@@ -199,6 +197,10 @@ StatusOr<KernelParams> KernelParamsForOp(const ir::Operation& op) {
     AddQuantAttrs(result_quantized ? "operand_" : "", *op.operands[0]->type.quant, &p.attrs);
   }
   return p;
+}
+
+ScalarOp ElementwiseScalarOp(const std::string& op_name) {
+  return ScalarOpFromName(op_name == "chlo.tan" ? "stablehlo.tan" : op_name);
 }
 
 KernelParams ElementwiseKernel(ScalarProgram body, std::vector<KernelAttr> extra) {

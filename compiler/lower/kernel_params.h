@@ -2,6 +2,7 @@
 // kernel.h): attribute flattening, region bodies as scalar-expression
 // programs, and the one way to build a kiln.elementwise executable.
 #pragma once
+#include <string>
 #include <vector>
 
 #include "compiler/ir.h"
@@ -22,6 +23,10 @@ StatusOr<KernelParams> KernelParamsForOp(const ir::Operation& op);
 // The one instruction of an elementwise op, reading `operands` (value
 // indices of the program it goes into); attributes from the op.
 StatusOr<ScalarInstr> ScalarInstrForOp(const ir::Operation& op, const std::vector<uint16_t>& operands);
+
+// The scalar op an elementwise IR op computes (chlo.tan is stablehlo.tan),
+// or kInvalid for an op that is not elementwise.
+ScalarOp ElementwiseScalarOp(const std::string& op_name);
 
 // A kiln.elementwise executable whose "body" attribute is `body`; `extra`
 // attributes (e.g. a fused chain's input_broadcast) follow it.

@@ -45,15 +45,6 @@ Status Rows(const ir::Operation& op, std::string_view name, vm::CollectiveDesc* 
 
 }  // namespace
 
-bool IsCollectiveOp(const std::string& n) {
-  static const std::set<std::string> ops = {
-      "stablehlo.all_gather",           "stablehlo.all_reduce",       "stablehlo.reduce_scatter",
-      "stablehlo.all_to_all",           "stablehlo.collective_permute", "stablehlo.collective_broadcast",
-      "stablehlo.collective_reduce",    "stablehlo.send",             "stablehlo.recv",
-      "stablehlo.infeed",               "stablehlo.outfeed"};
-  return ops.count(n) > 0;
-}
-
 StatusOr<CollectiveLowering> DescribeCollective(const ir::Operation& op) {
   vm::CollectiveDesc d;
   d.op = op.name;

@@ -13,8 +13,6 @@
 
 namespace kiln::compiler {
 
-bool IsCollectiveOp(const std::string& name);
-
 struct CollectiveLowering {
   std::string descriptor;                // vm::CollectiveDesc, serialized
   std::optional<KernelParams> reduction;  // kiln.elementwise of the body, if the op reduces

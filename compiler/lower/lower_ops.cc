@@ -246,7 +246,7 @@ Status FunctionLowering::LowerDefault(const ir::Operation& op) {
     if (r->type.is_quantized() && !quantize)
       return Unimplemented(n + " with a quantized result (" + r->type.ToString() + ") is not supported yet");
   // Elementwise ops: a one-instruction scalar program.
-  const ScalarOp sop = ScalarOpFromName(n == "chlo.tan" ? "stablehlo.tan" : n);
+  const ScalarOp sop = ElementwiseScalarOp(n);
   const bool same_width_bitcast = bitcast &&
                                   StorageBytes(op.operands.at(0)->type.element) == StorageBytes(op.result()->type.element) &&
                                   op.operands[0]->type.rank() == op.result()->type.rank();

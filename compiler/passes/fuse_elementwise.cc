@@ -30,8 +30,7 @@ Kind Classify(const ir::Operation& op) {
     if (!v->type.is_tensor() || v->type.is_quantized() || !v->type.HasStaticShape()) return Kind::kNone;
   if (op.name == "stablehlo.broadcast_in_dim") return op.operands.size() == 1 ? Kind::kBroadcast : Kind::kNone;
   if (op.name == "stablehlo.constant") return Kind::kNone;  // a kConstRef; splats are inlined below
-  const std::string name = op.name == "chlo.tan" ? "stablehlo.tan" : op.name;
-  if (ScalarOpFromName(name) == ScalarOp::kInvalid) return Kind::kNone;
+  if (ElementwiseScalarOp(op.name) == ScalarOp::kInvalid) return Kind::kNone;
   if (op.name == "stablehlo.bitcast_convert" &&
       (op.operands.size() != 1 || StorageBytes(op.operands[0]->type.element) != StorageBytes(rt.element) ||
        op.operands[0]->type.rank() != rt.rank()))
