@@ -4,7 +4,8 @@
 // shape inference in the spec. Part of FunctionLowering
 // (compiler/lower/function_lowering.h).
 #include <algorithm>
-#include <set>
+#include <string_view>
+#include <unordered_map>
 
 #include "compiler/lower/function_lowering.h"
 #include "compiler/lower/kernel_params.h"
@@ -93,6 +94,54 @@ StatusOr<uint32_t> FunctionLowering::SliceSizes(const ir::Operation& op) {
   return sizes;
 }
 
+namespace {
+
+// Which run-time rule gives the `?` dimensions of an op's result: one row per
+// op (the elementwise ops of kernels/common/scalar_ops.def and chlo's ops
+// follow kSameShape without a row).
+enum class DimRule {
+  kShapeOperand0,  // element d of the shape operand 0
+  kShapeOperand1,  // element d of the shape operand 1
+  kSliceSizes,     // real_dynamic_slice: ceil((limit - start) / stride)
+  kPad,
+  kTranspose,
+  kBroadcastInDim,
+  kConcatenate,
+  kReduce,  // the operand's dimensions that are not reduced
+  kDotGeneral,
+  kDot,
+  kSameShape,  // an operand of the result's rank has the result's shape
+};
+
+DimRule RuleOf(const std::string& op_name, bool* found) {
+  static const std::unordered_map<std::string_view, DimRule> kRules = {
+      {"stablehlo.dynamic_broadcast_in_dim", DimRule::kShapeOperand1},
+      {"stablehlo.dynamic_reshape", DimRule::kShapeOperand1},
+      {"stablehlo.dynamic_iota", DimRule::kShapeOperand0},
+      {"stablehlo.real_dynamic_slice", DimRule::kSliceSizes},
+      {"stablehlo.dynamic_pad", DimRule::kPad},
+      {"stablehlo.transpose", DimRule::kTranspose},
+      {"stablehlo.broadcast_in_dim", DimRule::kBroadcastInDim},
+      {"stablehlo.concatenate", DimRule::kConcatenate},
+      {"stablehlo.reduce", DimRule::kReduce},
+      {"stablehlo.argmax", DimRule::kReduce},
+      {"stablehlo.dot_general", DimRule::kDotGeneral},
+      {"stablehlo.dot", DimRule::kDot},
+      {"stablehlo.sort", DimRule::kSameShape},
+      {"stablehlo.reverse", DimRule::kSameShape},
+      {"stablehlo.map", DimRule::kSameShape},
+      {"stablehlo.cholesky", DimRule::kSameShape},
+      {"stablehlo.uniform_quantize", DimRule::kSameShape},
+      {"stablehlo.uniform_dequantize", DimRule::kSameShape},
+      {"stablehlo.dynamic_update_slice", DimRule::kSameShape},
+  };
+  auto it = kRules.find(op_name);
+  *found = it != kRules.end() || ElementwiseScalarOp(op_name) != ScalarOp::kInvalid || op_name.rfind("chlo.", 0) == 0;
+  return it != kRules.end() ? it->second : DimRule::kSameShape;
+}
+
+}  // namespace
+
 StatusOr<uint32_t> FunctionLowering::DynamicResultDim(const ir::Operation& op, int64_t d,
                                     const std::vector<const ir::Value*>* inputs) {
   const std::string& n = op.name;
@@ -105,14 +154,17 @@ StatusOr<uint32_t> FunctionLowering::DynamicResultDim(const ir::Operation& op, i
     return Unimplemented(n + ": a result of dynamic shape " + op.results.at(0)->type.ToString() +
                          " is not supported yet (no run-time shape rule for this op)");
   };
-  if (n == "stablehlo.dynamic_broadcast_in_dim") return ShapeOperandElement(op.operands.at(1), d);
-  if (n == "stablehlo.dynamic_reshape") return ShapeOperandElement(op.operands.at(1), d);
-  if (n == "stablehlo.dynamic_iota") return ShapeOperandElement(op.operands.at(0), d);
-  if (n == "stablehlo.real_dynamic_slice") {
+  bool found = false;
+  const DimRule rule = RuleOf(n, &found);
+  if (!found) return unsupported();
+  switch (rule) {
+  case DimRule::kShapeOperand0: return ShapeOperandElement(op.operands.at(0), d);
+  case DimRule::kShapeOperand1: return ShapeOperandElement(op.operands.at(1), d);
+  case DimRule::kSliceSizes: {
     KILN_ASSIGN_OR_RETURN(uint32_t sizes, SliceSizes(op));
     return LoadElement(sizes, op.operands[1]->type.element, d);
   }
-  if (n == "stablehlo.dynamic_pad") {
+  case DimRule::kPad: {
     // lo + hi + dim + interior * max(dim - 1, 0)
     const ir::Value* x = op.operands.at(0);
     uint32_t dim = OperandDim(x, d);
@@ -126,26 +178,26 @@ StatusOr<uint32_t> FunctionLowering::DynamicResultDim(const ir::Operation& op, i
     uint32_t r = BinaryI64(Opcode::kAddI64, BinaryI64(Opcode::kAddI64, lo, hi), dim);
     return BinaryI64(Opcode::kAddI64, r, BinaryI64(Opcode::kMulI64, interior, gaps));
   }
-  if (n == "stablehlo.transpose") {
+  case DimRule::kTranspose: {
     auto perm = ints("permutation");
     if (d >= static_cast<int64_t>(perm.size())) return unsupported();
     return OperandDim(op.operands.at(0), perm[d]);
   }
-  if (n == "stablehlo.broadcast_in_dim") {
+  case DimRule::kBroadcastInDim: {
     auto bd = ints("broadcast_dimensions");
     const ir::Value* x = op.operands.at(0);
     for (size_t i = 0; i < bd.size(); ++i)
       if (bd[i] == d && x->type.dims[i] != 1) return OperandDim(x, static_cast<int64_t>(i));
     return unsupported();
   }
-  if (n == "stablehlo.concatenate") {
+  case DimRule::kConcatenate: {
     int64_t axis = ints("dimension").empty() ? 0 : ints("dimension")[0];
     if (d != axis) return OperandDim(op.operands.at(0), d);
     uint32_t sum = ConstI64(0);
     for (const auto* v : op.operands) sum = BinaryI64(Opcode::kAddI64, sum, OperandDim(v, d));
     return sum;
   }
-  if (n == "stablehlo.reduce" || n == "stablehlo.argmax") {
+  case DimRule::kReduce: {
     auto reduced = ints("dimensions");
     const ir::Value* x = op.operands.at(0);
     int64_t k = -1;
@@ -155,12 +207,13 @@ StatusOr<uint32_t> FunctionLowering::DynamicResultDim(const ir::Operation& op, i
     }
     return unsupported();
   }
-  if (n == "stablehlo.dot_general" || n == "stablehlo.dot") {
+  case DimRule::kDotGeneral:
+  case DimRule::kDot: {
     const ir::Value* lhs = op.operands.at(0);
     const ir::Value* rhs = op.operands.at(1);
     auto lb = ints("lhs_batching_dimensions"), lc = ints("lhs_contracting_dimensions");
     auto rb = ints("rhs_batching_dimensions"), rc = ints("rhs_contracting_dimensions");
-    if (n == "stablehlo.dot") {
+    if (rule == DimRule::kDot) {
       lc = {lhs->type.rank() - 1};
       rc = {0};
     }
@@ -174,22 +227,16 @@ StatusOr<uint32_t> FunctionLowering::DynamicResultDim(const ir::Operation& op, i
     if (d >= static_cast<int64_t>(order.size())) return unsupported();
     return OperandDim(order[d].first, order[d].second);
   }
-  // Ops whose results have the shape of an operand of the same rank: every
-  // elementwise op of kernels/common/scalar_ops.def (select and clamp may
-  // take scalars; converts and compare included), chlo's, and these.
-  static const std::set<std::string> kSameShape = {
-      "stablehlo.sort",          "stablehlo.reverse",           "stablehlo.map",
-      "stablehlo.cholesky",      "stablehlo.uniform_quantize",  "stablehlo.uniform_dequantize",
-      "stablehlo.dynamic_update_slice"};
-  if (kSameShape.count(n) || ElementwiseScalarOp(n) != ScalarOp::kInvalid ||
-      n.rfind("chlo.", 0) == 0) {
+  case DimRule::kSameShape: {
     const ir::Type& rt = op.results.at(0)->type;
     std::vector<const ir::Value*> read(op.operands.begin(), op.operands.end());
     if (inputs) read = *inputs;  // a fused chain: only its inputs are in registers
     for (const auto* v : read)
       if (v->type.is_tensor() && v->type.rank() == rt.rank() &&
-          (n != "stablehlo.bitcast_convert" || StorageBytes(v->type.element) == StorageBytes(rt.element)))
+          (ElementwiseScalarOp(n) != ScalarOp::kBitcastConvert ||
+           StorageBytes(v->type.element) == StorageBytes(rt.element)))
         return OperandDim(v, d);
+  }
   }
   return unsupported();
 }
