@@ -19,6 +19,7 @@ const verify::Registry& Checks() {
     verify::RegisterContraction(reg);
     verify::RegisterReduction(reg);
     verify::RegisterNumeric(reg);
+    verify::RegisterLinalg(reg);
     verify::RegisterCollectives(reg);
     verify::RegisterStructural(reg);
     return reg;

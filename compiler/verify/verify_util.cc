@@ -251,4 +251,10 @@ std::string CheckReducerBody(const ir::Operation& op, const ir::Region& region, 
   return "";
 }
 
+std::string Unary(const ir::Operation& op) {
+  if (op.operands.size() != 1 || op.results.size() != 1 || !AllTensors(op))
+    return Msg(op, "expects one tensor operand and one tensor result");
+  return "";
+}
+
 }  // namespace kiln::compiler::verify

@@ -28,6 +28,7 @@ void RegisterDataMovement(Registry* r);
 void RegisterContraction(Registry* r);
 void RegisterReduction(Registry* r);
 void RegisterNumeric(Registry* r);
+void RegisterLinalg(Registry* r);
 void RegisterCollectives(Registry* r);
 void RegisterStructural(Registry* r);
 
@@ -41,6 +42,8 @@ inline std::string TypeStr(const ir::Type& t) { return t.ToString(); }
 inline std::string Num(int64_t v) { return std::to_string(v); }
 // "<op>: <msg> (<c>)"
 std::string Msg(const ir::Operation& op, const std::string& msg, std::string_view c = {});
+// "" if op has one tensor operand and one tensor result, else the error.
+std::string Unary(const ir::Operation& op);
 
 // --- dimensions and types ---------------------------------------------------
 inline bool DimsCompatible(int64_t a, int64_t b) { return a == b || a == kDyn || b == kDyn; }
