@@ -143,7 +143,7 @@ DimRule RuleOf(const std::string& op_name, bool* found) {
 }  // namespace
 
 StatusOr<uint32_t> FunctionLowering::DynamicResultDim(const ir::Operation& op, int64_t d,
-                                    const std::vector<const ir::Value*>* inputs) {
+                                                      const std::vector<const ir::Value*>* inputs) {
   const std::string& n = op.name;
   auto ints = [&](const char* name) {
     const ir::Attribute* a = op.GetAttr(name);

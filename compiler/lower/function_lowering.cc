@@ -142,7 +142,7 @@ std::vector<uint32_t> FunctionLowering::DefineResults(const ir::Operation& op) {
 // `inputs`: the values the dispatch reads, when they are not op's operands
 // (a fused chain); a dynamic dimension is taken from them.
 Status FunctionLowering::EmitAlloc(const ir::Value* v, uint32_t reg, const ir::Operation& op,
-                 const std::vector<const ir::Value*>* inputs) {
+                                   const std::vector<const ir::Value*>* inputs) {
   const ir::Type& t = v->type;
   if (!t.is_tensor()) return Unimplemented(op.name + ": results of type " + t.ToString() + " are not supported yet");
   std::vector<uint32_t> dims;
@@ -159,8 +159,9 @@ Status FunctionLowering::EmitAlloc(const ir::Value* v, uint32_t reg, const ir::O
 }
 
 // Records a dispatch's signature for the vulkan target (compiler/vulkan/target.cc).
-void FunctionLowering::NoteDispatch(uint32_t exe, const std::string& op, std::vector<std::pair<ElementType, size_t>> ins,
-                  std::vector<std::pair<ElementType, size_t>> outs) {
+void FunctionLowering::NoteDispatch(uint32_t exe, const std::string& op,
+                                    std::vector<std::pair<ElementType, size_t>> ins,
+                                    std::vector<std::pair<ElementType, size_t>> outs) {
   DispatchUse u;
   u.executable = exe;
   u.op = op;
@@ -172,7 +173,7 @@ void FunctionLowering::NoteDispatch(uint32_t exe, const std::string& op, std::ve
 // `inputs`: the dispatch's inputs when they are not the op's operands (a
 // fused chain rooted at `op`).
 Status FunctionLowering::EmitDispatch(const ir::Operation& op, KernelParams params,
-                    const std::vector<const ir::Value*>* inputs) {
+                                      const std::vector<const ir::Value*>* inputs) {
   KILN_RETURN_IF_ERROR(CheckCpuKernelExists(op, params.kernel));
   uint32_t exe = mb_->AddExecutable(std::move(params));
   std::vector<const ir::Value*> in_values(op.operands.begin(), op.operands.end());
@@ -235,7 +236,7 @@ Status FunctionLowering::LowerBlock(const ir::Block& block, const std::vector<Sl
 }
 
 Status FunctionLowering::LowerRegionInto(const ir::Region& region, const std::vector<Slot>& arg_slots,
-                       const std::vector<Slot>& yield, ir::Location* error_loc) {
+                                         const std::vector<Slot>& yield, ir::Location* error_loc) {
   if (region.blocks.size() != 1) return Unimplemented("regions with several blocks are not supported");
   const ir::Block& b = *region.blocks[0];
   for (size_t i = 0; i < b.args.size() && i < arg_slots.size(); ++i)
