@@ -79,14 +79,7 @@ StatusOr<uint32_t> FunctionLowering::SliceSizes(const ir::Operation& op) {
   prog.results.push_back(7);
   for (const auto& in : prog.instrs)
     if (in.op == ScalarOp::kInvalid) return Unimplemented("real_dynamic_slice: shape arithmetic is missing an op");
-  KernelParams p;
-  p.kernel = "kiln.elementwise";
-  KernelAttr body;
-  body.name = "body";
-  body.has_program = true;
-  body.program = std::move(prog);
-  p.attrs.push_back(std::move(body));
-  uint32_t exe = mb_->AddExecutable(std::move(p));
+  uint32_t exe = mb_->AddExecutable(ElementwiseKernel(std::move(prog)));
   uint32_t sizes = NewRef();
   body_.Emit(Opcode::kAlloc, sizes, static_cast<uint32_t>(t), std::vector<uint32_t>{OperandDim(op.operands[1], 0)});
   NoteDispatch(exe, op.name, {{t, 1}, {t, 1}, {t, 1}}, {{t, 1}});
