@@ -7,8 +7,8 @@
 
 #include <string>
 
-#include "compiler/parser.h"
-#include "compiler/verifier.h"
+#include "compiler/parse/parser.h"
+#include "compiler/verify/verifier.h"
 
 namespace kiln {
 namespace {

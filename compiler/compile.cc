@@ -1,25 +1,36 @@
+// The compiler's pipeline, in order: parse -> verify -> IR passes -> lower to
+// bytecode -> vulkan target -> serialize. Each stage is its own room
+// (compiler/parse, verify, passes, lower, vulkan) and knows nothing of the
+// stages after it; this file is the only place that sequences them.
 #include "compiler/compile.h"
 
-#include "compiler/parser.h"
-#include "compiler/verifier.h"
+#include "compiler/lower/lowering.h"
+#include "compiler/parse/parser.h"
+#include "compiler/passes/legalize.h"
+#include "compiler/verify/verifier.h"
+#include "compiler/vulkan/target.h"
 
 namespace kiln::compiler {
 
 StatusOr<std::vector<uint8_t>> Compile(std::string_view source, std::string_view file_name,
                                        const CompileOptions& options, std::vector<std::string>* warnings,
                                        int first_line) {
-  auto format = [&](ir::Location loc, const std::string& message) {
+  ErrorFormatter format = [&](ir::Location loc, const std::string& message) {
     return ir::FormatDiagnostic(file_name, source, first_line, loc, "error", message);
   };
   KILN_ASSIGN_OR_RETURN(auto module, ir::ParseModule(source, file_name, first_line));
   KILN_RETURN_IF_ERROR(VerifyModule(*module, format));
+  if (options.target != "cpu" && options.target != "vulkan" && options.target != "all")
+    return InvalidArgument("unknown target '" + options.target + "' (expected cpu, vulkan or all)");
+  KILN_RETURN_IF_ERROR(LegalizeChloBroadcast(module.get(), format));
   ModuleBuilder builder;
-  KILN_RETURN_IF_ERROR(LowerModule(*module, options, format, &builder, warnings));
+  KILN_RETURN_IF_ERROR(LowerModule(*module, options, format, &builder));
+  if (options.target != "cpu") KILN_RETURN_IF_ERROR(AddVulkanTarget(*module, options, format, &builder, warnings));
   return builder.Serialize();
 }
 
 StatusOr<std::string> CompileToIrText(std::string_view source, std::string_view file_name) {
-  auto format = [&](ir::Location loc, const std::string& message) {
+  ErrorFormatter format = [&](ir::Location loc, const std::string& message) {
     return ir::FormatDiagnostic(file_name, source, 1, loc, "error", message);
   };
   KILN_ASSIGN_OR_RETURN(auto module, ir::ParseModule(source, file_name));

@@ -5,7 +5,8 @@
 #include <string_view>
 #include <vector>
 
-#include "compiler/lowering.h"
+#include "compiler/options.h"
+#include "kernels/common/status.h"
 
 namespace kiln::compiler {
 

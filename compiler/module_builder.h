@@ -52,12 +52,20 @@ struct DispatchUse {
   std::vector<std::vector<int64_t>> in_dims;
 };
 
+// What lowering one function added to ModuleBuilder::dispatch_uses and
+// ModuleBuilder::call_uses (half-open ranges).
+struct FunctionUses {
+  size_t dispatch_begin = 0, dispatch_end = 0;
+  size_t call_begin = 0, call_end = 0;
+};
+
 class ModuleBuilder {
  public:
   // Appended while functions are lowered (in order); LowerModule splits
-  // them per function.
+  // them per function into function_uses (one entry per function).
   std::vector<DispatchUse> dispatch_uses;
   std::vector<uint32_t> call_uses;  // callee function indices
+  std::vector<FunctionUses> function_uses;
   std::string name, source_file;
   uint32_t num_replicas = 1, num_partitions = 1;
   std::vector<FunctionOut> functions;

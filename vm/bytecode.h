@@ -7,7 +7,9 @@
 #include <cstring>
 #include <iterator>
 #include <span>
+#include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace kiln::vm {
@@ -124,10 +126,53 @@ inline bool DecodeInstruction(std::span<const uint8_t> code, uint32_t pc, Instru
   return true;
 }
 
+// A jump-target operand (kind 'p'): a byte offset into the function's
+// bytecode. Its own type so that a register cannot be emitted where a target
+// belongs, or the reverse.
+struct BytecodeTarget {
+  uint32_t pc = 0;
+};
+
 // Appends instructions; the compiler's emitter.
+//
+// Emit(op, operands...) is the typed form: the operands given are checked
+// against the opcode's kinds string (vm/opcodes.def) before anything is
+// written, so an operand missing, extra or out of order cannot produce
+// bytecode that decodes differently from what the emitter meant. The check
+// is by operand class (it cannot tell an i64 register from a ref register,
+// both u32):
+//   u32 or enum         one of i r c e f s t u
+//   BytecodeTarget      p
+//   int64_t             k
+//   a span of u32       I or R (count, then the entries)
+// On a mismatch nothing is written and error() names the first one (the
+// check is a few compares per instruction, so it is always on).
 class BytecodeWriter {
  public:
   uint32_t pc() const { return static_cast<uint32_t>(code_.size()); }
+
+  // Returns the offset of the instruction's jump target (for PatchTarget) if
+  // it has one, else the offset of its opcode byte; UINT32_MAX on a mismatch.
+  template <typename... Args>
+  uint32_t Emit(Opcode op, const Args&... args) {
+    const std::string_view kinds = GetOpcodeInfo(static_cast<uint8_t>(op)).kinds;
+    const char given[] = {OperandClass<Args>()..., '\0'};
+    if (!Matches(kinds, std::string_view(given, sizeof...(Args)))) {
+      if (error_.empty())
+        error_ = "bytecode emitter: '" + std::string(GetOpcodeInfo(static_cast<uint8_t>(op)).mnemonic) +
+                 "' takes operands \"" + std::string(kinds) + "\" but was given \"" +
+                 std::string(given, sizeof...(Args)) + "\" (w: u32, p: target, k: i64, L: list)";
+      return UINT32_MAX;
+    }
+    uint32_t target_at = pc();
+    Op(op);
+    (Put(args, &target_at), ...);
+    return target_at;
+  }
+  // The first mismatch Emit refused, or empty.
+  const std::string& error() const { return error_; }
+
+  // The untyped pieces Emit is made of.
   void Op(Opcode op) { code_.push_back(static_cast<uint8_t>(op)); }
   void U32(uint32_t v) { Append(&v, 4); }
   void I64(int64_t v) { Append(&v, 8); }
@@ -145,11 +190,53 @@ class BytecodeWriter {
   std::vector<uint8_t>& bytes() { return code_; }
 
  private:
+  template <typename T>
+  static constexpr char OperandClass() {
+    using U = std::remove_cvref_t<T>;
+    if constexpr (std::is_same_v<U, BytecodeTarget>) {
+      return 'p';
+    } else if constexpr (std::is_same_v<U, int64_t>) {
+      return 'k';
+    } else if constexpr (std::is_convertible_v<const U&, std::span<const uint32_t>>) {
+      return 'L';
+    } else {
+      static_assert((std::is_integral_v<U> || std::is_enum_v<U>) && sizeof(U) <= 4,
+                    "a bytecode operand is a u32 (or enum), BytecodeTarget, int64_t or a span of u32");
+      return 'w';
+    }
+  }
+  static bool Matches(std::string_view kinds, std::string_view given) {
+    if (kinds.size() != given.size()) return false;
+    for (size_t i = 0; i < kinds.size(); ++i) {
+      const char k = kinds[i], g = given[i];
+      const bool ok = k == 'p'               ? g == 'p'
+                      : k == 'k'             ? g == 'k'
+                      : k == 'I' || k == 'R' ? g == 'L'
+                                             : g == 'w';
+      if (!ok) return false;
+    }
+    return true;
+  }
+  template <typename T>
+  void Put(const T& v, uint32_t* target_at) {
+    constexpr char c = OperandClass<T>();
+    if constexpr (c == 'p') {
+      *target_at = pc();
+      U32(v.pc);
+    } else if constexpr (c == 'k') {
+      I64(v);
+    } else if constexpr (c == 'L') {
+      List(std::span<const uint32_t>(v));
+    } else {
+      U32(static_cast<uint32_t>(v));
+    }
+  }
   void Append(const void* p, size_t n) {
     auto b = static_cast<const uint8_t*>(p);
     code_.insert(code_.end(), b, b + n);
   }
   std::vector<uint8_t> code_;
+  std::string error_;
 };
 
 }  // namespace kiln::vm

@@ -32,7 +32,7 @@
 #include <regex>
 
 #include "compiler/compile.h"
-#include "compiler/parser.h"
+#include "compiler/parse/parser.h"
 #include "tests/conformance/op_status.h"
 #include "hal/cpu/cpu_device.h"
 #ifdef KILN_HAVE_VULKAN
@@ -104,7 +104,6 @@ Counts RunFile(const fs::path& path, kiln::hal::Device* device, bool verbose) {
   for (const auto& chunk : kiln::ir::SplitChunks(source)) {
     auto tests = TestFunctionsInText(chunk.text);
     kiln::compiler::CompileOptions options;
-    options.fold = false;
     options.target = g_vulkan ? "all" : "cpu";
     auto bytes = kiln::compiler::Compile(chunk.text, path.string(), options, nullptr, chunk.first_line);
     if (!bytes.ok()) {

@@ -2,7 +2,7 @@
 
 #include <functional>
 
-#include "compiler/parser.h"
+#include "compiler/parse/parser.h"
 
 namespace kiln::conformance {
 namespace {

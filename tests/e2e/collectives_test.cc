@@ -57,7 +57,6 @@ class Grid : public ::testing::TestWithParam<hal::CpuMode> {
   StatusOr<vm::GridResult> Run(const std::string& source, std::vector<std::string> functions,
                                std::chrono::milliseconds timeout = std::chrono::seconds(60)) {
     compiler::CompileOptions options;
-    options.fold = false;
     options.target = "cpu";
     auto bytes = compiler::Compile(source, "grid.mlir", options, nullptr);
     if (!bytes.ok()) return bytes.status();

@@ -40,7 +40,6 @@ std::string Instantiate(const std::string& tmpl, const Dims* dims) {
 
 StatusOr<std::vector<vm::HostTensor>> CompileAndRun(const std::string& text, const std::vector<vm::HostTensor>& in) {
   compiler::CompileOptions options;
-  options.fold = false;
   options.target = "cpu";
   auto bytes = compiler::Compile(text, "dynamic.mlir", options, nullptr);
   if (!bytes.ok()) return bytes.status();
@@ -202,7 +201,6 @@ class DynamicShapes : public ::testing::TestWithParam<size_t> {};
 TEST_P(DynamicShapes, CompilesOnceAndMatchesStaticOnEveryShape) {
   const Case c = Cases()[GetParam()];
   compiler::CompileOptions options;
-  options.fold = false;
   options.target = "cpu";
   std::string dynamic_text = Instantiate(c.program, nullptr);
   auto bytes = compiler::Compile(dynamic_text, "dynamic.mlir", options, nullptr);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "compiler/compile.h"
+#include "compiler/module_builder.h"
 #include "hal/cpu/cpu_device.h"
 #include "schema/module_generated.h"
 #include "tests/support/host_tensor_util.h"
@@ -40,7 +41,6 @@ std::string RunCommand(const std::string& cmd) {
 
 std::vector<uint8_t> CompileOrDie(const std::string& source, const std::string& name) {
   compiler::CompileOptions options;
-  options.fold = false;
   options.target = "cpu";
   auto bytes = compiler::Compile(source, name, options, nullptr);
   EXPECT_TRUE(bytes.ok()) << bytes.status().message();

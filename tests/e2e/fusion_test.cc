@@ -1,4 +1,4 @@
-// Elementwise fusion (compiler/fuse_elementwise.cc), end to end: a chain
+// Elementwise fusion (compiler/passes/fuse_elementwise.cc), end to end: a chain
 // compiles to one kiln.elementwise dispatch, gives bit-for-bit the results of
 // the unfused program (the same scalar ops in the same order), keeps values
 // used outside the chain in memory, and fuses across types (compare, select,

@@ -1,4 +1,4 @@
-// The scalar path (compiler/scalar_plan.h): rank-0 integer and boolean
+// The scalar path (compiler/passes/scalar_plan.h): rank-0 integer and boolean
 // values computed in the VM's i64 registers must give bit for bit what the
 // reference kernels give for the same op on a tensor, for every integer type
 // and the values at the edges of each type's range; loops over them run no

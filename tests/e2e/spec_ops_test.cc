@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "compiler/compile.h"
-#include "compiler/parser.h"
+#include "compiler/parse/parser.h"
 #include "hal/cpu/cpu_device.h"
 #include "vm/context.h"
 
@@ -78,7 +78,6 @@ TEST(SpecOps, EveryOpCompilesForTheCpuTarget) {
   std::map<std::string, std::string> compiled_in;  // op -> a program that compiled
   std::map<std::string, std::string> last_error;
   compiler::CompileOptions options;
-  options.fold = false;
   options.target = "cpu";
   for (const auto& file : ProgramFiles()) {
     for (const auto& chunk : ir::SplitChunks(ReadFile(file))) {
@@ -108,7 +107,6 @@ TEST(SpecOps, EveryOpCompilesForTheCpuTarget) {
 std::vector<std::string> RunChecks(const fs::path& file, int* functions) {
   std::vector<std::string> failures;
   compiler::CompileOptions options;
-  options.fold = false;
   options.target = "cpu";
   for (const auto& chunk : ir::SplitChunks(ReadFile(file))) {
     auto bytes = compiler::Compile(chunk.text, file.string(), options, nullptr, chunk.first_line);

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "compiler/compile.h"
-#include "compiler/parser.h"
+#include "compiler/parse/parser.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view source(reinterpret_cast<const char*>(data), size);
@@ -16,7 +16,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!module.ok()) return 0;
   kiln::compiler::CompileOptions options;
   options.target = "cpu";
-  options.fold = false;
   std::vector<std::string> warnings;
   (void)kiln::compiler::Compile(source, "fuzz.mlir", options, &warnings);
   return 0;

@@ -1,4 +1,4 @@
-// Tests of dense attributes (compiler/parse_dense.cc): every spelling of
+// Tests of dense attributes (compiler/parse/parse_dense.cc): every spelling of
 // dense values, small float types, and their errors.
 #include <gtest/gtest.h>
 
@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "compiler/ir.h"
-#include "compiler/lexer.h"
-#include "compiler/parser.h"
+#include "compiler/parse/lexer.h"
+#include "compiler/parse/parser.h"
 #include "tests/compiler/parse/parse_test_util.h"
 
 namespace kiln::ir {

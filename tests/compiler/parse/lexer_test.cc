@@ -1,4 +1,4 @@
-// Tests of the MLIR lexer (compiler/lexer.cc): tokens with their positions,
+// Tests of the MLIR lexer (compiler/parse/lexer.cc): tokens with their positions,
 // errors, and dimension lists.
 #include <gtest/gtest.h>
 
@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "compiler/ir.h"
-#include "compiler/lexer.h"
-#include "compiler/parser.h"
+#include "compiler/parse/lexer.h"
+#include "compiler/parse/parser.h"
 #include "tests/compiler/parse/parse_test_util.h"
 
 namespace kiln::ir {

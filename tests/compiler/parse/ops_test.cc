@@ -1,4 +1,4 @@
-// Tests of the op forms (compiler/parse_ops_pretty.cc, parse_attributes.cc):
+// Tests of the op forms (compiler/parse/parse_ops_pretty.cc, parse_attributes.cc):
 // the generic form, the pretty forms of elementwise ops, compare, iota,
 // convolution, reduce and control flow, check and interpreter ops, module
 // aliases and locations; pretty and generic forms give the same IR.
@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "compiler/ir.h"
-#include "compiler/lexer.h"
-#include "compiler/parser.h"
+#include "compiler/parse/lexer.h"
+#include "compiler/parse/parser.h"
 #include "tests/compiler/parse/parse_test_util.h"
 
 namespace kiln::ir {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "compiler/ir.h"
-#include "compiler/parser.h"
+#include "compiler/parse/parser.h"
 
 namespace kiln::ir {
 

@@ -1,4 +1,4 @@
-// Tests of the MLIR parser as a whole (compiler/parser.cc): error messages
+// Tests of the MLIR parser as a whole (compiler/parse/parser.cc): error messages
 // with their locations, deep nesting, truncated input, splitting into
 // chunks, and the whole conformance suite parsing and round-tripping. The
 // syntax forms are tested in lexer_test.cc, types_test.cc, dense_test.cc,
@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "compiler/ir.h"
-#include "compiler/lexer.h"
-#include "compiler/parser.h"
+#include "compiler/parse/lexer.h"
+#include "compiler/parse/parser.h"
 #include "tests/compiler/parse/parse_test_util.h"
 
 namespace kiln::ir {

@@ -1,4 +1,4 @@
-// Tests of the MLIR printer (compiler/printer.cc): parse -> print -> parse
+// Tests of the MLIR printer (compiler/parse/printer.cc): parse -> print -> parse
 // gives the same text and the same IR (the whole conformance suite is
 // round-tripped in parser_test.cc).
 #include <gtest/gtest.h>
@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "compiler/ir.h"
-#include "compiler/lexer.h"
-#include "compiler/parser.h"
+#include "compiler/parse/lexer.h"
+#include "compiler/parse/parser.h"
 #include "tests/compiler/parse/parse_test_util.h"
 
 namespace kiln::ir {

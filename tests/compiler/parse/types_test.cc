@@ -1,4 +1,4 @@
-// Tests of type parsing (compiler/parse_types.cc): every element type,
+// Tests of type parsing (compiler/parse/parse_types.cc): every element type,
 // tensor, tuple, token and quantized types, and their errors.
 #include <gtest/gtest.h>
 
@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "compiler/ir.h"
-#include "compiler/lexer.h"
-#include "compiler/parser.h"
+#include "compiler/parse/lexer.h"
+#include "compiler/parse/parser.h"
 #include "tests/compiler/parse/parse_test_util.h"
 
 namespace kiln::ir {

@@ -1,4 +1,4 @@
-// Tests of the IR verifier as a whole (compiler/verifier.cc): a return
+// Tests of the IR verifier as a whole (compiler/verify/verifier.cc): a return
 // against the function's signature, valid programs of every family (dynamic
 // dimensions included), and every chunk of the conformance suite verifying.
 // The malformed programs of each op family are in <family>_test.cc.
@@ -8,8 +8,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "compiler/parser.h"
-#include "compiler/verifier.h"
+#include "compiler/parse/parser.h"
+#include "compiler/verify/verifier.h"
 #include "tests/compiler/verify/verify_test_util.h"
 
 namespace kiln::compiler {

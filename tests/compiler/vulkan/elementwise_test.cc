@@ -1,5 +1,5 @@
-// The vulkan target's elementwise shaders (compiler/vulkan_kernels_
-// elementwise.cc, compiler/vulkan_scalar.cc) against the CPU device: every
+// The vulkan target's elementwise shaders (compiler/vulkan/kernels_
+// elementwise.cc, compiler/vulkan/scalar.cc) against the CPU device: every
 // integer op of the scalar-op table, bit for bit.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// The vulkan target's indexing shaders (compiler/vulkan_kernels_
+// The vulkan target's indexing shaders (compiler/vulkan/kernels_
 // indexing.cc) against the CPU device, bit for bit: gather, scatter and
 // select_and_scatter.
 #include <gtest/gtest.h>

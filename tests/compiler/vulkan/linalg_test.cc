@@ -1,4 +1,4 @@
-// The vulkan target's linear-algebra shaders (compiler/vulkan_kernels_
+// The vulkan target's linear-algebra shaders (compiler/vulkan/kernels_
 // linalg.cc) against the CPU device: dot_general of odd shapes, convolution,
 // and epilogues fused into both.
 #include <gtest/gtest.h>

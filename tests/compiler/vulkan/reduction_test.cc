@@ -1,4 +1,4 @@
-// The vulkan target's reduction shaders (compiler/vulkan_kernels_
+// The vulkan target's reduction shaders (compiler/vulkan/kernels_
 // reduction.cc) against the CPU device: both paths, exact for integers.
 #include <gtest/gtest.h>
 

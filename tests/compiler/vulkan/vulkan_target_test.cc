@@ -1,4 +1,4 @@
-// The compiler's vulkan target as a whole (compiler/vulkan_target.cc):
+// The compiler's vulkan target as a whole (compiler/vulkan/target.cc):
 // examples/mlp.mlir on both devices, and a function the target cannot
 // compile, recorded as unavailable with its reason.
 #include <gtest/gtest.h>

@@ -44,7 +44,6 @@ inline StatusOr<std::vector<vm::HostTensor>> RunOn(hal::Device* device, const st
 // The module compiled for `target` ("all": every target).
 inline std::vector<uint8_t> CompileAll(const std::string& source, const std::string& target = "all") {
   compiler::CompileOptions options;
-  options.fold = false;
   options.target = target;
   auto bytes = compiler::Compile(source, "test.mlir", options, nullptr);
   EXPECT_TRUE(bytes.ok()) << bytes.status().message();

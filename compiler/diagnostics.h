@@ -1,0 +1,14 @@
+// How every stage reports an error at a source location: a formatter made by
+// compile.cc from the source text ("file:line:col: error: ..." with the
+// source line and a caret, see ir::FormatDiagnostic in compiler/parse/parser.h).
+#pragma once
+#include <functional>
+#include <string>
+
+#include "compiler/ir.h"
+
+namespace kiln::compiler {
+
+using ErrorFormatter = std::function<std::string(ir::Location, const std::string&)>;
+
+}  // namespace kiln::compiler

@@ -1,0 +1,200 @@
+// The parser's internals, shared by parser.cc (structure, SSA, generic ops),
+// parse_types.cc, parse_attributes.cc, parse_dense.cc and
+// parse_ops_pretty.cc. Not part of the compiler's API.
+//
+// A recursive-descent parser with one token of lookahead. Errors throw
+// ParseError inside the parser only; ParseModule turns it into a Status, so
+// no exception leaves the front end.
+#pragma once
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "compiler/ir.h"
+#include "compiler/parse/lexer.h"
+
+namespace kiln::ir::detail {
+
+struct ParseError {
+  Location loc;
+  std::string message;
+};
+
+// Deepest nesting of regions, attributes, types and dense lists we accept:
+// deeper input is an error rather than a stack overflow.
+constexpr int kMaxNesting = 256;
+// Largest dense constant (expanded) we materialize.
+constexpr uint64_t kMaxDenseBytes = uint64_t(1) << 32;
+
+// What an SSA name refers to: one value, or a group of `count` results of an
+// op starting at result `base` (for `%r:2 = ...`, used as %r#0, %r#1).
+struct ValueDef {
+  Value* value = nullptr;
+  Operation* op = nullptr;
+  int base = 0;
+  int count = 1;
+};
+
+// A result name on the left of `=`: %r or %r:2.
+struct ResultName {
+  Token tok;
+  int count = 1;
+};
+
+class Parser {
+ public:
+  Parser(std::string_view source, int first_line) : lex_(source, first_line) {}
+
+  std::unique_ptr<Module> ParseTopLevel();
+
+  // ---- tokens (parser.cc) ----
+  void Advance();
+  [[noreturn]] void Fail(const Token& at, const std::string& msg);
+  [[noreturn]] void FailExpected(const char* what);
+  bool Consume(Tok k) {
+    if (!cur_.is(k)) return false;
+    Advance();
+    return true;
+  }
+  bool ConsumeIdent(std::string_view s) {
+    if (!cur_.IsIdent(s)) return false;
+    Advance();
+    return true;
+  }
+  void Expect(Tok k, const char* context = nullptr);
+  void ExpectIdent(std::string_view s);
+  Token Peek();  // the token after cur_
+  static Location LocOf(const Token& t) { return Location{t.line, t.col}; }
+
+  struct State {
+    Lexer lex;
+    Token cur;
+  };
+  State Save() const { return State{lex_, cur_}; }
+  void Restore(const State& s) {
+    lex_ = s.lex;
+    cur_ = s.cur;
+  }
+
+  // Nesting guard: every recursive production holds one.
+  class Nest {
+   public:
+    explicit Nest(Parser* p) : p_(p) {
+      if (++p_->depth_ > kMaxNesting) p_->Fail(p_->cur_, "nesting too deep (more than 256 levels)");
+    }
+    ~Nest() { --p_->depth_; }
+    Nest(const Nest&) = delete;
+    Nest& operator=(const Nest&) = delete;
+
+   private:
+    Parser* p_;
+  };
+
+  // ---- structure (parser.cc) ----
+  void ParseFunction(Module* m);
+  void ParseRegion(Region* region, const std::vector<std::pair<Token, Type>>* entry_args);
+  void ParseBlockArgs(Block* block);
+  void ParseOperation(Block* block);
+  void ParseGenericOp(Operation* op, int num_results);
+  void ParseRegionList(Operation* op);  // ({...}, {...})
+  void SkipLocation();                  // optional loc(...)
+  void SkipBalanced(Tok open, Tok close);
+  std::string ParseSymbolName();        // @name -> name
+  int64_t ParseIntLiteral(bool allow_negative);
+
+  // ---- SSA (parser.cc) ----
+  void PushScope() { scopes_.emplace_back(); }
+  void PopScope() { scopes_.pop_back(); }
+  void Define(const Token& name, ValueDef def);
+  Value* ParseValueUse();  // %x or %x#n at cur_
+  std::vector<Value*> ParseValueUseList();  // comma-separated, possibly empty
+  Value* AddBlockArg(Block* b, const Token& name, Type t);
+
+  // ---- types (parse_types.cc) ----
+  Type ParseType();
+  bool AtType() const;
+  ElementType ParseElementType(std::shared_ptr<const QuantType>* quant);
+  std::shared_ptr<const QuantType> ParseQuantType();
+  Type ParseTensorTypeAfterKeyword();
+  std::vector<Type> ParseTypeList();  // T, T, ... (at least one)
+  // `(T, ...) -> T` or `(T, ...) -> (T, ...)`; returns false (nothing
+  // consumed) when cur_ is not '('.
+  bool ParseFunctionType(std::vector<Type>* ins, std::vector<Type>* outs);
+  ElementType ParseScalarTypeName();  // i64, f32, index ... for typed literals
+
+  // ---- attributes (parse_attributes.cc) ----
+  Attribute ParseAttribute();                 // full MLIR attribute
+  std::vector<NamedAttr> ParseAttrDict();     // { ... } at cur_
+  void MergeAttrs(Operation* op, std::vector<NamedAttr> attrs);
+  Attribute ParseLooseValue();                // value in a dialect attribute body
+  Attribute ParseHashAttribute();             // #... at cur_
+  Attribute ParseStructBody(std::string name);  // after '<' ... '>'
+  Attribute ParseConvDimensionNumbers();      // after '#stablehlo.conv<' (or pretty)
+  Attribute ParseConvCompact();               // [b, 0, 1, f]x[...]->[...]
+  Attribute ParseArrayAttr();                 // after 'array'
+  std::vector<int64_t> ParseIntList();        // [1, 2, 3]
+  std::string ParseAttrName();                // ident or string
+  Attribute NormalizeStruct(Attribute a, const Token& at);
+
+  // ---- dense (parse_dense.cc) ----
+  Attribute ParseDense();  // at 'dense'
+  void ParseDenseScalar(ElementType et, uint8_t* p);
+  void ParseDenseNested(const Type& t, size_t dim, ElementType et, size_t w,
+                        std::vector<uint8_t>* out, size_t* index);
+  void ParseDenseHex(const Token& tok, const Type& t, std::vector<uint8_t>* out);
+  void StoreInt(ElementType et, const Token& at, bool negative, uint64_t magnitude, uint8_t* p);
+  void StoreFloatToken(ElementType et, const Token& tok, bool negative, uint8_t* p);
+
+  // ---- pretty ops (parse_ops_pretty.cc) ----
+  void ParsePrettyOp(Operation* op, const Token& name_tok, int num_results);
+  void ParseDefaultPretty(Operation* op, int num_results);
+  void ParsePrettyKeyValue(Operation* op, const Token& key);
+  void ParsePrettySignature(Operation* op, int num_results);
+  void ApplyTypeList(Operation* op, int num_results, const std::vector<Type>& types,
+                     const Token& at);
+  void ApplyFunctionType(Operation* op, int num_results, const std::vector<Type>& ins,
+                         const std::vector<Type>& outs, const Token& at);
+  void ParseCompare(Operation* op, int num_results);
+  void ParseConstant(Operation* op, int num_results);
+  void ParseConvolution(Operation* op, int num_results);
+  void ParseWindow(Operation* op);
+  void ParseReduce(Operation* op, int num_results);
+  void ParseWhile(Operation* op, int num_results);
+  void ParseIfOrCase(Operation* op, int num_results);
+  void ParseCallLike(Operation* op, int num_results);  // custom_call / func.call
+  void ParseComposite(Operation* op, int num_results);
+  void ParseScan(Operation* op, int num_results);
+  void SetResultTypes(Operation* op, const std::vector<Type>& types, int num_results,
+                      const Token& at);
+
+  Lexer lex_;
+  Token cur_;
+  int depth_ = 0;
+  std::vector<std::unordered_map<std::string_view, ValueDef>> scopes_;
+  std::unordered_map<std::string_view, Attribute> attr_aliases_;
+  std::unordered_map<std::string_view, Type> type_aliases_;
+  // The op whose attributes are being parsed (names enum categories etc.).
+  std::string_view current_op_;
+};
+
+// Attribute makers shared by the attribute parser and the pretty-form op
+// parsers (which normalize to the generic form's attributes).
+inline Attribute IntAttr(int64_t v, ElementType et = ElementType::kSI64) {
+  Attribute a;
+  a.kind = Attribute::Kind::kInt;
+  a.i = v;
+  a.type = Type::Tensor(et, {});
+  return a;
+}
+
+inline Attribute IntArrayAttr(std::vector<int64_t> v, ElementType et = ElementType::kSI64) {
+  Attribute a;
+  a.kind = Attribute::Kind::kIntArray;
+  a.ints = std::move(v);
+  a.type = Type::Tensor(et, {});
+  return a;
+}
+
+}  // namespace kiln::ir::detail

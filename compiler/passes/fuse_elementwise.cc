@@ -1,0 +1,332 @@
+// Plans the elementwise chains of a function that lowering emits as one
+// kiln.elementwise dispatch each (compiler/passes/fuse_elementwise.h).
+#include "compiler/passes/fuse_elementwise.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "compiler/lower/kernel_params.h"
+#include "kernels/reference/scalar.h"
+
+namespace kiln::compiler {
+
+namespace {
+
+// Keeps programs (and the per-value scratch of the kernels that run them)
+// small; a longer chain is split into several dispatches.
+constexpr size_t kMaxGroupOps = 200;
+
+using Users = std::map<const ir::Value*, std::vector<const ir::Operation*>>;
+
+enum class Kind { kNone, kElementwise, kBroadcast };
+
+// Whether `op` can be one step of a fused program, mirroring what lowering
+// would emit as a one-instruction kiln.elementwise dispatch.
+Kind Classify(const ir::Operation& op) {
+  if (op.results.size() != 1 || !op.regions.empty()) return Kind::kNone;
+  const ir::Type& rt = op.result()->type;
+  if (!rt.is_tensor() || rt.is_quantized() || !rt.HasStaticShape()) return Kind::kNone;
+  for (const ir::Value* v : op.operands)
+    if (!v->type.is_tensor() || v->type.is_quantized() || !v->type.HasStaticShape()) return Kind::kNone;
+  if (op.name == "stablehlo.broadcast_in_dim") return op.operands.size() == 1 ? Kind::kBroadcast : Kind::kNone;
+  if (op.name == "stablehlo.constant") return Kind::kNone;  // a kConstRef; splats are inlined below
+  if (ElementwiseScalarOp(op.name) == ScalarOp::kInvalid) return Kind::kNone;
+  if (op.name == "stablehlo.bitcast_convert" &&
+      (op.operands.size() != 1 || StorageBytes(op.operands[0]->type.element) != StorageBytes(rt.element) ||
+       op.operands[0]->type.rank() != rt.rank()))
+    return Kind::kNone;
+  // Operands of the result's shape, or rank 0 (select's predicate, clamp's bounds).
+  for (const ir::Value* v : op.operands)
+    if (v->type.dims != rt.dims && v->type.rank() != 0) return Kind::kNone;
+  return Kind::kElementwise;
+}
+
+// A dense constant whose elements are all equal becomes a kConstant step.
+bool SplatConstant(const ir::Value* v, Scalar* value) {
+  const ir::Operation* def = v->def;
+  if (def == nullptr || def->name != "stablehlo.constant" || v->type.is_quantized()) return false;
+  const ir::Attribute* a = def->GetAttr("value");
+  if (a == nullptr || a->kind != ir::Attribute::Kind::kDense) return false;
+  const size_t bytes = StorageBytes(v->type.element);
+  const int64_t n = v->type.NumElements();
+  if (bytes == 0 || n < 1 || a->dense_bytes.size() != static_cast<size_t>(n) * bytes) return false;
+  const uint8_t* first = a->dense_bytes.data();
+  for (int64_t i = 1; i < n; ++i)
+    if (std::memcmp(first, first + i * bytes, bytes) != 0) return false;
+  *value = ref::LoadScalar(v->type.element, first);
+  return true;
+}
+
+void CollectUses(const ir::Block& block, Users* users) {
+  for (const auto& op : block.ops) {
+    for (const ir::Value* v : op->operands) (*users)[v].push_back(op.get());
+    for (const auto& r : op->regions)
+      for (const auto& b : r->blocks) CollectUses(*b, users);
+  }
+}
+
+// The identity axis map of `v` (0, 1, ..., rank - 1): how an output-shaped
+// input is read.
+std::vector<int64_t> IdentityAxes(const ir::Value* v) {
+  std::vector<int64_t> axes;
+  for (int64_t a = 0; a < v->type.rank(); ++a) axes.push_back(a);
+  return axes;
+}
+
+// Builds the fused program of `members` (block order, root last); false if
+// some step cannot be expressed (the ops are then lowered one by one).
+bool BuildGroup(const std::vector<const ir::Operation*>& members, FusedGroup* g) {
+  const std::set<const ir::Operation*> in_group(members.begin(), members.end());
+  const std::vector<int64_t>& out_dims = members.back()->result()->type.dims;
+  // An input is a value read through an axis map (a broadcast_in_dim of a
+  // lower-rank operand reads that operand in place).
+  using Input = std::pair<const ir::Value*, std::vector<int64_t>>;
+  std::vector<Input> params;
+  std::vector<std::pair<const ir::Value*, Scalar>> constants;
+  std::set<Input> seen;
+  std::set<const ir::Value*> seen_constants;
+  auto note = [&](const ir::Value* v, std::vector<int64_t> axes) {
+    if (v->def && in_group.count(v->def)) return;
+    Scalar s;
+    if (SplatConstant(v, &s)) {
+      if (seen_constants.insert(v).second) constants.push_back({v, s});
+      return;
+    }
+    Input in{v, std::move(axes)};
+    if (seen.insert(in).second) params.push_back(std::move(in));
+  };
+  for (const ir::Operation* op : members) {
+    if (Classify(*op) == Kind::kBroadcast) {
+      const ir::Attribute* dims = op->GetAttr("broadcast_dimensions");
+      auto axes = dims ? dims->AsInts() : std::optional<std::vector<int64_t>>(std::vector<int64_t>{});
+      if (!axes || static_cast<int64_t>(axes->size()) != op->operands[0]->type.rank()) return false;
+      note(op->operands[0], *axes);
+    } else {
+      for (const ir::Value* v : op->operands) note(v, v->type.rank() == 0 ? std::vector<int64_t>{} : IdentityAxes(v));
+    }
+  }
+  ScalarProgram prog;
+  std::map<Input, uint16_t> index_of_input;
+  std::map<const ir::Value*, uint16_t> index;  // values computed or read as themselves
+  std::vector<int64_t> input_broadcast;
+  bool needs_map = false;
+  for (const Input& in : params) {
+    const uint16_t i = static_cast<uint16_t>(prog.param_types.size());
+    index_of_input[in] = i;
+    if (in.second.empty() || in.second == IdentityAxes(in.first)) index[in.first] = i;
+    prog.param_types.push_back(in.first->type.element);
+    input_broadcast.push_back(in.first->type.rank());
+    input_broadcast.insert(input_broadcast.end(), in.second.begin(), in.second.end());
+    const bool trivial = in.first->type.rank() == 0 || (in.first->type.dims == out_dims && in.second == IdentityAxes(in.first));
+    needs_map = needs_map || !trivial;
+  }
+  for (const auto& [v, s] : constants) {
+    ScalarInstr c;
+    c.op = ScalarOp::kConstant;
+    c.type = v->type.element;
+    c.constant = s;
+    index[v] = static_cast<uint16_t>(params.size() + prog.instrs.size());
+    prog.instrs.push_back(c);
+  }
+  for (const ir::Operation* op : members) {
+    if (Classify(*op) == Kind::kBroadcast) {
+      const ir::Value* operand = op->operands[0];
+      const ir::Attribute* dims = op->GetAttr("broadcast_dimensions");
+      const std::vector<int64_t> axes = dims ? dims->AsInts().value_or(std::vector<int64_t>{}) : std::vector<int64_t>{};
+      auto it = index_of_input.find(Input{operand, axes});
+      if (it != index_of_input.end()) {
+        index[op->result()] = it->second;
+      } else if (index.count(operand) && (seen_constants.count(operand) || operand->type.rank() == 0 ||
+                                          axes == IdentityAxes(operand))) {
+        // A splat constant (one value everywhere), or a member broadcast to itself.
+        index[op->result()] = index.at(operand);
+      } else {
+        return false;  // e.g. a member transposed by its broadcast: not expressible
+      }
+      continue;
+    }
+    std::vector<uint16_t> operands;
+    for (const ir::Value* v : op->operands) {
+      if (!index.count(v)) return false;
+      operands.push_back(index.at(v));
+    }
+    auto in = ScalarInstrForOp(*op, operands);
+    if (!in.ok()) return false;
+    index[op->result()] = static_cast<uint16_t>(params.size() + prog.instrs.size());
+    prog.instrs.push_back(in.value());
+  }
+  prog.results.push_back(index.at(members.back()->result()));
+  if (!ref::VerifyScalarProgram(prog).ok()) return false;
+  g->root = members.back();
+  for (const Input& in : params) g->inputs.push_back(in.first);
+  g->num_ops = static_cast<int>(members.size());
+  std::vector<KernelAttr> extra;
+  if (needs_map) {
+    KernelAttr map;
+    map.name = "input_broadcast";
+    map.ints = std::move(input_broadcast);
+    extra.push_back(std::move(map));
+  }
+  g->params = ElementwiseKernel(std::move(prog), std::move(extra));
+  return true;
+}
+
+}  // namespace
+
+namespace {
+
+// A dot_general, dot or convolution that lowering would emit as one plain
+// dispatch (quantized operands take another path there).
+bool IsProducer(const ir::Operation* op) {
+  if (op == nullptr || op->results.size() != 1 ||
+      (op->name != "stablehlo.dot_general" && op->name != "stablehlo.dot" && op->name != "stablehlo.convolution"))
+    return false;
+  return std::all_of(op->operands.begin(), op->operands.end(), [](const ir::Value* v) {
+    return v->type.is_tensor() && !v->type.is_quantized() && v->type.HasStaticShape();
+  });
+}
+
+// The group's input that a producer op of this block computes and that only
+// the group reads, at the output's own index and with the output's type (so
+// the epilogue may run over the producer's result in place); -1 if none.
+int EpilogueInput(const FusedGroup& g, const std::set<const ir::Operation*>& members,
+                  const std::set<const ir::Operation*>& block_ops, const Users& users) {
+  const ir::Type& out = g.root->result()->type;
+  const KernelAttr* map = g.params.Find("input_broadcast");
+  size_t at = 0;
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    const ir::Value* v = g.inputs[i];
+    bool identity = true;
+    if (map) {
+      const int64_t rank = map->ints[at];
+      for (int64_t a = 0; a < rank; ++a) identity = identity && map->ints[at + 1 + a] == a;
+      at += 1 + static_cast<size_t>(rank);
+    }
+    const ir::Operation* def = v->def;
+    if (!identity || !IsProducer(def) || !block_ops.count(def) || v->type.dims != out.dims ||
+        v->type.element != out.element || v->type.is_quantized() || !IsFloat(out.element) ||
+        std::count(g.inputs.begin(), g.inputs.end(), v) != 1)
+      continue;
+    auto it = users.find(v);
+    if (it == users.end()) continue;
+    if (std::all_of(it->second.begin(), it->second.end(), [&](const ir::Operation* u) { return members.count(u); }))
+      return static_cast<int>(i);
+  }
+  return -1;
+}
+
+// Turns an elementwise group into the epilogue of the producer of its input
+// `k`: the dispatch becomes the producer's, with the group's program as
+// "epilogue" (param 0 = the producer's result) and the producer's operands
+// ahead of the group's other inputs.
+bool MakeEpilogue(FusedGroup* g, size_t k) {
+  const ir::Operation* producer = g->inputs[k]->def;
+  auto params = KernelParamsForOp(*producer);
+  if (!params.ok()) return false;
+  ScalarProgram prog = g->params.Program("body") ? *g->params.Program("body") : ScalarProgram{};
+  const size_t num_params = prog.param_types.size();
+  if (prog.results.size() != 1 || k >= num_params) return false;
+  // Param k moves to 0; params before it shift up by one.
+  auto remap = [&](uint16_t v) -> uint16_t {
+    if (v >= num_params) return v;
+    if (v == k) return 0;
+    return v < k ? static_cast<uint16_t>(v + 1) : v;
+  };
+  for (ScalarInstr& in : prog.instrs)
+    for (int o = 0; o < in.num_operands; ++o) in.operands[o] = remap(in.operands[o]);
+  for (uint16_t& r : prog.results) r = remap(r);
+  std::rotate(prog.param_types.begin(), prog.param_types.begin() + k, prog.param_types.begin() + k + 1);
+  KernelParams p = std::move(params.value());
+  if (const KernelAttr* map = g->params.Find("input_broadcast")) {
+    // The same per-param entries (rank, axes...), param k's first.
+    std::vector<std::vector<int64_t>> entries;
+    for (size_t at = 0; at < map->ints.size(); at += 1 + static_cast<size_t>(map->ints[at]))
+      entries.emplace_back(map->ints.begin() + at, map->ints.begin() + at + 1 + map->ints[at]);
+    std::rotate(entries.begin(), entries.begin() + k, entries.begin() + k + 1);
+    KernelAttr m;
+    m.name = "epilogue_broadcast";
+    for (const auto& e : entries) m.ints.insert(m.ints.end(), e.begin(), e.end());
+    p.attrs.push_back(std::move(m));
+  }
+  KernelAttr body;
+  body.name = "epilogue";
+  body.has_program = true;
+  body.program = std::move(prog);
+  p.attrs.push_back(std::move(body));
+  std::vector<const ir::Value*> inputs(producer->operands.begin(), producer->operands.end());
+  for (size_t i = 0; i < g->inputs.size(); ++i)
+    if (i != k) inputs.push_back(g->inputs[i]);
+  g->inputs = std::move(inputs);
+  g->params = std::move(p);
+  g->num_ops += 1;
+  return true;
+}
+
+void PlanBlock(const ir::Block& block, const Users& users, std::set<const ir::Operation*>* fused_away,
+               std::map<const ir::Operation*, FusedGroup>* groups) {
+  // Walk backwards: an op joins the group of its users when all of them are
+  // in one group of this block and it has that group's shape.
+  std::map<const ir::Operation*, size_t> group_of;
+  std::vector<std::vector<const ir::Operation*>> members;  // reverse block order
+  std::vector<const std::vector<int64_t>*> shape;
+  for (size_t i = block.ops.size(); i-- > 0;) {
+    const ir::Operation* op = block.ops[i].get();
+    if (Classify(*op) == Kind::kNone) continue;
+    size_t g = SIZE_MAX;
+    bool joins = true;
+    auto it = users.find(op->result());
+    if (it == users.end()) joins = false;
+    else
+      for (const ir::Operation* u : it->second) {
+        auto gu = group_of.find(u);
+        if (gu == group_of.end() || (g != SIZE_MAX && g != gu->second)) {
+          joins = false;
+          break;
+        }
+        g = gu->second;
+      }
+    if (joins && g != SIZE_MAX && op->result()->type.dims == *shape[g] && members[g].size() < kMaxGroupOps) {
+      members[g].push_back(op);
+      group_of[op] = g;
+    } else {
+      group_of[op] = members.size();
+      members.push_back({op});
+      shape.push_back(&op->result()->type.dims);
+    }
+  }
+  std::set<const ir::Operation*> block_ops;
+  for (const auto& op : block.ops) block_ops.insert(op.get());
+  for (auto& m : members) {
+    std::reverse(m.begin(), m.end());
+    // A lone elementwise op is worth a group only as a producer's epilogue.
+    const bool may_be_epilogue = Classify(*m.back()) == Kind::kElementwise;
+    if (m.size() < 2 && !may_be_epilogue) continue;
+    FusedGroup g;
+    if (!BuildGroup(m, &g)) continue;
+    bool epilogue = false;
+    if (may_be_epilogue) {
+      const int k = EpilogueInput(g, std::set<const ir::Operation*>(m.begin(), m.end()), block_ops, users);
+      const ir::Operation* producer = k >= 0 ? g.inputs[k]->def : nullptr;
+      epilogue = k >= 0 && MakeEpilogue(&g, static_cast<size_t>(k));
+      if (epilogue) fused_away->insert(producer);
+    }
+    if (m.size() < 2 && !epilogue) continue;
+    for (size_t i = 0; i + 1 < m.size(); ++i) fused_away->insert(m[i]);
+    (*groups)[g.root] = std::move(g);
+  }
+  for (const auto& op : block.ops)
+    for (const auto& r : op->regions)
+      for (const auto& b : r->blocks) PlanBlock(*b, users, fused_away, groups);
+}
+
+}  // namespace
+
+StatusOr<ElementwiseFusion> ElementwiseFusion::Plan(const ir::Function& fn) {
+  ElementwiseFusion f;
+  Users users;
+  for (const auto& b : fn.body.blocks) CollectUses(*b, &users);
+  for (const auto& b : fn.body.blocks) PlanBlock(*b, users, &f.fused_away_, &f.groups_);
+  return f;
+}
+
+}  // namespace kiln::compiler

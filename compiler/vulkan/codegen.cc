@@ -1,0 +1,305 @@
+// The shader header (bindings, per-tensor load/store helpers), the GLSL
+// helpers the kernel families share (compiler/vulkan/kernels.h) and the choice
+// of a family's generator per kernel; the families live in
+// kernels_*.cc, their templates in kernels/vulkan/.
+#include "compiler/vulkan/codegen.h"
+#include "compiler/vulkan/kernels.h"
+#include "kernels/kernel_table.h"
+
+#include <algorithm>
+#include <map>
+
+namespace kiln::compiler::vulkan {
+
+using C = GType::Class;
+
+std::string S(int64_t v) { return std::to_string(v); }
+std::string Uint(int64_t v) { return std::to_string(v) + "u"; }
+
+// Replaces every "$KEY" of `text` (longer keys first, so $T never eats $TRANSPOSED).
+std::string Fill(std::string text, const std::map<std::string, std::string>& values) {
+  std::vector<std::pair<std::string, std::string>> order(values.begin(), values.end());
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+  for (const auto& [k, v] : order) {
+    std::string key = "$" + k;
+    for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + v.size()))
+      text.replace(at, key.size(), v);
+  }
+  return text;
+}
+
+std::string SigType(const DispatchUse& u) {
+  std::string s;
+  auto add = [&](ElementType t) {
+    std::string n(Name(t));
+    if (s.find(n) == std::string::npos) s += (s.empty() ? "" : ",") + n;
+  };
+  for (auto t : u.in_types) add(t);
+  for (auto t : u.out_types) add(t);
+  return s;
+}
+
+Status Refuse(const DispatchUse& u, const std::string& why) {
+  return Unimplemented(u.op + " (" + SigType(u) + ") is not supported by the vulkan target: " + why);
+}
+
+// GLSL that splits linear index `linear` over `dims` (row-major) into the
+// variables named by `names` (one per dim; "" for a dim not needed).
+std::string Decompose(const std::string& linear, const std::vector<std::string>& dims,
+                      const std::vector<std::string>& names, const std::string& tmp) {
+  if (dims.empty()) return "";
+  std::string s = "  uint " + tmp + " = " + linear + ";\n";
+  for (size_t k = dims.size(); k-- > 0;) {
+    if (k == 0) {
+      s += "  uint " + names[k] + " = " + tmp + ";\n";
+    } else {
+      s += "  uint " + names[k] + " = " + tmp + " % " + dims[k] + ";\n";
+      s += "  " + tmp + " /= " + dims[k] + ";\n";
+    }
+  }
+  return s;
+}
+
+// Row-major linear index of multi-index `idx` in a tensor of `dims`.
+std::string Linear(const std::vector<std::string>& idx, const std::vector<std::string>& dims) {
+  if (idx.empty()) return "0u";
+  std::string s = idx[0];
+  for (size_t k = 1; k < idx.size(); ++k) s = "(" + s + ") * " + dims[k] + " + " + idx[k];
+  return s;
+}
+
+std::vector<std::string> DimsOf(const ShaderWriter& w, size_t t) {
+  std::vector<std::string> d;
+  for (int k = 0; k < w.rank(t); ++k) d.push_back(w.Dim(t, k));
+  return d;
+}
+
+std::vector<std::string> Names(const std::string& prefix, size_t n) {
+  std::vector<std::string> v;
+  for (size_t k = 0; k < n; ++k) v.push_back(prefix + S(static_cast<int64_t>(k)));
+  return v;
+}
+
+// The output's multi-index o0..oR-1 of invocation i.
+std::string OutputIndex(const ShaderWriter& w) {
+  size_t out = w.Out(0);
+  return Decompose("i", DimsOf(w, out), Names("o", w.rank(out)), "rem_o");
+}
+
+ShaderSource PerElement(ShaderWriter& w, const std::string& body) {
+  return w.Finish(Fill(Template("per_element.glsl"), {{"BODY", body}}), 64);
+}
+
+// --- helpers the kernel families share ----------------------------------------
+
+// GLSL expressions reading dispatch inputs [first, first + types.size()) as
+// program params of `types` for output invocation "i" (kernels/reference/
+// elementwise_inputs.h): at that index, at the only element (rank 0), or,
+// with an axis map (per input: rank r, then r output axes; "input_broadcast"),
+// through it, a size-1 dimension repeating along its axis. The map needs the
+// output multi-index o0..oR-1 declared (OutputIndex).
+Status ReadInputs(const DispatchUse& u, ShaderWriter& w, std::span<const int64_t> map, size_t first,
+                  const std::vector<ElementType>& types, std::vector<std::string>* params) {
+  const int out_rank = w.rank(w.Out(0));
+  auto o = Names("o", out_rank);
+  size_t at = 0;
+  for (size_t j = 0; j < types.size(); ++j) {
+    const size_t t = first + j;
+    if (t >= u.in_types.size() || u.in_types[t] != types[j]) return Refuse(u, "operand types do not match the body");
+    if (map.empty()) {
+      params->push_back(w.Load(t, w.rank(t) == out_rank ? "i" : "0u"));
+      continue;
+    }
+    if (at >= map.size() || map[at] != w.rank(t) || at + 1 + map[at] > map.size())
+      return Refuse(u, "input_broadcast does not match the operands");
+    auto dims = DimsOf(w, t);
+    std::vector<std::string> idx;
+    for (int64_t d = 0; d < map[at]; ++d) {
+      int64_t axis = map[at + 1 + d];
+      if (axis < 0 || axis >= out_rank) return Refuse(u, "input_broadcast names an axis out of range");
+      idx.push_back("(" + dims[d] + " == 1u ? 0u : " + o[axis] + ")");
+    }
+    at += 1 + map[at];
+    params->push_back(w.Load(t, idx.empty() ? "0u" : Linear(idx, dims)));
+  }
+  if (!map.empty() && at != map.size()) return Refuse(u, "input_broadcast does not match the operands");
+  return Status::Ok();
+}
+
+// How a producer (dot_general, convolution) stores its result `value` at
+// output index "i": directly, or through its fused epilogue (kernels/
+// reference/epilogue.h), whose other params are the dispatch inputs from
+// `first_extra` on. `declare_index` declares the output multi-index the
+// epilogue's axis map needs (the producer has not).
+StatusOr<std::string> StoreResult(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w, size_t first_extra,
+                                  const std::string& value, bool declare_index) {
+  const size_t out = w.Out(0);
+  const ScalarProgram* prog = kp.Program("epilogue");
+  if (prog == nullptr) {
+    if (u.in_types.size() != first_extra) return Refuse(u, "unexpected operands");
+    return w.Store(out, "i", value);
+  }
+  if (prog->param_types.empty() || prog->results.size() != 1 ||
+      prog->param_types.size() != u.in_types.size() - first_extra + 1 || prog->param_types[0] != u.out_types[0])
+    return Refuse(u, "the epilogue does not match the operands");
+  auto map = kp.Ints("epilogue_broadcast");
+  std::string code;
+  std::span<const int64_t> extra_map;
+  if (!map.empty()) {
+    const int64_t rank = w.rank(out);
+    if (map[0] != rank || map.size() < static_cast<size_t>(rank) + 1) return Refuse(u, "bad epilogue_broadcast");
+    for (int64_t a = 0; a < rank; ++a)
+      if (map[1 + a] != a) return Refuse(u, "bad epilogue_broadcast");
+    extra_map = map.subspan(static_cast<size_t>(rank) + 1);
+    if (declare_index) code += OutputIndex(w);
+  }
+  std::vector<std::string> params = {"(" + value + ")"};
+  std::vector<ElementType> extra(prog->param_types.begin() + 1, prog->param_types.end());
+  KILN_RETURN_IF_ERROR(ReadInputs(u, w, extra_map, first_extra, extra, &params));
+  std::vector<std::string> results;
+  KILN_RETURN_IF_ERROR(EmitScalarProgram(*prog, params, "e", &code, &results, &w.features));
+  return code + "  " + w.Store(out, "i", results[0]);
+}
+
+// --- the shader header ---------------------------------------------------------
+
+Status ShaderWriter::Begin() {
+  const size_t nt = use_.in_types.size() + use_.out_types.size();
+  uint32_t word = 1;
+  for (size_t t = 0; t < nt; ++t) {
+    ElementType et = t < use_.in_types.size() ? use_.in_types[t] : use_.out_types[t - use_.in_types.size()];
+    auto g = GlslType(et);
+    if (!g.ok()) return Unimplemented(use_.op + " (" + std::string(Name(et)) + ") is not supported by the vulkan target: " + g.status().message());
+    types_.push_back(*g);
+    features |= g->features;
+    param_base_.push_back(word);
+    word += 1 + static_cast<uint32_t>(rank(t));
+  }
+  for (size_t t = 0; t < nt; ++t) {
+    const GType& g = types_[t];
+    const bool input = t < use_.in_types.size();
+    std::string T = S(static_cast<int64_t>(t)), B = S(static_cast<int64_t>(t + 1));
+    helpers_ += "layout(std430, set = 0, binding = " + B + ") " + (input ? "restrict readonly " : "restrict ") + "buffer Tensor" + T +
+                " { uint w[]; } t" + T + ";\n";
+    std::string addr = "p[" + S(param_base_[t]) + "] + i * " + Uint(g.storage);
+    // Loads: the element's bits, then its GLSL value.
+    std::string bits, value;
+    switch (g.storage) {
+      case 1: bits = "(t" + T + ".w[a >> 2] >> ((a & 3u) * 8u)) & 0xffu"; break;
+      case 2: bits = "(t" + T + ".w[a >> 2] >> ((a & 2u) * 8u)) & 0xffffu"; break;
+      case 4: bits = "t" + T + ".w[a >> 2]"; break;
+      case 8: bits = "uvec2(t" + T + ".w[a >> 2], t" + T + ".w[(a >> 2) + 1u])"; break;
+      default:
+        bits = "uvec4(t" + T + ".w[a >> 2], t" + T + ".w[(a >> 2) + 1u], t" + T + ".w[(a >> 2) + 2u], t" + T +
+               ".w[(a >> 2) + 3u])";
+        break;
+    }
+    switch (g.type) {
+      case ElementType::kF16: value = "kiln_f16_to_f32(b)"; break;
+      case ElementType::kBF16: value = "kiln_bf16_to_f32(b)"; break;
+      case ElementType::kF32: value = "uintBitsToFloat(b)"; break;
+      case ElementType::kF64: value = "packDouble2x32(b)"; break;
+      case ElementType::kC64: value = "vec2(uintBitsToFloat(b.x), uintBitsToFloat(b.y))"; break;
+      case ElementType::kC128: value = "dvec2(packDouble2x32(b.xy), packDouble2x32(b.zw))"; break;
+      default:
+        if (g.cls == C::kBool) value = "(b & 0xffu) != 0u";
+        else if (g.is_64()) value = g.name + "(packUint2x32(b))";
+        else if (g.bits >= 32) value = g.name + "(b)";
+        else if (g.cls == C::kSigned) value = "bitfieldExtract(int(b), 0, " + S(g.bits) + ")";
+        else value = "(b & " + Uint((int64_t{1} << g.bits) - 1) + ")";
+    }
+    std::string btype = g.storage == 16 ? "uvec4" : g.storage == 8 ? "uvec2" : "uint";
+    helpers_ += g.name + " ld" + T + "(uint i) {\n  uint a = " + addr + ";\n  " + btype + " b = " + bits +
+                ";\n  return " + value + ";\n}\n";
+    if (input) continue;
+    std::string to_bits;
+    switch (g.type) {
+      case ElementType::kF16: to_bits = "kiln_f32_to_f16(v)"; break;
+      case ElementType::kBF16: to_bits = "kiln_f32_to_bf16(v)"; break;
+      case ElementType::kF32: to_bits = "floatBitsToUint(v)"; break;
+      case ElementType::kF64: to_bits = "unpackDouble2x32(v)"; break;
+      case ElementType::kC64: to_bits = "uvec2(floatBitsToUint(v.x), floatBitsToUint(v.y))"; break;
+      case ElementType::kC128: to_bits = "uvec4(unpackDouble2x32(v.x), unpackDouble2x32(v.y))"; break;
+      default:
+        if (g.cls == C::kBool) to_bits = "(v ? 1u : 0u)";
+        else if (g.is_64()) to_bits = "unpackUint2x32(uint64_t(v))";
+        else to_bits = "uint(v)";
+    }
+    helpers_ += "void st" + T + "(uint i, " + g.name + " v) {\n  uint a = " + addr + ";\n  " + btype + " b = " +
+                to_bits + ";\n";
+    switch (g.storage) {
+      case 1:
+      case 2: {
+        // Neighbouring sub-word elements belong to other invocations: update
+        // only this element's bits, atomically.
+        std::string mask = g.storage == 1 ? "0xffu" : "0xffffu";
+        std::string sh = g.storage == 1 ? "((a & 3u) * 8u)" : "((a & 2u) * 8u)";
+        helpers_ += "  uint sh = " + sh + ";\n  atomicAnd(t" + T + ".w[a >> 2], ~(" + mask + " << sh));\n  atomicOr(t" +
+                    T + ".w[a >> 2], (b & " + mask + ") << sh);\n";
+        break;
+      }
+      case 4: helpers_ += "  t" + T + ".w[a >> 2] = b;\n"; break;
+      case 8: helpers_ += "  t" + T + ".w[a >> 2] = b.x;\n  t" + T + ".w[(a >> 2) + 1u] = b.y;\n"; break;
+      default:
+        for (int q = 0; q < 4; ++q)
+          helpers_ += "  t" + T + ".w[(a >> 2) + " + std::to_string(q) + "u] = b[" + std::to_string(q) + "];\n";
+        break;
+    }
+    helpers_ += "}\n";
+  }
+  return Status::Ok();
+}
+
+ShaderSource ShaderWriter::Finish(const std::string& body, uint32_t local_x, uint32_t local_y) {
+  ShaderSource s;
+  s.features = features;
+  s.workgroup_size = local_x * local_y;
+  std::string head = "#version 450\n";
+  if (features & (hal::kShaderInt64 | hal::kShaderFloat64))
+    head += "#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require\n";
+  head += "layout(local_size_x = " + S(local_x) + ", local_size_y = " + S(local_y) + ") in;\n";
+  head += Template("prelude.glsl");
+  if (features & hal::kShaderInt64) head += Template("prelude_i64.glsl");
+  if (features & hal::kShaderFloat64) head += std::string(Template("prelude64.glsl")) + Template("math64.glsl");
+  s.glsl = head + helpers_ + body;
+  return s;
+}
+
+// The shader generator of each kernel (kernels/kernels.def) that has its own;
+// every other kernel is an index map (IndexMap: each result element copies
+// or generates one value), which refuses what it cannot express.
+struct KernelGenerator {
+  KernelId kernel;
+  ShaderGenerator* generate;
+};
+constexpr KernelGenerator kGenerators[] = {
+    {KernelId::kElementwise, &Elementwise},
+    {KernelId::kDotGeneral, &DotGeneral},
+    {KernelId::kDot, &DotGeneral},
+    {KernelId::kReduce, &Reduce},
+    {KernelId::kTriangularSolve, &TriangularSolve},
+    {KernelId::kFft, &Fft},
+    {KernelId::kMap, &Map},
+    {KernelId::kGather, &Gather},
+    {KernelId::kDynamicGather, &Gather},
+    {KernelId::kSort, &Sort},
+    {KernelId::kScatter, &Scatter},
+    {KernelId::kSelectAndScatter, &SelectAndScatter},
+    {KernelId::kReduceWindow, &ReduceWindow},
+    {KernelId::kUniformQuantize, &Quantization},
+    {KernelId::kUniformDequantize, &Quantization},
+    {KernelId::kConvolution, &Convolution},
+    {KernelId::kDynamicConv, &Convolution},
+};
+
+StatusOr<ShaderSource> GenerateShader(const KernelParams& params, const DispatchUse& use) {
+  ShaderWriter w(use);
+  KILN_RETURN_IF_ERROR(w.Begin());
+  if (use.out_types.empty()) return Refuse(use, "a dispatch without results");
+  if (const std::optional<KernelId> id = FindKernelId(params.kernel))
+    for (const KernelGenerator& g : kGenerators)
+      if (g.kernel == *id) return g.generate(params, use, w);
+  return IndexMap(params, use, w);
+}
+
+}  // namespace kiln::compiler::vulkan

@@ -1,0 +1,62 @@
+// Internal to the vulkan target's code generator (compiler/vulkan/codegen.cc):
+// the GLSL-building helpers every kernel family uses, and each family's
+// shader generators, which live in one file per family:
+//   kernels_elementwise.cc  elementwise, index maps, map, quantization
+//   kernels_linalg.cc       dot_general, convolution, triangular_solve, fft
+//   kernels_reduction.cc    reduce, reduce_window, sort
+//   kernels_indexing.cc     gather, scatter, select_and_scatter
+#pragma once
+#include <cstdint>
+#include <map>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "compiler/vulkan/codegen.h"
+
+namespace kiln::compiler::vulkan {
+
+// --- GLSL text helpers (codegen.cc) ------------------------------------
+
+std::string S(int64_t v);     // "12"
+std::string Uint(int64_t v);  // "12u"
+// Replaces every "$KEY" of `text` (longer keys first).
+std::string Fill(std::string text, const std::map<std::string, std::string>& values);
+// "op (types)" of a dispatch, for messages.
+std::string SigType(const DispatchUse& u);
+// Unimplemented, naming the op, its types and `why`.
+Status Refuse(const DispatchUse& u, const std::string& why);
+// GLSL that splits linear index `linear` over `dims` (row-major) into the
+// variables named by `names`, with `tmp` as scratch.
+std::string Decompose(const std::string& linear, const std::vector<std::string>& dims,
+                      const std::vector<std::string>& names, const std::string& tmp);
+// Row-major linear index of multi-index `idx` in a tensor of `dims`.
+std::string Linear(const std::vector<std::string>& idx, const std::vector<std::string>& dims);
+// The dims of tensor `t` as GLSL expressions (parameter words).
+std::vector<std::string> DimsOf(const ShaderWriter& w, size_t t);
+// prefix0, prefix1, ...
+std::vector<std::string> Names(const std::string& prefix, size_t n);
+// The output's multi-index o0..oR-1 of invocation i.
+std::string OutputIndex(const ShaderWriter& w);
+// A shader of one invocation per output element running `body`.
+ShaderSource PerElement(ShaderWriter& w, const std::string& body);
+// GLSL expressions reading dispatch inputs [first, first + types.size()) as
+// program params for output invocation "i", at that index, at element 0, or
+// through an input_broadcast-style axis map (needs OutputIndex declared).
+Status ReadInputs(const DispatchUse& u, ShaderWriter& w, std::span<const int64_t> map, size_t first,
+                  const std::vector<ElementType>& types, std::vector<std::string>* params);
+// How a producer stores its result `value` at output index "i": directly or
+// through its fused epilogue (kernels/reference/epilogue.h).
+StatusOr<std::string> StoreResult(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w, size_t first_extra,
+                                  const std::string& value, bool declare_index);
+
+// --- the kernel families --------------------------------------------------------
+
+using ShaderGenerator = StatusOr<ShaderSource>(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w);
+
+ShaderGenerator Elementwise, IndexMap, Map, Quantization;          // kernels_elementwise.cc
+ShaderGenerator DotGeneral, Convolution, TriangularSolve, Fft;     // kernels_linalg.cc
+ShaderGenerator Reduce, ReduceWindow, Sort;                        // kernels_reduction.cc
+ShaderGenerator Gather, Scatter, SelectAndScatter;                 // kernels_indexing.cc
+
+}  // namespace kiln::compiler::vulkan

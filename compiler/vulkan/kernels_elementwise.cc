@@ -1,0 +1,293 @@
+// The vulkan target's shaders, part: Elementwise ops, index maps (slice, transpose, pad, iota, ...), map and
+// uniform (de)quantization: one invocation per output element.
+// Shared helpers: compiler/vulkan/kernels.h.
+#include "compiler/vulkan/kernels.h"
+
+#include <algorithm>
+#include <map>
+
+namespace kiln::compiler::vulkan {
+
+using C = GType::Class;
+
+StatusOr<ShaderSource> Elementwise(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
+  const ScalarProgram* prog = kp.Program("body");
+  if (!prog) return Refuse(u, "missing body");
+  if (prog->param_types.size() != u.in_types.size() || prog->results.size() != u.out_types.size())
+    return Refuse(u, "operands do not match the body");
+  auto map = kp.Ints("input_broadcast");
+  std::string body = map.empty() ? "" : OutputIndex(w);
+  std::vector<std::string> params;
+  KILN_RETURN_IF_ERROR(ReadInputs(u, w, map, 0, prog->param_types, &params));
+  std::vector<std::string> results;
+  KILN_RETURN_IF_ERROR(EmitScalarProgram(*prog, params, "v", &body, &results, &w.features));
+  for (size_t k = 0; k < results.size(); ++k) body += "  " + w.Store(w.Out(k), "i", results[k]) + "\n";
+  return PerElement(w, body);
+}
+
+// Kernels that compute each output element from one input element (or a
+// value): the body maps the output index o* to a source.
+StatusOr<ShaderSource> IndexMap(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
+  const std::string& k = kp.kernel;
+  const size_t out = w.Out(0);
+  const int r = w.rank(out);
+  auto o = Names("o", r);
+  std::string body = OutputIndex(w);
+  auto in_dims = u.in_types.empty() ? std::vector<std::string>() : DimsOf(w, 0);
+  auto copy_from = [&](size_t t, const std::vector<std::string>& idx) {
+    return "  " + w.Store(out, "i", w.Load(t, Linear(idx, DimsOf(w, t)))) + "\n";
+  };
+  static const char* const kKnown[] = {"kiln.copy", "stablehlo.reshape", "stablehlo.dynamic_reshape",
+                                      "stablehlo.broadcast_in_dim", "stablehlo.dynamic_broadcast_in_dim",
+                                      "stablehlo.transpose", "stablehlo.slice", "stablehlo.reverse", "stablehlo.pad",
+                                      "stablehlo.concatenate", "stablehlo.iota", "stablehlo.dynamic_iota",
+                                      "stablehlo.dynamic_slice", "stablehlo.dynamic_update_slice"};
+  if (std::find(std::begin(kKnown), std::end(kKnown), k) == std::end(kKnown))
+    return Refuse(u, "no shader for kernel " + k + " yet");
+  if (u.out_types.size() != 1) return Refuse(u, "expected one result");
+  if (k == "stablehlo.dynamic_iota") {
+    // The shape operand only restates the result's dimensions.
+    int64_t dim = kp.Int("iota_dimension", -1);
+    if (dim < 0 || dim >= r) return Refuse(u, "bad iota_dimension");
+    KILN_ASSIGN_OR_RETURN(GType from, GlslType(ElementType::kUI32));
+    KILN_ASSIGN_OR_RETURN(std::string v, ConvertExpr(from, w.type(out), o[dim]));
+    return PerElement(w, body + "  " + w.Store(out, "i", v) + "\n");
+  }
+  if (k != "stablehlo.iota" && (u.in_types.empty() || u.in_types[0] != u.out_types[0]))
+    return Refuse(u, "operand and result types differ");
+  // A start index (rank-0 integer tensor `t`) clamped to [0, limit], as uint.
+  auto start = [&](size_t t, const std::string& limit) -> StatusOr<std::string> {
+    if (w.rank(t) != 0) return Refuse(u, "start indices must be rank 0");
+    const GType& g = w.type(t);
+    std::string v = w.Load(t, "0u");
+    if (g.cls == C::kUnsigned) return "uint(min(" + v + ", " + g.name + "(" + limit + ")))";
+    if (g.cls == C::kSigned)
+      return "uint(clamp(" + v + ", " + g.name + "(0), " + g.name + "(" + limit + ")))";
+    return Refuse(u, "non-integer start indices");
+  };
+  if (k == "stablehlo.dynamic_slice") {
+    if (static_cast<int>(u.in_types.size()) != 1 + r || w.rank(0) != r) return Refuse(u, "bad operands");
+    std::string s = body;
+    std::vector<std::string> idx;
+    for (int d = 0; d < r; ++d) {
+      KILN_ASSIGN_OR_RETURN(std::string st, start(1 + d, in_dims[d] + " - " + w.Dim(out, d)));
+      s += "  uint s" + S(d) + " = " + st + ";\n";
+      idx.push_back("(s" + S(d) + " + " + o[d] + ")");
+    }
+    return PerElement(w, s + copy_from(0, idx));
+  }
+  if (k == "stablehlo.dynamic_update_slice") {
+    if (static_cast<int>(u.in_types.size()) != 2 + r || w.rank(0) != r || w.rank(1) != r || u.in_types[1] != u.out_types[0])
+      return Refuse(u, "bad operands");
+    auto upd_dims = DimsOf(w, 1);
+    std::string s = body + "  bool inside = true;\n";
+    std::vector<std::string> idx;
+    for (int d = 0; d < r; ++d) {
+      KILN_ASSIGN_OR_RETURN(std::string st, start(2 + d, in_dims[d] + " - " + upd_dims[d]));
+      s += "  uint s" + S(d) + " = " + st + ";\n";
+      s += "  if (" + o[d] + " < s" + S(d) + " || " + o[d] + " - s" + S(d) + " >= " + upd_dims[d] + ") inside = false;\n";
+      idx.push_back("(" + o[d] + " - s" + S(d) + ")");
+    }
+    s += "  if (inside) " + w.Store(out, "i", w.Load(1, Linear(idx, upd_dims))) + "\n";
+    s += "  else " + w.Store(out, "i", w.Load(0, "i")) + "\n";
+    return PerElement(w, s);
+  }
+  if (k == "kiln.copy" || k == "stablehlo.reshape" || k == "stablehlo.dynamic_reshape") {
+    return PerElement(w, "  " + w.Store(out, "i", w.Load(0, "i")) + "\n");
+  }
+  if (k == "stablehlo.broadcast_in_dim" || k == "stablehlo.dynamic_broadcast_in_dim") {
+    auto bd = kp.Ints("broadcast_dimensions");
+    if (static_cast<int>(bd.size()) != w.rank(0)) return Refuse(u, "bad broadcast_dimensions");
+    std::vector<std::string> idx;
+    for (size_t d = 0; d < bd.size(); ++d) {
+      if (bd[d] < 0 || bd[d] >= r) return Refuse(u, "bad broadcast_dimensions");
+      idx.push_back("(" + in_dims[d] + " == 1u ? 0u : " + o[bd[d]] + ")");
+    }
+    return PerElement(w, body + copy_from(0, idx));
+  }
+  if (k == "stablehlo.transpose") {
+    auto perm = kp.Ints("permutation");
+    if (static_cast<int>(perm.size()) != r || w.rank(0) != r) return Refuse(u, "bad permutation");
+    std::vector<std::string> idx(r);
+    for (int d = 0; d < r; ++d) {
+      if (perm[d] < 0 || perm[d] >= r) return Refuse(u, "bad permutation");
+      idx[perm[d]] = o[d];
+    }
+    return PerElement(w, body + copy_from(0, idx));
+  }
+  if (k == "stablehlo.slice") {
+    auto start = kp.Ints("start_indices");
+    auto strides = kp.Ints("strides");
+    if (static_cast<int>(start.size()) != r) return Refuse(u, "bad start_indices");
+    std::vector<std::string> idx;
+    for (int d = 0; d < r; ++d) {
+      int64_t st = d < static_cast<int>(strides.size()) ? strides[d] : 1;
+      if (start[d] < 0 || st < 1 || start[d] > UINT32_MAX || st > UINT32_MAX) return Refuse(u, "bad slice");
+      idx.push_back("(" + Uint(start[d]) + " + " + o[d] + " * " + Uint(st) + ")");
+    }
+    return PerElement(w, body + copy_from(0, idx));
+  }
+  if (k == "stablehlo.reverse") {
+    std::vector<bool> rev(r, false);
+    for (int64_t d : kp.Ints("dimensions")) {
+      if (d < 0 || d >= r) return Refuse(u, "bad dimensions");
+      rev[d] = true;
+    }
+    std::vector<std::string> idx;
+    for (int d = 0; d < r; ++d) idx.push_back(rev[d] ? "(" + in_dims[d] + " - 1u - " + o[d] + ")" : o[d]);
+    return PerElement(w, body + copy_from(0, idx));
+  }
+  if (k == "stablehlo.pad") {
+    auto lo = kp.Ints("edge_padding_low");
+    auto interior = kp.Ints("interior_padding");
+    if (static_cast<int>(lo.size()) != r || u.in_types.size() != 2) return Refuse(u, "bad padding");
+    std::string s = body + "  bool inside = true;\n";
+    std::vector<std::string> idx;
+    for (int d = 0; d < r; ++d) {
+      int64_t step = 1 + (d < static_cast<int>(interior.size()) ? interior[d] : 0);
+      if (step < 1 || lo[d] < INT32_MIN || lo[d] > INT32_MAX || step > INT32_MAX) return Refuse(u, "bad padding");
+      std::string q = "q" + S(d);
+      s += "  int " + q + " = int(" + o[d] + ") - (" + S(lo[d]) + ");\n";
+      s += "  if (" + q + " < 0 || " + q + " % " + S(step) + " != 0 || uint(" + q + " / " + S(step) + ") >= " +
+           in_dims[d] + ") inside = false;\n";
+      idx.push_back("uint(" + q + " / " + S(step) + ")");
+    }
+    s += "  if (inside) " + w.Store(out, "i", w.Load(0, Linear(idx, in_dims))) + "\n";
+    s += "  else " + w.Store(out, "i", w.Load(1, "0u")) + "\n";
+    return PerElement(w, s);
+  }
+  if (k == "stablehlo.concatenate") {
+    int64_t dim = kp.Int("dimension", -1);
+    if (dim < 0 || dim >= r) return Refuse(u, "bad dimension");
+    std::string s = body + "  uint c = " + o[dim] + ";\n";
+    for (size_t t = 0; t < u.in_types.size(); ++t) {
+      if (u.in_types[t] != u.out_types[0] || w.rank(t) != r) return Refuse(u, "operand types differ");
+      auto dims = DimsOf(w, t);
+      std::vector<std::string> idx = o;
+      idx[dim] = "c";
+      s += "  if (c < " + dims[dim] + ") { " + w.Store(out, "i", w.Load(t, Linear(idx, dims))) + " return; }\n";
+      s += "  c -= " + dims[dim] + ";\n";
+    }
+    return PerElement(w, s);
+  }
+  if (k == "stablehlo.iota") {
+    int64_t dim = kp.Int("iota_dimension", -1);
+    if (dim < 0 || dim >= r) return Refuse(u, "bad iota_dimension");
+    KILN_ASSIGN_OR_RETURN(GType from, GlslType(ElementType::kUI32));
+    KILN_ASSIGN_OR_RETURN(std::string v, ConvertExpr(from, w.type(out), o[dim]));
+    return PerElement(w, body + "  " + w.Store(out, "i", v) + "\n");
+  }
+  return Refuse(u, "no shader for kernel " + k + " yet");  // unreachable: kKnown lists the cases above
+}
+
+// map: the computation per element (operands converted to its parameters).
+StatusOr<ShaderSource> Map(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
+  const ScalarProgram* prog = kp.Program("computation");
+  if (!prog || prog->param_types.size() != u.in_types.size() || prog->results.size() != 1 || u.out_types.size() != 1)
+    return Refuse(u, "malformed map");
+  auto dims = kp.Ints("dimensions");
+  for (size_t d = 0; d < dims.size(); ++d)
+    if (dims[d] != static_cast<int64_t>(d)) return Refuse(u, "dimensions must be [0, ..., rank-1]");
+  std::vector<std::string> params;
+  for (size_t t = 0; t < u.in_types.size(); ++t) {
+    if (w.rank(t) != w.rank(w.Out(0))) return Refuse(u, "operand ranks differ");
+    KILN_ASSIGN_OR_RETURN(GType pt, GlslType(prog->param_types[t]));
+    KILN_ASSIGN_OR_RETURN(std::string x, ConvertExpr(w.type(t), pt, w.Load(t, "i")));
+    params.push_back(x);
+  }
+  std::string body;
+  std::vector<std::string> results;
+  KILN_RETURN_IF_ERROR(EmitScalarProgram(*prog, params, "v", &body, &results, &w.features));
+  KILN_ASSIGN_OR_RETURN(GType rt, GlslType(prog->ValueType(prog->results[0])));
+  KILN_ASSIGN_OR_RETURN(std::string v, ConvertExpr(rt, w.type(w.Out(0)), results[0]));
+  return PerElement(w, body + "  " + w.Store(w.Out(0), "i", v) + "\n");
+}
+
+// uniform_quantize / uniform_dequantize, per tensor or per axis, in the
+// expressed type, step by step as kernels/reference/quantization.cc.
+StatusOr<ShaderSource> Quantization(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
+  if (u.in_types.size() != 1 || u.out_types.size() != 1 || w.rank(0) != w.rank(1)) return Refuse(u, "bad operands");
+  const bool dequantize = kp.kernel == "stablehlo.uniform_dequantize";
+  const GType& in = w.type(0);
+  const GType& out = w.type(1);
+  const int r = w.rank(0);
+  std::string code;
+  int slot_id = 0;
+  // The scale and zero point of element i for the parameters under `prefix`
+  // of a quantized tensor of type `q`: GLSL constants per slot.
+  auto params = [&](const std::string& prefix, const GType& e, std::string* scale, std::string* zp) -> Status {
+    const KernelAttr* s = kp.Find(prefix + "scales");
+    if (!s || s->floats.empty()) return Refuse(u, "missing scales");
+    auto zps = kp.Ints(prefix + "zero_points");
+    std::vector<int64_t> z(zps.begin(), zps.end());
+    if (z.empty()) z.assign(s->floats.size(), 0);
+    if (z.size() != s->floats.size()) return Refuse(u, "scales and zero_points differ in length");
+    for (int64_t v : z)
+      if (v < INT32_MIN || v > INT32_MAX) return Refuse(u, "zero points beyond 32 bits");
+    int64_t axis = kp.Int(prefix + "quantized_dimension", -1);
+    std::string slot = "0u";
+    std::string id = S(slot_id++);
+    if (axis >= 0) {
+      if (axis >= r) return Refuse(u, "bad quantized_dimension");
+      std::string inner = "1u";
+      for (int d = static_cast<int>(axis) + 1; d < r; ++d) inner += " * " + w.Dim(0, d);
+      slot = "((i / (" + inner + ")) % " + w.Dim(0, static_cast<int>(axis)) + ")";
+    } else if (s->floats.size() != 1) {
+      return Refuse(u, "per-tensor quantization needs one scale");
+    }
+    std::string sc = "const " + e.name + " scales" + id + "[" + S(static_cast<int64_t>(s->floats.size())) + "] = " +
+                     e.name + "[](";
+    std::string zc = "const int zps" + id + "[" + S(static_cast<int64_t>(z.size())) + "] = int[](";
+    for (size_t k = 0; k < z.size(); ++k) {
+      sc += (k ? ", " : "") + FloatConst(e, s->floats[k]);
+      zc += (k ? ", " : "") + std::string("int(") + S(z[k]) + ")";
+    }
+    code += "  " + sc + ");\n  " + zc + ");\n  uint slot" + id + " = " + slot + ";\n";
+    *scale = "scales" + id + "[slot" + id + "]";
+    *zp = "zps" + id + "[slot" + id + "]";
+    return Status::Ok();
+  };
+  auto dequant = [&](const std::string& prefix, const GType& q, const GType& e, const std::string& v) -> StatusOr<std::string> {
+    if (q.cls != C::kSigned && q.cls != C::kUnsigned) return Refuse(u, "non-integer quantized storage");
+    if (q.bits >= 32) return Refuse(u, "32-bit quantized storage");
+    std::string scale, zp;
+    KILN_RETURN_IF_ERROR(params(prefix, e, &scale, &zp));
+    return RoundTo(e, RoundTo(e, e.name + "(int(" + v + ") - " + zp + ")") + " * " + scale);
+  };
+  if (dequantize) {
+    if (out.cls != C::kFloat) return Refuse(u, "a non-float result");
+    KILN_ASSIGN_OR_RETURN(std::string x, dequant("", in, out, w.Load(0, "i")));
+    return PerElement(w, code + "  " + w.Store(1, "i", x) + "\n");
+  }
+  if (out.cls != C::kSigned && out.cls != C::kUnsigned) return Refuse(u, "non-integer quantized storage");
+  if (out.bits >= 32) return Refuse(u, "32-bit quantized storage");
+  GType e = in;
+  std::string x = w.Load(0, "i");
+  if (in.cls != C::kFloat) {  // requantize through the expressed type
+    std::string et(kp.Str("expressed_type"));
+    auto t = ElementTypeFromName(et.empty() ? "f32" : et);
+    if (!t) return Refuse(u, "bad expressed_type");
+    KILN_ASSIGN_OR_RETURN(e, GlslType(*t));
+    if (e.cls != C::kFloat) return Refuse(u, "bad expressed_type");
+    KILN_ASSIGN_OR_RETURN(x, dequant("operand_", in, e, x));
+  }
+  w.features |= e.features;
+  std::string scale, zp;
+  KILN_RETURN_IF_ERROR(params("", e, &scale, &zp));
+  const int64_t bits = out.bits;
+  const int64_t lo_default = out.cls == C::kSigned ? -(int64_t{1} << (bits - 1)) : 0;
+  const int64_t hi_default = out.cls == C::kSigned ? (int64_t{1} << (bits - 1)) - 1 : (int64_t{1} << bits) - 1;
+  const int64_t lo = kp.Int("storage_min", lo_default), hi = kp.Int("storage_max", hi_default);
+  if (lo > hi || lo < INT32_MIN || hi > INT32_MAX) return Refuse(u, "bad storage range");
+  std::string isnan = e.name == "double" ? "kiln_isnan_d" : "kiln_isnan";
+  code += "  " + e.name + " v = " + RoundTo(e, x + " / " + scale) + ";\n";
+  code += "  v = " + RoundTo(e, "v + " + e.name + "(" + zp + ")") + ";\n";
+  code += "  if (" + isnan + "(v)) v = " + e.name + "(0);\n";
+  code += "  v = roundEven(clamp(v, " + FloatConst(e, static_cast<double>(lo)) + ", " +
+          FloatConst(e, static_cast<double>(hi)) + "));\n";
+  code += "  int q = clamp(int(v), int(" + S(lo) + "), int(" + S(hi) + "));\n";
+  code += "  " + w.Store(1, "i", out.name + "(q)") + "\n";
+  return PerElement(w, code);
+}
+
+}  // namespace kiln::compiler::vulkan

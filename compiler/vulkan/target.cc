@@ -1,0 +1,169 @@
+#include "compiler/vulkan/target.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+
+#include "compiler/vulkan/codegen.h"
+
+#ifdef KILN_HAVE_SHADERC
+#include <shaderc/shaderc.hpp>
+#endif
+
+namespace kiln::compiler {
+namespace vulkan {
+
+namespace {
+struct TemplateEntry {
+  const char* name;
+  const char* text;
+};
+const TemplateEntry kTemplates[] = {
+#include "kernels/vulkan_templates.inc"
+};
+}  // namespace
+
+const char* Template(const std::string& name) {
+  for (const auto& t : kTemplates)
+    if (name == t.name) return t.text;
+  return "";
+}
+
+StatusOr<std::vector<uint32_t>> CompileGlsl(const std::string& glsl, const std::string& name) {
+#ifdef KILN_HAVE_SHADERC
+  // Identical shaders recur across functions and modules (the conformance
+  // runner compiles hundreds of modules in one process).
+  static std::mutex mu;
+  static std::map<std::string, std::vector<uint32_t>> cache;
+  {
+    std::lock_guard<std::mutex> l(mu);
+    auto it = cache.find(glsl);
+    if (it != cache.end()) return it->second;
+  }
+  // One compiler for the process: glslang rebuilds its built-in symbol
+  // tables whenever the last compiler goes away, which dominates otherwise.
+  static shaderc::Compiler& compiler = *new shaderc::Compiler;
+  static std::mutex compile_mu;
+  std::lock_guard<std::mutex> compile_lock(compile_mu);
+  shaderc::CompileOptions options;
+  options.SetTargetEnvironment(shaderc_target_env_vulkan, shaderc_env_version_vulkan_1_1);
+  options.SetOptimizationLevel(shaderc_optimization_level_performance);
+  auto result = compiler.CompileGlslToSpv(glsl, shaderc_compute_shader, name.c_str(), options);
+  if (result.GetCompilationStatus() != shaderc_compilation_status_success)
+    return Internal("the vulkan target generated a shader that does not compile (" + name +
+                    "): " + result.GetErrorMessage());
+  std::vector<uint32_t> spirv(result.cbegin(), result.cend());
+  std::lock_guard<std::mutex> l(mu);
+  cache[glsl] = spirv;
+  return spirv;
+#else
+  return Unimplemented("this build of the compiler has no shaderc (the vulkan target is disabled)");
+#endif
+}
+
+}  // namespace vulkan
+
+namespace {
+
+// The shader of one dispatch signature, added to the module unless present.
+Status EnsureShader(ModuleBuilder* out, const DispatchUse& use) {
+  auto& variants = out->vulkan_shaders[use.executable];
+  for (const auto& v : variants)
+    if (v.input_types == use.in_types && v.output_types == use.out_types && v.input_ranks == use.in_ranks &&
+        v.output_ranks == use.out_ranks)
+      return Status::Ok();
+  KILN_ASSIGN_OR_RETURN(vulkan::ShaderSource src, vulkan::GenerateShader(out->executables[use.executable], use));
+  auto spirv = vulkan::CompileGlsl(src.glsl, use.op);
+  if (!spirv.ok()) {
+    if (std::getenv("KILN_VULKAN_DUMP")) std::fprintf(stderr, "%s\n", src.glsl.c_str());
+    return spirv.status();
+  }
+  hal::ShaderVariant v;
+  v.input_types = use.in_types;
+  v.output_types = use.out_types;
+  v.input_ranks = use.in_ranks;
+  v.output_ranks = use.out_ranks;
+  v.spirv = std::move(spirv.value());
+  v.workgroup_size = src.workgroup_size;
+  v.features = src.features;
+  v.grid_kind = src.grid;
+  v.grid_args = src.grid_args;
+  variants.push_back(std::move(v));
+  return Status::Ok();
+}
+
+// Splits "OP (TYPE) is not supported ...: REASON" into its parts for the
+// module's unavailable record.
+UnavailableOut Describe(const DispatchUse& use, const Status& s) {
+  UnavailableOut u;
+  u.device = "vulkan";
+  u.op = use.op;
+  std::vector<std::string> seen;  // each type once: "i8,f32"
+  std::string types;
+  for (const auto* list : {&use.in_types, &use.out_types})
+    for (auto t : *list) {
+      std::string n(Name(t));
+      if (std::find(seen.begin(), seen.end(), n) != seen.end()) continue;
+      seen.push_back(n);
+      types += (types.empty() ? "" : ",") + n;
+    }
+  u.type = types;
+  // The record names op and type already; keep the reason alone.
+  const std::string marker = "is not supported by the vulkan target: ";
+  size_t at = s.message().find(marker);
+  u.reason = at == std::string::npos ? s.message() : s.message().substr(at + marker.size());
+  return u;
+}
+
+}  // namespace
+
+Status AddVulkanTarget(const ir::Module& module, const CompileOptions& options, const ErrorFormatter& format_error, ModuleBuilder* out,
+                       std::vector<std::string>* warnings) {
+  const std::vector<FunctionUses>& uses = out->function_uses;
+  out->vulkan_shaders.resize(out->executables.size());
+  const size_t nf = out->functions.size();
+  std::vector<bool> unavailable(nf, false);
+  std::vector<UnavailableOut> why(nf);
+  for (size_t f = 0; f < nf; ++f) {
+    for (size_t d = uses[f].dispatch_begin; d < uses[f].dispatch_end && !unavailable[f]; ++d) {
+      const DispatchUse& use = out->dispatch_uses[d];
+      Status s = EnsureShader(out, use);
+      if (s.ok()) continue;
+      if (s.code() != StatusCode::kUnimplemented && s.code() != StatusCode::kInternal) return s;
+      unavailable[f] = true;
+      why[f] = Describe(use, s);
+    }
+  }
+  // A function that calls an unavailable one is unavailable too.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (size_t f = 0; f < nf; ++f) {
+      if (unavailable[f]) continue;
+      for (size_t c = uses[f].call_begin; c < uses[f].call_end; ++c) {
+        uint32_t callee = out->call_uses[c];
+        if (callee < nf && unavailable[callee]) {
+          unavailable[f] = true;
+          why[f] = why[callee];
+          why[f].reason = "calls '" + out->functions[callee].name + "': " + why[callee].reason;
+          changed = true;
+          break;
+        }
+      }
+    }
+  }
+  for (size_t f = 0; f < nf; ++f) {
+    if (!unavailable[f]) continue;
+    if (options.target == "vulkan")
+      return Unimplemented(format_error(module.functions[f]->loc, "function '" + out->functions[f].name +
+                                                                       "' cannot run on the vulkan target: " +
+                                                                       why[f].op + " (" + why[f].type + "): " +
+                                                                       why[f].reason));
+    out->functions[f].unavailable.push_back(why[f]);
+    if (warnings && out->functions[f].is_public)
+      warnings->push_back("warning: function '" + out->functions[f].name + "' is unavailable on the vulkan device: " +
+                          why[f].op + " (" + why[f].type + "): " + why[f].reason);
+  }
+  return Status::Ok();
+}
+
+}  // namespace kiln::compiler
