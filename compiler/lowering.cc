@@ -17,7 +17,7 @@
 #include "compiler/lower_collectives.h"
 #include "compiler/scalar_plan.h"
 #include "kernels/reference/registry.h"
-#include "kernels/reference/scalar.h"
+#include "kernels/scalar/scalar.h"
 #include "vm/bytecode.h"
 
 namespace kiln::compiler {

@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "kernels/reference/scalar.h"
+#include "kernels/scalar/scalar.h"
 
 namespace kiln::vm {
 

@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "kernels/reference/scalar.h"
+#include "kernels/scalar/scalar.h"
 #include "vm/collectives_local.h"
 #include "vm/context.h"
 #include "vm/grid.h"

@@ -6,7 +6,7 @@
 
 #include "kernels/common/kernel_selection.h"
 #include "kernels/reference/registry.h"
-#include "kernels/reference/scalar.h"
+#include "kernels/scalar/scalar.h"
 #include "kernels/reference/tensor_index.h"
 
 namespace kiln::ref {

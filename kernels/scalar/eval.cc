@@ -37,7 +37,7 @@
 #include <numbers>
 #include <string>
 
-#include "kernels/reference/scalar.h"
+#include "kernels/scalar/scalar.h"
 
 namespace kiln::ref {
 namespace {

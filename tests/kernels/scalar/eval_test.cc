@@ -1,4 +1,4 @@
-// Tests of the reference scalar semantics (kernels/reference/scalar.h).
+// Tests of the reference scalar semantics (kernels/scalar/scalar.h).
 // Expected values come from the StableHLO conformance files, hand-computed
 // constants, the compiler's own _Float16, or a brute-force oracle over every
 // encoding of a type; never from the functions under test.
@@ -12,7 +12,7 @@
 #include <random>
 #include <vector>
 
-#include "kernels/reference/scalar.h"
+#include "kernels/scalar/scalar.h"
 
 namespace kiln::ref {
 namespace {
