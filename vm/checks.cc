@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "kernels/reference/scalar.h"
+#include "kernels/scalar/scalar.h"
 #include "vm/context.h"
 
 namespace kiln::vm {

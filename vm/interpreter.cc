@@ -16,7 +16,7 @@
 #include <cstring>
 #include <iterator>
 
-#include "kernels/reference/scalar.h"
+#include "kernels/scalar/scalar.h"
 #include "vm/context.h"
 
 #if defined(__GNUC__) && !defined(KILN_INTERPRETER_SWITCH)
@@ -41,7 +41,7 @@ inline int64_t WrappingMul(int64_t a, int64_t b) {
   return static_cast<int64_t>(static_cast<uint64_t>(a) * static_cast<uint64_t>(b));
 }
 
-// stablehlo.divide and remainder on si64 (kernels/reference/scalar_eval.cc):
+// stablehlo.divide and remainder on si64 (kernels/scalar/eval.cc):
 // x / 0 = -1, x % 0 = x, INT64_MIN / -1 wraps, x % -1 = 0.
 int64_t DivideI64(int64_t a, int64_t b) {
   if (b == 0) return -1;

@@ -7,7 +7,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "kernels/reference/scalar.h"
+#include "kernels/scalar/scalar.h"
 #include "schema/module_generated.h"
 #include "vm/module.h"
 

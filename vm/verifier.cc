@@ -9,25 +9,16 @@
 namespace kiln::vm {
 
 namespace {
-// scalar.op evaluates integer and boolean ops only, with as many operand
-// registers as the op takes.
+// scalar.op evaluates the ops the table marks kVmInteger (scalar_ops.def),
+// on integer and boolean types only, with as many operand registers as the op
+// takes.
 template <typename Bad>
 Status VerifyScalarOp(const Instruction& ins, const Bad& bad) {
   const auto& o = ins.operands;
   ScalarOp op;
   if (!ScalarOpFromCode(static_cast<uint32_t>(o[1].value), &op)) return bad(ins.pc, "scalar.op: unknown op");
-  switch (op) {
-    case ScalarOp::kAbs: case ScalarOp::kAdd: case ScalarOp::kAnd: case ScalarOp::kClamp:
-    case ScalarOp::kCompare: case ScalarOp::kConvert: case ScalarOp::kCountLeadingZeros:
-    case ScalarOp::kDivide: case ScalarOp::kMaximum: case ScalarOp::kMinimum: case ScalarOp::kMultiply:
-    case ScalarOp::kNegate: case ScalarOp::kNot: case ScalarOp::kOr: case ScalarOp::kPopcnt:
-    case ScalarOp::kPower: case ScalarOp::kRemainder: case ScalarOp::kSelect: case ScalarOp::kShiftLeft:
-    case ScalarOp::kShiftRightArithmetic: case ScalarOp::kShiftRightLogical: case ScalarOp::kSign:
-    case ScalarOp::kSubtract: case ScalarOp::kXor:
-      break;
-    default:
-      return bad(ins.pc, "scalar.op: " + std::string(ScalarOpName(op)) + " is not an integer op");
-  }
+  if (!HasScalarOpFact(op, kVmInteger))
+    return bad(ins.pc, "scalar.op: " + std::string(ScalarOpName(op)) + " is not an integer op");
   for (int k : {2, 3}) {
     auto t = static_cast<ElementType>(o[k].value);
     if (!IsInteger(t) && !IsBool(t)) return bad(ins.pc, "scalar.op on a non-integer type");

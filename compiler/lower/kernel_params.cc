@@ -4,7 +4,7 @@
 #include <map>
 
 #include "compiler/lower/kernel_params.h"
-#include "kernels/reference/scalar.h"
+#include "kernels/scalar/scalar.h"
 
 namespace kiln::compiler {
 namespace {

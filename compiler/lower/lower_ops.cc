@@ -9,7 +9,7 @@
 
 #include "compiler/lower/function_lowering.h"
 #include "compiler/lower/kernel_params.h"
-#include "kernels/reference/scalar.h"
+#include "kernels/scalar/scalar.h"
 
 namespace kiln::compiler {
 

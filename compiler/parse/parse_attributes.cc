@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "compiler/parse/parser_impl.h"
-#include "kernels/reference/scalar.h"
+#include "kernels/scalar/scalar.h"
 
 namespace kiln::ir::detail {
 namespace {

@@ -12,7 +12,7 @@
 #include <limits>
 
 #include "compiler/parse/parser_impl.h"
-#include "kernels/reference/scalar.h"
+#include "kernels/scalar/scalar.h"
 
 namespace kiln::ir::detail {
 namespace {

@@ -7,7 +7,7 @@
 #include <unordered_map>
 
 #include "compiler/parse/parser.h"
-#include "kernels/reference/scalar.h"
+#include "kernels/scalar/scalar.h"
 
 namespace kiln::ir {
 namespace {

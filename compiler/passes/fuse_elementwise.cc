@@ -6,7 +6,7 @@
 #include <cstring>
 
 #include "compiler/lower/kernel_params.h"
-#include "kernels/reference/scalar.h"
+#include "kernels/scalar/scalar.h"
 
 namespace kiln::compiler {
 

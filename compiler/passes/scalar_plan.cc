@@ -11,16 +11,9 @@ namespace {
 
 using vm::Opcode;
 
-bool IsScalarOpName(std::string_view n) {
-  static const std::set<std::string_view> kOps = {
-      "stablehlo.add", "stablehlo.subtract", "stablehlo.multiply", "stablehlo.divide",
-      "stablehlo.remainder", "stablehlo.and", "stablehlo.or", "stablehlo.xor", "stablehlo.not",
-      "stablehlo.negate", "stablehlo.abs", "stablehlo.sign", "stablehlo.maximum", "stablehlo.minimum",
-      "stablehlo.shift_left", "stablehlo.shift_right_arithmetic", "stablehlo.shift_right_logical",
-      "stablehlo.popcnt", "stablehlo.count_leading_zeros", "stablehlo.power", "stablehlo.clamp",
-      "stablehlo.select", "stablehlo.compare", "stablehlo.convert"};
-  return kOps.count(n) != 0;
-}
+// The elementwise ops the VM's scalar.op evaluates (scalar_ops.def's
+// kVmInteger): only they can take the scalar path.
+bool IsScalarOpName(std::string_view n) { return HasScalarOpFact(ScalarOpFromName(n), kVmInteger); }
 
 // Regions the VM runs itself (as branches), rather than kernels as scalar
 // programs: only ops in these blocks can take the scalar path.

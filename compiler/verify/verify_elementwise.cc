@@ -1,39 +1,37 @@
 // Verifier checks of the elementwise families: unary and binary arithmetic,
 // logical and bitwise ops, compare, select, clamp, complex/real/imag,
-// is_finite, reduce_precision, and the chlo elementwise ops.
+// is_finite, reduce_precision, and the chlo elementwise ops. Arity, element
+// type classes, same-type and quantized-ok are the op table's
+// (kernels/common/scalar_ops.def); the rules written here are the ones that
+// are more than a table fact.
 #include <set>
 
 #include "compiler/verify/verify_util.h"
+#include "kernels/common/scalar_program.h"
 
 namespace kiln::compiler::verify {
 namespace {
 
-enum Allowed : unsigned {
-  kBoolT = 1, kSignedT = 2, kUnsignedT = 4, kFloatT = 8, kComplexT = 16, kQuantT = 32,
-  kIntT = kSignedT | kUnsignedT,
-  kAny = 63,
-};
+// What an operand may be: the table's TypeClass bits, plus quantized.
+constexpr unsigned kQuantT = 32;
+
+unsigned AllowedFor(ScalarOp op) {
+  return ScalarOpClasses(op) | (HasScalarOpFact(op, kQuantizedOk) ? kQuantT : 0);
+}
 
 bool ElementAllowed(const ir::Type& t, unsigned allowed) {
   if (t.is_quantized()) return (allowed & kQuantT) != 0;
-  switch (KindOf(t.element)) {
-    case ElementKind::kBool: return allowed & kBoolT;
-    case ElementKind::kSigned: return allowed & kSignedT;
-    case ElementKind::kUnsigned: return allowed & kUnsignedT;
-    case ElementKind::kFloat: return allowed & kFloatT;
-    case ElementKind::kComplex: return allowed & kComplexT;
-    default: return false;
-  }
+  return (TypeClassOf(t.element) & allowed) != 0;
 }
 
 std::string AllowedStr(unsigned a) {
   std::vector<std::string> parts;
-  if ((a & kIntT) == kIntT) parts.push_back("integer");
-  else if (a & kSignedT) parts.push_back("signed integer");
-  else if (a & kUnsignedT) parts.push_back("unsigned integer");
-  if (a & kBoolT) parts.push_back("boolean");
-  if (a & kFloatT) parts.push_back("floating-point");
-  if (a & kComplexT) parts.push_back("complex");
+  if ((a & kIntClass) == kIntClass) parts.push_back("integer");
+  else if (a & kSignedClass) parts.push_back("signed integer");
+  else if (a & kUnsignedClass) parts.push_back("unsigned integer");
+  if (a & kBoolClass) parts.push_back("boolean");
+  if (a & kFloatClass) parts.push_back("floating-point");
+  if (a & kComplexClass) parts.push_back("complex");
   if (a & kQuantT) parts.push_back("quantized");
   std::string s;
   for (size_t i = 0; i < parts.size(); ++i) s += (i ? (i + 1 == parts.size() ? " or " : ", ") : "") + parts[i];
@@ -54,63 +52,13 @@ std::string CheckKind(const ir::Operation& op, const ir::Type& t, unsigned allow
                      " elements");
 }
 
-// Unary and binary ops with one type for operands and result (baseline: quantization parameters may differ).
-struct SameTypeRow {
-  const char* name;
-  int arity;
-  unsigned allowed;
-  bool baseline;  // baseline_type (quantization params may differ) vs exact type
-};
-
-const SameTypeRow kSameType[] = {
-    {"stablehlo.cbrt", 1, kFloatT | kComplexT | kQuantT, true},
-    {"stablehlo.ceil", 1, kFloatT | kQuantT, true},
-    {"stablehlo.cosine", 1, kFloatT | kComplexT | kQuantT, true},
-    {"stablehlo.count_leading_zeros", 1, kIntT, false},
-    {"stablehlo.exponential", 1, kFloatT | kComplexT | kQuantT, true},
-    {"stablehlo.exponential_minus_one", 1, kFloatT | kComplexT | kQuantT, true},
-    {"stablehlo.floor", 1, kFloatT | kQuantT, true},
-    {"stablehlo.log", 1, kFloatT | kComplexT | kQuantT, true},
-    {"stablehlo.log_plus_one", 1, kFloatT | kComplexT | kQuantT, true},
-    {"stablehlo.logistic", 1, kFloatT | kComplexT | kQuantT, true},
-    {"stablehlo.negate", 1, kIntT | kFloatT | kComplexT | kQuantT, true},
-    {"stablehlo.not", 1, kBoolT | kIntT, false},
-    {"stablehlo.popcnt", 1, kIntT, false},
-    {"stablehlo.round_nearest_afz", 1, kFloatT | kQuantT, true},
-    {"stablehlo.round_nearest_even", 1, kFloatT | kQuantT, true},
-    {"stablehlo.rsqrt", 1, kFloatT | kComplexT | kQuantT, true},
-    {"stablehlo.sign", 1, kSignedT | kFloatT | kComplexT | kQuantT, true},
-    {"stablehlo.sine", 1, kFloatT | kComplexT | kQuantT, true},
-    {"stablehlo.sqrt", 1, kFloatT | kComplexT | kQuantT, true},
-    {"stablehlo.tan", 1, kFloatT | kComplexT | kQuantT, true},
-    {"stablehlo.tanh", 1, kFloatT | kComplexT | kQuantT, true},
-    {"stablehlo.reduce_precision", 1, kFloatT | kQuantT, true},
-    {"stablehlo.add", 2, kAny, true},
-    {"stablehlo.and", 2, kBoolT | kIntT, false},
-    {"stablehlo.atan2", 2, kFloatT | kComplexT | kQuantT, true},
-    {"stablehlo.divide", 2, kIntT | kFloatT | kComplexT | kQuantT, true},
-    {"stablehlo.maximum", 2, kAny, true},
-    {"stablehlo.minimum", 2, kAny, true},
-    {"stablehlo.multiply", 2, kAny, true},
-    {"stablehlo.or", 2, kBoolT | kIntT, false},
-    {"stablehlo.power", 2, kIntT | kFloatT | kComplexT | kQuantT, true},
-    {"stablehlo.remainder", 2, kIntT | kFloatT | kComplexT | kQuantT, true},
-    {"stablehlo.shift_left", 2, kIntT, false},
-    {"stablehlo.shift_right_arithmetic", 2, kIntT, false},
-    {"stablehlo.shift_right_logical", 2, kIntT, false},
-    {"stablehlo.subtract", 2, kIntT | kFloatT | kComplexT | kQuantT, true},
-    {"stablehlo.xor", 2, kBoolT | kIntT, false},
-};
-
-const SameTypeRow* FindRow(std::string_view name) {
-  for (const auto& r : kSameType)
-    if (name == r.name) return &r;
-  return nullptr;
-}
-
+// Ops with one type for operands and result (the table's kSameType). Where
+// the op accepts quantized tensors the baseline type must agree (quantization
+// parameters may differ), elsewhere the exact type.
 std::string SameType(const ir::Operation& op, const Context&) {
-  const SameTypeRow& row = *FindRow(op.name);
-  KILN_VERIFY_TRY(Arity(op, row.arity));
+  const ScalarOp sop = ScalarOpFromName(op.name);
+  KILN_VERIFY_TRY(Arity(op, static_cast<size_t>(ScalarOpArity(sop))));
+  const bool baseline = HasScalarOpFact(sop, kQuantizedOk);
   const ir::Type& rt = op.result()->type;
   const char* c = "C1";
   bool any_quant = rt.is_quantized();
@@ -139,12 +87,12 @@ std::string SameType(const ir::Operation& op, const Context&) {
     if (!ShapesCompatible(t, rt))
       return Msg(op, "operand type " + TypeStr(t) + " and result type " + TypeStr(rt) + " must have the same shape",
                  c);
-    bool same = row.baseline ? SameBaselineElement(t, rt) : SameElement(t, rt);
+    bool same = baseline ? SameBaselineElement(t, rt) : SameElement(t, rt);
     if (!same)
       return Msg(op, "operand type " + TypeStr(t) + " and result type " + TypeStr(rt) +
                          " must have the same element type", c);
   }
-  return CheckKind(op, rt, row.allowed, "result");
+  return CheckKind(op, rt, AllowedFor(sop), "result");
 }
 
 std::string Abs(const ir::Operation& op, const Context&) {
@@ -154,7 +102,7 @@ std::string Abs(const ir::Operation& op, const Context&) {
   if (!ShapesCompatible(t, rt))
     return Msg(op, "operand type " + TypeStr(t) + " and result type " + TypeStr(rt) + " must have the same shape",
                "C1");
-  KILN_VERIFY_TRY(CheckKind(op, t, kSignedT | kFloatT | kComplexT | kQuantT, "operand"));
+  KILN_VERIFY_TRY(CheckKind(op, t, AllowedFor(ScalarOp::kAbs), "operand"));
   if (IsComplex(t.element) && !t.is_quantized()) {
     if (rt.element != ComplexPartType(t.element) || rt.is_quantized())
       return Msg(op, "result element type of " + TypeStr(rt) + " must be " +
@@ -254,7 +202,7 @@ std::string RealImag(const ir::Operation& op, const Context&) {
   KILN_VERIFY_TRY(Arity(op, 1));
   const ir::Type& t = op.operands[0]->type;
   const ir::Type& rt = op.result()->type;
-  KILN_VERIFY_TRY(CheckKind(op, t, kFloatT | kComplexT, "operand"));
+  KILN_VERIFY_TRY(CheckKind(op, t, AllowedFor(ScalarOpFromName(op.name)), "operand"));
   if (!ShapesCompatible(t, rt))
     return Msg(op, "operand type " + TypeStr(t) + " and result type " + TypeStr(rt) + " must have the same shape",
                "C1");
@@ -268,7 +216,7 @@ std::string IsFiniteOp(const ir::Operation& op, const Context&) {
   KILN_VERIFY_TRY(Arity(op, 1));
   const ir::Type& t = op.operands[0]->type;
   const ir::Type& rt = op.result()->type;
-  KILN_VERIFY_TRY(CheckKind(op, t, kFloatT | kQuantT, "operand"));
+  KILN_VERIFY_TRY(CheckKind(op, t, AllowedFor(ScalarOp::kIsFinite), "operand"));
   if (!ShapesCompatible(t, rt))
     return Msg(op, "operand type " + TypeStr(t) + " and result type " + TypeStr(rt) + " must have the same shape",
                "C1");
@@ -293,9 +241,8 @@ bool BroadcastCompatible(const std::vector<int64_t>& a, const std::vector<int64_
 }
 
 std::string Chlo(const ir::Operation& op, const Context&) {
-  static const std::set<std::string_view> kBinary = {"chlo.polygamma", "chlo.zeta", "chlo.next_after", "chlo.mulhi"};
-  static const std::set<std::string_view> kPredicate = {"chlo.is_inf", "chlo.is_pos_inf", "chlo.is_neg_inf"};
-  size_t arity = kBinary.count(op.name) ? 2 : 1;
+  const ScalarOp sop = ScalarOpFromName(op.name);
+  const size_t arity = static_cast<size_t>(ScalarOpArity(sop));
   KILN_VERIFY_TRY(Arity(op, arity));
   const ir::Type& rt = op.result()->type;
   const ir::Type& a = op.operands[0]->type;
@@ -309,20 +256,26 @@ std::string Chlo(const ir::Operation& op, const Context&) {
   } else if (!ShapesCompatible(a, rt)) {
     return Msg(op, "operand type " + TypeStr(a) + " and result type " + TypeStr(rt) + " must have the same shape");
   }
-  if (kPredicate.count(op.name)) {
+  if (HasScalarOpFact(sop, kPredicate)) {
     if (rt.element != ElementType::kI1) return Msg(op, "result type " + TypeStr(rt) + " must be a tensor of i1");
   } else if (!SameBaselineElement(a, rt)) {
     return Msg(op, "operand type " + TypeStr(a) + " and result type " + TypeStr(rt) +
                        " must have the same element type");
   }
-  if (op.name == "chlo.mulhi") KILN_VERIFY_TRY(CheckKind(op, a, kIntT, "operand"));
-  return "";
+  return CheckKind(op, a, AllowedFor(sop), "operand");
 }
 
 }  // namespace
 
 void RegisterElementwise(Registry* r) {
-  for (const auto& row : kSameType) (*r)[row.name] = &SameType;
+  // Every chlo row of the op table, and every other same-type row, by the
+  // generic rules; then the ops whose rules are their own.
+  for (int c = 1; c <= kMaxScalarOpCode; ++c) {
+    const ScalarOp sop = static_cast<ScalarOp>(c);
+    const std::string_view name = ScalarOpName(sop);
+    if (name.starts_with("chlo.")) (*r)[std::string(name)] = &Chlo;
+    else if (HasScalarOpFact(sop, kSameType)) (*r)[std::string(name)] = &SameType;
+  }
   (*r)["stablehlo.reduce_precision"] = &ReducePrecision;
   (*r)["stablehlo.abs"] = &Abs;
   (*r)["stablehlo.compare"] = &Compare;
@@ -332,11 +285,6 @@ void RegisterElementwise(Registry* r) {
   (*r)["stablehlo.real"] = &RealImag;
   (*r)["stablehlo.imag"] = &RealImag;
   (*r)["stablehlo.is_finite"] = &IsFiniteOp;
-  for (const char* n : {"chlo.acos", "chlo.acosh", "chlo.asin", "chlo.asinh", "chlo.atan", "chlo.atanh", "chlo.cosh",
-                        "chlo.sinh", "chlo.erf", "chlo.erfc", "chlo.erf_inv", "chlo.lgamma", "chlo.digamma",
-                        "chlo.bessel_i1e", "chlo.polygamma", "chlo.zeta", "chlo.next_after", "chlo.is_inf",
-                        "chlo.is_pos_inf", "chlo.is_neg_inf", "chlo.square", "chlo.mulhi", "chlo.tan"})
-    (*r)[n] = &Chlo;
 }
 
 }  // namespace kiln::compiler::verify

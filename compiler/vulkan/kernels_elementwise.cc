@@ -204,7 +204,7 @@ StatusOr<ShaderSource> Map(const KernelParams& kp, const DispatchUse& u, ShaderW
 }
 
 // uniform_quantize / uniform_dequantize, per tensor or per axis, in the
-// expressed type, step by step as kernels/reference/quantization.cc.
+// expressed type, step by step as kernels/reference/elementwise_quantization.cc.
 StatusOr<ShaderSource> Quantization(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
   if (u.in_types.size() != 1 || u.out_types.size() != 1 || w.rank(0) != w.rank(1)) return Refuse(u, "bad operands");
   const bool dequantize = kp.kernel == "stablehlo.uniform_dequantize";

@@ -3,6 +3,7 @@
 // fused elementwise chains travel inside executables. Kernels run them per
 // element; the Vulkan code generator translates the same program to GLSL.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -13,11 +14,37 @@ namespace kiln {
 
 enum class ScalarOp : uint16_t {
   kInvalid = 0,
-#define KILN_SCALAR_OP(name, code, op_name, arity) name = code,
+#define KILN_SCALAR_OP(name, code, op_name, arity, classes, facts) name = code,
 #include "kernels/common/scalar_ops.def"
 #undef KILN_SCALAR_OP
 };
-constexpr int kMaxScalarOpCode = 71;
+// The highest code in the table (codes are dense from 1: a test checks).
+constexpr int kMaxScalarOpCode = std::max({0
+#define KILN_SCALAR_OP(name, code, op_name, arity, classes, facts) , code
+#include "kernels/common/scalar_ops.def"
+#undef KILN_SCALAR_OP
+});
+
+// Element-type classes, one bit per ElementKind: the table's classes column
+// ("bsufc") as a mask.
+enum TypeClass : unsigned {
+  kBoolClass = 1,
+  kSignedClass = 2,
+  kUnsignedClass = 4,
+  kFloatClass = 8,
+  kComplexClass = 16,
+  kIntClass = kSignedClass | kUnsignedClass,
+  kAnyClass = kBoolClass | kIntClass | kFloatClass | kComplexClass,
+};
+unsigned TypeClassOf(ElementType t);  // 0 for kInvalid
+
+// The table's facts column (scalar_ops.def explains each).
+enum ScalarOpFact : unsigned {
+  kSameType = 1,
+  kQuantizedOk = 2,
+  kVmInteger = 4,
+  kPredicate = 8,
+};
 
 // The spec's comparison_direction and compare_type, as stored in attr0/attr1.
 enum class ComparisonDirection : int64_t { kEQ = 0, kNE, kGE, kGT, kLE, kLT };
@@ -55,11 +82,21 @@ struct ScalarProgram {
   ElementType ValueType(size_t v) const {
     return v < param_types.size() ? param_types[v] : instrs[v - param_types.size()].type;
   }
+  // The op of a plain reducer body, for fast paths that combine natively
+  // (SIMD reductions, a transport's all-reduce): two parameters of one type,
+  // one instruction of that type applying kAdd, kMultiply, kMaximum,
+  // kMinimum, kAnd or kOr to them (either order), and its value the one
+  // result. kInvalid for any other program.
+  ScalarOp AsStandardReduction() const;
 };
 
 // Operand count of an op (from the table), -1 if unknown.
 int ScalarOpArity(ScalarOp op);
 std::string_view ScalarOpName(ScalarOp op);  // "stablehlo.add"
+// The operand classes (TypeClass mask) an op accepts; 0 if unknown.
+unsigned ScalarOpClasses(ScalarOp op);
+// Whether the table gives `op` the fact `f` (false for an unknown op).
+bool HasScalarOpFact(ScalarOp op, ScalarOpFact f);
 // The scalar op that evaluates an elementwise source op, or kInvalid.
 ScalarOp ScalarOpFromName(std::string_view op_name);
 bool ScalarOpFromCode(uint32_t code, ScalarOp* out);

@@ -102,13 +102,9 @@ HWY_EXPORT(ReduceF32);
 HWY_EXPORT(ReduceF64);
 
 bool ReduceBodyOp(const ScalarProgram& prog, ReduceOp* op, ElementType* type) {
-  if (prog.param_types.size() != 2 || prog.instrs.size() != 1 || prog.results.size() != 1) return false;
-  const ElementType t = prog.param_types[0];
-  if ((t != ElementType::kF32 && t != ElementType::kF64) || prog.param_types[1] != t) return false;
-  const ScalarInstr& in = prog.instrs[0];
-  if (in.type != t || in.num_operands != 2 || prog.results[0] != 2) return false;
-  if (!((in.operands[0] == 0 && in.operands[1] == 1) || (in.operands[0] == 1 && in.operands[1] == 0))) return false;
-  switch (in.op) {
+  const ElementType t = prog.param_types.empty() ? ElementType::kInvalid : prog.param_types[0];
+  if (t != ElementType::kF32 && t != ElementType::kF64) return false;
+  switch (prog.AsStandardReduction()) {
     case ScalarOp::kAdd: *op = ReduceOp::kAdd; break;
     case ScalarOp::kMaximum: *op = ReduceOp::kMax; break;
     case ScalarOp::kMinimum: *op = ReduceOp::kMin; break;

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "kernels/reference/kernels.h"
-#include "kernels/reference/scalar.h"
+#include "kernels/scalar/scalar.h"
 #include "kernels/reference/tensor_index.h"
 
 namespace kiln::ref {

@@ -17,7 +17,7 @@
 #include "kernels/reference/elementwise_inputs.h"
 #include "kernels/reference/kernels.h"
 #include "kernels/reference/numeric_util.h"
-#include "kernels/reference/scalar.h"
+#include "kernels/scalar/scalar.h"
 #include "kernels/reference/tensor_index.h"
 
 namespace kiln::ref {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "kernels/common/kernel.h"
-#include "kernels/reference/scalar.h"
+#include "kernels/scalar/scalar.h"
 #include "kernels/reference/tensor_index.h"
 
 namespace kiln::ref::numeric {

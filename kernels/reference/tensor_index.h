@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "kernels/common/kernel.h"
-#include "kernels/reference/scalar.h"
+#include "kernels/scalar/scalar.h"
 
 namespace kiln::ref {
 

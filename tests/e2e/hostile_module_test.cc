@@ -160,6 +160,28 @@ TEST(HostileModule, MalformedScalarOpsAreRefusedAtLoad) {
   }
 }
 
+// The VM accepts in scalar.op exactly the ops scalar_ops.def marks kVmInteger.
+TEST(HostileModule, ScalarOpAcceptsExactlyTheTablesIntegerOps) {
+  int refused = 0;
+  for (int c = 1; c <= kMaxScalarOpCode; ++c) {
+    const auto op = static_cast<ScalarOp>(c);
+    std::vector<uint32_t> regs(ScalarOpArity(op), 1);
+    auto mb = OneFunction([&](BytecodeWriter& w, ModuleBuilder&) {
+      w.Op(Opcode::kScalarOp); w.U32(0); w.U32(static_cast<uint32_t>(c));
+      w.U32(static_cast<uint32_t>(ElementType::kSI32)); w.U32(static_cast<uint32_t>(ElementType::kSI32));
+      w.I64(0); w.List(regs);
+      w.Op(Opcode::kReturn);
+      w.List({});
+    });
+    Status s = LoadAndRun(mb.Serialize());
+    const bool called_non_integer = s.message().find("is not an integer op") != std::string::npos;
+    EXPECT_EQ(called_non_integer, !HasScalarOpFact(op, kVmInteger)) << ScalarOpName(op) << ": " << s.message();
+    refused += called_non_integer;
+  }
+  EXPECT_GT(refused, 0);
+  EXPECT_LT(refused, kMaxScalarOpCode);
+}
+
 TEST(HostileModule, FallingOffTheEndIsRefused) {
   auto mb = OneFunction([](BytecodeWriter& w, ModuleBuilder&) {
     w.Op(Opcode::kConstI64);

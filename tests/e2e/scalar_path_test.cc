@@ -12,7 +12,7 @@
 
 #include "compiler/compile.h"
 #include "hal/cpu/cpu_device.h"
-#include "kernels/reference/scalar.h"
+#include "kernels/scalar/scalar.h"
 #include "vm/context.h"
 
 namespace kiln {

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "hal/devices.h"
-#include "kernels/reference/scalar.h"
+#include "kernels/scalar/scalar.h"
 
 namespace kiln::tools {
 namespace {

@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "kernels/reference/scalar.h"
+#include "kernels/scalar/scalar.h"
 #include "vm/collectives/collectives_local.h"
 #include "vm/context.h"
 #include "vm/collectives/grid.h"
@@ -38,14 +38,7 @@ StatusOr<int64_t> IntElement(const HostTensor& t, int64_t i) {
 StandardReduction StandardOf(const KernelParams& params) {
   const KernelAttr* body = params.Find("body");
   if (!body || !body->has_program) return StandardReduction::kNone;
-  const ScalarProgram& p = body->program;
-  if (p.param_types.size() != 2 || p.instrs.size() != 1 || p.results.size() != 1 || p.results[0] != 2)
-    return StandardReduction::kNone;
-  const ScalarInstr& in = p.instrs[0];
-  bool args = in.num_operands == 2 && ((in.operands[0] == 0 && in.operands[1] == 1) ||
-                                       (in.operands[0] == 1 && in.operands[1] == 0));
-  if (!args) return StandardReduction::kNone;
-  switch (in.op) {
+  switch (body->program.AsStandardReduction()) {
     case ScalarOp::kAdd: return StandardReduction::kSum;
     case ScalarOp::kMultiply: return StandardReduction::kProduct;
     case ScalarOp::kMaximum: return StandardReduction::kMax;

@@ -67,7 +67,7 @@ func.func @f() {
 }
 
 TEST(Parser, DenseSmallFloats) {
-  // Needs the reference scalar codec (kernels/reference/scalar_codec.cc).
+  // Needs the reference scalar codec (kernels/scalar/codec.cc).
   auto m = MustParse(R"(
 func.func @f() {
   %0 = stablehlo.constant dense<[1.0, -2.0]> : tensor<2xbf16>

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "kernels/reference/registry.h"
-#include "kernels/reference/scalar.h"
+#include "kernels/scalar/scalar.h"
 #include "tests/kernels/tensor_test_util.h"
 
 namespace kiln::ref {

@@ -1,7 +1,11 @@
-// Reference scalar semantics: reading and writing elements of every element
-// type, converting between types, and evaluating scalar-expression programs.
-// Plain, type-generic and obviously correct: the oracle every fast kernel and
-// every shader is tested against.
+// Reference scalar semantics (library kiln_scalar): reading and writing
+// elements of every element type, converting between types (codec.cc),
+// evaluating scalar-expression programs (eval.cc, special_functions.cc) and
+// verifying them (program_verifier.cc). Plain, type-generic and obviously
+// correct: the oracle every fast kernel and every shader is tested against.
+// The reference kernels, the VM's scalar.op, the compiler and the tools all
+// use these semantics, so they depend on kernels/common only. The namespace
+// stays ref:: (these are the reference semantics).
 #pragma once
 #include <cstdint>
 #include <span>
@@ -42,7 +46,8 @@ void RunScalarProgram(const ScalarProgram& program, const Scalar* params, Scalar
                       Scalar* results);
 
 // Checks that a program is well formed (operand indices defined before use,
-// arities match the op table, types valid). Module loading calls this.
+// types valid, and arity, operand classes, same-type and i1 predicates as the
+// op table says). Module loading calls this.
 Status VerifyScalarProgram(const ScalarProgram& program);
 
 }  // namespace kiln::ref

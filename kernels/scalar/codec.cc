@@ -29,7 +29,7 @@
 #include <cstring>
 #include <limits>
 
-#include "kernels/reference/scalar.h"
+#include "kernels/scalar/scalar.h"
 
 namespace kiln::ref {
 namespace {
