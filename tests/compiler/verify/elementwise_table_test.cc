@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "compiler/parser.h"
-#include "compiler/verifier.h"
+#include "compiler/parse/parser.h"
+#include "compiler/verify/verifier.h"
 #include "kernels/scalar/scalar.h"
 
 namespace kiln::compiler {
