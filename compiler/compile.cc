@@ -22,6 +22,7 @@ StatusOr<std::vector<uint8_t>> Compile(std::string_view source, std::string_view
   KILN_RETURN_IF_ERROR(VerifyModule(*module, format));
   if (options.target != "cpu" && options.target != "vulkan" && options.target != "all")
     return InvalidArgument("unknown target '" + options.target + "' (expected cpu, vulkan or all)");
+  KILN_RETURN_IF_ERROR(LegalizeDeprecatedOps(module.get()));
   KILN_RETURN_IF_ERROR(LegalizeChloBroadcast(module.get(), format));
   ModuleBuilder builder;
   KILN_RETURN_IF_ERROR(LowerModule(*module, options, format, &builder));

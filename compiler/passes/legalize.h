@@ -15,4 +15,9 @@ namespace kiln::compiler {
 // values are left for lowering to refuse.
 Status LegalizeChloBroadcast(ir::Module* module, const ErrorFormatter& format_error);
 
+// Deprecated ops that VHLO still carries (stablehlo.broadcast, ...) -> the
+// spec ops that define them (compiler/passes/legalize_deprecated.cc keeps
+// the list). Runs after the verifier, which checks the deprecated forms.
+Status LegalizeDeprecatedOps(ir::Module* module);
+
 }  // namespace kiln::compiler

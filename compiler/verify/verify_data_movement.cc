@@ -1,4 +1,4 @@
-// Verifier checks of the data-movement ops: broadcast_in_dim, transpose,
+// Verifier checks of the data-movement ops: broadcast, broadcast_in_dim, transpose,
 // reshape, slice, concatenate, pad, reverse, iota, dynamic_slice,
 // dynamic_update_slice, gather, scatter, sort, get_dimension_size and the
 // dynamic_* shape ops.
@@ -47,6 +47,32 @@ std::string BroadcastInDim(const ir::Operation& op, const Context&) {
                          Num((*dims)[d]) + " of size " + DimStr(rd) + " (" + TypeStr(in) + " -> " + TypeStr(rt) + ")",
                  "C5");
   }
+  return "";
+}
+
+// The deprecated broadcast (still in VHLO; XLA's Broadcast): new leading
+// dimensions of sizes `broadcast_sizes`, then the operand's dimensions.
+// compiler/passes/legalize_deprecated.cc rewrites it to broadcast_in_dim.
+std::string Broadcast(const ir::Operation& op, const Context&) {
+  KILN_VERIFY_TRY(OneToOne(op));
+  const ir::Type& in = op.operands[0]->type;
+  const ir::Type& rt = op.result()->type;
+  KILN_VERIFY_TRY(ElementPreserved(op, in, rt, "C1"));
+  auto sizes = Ints(op, "broadcast_sizes");
+  if (!sizes) return Msg(op, "needs a broadcast_sizes attribute");
+  const int64_t added = static_cast<int64_t>(sizes->size());
+  if (PerAxis(in) && (!PerAxis(rt) || rt.quant->quantized_dimension != in.quant->quantized_dimension + added))
+    return Msg(op, "the result's quantized dimension must be the operand's moved by the " + Num(added) +
+                       " new leading dimensions");
+  for (int64_t s : *sizes)
+    if (s < 0) return Msg(op, "broadcast_sizes must be non-negative, got " + Num(s));
+  std::vector<int64_t> expected = *sizes;
+  expected.insert(expected.end(), in.dims.begin(), in.dims.end());
+  bool ok = static_cast<int64_t>(expected.size()) == rt.rank();
+  for (size_t i = 0; ok && i < expected.size(); ++i) ok = DimsCompatible(expected[i], rt.dims[i]);
+  if (!ok)
+    return Msg(op, "result type " + TypeStr(rt) + " must have the dimensions broadcast_sizes followed by the operand's (" +
+                       TypeStr(in) + ")");
   return "";
 }
 
@@ -521,6 +547,7 @@ std::string GetDimensionSize(const ir::Operation& op, const Context&) {
 }  // namespace
 
 void RegisterDataMovement(Registry* r) {
+  (*r)["stablehlo.broadcast"] = &Broadcast;
   (*r)["stablehlo.broadcast_in_dim"] = &BroadcastInDim;
   (*r)["stablehlo.dynamic_broadcast_in_dim"] = &DynamicBroadcastInDim;
   (*r)["stablehlo.transpose"] = &Transpose;

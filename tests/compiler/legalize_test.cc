@@ -1,5 +1,6 @@
-// The chlo.broadcast_<op> legalization (compiler/passes/legalize.h): explicit
-// broadcasts plus the elementwise op, uses following the moved result.
+// The IR legalizations (compiler/passes/legalize.h): chlo.broadcast_<op> as
+// explicit broadcasts plus the elementwise op, uses following the moved
+// result; deprecated ops as the spec ops that define them.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -56,6 +57,24 @@ func.func @main(%a: tensor<?xf32>, %b: tensor<f32>) -> tensor<?xf32> {
   Status s = LegalizeChloBroadcast(m->get(), Plain());
   EXPECT_EQ(s.code(), StatusCode::kUnimplemented);
   EXPECT_NE(s.message().find("3: chlo.broadcast_add: a result of dynamic shape"), std::string::npos) << s.message();
+}
+
+TEST(LegalizeDeprecatedOps, BroadcastBecomesBroadcastInDimAfterTheNewDimensions) {
+  auto m = ir::ParseModule(R"(
+func.func @main(%a: tensor<2x3xf32>) -> tensor<4x5x2x3xf32> {
+  %0 = "stablehlo.broadcast"(%a) {broadcast_sizes = array<i64: 4, 5>} : (tensor<2x3xf32>) -> tensor<4x5x2x3xf32>
+  return %0 : tensor<4x5x2x3xf32>
+}
+)", "t.mlir");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  ASSERT_TRUE(LegalizeDeprecatedOps(m->get()).ok());
+  const ir::Function& f = *(*m)->functions[0];
+  EXPECT_EQ(OpNames(f), (std::vector<std::string>{"stablehlo.broadcast_in_dim", "func.return"}));
+  const auto& op = *f.body.blocks[0]->ops[0];
+  ASSERT_NE(op.GetAttr("broadcast_dimensions"), nullptr);
+  EXPECT_EQ(op.GetAttr("broadcast_dimensions")->AsInts(), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(op.GetAttr("broadcast_sizes"), nullptr);
+  EXPECT_EQ(op.result()->type.dims, (std::vector<int64_t>{4, 5, 2, 3}));
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Verifier tests for data movement: transpose, broadcast_in_dim, reshape,
+// Verifier tests for data movement: transpose, broadcast (deprecated), broadcast_in_dim, reshape,
 // slice, concatenate, pad, reverse, iota, get_dimension_size and
 // bitcast_convert: one malformed program per violated constraint, each
 // rejected at the op's line:col with a precise message (verify_test_util.h).
@@ -23,6 +23,16 @@ std::vector<Case> Cases() {
       {"transpose_element", F23,
        "  %r = \"stablehlo.transpose\"(%a) {permutation = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf64>",
        "stablehlo.transpose", "(C1)"},
+      {"deprecated_broadcast_sizes", "%a: tensor<3xf32>",
+       "  %r = \"stablehlo.broadcast\"(%a) {broadcast_sizes = array<i64: 2>} : (tensor<3xf32>) -> tensor<3x2xf32>",
+       "stablehlo.broadcast",
+       "result type tensor<3x2xf32> must have the dimensions broadcast_sizes followed by the operand's (tensor<3xf32>)"},
+      {"deprecated_broadcast_negative", "%a: tensor<3xf32>",
+       "  %r = \"stablehlo.broadcast\"(%a) {broadcast_sizes = array<i64: -1>} : (tensor<3xf32>) -> tensor<2x3xf32>",
+       "stablehlo.broadcast", "broadcast_sizes must be non-negative, got -1"},
+      {"deprecated_broadcast_element", "%a: tensor<3xf32>",
+       "  %r = \"stablehlo.broadcast\"(%a) {broadcast_sizes = array<i64: 2>} : (tensor<3xf32>) -> tensor<2x3xf64>",
+       "stablehlo.broadcast", "(C1)"},
       {"broadcast_size", "%a: tensor<3xf32>",
        "  %r = \"stablehlo.broadcast_in_dim\"(%a) {broadcast_dimensions = array<i64: 0, 1>} : (tensor<3xf32>) -> "
        "tensor<2x3xf32>", "stablehlo.broadcast_in_dim",
