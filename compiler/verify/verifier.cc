@@ -16,6 +16,7 @@ const verify::Registry& Checks() {
     auto* reg = new verify::Registry;
     verify::RegisterElementwise(reg);
     verify::RegisterDataMovement(reg);
+    verify::RegisterIndexing(reg);
     verify::RegisterContraction(reg);
     verify::RegisterReduction(reg);
     verify::RegisterNumeric(reg);

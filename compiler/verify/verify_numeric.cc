@@ -1,6 +1,6 @@
 // Verifier checks of the numeric ops outside the elementwise table:
 // constant, convert, bitcast_convert, fft, rng, rng_bit_generator,
-// batch_norm_* and uniform_quantize/dequantize.
+// batch_norm_*, uniform_quantize/dequantize and sort.
 #include <algorithm>
 #include <set>
 
@@ -193,6 +193,42 @@ std::string UniformDequantize(const ir::Operation& op, const Context&) {
   return "";
 }
 
+std::string Sort(const ir::Operation& op, const Context&) {
+  if (op.operands.empty()) return Msg(op, "needs at least one input", "C1");
+  if (!AllTensors(op)) return Msg(op, "operands and results must be tensors");
+  if (op.results.size() != op.operands.size())
+    return Msg(op, "has " + Num(op.operands.size()) + " inputs but " + Num(op.results.size()) + " results", "C2");
+  const ir::Type& in0 = op.operands[0]->type;
+  for (size_t i = 0; i < op.operands.size(); ++i) {
+    const ir::Type& t = op.operands[i]->type;
+    const ir::Type& r = op.result(static_cast<int>(i))->type;
+    if (!TypesCompatible(t, r))
+      return Msg(op, "input " + Num(i) + " type " + TypeStr(t) + " and result type " + TypeStr(r) + " must be the same",
+                 "C2");
+    if (!ShapesCompatible(t, in0))
+      return Msg(op, "input " + Num(i) + " type " + TypeStr(t) + " must have the shape of input 0 " + TypeStr(in0),
+                 "C3");
+  }
+  int64_t r = in0.rank();
+  auto dim = Int(op, "dimension");
+  int64_t d = dim ? *dim : -1;
+  if (d < -r || d >= r) return Msg(op, "dimension " + Num(d) + " is out of range [" + Num(-r) + ", " + Num(r) + ")", "C4");
+  if (op.regions.empty()) return Msg(op, "needs a comparator region", "C5");
+  RegionSig s = Signature(*op.regions[0]);
+  if (!s.ok) return Msg(op, "comparator must be one block ending in stablehlo.return", "C5");
+  bool ok = s.inputs.size() == 2 * op.operands.size() && s.outputs.size() == 1 && s.outputs[0]->is_tensor() &&
+            s.outputs[0]->rank() == 0 && s.outputs[0]->element == ElementType::kI1;
+  for (size_t i = 0; ok && i < op.operands.size(); ++i)
+    for (int k = 0; k < 2; ++k) {
+      const ir::Type& a = *s.inputs[2 * i + k];
+      if (!a.is_tensor() || a.rank() != 0 || !SameBaselineElement(a, op.operands[i]->type)) ok = false;
+    }
+  if (!ok)
+    return Msg(op, "comparator has type " + TypesStr(s.inputs) + " -> " + TypesStr(s.outputs) +
+                   ", expected two rank-0 arguments per input of its element type and one tensor<i1> result", "C5");
+  return "";
+}
+
 }  // namespace
 
 void RegisterNumeric(Registry* r) {
@@ -207,6 +243,7 @@ void RegisterNumeric(Registry* r) {
   (*r)["stablehlo.batch_norm_training"] = &BatchNorm;
   (*r)["stablehlo.uniform_quantize"] = &UniformQuantize;
   (*r)["stablehlo.uniform_dequantize"] = &UniformDequantize;
+  (*r)["stablehlo.sort"] = &Sort;
 }
 
 }  // namespace kiln::compiler::verify

@@ -25,6 +25,7 @@ using Registry = std::map<std::string, Check, std::less<>>;
 
 void RegisterElementwise(Registry* r);
 void RegisterDataMovement(Registry* r);
+void RegisterIndexing(Registry* r);
 void RegisterContraction(Registry* r);
 void RegisterReduction(Registry* r);
 void RegisterNumeric(Registry* r);
@@ -71,6 +72,12 @@ inline bool AllTensors(const ir::Operation& op) {
   for (auto& r : op.results)
     if (!r->type.is_tensor()) return false;
   return true;
+}
+// Tensor operands (at least one) and one tensor result; "" or the message.
+inline std::string OneToOne(const ir::Operation& op) {
+  if (op.operands.empty() || op.results.size() != 1 || !AllTensors(op))
+    return Msg(op, "expects tensor operands and one tensor result");
+  return "";
 }
 // Shape-checks the result against an inferred shape (dims may be dynamic).
 std::string CheckResultShape(const ir::Operation& op, const ir::Type& result, const std::vector<int64_t>& inferred,
