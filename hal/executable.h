@@ -1,7 +1,8 @@
 // Executables: what a dispatch runs, prepared by a device from a spec that
 // carries every target's form of the executable opaquely. Each driver takes
-// the payload of its own format (hal/cpu/cpu_device.h, hal/vulkan/shader_abi.h)
-// and ignores the others, so this header names no driver's format.
+// the payload of its own format (kKernelFormat of kernels/common/kernel.h for
+// the CPU, kVulkanShaderFormat of hal/vulkan/shader_abi.h) and ignores the
+// others, so this header names no driver's format.
 #pragma once
 #include <memory>
 #include <string>
