@@ -1,6 +1,7 @@
 // Plans the elementwise chains of a function that lowering emits as one
 // kiln.elementwise dispatch each (compiler/passes/fuse_elementwise.h).
 #include "compiler/passes/fuse_elementwise.h"
+#include "compiler/op_names.h"
 
 #include <algorithm>
 #include <cstring>
@@ -28,10 +29,10 @@ Kind Classify(const ir::Operation& op) {
   if (!rt.is_tensor() || rt.is_quantized() || !rt.HasStaticShape()) return Kind::kNone;
   for (const ir::Value* v : op.operands)
     if (!v->type.is_tensor() || v->type.is_quantized() || !v->type.HasStaticShape()) return Kind::kNone;
-  if (op.name == "stablehlo.broadcast_in_dim") return op.operands.size() == 1 ? Kind::kBroadcast : Kind::kNone;
-  if (op.name == "stablehlo.constant") return Kind::kNone;  // a kConstRef; splats are inlined below
+  if (op_names::IsKernelOp(op.name, KernelId::kBroadcastInDim)) return op.operands.size() == 1 ? Kind::kBroadcast : Kind::kNone;
+  if (op_names::IsConstant(op.name)) return Kind::kNone;  // a kConstRef; splats are inlined below
   if (ElementwiseScalarOp(op.name) == ScalarOp::kInvalid) return Kind::kNone;
-  if (op.name == "stablehlo.bitcast_convert" &&
+  if (op_names::IsKernelOp(op.name, KernelId::kBitcastConvert) &&
       (op.operands.size() != 1 || StorageBytes(op.operands[0]->type.element) != StorageBytes(rt.element) ||
        op.operands[0]->type.rank() != rt.rank()))
     return Kind::kNone;
@@ -44,7 +45,7 @@ Kind Classify(const ir::Operation& op) {
 // A dense constant whose elements are all equal becomes a kConstant step.
 bool SplatConstant(const ir::Value* v, Scalar* value) {
   const ir::Operation* def = v->def;
-  if (def == nullptr || def->name != "stablehlo.constant" || v->type.is_quantized()) return false;
+  if (def == nullptr || !op_names::IsConstant(def->name) || v->type.is_quantized()) return false;
   const ir::Attribute* a = def->GetAttr("value");
   if (a == nullptr || a->kind != ir::Attribute::Kind::kDense) return false;
   const size_t bytes = StorageBytes(v->type.element);
@@ -179,7 +180,7 @@ namespace {
 // dispatch (quantized operands take another path there).
 bool IsProducer(const ir::Operation* op) {
   if (op == nullptr || op->results.size() != 1 ||
-      (op->name != "stablehlo.dot_general" && op->name != "stablehlo.dot" && op->name != "stablehlo.convolution"))
+      !op_names::IsEpilogueProducer(op->name))
     return false;
   return std::all_of(op->operands.begin(), op->operands.end(), [](const ir::Value* v) {
     return v->type.is_tensor() && !v->type.is_quantized() && v->type.HasStaticShape();
