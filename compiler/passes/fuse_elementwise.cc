@@ -2,6 +2,7 @@
 // kiln.elementwise dispatch each (compiler/passes/fuse_elementwise.h).
 #include "compiler/passes/fuse_elementwise.h"
 #include "compiler/op_names.h"
+#include "compiler/passes/scalar_plan.h"
 
 #include <algorithm>
 #include <cstring>
@@ -19,12 +20,27 @@ constexpr size_t kMaxGroupOps = 200;
 
 using Users = std::map<const ir::Value*, std::vector<const ir::Operation*>>;
 
-enum class Kind { kNone, kElementwise, kBroadcast };
+// kReinterpret: a bitcast_convert between a per-tensor quantized tensor and
+// its storage type (compiler/passes/legalize_quantized.cc), the same stored
+// integers under another type: no step, its result is its operand's value
+// (as lowering aliases it when it stands alone).
+enum class Kind { kNone, kElementwise, kBroadcast, kReinterpret };
+
+bool IsReinterpret(const ir::Operation& op) {
+  if (!op_names::IsKernelOp(op.name, KernelId::kBitcastConvert) || op.operands.size() != 1 || op.results.size() != 1)
+    return false;
+  const ir::Type& a = op.operands[0]->type;
+  const ir::Type& b = op.result()->type;
+  if (!a.is_tensor() || !b.is_tensor() || a.is_quantized() == b.is_quantized() || !a.HasStaticShape()) return false;
+  const ir::Type& q = a.is_quantized() ? a : b;
+  return a.element == b.element && a.dims == b.dims && q.quant->scales.size() == 1 && q.quant->zero_points.size() == 1;
+}
 
 // Whether `op` can be one step of a fused program, mirroring what lowering
 // would emit as a one-instruction kiln.elementwise dispatch.
 Kind Classify(const ir::Operation& op) {
   if (op.results.size() != 1 || !op.regions.empty()) return Kind::kNone;
+  if (IsReinterpret(op)) return Kind::kReinterpret;
   const ir::Type& rt = op.result()->type;
   if (!rt.is_tensor() || rt.is_quantized() || !rt.HasStaticShape()) return Kind::kNone;
   for (const ir::Value* v : op.operands)
@@ -146,6 +162,11 @@ bool BuildGroup(const std::vector<const ir::Operation*>& members, FusedGroup* g)
       }
       continue;
     }
+    if (Classify(*op) == Kind::kReinterpret) {
+      if (!index.count(op->operands[0])) return false;
+      index[op->result()] = index.at(op->operands[0]);
+      continue;
+    }
     std::vector<uint16_t> operands;
     for (const ir::Value* v : op->operands) {
       if (!index.count(v)) return false;
@@ -264,7 +285,7 @@ bool MakeEpilogue(FusedGroup* g, size_t k) {
 }
 
 void PlanBlock(const ir::Block& block, const Users& users, std::set<const ir::Operation*>* fused_away,
-               std::map<const ir::Operation*, FusedGroup>* groups) {
+               std::map<const ir::Operation*, FusedGroup>* groups, std::set<const ir::Operation*>* grouped) {
   // Walk backwards: an op joins the group of its users when all of them are
   // in one group of this block and it has that group's shape.
   std::map<const ir::Operation*, size_t> group_of;
@@ -313,11 +334,30 @@ void PlanBlock(const ir::Block& block, const Users& users, std::set<const ir::Op
     }
     if (m.size() < 2 && !epilogue) continue;
     for (size_t i = 0; i + 1 < m.size(); ++i) fused_away->insert(m[i]);
+    grouped->insert(m.begin(), m.end());
     (*groups)[g.root] = std::move(g);
   }
   for (const auto& op : block.ops)
     for (const auto& r : op->regions)
-      for (const auto& b : r->blocks) PlanBlock(*b, users, fused_away, groups);
+      for (const auto& b : r->blocks) PlanBlock(*b, users, fused_away, groups, grouped);
+}
+
+// A splat constant that only group members read is a kConstant step of
+// their programs (BuildGroup inlines every splat a member reads), so it needs
+// no tensor of its own either. Rank-0 integer constants stay: the scalar path
+// (scalar_plan.h) may compute a member in registers and read them there.
+void DropInlinedConstants(const ir::Block& block, const Users& users, const std::set<const ir::Operation*>& grouped,
+                          std::set<const ir::Operation*>* fused_away) {
+  for (const auto& op : block.ops) {
+    for (const auto& r : op->regions)
+      for (const auto& b : r->blocks) DropInlinedConstants(*b, users, grouped, fused_away);
+    if (!op_names::IsConstant(op->name) || op->results.size() != 1) continue;
+    Scalar unused;
+    auto it = users.find(op->result());
+    if (it == users.end() || IsScalarType(op->result()->type) || !SplatConstant(op->result(), &unused)) continue;
+    if (std::all_of(it->second.begin(), it->second.end(), [&](const ir::Operation* u) { return grouped.count(u); }))
+      fused_away->insert(op.get());
+  }
 }
 
 }  // namespace
@@ -326,7 +366,9 @@ StatusOr<ElementwiseFusion> ElementwiseFusion::Plan(const ir::Function& fn) {
   ElementwiseFusion f;
   Users users;
   for (const auto& b : fn.body.blocks) CollectUses(*b, &users);
-  for (const auto& b : fn.body.blocks) PlanBlock(*b, users, &f.fused_away_, &f.groups_);
+  std::set<const ir::Operation*> grouped;
+  for (const auto& b : fn.body.blocks) PlanBlock(*b, users, &f.fused_away_, &f.groups_, &grouped);
+  for (const auto& b : fn.body.blocks) DropInlinedConstants(*b, users, grouped, &f.fused_away_);
   return f;
 }
 
