@@ -7,6 +7,7 @@
 #include "compiler/lower/lowering.h"
 #include "compiler/parse/parser.h"
 #include "compiler/passes/legalize.h"
+#include "compiler/passes/legalize_quantized.h"
 #include "compiler/verify/verifier.h"
 #include "compiler/vulkan/target.h"
 
@@ -24,6 +25,9 @@ StatusOr<std::vector<uint8_t>> Compile(std::string_view source, std::string_view
     return InvalidArgument("unknown target '" + options.target + "' (expected cpu, vulkan or all)");
   KILN_RETURN_IF_ERROR(LegalizeDeprecatedOps(module.get()));
   KILN_RETURN_IF_ERROR(LegalizeChloBroadcast(module.get(), format));
+  // Its output is meant to fuse back into one dispatch; unfused, lowering
+  // builds the same program from the quantized op itself.
+  if (options.fuse) KILN_RETURN_IF_ERROR(LegalizeQuantized(module.get(), format));
   ModuleBuilder builder;
   KILN_RETURN_IF_ERROR(LowerModule(*module, options, format, &builder));
   if (options.target != "cpu") KILN_RETURN_IF_ERROR(AddVulkanTarget(*module, options, format, &builder, warnings));

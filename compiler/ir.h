@@ -151,7 +151,7 @@ struct Region {
 };
 
 struct Operation {
-  std::string name;  // "stablehlo.add", "func.return", "check.expect_eq_const", "chlo.erf"
+  std::string name;  // the op's full name: stablehlo.add, func.return, check.expect_eq_const, chlo.erf
   std::vector<Value*> operands;
   std::vector<std::unique_ptr<Value>> results;
   std::vector<NamedAttr> attrs;

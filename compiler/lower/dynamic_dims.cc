@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "compiler/lower/function_lowering.h"
+#include "compiler/op_names.h"
 #include "compiler/lower/kernel_params.h"
 #include "kernels/scalar/scalar.h"
 
@@ -33,14 +34,14 @@ uint32_t FunctionLowering::BinaryI64(Opcode code, uint32_t a, uint32_t b) {
 // slice on the device, then a load (which waits for it).
 uint32_t FunctionLowering::LoadElement(uint32_t tensor, ElementType type, int64_t k) {
   KernelParams p;
-  p.kernel = "stablehlo.slice";
+  p.kernel = KernelName(KernelId::kSlice);
   p.attrs.push_back(KernelAttr{"start_indices", {k}, {}, "", false, {}});
   p.attrs.push_back(KernelAttr{"limit_indices", {k + 1}, {}, "", false, {}});
   p.attrs.push_back(KernelAttr{"strides", {1}, {}, "", false, {}});
   uint32_t exe = mb_->AddExecutable(std::move(p));
   uint32_t one = NewRef();
   body_.Emit(Opcode::kAlloc, one, static_cast<uint32_t>(type), std::vector<uint32_t>{ConstI64(1)});
-  NoteDispatch(exe, "stablehlo.slice", {{type, 1}}, {{type, 1}});
+  NoteDispatch(exe, std::string(KernelName(KernelId::kSlice)), {{type, 1}}, {{type, 1}});
   body_.Emit(Opcode::kDispatch, exe, std::vector<uint32_t>{tensor}, std::vector<uint32_t>{one});
   uint32_t r = next_i64_++;
   body_.Emit(Opcode::kLoadI64, r, one);
@@ -55,9 +56,9 @@ uint32_t FunctionLowering::ShapeOperandElement(const ir::Value* shape, int64_t k
 // elementwise program on the device over its three index tensors.
 StatusOr<uint32_t> FunctionLowering::SliceSizes(const ir::Operation& op) {
   ElementType t = op.operands.at(1)->type.element;
-  auto instr = [&](const char* name, uint16_t a, uint16_t b) {
+  auto instr = [&](ScalarOp op, uint16_t a, uint16_t b) {
     ScalarInstr in;
-    in.op = ScalarOpFromName(name);
+    in.op = op;
     in.type = t;
     in.num_operands = 2;
     in.operands[0] = a;
@@ -66,16 +67,16 @@ StatusOr<uint32_t> FunctionLowering::SliceSizes(const ir::Operation& op) {
   };
   ScalarProgram prog;
   prog.param_types = {t, t, t};                                  // 0 start, 1 limit, 2 strides
-  prog.instrs.push_back(instr("stablehlo.subtract", 1, 0));      // 3 = limit - start
-  prog.instrs.push_back(instr("stablehlo.add", 3, 2));           // 4 = 3 + stride
+  prog.instrs.push_back(instr(ScalarOp::kSubtract, 1, 0)); // 3 = limit - start
+  prog.instrs.push_back(instr(ScalarOp::kAdd, 3, 2)); // 4 = 3 + stride
   ScalarInstr one;
-  one.op = ScalarOpFromName("stablehlo.constant");
+  one.op = ScalarOp::kConstant;
   one.type = t;
   one.constant.i = 1;
   one.constant.re = 1;
   prog.instrs.push_back(one);                                    // 5 = 1
-  prog.instrs.push_back(instr("stablehlo.subtract", 4, 5));      // 6 = 4 - 1
-  prog.instrs.push_back(instr("stablehlo.divide", 6, 2));        // 7 = 6 / stride
+  prog.instrs.push_back(instr(ScalarOp::kSubtract, 4, 5)); // 6 = 4 - 1
+  prog.instrs.push_back(instr(ScalarOp::kDivide, 6, 2)); // 7 = 6 / stride
   prog.results.push_back(7);
   for (const auto& in : prog.instrs)
     if (in.op == ScalarOp::kInvalid) return Unimplemented("real_dynamic_slice: shape arithmetic is missing an op");
@@ -129,7 +130,7 @@ DimRule RuleOf(const std::string& op_name, bool* found) {
       {"stablehlo.dynamic_update_slice", DimRule::kSameShape},
   };
   auto it = kRules.find(op_name);
-  *found = it != kRules.end() || ElementwiseScalarOp(op_name) != ScalarOp::kInvalid || op_name.rfind("chlo.", 0) == 0;
+  *found = it != kRules.end() || ElementwiseScalarOp(op_name) != ScalarOp::kInvalid || op_name.rfind(op_names::kChloPrefix, 0) == 0;
   return it != kRules.end() ? it->second : DimRule::kSameShape;
 }
 

@@ -3,6 +3,7 @@
 // and LowerModule, which runs it for every function
 // (compiler/lower/function_lowering.h lists the other parts).
 #include "compiler/lower/function_lowering.h"
+#include "compiler/op_names.h"
 
 #include <algorithm>
 #include <cstring>
@@ -103,10 +104,10 @@ void FunctionLowering::MaterializeOperands(const ir::Operation& op, const std::v
   for (size_t k = 0; k < op.operands.size(); ++k) {
     const ir::Value* v = op.operands[k];
     if (ref_of_.count(v) || (!i64_of_.count(v) && !scalar_constants_.count(v))) continue;
-    if (op.name == "stablehlo.while" && k < op.results.size() && plan_.IsScalar(op.result(static_cast<int>(k))))
+    if (op.name == op_names::kWhile && k < op.results.size() && plan_.IsScalar(op.result(static_cast<int>(k))))
       continue;
-    if ((op.name == "stablehlo.if" || op.name == "stablehlo.case") && k == 0) continue;
-    if (yield && (op.name == "stablehlo.return" || op.name == "func.return") && k < yield->size() && (*yield)[k].i64)
+    if ((op.name == op_names::kIf || op.name == op_names::kCase) && k == 0) continue;
+    if (yield && op_names::IsReturn(op.name) && k < yield->size() && (*yield)[k].i64)
       continue;
     (void)Ref(v);
   }

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "compiler/lower/kernel_params.h"
+#include "compiler/op_names.h"
 #include "kernels/scalar/scalar.h"
 
 namespace kiln::compiler {
@@ -124,7 +125,7 @@ StatusOr<ScalarProgram> RegionToScalarProgram(const ir::Region& region, bool lan
   }
   for (const auto& opp : block.ops) {
     const ir::Operation& op = *opp;
-    if (op.name == "stablehlo.return" || op.name == "func.return") {
+    if (op_names::IsReturn(op.name)) {
       for (const ir::Value* v : op.operands) {
         auto it = index.find(v);
         if (it == index.end()) return Unimplemented("region returns a value defined outside it");
@@ -134,7 +135,7 @@ StatusOr<ScalarProgram> RegionToScalarProgram(const ir::Region& region, bool lan
     }
     if (op.results.size() != 1 || (op.result()->type.rank() != 0 && !lanewise))
       return Unsupported(op, "in a region body must produce one rank-0 tensor to become a scalar program");
-    if (lanewise && op.name == "stablehlo.constant") {
+    if (lanewise && op_names::IsConstant(op.name)) {
       // A lane-wide constant must be a splat to be one scalar.
       const ir::Attribute* v = op.GetAttr("value");
       size_t w = StorageBytes(op.result()->type.element);
@@ -144,7 +145,7 @@ StatusOr<ScalarProgram> RegionToScalarProgram(const ir::Region& region, bool lan
             return Unsupported(op, "in a lane-wise body must be a splat");
     }
     ScalarInstr in;
-    if (op.name == "stablehlo.constant") {
+    if (op_names::IsConstant(op.name)) {
       const ir::Attribute* v = op.GetAttr("value");
       if (!v || v->kind != ir::Attribute::Kind::kDense || v->dense_bytes.empty())
         return Unsupported(op, "needs a dense value");
@@ -171,18 +172,23 @@ StatusOr<KernelParams> KernelParamsForOp(const ir::Operation& op) {
   KernelParams p;
   p.kernel = op.name;
   for (const auto& [name, a] : op.attrs) FlattenAttr(name, a, &p.attrs);
-  static const char* kRegionNames[][3] = {
-      {"stablehlo.reduce", "body", nullptr},          {"stablehlo.reduce_window", "body", nullptr},
-      {"stablehlo.sort", "comparator", nullptr},      {"stablehlo.scatter", "update_computation", nullptr},
-      {"stablehlo.map", "computation", nullptr},      {"stablehlo.select_and_scatter", "select", "scatter"},
-      {"chlo.scan", "body", nullptr}};
+  // The kernels with scalar-program regions, and their attribute names.
+  struct RegionNames {
+    KernelId kernel;
+    const char* names[2];
+  };
+  static constexpr RegionNames kRegionNames[] = {
+      {KernelId::kReduce, {"body", nullptr}},         {KernelId::kReduceWindow, {"body", nullptr}},
+      {KernelId::kSort, {"comparator", nullptr}},     {KernelId::kScatter, {"update_computation", nullptr}},
+      {KernelId::kMap, {"computation", nullptr}},     {KernelId::kSelectAndScatter, {"select", "scatter"}},
+      {KernelId::kScan, {"body", nullptr}}};
   for (const auto& row : kRegionNames) {
-    if (op.name != row[0]) continue;
-    for (size_t r = 0; r < op.regions.size() && r < 2 && row[r + 1]; ++r) {
-      auto prog = RegionToScalarProgram(*op.regions[r], op.name == "chlo.scan");
+    if (!op_names::IsKernelOp(op.name, row.kernel)) continue;
+    for (size_t r = 0; r < op.regions.size() && r < 2 && row.names[r]; ++r) {
+      auto prog = RegionToScalarProgram(*op.regions[r], row.kernel == KernelId::kScan);
       if (!prog.ok()) return Unsupported(op, "its body: " + prog.status().message());
       KernelAttr k;
-      k.name = row[r + 1];
+      k.name = row.names[r];
       k.has_program = true;
       k.program = std::move(prog.value());
       p.attrs.push_back(std::move(k));
@@ -200,7 +206,10 @@ StatusOr<KernelParams> KernelParamsForOp(const ir::Operation& op) {
 }
 
 ScalarOp ElementwiseScalarOp(const std::string& op_name) {
-  return ScalarOpFromName(op_name == "chlo.tan" ? "stablehlo.tan" : op_name);
+  // chlo.tan evaluates as stablehlo.tan (its own row, kTanChlo, keeps the
+  // code of programs compiled before).
+  const ScalarOp s = ScalarOpFromName(op_name);
+  return s == ScalarOp::kTanChlo ? ScalarOp::kTan : s;
 }
 
 KernelParams ElementwiseKernel(ScalarProgram body, std::vector<KernelAttr> extra) {

@@ -4,6 +4,7 @@
 #include <bit>
 
 #include "compiler/lower/function_lowering.h"
+#include "compiler/op_names.h"
 
 namespace kiln::compiler {
 
@@ -26,7 +27,7 @@ Status FunctionLowering::LowerCheck(const ir::Operation& op, std::string_view ki
   } else if (kind == "almost_eq") {
     const ir::Attribute* t = op.GetAttr("tolerance");
     double tol = t ? (t->kind == ir::Attribute::Kind::kFloat ? t->f : static_cast<double>(t->i)) : 1e-4;
-    if (op.name == "stablehlo.custom_call") tol = 1e-3;
+    if (op.name == op_names::kCustomCall) tol = 1e-3;
     body_.Emit(Opcode::kCheckAlmostEq, a, b, std::bit_cast<int64_t>(tol));
   } else {  // close
     const ir::Attribute* mx = op.GetAttr("max_ulp_difference");

@@ -1,6 +1,7 @@
 // Collectives and interpreter.run_parallel: from op attributes to the
 // descriptors of the VM's collective and run_parallel instructions.
 #include "compiler/lower/lower_collectives.h"
+#include "compiler/op_names.h"
 
 #include <set>
 
@@ -59,7 +60,7 @@ StatusOr<CollectiveLowering> DescribeCollective(const ir::Operation& op) {
   d.is_host_transfer = Flag(op, "is_host_transfer");
   KILN_RETURN_IF_ERROR(Rows(op, "replica_groups", &d));
   KILN_RETURN_IF_ERROR(Rows(op, "source_target_pairs", &d));
-  d.dim = IntAttr(op, op.name == "stablehlo.all_gather" ? "all_gather_dim" : "scatter_dimension");
+  d.dim = IntAttr(op, op.name == op_names::kAllGather ? "all_gather_dim" : "scatter_dimension");
   d.split_dimension = IntAttr(op, "split_dimension");
   d.concat_dimension = IntAttr(op, "concat_dimension");
   d.split_count = IntAttr(op, "split_count");
@@ -71,8 +72,7 @@ StatusOr<CollectiveLowering> DescribeCollective(const ir::Operation& op) {
 
   CollectiveLowering out;
   out.descriptor = d.Serialize();
-  bool reduces = op.name == "stablehlo.all_reduce" || op.name == "stablehlo.reduce_scatter" ||
-                 op.name == "stablehlo.collective_reduce";
+  bool reduces = op_names::IsReducingCollective(op.name);
   if (!reduces) return out;
   if (op.regions.empty()) return InvalidArgument(op.name + " needs a reduction body");
   auto prog = RegionToScalarProgram(*op.regions[0], false);

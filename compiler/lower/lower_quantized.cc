@@ -1,10 +1,11 @@
 // Elementwise ops on per-tensor quantized values, as the spec defines them:
 // dequantize the quantized operands, apply the op in the expressed type,
-// quantize the result, all in one kiln.elementwise program. This stays a
-// lowering rather than an IR rewrite: the IR has no op for a fused
-// dequantize-op-quantize program, and rewriting into uniform_dequantize,
-// the op and uniform_quantize would turn one dispatch into three. Part of
-// FunctionLowering (compiler/lower/function_lowering.h).
+// quantize the result, all in one kiln.elementwise program. When fusion is
+// on, compiler/passes/legalize_quantized.cc has already rewritten the ops
+// fusion can take whole into plain ops with these same steps; this builds
+// the program for the rest (fusion off, dynamic shapes, quantized operands
+// broadcast from rank 0). Part of FunctionLowering
+// (compiler/lower/function_lowering.h).
 #include "compiler/lower/function_lowering.h"
 #include "compiler/lower/kernel_params.h"
 #include "kernels/scalar/scalar.h"

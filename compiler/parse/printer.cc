@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "compiler/parse/parser.h"
+#include "compiler/op_names.h"
 #include "kernels/scalar/scalar.h"
 
 namespace kiln::ir {
@@ -383,7 +384,7 @@ class Printer {
       case Attribute::Kind::kString: AppendQuoted(out, a.str); return;
       case Attribute::Kind::kSymbol: AppendSymbol(out, a.str); return;
       case Attribute::Kind::kEnum:
-        out += op_name_.substr(0, 5) == "chlo." ? "#chlo<" : "#stablehlo<";
+        out += op_name_.substr(0, compiler::op_names::kChloPrefix.size()) == compiler::op_names::kChloPrefix ? "#chlo<" : "#stablehlo<";
         out += EnumKind(attr_name) + " " + a.str + ">";
         return;
       case Attribute::Kind::kIntArray: {

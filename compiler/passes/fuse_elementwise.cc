@@ -1,6 +1,8 @@
 // Plans the elementwise chains of a function that lowering emits as one
 // kiln.elementwise dispatch each (compiler/passes/fuse_elementwise.h).
 #include "compiler/passes/fuse_elementwise.h"
+#include "compiler/op_names.h"
+#include "compiler/passes/scalar_plan.h"
 
 #include <algorithm>
 #include <cstring>
@@ -18,20 +20,35 @@ constexpr size_t kMaxGroupOps = 200;
 
 using Users = std::map<const ir::Value*, std::vector<const ir::Operation*>>;
 
-enum class Kind { kNone, kElementwise, kBroadcast };
+// kReinterpret: a bitcast_convert between a per-tensor quantized tensor and
+// its storage type (compiler/passes/legalize_quantized.cc), the same stored
+// integers under another type: no step, its result is its operand's value
+// (as lowering aliases it when it stands alone).
+enum class Kind { kNone, kElementwise, kBroadcast, kReinterpret };
+
+bool IsReinterpret(const ir::Operation& op) {
+  if (!op_names::IsKernelOp(op.name, KernelId::kBitcastConvert) || op.operands.size() != 1 || op.results.size() != 1)
+    return false;
+  const ir::Type& a = op.operands[0]->type;
+  const ir::Type& b = op.result()->type;
+  if (!a.is_tensor() || !b.is_tensor() || a.is_quantized() == b.is_quantized() || !a.HasStaticShape()) return false;
+  const ir::Type& q = a.is_quantized() ? a : b;
+  return a.element == b.element && a.dims == b.dims && q.quant->scales.size() == 1 && q.quant->zero_points.size() == 1;
+}
 
 // Whether `op` can be one step of a fused program, mirroring what lowering
 // would emit as a one-instruction kiln.elementwise dispatch.
 Kind Classify(const ir::Operation& op) {
   if (op.results.size() != 1 || !op.regions.empty()) return Kind::kNone;
+  if (IsReinterpret(op)) return Kind::kReinterpret;
   const ir::Type& rt = op.result()->type;
   if (!rt.is_tensor() || rt.is_quantized() || !rt.HasStaticShape()) return Kind::kNone;
   for (const ir::Value* v : op.operands)
     if (!v->type.is_tensor() || v->type.is_quantized() || !v->type.HasStaticShape()) return Kind::kNone;
-  if (op.name == "stablehlo.broadcast_in_dim") return op.operands.size() == 1 ? Kind::kBroadcast : Kind::kNone;
-  if (op.name == "stablehlo.constant") return Kind::kNone;  // a kConstRef; splats are inlined below
+  if (op_names::IsKernelOp(op.name, KernelId::kBroadcastInDim)) return op.operands.size() == 1 ? Kind::kBroadcast : Kind::kNone;
+  if (op_names::IsConstant(op.name)) return Kind::kNone;  // a kConstRef; splats are inlined below
   if (ElementwiseScalarOp(op.name) == ScalarOp::kInvalid) return Kind::kNone;
-  if (op.name == "stablehlo.bitcast_convert" &&
+  if (op_names::IsKernelOp(op.name, KernelId::kBitcastConvert) &&
       (op.operands.size() != 1 || StorageBytes(op.operands[0]->type.element) != StorageBytes(rt.element) ||
        op.operands[0]->type.rank() != rt.rank()))
     return Kind::kNone;
@@ -44,7 +61,7 @@ Kind Classify(const ir::Operation& op) {
 // A dense constant whose elements are all equal becomes a kConstant step.
 bool SplatConstant(const ir::Value* v, Scalar* value) {
   const ir::Operation* def = v->def;
-  if (def == nullptr || def->name != "stablehlo.constant" || v->type.is_quantized()) return false;
+  if (def == nullptr || !op_names::IsConstant(def->name) || v->type.is_quantized()) return false;
   const ir::Attribute* a = def->GetAttr("value");
   if (a == nullptr || a->kind != ir::Attribute::Kind::kDense) return false;
   const size_t bytes = StorageBytes(v->type.element);
@@ -145,6 +162,11 @@ bool BuildGroup(const std::vector<const ir::Operation*>& members, FusedGroup* g)
       }
       continue;
     }
+    if (Classify(*op) == Kind::kReinterpret) {
+      if (!index.count(op->operands[0])) return false;
+      index[op->result()] = index.at(op->operands[0]);
+      continue;
+    }
     std::vector<uint16_t> operands;
     for (const ir::Value* v : op->operands) {
       if (!index.count(v)) return false;
@@ -179,7 +201,7 @@ namespace {
 // dispatch (quantized operands take another path there).
 bool IsProducer(const ir::Operation* op) {
   if (op == nullptr || op->results.size() != 1 ||
-      (op->name != "stablehlo.dot_general" && op->name != "stablehlo.dot" && op->name != "stablehlo.convolution"))
+      !op_names::IsEpilogueProducer(op->name))
     return false;
   return std::all_of(op->operands.begin(), op->operands.end(), [](const ir::Value* v) {
     return v->type.is_tensor() && !v->type.is_quantized() && v->type.HasStaticShape();
@@ -263,7 +285,7 @@ bool MakeEpilogue(FusedGroup* g, size_t k) {
 }
 
 void PlanBlock(const ir::Block& block, const Users& users, std::set<const ir::Operation*>* fused_away,
-               std::map<const ir::Operation*, FusedGroup>* groups) {
+               std::map<const ir::Operation*, FusedGroup>* groups, std::set<const ir::Operation*>* grouped) {
   // Walk backwards: an op joins the group of its users when all of them are
   // in one group of this block and it has that group's shape.
   std::map<const ir::Operation*, size_t> group_of;
@@ -312,11 +334,30 @@ void PlanBlock(const ir::Block& block, const Users& users, std::set<const ir::Op
     }
     if (m.size() < 2 && !epilogue) continue;
     for (size_t i = 0; i + 1 < m.size(); ++i) fused_away->insert(m[i]);
+    grouped->insert(m.begin(), m.end());
     (*groups)[g.root] = std::move(g);
   }
   for (const auto& op : block.ops)
     for (const auto& r : op->regions)
-      for (const auto& b : r->blocks) PlanBlock(*b, users, fused_away, groups);
+      for (const auto& b : r->blocks) PlanBlock(*b, users, fused_away, groups, grouped);
+}
+
+// A splat constant that only group members read is a kConstant step of
+// their programs (BuildGroup inlines every splat a member reads), so it needs
+// no tensor of its own either. Rank-0 integer constants stay: the scalar path
+// (scalar_plan.h) may compute a member in registers and read them there.
+void DropInlinedConstants(const ir::Block& block, const Users& users, const std::set<const ir::Operation*>& grouped,
+                          std::set<const ir::Operation*>* fused_away) {
+  for (const auto& op : block.ops) {
+    for (const auto& r : op->regions)
+      for (const auto& b : r->blocks) DropInlinedConstants(*b, users, grouped, fused_away);
+    if (!op_names::IsConstant(op->name) || op->results.size() != 1) continue;
+    Scalar unused;
+    auto it = users.find(op->result());
+    if (it == users.end() || IsScalarType(op->result()->type) || !SplatConstant(op->result(), &unused)) continue;
+    if (std::all_of(it->second.begin(), it->second.end(), [&](const ir::Operation* u) { return grouped.count(u); }))
+      fused_away->insert(op.get());
+  }
 }
 
 }  // namespace
@@ -325,7 +366,9 @@ StatusOr<ElementwiseFusion> ElementwiseFusion::Plan(const ir::Function& fn) {
   ElementwiseFusion f;
   Users users;
   for (const auto& b : fn.body.blocks) CollectUses(*b, &users);
-  for (const auto& b : fn.body.blocks) PlanBlock(*b, users, &f.fused_away_, &f.groups_);
+  std::set<const ir::Operation*> grouped;
+  for (const auto& b : fn.body.blocks) PlanBlock(*b, users, &f.fused_away_, &f.groups_, &grouped);
+  for (const auto& b : fn.body.blocks) DropInlinedConstants(*b, users, grouped, &f.fused_away_);
   return f;
 }
 

@@ -5,20 +5,27 @@
 #include <string>
 #include <vector>
 
+#include "compiler/op_names.h"
 #include "compiler/passes/legalize.h"
 #include "kernels/common/scalar_program.h"
 
 namespace kiln::compiler {
 namespace {
 
-constexpr std::string_view kPrefix = "chlo.broadcast_";
+// chlo.broadcast_<base>: the chlo prefix, then this stem.
+constexpr std::string_view kStem = "broadcast_";
+
+bool IsChloBroadcast(std::string_view name) {
+  return name.substr(0, op_names::kChloPrefix.size()) == op_names::kChloPrefix &&
+         name.substr(op_names::kChloPrefix.size(), kStem.size()) == kStem;
+}
 
 // The elementwise op a chlo.broadcast_<base> applies: chlo's own for the
 // three that stablehlo lacks.
 ScalarOp BaseOp(std::string_view name, std::string* base_name) {
-  std::string base(name.substr(kPrefix.size()));
+  std::string base(name.substr(op_names::kChloPrefix.size() + kStem.size()));
   const bool chlo_only = base == "next_after" || base == "polygamma" || base == "zeta";
-  *base_name = (chlo_only ? "chlo." : "stablehlo.") + base;
+  *base_name = std::string(chlo_only ? op_names::kChloPrefix : op_names::kStablehloPrefix) + base;
   return ScalarOpFromName(*base_name);
 }
 
@@ -54,7 +61,7 @@ StatusOr<size_t> Rewrite(ir::Block* block, size_t at) {
     else
       for (int64_t i = 0; i < t.rank(); ++i) map.push_back(rt.rank() - t.rank() + i);
     auto b = std::make_unique<ir::Operation>();
-    b->name = "stablehlo.broadcast_in_dim";
+    b->name = KernelName(KernelId::kBroadcastInDim);
     b->loc = op.loc;
     b->parent = block;
     b->operands.push_back(v);
@@ -91,7 +98,7 @@ Status LegalizeBlock(ir::Block* block, const ErrorFormatter& format_error) {
     ir::Operation& op = *block->ops[i];
     for (auto& region : op.regions)
       for (auto& b : region->blocks) KILN_RETURN_IF_ERROR(LegalizeBlock(b.get(), format_error));
-    if (op.name.rfind(kPrefix, 0) != 0 || Quantized(op)) {
+    if (!IsChloBroadcast(op.name) || Quantized(op)) {
       ++i;
       continue;
     }

@@ -1,5 +1,11 @@
+// The scalar path: which rank-0 integer values live in the VM's i64
+// registers instead of tensors (PlanScalars), and the bytecode of an op on
+// them (EmitScalarOp: a native i64 instruction where one matches exactly,
+// else the table-driven scalar.op).
 #include "compiler/passes/scalar_plan.h"
+#include "compiler/op_names.h"
 
+#include <span>
 #include <string_view>
 #include <utility>
 
@@ -17,9 +23,7 @@ bool IsScalarOpName(std::string_view n) { return HasScalarOpFact(ScalarOpFromNam
 
 // Regions the VM runs itself (as branches), rather than kernels as scalar
 // programs: only ops in these blocks can take the scalar path.
-bool HasVmRegions(std::string_view n) {
-  return n == "stablehlo.while" || n == "stablehlo.if" || n == "stablehlo.case" || n == "stablehlo.async_start";
-}
+using op_names::HasVmRegions;
 
 const ir::Block* SingleBlock(const ir::Region& r) { return r.blocks.size() == 1 ? r.blocks[0].get() : nullptr; }
 
@@ -51,11 +55,11 @@ class Planner {
   }
 
   void WalkOp(const ir::Operation& op) {
-    if (op.name == "stablehlo.constant") {
+    if (op_names::IsConstant(op.name)) {
       if (op.results.size() == 1 && IsScalarType(op.result()->type)) plan_.scalar.insert(op.result());
       return;
     }
-    if (op.name == "stablehlo.while") {
+    if (op.name == op_names::kWhile) {
       WalkWhile(op);
       return;
     }
@@ -101,7 +105,7 @@ class Planner {
       for (size_t k = 0; k < op.operands.size(); ++k) {
         const ir::Value* v = op.operands[k];
         if (!args_.count(v)) continue;
-        bool carried = op.name == "stablehlo.while" && k < op.results.size() &&
+        bool carried = op.name == op_names::kWhile && k < op.results.size() &&
                        plan_.IsScalar(op.result(static_cast<int>(k)));
         if (scalar_consumer || carried) plan_.entry_loads.insert(v);
       }
@@ -117,13 +121,6 @@ class Planner {
   std::set<const ir::Value*> args_;
   bool changed_ = false;
 };
-
-void Emit3(vm::BytecodeWriter* out, Opcode code, uint32_t dst, uint32_t a, uint32_t b) {
-  out->Op(code);
-  out->U32(dst);
-  out->U32(a);
-  out->U32(b);
-}
 
 }  // namespace
 
@@ -156,34 +153,32 @@ Status EmitScalarOp(const ir::Operation& op, uint32_t dst, const std::vector<uin
     case ScalarOp::kSubtract:
     case ScalarOp::kMultiply:
       if (BitWidth(rt) != 64) break;  // narrower types wrap at their width
-      Emit3(out, in.op == ScalarOp::kAdd ? Opcode::kAddI64 : in.op == ScalarOp::kSubtract ? Opcode::kSubI64 : Opcode::kMulI64,
+      out->Emit(in.op == ScalarOp::kAdd ? Opcode::kAddI64 : in.op == ScalarOp::kSubtract ? Opcode::kSubI64 : Opcode::kMulI64,
             dst, regs[0], regs[1]);
       return Status::Ok();
     case ScalarOp::kAnd:
     case ScalarOp::kOr:
     case ScalarOp::kXor:  // bitwise ops keep the normalization of every width
-      Emit3(out, in.op == ScalarOp::kAnd ? Opcode::kAndI64 : in.op == ScalarOp::kOr ? Opcode::kOrI64 : Opcode::kXorI64,
+      out->Emit(in.op == ScalarOp::kAnd ? Opcode::kAndI64 : in.op == ScalarOp::kOr ? Opcode::kOrI64 : Opcode::kXorI64,
             dst, regs[0], regs[1]);
       return Status::Ok();
     case ScalarOp::kDivide:
     case ScalarOp::kRemainder:
       if (rt != ElementType::kSI64) break;
-      Emit3(out, in.op == ScalarOp::kDivide ? Opcode::kDivI64 : Opcode::kRemI64, dst, regs[0], regs[1]);
+      out->Emit(in.op == ScalarOp::kDivide ? Opcode::kDivI64 : Opcode::kRemI64, dst, regs[0], regs[1]);
       return Status::Ok();
     case ScalarOp::kMaximum:
     case ScalarOp::kMinimum:
       if (!ordered_as_i64) break;
-      Emit3(out, in.op == ScalarOp::kMaximum ? Opcode::kMaxI64 : Opcode::kMinI64, dst, regs[0], regs[1]);
+      out->Emit(in.op == ScalarOp::kMaximum ? Opcode::kMaxI64 : Opcode::kMinI64, dst, regs[0], regs[1]);
       return Status::Ok();
     case ScalarOp::kSelect:
-      out->Op(Opcode::kSelectI64);
-      out->U32(dst);
-      for (uint32_t r : regs) out->U32(r);
+      out->Emit(Opcode::kSelectI64, dst, regs.at(0), regs.at(1), regs.at(2));
       return Status::Ok();
     case ScalarOp::kCompare: {
       auto dir = static_cast<ComparisonDirection>(in.attr0);
       if (dir == ComparisonDirection::kEQ || dir == ComparisonDirection::kNE) {
-        Emit3(out, dir == ComparisonDirection::kEQ ? Opcode::kCmpEqI64 : Opcode::kCmpNeI64, dst, regs[0], regs[1]);
+        out->Emit(dir == ComparisonDirection::kEQ ? Opcode::kCmpEqI64 : Opcode::kCmpNeI64, dst, regs[0], regs[1]);
         return Status::Ok();
       }
       auto ct = static_cast<ComparisonType>(in.attr1);
@@ -195,20 +190,16 @@ Status EmitScalarOp(const ir::Operation& op, uint32_t dst, const std::vector<uin
       if (as_signed ? !is_signed : !(!is_signed && BitWidth(t) < 64)) break;
       bool lt = dir == ComparisonDirection::kLT || dir == ComparisonDirection::kGT;
       bool swap = dir == ComparisonDirection::kGT || dir == ComparisonDirection::kGE;
-      Emit3(out, lt ? Opcode::kCmpLtI64 : Opcode::kCmpLeI64, dst, swap ? regs[1] : regs[0], swap ? regs[0] : regs[1]);
+      out->Emit(lt ? Opcode::kCmpLtI64 : Opcode::kCmpLeI64, dst, swap ? regs[1] : regs[0], swap ? regs[0] : regs[1]);
       return Status::Ok();
     }
     default:
       break;
   }
-  out->Op(Opcode::kScalarOp);
-  out->U32(dst);
-  out->U32(static_cast<uint32_t>(in.op));
-  out->U32(static_cast<uint32_t>(rt));
-  out->U32(static_cast<uint32_t>(t));
-  out->I64(static_cast<int64_t>((static_cast<uint64_t>(static_cast<uint32_t>(in.attr1)) << 32) |
-                                static_cast<uint32_t>(in.attr0)));
-  out->List(regs);
+  const auto attrs = static_cast<int64_t>((static_cast<uint64_t>(static_cast<uint32_t>(in.attr1)) << 32) |
+                                         static_cast<uint32_t>(in.attr0));
+  out->Emit(Opcode::kScalarOp, dst, static_cast<uint32_t>(in.op), static_cast<uint32_t>(rt), static_cast<uint32_t>(t), attrs,
+            std::span<const uint32_t>(regs));
   return Status::Ok();
 }
 

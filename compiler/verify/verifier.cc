@@ -3,6 +3,7 @@
 // (verify_*.cc) of the spec's constraints. Ops no family registers (other
 // dialects, check.*, interpreter.*) pass through.
 #include "compiler/verify/verifier.h"
+#include "compiler/op_names.h"
 
 #include <set>
 
@@ -42,7 +43,7 @@ class Verifier {
                                 b.args[i]->type.ToString() + ", but the signature says " + f.arg_types[i].ToString());
     if (b.ops.empty()) return Error(f.loc, "function '" + f.name + "' has no return");
     const ir::Operation& ret = *b.ops.back();
-    if (ret.name != "func.return" && ret.name != "stablehlo.return")
+    if (!op_names::IsReturn(ret.name))
       return Error(ret.loc, "function '" + f.name + "' must end with func.return");
     if (ret.operands.size() != f.result_types.size())
       return Error(ret.loc, "func.return has " + std::to_string(ret.operands.size()) + " operands, but '" + f.name +

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "compiler/verify/verify_util.h"
+#include "compiler/op_names.h"
 #include "kernels/common/scalar_program.h"
 
 namespace kiln::compiler::verify {
@@ -63,7 +64,7 @@ std::string SameType(const ir::Operation& op, const Context&) {
   const char* c = "C1";
   bool any_quant = rt.is_quantized();
   for (auto* v : op.operands) any_quant |= v->type.is_quantized();
-  if (op.name == "stablehlo.add" && any_quant) {
+  if (sop == ScalarOp::kAdd && any_quant) {
     for (auto* v : op.operands)
       if (!v->type.is_quantized())
         return Msg(op, "operand type " + TypeStr(v->type) + " must be quantized when the result type " +
@@ -273,7 +274,7 @@ void RegisterElementwise(Registry* r) {
   for (int c = 1; c <= kMaxScalarOpCode; ++c) {
     const ScalarOp sop = static_cast<ScalarOp>(c);
     const std::string_view name = ScalarOpName(sop);
-    if (name.starts_with("chlo.")) (*r)[std::string(name)] = &Chlo;
+    if (name.starts_with(compiler::op_names::kChloPrefix)) (*r)[std::string(name)] = &Chlo;
     else if (HasScalarOpFact(sop, kSameType)) (*r)[std::string(name)] = &SameType;
   }
   (*r)["stablehlo.reduce_precision"] = &ReducePrecision;

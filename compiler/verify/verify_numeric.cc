@@ -5,6 +5,7 @@
 #include <set>
 
 #include "compiler/verify/verify_util.h"
+#include "compiler/op_names.h"
 
 namespace kiln::compiler::verify {
 namespace {
@@ -141,8 +142,8 @@ std::string BatchNorm(const ir::Operation& op, const Context&) {
   if (*fi < 0 || *fi >= x.rank())
     return Msg(op, "feature_index " + Num(*fi) + " is out of range [0, " + Num(x.rank()) + ")", "C1");
   int64_t features = x.dims[*fi];
-  bool grad = op.name == "stablehlo.batch_norm_grad";
-  bool inference = op.name == "stablehlo.batch_norm_inference";
+  bool grad = op.name == KernelName(KernelId::kBatchNormGrad);
+  bool inference = op.name == KernelName(KernelId::kBatchNormInference);
   std::vector<const ir::Value*> all(op.operands.begin(), op.operands.end());
   for (const auto& r : op.results) all.push_back(r.get());
   for (const ir::Value* v : all)

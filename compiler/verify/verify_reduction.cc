@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "compiler/verify/verify_util.h"
+#include "compiler/op_names.h"
 
 namespace kiln::compiler::verify {
 namespace {
@@ -20,10 +21,10 @@ std::string VariadicInputsInits(const ir::Operation& op, size_t* n_out) {
     const ir::Type& init = op.operands[n + i]->type;
     if (!ShapesCompatible(t, in0))
       return Msg(op, "input " + Num(i) + " type " + TypeStr(t) + " must have the shape of input 0 " + TypeStr(in0),
-                 op.name == "stablehlo.reduce" ? "C1" : "C2");
+                 op.name == KernelName(KernelId::kReduce) ? "C1" : "C2");
     if (!SameBaselineElement(t, init))
       return Msg(op, "input " + Num(i) + " type " + TypeStr(t) + " and init value type " + TypeStr(init) +
-                         " must have the same element type", op.name == "stablehlo.reduce" ? "C2" : "C3");
+                         " must have the same element type", op.name == KernelName(KernelId::kReduce) ? "C2" : "C3");
     if (init.rank() != 0) return Msg(op, "init value " + Num(i) + " type " + TypeStr(init) + " must be rank 0");
   }
   *n_out = n;
@@ -244,7 +245,7 @@ std::string Branches(const ir::Operation& op, size_t first_region, std::string_v
   RegionSig first = Signature(*op.regions[first_region]);
   for (size_t i = first_region; i < op.regions.size(); ++i) {
     RegionSig s = Signature(*op.regions[i]);
-    std::string name = op.name == "stablehlo.if" ? (i == 0 ? "true_branch" : "false_branch")
+    std::string name = op.name == compiler::op_names::kIf ? (i == 0 ? "true_branch" : "false_branch")
                                                  : "branch " + Num(i);
     if (!s.ok) return Msg(op, name + " must be one block ending in stablehlo.return");
     if (!s.inputs.empty()) return Msg(op, name + " must take no arguments, got " + TypesStr(s.inputs), c_inputs);

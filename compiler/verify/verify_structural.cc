@@ -5,6 +5,7 @@
 #include <set>
 
 #include "compiler/verify/verify_util.h"
+#include "compiler/op_names.h"
 
 namespace kiln::compiler::verify {
 namespace {
@@ -40,7 +41,7 @@ std::string AsyncStart(const ir::Operation& op, const Context&) {
   if (op.regions.size() != 1 || op.regions[0]->blocks.size() != 1)
     return Msg(op, "body must be one region of one block", "C1");
   const auto& ops = op.regions[0]->blocks[0]->ops;
-  if (ops.size() != 2 || ops[1]->name != "stablehlo.return")
+  if (ops.size() != 2 || ops[1]->name != compiler::op_names::kReturn)
     return Msg(op, "body must hold a single operation and a return", "C1");
   const ir::Operation& inner = *ops[0];
   static const std::set<std::string> kAllowed = {

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "compiler/verify/verify_util.h"
+#include "compiler/op_names.h"
 
 namespace kiln::compiler::verify {
 
@@ -206,7 +207,7 @@ RegionSig Signature(const ir::Region& r) {
   for (const auto& a : b.args) s.inputs.push_back(&a->type);
   if (b.ops.empty()) return s;
   const ir::Operation& t = *b.ops.back();
-  if (t.name != "stablehlo.return" && t.name != "func.return") return s;
+  if (!op_names::IsReturn(t.name)) return s;
   for (const auto* v : t.operands) s.outputs.push_back(&v->type);
   s.ok = true;
   return s;

@@ -13,8 +13,13 @@
 #include <vector>
 
 #include "compiler/vulkan/codegen.h"
+#include "kernels/kernel_table.h"
 
 namespace kiln::compiler::vulkan {
+
+// Whether a dispatch runs kernel `id` (kernels/kernels.def): kernel names are
+// compared through the table, never spelled here.
+inline bool IsKernel(const KernelParams& kp, KernelId id) { return kp.kernel == KernelName(id); }
 
 // --- GLSL text helpers (codegen.cc) ------------------------------------
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 namespace kiln::compiler::vulkan {
 
@@ -37,15 +38,17 @@ StatusOr<ShaderSource> IndexMap(const KernelParams& kp, const DispatchUse& u, Sh
   auto copy_from = [&](size_t t, const std::vector<std::string>& idx) {
     return "  " + w.Store(out, "i", w.Load(t, Linear(idx, DimsOf(w, t)))) + "\n";
   };
-  static const char* const kKnown[] = {"kiln.copy", "stablehlo.reshape", "stablehlo.dynamic_reshape",
-                                      "stablehlo.broadcast_in_dim", "stablehlo.dynamic_broadcast_in_dim",
-                                      "stablehlo.transpose", "stablehlo.slice", "stablehlo.reverse", "stablehlo.pad",
-                                      "stablehlo.concatenate", "stablehlo.iota", "stablehlo.dynamic_iota",
-                                      "stablehlo.dynamic_slice", "stablehlo.dynamic_update_slice"};
-  if (std::find(std::begin(kKnown), std::end(kKnown), k) == std::end(kKnown))
+  static constexpr KernelId kKnown[] = {
+      KernelId::kCopy,          KernelId::kReshape,         KernelId::kDynamicReshape, KernelId::kBroadcastInDim,
+      KernelId::kDynamicBroadcastInDim, KernelId::kTranspose, KernelId::kSlice,        KernelId::kReverse,
+      KernelId::kPad,           KernelId::kConcatenate,     KernelId::kIota,           KernelId::kDynamicIota,
+      KernelId::kDynamicSlice,  KernelId::kDynamicUpdateSlice};
+  const std::optional<KernelId> id = FindKernelId(k);
+  if (!id || std::find(std::begin(kKnown), std::end(kKnown), *id) == std::end(kKnown))
     return Refuse(u, "no shader for kernel " + k + " yet");
+  auto is = [&](KernelId want) { return *id == want; };
   if (u.out_types.size() != 1) return Refuse(u, "expected one result");
-  if (k == "stablehlo.dynamic_iota") {
+  if (is(KernelId::kDynamicIota)) {
     // The shape operand only restates the result's dimensions.
     int64_t dim = kp.Int("iota_dimension", -1);
     if (dim < 0 || dim >= r) return Refuse(u, "bad iota_dimension");
@@ -53,7 +56,7 @@ StatusOr<ShaderSource> IndexMap(const KernelParams& kp, const DispatchUse& u, Sh
     KILN_ASSIGN_OR_RETURN(std::string v, ConvertExpr(from, w.type(out), o[dim]));
     return PerElement(w, body + "  " + w.Store(out, "i", v) + "\n");
   }
-  if (k != "stablehlo.iota" && (u.in_types.empty() || u.in_types[0] != u.out_types[0]))
+  if (!is(KernelId::kIota) && (u.in_types.empty() || u.in_types[0] != u.out_types[0]))
     return Refuse(u, "operand and result types differ");
   // A start index (rank-0 integer tensor `t`) clamped to [0, limit], as uint.
   auto start = [&](size_t t, const std::string& limit) -> StatusOr<std::string> {
@@ -65,7 +68,7 @@ StatusOr<ShaderSource> IndexMap(const KernelParams& kp, const DispatchUse& u, Sh
       return "uint(clamp(" + v + ", " + g.name + "(0), " + g.name + "(" + limit + ")))";
     return Refuse(u, "non-integer start indices");
   };
-  if (k == "stablehlo.dynamic_slice") {
+  if (is(KernelId::kDynamicSlice)) {
     if (static_cast<int>(u.in_types.size()) != 1 + r || w.rank(0) != r) return Refuse(u, "bad operands");
     std::string s = body;
     std::vector<std::string> idx;
@@ -76,7 +79,7 @@ StatusOr<ShaderSource> IndexMap(const KernelParams& kp, const DispatchUse& u, Sh
     }
     return PerElement(w, s + copy_from(0, idx));
   }
-  if (k == "stablehlo.dynamic_update_slice") {
+  if (is(KernelId::kDynamicUpdateSlice)) {
     if (static_cast<int>(u.in_types.size()) != 2 + r || w.rank(0) != r || w.rank(1) != r || u.in_types[1] != u.out_types[0])
       return Refuse(u, "bad operands");
     auto upd_dims = DimsOf(w, 1);
@@ -92,10 +95,10 @@ StatusOr<ShaderSource> IndexMap(const KernelParams& kp, const DispatchUse& u, Sh
     s += "  else " + w.Store(out, "i", w.Load(0, "i")) + "\n";
     return PerElement(w, s);
   }
-  if (k == "kiln.copy" || k == "stablehlo.reshape" || k == "stablehlo.dynamic_reshape") {
+  if (is(KernelId::kCopy) || is(KernelId::kReshape) || is(KernelId::kDynamicReshape)) {
     return PerElement(w, "  " + w.Store(out, "i", w.Load(0, "i")) + "\n");
   }
-  if (k == "stablehlo.broadcast_in_dim" || k == "stablehlo.dynamic_broadcast_in_dim") {
+  if (is(KernelId::kBroadcastInDim) || is(KernelId::kDynamicBroadcastInDim)) {
     auto bd = kp.Ints("broadcast_dimensions");
     if (static_cast<int>(bd.size()) != w.rank(0)) return Refuse(u, "bad broadcast_dimensions");
     std::vector<std::string> idx;
@@ -105,7 +108,7 @@ StatusOr<ShaderSource> IndexMap(const KernelParams& kp, const DispatchUse& u, Sh
     }
     return PerElement(w, body + copy_from(0, idx));
   }
-  if (k == "stablehlo.transpose") {
+  if (is(KernelId::kTranspose)) {
     auto perm = kp.Ints("permutation");
     if (static_cast<int>(perm.size()) != r || w.rank(0) != r) return Refuse(u, "bad permutation");
     std::vector<std::string> idx(r);
@@ -115,7 +118,7 @@ StatusOr<ShaderSource> IndexMap(const KernelParams& kp, const DispatchUse& u, Sh
     }
     return PerElement(w, body + copy_from(0, idx));
   }
-  if (k == "stablehlo.slice") {
+  if (is(KernelId::kSlice)) {
     auto start = kp.Ints("start_indices");
     auto strides = kp.Ints("strides");
     if (static_cast<int>(start.size()) != r) return Refuse(u, "bad start_indices");
@@ -127,7 +130,7 @@ StatusOr<ShaderSource> IndexMap(const KernelParams& kp, const DispatchUse& u, Sh
     }
     return PerElement(w, body + copy_from(0, idx));
   }
-  if (k == "stablehlo.reverse") {
+  if (is(KernelId::kReverse)) {
     std::vector<bool> rev(r, false);
     for (int64_t d : kp.Ints("dimensions")) {
       if (d < 0 || d >= r) return Refuse(u, "bad dimensions");
@@ -137,7 +140,7 @@ StatusOr<ShaderSource> IndexMap(const KernelParams& kp, const DispatchUse& u, Sh
     for (int d = 0; d < r; ++d) idx.push_back(rev[d] ? "(" + in_dims[d] + " - 1u - " + o[d] + ")" : o[d]);
     return PerElement(w, body + copy_from(0, idx));
   }
-  if (k == "stablehlo.pad") {
+  if (is(KernelId::kPad)) {
     auto lo = kp.Ints("edge_padding_low");
     auto interior = kp.Ints("interior_padding");
     if (static_cast<int>(lo.size()) != r || u.in_types.size() != 2) return Refuse(u, "bad padding");
@@ -156,7 +159,7 @@ StatusOr<ShaderSource> IndexMap(const KernelParams& kp, const DispatchUse& u, Sh
     s += "  else " + w.Store(out, "i", w.Load(1, "0u")) + "\n";
     return PerElement(w, s);
   }
-  if (k == "stablehlo.concatenate") {
+  if (is(KernelId::kConcatenate)) {
     int64_t dim = kp.Int("dimension", -1);
     if (dim < 0 || dim >= r) return Refuse(u, "bad dimension");
     std::string s = body + "  uint c = " + o[dim] + ";\n";
@@ -170,7 +173,7 @@ StatusOr<ShaderSource> IndexMap(const KernelParams& kp, const DispatchUse& u, Sh
     }
     return PerElement(w, s);
   }
-  if (k == "stablehlo.iota") {
+  if (is(KernelId::kIota)) {
     int64_t dim = kp.Int("iota_dimension", -1);
     if (dim < 0 || dim >= r) return Refuse(u, "bad iota_dimension");
     KILN_ASSIGN_OR_RETURN(GType from, GlslType(ElementType::kUI32));
@@ -207,7 +210,7 @@ StatusOr<ShaderSource> Map(const KernelParams& kp, const DispatchUse& u, ShaderW
 // expressed type, step by step as kernels/reference/elementwise_quantization.cc.
 StatusOr<ShaderSource> Quantization(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
   if (u.in_types.size() != 1 || u.out_types.size() != 1 || w.rank(0) != w.rank(1)) return Refuse(u, "bad operands");
-  const bool dequantize = kp.kernel == "stablehlo.uniform_dequantize";
+  const bool dequantize = IsKernel(kp, KernelId::kUniformDequantize);
   const GType& in = w.type(0);
   const GType& out = w.type(1);
   const int r = w.rank(0);

@@ -13,7 +13,7 @@ using C = GType::Class;
 // operand index as the spec does (full_start_index clamped to
 // [0, dim - slice_size], + full_batching_index + full_window_index).
 StatusOr<ShaderSource> Gather(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
-  const bool dynamic = kp.kernel == "stablehlo.dynamic_gather";
+  const bool dynamic = IsKernel(kp, KernelId::kDynamicGather);
   if (u.in_types.size() != (dynamic ? 3u : 2u) || u.out_types.size() != 1 || u.in_types[0] != u.out_types[0])
     return Refuse(u, "bad operands");
   const size_t out = w.Out(0);

@@ -17,7 +17,7 @@ StatusOr<ShaderSource> DotGeneral(const KernelParams& kp, const DispatchUse& u, 
   if (u.in_types.size() < 2 || u.out_types.size() != 1) return Refuse(u, "expected two operands and one result");
   const int lr = w.rank(0), rr = w.rank(1);
   std::vector<int64_t> lb, rb, lc, rc;
-  if (kp.kernel == "stablehlo.dot") {
+  if (IsKernel(kp, KernelId::kDot)) {
     if (lr < 1 || lr > 2 || rr < 1 || rr > 2) return Refuse(u, "dot of this rank");
     lc = {lr - 1};
     rc = {0};
@@ -112,7 +112,7 @@ StatusOr<ShaderSource> DotGeneral(const KernelParams& kp, const DispatchUse& u, 
 
 // convolution / dynamic_conv: see kernels/vulkan/convolution.glsl.
 StatusOr<ShaderSource> Convolution(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
-  const bool dynamic = kp.kernel == "stablehlo.dynamic_conv";
+  const bool dynamic = IsKernel(kp, KernelId::kDynamicConv);
   const size_t operands = dynamic ? 3u : 2u;
   if (u.in_types.size() < operands || u.out_types.size() != 1) return Refuse(u, "bad operands");
   const int n = w.rank(0);

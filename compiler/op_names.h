@@ -1,0 +1,60 @@
+// The op names the compiler's passes, lowering and verifier test for outside
+// their name-keyed tables, in one place. Kernel names come from
+// kernels/kernels.def (KernelId) and elementwise ops from
+// kernels/common/scalar_ops.def (ScalarOp); the remaining names (terminators,
+// control flow, collectives, custom_call) are spelled here once, with the sets
+// of ops that several passes ask about, so no pass matches an op name by a
+// string literal of its own.
+#pragma once
+#include <string_view>
+
+#include "kernels/common/scalar_program.h"
+#include "kernels/kernel_table.h"
+
+namespace kiln::compiler::op_names {
+
+inline constexpr std::string_view kReturn = "stablehlo.return";
+inline constexpr std::string_view kFuncReturn = "func.return";
+inline constexpr std::string_view kWhile = "stablehlo.while";
+inline constexpr std::string_view kIf = "stablehlo.if";
+inline constexpr std::string_view kCase = "stablehlo.case";
+inline constexpr std::string_view kAsyncStart = "stablehlo.async_start";
+inline constexpr std::string_view kCustomCall = "stablehlo.custom_call";
+inline constexpr std::string_view kAllGather = "stablehlo.all_gather";
+inline constexpr std::string_view kAllReduce = "stablehlo.all_reduce";
+inline constexpr std::string_view kReduceScatter = "stablehlo.reduce_scatter";
+inline constexpr std::string_view kCollectiveReduce = "stablehlo.collective_reduce";
+// The dialect prefixes, for printing an op's enum attributes and for chlo's
+// broadcasting forms.
+inline constexpr std::string_view kStablehloPrefix = "stablehlo.";
+inline constexpr std::string_view kChloPrefix = "chlo.";
+
+// Whether `name` is kernel `id`'s op (kernels.def names each kernel once).
+inline bool IsKernelOp(std::string_view name, KernelId id) { return name == KernelName(id); }
+// Whether `name` is the op that scalar op `s` evaluates (scalar_ops.def).
+inline bool IsScalarOp(std::string_view name, ScalarOp s) { return name == ScalarOpName(s); }
+inline bool IsConstant(std::string_view name) { return IsScalarOp(name, ScalarOp::kConstant); }
+
+// A block terminator: a region's or a function's return.
+inline bool IsReturn(std::string_view name) { return name == kReturn || name == kFuncReturn; }
+
+// Ops whose regions the VM runs itself (as branches and loops), rather than
+// kernels running them as scalar programs.
+inline bool HasVmRegions(std::string_view name) {
+  return name == kWhile || name == kIf || name == kCase || name == kAsyncStart;
+}
+
+// Collectives that combine values with a reduction body.
+inline bool IsReducingCollective(std::string_view name) {
+  return name == kAllReduce || name == kReduceScatter || name == kCollectiveReduce;
+}
+
+// Kernels whose single result an elementwise epilogue may be fused into
+// (compiler/passes/fuse_elementwise.cc): the contractions with a plain
+// dispatch.
+inline bool IsEpilogueProducer(std::string_view name) {
+  return IsKernelOp(name, KernelId::kDotGeneral) || IsKernelOp(name, KernelId::kDot) ||
+         IsKernelOp(name, KernelId::kConvolution);
+}
+
+}  // namespace kiln::compiler::op_names
