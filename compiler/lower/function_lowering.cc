@@ -213,7 +213,14 @@ Status FunctionLowering::LowerBlock(const ir::Block& block, const std::vector<Sl
   auto materialized_outside = materialized_;
   for (const auto& opp : block.ops) {
     const ir::Operation& op = *opp;
-    locations_.push_back({body_.pc(), static_cast<uint32_t>(op.loc.line), static_cast<uint32_t>(op.loc.col)});
+    // An op that emitted nothing (fused into a later dispatch, a constant
+    // folded into a program) leaves no record: the runtime takes the last
+    // record at or before a pc, so the op that emits at this pc replaces it.
+    FunctionOut::Loc here{body_.pc(), static_cast<uint32_t>(op.loc.line), static_cast<uint32_t>(op.loc.col)};
+    if (!locations_.empty() && locations_.back().pc == here.pc)
+      locations_.back() = here;
+    else
+      locations_.push_back(here);
     Status s;
     if (op.results.size() == 1 && plan_.IsScalar(op.result()) && IsScalarOp(op, plan_)) {
       std::vector<uint32_t> regs;

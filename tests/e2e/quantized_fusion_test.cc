@@ -127,6 +127,23 @@ TEST_P(QuantizedFusion, ChainsFuseIntoFewerDispatchesWithTheSameBits) {
   ExpectSameBits(fused, unfused);
 }
 
+// A legalized op stands for many IR ops that emit no code of their own; the
+// function keeps one source location per pc that starts an op's code, and
+// it is the op that emitted there.
+TEST(QuantizedFusionLocations, OneRecordPerPc) {
+  compiler::CompileOptions options;
+  options.target = "cpu";
+  auto bytes = compiler::Compile(kChain, "quantized.mlir", options, nullptr);
+  ASSERT_TRUE(bytes.ok()) << bytes.status().message();
+  auto module = vm::LoadModule(bytes.value());
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  const auto& locations = (*module)->functions[0].locations;
+  ASSERT_FALSE(locations.empty());
+  for (size_t i = 1; i < locations.size(); ++i)
+    EXPECT_LT(locations[i - 1].pc, locations[i].pc) << "record " << i;
+  EXPECT_LE(locations.size(), (*module)->functions[0].code.size());
+}
+
 INSTANTIATE_TEST_SUITE_P(CpuModes, QuantizedFusion, ::testing::Values(hal::CpuMode::kInline, hal::CpuMode::kDeferred),
                          [](const auto& info) {
                            return std::string(info.param == hal::CpuMode::kInline ? "Inline" : "Deferred");
