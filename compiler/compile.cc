@@ -7,7 +7,6 @@
 #include "compiler/lower/lowering.h"
 #include "compiler/parse/parser.h"
 #include "compiler/passes/legalize.h"
-#include "compiler/passes/legalize_quantized.h"
 #include "compiler/verify/verifier.h"
 #include "compiler/vulkan/target.h"
 

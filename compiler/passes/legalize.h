@@ -20,4 +20,16 @@ Status LegalizeChloBroadcast(ir::Module* module, const ErrorFormatter& format_er
 // the list). Runs after the verifier, which checks the deprecated forms.
 Status LegalizeDeprecatedOps(ir::Module* module);
 
+// Run when fusion is on: its output is meant to fuse back into one dispatch
+// (compiler/passes/legalize_quantized.cc); unfused, lowering builds the same
+// program from the quantized op itself (compiler/lower/lower_quantized.cc).
+// Each elementwise op on per-tensor quantized values of static shape whose
+// quantized operands have the result's shape becomes: per quantized operand,
+// bitcast_convert to the storage type, convert to the expressed type,
+// subtract the zero point, multiply by the scale; the op in the expressed
+// type; for a quantized result, divide by the scale, round_nearest_even, add
+// the zero point, clamp to the storage range, convert to the storage type and
+// bitcast_convert to the quantized type. Other ops are left unchanged.
+Status LegalizeQuantized(ir::Module* module, const ErrorFormatter& format_error);
+
 }  // namespace kiln::compiler

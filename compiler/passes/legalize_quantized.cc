@@ -12,7 +12,7 @@
 // parameters, quantized operands of the result's shape); the others, and all
 // of them when fusion is off, stay for lowering, which builds the same
 // program directly.
-#include "compiler/passes/legalize_quantized.h"
+#include "compiler/passes/legalize.h"
 
 #include <memory>
 #include <vector>
