@@ -1,4 +1,4 @@
-// The quantized elementwise legalization (compiler/passes/legalize_quantized.h):
+// The quantized elementwise legalization (compiler/passes/legalize.h):
 // an elementwise op on per-tensor quantized values becomes, in place, the
 // plain ops the spec defines it by, in the steps lowering's scalar program
 // for it takes (compiler/lower/lower_quantized.cc). A bitcast_convert between
