@@ -9,6 +9,7 @@
 
 #include "compiler/lower/function_lowering.h"
 #include "compiler/lower/kernel_params.h"
+#include "compiler/op_names.h"
 #include "kernels/scalar/scalar.h"
 
 namespace kiln::compiler {
@@ -238,7 +239,8 @@ Status FunctionLowering::LowerDefault(const ir::Operation& op) {
        std::any_of(op.operands.begin(), op.operands.end(), [](const ir::Value* v) { return v->type.is_quantized(); })))
     return LowerQuantizedElementwise(op);
   // Only the quantize ops themselves take or make quantized values.
-  const bool quantize = n == "stablehlo.uniform_quantize", dequantize = n == "stablehlo.uniform_dequantize";
+  const bool quantize = op_names::IsKernelOp(n, KernelId::kUniformQuantize),
+             dequantize = op_names::IsKernelOp(n, KernelId::kUniformDequantize);
   for (const auto* v : op.operands)
     if (v->type.is_quantized() && !dequantize && !quantize)
       return Unimplemented(n + " on quantized operands (" + v->type.ToString() + ") is not supported yet");

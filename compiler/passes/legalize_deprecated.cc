@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "compiler/passes/legalize.h"
+#include "kernels/kernel_table.h"
 
 namespace kiln::compiler {
 namespace {
@@ -22,7 +23,7 @@ void RewriteBroadcast(ir::Operation* op) {
   dims.type.element = ElementType::kSI64;
   dims.ints.resize(static_cast<size_t>(op->operands[0]->type.rank()));
   std::iota(dims.ints.begin(), dims.ints.end(), added);
-  op->name = "stablehlo.broadcast_in_dim";
+  op->name = std::string(KernelName(KernelId::kBroadcastInDim));
   std::erase_if(op->attrs, [](const auto& a) { return a.first == "broadcast_sizes"; });
   op->attrs.emplace_back("broadcast_dimensions", std::move(dims));
 }

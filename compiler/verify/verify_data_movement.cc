@@ -5,6 +5,7 @@
 #include <set>
 
 #include "compiler/verify/verify_util.h"
+#include "compiler/op_names.h"
 
 namespace kiln::compiler::verify {
 namespace {
@@ -115,7 +116,7 @@ std::string Reshape(const ir::Operation& op, const Context&) {
   if (a >= 0 && r >= 0 && a != r)
     return Msg(op, "operand " + TypeStr(in) + " has " + Num(a) + " elements, but result " + TypeStr(rt) + " has " +
                        Num(r), "C2");
-  if (op.name == "stablehlo.dynamic_reshape" && op.operands.size() == 2) {
+  if (op_names::IsKernelOp(op.name, KernelId::kDynamicReshape) && op.operands.size() == 2) {
     const ir::Type& os = op.operands[1]->type;
     if (os.rank() == 1 && os.dims[0] != kDyn && os.dims[0] != rt.rank())
       return Msg(op, "output_shape " + TypeStr(os) + " must have " + Num(rt.rank()) + " elements", "C4");
@@ -188,9 +189,9 @@ std::string Pad(const ir::Operation& op, const Context&) {
   if (!SameBaselineElement(in, pv) || !SameBaselineElement(in, rt))
     return Msg(op, "operand " + TypeStr(in) + ", padding_value " + TypeStr(pv) + " and result " + TypeStr(rt) +
                        " must have the same element type", "C1");
-  if (pv.rank() != 0 && op.name == "stablehlo.pad")
+  if (pv.rank() != 0 && op_names::IsKernelOp(op.name, KernelId::kPad))
     return Msg(op, "padding_value type " + TypeStr(pv) + " must be rank 0");
-  if (op.name != "stablehlo.pad") return "";  // dynamic_pad: the paddings are operands
+  if (!op_names::IsKernelOp(op.name, KernelId::kPad)) return "";  // dynamic_pad: the paddings are operands
   auto lo = Ints(op, "edge_padding_low"), hi = Ints(op, "edge_padding_high"), in_pad = Ints(op, "interior_padding");
   if (!lo || !hi || !in_pad) return Msg(op, "needs edge_padding_low, edge_padding_high and interior_padding");
   KILN_VERIFY_TRY(CheckSize(op, *lo, in.rank(), "edge_padding_low", "C2", "the operand rank"));
@@ -232,7 +233,7 @@ std::string Iota(const ir::Operation& op, const Context&) {
   if (*d < 0 || *d >= rt.rank())
     return Msg(op, "iota_dimension " + Num(*d) + " is out of range [0, " + Num(rt.rank()) + ") of result type " +
                        TypeStr(rt), "C1");
-  if (op.name == "stablehlo.dynamic_iota" && !op.operands.empty()) {
+  if (op_names::IsKernelOp(op.name, KernelId::kDynamicIota) && !op.operands.empty()) {
     const ir::Type& os = op.operands[0]->type;
     if (os.rank() == 1 && os.dims[0] != kDyn && os.dims[0] != rt.rank())
       return Msg(op, "output_shape " + TypeStr(os) + " must have " + Num(rt.rank()) + " elements", "C2");

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "compiler/verify/verify_util.h"
+#include "compiler/op_names.h"
 
 namespace kiln::compiler::verify {
 namespace {
@@ -79,7 +80,7 @@ std::string Gather(const ir::Operation& op, const Context&) {
   const ir::Type& in = op.operands[0]->type;
   const ir::Type& idx = op.operands[1]->type;
   const ir::Type& rt = op.result()->type;
-  bool dynamic = op.name == "stablehlo.dynamic_gather";
+  bool dynamic = op_names::IsKernelOp(op.name, KernelId::kDynamicGather);
   auto offset_dims = Or(Ints(op, "offset_dims")), collapsed = Or(Ints(op, "collapsed_slice_dims"));
   auto operand_batching = Or(Ints(op, "operand_batching_dims"));
   auto idx_batching = Or(Ints(op, "start_indices_batching_dims"));
