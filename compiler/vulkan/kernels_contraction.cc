@@ -1,5 +1,5 @@
-// The vulkan target's shaders, part: Contractions and linear algebra: dot_general (with fused epilogues),
-// convolution, triangular_solve, fft.
+// The vulkan target's shaders, part: contraction (kernels/kernels.def): dot_general (with fused epilogues)
+// and convolution.
 // Shared helpers: compiler/vulkan/kernels.h.
 #include "compiler/vulkan/kernels.h"
 
@@ -207,85 +207,6 @@ StatusOr<ShaderSource> Convolution(const KernelParams& kp, const DispatchUse& u,
                                                          {"A", rt.name},
                                                          {"TAPS", taps},
                                                          {"STORE", store}});
-  return w.Finish(body, 64);
-}
-
-// triangular_solve (real types): see kernels/vulkan/triangular_solve.glsl.
-StatusOr<ShaderSource> TriangularSolve(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
-  if (u.in_types.size() != 2 || u.out_types.size() != 1) return Refuse(u, "expected two operands and one result");
-  const int r = w.rank(0);
-  if (r < 2 || w.rank(1) != r || w.rank(2) != r) return Refuse(u, "bad ranks");
-  for (size_t t = 0; t < 3; ++t)
-    if (w.type(t).cls != C::kFloat) return Refuse(u, "non-float operands");
-  std::string ta(kp.Str("transpose_a"));
-  if (ta.empty()) ta = "NO_TRANSPOSE";
-  if (ta != "NO_TRANSPOSE" && ta != "TRANSPOSE" && ta != "ADJOINT") return Refuse(u, "unknown transpose_a");
-  // The compute type: f32 for every float up to 32 bits, f64 for f64.
-  bool wide = w.type(0).name == "double" || w.type(1).name == "double" || w.type(2).name == "double";
-  KILN_ASSIGN_OR_RETURN(GType ct, GlslType(wide ? ElementType::kF64 : ElementType::kF32));
-  w.features |= ct.features;
-  KILN_ASSIGN_OR_RETURN(std::string ca, ConvertExpr(w.type(0), ct, w.Load(0, "i")));
-  KILN_ASSIGN_OR_RETURN(std::string cb, ConvertExpr(w.type(1), ct, w.Load(1, "i")));
-  KILN_ASSIGN_OR_RETURN(std::string cy, ConvertExpr(w.type(2), ct, w.Load(2, "i")));
-  KILN_ASSIGN_OR_RETURN(std::string cv, ConvertExpr(ct, w.type(2), "v"));
-  std::string fns = ct.name + " a_at(uint i) { return " + ca + "; }\n" + ct.name + " b_at(uint i) { return " + cb +
-                    "; }\n" + ct.name + " y_at(uint i) { return " + cy + "; }\nvoid put(uint i, " + ct.name +
-                    " v) { " + w.Store(2, "i", cv) + " }\n";
-  // The output buffer is read back (y_at) after this invocation wrote it.
-  std::string batches = "1u";
-  for (int d = 0; d < r - 2; ++d) batches += " * " + w.Dim(2, d);
-  auto flag = [&](const char* n) { return kp.Int(n) != 0 ? std::string("true") : std::string("false"); };
-  std::string body = Fill(Template("triangular_solve.glsl"),
-                          {{"FUNCTIONS", fns},
-                           {"T", ct.name},
-                           {"LEFT", flag("left_side")},
-                           {"LOWER", flag("lower")},
-                           {"UNIT", flag("unit_diagonal")},
-                           {"TRANSPOSED", ta != "NO_TRANSPOSE" ? "true" : "false"},
-                           {"M", w.Dim(0, r - 1)},
-                           {"ROWS", w.Dim(1, r - 2)},
-                           {"COLS", w.Dim(1, r - 1)},
-                           {"BATCHES", batches}});
-  return w.Finish(body, 64);
-}
-
-// fft: see kernels/vulkan/fft.glsl.
-StatusOr<ShaderSource> Fft(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
-  if (u.in_types.size() != 1 || u.out_types.size() != 1) return Refuse(u, "expected one operand and one result");
-  std::string type(kp.Str("fft_type"));
-  int kind = type == "FFT" ? 0 : type == "IFFT" ? 1 : type == "RFFT" ? 2 : type == "IRFFT" ? 3 : -1;
-  if (kind < 0) return Refuse(u, "unknown fft_type");
-  auto len = kp.Ints("fft_length");
-  if (len.empty() || len.size() > 3 || static_cast<int>(len.size()) > w.rank(0)) return Refuse(u, "bad fft_length");
-  std::vector<int64_t> n(3 - len.size(), 1);
-  for (int64_t v : len) {
-    if (v < 1 || v > 65535) return Refuse(u, "fft_length out of range");
-    n.push_back(v);
-  }
-  const GType& in = w.type(0);
-  const GType& out = w.type(1);
-  const GType& cx = kind == 3 ? in : out;
-  if (cx.cls != C::kComplex || (kind == 2 && in.cls != C::kFloat) || (kind == 3 && out.cls != C::kFloat) ||
-      (kind < 2 && in.cls != C::kComplex))
-    return Refuse(u, "operand types do not fit the fft_type");
-  KILN_ASSIGN_OR_RETURN(std::string load, ConvertExpr(in, cx, w.Load(0, "i")));
-  std::string store;
-  if (kind == 3) {
-    KILN_ASSIGN_OR_RETURN(GType part, GlslType(cx.type == ElementType::kC64 ? ElementType::kF32 : ElementType::kF64));
-    KILN_ASSIGN_OR_RETURN(store, ConvertExpr(part, out, "v.x"));
-  } else {
-    KILN_ASSIGN_OR_RETURN(store, ConvertExpr(cx, out, "v"));
-  }
-  const bool dbl = cx.part == "double";
-  std::string fns = "#define C " + cx.name + "\n#define P " + cx.part + "\n" + cx.name + " x_at(uint i) { return " +
-                    load + "; }\nvoid put(uint i, " + cx.name + " v) { " + w.Store(1, "i", store) + " }\n" +
-                    cx.part + " cosine(" + cx.part + " a) { return " + (dbl ? "kiln_cos_d(a)" : "cos(a)") + "; }\n" +
-                    cx.part + " sine(" + cx.part + " a) { return " + (dbl ? "kiln_sin_d(a)" : "sin(a)") + "; }\n";
-  std::string body = Fill(Template("fft.glsl"), {{"FUNCTIONS", fns},
-                                                 {"N0", Uint(n[0])},
-                                                 {"N1", Uint(n[1])},
-                                                 {"N2", Uint(n[2])},
-                                                 {"KIND", S(kind)}});
   return w.Finish(body, 64);
 }
 
