@@ -1,10 +1,14 @@
 // Internal to the vulkan target's code generator (compiler/vulkan/codegen.cc):
 // the GLSL-building helpers every kernel family uses, and each family's
 // shader generators, which live in one file per family:
-//   kernels_elementwise.cc  elementwise, index maps, map, quantization
-//   kernels_linalg.cc       dot_general, convolution, triangular_solve, fft
-//   kernels_reduction.cc    reduce, reduce_window, sort
-//   kernels_indexing.cc     gather, scatter, select_and_scatter
+// (the families of kernels/kernels.def):
+//   kernels_elementwise.cc    elementwise, map, quantization
+//   kernels_data_movement.cc  index maps (every data-movement kernel without its own)
+//   kernels_indexing.cc       gather, scatter
+//   kernels_contraction.cc    dot_general, convolution
+//   kernels_reduction.cc      reduce, reduce_window, select_and_scatter
+//   kernels_linalg.cc         triangular_solve
+//   kernels_numeric.cc        fft, sort
 #pragma once
 #include <cstdint>
 #include <map>
@@ -59,9 +63,12 @@ StatusOr<std::string> StoreResult(const KernelParams& kp, const DispatchUse& u, 
 
 using ShaderGenerator = StatusOr<ShaderSource>(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w);
 
-ShaderGenerator Elementwise, IndexMap, Map, Quantization;          // kernels_elementwise.cc
-ShaderGenerator DotGeneral, Convolution, TriangularSolve, Fft;     // kernels_linalg.cc
-ShaderGenerator Reduce, ReduceWindow, Sort;                        // kernels_reduction.cc
-ShaderGenerator Gather, Scatter, SelectAndScatter;                 // kernels_indexing.cc
+ShaderGenerator Elementwise, Map, Quantization;             // kernels_elementwise.cc
+ShaderGenerator IndexMap;                                   // kernels_data_movement.cc
+ShaderGenerator Gather, Scatter;                            // kernels_indexing.cc
+ShaderGenerator DotGeneral, Convolution;                    // kernels_contraction.cc
+ShaderGenerator Reduce, ReduceWindow, SelectAndScatter;     // kernels_reduction.cc
+ShaderGenerator TriangularSolve;                            // kernels_linalg.cc
+ShaderGenerator Fft, Sort;                                  // kernels_numeric.cc
 
 }  // namespace kiln::compiler::vulkan

@@ -1,5 +1,5 @@
-// The vulkan target's shaders, part: Reductions: reduce (per output element or a work group per output),
-// reduce_window, sort.
+// The vulkan target's shaders, part: reduction (kernels/kernels.def): reduce (per output element or a work
+// group per output), reduce_window, select_and_scatter.
 // Shared helpers: compiler/vulkan/kernels.h.
 #include "compiler/vulkan/kernels.h"
 
@@ -280,74 +280,106 @@ StatusOr<ShaderSource> ReduceWindow(const KernelParams& kp, const DispatchUse& u
   return PerElement(w, s);
 }
 
-// sort: one invocation per 1-D slice along `dimension` copies the slice to
-// the results and insertion-sorts it there (stable: an element moves before
-// another only when comparator(it, other) holds). O(n^2) per slice.
-StatusOr<ShaderSource> Sort(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
-  const ScalarProgram* cmp = kp.Program("comparator");
-  const size_t n = u.in_types.size();
-  if (!cmp || n == 0 || u.out_types.size() != n || cmp->param_types.size() != 2 * n || cmp->results.size() != 1 ||
-      cmp->ValueType(cmp->results[0]) != ElementType::kI1)
-    return Refuse(u, "malformed sort");
+// select_and_scatter: one invocation per result element (the operand's
+// shape) visits, in row-major order, the source elements whose windows
+// cover it; for each it picks the window's element as the reference does
+// (the first element inside, replaced by x whenever select(pick, x) is
+// false) and, where the pick is this element, folds the source value in
+// with `scatter`, starting from init_value. O(windows covering an element x
+// window size) per element: meant for pooling windows.
+StatusOr<ShaderSource> SelectAndScatter(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
+  const ScalarProgram* sel = kp.Program("select");
+  const ScalarProgram* sct = kp.Program("scatter");
+  if (!sel || !sct || u.in_types.size() != 3 || u.out_types.size() != 1 || sel->param_types.size() != 2 ||
+      sel->results.size() != 1 || sct->param_types.size() != 2 || sct->results.size() != 1 ||
+      sel->ValueType(sel->results[0]) != ElementType::kI1)
+    return Refuse(u, "malformed select_and_scatter");
   const int r = w.rank(0);
-  int64_t dim = kp.Int("dimension", -1);
-  if (dim < 0) dim += r;
-  if (dim < 0 || dim >= r) return Refuse(u, "bad dimension");
-  for (size_t k = 0; k < n; ++k)
-    if (u.in_types[k] != u.out_types[k] || cmp->param_types[2 * k] != u.in_types[k] ||
-        cmp->param_types[2 * k + 1] != u.in_types[k] || w.rank(k) != r || w.rank(w.Out(k)) != r)
-      return Refuse(u, "operand, result and comparator types differ");
-  std::string fn = "bool kiln_less(";
-  std::vector<std::string> params;
-  for (size_t k = 0; k < n; ++k) {
-    const GType& g = w.type(k);
-    std::string a = "a" + S(static_cast<int64_t>(k)), b = "b" + S(static_cast<int64_t>(k));
-    fn += (k ? ", " : "") + g.name + " " + a + ", " + g.name + " " + b;
-    params.push_back(a);
-    params.push_back(b);
-  }
-  std::string code;
-  std::vector<std::string> results;
-  KILN_RETURN_IF_ERROR(EmitScalarProgram(*cmp, params, "v", &code, &results, &w.features));
-  fn += ") {\n" + code + "  return " + results[0] + ";\n}\n";
-  auto dims = DimsOf(w, 0);
-  std::vector<std::string> outer_dims, outer_names, idx(r);
+  if (w.rank(1) != r || w.rank(2) != 0 || w.rank(w.Out(0)) != r) return Refuse(u, "operand ranks differ");
+  auto ints = [&](const char* name, size_t count, int64_t fallback) {
+    auto v = kp.Ints(name);
+    std::vector<int64_t> x(v.begin(), v.end());
+    if (x.empty()) x.assign(count, fallback);
+    return x;
+  };
+  auto wd = ints("window_dimensions", r, 1), st = ints("window_strides", r, 1), pad = ints("padding", 2 * r, 0);
+  if (static_cast<int>(wd.size()) != r || static_cast<int>(st.size()) != r || static_cast<int>(pad.size()) != 2 * r)
+    return Refuse(u, "bad window attributes");
+  for (int d = 0; d < r; ++d)
+    if (wd[d] < 1 || st[d] < 1 || wd[d] > 65536 || st[d] > INT32_MAX || pad[2 * d] < INT32_MIN / 2 ||
+        pad[2 * d] > INT32_MAX / 2)
+      return Refuse(u, "bad window attributes");
+  KILN_ASSIGN_OR_RETURN(GType sel0, GlslType(sel->param_types[0]));
+  KILN_ASSIGN_OR_RETURN(GType sel1, GlslType(sel->param_types[1]));
+  KILN_ASSIGN_OR_RETURN(GType acc_t, GlslType(sct->param_types[0]));
+  KILN_ASSIGN_OR_RETURN(GType src_t, GlslType(sct->param_types[1]));
+  KILN_ASSIGN_OR_RETURN(GType res_t, GlslType(sct->ValueType(sct->results[0])));
+  const GType& op_t = w.type(0);
+  auto in_dims = DimsOf(w, 0), src_dims = DimsOf(w, 1);
+  auto o = Names("o", r);
+  const std::string fn =
+      "int kiln_cdiv(int a, int b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }\n"
+      "int kiln_fdiv(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }\n";
+  std::string s = OutputIndex(w);
+  KILN_ASSIGN_OR_RETURN(std::string init, ConvertExpr(w.type(2), acc_t, w.Load(2, "0u")));
+  s += "  " + acc_t.name + " acc = " + init + ";\n";
+  // Source elements whose window covers o: s*stride - pad <= o <= s*stride - pad + wd - 1.
   for (int d = 0; d < r; ++d) {
-    if (d == dim) {
-      idx[d] = "0u";
-      continue;
-    }
-    outer_dims.push_back(dims[d]);
-    outer_names.push_back("o" + S(d));
-    idx[d] = "o" + S(d);
+    std::string x = "int(" + o[d] + ") + (" + S(pad[2 * d]) + ")";
+    s += "  int lo" + S(d) + " = max(0, kiln_cdiv(" + x + " - " + S(wd[d] - 1) + ", " + S(st[d]) + "));\n";
+    s += "  int hi" + S(d) + " = min(int(" + src_dims[d] + ") - 1, kiln_fdiv(" + x + ", " + S(st[d]) + "));\n";
   }
-  std::string stride = "1u";
-  for (int d = static_cast<int>(dim) + 1; d < r; ++d) stride += " * " + dims[d];
-  std::string s = "  uint len = " + dims[dim] + ";\n  if (len == 0u || i >= p[0] / len) return;\n";
-  s += Decompose("i", outer_dims, outer_names, "rem_o");
-  s += "  uint base = " + Linear(idx, dims) + ", stride = " + stride + ";\n";
-  s += "  for (uint j = 0u; j < len; ++j) {\n";
-  for (size_t k = 0; k < n; ++k)
-    s += "    " + w.Store(w.Out(k), "base + j * stride", w.Load(k, "base + j * stride")) + "\n";
-  s += "  }\n  for (uint j = 1u; j < len; ++j) {\n";
-  std::string key_args, cur_args;
-  for (size_t k = 0; k < n; ++k) {
-    std::string K = S(static_cast<int64_t>(k));
-    s += "    " + w.type(k).name + " key" + K + " = " + w.Load(w.Out(k), "base + j * stride") + ";\n";
+  std::string indent = "  ", close;
+  std::vector<std::string> sidx;
+  for (int d = 0; d < r; ++d) {
+    s += indent + "for (int s" + S(d) + " = lo" + S(d) + "; s" + S(d) + " <= hi" + S(d) + "; ++s" + S(d) + ") {\n";
+    close = indent + "}\n" + close;
+    indent += "  ";
+    sidx.push_back("uint(s" + S(d) + ")");
   }
-  s += "    uint at = j;\n    while (at > 0u) {\n      uint prev = base + (at - 1u) * stride;\n";
-  std::string args;
-  for (size_t k = 0; k < n; ++k) {
-    std::string K = S(static_cast<int64_t>(k));
-    args += (k ? ", " : "") + std::string("key") + K + ", " + w.Load(w.Out(k), "prev");
+  s += indent + "int picked = -1;\n" + indent + op_t.name + " pv = " + op_t.name + "(0);\n";
+  std::string tap_close, tap_indent = indent;
+  std::vector<std::string> pidx;
+  for (int d = 0; d < r; ++d) {
+    std::string t = "t" + S(d), pos = "p" + S(d);
+    s += tap_indent + "for (int " + t + " = 0; " + t + " < " + S(wd[d]) + "; ++" + t + ") {\n";
+    tap_close = tap_indent + "}\n" + tap_close;
+    tap_indent += "  ";
+    s += tap_indent + "int " + pos + " = s" + S(d) + " * " + S(st[d]) + " + " + t + " - (" + S(pad[2 * d]) + ");\n";
+    s += tap_indent + "bool in" + S(d) + " = " + (d ? "in" + S(d - 1) : std::string("true")) + " && " + pos +
+         " >= 0 && " + pos + " < int(" + in_dims[d] + ");\n";
+    pidx.push_back("uint(" + pos + ")");
   }
-  s += "      if (!kiln_less(" + args + ")) break;\n";
-  for (size_t k = 0; k < n; ++k)
-    s += "      " + w.Store(w.Out(k), "base + at * stride", w.Load(w.Out(k), "prev")) + "\n";
-  s += "      --at;\n    }\n";
-  for (size_t k = 0; k < n; ++k)
-    s += "    " + w.Store(w.Out(k), "base + at * stride", "key" + S(static_cast<int64_t>(k))) + "\n";
-  s += "  }\n";
+  std::string inside = r ? "in" + S(r - 1) : std::string("true");
+  s += tap_indent + "if (" + inside + ") {\n";
+  s += tap_indent + "  uint at = " + Linear(pidx, in_dims) + ";\n";
+  s += tap_indent + "  " + op_t.name + " xv = " + w.Load(0, "at") + ";\n";
+  s += tap_indent + "  if (picked < 0) {\n" + tap_indent + "    picked = int(at);\n" + tap_indent + "    pv = xv;\n";
+  s += tap_indent + "  } else {\n";
+  {
+    KILN_ASSIGN_OR_RETURN(std::string a, ConvertExpr(op_t, sel0, "pv"));
+    KILN_ASSIGN_OR_RETURN(std::string b, ConvertExpr(op_t, sel1, "xv"));
+    std::string code;
+    std::vector<std::string> results;
+    KILN_RETURN_IF_ERROR(EmitScalarProgram(*sel, {a, b}, "sel", &code, &results, &w.features));
+    s += code;
+    s += tap_indent + "    if (!(" + results[0] + ")) {\n" + tap_indent + "      picked = int(at);\n" + tap_indent +
+         "      pv = xv;\n" + tap_indent + "    }\n";
+  }
+  s += tap_indent + "  }\n" + tap_indent + "}\n" + tap_close;
+  s += indent + "if (picked == int(i)) {\n";
+  {
+    KILN_ASSIGN_OR_RETURN(std::string src, ConvertExpr(w.type(1), src_t, w.Load(1, Linear(sidx, src_dims))));
+    std::string code;
+    std::vector<std::string> results;
+    KILN_RETURN_IF_ERROR(EmitScalarProgram(*sct, {"acc", src}, "sc", &code, &results, &w.features));
+    s += code;
+    KILN_ASSIGN_OR_RETURN(std::string back, ConvertExpr(res_t, acc_t, results[0]));
+    s += indent + "  acc = " + back + ";\n";
+  }
+  s += indent + "}\n" + close;
+  KILN_ASSIGN_OR_RETURN(std::string out, ConvertExpr(acc_t, w.type(w.Out(0)), "acc"));
+  s += "  " + w.Store(w.Out(0), "i", out) + "\n";
   return w.Finish(fn + Fill(Template("per_element.glsl"), {{"BODY", s}}), 64);
 }
 

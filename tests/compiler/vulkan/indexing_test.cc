@@ -1,6 +1,5 @@
 // The vulkan target's indexing shaders (compiler/vulkan/kernels_
-// indexing.cc) against the CPU device, bit for bit: gather, scatter and
-// select_and_scatter.
+// indexing.cc) against the CPU device, bit for bit: gather and scatter.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -130,77 +129,6 @@ func.func @variadic(%x: tensor<9xf32>, %y: tensor<9xi32>, %i: tensor<6xui32>, %u
     ASSERT_TRUE(got.ok()) << got.status().message();
     ASSERT_EQ(want->size(), got->size());
     for (size_t k = 0; k < want->size(); ++k) EXPECT_EQ((*want)[k].data, (*got)[k].data) << c.fn << " result " << k;
-  }
-}
-
-// select_and_scatter (the gradient of max pooling) on the Vulkan device,
-// bit-identical to the CPU: overlapping f32 windows with padding, and i32
-// operands drawn from a few values so that ties decide the pick.
-TEST_F(VulkanTest, SelectAndScatterMatchesCpuBitForBit) {
-  const char* src = R"(
-func.func @pool_grad(%x: tensor<2x7x9x3xf32>, %g: tensor<2x4x4x3xf32>, %z: tensor<f32>) -> tensor<2x7x9x3xf32> {
-  %0 = "stablehlo.select_and_scatter"(%x, %g, %z) ({
-    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
-      %c = stablehlo.compare GE, %a, %b, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
-      stablehlo.return %c : tensor<i1>
-  }, {
-    ^bb0(%a: tensor<f32>, %b: tensor<f32>):
-      %s = stablehlo.add %a, %b : tensor<f32>
-      stablehlo.return %s : tensor<f32>
-  }) {window_dimensions = array<i64: 1, 3, 3, 1>, window_strides = array<i64: 1, 2, 2, 1>,
-      padding = dense<[[0, 0], [1, 1], [0, 1], [0, 0]]> : tensor<4x2xi64>}
-    : (tensor<2x7x9x3xf32>, tensor<2x4x4x3xf32>, tensor<f32>) -> tensor<2x7x9x3xf32>
-  return %0 : tensor<2x7x9x3xf32>
-}
-func.func @ties(%x: tensor<7x5xi32>, %g: tensor<3x2xi32>, %z: tensor<i32>) -> tensor<7x5xi32> {
-  %0 = "stablehlo.select_and_scatter"(%x, %g, %z) ({
-    ^bb0(%a: tensor<i32>, %b: tensor<i32>):
-      %c = stablehlo.compare GT, %a, %b, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
-      stablehlo.return %c : tensor<i1>
-  }, {
-    ^bb0(%a: tensor<i32>, %b: tensor<i32>):
-      %s = stablehlo.multiply %a, %b : tensor<i32>
-      stablehlo.return %s : tensor<i32>
-  }) {window_dimensions = array<i64: 3, 3>, window_strides = array<i64: 2, 2>}
-    : (tensor<7x5xi32>, tensor<3x2xi32>, tensor<i32>) -> tensor<7x5xi32>
-  return %0 : tensor<7x5xi32>
-}
-)";
-  auto bytes = CompileAll(src, "vulkan");
-  ASSERT_FALSE(bytes.empty());
-  std::mt19937_64 rng(19);
-  auto tensor = [&](ElementType t, std::vector<int64_t> dims, int lo, int hi) {
-    vm::HostTensor h;
-    h.type = t;
-    h.dims = std::move(dims);
-    std::uniform_int_distribution<int> ints(lo, hi);
-    std::normal_distribution<float> floats;
-    for (int64_t k = 0; k < h.NumElements(); ++k) {
-      uint8_t b[4];
-      if (t == ElementType::kF32) {
-        float v = floats(rng);
-        std::memcpy(b, &v, 4);
-      } else {
-        int32_t v = ints(rng);
-        std::memcpy(b, &v, 4);
-      }
-      h.data.insert(h.data.end(), b, b + 4);
-    }
-    return h;
-  };
-  for (int round = 0; round < 3; ++round) {
-    std::vector<std::pair<const char*, std::vector<vm::HostTensor>>> cases = {
-        {"pool_grad", {tensor(ElementType::kF32, {2, 7, 9, 3}, 0, 0), tensor(ElementType::kF32, {2, 4, 4, 3}, 0, 0),
-                       tensor(ElementType::kF32, {}, 0, 0)}},
-        {"ties", {tensor(ElementType::kSI32, {7, 5}, 0, 2), tensor(ElementType::kSI32, {3, 2}, -3, 3),
-                  tensor(ElementType::kSI32, {}, 1, 2)}}};
-    for (const auto& [fn, inputs] : cases) {
-      auto want = RunOn(cpu_.get(), bytes, fn, inputs);
-      auto got = RunOn(vulkan_.get(), bytes, fn, inputs);
-      ASSERT_TRUE(want.ok()) << want.status().message();
-      ASSERT_TRUE(got.ok()) << got.status().message();
-      EXPECT_EQ((*want)[0].data, (*got)[0].data) << fn;
-    }
   }
 }
 

@@ -1,6 +1,6 @@
-// The vulkan target's linear-algebra shaders (compiler/vulkan/kernels_
-// linalg.cc) against the CPU device: dot_general of odd shapes, convolution,
-// and epilogues fused into both.
+// The vulkan target's contraction shaders (compiler/vulkan/kernels_
+// contraction.cc) against the CPU device: dot_general of odd shapes,
+// convolution, and epilogues fused into both.
 #include <gtest/gtest.h>
 
 #include <cmath>

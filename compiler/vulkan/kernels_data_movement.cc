@@ -1,0 +1,172 @@
+// The vulkan target's shaders, part: data movement (kernels/kernels.def): the index map every
+// data-movement kernel without a generator of its own uses (slice, transpose, pad, iota, ...): one
+// invocation per output element copies or generates one value.
+// Shared helpers: compiler/vulkan/kernels.h.
+#include "compiler/vulkan/kernels.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+namespace kiln::compiler::vulkan {
+
+using C = GType::Class;
+
+// Kernels that compute each output element from one input element (or a
+// value): the body maps the output index o* to a source.
+StatusOr<ShaderSource> IndexMap(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
+  const std::string& k = kp.kernel;
+  const size_t out = w.Out(0);
+  const int r = w.rank(out);
+  auto o = Names("o", r);
+  std::string body = OutputIndex(w);
+  auto in_dims = u.in_types.empty() ? std::vector<std::string>() : DimsOf(w, 0);
+  auto copy_from = [&](size_t t, const std::vector<std::string>& idx) {
+    return "  " + w.Store(out, "i", w.Load(t, Linear(idx, DimsOf(w, t)))) + "\n";
+  };
+  static constexpr KernelId kKnown[] = {
+      KernelId::kCopy,          KernelId::kReshape,         KernelId::kDynamicReshape, KernelId::kBroadcastInDim,
+      KernelId::kDynamicBroadcastInDim, KernelId::kTranspose, KernelId::kSlice,        KernelId::kReverse,
+      KernelId::kPad,           KernelId::kConcatenate,     KernelId::kIota,           KernelId::kDynamicIota,
+      KernelId::kDynamicSlice,  KernelId::kDynamicUpdateSlice};
+  const std::optional<KernelId> id = FindKernelId(k);
+  if (!id || std::find(std::begin(kKnown), std::end(kKnown), *id) == std::end(kKnown))
+    return Refuse(u, "no shader for kernel " + k + " yet");
+  auto is = [&](KernelId want) { return *id == want; };
+  if (u.out_types.size() != 1) return Refuse(u, "expected one result");
+  if (is(KernelId::kDynamicIota)) {
+    // The shape operand only restates the result's dimensions.
+    int64_t dim = kp.Int("iota_dimension", -1);
+    if (dim < 0 || dim >= r) return Refuse(u, "bad iota_dimension");
+    KILN_ASSIGN_OR_RETURN(GType from, GlslType(ElementType::kUI32));
+    KILN_ASSIGN_OR_RETURN(std::string v, ConvertExpr(from, w.type(out), o[dim]));
+    return PerElement(w, body + "  " + w.Store(out, "i", v) + "\n");
+  }
+  if (!is(KernelId::kIota) && (u.in_types.empty() || u.in_types[0] != u.out_types[0]))
+    return Refuse(u, "operand and result types differ");
+  // A start index (rank-0 integer tensor `t`) clamped to [0, limit], as uint.
+  auto start = [&](size_t t, const std::string& limit) -> StatusOr<std::string> {
+    if (w.rank(t) != 0) return Refuse(u, "start indices must be rank 0");
+    const GType& g = w.type(t);
+    std::string v = w.Load(t, "0u");
+    if (g.cls == C::kUnsigned) return "uint(min(" + v + ", " + g.name + "(" + limit + ")))";
+    if (g.cls == C::kSigned)
+      return "uint(clamp(" + v + ", " + g.name + "(0), " + g.name + "(" + limit + ")))";
+    return Refuse(u, "non-integer start indices");
+  };
+  if (is(KernelId::kDynamicSlice)) {
+    if (static_cast<int>(u.in_types.size()) != 1 + r || w.rank(0) != r) return Refuse(u, "bad operands");
+    std::string s = body;
+    std::vector<std::string> idx;
+    for (int d = 0; d < r; ++d) {
+      KILN_ASSIGN_OR_RETURN(std::string st, start(1 + d, in_dims[d] + " - " + w.Dim(out, d)));
+      s += "  uint s" + S(d) + " = " + st + ";\n";
+      idx.push_back("(s" + S(d) + " + " + o[d] + ")");
+    }
+    return PerElement(w, s + copy_from(0, idx));
+  }
+  if (is(KernelId::kDynamicUpdateSlice)) {
+    if (static_cast<int>(u.in_types.size()) != 2 + r || w.rank(0) != r || w.rank(1) != r || u.in_types[1] != u.out_types[0])
+      return Refuse(u, "bad operands");
+    auto upd_dims = DimsOf(w, 1);
+    std::string s = body + "  bool inside = true;\n";
+    std::vector<std::string> idx;
+    for (int d = 0; d < r; ++d) {
+      KILN_ASSIGN_OR_RETURN(std::string st, start(2 + d, in_dims[d] + " - " + upd_dims[d]));
+      s += "  uint s" + S(d) + " = " + st + ";\n";
+      s += "  if (" + o[d] + " < s" + S(d) + " || " + o[d] + " - s" + S(d) + " >= " + upd_dims[d] + ") inside = false;\n";
+      idx.push_back("(" + o[d] + " - s" + S(d) + ")");
+    }
+    s += "  if (inside) " + w.Store(out, "i", w.Load(1, Linear(idx, upd_dims))) + "\n";
+    s += "  else " + w.Store(out, "i", w.Load(0, "i")) + "\n";
+    return PerElement(w, s);
+  }
+  if (is(KernelId::kCopy) || is(KernelId::kReshape) || is(KernelId::kDynamicReshape)) {
+    return PerElement(w, "  " + w.Store(out, "i", w.Load(0, "i")) + "\n");
+  }
+  if (is(KernelId::kBroadcastInDim) || is(KernelId::kDynamicBroadcastInDim)) {
+    auto bd = kp.Ints("broadcast_dimensions");
+    if (static_cast<int>(bd.size()) != w.rank(0)) return Refuse(u, "bad broadcast_dimensions");
+    std::vector<std::string> idx;
+    for (size_t d = 0; d < bd.size(); ++d) {
+      if (bd[d] < 0 || bd[d] >= r) return Refuse(u, "bad broadcast_dimensions");
+      idx.push_back("(" + in_dims[d] + " == 1u ? 0u : " + o[bd[d]] + ")");
+    }
+    return PerElement(w, body + copy_from(0, idx));
+  }
+  if (is(KernelId::kTranspose)) {
+    auto perm = kp.Ints("permutation");
+    if (static_cast<int>(perm.size()) != r || w.rank(0) != r) return Refuse(u, "bad permutation");
+    std::vector<std::string> idx(r);
+    for (int d = 0; d < r; ++d) {
+      if (perm[d] < 0 || perm[d] >= r) return Refuse(u, "bad permutation");
+      idx[perm[d]] = o[d];
+    }
+    return PerElement(w, body + copy_from(0, idx));
+  }
+  if (is(KernelId::kSlice)) {
+    auto start = kp.Ints("start_indices");
+    auto strides = kp.Ints("strides");
+    if (static_cast<int>(start.size()) != r) return Refuse(u, "bad start_indices");
+    std::vector<std::string> idx;
+    for (int d = 0; d < r; ++d) {
+      int64_t st = d < static_cast<int>(strides.size()) ? strides[d] : 1;
+      if (start[d] < 0 || st < 1 || start[d] > UINT32_MAX || st > UINT32_MAX) return Refuse(u, "bad slice");
+      idx.push_back("(" + Uint(start[d]) + " + " + o[d] + " * " + Uint(st) + ")");
+    }
+    return PerElement(w, body + copy_from(0, idx));
+  }
+  if (is(KernelId::kReverse)) {
+    std::vector<bool> rev(r, false);
+    for (int64_t d : kp.Ints("dimensions")) {
+      if (d < 0 || d >= r) return Refuse(u, "bad dimensions");
+      rev[d] = true;
+    }
+    std::vector<std::string> idx;
+    for (int d = 0; d < r; ++d) idx.push_back(rev[d] ? "(" + in_dims[d] + " - 1u - " + o[d] + ")" : o[d]);
+    return PerElement(w, body + copy_from(0, idx));
+  }
+  if (is(KernelId::kPad)) {
+    auto lo = kp.Ints("edge_padding_low");
+    auto interior = kp.Ints("interior_padding");
+    if (static_cast<int>(lo.size()) != r || u.in_types.size() != 2) return Refuse(u, "bad padding");
+    std::string s = body + "  bool inside = true;\n";
+    std::vector<std::string> idx;
+    for (int d = 0; d < r; ++d) {
+      int64_t step = 1 + (d < static_cast<int>(interior.size()) ? interior[d] : 0);
+      if (step < 1 || lo[d] < INT32_MIN || lo[d] > INT32_MAX || step > INT32_MAX) return Refuse(u, "bad padding");
+      std::string q = "q" + S(d);
+      s += "  int " + q + " = int(" + o[d] + ") - (" + S(lo[d]) + ");\n";
+      s += "  if (" + q + " < 0 || " + q + " % " + S(step) + " != 0 || uint(" + q + " / " + S(step) + ") >= " +
+           in_dims[d] + ") inside = false;\n";
+      idx.push_back("uint(" + q + " / " + S(step) + ")");
+    }
+    s += "  if (inside) " + w.Store(out, "i", w.Load(0, Linear(idx, in_dims))) + "\n";
+    s += "  else " + w.Store(out, "i", w.Load(1, "0u")) + "\n";
+    return PerElement(w, s);
+  }
+  if (is(KernelId::kConcatenate)) {
+    int64_t dim = kp.Int("dimension", -1);
+    if (dim < 0 || dim >= r) return Refuse(u, "bad dimension");
+    std::string s = body + "  uint c = " + o[dim] + ";\n";
+    for (size_t t = 0; t < u.in_types.size(); ++t) {
+      if (u.in_types[t] != u.out_types[0] || w.rank(t) != r) return Refuse(u, "operand types differ");
+      auto dims = DimsOf(w, t);
+      std::vector<std::string> idx = o;
+      idx[dim] = "c";
+      s += "  if (c < " + dims[dim] + ") { " + w.Store(out, "i", w.Load(t, Linear(idx, dims))) + " return; }\n";
+      s += "  c -= " + dims[dim] + ";\n";
+    }
+    return PerElement(w, s);
+  }
+  if (is(KernelId::kIota)) {
+    int64_t dim = kp.Int("iota_dimension", -1);
+    if (dim < 0 || dim >= r) return Refuse(u, "bad iota_dimension");
+    KILN_ASSIGN_OR_RETURN(GType from, GlslType(ElementType::kUI32));
+    KILN_ASSIGN_OR_RETURN(std::string v, ConvertExpr(from, w.type(out), o[dim]));
+    return PerElement(w, body + "  " + w.Store(out, "i", v) + "\n");
+  }
+  return Refuse(u, "no shader for kernel " + k + " yet");  // unreachable: kKnown lists the cases above
+}
+
+}  // namespace kiln::compiler::vulkan

@@ -1,0 +1,123 @@
+// The vulkan target's shaders, part: numeric kernels (kernels/kernels.def): fft and sort.
+// Shared helpers: compiler/vulkan/kernels.h.
+#include "compiler/vulkan/kernels.h"
+
+#include <algorithm>
+#include <map>
+
+namespace kiln::compiler::vulkan {
+
+using C = GType::Class;
+
+// fft: see kernels/vulkan/fft.glsl.
+StatusOr<ShaderSource> Fft(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
+  if (u.in_types.size() != 1 || u.out_types.size() != 1) return Refuse(u, "expected one operand and one result");
+  std::string type(kp.Str("fft_type"));
+  int kind = type == "FFT" ? 0 : type == "IFFT" ? 1 : type == "RFFT" ? 2 : type == "IRFFT" ? 3 : -1;
+  if (kind < 0) return Refuse(u, "unknown fft_type");
+  auto len = kp.Ints("fft_length");
+  if (len.empty() || len.size() > 3 || static_cast<int>(len.size()) > w.rank(0)) return Refuse(u, "bad fft_length");
+  std::vector<int64_t> n(3 - len.size(), 1);
+  for (int64_t v : len) {
+    if (v < 1 || v > 65535) return Refuse(u, "fft_length out of range");
+    n.push_back(v);
+  }
+  const GType& in = w.type(0);
+  const GType& out = w.type(1);
+  const GType& cx = kind == 3 ? in : out;
+  if (cx.cls != C::kComplex || (kind == 2 && in.cls != C::kFloat) || (kind == 3 && out.cls != C::kFloat) ||
+      (kind < 2 && in.cls != C::kComplex))
+    return Refuse(u, "operand types do not fit the fft_type");
+  KILN_ASSIGN_OR_RETURN(std::string load, ConvertExpr(in, cx, w.Load(0, "i")));
+  std::string store;
+  if (kind == 3) {
+    KILN_ASSIGN_OR_RETURN(GType part, GlslType(cx.type == ElementType::kC64 ? ElementType::kF32 : ElementType::kF64));
+    KILN_ASSIGN_OR_RETURN(store, ConvertExpr(part, out, "v.x"));
+  } else {
+    KILN_ASSIGN_OR_RETURN(store, ConvertExpr(cx, out, "v"));
+  }
+  const bool dbl = cx.part == "double";
+  std::string fns = "#define C " + cx.name + "\n#define P " + cx.part + "\n" + cx.name + " x_at(uint i) { return " +
+                    load + "; }\nvoid put(uint i, " + cx.name + " v) { " + w.Store(1, "i", store) + " }\n" +
+                    cx.part + " cosine(" + cx.part + " a) { return " + (dbl ? "kiln_cos_d(a)" : "cos(a)") + "; }\n" +
+                    cx.part + " sine(" + cx.part + " a) { return " + (dbl ? "kiln_sin_d(a)" : "sin(a)") + "; }\n";
+  std::string body = Fill(Template("fft.glsl"), {{"FUNCTIONS", fns},
+                                                 {"N0", Uint(n[0])},
+                                                 {"N1", Uint(n[1])},
+                                                 {"N2", Uint(n[2])},
+                                                 {"KIND", S(kind)}});
+  return w.Finish(body, 64);
+}
+
+// sort: one invocation per 1-D slice along `dimension` copies the slice to
+// the results and insertion-sorts it there (stable: an element moves before
+// another only when comparator(it, other) holds). O(n^2) per slice.
+StatusOr<ShaderSource> Sort(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
+  const ScalarProgram* cmp = kp.Program("comparator");
+  const size_t n = u.in_types.size();
+  if (!cmp || n == 0 || u.out_types.size() != n || cmp->param_types.size() != 2 * n || cmp->results.size() != 1 ||
+      cmp->ValueType(cmp->results[0]) != ElementType::kI1)
+    return Refuse(u, "malformed sort");
+  const int r = w.rank(0);
+  int64_t dim = kp.Int("dimension", -1);
+  if (dim < 0) dim += r;
+  if (dim < 0 || dim >= r) return Refuse(u, "bad dimension");
+  for (size_t k = 0; k < n; ++k)
+    if (u.in_types[k] != u.out_types[k] || cmp->param_types[2 * k] != u.in_types[k] ||
+        cmp->param_types[2 * k + 1] != u.in_types[k] || w.rank(k) != r || w.rank(w.Out(k)) != r)
+      return Refuse(u, "operand, result and comparator types differ");
+  std::string fn = "bool kiln_less(";
+  std::vector<std::string> params;
+  for (size_t k = 0; k < n; ++k) {
+    const GType& g = w.type(k);
+    std::string a = "a" + S(static_cast<int64_t>(k)), b = "b" + S(static_cast<int64_t>(k));
+    fn += (k ? ", " : "") + g.name + " " + a + ", " + g.name + " " + b;
+    params.push_back(a);
+    params.push_back(b);
+  }
+  std::string code;
+  std::vector<std::string> results;
+  KILN_RETURN_IF_ERROR(EmitScalarProgram(*cmp, params, "v", &code, &results, &w.features));
+  fn += ") {\n" + code + "  return " + results[0] + ";\n}\n";
+  auto dims = DimsOf(w, 0);
+  std::vector<std::string> outer_dims, outer_names, idx(r);
+  for (int d = 0; d < r; ++d) {
+    if (d == dim) {
+      idx[d] = "0u";
+      continue;
+    }
+    outer_dims.push_back(dims[d]);
+    outer_names.push_back("o" + S(d));
+    idx[d] = "o" + S(d);
+  }
+  std::string stride = "1u";
+  for (int d = static_cast<int>(dim) + 1; d < r; ++d) stride += " * " + dims[d];
+  std::string s = "  uint len = " + dims[dim] + ";\n  if (len == 0u || i >= p[0] / len) return;\n";
+  s += Decompose("i", outer_dims, outer_names, "rem_o");
+  s += "  uint base = " + Linear(idx, dims) + ", stride = " + stride + ";\n";
+  s += "  for (uint j = 0u; j < len; ++j) {\n";
+  for (size_t k = 0; k < n; ++k)
+    s += "    " + w.Store(w.Out(k), "base + j * stride", w.Load(k, "base + j * stride")) + "\n";
+  s += "  }\n  for (uint j = 1u; j < len; ++j) {\n";
+  std::string key_args, cur_args;
+  for (size_t k = 0; k < n; ++k) {
+    std::string K = S(static_cast<int64_t>(k));
+    s += "    " + w.type(k).name + " key" + K + " = " + w.Load(w.Out(k), "base + j * stride") + ";\n";
+  }
+  s += "    uint at = j;\n    while (at > 0u) {\n      uint prev = base + (at - 1u) * stride;\n";
+  std::string args;
+  for (size_t k = 0; k < n; ++k) {
+    std::string K = S(static_cast<int64_t>(k));
+    args += (k ? ", " : "") + std::string("key") + K + ", " + w.Load(w.Out(k), "prev");
+  }
+  s += "      if (!kiln_less(" + args + ")) break;\n";
+  for (size_t k = 0; k < n; ++k)
+    s += "      " + w.Store(w.Out(k), "base + at * stride", w.Load(w.Out(k), "prev")) + "\n";
+  s += "      --at;\n    }\n";
+  for (size_t k = 0; k < n; ++k)
+    s += "    " + w.Store(w.Out(k), "base + at * stride", "key" + S(static_cast<int64_t>(k))) + "\n";
+  s += "  }\n";
+  return w.Finish(fn + Fill(Template("per_element.glsl"), {{"BODY", s}}), 64);
+}
+
+}  // namespace kiln::compiler::vulkan
