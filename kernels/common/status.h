@@ -1,5 +1,8 @@
 // Status: the error value every runtime and compiler layer returns.
 // No exceptions cross a layer boundary; a failing call says what went wrong.
+// It lives in kernels/common because that is the lowest layer of the tree
+// (DESIGN.md's fixed top level has no base/): every library above, the
+// compiler and the tools included, already depends on it.
 #pragma once
 #include <string>
 #include <utility>
