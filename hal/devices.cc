@@ -11,7 +11,7 @@ namespace kiln::hal {
 
 StatusOr<std::unique_ptr<Device>> CreateDeviceByName(const std::string& name, int cpu_threads) {
   if (cpu_threads < 0) return InvalidArgument("the thread count must be at least 0 (0: one per core)");
-  if (name.empty() || name == "cpu") return CreateCpuDevice(CpuModeFromEnvironment(), cpu_threads);
+  if (name.empty() || name == "cpu") return CreateCheckedCpuDevice(CpuModeFromEnvironment(), cpu_threads);
   if (name == "vulkan" || name.rfind("vulkan:", 0) == 0) {
 #ifdef KILN_HAVE_VULKAN
     int index = -1;  // the preferred device

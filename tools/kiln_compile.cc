@@ -1,13 +1,15 @@
 // kiln-compile IN.mlir -o OUT.kiln [--target=cpu|vulkan|all] [--no-fold] [--emit=ir|module]
 #include <CLI/CLI.hpp>
 
-#include <fstream>
 #include <iostream>
-#include <iterator>
 
 #include "compiler/compile.h"
+#include "kernels/common/file_io.h"
+#include "tools/common/guarded_main.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+int Main(int argc, char** argv) {
   CLI::App app{"kiln-compile: compiles a StableHLO program (MLIR text) into a Kiln module"};
   std::string input, output, target = "all", emit = "module";
   // The compiler evaluates nothing at compile time except stablehlo.constant,
@@ -20,12 +22,13 @@ int main(int argc, char** argv) {
   app.add_option("--emit", emit, "module or ir")->check(CLI::IsMember({"module", "ir"}));
   CLI11_PARSE(app, argc, argv);
 
-  std::ifstream in(input, std::ios::binary);
-  if (!in) {
-    std::cerr << input << ": error: cannot open file\n";
+  auto fail = [](const kiln::Status& s) {
+    std::cerr << "error: " << s.message() << "\n";
     return 1;
-  }
-  std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  auto read = kiln::ReadFile(input);
+  if (!read.ok()) return fail(read.status());
+  const std::string& source = *read;
   kiln::compiler::CompileOptions options;
   options.target = target;
   if (emit == "ir") {
@@ -36,10 +39,10 @@ int main(int argc, char** argv) {
     }
     if (output.empty()) {
       std::cout << *text;
-    } else {
-      std::ofstream(output) << *text;
+      return 0;
     }
-    return 0;
+    auto written = kiln::WriteFile(output, *text);
+    return written.ok() ? 0 : fail(written);
   }
   if (output.empty()) {
     std::cerr << "error: -o OUT.kiln is required\n";
@@ -52,11 +55,12 @@ int main(int argc, char** argv) {
     std::cerr << bytes.status().message() << "\n";
     return 1;
   }
-  std::ofstream out(output, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(bytes->data()), static_cast<std::streamsize>(bytes->size()));
-  if (!out) {
-    std::cerr << output << ": error: cannot write file\n";
-    return 1;
-  }
-  return 0;
+  auto written = kiln::WriteFile(output, std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
+  return written.ok() ? 0 : fail(written);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return kiln::tools::GuardedMain("kiln-compile", [&] { return Main(argc, argv); });
 }

@@ -7,10 +7,13 @@
 #include <cstdio>
 #include <iostream>
 
+#include "tools/common/guarded_main.h"
 #include "tools/common/tool_support.h"
 #include "vm/context.h"
 
-int main(int argc, char** argv) {
+namespace {
+
+int Main(int argc, char** argv) {
   CLI::App app{"vm-bench: times a function of a Kiln module"};
   std::string path, function = "main", device_spec = "cpu";
   std::vector<std::string> inputs;
@@ -21,7 +24,7 @@ int main(int argc, char** argv) {
   app.add_option("--input", inputs, "inputs, as for vm-run");
   app.add_option("--iterations", iterations, "timed invocations")->check(CLI::PositiveNumber);
   app.add_option("--warmup", warmup, "untimed invocations first");
-  app.add_option("--threads", threads, "kernel threads on the cpu device (default 0: all cores)")->check(CLI::NonNegativeNumber);
+  app.add_option("--threads", threads, "kernel threads on the cpu device, at most 1024 (default 0: all cores)")->check(CLI::NonNegativeNumber);
   CLI11_PARSE(app, argc, argv);
   auto fail = [](const kiln::Status& s) {
     std::cerr << "error: " << s.message() << "\n";
@@ -51,4 +54,10 @@ int main(int argc, char** argv) {
   std::printf("%s on %s: %d runs, min %.4f ms, median %.4f ms, max %.4f ms\n", function.c_str(),
               (*device)->name().c_str(), iterations, ms.front(), ms[ms.size() / 2], ms.back());
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return kiln::tools::GuardedMain("vm-bench", [&] { return Main(argc, argv); });
 }

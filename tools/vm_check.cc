@@ -10,9 +10,10 @@
 
 #include "tools/common/distributed.h"
 #include "tools/common/grid_support.h"
+#include "tools/common/guarded_main.h"
 #include "tools/common/tool_support.h"
-#include "vm/context.h"
 #include "vm/collectives/grid.h"
+#include "vm/context.h"
 
 namespace {
 
@@ -66,9 +67,7 @@ int RunUnderMpi(kiln::tools::Distributed& dist, const std::shared_ptr<const kiln
   return failed == 0 ? 0 : 1;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int Main(int argc, char** argv) {
   // Under mpirun, MPI starts first (it may consume arguments of its own).
   auto dist = kiln::tools::Distributed::Start(&argc, &argv);
   if (!dist.ok()) {
@@ -83,10 +82,10 @@ int main(int argc, char** argv) {
   app.add_option("module", module_path, "module file (.kiln)")->required();
   app.add_option("--device", device_spec, "cpu, vulkan or vulkan:N");
   app.add_flag("--stats", stats, "print the dispatches each device ran");
-  app.add_option("--replicas", replicas, "replicas in the process grid (default: the module's, else 1)");
-  app.add_option("--partitions", partitions, "partitions in the process grid (default: the module's, else 1)");
+  app.add_option("--replicas", replicas, "replicas in the process grid, at least 1 (default: the module's, else 1)");
+  app.add_option("--partitions", partitions, "partitions in the process grid, at least 1 (default: the module's, else 1)");
   app.add_option("--collective-timeout", timeout_s, "seconds a collective waits for its peers (default 60)");
-  app.add_option("--threads", threads, "kernel threads on the cpu device (default 0: all cores)")->check(CLI::NonNegativeNumber);
+  app.add_option("--threads", threads, "kernel threads on the cpu device, at most 1024 (default 0: all cores)")->check(CLI::NonNegativeNumber);
   CLI11_PARSE(app, argc, argv);
 
   auto fail = [](const std::string& m) {
@@ -97,7 +96,8 @@ int main(int argc, char** argv) {
   if (!timeout.ok()) return fail(timeout.status().message());
   auto module = kiln::vm::LoadModuleFromFile(module_path);
   if (!module.ok()) return fail(module.status().message());
-  auto grid = kiln::tools::ResolveGrid(replicas, partitions, **module);
+  auto grid = kiln::tools::ResolveGrid(app.count("--replicas") ? std::optional<int>(replicas) : std::nullopt,
+                                       app.count("--partitions") ? std::optional<int>(partitions) : std::nullopt, **module);
   if (!grid.ok()) return fail(grid.status().message());
   auto device = kiln::tools::CreateDevice(device_spec, threads);
   if (!device.ok()) return fail(device.status().message());
@@ -149,4 +149,10 @@ int main(int argc, char** argv) {
   }
   std::cout << passed << " passed, " << failed << " failed\n";
   return failed == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return kiln::tools::GuardedMain("vm-check", [&] { return Main(argc, argv); });
 }

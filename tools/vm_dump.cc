@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "kernels/common/scalar_program.h"
+#include "tools/common/guarded_main.h"
 #include "vm/module.h"
 
 namespace {
@@ -31,9 +32,7 @@ std::string OperandText(const kiln::vm::Operand& o) {
   }
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int Main(int argc, char** argv) {
   CLI::App app{"vm-dump: shows the contents of a Kiln module"};
   std::string path;
   bool sizes = false;
@@ -96,4 +95,10 @@ int main(int argc, char** argv) {
               m.file.size(), const_stored, const_raw, m.constants.size(), code_bytes, m.functions.size(),
               m.executables.size());
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return kiln::tools::GuardedMain("vm-dump", [&] { return Main(argc, argv); });
 }

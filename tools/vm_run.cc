@@ -12,9 +12,10 @@
 
 #include "tools/common/distributed.h"
 #include "tools/common/grid_support.h"
+#include "tools/common/guarded_main.h"
 #include "tools/common/tool_support.h"
-#include "vm/context.h"
 #include "vm/collectives/grid.h"
+#include "vm/context.h"
 
 namespace {
 
@@ -37,6 +38,11 @@ bool Emit(const std::vector<kiln::vm::HostTensor>& results, const std::vector<st
     }
     std::string path = kiln::tools::ExpandProcess(outputs[i], r, p, partitions);
     if (!path.empty() && path[0] == '@') path = path.substr(1);
+    if (results[i].is_tuple || results[i].is_token) {  // .npy holds one array
+      std::cerr << "error: result " << i << " is a " << (results[i].is_tuple ? "tuple" : "token")
+                << ", which cannot be written to .npy ('" << path << "')\n";
+      return false;
+    }
     auto s = kiln::tools::WriteNpy(path, results[i]);
     if (!s.ok()) {
       std::cerr << "error: " << s.message() << "\n";
@@ -46,9 +52,7 @@ bool Emit(const std::vector<kiln::vm::HostTensor>& results, const std::vector<st
   return true;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int Main(int argc, char** argv) {
   // Under mpirun, MPI starts first (it may consume arguments of its own).
   auto dist = kiln::tools::Distributed::Start(&argc, &argv);
   if (!dist.ok()) return Fail(dist.status().message());
@@ -64,9 +68,9 @@ int main(int argc, char** argv) {
   app.add_option("--input", inputs,
                  "an input: 2x3xf32=1,2,3,4,5,6 | f32=7 | @x.npy; {replica}, {partition}, {process} make it per process");
   app.add_option("--output", outputs, "write a result to @file.npy (one per result; placeholders as for --input)");
-  app.add_option("--threads", threads, "kernel threads on the cpu device (default 0: all cores)")->check(CLI::NonNegativeNumber);
-  app.add_option("--replicas", replicas, "replicas in the process grid (default: the module's, else 1)");
-  app.add_option("--partitions", partitions, "partitions in the process grid (default: the module's, else 1)");
+  app.add_option("--threads", threads, "kernel threads on the cpu device, at most 1024 (default 0: all cores)")->check(CLI::NonNegativeNumber);
+  app.add_option("--replicas", replicas, "replicas in the process grid, at least 1 (default: the module's, else 1)");
+  app.add_option("--partitions", partitions, "partitions in the process grid, at least 1 (default: the module's, else 1)");
   app.add_option("--collective-timeout", timeout_s, "seconds a collective waits for its peers (default 60)");
   app.add_flag("--list-devices", list_devices, "list the available devices");
   CLI11_PARSE(app, argc, argv);
@@ -80,7 +84,8 @@ int main(int argc, char** argv) {
   if (!timeout.ok()) return Fail(timeout.status().message());
   auto module = kiln::vm::LoadModuleFromFile(module_path);
   if (!module.ok()) return Fail(module.status().message());
-  auto grid = kiln::tools::ResolveGrid(replicas, partitions, **module);
+  auto grid = kiln::tools::ResolveGrid(app.count("--replicas") ? std::optional<int>(replicas) : std::nullopt,
+                                       app.count("--partitions") ? std::optional<int>(partitions) : std::nullopt, **module);
   if (!grid.ok()) return Fail(grid.status().message());
   auto device = kiln::tools::CreateDevice(device_spec, threads);
   if (!device.ok()) return Fail(device.status().message());
@@ -172,4 +177,10 @@ int main(int argc, char** argv) {
     }
   }
   return status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return kiln::tools::GuardedMain("vm-run", [&] { return Main(argc, argv); });
 }

@@ -40,17 +40,20 @@ kiln_status_t Error(std::string message) {
 
 kiln_status_t FromStatus(const kiln::Status& s) { return s.ok() ? nullptr : Error(s.message()); }
 
-// Runs `body`, turning an escaping exception into a status.
+// Runs `body`, turning an escaping exception into a status that names the
+// entry point. Failures the runtime foresees (a missing file, a directory,
+// a thread that cannot start) come back as a Status with their own message;
+// this is the last line of defence, so no exception reaches C.
 template <typename F>
-kiln_status_t Guard(F&& body) {
+kiln_status_t Guard(const char* entry, F&& body) {
   try {
     return body();
   } catch (const std::bad_alloc&) {
-    return Error("out of memory");
+    return Error(std::string(entry) + ": out of memory");
   } catch (const std::exception& e) {
-    return Error(std::string("internal error: ") + e.what());
+    return Error(std::string(entry) + ": unexpected error: " + e.what());
   } catch (...) {
-    return Error("internal error");
+    return Error(std::string(entry) + ": unexpected error");
   }
 }
 
@@ -77,8 +80,12 @@ void kiln_status_free(kiln_status_t status) { delete status; }
 
 int32_t kiln_element_type_from_name(const char* name) {
   if (!name) return 0;
-  auto t = kiln::ElementTypeFromName(name);
-  return t ? static_cast<int32_t>(*t) : 0;
+  try {  // no status to carry a failure: an exception reads as "no such type"
+    auto t = kiln::ElementTypeFromName(name);
+    return t ? static_cast<int32_t>(*t) : 0;
+  } catch (...) {
+    return 0;
+  }
 }
 
 size_t kiln_element_type_size(int32_t element_type) {
@@ -90,13 +97,13 @@ size_t kiln_element_type_size(int32_t element_type) {
 kiln_status_t kiln_module_load_file(const char* path, kiln_module_t** out_module) {
   if (!path || !out_module) return Error("kiln_module_load_file: path and out_module are required");
   *out_module = nullptr;
-  return Guard([&] { return WrapModule(kiln::vm::LoadModuleFromFile(path), out_module); });
+  return Guard("kiln_module_load_file", [&] { return WrapModule(kiln::vm::LoadModuleFromFile(path), out_module); });
 }
 
 kiln_status_t kiln_module_load_memory(const void* data, size_t size, kiln_module_t** out_module) {
   if ((!data && size) || !out_module) return Error("kiln_module_load_memory: data and out_module are required");
   *out_module = nullptr;
-  return Guard([&] {
+  return Guard("kiln_module_load_memory", [&] {
     const auto* bytes = static_cast<const uint8_t*>(data);
     return WrapModule(kiln::vm::LoadModule(std::vector<uint8_t>(bytes, bytes + size)), out_module);
   });
@@ -116,7 +123,7 @@ const char* kiln_module_function_name(const kiln_module_t* module, size_t index)
 kiln_status_t kiln_session_create(kiln_module_t* module, const char* device, kiln_session_t** out_session) {
   if (!module || !out_session) return Error("kiln_session_create: module and out_session are required");
   *out_session = nullptr;
-  return Guard([&]() -> kiln_status_t {
+  return Guard("kiln_session_create", [&]() -> kiln_status_t {
     auto session = std::make_unique<kiln_session>();
     session->module = module->loaded;
     auto dev = kiln::hal::CreateDeviceByName(device ? device : "cpu");
@@ -141,7 +148,7 @@ kiln_status_t kiln_session_call(kiln_session_t* session, const char* function, c
   if (!session || !function || !out_results || (input_count && !inputs))
     return Error("kiln_session_call: session, function, inputs and out_results are required");
   *out_results = nullptr;
-  return Guard([&]() -> kiln_status_t {
+  return Guard("kiln_session_call", [&]() -> kiln_status_t {
     std::vector<kiln::vm::HostTensor> host(input_count);
     for (size_t i = 0; i < input_count; ++i) {
       const kiln_tensor_t& in = inputs[i];
@@ -184,16 +191,18 @@ size_t kiln_results_count(const kiln_results_t* results) { return results ? resu
 
 kiln_status_t kiln_results_get(const kiln_results_t* results, size_t index, kiln_tensor_t* out_tensor) {
   if (!results || !out_tensor) return Error("kiln_results_get: results and out_tensor are required");
-  if (index >= results->tensors.size())
-    return Error("kiln_results_get: index " + std::to_string(index) + " out of range (" +
-                 std::to_string(results->tensors.size()) + " results)");
-  const auto& t = results->tensors[index];
-  out_tensor->element_type = static_cast<int32_t>(t.type);
-  out_tensor->rank = static_cast<int32_t>(t.dims.size());
-  out_tensor->dims = t.dims.data();
-  out_tensor->data = t.data.data();
-  out_tensor->byte_size = t.data.size();
-  return nullptr;
+  return Guard("kiln_results_get", [&]() -> kiln_status_t {
+    if (index >= results->tensors.size())
+      return Error("kiln_results_get: index " + std::to_string(index) + " out of range (" +
+                   std::to_string(results->tensors.size()) + " results)");
+    const auto& t = results->tensors[index];
+    out_tensor->element_type = static_cast<int32_t>(t.type);
+    out_tensor->rank = static_cast<int32_t>(t.dims.size());
+    out_tensor->dims = t.dims.data();
+    out_tensor->data = t.data.data();
+    out_tensor->byte_size = t.data.size();
+    return nullptr;
+  });
 }
 
 void kiln_results_free(kiln_results_t* results) { delete results; }

@@ -4,9 +4,8 @@
 #include <zstd.h>
 
 #include <cstring>
-#include <fstream>
-#include <iterator>
 
+#include "kernels/common/file_io.h"
 #include "kernels/scalar/scalar.h"
 #include "schema/module_generated.h"
 #include "vm/module.h"
@@ -263,10 +262,9 @@ StatusOr<std::shared_ptr<const LoadedModule>> LoadModule(std::vector<uint8_t> by
 }
 
 StatusOr<std::shared_ptr<const LoadedModule>> LoadModuleFromFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return InvalidArgument("cannot open module file '" + path + "'");
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  auto m = LoadModule(std::move(bytes));
+  auto text = ReadFile(path);
+  if (!text.ok()) return text.status();
+  auto m = LoadModule(std::vector<uint8_t>(text->begin(), text->end()));
   if (!m.ok()) return Status(m.status().code(), path + ": " + m.status().message());
   return m;
 }

@@ -88,8 +88,21 @@ struct Submission {
 class CpuDevice final : public Device {
  public:
   CpuDevice(CpuMode mode, int threads) : mode_(mode), pool_(threads) {
-    if (mode_ == CpuMode::kDeferred) queue_thread_ = std::thread([this] { QueueLoop(); });
+    start_status_ = pool_.start_status();
+    if (mode_ == CpuMode::kDeferred) {
+      try {
+        queue_thread_ = std::thread([this] { QueueLoop(); });
+      } catch (const std::exception& e) {
+        // Without its queue thread the device runs submissions inline, so
+        // nothing waits on a thread that does not exist.
+        mode_ = CpuMode::kInline;
+        if (start_status_.ok())
+          start_status_ = ResourceExhausted(std::string("could not start the CPU device's queue thread: ") + e.what());
+      }
+    }
   }
+  // Why a thread the device asked for could not be started (OK if all did).
+  const Status& start_status() const { return start_status_; }
   ~CpuDevice() override {
     if (queue_thread_.joinable()) {
       {
@@ -208,6 +221,7 @@ class CpuDevice final : public Device {
   }
 
   CpuMode mode_;
+  Status start_status_;
   // Kernels split dispatches into tiles over this pool; only the thread that
   // executes submissions (the submitter inline, the queue thread deferred)
   // hands it work.
@@ -226,6 +240,15 @@ class CpuDevice final : public Device {
 
 std::unique_ptr<Device> CreateCpuDevice(CpuMode mode, int threads) {
   return std::make_unique<CpuDevice>(mode, threads);
+}
+
+StatusOr<std::unique_ptr<Device>> CreateCheckedCpuDevice(CpuMode mode, int threads) {
+  if (threads < 0 || threads > ThreadPool::kMaxThreads)
+    return InvalidArgument("the thread count must be 0 to " + std::to_string(ThreadPool::kMaxThreads) +
+                           " (0: one per core), not " + std::to_string(threads));
+  auto device = std::make_unique<CpuDevice>(mode, threads);
+  if (!device->start_status().ok()) return device->start_status();
+  return std::unique_ptr<Device>(std::move(device));
 }
 
 CpuMode CpuModeFromEnvironment() {

@@ -1,6 +1,9 @@
 #include "hal/cpu/thread_pool.h"
 
+#include <algorithm>
 #include <chrono>
+#include <exception>
+#include <string>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -38,21 +41,44 @@ bool SpinFor(const Done& done) {
 
 int ThreadPool::DefaultThreads() {
   unsigned n = std::thread::hardware_concurrency();
-  return n == 0 ? 1 : static_cast<int>(n);
+  return n == 0 ? 1 : static_cast<int>(std::min<unsigned>(n, kMaxThreads));
 }
 
 ThreadPool::ThreadPool(int threads) {
   if (threads <= 0) threads = DefaultThreads();
-  for (int i = 1; i < threads; ++i) threads_.emplace_back([this, i] { WorkerLoop(i); });
+  try {
+    threads_.reserve(static_cast<size_t>(threads - 1));
+    for (int i = 1; i < threads; ++i) threads_.emplace_back([this, i] { WorkerLoop(i); });
+  } catch (const std::exception& e) {
+    // std::system_error from std::thread (EAGAIN: the thread or memory
+    // limit), or bad_alloc. Joinable threads must not be destroyed, so the
+    // ones already running are stopped here; the pool stays usable with
+    // the calling thread alone.
+    start_status_ = ResourceExhausted("could not start kernel thread " + std::to_string(threads_.size() + 1) +
+                                      " of the " + std::to_string(threads) + " asked for: " + e.what());
+    Stop();
+  }
 }
 
-ThreadPool::~ThreadPool() {
+StatusOr<std::unique_ptr<ThreadPool>> ThreadPool::Create(int threads) {
+  if (threads > kMaxThreads)
+    return InvalidArgument("a thread pool of " + std::to_string(threads) + " threads is too large (at most " +
+                           std::to_string(kMaxThreads) + ")");
+  auto pool = std::make_unique<ThreadPool>(threads);
+  if (!pool->start_status_.ok()) return pool->start_status_;
+  return pool;
+}
+
+ThreadPool::~ThreadPool() { Stop(); }
+
+void ThreadPool::Stop() {
   {
     std::lock_guard<std::mutex> l(mu_);
     stopping_.store(true);
   }
   start_cv_.notify_all();
   for (auto& t : threads_) t.join();
+  threads_.clear();
 }
 
 void ThreadPool::Drain(int worker) {

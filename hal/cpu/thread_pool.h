@@ -12,18 +12,32 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
 
 #include "kernels/common/parallel.h"
+#include "kernels/common/status.h"
 
 namespace kiln::hal {
 
 class ThreadPool final : public TaskRunner {
  public:
-  // `threads` includes the calling thread; <= 0 means one per core.
+  // Most threads a pool may have (the calling thread included); larger
+  // requests are refused by Create, since no machine this runs on has that
+  // many cores and each thread costs a stack.
+  static constexpr int kMaxThreads = 1024;
+
+  // `threads` includes the calling thread; <= 0 means one per core (at most
+  // kMaxThreads). A pool whose threads cannot all be started (the system's
+  // thread or memory limit) stops the ones it started and records why in
+  // start_status(); it then runs every task on the calling thread.
   explicit ThreadPool(int threads);
+  // The checked way to make a pool: refuses more than kMaxThreads, and a pool
+  // whose threads could not be started, naming the thread that failed.
+  static StatusOr<std::unique_ptr<ThreadPool>> Create(int threads);
+  const Status& start_status() const { return start_status_; }
   ~ThreadPool() override;
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
@@ -36,6 +50,8 @@ class ThreadPool final : public TaskRunner {
 
  private:
   void WorkerLoop(int worker);
+  // Stops and joins every worker (the destructor, or a failed start).
+  void Stop();
   // Takes tasks of the current job until none are left.
   void Drain(int worker);
 
@@ -58,6 +74,7 @@ class ThreadPool final : public TaskRunner {
   std::mutex mu_;
   std::condition_variable start_cv_, done_cv_;
   std::vector<std::thread> threads_;
+  Status start_status_;
 };
 
 }  // namespace kiln::hal

@@ -163,6 +163,16 @@ TEST(CApiLoad, BadModulesAndDevicesAreRefused) {
   kiln_module_free(m);
 }
 
+// A directory or an unreadable path is a plain message naming it, not a
+// C++ stream exception caught as an internal error.
+TEST(CApiLoad, DirectoryAndUnreadablePathsAreNamed) {
+  kiln_module_t* m = nullptr;
+  EXPECT_EQ(Message(kiln_module_load_file("/tmp", &m)), "'/tmp' is a directory");
+  EXPECT_EQ(m, nullptr);
+  std::string missing = Message(kiln_module_load_file("/nonexistent/x.kiln", &m));
+  EXPECT_NE(missing.find("cannot open '/nonexistent/x.kiln': No such file or directory"), std::string::npos) << missing;
+}
+
 TEST(CApiTypes, NamesAndSizes) {
   EXPECT_EQ(kiln_element_type_from_name("f32"), KILN_TYPE_F32);
   EXPECT_EQ(kiln_element_type_from_name("bf16"), KILN_TYPE_BF16);

@@ -1,13 +1,18 @@
+// Process grid shape and per-process names for vm-run and vm-check
+// (tools/common/grid_support.h).
 #include "tools/common/grid_support.h"
 
 namespace kiln::tools {
 
-StatusOr<GridShape> ResolveGrid(int replicas_flag, int partitions_flag, const vm::LoadedModule& module) {
-  if (replicas_flag < 0 || partitions_flag < 0)
+StatusOr<GridShape> ResolveGrid(std::optional<int> replicas_flag, std::optional<int> partitions_flag,
+                                const vm::LoadedModule& module) {
+  // A flag given as 0 is refused like a negative one: it would otherwise
+  // quietly mean "the module's value".
+  if ((replicas_flag && *replicas_flag <= 0) || (partitions_flag && *partitions_flag <= 0))
     return InvalidArgument("--replicas and --partitions must be positive");
   GridShape g;
-  g.replicas = replicas_flag > 0 ? static_cast<uint32_t>(replicas_flag) : module.num_replicas;
-  g.partitions = partitions_flag > 0 ? static_cast<uint32_t>(partitions_flag) : module.num_partitions;
+  g.replicas = replicas_flag ? static_cast<uint32_t>(*replicas_flag) : module.num_replicas;
+  g.partitions = partitions_flag ? static_cast<uint32_t>(*partitions_flag) : module.num_partitions;
   if (g.replicas == 0 || g.partitions == 0 || uint64_t{g.replicas} * g.partitions > 4096)
     return InvalidArgument("a process grid of " + std::to_string(g.replicas) + "x" + std::to_string(g.partitions) +
                            " is out of range (at most 4096 processes)");

@@ -3,6 +3,7 @@
 // mhlo.num_partitions) and per-process input and output names.
 #pragma once
 #include <chrono>
+#include <optional>
 #include <string>
 
 #include "kernels/common/status.h"
@@ -15,8 +16,10 @@ struct GridShape {
   uint32_t size() const { return replicas * partitions; }
 };
 
-// Flags of 0 mean "not given": the module's attributes decide.
-StatusOr<GridShape> ResolveGrid(int replicas_flag, int partitions_flag, const vm::LoadedModule& module);
+// A flag not given (nullopt) takes the module's attribute; a given flag must
+// be positive (0 is refused like a negative count).
+StatusOr<GridShape> ResolveGrid(std::optional<int> replicas_flag, std::optional<int> partitions_flag,
+                                const vm::LoadedModule& module);
 
 // Replaces {replica}, {partition} and {process} (the flattened id
 // r * partitions + p) in `text`, so one --input or --output names a file per

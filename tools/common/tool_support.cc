@@ -1,13 +1,15 @@
+// What the vm-* tools share (tools/common/tool_support.h): --input parsing,
+// .npy reading and writing, and device creation.
 #include "tools/common/tool_support.h"
 
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <sstream>
 
+#include "hal/cpu/thread_pool.h"
 #include "hal/devices.h"
+#include "kernels/common/file_io.h"
 #include "kernels/scalar/scalar.h"
 
 namespace kiln::tools {
@@ -19,12 +21,19 @@ Status BadInput(const std::string& text, const std::string& why) {
   return InvalidArgument("bad --input '" + text + "': " + why);
 }
 
+// Decimal, or hexadecimal after "0x": a leading 0 is not octal ("010" is
+// ten), as a user typing --input values expects.
+int NumberBase(std::string_view s) {
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
+  return s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 16 : 10;
+}
+
 bool ParseInt(std::string_view s, int64_t* out) {
   if (s.empty()) return false;
   std::string str(s);
   char* end = nullptr;
   errno = 0;
-  long long v = std::strtoll(str.c_str(), &end, 0);
+  long long v = std::strtoll(str.c_str(), &end, NumberBase(s));
   if (errno || *end) return false;
   *out = v;
   return true;
@@ -74,7 +83,7 @@ bool ParseElement(ElementType t, std::string_view s, Scalar* out) {
     std::string str(s);
     char* end = nullptr;
     errno = 0;
-    unsigned long long u = std::strtoull(str.c_str(), &end, 0);
+    unsigned long long u = std::strtoull(str.c_str(), &end, NumberBase(s));
     if (errno || *end || str.empty() || str[0] == '-' || KindOf(t) != ElementKind::kUnsigned) return false;
     v = static_cast<int64_t>(u);
   }
@@ -162,9 +171,8 @@ constexpr NpyType kNpyTypes[] = {
 }  // namespace
 
 StatusOr<vm::HostTensor> ReadNpy(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return InvalidArgument("cannot open '" + path + "'");
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  KILN_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  std::vector<uint8_t> bytes(text.begin(), text.end());
   auto bad = [&](const std::string& why) { return InvalidArgument("'" + path + "' is not a valid .npy file: " + why); };
   if (bytes.size() < 10 || std::memcmp(bytes.data(), "\x93NUMPY", 6) != 0) return bad("missing magic");
   size_t header_len, header_start;
@@ -223,6 +231,9 @@ StatusOr<vm::HostTensor> ReadNpy(const std::string& path) {
 }
 
 Status WriteNpy(const std::string& path, const vm::HostTensor& t) {
+  // A tuple or token has no array form: an empty .npy would lose it silently.
+  if (t.is_tuple) return InvalidArgument("a tuple cannot be written to .npy ('" + path + "')");
+  if (t.is_token) return InvalidArgument("a token cannot be written to .npy ('" + path + "')");
   std::string descr;
   for (const auto& nt : kNpyTypes)
     if (nt.type == t.type) descr = nt.descr;
@@ -233,19 +244,19 @@ Status WriteNpy(const std::string& path, const vm::HostTensor& t) {
   std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" + shape + "), }";
   size_t total = 10 + header.size() + 1;
   header += std::string((64 - total % 64) % 64, ' ') + "\n";
-  std::ofstream out(path, std::ios::binary);
-  if (!out) return InvalidArgument("cannot write '" + path + "'");
-  out.write("\x93NUMPY\x01\x00", 8);
+  std::string file("\x93NUMPY\x01\x00", 8);
   uint16_t len = static_cast<uint16_t>(header.size());
-  out.put(static_cast<char>(len & 0xff));
-  out.put(static_cast<char>(len >> 8));
-  out << header;
-  out.write(reinterpret_cast<const char*>(t.data.data()), static_cast<std::streamsize>(t.data.size()));
-  return out ? Status::Ok() : InvalidArgument("failed writing '" + path + "'");
+  file += static_cast<char>(len & 0xff);
+  file += static_cast<char>(len >> 8);
+  file += header;
+  file.append(reinterpret_cast<const char*>(t.data.data()), t.data.size());
+  return WriteFile(path, file);
 }
 
 StatusOr<std::unique_ptr<hal::Device>> CreateDevice(const std::string& spec, int threads) {
-  if (threads < 0) return InvalidArgument("--threads must be at least 0 (0: one per core)");
+  if (threads < 0 || threads > hal::ThreadPool::kMaxThreads)
+    return InvalidArgument("--threads must be 0 to " + std::to_string(hal::ThreadPool::kMaxThreads) +
+                           " (0: one per core), not " + std::to_string(threads));
   return hal::CreateDeviceByName(spec, threads);
 }
 

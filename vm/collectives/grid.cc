@@ -1,7 +1,9 @@
 // The in-process grid runner (see grid.h).
 #include "vm/collectives/grid.h"
 
+#include <condition_variable>
 #include <cstdio>
+#include <exception>
 #include <mutex>
 #include <thread>
 
@@ -70,10 +72,40 @@ StatusOr<GridResult> RunGrid(const std::shared_ptr<const LoadedModule>& module, 
     out.check_failures = contexts[id]->check_failures();
     env->transport->ProcessDone(id, out.status);
   };
+  // Every process's thread is started before any process runs: a thread
+  // that cannot be started (the system's thread or memory limit) then
+  // fails the run with a message, instead of leaving the started processes
+  // waiting on collectives with peers that never run.
+  std::mutex gate_mu;
+  std::condition_variable gate_cv;
+  enum class Gate { kWait, kGo, kAbort } gate = Gate::kWait;
+  auto gated = [&](uint32_t id) {
+    {
+      std::unique_lock<std::mutex> l(gate_mu);
+      gate_cv.wait(l, [&] { return gate != Gate::kWait; });
+      if (gate == Gate::kAbort) return;
+    }
+    body(id);
+  };
   std::vector<std::thread> threads;
-  for (uint32_t i = 1; i < n; ++i) threads.emplace_back(body, i);
-  body(0);  // process (0, 0) runs on the calling thread
+  Status started;
+  try {
+    threads.reserve(n - 1);
+    for (uint32_t i = 1; i < n; ++i) threads.emplace_back(gated, i);
+  } catch (const std::exception& e) {
+    started = ResourceExhausted("could not start the thread of process " +
+                                ProcessName(static_cast<uint32_t>(threads.size() + 1), run.num_partitions) + " of a " +
+                                std::to_string(run.num_replicas) + "x" + std::to_string(run.num_partitions) +
+                                " process grid: " + e.what());
+  }
+  {
+    std::lock_guard<std::mutex> l(gate_mu);
+    gate = started.ok() ? Gate::kGo : Gate::kAbort;
+  }
+  gate_cv.notify_all();
+  if (started.ok()) body(0);  // process (0, 0) runs on the calling thread
   for (auto& t : threads) t.join();
+  if (!started.ok()) return started;
   result.outfeed = env->outfeed.Drain();
   return result;
 }

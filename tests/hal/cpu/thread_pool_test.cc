@@ -2,10 +2,15 @@
 // runs exactly once, worker indices are in range and never shared by two
 // tasks at the same time, nested and concurrent callers run their tasks
 // themselves instead of deadlocking, and a pool of one runs everything on
-// the calling thread.
+// the calling thread. A pool too large, or one whose threads the system
+// cannot start, is a Status naming it, never std::terminate.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <thread>
 #include <vector>
 
@@ -65,6 +70,42 @@ TEST(ThreadPool, OneThreadRunsOnTheCaller) {
   EXPECT_FALSE(elsewhere);
   EXPECT_GE(ThreadPool(0).num_workers(), 1);  // 0: one per core
 }
+
+TEST(ThreadPool, CreateRefusesMoreThanTheMaximum) {
+  auto pool = ThreadPool::Create(ThreadPool::kMaxThreads + 1);
+  ASSERT_FALSE(pool.ok());
+  EXPECT_NE(pool.status().message().find("at most 1024"), std::string::npos) << pool.status().message();
+  auto small = ThreadPool::Create(3);
+  ASSERT_TRUE(small.ok()) << small.status().message();
+  EXPECT_EQ((*small)->num_workers(), 3);
+}
+
+// AddressSanitizer reserves its shadow memory up front, so an address-space
+// limit cannot model "no memory for one more thread stack" under it.
+#if !defined(__SANITIZE_ADDRESS__)
+// In a child process whose address space has room for only a few thread
+// stacks, the pool's threads cannot all start: Create says which one failed,
+// the pool constructed directly still runs every task (on the caller), and
+// nothing terminates.
+TEST(ThreadPoolDeathTest, ThreadsThatCannotStartAreAStatus) {
+  EXPECT_EXIT(
+      {
+        long pages = 0;
+        std::ifstream("/proc/self/statm") >> pages;
+        rlimit limit{};
+        limit.rlim_cur = limit.rlim_max = static_cast<rlim_t>(pages) * 4096 + (rlim_t{64} << 20);
+        if (setrlimit(RLIMIT_AS, &limit) != 0) std::_Exit(2);
+        auto pool = ThreadPool::Create(200);  // 8 MiB of stack each
+        if (pool.ok()) std::_Exit(3);
+        std::fprintf(stderr, "%s\n", pool.status().message().c_str());
+        ThreadPool direct(200);
+        std::atomic<int> ran{0};
+        direct.Run(50, [&](int64_t, int) { ran.fetch_add(1); });
+        std::_Exit(!direct.start_status().ok() && ran.load() == 50 ? 0 : 4);
+      },
+      ::testing::ExitedWithCode(0), "could not start kernel thread [0-9]+ of the 200 asked for");
+}
+#endif
 
 }  // namespace
 }  // namespace kiln::hal
