@@ -16,6 +16,11 @@ namespace kiln::hal {
 struct DeviceStats {
   uint64_t dispatches = 0;
   uint64_t submissions = 0;
+  // Bytes of the device's buffers alive now and at most since the device was
+  // created (what a leak or an unbounded queue of work shows up in; memory
+  // the device only wraps, WrapHostMemory, is not counted).
+  uint64_t live_bytes = 0;
+  uint64_t peak_live_bytes = 0;
 };
 
 class Device {

@@ -12,6 +12,16 @@ namespace kiln::vm {
 
 namespace {
 constexpr auto kWaitTimeout = std::chrono::hours(1);
+// The submission bound: pending work is submitted once it holds this many
+// dispatches or writes this many bytes, so that the buffers it references
+// go back to the device when it has run. Large enough that a function of a
+// few hundred dispatches still runs as one submission.
+constexpr uint64_t kFlushDispatches = 256;
+constexpr uint64_t kFlushBytes = uint64_t{64} << 20;
+// How many bound submissions the host may run ahead of the device before it
+// waits for the oldest (deferred CPU and Vulkan run submissions
+// asynchronously; without a limit a fast host would queue them all).
+constexpr uint64_t kMaxInFlight = 2;
 }  // namespace
 
 Context::Context(std::shared_ptr<const LoadedModule> module, hal::Device* device)
@@ -139,9 +149,21 @@ StatusOr<HostTensor> Context::Read(const RefValue& v) {
 }
 
 Status Context::Flush() {
+  pending_dispatches_ = pending_bytes_ = 0;
   if (!pending_ || pending_->empty()) return Status::Ok();
+  // Each submission reads what the one before wrote.
+  std::vector<hal::SemaphorePoint> waits;
+  if (timeline_value_ > 0) waits.push_back(hal::SemaphorePoint{timeline_, timeline_value_});
   ++timeline_value_;
-  return device_->Submit(std::move(pending_), {}, hal::SemaphorePoint{timeline_, timeline_value_});
+  return device_->Submit(std::move(pending_), std::move(waits), hal::SemaphorePoint{timeline_, timeline_value_});
+}
+
+Status Context::RecordDispatch(uint64_t output_bytes) {
+  pending_bytes_ += output_bytes;
+  if (++pending_dispatches_ < kFlushDispatches && pending_bytes_ < kFlushBytes) return Status::Ok();
+  KILN_RETURN_IF_ERROR(Flush());
+  if (timeline_value_ <= kMaxInFlight) return Status::Ok();
+  return timeline_->Wait(timeline_value_ - kMaxInFlight, kWaitTimeout);
 }
 
 Status Context::Sync() {
@@ -191,6 +213,7 @@ StatusOr<std::vector<HostTensor>> Context::Invoke(const std::string& name, const
   Status s = Run(f, std::move(args), &results, 0);
   if (!s.ok()) {
     pending_.reset();
+    pending_dispatches_ = pending_bytes_ = 0;
     (void)Sync();
     return s;
   }

@@ -1,7 +1,10 @@
 // A VM context: one module instantiated on one device, ready to invoke.
 // The interpreter records dispatches into a command buffer and submits it
-// when the host must see a value (a branch predicate, a check, a result);
-// it reads buffers only after waiting on the submission's semaphore.
+// when the host must see a value (a branch predicate, a check, a result),
+// or when the recorded work grows past a bound (RecordDispatch: a loop whose
+// condition stays in i64 registers never needs a value, and its command
+// buffer would otherwise keep every iteration's buffers alive); it reads
+// buffers only after waiting on the submission's semaphore.
 #pragma once
 #include <chrono>
 #include <functional>
@@ -70,8 +73,15 @@ class Context {
   // Execute runs its instructions.
   Status Run(int function, std::vector<RefValue> args, std::vector<RefValue>* results, int depth);
   Status Execute(Frame& frame, int depth);
+  // Submits the pending command buffer (ordered after the previous
+  // submission); Sync also waits for it.
   Status Flush();
   Status Sync();
+  // Accounts for a dispatch just recorded into pending_, writing
+  // `output_bytes`; past the bound submits the pending work and, if the host
+  // is more than a few submissions ahead of the device, waits for the oldest
+  // (docs/architecture.md, "Submission").
+  Status RecordDispatch(uint64_t output_bytes);
   StatusOr<HostTensor> Read(const RefValue& v);
   StatusOr<RefValue> Write(const HostTensor& t);
   // An argument of Invoke: a view of t's own memory where the device reads
@@ -99,6 +109,7 @@ class Context {
   std::unique_ptr<hal::CommandBuffer> pending_;
   std::shared_ptr<hal::Semaphore> timeline_;
   uint64_t timeline_value_ = 0;
+  uint64_t pending_dispatches_ = 0, pending_bytes_ = 0;  // recorded in pending_ since the last submission
   std::vector<std::string> check_failures_;
   std::map<std::string, std::vector<HostTensor>> probes_;
   InvokeOptions options_;

@@ -215,6 +215,7 @@ Status Context::Execute(Frame& frame, int depth) {
   KILN_CASE(kDispatch) : {
     const auto& o = code[index].operands;
     std::vector<hal::BufferView> ins_v, outs_v;
+    uint64_t output_bytes = 0;
     for (uint32_t r : o[1].list) {
       const hal::BufferView* v;
       if (!(s = view_of(r, &v)).ok()) return fail(index, s);
@@ -224,9 +225,12 @@ Status Context::Execute(Frame& frame, int depth) {
       const hal::BufferView* v;
       if (!(s = view_of(r, &v)).ok()) return fail(index, s);
       outs_v.push_back(*v);
+      output_bytes += v->ByteSize();
     }
     if (!pending_) pending_ = device_->CreateCommandBuffer();
     pending_->Dispatch(executables_[o[0].value], std::move(ins_v), std::move(outs_v));
+    // Bounds the work (and the buffers) a loop that never syncs holds.
+    if (!(s = RecordDispatch(output_bytes)).ok()) return fail(index, s);
     KILN_DISPATCH(index + 1);
   }
   KILN_CASE(kReshape) : {

@@ -1,5 +1,6 @@
 #include "hal/cpu/buffer_pool.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 #include <new>
@@ -30,6 +31,8 @@ uint8_t* BufferPool::Acquire(size_t bytes, size_t* capacity, const void* init) {
   uint8_t* block = nullptr;
   {
     std::lock_guard<std::mutex> l(mu_);
+    live_ += *capacity;
+    peak_live_ = std::max(peak_live_, live_);
     auto it = free_.find(*capacity);
     if (it != free_.end() && !it->second.empty()) {
       block = it->second.back();
@@ -37,7 +40,15 @@ uint8_t* BufferPool::Acquire(size_t bytes, size_t* capacity, const void* init) {
       cached_ -= *capacity;
     }
   }
-  if (block == nullptr) block = NewBlock(*capacity);
+  if (block == nullptr) {
+    try {
+      block = NewBlock(*capacity);
+    } catch (...) {
+      std::lock_guard<std::mutex> l(mu_);
+      live_ -= *capacity;
+      throw;
+    }
+  }
   // Every buffer starts zeroed, reused or not, so results never depend on
   // what an earlier tensor left behind.
   if (init != nullptr) {
@@ -51,6 +62,7 @@ uint8_t* BufferPool::Acquire(size_t bytes, size_t* capacity, const void* init) {
 void BufferPool::Release(uint8_t* block, size_t capacity) {
   {
     std::lock_guard<std::mutex> l(mu_);
+    live_ -= capacity;
     if (cached_ + capacity <= max_cached_) {
       free_[capacity].push_back(block);
       cached_ += capacity;
@@ -63,6 +75,16 @@ void BufferPool::Release(uint8_t* block, size_t capacity) {
 size_t BufferPool::cached_bytes() const {
   std::lock_guard<std::mutex> l(mu_);
   return cached_;
+}
+
+size_t BufferPool::live_bytes() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return live_;
+}
+
+size_t BufferPool::peak_live_bytes() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return peak_live_;
 }
 
 }  // namespace kiln::hal

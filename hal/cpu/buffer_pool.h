@@ -37,6 +37,9 @@ class BufferPool {
   // The capacity Acquire gives a request of `bytes`.
   static size_t SizeClass(size_t bytes);
   size_t cached_bytes() const;
+  // Bytes of blocks handed out by Acquire and not yet released: now, and at most.
+  size_t live_bytes() const;
+  size_t peak_live_bytes() const;
 
  private:
   static uint8_t* NewBlock(size_t capacity);
@@ -45,6 +48,7 @@ class BufferPool {
   const size_t max_cached_;
   mutable std::mutex mu_;
   size_t cached_ = 0;
+  size_t live_ = 0, peak_live_ = 0;
   std::map<size_t, std::vector<uint8_t*>> free_;  // by capacity
 };
 

@@ -169,8 +169,14 @@ class CpuDevice final : public Device {
     return Status::Ok();
   }
   DeviceStats stats() const override {
-    std::lock_guard<std::mutex> l(stats_mu_);
-    return stats_;
+    DeviceStats s;
+    {
+      std::lock_guard<std::mutex> l(stats_mu_);
+      s = stats_;
+    }
+    s.live_bytes = buffers_->live_bytes();
+    s.peak_live_bytes = buffers_->peak_live_bytes();
+    return s;
   }
 
  private:

@@ -9,7 +9,11 @@ namespace kiln::hal::vk {
 VulkanBuffer::~VulkanBuffer() {
   if (mapped_) vkUnmapMemory(core_->device, memory_);
   if (buffer_) vkDestroyBuffer(core_->device, buffer_, nullptr);
-  if (memory_) vkFreeMemory(core_->device, memory_, nullptr);
+  if (memory_) {
+    vkFreeMemory(core_->device, memory_, nullptr);
+    std::lock_guard<std::mutex> l(core_->live_mu);
+    core_->live_bytes -= padded();
+  }
 }
 
 Status VulkanBuffer::Init(uint32_t memory_type, bool map) {
@@ -26,6 +30,11 @@ Status VulkanBuffer::Init(uint32_t memory_type, bool map) {
   ai.memoryTypeIndex = memory_type;
   KILN_VK(vkAllocateMemory(core_->device, &ai, nullptr, &memory_),
           "allocating " + std::to_string(size_) + " bytes of device memory");
+  {
+    std::lock_guard<std::mutex> l(core_->live_mu);
+    core_->live_bytes += padded();
+    core_->peak_live_bytes = std::max(core_->peak_live_bytes, core_->live_bytes);
+  }
   KILN_VK(vkBindBufferMemory(core_->device, buffer_, memory_, 0), "binding buffer memory");
   if (map) {
     KILN_VK(vkMapMemory(core_->device, memory_, 0, VK_WHOLE_SIZE, 0, &mapped_), "mapping buffer memory");

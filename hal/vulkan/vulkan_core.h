@@ -55,6 +55,9 @@ struct Core {
   // different modules share one pipeline).
   std::map<uint32_t, std::pair<VkDescriptorSetLayout, VkPipelineLayout>> layouts;
   std::map<std::vector<uint32_t>, VkPipeline> pipelines;
+  // Bytes of device memory held by buffers (DeviceStats::live_bytes), under live_mu.
+  std::mutex live_mu;
+  uint64_t live_bytes = 0, peak_live_bytes = 0;
 
   ~Core();
   // Both under pipelines_mu (vulkan_executable.cc).

@@ -109,7 +109,7 @@ class VulkanDevice final : public Device {
   Status Submit(std::unique_ptr<CommandBuffer> commands, std::vector<SemaphorePoint> waits,
                 SemaphorePoint signal) override {
     if (!signal.semaphore) return InvalidArgument("submission without a signal semaphore");
-    if (Status s = WaitForAll(waits); !s.ok()) {
+    if (Status s = WaitForAll(HostWaits(std::move(waits))); !s.ok()) {
       signal.semaphore->Fail(s);
       return Status::Ok();
     }
@@ -131,11 +131,32 @@ class VulkanDevice final : public Device {
   }
 
   DeviceStats stats() const override {
-    std::lock_guard<std::mutex> l(stats_mu_);
-    return stats_;
+    DeviceStats s;
+    {
+      std::lock_guard<std::mutex> l(stats_mu_);
+      s = stats_;
+    }
+    std::lock_guard<std::mutex> l(core_->live_mu);
+    s.live_bytes = core_->live_bytes;
+    s.peak_live_bytes = core_->peak_live_bytes;
+    return s;
   }
 
  private:
+  // The wait points the host must wait for before submitting: a point that a
+  // submission still on the queue will signal is reached in queue order
+  // instead (every command buffer begins with a barrier against the work
+  // before it), so a chain of submissions does not block the host.
+  std::vector<SemaphorePoint> HostWaits(std::vector<SemaphorePoint> waits) {
+    std::lock_guard<std::mutex> l(mu_);
+    std::erase_if(waits, [&](const SemaphorePoint& w) {
+      for (const auto& f : in_flight_)
+        if (f->signal.semaphore == w.semaphore && f->signal.value >= w.value) return true;
+      return false;
+    });
+    return waits;
+  }
+
   StatusOr<std::shared_ptr<VulkanBuffer>> Staging(size_t bytes) {
     auto b = std::make_shared<VulkanBuffer>(core_, bytes);
     KILN_RETURN_IF_ERROR(b->Init(core_->host_memory_type, true));
@@ -310,7 +331,7 @@ class VulkanDevice final : public Device {
     for (size_t i = 0; i < cmds.size(); ++i) {
       const RecordedCommand& c = cmds[i];
       const Planned& p = plan[i];
-      if (i) Barrier(f.cmd);
+      Barrier(f.cmd);  // the first one orders this submission after those before it on the queue
       if (c.is_copy()) {
         size_t bytes = c.inputs[0].ByteSize();
         if (!bytes) continue;
