@@ -4,13 +4,16 @@
 // directly here; what the verifier cannot know (tensor sizes at run time,
 // recursion depth) is checked as the program runs.
 //
-// Dispatch: every instruction body is written once with KILN_CASE /
-// KILN_DISPATCH. Where the compiler has labels as values (GNU C++), the
-// bodies are labels and each one jumps straight to the next instruction's
-// body through one static label table built from vm/opcodes.def (threaded
-// dispatch, measured faster than a switch on the scalar-loop benchmark,
-// docs/performance.md). Elsewhere, or with -DKILN_INTERPRETER_SWITCH, the same
-// bodies are the cases of a plain switch in a loop.
+// Dispatch: every instruction body is written once with KILN_CASE and ends
+// in KILN_NEXT or KILN_DISPATCH. Where the compiler has labels as values (GNU
+// C++), the bodies are labels reached through one static label table built
+// from vm/opcodes.def. KILN_NEXT jumps straight to the next instruction's
+// body (threaded dispatch, measured faster than a switch on the scalar-loop
+// benchmark, docs/performance.md); a computed goto does not run destructors,
+// so only bodies whose locals are all trivially destructible (the scalar
+// path's) may use it. KILN_DISPATCH leaves the body's scope with a plain goto,
+// which destroys its locals, and dispatches from one shared site. Elsewhere,
+// or with -DKILN_INTERPRETER_SWITCH, both are `continue` in a plain switch.
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -131,12 +134,18 @@ Status Context::Execute(Frame& frame, int depth) {
   };
   static_assert(std::size(kLabels) == static_cast<size_t>(kMaxOpcode) + 1, "one label per opcode");
 #define KILN_CASE(name) op_##name
-#define KILN_DISPATCH(to)                                   \
+#define KILN_NEXT(to)                                       \
   do {                                                      \
     index = (to);                                           \
     goto* kLabels[static_cast<uint8_t>(code[index].op)];   \
   } while (0)
-  KILN_DISPATCH(0);
+#define KILN_DISPATCH(to) \
+  do {                    \
+    index = (to);         \
+    goto dispatch;        \
+  } while (0)
+dispatch:
+  goto* kLabels[static_cast<uint8_t>(code[index].op)];
 #else
   // -Wswitch names a row without a KILN_CASE body.
 #define KILN_CASE(name) case Opcode::name
@@ -145,6 +154,7 @@ Status Context::Execute(Frame& frame, int depth) {
     index = (to);         \
     continue;             \
   }
+#define KILN_NEXT(to) KILN_DISPATCH(to)
   for (;;) {
     switch (code[index].op) {
 #endif
@@ -155,7 +165,7 @@ Status Context::Execute(Frame& frame, int depth) {
     const uint32_t* a = code[index].a;            \
     const int64_t x = I[a[1]], y = I[a[2]];       \
     I[a[0]] = (expr);                             \
-    KILN_DISPATCH(index + 1);                     \
+    KILN_NEXT(index + 1);                         \
   }
 
   // --- the scalar path: operands read from the Instruction::a cache --------
@@ -177,26 +187,26 @@ Status Context::Execute(Frame& frame, int depth) {
   KILN_CASE(kMovI64) : {
     const uint32_t* a = code[index].a;
     I[a[0]] = I[a[1]];
-    KILN_DISPATCH(index + 1);
+    KILN_NEXT(index + 1);
   }
   KILN_CASE(kSelectI64) : {
     const uint32_t* a = code[index].a;
     I[a[0]] = I[a[1]] ? I[a[2]] : I[a[3]];
-    KILN_DISPATCH(index + 1);
+    KILN_NEXT(index + 1);
   }
   KILN_CASE(kScalarOp) : {
     I[code[index].a[0]] = EvalScalarOp(code[index], I);
-    KILN_DISPATCH(index + 1);
+    KILN_NEXT(index + 1);
   }
-  KILN_CASE(kBr) : KILN_DISPATCH(code[index].a[0]);
+  KILN_CASE(kBr) : KILN_NEXT(code[index].a[0]);
   KILN_CASE(kBrIf) : {
     const uint32_t* a = code[index].a;
-    KILN_DISPATCH(I[a[0]] ? a[1] : index + 1);
+    KILN_NEXT(I[a[0]] ? a[1] : index + 1);
   }
   KILN_CASE(kConstI64) : {
     const auto& o = code[index].operands;
     I[o[0].value] = static_cast<int64_t>(o[1].value);
-    KILN_DISPATCH(index + 1);
+    KILN_NEXT(index + 1);
   }
 
   // --- tensors, lists, calls -------------------------------------------------
@@ -380,6 +390,7 @@ Status Context::Execute(Frame& frame, int depth) {
   }
 #endif
 #undef KILN_CASE
+#undef KILN_NEXT
 #undef KILN_DISPATCH
 }
 
