@@ -22,7 +22,7 @@ namespace {
 constexpr uint64_t kMaxElements = uint64_t{1} << 16;
 
 // The declared element count of "AxBx...xTYPE=..." as ParseInput reads the
-// head (strtoll with base 0), saturating; 0 when there are no dimensions.
+// head (decimal dimensions, hexadecimal after "0x"), saturating.
 uint64_t DeclaredElements(std::string_view text) {
   std::string_view head = text.substr(0, text.find('='));
   uint64_t n = 1;
@@ -32,8 +32,10 @@ uint64_t DeclaredElements(std::string_view text) {
     if (x == std::string_view::npos) break;
     std::string dim(head.substr(start, x - start));
     if (dim.empty()) break;
+    // Decimal, or hexadecimal after "0x", as ParseInput reads dimensions.
+    const bool hex = dim.size() > 2 && dim[0] == '0' && (dim[1] == 'x' || dim[1] == 'X');
     char* end = nullptr;
-    unsigned long long d = std::strtoull(dim.c_str(), &end, 0);
+    unsigned long long d = std::strtoull(dim.c_str(), &end, hex ? 16 : 10);
     if (*end) break;
     if (d != 0 && n > UINT64_MAX / d) return UINT64_MAX;
     n *= d;
