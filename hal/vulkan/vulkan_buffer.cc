@@ -9,14 +9,15 @@ namespace kiln::hal::vk {
 VulkanBuffer::~VulkanBuffer() {
   if (mapped_) vkUnmapMemory(core_->device, memory_);
   if (buffer_) vkDestroyBuffer(core_->device, buffer_, nullptr);
-  if (memory_) {
-    vkFreeMemory(core_->device, memory_, nullptr);
+  if (memory_) vkFreeMemory(core_->device, memory_, nullptr);
+  if (memory_ && counted_) {
     std::lock_guard<std::mutex> l(core_->live_mu);
     core_->live_bytes -= padded();
   }
 }
 
-Status VulkanBuffer::Init(uint32_t memory_type, bool map) {
+Status VulkanBuffer::Init(uint32_t memory_type, bool map, bool counted) {
+  counted_ = counted;
   VkBufferCreateInfo bi{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
   bi.size = padded();
   bi.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
@@ -30,7 +31,7 @@ Status VulkanBuffer::Init(uint32_t memory_type, bool map) {
   ai.memoryTypeIndex = memory_type;
   KILN_VK(vkAllocateMemory(core_->device, &ai, nullptr, &memory_),
           "allocating " + std::to_string(size_) + " bytes of device memory");
-  {
+  if (counted_) {
     std::lock_guard<std::mutex> l(core_->live_mu);
     core_->live_bytes += padded();
     core_->peak_live_bytes = std::max(core_->peak_live_bytes, core_->live_bytes);

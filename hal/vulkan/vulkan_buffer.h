@@ -17,7 +17,9 @@ class VulkanBuffer final : public Buffer {
   size_t size() const override { return size_; }
   VkDeviceSize padded() const { return std::max<VkDeviceSize>(4, (size_ + 3) & ~size_t{3}); }
   // Creates the buffer in `memory_type`, mapped (and zero-filled) if `map`.
-  Status Init(uint32_t memory_type, bool map);
+  // `counted`: whether it shows in DeviceStats' live bytes (not the staging
+  // buffers the device keeps for transfers, whose size is bounded).
+  Status Init(uint32_t memory_type, bool map, bool counted = true);
   VkBuffer handle() const { return buffer_; }
   uint8_t* mapped() const { return static_cast<uint8_t*>(mapped_); }
 
@@ -27,6 +29,7 @@ class VulkanBuffer final : public Buffer {
   VkBuffer buffer_ = VK_NULL_HANDLE;
   VkDeviceMemory memory_ = VK_NULL_HANDLE;
   void* mapped_ = nullptr;
+  bool counted_ = true;
 };
 
 }  // namespace kiln::hal::vk

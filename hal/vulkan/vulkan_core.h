@@ -47,8 +47,9 @@ struct Core {
   uint32_t queue_family = 0;
   std::mutex queue_mu;  // vkQueueSubmit needs external synchronization
   uint32_t features = 0;  // ShaderFeature bits the device has (and we enabled)
-  bool unified = false;   // buffers are host-visible: no staging
-  uint32_t device_memory_type = 0, host_memory_type = 0;
+  bool unified = false;   // tensor buffers are host-visible and host-cached: no staging
+  // Tensors; parameters and upload staging; download staging.
+  uint32_t device_memory_type = 0, host_memory_type = 0, readback_memory_type = 0;
   VkPipelineCache pipeline_cache = VK_NULL_HANDLE;
   std::mutex pipelines_mu;
   // Layouts by binding count, pipelines by SPIR-V (identical shaders of

@@ -2,11 +2,12 @@
 // vulkan_instance.cc; buffers: vulkan_buffer.cc; executables, pipelines and
 // grids: vulkan_executable.cc.)
 //
-// Memory: where the device has memory that is both device-local and
-// host-visible (unified memory: integrated GPUs, lavapipe), buffers live there
-// and transfers are memcpy; otherwise buffers are device-local and transfers
-// go through a host-visible staging buffer (KILN_VULKAN_STAGING=1 forces this
-// path, so it is tested on unified devices too).
+// Memory: where the device has memory that is device-local, host-visible and
+// fast for the host to read (unified memory: integrated GPUs, lavapipe),
+// buffers live there and transfers are memcpy; otherwise (discrete GPUs)
+// buffers are device-local and transfers go through a host-visible staging
+// buffer, host-cached for downloads (KILN_VULKAN_STAGING=1 forces this path,
+// so it is tested on unified devices too). vulkan_instance.cc picks the types.
 //
 // Submission: a HAL command buffer records commands on the host; Submit waits
 // for its wait points, records one Vulkan command buffer (descriptor sets,
@@ -15,6 +16,7 @@
 // on the fence, releases the submission's resources and signals the HAL
 // semaphore, so the host never assumes that work is done before it waits.
 #include <algorithm>
+#include <bit>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -42,6 +44,8 @@ struct InFlight {
   VkCommandPool pool = VK_NULL_HANDLE;
   VkDescriptorPool descriptors = VK_NULL_HANDLE;
   VkCommandBuffer cmd = VK_NULL_HANDLE;
+  VkCommandBuffer fill_cmd = VK_NULL_HANDLE;        // zero-fills submitted before cmd
+  std::vector<std::shared_ptr<VulkanBuffer>> filled;  // the buffers it fills
   std::shared_ptr<VulkanBuffer> params;
   std::unique_ptr<CommandBuffer> commands;  // keeps the buffers alive
   SemaphorePoint signal;
@@ -66,7 +70,13 @@ class VulkanDevice final : public Device {
   StatusOr<std::shared_ptr<Buffer>> Allocate(size_t bytes) override {
     if (bytes > (size_t{1} << 40)) return ResourceExhausted("allocation of " + std::to_string(bytes) + " bytes refused");
     auto b = std::make_shared<VulkanBuffer>(core_, bytes);
-    KILN_RETURN_IF_ERROR(b->Init(core_->unified ? core_->host_memory_type : core_->device_memory_type, core_->unified));
+    KILN_RETURN_IF_ERROR(b->Init(core_->device_memory_type, core_->unified));
+    if (!core_->unified) {
+      // Device-local memory is zero-filled on the queue, ahead of the next
+      // submission (QueueSubmit), so an allocation costs no round trip.
+      std::lock_guard<std::mutex> l(fills_mu_);
+      pending_fills_.push_back(b);
+    }
     return std::shared_ptr<Buffer>(std::move(b));
   }
 
@@ -78,7 +88,8 @@ class VulkanDevice final : public Device {
       std::memcpy(vb.mapped() + offset, data, bytes);
       return Status::Ok();
     }
-    KILN_ASSIGN_OR_RETURN(auto staging, Staging(bytes));
+    std::lock_guard<std::mutex> l(upload_staging_.mu);
+    KILN_ASSIGN_OR_RETURN(auto staging, Staging(upload_staging_, bytes, core_->host_memory_type));
     std::memcpy(staging->mapped(), data, bytes);
     return Transfer(staging->handle(), 0, vb.handle(), offset, bytes);
   }
@@ -91,7 +102,8 @@ class VulkanDevice final : public Device {
       std::memcpy(data, vb.mapped() + offset, bytes);
       return Status::Ok();
     }
-    KILN_ASSIGN_OR_RETURN(auto staging, Staging(bytes));
+    std::lock_guard<std::mutex> l(readback_staging_.mu);
+    KILN_ASSIGN_OR_RETURN(auto staging, Staging(readback_staging_, bytes, core_->readback_memory_type));
     KILN_RETURN_IF_ERROR(Transfer(vb.handle(), offset, staging->handle(), 0, bytes));
     std::memcpy(data, staging->mapped(), bytes);
     return Status::Ok();
@@ -157,11 +169,28 @@ class VulkanDevice final : public Device {
     return waits;
   }
 
-  StatusOr<std::shared_ptr<VulkanBuffer>> Staging(size_t bytes) {
-    auto b = std::make_shared<VulkanBuffer>(core_, bytes);
-    KILN_RETURN_IF_ERROR(b->Init(core_->host_memory_type, true));
+  // A staging buffer of at least `bytes`, for one blocking transfer made
+  // under slot.mu. Allocating host-visible memory costs about a millisecond
+  // on a discrete GPU's driver, so buffers up to kKeptStagingBytes are kept
+  // for the next transfer (grown to a power of two); larger ones are not, so
+  // a one-off large transfer does not hold its memory.
+  static constexpr size_t kKeptStagingBytes = size_t{64} << 20;
+  struct StagingSlot {
+    std::mutex mu;
+    std::shared_ptr<VulkanBuffer> buffer;
+  };
+  StatusOr<std::shared_ptr<VulkanBuffer>> Staging(StagingSlot& slot, size_t bytes, uint32_t memory_type) {
+    if (slot.buffer && slot.buffer->size() >= bytes) return slot.buffer;
+    size_t size = bytes;
+    if (bytes <= kKeptStagingBytes) size = std::min(std::bit_ceil(std::max<size_t>(bytes, 4096)), kKeptStagingBytes);
+    auto b = std::make_shared<VulkanBuffer>(core_, size);
+    KILN_RETURN_IF_ERROR(b->Init(memory_type, true, /*counted=*/false));
+    if (bytes <= kKeptStagingBytes) slot.buffer = b;
     return b;
   }
+  StagingSlot upload_staging_, readback_staging_;
+  std::mutex fills_mu_;
+  std::vector<std::weak_ptr<VulkanBuffer>> pending_fills_;  // allocated, not yet zero-filled
 
   // A blocking buffer-to-buffer copy (the staging path of Upload/Download).
   Status Transfer(VkBuffer src, size_t src_offset, VkBuffer dst, size_t dst_offset, size_t bytes) {
@@ -199,12 +228,55 @@ class VulkanDevice final : public Device {
   Status QueueSubmit(InFlight& f) {
     VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
     KILN_VK(vkCreateFence(core_->device, &fci, nullptr, &f.fence), "creating a fence");
-    VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
-    si.commandBufferCount = 1;
-    si.pCommandBuffers = &f.cmd;
     std::lock_guard<std::mutex> l(core_->queue_mu);
+    // The zero-fills of buffers allocated since the last submission go first,
+    // taken under the queue's lock so that queue order puts them before any
+    // later use of those buffers.
+    KILN_RETURN_IF_ERROR(RecordPendingFills(f));
+    VkCommandBuffer cmds[2];
+    uint32_t n = 0;
+    if (f.fill_cmd) cmds[n++] = f.fill_cmd;
+    cmds[n++] = f.cmd;
+    VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+    si.commandBufferCount = n;
+    si.pCommandBuffers = cmds;
     KILN_VK(vkQueueSubmit(core_->queue, 1, &si, f.fence), "submitting to the Vulkan queue");
     return Status::Ok();
+  }
+
+  // Records vkCmdFillBuffer for every pending buffer still alive into
+  // f.fill_cmd (from f's pool), keeping those buffers alive with f.
+  Status RecordPendingFills(InFlight& f) {
+    std::vector<std::weak_ptr<VulkanBuffer>> pending;
+    {
+      std::lock_guard<std::mutex> l(fills_mu_);
+      pending.swap(pending_fills_);
+    }
+    for (auto& w : pending)
+      if (auto b = w.lock()) f.filled.push_back(std::move(b));
+    if (f.filled.empty()) return Status::Ok();
+    Status s = [&]() -> Status {
+      VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+      ai.commandPool = f.pool;
+      ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+      ai.commandBufferCount = 1;
+      KILN_VK(vkAllocateCommandBuffers(core_->device, &ai, &f.fill_cmd), "allocating a command buffer");
+      VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+      bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+      KILN_VK(vkBeginCommandBuffer(f.fill_cmd, &bi), "beginning a command buffer");
+      for (const auto& b : f.filled) vkCmdFillBuffer(f.fill_cmd, b->handle(), 0, VK_WHOLE_SIZE, 0);
+      Barrier(f.fill_cmd);
+      KILN_VK(vkEndCommandBuffer(f.fill_cmd), "recording zero-fills");
+      return Status::Ok();
+    }();
+    if (!s.ok()) {
+      // Put them back for the next submission.
+      std::lock_guard<std::mutex> l(fills_mu_);
+      for (auto& b : f.filled) pending_fills_.push_back(b);
+      f.filled.clear();
+      f.fill_cmd = VK_NULL_HANDLE;
+    }
+    return s;
   }
 
   // Every command sees the writes of the ones before it.
@@ -358,6 +430,8 @@ class VulkanDevice final : public Device {
     f.fence = VK_NULL_HANDLE;
     f.descriptors = VK_NULL_HANDLE;
     f.pool = VK_NULL_HANDLE;
+    f.fill_cmd = VK_NULL_HANDLE;
+    f.filled.clear();
     f.params.reset();
     f.commands.reset();
   }

@@ -179,23 +179,33 @@ StatusOr<std::shared_ptr<Core>> OpenCore(int index) {
     if (qf[i].queueFlags & VK_QUEUE_COMPUTE_BIT) core->queue_family = i, found = true;
   if (!found) return Unimplemented(std::string(core->props.deviceName) + " has no compute queue");
 
-  // Memory types: host-visible coherent for staging and parameters; for
-  // tensors, device-local (and host-visible too where the device has it).
+  // Memory types. Parameter and upload staging buffers: host-visible
+  // coherent. Download staging: host-cached too where the device has it,
+  // since the host reads it back (reads of uncached memory run at a few tens
+  // of MB/s). Tensors: device-local. Where device-local memory is also
+  // host-visible and the host may read it at memory speed (integrated GPUs,
+  // lavapipe: the type is host-cached, or the device is not discrete), the
+  // tensors live there and transfers are memcpy ("unified"). A discrete GPU's
+  // host-visible device memory (resizable BAR) is uncached for the host, so a
+  // discrete GPU always stages.
   const auto& mem = core->memory;
   auto pick = [&](VkMemoryPropertyFlags want) -> int {
     for (uint32_t i = 0; i < mem.memoryTypeCount; ++i)
       if ((mem.memoryTypes[i].propertyFlags & want) == want) return static_cast<int>(i);
     return -1;
   };
-  int host = pick(VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
-  int unified = pick(VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                     VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+  constexpr VkMemoryPropertyFlags kHost = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  int host = pick(kHost);
+  int host_cached = pick(kHost | VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
+  int unified = pick(VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | kHost | VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
+  if (unified < 0 && core->props.deviceType != VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU)
+    unified = pick(VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | kHost);
   int local = pick(VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
   if (host < 0) return Unimplemented(std::string(core->props.deviceName) + " has no host-visible coherent memory");
   core->host_memory_type = static_cast<uint32_t>(host);
+  core->readback_memory_type = static_cast<uint32_t>(host_cached >= 0 ? host_cached : host);
   core->unified = unified >= 0 && !EnvIs("KILN_VULKAN_STAGING", "1");
-  if (core->unified) core->host_memory_type = static_cast<uint32_t>(unified);
-  core->device_memory_type = static_cast<uint32_t>(local >= 0 ? local : host);
+  core->device_memory_type = static_cast<uint32_t>(core->unified ? unified : local >= 0 ? local : host);
 
   VkPhysicalDeviceFeatures have;
   vkGetPhysicalDeviceFeatures(core->physical, &have);

@@ -3,6 +3,8 @@
 // KILN_VULKAN_VALIDATION=1 and fails a test on any message it prints). Its add executable comes from the compiler's
 // vulkan target: a module holding one stablehlo.add, whose shaders are the
 // Vulkan payload. Built only where the Vulkan driver and the compiler are.
+#include <cstdlib>
+
 #include "compiler/compile.h"
 #include "hal/cts/cts.h"
 #include "hal/vulkan/shader_abi.h"
@@ -37,7 +39,20 @@ CtsDriver Vulkan() {
   return CtsDriver{"vulkan", []() { return CreateVulkanDevice(-1); }, VulkanAddF32};
 }
 
-KILN_HAL_CTS_INSTANTIATE(Vulkan, Vulkan());
+// The path of discrete GPUs (device-local buffers, staging transfers,
+// zero-fills on the queue), forced on the unified device CI has.
+CtsDriver VulkanStaging() {
+  return CtsDriver{"vulkan_staging",
+                   []() {
+                     setenv("KILN_VULKAN_STAGING", "1", 1);
+                     auto device = CreateVulkanDevice(-1);
+                     unsetenv("KILN_VULKAN_STAGING");
+                     return device;
+                   },
+                   VulkanAddF32};
+}
+
+KILN_HAL_CTS_INSTANTIATE(Vulkan, Vulkan(), VulkanStaging());
 
 }  // namespace
 }  // namespace kiln::hal::cts
