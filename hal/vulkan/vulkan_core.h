@@ -47,7 +47,15 @@ struct Core {
   uint32_t queue_family = 0;
   std::mutex queue_mu;  // vkQueueSubmit needs external synchronization
   uint32_t features = 0;  // ShaderFeature bits the device has (and we enabled)
-  bool unified = false;   // tensor buffers are host-visible and host-cached: no staging
+  // Where tensor buffers live (vulkan_instance.cc picks it; docs/vulkan.md):
+  //   kUnified: device-local, mapped, host-cached: transfers are memcpy.
+  //   kMappedUncached: device-local, mapped but uncached for the host (a
+  //     discrete GPU's resizable BAR): uploads are memcpy, downloads above
+  //     kDirectReadBytes are staged through host-cached memory.
+  //   kStaging: device-local, not mapped: transfers are staged.
+  enum class TensorMemory { kUnified, kMappedUncached, kStaging };
+  TensorMemory tensor_memory = TensorMemory::kStaging;
+  static constexpr size_t kDirectReadBytes = 4096;
   // Tensors; parameters and upload staging; download staging.
   uint32_t device_memory_type = 0, host_memory_type = 0, readback_memory_type = 0;
   VkPipelineCache pipeline_cache = VK_NULL_HANDLE;

@@ -2,12 +2,13 @@
 // vulkan_instance.cc; buffers: vulkan_buffer.cc; executables, pipelines and
 // grids: vulkan_executable.cc.)
 //
-// Memory: where the device has memory that is device-local, host-visible and
-// fast for the host to read (unified memory: integrated GPUs, lavapipe),
-// buffers live there and transfers are memcpy; otherwise (discrete GPUs)
-// buffers are device-local and transfers go through a host-visible staging
-// buffer, host-cached for downloads (KILN_VULKAN_STAGING=1 forces this path,
-// so it is tested on unified devices too). vulkan_instance.cc picks the types.
+// Memory (Core::TensorMemory, picked in vulkan_instance.cc): tensors are
+// device-local. Where the host can also map them, uploads are memcpy, and so
+// are downloads where the mapping is host-cached (integrated GPUs, lavapipe)
+// or small; other downloads copy on the queue into a host-cached staging
+// buffer. Unmapped buffers are zero-filled on the queue ahead of the next
+// submission and uploaded through a staging buffer. KILN_VULKAN_MEMORY
+// forces a mode, so that every path is tested on lavapipe.
 //
 // Submission: a HAL command buffer records commands on the host; Submit waits
 // for its wait points, records one Vulkan command buffer (descriptor sets,
@@ -70,8 +71,9 @@ class VulkanDevice final : public Device {
   StatusOr<std::shared_ptr<Buffer>> Allocate(size_t bytes) override {
     if (bytes > (size_t{1} << 40)) return ResourceExhausted("allocation of " + std::to_string(bytes) + " bytes refused");
     auto b = std::make_shared<VulkanBuffer>(core_, bytes);
-    KILN_RETURN_IF_ERROR(b->Init(core_->device_memory_type, core_->unified));
-    if (!core_->unified) {
+    const bool mapped = core_->tensor_memory != Core::TensorMemory::kStaging;
+    KILN_RETURN_IF_ERROR(b->Init(core_->device_memory_type, mapped));
+    if (!mapped) {
       // Device-local memory is zero-filled on the queue, ahead of the next
       // submission (QueueSubmit), so an allocation costs no round trip.
       std::lock_guard<std::mutex> l(fills_mu_);
@@ -98,7 +100,7 @@ class VulkanDevice final : public Device {
     KILN_RETURN_IF_ERROR(CheckTransferRange(b, offset, bytes, "download"));
     if (!bytes) return Status::Ok();
     auto& vb = static_cast<const VulkanBuffer&>(b);
-    if (vb.mapped()) {
+    if (vb.mapped() && (core_->tensor_memory == Core::TensorMemory::kUnified || bytes <= Core::kDirectReadBytes)) {
       std::memcpy(data, vb.mapped() + offset, bytes);
       return Status::Ok();
     }

@@ -181,31 +181,45 @@ StatusOr<std::shared_ptr<Core>> OpenCore(int index) {
 
   // Memory types. Parameter and upload staging buffers: host-visible
   // coherent. Download staging: host-cached too where the device has it,
-  // since the host reads it back (reads of uncached memory run at a few tens
-  // of MB/s). Tensors: device-local. Where device-local memory is also
-  // host-visible and the host may read it at memory speed (integrated GPUs,
-  // lavapipe: the type is host-cached, or the device is not discrete), the
-  // tensors live there and transfers are memcpy ("unified"). A discrete GPU's
-  // host-visible device memory (resizable BAR) is uncached for the host, so a
-  // discrete GPU always stages.
+  // since the host reads it back. Tensors: device-local, and mapped where the
+  // device can: where the host reads that memory at memory speed (host-cached,
+  // or the device is not discrete: integrated GPUs, lavapipe) every transfer
+  // is memcpy; a discrete GPU's host-visible device memory (resizable BAR) is
+  // uncached, read by the host at tens of MB/s, so there only uploads and
+  // small downloads are memcpy. The BAR is used only where it spans most of
+  // device memory (not the 256 MiB window of GPUs without resizable BAR).
+  // KILN_VULKAN_MEMORY=unified|bar|staging forces a mode (for tests), where
+  // the device has the memory it needs; KILN_VULKAN_STAGING=1 means staging.
   const auto& mem = core->memory;
   auto pick = [&](VkMemoryPropertyFlags want) -> int {
     for (uint32_t i = 0; i < mem.memoryTypeCount; ++i)
       if ((mem.memoryTypes[i].propertyFlags & want) == want) return static_cast<int>(i);
     return -1;
   };
+  auto heap_bytes = [&](int type) -> VkDeviceSize { return mem.memoryHeaps[mem.memoryTypes[type].heapIndex].size; };
   constexpr VkMemoryPropertyFlags kHost = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  constexpr VkMemoryPropertyFlags kLocal = VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT;
   int host = pick(kHost);
   int host_cached = pick(kHost | VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
-  int unified = pick(VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | kHost | VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
-  if (unified < 0 && core->props.deviceType != VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU)
-    unified = pick(VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | kHost);
-  int local = pick(VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+  int local = pick(kLocal);
+  int mapped = pick(kLocal | kHost);
+  int unified = pick(kLocal | kHost | VK_MEMORY_PROPERTY_HOST_CACHED_BIT);
+  const bool discrete = core->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU;
+  if (unified < 0 && !discrete) unified = mapped;
+  if (mapped >= 0 && local >= 0 && heap_bytes(mapped) < heap_bytes(local) / 2) mapped = -1;
   if (host < 0) return Unimplemented(std::string(core->props.deviceName) + " has no host-visible coherent memory");
   core->host_memory_type = static_cast<uint32_t>(host);
   core->readback_memory_type = static_cast<uint32_t>(host_cached >= 0 ? host_cached : host);
-  core->unified = unified >= 0 && !EnvIs("KILN_VULKAN_STAGING", "1");
-  core->device_memory_type = static_cast<uint32_t>(core->unified ? unified : local >= 0 ? local : host);
+  using TM = Core::TensorMemory;
+  TM mode = unified >= 0 ? TM::kUnified : mapped >= 0 ? TM::kMappedUncached : TM::kStaging;
+  if (EnvIs("KILN_VULKAN_STAGING", "1") || EnvIs("KILN_VULKAN_MEMORY", "staging")) mode = TM::kStaging;
+  if (EnvIs("KILN_VULKAN_MEMORY", "bar") && mapped >= 0) mode = TM::kMappedUncached;
+  if (EnvIs("KILN_VULKAN_MEMORY", "unified") && unified >= 0) mode = TM::kUnified;
+  core->tensor_memory = mode;
+  core->device_memory_type = static_cast<uint32_t>(mode == TM::kUnified         ? unified
+                                                   : mode == TM::kMappedUncached ? mapped
+                                                   : local >= 0                  ? local
+                                                                                 : host);
 
   VkPhysicalDeviceFeatures have;
   vkGetPhysicalDeviceFeatures(core->physical, &have);

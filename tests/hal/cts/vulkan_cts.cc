@@ -4,6 +4,7 @@
 // vulkan target: a module holding one stablehlo.add, whose shaders are the
 // Vulkan payload. Built only where the Vulkan driver and the compiler are.
 #include <cstdlib>
+#include <string>
 
 #include "compiler/compile.h"
 #include "hal/cts/cts.h"
@@ -39,20 +40,22 @@ CtsDriver Vulkan() {
   return CtsDriver{"vulkan", []() { return CreateVulkanDevice(-1); }, VulkanAddF32};
 }
 
-// The path of discrete GPUs (device-local buffers, staging transfers,
-// zero-fills on the queue), forced on the unified device CI has.
-CtsDriver VulkanStaging() {
-  return CtsDriver{"vulkan_staging",
-                   []() {
-                     setenv("KILN_VULKAN_STAGING", "1", 1);
+// The memory modes of discrete GPUs (hal/vulkan/vulkan_core.h), forced on
+// the unified device CI has: "staging" (device-local buffers, staged
+// transfers, zero-fills on the queue) and "bar" (mapped but uncached: large
+// downloads staged).
+CtsDriver VulkanMemoryMode(const char* mode) {
+  return CtsDriver{std::string("vulkan_") + mode,
+                   [mode]() {
+                     setenv("KILN_VULKAN_MEMORY", mode, 1);
                      auto device = CreateVulkanDevice(-1);
-                     unsetenv("KILN_VULKAN_STAGING");
+                     unsetenv("KILN_VULKAN_MEMORY");
                      return device;
                    },
                    VulkanAddF32};
 }
 
-KILN_HAL_CTS_INSTANTIATE(Vulkan, Vulkan(), VulkanStaging());
+KILN_HAL_CTS_INSTANTIATE(Vulkan, Vulkan(), VulkanMemoryMode("staging"), VulkanMemoryMode("bar"));
 
 }  // namespace
 }  // namespace kiln::hal::cts
