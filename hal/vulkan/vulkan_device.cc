@@ -360,7 +360,11 @@ class VulkanDevice final : public Device {
     }
     if (sets) {
       f.params = std::make_shared<VulkanBuffer>(core_, words.size() * 4);
-      KILN_RETURN_IF_ERROR(f.params->Init(core_->host_memory_type, true));
+      // Written once by the host, read by every dispatch: in mapped device
+      // memory where tensors are mapped (host memory costs the GPU a bus
+      // crossing per read and the driver a pinning per allocation).
+      const bool mapped = core_->tensor_memory != Core::TensorMemory::kStaging;
+      KILN_RETURN_IF_ERROR(f.params->Init(mapped ? core_->device_memory_type : core_->host_memory_type, true));
       std::memcpy(f.params->mapped(), words.data(), words.size() * 4);
       VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptors};
       VkDescriptorPoolCreateInfo dpi{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
