@@ -34,7 +34,7 @@ int Main(int argc, char** argv) {
   if (!module.ok()) return fail(module.status());
   std::vector<kiln::vm::HostTensor> args;
   for (const auto& text : inputs) {
-    auto t = kiln::tools::ParseInput(text);
+    auto t = kiln::tools::ParseInput(text, kiln::tools::ArgumentType(**module, function, args.size()));
     if (!t.ok()) return fail(t.status());
     args.push_back(std::move(t.value()));
   }

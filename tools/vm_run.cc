@@ -26,14 +26,14 @@ int Fail(const std::string& message) {
 
 // Prints or writes one process's results; false on an error.
 bool Emit(const std::vector<kiln::vm::HostTensor>& results, const std::vector<std::string>& outputs,
-          uint32_t r, uint32_t p, uint32_t partitions) {
+          uint32_t r, uint32_t p, uint32_t partitions, int64_t print_max = -1) {
   if (!outputs.empty() && outputs.size() != results.size()) {
     std::cerr << "error: " << results.size() << " results but " << outputs.size() << " --output files\n";
     return false;
   }
   for (size_t i = 0; i < results.size(); ++i) {
     if (outputs.empty()) {
-      std::cout << kiln::vm::FormatTensor(results[i]) << "\n";
+      std::cout << kiln::vm::FormatTensor(results[i], print_max) << "\n";
       continue;
     }
     std::string path = kiln::tools::ExpandProcess(outputs[i], r, p, partitions);
@@ -73,6 +73,8 @@ int Main(int argc, char** argv) {
   app.add_option("--partitions", partitions, "partitions in the process grid, at least 1 (default: the module's, else 1)");
   app.add_option("--collective-timeout", timeout_s, "seconds a collective waits for its peers (default 60)");
   app.add_flag("--list-devices", list_devices, "list the available devices");
+  int64_t print_max = -1;
+  app.add_option("--print-max-elements", print_max, "print at most N elements of each result (default: all)")->check(CLI::NonNegativeNumber);
   CLI11_PARSE(app, argc, argv);
 
   if (list_devices) {
@@ -99,7 +101,7 @@ int Main(int argc, char** argv) {
         args[id].push_back(args[0][args[id].size()]);
         continue;
       }
-      auto t = kiln::tools::ParseInput(mine);
+      auto t = kiln::tools::ParseInput(mine, kiln::tools::ArgumentType(**module, function, args[id].size()));
       if (!t.ok()) return t.status();
       args[id].push_back(std::move(t.value()));
     }
@@ -132,7 +134,7 @@ int Main(int argc, char** argv) {
     std::string name = kiln::vm::ProcessName(id, grid->partitions);
     if (!results.ok()) return Fail("process " + name + ": " + results.status().message());
     std::cout << "process " << name << ":\n";
-    if (!Emit(*results, outputs, opts.replica_id, opts.partition_id, grid->partitions)) return 1;
+    if (!Emit(*results, outputs, opts.replica_id, opts.partition_id, grid->partitions, print_max)) return 1;
     for (const auto& f : (*context)->check_failures()) std::cerr << "check failed in process " << name << ": " << f << "\n";
     return (*context)->check_failures().empty() ? 0 : 1;
   }
@@ -147,7 +149,7 @@ int Main(int argc, char** argv) {
     opts.collective_timeout = *timeout;
     auto results = (*context)->Invoke(function, args[0], opts);
     if (!results.ok()) return Fail(results.status().message());
-    if (!Emit(*results, outputs, 0, 0, 1)) return 1;
+    if (!Emit(*results, outputs, 0, 0, 1, print_max)) return 1;
     for (const auto& f : (*context)->check_failures()) std::cerr << "check failed: " << f << "\n";
     return (*context)->check_failures().empty() ? 0 : 1;
   }
@@ -170,7 +172,7 @@ int Main(int argc, char** argv) {
       status = 1;
       continue;
     }
-    if (!Emit(p.results, outputs, r, q, grid->partitions)) status = 1;
+    if (!Emit(p.results, outputs, r, q, grid->partitions, print_max)) status = 1;
     for (const auto& f : p.check_failures) {
       std::cerr << "check failed in process " << kiln::vm::ProcessName(id, grid->partitions) << ": " << f << "\n";
       status = 1;

@@ -11,15 +11,11 @@
 namespace kiln::vm {
 namespace {
 
+// One element as the check messages quote it: booleans as true/false,
+// numbers as vm-run prints them.
 std::string Describe(const HostTensor& t, int64_t i) {
-  Scalar s = ref::LoadScalar(t.type, t.data.data() + i * StorageBytes(t.type));
-  char buf[96];
-  if (IsComplex(t.type)) std::snprintf(buf, sizeof buf, "(%.9g, %.9g)", s.re, s.im);
-  else if (IsFloat(t.type)) std::snprintf(buf, sizeof buf, "%.9g", s.re);
-  else if (KindOf(t.type) == ElementKind::kUnsigned) std::snprintf(buf, sizeof buf, "%" PRIu64, static_cast<uint64_t>(s.i));
-  else if (IsBool(t.type)) std::snprintf(buf, sizeof buf, "%s", s.i ? "true" : "false");
-  else std::snprintf(buf, sizeof buf, "%" PRId64, s.i);
-  return buf;
+  if (IsBool(t.type)) return t.data[i] ? "true" : "false";
+  return FormatElement(t, i);
 }
 
 std::string SameShape(const HostTensor& a, const HostTensor& b) {
@@ -165,27 +161,6 @@ Status Context::RunCheck(const Instruction& ins, Frame& frame) {
     default:
       return Internal("not a check instruction");
   }
-}
-
-std::string FormatTensor(const HostTensor& t) {
-  if (t.is_token) return "!stablehlo.token";
-  if (t.is_tuple) {
-    std::string s = "(";
-    for (size_t i = 0; i < t.tuple_elements.size(); ++i) s += (i ? ", " : "") + FormatTensor(t.tuple_elements[i]);
-    return s + ")";
-  }
-  std::string s;
-  for (int64_t d : t.dims) s += std::to_string(d) + "x";
-  s += Name(t.type);
-  if (t.data.empty()) return s;
-  s += "=";
-  for (int64_t i = 0; i < t.NumElements(); ++i) {
-    if (i) s += ",";
-    std::string e = Describe(t, i);
-    if (IsBool(t.type)) e = e == "true" ? "1" : "0";
-    s += e;
-  }
-  return s;
 }
 
 }  // namespace kiln::vm

@@ -188,9 +188,16 @@ StatusOr<std::vector<HostTensor>> Context::Invoke(const std::string& name, const
     if (device_->name().rfind(u.device, 0) == 0)
       return Unimplemented("function '" + name + "' cannot run on the " + u.device + " device: " + u.op + " (" +
                            u.type + "): " + u.reason);
-  if (inputs.size() != fn.args.size())
-    return InvalidArgument("function '" + name + "' takes " + std::to_string(fn.args.size()) + " inputs, got " +
-                           std::to_string(inputs.size()));
+  if (inputs.size() != fn.args.size()) {
+    // The signature, as type and shape errors give it: "takes 3 inputs
+    // (tensor<2xf32>, ...), got 0"; "takes no inputs, got 1".
+    std::string sig;
+    for (size_t i = 0; i < fn.args.size(); ++i) sig += (i ? ", " : "") + fn.args[i].ToString();
+    const size_t n = fn.args.size();
+    return InvalidArgument("function '" + name + "' takes " +
+                           (n == 0 ? "no inputs" : std::to_string(n) + (n == 1 ? " input (" : " inputs (") + sig + ")") +
+                           ", got " + std::to_string(inputs.size()));
+  }
   std::vector<RefValue> args;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const ValueSig& sig = fn.args[i];

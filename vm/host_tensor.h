@@ -23,7 +23,14 @@ struct HostTensor {
   }
 };
 
-// "2x3xf32=1,2,3,4,5,6" style text of a tensor (vm-run's output format).
-std::string FormatTensor(const HostTensor& t);
+// "2x3xf32=1,2,3,4,5,6" style text of a tensor (vm-run's output format,
+// which --input reads back): floats with the significant digits that read
+// back to the same value (up to 17 for f64, 9 for f32, 5 for f16, 4 for
+// bf16), NaN as "nan" whatever its sign, complex values as "(re,im)",
+// booleans as 1/0. With max_elements >= 0, a tensor of more elements shows
+// only the first max_elements, then "... (N elements)".
+std::string FormatTensor(const HostTensor& t, int64_t max_elements = -1);
+// Element i of t in that form.
+std::string FormatElement(const HostTensor& t, int64_t i);
 
 }  // namespace kiln::vm

@@ -99,7 +99,7 @@ TEST_F(CApi, CallsMainOnTheVulkanDevice) {
 
 TEST_F(CApi, WrongInputsAreReported) {
   kiln_results_t* results = nullptr;
-  EXPECT_NE(Message(kiln_session_call(session_, "main", inputs_, 2, &results)).find("takes 3 inputs, got 2"),
+  EXPECT_NE(Message(kiln_session_call(session_, "main", inputs_, 2, &results)).find("takes 3 inputs (tensor<28x28xf32>, tensor<784x10xf32>, tensor<1x10xf32>), got 2"),
             std::string::npos);
   int64_t wrong_dims[2] = {2, 392};
   kiln_tensor_t wrong[3] = {inputs_[0], inputs_[1], inputs_[2]};
