@@ -5,6 +5,8 @@
 // interpreter itself (Run, Execute) is vm/interpreter.cc.
 #include "vm/context.h"
 
+#include <cstdio>
+
 #include "hal/vulkan/shader_abi.h"
 #include "kernels/common/kernel.h"
 
@@ -22,6 +24,10 @@ constexpr uint64_t kFlushBytes = uint64_t{64} << 20;
 // waits for the oldest (deferred CPU and Vulkan run submissions
 // asynchronously; without a limit a fast host would queue them all).
 constexpr uint64_t kMaxInFlight = 2;
+// Backward jumps between two readings of the clock for a call's deadline: a
+// scalar loop iteration takes tens of nanoseconds, so a deadline is seen
+// within microseconds and the clock costs nothing measurable.
+constexpr int64_t kDeadlineTicks = 1024;
 }  // namespace
 
 Context::Context(std::shared_ptr<const LoadedModule> module, hal::Device* device)
@@ -162,8 +168,17 @@ Status Context::RecordDispatch(uint64_t output_bytes) {
   pending_bytes_ += output_bytes;
   if (++pending_dispatches_ < kFlushDispatches && pending_bytes_ < kFlushBytes) return Status::Ok();
   KILN_RETURN_IF_ERROR(Flush());
-  if (timeline_value_ <= kMaxInFlight) return Status::Ok();
-  return timeline_->Wait(timeline_value_ - kMaxInFlight, kWaitTimeout);
+  if (timeline_value_ <= kMaxInFlight) return CheckDeadline();
+  KILN_RETURN_IF_ERROR(timeline_->Wait(timeline_value_ - kMaxInFlight, kWaitTimeout));
+  return CheckDeadline();
+}
+
+Status Context::CheckDeadline() {
+  deadline_ticks_ = kDeadlineTicks;
+  if (!has_deadline_ || std::chrono::steady_clock::now() < deadline_) return Status::Ok();
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%g", static_cast<double>(options_.timeout.count()) / 1000.0);
+  return Status(StatusCode::kDeadlineExceeded, std::string("timed out after ") + seconds + " s");
 }
 
 Status Context::Sync() {
@@ -181,16 +196,21 @@ StatusOr<std::vector<HostTensor>> Context::Invoke(const std::string& name, const
                                                   const InvokeOptions& options) {
   options_ = options;
   local_grid_.reset();
+  has_deadline_ = options.timeout.count() > 0;
+  deadline_ = std::chrono::steady_clock::now() + options.timeout;
+  deadline_ticks_ = kDeadlineTicks;
   int f = module_->FindFunction(name);
   if (f < 0) return InvalidArgument("no function named '" + name + "' in the module");
   const LoadedFunction& fn = module_->functions[f];
+  if (!fn.is_public && !options.allow_private)
+    return InvalidArgument("function '" + name + "' is private: only the module's public functions can be called");
   for (const auto& u : fn.unavailable)
     if (device_->name().rfind(u.device, 0) == 0)
       return Unimplemented("function '" + name + "' cannot run on the " + u.device + " device: " + u.op + " (" +
                            u.type + "): " + u.reason);
   if (inputs.size() != fn.args.size())
-    return InvalidArgument("function '" + name + "' takes " + std::to_string(fn.args.size()) + " inputs, got " +
-                           std::to_string(inputs.size()));
+    return InvalidArgument("function '" + name + "' takes " + std::to_string(fn.args.size()) +
+                           (fn.args.size() == 1 ? " input" : " inputs") + ", got " + std::to_string(inputs.size()));
   std::vector<RefValue> args;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const ValueSig& sig = fn.args[i];
