@@ -71,6 +71,10 @@ foreach(tool vm-run vm-check vm-dump vm-bench kiln-compile)
            "$<TARGET_FILE:${tool}> --version")
 endforeach()
 
+# Outside a git checkout (no repository: GIT_DIR names none) the commit has a fallback.
+cli_test(cli.version_commit_outside_git "" "#define KILN_GIT_COMMIT \"unknown: not built from a git checkout\"\nexit=0\n$"
+         "rm -rf ${T}/nogit && GIT_DIR=${T}/no-repository ${CMAKE_COMMAND} -DKILN_GEN_DIR=${T}/nogit -DPROJECT_VERSION=0.1.0 -P ${CMAKE_SOURCE_DIR}/cmake/build_info.cmake && cat ${T}/nogit/kiln_build_info.h")
+
 # --timeout: a deadline on the call, checked in the VM (endless loops on the
 # scalar path and with device work, on one process and on a grid).
 add_test(NAME cli.compile_endless COMMAND kiln-compile ${D}/endless.mlir -o ${T}/endless.kiln --target=cpu)
@@ -138,6 +142,10 @@ if(KILN_ENABLE_VULKAN)
   cli_test(cli.vm-dump_vulkan_variants cli.compile_dump_all
            "exe#1: kernel stablehlo.reduce [^\n]*\n  vulkan #0: [(]rank-2 f32, rank-0 f32[)] -> [(]rank-1 f32[)]: [1-9][0-9]* bytes of SPIR-V, entry main, workgroup [1-9][0-9]*, grid [a-z ]+, features none\n"
            "${DUMP} ${T}/dump_all.kiln")
+  add_test(NAME cli.compile_endless_all COMMAND kiln-compile ${D}/endless.mlir -o ${T}/endless_all.kiln)
+  cli_test(cli.vm-run_timeout_device_loop_vulkan cli.compile_endless_all
+           "^error: [^\n]*endless.mlir:[0-9]+:[0-9]+: timed out after 0.3 s\nexit=1\n$"
+           "${RUN} ${T}/endless_all.kiln --device=vulkan --function=spin_tensor --input=64xf32=0.5 --timeout=0.3")
   cli_test(cli.vm-dump_sizes_count_vulkan cli.compile_dump_all "; 2 executables; vulkan shaders [1-9][0-9]* bytes of SPIR-V in 2 variants\nexit=0\n$"
            "${DUMP} ${T}/dump_all.kiln --sizes")
   # Each file is a SPIR-V module (its magic word) of the size vm-dump lists.
