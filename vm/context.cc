@@ -24,10 +24,6 @@ constexpr uint64_t kFlushBytes = uint64_t{64} << 20;
 // waits for the oldest (deferred CPU and Vulkan run submissions
 // asynchronously; without a limit a fast host would queue them all).
 constexpr uint64_t kMaxInFlight = 2;
-// Backward jumps between two readings of the clock for a call's deadline: a
-// scalar loop iteration takes tens of nanoseconds, so a deadline is seen
-// within microseconds and the clock costs nothing measurable.
-constexpr int64_t kDeadlineTicks = 1024;
 }  // namespace
 
 Context::Context(std::shared_ptr<const LoadedModule> module, hal::Device* device)
@@ -174,7 +170,6 @@ Status Context::RecordDispatch(uint64_t output_bytes) {
 }
 
 Status Context::CheckDeadline() {
-  deadline_ticks_ = kDeadlineTicks;
   if (!has_deadline_ || std::chrono::steady_clock::now() < deadline_) return Status::Ok();
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%g", static_cast<double>(options_.timeout.count()) / 1000.0);
@@ -198,7 +193,6 @@ StatusOr<std::vector<HostTensor>> Context::Invoke(const std::string& name, const
   local_grid_.reset();
   has_deadline_ = options.timeout.count() > 0;
   deadline_ = std::chrono::steady_clock::now() + options.timeout;
-  deadline_ticks_ = kDeadlineTicks;
   int f = module_->FindFunction(name);
   if (f < 0) return InvalidArgument("no function named '" + name + "' in the module");
   const LoadedFunction& fn = module_->functions[f];

@@ -94,9 +94,11 @@ class Context {
   Status RecordDispatch(uint64_t output_bytes);
   // InvokeOptions::timeout: DeadlineExceeded once the call is past its
   // deadline. The interpreter calls it every kDeadlineTicks backward jumps
-  // (reading the clock on every jump would slow scalar loops) and after
-  // waits; it restarts the count.
+  // (reading the clock on every jump would slow scalar loops: a loop
+  // iteration takes tens of nanoseconds, so a deadline is still seen within
+  // microseconds), on calls and after waits.
   Status CheckDeadline();
+  static constexpr int64_t kDeadlineTicks = 1024;
   StatusOr<HostTensor> Read(const RefValue& v);
   StatusOr<RefValue> Write(const HostTensor& t);
   // An argument of Invoke: a view of t's own memory where the device reads
@@ -130,7 +132,6 @@ class Context {
   InvokeOptions options_;
   bool has_deadline_ = false;
   std::chrono::steady_clock::time_point deadline_;
-  int64_t deadline_ticks_ = 0;  // backward jumps until the next CheckDeadline
   std::shared_ptr<GridEnvironment> local_grid_;  // the 1x1 grid of a plain Invoke
   std::map<uint32_t, CollectiveDesc> descs_;     // parsed descriptors, by string index
 };

@@ -122,6 +122,9 @@ Status Context::Execute(Frame& frame, int depth) {
   const Instruction* const code = fn.code.data();
   Status s;
   size_t index = 0;
+  // Backward jumps until the deadline is next checked; a local, so the
+  // scalar loop keeps it in a register.
+  int64_t deadline_ticks = kDeadlineTicks;
 #if KILN_COMPUTED_GOTO
   // One entry per row of opcodes.def, indexed by code (rows are dense,
   // vm/bytecode.h asserts it); a row without a KILN_CASE body below does not
@@ -202,14 +205,20 @@ dispatch:
   // deadline is checked (InvokeOptions::timeout), so an endless loop ends.
   KILN_CASE(kBr) : {
     const uint32_t to = code[index].a[0];
-    if (to <= index && --deadline_ticks_ <= 0 && !(s = CheckDeadline()).ok()) return fail(index, s);
+    if (to <= index && --deadline_ticks <= 0) {
+      deadline_ticks = kDeadlineTicks;
+      if (!(s = CheckDeadline()).ok()) return fail(index, s);
+    }
     KILN_NEXT(to);
   }
   KILN_CASE(kBrIf) : {
     const uint32_t* a = code[index].a;
-    const size_t to = I[a[0]] ? a[1] : index + 1;
-    if (to <= index && --deadline_ticks_ <= 0 && !(s = CheckDeadline()).ok()) return fail(index, s);
-    KILN_NEXT(to);
+    if (!I[a[0]]) KILN_NEXT(index + 1);
+    if (a[1] <= index && --deadline_ticks <= 0) {
+      deadline_ticks = kDeadlineTicks;
+      if (!(s = CheckDeadline()).ok()) return fail(index, s);
+    }
+    KILN_NEXT(a[1]);
   }
   KILN_CASE(kConstI64) : {
     const auto& o = code[index].operands;
