@@ -1,6 +1,7 @@
-// Loops that never end, for --timeout (tests/CMakeLists.txt, cli.*timeout*):
+// Loops that never end, for --timeout (tests/cli_tools.cmake, cli.*timeout*):
 // on the scalar path (an i64 counter), with device work in each iteration,
-// and as vm-check test functions beside one that passes.
+// and as vm-check test functions beside one that passes; a function that
+// finishes; and a private function, which the tools refuse to run.
 func.func public @spin(%n: tensor<i64>) -> tensor<i64> {
   %r = stablehlo.while(%i = %n) : tensor<i64>
     cond {
