@@ -32,8 +32,8 @@ class CommandLine {
   CommandLine(std::string tool, std::string description);
   ~CommandLine();
 
-  // The positional file (the module or source); `usage_name` names it in
-  // messages ("a module file").
+  // The positional file (the module or source); `help` also names it in
+  // messages ("vm-run needs a module file (.kiln)").
   void Positional(const std::string& name, std::string* value, const std::string& help, bool required);
   // A single text value; a non-empty default is shown in --help.
   void Text(const std::string& flags, std::string* value, const std::string& help);
