@@ -18,7 +18,7 @@ module=${1:?usage: selective_build.sh MODULE.kiln [x86_64|arm64]}
 arch=${2:-x86_64}
 
 cmake --build build --target vm-dump >/dev/null
-kernels=$(./build/vm-dump "$module" | awk '/^exe#/ { print $4 }' | sort -u | paste -sd ';')
+kernels=$(./build/vm-dump "$module" | awk '/^exe#/ { print $3 }' | sort -u | paste -sd ';')  # "exe#N: kernel NAME ..."
 [ -n "$kernels" ] || { echo "selective_build: $module uses no kernels" >&2; exit 1; }
 
 flags="-ffunction-sections -fdata-sections -DHWY_COMPILE_ONLY_STATIC=1"

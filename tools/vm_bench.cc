@@ -1,12 +1,14 @@
-// vm-bench OUT.kiln --function=NAME [--device=...] [--input=...]: times
-// repeated invocations after warm-up; prints min/median/max.
-#include <CLI/CLI.hpp>
-
+// vm-bench OUT.kiln [--function=NAME] [--device=...] [--input=...] [--iterations=N] [--warmup=N]
+// [--timeout=SECONDS]: times repeated invocations after warm-up; prints
+// min/median/max. --timeout limits each invocation.
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cstdio>
 #include <iostream>
 
+#include "hal/cpu/thread_pool.h"
+#include "tools/cli/cli.h"
 #include "tools/common/guarded_main.h"
 #include "tools/common/tool_support.h"
 #include "vm/context.h"
@@ -14,18 +16,21 @@
 namespace {
 
 int Main(int argc, char** argv) {
-  CLI::App app{"vm-bench: times a function of a Kiln module"};
+  kiln::tools::CommandLine cli("vm-bench", "times a function of a Kiln module");
   std::string path, function = "main", device_spec = "cpu";
   std::vector<std::string> inputs;
   int iterations = 20, warmup = 3, threads = 0;
-  app.add_option("module", path, "module file (.kiln)")->required();
-  app.add_option("--function", function, "function to time");
-  app.add_option("--device", device_spec, "cpu, vulkan or vulkan:N");
-  app.add_option("--input", inputs, "inputs, as for vm-run");
-  app.add_option("--iterations", iterations, "timed invocations")->check(CLI::PositiveNumber);
-  app.add_option("--warmup", warmup, "untimed invocations first");
-  app.add_option("--threads", threads, "kernel threads on the cpu device, at most 1024 (default 0: all cores)")->check(CLI::NonNegativeNumber);
-  CLI11_PARSE(app, argc, argv);
+  double timeout_s = 0;
+  cli.Positional("module", &path, "module file (.kiln)", true);
+  cli.Text("--function", &function, "the public function to time");
+  cli.Text("--device", &device_spec, "cpu, vulkan or vulkan:N");
+  cli.Repeated("--input", &inputs, "an input, as for vm-run");
+  cli.Integer("--iterations", &iterations, "timed invocations", 1, INT_MAX);
+  cli.Integer("--warmup", &warmup, "untimed invocations first", 0, INT_MAX);
+  cli.Integer("--threads", &threads, "kernel threads on the cpu device", 0, kiln::hal::ThreadPool::kMaxThreads,
+              "0: one per core");
+  cli.Seconds("--timeout", &timeout_s, "each invocation's time limit", 1e6, "none");
+  if (auto exit = cli.Parse(argc, argv)) return *exit;
   auto fail = [](const kiln::Status& s) {
     std::cerr << "error: " << s.message() << "\n";
     return 1;
@@ -42,10 +47,13 @@ int Main(int argc, char** argv) {
   if (!device.ok()) return fail(device.status());
   auto context = kiln::vm::Context::Create(*module, device->get());
   if (!context.ok()) return fail(context.status());
+  kiln::vm::InvokeOptions options;
+  if (cli.Given("--timeout"))
+    options.timeout = std::chrono::milliseconds(std::max<int64_t>(1, static_cast<int64_t>(timeout_s * 1000.0 + 0.5)));
   std::vector<double> ms;
-  for (int i = 0; i < warmup + iterations; ++i) {
+  for (int64_t i = 0; i < int64_t{warmup} + iterations; ++i) {
     auto t0 = std::chrono::steady_clock::now();
-    auto r = (*context)->Invoke(function, args);
+    auto r = (*context)->Invoke(function, args, options);
     auto t1 = std::chrono::steady_clock::now();
     if (!r.ok()) return fail(r.status());
     if (i >= warmup) ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());

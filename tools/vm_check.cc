@@ -1,12 +1,16 @@
 // vm-check OUT.kiln [--device=cpu|vulkan] [--stats] [--replicas=N --partitions=M]
-//          [--collective-timeout=SECONDS]: runs every public function without
-// arguments and evaluates its checks. With a process grid of more than one
+//          [--collective-timeout=SECONDS] [--timeout=SECONDS]: runs every public
+// function without arguments and evaluates its checks; a public function
+// with arguments is listed as skipped. --timeout limits each function: one
+// that runs longer fails and the run goes on. With a process grid of more than one
 // process (the flags, or the module's mhlo.num_replicas /
 // mhlo.num_partitions) each function runs on every grid process and passes
 // only if it passes on all of them.
-#include <CLI/CLI.hpp>
-
+#include <algorithm>
 #include <iostream>
+
+#include "hal/cpu/thread_pool.h"
+#include "tools/cli/cli.h"
 
 #include "tools/common/distributed.h"
 #include "tools/common/grid_support.h"
@@ -17,13 +21,19 @@
 
 namespace {
 
+// "2 passed, 1 failed", then ", 1 skipped" when a function was skipped.
+std::string Summary(int passed, int failed, int skipped) {
+  return std::to_string(passed) + " passed, " + std::to_string(failed) + " failed" +
+         (skipped ? ", " + std::to_string(skipped) + " skipped" : "") + "\n";
+}
+
 // Under mpirun: every rank runs every test function, as its grid process
 // when the module's grid has several processes (then it needs exactly that
 // many ranks), else as a 1x1 grid whose interpreter.run_parallel grids run
 // across the ranks. Rank 0 gathers each function's outcome and prints.
 int RunUnderMpi(kiln::tools::Distributed& dist, const std::shared_ptr<const kiln::vm::LoadedModule>& module,
                 kiln::hal::Device* device, kiln::vm::Context& context, const kiln::tools::GridShape& grid,
-                std::chrono::milliseconds timeout) {
+                std::chrono::milliseconds timeout, std::chrono::milliseconds call_timeout) {
   const uint32_t n = static_cast<uint32_t>(dist.size()), id = static_cast<uint32_t>(dist.rank());
   if (grid.size() > 1 && grid.size() != n) {
     if (id == 0)
@@ -32,11 +42,17 @@ int RunUnderMpi(kiln::tools::Distributed& dist, const std::shared_ptr<const kiln
                 << n << "\n";
     return 1;
   }
-  int passed = 0, failed = 0;
+  int passed = 0, failed = 0, skipped = 0;
   for (const auto& fn : module->functions) {
-    if (!fn.is_public || !fn.args.empty()) continue;
+    if (!fn.is_public) continue;
+    if (!fn.args.empty()) {
+      if (id == 0) std::cout << "SKIP " << fn.name << " (takes arguments)\n";
+      ++skipped;
+      continue;
+    }
     kiln::vm::InvokeOptions opts;
     opts.collective_timeout = timeout;
+    opts.timeout = call_timeout;
     opts.run_grid = dist.GridRunner(device);
     if (grid.size() > 1) {
       opts.replica_id = id / grid.partitions;
@@ -63,7 +79,7 @@ int RunUnderMpi(kiln::tools::Distributed& dist, const std::shared_ptr<const kiln
     if (id == 0) std::cout << (why.empty() ? "PASS " : "FAIL ") << fn.name << (why.empty() ? "" : ": " + why) << "\n";
     (why.empty() ? passed : failed)++;
   }
-  if (id == 0) std::cout << passed << " passed, " << failed << " failed\n";
+  if (id == 0) std::cout << Summary(passed, failed, skipped);
   return failed == 0 ? 0 : 1;
 }
 
@@ -74,19 +90,21 @@ int Main(int argc, char** argv) {
     std::cerr << "error: " << dist.status().message() << "\n";
     return 1;
   }
-  CLI::App app{"vm-check: runs the check tests of a Kiln module"};
+  kiln::tools::CommandLine cli("vm-check", "runs the check tests of a Kiln module");
   std::string module_path, device_spec = "cpu";
   bool stats = false;
   int replicas = 0, partitions = 0, threads = 0;
-  double timeout_s = 60;
-  app.add_option("module", module_path, "module file (.kiln)")->required();
-  app.add_option("--device", device_spec, "cpu, vulkan or vulkan:N");
-  app.add_flag("--stats", stats, "print the dispatches each device ran");
-  app.add_option("--replicas", replicas, "replicas in the process grid, at least 1 (default: the module's, else 1)");
-  app.add_option("--partitions", partitions, "partitions in the process grid, at least 1 (default: the module's, else 1)");
-  app.add_option("--collective-timeout", timeout_s, "seconds a collective waits for its peers (default 60)");
-  app.add_option("--threads", threads, "kernel threads on the cpu device, at most 1024 (default 0: all cores)")->check(CLI::NonNegativeNumber);
-  CLI11_PARSE(app, argc, argv);
+  double timeout_s = 60, call_timeout_s = 0;
+  cli.Positional("module", &module_path, "module file (.kiln)", true);
+  cli.Text("--device", &device_spec, "cpu, vulkan or vulkan:N");
+  cli.Flag("--stats", &stats, "print the dispatches each device ran");
+  cli.Integer("--replicas", &replicas, "replicas in the process grid", 1, 4096, "", "the module's, else 1");
+  cli.Integer("--partitions", &partitions, "partitions in the process grid", 1, 4096, "", "the module's, else 1");
+  cli.Seconds("--collective-timeout", &timeout_s, "how long a collective waits for its peers", 1e6);
+  cli.Seconds("--timeout", &call_timeout_s, "each test function's time limit", 1e6, "none");
+  cli.Integer("--threads", &threads, "kernel threads on the cpu device", 0, kiln::hal::ThreadPool::kMaxThreads,
+              "0: one per core");
+  if (auto exit = cli.Parse(argc, argv)) return *exit;
 
   auto fail = [](const std::string& m) {
     std::cerr << "error: " << m << "\n";
@@ -94,24 +112,32 @@ int Main(int argc, char** argv) {
   };
   auto timeout = kiln::tools::CollectiveTimeout(timeout_s);
   if (!timeout.ok()) return fail(timeout.status().message());
+  const std::chrono::milliseconds call_timeout(
+      cli.Given("--timeout") ? std::max<int64_t>(1, static_cast<int64_t>(call_timeout_s * 1000.0 + 0.5)) : 0);
   auto module = kiln::vm::LoadModuleFromFile(module_path);
   if (!module.ok()) return fail(module.status().message());
-  auto grid = kiln::tools::ResolveGrid(app.count("--replicas") ? std::optional<int>(replicas) : std::nullopt,
-                                       app.count("--partitions") ? std::optional<int>(partitions) : std::nullopt, **module);
+  auto grid = kiln::tools::ResolveGrid(cli.Given("--replicas") ? std::optional<int>(replicas) : std::nullopt,
+                                       cli.Given("--partitions") ? std::optional<int>(partitions) : std::nullopt, **module);
   if (!grid.ok()) return fail(grid.status().message());
   auto device = kiln::tools::CreateDevice(device_spec, threads);
   if (!device.ok()) return fail(device.status().message());
   auto context = kiln::vm::Context::Create(*module, device->get());
   if (!context.ok()) return fail(context.status().message());
-  if ((*dist)->active()) return RunUnderMpi(**dist, *module, device->get(), **context, *grid, *timeout);
-  int passed = 0, failed = 0;
+  if ((*dist)->active()) return RunUnderMpi(**dist, *module, device->get(), **context, *grid, *timeout, call_timeout);
+  int passed = 0, failed = 0, skipped = 0;
   for (const auto& fn : (*module)->functions) {
-    if (!fn.is_public || !fn.args.empty()) continue;
+    if (!fn.is_public) continue;
+    if (!fn.args.empty()) {  // a test takes no arguments; say so rather than leave it out silently
+      std::cout << "SKIP " << fn.name << " (takes arguments)\n";
+      ++skipped;
+      continue;
+    }
     std::string why;
     if (grid->size() == 1) {
       (*context)->ClearCheckFailures();
       kiln::vm::InvokeOptions opts;
       opts.collective_timeout = *timeout;
+      opts.timeout = call_timeout;
       auto r = (*context)->Invoke(fn.name, {}, opts);
       if (!r.ok()) why = r.status().message();
       else if (!(*context)->check_failures().empty()) why = (*context)->check_failures().front();
@@ -122,6 +148,7 @@ int Main(int argc, char** argv) {
       run.functions.assign(grid->size(), fn.name);
       run.inputs.resize(grid->size());
       run.timeout = *timeout;
+      run.call_timeout = call_timeout;
       auto r = kiln::vm::RunGrid(*module, device->get(), run);
       if (!r.ok()) {
         why = r.status().message();
@@ -147,7 +174,7 @@ int Main(int argc, char** argv) {
     std::cout << "stats: device " << (*device)->name() << " dispatches " << s.dispatches << " submissions "
               << s.submissions << "\n";
   }
-  std::cout << passed << " passed, " << failed << " failed\n";
+  std::cout << Summary(passed, failed, skipped);
   return failed == 0 ? 0 : 1;
 }
 

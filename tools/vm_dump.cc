@@ -1,10 +1,16 @@
-// vm-dump OUT.kiln [--sizes]: shows what a module holds.
-#include <CLI/CLI.hpp>
-
+// vm-dump OUT.kiln [--sizes] [--dump-spirv=DIR]: shows what a module holds:
+// constants, executables (the kernel with its attribute values, and each
+// Vulkan variant: signature, SPIR-V size, entry point, workgroup size, grid,
+// features), and functions with their disassembled bytecode. --dump-spirv
+// writes each variant's SPIR-V to DIR/exe<N>.<K>.spv (for spirv-dis).
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <iostream>
 
+#include "kernels/common/file_io.h"
 #include "kernels/common/scalar_program.h"
+#include "tools/cli/cli.h"
 #include "tools/common/guarded_main.h"
 #include "vm/module.h"
 
@@ -32,13 +38,97 @@ std::string OperandText(const kiln::vm::Operand& o) {
   }
 }
 
+// "name=3", "name=[1, 2]", "name=0.5", "name=\"text\"", "name=<program: stablehlo.add>".
+std::string AttrText(const kiln::KernelAttr& a) {
+  if (a.has_program) {
+    std::string ops;
+    for (const auto& in : a.program.instrs) ops += (ops.empty() ? "" : ", ") + std::string(kiln::ScalarOpName(in.op));
+    return a.name + "=<program: " + (ops.empty() ? "returns a parameter" : ops) + ">";
+  }
+  if (!a.str.empty()) return a.name + "=\"" + a.str + "\"";
+  std::vector<std::string> values;
+  for (int64_t v : a.ints) values.push_back(std::to_string(v));
+  for (double v : a.floats) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    values.push_back(buf);
+  }
+  if (values.size() == 1) return a.name + "=" + values[0];
+  std::string list;
+  for (const auto& v : values) list += (list.empty() ? "" : ", ") + v;
+  return a.name + "=[" + list + "]";
+}
+
+// The name of the shader's first OpEntryPoint, or "?" if it has none.
+std::string SpirvEntryPoint(const std::vector<uint32_t>& words) {
+  constexpr uint32_t kOpEntryPoint = 15;  // execution model, function id, name
+  for (size_t i = 5; i < words.size();) {  // after the 5-word header
+    const uint32_t count = words[i] >> 16, op = words[i] & 0xffff;
+    if (count == 0 || count > words.size() - i) break;
+    if (op == kOpEntryPoint && count > 3) {
+      const char* name = reinterpret_cast<const char*>(&words[i + 3]);
+      return std::string(name, strnlen(name, (count - 3) * sizeof(uint32_t)));
+    }
+    i += count;
+  }
+  return "?";
+}
+
+// "(rank-2 f32, rank-0 f32) -> (rank-1 f32)", as the Vulkan device names a signature.
+std::string VariantSignature(const kiln::hal::ShaderVariant& v) {
+  auto side = [](const std::vector<kiln::ElementType>& types, const std::vector<uint8_t>& ranks) {
+    std::string s = "(";
+    for (size_t i = 0; i < types.size() && i < ranks.size(); ++i)
+      s += (i ? ", " : "") + ("rank-" + std::to_string(ranks[i])) + " " + std::string(kiln::Name(types[i]));
+    return s + ")";
+  };
+  return side(v.input_types, v.input_ranks) + " -> " + side(v.output_types, v.output_ranks);
+}
+
+std::string VariantText(const kiln::hal::ShaderVariant& v) {
+  std::string grid = v.grid_kind == kiln::hal::ShaderGrid::kTiles      ? "tiles"
+                     : v.grid_kind == kiln::hal::ShaderGrid::kPerGroup ? "one group per element"
+                                                                       : "one invocation per element";
+  if (!v.grid_args.empty()) {
+    grid += " [";
+    for (size_t i = 0; i < v.grid_args.size(); ++i) grid += (i ? ", " : "") + std::to_string(v.grid_args[i]);
+    grid += "]";
+  }
+  std::string features = kiln::hal::ShaderFeatureNames(v.features);
+  return VariantSignature(v) + ": " + std::to_string(v.spirv.size() * sizeof(uint32_t)) + " bytes of SPIR-V, entry " +
+         SpirvEntryPoint(v.spirv) + ", workgroup " + std::to_string(v.workgroup_size) + ", grid " + grid +
+         ", features " + (features.empty() ? "none" : features);
+}
+
+// --dump-spirv=DIR: every variant's SPIR-V as DIR/exe<N>.<K>.spv.
+kiln::Status DumpSpirv(const kiln::vm::LoadedModule& m, const std::string& dir) {
+  size_t count = 0;
+  for (const auto& variants : m.vulkan_shaders) count += variants.size();
+  if (count == 0)
+    return kiln::InvalidArgument("the module has no Vulkan shaders to dump (compile it with --target=all or vulkan)");
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return kiln::InvalidArgument("cannot create the directory '" + dir + "': " + ec.message());
+  for (size_t e = 0; e < m.vulkan_shaders.size(); ++e)
+    for (size_t k = 0; k < m.vulkan_shaders[e].size(); ++k) {
+      const auto& words = m.vulkan_shaders[e][k].spirv;
+      std::string path = dir + "/exe" + std::to_string(e) + "." + std::to_string(k) + ".spv";
+      KILN_RETURN_IF_ERROR(kiln::WriteFile(
+          path, std::string_view(reinterpret_cast<const char*>(words.data()), words.size() * sizeof(uint32_t))));
+    }
+  std::fprintf(stderr, "wrote %s to %s (exe<N>.<K>.spv: executable N, variant K)\n",
+               kiln::tools::Count(count, "SPIR-V file").c_str(), dir.c_str());
+  return kiln::Status::Ok();
+}
+
 int Main(int argc, char** argv) {
-  CLI::App app{"vm-dump: shows the contents of a Kiln module"};
-  std::string path;
+  kiln::tools::CommandLine cli("vm-dump", "shows the contents of a Kiln module");
+  std::string path, spirv_dir;
   bool sizes = false;
-  app.add_option("module", path, "module file (.kiln)")->required();
-  app.add_flag("--sizes", sizes, "report what each part of the file weighs");
-  CLI11_PARSE(app, argc, argv);
+  cli.Positional("module", &path, "module file (.kiln)", true);
+  cli.Flag("--sizes", &sizes, "report only what each part of the file weighs");
+  cli.Text("--dump-spirv", &spirv_dir, "write each Vulkan variant's SPIR-V to DIR/exe<N>.<K>.spv");
+  if (auto exit = cli.Parse(argc, argv)) return *exit;
   auto loaded = kiln::vm::LoadModuleFromFile(path);
   if (!loaded.ok()) {
     std::cerr << "error: " << loaded.status().message() << "\n";
@@ -57,11 +147,21 @@ int Main(int argc, char** argv) {
     if (!sizes) std::printf("const#%zu: %s%s, %zu bytes stored, %zu raw%s\n", i, dims.c_str(),
                             std::string(kiln::Name(c.type)).c_str(), c.stored_size, c.size, c.compressed ? " (zstd)" : "");
   }
+  size_t spirv_bytes = 0, variant_count = 0;
+  for (const auto& variants : m.vulkan_shaders)
+    for (const auto& v : variants) {
+      spirv_bytes += v.spirv.size() * sizeof(uint32_t);
+      ++variant_count;
+    }
   for (size_t i = 0; i < m.executables.size() && !sizes; ++i) {
     const auto& e = m.executables[i];
-    std::printf("exe#%zu: cpu kernel %s", i, e.kernel.c_str());
-    for (const auto& a : e.attrs) std::printf(" %s%s", a.name.c_str(), a.has_program ? "=<program>" : "");
+    std::printf("exe#%zu: kernel %s", i, e.kernel.c_str());
+    for (const auto& a : e.attrs) std::printf(" %s", AttrText(a).c_str());
     std::printf("\n");
+    const auto& variants = m.vulkan_shaders[i];
+    if (variants.empty() && variant_count > 0) std::printf("  vulkan: no variant\n");
+    for (size_t k = 0; k < variants.size(); ++k)
+      std::printf("  vulkan #%zu: %s\n", k, VariantText(variants[k]).c_str());
   }
   size_t code_bytes = 0;
   for (const auto& f : m.functions) {
@@ -90,10 +190,18 @@ int Main(int argc, char** argv) {
       std::printf("  %-70s %s\n", line.c_str(), loc.empty() ? "" : ("// " + m.source_file + ":" + loc).c_str());
     }
   }
-  std::printf("\nsizes: file %zu bytes; constants %zu stored (%zu raw) in %zu; bytecode %zu in %zu functions; "
-              "%zu executables\n",
-              m.file.size(), const_stored, const_raw, m.constants.size(), code_bytes, m.functions.size(),
-              m.executables.size());
+  using kiln::tools::Count;
+  std::printf("\nsizes: file %zu bytes; constants %zu stored (%zu raw) in %zu; bytecode %zu in %s; %s; "
+              "vulkan shaders %zu bytes of SPIR-V in %s\n",
+              m.file.size(), const_stored, const_raw, m.constants.size(), code_bytes,
+              Count(m.functions.size(), "function").c_str(), Count(m.executables.size(), "executable").c_str(),
+              spirv_bytes, Count(variant_count, "variant").c_str());
+  if (!spirv_dir.empty()) {
+    if (kiln::Status s = DumpSpirv(m, spirv_dir); !s.ok()) {
+      std::cerr << "error: " << s.message() << "\n";
+      return 1;
+    }
+  }
   return 0;
 }
 

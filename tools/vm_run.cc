@@ -1,14 +1,17 @@
 // vm-run OUT.kiln [--function=NAME] [--device=cpu|vulkan[:N]] [--input=...]... [--output=@file.npy]...
-//        [--replicas=N --partitions=M] [--collective-timeout=SECONDS]
+//        [--replicas=N --partitions=M] [--collective-timeout=SECONDS] [--timeout=SECONDS]
 //
 // With a process grid of more than one process (the flags, or the module's
 // mhlo.num_replicas / mhlo.num_partitions), the function runs on every grid
 // process, each in its own VM context on its own thread. Inputs are shared,
 // or per process where their text names {replica}, {partition} or
 // {process}; results are printed per process under "process (r, p):".
-#include <CLI/CLI.hpp>
-
+#include <algorithm>
 #include <iostream>
+#include <limits>
+
+#include "hal/cpu/thread_pool.h"
+#include "tools/cli/cli.h"
 
 #include "tools/common/distributed.h"
 #include "tools/common/grid_support.h"
@@ -24,13 +27,17 @@ int Fail(const std::string& message) {
   return 1;
 }
 
-// Prints or writes one process's results; false on an error.
+// Prints or writes one process's results; false on an error. `header`
+// ("process (r, p):") comes before printed results; results written to
+// files print nothing.
 bool Emit(const std::vector<kiln::vm::HostTensor>& results, const std::vector<std::string>& outputs,
-          uint32_t r, uint32_t p, uint32_t partitions, int64_t print_max = -1) {
-  if (!outputs.empty() && outputs.size() != results.size()) {
-    std::cerr << "error: " << results.size() << " results but " << outputs.size() << " --output files\n";
+          uint32_t r, uint32_t p, uint32_t partitions, int print_max, const std::string& header = "") {
+  if (!outputs.empty() && outputs.size() != results.size()) {  // checked before the run; kept as a guard
+    std::cerr << "error: " << kiln::tools::Count(results.size(), "result") << " but "
+              << kiln::tools::Count(outputs.size(), "--output file") << "\n";
     return false;
   }
+  if (outputs.empty() && !header.empty()) std::cout << header << "\n";
   for (size_t i = 0; i < results.size(); ++i) {
     if (outputs.empty()) {
       std::cout << kiln::vm::FormatTensor(results[i], print_max) << "\n";
@@ -52,43 +59,87 @@ bool Emit(const std::vector<kiln::vm::HostTensor>& results, const std::vector<st
   return true;
 }
 
+bool NamesProcess(const std::string& text) {
+  return text.find("{replica}") != std::string::npos || text.find("{partition}") != std::string::npos ||
+         text.find("{process}") != std::string::npos;
+}
+
+// What can be known wrong before running: the function (it must exist and
+// be public, as in the C API), the number of --output files, and, in a grid
+// of several processes, an --output every process would write.
+kiln::Status CheckRun(const kiln::vm::LoadedModule& module, const std::string& function,
+                      const std::vector<std::string>& outputs, uint32_t processes) {
+  int f = module.FindFunction(function);
+  std::string publics;
+  for (const auto& fn : module.functions)
+    if (fn.is_public) publics += (publics.empty() ? "" : ", ") + fn.name;
+  if (publics.empty()) publics = "none";
+  if (f < 0)
+    return kiln::InvalidArgument("no function named '" + function + "' in the module (its public functions: " +
+                                 publics + ")");
+  const auto& fn = module.functions[f];
+  if (!fn.is_public)
+    return kiln::InvalidArgument("function '" + function +
+                                 "' is private: only the module's public functions can be run (" + publics + ")");
+  if (!outputs.empty() && outputs.size() != fn.results.size())
+    return kiln::InvalidArgument("function '" + function + "' has " + kiln::tools::Count(fn.results.size(), "result") +
+                                 ", but " + kiln::tools::Count(outputs.size(), "--output file") +
+                                 (outputs.size() == 1 ? " was given" : " were given"));
+  if (processes > 1)
+    for (const auto& o : outputs)
+      if (!NamesProcess(o))
+        return kiln::InvalidArgument("--output '" + o + "' would be written by all " + std::to_string(processes) +
+                                     " processes of the grid: name a file per process with {replica}, {partition} "
+                                     "or {process}");
+  return kiln::Status::Ok();
+}
+
+std::chrono::milliseconds Millis(double seconds) {
+  return std::chrono::milliseconds(std::max<int64_t>(1, static_cast<int64_t>(seconds * 1000.0 + 0.5)));
+}
+
 int Main(int argc, char** argv) {
   // Under mpirun, MPI starts first (it may consume arguments of its own).
   auto dist = kiln::tools::Distributed::Start(&argc, &argv);
   if (!dist.ok()) return Fail(dist.status().message());
-  CLI::App app{"vm-run: runs a function of a Kiln module"};
+  kiln::tools::CommandLine cli("vm-run", "runs a function of a Kiln module");
   std::string module_path, function = "main", device_spec = "cpu";
   std::vector<std::string> inputs, outputs;
   int threads = 0, replicas = 0, partitions = 0;
-  double timeout_s = 60;
+  double collective_timeout_s = 60, timeout_s = 0;
   bool list_devices = false;
-  app.add_option("module", module_path, "module file (.kiln)");
-  app.add_option("--function", function, "function to run (default: main)");
-  app.add_option("--device", device_spec, "cpu, vulkan or vulkan:N");
-  app.add_option("--input", inputs,
-                 "an input: 2x3xf32=1,2,3,4,5,6 | f32=7 | @x.npy; {replica}, {partition}, {process} make it per process");
-  app.add_option("--output", outputs, "write a result to @file.npy (one per result; placeholders as for --input)");
-  app.add_option("--threads", threads, "kernel threads on the cpu device, at most 1024 (default 0: all cores)")->check(CLI::NonNegativeNumber);
-  app.add_option("--replicas", replicas, "replicas in the process grid, at least 1 (default: the module's, else 1)");
-  app.add_option("--partitions", partitions, "partitions in the process grid, at least 1 (default: the module's, else 1)");
-  app.add_option("--collective-timeout", timeout_s, "seconds a collective waits for its peers (default 60)");
-  app.add_flag("--list-devices", list_devices, "list the available devices");
-  int64_t print_max = -1;
-  app.add_option("--print-max-elements", print_max, "print at most N elements of each result (default: all)")->check(CLI::NonNegativeNumber);
-  CLI11_PARSE(app, argc, argv);
+  cli.Positional("module", &module_path, "module file (.kiln)", false);
+  cli.Text("--function", &function, "the public function to run");
+  cli.Text("--device", &device_spec, "cpu, vulkan or vulkan:N");
+  cli.Repeated("--input", &inputs,
+               "an input: 2x3xf32=1,2,3,4,5,6 | f32=7 | @x.npy; {replica}, {partition}, {process} make it per process");
+  cli.Repeated("--output", &outputs, "write a result to @file.npy (one per result; placeholders as for --input)");
+  cli.Integer("--threads", &threads, "kernel threads on the cpu device", 0, kiln::hal::ThreadPool::kMaxThreads,
+              "0: one per core");
+  cli.Integer("--replicas", &replicas, "replicas in the process grid", 1, 4096, "", "the module's, else 1");
+  cli.Integer("--partitions", &partitions, "partitions in the process grid", 1, 4096, "", "the module's, else 1");
+  cli.Seconds("--collective-timeout", &collective_timeout_s, "how long a collective waits for its peers", 1e6);
+  cli.Seconds("--timeout", &timeout_s, "the run's time limit", 1e6, "none");
+  cli.Flag("--list-devices", &list_devices, "list the available devices");
+  int print_max = -1;
+  cli.Integer("--print-max-elements", &print_max, "print at most N elements of each result", 0,
+              std::numeric_limits<int>::max(), "", "all");
+  if (auto exit = cli.Parse(argc, argv)) return *exit;
 
   if (list_devices) {
     for (const auto& d : kiln::tools::ListDevices()) std::cout << d << "\n";
     return 0;
   }
-  if (module_path.empty()) return Fail("a module file is required");
-  auto timeout = kiln::tools::CollectiveTimeout(timeout_s);
+  if (module_path.empty()) return Fail("vm-run needs a module file (.kiln) ('vm-run --help' shows the usage)");
+  auto timeout = kiln::tools::CollectiveTimeout(collective_timeout_s);
   if (!timeout.ok()) return Fail(timeout.status().message());
+  const std::chrono::milliseconds call_timeout = cli.Given("--timeout") ? Millis(timeout_s) : std::chrono::milliseconds(0);
   auto module = kiln::vm::LoadModuleFromFile(module_path);
   if (!module.ok()) return Fail(module.status().message());
-  auto grid = kiln::tools::ResolveGrid(app.count("--replicas") ? std::optional<int>(replicas) : std::nullopt,
-                                       app.count("--partitions") ? std::optional<int>(partitions) : std::nullopt, **module);
+  auto grid = kiln::tools::ResolveGrid(cli.Given("--replicas") ? std::optional<int>(replicas) : std::nullopt,
+                                       cli.Given("--partitions") ? std::optional<int>(partitions) : std::nullopt, **module);
   if (!grid.ok()) return Fail(grid.status().message());
+  if (auto s = CheckRun(**module, function, outputs, grid->size()); !s.ok()) return Fail(s.message());
   auto device = kiln::tools::CreateDevice(device_spec, threads);
   if (!device.ok()) return Fail(device.status().message());
 
@@ -129,12 +180,14 @@ int Main(int argc, char** argv) {
     opts.partition_id = id % grid->partitions;
     opts.grid = env;
     opts.collective_timeout = *timeout;
+    opts.timeout = call_timeout;
     auto results = (*context)->Invoke(function, args[id], opts);
     env->transport->ProcessDone(id, results.ok() ? kiln::Status::Ok() : results.status());
     std::string name = kiln::vm::ProcessName(id, grid->partitions);
     if (!results.ok()) return Fail("process " + name + ": " + results.status().message());
-    std::cout << "process " << name << ":\n";
-    if (!Emit(*results, outputs, opts.replica_id, opts.partition_id, grid->partitions, print_max)) return 1;
+    if (!Emit(*results, outputs, opts.replica_id, opts.partition_id, grid->partitions, print_max,
+              "process " + name + ":"))
+      return 1;
     for (const auto& f : (*context)->check_failures()) std::cerr << "check failed in process " << name << ": " << f << "\n";
     return (*context)->check_failures().empty() ? 0 : 1;
   }
@@ -147,6 +200,7 @@ int Main(int argc, char** argv) {
     if (!context.ok()) return Fail(context.status().message());
     kiln::vm::InvokeOptions opts;
     opts.collective_timeout = *timeout;
+    opts.timeout = call_timeout;
     auto results = (*context)->Invoke(function, args[0], opts);
     if (!results.ok()) return Fail(results.status().message());
     if (!Emit(*results, outputs, 0, 0, 1, print_max)) return 1;
@@ -160,19 +214,20 @@ int Main(int argc, char** argv) {
   run.functions.assign(grid->size(), function);
   run.inputs = std::move(args);
   run.timeout = *timeout;
+  run.call_timeout = call_timeout;
   auto result = kiln::vm::RunGrid(*module, device->get(), run);
   if (!result.ok()) return Fail(result.status().message());
   int status = 0;
   for (uint32_t id = 0; id < grid->size(); ++id) {
     const auto& p = result->processes[id];
     uint32_t r = id / grid->partitions, q = id % grid->partitions;
-    std::cout << "process " << kiln::vm::ProcessName(id, grid->partitions) << ":\n";
     if (!p.status.ok()) {
       std::cerr << "error: process " << kiln::vm::ProcessName(id, grid->partitions) << ": " << p.status.message() << "\n";
       status = 1;
       continue;
     }
-    if (!Emit(p.results, outputs, r, q, grid->partitions, print_max)) status = 1;
+    if (!Emit(p.results, outputs, r, q, grid->partitions, print_max, "process " + kiln::vm::ProcessName(id, grid->partitions) + ":"))
+      status = 1;
     for (const auto& f : p.check_failures) {
       std::cerr << "check failed in process " << kiln::vm::ProcessName(id, grid->partitions) << ": " << f << "\n";
       status = 1;

@@ -106,7 +106,7 @@ Status Context::RunCheck(const Instruction& ins, Frame& frame) {
   const LoadedFunction& fn = module_->functions[frame.function];
   std::string where = fn.name;
   std::string loc = fn.LocationOf(static_cast<size_t>(&ins - fn.code.data()));
-  if (!loc.empty()) where += " at " + loc;
+  if (!loc.empty()) where += " at " + (module_->source_file.empty() ? "" : module_->source_file + ":") + loc;
   // check.eq_result writes its first operand; the others read it.
   const size_t first = ins.op == Opcode::kCheckEqResult ? 1 : 0;
   KILN_ASSIGN_OR_RETURN(HostTensor a, Read(frame.refs[o[first].value]));

@@ -5,6 +5,8 @@
 // interpreter itself (Run, Execute) is vm/interpreter.cc.
 #include "vm/context.h"
 
+#include <cstdio>
+
 #include "hal/vulkan/shader_abi.h"
 #include "kernels/common/kernel.h"
 
@@ -162,8 +164,16 @@ Status Context::RecordDispatch(uint64_t output_bytes) {
   pending_bytes_ += output_bytes;
   if (++pending_dispatches_ < kFlushDispatches && pending_bytes_ < kFlushBytes) return Status::Ok();
   KILN_RETURN_IF_ERROR(Flush());
-  if (timeline_value_ <= kMaxInFlight) return Status::Ok();
-  return timeline_->Wait(timeline_value_ - kMaxInFlight, kWaitTimeout);
+  if (timeline_value_ <= kMaxInFlight) return CheckDeadline();
+  KILN_RETURN_IF_ERROR(timeline_->Wait(timeline_value_ - kMaxInFlight, kWaitTimeout));
+  return CheckDeadline();
+}
+
+Status Context::CheckDeadline() {
+  if (!has_deadline_ || std::chrono::steady_clock::now() < deadline_) return Status::Ok();
+  char seconds[32];
+  std::snprintf(seconds, sizeof seconds, "%g", static_cast<double>(options_.timeout.count()) / 1000.0);
+  return Status(StatusCode::kDeadlineExceeded, std::string("timed out after ") + seconds + " s");
 }
 
 Status Context::Sync() {
@@ -181,9 +191,13 @@ StatusOr<std::vector<HostTensor>> Context::Invoke(const std::string& name, const
                                                   const InvokeOptions& options) {
   options_ = options;
   local_grid_.reset();
+  has_deadline_ = options.timeout.count() > 0;
+  deadline_ = std::chrono::steady_clock::now() + options.timeout;
   int f = module_->FindFunction(name);
   if (f < 0) return InvalidArgument("no function named '" + name + "' in the module");
   const LoadedFunction& fn = module_->functions[f];
+  if (!fn.is_public && !options.allow_private)
+    return InvalidArgument("function '" + name + "' is private: only the module's public functions can be called");
   for (const auto& u : fn.unavailable)
     if (device_->name().rfind(u.device, 0) == 0)
       return Unimplemented("function '" + name + "' cannot run on the " + u.device + " device: " + u.op + " (" +

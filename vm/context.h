@@ -44,6 +44,16 @@ struct InvokeOptions {
   // Runs interpreter.run_parallel's grids; unset: RunGrid, in this process
   // (vm/collectives/grid.h). Under MPI, one rank per grid process (vm/collectives/mpi/).
   std::function<Status(const std::shared_ptr<const LoadedModule>&, const GridRun&, GridResult*)> run_grid;
+  // The call's time limit (zero: none). Once past it the call fails with
+  // DeadlineExceeded, "timed out after S s", naming where it stopped. It is
+  // checked on backward jumps, calls, and after each wait for device work:
+  // work already submitted to the device is not interrupted, so the call
+  // returns once that has finished. Collectives keep their own timeout.
+  std::chrono::milliseconds timeout{0};
+  // Only public functions are entry points (the C API lists only those), so
+  // a private one is refused; interpreter.run_parallel's grids run the
+  // programs they name, public or not.
+  bool allow_private = false;
 };
 
 class Context {
@@ -82,6 +92,13 @@ class Context {
   // is more than a few submissions ahead of the device, waits for the oldest
   // (docs/architecture.md, "Submission").
   Status RecordDispatch(uint64_t output_bytes);
+  // InvokeOptions::timeout: DeadlineExceeded once the call is past its
+  // deadline. The interpreter calls it every kDeadlineTicks backward jumps
+  // (reading the clock on every jump would slow scalar loops: a loop
+  // iteration takes tens of nanoseconds, so a deadline is still seen within
+  // microseconds), on calls and after waits.
+  Status CheckDeadline();
+  static constexpr int64_t kDeadlineTicks = 1024;
   StatusOr<HostTensor> Read(const RefValue& v);
   StatusOr<RefValue> Write(const HostTensor& t);
   // An argument of Invoke: a view of t's own memory where the device reads
@@ -113,6 +130,8 @@ class Context {
   std::vector<std::string> check_failures_;
   std::map<std::string, std::vector<HostTensor>> probes_;
   InvokeOptions options_;
+  bool has_deadline_ = false;
+  std::chrono::steady_clock::time_point deadline_;
   std::shared_ptr<GridEnvironment> local_grid_;  // the 1x1 grid of a plain Invoke
   std::map<uint32_t, CollectiveDesc> descs_;     // parsed descriptors, by string index
 };

@@ -122,6 +122,9 @@ Status Context::Execute(Frame& frame, int depth) {
   const Instruction* const code = fn.code.data();
   Status s;
   size_t index = 0;
+  // Backward jumps until the deadline is next checked; a local, so the
+  // scalar loop keeps it in a register.
+  int64_t deadline_ticks = kDeadlineTicks;
 #if KILN_COMPUTED_GOTO
   // One entry per row of opcodes.def, indexed by code (rows are dense,
   // vm/bytecode.h asserts it); a row without a KILN_CASE body below does not
@@ -198,10 +201,24 @@ dispatch:
     I[code[index].a[0]] = EvalScalarOp(code[index], I);
     KILN_NEXT(index + 1);
   }
-  KILN_CASE(kBr) : KILN_NEXT(code[index].a[0]);
+  // A backward jump closes a loop: every kDeadlineTicks of them the call's
+  // deadline is checked (InvokeOptions::timeout), so an endless loop ends.
+  KILN_CASE(kBr) : {
+    const uint32_t to = code[index].a[0];
+    if (to <= index && --deadline_ticks <= 0) {
+      deadline_ticks = kDeadlineTicks;
+      if (!(s = CheckDeadline()).ok()) return fail(index, s);
+    }
+    KILN_NEXT(to);
+  }
   KILN_CASE(kBrIf) : {
     const uint32_t* a = code[index].a;
-    KILN_NEXT(I[a[0]] ? a[1] : index + 1);
+    if (!I[a[0]]) KILN_NEXT(index + 1);
+    if (a[1] <= index && --deadline_ticks <= 0) {
+      deadline_ticks = kDeadlineTicks;
+      if (!(s = CheckDeadline()).ok()) return fail(index, s);
+    }
+    KILN_NEXT(a[1]);
   }
   KILN_CASE(kConstI64) : {
     const auto& o = code[index].operands;
@@ -273,7 +290,7 @@ dispatch:
     if (!(s = view_of(o[1].value, &v)).ok()) return fail(index, s);
     if (v->NumElements() < 1) return fail(index, InvalidArgument("load from an empty tensor"));
     uint8_t bytes[16] = {};
-    if (!(s = Sync()).ok()) return fail(index, s);
+    if (!(s = Sync()).ok() || !(s = CheckDeadline()).ok()) return fail(index, s);
     size_t n = StorageBytes(v->type);
     if (!(s = device_->Download(*v->buffer, v->offset, bytes, n)).ok()) return fail(index, s);
     Scalar sc = ref::LoadScalar(v->type, bytes);
@@ -291,6 +308,7 @@ dispatch:
   KILN_CASE(kCall) : {
     const auto& o = code[index].operands;
     std::vector<RefValue> args, results;
+    if (!(s = CheckDeadline()).ok()) return fail(index, s);
     for (uint32_t r : o[1].list) args.push_back(R[r]);
     s = Run(static_cast<int>(o[0].value), std::move(args), &results, depth + 1);
     if (!s.ok()) return s;

@@ -170,6 +170,19 @@ Counts RunFile(const fs::path& path, kiln::hal::Device* device, bool verbose) {
 
 }  // namespace
 
+constexpr char kUsage[] =
+    "usage: kiln-conformance DIR_OR_FILE... [--device=cpu|vulkan[:N]] [--mode=inline|deferred] [--verbose]\n"
+    "                        [--strict] [--reasons] [--op-status=FILE] [--emit=DIR]\n"
+    "Compiles each .mlir file (every .mlir under a directory) chunk by chunk and runs its test functions\n"
+    "(public, no arguments) on the device; prints per-file and total counts. Exit status 1 if any failed.\n"
+    "  --device=D          cpu (default), vulkan or vulkan:N\n"
+    "  --mode=M            the cpu device's mode: inline (default) or deferred\n"
+    "  --verbose           print each test function's outcome\n"
+    "  --strict            also fail when a test function is unsupported\n"
+    "  --reasons           summarize why functions were unsupported\n"
+    "  --op-status=FILE    write each op's outcomes per element-type family\n"
+    "  --emit=DIR          also write the chunks that run grids as modules to DIR\n";
+
 int main(int argc, char** argv) {
   std::vector<fs::path> files;
   bool verbose = false, strict = false;
@@ -190,13 +203,29 @@ int main(int argc, char** argv) {
       fs::remove(fs::path(g_emit_dir) / "manifest.txt");
       continue;
     }
+    if (a == "--help" || a == "-h") {
+      std::cout << kUsage;
+      return 0;
+    }
+    if (a.size() > 1 && a[0] == '-') {  // not a path: a misspelled or unknown option
+      std::cerr << "kiln-conformance: unknown option '" << a << "'\n" << kUsage;
+      return 2;
+    }
     fs::path p(a);
+    if (!fs::exists(p)) {
+      std::cerr << "kiln-conformance: '" << a << "' does not exist\n";
+      return 2;
+    }
     if (fs::is_directory(p)) {
       for (const auto& e : fs::recursive_directory_iterator(p))
         if (e.path().extension() == ".mlir") files.push_back(e.path());
     } else {
       files.push_back(p);
     }
+  }
+  if (files.empty()) {
+    std::cerr << kUsage;
+    return 2;
   }
   std::sort(files.begin(), files.end());
   std::unique_ptr<kiln::hal::Device> device;

@@ -157,6 +157,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!context.ok()) return 0;
   vm::InvokeOptions options;
   options.print = [](const std::string&) {};
+  options.allow_private = true;  // private functions are code to exercise too
   for (size_t f : runnable) {
     const vm::LoadedFunction& fn = module->functions[f];
     std::vector<vm::HostTensor> inputs;

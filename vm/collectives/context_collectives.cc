@@ -386,6 +386,10 @@ Status Context::RunParallel(const Instruction& ins, Frame& frame, int depth) {
   run.functions = programs;
   run.timeout = options_.collective_timeout;
   run.print = options_.print;
+  run.allow_private = true;  // the programs a grid names need not be public
+  if (has_deadline_)  // the grid's processes share what is left of this call's time
+    run.call_timeout = std::max(std::chrono::milliseconds(1), std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                                  deadline_ - std::chrono::steady_clock::now()));
   size_t next = 0;
   for (const auto& name : programs) {
     int f = module_->FindFunction(name);

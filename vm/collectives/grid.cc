@@ -60,6 +60,8 @@ StatusOr<GridResult> RunGrid(const std::shared_ptr<const LoadedModule>& module, 
     opts.partition_id = id % run.num_partitions;
     opts.grid = env;
     opts.collective_timeout = run.timeout;
+    opts.timeout = run.call_timeout;
+    opts.allow_private = run.allow_private;
     opts.print = [&](const std::string& text) {
       std::lock_guard<std::mutex> l(print_mu);
       if (run.print) run.print(text);

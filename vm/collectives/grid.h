@@ -21,6 +21,9 @@ struct GridRun {
   std::chrono::milliseconds timeout{60000};
   std::function<void(const std::string&)> print;  // serialized across processes
   std::shared_ptr<CollectiveTransport> transport;   // null: in-process
+  // Each process's InvokeOptions::timeout and allow_private.
+  std::chrono::milliseconds call_timeout{0};
+  bool allow_private = false;
 };
 
 struct GridProcessResult {

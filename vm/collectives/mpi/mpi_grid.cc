@@ -79,6 +79,8 @@ Status RunGridOverMpi(MpiSession& session, const std::shared_ptr<const LoadedMod
     opts.partition_id = id % run.num_partitions;
     opts.grid = env;
     opts.collective_timeout = run.timeout;
+    opts.timeout = run.call_timeout;
+    opts.allow_private = run.allow_private;
     opts.print = run.print;
     auto r = (*context)->Invoke(run.functions[id], run.inputs[id], opts);
     if (r.ok()) mine.results = std::move(r.value());
