@@ -56,6 +56,14 @@ Type Parser::ParseType() {
   FailExpected("type");
 }
 
+Type Parser::ParseAttributeType() {
+  bool saved = in_attribute_type_;
+  in_attribute_type_ = true;
+  Type t = ParseType();
+  in_attribute_type_ = saved;
+  return t;
+}
+
 Type Parser::ParseTensorTypeAfterKeyword() {
   Token kw = cur_;
   Advance();  // 'tensor'; cur_ is now '<' and the lexer sits right after it
@@ -137,6 +145,15 @@ ElementType Parser::ParseElementType(std::shared_ptr<const QuantType>* quant) {
     if (part == "f32") return ElementType::kC64;
     if (part == "f64") return ElementType::kC128;
     Fail(at, "unsupported complex element type complex<" + std::string(part) + ">");
+  }
+  if (cur_.text == "index") {
+    // MLIR's index type: attributes use it (custom_call's operand_layouts,
+    // dense<[0, 1]> : tensor<2xindex>), StableHLO values never do.
+    if (!in_attribute_type_)
+      Fail(cur_, "element type 'index' is allowed in attributes only; a StableHLO tensor value has a sized "
+                 "integer type (e.g. i64)");
+    Advance();
+    return ElementType::kSI64;
   }
   auto et = ElementTypeFromName(cur_.text);
   if (!et) Fail(cur_, "unknown element type '" + std::string(cur_.text) + "'");
