@@ -42,7 +42,7 @@ Attribute Parser::ParseDense() {
   if (!cur_.is(Tok::kColon)) FailExpected("':' and the tensor type of the dense attribute");
   Advance();
   Token type_at = cur_;
-  Type t = ParseAttributeType();
+  Type t = ParseType();
   if (!t.is_tensor() || !t.HasStaticShape())
     Fail(type_at, "a dense attribute needs a statically shaped tensor type");
   State after = Save();

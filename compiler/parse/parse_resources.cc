@@ -49,7 +49,7 @@ Attribute Parser::ParseDenseResource() {
   Expect(Tok::kGreater, "to close 'dense_resource<'");
   Expect(Tok::kColon, "and the tensor type of the dense_resource attribute");
   Token type_at = cur_;
-  Type t = ParseAttributeType();
+  Type t = ParseType();
   if (!t.is_tensor() || !t.HasStaticShape())
     Fail(type_at, "a dense_resource attribute needs a statically shaped tensor type");
   if (name == kElided)

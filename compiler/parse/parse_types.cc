@@ -56,14 +56,6 @@ Type Parser::ParseType() {
   FailExpected("type");
 }
 
-Type Parser::ParseAttributeType() {
-  bool saved = in_attribute_type_;
-  in_attribute_type_ = true;
-  Type t = ParseType();
-  in_attribute_type_ = saved;
-  return t;
-}
-
 Type Parser::ParseTensorTypeAfterKeyword() {
   Token kw = cur_;
   Advance();  // 'tensor'; cur_ is now '<' and the lexer sits right after it
@@ -147,11 +139,11 @@ ElementType Parser::ParseElementType(std::shared_ptr<const QuantType>* quant) {
     Fail(at, "unsupported complex element type complex<" + std::string(part) + ">");
   }
   if (cur_.text == "index") {
-    // MLIR's index type: attributes use it (custom_call's operand_layouts,
-    // dense<[0, 1]> : tensor<2xindex>), StableHLO values never do.
-    if (!in_attribute_type_)
-      Fail(cur_, "element type 'index' is allowed in attributes only; a StableHLO tensor value has a sized "
-                 "integer type (e.g. i64)");
+    // MLIR's index type: in attributes (custom_call's operand_layouts,
+    // dense<[0, 1]> : tensor<2xindex>) and in the shape operands the
+    // StableHLO dialect accepts (rng's tensor<0xindex>). It is 64 bits wide
+    // on every target Kiln has, so it reads as i64 (as a typed literal's
+    // `: index` does).
     Advance();
     return ElementType::kSI64;
   }
@@ -164,10 +156,6 @@ ElementType Parser::ParseElementType(std::shared_ptr<const QuantType>* quant) {
 
 // Scalar types written after typed attribute literals (`3 : i32`).
 ElementType Parser::ParseScalarTypeName() {
-  if (cur_.IsIdent("index")) {
-    Advance();
-    return ElementType::kSI64;
-  }
   std::shared_ptr<const QuantType> q;
   ElementType et = ParseElementType(&q);
   if (q) Fail(cur_, "quantized type not allowed here");

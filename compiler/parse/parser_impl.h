@@ -114,7 +114,6 @@ class Parser {
 
   // ---- types (parse_types.cc) ----
   Type ParseType();
-  Type ParseAttributeType();  // the type of a dense attribute: `index` allowed
   bool AtType() const;
   ElementType ParseElementType(std::shared_ptr<const QuantType>* quant);
   std::shared_ptr<const QuantType> ParseQuantType();
@@ -198,9 +197,6 @@ class Parser {
   std::unordered_map<std::string_view, Type> type_aliases_;
   // The op whose attributes are being parsed (names enum categories etc.).
   std::string_view current_op_;
-  // While parsing the type of an attribute: `index` is an element type
-  // there (e.g. custom_call layouts, tensor<2xindex>), read as i64.
-  bool in_attribute_type_ = false;
   // The dialect_resources blobs, by name: their value tokens (views into
   // the source), read once.
   std::unordered_map<std::string, Token> resource_blobs_;
