@@ -18,8 +18,15 @@ StatusOr<std::vector<uint8_t>> Compile(std::string_view source, std::string_view
   ErrorFormatter format = [&](ir::Location loc, const std::string& message) {
     return ir::FormatDiagnostic(file_name, source, first_line, loc, "error", message);
   };
+  ErrorFormatter format_warning = [&](ir::Location loc, const std::string& message) {
+    return ir::FormatDiagnostic(file_name, source, first_line, loc, "warning", message);
+  };
   KILN_ASSIGN_OR_RETURN(auto module, ir::ParseModule(source, file_name, first_line));
   KILN_RETURN_IF_ERROR(VerifyModule(*module, format));
+  // Not an error: a test file's chunk may hold none. The module is valid
+  // (and empty), but compiling nothing is rarely what was meant.
+  if (module->functions.empty() && warnings)
+    warnings->push_back(format_warning(ir::Location{}, "the program has no functions"));
   if (options.target != "cpu" && options.target != "vulkan" && options.target != "all")
     return InvalidArgument("unknown target '" + options.target + "' (expected cpu, vulkan or all)");
   KILN_RETURN_IF_ERROR(LegalizeDeprecatedOps(module.get()));
@@ -29,7 +36,7 @@ StatusOr<std::vector<uint8_t>> Compile(std::string_view source, std::string_view
   if (options.fuse) KILN_RETURN_IF_ERROR(LegalizeQuantized(module.get(), format));
   ModuleBuilder builder;
   KILN_RETURN_IF_ERROR(LowerModule(*module, options, format, &builder));
-  if (options.target != "cpu") KILN_RETURN_IF_ERROR(AddVulkanTarget(*module, options, format, &builder, warnings));
+  if (options.target != "cpu") KILN_RETURN_IF_ERROR(AddVulkanTarget(*module, options, format, format_warning, &builder, warnings));
   return builder.Serialize();
 }
 

@@ -11,7 +11,10 @@
 namespace kiln::compiler {
 
 // Parses, verifies and lowers one program; errors are full diagnostics
-// ("file:line:col: error: ..." with the source line and a caret).
+// ("file:line:col: error: ..." with the source line and a caret, or
+// "file: error: ..." about the whole file). Each warning is a full
+// diagnostic too ("file:line:col: warning: ..." with the source line and a
+// caret, or "file: warning: ..."), ready to print as it is.
 StatusOr<std::vector<uint8_t>> Compile(std::string_view source, std::string_view file_name,
                                        const CompileOptions& options, std::vector<std::string>* warnings,
                                        int first_line = 1);

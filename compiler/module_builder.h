@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/ir.h"
 #include "hal/vulkan/shader_abi.h"
 #include "kernels/common/kernel.h"
 
@@ -43,7 +44,8 @@ struct ConstantOut {
 // shader per distinct signature of an executable from these.
 struct DispatchUse {
   uint32_t executable = 0;
-  std::string op;  // the source op's name
+  std::string op;    // the source op's name
+  ir::Location loc;  // and where it is (a fused chain: the op it is emitted at)
   std::vector<ElementType> in_types, out_types;
   std::vector<uint8_t> in_ranks, out_ranks;
   // The inputs' static dimensions where known (-1: dynamic): a hint for

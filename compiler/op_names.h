@@ -6,6 +6,7 @@
 // of ops that several passes ask about, so no pass matches an op name by a
 // string literal of its own.
 #pragma once
+#include <string>
 #include <string_view>
 
 #include "kernels/common/scalar_program.h"
@@ -28,6 +29,19 @@ inline constexpr std::string_view kCollectiveReduce = "stablehlo.collective_redu
 // broadcasting forms.
 inline constexpr std::string_view kStablehloPrefix = "stablehlo.";
 inline constexpr std::string_view kChloPrefix = "chlo.";
+// The compiler's own dispatches (kiln.elementwise, kiln.copy): made by its
+// passes, never written in a program.
+inline constexpr std::string_view kKilnPrefix = "kiln.";
+
+// Whether `name` is an op of the input language: StableHLO (with the ops
+// VHLO still carries), CHLO, func, or the conformance suite's check.* and
+// interpreter.* ops (op_names.cc). The verifier refuses any other name as an
+// unknown operation; a known op Kiln cannot run is refused later, by
+// lowering or a target, as not supported.
+bool IsKnownOp(std::string_view name);
+// "unknown operation 'NAME'", saying which dialects Kiln reads when NAME is
+// not in one of them.
+std::string UnknownOpMessage(std::string_view name);
 
 // Whether `name` is kernel `id`'s op (kernels.def names each kernel once).
 inline bool IsKernelOp(std::string_view name, KernelId id) { return name == KernelName(id); }

@@ -166,6 +166,7 @@ void FunctionLowering::NoteDispatch(uint32_t exe, const std::string& op,
   DispatchUse u;
   u.executable = exe;
   u.op = op;
+  u.loc = op_loc_;
   for (auto& [t, r] : ins) u.in_types.push_back(t), u.in_ranks.push_back(static_cast<uint8_t>(r));
   for (auto& [t, r] : outs) u.out_types.push_back(t), u.out_ranks.push_back(static_cast<uint8_t>(r));
   mb_->dispatch_uses.push_back(std::move(u));
@@ -211,8 +212,10 @@ uint32_t FunctionLowering::ConstantFromDense(const ir::Attribute& a) {
 Status FunctionLowering::LowerBlock(const ir::Block& block, const std::vector<Slot>* yield, ir::Location* error_loc) {
   // Tensors written from scalars in this block do not dominate what follows it.
   auto materialized_outside = materialized_;
+  const ir::Location enclosing_op_loc = op_loc_;
   for (const auto& opp : block.ops) {
     const ir::Operation& op = *opp;
+    op_loc_ = op.loc;
     // An op that emitted nothing (fused into a later dispatch, a constant
     // folded into a program) leaves no record: the runtime takes the last
     // record at or before a pc, so the op that emits at this pc replaces it.
@@ -239,6 +242,7 @@ Status FunctionLowering::LowerBlock(const ir::Block& block, const std::vector<Sl
       return s;
     }
   }
+  op_loc_ = enclosing_op_loc;
   materialized_ = std::move(materialized_outside);
   return Status::Ok();
 }

@@ -200,6 +200,8 @@ class FunctionLowering {
   std::map<int64_t, uint32_t> const_i64_;
   std::vector<uint32_t> jump_fixups_;
   std::vector<FunctionOut::Loc> locations_;
+  // The op being lowered (innermost), for the dispatches it records.
+  ir::Location op_loc_;
   uint32_t next_i64_ = 0, next_ref_ = 0;
   const ElementwiseFusion* fusion_ = nullptr;
 };

@@ -49,6 +49,8 @@ const char* TokName(Tok t) {
     case Tok::kPlus: return "'+'";
     case Tok::kMinus: return "'-'";
     case Tok::kVerticalBar: return "'|'";
+    case Tok::kFileMetadataBegin: return "'{-#'";
+    case Tok::kFileMetadataEnd: return "'#-}'";
   }
   return "token";
 }
@@ -81,6 +83,16 @@ Token Lexer::Next() {
   if (pos_ >= src_.size()) return Token{Tok::kEof, src_.substr(src_.size()), line, col};
   const char c = src_[pos_++];
   auto single = [&](Tok k) { return Make(k, start, line, col); };
+  // The file metadata's brackets (MLIR's {-# ... #-}, after the module).
+  auto followed_by = [&](std::string_view two) { return src_.substr(pos_, 2) == two; };
+  if (c == '{' && followed_by("-#")) {
+    pos_ += 2;
+    return single(Tok::kFileMetadataBegin);
+  }
+  if (c == '#' && followed_by("-}")) {
+    pos_ += 2;
+    return single(Tok::kFileMetadataEnd);
+  }
   switch (c) {
     case '(': return single(Tok::kLParen);
     case ')': return single(Tok::kRParen);

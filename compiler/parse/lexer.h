@@ -27,6 +27,8 @@ enum class Tok : uint8_t {
   kFloat,       // 1.5, 1.0e-5, 2.e3 (no sign)
   kLParen, kRParen, kLSquare, kRSquare, kLBrace, kRBrace, kLess, kGreater,
   kComma, kColon, kEqual, kArrow, kQuestion, kStar, kPlus, kMinus, kVerticalBar,
+  kFileMetadataBegin,  // {-#  (opens the file's metadata: dialect_resources)
+  kFileMetadataEnd,    // #-}
 };
 
 const char* TokName(Tok t);

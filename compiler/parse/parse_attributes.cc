@@ -77,6 +77,10 @@ std::vector<NamedAttr> Parser::ParseAttrDict() {
         if (n == name) Fail(at, "duplicate attribute '" + name + "'");
       Attribute a;  // bare name: unit
       if (Consume(Tok::kEqual)) a = ParseAttribute();
+      if (IsShardyAnnotation(a)) {  // sharding metadata: dropped (parse_shardy.cc)
+        if (!Consume(Tok::kComma)) break;
+        continue;
+      }
       if (a.kind == Attribute::Kind::kStruct && !a.str.empty()) a = NormalizeStruct(a, at);
       out.emplace_back(std::move(name), std::move(a));
       if (!Consume(Tok::kComma)) break;
@@ -117,7 +121,8 @@ Attribute Parser::ParseAttribute() {
         a.type = ParseType();
         return a;
       }
-      if (w == "dense_resource" || w == "sparse" || w == "opaque" || w == "affine_map")
+      if (w == "dense_resource") return ParseDenseResource();
+      if (w == "sparse" || w == "opaque" || w == "affine_map")
         Fail(cur_, "unsupported attribute '" + std::string(w) + "'");
       FailExpected("attribute value");
     }
@@ -248,6 +253,7 @@ Attribute Parser::ParseHashAttribute() {
       Fail(t, "undefined attribute alias '" + std::string(t.text) + "'");
     return it->second;
   }
+  if (t.text.rfind("#sdy.", 0) == 0) return SkipShardyAttribute(t);
   Advance();  // '<'
   if (t.text.find('.') == std::string_view::npos) {
     // Enum: #stablehlo<comparison_direction LT>.

@@ -233,21 +233,29 @@ void Parser::ParseDenseHex(const Token& tok, const Type& t, std::vector<uint8_t>
   std::string_view s = tok.text.substr(1, tok.text.size() - 2);
   if (s.size() < 2 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
     Fail(tok, "dense string data must be hex: \"0x...\"");
-  s.remove_prefix(2);
+  StoreElementBytes(tok, t, DecodeHex(tok, s.substr(2)), /*allow_splat=*/true, out);
+}
+
+std::vector<uint8_t> Parser::DecodeHex(const Token& tok, std::string_view s) {
   if (s.size() % 2) Fail(tok, "odd number of hex digits");
-  const ElementType et = t.element;
-  const size_t w = StorageBytes(et);
-  const uint64_t n = static_cast<uint64_t>(t.NumElements());
-  const size_t nbytes = s.size() / 2;
-  if (nbytes != n * w && nbytes != w)
-    Fail(tok, "hex data has " + std::to_string(nbytes) + " bytes; " + t.ToString() + " needs " +
-                  std::to_string(n * w));
-  std::vector<uint8_t> raw(nbytes);
-  for (size_t i = 0; i < nbytes; ++i) {
+  std::vector<uint8_t> raw(s.size() / 2);
+  for (size_t i = 0; i < raw.size(); ++i) {
     char hi = s[2 * i], lo = s[2 * i + 1];
     if (!IsHexDigit(hi) || !IsHexDigit(lo)) Fail(tok, "invalid hex digit");
     raw[i] = static_cast<uint8_t>(HexDigit(hi) * 16 + HexDigit(lo));
   }
+  return raw;
+}
+
+void Parser::StoreElementBytes(const Token& tok, const Type& t, std::vector<uint8_t> raw, bool allow_splat,
+                               std::vector<uint8_t>* out) {
+  const ElementType et = t.element;
+  const size_t w = StorageBytes(et);
+  const uint64_t n = static_cast<uint64_t>(t.NumElements());
+  const size_t nbytes = raw.size();
+  if (nbytes != n * w && !(allow_splat && nbytes == w))
+    Fail(tok, "hex data has " + std::to_string(nbytes) + " bytes; " + t.ToString() + " needs " +
+                  std::to_string(n * w));
   // Normalize one-byte storage of narrow integers (MLIR keeps the value in
   // the low bits): i1 -> 0/1, i2/i4 sign-extended, ui2/ui4 zero-extended.
   const int bits = BitWidth(et);

@@ -138,6 +138,15 @@ ElementType Parser::ParseElementType(std::shared_ptr<const QuantType>* quant) {
     if (part == "f64") return ElementType::kC128;
     Fail(at, "unsupported complex element type complex<" + std::string(part) + ">");
   }
+  if (cur_.text == "index") {
+    // MLIR's index type: in attributes (custom_call's operand_layouts,
+    // dense<[0, 1]> : tensor<2xindex>) and in the shape operands the
+    // StableHLO dialect accepts (rng's tensor<0xindex>). It is 64 bits wide
+    // on every target Kiln has, so it reads as i64 (as a typed literal's
+    // `: index` does).
+    Advance();
+    return ElementType::kSI64;
+  }
   auto et = ElementTypeFromName(cur_.text);
   if (!et) Fail(cur_, "unknown element type '" + std::string(cur_.text) + "'");
   if (IsComplex(*et)) Fail(cur_, "unknown element type");
@@ -147,10 +156,6 @@ ElementType Parser::ParseElementType(std::shared_ptr<const QuantType>* quant) {
 
 // Scalar types written after typed attribute literals (`3 : i32`).
 ElementType Parser::ParseScalarTypeName() {
-  if (cur_.IsIdent("index")) {
-    Advance();
-    return ElementType::kSI64;
-  }
   std::shared_ptr<const QuantType> q;
   ElementType et = ParseElementType(&q);
   if (q) Fail(cur_, "quantized type not allowed here");

@@ -3,9 +3,12 @@
 // live in parse_*.cc.
 #include "compiler/parse/parser.h"
 
+#include <algorithm>
 #include <new>
 
+#include "compiler/op_names.h"
 #include "compiler/parse/parser_impl.h"
+#include "compiler/parse/source_format.h"
 
 namespace kiln::ir {
 namespace detail {
@@ -206,12 +209,23 @@ std::unique_ptr<Module> Parser::ParseTopLevel() {
         if (cur_.is(Tok::kEof)) FailExpected("'}' to close the module");
         if (cur_.IsIdent("func.func") || cur_.IsIdent("func")) {
           ParseFunction(m.get());
+        } else if (cur_.IsIdent("sdy.mesh")) {
+          SkipShardyMesh();
         } else {
           FailExpected("'func.func' in module body");
         }
       }
       Advance();
       SkipLocation();
+      continue;
+    }
+    if (cur_.IsIdent("sdy.mesh")) {
+      SkipShardyMesh();
+      continue;
+    }
+    if (cur_.is(Tok::kFileMetadataBegin)) {  // dense_resource blobs (parse_resources.cc)
+      ParseFileMetadata();
+      resources_read_ = true;
       continue;
     }
     if (cur_.IsIdent("func.func")) {
@@ -443,7 +457,19 @@ void Parser::ParseOperation(Block* block) {
     Advance();
     std::string_view saved = current_op_;
     current_op_ = op->name;
-    ParsePrettyOp(op.get(), name_tok, num_results);
+    if (IsShardyOpName(op->name)) {
+      ParseShardyPretty(op.get(), name_tok, num_results);
+    } else {
+      try {
+        ParsePrettyOp(op.get(), name_tok, num_results);
+      } catch (const ParseError&) {
+        // An op outside the input language is reported as such, not by
+        // what its operands' syntax happened to trip over.
+        if (!compiler::op_names::IsKnownOp(op->name))
+          Fail(name_tok, compiler::op_names::UnknownOpMessage(op->name));
+        throw;
+      }
+    }
     current_op_ = saved;
   } else {
     FailExpected("operation");
@@ -452,6 +478,10 @@ void Parser::ParseOperation(Block* block) {
     Fail(name_tok, "operation defines " + std::to_string(op->results.size()) +
                        " results but " + std::to_string(num_results) + " names are bound");
   SkipLocation();
+  if (IsShardyOpName(op->name)) {  // annotations, not computation (parse_shardy.cc)
+    ForwardShardyOp(*op, results, name_tok);
+    return;
+  }
   // The results come into scope after the op (its regions cannot use them).
   int base = 0;
   for (const auto& r : results) {
@@ -522,17 +552,69 @@ void Parser::ApplyFunctionType(Operation* op, int num_results, const std::vector
 
 // ------------------------------------------------------------------ API ----
 
+namespace {
+
+// The echoed source line is clipped to this many bytes around the caret: a
+// program printed on one line (or a long dense literal) would otherwise
+// echo kilobytes for one error.
+constexpr size_t kEchoWindow = 100;
+
+bool IsUtf8Continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+
+// Appends `text` for a terminal: control bytes (a binary file's) become '?'.
+void AppendPrintable(std::string* out, std::string_view text) {
+  for (char c : text) {
+    unsigned char u = static_cast<unsigned char>(c);
+    *out += (u < 0x20 && c != '\t') || u == 0x7F ? '?' : c;
+  }
+}
+
+// The source line and a caret under byte column `col` (1-based) of it.
+void AppendSourceLine(std::string* out, std::string_view line, int col) {
+  size_t caret = static_cast<size_t>(col < 1 ? 0 : col - 1);
+  if (caret > line.size()) caret = line.size();
+  size_t begin = 0, end = line.size();
+  if (line.size() > kEchoWindow) {
+    begin = caret > kEchoWindow / 2 ? caret - kEchoWindow / 2 : 0;
+    end = std::min(line.size(), begin + kEchoWindow);
+    begin = end - kEchoWindow;
+    // Never cut a UTF-8 character in two.
+    while (begin > 0 && begin < line.size() && IsUtf8Continuation(line[begin])) --begin;
+    while (end < line.size() && IsUtf8Continuation(line[end])) ++end;
+  }
+  const char* kEllipsis = "...";
+  std::string pad;
+  if (begin > 0) {
+    *out += kEllipsis;
+    pad = "   ";
+  }
+  AppendPrintable(out, line.substr(begin, end - begin));
+  if (end < line.size()) *out += kEllipsis;
+  *out += '\n';
+  // One column per character: tabs kept so the caret lines up, the
+  // continuation bytes of a UTF-8 character skipped.
+  for (size_t i = begin; i < caret; ++i)
+    if (!IsUtf8Continuation(line[i])) pad += line[i] == '\t' ? '\t' : ' ';
+  *out += pad;
+  *out += '^';
+}
+
+}  // namespace
+
 std::string FormatDiagnostic(std::string_view file_name, std::string_view source, int first_line,
                              Location loc, std::string_view severity, std::string_view message) {
   std::string out;
   out += file_name;
-  out += ':' + std::to_string(loc.line) + ':' + std::to_string(loc.col) + ": ";
+  // A diagnostic about the whole file (line 0) has no position or source line.
+  if (loc.line > 0) out += ':' + std::to_string(loc.line) + ':' + std::to_string(loc.col);
+  out += ": ";
   out += severity;
   out += ": ";
   out += message;
   // Find the source line.
   int want = loc.line - first_line;
   if (loc.line <= 0 || want < 0) return out;
+  source = StripByteOrderMark(source);  // the lexer's columns start after it
   size_t pos = 0;
   for (int l = 0; l < want; ++l) {
     size_t nl = source.find('\n', pos);
@@ -544,18 +626,18 @@ std::string FormatDiagnostic(std::string_view file_name, std::string_view source
                                                                            : end - pos);
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   out += '\n';
-  out += line;
-  out += '\n';
-  int col = loc.col < 1 ? 1 : loc.col;
-  for (int i = 1; i < col && i <= static_cast<int>(line.size()); ++i)
-    out += line[i - 1] == '\t' ? '\t' : ' ';
-  out += '^';
+  AppendSourceLine(&out, line, loc.col);
   return out;
 }
 
 StatusOr<std::unique_ptr<Module>> ParseModule(std::string_view source, std::string_view file_name,
                                               int first_line) {
-  detail::Parser p(source, first_line);
+  // Only MLIR text is parsed here; any other kind of file is refused by
+  // what it is (a reader of MLIR bytecode would be called from here).
+  SourceKind kind = DetectSourceKind(source);
+  if (kind != SourceKind::kMlirText)
+    return InvalidArgument(FormatDiagnostic(file_name, source, first_line, Location{}, "error", NotTextReason(kind)));
+  detail::Parser p(StripByteOrderMark(source), first_line);
   try {
     std::unique_ptr<Module> m = p.ParseTopLevel();
     m->file_name = std::string(file_name);

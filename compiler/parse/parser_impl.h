@@ -144,6 +144,26 @@ class Parser {
   void ParseDenseNested(const Type& t, size_t dim, ElementType et, size_t w,
                         std::vector<uint8_t>* out, size_t* index);
   void ParseDenseHex(const Token& tok, const Type& t, std::vector<uint8_t>* out);
+  std::vector<uint8_t> DecodeHex(const Token& tok, std::string_view digits);  // after "0x"
+  // Little-endian element bytes -> the storage encoding of `t` (narrow
+  // integers normalized); one element is a splat when allow_splat.
+  void StoreElementBytes(const Token& tok, const Type& t, std::vector<uint8_t> raw, bool allow_splat,
+                         std::vector<uint8_t>* out);
+
+  // ---- dense_resource and the file metadata (parse_resources.cc) ----
+  Attribute ParseDenseResource();  // at 'dense_resource'
+  void ParseFileMetadata();        // at '{-#', through '#-}'
+  // The value of blob `name` in the file's dialect_resources section (which
+  // follows the module: the first dense_resource reads ahead to it), or null.
+  const Token* FindResourceBlob(std::string_view name);
+
+  // ---- Shardy's sharding annotations (parse_shardy.cc) ----
+  void SkipShardyMesh();                       // at 'sdy.mesh'
+  Attribute SkipShardyAttribute(const Token& name);  // at the '<' after #sdy.<name>
+  // Pretty form of an sdy op (at the token after its name).
+  void ParseShardyPretty(Operation* op, const Token& name_tok, int num_results);
+  // Drops a parsed sdy op, its results standing for its operands.
+  void ForwardShardyOp(const Operation& op, const std::vector<ResultName>& results, const Token& name_tok);
   void StoreInt(ElementType et, const Token& at, bool negative, uint64_t magnitude, uint8_t* p);
   void StoreFloatToken(ElementType et, const Token& tok, bool negative, uint8_t* p);
 
@@ -177,7 +197,16 @@ class Parser {
   std::unordered_map<std::string_view, Type> type_aliases_;
   // The op whose attributes are being parsed (names enum categories etc.).
   std::string_view current_op_;
+  // The dialect_resources blobs, by name: their value tokens (views into
+  // the source), read once.
+  std::unordered_map<std::string, Token> resource_blobs_;
+  bool resources_read_ = false;
 };
+
+// Shardy (parse_shardy.cc): an sdy.* op name, and a #sdy.* attribute (kept
+// as an empty struct of that name until its dictionary drops it).
+bool IsShardyOpName(std::string_view name);
+bool IsShardyAnnotation(const Attribute& a);
 
 // Attribute makers shared by the attribute parser and the pretty-form op
 // parsers (which normalize to the generic form's attributes).

@@ -1,7 +1,8 @@
 // The IR verifier's driver: walks functions, blocks and regions, checks
 // func.return against the signature, and runs each op's per-family check
-// (verify_*.cc) of the spec's constraints. Ops no family registers (other
-// dialects, check.*, interpreter.*) pass through.
+// (verify_*.cc) of the spec's constraints. An op outside the input
+// language (op_names::IsKnownOp) is an unknown operation; known ops no
+// family registers (check.*, interpreter.*, ...) pass through.
 #include "compiler/verify/verifier.h"
 #include "compiler/op_names.h"
 
@@ -69,11 +70,12 @@ class Verifier {
   }
 
   Status Op(const ir::Operation& op) {
+    const auto& checks = Checks();
+    auto it = checks.find(op.name);
+    if (it == checks.end() && !op_names::IsKnownOp(op.name)) return Error(op.loc, op_names::UnknownOpMessage(op.name));
     for (const auto& r : op.results)
       if (r->type.is_tensor() && r->type.element == ElementType::kInvalid)
         return Error(op.loc, op.name + ": result has no element type");
-    const auto& checks = Checks();
-    auto it = checks.find(op.name);
     if (it == checks.end()) return Status::Ok();
     std::string m = it->second(op, ctx_);
     if (!m.empty()) return Error(op.loc, m);

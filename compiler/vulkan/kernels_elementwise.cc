@@ -100,7 +100,7 @@ StatusOr<ShaderSource> Quantization(const KernelParams& kp, const DispatchUse& u
     return RoundTo(e, RoundTo(e, e.name + "(int(" + v + ") - " + zp + ")") + " * " + scale);
   };
   if (dequantize) {
-    if (out.cls != C::kFloat) return Refuse(u, "a non-float result");
+    if (out.cls != C::kFloat) return Refuse(u, "a result that is not a real floating-point type");
     KILN_ASSIGN_OR_RETURN(std::string x, dequant("", in, out, w.Load(0, "i")));
     return PerElement(w, code + "  " + w.Store(1, "i", x) + "\n");
   }

@@ -14,8 +14,10 @@ StatusOr<ShaderSource> TriangularSolve(const KernelParams& kp, const DispatchUse
   if (u.in_types.size() != 2 || u.out_types.size() != 1) return Refuse(u, "expected two operands and one result");
   const int r = w.rank(0);
   if (r < 2 || w.rank(1) != r || w.rank(2) != r) return Refuse(u, "bad ranks");
-  for (size_t t = 0; t < 3; ++t)
-    if (w.type(t).cls != C::kFloat) return Refuse(u, "non-float operands");
+  for (size_t t = 0; t < 3; ++t) {
+    if (w.type(t).cls == C::kComplex) return Refuse(u, "complex operands (the shader solves real systems only)");
+    if (w.type(t).cls != C::kFloat) return Refuse(u, "operands that are not floating-point");
+  }
   std::string ta(kp.Str("transpose_a"));
   if (ta.empty()) ta = "NO_TRANSPOSE";
   if (ta != "NO_TRANSPOSE" && ta != "TRANSPOSE" && ta != "ADJOINT") return Refuse(u, "unknown transpose_a");

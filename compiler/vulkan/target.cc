@@ -117,13 +117,17 @@ UnavailableOut Describe(const DispatchUse& use, const Status& s) {
 
 }  // namespace
 
-Status AddVulkanTarget(const ir::Module& module, const CompileOptions& options, const ErrorFormatter& format_error, ModuleBuilder* out,
-                       std::vector<std::string>* warnings) {
+Status AddVulkanTarget(const ir::Module& module, const CompileOptions& options, const ErrorFormatter& format_error,
+                       const ErrorFormatter& format_warning, ModuleBuilder* out, std::vector<std::string>* warnings) {
   const std::vector<FunctionUses>& uses = out->function_uses;
   out->vulkan_shaders.resize(out->executables.size());
   const size_t nf = out->functions.size();
   std::vector<bool> unavailable(nf, false);
   std::vector<UnavailableOut> why(nf);
+  // Where the op that made each function unavailable is (for a function
+  // unavailable through a call: the op in the callee).
+  std::vector<ir::Location> where(nf);
+  std::vector<bool> through_call(nf, false);
   for (size_t f = 0; f < nf; ++f) {
     for (size_t d = uses[f].dispatch_begin; d < uses[f].dispatch_end && !unavailable[f]; ++d) {
       const DispatchUse& use = out->dispatch_uses[d];
@@ -132,6 +136,7 @@ Status AddVulkanTarget(const ir::Module& module, const CompileOptions& options, 
       if (s.code() != StatusCode::kUnimplemented && s.code() != StatusCode::kInternal) return s;
       unavailable[f] = true;
       why[f] = Describe(use, s);
+      where[f] = use.loc;
     }
   }
   // A function that calls an unavailable one is unavailable too.
@@ -145,23 +150,30 @@ Status AddVulkanTarget(const ir::Module& module, const CompileOptions& options, 
           unavailable[f] = true;
           why[f] = why[callee];
           why[f].reason = "calls '" + out->functions[callee].name + "': " + why[callee].reason;
+          where[f] = where[callee];
+          through_call[f] = true;
           changed = true;
           break;
         }
       }
     }
   }
+  auto describe = [&](size_t f) { return why[f].op + " (" + why[f].type + "): " + why[f].reason; };
+  if (options.target == "vulkan") {
+    // The error points at the op itself: of a function that cannot run for
+    // its own op when there is one (a caller's reason is that function).
+    for (bool via_call : {false, true})
+      for (size_t f = 0; f < nf; ++f)
+        if (unavailable[f] && through_call[f] == via_call)
+          return Unimplemented(format_error(where[f], "function '" + out->functions[f].name +
+                                                          "' cannot run on the vulkan target: " + describe(f)));
+  }
   for (size_t f = 0; f < nf; ++f) {
     if (!unavailable[f]) continue;
-    if (options.target == "vulkan")
-      return Unimplemented(format_error(module.functions[f]->loc, "function '" + out->functions[f].name +
-                                                                       "' cannot run on the vulkan target: " +
-                                                                       why[f].op + " (" + why[f].type + "): " +
-                                                                       why[f].reason));
     out->functions[f].unavailable.push_back(why[f]);
     if (warnings && out->functions[f].is_public)
-      warnings->push_back("warning: function '" + out->functions[f].name + "' is unavailable on the vulkan device: " +
-                          why[f].op + " (" + why[f].type + "): " + why[f].reason);
+      warnings->push_back(format_warning(where[f], "function '" + out->functions[f].name +
+                                                       "' is unavailable on the vulkan device: " + describe(f)));
   }
   return Status::Ok();
 }

@@ -13,7 +13,10 @@
 
 namespace kiln::compiler {
 
-Status AddVulkanTarget(const ir::Module& module, const CompileOptions& options, const ErrorFormatter& format_error, ModuleBuilder* out,
-                       std::vector<std::string>* warnings);
+// Errors (--target=vulkan) and warnings (--target=all) name the op the
+// target cannot compile, at its location: format_error and format_warning
+// make the full diagnostics.
+Status AddVulkanTarget(const ir::Module& module, const CompileOptions& options, const ErrorFormatter& format_error,
+                       const ErrorFormatter& format_warning, ModuleBuilder* out, std::vector<std::string>* warnings);
 
 }  // namespace kiln::compiler

@@ -75,7 +75,13 @@ Status RunCommand(const RecordedCommand& c, TaskRunner* pool) {
   for (const auto& v : c.outputs) out.push_back(ToTensorRef(v));
   auto* e = static_cast<CpuExecutable*>(c.executable.get());
   Status s = e->fn()(KernelCall{e->params(), in, out, pool});
-  if (!s.ok()) return Status(s.code(), e->params().kernel + ": " + s.message());
+  if (!s.ok()) {
+    // Kernels name their op themselves ("stablehlo.pad: ..."); add the name
+    // only to a message that lacks it, so that it never appears twice.
+    const std::string& name = e->params().kernel;
+    if (s.message().rfind(name + ":", 0) == 0) return s;
+    return Status(s.code(), name + ": " + s.message());
+  }
   return Status::Ok();
 }
 

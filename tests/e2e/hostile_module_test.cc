@@ -261,6 +261,11 @@ TEST(HostileModule, DispatchParametersInconsistentWithBuffersAreErrors) {
         {F32Sig({4})}, {F32Sig({2})});
     Status s = LoadAndRun(mb.Serialize(), {F32s({4}, 1)});
     EXPECT_FALSE(s.ok()) << params.kernel;
+    // The error names the kernel's op once ("op: op: ..." said it twice).
+    const std::string named = params.kernel + ":";
+    size_t first = s.message().find(named);
+    EXPECT_NE(first, std::string::npos) << s.message();
+    EXPECT_EQ(s.message().find(named, first + 1), std::string::npos) << s.message();
   }
 }
 

@@ -60,7 +60,8 @@ TEST(Verifier, AcceptsValidPrograms) {
       "  %r = \"stablehlo.bitcast_convert\"(%a) : (tensor<2xf32>) -> tensor<2x4xi8>\n"
       "  func.return %r : tensor<2x4xi8>\n}\n",
       "func.func @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
-      "  %r = \"check.something\"(%a) : (tensor<2xf32>) -> tensor<2xf32>\n  func.return %r : tensor<2xf32>\n}\n",
+      "  %r = \"interpreter.probe\"(%a) {probe_id = \"p\"} : (tensor<2xf32>) -> tensor<2xf32>\n"
+      "  func.return %r : tensor<2xf32>\n}\n",
   };
   for (const char* p : programs) {
     Status s = ParseAndVerify(p);

@@ -1,0 +1,130 @@
+// Tests of the compiler's diagnostics as a whole (compiler/compile.cc):
+// warnings are full diagnostics at the op they are about, --target=vulkan
+// errors point at the op rather than its function, a program without
+// functions is warned about, and a JAX custom_call with index-typed layouts
+// is refused for its target, not for its layouts.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "compiler/compile.h"
+
+namespace kiln::compiler {
+namespace {
+
+struct Result {
+  bool ok = false;
+  std::string error;
+  std::vector<std::string> warnings;
+};
+
+Result CompileFor(const std::string& src, const std::string& target, const std::string& name = "t.mlir") {
+  CompileOptions options;
+  options.target = target;
+  Result r;
+  auto bytes = Compile(src, name, options, &r.warnings);
+  r.ok = bytes.ok();
+  if (!bytes.ok()) r.error = bytes.status().message();
+  return r;
+}
+
+bool StartsWith(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+const char* kCholesky =
+    "func.func @main(%a: tensor<3x3xf32>) -> tensor<3x3xf32> {\n"
+    "  %0 = stablehlo.add %a, %a : tensor<3x3xf32>\n"
+    "  %1 = stablehlo.cholesky %0, lower = true : tensor<3x3xf32>\n"
+    "  return %1 : tensor<3x3xf32>\n"
+    "}\n";
+
+TEST(CompileDiagnostics, VulkanWarningIsAtTheOp) {
+  Result r = CompileFor(kCholesky, "all", "chol.mlir");
+  ASSERT_TRUE(r.ok) << r.error;
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_TRUE(StartsWith(r.warnings[0], "chol.mlir:3:8: warning: function 'main' is unavailable on the vulkan "
+                                        "device: stablehlo.cholesky (f32): "))
+      << r.warnings[0];
+  EXPECT_NE(r.warnings[0].find("\n  %1 = stablehlo.cholesky %0, lower = true : tensor<3x3xf32>\n       ^"),
+            std::string::npos)
+      << r.warnings[0];
+}
+
+TEST(CompileDiagnostics, VulkanTargetErrorIsAtTheOp) {
+  Result r = CompileFor(kCholesky, "vulkan", "chol.mlir");
+  ASSERT_FALSE(r.ok);
+  EXPECT_TRUE(StartsWith(r.error, "chol.mlir:3:8: error: function 'main' cannot run on the vulkan target: "
+                                  "stablehlo.cholesky (f32): "))
+      << r.error;
+}
+
+// Unavailable through a call: the op in the callee is the place to look.
+TEST(CompileDiagnostics, UnavailableThroughACallPointsAtTheCalleesOp) {
+  const char* src =
+      "func.func private @factor(%a: tensor<3x3xf32>) -> tensor<3x3xf32> {\n"
+      "  %0 = stablehlo.cholesky %a, lower = true : tensor<3x3xf32>\n"
+      "  return %0 : tensor<3x3xf32>\n"
+      "}\n"
+      "func.func @main(%a: tensor<3x3xf32>) -> tensor<3x3xf32> {\n"
+      "  %0 = func.call @factor(%a) : (tensor<3x3xf32>) -> tensor<3x3xf32>\n"
+      "  return %0 : tensor<3x3xf32>\n"
+      "}\n";
+  Result all = CompileFor(src, "all");
+  ASSERT_TRUE(all.ok) << all.error;
+  ASSERT_EQ(all.warnings.size(), 1u);  // the private callee is not warned about
+  EXPECT_TRUE(StartsWith(all.warnings[0], "t.mlir:2:8: warning: function 'main' is unavailable on the vulkan "
+                                          "device: stablehlo.cholesky (f32): calls 'factor': "))
+      << all.warnings[0];
+  Result vk = CompileFor(src, "vulkan");
+  ASSERT_FALSE(vk.ok);
+  EXPECT_TRUE(StartsWith(vk.error, "t.mlir:2:8: error: function 'factor' cannot run on the vulkan target: "))
+      << vk.error;
+}
+
+// complex<f32> is a floating-point type: the reason says what is missing.
+TEST(CompileDiagnostics, ComplexTriangularSolveReasonNamesComplex) {
+  const char* src =
+      "func.func @main(%a: tensor<3x3xcomplex<f32>>, %b: tensor<3x3xcomplex<f32>>) -> tensor<3x3xcomplex<f32>> {\n"
+      "  %0 = \"stablehlo.triangular_solve\"(%a, %b) {left_side = true, lower = true, unit_diagonal = false, "
+      "transpose_a = #stablehlo<transpose NO_TRANSPOSE>} : (tensor<3x3xcomplex<f32>>, tensor<3x3xcomplex<f32>>) "
+      "-> tensor<3x3xcomplex<f32>>\n"
+      "  return %0 : tensor<3x3xcomplex<f32>>\n"
+      "}\n";
+  Result r = CompileFor(src, "all");
+  ASSERT_TRUE(r.ok) << r.error;
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_NE(r.warnings[0].find("stablehlo.triangular_solve (complex<f32>): complex operands (the shader solves real systems "
+                               "only)"),
+            std::string::npos)
+      << r.warnings[0];
+  EXPECT_EQ(r.warnings[0].find("non-float"), std::string::npos) << r.warnings[0];
+}
+
+TEST(CompileDiagnostics, ProgramWithoutFunctionsIsWarnedAbout) {
+  for (const char* src : {"", "// nothing\n", "module @empty {\n}\n"}) {
+    Result r = CompileFor(src, "cpu", "empty.mlir");
+    EXPECT_TRUE(r.ok) << r.error;
+    EXPECT_EQ(r.warnings, std::vector<std::string>{"empty.mlir: warning: the program has no functions"}) << src;
+  }
+  Result r = CompileFor("func.func @f() {\n  return\n}\n", "cpu");
+  EXPECT_TRUE(r.ok) << r.error;
+  EXPECT_TRUE(r.warnings.empty());
+}
+
+// As jax.jit(jnp.linalg.lu) prints it: the layouts are tensors of `index`.
+TEST(CompileDiagnostics, CustomCallWithIndexLayoutsIsRefusedForItsTarget) {
+  const char* src = R"(module @jit_lu attributes {mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32} {
+  func.func public @main(%arg0: tensor<3x3xf32>) -> (tensor<3x3xf32> {jax.result_info = "[0]"}, tensor<3xi32> {jax.result_info = "[1]"}) {
+    %0:3 = stablehlo.custom_call @lapack_sgetrf_ffi(%arg0) {mhlo.backend_config = {}, mhlo.frontend_attributes = {num_batch_dims = "0"}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>], result_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<0> : tensor<1xindex>, dense<> : tensor<0xindex>]} : (tensor<3x3xf32>) -> (tensor<3x3xf32>, tensor<3xi32>, tensor<i32>)
+    return %0#0, %0#1 : tensor<3x3xf32>, tensor<3xi32>
+  }
+}
+)";
+  Result r = CompileFor(src, "cpu");
+  ASSERT_FALSE(r.ok);
+  EXPECT_TRUE(StartsWith(r.error, "t.mlir:3:12: error: stablehlo.custom_call @lapack_sgetrf_ffi is not supported"))
+      << r.error;
+}
+
+}  // namespace
+}  // namespace kiln::compiler
