@@ -41,9 +41,9 @@ StatusOr<std::unique_ptr<Context>> Context::Create(std::shared_ptr<const LoadedM
   return c;
 }
 
-// A module compiled with --target=cpu carries no Vulkan shaders: say so, and
-// how to recompile it, when it is opened on a Vulkan device rather than at
-// its first dispatch. Modules of format 0.2 do not record their targets; for
+// What a Vulkan device refuses when a module is opened, rather than at its
+// first dispatch. A module compiled with --target=cpu carries no Vulkan
+// shaders: say so, and how to recompile it. Modules of format 0.2 do not record their targets; for
 // them, no shader at all and no function recorded unavailable there means
 // the same. A module without dispatches runs anywhere.
 static Status CheckCompiledFor(const LoadedModule& m, const std::string& device_name) {
@@ -57,9 +57,18 @@ static Status CheckCompiledFor(const LoadedModule& m, const std::string& device_
     for (const auto& f : m.functions)
       for (const auto& u : f.unavailable) cpu_only = cpu_only && u.device != "vulkan";
   }
-  if (!cpu_only) return Status::Ok();
-  return FailedPrecondition("this module was compiled with --target=cpu and has no Vulkan shaders; recompile it "
-                            "with --target=all or --target=vulkan to run it on the Vulkan device");
+  if (cpu_only)
+    return FailedPrecondition("this module was compiled with --target=cpu and has no Vulkan shaders; recompile it "
+                              "with --target=all or --target=vulkan to run it on the Vulkan device");
+  // A driver may crash on a damaged shader (lavapipe runs them in this
+  // process); only a checksum keeps one from reaching it.
+  if (m.unchecked)
+    return FailedPrecondition("this module (format " + std::to_string(m.version_major) + "." +
+                              std::to_string(m.version_minor) +
+                              ") carries no checksum, so its Vulkan shaders cannot be checked before they reach the "
+                              "driver; recompile it (format " + std::to_string(kFormatMajor) + "." +
+                              std::to_string(kFormatMinor) + "), or set KILN_VERIFY_CHECKSUMS=0 if you trust it");
+  return Status::Ok();
 }
 
 Status Context::Instantiate() {

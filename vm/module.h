@@ -70,6 +70,10 @@ struct LoadedModule {
   // The devices the module carries executables for (format 0.3; empty in
   // older files): "cpu", and "vulkan" unless compiled with --target=cpu.
   std::vector<std::string> targets;
+  // Checksums were asked for (LoadOptions::verify_checksums) but the file,
+  // of format 0.2 or older, carries none: nothing vouches for its shaders,
+  // so a Vulkan device refuses to open it (vm/context.cc).
+  bool unchecked = false;
   std::vector<uint8_t> file;  // the module bytes; constants point into it
 
   int FindFunction(std::string_view function_name) const;

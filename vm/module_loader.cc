@@ -231,6 +231,7 @@ StatusOr<std::shared_ptr<const LoadedModule>> LoadModule(std::vector<uint8_t> by
   if (options.verify_checksums) {
     if (!fb::StoredField(m, fb::Module::VT_CHECKSUM)) {
       if (checksum_required) return Bad("the file has no checksum (format 0.3 and later carry one)");
+      mod->unchecked = true;
     } else if (m->checksum() != fb::ModuleChecksum(base, mod->file.size(), *m)) {
       return DataLoss("invalid module: the file is corrupted (its checksum does not match)");
     }

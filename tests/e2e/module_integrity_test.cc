@@ -167,6 +167,23 @@ TEST(ModuleIntegrity, LoweringTheVersionDoesNotSkipTheCheck) {
   EXPECT_NE(Message(refused.status()).find("checksum does not match"), std::string::npos) << Message(refused.status());
 }
 
+// `bytes` as a format 0.2 writer left them: version 0.2, and no targets and
+// no checksums (their vtable entries cleared, as if never written).
+std::vector<uint8_t> AsFormat02(std::vector<uint8_t> bytes) {
+  auto clear = [&](const void* table, flatbuffers::voffset_t field) {
+    const uint8_t* t = static_cast<const uint8_t*>(table);
+    const uint8_t* vtable = t - flatbuffers::ReadScalar<flatbuffers::soffset_t>(t);
+    if (field < flatbuffers::ReadScalar<flatbuffers::voffset_t>(vtable))
+      flatbuffers::WriteScalar<flatbuffers::voffset_t>(bytes.data() + (vtable + field - bytes.data()), 0);
+  };
+  const fb::Module* m = fb::GetModule(bytes.data());
+  bytes[fb::StoredField(m, fb::Module::VT_VERSION_MINOR) - bytes.data()] = 2;
+  for (const auto* c : *m->constants()) clear(c, fb::Constant::VT_CHECKSUM);
+  clear(m, fb::Module::VT_CHECKSUM);
+  clear(m, fb::Module::VT_TARGETS);
+  return bytes;
+}
+
 // Runs @main on `device` in a fresh context, as a user opening the file
 // would; the error if the module cannot be opened or run.
 StatusOr<std::vector<vm::HostTensor>> RunMain(std::shared_ptr<const vm::LoadedModule> module, hal::Device* device) {
@@ -180,6 +197,44 @@ bool SameBits(const std::vector<vm::HostTensor>& a, const std::vector<vm::HostTe
   for (size_t i = 0; i < a.size(); ++i)
     if (a[i].type != b[i].type || a[i].dims != b[i].dims || a[i].data != b[i].data) return false;
   return true;
+}
+
+// A file of format 0.2 carries no checksum, so nothing vouches for its
+// shaders: it still loads and runs on the CPU (whose kernels read only
+// verified parameters), but a Vulkan device refuses to open it rather than
+// hand a possibly damaged shader to a driver that may crash on it (lavapipe
+// did, on single flipped bits). Skipping checksums (a trusted file) opens it.
+TEST(ModuleIntegrity, ShadersWithoutAChecksumNeverReachTheDriver) {
+  auto old = AsFormat02(MlpModule());
+  size_t shader = FirstShaderOffset(old);
+  ASSERT_GT(shader, 0u);
+  old[shader + 40] ^= 0x04;  // a damaged shader, undetectable without a checksum
+  auto module = vm::LoadModule(old, Verified());
+  ASSERT_TRUE(module.ok()) << Message(module.status());
+  EXPECT_EQ((*module)->version_minor, 2);
+  EXPECT_TRUE((*module)->targets.empty());
+  auto cpu = hal::CreateCpuDevice(hal::CpuMode::kInline, 1);
+  auto reference = vm::LoadModule(MlpModule(), Verified());
+  ASSERT_TRUE(reference.ok());
+  auto want = RunMain(*reference, cpu.get());
+  auto got = RunMain(*module, cpu.get());
+  ASSERT_TRUE(want.ok() && got.ok()) << Message(got.status());
+  EXPECT_TRUE(SameBits(*got, *want));
+#ifdef KILN_HAVE_VULKAN
+  auto vulkan = hal::CreateDeviceByName("vulkan");
+  ASSERT_TRUE(vulkan.ok()) << Message(vulkan.status());
+  auto ctx = vm::Context::Create(*module, vulkan->get());
+  ASSERT_FALSE(ctx.ok());
+  EXPECT_NE(Message(ctx.status()).find("this module (format 0.2) carries no checksum, so its Vulkan shaders cannot be "
+                                       "checked before they reach the driver; recompile it"),
+            std::string::npos)
+      << Message(ctx.status());
+  auto trusted = vm::LoadModule(AsFormat02(MlpModule()), Unverified());
+  ASSERT_TRUE(trusted.ok());
+  EXPECT_FALSE((*trusted)->unchecked);
+  auto intact = RunMain(*trusted, vulkan->get());
+  EXPECT_TRUE(intact.ok()) << Message(intact.status());
+#endif
 }
 
 // Every 7th byte of the MLP module compiled for every target, each flipped
