@@ -24,7 +24,7 @@ if [ "${1:-}" = "--arm64" ]; then
   PACKAGES=(
     g++-aarch64-linux-gnu qemu-user
     libhwy-dev:arm64 libflatbuffers-dev:arm64 libzstd-dev:arm64 libxxhash-dev:arm64 libvulkan-dev:arm64
-    libgtest-dev:arm64 libgmock-dev:arm64
+    libgtest-dev:arm64 libgmock-dev:arm64 spirv-headers
   )
 fi
 
