@@ -240,8 +240,14 @@ TEST(ModuleIntegrity, ShadersWithoutAChecksumNeverReachTheDriver) {
 // Every 7th byte of the MLP module compiled for every target, each flipped
 // once (bit (i/7) mod 8, so every bit position is hit): each flipped module is
 // refused at load, or, loaded, gives results bit-identical to the unflipped
-// module's on the CPU and on the Vulkan device. Nothing may crash.
-TEST(ModuleIntegrity, BitFlipSweepIsRefusedOrHarmless) {
+// module's on the CPU and on the Vulkan device. Nothing may crash. The sweep
+// runs as kShards tests over interleaved flips, so ctest -j spreads it over
+// cores (under AddressSanitizer each flip's copy of the file dominates).
+constexpr size_t kShards = 4;
+class BitFlipSweep : public ::testing::TestWithParam<size_t> {};
+
+TEST_P(BitFlipSweep, EveryFlipIsRefusedOrHarmless) {
+  const size_t shard = GetParam();
   const std::vector<uint8_t>& original = MlpModule();
   ASSERT_FALSE(original.empty());
   auto reference = vm::LoadModule(original, Verified());
@@ -259,7 +265,7 @@ TEST(ModuleIntegrity, BitFlipSweepIsRefusedOrHarmless) {
   const auto start = std::chrono::steady_clock::now();
   size_t flips = 0, refused = 0, identical = 0;
   std::vector<uint8_t> bytes;
-  for (size_t i = 0; i < original.size(); i += 7) {
+  for (size_t i = 7 * shard; i < original.size(); i += 7 * kShards) {
     bytes = original;
     bytes[i] ^= static_cast<uint8_t>(1u << ((i / 7) % 8));
     ++flips;
@@ -282,10 +288,15 @@ TEST(ModuleIntegrity, BitFlipSweepIsRefusedOrHarmless) {
 #endif
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf("%zu-byte module: %zu flips, %zu refused at load, %zu loaded and ran bit-identically (%.1f s)\n",
-              original.size(), flips, refused, identical, seconds);
-  EXPECT_EQ(flips, (original.size() + 6) / 7);
+  std::printf("%zu-byte module, shard %zu of %zu: %zu flips, %zu refused at load, %zu loaded and ran "
+              "bit-identically (%.1f s)\n",
+              original.size(), shard, kShards, flips, refused, identical, seconds);
+  // The shards together flip every 7th byte once.
+  const size_t all = (original.size() + 6) / 7;
+  EXPECT_EQ(flips, all / kShards + (shard < all % kShards ? 1 : 0));
 }
+
+INSTANTIATE_TEST_SUITE_P(ModuleIntegrity, BitFlipSweep, ::testing::Range<size_t>(0, kShards));
 
 }  // namespace
 }  // namespace kiln
