@@ -36,7 +36,10 @@ StatusOr<std::vector<uint8_t>> Compile(std::string_view source, std::string_view
   if (options.fuse) KILN_RETURN_IF_ERROR(LegalizeQuantized(module.get(), format));
   ModuleBuilder builder;
   KILN_RETURN_IF_ERROR(LowerModule(*module, options, format, &builder));
-  if (options.target != "cpu") KILN_RETURN_IF_ERROR(AddVulkanTarget(*module, options, format, format_warning, &builder, warnings));
+  if (options.target != "cpu") {
+    KILN_RETURN_IF_ERROR(AddVulkanTarget(*module, options, format, format_warning, &builder, warnings));
+    builder.targets.push_back("vulkan");
+  }
   return builder.Serialize();
 }
 

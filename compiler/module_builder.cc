@@ -2,10 +2,12 @@
 
 #include <zstd.h>
 
+#include <cstdlib>
 #include <cstring>
 
-#include "schema/module_generated.h"
 #include "schema/format_version.h"
+#include "schema/module_checksum.h"
+#include "schema/module_generated.h"
 
 namespace kiln::compiler {
 namespace {
@@ -109,7 +111,7 @@ std::vector<uint8_t> ModuleBuilder::Serialize(size_t compress_min_bytes) const {
     fbb.ForceVectorAlignment(payload->size(), 1, 64);
     auto data = fbb.CreateVector(*payload);
     consts.push_back(fb::CreateConstant(fbb, static_cast<uint8_t>(c.type), fbb.CreateVector(c.dims), comp,
-                                        c.data.size(), data));
+                                        c.data.size(), data, /*checksum=*/0));
   }
   std::vector<flatbuffers::Offset<fb::Executable>> exes;
   for (size_t ei = 0; ei < executables.size(); ++ei) {
@@ -154,11 +156,18 @@ std::vector<uint8_t> ModuleBuilder::Serialize(size_t compress_min_bytes) const {
   }
   std::vector<flatbuffers::Offset<flatbuffers::String>> strs;
   for (const auto& s : strings) strs.push_back(fbb.CreateString(s));
+  std::vector<flatbuffers::Offset<flatbuffers::String>> target_names;
+  for (const auto& t : targets) target_names.push_back(fbb.CreateString(t));
+  // The checksums are stored as 0 here (ForceDefaults keeps the fields) and
+  // filled in once the file's bytes are final.
   auto root = fb::CreateModule(fbb, vm::kFormatMajor, vm::kFormatMinor, fbb.CreateString(name),
                                fbb.CreateString(source_file), fbb.CreateVector(fns), fbb.CreateVector(consts),
-                               fbb.CreateVector(exes), fbb.CreateVector(strs), num_replicas, num_partitions);
+                               fbb.CreateVector(exes), fbb.CreateVector(strs), num_replicas, num_partitions,
+                               fbb.CreateVector(target_names), 0);
   fb::FinishModuleBuffer(fbb, root);
-  return std::vector<uint8_t>(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+  std::vector<uint8_t> file(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+  if (!fb::SealModule(&file)) std::abort();  // unreachable: every checksum field is stored
+  return file;
 }
 
 }  // namespace kiln::compiler

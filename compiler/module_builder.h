@@ -76,14 +76,17 @@ class ModuleBuilder {
   // Per executable, the Vulkan target's shaders, one per signature.
   std::vector<std::vector<hal::ShaderVariant>> vulkan_shaders;
   std::vector<std::string> strings;
+  // The devices the module carries executables for ("cpu", "vulkan"),
+  // recorded so a runtime can say how to recompile for another device.
+  std::vector<std::string> targets = {"cpu"};
 
   uint32_t AddConstant(ConstantOut c);
   uint32_t AddExecutable(KernelParams p);  // identical executables are shared
   uint32_t AddString(const std::string& s);
 
-  // Serializes to the FlatBuffers module format (schema/module.fbs);
-  // constants of at least `compress_min_bytes` are zstd-compressed when that
-  // saves at least 10%.
+  // Serializes to the FlatBuffers module format (schema/module.fbs) with its
+  // checksums (schema/module_checksum.h); constants of at least
+  // `compress_min_bytes` are zstd-compressed when that saves at least 10%.
   std::vector<uint8_t> Serialize(size_t compress_min_bytes = 4096) const;
 
  private:

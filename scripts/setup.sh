@@ -11,7 +11,7 @@ NAME=setup
 PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   libflatbuffers-dev flatbuffers-compiler
-  libhwy-dev libzstd-dev
+  libhwy-dev libzstd-dev libxxhash-dev spirv-headers
   libvulkan-dev mesa-vulkan-drivers vulkan-tools vulkan-validationlayers
   libshaderc-dev glslc
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev
@@ -23,8 +23,8 @@ if [ "${1:-}" = "--arm64" ]; then
   NAME=setup_arm64
   PACKAGES=(
     g++-aarch64-linux-gnu qemu-user
-    libhwy-dev:arm64 libflatbuffers-dev:arm64 libzstd-dev:arm64 libvulkan-dev:arm64
-    libgtest-dev:arm64 libgmock-dev:arm64
+    libhwy-dev:arm64 libflatbuffers-dev:arm64 libzstd-dev:arm64 libxxhash-dev:arm64 libvulkan-dev:arm64
+    libgtest-dev:arm64 libgmock-dev:arm64 spirv-headers
   )
 fi
 

@@ -77,7 +77,8 @@ int Main(int argc, char** argv) {
   }
   std::vector<std::string> warnings;
   auto bytes = kiln::compiler::Compile(source, source_name, options, &warnings);
-  for (const auto& w : warnings) std::cerr << source_name << ": " << w << "\n";
+  // Each warning is a whole message: "file:L:C: warning: ..." with the source line.
+  for (const auto& w : warnings) std::cerr << w << "\n";
   if (!bytes.ok()) {
     std::cerr << bytes.status().message() << "\n";
     return 1;

@@ -5,6 +5,7 @@
 // interpreter itself (Run, Execute) is vm/interpreter.cc.
 #include "vm/context.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "hal/vulkan/shader_abi.h"
@@ -41,7 +42,38 @@ StatusOr<std::unique_ptr<Context>> Context::Create(std::shared_ptr<const LoadedM
   return c;
 }
 
+// What a Vulkan device refuses when a module is opened, rather than at its
+// first dispatch. A module compiled with --target=cpu carries no Vulkan
+// shaders: say so, and how to recompile it. Modules of format 0.2 do not record their targets; for
+// them, no shader at all and no function recorded unavailable there means
+// the same. A module without dispatches runs anywhere.
+static Status CheckCompiledFor(const LoadedModule& m, const std::string& device_name) {
+  if (device_name.rfind("vulkan", 0) != 0 || m.executables.empty()) return Status::Ok();
+  bool cpu_only;
+  if (!m.targets.empty()) {
+    cpu_only = std::find(m.targets.begin(), m.targets.end(), "vulkan") == m.targets.end();
+  } else {
+    cpu_only = true;
+    for (const auto& shaders : m.vulkan_shaders) cpu_only = cpu_only && shaders.empty();
+    for (const auto& f : m.functions)
+      for (const auto& u : f.unavailable) cpu_only = cpu_only && u.device != "vulkan";
+  }
+  if (cpu_only)
+    return FailedPrecondition("this module was compiled with --target=cpu and has no Vulkan shaders; recompile it "
+                              "with --target=all or --target=vulkan to run it on the Vulkan device");
+  // A driver may crash on a damaged shader (lavapipe runs them in this
+  // process); only a checksum keeps one from reaching it.
+  if (m.unchecked)
+    return FailedPrecondition("this module (format " + std::to_string(m.version_major) + "." +
+                              std::to_string(m.version_minor) +
+                              ") carries no checksum, so its Vulkan shaders cannot be checked before they reach the "
+                              "driver; recompile it (format " + std::to_string(kFormatMajor) + "." +
+                              std::to_string(kFormatMinor) + "), or set KILN_VERIFY_CHECKSUMS=0 if you trust it");
+  return Status::Ok();
+}
+
 Status Context::Instantiate() {
+  KILN_RETURN_IF_ERROR(CheckCompiledFor(*module_, device_->name()));
   timeline_ = device_->CreateSemaphore(0);
   for (size_t i = 0; i < module_->executables.size(); ++i) {
     // Every form the module holds, sharing the module's copy; the device

@@ -63,9 +63,12 @@ typedef struct kiln_tensor {
   size_t byte_size;
 } kiln_tensor_t;
 
-/* Loads and verifies a module. A truncated, corrupted or hostile file, or
- * one of a newer format version, is refused with a message. load_memory
- * copies the bytes. */
+/* Loads and verifies a module. A truncated file, one of a newer format
+ * version, or one whose checksums do not match (format 0.3: any damaged
+ * byte; KILN_VERIFY_CHECKSUMS=0 in the environment skips them, for trusted
+ * files only) is refused with a message; so is a structurally invalid one
+ * (schema/README.md says exactly what is checked). load_memory copies the
+ * bytes. */
 kiln_status_t kiln_module_load_file(const char* path, kiln_module_t** out_module);
 kiln_status_t kiln_module_load_memory(const void* data, size_t size, kiln_module_t** out_module);
 void kiln_module_free(kiln_module_t* module);
@@ -76,7 +79,8 @@ const char* kiln_module_function_name(const kiln_module_t* module, size_t index)
 
 /* Opens the module on a device: "cpu" (the default when NULL), "vulkan" (the
  * preferred Vulkan device) or "vulkan:N". Uploads the constants and prepares
- * the executables once. */
+ * the executables once. A module compiled with --target=cpu is refused on a
+ * Vulkan device here, with how to recompile it. */
 kiln_status_t kiln_session_create(kiln_module_t* module, const char* device, kiln_session_t** out_session);
 void kiln_session_free(kiln_session_t* session);
 

@@ -67,15 +67,39 @@ struct LoadedModule {
   std::vector<std::vector<hal::ShaderVariant>> vulkan_shaders;
   std::vector<std::string> strings;
   uint32_t num_replicas = 1, num_partitions = 1;
+  // The devices the module carries executables for (format 0.3; empty in
+  // older files): "cpu", and "vulkan" unless compiled with --target=cpu.
+  std::vector<std::string> targets;
+  // Checksums were asked for (LoadOptions::verify_checksums) but the file,
+  // of format 0.2 or older, carries none: nothing vouches for its shaders,
+  // so a Vulkan device refuses to open it (vm/context.cc).
+  bool unchecked = false;
   std::vector<uint8_t> file;  // the module bytes; constants point into it
 
   int FindFunction(std::string_view function_name) const;
 };
 
-// Verifies and loads a module. A bad file is refused with a message that
-// says what is wrong; nothing here trusts the file.
-StatusOr<std::shared_ptr<const LoadedModule>> LoadModule(std::vector<uint8_t> bytes);
-StatusOr<std::shared_ptr<const LoadedModule>> LoadModuleFromFile(const std::string& path);
+struct LoadOptions {
+  // Check the module's checksums (format 0.3; schema/module_checksum.h): the
+  // metadata's (bytecode, executables, shaders, every table) and each
+  // constant's data. A file that fails is refused as corrupted. Turn it off
+  // only for a file you trust (one you compiled and stored yourself); the
+  // structural checks below still run.
+  bool verify_checksums = true;
+};
+
+// The defaults, except that KILN_VERIFY_CHECKSUMS=0 in the environment turns
+// checksum verification off (for the tools and the C API, which take these).
+LoadOptions DefaultLoadOptions();
+
+// Verifies and loads a module: the identifier, the FlatBuffers structure, the
+// version, the checksums (unless options say otherwise), then every table,
+// constant and instruction (schema/README.md). A bad file is refused with a
+// message that says what is wrong; nothing here trusts the file.
+StatusOr<std::shared_ptr<const LoadedModule>> LoadModule(std::vector<uint8_t> bytes,
+                                                         const LoadOptions& options = DefaultLoadOptions());
+StatusOr<std::shared_ptr<const LoadedModule>> LoadModuleFromFile(const std::string& path,
+                                                                 const LoadOptions& options = DefaultLoadOptions());
 
 // The bytecode verifier (vm/verifier.cc): decodes every function and checks
 // every operand against the module, rewriting jump targets to instruction

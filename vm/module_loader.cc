@@ -1,12 +1,15 @@
-// Loading a .kiln file: identifier and version first (so a newer file gets a
-// message naming both versions), then the FlatBuffers verifier, then a
-// semantic check of every table before anything runs.
+// Loading a .kiln file: identifier first, then the FlatBuffers verifier, the
+// version (so a newer file gets a message naming both versions), the
+// checksums (schema/module_checksum.h), then a semantic check of every table
+// before anything runs.
 #include <zstd.h>
 
+#include <cstdlib>
 #include <cstring>
 
 #include "kernels/common/file_io.h"
 #include "kernels/scalar/scalar.h"
+#include "schema/module_checksum.h"
 #include "schema/module_generated.h"
 #include "vm/module.h"
 
@@ -48,8 +51,20 @@ Status CheckDims(const flatbuffers::Vector<int64_t>* dims, bool allow_dynamic, c
   return Status::Ok();
 }
 
-Status LoadConstant(const fb::Constant* c, size_t index, LoadedConstant* out) {
+// From format 0.3 on a module carries checksums; a checksum that is stored
+// is checked whatever the version says, so a flipped version field cannot
+// turn the check off.
+constexpr uint16_t kFirstChecksummedMinor = 3;
+
+Status LoadConstant(const fb::Constant* c, size_t index, bool checksum_required, const LoadOptions& options,
+                    LoadedConstant* out) {
   std::string where = "constant " + std::to_string(index);
+  if (options.verify_checksums) {
+    const uint8_t* stored = fb::StoredField(c, fb::Constant::VT_CHECKSUM);
+    if (!stored && checksum_required) return Bad(where + " has no checksum");
+    if (stored && c->checksum() != fb::ConstantDataChecksum(*c))
+      return Bad(where + "'s data does not match its checksum (the file is corrupted)");
+  }
   KILN_ASSIGN_OR_RETURN(out->type, TypeFromCode(c->element_type(), where));
   KILN_RETURN_IF_ERROR(CheckDims(c->dims(), false, where, &out->dims));
   uint64_t n = 1;
@@ -182,7 +197,14 @@ Status LoadSig(const fb::TensorSig* s, const std::string& where, ValueSig* out) 
 
 }  // namespace
 
-StatusOr<std::shared_ptr<const LoadedModule>> LoadModule(std::vector<uint8_t> bytes) {
+LoadOptions DefaultLoadOptions() {
+  LoadOptions options;
+  const char* v = std::getenv("KILN_VERIFY_CHECKSUMS");
+  if (v && std::string_view(v) == "0") options.verify_checksums = false;
+  return options;
+}
+
+StatusOr<std::shared_ptr<const LoadedModule>> LoadModule(std::vector<uint8_t> bytes, const LoadOptions& options) {
   if (bytes.empty()) return DataLoss("invalid module: the file is empty");
   if (bytes.size() < 8 || !fb::ModuleBufferHasIdentifier(bytes.data()))
     return DataLoss("invalid module: not a Kiln module file (missing the 'KILN' identifier)");
@@ -205,6 +227,17 @@ StatusOr<std::shared_ptr<const LoadedModule>> LoadModule(std::vector<uint8_t> by
                               "." + std::to_string(mod->version_minor) + "; this runtime reads version " +
                               std::to_string(kFormatMajor) + "." + std::to_string(kFormatMinor) +
                               " (and older minor versions)");
+  const bool checksum_required = mod->version_minor >= kFirstChecksummedMinor;
+  if (options.verify_checksums) {
+    if (!fb::StoredField(m, fb::Module::VT_CHECKSUM)) {
+      if (checksum_required) return Bad("the file has no checksum (format 0.3 and later carry one)");
+      mod->unchecked = true;
+    } else if (m->checksum() != fb::ModuleChecksum(base, mod->file.size(), *m)) {
+      return DataLoss("invalid module: the file is corrupted (its checksum does not match)");
+    }
+  }
+  if (m->targets())
+    for (const auto* t : *m->targets()) mod->targets.push_back(t ? t->str() : "");
   if (m->name()) mod->name = m->name()->str();
   if (m->source_file()) mod->source_file = m->source_file()->str();
   mod->num_replicas = m->num_replicas();
@@ -217,7 +250,8 @@ StatusOr<std::shared_ptr<const LoadedModule>> LoadModule(std::vector<uint8_t> by
   if (m->constants()) {
     mod->constants.resize(m->constants()->size());
     for (size_t i = 0; i < mod->constants.size(); ++i)
-      KILN_RETURN_IF_ERROR(LoadConstant(m->constants()->Get(i), i, &mod->constants[i]));
+      KILN_RETURN_IF_ERROR(
+          LoadConstant(m->constants()->Get(i), i, checksum_required, options, &mod->constants[i]));
   }
   if (m->executables()) {
     mod->executables.resize(m->executables()->size());
@@ -261,10 +295,11 @@ StatusOr<std::shared_ptr<const LoadedModule>> LoadModule(std::vector<uint8_t> by
   return std::shared_ptr<const LoadedModule>(std::move(mod));
 }
 
-StatusOr<std::shared_ptr<const LoadedModule>> LoadModuleFromFile(const std::string& path) {
+StatusOr<std::shared_ptr<const LoadedModule>> LoadModuleFromFile(const std::string& path,
+                                                                 const LoadOptions& options) {
   auto text = ReadFile(path);
   if (!text.ok()) return text.status();
-  auto m = LoadModule(std::vector<uint8_t>(text->begin(), text->end()));
+  auto m = LoadModule(std::vector<uint8_t>(text->begin(), text->end()), options);
   if (!m.ok()) return Status(m.status().code(), path + ": " + m.status().message());
   return m;
 }

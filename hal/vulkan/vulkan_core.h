@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -17,8 +18,12 @@
 
 namespace kiln::hal::vk {
 
-// A Vulkan result as a Status naming what was being done.
+// "VK_ERROR_UNKNOWN (-13)": a result's name and number.
+std::string VkResultName(VkResult r);
+// A Vulkan result as a Status naming what was being done and the result.
 Status VkError(VkResult r, std::string_view what);
+// "the module's shader for KERNEL is invalid (corrupted file?)".
+std::string InvalidShader(const std::string& kernel);
 #define KILN_VK(expr, what)                                        \
   do {                                                             \
     VkResult kiln_vk_r = (expr);                                   \
@@ -71,7 +76,8 @@ struct Core {
   ~Core();
   // Both under pipelines_mu (vulkan_executable.cc).
   StatusOr<std::pair<VkDescriptorSetLayout, VkPipelineLayout>> Layout(uint32_t bindings);
-  StatusOr<VkPipeline> Pipeline(const ShaderVariant& v, VkPipelineLayout layout);
+  // `kernel` names the executable in errors.
+  StatusOr<VkPipeline> Pipeline(const ShaderVariant& v, VkPipelineLayout layout, const std::string& kernel);
 };
 
 // Opens physical device `index` (-1: the preferred one) (vulkan_instance.cc).

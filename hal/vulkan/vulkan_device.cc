@@ -345,7 +345,7 @@ class VulkanDevice final : public Device {
         KILN_ASSIGN_OR_RETURN(auto layout, core_->Layout(bindings));
         p.set_layout = layout.first;
         p.layout = layout.second;
-        KILN_ASSIGN_OR_RETURN(p.pipeline, core_->Pipeline(*p.variant, p.layout));
+        KILN_ASSIGN_OR_RETURN(p.pipeline, core_->Pipeline(*p.variant, p.layout, e->name()));
       }
       words.resize((words.size() + align_words - 1) / align_words * align_words);
       p.param_offset = words.size() * 4;

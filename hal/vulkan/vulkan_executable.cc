@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "hal/vulkan/spirv_check.h"
+
 namespace kiln::hal::vk {
 
 const ShaderVariant* VulkanExecutable::Find(const std::vector<BufferView>& in, const std::vector<BufferView>& out) const {
@@ -33,6 +35,9 @@ StatusOr<std::shared_ptr<Executable>> PrepareVulkanExecutable(const Core& core, 
       return InvalidArgument(spec.name + ": malformed Vulkan shader");
     if (v.grid_kind == ShaderGrid::kTiles && v.grid_args.size() != 4)
       return InvalidArgument(spec.name + ": malformed Vulkan tile grid");
+    // Before any of it reaches the driver, which may crash on malformed SPIR-V.
+    Status s = CheckSpirvStructure(v.spirv);
+    if (!s.ok()) return InvalidArgument(InvalidShader(spec.name) + ": " + s.message());
   }
   return std::shared_ptr<Executable>(std::make_shared<VulkanExecutable>(spec.name, std::move(shaders)));
 }
@@ -61,14 +66,27 @@ StatusOr<std::pair<VkDescriptorSetLayout, VkPipelineLayout>> Core::Layout(uint32
   return layouts[bindings];
 }
 
-StatusOr<VkPipeline> Core::Pipeline(const ShaderVariant& v, VkPipelineLayout layout) {
+std::string InvalidShader(const std::string& kernel) {
+  return "the module's shader for " + kernel + " is invalid (corrupted file?)";
+}
+
+StatusOr<VkPipeline> Core::Pipeline(const ShaderVariant& v, VkPipelineLayout layout, const std::string& kernel) {
+  // The driver's refusal of a shader names the kernel; running out of memory
+  // is not the shader's fault and keeps its own message.
+  auto shader_error = [&](VkResult r, const char* what) {
+    if (r == VK_ERROR_OUT_OF_HOST_MEMORY || r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_DEVICE_LOST)
+      return VkError(r, what);
+    return Status(StatusCode::kInvalidArgument,
+                  InvalidShader(kernel) + ": " + what + " failed with " + VkResultName(r));
+  };
   auto it = pipelines.find(v.spirv);
   if (it != pipelines.end()) return it->second;
   VkShaderModuleCreateInfo sci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
   sci.codeSize = v.spirv.size() * 4;
   sci.pCode = v.spirv.data();
   VkShaderModule sm;
-  KILN_VK(vkCreateShaderModule(device, &sci, nullptr, &sm), "creating a shader module");
+  VkResult r = vkCreateShaderModule(device, &sci, nullptr, &sm);
+  if (r != VK_SUCCESS) return shader_error(r, "creating a shader module");
   VkComputePipelineCreateInfo ci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
   ci.stage = VkPipelineShaderStageCreateInfo{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
   ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
@@ -76,9 +94,9 @@ StatusOr<VkPipeline> Core::Pipeline(const ShaderVariant& v, VkPipelineLayout lay
   ci.stage.pName = "main";
   ci.layout = layout;
   VkPipeline p;
-  VkResult r = vkCreateComputePipelines(device, pipeline_cache, 1, &ci, nullptr, &p);
+  r = vkCreateComputePipelines(device, pipeline_cache, 1, &ci, nullptr, &p);
   vkDestroyShaderModule(device, sm, nullptr);
-  if (r != VK_SUCCESS) return VkError(r, "creating a compute pipeline");
+  if (r != VK_SUCCESS) return shader_error(r, "creating a compute pipeline");
   pipelines[v.spirv] = p;
   return p;
 }

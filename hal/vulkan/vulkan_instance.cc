@@ -106,17 +106,55 @@ const char* TypeName(VkPhysicalDeviceType t) {
 
 }  // namespace
 
+std::string VkResultName(VkResult r) {
+  const char* name = nullptr;
+  switch (r) {
+#define KILN_VK_RESULT(x) \
+  case x: name = #x; break;
+    KILN_VK_RESULT(VK_SUCCESS)
+    KILN_VK_RESULT(VK_NOT_READY)
+    KILN_VK_RESULT(VK_TIMEOUT)
+    KILN_VK_RESULT(VK_EVENT_SET)
+    KILN_VK_RESULT(VK_EVENT_RESET)
+    KILN_VK_RESULT(VK_INCOMPLETE)
+    KILN_VK_RESULT(VK_ERROR_OUT_OF_HOST_MEMORY)
+    KILN_VK_RESULT(VK_ERROR_OUT_OF_DEVICE_MEMORY)
+    KILN_VK_RESULT(VK_ERROR_INITIALIZATION_FAILED)
+    KILN_VK_RESULT(VK_ERROR_DEVICE_LOST)
+    KILN_VK_RESULT(VK_ERROR_MEMORY_MAP_FAILED)
+    KILN_VK_RESULT(VK_ERROR_LAYER_NOT_PRESENT)
+    KILN_VK_RESULT(VK_ERROR_EXTENSION_NOT_PRESENT)
+    KILN_VK_RESULT(VK_ERROR_FEATURE_NOT_PRESENT)
+    KILN_VK_RESULT(VK_ERROR_INCOMPATIBLE_DRIVER)
+    KILN_VK_RESULT(VK_ERROR_TOO_MANY_OBJECTS)
+    KILN_VK_RESULT(VK_ERROR_FORMAT_NOT_SUPPORTED)
+    KILN_VK_RESULT(VK_ERROR_FRAGMENTED_POOL)
+    KILN_VK_RESULT(VK_ERROR_UNKNOWN)
+    KILN_VK_RESULT(VK_ERROR_OUT_OF_POOL_MEMORY)
+    KILN_VK_RESULT(VK_ERROR_INVALID_EXTERNAL_HANDLE)
+    KILN_VK_RESULT(VK_ERROR_FRAGMENTATION)
+    KILN_VK_RESULT(VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS)
+    KILN_VK_RESULT(VK_PIPELINE_COMPILE_REQUIRED)
+    KILN_VK_RESULT(VK_ERROR_INVALID_SHADER_NV)
+#undef KILN_VK_RESULT
+    default: break;
+  }
+  std::string number = std::to_string(static_cast<int>(r));
+  return name ? std::string(name) + " (" + number + ")" : "VkResult " + number;
+}
+
 Status VkError(VkResult r, std::string_view what) {
   std::string w(what);
+  std::string named = " (" + VkResultName(r) + ")";
   switch (r) {
-    case VK_ERROR_OUT_OF_HOST_MEMORY: return ResourceExhausted(w + ": out of host memory (Vulkan)");
-    case VK_ERROR_OUT_OF_DEVICE_MEMORY: return ResourceExhausted(w + ": out of device memory (Vulkan)");
-    case VK_ERROR_DEVICE_LOST: return Internal(w + ": the Vulkan device was lost");
-    case VK_ERROR_INITIALIZATION_FAILED: return Internal(w + ": Vulkan initialization failed");
-    case VK_ERROR_FEATURE_NOT_PRESENT: return Unimplemented(w + ": a Vulkan feature is not present");
-    case VK_ERROR_INCOMPATIBLE_DRIVER: return Unimplemented(w + ": no compatible Vulkan driver");
-    case VK_TIMEOUT: return Status(StatusCode::kDeadlineExceeded, w + ": timed out waiting for the Vulkan device");
-    default: return Internal(w + ": Vulkan error " + std::to_string(static_cast<int>(r)));
+    case VK_ERROR_OUT_OF_HOST_MEMORY: return ResourceExhausted(w + ": out of host memory" + named);
+    case VK_ERROR_OUT_OF_DEVICE_MEMORY: return ResourceExhausted(w + ": out of device memory" + named);
+    case VK_ERROR_DEVICE_LOST: return Internal(w + ": the Vulkan device was lost" + named);
+    case VK_ERROR_INITIALIZATION_FAILED: return Internal(w + ": Vulkan initialization failed" + named);
+    case VK_ERROR_FEATURE_NOT_PRESENT: return Unimplemented(w + ": a Vulkan feature is not present" + named);
+    case VK_ERROR_INCOMPATIBLE_DRIVER: return Unimplemented(w + ": no compatible Vulkan driver" + named);
+    case VK_TIMEOUT: return Status(StatusCode::kDeadlineExceeded, w + ": timed out waiting for the Vulkan device" + named);
+    default: return Internal(w + ": Vulkan error " + VkResultName(r));
   }
 }
 

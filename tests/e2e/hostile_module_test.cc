@@ -12,6 +12,7 @@
 
 #include "compiler/module_builder.h"
 #include "hal/cpu/cpu_device.h"
+#include "schema/module_checksum.h"
 #include "schema/module_generated.h"
 #include "vm/bytecode.h"
 #include "vm/context.h"
@@ -346,7 +347,10 @@ std::vector<uint8_t> ModuleWithConstant(std::vector<int64_t> dims, fb::Compressi
                             fbb.CreateVector(std::vector<flatbuffers::Offset<fb::Function>>{}),
                             fbb.CreateVector(constants));
   fbb.Finish(m, fb::ModuleIdentifier());
-  return {fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize()};
+  // With valid checksums, so the loader's size checks are what refuse it.
+  std::vector<uint8_t> file(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+  EXPECT_TRUE(fb::SealModule(&file));
+  return file;
 }
 
 TEST(HostileModule, ConstantSizesThatLieAreRefused) {
