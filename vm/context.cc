@@ -182,7 +182,7 @@ StatusOr<std::vector<HostTensor>> Context::Invoke(const std::string& name, const
   options_ = options;
   local_grid_.reset();
   int f = module_->FindFunction(name);
-  if (f < 0) return InvalidArgument("no function named '" + name + "' in the module");
+  if (f < 0) return NotFound("no function named '" + name + "' in the module");
   const LoadedFunction& fn = module_->functions[f];
   for (const auto& u : fn.unavailable)
     if (device_->name().rfind(u.device, 0) == 0)
