@@ -41,13 +41,22 @@ namespace {
 // success. kiln_status_free leaves it alone.
 kiln_status g_out_of_memory{KILN_STATUS_RESOURCE_EXHAUSTED, "out of memory"};
 
-kiln_status_t Error(kiln_status_code_t code, std::string message) {
+// A status with `message`. The const char* form copies the text inside its
+// own try, so a literal message needs no allocation at the call site, where
+// nothing would catch a failure; messages built from pieces are built
+// inside Guard.
+kiln_status_t Error(kiln_status_code_t code, const char* message) {
   try {
-    kiln_status_t s = new (std::nothrow) kiln_status{code, std::move(message)};
+    kiln_status_t s = new (std::nothrow) kiln_status{code, std::string(message)};
     return s ? s : &g_out_of_memory;
   } catch (...) {  // the string's copy
     return &g_out_of_memory;
   }
+}
+
+kiln_status_t Error(kiln_status_code_t code, std::string message) {
+  kiln_status_t s = new (std::nothrow) kiln_status{code, std::move(message)};  // moving does not allocate
+  return s ? s : &g_out_of_memory;
 }
 
 kiln_status_code_t CodeOf(kiln::StatusCode code) {
@@ -70,6 +79,7 @@ kiln_status_code_t CodeOf(kiln::StatusCode code) {
 
 kiln_status_t FromStatus(const kiln::Status& s) { return s.ok() ? nullptr : Error(CodeOf(s.code()), s.message()); }
 
+kiln_status_t Invalid(const char* message) { return Error(KILN_STATUS_INVALID_ARGUMENT, message); }
 kiln_status_t Invalid(std::string message) { return Error(KILN_STATUS_INVALID_ARGUMENT, std::move(message)); }
 
 // Runs `body`, turning an escaping exception into a status that names the
@@ -115,8 +125,8 @@ kiln_status_t PublicFunction(const char* entry, const kiln_module_t* module, siz
 // Argument or result `i` of public function `function` as a kiln_value_type_t.
 kiln_status_t ValueType(const char* entry, const char* what, const kiln_module_t* module, size_t function,
                         size_t i, bool result, kiln_value_type_t* out) {
-  if (!out) return Invalid(std::string(entry) + ": out_type is required");
   return Guard(entry, [&]() -> kiln_status_t {
+    if (!out) return Invalid(std::string(entry) + ": out_type is required");
     const kiln::vm::LoadedFunction* f = nullptr;
     if (kiln_status_t s = PublicFunction(entry, module, function, &f)) return s;
     const auto& list = result ? f->results : f->args;
@@ -258,13 +268,14 @@ kiln_status_t kiln_session_create(kiln_module_t* module, const char* device, kil
 
 kiln_status_t kiln_session_create_with_options(kiln_module_t* module, const kiln_session_options_t* options,
                                                kiln_session_t** out_session) {
-  if (!module || !options || !out_session) return Invalid("kiln_session_create: module, options and out_session are required");
+  if (!module || !options || !out_session)
+    return Invalid("kiln_session_create: module, options and out_session are required");
   *out_session = nullptr;
-  if (options->struct_size != sizeof(kiln_session_options_t))
-    return Invalid("kiln_session_create: options.struct_size is " + std::to_string(options->struct_size) +
-                   ", not sizeof(kiln_session_options_t) (" + std::to_string(sizeof(kiln_session_options_t)) +
-                   "): initialize the options with kiln_session_options_init");
   return Guard("kiln_session_create", [&]() -> kiln_status_t {
+    if (options->struct_size != sizeof(kiln_session_options_t))
+      return Invalid("kiln_session_create: options.struct_size is " + std::to_string(options->struct_size) +
+                     ", not sizeof(kiln_session_options_t) (" + std::to_string(sizeof(kiln_session_options_t)) +
+                     "): initialize the options with kiln_session_options_init");
     const std::string device = options->device ? options->device : "cpu";
     // The count itself is checked where the CPU device is made (the same
     // words as the tools' --threads); here only what the C API adds.

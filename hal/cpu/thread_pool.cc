@@ -60,8 +60,9 @@ StatusOr<int> ThreadPool::ResolveThreads(int threads) {
   int n = -1;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
   if (ec != std::errc() || end != text.data() + text.size() || n < 0 || n > kMaxThreads)
-    return InvalidArgument("KILN_THREADS='" + std::string(text) + "' is not a thread count: expected a whole number from 0 to " +
-                           std::to_string(kMaxThreads) + " (0: one per core)");
+    return InvalidArgument("KILN_THREADS='" + std::string(text) +
+                           "' is not a thread count: expected a whole number from 0 to " + std::to_string(kMaxThreads) +
+                           " (0: one per core)");
   return n == 0 ? CoreCount() : n;
 }
 
