@@ -9,7 +9,9 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <new>
 #include <vector>
 
@@ -20,14 +22,19 @@
 namespace kiln {
 namespace {
 
-// The fast kernels run on a thread pool of KILN_THREADS threads (default: one
-// per core), as in the CPU driver; times are wall-clock (UseRealTime).
+// The fast kernels run on a thread pool sized as the CPU driver's default
+// (KILN_THREADS, else one per core: ThreadPool::ResolveThreads); times are
+// wall-clock (UseRealTime). An invalid KILN_THREADS stops the benchmark.
 TaskRunner* Pool() {
-  static hal::ThreadPool pool([] {
-    const char* t = std::getenv("KILN_THREADS");
-    return t ? std::atoi(t) : 0;
-  }());
-  return &pool;
+  static std::unique_ptr<hal::ThreadPool> pool = [] {
+    auto p = hal::ThreadPool::Create(0);
+    if (!p.ok()) {
+      std::fprintf(stderr, "kiln-kernel-bench: %s\n", p.status().message().c_str());
+      std::exit(1);
+    }
+    return std::move(p.value());
+  }();
+  return pool.get();
 }
 
 KernelParams ElementwiseParams(ScalarProgram program) {

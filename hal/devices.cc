@@ -10,8 +10,11 @@
 namespace kiln::hal {
 
 StatusOr<std::unique_ptr<Device>> CreateDeviceByName(const std::string& name, int cpu_threads) {
-  if (cpu_threads < 0) return InvalidArgument("the thread count must be at least 0 (0: one per core)");
-  if (name.empty() || name == "cpu") return CreateCheckedCpuDevice(CpuModeFromEnvironment(), cpu_threads);
+  if (cpu_threads < 0)
+    return InvalidArgument("the thread count must be at least 0 (0: KILN_THREADS, else one per core)");
+  // "" is no device's name: the default is for callers to spell ("cpu").
+  if (name.empty()) return InvalidArgument("the device name is empty (expected cpu or vulkan[:N])");
+  if (name == "cpu") return CreateCheckedCpuDevice(CpuModeFromEnvironment(), cpu_threads);
   if (name == "vulkan" || name.rfind("vulkan:", 0) == 0) {
 #ifdef KILN_HAVE_VULKAN
     int index = -1;  // the preferred device
@@ -32,7 +35,8 @@ StatusOr<std::unique_ptr<Device>> CreateDeviceByName(const std::string& name, in
 
 std::vector<std::string> ListDeviceNames() {
   std::vector<std::string> out = {
-      "cpu: the host CPU (Highway kernels, reference kernels otherwise; a thread pool of --threads)"};
+      "cpu: the host CPU (Highway kernels, reference kernels otherwise; a thread pool of --threads, else "
+      "KILN_THREADS, else one thread per core)"};
 #ifdef KILN_HAVE_VULKAN
   auto devs = ListVulkanDevices();
   if (!devs.ok()) {

@@ -11,7 +11,8 @@
 
 namespace kiln::hal {
 
-// `cpu_threads`: the CPU device's kernel thread pool; 0 means one per core.
+// `cpu_threads`: the CPU device's kernel thread pool; 0 means the default
+// (KILN_THREADS, else one per core). An empty name is refused.
 StatusOr<std::unique_ptr<Device>> CreateDeviceByName(const std::string& name, int cpu_threads = 0);
 
 // One line per device this runtime can open, "name: description".

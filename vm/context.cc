@@ -226,7 +226,7 @@ StatusOr<std::vector<HostTensor>> Context::Invoke(const std::string& name, const
   has_deadline_ = options.timeout.count() > 0;
   deadline_ = std::chrono::steady_clock::now() + options.timeout;
   int f = module_->FindFunction(name);
-  if (f < 0) return InvalidArgument("no function named '" + name + "' in the module");
+  if (f < 0) return NotFound("no function named '" + name + "' in the module");
   const LoadedFunction& fn = module_->functions[f];
   if (!fn.is_public && !options.allow_private)
     return InvalidArgument("function '" + name + "' is private: only the module's public functions can be called");

@@ -2,8 +2,16 @@
  *
  * A plain C interface for apps (Android NDK, iOS, embedded Linux) over the
  * C++ runtime. No C++ exception crosses it. Every call that can fail returns
- * a kiln_status_t: NULL means success; otherwise it carries a message
- * (kiln_status_message) and must be freed with kiln_status_free.
+ * a kiln_status_t: NULL means success; otherwise it carries a code
+ * (kiln_status_code) and a message (kiln_status_message) and must be freed
+ * with kiln_status_free.
+ *
+ * Misuse: every misuse the runtime can detect returns a status with a message
+ * (a NULL or out-of-range argument, inputs that do not match the function's
+ * signature, a truncated or corrupted module, an unknown device). What it
+ * cannot detect is undefined behaviour, as in any C library: using an object
+ * after its kiln_*_free (or freeing it twice), a pointer to fewer bytes than
+ * the sizes it comes with say, or one object used from two threads at once.
  *
  * Ownership: every object created by a kiln_*_create / kiln_*_load call is
  * freed by the matching kiln_*_free, which accepts NULL. A session keeps its
@@ -26,12 +34,44 @@
 extern "C" {
 #endif
 
+/* The version of this header's interface; it grows when calls are added. */
+#define KILN_C_API_VERSION 1
+
 typedef struct kiln_status* kiln_status_t;
 typedef struct kiln_module kiln_module_t;
 typedef struct kiln_session kiln_session_t;
 typedef struct kiln_results kiln_results_t;
 
-/* The error's text; valid until kiln_status_free. */
+/* This runtime's version and the module format versions it loads. */
+typedef struct kiln_version {
+  int32_t major, minor, patch;
+  /* Modules of format format_major.0 through format_major.format_minor load;
+   * others are refused with a message naming both versions. */
+  int32_t format_major, format_minor;
+  const char* text; /* "Kiln 0.1.0 (module format 0.2)" */
+} kiln_version_t;
+/* Static data; never NULL. */
+const kiln_version_t* kiln_version(void);
+
+/* What kind of failure a status reports. The numbers are those of the common
+ * canonical error space (gRPC, Abseil, IREE) and do not change. */
+typedef enum kiln_status_code {
+  KILN_STATUS_OK = 0,
+  KILN_STATUS_INVALID_ARGUMENT = 3,   /* a bad argument or input, a directory given as a file */
+  KILN_STATUS_DEADLINE_EXCEEDED = 4,  /* a wait timed out */
+  KILN_STATUS_NOT_FOUND = 5,          /* no such file, no such function */
+  KILN_STATUS_RESOURCE_EXHAUSTED = 8, /* out of memory, or threads the system cannot start */
+  KILN_STATUS_FAILED_PRECONDITION = 9,
+  KILN_STATUS_OUT_OF_RANGE = 11,      /* an index past the end */
+  KILN_STATUS_UNIMPLEMENTED = 12,     /* not supported by this runtime or device (yet) */
+  KILN_STATUS_INTERNAL = 13,          /* an unexpected error inside the runtime */
+  KILN_STATUS_UNAVAILABLE = 14,       /* the device cannot be used now */
+  KILN_STATUS_DATA_LOSS = 15,         /* a truncated or corrupted module */
+} kiln_status_code_t;
+
+/* KILN_STATUS_OK for NULL (success). */
+kiln_status_code_t kiln_status_code(kiln_status_t status);
+/* The error's text ("ok" for NULL); valid until kiln_status_free. */
 const char* kiln_status_message(kiln_status_t status);
 void kiln_status_free(kiln_status_t status);
 
@@ -77,10 +117,54 @@ void kiln_module_free(kiln_module_t* module);
 size_t kiln_module_function_count(const kiln_module_t* module);
 const char* kiln_module_function_name(const kiln_module_t* module, size_t index);
 
-/* Opens the module on a device: "cpu" (the default when NULL), "vulkan" (the
- * preferred Vulkan device) or "vulkan:N". Uploads the constants and prepares
- * the executables once. A module compiled with --target=cpu is refused on a
+/* Function signatures. A public function is named by its index
+ * (kiln_module_find_function gives the index of a name; NOT_FOUND if the
+ * module has no public function of that name). */
+typedef enum kiln_value_kind {
+  KILN_VALUE_TENSOR = 0,
+  KILN_VALUE_TOKEN = 1,
+  KILN_VALUE_TUPLE = 2,
+} kiln_value_kind_t;
+
+/* The type of one argument or result. */
+typedef struct kiln_value_type {
+  int32_t kind;         /* kiln_value_kind_t */
+  int32_t element_type; /* a tensor's element type code; 0 for a token or tuple */
+  int32_t rank;         /* a tensor's rank; 0 for a token or tuple */
+  const int64_t* dims;  /* `rank` sizes, -1 where a size is dynamic; valid until kiln_module_free */
+} kiln_value_type_t;
+
+kiln_status_t kiln_module_find_function(const kiln_module_t* module, const char* name, size_t* out_index);
+/* The number of arguments and results of public function `function`. */
+kiln_status_t kiln_module_function_arity(const kiln_module_t* module, size_t function, size_t* out_arg_count,
+                                         size_t* out_result_count);
+kiln_status_t kiln_module_function_arg(const kiln_module_t* module, size_t function, size_t arg,
+                                       kiln_value_type_t* out_type);
+kiln_status_t kiln_module_function_result(const kiln_module_t* module, size_t function, size_t result,
+                                          kiln_value_type_t* out_type);
+
+/* How a session is opened. Initialize with kiln_session_options_init (which
+ * sets struct_size and the defaults), then change fields; a struct not so
+ * initialized is refused. */
+typedef struct kiln_session_options {
+  size_t struct_size; /* sizeof(kiln_session_options_t) */
+  /* "cpu" (the default when NULL), "vulkan" (the preferred Vulkan device) or
+   * "vulkan:N"; "" is refused. */
+  const char* device;
+  /* The CPU device's kernel threads, the calling thread included: 1 to 1024,
+   * or 0 (the default) for the environment variable KILN_THREADS when set,
+   * else one per core. Must be 0 for any other device. */
+  int32_t cpu_threads;
+} kiln_session_options_t;
+
+void kiln_session_options_init(kiln_session_options_t* options);
+
+/* Opens the module on a device. Uploads the constants and prepares the
+ * executables once. A module compiled with --target=cpu is refused on a
  * Vulkan device here, with how to recompile it. */
+kiln_status_t kiln_session_create_with_options(kiln_module_t* module, const kiln_session_options_t* options,
+                                               kiln_session_t** out_session);
+/* The same with the default options and `device` ("cpu" when NULL). */
 kiln_status_t kiln_session_create(kiln_module_t* module, const char* device, kiln_session_t** out_session);
 void kiln_session_free(kiln_session_t* session);
 

@@ -119,8 +119,12 @@ class CpuDevice final : public Device {
       queue_thread_.join();
     }
   }
+  // With the pool's size, so `vm-check --stats` and vm-bench show the
+  // threads a run really had (--threads, else KILN_THREADS, else the cores).
   std::string name() const override {
-    return mode_ == CpuMode::kInline ? "cpu (inline)" : "cpu (deferred)";
+    const int n = pool_.num_workers();
+    return std::string(mode_ == CpuMode::kInline ? "cpu (inline, " : "cpu (deferred, ") + std::to_string(n) +
+           (n == 1 ? " thread)" : " threads)");
   }
   StatusOr<std::shared_ptr<Buffer>> Allocate(size_t bytes) override { return NewBuffer(bytes, nullptr); }
   StatusOr<std::shared_ptr<Buffer>> AllocateCopy(const void* data, size_t bytes) override {
@@ -257,7 +261,7 @@ std::unique_ptr<Device> CreateCpuDevice(CpuMode mode, int threads) {
 StatusOr<std::unique_ptr<Device>> CreateCheckedCpuDevice(CpuMode mode, int threads) {
   if (threads < 0 || threads > ThreadPool::kMaxThreads)
     return InvalidArgument("the thread count must be 0 to " + std::to_string(ThreadPool::kMaxThreads) +
-                           " (0: one per core), not " + std::to_string(threads));
+                           " (0: KILN_THREADS, else one per core), not " + std::to_string(threads));
   auto device = std::make_unique<CpuDevice>(mode, threads);
   if (!device->start_status().ok()) return device->start_status();
   return std::unique_ptr<Device>(std::move(device));

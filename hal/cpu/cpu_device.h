@@ -14,13 +14,14 @@ namespace kiln::hal {
 enum class CpuMode { kInline, kDeferred };
 
 // `threads`: the size of the kernel thread pool, the executing thread
-// included (vm-run --threads=N); <= 0 means one per core. A thread that
-// cannot be started leaves the device working on fewer threads (the calling
-// thread alone, inline); tests and benchmarks use this form.
+// included (vm-run --threads=N); <= 0 means the default: KILN_THREADS when
+// set, else one per core (ThreadPool::ResolveThreads). A thread that cannot
+// be started, or an invalid KILN_THREADS, leaves the device working on the
+// calling thread alone (inline); tests and benchmarks use this form.
 std::unique_ptr<Device> CreateCpuDevice(CpuMode mode, int threads = 0);
-// The same, but a thread count above ThreadPool::kMaxThreads (1024) or a
-// thread that cannot be started is an error naming it. CreateDeviceByName
-// (the tools, the C API) uses this form.
+// The same, but a thread count above ThreadPool::kMaxThreads (1024), an
+// invalid KILN_THREADS or a thread that cannot be started is an error naming
+// it. CreateDeviceByName (the tools, the C API) uses this form.
 StatusOr<std::unique_ptr<Device>> CreateCheckedCpuDevice(CpuMode mode, int threads = 0);
 
 // The mode from the environment variable KILN_CPU_MODE ("inline" or

@@ -1,9 +1,12 @@
 #include "hal/cpu/thread_pool.h"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
+#include <cstdlib>
 #include <exception>
 #include <string>
+#include <string_view>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -39,13 +42,37 @@ bool SpinFor(const Done& done) {
 
 }  // namespace
 
-int ThreadPool::DefaultThreads() {
+int ThreadPool::CoreCount() {
   unsigned n = std::thread::hardware_concurrency();
   return n == 0 ? 1 : static_cast<int>(std::min<unsigned>(n, kMaxThreads));
 }
 
+StatusOr<int> ThreadPool::ResolveThreads(int threads) {
+  if (threads < 0)
+    return InvalidArgument("the thread count must be at least 0 (0: the default), not " + std::to_string(threads));
+  if (threads > kMaxThreads)
+    return InvalidArgument("a thread pool of " + std::to_string(threads) + " threads is too large (at most " +
+                           std::to_string(kMaxThreads) + ")");
+  if (threads > 0) return threads;
+  const char* env = std::getenv("KILN_THREADS");
+  if (!env || !*env) return CoreCount();
+  const std::string_view text(env);
+  int n = -1;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec != std::errc() || end != text.data() + text.size() || n < 0 || n > kMaxThreads)
+    return InvalidArgument("KILN_THREADS='" + std::string(text) +
+                           "' is not a thread count: expected a whole number from 0 to " + std::to_string(kMaxThreads) +
+                           " (0: one per core)");
+  return n == 0 ? CoreCount() : n;
+}
+
 ThreadPool::ThreadPool(int threads) {
-  if (threads <= 0) threads = DefaultThreads();
+  auto resolved = ResolveThreads(threads < 0 ? 0 : threads);
+  if (!resolved.ok()) {
+    start_status_ = resolved.status();  // no workers: the calling thread runs every task
+    return;
+  }
+  threads = *resolved;
   try {
     threads_.reserve(static_cast<size_t>(threads - 1));
     for (int i = 1; i < threads; ++i) threads_.emplace_back([this, i] { WorkerLoop(i); });
@@ -61,9 +88,6 @@ ThreadPool::ThreadPool(int threads) {
 }
 
 StatusOr<std::unique_ptr<ThreadPool>> ThreadPool::Create(int threads) {
-  if (threads > kMaxThreads)
-    return InvalidArgument("a thread pool of " + std::to_string(threads) + " threads is too large (at most " +
-                           std::to_string(kMaxThreads) + ")");
   auto pool = std::make_unique<ThreadPool>(threads);
   if (!pool->start_status_.ok()) return pool->start_status_;
   return pool;

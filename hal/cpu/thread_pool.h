@@ -29,13 +29,14 @@ class ThreadPool final : public TaskRunner {
   // many cores and each thread costs a stack.
   static constexpr int kMaxThreads = 1024;
 
-  // `threads` includes the calling thread; <= 0 means one per core (at most
-  // kMaxThreads). A pool whose threads cannot all be started (the system's
-  // thread or memory limit) stops the ones it started and records why in
-  // start_status(); it then runs every task on the calling thread.
+  // `threads` includes the calling thread; <= 0 means the default
+  // (ResolveThreads). A pool whose size is refused (an invalid KILN_THREADS,
+  // more than kMaxThreads) or whose threads cannot all be started (the
+  // system's thread or memory limit) stops the ones it started and records
+  // why in start_status(); it then runs every task on the calling thread.
   explicit ThreadPool(int threads);
-  // The checked way to make a pool: refuses more than kMaxThreads, and a pool
-  // whose threads could not be started, naming the thread that failed.
+  // The checked way to make a pool: refuses what the constructor records in
+  // start_status(), naming the setting or the thread that failed.
   static StatusOr<std::unique_ptr<ThreadPool>> Create(int threads);
   const Status& start_status() const { return start_status_; }
   ~ThreadPool() override;
@@ -45,8 +46,18 @@ class ThreadPool final : public TaskRunner {
   int num_workers() const override { return static_cast<int>(threads_.size()) + 1; }
   void Run(int64_t num_tasks, const std::function<void(int64_t, int)>& fn) override;
 
-  // Cores the machine offers (std::thread::hardware_concurrency, at least 1).
-  static int DefaultThreads();
+  // The size of a pool asked for with `threads`: `threads` itself when
+  // positive (at most kMaxThreads); for 0, the environment variable
+  // KILN_THREADS when it is set and not empty (a whole number from 1 to
+  // kMaxThreads, or 0 for one per core), else one thread per core. The one
+  // place the default is decided, so the tools, the C API and the
+  // benchmarks agree; an explicit count always wins over KILN_THREADS. A
+  // negative count, one above kMaxThreads or a KILN_THREADS that is not such
+  // a number is an error naming it.
+  static StatusOr<int> ResolveThreads(int threads);
+  // Cores the machine offers (std::thread::hardware_concurrency, at least 1,
+  // at most kMaxThreads).
+  static int CoreCount();
 
  private:
   void WorkerLoop(int worker);

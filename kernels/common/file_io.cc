@@ -14,8 +14,10 @@ namespace kiln {
 StatusOr<std::string> ReadFile(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    if (errno == EISDIR) return InvalidArgument("'" + path + "' is a directory");
-    return InvalidArgument("cannot open '" + path + "': " + std::strerror(errno));
+    int e = errno;
+    if (e == EISDIR) return InvalidArgument("'" + path + "' is a directory");
+    std::string why = "cannot open '" + path + "': " + std::strerror(e);
+    return e == ENOENT || e == ENOTDIR ? NotFound(why) : InvalidArgument(why);
   }
   struct stat st {};
   if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {

@@ -14,7 +14,8 @@
 namespace kiln {
 
 // The file's bytes. Errors: "'<path>' is a directory", "cannot open '<path>':
-// <strerror>", "cannot read '<path>': <strerror>".
+// <strerror>" (a NotFound status where no such file exists), "cannot read
+// '<path>': <strerror>".
 StatusOr<std::string> ReadFile(const std::string& path);
 
 // Creates or truncates `path` and writes `bytes`, then closes it. Any failure

@@ -11,7 +11,7 @@ namespace kiln {
 
 enum class StatusCode { kOk = 0, kInvalidArgument, kOutOfRange, kUnimplemented, kDataLoss,
                         kResourceExhausted, kFailedPrecondition, kInternal, kDeadlineExceeded,
-                        kUnavailable };
+                        kUnavailable, kNotFound };
 
 class [[nodiscard]] Status {
  public:
@@ -35,6 +35,8 @@ inline Status DataLoss(std::string m) { return Status(StatusCode::kDataLoss, std
 inline Status ResourceExhausted(std::string m) { return Status(StatusCode::kResourceExhausted, std::move(m)); }
 inline Status FailedPrecondition(std::string m) { return Status(StatusCode::kFailedPrecondition, std::move(m)); }
 inline Status Internal(std::string m) { return Status(StatusCode::kInternal, std::move(m)); }
+// A named thing that does not exist: a missing file, an unknown function.
+inline Status NotFound(std::string m) { return Status(StatusCode::kNotFound, std::move(m)); }
 
 // StatusOr<T>: a value or the error that prevented it.
 template <typename T>

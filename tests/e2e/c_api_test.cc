@@ -1,5 +1,7 @@
-// The C API (vm/kiln.h): a call end to end, and every misuse an app could
-// make answered with a status and a message, never a crash.
+// The C API (vm/kiln.h): a call end to end, every detectable misuse an app
+// could make answered with a status (its code and a message), never a crash;
+// the version and function signatures. Session options and threads:
+// c_api_session_options_test.cc.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -8,6 +10,8 @@
 #include <vector>
 
 #include "compiler/compile.h"
+#include "kiln_version.h"
+#include "schema/format_version.h"
 #include "vm/kiln.h"
 
 namespace {
@@ -27,6 +31,21 @@ std::string Message(kiln_status_t s) {
   std::string m = s ? kiln_status_message(s) : "";
   kiln_status_free(s);
   return m;
+}
+
+// Takes the status, returns its code and frees it.
+kiln_status_code_t Code(kiln_status_t s) {
+  kiln_status_code_t c = kiln_status_code(s);
+  kiln_status_free(s);
+  return c;
+}
+
+std::vector<uint8_t> CompileText(const std::string& text) {
+  kiln::compiler::CompileOptions options;
+  options.target = "cpu";
+  auto bytes = kiln::compiler::Compile(text, "inline.mlir", options, nullptr);
+  EXPECT_TRUE(bytes.ok()) << bytes.status().message();
+  return bytes.ok() ? bytes.value() : std::vector<uint8_t>{};
 }
 
 class CApi : public ::testing::Test {
@@ -184,6 +203,127 @@ TEST(CApiTypes, NamesAndSizes) {
   EXPECT_EQ(kiln_element_type_size(kiln_element_type_from_name("complex<f64>")), 16u);
   EXPECT_EQ(kiln_element_type_size(-3), 0u);
   EXPECT_EQ(kiln_element_type_size(999), 0u);
+}
+
+TEST(CApiVersion, NamesTheRuntimeAndTheModuleFormat) {
+  const kiln_version_t* v = kiln_version();
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->major, KILN_VERSION_MAJOR);
+  EXPECT_EQ(v->minor, KILN_VERSION_MINOR);
+  EXPECT_EQ(v->patch, KILN_VERSION_PATCH);
+  EXPECT_EQ(v->format_major, kiln::kFormatMajor);
+  EXPECT_EQ(v->format_minor, kiln::kFormatMinor);
+  EXPECT_EQ(std::string(v->text), std::string("Kiln ") + KILN_VERSION_STRING + " (module format " +
+                                      std::to_string(kiln::kFormatMajor) + "." + std::to_string(kiln::kFormatMinor) +
+                                      ")");
+  EXPECT_EQ(kiln_version(), v);  // static data
+}
+
+// Each kind of failure carries its code, so an app can branch without
+// parsing messages.
+TEST_F(CApi, FailuresCarryTheirCode) {
+  EXPECT_EQ(kiln_status_code(nullptr), KILN_STATUS_OK);
+  EXPECT_STREQ(kiln_status_message(nullptr), "ok");
+  kiln_results_t* results = nullptr;
+  EXPECT_EQ(Code(kiln_session_call(session_, "nope", inputs_, 3, &results)), KILN_STATUS_NOT_FOUND);
+  EXPECT_EQ(Code(kiln_session_call(session_, "main", inputs_, 2, &results)), KILN_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(Code(kiln_session_call(nullptr, "main", inputs_, 3, &results)), KILN_STATUS_INVALID_ARGUMENT);
+  ASSERT_EQ(Message(kiln_session_call(session_, "main", inputs_, 3, &results)), "");
+  kiln_tensor_t out;
+  EXPECT_EQ(Code(kiln_results_get(results, 1, &out)), KILN_STATUS_OUT_OF_RANGE);
+  kiln_results_free(results);
+
+  kiln_module_t* m = nullptr;
+  EXPECT_EQ(Code(kiln_module_load_file("/nonexistent/x.kiln", &m)), KILN_STATUS_NOT_FOUND);
+  EXPECT_EQ(Code(kiln_module_load_file("/tmp", &m)), KILN_STATUS_INVALID_ARGUMENT);
+  auto bytes = SpecModule();
+  bytes.resize(bytes.size() / 2);
+  EXPECT_EQ(Code(kiln_module_load_memory(bytes.data(), bytes.size(), &m)), KILN_STATUS_DATA_LOSS);
+  kiln_session_t* s = nullptr;
+  EXPECT_EQ(Code(kiln_session_create(module_, "tpu", &s)), KILN_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(m, nullptr);
+  EXPECT_EQ(s, nullptr);
+}
+
+// "" is not a device name; NULL is how a caller asks for the default.
+TEST_F(CApi, EmptyDeviceNameIsRefused) {
+  kiln_session_t* s = nullptr;
+  kiln_status_t status = kiln_session_create(module_, "", &s);
+  EXPECT_EQ(kiln_status_code(status), KILN_STATUS_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(kiln_status_message(status)).find("device name is empty"), std::string::npos)
+      << kiln_status_message(status);
+  kiln_status_free(status);
+  EXPECT_EQ(s, nullptr);
+  ASSERT_EQ(Message(kiln_session_create(module_, nullptr, &s)), "");
+  kiln_session_free(s);
+}
+
+TEST_F(CApi, SignaturesOfPublicFunctions) {
+  size_t main_index = 99;
+  ASSERT_EQ(Message(kiln_module_find_function(module_, "main", &main_index)), "");
+  EXPECT_EQ(main_index, 0u);
+  EXPECT_EQ(Code(kiln_module_find_function(module_, "nope", &main_index)), KILN_STATUS_NOT_FOUND);
+  size_t args = 0, results = 0;
+  ASSERT_EQ(Message(kiln_module_function_arity(module_, main_index, &args, &results)), "");
+  EXPECT_EQ(args, 3u);
+  EXPECT_EQ(results, 1u);
+  const int64_t want_args[3][2] = {{28, 28}, {784, 10}, {1, 10}};
+  for (size_t i = 0; i < 3; ++i) {
+    kiln_value_type_t t;
+    ASSERT_EQ(Message(kiln_module_function_arg(module_, main_index, i, &t)), "");
+    EXPECT_EQ(t.kind, KILN_VALUE_TENSOR);
+    EXPECT_EQ(t.element_type, KILN_TYPE_F32);
+    ASSERT_EQ(t.rank, 2);
+    EXPECT_EQ(t.dims[0], want_args[i][0]);
+    EXPECT_EQ(t.dims[1], want_args[i][1]);
+  }
+  kiln_value_type_t r;
+  ASSERT_EQ(Message(kiln_module_function_result(module_, main_index, 0, &r)), "");
+  EXPECT_EQ(r.element_type, KILN_TYPE_F32);
+  ASSERT_EQ(r.rank, 2);
+  EXPECT_EQ(r.dims[0], 1);
+  EXPECT_EQ(r.dims[1], 10);
+
+  EXPECT_EQ(Code(kiln_module_function_arg(module_, main_index, 3, &r)), KILN_STATUS_OUT_OF_RANGE);
+  EXPECT_EQ(Code(kiln_module_function_result(module_, main_index, 1, &r)), KILN_STATUS_OUT_OF_RANGE);
+  EXPECT_EQ(Code(kiln_module_function_arity(module_, 1, &args, &results)), KILN_STATUS_OUT_OF_RANGE);
+  EXPECT_EQ(Code(kiln_module_function_arg(nullptr, 0, 0, &r)), KILN_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(Code(kiln_module_function_arg(module_, 0, 0, nullptr)), KILN_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(Code(kiln_module_function_arity(module_, 0, nullptr, &results)), KILN_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(Code(kiln_module_find_function(module_, nullptr, &main_index)), KILN_STATUS_INVALID_ARGUMENT);
+}
+
+// Dynamic sizes read -1; other element types and ranks come through;
+// private functions are not listed or found.
+TEST(CApiSignature, DynamicDimsScalarsAndPrivateFunctions) {
+  auto bytes = CompileText(R"(
+func.func @dyn(%a: tensor<?x4xf32>, %n: tensor<i64>) -> tensor<?x4xf32> {
+  %r = func.call @helper(%a) : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  func.return %r : tensor<?x4xf32>
+}
+func.func private @helper(%a: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  func.return %a : tensor<?x4xf32>
+}
+)");
+  ASSERT_FALSE(bytes.empty());
+  kiln_module_t* m = nullptr;
+  ASSERT_EQ(Message(kiln_module_load_memory(bytes.data(), bytes.size(), &m)), "");
+  EXPECT_EQ(kiln_module_function_count(m), 1u);
+  size_t index = 9;
+  EXPECT_EQ(Code(kiln_module_find_function(m, "helper", &index)), KILN_STATUS_NOT_FOUND);
+  ASSERT_EQ(Message(kiln_module_find_function(m, "dyn", &index)), "");
+  kiln_value_type_t a, n, r;
+  ASSERT_EQ(Message(kiln_module_function_arg(m, index, 0, &a)), "");
+  ASSERT_EQ(Message(kiln_module_function_arg(m, index, 1, &n)), "");
+  ASSERT_EQ(Message(kiln_module_function_result(m, index, 0, &r)), "");
+  ASSERT_EQ(a.rank, 2);
+  EXPECT_EQ(a.dims[0], -1);
+  EXPECT_EQ(a.dims[1], 4);
+  EXPECT_EQ(n.element_type, KILN_TYPE_I64);
+  EXPECT_EQ(n.rank, 0);
+  ASSERT_EQ(r.rank, 2);
+  EXPECT_EQ(r.dims[0], -1);
+  kiln_module_free(m);
 }
 
 }  // namespace

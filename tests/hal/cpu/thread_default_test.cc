@@ -1,0 +1,116 @@
+// The CPU device's default thread count (ThreadPool::ResolveThreads): an
+// explicit count wins; otherwise KILN_THREADS when set, else one per core;
+// an invalid KILN_THREADS is an error naming it, for the checked pool and
+// device (what the tools and the C API use). Thread counts are read from
+// /proc/self/task: what the pool really started.
+#include <gtest/gtest.h>
+#include <dirent.h>
+#include <stdlib.h>
+
+#include <string>
+#include <thread>
+
+#include "hal/cpu/cpu_device.h"
+#include "hal/cpu/thread_pool.h"
+
+namespace kiln::hal {
+namespace {
+
+int ProcessThreads() {
+  int n = 0;
+  if (DIR* d = opendir("/proc/self/task")) {
+    while (dirent* e = readdir(d))
+      if (e->d_name[0] != '.') ++n;
+    closedir(d);
+  }
+  return n;
+}
+
+// Sets or clears KILN_THREADS for one test, restoring it afterwards.
+class ScopedThreadsEnv {
+ public:
+  explicit ScopedThreadsEnv(const char* value) {
+    if (const char* old = getenv("KILN_THREADS")) old_ = old, had_ = true;
+    if (value) setenv("KILN_THREADS", value, 1);
+    else unsetenv("KILN_THREADS");
+  }
+  ~ScopedThreadsEnv() {
+    if (had_) setenv("KILN_THREADS", old_.c_str(), 1);
+    else unsetenv("KILN_THREADS");
+  }
+
+ private:
+  std::string old_;
+  bool had_ = false;
+};
+
+int Cores() {
+  unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : static_cast<int>(n);
+}
+
+TEST(ThreadDefault, ExplicitCountWins) {
+  ScopedThreadsEnv env("5");
+  auto n = ThreadPool::ResolveThreads(3);
+  ASSERT_TRUE(n.ok()) << n.status().message();
+  EXPECT_EQ(*n, 3);
+  const int before = ProcessThreads();
+  ThreadPool pool(2);
+  EXPECT_EQ(pool.num_workers(), 2);
+  EXPECT_EQ(ProcessThreads() - before, 1);  // one worker beside the caller
+}
+
+TEST(ThreadDefault, KilnThreadsSizesTheDefaultPool) {
+  {
+    ScopedThreadsEnv env("3");
+    auto n = ThreadPool::ResolveThreads(0);
+    ASSERT_TRUE(n.ok()) << n.status().message();
+    EXPECT_EQ(*n, 3);
+    const int before = ProcessThreads();
+    auto pool = ThreadPool::Create(0);
+    ASSERT_TRUE(pool.ok()) << pool.status().message();
+    EXPECT_EQ((*pool)->num_workers(), 3);
+    EXPECT_EQ(ProcessThreads() - before, 2);
+  }
+  {
+    ScopedThreadsEnv env("1");
+    const int before = ProcessThreads();
+    ThreadPool pool(0);
+    EXPECT_EQ(pool.num_workers(), 1);
+    EXPECT_EQ(ProcessThreads(), before);  // no worker: the caller runs every task
+  }
+  for (const char* cores : {"0", ""}) {  // 0 means one per core; empty means unset
+    ScopedThreadsEnv env(cores);
+    auto n = ThreadPool::ResolveThreads(0);
+    ASSERT_TRUE(n.ok()) << n.status().message();
+    EXPECT_EQ(*n, Cores()) << "KILN_THREADS='" << cores << "'";
+  }
+  ScopedThreadsEnv unset(nullptr);
+  EXPECT_EQ(*ThreadPool::ResolveThreads(0), Cores());
+}
+
+TEST(ThreadDefault, InvalidKilnThreadsIsAnError) {
+  for (const char* bad : {"abc", "-2", "1025", "4 ", "0x4", "3.5"}) {
+    ScopedThreadsEnv env(bad);
+    auto n = ThreadPool::ResolveThreads(0);
+    ASSERT_FALSE(n.ok()) << bad;
+    EXPECT_EQ(n.status().message(), std::string("KILN_THREADS='") + bad +
+                                        "' is not a thread count: expected a whole number from 0 to 1024 "
+                                        "(0: one per core)");
+    EXPECT_FALSE(ThreadPool::Create(0).ok());
+    auto device = CreateCheckedCpuDevice(CpuMode::kInline, 0);
+    ASSERT_FALSE(device.ok());
+    EXPECT_NE(device.status().message().find("KILN_THREADS"), std::string::npos);
+    // An explicit count does not read the variable at all.
+    EXPECT_TRUE(CreateCheckedCpuDevice(CpuMode::kInline, 2).ok());
+  }
+}
+
+TEST(ThreadDefault, DeviceNameShowsThePoolSize) {
+  ScopedThreadsEnv env("3");
+  EXPECT_EQ(CreateCpuDevice(CpuMode::kInline, 0)->name(), "cpu (inline, 3 threads)");
+  EXPECT_EQ(CreateCpuDevice(CpuMode::kDeferred, 1)->name(), "cpu (deferred, 1 thread)");
+}
+
+}  // namespace
+}  // namespace kiln::hal
