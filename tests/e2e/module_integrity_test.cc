@@ -140,7 +140,9 @@ std::vector<uint8_t> TinyModule(uint16_t minor, bool with_checksums) {
                             fbb.CreateVector(constants));
   fbb.Finish(m, fb::ModuleIdentifier());
   std::vector<uint8_t> file(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
-  if (with_checksums) EXPECT_TRUE(fb::SealModule(&file));
+  if (with_checksums) {
+    EXPECT_TRUE(fb::SealModule(&file));
+  }
   return file;
 }
 
