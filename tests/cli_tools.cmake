@@ -41,10 +41,10 @@ cli_test(cli.vm-bench_iterations_at_least_1 cli.compile_io "^error: --iterations
 cli_test(cli.vm-bench_warmup_not_negative cli.compile_io "^error: --warmup must be at least 0, not -1\nexit=1\n$"
          "${BENCH} ${T}/io.kiln --input=3xf32=1 --warmup=-1")
 cli_test(cli.vm-run_threads_not_a_number cli.compile_io
-         "^error: --threads must be a whole number between 0 and 1024 [(]0: one per core[)], not 'abc'\nexit=1\n$"
+         "^error: --threads must be a whole number between 0 and 1024 [(]0: KILN_THREADS if set, else one per core[)], not 'abc'\nexit=1\n$"
          "${RUN} ${T}/io.kiln --input=3xf32=1 --threads=abc")
 cli_test(cli.vm-check_threads_negative cli.compile_io
-         "^error: --threads must be between 0 and 1024 [(]0: one per core[)], not -1\nexit=1\n$"
+         "^error: --threads must be between 0 and 1024 [(]0: KILN_THREADS if set, else one per core[)], not -1\nexit=1\n$"
          "${CHECK} ${T}/io.kiln --threads=-1")
 foreach(value 1e300 inf 0)
   cli_test(cli.vm-run_collective_timeout_${value} cli.compile_io
@@ -135,10 +135,15 @@ add_test(NAME cli.compile_dump_cpu COMMAND kiln-compile ${D}/cli_dump.mlir -o ${
 cli_test(cli.vm-dump_attribute_values cli.compile_dump_cpu
          "exe#0: kernel stablehlo.transpose permutation=[[]1, 0[]]\nexe#1: kernel stablehlo.reduce dimensions=0 body=<program: stablehlo.maximum>\n"
          "${DUMP} ${T}/dump_cpu.kiln")
+cli_test(cli.vm-dump_targets_and_checksums cli.compile_dump_cpu
+         "\ntargets: cpu; checksums: xxHash64 of the metadata and of each constant\n"
+         "${DUMP} ${T}/dump_cpu.kiln")
 cli_test(cli.vm-dump_spirv_none cli.compile_dump_cpu "error: the module has no Vulkan shaders to dump [(]compile it with --target=all or vulkan[)]\nexit=1\n$"
          "${DUMP} ${T}/dump_cpu.kiln --dump-spirv=${T}/no_spirv")
 if(KILN_ENABLE_VULKAN)
   add_test(NAME cli.compile_dump_all COMMAND kiln-compile ${D}/cli_dump.mlir -o ${T}/dump_all.kiln)
+  cli_test(cli.vm-dump_targets_all cli.compile_dump_all "\ntargets: cpu, vulkan; checksums: xxHash64"
+           "${DUMP} ${T}/dump_all.kiln")
   cli_test(cli.vm-dump_vulkan_variants cli.compile_dump_all
            "exe#1: kernel stablehlo.reduce [^\n]*\n  vulkan #0: [(]rank-2 f32, rank-0 f32[)] -> [(]rank-1 f32[)]: [1-9][0-9]* bytes of SPIR-V, entry main, workgroup [1-9][0-9]*, grid [a-z ]+, features none\n"
            "${DUMP} ${T}/dump_all.kiln")

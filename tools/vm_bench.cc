@@ -28,7 +28,7 @@ int Main(int argc, char** argv) {
   cli.Integer("--iterations", &iterations, "timed invocations", 1, INT_MAX);
   cli.Integer("--warmup", &warmup, "untimed invocations first", 0, INT_MAX);
   cli.Integer("--threads", &threads, "kernel threads on the cpu device", 0, kiln::hal::ThreadPool::kMaxThreads,
-              "0: one per core");
+              "0: KILN_THREADS if set, else one per core");
   cli.Seconds("--timeout", &timeout_s, "each invocation's time limit", 1e6, "none");
   if (auto exit = cli.Parse(argc, argv)) return *exit;
   auto fail = [](const kiln::Status& s) {

@@ -103,7 +103,7 @@ int Main(int argc, char** argv) {
   cli.Seconds("--collective-timeout", &timeout_s, "how long a collective waits for its peers", 1e6);
   cli.Seconds("--timeout", &call_timeout_s, "each test function's time limit", 1e6, "none");
   cli.Integer("--threads", &threads, "kernel threads on the cpu device", 0, kiln::hal::ThreadPool::kMaxThreads,
-              "0: one per core");
+              "0: KILN_THREADS if set, else one per core");
   if (auto exit = cli.Parse(argc, argv)) return *exit;
 
   auto fail = [](const std::string& m) {

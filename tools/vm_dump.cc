@@ -137,6 +137,13 @@ int Main(int argc, char** argv) {
   const auto& m = **loaded;
   std::printf("module '%s' (format %u.%u, from %s), %zu bytes\n", m.name.c_str(), m.version_major, m.version_minor,
               m.source_file.c_str(), m.file.size());
+  // What it was compiled for, and whether it carries checksums (format 0.3;
+  // the loader has checked them unless KILN_VERIFY_CHECKSUMS=0).
+  std::string targets;
+  for (const auto& t : m.targets) targets += (targets.empty() ? "" : ", ") + t;
+  const bool checksummed = m.version_major > 0 || m.version_minor >= 3;
+  std::printf("targets: %s; checksums: %s\n", targets.empty() ? "not recorded" : targets.c_str(),
+              checksummed ? "xxHash64 of the metadata and of each constant" : "none (format 0.2)");
   size_t const_stored = 0, const_raw = 0;
   for (size_t i = 0; i < m.constants.size(); ++i) {
     const auto& c = m.constants[i];

@@ -115,7 +115,7 @@ int Main(int argc, char** argv) {
                "an input: 2x3xf32=1,2,3,4,5,6 | f32=7 | @x.npy; {replica}, {partition}, {process} make it per process");
   cli.Repeated("--output", &outputs, "write a result to @file.npy (one per result; placeholders as for --input)");
   cli.Integer("--threads", &threads, "kernel threads on the cpu device", 0, kiln::hal::ThreadPool::kMaxThreads,
-              "0: one per core");
+              "0: KILN_THREADS if set, else one per core");
   cli.Integer("--replicas", &replicas, "replicas in the process grid", 1, 4096, "", "the module's, else 1");
   cli.Integer("--partitions", &partitions, "partitions in the process grid", 1, 4096, "", "the module's, else 1");
   cli.Seconds("--collective-timeout", &collective_timeout_s, "how long a collective waits for its peers", 1e6);

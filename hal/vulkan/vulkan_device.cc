@@ -39,15 +39,21 @@ const ViewLimits kVulkanViewLimits{
     UINT32_MAX, uint64_t{1} << 31, "has more than 2^31 elements, the Vulkan device's limit",
     UINT32_MAX, "spans more than 4 GiB, the Vulkan device's addressing limit"};
 
-// What a submission owns until its fence has signalled.
+// What a submission owns until its fence has signalled. The Vulkan objects
+// (pool, command buffers, fence, descriptor pool, parameter buffer) are
+// created on first use and recycled for later submissions (Recycle), since
+// creating and freeing them per submission cost about a millisecond a call
+// on a discrete GPU's driver.
 struct InFlight {
   VkFence fence = VK_NULL_HANDLE;
   VkCommandPool pool = VK_NULL_HANDLE;
   VkDescriptorPool descriptors = VK_NULL_HANDLE;
+  uint32_t descriptor_sets_cap = 0, descriptors_cap = 0;  // what `descriptors` holds
   VkCommandBuffer cmd = VK_NULL_HANDLE;
-  VkCommandBuffer fill_cmd = VK_NULL_HANDLE;        // zero-fills submitted before cmd
+  VkCommandBuffer fill_cmd = VK_NULL_HANDLE;  // zero-fills, submitted before cmd when has_fills
+  bool has_fills = false;
   std::vector<std::shared_ptr<VulkanBuffer>> filled;  // the buffers it fills
-  std::shared_ptr<VulkanBuffer> params;
+  std::shared_ptr<VulkanBuffer> params;               // may be larger than this submission needs
   std::unique_ptr<CommandBuffer> commands;  // keeps the buffers alive
   SemaphorePoint signal;
   uint64_t dispatches = 0;
@@ -65,6 +71,7 @@ class VulkanDevice final : public Device {
     }
     cv_.notify_all();
     completion_.join();
+    for (auto& f : free_frames_) Release(*f);
   }
   std::string name() const override { return std::string("vulkan (") + core_->props.deviceName + ")"; }
 
@@ -127,12 +134,12 @@ class VulkanDevice final : public Device {
       signal.semaphore->Fail(s);
       return Status::Ok();
     }
-    auto flight = std::make_unique<InFlight>();
+    auto flight = TakeFrame();
     flight->commands = std::move(commands);
     flight->signal = signal;
     Status s = Record(*flight);
     if (!s.ok()) {
-      Release(*flight);
+      Recycle(std::move(flight), /*reusable=*/false);
       signal.semaphore->Fail(s);
       return Status::Ok();
     }
@@ -196,7 +203,8 @@ class VulkanDevice final : public Device {
 
   // A blocking buffer-to-buffer copy (the staging path of Upload/Download).
   Status Transfer(VkBuffer src, size_t src_offset, VkBuffer dst, size_t dst_offset, size_t bytes) {
-    InFlight f;
+    auto frame = TakeFrame();
+    InFlight& f = *frame;
     Status s = [&]() -> Status {
       KILN_RETURN_IF_ERROR(BeginCommands(f));
       VkBufferCopy region{src_offset, dst_offset, bytes};
@@ -207,20 +215,24 @@ class VulkanDevice final : public Device {
       KILN_VK(vkWaitForFences(core_->device, 1, &f.fence, VK_TRUE, UINT64_MAX), "waiting for a transfer");
       return Status::Ok();
     }();
-    Release(f);
+    Recycle(std::move(frame), s.ok());
     return s;
   }
 
   Status BeginCommands(InFlight& f) {
-    VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-    pci.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
-    pci.queueFamilyIndex = core_->queue_family;
-    KILN_VK(vkCreateCommandPool(core_->device, &pci, nullptr, &f.pool), "creating a command pool");
-    VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-    ai.commandPool = f.pool;
-    ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    ai.commandBufferCount = 1;
-    KILN_VK(vkAllocateCommandBuffers(core_->device, &ai, &f.cmd), "allocating a command buffer");
+    if (!f.pool) {
+      VkCommandPoolCreateInfo pci{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+      pci.flags = VK_COMMAND_POOL_CREATE_TRANSIENT_BIT;
+      pci.queueFamilyIndex = core_->queue_family;
+      KILN_VK(vkCreateCommandPool(core_->device, &pci, nullptr, &f.pool), "creating a command pool");
+    }
+    if (!f.cmd) {
+      VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+      ai.commandPool = f.pool;
+      ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+      ai.commandBufferCount = 1;
+      KILN_VK(vkAllocateCommandBuffers(core_->device, &ai, &f.cmd), "allocating a command buffer");
+    }
     VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
     KILN_VK(vkBeginCommandBuffer(f.cmd, &bi), "beginning a command buffer");
@@ -228,8 +240,10 @@ class VulkanDevice final : public Device {
   }
 
   Status QueueSubmit(InFlight& f) {
-    VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    KILN_VK(vkCreateFence(core_->device, &fci, nullptr, &f.fence), "creating a fence");
+    if (!f.fence) {
+      VkFenceCreateInfo fci{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+      KILN_VK(vkCreateFence(core_->device, &fci, nullptr, &f.fence), "creating a fence");
+    }
     std::lock_guard<std::mutex> l(core_->queue_mu);
     // The zero-fills of buffers allocated since the last submission go first,
     // taken under the queue's lock so that queue order puts them before any
@@ -237,7 +251,7 @@ class VulkanDevice final : public Device {
     KILN_RETURN_IF_ERROR(RecordPendingFills(f));
     VkCommandBuffer cmds[2];
     uint32_t n = 0;
-    if (f.fill_cmd) cmds[n++] = f.fill_cmd;
+    if (f.has_fills) cmds[n++] = f.fill_cmd;
     cmds[n++] = f.cmd;
     VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
     si.commandBufferCount = n;
@@ -258,17 +272,20 @@ class VulkanDevice final : public Device {
       if (auto b = w.lock()) f.filled.push_back(std::move(b));
     if (f.filled.empty()) return Status::Ok();
     Status s = [&]() -> Status {
-      VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-      ai.commandPool = f.pool;
-      ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-      ai.commandBufferCount = 1;
-      KILN_VK(vkAllocateCommandBuffers(core_->device, &ai, &f.fill_cmd), "allocating a command buffer");
+      if (!f.fill_cmd) {
+        VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+        ai.commandPool = f.pool;
+        ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+        ai.commandBufferCount = 1;
+        KILN_VK(vkAllocateCommandBuffers(core_->device, &ai, &f.fill_cmd), "allocating a command buffer");
+      }
       VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
       bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
       KILN_VK(vkBeginCommandBuffer(f.fill_cmd, &bi), "beginning a command buffer");
       for (const auto& b : f.filled) vkCmdFillBuffer(f.fill_cmd, b->handle(), 0, VK_WHOLE_SIZE, 0);
       Barrier(f.fill_cmd);
       KILN_VK(vkEndCommandBuffer(f.fill_cmd), "recording zero-fills");
+      f.has_fills = true;
       return Status::Ok();
     }();
     if (!s.ok()) {
@@ -276,7 +293,7 @@ class VulkanDevice final : public Device {
       std::lock_guard<std::mutex> l(fills_mu_);
       for (auto& b : f.filled) pending_fills_.push_back(b);
       f.filled.clear();
-      f.fill_cmd = VK_NULL_HANDLE;
+      f.has_fills = false;
     }
     return s;
   }
@@ -359,19 +376,32 @@ class VulkanDevice final : public Device {
       descriptors += bindings;
     }
     if (sets) {
-      f.params = std::make_shared<VulkanBuffer>(core_, words.size() * 4);
+      if (!f.params || f.params->size() < words.size() * 4) {
+        f.params = std::make_shared<VulkanBuffer>(core_, words.size() * 4);
       // Written once by the host, read by every dispatch: in mapped device
       // memory where tensors are mapped (host memory costs the GPU a bus
       // crossing per read and the driver a pinning per allocation).
       const bool mapped = core_->tensor_memory != Core::TensorMemory::kStaging;
-      KILN_RETURN_IF_ERROR(f.params->Init(mapped ? core_->device_memory_type : core_->host_memory_type, true));
+        // Not counted in the live bytes: kept with the recycled frames, at most kKeptFrames.
+        KILN_RETURN_IF_ERROR(f.params->Init(mapped ? core_->device_memory_type : core_->host_memory_type, true,
+                                            /*counted=*/false));
+      }
       std::memcpy(f.params->mapped(), words.data(), words.size() * 4);
-      VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptors};
-      VkDescriptorPoolCreateInfo dpi{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
-      dpi.maxSets = sets;
-      dpi.poolSizeCount = 1;
-      dpi.pPoolSizes = &size;
-      KILN_VK(vkCreateDescriptorPool(core_->device, &dpi, nullptr, &f.descriptors), "creating a descriptor pool");
+      if (!f.descriptors || f.descriptor_sets_cap < sets || f.descriptors_cap < descriptors) {
+        if (f.descriptors) vkDestroyDescriptorPool(core_->device, f.descriptors, nullptr);
+        f.descriptors = VK_NULL_HANDLE;
+        // Room for growth, so that a recycled pool fits most later submissions.
+        const uint32_t want_sets = std::max(sets, 2 * f.descriptor_sets_cap);
+        const uint32_t want_descriptors = std::max(descriptors, 2 * f.descriptors_cap);
+        VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, want_descriptors};
+        VkDescriptorPoolCreateInfo dpi{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+        dpi.maxSets = want_sets;
+        dpi.poolSizeCount = 1;
+        dpi.pPoolSizes = &size;
+        KILN_VK(vkCreateDescriptorPool(core_->device, &dpi, nullptr, &f.descriptors), "creating a descriptor pool");
+        f.descriptor_sets_cap = want_sets;
+        f.descriptors_cap = want_descriptors;
+      }
     }
     // Pass 2: descriptor sets, then the command buffer.
     std::vector<VkDescriptorSet> set_of(cmds.size(), VK_NULL_HANDLE);
@@ -435,11 +465,47 @@ class VulkanDevice final : public Device {
     if (f.pool) vkDestroyCommandPool(core_->device, f.pool, nullptr);
     f.fence = VK_NULL_HANDLE;
     f.descriptors = VK_NULL_HANDLE;
+    f.descriptor_sets_cap = f.descriptors_cap = 0;
     f.pool = VK_NULL_HANDLE;
-    f.fill_cmd = VK_NULL_HANDLE;
+    f.cmd = f.fill_cmd = VK_NULL_HANDLE;  // freed with the pool
+    f.has_fills = false;
     f.filled.clear();
     f.params.reset();
     f.commands.reset();
+  }
+
+  // A submission's objects: recycled ones where there are (reset by
+  // Recycle), else empty ones that BeginCommands and the rest create.
+  std::unique_ptr<InFlight> TakeFrame() {
+    std::lock_guard<std::mutex> l(frames_mu_);
+    if (free_frames_.empty()) return std::make_unique<InFlight>();
+    auto f = std::move(free_frames_.back());
+    free_frames_.pop_back();
+    return f;
+  }
+  // After the fence has signalled (or the submission never reached the
+  // queue): drops what the submission kept alive, resets its Vulkan objects
+  // and keeps them for the next one. `reusable` is false after a failure
+  // whose state is unknown (a wait that failed): the objects are freed.
+  static constexpr size_t kKeptFrames = 8;
+  void Recycle(std::unique_ptr<InFlight> f, bool reusable) {
+    f->filled.clear();
+    f->commands.reset();
+    f->has_fills = false;
+    f->signal = {};
+    f->dispatches = 0;
+    bool ok = reusable;
+    if (ok && f->pool) ok = vkResetCommandPool(core_->device, f->pool, 0) == VK_SUCCESS;
+    if (ok && f->fence) ok = vkResetFences(core_->device, 1, &f->fence) == VK_SUCCESS;
+    if (ok && f->descriptors) ok = vkResetDescriptorPool(core_->device, f->descriptors, 0) == VK_SUCCESS;
+    if (ok) {
+      std::lock_guard<std::mutex> l(frames_mu_);
+      if (free_frames_.size() < kKeptFrames) {
+        free_frames_.push_back(std::move(f));
+        return;
+      }
+    }
+    Release(*f);
   }
 
   void CompletionLoop() {
@@ -455,7 +521,7 @@ class VulkanDevice final : public Device {
       VkResult r = vkWaitForFences(core_->device, 1, &f->fence, VK_TRUE, UINT64_MAX);
       SemaphorePoint signal = f->signal;
       uint64_t dispatches = f->dispatches;
-      Release(*f);  // buffers are released before the signal
+      Recycle(std::move(f), r == VK_SUCCESS);  // buffers are released before the signal
       if (r != VK_SUCCESS) {
         signal.semaphore->Fail(VkError(r, "running a submission"));
         continue;
@@ -473,6 +539,8 @@ class VulkanDevice final : public Device {
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::unique_ptr<InFlight>> in_flight_;
+  std::mutex frames_mu_;
+  std::vector<std::unique_ptr<InFlight>> free_frames_;  // recycled, at most kKeptFrames
   bool stopping_ = false;
   std::thread completion_;
   mutable std::mutex stats_mu_;

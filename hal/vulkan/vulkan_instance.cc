@@ -188,7 +188,7 @@ Core::~Core() {
 StatusOr<std::shared_ptr<Core>> OpenCore(int index) {
   KILN_ASSIGN_OR_RETURN(auto instance, CreateInstance());
   auto devs = PhysicalDevices(instance->instance);
-  if (devs.empty()) return Unimplemented("no Vulkan device found");
+  if (devs.empty()) return Unavailable("no Vulkan device found");
   if (index >= static_cast<int>(devs.size()))
     return InvalidArgument("no Vulkan device " + std::to_string(index) + " (there are " +
                            std::to_string(devs.size()) + "; see vm-run --list-devices)");

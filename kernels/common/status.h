@@ -35,6 +35,8 @@ inline Status DataLoss(std::string m) { return Status(StatusCode::kDataLoss, std
 inline Status ResourceExhausted(std::string m) { return Status(StatusCode::kResourceExhausted, std::move(m)); }
 inline Status FailedPrecondition(std::string m) { return Status(StatusCode::kFailedPrecondition, std::move(m)); }
 inline Status Internal(std::string m) { return Status(StatusCode::kInternal, std::move(m)); }
+// What the machine lacks now (no Vulkan device); another machine may have it.
+inline Status Unavailable(std::string m) { return Status(StatusCode::kUnavailable, std::move(m)); }
 // A named thing that does not exist: a missing file, an unknown function.
 inline Status NotFound(std::string m) { return Status(StatusCode::kNotFound, std::move(m)); }
 
