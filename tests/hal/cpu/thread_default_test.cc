@@ -16,6 +16,16 @@
 namespace kiln::hal {
 namespace {
 
+// Whether /proc/self/task counts the pool's threads exactly. Under qemu-user
+// (the arm64 check) it also lists the emulator's own threads, and a joined
+// thread can linger there for a moment, so there the tests check the pools'
+// sizes only.
+#if defined(KILN_TESTS_UNDER_EMULATOR)
+constexpr bool kExactThreadCounts = false;
+#else
+constexpr bool kExactThreadCounts = true;
+#endif
+
 int ProcessThreads() {
   int n = 0;
   if (DIR* d = opendir("/proc/self/task")) {
@@ -57,7 +67,9 @@ TEST(ThreadDefault, ExplicitCountWins) {
   const int before = ProcessThreads();
   ThreadPool pool(2);
   EXPECT_EQ(pool.num_workers(), 2);
-  EXPECT_EQ(ProcessThreads() - before, 1);  // one worker beside the caller
+  if (kExactThreadCounts) {  // one worker beside the caller
+    EXPECT_EQ(ProcessThreads() - before, 1);
+  }
 }
 
 TEST(ThreadDefault, KilnThreadsSizesTheDefaultPool) {
@@ -70,14 +82,18 @@ TEST(ThreadDefault, KilnThreadsSizesTheDefaultPool) {
     auto pool = ThreadPool::Create(0);
     ASSERT_TRUE(pool.ok()) << pool.status().message();
     EXPECT_EQ((*pool)->num_workers(), 3);
-    EXPECT_EQ(ProcessThreads() - before, 2);
+    if (kExactThreadCounts) {
+      EXPECT_EQ(ProcessThreads() - before, 2);
+    }
   }
   {
     ScopedThreadsEnv env("1");
     const int before = ProcessThreads();
     ThreadPool pool(0);
     EXPECT_EQ(pool.num_workers(), 1);
-    EXPECT_EQ(ProcessThreads(), before);  // no worker: the caller runs every task
+    if (kExactThreadCounts) {  // no worker: the caller runs every task
+      EXPECT_EQ(ProcessThreads(), before);
+    }
   }
   for (const char* cores : {"0", ""}) {  // 0 means one per core; empty means unset
     ScopedThreadsEnv env(cores);
