@@ -203,6 +203,40 @@ KILN_TEST_ALL_TARGETS(CpuReduce, FusedProducersMatchTheReference) {
     }
 }
 
+// Attributes from a hostile module file: errors, never a read out of bounds.
+KILN_TEST_ALL_TARGETS(CpuReduce, MalformedFusedProducersAreErrors) {
+  const ElementType t = ElementType::kF32;
+  Tensor x = Zeros(t, {4, 8}), init = Zeros(t, {}), out = Zeros(t, {4});
+  ScalarProgram f;  // x * x
+  f.param_types = {t};
+  ScalarInstr mul;
+  mul.op = ScalarOp::kMultiply;
+  mul.type = t;
+  mul.num_operands = 2;
+  f.instrs = {mul};
+  f.results = {1};
+  auto call = [&](std::vector<int64_t> input_dims, size_t num_inputs) {
+    KernelParams p = ReduceParams(t, ScalarOp::kAdd, {1}, false);
+    KernelAttr input{"input"};
+    input.has_program = true;
+    input.program = f;
+    p.attrs.push_back(input);
+    p.attrs.push_back(KernelAttr{"input_dims", input_dims, {}, "", false, {}});
+    TensorRef ins[2] = {x.ref(), init.ref()};
+    TensorRef o[1] = {out.ref()};
+    const KernelCall c{p, std::span<const TensorRef>(ins, num_inputs), o, TestPool()};
+    return std::make_pair(FindCpuKernel(p)(c), ref::FindReferenceKernel("stablehlo.reduce")(c));
+  };
+  for (auto [fast, reference] : {call({4, 9}, 2), call({4, -8}, 2), call({1ll << 40, 1ll << 40}, 2), call({4, 8}, 1),
+                                 call({4}, 2)}) {
+    EXPECT_FALSE(fast.ok());
+    EXPECT_FALSE(reference.ok());
+  }
+  auto [fast, reference] = call({4, 8}, 2);
+  EXPECT_TRUE(fast.ok()) << fast.message();
+  EXPECT_TRUE(reference.ok()) << reference.message();
+}
+
 KILN_TEST_ALL_TARGETS(CpuReduce, NonContiguousAxesAreStillRight) {
   Check(ElementType::kF32, ScalarOp::kAdd, {3, 5, 7}, {0, 2}, 0.0, 14);
 }
