@@ -5,7 +5,7 @@
 #   bash benchmarks/compare_models.sh [compare_models.py options]
 #       (e.g. --threads 1,2 --rounds 5 --models transformer,gru)
 #
-# Installs what it needs -- Debian's python3-numpy, python3-torch,
+# Installs what it needs -- Debian's python3-numpy, libopenblas0-pthread, python3-torch,
 # python3-onnx, nodejs and npm, and npm's onnxruntime-node into
 # build-peers/node (git-ignored) -- deliberately not part of
 # scripts/setup.sh, so CI does not pay for torch; builds Kiln (Release) in
@@ -17,7 +17,10 @@ cd "$(dirname "$0")/.."
 PY=/usr/bin/python3  # Debian's python, which sees Debian's numpy, torch and onnx
 
 need=()
-for pkg in python3-numpy python3-torch python3-onnx nodejs npm; do
+# libopenblas0-pthread: Debian's torch is built against the generic BLAS
+# (BLAS_INFO=generic); without OpenBLAS installed as that BLAS, its matmuls run
+# netlib's reference loops (0.3 GFLOP/s here) and torch's rows mean nothing.
+for pkg in python3-numpy libopenblas0-pthread python3-torch python3-onnx nodejs npm; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if ((${#need[@]})); then
