@@ -8,8 +8,9 @@ set -euo pipefail
 compile=$1 dump=$2 in=$3 out=$4 fn=$5 percent=$6
 mkdir -p "$(dirname "$out")"
 "$compile" "$in" -o "$out" --target=cpu
-line=$("$dump" "$out" | awk -v fn="$fn" '$1 == "function" && ($2 == fn || ($2 == "private" && $3 == fn)) {want = 1; next}
-                                          want && /peak transient:/ {print; exit}')
+# awk reads to the end: leaving early would end vm-dump with SIGPIPE (pipefail).
+line=$("$dump" "$out" | awk -v fn="$fn" '$1 == "function" {want = !found && ($2 == fn || ($2 == "private" && $3 == fn)); next}
+                                          want && /peak transient:/ {print; want = 0; found = 1}')
 if [[ ! $line =~ peak\ transient:\ ([0-9]+)\ bytes\ \(unplanned:\ ([0-9]+)\) ]]; then
   echo "no peak transient line for function $fn"
   exit 1
