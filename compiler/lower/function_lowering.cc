@@ -10,6 +10,7 @@
 
 #include "compiler/lower/kernel_params.h"
 #include "compiler/lower/lowering.h"
+#include "compiler/passes/memory_plan.h"
 #include "kernels/kernel_table.h"
 
 namespace kiln::compiler {
@@ -363,6 +364,11 @@ Status LowerModule(const ir::Module& module, const CompileOptions& options, cons
     out->function_uses.push_back(u);
     out->functions.push_back(std::move(fo.value()));
   }
+  // After every function is lowered: a call's planning needs its callee's
+  // summary (compiler/passes/memory_plan.h).
+  KILN_ASSIGN_OR_RETURN(std::vector<bool> returns_argument, FunctionsReturningArguments(out->functions));
+  for (auto& f : out->functions)
+    KILN_RETURN_IF_ERROR(PlanFunctionMemory(&f, options.plan_memory, returns_argument));
   return Status::Ok();
 }
 
