@@ -20,6 +20,11 @@ class Buffer {
  public:
   virtual ~Buffer() = default;
   virtual size_t size() const = 0;
+  // Memory the device reads in place and must never write: a module's
+  // constants (which may be a read-only mapping of the file, where a write
+  // would fault) and a call's arguments (the caller's). Drivers refuse a
+  // command or an upload that would write one (CheckCommand).
+  virtual bool read_only() const { return false; }
 };
 
 // A tensor at run time: element type, dimensions and a byte range of a

@@ -38,8 +38,9 @@ class Device {
   }
   // A buffer over `bytes` bytes at `data`, which the caller keeps alive and
   // unchanged while the buffer is in use, and which nothing writes (a
-  // function's arguments during one call: the VM never writes an input).
-  // Devices that compute in host memory read it in place; others copy it.
+  // function's arguments during one call, a module's constants, which may be
+  // a read-only mapping). Devices that compute in host memory read it in
+  // place and mark the buffer read_only(), refusing writes; others copy it.
   virtual StatusOr<std::shared_ptr<Buffer>> WrapHostMemory(const void* data, size_t bytes) {
     return AllocateCopy(data, bytes);
   }

@@ -37,7 +37,11 @@ class RecordedCommandBuffer final : public CommandBuffer {
 // buffer and within the driver's limits; a copy's two views of equal size.
 inline Status CheckCommand(const RecordedCommand& c, const ViewLimits& limits) {
   for (const auto& v : c.inputs) KILN_RETURN_IF_ERROR(CheckViewInBuffer(v, "a dispatch input", limits));
-  for (const auto& v : c.outputs) KILN_RETURN_IF_ERROR(CheckViewInBuffer(v, "a dispatch output", limits));
+  for (const auto& v : c.outputs) {
+    KILN_RETURN_IF_ERROR(CheckViewInBuffer(v, "a dispatch output", limits));
+    if (v.buffer->read_only())
+      return InvalidArgument("a dispatch output is read-only memory (a module constant or a call's argument)");
+  }
   if (c.is_copy() && c.inputs[0].ByteSize() != c.outputs[0].ByteSize())
     return InvalidArgument("copy between views of different sizes");
   return Status::Ok();

@@ -153,7 +153,7 @@ int Main(int argc, char** argv) {
   }
   const auto& m = **loaded;
   std::printf("module '%s' (format %u.%u, from %s), %zu bytes\n", m.name.c_str(), m.version_major, m.version_minor,
-              m.source_file.c_str(), m.file.size());
+              m.source_file.c_str(), m.bytes->size());
   // What it was compiled for, and whether it carries checksums (format 0.3;
   // the loader has checked them unless KILN_VERIFY_CHECKSUMS=0).
   std::string targets;
@@ -171,6 +171,11 @@ int Main(int argc, char** argv) {
     if (!sizes) std::printf("const#%zu: %s%s, %zu bytes stored, %zu raw%s\n", i, dims.c_str(),
                             std::string(kiln::Name(c.type)).c_str(), c.stored_size, c.size, c.compressed ? " (zstd)" : "");
   }
+  // What the constants weigh in the file and once in memory, and how the
+  // file was opened (mapped unless KILN_MAP_MODULES=0): mapped, uncompressed
+  // constants cost no memory of the process's own until used.
+  std::printf("constant bytes: %zu stored, %zu raw, in %s; file %s\n", const_stored, const_raw,
+              kiln::tools::Count(m.constants.size(), "constant").c_str(), m.bytes->SourceName());
   size_t spirv_bytes = 0, variant_count = 0;
   for (const auto& variants : m.vulkan_shaders)
     for (const auto& v : variants) {
@@ -220,7 +225,7 @@ int Main(int argc, char** argv) {
   std::printf("\nconstant bytes: %zu\n", const_raw);
   std::printf("sizes: file %zu bytes; constants %zu stored (%zu raw) in %zu; bytecode %zu in %s; %s; "
               "vulkan shaders %zu bytes of SPIR-V in %s\n",
-              m.file.size(), const_stored, const_raw, m.constants.size(), code_bytes,
+              m.bytes->size(), const_stored, const_raw, m.constants.size(), code_bytes,
               Count(m.functions.size(), "function").c_str(), Count(m.executables.size(), "executable").c_str(),
               spirv_bytes, Count(variant_count, "variant").c_str());
   if (!spirv_dir.empty()) {

@@ -5,8 +5,10 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <new>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -203,6 +205,67 @@ kiln_status_t kiln_module_load_memory(const void* data, size_t size, kiln_module
   return Guard("kiln_module_load_memory", [&] {
     const auto* bytes = static_cast<const uint8_t*>(data);
     return WrapModule(kiln::vm::LoadModule(std::vector<uint8_t>(bytes, bytes + size)), out_module);
+  });
+}
+
+void kiln_load_options_init(kiln_load_options_t* options) {
+  if (!options) return;
+  const kiln::vm::LoadOptions defaults = kiln::vm::DefaultLoadOptions();
+  *options = kiln_load_options_t{};
+  options->struct_size = sizeof(kiln_load_options_t);
+  options->verify_checksums = defaults.verify_checksums ? 1 : 0;
+  options->map_file = defaults.map_file ? 1 : 0;
+}
+
+namespace {
+
+// The C options as the loader's, refusing a struct not made by
+// kiln_load_options_init and values other than 0 and 1.
+kiln_status_t ToLoadOptions(const char* entry, const kiln_load_options_t* in, kiln::vm::LoadOptions* out) {
+  *out = kiln::vm::DefaultLoadOptions();
+  if (!in) return nullptr;
+  if (in->struct_size != sizeof(kiln_load_options_t))
+    return Invalid(std::string(entry) + ": options.struct_size is " + std::to_string(in->struct_size) +
+                   ", not sizeof(kiln_load_options_t) (" + std::to_string(sizeof(kiln_load_options_t)) +
+                   "): initialize the options with kiln_load_options_init");
+  if ((in->verify_checksums != 0 && in->verify_checksums != 1) || (in->map_file != 0 && in->map_file != 1))
+    return Invalid(std::string(entry) + ": options.verify_checksums and options.map_file must be 0 or 1");
+  out->verify_checksums = in->verify_checksums == 1;
+  out->map_file = in->map_file == 1;
+  return nullptr;
+}
+
+}  // namespace
+
+kiln_status_t kiln_module_load_file_with_options(const char* path, const kiln_load_options_t* options,
+                                                 kiln_module_t** out_module) {
+  if (!path || !out_module) return Invalid("kiln_module_load_file_with_options: path and out_module are required");
+  *out_module = nullptr;
+  return Guard("kiln_module_load_file_with_options", [&]() -> kiln_status_t {
+    kiln::vm::LoadOptions o;
+    if (kiln_status_t s = ToLoadOptions("kiln_module_load_file_with_options", options, &o)) return s;
+    return WrapModule(kiln::vm::LoadModuleFromFile(path, o), out_module);
+  });
+}
+
+kiln_status_t kiln_module_load_memory_borrowed(const void* data, size_t size, kiln_release_fn release,
+                                               void* user_data, const kiln_load_options_t* options,
+                                               kiln_module_t** out_module) {
+  // Refused before anything is taken: the caller keeps the bytes, and
+  // release is not called.
+  if ((!data && size) || !out_module)
+    return Invalid("kiln_module_load_memory_borrowed: data and out_module are required");
+  *out_module = nullptr;
+  kiln::vm::LoadOptions o;
+  if (kiln_status_t s = Guard("kiln_module_load_memory_borrowed", [&] {
+        return ToLoadOptions("kiln_module_load_memory_borrowed", options, &o);
+      }))
+    return s;
+  return Guard("kiln_module_load_memory_borrowed", [&] {
+    std::function<void()> on_release;
+    if (release) on_release = [release, user_data] { release(user_data); };
+    std::span<const uint8_t> bytes(static_cast<const uint8_t*>(data), size);
+    return WrapModule(kiln::vm::LoadModuleBorrowed(bytes, std::move(on_release), o), out_module);
   });
 }
 

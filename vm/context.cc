@@ -85,14 +85,27 @@ Status Context::Instantiate() {
     KILN_ASSIGN_OR_RETURN(auto exe, device_->PrepareExecutable(spec));
     executables_.push_back(std::move(exe));
   }
-  for (const auto& c : module_->constants) {
-    HostTensor t;
-    t.type = c.type;
-    t.dims = c.dims;
-    t.data.assign(c.data, c.data + c.size);
-    KILN_ASSIGN_OR_RETURN(RefValue v, Write(t));
-    constants_.push_back(std::move(v));
+  constants_.resize(module_->constants.size());
+  return Status::Ok();
+}
+
+Status Context::UseConstant(uint32_t index) {
+  const LoadedConstant& c = module_->constants[index];
+  KILN_ASSIGN_OR_RETURN(const uint8_t* data, c.Data());
+  auto view = std::make_shared<hal::BufferView>();
+  view->type = c.type;
+  view->dims = c.dims;
+  // The module outlives this context's buffers, so its bytes can be read in
+  // place. Stored data are 64-byte aligned in the file (schema/module.fbs);
+  // bytes lent at an odd address would misalign the elements, so those are
+  // copied instead.
+  if (reinterpret_cast<uintptr_t>(data) % 16 == 0) {
+    KILN_ASSIGN_OR_RETURN(view->buffer, device_->WrapHostMemory(data, c.size));
+  } else {
+    KILN_ASSIGN_OR_RETURN(view->buffer, device_->AllocateCopy(data, c.size));
   }
+  constants_[index].kind = RefValue::Kind::kView;
+  constants_[index].view = std::move(view);
   return Status::Ok();
 }
 

@@ -106,6 +106,11 @@ class Context {
   // microseconds), on calls and after waits.
   Status CheckDeadline();
   static constexpr int64_t kDeadlineTicks = 1024;
+  // Puts constant `index` on the device (constants_[index]) on its first
+  // use: its checksum and decompression (LoadedConstant::Data), then a
+  // read-only view of it in place where the device reads host memory, else
+  // an upload.
+  Status UseConstant(uint32_t index);
   StatusOr<HostTensor> Read(const RefValue& v);
   StatusOr<RefValue> Write(const HostTensor& t);
   // An argument of Invoke: a view of t's own memory where the device reads
@@ -130,7 +135,7 @@ class Context {
 
   std::shared_ptr<const LoadedModule> module_;
   hal::Device* device_;
-  std::vector<RefValue> constants_;
+  std::vector<RefValue> constants_;  // empty until first used
   std::vector<std::shared_ptr<hal::Executable>> executables_;
   std::unique_ptr<hal::CommandBuffer> pending_;
   std::shared_ptr<hal::Semaphore> timeline_;

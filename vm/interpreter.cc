@@ -229,7 +229,10 @@ dispatch:
   // --- tensors, lists, calls -------------------------------------------------
   KILN_CASE(kConstRef) : {
     const auto& o = code[index].operands;
-    R[o[0].value] = constants_[o[1].value];
+    // Constants come to the device on first use (UseConstant).
+    const RefValue& k = constants_[o[1].value];
+    if (k.kind == RefValue::Kind::kEmpty && !(s = UseConstant(o[1].value)).ok()) return fail(index, s);
+    R[o[0].value] = k;
     KILN_DISPATCH(index + 1);
   }
   KILN_CASE(kAlloc) : {
@@ -255,6 +258,9 @@ dispatch:
     for (uint32_t r : o[2].list) {
       const hal::BufferView* v;
       if (!(s = view_of(r, &v)).ok()) return fail(index, s);
+      // The driver refuses it too (CheckCommand); here the error names the instruction.
+      if (v->buffer->read_only())
+        return fail(index, InvalidArgument("a dispatch writes to read-only memory (a module constant or a call's argument)"));
       outs_v.push_back(*v);
       output_bytes += v->ByteSize();
     }

@@ -35,7 +35,7 @@ extern "C" {
 #endif
 
 /* The version of this header's interface; it grows when calls are added. */
-#define KILN_C_API_VERSION 1
+#define KILN_C_API_VERSION 2
 
 typedef struct kiln_status* kiln_status_t;
 typedef struct kiln_module kiln_module_t;
@@ -104,13 +104,51 @@ typedef struct kiln_tensor {
 } kiln_tensor_t;
 
 /* Loads and verifies a module. A truncated file, one of a newer format
- * version, or one whose checksums do not match (format 0.3: any damaged
- * byte; KILN_VERIFY_CHECKSUMS=0 in the environment skips them, for trusted
- * files only) is refused with a message; so is a structurally invalid one
- * (schema/README.md says exactly what is checked). load_memory copies the
- * bytes. */
+ * version, or one whose metadata checksum does not match (format 0.3: any
+ * damaged byte; KILN_VERIFY_CHECKSUMS=0 in the environment skips the
+ * checksums, for trusted files only) is refused with a message; so is a
+ * structurally invalid one (schema/README.md says exactly what is checked).
+ * A constant's data are checked against its checksum on its first use: a
+ * damaged constant fails the calls that use it (KILN_STATUS_DATA_LOSS), and
+ * the session stays usable for the others.
+ *
+ * load_file maps the file read-only (KILN_MAP_MODULES=0 in the environment
+ * reads it instead): opening reads only the metadata, and the CPU device
+ * uses uncompressed constants in place. The file must not be truncated or
+ * rewritten while the module or a session of it lives: touching a constant
+ * in a cut-off part of a mapping kills the process with SIGBUS (replace a
+ * module file by renaming a new one over it). load_memory copies the bytes;
+ * load_memory_borrowed uses them in place. */
 kiln_status_t kiln_module_load_file(const char* path, kiln_module_t** out_module);
 kiln_status_t kiln_module_load_memory(const void* data, size_t size, kiln_module_t** out_module);
+
+/* How a module is loaded. Initialize with kiln_load_options_init (the
+ * struct_size and the defaults, which follow the environment variables
+ * above), then change fields; a struct not so initialized is refused. */
+typedef struct kiln_load_options {
+  size_t struct_size; /* sizeof(kiln_load_options_t) */
+  /* 1: check the checksums (the default unless KILN_VERIFY_CHECKSUMS=0);
+   * 0: skip them, for a file you trust. */
+  int32_t verify_checksums;
+  /* 1: map the file (the default unless KILN_MAP_MODULES=0); 0: read it
+   * into memory the module owns. Only kiln_module_load_file_with_options
+   * reads it. */
+  int32_t map_file;
+} kiln_load_options_t;
+void kiln_load_options_init(kiln_load_options_t* options);
+/* load_file with options (NULL: the defaults). */
+kiln_status_t kiln_module_load_file_with_options(const char* path, const kiln_load_options_t* options,
+                                                 kiln_module_t** out_module);
+/* Loads the caller's `size` bytes at `data` in place, without copying them.
+ * They must stay alive and unchanged until `release(user_data)` is called
+ * (it may be NULL): once, when the module and every session of it are
+ * freed, or before this returns when the load fails. Constants at an address
+ * that is not a multiple of 16 (bytes lent at an odd address) are copied
+ * per session; a file's bytes keep them 64-byte aligned. */
+typedef void (*kiln_release_fn)(void* user_data);
+kiln_status_t kiln_module_load_memory_borrowed(const void* data, size_t size, kiln_release_fn release,
+                                               void* user_data, const kiln_load_options_t* options,
+                                               kiln_module_t** out_module);
 void kiln_module_free(kiln_module_t* module);
 
 /* The module's public functions, by index. */
@@ -159,8 +197,8 @@ typedef struct kiln_session_options {
 
 void kiln_session_options_init(kiln_session_options_t* options);
 
-/* Opens the module on a device. Uploads the constants and prepares the
- * executables once. A module compiled with --target=cpu is refused on a
+/* Opens the module on a device. Prepares the executables once; each constant
+ * comes to the device on its first use (in place on the CPU). A module compiled with --target=cpu is refused on a
  * Vulkan device here, with how to recompile it. */
 kiln_status_t kiln_session_create_with_options(kiln_module_t* module, const kiln_session_options_t* options,
                                                kiln_session_t** out_session);

@@ -13,6 +13,7 @@
 #include "kernels/common/status.h"
 #include "schema/format_version.h"
 #include "vm/bytecode.h"
+#include "vm/module_bytes.h"
 
 namespace kiln::vm {
 
@@ -52,14 +53,35 @@ struct LoadedFunction {
   std::string LocationOf(size_t index) const;
 };
 
-struct LoadedConstant {
+// A constant of the module. Opening checks its type, shape, sizes and zstd
+// frame header; its data are checked against its checksum and, if
+// compressed, decompressed on first use (Data), so opening a module costs
+// the same whatever the size of its constants.
+class LoadedConstant {
+ public:
   ElementType type = ElementType::kInvalid;
   std::vector<int64_t> dims;
-  std::vector<uint8_t> decompressed;  // owns the data if it was compressed
-  const uint8_t* data = nullptr;      // points into the file or `decompressed`
-  size_t size = 0;
-  size_t stored_size = 0;             // bytes in the file
+  size_t size = 0;                   // bytes of the elements
+  size_t stored_size = 0;            // bytes in the file
   bool compressed = false;
+  const uint8_t* stored = nullptr;   // the stored data, inside the module's bytes
+  bool verify = false;               // check `checksum` on first use
+  uint64_t checksum = 0;
+  size_t index = 0;                  // for messages
+
+  LoadedConstant();
+  LoadedConstant(LoadedConstant&&) noexcept;
+  ~LoadedConstant();
+  // The elements (`size` bytes): the stored bytes in place when
+  // uncompressed, else a copy decompressed once that the module owns. The
+  // first call checks the checksum and decompresses; a failure (the data do
+  // not match their checksum, the frame does not decompress) is returned by
+  // this and every later call. Safe from several threads.
+  StatusOr<const uint8_t*> Data() const;
+
+ private:
+  struct FirstUse;
+  std::unique_ptr<FirstUse> first_use_;
 };
 
 struct LoadedModule {
@@ -79,22 +101,32 @@ struct LoadedModule {
   // of format 0.2 or older, carries none: nothing vouches for its shaders,
   // so a Vulkan device refuses to open it (vm/context.cc).
   bool unchecked = false;
-  std::vector<uint8_t> file;  // the module bytes; constants point into it
+  // The module's bytes (mapped, read or borrowed); constants point into them.
+  std::unique_ptr<ModuleBytes> bytes;
 
   int FindFunction(std::string_view function_name) const;
 };
 
 struct LoadOptions {
   // Check the module's checksums (format 0.3; schema/module_checksum.h): the
-  // metadata's (bytecode, executables, shaders, every table) and each
-  // constant's data. A file that fails is refused as corrupted. Turn it off
-  // only for a file you trust (one you compiled and stored yourself); the
-  // structural checks below still run.
+  // metadata's (bytecode, executables, shaders, every table) when it is
+  // opened, and each constant's data on the constant's first use. A file
+  // that fails is refused as corrupted (a constant's failure is an error of
+  // the call that uses it). Turn it off only for a file you trust (one you
+  // compiled and stored yourself); the structural checks below still run.
   bool verify_checksums = true;
+  // LoadModuleFromFile maps the file read-only instead of reading it: opening
+  // reads only the metadata, and uncompressed constants are used in place on
+  // the CPU. The file must then stay as it is while the module lives: one
+  // truncated under a mapping makes the process fail with SIGBUS when a
+  // constant in the cut-off part is touched (docs/deploying.md). Off, the
+  // file is read into memory the module owns.
+  bool map_file = true;
 };
 
 // The defaults, except that KILN_VERIFY_CHECKSUMS=0 in the environment turns
-// checksum verification off (for the tools and the C API, which take these).
+// checksum verification off and KILN_MAP_MODULES=0 makes files read instead
+// of mapped (for the tools and the C API, which take these).
 LoadOptions DefaultLoadOptions();
 
 // Verifies and loads a module: the identifier, the FlatBuffers structure, the
@@ -103,7 +135,18 @@ LoadOptions DefaultLoadOptions();
 // message that says what is wrong; nothing here trusts the file.
 StatusOr<std::shared_ptr<const LoadedModule>> LoadModule(std::vector<uint8_t> bytes,
                                                          const LoadOptions& options = DefaultLoadOptions());
+// The same over bytes already in place (a mapping, a borrowed buffer).
+StatusOr<std::shared_ptr<const LoadedModule>> LoadModuleBytes(std::unique_ptr<ModuleBytes> bytes,
+                                                              const LoadOptions& options = DefaultLoadOptions());
+// The file, mapped or read as options.map_file says.
 StatusOr<std::shared_ptr<const LoadedModule>> LoadModuleFromFile(const std::string& path,
+                                                                 const LoadOptions& options = DefaultLoadOptions());
+// The caller's bytes, verified and used in place, not copied: they must stay
+// alive and unchanged until `release` runs (once, when the module and every
+// context and buffer holding it are gone, or before this returns when the
+// load fails). `release` may be empty.
+StatusOr<std::shared_ptr<const LoadedModule>> LoadModuleBorrowed(std::span<const uint8_t> bytes,
+                                                                 std::function<void()> release,
                                                                  const LoadOptions& options = DefaultLoadOptions());
 
 // The bytecode verifier (vm/verifier.cc): decodes every function and checks

@@ -6,8 +6,8 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 
-#include "kernels/common/file_io.h"
 #include "kernels/scalar/scalar.h"
 #include "schema/module_checksum.h"
 #include "schema/module_generated.h"
@@ -59,11 +59,14 @@ constexpr uint16_t kFirstChecksummedMinor = 3;
 Status LoadConstant(const fb::Constant* c, size_t index, bool checksum_required, const LoadOptions& options,
                     LoadedConstant* out) {
   std::string where = "constant " + std::to_string(index);
+  out->index = index;
   if (options.verify_checksums) {
+    // The checksum's presence is metadata (the module's checksum covers
+    // it); the data are checked against it on first use (Data).
     const uint8_t* stored = fb::StoredField(c, fb::Constant::VT_CHECKSUM);
     if (!stored && checksum_required) return Bad(where + " has no checksum");
-    if (stored && c->checksum() != fb::ConstantDataChecksum(*c))
-      return Bad(where + "'s data does not match its checksum (the file is corrupted)");
+    out->verify = stored != nullptr;
+    out->checksum = c->checksum();
   }
   KILN_ASSIGN_OR_RETURN(out->type, TypeFromCode(c->element_type(), where));
   KILN_RETURN_IF_ERROR(CheckDims(c->dims(), false, where, &out->dims));
@@ -78,21 +81,17 @@ Status LoadConstant(const fb::Constant* c, size_t index, bool checksum_required,
                                          " bytes but its shape needs " + std::to_string(bytes));
   const auto* data = c->data();
   out->stored_size = data ? data->size() : 0;
+  out->stored = data ? data->data() : nullptr;
+  out->size = bytes;
   if (c->compression() == fb::Compression::None) {
     if (out->stored_size != bytes) return Bad(where + " holds " + std::to_string(out->stored_size) +
                                               " bytes, expected " + std::to_string(bytes));
-    out->data = data ? data->data() : nullptr;
-    out->size = bytes;
   } else if (c->compression() == fb::Compression::Zstd) {
     if (!data) return Bad(where + " is compressed but empty");
+    // The frame header only: the frame itself is decompressed on first use.
     unsigned long long frame = ZSTD_getFrameContentSize(data->data(), data->size());
     if (frame == ZSTD_CONTENTSIZE_ERROR || frame == ZSTD_CONTENTSIZE_UNKNOWN || frame != bytes)
       return Bad(where + " has a zstd frame whose size does not match its shape");
-    out->decompressed.resize(bytes);
-    size_t got = ZSTD_decompress(out->decompressed.data(), bytes, data->data(), data->size());
-    if (ZSTD_isError(got) || got != bytes) return Bad(where + " fails to decompress");
-    out->data = out->decompressed.data();
-    out->size = bytes;
     out->compressed = true;
   } else {
     return Bad(where + " has unknown compression");
@@ -201,20 +200,30 @@ LoadOptions DefaultLoadOptions() {
   LoadOptions options;
   const char* v = std::getenv("KILN_VERIFY_CHECKSUMS");
   if (v && std::string_view(v) == "0") options.verify_checksums = false;
+  const char* map = std::getenv("KILN_MAP_MODULES");
+  if (map && std::string_view(map) == "0") options.map_file = false;
   return options;
 }
 
 StatusOr<std::shared_ptr<const LoadedModule>> LoadModule(std::vector<uint8_t> bytes, const LoadOptions& options) {
-  if (bytes.empty()) return DataLoss("invalid module: the file is empty");
-  if (bytes.size() < 8 || !fb::ModuleBufferHasIdentifier(bytes.data()))
+  return LoadModuleBytes(ModuleBytes::Own(std::move(bytes)), options);
+}
+
+StatusOr<std::shared_ptr<const LoadedModule>> LoadModuleBytes(std::unique_ptr<ModuleBytes> bytes,
+                                                         const LoadOptions& options) {
+  if (!bytes || bytes->size() == 0) return DataLoss("invalid module: the file is empty");
+  if (bytes->size() < 8 || !fb::ModuleBufferHasIdentifier(bytes->data()))
     return DataLoss("invalid module: not a Kiln module file (missing the 'KILN' identifier)");
   auto mod = std::make_shared<LoadedModule>();
-  mod->file = std::move(bytes);
-  const uint8_t* base = mod->file.data();
+  mod->bytes = std::move(bytes);
+  const uint8_t* base = mod->bytes->data();
+  const size_t file_size = mod->bytes->size();
   flatbuffers::Verifier::Options opts;
   opts.max_depth = 64;
   opts.max_tables = 10'000'000;
-  flatbuffers::Verifier verifier(base, mod->file.size(), opts);
+  // The verifier checks vectors' bounds, not their contents, so it reads
+  // the metadata and none of the constants' data.
+  flatbuffers::Verifier verifier(base, file_size, opts);
   // The version fields are read only after the root table is verified, so
   // a truncated file cannot make this read out of bounds.
   if (!fb::VerifyModuleBuffer(verifier))
@@ -232,7 +241,7 @@ StatusOr<std::shared_ptr<const LoadedModule>> LoadModule(std::vector<uint8_t> by
     if (!fb::StoredField(m, fb::Module::VT_CHECKSUM)) {
       if (checksum_required) return Bad("the file has no checksum (format 0.3 and later carry one)");
       mod->unchecked = true;
-    } else if (m->checksum() != fb::ModuleChecksum(base, mod->file.size(), *m)) {
+    } else if (m->checksum() != fb::ModuleChecksum(base, file_size, *m)) {
       return DataLoss("invalid module: the file is corrupted (its checksum does not match)");
     }
   }
@@ -304,11 +313,52 @@ StatusOr<std::shared_ptr<const LoadedModule>> LoadModule(std::vector<uint8_t> by
 
 StatusOr<std::shared_ptr<const LoadedModule>> LoadModuleFromFile(const std::string& path,
                                                                  const LoadOptions& options) {
-  auto text = ReadFile(path);
-  if (!text.ok()) return text.status();
-  auto m = LoadModule(std::vector<uint8_t>(text->begin(), text->end()), options);
+  auto bytes = options.map_file ? ModuleBytes::Map(path) : ModuleBytes::Read(path);
+  if (!bytes.ok()) return bytes.status();
+  auto m = LoadModuleBytes(std::move(bytes.value()), options);
   if (!m.ok()) return Status(m.status().code(), path + ": " + m.status().message());
   return m;
+}
+
+StatusOr<std::shared_ptr<const LoadedModule>> LoadModuleBorrowed(std::span<const uint8_t> bytes,
+                                                                 std::function<void()> release,
+                                                                 const LoadOptions& options) {
+  // A failed load destroys the ModuleBytes, which runs `release`.
+  return LoadModuleBytes(ModuleBytes::Borrow(bytes, std::move(release)), options);
+}
+
+// The first use of a constant: once, under the mutex, the checksum and the
+// decompression; their outcome is kept for every later use.
+struct LoadedConstant::FirstUse {
+  std::mutex mu;
+  bool done = false;
+  Status status;
+  std::vector<uint8_t> decompressed;  // the elements of a compressed constant
+};
+
+LoadedConstant::LoadedConstant() : first_use_(std::make_unique<FirstUse>()) {}
+LoadedConstant::LoadedConstant(LoadedConstant&&) noexcept = default;
+LoadedConstant::~LoadedConstant() = default;
+
+StatusOr<const uint8_t*> LoadedConstant::Data() const {
+  FirstUse& f = *first_use_;
+  std::lock_guard<std::mutex> lock(f.mu);
+  if (!f.done) {
+    f.done = true;
+    const std::string where = "constant " + std::to_string(index);
+    if (verify && XXH64(stored, stored_size, 0) != checksum) {
+      f.status = Bad(where + "'s data does not match its checksum (the file is corrupted)");
+    } else if (compressed) {
+      f.decompressed.resize(size);
+      size_t got = ZSTD_decompress(f.decompressed.data(), size, stored, stored_size);
+      if (ZSTD_isError(got) || got != size) {
+        f.status = Bad(where + " fails to decompress");
+        f.decompressed = {};
+      }
+    }
+  }
+  if (!f.status.ok()) return f.status;
+  return compressed ? f.decompressed.data() : stored;
 }
 
 int LoadedModule::FindFunction(std::string_view function_name) const {

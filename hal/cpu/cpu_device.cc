@@ -37,6 +37,7 @@ class CpuBuffer final : public Buffer {
     if (pool_) pool_->Release(data_, capacity_);
   }
   size_t size() const override { return size_; }
+  bool read_only() const override { return !pool_; }
   uint8_t* data() const { return data_; }
 
  private:
@@ -136,6 +137,7 @@ class CpuDevice final : public Device {
   }
   Status Upload(const Buffer& b, size_t offset, const void* data, size_t bytes) override {
     KILN_RETURN_IF_ERROR(CheckTransferRange(b, offset, bytes, "upload"));
+    if (b.read_only()) return InvalidArgument("upload into read-only memory (a module constant or a call's argument)");
     if (bytes) std::memcpy(static_cast<const CpuBuffer&>(b).data() + offset, data, bytes);
     return Status::Ok();
   }

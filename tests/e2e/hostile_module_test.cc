@@ -1,7 +1,8 @@
 // Hostile module files: each is well-formed enough to reach a verifier or
 // the interpreter, and each must be refused at load or stopped at run time
 // with a clear error — never a crash, a hang or an out-of-bounds access
-// (CI runs this under AddressSanitizer and UBSan).
+// (CI runs this under AddressSanitizer and UBSan). They are loaded as the
+// tools load files, mapped read-only (tests/support/mapped_module.h).
 #include <gtest/gtest.h>
 #include <zstd.h>
 
@@ -15,6 +16,7 @@
 #include "schema/module_checksum.h"
 #include "schema/module_generated.h"
 #include "vm/bytecode.h"
+#include "tests/support/mapped_module.h"
 #include "vm/context.h"
 
 namespace kiln {
@@ -54,7 +56,7 @@ ModuleBuilder OneFunction(std::function<void(BytecodeWriter&, ModuleBuilder&)> e
 // Loads `bytes` and, if the loader accepts them, runs main; returns the
 // first error.
 Status LoadAndRun(const std::vector<uint8_t>& bytes, const std::vector<vm::HostTensor>& inputs = {}) {
-  auto module = vm::LoadModule(bytes);
+  auto module = test::LoadMapped(bytes);
   if (!module.ok()) return module.status();
   auto device = hal::CreateCpuDevice(hal::CpuModeFromEnvironment());
   auto ctx = vm::Context::Create(*module, device.get());
@@ -356,24 +358,24 @@ std::vector<uint8_t> ModuleWithConstant(std::vector<int64_t> dims, fb::Compressi
 TEST(HostileModule, ConstantSizesThatLieAreRefused) {
   std::vector<uint8_t> sixteen(16, 0);
   // Shape says 2^40 elements, data has 4.
-  EXPECT_FALSE(vm::LoadModule(ModuleWithConstant({int64_t{1} << 40}, fb::Compression::None, 16, sixteen)).ok());
+  EXPECT_FALSE(test::LoadMapped(ModuleWithConstant({int64_t{1} << 40}, fb::Compression::None, 16, sixteen)).ok());
   // Shape and data disagree.
-  EXPECT_FALSE(vm::LoadModule(ModuleWithConstant({8}, fb::Compression::None, 32, sixteen)).ok());
+  EXPECT_FALSE(test::LoadMapped(ModuleWithConstant({8}, fb::Compression::None, 32, sixteen)).ok());
   // Negative dimension.
-  EXPECT_FALSE(vm::LoadModule(ModuleWithConstant({-4}, fb::Compression::None, 16, sixteen)).ok());
+  EXPECT_FALSE(test::LoadMapped(ModuleWithConstant({-4}, fb::Compression::None, 16, sixteen)).ok());
 
   // A zstd frame of 4096 bytes, declared as 16 GiB raw / as the shape's size but
   // decompressing to something else.
   std::vector<uint8_t> raw(4096, 7);
   std::vector<uint8_t> frame(ZSTD_compressBound(raw.size()));
   frame.resize(ZSTD_compress(frame.data(), frame.size(), raw.data(), raw.size(), 3));
-  EXPECT_TRUE(vm::LoadModule(ModuleWithConstant({1024}, fb::Compression::Zstd, 4096, frame)).ok())
+  EXPECT_TRUE(test::LoadMapped(ModuleWithConstant({1024}, fb::Compression::Zstd, 4096, frame)).ok())
       << "the honest frame must load";
-  EXPECT_FALSE(vm::LoadModule(ModuleWithConstant({int64_t{1} << 32}, fb::Compression::Zstd, uint64_t{1} << 34, frame)).ok());
-  EXPECT_FALSE(vm::LoadModule(ModuleWithConstant({2048}, fb::Compression::Zstd, 8192, frame)).ok());
-  EXPECT_FALSE(vm::LoadModule(ModuleWithConstant({512}, fb::Compression::Zstd, 2048, frame)).ok());
+  EXPECT_FALSE(test::LoadMapped(ModuleWithConstant({int64_t{1} << 32}, fb::Compression::Zstd, uint64_t{1} << 34, frame)).ok());
+  EXPECT_FALSE(test::LoadMapped(ModuleWithConstant({2048}, fb::Compression::Zstd, 8192, frame)).ok());
+  EXPECT_FALSE(test::LoadMapped(ModuleWithConstant({512}, fb::Compression::Zstd, 2048, frame)).ok());
   // Garbage claiming to be zstd.
-  EXPECT_FALSE(vm::LoadModule(ModuleWithConstant({4}, fb::Compression::Zstd, 16, sixteen)).ok());
+  EXPECT_FALSE(test::LoadMapped(ModuleWithConstant({4}, fb::Compression::Zstd, 16, sixteen)).ok());
 }
 
 }  // namespace

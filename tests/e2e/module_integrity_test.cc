@@ -1,5 +1,6 @@
 // The module file's checksums (schema/module_checksum.h): a corrupted file
-// is refused at load, never run with wrong weights or handed to a driver
+// is refused at load (its metadata) or at a constant's first use (its
+// data), never run with wrong weights or handed to a driver
 // with a broken shader; the opt-out for trusted files; and the bit-flip
 // sweep over the MLP example compiled for every target, run on the CPU and on
 // the Vulkan device.
@@ -20,6 +21,7 @@
 #include "schema/module_checksum.h"
 #include "schema/module_generated.h"
 #include "tests/support/host_tensor_util.h"
+#include "tests/support/mapped_module.h"
 #include "vm/context.h"
 
 namespace kiln {
@@ -86,20 +88,30 @@ size_t FirstShaderOffset(const std::vector<uint8_t>& bytes) {
 
 std::string Message(const Status& s) { return s.message(); }
 
-TEST(ModuleIntegrity, CorruptedConstantIsRefused) {
+StatusOr<std::vector<vm::HostTensor>> RunMain(std::shared_ptr<const vm::LoadedModule> module, hal::Device* device);
+
+// A constant's data are checked on its first use, not at load (so opening
+// costs the same whatever the constants weigh): the damaged module loads,
+// and the call that uses the constant fails naming it.
+TEST(ModuleIntegrity, CorruptedConstantIsRefusedAtFirstUse) {
   auto bytes = MlpModule();
   ASSERT_FALSE(bytes.empty());
   ConstantData c = LargestConstant(bytes);
   ASSERT_GT(c.size, 100000u);
   bytes[c.offset + c.size / 2] ^= 0x10;  // one bit of a weight
-  auto refused = vm::LoadModule(bytes, Verified());
+  auto loaded = vm::LoadModule(bytes, Verified());
+  ASSERT_TRUE(loaded.ok()) << Message(loaded.status());
+  auto cpu = hal::CreateCpuDevice(hal::CpuMode::kInline, 1);
+  auto refused = RunMain(*loaded, cpu.get());
   ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kDataLoss);
   EXPECT_NE(Message(refused.status()).find("constant " + std::to_string(c.index) + "'s data does not match its checksum"),
             std::string::npos)
       << Message(refused.status());
-  // A trusted file skips the check: the same bytes load (and would run with
-  // the flipped weight).
-  EXPECT_TRUE(vm::LoadModule(bytes, Unverified()).ok());
+  // A trusted file skips the check: the same bytes run, with the flipped weight.
+  auto trusted = vm::LoadModule(bytes, Unverified());
+  ASSERT_TRUE(trusted.ok());
+  EXPECT_TRUE(RunMain(*trusted, cpu.get()).ok());
 }
 
 TEST(ModuleIntegrity, CorruptedShaderIsRefused) {
@@ -117,14 +129,19 @@ TEST(ModuleIntegrity, EnvironmentTurnsVerificationOffForDefaultLoads) {
   auto bytes = MlpModule();
   ConstantData c = LargestConstant(bytes);
   bytes[c.offset + 3] ^= 0x80;
+  auto cpu = hal::CreateCpuDevice(hal::CpuMode::kInline, 1);
+  auto runs = [&] {
+    auto m = vm::LoadModule(bytes);
+    return m.ok() && RunMain(*m, cpu.get()).ok();
+  };
   ASSERT_EQ(setenv("KILN_VERIFY_CHECKSUMS", "0", 1), 0);
   EXPECT_FALSE(vm::DefaultLoadOptions().verify_checksums);
-  EXPECT_TRUE(vm::LoadModule(bytes).ok());
+  EXPECT_TRUE(runs());
   ASSERT_EQ(setenv("KILN_VERIFY_CHECKSUMS", "1", 1), 0);
   EXPECT_TRUE(vm::DefaultLoadOptions().verify_checksums);
-  EXPECT_FALSE(vm::LoadModule(bytes).ok());
+  EXPECT_FALSE(runs());
   ASSERT_EQ(unsetenv("KILN_VERIFY_CHECKSUMS"), 0);
-  EXPECT_FALSE(vm::LoadModule(bytes).ok());
+  EXPECT_FALSE(runs());
 }
 
 // A module of `minor` version with one constant, its checksum fields stored
@@ -242,9 +259,11 @@ TEST(ModuleIntegrity, ShadersWithoutAChecksumNeverReachTheDriver) {
 // Every 7th byte of the MLP module compiled for every target, each flipped
 // once (bit (i/7) mod 8, so every bit position is hit): each flipped module is
 // refused at load, or, loaded, gives results bit-identical to the unflipped
-// module's on the CPU and on the Vulkan device. Nothing may crash. The sweep
-// runs as kShards tests over interleaved flips, so ctest -j spreads it over
-// cores (under AddressSanitizer each flip's copy of the file dominates).
+// module's on the CPU and on the Vulkan device, or fails the run (a flip in a
+// constant's data: checked on first use). Each flipped module is loaded in
+// place from read-only memory, as a mapped file is (test::ReadOnlyBytes):
+// a write to a constant would fault. Nothing may crash. The sweep runs as
+// kShards tests over interleaved flips, so ctest -j spreads it over cores.
 constexpr size_t kShards = 4;
 class BitFlipSweep : public ::testing::TestWithParam<size_t> {};
 
@@ -266,12 +285,18 @@ TEST_P(BitFlipSweep, EveryFlipIsRefusedOrHarmless) {
 
   const auto start = std::chrono::steady_clock::now();
   size_t flips = 0, refused = 0, identical = 0;
-  std::vector<uint8_t> bytes;
+  test::ReadOnlyBytes bytes(original);
   for (size_t i = 7 * shard; i < original.size(); i += 7 * kShards) {
-    bytes = original;
-    bytes[i] ^= static_cast<uint8_t>(1u << ((i / 7) % 8));
+    const uint8_t bit = static_cast<uint8_t>(1u << ((i / 7) % 8));
+    bytes.Flip(i, bit);
+    struct Unflip {
+      test::ReadOnlyBytes& b;
+      size_t i;
+      uint8_t bit;
+      ~Unflip() { b.Flip(i, bit); }
+    } unflip{bytes, i, bit};  // after the module below is gone
     ++flips;
-    auto module = vm::LoadModule(std::move(bytes), Verified());
+    auto module = vm::LoadModuleBorrowed(bytes.span(), {}, Verified());
     if (!module.ok()) {
       ++refused;
       EXPECT_FALSE(Message(module.status()).empty());

@@ -1,4 +1,6 @@
-// libFuzzer target: bytes -> vm::LoadModule; if the module loads, a
+// libFuzzer target: bytes -> vm::LoadModuleBorrowed over a read-only copy
+// of them (the mapped path: verified and used in place, and a write to a
+// constant would fault, as on a mapped file); if the module loads, a
 // vm::Context on an inline CPU device invokes every function whose
 // arguments are static-shape tensors, with zero-filled inputs.
 //
@@ -13,9 +15,13 @@
 //    more than kMaxBufferBytes (the invocation then fails cleanly);
 //  - inputs and static results are capped at kMaxElements each.
 // See docs/fuzzing.md.
+#include <sys/mman.h>
+
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -43,6 +49,10 @@ class CappedDevice final : public hal::Device {
   StatusOr<std::shared_ptr<hal::Buffer>> Allocate(size_t bytes) override {
     if (bytes > kMaxBufferBytes) return ResourceExhausted("fuzz harness: allocation over the cap");
     return inner_->Allocate(bytes);
+  }
+  // Constants and arguments in place, as on the CPU device itself.
+  StatusOr<std::shared_ptr<hal::Buffer>> WrapHostMemory(const void* data, size_t bytes) override {
+    return inner_->WrapHostMemory(data, bytes);
   }
   Status Upload(const hal::Buffer& b, size_t offset, const void* data, size_t bytes) override {
     return inner_->Upload(b, offset, data, bytes);
@@ -144,7 +154,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // the structural checks behind it (docs/fuzzing.md).
   vm::LoadOptions load_options;
   load_options.verify_checksums = false;
-  auto loaded = vm::LoadModule(std::vector<uint8_t>(data, data + size), load_options);
+  // The input in pages of its own, read-only, unmapped when the module goes.
+  const size_t pages = size ? size : 1;
+  void* copy = mmap(nullptr, pages, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (copy == MAP_FAILED) return 0;
+  if (size) std::memcpy(copy, data, size);
+  mprotect(copy, pages, PROT_READ);
+  auto loaded = vm::LoadModuleBorrowed(std::span<const uint8_t>(static_cast<const uint8_t*>(copy), size),
+                                       [copy, pages] { munmap(copy, pages); }, load_options);
   if (!loaded.ok()) return 0;
   std::shared_ptr<const vm::LoadedModule> module = *loaded;
 
