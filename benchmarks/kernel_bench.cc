@@ -15,6 +15,7 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <string>
 #include <vector>
 
 #include "hal/cpu/thread_pool.h"
@@ -275,6 +276,75 @@ void BM_LayerNormRows4096x4096(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * kRows * kCols * 4 * 2);
 }
 
+// The same softmax and layer norm as kiln.row_block dispatches, as the
+// compiler now emits them (kernels/reference/row_block.h): the units are
+// the dispatches above, run a block of rows at a time.
+void AddUnit(KernelParams* p, int64_t k, const char* kernel, std::vector<int64_t> inputs, std::vector<int64_t> dims,
+             const KernelParams& unit) {
+  const std::string prefix = std::to_string(k) + ".";
+  p->attrs.push_back(KernelAttr{prefix + "kernel", {}, {}, kernel, false, {}});
+  p->attrs.push_back(Ints("", std::move(inputs)));
+  p->attrs.back().name = prefix + "inputs";
+  p->attrs.push_back(Ints("", std::move(dims)));
+  p->attrs.back().name = prefix + "dims";
+  for (KernelAttr a : unit.attrs) {
+    a.name = prefix + a.name;
+    p->attrs.push_back(std::move(a));
+  }
+}
+
+void BM_SoftmaxRowBlock4096x4096(benchmark::State& state) {
+  RowsBench t;
+  ScalarProgram tail = ExpShifted();
+  tail.param_types.push_back(ElementType::kF32);
+  tail.instrs.push_back(Instr(ScalarOp::kDivide, {4, 2}));
+  tail.results = {5};
+  KernelParams div = ElementwiseParams(tail);
+  div.attrs.push_back(Ints("input_broadcast", {2, 0, 1, 1, 0, 1, 0}));
+  KernelParams p;
+  p.kernel = "kiln.row_block";
+  p.attrs.push_back(Ints("units", {3}));
+  // inputs: 0 x, 1 -inf, 2 zero; units: 3 max, 4 sum, 5 tail
+  AddUnit(&p, 0, "stablehlo.reduce", {0, 1}, {kRows}, RowReduce(ScalarOp::kMaximum));
+  AddUnit(&p, 1, "stablehlo.reduce", {0, 3, 2}, {kRows}, FusedRowReduce(ScalarOp::kAdd, ExpShifted()));
+  AddUnit(&p, 2, "kiln.elementwise", {0, 3, 4}, {kRows, kCols}, div);
+  for (auto _ : state) {
+    Status s = Dispatch(p, {t.Full(t.x), t.Scalar(&t.ninf), t.Scalar(&t.zero)}, t.Full(t.y));
+    if (!s.ok()) state.SkipWithError(s.message().c_str());
+    benchmark::DoNotOptimize(t.y.data());
+  }
+  state.SetBytesProcessed(state.iterations() * kRows * kCols * 4 * 2);
+}
+
+void BM_LayerNormRowBlock4096x4096(benchmark::State& state) {
+  RowsBench t;
+  ScalarProgram sq;  // (x - mean)^2
+  sq.param_types = {ElementType::kF32, ElementType::kF32};
+  sq.instrs = {Instr(ScalarOp::kSubtract, {0, 1}), Instr(ScalarOp::kMultiply, {2, 2})};
+  sq.results = {3};
+  ScalarProgram tail;  // (x - mean) * rs * g + beta
+  tail.param_types = {ElementType::kF32, ElementType::kF32, ElementType::kF32, ElementType::kF32, ElementType::kF32};
+  tail.instrs = {Instr(ScalarOp::kSubtract, {0, 1}), Instr(ScalarOp::kMultiply, {5, 2}),
+                 Instr(ScalarOp::kMultiply, {6, 3}), Instr(ScalarOp::kAdd, {7, 4})};
+  tail.results = {8};
+  KernelParams ln = ElementwiseParams(tail);
+  ln.attrs.push_back(Ints("input_broadcast", {2, 0, 1, 1, 0, 1, 0, 1, 1, 1, 1}));
+  KernelParams p;
+  p.kernel = "kiln.row_block";
+  p.attrs.push_back(Ints("units", {3}));
+  // inputs: 0 x, 1 zero, 2 g, 3 beta; units: 4 sum, 5 sum of squares, 6 tail
+  // (as above, the sums stand in for the per-row mean and rsqrt units)
+  AddUnit(&p, 0, "stablehlo.reduce", {0, 1}, {kRows}, RowReduce(ScalarOp::kAdd));
+  AddUnit(&p, 1, "stablehlo.reduce", {0, 4, 1}, {kRows}, FusedRowReduce(ScalarOp::kAdd, sq));
+  AddUnit(&p, 2, "kiln.elementwise", {0, 4, 5, 2, 3}, {kRows, kCols}, ln);
+  for (auto _ : state) {
+    Status s = Dispatch(p, {t.Full(t.x), t.Scalar(&t.zero), t.Col(t.g), t.Col(t.beta)}, t.Full(t.y));
+    if (!s.ok()) state.SkipWithError(s.message().c_str());
+    benchmark::DoNotOptimize(t.y.data());
+  }
+  state.SetBytesProcessed(state.iterations() * kRows * kCols * 4 * 2);
+}
+
 void BM_Memcpy64MB(benchmark::State& state) {
   AlignedFloats x(kRows * kCols, 1.0f), y(kRows * kCols, 0.0f);
   for (auto _ : state) {
@@ -287,6 +357,8 @@ void BM_Memcpy64MB(benchmark::State& state) {
 BENCHMARK(BM_Memcpy64MB)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SoftmaxRows4096x4096)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_LayerNormRows4096x4096)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SoftmaxRowBlock4096x4096)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LayerNormRowBlock4096x4096)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 KernelParams MatmulParams() {
   KernelParams p;

@@ -24,6 +24,13 @@
 // softmax's `exp(x - max)` feeds both the sum and the divide without
 // existing in memory.
 //
+// Row blocks (with fuse_reductions): an elementwise group over [..., N]
+// whose per-row inputs come from reduces of the innermost axis, per-row
+// elementwise ops and [R] -> [R, 1] reshapes that only it reads becomes one
+// kiln.row_block dispatch whose units are those dispatches, in block order
+// (kernels/reference/row_block.h): softmax and layer/RMS norms are one
+// dispatch each, and the CPU kernel reads their input from memory once.
+//
 // The program holds the same scalar ops, with the same types, in the same
 // order as the unfused dispatches, and every scalar op rounds to its result
 // type, so fused and unfused programs give identical results.

@@ -17,6 +17,10 @@ Status Convolution(const KernelCall& call);
 bool ReduceApplies(const KernelParams& params);
 Status Reduce(const KernelCall& call);
 
+// kiln.row_block of f32/f64 per-row reductions and a tail, a block of rows
+// at a time (reduction_row_block.cc).
+Status RowBlock(const KernelCall& call);
+
 // stablehlo.broadcast_in_dim, transpose and slice for 1/2/4/8-byte element
 // types, concatenate for all (data_movement.cc).
 Status BroadcastInDim(const KernelCall& call);

@@ -38,24 +38,9 @@
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/kernels.h"
 #include "kernels/cpu/reduce_body.h"
+#include "kernels/cpu/reduction.h"
 #include "kernels/reference/reduction_order.h"
 
-namespace kiln::cpu {
-
-struct ReduceProblem {
-  const void* in = nullptr;  // the operand, or null with a producer
-  const ElementwiseProblem* producer = nullptr;  // computes the operand
-  void* out = nullptr;
-  const void* init = nullptr;
-  size_t outer = 0, r = 0, inner = 0;
-  size_t row_begin = 0, row_end = 0;  // the outer rows of this task
-  ReduceOp op = ReduceOp::kAdd;
-};
-
-// Scratch elements a producer fills per step: a multiple of 16 and of kBlock.
-constexpr size_t kChunk = 16 * 1024;
-
-}  // namespace kiln::cpu
 #endif  // KILN_CPU_REDUCTION_SHARED
 
 HWY_BEFORE_NAMESPACE();
@@ -225,6 +210,14 @@ namespace kiln::cpu {
 HWY_EXPORT(ReduceF32);
 HWY_EXPORT(ReduceF64);
 
+void RunReduceRows(const ReduceProblem& p, ElementType type) {
+  if (type == ElementType::kF32) {
+    HWY_DYNAMIC_DISPATCH(ReduceF32)(p);
+  } else {
+    HWY_DYNAMIC_DISPATCH(ReduceF64)(p);
+  }
+}
+
 bool ReduceBodyOp(const ScalarProgram& prog, ReduceOp* op, ElementType* type) {
   const ElementType t = prog.param_types.empty() ? ElementType::kInvalid : prog.param_types[0];
   if (t != ElementType::kF32 && t != ElementType::kF64) return false;
@@ -314,11 +307,7 @@ Status Reduce(const KernelCall& call) {
     ReduceProblem q = p;
     q.row_begin = static_cast<size_t>(task) * rows_per_task;
     q.row_end = std::min(outer, q.row_begin + rows_per_task);
-    if (t == ElementType::kF32) {
-      HWY_DYNAMIC_DISPATCH(ReduceF32)(q);
-    } else {
-      HWY_DYNAMIC_DISPATCH(ReduceF64)(q);
-    }
+    RunReduceRows(q, t);
   });
   return Status::Ok();
 }

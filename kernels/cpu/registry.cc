@@ -29,6 +29,7 @@ constexpr CpuKernel kCpuKernels[] = {
     KILN_CPU_KERNEL(Gather, &Gather, nullptr),
     KILN_CPU_KERNEL(ReduceWindow, &ReduceWindow, &ReduceWindowApplies),
     KILN_CPU_KERNEL(Reduce, &Reduce, &ReduceApplies),
+    KILN_CPU_KERNEL(RowBlock, &RowBlock, nullptr),
     KILN_CPU_KERNEL(Elementwise, &Elementwise, &ElementwiseApplies),
 };
 #undef KILN_CPU_KERNEL

@@ -1,0 +1,210 @@
+// Fast kiln.row_block (kernels/reference/row_block.h) for f32 and f64 row
+// blocks of the shape the compiler forms (softmax, log-softmax, layer and
+// RMS norms): every unit but the last computes a per-row value (one value
+// per row of the output, the output's innermost axis being the row), as a
+// reduce of the innermost axis (its operand computed on the fly by its
+// "input" program), an elementwise program over the per-row values, or a
+// reshape of one; the last unit is the elementwise tail over the whole
+// output.
+//
+// The rows are cut into blocks of about kBlockElements output elements
+// (L2-resident), and each block goes through all the units before the next:
+// the full-size inputs are read from memory once and then from cache, and
+// the output is written once. Every unit computes exactly what its own
+// dispatch would (the same reducer, elementwise interpreter and order, rows
+// never split), so the bits are the reference's at every thread count.
+// Anything else (another shape, a unit reading another row's value, other
+// types) runs the reference kernel.
+#include <algorithm>
+#include <vector>
+
+#include "hwy/aligned_allocator.h"
+#include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/kernels.h"
+#include "kernels/cpu/reduction.h"
+#include "kernels/reference/elementwise_inputs.h"
+#include "kernels/reference/row_block.h"
+
+namespace kiln::cpu {
+namespace {
+
+// Output elements per block: 128 KB of f32, so a block's full-size inputs
+// and output stay in a core's L2 while all units run over it.
+constexpr size_t kBlockElements = 32 * 1024;
+
+enum class StepKind { kReduce, kRows, kAlias, kTail };
+
+struct Step {
+  StepKind kind = StepKind::kAlias;
+  ElementType type = ElementType::kF32;
+  ReduceProblem reduce;
+  ElementwiseProblem elementwise;  // kRows, kTail, or a reduce's producer
+  bool has_producer = false;
+};
+
+// Whether every input that is a per-row value (`per_row`) is read at the
+// element of the output's row only: within `space`, its stride along the
+// first `row_axes` axes is the row-major stride of those axes, and 0 along
+// the others. Values of other rows may not have been computed yet.
+bool RowLocal(const KernelParams& params, std::span<const TensorRef> ins, const std::vector<bool>& per_row,
+              const KernelAttr* map, std::span<const int64_t> space, size_t row_axes) {
+  const TensorRef shape{ElementType::kF32, space, nullptr, 0};
+  const KernelCall as_output{params, ins, std::span<const TensorRef>(&shape, 1), nullptr};
+  std::vector<std::vector<int64_t>> strides;
+  if (!ref::ElementwiseInputStrides(as_output, map, &strides).ok()) return false;
+  std::vector<int64_t> dense(row_axes, 1);
+  for (size_t a = row_axes; a-- > 1;) dense[a - 1] = dense[a] * space[a];
+  for (size_t i = 0; i < ins.size(); ++i) {
+    if (!per_row[i]) continue;
+    for (size_t a = 0; a < space.size(); ++a) {
+      if (space[a] == 1) continue;
+      if (strides[i][a] != (a < row_axes ? dense[a] : 0)) return false;
+    }
+  }
+  return true;
+}
+
+bool IsFloatType(ElementType t) { return t == ElementType::kF32 || t == ElementType::kF64; }
+
+}  // namespace
+
+Status RowBlock(const KernelCall& call) {
+  std::vector<ref::RowBlockUnit> units;
+  if (!ref::ParseRowBlock(call.params, call.inputs.size(), &units).ok() || call.outputs.size() != 1)
+    return RunReference(call);
+  const TensorRef& out = call.outputs[0];
+  const std::span<const int64_t> dims = out.dims;
+  if (dims.empty() || units.back().params.kernel != "kiln.elementwise" ||
+      !std::equal(dims.begin(), dims.end(), units.back().dims.begin(), units.back().dims.end()))
+    return RunReference(call);
+  for (int64_t d : dims)
+    if (d <= 0) return RunReference(call);  // nothing to gain; the reference checks
+  const size_t n = static_cast<size_t>(dims.back());
+  size_t outer = 1;
+  for (size_t a = 0; a + 1 < dims.size(); ++a) outer *= static_cast<size_t>(dims[a]);
+  const int64_t rank = static_cast<int64_t>(dims.size());
+
+  std::vector<TensorRef> values(call.inputs.begin(), call.inputs.end());
+  std::vector<bool> per_row(values.size(), false);
+  std::vector<hwy::AlignedFreeUniquePtr<uint8_t[]>> buffers;
+  std::vector<Step> steps(units.size());
+  for (size_t k = 0; k < units.size(); ++k) {
+    const ref::RowBlockUnit& u = units[k];
+    const bool tail = k + 1 == units.size();
+    Step& s = steps[k];
+    std::vector<TensorRef> ins;
+    std::vector<bool> ins_per_row;
+    for (int64_t v : u.inputs) {
+      ins.push_back(values[static_cast<size_t>(v)]);
+      ins_per_row.push_back(per_row[static_cast<size_t>(v)]);
+    }
+    size_t count = 1;
+    for (int64_t d : u.dims) count *= static_cast<size_t>(d);
+    if (!tail && count != outer) return RunReference(call);
+    const std::string& kernel = u.params.kernel;
+    TensorRef result{ElementType::kInvalid, u.dims, nullptr, 0};
+    if (kernel == "stablehlo.reduce" && !tail) {
+      const ScalarProgram* body = u.params.Program("body");
+      const ScalarProgram* input = u.params.Program("input");
+      const auto axes = u.params.Ints("dimensions");
+      if (body == nullptr || !ReduceBodyOp(*body, &s.reduce.op, &s.type) || ins.size() < 2 ||
+          axes.size() != 1 || axes[0] != rank - 1)
+        return RunReference(call);
+      const TensorRef& init = ins.back();
+      if (!StorageOk(init, s.type) || init.rank() != 0) return RunReference(call);
+      const std::span<const TensorRef> operands(ins.data(), ins.size() - 1);
+      if (input != nullptr) {
+        const auto in_dims = u.params.Ints("input_dims");
+        const KernelAttr* map = u.params.Find("input_broadcast");
+        const KernelCall sub{u.params, operands, {}, call.runner};
+        if (!std::equal(in_dims.begin(), in_dims.end(), dims.begin(), dims.end()) || input->results.size() != 1 ||
+            input->ValueType(input->results[0]) != s.type ||
+            !MakeElementwiseProblem(sub, input, map, dims, &s.elementwise) ||
+            !RowLocal(u.params, operands, std::vector<bool>(ins_per_row.begin(), ins_per_row.end() - 1), map, dims,
+                      dims.size() - 1))
+          return RunReference(call);
+        s.elementwise.stream = false;
+        s.has_producer = true;
+      } else {
+        if (operands.size() != 1 || ins_per_row[0] || !StorageOk(operands[0], s.type) ||
+            !std::equal(dims.begin(), dims.end(), operands[0].dims.begin(), operands[0].dims.end()))
+          return RunReference(call);
+        s.reduce.in = operands[0].data;
+      }
+      s.kind = StepKind::kReduce;
+      s.reduce.init = init.data;
+      s.reduce.outer = outer;
+      s.reduce.r = n;
+      s.reduce.inner = 1;
+    } else if (kernel == "kiln.elementwise") {
+      const ScalarProgram* body = u.params.Program("body");
+      const KernelAttr* map = u.params.Find("input_broadcast");
+      const KernelCall sub{u.params, ins, {}, call.runner};
+      if (body == nullptr || body->results.size() != 1 ||
+          !MakeElementwiseProblem(sub, body, map, u.dims, &s.elementwise) ||
+          !RowLocal(u.params, ins, ins_per_row, map, u.dims, tail ? u.dims.size() - 1 : u.dims.size()))
+        return RunReference(call);
+      s.type = s.elementwise.type;
+      s.kind = tail ? StepKind::kTail : StepKind::kRows;
+      s.elementwise.stream = tail;
+    } else if ((kernel == "stablehlo.broadcast_in_dim" || kernel == "stablehlo.reshape") && !tail) {
+      // A reshape of a per-row value (jax's keepdims: [R] -> [R, 1]) reads
+      // the same elements in the same order: its result is its operand.
+      if (ins.size() != 1 || !ins_per_row[0] || !IsFloatType(ins[0].type)) return RunReference(call);
+      if (kernel == "stablehlo.broadcast_in_dim") {
+        const auto bd = u.params.Ints("broadcast_dimensions");
+        if (bd.size() != ins[0].dims.size()) return RunReference(call);
+        for (size_t i = 0; i < bd.size(); ++i)
+          if (bd[i] < 0 || bd[i] >= static_cast<int64_t>(u.dims.size()) || (i > 0 && bd[i] <= bd[i - 1]) ||
+              ins[0].dims[i] != u.dims[static_cast<size_t>(bd[i])])
+            return RunReference(call);
+      }
+      s.kind = StepKind::kAlias;
+      s.type = ins[0].type;
+      result = TensorRef{s.type, u.dims, ins[0].data, ins[0].byte_size};
+    } else {
+      return RunReference(call);
+    }
+    if (!IsFloatType(s.type)) return RunReference(call);
+    if (tail) {
+      if (!StorageOk(out, s.type)) return RunReference(call);
+      s.elementwise.outputs = {out.data};
+    } else if (s.kind != StepKind::kAlias) {
+      const size_t bytes = outer * StorageBytes(s.type);
+      buffers.push_back(hwy::AllocateAligned<uint8_t>(std::max<size_t>(bytes, 64)));
+      result = TensorRef{s.type, u.dims, buffers.back().get(), bytes};
+      if (s.kind == StepKind::kReduce) s.reduce.out = result.data;
+      else s.elementwise.outputs = {result.data};
+    }
+    values.push_back(result);
+    per_row.push_back(true);
+  }
+  // Producers point into `steps`, whose size no longer changes.
+  for (Step& s : steps)
+    if (s.kind == StepKind::kReduce && s.has_producer) s.reduce.producer = &s.elementwise;
+
+  const size_t rows_per_block = std::max<size_t>(1, kBlockElements / n);
+  const int64_t tasks = static_cast<int64_t>((outer + rows_per_block - 1) / rows_per_block);
+  ParallelFor(call.runner, tasks, [&](int64_t task, int) {
+    const size_t o0 = static_cast<size_t>(task) * rows_per_block;
+    const size_t o1 = std::min(outer, o0 + rows_per_block);
+    for (const Step& s : steps) {
+      switch (s.kind) {
+        case StepKind::kReduce: {
+          ReduceProblem q = s.reduce;
+          q.row_begin = o0;
+          q.row_end = o1;
+          RunReduceRows(q, s.type);
+          break;
+        }
+        case StepKind::kRows: RunElementwiseRange(s.elementwise, o0, o1); break;
+        case StepKind::kTail: RunElementwiseRange(s.elementwise, o0 * n, o1 * n); break;
+        case StepKind::kAlias: break;
+      }
+    }
+  });
+  return Status::Ok();
+}
+
+}  // namespace kiln::cpu
