@@ -1,7 +1,10 @@
 // What kiln-compile's flags choose: the targets to build for and whether
 // elementwise chains are fused. Read by lowering and the vulkan target.
 #pragma once
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace kiln::compiler {
 
@@ -9,6 +12,11 @@ struct CompileOptions {
   std::string target = "all";  // cpu | vulkan | all
   // Fuse elementwise chains (compiler/passes/fuse_elementwise.h).
   bool fuse = true;
+  // External weights (compiler/externalize.h): move constants of at least
+  // this many bytes into a safetensors file (Compile's `parameters`); unset:
+  // every constant stays inline. Their parameters' scope is `params_scope`.
+  std::optional<uint64_t> externalize_min_bytes;
+  std::string params_scope;
   // There is no `fold`: the compiler evaluates nothing at compile time except
   // stablehlo.constant, which is what kiln-compile's --no-fold asks for (the
   // flag is accepted and changes nothing).

@@ -10,6 +10,7 @@
 
 #include "hal/vulkan/shader_abi.h"
 #include "kernels/common/kernel.h"
+#include "vm/parameters.h"
 
 namespace kiln::vm {
 
@@ -86,6 +87,11 @@ Status Context::Instantiate() {
     executables_.push_back(std::move(exe));
   }
   for (const auto& c : module_->constants) {
+    if (c.parameter) {
+      KILN_ASSIGN_OR_RETURN(RefValue v, BindParameterConstant(c));
+      constants_.push_back(std::move(v));
+      continue;
+    }
     HostTensor t;
     t.type = c.type;
     t.dims = c.dims;
@@ -94,6 +100,35 @@ Status Context::Instantiate() {
     constants_.push_back(std::move(v));
   }
   return Status::Ok();
+}
+
+// An external constant (format 0.4): refused while unbound; otherwise the
+// device reads the mapped parameter file in place where it computes in host
+// memory (WrapHostMemory: the file is mapped read-only, and the VM never
+// writes a constant), else takes a copy. A tensor whose place in the file is
+// not aligned to its element size is copied, so kernels never see a
+// misaligned element.
+StatusOr<RefValue> Context::BindParameterConstant(const LoadedConstant& c) {
+  if (!c.bound)
+    return FailedPrecondition("parameter " + ParameterName(c.parameter->scope, c.parameter->key) +
+                              " is not bound: pass its file with --parameters=" +
+                              (c.parameter->scope.empty() ? "" : c.parameter->scope + "=") +
+                              "FILE (LoadOptions::parameters, kiln_module_load_file_with_parameters)");
+  auto view = std::make_shared<hal::BufferView>();
+  view->type = c.type;
+  view->dims = c.dims;
+  const size_t align = std::min<size_t>(StorageBytes(c.type), 8);
+  if (c.size == 0) {
+    KILN_ASSIGN_OR_RETURN(view->buffer, device_->Allocate(0));
+  } else if (reinterpret_cast<uintptr_t>(c.data) % align == 0) {
+    KILN_ASSIGN_OR_RETURN(view->buffer, device_->WrapHostMemory(c.data, c.size));
+  } else {
+    KILN_ASSIGN_OR_RETURN(view->buffer, device_->AllocateCopy(c.data, c.size));
+  }
+  RefValue v;
+  v.kind = RefValue::Kind::kView;
+  v.view = std::move(view);
+  return v;
 }
 
 namespace {

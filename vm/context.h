@@ -99,6 +99,7 @@ class Context {
   // microseconds), on calls and after waits.
   Status CheckDeadline();
   static constexpr int64_t kDeadlineTicks = 1024;
+  StatusOr<RefValue> BindParameterConstant(const LoadedConstant& c);
   StatusOr<HostTensor> Read(const RefValue& v);
   StatusOr<RefValue> Write(const HostTensor& t);
   // An argument of Invoke: a view of t's own memory where the device reads

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,6 +48,16 @@ struct LoadedFunction {
   std::string LocationOf(size_t index) const;
 };
 
+class ParameterFile;
+class ParameterSet;
+
+// Format 0.4: where an external constant's bytes come from (vm/parameters.h).
+struct ParameterRef {
+  std::string scope, key;
+  uint64_t checksum = 0;
+  bool has_checksum = false;
+};
+
 struct LoadedConstant {
   ElementType type = ElementType::kInvalid;
   std::vector<int64_t> dims;
@@ -55,6 +66,12 @@ struct LoadedConstant {
   size_t size = 0;
   size_t stored_size = 0;             // bytes in the file
   bool compressed = false;
+  // An external constant (format 0.4): its parameter, and once bound, the
+  // mapped file that `data` points into (kept alive with the module). An
+  // unbound one has no data, and a context refuses the module.
+  std::optional<ParameterRef> parameter;
+  bool bound = false;
+  std::shared_ptr<const ParameterFile> parameter_file;
 };
 
 struct LoadedModule {
@@ -86,6 +103,11 @@ struct LoadOptions {
   // only for a file you trust (one you compiled and stored yourself); the
   // structural checks below still run.
   bool verify_checksums = true;
+  // The parameter files to bind external constants to (format 0.4,
+  // vm/parameters.h): each parameter whose scope has a file here is bound
+  // at load (its key, type, shape and checksum checked); one whose scope has
+  // none stays unbound, and a context refuses the module until it is bound.
+  std::shared_ptr<const ParameterSet> parameters;
 };
 
 // The defaults, except that KILN_VERIFY_CHECKSUMS=0 in the environment turns

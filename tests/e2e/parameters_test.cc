@@ -1,0 +1,285 @@
+// External weights end to end (docs/parameters.md): a module compiled with
+// --externalize runs bit-identically to the same module with inline
+// constants once its parameter file is bound; the CPU device reads the
+// mapped file in place; a missing, mistyped, misshapen or changed parameter
+// is refused naming it; the module's checksum covers the parameter records.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "compiler/compile.h"
+#include "compiler/externalize.h"
+#include "hal/cpu/cpu_device.h"
+#include "schema/module_generated.h"
+#include "tests/support/host_tensor_util.h"
+#include "vm/context.h"
+#include "vm/kiln.h"
+#include "vm/parameters.h"
+
+namespace kiln {
+namespace {
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+struct Compiled {
+  std::vector<uint8_t> module, params;
+};
+
+// examples/mlp.mlir, inline or with constants of at least `min_bytes` external.
+Compiled CompileMlp(std::optional<uint64_t> min_bytes, const std::string& scope = "") {
+  std::string source = ReadText(KILN_TEST_MLP_MLIR);
+  EXPECT_FALSE(source.empty()) << KILN_TEST_MLP_MLIR;
+  compiler::CompileOptions options;
+  options.target = "cpu";
+  options.externalize_min_bytes = min_bytes;
+  options.params_scope = scope;
+  Compiled c;
+  auto b = compiler::Compile(source, "mlp.mlir", options, nullptr, 1, &c.params);
+  EXPECT_TRUE(b.ok()) << b.status().message();
+  if (b.ok()) c.module = std::move(*b);
+  return c;
+}
+
+// A temporary file holding `bytes`, removed with the object.
+struct TempFile {
+  explicit TempFile(const std::vector<uint8_t>& bytes) {
+    char name[] = "/tmp/kiln_params_XXXXXX";
+    int fd = mkstemp(name);
+    EXPECT_GE(fd, 0);
+    EXPECT_EQ(write(fd, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
+    close(fd);
+    path = name;
+  }
+  ~TempFile() { unlink(path.c_str()); }
+  std::string path;
+};
+
+std::shared_ptr<vm::ParameterSet> SetOf(const std::string& spec) {
+  auto set = std::make_shared<vm::ParameterSet>();
+  Status s = set->AddSpec(spec);
+  EXPECT_TRUE(s.ok()) << s.message();
+  return set;
+}
+
+StatusOr<std::shared_ptr<const vm::LoadedModule>> Load(const std::vector<uint8_t>& module,
+                                                       std::shared_ptr<const vm::ParameterSet> set) {
+  vm::LoadOptions o;
+  o.parameters = std::move(set);
+  return vm::LoadModule(module, o);
+}
+
+std::vector<vm::HostTensor> RunOn(const std::shared_ptr<const vm::LoadedModule>& m, hal::CpuMode mode,
+                                  const std::string& function, const vm::HostTensor& input) {
+  auto device = hal::CreateCpuDevice(mode);
+  auto ctx = vm::Context::Create(m, device.get());
+  EXPECT_TRUE(ctx.ok()) << ctx.status().message();
+  if (!ctx.ok()) return {};
+  auto out = (*ctx)->Invoke(function, {input});
+  EXPECT_TRUE(out.ok()) << out.status().message();
+  return out.ok() ? *out : std::vector<vm::HostTensor>{};
+}
+
+std::string Refusal(const StatusOr<std::shared_ptr<const vm::LoadedModule>>& m) {
+  EXPECT_FALSE(m.ok()) << "loaded";
+  return m.ok() ? "" : m.status().message();
+}
+
+TEST(Parameters, ExternalWeightsAreBitIdenticalToInlineOnes) {
+  Compiled inline_c = CompileMlp(std::nullopt);
+  Compiled ext = CompileMlp(1024);
+  ASSERT_FALSE(ext.params.empty());
+  // The weights left the module: it shrank by about their size.
+  EXPECT_LT(ext.module.size() + 400000, inline_c.module.size());
+  TempFile file(ext.params);
+  auto with = Load(ext.module, SetOf(file.path));
+  ASSERT_TRUE(with.ok()) << with.status().message();
+  auto without = vm::LoadModule(inline_c.module);
+  ASSERT_TRUE(without.ok()) << without.status().message();
+  std::mt19937 rng(1234);
+  for (auto [function, batch] : {std::pair<const char*, int64_t>{"main", 1}, {"main_b64", 64}}) {
+    for (int trial = 0; trial < 3; ++trial) {
+      vm::HostTensor x = test::RandomF32({batch, 784}, rng);
+      for (auto mode : {hal::CpuMode::kInline, hal::CpuMode::kDeferred}) {
+        auto a = RunOn(*without, mode, function, x);
+        auto b = RunOn(*with, mode, function, x);
+        ASSERT_EQ(a.size(), 1u);
+        ASSERT_EQ(b.size(), 1u);
+        EXPECT_EQ(a[0].dims, b[0].dims);
+        EXPECT_EQ(a[0].data, b[0].data) << function << " differs with external weights";
+      }
+    }
+  }
+}
+
+TEST(Parameters, CpuReadsTheMappedFileInPlace) {
+  Compiled ext = CompileMlp(1024);
+  TempFile file(ext.params);
+  auto set = SetOf(file.path);
+  auto m = Load(ext.module, set);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  size_t bound = 0;
+  for (const auto& c : (*m)->constants) {
+    if (!c.parameter) continue;
+    ASSERT_TRUE(c.bound);
+    ASSERT_TRUE(c.parameter_file->mapped());
+    const auto* t = c.parameter_file->Find(c.parameter->key);
+    ASSERT_NE(t, nullptr);
+    // The constant is the mapped file's bytes, not a copy of them.
+    EXPECT_EQ(c.data, c.parameter_file->data() + t->offset);
+    ++bound;
+  }
+  EXPECT_EQ(bound, 2u);  // the two weight matrices; the biases are under 1 KiB
+}
+
+TEST(Parameters, UnboundParametersAreRefusedByAContextNamingThem) {
+  Compiled ext = CompileMlp(1024, "mlp");
+  auto m = vm::LoadModule(ext.module);  // loads: vm-dump shows an unbound module
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  auto device = hal::CreateCpuDevice(hal::CpuMode::kInline);
+  auto ctx = vm::Context::Create(*m, device.get());
+  ASSERT_FALSE(ctx.ok());
+  EXPECT_NE(ctx.status().message().find("parameter 'mlp::constant.4' is not bound: pass its file with "
+                                        "--parameters=mlp=FILE"),
+            std::string::npos)
+      << ctx.status().message();
+  // Bound to another scope: still unbound.
+  TempFile file(ext.params);
+  auto other = Load(ext.module, SetOf("weights=" + file.path));
+  ASSERT_TRUE(other.ok());
+  EXPECT_FALSE(vm::Context::Create(*other, device.get()).ok());
+  auto right = Load(ext.module, SetOf("mlp=" + file.path));
+  ASSERT_TRUE(right.ok()) << right.status().message();
+  EXPECT_TRUE(vm::Context::Create(*right, device.get()).ok());
+}
+
+// A parameter file holding the MLP's weights with one changed by `edit`.
+std::vector<uint8_t> EditedParams(const Compiled& ext,
+                                  const std::function<void(std::vector<compiler::SafetensorsEntryOut>&)>& edit,
+                                  std::vector<std::vector<uint8_t>>* storage) {
+  auto h = vm::ParseSafetensors(ext.params.data(), ext.params.size());
+  EXPECT_TRUE(h.ok());
+  storage->clear();
+  storage->reserve(h->tensors.size() + 1);
+  std::vector<compiler::SafetensorsEntryOut> entries;
+  for (const auto& t : h->tensors) {
+    storage->emplace_back(ext.params.begin() + t.offset, ext.params.begin() + t.offset + t.size);
+    entries.push_back({t.key, t.type, t.dims, &storage->back()});
+  }
+  edit(entries);
+  auto out = compiler::WriteSafetensors(entries, {});
+  EXPECT_TRUE(out.ok());
+  return out.ok() ? *out : std::vector<uint8_t>{};
+}
+
+TEST(Parameters, MismatchesAreRefusedNamingTheParameter) {
+  Compiled ext = CompileMlp(1024);
+  std::vector<std::vector<uint8_t>> storage;
+  auto refused = [&](const std::function<void(std::vector<compiler::SafetensorsEntryOut>&)>& edit,
+                     const std::string& text) {
+    TempFile file(EditedParams(ext, edit, &storage));
+    std::string m = Refusal(Load(ext.module, SetOf(file.path)));
+    EXPECT_NE(m.find(text), std::string::npos) << m;
+  };
+  refused([](auto& e) { e.erase(e.begin()); }, "parameter 'constant.4' is not in '/tmp/kiln_params_");
+  refused([](auto& e) { e[0].key = "renamed"; }, "parameter 'constant.4' is not in");
+  refused([](auto& e) { e[0].type = ElementType::kSI32; },
+          "parameter 'constant.4' is f32 in the module but I32 in '/tmp/kiln_params_");
+  refused([](auto& e) { e[0].dims = {128, 784}; },
+          "parameter 'constant.4' has shape [784, 128] in the module but [128, 784] in");
+  refused([&](auto& e) { storage[0][1000] ^= 0x01; },  // one bit of one weight
+          "parameter 'constant.4' in '/tmp/kiln_params_");
+  refused([&](auto& e) { storage[1][7] ^= 0x80; }, "does not match the module's checksum of it");
+  // Without checksum verification the changed file binds (a trusted file).
+  TempFile changed(EditedParams(ext, [&](auto&) { storage[0][1000] ^= 0x01; }, &storage));
+  vm::LoadOptions o;
+  o.verify_checksums = false;
+  o.parameters = SetOf(changed.path);
+  EXPECT_TRUE(vm::LoadModule(ext.module, o).ok());
+}
+
+TEST(Parameters, TheModuleChecksumCoversTheParameterRecords) {
+  Compiled ext = CompileMlp(1024);
+  // Rename a parameter inside the module: "constant.4" -> "constant.6"
+  // would bind the other matrix if the record were not covered.
+  std::string key = "constant.4";
+  auto it = std::search(ext.module.begin(), ext.module.end(), key.begin(), key.end());
+  ASSERT_NE(it, ext.module.end());
+  it[9] = '6';
+  TempFile file(ext.params);
+  std::string m = Refusal(Load(ext.module, SetOf(file.path)));
+  EXPECT_NE(m.find("the file is corrupted (its checksum does not match)"), std::string::npos) << m;
+}
+
+TEST(Parameters, AParameterWithDataOfItsOwnIsRefused) {
+  Compiled ext = CompileMlp(1024);
+  // Rebuild the first parameter constant with data: a file that says both.
+  const fb::Module* mod = fb::GetModule(ext.module.data());
+  flatbuffers::FlatBufferBuilder fbb;
+  fbb.ForceDefaults(true);
+  std::vector<flatbuffers::Offset<fb::Constant>> consts;
+  for (const auto* c : *mod->constants()) {
+    std::vector<int64_t> dims(c->dims()->begin(), c->dims()->end());
+    flatbuffers::Offset<fb::Parameter> p = 0;
+    std::vector<uint8_t> data(c->raw_size(), 0);
+    if (c->parameter())
+      p = fb::CreateParameter(fbb, fbb.CreateString(""), fbb.CreateString(c->parameter()->key()->str()),
+                              c->parameter()->checksum(), true);
+    else
+      data.assign(c->data()->begin(), c->data()->end());
+    consts.push_back(fb::CreateConstant(fbb, c->element_type(), fbb.CreateVector(dims), fb::Compression::None,
+                                        c->raw_size(), fbb.CreateVector(data), 0, p));
+  }
+  auto root = fb::CreateModule(fbb, mod->version_major(), mod->version_minor(), 0, 0, 0, fbb.CreateVector(consts));
+  fb::FinishModuleBuffer(fbb, root);
+  std::vector<uint8_t> bytes(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+  vm::LoadOptions o;
+  o.verify_checksums = false;
+  auto m = vm::LoadModule(bytes, o);
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().message().find("constant 4 is a parameter but carries data of its own"), std::string::npos)
+      << m.status().message();
+}
+
+// The C API binds the same way: unbound, the session is refused naming the
+// parameter; bound, it opens; a lying file is refused at load naming it.
+TEST(Parameters, CApiBindsParameterFiles) {
+  Compiled ext = CompileMlp(1024);
+  TempFile module(ext.module), params(ext.params);
+  std::vector<uint8_t> lying = ext.params;
+  lying[6] = 0x10;  // the header length now runs past the end
+  TempFile bad(lying);
+  auto message = [](kiln_status_t s) {
+    std::string m = kiln_status_message(s);
+    kiln_status_free(s);
+    return m;
+  };
+  kiln_module_t* m = nullptr;
+  ASSERT_EQ(kiln_module_load_file_with_parameters(module.path.c_str(), nullptr, 0, &m), nullptr);
+  kiln_session_t* session = nullptr;
+  kiln_status_t s = kiln_session_create(m, "cpu", &session);
+  ASSERT_NE(s, nullptr);
+  EXPECT_NE(message(s).find("parameter 'constant.4' is not bound"), std::string::npos);
+  kiln_module_free(m);
+  const char* specs[] = {params.path.c_str()};
+  ASSERT_EQ(kiln_module_load_file_with_parameters(module.path.c_str(), specs, 1, &m), nullptr);
+  ASSERT_EQ(kiln_session_create(m, "cpu", &session), nullptr);
+  kiln_session_free(session);
+  kiln_module_free(m);
+  const char* bad_specs[] = {bad.path.c_str()};
+  s = kiln_module_load_file_with_parameters(module.path.c_str(), bad_specs, 1, &m);
+  ASSERT_NE(s, nullptr);
+  EXPECT_NE(message(s).find(bad.path + ": invalid safetensors file: the header length"), std::string::npos);
+  EXPECT_EQ(m, nullptr);
+}
+
+}  // namespace
+}  // namespace kiln
