@@ -17,6 +17,10 @@ struct CompileOptions {
   // every constant stays inline. Their parameters' scope is `params_scope`.
   std::optional<uint64_t> externalize_min_bytes;
   std::string params_scope;
+  // Arguments of public functions that become parameters of `params_scope`
+  // (compiler/passes/params_from_args.h): "all", or names / pytree prefixes
+  // of their jax.arg_info.
+  std::vector<std::string> params_from_args;
   // There is no `fold`: the compiler evaluates nothing at compile time except
   // stablehlo.constant, which is what kiln-compile's --no-fold asks for (the
   // flag is accepted and changes nothing).

@@ -194,3 +194,9 @@ cli_test(cli.kiln-compile_externalize_needs_params_out "" "^error: --externalize
          "${COMPILE} ${D}/cli_params.mlir -o ${T}/params_x.kiln --externalize=64")
 cli_test(cli.kiln-compile_externalize_size "" "^error: --externalize takes a byte count such as 4096, 64K or 1M, not '64Q'\nexit=1\n$"
          "${COMPILE} ${D}/cli_params.mlir -o ${T}/params_x.kiln --externalize=64Q --params-out=${T}/x.safetensors")
+# --params-from-args: the weight arguments leave the signature (only x is
+# left to pass) and must be bound.
+cli_test(cli.kiln-compile_params_from_args ""
+         "^error: parameter 'params\\['dense'\\]\\['kernel'\\]' is not bound: pass its file with --parameters=FILE [^\n]*\nexit=1\n$"
+         "${COMPILE} ${D}/cli_jax_params.mlir -o ${T}/jax_params.kiln --target=cpu --params-from-args=params && \
+          ${RUN} ${T}/jax_params.kiln --input=4x2xf32=1")

@@ -75,6 +75,10 @@ int Main(int argc, char** argv) {
            "move constants of at least SIZE bytes (suffix K, M or G: KiB, MiB, GiB) into the parameter file "
            "--params-out; the module records each one's key, type, shape and checksum (docs/parameters.md)");
   cli.Text("--params-out", &params_out, "the safetensors file the externalized constants go to");
+  std::string params_from_args;
+  cli.Text("--params-from-args", &params_from_args,
+           "NAME[,NAME...] or all: arguments of public functions (named by jax.arg_info; NAME also selects a "
+           "pytree prefix: params selects params['w']) become parameters, bound at run time by --parameters");
   cli.Text("--params-scope", &params_scope,
            "the scope of the externalized constants (bind with --parameters=SCOPE=FILE; default: none)");
   if (auto exit = cli.Parse(argc, argv)) return *exit;
@@ -90,7 +94,19 @@ int Main(int argc, char** argv) {
   if (emit == "module" && output.empty()) return Fail("-o OUT.kiln is required (-o - writes the module to stdout)");
   kiln::compiler::CompileOptions options;
   options.target = target;
-  if (!externalize.empty() || !params_out.empty() || !params_scope.empty()) {
+  if (!params_from_args.empty()) {
+    size_t start = 0;
+    while (start <= params_from_args.size()) {
+      size_t comma = params_from_args.find(',', start);
+      if (comma == std::string::npos) comma = params_from_args.size();
+      std::string name = params_from_args.substr(start, comma - start);
+      if (name.empty()) return Fail("--params-from-args has an empty name: '" + params_from_args + "'");
+      options.params_from_args.push_back(name);
+      start = comma + 1;
+    }
+    options.params_scope = params_scope;
+  }
+  if (!externalize.empty() || !params_out.empty() || (!params_scope.empty() && params_from_args.empty())) {
     if (externalize.empty() || params_out.empty())
       return Fail("--externalize=SIZE and --params-out=FILE go together");
     if (emit != "module") return Fail("--externalize applies to --emit=module");

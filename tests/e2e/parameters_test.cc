@@ -15,6 +15,7 @@
 
 #include "compiler/compile.h"
 #include "compiler/externalize.h"
+#include "compiler/passes/params_from_args.h"
 #include "hal/cpu/cpu_device.h"
 #include "schema/module_generated.h"
 #include "tests/support/host_tensor_util.h"
@@ -279,6 +280,118 @@ TEST(Parameters, CApiBindsParameterFiles) {
   ASSERT_NE(s, nullptr);
   EXPECT_NE(message(s).find(bad.path + ": invalid safetensors file: the header length"), std::string::npos);
   EXPECT_EQ(m, nullptr);
+}
+
+}  // namespace
+}  // namespace kiln
+
+namespace kiln {
+namespace {
+
+// A JAX export's shape: the weight pytree's leaves are arguments named by
+// jax.arg_info, the input last.
+constexpr const char* kJaxLike = R"(
+module @jit_f {
+  func.func public @main(%arg0: tensor<2x3xf32> {jax.arg_info = "params['dense']['kernel']", mhlo.sharding = "{replicated}"},
+                         %arg1: tensor<3xf32> {jax.arg_info = "params['dense']['bias']"},
+                         %arg2: tensor<4x2xf32> {jax.arg_info = "x"}) -> (tensor<4x3xf32> {jax.result_info = ""}) {
+    %0 = stablehlo.dot_general %arg2, %arg0, contracting_dims = [1] x [0] : (tensor<4x2xf32>, tensor<2x3xf32>) -> tensor<4x3xf32>
+    %1 = stablehlo.broadcast_in_dim %arg1, dims = [1] : (tensor<3xf32>) -> tensor<4x3xf32>
+    %2 = stablehlo.add %0, %1 : tensor<4x3xf32>
+    return %2 : tensor<4x3xf32>
+  }
+}
+)";
+
+StatusOr<std::vector<uint8_t>> CompileWithArgs(const std::string& source, std::vector<std::string> selectors) {
+  compiler::CompileOptions options;
+  options.target = "cpu";
+  options.params_from_args = std::move(selectors);
+  return compiler::Compile(source, "jax.mlir", options, nullptr);
+}
+
+TEST(ParamsFromArgs, NamedArgumentsBecomeParametersWithTheSameResults) {
+  auto plain = CompileWithArgs(kJaxLike, {});
+  auto params = CompileWithArgs(kJaxLike, {"params"});  // a pytree prefix
+  ASSERT_TRUE(plain.ok()) << plain.status().message();
+  ASSERT_TRUE(params.ok()) << params.status().message();
+  std::mt19937 rng(99);
+  vm::HostTensor w = test::RandomF32({2, 3}, rng), b = test::RandomF32({3}, rng), x = test::RandomF32({4, 2}, rng);
+  auto file = compiler::WriteSafetensors({{"params['dense']['kernel']", ElementType::kF32, {2, 3}, &w.data},
+                                          {"params['dense']['bias']", ElementType::kF32, {3}, &b.data}},
+                                         {});
+  ASSERT_TRUE(file.ok());
+  TempFile weights(*file);
+  auto with = Load(*params, SetOf(weights.path));
+  ASSERT_TRUE(with.ok()) << with.status().message();
+  const vm::LoadedFunction& main = (*with)->functions[(*with)->FindFunction("main")];
+  ASSERT_EQ(main.args.size(), 1u);  // only x is left to pass
+  EXPECT_EQ(main.args[0].dims, (std::vector<int64_t>{4, 2}));
+  auto without = vm::LoadModule(*plain);
+  ASSERT_TRUE(without.ok());
+  auto device = hal::CreateCpuDevice(hal::CpuMode::kInline);
+  auto a_ctx = vm::Context::Create(*without, device.get());
+  auto b_ctx = vm::Context::Create(*with, device.get());
+  ASSERT_TRUE(a_ctx.ok() && b_ctx.ok());
+  auto a = (*a_ctx)->Invoke("main", {w, b, x});
+  auto r = (*b_ctx)->Invoke("main", {x});
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ((*a)[0].data, (*r)[0].data);
+  // No checksum is recorded (the compiler never saw the weights), so other
+  // weights of the same type and shape bind.
+  for (const auto& c : (*with)->constants) EXPECT_FALSE(c.parameter->has_checksum);
+  // A file of the wrong shape is refused naming the parameter.
+  vm::HostTensor small = test::RandomF32({3}, rng);
+  auto bad = compiler::WriteSafetensors({{"params['dense']['kernel']", ElementType::kF32, {3}, &small.data},
+                                         {"params['dense']['bias']", ElementType::kF32, {3}, &b.data}},
+                                        {});
+  TempFile bad_file(*bad);
+  std::string m = Refusal(Load(*params, SetOf(bad_file.path)));
+  EXPECT_NE(m.find("parameter 'params['dense']['kernel']' has shape [2, 3] in the module but [3] in"),
+            std::string::npos)
+      << m;
+}
+
+TEST(ParamsFromArgs, SelectorsMatchNamesAndPrefixes) {
+  EXPECT_TRUE(compiler::ArgumentSelected("params['w']", {"params"}));
+  EXPECT_TRUE(compiler::ArgumentSelected("params.w", {"params"}));
+  EXPECT_TRUE(compiler::ArgumentSelected("params", {"params"}));
+  EXPECT_FALSE(compiler::ArgumentSelected("params2", {"params"}));
+  EXPECT_FALSE(compiler::ArgumentSelected("x", {"params"}));
+  EXPECT_TRUE(compiler::ArgumentSelected("x", {"all"}));
+  EXPECT_FALSE(compiler::ArgumentSelected("", {"all"}));  // an unnamed argument is never selected
+}
+
+TEST(ParamsFromArgs, WhatCannotBeAParameterIsRefused) {
+  auto none = CompileWithArgs(kJaxLike, {"weights"});
+  ASSERT_FALSE(none.ok());
+  EXPECT_NE(none.status().message().find("no argument of a public function is named 'weights' (named arguments: "
+                                         "'params['dense']['kernel']', 'params['dense']['bias']', 'x')"),
+            std::string::npos)
+      << none.status().message();
+  auto dynamic = CompileWithArgs(R"(
+func.func public @main(%w: tensor<?xf32> {jax.arg_info = "w"}) -> tensor<?xf32> {
+  return %w : tensor<?xf32>
+}
+)", {"w"});
+  ASSERT_FALSE(dynamic.ok());
+  EXPECT_NE(dynamic.status().message().find("argument 'w' of @main is tensor<?xf32>: only a tensor of static shape"),
+            std::string::npos)
+      << dynamic.status().message();
+  auto called = CompileWithArgs(R"(
+func.func public @f(%w: tensor<2xf32> {jax.arg_info = "w"}) -> tensor<2xf32> {
+  return %w : tensor<2xf32>
+}
+func.func public @main(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = func.call @f(%x) : (tensor<2xf32>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+)", {"w"});
+  ASSERT_FALSE(called.ok());
+  EXPECT_NE(called.status().message().find("argument 'w' of @f cannot be a parameter: @f is called by another function"),
+            std::string::npos)
+      << called.status().message();
 }
 
 }  // namespace
