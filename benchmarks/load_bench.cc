@@ -1,6 +1,8 @@
 // Module load time: a module holding 100 MB of constants, read from a file
 // and verified, stored raw and stored zstd-compressed (decompressed once at
-// load).
+// load); and the same weights external (docs/parameters.md): a small module
+// and a 100 MB safetensors file, mapped and bound, checking each
+// parameter's checksum (ext) or not (ext_nocheck, KILN_VERIFY_CHECKSUMS=0).
 //   cmake -S . -B build-bench -G Ninja -DKILN_BUILD_BENCHMARKS=ON && cmake --build build-bench --target kiln-load-bench
 //   ./build-bench/kiln-load-bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 // The constants are f32 weights with a few significant bits of spread (as
@@ -8,20 +10,26 @@
 // 4 MB; the raw variant disables compression.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <random>
 #include <string>
 
+#include "compiler/externalize.h"
 #include "compiler/module_builder.h"
 #include "vm/bytecode.h"
 #include "vm/module.h"
+#include "vm/parameters.h"
 
 namespace kiln {
 namespace {
 
-std::string WriteModule(bool compressed) {
+// 0 raw, 1 zstd, 2 external (the module; its weights in PATH.safetensors).
+std::string WriteModule(int variant) {
+  const bool compressed = variant == 1;
   compiler::ModuleBuilder mb;
   std::mt19937 rng(7);
   std::normal_distribution<float> weight(0.0f, 0.05f);
@@ -47,19 +55,35 @@ std::string WriteModule(bool compressed) {
   w.List({});
   f.bytecode = w.bytes();
   mb.functions.push_back(std::move(f));
+  std::string path = std::string("/tmp/kiln-load-bench-") + (variant == 2 ? "ext" : compressed ? "zstd" : "raw") + ".kiln";
+  if (variant == 2) {
+    auto params = compiler::ExternalizeConstants(&mb, 1, "", nullptr);
+    if (!params.ok()) std::abort();
+    std::ofstream(path + ".safetensors", std::ios::binary)
+        .write(reinterpret_cast<const char*>(params->data()), static_cast<std::streamsize>(params->size()));
+  }
   auto bytes = mb.Serialize(compressed ? 4096 : SIZE_MAX);
-  std::string path = std::string("/tmp/kiln-load-bench-") + (compressed ? "zstd" : "raw") + ".kiln";
   std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   return path;
 }
 
 void BM_Load(benchmark::State& state) {
-  bool compressed = state.range(0) != 0;
-  static std::string paths[2] = {WriteModule(false), WriteModule(true)};
-  const std::string& path = paths[compressed ? 1 : 0];
+  const int variant = static_cast<int>(state.range(0));  // 3: external, checksums off
+  static std::string paths[3] = {WriteModule(0), WriteModule(1), WriteModule(2)};
+  const std::string& path = paths[std::min(variant, 2)];
+  vm::LoadOptions options;
+  options.verify_checksums = variant != 3;
   size_t file_bytes = 0;
   for (auto _ : state) {
-    auto m = vm::LoadModuleFromFile(path);
+    if (variant >= 2) {  // mapping and parsing the parameter file is part of the load
+      auto set = std::make_shared<vm::ParameterSet>();
+      if (Status s = set->AddSpec(path + ".safetensors"); !s.ok()) {
+        state.SkipWithError(s.message().c_str());
+        return;
+      }
+      options.parameters = std::move(set);
+    }
+    auto m = vm::LoadModuleFromFile(path, options);
     if (!m.ok()) {
       state.SkipWithError(m.status().message().c_str());
       return;
@@ -70,9 +94,10 @@ void BM_Load(benchmark::State& state) {
   state.counters["file_MB"] = static_cast<double>(file_bytes) / 1e6;
   state.counters["constant_MB/s"] =
       benchmark::Counter(100e6 * static_cast<double>(state.iterations()) / 1e6, benchmark::Counter::kIsRate);
-  state.SetLabel(compressed ? "zstd" : "raw");
+  const char* labels[] = {"raw", "zstd", "ext", "ext_nocheck"};
+  state.SetLabel(labels[variant]);
 }
-BENCHMARK(BM_Load)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_Load)->Arg(0)->Arg(1)->Arg(2)->Arg(3)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 }  // namespace kiln
