@@ -17,6 +17,7 @@
 #include "compiler/externalize.h"
 #include "compiler/passes/params_from_args.h"
 #include "hal/cpu/cpu_device.h"
+#include "hal/devices.h"
 #include "schema/module_generated.h"
 #include "tests/support/host_tensor_util.h"
 #include "vm/context.h"
@@ -36,11 +37,11 @@ struct Compiled {
 };
 
 // examples/mlp.mlir, inline or with constants of at least `min_bytes` external.
-Compiled CompileMlp(std::optional<uint64_t> min_bytes, const std::string& scope = "") {
+Compiled CompileMlp(std::optional<uint64_t> min_bytes, const std::string& scope = "", const std::string& target = "cpu") {
   std::string source = ReadText(KILN_TEST_MLP_MLIR);
   EXPECT_FALSE(source.empty()) << KILN_TEST_MLP_MLIR;
   compiler::CompileOptions options;
-  options.target = "cpu";
+  options.target = target;
   options.externalize_min_bytes = min_bytes;
   options.params_scope = scope;
   Compiled c;
@@ -120,6 +121,30 @@ TEST(Parameters, ExternalWeightsAreBitIdenticalToInlineOnes) {
     }
   }
 }
+
+#ifdef KILN_HAVE_VULKAN
+// The Vulkan device copies a bound parameter into its own memory (it cannot
+// read the mapping): the results are still those of inline constants.
+TEST(Parameters, VulkanRunsExternalWeightsAsInlineOnes) {
+  Compiled inline_c = CompileMlp(std::nullopt, "", "all");
+  Compiled ext = CompileMlp(1024, "", "all");
+  TempFile file(ext.params);
+  auto with = Load(ext.module, SetOf(file.path));
+  auto without = vm::LoadModule(inline_c.module);
+  ASSERT_TRUE(with.ok() && without.ok());
+  auto vulkan = hal::CreateDeviceByName("vulkan");
+  ASSERT_TRUE(vulkan.ok()) << vulkan.status().message();
+  std::mt19937 rng(5);
+  vm::HostTensor x = test::RandomF32({64, 784}, rng);
+  auto a_ctx = vm::Context::Create(*without, vulkan->get());
+  auto b_ctx = vm::Context::Create(*with, vulkan->get());
+  ASSERT_TRUE(a_ctx.ok() && b_ctx.ok());
+  auto a = (*a_ctx)->Invoke("main_b64", {x});
+  auto b = (*b_ctx)->Invoke("main_b64", {x});
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ((*a)[0].data, (*b)[0].data);
+}
+#endif
 
 TEST(Parameters, CpuReadsTheMappedFileInPlace) {
   Compiled ext = CompileMlp(1024);
