@@ -68,7 +68,9 @@ TEST(Safetensors, WriterRoundTripsAndAligns) {
     EXPECT_EQ(t.dims, in[i].dims);
     ASSERT_EQ(t.size, data[i].size());
     EXPECT_EQ(t.offset % StorageBytes(t.type), 0u) << t.key;
-    EXPECT_EQ(std::memcmp(file->data() + t.offset, data[i].data(), t.size), 0) << t.key;
+    if (t.size) {  // memcmp takes no null pointer, even for 0 bytes
+      EXPECT_EQ(std::memcmp(file->data() + t.offset, data[i].data(), t.size), 0) << t.key;
+    }
   }
 }
 
