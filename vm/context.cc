@@ -73,6 +73,13 @@ static Status CheckCompiledFor(const LoadedModule& m, const std::string& device_
   return Status::Ok();
 }
 
+static Status NotBound(const LoadedConstant& c) {
+  return FailedPrecondition("parameter " + ParameterName(c.parameter->scope, c.parameter->key) +
+                            " is not bound: pass its file with --parameters=" +
+                            (c.parameter->scope.empty() ? "" : c.parameter->scope + "=") +
+                            "FILE (LoadOptions::parameters, kiln_module_load_file_with_parameters)");
+}
+
 Status Context::Instantiate() {
   KILN_RETURN_IF_ERROR(CheckCompiledFor(*module_, device_->name()));
   timeline_ = device_->CreateSemaphore(0);
@@ -88,8 +95,8 @@ Status Context::Instantiate() {
   }
   for (const auto& c : module_->constants) {
     if (c.parameter) {
-      KILN_ASSIGN_OR_RETURN(RefValue v, BindParameterConstant(c));
-      constants_.push_back(std::move(v));
+      if (!c.bound) return NotBound(c);
+      constants_.emplace_back();  // bound on first use (UseParameter)
       continue;
     }
     HostTensor t;
@@ -102,18 +109,23 @@ Status Context::Instantiate() {
   return Status::Ok();
 }
 
+
 // An external constant (format 0.4): refused while unbound; otherwise the
 // device reads the mapped parameter file in place where it computes in host
 // memory (WrapHostMemory: the file is mapped read-only, and the VM never
 // writes a constant), else takes a copy. A tensor whose place in the file is
 // not aligned to its element size is copied, so kernels never see a
 // misaligned element.
+Status Context::UseParameter(uint32_t index) {
+  const LoadedConstant& c = module_->constants[index];
+  if (!c.parameter) return Internal("constant " + std::to_string(index) + " was not instantiated");
+  KILN_RETURN_IF_ERROR(VerifyParameter(c));
+  KILN_ASSIGN_OR_RETURN(constants_[index], BindParameterConstant(c));
+  return Status::Ok();
+}
+
 StatusOr<RefValue> Context::BindParameterConstant(const LoadedConstant& c) {
-  if (!c.bound)
-    return FailedPrecondition("parameter " + ParameterName(c.parameter->scope, c.parameter->key) +
-                              " is not bound: pass its file with --parameters=" +
-                              (c.parameter->scope.empty() ? "" : c.parameter->scope + "=") +
-                              "FILE (LoadOptions::parameters, kiln_module_load_file_with_parameters)");
+  if (!c.bound) return NotBound(c);
   auto view = std::make_shared<hal::BufferView>();
   view->type = c.type;
   view->dims = c.dims;

@@ -99,6 +99,11 @@ class Context {
   // microseconds), on calls and after waits.
   Status CheckDeadline();
   static constexpr int64_t kDeadlineTicks = 1024;
+  // External constants (format 0.4): Instantiate refuses an unbound one;
+  // a bound one stays an empty ref until its first use, which checks its
+  // checksum (when the module was loaded with checksums on) and wraps the
+  // mapped bytes.
+  Status UseParameter(uint32_t index);
   StatusOr<RefValue> BindParameterConstant(const LoadedConstant& c);
   StatusOr<HostTensor> Read(const RefValue& v);
   StatusOr<RefValue> Write(const HostTensor& t);

@@ -229,6 +229,10 @@ dispatch:
   // --- tensors, lists, calls -------------------------------------------------
   KILN_CASE(kConstRef) : {
     const auto& o = code[index].operands;
+    // An external constant is checked and bound on its first use
+    // (Context::UseParameter), so opening a module reads none of its weights.
+    if (constants_[o[1].value].kind == RefValue::Kind::kEmpty)
+      if (!(s = UseParameter(o[1].value)).ok()) return fail(index, s);
     R[o[0].value] = constants_[o[1].value];
     KILN_DISPATCH(index + 1);
   }

@@ -115,9 +115,10 @@ kiln_status_t kiln_module_load_memory(const void* data, size_t size, kiln_module
  * kiln-compile --externalize; docs/parameters.md): `parameters` holds
  * `count` strings "[scope=]FILE", each a safetensors file, mapped read-only
  * and read in place by the CPU device. A parameter missing from its scope's
- * files, of another type or shape, or whose bytes do not match the module's
- * checksum of them is refused naming it; a module whose parameters stay
- * unbound loads, but a session on it is refused naming the first. */
+ * files, or of another type or shape, is refused here naming it; one whose
+ * bytes do not match the module's checksum of them fails the first call
+ * that uses it, naming it; a module whose parameters stay unbound loads,
+ * but a session on it is refused naming the first. */
 kiln_status_t kiln_module_load_file_with_parameters(const char* path, const char* const* parameters, size_t count,
                                                     kiln_module_t** out_module);
 void kiln_module_free(kiln_module_t* module);

@@ -71,6 +71,9 @@ struct LoadedConstant {
   // unbound one has no data, and a context refuses the module.
   std::optional<ParameterRef> parameter;
   bool bound = false;
+  // Check the bytes against `parameter->checksum` on first use
+  // (LoadOptions::verify_checksums and the module records one).
+  bool verify_on_use = false;
   std::shared_ptr<const ParameterFile> parameter_file;
 };
 
@@ -105,7 +108,8 @@ struct LoadOptions {
   bool verify_checksums = true;
   // The parameter files to bind external constants to (format 0.4,
   // vm/parameters.h): each parameter whose scope has a file here is bound
-  // at load (its key, type, shape and checksum checked); one whose scope has
+  // at load (its key, type and shape checked; its checksum on first use,
+  // vm/parameters.h); one whose scope has
   // none stays unbound, and a context refuses the module until it is bound.
   std::shared_ptr<const ParameterSet> parameters;
 };

@@ -427,14 +427,21 @@ Status BindParameter(const ParameterSet* set, bool verify_checksum, LoadedConsta
                            file->path() + "'");
   }
   const uint8_t* bytes = file->data() + t->offset;
-  if (verify_checksum && p.has_checksum && XXH64(bytes, t->size, 0) != p.checksum)
-    return InvalidArgument(name + " in '" + file->path() +
-                           "' does not match the module's checksum of it (other weights than the module was "
-                           "compiled with, or a damaged file)");
+  c->verify_on_use = verify_checksum && p.has_checksum;
   c->data = t->size ? bytes : nullptr;
   c->size = t->size;
   c->bound = true;
   c->parameter_file = file;
+  return Status::Ok();
+}
+
+Status VerifyParameter(const LoadedConstant& c) {
+  if (!c.verify_on_use || !c.bound) return Status::Ok();
+  const ParameterRef& p = *c.parameter;
+  if (XXH64(c.data, c.size, 0) != p.checksum)
+    return InvalidArgument("parameter " + ParameterName(p.scope, p.key) + " in '" + c.parameter_file->path() +
+                           "' does not match the module's checksum of it (other weights than the module was "
+                           "compiled with, or a damaged file)");
   return Status::Ok();
 }
 

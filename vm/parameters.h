@@ -97,10 +97,16 @@ std::string ParameterName(const std::string& scope, const std::string& key);
 
 // Binds a parameter constant (its `parameter` set, its type, dims and size
 // already checked) to its tensor in `set`: the key must be there with the
-// constant's element type and shape, and, when `verify_checksum` and the
-// module records one, its bytes must hash to the module's checksum. A scope
-// with no file bound leaves the constant unbound (a context refuses it);
-// a null `set` binds nothing. Errors name the parameter.
+// constant's element type and shape. Reads only the file's header: with
+// `verify_checksum` and a checksum in the module, the constant is marked to
+// have its bytes checked on first use (VerifyParameter), so binding costs
+// the same for any size of weights. A scope with no file bound leaves the
+// constant unbound (a context refuses it); a null `set` binds nothing.
+// Errors name the parameter.
 Status BindParameter(const ParameterSet* set, bool verify_checksum, LoadedConstant* constant);
+
+// The first-use check of a bound parameter marked verify_on_use: its bytes'
+// xxHash64 against the module's, refused naming the parameter and its file.
+Status VerifyParameter(const LoadedConstant& constant);
 
 }  // namespace kiln::vm

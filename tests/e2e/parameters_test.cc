@@ -221,15 +221,36 @@ TEST(Parameters, MismatchesAreRefusedNamingTheParameter) {
           "parameter 'constant.4' is f32 in the module but I32 in '/tmp/kiln_params_");
   refused([](auto& e) { e[0].dims = {128, 784}; },
           "parameter 'constant.4' has shape [784, 128] in the module but [128, 784] in");
-  refused([&](auto& e) { storage[0][1000] ^= 0x01; },  // one bit of one weight
-          "parameter 'constant.4' in '/tmp/kiln_params_");
-  refused([&](auto& e) { storage[1][7] ^= 0x80; }, "does not match the module's checksum of it");
-  // Without checksum verification the changed file binds (a trusted file).
+  // Changed weights bind (binding reads only the header), and are refused
+  // at their first use, before any kernel reads them.
+  auto refused_at_use = [&](const std::function<void(std::vector<compiler::SafetensorsEntryOut>&)>& edit,
+                            const std::string& text) {
+    TempFile file(EditedParams(ext, edit, &storage));
+    auto m = Load(ext.module, SetOf(file.path));
+    ASSERT_TRUE(m.ok()) << m.status().message();
+    auto device = hal::CreateCpuDevice(hal::CpuMode::kInline);
+    auto ctx = vm::Context::Create(*m, device.get());
+    ASSERT_TRUE(ctx.ok()) << ctx.status().message();
+    std::vector<float> image(784, 0.5f);
+    auto out = (*ctx)->Invoke("main", {test::HostTensorOf(ElementType::kF32, {1, 784}, image)});
+    ASSERT_FALSE(out.ok());
+    EXPECT_NE(out.status().message().find(text), std::string::npos) << out.status().message();
+  };
+  refused_at_use([&](auto& e) { storage[0][1000] ^= 0x01; },  // one bit of one weight
+                 "parameter 'constant.4' in '/tmp/kiln_params_");
+  refused_at_use([&](auto& e) { storage[1][7] ^= 0x80; },
+                 "parameter 'constant.6' in '/tmp/kiln_params_");
+  refused_at_use([&](auto& e) { storage[1][7] ^= 0x80; }, "does not match the module's checksum of it");
+  // Without checksum verification the changed file runs (a trusted file).
   TempFile changed(EditedParams(ext, [&](auto&) { storage[0][1000] ^= 0x01; }, &storage));
   vm::LoadOptions o;
   o.verify_checksums = false;
   o.parameters = SetOf(changed.path);
-  EXPECT_TRUE(vm::LoadModule(ext.module, o).ok());
+  auto trusted = vm::LoadModule(ext.module, o);
+  ASSERT_TRUE(trusted.ok());
+  std::vector<float> image(784, 0.5f);
+  EXPECT_EQ(RunOn(*trusted, hal::CpuMode::kInline, "main", test::HostTensorOf(ElementType::kF32, {1, 784}, image)).size(),
+            1u);
 }
 
 TEST(Parameters, TheModuleChecksumCoversTheParameterRecords) {

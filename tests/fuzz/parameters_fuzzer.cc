@@ -1,6 +1,7 @@
 // libFuzzer target: bytes -> the safetensors reader (vm::ParseSafetensors);
 // if the file parses, every tensor's bytes are read (so a span the reader
-// wrongly accepted shows up under ASan), and each tensor is bound to a
+// wrongly accepted shows up under ASan) and checksummed as on first use,
+// and each tensor is bound to a
 // parameter constant of its own type and shape as the loader binds one,
 // then to one of another shape (which must be refused). See docs/fuzzing.md.
 #include <cstddef>
@@ -27,6 +28,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     c.size = t.size;
     c.parameter = vm::ParameterRef{"", t.key, 0, false};
     if (!vm::BindParameter(&set, true, &c).ok() || !c.bound || c.size != t.size) __builtin_trap();
+    c.parameter->has_checksum = true;  // the first-use check reads the bytes again
+    c.verify_on_use = true;
+    (void)vm::VerifyParameter(c);
     vm::LoadedConstant other = c;
     other.bound = false;
     other.dims.push_back(2);
