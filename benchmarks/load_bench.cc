@@ -5,7 +5,11 @@
 // (timed), the process's RSS growth from before the open to after it, and
 // the first call of a function that reads one element of every constant
 // (constants are checked against their checksums and, if compressed,
-// decompressed on first use) with the RSS growth after it.
+// decompressed on first use) with the RSS growth after it. And the same
+// weights external (docs/parameters.md): a small module and a 100 MB
+// safetensors file, both mapped, the parameters bound at open and checked
+// against their checksums on first use (ext) or not (ext_nocheck,
+// KILN_VERIFY_CHECKSUMS=0).
 //   cmake -S . -B build-bench -G Ninja -DKILN_BUILD_BENCHMARKS=ON && cmake --build build-bench --target kiln-load-bench
 //   ./build-bench/kiln-load-bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 // The constants are f32 weights with a few significant bits of spread (as
@@ -16,6 +20,7 @@
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -23,18 +28,22 @@
 #include <random>
 #include <string>
 
+#include "compiler/externalize.h"
 #include "compiler/module_builder.h"
 #include "hal/cpu/cpu_device.h"
 #include "vm/bytecode.h"
 #include "vm/context.h"
 #include "vm/module.h"
+#include "vm/parameters.h"
 
 namespace kiln {
 namespace {
 
 constexpr int kConstants = 25;
 
-std::string WriteModule(bool compressed) {
+// 0 raw, 1 zstd, 2 external (the module; its weights in PATH.safetensors).
+std::string WriteModule(int variant) {
+  const bool compressed = variant == 1;
   compiler::ModuleBuilder mb;
   std::mt19937 rng(7);
   std::normal_distribution<float> weight(0.0f, 0.05f);
@@ -79,8 +88,15 @@ std::string WriteModule(bool compressed) {
   w.List(std::vector<uint32_t>{1});
   f.bytecode = w.bytes();
   mb.functions.push_back(std::move(f));
+  std::string path =
+      std::string("/tmp/kiln-load-bench-") + (variant == 2 ? "ext" : compressed ? "zstd" : "raw") + ".kiln";
+  if (variant == 2) {
+    auto params = compiler::ExternalizeConstants(&mb, 1, "", nullptr);
+    if (!params.ok()) std::abort();
+    std::ofstream(path + ".safetensors", std::ios::binary)
+        .write(reinterpret_cast<const char*>(params->data()), static_cast<std::streamsize>(params->size()));
+  }
   auto bytes = mb.Serialize(compressed ? 4096 : SIZE_MAX);
-  std::string path = std::string("/tmp/kiln-load-bench-") + (compressed ? "zstd" : "raw") + ".kiln";
   std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   return path;
 }
@@ -95,18 +111,28 @@ double RssBytes() {
   return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE));
 }
 
-// Args: compressed (0/1), mapped (0/1).
+// Args: variant (0 raw, 1 zstd, 2 external, 3 external with checksums
+// off), mapped (0/1; parameter files are always mapped).
 void BM_Load(benchmark::State& state) {
-  const bool compressed = state.range(0) != 0;
+  const int variant = static_cast<int>(state.range(0));
   vm::LoadOptions options;
   options.map_file = state.range(1) != 0;
-  static std::string paths[2] = {WriteModule(false), WriteModule(true)};
-  const std::string& path = paths[compressed ? 1 : 0];
+  options.verify_checksums = variant != 3;
+  static std::string paths[3] = {WriteModule(0), WriteModule(1), WriteModule(2)};
+  const std::string& path = paths[std::min(variant, 2)];
   auto device = hal::CreateCpuDevice(hal::CpuMode::kInline, 1);
   double open_rss = 0, call_rss = 0, call_ms = 0;
   size_t file_bytes = 0;
   for (auto _ : state) {
     const double before = RssBytes();
+    if (variant >= 2) {  // mapping and parsing the parameter file is part of the open
+      auto set = std::make_shared<vm::ParameterSet>();
+      if (Status s = set->AddSpec(path + ".safetensors"); !s.ok()) {
+        state.SkipWithError(s.message().c_str());
+        return;
+      }
+      options.parameters = std::move(set);
+    }
     auto m = vm::LoadModuleFromFile(path, options);
     state.PauseTiming();
     if (!m.ok()) {
@@ -128,6 +154,7 @@ void BM_Load(benchmark::State& state) {
       call_rss += RssBytes() - before;
     }
     m = Status(StatusCode::kInternal, "closed");  // unmapped or freed before the next open
+    options.parameters = nullptr;
     state.ResumeTiming();
   }
   const double n = static_cast<double>(state.iterations());
@@ -135,13 +162,16 @@ void BM_Load(benchmark::State& state) {
   state.counters["open_rss_MB"] = open_rss / n / 1e6;
   state.counters["first_call_ms"] = call_ms / n;
   state.counters["call_rss_MB"] = call_rss / n / 1e6;
-  state.SetLabel(std::string(compressed ? "zstd" : "raw") + (options.map_file ? ", mapped" : ", read"));
+  const char* labels[] = {"raw", "zstd", "ext", "ext_nocheck"};
+  state.SetLabel(std::string(labels[variant]) + (options.map_file ? ", mapped" : ", read"));
 }
 BENCHMARK(BM_Load)
     ->Args({0, 1})
     ->Args({0, 0})
     ->Args({1, 1})
     ->Args({1, 0})
+    ->Args({2, 1})
+    ->Args({3, 1})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

@@ -4,9 +4,11 @@
 // stages after it; this file is the only place that sequences them.
 #include "compiler/compile.h"
 
+#include "compiler/externalize.h"
 #include "compiler/lower/lowering.h"
 #include "compiler/parse/parser.h"
 #include "compiler/passes/legalize.h"
+#include "compiler/passes/params_from_args.h"
 #include "compiler/verify/verifier.h"
 #include "compiler/vulkan/target.h"
 
@@ -14,7 +16,7 @@ namespace kiln::compiler {
 
 StatusOr<std::vector<uint8_t>> Compile(std::string_view source, std::string_view file_name,
                                        const CompileOptions& options, std::vector<std::string>* warnings,
-                                       int first_line) {
+                                       int first_line, std::vector<uint8_t>* parameters) {
   ErrorFormatter format = [&](ir::Location loc, const std::string& message) {
     return ir::FormatDiagnostic(file_name, source, first_line, loc, "error", message);
   };
@@ -29,6 +31,7 @@ StatusOr<std::vector<uint8_t>> Compile(std::string_view source, std::string_view
     warnings->push_back(format_warning(ir::Location{}, "the program has no functions"));
   if (options.target != "cpu" && options.target != "vulkan" && options.target != "all")
     return InvalidArgument("unknown target '" + options.target + "' (expected cpu, vulkan or all)");
+  KILN_RETURN_IF_ERROR(ParamsFromArgs(module.get(), options.params_from_args, options.params_scope, format));
   KILN_RETURN_IF_ERROR(LegalizeDeprecatedOps(module.get()));
   KILN_RETURN_IF_ERROR(LegalizeChloBroadcast(module.get(), format));
   // Its output is meant to fuse back into one dispatch; unfused, lowering
@@ -39,6 +42,11 @@ StatusOr<std::vector<uint8_t>> Compile(std::string_view source, std::string_view
   if (options.target != "cpu") {
     KILN_RETURN_IF_ERROR(AddVulkanTarget(*module, options, format, format_warning, &builder, warnings));
     builder.targets.push_back("vulkan");
+  }
+  if (options.externalize_min_bytes) {
+    if (!parameters) return InvalidArgument("externalized constants need a parameter file to go to");
+    KILN_ASSIGN_OR_RETURN(*parameters, ExternalizeConstants(&builder, *options.externalize_min_bytes,
+                                                            options.params_scope, nullptr));
   }
   return builder.Serialize();
 }

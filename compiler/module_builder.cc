@@ -97,6 +97,16 @@ std::vector<uint8_t> ModuleBuilder::Serialize(size_t compress_min_bytes) const {
   }
   std::vector<flatbuffers::Offset<fb::Constant>> consts;
   for (const auto& c : constants) {
+    if (c.parameter) {  // no data: its bytes live in a parameter file
+      uint64_t bytes = StorageBytes(c.type);
+      for (int64_t d : c.dims) bytes *= static_cast<uint64_t>(d);
+      const ParameterOut& p = *c.parameter;
+      auto param = fb::CreateParameter(fbb, fbb.CreateString(p.scope), fbb.CreateString(p.key), p.checksum,
+                                       p.has_checksum);
+      consts.push_back(fb::CreateConstant(fbb, static_cast<uint8_t>(c.type), fbb.CreateVector(c.dims),
+                                          fb::Compression::None, bytes, 0, /*checksum=*/0, param));
+      continue;
+    }
     const std::vector<uint8_t>* payload = &c.data;
     std::vector<uint8_t> packed;
     fb::Compression comp = fb::Compression::None;

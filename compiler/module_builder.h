@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,10 +41,18 @@ struct FunctionOut {
   } memory;
 };
 
+// Format 0.4: an external constant's parameter (compiler/externalize.h).
+struct ParameterOut {
+  std::string scope, key;
+  bool has_checksum = false;  // false: the compiler never saw the bytes
+  uint64_t checksum = 0;      // xxHash64 (seed 0) of the bytes
+};
+
 struct ConstantOut {
   ElementType type = ElementType::kInvalid;
   std::vector<int64_t> dims;
-  std::vector<uint8_t> data;  // storage encoding, uncompressed
+  std::vector<uint8_t> data;  // storage encoding, uncompressed; empty for a parameter
+  std::optional<ParameterOut> parameter;
 };
 
 // A dispatch as lowering emitted it: which executable, for which source op,

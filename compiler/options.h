@@ -1,7 +1,10 @@
 // What kiln-compile's flags choose: the targets to build for and whether
 // elementwise chains are fused. Read by lowering and the vulkan target.
 #pragma once
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace kiln::compiler {
 
@@ -12,6 +15,15 @@ struct CompileOptions {
   // Plan statically sized transients into one arena per function
   // (compiler/passes/memory_plan.h); kiln-compile --no-arena turns it off.
   bool plan_memory = true;
+  // External weights (compiler/externalize.h): move constants of at least
+  // this many bytes into a safetensors file (Compile's `parameters`); unset:
+  // every constant stays inline. Their parameters' scope is `params_scope`.
+  std::optional<uint64_t> externalize_min_bytes;
+  std::string params_scope;
+  // Arguments of public functions that become parameters of `params_scope`
+  // (compiler/passes/params_from_args.h): "all", or names / pytree prefixes
+  // of their jax.arg_info.
+  std::vector<std::string> params_from_args;
   // There is no `fold`: the compiler evaluates nothing at compile time except
   // stablehlo.constant, which is what kiln-compile's --no-fold asks for (the
   // flag is accepted and changes nothing).

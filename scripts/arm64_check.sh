@@ -10,8 +10,9 @@
 #
 # Builds the x86-64 tools in build/ as scripts/test.sh does. Prints both
 # counts and exits non-zero unless the two runs print the same PASS/FAIL line
-# for every test function of every module and tests/data/integer_ops.mlir
-# gives identical results.
+# for every test function of every module, tests/data/integer_ops.mlir
+# gives identical results, and the MLP with external weights gives the bits
+# it gives with inline constants on each machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -104,6 +105,26 @@ if ! cmp -s "$WORK/integer_ops.x86" "$WORK/integer_ops.arm64"; then
   exit 1
 fi
 echo "integer_ops.mlir: $(wc -l <"$WORK/integer_ops.x86") results bit-identical on x86-64 and arm64"
+
+# External weights (docs/parameters.md): the MLP with its weights in a
+# safetensors file gives the bits the same MLP with inline constants gives,
+# on each machine (float results may differ between the two machines' SIMD
+# targets, so each is compared with itself).
+python3 examples/gen_mlp.py "$WORK/mlp.src"
+"$HOST/kiln-compile" "$WORK/mlp.src" -o "$WORK/mlp_inline.bin" --target=cpu
+"$HOST/kiln-compile" "$WORK/mlp.src" -o "$WORK/mlp_ext.bin" --target=cpu --externalize=1K \
+  --params-out="$WORK/mlp.safetensors"
+MLP_IN=(--input="$(python3 examples/gen_mlp.py --input 1)")
+for m in x86 arm64; do
+  run=("$HOST/vm-run"); [ "$m" = arm64 ] && run=("${QEMU[@]}" "$ARM/vm-run")
+  "${run[@]}" "$WORK/mlp_inline.bin" "${MLP_IN[@]}" >"$WORK/mlp_inline.$m"
+  "${run[@]}" "$WORK/mlp_ext.bin" "${MLP_IN[@]}" --parameters="$WORK/mlp.safetensors" >"$WORK/mlp_ext.$m"
+  if ! cmp -s "$WORK/mlp_inline.$m" "$WORK/mlp_ext.$m" || [ ! -s "$WORK/mlp_inline.$m" ]; then
+    echo "arm64_check: the MLP with external weights differs from inline constants on $m" >&2
+    exit 1
+  fi
+done
+echo "mlp: external weights bit-identical to inline constants on x86-64 and on arm64"
 
 differ=0
 for k in "$WORK"/*.kiln; do

@@ -29,11 +29,11 @@ CC=clang CXX=clang++ cmake -S . -B "$BUILD_DIR" -G Ninja \
   -DKILN_BUILD_FUZZERS=ON -DKILN_BUILD_TESTS=OFF -DKILN_ENABLE_VULKAN=OFF >/dev/null
 
 problems=()
-FUZZERS=(module_loader_fuzzer input_fuzzer)
-cmake --build "$BUILD_DIR" -j"$JOBS" --target module_loader_fuzzer input_fuzzer
+FUZZERS=(module_loader_fuzzer parameters_fuzzer input_fuzzer)
+cmake --build "$BUILD_DIR" -j"$JOBS" --target module_loader_fuzzer parameters_fuzzer input_fuzzer
 # The parser fuzzer and kiln-compile need the compiler library.
 if cmake --build "$BUILD_DIR" -j"$JOBS" --target parser_fuzzer kiln-compile >"$BUILD_DIR/compiler-build.log" 2>&1; then
-  FUZZERS=(module_loader_fuzzer parser_fuzzer input_fuzzer)
+  FUZZERS=(module_loader_fuzzer parameters_fuzzer parser_fuzzer input_fuzzer)
 else
   echo "fuzz_smoke: the compiler does not build with clang; parser_fuzzer NOT BUILT:" >&2
   grep -m3 -E 'error:' "$BUILD_DIR/compiler-build.log" >&2 || tail -5 "$BUILD_DIR/compiler-build.log" >&2

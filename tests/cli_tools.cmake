@@ -164,3 +164,39 @@ cli_test(cli.kiln-conformance_unknown_option "" "^kiln-conformance: unknown opti
          "$<TARGET_FILE:kiln-conformance> --devcie=cpu")
 cli_test(cli.kiln-compile_output_required "" "^error: -o OUT.kiln is required [(]-o - writes the module to stdout[)]\nexit=1\n$"
          "${COMPILE} ${D}/cli_io.mlir")
+
+# External weights (docs/parameters.md): --externalize writes the constant to
+# a safetensors file; vm-run refuses the module until --parameters binds it,
+# then prints what the inline module prints; vm-dump lists the parameter.
+add_test(NAME cli.compile_params
+         COMMAND sh -c "${COMPILE} ${D}/cli_params.mlir -o ${T}/params_inline.kiln --target=cpu && \
+                        ${COMPILE} ${D}/cli_params.mlir -o ${T}/params_ext.kiln --target=cpu --externalize=64 \
+                                   --params-out=${T}/params.safetensors --params-scope=w")
+set_tests_properties(cli.compile_params PROPERTIES FIXTURES_SETUP cli_params)
+function(cli_params_test name regex command)
+  cli_test(${name} "" "${regex}" "${command}")
+  set_tests_properties(${name} PROPERTIES FIXTURES_REQUIRED cli_params)
+endfunction()
+cli_params_test(cli.vm-run_parameters_unbound
+                "^error: parameter 'w::constant.0' is not bound: pass its file with --parameters=w=FILE [^\n]*\nexit=1\n$"
+                "${RUN} ${T}/params_ext.kiln --input=4x4xf32=1")
+cli_params_test(cli.vm-run_parameters_match_inline "^same\nexit=0\n$"
+                "a=$(${RUN} ${T}/params_inline.kiln --input=4x4xf32=0.5) && \
+                 b=$(${RUN} ${T}/params_ext.kiln --input=4x4xf32=0.5 --parameters=w=${T}/params.safetensors) && \
+                 test \"$a\" = \"$b\" && test -n \"$a\" && echo same")
+cli_params_test(cli.vm-dump_parameters
+                "const#0: 4x4xf32, parameter 'w::constant.0', 64 bytes, xxHash64 [0-9a-f]+, bound to [^\n]*params.safetensors\n.*parameters: 64 bytes in 1 parameter outside the module, 1 bound\nexit=0\n$"
+                "${DUMP} ${T}/params_ext.kiln --parameters=w=${T}/params.safetensors")
+cli_params_test(cli.vm-run_parameters_not_safetensors
+                "^error: [^\n]*params_inline.kiln: invalid safetensors file: the header length [0-9]+ runs past the end of the file [(][0-9]+ bytes[)]\nexit=1\n$"
+                "${RUN} ${T}/params_ext.kiln --input=4x4xf32=1 --parameters=w=${T}/params_inline.kiln")
+cli_test(cli.kiln-compile_externalize_needs_params_out "" "^error: --externalize=SIZE and --params-out=FILE go together\nexit=1\n$"
+         "${COMPILE} ${D}/cli_params.mlir -o ${T}/params_x.kiln --externalize=64")
+cli_test(cli.kiln-compile_externalize_size "" "^error: --externalize takes a byte count such as 4096, 64K or 1M, not '64Q'\nexit=1\n$"
+         "${COMPILE} ${D}/cli_params.mlir -o ${T}/params_x.kiln --externalize=64Q --params-out=${T}/x.safetensors")
+# --params-from-args: the weight arguments leave the signature (only x is
+# left to pass) and must be bound.
+cli_test(cli.kiln-compile_params_from_args ""
+         "^error: parameter 'params\\['dense'\\]\\['kernel'\\]' is not bound: pass its file with --parameters=FILE [^\n]*\nexit=1\n$"
+         "${COMPILE} ${D}/cli_jax_params.mlir -o ${T}/jax_params.kiln --target=cpu --params-from-args=params && \
+          ${RUN} ${T}/jax_params.kiln --input=4x2xf32=1")

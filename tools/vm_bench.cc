@@ -12,6 +12,7 @@
 #include "hal/cpu/thread_pool.h"
 #include "tools/cli/cli.h"
 #include "tools/common/guarded_main.h"
+#include "tools/common/parameters_option.h"
 #include "tools/common/tool_support.h"
 #include "vm/context.h"
 
@@ -35,12 +36,16 @@ int Main(int argc, char** argv) {
   cli.Seconds("--timeout", &timeout_s, "each invocation's time limit", 1e6, "none");
   cli.Flag("--stats", &stats,
            "also print the function's arena bytes, the device memory's high-water mark and the process's peak RSS");
+  std::vector<std::string> parameter_files;
+  kiln::tools::AddParametersOption(cli, &parameter_files);
   if (auto exit = cli.Parse(argc, argv)) return *exit;
   auto fail = [](const kiln::Status& s) {
     std::cerr << "error: " << s.message() << "\n";
     return 1;
   };
-  auto module = kiln::vm::LoadModuleFromFile(path);
+  auto load_options = kiln::tools::LoadOptionsWithParameters(parameter_files);
+  if (!load_options.ok()) return fail(load_options.status());
+  auto module = kiln::vm::LoadModuleFromFile(path, *load_options);
   if (!module.ok()) return fail(module.status());
   std::vector<kiln::vm::HostTensor> args;
   for (const auto& text : inputs) {

@@ -13,6 +13,7 @@
 #include "tools/cli/cli.h"
 
 #include "tools/common/distributed.h"
+#include "tools/common/parameters_option.h"
 #include "tools/common/grid_support.h"
 #include "tools/common/guarded_main.h"
 #include "tools/common/tool_support.h"
@@ -104,6 +105,8 @@ int Main(int argc, char** argv) {
   cli.Seconds("--timeout", &call_timeout_s, "each test function's time limit", 1e6, "none");
   cli.Integer("--threads", &threads, "kernel threads on the cpu device", 0, kiln::hal::ThreadPool::kMaxThreads,
               "0: KILN_THREADS if set, else one per core");
+  std::vector<std::string> parameter_files;
+  kiln::tools::AddParametersOption(cli, &parameter_files);
   if (auto exit = cli.Parse(argc, argv)) return *exit;
 
   auto fail = [](const std::string& m) {
@@ -114,7 +117,9 @@ int Main(int argc, char** argv) {
   if (!timeout.ok()) return fail(timeout.status().message());
   const std::chrono::milliseconds call_timeout(
       cli.Given("--timeout") ? std::max<int64_t>(1, static_cast<int64_t>(call_timeout_s * 1000.0 + 0.5)) : 0);
-  auto module = kiln::vm::LoadModuleFromFile(module_path);
+  auto load_options = kiln::tools::LoadOptionsWithParameters(parameter_files);
+  if (!load_options.ok()) return fail(load_options.status().message());
+  auto module = kiln::vm::LoadModuleFromFile(module_path, *load_options);
   if (!module.ok()) return fail(module.status().message());
   auto grid = kiln::tools::ResolveGrid(cli.Given("--replicas") ? std::optional<int>(replicas) : std::nullopt,
                                        cli.Given("--partitions") ? std::optional<int>(partitions) : std::nullopt, **module);

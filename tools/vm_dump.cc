@@ -12,6 +12,8 @@
 #include "kernels/common/scalar_program.h"
 #include "tools/cli/cli.h"
 #include "tools/common/guarded_main.h"
+#include "tools/common/parameters_option.h"
+#include "vm/parameters.h"
 #include "vm/module.h"
 
 namespace {
@@ -145,8 +147,15 @@ int Main(int argc, char** argv) {
   cli.Positional("module", &path, "module file (.kiln)", true);
   cli.Flag("--sizes", &sizes, "report only what each part of the file weighs");
   cli.Text("--dump-spirv", &spirv_dir, "write each Vulkan variant's SPIR-V to DIR/exe<N>.<K>.spv");
+  std::vector<std::string> parameter_files;
+  kiln::tools::AddParametersOption(cli, &parameter_files);
   if (auto exit = cli.Parse(argc, argv)) return *exit;
-  auto loaded = kiln::vm::LoadModuleFromFile(path);
+  auto load_options = kiln::tools::LoadOptionsWithParameters(parameter_files);
+  if (!load_options.ok()) {
+    std::cerr << "error: " << load_options.status().message() << "\n";
+    return 1;
+  }
+  auto loaded = kiln::vm::LoadModuleFromFile(path, *load_options);
   if (!loaded.ok()) {
     std::cerr << "error: " << loaded.status().message() << "\n";
     return 1;
@@ -161,13 +170,27 @@ int Main(int argc, char** argv) {
   const bool checksummed = m.version_major > 0 || m.version_minor >= 3;
   std::printf("targets: %s; checksums: %s\n", targets.empty() ? "not recorded" : targets.c_str(),
               checksummed ? "xxHash64 of the metadata and of each constant" : "none (format 0.2)");
-  size_t const_stored = 0, const_raw = 0;
+  size_t const_stored = 0, const_raw = 0, const_count = 0, param_bytes = 0, param_count = 0, param_bound = 0;
   for (size_t i = 0; i < m.constants.size(); ++i) {
     const auto& c = m.constants[i];
-    const_stored += c.stored_size;
-    const_raw += c.size;
     std::string dims;
     for (auto d : c.dims) dims += std::to_string(d) + "x";
+    if (c.parameter) {  // format 0.4: external, its bytes in a parameter file
+      const auto& p = *c.parameter;
+      param_bytes += c.size;
+      ++param_count;
+      param_bound += c.bound;
+      char hash[32] = "none";
+      if (p.has_checksum) std::snprintf(hash, sizeof hash, "%016llx", static_cast<unsigned long long>(p.checksum));
+      if (!sizes)
+        std::printf("const#%zu: %s%s, parameter %s, %zu bytes, xxHash64 %s, %s\n", i, dims.c_str(),
+                    std::string(kiln::Name(c.type)).c_str(), kiln::vm::ParameterName(p.scope, p.key).c_str(), c.size,
+                    hash, c.bound ? ("bound to " + c.parameter_file->path()).c_str() : "unbound");
+      continue;
+    }
+    ++const_count;
+    const_stored += c.stored_size;
+    const_raw += c.size;
     if (!sizes) std::printf("const#%zu: %s%s, %zu bytes stored, %zu raw%s\n", i, dims.c_str(),
                             std::string(kiln::Name(c.type)).c_str(), c.stored_size, c.size, c.compressed ? " (zstd)" : "");
   }
@@ -175,7 +198,7 @@ int Main(int argc, char** argv) {
   // file was opened (mapped unless KILN_MAP_MODULES=0): mapped, uncompressed
   // constants cost no memory of the process's own until used.
   std::printf("constant bytes: %zu stored, %zu raw, in %s; file %s\n", const_stored, const_raw,
-              kiln::tools::Count(m.constants.size(), "constant").c_str(), m.bytes->SourceName());
+              kiln::tools::Count(const_count, "constant").c_str(), m.bytes->SourceName());
   size_t spirv_bytes = 0, variant_count = 0;
   for (const auto& variants : m.vulkan_shaders)
     for (const auto& v : variants) {
@@ -221,13 +244,14 @@ int Main(int argc, char** argv) {
     }
   }
   using kiln::tools::Count;
-  // Constants live as long as the module (docs/memory.md): raw bytes, as the device holds them.
-  std::printf("\nconstant bytes: %zu\n", const_raw);
   std::printf("sizes: file %zu bytes; constants %zu stored (%zu raw) in %zu; bytecode %zu in %s; %s; "
               "vulkan shaders %zu bytes of SPIR-V in %s\n",
-              m.bytes->size(), const_stored, const_raw, m.constants.size(), code_bytes,
+              m.bytes->size(), const_stored, const_raw, const_count, code_bytes,
               Count(m.functions.size(), "function").c_str(), Count(m.executables.size(), "executable").c_str(),
               spirv_bytes, Count(variant_count, "variant").c_str());
+  if (param_count)
+    std::printf("parameters: %zu bytes in %s outside the module, %zu bound\n", param_bytes,
+                Count(param_count, "parameter").c_str(), param_bound);
   if (!spirv_dir.empty()) {
     if (kiln::Status s = DumpSpirv(m, spirv_dir); !s.ok()) {
       std::cerr << "error: " << s.message() << "\n";

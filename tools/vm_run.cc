@@ -14,6 +14,7 @@
 #include "tools/cli/cli.h"
 
 #include "tools/common/distributed.h"
+#include "tools/common/parameters_option.h"
 #include "tools/common/grid_support.h"
 #include "tools/common/guarded_main.h"
 #include "tools/common/tool_support.h"
@@ -124,6 +125,8 @@ int Main(int argc, char** argv) {
   int print_max = -1;
   cli.Integer("--print-max-elements", &print_max, "print at most N elements of each result", 0,
               std::numeric_limits<int>::max(), "", "all");
+  std::vector<std::string> parameter_files;
+  kiln::tools::AddParametersOption(cli, &parameter_files);
   if (auto exit = cli.Parse(argc, argv)) return *exit;
 
   if (list_devices) {
@@ -134,7 +137,9 @@ int Main(int argc, char** argv) {
   auto timeout = kiln::tools::CollectiveTimeout(collective_timeout_s);
   if (!timeout.ok()) return Fail(timeout.status().message());
   const std::chrono::milliseconds call_timeout = cli.Given("--timeout") ? Millis(timeout_s) : std::chrono::milliseconds(0);
-  auto module = kiln::vm::LoadModuleFromFile(module_path);
+  auto load_options = kiln::tools::LoadOptionsWithParameters(parameter_files);
+  if (!load_options.ok()) return Fail(load_options.status().message());
+  auto module = kiln::vm::LoadModuleFromFile(module_path, *load_options);
   if (!module.ok()) return Fail(module.status().message());
   auto grid = kiln::tools::ResolveGrid(cli.Given("--replicas") ? std::optional<int>(replicas) : std::nullopt,
                                        cli.Given("--partitions") ? std::optional<int>(partitions) : std::nullopt, **module);

@@ -10,6 +10,7 @@
 
 #include "hal/vulkan/shader_abi.h"
 #include "kernels/common/kernel.h"
+#include "vm/parameters.h"
 
 namespace kiln::vm {
 
@@ -72,6 +73,13 @@ static Status CheckCompiledFor(const LoadedModule& m, const std::string& device_
   return Status::Ok();
 }
 
+static Status NotBound(const LoadedConstant& c) {
+  return FailedPrecondition("parameter " + ParameterName(c.parameter->scope, c.parameter->key) +
+                            " is not bound: pass its file with --parameters=" +
+                            (c.parameter->scope.empty() ? "" : c.parameter->scope + "=") +
+                            "FILE (LoadOptions::parameters, kiln_module_load_file_with_parameters)");
+}
+
 Status Context::Instantiate() {
   KILN_RETURN_IF_ERROR(CheckCompiledFor(*module_, device_->name()));
   timeline_ = device_->CreateSemaphore(0);
@@ -85,6 +93,10 @@ Status Context::Instantiate() {
     KILN_ASSIGN_OR_RETURN(auto exe, device_->PrepareExecutable(spec));
     executables_.push_back(std::move(exe));
   }
+  // External constants (format 0.4) must be bound to a parameter file; the
+  // rest of the constants come to the device on first use (UseConstant).
+  for (const auto& c : module_->constants)
+    if (c.parameter && !c.bound) return NotBound(c);
   constants_.resize(module_->constants.size());
   return Status::Ok();
 }
@@ -95,11 +107,16 @@ Status Context::UseConstant(uint32_t index) {
   auto view = std::make_shared<hal::BufferView>();
   view->type = c.type;
   view->dims = c.dims;
-  // The module outlives this context's buffers, so its bytes can be read in
-  // place. Stored data are 64-byte aligned in the file (schema/module.fbs);
-  // bytes lent at an odd address would misalign the elements, so those are
-  // copied instead.
-  if (reinterpret_cast<uintptr_t>(data) % 16 == 0) {
+  // The module (and the parameter files it keeps mapped) outlives this
+  // context's buffers, so their bytes can be read in place; nothing writes
+  // to them (the buffers are read-only). Stored data are 64-byte aligned in
+  // the file (schema/module.fbs) and a parameter file's tensors by
+  // kiln-compile; bytes at an odd address (lent by the caller, or a
+  // safetensors file written elsewhere) would misalign the elements, so
+  // those are copied instead.
+  if (c.size == 0) {
+    KILN_ASSIGN_OR_RETURN(view->buffer, device_->Allocate(0));
+  } else if (reinterpret_cast<uintptr_t>(data) % 16 == 0) {
     KILN_ASSIGN_OR_RETURN(view->buffer, device_->WrapHostMemory(data, c.size));
   } else {
     KILN_ASSIGN_OR_RETURN(view->buffer, device_->AllocateCopy(data, c.size));

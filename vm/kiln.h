@@ -149,6 +149,17 @@ typedef void (*kiln_release_fn)(void* user_data);
 kiln_status_t kiln_module_load_memory_borrowed(const void* data, size_t size, kiln_release_fn release,
                                                void* user_data, const kiln_load_options_t* options,
                                                kiln_module_t** out_module);
+
+/* The same as load_file, binding the module's external weights (format 0.4,
+ * kiln-compile --externalize; docs/parameters.md): `parameters` holds
+ * `count` strings "[scope=]FILE", each a safetensors file, mapped read-only
+ * and read in place by the CPU device. A parameter missing from its scope's
+ * files, or of another type or shape, is refused here naming it; one whose
+ * bytes do not match the module's checksum of them fails the first call
+ * that uses it, naming it; a module whose parameters stay unbound loads,
+ * but a session on it is refused naming the first. */
+kiln_status_t kiln_module_load_file_with_parameters(const char* path, const char* const* parameters, size_t count,
+                                                    kiln_module_t** out_module);
 void kiln_module_free(kiln_module_t* module);
 
 /* The module's public functions, by index. */

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,6 +54,16 @@ struct LoadedFunction {
   std::string LocationOf(size_t index) const;
 };
 
+class ParameterFile;
+class ParameterSet;
+
+// Format 0.4: where an external constant's bytes come from (vm/parameters.h).
+struct ParameterRef {
+  std::string scope, key;
+  uint64_t checksum = 0;
+  bool has_checksum = false;
+};
+
 // A constant of the module. Opening checks its type, shape, sizes and zstd
 // frame header; its data are checked against its checksum and, if
 // compressed, decompressed on first use (Data), so opening a module costs
@@ -64,19 +75,29 @@ class LoadedConstant {
   size_t size = 0;                   // bytes of the elements
   size_t stored_size = 0;            // bytes in the file
   bool compressed = false;
-  const uint8_t* stored = nullptr;   // the stored data, inside the module's bytes
+  // The stored data, inside the module's bytes; for a bound external
+  // constant, its tensor inside the mapped parameter file.
+  const uint8_t* stored = nullptr;
   bool verify = false;               // check `checksum` on first use
   uint64_t checksum = 0;
   size_t index = 0;                  // for messages
+  // An external constant (format 0.4): its parameter, and once bound
+  // (vm/parameters.h BindParameter), the mapped file that `stored` points
+  // into, kept alive with the module. An unbound one has no data, and a
+  // context refuses the module.
+  std::optional<ParameterRef> parameter;
+  bool bound = false;
+  std::shared_ptr<const ParameterFile> parameter_file;
 
   LoadedConstant();
   LoadedConstant(LoadedConstant&&) noexcept;
   ~LoadedConstant();
   // The elements (`size` bytes): the stored bytes in place when
   // uncompressed, else a copy decompressed once that the module owns. The
-  // first call checks the checksum and decompresses; a failure (the data do
-  // not match their checksum, the frame does not decompress) is returned by
-  // this and every later call. Safe from several threads.
+  // first call checks the checksum (a parameter's against the module's
+  // record of it) and decompresses; a failure (the data do not match their
+  // checksum, the frame does not decompress) is returned by this and every
+  // later call. Safe from several threads.
   StatusOr<const uint8_t*> Data() const;
 
  private:
@@ -122,6 +143,12 @@ struct LoadOptions {
   // constant in the cut-off part is touched (docs/deploying.md). Off, the
   // file is read into memory the module owns.
   bool map_file = true;
+  // The parameter files to bind external constants to (format 0.4,
+  // vm/parameters.h): each parameter whose scope has a file here is bound
+  // at load (its key, type and shape checked; its checksum on first use,
+  // vm/parameters.h); one whose scope has
+  // none stays unbound, and a context refuses the module until it is bound.
+  std::shared_ptr<const ParameterSet> parameters;
 };
 
 // The defaults, except that KILN_VERIFY_CHECKSUMS=0 in the environment turns

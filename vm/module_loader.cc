@@ -12,6 +12,7 @@
 #include "schema/module_checksum.h"
 #include "schema/module_generated.h"
 #include "vm/module.h"
+#include "vm/parameters.h"
 
 namespace kiln::vm {
 namespace {
@@ -56,6 +57,20 @@ Status CheckDims(const flatbuffers::Vector<int64_t>* dims, bool allow_dynamic, c
 // turn the check off.
 constexpr uint16_t kFirstChecksummedMinor = 3;
 
+// An external constant: no data of its own, bound to a parameter file's
+// tensor if options name one for its scope (vm/parameters.cc).
+Status LoadParameterConstant(const fb::Constant& c, const fb::Parameter& p, const std::string& where, uint64_t bytes,
+                             const LoadOptions& options, LoadedConstant* out) {
+  if (out->stored_size != 0 || c.compression() != fb::Compression::None)
+    return Bad(where + " is a parameter but carries data of its own");
+  out->parameter = ParameterRef{p.scope() ? p.scope()->str() : "", p.key()->str(), p.checksum(), p.has_checksum()};
+  out->size = bytes;
+  // Until it is bound, it has no bytes to check (BindParameter sets them).
+  out->stored = nullptr;
+  out->verify = false;
+  return BindParameter(options.parameters.get(), options.verify_checksums, out);
+}
+
 Status LoadConstant(const fb::Constant* c, size_t index, bool checksum_required, const LoadOptions& options,
                     LoadedConstant* out) {
   std::string where = "constant " + std::to_string(index);
@@ -83,6 +98,8 @@ Status LoadConstant(const fb::Constant* c, size_t index, bool checksum_required,
   out->stored_size = data ? data->size() : 0;
   out->stored = data ? data->data() : nullptr;
   out->size = bytes;
+  if (const fb::Parameter* p = c->parameter())  // format 0.4: bytes from a parameter file
+    return LoadParameterConstant(*c, *p, where, bytes, options, out);
   if (c->compression() == fb::Compression::None) {
     if (out->stored_size != bytes) return Bad(where + " holds " + std::to_string(out->stored_size) +
                                               " bytes, expected " + std::to_string(bytes));
@@ -346,8 +363,11 @@ StatusOr<const uint8_t*> LoadedConstant::Data() const {
   if (!f.done) {
     f.done = true;
     const std::string where = "constant " + std::to_string(index);
-    if (verify && XXH64(stored, stored_size, 0) != checksum) {
-      f.status = Bad(where + "'s data does not match its checksum (the file is corrupted)");
+    if (parameter && !bound) {
+      f.status = FailedPrecondition("parameter " + ParameterName(parameter->scope, parameter->key) + " is not bound");
+    } else if (verify && XXH64(stored, stored_size, 0) != checksum) {
+      f.status = parameter ? ParameterChecksumMismatch(*this)
+                           : Bad(where + "'s data does not match its checksum (the file is corrupted)");
     } else if (compressed) {
       f.decompressed.resize(size);
       size_t got = ZSTD_decompress(f.decompressed.data(), size, stored, stored_size);

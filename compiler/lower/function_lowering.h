@@ -127,6 +127,8 @@ class FunctionLowering {
   Status LowerOp(const ir::Operation& op, const std::vector<Slot>* yield, ir::Location* error_loc);
   Status LowerReturn(const ir::Operation& op, const std::vector<Slot>* yield, ir::Location* error_loc);
   Status LowerConstant(const ir::Operation& op, const std::vector<Slot>* yield, ir::Location* error_loc);
+  // kiln.parameter (--params-from-args; compiler/lower/lower_parameter.cc).
+  Status LowerParameter(const ir::Operation& op, const std::vector<Slot>* yield, ir::Location* error_loc);
   Status LowerCall(const ir::Operation& op, const std::vector<Slot>* yield, ir::Location* error_loc);
   Status LowerComposite(const ir::Operation& op, const std::vector<Slot>* yield, ir::Location* error_loc);
   Status LowerWhileOp(const ir::Operation& op, const std::vector<Slot>* yield, ir::Location* error_loc);

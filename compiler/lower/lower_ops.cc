@@ -22,6 +22,7 @@ Status FunctionLowering::LowerOp(const ir::Operation& op, const std::vector<Slot
       {"func.return", &L::LowerReturn},
       {"stablehlo.return", &L::LowerReturn},
       {"stablehlo.constant", &L::LowerConstant},
+      {"kiln.parameter", &L::LowerParameter},
       {"func.call", &L::LowerCall},
       {"call", &L::LowerCall},
       {"stablehlo.composite", &L::LowerComposite},

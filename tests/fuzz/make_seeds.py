@@ -8,6 +8,7 @@ writes
   OUT/module_loader/  those of them that kiln-compile compiles for the CPU (.kiln)
   OUT/input/          one --input value per file from input_seeds.txt, and a few
                       .npy files (prefixed with '@', as input_fuzzer expects)
+  OUT/parameters/     a few small safetensors files (parameters_fuzzer)
 """
 import argparse
 import os
@@ -53,6 +54,21 @@ def npy(descr, shape, payload):
     return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + payload
 
 
+def safetensors(tensors, metadata):
+    """A safetensors file: tensors are (key, dtype, shape, bytes); the header
+    padded with spaces so the data starts 64-byte aligned."""
+    entries, pos = [], 0
+    for key, dtype, shape, data in tensors:
+        entries.append('"%s":{"dtype":"%s","shape":[%s],"data_offsets":[%d,%d]}'
+                       % (key, dtype, ",".join(map(str, shape)), pos, pos + len(data)))
+        pos += len(data)
+    if metadata:
+        entries.append('"__metadata__":{%s}' % ",".join('"%s":"%s"' % kv for kv in metadata.items()))
+    header = ("{" + ",".join(entries) + "}").encode()
+    header += b" " * (-(8 + len(header)) % 64)
+    return struct.pack("<Q", len(header)) + header + b"".join(t[3] for t in tensors)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kiln-compile", required=True)
@@ -63,7 +79,7 @@ def main():
     if os.sep in args.kiln_compile:
         args.kiln_compile = os.path.abspath(args.kiln_compile)
 
-    dirs = {k: os.path.join(args.out, k) for k in ("parser", "module_loader", "input")}
+    dirs = {k: os.path.join(args.out, k) for k in ("parser", "module_loader", "input", "parameters")}
     for d in dirs.values():
         os.makedirs(d, exist_ok=True)
         for f in os.listdir(d):
@@ -120,8 +136,20 @@ def main():
         with open(os.path.join(dirs["input"], "npy_" + name), "wb") as g:
             g.write(b"@" + data)
 
-    print("make_seeds: %d parser seeds, %d module seeds (of %d tried), %d input seeds"
-          % (len(sources), compiled, len(wanted), n_inputs + len(npys)))
+    # Parameter files: a few small safetensors files (external weights).
+    sts = {
+        "two_f32": safetensors([("w", "F32", [2, 3], struct.pack("<6f", 1, 2, 3, 4, 5, 6)),
+                                ("b", "F32", [3], struct.pack("<3f", 7, 8, 9))], {"producer": "seed"}),
+        "mixed": safetensors([("a\u00e9", "BF16", [2], b"\x80\x3f\x00\x40"), ("i", "I64", [1], struct.pack("<q", -1)),
+                              ("flag", "BOOL", [4], b"\x01\x00\x01\x00"), ("empty", "F16", [0, 2], b"")], {}),
+        "empty": safetensors([], {}),
+    }
+    for name, data in sts.items():
+        with open(os.path.join(dirs["parameters"], name + ".safetensors"), "wb") as g:
+            g.write(data)
+
+    print("make_seeds: %d parser seeds, %d module seeds (of %d tried), %d input seeds, %d parameter seeds"
+          % (len(sources), compiled, len(wanted), n_inputs + len(npys), len(sts)))
     if compiled == 0:
         print("make_seeds: kiln-compile compiled nothing; the loader fuzzer starts from an empty corpus",
               file=sys.stderr)
