@@ -234,7 +234,7 @@ dispatch:
   }
   KILN_CASE(kAlloc) : {
     const auto& o = code[index].operands;
-    auto v = AllocateView(static_cast<ElementType>(o[1].value), dims_of(o[2]));
+    auto v = AllocateOutput(static_cast<ElementType>(o[1].value), dims_of(o[2]));
     if (!v.ok()) return fail(index, v.status());
     R[o[0].value] = std::move(v.value());
     KILN_DISPATCH(index + 1);

@@ -25,11 +25,19 @@ namespace {
 // Blocks released by dead buffers that the device keeps for reuse.
 constexpr size_t kMaxCachedBytes = size_t{512} << 20;
 
+// KILN_CPU_POISON=1: unfilled buffers (dispatch outputs) start as 0xff
+// bytes, a NaN in every float type, instead of whatever they held (a test
+// mode: see BufferPool).
+int PoisonFromEnvironment() {
+  const char* p = std::getenv("KILN_CPU_POISON");
+  return p && std::string_view(p) == "1" ? 0xff : -1;
+}
+
 class CpuBuffer final : public Buffer {
  public:
-  CpuBuffer(std::shared_ptr<BufferPool> pool, size_t size, const void* init = nullptr)
+  CpuBuffer(std::shared_ptr<BufferPool> pool, size_t size, const void* init, BufferPool::Fill fill)
       : pool_(std::move(pool)), size_(size) {
-    data_ = pool_->Acquire(size, &capacity_, init);
+    data_ = pool_->Acquire(size, &capacity_, init, fill);
   }
   // Host memory the caller owns (Device::WrapHostMemory); only ever read.
   CpuBuffer(const void* host, size_t size) : size_(size), data_(static_cast<uint8_t*>(const_cast<void*>(host))) {}
@@ -127,6 +135,9 @@ class CpuDevice final : public Device {
            (n == 1 ? " thread)" : " threads)");
   }
   StatusOr<std::shared_ptr<Buffer>> Allocate(size_t bytes) override { return NewBuffer(bytes, nullptr); }
+  StatusOr<std::shared_ptr<Buffer>> AllocateUninitialized(size_t bytes) override {
+    return NewBuffer(bytes, nullptr, BufferPool::Fill::kNone);
+  }
   StatusOr<std::shared_ptr<Buffer>> AllocateCopy(const void* data, size_t bytes) override {
     return NewBuffer(bytes, data);
   }
@@ -227,10 +238,11 @@ class CpuDevice final : public Device {
     }
   }
 
-  StatusOr<std::shared_ptr<Buffer>> NewBuffer(size_t bytes, const void* init) {
+  StatusOr<std::shared_ptr<Buffer>> NewBuffer(size_t bytes, const void* init,
+                                              BufferPool::Fill fill = BufferPool::Fill::kZero) {
     if (bytes > (size_t{1} << 40)) return ResourceExhausted("allocation of " + std::to_string(bytes) + " bytes refused");
     try {
-      return std::shared_ptr<Buffer>(std::make_shared<CpuBuffer>(buffers_, bytes, init));
+      return std::shared_ptr<Buffer>(std::make_shared<CpuBuffer>(buffers_, bytes, init, fill));
     } catch (const std::bad_alloc&) {
       return ResourceExhausted("out of memory allocating " + std::to_string(bytes) + " bytes");
     }
@@ -242,7 +254,7 @@ class CpuDevice final : public Device {
   // executes submissions (the submitter inline, the queue thread deferred)
   // hands it work.
   ThreadPool pool_;
-  std::shared_ptr<BufferPool> buffers_ = std::make_shared<BufferPool>(kMaxCachedBytes);
+  std::shared_ptr<BufferPool> buffers_ = std::make_shared<BufferPool>(kMaxCachedBytes, PoisonFromEnvironment());
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Submission> queue_;
