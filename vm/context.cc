@@ -281,7 +281,7 @@ Status Context::InvokeImpl(const std::string& name, size_t count, const HostTens
   options_ = options;
   local_grid_.reset();
   has_deadline_ = options.timeout.count() > 0;
-  deadline_ = std::chrono::steady_clock::now() + options.timeout;
+  if (has_deadline_) deadline_ = std::chrono::steady_clock::now() + options.timeout;
   int f = module_->FindFunction(name);
   if (f < 0) return NotFound("no function named '" + name + "' in the module");
   const LoadedFunction& fn = module_->functions[f];

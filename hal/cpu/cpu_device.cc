@@ -9,6 +9,7 @@
 #include <mutex>
 #include <new>
 #include <string_view>
+#include <span>
 #include <thread>
 
 #include "hal/cpu/buffer_pool.h"
@@ -78,9 +79,22 @@ Status RunCommand(const RecordedCommand& c, TaskRunner* pool) {
     std::memmove(ToTensorRef(t).data, ToTensorRef(s).data, s.ByteSize());
     return Status::Ok();
   }
-  std::vector<TensorRef> in, out;
-  for (const auto& v : c.inputs) in.push_back(ToTensorRef(v));
-  for (const auto& v : c.outputs) out.push_back(ToTensorRef(v));
+  // The kernel's tensors: on the stack for the common few (no allocation
+  // per dispatch), else on the heap.
+  constexpr size_t kInline = 8;
+  TensorRef in_inline[kInline], out_inline[kInline];
+  std::vector<TensorRef> in_heap, out_heap;
+  auto refs = [](const std::vector<BufferView>& views, TensorRef* fixed, std::vector<TensorRef>* heap) {
+    TensorRef* to = fixed;
+    if (views.size() > kInline) {
+      heap->resize(views.size());
+      to = heap->data();
+    }
+    for (size_t i = 0; i < views.size(); ++i) to[i] = ToTensorRef(views[i]);
+    return std::span<const TensorRef>(to, views.size());
+  };
+  const std::span<const TensorRef> in = refs(c.inputs, in_inline, &in_heap);
+  const std::span<const TensorRef> out = refs(c.outputs, out_inline, &out_heap);
   auto* e = static_cast<CpuExecutable*>(c.executable.get());
   Status s = e->fn()(KernelCall{e->params(), in, out, pool});
   if (!s.ok()) {
