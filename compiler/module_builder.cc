@@ -91,7 +91,9 @@ std::vector<uint8_t> ModuleBuilder::Serialize(size_t compress_min_bytes) const {
                                            fbb.CreateString(u.type), fbb.CreateString(u.reason)));
     fns.push_back(fb::CreateFunction(fbb, fbb.CreateString(f.name), f.is_public, fbb.CreateVector(args),
                                      fbb.CreateVector(results), f.num_i64_registers, f.num_ref_registers,
-                                     fbb.CreateVector(f.bytecode), fbb.CreateVector(locs), fbb.CreateVector(unav)));
+                                     fbb.CreateVector(f.bytecode), fbb.CreateVector(locs), fbb.CreateVector(unav),
+                                     f.memory.arena_bytes, f.memory.transient_bytes, f.memory.pool_bytes,
+                                     f.memory.dynamic_allocs));
   }
   std::vector<flatbuffers::Offset<fb::Constant>> consts;
   for (const auto& c : constants) {

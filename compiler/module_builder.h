@@ -31,6 +31,13 @@ struct FunctionOut {
   struct Loc { uint32_t pc, line, col; };
   std::vector<Loc> locations;
   std::vector<UnavailableOut> unavailable;
+  // Memory planning's figures (compiler/passes/memory_plan.h; docs/memory.md).
+  struct Memory {
+    uint64_t arena_bytes = 0;      // the arena of one activation
+    uint64_t transient_bytes = 0;  // every statically sized alloc's bytes, summed (unplanned)
+    uint64_t pool_bytes = 0;       // those left to the pool (escaping), summed
+    uint32_t dynamic_allocs = 0;   // allocs sized at run time (always the pool)
+  } memory;
 };
 
 struct ConstantOut {

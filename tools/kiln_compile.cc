@@ -1,4 +1,4 @@
-// kiln-compile IN.mlir -o OUT.kiln [--target=cpu|vulkan|all] [--no-fold] [--emit=ir|module]
+// kiln-compile IN.mlir -o OUT.kiln [--target=cpu|vulkan|all] [--no-fold] [--no-arena] [--emit=ir|module]
 // IN "-" reads the program from stdin; "-o -" writes to stdout.
 #include <sys/stat.h>
 #include <unistd.h>
@@ -45,13 +45,16 @@ int Main(int argc, char** argv) {
   std::string input, output, target = "all", emit = "module";
   // The compiler evaluates nothing at compile time except stablehlo.constant,
   // which is what --no-fold asks for: the flag is accepted and changes nothing.
-  bool no_fold = false;
+  bool no_fold = false, no_arena = false;
   cli.Positional("input", &input, "StableHLO program (.mlir; - reads stdin)", true);
   cli.Text("-o,--output", &output,
            "output file: the module (required with --emit=module) or the IR (default: stdout); - writes stdout");
   cli.Choice("--target", &target, {"cpu", "vulkan", "all"}, "the devices to compile for");
   cli.Flag("--no-fold", &no_fold,
            "evaluate nothing at compile time except stablehlo.constant (always the case: nothing is folded)");
+  cli.Flag("--no-arena", &no_arena,
+           "allocate every transient from the device's pool instead of planning a per-function arena "
+           "(docs/memory.md)");
   cli.Choice("--emit", &emit, {"module", "ir"}, "what to write");
   if (auto exit = cli.Parse(argc, argv)) return *exit;
 
@@ -66,6 +69,7 @@ int Main(int argc, char** argv) {
   if (emit == "module" && output.empty()) return Fail("-o OUT.kiln is required (-o - writes the module to stdout)");
   kiln::compiler::CompileOptions options;
   options.target = target;
+  options.plan_memory = !no_arena;
   if (emit == "ir") {
     auto text = kiln::compiler::CompileToIrText(source, source_name);
     if (!text.ok()) {

@@ -1,9 +1,11 @@
 // vm-bench OUT.kiln [--function=NAME] [--device=...] [--input=...] [--iterations=N] [--warmup=N]
-// [--timeout=SECONDS]: times repeated invocations after warm-up; prints
-// min/median/max. --timeout limits each invocation.
+// [--timeout=SECONDS] [--stats]: times repeated invocations after warm-up;
+// prints min/median/max. --timeout limits each invocation; --stats adds the
+// memory figures of docs/memory.md.
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <sys/resource.h>
 #include <cstdio>
 #include <iostream>
 
@@ -21,6 +23,7 @@ int Main(int argc, char** argv) {
   std::vector<std::string> inputs;
   int iterations = 20, warmup = 3, threads = 0;
   double timeout_s = 0;
+  bool stats = false;
   cli.Positional("module", &path, "module file (.kiln)", true);
   cli.Text("--function", &function, "the public function to time");
   cli.Text("--device", &device_spec, "cpu, vulkan or vulkan:N");
@@ -30,6 +33,8 @@ int Main(int argc, char** argv) {
   cli.Integer("--threads", &threads, "kernel threads on the cpu device", 0, kiln::hal::ThreadPool::kMaxThreads,
               "0: KILN_THREADS if set, else one per core");
   cli.Seconds("--timeout", &timeout_s, "each invocation's time limit", 1e6, "none");
+  cli.Flag("--stats", &stats,
+           "also print the function's arena bytes, the device memory's high-water mark and the process's peak RSS");
   if (auto exit = cli.Parse(argc, argv)) return *exit;
   auto fail = [](const kiln::Status& s) {
     std::cerr << "error: " << s.message() << "\n";
@@ -64,6 +69,21 @@ int Main(int argc, char** argv) {
   std::sort(ms.begin(), ms.end());
   std::printf("%s on %s: %d runs, min %.4f ms, median %.4f ms, max %.4f ms\n", function.c_str(),
               (*device)->name().c_str(), iterations, ms.front(), ms[ms.size() / 2], ms.back());
+  if (stats) {
+    // The arena of one activation of the timed function (its callees take
+    // their own); the device's buffers at most alive at once, arenas and
+    // pool allocations alike (on the cpu device, the buffer pool's
+    // high-water mark); and ru_maxrss, which Linux reports in KiB.
+    uint64_t arena = 0;
+    for (const auto& f : (*module)->functions)
+      if (f.name == function) arena = f.arena_bytes;
+    const kiln::hal::DeviceStats ds = (*device)->stats();
+    struct rusage ru {};
+    getrusage(RUSAGE_SELF, &ru);
+    std::printf("stats: arena %llu bytes; device memory high-water %llu bytes (live now %llu); peak RSS %lld KiB\n",
+                static_cast<unsigned long long>(arena), static_cast<unsigned long long>(ds.peak_live_bytes),
+                static_cast<unsigned long long>(ds.live_bytes), static_cast<long long>(ru.ru_maxrss));
+  }
   return 0;
 }
 

@@ -121,6 +121,23 @@ kiln::Status DumpSpirv(const kiln::vm::LoadedModule& m, const std::string& dir) 
   return kiln::Status::Ok();
 }
 
+// "peak transient: N bytes (unplanned: M)" (docs/memory.md defines both):
+// N = the arena plus the static transients left to the pool, M = every
+// static transient's bytes summed; tensors sized at run time are in neither.
+void PrintPeakTransient(const kiln::vm::LoadedModule& m, const kiln::vm::LoadedFunction& f) {
+  if (m.version_major == 0 && m.version_minor < 4) {
+    std::printf("  peak transient: not recorded (format %u.%u)\n", m.version_major, m.version_minor);
+    return;
+  }
+  std::printf("  peak transient: %llu bytes (unplanned: %llu)",
+              static_cast<unsigned long long>(f.arena_bytes + f.pool_transient_bytes),
+              static_cast<unsigned long long>(f.transient_bytes));
+  std::printf("; arena %llu, pool %llu", static_cast<unsigned long long>(f.arena_bytes),
+              static_cast<unsigned long long>(f.pool_transient_bytes));
+  if (f.dynamic_allocs) std::printf("; plus %u tensors sized at run time", f.dynamic_allocs);
+  std::printf("\n");
+}
+
 int Main(int argc, char** argv) {
   kiln::tools::CommandLine cli("vm-dump", "shows the contents of a Kiln module");
   std::string path, spirv_dir;
@@ -181,6 +198,7 @@ int Main(int argc, char** argv) {
     sig += ")";
     std::printf("\nfunction %s%s %s  [%u i64 registers, %u ref registers]\n", f.is_public ? "" : "private ",
                 f.name.c_str(), sig.c_str(), f.num_i64_registers, f.num_ref_registers);
+    PrintPeakTransient(m, f);
     for (const auto& u : f.unavailable)
       std::printf("  unavailable on %s: %s (%s): %s\n", u.device.c_str(), u.op.c_str(), u.type.c_str(), u.reason.c_str());
     for (size_t i = 0; i < f.code.size(); ++i) {
@@ -198,7 +216,9 @@ int Main(int argc, char** argv) {
     }
   }
   using kiln::tools::Count;
-  std::printf("\nsizes: file %zu bytes; constants %zu stored (%zu raw) in %zu; bytecode %zu in %s; %s; "
+  // Constants live as long as the module (docs/memory.md): raw bytes, as the device holds them.
+  std::printf("\nconstant bytes: %zu\n", const_raw);
+  std::printf("sizes: file %zu bytes; constants %zu stored (%zu raw) in %zu; bytecode %zu in %s; %s; "
               "vulkan shaders %zu bytes of SPIR-V in %s\n",
               m.file.size(), const_stored, const_raw, m.constants.size(), code_bytes,
               Count(m.functions.size(), "function").c_str(), Count(m.executables.size(), "executable").c_str(),

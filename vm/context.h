@@ -21,6 +21,9 @@
 namespace kiln::vm {
 
 struct GridRun;
+
+// Whether KILN_ARENA_POISON=1 is set (vm/arena.cc).
+bool ArenaPoisonRequested();
 struct GridResult;
 
 // A value in a ref register: a tensor (buffer view), a list (tuple), or a token.
@@ -97,6 +100,10 @@ class Context {
     int function = 0;
     std::vector<int64_t> i64;
     std::vector<RefValue> refs;
+    // This activation's arena (memory planning), taken from the device at
+    // its first arena.view: each activation has its own, so recursion never
+    // shares one, and pending work keeps it alive until it has run.
+    std::shared_ptr<hal::Buffer> arena;
   };
   Context(std::shared_ptr<const LoadedModule> module, hal::Device* device);
   Status Instantiate();
@@ -142,6 +149,8 @@ class Context {
   // A view of `bytes` bytes at `data` (checked against the shape), read in
   // place where the device can.
   StatusOr<RefValue> WrapView(ElementType type, std::vector<int64_t> dims, const void* data, size_t bytes);
+  // arena.view: R[a] := a view of the frame's arena (docs/memory.md).
+  Status ArenaView(const Instruction& ins, Frame& frame);
   Status RunCheck(const Instruction& ins, Frame& frame);
   // Collectives and interpreter.run_parallel (vm/collectives/context_collectives.cc).
   Status RunCollective(const Instruction& ins, Frame& frame);
@@ -167,6 +176,12 @@ class Context {
   std::chrono::steady_clock::time_point deadline_;
   std::shared_ptr<GridEnvironment> local_grid_;  // the 1x1 grid of a plain Invoke
   std::map<uint32_t, CollectiveDesc> descs_;     // parsed descriptors, by string index
+  // KILN_ARENA_POISON=1: every arena view is filled with 0xff bytes (from
+  // poison_, on the device's queue) as its tensor's life begins, so a tensor
+  // planned over one still live, or a kernel reading an output before
+  // writing it, fails a test instead of passing by luck.
+  bool arena_poison_ = ArenaPoisonRequested();
+  std::shared_ptr<hal::Buffer> poison_;
 };
 
 // Compares two host tensors as the check ops do (see vm/checks.cc); returns

@@ -239,6 +239,10 @@ dispatch:
     R[o[0].value] = std::move(v.value());
     KILN_DISPATCH(index + 1);
   }
+  KILN_CASE(kArenaView) : {
+    if (!(s = ArenaView(code[index], frame)).ok()) return fail(index, s);
+    KILN_DISPATCH(index + 1);
+  }
   KILN_CASE(kDispatch) : {
     const auto& o = code[index].operands;
     std::vector<hal::BufferView> ins_v, outs_v;

@@ -43,6 +43,11 @@ struct LoadedFunction {
   std::vector<Instruction> code;
   std::vector<SourceLoc> locations;  // by byte pc, ascending
   std::vector<UnavailableOn> unavailable;
+  // Memory planning (format 0.4, docs/memory.md; zero in older files): the
+  // arena each activation takes for arena.view, and the compiler's figures.
+  uint64_t arena_bytes = 0;
+  uint64_t transient_bytes = 0, pool_transient_bytes = 0;
+  uint32_t dynamic_allocs = 0;
   // The source line:col of the instruction at `index`, or "" if unknown.
   std::string LocationOf(size_t index) const;
 };

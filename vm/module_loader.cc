@@ -277,6 +277,13 @@ StatusOr<std::shared_ptr<const LoadedModule>> LoadModule(std::vector<uint8_t> by
       lf.num_ref_registers = f->num_ref_registers();
       if (lf.num_i64_registers > 1u << 20 || lf.num_ref_registers > 1u << 20)
         return Bad(where + " declares too many registers");
+      lf.arena_bytes = f->arena_bytes();
+      lf.transient_bytes = f->transient_bytes();
+      lf.pool_transient_bytes = f->pool_transient_bytes();
+      lf.dynamic_allocs = f->dynamic_allocs();
+      // The tensor size limit (2^40 elements of at most 16 bytes) bounds an arena too.
+      if (lf.arena_bytes > uint64_t{1} << 44) return Bad(where + " declares an arena of " +
+                                                         std::to_string(lf.arena_bytes) + " bytes");
       if (f->locations())
         for (const auto* l : *f->locations()) lf.locations.push_back(SourceLoc{l->pc(), l->line(), l->col()});
       if (f->unavailable())

@@ -10,6 +10,7 @@
 
 #include "compiler/lower/kernel_params.h"
 #include "compiler/lower/lowering.h"
+#include "compiler/passes/memory_plan.h"
 #include "kernels/kernel_table.h"
 
 namespace kiln::compiler {
@@ -352,7 +353,9 @@ Status LowerModule(const ir::Module& module, const CompileOptions& options, cons
     FunctionUses u{out->dispatch_uses.size(), 0, out->call_uses.size(), 0};
     ir::Location loc;
     FunctionLowering lowering(module, *f, out, function_index);
-    KILN_ASSIGN_OR_RETURN(ElementwiseFusion fusion, ElementwiseFusion::Plan(*f));
+    // The vulkan target has no shader for a reduce with a fused producer yet
+    // (docs/vulkan.md): modules that may run there keep the operand.
+    KILN_ASSIGN_OR_RETURN(ElementwiseFusion fusion, ElementwiseFusion::Plan(*f, options.target == "cpu"));
     if (options.fuse) lowering.UseFusion(&fusion);
     auto fo = lowering.Lower(&loc);
     if (!fo.ok()) return Status(fo.status().code(), format_error(loc, fo.status().message()));
@@ -361,6 +364,11 @@ Status LowerModule(const ir::Module& module, const CompileOptions& options, cons
     out->function_uses.push_back(u);
     out->functions.push_back(std::move(fo.value()));
   }
+  // After every function is lowered: a call's planning needs its callee's
+  // summary (compiler/passes/memory_plan.h).
+  KILN_ASSIGN_OR_RETURN(std::vector<bool> returns_argument, FunctionsReturningArguments(out->functions));
+  for (auto& f : out->functions)
+    KILN_RETURN_IF_ERROR(PlanFunctionMemory(&f, options.plan_memory, returns_argument));
   return Status::Ok();
 }
 

@@ -292,7 +292,8 @@ bool MakeEpilogue(FusedGroup* g, size_t k) {
   return true;
 }
 
-void PlanBlock(const ir::Block& block, const Users& users, std::set<const ir::Operation*>* fused_away,
+void PlanBlock(const ir::Block& block, const Users& users, const std::set<const ir::Operation*>& dead,
+               std::set<const ir::Operation*>* fused_away,
                std::map<const ir::Operation*, FusedGroup>* groups, std::set<const ir::Operation*>* grouped) {
   // Walk backwards: an op joins the group of its users when all of them are
   // in one group of this block and it has that group's shape.
@@ -301,7 +302,7 @@ void PlanBlock(const ir::Block& block, const Users& users, std::set<const ir::Op
   std::vector<const std::vector<int64_t>*> shape;
   for (size_t i = block.ops.size(); i-- > 0;) {
     const ir::Operation* op = block.ops[i].get();
-    if (Classify(*op) == Kind::kNone) continue;
+    if (Classify(*op) == Kind::kNone || dead.count(op)) continue;
     size_t g = SIZE_MAX;
     bool joins = true;
     auto it = users.find(op->result());
@@ -350,7 +351,7 @@ void PlanBlock(const ir::Block& block, const Users& users, std::set<const ir::Op
   }
   for (const auto& op : block.ops)
     for (const auto& r : op->regions)
-      for (const auto& b : r->blocks) PlanBlock(*b, users, fused_away, groups, grouped);
+      for (const auto& b : r->blocks) PlanBlock(*b, users, dead, fused_away, groups, grouped);
 }
 
 // A splat constant that only group members read is a kConstant step of
@@ -373,12 +374,131 @@ void DropInlinedConstants(const ir::Block& block, const Users& users, const std:
 
 }  // namespace
 
-StatusOr<ElementwiseFusion> ElementwiseFusion::Plan(const ir::Function& fn) {
+namespace {
+
+// Producer fusion into reductions: a single-operand reduce whose operand an
+// elementwise chain of its block computes gets that chain as its "input"
+// program (kernels/reference/reduction.cc), so the reduce reads the chain's
+// inputs and the operand is never materialised. The chain is every
+// elementwise op (and broadcast_in_dim) of the operand's shape the operand
+// depends on within the block; values of another shape (a per-row mean
+// broadcast back along the reduced axis) are read through the axis map.
+// Members may have other users: those still compute them (normally, or
+// recomputed inside their own group), because an elementwise op costs less
+// than writing and reading back its result.
+void PlanReduces(const ir::Block& block, std::map<const ir::Operation*, FusedGroup>* groups,
+                 std::map<const ir::Operation*, std::vector<const ir::Operation*>>* members_of) {
+  std::map<const ir::Operation*, size_t> order;
+  for (size_t i = 0; i < block.ops.size(); ++i) order[block.ops[i].get()] = i;
+  for (const auto& opp : block.ops) {
+    const ir::Operation& op = *opp;
+    for (const auto& r : op.regions)
+      for (const auto& b : r->blocks) PlanReduces(*b, groups, members_of);
+    if (!op_names::IsKernelOp(op.name, KernelId::kReduce) || op.operands.size() != 2 || op.results.size() != 1)
+      continue;
+    const ir::Value* operand = op.operands[0];
+    const ir::Type& rt = op.result()->type;
+    if (!operand->type.is_tensor() || operand->type.is_quantized() || !operand->type.HasStaticShape() ||
+        !rt.is_tensor() || rt.is_quantized() || !rt.HasStaticShape())
+      continue;
+    const ir::Operation* def = operand->def;
+    if (def == nullptr || !order.count(def) || Classify(*def) == Kind::kNone) continue;
+    std::vector<const ir::Operation*> members;
+    std::set<const ir::Operation*> seen{def};
+    std::vector<const ir::Operation*> work{def};
+    while (!work.empty() && members.size() < kMaxGroupOps) {
+      const ir::Operation* m = work.back();
+      work.pop_back();
+      members.push_back(m);
+      if (Classify(*m) == Kind::kBroadcast) continue;  // its operand is read through the axis map
+      for (const ir::Value* v : m->operands) {
+        const ir::Operation* d = v->def;
+        if (d == nullptr || !order.count(d) || seen.count(d) || Classify(*d) == Kind::kNone ||
+            v->type.dims != operand->type.dims)
+          continue;
+        seen.insert(d);
+        work.push_back(d);
+      }
+    }
+    if (!work.empty()) continue;  // too long a chain
+    std::sort(members.begin(), members.end(),
+              [&](const ir::Operation* a, const ir::Operation* b) { return order.at(a) < order.at(b); });
+    FusedGroup g;
+    if (!BuildGroup(members, &g)) continue;
+    auto params = KernelParamsForOp(op);
+    const ScalarProgram* prog = g.params.Program("body");
+    if (!params.ok() || prog == nullptr) continue;
+    KernelParams p = std::move(params.value());
+    KernelAttr input;
+    input.name = "input";
+    input.has_program = true;
+    input.program = *prog;
+    p.attrs.push_back(std::move(input));
+    if (const KernelAttr* map = g.params.Find("input_broadcast")) {
+      KernelAttr m = *map;
+      p.attrs.push_back(std::move(m));
+    }
+    KernelAttr dims;
+    dims.name = "input_dims";
+    dims.ints = operand->type.dims;
+    p.attrs.push_back(std::move(dims));
+    FusedGroup rg;
+    rg.root = &op;
+    rg.inputs = g.inputs;
+    rg.inputs.push_back(op.operands[1]);  // the init value
+    rg.params = std::move(p);
+    rg.num_ops = g.num_ops + 1;
+    (*groups)[&op] = std::move(rg);
+    (*members_of)[&op] = std::move(members);
+  }
+}
+
+// The uses that remain once fused reduces read their chains' inputs: a
+// fused reduce no longer reads its operand, and a chain member nothing else
+// needs (dead: added to `dead`) no longer reads its operands.
+Users LiveUses(const Users& users, const std::map<const ir::Operation*, std::vector<const ir::Operation*>>& members_of,
+               const std::map<const ir::Operation*, FusedGroup>& groups, std::set<const ir::Operation*>* dead) {
+  Users live = users;
+  auto drop = [&](const ir::Value* v, const ir::Operation* user) {
+    auto& list = live[v];
+    auto it = std::find(list.begin(), list.end(), user);
+    if (it != list.end()) list.erase(it);
+  };
+  std::vector<const ir::Operation*> candidates;
+  for (const auto& [reduce, members] : members_of) {
+    drop(reduce->operands[0], reduce);
+    // It reads its chain's inputs itself (so they stay materialised).
+    for (const ir::Value* v : groups.at(reduce).inputs) live[v].push_back(reduce);
+    candidates.insert(candidates.end(), members.begin(), members.end());
+  }
+  // Until nothing changes: a member whose result nobody reads is dead.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const ir::Operation* m : candidates) {
+      if (dead->count(m) || !live[m->result()].empty()) continue;
+      dead->insert(m);
+      for (const ir::Value* v : m->operands) drop(v, m);
+      changed = true;
+    }
+  }
+  return live;
+}
+
+}  // namespace
+
+StatusOr<ElementwiseFusion> ElementwiseFusion::Plan(const ir::Function& fn, bool fuse_reductions) {
   ElementwiseFusion f;
-  Users users;
-  for (const auto& b : fn.body.blocks) CollectUses(*b, &users);
-  std::set<const ir::Operation*> grouped;
-  for (const auto& b : fn.body.blocks) PlanBlock(*b, users, &f.fused_away_, &f.groups_, &grouped);
+  Users all_uses;
+  for (const auto& b : fn.body.blocks) CollectUses(*b, &all_uses);
+  std::map<const ir::Operation*, std::vector<const ir::Operation*>> members_of;
+  if (fuse_reductions)
+    for (const auto& b : fn.body.blocks) PlanReduces(*b, &f.groups_, &members_of);
+  std::set<const ir::Operation*> dead;
+  const Users users = LiveUses(all_uses, members_of, f.groups_, &dead);
+  // Dead chain members are computed only inside their reduces.
+  f.fused_away_ = dead;
+  std::set<const ir::Operation*> grouped = dead;
+  for (const auto& b : fn.body.blocks) PlanBlock(*b, users, dead, &f.fused_away_, &f.groups_, &grouped);
   for (const auto& b : fn.body.blocks) DropInlinedConstants(*b, users, grouped, &f.fused_away_);
   return f;
 }

@@ -14,6 +14,16 @@
 // return or by two different groups all keep it materialised), so nothing
 // is computed twice and values used elsewhere still exist in memory.
 //
+// Producer fusion into reductions (fuse_reductions): a single-operand
+// stablehlo.reduce whose operand an elementwise chain of its block computes
+// (the exp of softmax, the squared deviation of a norm) gets the chain as
+// its "input" program and reads the chain's inputs instead (the "input",
+// "input_broadcast" and "input_dims" attributes of docs/kernels.md); the
+// operand is not materialised. Chain members other ops still read are
+// computed there as well (recomputed inside their consumers' group), so
+// softmax's `exp(x - max)` feeds both the sum and the divide without
+// existing in memory.
+//
 // The program holds the same scalar ops, with the same types, in the same
 // order as the unfused dispatches, and every scalar op rounds to its result
 // type, so fused and unfused programs give identical results.
@@ -38,11 +48,12 @@ struct FusedGroup {
 class ElementwiseFusion {
  public:
   // Plans fusion over every block of `fn` (nested regions included).
-  static StatusOr<ElementwiseFusion> Plan(const ir::Function& fn);
+  static StatusOr<ElementwiseFusion> Plan(const ir::Function& fn, bool fuse_reductions = true);
 
   // A member of a group other than its root: lowering emits nothing for it.
   bool FusedAway(const ir::Operation* op) const { return fused_away_.count(op) != 0; }
-  // The group rooted at `op` (two or more ops), or null.
+  // The group rooted at `op` (two or more ops; for a reduce, the reduce
+  // with its fused chain), or null.
   const FusedGroup* GroupAt(const ir::Operation* op) const {
     auto it = groups_.find(op);
     return it == groups_.end() ? nullptr : &it->second;

@@ -226,16 +226,22 @@ class VulkanDevice final : public Device {
       pci.queueFamilyIndex = core_->queue_family;
       KILN_VK(vkCreateCommandPool(core_->device, &pci, nullptr, &f.pool), "creating a command pool");
     }
-    if (!f.cmd) {
+    return BeginOneTime(f, f.cmd);
+  }
+
+  // Begins `cmd` for one submission, allocating it from f's pool the first
+  // time (frames keep their command buffers across recycling).
+  Status BeginOneTime(InFlight& f, VkCommandBuffer& cmd) {
+    if (!cmd) {
       VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
       ai.commandPool = f.pool;
       ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
       ai.commandBufferCount = 1;
-      KILN_VK(vkAllocateCommandBuffers(core_->device, &ai, &f.cmd), "allocating a command buffer");
+      KILN_VK(vkAllocateCommandBuffers(core_->device, &ai, &cmd), "allocating a command buffer");
     }
     VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
     bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    KILN_VK(vkBeginCommandBuffer(f.cmd, &bi), "beginning a command buffer");
+    KILN_VK(vkBeginCommandBuffer(cmd, &bi), "beginning a command buffer");
     return Status::Ok();
   }
 
@@ -272,16 +278,7 @@ class VulkanDevice final : public Device {
       if (auto b = w.lock()) f.filled.push_back(std::move(b));
     if (f.filled.empty()) return Status::Ok();
     Status s = [&]() -> Status {
-      if (!f.fill_cmd) {
-        VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-        ai.commandPool = f.pool;
-        ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-        ai.commandBufferCount = 1;
-        KILN_VK(vkAllocateCommandBuffers(core_->device, &ai, &f.fill_cmd), "allocating a command buffer");
-      }
-      VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-      bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-      KILN_VK(vkBeginCommandBuffer(f.fill_cmd, &bi), "beginning a command buffer");
+      KILN_RETURN_IF_ERROR(BeginOneTime(f, f.fill_cmd));
       for (const auto& b : f.filled) vkCmdFillBuffer(f.fill_cmd, b->handle(), 0, VK_WHOLE_SIZE, 0);
       Barrier(f.fill_cmd);
       KILN_VK(vkEndCommandBuffer(f.fill_cmd), "recording zero-fills");

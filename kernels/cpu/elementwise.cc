@@ -42,27 +42,13 @@
 
 #ifndef KILN_CPU_ELEMENTWISE_SHARED
 #define KILN_CPU_ELEMENTWISE_SHARED
+#include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/gather.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/kernels.h"
 #include "kernels/reference/elementwise_inputs.h"
 
 namespace kiln::cpu {
-
-constexpr size_t kBlock = 512;  // elements per interpreted block; a multiple of every lane count
-
-struct ElementwiseProblem {
-  const ScalarProgram* program = nullptr;
-  std::vector<const uint8_t*> inputs;  // per param
-  std::vector<bool> input_is_scalar;   // rank 0, broadcast
-  // Per param: empty, or its stride along each output axis (a broadcast of
-  // a lower-rank operand fused into the program, read by GatherBlock).
-  std::vector<std::vector<int64_t>> gather_strides;
-  std::vector<int64_t> out_dims;
-  std::vector<uint8_t*> outputs;       // per result
-  ElementType type = ElementType::kF32; // the program's float type (f32 or f64)
-  size_t n = 0;                        // elements per output
-};
 
 // Elements per thread-pool task: a multiple of kBlock, large enough that the
 // hand-off (a few microseconds) is noise, small enough to balance 2-16 cores.
@@ -316,9 +302,9 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
       }
     }
     for (size_t o = 0; o < p.outputs.size(); ++o) {
-      T* out = reinterpret_cast<T*>(p.outputs[o]) + start;
+      T* out = reinterpret_cast<T*>(p.outputs[o]) + (start - p.out_base);
       const T* res = src[prog.results[o]];
-      if (count == kBlock && reinterpret_cast<uintptr_t>(out) % 64 == 0) {
+      if (p.stream && count == kBlock && reinterpret_cast<uintptr_t>(out) % 64 == 0) {
         // Non-temporal stores: the output is not read back here, so skip
         // reading its cache lines in first (a third of the memory traffic).
         for (size_t i = 0; i < kBlock; i += N) hn::Stream(hn::LoadU(d, res + i), d, out + i);
@@ -329,7 +315,7 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
       }
     }
   }
-  hwy::FlushStream();
+  if (p.stream) hwy::FlushStream();
 }
 
 void RunElementwiseF32(const ElementwiseProblem& p, size_t begin, size_t end) { RunElementwise<float>(p, begin, end); }
@@ -435,39 +421,58 @@ Status Elementwise(const KernelCall& call) {
   return RunElementwiseProgram(call, call.params.Program("body"), call.params.Find("input_broadcast"));
 }
 
+bool MakeElementwiseProblem(const KernelCall& call, const ScalarProgram* prog, const KernelAttr* map,
+                            std::span<const int64_t> dims, ElementwiseProblem* out) {
+  if (prog == nullptr || !Supported(*prog) || call.inputs.size() != prog->param_types.size()) return false;
+  ElementwiseProblem& p = *out;
+  p.program = prog;
+  p.type = FloatTypeOf(*prog);
+  // The reference's reading of the inputs (the axis map included), for an
+  // output of `dims` (ElementwiseInputStrides reads only its dims).
+  const TensorRef shape{p.type, dims, nullptr, 0};
+  const KernelCall as_output{call.params, call.inputs, std::span<const TensorRef>(&shape, 1), call.runner};
+  std::vector<std::vector<int64_t>> strides;
+  if (!ref::ElementwiseInputStrides(as_output, map, &strides).ok() || dims.size() > 16) return false;
+  std::vector<int64_t> dense(dims.size(), 1);
+  for (size_t a = dense.size(); a-- > 1;) dense[a - 1] = dense[a] * dims[a];
+  p.out_dims.assign(dims.begin(), dims.end());
+  for (size_t i = 0; i < call.inputs.size(); ++i) {
+    const TensorRef& in = call.inputs[i];
+    if (in.type != prog->param_types[i] || !StorageOk(in)) return false;
+    const bool scalar = std::all_of(strides[i].begin(), strides[i].end(), [](int64_t s) { return s == 0; });
+    bool full = true;  // read in place: the output's own layout
+    for (size_t a = 0; a < dense.size(); ++a) full = full && (strides[i][a] == dense[a] || dims[a] == 1);
+    p.inputs.push_back(in.data);
+    p.input_is_scalar.push_back(scalar && !full);
+    p.gather_strides.push_back(scalar || full ? std::vector<int64_t>{} : strides[i]);
+  }
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  p.n = static_cast<size_t>(n);
+  return true;
+}
+
+void RunElementwiseRange(const ElementwiseProblem& p, size_t begin, size_t end) {
+  if (p.type == ElementType::kF32) {
+    HWY_DYNAMIC_DISPATCH(RunElementwiseF32)(p, begin, end);
+  } else {
+    HWY_DYNAMIC_DISPATCH(RunElementwiseF64)(p, begin, end);
+  }
+}
+
 Status RunElementwiseProgram(const KernelCall& call, const ScalarProgram* prog, const KernelAttr* map) {
   // Any call the fast path does not take (or would refuse) goes to the
   // reference, which gives the error.
   auto reference = [&] { return ref::RunElementwiseProgram(call, prog, map); };
-  if (prog == nullptr || !Supported(*prog)) return reference();
-  if (call.inputs.size() != prog->param_types.size() || call.outputs.size() != prog->results.size())
-    return reference();
+  if (prog == nullptr || call.outputs.size() != prog->results.size() || call.outputs.empty()) return reference();
   const TensorRef& out0 = call.outputs[0];
   ElementwiseProblem p;
-  p.program = prog;
-  p.type = FloatTypeOf(*prog);
+  if (!MakeElementwiseProblem(call, prog, map, out0.dims, &p)) return reference();
   for (size_t o = 0; o < call.outputs.size(); ++o) {
     const TensorRef& out = call.outputs[o];
     if (out.type != p.type || !StorageOk(out) || !SameDims(out.dims, out0.dims)) return reference();
     p.outputs.push_back(out.data);
   }
-  // The reference's reading of the inputs (the axis map included).
-  std::vector<std::vector<int64_t>> strides;
-  if (!ref::ElementwiseInputStrides(call, map, &strides).ok() || out0.dims.size() > 16) return reference();
-  std::vector<int64_t> dense(out0.dims.size(), 1);
-  for (size_t a = dense.size(); a-- > 1;) dense[a - 1] = dense[a] * out0.dims[a];
-  p.out_dims.assign(out0.dims.begin(), out0.dims.end());
-  for (size_t i = 0; i < call.inputs.size(); ++i) {
-    const TensorRef& in = call.inputs[i];
-    if (in.type != prog->param_types[i] || !StorageOk(in)) return reference();
-    const bool scalar = std::all_of(strides[i].begin(), strides[i].end(), [](int64_t s) { return s == 0; });
-    bool full = true;  // read in place: the output's own layout
-    for (size_t a = 0; a < dense.size(); ++a) full = full && (strides[i][a] == dense[a] || out0.dims[a] == 1);
-    p.inputs.push_back(in.data);
-    p.input_is_scalar.push_back(scalar && !full);
-    p.gather_strides.push_back(scalar || full ? std::vector<int64_t>{} : strides[i]);
-  }
-  p.n = static_cast<size_t>(out0.NumElements());
   if (p.n == 0) return Status::Ok();
   // Each block's inputs are read before its outputs are written, so an
   // output may share its buffer with an input of the same shape.
@@ -475,12 +480,7 @@ Status RunElementwiseProgram(const KernelCall& call, const ScalarProgram* prog, 
   const int64_t tasks = static_cast<int64_t>((p.n + kTaskElements - 1) / kTaskElements);
   ParallelFor(call.runner, tasks, [&](int64_t t, int) {
     const size_t begin = static_cast<size_t>(t) * kTaskElements;
-    const size_t end = std::min(p.n, begin + kTaskElements);
-    if (p.type == ElementType::kF32) {
-      HWY_DYNAMIC_DISPATCH(RunElementwiseF32)(p, begin, end);
-    } else {
-      HWY_DYNAMIC_DISPATCH(RunElementwiseF64)(p, begin, end);
-    }
+    RunElementwiseRange(p, begin, std::min(p.n, begin + kTaskElements));
   });
   return Status::Ok();
 }

@@ -24,6 +24,10 @@ Status Transpose(const KernelCall& call);
 Status Slice(const KernelCall& call);
 Status Concatenate(const KernelCall& call);
 
+// stablehlo.gather of whole rows (an embedding lookup) by memcpy; other
+// gathers run the reference kernel (indexing_gather.cc).
+Status Gather(const KernelCall& call);
+
 // stablehlo.reduce_window (pooling) of one f32/f64 operand by add/max/min
 // (reduction_window.cc).
 bool ReduceWindowApplies(const KernelParams& params);

@@ -4,14 +4,22 @@
 // and pooling heads use; anything else runs the reference kernel).
 //
 // The operand is viewed as [outer, R, inner] (R = the reduced block). Each
-// result element folds its R inputs in increasing order starting from the
-// init value, exactly as the reference does, so results are bit-identical:
-//  - inner > 1: SIMD across `inner` (neighbouring results), sequential in R;
+// result gets exactly the reference's bits:
+//  - inner > 1: SIMD across `inner` (neighbouring results), each result
+//    folding its R inputs in increasing order from the init value;
 //  - inner == 1, maximum/minimum: SIMD across R (these are associative and
 //    commutative, NaN and signed zeros included), then across lanes;
-//  - inner == 1, add: a sequential scalar sum (f32 addition is not
-//    associative; this keeps the reference's order and rounding).
-// Work is split over the thread pool by result rows.
+//  - inner == 1, add: the 16-lane tree order of kernels/reference/
+//    reduction_order.h, as 4 vectors of 4 f32 (8 of 2 f64) lanes.
+// Work is split over the thread pool by result rows; a result is never
+// split, so the thread count cannot change a bit.
+//
+// A fused producer (the "input" program, compiler/passes/fuse_elementwise.h)
+// runs through the elementwise interpreter (elementwise.h) into a scratch
+// block of at most kChunk elements (L2-resident) that is folded right away:
+// the operand (the exp of softmax, the squared deviation of a norm) never
+// reaches memory. Blocks are whole rows when rows fit, else pieces of one
+// row whose lengths are multiples of 16, so the order stays the same.
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -21,24 +29,31 @@
 #include "kernels/cpu/hwy_targets.h"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
+#include "hwy/aligned_allocator.h"
 #include "kernels/cpu/float_ops-inl.h"
 
 #ifndef KILN_CPU_REDUCTION_SHARED
 #define KILN_CPU_REDUCTION_SHARED
+#include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/kernels.h"
 #include "kernels/cpu/reduce_body.h"
+#include "kernels/reference/reduction_order.h"
 
 namespace kiln::cpu {
 
 struct ReduceProblem {
-  const void* in = nullptr;
+  const void* in = nullptr;  // the operand, or null with a producer
+  const ElementwiseProblem* producer = nullptr;  // computes the operand
   void* out = nullptr;
   const void* init = nullptr;
   size_t outer = 0, r = 0, inner = 0;
   size_t row_begin = 0, row_end = 0;  // the outer rows of this task
   ReduceOp op = ReduceOp::kAdd;
 };
+
+// Scratch elements a producer fills per step: a multiple of 16 and of kBlock.
+constexpr size_t kChunk = 16 * 1024;
 
 }  // namespace kiln::cpu
 #endif  // KILN_CPU_REDUCTION_SHARED
@@ -48,43 +63,152 @@ namespace kiln::cpu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// Adds x[0..16 * blocks) to the 16 tree lanes (reduction_order.h).
+HWY_INLINE void FeedLanes(const float* HWY_RESTRICT x, size_t blocks, float* HWY_RESTRICT lanes) {
+  const hn::CappedTag<float, 4> d;  // 4 lanes (FoldInto checks)
+  auto a0 = hn::LoadU(d, lanes), a1 = hn::LoadU(d, lanes + 4);
+  auto a2 = hn::LoadU(d, lanes + 8), a3 = hn::LoadU(d, lanes + 12);
+  for (size_t b = 0; b < blocks; ++b, x += 16) {
+    a0 = hn::Add(a0, hn::LoadU(d, x));
+    a1 = hn::Add(a1, hn::LoadU(d, x + 4));
+    a2 = hn::Add(a2, hn::LoadU(d, x + 8));
+    a3 = hn::Add(a3, hn::LoadU(d, x + 12));
+  }
+  hn::StoreU(a0, d, lanes);
+  hn::StoreU(a1, d, lanes + 4);
+  hn::StoreU(a2, d, lanes + 8);
+  hn::StoreU(a3, d, lanes + 12);
+}
+
+HWY_INLINE void FeedLanes(const double* HWY_RESTRICT x, size_t blocks, double* HWY_RESTRICT lanes) {
+  const hn::CappedTag<double, 2> d;  // 2 lanes (FoldInto checks)
+  auto a0 = hn::LoadU(d, lanes), a1 = hn::LoadU(d, lanes + 2), a2 = hn::LoadU(d, lanes + 4);
+  auto a3 = hn::LoadU(d, lanes + 6), a4 = hn::LoadU(d, lanes + 8), a5 = hn::LoadU(d, lanes + 10);
+  auto a6 = hn::LoadU(d, lanes + 12), a7 = hn::LoadU(d, lanes + 14);
+  for (size_t b = 0; b < blocks; ++b, x += 16) {
+    a0 = hn::Add(a0, hn::LoadU(d, x));
+    a1 = hn::Add(a1, hn::LoadU(d, x + 2));
+    a2 = hn::Add(a2, hn::LoadU(d, x + 4));
+    a3 = hn::Add(a3, hn::LoadU(d, x + 6));
+    a4 = hn::Add(a4, hn::LoadU(d, x + 8));
+    a5 = hn::Add(a5, hn::LoadU(d, x + 10));
+    a6 = hn::Add(a6, hn::LoadU(d, x + 12));
+    a7 = hn::Add(a7, hn::LoadU(d, x + 14));
+  }
+  hn::StoreU(a0, d, lanes);
+  hn::StoreU(a1, d, lanes + 2);
+  hn::StoreU(a2, d, lanes + 4);
+  hn::StoreU(a3, d, lanes + 6);
+  hn::StoreU(a4, d, lanes + 8);
+  hn::StoreU(a5, d, lanes + 10);
+  hn::StoreU(a6, d, lanes + 12);
+  hn::StoreU(a7, d, lanes + 14);
+}
+
+// Folds x[0..r * inner) (r rows of `inner` values) into the running
+// accumulators: dst[0..inner) for inner > 1 or maximum/minimum, `lanes`
+// (16 tree lanes, `first` elements fed before, a multiple of 16 unless
+// this is the row's last piece) for an inner == 1 add.
 template <typename T>
-void ReduceRows(const ReduceProblem& p) {
+void FoldInto(ReduceOp op, const T* HWY_RESTRICT x, size_t r, size_t inner, T* HWY_RESTRICT dst, T* lanes,
+              size_t first) {
   const hn::ScalableTag<T> d;
   const hn::CappedTag<T, 1> d1;
   const size_t N = hn::Lanes(d);
-  const T* in = static_cast<const T*>(p.in);
+  if (inner > 1) {
+    size_t i = 0;
+    for (; i + N <= inner; i += N) {
+      auto acc = hn::LoadU(d, dst + i);
+      for (size_t k = 0; k < r; ++k) acc = Combine(d, op, acc, hn::LoadU(d, x + k * inner + i));
+      hn::StoreU(acc, d, dst + i);
+    }
+    for (; i < inner; ++i) {
+      auto acc = hn::Set(d1, dst[i]);
+      for (size_t k = 0; k < r; ++k) acc = Combine(d1, op, acc, hn::Set(d1, x[k * inner + i]));
+      dst[i] = hn::GetLane(acc);
+    }
+  } else if (op == ReduceOp::kAdd) {
+    size_t done = 0;
+    // (HWY_SCALAR has 1-lane vectors: it feeds the lanes one by one.)
+    const hn::CappedTag<T, 16 / sizeof(T)> d128;
+    if (first % ref::kReduceLanes == 0 && hn::Lanes(d128) == 16 / sizeof(T)) {
+      FeedLanes(x, r / ref::kReduceLanes, lanes);
+      done = r / ref::kReduceLanes * ref::kReduceLanes;
+    }
+    ref::TreeSumFeed(x + done, r - done, first + done, lanes);
+  } else {
+    auto acc = hn::Set(d, dst[0]);
+    size_t k = 0;
+    for (; k + N <= r; k += N) acc = Combine(d, op, acc, hn::LoadU(d, x + k));
+    auto one = hn::Set(d1, dst[0]);
+    for (size_t lane = 0; lane < N; ++lane) one = Combine(d1, op, one, hn::Set(d1, hn::ExtractLane(acc, lane)));
+    for (; k < r; ++k) one = Combine(d1, op, one, hn::Set(d1, x[k]));
+    dst[0] = hn::GetLane(one);
+  }
+}
+
+template <typename T>
+void ReduceRows(const ReduceProblem& p) {
   T* out = static_cast<T*>(p.out);
   T init;
   std::memcpy(&init, p.init, sizeof(T));
-  for (size_t o = p.row_begin; o < p.row_end; ++o) {
-    const T* base = in + o * p.r * p.inner;
-    T* dst = out + o * p.inner;
-    if (p.inner > 1) {
-      size_t i = 0;
-      for (; i + N <= p.inner; i += N) {
-        auto acc = hn::Set(d, init);
-        for (size_t r = 0; r < p.r; ++r) acc = Combine(d, p.op, acc, hn::LoadU(d, base + r * p.inner + i));
-        hn::StoreU(acc, d, dst + i);
+  const bool tree = p.inner == 1 && p.op == ReduceOp::kAdd;
+  const size_t row = p.r * p.inner;  // operand elements per outer row
+  T lanes[ref::kReduceLanes];
+  // Rows [o, o + rows) of operand values at x: fold each from its init.
+  auto fold_rows = [&](const T* x, size_t o, size_t rows) {
+    for (size_t k = 0; k < rows; ++k) {
+      T* dst = out + (o + k) * p.inner;
+      if (tree) {
+        for (T& l : lanes) l = T(-0.0);
+        FoldInto(p.op, x + k * row, p.r, 1, dst, lanes, 0);
+        dst[0] = ref::TreeSumFinish(lanes, init);
+      } else {
+        std::fill(dst, dst + p.inner, init);
+        FoldInto(p.op, x + k * row, p.r, p.inner, dst, lanes, 0);
       }
-      for (; i < p.inner; ++i) {
-        auto acc = hn::Set(d1, init);
-        for (size_t r = 0; r < p.r; ++r) acc = Combine(d1, p.op, acc, hn::Set(d1, base[r * p.inner + i]));
-        dst[i] = hn::GetLane(acc);
-      }
-    } else if (p.op == ReduceOp::kAdd) {
-      T acc = init;
-      for (size_t r = 0; r < p.r; ++r) acc += base[r];
-      dst[0] = acc;
-    } else {
-      auto acc = hn::Set(d, init);
-      size_t r = 0;
-      for (; r + N <= p.r; r += N) acc = Combine(d, p.op, acc, hn::LoadU(d, base + r));
-      auto one = hn::Set(d1, init);
-      for (size_t lane = 0; lane < N; ++lane) one = Combine(d1, p.op, one, hn::Set(d1, hn::ExtractLane(acc, lane)));
-      for (; r < p.r; ++r) one = Combine(d1, p.op, one, hn::Set(d1, base[r]));
-      dst[0] = hn::GetLane(one);
     }
+  };
+  if (p.producer == nullptr) {
+    fold_rows(static_cast<const T*>(p.in) + p.row_begin * row, p.row_begin, p.row_end - p.row_begin);
+    return;
+  }
+  // Per-thread scratch, kept between dispatches (as the elementwise kernel's).
+  thread_local hwy::AlignedFreeUniquePtr<T[]> scratch;
+  thread_local size_t scratch_size = 0;
+  const size_t need = std::max(kChunk, p.inner);
+  if (scratch_size < need) {
+    scratch = hwy::AllocateAligned<T>(need);
+    scratch_size = need;
+  }
+  ElementwiseProblem e = *p.producer;
+  e.outputs = {reinterpret_cast<uint8_t*>(scratch.get())};
+  e.stream = false;
+  auto produce = [&](size_t begin, size_t count) {
+    e.out_base = begin;
+    RunElementwiseRange(e, begin, begin + count);
+  };
+  if (row <= kChunk) {
+    const size_t rows_per_chunk = std::max<size_t>(1, kChunk / std::max<size_t>(1, row));
+    for (size_t o = p.row_begin; o < p.row_end; o += rows_per_chunk) {
+      const size_t rows = std::min(rows_per_chunk, p.row_end - o);
+      produce(o * row, rows * row);
+      fold_rows(scratch.get(), o, rows);
+    }
+    return;
+  }
+  // Rows longer than the scratch: pieces of `step` reduced positions.
+  const size_t step = std::max<size_t>(1, kChunk / p.inner);  // a multiple of 16 when inner == 1
+  for (size_t o = p.row_begin; o < p.row_end; ++o) {
+    T* dst = out + o * p.inner;
+    std::fill(dst, dst + p.inner, init);
+    for (T& l : lanes) l = T(-0.0);
+    for (size_t k = 0; k < p.r; k += step) {
+      const size_t n = std::min(step, p.r - k);
+      produce(o * row + k * p.inner, n * p.inner);
+      FoldInto(p.op, scratch.get(), n, p.inner, dst, lanes, k);
+    }
+    if (tree) dst[0] = ref::TreeSumFinish(lanes, init);
   }
 }
 
@@ -123,16 +247,33 @@ bool ReduceApplies(const KernelParams& params) {
 
 Status Reduce(const KernelCall& call) {
   const ScalarProgram* body = call.params.Program("body");
+  const ScalarProgram* input = call.params.Program("input");
   ReduceOp op;
   ElementType t;
-  if (body == nullptr || !ReduceBodyOp(*body, &op, &t) || call.inputs.size() != 2 || call.outputs.size() != 1)
+  const size_t num_params = input ? input->param_types.size() : 1;
+  if (body == nullptr || !ReduceBodyOp(*body, &op, &t) || call.inputs.size() != num_params + 1 ||
+      call.outputs.size() != 1)
     return RunReference(call);
-  const TensorRef& in = call.inputs[0];
-  const TensorRef& init = call.inputs[1];
+  // The operand's shape and, with a producer, how to compute it.
+  std::span<const int64_t> in_dims = call.inputs[0].dims;
+  ElementwiseProblem producer;
+  if (input != nullptr) {
+    in_dims = call.params.Ints("input_dims");
+    int64_t count = 1;  // from the module file: the reference gives the error
+    for (int64_t dim : in_dims)
+      if (dim < 0 || __builtin_mul_overflow(count, dim, &count)) return RunReference(call);
+    const KernelCall params{call.params, call.inputs.first(num_params), {}, call.runner};
+    if (input->results.size() != 1 || input->ValueType(input->results[0]) != t ||
+        !MakeElementwiseProblem(params, input, call.params.Find("input_broadcast"), in_dims, &producer))
+      return RunReference(call);
+  } else if (!StorageOk(call.inputs[0], t)) {
+    return RunReference(call);
+  }
+  const TensorRef& init = call.inputs[num_params];
   const TensorRef& out = call.outputs[0];
-  if (!StorageOk(in, t) || !StorageOk(init, t) || init.rank() != 0 || !StorageOk(out, t)) return RunReference(call);
+  if (!StorageOk(init, t) || init.rank() != 0 || !StorageOk(out, t)) return RunReference(call);
   // The reduced axes: valid, distinct, and one contiguous block.
-  const int64_t rank = in.rank();
+  const int64_t rank = static_cast<int64_t>(in_dims.size());
   std::vector<bool> reduced(static_cast<size_t>(rank), false);
   for (int64_t a : call.params.Ints("dimensions")) {
     if (a < 0 || a >= rank || reduced[a]) return RunReference(call);
@@ -146,18 +287,19 @@ Status Reduce(const KernelCall& call) {
   std::vector<int64_t> out_dims;
   size_t outer = 1, r = 1, inner = 1;
   for (int64_t a = 0; a < rank; ++a) {
-    const size_t dim = static_cast<size_t>(in.dims[a]);
+    const size_t dim = static_cast<size_t>(in_dims[a]);
     if (reduced[a]) {
       r *= dim;
     } else {
-      out_dims.push_back(in.dims[a]);
+      out_dims.push_back(in_dims[a]);
       (a < first ? outer : inner) *= dim;
     }
   }
   if (!std::equal(out_dims.begin(), out_dims.end(), out.dims.begin(), out.dims.end())) return RunReference(call);
   if (out.NumElements() == 0) return Status::Ok();
   ReduceProblem p;
-  p.in = in.data;
+  p.in = input ? nullptr : call.inputs[0].data;
+  p.producer = input ? &producer : nullptr;
   p.out = out.data;
   p.init = init.data;
   p.outer = outer;

@@ -4,6 +4,18 @@
 // every reduction starts from the init values and folds the reduced elements
 // in row-major order, acc = body(acc..., x...).
 //
+// One exception to the row-major fold, shared with the fast CPU kernel so
+// both give the same bits at every thread count: a reduce whose body is one
+// f32 or f64 add (reduction_order.h) and whose reduced elements of each
+// result are contiguous in memory sums them in the fixed 16-lane tree order
+// of reduction_order.h.
+//
+// A reduce may carry a fused producer (compiler/passes/fuse_elementwise.h):
+// the program "input" computes the reduced operand, of dims "input_dims",
+// from the dispatch's leading inputs (read through "input_broadcast" as
+// kiln.elementwise reads its inputs); the init value follows them. The
+// reference materialises that operand, then reduces it.
+//
 // Where a body's parameter types differ from the tensors' element types (the
 // spec lets reduce/reduce_window bodies work in a promoted type), values are
 // converted to the parameter types on the way in and back to the result
@@ -11,8 +23,13 @@
 #include <string>
 #include <vector>
 
-#include "kernels/reference/numeric_util.h"
+#include <cstring>
+#include <new>
+
+#include "kernels/reference/elementwise_inputs.h"
 #include "kernels/reference/kernels.h"
+#include "kernels/reference/numeric_util.h"
+#include "kernels/reference/reduction_order.h"
 
 namespace kiln::ref {
 namespace {
@@ -53,7 +70,7 @@ void Fold(ProgramRunner& body, size_t n, std::vector<Scalar>& params, std::vecto
   for (size_t k = 0; k < n; ++k) acc[k] = Convert(p.ValueType(p.results[k]), p.param_types[k], results[k]);
 }
 
-Status Reduce(const KernelCall& c) {
+Status ReduceOperand(const KernelCall& c) {
   ProgramRunner body;
   KILN_RETURN_IF_ERROR(CheckVariadic(c, &body));
   const size_t n = c.outputs.size();
@@ -78,6 +95,26 @@ Status Reduce(const KernelCall& c) {
     for (int64_t o = 0; o < out_n; ++o) acc[o * n + k] = init;
   }
   std::vector<Scalar> params(2 * n), results(n);
+  const ElementType tree_type = n == 1 ? TreeSumType(p) : ElementType::kInvalid;
+  if (tree_type != ElementType::kInvalid && c.inputs[0].type == tree_type && c.inputs[1].type == tree_type &&
+      c.outputs[0].type == tree_type && ReducedElementsContiguous(in0.dims, reduced)) {
+    // Each result's inputs are one contiguous run of `r` elements.
+    const int64_t r = out_n == 0 ? 0 : in0.NumElements() / out_n;
+    for (int64_t o = 0; o < out_n; ++o) {
+      if (tree_type == ElementType::kF32) {
+        float init, sum;
+        std::memcpy(&init, c.inputs[1].data, sizeof init);
+        sum = TreeSum(reinterpret_cast<const float*>(in0.data) + o * r, static_cast<size_t>(r), init);
+        std::memcpy(c.outputs[0].At(o), &sum, sizeof sum);
+      } else {
+        double init, sum;
+        std::memcpy(&init, c.inputs[1].data, sizeof init);
+        sum = TreeSum(reinterpret_cast<const double*>(in0.data) + o * r, static_cast<size_t>(r), init);
+        std::memcpy(c.outputs[0].At(o), &sum, sizeof sum);
+      }
+    }
+    return Status::Ok();
+  }
   if (in0.NumElements() > 0) {
     auto os = RowMajorStrides(out_dims);
     std::vector<int64_t> idx(rank, 0);
@@ -95,6 +132,38 @@ Status Reduce(const KernelCall& c) {
     for (size_t k = 0; k < n; ++k)
       Store(c.outputs[k], o, Convert(p.param_types[k], c.outputs[k].type, acc[o * n + k]));
   return Status::Ok();
+}
+
+// A reduce with a fused producer: materialise the operand, then reduce it.
+Status Reduce(const KernelCall& c) {
+  const ScalarProgram* input = c.params.Program("input");
+  if (input == nullptr) return ReduceOperand(c);
+  KILN_RETURN_IF_ERROR(VerifyScalarProgram(*input));
+  const size_t num_params = input->param_types.size();
+  if (input->results.size() != 1 || c.inputs.size() != num_params + 1 || c.outputs.size() != 1)
+    return InvalidArgument(KernelName(c) + ": a fused input program needs its params, one init value and one result");
+  std::vector<int64_t> dims;
+  int64_t count = 1;
+  for (int64_t d : c.params.Ints("input_dims")) {
+    if (d < 0 || __builtin_mul_overflow(count, d, &count)) return InvalidArgument(KernelName(c) + ": bad input_dims");
+    dims.push_back(d);
+  }
+  const ElementType type = input->ValueType(input->results[0]);
+  const size_t bytes = StorageBytes(type);
+  if (bytes == 0 || count > (int64_t{1} << 40) / static_cast<int64_t>(bytes))
+    return InvalidArgument(KernelName(c) + ": input_dims too large");
+  std::vector<uint8_t> operand;
+  try {
+    operand.resize(static_cast<size_t>(count) * bytes);
+  } catch (const std::bad_alloc&) {
+    return ResourceExhausted(KernelName(c) + ": no memory for the fused operand");
+  }
+  TensorRef temp{type, dims, operand.data(), operand.size()};
+  const KernelCall produce{c.params, c.inputs.first(num_params), std::span<const TensorRef>(&temp, 1), c.runner};
+  KILN_RETURN_IF_ERROR(RunElementwiseProgram(produce, input, c.params.Find("input_broadcast")));
+  const TensorRef reduce_inputs[2] = {temp, c.inputs[num_params]};
+  const KernelCall reduce{c.params, reduce_inputs, c.outputs, c.runner};
+  return ReduceOperand(reduce);
 }
 
 // Window geometry shared by reduce_window and select_and_scatter.

@@ -16,8 +16,11 @@
 #include "compiler/compile.h"
 #include "hal/cpu/cpu_device.h"
 #include "vm/kiln.h"
+#include "tests/support/scoped_env.h"
 
 namespace {
+
+using kiln::test::ScopedEnv;
 
 // Threads of this process now.
 int ProcessThreads() {
@@ -35,24 +38,6 @@ std::string Message(kiln_status_t s) {
   kiln_status_free(s);
   return m;
 }
-
-// Sets or clears KILN_THREADS for one test, restoring it afterwards.
-class ScopedThreadsEnv {
- public:
-  explicit ScopedThreadsEnv(const char* value) {
-    if (const char* old = getenv("KILN_THREADS")) old_ = old, had_ = true;
-    if (value) setenv("KILN_THREADS", value, 1);
-    else unsetenv("KILN_THREADS");
-  }
-  ~ScopedThreadsEnv() {
-    if (had_) setenv("KILN_THREADS", old_.c_str(), 1);
-    else unsetenv("KILN_THREADS");
-  }
-
- private:
-  std::string old_;
-  bool had_ = false;
-};
 
 class CApiOptions : public ::testing::Test {
  protected:
@@ -100,7 +85,7 @@ TEST_F(CApiOptions, InitSetsTheDefaults) {
 }
 
 TEST_F(CApiOptions, ExplicitThreadCountSizesThePool) {
-  ScopedThreadsEnv env("2");  // the explicit count wins over it
+  ScopedEnv env("KILN_THREADS", "2");  // the explicit count wins over it
   kiln_session_options_t o;
   kiln_session_options_init(&o);
   o.cpu_threads = 3;
@@ -113,7 +98,7 @@ TEST_F(CApiOptions, KilnThreadsIsTheDefault) {
   kiln_session_options_t o;
   kiln_session_options_init(&o);
   {
-    ScopedThreadsEnv env("3");
+    ScopedEnv env("KILN_THREADS", "3");
     EXPECT_EQ(ThreadsStarted(o), ExpectedStarted(3));
     // kiln_session_create takes the same default.
     const int before = ProcessThreads();
@@ -123,11 +108,11 @@ TEST_F(CApiOptions, KilnThreadsIsTheDefault) {
     kiln_session_free(s);
   }
   {
-    ScopedThreadsEnv env("1");
+    ScopedEnv env("KILN_THREADS", "1");
     EXPECT_EQ(ThreadsStarted(o), ExpectedStarted(1));
   }
   {
-    ScopedThreadsEnv env(nullptr);
+    ScopedEnv env("KILN_THREADS", nullptr);
     const int cores = static_cast<int>(std::thread::hardware_concurrency());
     EXPECT_EQ(ThreadsStarted(o), ExpectedStarted(cores > 0 ? cores : 1));
   }
@@ -137,7 +122,7 @@ TEST_F(CApiOptions, InvalidKilnThreadsIsAnError) {
   kiln_session_options_t o;
   kiln_session_options_init(&o);
   for (const char* bad : {"abc", "-1", "1025", "2x", " 2"}) {
-    ScopedThreadsEnv env(bad);
+    ScopedEnv env("KILN_THREADS", bad);
     kiln_session_t* s = nullptr;
     kiln_status_t status = kiln_session_create_with_options(module_, &o, &s);
     EXPECT_EQ(kiln_status_code(status), KILN_STATUS_INVALID_ARGUMENT) << bad;

@@ -12,9 +12,12 @@
 
 #include "hal/cpu/cpu_device.h"
 #include "hal/cpu/thread_pool.h"
+#include "tests/support/scoped_env.h"
 
 namespace kiln::hal {
 namespace {
+
+using kiln::test::ScopedEnv;
 
 // Whether /proc/self/task counts the pool's threads exactly. Under qemu-user
 // (the arm64 check) it also lists the emulator's own threads, and a joined
@@ -36,31 +39,13 @@ int ProcessThreads() {
   return n;
 }
 
-// Sets or clears KILN_THREADS for one test, restoring it afterwards.
-class ScopedThreadsEnv {
- public:
-  explicit ScopedThreadsEnv(const char* value) {
-    if (const char* old = getenv("KILN_THREADS")) old_ = old, had_ = true;
-    if (value) setenv("KILN_THREADS", value, 1);
-    else unsetenv("KILN_THREADS");
-  }
-  ~ScopedThreadsEnv() {
-    if (had_) setenv("KILN_THREADS", old_.c_str(), 1);
-    else unsetenv("KILN_THREADS");
-  }
-
- private:
-  std::string old_;
-  bool had_ = false;
-};
-
 int Cores() {
   unsigned n = std::thread::hardware_concurrency();
   return n == 0 ? 1 : static_cast<int>(n);
 }
 
 TEST(ThreadDefault, ExplicitCountWins) {
-  ScopedThreadsEnv env("5");
+  ScopedEnv env("KILN_THREADS", "5");
   auto n = ThreadPool::ResolveThreads(3);
   ASSERT_TRUE(n.ok()) << n.status().message();
   EXPECT_EQ(*n, 3);
@@ -74,7 +59,7 @@ TEST(ThreadDefault, ExplicitCountWins) {
 
 TEST(ThreadDefault, KilnThreadsSizesTheDefaultPool) {
   {
-    ScopedThreadsEnv env("3");
+    ScopedEnv env("KILN_THREADS", "3");
     auto n = ThreadPool::ResolveThreads(0);
     ASSERT_TRUE(n.ok()) << n.status().message();
     EXPECT_EQ(*n, 3);
@@ -87,7 +72,7 @@ TEST(ThreadDefault, KilnThreadsSizesTheDefaultPool) {
     }
   }
   {
-    ScopedThreadsEnv env("1");
+    ScopedEnv env("KILN_THREADS", "1");
     const int before = ProcessThreads();
     ThreadPool pool(0);
     EXPECT_EQ(pool.num_workers(), 1);
@@ -96,18 +81,18 @@ TEST(ThreadDefault, KilnThreadsSizesTheDefaultPool) {
     }
   }
   for (const char* cores : {"0", ""}) {  // 0 means one per core; empty means unset
-    ScopedThreadsEnv env(cores);
+    ScopedEnv env("KILN_THREADS", cores);
     auto n = ThreadPool::ResolveThreads(0);
     ASSERT_TRUE(n.ok()) << n.status().message();
     EXPECT_EQ(*n, Cores()) << "KILN_THREADS='" << cores << "'";
   }
-  ScopedThreadsEnv unset(nullptr);
+  ScopedEnv unset("KILN_THREADS", nullptr);
   EXPECT_EQ(*ThreadPool::ResolveThreads(0), Cores());
 }
 
 TEST(ThreadDefault, InvalidKilnThreadsIsAnError) {
   for (const char* bad : {"abc", "-2", "1025", "4 ", "0x4", "3.5"}) {
-    ScopedThreadsEnv env(bad);
+    ScopedEnv env("KILN_THREADS", bad);
     auto n = ThreadPool::ResolveThreads(0);
     ASSERT_FALSE(n.ok()) << bad;
     EXPECT_EQ(n.status().message(), std::string("KILN_THREADS='") + bad +
@@ -123,7 +108,7 @@ TEST(ThreadDefault, InvalidKilnThreadsIsAnError) {
 }
 
 TEST(ThreadDefault, DeviceNameShowsThePoolSize) {
-  ScopedThreadsEnv env("3");
+  ScopedEnv env("KILN_THREADS", "3");
   EXPECT_EQ(CreateCpuDevice(CpuMode::kInline, 0)->name(), "cpu (inline, 3 threads)");
   EXPECT_EQ(CreateCpuDevice(CpuMode::kDeferred, 1)->name(), "cpu (deferred, 1 thread)");
 }

@@ -10,6 +10,7 @@
 #include "hal/cts/cts.h"
 #include "hal/vulkan/shader_abi.h"
 #include "hal/vulkan/vulkan_device.h"
+#include "tests/support/scoped_env.h"
 #include "vm/module.h"
 
 namespace kiln::hal::cts {
@@ -47,10 +48,8 @@ CtsDriver Vulkan() {
 CtsDriver VulkanMemoryMode(const char* mode) {
   return CtsDriver{std::string("vulkan_") + mode,
                    [mode]() {
-                     setenv("KILN_VULKAN_MEMORY", mode, 1);
-                     auto device = CreateVulkanDevice(-1);
-                     unsetenv("KILN_VULKAN_MEMORY");
-                     return device;
+                     test::ScopedEnv memory("KILN_VULKAN_MEMORY", mode);
+                     return CreateVulkanDevice(-1);
                    },
                    VulkanAddF32};
 }

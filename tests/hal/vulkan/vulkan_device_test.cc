@@ -12,6 +12,7 @@
 #include <cstdlib>
 
 #include "tests/hal/vulkan/vulkan_test_fixture.h"
+#include "tests/support/scoped_env.h"
 
 namespace kiln::vulkan_test {
 namespace {
@@ -39,9 +40,10 @@ TEST_F(VulkanTest, HugeAllocationIsRefusedNotACrash) {
 // Device-local buffers with staging transfers (the path of GPUs without
 // unified memory), forced on a unified device.
 TEST_F(VulkanTest, StagingPathMatchesCpu) {
-  setenv("KILN_VULKAN_STAGING", "1", 1);
-  auto d = hal::CreateVulkanDevice(-1);
-  unsetenv("KILN_VULKAN_STAGING");
+  auto d = [] {
+    test::ScopedEnv staging("KILN_VULKAN_STAGING", "1");
+    return hal::CreateVulkanDevice(-1);
+  }();
   ASSERT_TRUE(d.ok()) << d.status().message();
   const char* src = R"(
 func.func @main(%a: tensor<5x7xi16>) -> tensor<7x5xi16> {

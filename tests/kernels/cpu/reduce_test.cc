@@ -3,7 +3,12 @@
 // f32 and f64, reduced blocks at the front, middle and end of the dims, odd
 // sizes, NaN, infinities and signed zeros, large enough to split over the
 // thread pool. Results must be bit-identical (NaN payloads aside); forms the
-// kernel does not handle (non-contiguous axes) must still be right.
+// kernel does not handle (non-contiguous axes) must still be right. Add
+// reductions over contiguous elements follow the 16-lane tree order
+// (kernels/reference/reduction_order.h), checked on inputs where the order
+// shows; reductions with a fused producer ("input" program) are checked
+// against the reference, short rows, rows longer than the kernel's scratch
+// and non-innermost axes alike.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,6 +18,7 @@
 #include <vector>
 
 #include "kernels/cpu/registry.h"
+#include "kernels/reference/reduction_order.h"
 #include "kernels/reference/registry.h"
 #include "tests/kernels/cpu/hwy_test_util.h"
 #include "tests/kernels/cpu/reduce_test_util.h"
@@ -73,6 +79,162 @@ KILN_TEST_ALL_TARGETS(CpuReduce, LargeEnoughToSplitOverThePool) {
   Check(ElementType::kF32, ScalarOp::kAdd, {300, 1001}, {1}, 0.0, 11);
   Check(ElementType::kF32, ScalarOp::kMaximum, {1001, 300}, {1}, -INFINITY, 12);
   Check(ElementType::kF32, ScalarOp::kMaximum, {2000, 3, 70}, {1}, -INFINITY, 13);
+}
+
+KILN_TEST_ALL_TARGETS(CpuReduce, TreeOrderRowsOfEveryLength) {
+  for (ElementType t : {ElementType::kF32, ElementType::kF64})
+    for (int64_t r : {1, 2, 15, 16, 17, 31, 33, 333, 4101})
+      Check(t, ScalarOp::kAdd, {5, r}, {1}, -0.0, static_cast<uint32_t>(20 + r));
+  Check(ElementType::kF32, ScalarOp::kAdd, {2, 3, 77, 1}, {2, 1}, 1.5, 21);  // trailing size-1 dim
+}
+
+// The order itself: lane j sums x[j], x[j + 16], ...; then the pairwise
+// fold; then init + the total. 1e8 + 1 == 1e8 in f32, so where each
+// element lands decides the result.
+KILN_TEST_ALL_TARGETS(CpuReduce, TreeOrderIsTheDocumentedOne) {
+  std::vector<float> x(35, 0.0f);
+  x[0] = 1e8f;   // lane 0
+  x[16] = 1.0f;  // lane 0 again: absorbed (1e8 + 1 rounds to 1e8)
+  x[32] = 1.0f;  // lane 0: absorbed
+  x[1] = 1.0f;   // lane 1
+  x[8] = -1e8f;  // lane 8: cancels lane 0 at the first fold step, before lanes 1-3 join
+  x[3] = 3.0f;   // lane 3
+  x[34] = 2.0f;  // lane 2
+  // (The row-major fold from 0.5 would give 4: 1, 3 and 0.5 vanish in 1e8.)
+  // Lanes: s0 = 1e8, s1 = 1, s2 = 2, s3 = 3, s8 = -1e8. First fold: s0 = 0.
+  // Then s0 += s4 (0), s1 += s5; s2 += s6, s3 += s7; s0 += s2 -> 2, s1 += s3 -> 4;
+  // s0 += s1 -> 6; init 0.5 + 6.
+  EXPECT_EQ(ref::TreeSum(x.data(), x.size(), 0.5f), 6.5f);
+  Tensor in = Zeros(ElementType::kF32, {1, 35});
+  for (int i = 0; i < 35; ++i) in.Set(i, x[i]);
+  Tensor init = Zeros(ElementType::kF32, {});
+  init.Set(0, 0.5);
+  Tensor got = Zeros(ElementType::kF32, {1}), want = got;
+  KernelParams p = ReduceParams(ElementType::kF32, ScalarOp::kAdd, {1}, false);
+  TensorRef ins[2] = {in.ref(), init.ref()};
+  TensorRef o1[1] = {got.ref()}, o2[1] = {want.ref()};
+  ASSERT_TRUE(FindCpuKernel(p)(KernelCall{p, ins, o1}).ok());
+  ASSERT_TRUE(ref::FindReferenceKernel("stablehlo.reduce")(KernelCall{p, ins, o2}).ok());
+  EXPECT_EQ(got.Get(0), 6.5);
+  EXPECT_EQ(want.Get(0), 6.5);
+}
+
+// A reduce with a fused producer: op(init, f(x, m)) with f = exp(x - m) for
+// an f32 add (softmax's sum; m per row, read through the axis map) or x * m
+// otherwise, against the reference (which materialises the operand).
+void CheckFused(ElementType t, ScalarOp op, std::vector<int64_t> in_dims, int64_t axis, uint32_t seed) {
+  SCOPED_TRACE(std::string(ScalarOpName(op)) + (t == ElementType::kF32 ? " f32 " : " f64 ") +
+               std::to_string(in_dims.size()) + "-d axis " + std::to_string(axis));
+  std::mt19937 rng(seed);
+  Tensor x = Random(t, in_dims, rng);
+  std::vector<int64_t> out_dims;
+  for (int64_t a = 0; a < static_cast<int64_t>(in_dims.size()); ++a)
+    if (a != axis) out_dims.push_back(in_dims[a]);
+  Tensor m = Random(t, out_dims, rng);
+  const bool exp = t == ElementType::kF32 && op == ScalarOp::kAdd;
+  if (exp)  // moderate exponents: the fast exp is within a few ULP, not exact, far out
+    for (int64_t i = 0; i < x.count(); ++i) x.Set(i, std::isfinite(x.Get(i)) ? x.Get(i) / 30 : x.Get(i));
+  Tensor init = Zeros(t, {});
+  init.Set(0, op == ScalarOp::kAdd ? 0.0 : (op == ScalarOp::kMaximum ? -INFINITY : INFINITY));
+  KernelParams p = ReduceParams(t, op, {axis}, false);
+  ScalarProgram f;
+  f.param_types = {t, t};
+  ScalarInstr first;
+  first.op = exp ? ScalarOp::kSubtract : ScalarOp::kMultiply;
+  first.type = t;
+  first.num_operands = 2;
+  first.operands[0] = 0;
+  first.operands[1] = 1;
+  f.instrs.push_back(first);
+  if (exp) {
+    ScalarInstr e;
+    e.op = ScalarOp::kExponential;
+    e.type = t;
+    e.num_operands = 1;
+    e.operands[0] = 2;
+    f.instrs.push_back(e);
+  }
+  f.results = {static_cast<uint16_t>(1 + f.instrs.size())};
+  KernelAttr input{"input"};
+  input.has_program = true;
+  input.program = f;
+  KernelAttr map{"input_broadcast"};
+  map.ints.push_back(static_cast<int64_t>(in_dims.size()));
+  for (int64_t a = 0; a < static_cast<int64_t>(in_dims.size()); ++a) map.ints.push_back(a);
+  map.ints.push_back(static_cast<int64_t>(out_dims.size()));
+  for (int64_t a = 0; a < static_cast<int64_t>(in_dims.size()); ++a)
+    if (a != axis) map.ints.push_back(a);
+  KernelAttr dims{"input_dims"};
+  dims.ints = in_dims;
+  p.attrs.push_back(input);
+  p.attrs.push_back(map);
+  p.attrs.push_back(dims);
+  KernelFn fast = FindCpuKernel(p);
+  ASSERT_NE(fast, nullptr);
+  Tensor got = Zeros(t, out_dims), threaded = got, want = got;
+  TensorRef ins[3] = {x.ref(), m.ref(), init.ref()};
+  TensorRef o1[1] = {got.ref()}, o2[1] = {threaded.ref()}, o3[1] = {want.ref()};
+  ASSERT_TRUE(fast(KernelCall{p, ins, o1}).ok());
+  ASSERT_TRUE(fast(KernelCall{p, ins, o2, TestPool()}).ok());
+  ASSERT_TRUE(ref::FindReferenceKernel("stablehlo.reduce")(KernelCall{p, ins, o3}).ok());
+  EXPECT_EQ(threaded.bytes, got.bytes);
+  if (!exp) {
+    ExpectSameValues(got, want);
+    return;
+  }
+  for (int64_t i = 0; i < want.count(); ++i) {  // the fast exp is a few ULP off the reference's
+    const double g = got.Get(i), w = want.Get(i);
+    if (std::isnan(w) || std::isinf(w)) {
+      EXPECT_TRUE(std::isnan(w) ? std::isnan(g) : g == w) << i;
+      continue;
+    }
+    EXPECT_NEAR(g, w, 1e-5 * std::fabs(w) + 1e-30) << i;
+  }
+}
+
+KILN_TEST_ALL_TARGETS(CpuReduce, FusedProducersMatchTheReference) {
+  for (ElementType t : {ElementType::kF32, ElementType::kF64})
+    for (ScalarOp op : {ScalarOp::kAdd, ScalarOp::kMaximum, ScalarOp::kMinimum}) {
+      CheckFused(t, op, {67, 333}, 1, 30);     // softmax rows
+      CheckFused(t, op, {3, 40001}, 1, 31);    // rows longer than the scratch
+      CheckFused(t, op, {9, 130, 7}, 1, 32);   // not innermost
+      CheckFused(t, op, {2, 9000, 3}, 1, 33);  // not innermost, longer than the scratch
+      CheckFused(t, op, {301, 1000}, 1, 34);   // split over the pool
+    }
+}
+
+// Attributes from a hostile module file: errors, never a read out of bounds.
+KILN_TEST_ALL_TARGETS(CpuReduce, MalformedFusedProducersAreErrors) {
+  const ElementType t = ElementType::kF32;
+  Tensor x = Zeros(t, {4, 8}), init = Zeros(t, {}), out = Zeros(t, {4});
+  ScalarProgram f;  // x * x
+  f.param_types = {t};
+  ScalarInstr mul;
+  mul.op = ScalarOp::kMultiply;
+  mul.type = t;
+  mul.num_operands = 2;
+  f.instrs = {mul};
+  f.results = {1};
+  auto call = [&](std::vector<int64_t> input_dims, size_t num_inputs) {
+    KernelParams p = ReduceParams(t, ScalarOp::kAdd, {1}, false);
+    KernelAttr input{"input"};
+    input.has_program = true;
+    input.program = f;
+    p.attrs.push_back(input);
+    p.attrs.push_back(KernelAttr{"input_dims", input_dims, {}, "", false, {}});
+    TensorRef ins[2] = {x.ref(), init.ref()};
+    TensorRef o[1] = {out.ref()};
+    const KernelCall c{p, std::span<const TensorRef>(ins, num_inputs), o, TestPool()};
+    return std::make_pair(FindCpuKernel(p)(c), ref::FindReferenceKernel("stablehlo.reduce")(c));
+  };
+  for (auto [fast, reference] : {call({4, 9}, 2), call({4, -8}, 2), call({1ll << 40, 1ll << 40}, 2), call({4, 8}, 1),
+                                 call({4}, 2)}) {
+    EXPECT_FALSE(fast.ok());
+    EXPECT_FALSE(reference.ok());
+  }
+  auto [fast, reference] = call({4, 8}, 2);
+  EXPECT_TRUE(fast.ok()) << fast.message();
+  EXPECT_TRUE(reference.ok()) << reference.message();
 }
 
 KILN_TEST_ALL_TARGETS(CpuReduce, NonContiguousAxesAreStillRight) {

@@ -1,0 +1,97 @@
+// Fast stablehlo.gather for the row gather that an embedding lookup lowers
+// to (JAX's table[ids], torch's Embedding): start_index_map = the operand's
+// leading k axes, those axes collapsed with slice size 1, the remaining axes
+// taken whole and placed last in the result, no batching dims, the index
+// vector the indices' last axis (or implicit, for k = 1). Each gathered
+// slice is then one contiguous run of the operand, copied with memcpy; the
+// starts are clamped into the operand as the spec (and the reference) do.
+// Any other gather, or a call whose shapes don't have this form, runs the
+// reference kernel. The reference builds the operand index element by
+// element, with allocations per element: about 200 ns an element.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "kernels/common/parallel.h"
+#include "kernels/cpu/kernels.h"
+#include "kernels/reference/registry.h"
+#include "kernels/reference/tensor_index.h"
+
+namespace kiln::cpu {
+namespace {
+
+bool IsIota(std::span<const int64_t> v, int64_t from) {
+  for (size_t i = 0; i < v.size(); ++i)
+    if (v[i] != from + static_cast<int64_t>(i)) return false;
+  return true;
+}
+
+// The row-gather form, checked against the call's shapes: k (the number of
+// indexed leading axes), or 0 when the call has another form.
+int64_t RowGatherAxes(const KernelCall& call) {
+  const KernelParams& p = call.params;
+  const TensorRef& operand = call.inputs[0];
+  const TensorRef& indices = call.inputs[1];
+  const TensorRef& out = call.outputs[0];
+  const auto map = p.Ints("start_index_map");
+  const int64_t k = static_cast<int64_t>(map.size());
+  const auto sizes = p.Ints("slice_sizes");
+  const int64_t ivd = p.Int("index_vector_dim", -1);
+  if (k == 0 || k > operand.rank() || !IsIota(map, 0) || !IsIota(p.Ints("collapsed_slice_dims"), 0) ||
+      p.Ints("collapsed_slice_dims").size() != map.size() || !p.Ints("operand_batching_dims").empty() ||
+      !p.Ints("start_indices_batching_dims").empty() || operand.type != out.type ||
+      static_cast<int64_t>(sizes.size()) != operand.rank())
+    return 0;
+  for (int64_t d = 0; d < operand.rank(); ++d)
+    if (sizes[d] != (d < k ? 1 : operand.dims[d]) || operand.dims[d] < 1) return 0;
+  // The indices' batch axes: all but the index vector (last, or implicit for k = 1).
+  int64_t batch_rank;
+  if (ivd == indices.rank() - 1 && indices.rank() >= 1 && indices.dims[ivd] == k)
+    batch_rank = indices.rank() - 1;
+  else if (ivd == indices.rank() && k == 1)
+    batch_rank = indices.rank();
+  else
+    return 0;
+  const int64_t row_rank = operand.rank() - k;
+  if (out.rank() != batch_rank + row_rank || !IsIota(p.Ints("offset_dims"), batch_rank) ||
+      static_cast<int64_t>(p.Ints("offset_dims").size()) != row_rank)
+    return 0;
+  for (int64_t d = 0; d < batch_rank; ++d)
+    if (out.dims[d] != indices.dims[d]) return 0;
+  for (int64_t d = 0; d < row_rank; ++d)
+    if (out.dims[batch_rank + d] != operand.dims[k + d]) return 0;
+  return k;
+}
+
+}  // namespace
+
+Status Gather(const KernelCall& call) {
+  if (call.inputs.size() != 2 || call.outputs.size() != 1)
+    return InvalidArgument("stablehlo.gather: expects 2 inputs and 1 output");
+  const TensorRef& operand = call.inputs[0];
+  const TensorRef& out = call.outputs[0];
+  KILN_RETURN_IF_ERROR(ref::CheckStorage(operand, "stablehlo.gather operand"));
+  KILN_RETURN_IF_ERROR(ref::CheckStorage(out, "stablehlo.gather result"));
+  const int64_t k = RowGatherAxes(call);
+  if (k == 0) return ref::FindReferenceKernel("stablehlo.gather")(call);
+  std::vector<int64_t> idx;
+  KILN_RETURN_IF_ERROR(ref::ReadIntegerTensor(call.inputs[1], "stablehlo.gather start_indices", &idx));
+  // A row: the operand's axes after the k indexed ones (k = 1: one row of the table).
+  int64_t row = 1;
+  for (int64_t d = k; d < operand.rank(); ++d) row *= operand.dims[d];
+  const size_t row_bytes = static_cast<size_t>(row) * StorageBytes(out.type);
+  const int64_t rows = static_cast<int64_t>(idx.size()) / k;
+  // Rows per task: about 64 KB of copying each.
+  const int64_t per_task = std::max<int64_t>(1, int64_t{1 << 16} / std::max<int64_t>(1, static_cast<int64_t>(row_bytes)));
+  ParallelFor(call.runner, (rows + per_task - 1) / per_task, [&](int64_t t, int) {
+    for (int64_t r = t * per_task; r < std::min(rows, (t + 1) * per_task); ++r) {
+      int64_t start = 0;  // in rows of the operand
+      for (int64_t j = 0; j < k; ++j)
+        start = start * operand.dims[j] + std::clamp<int64_t>(idx[r * k + j], 0, operand.dims[j] - 1);
+      std::memcpy(out.data + r * row_bytes, operand.data + start * row_bytes, row_bytes);
+    }
+  });
+  return Status::Ok();
+}
+
+}  // namespace kiln::cpu

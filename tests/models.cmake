@@ -1,0 +1,60 @@
+# The model suite (examples/models/, docs/performance.md "Models"): each
+# model's program is written by its generator at build time (target
+# kiln_models; the programs are build outputs, several MB of inline weights),
+# compiled for the CPU, run by vm-run at batch 1 (@main) and 64 (@main_b64)
+# on the generator's fixed-seed inputs and compared with what numpy computes
+# for them (tests/models/compare_npy.py); and the batch-64 result must be
+# the same bits at 1, 2 and 4 threads. Included by tests/CMakeLists.txt
+# where the tools are built.
+# The generators and the expected outputs need numpy: Python3_EXECUTABLE if
+# it has numpy, else Debian's /usr/bin/python3 (scripts/setup.sh installs
+# python3-numpy; a pyenv python found first may lack it).
+set(MODELS_PY "")
+foreach(py ${Python3_EXECUTABLE} /usr/bin/python3)
+  execute_process(COMMAND ${py} -c "import numpy" RESULT_VARIABLE no_numpy OUTPUT_QUIET ERROR_QUIET)
+  if(no_numpy EQUAL 0)
+    set(MODELS_PY ${py})
+    break()
+  endif()
+endforeach()
+if(NOT MODELS_PY)
+  message(WARNING "no python3 with numpy: the model suite's tests (tests/models.cmake) are not registered; "
+                  "scripts/setup.sh installs python3-numpy")
+  return()
+endif()
+set(KILN_MODELS transformer resnet_block mobilenet_block gru embedding_bag)
+set(MODELS_SRC ${CMAKE_SOURCE_DIR}/examples/models)
+set(KILN_MODELS_DIR ${CMAKE_BINARY_DIR}/examples/models)  # the generated .mlir files
+set(MT ${CMAKE_CURRENT_BINARY_DIR}/models)                 # the tests' scratch folder
+set(model_outputs "")
+foreach(m ${KILN_MODELS})
+  add_custom_command(OUTPUT ${KILN_MODELS_DIR}/${m}.mlir
+                     COMMAND ${CMAKE_COMMAND} -E make_directory ${KILN_MODELS_DIR}
+                     COMMAND ${MODELS_PY} ${MODELS_SRC}/gen.py ${m} ${KILN_MODELS_DIR}/${m}.mlir
+                     DEPENDS ${MODELS_SRC}/gen.py ${MODELS_SRC}/common.py ${MODELS_SRC}/${m}.py
+                     COMMENT "Generating examples/models/${m}.mlir")
+  list(APPEND model_outputs ${KILN_MODELS_DIR}/${m}.mlir)
+endforeach()
+add_custom_target(kiln_models ALL DEPENDS ${model_outputs})
+
+foreach(m ${KILN_MODELS})
+  add_test(NAME models.${m}.compile
+           COMMAND sh -c "mkdir -p ${MT} && $<TARGET_FILE:kiln-compile> ${KILN_MODELS_DIR}/${m}.mlir -o ${MT}/${m}.kiln --target=cpu")
+  add_test(NAME models.${m}.numpy COMMAND ${MODELS_PY} ${MODELS_SRC}/gen.py ${m} --data ${MT})
+  set_tests_properties(models.${m}.compile PROPERTIES FIXTURES_SETUP model_${m})
+  set_tests_properties(models.${m}.numpy PROPERTIES FIXTURES_SETUP model_${m} TIMEOUT 300)
+  foreach(fb main:1 main_b64:64)
+    string(REPLACE ":" ";" fb ${fb})
+    list(GET fb 0 fn)
+    list(GET fb 1 batch)
+    # Every model has one input (in0).
+    add_test(NAME models.${m}.b${batch}
+             COMMAND sh -c "$<TARGET_FILE:vm-run> ${MT}/${m}.kiln --function=${fn} --input=@${MT}/${m}.b${batch}.in0.npy --output=@${MT}/${m}.b${batch}.got.npy && ${MODELS_PY} ${CMAKE_CURRENT_SOURCE_DIR}/models/compare_npy.py ${MT}/${m}.b${batch}.got.npy ${MT}/${m}.b${batch}.expect.npy")
+    set_tests_properties(models.${m}.b${batch} PROPERTIES FIXTURES_REQUIRED model_${m} TIMEOUT 300
+                         PASS_REGULAR_EXPRESSION "PASS: [0-9]+ elements")
+  endforeach()
+  add_test(NAME models.${m}.same_bits_at_1_2_4_threads
+           COMMAND sh -c "for t in 1 2 4; do $<TARGET_FILE:vm-run> ${MT}/${m}.kiln --function=main_b64 --threads=$t --input=@${MT}/${m}.b64.in0.npy --output=@${MT}/${m}.t$t.npy || exit 1; done && cmp ${MT}/${m}.t1.npy ${MT}/${m}.t2.npy && cmp ${MT}/${m}.t1.npy ${MT}/${m}.t4.npy && echo same bits")
+  set_tests_properties(models.${m}.same_bits_at_1_2_4_threads PROPERTIES FIXTURES_REQUIRED model_${m} TIMEOUT 300
+                       PASS_REGULAR_EXPRESSION "same bits")
+endforeach()

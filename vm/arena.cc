@@ -1,0 +1,66 @@
+// arena.view: a planned tensor's view of its activation's arena (memory
+// planning, compiler/passes/memory_plan.h; docs/memory.md).
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "vm/context.h"
+
+namespace kiln::vm {
+
+bool ArenaPoisonRequested() {
+  const char* v = std::getenv("KILN_ARENA_POISON");
+  return v != nullptr && std::strcmp(v, "1") == 0;
+}
+
+Status Context::ArenaView(const Instruction& ins, Frame& frame) {
+  const LoadedFunction& fn = module_->functions[frame.function];
+  const auto& o = ins.operands;
+  const auto type = static_cast<ElementType>(o[1].value);
+  const uint64_t offset = o[2].value;
+  std::vector<int64_t> dims;
+  uint64_t elems = 1;
+  for (uint32_t r : o[3].list) {
+    const int64_t d = frame.i64[r];
+    if (d < 0 || __builtin_mul_overflow(elems, static_cast<uint64_t>(d), &elems) || elems > (uint64_t{1} << 40))
+      return InvalidArgument("arena.view with invalid dimensions");
+    dims.push_back(d);
+  }
+  const uint64_t bytes = elems * StorageBytes(type);
+  // The verifier checked offset < arena_bytes; the dimensions are known only now.
+  if (bytes > fn.arena_bytes - offset)
+    return InvalidArgument("arena.view of " + std::to_string(bytes) + " bytes at offset " + std::to_string(offset) +
+                           " runs past the function's arena of " + std::to_string(fn.arena_bytes) + " bytes");
+  if (!frame.arena) {
+    // A fresh buffer per activation: the previous activation's arena stays
+    // referenced by the work recorded on it until that work has run (the
+    // command buffer holds it), so a deferred device never sees one arena
+    // reused before the submission that last used it has signalled.
+    // Not zero-filled: every tensor in it is written before it is read
+    // (KILN_ARENA_POISON checks), and a fill per call was a pass over the
+    // whole arena.
+    KILN_ASSIGN_OR_RETURN(frame.arena, device_->AllocateUninitialized(fn.arena_bytes));
+  }
+  auto view = std::make_shared<hal::BufferView>();
+  view->type = type;
+  view->dims = std::move(dims);
+  view->buffer = frame.arena;
+  view->offset = offset;
+  if (arena_poison_ && bytes > 0) {
+    if (!poison_ || poison_->size() < bytes) {
+      std::vector<uint8_t> ff(std::max<uint64_t>(bytes, poison_ ? 2 * poison_->size() : 0), 0xff);
+      KILN_ASSIGN_OR_RETURN(poison_, device_->AllocateCopy(ff.data(), ff.size()));
+    }
+    hal::BufferView source{ElementType::kUI8, {static_cast<int64_t>(bytes)}, poison_, 0};
+    hal::BufferView target{ElementType::kUI8, {static_cast<int64_t>(bytes)}, frame.arena, offset};
+    if (!pending_) pending_ = device_->CreateCommandBuffer();
+    pending_->Copy(source, target);
+  }
+  RefValue v;
+  v.kind = RefValue::Kind::kView;
+  v.view = std::move(view);
+  frame.refs[o[0].value] = std::move(v);
+  return Status::Ok();
+}
+
+}  // namespace kiln::vm
