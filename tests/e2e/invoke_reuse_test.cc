@@ -33,13 +33,13 @@ vm::HostTensor F32(const std::vector<float>& values) {
   t.type = ElementType::kF32;
   t.dims = {static_cast<int64_t>(values.size())};
   t.data.resize(values.size() * 4);
-  std::memcpy(t.data.data(), values.data(), t.data.size());
+  if (!values.empty()) std::memcpy(t.data.data(), values.data(), t.data.size());
   return t;
 }
 
 std::vector<float> Floats(const vm::HostTensor& t) {
   std::vector<float> v(t.data.size() / 4);
-  std::memcpy(v.data(), t.data.data(), t.data.size());
+  if (!v.empty()) std::memcpy(v.data(), t.data.data(), t.data.size());
   return v;
 }
 

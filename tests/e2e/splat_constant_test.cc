@@ -33,7 +33,7 @@ std::shared_ptr<const vm::LoadedModule> CompileAndLoad(const std::string& source
 
 std::vector<float> Floats(const vm::HostTensor& t) {
   std::vector<float> v(t.data.size() / 4);
-  std::memcpy(v.data(), t.data.data(), t.data.size());
+  if (!v.empty()) std::memcpy(v.data(), t.data.data(), t.data.size());
   return v;
 }
 
@@ -42,7 +42,7 @@ vm::HostTensor F32(std::vector<int64_t> dims, const std::vector<float>& values) 
   t.type = ElementType::kF32;
   t.dims = std::move(dims);
   t.data.resize(values.size() * 4);
-  std::memcpy(t.data.data(), values.data(), t.data.size());
+  if (!values.empty()) std::memcpy(t.data.data(), values.data(), t.data.size());
   return t;
 }
 
