@@ -29,6 +29,10 @@ class Device {
   virtual std::string name() const = 0;
   // A zero-filled buffer.
   virtual StatusOr<std::shared_ptr<Buffer>> Allocate(size_t bytes) = 0;
+  // A buffer whose contents are unspecified, for one that is written whole
+  // before anything reads it (a dispatch's output): devices that can skip
+  // zero-filling it override this.
+  virtual StatusOr<std::shared_ptr<Buffer>> AllocateUninitialized(size_t bytes) { return Allocate(bytes); }
   // A buffer holding a copy of `bytes` bytes at `data` (devices that can
   // skip zero-filling what is overwritten at once override it).
   virtual StatusOr<std::shared_ptr<Buffer>> AllocateCopy(const void* data, size_t bytes) {

@@ -61,11 +61,14 @@ int Main(int argc, char** argv) {
   if (cli.Given("--timeout"))
     options.timeout = std::chrono::milliseconds(std::max<int64_t>(1, static_cast<int64_t>(timeout_s * 1000.0 + 0.5)));
   std::vector<double> ms;
+  // One results vector for every call, as an application calling in a loop
+  // would keep it: each call's results land in the storage of the last's.
+  std::vector<kiln::vm::HostTensor> results;
   for (int64_t i = 0; i < int64_t{warmup} + iterations; ++i) {
     auto t0 = std::chrono::steady_clock::now();
-    auto r = (*context)->Invoke(function, args, options);
+    kiln::Status r = (*context)->Invoke(function, args, options, &results);
     auto t1 = std::chrono::steady_clock::now();
-    if (!r.ok()) return fail(r.status());
+    if (!r.ok()) return fail(r);
     if (i >= warmup) ms.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
   }
   std::sort(ms.begin(), ms.end());

@@ -36,7 +36,10 @@ Status Context::ArenaView(const Instruction& ins, Frame& frame) {
     // referenced by the work recorded on it until that work has run (the
     // command buffer holds it), so a deferred device never sees one arena
     // reused before the submission that last used it has signalled.
-    KILN_ASSIGN_OR_RETURN(frame.arena, device_->Allocate(fn.arena_bytes));
+    // Not zero-filled: every tensor in it is written before it is read
+    // (KILN_ARENA_POISON checks), and a fill per call was a pass over the
+    // whole arena.
+    KILN_ASSIGN_OR_RETURN(frame.arena, device_->AllocateUninitialized(fn.arena_bytes));
   }
   auto view = std::make_shared<hal::BufferView>();
   view->type = type;

@@ -7,6 +7,7 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <span>
 #include <string>
@@ -28,7 +29,19 @@ struct kiln_module {
   std::vector<const kiln::vm::LoadedFunction*> public_functions;  // into `loaded`
 };
 
+// The storage of a session's last freed results, which its next call's
+// results reuse (Context::Invoke): a result of the same size is copied into
+// memory already allocated and touched, rather than a fresh allocation that
+// page-faults and is zero-filled first (a 64 MB result: tens of ms). Shared
+// with the results, which may be freed after the session; results may be
+// freed on another thread than the session's.
+struct ResultStore {
+  std::mutex mu;
+  std::vector<kiln::vm::HostTensor> spare;
+};
+
 struct kiln_session {
+  std::shared_ptr<ResultStore> store = std::make_shared<ResultStore>();
   std::shared_ptr<const kiln::vm::LoadedModule> module;
   std::unique_ptr<kiln::hal::Device> device;  // outlives the context
   std::unique_ptr<kiln::vm::Context> context;
@@ -36,6 +49,7 @@ struct kiln_session {
 
 struct kiln_results {
   std::vector<kiln::vm::HostTensor> tensors;
+  std::shared_ptr<ResultStore> store;  // where kiln_results_free leaves the storage
 };
 
 namespace {
@@ -391,7 +405,9 @@ kiln_status_t kiln_session_call(kiln_session_t* session, const char* function, c
     return Invalid("kiln_session_call: session, function, inputs and out_results are required");
   *out_results = nullptr;
   return Guard("kiln_session_call", [&]() -> kiln_status_t {
-    std::vector<kiln::vm::HostTensor> host(input_count);
+    // The caller's memory is read in place for the call (no copy of the
+    // inputs); its shapes are checked here, where sizes come from the caller.
+    std::vector<kiln::vm::BorrowedTensor> borrowed(input_count);
     for (size_t i = 0; i < input_count; ++i) {
       const kiln_tensor_t& in = inputs[i];
       std::string which = "input " + std::to_string(i) + ": ";
@@ -400,11 +416,9 @@ kiln_status_t kiln_session_call(kiln_session_t* session, const char* function, c
       if (!type) return Invalid(which + "unknown element type code " + std::to_string(in.element_type));
       if (in.rank < 0 || in.rank > 64 || (in.rank > 0 && !in.dims))
         return Invalid(which + "rank must be 0..64 with dims given");
-      host[i].type = *type;
-      host[i].dims.assign(in.dims, in.dims + in.rank);
       // Overflow-checked element count: sizes come from the caller.
       size_t count = 1;
-      for (int64_t d : host[i].dims) {
+      for (int64_t d : std::span<const int64_t>(in.dims, in.dims ? static_cast<size_t>(in.rank) : 0)) {
         if (d < 0 || (d > 0 && count > SIZE_MAX / static_cast<size_t>(d)))
           return Invalid(which + "invalid dimension " + std::to_string(d));
         count *= static_cast<size_t>(d);
@@ -414,17 +428,21 @@ kiln_status_t kiln_session_call(kiln_session_t* session, const char* function, c
         return Invalid(which + "byte_size " + std::to_string(in.byte_size) + " does not match its shape (" +
                      std::to_string(count) + " elements of " + std::to_string(elem) + " bytes)");
       if (in.byte_size && !in.data) return Invalid(which + "data is NULL");
-      const auto* p = static_cast<const uint8_t*>(in.data);
-      host[i].data.assign(p, p + in.byte_size);
+      borrowed[i] = kiln::vm::BorrowedTensor{*type, in.dims, static_cast<size_t>(in.rank), in.data, in.byte_size};
     }
-    auto results = session->context->Invoke(function, host);
-    if (!results.ok()) return FromStatus(results.status());
-    for (const auto& r : *results)
+    auto out = std::make_unique<kiln_results>();
+    out->store = session->store;
+    {
+      std::lock_guard<std::mutex> l(session->store->mu);
+      out->tensors = std::move(session->store->spare);
+      session->store->spare.clear();
+    }
+    kiln::Status s = session->context->Invoke(function, borrowed, {}, &out->tensors);
+    if (!s.ok()) return FromStatus(s);
+    for (const auto& r : out->tensors)
       if (r.is_tuple || r.is_token)
         return Error(KILN_STATUS_UNIMPLEMENTED,
                      std::string("function '") + function + "' returns a tuple or token, which the C API does not carry");
-    auto out = std::make_unique<kiln_results>();
-    out->tensors = std::move(results.value());
     *out_results = out.release();
     return nullptr;
   });
@@ -448,6 +466,18 @@ kiln_status_t kiln_results_get(const kiln_results_t* results, size_t index, kiln
   });
 }
 
-void kiln_results_free(kiln_results_t* results) { delete results; }
+void kiln_results_free(kiln_results_t* results) {
+  if (!results) return;
+  if (results->store) {
+    // Keeps only the latest results' storage: a session holds at most one
+    // call's results beyond those its caller holds.
+    try {
+      std::lock_guard<std::mutex> l(results->store->mu);
+      results->store->spare = std::move(results->tensors);
+    } catch (...) {  // a lock that fails: the storage is simply freed
+    }
+  }
+  delete results;
+}
 
 }  // extern "C"

@@ -164,9 +164,37 @@ StatusOr<RefValue> Context::AllocateView(ElementType type, std::vector<int64_t> 
   return v;
 }
 
+StatusOr<RefValue> Context::AllocateOutput(ElementType type, std::vector<int64_t> dims) {
+  KILN_ASSIGN_OR_RETURN(const size_t bytes, TensorBytes(type, dims));
+  auto view = std::make_shared<hal::BufferView>();
+  view->type = type;
+  view->dims = std::move(dims);
+  KILN_ASSIGN_OR_RETURN(view->buffer, device_->AllocateUninitialized(bytes));
+  RefValue v;
+  v.kind = RefValue::Kind::kView;
+  v.view = std::move(view);
+  return v;
+}
+
+StatusOr<RefValue> Context::WrapView(ElementType type, std::vector<int64_t> dims, const void* data, size_t bytes) {
+  KILN_ASSIGN_OR_RETURN(const size_t need, TensorBytes(type, dims));
+  if (bytes != need)
+    return InvalidArgument("tensor data holds " + std::to_string(bytes) + " bytes, its shape needs " +
+                           std::to_string(need));
+  if (bytes != 0 && data == nullptr) return InvalidArgument("tensor data is missing");
+  auto view = std::make_shared<hal::BufferView>();
+  view->type = type;
+  view->dims = std::move(dims);
+  KILN_ASSIGN_OR_RETURN(view->buffer, device_->WrapHostMemory(data, bytes));
+  RefValue v;
+  v.kind = RefValue::Kind::kView;
+  v.view = std::move(view);
+  return v;
+}
+
 StatusOr<RefValue> Context::WriteArgument(const HostTensor& t) {
   if (t.is_token || t.is_tuple) return Write(t);
-  return AllocateView(t.type, t.dims, &t, /*wrap=*/true);
+  return WrapView(t.type, t.dims, t.data.data(), t.data.size());
 }
 
 StatusOr<RefValue> Context::Write(const HostTensor& t) {
@@ -191,25 +219,36 @@ StatusOr<RefValue> Context::Write(const HostTensor& t) {
 
 StatusOr<HostTensor> Context::Read(const RefValue& v) {
   HostTensor t;
-  if (v.kind == RefValue::Kind::kToken) {
-    t.is_token = true;
-    return t;
+  KILN_RETURN_IF_ERROR(ReadInto(v, &t));
+  return t;
+}
+
+Status Context::ReadInto(const RefValue& v, HostTensor* t) {
+  t->is_token = v.kind == RefValue::Kind::kToken;
+  t->is_tuple = v.kind == RefValue::Kind::kList;
+  if (t->is_token || t->is_tuple) {
+    t->type = ElementType::kInvalid;
+    t->dims.clear();
+    t->data.clear();
   }
-  if (v.kind == RefValue::Kind::kList) {
-    t.is_tuple = true;
-    for (const auto& e : *v.list) {
-      KILN_ASSIGN_OR_RETURN(HostTensor et, Read(e));
-      t.tuple_elements.push_back(std::move(et));
-    }
-    return t;
+  if (t->is_token) {
+    t->tuple_elements.clear();
+    return Status::Ok();
   }
+  if (t->is_tuple) {
+    t->tuple_elements.resize(v.list->size());
+    for (size_t i = 0; i < v.list->size(); ++i) KILN_RETURN_IF_ERROR(ReadInto((*v.list)[i], &t->tuple_elements[i]));
+    return Status::Ok();
+  }
+  t->tuple_elements.clear();
   if (v.kind != RefValue::Kind::kView) return Internal("read of an empty register");
   KILN_RETURN_IF_ERROR(Sync());
-  t.type = v.view->type;
-  t.dims = v.view->dims;
-  t.data.resize(v.view->ByteSize());
-  KILN_RETURN_IF_ERROR(device_->Download(*v.view->buffer, v.view->offset, t.data.data(), t.data.size()));
-  return t;
+  t->type = v.view->type;
+  t->dims = v.view->dims;
+  // A vector of this size already (the same result of an earlier call)
+  // neither reallocates nor zero-fills: the download is its one pass.
+  t->data.resize(v.view->ByteSize());
+  return device_->Download(*v.view->buffer, v.view->offset, t->data.data(), t->data.size());
 }
 
 Status Context::Flush() {
@@ -251,10 +290,28 @@ Status Context::Sync() {
 
 StatusOr<std::vector<HostTensor>> Context::Invoke(const std::string& name, const std::vector<HostTensor>& inputs,
                                                   const InvokeOptions& options) {
+  std::vector<HostTensor> out;
+  KILN_RETURN_IF_ERROR(InvokeImpl(name, inputs.size(), inputs.data(), nullptr, options, &out));
+  return out;
+}
+
+Status Context::Invoke(const std::string& name, const std::vector<HostTensor>& inputs, const InvokeOptions& options,
+                       std::vector<HostTensor>* results) {
+  return InvokeImpl(name, inputs.size(), inputs.data(), nullptr, options, results);
+}
+
+Status Context::Invoke(const std::string& name, const std::vector<BorrowedTensor>& inputs,
+                       const InvokeOptions& options, std::vector<HostTensor>* results) {
+  return InvokeImpl(name, inputs.size(), nullptr, inputs.data(), options, results);
+}
+
+Status Context::InvokeImpl(const std::string& name, size_t count, const HostTensor* host,
+                           const BorrowedTensor* borrowed, const InvokeOptions& options,
+                           std::vector<HostTensor>* out) {
   options_ = options;
   local_grid_.reset();
   has_deadline_ = options.timeout.count() > 0;
-  deadline_ = std::chrono::steady_clock::now() + options.timeout;
+  if (has_deadline_) deadline_ = std::chrono::steady_clock::now() + options.timeout;
   int f = module_->FindFunction(name);
   if (f < 0) return NotFound("no function named '" + name + "' in the module");
   const LoadedFunction& fn = module_->functions[f];
@@ -264,7 +321,7 @@ StatusOr<std::vector<HostTensor>> Context::Invoke(const std::string& name, const
     if (device_->name().rfind(u.device, 0) == 0)
       return Unimplemented("function '" + name + "' cannot run on the " + u.device + " device: " + u.op + " (" +
                            u.type + "): " + u.reason);
-  if (inputs.size() != fn.args.size()) {
+  if (count != fn.args.size()) {
     // The signature, as type and shape errors give it: "takes 3 inputs
     // (tensor<2xf32>, ...), got 0"; "takes no inputs, got 1".
     std::string sig;
@@ -272,25 +329,42 @@ StatusOr<std::vector<HostTensor>> Context::Invoke(const std::string& name, const
     const size_t n = fn.args.size();
     return InvalidArgument("function '" + name + "' takes " +
                            (n == 0 ? "no inputs" : std::to_string(n) + (n == 1 ? " input (" : " inputs (") + sig + ")") +
-                           ", got " + std::to_string(inputs.size()));
+                           ", got " + std::to_string(count));
   }
   std::vector<RefValue> args;
-  for (size_t i = 0; i < inputs.size(); ++i) {
+  args.reserve(count);
+  for (size_t i = 0; i < count; ++i) {
     const ValueSig& sig = fn.args[i];
-    const HostTensor& in = inputs[i];
-    bool shape_ok = sig.kind == ValueSig::Kind::kTensor && !in.is_token && !in.is_tuple &&
-                    in.type == sig.type && in.dims.size() == sig.dims.size();
-    for (size_t d = 0; shape_ok && d < sig.dims.size(); ++d)
-      shape_ok = sig.dims[d] < 0 || sig.dims[d] == in.dims[d];
-    if (sig.kind != ValueSig::Kind::kTensor) shape_ok = (sig.kind == ValueSig::Kind::kToken) == in.is_token;
+    // A borrowed input is a tensor; its shape is read from the caller's array.
+    const bool is_token = host && host[i].is_token, is_tuple = host && host[i].is_tuple;
+    const ElementType type = host ? host[i].type : borrowed[i].type;
+    const int64_t* dims = host ? host[i].dims.data() : borrowed[i].dims;
+    const size_t rank = host ? host[i].dims.size() : borrowed[i].rank;
+    if (rank != 0 && dims == nullptr) return InvalidArgument("input " + std::to_string(i) + " has no dimensions");
+    bool shape_ok = sig.kind == ValueSig::Kind::kTensor && !is_token && !is_tuple && type == sig.type &&
+                    rank == sig.dims.size();
+    for (size_t d = 0; shape_ok && d < sig.dims.size(); ++d) shape_ok = sig.dims[d] < 0 || sig.dims[d] == dims[d];
+    if (sig.kind != ValueSig::Kind::kTensor) shape_ok = (sig.kind == ValueSig::Kind::kToken) == is_token;
     if (!shape_ok) {
-      HostTensor probe = in;
-      probe.data.clear();
+      HostTensor probe;
+      if (host) {
+        probe = host[i];
+        probe.data.clear();
+      } else {
+        probe.type = type;
+        probe.dims.assign(dims, dims + rank);
+      }
       return InvalidArgument("input " + std::to_string(i) + " of '" + name + "' must be " + sig.ToString() +
-                             ", got " + (in.is_token ? std::string("a token") : FormatTensor(probe)));
+                             ", got " + (is_token ? std::string("a token") : FormatTensor(probe)));
     }
-    KILN_ASSIGN_OR_RETURN(RefValue v, WriteArgument(in));
-    args.push_back(std::move(v));
+    if (host) {
+      KILN_ASSIGN_OR_RETURN(RefValue v, WriteArgument(host[i]));
+      args.push_back(std::move(v));
+    } else {
+      KILN_ASSIGN_OR_RETURN(RefValue v, WrapView(type, std::vector<int64_t>(dims, dims + rank), borrowed[i].data,
+                                                 borrowed[i].byte_size));
+      args.push_back(std::move(v));
+    }
   }
   std::vector<RefValue> results;
   Status s = Run(f, std::move(args), &results, 0);
@@ -303,12 +377,9 @@ StatusOr<std::vector<HostTensor>> Context::Invoke(const std::string& name, const
   // Arguments may be read in place (WriteArgument): no work may still use
   // them when this returns.
   KILN_RETURN_IF_ERROR(Sync());
-  std::vector<HostTensor> out;
-  for (const auto& r : results) {
-    KILN_ASSIGN_OR_RETURN(HostTensor t, Read(r));
-    out.push_back(std::move(t));
-  }
-  return out;
+  out->resize(results.size());
+  for (size_t i = 0; i < results.size(); ++i) KILN_RETURN_IF_ERROR(ReadInto(results[i], &(*out)[i]));
+  return Status::Ok();
 }
 
 }  // namespace kiln::vm

@@ -59,6 +59,17 @@ struct InvokeOptions {
   bool allow_private = false;
 };
 
+// An input the caller lends for one call: read in place where the device
+// computes in host memory, so it must stay alive and unchanged until Invoke
+// returns (the C API's inputs).
+struct BorrowedTensor {
+  ElementType type = ElementType::kInvalid;
+  const int64_t* dims = nullptr;
+  size_t rank = 0;
+  const void* data = nullptr;
+  size_t byte_size = 0;
+};
+
 class Context {
  public:
   static StatusOr<std::unique_ptr<Context>> Create(std::shared_ptr<const LoadedModule> module,
@@ -69,6 +80,16 @@ class Context {
   // they are collected in check_failures().
   StatusOr<std::vector<HostTensor>> Invoke(const std::string& function, const std::vector<HostTensor>& inputs,
                                            const InvokeOptions& options = {});
+  // The same, with the results written into *results. Tensors already there
+  // (an earlier call's results) lend their storage to the results that take
+  // their place: a result of the size it had is copied into memory that is
+  // already allocated and touched, with no zero-fill (a repeated call of a
+  // large function, vm-bench, the C API's recycled results).
+  Status Invoke(const std::string& function, const std::vector<HostTensor>& inputs, const InvokeOptions& options,
+                std::vector<HostTensor>* results);
+  // The same on borrowed inputs (tensors only), read in place.
+  Status Invoke(const std::string& function, const std::vector<BorrowedTensor>& inputs,
+                const InvokeOptions& options, std::vector<HostTensor>* results);
   const std::vector<std::string>& check_failures() const { return check_failures_; }
   void ClearCheckFailures() { check_failures_.clear(); }
   const LoadedModule& module() const { return *module_; }
@@ -112,6 +133,12 @@ class Context {
   // an upload.
   Status UseConstant(uint32_t index);
   StatusOr<HostTensor> Read(const RefValue& v);
+  // Read into *t, reusing its storage (see Invoke).
+  Status ReadInto(const RefValue& v, HostTensor* t);
+  // Invoke's common path: the checks of the calling convention on
+  // inputs[i] (one of the two lists is given), the call, the results.
+  Status InvokeImpl(const std::string& name, size_t count, const HostTensor* host, const BorrowedTensor* borrowed,
+                    const InvokeOptions& options, std::vector<HostTensor>* results);
   StatusOr<RefValue> Write(const HostTensor& t);
   // An argument of Invoke: a view of t's own memory where the device reads
   // host memory in place (valid until Invoke returns), else a copy.
@@ -121,6 +148,12 @@ class Context {
   // device can (valid while init lives).
   StatusOr<RefValue> AllocateView(ElementType type, std::vector<int64_t> dims, const HostTensor* init = nullptr,
                                   bool wrap = false);
+  // A new tensor of `dims` whose contents are unspecified: the `alloc`
+  // instruction's, which the dispatch after it writes whole.
+  StatusOr<RefValue> AllocateOutput(ElementType type, std::vector<int64_t> dims);
+  // A view of `bytes` bytes at `data` (checked against the shape), read in
+  // place where the device can.
+  StatusOr<RefValue> WrapView(ElementType type, std::vector<int64_t> dims, const void* data, size_t bytes);
   // arena.view: R[a] := a view of the frame's arena (docs/memory.md).
   Status ArenaView(const Instruction& ins, Frame& frame);
   Status RunCheck(const Instruction& ins, Frame& frame);

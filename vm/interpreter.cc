@@ -237,7 +237,7 @@ dispatch:
   }
   KILN_CASE(kAlloc) : {
     const auto& o = code[index].operands;
-    auto v = AllocateView(static_cast<ElementType>(o[1].value), dims_of(o[2]));
+    auto v = AllocateOutput(static_cast<ElementType>(o[1].value), dims_of(o[2]));
     if (!v.ok()) return fail(index, v.status());
     R[o[0].value] = std::move(v.value());
     KILN_DISPATCH(index + 1);
@@ -249,6 +249,8 @@ dispatch:
   KILN_CASE(kDispatch) : {
     const auto& o = code[index].operands;
     std::vector<hal::BufferView> ins_v, outs_v;
+    ins_v.reserve(o[1].list.size());
+    outs_v.reserve(o[2].list.size());
     uint64_t output_bytes = 0;
     for (uint32_t r : o[1].list) {
       const hal::BufferView* v;
@@ -326,8 +328,11 @@ dispatch:
     KILN_DISPATCH(index + 1);
   }
   KILN_CASE(kReturn) : {
+    // Through a copy: a result register may be another's source
+    // (`return [r1, r0]`). Moved out of the frame, which is about to go.
     const auto& o = code[index].operands;
     std::vector<RefValue> values;
+    values.reserve(o[0].list.size());
     for (uint32_t r : o[0].list) values.push_back(R[r]);
     for (size_t k = 0; k < values.size(); ++k) R[k] = std::move(values[k]);
     return Status::Ok();

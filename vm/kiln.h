@@ -219,7 +219,11 @@ void kiln_session_free(kiln_session_t* session);
 
 /* Calls a function. The inputs must match its signature (count, element
  * types and shapes; a mismatch is an error naming the expected type).
- * On success *out_results holds the results. */
+ * Their data are read in place during the call, not copied: keep them
+ * unchanged until it returns. On success *out_results holds the results.
+ * A session keeps the memory of the results last freed with
+ * kiln_results_free and puts the next call's results there, so a call
+ * repeated in a loop that frees its results allocates nothing for them. */
 kiln_status_t kiln_session_call(kiln_session_t* session, const char* function, const kiln_tensor_t* inputs,
                                 size_t input_count, kiln_results_t** out_results);
 

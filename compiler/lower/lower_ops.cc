@@ -4,6 +4,7 @@
 // other op as a dispatch of its kernel with its attributes flattened). Part
 // of FunctionLowering (compiler/lower/function_lowering.h).
 #include <algorithm>
+#include <cstring>
 #include <string_view>
 #include <unordered_map>
 
@@ -13,6 +14,22 @@
 #include "kernels/scalar/scalar.h"
 
 namespace kiln::compiler {
+
+namespace {
+// Splat constants of at least this many bytes are written by a dispatch
+// rather than stored (LowerConstant); smaller ones cost less as a constant
+// than a dispatch per use.
+constexpr size_t kSplatDispatchBytes = 64 * 1024;
+
+// Whether `bytes` repeats one element of `width` bytes; its value in *value.
+bool IsSplat(const std::vector<uint8_t>& bytes, size_t width, Scalar* value, ElementType type) {
+  if (width == 0 || bytes.size() < width || bytes.size() % width != 0) return false;
+  for (size_t i = width; i < bytes.size(); i += width)
+    if (std::memcmp(bytes.data(), bytes.data() + i, width) != 0) return false;
+  *value = ref::LoadScalar(type, bytes.data());
+  return true;
+}
+}  // namespace
 
 using vm::Opcode;
 
@@ -98,6 +115,24 @@ Status FunctionLowering::LowerConstant(const ir::Operation& op, const std::vecto
     i64_of_[op.result()] = ConstI64(ref::LoadScalar(v->type.element, v->dense_bytes.data()).i);
     scalar_constants_[op.result()] = v;
     return Status::Ok();
+  }
+  // A large splat (`dense<0.5> : tensor<16777216xf32>`, as the StableHLO
+  // tools print a broadcast scalar) that fusion did not absorb into its
+  // consumers' programs becomes a dispatch of a one-step program writing
+  // that value everywhere: the module stores no 64 MB of copies, and loading
+  // it allocates nothing for them (docs/architecture.md, "Splat constants").
+  Scalar splat;
+  if (v->dense_bytes.size() >= kSplatDispatchBytes && !v->type.is_quantized() &&
+      IsSplat(v->dense_bytes, StorageBytes(v->type.element), &splat, v->type.element)) {
+    ScalarProgram prog;
+    ScalarInstr c;
+    c.op = ScalarOp::kConstant;
+    c.type = v->type.element;
+    c.constant = splat;
+    prog.instrs.push_back(c);
+    prog.results.push_back(0);
+    const std::vector<const ir::Value*> no_inputs;
+    return EmitDispatch(op, ElementwiseKernel(std::move(prog)), &no_inputs);
   }
   ref_of_[op.result()] = ConstantFromDense(*v);
   return Status::Ok();

@@ -74,6 +74,14 @@ bool SplatConstant(const ir::Value* v, Scalar* value) {
   return true;
 }
 
+// Whether an operand of `op` is a splat constant of rank above 0.
+bool ReadsSplat(const ir::Operation& op) {
+  Scalar unused;
+  for (const ir::Value* v : op.operands)
+    if (v->type.rank() > 0 && SplatConstant(v, &unused)) return true;
+  return false;
+}
+
 void CollectUses(const ir::Block& block, Users* users) {
   for (const auto& op : block.ops) {
     for (const ir::Value* v : op->operands) (*users)[v].push_back(op.get());
@@ -334,7 +342,10 @@ void PlanBlock(const ir::Block& block, const Users& users, const std::set<const 
       epilogue = k >= 0 && MakeEpilogue(&g, static_cast<size_t>(k));
       if (epilogue) fused_away->insert(producer);
     }
-    if (m.size() < 2 && !epilogue) continue;
+    // A lone op that reads a splat constant is a group too: the splat becomes
+    // a constant step of its program and needs no tensor (a large one would
+    // otherwise be written out in full, LowerConstant).
+    if (m.size() < 2 && !epilogue && !ReadsSplat(*m.back())) continue;
     for (size_t i = 0; i + 1 < m.size(); ++i) fused_away->insert(m[i]);
     grouped->insert(m.begin(), m.end());
     for (const ir::Operation* member : m) (*root_of)[member] = g.root;

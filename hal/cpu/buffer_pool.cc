@@ -26,7 +26,7 @@ uint8_t* BufferPool::NewBlock(size_t capacity) {
 
 void BufferPool::DeleteBlock(uint8_t* block) { ::operator delete(block, std::align_val_t(kAlignment)); }
 
-uint8_t* BufferPool::Acquire(size_t bytes, size_t* capacity, const void* init) {
+uint8_t* BufferPool::Acquire(size_t bytes, size_t* capacity, const void* init, Fill fill) {
   *capacity = SizeClass(bytes);
   uint8_t* block = nullptr;
   {
@@ -49,12 +49,15 @@ uint8_t* BufferPool::Acquire(size_t bytes, size_t* capacity, const void* init) {
       throw;
     }
   }
-  // Every buffer starts zeroed, reused or not, so results never depend on
-  // what an earlier tensor left behind.
+  // A zeroed buffer starts zeroed, reused or not, so results never depend on
+  // what an earlier tensor left behind; an unfilled one is written whole
+  // before it is read (the header).
   if (init != nullptr) {
     if (bytes) std::memcpy(block, init, bytes);
-  } else {
+  } else if (fill == Fill::kZero) {
     std::memset(block, 0, bytes);
+  } else if (poison_ >= 0) {
+    std::memset(block, poison_, bytes);
   }
   return block;
 }

@@ -9,6 +9,13 @@
 // four classes per power of two, so a reused block wastes at most 25%) on
 // free lists, up to `max_cached_bytes` in all; past that a released block is
 // freed. Thread-safe: buffers may die on any thread.
+//
+// A block for a dispatch's output is handed out unfilled (Fill::kNone): the
+// kernel writes every element, and zero-filling first cost a pass over
+// memory as large as the output (for a 64 MB result, a third of the call).
+// With `poison` set those blocks are filled with that byte instead, so a
+// kernel that leaves part of its output unwritten shows up in results (the
+// conformance suite runs once that way, KILN_CPU_POISON).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -22,15 +29,17 @@ class BufferPool {
  public:
   static constexpr size_t kAlignment = 64;
 
-  explicit BufferPool(size_t max_cached_bytes) : max_cached_(max_cached_bytes) {}
+  enum class Fill : uint8_t { kZero, kNone };
+
+  explicit BufferPool(size_t max_cached_bytes, int poison = -1) : max_cached_(max_cached_bytes), poison_(poison) {}
   ~BufferPool();
   BufferPool(const BufferPool&) = delete;
   BufferPool& operator=(const BufferPool&) = delete;
 
   // A block of at least `bytes` (its capacity in *capacity), 64-byte aligned,
-  // its first `bytes` zero-filled or, with `init`, copied from there; throws
-  // std::bad_alloc.
-  uint8_t* Acquire(size_t bytes, size_t* capacity, const void* init = nullptr);
+  // its first `bytes` copied from `init`, else zero-filled (kZero) or left as
+  // they are (kNone; the poison byte where one is set); throws std::bad_alloc.
+  uint8_t* Acquire(size_t bytes, size_t* capacity, const void* init = nullptr, Fill fill = Fill::kZero);
   // Returns a block from Acquire (with its capacity) for reuse.
   void Release(uint8_t* block, size_t capacity);
 
@@ -46,6 +55,7 @@ class BufferPool {
   static void DeleteBlock(uint8_t* block);
 
   const size_t max_cached_;
+  const int poison_;  // < 0: none
   mutable std::mutex mu_;
   size_t cached_ = 0;
   size_t live_ = 0, peak_live_ = 0;

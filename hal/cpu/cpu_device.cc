@@ -9,6 +9,7 @@
 #include <mutex>
 #include <new>
 #include <string_view>
+#include <span>
 #include <thread>
 
 #include "hal/cpu/buffer_pool.h"
@@ -25,11 +26,19 @@ namespace {
 // Blocks released by dead buffers that the device keeps for reuse.
 constexpr size_t kMaxCachedBytes = size_t{512} << 20;
 
+// KILN_CPU_POISON=1: unfilled buffers (dispatch outputs) start as 0xff
+// bytes, a NaN in every float type, instead of whatever they held (a test
+// mode: see BufferPool).
+int PoisonFromEnvironment() {
+  const char* p = std::getenv("KILN_CPU_POISON");
+  return p && std::string_view(p) == "1" ? 0xff : -1;
+}
+
 class CpuBuffer final : public Buffer {
  public:
-  CpuBuffer(std::shared_ptr<BufferPool> pool, size_t size, const void* init = nullptr)
+  CpuBuffer(std::shared_ptr<BufferPool> pool, size_t size, const void* init, BufferPool::Fill fill)
       : pool_(std::move(pool)), size_(size) {
-    data_ = pool_->Acquire(size, &capacity_, init);
+    data_ = pool_->Acquire(size, &capacity_, init, fill);
   }
   // Host memory the caller owns (Device::WrapHostMemory); only ever read.
   CpuBuffer(const void* host, size_t size) : size_(size), data_(static_cast<uint8_t*>(const_cast<void*>(host))) {}
@@ -71,9 +80,22 @@ Status RunCommand(const RecordedCommand& c, TaskRunner* pool) {
     std::memmove(ToTensorRef(t).data, ToTensorRef(s).data, s.ByteSize());
     return Status::Ok();
   }
-  std::vector<TensorRef> in, out;
-  for (const auto& v : c.inputs) in.push_back(ToTensorRef(v));
-  for (const auto& v : c.outputs) out.push_back(ToTensorRef(v));
+  // The kernel's tensors: on the stack for the common few (no allocation
+  // per dispatch), else on the heap.
+  constexpr size_t kInline = 8;
+  TensorRef in_inline[kInline], out_inline[kInline];
+  std::vector<TensorRef> in_heap, out_heap;
+  auto refs = [](const std::vector<BufferView>& views, TensorRef* fixed, std::vector<TensorRef>* heap) {
+    TensorRef* to = fixed;
+    if (views.size() > kInline) {
+      heap->resize(views.size());
+      to = heap->data();
+    }
+    for (size_t i = 0; i < views.size(); ++i) to[i] = ToTensorRef(views[i]);
+    return std::span<const TensorRef>(to, views.size());
+  };
+  const std::span<const TensorRef> in = refs(c.inputs, in_inline, &in_heap);
+  const std::span<const TensorRef> out = refs(c.outputs, out_inline, &out_heap);
   auto* e = static_cast<CpuExecutable*>(c.executable.get());
   Status s = e->fn()(KernelCall{e->params(), in, out, pool});
   if (!s.ok()) {
@@ -128,6 +150,9 @@ class CpuDevice final : public Device {
            (n == 1 ? " thread)" : " threads)");
   }
   StatusOr<std::shared_ptr<Buffer>> Allocate(size_t bytes) override { return NewBuffer(bytes, nullptr); }
+  StatusOr<std::shared_ptr<Buffer>> AllocateUninitialized(size_t bytes) override {
+    return NewBuffer(bytes, nullptr, BufferPool::Fill::kNone);
+  }
   StatusOr<std::shared_ptr<Buffer>> AllocateCopy(const void* data, size_t bytes) override {
     return NewBuffer(bytes, data);
   }
@@ -229,10 +254,11 @@ class CpuDevice final : public Device {
     }
   }
 
-  StatusOr<std::shared_ptr<Buffer>> NewBuffer(size_t bytes, const void* init) {
+  StatusOr<std::shared_ptr<Buffer>> NewBuffer(size_t bytes, const void* init,
+                                              BufferPool::Fill fill = BufferPool::Fill::kZero) {
     if (bytes > (size_t{1} << 40)) return ResourceExhausted("allocation of " + std::to_string(bytes) + " bytes refused");
     try {
-      return std::shared_ptr<Buffer>(std::make_shared<CpuBuffer>(buffers_, bytes, init));
+      return std::shared_ptr<Buffer>(std::make_shared<CpuBuffer>(buffers_, bytes, init, fill));
     } catch (const std::bad_alloc&) {
       return ResourceExhausted("out of memory allocating " + std::to_string(bytes) + " bytes");
     }
@@ -244,7 +270,7 @@ class CpuDevice final : public Device {
   // executes submissions (the submitter inline, the queue thread deferred)
   // hands it work.
   ThreadPool pool_;
-  std::shared_ptr<BufferPool> buffers_ = std::make_shared<BufferPool>(kMaxCachedBytes);
+  std::shared_ptr<BufferPool> buffers_ = std::make_shared<BufferPool>(kMaxCachedBytes, PoisonFromEnvironment());
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Submission> queue_;

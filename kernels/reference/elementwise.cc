@@ -38,29 +38,31 @@ Status ElementwiseInputStrides(const KernelCall& call, const KernelAttr* map,
   for (size_t i = 0; i < call.inputs.size(); ++i) {
     const TensorRef& in = call.inputs[i];
     KILN_RETURN_IF_ERROR(CheckStorage(in, "kiln.elementwise input"));
-    const std::string which = "kiln.elementwise: input " + std::to_string(i);
+    // Named only for a message: a string built per input was a heap
+    // allocation on every dispatch.
+    auto which = [i] { return "kiln.elementwise: input " + std::to_string(i); };
     std::vector<int64_t> axes;  // output axis of each input axis
     if (map) {
       if (at >= map->ints.size() || map->ints[at] != in.rank())
-        return InvalidArgument(which + ": input_broadcast does not match its rank");
+        return InvalidArgument(which() + ": input_broadcast does not match its rank");
       if (map->ints.size() - at - 1 < static_cast<size_t>(in.rank()))
-        return InvalidArgument(which + ": input_broadcast is too short");
+        return InvalidArgument(which() + ": input_broadcast is too short");
       axes.assign(map->ints.begin() + at + 1, map->ints.begin() + at + 1 + in.rank());
       at += 1 + static_cast<size_t>(in.rank());
     } else if (SameDims(in.dims, out0.dims)) {
       for (size_t a = 0; a < rank; ++a) axes.push_back(static_cast<int64_t>(a));
     } else if (in.rank() != 0) {
-      return InvalidArgument(which + " is neither output-shaped nor rank 0");
+      return InvalidArgument(which() + " is neither output-shaped nor rank 0");
     }
     std::vector<bool> used(rank, false);
     int64_t stride = 1;
     for (size_t j = axes.size(); j-- > 0;) {
       const int64_t a = axes[j];
       if (a < 0 || a >= static_cast<int64_t>(rank) || used[a])
-        return InvalidArgument(which + ": input_broadcast names an invalid or repeated output axis");
+        return InvalidArgument(which() + ": input_broadcast names an invalid or repeated output axis");
       used[a] = true;
       if (in.dims[j] != out0.dims[a] && in.dims[j] != 1)
-        return InvalidArgument(which + ": dimension " + std::to_string(j) + " is neither 1 nor the output's");
+        return InvalidArgument(which() + ": dimension " + std::to_string(j) + " is neither 1 nor the output's");
       (*strides)[i][a] = in.dims[j] == out0.dims[a] ? stride : 0;
       stride *= in.dims[j];
     }

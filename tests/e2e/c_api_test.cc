@@ -93,6 +93,47 @@ TEST_F(CApi, CallsMainAndReadsTheResult) {
   kiln_results_free(results);
 }
 
+// Inputs are read in place and results land in the storage of the results
+// freed last: results still held keep their values, a freed one's memory
+// carries the next call's result, and results outlive their session.
+TEST_F(CApi, RepeatedCallsRecycleFreedResultsOnly) {
+  auto value = [](kiln_results_t* r) {
+    kiln_tensor_t out;
+    EXPECT_EQ(Message(kiln_results_get(r, 0, &out)), "");
+    return std::pair<const void*, float>(out.data, static_cast<const float*>(out.data)[3]);
+  };
+  kiln_results_t* first = nullptr;
+  ASSERT_EQ(Message(kiln_session_call(session_, "main", inputs_, 3, &first)), "");
+  const auto [first_data, first_value] = value(first);
+  EXPECT_NEAR(first_value, 784 * 0.5 * 0.01 + 0.25, 1e-4);
+
+  bias_.assign(10, 1.25f);  // the caller's memory changes between calls
+  kiln_results_t* second = nullptr;
+  ASSERT_EQ(Message(kiln_session_call(session_, "main", inputs_, 3, &second)), "");
+  EXPECT_NE(value(second).first, first_data);  // `first` is still held: not reused
+  EXPECT_NEAR(value(second).second, 784 * 0.5 * 0.01 + 1.25, 1e-4);
+  EXPECT_NEAR(value(first).second, first_value, 0);
+
+  kiln_results_free(first);
+  bias_.assign(10, 2.25f);
+  kiln_results_t* third = nullptr;
+  ASSERT_EQ(Message(kiln_session_call(session_, "main", inputs_, 3, &third)), "");
+  EXPECT_EQ(value(third).first, first_data);  // the freed results' storage
+  EXPECT_NEAR(value(third).second, 784 * 0.5 * 0.01 + 2.25, 1e-4);
+  EXPECT_NEAR(value(second).second, 784 * 0.5 * 0.01 + 1.25, 1e-4);
+
+  // A failed call leaves what was recycled alone and returns no results.
+  kiln_results_free(second);
+  kiln_results_t* none = nullptr;
+  EXPECT_NE(Message(kiln_session_call(session_, "main", inputs_, 2, &none)), "");
+  EXPECT_EQ(none, nullptr);
+
+  kiln_session_free(session_);
+  session_ = nullptr;
+  EXPECT_NEAR(value(third).second, 784 * 0.5 * 0.01 + 2.25, 1e-4);  // outlives the session
+  kiln_results_free(third);
+}
+
 #ifdef KILN_HAVE_VULKAN
 // The same call on the Vulkan device (lavapipe in CI), from a module built
 // for every target.

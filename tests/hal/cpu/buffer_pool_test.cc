@@ -41,6 +41,32 @@ TEST(BufferPool, ReusesReleasedBlocksZeroed) {
   pool.Release(b, cap2);
 }
 
+TEST(BufferPool, UnfilledBlocksKeepTheirBytesOrTakeThePoison) {
+  BufferPool pool(1 << 20);
+  size_t cap = 0;
+  uint8_t* a = pool.Acquire(1000, &cap);
+  std::memset(a, 0xab, cap);
+  pool.Release(a, cap);
+  // Reused without a fill: what the last tensor left (a dispatch output is
+  // written whole before it is read, so nothing sees it).
+  uint8_t* b = pool.Acquire(1000, &cap, nullptr, BufferPool::Fill::kNone);
+  ASSERT_EQ(b, a);
+  for (size_t i = 0; i < 1000; ++i) ASSERT_EQ(b[i], 0xab) << i;
+  pool.Release(b, cap);
+
+  BufferPool poisoned(1 << 20, 0xff);
+  uint8_t* c = poisoned.Acquire(1000, &cap, nullptr, BufferPool::Fill::kNone);
+  for (size_t i = 0; i < 1000; ++i) ASSERT_EQ(c[i], 0xff) << i;
+  std::memset(c, 0, cap);
+  poisoned.Release(c, cap);
+  uint8_t* d = poisoned.Acquire(1000, &cap, nullptr, BufferPool::Fill::kNone);  // reused: poisoned again
+  for (size_t i = 0; i < 1000; ++i) ASSERT_EQ(d[i], 0xff) << i;
+  poisoned.Release(d, cap);
+  uint8_t* z = poisoned.Acquire(1000, &cap);  // a zeroed block stays zeroed
+  for (size_t i = 0; i < 1000; ++i) ASSERT_EQ(z[i], 0) << i;
+  poisoned.Release(z, cap);
+}
+
 TEST(BufferPool, FreesWhatExceedsTheCache) {
   BufferPool pool(10000);
   size_t c1 = 0, c2 = 0;
