@@ -16,6 +16,7 @@
 #include <cstring>
 #include <vector>
 
+#include "kernels/cpu/convolution_direct.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/kernels.h"
@@ -114,6 +115,20 @@ Status PlainConvolution(const KernelCall& call) {
   }
   if (out.dims[ob] != batch || out.dims[ofd] != k_out) return RunReference(call);
   if (out.NumElements() == 0) return Status::Ok();
+
+  ConvGeometry geom;
+  geom.rank = rank;
+  geom.ib = ib, geom.ifd = ifd, geom.kif = kif, geom.kof = kof, geom.ob = ob, geom.ofd = ofd;
+  geom.isp.assign(isp.begin(), isp.end());
+  geom.ksp.assign(ksp.begin(), ksp.end());
+  geom.osp.assign(osp.begin(), osp.end());
+  geom.strides = strides, geom.rhs_dil = rhs_dil, geom.reversal = reversal, geom.padding = padding;
+  geom.spatial_out = spatial_out, geom.kdims = kdims;
+  geom.fgc = fgc, geom.batch = batch, geom.in_feat = in_feat, geom.k_in = k_in, geom.k_out = k_out;
+  if (DirectConvolutionApplies(geom)) {
+    DirectConvolution(geom, lhs, rhs, out, call.runner);
+    return Status::Ok();
+  }
 
   // The padded input (or the input itself when there is no padding).
   const size_t elem = StorageBytes(t);

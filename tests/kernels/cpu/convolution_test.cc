@@ -14,6 +14,7 @@
 #include "kernels/cpu/registry.h"
 #include "tests/kernels/cpu/contraction_test_util.h"
 #include "tests/kernels/cpu/hwy_test_util.h"
+#include "tests/kernels/cpu/test_pool.h"
 
 namespace kiln::cpu {
 namespace {
@@ -103,6 +104,106 @@ TEST(CpuConvolution, ThreeSpatialDimsAndLargeEnoughToSplit) {
   ConvSpec big{{2, 30, 31, 32}, {3, 3, 32, 40}, {2, 30, 31, 40}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {},
                {1, 1, 1, 1}};
   CheckConv(big, ElementType::kF32, 8);
+}
+
+// Depthwise and thin grouped convolutions take the direct path
+// (kernels/cpu/convolution_direct.cc); the cases below cover its in-place
+// NHWC read, the packed input (padding, NCHW and odd layouts, channel
+// multipliers, several inputs per group), feature counts that are not a
+// multiple of the vector width, strides, dilation, reversal, one and three
+// spatial dims, f32 and f64, NaN and infinities.
+ConvSpec Nhwc(int64_t b, int64_t h, int64_t w, int64_t c, int64_t kh, int64_t kw, int64_t k_in, int64_t out_feat,
+              int64_t groups, int64_t pad, int64_t stride, int64_t dil) {
+  const int64_t oh = (h + 2 * pad - ((kh - 1) * dil + 1)) / stride + 1;
+  const int64_t ow = (w + 2 * pad - ((kw - 1) * dil + 1)) / stride + 1;
+  ConvSpec s{{b, h, w, c}, {kh, kw, k_in, out_feat}, {b, oh, ow, out_feat}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1},
+             {1, 2}, {stride, stride}, {pad, pad, pad, pad}, {dil, dil}};
+  s.groups = groups;
+  return s;
+}
+
+ConvSpec Nchw(int64_t b, int64_t h, int64_t w, int64_t c, int64_t kh, int64_t kw, int64_t k_in, int64_t out_feat,
+              int64_t groups, int64_t pad, int64_t stride, int64_t dil) {
+  const int64_t oh = (h + 2 * pad - ((kh - 1) * dil + 1)) / stride + 1;
+  const int64_t ow = (w + 2 * pad - ((kw - 1) * dil + 1)) / stride + 1;
+  ConvSpec s{{b, c, h, w}, {out_feat, k_in, kh, kw}, {b, out_feat, oh, ow}, 0, 1, 1, 0, 0, 1, {2, 3}, {2, 3},
+             {2, 3}, {stride, stride}, {pad, pad, pad, pad}, {dil, dil}};
+  s.groups = groups;
+  return s;
+}
+
+TEST(CpuConvolution, DepthwiseNhwc) {
+  // MobileNet's form (3x3, padding 1) at odd sizes; no padding and 32
+  // features reads the input in place; 7 and 33 features are not a multiple
+  // of the vector width.
+  for (int64_t c : {7, 32, 33}) {
+    SCOPED_TRACE(c);
+    CheckConv(Nhwc(2, 9, 11, c, 3, 3, 1, c, c, 1, 1, 1), ElementType::kF32, 20 + c);
+    CheckConv(Nhwc(1, 7, 13, c, 3, 3, 1, c, c, 0, 1, 1), ElementType::kF32, 21 + c);
+    CheckConv(Nhwc(3, 10, 9, c, 3, 3, 1, c, c, 1, 2, 1), ElementType::kF64, 22 + c);
+    CheckConv(Nhwc(1, 12, 11, c, 5, 3, 1, c, c, 2, 1, 2), ElementType::kF32, 23 + c);
+  }
+  CheckConv(Nhwc(2, 9, 11, 32, 3, 3, 1, 32, 32, 1, 1, 1), ElementType::kF32, 24, /*specials=*/true);
+}
+
+TEST(CpuConvolution, DepthwiseChannelMultiplier) {
+  // feature_group_count == input features, 2 and 3 outputs per input.
+  CheckConv(Nhwc(2, 8, 9, 5, 3, 3, 1, 10, 5, 1, 1, 1), ElementType::kF32, 30);
+  CheckConv(Nhwc(1, 8, 7, 16, 3, 3, 1, 48, 16, 1, 2, 1), ElementType::kF64, 31);
+  CheckConv(Nchw(2, 9, 8, 6, 3, 3, 1, 12, 6, 1, 1, 1), ElementType::kF32, 32);
+}
+
+TEST(CpuConvolution, DepthwiseNchw) {
+  // torch's form ([b, f, h, w] x [o, 1, kh, kw]): packed channel-last,
+  // results scattered back.
+  CheckConv(Nchw(2, 9, 11, 19, 3, 3, 1, 19, 19, 1, 1, 1), ElementType::kF32, 40);
+  CheckConv(Nchw(1, 16, 16, 32, 3, 3, 1, 32, 32, 1, 2, 1), ElementType::kF64, 41);
+  CheckConv(Nchw(3, 10, 7, 8, 3, 5, 1, 8, 8, 2, 1, 2), ElementType::kF32, 42, /*specials=*/true);
+}
+
+TEST(CpuConvolution, ThinGroupedConvolutions) {
+  // ResNeXt-like groups: 8 groups of 4 inputs and 4 outputs; 3 groups of
+  // 5 inputs and 2 outputs; NHWC and NCHW.
+  CheckConv(Nhwc(2, 9, 10, 32, 3, 3, 4, 32, 8, 1, 1, 1), ElementType::kF32, 50);
+  CheckConv(Nchw(2, 9, 10, 32, 3, 3, 4, 32, 8, 1, 2, 1), ElementType::kF32, 51);
+  CheckConv(Nhwc(1, 7, 6, 15, 3, 3, 5, 6, 3, 1, 1, 1), ElementType::kF64, 52);
+  CheckConv(Nchw(1, 7, 6, 15, 1, 1, 5, 6, 3, 0, 1, 1), ElementType::kF32, 53);
+}
+
+TEST(CpuConvolution, DepthwiseOneAndThreeSpatialDimsOddLayoutsReversal) {
+  // 1-D: [batch, spatial, feature] with 9 features, stride 2.
+  ConvSpec one{{2, 23, 9}, {3, 1, 9}, {2, 12, 9}, 0, 2, 1, 2, 0, 2, {1}, {0}, {1}, {2}, {1, 1}};
+  one.groups = 9;
+  CheckConv(one, ElementType::kF32, 60);
+  // 3-D NDHWC, padding 1.
+  ConvSpec three{{1, 5, 6, 7, 12}, {3, 3, 3, 1, 12}, {1, 5, 6, 7, 12}, 0, 4, 3, 4, 0, 4, {1, 2, 3}, {0, 1, 2},
+                 {1, 2, 3}, {}, {1, 1, 1, 1, 1, 1}};
+  three.groups = 12;
+  CheckConv(three, ElementType::kF64, 61);
+  // Input [feature, spatial, batch], kernel [spatial, out, in], output
+  // [spatial, feature, batch], window reversal and dilation.
+  ConvSpec odd{{6, 17, 3}, {4, 12, 1}, {17 + 2 - 7 + 1, 12, 3}, 2, 0, 2, 1, 2, 1, {1}, {0}, {0}, {}, {1, 1},
+               {2}, {1}};
+  odd.groups = 6;
+  CheckConv(odd, ElementType::kF32, 62);
+}
+
+TEST(CpuConvolution, DirectPathSameBitsAtOneTwoAndFourThreads) {
+  // Big enough to split over the pool in several ways.
+  ConvSpec c = Nhwc(4, 20, 21, 40, 3, 3, 1, 40, 40, 1, 1, 1);
+  std::mt19937 rng(70);
+  Tensor lhs = Random(ElementType::kF32, c.lhs_dims, rng), rhs = Random(ElementType::kF32, c.rhs_dims, rng);
+  KernelParams p = ConvParams(c);
+  KernelFn fast = FindCpuKernel(p);
+  ASSERT_NE(fast, nullptr);
+  hal::ThreadPool two(2), four(4);
+  Tensor t1 = Filled(lhs.type, c.out_dims, 1.0), t2 = Filled(lhs.type, c.out_dims, 2.0),
+         t4 = Filled(lhs.type, c.out_dims, 4.0);
+  ASSERT_TRUE(RunKernel(fast, p, lhs, rhs, t1).ok());
+  ASSERT_TRUE(RunKernel(fast, p, lhs, rhs, t2, &two).ok());
+  ASSERT_TRUE(RunKernel(fast, p, lhs, rhs, t4, &four).ok());
+  EXPECT_EQ(t1.bytes, t2.bytes);
+  EXPECT_EQ(t1.bytes, t4.bytes);
 }
 
 TEST(CpuConvolution, UnsupportedFormsRunTheReference) {
