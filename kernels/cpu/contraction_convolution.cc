@@ -151,6 +151,60 @@ Status PlainConvolution(const KernelCall& call) {
   const auto ps = Strides(padded_dims), rs = Strides(rhs.dims), os = Strides(out.dims);
   const int64_t out_per_group = k_out / fgc;
 
+  // A feature-major result (NCHW: batch, feature, spatial...) is, per batch
+  // and group, weights [feature][depth] x windows [depth][position]: the
+  // GEMM with the kernel as A and the input windows as B writes it in place
+  // (and a 1x1 convolution's B is the input itself, rows of positions).
+  bool feature_major = ob == 0 && ofd == 1;
+  for (size_t s = 0; s < ns && feature_major; ++s) feature_major = osp[s] == static_cast<int64_t>(s + 2);
+  if (feature_major) {
+    // Depth: (input feature, kernel taps...), so that OIHW weights are
+    // contiguous rows of A.
+    std::vector<int64_t> depth_sizes = {k_in}, in_steps = {ps[ifd]}, w_steps = {rs[kif]};
+    int64_t in_base = 0;
+    for (size_t s = 0; s < ns; ++s) {
+      depth_sizes.push_back(kdims[s]);
+      w_steps.push_back(rs[ksp[s]]);
+      if (reversal[s]) {
+        in_base += (kdims[s] - 1) * rhs_dil[s] * ps[isp[s]];
+        in_steps.push_back(-rhs_dil[s] * ps[isp[s]]);
+      } else {
+        in_steps.push_back(rhs_dil[s] * ps[isp[s]]);
+      }
+    }
+    std::vector<int64_t> pos_sizes, pos_steps;
+    for (size_t s = 0; s < ns; ++s) {
+      pos_sizes.push_back(spatial_out[s]);
+      pos_steps.push_back(strides[s] * ps[isp[s]]);
+    }
+    GemmProblem g;
+    g.a = rhs.data;
+    g.b = input;
+    g.c = out.data;
+    g.runner = call.runner;
+    g.batch = batch * fgc;
+    g.a_m = Combine({out_per_group}, {rs[kof]});
+    g.a_k = Combine(depth_sizes, w_steps);
+    g.b_k = Combine(depth_sizes, in_steps);
+    for (auto& o : g.b_k) o += in_base;
+    g.b_n = Combine(pos_sizes, pos_steps);
+    g.a_batch = Combine({batch, fgc}, {0, out_per_group * rs[kof]});
+    g.b_batch = Combine({batch, fgc}, {ps[ib], k_in * ps[ifd]});
+    g.m = out_per_group;
+    g.n = static_cast<int64_t>(g.b_n.size());
+    g.k = static_cast<int64_t>(g.a_k.size());
+    g.a_k_contiguous = true;
+    for (size_t i = 0; i < g.a_k.size() && g.a_k_contiguous; ++i) g.a_k_contiguous = g.a_k[i] == static_cast<int64_t>(i);
+    g.b_n_contiguous = true;
+    for (size_t j = 0; j < g.b_n.size() && g.b_n_contiguous; ++j) g.b_n_contiguous = g.b_n[j] == static_cast<int64_t>(j);
+    // b_k[p] == p * step for every p (a 1x1 convolution: one plane apart).
+    g.b_k_step = g.k > 1 && g.b_k[0] == 0 ? g.b_k[1] : 0;
+    for (size_t p = 0; p < g.b_k.size() && g.b_k_step != 0; ++p)
+      if (g.b_k[p] != static_cast<int64_t>(p) * g.b_k_step) g.b_k_step = 0;
+    RunGemm(g, t);
+    return Status::Ok();
+  }
+
   GemmProblem g;
   g.a = input;
   g.b = rhs.data;

@@ -169,11 +169,34 @@ void PackB(const GemmProblem& p, const T* b, int64_t bbase, size_t pc, size_t kc
     const size_t cols = std::min(nr, nc - j0);
     T* HWY_RESTRICT dst = out + (j0 / nr) * kc * nr;
     const int64_t* no = p.b_n.data() + jc + j0;
+    // The panel's columns as runs of consecutive elements (a convolution's
+    // output positions along a row of the input are), copied run by run.
+    size_t run_start[64], run_len[64], runs = 0;
+    bool by_runs = !p.b_n_contiguous && cols <= 64;
+    for (size_t j = 0; by_runs && j < cols; ++runs) {
+      size_t len = 1;
+      while (j + len < cols && no[j + len] == no[j] + static_cast<int64_t>(len)) ++len;
+      run_start[runs] = j, run_len[runs] = len;
+      j += len;
+    }
+    by_runs = by_runs && runs * 4 <= cols;  // worth it only for runs of 4 or more on average
     for (size_t q = 0; q < kc; ++q) {
       const T* src = b + bbase + p.b_k[pc + q];
       T* HWY_RESTRICT row = dst + q * nr;
       if (p.b_n_contiguous) {
         std::memcpy(row, src + no[0], cols * sizeof(T));
+      } else if (by_runs) {
+        // Inline vector copies: the runs are short (a row of positions),
+        // where a memcpy call costs more than the copy.
+        const hn::ScalableTag<T> d;
+        const size_t N = hn::Lanes(d);
+        for (size_t r = 0; r < runs; ++r) {
+          const T* s = src + no[run_start[r]];
+          T* o = row + run_start[r];
+          size_t l = 0;
+          for (; l + N <= run_len[r]; l += N) hn::StoreU(hn::LoadU(d, s + l), d, o + l);
+          for (; l < run_len[r]; ++l) o[l] = s[l];
+        }
       } else {
         for (size_t j = 0; j < cols; ++j) row[j] = src[no[j]];
       }

@@ -206,6 +206,26 @@ TEST(CpuConvolution, DirectPathSameBitsAtOneTwoAndFourThreads) {
   EXPECT_EQ(t1.bytes, t4.bytes);
 }
 
+TEST(CpuConvolution, FeatureMajorOutputAsWeightsTimesWindows) {
+  // NCHW results are written in place by the GEMM with the kernel as A:
+  // 3x3 with padding at odd sizes, 1x1 (B read as the input's planes, with
+  // and without stride), wide groups, f64, a batch of several and an
+  // output that needs the blocked GEMM.
+  CheckConv(Nchw(3, 9, 11, 5, 3, 3, 5, 7, 1, 1, 1, 1), ElementType::kF32, 80);
+  CheckConv(Nchw(2, 7, 9, 13, 1, 1, 13, 17, 1, 0, 1, 1), ElementType::kF32, 81);
+  CheckConv(Nchw(2, 8, 9, 13, 1, 1, 13, 17, 1, 0, 2, 1), ElementType::kF64, 82);
+  CheckConv(Nchw(2, 6, 7, 32, 3, 3, 16, 32, 2, 1, 1, 1), ElementType::kF32, 83);
+  CheckConv(Nchw(1, 10, 9, 6, 3, 3, 6, 4, 1, 2, 2, 2), ElementType::kF64, 84, /*specials=*/true);
+  CheckConv(Nchw(1, 25, 27, 64, 3, 3, 64, 64, 1, 1, 1, 1), ElementType::kF32, 85);
+}
+
+TEST(CpuConvolution, OneByOneNhwc) {
+  // 1x1 channel-last: the GEMM reads the input rows in place.
+  CheckConv(Nhwc(2, 7, 9, 13, 1, 1, 13, 17, 1, 0, 1, 1), ElementType::kF32, 90);
+  CheckConv(Nhwc(3, 16, 16, 32, 1, 1, 32, 192, 1, 0, 1, 1), ElementType::kF32, 91);
+  CheckConv(Nhwc(1, 5, 6, 7, 1, 1, 7, 3, 1, 0, 1, 1), ElementType::kF64, 92);
+}
+
 TEST(CpuConvolution, UnsupportedFormsRunTheReference) {
   // lhs dilation: the fast kernel hands the call to the reference (same result).
   ConvSpec c{{1, 5, 5, 2}, {2, 2, 2, 3}, {1, 8, 8, 3}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {}, {0, 0, 0, 0}};
