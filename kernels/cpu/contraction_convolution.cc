@@ -262,11 +262,18 @@ Status PlainConvolution(const KernelCall& call) {
     std::vector<int64_t> orow_steps = {os[ob]};
     for (size_t s = 0; s < ns; ++s) orow_steps.push_back(os[osp[s]]);
     const auto orow = Combine(row_sizes, orow_steps);
+    // A group's features are one run when the feature dim is innermost.
+    const bool runs = os[ofd] == 1;
     for (int64_t gi = 0; gi < fgc; ++gi)
-      for (int64_t m = 0; m < g.m; ++m)
-        for (int64_t n = 0; n < g.n; ++n)
-          std::memcpy(out.data + (orow[m] + (gi * out_per_group + n) * os[ofd]) * elem,
-                      c_storage.data() + ((gi * g.m + m) * g.n + n) * elem, elem);
+      for (int64_t m = 0; m < g.m; ++m) {
+        const uint8_t* src = c_storage.data() + (gi * g.m + m) * g.n * elem;
+        uint8_t* dst = out.data + (orow[m] + gi * out_per_group * os[ofd]) * elem;
+        if (runs) {
+          std::memcpy(dst, src, static_cast<size_t>(g.n) * elem);
+        } else {
+          for (int64_t n = 0; n < g.n; ++n) std::memcpy(dst + n * os[ofd] * elem, src + n * elem, elem);
+        }
+      }
   }
   return Status::Ok();
 }

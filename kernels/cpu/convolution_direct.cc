@@ -18,6 +18,7 @@
 // number of threads.
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #undef HWY_TARGET_INCLUDE
@@ -289,23 +290,26 @@ void Run(const ConvGeometry& g, const TensorRef& lhs, const TensorRef& rhs, cons
       if (sp[s] != static_cast<int64_t>(s + 1)) return false;
     return true;
   };
-  std::vector<T> in_storage, w_storage(static_cast<size_t>(a.k[0] * a.k[1] * a.k[2] * a.k_in * a.cp));
+  // The packed input and the scratch output are written whole before they
+  // are read: left uninitialised (zeroing them cost as much as packing).
+  std::unique_ptr<T[]> in_storage;
+  std::vector<T> w_storage(static_cast<size_t>(a.k[0] * a.k[1] * a.k[2] * a.k_in * a.cp));
   if (!any_padding && chan_contiguous && a.cp == g.k_out && canonical(g.ib, g.ifd, g.isp)) {
     a.in = lhs.data;  // NHWC, depthwise with multiplier 1: read in place
   } else {
-    in_storage.resize(static_cast<size_t>(a.batch * a.p[0] * a.p[1] * a.p[2] * a.k_in * a.cp));
-    PackInput<T>(g, lhs, a, lo, chan_off, chan_contiguous, in_storage.data(), runner);
-    a.in = in_storage.data();
+    in_storage.reset(new T[static_cast<size_t>(a.batch * a.p[0] * a.p[1] * a.p[2] * a.k_in * a.cp)]);
+    PackInput<T>(g, lhs, a, lo, chan_off, chan_contiguous, in_storage.get(), runner);
+    a.in = in_storage.get();
   }
   PackWeights<T>(g, rhs, a, w_storage.data());
   a.w = w_storage.data();
   const bool direct_out = a.cp == g.k_out && canonical(g.ob, g.ofd, g.osp);
-  std::vector<T> out_storage;
+  std::unique_ptr<T[]> out_storage;
   if (direct_out) {
     a.out = out.data;
   } else {
-    out_storage.resize(static_cast<size_t>(a.batch * a.q[0] * a.q[1] * a.q[2] * a.cp));
-    a.out = out_storage.data();
+    out_storage.reset(new T[static_cast<size_t>(a.batch * a.q[0] * a.q[1] * a.q[2] * a.cp)]);
+    a.out = out_storage.get();
   }
   const int64_t rows = a.batch * a.q[0] * a.q[1];
   const int64_t macs_per_row = a.q[2] * a.cp * a.k[0] * a.k[1] * a.k[2] * a.k_in;
@@ -319,7 +323,7 @@ void Run(const ConvGeometry& g, const TensorRef& lhs, const TensorRef& rhs, cons
       HWY_DYNAMIC_DISPATCH(DirectF64)(a, begin, end);
     }
   });
-  if (!direct_out) ScatterOutput<T>(g, a, out_storage.data(), out, runner);
+  if (!direct_out) ScatterOutput<T>(g, a, out_storage.get(), out, runner);
 }
 
 }  // namespace

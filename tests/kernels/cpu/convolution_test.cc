@@ -168,6 +168,10 @@ TEST(CpuConvolution, ThinGroupedConvolutions) {
   CheckConv(Nchw(2, 9, 10, 32, 3, 3, 4, 32, 8, 1, 2, 1), ElementType::kF32, 51);
   CheckConv(Nhwc(1, 7, 6, 15, 3, 3, 5, 6, 3, 1, 1, 1), ElementType::kF64, 52);
   CheckConv(Nchw(1, 7, 6, 15, 1, 1, 5, 6, 3, 0, 1, 1), ElementType::kF32, 53);
+  // Wide groups (16 in, 16 out each) take the grouped GEMM instead; its
+  // channel-last result is copied one group's features at a time.
+  CheckConv(Nhwc(2, 6, 7, 32, 3, 3, 16, 32, 2, 1, 1, 1), ElementType::kF32, 54);
+  CheckConv(Nhwc(1, 5, 5, 48, 1, 1, 16, 51, 3, 0, 1, 1), ElementType::kF64, 55);
 }
 
 TEST(CpuConvolution, DepthwiseOneAndThreeSpatialDimsOddLayoutsReversal) {
