@@ -16,7 +16,9 @@
 #include <cstring>
 #include <vector>
 
+#include "kernels/common/parallel.h"
 #include "kernels/cpu/convolution_direct.h"
+#include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/kernels.h"
@@ -58,7 +60,10 @@ void PadInto(const TensorRef& in, const std::vector<int64_t>& lo, const std::vec
   }
 }
 
-Status PlainConvolution(const KernelCall& call) {
+// `epilogue` (may be null): the fused elementwise program over the output,
+// which the direct path applies to each task's rows while they are in cache
+// (*epilogue_done is then set); the other paths leave it to the caller.
+Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilogue, bool* epilogue_done) {
   const auto& p = call.params;
   if (call.inputs.size() != 2 || call.outputs.size() != 1) return RunReference(call);
   const TensorRef& lhs = call.inputs[0];
@@ -126,7 +131,8 @@ Status PlainConvolution(const KernelCall& call) {
   geom.spatial_out = spatial_out, geom.kdims = kdims;
   geom.fgc = fgc, geom.batch = batch, geom.in_feat = in_feat, geom.k_in = k_in, geom.k_out = k_out;
   if (DirectConvolutionApplies(geom)) {
-    DirectConvolution(geom, lhs, rhs, out, call.runner);
+    DirectConvolution(geom, lhs, rhs, out, call.runner, epilogue);
+    if (epilogue_done != nullptr) *epilogue_done = epilogue != nullptr;
     return Status::Ok();
   }
 
@@ -278,10 +284,56 @@ Status PlainConvolution(const KernelCall& call) {
   return Status::Ok();
 }
 
+Status PlainConvolutionCall(const KernelCall& call) { return PlainConvolution(call, nullptr, nullptr); }
+
+// The epilogue's fast elementwise problem over the call's output (param 0
+// the output itself, then the dispatch's inputs after the two operands), or
+// false when ref::RunWithEpilogue should run the call (no epilogue, a
+// malformed one it reports, or one the fast interpreter does not take).
+bool FusedEpilogue(const KernelCall& call, ElementwiseProblem* p) {
+  const ScalarProgram* program = call.params.Program("epilogue");
+  if (program == nullptr || call.without_epilogue || call.inputs.size() < 2 || call.outputs.size() != 1)
+    return false;
+  const TensorRef& out = call.outputs[0];
+  if (call.inputs.size() - 1 != program->param_types.size() || program->results.size() != 1 ||
+      program->param_types[0] != out.type || !StorageOk(out))
+    return false;
+  const KernelAttr* map = call.params.Find("epilogue_broadcast");
+  if (map != nullptr) {
+    const int64_t rank = out.rank();
+    bool identity = !map->ints.empty() && map->ints[0] == rank && map->ints.size() > static_cast<size_t>(rank);
+    for (int64_t a = 0; identity && a < rank; ++a) identity = map->ints[1 + a] == a;
+    if (!identity) return false;
+  }
+  std::vector<TensorRef> inputs = {out};
+  inputs.insert(inputs.end(), call.inputs.begin() + 2, call.inputs.end());
+  const KernelCall as_elementwise{call.params, inputs, call.outputs, call.runner};
+  if (!MakeElementwiseProblem(as_elementwise, program, map, out.dims, p) || p->type != out.type) return false;
+  p->outputs = {out.data};
+  p->stream = false;  // applied to rows just written, still in cache
+  return true;
+}
+
 }  // namespace
 
 Status Convolution(const KernelCall& call) {
-  return ref::RunWithEpilogue(call, 2, &PlainConvolution, &RunElementwiseProgram);
+  ElementwiseProblem epilogue;
+  if (!FusedEpilogue(call, &epilogue))
+    return ref::RunWithEpilogue(call, 2, &PlainConvolutionCall, &RunElementwiseProgram);
+  bool done = false;
+  KILN_RETURN_IF_ERROR(PlainConvolution(
+      KernelCall{call.params, call.inputs.subspan(0, 2), call.outputs, call.runner, /*without_epilogue=*/true},
+      &epilogue, &done));
+  if (!done) {
+    // One pass over the whole result, in disjoint element ranges.
+    constexpr size_t kTask = size_t{1} << 15;
+    const int64_t tasks = static_cast<int64_t>((epilogue.n + kTask - 1) / kTask);
+    ParallelFor(call.runner, tasks, [&](int64_t t, int) {
+      const size_t begin = static_cast<size_t>(t) * kTask;
+      RunElementwiseRange(epilogue, begin, std::min(epilogue.n, begin + kTask));
+    });
+  }
+  return Status::Ok();
 }
 
 }  // namespace kiln::cpu

@@ -255,7 +255,7 @@ void ScatterOutput(const ConvGeometry& g, const DirectArgs& a, const T* scratch,
 
 template <class T>
 void Run(const ConvGeometry& g, const TensorRef& lhs, const TensorRef& rhs, const TensorRef& out,
-         TaskRunner* runner) {
+         TaskRunner* runner, const ElementwiseProblem* epilogue) {
   const size_t ns = g.isp.size();
   DirectArgs a;
   a.batch = g.batch;
@@ -315,6 +315,7 @@ void Run(const ConvGeometry& g, const TensorRef& lhs, const TensorRef& rhs, cons
   const int64_t macs_per_row = a.q[2] * a.cp * a.k[0] * a.k[1] * a.k[2] * a.k_in;
   const int64_t rows_per_task = std::max<int64_t>(1, kMinMacsPerTask / std::max<int64_t>(1, macs_per_row));
   const int64_t tasks = std::min<int64_t>((rows + rows_per_task - 1) / rows_per_task, 8 * NumWorkers(runner));
+  const size_t row_elems = static_cast<size_t>(a.q[2] * a.cp);
   ParallelFor(runner, tasks, [&](int64_t t, int) {
     const int64_t begin = rows * t / tasks, end = rows * (t + 1) / tasks;
     if constexpr (sizeof(T) == 4) {
@@ -322,8 +323,19 @@ void Run(const ConvGeometry& g, const TensorRef& lhs, const TensorRef& rhs, cons
     } else {
       HWY_DYNAMIC_DISPATCH(DirectF64)(a, begin, end);
     }
+    // Rows [begin, end) are output elements [begin, end) * row_elems here.
+    if (direct_out && epilogue != nullptr)
+      RunElementwiseRange(*epilogue, static_cast<size_t>(begin) * row_elems, static_cast<size_t>(end) * row_elems);
   });
   if (!direct_out) ScatterOutput<T>(g, a, out_storage.get(), out, runner);
+  if (!direct_out && epilogue != nullptr) {
+    constexpr size_t kTask = size_t{1} << 15;
+    const int64_t epi_tasks = static_cast<int64_t>((epilogue->n + kTask - 1) / kTask);
+    ParallelFor(runner, epi_tasks, [&](int64_t t, int) {
+      const size_t begin = static_cast<size_t>(t) * kTask;
+      RunElementwiseRange(*epilogue, begin, std::min(epilogue->n, begin + kTask));
+    });
+  }
 }
 
 }  // namespace
@@ -337,11 +349,11 @@ bool DirectConvolutionApplies(const ConvGeometry& g) {
 }
 
 void DirectConvolution(const ConvGeometry& g, const TensorRef& lhs, const TensorRef& rhs, const TensorRef& out,
-                       TaskRunner* runner) {
+                       TaskRunner* runner, const ElementwiseProblem* epilogue) {
   if (out.type == ElementType::kF32) {
-    Run<float>(g, lhs, rhs, out, runner);
+    Run<float>(g, lhs, rhs, out, runner, epilogue);
   } else {
-    Run<double>(g, lhs, rhs, out, runner);
+    Run<double>(g, lhs, rhs, out, runner, epilogue);
   }
 }
 

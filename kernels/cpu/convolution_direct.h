@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels/common/kernel.h"
+#include "kernels/cpu/elementwise.h"
 
 namespace kiln::cpu {
 
@@ -34,7 +35,10 @@ bool DirectConvolutionApplies(const ConvGeometry& g);
 // of the group) unless it is already that layout; each output's sum runs
 // over the taps (row-major) and then the group inputs in a fixed order,
 // whatever the thread count.
+// With `epilogue` (a fused elementwise program over `out`, reading it as
+// param 0), each task applies it to its own rows right after computing them
+// when the output is written in place, else once over the whole result.
 void DirectConvolution(const ConvGeometry& g, const TensorRef& lhs, const TensorRef& rhs, const TensorRef& out,
-                       TaskRunner* runner);
+                       TaskRunner* runner, const ElementwiseProblem* epilogue = nullptr);
 
 }  // namespace kiln::cpu

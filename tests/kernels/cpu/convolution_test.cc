@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kernels/cpu/registry.h"
+#include "kernels/reference/registry.h"
 #include "tests/kernels/cpu/contraction_test_util.h"
 #include "tests/kernels/cpu/hwy_test_util.h"
 #include "tests/kernels/cpu/test_pool.h"
@@ -228,6 +229,74 @@ TEST(CpuConvolution, OneByOneNhwc) {
   CheckConv(Nhwc(2, 7, 9, 13, 1, 1, 13, 17, 1, 0, 1, 1), ElementType::kF32, 90);
   CheckConv(Nhwc(3, 16, 16, 32, 1, 1, 32, 192, 1, 0, 1, 1), ElementType::kF32, 91);
   CheckConv(Nhwc(1, 5, 6, 7, 1, 1, 7, 3, 1, 0, 1, 1), ElementType::kF64, 92);
+}
+
+// A bias along the feature axis and relu6, fused as the compiler does
+// (kernels/reference/epilogue.h): out = clamp(0, conv + bias, 6).
+void CheckConvWithEpilogue(const ConvSpec& c, ElementType t, uint32_t seed) {
+  SCOPED_TRACE(seed);
+  KernelParams p = ConvParams(c);
+  ScalarProgram prog;
+  prog.param_types = {t, t};
+  auto instr = [&](ScalarOp op, std::vector<uint16_t> operands, double constant = 0) {
+    ScalarInstr i;
+    i.op = op;
+    i.type = t;
+    i.num_operands = static_cast<uint8_t>(operands.size());
+    for (size_t k = 0; k < operands.size(); ++k) i.operands[k] = operands[k];
+    i.constant.re = constant;
+    return i;
+  };
+  prog.instrs = {instr(ScalarOp::kAdd, {0, 1}), instr(ScalarOp::kConstant, {}, 0.0),
+                 instr(ScalarOp::kConstant, {}, 6.0), instr(ScalarOp::kClamp, {3, 2, 4})};
+  prog.results = {5};
+  KernelAttr epi;
+  epi.name = "epilogue";
+  epi.has_program = true;
+  epi.program = prog;
+  p.attrs.push_back(std::move(epi));
+  const int64_t rank = static_cast<int64_t>(c.out_dims.size());
+  std::vector<int64_t> map = {rank};
+  for (int64_t a = 0; a < rank; ++a) map.push_back(a);
+  map.push_back(1);
+  map.push_back(c.ofd);
+  p.attrs.push_back(Ints("epilogue_broadcast", map));
+  std::mt19937 rng(seed);
+  Tensor lhs = Random(t, c.lhs_dims, rng), rhs = Random(t, c.rhs_dims, rng);
+  Tensor bias = Random(t, {c.out_dims[c.ofd]}, rng);
+  for (int64_t i = 0; i < bias.count(); ++i) bias.Set(i, 3.0 * bias.Get(i));  // some results clamp at 6
+  auto run = [&](KernelFn fn, TaskRunner* runner) {
+    Tensor out = Filled(t, c.out_dims, 12345.0);
+    TensorRef in[3] = {lhs.ref(), rhs.ref(), bias.ref()};
+    TensorRef o[1] = {out.ref()};
+    EXPECT_TRUE(fn(KernelCall{p, in, o, runner}).ok());
+    return out;
+  };
+  Tensor want = run(ref::FindReferenceKernel(p.kernel), nullptr);
+  ForEachTarget([&] {
+    Tensor got = run(FindCpuKernel(p), nullptr);
+    Tensor threaded = run(FindCpuKernel(p), TestPool());
+    ASSERT_EQ(threaded.bytes, got.bytes) << "threaded result differs from the single-threaded one";
+    int bad = 0, clamped = 0;
+    for (int64_t i = 0; i < want.count() && bad < 10; ++i) {
+      const double w = want.Get(i), g = got.Get(i);
+      clamped += w == 6.0 || w == 0.0;
+      const bool ok = std::fabs(g - w) <= 1e-4 * (1 + std::fabs(w));
+      EXPECT_TRUE(ok) << "element " << i << ": got " << g << ", want " << w;
+      bad += !ok;
+    }
+    EXPECT_GT(clamped, 0);
+  });
+}
+
+TEST(CpuConvolution, FusedBiasAndRelu6Epilogue) {
+  // Depthwise NHWC (applied per task of rows), depthwise NCHW (after the
+  // scatter), the GEMM paths (after the product), f32 and f64.
+  CheckConvWithEpilogue(Nhwc(2, 9, 11, 32, 3, 3, 1, 32, 32, 1, 1, 1), ElementType::kF32, 100);
+  CheckConvWithEpilogue(Nhwc(3, 20, 21, 19, 3, 3, 1, 19, 19, 1, 1, 1), ElementType::kF64, 101);
+  CheckConvWithEpilogue(Nchw(2, 9, 8, 12, 3, 3, 1, 12, 12, 1, 1, 1), ElementType::kF32, 102);
+  CheckConvWithEpilogue(Nchw(2, 9, 8, 12, 3, 3, 12, 10, 1, 1, 1, 1), ElementType::kF32, 103);
+  CheckConvWithEpilogue(Nhwc(2, 7, 6, 13, 1, 1, 13, 17, 1, 0, 1, 1), ElementType::kF64, 104);
 }
 
 TEST(CpuConvolution, UnsupportedFormsRunTheReference) {
