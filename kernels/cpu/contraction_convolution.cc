@@ -14,6 +14,7 @@
 // Accumulation is in the element type, like dot_general (see registry.h).
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "kernels/common/parallel.h"
@@ -40,28 +41,55 @@ std::vector<int64_t> Combine(const std::vector<int64_t>& sizes, const std::vecto
   return out;
 }
 
-// Copies `in` into the centre of a zeroed tensor of dims `padded_dims`
-// (each dim d grows by lo[d] + hi[d]), one innermost run at a time.
+// Writes `in` zero-padded into `out`, a tensor of dims `padded_dims` (each
+// dim d grown by lo[d] before and the rest after), one innermost row at a
+// time: every byte of `out` is written once (no zeroing pass first).
 void PadInto(const TensorRef& in, const std::vector<int64_t>& lo, const std::vector<int64_t>& padded_dims,
              size_t elem, uint8_t* out) {
   const size_t rank = in.dims.size();
-  const auto ps = Strides(padded_dims);
-  const int64_t inner = in.dims[rank - 1];
-  const int64_t outer = inner == 0 ? 0 : in.NumElements() / inner;
-  std::vector<int64_t> idx(rank, 0);
-  for (int64_t r = 0; r < outer; ++r) {
-    int64_t off = lo[rank - 1];
-    for (size_t d = 0; d + 1 < rank; ++d) off += (idx[d] + lo[d]) * ps[d];
-    std::memcpy(out + off * elem, in.data + r * inner * elem, inner * elem);
+  const int64_t row = padded_dims[rank - 1], inner = in.dims[rank - 1];
+  const auto is = Strides(in.dims);
+  int64_t rows = 1;
+  for (size_t d = 0; d + 1 < rank; ++d) rows *= padded_dims[d];
+  std::vector<int64_t> idx(rank, 0);  // the padded row's index (the last entry unused)
+  for (int64_t r = 0; r < rows; ++r) {
+    uint8_t* dst = out + static_cast<size_t>(r * row) * elem;
+    bool inside = true;
+    int64_t src = 0;
+    for (size_t d = 0; d + 1 < rank && inside; ++d) {
+      const int64_t i = idx[d] - lo[d];
+      inside = i >= 0 && i < in.dims[d];
+      src += i * is[d];
+    }
+    if (!inside) {
+      std::memset(dst, 0, static_cast<size_t>(row) * elem);
+    } else {
+      const int64_t before = lo[rank - 1], after = row - before - inner;
+      std::memset(dst, 0, static_cast<size_t>(before) * elem);
+      if (inner > 0) std::memcpy(dst + before * elem, in.data + src * elem, static_cast<size_t>(inner) * elem);
+      std::memset(dst + (before + inner) * elem, 0, static_cast<size_t>(after) * elem);
+    }
     for (size_t d = rank - 1; d-- > 0;) {
-      if (++idx[d] < in.dims[d]) break;
+      if (++idx[d] < padded_dims[d]) break;
       idx[d] = 0;
     }
   }
 }
 
+// Applies `epilogue` to result elements [begin, end) in disjoint ranges
+// over the pool (each element's result depends on that element only).
+void RunEpilogueRange(const ElementwiseProblem& epilogue, size_t begin, size_t end, TaskRunner* runner) {
+  constexpr size_t kTask = size_t{1} << 15;
+  const int64_t tasks = static_cast<int64_t>((end - begin + kTask - 1) / kTask);
+  ParallelFor(runner, tasks, [&](int64_t t, int) {
+    const size_t b = begin + static_cast<size_t>(t) * kTask;
+    RunElementwiseRange(epilogue, b, std::min(end, b + kTask));
+  });
+}
+
 // `epilogue` (may be null): the fused elementwise program over the output,
-// which the direct path applies to each task's rows while they are in cache
+// which the direct path applies to each task's rows and the feature-major
+// GEMM to each chunk of batch elements while they are in cache
 // (*epilogue_done is then set); the other paths leave it to the caller.
 Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilogue, bool* epilogue_done) {
   const auto& p = call.params;
@@ -145,14 +173,14 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
     padded_dims[isp[s]] += padding[2 * s] + padding[2 * s + 1];
     any_padding |= padding[2 * s] != 0 || padding[2 * s + 1] != 0;
   }
-  std::vector<uint8_t> padded_storage;
+  std::unique_ptr<uint8_t[]> padded_storage;
   const void* input = lhs.data;
   if (any_padding) {
     int64_t total = 1;
     for (int64_t d : padded_dims) total *= d;
-    padded_storage.assign(static_cast<size_t>(total) * elem, 0);
-    if (lhs.NumElements() > 0) PadInto(lhs, lo, padded_dims, elem, padded_storage.data());
-    input = padded_storage.data();
+    padded_storage.reset(new uint8_t[static_cast<size_t>(total) * elem]);
+    PadInto(lhs, lo, padded_dims, elem, padded_storage.get());
+    input = padded_storage.get();
   }
   const auto ps = Strides(padded_dims), rs = Strides(rhs.dims), os = Strides(out.dims);
   const int64_t out_per_group = k_out / fgc;
@@ -207,7 +235,28 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
     g.b_k_step = g.k > 1 && g.b_k[0] == 0 ? g.b_k[1] : 0;
     for (size_t p = 0; p < g.b_k.size() && g.b_k_step != 0; ++p)
       if (g.b_k[p] != static_cast<int64_t>(p) * g.b_k_step) g.b_k_step = 0;
-    RunGemm(g, t);
+    if (epilogue == nullptr) {
+      RunGemm(g, t);
+      return Status::Ok();
+    }
+    // With an epilogue: the product in chunks of whole batch elements of
+    // about 256 KiB of result, each followed by the epilogue over that
+    // chunk while it is still in cache. The chunking depends on the shapes
+    // only, so results do not depend on the thread count.
+    const int64_t per_batch = fgc * g.m * g.n;  // result elements of one batch element
+    const int64_t chunk = std::max<int64_t>(1, (int64_t{256} << 10) / static_cast<int64_t>(elem) / per_batch);
+    const std::vector<int64_t> a_batch = g.a_batch, b_batch = g.b_batch;
+    for (int64_t b0 = 0; b0 < batch; b0 += chunk) {
+      const int64_t nb = std::min(chunk, batch - b0);
+      g.a_batch.assign(a_batch.begin() + b0 * fgc, a_batch.begin() + (b0 + nb) * fgc);
+      g.b_batch.assign(b_batch.begin() + b0 * fgc, b_batch.begin() + (b0 + nb) * fgc);
+      g.batch = nb * fgc;
+      g.c = out.data + static_cast<size_t>(b0 * per_batch) * elem;
+      RunGemm(g, t);
+      RunEpilogueRange(*epilogue, static_cast<size_t>(b0 * per_batch), static_cast<size_t>((b0 + nb) * per_batch),
+                       call.runner);
+    }
+    if (epilogue_done != nullptr) *epilogue_done = true;
     return Status::Ok();
   }
 
@@ -324,15 +373,7 @@ Status Convolution(const KernelCall& call) {
   KILN_RETURN_IF_ERROR(PlainConvolution(
       KernelCall{call.params, call.inputs.subspan(0, 2), call.outputs, call.runner, /*without_epilogue=*/true},
       &epilogue, &done));
-  if (!done) {
-    // One pass over the whole result, in disjoint element ranges.
-    constexpr size_t kTask = size_t{1} << 15;
-    const int64_t tasks = static_cast<int64_t>((epilogue.n + kTask - 1) / kTask);
-    ParallelFor(call.runner, tasks, [&](int64_t t, int) {
-      const size_t begin = static_cast<size_t>(t) * kTask;
-      RunElementwiseRange(epilogue, begin, std::min(epilogue.n, begin + kTask));
-    });
-  }
+  if (!done) RunEpilogueRange(epilogue, 0, epilogue.n, call.runner);  // one pass over the whole result
   return Status::Ok();
 }
 
