@@ -88,8 +88,8 @@ void RunEpilogueRange(const ElementwiseProblem& epilogue, size_t begin, size_t e
 }
 
 // `epilogue` (may be null): the fused elementwise program over the output,
-// which the direct path applies to each task's rows and the feature-major
-// GEMM to each chunk of batch elements while they are in cache
+// which the direct path applies to each task's rows and the GEMM paths that
+// write the result in place to each chunk of batch elements while in cache
 // (*epilogue_done is then set); the other paths leave it to the caller.
 Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilogue, bool* epilogue_done) {
   const auto& p = call.params;
@@ -306,6 +306,26 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
   bool direct = fgc == 1 && ob == 0 && ofd == rank - 1;
   for (size_t s = 0; s < ns && direct; ++s) direct = osp[s] == static_cast<int64_t>(s + 1);
   std::vector<uint8_t> c_storage;
+  if (direct && epilogue != nullptr) {
+    // As the feature-major path: chunks of whole batch elements (about
+    // 256 KiB of result), each followed by its epilogue while in cache.
+    const int64_t rows_per_batch = batch == 0 ? 0 : g.m / batch;
+    const int64_t per_batch = rows_per_batch * g.n;
+    const int64_t chunk =
+        std::max<int64_t>(1, (int64_t{256} << 10) / static_cast<int64_t>(elem) / std::max<int64_t>(1, per_batch));
+    const std::vector<int64_t> a_m = g.a_m;
+    for (int64_t b0 = 0; b0 < batch; b0 += chunk) {
+      const int64_t nb = std::min(chunk, batch - b0);
+      g.a_m.assign(a_m.begin() + b0 * rows_per_batch, a_m.begin() + (b0 + nb) * rows_per_batch);
+      g.m = nb * rows_per_batch;
+      g.c = out.data + static_cast<size_t>(b0 * per_batch) * elem;
+      RunGemm(g, t);
+      RunEpilogueRange(*epilogue, static_cast<size_t>(b0 * per_batch), static_cast<size_t>((b0 + nb) * per_batch),
+                       call.runner);
+    }
+    if (epilogue_done != nullptr) *epilogue_done = true;
+    return Status::Ok();
+  }
   if (direct) {
     g.c = out.data;
   } else {

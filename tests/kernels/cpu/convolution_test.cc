@@ -291,8 +291,8 @@ void CheckConvWithEpilogue(const ConvSpec& c, ElementType t, uint32_t seed) {
 
 TEST(CpuConvolution, FusedBiasAndRelu6Epilogue) {
   // Depthwise NHWC (applied per task of rows), depthwise NCHW (after the
-  // scatter), NCHW on the GEMM (per chunk of batch elements), NHWC on the
-  // GEMM (after the product), f32 and f64.
+  // scatter), NCHW and NHWC on the GEMM (per chunk of batch elements), f32
+  // and f64.
   CheckConvWithEpilogue(Nhwc(2, 9, 11, 32, 3, 3, 1, 32, 32, 1, 1, 1), ElementType::kF32, 100);
   CheckConvWithEpilogue(Nhwc(3, 20, 21, 19, 3, 3, 1, 19, 19, 1, 1, 1), ElementType::kF64, 101);
   CheckConvWithEpilogue(Nchw(2, 9, 8, 12, 3, 3, 1, 12, 12, 1, 1, 1), ElementType::kF32, 102);
@@ -300,6 +300,7 @@ TEST(CpuConvolution, FusedBiasAndRelu6Epilogue) {
   CheckConvWithEpilogue(Nhwc(2, 7, 6, 13, 1, 1, 13, 17, 1, 0, 1, 1), ElementType::kF64, 104);
   // NCHW with a result of several 256 KiB chunks of batch elements (3 + 2).
   CheckConvWithEpilogue(Nchw(5, 20, 20, 8, 3, 3, 8, 48, 1, 1, 1, 1), ElementType::kF32, 105);
+  CheckConvWithEpilogue(Nhwc(5, 20, 20, 8, 3, 3, 8, 48, 1, 1, 1, 1), ElementType::kF32, 106);
 }
 
 TEST(CpuConvolution, UnsupportedFormsRunTheReference) {
