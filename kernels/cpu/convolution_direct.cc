@@ -350,6 +350,7 @@ bool DirectConvolutionApplies(const ConvGeometry& g) {
 
 void DirectConvolution(const ConvGeometry& g, const TensorRef& lhs, const TensorRef& rhs, const TensorRef& out,
                        TaskRunner* runner, const ElementwiseProblem* epilogue) {
+  if (PlanarDepthwiseApplies(g)) return PlanarDepthwise(g, lhs, rhs, out, runner, epilogue);
   if (out.type == ElementType::kF32) {
     Run<float>(g, lhs, rhs, out, runner, epilogue);
   } else {

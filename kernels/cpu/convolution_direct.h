@@ -41,4 +41,12 @@ bool DirectConvolutionApplies(const ConvGeometry& g);
 void DirectConvolution(const ConvGeometry& g, const TensorRef& lhs, const TensorRef& rhs, const TensorRef& out,
                        TaskRunner* runner, const ElementwiseProblem* epilogue = nullptr);
 
+// The planar form (convolution_planar.cc) for depthwise convolutions whose
+// last spatial dim is innermost in the input and the output (NCHW) with
+// stride 1 along it: each output plane from one zero-padded input plane,
+// vectorised along the row. DirectConvolution hands these to it.
+bool PlanarDepthwiseApplies(const ConvGeometry& g);
+void PlanarDepthwise(const ConvGeometry& g, const TensorRef& lhs, const TensorRef& rhs, const TensorRef& out,
+                     TaskRunner* runner, const ElementwiseProblem* epilogue);
+
 }  // namespace kiln::cpu

@@ -303,6 +303,35 @@ TEST(CpuConvolution, FusedBiasAndRelu6Epilogue) {
   CheckConvWithEpilogue(Nhwc(5, 20, 20, 8, 3, 3, 8, 48, 1, 1, 1, 1), ElementType::kF32, 106);
 }
 
+TEST(CpuConvolution, DepthwisePlanarNchw) {
+  // Stride 1 along rows of at least 8: each output plane from one padded
+  // input plane (convolution_planar.cc). Rows of 37 and 21 leave a tail
+  // after the whole vectors; dilation, multiplier 3, f64, NaN/inf.
+  CheckConv(Nchw(2, 11, 37, 6, 3, 3, 1, 6, 6, 1, 1, 1), ElementType::kF32, 110);
+  CheckConv(Nchw(1, 12, 21, 4, 3, 5, 1, 12, 4, 2, 1, 2), ElementType::kF64, 111);
+  CheckConv(Nchw(2, 9, 16, 5, 3, 3, 1, 5, 5, 1, 1, 1), ElementType::kF32, 112, /*specials=*/true);
+  // Stride 2 in the outer spatial dim only, asymmetric padding, reversal.
+  ConvSpec c = Nchw(2, 13, 20, 3, 3, 3, 1, 3, 3, 0, 1, 1);
+  c.strides = {2, 1};
+  c.padding = {0, 1, 2, 1};
+  c.reversal = {1, 0};
+  c.out_dims = {2, 3, (13 + 1 - 3) / 2 + 1, 20 + 3 - 3 + 1};
+  CheckConv(c, ElementType::kF32, 113);
+  // 1-D [batch, feature, width] and 3-D NCDHW.
+  ConvSpec one{{2, 5, 40}, {5, 1, 3}, {2, 5, 40}, 0, 1, 1, 0, 0, 1, {2}, {2}, {2}, {}, {1, 1}};
+  one.groups = 5;
+  CheckConv(one, ElementType::kF32, 114);
+  ConvSpec three{{1, 4, 5, 6, 17}, {4, 1, 3, 3, 3}, {1, 4, 5, 6, 17}, 0, 1, 1, 0, 0, 1, {2, 3, 4}, {2, 3, 4},
+                 {2, 3, 4}, {}, {1, 1, 1, 1, 1, 1}};
+  three.groups = 4;
+  CheckConv(three, ElementType::kF64, 115);
+  // The result [feature, batch, h, w]: not dense per plane (epilogue after).
+  ConvSpec fb{{2, 6, 7, 12}, {6, 1, 3, 3}, {6, 2, 7, 12}, 0, 1, 1, 0, 1, 0, {2, 3}, {2, 3}, {2, 3}, {}, {1, 1, 1, 1}};
+  fb.groups = 6;
+  CheckConv(fb, ElementType::kF32, 116);
+  CheckConvWithEpilogue(fb, ElementType::kF32, 117);
+}
+
 TEST(CpuConvolution, UnsupportedFormsRunTheReference) {
   // lhs dilation: the fast kernel hands the call to the reference (same result).
   ConvSpec c{{1, 5, 5, 2}, {2, 2, 2, 3}, {1, 8, 8, 3}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {}, {0, 0, 0, 0}};
