@@ -6,9 +6,8 @@
 // read it without bounds checks; the weights are scalars broadcast per tap.
 //
 // Each output element is summed over the taps in row-major order by the
-// same code whatever the task split (whole vectors for the first
-// multiple-of-lanes columns of a row, one lane at a time for the rest), so
-// results are bit-identical at any thread count.
+// same vector code whatever the task split (the row's last partial vector
+// stored through a mask), so results are bit-identical at any thread count.
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -26,6 +25,10 @@
 #include "kernels/cpu/kernel_util.h"
 
 namespace kiln::cpu {
+
+// Elements of slack after each input plane, read (never used) by the last
+// partial vector of a row: at least the widest vector's lanes.
+constexpr int64_t kPlaneSlack = 256;
 
 // One plane's problem, sizes in elements (canonical three spatial dims).
 struct PlanarArgs {
@@ -87,15 +90,19 @@ void PlanarPlane(const PlanarArgs& a) {
           }
         hn::StoreU(acc, d, orow + x);
       }
-      for (; x < a.q[2]; ++x) {
-        T acc = 0;
+      if (x < a.q[2]) {
+        // The row's last partial vector: whole-vector loads (the plane has
+        // kPlaneSlack elements of slack past its end; lanes past the row
+        // read the next row's values and are not stored).
+        V acc = hn::Zero(d);
         const T* wt = w;
         for (int64_t t0 = 0; t0 < a.k[0]; ++t0)
           for (int64_t t1 = 0; t1 < a.k[1]; ++t1) {
             const T* r = row_of(t0, t1) + x;
-            for (int64_t t2 = 0; t2 < a.k[2]; ++t2, ++wt) acc += r[t2 * a.dil[2]] * *wt;
+            for (int64_t t2 = 0; t2 < a.k[2]; ++t2, ++wt)
+              acc = hn::MulAdd(hn::LoadU(d, r + t2 * a.dil[2]), hn::Set(d, *wt), acc);
           }
-        orow[x] = acc;
+        hn::BlendedStore(acc, hn::FirstN(d, static_cast<size_t>(a.q[2] - x)), d, orow + x);
       }
     }
 }
@@ -167,7 +174,7 @@ void Run(const ConvGeometry& g, const TensorRef& lhs, const TensorRef& rhs, cons
   const T* in = reinterpret_cast<const T*>(lhs.data);
   T* dst = reinterpret_cast<T*>(out.data);
   ParallelFor(runner, tasks, [&](int64_t task, int) {
-    std::vector<T> plane(static_cast<size_t>(plane_in), T(0));
+    std::vector<T> plane(static_cast<size_t>(plane_in + kPlaneSlack), T(0));
     const int64_t begin = planes * task / tasks, end = planes * (task + 1) / tasks;
     for (int64_t pl = begin; pl < end; ++pl) {
       const int64_t b = pl / g.k_out, o = pl % g.k_out;
