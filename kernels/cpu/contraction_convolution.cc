@@ -148,6 +148,16 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
   }
   if (out.dims[ob] != batch || out.dims[ofd] != k_out) return RunReference(call);
   if (out.NumElements() == 0) return Status::Ok();
+  // The fast paths materialise the padded input (the direct path with its
+  // features rounded up and repeated per group output): huge padding with
+  // strides that skip it (a hostile or odd module) goes to the reference,
+  // which does not, rather than allocating without bound.
+  double padded_elems = static_cast<double>(batch) * static_cast<double>(in_feat + 64) * 64.0;
+  for (size_t s = 0; s < ns; ++s)
+    padded_elems *= static_cast<double>(lhs.dims[isp[s]]) + static_cast<double>(padding[2 * s]) +
+                    static_cast<double>(padding[2 * s + 1]);
+  if (padded_elems > 64.0 * static_cast<double>(lhs.NumElements() + out.NumElements()) * 64.0 + double(1 << 24))
+    return RunReference(call);
 
   ConvGeometry geom;
   geom.rank = rank;

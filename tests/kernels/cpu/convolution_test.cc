@@ -332,6 +332,20 @@ TEST(CpuConvolution, DepthwisePlanarNchw) {
   CheckConvWithEpilogue(fb, ElementType::kF32, 117);
 }
 
+TEST(CpuConvolution, HugePaddingSkippedByStridesRunsTheReference) {
+  // 2^30 of padding on each side, strides of 2^30: a 3x3 result. The fast
+  // paths would materialise the padded input; they hand it to the
+  // reference (same result, no allocation of 2^62 elements).
+  const int64_t big = int64_t{1} << 30;
+  for (int64_t groups : {1, 2}) {
+    ConvSpec c = Nhwc(1, 4, 4, 2, 3, 3, 2 / groups, 2, groups, 0, 1, 1);
+    c.strides = {big, big};
+    c.padding = {big, big, big, big};
+    c.out_dims = {1, 3, 3, 2};
+    CheckConv(c, ElementType::kF32, 120);
+  }
+}
+
 TEST(CpuConvolution, UnsupportedFormsRunTheReference) {
   // lhs dilation: the fast kernel hands the call to the reference (same result).
   ConvSpec c{{1, 5, 5, 2}, {2, 2, 2, 3}, {1, 8, 8, 3}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {}, {0, 0, 0, 0}};
