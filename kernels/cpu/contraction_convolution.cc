@@ -9,7 +9,14 @@
 // offset tables: no im2col matrix is materialised. Any dimension numbers,
 // strides, kernel dilation, window reversal and feature groups (the GEMM's
 // batch) are handled; lhs dilation, batch groups and negative padding run
-// the reference kernel.
+// the reference kernel. A feature-major result (NCHW) swaps the roles: the
+// weights are A and the windows B, so the GEMM writes the result in place.
+// Depthwise and thin grouped convolutions go to the direct kernels of
+// convolution_direct.h instead.
+//
+// A fused epilogue (kernels/reference/epilogue.h) runs on the fast
+// elementwise interpreter over each chunk of the result as soon as it is
+// computed (whole batch elements, or the direct kernels' row tasks).
 //
 // Accumulation is in the element type, like dot_general (see registry.h).
 #include <algorithm>

@@ -1,9 +1,11 @@
-// The fast CPU convolution (kernels/cpu/convolution.cc, on the dot_general
-// GEMM) against the reference kernel: NHWC/HWIO and NCHW/OIHW layouts and
-// odd ones, strides, padding, dilation, window reversal, feature groups,
-// three spatial dims, sizes for the blocked GEMM and the thread pool, NaN
-// and infinities, and forms the kernel hands to the reference
-// (contraction_test_util.h: tolerance, every target).
+// The fast CPU convolution (kernels/cpu/contraction_convolution.cc on the
+// dot_general GEMM; convolution_direct.cc and convolution_planar.cc for
+// depthwise and thin grouped ones) against the reference kernel: NHWC/HWIO
+// and NCHW/OIHW layouts and odd ones, strides, padding, dilation, window
+// reversal, feature groups and channel multipliers, one to three spatial
+// dims, sizes for the blocked GEMM and the thread pool, NaN and infinities,
+// fused epilogues, and forms the kernel hands to the reference
+// (contraction_test_util.h: tolerance, every target, same bits threaded).
 #include <gtest/gtest.h>
 
 #include <cmath>
