@@ -28,6 +28,7 @@ def parse_args():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--reps", type=int, default=5, help="timed repetitions per measurement")
     ap.add_argument("--rounds", type=int, default=5, help="alternating rounds of Kiln and its peers per row")
+    ap.add_argument("--only", default="matmul,chain,conv,mlp", help="which groups of rows to run (comma-separated)")
     return ap.parse_args()
 
 
@@ -142,16 +143,24 @@ def bench_chain():
 
 
 def bench_conv():
-    x = torch.from_numpy(np.random.default_rng(3).standard_normal((1, 64, 56, 56), dtype=np.float32))
-    w = torch.from_numpy(np.random.default_rng(4).standard_normal((64, 64, 3, 3), dtype=np.float32))
+    # kernel_bench.cc's kConvCases: (index, label, torch input shape, torch weight shape, groups).
+    cases = [(0, "conv 1x56x56x64 -> 64, 3x3, pad 1 (Kiln NHWC)", (1, 64, 56, 56), (64, 64, 3, 3), 1),
+             (1, "conv 1x64x56x56 -> 64, 3x3, pad 1 (Kiln NCHW)", (1, 64, 56, 56), (64, 64, 3, 3), 1),
+             (2, "depthwise 1x56x56x144, 3x3, pad 1 (Kiln NHWC)", (1, 144, 56, 56), (144, 1, 3, 3), 144),
+             (3, "depthwise 1x144x56x56, 3x3, pad 1 (Kiln NCHW)", (1, 144, 56, 56), (144, 1, 3, 3), 144)]
+    for index, label, xs, ws, groups in cases:
+        # torch runs its own layout (NCHW) in every row.
+        x = torch.from_numpy(np.random.default_rng(3).standard_normal(xs, dtype=np.float32))
+        w = torch.from_numpy(np.random.default_rng(4).standard_normal(ws, dtype=np.float32))
 
-    def measure():
-        kiln = kiln_kernel_bench("BM_CpuConv56x56x64Threads/real_time")
-        with torch.no_grad():
-            tor = median_time(lambda: torch.nn.functional.conv2d(x, w, padding=1), reps=max(ARGS.reps, 15))
-        return kiln, tor
-    kiln, tor = rounds(measure)
-    row("conv 1x56x56x64 -> 64, 3x3, pad 1", kiln, [("torch", tor)], "GFLOP/s", 2.0 * 56 * 56 * 64 * 9 * 64)
+        def measure():
+            kiln = kiln_kernel_bench("BM_CpuConv56x56Threads/%d/real_time" % index)
+            with torch.no_grad():
+                tor = median_time(lambda: torch.nn.functional.conv2d(x, w, padding=1, groups=groups),
+                                  reps=max(ARGS.reps, 15))
+            return kiln, tor
+        kiln, tor = rounds(measure)
+        row(label, kiln, [("torch", tor)], "GFLOP/s", 2.0 * 56 * 56 * ws[0] * 9 * ws[1])
 
 
 def bench_mlp():
@@ -189,10 +198,9 @@ def main():
         ARGS.threads, version, np.__version__, threads, torch.__version__, torch.get_num_threads(),
         subprocess.run(["sh", "-c", "lscpu | sed -n 's/^Model name: *//p'"], capture_output=True,
                        text=True).stdout.strip()))
-    bench_matmul()
-    bench_chain()
-    bench_conv()
-    bench_mlp()
+    groups = {"matmul": bench_matmul, "chain": bench_chain, "conv": bench_conv, "mlp": bench_mlp}
+    for name in ARGS.only.split(","):
+        groups[name]()
     print()
     print("| benchmark | Kiln | peer | peer time | Kiln / peer speed |")
     print("| --- | ---: | --- | ---: | ---: |")

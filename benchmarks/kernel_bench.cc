@@ -421,19 +421,39 @@ BENCHMARK(BM_CpuDotGeneralF32MlpLayer)->Arg(1)->Arg(2)->UseRealTime()->Unit(benc
 
 KernelAttr IntsAttr(const char* name, std::vector<int64_t> v) { return KernelAttr{name, std::move(v), {}, "", false, {}}; }
 
-// 1x56x56x64 -> 64 channels, 3x3, padding 1, NHWC input, HWIO kernel (a
-// ResNet-50 stage-1 convolution); FLOPS = 2 * 56*56*64 * 3*3*64.
-void RunConv(benchmark::State& state, KernelFn fn, TaskRunner* runner) {
+// The convolutions timed against torch (benchmarks/compare_peers.py):
+//   0: 1x56x56x64 -> 64 channels, 3x3, padding 1, NHWC input, HWIO kernel
+//      (a ResNet-50 stage-1 convolution);
+//   1: the same in NCHW / OIHW, torch's own layout (torch-exported models);
+//   2: depthwise 3x3, padding 1, 1x56x56x144 NHWC with a 3x3x1x144 kernel
+//      (feature_group_count 144, a MobileNet-v2 stage-2 block);
+//   3: the same depthwise convolution in NCHW / OIHW.
+struct ConvCase {
+  bool nchw;
+  int64_t c, out, groups;
+};
+constexpr ConvCase kConvCases[] = {{false, 64, 64, 1}, {true, 64, 64, 1}, {false, 144, 144, 144}, {true, 144, 144, 144}};
+
+double ConvFlops(const ConvCase& k) { return 2.0 * 56 * 56 * k.out * 9 * (k.c / k.groups); }
+
+void RunConv(benchmark::State& state, KernelFn fn, TaskRunner* runner, const ConvCase& k) {
   KernelParams p;
   p.kernel = "stablehlo.convolution";
-  p.attrs = {IntsAttr("input_batch_dimension", {0}),  IntsAttr("input_feature_dimension", {3}),
-             IntsAttr("input_spatial_dimensions", {1, 2}), IntsAttr("kernel_input_feature_dimension", {2}),
-             IntsAttr("kernel_output_feature_dimension", {3}), IntsAttr("kernel_spatial_dimensions", {0, 1}),
-             IntsAttr("output_batch_dimension", {0}), IntsAttr("output_feature_dimension", {3}),
-             IntsAttr("output_spatial_dimensions", {1, 2}), IntsAttr("padding", {1, 1, 1, 1}),
-             IntsAttr("feature_group_count", {1}), IntsAttr("batch_group_count", {1})};
-  std::vector<int64_t> in_dims = {1, 56, 56, 64}, k_dims = {3, 3, 64, 64}, out_dims = {1, 56, 56, 64};
-  std::vector<float> x(56 * 56 * 64), w(3 * 3 * 64 * 64), y(56 * 56 * 64);
+  const int64_t f = k.nchw ? 1 : 3;  // the feature dim of input and output
+  std::vector<int64_t> sp = k.nchw ? std::vector<int64_t>{2, 3} : std::vector<int64_t>{1, 2};
+  p.attrs = {IntsAttr("input_batch_dimension", {0}),  IntsAttr("input_feature_dimension", {f}),
+             IntsAttr("input_spatial_dimensions", sp), IntsAttr("kernel_input_feature_dimension", {k.nchw ? 1 : 2}),
+             IntsAttr("kernel_output_feature_dimension", {k.nchw ? 0 : 3}),
+             IntsAttr("kernel_spatial_dimensions", k.nchw ? std::vector<int64_t>{2, 3} : std::vector<int64_t>{0, 1}),
+             IntsAttr("output_batch_dimension", {0}), IntsAttr("output_feature_dimension", {f}),
+             IntsAttr("output_spatial_dimensions", sp), IntsAttr("padding", {1, 1, 1, 1}),
+             IntsAttr("feature_group_count", {k.groups}), IntsAttr("batch_group_count", {1})};
+  const int64_t k_in = k.c / k.groups;
+  std::vector<int64_t> in_dims = k.nchw ? std::vector<int64_t>{1, k.c, 56, 56} : std::vector<int64_t>{1, 56, 56, k.c};
+  std::vector<int64_t> k_dims = k.nchw ? std::vector<int64_t>{k.out, k_in, 3, 3} : std::vector<int64_t>{3, 3, k_in, k.out};
+  std::vector<int64_t> out_dims =
+      k.nchw ? std::vector<int64_t>{1, k.out, 56, 56} : std::vector<int64_t>{1, 56, 56, k.out};
+  std::vector<float> x(56 * 56 * k.c), w(9 * k_in * k.out), y(56 * 56 * k.out);
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 13) * 0.1f - 0.6f;
   for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<float>(i % 7) * 0.01f - 0.03f;
   TensorRef in[2] = {{ElementType::kF32, in_dims, reinterpret_cast<uint8_t*>(x.data()), x.size() * 4},
@@ -448,18 +468,19 @@ void RunConv(benchmark::State& state, KernelFn fn, TaskRunner* runner) {
     benchmark::DoNotOptimize(y.data());
     if (!s.ok()) state.SkipWithError(s.message().c_str());
   }
-  state.counters["FLOPS"] = benchmark::Counter(2.0 * 56 * 56 * 64 * 9 * 64, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["FLOPS"] = benchmark::Counter(ConvFlops(k), benchmark::Counter::kIsIterationInvariantRate);
 }
 void BM_ReferenceConv56x56x64(benchmark::State& state) {
-  RunConv(state, ref::FindReferenceKernel("stablehlo.convolution"), nullptr);
+  RunConv(state, ref::FindReferenceKernel("stablehlo.convolution"), nullptr, kConvCases[0]);
 }
-void BM_CpuConv56x56x64Threads(benchmark::State& state) {
+// Arg: the kConvCases index.
+void BM_CpuConv56x56Threads(benchmark::State& state) {
   KernelParams p;
   p.kernel = "stablehlo.convolution";
-  RunConv(state, cpu::FindCpuKernel(p), Pool());
+  RunConv(state, cpu::FindCpuKernel(p), Pool(), kConvCases[state.range(0)]);
 }
 BENCHMARK(BM_ReferenceConv56x56x64)->UseRealTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_CpuConv56x56x64Threads)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CpuConv56x56Threads)->DenseRange(0, 3)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace kiln

@@ -37,6 +37,7 @@ StatusOr<std::vector<uint8_t>> Compile(std::string_view source, std::string_view
   // Its output is meant to fuse back into one dispatch; unfused, lowering
   // builds the same program from the quantized op itself.
   if (options.fuse) KILN_RETURN_IF_ERROR(LegalizeQuantized(module.get(), format));
+  if (options.fuse) KILN_RETURN_IF_ERROR(LegalizeBatchNormInference(module.get()));
   ModuleBuilder builder;
   KILN_RETURN_IF_ERROR(LowerModule(*module, options, format, &builder));
   if (options.target != "cpu") {

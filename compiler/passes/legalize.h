@@ -32,4 +32,12 @@ Status LegalizeDeprecatedOps(ir::Module* module);
 // bitcast_convert to the quantized type. Other ops are left unchanged.
 Status LegalizeQuantized(ir::Module* module, const ErrorFormatter& format_error);
 
+// Run when fusion is on (compiler/passes/legalize_batch_norm.cc): each
+// stablehlo.batch_norm_inference on f32 or f64 tensors of static shape
+// becomes factor = scale / sqrt(variance + epsilon) per feature and
+// (operand - mean) * factor + offset with the per-feature values broadcast
+// along feature_index, which fusion folds into the producer's epilogue.
+// Other element types keep the op (the reference kernel computes in double).
+Status LegalizeBatchNormInference(ir::Module* module);
+
 }  // namespace kiln::compiler

@@ -9,13 +9,24 @@
 // offset tables: no im2col matrix is materialised. Any dimension numbers,
 // strides, kernel dilation, window reversal and feature groups (the GEMM's
 // batch) are handled; lhs dilation, batch groups and negative padding run
-// the reference kernel.
+// the reference kernel. A feature-major result (NCHW) swaps the roles: the
+// weights are A and the windows B, so the GEMM writes the result in place.
+// Depthwise and thin grouped convolutions go to the direct kernels of
+// convolution_direct.h instead.
+//
+// A fused epilogue (kernels/reference/epilogue.h) runs on the fast
+// elementwise interpreter over each chunk of the result as soon as it is
+// computed (whole batch elements, or the direct kernels' row tasks).
 //
 // Accumulation is in the element type, like dot_general (see registry.h).
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <vector>
 
+#include "kernels/common/parallel.h"
+#include "kernels/cpu/convolution_direct.h"
+#include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/kernels.h"
@@ -37,27 +48,57 @@ std::vector<int64_t> Combine(const std::vector<int64_t>& sizes, const std::vecto
   return out;
 }
 
-// Copies `in` into the centre of a zeroed tensor of dims `padded_dims`
-// (each dim d grows by lo[d] + hi[d]), one innermost run at a time.
+// Writes `in` zero-padded into `out`, a tensor of dims `padded_dims` (each
+// dim d grown by lo[d] before and the rest after), one innermost row at a
+// time: every byte of `out` is written once (no zeroing pass first).
 void PadInto(const TensorRef& in, const std::vector<int64_t>& lo, const std::vector<int64_t>& padded_dims,
              size_t elem, uint8_t* out) {
   const size_t rank = in.dims.size();
-  const auto ps = Strides(padded_dims);
-  const int64_t inner = in.dims[rank - 1];
-  const int64_t outer = inner == 0 ? 0 : in.NumElements() / inner;
-  std::vector<int64_t> idx(rank, 0);
-  for (int64_t r = 0; r < outer; ++r) {
-    int64_t off = lo[rank - 1];
-    for (size_t d = 0; d + 1 < rank; ++d) off += (idx[d] + lo[d]) * ps[d];
-    std::memcpy(out + off * elem, in.data + r * inner * elem, inner * elem);
+  const int64_t row = padded_dims[rank - 1], inner = in.dims[rank - 1];
+  const auto is = Strides(in.dims);
+  int64_t rows = 1;
+  for (size_t d = 0; d + 1 < rank; ++d) rows *= padded_dims[d];
+  std::vector<int64_t> idx(rank, 0);  // the padded row's index (the last entry unused)
+  for (int64_t r = 0; r < rows; ++r) {
+    uint8_t* dst = out + static_cast<size_t>(r * row) * elem;
+    bool inside = true;
+    int64_t src = 0;
+    for (size_t d = 0; d + 1 < rank && inside; ++d) {
+      const int64_t i = idx[d] - lo[d];
+      inside = i >= 0 && i < in.dims[d];
+      src += i * is[d];
+    }
+    if (!inside) {
+      std::memset(dst, 0, static_cast<size_t>(row) * elem);
+    } else {
+      const int64_t before = lo[rank - 1], after = row - before - inner;
+      std::memset(dst, 0, static_cast<size_t>(before) * elem);
+      if (inner > 0) std::memcpy(dst + before * elem, in.data + src * elem, static_cast<size_t>(inner) * elem);
+      std::memset(dst + (before + inner) * elem, 0, static_cast<size_t>(after) * elem);
+    }
     for (size_t d = rank - 1; d-- > 0;) {
-      if (++idx[d] < in.dims[d]) break;
+      if (++idx[d] < padded_dims[d]) break;
       idx[d] = 0;
     }
   }
 }
 
-Status PlainConvolution(const KernelCall& call) {
+// Applies `epilogue` to result elements [begin, end) in disjoint ranges
+// over the pool (each element's result depends on that element only).
+void RunEpilogueRange(const ElementwiseProblem& epilogue, size_t begin, size_t end, TaskRunner* runner) {
+  constexpr size_t kTask = size_t{1} << 15;
+  const int64_t tasks = static_cast<int64_t>((end - begin + kTask - 1) / kTask);
+  ParallelFor(runner, tasks, [&](int64_t t, int) {
+    const size_t b = begin + static_cast<size_t>(t) * kTask;
+    RunElementwiseRange(epilogue, b, std::min(end, b + kTask));
+  });
+}
+
+// `epilogue` (may be null): the fused elementwise program over the output,
+// which the direct path applies to each task's rows and the GEMM paths that
+// write the result in place to each chunk of batch elements while in cache
+// (*epilogue_done is then set); the other paths leave it to the caller.
+Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilogue, bool* epilogue_done) {
   const auto& p = call.params;
   if (call.inputs.size() != 2 || call.outputs.size() != 1) return RunReference(call);
   const TensorRef& lhs = call.inputs[0];
@@ -114,6 +155,31 @@ Status PlainConvolution(const KernelCall& call) {
   }
   if (out.dims[ob] != batch || out.dims[ofd] != k_out) return RunReference(call);
   if (out.NumElements() == 0) return Status::Ok();
+  // The fast paths materialise the padded input (the direct path with its
+  // features rounded up and repeated per group output): huge padding with
+  // strides that skip it (a hostile or odd module) goes to the reference,
+  // which does not, rather than allocating without bound.
+  double padded_elems = static_cast<double>(batch) * static_cast<double>(in_feat + 64) * 64.0;
+  for (size_t s = 0; s < ns; ++s)
+    padded_elems *= static_cast<double>(lhs.dims[isp[s]]) + static_cast<double>(padding[2 * s]) +
+                    static_cast<double>(padding[2 * s + 1]);
+  if (padded_elems > 64.0 * static_cast<double>(lhs.NumElements() + out.NumElements()) * 64.0 + double(1 << 24))
+    return RunReference(call);
+
+  ConvGeometry geom;
+  geom.rank = rank;
+  geom.ib = ib, geom.ifd = ifd, geom.kif = kif, geom.kof = kof, geom.ob = ob, geom.ofd = ofd;
+  geom.isp.assign(isp.begin(), isp.end());
+  geom.ksp.assign(ksp.begin(), ksp.end());
+  geom.osp.assign(osp.begin(), osp.end());
+  geom.strides = strides, geom.rhs_dil = rhs_dil, geom.reversal = reversal, geom.padding = padding;
+  geom.spatial_out = spatial_out, geom.kdims = kdims;
+  geom.fgc = fgc, geom.batch = batch, geom.in_feat = in_feat, geom.k_in = k_in, geom.k_out = k_out;
+  if (DirectConvolutionApplies(geom)) {
+    DirectConvolution(geom, lhs, rhs, out, call.runner, epilogue);
+    if (epilogue_done != nullptr) *epilogue_done = epilogue != nullptr;
+    return Status::Ok();
+  }
 
   // The padded input (or the input itself when there is no padding).
   const size_t elem = StorageBytes(t);
@@ -124,17 +190,92 @@ Status PlainConvolution(const KernelCall& call) {
     padded_dims[isp[s]] += padding[2 * s] + padding[2 * s + 1];
     any_padding |= padding[2 * s] != 0 || padding[2 * s + 1] != 0;
   }
-  std::vector<uint8_t> padded_storage;
+  std::unique_ptr<uint8_t[]> padded_storage;
   const void* input = lhs.data;
   if (any_padding) {
     int64_t total = 1;
     for (int64_t d : padded_dims) total *= d;
-    padded_storage.assign(static_cast<size_t>(total) * elem, 0);
-    if (lhs.NumElements() > 0) PadInto(lhs, lo, padded_dims, elem, padded_storage.data());
-    input = padded_storage.data();
+    padded_storage.reset(new uint8_t[static_cast<size_t>(total) * elem]);
+    PadInto(lhs, lo, padded_dims, elem, padded_storage.get());
+    input = padded_storage.get();
   }
   const auto ps = Strides(padded_dims), rs = Strides(rhs.dims), os = Strides(out.dims);
   const int64_t out_per_group = k_out / fgc;
+
+  // A feature-major result (NCHW: batch, feature, spatial...) is, per batch
+  // and group, weights [feature][depth] x windows [depth][position]: the
+  // GEMM with the kernel as A and the input windows as B writes it in place
+  // (and a 1x1 convolution's B is the input itself, rows of positions).
+  bool feature_major = ob == 0 && ofd == 1;
+  for (size_t s = 0; s < ns && feature_major; ++s) feature_major = osp[s] == static_cast<int64_t>(s + 2);
+  if (feature_major) {
+    // Depth: (input feature, kernel taps...), so that OIHW weights are
+    // contiguous rows of A.
+    std::vector<int64_t> depth_sizes = {k_in}, in_steps = {ps[ifd]}, w_steps = {rs[kif]};
+    int64_t in_base = 0;
+    for (size_t s = 0; s < ns; ++s) {
+      depth_sizes.push_back(kdims[s]);
+      w_steps.push_back(rs[ksp[s]]);
+      if (reversal[s]) {
+        in_base += (kdims[s] - 1) * rhs_dil[s] * ps[isp[s]];
+        in_steps.push_back(-rhs_dil[s] * ps[isp[s]]);
+      } else {
+        in_steps.push_back(rhs_dil[s] * ps[isp[s]]);
+      }
+    }
+    std::vector<int64_t> pos_sizes, pos_steps;
+    for (size_t s = 0; s < ns; ++s) {
+      pos_sizes.push_back(spatial_out[s]);
+      pos_steps.push_back(strides[s] * ps[isp[s]]);
+    }
+    GemmProblem g;
+    g.a = rhs.data;
+    g.b = input;
+    g.c = out.data;
+    g.runner = call.runner;
+    g.batch = batch * fgc;
+    g.a_m = Combine({out_per_group}, {rs[kof]});
+    g.a_k = Combine(depth_sizes, w_steps);
+    g.b_k = Combine(depth_sizes, in_steps);
+    for (auto& o : g.b_k) o += in_base;
+    g.b_n = Combine(pos_sizes, pos_steps);
+    g.a_batch = Combine({batch, fgc}, {0, out_per_group * rs[kof]});
+    g.b_batch = Combine({batch, fgc}, {ps[ib], k_in * ps[ifd]});
+    g.m = out_per_group;
+    g.n = static_cast<int64_t>(g.b_n.size());
+    g.k = static_cast<int64_t>(g.a_k.size());
+    g.a_k_contiguous = true;
+    for (size_t i = 0; i < g.a_k.size() && g.a_k_contiguous; ++i) g.a_k_contiguous = g.a_k[i] == static_cast<int64_t>(i);
+    g.b_n_contiguous = true;
+    for (size_t j = 0; j < g.b_n.size() && g.b_n_contiguous; ++j) g.b_n_contiguous = g.b_n[j] == static_cast<int64_t>(j);
+    // b_k[p] == p * step for every p (a 1x1 convolution: one plane apart).
+    g.b_k_step = g.k > 1 && g.b_k[0] == 0 ? g.b_k[1] : 0;
+    for (size_t p = 0; p < g.b_k.size() && g.b_k_step != 0; ++p)
+      if (g.b_k[p] != static_cast<int64_t>(p) * g.b_k_step) g.b_k_step = 0;
+    if (epilogue == nullptr) {
+      RunGemm(g, t);
+      return Status::Ok();
+    }
+    // With an epilogue: the product in chunks of whole batch elements of
+    // about 256 KiB of result, each followed by the epilogue over that
+    // chunk while it is still in cache. The chunking depends on the shapes
+    // only, so results do not depend on the thread count.
+    const int64_t per_batch = fgc * g.m * g.n;  // result elements of one batch element
+    const int64_t chunk = std::max<int64_t>(1, (int64_t{256} << 10) / static_cast<int64_t>(elem) / per_batch);
+    const std::vector<int64_t> a_batch = g.a_batch, b_batch = g.b_batch;
+    for (int64_t b0 = 0; b0 < batch; b0 += chunk) {
+      const int64_t nb = std::min(chunk, batch - b0);
+      g.a_batch.assign(a_batch.begin() + b0 * fgc, a_batch.begin() + (b0 + nb) * fgc);
+      g.b_batch.assign(b_batch.begin() + b0 * fgc, b_batch.begin() + (b0 + nb) * fgc);
+      g.batch = nb * fgc;
+      g.c = out.data + static_cast<size_t>(b0 * per_batch) * elem;
+      RunGemm(g, t);
+      RunEpilogueRange(*epilogue, static_cast<size_t>(b0 * per_batch), static_cast<size_t>((b0 + nb) * per_batch),
+                       call.runner);
+    }
+    if (epilogue_done != nullptr) *epilogue_done = true;
+    return Status::Ok();
+  }
 
   GemmProblem g;
   g.a = input;
@@ -182,6 +323,26 @@ Status PlainConvolution(const KernelCall& call) {
   bool direct = fgc == 1 && ob == 0 && ofd == rank - 1;
   for (size_t s = 0; s < ns && direct; ++s) direct = osp[s] == static_cast<int64_t>(s + 1);
   std::vector<uint8_t> c_storage;
+  if (direct && epilogue != nullptr) {
+    // As the feature-major path: chunks of whole batch elements (about
+    // 256 KiB of result), each followed by its epilogue while in cache.
+    const int64_t rows_per_batch = batch == 0 ? 0 : g.m / batch;
+    const int64_t per_batch = rows_per_batch * g.n;
+    const int64_t chunk =
+        std::max<int64_t>(1, (int64_t{256} << 10) / static_cast<int64_t>(elem) / std::max<int64_t>(1, per_batch));
+    const std::vector<int64_t> a_m = g.a_m;
+    for (int64_t b0 = 0; b0 < batch; b0 += chunk) {
+      const int64_t nb = std::min(chunk, batch - b0);
+      g.a_m.assign(a_m.begin() + b0 * rows_per_batch, a_m.begin() + (b0 + nb) * rows_per_batch);
+      g.m = nb * rows_per_batch;
+      g.c = out.data + static_cast<size_t>(b0 * per_batch) * elem;
+      RunGemm(g, t);
+      RunEpilogueRange(*epilogue, static_cast<size_t>(b0 * per_batch), static_cast<size_t>((b0 + nb) * per_batch),
+                       call.runner);
+    }
+    if (epilogue_done != nullptr) *epilogue_done = true;
+    return Status::Ok();
+  }
   if (direct) {
     g.c = out.data;
   } else {
@@ -193,19 +354,64 @@ Status PlainConvolution(const KernelCall& call) {
     std::vector<int64_t> orow_steps = {os[ob]};
     for (size_t s = 0; s < ns; ++s) orow_steps.push_back(os[osp[s]]);
     const auto orow = Combine(row_sizes, orow_steps);
+    // A group's features are one run when the feature dim is innermost.
+    const bool runs = os[ofd] == 1;
     for (int64_t gi = 0; gi < fgc; ++gi)
-      for (int64_t m = 0; m < g.m; ++m)
-        for (int64_t n = 0; n < g.n; ++n)
-          std::memcpy(out.data + (orow[m] + (gi * out_per_group + n) * os[ofd]) * elem,
-                      c_storage.data() + ((gi * g.m + m) * g.n + n) * elem, elem);
+      for (int64_t m = 0; m < g.m; ++m) {
+        const uint8_t* src = c_storage.data() + (gi * g.m + m) * g.n * elem;
+        uint8_t* dst = out.data + (orow[m] + gi * out_per_group * os[ofd]) * elem;
+        if (runs) {
+          std::memcpy(dst, src, static_cast<size_t>(g.n) * elem);
+        } else {
+          for (int64_t n = 0; n < g.n; ++n) std::memcpy(dst + n * os[ofd] * elem, src + n * elem, elem);
+        }
+      }
   }
   return Status::Ok();
+}
+
+Status PlainConvolutionCall(const KernelCall& call) { return PlainConvolution(call, nullptr, nullptr); }
+
+// The epilogue's fast elementwise problem over the call's output (param 0
+// the output itself, then the dispatch's inputs after the two operands), or
+// false when ref::RunWithEpilogue should run the call (no epilogue, a
+// malformed one it reports, or one the fast interpreter does not take).
+bool FusedEpilogue(const KernelCall& call, ElementwiseProblem* p) {
+  const ScalarProgram* program = call.params.Program("epilogue");
+  if (program == nullptr || call.without_epilogue || call.inputs.size() < 2 || call.outputs.size() != 1)
+    return false;
+  const TensorRef& out = call.outputs[0];
+  if (call.inputs.size() - 1 != program->param_types.size() || program->results.size() != 1 ||
+      program->param_types[0] != out.type || !StorageOk(out))
+    return false;
+  const KernelAttr* map = call.params.Find("epilogue_broadcast");
+  if (map != nullptr) {
+    const int64_t rank = out.rank();
+    bool identity = !map->ints.empty() && map->ints[0] == rank && map->ints.size() > static_cast<size_t>(rank);
+    for (int64_t a = 0; identity && a < rank; ++a) identity = map->ints[1 + a] == a;
+    if (!identity) return false;
+  }
+  std::vector<TensorRef> inputs = {out};
+  inputs.insert(inputs.end(), call.inputs.begin() + 2, call.inputs.end());
+  const KernelCall as_elementwise{call.params, inputs, call.outputs, call.runner};
+  if (!MakeElementwiseProblem(as_elementwise, program, map, out.dims, p) || p->type != out.type) return false;
+  p->outputs = {out.data};
+  p->stream = false;  // applied to rows just written, still in cache
+  return true;
 }
 
 }  // namespace
 
 Status Convolution(const KernelCall& call) {
-  return ref::RunWithEpilogue(call, 2, &PlainConvolution, &RunElementwiseProgram);
+  ElementwiseProblem epilogue;
+  if (!FusedEpilogue(call, &epilogue))
+    return ref::RunWithEpilogue(call, 2, &PlainConvolutionCall, &RunElementwiseProgram);
+  bool done = false;
+  KILN_RETURN_IF_ERROR(PlainConvolution(
+      KernelCall{call.params, call.inputs.subspan(0, 2), call.outputs, call.runner, /*without_epilogue=*/true},
+      &epilogue, &done));
+  if (!done) RunEpilogueRange(epilogue, 0, epilogue.n, call.runner);  // one pass over the whole result
+  return Status::Ok();
 }
 
 }  // namespace kiln::cpu

@@ -289,6 +289,17 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
           Binary(d, a, b, dst, padded, [d, dir](V x, V y) { return Compare(d, dir, x, y); });
           break;
         }
+        case ScalarOp::kClamp: {
+          // clamp(min, x, max) = minimum(maximum(x, min), max), as the
+          // reference evaluates it (NaN in any operand propagates the same).
+          const T* x = src[in.operands[1]];
+          const T* hi = src[in.operands[2]];
+          for (size_t i = 0; i < padded; i += N) {
+            const V lo_x = MaxLikeReference(d, hn::LoadU(d, x + i), hn::LoadU(d, a + i));
+            hn::Store(MinLikeReference(d, lo_x, hn::LoadU(d, hi + i)), d, dst + i);
+          }
+          break;
+        }
         case ScalarOp::kSelect: {
           const T* t = src[in.operands[1]];
           const T* f = src[in.operands[2]];
@@ -372,6 +383,7 @@ bool Supported(const ScalarProgram& prog) {
       case ScalarOp::kDivide:
       case ScalarOp::kMaximum:
       case ScalarOp::kMinimum:
+      case ScalarOp::kClamp:
       case ScalarOp::kNegate:
       case ScalarOp::kAbs:
       case ScalarOp::kSqrt:

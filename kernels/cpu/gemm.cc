@@ -165,6 +165,52 @@ void PackA(const GemmProblem& p, const T* a, int64_t abase, size_t ic, size_t mc
 template <typename T>
 void PackB(const GemmProblem& p, const T* b, int64_t bbase, size_t pc, size_t kc, size_t jc, size_t nc,
            size_t nr, T* HWY_RESTRICT out) {
+  if (!p.b_n_contiguous && nr <= 64) {
+    // Columns that fall in runs of consecutive elements (a convolution's
+    // output positions along a row of the input) are copied run by run
+    // with inline vector copies (a memcpy call costs more than a short
+    // copy), B row by B row across all panels: each row of B (one input
+    // plane and tap) is then read once, in order, instead of once per
+    // panel after the other rows have pushed it out of cache.
+    struct Run {
+      uint32_t dst, len;  // offset in the panel row, length
+      int64_t src;        // b_n offset
+    };
+    std::vector<Run> runs;
+    std::vector<uint32_t> panel_end;  // runs of panel i: [panel_end[i-1], panel_end[i])
+    for (size_t j0 = 0; j0 < nc; j0 += nr) {
+      const size_t cols = std::min(nr, nc - j0);
+      const int64_t* no = p.b_n.data() + jc + j0;
+      for (size_t j = 0; j < cols;) {
+        size_t len = 1;
+        while (j + len < cols && no[j + len] == no[j] + static_cast<int64_t>(len)) ++len;
+        runs.push_back(Run{static_cast<uint32_t>(j), static_cast<uint32_t>(len), no[j]});
+        j += len;
+      }
+      panel_end.push_back(static_cast<uint32_t>(runs.size()));
+    }
+    if (runs.size() * 4 <= nc) {  // runs of 4 or more on average
+      const hn::ScalableTag<T> d;
+      const size_t N = hn::Lanes(d);
+      for (size_t q = 0; q < kc; ++q) {
+        const T* src = b + bbase + p.b_k[pc + q];
+        size_t r = 0;
+        for (size_t panel = 0; panel < panel_end.size(); ++panel) {
+          T* HWY_RESTRICT row = out + panel * kc * nr + q * nr;
+          const size_t cols = std::min(nr, nc - panel * nr);
+          for (; r < panel_end[panel]; ++r) {
+            const T* s = src + runs[r].src;
+            T* o = row + runs[r].dst;
+            size_t l = 0;
+            for (; l + N <= runs[r].len; l += N) hn::StoreU(hn::LoadU(d, s + l), d, o + l);
+            for (; l < runs[r].len; ++l) o[l] = s[l];
+          }
+          for (size_t j = cols; j < nr; ++j) row[j] = T(0);
+        }
+      }
+      return;
+    }
+  }
   for (size_t j0 = 0; j0 < nc; j0 += nr) {
     const size_t cols = std::min(nr, nc - j0);
     T* HWY_RESTRICT dst = out + (j0 / nr) * kc * nr;

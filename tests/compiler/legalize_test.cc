@@ -79,3 +79,46 @@ func.func @main(%a: tensor<2x3xf32>) -> tensor<4x5x2x3xf32> {
 
 }  // namespace
 }  // namespace kiln::compiler
+
+namespace kiln::compiler {
+namespace {
+
+TEST(LegalizeBatchNormInference, BecomesPerFeatureScaleAndShift) {
+  auto m = ir::ParseModule(R"(
+func.func @main(%x: tensor<2x3x4xf32>, %g: tensor<3xf32>, %b: tensor<3xf32>, %m: tensor<3xf32>, %v: tensor<3xf32>) -> tensor<2x3x4xf32> {
+  %0 = "stablehlo.batch_norm_inference"(%x, %g, %b, %m, %v) {epsilon = 1.000000e-05 : f32, feature_index = 1 : i64} : (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x4xf32>
+  return %0 : tensor<2x3x4xf32>
+}
+)", "t.mlir");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  ASSERT_TRUE(LegalizeBatchNormInference(m->get()).ok());
+  const ir::Function& f = *(*m)->functions[0];
+  EXPECT_EQ(OpNames(f), (std::vector<std::string>{"stablehlo.constant", "stablehlo.broadcast_in_dim", "stablehlo.add",
+                                                  "stablehlo.sqrt", "stablehlo.divide", "stablehlo.broadcast_in_dim",
+                                                  "stablehlo.subtract", "stablehlo.broadcast_in_dim",
+                                                  "stablehlo.multiply", "stablehlo.broadcast_in_dim",
+                                                  "stablehlo.add", "func.return"}));
+  const auto& ops = f.body.blocks[0]->ops;
+  // The per-feature vectors go along feature_index; the return reads the
+  // final add, which took over the batch norm's result value.
+  EXPECT_EQ(ops[5]->GetAttr("broadcast_dimensions")->AsInts(), (std::vector<int64_t>{1}));
+  EXPECT_EQ(ops[5]->result()->type.dims, (std::vector<int64_t>{2, 3, 4}));
+  EXPECT_EQ(ops[11]->operands[0], ops[10]->result());
+  EXPECT_EQ(ops[10]->result()->def, ops[10].get());
+}
+
+TEST(LegalizeBatchNormInference, KeepsHalfPrecision) {
+  auto m = ir::ParseModule(R"(
+func.func @main(%x: tensor<2x3xf16>, %g: tensor<3xf16>) -> tensor<2x3xf16> {
+  %0 = "stablehlo.batch_norm_inference"(%x, %g, %g, %g, %g) {epsilon = 1.000000e-05 : f32, feature_index = 1 : i64} : (tensor<2x3xf16>, tensor<3xf16>, tensor<3xf16>, tensor<3xf16>, tensor<3xf16>) -> tensor<2x3xf16>
+  return %0 : tensor<2x3xf16>
+}
+)", "t.mlir");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  ASSERT_TRUE(LegalizeBatchNormInference(m->get()).ok());
+  EXPECT_EQ(OpNames(*(*m)->functions[0]),
+            (std::vector<std::string>{"stablehlo.batch_norm_inference", "func.return"}));
+}
+
+}  // namespace
+}  // namespace kiln::compiler

@@ -1,9 +1,11 @@
-// The fast CPU convolution (kernels/cpu/convolution.cc, on the dot_general
-// GEMM) against the reference kernel: NHWC/HWIO and NCHW/OIHW layouts and
-// odd ones, strides, padding, dilation, window reversal, feature groups,
-// three spatial dims, sizes for the blocked GEMM and the thread pool, NaN
-// and infinities, and forms the kernel hands to the reference
-// (contraction_test_util.h: tolerance, every target).
+// The fast CPU convolution (kernels/cpu/contraction_convolution.cc on the
+// dot_general GEMM; convolution_direct.cc and convolution_planar.cc for
+// depthwise and thin grouped ones) against the reference kernel: NHWC/HWIO
+// and NCHW/OIHW layouts and odd ones, strides, padding, dilation, window
+// reversal, feature groups and channel multipliers, one to three spatial
+// dims, sizes for the blocked GEMM and the thread pool, NaN and infinities,
+// fused epilogues, and forms the kernel hands to the reference
+// (contraction_test_util.h: tolerance, every target, same bits threaded).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -12,8 +14,10 @@
 #include <vector>
 
 #include "kernels/cpu/registry.h"
+#include "kernels/reference/registry.h"
 #include "tests/kernels/cpu/contraction_test_util.h"
 #include "tests/kernels/cpu/hwy_test_util.h"
+#include "tests/kernels/cpu/test_pool.h"
 
 namespace kiln::cpu {
 namespace {
@@ -103,6 +107,245 @@ TEST(CpuConvolution, ThreeSpatialDimsAndLargeEnoughToSplit) {
   ConvSpec big{{2, 30, 31, 32}, {3, 3, 32, 40}, {2, 30, 31, 40}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {},
                {1, 1, 1, 1}};
   CheckConv(big, ElementType::kF32, 8);
+}
+
+// Depthwise and thin grouped convolutions take the direct path
+// (kernels/cpu/convolution_direct.cc); the cases below cover its in-place
+// NHWC read, the packed input (padding, NCHW and odd layouts, channel
+// multipliers, several inputs per group), feature counts that are not a
+// multiple of the vector width, strides, dilation, reversal, one and three
+// spatial dims, f32 and f64, NaN and infinities.
+ConvSpec Nhwc(int64_t b, int64_t h, int64_t w, int64_t c, int64_t kh, int64_t kw, int64_t k_in, int64_t out_feat,
+              int64_t groups, int64_t pad, int64_t stride, int64_t dil) {
+  const int64_t oh = (h + 2 * pad - ((kh - 1) * dil + 1)) / stride + 1;
+  const int64_t ow = (w + 2 * pad - ((kw - 1) * dil + 1)) / stride + 1;
+  ConvSpec s{{b, h, w, c}, {kh, kw, k_in, out_feat}, {b, oh, ow, out_feat}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1},
+             {1, 2}, {stride, stride}, {pad, pad, pad, pad}, {dil, dil}};
+  s.groups = groups;
+  return s;
+}
+
+ConvSpec Nchw(int64_t b, int64_t h, int64_t w, int64_t c, int64_t kh, int64_t kw, int64_t k_in, int64_t out_feat,
+              int64_t groups, int64_t pad, int64_t stride, int64_t dil) {
+  const int64_t oh = (h + 2 * pad - ((kh - 1) * dil + 1)) / stride + 1;
+  const int64_t ow = (w + 2 * pad - ((kw - 1) * dil + 1)) / stride + 1;
+  ConvSpec s{{b, c, h, w}, {out_feat, k_in, kh, kw}, {b, out_feat, oh, ow}, 0, 1, 1, 0, 0, 1, {2, 3}, {2, 3},
+             {2, 3}, {stride, stride}, {pad, pad, pad, pad}, {dil, dil}};
+  s.groups = groups;
+  return s;
+}
+
+TEST(CpuConvolution, DepthwiseNhwc) {
+  // MobileNet's form (3x3, padding 1) at odd sizes; no padding and 32
+  // features reads the input in place; 7 and 33 features are not a multiple
+  // of the vector width.
+  for (int64_t c : {7, 32, 33}) {
+    SCOPED_TRACE(c);
+    CheckConv(Nhwc(2, 9, 11, c, 3, 3, 1, c, c, 1, 1, 1), ElementType::kF32, 20 + c);
+    CheckConv(Nhwc(1, 7, 13, c, 3, 3, 1, c, c, 0, 1, 1), ElementType::kF32, 21 + c);
+    CheckConv(Nhwc(3, 10, 9, c, 3, 3, 1, c, c, 1, 2, 1), ElementType::kF64, 22 + c);
+    CheckConv(Nhwc(1, 12, 11, c, 5, 3, 1, c, c, 2, 1, 2), ElementType::kF32, 23 + c);
+  }
+  CheckConv(Nhwc(2, 9, 11, 32, 3, 3, 1, 32, 32, 1, 1, 1), ElementType::kF32, 24, /*specials=*/true);
+}
+
+TEST(CpuConvolution, DepthwiseChannelMultiplier) {
+  // feature_group_count == input features, 2 and 3 outputs per input.
+  CheckConv(Nhwc(2, 8, 9, 5, 3, 3, 1, 10, 5, 1, 1, 1), ElementType::kF32, 30);
+  CheckConv(Nhwc(1, 8, 7, 16, 3, 3, 1, 48, 16, 1, 2, 1), ElementType::kF64, 31);
+  CheckConv(Nchw(2, 9, 8, 6, 3, 3, 1, 12, 6, 1, 1, 1), ElementType::kF32, 32);
+}
+
+TEST(CpuConvolution, DepthwiseNchw) {
+  // torch's form ([b, f, h, w] x [o, 1, kh, kw]): packed channel-last,
+  // results scattered back.
+  CheckConv(Nchw(2, 9, 11, 19, 3, 3, 1, 19, 19, 1, 1, 1), ElementType::kF32, 40);
+  CheckConv(Nchw(1, 16, 16, 32, 3, 3, 1, 32, 32, 1, 2, 1), ElementType::kF64, 41);
+  CheckConv(Nchw(3, 10, 7, 8, 3, 5, 1, 8, 8, 2, 1, 2), ElementType::kF32, 42, /*specials=*/true);
+}
+
+TEST(CpuConvolution, ThinGroupedConvolutions) {
+  // ResNeXt-like groups: 8 groups of 4 inputs and 4 outputs; 3 groups of
+  // 5 inputs and 2 outputs; NHWC and NCHW.
+  CheckConv(Nhwc(2, 9, 10, 32, 3, 3, 4, 32, 8, 1, 1, 1), ElementType::kF32, 50);
+  CheckConv(Nchw(2, 9, 10, 32, 3, 3, 4, 32, 8, 1, 2, 1), ElementType::kF32, 51);
+  CheckConv(Nhwc(1, 7, 6, 15, 3, 3, 5, 6, 3, 1, 1, 1), ElementType::kF64, 52);
+  CheckConv(Nchw(1, 7, 6, 15, 1, 1, 5, 6, 3, 0, 1, 1), ElementType::kF32, 53);
+  // Wide groups (16 in, 16 out each) take the grouped GEMM instead; its
+  // channel-last result is copied one group's features at a time.
+  CheckConv(Nhwc(2, 6, 7, 32, 3, 3, 16, 32, 2, 1, 1, 1), ElementType::kF32, 54);
+  CheckConv(Nhwc(1, 5, 5, 48, 1, 1, 16, 51, 3, 0, 1, 1), ElementType::kF64, 55);
+}
+
+TEST(CpuConvolution, DepthwiseOneAndThreeSpatialDimsOddLayoutsReversal) {
+  // 1-D: [batch, spatial, feature] with 9 features, stride 2.
+  ConvSpec one{{2, 23, 9}, {3, 1, 9}, {2, 12, 9}, 0, 2, 1, 2, 0, 2, {1}, {0}, {1}, {2}, {1, 1}};
+  one.groups = 9;
+  CheckConv(one, ElementType::kF32, 60);
+  // 3-D NDHWC, padding 1.
+  ConvSpec three{{1, 5, 6, 7, 12}, {3, 3, 3, 1, 12}, {1, 5, 6, 7, 12}, 0, 4, 3, 4, 0, 4, {1, 2, 3}, {0, 1, 2},
+                 {1, 2, 3}, {}, {1, 1, 1, 1, 1, 1}};
+  three.groups = 12;
+  CheckConv(three, ElementType::kF64, 61);
+  // Input [feature, spatial, batch], kernel [spatial, out, in], output
+  // [spatial, feature, batch], window reversal and dilation.
+  ConvSpec odd{{6, 17, 3}, {4, 12, 1}, {17 + 2 - 7 + 1, 12, 3}, 2, 0, 2, 1, 2, 1, {1}, {0}, {0}, {}, {1, 1},
+               {2}, {1}};
+  odd.groups = 6;
+  CheckConv(odd, ElementType::kF32, 62);
+}
+
+TEST(CpuConvolution, DirectPathSameBitsAtOneTwoAndFourThreads) {
+  // Big enough to split over the pool in several ways.
+  ConvSpec c = Nhwc(4, 20, 21, 40, 3, 3, 1, 40, 40, 1, 1, 1);
+  std::mt19937 rng(70);
+  Tensor lhs = Random(ElementType::kF32, c.lhs_dims, rng), rhs = Random(ElementType::kF32, c.rhs_dims, rng);
+  KernelParams p = ConvParams(c);
+  KernelFn fast = FindCpuKernel(p);
+  ASSERT_NE(fast, nullptr);
+  hal::ThreadPool two(2), four(4);
+  Tensor t1 = Filled(lhs.type, c.out_dims, 1.0), t2 = Filled(lhs.type, c.out_dims, 2.0),
+         t4 = Filled(lhs.type, c.out_dims, 4.0);
+  ASSERT_TRUE(RunKernel(fast, p, lhs, rhs, t1).ok());
+  ASSERT_TRUE(RunKernel(fast, p, lhs, rhs, t2, &two).ok());
+  ASSERT_TRUE(RunKernel(fast, p, lhs, rhs, t4, &four).ok());
+  EXPECT_EQ(t1.bytes, t2.bytes);
+  EXPECT_EQ(t1.bytes, t4.bytes);
+}
+
+TEST(CpuConvolution, FeatureMajorOutputAsWeightsTimesWindows) {
+  // NCHW results are written in place by the GEMM with the kernel as A:
+  // 3x3 with padding at odd sizes, 1x1 (B read as the input's planes, with
+  // and without stride), wide groups, f64, a batch of several and an
+  // output that needs the blocked GEMM.
+  CheckConv(Nchw(3, 9, 11, 5, 3, 3, 5, 7, 1, 1, 1, 1), ElementType::kF32, 80);
+  CheckConv(Nchw(2, 7, 9, 13, 1, 1, 13, 17, 1, 0, 1, 1), ElementType::kF32, 81);
+  CheckConv(Nchw(2, 8, 9, 13, 1, 1, 13, 17, 1, 0, 2, 1), ElementType::kF64, 82);
+  CheckConv(Nchw(2, 6, 7, 32, 3, 3, 16, 32, 2, 1, 1, 1), ElementType::kF32, 83);
+  CheckConv(Nchw(1, 10, 9, 6, 3, 3, 6, 4, 1, 2, 2, 2), ElementType::kF64, 84, /*specials=*/true);
+  CheckConv(Nchw(1, 25, 27, 64, 3, 3, 64, 64, 1, 1, 1, 1), ElementType::kF32, 85);
+}
+
+TEST(CpuConvolution, OneByOneNhwc) {
+  // 1x1 channel-last: the GEMM reads the input rows in place.
+  CheckConv(Nhwc(2, 7, 9, 13, 1, 1, 13, 17, 1, 0, 1, 1), ElementType::kF32, 90);
+  CheckConv(Nhwc(3, 16, 16, 32, 1, 1, 32, 192, 1, 0, 1, 1), ElementType::kF32, 91);
+  CheckConv(Nhwc(1, 5, 6, 7, 1, 1, 7, 3, 1, 0, 1, 1), ElementType::kF64, 92);
+}
+
+// A bias along the feature axis and relu6, fused as the compiler does
+// (kernels/reference/epilogue.h): out = clamp(0, conv + bias, 6).
+void CheckConvWithEpilogue(const ConvSpec& c, ElementType t, uint32_t seed) {
+  SCOPED_TRACE(seed);
+  KernelParams p = ConvParams(c);
+  ScalarProgram prog;
+  prog.param_types = {t, t};
+  auto instr = [&](ScalarOp op, std::vector<uint16_t> operands, double constant = 0) {
+    ScalarInstr i;
+    i.op = op;
+    i.type = t;
+    i.num_operands = static_cast<uint8_t>(operands.size());
+    for (size_t k = 0; k < operands.size(); ++k) i.operands[k] = operands[k];
+    i.constant.re = constant;
+    return i;
+  };
+  prog.instrs = {instr(ScalarOp::kAdd, {0, 1}), instr(ScalarOp::kConstant, {}, 0.0),
+                 instr(ScalarOp::kConstant, {}, 6.0), instr(ScalarOp::kClamp, {3, 2, 4})};
+  prog.results = {5};
+  KernelAttr epi;
+  epi.name = "epilogue";
+  epi.has_program = true;
+  epi.program = prog;
+  p.attrs.push_back(std::move(epi));
+  const int64_t rank = static_cast<int64_t>(c.out_dims.size());
+  std::vector<int64_t> map = {rank};
+  for (int64_t a = 0; a < rank; ++a) map.push_back(a);
+  map.push_back(1);
+  map.push_back(c.ofd);
+  p.attrs.push_back(Ints("epilogue_broadcast", map));
+  std::mt19937 rng(seed);
+  Tensor lhs = Random(t, c.lhs_dims, rng), rhs = Random(t, c.rhs_dims, rng);
+  Tensor bias = Random(t, {c.out_dims[c.ofd]}, rng);
+  for (int64_t i = 0; i < bias.count(); ++i) bias.Set(i, 3.0 * bias.Get(i));  // some results clamp at 6
+  auto run = [&](KernelFn fn, TaskRunner* runner) {
+    Tensor out = Filled(t, c.out_dims, 12345.0);
+    TensorRef in[3] = {lhs.ref(), rhs.ref(), bias.ref()};
+    TensorRef o[1] = {out.ref()};
+    EXPECT_TRUE(fn(KernelCall{p, in, o, runner}).ok());
+    return out;
+  };
+  Tensor want = run(ref::FindReferenceKernel(p.kernel), nullptr);
+  ForEachTarget([&] {
+    Tensor got = run(FindCpuKernel(p), nullptr);
+    Tensor threaded = run(FindCpuKernel(p), TestPool());
+    ASSERT_EQ(threaded.bytes, got.bytes) << "threaded result differs from the single-threaded one";
+    int bad = 0, clamped = 0;
+    for (int64_t i = 0; i < want.count() && bad < 10; ++i) {
+      const double w = want.Get(i), g = got.Get(i);
+      clamped += w == 6.0 || w == 0.0;
+      const bool ok = std::fabs(g - w) <= 1e-4 * (1 + std::fabs(w));
+      EXPECT_TRUE(ok) << "element " << i << ": got " << g << ", want " << w;
+      bad += !ok;
+    }
+    EXPECT_GT(clamped, 0);
+  });
+}
+
+TEST(CpuConvolution, FusedBiasAndRelu6Epilogue) {
+  // Depthwise NHWC (applied per task of rows), depthwise NCHW (after the
+  // scatter), NCHW and NHWC on the GEMM (per chunk of batch elements), f32
+  // and f64.
+  CheckConvWithEpilogue(Nhwc(2, 9, 11, 32, 3, 3, 1, 32, 32, 1, 1, 1), ElementType::kF32, 100);
+  CheckConvWithEpilogue(Nhwc(3, 20, 21, 19, 3, 3, 1, 19, 19, 1, 1, 1), ElementType::kF64, 101);
+  CheckConvWithEpilogue(Nchw(2, 9, 8, 12, 3, 3, 1, 12, 12, 1, 1, 1), ElementType::kF32, 102);
+  CheckConvWithEpilogue(Nchw(2, 9, 8, 12, 3, 3, 12, 10, 1, 1, 1, 1), ElementType::kF32, 103);
+  CheckConvWithEpilogue(Nhwc(2, 7, 6, 13, 1, 1, 13, 17, 1, 0, 1, 1), ElementType::kF64, 104);
+  // NCHW with a result of several 256 KiB chunks of batch elements (3 + 2).
+  CheckConvWithEpilogue(Nchw(5, 20, 20, 8, 3, 3, 8, 48, 1, 1, 1, 1), ElementType::kF32, 105);
+  CheckConvWithEpilogue(Nhwc(5, 20, 20, 8, 3, 3, 8, 48, 1, 1, 1, 1), ElementType::kF32, 106);
+}
+
+TEST(CpuConvolution, DepthwisePlanarNchw) {
+  // Stride 1 along rows of at least 8: each output plane from one padded
+  // input plane (convolution_planar.cc). Rows of 37 and 21 leave a tail
+  // after the whole vectors; dilation, multiplier 3, f64, NaN/inf.
+  CheckConv(Nchw(2, 11, 37, 6, 3, 3, 1, 6, 6, 1, 1, 1), ElementType::kF32, 110);
+  CheckConv(Nchw(1, 12, 21, 4, 3, 5, 1, 12, 4, 2, 1, 2), ElementType::kF64, 111);
+  CheckConv(Nchw(2, 9, 16, 5, 3, 3, 1, 5, 5, 1, 1, 1), ElementType::kF32, 112, /*specials=*/true);
+  // Stride 2 in the outer spatial dim only, asymmetric padding, reversal.
+  ConvSpec c = Nchw(2, 13, 20, 3, 3, 3, 1, 3, 3, 0, 1, 1);
+  c.strides = {2, 1};
+  c.padding = {0, 1, 2, 1};
+  c.reversal = {1, 0};
+  c.out_dims = {2, 3, (13 + 1 - 3) / 2 + 1, 20 + 3 - 3 + 1};
+  CheckConv(c, ElementType::kF32, 113);
+  // 1-D [batch, feature, width] and 3-D NCDHW.
+  ConvSpec one{{2, 5, 40}, {5, 1, 3}, {2, 5, 40}, 0, 1, 1, 0, 0, 1, {2}, {2}, {2}, {}, {1, 1}};
+  one.groups = 5;
+  CheckConv(one, ElementType::kF32, 114);
+  ConvSpec three{{1, 4, 5, 6, 17}, {4, 1, 3, 3, 3}, {1, 4, 5, 6, 17}, 0, 1, 1, 0, 0, 1, {2, 3, 4}, {2, 3, 4},
+                 {2, 3, 4}, {}, {1, 1, 1, 1, 1, 1}};
+  three.groups = 4;
+  CheckConv(three, ElementType::kF64, 115);
+  // The result [feature, batch, h, w]: not dense per plane (epilogue after).
+  ConvSpec fb{{2, 6, 7, 12}, {6, 1, 3, 3}, {6, 2, 7, 12}, 0, 1, 1, 0, 1, 0, {2, 3}, {2, 3}, {2, 3}, {}, {1, 1, 1, 1}};
+  fb.groups = 6;
+  CheckConv(fb, ElementType::kF32, 116);
+  CheckConvWithEpilogue(fb, ElementType::kF32, 117);
+}
+
+TEST(CpuConvolution, HugePaddingSkippedByStridesRunsTheReference) {
+  // 2^30 of padding on each side, strides of 2^30: a 3x3 result. The fast
+  // paths would materialise the padded input; they hand it to the
+  // reference (same result, no allocation of 2^62 elements).
+  const int64_t big = int64_t{1} << 30;
+  for (int64_t groups : {1, 2}) {
+    ConvSpec c = Nhwc(1, 4, 4, 2, 3, 3, 2 / groups, 2, groups, 0, 1, 1);
+    c.strides = {big, big};
+    c.padding = {big, big, big, big};
+    c.out_dims = {1, 3, 3, 2};
+    CheckConv(c, ElementType::kF32, 120);
+  }
 }
 
 TEST(CpuConvolution, UnsupportedFormsRunTheReference) {

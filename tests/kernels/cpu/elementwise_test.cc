@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cpu/kernels.h"
 #include "kernels/cpu/registry.h"
 #include "kernels/reference/registry.h"
 #include "tests/kernels/cpu/hwy_test_util.h"
@@ -199,6 +200,28 @@ KILN_TEST_ALL_TARGETS(CpuElementwise, MaximumMinimumSignedZerosAndNaN) {
     EXPECT_EQ(std::signbit(r[1]), !is_max);
     for (int i = 2; i < 6; ++i) EXPECT_TRUE(std::isnan(r[i])) << i;
   }
+}
+
+KILN_TEST_ALL_TARGETS(CpuElementwise, ClampMatchesTheReference) {
+  // clamp(min, x, max), relu6's form: bounds as whole tensors (any order,
+  // NaN and signed zeros included) and as rank-0 broadcasts.
+  std::mt19937 rng(11);
+  ScalarProgram prog;
+  prog.param_types = {F32, F32, F32};
+  prog.instrs = {Instr(ScalarOp::kClamp, F32, {0, 1, 2})};
+  prog.results = {3};
+  for (int64_t n : kSizes) {
+    SCOPED_TRACE(n);
+    auto lo = Values(n, rng), x = Values(n, rng), hi = Values(n, rng);
+    for (int64_t i = 0; i + 2 < n; i += 5) x[i] = lo[i], hi[i + 1] = x[i + 1];
+    EXPECT_EQ(Compare(Params(prog), {F({n}, lo), F({n}, x), F({n}, hi)}, {n}), 0);
+  }
+  ScalarProgram relu6;
+  relu6.param_types = {F32};
+  relu6.instrs = {Constant(0.0f), Constant(6.0f), Instr(ScalarOp::kClamp, F32, {1, 0, 2})};
+  relu6.results = {3};
+  ASSERT_TRUE(ElementwiseApplies(Params(relu6)));
+  for (int64_t n : kSizes) EXPECT_EQ(Compare(Params(relu6), {F({n}, Values(n, rng))}, {n}), 0);
 }
 
 KILN_TEST_ALL_TARGETS(CpuElementwise, ExactUnaryOps) {

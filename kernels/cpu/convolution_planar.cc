@@ -1,0 +1,238 @@
+// The planar depthwise CPU convolution of convolution_direct.h: for layouts
+// whose innermost dim is the last spatial dim (NCHW, torch's export), each
+// output plane (batch, feature) is its own small convolution of one input
+// plane, vectorised along the output row. The input plane is copied
+// zero-padded into a per-task scratch (a few KiB, in cache), so the taps
+// read it without bounds checks; the weights are scalars broadcast per tap.
+//
+// Each output element is summed over the taps in row-major order by the
+// same vector code whatever the task split (the row's last partial vector
+// stored through a mask), so results are bit-identical at any thread count.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/cpu/convolution_planar.cc"
+#include "kernels/cpu/hwy_targets.h"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+
+#ifndef KILN_CPU_CONV_PLANAR_SHARED
+#define KILN_CPU_CONV_PLANAR_SHARED
+#include "kernels/common/parallel.h"
+#include "kernels/cpu/convolution_direct.h"
+#include "kernels/cpu/kernel_util.h"
+
+namespace kiln::cpu {
+
+// Elements of slack after each input plane, read (never used) by the last
+// partial vector of a row: at least the widest vector's lanes.
+constexpr int64_t kPlaneSlack = 256;
+
+// One plane's problem, sizes in elements (canonical three spatial dims).
+struct PlanarArgs {
+  const void* plane = nullptr;  // [P0][P1][P2], zero-padded input plane
+  const void* w = nullptr;      // [K0][K1][K2] weights of this output feature
+  void* out = nullptr;          // the output plane's first element
+  int64_t p[3] = {1, 1, 1}, k[3] = {1, 1, 1}, q[3] = {1, 1, 1};
+  int64_t stride[2] = {1, 1}, dil[3] = {1, 1, 1};
+  int64_t out_step[2] = {0, 0};  // output element steps of q0, q1 (q2's is 1)
+};
+
+}  // namespace kiln::cpu
+#endif  // KILN_CPU_CONV_PLANAR_SHARED
+
+HWY_BEFORE_NAMESPACE();
+namespace kiln::cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+template <class T>
+void PlanarPlane(const PlanarArgs& a) {
+  const hn::ScalableTag<T> d;
+  using V = hn::Vec<decltype(d)>;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  const T* plane = static_cast<const T*>(a.plane);
+  const T* w = static_cast<const T*>(a.w);
+  T* out = static_cast<T*>(a.out);
+  const int64_t vec_end = a.q[2] / N * N;
+  for (int64_t q0 = 0; q0 < a.q[0]; ++q0)
+    for (int64_t q1 = 0; q1 < a.q[1]; ++q1) {
+      T* orow = out + q0 * a.out_step[0] + q1 * a.out_step[1];
+      auto row_of = [&](int64_t t0, int64_t t1) {
+        return plane + ((q0 * a.stride[0] + t0 * a.dil[0]) * a.p[1] + q1 * a.stride[1] + t1 * a.dil[1]) * a.p[2];
+      };
+      int64_t x = 0;
+      for (; x + 2 * N <= vec_end; x += 2 * N) {
+        V acc0 = hn::Zero(d), acc1 = hn::Zero(d);
+        const T* wt = w;
+        for (int64_t t0 = 0; t0 < a.k[0]; ++t0)
+          for (int64_t t1 = 0; t1 < a.k[1]; ++t1) {
+            const T* r = row_of(t0, t1) + x;
+            for (int64_t t2 = 0; t2 < a.k[2]; ++t2, ++wt) {
+              const V wv = hn::Set(d, *wt);
+              acc0 = hn::MulAdd(hn::LoadU(d, r + t2 * a.dil[2]), wv, acc0);
+              acc1 = hn::MulAdd(hn::LoadU(d, r + t2 * a.dil[2] + N), wv, acc1);
+            }
+          }
+        hn::StoreU(acc0, d, orow + x);
+        hn::StoreU(acc1, d, orow + x + N);
+      }
+      for (; x < vec_end; x += N) {
+        V acc = hn::Zero(d);
+        const T* wt = w;
+        for (int64_t t0 = 0; t0 < a.k[0]; ++t0)
+          for (int64_t t1 = 0; t1 < a.k[1]; ++t1) {
+            const T* r = row_of(t0, t1) + x;
+            for (int64_t t2 = 0; t2 < a.k[2]; ++t2, ++wt)
+              acc = hn::MulAdd(hn::LoadU(d, r + t2 * a.dil[2]), hn::Set(d, *wt), acc);
+          }
+        hn::StoreU(acc, d, orow + x);
+      }
+      if (x < a.q[2]) {
+        // The row's last partial vector: whole-vector loads (the plane has
+        // kPlaneSlack elements of slack past its end; lanes past the row
+        // read the next row's values and are not stored).
+        V acc = hn::Zero(d);
+        const T* wt = w;
+        for (int64_t t0 = 0; t0 < a.k[0]; ++t0)
+          for (int64_t t1 = 0; t1 < a.k[1]; ++t1) {
+            const T* r = row_of(t0, t1) + x;
+            for (int64_t t2 = 0; t2 < a.k[2]; ++t2, ++wt)
+              acc = hn::MulAdd(hn::LoadU(d, r + t2 * a.dil[2]), hn::Set(d, *wt), acc);
+          }
+        hn::BlendedStore(acc, hn::FirstN(d, static_cast<size_t>(a.q[2] - x)), d, orow + x);
+      }
+    }
+}
+
+void PlanarF32(const PlanarArgs& a) { PlanarPlane<float>(a); }
+void PlanarF64(const PlanarArgs& a) { PlanarPlane<double>(a); }
+
+}  // namespace HWY_NAMESPACE
+}  // namespace kiln::cpu
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace kiln::cpu {
+
+HWY_EXPORT(PlanarF32);
+HWY_EXPORT(PlanarF64);
+
+namespace {
+
+inline int64_t Canon(size_t ns, size_t s) { return static_cast<int64_t>(3 - ns + s); }
+
+template <class T>
+void Run(const ConvGeometry& g, const TensorRef& lhs, const TensorRef& rhs, const TensorRef& out,
+         TaskRunner* runner, const ElementwiseProblem* epilogue) {
+  const size_t ns = g.isp.size();
+  const auto ls = Strides(lhs.dims), rs = Strides(rhs.dims), os = Strides(out.dims);
+  PlanarArgs base;
+  int64_t lo[3] = {0, 0, 0}, in_size[3] = {1, 1, 1}, in_step[3] = {0, 0, 0}, w_step[3] = {0, 0, 0};
+  int64_t rev[3] = {0, 0, 0}, out_step[3] = {0, 0, 0}, stride[3] = {1, 1, 1};
+  for (size_t s = 0; s < ns; ++s) {
+    const int64_t c = Canon(ns, s);
+    lo[c] = g.padding[2 * s];
+    in_size[c] = lhs.dims[g.isp[s]];
+    in_step[c] = ls[g.isp[s]];
+    base.p[c] = in_size[c] + g.padding[2 * s] + g.padding[2 * s + 1];
+    base.k[c] = g.kdims[s];
+    base.q[c] = g.spatial_out[s];
+    base.dil[c] = g.rhs_dil[s];
+    stride[c] = g.strides[s];
+    w_step[c] = rs[g.ksp[s]];
+    rev[c] = g.reversal[s];
+    out_step[c] = os[g.osp[s]];
+  }
+  base.stride[0] = stride[0], base.stride[1] = stride[1];
+  base.out_step[0] = out_step[0], base.out_step[1] = out_step[1];
+  // Weights [k_out][K0][K1][K2], window reversal applied.
+  const int64_t taps = base.k[0] * base.k[1] * base.k[2];
+  std::vector<T> w(static_cast<size_t>(g.k_out * taps));
+  const T* wsrc = reinterpret_cast<const T*>(rhs.data);
+  for (int64_t o = 0; o < g.k_out; ++o)
+    for (int64_t t0 = 0; t0 < base.k[0]; ++t0)
+      for (int64_t t1 = 0; t1 < base.k[1]; ++t1)
+        for (int64_t t2 = 0; t2 < base.k[2]; ++t2) {
+          const int64_t u0 = rev[0] ? base.k[0] - 1 - t0 : t0, u1 = rev[1] ? base.k[1] - 1 - t1 : t1,
+                        u2 = rev[2] ? base.k[2] - 1 - t2 : t2;
+          w[static_cast<size_t>(((o * base.k[0] + t0) * base.k[1] + t1) * base.k[2] + t2)] =
+              wsrc[o * rs[g.kof] + u0 * w_step[0] + u1 * w_step[1] + u2 * w_step[2]];
+        }
+  const int64_t opg = g.k_out / g.fgc;  // the channel multiplier
+  const int64_t planes = g.batch * g.k_out;
+  const int64_t plane_in = base.p[0] * base.p[1] * base.p[2];
+  const int64_t plane_out = base.q[0] * base.q[1] * base.q[2];
+  // A feature-major dense result: plane (b, o) is elements
+  // [(b * k_out + o) * plane_out, ...), so a task's planes are one range.
+  bool dense = g.ob == 0 && g.ofd == 1;
+  for (size_t s = 0; s < ns && dense; ++s) dense = g.osp[s] == static_cast<int64_t>(s + 2);
+  const int64_t per_task = std::max<int64_t>(1, (int64_t{1} << 16) / std::max<int64_t>(1, plane_out * taps));
+  const int64_t tasks = std::min<int64_t>((planes + per_task - 1) / per_task, 8 * NumWorkers(runner));
+  const T* in = reinterpret_cast<const T*>(lhs.data);
+  T* dst = reinterpret_cast<T*>(out.data);
+  ParallelFor(runner, tasks, [&](int64_t task, int) {
+    std::vector<T> plane(static_cast<size_t>(plane_in + kPlaneSlack), T(0));
+    const int64_t begin = planes * task / tasks, end = planes * (task + 1) / tasks;
+    for (int64_t pl = begin; pl < end; ++pl) {
+      const int64_t b = pl / g.k_out, o = pl % g.k_out;
+      // The zero-padded input plane of input feature o / opg (borders stay
+      // zero from the first fill: only the interior is rewritten).
+      const T* src = in + b * ls[g.ib] + (o / opg) * ls[g.ifd];
+      for (int64_t i0 = 0; i0 < in_size[0]; ++i0)
+        for (int64_t i1 = 0; i1 < in_size[1]; ++i1) {
+          T* prow = plane.data() + ((i0 + lo[0]) * base.p[1] + i1 + lo[1]) * base.p[2] + lo[2];
+          const T* srow = src + i0 * in_step[0] + i1 * in_step[1];
+          if (in_step[2] == 1) {
+            std::memcpy(prow, srow, static_cast<size_t>(in_size[2]) * sizeof(T));
+          } else {
+            for (int64_t i2 = 0; i2 < in_size[2]; ++i2) prow[i2] = srow[i2 * in_step[2]];
+          }
+        }
+      PlanarArgs a = base;
+      a.plane = plane.data();
+      a.w = w.data() + o * taps;
+      a.out = dst + b * os[g.ob] + o * os[g.ofd];
+      if constexpr (sizeof(T) == 4) {
+        HWY_DYNAMIC_DISPATCH(PlanarF32)(a);
+      } else {
+        HWY_DYNAMIC_DISPATCH(PlanarF64)(a);
+      }
+    }
+    if (dense && epilogue != nullptr)
+      RunElementwiseRange(*epilogue, static_cast<size_t>(begin * plane_out), static_cast<size_t>(end * plane_out));
+  });
+  if (!dense && epilogue != nullptr) {
+    constexpr size_t kTask = size_t{1} << 15;
+    const int64_t epi_tasks = static_cast<int64_t>((epilogue->n + kTask - 1) / kTask);
+    ParallelFor(runner, epi_tasks, [&](int64_t t, int) {
+      const size_t b = static_cast<size_t>(t) * kTask;
+      RunElementwiseRange(*epilogue, b, std::min(epilogue->n, b + kTask));
+    });
+  }
+}
+
+}  // namespace
+
+bool PlanarDepthwiseApplies(const ConvGeometry& g) {
+  const size_t ns = g.isp.size();
+  if (g.fgc <= 1 || g.k_in != 1 || ns == 0 || ns > 3) return false;
+  // The last spatial dim innermost in the input and the output, read with
+  // stride 1, and long enough to fill vectors.
+  return g.isp[ns - 1] == g.rank - 1 && g.osp[ns - 1] == g.rank - 1 && g.strides[ns - 1] == 1 &&
+         g.spatial_out[ns - 1] >= 8;
+}
+
+void PlanarDepthwise(const ConvGeometry& g, const TensorRef& lhs, const TensorRef& rhs, const TensorRef& out,
+                     TaskRunner* runner, const ElementwiseProblem* epilogue) {
+  if (out.type == ElementType::kF32) {
+    Run<float>(g, lhs, rhs, out, runner, epilogue);
+  } else {
+    Run<double>(g, lhs, rhs, out, runner, epilogue);
+  }
+}
+
+}  // namespace kiln::cpu
+#endif  // HWY_ONCE
