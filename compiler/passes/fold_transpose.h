@@ -14,7 +14,11 @@ namespace kiln::compiler {
 // becomes perm[d]. Folded only where the result is unchanged: the free dims
 // of x, mapped through perm, must stay in increasing order (the result lists
 // an operand's free dims in operand order). A transpose left with no users
-// is removed; one with other users stays for them.
+// is removed; one with other users stays for them. Also x =
+// reshape(transpose(y, perm)) where the reshape merges runs of dims, each
+// run of more than one dim into a contracting dim (attention's output
+// projection): the dot contracts the run's dims of y and reads the other
+// operand through a new reshape (a view) that splits its paired dim.
 Status FoldTransposesIntoDots(ir::Module* module);
 
 }  // namespace kiln::compiler

@@ -147,6 +147,42 @@ void BatchedBothSides(ElementType type, const char* e, double tol) {
 TEST(TransposeFold, BatchedBothSidesF32) { BatchedBothSides<float>(ElementType::kF32, "f32", 1e-4); }
 TEST(TransposeFold, BatchedBothSidesF64) { BatchedBothSides<double>(ElementType::kF64, "f64", 1e-11); }
 
+// Attention's output projection: lhs = reshape(transpose(o [B, H, S, D],
+// [0, 2, 1, 3]), [B, S, H*D]) times w [H*D, N]. Folded, the dot contracts
+// o's H and D and reads w as [H, D, N]; with `merge_free` the reshape also
+// merges B and S ([B*S, H*D]), which would reshape the result: not folded.
+template <typename T>
+void OutputProjection(ElementType type, const char* e, double tol, bool merge_free) {
+  const int64_t B = 2, H = 3, S = 13, D = 7, N = 11;
+  const Dims od = {B, H, S, D}, wd = {H * D, N}, td = {B, S, H, D};
+  const Dims xd = merge_free ? Dims{B * S, H * D} : Dims{B, S, H * D};
+  const Dims rd = merge_free ? Dims{B * S, N} : Dims{B, S, N};
+  const int64_t c = merge_free ? 1 : 2;
+  const std::string src = "func.func @main(%o: " + Ty(od, e) + ", %w: " + Ty(wd, e) + ") -> " + Ty(rd, e) +
+                          " {\n  %t = stablehlo.transpose %o, dims = [0, 2, 1, 3] : (" + Ty(od, e) + ") -> " +
+                          Ty(td, e) + "\n  %x = stablehlo.reshape %t : (" + Ty(td, e) + ") -> " + Ty(xd, e) +
+                          "\n  %c = stablehlo.dot_general %x, %w, contracting_dims = [" + std::to_string(c) +
+                          "] x [0] : (" + Ty(xd, e) + ", " + Ty(wd, e) + ") -> " + Ty(rd, e) +
+                          "\n  return %c : " + Ty(rd, e) + "\n}\n";
+  const auto o = Random(Count(od), 5), w = Random(Count(wd), 6);
+  const auto expect = Matmul(Transpose(o, od, {0, 2, 1, 3}), w, 1, B * S, H * D, N);
+  const std::vector<vm::HostTensor> in = {Tensor<T>(type, od, o), Tensor<T>(type, wd, w)};
+  EXPECT_EQ(CompileAndRun(src, false, 1, in).dispatches, 2u);
+  Result first;
+  for (int threads : {1, 2, 4}) {
+    Result r = CompileAndRun(src, true, threads, in);
+    EXPECT_EQ(r.dispatches, merge_free ? 2u : 1u);
+    ASSERT_EQ(r.outputs.size(), 1u);
+    ExpectNear<T>(r.outputs[0], expect, tol);
+    if (threads == 1) first = std::move(r);
+    else EXPECT_EQ(r.outputs[0].data, first.outputs[0].data) << threads << " threads";
+  }
+}
+
+TEST(TransposeFold, OutputProjectionF32) { OutputProjection<float>(ElementType::kF32, "f32", 1e-4, false); }
+TEST(TransposeFold, OutputProjectionF64) { OutputProjection<double>(ElementType::kF64, "f64", 1e-11, false); }
+TEST(TransposeFold, MergedFreeDimsAreNotFolded) { OutputProjection<float>(ElementType::kF32, "f32", 1e-4, true); }
+
 // lhs = transpose(x [M2, M1, K], [1, 0, 2]) = [M1, M2, K]: its free dims
 // would come out in the other order, so the transpose stays; a transpose
 // that another op also reads stays for that op while the dot reads x.
