@@ -7,6 +7,7 @@
 #include "compiler/externalize.h"
 #include "compiler/lower/lowering.h"
 #include "compiler/parse/parser.h"
+#include "compiler/passes/fold_transpose.h"
 #include "compiler/passes/legalize.h"
 #include "compiler/passes/params_from_args.h"
 #include "compiler/verify/verifier.h"
@@ -38,6 +39,9 @@ StatusOr<std::vector<uint8_t>> Compile(std::string_view source, std::string_view
   // builds the same program from the quantized op itself.
   if (options.fuse) KILN_RETURN_IF_ERROR(LegalizeQuantized(module.get(), format));
   if (options.fuse) KILN_RETURN_IF_ERROR(LegalizeBatchNormInference(module.get()));
+  // The GEMM reads any operand layout through offset tables; a transpose
+  // feeding it would only cost a copy.
+  if (options.fuse) KILN_RETURN_IF_ERROR(FoldTransposesIntoDots(module.get()));
   ModuleBuilder builder;
   KILN_RETURN_IF_ERROR(LowerModule(*module, options, format, &builder));
   if (options.target != "cpu") {
