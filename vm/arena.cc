@@ -1,4 +1,4 @@
-// arena.view: a planned tensor's view of its activation's arena (memory
+// arena.view and arena.view.inplace: a planned tensor's view of its activation's arena (memory
 // planning, compiler/passes/memory_plan.h; docs/memory.md).
 #include <cstdlib>
 #include <cstring>
@@ -43,7 +43,7 @@ Status Context::ArenaView(const Instruction& ins, Frame& frame) {
   view->dims = std::move(dims);
   view->buffer = frame.arena;
   view->offset = offset;
-  if (arena_poison_ && bytes > 0) {
+  if (arena_poison_ && bytes > 0 && ins.op == Opcode::kArenaView) {
     if (!poison_ || poison_->size() < bytes) {
       std::vector<uint8_t> ff(std::max<uint64_t>(bytes, poison_ ? 2 * poison_->size() : 0), 0xff);
       KILN_ASSIGN_OR_RETURN(poison_, device_->AllocateCopy(ff.data(), ff.size()));

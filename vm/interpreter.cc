@@ -246,6 +246,10 @@ dispatch:
     if (!(s = ArenaView(code[index], frame)).ok()) return fail(index, s);
     KILN_DISPATCH(index + 1);
   }
+  KILN_CASE(kArenaViewInPlace) : {
+    if (!(s = ArenaView(code[index], frame)).ok()) return fail(index, s);
+    KILN_DISPATCH(index + 1);
+  }
   KILN_CASE(kDispatch) : {
     const auto& o = code[index].operands;
     std::vector<hal::BufferView> ins_v, outs_v;
