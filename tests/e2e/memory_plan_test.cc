@@ -381,6 +381,35 @@ func.func @main(%x: tensor<7x5xf32>, %v: tensor<5xf32>) -> tensor<5x7xf16> {
   ExpectSameResults(kSource, {Random({7, 5}, 31), Random({5}, 32)}, "main", /*fuse=*/false);
 }
 
+// One arena per (context, function), kept across calls: after the first
+// call the arena stays alive (kept for the next), and further calls take it
+// again instead of a fresh buffer, so the device's live and peak bytes do
+// not grow; in deferred mode the kept arena is taken only once the
+// submission that used it has run (results equal, poison on).
+TEST(MemoryPlan, ArenaIsKeptAcrossCalls) {
+  auto m = CompileAndLoad(kChain, true);
+  ASSERT_TRUE(m);
+  const uint64_t arena = Fn(*m, "main").arena_bytes;
+  ASSERT_GT(arena, 0u);
+  for (auto mode : {hal::CpuMode::kInline, hal::CpuMode::kDeferred}) {
+    auto device = hal::CreateCpuDevice(mode, 2);
+    auto ctx = vm::Context::Create(m, device.get());
+    ASSERT_TRUE(ctx.ok()) << ctx.status().message();
+    const std::vector<vm::HostTensor> in = {Random({32, 32}, 40)};
+    auto first = (*ctx)->Invoke("main", in);
+    ASSERT_TRUE(first.ok()) << first.status().message();
+    const hal::DeviceStats after_first = device->stats();
+    EXPECT_GE(after_first.live_bytes, arena) << "the arena is kept for the next call";
+    for (int k = 0; k < 5; ++k) {
+      auto again = (*ctx)->Invoke("main", in);
+      ASSERT_TRUE(again.ok()) << again.status().message();
+      EXPECT_EQ((*again)[0].data, (*first)[0].data);
+    }
+    EXPECT_EQ(device->stats().live_bytes, after_first.live_bytes) << "mode " << static_cast<int>(mode);
+    EXPECT_EQ(device->stats().peak_live_bytes, after_first.peak_live_bytes) << "mode " << static_cast<int>(mode);
+  }
+}
+
 // A file of format 0.3 has no arenas (the fields are absent, read as 0): it
 // loads and runs from the pool as before.
 TEST(MemoryPlan, Format03FilesWithoutArenasStillRun) {
