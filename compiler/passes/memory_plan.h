@@ -55,10 +55,10 @@ Status PlanFunctionMemory(FunctionOut* f, bool plan, const std::vector<bool>& re
                           const std::vector<bool>& in_place = {});
 
 // Per executable: whether a dispatch of it may write its output over a
-// same-sized input. Only kiln.elementwise (plain and fused): each of its
-// kernels (reference, the CPU vector kernel, the Vulkan shader) reads an
-// element's inputs before writing that element and never reads another
-// element of a same-layout input after writing one.
+// same-sized input. Only kiln.elementwise (plain and fused): its CPU kernels
+// (reference, vector) read an element's (a block's) inputs before writing
+// it and never read another element of a same-layout input after writing
+// one. For CPU-only modules: the Vulkan shaders bind tensors `restrict`.
 std::vector<bool> InPlaceExecutables(const std::vector<KernelParams>& executables);
 
 }  // namespace kiln::compiler
