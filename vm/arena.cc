@@ -1,4 +1,4 @@
-// arena.view: a planned tensor's view of its activation's arena (memory
+// arena.view and arena.view.inplace: a planned tensor's view of its activation's arena (memory
 // planning, compiler/passes/memory_plan.h; docs/memory.md).
 #include <cstdlib>
 #include <cstring>
@@ -32,21 +32,28 @@ Status Context::ArenaView(const Instruction& ins, Frame& frame) {
     return InvalidArgument("arena.view of " + std::to_string(bytes) + " bytes at offset " + std::to_string(offset) +
                            " runs past the function's arena of " + std::to_string(fn.arena_bytes) + " bytes");
   if (!frame.arena) {
-    // A fresh buffer per activation: the previous activation's arena stays
-    // referenced by the work recorded on it until that work has run (the
-    // command buffer holds it), so a deferred device never sees one arena
-    // reused before the submission that last used it has signalled.
-    // Not zero-filled: every tensor in it is written before it is read
-    // (KILN_ARENA_POISON checks), and a fill per call was a pass over the
-    // whole arena.
-    KILN_ASSIGN_OR_RETURN(frame.arena, device_->AllocateUninitialized(fn.arena_bytes));
+    // The arena a finished activation left, if nothing else holds it: the
+    // command buffers that recorded work on it hold it until their
+    // submission has run (the deferred CPU queue and the Vulkan fence drop
+    // them only then), and views of it die with their frame. Otherwise (a
+    // pending submission, or a recursive or re-entrant activation while the
+    // kept one is in use) a fresh buffer from the device. Not zero-filled:
+    // every tensor in it is written before it is read (KILN_ARENA_POISON
+    // checks), and a fill per call was a pass over the whole arena.
+    if (arena_cache_.size() <= static_cast<size_t>(frame.function)) arena_cache_.resize(module_->functions.size());
+    std::shared_ptr<hal::Buffer>& kept = arena_cache_[frame.function];
+    if (kept && kept.use_count() == 1 && kept->size() >= fn.arena_bytes) {
+      frame.arena = std::move(kept);
+    } else {
+      KILN_ASSIGN_OR_RETURN(frame.arena, device_->AllocateUninitialized(fn.arena_bytes));
+    }
   }
   auto view = std::make_shared<hal::BufferView>();
   view->type = type;
   view->dims = std::move(dims);
   view->buffer = frame.arena;
   view->offset = offset;
-  if (arena_poison_ && bytes > 0) {
+  if (arena_poison_ && bytes > 0 && ins.op == Opcode::kArenaView) {
     if (!poison_ || poison_->size() < bytes) {
       std::vector<uint8_t> ff(std::max<uint64_t>(bytes, poison_ ? 2 * poison_->size() : 0), 0xff);
       KILN_ASSIGN_OR_RETURN(poison_, device_->AllocateCopy(ff.data(), ff.size()));
@@ -61,6 +68,13 @@ Status Context::ArenaView(const Instruction& ins, Frame& frame) {
   v.view = std::move(view);
   frame.refs[o[0].value] = std::move(v);
   return Status::Ok();
+}
+
+void Context::KeepArena(Frame& frame) {
+  if (!frame.arena) return;
+  if (arena_cache_.size() <= static_cast<size_t>(frame.function)) arena_cache_.resize(module_->functions.size());
+  std::shared_ptr<hal::Buffer>& kept = arena_cache_[frame.function];
+  if (!kept) kept = std::move(frame.arena);
 }
 
 }  // namespace kiln::vm

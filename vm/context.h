@@ -100,9 +100,10 @@ class Context {
     int function = 0;
     std::vector<int64_t> i64;
     std::vector<RefValue> refs;
-    // This activation's arena (memory planning), taken from the device at
-    // its first arena.view: each activation has its own, so recursion never
-    // shares one, and pending work keeps it alive until it has run.
+    // This activation's arena (memory planning), taken at its first
+    // arena.view from arena_cache_ or the device: each live activation has
+    // its own, so recursion never shares one, and pending work keeps it
+    // alive until it has run.
     std::shared_ptr<hal::Buffer> arena;
   };
   Context(std::shared_ptr<const LoadedModule> module, hal::Device* device);
@@ -156,6 +157,9 @@ class Context {
   StatusOr<RefValue> WrapView(ElementType type, std::vector<int64_t> dims, const void* data, size_t bytes);
   // arena.view: R[a] := a view of the frame's arena (docs/memory.md).
   Status ArenaView(const Instruction& ins, Frame& frame);
+  // At an activation's end: keeps its arena for the function's next
+  // activation (arena_cache_), unless one is kept already.
+  void KeepArena(Frame& frame);
   Status RunCheck(const Instruction& ins, Frame& frame);
   // Collectives and interpreter.run_parallel (vm/collectives/context_collectives.cc).
   Status RunCollective(const Instruction& ins, Frame& frame);
@@ -187,6 +191,10 @@ class Context {
   // writing it, fails a test instead of passing by luck.
   bool arena_poison_ = ArenaPoisonRequested();
   std::shared_ptr<hal::Buffer> poison_;
+  // Per function, an arena of a finished activation (vm/arena.cc): the next
+  // activation takes it only if nothing else holds it (no live view, no
+  // command buffer of a submission that has not signalled), else a fresh one.
+  std::vector<std::shared_ptr<hal::Buffer>> arena_cache_;
 };
 
 // Compares two host tensors as the check ops do (see vm/checks.cc); returns

@@ -90,7 +90,9 @@ Status Context::Run(int function, std::vector<RefValue> args, std::vector<RefVal
   if (args.size() > frame.refs.size()) return Internal("more arguments than registers");
   for (size_t i = 0; i < args.size(); ++i) frame.refs[i] = std::move(args[i]);
   // Results come back in refs[0..n) after a return (see kReturn).
-  KILN_RETURN_IF_ERROR(Execute(frame, depth));
+  Status s = Execute(frame, depth);
+  KeepArena(frame);
+  KILN_RETURN_IF_ERROR(s);
   results->assign(frame.refs.begin(), frame.refs.begin() + fn.results.size());
   return Status::Ok();
 }
@@ -243,6 +245,10 @@ dispatch:
     KILN_DISPATCH(index + 1);
   }
   KILN_CASE(kArenaView) : {
+    if (!(s = ArenaView(code[index], frame)).ok()) return fail(index, s);
+    KILN_DISPATCH(index + 1);
+  }
+  KILN_CASE(kArenaViewInPlace) : {
     if (!(s = ArenaView(code[index], frame)).ok()) return fail(index, s);
     KILN_DISPATCH(index + 1);
   }

@@ -99,7 +99,7 @@ Status DecodeAndVerifyFunction(const LoadedModule& module, LoadedFunction& fn, s
     for (size_t k = 0; k < 4 && k < ins.operands.size(); ++k) ins.a[k] = static_cast<uint32_t>(ins.operands[k].value);
     if (ins.op == Opcode::kScalarOp) KILN_RETURN_IF_ERROR(VerifyScalarOp(ins, bad));
     // The view's end depends on dimensions known at run time (checked there).
-    if (ins.op == Opcode::kArenaView && ins.operands[2].value >= fn.arena_bytes)
+    if ((ins.op == Opcode::kArenaView || ins.op == Opcode::kArenaViewInPlace) && ins.operands[2].value >= fn.arena_bytes)
       return bad(ins.pc, "arena.view at offset " + std::to_string(ins.operands[2].value) +
                              " outside the function's arena of " + std::to_string(fn.arena_bytes) + " bytes");
     if (ins.op == Opcode::kReturn && ins.operands[0].list.size() != fn.results.size())

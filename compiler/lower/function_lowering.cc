@@ -367,8 +367,12 @@ Status LowerModule(const ir::Module& module, const CompileOptions& options, cons
   // After every function is lowered: a call's planning needs its callee's
   // summary (compiler/passes/memory_plan.h).
   KILN_ASSIGN_OR_RETURN(std::vector<bool> returns_argument, FunctionsReturningArguments(out->functions));
+  // Only for the CPU: the Vulkan shaders declare every tensor binding
+  // `restrict`, which an output over its own input would break.
+  const std::vector<bool> in_place =
+      options.target == "cpu" ? InPlaceExecutables(out->executables) : std::vector<bool>{};
   for (auto& f : out->functions)
-    KILN_RETURN_IF_ERROR(PlanFunctionMemory(&f, options.plan_memory, returns_argument));
+    KILN_RETURN_IF_ERROR(PlanFunctionMemory(&f, options.plan_memory, returns_argument, in_place));
   return Status::Ok();
 }
 

@@ -57,6 +57,7 @@ RefEffect EffectOf(const Instruction& ins, const std::vector<bool>& returns_argu
     case Opcode::kConstRef:
     case Opcode::kAlloc:
     case Opcode::kArenaView:
+    case Opcode::kArenaViewInPlace:
     case Opcode::kMakeToken:
     case Opcode::kReplicaId:
     case Opcode::kPartitionId:
@@ -196,7 +197,14 @@ StatusOr<std::vector<bool>> FunctionsReturningArguments(const std::vector<Functi
   return marked;
 }
 
-Status PlanFunctionMemory(FunctionOut* f, bool plan, const std::vector<bool>& returns_argument) {
+std::vector<bool> InPlaceExecutables(const std::vector<KernelParams>& executables) {
+  std::vector<bool> out;
+  for (const auto& e : executables) out.push_back(e.kernel == "kiln.elementwise");
+  return out;
+}
+
+Status PlanFunctionMemory(FunctionOut* f, bool plan, const std::vector<bool>& returns_argument,
+                          const std::vector<bool>& in_place) {
   const std::span<const uint8_t> code(f->bytecode);
   std::vector<Instruction> ins;
   std::map<uint32_t, size_t> index_of_pc;
@@ -319,17 +327,90 @@ Status PlanFunctionMemory(FunctionOut* f, bool plan, const std::vector<bool>& re
     occupancy.at(k).Set(c.at);
     order.push_back(j);
   }
+  // In-place reuse: groups of candidates that share one range (each group
+  // a chain: an output over the input it replaces, and so on).
+  std::vector<size_t> group(cands.size());
+  std::iota(group.begin(), group.end(), size_t{0});
+  std::vector<bool> over_input(cands.size(), false);  // takes an input's bytes: arena.view.inplace
+  {
+    std::map<uint32_t, std::vector<size_t>> by_class;  // plannable candidates per class
+    for (size_t j : order) by_class[cls.Find(cands[j].reg)].push_back(j);
+    auto only = [&](uint32_t r) -> std::optional<size_t> {
+      auto it = by_class.find(cls.Find(r));
+      if (it == by_class.end() || it->second.size() != 1) return std::nullopt;
+      return it->second[0];
+    };
+    auto root = [&](size_t j) {
+      while (group[j] != j) j = group[j];
+      return j;
+    };
+    std::vector<bool> given(cands.size(), false);  // an input already taken over
+    for (size_t i = 0; i < n; ++i) {
+      const Instruction& d = ins[i];
+      if (d.op != Opcode::kDispatch || d.operands[2].list.size() != 1) continue;
+      if (d.operands[0].value >= in_place.size() || !in_place[d.operands[0].value]) continue;
+      const uint32_t out_reg = d.operands[2].list[0];
+      const auto out = only(out_reg);
+      if (!out || over_input[*out] || cands[*out].at >= i) continue;
+      const Instruction& out_alloc = ins[cands[*out].at];
+      const auto out_type = ElementTypeFromCode(static_cast<uint32_t>(out_alloc.operands[1].value));
+      const auto out_bytes = static_bytes(out_alloc);
+      // Whole 32-bit words per element: the Vulkan shaders store narrower
+      // elements into shared words, which another invocation may still read.
+      if (!out_type || StorageBytes(*out_type) < 4 || !out_bytes) continue;
+      // The output's view comes straight before the dispatch in the same
+      // block: nothing between them touches the output or branches.
+      bool straight = true;
+      for (size_t k = cands[*out].at + 1; k < i && straight; ++k) {
+        straight = succ[k].size() == 1 && succ[k][0] == k + 1;
+        for (const auto* list : {&eff[k].defs, &eff[k].uses})
+          for (uint32_t r : *list) straight = straight && cls.Find(r) != cls.Find(out_reg);
+      }
+      if (!straight || succ[cands[*out].at].size() != 1) continue;
+      for (uint32_t in_reg : d.operands[1].list) {
+        const auto in = only(in_reg);
+        if (!in || given[*in] || cls.Find(in_reg) == cls.Find(out_reg)) continue;
+        const Instruction& in_alloc = ins[cands[*in].at];
+        const auto in_type = ElementTypeFromCode(static_cast<uint32_t>(in_alloc.operands[1].value));
+        if (!in_type || StorageBytes(*in_type) != StorageBytes(*out_type) || static_bytes(in_alloc) != out_bytes) continue;
+        // Dies here: no register of its class is live after the dispatch.
+        bool dies = true;
+        for (uint32_t r = 0; r < nregs && dies; ++r) dies = !(live_out[i].Get(r) && cls.Find(r) == cls.Find(in_reg));
+        // Read once by this dispatch: a second operand slot holding the same
+        // tensor through another register would be read at another layout.
+        int reads = 0;
+        for (uint32_t r : d.operands[1].list) reads += cls.Find(r) == cls.Find(in_reg);
+        if (!dies || reads != 1) continue;
+        given[*in] = true;
+        over_input[*out] = true;
+        group[root(*out)] = root(*in);
+        break;
+      }
+    }
+    for (size_t j = 0; j < cands.size(); ++j) group[j] = root(j);
+  }
+  // Per group: the union of its members' occupancies.
+  std::map<size_t, Bits> group_occ;
+  for (size_t j : order) {
+    auto [it, fresh] = group_occ.emplace(group[j], Bits(n));
+    const Bits& occ = occupancy.at(cls.Find(cands[j].reg));
+    for (size_t w = 0; w < occ.w.size(); ++w) it->second.w[w] |= occ.w[w];
+  }
+  std::vector<size_t> heads;  // one candidate per group
+  for (size_t j : order)
+    if (group[j] == j) heads.push_back(j);
+
   // Greedy by size: largest first, at the lowest offset clear of every
-  // interfering tensor already placed.
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return cands[a].bytes > cands[b].bytes; });
+  // interfering group already placed.
+  std::stable_sort(heads.begin(), heads.end(), [&](size_t a, size_t b) { return cands[a].bytes > cands[b].bytes; });
   std::vector<size_t> placed;
   uint64_t arena = 0;
-  for (size_t j : order) {
+  for (size_t j : heads) {
     Candidate& c = cands[j];
-    const Bits& occ = occupancy.at(cls.Find(c.reg));
+    const Bits& occ = group_occ.at(j);
     std::vector<std::pair<uint64_t, uint64_t>> busy;  // [begin, end) of interfering placed tensors
     for (size_t p : placed)
-      if (occupancy.at(cls.Find(cands[p].reg)).Intersects(occ)) busy.push_back({cands[p].offset, cands[p].offset + cands[p].bytes});
+      if (group_occ.at(p).Intersects(occ)) busy.push_back({cands[p].offset, cands[p].offset + cands[p].bytes});
     std::sort(busy.begin(), busy.end());
     uint64_t at = 0;
     for (auto [b, e] : busy) {
@@ -343,13 +424,14 @@ Status PlanFunctionMemory(FunctionOut* f, bool plan, const std::vector<bool>& re
   if (placed.empty()) return Status::Ok();
   f->memory.arena_bytes = arena;
 
-  // Rewrite: arena.view r, type, offset, dims.
-  for (size_t j : placed) {
+  // Rewrite: arena.view r, type, offset, dims (arena.view.inplace for an
+  // output over its input's bytes).
+  for (size_t j : order) {
     Instruction& in = ins[cands[j].at];
     vm::Operand off;
     off.kind = 'k';
-    off.value = cands[j].offset;
-    in.op = Opcode::kArenaView;
+    off.value = cands[group[j]].offset;
+    in.op = over_input[j] ? Opcode::kArenaViewInPlace : Opcode::kArenaView;
     in.operands.insert(in.operands.begin() + 2, std::move(off));
   }
   // What stays in the pool: the static allocs left as they were.

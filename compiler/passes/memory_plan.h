@@ -15,7 +15,13 @@
 //     carrying it into the next iteration, whose alloc would reuse the same
 //     bytes while the old value is still read).
 // Two candidates may share bytes only if no instruction has registers of
-// both classes live (before or after it); planned offsets then come from
+// both classes live (before or after it), or if one is the single output of
+// an in-place-safe dispatch (kiln.elementwise: every block of its inputs is
+// read before the same block of its output is written) and the other an
+// input of it with the same element count and element size, which dies
+// there and is not touched between the output's view and the dispatch (the
+// output then takes the input's bytes: arena.view.inplace, never poisoned,
+// since the input is still in them). Planned offsets then come from
 // TFLite's greedy-by-size placement (largest first, lowest offset that fits
 // beside every interfering one already placed), each 64-byte aligned.
 // Planned allocs become arena.view; the rest keep `alloc` (the device's pool).
@@ -43,6 +49,16 @@ StatusOr<std::vector<bool>> FunctionsReturningArguments(const std::vector<Functi
 // figures (FunctionOut::memory). With `plan` false only the figures of the
 // unplanned function are recorded (arena 0). `returns_argument`: from
 // FunctionsReturningArguments (a callee it does not cover counts as one that may).
-Status PlanFunctionMemory(FunctionOut* f, bool plan, const std::vector<bool>& returns_argument);
+// `in_place`: per executable of the module, whether its single output may
+// be written over an input of the same layout (InPlaceExecutables).
+Status PlanFunctionMemory(FunctionOut* f, bool plan, const std::vector<bool>& returns_argument,
+                          const std::vector<bool>& in_place = {});
+
+// Per executable: whether a dispatch of it may write its output over a
+// same-sized input. Only kiln.elementwise (plain and fused): its CPU kernels
+// (reference, vector) read an element's (a block's) inputs before writing
+// it and never read another element of a same-layout input after writing
+// one. For CPU-only modules: the Vulkan shaders bind tensors `restrict`.
+std::vector<bool> InPlaceExecutables(const std::vector<KernelParams>& executables);
 
 }  // namespace kiln::compiler

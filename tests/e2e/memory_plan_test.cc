@@ -21,10 +21,11 @@
 namespace kiln {
 namespace {
 
-std::shared_ptr<const vm::LoadedModule> CompileAndLoad(const std::string& source, bool plan) {
+std::shared_ptr<const vm::LoadedModule> CompileAndLoad(const std::string& source, bool plan, bool fuse = true) {
   compiler::CompileOptions options;
   options.target = "cpu";
   options.plan_memory = plan;
+  options.fuse = fuse;
   auto bytes = compiler::Compile(source, "plan.mlir", options, nullptr);
   EXPECT_TRUE(bytes.ok()) << bytes.status().message();
   if (!bytes.ok()) return nullptr;
@@ -76,8 +77,8 @@ std::vector<vm::HostTensor> RunTwice(const std::shared_ptr<const vm::LoadedModul
 
 // Planned (with and without poison, both driver modes) == unplanned, bit for bit.
 void ExpectSameResults(const std::string& source, const std::vector<vm::HostTensor>& inputs,
-                       const std::string& fn = "main") {
-  auto planned = CompileAndLoad(source, true), unplanned = CompileAndLoad(source, false);
+                       const std::string& fn = "main", bool fuse = true) {
+  auto planned = CompileAndLoad(source, true, fuse), unplanned = CompileAndLoad(source, false, fuse);
   ASSERT_TRUE(planned && unplanned);
   auto want = RunTwice(unplanned, hal::CpuMode::kInline, false, inputs, fn);
   ASSERT_FALSE(want.empty());
@@ -279,7 +280,7 @@ TEST(MemoryPlan, ModelsMatchUnplanned) {
 // Hostile modules: an arena.view past the arena is refused at load (offset)
 // or when it runs (dimensions), never read or written out of bounds.
 TEST(MemoryPlan, ViewsOutsideTheArenaAreRefused) {
-  auto build = [](uint64_t arena, int64_t offset, int64_t dim) {
+  auto build = [](uint64_t arena, int64_t offset, int64_t dim, vm::Opcode view = vm::Opcode::kArenaView) {
     compiler::ModuleBuilder mb;
     compiler::FunctionOut f;
     f.name = "main";
@@ -288,7 +289,7 @@ TEST(MemoryPlan, ViewsOutsideTheArenaAreRefused) {
     f.memory.arena_bytes = arena;
     vm::BytecodeWriter w;
     w.Emit(vm::Opcode::kConstI64, 0u, dim);
-    w.Emit(vm::Opcode::kArenaView, 0u, static_cast<uint32_t>(ElementType::kF32), offset, std::vector<uint32_t>{0});
+    w.Emit(view, 0u, static_cast<uint32_t>(ElementType::kF32), offset, std::vector<uint32_t>{0});
     w.Emit(vm::Opcode::kReturn, std::vector<uint32_t>{});
     f.bytecode = w.bytes();
     mb.functions.push_back(std::move(f));
@@ -314,6 +315,99 @@ TEST(MemoryPlan, ViewsOutsideTheArenaAreRefused) {
   EXPECT_NE(s.message().find("invalid dimensions"), std::string::npos) << s.message();
   s = run(build(64, 0, int64_t{1} << 62));
   EXPECT_NE(s.message().find("invalid dimensions"), std::string::npos) << s.message();
+  // arena.view.inplace is checked the same way.
+  EXPECT_TRUE(run(build(64, 0, 16, vm::Opcode::kArenaViewInPlace)).ok());
+  s = run(build(64, 64, 1, vm::Opcode::kArenaViewInPlace));
+  EXPECT_NE(s.message().find("outside the function's arena of 64 bytes"), std::string::npos) << s.message();
+  s = run(build(64, 32, 9, vm::Opcode::kArenaViewInPlace));
+  EXPECT_NE(s.message().find("runs past the function's arena"), std::string::npos) << s.message();
+}
+
+// In-place reuse, unfused so each elementwise op is its own dispatch: exp
+// takes t's bytes (t dies there) and negate takes exp's, so one 4 KiB slot
+// holds t, a and b (two without in-place reuse: t and a are both live at exp).
+TEST(MemoryPlan, ElementwiseOutputsTakeTheirDyingInputsBytes) {
+  constexpr char kSource[] = R"(
+func.func @main(%x: tensor<32x32xf32>) -> tensor<32x32xf32> {
+  %t = stablehlo.transpose %x, dims = [1, 0] : (tensor<32x32xf32>) -> tensor<32x32xf32>
+  %a = stablehlo.exponential %t : tensor<32x32xf32>
+  %b = stablehlo.negate %a : tensor<32x32xf32>
+  %c = stablehlo.transpose %b, dims = [1, 0] : (tensor<32x32xf32>) -> tensor<32x32xf32>
+  return %c : tensor<32x32xf32>
+}
+)";
+  auto m = CompileAndLoad(kSource, true, /*fuse=*/false);
+  ASSERT_TRUE(m);
+  const auto& f = Fn(*m, "main");
+  EXPECT_EQ(Count(f, vm::Opcode::kArenaViewInPlace), 2);
+  EXPECT_EQ(f.arena_bytes, 4096u);
+  ExpectSameResults(kSource, {Random({32, 32}, 30)}, "main", /*fuse=*/false);
+}
+
+// No in-place reuse where it would be wrong: t is read again after exp (so
+// a may not take t's bytes); the broadcast input and the narrower output
+// (convert to f16) have other sizes; odd sizes throughout. Poison and the
+// bit-for-bit comparison with the unplanned module catch a wrong alias.
+TEST(MemoryPlan, InPlaceOnlyOverInputsThatDie) {
+  constexpr char kSource[] = R"(
+func.func @main(%x: tensor<7x5xf32>, %v: tensor<5xf32>) -> tensor<5x7xf16> {
+  %t = stablehlo.transpose %x, dims = [1, 0] : (tensor<7x5xf32>) -> tensor<5x7xf32>
+  %a = stablehlo.exponential %t : tensor<5x7xf32>
+  %b = stablehlo.negate %a : tensor<5x7xf32>
+  %c = stablehlo.add %b, %t : tensor<5x7xf32>
+  %w = stablehlo.transpose %v, dims = [0] : (tensor<5xf32>) -> tensor<5xf32>
+  %wb = stablehlo.broadcast_in_dim %w, dims = [0] : (tensor<5xf32>) -> tensor<5x7xf32>
+  %d = stablehlo.multiply %c, %wb : tensor<5x7xf32>
+  %h = stablehlo.convert %d : (tensor<5x7xf32>) -> tensor<5x7xf16>
+  %r = stablehlo.transpose %h, dims = [0, 1] : (tensor<5x7xf16>) -> tensor<5x7xf16>
+  return %r : tensor<5x7xf16>
+}
+)";
+  auto m = CompileAndLoad(kSource, true, /*fuse=*/false);
+  ASSERT_TRUE(m);
+  const auto& f = Fn(*m, "main");
+  // Views in program order: t's, then a's (a plain view: t is still live
+  // after exp), then b over a's bytes, c over b's or t's, d over c's.
+  std::vector<std::pair<vm::Opcode, uint64_t>> views;
+  for (const auto& ins : f.code)
+    if (ins.op == vm::Opcode::kArenaView || ins.op == vm::Opcode::kArenaViewInPlace)
+      views.push_back({ins.op, ins.operands[2].value});
+  ASSERT_GE(views.size(), 4u);
+  EXPECT_EQ(views[1].first, vm::Opcode::kArenaView) << "a may not take t's bytes";
+  EXPECT_NE(views[1].second, views[0].second);
+  EXPECT_EQ(views[2].first, vm::Opcode::kArenaViewInPlace) << "b takes a's bytes";
+  EXPECT_EQ(views[2].second, views[1].second);
+  EXPECT_EQ(Count(f, vm::Opcode::kArenaViewInPlace), 3) << "b, c, d; not the f16 h";
+  ExpectSameResults(kSource, {Random({7, 5}, 31), Random({5}, 32)}, "main", /*fuse=*/false);
+}
+
+// One arena per (context, function), kept across calls: after the first
+// call the arena stays alive (kept for the next), and further calls take it
+// again instead of a fresh buffer, so the device's live and peak bytes do
+// not grow; in deferred mode the kept arena is taken only once the
+// submission that used it has run (results equal, poison on).
+TEST(MemoryPlan, ArenaIsKeptAcrossCalls) {
+  auto m = CompileAndLoad(kChain, true);
+  ASSERT_TRUE(m);
+  const uint64_t arena = Fn(*m, "main").arena_bytes;
+  ASSERT_GT(arena, 0u);
+  for (auto mode : {hal::CpuMode::kInline, hal::CpuMode::kDeferred}) {
+    auto device = hal::CreateCpuDevice(mode, 2);
+    auto ctx = vm::Context::Create(m, device.get());
+    ASSERT_TRUE(ctx.ok()) << ctx.status().message();
+    const std::vector<vm::HostTensor> in = {Random({32, 32}, 40)};
+    auto first = (*ctx)->Invoke("main", in);
+    ASSERT_TRUE(first.ok()) << first.status().message();
+    const hal::DeviceStats after_first = device->stats();
+    EXPECT_GE(after_first.live_bytes, arena) << "the arena is kept for the next call";
+    for (int k = 0; k < 5; ++k) {
+      auto again = (*ctx)->Invoke("main", in);
+      ASSERT_TRUE(again.ok()) << again.status().message();
+      EXPECT_EQ((*again)[0].data, (*first)[0].data);
+    }
+    EXPECT_EQ(device->stats().live_bytes, after_first.live_bytes) << "mode " << static_cast<int>(mode);
+    EXPECT_EQ(device->stats().peak_live_bytes, after_first.peak_live_bytes) << "mode " << static_cast<int>(mode);
+  }
 }
 
 // A file of format 0.3 has no arenas (the fields are absent, read as 0): it
