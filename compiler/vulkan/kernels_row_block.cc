@@ -112,7 +112,7 @@ struct RowBlockShader {
   }
 
   // A reduce of the row's elements into register u<v>.
-  Status Reduce(size_t k, std::string* shared, std::string* code) const {
+  Status Reduce(size_t k, std::string* shared, int64_t* shared_bytes, std::string* code) const {
     const ref::RowBlockUnit& unit = units[k];
     const std::string K = S(static_cast<int64_t>(num_inputs() + k));
     const ScalarProgram* body = unit.params.Program("body");
@@ -148,6 +148,10 @@ struct RowBlockShader {
     KILN_ASSIGN_OR_RETURN(GType it, GlslType(types[init]));
     KILN_ASSIGN_OR_RETURN(std::string init_v, ConvertExpr(it, acc, w.Load(static_cast<size_t>(init), "0u")));
     *shared += "shared " + acc.name + " part" + K + "[64];\nshared bool has" + K + "[64];\n";
+    *shared_bytes += kGroup * (acc.storage + 4);
+    // Vulkan guarantees 16 KiB of shared memory; a row block needing more
+    // (dozens of reduces) is left to the other device.
+    if (*shared_bytes > 16384) return Refuse(u, "a row block whose reduces need more than 16 KiB of shared memory");
     KILN_ASSIGN_OR_RETURN(std::string fold, Apply(*body, acc, "acc", "x", "acc", "f" + K + "_"));
     KILN_ASSIGN_OR_RETURN(std::string combine, Apply(*body, acc, "part" + K + "[lid]", "part" + K + "[lid + s]",
                                                      "part" + K + "[lid]", "c" + K + "_"));
@@ -185,6 +189,7 @@ struct RowBlockShader {
     for (int64_t d : rows) row_count *= d;
     if (row_count * n > UINT32_MAX) return Refuse(u, "a row block of more than 2^32 elements");
     std::string shared, code;
+    int64_t shared_bytes = 0;
     code += Decompose("row", [&] {
       std::vector<std::string> d;
       for (int64_t x : rows) d.push_back(Uint(x));
@@ -196,7 +201,7 @@ struct RowBlockShader {
       const bool last = k + 1 == units.size();
       if (!last && !IsRowDims(unit.dims)) return Refuse(u, "a unit that is not per row before the tail");
       if (unit.params.kernel == "stablehlo.reduce") {
-        KILN_RETURN_IF_ERROR(Reduce(k, &shared, &code));
+        KILN_RETURN_IF_ERROR(Reduce(k, &shared, &shared_bytes, &code));
         continue;
       }
       KILN_ASSIGN_OR_RETURN(GType out, GlslType(types[num_inputs() + k]));
