@@ -133,6 +133,29 @@ TEST_F(VulkanTest, LayerNormAndRmsNormRowBlocksMatchCpu) {
   }
 }
 
+// Rows over two outer axes ([3, 5, 77]: the row index decomposes) and a
+// log-softmax (a per-row log between the sum and the tail).
+TEST_F(VulkanTest, RankThreeLogSoftmaxRowBlockMatchesCpu) {
+  const char* src = R"(
+func.func @main(%x: tensor<3x5x77xf32>) -> tensor<3x5x77xf32> {
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %m = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [2] : (tensor<3x5x77xf32>, tensor<f32>) -> tensor<3x5xf32>
+  %mb = stablehlo.broadcast_in_dim %m, dims = [0, 1] : (tensor<3x5xf32>) -> tensor<3x5x77xf32>
+  %d = stablehlo.subtract %x, %mb : tensor<3x5x77xf32>
+  %e = stablehlo.exponential %d : tensor<3x5x77xf32>
+  %s = stablehlo.reduce(%e init: %zero) applies stablehlo.add across dimensions = [2] : (tensor<3x5x77xf32>, tensor<f32>) -> tensor<3x5xf32>
+  %l = stablehlo.log %s : tensor<3x5xf32>
+  %lb = stablehlo.broadcast_in_dim %l, dims = [0, 1] : (tensor<3x5xf32>) -> tensor<3x5x77xf32>
+  %y = stablehlo.subtract %d, %lb : tensor<3x5x77xf32>
+  return %y : tensor<3x5x77xf32>
+}
+)";
+  std::mt19937_64 rng(24);
+  auto x = RandomF32({3, 5, 77}, rng, std::uniform_real_distribution<float>(-10, 10));
+  EXPECT_EQ(ExpectClose(cpu_.get(), vulkan_.get(), src, {x}, 1e-5f, "log-softmax 3x5x77"), 1u);
+}
+
 // Reduces with a fused producer outside row blocks: a sum of squares over
 // the outer axis (a work group per output: 300 elements reduced), a sum of
 // x * y + 1 over both axes of a small tensor (one invocation per output) and
