@@ -90,6 +90,7 @@ std::string VariantSignature(const kiln::hal::ShaderVariant& v) {
 std::string VariantText(const kiln::hal::ShaderVariant& v) {
   std::string grid = v.grid_kind == kiln::hal::ShaderGrid::kTiles      ? "tiles"
                      : v.grid_kind == kiln::hal::ShaderGrid::kPerGroup ? "one group per element"
+                     : v.grid_kind == kiln::hal::ShaderGrid::kPerRow   ? "one group per row"
                                                                        : "one invocation per element";
   if (!v.grid_args.empty()) {
     grid += " [";

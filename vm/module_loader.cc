@@ -173,7 +173,7 @@ Status LoadShaders(const fb::Executable* e, size_t index, std::vector<hal::Shade
     for (auto r : v.output_ranks) if (r > 64) return Bad(where + " has a rank above 64");
     if (v.spirv.size() < 5 || v.spirv[0] != 0x07230203u) return Bad(where + " is not SPIR-V");
     if (v.workgroup_size == 0 || v.workgroup_size > 1024) return Bad(where + " has a bad workgroup size");
-    if (s->grid_kind() > 2) return Bad(where + " has an unknown grid kind");
+    if (s->grid_kind() > 3) return Bad(where + " has an unknown grid kind");
     v.grid_kind = static_cast<hal::ShaderGrid>(s->grid_kind());
     if (v.grid_kind == hal::ShaderGrid::kTiles && v.grid_args.size() != 4) return Bad(where + " has a bad tile grid");
     out->push_back(std::move(v));

@@ -353,9 +353,9 @@ Status LowerModule(const ir::Module& module, const CompileOptions& options, cons
     FunctionUses u{out->dispatch_uses.size(), 0, out->call_uses.size(), 0};
     ir::Location loc;
     FunctionLowering lowering(module, *f, out, function_index);
-    // The vulkan target has no shader for a reduce with a fused producer yet
-    // (docs/vulkan.md): modules that may run there keep the operand.
-    KILN_ASSIGN_OR_RETURN(ElementwiseFusion fusion, ElementwiseFusion::Plan(*f, options.target == "cpu"));
+    // Both targets run fused reduces and row blocks (the vulkan shaders:
+    // compiler/vulkan/kernels_reduction.cc, kernels_row_block.cc).
+    KILN_ASSIGN_OR_RETURN(ElementwiseFusion fusion, ElementwiseFusion::Plan(*f));
     if (options.fuse) lowering.UseFusion(&fusion);
     auto fo = lowering.Lower(&loc);
     if (!fo.ok()) return Status(fo.status().code(), format_error(loc, fo.status().message()));

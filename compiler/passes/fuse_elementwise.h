@@ -14,7 +14,8 @@
 // return or by two different groups all keep it materialised), so nothing
 // is computed twice and values used elsewhere still exist in memory.
 //
-// Producer fusion into reductions (fuse_reductions): a single-operand
+// Producer fusion into reductions (fuse_reductions, on for every target:
+// both the CPU and the vulkan target run them): a single-operand
 // stablehlo.reduce whose operand an elementwise chain of its block computes
 // (the exp of softmax, the squared deviation of a norm) gets the chain as
 // its "input" program and reads the chain's inputs instead (the "input",
@@ -24,7 +25,7 @@
 // softmax's `exp(x - max)` feeds both the sum and the divide without
 // existing in memory.
 //
-// Row blocks (with fuse_reductions): an elementwise group over [..., N]
+// Row blocks (with fuse_reductions; planned in plan_row_blocks.cc): an elementwise group over [..., N]
 // whose per-row inputs come from reduces of the innermost axis, per-row
 // elementwise ops and [R] -> [R, 1] reshapes that only it reads becomes one
 // kiln.row_block dispatch whose units are those dispatches, in block order

@@ -277,6 +277,7 @@ constexpr KernelGenerator kGenerators[] = {
     {KernelId::kDotGeneral, &DotGeneral},
     {KernelId::kDot, &DotGeneral},
     {KernelId::kReduce, &Reduce},
+    {KernelId::kRowBlock, &RowBlock},
     {KernelId::kTriangularSolve, &TriangularSolve},
     {KernelId::kFft, &Fft},
     {KernelId::kMap, &Map},

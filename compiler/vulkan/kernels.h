@@ -7,6 +7,7 @@
 //   kernels_indexing.cc       gather, scatter
 //   kernels_contraction.cc    dot_general, convolution
 //   kernels_reduction.cc      reduce, reduce_window, select_and_scatter
+//   kernels_row_block.cc      kiln.row_block
 //   kernels_linalg.cc         triangular_solve
 //   kernels_numeric.cc        fft, sort
 #pragma once
@@ -68,6 +69,7 @@ ShaderGenerator IndexMap;                                   // kernels_data_move
 ShaderGenerator Gather, Scatter;                            // kernels_indexing.cc
 ShaderGenerator DotGeneral, Convolution;                    // kernels_contraction.cc
 ShaderGenerator Reduce, ReduceWindow, SelectAndScatter;     // kernels_reduction.cc
+ShaderGenerator RowBlock;                                   // kernels_row_block.cc
 ShaderGenerator TriangularSolve;                            // kernels_linalg.cc
 ShaderGenerator Fft, Sort;                                  // kernels_numeric.cc
 

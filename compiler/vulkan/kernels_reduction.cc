@@ -15,26 +15,113 @@ using C = GType::Class;
 namespace {
 
 int64_t StaticReducedCount(const KernelParams& kp, const DispatchUse& u) {
-  if (u.in_dims.empty()) return -1;
+  std::vector<int64_t> dims;
+  if (kp.Program("input")) {
+    auto in = kp.Ints("input_dims");
+    dims.assign(in.begin(), in.end());
+  } else if (!u.in_dims.empty()) {
+    dims = u.in_dims[0];
+  } else {
+    return -1;
+  }
   int64_t count = 1;
   for (int64_t d : kp.Ints("dimensions")) {
-    if (d < 0 || d >= static_cast<int64_t>(u.in_dims[0].size()) || u.in_dims[0][d] < 0) return -1;
-    count *= u.in_dims[0][d];
+    if (d < 0 || d >= static_cast<int64_t>(dims.size()) || dims[d] < 0) return -1;
+    count *= dims[d];
   }
   return count;
+}
+
+// The reduced operand as the generators see it: a plain reduce reads it from
+// its first n inputs; a reduce with a fused producer (docs/kernels.md,
+// "Reduction order": attributes input, input_broadcast, input_dims) computes
+// its one operand from the leading inputs with the "input" program, so the
+// operand never exists in memory. The init values are the last n inputs.
+struct Operand {
+  const ScalarProgram* input = nullptr;
+  size_t first_init = 0;                // index of the first init value
+  int rank = 0;
+  std::vector<std::string> dims;        // GLSL
+  std::vector<GType> types;             // per result k
+};
+
+StatusOr<Operand> OperandOf(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w, size_t n) {
+  Operand op;
+  op.input = kp.Program("input");
+  if (op.input == nullptr) {
+    if (u.in_types.size() != 2 * n) return Refuse(u, "malformed reduce");
+    op.first_init = n;
+    op.rank = w.rank(0);
+    op.dims = DimsOf(w, 0);
+    for (size_t k = 0; k < n; ++k) {
+      if (w.rank(k) != op.rank) return Refuse(u, "operand ranks differ");
+      op.types.push_back(w.type(k));
+    }
+    return op;
+  }
+  const size_t np = op.input->param_types.size();
+  if (n != 1 || op.input->results.size() != 1 || u.in_types.size() != np + 1)
+    return Refuse(u, "a fused producer needs its params, one init value and one result");
+  for (size_t t = 0; t < np; ++t)
+    if (u.in_types[t] != op.input->param_types[t]) return Refuse(u, "operand types do not match the input program");
+  op.first_init = np;
+  for (int64_t d : kp.Ints("input_dims")) {
+    if (d < 0 || d > UINT32_MAX) return Refuse(u, "input_dims unknown or out of range");
+    op.dims.push_back(Uint(d));
+  }
+  op.rank = static_cast<int>(op.dims.size());
+  KILN_ASSIGN_OR_RETURN(GType t, GlslType(op.input->ValueType(op.input->results[0])));
+  op.types.push_back(t);
+  return op;
+}
+
+// GLSL computing operand k's element at multi-index `idx` (linear index
+// "src" declared): a load, or the producer's program on its inputs read
+// through input_broadcast over the operand's axes (a size-1 dimension
+// repeating), as kernels/reference/elementwise_inputs.h reads them.
+StatusOr<std::string> OperandAt(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w, const Operand& op,
+                                size_t k, const std::vector<std::string>& idx, const std::string& prefix,
+                                std::string* code) {
+  if (op.input == nullptr) return w.Load(k, "src");
+  auto map = kp.Ints("input_broadcast");
+  std::vector<std::string> params;
+  size_t at = 0;
+  for (size_t t = 0; t < op.input->param_types.size(); ++t) {
+    if (map.empty()) {
+      if (w.rank(t) != op.rank && w.rank(t) != 0) return Refuse(u, "an input of the producer has another rank");
+      params.push_back(w.Load(t, w.rank(t) == op.rank ? "src" : "0u"));
+      continue;
+    }
+    if (at >= map.size() || map[at] != w.rank(t) || at + 1 + map[at] > map.size())
+      return Refuse(u, "input_broadcast does not match the operands");
+    auto dims = DimsOf(w, t);
+    std::vector<std::string> at_idx;
+    for (int64_t d = 0; d < map[at]; ++d) {
+      int64_t axis = map[at + 1 + d];
+      if (axis < 0 || axis >= op.rank) return Refuse(u, "input_broadcast names an axis out of range");
+      at_idx.push_back("(" + dims[d] + " == 1u ? 0u : " + idx[axis] + ")");
+    }
+    at += 1 + map[at];
+    params.push_back(w.Load(t, at_idx.empty() ? "0u" : Linear(at_idx, dims)));
+  }
+  if (!map.empty() && at != map.size()) return Refuse(u, "input_broadcast does not match the operands");
+  std::vector<std::string> results;
+  KILN_RETURN_IF_ERROR(EmitScalarProgram(*op.input, params, prefix, code, &results, &w.features));
+  return results[0];
 }
 
 // reduce with a work group per output element: kernels/vulkan/reduce_group.glsl.
 StatusOr<ShaderSource> ReduceGroup(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
   const ScalarProgram* prog = kp.Program("body");
   const size_t n = u.out_types.size();
-  const int r = w.rank(0);
+  KILN_ASSIGN_OR_RETURN(Operand op, OperandOf(kp, u, w, n));
+  const int r = op.rank;
   std::vector<bool> reduced(r, false);
   for (int64_t d : kp.Ints("dimensions")) {
     if (d < 0 || d >= r || reduced[d]) return Refuse(u, "bad dimensions");
     reduced[d] = true;
   }
-  auto dims = DimsOf(w, 0);
+  auto dims = op.dims;
   std::vector<std::string> kept_dims, red_dims, idx(r), kept_names, red_names;
   for (int d = 0; d < r; ++d) {
     (reduced[d] ? red_dims : kept_dims).push_back(dims[d]);
@@ -49,7 +136,7 @@ StatusOr<ShaderSource> ReduceGroup(const KernelParams& kp, const DispatchUse& u,
   for (size_t k = 0; k < n; ++k) {
     KILN_ASSIGN_OR_RETURN(res[k], GlslType(prog->ValueType(prog->results[k])));
   }
-  std::string shared = "shared bool has_part[64];\n", declare, fold, publish, combine, move, finish;
+  std::string shared = "shared bool has_part[64];\n", declare, fold, publish, combine, move, finish, produce;
   std::string count = "1u";
   for (const auto& d : red_dims) count += " * " + d;
   declare += "  uint count = " + count + ";\n";
@@ -72,22 +159,23 @@ StatusOr<ShaderSource> ReduceGroup(const KernelParams& kp, const DispatchUse& u,
   std::vector<std::string> acc, xs, part_a, part_b, inits;
   for (size_t k = 0; k < n; ++k) {
     std::string K = S(static_cast<int64_t>(k));
-    if (w.rank(k) != r) return Refuse(u, "operand ranks differ");
     shared += "shared " + pt[k].name + " part" + K + "[64];\n";
     declare += "  " + pt[k].name + " acc" + K + " = " + pt[k].name + "(0);\n";
     acc.push_back("acc" + K);
-    KILN_ASSIGN_OR_RETURN(std::string x, ConvertExpr(w.type(k), pt[n + k], w.Load(k, "src")));
+    KILN_ASSIGN_OR_RETURN(std::string at, OperandAt(kp, u, w, op, k, idx, "in", &produce));
+    KILN_ASSIGN_OR_RETURN(std::string x, ConvertExpr(op.types[k], pt[n + k], at));
     xs.push_back(x);
     part_a.push_back("part" + K + "[lid]");
     part_b.push_back("part" + K + "[lid + s]");
     publish += "  part" + K + "[lid] = acc" + K + ";\n";
     move += "        part" + K + "[lid] = part" + K + "[lid + s];\n";
-    KILN_ASSIGN_OR_RETURN(std::string init, ConvertExpr(w.type(n + k), pt[k], w.Load(n + k, "0u")));
+    const size_t init_at = op.first_init + k;
+    KILN_ASSIGN_OR_RETURN(std::string init, ConvertExpr(w.type(init_at), pt[k], w.Load(init_at, "0u")));
     inits.push_back(init);
   }
   publish += "  has_part[lid] = has;\n";
   fold += Decompose("j", red_dims, red_names, "rem_j");
-  fold += "      uint src = " + Linear(idx, dims) + ";\n";
+  fold += "      uint src = " + Linear(idx, dims) + ";\n" + produce;
   fold += "      if (!has) {\n";
   for (size_t k = 0; k < n; ++k) {
     KILN_ASSIGN_OR_RETURN(std::string first, ConvertExpr(pt[n + k], pt[k], xs[k]));
@@ -135,10 +223,10 @@ StatusOr<ShaderSource> ReduceGroup(const KernelParams& kp, const DispatchUse& u,
 StatusOr<ShaderSource> Reduce(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
   const ScalarProgram* prog = kp.Program("body");
   const size_t n = u.out_types.size();
-  if (!prog || n == 0 || u.in_types.size() != 2 * n || prog->param_types.size() != 2 * n ||
-      prog->results.size() != n)
+  if (!prog || n == 0 || prog->param_types.size() != 2 * n || prog->results.size() != n)
     return Refuse(u, "malformed reduce");
-  const int r = w.rank(0);
+  KILN_ASSIGN_OR_RETURN(Operand op, OperandOf(kp, u, w, n));
+  const int r = op.rank;
   bool same_types = true;
   for (size_t k = 0; k < n; ++k) same_types = same_types && prog->param_types[k] == prog->param_types[n + k];
   const int64_t reduced_count = StaticReducedCount(kp, u);
@@ -148,7 +236,7 @@ StatusOr<ShaderSource> Reduce(const KernelParams& kp, const DispatchUse& u, Shad
     if (d < 0 || d >= r || reduced[d]) return Refuse(u, "bad dimensions");
     reduced[d] = true;
   }
-  auto dims = DimsOf(w, 0);
+  auto dims = op.dims;
   std::vector<std::string> kept_dims, red_dims, idx(r);
   std::vector<std::string> kept_names, red_names;
   for (int d = 0; d < r; ++d) {
@@ -168,8 +256,9 @@ StatusOr<ShaderSource> Reduce(const KernelParams& kp, const DispatchUse& u, Shad
   std::string s = Decompose("i", kept_dims, kept_names, "rem_o");
   std::vector<std::string> params;
   for (size_t k = 0; k < n; ++k) {
-    KILN_ASSIGN_OR_RETURN(GType it, GlslType(u.in_types[n + k]));
-    KILN_ASSIGN_OR_RETURN(std::string init, ConvertExpr(it, pt[k], w.Load(n + k, "0u")));
+    const size_t init_at = op.first_init + k;
+    KILN_ASSIGN_OR_RETURN(GType it, GlslType(u.in_types[init_at]));
+    KILN_ASSIGN_OR_RETURN(std::string init, ConvertExpr(it, pt[k], w.Load(init_at, "0u")));
     s += "  " + pt[k].name + " acc" + S(static_cast<int64_t>(k)) + " = " + init + ";\n";
     params.push_back("acc" + S(static_cast<int64_t>(k)));
   }
@@ -180,9 +269,10 @@ StatusOr<ShaderSource> Reduce(const KernelParams& kp, const DispatchUse& u, Shad
   std::string lin = Linear(idx, dims);
   s += "  uint src = " + lin + ";\n";
   for (size_t k = 0; k < n; ++k) {
-    if (w.rank(k) != r) return Refuse(u, "operand ranks differ");
-    KILN_ASSIGN_OR_RETURN(GType it, GlslType(u.in_types[k]));
-    KILN_ASSIGN_OR_RETURN(std::string x, ConvertExpr(it, pt[n + k], w.Load(k, "src")));
+    std::string produce;
+    KILN_ASSIGN_OR_RETURN(std::string at, OperandAt(kp, u, w, op, k, idx, "in", &produce));
+    s += produce;
+    KILN_ASSIGN_OR_RETURN(std::string x, ConvertExpr(op.types[k], pt[n + k], at));
     params.push_back(x);
   }
   std::string code;

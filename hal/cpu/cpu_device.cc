@@ -182,6 +182,19 @@ class CpuDevice final : public Device {
     if (!fn)
       return Unimplemented("the CPU device has no kernel '" + params.kernel + "'" +
                            (KILN_SELECTIVE_BUILD ? " (this runtime is a selective build without it: KILN_KERNELS)" : ""));
+    // A row block runs its units through their reference kernels where the
+    // fast kernel does not apply: a build lacking one is refused here, at
+    // load, rather than at some later call's shape.
+    if (params.kernel == KernelName(KernelId::kRowBlock)) {
+      for (const KernelAttr& a : params.attrs) {
+        const size_t dot = a.name.find('.');
+        if (dot == std::string::npos || a.name.compare(dot, std::string::npos, ".kernel") != 0) continue;
+        if (!ref::FindReferenceKernel(a.str))
+          return Unimplemented("the CPU device has no kernel '" + a.str + "', which a " + params.kernel +
+                               " unit needs" +
+                               (KILN_SELECTIVE_BUILD ? " (this runtime is a selective build without it: KILN_KERNELS)" : ""));
+      }
+    }
     return std::shared_ptr<Executable>(std::make_shared<CpuExecutable>(std::move(kernel), fn));
   }
   std::unique_ptr<CommandBuffer> CreateCommandBuffer() override {

@@ -42,6 +42,8 @@ enum class ShaderGrid : uint32_t {
   kTiles = 1,
   // One work group per element of output 0 (work-group reductions).
   kPerGroup = 2,
+  // One work group per row of output 0 (every dim but the last: row blocks).
+  kPerRow = 3,
 };
 
 // One compiled compute shader of a dispatch, for one signature (operand

@@ -106,9 +106,14 @@ Status GridOf(const Core& core, const ShaderVariant& v, const BufferView& out0, 
   const uint32_t max_x = core.props.limits.maxComputeWorkGroupCount[0];
   const uint32_t max_y = core.props.limits.maxComputeWorkGroupCount[1];
   const uint32_t max_z = core.props.limits.maxComputeWorkGroupCount[2];
-  if (v.grid_kind == ShaderGrid::kPerElement || v.grid_kind == ShaderGrid::kPerGroup) {
+  if (v.grid_kind == ShaderGrid::kPerElement || v.grid_kind == ShaderGrid::kPerGroup ||
+      v.grid_kind == ShaderGrid::kPerRow) {
     if (total == 0) return *empty = true, Status::Ok();
     uint64_t per_group = v.grid_kind == ShaderGrid::kPerGroup ? 1 : v.workgroup_size;
+    if (v.grid_kind == ShaderGrid::kPerRow) {
+      if (out0.dims.empty()) return InvalidArgument("a per-row Vulkan grid over a scalar");
+      per_group = static_cast<uint64_t>(out0.dims.back());  // total > 0: the last dim is not 0
+    }
     uint64_t count = (uint64_t{total} + per_group - 1) / per_group;
     uint64_t gx = std::min<uint64_t>(count, max_x);
     uint64_t gy = (count + gx - 1) / gx;

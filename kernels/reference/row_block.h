@@ -1,4 +1,5 @@
-// kiln.row_block (docs/kernels.md, "Row blocks"): one dispatch that runs a
+// kiln.row_block (docs/kernels.md, "Row blocks"; the attribute parsing lives
+// in kernels/common/row_block.cc, the compiler reads it too): one dispatch that runs a
 // short list of sub-dispatches ("units") whose intermediate results are
 // small per-row tensors, so that a fast kernel can take a block of rows
 // through all of them while the block is in cache (softmax, log-softmax,

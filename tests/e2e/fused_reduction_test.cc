@@ -27,9 +27,9 @@ struct RunResult {
 };
 
 RunResult CompileAndRun(const std::string& source, bool fuse, const std::vector<vm::HostTensor>& inputs,
-                        hal::CpuMode mode) {
+                        hal::CpuMode mode, const std::string& target = "cpu") {
   compiler::CompileOptions options;
-  options.target = "cpu";
+  options.target = target;
   options.fuse = fuse;
   auto bytes = compiler::Compile(source, "fused_reduction.mlir", options, nullptr);
   EXPECT_TRUE(bytes.ok()) << bytes.status().message();
@@ -180,6 +180,20 @@ TEST_P(FusedReduction, LayerNormAndRmsNorm) {
       ASSERT_NEAR(rms[r * 200 + c], want_rms, 1e-4) << r << "," << c;
     }
   }
+}
+
+// The default target (cpu and vulkan) fuses as --target cpu does: the
+// vulkan target has the shaders (tests/compiler/vulkan/fused_reduction_
+// test.cc), so the CPU runs the same dispatches with the same bits.
+TEST_P(FusedReduction, EveryTargetFuses) {
+  const auto x = Random(67 * 333, 5, -20.0f, 20.0f);
+  std::vector<vm::HostTensor> in = {HostTensorOf(ElementType::kF32, {67, 333}, x)};
+  RunResult all = CompileAndRun(kSoftmax, true, in, GetParam(), "all");
+  RunResult cpu = CompileAndRun(kSoftmax, true, in, GetParam(), "cpu");
+  ASSERT_EQ(all.outputs.size(), 1u);
+  ASSERT_EQ(cpu.outputs.size(), 1u);
+  EXPECT_EQ(all.dispatches, 1u);
+  EXPECT_EQ(all.outputs[0].data, cpu.outputs[0].data);
 }
 
 INSTANTIATE_TEST_SUITE_P(CpuModes, FusedReduction, ::testing::Values(hal::CpuMode::kInline, hal::CpuMode::kDeferred),

@@ -1,0 +1,280 @@
+// The vulkan target's shader for kiln.row_block (docs/kernels.md, "Row
+// blocks"; kernels/reference/row_block.h): softmax, log-softmax, layer and
+// RMS norms in one dispatch. One work group of 64 invocations per row of the
+// output (hal::ShaderGrid::kPerRow): the row's reduces are strided partial
+// folds combined pairwise in shared memory (ReduceGroup's order), every
+// per-row value is computed by all 64 invocations into a register (the same
+// value everywhere, so no broadcast through memory), and the tail program
+// writes the row. The input row is read once per reduce and once by the
+// tail, never written in between; no intermediate tensor exists.
+#include "compiler/vulkan/kernels.h"
+#include "kernels/reference/row_block.h"
+
+namespace kiln::compiler::vulkan {
+
+namespace {
+
+constexpr int64_t kGroup = 64;
+
+struct RowBlockShader {
+  const DispatchUse& u;
+  ShaderWriter& w;
+  std::vector<ref::RowBlockUnit> units;
+  std::vector<ElementType> types;  // of every value: dispatch inputs, then units
+  std::vector<int64_t> full, rows;
+  int r = 0;
+  int64_t row_count = 1, n = 0;
+
+  size_t num_inputs() const { return u.in_types.size(); }
+  bool IsRowDims(const std::vector<int64_t>& d) const {
+    std::vector<int64_t> keep = rows;
+    keep.push_back(1);
+    return d == rows || d == keep;
+  }
+  // The position names of a result of dims `d` at the current row: of a
+  // per-row unit (rows or rows + [1]: 0 on the last axis), or, `whole`, of
+  // the tail or a reduced operand, at element "j" of the row.
+  std::vector<std::string> Positions(const std::vector<int64_t>& d, bool whole) const {
+    std::vector<std::string> pos = Names("o", static_cast<size_t>(r - 1));
+    if (whole) pos.push_back("j");
+    else if (static_cast<int>(d.size()) == r) pos.push_back("0u");
+    return pos;
+  }
+
+  // GLSL reading value `v` for a unit at positions `pos`, through the axis
+  // map segment `map` (input rank, then that many axes of the unit's result;
+  // empty: same rank or rank 0). A unit's per-row value is its register,
+  // valid only when it is read at the current row.
+  StatusOr<std::string> Read(int64_t v, std::span<const int64_t> map, const std::vector<std::string>& pos) const {
+    const bool is_unit = v >= static_cast<int64_t>(num_inputs());
+    const std::vector<int64_t>* unit_dims = is_unit ? &units[v - num_inputs()].dims : nullptr;
+    const int rank = is_unit ? static_cast<int>(unit_dims->size()) : w.rank(static_cast<size_t>(v));
+    std::vector<std::string> dims;
+    if (is_unit)
+      for (int64_t d : *unit_dims) dims.push_back(Uint(d));
+    else
+      dims = DimsOf(w, static_cast<size_t>(v));
+    std::vector<std::string> idx;
+    if (map.empty()) {
+      if (rank != 0 && rank != static_cast<int>(pos.size())) return Refuse(u, "a unit input of another rank");
+      for (int d = 0; d < rank; ++d) idx.push_back(is_unit && (*unit_dims)[d] == 1 ? "0u" : pos[d]);
+    } else {
+      if (map.size() != static_cast<size_t>(rank)) return Refuse(u, "input_broadcast does not match the operands");
+      for (int d = 0; d < rank; ++d) {
+        const int64_t axis = map[d];
+        if (axis < 0 || axis >= static_cast<int64_t>(pos.size())) return Refuse(u, "input_broadcast axis out of range");
+        idx.push_back(is_unit ? ((*unit_dims)[d] == 1 ? "0u" : pos[axis]) : "(" + dims[d] + " == 1u ? 0u : " + pos[axis] + ")");
+      }
+    }
+    if (!is_unit) return w.Load(static_cast<size_t>(v), idx.empty() ? "0u" : Linear(idx, dims));
+    if (!IsRowDims(*unit_dims)) return Refuse(u, "a unit value that is not per row");
+    for (int d = 0; d < rank; ++d) {
+      const bool ok = d < r - 1 ? (idx[d] == "o" + S(d) || (*unit_dims)[d] == 1) : idx[d] == "0u";
+      if (!ok) return Refuse(u, "a unit reads another row's value");
+    }
+    return "u" + S(v);
+  }
+
+  // Params of `prog` from `inputs`, read through "input_broadcast"-style map `map`.
+  Status Params(const ScalarProgram& prog, std::span<const int64_t> inputs, std::span<const int64_t> map,
+                const std::vector<std::string>& pos, std::vector<std::string>* params) const {
+    if (prog.param_types.size() != inputs.size()) return Refuse(u, "a unit program does not match its inputs");
+    size_t at = 0;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (types[inputs[i]] != prog.param_types[i]) return Refuse(u, "a unit input type does not match its program");
+      std::span<const int64_t> seg;
+      if (!map.empty()) {
+        if (at >= map.size() || map[at] < 0 || at + 1 + map[at] > map.size())
+          return Refuse(u, "input_broadcast does not match the operands");
+        const int64_t v = inputs[i];
+        const int64_t rank = v >= static_cast<int64_t>(num_inputs()) ? static_cast<int64_t>(units[v - num_inputs()].dims.size())
+                                                                     : w.rank(static_cast<size_t>(v));
+        if (map[at] != rank) return Refuse(u, "input_broadcast does not match the operands");
+        seg = map.subspan(at + 1, static_cast<size_t>(map[at]));
+        at += 1 + static_cast<size_t>(map[at]);
+      }
+      KILN_ASSIGN_OR_RETURN(std::string e, Read(inputs[i], seg, pos));
+      params->push_back(e);
+    }
+    if (!map.empty() && at != map.size()) return Refuse(u, "input_broadcast does not match the operands");
+    return Status::Ok();
+  }
+
+  // body(a, b) assigned (converted to the accumulator type) to `dst`.
+  StatusOr<std::string> Apply(const ScalarProgram& body, const GType& acc, const std::string& a, const std::string& b,
+                              const std::string& dst, const std::string& prefix) const {
+    std::string code;
+    std::vector<std::string> res;
+    KILN_RETURN_IF_ERROR(EmitScalarProgram(body, {a, b}, prefix, &code, &res, &w.features));
+    KILN_ASSIGN_OR_RETURN(GType rt, GlslType(body.ValueType(body.results[0])));
+    KILN_ASSIGN_OR_RETURN(std::string back, ConvertExpr(rt, acc, res[0]));
+    return "{\n" + code + "  " + dst + " = " + back + ";\n}\n";
+  }
+
+  // A reduce of the row's elements into register u<v>.
+  Status Reduce(size_t k, std::string* shared, int64_t* shared_bytes, std::string* code) const {
+    const ref::RowBlockUnit& unit = units[k];
+    const std::string K = S(static_cast<int64_t>(num_inputs() + k));
+    const ScalarProgram* body = unit.params.Program("body");
+    auto red = unit.params.Ints("dimensions");
+    if (!body || body->param_types.size() != 2 || body->results.size() != 1 || body->param_types[0] != body->param_types[1] ||
+        red.size() != 1 || red[0] != r - 1 || unit.dims != rows || unit.inputs.size() < 2)
+      return Refuse(u, "a row-block reduce other than one operand over the innermost axis");
+    KILN_ASSIGN_OR_RETURN(GType acc, GlslType(body->param_types[0]));
+    const int64_t init = unit.inputs.back();
+    if (init >= static_cast<int64_t>(num_inputs()) || w.rank(static_cast<size_t>(init)) != 0)
+      return Refuse(u, "a row-block reduce whose init value is not a scalar input");
+    const std::vector<std::string> pos = Positions(full, true);
+    std::string x_code, x;
+    ElementType x_type;
+    if (const ScalarProgram* input = unit.params.Program("input")) {
+      auto in_dims = unit.params.Ints("input_dims");
+      if (input->results.size() != 1 || std::vector<int64_t>(in_dims.begin(), in_dims.end()) != full)
+        return Refuse(u, "a row-block reduce's producer of another shape");
+      std::vector<std::string> params;
+      KILN_RETURN_IF_ERROR(Params(*input, std::span<const int64_t>(unit.inputs).first(unit.inputs.size() - 1),
+                                  unit.params.Ints("input_broadcast"), pos, &params));
+      std::vector<std::string> res;
+      KILN_RETURN_IF_ERROR(EmitScalarProgram(*input, params, "p" + K + "_", &x_code, &res, &w.features));
+      x = res[0];
+      x_type = input->ValueType(input->results[0]);
+    } else {
+      if (unit.inputs.size() != 2) return Refuse(u, "a variadic row-block reduce");
+      KILN_ASSIGN_OR_RETURN(x, Read(unit.inputs[0], {}, pos));
+      x_type = types[unit.inputs[0]];
+    }
+    KILN_ASSIGN_OR_RETURN(GType xt, GlslType(x_type));
+    KILN_ASSIGN_OR_RETURN(x, ConvertExpr(xt, acc, x));
+    KILN_ASSIGN_OR_RETURN(GType it, GlslType(types[init]));
+    KILN_ASSIGN_OR_RETURN(std::string init_v, ConvertExpr(it, acc, w.Load(static_cast<size_t>(init), "0u")));
+    *shared += "shared " + acc.name + " part" + K + "[64];\nshared bool has" + K + "[64];\n";
+    *shared_bytes += kGroup * (acc.storage + 4);
+    // Vulkan guarantees 16 KiB of shared memory; a row block needing more
+    // (dozens of reduces) is left to the other device.
+    if (*shared_bytes > 16384) return Refuse(u, "a row block whose reduces need more than 16 KiB of shared memory");
+    KILN_ASSIGN_OR_RETURN(std::string fold, Apply(*body, acc, "acc", "x", "acc", "f" + K + "_"));
+    KILN_ASSIGN_OR_RETURN(std::string combine, Apply(*body, acc, "part" + K + "[lid]", "part" + K + "[lid + s]",
+                                                     "part" + K + "[lid]", "c" + K + "_"));
+    KILN_ASSIGN_OR_RETURN(std::string finish, Apply(*body, acc, "res", "part" + K + "[0]", "res", "e" + K + "_"));
+    KILN_ASSIGN_OR_RETURN(GType out, GlslType(types[num_inputs() + k]));
+    KILN_ASSIGN_OR_RETURN(std::string back, ConvertExpr(acc, out, "res"));
+    *code += "  " + out.name + " u" + K + ";\n  {\n    " + acc.name + " acc = " + acc.name + "(0);\n    bool has = false;\n";
+    *code += "    for (uint j = lid; j < " + Uint(n) + "; j += 64u) {\n" + x_code + "      " + acc.name + " x = " + x + ";\n";
+    *code += "      if (has) " + fold + "      else acc = x;\n      has = true;\n    }\n";
+    *code += "    part" + K + "[lid] = acc;\n    has" + K + "[lid] = has;\n    barrier();\n";
+    *code += "    for (uint s = 32u; s > 0u; s >>= 1) {\n      if (lid < s && has" + K + "[lid + s]) {\n";
+    *code += "        if (has" + K + "[lid]) " + combine + "        else part" + K + "[lid] = part" + K + "[lid + s];\n";
+    *code += "        has" + K + "[lid] = true;\n      }\n      barrier();\n    }\n";
+    *code += "    " + acc.name + " res = " + init_v + ";\n    if (has" + K + "[0]) " + finish;
+    *code += "    u" + K + " = " + back + ";\n  }\n";
+    return Status::Ok();
+  }
+
+  StatusOr<ShaderSource> Generate(const KernelParams& kp) {
+    KILN_RETURN_IF_ERROR(ref::ParseRowBlock(kp, num_inputs(), &units));
+    if (u.out_types.size() != 1) return Refuse(u, "a row block has one result");
+    types = u.in_types;
+    for (const auto& unit : units) {
+      ElementType t = ref::RowBlockUnitType(unit, types);
+      if (t == ElementType::kInvalid) return Refuse(u, "a unit of unknown type");
+      types.push_back(t);
+    }
+    full = units.back().dims;
+    r = static_cast<int>(full.size());
+    if (r < 1 || w.rank(w.Out(0)) != r || units.back().params.kernel != "kiln.elementwise" ||
+        types.back() != u.out_types[0])
+      return Refuse(u, "a row block whose last unit is not its output");
+    rows.assign(full.begin(), full.end() - 1);
+    n = full.back();
+    for (int64_t d : rows) row_count *= d;
+    if (row_count * n > UINT32_MAX) return Refuse(u, "a row block of more than 2^32 elements");
+    std::string shared, code;
+    int64_t shared_bytes = 0;
+    code += Decompose("row", [&] {
+      std::vector<std::string> d;
+      for (int64_t x : rows) d.push_back(Uint(x));
+      return d;
+    }(), Names("o", rows.size()), "rem_row");
+    for (size_t k = 0; k < units.size(); ++k) {
+      const ref::RowBlockUnit& unit = units[k];
+      const std::string K = S(static_cast<int64_t>(num_inputs() + k));
+      const bool last = k + 1 == units.size();
+      if (!last && !IsRowDims(unit.dims)) return Refuse(u, "a unit that is not per row before the tail");
+      if (unit.params.kernel == "stablehlo.reduce") {
+        KILN_RETURN_IF_ERROR(Reduce(k, &shared, &shared_bytes, &code));
+        continue;
+      }
+      KILN_ASSIGN_OR_RETURN(GType out, GlslType(types[num_inputs() + k]));
+      if (unit.params.kernel != "kiln.elementwise") {
+        // broadcast_in_dim or reshape inserting size-1 dims into a per-row
+        // value: the same element, so the same register.
+        if (unit.inputs.size() != 1 || types[unit.inputs[0]] != types[num_inputs() + k])
+          return Refuse(u, "a row-block reshape or broadcast of another type");
+        const int64_t v = unit.inputs[0];
+        std::string e;
+        if (v >= static_cast<int64_t>(num_inputs())) {
+          e = "u" + S(v);
+        } else {
+          const auto& d = u.in_dims[static_cast<size_t>(v)];
+          int64_t count = 1;
+          for (int64_t x : d) count = x < 0 ? -1 : count * x;
+          if (count != row_count) return Refuse(u, "a row-block reshape of a value not per row");
+          e = w.Load(static_cast<size_t>(v), "row");
+        }
+        code += "  " + out.name + " u" + K + " = " + e + ";\n";
+        continue;
+      }
+      const ScalarProgram* body = unit.params.Program("body");
+      if (!body || body->results.size() != 1) return Refuse(u, "a malformed row-block program");
+      std::vector<std::string> params;
+      const std::vector<std::string> pos = Positions(unit.dims, last);
+      KILN_RETURN_IF_ERROR(Params(*body, unit.inputs, unit.params.Ints("input_broadcast"), pos, &params));
+      std::string prog;
+      std::vector<std::string> res;
+      KILN_RETURN_IF_ERROR(EmitScalarProgram(*body, params, "b" + K + "_", &prog, &res, &w.features));
+      KILN_ASSIGN_OR_RETURN(GType rt, GlslType(body->ValueType(body->results[0])));
+      KILN_ASSIGN_OR_RETURN(std::string v, ConvertExpr(rt, out, res[0]));
+      if (!last) {
+        code += "  " + out.name + " u" + K + ";\n  {\n" + prog + "  u" + K + " = " + v + ";\n  }\n";
+        continue;
+      }
+      if (unit.dims != full) return Refuse(u, "a row block whose tail is per row");
+      code += "  for (uint j = lid; j < " + Uint(n) + "; j += 64u) {\n" + prog;
+      code += "    if (live) " + w.Store(w.Out(0), "row * " + Uint(n) + " + j", v) + "\n  }\n";
+    }
+    // The shader indexes with the shapes the units were planned for; a
+    // dispatch whose tensors have others (a hostile module) does nothing
+    // rather than read or write out of bounds. Uniform over the work group.
+    std::string shapes_ok = "true";
+    if (u.in_dims.size() != num_inputs()) return Refuse(u, "a row block without static input shapes");
+    for (size_t t = 0; t < num_inputs(); ++t) {
+      if (static_cast<int>(u.in_dims[t].size()) != w.rank(t)) return Refuse(u, "a row block without static input shapes");
+      auto dims = DimsOf(w, t);
+      for (size_t d = 0; d < dims.size(); ++d) {
+        if (u.in_dims[t][d] < 0) return Refuse(u, "a row block without static input shapes");
+        shapes_ok += " && " + dims[d] + " == " + Uint(u.in_dims[t][d]);
+      }
+    }
+    auto out_dims = DimsOf(w, w.Out(0));
+    for (size_t d = 0; d < out_dims.size(); ++d) shapes_ok += " && " + out_dims[d] + " == " + Uint(full[d]);
+    std::string body = shared + "void main() {\n  uint row = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;\n" +
+                       "  uint lid = gl_LocalInvocationID.x;\n  // no early return: every invocation reaches the barriers\n" +
+                       "  bool live = row < " + Uint(row_count) + ";\n  if (!live) row = 0u;\n" +
+                       "  if (!(" + shapes_ok + ")) return;\n" + code + "}\n";
+    ShaderSource s = w.Finish(body, kGroup);
+    s.grid = hal::ShaderGrid::kPerRow;
+    return s;
+  }
+};
+
+}  // namespace
+
+StatusOr<ShaderSource> RowBlock(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
+  RowBlockShader g{u, w, {}, {}, {}, {}};
+  auto s = g.Generate(kp);
+  // A malformed row block is refused like any shader the target cannot make.
+  if (!s.ok() && s.status().code() == StatusCode::kInvalidArgument) return Refuse(u, s.status().message());
+  return s;
+}
+
+}  // namespace kiln::compiler::vulkan
