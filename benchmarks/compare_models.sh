@@ -20,9 +20,14 @@ need=()
 # libopenblas0-pthread: Debian's torch is built against the generic BLAS
 # (BLAS_INFO=generic); without OpenBLAS installed as that BLAS, its matmuls run
 # netlib's reference loops (0.3 GFLOP/s here) and torch's rows mean nothing.
-for pkg in python3-numpy libopenblas0-pthread python3-torch python3-onnx nodejs npm; do
+for pkg in python3-numpy libopenblas0-pthread python3-torch python3-onnx; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
+# Node and npm by command, not by package: a nodejs from another source
+# (NodeSource's) bundles npm and conflicts with Debian's npm package.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  need+=(nodejs npm)
+fi
 if ((${#need[@]})); then
   echo "installing ${need[*]}" >&2
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
