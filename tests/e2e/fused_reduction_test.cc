@@ -14,6 +14,7 @@
 #include "compiler/compile.h"
 #include "hal/cpu/cpu_device.h"
 #include "tests/support/host_tensor_util.h"
+#include "tests/support/counted_run.h"
 #include "vm/context.h"
 
 namespace kiln {
@@ -21,34 +22,12 @@ namespace {
 
 using test::HostTensorOf;
 
-struct RunResult {
-  std::vector<vm::HostTensor> outputs;
-  uint64_t dispatches = 0;
-};
+using RunResult = test::CountedRun;
 
 RunResult CompileAndRun(const std::string& source, bool fuse, const std::vector<vm::HostTensor>& inputs,
                         hal::CpuMode mode, const std::string& target = "cpu") {
-  compiler::CompileOptions options;
-  options.target = target;
-  options.fuse = fuse;
-  auto bytes = compiler::Compile(source, "fused_reduction.mlir", options, nullptr);
-  EXPECT_TRUE(bytes.ok()) << bytes.status().message();
-  RunResult r;
-  if (!bytes.ok()) return r;
-  auto module = vm::LoadModule(bytes.value());
-  EXPECT_TRUE(module.ok()) << module.status().message();
-  if (!module.ok()) return r;
-  auto device = hal::CreateCpuDevice(mode, 2);
-  auto ctx = vm::Context::Create(*module, device.get());
-  EXPECT_TRUE(ctx.ok()) << ctx.status().message();
-  if (!ctx.ok()) return r;
-  const uint64_t before = device->stats().dispatches;
-  auto out = (*ctx)->Invoke("main", inputs);
-  EXPECT_TRUE(out.ok()) << out.status().message();
-  if (!out.ok()) return r;
-  r.outputs = std::move(out.value());
-  r.dispatches = device->stats().dispatches - before;
-  return r;
+  return test::CompileAndRunCounted(
+      source, inputs, {.fuse = fuse, .mode = mode, .target = target, .file_name = "fused_reduction.mlir"});
 }
 
 std::vector<float> Random(size_t n, uint32_t seed, float lo, float hi) {

@@ -12,6 +12,7 @@
 #include "compiler/compile.h"
 #include "hal/cpu/cpu_device.h"
 #include "tests/support/host_tensor_util.h"
+#include "tests/support/counted_run.h"
 #include "vm/context.h"
 
 namespace kiln {
@@ -19,35 +20,12 @@ namespace {
 
 using test::HostTensorOf;
 
-struct RunResult {
-  std::vector<vm::HostTensor> outputs;
-  uint64_t dispatches = 0;
-};
+using RunResult = test::CountedRun;
 
 class Fusion : public ::testing::TestWithParam<hal::CpuMode> {
  protected:
   RunResult CompileAndRun(const std::string& source, bool fuse, const std::vector<vm::HostTensor>& inputs) {
-    compiler::CompileOptions options;
-    options.target = "cpu";
-    options.fuse = fuse;
-    auto bytes = compiler::Compile(source, "fusion.mlir", options, nullptr);
-    EXPECT_TRUE(bytes.ok()) << bytes.status().message();
-    RunResult r;
-    if (!bytes.ok()) return r;
-    auto module = vm::LoadModule(bytes.value());
-    EXPECT_TRUE(module.ok()) << module.status().message();
-    if (!module.ok()) return r;
-    auto device = hal::CreateCpuDevice(GetParam(), 2);
-    auto ctx = vm::Context::Create(*module, device.get());
-    EXPECT_TRUE(ctx.ok()) << ctx.status().message();
-    if (!ctx.ok()) return r;
-    const uint64_t before = device->stats().dispatches;
-    auto out = (*ctx)->Invoke("main", inputs);
-    EXPECT_TRUE(out.ok()) << out.status().message();
-    if (!out.ok()) return r;
-    r.outputs = std::move(out.value());
-    r.dispatches = device->stats().dispatches - before;
-    return r;
+    return test::CompileAndRunCounted(source, inputs, {.fuse = fuse, .mode = GetParam(), .file_name = "fusion.mlir"});
   }
 };
 

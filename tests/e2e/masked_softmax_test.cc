@@ -14,6 +14,7 @@
 #include "compiler/compile.h"
 #include "hal/cpu/cpu_device.h"
 #include "tests/support/host_tensor_util.h"
+#include "tests/support/counted_run.h"
 #include "vm/context.h"
 
 namespace kiln {
@@ -21,33 +22,11 @@ namespace {
 
 constexpr int64_t kH = 3, kR = 37, kC = 41;  // heads, query rows, key columns
 
-struct Result {
-  std::vector<vm::HostTensor> outputs;
-  uint64_t dispatches = 0;
-};
+using Result = test::CountedRun;
 
 Result CompileAndRun(const std::string& source, bool fuse, int threads, const std::vector<vm::HostTensor>& inputs) {
-  compiler::CompileOptions options;
-  options.target = "cpu";
-  options.fuse = fuse;
-  auto bytes = compiler::Compile(source, "masked_softmax.mlir", options, nullptr);
-  EXPECT_TRUE(bytes.ok()) << bytes.status().message();
-  Result r;
-  if (!bytes.ok()) return r;
-  auto module = vm::LoadModule(bytes.value());
-  EXPECT_TRUE(module.ok()) << module.status().message();
-  if (!module.ok()) return r;
-  auto device = hal::CreateCpuDevice(hal::CpuMode::kInline, threads);
-  auto ctx = vm::Context::Create(*module, device.get());
-  EXPECT_TRUE(ctx.ok()) << ctx.status().message();
-  if (!ctx.ok()) return r;
-  const uint64_t before = device->stats().dispatches;
-  auto out = (*ctx)->Invoke("main", inputs);
-  EXPECT_TRUE(out.ok()) << out.status().message();
-  if (!out.ok()) return r;
-  r.outputs = std::move(out.value());
-  r.dispatches = device->stats().dispatches - before;
-  return r;
+  return test::CompileAndRunCounted(source, inputs,
+                                    {.fuse = fuse, .threads = threads, .file_name = "masked_softmax.mlir"});
 }
 
 // The softmax over the last axis of m, where m is the masked scores
