@@ -19,6 +19,7 @@
 
 #include "compiler/lower/kernel_params.h"
 #include "compiler/op_names.h"
+#include "compiler/passes/ir_builder.h"
 #include "kernels/scalar/scalar.h"
 
 namespace kiln::compiler {
@@ -43,74 +44,13 @@ bool Applies(const ir::Operation& op) {
   return quantized;
 }
 
-// Appends ops to `out`, each defining one value, all at `op`'s location.
-class Builder {
- public:
-  Builder(const ir::Operation& at, ir::Block* block, std::vector<std::unique_ptr<ir::Operation>>* out)
-      : at_(at), block_(block), out_(out) {}
-
-  ir::Value* Op(std::string_view name, std::vector<ir::Value*> operands, ir::Type type) {
-    auto op = NewOp(name);
-    op->operands = std::move(operands);
-    return Result(std::move(op), std::move(type));
-  }
-  // `v` rounded to float type `e`, as the scalar program's kConstant steps
-  // hold it, broadcast to `dims`: a rank-0 constant (what stays in the
-  // module) and a broadcast_in_dim, which fusion reads back as one
-  // kConstant step.
-  ir::Value* Splat(ElementType e, const std::vector<int64_t>& dims, double v) {
-    auto op = NewOp(ScalarOpName(ScalarOp::kConstant));
-    ir::Attribute a;
-    a.kind = ir::Attribute::Kind::kDense;
-    a.type = ir::Type::Tensor(e, {});
-    Scalar s;
-    s.re = ref::RoundToFloatType(e, v);
-    a.dense_bytes.resize(StorageBytes(e));
-    ref::StoreScalar(e, s, a.dense_bytes.data());
-    op->attrs.emplace_back("value", std::move(a));
-    ir::Value* c = Result(std::move(op), ir::Type::Tensor(e, {}));
-    if (dims.empty()) return c;
-    auto b = NewOp(KernelName(KernelId::kBroadcastInDim));
-    b->operands.push_back(c);
-    ir::Attribute none;
-    none.kind = ir::Attribute::Kind::kIntArray;
-    none.type.element = ElementType::kSI64;
-    b->attrs.emplace_back("broadcast_dimensions", std::move(none));
-    return Result(std::move(b), ir::Type::Tensor(e, dims));
-  }
-  ir::Value* Scalar1(ScalarOp s, ir::Value* a) { return Op(ScalarOpName(s), {a}, a->type); }
-  ir::Value* Scalar2(ScalarOp s, ir::Value* a, ir::Value* b) { return Op(ScalarOpName(s), {a, b}, a->type); }
-
- private:
-  std::unique_ptr<ir::Operation> NewOp(std::string_view name) {
-    auto op = std::make_unique<ir::Operation>();
-    op->name = std::string(name);
-    op->loc = at_.loc;
-    op->parent = block_;
-    return op;
-  }
-  ir::Value* Result(std::unique_ptr<ir::Operation> op, ir::Type type) {
-    auto r = std::make_unique<ir::Value>();
-    r->type = std::move(type);
-    r->def = op.get();
-    ir::Value* v = r.get();
-    op->results.push_back(std::move(r));
-    out_->push_back(std::move(op));
-    return v;
-  }
-
-  const ir::Operation& at_;
-  ir::Block* block_;
-  std::vector<std::unique_ptr<ir::Operation>>* out_;
-};
-
 ir::Type Plain(const ir::Type& t, ElementType e) { return ir::Type::Tensor(e, t.dims); }
 
 // Rewrites `block->ops[at]`; returns how many ops now stand in its place.
 size_t Rewrite(ir::Block* block, size_t at) {
   ir::Operation& op = *block->ops[at];
   std::vector<std::unique_ptr<ir::Operation>> inserted;
-  Builder b(op, block, &inserted);
+  IrBuilder b(op, block, &inserted);
   const std::string bitcast(KernelName(KernelId::kBitcastConvert));
   std::vector<ir::Value*> args;
   for (ir::Value* v : op.operands) {
