@@ -83,17 +83,6 @@ void PadInto(const TensorRef& in, const std::vector<int64_t>& lo, const std::vec
   }
 }
 
-// Applies `epilogue` to result elements [begin, end) in disjoint ranges
-// over the pool (each element's result depends on that element only).
-void RunEpilogueRange(const ElementwiseProblem& epilogue, size_t begin, size_t end, TaskRunner* runner) {
-  constexpr size_t kTask = size_t{1} << 15;
-  const int64_t tasks = static_cast<int64_t>((end - begin + kTask - 1) / kTask);
-  ParallelFor(runner, tasks, [&](int64_t t, int) {
-    const size_t b = begin + static_cast<size_t>(t) * kTask;
-    RunElementwiseRange(epilogue, b, std::min(end, b + kTask));
-  });
-}
-
 // `epilogue` (may be null): the fused elementwise program over the output,
 // which the direct path applies to each task's rows and the GEMM paths that
 // write the result in place to each chunk of batch elements while in cache
@@ -270,7 +259,7 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
       g.batch = nb * fgc;
       g.c = out.data + static_cast<size_t>(b0 * per_batch) * elem;
       RunGemm(g, t);
-      RunEpilogueRange(*epilogue, static_cast<size_t>(b0 * per_batch), static_cast<size_t>((b0 + nb) * per_batch),
+      RunElementwiseRangeParallel(*epilogue, static_cast<size_t>(b0 * per_batch), static_cast<size_t>((b0 + nb) * per_batch),
                        call.runner);
     }
     if (epilogue_done != nullptr) *epilogue_done = true;
@@ -337,7 +326,7 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
       g.m = nb * rows_per_batch;
       g.c = out.data + static_cast<size_t>(b0 * per_batch) * elem;
       RunGemm(g, t);
-      RunEpilogueRange(*epilogue, static_cast<size_t>(b0 * per_batch), static_cast<size_t>((b0 + nb) * per_batch),
+      RunElementwiseRangeParallel(*epilogue, static_cast<size_t>(b0 * per_batch), static_cast<size_t>((b0 + nb) * per_batch),
                        call.runner);
     }
     if (epilogue_done != nullptr) *epilogue_done = true;
@@ -410,7 +399,7 @@ Status Convolution(const KernelCall& call) {
   KILN_RETURN_IF_ERROR(PlainConvolution(
       KernelCall{call.params, call.inputs.subspan(0, 2), call.outputs, call.runner, /*without_epilogue=*/true},
       &epilogue, &done));
-  if (!done) RunEpilogueRange(epilogue, 0, epilogue.n, call.runner);  // one pass over the whole result
+  if (!done) RunElementwiseRangeParallel(epilogue, 0, epilogue.n, call.runner);  // one pass over the whole result
   return Status::Ok();
 }
 

@@ -329,12 +329,7 @@ void Run(const ConvGeometry& g, const TensorRef& lhs, const TensorRef& rhs, cons
   });
   if (!direct_out) ScatterOutput<T>(g, a, out_storage.get(), out, runner);
   if (!direct_out && epilogue != nullptr) {
-    constexpr size_t kTask = size_t{1} << 15;
-    const int64_t epi_tasks = static_cast<int64_t>((epilogue->n + kTask - 1) / kTask);
-    ParallelFor(runner, epi_tasks, [&](int64_t t, int) {
-      const size_t begin = static_cast<size_t>(t) * kTask;
-      RunElementwiseRange(*epilogue, begin, std::min(epilogue->n, begin + kTask));
-    });
+    RunElementwiseRangeParallel(*epilogue, 0, epilogue->n, runner);
   }
 }
 

@@ -205,12 +205,7 @@ void Run(const ConvGeometry& g, const TensorRef& lhs, const TensorRef& rhs, cons
       RunElementwiseRange(*epilogue, static_cast<size_t>(begin * plane_out), static_cast<size_t>(end * plane_out));
   });
   if (!dense && epilogue != nullptr) {
-    constexpr size_t kTask = size_t{1} << 15;
-    const int64_t epi_tasks = static_cast<int64_t>((epilogue->n + kTask - 1) / kTask);
-    ParallelFor(runner, epi_tasks, [&](int64_t t, int) {
-      const size_t b = static_cast<size_t>(t) * kTask;
-      RunElementwiseRange(*epilogue, b, std::min(epilogue->n, b + kTask));
-    });
+    RunElementwiseRangeParallel(*epilogue, 0, epilogue->n, runner);
   }
 }
 

@@ -472,6 +472,15 @@ void RunElementwiseRange(const ElementwiseProblem& p, size_t begin, size_t end) 
   }
 }
 
+void RunElementwiseRangeParallel(const ElementwiseProblem& p, size_t begin, size_t end, TaskRunner* runner) {
+  constexpr size_t kTask = size_t{1} << 15;
+  const int64_t tasks = static_cast<int64_t>((end - begin + kTask - 1) / kTask);
+  ParallelFor(runner, tasks, [&](int64_t t, int) {
+    const size_t b = begin + static_cast<size_t>(t) * kTask;
+    RunElementwiseRange(p, b, std::min(end, b + kTask));
+  });
+}
+
 Status RunElementwiseProgram(const KernelCall& call, const ScalarProgram* prog, const KernelAttr* map) {
   // Any call the fast path does not take (or would refuse) goes to the
   // reference, which gives the error.

@@ -42,4 +42,9 @@ bool MakeElementwiseProblem(const KernelCall& call, const ScalarProgram* prog, c
 // Computes output elements [begin, end) on the calling thread.
 void RunElementwiseRange(const ElementwiseProblem& p, size_t begin, size_t end);
 
+// The same over the pool, in disjoint ranges of 32K elements (each output
+// element depends on its own inputs only, so the split changes no bit): how
+// the convolutions run a fused epilogue over a result they have written.
+void RunElementwiseRangeParallel(const ElementwiseProblem& p, size_t begin, size_t end, TaskRunner* runner);
+
 }  // namespace kiln::cpu
