@@ -40,7 +40,7 @@ dir=build-selective-$arch
 cmake -S . -B "$dir" -G Ninja "${extra[@]}" -DCMAKE_BUILD_TYPE=MinSizeRel \
   -DCMAKE_INTERPROCEDURAL_OPTIMIZATION=ON -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_C_FLAGS="$flags" \
   -DCMAKE_EXE_LINKER_FLAGS="-Wl,--gc-sections" -DKILN_KERNELS="$kernels" \
-  -DKILN_ENABLE_VULKAN=OFF -DKILN_WITH_COLLECTIVES=OFF -DKILN_WITH_MPI=OFF \
+  -DKILN_ENABLE_VULKAN=OFF -DKILN_WITH_COLLECTIVES=OFF -DKILN_WITH_MPI=OFF -DKILN_BUILD_SHARED=OFF \
   -DKILN_BUILD_COMPILER=OFF -DKILN_BUILD_TOOLS=OFF -DKILN_BUILD_TESTS=OFF >/dev/null
 cmake --build "$dir" -j"$(nproc)" --target kiln-example-run-mlp >/dev/null
 "$strip" -o "$dir/run_mlp.stripped" "$dir/kiln-example-run-mlp"

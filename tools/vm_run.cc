@@ -1,5 +1,11 @@
 // vm-run OUT.kiln [--function=NAME] [--device=cpu|vulkan[:N]] [--input=...]... [--output=@file.npy]...
+//        [--expected-output=...]... [--atol=X] [--rtol=X]
 //        [--replicas=N --partitions=M] [--collective-timeout=SECONDS] [--timeout=SECONDS]
+//
+// --expected-output (one per result, in order, written like an --input
+// value) compares each result with a golden tensor (tools/common/
+// expected_output.h) and exits 1 at a mismatch, naming the first element
+// that differs.
 //
 // With a process grid of more than one process (the flags, or the module's
 // mhlo.num_replicas / mhlo.num_partitions), the function runs on every grid
@@ -14,6 +20,8 @@
 #include "tools/cli/cli.h"
 
 #include "tools/common/distributed.h"
+#include "tools/common/expected_output.h"
+#include "tools/common/input_parse.h"
 #include "tools/common/parameters_option.h"
 #include "tools/common/grid_support.h"
 #include "tools/common/guarded_main.h"
@@ -60,6 +68,24 @@ bool Emit(const std::vector<kiln::vm::HostTensor>& results, const std::vector<st
   return true;
 }
 
+// The golden checks of one process's results: true when every expected
+// output matches (or none was given); mismatches go to stderr.
+bool CheckExpected(const std::vector<kiln::vm::HostTensor>& results, const std::vector<kiln::vm::HostTensor>& expected,
+                   const kiln::tools::Tolerance& tol, const std::string& process = "") {
+  bool ok = true;
+  for (size_t i = 0; i < expected.size() && i < results.size(); ++i) {
+    auto s = kiln::tools::CompareWithExpected(results[i], expected[i], tol, i);
+    if (!s.ok()) {
+      std::cerr << "error: " << (process.empty() ? "" : "process " + process + ": ") << s.message() << "\n";
+      ok = false;
+    }
+  }
+  if (ok && !expected.empty())
+    std::cerr << (process.empty() ? "" : "process " + process + ": ") << kiln::tools::Count(expected.size(), "result")
+              << " matched the expected output" << (expected.size() == 1 ? "" : "s") << "\n";
+  return ok;
+}
+
 bool NamesProcess(const std::string& text) {
   return text.find("{replica}") != std::string::npos || text.find("{partition}") != std::string::npos ||
          text.find("{process}") != std::string::npos;
@@ -69,7 +95,7 @@ bool NamesProcess(const std::string& text) {
 // be public, as in the C API), the number of --output files, and, in a grid
 // of several processes, an --output every process would write.
 kiln::Status CheckRun(const kiln::vm::LoadedModule& module, const std::string& function,
-                      const std::vector<std::string>& outputs, uint32_t processes) {
+                      const std::vector<std::string>& outputs, size_t expected, uint32_t processes) {
   int f = module.FindFunction(function);
   std::string publics;
   for (const auto& fn : module.functions)
@@ -86,6 +112,10 @@ kiln::Status CheckRun(const kiln::vm::LoadedModule& module, const std::string& f
     return kiln::InvalidArgument("function '" + function + "' has " + kiln::tools::Count(fn.results.size(), "result") +
                                  ", but " + kiln::tools::Count(outputs.size(), "--output file") +
                                  (outputs.size() == 1 ? " was given" : " were given"));
+  if (expected > 0 && expected != fn.results.size())
+    return kiln::InvalidArgument("function '" + function + "' has " + kiln::tools::Count(fn.results.size(), "result") +
+                                 ", but " + kiln::tools::Count(expected, "--expected-output") +
+                                 (expected == 1 ? " was given" : " were given"));
   if (processes > 1)
     for (const auto& o : outputs)
       if (!NamesProcess(o))
@@ -105,7 +135,8 @@ int Main(int argc, char** argv) {
   if (!dist.ok()) return Fail(dist.status().message());
   kiln::tools::CommandLine cli("vm-run", "runs a function of a Kiln module");
   std::string module_path, function = "main", device_spec = "cpu";
-  std::vector<std::string> inputs, outputs;
+  std::vector<std::string> inputs, outputs, expected_texts;
+  kiln::tools::Tolerance tolerance;
   int threads = 0, replicas = 0, partitions = 0;
   double collective_timeout_s = 60, timeout_s = 0;
   bool list_devices = false;
@@ -115,6 +146,10 @@ int Main(int argc, char** argv) {
   cli.Repeated("--input", &inputs,
                "an input: 2x3xf32=1,2,3,4,5,6 | f32=7 | @x.npy; {replica}, {partition}, {process} make it per process");
   cli.Repeated("--output", &outputs, "write a result to @file.npy (one per result; placeholders as for --input)");
+  cli.Repeated("--expected-output", &expected_texts,
+               "a golden result, written like --input (one per result): exit 1 where a result differs");
+  cli.Real("--atol", &tolerance.atol, "absolute tolerance of --expected-output for float and complex results", 0, 1e300);
+  cli.Real("--rtol", &tolerance.rtol, "relative tolerance of --expected-output for float and complex results", 0, 1e300);
   cli.Integer("--threads", &threads, "kernel threads on the cpu device", 0, kiln::hal::ThreadPool::kMaxThreads,
               "0: KILN_THREADS if set, else one per core");
   cli.Integer("--replicas", &replicas, "replicas in the process grid", 1, 4096, "", "the module's, else 1");
@@ -144,7 +179,17 @@ int Main(int argc, char** argv) {
   auto grid = kiln::tools::ResolveGrid(cli.Given("--replicas") ? std::optional<int>(replicas) : std::nullopt,
                                        cli.Given("--partitions") ? std::optional<int>(partitions) : std::nullopt, **module);
   if (!grid.ok()) return Fail(grid.status().message());
-  if (auto s = CheckRun(**module, function, outputs, grid->size()); !s.ok()) return Fail(s.message());
+  if (auto s = CheckRun(**module, function, outputs, expected_texts.size(), grid->size()); !s.ok())
+    return Fail(s.message());
+  std::vector<kiln::vm::HostTensor> expected;
+  for (const auto& text : expected_texts) {
+    const int f = (*module)->FindFunction(function);
+    const auto& sig = (*module)->functions[f].results[expected.size()];
+    auto t = kiln::tools::ParseInput(text, sig.kind == kiln::vm::ValueSig::Kind::kTensor ? sig.type
+                                                                                        : kiln::ElementType::kInvalid);
+    if (!t.ok()) return Fail("--expected-output " + std::to_string(expected.size()) + ": " + t.status().message());
+    expected.push_back(std::move(*t));
+  }
   auto device = kiln::tools::CreateDevice(device_spec, threads);
   if (!device.ok()) return Fail(device.status().message());
 
@@ -194,7 +239,8 @@ int Main(int argc, char** argv) {
               "process " + name + ":"))
       return 1;
     for (const auto& f : (*context)->check_failures()) std::cerr << "check failed in process " << name << ": " << f << "\n";
-    return (*context)->check_failures().empty() ? 0 : 1;
+    const bool matched = CheckExpected(*results, expected, tolerance, name);
+    return (*context)->check_failures().empty() && matched ? 0 : 1;
   }
 
   for (uint32_t id = 0; id < grid->size(); ++id)
@@ -210,7 +256,8 @@ int Main(int argc, char** argv) {
     if (!results.ok()) return Fail(results.status().message());
     if (!Emit(*results, outputs, 0, 0, 1, print_max)) return 1;
     for (const auto& f : (*context)->check_failures()) std::cerr << "check failed: " << f << "\n";
-    return (*context)->check_failures().empty() ? 0 : 1;
+    const bool matched = CheckExpected(*results, expected, tolerance);
+    return (*context)->check_failures().empty() && matched ? 0 : 1;
   }
 
   kiln::vm::GridRun run;
@@ -237,6 +284,7 @@ int Main(int argc, char** argv) {
       std::cerr << "check failed in process " << kiln::vm::ProcessName(id, grid->partitions) << ": " << f << "\n";
       status = 1;
     }
+    if (!CheckExpected(p.results, expected, tolerance, kiln::vm::ProcessName(id, grid->partitions))) status = 1;
   }
   return status;
 }

@@ -150,6 +150,24 @@ void CommandLine::Seconds(const std::string& flags, double* value, const std::st
   converters_.push_back(std::move(c));
 }
 
+void CommandLine::Real(const std::string& flags, double* value, const std::string& help, double min, double max) {
+  const std::string bound = "between " + NumberText(min) + " and " + NumberText(max);
+  auto c = std::make_unique<Converter>();
+  c->name = LongName(flags);
+  c->apply = [name = c->name, value, min, max, bound](const std::string& text) -> std::string {
+    char* end = nullptr;
+    double v = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || std::isnan(v)) return name + " must be a number " + bound + ", not '" + text + "'";
+    if (v < min || v > max) return name + " must be " + bound + ", not " + text;
+    *value = v;
+    return "";
+  };
+  app_->add_option(flags, c->text, WithDetails(help, bound, NumberText(*value)))
+      ->type_name("X")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  converters_.push_back(std::move(c));
+}
+
 bool CommandLine::Given(const std::string& name) const { return app_->count(name) > 0; }
 
 std::optional<int> CommandLine::Parse(int argc, char** argv) {

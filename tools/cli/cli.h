@@ -52,6 +52,9 @@ class CommandLine {
   void Seconds(const std::string& flags, double* value, const std::string& help, double max,
                const std::string& default_text = "");
 
+  // A real number in [min, max] (a tolerance).
+  void Real(const std::string& flags, double* value, const std::string& help, double min, double max);
+
   // Whether the option (by its long name, "--replicas") was on the command line.
   bool Given(const std::string& name) const;
 

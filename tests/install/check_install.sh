@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs a build into a fresh prefix and builds tests/install/consumer, a
+# project outside the tree, against it with find_package(Kiln CONFIG) and
+# pkg-config (docs/embedding.md, "Installing"), then runs what it built:
+# the C++ API compiling and running a function in-process, and the C API
+# example on the static minimal runtime and on libkiln.so, each compared
+# with the in-tree example's output.
+#   check_install.sh SOURCE_DIR BUILD_DIR WORK_DIR RUN_MLP MODULE.kiln
+set -euo pipefail
+src=$1 build=$2 work=$3 run_mlp=$4 module=$5
+rm -rf "$work" && mkdir -p "$work"
+prefix=$work/prefix
+cmake --install "$build" --prefix "$prefix" >"$work/install.log"
+for f in include/kiln/vm/kiln.h include/kiln/vm/context.h include/kiln/kiln_version.h \
+         include/kiln/schema/module_generated.h lib/libkiln.so lib/libkiln_vm_core.a \
+         lib/cmake/Kiln/KilnConfig.cmake lib/cmake/Kiln/KilnConfigVersion.cmake lib/pkgconfig/kiln.pc \
+         bin/kiln-compile bin/vm-run; do
+  [ -e "$prefix/$f" ] || { echo "not installed: $f" >&2; exit 1; }
+done
+# libkiln.so exports the C API and nothing else.
+others=$(nm -D --defined-only "$prefix/lib/libkiln.so" | awk '$2 ~ /^[TDBRVW]$/ {print $3}' | grep -v '^kiln_' || true)
+[ -z "$others" ] || { echo "libkiln.so exports more than kiln_*:" >&2; echo "$others" | head >&2; exit 1; }
+echo "installed: $(find "$prefix" -type f | wc -l) files; libkiln.so exports $(nm -D --defined-only "$prefix/lib/libkiln.so" | grep -c ' kiln_') kiln_* symbols"
+
+PKG_CONFIG_PATH="$prefix/lib/pkgconfig" cmake -S "$src/tests/install/consumer" -B "$work/consumer" -G Ninja \
+  -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" -DKILN_SOURCE_DIR="$src" \
+  ${CONSUMER_CMAKE_ARGS:-} >"$work/configure.log" || { cat "$work/configure.log" >&2; exit 1; }
+cmake --build "$work/consumer" >"$work/build.log" || { cat "$work/build.log" >&2; exit 1; }
+echo "consumer project built against the installed tree"
+
+"$work/consumer/compile_and_run"
+"$run_mlp" "$module" >"$work/want.out"
+for exe in run_mlp_minimal run_mlp_shared; do
+  "$work/consumer/$exe" "$module" >"$work/$exe.out"
+  cmp -s "$work/want.out" "$work/$exe.out" || { echo "$exe differs from the in-tree example" >&2; diff "$work/want.out" "$work/$exe.out" >&2; exit 1; }
+  echo "$exe: same output as the in-tree example ($(tail -c 40 "$work/$exe.out" | tr '\n' ' '))"
+done
+# The shared one really uses libkiln.so.
+ldd "$work/consumer/run_mlp_shared" | grep -q "libkiln.so" || { echo "run_mlp_shared does not load libkiln.so" >&2; exit 1; }
