@@ -16,7 +16,7 @@ PACKAGES=(
   libshaderc-dev glslc
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev
   clang libclang-rt-14-dev
-  python3 python3-numpy
+  python3 python3-numpy python3-dev pybind11-dev python3-pytest
   libopenmpi-dev openmpi-bin
 )
 if [ "${1:-}" = "--arm64" ]; then

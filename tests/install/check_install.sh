@@ -37,3 +37,13 @@ for exe in run_mlp_minimal run_mlp_shared; do
 done
 # The shared one really uses libkiln.so.
 ldd "$work/consumer/run_mlp_shared" | grep -q "libkiln.so" || { echo "run_mlp_shared does not load libkiln.so" >&2; exit 1; }
+# The Python package, where the build has it: importable from the prefix.
+init=$(find "$prefix" -path '*/kiln/__init__.py' | head -1)
+if [ -n "$init" ]; then
+  PYTHONPATH=$(dirname "$(dirname "$init")") /usr/bin/python3 -c '
+import kiln, numpy as np
+m = kiln.load(kiln.compile("func.func public @f(%a: tensor<3xf32>) -> tensor<3xf32> {\n  %0 = stablehlo.add %a, %a : tensor<3xf32>\n  return %0 : tensor<3xf32>\n}\n", target="cpu"))
+assert kiln.__file__.startswith("'"$prefix"'"), kiln.__file__
+np.testing.assert_array_equal(m.f(np.arange(3, dtype=np.float32)), [0, 2, 4])
+print("python package: imported from the install prefix and ran")'
+fi
