@@ -12,9 +12,17 @@ namespace kiln::hal {
 StatusOr<std::unique_ptr<Device>> CreateDeviceByName(const std::string& name, int cpu_threads) {
   if (cpu_threads < 0)
     return InvalidArgument("the thread count must be at least 0 (0: KILN_THREADS, else one per core)");
+  ThreadPoolOptions cpu;
+  cpu.threads = cpu_threads;
+  return CreateDeviceByName(name, cpu);
+}
+
+StatusOr<std::unique_ptr<Device>> CreateDeviceByName(const std::string& name, const ThreadPoolOptions& cpu) {
+  if (cpu.threads < 0)
+    return InvalidArgument("the thread count must be at least 0 (0: KILN_THREADS, else one per core)");
   // "" is no device's name: the default is for callers to spell ("cpu").
   if (name.empty()) return InvalidArgument("the device name is empty (expected cpu or vulkan[:N])");
-  if (name == "cpu") return CreateCheckedCpuDevice(CpuModeFromEnvironment(), cpu_threads);
+  if (name == "cpu") return CreateCheckedCpuDevice(CpuModeFromEnvironment(), cpu);
   if (name == "vulkan" || name.rfind("vulkan:", 0) == 0) {
 #ifdef KILN_HAVE_VULKAN
     int index = -1;  // the preferred device

@@ -1,5 +1,6 @@
 // The C API (vm/kiln.h) over the C++ runtime: loader, device, vm::Context.
 // Every entry point catches everything, so no exception crosses into C.
+#include <cstddef>
 #include "vm/kiln.h"
 
 #include <cstdio>
@@ -40,10 +41,14 @@ struct ResultStore {
   std::vector<kiln::vm::HostTensor> spare;
 };
 
+struct kiln_device {
+  std::shared_ptr<kiln::hal::Device> device;  // shared with the sessions on it
+};
+
 struct kiln_session {
   std::shared_ptr<ResultStore> store = std::make_shared<ResultStore>();
   std::shared_ptr<const kiln::vm::LoadedModule> module;
-  std::unique_ptr<kiln::hal::Device> device;  // outlives the context
+  std::shared_ptr<kiln::hal::Device> device;  // outlives the context; maybe shared (kiln_device_t)
   std::unique_ptr<kiln::vm::Context> context;
 };
 
@@ -371,7 +376,9 @@ kiln_status_t kiln_session_create_with_options(kiln_module_t* module, const kiln
     return Invalid("kiln_session_create: module, options and out_session are required");
   *out_session = nullptr;
   return Guard("kiln_session_create", [&]() -> kiln_status_t {
-    if (options->struct_size != sizeof(kiln_session_options_t))
+    // The first version's struct ended before shared_device.
+    constexpr size_t kFirstSize = offsetof(kiln_session_options_t, shared_device);
+    if (options->struct_size != sizeof(kiln_session_options_t) && options->struct_size != kFirstSize)
       return Invalid("kiln_session_create: options.struct_size is " + std::to_string(options->struct_size) +
                      ", not sizeof(kiln_session_options_t) (" + std::to_string(sizeof(kiln_session_options_t)) +
                      "): initialize the options with kiln_session_options_init");
@@ -380,11 +387,19 @@ kiln_status_t kiln_session_create_with_options(kiln_module_t* module, const kiln
     // words as the tools' --threads); here only what the C API adds.
     if (options->cpu_threads != 0 && device != "cpu")
       return Invalid("kiln_session_create: cpu_threads applies to the cpu device only, not '" + device + "'");
+    kiln_device_t* shared = options->struct_size == kFirstSize ? nullptr : options->shared_device;
+    if (shared && (options->device || options->cpu_threads != 0))
+      return Invalid("kiln_session_create: a session on a shared_device takes its device and threads from it: "
+                     "leave device NULL and cpu_threads 0");
     auto session = std::make_unique<kiln_session>();
     session->module = module->loaded;
-    auto dev = kiln::hal::CreateDeviceByName(device, options->cpu_threads);
-    if (!dev.ok()) return FromStatus(dev.status());
-    session->device = std::move(dev.value());
+    if (shared) {
+      session->device = shared->device;
+    } else {
+      auto dev = kiln::hal::CreateDeviceByName(device, options->cpu_threads);
+      if (!dev.ok()) return FromStatus(dev.status());
+      session->device = std::move(dev.value());
+    }
     auto ctx = kiln::vm::Context::Create(session->module, session->device.get());
     if (!ctx.ok()) return FromStatus(ctx.status());
     session->context = std::move(ctx.value());
@@ -392,6 +407,55 @@ kiln_status_t kiln_session_create_with_options(kiln_module_t* module, const kiln
     return nullptr;
   });
 }
+
+void kiln_device_options_init(kiln_device_options_t* options) {
+  if (!options) return;
+  *options = kiln_device_options_t{};
+  options->struct_size = sizeof(kiln_device_options_t);
+}
+
+kiln_status_t kiln_device_create(const kiln_device_options_t* options, kiln_device_t** out_device) {
+  if (!options || !out_device) return Invalid("kiln_device_create: options and out_device are required");
+  *out_device = nullptr;
+  return Guard("kiln_device_create", [&]() -> kiln_status_t {
+    if (options->struct_size != sizeof(kiln_device_options_t))
+      return Invalid("kiln_device_create: options.struct_size is " + std::to_string(options->struct_size) +
+                     ", not sizeof(kiln_device_options_t) (" + std::to_string(sizeof(kiln_device_options_t)) +
+                     "): initialize the options with kiln_device_options_init");
+    const std::string name = options->name ? options->name : "cpu";
+    kiln::hal::ThreadPoolOptions cpu;
+    cpu.threads = options->cpu_threads;
+    switch (options->spin_policy) {
+      case KILN_SPIN_DEFAULT: break;
+      case KILN_SPIN_SPIN: cpu.spin = kiln::hal::SpinPolicy::kSpin; break;
+      case KILN_SPIN_YIELD: cpu.spin = kiln::hal::SpinPolicy::kYield; break;
+      case KILN_SPIN_BLOCK: cpu.spin = kiln::hal::SpinPolicy::kBlock; break;
+      default:
+        return Invalid("kiln_device_create: spin_policy " + std::to_string(options->spin_policy) +
+                       " is not a kiln_spin_policy_t");
+    }
+    if (options->cpu_affinity_count > 0 && !options->cpu_affinity)
+      return Invalid("kiln_device_create: cpu_affinity is NULL but cpu_affinity_count is " +
+                     std::to_string(options->cpu_affinity_count));
+    if (options->cpu_affinity_count > static_cast<size_t>(kiln::hal::ThreadPool::kMaxThreads))
+      return Invalid("kiln_device_create: cpu_affinity lists " + std::to_string(options->cpu_affinity_count) +
+                     " CPUs, more than a pool has threads (" + std::to_string(kiln::hal::ThreadPool::kMaxThreads) + ")");
+    cpu.affinity.assign(options->cpu_affinity, options->cpu_affinity + options->cpu_affinity_count);
+    const bool cpu_settings = options->cpu_threads != 0 || options->spin_policy != KILN_SPIN_DEFAULT ||
+                              options->cpu_affinity_count != 0;
+    if (cpu_settings && name != "cpu")
+      return Invalid("kiln_device_create: cpu_threads, spin_policy and cpu_affinity apply to the cpu device only, not '" +
+                     name + "'");
+    auto dev = kiln::hal::CreateDeviceByName(name, cpu);
+    if (!dev.ok()) return FromStatus(dev.status());
+    auto device = std::make_unique<kiln_device>();
+    device->device = std::move(dev.value());
+    *out_device = device.release();
+    return nullptr;
+  });
+}
+
+void kiln_device_free(kiln_device_t* device) { delete device; }
 
 void kiln_session_free(kiln_session_t* session) {
   if (!session) return;

@@ -192,6 +192,45 @@ kiln_status_t kiln_module_function_arg(const kiln_module_t* module, size_t funct
 kiln_status_t kiln_module_function_result(const kiln_module_t* module, size_t function, size_t result,
                                           kiln_value_type_t* out_type);
 
+/* A device that several sessions (of one module or of several) share: one
+ * CPU thread pool, or one Vulkan device, for all of them. Sessions keep
+ * their device alive: kiln_device_free may come before their
+ * kiln_session_free. A device may be used by sessions on different threads
+ * at once (calls on one session must not overlap). */
+typedef struct kiln_device kiln_device_t;
+
+/* How the CPU device's idle threads wait for the next job
+ * (hal/cpu/thread_pool.h, SpinPolicy). */
+typedef enum kiln_spin_policy {
+  KILN_SPIN_DEFAULT = 0, /* KILN_SPIN from the environment (spin, yield or block), else spin */
+  KILN_SPIN_SPIN = 1,    /* spin up to 100 us, then sleep: fastest on a machine of one's own */
+  KILN_SPIN_YIELD = 2,   /* the same, yielding the core between checks: kinder to other processes */
+  KILN_SPIN_BLOCK = 3,   /* sleep at once: never burns a core; each dispatch pays a wake-up */
+} kiln_spin_policy_t;
+
+/* How a device is made. Initialize with kiln_device_options_init (which
+ * sets struct_size and the defaults), then change fields. */
+typedef struct kiln_device_options {
+  size_t struct_size; /* sizeof(kiln_device_options_t) */
+  /* "cpu" (the default when NULL), "vulkan" or "vulkan:N". */
+  const char* name;
+  /* CPU only: kernel threads, the calling thread included (1 to 1024; 0:
+   * KILN_THREADS, else one per core). */
+  int32_t cpu_threads;
+  /* CPU only: a kiln_spin_policy_t. */
+  int32_t spin_policy;
+  /* CPU only: the CPUs the pool's worker threads are pinned to, worker k on
+   * cpu_affinity[(k - 1) % cpu_affinity_count] (the calling thread is the
+   * app's and is left alone); NULL/0: not pinned. A CPU this process may
+   * not run on is refused. */
+  const int32_t* cpu_affinity;
+  size_t cpu_affinity_count;
+} kiln_device_options_t;
+
+void kiln_device_options_init(kiln_device_options_t* options);
+kiln_status_t kiln_device_create(const kiln_device_options_t* options, kiln_device_t** out_device);
+void kiln_device_free(kiln_device_t* device);
+
 /* How a session is opened. Initialize with kiln_session_options_init (which
  * sets struct_size and the defaults), then change fields; a struct not so
  * initialized is refused. */
@@ -204,6 +243,11 @@ typedef struct kiln_session_options {
    * or 0 (the default) for the environment variable KILN_THREADS when set,
    * else one per core. Must be 0 for any other device. */
   int32_t cpu_threads;
+  /* A device made with kiln_device_create to share (then `device` must be
+   * NULL and cpu_threads 0); NULL: the session makes its own. A struct of
+   * the runtime's first version, without this field (its struct_size
+   * smaller), is accepted as NULL here. */
+  kiln_device_t* shared_device;
 } kiln_session_options_t;
 
 void kiln_session_options_init(kiln_session_options_t* options);

@@ -116,7 +116,7 @@ struct Submission {
 
 class CpuDevice final : public Device {
  public:
-  CpuDevice(CpuMode mode, int threads) : mode_(mode), pool_(threads) {
+  CpuDevice(CpuMode mode, const ThreadPoolOptions& threads) : mode_(mode), pool_(threads) {
     start_status_ = pool_.start_status();
     if (mode_ == CpuMode::kDeferred) {
       try {
@@ -296,14 +296,23 @@ class CpuDevice final : public Device {
 }  // namespace
 
 std::unique_ptr<Device> CreateCpuDevice(CpuMode mode, int threads) {
-  return std::make_unique<CpuDevice>(mode, threads);
+  ThreadPoolOptions options;
+  options.threads = threads < 0 ? 0 : threads;
+  return std::make_unique<CpuDevice>(mode, options);
 }
 
 StatusOr<std::unique_ptr<Device>> CreateCheckedCpuDevice(CpuMode mode, int threads) {
+  ThreadPoolOptions options;
+  options.threads = threads;
+  return CreateCheckedCpuDevice(mode, options);
+}
+
+StatusOr<std::unique_ptr<Device>> CreateCheckedCpuDevice(CpuMode mode, const ThreadPoolOptions& options) {
+  const int threads = options.threads;
   if (threads < 0 || threads > ThreadPool::kMaxThreads)
     return InvalidArgument("the thread count must be 0 to " + std::to_string(ThreadPool::kMaxThreads) +
                            " (0: KILN_THREADS, else one per core), not " + std::to_string(threads));
-  auto device = std::make_unique<CpuDevice>(mode, threads);
+  auto device = std::make_unique<CpuDevice>(mode, options);
   if (!device->start_status().ok()) return device->start_status();
   return std::unique_ptr<Device>(std::move(device));
 }

@@ -7,6 +7,7 @@
 #pragma once
 #include <memory>
 
+#include "hal/cpu/thread_pool.h"
 #include "hal/hal.h"
 
 namespace kiln::hal {
@@ -23,6 +24,8 @@ std::unique_ptr<Device> CreateCpuDevice(CpuMode mode, int threads = 0);
 // invalid KILN_THREADS or a thread that cannot be started is an error naming
 // it. CreateDeviceByName (the tools, the C API) uses this form.
 StatusOr<std::unique_ptr<Device>> CreateCheckedCpuDevice(CpuMode mode, int threads = 0);
+// The same with the pool's spin policy and CPU affinity (hal/cpu/thread_pool.h).
+StatusOr<std::unique_ptr<Device>> CreateCheckedCpuDevice(CpuMode mode, const ThreadPoolOptions& options);
 
 // The mode from the environment variable KILN_CPU_MODE ("inline" or
 // "deferred"); inline when unset. Tests run the whole suite in both.

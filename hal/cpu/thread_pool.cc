@@ -8,6 +8,9 @@
 #include <string>
 #include <string_view>
 
+#include <pthread.h>
+#include <sched.h>
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #endif
@@ -29,18 +32,29 @@ inline void CpuRelax() {
 #endif
 }
 
-// Spins until done() holds or kSpinTime passes; returns done().
+}  // namespace
+
 template <typename Done>
-bool SpinFor(const Done& done) {
+bool ThreadPool::SpinFor(const Done& done) const {
+  if (spin_ == SpinPolicy::kBlock) return done();
   const auto deadline = std::chrono::steady_clock::now() + kSpinTime;
   for (int i = 0;; ++i) {
     if (done()) return true;
-    CpuRelax();
+    if (spin_ == SpinPolicy::kYield) std::this_thread::yield();
+    else CpuRelax();
     if ((i & 63) == 63 && std::chrono::steady_clock::now() > deadline) return done();
   }
 }
 
-}  // namespace
+StatusOr<SpinPolicy> SpinPolicyFromEnvironment() {
+  const char* env = std::getenv("KILN_SPIN");
+  if (!env || !*env) return SpinPolicy::kSpin;
+  const std::string_view v(env);
+  if (v == "spin") return SpinPolicy::kSpin;
+  if (v == "yield") return SpinPolicy::kYield;
+  if (v == "block") return SpinPolicy::kBlock;
+  return InvalidArgument("KILN_SPIN='" + std::string(v) + "' is not a spin policy: expected spin, yield or block");
+}
 
 int ThreadPool::CoreCount() {
   unsigned n = std::thread::hardware_concurrency();
@@ -67,15 +81,52 @@ StatusOr<int> ThreadPool::ResolveThreads(int threads) {
 }
 
 ThreadPool::ThreadPool(int threads) {
-  auto resolved = ResolveThreads(threads < 0 ? 0 : threads);
+  ThreadPoolOptions options;
+  options.threads = threads < 0 ? 0 : threads;
+  Start(options);
+}
+
+ThreadPool::ThreadPool(const ThreadPoolOptions& options) { Start(options); }
+
+void ThreadPool::Start(const ThreadPoolOptions& options) {
+  auto resolved = ResolveThreads(options.threads);
   if (!resolved.ok()) {
     start_status_ = resolved.status();  // no workers: the calling thread runs every task
     return;
   }
-  threads = *resolved;
+  if (options.spin) {
+    spin_ = *options.spin;
+  } else {
+    auto spin = SpinPolicyFromEnvironment();
+    if (!spin.ok()) {
+      start_status_ = spin.status();
+      return;
+    }
+    spin_ = *spin;
+  }
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (!options.affinity.empty() && sched_getaffinity(0, sizeof allowed, &allowed) != 0) CPU_ZERO(&allowed);
+  for (int cpu : options.affinity)
+    if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &allowed)) {
+      start_status_ = InvalidArgument("CPU " + std::to_string(cpu) + " of the affinity list is not one this process may run on");
+      return;
+    }
+  const int threads = *resolved;
   try {
     threads_.reserve(static_cast<size_t>(threads - 1));
-    for (int i = 1; i < threads; ++i) threads_.emplace_back([this, i] { WorkerLoop(i); });
+    for (int i = 1; i < threads; ++i) {
+      threads_.emplace_back([this, i] { WorkerLoop(i); });
+      if (options.affinity.empty()) continue;
+      cpu_set_t one;
+      CPU_ZERO(&one);
+      CPU_SET(options.affinity[static_cast<size_t>(i - 1) % options.affinity.size()], &one);
+      if (int err = pthread_setaffinity_np(threads_.back().native_handle(), sizeof one, &one); err != 0) {
+        start_status_ = Internal("could not pin kernel thread " + std::to_string(i + 1) + ": error " + std::to_string(err));
+        Stop();
+        return;
+      }
+    }
   } catch (const std::exception& e) {
     // std::system_error from std::thread (EAGAIN: the thread or memory
     // limit), or bad_alloc. Joinable threads must not be destroyed, so the
@@ -89,6 +140,12 @@ ThreadPool::ThreadPool(int threads) {
 
 StatusOr<std::unique_ptr<ThreadPool>> ThreadPool::Create(int threads) {
   auto pool = std::make_unique<ThreadPool>(threads);
+  if (!pool->start_status_.ok()) return pool->start_status_;
+  return pool;
+}
+
+StatusOr<std::unique_ptr<ThreadPool>> ThreadPool::Create(const ThreadPoolOptions& options) {
+  auto pool = std::make_unique<ThreadPool>(options);
   if (!pool->start_status_.ok()) return pool->start_status_;
   return pool;
 }

@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -21,6 +22,31 @@
 #include "kernels/common/status.h"
 
 namespace kiln::hal {
+
+// How an idle thread of the pool waits for the next job, and the caller for
+// the pool's last task (the C API's kiln_spin_policy_t):
+//   kSpin:  spins (the CPU's pause instruction) for up to 100 us, then
+//           sleeps: back-to-back dispatches pay no futex wake-up; the
+//           default, best on a machine the app has to itself;
+//   kYield: the same 100 us, but yielding the core to the scheduler between
+//           checks: a little slower, much kinder to other busy processes;
+//   kBlock: sleeps at once: no core is ever burnt, each job pays a wake-up.
+enum class SpinPolicy : uint8_t { kSpin, kYield, kBlock };
+
+// The pool's settings (the C API's kiln_device_options_t).
+struct ThreadPoolOptions {
+  int threads = 0;  // the calling thread included; 0: ResolveThreads' default
+  // nullopt: SpinPolicyFromEnvironment() (KILN_SPIN=spin|yield|block, else spin).
+  std::optional<SpinPolicy> spin;
+  // CPUs the workers are pinned to, worker k to affinity[(k - 1) % size]
+  // (the calling thread is the app's and is not pinned); empty: not pinned.
+  // A CPU this process may not use is an error naming it.
+  std::vector<int> affinity;
+};
+
+// KILN_SPIN from the environment; kSpin when unset; an error naming a value
+// that is not spin, yield or block.
+StatusOr<SpinPolicy> SpinPolicyFromEnvironment();
 
 class ThreadPool final : public TaskRunner {
  public:
@@ -35,9 +61,12 @@ class ThreadPool final : public TaskRunner {
   // system's thread or memory limit) stops the ones it started and records
   // why in start_status(); it then runs every task on the calling thread.
   explicit ThreadPool(int threads);
+  explicit ThreadPool(const ThreadPoolOptions& options);
   // The checked way to make a pool: refuses what the constructor records in
   // start_status(), naming the setting or the thread that failed.
   static StatusOr<std::unique_ptr<ThreadPool>> Create(int threads);
+  static StatusOr<std::unique_ptr<ThreadPool>> Create(const ThreadPoolOptions& options);
+  SpinPolicy spin_policy() const { return spin_; }
   const Status& start_status() const { return start_status_; }
   ~ThreadPool() override;
   ThreadPool(const ThreadPool&) = delete;
@@ -65,6 +94,13 @@ class ThreadPool final : public TaskRunner {
   void Stop();
   // Takes tasks of the current job until none are left.
   void Drain(int worker);
+  // Waits as spin_ says until done() holds or the spin time passes; returns done().
+  template <typename Done>
+  bool SpinFor(const Done& done) const;
+  // Starts the workers (the constructors).
+  void Start(const ThreadPoolOptions& options);
+
+  SpinPolicy spin_ = SpinPolicy::kSpin;
 
   // Set for the duration of one Run. An atomic rather than a mutex: a
   // nested Run comes from a thread that is already inside Run.
