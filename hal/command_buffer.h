@@ -17,6 +17,9 @@ class CommandBuffer {
                         std::vector<BufferView> outputs) = 0;
   virtual void Copy(const BufferView& source, const BufferView& target) = 0;
   virtual bool empty() const = 0;
+  // Tags the next Dispatch for a DispatchObserver (hal/trace.h); recorders
+  // that do not keep tags ignore it.
+  virtual void TagNextDispatch(uint64_t tag) {}
 };
 
 }  // namespace kiln::hal

@@ -10,6 +10,7 @@
 #include "hal/command_buffer.h"
 #include "hal/executable.h"
 #include "hal/semaphore.h"
+#include "hal/trace.h"
 
 namespace kiln::hal {
 
@@ -62,6 +63,9 @@ class Device {
   virtual Status Submit(std::unique_ptr<CommandBuffer> commands, std::vector<SemaphorePoint> waits,
                         SemaphorePoint signal) = 0;
   virtual DeviceStats stats() const = 0;
+  // Reports each dispatch from now on to `observer` (nullptr: stop). False
+  // where the device cannot time its dispatches (then nothing is reported).
+  virtual bool SetDispatchObserver(std::shared_ptr<DispatchObserver> observer) { return false; }
 };
 
 }  // namespace kiln::hal

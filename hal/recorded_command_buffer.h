@@ -15,6 +15,7 @@ namespace kiln::hal {
 struct RecordedCommand {
   std::shared_ptr<Executable> executable;
   std::vector<BufferView> inputs, outputs;
+  uint64_t tag = 0;  // CommandBuffer::TagNextDispatch
   bool is_copy() const { return executable == nullptr; }
 };
 
@@ -24,8 +25,10 @@ class RecordedCommandBuffer final : public CommandBuffer {
   // one reallocation at a time was a measurable part of a small call.
   RecordedCommandBuffer() { commands_.reserve(16); }
   void Dispatch(std::shared_ptr<Executable> e, std::vector<BufferView> in, std::vector<BufferView> out) override {
-    commands_.push_back(RecordedCommand{std::move(e), std::move(in), std::move(out)});
+    commands_.push_back(RecordedCommand{std::move(e), std::move(in), std::move(out), next_tag_});
+    next_tag_ = 0;
   }
+  void TagNextDispatch(uint64_t tag) override { next_tag_ = tag; }
   void Copy(const BufferView& source, const BufferView& target) override {
     commands_.push_back(RecordedCommand{nullptr, {source}, {target}});
   }
@@ -34,6 +37,7 @@ class RecordedCommandBuffer final : public CommandBuffer {
 
  private:
   std::vector<RecordedCommand> commands_;
+  uint64_t next_tag_ = 0;
 };
 
 // The checks every driver makes before a command runs: each view inside its

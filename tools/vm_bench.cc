@@ -1,7 +1,9 @@
 // vm-bench OUT.kiln [--function=NAME] [--device=...] [--input=...] [--iterations=N] [--warmup=N]
-// [--timeout=SECONDS] [--stats]: times repeated invocations after warm-up;
-// prints min/median/max. --timeout limits each invocation; --stats adds the
-// memory figures of docs/memory.md.
+// [--timeout=SECONDS] [--stats] [--profile] [--trace=FILE]: times repeated
+// invocations after warm-up; prints min/median/max. --timeout limits each
+// invocation; --stats adds the memory figures of docs/memory.md; --profile
+// and --trace profile the timed invocations (tools/common/profiling.h),
+// which then pay for the timing of each dispatch.
 #include <algorithm>
 #include <chrono>
 #include <climits>
@@ -13,6 +15,7 @@
 #include "tools/cli/cli.h"
 #include "tools/common/guarded_main.h"
 #include "tools/common/parameters_option.h"
+#include "tools/common/profiling.h"
 #include "tools/common/tool_support.h"
 #include "vm/context.h"
 
@@ -38,6 +41,8 @@ int Main(int argc, char** argv) {
            "also print the function's arena bytes, the device memory's high-water mark and the process's peak RSS");
   std::vector<std::string> parameter_files;
   kiln::tools::AddParametersOption(cli, &parameter_files);
+  kiln::tools::ProfilingFlags profiling;
+  profiling.Add(cli);
   if (auto exit = cli.Parse(argc, argv)) return *exit;
   auto fail = [](const kiln::Status& s) {
     std::cerr << "error: " << s.message() << "\n";
@@ -60,11 +65,16 @@ int Main(int argc, char** argv) {
   kiln::vm::InvokeOptions options;
   if (cli.Given("--timeout"))
     options.timeout = std::chrono::milliseconds(std::max<int64_t>(1, static_cast<int64_t>(timeout_s * 1000.0 + 0.5)));
+  const auto profiler = profiling.Start(*module, device->get());
   std::vector<double> ms;
   // One results vector for every call, as an application calling in a loop
   // would keep it: each call's results land in the storage of the last's.
   std::vector<kiln::vm::HostTensor> results;
   for (int64_t i = 0; i < int64_t{warmup} + iterations; ++i) {
+    if (profiler && i == warmup) {  // profile the timed invocations only
+      profiler->Clear();
+      options.profiler = profiler.get();
+    }
     auto t0 = std::chrono::steady_clock::now();
     kiln::Status r = (*context)->Invoke(function, args, options, &results);
     auto t1 = std::chrono::steady_clock::now();
@@ -74,6 +84,10 @@ int Main(int argc, char** argv) {
   std::sort(ms.begin(), ms.end());
   std::printf("%s on %s: %d runs, min %.4f ms, median %.4f ms, max %.4f ms\n", function.c_str(),
               (*device)->name().c_str(), iterations, ms.front(), ms[ms.size() / 2], ms.back());
+  if (profiler) {
+    (*device)->SetDispatchObserver(nullptr);
+    if (auto s = profiling.Finish(*profiler); !s.ok()) return fail(s);
+  }
   if (stats) {
     // The arena of one activation of the timed function (its callees take
     // their own); the device's buffers at most alive at once, arenas and

@@ -1,5 +1,5 @@
 // vm-run OUT.kiln [--function=NAME] [--device=cpu|vulkan[:N]] [--input=...]... [--output=@file.npy]...
-//        [--expected-output=...]... [--atol=X] [--rtol=X]
+//        [--expected-output=...]... [--atol=X] [--rtol=X] [--profile] [--trace=FILE]
 //        [--replicas=N --partitions=M] [--collective-timeout=SECONDS] [--timeout=SECONDS]
 //
 // --expected-output (one per result, in order, written like an --input
@@ -23,6 +23,7 @@
 #include "tools/common/expected_output.h"
 #include "tools/common/input_parse.h"
 #include "tools/common/parameters_option.h"
+#include "tools/common/profiling.h"
 #include "tools/common/grid_support.h"
 #include "tools/common/guarded_main.h"
 #include "tools/common/tool_support.h"
@@ -162,6 +163,8 @@ int Main(int argc, char** argv) {
               std::numeric_limits<int>::max(), "", "all");
   std::vector<std::string> parameter_files;
   kiln::tools::AddParametersOption(cli, &parameter_files);
+  kiln::tools::ProfilingFlags profiling;
+  profiling.Add(cli);
   if (auto exit = cli.Parse(argc, argv)) return *exit;
 
   if (list_devices) {
@@ -181,6 +184,8 @@ int Main(int argc, char** argv) {
   if (!grid.ok()) return Fail(grid.status().message());
   if (auto s = CheckRun(**module, function, outputs, expected_texts.size(), grid->size()); !s.ok())
     return Fail(s.message());
+  if (profiling.on() && (grid->size() > 1 || (*dist)->active()))
+    return Fail("--trace and --profile profile a run of one process, not a grid of " + std::to_string(grid->size()));
   std::vector<kiln::vm::HostTensor> expected;
   for (const auto& text : expected_texts) {
     const int f = (*module)->FindFunction(function);
@@ -252,9 +257,14 @@ int Main(int argc, char** argv) {
     kiln::vm::InvokeOptions opts;
     opts.collective_timeout = *timeout;
     opts.timeout = call_timeout;
+    const auto profiler = profiling.Start(*module, device->get());
+    opts.profiler = profiler.get();
     auto results = (*context)->Invoke(function, args[0], opts);
+    if (profiler) (*device)->SetDispatchObserver(nullptr);
     if (!results.ok()) return Fail(results.status().message());
     if (!Emit(*results, outputs, 0, 0, 1, print_max)) return 1;
+    if (profiler)
+      if (auto s = profiling.Finish(*profiler); !s.ok()) return Fail(s.message());
     for (const auto& f : (*context)->check_failures()) std::cerr << "check failed: " << f << "\n";
     const bool matched = CheckExpected(*results, expected, tolerance);
     return (*context)->check_failures().empty() && matched ? 0 : 1;

@@ -1,9 +1,11 @@
 // The C API (vm/kiln.h) over the C++ runtime: loader, device, vm::Context.
 // Every entry point catches everything, so no exception crosses into C.
-#include <cstddef>
 #include "vm/kiln.h"
 
+#include <cstddef>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <cstring>
 #include <exception>
 #include <functional>
@@ -19,6 +21,7 @@
 #include "vm/context.h"
 #include "vm/module.h"
 #include "vm/parameters.h"
+#include "vm/profiler.h"
 
 struct kiln_status {
   kiln_status_code_t code;
@@ -49,6 +52,7 @@ struct kiln_session {
   std::shared_ptr<ResultStore> store = std::make_shared<ResultStore>();
   std::shared_ptr<const kiln::vm::LoadedModule> module;
   std::shared_ptr<kiln::hal::Device> device;  // outlives the context; maybe shared (kiln_device_t)
+  std::shared_ptr<kiln::vm::Profiler> profiler;  // kiln_session_profile_begin
   std::unique_ptr<kiln::vm::Context> context;
 };
 
@@ -408,6 +412,42 @@ kiln_status_t kiln_session_create_with_options(kiln_module_t* module, const kiln
   });
 }
 
+kiln_status_t kiln_session_profile_begin(kiln_session_t* session) {
+  if (!session) return Invalid("kiln_session_profile_begin: session is required");
+  return Guard("kiln_session_profile_begin", [&]() -> kiln_status_t {
+    session->profiler = std::make_shared<kiln::vm::Profiler>(session->module, session->device->name());
+    session->device->SetDispatchObserver(session->profiler);
+    return nullptr;
+  });
+}
+
+kiln_status_t kiln_session_profile_end(kiln_session_t* session, const char* trace_path, char** out_table) {
+  if (out_table) *out_table = nullptr;
+  if (!session) return Invalid("kiln_session_profile_end: session is required");
+  return Guard("kiln_session_profile_end", [&]() -> kiln_status_t {
+    if (!session->profiler) return Error(KILN_STATUS_FAILED_PRECONDITION, "kiln_session_profile_end: not profiling");
+    auto profiler = std::move(session->profiler);
+    session->profiler.reset();
+    session->device->SetDispatchObserver(nullptr);
+    if (trace_path) {
+      std::ofstream out(trace_path, std::ios::binary);
+      out << profiler->ChromeTraceJson();
+      out.close();
+      if (!out) return Invalid(std::string("kiln_session_profile_end: could not write '") + trace_path + "'");
+    }
+    if (out_table) {
+      const std::string table = profiler->ProfileTable();
+      char* text = static_cast<char*>(std::malloc(table.size() + 1));
+      if (!text) return Error(KILN_STATUS_RESOURCE_EXHAUSTED, "out of memory");
+      std::memcpy(text, table.c_str(), table.size() + 1);
+      *out_table = text;
+    }
+    return nullptr;
+  });
+}
+
+void kiln_string_free(char* text) { std::free(text); }
+
 void kiln_device_options_init(kiln_device_options_t* options) {
   if (!options) return;
   *options = kiln_device_options_t{};
@@ -501,7 +541,9 @@ kiln_status_t kiln_session_call(kiln_session_t* session, const char* function, c
       out->tensors = std::move(session->store->spare);
       session->store->spare.clear();
     }
-    kiln::Status s = session->context->Invoke(function, borrowed, {}, &out->tensors);
+    kiln::vm::InvokeOptions options;
+    options.profiler = session->profiler.get();
+    kiln::Status s = session->context->Invoke(function, borrowed, options, &out->tensors);
     if (!s.ok()) return FromStatus(s);
     for (const auto& r : out->tensors)
       if (r.is_tuple || r.is_token)

@@ -11,6 +11,7 @@
 #include "hal/vulkan/shader_abi.h"
 #include "kernels/common/kernel.h"
 #include "vm/parameters.h"
+#include "vm/profiler.h"
 
 namespace kiln::vm {
 
@@ -308,6 +309,7 @@ Status Context::Invoke(const std::string& name, const std::vector<BorrowedTensor
 Status Context::InvokeImpl(const std::string& name, size_t count, const HostTensor* host,
                            const BorrowedTensor* borrowed, const InvokeOptions& options,
                            std::vector<HostTensor>* out) {
+  const auto call_begin = std::chrono::steady_clock::now();
   options_ = options;
   local_grid_.reset();
   has_deadline_ = options.timeout.count() > 0;
@@ -379,6 +381,7 @@ Status Context::InvokeImpl(const std::string& name, size_t count, const HostTens
   KILN_RETURN_IF_ERROR(Sync());
   out->resize(results.size());
   for (size_t i = 0; i < results.size(); ++i) KILN_RETURN_IF_ERROR(ReadInto(results[i], &(*out)[i]));
+  if (options.profiler) options.profiler->OnCall(name, call_begin, std::chrono::steady_clock::now());
   return Status::Ok();
 }
 

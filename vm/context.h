@@ -34,6 +34,8 @@ struct RefValue {
   std::shared_ptr<const std::vector<RefValue>> list;
 };
 
+class Profiler;  // vm/profiler.h
+
 struct InvokeOptions {
   // Called for interpreter.print; defaults to stdout.
   std::function<void(const std::string&)> print;
@@ -57,6 +59,9 @@ struct InvokeOptions {
   // a private one is refused; interpreter.run_parallel's grids run the
   // programs they name, public or not.
   bool allow_private = false;
+  // Records the call, and tags its dispatches with their function and
+  // instruction, for a profiler the device reports to (vm/profiler.h).
+  Profiler* profiler = nullptr;
 };
 
 // An input the caller lends for one call: read in place where the device

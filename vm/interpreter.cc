@@ -19,6 +19,7 @@
 #include <cstring>
 #include <iterator>
 
+#include "vm/profiler.h"
 #include "kernels/scalar/scalar.h"
 #include "vm/context.h"
 
@@ -273,6 +274,7 @@ dispatch:
       output_bytes += v->ByteSize();
     }
     if (!pending_) pending_ = device_->CreateCommandBuffer();
+    if (options_.profiler) pending_->TagNextDispatch(MakeDispatchTag(frame.function, index));
     pending_->Dispatch(executables_[o[0].value], std::move(ins_v), std::move(outs_v));
     // Bounds the work (and the buffers) a loop that never syncs holds.
     if (!(s = RecordDispatch(output_bytes)).ok()) return fail(index, s);

@@ -271,6 +271,19 @@ void kiln_session_free(kiln_session_t* session);
 kiln_status_t kiln_session_call(kiln_session_t* session, const char* function, const kiln_tensor_t* inputs,
                                 size_t input_count, kiln_results_t** out_results);
 
+/* Profiling (docs/embedding.md): from profile_begin, the session's calls
+ * and each of their dispatches are recorded (with their op, source line,
+ * shapes and bytes; dispatches are timed on the CPU device, calls on every
+ * device); profile_end stops and, with a path, writes them as Chrome
+ * trace-event JSON (Perfetto, chrome://tracing), and with out_table (may be
+ * NULL) returns the ops by total time as text, freed with
+ * kiln_string_free. Off, profiling costs one check per dispatch. The
+ * session's device reports to one profiler at a time: on a shared device,
+ * the other sessions' dispatches are recorded too, unlabelled. */
+kiln_status_t kiln_session_profile_begin(kiln_session_t* session);
+kiln_status_t kiln_session_profile_end(kiln_session_t* session, const char* trace_path, char** out_table);
+void kiln_string_free(char* text);
+
 size_t kiln_results_count(const kiln_results_t* results);
 /* Result `index` as a view into `results` (valid until kiln_results_free). */
 kiln_status_t kiln_results_get(const kiln_results_t* results, size_t index, kiln_tensor_t* out_tensor);

@@ -2,6 +2,8 @@
 // the CPU and reference registries, inline or queued execution.
 #include "hal/cpu/cpu_device.h"
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
@@ -218,6 +220,11 @@ class CpuDevice final : public Device {
     cv_.notify_all();
     return Status::Ok();
   }
+  bool SetDispatchObserver(std::shared_ptr<DispatchObserver> observer) override {
+    has_observer_.store(observer != nullptr, std::memory_order_relaxed);
+    std::atomic_store(&observer_, std::move(observer));
+    return true;
+  }
   DeviceStats stats() const override {
     DeviceStats s;
     {
@@ -237,8 +244,22 @@ class CpuDevice final : public Device {
     }
     const auto& cmds = static_cast<const RecordedCommandBuffer&>(*sub.commands).commands();
     uint64_t dispatches = 0;
+    // Off, one relaxed load per submission; on, the observer stays alive
+    // for the submission even if it is replaced meanwhile.
+    const std::shared_ptr<DispatchObserver> observer =
+        has_observer_.load(std::memory_order_relaxed) ? std::atomic_load(&observer_) : nullptr;
     for (const auto& c : cmds) {
+      DispatchSpan span;
+      if (observer && !c.is_copy()) span.begin = std::chrono::steady_clock::now();
       Status s = RunCommand(c, &pool_);
+      if (observer && !c.is_copy() && s.ok()) {
+        span.end = std::chrono::steady_clock::now();
+        span.executable = c.executable.get();
+        span.tag = c.tag;
+        span.inputs = &c.inputs;
+        span.outputs = &c.outputs;
+        observer->OnDispatch(span);
+      }
       if (!s.ok()) {
         sub.signal.semaphore->Fail(s);
         return;
@@ -291,6 +312,8 @@ class CpuDevice final : public Device {
   std::thread queue_thread_;
   mutable std::mutex stats_mu_;
   DeviceStats stats_;
+  std::shared_ptr<DispatchObserver> observer_;  // atomic_load/atomic_store
+  std::atomic<bool> has_observer_{false};
 };
 
 }  // namespace
