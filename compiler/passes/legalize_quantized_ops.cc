@@ -25,6 +25,9 @@ namespace {
 
 bool Applies(const ir::Operation& op) {
   if (op.results.empty() || !op.regions.empty() || !TouchesQuantized(op)) return false;
+  // Only the spec's ops: calls, test ops (check.*, interpreter.run_parallel)
+  // and the compiler's own pass quantized values through as they are.
+  if (op.name.rfind(op_names::kStablehloPrefix, 0) != 0 && op.name.rfind(op_names::kChloPrefix, 0) != 0) return false;
   if (op_names::IsKernelOp(op.name, KernelId::kUniformQuantize) ||
       op_names::IsKernelOp(op.name, KernelId::kUniformDequantize) || op.name == op_names::kCustomCall ||
       op.name.rfind(op_names::kKilnPrefix, 0) == 0 || op_names::IsConstant(op.name) ||

@@ -14,6 +14,8 @@
 #include "compiler/compile.h"
 #include "compiler/parse/parser.h"
 #include "hal/cpu/cpu_device.h"
+#include "tests/support/counted_run.h"
+#include "tests/support/host_tensor_util.h"
 #include "vm/context.h"
 
 namespace kiln {
@@ -60,33 +62,51 @@ std::vector<std::string> RunChecks(bool fuse, int* functions) {
 TEST(QuantizedOps, MatchTheSpecDefinitionFused) {
   int functions = 0;
   for (const auto& f : RunChecks(true, &functions)) ADD_FAILURE() << f;
-  EXPECT_EQ(functions, 19);
+  EXPECT_EQ(functions, 20);
 }
 
 TEST(QuantizedOps, MatchTheSpecDefinitionUnfused) {
   int functions = 0;
   for (const auto& f : RunChecks(false, &functions)) ADD_FAILURE() << f;
-  EXPECT_EQ(functions, 19);
+  EXPECT_EQ(functions, 20);
 }
 
-// A quantized op whose spec definition the compiler cannot apply is refused
-// by name, not run wrongly: all_reduce's region on quantized values is not
-// rewritten.
-TEST(QuantizedOps, AnOpOutsideTheTableIsRefusedByName) {
-  const char* src = R"(
-func.func @main(%a: tensor<4x!quant.uniform<i8:f32, 0.5>>) -> tensor<4x!quant.uniform<i8:f32, 0.5>> {
-  %r = "stablehlo.all_reduce"(%a) ({
-    ^bb0(%x: tensor<!quant.uniform<i8:f32, 0.5>>, %y: tensor<!quant.uniform<i8:f32, 0.5>>):
-      %s = stablehlo.add %x, %y : tensor<!quant.uniform<i8:f32, 0.5>>
-      stablehlo.return %s : tensor<!quant.uniform<i8:f32, 0.5>>
-  }) {replica_groups = dense<[[0]]> : tensor<1x1xi64>} : (tensor<4x!quant.uniform<i8:f32, 0.5>>) -> tensor<4x!quant.uniform<i8:f32, 0.5>>
-  return %r : tensor<4x!quant.uniform<i8:f32, 0.5>>
+// Ops that move values run on the stored integers: a quantized transpose
+// is one dispatch (no dequantize or quantize around it), while a quantized
+// dot_general is three (dequantize lhs, dequantize rhs, dot, quantize: four).
+TEST(QuantizedOps, StorageOpsRunOnTheStoredIntegers) {
+  const char* transpose = R"(
+func.func @main(%a: tensor<2x3xi8>) -> tensor<3x2xi8> {
+  %q = stablehlo.bitcast_convert %a : (tensor<2x3xi8>) -> tensor<2x3x!quant.uniform<i8:f32, 0.5:1>>
+  %t = stablehlo.transpose %q, dims = [1, 0] : (tensor<2x3x!quant.uniform<i8:f32, 0.5:1>>) -> tensor<3x2x!quant.uniform<i8:f32, 0.5:1>>
+  %s = stablehlo.bitcast_convert %t : (tensor<3x2x!quant.uniform<i8:f32, 0.5:1>>) -> tensor<3x2xi8>
+  return %s : tensor<3x2xi8>
 })";
-  compiler::CompileOptions options;
-  options.target = "cpu";
-  auto bytes = compiler::Compile(src, "q.mlir", options, nullptr);
-  ASSERT_FALSE(bytes.ok());
-  EXPECT_NE(bytes.status().message().find("stablehlo.all_reduce"), std::string::npos) << bytes.status().message();
+  const char* dot = R"(
+func.func @main(%a: tensor<2x3xi8>) -> tensor<2x2xi8> {
+  %q = stablehlo.bitcast_convert %a : (tensor<2x3xi8>) -> tensor<2x3x!quant.uniform<i8:f32, 0.5:1>>
+  %w0 = stablehlo.constant dense<[[1, 2], [3, 4], [5, 6]]> : tensor<3x2xi8>
+  %w = stablehlo.bitcast_convert %w0 : (tensor<3x2xi8>) -> tensor<3x2x!quant.uniform<i8:f32, 0.25>>
+  %d = stablehlo.dot_general %q, %w, contracting_dims = [1] x [0] : (tensor<2x3x!quant.uniform<i8:f32, 0.5:1>>, tensor<3x2x!quant.uniform<i8:f32, 0.25>>) -> tensor<2x2x!quant.uniform<i8:f32, 0.5>>
+  %s = stablehlo.bitcast_convert %d : (tensor<2x2x!quant.uniform<i8:f32, 0.5>>) -> tensor<2x2xi8>
+  return %s : tensor<2x2xi8>
+})";
+  const std::vector<int8_t> a = {1, -2, 3, -4, 5, -6};
+  auto in = test::HostTensorOf(ElementType::kSI8, {2, 3}, a);
+  test::CountedRunOptions o;
+  auto t = test::CompileAndRunCounted(transpose, {in}, o);
+  ASSERT_EQ(t.outputs.size(), 1u);
+  EXPECT_EQ(t.dispatches, 1u);
+  EXPECT_EQ(t.outputs[0].data, (std::vector<uint8_t>{1, static_cast<uint8_t>(-4), static_cast<uint8_t>(-2), 5, 3,
+                                                     static_cast<uint8_t>(-6)}));
+  auto d = test::CompileAndRunCounted(dot, {in}, o);
+  ASSERT_EQ(d.outputs.size(), 1u);
+  EXPECT_EQ(d.dispatches, 4u);
+  // lhs - 1: [[0, -3, 2], [-5, 4, -7]] * 0.5; rhs * 0.25; result / 0.5
+  // row 0: (0*1 - 3*3 + 2*5) * 0.125 = 0.125 -> 0.25 -> 0 (ties to even);
+  //        (0*2 - 3*4 + 2*6) * 0.125 = 0 -> 0
+  // row 1: (-5 + 12 - 35) * 0.125 = -3.5 -> -7; (-10 + 16 - 42) * 0.125 = -4.5 -> -9
+  EXPECT_EQ(d.outputs[0].data, (std::vector<uint8_t>{0, 0, static_cast<uint8_t>(-7), static_cast<uint8_t>(-9)}));
 }
 
 }  // namespace

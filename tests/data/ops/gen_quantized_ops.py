@@ -133,6 +133,16 @@ class Fn:
                          ["  func.return", "}"])
 
 
+class Raw:
+    """A program written out whole (a module with several functions)."""
+
+    def __init__(self, text):
+        self._text = text
+
+    def text(self):
+        return self._text
+
+
 def body(q, op, result_elem=None):
     """A two-argument region body applying `op` on rank-0 values of type q."""
     t = ttype((), q)
@@ -425,6 +435,41 @@ def programs():
     want = qo.quantize(qa.dequantize(a) + qb.dequantize(b))
     f.expect_storage(s, qo, want)
     out.append(f)
+
+    # Collectives: all_reduce adds per step (dequantize, add, quantize);
+    # all_gather moves the stored integers. Two replicas.
+    q = Q("i8", 0.5, 3)
+    a, b = rand_storage(q, (4,), -50, 50), rand_storage(q, (4,), -50, 50)
+    t4, t8, t0 = ttype((4,), q), ttype((8,), q), ttype((), q)
+    summed = step(q, "add", a, b)
+    text = "\n".join([
+        "// all_reduce (quantized add body) and all_gather across two replicas on per-tensor i8",
+        "module @quantized_collectives {",
+        "  func.func @reduce_gather(%%x: %s) -> (%s, %s) {" % (t4, t4, t8),
+        '    %r = "stablehlo.all_reduce"(%x) ({',
+        "      ^bb0(%%p: %s, %%q: %s):" % (t0, t0),
+        "        %%s = stablehlo.add %%p, %%q : %s" % t0,
+        "        stablehlo.return %%s : %s" % t0,
+        "    }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (%s) -> %s" % (t4, t4),
+        '    %%g = "stablehlo.all_gather"(%%x) {all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (%s) -> %s' % (t4, t8),
+        "    return %%r, %%g : %s, %s" % (t4, t8),
+        "  }",
+        "  func.func @collectives_i8() {",
+        "    %%a0 = stablehlo.constant %s : tensor<4xi8>" % dense(a),
+        "    %%b0 = stablehlo.constant %s : tensor<4xi8>" % dense(b),
+        "    %%a = stablehlo.bitcast_convert %%a0 : (tensor<4xi8>) -> %s" % t4,
+        "    %%b = stablehlo.bitcast_convert %%b0 : (tensor<4xi8>) -> %s" % t4,
+        '    %%r:4 = "interpreter.run_parallel"(%%a, %%b) {programs = [[@reduce_gather], [@reduce_gather]]} : (%s, %s) -> (%s, %s, %s, %s)' % (t4, t4, t4, t8, t4, t8),
+        "    %%s0 = stablehlo.bitcast_convert %%r#0 : (%s) -> tensor<4xi8>" % t4,
+        "    %%s1 = stablehlo.bitcast_convert %%r#2 : (%s) -> tensor<4xi8>" % t4,
+        "    %%g0 = stablehlo.bitcast_convert %%r#1 : (%s) -> tensor<8xi8>" % t8,
+        "    check.expect_eq_const %%s0, %s : tensor<4xi8>" % dense(summed),
+        "    check.expect_eq_const %%s1, %s : tensor<4xi8>" % dense(summed),
+        "    check.expect_eq_const %%g0, %s : tensor<8xi8>" % dense(np.concatenate([a, b])),
+        "    func.return",
+        "  }",
+        "}"])
+    out.append(Raw(text))
 
     # Ties: the zero point is added before rounding, so with an odd zero
     # point x / scale = k + 0.5 rounds to the even neighbour of k + 0.5 + zp.
