@@ -118,6 +118,8 @@ enum class DimRule {
   kBatchNorm,        // result 0: the operand; the others: its feature dimension
   kFft,              // the operand's, with the last dimensions from fft_length
   kShapeOperand2,    // rng: element d of the shape operand 2
+  kCollectiveResize, // all_gather, reduce_scatter, all_to_all: one dimension times or over the group size
+  kTopK,             // chlo.top_k: the operand's, the last dimension k
 };
 
 DimRule RuleOf(const std::string& op_name, bool* found) {
@@ -162,6 +164,10 @@ DimRule RuleOf(const std::string& op_name, bool* found) {
       {"stablehlo.batch_norm_grad", DimRule::kBatchNorm},
       {"stablehlo.fft", DimRule::kFft},
       {"stablehlo.rng", DimRule::kShapeOperand2},
+      {"stablehlo.all_gather", DimRule::kCollectiveResize},
+      {"stablehlo.reduce_scatter", DimRule::kCollectiveResize},
+      {"stablehlo.all_to_all", DimRule::kCollectiveResize},
+      {"chlo.top_k", DimRule::kTopK},
   };
   auto it = kRules.find(op_name);
   *found = it != kRules.end() || ElementwiseScalarOp(op_name) != ScalarOp::kInvalid || op_name.rfind(op_names::kChloPrefix, 0) == 0;
@@ -401,6 +407,35 @@ StatusOr<uint32_t> FunctionLowering::DynamicResultDim(const ir::Operation& op, i
     const int64_t n = lengths.at(d - first);
     if (t && t->str == "RFFT" && d == x->type.rank() - 1) return ConstI64(n / 2 + 1);
     return ConstI64(n);
+  }
+  case DimRule::kCollectiveResize: {
+    if (result_index >= static_cast<int>(op.operands.size())) return unsupported();
+    const ir::Value* x = op.operands[result_index];
+    auto num = [&](const char* name) -> int64_t {
+      const ir::Attribute* a = op.GetAttr(name);
+      return a ? a->i : -1;
+    };
+    if (n == "stablehlo.all_to_all") {
+      const int64_t count = num("split_count");
+      if (count <= 0) return unsupported();
+      uint32_t r = OperandDim(x, d);
+      if (d == num("split_dimension")) r = BinaryI64(Opcode::kDivI64, r, ConstI64(count));
+      if (d == num("concat_dimension")) r = BinaryI64(Opcode::kMulI64, r, ConstI64(count));
+      return r;
+    }
+    const bool gather = n == "stablehlo.all_gather";
+    if (d != num(gather ? "all_gather_dim" : "scatter_dimension")) return OperandDim(x, d);
+    // The group size: the second dimension of replica_groups.
+    const ir::Attribute* groups = op.GetAttr("replica_groups");
+    if (!groups || groups->type.rank() != 2 || groups->type.dims[1] <= 0) return unsupported();
+    return BinaryI64(gather ? Opcode::kMulI64 : Opcode::kDivI64, OperandDim(x, d), ConstI64(groups->type.dims[1]));
+  }
+  case DimRule::kTopK: {
+    const ir::Value* x = op.operands.at(0);
+    if (d != x->type.rank() - 1) return OperandDim(x, d);
+    const ir::Attribute* k = op.GetAttr("k");
+    if (!k) return unsupported();
+    return ConstI64(k->i);
   }
   case DimRule::kSameShape: {
     const ir::Type& rt = op.results.at(0)->type;

@@ -451,3 +451,119 @@ func.func @reverse_broadcast_2() {
   check.expect_almost_eq_const %r, dense<[[-3.0], [-3.0]]> : tensor<2x1xf32>
   func.return
 }
+
+// -----
+
+// chlo.top_k: the two largest of each row, and where they were
+func.func private @top_k_f(%a0: tensor<?x5xf32>) -> (tensor<?x2xf32>, tensor<?x2xi32>) {
+  %v, %i = "chlo.top_k"(%a0) {k = 2 : i64} : (tensor<?x5xf32>) -> (tensor<?x2xf32>, tensor<?x2xi32>)
+  return %v, %i : tensor<?x2xf32>, tensor<?x2xi32>
+}
+
+func.func @top_k_0() {
+  %c0 = stablehlo.constant dense<[[0.0, 1.0, 2.0, 3.0, 4.0], [1.0, 0.0, 2.0, 4.0, 3.0], [2.0, 0.0, 3.0, 4.0, 1.0]]> : tensor<3x5xf32>
+  %d0 = stablehlo.convert %c0 : (tensor<3x5xf32>) -> tensor<?x5xf32>
+  %r:2 = func.call @top_k_f(%d0) : (tensor<?x5xf32>) -> (tensor<?x2xf32>, tensor<?x2xi32>)
+  check.expect_almost_eq_const %r#0, dense<[[4.0, 3.0], [4.0, 3.0], [4.0, 3.0]]> : tensor<3x2xf32>
+  check.expect_eq_const %r#1, dense<[[4, 3], [3, 4], [3, 2]]> : tensor<3x2xi32>
+  func.return
+}
+
+func.func @top_k_1() {
+  %c0 = stablehlo.constant dense<> : tensor<0x5xf32>
+  %d0 = stablehlo.convert %c0 : (tensor<0x5xf32>) -> tensor<?x5xf32>
+  %r:2 = func.call @top_k_f(%d0) : (tensor<?x5xf32>) -> (tensor<?x2xf32>, tensor<?x2xi32>)
+  check.expect_almost_eq_const %r#0, dense<> : tensor<0x2xf32>
+  check.expect_eq_const %r#1, dense<> : tensor<0x2xi32>
+  func.return
+}
+
+func.func @top_k_2() {
+  %c0 = stablehlo.constant dense<[[0.0, 2.0, 1.0, 4.0, 3.0]]> : tensor<1x5xf32>
+  %d0 = stablehlo.convert %c0 : (tensor<1x5xf32>) -> tensor<?x5xf32>
+  %r:2 = func.call @top_k_f(%d0) : (tensor<?x5xf32>) -> (tensor<?x2xf32>, tensor<?x2xi32>)
+  check.expect_almost_eq_const %r#0, dense<[[4.0, 3.0]]> : tensor<1x2xf32>
+  check.expect_eq_const %r#1, dense<[[3, 4]]> : tensor<1x2xi32>
+  func.return
+}
+
+// -----
+
+// all_gather and reduce_scatter on ? rows (1 per replica)
+module @collectives_0 {
+  func.func @g(%x: tensor<?x2xf32>) -> (tensor<?x2xf32>, tensor<?x2xf32>) {
+    %g = "stablehlo.all_gather"(%x) {all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<?x2xf32>) -> tensor<?x2xf32>
+    %r = "stablehlo.reduce_scatter"(%g) ({
+      ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+        %s = stablehlo.add %p, %q : tensor<f32>
+        stablehlo.return %s : tensor<f32>
+    }) {scatter_dimension = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<?x2xf32>) -> tensor<?x2xf32>
+    return %g, %r : tensor<?x2xf32>, tensor<?x2xf32>
+  }
+  func.func @collectives_0() {
+    %a = stablehlo.constant dense<[[7.0, -8.0]]> : tensor<1x2xf32>
+    %b = stablehlo.constant dense<[[-2.0, 7.0]]> : tensor<1x2xf32>
+    %da = stablehlo.convert %a : (tensor<1x2xf32>) -> tensor<?x2xf32>
+    %db = stablehlo.convert %b : (tensor<1x2xf32>) -> tensor<?x2xf32>
+    %r:4 = "interpreter.run_parallel"(%da, %db) {programs = [[@g], [@g]]} : (tensor<?x2xf32>, tensor<?x2xf32>) -> (tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>)
+    check.expect_almost_eq_const %r#0, dense<[[7.0, -8.0], [-2.0, 7.0]]> : tensor<2x2xf32>
+    check.expect_almost_eq_const %r#2, dense<[[7.0, -8.0], [-2.0, 7.0]]> : tensor<2x2xf32>
+    check.expect_almost_eq_const %r#1, dense<[[14.0, -16.0]]> : tensor<1x2xf32>
+    check.expect_almost_eq_const %r#3, dense<[[-4.0, 14.0]]> : tensor<1x2xf32>
+    func.return
+  }
+}
+
+// -----
+
+// all_gather and reduce_scatter on ? rows (0 per replica)
+module @collectives_1 {
+  func.func @g(%x: tensor<?x2xf32>) -> (tensor<?x2xf32>, tensor<?x2xf32>) {
+    %g = "stablehlo.all_gather"(%x) {all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<?x2xf32>) -> tensor<?x2xf32>
+    %r = "stablehlo.reduce_scatter"(%g) ({
+      ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+        %s = stablehlo.add %p, %q : tensor<f32>
+        stablehlo.return %s : tensor<f32>
+    }) {scatter_dimension = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<?x2xf32>) -> tensor<?x2xf32>
+    return %g, %r : tensor<?x2xf32>, tensor<?x2xf32>
+  }
+  func.func @collectives_1() {
+    %a = stablehlo.constant dense<> : tensor<0x2xf32>
+    %b = stablehlo.constant dense<> : tensor<0x2xf32>
+    %da = stablehlo.convert %a : (tensor<0x2xf32>) -> tensor<?x2xf32>
+    %db = stablehlo.convert %b : (tensor<0x2xf32>) -> tensor<?x2xf32>
+    %r:4 = "interpreter.run_parallel"(%da, %db) {programs = [[@g], [@g]]} : (tensor<?x2xf32>, tensor<?x2xf32>) -> (tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>)
+    check.expect_almost_eq_const %r#0, dense<> : tensor<0x2xf32>
+    check.expect_almost_eq_const %r#2, dense<> : tensor<0x2xf32>
+    check.expect_almost_eq_const %r#1, dense<> : tensor<0x2xf32>
+    check.expect_almost_eq_const %r#3, dense<> : tensor<0x2xf32>
+    func.return
+  }
+}
+
+// -----
+
+// all_gather and reduce_scatter on ? rows (2 per replica)
+module @collectives_2 {
+  func.func @g(%x: tensor<?x2xf32>) -> (tensor<?x2xf32>, tensor<?x2xf32>) {
+    %g = "stablehlo.all_gather"(%x) {all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<?x2xf32>) -> tensor<?x2xf32>
+    %r = "stablehlo.reduce_scatter"(%g) ({
+      ^bb0(%p: tensor<f32>, %q: tensor<f32>):
+        %s = stablehlo.add %p, %q : tensor<f32>
+        stablehlo.return %s : tensor<f32>
+    }) {scatter_dimension = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<?x2xf32>) -> tensor<?x2xf32>
+    return %g, %r : tensor<?x2xf32>, tensor<?x2xf32>
+  }
+  func.func @collectives_2() {
+    %a = stablehlo.constant dense<[[2.0, 4.0], [-4.0, 4.0]]> : tensor<2x2xf32>
+    %b = stablehlo.constant dense<[[-8.0, 4.0], [-3.0, 8.0]]> : tensor<2x2xf32>
+    %da = stablehlo.convert %a : (tensor<2x2xf32>) -> tensor<?x2xf32>
+    %db = stablehlo.convert %b : (tensor<2x2xf32>) -> tensor<?x2xf32>
+    %r:4 = "interpreter.run_parallel"(%da, %db) {programs = [[@g], [@g]]} : (tensor<?x2xf32>, tensor<?x2xf32>) -> (tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>)
+    check.expect_almost_eq_const %r#0, dense<[[2.0, 4.0], [-4.0, 4.0], [-8.0, 4.0], [-3.0, 8.0]]> : tensor<4x2xf32>
+    check.expect_almost_eq_const %r#2, dense<[[2.0, 4.0], [-4.0, 4.0], [-8.0, 4.0], [-3.0, 8.0]]> : tensor<4x2xf32>
+    check.expect_almost_eq_const %r#1, dense<[[4.0, 8.0], [-8.0, 8.0]]> : tensor<2x2xf32>
+    check.expect_almost_eq_const %r#3, dense<[[-16.0, 8.0], [-6.0, 16.0]]> : tensor<2x2xf32>
+    func.return
+  }
+}

@@ -270,7 +270,64 @@ def programs():
         a = values((n,))
         p.call([a], [np.broadcast_to(a[::-1], (2, n)).copy()])
     out.append(p)
+    p = Program("top_k", [((None, 5), "f32")], [((None, 2), "f32"), ((None, 2), "i32")],
+                '  %v, %i = "chlo.top_k"(%a0) {k = 2 : i64} : (tensor<?x5xf32>) -> (tensor<?x2xf32>, tensor<?x2xi32>)\n'
+                '  return %v, %i : tensor<?x2xf32>, tensor<?x2xi32>',
+                "chlo.top_k: the two largest of each row, and where they were")
+    for n in (3, 0, 1):
+        a = np.array([RNG.permutation(5) for _ in range(n)], dtype=np.float32).reshape(n, 5)
+        idx = np.argsort(-a, axis=1, kind="stable")[:, :2].astype(np.int32)
+        p.call([a], [np.take_along_axis(a, idx, axis=1), idx])
+    out.append(p)
+
+    # Collectives across two replicas: all_gather doubles the rows,
+    # reduce_scatter of the gathered rows halves them again.
+    chunks = []
+    for k, n in enumerate((1, 0, 2)):
+        a, b = values((n, 2)), values((n, 2))
+        gathered = np.concatenate([a, b])
+        t = ttype((n, 2), "f32")
+        dt = "tensor<?x2xf32>"
+        chunks.append("\n".join([
+            "// all_gather and reduce_scatter on ? rows (%d per replica)" % n,
+            "module @collectives_%d {" % k,
+            "  func.func @g(%%x: %s) -> (%s, %s) {" % (dt, dt, dt),
+            '    %g = "stablehlo.all_gather"(%x) {all_gather_dim = 0 : i64, replica_groups = dense<[[0, 1]]> : '
+            'tensor<1x2xi64>} : (tensor<?x2xf32>) -> tensor<?x2xf32>',
+            '    %r = "stablehlo.reduce_scatter"(%g) ({',
+            "      ^bb0(%p: tensor<f32>, %q: tensor<f32>):",
+            "        %s = stablehlo.add %p, %q : tensor<f32>",
+            "        stablehlo.return %s : tensor<f32>",
+            "    }) {scatter_dimension = 0 : i64, replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : "
+            "(tensor<?x2xf32>) -> tensor<?x2xf32>",
+            "    return %g, %r : tensor<?x2xf32>, tensor<?x2xf32>",
+            "  }",
+            "  func.func @collectives_%d() {" % k,
+            "    %%a = stablehlo.constant %s : %s" % (dense(a), t),
+            "    %%b = stablehlo.constant %s : %s" % (dense(b), t),
+            "    %%da = stablehlo.convert %%a : (%s) -> %s" % (t, dt),
+            "    %%db = stablehlo.convert %%b : (%s) -> %s" % (t, dt),
+            '    %%r:4 = "interpreter.run_parallel"(%%da, %%db) {programs = [[@g], [@g]]} : (%s, %s) -> (%s, %s, %s, %s)'
+            % (dt, dt, dt, dt, dt, dt),
+            "    check.expect_almost_eq_const %%r#0, %s : %s" % (dense(gathered), ttype(gathered.shape, "f32")),
+            "    check.expect_almost_eq_const %%r#2, %s : %s" % (dense(gathered), ttype(gathered.shape, "f32")),
+            "    check.expect_almost_eq_const %%r#1, %s : %s" % (dense(2 * a), t),
+            "    check.expect_almost_eq_const %%r#3, %s : %s" % (dense(2 * b), t),
+            "    func.return",
+            "  }",
+            "}"]))
+    out.append(Raw("\n\n// -----\n\n".join(chunks)))
     return out
+
+
+class Raw:
+    """Programs written out whole (modules of several functions)."""
+
+    def __init__(self, text):
+        self._text = text
+
+    def text(self):
+        return self._text
 
 
 def main():
