@@ -155,6 +155,8 @@ DimRule RuleOf(const std::string& op_name, bool* found) {
       {"stablehlo.dynamic_gather", DimRule::kDynamicGather},
       {"stablehlo.reduce_window", DimRule::kReduceWindow},
       {"stablehlo.convolution", DimRule::kConvolution},
+      {"stablehlo.dynamic_conv", DimRule::kConvolution},
+      {"stablehlo.collective_reduce", DimRule::kOperandOfResult},
       {"stablehlo.pad", DimRule::kStaticPad},
       {"stablehlo.slice", DimRule::kSlice},
       {"stablehlo.dynamic_slice", DimRule::kDynamicSlice},
@@ -313,10 +315,9 @@ StatusOr<uint32_t> FunctionLowering::DynamicResultDim(const ir::Operation& op, i
                                                         ConstI64(k)), ConstI64(1));
       return sel(zero, ConstI64(0), v);
     };
-    auto windows = [&](uint32_t n, int64_t lo, int64_t hi, int64_t base_dilation, uint32_t window,
+    auto windows = [&](uint32_t n, uint32_t lo, uint32_t hi, int64_t base_dilation, uint32_t window,
                        int64_t window_dilation, int64_t stride) {
-      uint32_t padded = BinaryI64(Opcode::kAddI64, BinaryI64(Opcode::kAddI64, dilated(n, base_dilation), ConstI64(lo)),
-                                  ConstI64(hi));
+      uint32_t padded = BinaryI64(Opcode::kAddI64, BinaryI64(Opcode::kAddI64, dilated(n, base_dilation), lo), hi);
       uint32_t w = dilated(window, window_dilation);
       uint32_t empty = BinaryI64(Opcode::kOrI64, BinaryI64(Opcode::kCmpLeI64, padded, ConstI64(0)),
                                  BinaryI64(Opcode::kCmpLtI64, padded, w));
@@ -327,14 +328,29 @@ StatusOr<uint32_t> FunctionLowering::DynamicResultDim(const ir::Operation& op, i
     };
     auto at = [](const std::vector<int64_t>& v, size_t i, int64_t dflt) { return i < v.size() ? v[i] : dflt; };
     auto padding = ints("padding");
+    // dynamic_conv's padding is its operand 2 ([spatial, 2]), read at run
+    // time through a 1-D view.
+    uint32_t pad_values = 0;
+    const bool dynamic_conv = n == "stablehlo.dynamic_conv";
+    if (dynamic_conv) {
+      const ir::Value* pv = op.operands.at(2);
+      if (pv->type.rank() != 2) return unsupported();
+      pad_values = NewRef();
+      body_.Emit(Opcode::kReshape, pad_values, Ref(pv),
+                 std::vector<uint32_t>{BinaryI64(Opcode::kMulI64, OperandDim(pv, 0), ConstI64(2))});
+    }
+    auto pad = [&](size_t k) {
+      return dynamic_conv ? LoadElement(pad_values, op.operands[2]->type.element, static_cast<int64_t>(k))
+                          : ConstI64(k < padding.size() ? padding[k] : 0);
+    };
     const ir::Value* x = op.operands.at(0);
     if (rule == DimRule::kReduceWindow) {
       auto window = ints("window_dimensions");
       auto strides = ints("window_strides"), base = ints("base_dilations"), wdil = ints("window_dilations");
       size_t i = static_cast<size_t>(d);
       if (i >= window.size()) return unsupported();
-      return windows(OperandDim(x, d), at(padding, 2 * i, 0), at(padding, 2 * i + 1, 0), at(base, i, 1),
-                     ConstI64(window[i]), at(wdil, i, 1), at(strides, i, 1));
+      return windows(OperandDim(x, d), pad(2 * i), pad(2 * i + 1), at(base, i, 1), ConstI64(window[i]),
+                     at(wdil, i, 1), at(strides, i, 1));
     }
     const ir::Value* k = op.operands.at(1);
     auto num = [&](const char* name) -> int64_t {
@@ -351,8 +367,8 @@ StatusOr<uint32_t> FunctionLowering::DynamicResultDim(const ir::Operation& op, i
     auto strides = ints("window_strides"), ldil = ints("lhs_dilation"), rdil = ints("rhs_dilation");
     for (size_t i = 0; i < os.size() && i < is.size() && i < ks.size(); ++i)
       if (os[i] == d)
-        return windows(OperandDim(x, is[i]), at(padding, 2 * i, 0), at(padding, 2 * i + 1, 0), at(ldil, i, 1),
-                       OperandDim(k, ks[i]), at(rdil, i, 1), at(strides, i, 1));
+        return windows(OperandDim(x, is[i]), pad(2 * i), pad(2 * i + 1), at(ldil, i, 1), OperandDim(k, ks[i]),
+                       at(rdil, i, 1), at(strides, i, 1));
     return unsupported();
   }
   case DimRule::kStaticPad: {

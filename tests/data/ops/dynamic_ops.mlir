@@ -265,6 +265,44 @@ func.func @convolution_2() {
 
 // -----
 
+// dynamic_conv: the padding is an operand, read at run time
+func.func private @dynamic_conv_f(%a0: tensor<?x?x2xf32>, %a1: tensor<3x2x4xf32>, %a2: tensor<1x2xi64>) -> (tensor<?x?x4xf32>) {
+  %0 = "stablehlo.dynamic_conv"(%a0, %a1, %a2) {window_strides = array<i64: 2>, dimension_numbers = #stablehlo.conv<[b, 0, f]x[0, i, o]->[b, 0, f]>, batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<?x?x2xf32>, tensor<3x2x4xf32>, tensor<1x2xi64>) -> tensor<?x?x4xf32>
+  return %0 : tensor<?x?x4xf32>
+}
+
+func.func @dynamic_conv_0() {
+  %c0 = stablehlo.constant dense<[[[-1.0, 8.0], [4.0, 7.0], [8.0, 7.0], [-1.0, -8.0], [3.0, -6.0]], [[0.0, 5.0], [3.0, 5.0], [-6.0, -8.0], [8.0, 1.0], [-6.0, -7.0]]]> : tensor<2x5x2xf32>
+  %d0 = stablehlo.convert %c0 : (tensor<2x5x2xf32>) -> tensor<?x?x2xf32>
+  %c1 = stablehlo.constant dense<[[[2.0, 1.0, -3.0, -7.0], [-4.0, -8.0, -2.0, -2.0]], [[7.0, -6.0, 1.0, 2.0], [0.0, 0.0, 5.0, 7.0]], [[0.0, -2.0, -7.0, -2.0], [-6.0, -1.0, 4.0, 6.0]]]> : tensor<3x2x4xf32>
+  %c2 = stablehlo.constant dense<[[2, 1]]> : tensor<1x2xi64>
+  %r = func.call @dynamic_conv_f(%d0, %c1, %c2) : (tensor<?x?x2xf32>, tensor<3x2x4xf32>, tensor<1x2xi64>) -> (tensor<?x?x4xf32>)
+  check.expect_almost_eq_const %r, dense<[[[-48.0, -6.0, 39.0, 50.0], [-48.0, -112.0, -2.0, 74.0], [17.0, -42.0, -124.0, -170.0]], [[-30.0, -5.0, 20.0, 30.0], [49.0, -38.0, 28.0, -5.0], [118.0, 29.0, 61.0, 51.0]]]> : tensor<2x3x4xf32>
+  func.return
+}
+
+func.func @dynamic_conv_1() {
+  %c0 = stablehlo.constant dense<> : tensor<1x0x2xf32>
+  %d0 = stablehlo.convert %c0 : (tensor<1x0x2xf32>) -> tensor<?x?x2xf32>
+  %c1 = stablehlo.constant dense<[[[2.0, 1.0, -3.0, -7.0], [-4.0, -8.0, -2.0, -2.0]], [[7.0, -6.0, 1.0, 2.0], [0.0, 0.0, 5.0, 7.0]], [[0.0, -2.0, -7.0, -2.0], [-6.0, -1.0, 4.0, 6.0]]]> : tensor<3x2x4xf32>
+  %c2 = stablehlo.constant dense<[[1, 1]]> : tensor<1x2xi64>
+  %r = func.call @dynamic_conv_f(%d0, %c1, %c2) : (tensor<?x?x2xf32>, tensor<3x2x4xf32>, tensor<1x2xi64>) -> (tensor<?x?x4xf32>)
+  check.expect_almost_eq_const %r, dense<> : tensor<1x0x4xf32>
+  func.return
+}
+
+func.func @dynamic_conv_2() {
+  %c0 = stablehlo.constant dense<> : tensor<0x4x2xf32>
+  %d0 = stablehlo.convert %c0 : (tensor<0x4x2xf32>) -> tensor<?x?x2xf32>
+  %c1 = stablehlo.constant dense<[[[2.0, 1.0, -3.0, -7.0], [-4.0, -8.0, -2.0, -2.0]], [[7.0, -6.0, 1.0, 2.0], [0.0, 0.0, 5.0, 7.0]], [[0.0, -2.0, -7.0, -2.0], [-6.0, -1.0, 4.0, 6.0]]]> : tensor<3x2x4xf32>
+  %c2 = stablehlo.constant dense<[[0, 0]]> : tensor<1x2xi64>
+  %r = func.call @dynamic_conv_f(%d0, %c1, %c2) : (tensor<?x?x2xf32>, tensor<3x2x4xf32>, tensor<1x2xi64>) -> (tensor<?x?x4xf32>)
+  check.expect_almost_eq_const %r, dense<> : tensor<0x1x4xf32>
+  func.return
+}
+
+// -----
+
 // stable sort of keys carrying values
 func.func private @sort_f(%a0: tensor<?xf32>, %a1: tensor<?xi32>) -> (tensor<?xf32>, tensor<?xi32>) {
   %0:2 = "stablehlo.sort"(%a0, %a1) ({
@@ -276,13 +314,13 @@ func.func private @sort_f(%a0: tensor<?xf32>, %a1: tensor<?xi32>) -> (tensor<?xf
 }
 
 func.func @sort_0() {
-  %c0 = stablehlo.constant dense<[-1.0, 8.0, 4.0, 7.0, 8.0, 7.0, -1.0]> : tensor<7xf32>
+  %c0 = stablehlo.constant dense<[3.0, 2.0, -7.0, 4.0, -7.0, -6.0, 6.0]> : tensor<7xf32>
   %d0 = stablehlo.convert %c0 : (tensor<7xf32>) -> tensor<?xf32>
   %c1 = stablehlo.constant dense<[0, 1, 2, 3, 4, 5, 6]> : tensor<7xi32>
   %d1 = stablehlo.convert %c1 : (tensor<7xi32>) -> tensor<?xi32>
   %r:2 = func.call @sort_f(%d0, %d1) : (tensor<?xf32>, tensor<?xi32>) -> (tensor<?xf32>, tensor<?xi32>)
-  check.expect_almost_eq_const %r#0, dense<[-1.0, -1.0, 4.0, 7.0, 7.0, 8.0, 8.0]> : tensor<7xf32>
-  check.expect_eq_const %r#1, dense<[0, 6, 2, 3, 5, 1, 4]> : tensor<7xi32>
+  check.expect_almost_eq_const %r#0, dense<[-7.0, -7.0, -6.0, 2.0, 3.0, 4.0, 6.0]> : tensor<7xf32>
+  check.expect_eq_const %r#1, dense<[2, 4, 5, 1, 0, 3, 6]> : tensor<7xi32>
   func.return
 }
 
@@ -298,12 +336,12 @@ func.func @sort_1() {
 }
 
 func.func @sort_2() {
-  %c0 = stablehlo.constant dense<[-8.0]> : tensor<1xf32>
+  %c0 = stablehlo.constant dense<[0.0]> : tensor<1xf32>
   %d0 = stablehlo.convert %c0 : (tensor<1xf32>) -> tensor<?xf32>
   %c1 = stablehlo.constant dense<[0]> : tensor<1xi32>
   %d1 = stablehlo.convert %c1 : (tensor<1xi32>) -> tensor<?xi32>
   %r:2 = func.call @sort_f(%d0, %d1) : (tensor<?xf32>, tensor<?xi32>) -> (tensor<?xf32>, tensor<?xi32>)
-  check.expect_almost_eq_const %r#0, dense<[-8.0]> : tensor<1xf32>
+  check.expect_almost_eq_const %r#0, dense<[0.0]> : tensor<1xf32>
   check.expect_eq_const %r#1, dense<[0]> : tensor<1xi32>
   func.return
 }
@@ -317,10 +355,10 @@ func.func private @reshape_f(%a0: tensor<?x6xf32>) -> (tensor<?x3xf32>) {
 }
 
 func.func @reshape_0() {
-  %c0 = stablehlo.constant dense<[[3.0, -6.0, 0.0, 5.0, 3.0, 5.0], [-6.0, -8.0, 8.0, 1.0, -6.0, -7.0]]> : tensor<2x6xf32>
+  %c0 = stablehlo.constant dense<[[4.0, -7.0, -7.0, -7.0, -4.0, -1.0], [-7.0, -6.0, 7.0, -1.0, 6.0, -3.0]]> : tensor<2x6xf32>
   %d0 = stablehlo.convert %c0 : (tensor<2x6xf32>) -> tensor<?x6xf32>
   %r = func.call @reshape_f(%d0) : (tensor<?x6xf32>) -> (tensor<?x3xf32>)
-  check.expect_almost_eq_const %r, dense<[[3.0, -6.0, 0.0], [5.0, 3.0, 5.0], [-6.0, -8.0, 8.0], [1.0, -6.0, -7.0]]> : tensor<4x3xf32>
+  check.expect_almost_eq_const %r, dense<[[4.0, -7.0, -7.0], [-7.0, -4.0, -1.0], [-7.0, -6.0, 7.0], [-1.0, 6.0, -3.0]]> : tensor<4x3xf32>
   func.return
 }
 
@@ -333,10 +371,10 @@ func.func @reshape_1() {
 }
 
 func.func @reshape_2() {
-  %c0 = stablehlo.constant dense<[[3.0, 2.0, -7.0, 4.0, -7.0, -6.0]]> : tensor<1x6xf32>
+  %c0 = stablehlo.constant dense<[[5.0, 7.0, 3.0, -7.0, 3.0, 8.0]]> : tensor<1x6xf32>
   %d0 = stablehlo.convert %c0 : (tensor<1x6xf32>) -> tensor<?x6xf32>
   %r = func.call @reshape_f(%d0) : (tensor<?x6xf32>) -> (tensor<?x3xf32>)
-  check.expect_almost_eq_const %r, dense<[[3.0, 2.0, -7.0], [4.0, -7.0, -6.0]]> : tensor<2x3xf32>
+  check.expect_almost_eq_const %r, dense<[[5.0, 7.0, 3.0], [-7.0, 3.0, 8.0]]> : tensor<2x3xf32>
   func.return
 }
 
@@ -352,12 +390,12 @@ func.func private @transpose_reduce_concatenate_f(%a0: tensor<?x3xf32>, %a1: ten
 }
 
 func.func @transpose_reduce_concatenate_0() {
-  %c0 = stablehlo.constant dense<[[6.0, 0.0, 4.0], [-7.0, -7.0, -7.0]]> : tensor<2x3xf32>
+  %c0 = stablehlo.constant dense<[[-8.0, 5.0, -8.0], [6.0, -3.0, -2.0]]> : tensor<2x3xf32>
   %d0 = stablehlo.convert %c0 : (tensor<2x3xf32>) -> tensor<?x3xf32>
-  %c1 = stablehlo.constant dense<[[-4.0, -1.0, -7.0], [-6.0, 7.0, -1.0], [6.0, -3.0, 5.0]]> : tensor<3x3xf32>
+  %c1 = stablehlo.constant dense<[[1.0, -3.0, 6.0], [7.0, -1.0, 4.0], [-4.0, 3.0, 2.0]]> : tensor<3x3xf32>
   %d1 = stablehlo.convert %c1 : (tensor<3x3xf32>) -> tensor<?x3xf32>
   %r = func.call @transpose_reduce_concatenate_f(%d0, %d1) : (tensor<?x3xf32>, tensor<?x3xf32>) -> (tensor<?xf32>)
-  check.expect_almost_eq_const %r, dense<[10.0, -21.0, -12.0, 0.0, 8.0]> : tensor<5xf32>
+  check.expect_almost_eq_const %r, dense<[-11.0, 1.0, 4.0, 10.0, 1.0]> : tensor<5xf32>
   func.return
 }
 
@@ -374,10 +412,10 @@ func.func @transpose_reduce_concatenate_1() {
 func.func @transpose_reduce_concatenate_2() {
   %c0 = stablehlo.constant dense<> : tensor<0x3xf32>
   %d0 = stablehlo.convert %c0 : (tensor<0x3xf32>) -> tensor<?x3xf32>
-  %c1 = stablehlo.constant dense<[[7.0, 3.0, -7.0], [3.0, 8.0, -8.0]]> : tensor<2x3xf32>
+  %c1 = stablehlo.constant dense<[[7.0, 8.0, 5.0], [0.0, -3.0, 1.0]]> : tensor<2x3xf32>
   %d1 = stablehlo.convert %c1 : (tensor<2x3xf32>) -> tensor<?x3xf32>
   %r = func.call @transpose_reduce_concatenate_f(%d0, %d1) : (tensor<?x3xf32>, tensor<?x3xf32>) -> (tensor<?xf32>)
-  check.expect_almost_eq_const %r, dense<[3.0, 3.0]> : tensor<2xf32>
+  check.expect_almost_eq_const %r, dense<[20.0, -2.0]> : tensor<2xf32>
   func.return
 }
 
@@ -390,12 +428,12 @@ func.func private @dot_general_batched_f(%a0: tensor<?x2x3xf32>, %a1: tensor<?x3
 }
 
 func.func @dot_general_batched_0() {
-  %c0 = stablehlo.constant dense<[[[5.0, -8.0, 6.0], [-3.0, -2.0, 1.0]], [[-3.0, 6.0, 7.0], [-1.0, 4.0, -4.0]]]> : tensor<2x2x3xf32>
+  %c0 = stablehlo.constant dense<[[[-7.0, -4.0, -1.0], [4.0, 6.0, -6.0]], [[-8.0, 3.0, 5.0], [-5.0, 2.0, 3.0]]]> : tensor<2x2x3xf32>
   %d0 = stablehlo.convert %c0 : (tensor<2x2x3xf32>) -> tensor<?x2x3xf32>
-  %c1 = stablehlo.constant dense<[[[3.0, 2.0, 7.0, 8.0], [5.0, 0.0, -3.0, 1.0], [-7.0, -4.0, -1.0, 4.0]], [[6.0, -6.0, -8.0, 3.0], [5.0, -5.0, 2.0, 3.0], [5.0, 0.0, -4.0, 6.0]]]> : tensor<2x3x4xf32>
+  %c1 = stablehlo.constant dense<[[[5.0, 0.0, -4.0, 6.0], [-3.0, 1.0, -8.0, 7.0], [8.0, -1.0, -6.0, -8.0]], [[5.0, 8.0, -4.0, 5.0], [-1.0, 5.0, -5.0, 6.0], [3.0, -6.0, 7.0, 6.0]]]> : tensor<2x3x4xf32>
   %d1 = stablehlo.convert %c1 : (tensor<2x3x4xf32>) -> tensor<?x3x?xf32>
   %r = func.call @dot_general_batched_f(%d0, %d1) : (tensor<?x2x3xf32>, tensor<?x3x?xf32>) -> (tensor<?x2x?xf32>)
-  check.expect_almost_eq_const %r, dense<[[[-67.0, -14.0, 53.0, 56.0], [-26.0, -10.0, -16.0, -22.0]], [[47.0, -12.0, 8.0, 51.0], [-6.0, -14.0, 32.0, -15.0]]]> : tensor<2x2x4xf32>
+  check.expect_almost_eq_const %r, dense<[[[-31.0, -3.0, 66.0, -62.0], [-46.0, 12.0, -28.0, 114.0]], [[-28.0, -79.0, 52.0, 8.0], [-18.0, -48.0, 31.0, 5.0]]]> : tensor<2x2x4xf32>
   func.return
 }
 
@@ -410,7 +448,7 @@ func.func @dot_general_batched_1() {
 }
 
 func.func @dot_general_batched_2() {
-  %c0 = stablehlo.constant dense<[[[-3.0, 1.0, -8.0], [7.0, 8.0, -1.0]], [[-6.0, -8.0, 5.0], [8.0, -4.0, 5.0]], [[-1.0, 5.0, -5.0], [6.0, 3.0, -6.0]]]> : tensor<3x2x3xf32>
+  %c0 = stablehlo.constant dense<[[[7.0, -7.0, -2.0], [-3.0, 6.0, -6.0]], [[2.0, 0.0, -3.0], [-5.0, 8.0, -5.0]], [[0.0, 1.0, 0.0], [-6.0, 6.0, 0.0]]]> : tensor<3x2x3xf32>
   %d0 = stablehlo.convert %c0 : (tensor<3x2x3xf32>) -> tensor<?x2x3xf32>
   %c1 = stablehlo.constant dense<> : tensor<3x3x0xf32>
   %d1 = stablehlo.convert %c1 : (tensor<3x3x0xf32>) -> tensor<?x3x?xf32>
@@ -429,10 +467,10 @@ func.func private @reverse_broadcast_f(%a0: tensor<?xf32>) -> (tensor<2x?xf32>) 
 }
 
 func.func @reverse_broadcast_0() {
-  %c0 = stablehlo.constant dense<[7.0, 6.0, 7.0, -7.0, -2.0]> : tensor<5xf32>
+  %c0 = stablehlo.constant dense<[8.0, 3.0, 7.0, -8.0, -2.0]> : tensor<5xf32>
   %d0 = stablehlo.convert %c0 : (tensor<5xf32>) -> tensor<?xf32>
   %r = func.call @reverse_broadcast_f(%d0) : (tensor<?xf32>) -> (tensor<2x?xf32>)
-  check.expect_almost_eq_const %r, dense<[[-2.0, -7.0, 7.0, 6.0, 7.0], [-2.0, -7.0, 7.0, 6.0, 7.0]]> : tensor<2x5xf32>
+  check.expect_almost_eq_const %r, dense<[[-2.0, -8.0, 7.0, 3.0, 8.0], [-2.0, -8.0, 7.0, 3.0, 8.0]]> : tensor<2x5xf32>
   func.return
 }
 
@@ -445,10 +483,10 @@ func.func @reverse_broadcast_1() {
 }
 
 func.func @reverse_broadcast_2() {
-  %c0 = stablehlo.constant dense<[-3.0]> : tensor<1xf32>
+  %c0 = stablehlo.constant dense<[7.0]> : tensor<1xf32>
   %d0 = stablehlo.convert %c0 : (tensor<1xf32>) -> tensor<?xf32>
   %r = func.call @reverse_broadcast_f(%d0) : (tensor<?xf32>) -> (tensor<2x?xf32>)
-  check.expect_almost_eq_const %r, dense<[[-3.0], [-3.0]]> : tensor<2x1xf32>
+  check.expect_almost_eq_const %r, dense<[[7.0], [7.0]]> : tensor<2x1xf32>
   func.return
 }
 
@@ -461,11 +499,11 @@ func.func private @top_k_f(%a0: tensor<?x5xf32>) -> (tensor<?x2xf32>, tensor<?x2
 }
 
 func.func @top_k_0() {
-  %c0 = stablehlo.constant dense<[[0.0, 1.0, 2.0, 3.0, 4.0], [1.0, 0.0, 2.0, 4.0, 3.0], [2.0, 0.0, 3.0, 4.0, 1.0]]> : tensor<3x5xf32>
+  %c0 = stablehlo.constant dense<[[4.0, 2.0, 1.0, 3.0, 0.0], [3.0, 1.0, 2.0, 0.0, 4.0], [4.0, 1.0, 0.0, 3.0, 2.0]]> : tensor<3x5xf32>
   %d0 = stablehlo.convert %c0 : (tensor<3x5xf32>) -> tensor<?x5xf32>
   %r:2 = func.call @top_k_f(%d0) : (tensor<?x5xf32>) -> (tensor<?x2xf32>, tensor<?x2xi32>)
   check.expect_almost_eq_const %r#0, dense<[[4.0, 3.0], [4.0, 3.0], [4.0, 3.0]]> : tensor<3x2xf32>
-  check.expect_eq_const %r#1, dense<[[4, 3], [3, 4], [3, 2]]> : tensor<3x2xi32>
+  check.expect_eq_const %r#1, dense<[[0, 3], [4, 0], [0, 3]]> : tensor<3x2xi32>
   func.return
 }
 
@@ -479,11 +517,11 @@ func.func @top_k_1() {
 }
 
 func.func @top_k_2() {
-  %c0 = stablehlo.constant dense<[[0.0, 2.0, 1.0, 4.0, 3.0]]> : tensor<1x5xf32>
+  %c0 = stablehlo.constant dense<[[3.0, 0.0, 4.0, 1.0, 2.0]]> : tensor<1x5xf32>
   %d0 = stablehlo.convert %c0 : (tensor<1x5xf32>) -> tensor<?x5xf32>
   %r:2 = func.call @top_k_f(%d0) : (tensor<?x5xf32>) -> (tensor<?x2xf32>, tensor<?x2xi32>)
   check.expect_almost_eq_const %r#0, dense<[[4.0, 3.0]]> : tensor<1x2xf32>
-  check.expect_eq_const %r#1, dense<[[3, 4]]> : tensor<1x2xi32>
+  check.expect_eq_const %r#1, dense<[[2, 0]]> : tensor<1x2xi32>
   func.return
 }
 
@@ -501,15 +539,15 @@ module @collectives_0 {
     return %g, %r : tensor<?x2xf32>, tensor<?x2xf32>
   }
   func.func @collectives_0() {
-    %a = stablehlo.constant dense<[[7.0, -8.0]]> : tensor<1x2xf32>
-    %b = stablehlo.constant dense<[[-2.0, 7.0]]> : tensor<1x2xf32>
+    %a = stablehlo.constant dense<[[-4.0, 2.0]]> : tensor<1x2xf32>
+    %b = stablehlo.constant dense<[[-6.0, 7.0]]> : tensor<1x2xf32>
     %da = stablehlo.convert %a : (tensor<1x2xf32>) -> tensor<?x2xf32>
     %db = stablehlo.convert %b : (tensor<1x2xf32>) -> tensor<?x2xf32>
     %r:4 = "interpreter.run_parallel"(%da, %db) {programs = [[@g], [@g]]} : (tensor<?x2xf32>, tensor<?x2xf32>) -> (tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>)
-    check.expect_almost_eq_const %r#0, dense<[[7.0, -8.0], [-2.0, 7.0]]> : tensor<2x2xf32>
-    check.expect_almost_eq_const %r#2, dense<[[7.0, -8.0], [-2.0, 7.0]]> : tensor<2x2xf32>
-    check.expect_almost_eq_const %r#1, dense<[[14.0, -16.0]]> : tensor<1x2xf32>
-    check.expect_almost_eq_const %r#3, dense<[[-4.0, 14.0]]> : tensor<1x2xf32>
+    check.expect_almost_eq_const %r#0, dense<[[-4.0, 2.0], [-6.0, 7.0]]> : tensor<2x2xf32>
+    check.expect_almost_eq_const %r#2, dense<[[-4.0, 2.0], [-6.0, 7.0]]> : tensor<2x2xf32>
+    check.expect_almost_eq_const %r#1, dense<[[-8.0, 4.0]]> : tensor<1x2xf32>
+    check.expect_almost_eq_const %r#3, dense<[[-12.0, 14.0]]> : tensor<1x2xf32>
     func.return
   }
 }
@@ -555,15 +593,15 @@ module @collectives_2 {
     return %g, %r : tensor<?x2xf32>, tensor<?x2xf32>
   }
   func.func @collectives_2() {
-    %a = stablehlo.constant dense<[[2.0, 4.0], [-4.0, 4.0]]> : tensor<2x2xf32>
-    %b = stablehlo.constant dense<[[-8.0, 4.0], [-3.0, 8.0]]> : tensor<2x2xf32>
+    %a = stablehlo.constant dense<[[1.0, -7.0], [7.0, -3.0]]> : tensor<2x2xf32>
+    %b = stablehlo.constant dense<[[4.0, 4.0], [-7.0, -3.0]]> : tensor<2x2xf32>
     %da = stablehlo.convert %a : (tensor<2x2xf32>) -> tensor<?x2xf32>
     %db = stablehlo.convert %b : (tensor<2x2xf32>) -> tensor<?x2xf32>
     %r:4 = "interpreter.run_parallel"(%da, %db) {programs = [[@g], [@g]]} : (tensor<?x2xf32>, tensor<?x2xf32>) -> (tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>)
-    check.expect_almost_eq_const %r#0, dense<[[2.0, 4.0], [-4.0, 4.0], [-8.0, 4.0], [-3.0, 8.0]]> : tensor<4x2xf32>
-    check.expect_almost_eq_const %r#2, dense<[[2.0, 4.0], [-4.0, 4.0], [-8.0, 4.0], [-3.0, 8.0]]> : tensor<4x2xf32>
-    check.expect_almost_eq_const %r#1, dense<[[4.0, 8.0], [-8.0, 8.0]]> : tensor<2x2xf32>
-    check.expect_almost_eq_const %r#3, dense<[[-16.0, 8.0], [-6.0, 16.0]]> : tensor<2x2xf32>
+    check.expect_almost_eq_const %r#0, dense<[[1.0, -7.0], [7.0, -3.0], [4.0, 4.0], [-7.0, -3.0]]> : tensor<4x2xf32>
+    check.expect_almost_eq_const %r#2, dense<[[1.0, -7.0], [7.0, -3.0], [4.0, 4.0], [-7.0, -3.0]]> : tensor<4x2xf32>
+    check.expect_almost_eq_const %r#1, dense<[[2.0, -14.0], [14.0, -6.0]]> : tensor<2x2xf32>
+    check.expect_almost_eq_const %r#3, dense<[[8.0, 8.0], [-14.0, -6.0]]> : tensor<2x2xf32>
     func.return
   }
 }

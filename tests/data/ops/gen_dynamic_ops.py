@@ -217,6 +217,23 @@ def programs():
         p.call([x, k], [want])
     out.append(p)
 
+    p = Program("dynamic_conv", [((None, None, 2), "f32"), ((3, 2, 4), "f32"), ((1, 2), "i64")],
+                [((None, None, 4), "f32")],
+                '  %0 = "stablehlo.dynamic_conv"(%a0, %a1, %a2) {window_strides = array<i64: 2>, '
+                'dimension_numbers = #stablehlo.conv<[b, 0, f]x[0, i, o]->[b, 0, f]>, batch_group_count = 1 : i64, '
+                'feature_group_count = 1 : i64} : (tensor<?x?x2xf32>, tensor<3x2x4xf32>, tensor<1x2xi64>) -> '
+                'tensor<?x?x4xf32>\n  return %0 : tensor<?x?x4xf32>',
+                "dynamic_conv: the padding is an operand, read at run time")
+    for b, w, (lo, hi) in ((2, 5, (2, 1)), (1, 0, (1, 1)), (0, 4, (0, 0))):
+        x = values((b, w, 2))
+        xp = np.concatenate([np.zeros((b, lo, 2), dtype=np.float32), x, np.zeros((b, hi, 2), dtype=np.float32)], axis=1)
+        r = windows(w, lo, hi, 1, 3, 1, 2)
+        want = np.zeros((b, r, 4), dtype=np.float32)
+        for i in range(r):
+            want[:, i, :] = np.einsum("bkc,kco->bo", xp[:, 2 * i:2 * i + 3, :], k)
+        p.call([x, k, np.array([[lo, hi]], dtype=np.int64)], [want])
+    out.append(p)
+
     p = Program("sort", [((None,), "f32"), ((None,), "i32")], [((None,), "f32"), ((None,), "i32")],
                 '  %0:2 = "stablehlo.sort"(%a0, %a1) ({\n'
                 '    ^bb0(%x: tensor<f32>, %y: tensor<f32>, %i: tensor<i32>, %j: tensor<i32>):\n'
