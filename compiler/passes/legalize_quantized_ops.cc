@@ -13,6 +13,7 @@
 // them too (their scalar program holds the same steps); elementwise ops on
 // per-axis values are rewritten here.
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "compiler/op_names.h"
@@ -45,6 +46,72 @@ bool Applies(const ir::Operation& op) {
     }
     default: return false;
   }
+}
+
+bool SameQuantized(const ir::Type& a, const ir::Type& b) {
+  return a.element == b.element && a.quant && b.quant && *a.quant == *b.quant;
+}
+
+// The block argument of `op`'s body that operand j flows into, or null.
+const ir::Value* BodyArgOf(const ir::Operation& op, size_t j) {
+  auto arg = [&](size_t region, size_t k) -> const ir::Value* {
+    if (region >= op.regions.size() || op.regions[region]->blocks.empty()) return nullptr;
+    const auto& args = op.regions[region]->blocks[0]->args;
+    return k < args.size() ? args[k].get() : nullptr;
+  };
+  const size_t n = op.operands.size();
+  if (op_names::IsKernelOp(op.name, KernelId::kReduce) || op_names::IsKernelOp(op.name, KernelId::kReduceWindow))
+    return arg(0, j);  // inputs, then init_values: the body's arguments in the same order
+  if (op_names::IsKernelOp(op.name, KernelId::kScatter)) {
+    const size_t inputs = (n - 1) / 2;
+    return j < inputs ? arg(0, j) : (j > inputs ? arg(0, j - 1) : nullptr);
+  }
+  if (op_names::IsKernelOp(op.name, KernelId::kSelectAndScatter))
+    return j == 0 ? arg(0, 0) : (j == 1 ? arg(1, 1) : arg(1, 0));
+  if (op_names::IsKernelOp(op.name, KernelId::kSort)) return arg(0, 2 * j);
+  if (op_names::IsKernelOp(op.name, KernelId::kMap)) return arg(0, j);
+  return nullptr;
+}
+
+// The type operand j of a storage or region-body op must have for the
+// kernel to run on its stored integers, when that is not its own type: the
+// result's for an op that moves values (the spec requires them equal; a
+// program that differs is requantized rather than misread), the body
+// argument's for a reduction body (the spec's promotion, e.g. i8 values
+// into an i32 accumulator, applies to the storage type).
+std::optional<ir::Type> StorageTarget(const ir::Operation& op, size_t j) {
+  const ir::Type& t = op.operands[j]->type;
+  if (!t.is_quantized() || !IsPerTensor(t)) return std::nullopt;
+  const QuantizedForm form = QuantizedFormOf(op.name);
+  const ir::Type* want = nullptr;
+  if (form == QuantizedForm::kRegionBody) {
+    const ir::Value* a = BodyArgOf(op, j);
+    if (a) want = &a->type;
+  } else if (form == QuantizedForm::kStorage && !op_names::HasVmRegions(op.name) && op.results.size() == 1 &&
+             op.name.rfind(op_names::kStablehloPrefix, 0) == 0) {
+    want = &op.result()->type;
+  }
+  if (!want || !want->is_quantized() || !IsPerTensor(*want) || SameQuantized(t, *want)) return std::nullopt;
+  ir::Type r = *want;
+  r.dims = t.dims;
+  r.bounds = t.bounds;
+  return r;
+}
+
+// Requantizes the operands StorageTarget names, in place (uniform_quantize
+// from a quantized type is the spec's requantization); returns how many
+// ops now stand in op's place.
+size_t RequantizeOperands(ir::Block* block, size_t at) {
+  ir::Operation& op = *block->ops[at];
+  std::vector<std::unique_ptr<ir::Operation>> before;
+  IrBuilder b(op, block, &before);
+  for (size_t j = 0; j < op.operands.size(); ++j)
+    if (auto target = StorageTarget(op, j))
+      op.operands[j] = b.Op(KernelName(KernelId::kUniformQuantize), {op.operands[j]}, *target);
+  const size_t n = before.size() + 1;
+  block->ops.insert(block->ops.begin() + static_cast<std::ptrdiff_t>(at), std::make_move_iterator(before.begin()),
+                    std::make_move_iterator(before.end()));
+  return n;
 }
 
 // Rewrites `block->ops[at]`; returns how many ops now stand in its place.
@@ -88,7 +155,13 @@ void LegalizeBlock(ir::Block* block) {
     ir::Operation& op = *block->ops[i];
     for (auto& region : op.regions)
       for (auto& b : region->blocks) LegalizeBlock(b.get());
-    i += Applies(op) ? Rewrite(block, i) : 1;
+    if (Applies(op)) {
+      i += Rewrite(block, i);
+    } else if (TouchesQuantized(op) && op.name.rfind(op_names::kStablehloPrefix, 0) == 0) {
+      i += RequantizeOperands(block, i);
+    } else {
+      ++i;
+    }
   }
 }
 

@@ -345,6 +345,27 @@ def programs():
         f.expect_storage(r, q, want)
     out.append(f)
 
+    # reduce into a wider accumulator: the spec's promotion of the storage
+    # type (i8 values, an i32 body), no saturation at i8's range.
+    f = Fn("reduce_promoted_to_i32", "reduce of i8 values through an i32 body of the same scale: no i8 saturation")
+    q = Q("i8", 0.5, 0)
+    qa = Q("i32", 0.5, 0)
+    a = rand_storage(q, (2, 8), 60, 127)
+    va = f.quantized(q, a)
+    init = f.quantized(q, np.array(0, dtype=np.int8))
+    ta = ttype((), qa)
+    r = f.op('stablehlo.reduce(%s init: %s) across dimensions = [1] : (%s, %s) -> %s$'
+             ' reducer(%%x: %s, %%y: %s) {$  %%s = stablehlo.add %%x, %%y : %s$  stablehlo.return %%s : %s$}' % (
+                 va, init, ttype((2, 8), q), ttype((), q), ttype((2,), qa), ta, ta, ta, ta))
+    want = np.zeros(2, dtype=np.int32)
+    for i in range(2):
+        acc = np.int32(0)
+        for j in range(8):
+            acc = qa.quantize(qa.dequantize(np.asarray(acc)) + q.dequantize(np.asarray(a[i, j])))
+        want[i] = acc
+    f.expect_storage(r, qa, want)
+    out.append(f)
+
     # select_and_scatter: select the window's largest (GE), scatter-add the source.
     f = Fn("select_and_scatter_i8", "select_and_scatter with quantized select (GE) and scatter (add) bodies")
     q = Q("i8", 0.5, 2)
