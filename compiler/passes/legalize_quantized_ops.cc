@@ -19,6 +19,7 @@
 #include "compiler/op_names.h"
 #include "compiler/passes/ir_builder.h"
 #include "compiler/passes/legalize.h"
+#include "compiler/passes/quantized_integer_contraction.h"
 #include "compiler/quantized_ops.h"
 
 namespace kiln::compiler {
@@ -155,7 +156,9 @@ void LegalizeBlock(ir::Block* block) {
     ir::Operation& op = *block->ops[i];
     for (auto& region : op.regions)
       for (auto& b : region->blocks) LegalizeBlock(b.get());
-    if (Applies(op)) {
+    if (size_t n = RewriteIntegerContraction(block, i)) {
+      i += n;
+    } else if (Applies(op)) {
       i += Rewrite(block, i);
     } else if (TouchesQuantized(op) && op.name.rfind(op_names::kStablehloPrefix, 0) == 0) {
       i += RequantizeOperands(block, i);

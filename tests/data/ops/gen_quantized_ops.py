@@ -412,6 +412,56 @@ def programs():
     f.expect_storage(d, qo, want)
     out.append(f)
 
+    # dot_general into the i32 accumulation type (result scale = lhs scale *
+    # rhs scale, zero point 0): the exact integer sum, where evaluating the
+    # definition in f32 would round (checked below: the two differ here).
+    f = Fn("dot_general_exact_i32_accumulation",
+           "dot_general i8 x i8 -> i32 at scale lhs*rhs over 2048 terms: the exact integer sum")
+    ql, qr = Q("i8", 0.1, 3), Q("i8", 0.3, 0)
+    qo = Q("i32", float(F(0.1) * F(0.3)), 0)
+    l, r = rand_storage(ql, (2, 2048), 90, 127), rand_storage(qr, (2048, 3), 90, 127)  # sums past 2^24
+    vl, vr = f.quantized(ql, l), f.quantized(qr, r)
+    d = f.op("stablehlo.dot_general %s, %s, contracting_dims = [1] x [0] : (%s, %s) -> %s" % (
+        vl, vr, ttype((2, 2048), ql), ttype((2048, 3), qr), ttype((2, 3), qo)))
+    want = ((l.astype(np.int64) - 3) @ r.astype(np.int64)).astype(np.int32)
+    rounded = qo.quantize(ql.dequantize(l) @ qr.dequantize(r))
+    assert (rounded != want).any(), "the f32 evaluation happens to be exact: pick other inputs"
+    f.expect_storage(d, qo, want)
+    out.append(f)
+
+    # The same integer form into i8 at scale lhs*rhs: the sum saturates.
+    f = Fn("dot_general_exact_i8_saturating", "dot_general i8 x i8 -> i8 at scale lhs*rhs: integer sums, clamped")
+    ql, qr, qo = Q("i8", 0.5, -2), Q("i8", 0.25, 0), Q("i8", 0.125, 0)
+    l, r = rand_storage(ql, (3, 4), -30, 30), rand_storage(qr, (4, 2), -30, 30)
+    vl, vr = f.quantized(ql, l), f.quantized(qr, r)
+    d = f.op("stablehlo.dot_general %s, %s, contracting_dims = [1] x [0] : (%s, %s) -> %s" % (
+        vl, vr, ttype((3, 4), ql), ttype((4, 2), qr), ttype((3, 2), qo)))
+    want = np.clip((l.astype(np.int64) + 2) @ r.astype(np.int64), -128, 127).astype(np.int8)
+    assert (np.abs((l.astype(np.int64) + 2) @ r.astype(np.int64)) > 127).any()
+    f.expect_storage(d, qo, want)
+    out.append(f)
+
+    # convolution in the integer form: u8 input with a zero point, per-axis
+    # u8 kernel, per-axis i32 result at scale input * kernel.
+    f = Fn("convolution_exact_u8_per_axis_i32", "convolution u8 x per-axis u8 -> per-axis i32 at scale lhs*rhs")
+    ql = Q("u8", 0.5, 128)
+    qk = Q("u8", [0.25, 0.5], [0, 0], axis=3)
+    qo = Q("i32", [0.125, 0.25], [0, 0], axis=3)
+    x = rand_storage(ql, (1, 3, 3, 2))
+    k = rand_storage(qk, (2, 2, 2, 2))
+    vx, vk = f.quantized(ql, x), f.quantized(qk, k)
+    c = f.op("stablehlo.convolution(%s, %s) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], "
+             "window = {stride = [1, 1], pad = [[0, 0], [0, 0]], lhs_dilate = [1, 1], rhs_dilate = [1, 1]} "
+             "{batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (%s, %s) -> %s" % (
+                 vx, vk, ttype((1, 3, 3, 2), ql), ttype((2, 2, 2, 2), qk), ttype((1, 2, 2, 2), qo)))
+    xi, ki = x.astype(np.int64) - 128, k.astype(np.int64)
+    want = np.zeros((1, 2, 2, 2), dtype=np.int64)
+    for i in range(2):
+        for j in range(2):
+            want[0, i, j, :] = np.einsum("hwc,hwco->o", xi[0, i:i + 2, j:j + 2, :], ki)
+    f.expect_storage(c, qo, want.astype(np.int32))
+    out.append(f)
+
     # hybrid dot_general: f32 lhs, per-axis quantized rhs, f32 result.
     f = Fn("dot_general_hybrid_per_axis", "hybrid dot_general: f32 lhs times a dequantized per-axis i8 rhs")
     qr = Q("i8", [0.5, 0.25, 0.125], [0, 0, 0], axis=1)
