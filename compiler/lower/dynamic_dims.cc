@@ -441,9 +441,16 @@ StatusOr<uint32_t> FunctionLowering::DynamicResultDim(const ir::Operation& op, i
     }
     const bool gather = n == "stablehlo.all_gather";
     if (d != num(gather ? "all_gather_dim" : "scatter_dimension")) return OperandDim(x, d);
-    // The group size: the second dimension of replica_groups.
+    // The group size: the second dimension of replica_groups, unless a
+    // channel without use_global_device_ids makes each group span every
+    // partition too (cross_replica_and_partition: a size known only from
+    // the grid, as the verifier notes).
     const ir::Attribute* groups = op.GetAttr("replica_groups");
-    if (!groups || groups->type.rank() != 2 || groups->type.dims[1] <= 0) return unsupported();
+    const ir::Attribute* global_ids = op.GetAttr("use_global_device_ids");
+    const bool global = global_ids && (global_ids->kind == ir::Attribute::Kind::kUnit ||
+                                       (global_ids->kind == ir::Attribute::Kind::kBool && global_ids->b));
+    const bool cross_partition = num("handle") > 0 && !global;
+    if (!groups || groups->type.rank() != 2 || groups->type.dims[1] <= 0 || cross_partition) return unsupported();
     return BinaryI64(gather ? Opcode::kMulI64 : Opcode::kDivI64, OperandDim(x, d), ConstI64(groups->type.dims[1]));
   }
   case DimRule::kTopK: {

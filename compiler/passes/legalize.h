@@ -26,7 +26,9 @@ Status LegalizeDeprecatedOps(ir::Module* module);
 // and elementwise ops on per-axis values) becomes uniform_dequantize of its
 // quantized operands, the op on the expressed type, and uniform_quantize of
 // its quantized results. Ops that move stored values or apply a region body
-// keep their quantized operands (compiler/quantized_ops.h).
+// keep their quantized operands (compiler/quantized_ops.h), requantized
+// where a reduction body is wider; a dot_general or convolution into its
+// accumulation type computes in integers (docs/quantization.md).
 Status LegalizeQuantizedOps(ir::Module* module);
 
 // Run when fusion is on: its output is meant to fuse back into one dispatch

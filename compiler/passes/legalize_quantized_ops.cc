@@ -11,7 +11,11 @@
 // values, and the ones whose region bodies compute on quantized scalars,
 // keep their quantized operands; elementwise ops on per-tensor values keep
 // them too (their scalar program holds the same steps); elementwise ops on
-// per-axis values are rewritten here.
+// per-axis values are rewritten here. Two refinements: a contraction into
+// its accumulation type computes in integers
+// (compiler/passes/quantized_integer_contraction.h), and an operand of an op
+// that keeps quantized operands is requantized first when its parameters
+// are not the ones the kernel reads (StorageTarget). docs/quantization.md.
 #include <memory>
 #include <optional>
 #include <vector>
