@@ -492,6 +492,58 @@ func.func @reverse_broadcast_2() {
 
 // -----
 
+// while carrying a ? tensor (doubled three times), then if choosing it or its negation
+func.func private @while_if_f(%a0: tensor<?xf32>, %a1: tensor<i1>) -> (tensor<?xf32>) {
+  %i0 = stablehlo.constant dense<0> : tensor<i32>
+  %r:2 = stablehlo.while(%it = %i0, %v = %a0) : tensor<i32>, tensor<?xf32>
+    cond {
+      %n = stablehlo.constant dense<3> : tensor<i32>
+      %c = stablehlo.compare LT, %it, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %c : tensor<i1>
+    } do {
+      %one = stablehlo.constant dense<1> : tensor<i32>
+      %j = stablehlo.add %it, %one : tensor<i32>
+      %y = stablehlo.add %v, %v : tensor<?xf32>
+      stablehlo.return %j, %y : tensor<i32>, tensor<?xf32>
+    }
+  %s = "stablehlo.if"(%a1) ({
+    stablehlo.return %r#1 : tensor<?xf32>
+  }, {
+    %n = stablehlo.negate %r#1 : tensor<?xf32>
+    stablehlo.return %n : tensor<?xf32>
+  }) : (tensor<i1>) -> tensor<?xf32>
+  return %s : tensor<?xf32>
+}
+
+func.func @while_if_0() {
+  %c0 = stablehlo.constant dense<[2.0, 4.0, -4.0]> : tensor<3xf32>
+  %d0 = stablehlo.convert %c0 : (tensor<3xf32>) -> tensor<?xf32>
+  %c1 = stablehlo.constant dense<true> : tensor<i1>
+  %r = func.call @while_if_f(%d0, %c1) : (tensor<?xf32>, tensor<i1>) -> (tensor<?xf32>)
+  check.expect_almost_eq_const %r, dense<[16.0, 32.0, -32.0]> : tensor<3xf32>
+  func.return
+}
+
+func.func @while_if_1() {
+  %c0 = stablehlo.constant dense<> : tensor<0xf32>
+  %d0 = stablehlo.convert %c0 : (tensor<0xf32>) -> tensor<?xf32>
+  %c1 = stablehlo.constant dense<false> : tensor<i1>
+  %r = func.call @while_if_f(%d0, %c1) : (tensor<?xf32>, tensor<i1>) -> (tensor<?xf32>)
+  check.expect_almost_eq_const %r, dense<> : tensor<0xf32>
+  func.return
+}
+
+func.func @while_if_2() {
+  %c0 = stablehlo.constant dense<[4.0, -8.0, 4.0, -3.0, 8.0]> : tensor<5xf32>
+  %d0 = stablehlo.convert %c0 : (tensor<5xf32>) -> tensor<?xf32>
+  %c1 = stablehlo.constant dense<false> : tensor<i1>
+  %r = func.call @while_if_f(%d0, %c1) : (tensor<?xf32>, tensor<i1>) -> (tensor<?xf32>)
+  check.expect_almost_eq_const %r, dense<[-32.0, 64.0, -32.0, 24.0, -64.0]> : tensor<5xf32>
+  func.return
+}
+
+// -----
+
 // chlo.top_k: the two largest of each row, and where they were
 func.func private @top_k_f(%a0: tensor<?x5xf32>) -> (tensor<?x2xf32>, tensor<?x2xi32>) {
   %v, %i = "chlo.top_k"(%a0) {k = 2 : i64} : (tensor<?x5xf32>) -> (tensor<?x2xf32>, tensor<?x2xi32>)
@@ -499,11 +551,11 @@ func.func private @top_k_f(%a0: tensor<?x5xf32>) -> (tensor<?x2xf32>, tensor<?x2
 }
 
 func.func @top_k_0() {
-  %c0 = stablehlo.constant dense<[[4.0, 2.0, 1.0, 3.0, 0.0], [3.0, 1.0, 2.0, 0.0, 4.0], [4.0, 1.0, 0.0, 3.0, 2.0]]> : tensor<3x5xf32>
+  %c0 = stablehlo.constant dense<[[4.0, 1.0, 0.0, 3.0, 2.0], [3.0, 0.0, 4.0, 1.0, 2.0], [3.0, 2.0, 0.0, 1.0, 4.0]]> : tensor<3x5xf32>
   %d0 = stablehlo.convert %c0 : (tensor<3x5xf32>) -> tensor<?x5xf32>
   %r:2 = func.call @top_k_f(%d0) : (tensor<?x5xf32>) -> (tensor<?x2xf32>, tensor<?x2xi32>)
   check.expect_almost_eq_const %r#0, dense<[[4.0, 3.0], [4.0, 3.0], [4.0, 3.0]]> : tensor<3x2xf32>
-  check.expect_eq_const %r#1, dense<[[0, 3], [4, 0], [0, 3]]> : tensor<3x2xi32>
+  check.expect_eq_const %r#1, dense<[[0, 3], [2, 0], [4, 0]]> : tensor<3x2xi32>
   func.return
 }
 
@@ -517,11 +569,11 @@ func.func @top_k_1() {
 }
 
 func.func @top_k_2() {
-  %c0 = stablehlo.constant dense<[[3.0, 0.0, 4.0, 1.0, 2.0]]> : tensor<1x5xf32>
+  %c0 = stablehlo.constant dense<[[2.0, 1.0, 4.0, 3.0, 0.0]]> : tensor<1x5xf32>
   %d0 = stablehlo.convert %c0 : (tensor<1x5xf32>) -> tensor<?x5xf32>
   %r:2 = func.call @top_k_f(%d0) : (tensor<?x5xf32>) -> (tensor<?x2xf32>, tensor<?x2xi32>)
   check.expect_almost_eq_const %r#0, dense<[[4.0, 3.0]]> : tensor<1x2xf32>
-  check.expect_eq_const %r#1, dense<[[2, 0]]> : tensor<1x2xi32>
+  check.expect_eq_const %r#1, dense<[[2, 3]]> : tensor<1x2xi32>
   func.return
 }
 
@@ -539,15 +591,15 @@ module @collectives_0 {
     return %g, %r : tensor<?x2xf32>, tensor<?x2xf32>
   }
   func.func @collectives_0() {
-    %a = stablehlo.constant dense<[[-4.0, 2.0]]> : tensor<1x2xf32>
-    %b = stablehlo.constant dense<[[-6.0, 7.0]]> : tensor<1x2xf32>
+    %a = stablehlo.constant dense<[[-4.0, 8.0]]> : tensor<1x2xf32>
+    %b = stablehlo.constant dense<[[-5.0, 3.0]]> : tensor<1x2xf32>
     %da = stablehlo.convert %a : (tensor<1x2xf32>) -> tensor<?x2xf32>
     %db = stablehlo.convert %b : (tensor<1x2xf32>) -> tensor<?x2xf32>
     %r:4 = "interpreter.run_parallel"(%da, %db) {programs = [[@g], [@g]]} : (tensor<?x2xf32>, tensor<?x2xf32>) -> (tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>)
-    check.expect_almost_eq_const %r#0, dense<[[-4.0, 2.0], [-6.0, 7.0]]> : tensor<2x2xf32>
-    check.expect_almost_eq_const %r#2, dense<[[-4.0, 2.0], [-6.0, 7.0]]> : tensor<2x2xf32>
-    check.expect_almost_eq_const %r#1, dense<[[-8.0, 4.0]]> : tensor<1x2xf32>
-    check.expect_almost_eq_const %r#3, dense<[[-12.0, 14.0]]> : tensor<1x2xf32>
+    check.expect_almost_eq_const %r#0, dense<[[-4.0, 8.0], [-5.0, 3.0]]> : tensor<2x2xf32>
+    check.expect_almost_eq_const %r#2, dense<[[-4.0, 8.0], [-5.0, 3.0]]> : tensor<2x2xf32>
+    check.expect_almost_eq_const %r#1, dense<[[-8.0, 16.0]]> : tensor<1x2xf32>
+    check.expect_almost_eq_const %r#3, dense<[[-10.0, 6.0]]> : tensor<1x2xf32>
     func.return
   }
 }
@@ -593,15 +645,15 @@ module @collectives_2 {
     return %g, %r : tensor<?x2xf32>, tensor<?x2xf32>
   }
   func.func @collectives_2() {
-    %a = stablehlo.constant dense<[[1.0, -7.0], [7.0, -3.0]]> : tensor<2x2xf32>
-    %b = stablehlo.constant dense<[[4.0, 4.0], [-7.0, -3.0]]> : tensor<2x2xf32>
+    %a = stablehlo.constant dense<[[-8.0, -7.0], [0.0, 1.0]]> : tensor<2x2xf32>
+    %b = stablehlo.constant dense<[[-7.0, -6.0], [-1.0, -1.0]]> : tensor<2x2xf32>
     %da = stablehlo.convert %a : (tensor<2x2xf32>) -> tensor<?x2xf32>
     %db = stablehlo.convert %b : (tensor<2x2xf32>) -> tensor<?x2xf32>
     %r:4 = "interpreter.run_parallel"(%da, %db) {programs = [[@g], [@g]]} : (tensor<?x2xf32>, tensor<?x2xf32>) -> (tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>, tensor<?x2xf32>)
-    check.expect_almost_eq_const %r#0, dense<[[1.0, -7.0], [7.0, -3.0], [4.0, 4.0], [-7.0, -3.0]]> : tensor<4x2xf32>
-    check.expect_almost_eq_const %r#2, dense<[[1.0, -7.0], [7.0, -3.0], [4.0, 4.0], [-7.0, -3.0]]> : tensor<4x2xf32>
-    check.expect_almost_eq_const %r#1, dense<[[2.0, -14.0], [14.0, -6.0]]> : tensor<2x2xf32>
-    check.expect_almost_eq_const %r#3, dense<[[8.0, 8.0], [-14.0, -6.0]]> : tensor<2x2xf32>
+    check.expect_almost_eq_const %r#0, dense<[[-8.0, -7.0], [0.0, 1.0], [-7.0, -6.0], [-1.0, -1.0]]> : tensor<4x2xf32>
+    check.expect_almost_eq_const %r#2, dense<[[-8.0, -7.0], [0.0, 1.0], [-7.0, -6.0], [-1.0, -1.0]]> : tensor<4x2xf32>
+    check.expect_almost_eq_const %r#1, dense<[[-16.0, -14.0], [0.0, 2.0]]> : tensor<2x2xf32>
+    check.expect_almost_eq_const %r#3, dense<[[-14.0, -12.0], [-2.0, -2.0]]> : tensor<2x2xf32>
     func.return
   }
 }

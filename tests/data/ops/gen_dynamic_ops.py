@@ -20,7 +20,12 @@ def dense(a):
     a = np.asarray(a)
     if a.size == 0:
         return "dense<>"
-    fmt = (lambda v: repr(float(v))) if a.dtype.kind == "f" else (lambda v: str(int(v)))
+    if a.dtype.kind == "f":
+        fmt = lambda v: repr(float(v))
+    elif a.dtype.kind == "b":
+        fmt = lambda v: "true" if v else "false"
+    else:
+        fmt = lambda v: str(int(v))
 
     def rec(x):
         return fmt(x) if x.ndim == 0 else "[" + ", ".join(rec(e) for e in x) + "]"
@@ -287,6 +292,25 @@ def programs():
         a = values((n,))
         p.call([a], [np.broadcast_to(a[::-1], (2, n)).copy()])
     out.append(p)
+    p = Program("while_if", [((None,), "f32"), ((), "i1")], [((None,), "f32")],
+                '  %i0 = stablehlo.constant dense<0> : tensor<i32>\n'
+                '  %r:2 = stablehlo.while(%it = %i0, %v = %a0) : tensor<i32>, tensor<?xf32>\n'
+                '    cond {\n      %n = stablehlo.constant dense<3> : tensor<i32>\n'
+                '      %c = stablehlo.compare LT, %it, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>\n'
+                '      stablehlo.return %c : tensor<i1>\n    } do {\n'
+                '      %one = stablehlo.constant dense<1> : tensor<i32>\n'
+                '      %j = stablehlo.add %it, %one : tensor<i32>\n'
+                '      %y = stablehlo.add %v, %v : tensor<?xf32>\n'
+                '      stablehlo.return %j, %y : tensor<i32>, tensor<?xf32>\n    }\n'
+                '  %s = "stablehlo.if"(%a1) ({\n    stablehlo.return %r#1 : tensor<?xf32>\n  }, {\n'
+                '    %n = stablehlo.negate %r#1 : tensor<?xf32>\n    stablehlo.return %n : tensor<?xf32>\n'
+                '  }) : (tensor<i1>) -> tensor<?xf32>\n  return %s : tensor<?xf32>',
+                "while carrying a ? tensor (doubled three times), then if choosing it or its negation")
+    for n, pred in ((3, True), (0, False), (5, False)):
+        a = values((n,))
+        p.call([a, np.array(pred)], [(8 * a if pred else -8 * a).astype(np.float32)])
+    out.append(p)
+
     p = Program("top_k", [((None, 5), "f32")], [((None, 2), "f32"), ((None, 2), "i32")],
                 '  %v, %i = "chlo.top_k"(%a0) {k = 2 : i64} : (tensor<?x5xf32>) -> (tensor<?x2xf32>, tensor<?x2xi32>)\n'
                 '  return %v, %i : tensor<?x2xf32>, tensor<?x2xi32>',

@@ -158,7 +158,7 @@ def body(q, op, result_elem=None):
 def step(q, op, a, b):
     """One quantized body step on stored integers a, b: dequantize, op, quantize."""
     x, y = q.dequantize(np.asarray(a)), q.dequantize(np.asarray(b))
-    return q.quantize({"add": x + y, "maximum": np.maximum(x, y)}[op])
+    return q.quantize({"add": x + y, "maximum": np.maximum(x, y), "multiply": x * y}[op])
 
 
 def programs():
@@ -541,6 +541,48 @@ def programs():
         "  }",
         "}"])
     out.append(Raw(text))
+
+    # map: the body's quantized multiply, per element.
+    f = Fn("map_multiply_u8", "map whose body multiplies quantized values: dequantize, multiply, quantize")
+    q = Q("u8", 0.125, 100)
+    a, b = rand_storage(q, (2, 3), 80, 120), rand_storage(q, (2, 3), 80, 120)
+    va, vb = f.quantized(q, a), f.quantized(q, b)
+    m = f.op('"stablehlo.map"(%s, %s) ({$  %s$}) {dimensions = array<i64: 0, 1>} : (%s, %s) -> %s' % (
+        va, vb, body(q, "multiply"), ttype((2, 3), q), ttype((2, 3), q), ttype((2, 3), q)))
+    f.expect_storage(m, q, q.quantize(q.dequantize(a) * q.dequantize(b)))
+    out.append(f)
+
+    # batch_norm_training: three quantized results, each quantized on its own.
+    f = Fn("batch_norm_training_i8", "batch_norm_training on quantized tensors: output, mean and variance quantized")
+    q = Q("i8", 0.25, 0)
+    qp = Q("i8", 0.125, 0)
+    x = np.array([[4, -4, 8], [12, 4, 0]], dtype=np.int8)  # per feature: mean 2, 0, 1; variance 1, 1, 1 (in q units / 4)
+    scale = np.array([8, 16, 8], dtype=np.int8)
+    offset = np.array([0, 8, -8], dtype=np.int8)
+    vx, vs, vo = f.quantized(q, x), f.quantized(qp, scale), f.quantized(qp, offset)
+    t3 = ttype((3,), qp)
+    r = f.tmp()
+    f.lines.append('  %s:3 = "stablehlo.batch_norm_training"(%s, %s, %s) {epsilon = 0.0 : f32, feature_index = 1 : i64} : '
+                   '(%s, %s, %s) -> (%s, %s, %s)' % (r, vx, vs, vo, ttype((2, 3), q), t3, t3, ttype((2, 3), q), t3, t3))
+    xd, sd, od = q.dequantize(x), qp.dequantize(scale), qp.dequantize(offset)
+    mean = xd.mean(axis=0)
+    var = ((xd - mean) ** 2).mean(axis=0)
+    f.expect_storage(r + "#0", q, q.quantize((xd - mean) / np.sqrt(var) * sd + od))
+    f.expect_storage(r + "#1", qp, qp.quantize(mean))
+    f.expect_storage(r + "#2", qp, qp.quantize(var))
+    out.append(f)
+
+    # if: branches return quantized values as they are.
+    f = Fn("if_select_branch_i8", "if returning one of two quantized tensors, untouched")
+    q = Q("i8", 0.5, 0)
+    a, b = rand_storage(q, (3,)), rand_storage(q, (3,))
+    va, vb = f.quantized(q, a), f.quantized(q, b)
+    p = f.const(np.array(False), "i1")
+    t = ttype((3,), q)
+    r = f.op('"stablehlo.if"(%s) ({$  stablehlo.return %s : %s$}, {$  stablehlo.return %s : %s$}) : (tensor<i1>) -> %s' % (
+        p, va, t, vb, t, t))
+    f.expect_storage(r, q, b)
+    out.append(f)
 
     # Ties: the zero point is added before rounding, so with an odd zero
     # point x / scale = k + 0.5 rounds to the even neighbour of k + 0.5 + zp.
