@@ -6,6 +6,7 @@
 // scalar programs must give the same stored integers either way.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -107,6 +108,39 @@ func.func @main(%a: tensor<2x3xi8>) -> tensor<2x2xi8> {
   //        (0*2 - 3*4 + 2*6) * 0.125 = 0 -> 0
   // row 1: (-5 + 12 - 35) * 0.125 = -3.5 -> -7; (-10 + 16 - 42) * 0.125 = -4.5 -> -9
   EXPECT_EQ(d.outputs[0].data, (std::vector<uint8_t>{0, 0, static_cast<uint8_t>(-7), static_cast<uint8_t>(-9)}));
+}
+
+// A per-axis quantized dimension of `?` size: a run with a size other than
+// the number of scales is refused with the reason, not read out of bounds.
+TEST(QuantizedOps, PerAxisScalesOfTheWrongCountAtRunTimeAreAnError) {
+  const char* src = R"(
+func.func @main(%a: tensor<2x?xi8>) -> tensor<2x?xf32> {
+  %q = stablehlo.bitcast_convert %a : (tensor<2x?xi8>) -> tensor<2x?x!quant.uniform<i8:f32:1, {0.5, 0.25}>>
+  %n = stablehlo.negate %q : (tensor<2x?x!quant.uniform<i8:f32:1, {0.5, 0.25}>>) -> tensor<2x?x!quant.uniform<i8:f32:1, {0.5, 0.25}>>
+  %f = stablehlo.uniform_dequantize %n : (tensor<2x?x!quant.uniform<i8:f32:1, {0.5, 0.25}>>) -> tensor<2x?xf32>
+  return %f : tensor<2x?xf32>
+})";
+  compiler::CompileOptions options;
+  options.target = "cpu";
+  auto bytes = compiler::Compile(src, "q.mlir", options, nullptr);
+  ASSERT_TRUE(bytes.ok()) << bytes.status().message();
+  auto module = vm::LoadModule(*bytes);
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  auto device = hal::CreateCpuDevice(hal::CpuModeFromEnvironment());
+  auto ctx = vm::Context::Create(*module, device.get());
+  ASSERT_TRUE(ctx.ok()) << ctx.status().message();
+  const std::vector<int8_t> good = {2, 4, -2, -4};
+  auto ok = (*ctx)->Invoke("main", {test::HostTensorOf(ElementType::kSI8, {2, 2}, good)});
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  // negate(dequantize) = -[1, 1, -1, -1]: per column scales 0.5, 0.25.
+  const std::vector<float> want = {-1.0f, -1.0f, 1.0f, 1.0f};
+  ASSERT_EQ((*ok)[0].data.size(), want.size() * 4);
+  EXPECT_EQ(std::memcmp((*ok)[0].data.data(), want.data(), want.size() * 4), 0);
+  const std::vector<int8_t> three(6, 1);
+  auto bad = (*ctx)->Invoke("main", {test::HostTensorOf(ElementType::kSI8, {2, 3}, three)});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("per-axis scales must have one entry per slice"), std::string::npos)
+      << bad.status().message();
 }
 
 }  // namespace
