@@ -188,7 +188,7 @@ Status FunctionLowering::LowerGetDimensionSize(const ir::Operation& op, const st
 
 // A static reshape is a VM view change; any other is a kernel dispatch.
 Status FunctionLowering::LowerReshape(const ir::Operation& op, const std::vector<Slot>*, ir::Location*) {
-  if (!op.result()->type.HasStaticShape() || !op.operands[0]->type.is_tensor() || op.result()->type.is_quantized())
+  if (!op.result()->type.HasStaticShape() || !op.operands[0]->type.is_tensor())
     return LowerDefault(op);
   std::vector<uint32_t> dims;
   for (int64_t d : op.result()->type.dims) dims.push_back(ConstI64(d));
