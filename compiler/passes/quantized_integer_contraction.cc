@@ -17,8 +17,8 @@ bool IsContraction(const std::string& n) {
          op_names::IsKernelOp(n, KernelId::kConvolution) || op_names::IsKernelOp(n, KernelId::kDynamicConv);
 }
 
-bool IntegerStorage(const ir::Type& t) {
-  return t.is_quantized() && IsInteger(t.element) && StorageBytes(t.element) <= 4;
+bool IntegerStorage(const ir::Type& t, size_t max_bytes) {
+  return t.is_quantized() && IsInteger(t.element) && StorageBytes(t.element) <= max_bytes;
 }
 
 // Whether the result's scales are the products of lhs and rhs scales,
@@ -42,15 +42,15 @@ bool ExactScales(const ir::Type& l, const ir::Type& r, const ir::Type& rt) {
   return true;
 }
 
-// A rank-0 i32 constant.
-ir::Value* I32(IrBuilder& b, int64_t v) {
+// A rank-0 f64 constant holding integer `v`.
+ir::Value* F64(IrBuilder& b, int64_t v) {
   ir::Attribute a;
   a.kind = ir::Attribute::Kind::kDense;
-  a.type = ir::Type::Tensor(ElementType::kSI32, {});
-  const int32_t x = static_cast<int32_t>(v);
-  a.dense_bytes.resize(4);
-  std::memcpy(a.dense_bytes.data(), &x, 4);
-  ir::Value* c = b.Op(ScalarOpName(ScalarOp::kConstant), {}, ir::Type::Tensor(ElementType::kSI32, {}));
+  a.type = ir::Type::Tensor(ElementType::kF64, {});
+  const double x = static_cast<double>(v);
+  a.dense_bytes.resize(8);
+  std::memcpy(a.dense_bytes.data(), &x, 8);
+  ir::Value* c = b.Op(ScalarOpName(ScalarOp::kConstant), {}, ir::Type::Tensor(ElementType::kF64, {}));
   c->def->attrs.emplace_back("value", std::move(a));
   return c;
 }
@@ -61,18 +61,20 @@ size_t RewriteIntegerContraction(ir::Block* block, size_t at) {
   ir::Operation& op = *block->ops[at];
   if (!IsContraction(op.name) || op.operands.size() < 2 || op.results.size() != 1) return 0;
   const ir::Type l = op.operands[0]->type, r = op.operands[1]->type, rt = op.result()->type;
-  if (!IntegerStorage(l) || !IntegerStorage(r) || !IntegerStorage(rt) || !ExactScales(l, r, rt)) return 0;
+  // Operands of at most 16 bits: each product is below 2^32, so f64 sums
+  // them exactly up to 2^21 terms.
+  if (!IntegerStorage(l, 2) || !IntegerStorage(r, 2) || !IntegerStorage(rt, 4) || !ExactScales(l, r, rt)) return 0;
   std::vector<std::unique_ptr<ir::Operation>> before;
   IrBuilder b(op, block, &before);
   const std::string bitcast(KernelName(KernelId::kBitcastConvert));
   const std::string convert(ScalarOpName(ScalarOp::kConvert));
   auto widen = [&](ir::Value* v) {
     ir::Value* stored = b.Op(bitcast, {v}, ir::Type::Tensor(v->type.element, v->type.dims));
-    return b.Op(convert, {stored}, ir::Type::Tensor(ElementType::kSI32, v->type.dims));
+    return b.Op(convert, {stored}, ir::Type::Tensor(ElementType::kF64, v->type.dims));
   };
   ir::Value* lhs = widen(op.operands[0]);
   if (const int64_t zp = l.quant->zero_points[0]; zp != 0) {
-    ir::Value* z = I32(b, zp);
+    ir::Value* z = F64(b, zp);
     // Of static shape, broadcast (fusion reads it back as one constant);
     // of dynamic shape, rank 0, which the elementwise kernels broadcast.
     if (l.HasStaticShape()) z = b.Broadcast(z, {}, l.dims);
@@ -80,19 +82,19 @@ size_t RewriteIntegerContraction(ir::Block* block, size_t at) {
   }
   op.operands[0] = lhs;
   op.operands[1] = widen(op.operands[1]);
-  // The op now sums in i32; the quantized result value moves to the last op.
+  // The op now sums in f64; the quantized result value moves to the last op.
   auto acc = std::make_unique<ir::Value>();
-  acc->type = ir::Type::Tensor(ElementType::kSI32, rt.dims);
+  acc->type = ir::Type::Tensor(ElementType::kF64, rt.dims);
   acc->def = &op;
   std::unique_ptr<ir::Value> result = std::move(op.results[0]);
   op.results[0] = std::move(acc);
   std::vector<std::unique_ptr<ir::Operation>> after;
   IrBuilder a(op, block, &after);
   ir::Value* v = op.result();
-  const int64_t lo = rt.quant->storage_min, hi = rt.quant->storage_max;
-  if (lo > INT32_MIN || hi < INT32_MAX)
-    v = a.Op(ScalarOpName(ScalarOp::kClamp), {I32(a, lo), v, I32(a, hi)}, v->type);  // rank-0 bounds, as the spec allows
-  if (rt.element != ElementType::kSI32) v = a.Op(convert, {v}, ir::Type::Tensor(rt.element, rt.dims));
+  // The spec's quantize clamps to the storage range (rank-0 bounds, as
+  // clamp allows); the clamped sum is an integer the storage type holds.
+  v = a.Op(ScalarOpName(ScalarOp::kClamp), {F64(a, rt.quant->storage_min), v, F64(a, rt.quant->storage_max)}, v->type);
+  v = a.Op(convert, {v}, ir::Type::Tensor(rt.element, rt.dims));
   auto back = std::make_unique<ir::Operation>();
   back->name = bitcast;
   back->loc = op.loc;

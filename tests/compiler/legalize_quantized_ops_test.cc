@@ -71,8 +71,9 @@ func.func @main(%a: tensor<2x3x!quant.uniform<i8:f32, 0.5:1>>, %b: tensor<3x2x!q
   ASSERT_NE(m, nullptr);
   const ir::Function& f = *m->functions[0];
   const auto names = OpNames(f);
-  // No dequantize or quantize: bitcasts, widening converts, the lhs zero
-  // point subtracted, the dot on i32, a bitcast back (full i32 range: no clamp).
+  // No dequantize or quantize: bitcasts, converts to f64 (exact for these
+  // integers), the lhs zero point subtracted, the dot on f64, the sum
+  // clamped to i32's range, converted and bitcast back.
   for (const auto& n : names) {
     EXPECT_NE(n, "stablehlo.uniform_dequantize");
     EXPECT_NE(n, "stablehlo.uniform_quantize");
@@ -81,10 +82,15 @@ func.func @main(%a: tensor<2x3x!quant.uniform<i8:f32, 0.5:1>>, %b: tensor<3x2x!q
   size_t dot = 0;
   while (dot < ops.size() && ops[dot]->name != "stablehlo.dot_general") ++dot;
   ASSERT_LT(dot, ops.size());
-  EXPECT_EQ(ops[dot]->result()->type.ToString(), "tensor<2x2xi32>");
+  EXPECT_EQ(ops[dot]->result()->type.ToString(), "tensor<2x2xf64>");
   EXPECT_EQ(ops[dot]->operands[0]->def->name, "stablehlo.subtract");
-  EXPECT_EQ(ops[dot + 1]->name, "stablehlo.bitcast_convert");
-  EXPECT_EQ(ops.back()->operands[0], ops[dot + 1]->result());
+  ASSERT_LT(dot + 5, ops.size());
+  EXPECT_EQ(ops[dot + 3]->name, "stablehlo.clamp");  // after its two bounds
+  EXPECT_EQ(ops[dot + 3]->operands[1], ops[dot]->result());
+  EXPECT_EQ(ops[dot + 4]->name, "stablehlo.convert");
+  EXPECT_EQ(ops[dot + 4]->result()->type.ToString(), "tensor<2x2xi32>");
+  EXPECT_EQ(ops[dot + 5]->name, "stablehlo.bitcast_convert");
+  EXPECT_EQ(ops.back()->operands[0], ops[dot + 5]->result());
 }
 
 TEST(LegalizeQuantizedOps, ScalesOtherThanTheProductKeepTheDequantizedForm) {
