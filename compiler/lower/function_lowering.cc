@@ -153,7 +153,7 @@ Status FunctionLowering::EmitAlloc(const ir::Value* v, uint32_t reg, const ir::O
       dims.push_back(ConstI64(t.dims[d]));
       continue;
     }
-    KILN_ASSIGN_OR_RETURN(uint32_t reg_d, DynamicResultDim(op, d, inputs));
+    KILN_ASSIGN_OR_RETURN(uint32_t reg_d, DynamicResultDim(op, d, inputs, v->def == &op ? v->index : 0));
     dims.push_back(reg_d);
   }
   body_.Emit(Opcode::kAlloc, reg, static_cast<uint32_t>(t.element), dims);

@@ -166,8 +166,9 @@ class FunctionLowering {
   // ceil((limit - start) / stride) per dimension of real_dynamic_slice, as an
   // elementwise program on the device over its three index tensors.
   StatusOr<uint32_t> SliceSizes(const ir::Operation& op);
+  // Dimension d of result `result_index` of `op`, at run time.
   StatusOr<uint32_t> DynamicResultDim(const ir::Operation& op, int64_t d,
-                                      const std::vector<const ir::Value*>* inputs);
+                                      const std::vector<const ir::Value*>* inputs, int result_index = 0);
 
   // --- test dialects and custom_call (lower_checks.cc) ---
   Status LowerCustomCallOp(const ir::Operation& op, const std::vector<Slot>* yield, ir::Location* error_loc);

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "compiler/lower/kernel_params.h"
+#include "compiler/lower/quantized_scalar.h"
 #include "compiler/op_names.h"
 #include "kernels/scalar/scalar.h"
 
@@ -118,7 +119,9 @@ StatusOr<ScalarProgram> RegionToScalarProgram(const ir::Region& region, bool lan
   ScalarProgram p;
   std::map<const ir::Value*, uint16_t> index;
   for (const auto& arg : block.args) {
-    if (!arg->type.is_tensor() || (arg->type.rank() != 0 && !lanewise) || arg->type.is_quantized())
+    // A quantized argument is its storage integer; the body's quantized ops
+    // dequantize it (compiler/lower/quantized_scalar.h).
+    if (!arg->type.is_tensor() || (arg->type.rank() != 0 && !lanewise) || (arg->type.is_quantized() && lanewise))
       return Unimplemented("region argument of type " + arg->type.ToString() + " (scalar programs take rank-0 tensors)");
     index[arg.get()] = static_cast<uint16_t>(p.param_types.size());
     p.param_types.push_back(arg->type.element);
@@ -158,6 +161,13 @@ StatusOr<ScalarProgram> RegionToScalarProgram(const ir::Region& region, bool lan
         auto it = index.find(v);
         if (it == index.end()) return Unsupported(op, "in a region body uses a value from outside the region");
         operands.push_back(it->second);
+      }
+      const bool quantized = op.result()->type.is_quantized() ||
+                             std::any_of(op.operands.begin(), op.operands.end(),
+                                         [](const ir::Value* v) { return v->type.is_quantized(); });
+      if (quantized && !op_names::IsScalarOp(op.name, ScalarOp::kBitcastConvert)) {
+        KILN_ASSIGN_OR_RETURN(index[op.result()], AppendQuantizedOp(&p, op, operands));
+        continue;
       }
       KILN_ASSIGN_OR_RETURN(in, ScalarInstrForOp(op, operands));
     }

@@ -64,9 +64,13 @@ StatusOr<CollectiveLowering> DescribeCollective(const ir::Operation& op) {
   d.split_dimension = IntAttr(op, "split_dimension");
   d.concat_dimension = IntAttr(op, "concat_dimension");
   d.split_count = IntAttr(op, "split_count");
+  // Per-tensor quantized values travel as their storage integers; a
+  // reduction body dequantizes, computes and quantizes per step
+  // (compiler/lower/quantized_scalar.h). The spec defines collectives on
+  // per-tensor quantized tensors only.
   for (const auto* v : op.operands)
-    if (v->type.is_quantized())
-      return Unimplemented(op.name + " on quantized operands (" + v->type.ToString() + ") is not supported yet");
+    if (v->type.is_quantized() && (v->type.quant->quantized_dimension >= 0 || v->type.quant->scales.size() != 1))
+      return Unimplemented(op.name + " on per-axis quantized operands (" + v->type.ToString() + ") is not supported");
     else if (v->type.is_tuple())
       return Unimplemented(op.name + " on tuple operands is not supported");
 

@@ -11,6 +11,7 @@
 #include "compiler/lower/function_lowering.h"
 #include "compiler/lower/kernel_params.h"
 #include "compiler/op_names.h"
+#include "compiler/quantized_ops.h"
 #include "kernels/scalar/scalar.h"
 
 namespace kiln::compiler {
@@ -187,7 +188,7 @@ Status FunctionLowering::LowerGetDimensionSize(const ir::Operation& op, const st
 
 // A static reshape is a VM view change; any other is a kernel dispatch.
 Status FunctionLowering::LowerReshape(const ir::Operation& op, const std::vector<Slot>*, ir::Location*) {
-  if (!op.result()->type.HasStaticShape() || !op.operands[0]->type.is_tensor() || op.result()->type.is_quantized())
+  if (!op.result()->type.HasStaticShape() || !op.operands[0]->type.is_tensor())
     return LowerDefault(op);
   std::vector<uint32_t> dims;
   for (int64_t d : op.result()->type.dims) dims.push_back(ConstI64(d));
@@ -274,9 +275,13 @@ Status FunctionLowering::LowerDefault(const ir::Operation& op) {
       (op.result()->type.is_quantized() ||
        std::any_of(op.operands.begin(), op.operands.end(), [](const ir::Value* v) { return v->type.is_quantized(); })))
     return LowerQuantizedElementwise(op);
-  // Only the quantize ops themselves take or make quantized values.
-  const bool quantize = op_names::IsKernelOp(n, KernelId::kUniformQuantize),
-             dequantize = op_names::IsKernelOp(n, KernelId::kUniformDequantize);
+  // Besides the quantize ops, only the ops that move stored values or apply a
+  // region body to them run on quantized values (compiler/quantized_ops.h);
+  // the quantized legalization has rewritten the others.
+  const QuantizedForm form = QuantizedFormOf(n);
+  const bool storage = form == QuantizedForm::kStorage || form == QuantizedForm::kRegionBody;
+  const bool quantize = storage || op_names::IsKernelOp(n, KernelId::kUniformQuantize),
+             dequantize = storage || op_names::IsKernelOp(n, KernelId::kUniformDequantize);
   for (const auto* v : op.operands)
     if (v->type.is_quantized() && !dequantize && !quantize)
       return Unimplemented(n + " on quantized operands (" + v->type.ToString() + ") is not supported yet");

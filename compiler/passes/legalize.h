@@ -20,6 +20,17 @@ Status LegalizeChloBroadcast(ir::Module* module, const ErrorFormatter& format_er
 // the list). Runs after the verifier, which checks the deprecated forms.
 Status LegalizeDeprecatedOps(ir::Module* module);
 
+// Always run (compiler/passes/legalize_quantized_ops.cc): each op the spec
+// defines on quantized tensors by dequantize_op_quantize that no kernel runs
+// on quantized values (dot_general, convolution, batch_norm_*, iota, ...,
+// and elementwise ops on per-axis values) becomes uniform_dequantize of its
+// quantized operands, the op on the expressed type, and uniform_quantize of
+// its quantized results. Ops that move stored values or apply a region body
+// keep their quantized operands (compiler/quantized_ops.h), requantized
+// where a reduction body is wider; a dot_general or convolution into its
+// accumulation type computes in integers (docs/quantization.md).
+Status LegalizeQuantizedOps(ir::Module* module);
+
 // Run when fusion is on: its output is meant to fuse back into one dispatch
 // (compiler/passes/legalize_quantized.cc); unfused, lowering builds the same
 // program from the quantized op itself (compiler/lower/lower_quantized.cc).
@@ -27,8 +38,8 @@ Status LegalizeDeprecatedOps(ir::Module* module);
 // quantized operands have the result's shape becomes: per quantized operand,
 // bitcast_convert to the storage type, convert to the expressed type,
 // subtract the zero point, multiply by the scale; the op in the expressed
-// type; for a quantized result, divide by the scale, round_nearest_even, add
-// the zero point, clamp to the storage range, convert to the storage type and
+// type; for a quantized result, divide by the scale, add the zero point,
+// clamp to the storage range, round_nearest_even, convert to the storage type and
 // bitcast_convert to the quantized type. Other ops are left unchanged.
 Status LegalizeQuantized(ir::Module* module, const ErrorFormatter& format_error);
 

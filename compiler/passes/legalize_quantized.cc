@@ -87,12 +87,13 @@ size_t Rewrite(ir::Block* block, size_t at) {
     ir::Value* y = r.get();
     plain->results.push_back(std::move(r));
     inserted.push_back(std::move(plain));
+    // The spec's quantize: divide, add the zero point, clamp, round.
     ir::Value* v = b.Scalar2(ScalarOp::kDivide, y, b.Splat(e, rt.dims, q.scales[0]));
-    v = b.Scalar1(ScalarOp::kRoundNearestEven, v);
     v = b.Scalar2(ScalarOp::kAdd, v, b.Splat(e, rt.dims, static_cast<double>(q.zero_points[0])));
     ir::Value* lo = b.Splat(e, rt.dims, static_cast<double>(q.storage_min));
     ir::Value* hi = b.Splat(e, rt.dims, static_cast<double>(q.storage_max));
     v = b.Op(ScalarOpName(ScalarOp::kClamp), {lo, v, hi}, v->type);
+    v = b.Scalar1(ScalarOp::kRoundNearestEven, v);
     ir::Value* stored = b.Op(ScalarOpName(ScalarOp::kConvert), {v}, Plain(rt, rt.element));
     // The last op takes over the original result value (and its uses).
     auto back = std::make_unique<ir::Operation>();

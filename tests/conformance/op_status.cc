@@ -9,7 +9,7 @@ namespace {
 
 // The element-type family an op instance runs on: that of its first tensor
 // operand (else its first result), e.g. compare of f32 is "float".
-std::string Family(const ir::Operation& op) {
+std::string ElementFamily(const ir::Operation& op) {
   const ir::Type* t = nullptr;
   for (const auto* v : op.operands)
     if (v->type.is_tensor()) { t = &v->type; break; }
@@ -28,6 +28,16 @@ std::string Family(const ir::Operation& op) {
   if (e == ElementType::kF64) return "f64";
   if (IsFloat(e)) return "f8/f6/f4";
   return "other";
+}
+
+// The family, with ", dynamic" when an operand or result has a `?`
+// dimension (its shape is known only at run time).
+std::string Family(const ir::Operation& op) {
+  auto dynamic = [](const ir::Type& t) { return t.is_tensor() && !t.HasStaticShape(); };
+  bool any = false;
+  for (const auto* v : op.operands) any |= dynamic(v->type);
+  for (const auto& r : op.results) any |= dynamic(r->type);
+  return ElementFamily(op) + (any ? ", dynamic" : "");
 }
 
 bool Counted(const std::string& name) {

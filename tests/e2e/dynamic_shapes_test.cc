@@ -5,81 +5,27 @@
 // the result shapes against the spec's shape inference.
 #include <gtest/gtest.h>
 
-#include <cstring>
-#include <functional>
-#include <map>
-#include <random>
-#include <regex>
 #include <string>
 #include <vector>
 
-#include "compiler/compile.h"
-#include "hal/cpu/cpu_device.h"
-#include "tests/support/host_tensor_util.h"
-#include "vm/context.h"
+#include "tests/support/dynamic_shapes.h"
 
 namespace kiln {
 namespace {
 
-using Dims = std::map<std::string, int64_t>;
-
-// `$N` in a type is a dimension: `?` in the dynamic program, its size in the
-// static one.
-std::string Instantiate(const std::string& tmpl, const Dims* dims) {
-  std::string out;
-  for (size_t i = 0; i < tmpl.size(); ++i) {
-    if (tmpl[i] != '$') {
-      out += tmpl[i];
-      continue;
-    }
-    std::string name(1, tmpl[++i]);
-    out += dims ? std::to_string(dims->at(name)) : "?";
-  }
-  return out;
-}
-
-StatusOr<std::vector<vm::HostTensor>> CompileAndRun(const std::string& text, const std::vector<vm::HostTensor>& in) {
-  compiler::CompileOptions options;
-  options.target = "cpu";
-  auto bytes = compiler::Compile(text, "dynamic.mlir", options, nullptr);
-  if (!bytes.ok()) return bytes.status();
-  auto module = vm::LoadModule(*bytes);
-  if (!module.ok()) return module.status();
-  auto device = hal::CreateCpuDevice(hal::CpuModeFromEnvironment());
-  auto ctx = vm::Context::Create(*module, device.get());
-  if (!ctx.ok()) return ctx.status();
-  return (*ctx)->Invoke("main", in);
-}
+using test::CompileAndRun;
+using test::Dims;
+using test::Instantiate;
 
 vm::HostTensor Random(ElementType type, std::vector<int64_t> dims, uint32_t seed) {
-  vm::HostTensor t;
-  t.type = type;
-  t.dims = std::move(dims);
-  std::mt19937 rng(seed);
-  int64_t n = t.NumElements();
-  t.data.resize(n * StorageBytes(type));
-  for (int64_t i = 0; i < n; ++i) {
-    if (type == ElementType::kF32) {
-      float v = static_cast<float>(static_cast<int>(rng() % 17) - 8) / 4.0f;
-      std::memcpy(t.data.data() + i * 4, &v, 4);
-    } else {
-      int32_t v = static_cast<int32_t>(rng() % 201) - 100;
-      std::memcpy(t.data.data() + i * 4, &v, 4);
-    }
-  }
-  return t;
+  return test::RandomTensor(type, std::move(dims), seed);
 }
 
 vm::HostTensor I64s(const std::vector<int64_t>& values) {
-  return test::HostTensorOf(ElementType::kSI64, {static_cast<int64_t>(values.size())}, values);
+  return test::I64s({static_cast<int64_t>(values.size())}, values);
 }
 
-struct Case {
-  const char* name;
-  const char* program;  // @main, with $X dimensions
-  std::vector<Dims> shapes;
-  std::function<std::vector<vm::HostTensor>(const Dims&)> inputs;
-};
+using Case = test::DynamicCase;
 
 std::vector<Case> Cases() {
   auto f32 = [](std::vector<int64_t> d, uint32_t s) { return Random(ElementType::kF32, std::move(d), s); };
@@ -198,36 +144,7 @@ std::vector<Case> Cases() {
 
 class DynamicShapes : public ::testing::TestWithParam<size_t> {};
 
-TEST_P(DynamicShapes, CompilesOnceAndMatchesStaticOnEveryShape) {
-  const Case c = Cases()[GetParam()];
-  compiler::CompileOptions options;
-  options.target = "cpu";
-  std::string dynamic_text = Instantiate(c.program, nullptr);
-  auto bytes = compiler::Compile(dynamic_text, "dynamic.mlir", options, nullptr);
-  ASSERT_TRUE(bytes.ok()) << bytes.status().message();
-  auto module = vm::LoadModule(*bytes);
-  ASSERT_TRUE(module.ok()) << module.status().message();
-  auto device = hal::CreateCpuDevice(hal::CpuModeFromEnvironment());
-  auto ctx = vm::Context::Create(*module, device.get());
-  ASSERT_TRUE(ctx.ok()) << ctx.status().message();
-  bool saw_empty = false;
-  for (const Dims& dims : c.shapes) {
-    auto inputs = c.inputs(dims);
-    for (const auto& t : inputs) saw_empty |= t.NumElements() == 0;
-    auto got = (*ctx)->Invoke("main", inputs);
-    ASSERT_TRUE(got.ok()) << c.name << ": " << got.status().message();
-    auto want = CompileAndRun(Instantiate(c.program, &dims), inputs);
-    ASSERT_TRUE(want.ok()) << c.name << " (static): " << want.status().message();
-    ASSERT_EQ(got->size(), want->size());
-    for (size_t i = 0; i < got->size(); ++i) {
-      EXPECT_EQ((*got)[i].type, (*want)[i].type);
-      EXPECT_EQ((*got)[i].dims, (*want)[i].dims) << c.name;
-      EXPECT_EQ((*got)[i].data, (*want)[i].data) << c.name << " result " << i;
-      saw_empty |= (*got)[i].NumElements() == 0;
-    }
-  }
-  EXPECT_TRUE(saw_empty) << c.name << ": no zero-sized tensor among its shapes";
-}
+TEST_P(DynamicShapes, CompilesOnceAndMatchesStaticOnEveryShape) { test::CheckDynamicCase(Cases()[GetParam()]); }
 
 INSTANTIATE_TEST_SUITE_P(Functions, DynamicShapes, ::testing::Range<size_t>(0, Cases().size()),
                          [](const auto& info) { return std::string(Cases()[info.param].name); });

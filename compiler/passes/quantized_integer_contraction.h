@@ -1,0 +1,24 @@
+// Part of the quantized legalization (compiler/passes/legalize_quantized_ops.cc):
+// a dot_general, dot or convolution on quantized lhs and rhs whose result's
+// scale is exactly lhs scale * rhs scale (per output channel) with zero
+// points 0 — the i32 accumulation type quantized programs use — computes the
+// exact integer sum: the stored values (of at most 16 bits) less the lhs
+// zero point, the op on f64 (every product and partial sum an integer f64
+// holds exactly, up to 2^21 terms, and the CPU's fast f64 GEMM and
+// convolution run it), the sum clamped to the result's storage range. That
+// is the spec's dequantize_op_quantize evaluated without rounding, where the
+// expressed type's arithmetic would round once the partial sums pass 2^24
+// (f32). Other quantized contractions keep the dequantize -> op -> quantize
+// form.
+#pragma once
+#include <cstddef>
+
+#include "compiler/ir.h"
+
+namespace kiln::compiler {
+
+// Rewrites `block->ops[at]` if it qualifies; returns how many ops now stand
+// in its place, or 0 when it left the op alone.
+size_t RewriteIntegerContraction(ir::Block* block, size_t at);
+
+}  // namespace kiln::compiler
