@@ -32,8 +32,8 @@ problems=()
 FUZZERS=(module_loader_fuzzer parameters_fuzzer input_fuzzer)
 cmake --build "$BUILD_DIR" -j"$JOBS" --target module_loader_fuzzer parameters_fuzzer input_fuzzer
 # The parser fuzzer and kiln-compile need the compiler library.
-if cmake --build "$BUILD_DIR" -j"$JOBS" --target parser_fuzzer kiln-compile >"$BUILD_DIR/compiler-build.log" 2>&1; then
-  FUZZERS=(module_loader_fuzzer parameters_fuzzer parser_fuzzer input_fuzzer)
+if cmake --build "$BUILD_DIR" -j"$JOBS" --target parser_fuzzer bytecode_fuzzer kiln-compile >"$BUILD_DIR/compiler-build.log" 2>&1; then
+  FUZZERS=(module_loader_fuzzer parameters_fuzzer parser_fuzzer bytecode_fuzzer input_fuzzer)
 else
   echo "fuzz_smoke: the compiler does not build with clang; parser_fuzzer NOT BUILT:" >&2
   grep -m3 -E 'error:' "$BUILD_DIR/compiler-build.log" >&2 || tail -5 "$BUILD_DIR/compiler-build.log" >&2
@@ -52,6 +52,9 @@ if [ -z "$KC" ]; then
 fi
 python3 tests/fuzz/make_seeds.py --kiln-compile "$KC" \
   --conformance ../shared/conformance/stablehlo-interpret --out "$BUILD_DIR/fuzz-seeds"
+# The bytecode reader starts from the StableHLO portable artifacts.
+mkdir -p "$BUILD_DIR/fuzz-seeds/bytecode"
+cp ../shared/conformance/vhlo/*.mlir.bc "$BUILD_DIR/fuzz-seeds/bytecode/" 2>/dev/null || true
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:symbolize=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:suppressions=$PWD/tests/fuzz/ubsan_known_issues.supp
