@@ -119,6 +119,8 @@ std::string TypeText(AttrTypeTable& t, uint64_t index) {
     }
     case TypeInfo::Kind::kNone:
       return "none";
+    case TypeInfo::Kind::kFuture:
+      return "!stablehlo.future<" + List(t, ty.elements) + ">";
     case TypeInfo::Kind::kQuant:
     case TypeInfo::Kind::kOther:
       return ty.text;

@@ -25,6 +25,7 @@ struct TypeInfo {
     kTuple,     // elements
     kToken,
     kFunction,  // elements = inputs, results
+    kFuture,    // elements: !stablehlo.future<...> of async_start
     kNone,
     kQuant,     // text holds the !quant.uniform<...> spelling; element = storage
     kOther,     // text holds the spelling (buffers, witness, asm fallback)
@@ -61,6 +62,9 @@ struct AttrInfo {
     kLocation,
     kText,       // assembly-format fallback: str
     kDenseArray, // type (element), i = size, data
+    kSubAxisInfo,  // ints = {pre_size, size}
+    kAxisRef,      // elements = {name, sub_axis_info?}
+    kMeshAxes,     // elements = {mesh, axes}
   };
   Kind kind = Kind::kUnit;
   bool b = false;

@@ -16,6 +16,9 @@ enum VhloAttr : uint64_t {
   kOutputOperandAliasV1 = 10, kPrecisionV1 = 11, kRngAlgorithmV1 = 12, kRngDistributionV1 = 13,
   kStringV1 = 14, kTensorV1 = 15, kTransposeV1 = 16, kTypeV1 = 17, kTypeExtensionsV1 = 18,
   kResultAccuracyModeV1 = 19, kResultAccuracyV1 = 20,
+  // Codes newer than VhloBytecode.cpp's listing read from artifacts of 1.18
+  // on: Shardy-style replica groups (mesh name plus axes).
+  kSubAxisInfoV1 = 21, kAxisRefV1 = 22, kReplicaGroupMeshAxesV1 = 23,
 };
 
 // VhloEnums.td: the values of each enum in order.
@@ -118,6 +121,7 @@ enum VhloType : uint64_t {
   kComplexV1 = 1, kFunctionV1 = 8, kRankedTensorV1 = 20, kRankedTensorV1WithEncoding = 21, kTokenV1 = 22,
   kTupleV1 = 23, kUniformQuantizedV1 = 24, kUnrankedTensorV1 = 25, kWitnessV1 = 26,
   kUniformQuantizedPerAxisV1 = 30, kNoneV1 = 33, kRankedBufferV1 = 41,
+  kFutureV1 = 42,  // async_start's !stablehlo.future<types...> (1.15 on)
 };
 
 std::vector<uint64_t> TypeList(AttrTypeTable& t, Cursor& c) {
@@ -225,6 +229,24 @@ void DecodeVhloAttr(AttrTypeTable& t, Cursor& c, AttrInfo* a) {
       a->i = c.SignedVarInt();
       a->elements.push_back(t.ReadAttrIndex(c));
       return;
+    case kSubAxisInfoV1:
+      a->kind = K::kSubAxisInfo;
+      a->ints.push_back(c.SignedVarInt());
+      a->ints.push_back(c.SignedVarInt());
+      return;
+    case kAxisRefV1: {
+      a->kind = K::kAxisRef;
+      a->elements.push_back(t.ReadAttrIndex(c));
+      uint64_t n = c.Count("sub-axis");  // the optional sub-axis info: none or one
+      if (n > 1) Fail(at, "an axis reference has at most one sub-axis info");
+      if (n) a->elements.push_back(t.ReadAttrIndex(c));
+      return;
+    }
+    case kReplicaGroupMeshAxesV1:
+      a->kind = K::kMeshAxes;
+      a->elements.push_back(t.ReadAttrIndex(c));
+      a->elements.push_back(t.ReadAttrIndex(c));
+      return;
     default:
       Fail(at, "unknown VHLO attribute code " + std::to_string(code) +
                    " (written by a newer StableHLO than Kiln knows?)");
@@ -267,6 +289,7 @@ void DecodeVhloType(AttrTypeTable& t, Cursor& c, TypeInfo* ty) {
     case kUnrankedTensorV1: ty->kind = K::kUnranked; ty->element = t.ReadTypeIndex(c); return;
     case kWitnessV1: ty->kind = K::kOther; ty->text = "!shape.witness"; return;
     case kNoneV1: ty->kind = K::kNone; return;
+    case kFutureV1: ty->kind = K::kFuture; ty->elements = TypeList(t, c); return;
     case kUniformQuantizedV1: {
       uint64_t flags = c.VarInt();
       uint64_t storage = t.ReadTypeIndex(c);

@@ -3,6 +3,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <map>
 #include <set>
 
@@ -123,11 +124,227 @@ bool IsIntArrayAttr(const std::string& name) {
   return names.count(name) > 0;
 }
 
-void ConvertVhloAttrs(const std::string& op, const std::string&,
-                      const std::vector<std::pair<std::string, const AttrInfo*>>& attrs, size_t,
+namespace {
+
+using Named = std::vector<std::pair<std::string, const AttrInfo*>>;
+
+const AttrInfo* Find(const Named& attrs, const char* name) {
+  for (auto& [n, a] : attrs)
+    if (n == name) return a;
+  return nullptr;
+}
+
+bool IsBool(const AttrInfo* a, bool v) { return a && a->kind == AttrInfo::Kind::kBool && a->b == v; }
+bool IsInt(const AttrInfo* a, int64_t v) { return a && a->kind == AttrInfo::Kind::kInt && a->i == v; }
+bool IsEmptyArray(const AttrInfo* a) { return a && a->kind == AttrInfo::Kind::kArray && a->elements.empty(); }
+bool IsEmptyString(const AttrInfo* a) { return a && a->kind == AttrInfo::Kind::kString && a->str.empty(); }
+bool IsEmptyTensor(const AttrInfo* a) { return a && a->kind == AttrInfo::Kind::kTensor && a->data.size == 0; }
+bool IsEmptyDict(const AttrInfo* a) { return a && a->kind == AttrInfo::Kind::kDict && a->pairs.empty(); }
+bool IsEnum(const AttrInfo* a, const char* v) { return a && a->kind == AttrInfo::Kind::kEnum && a->str == v; }
+bool IsNoneType(AttrTypeTable& t, const AttrInfo* a) {
+  return a && a->kind == AttrInfo::Kind::kType && t.Type(a->type, 0).kind == TypeInfo::Kind::kNone;
+}
+
+// Every element of an int64 (or i1) tensor equals `v`; an empty tensor too.
+bool IsSplatTensor(AttrTypeTable& t, const AttrInfo* a, int64_t v) {
+  if (!a || a->kind != AttrInfo::Kind::kTensor) return false;
+  const TypeInfo& ty = t.Type(a->type, a->data.offset);
+  if (ty.kind != TypeInfo::Kind::kTensor) return false;
+  const TypeInfo& el = t.Type(ty.element, a->data.offset);
+  if (el.kind != TypeInfo::Kind::kInt) return false;
+  size_t w = el.bits == 1 ? 1 : static_cast<size_t>(el.bits) / 8;
+  if (w == 0 || a->data.size % w) return false;
+  for (size_t k = 0; k < a->data.size; k += w) {
+    int64_t x = 0;
+    memcpy(&x, a->data.data + k, w);
+    if (el.bits == 1) x = x != 0;
+    if (x != v) return false;
+  }
+  return true;
+}
+
+bool IsSplatArrayOfEnum(const AttrTypeTable& t, const AttrInfo* a, const char* v) {
+  if (!a || a->kind != AttrInfo::Kind::kArray) return false;
+  for (uint64_t e : a->elements) {
+    const AttrInfo& x = const_cast<AttrTypeTable&>(t).Attr(e, 0);
+    if (!IsEnum(&x, v)) return false;
+  }
+  return true;
+}
+
+// The ints of a 1-D integer tensor attribute, as "[a, b]".
+std::string IntList(AttrTypeTable& t, const AttrInfo* a, size_t at) {
+  if (!a || a->kind != AttrInfo::Kind::kTensor) Fail(at, "expected a dimension list");
+  const TypeInfo& ty = t.Type(a->type, at);
+  const TypeInfo& el = t.Type(ty.element, at);
+  if (ty.kind != TypeInfo::Kind::kTensor || el.kind != TypeInfo::Kind::kInt || el.bits != 64)
+    Fail(at, "a dimension list must be a tensor of i64");
+  if (a->data.size % 8) Fail(at, "a dimension list has a partial element");
+  std::string s = "[";
+  for (size_t k = 0; k < a->data.size; k += 8) {
+    int64_t x;
+    memcpy(&x, a->data.data + k, 8);
+    s += (k ? ", " : "") + std::to_string(x);
+  }
+  return s + "]";
+}
+
+int64_t Int(const AttrInfo* a, size_t at, const char* what) {
+  if (!a || a->kind != AttrInfo::Kind::kInt) Fail(at, std::string("expected an integer ") + what);
+  return a->i;
+}
+
+}  // namespace
+
+void ConvertVhloAttrs(const std::string& op, const std::string&, const Named& attrs, size_t at,
                       const RenderFn& render, std::vector<std::pair<std::string, std::string>>* out,
-                      AttrTypeTable&) {
-  for (auto& [n, a] : attrs) out->emplace_back(n, render(n, *a));
+                      AttrTypeTable& t) {
+  std::set<std::string> drop;
+  auto has = [&](const char* n) { return Find(attrs, n) != nullptr; };
+  auto list = [&](const char* n) { return std::string(n) + " = " + IntList(t, Find(attrs, n), at); };
+  auto list_or_empty = [&](const char* n) {
+    return has(n) ? list(n) : std::string(n) + " = []";
+  };
+  // 1. Dimension numbers, which VHLO keeps as one attribute per field.
+  if (op == "dot_general") {
+    out->emplace_back("dot_dimension_numbers",
+                      "#stablehlo.dot<" + list("lhs_batching_dimensions") + ", " + list("rhs_batching_dimensions") +
+                          ", " + list("lhs_contracting_dimensions") + ", " + list("rhs_contracting_dimensions") + ">");
+    drop.insert({"lhs_batching_dimensions", "rhs_batching_dimensions", "lhs_contracting_dimensions",
+                 "rhs_contracting_dimensions"});
+    const char* algo[] = {"lhs_precision_type", "rhs_precision_type", "accumulation_type", "lhs_component_count",
+                          "rhs_component_count", "num_primitive_operations", "allow_imprecise_accumulation"};
+    if (has("lhs_precision_type")) {
+      if (!IsNoneType(t, Find(attrs, "lhs_precision_type"))) {
+        std::string s = "#stablehlo.dot_algorithm<";
+        for (int k = 0; k < 7; ++k) {
+          const AttrInfo* a = Find(attrs, algo[k]);
+          if (!a) Fail(at, std::string("dot_general needs ") + algo[k]);
+          std::string v = a->kind == AttrInfo::Kind::kInt ? std::to_string(a->i) : render(algo[k], *a);
+          s += (k ? ", " : "") + std::string(algo[k]) + " = " + v;
+        }
+        out->emplace_back("algorithm", s + ">");
+      }
+      for (const char* n : algo) drop.insert(n);
+    }
+  }
+  if (op == "gather" || op == "dynamic_gather") {
+    out->emplace_back("dimension_numbers",
+                      "#stablehlo.gather<" + list("offset_dims") + ", " + list("collapsed_slice_dims") + ", " +
+                          list_or_empty("operand_batching_dims") + ", " + list_or_empty("start_indices_batching_dims") +
+                          ", " + list("start_index_map") + ", index_vector_dim = " +
+                          std::to_string(Int(Find(attrs, "index_vector_dim"), at, "index_vector_dim")) + ">");
+    drop.insert({"offset_dims", "collapsed_slice_dims", "operand_batching_dims", "start_indices_batching_dims",
+                 "start_index_map", "index_vector_dim"});
+  }
+  if (op == "scatter") {
+    out->emplace_back("scatter_dimension_numbers",
+                      "#stablehlo.scatter<" + list("update_window_dims") + ", " + list("inserted_window_dims") + ", " +
+                          list_or_empty("input_batching_dims") + ", " + list_or_empty("scatter_indices_batching_dims") +
+                          ", " + list("scatter_dims_to_operand_dims") + ", index_vector_dim = " +
+                          std::to_string(Int(Find(attrs, "index_vector_dim"), at, "index_vector_dim")) + ">");
+    drop.insert({"update_window_dims", "inserted_window_dims", "input_batching_dims", "scatter_indices_batching_dims",
+                 "scatter_dims_to_operand_dims", "index_vector_dim"});
+  }
+  if (op == "convolution" || op == "dynamic_conv") {
+    auto i = [&](const char* n) { return std::string(n) + " = " + std::to_string(Int(Find(attrs, n), at, n)); };
+    out->emplace_back("dimension_numbers",
+                      "#stablehlo.conv<raw " + i("input_batch_dimension") + ", " + i("input_feature_dimension") + ", " +
+                          list("input_spatial_dimensions") + ", " + i("kernel_input_feature_dimension") + ", " +
+                          i("kernel_output_feature_dimension") + ", " + list("kernel_spatial_dimensions") + ", " +
+                          i("output_batch_dimension") + ", " + i("output_feature_dimension") + ", " +
+                          list("output_spatial_dimensions") + ">");
+    drop.insert({"input_batch_dimension", "input_feature_dimension", "input_spatial_dimensions",
+                 "kernel_input_feature_dimension", "kernel_output_feature_dimension", "kernel_spatial_dimensions",
+                 "output_batch_dimension", "output_feature_dimension", "output_spatial_dimensions"});
+  }
+  // 2. Channels: send/recv carry id and type, collectives an id only.
+  if (op == "send" || op == "recv") {
+    out->emplace_back("channel_handle", "#stablehlo.channel_handle<handle = " +
+                                            std::to_string(Int(Find(attrs, "channel_id"), at, "channel_id")) +
+                                            ", type = " +
+                                            std::to_string(Int(Find(attrs, "channel_type"), at, "channel_type")) + ">");
+    drop.insert({"channel_id", "channel_type"});
+  } else if (has("channel_id")) {
+    int64_t id = Int(Find(attrs, "channel_id"), at, "channel_id");
+    if (id != 0 || !(op == "all_gather" || op == "all_reduce" || op == "reduce_scatter" || op == "all_to_all" ||
+                     op == "collective_permute" || op == "collective_broadcast" || op == "collective_reduce"))
+      out->emplace_back("channel_handle", "#stablehlo.channel_handle<handle = " + std::to_string(id) + ", type = 0>");
+    drop.insert("channel_id");
+  }
+  // Booleans that StableHLO spells as unit attributes: present or absent.
+  for (const char* flag : {"use_global_device_ids", "has_dynamic_root"}) {
+    if (!has(flag)) continue;
+    if (IsBool(Find(attrs, flag), true)) out->emplace_back(flag, "unit");
+    drop.insert(flag);
+  }
+  // 3. Attributes that restate StableHLO's defaults (VHLO has no defaults).
+  auto drop_if = [&](const char* n, bool cond) {
+    if (cond) drop.insert(n);
+  };
+  if (op == "cholesky") drop_if("lower", IsBool(Find(attrs, "lower"), false));
+  if (op == "compare") drop_if("compare_type", IsEnum(Find(attrs, "compare_type"), "NOTYPE"));
+  if (op == "convolution" || op == "dynamic_conv") {
+    drop_if("window_strides", IsSplatTensor(t, Find(attrs, "window_strides"), 1));
+    drop_if("padding", IsSplatTensor(t, Find(attrs, "padding"), 0));
+    drop_if("lhs_dilation", IsSplatTensor(t, Find(attrs, "lhs_dilation"), 1));
+    drop_if("rhs_dilation", IsSplatTensor(t, Find(attrs, "rhs_dilation"), 1));
+    drop_if("window_reversal", IsSplatTensor(t, Find(attrs, "window_reversal"), 0));
+  }
+  if (op == "convolution" || op == "dynamic_conv" || op == "dot_general" || op == "dot")
+    drop_if("precision_config", IsSplatArrayOfEnum(t, Find(attrs, "precision_config"), "DEFAULT"));
+  if (op == "custom_call") {
+    drop_if("has_side_effect", IsBool(Find(attrs, "has_side_effect"), false));
+    drop_if("backend_config", IsEmptyString(Find(attrs, "backend_config")) || IsEmptyDict(Find(attrs, "backend_config")));
+    drop_if("api_version", IsEnum(Find(attrs, "api_version"), "API_VERSION_ORIGINAL"));
+    for (const char* n : {"called_computations", "output_operand_aliases", "result_tilings"})
+      drop_if(n, IsEmptyArray(Find(attrs, n)));
+    // Layouts come in pairs: one list alone is not valid StableHLO.
+    bool no_layouts = IsEmptyArray(Find(attrs, "operand_layouts")) && IsEmptyArray(Find(attrs, "result_layouts"));
+    drop_if("operand_layouts", no_layouts);
+    drop_if("result_layouts", no_layouts);
+  }
+  if (op == "dynamic_broadcast_in_dim") {
+    drop_if("known_expanding_dimensions", IsEmptyTensor(Find(attrs, "known_expanding_dimensions")));
+    drop_if("known_nonexpanding_dimensions", IsEmptyTensor(Find(attrs, "known_nonexpanding_dimensions")));
+  }
+  if (op == "gather" || op == "dynamic_gather" || op == "scatter")
+    drop_if("indices_are_sorted", IsBool(Find(attrs, "indices_are_sorted"), false));
+  if (op == "scatter") drop_if("unique_indices", IsBool(Find(attrs, "unique_indices"), false));
+  if (op == "infeed") {
+    drop_if("infeed_config", IsEmptyString(Find(attrs, "infeed_config")));
+    drop_if("layout", IsEmptyArray(Find(attrs, "layout")));
+  }
+  if (op == "outfeed") drop_if("outfeed_config", IsEmptyString(Find(attrs, "outfeed_config")));
+  if (op == "send" || op == "recv") {
+    drop_if("is_host_transfer", IsBool(Find(attrs, "is_host_transfer"), false));
+    drop_if("source_target_pairs", IsEmptyTensor(Find(attrs, "source_target_pairs")));
+  }
+  if (op == "reduce_window") {
+    drop_if("window_strides", IsSplatTensor(t, Find(attrs, "window_strides"), 1));
+    drop_if("base_dilations", IsSplatTensor(t, Find(attrs, "base_dilations"), 1));
+    drop_if("window_dilations", IsSplatTensor(t, Find(attrs, "window_dilations"), 1));
+    drop_if("padding", IsSplatTensor(t, Find(attrs, "padding"), 0));
+  }
+  if (op == "select_and_scatter") {
+    drop_if("window_strides", IsSplatTensor(t, Find(attrs, "window_strides"), 1));
+    drop_if("padding", IsSplatTensor(t, Find(attrs, "padding"), 0));
+  }
+  if (op == "sort") {
+    drop_if("dimension", IsInt(Find(attrs, "dimension"), -1));
+    drop_if("is_stable", IsBool(Find(attrs, "is_stable"), false));
+  }
+  if (op == "composite") {
+    drop_if("composite_attributes", IsEmptyDict(Find(attrs, "composite_attributes")));
+    drop_if("version", IsInt(Find(attrs, "version"), 0));
+  }
+  if (const AttrInfo* ra = Find(attrs, "result_accuracy")) {
+    if (ra->kind == AttrInfo::Kind::kResultAccuracy && ra->f1 == 0 && ra->f2 == 0 && ra->i == 0 &&
+        IsEnum(&t.Attr(ra->elements[0], at), "DEFAULT"))
+      drop.insert("result_accuracy");
+  }
+  for (auto& [n, a] : attrs)
+    if (!drop.count(n)) out->emplace_back(n, render(n, *a));
 }
 
 }  // namespace kiln::ir::bytecode

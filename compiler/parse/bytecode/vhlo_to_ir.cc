@@ -62,6 +62,15 @@ std::string FloatText(const TypeInfo& ty, uint64_t bits) {
   return s;
 }
 
+// A double as a float literal that reads back to the same value.
+std::string Double(double d) {
+  char buf[40];
+  snprintf(buf, sizeof buf, "%.17g", d);
+  std::string s = buf;
+  if (s.find_first_of(".en") == std::string::npos) s += ".0";
+  return s;
+}
+
 class Converter {
  public:
   Converter(const BytecodeFile& f, AttrTypeTable& t) : f_(f), t_(t) {}
@@ -321,10 +330,8 @@ class Converter {
                ", operand_index = " + std::to_string(a.i) + ", operand_tuple_indices = " + list(a.ints2) + ">";
       }
       case K::kResultAccuracy: {
-        char buf[128];
-        snprintf(buf, sizeof buf, "#stablehlo.result_accuracy<atol = %.17g, rtol = %.17g, ulps = %lld, mode = ",
-                 a.f1, a.f2, static_cast<long long>(a.i));
-        return buf + Render(op, name, t_.Attr(a.elements[0], 0)) + ">";
+        return "#stablehlo.result_accuracy<atol = " + Double(a.f1) + ", rtol = " + Double(a.f2) +
+               ", ulps = " + std::to_string(a.i) + ", mode = " + Render(op, name, t_.Attr(a.elements[0], 0)) + ">";
       }
       case K::kUnit:
         return "unit";
@@ -336,6 +343,16 @@ class Converter {
         return a.str;
       case K::kDenseArray:
         Fail(a.data.offset, "builtin dense arrays are not expected in VHLO");
+      case K::kSubAxisInfo:
+        return "(" + std::to_string(a.ints[0]) + ")" + std::to_string(a.ints[1]);
+      case K::kAxisRef: {
+        std::string s = "#stablehlo.axis_ref<name = " + Render(op, "", t_.Attr(a.elements[0], 0));
+        if (a.elements.size() > 1) s += ", sub_axis_info = " + Render(op, "", t_.Attr(a.elements[1], 0));
+        return s + ">";
+      }
+      case K::kMeshAxes:
+        return "#stablehlo.replica_group_mesh_axes<mesh = " + Render(op, "callee", t_.Attr(a.elements[0], 0)) +
+               ", axes = " + Render(op, "", t_.Attr(a.elements[1], 0)) + ">";
     }
     return "unit";
   }
