@@ -85,7 +85,29 @@ std::string List(AttrTypeTable& t, const std::vector<uint64_t>& v) {
 
 }  // namespace
 
+namespace {
+std::string TypeTextAt(AttrTypeTable& t, uint64_t index);
+}  // namespace
+
 std::string TypeText(AttrTypeTable& t, uint64_t index) {
+  // Types decoded one by one can chain into deep nests (a tuple of a tuple
+  // of ...); the spelling recursion is bounded like the decoder's.
+  thread_local int depth = 0;
+  if (depth >= kMaxNesting) Fail(t.file().types.empty() ? 0 : t.file().types[0].data.offset, "types nested too deeply");
+  ++depth;
+  std::string s;
+  try {
+    s = TypeTextAt(t, index);
+  } catch (...) {
+    --depth;
+    throw;
+  }
+  --depth;
+  return s;
+}
+
+namespace {
+std::string TypeTextAt(AttrTypeTable& t, uint64_t index) {
   const TypeInfo& ty = t.Type(index, 0);
   switch (ty.kind) {
     case TypeInfo::Kind::kInt:
@@ -127,5 +149,6 @@ std::string TypeText(AttrTypeTable& t, uint64_t index) {
   }
   return ty.text;
 }
+}  // namespace
 
 }  // namespace kiln::ir::bytecode

@@ -180,14 +180,13 @@ void ReadResources(Span data, Span offsets, BytecodeFile* f) {
 
 class IrReader {
  public:
-  IrReader(BytecodeFile* f, std::vector<std::optional<bool>> registered)
-      : f_(f), registered_(std::move(registered)) {}
+  IrReader(BytecodeFile* f, std::vector<std::optional<bool>> registered, size_t file_size)
+      : f_(f), registered_(std::move(registered)), budget_(file_size) {}
 
   void Read(Span ir) {
     Cursor c(ir);
     scopes_.emplace_back();
     // The top level is one block of a region that defines no values.
-    region_base_.push_back(0);
     next_.push_back(0);
     ReadBlock(c, &f_->top, /*depth=*/0);
     if (!c.empty()) c.Error("unexpected trailing data in the IR section");
@@ -354,7 +353,12 @@ class IrReader {
     if (num_blocks == 0) return;
     size_t at = c.offset();
     uint64_t num_values = c.VarInt();
-    if (num_values > c.left()) Fail(at, "value count " + std::to_string(num_values) + " exceeds the data left");
+    // Every value takes at least a byte to define (a result type or an
+    // argument type), so all regions open at once can reserve no more
+    // values than the file has bytes.
+    if (num_values > c.left() || num_values > budget_ - reserved_)
+      Fail(at, "value count " + std::to_string(num_values) + " exceeds the data left");
+    reserved_ += num_values;
     Scope& s = scopes_.back();
     size_t base = s.values.size();
     s.values.resize(base + num_values);
@@ -365,6 +369,7 @@ class IrReader {
     r->blocks.resize(num_blocks);
     for (auto& b : r->blocks) ReadBlock(c, &b, depth);
     region_has_values_.pop_back();
+    reserved_ -= num_values;
     scopes_.back().values.resize(base);
     next_.back() = saved_next;
   }
@@ -385,7 +390,7 @@ class IrReader {
   BytecodeFile* f_;
   std::vector<std::optional<bool>> registered_;
   std::vector<Scope> scopes_;
-  std::vector<uint64_t> region_base_;
+  uint64_t budget_ = 0, reserved_ = 0;
   std::vector<uint64_t> next_;
   std::vector<bool> region_has_values_;
   std::vector<bool> defined_;
@@ -425,7 +430,7 @@ BytecodeFile ReadContainer(std::string_view bytes) {
   ReadDialects(sections[kDialect], &f, &registered);
   if (present[kResource]) ReadResources(sections[kResource], sections[kResourceOffset], &f);
   ReadAttrTypeOffsets(sections[kAttrType], sections[kAttrTypeOffset], &f);
-  IrReader(&f, std::move(registered)).Read(sections[kIR]);
+  IrReader(&f, std::move(registered), bytes.size()).Read(sections[kIR]);
   return f;
 }
 

@@ -108,7 +108,51 @@ const std::vector<const char*>* VhloPropertyNames(const std::string& op) {
   return it == PropertyNames().end() ? nullptr : &it->second;
 }
 
-bool VhloOpKnown(const std::string&) { return true; }
+bool VhloOpKnown(const std::string& op) {
+  // Every op version of StableHLO 0.9.0 to 1.20.0 (the artifacts of
+  // ../shared/conformance/vhlo). A version not listed may mean something
+  // else than the StableHLO op of its name, so it is refused.
+  static const std::set<std::string> known = {
+      "vhlo.abs_v1", "vhlo.add_v1", "vhlo.after_all_v1", "vhlo.all_gather_v1",
+      "vhlo.all_gather_v2", "vhlo.all_reduce_v1", "vhlo.all_reduce_v2", "vhlo.all_to_all_v1",
+      "vhlo.all_to_all_v2", "vhlo.and_v1", "vhlo.async_done_v1", "vhlo.async_start_v1",
+      "vhlo.atan2_v1", "vhlo.batch_norm_grad_v1", "vhlo.batch_norm_inference_v1", "vhlo.batch_norm_training_v1",
+      "vhlo.bitcast_convert_v1", "vhlo.broadcast_in_dim_v1", "vhlo.broadcast_v1", "vhlo.call_v1",
+      "vhlo.case_v1", "vhlo.cbrt_v1", "vhlo.cbrt_v2", "vhlo.ceil_v1",
+      "vhlo.cholesky_v1", "vhlo.clamp_v1", "vhlo.collective_broadcast_v1", "vhlo.collective_broadcast_v2",
+      "vhlo.collective_permute_v1", "vhlo.collective_reduce_v1", "vhlo.compare_v1", "vhlo.complex_v1",
+      "vhlo.composite_v1", "vhlo.composite_v2", "vhlo.concatenate_v1", "vhlo.constant_v1",
+      "vhlo.convert_v1", "vhlo.convolution_v1", "vhlo.cosine_v1", "vhlo.cosine_v2",
+      "vhlo.count_leading_zeros_v1", "vhlo.create_token_v1", "vhlo.cross-replica-sum_v1", "vhlo.custom_call_v1",
+      "vhlo.custom_call_v2", "vhlo.divide_v1", "vhlo.dot_general_v1", "vhlo.dot_general_v2",
+      "vhlo.dot_v1", "vhlo.dynamic_broadcast_in_dim_v1", "vhlo.dynamic_conv_v1", "vhlo.dynamic_conv_v2",
+      "vhlo.dynamic_gather_v1", "vhlo.dynamic_gather_v2", "vhlo.dynamic_iota_v1", "vhlo.dynamic_pad_v1",
+      "vhlo.dynamic_reshape_v1", "vhlo.dynamic_slice_v1", "vhlo.dynamic_update_slice_v1", "vhlo.einsum_v1",
+      "vhlo.exponential_minus_one_v1", "vhlo.exponential_minus_one_v2", "vhlo.exponential_v1", "vhlo.exponential_v2",
+      "vhlo.fft_v1", "vhlo.floor_v1", "vhlo.func_v1", "vhlo.gather_v1",
+      "vhlo.gather_v2", "vhlo.get_dimension_size_v1", "vhlo.get_tuple_element_v1", "vhlo.if_v1",
+      "vhlo.imag_v1", "vhlo.infeed_v1", "vhlo.iota_v1", "vhlo.is_finite_v1",
+      "vhlo.log_plus_one_v1", "vhlo.log_plus_one_v2", "vhlo.log_v1", "vhlo.log_v2",
+      "vhlo.logistic_v1", "vhlo.logistic_v2", "vhlo.map_v1", "vhlo.maximum_v1",
+      "vhlo.minimum_v1", "vhlo.multiply_v1", "vhlo.negate_v1", "vhlo.not_v1",
+      "vhlo.optimization_barrier_v1", "vhlo.or_v1", "vhlo.outfeed_v1", "vhlo.pad_v1",
+      "vhlo.partition_id_v1", "vhlo.popcnt_v1", "vhlo.power_v1", "vhlo.real_dynamic_slice_v1",
+      "vhlo.real_v1", "vhlo.recv_v1", "vhlo.recv_v2", "vhlo.reduce_precision_v1",
+      "vhlo.reduce_scatter_v1", "vhlo.reduce_v1", "vhlo.reduce_window_v1", "vhlo.remainder_v1",
+      "vhlo.replica_id_v1", "vhlo.reshape_v1", "vhlo.return_v1", "vhlo.reverse_v1",
+      "vhlo.rng_bit_generator_v1", "vhlo.rng_v1", "vhlo.round_nearest_afz_v1", "vhlo.round_nearest_even_v1",
+      "vhlo.rsqrt_v1", "vhlo.rsqrt_v2", "vhlo.scatter_v1", "vhlo.scatter_v2",
+      "vhlo.select_and_scatter_v1", "vhlo.select_v1", "vhlo.send_v1", "vhlo.send_v2",
+      "vhlo.set_dimension_size_v1", "vhlo.shift_left_v1", "vhlo.shift_right_arithmetic_v1", "vhlo.shift_right_logical_v1",
+      "vhlo.sign_v1", "vhlo.sine_v1", "vhlo.sine_v2", "vhlo.slice_v1",
+      "vhlo.sort_v1", "vhlo.sqrt_v1", "vhlo.sqrt_v2", "vhlo.subtract_v1",
+      "vhlo.tan_v1", "vhlo.tan_v2", "vhlo.tanh_v1", "vhlo.tanh_v2",
+      "vhlo.torch_index_select_v1", "vhlo.transpose_v1", "vhlo.triangular_solve_v1", "vhlo.tuple_v1",
+      "vhlo.unary_einsum_v1", "vhlo.uniform_dequantize_v1", "vhlo.uniform_quantize_v1", "vhlo.while_v1",
+      "vhlo.xor_v1"
+  };
+  return known.count(op) > 0;
+}
 
 bool IsSymbolAttr(const std::string& name) {
   return name == "callee" || name == "decomposition" || name == "called_computations";

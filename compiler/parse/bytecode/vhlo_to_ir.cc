@@ -71,6 +71,11 @@ std::string Double(double d) {
   return s;
 }
 
+std::string NewestVersion() {
+  const int* k = kNewestStableHloVersion;
+  return std::to_string(k[0]) + "." + std::to_string(k[1]) + "." + std::to_string(k[2]);
+}
+
 class Converter {
  public:
   Converter(const BytecodeFile& f, AttrTypeTable& t) : f_(f), t_(t) {}
@@ -213,7 +218,9 @@ class Converter {
     else if (base == "call") name = "func.call";
     else if (base == "func") Fail(op.offset, "nested functions are not supported");
     else name = "stablehlo." + base;
-    if (!VhloOpKnown(full)) Fail(op.offset, "op '" + full + "' is not known to Kiln (written by a newer StableHLO?)");
+    if (!VhloOpKnown(full))
+      Fail(op.offset, "op '" + full + "' is not known to Kiln (the artifact is " + std::string(f_.producer) +
+                          "; Kiln knows StableHLO 0.9.0 to " + NewestVersion() + ")");
     std::string s = indent;
     for (size_t k = 0; k < op.results.size(); ++k) s += (k ? ", " : "") + Value(op.results[k]);
     if (!op.results.empty()) s += " = ";
@@ -276,6 +283,16 @@ class Converter {
 
  public:
   std::string Render(const std::string& op, const std::string& name, const AttrInfo& a) {
+    // Entries decoded one by one can still chain into deep nests; the
+    // recursion below is bounded like the decoder's.
+    if (render_depth_ >= kMaxRenderDepth) Fail(a.data.offset, "attributes nested too deeply");
+    ++render_depth_;
+    std::string s = RenderOne(op, name, a);
+    --render_depth_;
+    return s;
+  }
+
+  std::string RenderOne(const std::string& op, const std::string& name, const AttrInfo& a) {
     using K = AttrInfo::Kind;
     switch (a.kind) {
       case K::kArray: {
@@ -380,8 +397,9 @@ class Converter {
     if (IsIntArrayAttr(name) && ty.shape.size() == 1 &&
         (el.kind == TypeInfo::Kind::kInt && (el.bits == 64 || el.bits == 1))) {
       size_t w = el.bits == 64 ? 8 : 1;
-      if (bytes.size() != n * w && !(bytes.size() == w && n > 0))
-        Fail(a.data.offset, "tensor data has the wrong size");
+      // A splat is spelled out element by element: only for short arrays.
+      if (bytes.size() != n * w && !(bytes.size() == w && n > 0 && n <= 4096))
+        Fail(a.data.offset, "tensor data has the wrong size for " + TypeText(t_, a.type));
       std::string s = el.bits == 64 ? "array<i64" : "array<i1";
       for (uint64_t k = 0; k < n; ++k) {
         const uint8_t* p = bytes.data() + (bytes.size() == w ? 0 : k * w);
@@ -407,6 +425,8 @@ class Converter {
 
   const BytecodeFile& f_;
   AttrTypeTable& t_;
+  static constexpr int kMaxRenderDepth = 64;
+  int render_depth_ = 0;
   std::vector<std::string> types_;
   std::string module_attrs_;
 };

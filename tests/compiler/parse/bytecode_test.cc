@@ -227,6 +227,38 @@ TEST(Bytecode, NewerMajorVersionIsRefusedNamingBoth) {
   EXPECT_NE(r.status().message().find("1.20.0"), std::string::npos) << r.status().message();
 }
 
+std::string WithProducer(const std::string& bytes, const std::string& producer) {
+  size_t at = bytes.find("StableHLO_v");
+  size_t end = bytes.find('\0', at);
+  return bytes.substr(0, at) + producer + bytes.substr(end);
+}
+
+TEST(Bytecode, NewerMinorVersionIsRead) {
+  // Same major version: read, as long as every op, attribute and type in
+  // it is one Kiln knows (a changed op comes with a new _vN name).
+  std::string bytes = Slurp(VhloDir() / "stablehlo_legalize_to_vhlo.1_20_0.mlir.bc");
+  ASSERT_FALSE(bytes.empty());
+  auto r = ReadBytecodeFunctions(WithProducer(bytes, "StableHLO_v1.99.0"), "minor.mlir.bc");
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_GT(r->size(), 200u);
+}
+
+TEST(Bytecode, UnknownOpVersionIsRefusedByName) {
+  // An op version Kiln does not know may mean something else than the op
+  // of its name: "add_v1" in the string table becomes "add_v9".
+  std::string bytes = Slurp(VhloDir() / "stablehlo_legalize_to_vhlo.1_20_0.mlir.bc");
+  ASSERT_FALSE(bytes.empty());
+  size_t at = bytes.find(std::string("add_v1\0", 7));
+  ASSERT_NE(at, std::string::npos);
+  bytes[at + 5] = '9';
+  auto r = ReadBytecodeFunctions(WithProducer(bytes, "StableHLO_v1.21.0"), "newop.mlir.bc");
+  ASSERT_FALSE(r.ok());
+  const std::string& m = r.status().message();
+  EXPECT_NE(m.find("op 'vhlo.add_v9' is not known"), std::string::npos) << m;
+  EXPECT_NE(m.find("StableHLO_v1.21.0"), std::string::npos) << m;
+  EXPECT_NE(m.find("1.20.0"), std::string::npos) << m;
+}
+
 TEST(Bytecode, CompilerDetectsBytecodeByMagic) {
   std::string bytes = SmallArtifact();
   ASSERT_FALSE(bytes.empty());
