@@ -52,9 +52,6 @@ if [ -z "$KC" ]; then
 fi
 python3 tests/fuzz/make_seeds.py --kiln-compile "$KC" \
   --conformance ../shared/conformance/stablehlo-interpret --out "$BUILD_DIR/fuzz-seeds"
-# The bytecode reader starts from the StableHLO portable artifacts.
-mkdir -p "$BUILD_DIR/fuzz-seeds/bytecode"
-cp ../shared/conformance/vhlo/*.mlir.bc "$BUILD_DIR/fuzz-seeds/bytecode/" 2>/dev/null || true
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:symbolize=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:suppressions=$PWD/tests/fuzz/ubsan_known_issues.supp
