@@ -4,6 +4,7 @@
 // attributes regrouped as #stablehlo.dot/gather/scatter/conv, enums as
 // #stablehlo<kind VALUE>), and attributes that only restate StableHLO's
 // defaults are dropped, as upstream's VHLO-to-StableHLO legalization does.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -468,6 +469,7 @@ StatusOr<std::vector<BytecodeFunction>> ReadBytecodeFunctions(std::string_view b
 
 StatusOr<std::unique_ptr<Module>> ReadBytecodeModule(std::string_view bytes, std::string_view file_name) {
   std::string text;
+  std::vector<std::pair<int, std::string>> starts;  // first line of each function in `text`
   try {
     bytecode::BytecodeFile f = bytecode::ReadContainer(bytes);
     bytecode::CheckVersion(f);
@@ -475,21 +477,34 @@ StatusOr<std::unique_ptr<Module>> ReadBytecodeModule(std::string_view bytes, std
     bytecode::Converter conv(f, table);
     std::vector<BytecodeFunction> fns = conv.Functions();
     text = conv.module_attrs().empty() ? "module {\n" : "module attributes {" + conv.module_attrs() + "} {\n";
-    for (const auto& fn : fns) text += fn.text;
+    int line = 2;
+    for (const auto& fn : fns) {
+      starts.emplace_back(line, fn.name);
+      text += fn.text;
+      line += static_cast<int>(std::count(fn.text.begin(), fn.text.end(), '\n'));
+    }
     text += "}\n";
   } catch (const bytecode::BytecodeError& e) {
     return InvalidArgument(bytecode::Located(file_name, e));
   }
   auto m = ParseModule(text, std::string(file_name) + " (as StableHLO text)");
   if (!m.ok()) {
-    // The message names a line of the generated text; keep only its first
-    // line and say which file it came from.
+    // The message names a line of the generated text: say which function
+    // of the file it is in instead.
     std::string msg = m.status().message();
     size_t nl = msg.find('\n');
     size_t err = msg.find("error: ");
     std::string core = msg.substr(err == std::string::npos ? 0 : err + 7,
                                   nl == std::string::npos ? std::string::npos : nl - (err + 7));
-    return InvalidArgument(std::string(file_name) + ": error: " + core);
+    std::string where;
+    const std::string tag = " (as StableHLO text):";
+    size_t t = msg.find(tag);
+    if (t != std::string::npos && t < err) {
+      int line = atoi(msg.c_str() + t + tag.size());
+      for (const auto& [start, name] : starts)
+        if (line >= start) where = "in function @" + name + ": ";
+    }
+    return InvalidArgument(std::string(file_name) + ": error: " + where + core);
   }
   std::unique_ptr<Module> module = std::move(*m);
   module->file_name = std::string(file_name);

@@ -259,6 +259,17 @@ TEST(Bytecode, UnknownOpVersionIsRefusedByName) {
   EXPECT_NE(m.find("1.20.0"), std::string::npos) << m;
 }
 
+TEST(Bytecode, RefusalNamesTheFunction) {
+  // 1.20.0's mesh-axes replica groups are refused by the text parser; from
+  // bytecode the message says which function, not a line of generated text.
+  std::string bytes = Slurp(VhloDir() / "stablehlo_legalize_to_vhlo.1_20_0.mlir.bc");
+  ASSERT_FALSE(bytes.empty());
+  auto r = ReadBytecodeModule(bytes, "m.mlir.bc");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "m.mlir.bc: error: in function @attr_replica_group_mesh_axes: expected attribute value, got '('");
+}
+
 TEST(Bytecode, CompilerDetectsBytecodeByMagic) {
   std::string bytes = SmallArtifact();
   ASSERT_FALSE(bytes.empty());
