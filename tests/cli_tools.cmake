@@ -209,3 +209,6 @@ cli_test(cli.compile_portable_artifact "" "^4xf32=11,44,99,176\nexit=0\n$"
 # Cut short, it is refused with the offset where it ends.
 cli_test(cli.compile_truncated_artifact "" "^[^\n]*cut[.]mlir[.]bc: error: [^\n]*[(]at byte [0-9]+[)]\nexit=1\n$"
          "${Python3_EXECUTABLE} ${D}/make_vhlo_artifact.py ${T}/whole.mlir.bc && head -c 150 ${T}/whole.mlir.bc > ${T}/cut.mlir.bc && ${COMPILE} ${T}/cut.mlir.bc -o ${T}/cut.kiln --target=cpu")
+# --emit=ir shows the module's name and attributes as the artifact has them.
+cli_test(cli.compile_portable_artifact_ir "" "^module @jit_f attributes [{]mhlo.num_partitions = 1 : i32[}] [{]\n  func.func @main"
+         "${Python3_EXECUTABLE} ${D}/make_vhlo_artifact.py ${T}/artifact_ir.bin && ${COMPILE} ${T}/artifact_ir.bin --emit=ir")

@@ -5,6 +5,7 @@
 // #stablehlo<kind VALUE>), and attributes that only restate StableHLO's
 // defaults are dropped, as upstream's VHLO-to-StableHLO legalization does.
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -139,11 +140,32 @@ class Converter {
     Named attrs = Attrs(module);
     std::string s;
     for (auto& [n, a] : attrs) {
-      if (n == "sym_name" || n == "sym_visibility") continue;
+      if (n == "sym_name") {
+        if (a->kind == AttrInfo::Kind::kString) module_name_ = a->str;
+        continue;
+      }
+      if (n == "sym_visibility") continue;
       s += (s.empty() ? "" : ", ") + n + " = " + Render("", n, *a);
+    }
+    // From bytecode version 5 the name is a property: two optional
+    // attributes, sym_name and sym_visibility, each (index << 1) | present.
+    if (module.has_properties && module.properties.data) {
+      Cursor c(module.properties);
+      bool present;
+      size_t at = c.offset();
+      uint64_t index = c.VarIntWithFlag(&present);
+      if (present) {
+        const AttrInfo& a = t_.Attr(index, at);
+        if (a.kind == AttrInfo::Kind::kString) module_name_ = a.str;
+      }
     }
     return s;
   }
+
+ public:
+  const std::string& module_name() const { return module_name_; }
+
+ private:
 
   std::string Function(const RawOp& op, std::string* fn_name) {
     Named attrs = Attrs(op);
@@ -430,6 +452,7 @@ class Converter {
   int render_depth_ = 0;
   std::vector<std::string> types_;
   std::string module_attrs_;
+  std::string module_name_;
 };
 
 void CheckVersion(const BytecodeFile& f) {
@@ -476,7 +499,13 @@ StatusOr<std::unique_ptr<Module>> ReadBytecodeModule(std::string_view bytes, std
     bytecode::AttrTypeTable table(f);
     bytecode::Converter conv(f, table);
     std::vector<BytecodeFunction> fns = conv.Functions();
-    text = conv.module_attrs().empty() ? "module {\n" : "module attributes {" + conv.module_attrs() + "} {\n";
+    // A module name is an MLIR identifier; anything else is left out.
+    std::string name = conv.module_name();
+    bool plain = !name.empty() && std::all_of(name.begin(), name.end(), [](char ch) {
+      return isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '.' || ch == '$' || ch == '-';
+    });
+    text = plain ? "module @" + name : "module";
+    text += conv.module_attrs().empty() ? " {\n" : " attributes {" + conv.module_attrs() + "} {\n";
     int line = 2;
     for (const auto& fn : fns) {
       starts.emplace_back(line, fn.name);
