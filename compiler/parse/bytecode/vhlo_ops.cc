@@ -1,8 +1,6 @@
 // VHLO op tables and attribute rules (vhlo_ops.h).
 #include "compiler/parse/bytecode/vhlo_ops.h"
 
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <set>

@@ -9,8 +9,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <map>
-#include <set>
 
 #include "compiler/parse/bytecode/attr_types.h"
 #include "compiler/parse/bytecode/read_bytecode.h"
