@@ -32,8 +32,8 @@ problems=()
 FUZZERS=(module_loader_fuzzer parameters_fuzzer input_fuzzer)
 cmake --build "$BUILD_DIR" -j"$JOBS" --target module_loader_fuzzer parameters_fuzzer input_fuzzer
 # The parser fuzzer and kiln-compile need the compiler library.
-if cmake --build "$BUILD_DIR" -j"$JOBS" --target parser_fuzzer kiln-compile >"$BUILD_DIR/compiler-build.log" 2>&1; then
-  FUZZERS=(module_loader_fuzzer parameters_fuzzer parser_fuzzer input_fuzzer)
+if cmake --build "$BUILD_DIR" -j"$JOBS" --target parser_fuzzer bytecode_fuzzer kiln-compile >"$BUILD_DIR/compiler-build.log" 2>&1; then
+  FUZZERS=(module_loader_fuzzer parameters_fuzzer parser_fuzzer bytecode_fuzzer input_fuzzer)
 else
   echo "fuzz_smoke: the compiler does not build with clang; parser_fuzzer NOT BUILT:" >&2
   grep -m3 -E 'error:' "$BUILD_DIR/compiler-build.log" >&2 || tail -5 "$BUILD_DIR/compiler-build.log" >&2

@@ -200,3 +200,15 @@ cli_test(cli.kiln-compile_params_from_args ""
          "^error: parameter 'params\\['dense'\\]\\['kernel'\\]' is not bound: pass its file with --parameters=FILE [^\n]*\nexit=1\n$"
          "${COMPILE} ${D}/cli_jax_params.mlir -o ${T}/jax_params.kiln --target=cpu --params-from-args=params && \
           ${RUN} ${T}/jax_params.kiln --input=4x2xf32=1")
+
+# A StableHLO portable artifact (VHLO in MLIR bytecode, written by
+# data/make_vhlo_artifact.py), compiled and run: the bytecode reader end to
+# end. The file's name does not say bytecode; its magic does.
+cli_test(cli.compile_portable_artifact "" "^4xf32=11,44,99,176\nexit=0\n$"
+         "${Python3_EXECUTABLE} ${D}/make_vhlo_artifact.py ${T}/artifact.model && ${COMPILE} ${T}/artifact.model -o ${T}/artifact.kiln --target=cpu && ${RUN} ${T}/artifact.kiln --input=4xf32=1,2,3,4 --input=4xf32=10,20,30,40")
+# Cut short, it is refused with the offset where it ends.
+cli_test(cli.compile_truncated_artifact "" "^[^\n]*cut[.]mlir[.]bc: error: [^\n]*[(]at byte [0-9]+[)]\nexit=1\n$"
+         "${Python3_EXECUTABLE} ${D}/make_vhlo_artifact.py ${T}/whole.mlir.bc && head -c 150 ${T}/whole.mlir.bc > ${T}/cut.mlir.bc && ${COMPILE} ${T}/cut.mlir.bc -o ${T}/cut.kiln --target=cpu")
+# --emit=ir shows the module's name and attributes as the artifact has them.
+cli_test(cli.compile_portable_artifact_ir "" "^module @jit_f attributes [{]mhlo.num_partitions = 1 : i32[}] [{]\n  func.func @main"
+         "${Python3_EXECUTABLE} ${D}/make_vhlo_artifact.py ${T}/artifact_ir.bin && ${COMPILE} ${T}/artifact_ir.bin --emit=ir")

@@ -3,6 +3,8 @@
 // live in parse_*.cc.
 #include "compiler/parse/parser.h"
 
+#include "compiler/parse/bytecode/read_bytecode.h"
+
 #include <algorithm>
 #include <new>
 
@@ -632,9 +634,10 @@ std::string FormatDiagnostic(std::string_view file_name, std::string_view source
 
 StatusOr<std::unique_ptr<Module>> ParseModule(std::string_view source, std::string_view file_name,
                                               int first_line) {
-  // Only MLIR text is parsed here; any other kind of file is refused by
-  // what it is (a reader of MLIR bytecode would be called from here).
+  // MLIR text is parsed here, MLIR bytecode (StableHLO portable artifacts)
+  // by compiler/parse/bytecode; any other kind of file is refused by what it is.
   SourceKind kind = DetectSourceKind(source);
+  if (kind == SourceKind::kMlirBytecode) return ReadBytecodeModule(source, file_name);
   if (kind != SourceKind::kMlirText)
     return InvalidArgument(FormatDiagnostic(file_name, source, first_line, Location{}, "error", NotTextReason(kind)));
   detail::Parser p(StripByteOrderMark(source), first_line);

@@ -33,9 +33,8 @@ std::string NotTextReason(SourceKind kind) {
     case SourceKind::kMlirText:
       return "";
     case SourceKind::kMlirBytecode:
-      return "this is MLIR bytecode (a StableHLO portable artifact or a jax.export serialization); "
-             "Kiln reads MLIR text for now: print it as text (e.g. `stablehlo-translate --deserialize` "
-             "or jax's `as_text()`)";
+      // ParseModule hands bytecode to compiler/parse/bytecode instead.
+      return "this is MLIR bytecode (a StableHLO portable artifact or a jax.export serialization), not MLIR text";
     case SourceKind::kKilnModule:
       return "this looks like a Kiln module (kiln-compile's output), not MLIR text";
     case SourceKind::kBinary:

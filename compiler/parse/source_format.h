@@ -3,8 +3,8 @@
 // portable artifacts), a compiled Kiln module, or some other binary file.
 // ParseModule asks here first, so every front end (kiln-compile, the
 // conformance runner, the fuzzer) refuses a file that is not text with the
-// same message; a reader of MLIR bytecode plugs in where ParseModule
-// dispatches on the kind.
+// same message; MLIR bytecode goes to the reader in compiler/parse/bytecode,
+// where ParseModule dispatches on the kind.
 #pragma once
 #include <string>
 #include <string_view>

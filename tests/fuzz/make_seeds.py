@@ -9,8 +9,11 @@ writes
   OUT/input/          one --input value per file from input_seeds.txt, and a few
                       .npy files (prefixed with '@', as input_fuzzer expects)
   OUT/parameters/     a few small safetensors files (parameters_fuzzer)
+  OUT/bytecode/       the StableHLO portable artifacts of ../shared/conformance/vhlo
+                      (bytecode_fuzzer), when that folder exists
 """
 import argparse
+import shutil
 import os
 import struct
 import subprocess
@@ -79,11 +82,18 @@ def main():
     if os.sep in args.kiln_compile:
         args.kiln_compile = os.path.abspath(args.kiln_compile)
 
-    dirs = {k: os.path.join(args.out, k) for k in ("parser", "module_loader", "input", "parameters")}
+    dirs = {k: os.path.join(args.out, k) for k in ("parser", "module_loader", "input", "parameters", "bytecode")}
     for d in dirs.values():
         os.makedirs(d, exist_ok=True)
         for f in os.listdir(d):
             os.remove(os.path.join(d, f))
+
+    # Bytecode reader: the portable artifacts beside the conformance suite.
+    vhlo = os.path.join(os.path.dirname(os.path.abspath(args.conformance)), "vhlo")
+    if os.path.isdir(vhlo):
+        for name in sorted(os.listdir(vhlo)):
+            if name.endswith(".mlir.bc"):
+                shutil.copyfile(os.path.join(vhlo, name), os.path.join(dirs["bytecode"], name))
 
     # Parser: a few chunks of every conformance file, and the spec example.
     sources = {"spec_program.mlir": open(os.path.join(ROOT, "examples", "spec_program.mlir")).read()}

@@ -38,11 +38,12 @@ TEST(SourceFormat, MlirBytecodeIsRecognizedByItsMagic) {
   // The first bytes of a StableHLO portable artifact (jax.export writes the same).
   std::string bc = Bytes("ML\xEFR\x0DStableHLO_v1.9.0\x00\x01\x02");
   EXPECT_EQ(DetectSourceKind(bc), SourceKind::kMlirBytecode);
-  // The name does not matter, only the bytes.
+  // The name does not matter, only the bytes: this cut-off artifact goes to
+  // the bytecode reader (compiler/parse/bytecode), which says where it ends.
   std::string m = CompileMessage(bc, "model.mlir");
-  EXPECT_EQ(m, "model.mlir: error: this is MLIR bytecode (a StableHLO portable artifact or a jax.export "
-               "serialization); Kiln reads MLIR text for now: print it as text (e.g. `stablehlo-translate "
-               "--deserialize` or jax's `as_text()`)");
+  EXPECT_EQ(m.rfind("model.mlir: error: ", 0), 0u) << m;
+  EXPECT_NE(m.find("(at byte "), std::string::npos) << m;
+  EXPECT_EQ(m.find("reads MLIR text"), std::string::npos) << m;
 }
 
 TEST(SourceFormat, KilnModuleIsRecognizedByItsIdentifier) {
