@@ -287,7 +287,8 @@ Attribute Parser::ParseStructBody(std::string name) {
       Advance();  // '='
     }
     a.fields.emplace_back(std::move(key), ParseLooseValue());
-    if (!Consume(Tok::kComma)) break;
+    // StableHLO's struct parser accepts a comma before the closing '>'.
+    if (!Consume(Tok::kComma) || cur_.is(Tok::kGreater)) break;
   }
   Expect(Tok::kGreater, "to close the attribute");
   return a;

@@ -15,6 +15,12 @@ namespace kiln::compiler {
 // values are left for lowering to refuse.
 Status LegalizeChloBroadcast(ir::Module* module, const ErrorFormatter& format_error);
 
+// func.call inside the body of an op other than while/if/case (a reduce,
+// sort, scatter, map, ... body, which becomes a scalar program) -> the
+// callee's ops in its place, recursively (compiler/passes/inline_body_calls.cc).
+// A recursive callee is refused at the call.
+Status InlineCallsInBodies(ir::Module* module, const ErrorFormatter& format_error);
+
 // Deprecated ops that VHLO still carries (stablehlo.broadcast, ...) -> the
 // spec ops that define them (compiler/passes/legalize_deprecated.cc keeps
 // the list). Runs after the verifier, which checks the deprecated forms.
