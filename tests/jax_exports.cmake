@@ -11,3 +11,29 @@ set_tests_properties(conformance.jax_syntax.cpu PROPERTIES
 # A body that calls a recursive function cannot be inlined: refused at the call.
 cli_test(cli.compile_refuses_recursive_body_call "" "recursive_body_call.mlir:2:8: error: func.call @f in a body: more than 4096 calls to inline [(]a recursive function cannot be inlined[)]\n.*exit=1\n$"
          "${COMPILE} ${JD}/recursive_body_call.mlir -o ${T}/recursive.kiln --target=cpu")
+
+# JAX's conventions with checked values: sharding custom calls, composite,
+# a shape assertion that holds (tests/data/jax/conventions.mlir).
+add_test(NAME conformance.jax_conventions.cpu COMMAND kiln-conformance ${JD}/conventions.mlir --strict)
+set_tests_properties(conformance.jax_conventions.cpu PROPERTIES
+                     PASS_REGULAR_EXPRESSION "unsupported: 0\nconformance: 3 passed, 0 failed")
+
+# A shape assertion: passes for a batch of 2; for a batch of 1 the call fails
+# with JAX's message, its placeholders replaced by the dimension's value, at
+# the custom_call's location.
+add_test(NAME cli.compile_jax_shape_assertion
+         COMMAND kiln-compile ${JD}/shape_assertion.mlir -o ${T}/shape_assertion.kiln)
+cli_test(cli.run_jax_shape_assertion_passes cli.compile_jax_shape_assertion "^2x3xf32=2,2,2,4,4,4\nexit=0\n$"
+         "${RUN} ${T}/shape_assertion.kiln --input=2x3xf32=1,1,1,2,2,2")
+cli_test(cli.run_jax_shape_assertion_fails cli.compile_jax_shape_assertion
+         "^error: [^\n]*shape_assertion.mlir:11:5: Input shapes do not match the polymorphic shapes specification. Expected value >= 2 for dimension variable 'b'. Using the following polymorphic shapes specifications: args\\[0\\].shape = [(]b, 3[)]. Obtained dimension variables: 'b' = 1 from specification 'b' for dimension args\\[0\\].shape\\[0\\] [(]= 1[)], . Please see https://docs.jax.dev/en/latest/export/shape_poly.html#shape-assertion-errors for more details.\nexit=1\n$"
+         "${RUN} ${T}/shape_assertion.kiln --input=1x3xf32=1,1,1")
+if(KILN_ENABLE_VULKAN)
+  cli_test(cli.run_jax_shape_assertion_fails_on_vulkan cli.compile_jax_shape_assertion
+           "^error: [^\n]*shape_assertion.mlir:11:5: Input shapes do not match [^\n]*'b' = 0 from specification[^\n]*\nexit=1\n$"
+           "${RUN} ${T}/shape_assertion.kiln --device=vulkan --input=0x3xf32=")
+endif()
+# A placeholder naming a value the assertion lacks is refused at compile time.
+cli_test(cli.compile_refuses_shape_assertion_bad_placeholder ""
+         "shape_assertion_bad_placeholder.mlir:5:3: error: stablehlo.custom_call @shape_assertion: error_message's placeholder [{]1[}] names value 1, but the assertion has 1 values after its predicate\n.*exit=1\n$"
+         "${COMPILE} ${JD}/shape_assertion_bad_placeholder.mlir -o ${T}/bad_placeholder.kiln")
