@@ -37,3 +37,19 @@ endif()
 cli_test(cli.compile_refuses_shape_assertion_bad_placeholder ""
          "shape_assertion_bad_placeholder.mlir:5:3: error: stablehlo.custom_call @shape_assertion: error_message's placeholder [{]1[}] names value 1, but the assertion has 1 values after its predicate\n.*exit=1\n$"
          "${COMPILE} ${JD}/shape_assertion_bad_placeholder.mlir -o ${T}/bad_placeholder.kiln")
+
+# The platform index of a multi-platform export (tests/data/jax/
+# platform_index.mlir: x + 2, x + 3, x + 4 on the three platforms): bound to
+# cpu's position in --platforms, it leaves the signature; without
+# --platforms it stays an argument, with a warning naming the flag; a list
+# without cpu is refused.
+cli_test(cli.jax_platform_index_cpu_second "" "^3xf32=4,5,6\nexit=0\n$"
+         "${COMPILE} ${JD}/platform_index.mlir -o ${T}/platform_index.kiln --platforms=cuda,cpu,tpu && ${RUN} ${T}/platform_index.kiln --input=3xf32=1,2,3")
+cli_test(cli.jax_platform_index_cpu_first "" "^3xf32=3,4,5\nexit=0\n$"
+         "${COMPILE} ${JD}/platform_index.mlir -o ${T}/platform_index_first.kiln --platforms=CPU,cuda,tpu && ${RUN} ${T}/platform_index_first.kiln --input=3xf32=1,2,3")
+cli_test(cli.jax_platform_index_unknown ""
+         "platform_index.mlir:8:3: warning: argument 0 of @main [(]JAX's platform index[)] stays an argument: pass the export's platforms [(]jax.export's Exported.platforms[)] with --platforms=cpu,... to bind it to the cpu lowering's index\n.*\n3xf32=5,6,7\nexit=0\n$"
+         "${COMPILE} ${JD}/platform_index.mlir -o ${T}/platform_index_arg.kiln && ${RUN} ${T}/platform_index_arg.kiln --input=i32=2 --input=3xf32=1,2,3")
+cli_test(cli.jax_platform_index_without_cpu ""
+         "platform_index.mlir:8:3: error: the export's platforms [(]cuda, tpu[)] do not include cpu: Kiln runs the cpu lowering\n.*exit=1\n$"
+         "${COMPILE} ${JD}/platform_index.mlir -o ${T}/platform_index_nocpu.kiln --platforms=cuda,tpu")
