@@ -53,3 +53,12 @@ cli_test(cli.jax_platform_index_unknown ""
 cli_test(cli.jax_platform_index_without_cpu ""
          "platform_index.mlir:8:3: error: the export's platforms [(]cuda, tpu[)] do not include cpu: Kiln runs the cpu lowering\n.*exit=1\n$"
          "${COMPILE} ${JD}/platform_index.mlir -o ${T}/platform_index_nocpu.kiln --platforms=cuda,tpu")
+
+# Deprecated ops are legalized to spec ops (tests/data/ops/deprecated_ops.mlir
+# checks their values); what a rewrite cannot express is refused at the op.
+cli_test(cli.compile_refuses_einsum_diagonal ""
+         "einsum_diagonal.mlir:2:8: error: stablehlo.unary_einsum 'ii->i': label 'i' repeats in one operand or the result [(]a diagonal[)], which is not supported\n.*exit=1\n$"
+         "${COMPILE} ${JD}/einsum_diagonal.mlir -o ${T}/einsum_diagonal.kiln")
+cli_test(cli.compile_refuses_einsum_wrong_result ""
+         "einsum_wrong_result.mlir:2:8: error: stablehlo.einsum 'ab,bc->ac' gives tensor \\[2, 4\\] of f32, but the result is tensor<2x5xf32>\n.*exit=1\n$"
+         "${COMPILE} ${JD}/einsum_wrong_result.mlir -o ${T}/einsum_wrong_result.kiln")

@@ -21,10 +21,11 @@ Status LegalizeChloBroadcast(ir::Module* module, const ErrorFormatter& format_er
 // A recursive callee is refused at the call.
 Status InlineCallsInBodies(ir::Module* module, const ErrorFormatter& format_error);
 
-// Deprecated ops that VHLO still carries (stablehlo.broadcast, ...) -> the
-// spec ops that define them (compiler/passes/legalize_deprecated.cc keeps
-// the list). Runs after the verifier, which checks the deprecated forms.
-Status LegalizeDeprecatedOps(ir::Module* module);
+// Deprecated ops that VHLO still carries (broadcast, einsum, unary_einsum,
+// torch_index_select, cross-replica-sum, trace) -> the spec ops that define
+// them (compiler/passes/legalize_deprecated.cc keeps the list). Runs after
+// the verifier; a form the rewrite cannot express is refused at the op.
+Status LegalizeDeprecatedOps(ir::Module* module, const ErrorFormatter& format_error);
 
 // Run when fusion is on: its output is meant to fuse back into one dispatch
 // (compiler/passes/legalize_quantized.cc); unfused, lowering builds the same
