@@ -27,6 +27,13 @@ Status InlineCallsInBodies(ir::Module* module, const ErrorFormatter& format_erro
 // the verifier; a form the rewrite cannot express is refused at the op.
 Status LegalizeDeprecatedOps(ir::Module* module, const ErrorFormatter& format_error);
 
+// XLA's linear-algebra custom calls that JAX emits on the CPU
+// (compiler/passes/legalize_linalg_calls.cc): @lapack_?potrf_ffi (Cholesky)
+// -> stablehlo.cholesky and LAPACK's other triangle and info; the other
+// LAPACK targets and ProductOfElementaryHouseholderReflectors are refused at
+// the op, naming what they compute.
+Status LegalizeLinalgCustomCalls(ir::Module* module, const ErrorFormatter& format_error);
+
 // Run when fusion is on: its output is meant to fuse back into one dispatch
 // (compiler/passes/legalize_quantized.cc); unfused, lowering builds the same
 // program from the quantized op itself (compiler/lower/lower_quantized.cc).

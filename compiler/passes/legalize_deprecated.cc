@@ -12,99 +12,13 @@
 #include <string>
 #include <vector>
 
-#include "compiler/passes/ir_builder.h"
 #include "compiler/passes/legalize.h"
+#include "compiler/passes/rewrite_util.h"
 #include "kernels/kernel_table.h"
 #include "kernels/scalar/scalar.h"
 
 namespace kiln::compiler {
 namespace {
-
-using Ops = std::vector<std::unique_ptr<ir::Operation>>;
-
-ir::Attribute IntArray(std::vector<int64_t> v) {
-  ir::Attribute a;
-  a.kind = ir::Attribute::Kind::kIntArray;
-  a.type.element = ElementType::kSI64;
-  a.ints = std::move(v);
-  return a;
-}
-
-ir::Attribute Int(int64_t v) {
-  ir::Attribute a;
-  a.kind = ir::Attribute::Kind::kInt;
-  a.i = v;
-  a.type = ir::Type::Tensor(ElementType::kSI64, {});
-  return a;
-}
-
-std::string Dims(const std::vector<int64_t>& d) {
-  std::string s = "[";
-  for (size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + (d[i] < 0 ? std::string("?") : std::to_string(d[i]));
-  return s + "]";
-}
-
-// A new op named `name` at `at`'s place, with one result of `type`.
-ir::Operation* NewOp(Ops* ops, const ir::Operation& at, ir::Block* block, std::string_view name,
-                     std::vector<ir::Value*> operands, ir::Type type) {
-  auto op = std::make_unique<ir::Operation>();
-  op->name = std::string(name);
-  op->loc = at.loc;
-  op->parent = block;
-  op->operands = std::move(operands);
-  auto r = std::make_unique<ir::Value>();
-  r->type = std::move(type);
-  r->def = op.get();
-  op->results.push_back(std::move(r));
-  ops->push_back(std::move(op));
-  return ops->back().get();
-}
-
-// Puts `ops` where block->ops[at] stands; the last of them takes over the
-// old op's results (same types). Returns how many ops stand there now.
-size_t Splice(ir::Block* block, size_t at, Ops ops) {
-  ir::Operation& old = *block->ops[at];
-  ir::Operation& last = *ops.back();
-  last.results = std::move(old.results);
-  for (auto& r : last.results) r->def = &last;
-  const size_t n = ops.size();
-  block->ops[at] = std::move(ops.back());
-  ops.pop_back();
-  block->ops.insert(block->ops.begin() + static_cast<std::ptrdiff_t>(at), std::make_move_iterator(ops.begin()),
-                    std::make_move_iterator(ops.end()));
-  return n;
-}
-
-// A rank-0 constant 1 of `e`, broadcast to `dims` (static).
-ir::Value* Ones(Ops* ops, const ir::Operation& at, ir::Block* block, ElementType e, const std::vector<int64_t>& dims) {
-  ir::Attribute v;
-  v.kind = ir::Attribute::Kind::kDense;
-  v.type = ir::Type::Tensor(e, {});
-  v.dense_bytes.resize(StorageBytes(e));
-  ref::StoreScalar(e, Scalar{1, 1.0, 0}, v.dense_bytes.data());
-  ir::Operation* c = NewOp(ops, at, block, ScalarOpName(ScalarOp::kConstant), {}, ir::Type::Tensor(e, {}));
-  c->attrs.emplace_back("value", std::move(v));
-  ir::Operation* b = NewOp(ops, at, block, KernelName(KernelId::kBroadcastInDim), {c->result()}, ir::Type::Tensor(e, dims));
-  b->attrs.emplace_back("broadcast_dimensions", IntArray({}));
-  return b->result();
-}
-
-// dot_general with the given dimension numbers; the result has `dims`.
-ir::Value* DotGeneral(Ops* ops, const ir::Operation& at, ir::Block* block, ir::Value* lhs, ir::Value* rhs,
-                      std::vector<int64_t> lb, std::vector<int64_t> rb, std::vector<int64_t> lc,
-                      std::vector<int64_t> rc, std::vector<int64_t> dims) {
-  ir::Operation* d = NewOp(ops, at, block, KernelName(KernelId::kDotGeneral), {lhs, rhs},
-                           ir::Type::Tensor(lhs->type.element, std::move(dims)));
-  ir::Attribute nums;
-  nums.kind = ir::Attribute::Kind::kStruct;
-  nums.str = "#stablehlo.dot";
-  nums.fields.emplace_back("lhs_batching_dimensions", IntArray(std::move(lb)));
-  nums.fields.emplace_back("rhs_batching_dimensions", IntArray(std::move(rb)));
-  nums.fields.emplace_back("lhs_contracting_dimensions", IntArray(std::move(lc)));
-  nums.fields.emplace_back("rhs_contracting_dimensions", IntArray(std::move(rc)));
-  d->attrs.emplace_back("dot_dimension_numbers", std::move(nums));
-  return d->result();
-}
 
 // --- broadcast ---------------------------------------------------------------
 
@@ -180,7 +94,7 @@ Status SumOutLabels(Ops* ops, const ir::Operation& op, ir::Block* block, ir::Val
   if (summed.empty()) return Status::Ok();
   std::vector<int64_t> rc(summed.size());
   std::iota(rc.begin(), rc.end(), 0);
-  ir::Value* ones = Ones(ops, op, block, (*x)->type.element, summed_dims);
+  ir::Value* ones = Splat(ops, op, block, (*x)->type.element, summed_dims, 1);
   *x = DotGeneral(ops, op, block, *x, ones, {}, {}, summed, rc, kept_dims);
   *labels = kept;
   return Status::Ok();
