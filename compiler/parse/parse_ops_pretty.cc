@@ -34,7 +34,7 @@ void AddAttr(Parser* p, Operation* op, std::string name, Attribute a, const Toke
 
 void Parser::ParsePrettyOp(Operation* op, const Token& name_tok, int num_results) {
   const std::string& n = op->name;
-  if (n == "stablehlo.constant") return ParseConstant(op, num_results);
+  if (n == "stablehlo.constant" || n == "chlo.constant") return ParseConstant(op, num_results);
   if (n == "stablehlo.compare") return ParseCompare(op, num_results);
   if (n == "stablehlo.convolution" || n == "stablehlo.dynamic_conv")
     return ParseConvolution(op, num_results);

@@ -21,6 +21,11 @@ Status LegalizeChloBroadcast(ir::Module* module, const ErrorFormatter& format_er
 // A recursive callee is refused at the call.
 Status InlineCallsInBodies(ir::Module* module, const ErrorFormatter& format_error);
 
+// chlo.constant -> stablehlo.constant; chlo.constant_like(x) {value} -> a
+// rank-0 stablehlo.constant broadcast to x's (static) shape
+// (compiler/passes/legalize_chlo_constants.cc).
+Status LegalizeChloConstants(ir::Module* module, const ErrorFormatter& format_error);
+
 // Deprecated ops that VHLO still carries (broadcast, einsum, unary_einsum,
 // torch_index_select, cross-replica-sum, trace) -> the spec ops that define
 // them (compiler/passes/legalize_deprecated.cc keeps the list). Runs after

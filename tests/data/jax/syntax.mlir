@@ -28,6 +28,27 @@ func.func @chlo_unary_and_broadcast_pretty() {
 
 // -----
 
+// CHLO's other assembly formats: `%x, %y : T, T -> T`, `chlo.constant
+// dense<...> : T`, broadcast_select; chlo.constant_like (generic only) is a
+// splat in its operand's shape.
+func.func @chlo_binary_constant_and_select_forms() {
+  %x = stablehlo.constant dense<[1.0, 2.0, 0x7F800000]> : tensor<3xf32>
+  %y = stablehlo.constant dense<2.0> : tensor<3xf32>
+  %inf = chlo.is_inf %x : tensor<3xf32> -> tensor<3xi1>
+  %lt = chlo.broadcast_compare %x, %y {comparison_direction = #chlo<comparison_direction LT>} : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xi1>
+  %next = chlo.next_after %x, %y : tensor<3xf32>, tensor<3xf32> -> tensor<3xf32>
+  %c = chlo.constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32>
+  %sel = chlo.broadcast_select %lt, %c, %y : (tensor<3xi1>, tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  %like = "chlo.constant_like"(%x) {value = 7 : i32} : (tensor<3xf32>) -> tensor<3xf32>
+  check.expect_eq_const %inf, dense<[false, false, true]> : tensor<3xi1>
+  check.expect_eq_const %next, dense<[1.00000012, 2.0, 3.40282347E+38]> : tensor<3xf32>
+  check.expect_eq_const %sel, dense<[1.0, 2.0, 2.0]> : tensor<3xf32>
+  check.expect_eq_const %like, dense<7.0> : tensor<3xf32>
+  func.return
+}
+
+// -----
+
 func.func @trailing_commas_in_attributes() {
   %a = stablehlo.constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
   %b = stablehlo.constant dense<[[1.0], [0.0], [2.0]]> : tensor<3x1xf32>
@@ -131,7 +152,7 @@ func.func @sort_scatter_map_select_and_scatter_bodies_call_functions() {
 // Discardable attributes of a JAX export on the module, the functions, their
 // arguments and results and the ops: all ignored.
 module @jit_f attributes {jax.uses_shape_polymorphism = false, mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32, mhlo.frontend_attributes = {xla.sdy.meshes = "{}"}, mhlo.use_auto_spmd_partitioning = false, tf.versions = {producer = 1 : i32}} {
-  func.func private @scaled(%arg0: tensor<4xf32> {jax.arg_info = "x", mhlo.layout_mode = "default", mhlo.sharding = "{replicated}", tf.aliasing_output = 0 : i32, jax.buffer_donor = true, mhlo.frontend_attributes = {a = "b"}}) -> (tensor<4xf32> {jax.result_info = "result", mhlo.layout_mode = "default", mhlo.sharding = "{replicated}"}) attributes {jax.private = true, mhlo.frontend_attributes = {k = "v"}} {
+  func.func private @scaled(%arg0: tensor<4xf32> {jax.arg_info = "x", mhlo.layout_mode = "default", mhlo.sharding = "{replicated}", tf.aliasing_output = 0 : i32, jax.buffer_donor = true, mhlo.frontend_attributes = {a = "b"}, sdy.sharding = #sdy.sharding<@mesh, [{}]>}) -> (tensor<4xf32> {jax.result_info = "result", mhlo.layout_mode = "default", mhlo.sharding = "{replicated}"}) attributes {jax.private = true, mhlo.frontend_attributes = {k = "v"}} {
     %0 = stablehlo.add %arg0, %arg0 {mhlo.frontend_attributes = {_xla_compute_type = "host"}, mhlo.sharding = "{replicated}", result_layout = dense<0> : tensor<1xindex>} : tensor<4xf32>
     return %0 : tensor<4xf32>
   }
