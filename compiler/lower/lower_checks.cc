@@ -51,9 +51,10 @@ Status FunctionLowering::LowerCustomCall(const ir::Operation& op) {
   }
   if (name.rfind("check.", 0) == 0) return InvalidArgument("unknown check target @" + name);
   if (name == "shape_assertion" || name == "stablehlo.shape_assertion") return LowerShapeAssertion(op);
-  // Sharding annotations that JAX exports: on one device they are the
-  // identity.
-  if ((name == "Sharding" || name == "SPMDFullToShardShape" || name == "SPMDShardToFullShape") &&
+  // Sharding and memory-placement annotations that JAX exports: on one
+  // device (and one memory) they are the identity.
+  if ((name == "Sharding" || name == "SPMDFullToShardShape" || name == "SPMDShardToFullShape" ||
+       name == "annotate_device_placement" || name == "MoveToHost" || name == "MoveToDevice") &&
       op.operands.size() == 1 && op.results.size() == 1 && op.operands[0]->type == op.result()->type) {
     ref_of_[op.result()] = Ref(op.operands[0]);
     return Status::Ok();

@@ -1,8 +1,9 @@
 // JAX's conventions, each function checking the values it computes (run by
-// kiln-conformance --strict, tests/jax_exports.cmake): sharding custom calls
-// are identities on one device, stablehlo.composite runs its decomposition,
-// a shape assertion that holds lets the call go on (one that fails is
-// tests/data/jax/shape_assertion.mlir's, run by vm-run).
+// kiln-conformance --strict, tests/jax_exports.cmake): sharding and
+// memory-placement custom calls are identities on one device,
+// stablehlo.composite runs its decomposition, a shape assertion that holds
+// lets the call go on (one that fails is tests/data/jax/shape_assertion.mlir's,
+// run by vm-run).
 
 func.func @sharding_custom_calls_are_identities() {
   %x = stablehlo.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
@@ -11,7 +12,11 @@ func.func @sharding_custom_calls_are_identities() {
   %2 = stablehlo.multiply %1, %1 : tensor<2x2xf32>
   %3 = stablehlo.custom_call @Sharding(%2) {mhlo.sharding = "{manual}"} : (tensor<2x2xf32>) -> tensor<2x2xf32>
   %4 = stablehlo.custom_call @SPMDShardToFullShape(%3) {mhlo.sharding = "{devices=[2,1]<=[2]}"} : (tensor<2x2xf32>) -> tensor<2x2xf32>
-  check.expect_eq_const %4, dense<[[1.0, 4.0], [9.0, 16.0]]> : tensor<2x2xf32>
+  // Memory-kind annotations (jax.device_put(x, memory_kind) and offloading).
+  %5 = stablehlo.custom_call @annotate_device_placement(%4) {has_side_effect = true, mhlo.frontend_attributes = {_xla_buffer_placement = "pinned_host"}} : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  %6 = stablehlo.custom_call @MoveToHost(%5) : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  %7 = stablehlo.custom_call @MoveToDevice(%6) : (tensor<2x2xf32>) -> tensor<2x2xf32>
+  check.expect_eq_const %7, dense<[[1.0, 4.0], [9.0, 16.0]]> : tensor<2x2xf32>
   func.return
 }
 
