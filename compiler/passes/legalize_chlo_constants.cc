@@ -13,6 +13,8 @@ namespace {
 
 Status RewriteConstantLike(ir::Block* block, size_t at, const ErrorFormatter& format, size_t* n) {
   const ir::Operation& op = *block->ops[at];
+  if (op.operands.size() != 1 || op.results.size() != 1)
+    return InvalidArgument(format(op.loc, "chlo.constant_like takes one operand and returns one result"));
   const ir::Attribute* value = op.GetAttr("value");
   const ir::Type& type = op.result()->type;
   if (!type.is_tensor() || !type.HasStaticShape() || type.is_quantized())
@@ -51,7 +53,13 @@ Status LegalizeBlock(ir::Block* block, const ErrorFormatter& format) {
     for (auto& region : op.regions)
       for (auto& b : region->blocks) KILN_RETURN_IF_ERROR(LegalizeBlock(b.get(), format));
     size_t n = 1;
-    if (op.name == "chlo.constant") op.name = std::string(ScalarOpName(ScalarOp::kConstant));
+    if (op.name == "chlo.constant") {
+      const ir::Attribute* v = op.GetAttr("value");
+      if (!op.operands.empty() || op.results.size() != 1 || !v || v->kind != ir::Attribute::Kind::kDense ||
+          v->type != op.result()->type)
+        return InvalidArgument(format(op.loc, "chlo.constant takes no operands and a dense value of its result's type"));
+      op.name = std::string(ScalarOpName(ScalarOp::kConstant));
+    }
     else if (op.name == "chlo.constant_like") KILN_RETURN_IF_ERROR(RewriteConstantLike(block, i, format, &n));
     i += n;
   }

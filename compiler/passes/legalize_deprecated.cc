@@ -20,6 +20,19 @@
 namespace kiln::compiler {
 namespace {
 
+// The verifier checks nothing of these ops but their names: each rewrite
+// first checks the operand and result counts and kinds it relies on.
+Status CheckArity(const ir::Operation& op, size_t operands, size_t results, const ErrorFormatter& format) {
+  bool ok = op.operands.size() == operands && op.results.size() == results;
+  for (const ir::Value* v : op.operands) ok = ok && v->type.is_tensor();
+  for (const auto& r : op.results) ok = ok && r->type.is_tensor();
+  if (!ok)
+    return InvalidArgument(format(op.loc, op.name + " takes " + std::to_string(operands) + " tensor operand" +
+                                              (operands == 1 ? "" : "s") + " and returns " + std::to_string(results) +
+                                              " tensor" + (results == 1 ? "" : "s")));
+  return Status::Ok();
+}
+
 // --- broadcast ---------------------------------------------------------------
 
 // stablehlo.broadcast(x) {broadcast_sizes = [a0..aN]} is broadcast_in_dim
@@ -42,8 +55,7 @@ Status RewriteBroadcast(ir::Block* block, size_t at, const ErrorFormatter&, size
 // stablehlo.trace(x) {tag}: a debugging annotation without results or
 // effect on values; removed.
 Status RewriteTrace(ir::Block* block, size_t at, const ErrorFormatter& format, size_t* n) {
-  if (!block->ops[at]->results.empty())
-    return InvalidArgument(format(block->ops[at]->loc, "stablehlo.trace has no results"));
+  KILN_RETURN_IF_ERROR(CheckArity(*block->ops[at], 1, 0, format));
   block->ops.erase(block->ops.begin() + static_cast<std::ptrdiff_t>(at));
   *n = 0;
   return Status::Ok();
@@ -143,6 +155,7 @@ Status ReadEinsumConfig(const ir::Operation& op, const ErrorFormatter& format, s
 // are summed out, then the rest transposed to the result's order.
 Status RewriteUnaryEinsum(ir::Block* block, size_t at, const ErrorFormatter& format, size_t* n) {
   const ir::Operation& op = *block->ops[at];
+  KILN_RETURN_IF_ERROR(CheckArity(op, 1, 1, format));
   std::string config;
   KILN_RETURN_IF_ERROR(ReadEinsumConfig(op, format, &config));
   const size_t arrow = config.find("->");
@@ -171,6 +184,7 @@ Status RewriteUnaryEinsum(ir::Block* block, size_t at, const ErrorFormatter& for
 // transpose to the result's order.
 Status RewriteEinsum(ir::Block* block, size_t at, const ErrorFormatter& format, size_t* n) {
   const ir::Operation& op = *block->ops[at];
+  KILN_RETURN_IF_ERROR(CheckArity(op, 2, 1, format));
   std::string config;
   KILN_RETURN_IF_ERROR(ReadEinsumConfig(op, format, &config));
   const size_t arrow = config.find("->"), comma = config.find(',');
@@ -237,6 +251,7 @@ Status RewriteEinsum(ir::Block* block, size_t at, const ErrorFormatter& format, 
 // indices (index_vector_dim = its rank).
 Status RewriteTorchIndexSelect(ir::Block* block, size_t at, const ErrorFormatter& format, size_t* n) {
   const ir::Operation& op = *block->ops[at];
+  KILN_RETURN_IF_ERROR(CheckArity(op, 2, 1, format));
   const ir::Type& x = op.operands[0]->type;
   const ir::Type& index = op.operands[1]->type;
   const ir::Attribute* dim_attr = op.GetAttr("dim");
@@ -296,9 +311,9 @@ Status RewriteTorchIndexSelect(ir::Block* block, size_t at, const ErrorFormatter
 // with an add body.
 Status RewriteCrossReplicaSum(ir::Block* block, size_t at, const ErrorFormatter& format, size_t* n) {
   ir::Operation& op = *block->ops[at];
-  if (op.operands.size() != 1 || op.results.size() != 1 || op.operands[0]->type != op.result()->type ||
-      !op.operands[0]->type.is_tensor())
-    return InvalidArgument(format(op.loc, op.name + " takes one tensor and returns one of the same type"));
+  KILN_RETURN_IF_ERROR(CheckArity(op, 1, 1, format));
+  if (op.operands[0]->type != op.result()->type || !op.regions.empty())
+    return InvalidArgument(format(op.loc, op.name + " returns a tensor of its operand's type and has no body"));
   const ElementType e = op.operands[0]->type.element;
   auto region = std::make_unique<ir::Region>();
   region->parent = &op;
