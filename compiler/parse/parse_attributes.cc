@@ -337,6 +337,15 @@ Attribute Parser::ParseLooseValue() {
     case Tok::kLess:
       Advance();
       return ParseStructBody("");
+    case Tok::kLParen: {
+      // Shardy's sub-axis `(pre_size)size` (#stablehlo.axis_ref<...,
+      // sub_axis_info = (1)2>): the two sizes as an integer array.
+      Advance();
+      int64_t pre = ParseIntLiteral(false);
+      Expect(Tok::kRParen, "after the sub-axis pre-size");
+      int64_t size = ParseIntLiteral(false);
+      return IntArrayAttr({pre, size});
+    }
     case Tok::kIdent: {
       std::string_view w = cur_.text;
       if (w == "true" || w == "false" || w == "dense" || w == "array" || w == "unit" ||

@@ -67,6 +67,14 @@ TEST(JaxForms, MalformedOpsAreRefusedAtTheOp) {
        "tensor<2x2xf32>"},
       {R"(stablehlo.custom_call @shape_assertion() {error_message = "x"} : () -> ())",
        "error: stablehlo.custom_call @shape_assertion: expects a predicate and at most 32 values, got 0 operands"},
+      // Sub-axis sizes `(1)2` parse; groups named by mesh axes are refused.
+      {R"(%0 = "stablehlo.all_reduce"(%a) ({
+  ^bb0(%x: tensor<f32>, %y: tensor<f32>):
+    %s = stablehlo.add %x, %y : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) {replica_groups = #stablehlo.replica_group_mesh_axes<mesh = @mesh, axes = [#stablehlo.axis_ref<name = "x", sub_axis_info = (1)2>, #stablehlo.axis_ref<name = "y">]>} : (tensor<2x2xf32>) -> tensor<2x2xf32>)",
+       "2:8: error: stablehlo.all_reduce: replica_groups as mesh axes (#stablehlo.replica_group_mesh_axes) are not "
+       "supported yet"},
   };
   for (const auto& [op, want] : cases) {
     const std::string m = CompileError(op);
