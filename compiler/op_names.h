@@ -16,6 +16,7 @@ namespace kiln::compiler::op_names {
 
 inline constexpr std::string_view kReturn = "stablehlo.return";
 inline constexpr std::string_view kFuncReturn = "func.return";
+inline constexpr std::string_view kFuncCall = "func.call";
 inline constexpr std::string_view kWhile = "stablehlo.while";
 inline constexpr std::string_view kIf = "stablehlo.if";
 inline constexpr std::string_view kCase = "stablehlo.case";

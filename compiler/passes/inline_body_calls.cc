@@ -11,17 +11,17 @@
 #include <string>
 #include <vector>
 
+#include "compiler/op_names.h"
 #include "compiler/passes/legalize.h"
 
 namespace kiln::compiler {
 namespace {
 
-bool KeepsCalls(const ir::Operation& op) {
-  return op.name == "stablehlo.while" || op.name == "stablehlo.if" || op.name == "stablehlo.case";
-}
+// Regions the VM runs as code (while, if, case, async_start) keep calls.
+bool KeepsCalls(const ir::Operation& op) { return op_names::HasVmRegions(op.name); }
 
-bool IsCall(const ir::Operation& op) { return op.name == "func.call" || op.name == "call"; }
-bool IsReturn(const ir::Operation& op) { return op.name == "func.return" || op.name == "return"; }
+bool IsCall(const ir::Operation& op) { return op.name == op_names::kFuncCall; }
+bool IsReturn(const ir::Operation& op) { return op_names::IsReturn(op.name); }
 
 using ValueMap = std::map<const ir::Value*, ir::Value*>;
 

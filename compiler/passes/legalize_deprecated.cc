@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/op_names.h"
 #include "compiler/passes/legalize.h"
 #include "compiler/passes/rewrite_util.h"
 #include "kernels/kernel_table.h"
@@ -330,7 +331,7 @@ Status RewriteCrossReplicaSum(ir::Block* block, size_t at, const ErrorFormatter&
   ir::Operation* add = NewOp(&body_ops, op, body.get(), ScalarOpName(ScalarOp::kAdd),
                              {body->args[0].get(), body->args[1].get()}, ir::Type::Tensor(e, {}));
   auto ret = std::make_unique<ir::Operation>();
-  ret->name = "stablehlo.return";
+  ret->name = std::string(op_names::kReturn);
   ret->loc = op.loc;
   ret->parent = body.get();
   ret->operands = {add->result()};
@@ -338,7 +339,7 @@ Status RewriteCrossReplicaSum(ir::Block* block, size_t at, const ErrorFormatter&
   body->ops.push_back(std::move(ret));
   region->blocks.push_back(std::move(body));
   op.regions.push_back(std::move(region));
-  op.name = "stablehlo.all_reduce";
+  op.name = std::string(op_names::kAllReduce);
   *n = 1;
   return Status::Ok();
 }

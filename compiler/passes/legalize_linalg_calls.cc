@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/op_names.h"
 #include "compiler/passes/legalize.h"
 #include "compiler/passes/rewrite_util.h"
 
@@ -137,7 +138,7 @@ Status LegalizeBlock(ir::Block* block, const ErrorFormatter& format) {
     for (auto& region : op.regions)
       for (auto& b : region->blocks) KILN_RETURN_IF_ERROR(LegalizeBlock(b.get(), format));
     size_t n = 1;
-    const ir::Attribute* t = op.name == "stablehlo.custom_call" ? op.GetAttr("call_target_name") : nullptr;
+    const ir::Attribute* t = op.name == op_names::kCustomCall ? op.GetAttr("call_target_name") : nullptr;
     if (t) {
       const std::string& target = t->str;
       if (target == "lapack_spotrf_ffi" || target == "lapack_dpotrf_ffi" || target == "lapack_cpotrf_ffi" ||

@@ -6,6 +6,7 @@
 #include <functional>
 #include <set>
 
+#include "compiler/op_names.h"
 #include "kernels/scalar/scalar.h"
 
 namespace kiln::compiler {
@@ -45,7 +46,7 @@ std::string Joined(const std::vector<std::string>& v) {
 std::unique_ptr<ir::Operation> IndexConstant(const ir::Type& type, int64_t value, ir::Block* block, ir::Location loc,
                                              ir::Value** result) {
   auto op = std::make_unique<ir::Operation>();
-  op->name = "stablehlo.constant";
+  op->name = std::string(ScalarOpName(ScalarOp::kConstant));
   op->loc = loc;
   op->parent = block;
   ir::Attribute a;
