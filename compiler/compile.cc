@@ -10,6 +10,7 @@
 #include "compiler/passes/fold_transpose.h"
 #include "compiler/passes/legalize.h"
 #include "compiler/passes/params_from_args.h"
+#include "compiler/passes/platform_index.h"
 #include "compiler/verify/verifier.h"
 #include "compiler/vulkan/target.h"
 
@@ -32,8 +33,12 @@ StatusOr<std::vector<uint8_t>> Compile(std::string_view source, std::string_view
     warnings->push_back(format_warning(ir::Location{}, "the program has no functions"));
   if (options.target != "cpu" && options.target != "vulkan" && options.target != "all")
     return InvalidArgument("unknown target '" + options.target + "' (expected cpu, vulkan or all)");
+  KILN_RETURN_IF_ERROR(BindPlatformIndex(module.get(), options.platforms, format, format_warning, warnings));
   KILN_RETURN_IF_ERROR(ParamsFromArgs(module.get(), options.params_from_args, options.params_scope, format));
-  KILN_RETURN_IF_ERROR(LegalizeDeprecatedOps(module.get()));
+  KILN_RETURN_IF_ERROR(InlineCallsInBodies(module.get(), format));
+  KILN_RETURN_IF_ERROR(LegalizeChloConstants(module.get(), format));
+  KILN_RETURN_IF_ERROR(LegalizeDeprecatedOps(module.get(), format));
+  KILN_RETURN_IF_ERROR(LegalizeLinalgCustomCalls(module.get(), format));
   KILN_RETURN_IF_ERROR(LegalizeChloBroadcast(module.get(), format));
   KILN_RETURN_IF_ERROR(LegalizeQuantizedOps(module.get()));
   // Its output is meant to fuse back into one dispatch; unfused, lowering

@@ -21,7 +21,7 @@ constexpr std::string_view kStablehloOps[] = {
     "case", "collective_broadcast", "collective_permute", "collective_reduce", "composite",
     "compute_reshape_shape", "create_token", "cross-replica-sum", "cstr_reshapable", "custom_call",
     "einsum", "get_dimension_size", "get_tuple_element", "if", "infeed", "optimization_barrier",
-    "outfeed", "partition_id", "recv", "reduce_scatter", "replica_id", "return", "send",
+    "outfeed", "partition_id", "recv", "reduce_scatter", "replica_id", "return", "send", "set_dimension_size",
     "torch_index_select", "trace", "tuple", "unary_einsum", "while",
 };
 

@@ -16,11 +16,13 @@ namespace kiln::compiler::op_names {
 
 inline constexpr std::string_view kReturn = "stablehlo.return";
 inline constexpr std::string_view kFuncReturn = "func.return";
+inline constexpr std::string_view kFuncCall = "func.call";
 inline constexpr std::string_view kWhile = "stablehlo.while";
 inline constexpr std::string_view kIf = "stablehlo.if";
 inline constexpr std::string_view kCase = "stablehlo.case";
 inline constexpr std::string_view kAsyncStart = "stablehlo.async_start";
 inline constexpr std::string_view kCustomCall = "stablehlo.custom_call";
+inline constexpr std::string_view kGetDimensionSize = "stablehlo.get_dimension_size";
 inline constexpr std::string_view kAllGather = "stablehlo.all_gather";
 inline constexpr std::string_view kAllReduce = "stablehlo.all_reduce";
 inline constexpr std::string_view kReduceScatter = "stablehlo.reduce_scatter";

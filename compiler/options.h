@@ -24,6 +24,11 @@ struct CompileOptions {
   // (compiler/passes/params_from_args.h): "all", or names / pytree prefixes
   // of their jax.arg_info.
   std::vector<std::string> params_from_args;
+  // The platforms of a JAX multi-platform export, in its order (jax.export's
+  // Exported.platforms; kiln-compile --platforms): the platform-index
+  // argument is bound to cpu's index (compiler/passes/platform_index.h).
+  // Empty: unknown, the argument stays an argument.
+  std::vector<std::string> platforms;
   // There is no `fold`: the compiler evaluates nothing at compile time except
   // stablehlo.constant, which is what kiln-compile's --no-fold asks for (the
   // flag is accepted and changes nothing).

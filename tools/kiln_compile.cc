@@ -84,6 +84,10 @@ int Main(int argc, char** argv) {
            "pytree prefix: params selects params['w']) become parameters, bound at run time by --parameters");
   cli.Text("--params-scope", &params_scope,
            "the scope of the externalized constants (bind with --parameters=SCOPE=FILE; default: none)");
+  std::string platforms;
+  cli.Text("--platforms", &platforms,
+           "P[,P...]: the platforms of a JAX multi-platform export, in its order (jax.export's "
+           "Exported.platforms, e.g. cpu,cuda): its platform-index argument becomes cpu's index (docs/jax.md)");
   if (auto exit = cli.Parse(argc, argv)) return *exit;
 
   if (input != "-" && output != "-" && !output.empty() && SameFile(input, output))
@@ -98,6 +102,17 @@ int Main(int argc, char** argv) {
   kiln::compiler::CompileOptions options;
   options.target = target;
   options.plan_memory = !no_arena;
+  if (!platforms.empty()) {
+    size_t start = 0;
+    while (start <= platforms.size()) {
+      size_t comma = platforms.find(',', start);
+      if (comma == std::string::npos) comma = platforms.size();
+      std::string name = platforms.substr(start, comma - start);
+      if (name.empty()) return Fail("--platforms has an empty name: '" + platforms + "'");
+      options.platforms.push_back(name);
+      start = comma + 1;
+    }
+  }
   if (!params_from_args.empty()) {
     size_t start = 0;
     while (start <= params_from_args.size()) {

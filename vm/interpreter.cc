@@ -22,6 +22,7 @@
 #include "vm/profiler.h"
 #include "kernels/scalar/scalar.h"
 #include "vm/context.h"
+#include "vm/format_message.h"
 
 #if defined(__GNUC__) && !defined(KILN_INTERPRETER_SWITCH)
 #define KILN_COMPUTED_GOTO 1
@@ -368,6 +369,10 @@ dispatch:
     KILN_DISPATCH(index + 1);
   }
   KILN_CASE(kFail) : return fail(index, Unimplemented(module_->strings[code[index].operands[0].value]));
+  KILN_CASE(kFailFormat) : {
+    const auto& o = code[index].operands;
+    return fail(index, InvalidArgument(FormatMessage(module_->strings[o[0].value], dims_of(o[1]))));
+  }
   KILN_CASE(kTensorFromI64) : {
     // A rank-0 tensor of `type` holding the register's value (converted
     // as stablehlo.convert from i64 would).

@@ -107,7 +107,7 @@ Status DecodeAndVerifyFunction(const LoadedModule& module, LoadedFunction& fn, s
                              std::to_string(fn.results.size()));
   }
   Opcode last = fn.code.back().op;
-  if (last != Opcode::kReturn && last != Opcode::kBr && last != Opcode::kFail)
+  if (last != Opcode::kReturn && last != Opcode::kBr && last != Opcode::kFail && last != Opcode::kFailFormat)
     return bad(fn.code.back().pc, "control can fall off the end of the function");
   return Status::Ok();
 }

@@ -102,6 +102,11 @@ uint32_t FunctionLowering::Ref(const ir::Value* v) {
 // tensors before any of op's own instructions, which then find them in
 // registers (an instruction's operands cannot be emitted inside it).
 void FunctionLowering::MaterializeOperands(const ir::Operation& op, const std::vector<Slot>* yield) {
+  // A shape assertion reads its operands in registers (lower_checks.cc).
+  if (op.name == op_names::kCustomCall)
+    if (const ir::Attribute* t = op.GetAttr("call_target_name");
+        t && (t->str == "shape_assertion" || t->str == "stablehlo.shape_assertion"))
+      return;
   for (size_t k = 0; k < op.operands.size(); ++k) {
     const ir::Value* v = op.operands[k];
     if (ref_of_.count(v) || (!i64_of_.count(v) && !scalar_constants_.count(v))) continue;

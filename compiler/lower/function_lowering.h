@@ -182,6 +182,7 @@ class FunctionLowering {
   Status LowerPrint(const ir::Operation& op, const std::vector<Slot>* yield, ir::Location* error_loc);
   Status LowerCheck(const ir::Operation& op, std::string_view kind, bool against_const);
   Status LowerCustomCall(const ir::Operation& op);
+  Status LowerShapeAssertion(const ir::Operation& op);  // JAX's @shape_assertion
 
   // --- collectives (lower_collectives.cc) ---
   // A collective (compiler/lower/lower_collectives.cc): tensor operands in,

@@ -50,9 +50,11 @@ Status FunctionLowering::LowerCustomCall(const ir::Operation& op) {
     return Status::Ok();
   }
   if (name.rfind("check.", 0) == 0) return InvalidArgument("unknown check target @" + name);
-  // Sharding annotations that JAX exports: on one device they are the
-  // identity.
-  if ((name == "Sharding" || name == "SPMDFullToShardShape" || name == "SPMDShardToFullShape") &&
+  if (name == "shape_assertion" || name == "stablehlo.shape_assertion") return LowerShapeAssertion(op);
+  // Sharding and memory-placement annotations that JAX exports: on one
+  // device (and one memory) they are the identity.
+  if ((name == "Sharding" || name == "SPMDFullToShardShape" || name == "SPMDShardToFullShape" ||
+       name == "annotate_device_placement" || name == "MoveToHost" || name == "MoveToDevice") &&
       op.operands.size() == 1 && op.results.size() == 1 && op.operands[0]->type == op.result()->type) {
     ref_of_[op.result()] = Ref(op.operands[0]);
     return Status::Ok();
@@ -60,6 +62,57 @@ Status FunctionLowering::LowerCustomCall(const ir::Operation& op) {
   return Unimplemented("stablehlo.custom_call @" + name + " is not supported");
 }
 
+// JAX's shape assertion: custom_call @shape_assertion(%pred, %v0, ...)
+// {error_message = "... {0} ..."} fails the call with the message, its
+// placeholders replaced by the values, when %pred is false. Checked as XLA's
+// shape-refinement pass checks it (xla/python/refine_polymorphic_shapes.cc):
+// no results, a rank-0 i1 predicate, at most 32 rank-0 i32/i64 values, a
+// string error_message whose placeholders name values that exist. The
+// values are read before the branch, so the passing path has them too.
+Status FunctionLowering::LowerShapeAssertion(const ir::Operation& op) {
+  constexpr size_t kMaxInputs = 32;
+  const std::string what = "stablehlo.custom_call @" + op.GetAttr("call_target_name")->str + ": ";
+  if (!op.results.empty()) return InvalidArgument(what + "a shape assertion has no results");
+  if (op.operands.empty() || op.operands.size() > 1 + kMaxInputs)
+    return InvalidArgument(what + "expects a predicate and at most " + std::to_string(kMaxInputs) + " values, got " +
+                           std::to_string(op.operands.size()) + " operands");
+  const ir::Type& p = op.operands[0]->type;
+  if (!p.is_tensor() || p.rank() != 0 || p.element != ElementType::kI1)
+    return InvalidArgument(what + "the predicate (operand 0) must be tensor<i1>, not " + p.ToString());
+  for (size_t k = 1; k < op.operands.size(); ++k) {
+    const ir::Type& t = op.operands[k]->type;
+    if (!t.is_tensor() || t.rank() != 0 || (t.element != ElementType::kSI32 && t.element != ElementType::kSI64))
+      return InvalidArgument(what + "operand " + std::to_string(k) + " must be tensor<i32> or tensor<i64>, not " +
+                             t.ToString());
+  }
+  const ir::Attribute* message = op.GetAttr("error_message");
+  if (!message || message->kind != ir::Attribute::Kind::kString)
+    return InvalidArgument(what + "needs a string attribute error_message");
+  // Every {N} must name a value (XLA refuses the module otherwise).
+  const std::string& m = message->str;
+  for (size_t i = 0; i < m.size(); ++i) {
+    if (m[i] != '{') continue;
+    if (i + 1 < m.size() && m[i + 1] == '{') {
+      ++i;
+      continue;
+    }
+    size_t j = i + 1;
+    while (j < m.size() && m[j] >= '0' && m[j] <= '9') ++j;
+    if (j == i + 1 || j >= m.size() || (m[j] != '}' && m[j] != ',' && m[j] != ':')) continue;
+    const std::string index = m.substr(i + 1, j - i - 1);
+    if (index.size() > 2 || std::stoul(index) >= op.operands.size() - 1)
+      return InvalidArgument(what + "error_message's placeholder {" + index + "} names value " + index +
+                             ", but the assertion has " + std::to_string(op.operands.size() - 1) +
+                             " values after its predicate");
+  }
+  std::vector<uint32_t> values;
+  for (size_t k = 1; k < op.operands.size(); ++k) values.push_back(I64(op.operands[k]));
+  uint32_t pred = I64(op.operands[0]);
+  uint32_t to_pass = EmitBranch(Opcode::kBrIf, pred, kPatchedLater);
+  body_.Emit(Opcode::kFailFormat, mb_->AddString(m), values);
+  body_.PatchTarget(to_pass, body_.pc());
+  return Status::Ok();
+}
 
 // The handlers of the op table (lower_ops.cc) for the test dialects.
 Status FunctionLowering::LowerCustomCallOp(const ir::Operation& op, const std::vector<Slot>*, ir::Location*) {

@@ -182,6 +182,12 @@ Status FunctionLowering::LowerGetDimensionSize(const ir::Operation& op, const st
     return InvalidArgument(op.name + ": dimension out of range");
   uint32_t size = next_i64_++;
   body_.Emit(Opcode::kDim, size, Ref(op.operands[0]), static_cast<uint32_t>(d->i));
+  // On the scalar path (compiler/passes/scalar_plan.h) the register is the
+  // value; a tensor is written only where one is read.
+  if (plan_.IsScalar(op.result())) {
+    i64_of_[op.result()] = size;
+    return Status::Ok();
+  }
   body_.Emit(Opcode::kTensorFromI64, Define(op.result()), size, static_cast<uint32_t>(op.result()->type.element));
   return Status::Ok();
 }

@@ -287,7 +287,8 @@ Attribute Parser::ParseStructBody(std::string name) {
       Advance();  // '='
     }
     a.fields.emplace_back(std::move(key), ParseLooseValue());
-    if (!Consume(Tok::kComma)) break;
+    // StableHLO's struct parser accepts a comma before the closing '>'.
+    if (!Consume(Tok::kComma) || cur_.is(Tok::kGreater)) break;
   }
   Expect(Tok::kGreater, "to close the attribute");
   return a;
@@ -336,6 +337,15 @@ Attribute Parser::ParseLooseValue() {
     case Tok::kLess:
       Advance();
       return ParseStructBody("");
+    case Tok::kLParen: {
+      // Shardy's sub-axis `(pre_size)size` (#stablehlo.axis_ref<...,
+      // sub_axis_info = (1)2>): the two sizes as an integer array.
+      Advance();
+      int64_t pre = ParseIntLiteral(false);
+      Expect(Tok::kRParen, "after the sub-axis pre-size");
+      int64_t size = ParseIntLiteral(false);
+      return IntArrayAttr({pre, size});
+    }
     case Tok::kIdent: {
       std::string_view w = cur_.text;
       if (w == "true" || w == "false" || w == "dense" || w == "array" || w == "unit" ||

@@ -34,7 +34,7 @@ void AddAttr(Parser* p, Operation* op, std::string name, Attribute a, const Toke
 
 void Parser::ParsePrettyOp(Operation* op, const Token& name_tok, int num_results) {
   const std::string& n = op->name;
-  if (n == "stablehlo.constant") return ParseConstant(op, num_results);
+  if (n == "stablehlo.constant" || n == "chlo.constant") return ParseConstant(op, num_results);
   if (n == "stablehlo.compare") return ParseCompare(op, num_results);
   if (n == "stablehlo.convolution" || n == "stablehlo.dynamic_conv")
     return ParseConvolution(op, num_results);
@@ -44,7 +44,24 @@ void Parser::ParsePrettyOp(Operation* op, const Token& name_tok, int num_results
   if (n == "stablehlo.custom_call" || n == "func.call") return ParseCallLike(op, num_results);
   if (n == "stablehlo.composite") return ParseComposite(op, num_results);
   if (n == "chlo.scan") return ParseScan(op, num_results);
+  if (n == "chlo.top_k" && cur_.is(Tok::kLParen)) return ParseTopK(op, num_results);
   ParseDefaultPretty(op, num_results);
+}
+
+// chlo.top_k(%operand, k = N) {attrs} : T -> (V, I), CHLO's assembly format.
+void Parser::ParseTopK(Operation* op, int num_results) {
+  Expect(Tok::kLParen);
+  if (!cur_.is(Tok::kValueId)) FailExpected("the operand of chlo.top_k");
+  op->operands.push_back(ParseValueUse());
+  Expect(Tok::kComma, "after the operand of chlo.top_k");
+  Token at = cur_;
+  ExpectIdent("k");
+  Expect(Tok::kEqual);
+  AddAttr(this, op, "k", IntAttr(ParseIntLiteral(false)), at);
+  Expect(Tok::kRParen, "to close chlo.top_k's operands");
+  if (cur_.is(Tok::kLBrace)) MergeAttrs(op, ParseAttrDict());
+  Expect(Tok::kColon, "and the op's type");
+  ParsePrettySignature(op, num_results);
 }
 
 // name [%operand | key = value | positional attr], ... [{attrs}] [: types] [{attrs}]

@@ -186,6 +186,7 @@ class Parser {
   void ParseCallLike(Operation* op, int num_results);  // custom_call / func.call
   void ParseComposite(Operation* op, int num_results);
   void ParseScan(Operation* op, int num_results);
+  void ParseTopK(Operation* op, int num_results);  // chlo.top_k(%x, k = N)
   void SetResultTypes(Operation* op, const std::vector<Type>& types, int num_results,
                       const Token& at);
 

@@ -15,10 +15,29 @@ namespace kiln::compiler {
 // values are left for lowering to refuse.
 Status LegalizeChloBroadcast(ir::Module* module, const ErrorFormatter& format_error);
 
-// Deprecated ops that VHLO still carries (stablehlo.broadcast, ...) -> the
-// spec ops that define them (compiler/passes/legalize_deprecated.cc keeps
-// the list). Runs after the verifier, which checks the deprecated forms.
-Status LegalizeDeprecatedOps(ir::Module* module);
+// func.call inside the body of an op other than while/if/case (a reduce,
+// sort, scatter, map, ... body, which becomes a scalar program) -> the
+// callee's ops in its place, recursively (compiler/passes/inline_body_calls.cc).
+// A recursive callee is refused at the call.
+Status InlineCallsInBodies(ir::Module* module, const ErrorFormatter& format_error);
+
+// chlo.constant -> stablehlo.constant; chlo.constant_like(x) {value} -> a
+// rank-0 stablehlo.constant broadcast to x's (static) shape
+// (compiler/passes/legalize_chlo_constants.cc).
+Status LegalizeChloConstants(ir::Module* module, const ErrorFormatter& format_error);
+
+// Deprecated ops that VHLO still carries (broadcast, einsum, unary_einsum,
+// torch_index_select, cross-replica-sum, trace) -> the spec ops that define
+// them (compiler/passes/legalize_deprecated.cc keeps the list). Runs after
+// the verifier; a form the rewrite cannot express is refused at the op.
+Status LegalizeDeprecatedOps(ir::Module* module, const ErrorFormatter& format_error);
+
+// XLA's linear-algebra custom calls that JAX emits on the CPU
+// (compiler/passes/legalize_linalg_calls.cc): @lapack_?potrf_ffi (Cholesky)
+// -> stablehlo.cholesky and LAPACK's other triangle and info; the other
+// LAPACK targets and ProductOfElementaryHouseholderReflectors are refused at
+// the op, naming what they compute.
+Status LegalizeLinalgCustomCalls(ir::Module* module, const ErrorFormatter& format_error);
 
 // Always run (compiler/passes/legalize_quantized_ops.cc): each op the spec
 // defines on quantized tensors by dequantize_op_quantize that no kernel runs

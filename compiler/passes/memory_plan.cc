@@ -273,7 +273,7 @@ Status PlanFunctionMemory(FunctionOut* f, bool plan, const std::vector<bool>& re
   std::vector<std::vector<size_t>> succ(n);
   for (size_t i = 0; i < n; ++i) {
     const Opcode op = ins[i].op;
-    if (op != Opcode::kBr && op != Opcode::kReturn && op != Opcode::kFail && i + 1 < n) succ[i].push_back(i + 1);
+    if (op != Opcode::kBr && op != Opcode::kReturn && op != Opcode::kFail && op != Opcode::kFailFormat && i + 1 < n) succ[i].push_back(i + 1);
     for (const auto& o : ins[i].operands)
       if (o.kind == 'p') {
         auto it = index_of_pc.find(static_cast<uint32_t>(o.value));

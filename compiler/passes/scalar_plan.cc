@@ -68,6 +68,12 @@ class Planner {
         if (const ir::Block* b = SingleBlock(*r)) WalkBlock(*b);
       return;
     }
+    // A dimension size is read into a register by the VM (dim): JAX's shape
+    // checks compute on it without a dispatch or a device wait.
+    if (op.name == op_names::kGetDimensionSize && op.results.size() == 1 && IsScalarType(op.result()->type)) {
+      plan_.scalar.insert(op.result());
+      return;
+    }
     if (IsScalarOp(op, plan_)) plan_.scalar.insert(op.result());
   }
 

@@ -8,6 +8,7 @@
 //   - a constant,
 //   - an argument of the function (loaded once on entry when some scalar op
 //     reads it),
+//   - a get_dimension_size (the VM's dim instruction writes the register),
 //   - the result of an integer elementwise op (add, compare, select, convert,
 //     ...) whose operands are all scalar, or
 //   - a `while` loop-carried value whose initial value and every value the

@@ -11,7 +11,11 @@ namespace {
 
 std::string ReplicaGroups(const ir::Operation& op, std::string_view c_unique, int64_t* group_size) {
   *group_size = -1;
-  if (!op.GetAttr("replica_groups")) return "";
+  const ir::Attribute* groups = op.GetAttr("replica_groups");
+  if (!groups) return "";
+  // StableHLO 1.x's groups named by the axes of a Shardy mesh.
+  if (groups->kind == ir::Attribute::Kind::kStruct && groups->str == "#stablehlo.replica_group_mesh_axes")
+    return Msg(op, "replica_groups as mesh axes (#stablehlo.replica_group_mesh_axes) are not supported yet");
   auto m = Matrix2D(op, "replica_groups");
   if (!m) return Msg(op, "replica_groups must be a 2-D integer tensor");
   std::set<int64_t> seen;

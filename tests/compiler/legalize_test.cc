@@ -67,7 +67,7 @@ func.func @main(%a: tensor<2x3xf32>) -> tensor<4x5x2x3xf32> {
 }
 )", "t.mlir");
   ASSERT_TRUE(m.ok()) << m.status().message();
-  ASSERT_TRUE(LegalizeDeprecatedOps(m->get()).ok());
+  ASSERT_TRUE(LegalizeDeprecatedOps(m->get(), Plain()).ok());
   const ir::Function& f = *(*m)->functions[0];
   EXPECT_EQ(OpNames(f), (std::vector<std::string>{"stablehlo.broadcast_in_dim", "func.return"}));
   const auto& op = *f.body.blocks[0]->ops[0];

@@ -72,10 +72,11 @@ TEST(OpNames, UnknownOpOfAnotherDialectNamesTheDialectsKilnReads) {
 // A known op without a kernel keeps its own message.
 TEST(OpNames, KnownOpWithoutKernelIsNotSupportedYet) {
   std::string m = CompileError(
-      "func.func @main(%a: tensor<2x2xf32>) -> tensor<2x2xf32> {\n"
-      "  %0 = \"stablehlo.einsum\"(%a, %a) {einsum_config = \"ab,bc->ac\"} : (tensor<2x2xf32>, tensor<2x2xf32>) -> "
-      "tensor<2x2xf32>\n  return %0 : tensor<2x2xf32>\n}\n");
-  EXPECT_NE(m.find("stablehlo.einsum (tensor<2x2xf32>) is not supported by the cpu target yet"), std::string::npos)
+      "func.func @main(%a: tensor<?xf32>, %n: tensor<i32>) -> tensor<4xf32> {\n"
+      "  %0 = \"stablehlo.set_dimension_size\"(%a, %n) {dimension = 0 : i64} : (tensor<?xf32>, tensor<i32>) -> "
+      "tensor<4xf32>\n  return %0 : tensor<4xf32>\n}\n");
+  EXPECT_NE(m.find("stablehlo.set_dimension_size (tensor<4xf32>) is not supported by the cpu target yet"),
+            std::string::npos)
       << m;
 }
 

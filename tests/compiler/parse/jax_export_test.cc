@@ -166,5 +166,51 @@ func.func @main(%arg0: tensor<8xf32>) -> tensor<8xf32> {
       << t;
 }
 
+
+// CHLO's pretty top_k reads to the generic form's IR; a missing `k` is an
+// error at the token.
+TEST(JaxSyntax, ChloTopKPrettyFormIsTheGenericOne) {
+  auto pretty = MustParse(R"(
+func.func @f(%x: tensor<2x5xf32>) {
+  %v, %i = chlo.top_k(%x, k = 3) : tensor<2x5xf32> -> (tensor<2x3xf32>, tensor<2x3xi32>)
+  func.return
+})");
+  auto generic = MustParse(R"(
+func.func @f(%x: tensor<2x5xf32>) {
+  %v, %i = "chlo.top_k"(%x) {k = 3 : i64} : (tensor<2x5xf32>) -> (tensor<2x3xf32>, tensor<2x3xi32>)
+  func.return
+})");
+  ASSERT_TRUE(pretty && generic);
+  EXPECT_EQ(PrintModule(*pretty), PrintModule(*generic));
+  EXPECT_NE(ParseError("func.func @f(%x: tensor<5xf32>) {\n  %v, %i = chlo.top_k(%x, 3) : tensor<5xf32> -> "
+                       "(tensor<3xf32>, tensor<3xi32>)\n  func.return\n}")
+                .find("2:27: error: expected 'k'"),
+            std::string::npos)
+      << ParseError("func.func @f(%x: tensor<5xf32>) {\n  %v, %i = chlo.top_k(%x, 3) : tensor<5xf32> -> "
+                    "(tensor<3xf32>, tensor<3xi32>)\n  func.return\n}");
+}
+
+// A comma before the closing '>' of a #stablehlo struct attribute changes
+// nothing; two commas are still an error.
+TEST(JaxSyntax, TrailingCommaInsideStablehloAttributes) {
+  auto with = MustParse(R"(
+func.func @f(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
+  %0 = "stablehlo.dot_general"(%a, %b) {dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0],>} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  func.return
+})");
+  auto without = MustParse(R"(
+func.func @f(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
+  %0 = "stablehlo.dot_general"(%a, %b) {dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  func.return
+})");
+  ASSERT_TRUE(with && without);
+  EXPECT_EQ(PrintModule(*with), PrintModule(*without));
+  EXPECT_NE(ParseError("func.func @f(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {\n  %0 = \"stablehlo.dot_general\"(%a, "
+                       "%b) {dot_dimension_numbers = #stablehlo.dot<lhs_contracting_dimensions = [1],,>} : "
+                       "(tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>\n  func.return\n}")
+                .find("error: "),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace kiln::ir

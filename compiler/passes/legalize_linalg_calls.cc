@@ -1,0 +1,165 @@
+// XLA's linear-algebra custom calls that JAX emits on the CPU
+// (compiler/passes/legalize.h): LAPACK's Cholesky factorization
+// (@lapack_{s,d,c,z}potrf_ffi) becomes stablehlo.cholesky plus the values
+// LAPACK defines around it; the other LAPACK and XLA targets JAX emits are
+// refused by name, saying what they compute.
+#include <string>
+#include <vector>
+
+#include "compiler/op_names.h"
+#include "compiler/passes/legalize.h"
+#include "compiler/passes/rewrite_util.h"
+
+namespace kiln::compiler {
+namespace {
+
+ir::Attribute Enum(std::string s) {
+  ir::Attribute a;
+  a.kind = ir::Attribute::Kind::kEnum;
+  a.str = std::move(s);
+  return a;
+}
+
+ir::Value* Compare(Ops* ops, const ir::Operation& at, ir::Block* block, ir::Value* a, ir::Value* b,
+                   const char* direction) {
+  ir::Operation* c = NewOp(ops, at, block, ScalarOpName(ScalarOp::kCompare), {a, b},
+                           ir::Type::Tensor(ElementType::kI1, a->type.dims));
+  c->attrs.emplace_back("comparison_direction", Enum(direction));
+  return c->result();
+}
+
+ir::Value* Iota(Ops* ops, const ir::Operation& at, ir::Block* block, const std::vector<int64_t>& dims, int64_t d) {
+  ir::Operation* i = NewOp(ops, at, block, KernelName(KernelId::kIota), {}, ir::Type::Tensor(ElementType::kSI32, dims));
+  i->attrs.emplace_back("iota_dimension", Int(d));
+  return i->result();
+}
+
+// LAPACK ?potrf as JAX calls it (jaxlib's potrf_hlo): one operand a of
+// [batch..., n, n], results (factor, info) of [batch..., n, n] and
+// [batch...] i32, attribute mhlo.backend_config = {uplo = 76 ('L') | 85
+// ('U')}. LAPACK writes the factor into uplo's triangle and leaves the other
+// triangle as a holds it; info is 0, or k when the leading minor of order k
+// is not positive definite. Here: the factor is stablehlo.cholesky's (whose
+// j-th diagonal entry is positive exactly while the leading minors up to j
+// are: a failed pivot makes it and all later ones NaN or zero) selected
+// with a in the other triangle; info counts the positive diagonal entries c
+// (a dot_general with ones) and is 0 when c = n, else c + 1.
+Status RewritePotrf(ir::Block* block, size_t at, const std::string& target, const ErrorFormatter& format,
+                    size_t* n_ops) {
+  const ir::Operation& op = *block->ops[at];
+  const std::string what = "stablehlo.custom_call @" + target + " (LAPACK's Cholesky factorization): ";
+  if (op.operands.size() != 1 || op.results.size() != 2)
+    return InvalidArgument(format(op.loc, what + "expects one operand and two results (factor, info)"));
+  const ir::Type& a = op.operands[0]->type;
+  const int64_t r = a.rank();
+  if (!a.is_tensor() || r < 2 || !a.HasStaticShape() || a.dims[r - 1] != a.dims[r - 2] ||
+      (!IsFloat(a.element) && !IsComplex(a.element)))
+    return InvalidArgument(format(op.loc, what + "the operand must be square float or complex matrices of static "
+                                                 "shape, not " +
+                                              a.ToString()));
+  std::vector<int64_t> batch(a.dims.begin(), a.dims.end() - 2);
+  if (op.results[0]->type != a || op.results[1]->type != ir::Type::Tensor(ElementType::kSI32, batch))
+    return InvalidArgument(format(op.loc, what + "the results must be " + a.ToString() + " and " +
+                                              ir::Type::Tensor(ElementType::kSI32, batch).ToString()));
+  const ir::Attribute* config = op.GetAttr("mhlo.backend_config");
+  const ir::Attribute* uplo = config && config->kind == ir::Attribute::Kind::kDict ? config->Field("uplo") : nullptr;
+  if (!uplo || uplo->kind != ir::Attribute::Kind::kInt || (uplo->i != 'L' && uplo->i != 'U'))
+    return InvalidArgument(format(op.loc, what + "needs mhlo.backend_config = {uplo = 76 : ui8} ('L') or 85 ('U')"));
+  const bool lower = uplo->i == 'L';
+  const int64_t n = a.dims[r - 1];
+  Ops ops;
+  ir::Value* x = op.operands[0];
+  ir::Operation* chol = NewOp(&ops, op, block, KernelName(KernelId::kCholesky), {x}, a);
+  ir::Attribute lower_attr;
+  lower_attr.kind = ir::Attribute::Kind::kBool;
+  lower_attr.b = lower;
+  chol->attrs.emplace_back("lower", std::move(lower_attr));
+  ir::Value* l = chol->result();
+  ir::Value* row = Iota(&ops, op, block, a.dims, r - 2);
+  ir::Value* col = Iota(&ops, op, block, a.dims, r - 1);
+  ir::Value* tri = Compare(&ops, op, block, row, col, lower ? "GE" : "LE");
+  ir::Operation* factor = NewOp(&ops, op, block, ScalarOpName(ScalarOp::kSelect), {tri, l, x}, a);
+  ir::Value* diag = Compare(&ops, op, block, row, col, "EQ");
+  ir::Value* re = l;
+  ElementType real = a.element;
+  if (IsComplex(a.element)) {
+    real = ComplexPartType(a.element);
+    re = NewOp(&ops, op, block, ScalarOpName(ScalarOp::kReal), {l}, ir::Type::Tensor(real, a.dims))->result();
+  }
+  ir::Value* positive = Compare(&ops, op, block, re, Splat(&ops, op, block, real, a.dims, 0), "GT");
+  ir::Value* ok = NewOp(&ops, op, block, ScalarOpName(ScalarOp::kAnd), {diag, positive},
+                        ir::Type::Tensor(ElementType::kI1, a.dims))
+                      ->result();
+  ir::Value* ones = NewOp(&ops, op, block, ScalarOpName(ScalarOp::kConvert), {ok},
+                          ir::Type::Tensor(ElementType::kSI32, a.dims))
+                        ->result();
+  ir::Value* count = DotGeneral(&ops, op, block, ones, Splat(&ops, op, block, ElementType::kSI32, {n, n}, 1), {}, {},
+                                {r - 2, r - 1}, {0, 1}, batch);
+  ir::Value* all = Compare(&ops, op, block, count, Splat(&ops, op, block, ElementType::kSI32, batch, n), "EQ");
+  ir::Value* next = NewOp(&ops, op, block, ScalarOpName(ScalarOp::kAdd),
+                          {count, Splat(&ops, op, block, ElementType::kSI32, batch, 1)},
+                          ir::Type::Tensor(ElementType::kSI32, batch))
+                        ->result();
+  ir::Operation* info =
+      NewOp(&ops, op, block, ScalarOpName(ScalarOp::kSelect),
+            {all, Splat(&ops, op, block, ElementType::kSI32, batch, 0), next}, ir::Type::Tensor(ElementType::kSI32, batch));
+  *n_ops = SpliceTakingOver(block, at, std::move(ops), {factor, info});
+  return Status::Ok();
+}
+
+bool HasPrefixAndSuffix(const std::string& s, std::string_view prefix, std::string_view suffix) {
+  return s.size() > prefix.size() + suffix.size() && s.compare(0, prefix.size(), prefix) == 0 &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// What the linear-algebra targets Kiln does not run yet compute, for the
+// refusal (jaxlib's CPU targets: lapack_<type><routine>_ffi).
+std::string UnsupportedLinalg(const std::string& target) {
+  if (target == "ProductOfElementaryHouseholderReflectors")
+    return "XLA's product of Householder reflectors (QR's Q, as jnp.linalg.qr computes it)";
+  if (target.rfind("lapack_", 0) != 0 || target.size() < 13) return "";
+  const std::string routine = target.substr(8, target.size() - 8 - 4);  // lapack_ + type letter ... _ffi
+  if (!HasPrefixAndSuffix(target, "lapack_", "_ffi")) return "";
+  if (routine == "getrf") return "LAPACK's LU factorization (jnp.linalg.solve, inv, det, lu)";
+  if (routine == "geqrf" || routine == "geqp3") return "LAPACK's QR factorization (jnp.linalg.qr)";
+  if (routine == "orgqr" || routine == "ungqr") return "LAPACK's Q of a QR factorization (jnp.linalg.qr)";
+  if (routine == "syevd" || routine == "heevd") return "LAPACK's symmetric eigendecomposition (jnp.linalg.eigh)";
+  if (routine == "geev") return "LAPACK's eigendecomposition (jnp.linalg.eig)";
+  if (routine == "gesdd" || routine == "gesvd") return "LAPACK's singular value decomposition (jnp.linalg.svd)";
+  if (routine == "gehrd") return "LAPACK's Hessenberg reduction";
+  if (routine == "sytrd" || routine == "hetrd") return "LAPACK's tridiagonal reduction";
+  if (routine == "trsm") return "BLAS's triangular solve";
+  return "";
+}
+
+Status LegalizeBlock(ir::Block* block, const ErrorFormatter& format) {
+  for (size_t i = 0; i < block->ops.size();) {
+    ir::Operation& op = *block->ops[i];
+    for (auto& region : op.regions)
+      for (auto& b : region->blocks) KILN_RETURN_IF_ERROR(LegalizeBlock(b.get(), format));
+    size_t n = 1;
+    const ir::Attribute* t = op.name == op_names::kCustomCall ? op.GetAttr("call_target_name") : nullptr;
+    if (t) {
+      const std::string& target = t->str;
+      if (target == "lapack_spotrf_ffi" || target == "lapack_dpotrf_ffi" || target == "lapack_cpotrf_ffi" ||
+          target == "lapack_zpotrf_ffi") {
+        KILN_RETURN_IF_ERROR(RewritePotrf(block, i, target, format, &n));
+      } else if (std::string what = UnsupportedLinalg(target); !what.empty()) {
+        return Unimplemented(format(op.loc, "stablehlo.custom_call @" + target + " (" + what +
+                                                ") is not supported yet; Kiln runs lapack_?potrf_ffi (Cholesky)"));
+      }
+    }
+    i += n;
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status LegalizeLinalgCustomCalls(ir::Module* module, const ErrorFormatter& format_error) {
+  for (auto& f : module->functions)
+    for (auto& b : f->body.blocks) KILN_RETURN_IF_ERROR(LegalizeBlock(b.get(), format_error));
+  return Status::Ok();
+}
+
+}  // namespace kiln::compiler

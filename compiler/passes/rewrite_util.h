@@ -1,0 +1,120 @@
+// Helpers of the IR -> IR rewrites that replace one op by several
+// (compiler/passes/legalize_deprecated.cc, legalize_linalg_calls.cc): new
+// ops at the replaced op's location, spliced in where it stood.
+#pragma once
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compiler/ir.h"
+#include "kernels/common/scalar_program.h"
+#include "kernels/kernel_table.h"
+#include "kernels/scalar/scalar.h"
+
+namespace kiln::compiler {
+
+using Ops = std::vector<std::unique_ptr<ir::Operation>>;
+
+inline ir::Attribute IntArray(std::vector<int64_t> v) {
+  ir::Attribute a;
+  a.kind = ir::Attribute::Kind::kIntArray;
+  a.type.element = ElementType::kSI64;
+  a.ints = std::move(v);
+  return a;
+}
+
+inline ir::Attribute Int(int64_t v) {
+  ir::Attribute a;
+  a.kind = ir::Attribute::Kind::kInt;
+  a.i = v;
+  a.type = ir::Type::Tensor(ElementType::kSI64, {});
+  return a;
+}
+
+inline std::string Dims(const std::vector<int64_t>& d) {
+  std::string s = "[";
+  for (size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + (d[i] < 0 ? std::string("?") : std::to_string(d[i]));
+  return s + "]";
+}
+
+// A new op named `name` at `at`'s place, with one result of `type`.
+inline ir::Operation* NewOp(Ops* ops, const ir::Operation& at, ir::Block* block, std::string_view name,
+                     std::vector<ir::Value*> operands, ir::Type type) {
+  auto op = std::make_unique<ir::Operation>();
+  op->name = std::string(name);
+  op->loc = at.loc;
+  op->parent = block;
+  op->operands = std::move(operands);
+  auto r = std::make_unique<ir::Value>();
+  r->type = std::move(type);
+  r->def = op.get();
+  op->results.push_back(std::move(r));
+  ops->push_back(std::move(op));
+  return ops->back().get();
+}
+
+// Puts `ops` where block->ops[at] stands; the last of them takes over the
+// old op's results (same types). Returns how many ops stand there now.
+inline size_t Splice(ir::Block* block, size_t at, Ops ops) {
+  ir::Operation& old = *block->ops[at];
+  ir::Operation& last = *ops.back();
+  last.results = std::move(old.results);
+  for (auto& r : last.results) r->def = &last;
+  const size_t n = ops.size();
+  block->ops[at] = std::move(ops.back());
+  ops.pop_back();
+  block->ops.insert(block->ops.begin() + static_cast<std::ptrdiff_t>(at), std::make_move_iterator(ops.begin()),
+                    std::make_move_iterator(ops.end()));
+  return n;
+}
+
+// A rank-0 constant `value` of `e` (an integer, also for float and
+// complex types), broadcast to `dims` (static).
+inline ir::Value* Splat(Ops* ops, const ir::Operation& at, ir::Block* block, ElementType e,
+                        const std::vector<int64_t>& dims, int64_t value) {
+  ir::Attribute v;
+  v.kind = ir::Attribute::Kind::kDense;
+  v.type = ir::Type::Tensor(e, {});
+  v.dense_bytes.resize(StorageBytes(e));
+  ref::StoreScalar(e, Scalar{value, static_cast<double>(value), 0}, v.dense_bytes.data());
+  ir::Operation* c = NewOp(ops, at, block, ScalarOpName(ScalarOp::kConstant), {}, ir::Type::Tensor(e, {}));
+  c->attrs.emplace_back("value", std::move(v));
+  ir::Operation* b = NewOp(ops, at, block, KernelName(KernelId::kBroadcastInDim), {c->result()}, ir::Type::Tensor(e, dims));
+  b->attrs.emplace_back("broadcast_dimensions", IntArray({}));
+  return b->result();
+}
+
+// dot_general with the given dimension numbers; the result has `dims`.
+inline ir::Value* DotGeneral(Ops* ops, const ir::Operation& at, ir::Block* block, ir::Value* lhs, ir::Value* rhs,
+                      std::vector<int64_t> lb, std::vector<int64_t> rb, std::vector<int64_t> lc,
+                      std::vector<int64_t> rc, std::vector<int64_t> dims) {
+  ir::Operation* d = NewOp(ops, at, block, KernelName(KernelId::kDotGeneral), {lhs, rhs},
+                           ir::Type::Tensor(lhs->type.element, std::move(dims)));
+  ir::Attribute nums;
+  nums.kind = ir::Attribute::Kind::kStruct;
+  nums.str = "#stablehlo.dot";
+  nums.fields.emplace_back("lhs_batching_dimensions", IntArray(std::move(lb)));
+  nums.fields.emplace_back("rhs_batching_dimensions", IntArray(std::move(rb)));
+  nums.fields.emplace_back("lhs_contracting_dimensions", IntArray(std::move(lc)));
+  nums.fields.emplace_back("rhs_contracting_dimensions", IntArray(std::move(rc)));
+  d->attrs.emplace_back("dot_dimension_numbers", std::move(nums));
+  return d->result();
+}
+
+// Like Splice, for an op of several results: takers[k] (among `ops`, one
+// result each, which no other new op reads) takes over the old op's result k.
+inline size_t SpliceTakingOver(ir::Block* block, size_t at, Ops ops, const std::vector<ir::Operation*>& takers) {
+  ir::Operation& old = *block->ops[at];
+  for (size_t k = 0; k < takers.size(); ++k) {
+    takers[k]->results[0] = std::move(old.results[k]);
+    takers[k]->results[0]->def = takers[k];
+  }
+  const size_t n = ops.size();
+  block->ops.erase(block->ops.begin() + static_cast<std::ptrdiff_t>(at));
+  block->ops.insert(block->ops.begin() + static_cast<std::ptrdiff_t>(at), std::make_move_iterator(ops.begin()),
+                    std::make_move_iterator(ops.end()));
+  return n;
+}
+
+}  // namespace kiln::compiler

@@ -1,0 +1,73 @@
+# What JAX exports and the StableHLO tools print (included by
+# tests/CMakeLists.txt after cli_tools.cmake, whose cli_test it uses; T is
+# the scratch folder): the syntax of tests/data/jax/syntax.mlir, refusals
+# with their messages.
+set(JD ${CMAKE_CURRENT_SOURCE_DIR}/data/jax)
+
+add_test(NAME conformance.jax_syntax.cpu COMMAND kiln-conformance ${JD}/syntax.mlir --strict)
+set_tests_properties(conformance.jax_syntax.cpu PROPERTIES
+                     PASS_REGULAR_EXPRESSION "unsupported: 0\nconformance: 7 passed, 0 failed")
+
+# A body that calls a recursive function cannot be inlined: refused at the call.
+cli_test(cli.compile_refuses_recursive_body_call "" "recursive_body_call.mlir:2:8: error: func.call @f in a body: more than 4096 calls to inline [(]a recursive function cannot be inlined[)]\n.*exit=1\n$"
+         "${COMPILE} ${JD}/recursive_body_call.mlir -o ${T}/recursive.kiln --target=cpu")
+
+# JAX's conventions with checked values: sharding custom calls, composite,
+# a shape assertion that holds (tests/data/jax/conventions.mlir).
+add_test(NAME conformance.jax_conventions.cpu COMMAND kiln-conformance ${JD}/conventions.mlir --strict)
+set_tests_properties(conformance.jax_conventions.cpu PROPERTIES
+                     PASS_REGULAR_EXPRESSION "unsupported: 0\nconformance: 3 passed, 0 failed")
+
+# A shape assertion: passes for a batch of 2; for a batch of 1 the call fails
+# with JAX's message, its placeholders replaced by the dimension's value, at
+# the custom_call's location.
+add_test(NAME cli.compile_jax_shape_assertion
+         COMMAND kiln-compile ${JD}/shape_assertion.mlir -o ${T}/shape_assertion.kiln)
+cli_test(cli.run_jax_shape_assertion_passes cli.compile_jax_shape_assertion "^2x3xf32=2,2,2,4,4,4\nexit=0\n$"
+         "${RUN} ${T}/shape_assertion.kiln --input=2x3xf32=1,1,1,2,2,2")
+cli_test(cli.run_jax_shape_assertion_fails cli.compile_jax_shape_assertion
+         "^error: [^\n]*shape_assertion.mlir:11:5: Input shapes do not match the polymorphic shapes specification. Expected value >= 2 for dimension variable 'b'. Using the following polymorphic shapes specifications: args\\[0\\].shape = [(]b, 3[)]. Obtained dimension variables: 'b' = 1 from specification 'b' for dimension args\\[0\\].shape\\[0\\] [(]= 1[)], . Please see https://docs.jax.dev/en/latest/export/shape_poly.html#shape-assertion-errors for more details.\nexit=1\n$"
+         "${RUN} ${T}/shape_assertion.kiln --input=1x3xf32=1,1,1")
+if(KILN_ENABLE_VULKAN)
+  cli_test(cli.run_jax_shape_assertion_fails_on_vulkan cli.compile_jax_shape_assertion
+           "^error: [^\n]*shape_assertion.mlir:11:5: Input shapes do not match [^\n]*'b' = 0 from specification[^\n]*\nexit=1\n$"
+           "${RUN} ${T}/shape_assertion.kiln --device=vulkan --input=0x3xf32=")
+endif()
+# A placeholder naming a value the assertion lacks is refused at compile time.
+cli_test(cli.compile_refuses_shape_assertion_bad_placeholder ""
+         "shape_assertion_bad_placeholder.mlir:5:3: error: stablehlo.custom_call @shape_assertion: error_message's placeholder [{]1[}] names value 1, but the assertion has 1 values after its predicate\n.*exit=1\n$"
+         "${COMPILE} ${JD}/shape_assertion_bad_placeholder.mlir -o ${T}/bad_placeholder.kiln")
+
+# The platform index of a multi-platform export (tests/data/jax/
+# platform_index.mlir: x + 2, x + 3, x + 4 on the three platforms): bound to
+# cpu's position in --platforms, it leaves the signature; without
+# --platforms it stays an argument, with a warning naming the flag; a list
+# without cpu is refused.
+cli_test(cli.jax_platform_index_cpu_second "" "^3xf32=4,5,6\nexit=0\n$"
+         "${COMPILE} ${JD}/platform_index.mlir -o ${T}/platform_index.kiln --platforms=cuda,cpu,tpu && ${RUN} ${T}/platform_index.kiln --input=3xf32=1,2,3")
+cli_test(cli.jax_platform_index_cpu_first "" "^3xf32=3,4,5\nexit=0\n$"
+         "${COMPILE} ${JD}/platform_index.mlir -o ${T}/platform_index_first.kiln --platforms=CPU,cuda,tpu && ${RUN} ${T}/platform_index_first.kiln --input=3xf32=1,2,3")
+cli_test(cli.jax_platform_index_unknown ""
+         "platform_index.mlir:8:3: warning: argument 0 of @main [(]JAX's platform index[)] stays an argument: pass the export's platforms [(]jax.export's Exported.platforms[)] with --platforms=cpu,... to bind it to the cpu lowering's index\n.*\n3xf32=5,6,7\nexit=0\n$"
+         "${COMPILE} ${JD}/platform_index.mlir -o ${T}/platform_index_arg.kiln && ${RUN} ${T}/platform_index_arg.kiln --input=i32=2 --input=3xf32=1,2,3")
+cli_test(cli.jax_platform_index_without_cpu ""
+         "platform_index.mlir:8:3: error: the export's platforms [(]cuda, tpu[)] do not include cpu: Kiln runs the cpu lowering\n.*exit=1\n$"
+         "${COMPILE} ${JD}/platform_index.mlir -o ${T}/platform_index_nocpu.kiln --platforms=cuda,tpu")
+
+# Deprecated ops are legalized to spec ops (tests/data/ops/deprecated_ops.mlir
+# checks their values); what a rewrite cannot express is refused at the op.
+cli_test(cli.compile_refuses_einsum_diagonal ""
+         "einsum_diagonal.mlir:2:8: error: stablehlo.unary_einsum 'ii->i': label 'i' repeats in one operand or the result [(]a diagonal[)], which is not supported\n.*exit=1\n$"
+         "${COMPILE} ${JD}/einsum_diagonal.mlir -o ${T}/einsum_diagonal.kiln")
+cli_test(cli.compile_refuses_einsum_wrong_result ""
+         "einsum_wrong_result.mlir:2:8: error: stablehlo.einsum 'ab,bc->ac' gives tensor \\[2, 4\\] of f32, but the result is tensor<2x5xf32>\n.*exit=1\n$"
+         "${COMPILE} ${JD}/einsum_wrong_result.mlir -o ${T}/einsum_wrong_result.kiln")
+
+# XLA's linear-algebra custom calls: LAPACK's Cholesky runs
+# (tests/data/jax/cholesky_lapack.mlir); the others are refused by name.
+add_test(NAME conformance.jax_lapack_cholesky.cpu COMMAND kiln-conformance ${JD}/cholesky_lapack.mlir --strict)
+set_tests_properties(conformance.jax_lapack_cholesky.cpu PROPERTIES
+                     PASS_REGULAR_EXPRESSION "unsupported: 0\nconformance: 3 passed, 0 failed")
+cli_test(cli.compile_refuses_lapack_lu ""
+         "lu_lapack.mlir:2:10: error: stablehlo.custom_call @lapack_sgetrf_ffi [(]LAPACK's LU factorization [(]jnp.linalg.solve, inv, det, lu[)][)] is not supported yet. Kiln runs lapack_[?]potrf_ffi [(]Cholesky[)]\n.*exit=1\n$"
+         "${COMPILE} ${JD}/lu_lapack.mlir -o ${T}/lu.kiln")
