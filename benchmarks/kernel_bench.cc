@@ -209,6 +209,16 @@ ScalarProgram ExpShifted() {
   return prog;
 }
 
+// exp(x - m) / s: softmax's tail (params x, m, s), as the compiler emits it.
+ScalarProgram SoftmaxTail() {
+  ScalarProgram prog;
+  prog.param_types = {ElementType::kF32, ElementType::kF32, ElementType::kF32};
+  prog.instrs = {Instr(ScalarOp::kSubtract, {0, 1}), Instr(ScalarOp::kExponential, {3}),
+                 Instr(ScalarOp::kDivide, {4, 2})};
+  prog.results = {5};
+  return prog;
+}
+
 struct RowsBench {
   AlignedFloats x{kRows * kCols, 0.0f}, y{kRows * kCols, 0.0f};
   AlignedFloats a{kRows, 0.0f}, b{kRows, 0.0f}, g{kCols, 1.25f}, beta{kCols, 0.5f};
@@ -233,11 +243,7 @@ Status Dispatch(const KernelParams& p, std::initializer_list<TensorRef> in, Tens
 void BM_SoftmaxRows4096x4096(benchmark::State& state) {
   RowsBench t;
   const KernelParams max = RowReduce(ScalarOp::kMaximum), sum = FusedRowReduce(ScalarOp::kAdd, ExpShifted());
-  ScalarProgram tail = ExpShifted();  // exp(x - m) / s
-  tail.param_types.push_back(ElementType::kF32);
-  tail.instrs.push_back(Instr(ScalarOp::kDivide, {4, 2}));
-  tail.results = {5};
-  KernelParams div = ElementwiseParams(tail);
+  KernelParams div = ElementwiseParams(SoftmaxTail());
   div.attrs.push_back(Ints("input_broadcast", {2, 0, 1, 1, 0, 1, 0}));
   for (auto _ : state) {
     Status s = Dispatch(max, {t.Full(t.x), t.Scalar(&t.ninf)}, t.Row(t.a));
@@ -295,11 +301,7 @@ void AddUnit(KernelParams* p, int64_t k, const char* kernel, std::vector<int64_t
 
 void BM_SoftmaxRowBlock4096x4096(benchmark::State& state) {
   RowsBench t;
-  ScalarProgram tail = ExpShifted();
-  tail.param_types.push_back(ElementType::kF32);
-  tail.instrs.push_back(Instr(ScalarOp::kDivide, {4, 2}));
-  tail.results = {5};
-  KernelParams div = ElementwiseParams(tail);
+  KernelParams div = ElementwiseParams(SoftmaxTail());
   div.attrs.push_back(Ints("input_broadcast", {2, 0, 1, 1, 0, 1, 0}));
   KernelParams p;
   p.kernel = "kiln.row_block";

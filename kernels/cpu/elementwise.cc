@@ -228,6 +228,19 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
       if (p.input_is_scalar[v]) continue;
       if (!p.gather_strides[v].empty()) {
         T* dst = slot(v);
+        const T* run = prog.param_types[v] == ElementType::kI1
+                           ? nullptr
+                           : InnermostRun(reinterpret_cast<const T*>(p.inputs[v]), p.gather_strides[v], p.out_dims,
+                                          start, count);
+        if (run != nullptr && p.gather_strides[v].back() == 1 && count == padded) {
+          src[v] = run;  // a row of a broadcast column (layer norm's scale): read in place
+          continue;
+        }
+        if (run != nullptr && p.gather_strides[v].back() == 0) {
+          std::fill(dst, dst + padded, *run);  // a per-row value (softmax's max): one splat
+          src[v] = dst;
+          continue;
+        }
         if (prog.param_types[v] == ElementType::kI1) {
           uint8_t bytes[kBlock];
           GatherBlock(p.inputs[v], p.gather_strides[v], p.out_dims, start, count, bytes);

@@ -53,4 +53,23 @@ void GatherBlock(const T* in, const std::vector<int64_t>& strides, const std::ve
   }
 }
 
+// When output elements [start, start + count) lie in one run along the
+// innermost axis, the input element of `start` (the run continues from it
+// by strides.back()), else null: a block of a row-local program then reads
+// a broadcast operand in place or as one splat instead of gathering it.
+template <typename T>
+const T* InnermostRun(const T* in, const std::vector<int64_t>& strides, const std::vector<int64_t>& dims,
+                      size_t start, size_t count) {
+  if (dims.empty()) return nullptr;
+  const size_t inner = static_cast<size_t>(dims.back());
+  if (start % inner + count > inner) return nullptr;
+  int64_t off = 0;
+  size_t rest = start;
+  for (size_t a = dims.size(); a-- > 0;) {
+    off += static_cast<int64_t>(rest % static_cast<size_t>(dims[a])) * strides[a];
+    rest /= static_cast<size_t>(dims[a]);
+  }
+  return in + off;
+}
+
 }  // namespace kiln::cpu
