@@ -198,7 +198,14 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
     scratch_size = num_values * kBlock;
   }
   auto slot = [&](size_t v) { return scratch.get() + v * kBlock; };
-  std::vector<const T*> src(num_values, nullptr);
+  // Per-block operand pointers and splat bookkeeping, kept per thread too
+  // (a row block calls this once per block and unit: no heap traffic).
+  thread_local std::vector<const T*> src, splatted;
+  thread_local std::vector<size_t> splat_padded;
+  src.assign(num_values, nullptr);
+  // Per param: the element its slot holds as a splat (null: none).
+  splatted.assign(num_params, nullptr);
+  splat_padded.assign(num_params, 0);
 
   // Broadcast params and constants: fill their blocks once.
   for (size_t v = 0; v < num_params; ++v) {
@@ -221,9 +228,14 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
     }
   }
 
+  bool any_gather = false;
+  for (size_t v = 0; v < num_params; ++v) any_gather = any_gather || !p.gather_strides[v].empty();
+  OutputIndex at;  // of `start`, for the gathered params
+  if (any_gather) at.Start(p.out_dims, begin);
   for (size_t start = begin; start < end; start += kBlock) {
     const size_t count = std::min(kBlock, end - start);
     const size_t padded = (count + N - 1) / N * N;
+    if (any_gather && start != begin) at.Advance(p.out_dims, kBlock);
     for (size_t v = 0; v < num_params; ++v) {
       if (p.input_is_scalar[v]) continue;
       if (!p.gather_strides[v].empty()) {
@@ -231,16 +243,23 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
         const T* run = prog.param_types[v] == ElementType::kI1
                            ? nullptr
                            : InnermostRun(reinterpret_cast<const T*>(p.inputs[v]), p.gather_strides[v], p.out_dims,
-                                          start, count);
+                                          at, count);
         if (run != nullptr && p.gather_strides[v].back() == 1 && count == padded) {
           src[v] = run;  // a row of a broadcast column (layer norm's scale): read in place
           continue;
         }
         if (run != nullptr && p.gather_strides[v].back() == 0) {
-          std::fill(dst, dst + padded, *run);  // a per-row value (softmax's max): one splat
+          // A per-row value (softmax's max): one splat, kept while the
+          // blocks stay in its row.
+          if (splatted[v] != run || splat_padded[v] < padded) {
+            std::fill(dst, dst + padded, *run);
+            splatted[v] = run;
+            splat_padded[v] = padded;
+          }
           src[v] = dst;
           continue;
         }
+        splatted[v] = nullptr;
         if (prog.param_types[v] == ElementType::kI1) {
           uint8_t bytes[kBlock];
           GatherBlock(p.inputs[v], p.gather_strides[v], p.out_dims, start, count, bytes);
