@@ -415,6 +415,27 @@ void BM_CpuDotGeneralF32MlpLayer(benchmark::State& state) {
   KernelParams p = MatmulParams();
   RunDot(state, cpu::FindCpuKernel(p), p, state.range(0) == 1 ? nullptr : Pool(), 64, 784, 128);
 }
+// Batch-1 layer (GEMV): 1x4096 x 4096x4096 f32 on the pool (KILN_THREADS),
+// bytes_per_second counting B's 64 MB read once: over BM_MemRead64MB's it
+// is the fraction of the machine's read bandwidth the product streams at.
+void BM_CpuGemvF32(benchmark::State& state) {
+  KernelParams p = MatmulParams();
+  RunDot(state, cpu::FindCpuKernel(p), p, Pool(), 1, 4096, 4096);
+  state.SetBytesProcessed(state.iterations() * int64_t{4096} * 4096 * 4);
+}
+// Reading 64 MB (an XOR of its 64-bit words): the read bandwidth.
+void BM_MemRead64MB(benchmark::State& state) {
+  std::vector<uint64_t> x(size_t{8} << 20, 0x5a5a5a5a5a5a5a5aull);
+  for (auto _ : state) {
+    uint64_t acc = 0;
+    for (uint64_t v : x) acc ^= v;
+    benchmark::DoNotOptimize(acc);
+  }
+  state.SetBytesProcessed(state.iterations() * int64_t{64} << 20);
+}
+BENCHMARK(BM_MemRead64MB)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CpuGemvF32)->UseRealTime()->Unit(benchmark::kMillisecond);
+
 // The reference at 1024 takes tens of seconds per iteration; it is left out.
 BENCHMARK(BM_ReferenceDotGeneralF32)->Arg(64)->Arg(128)->Arg(256)->Arg(512)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CpuDotGeneralF32)->Arg(64)->Arg(128)->Arg(256)->Arg(512)->Arg(1024)->Unit(benchmark::kMillisecond);
