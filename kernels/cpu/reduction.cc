@@ -21,6 +21,7 @@
 // reaches memory. Blocks are whole rows when rows fit, else pieces of one
 // row whose lengths are multiples of 16, so the order stays the same.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -139,6 +140,50 @@ HWY_INLINE bool FeedFourRows(const T* HWY_RESTRICT x, size_t stride, size_t bloc
   return true;
 }
 
+// maximum/minimum of dst[0] and x[0..r) with the plain SIMD max/min (one op
+// per vector instead of MaxLikeReference's chain), noting NaNs on the way:
+// without NaN, and with a result other than zero, it is the reference's
+// value (only NaN payloads and the sign of zero depend on the order and on
+// how max/min treat them). Stores it and returns true then; false leaves
+// dst alone for the exact fold (a NaN, a zero result: a row of relu
+// outputs, say).
+template <class D, typename T = hn::TFromD<D>>
+HWY_INLINE bool NumericMinMax(D d, ReduceOp op, const T* HWY_RESTRICT x, size_t r, T* dst) {
+  const size_t N = hn::Lanes(d);
+  if (r < 4 * N || std::isnan(dst[0])) return false;
+  const bool max = op == ReduceOp::kMax;
+  auto m0 = hn::LoadU(d, x), m1 = hn::LoadU(d, x + N), m2 = hn::LoadU(d, x + 2 * N), m3 = hn::LoadU(d, x + 3 * N);
+  auto nan = hn::Or(hn::Or(hn::IsNaN(m0), hn::IsNaN(m1)), hn::Or(hn::IsNaN(m2), hn::IsNaN(m3)));
+  size_t k = 4 * N;
+  for (; k + 4 * N <= r; k += 4 * N) {
+    const auto v0 = hn::LoadU(d, x + k), v1 = hn::LoadU(d, x + k + N);
+    const auto v2 = hn::LoadU(d, x + k + 2 * N), v3 = hn::LoadU(d, x + k + 3 * N);
+    nan = hn::Or(nan, hn::Or(hn::Or(hn::IsNaN(v0), hn::IsNaN(v1)), hn::Or(hn::IsNaN(v2), hn::IsNaN(v3))));
+    m0 = max ? hn::Max(m0, v0) : hn::Min(m0, v0);
+    m1 = max ? hn::Max(m1, v1) : hn::Min(m1, v1);
+    m2 = max ? hn::Max(m2, v2) : hn::Min(m2, v2);
+    m3 = max ? hn::Max(m3, v3) : hn::Min(m3, v3);
+  }
+  // The last (overlapping) four vectors: max/min may see an element twice.
+  if (k < r) {
+    const size_t e = r - 4 * N;
+    const auto v0 = hn::LoadU(d, x + e), v1 = hn::LoadU(d, x + e + N);
+    const auto v2 = hn::LoadU(d, x + e + 2 * N), v3 = hn::LoadU(d, x + e + 3 * N);
+    nan = hn::Or(nan, hn::Or(hn::Or(hn::IsNaN(v0), hn::IsNaN(v1)), hn::Or(hn::IsNaN(v2), hn::IsNaN(v3))));
+    m0 = max ? hn::Max(m0, v0) : hn::Min(m0, v0);
+    m1 = max ? hn::Max(m1, v1) : hn::Min(m1, v1);
+    m2 = max ? hn::Max(m2, v2) : hn::Min(m2, v2);
+    m3 = max ? hn::Max(m3, v3) : hn::Min(m3, v3);
+  }
+  if (!hn::AllFalse(d, nan)) return false;
+  const auto m = max ? hn::Max(hn::Max(m0, m1), hn::Max(m2, m3)) : hn::Min(hn::Min(m0, m1), hn::Min(m2, m3));
+  T v = hn::GetLane(max ? hn::MaxOfLanes(d, m) : hn::MinOfLanes(d, m));
+  v = max ? std::max(v, dst[0]) : std::min(v, dst[0]);
+  if (v == T(0)) return false;
+  dst[0] = v;
+  return true;
+}
+
 // Folds x[0..r * inner) (r rows of `inner` values) into the running
 // accumulators: dst[0..inner) for inner > 1 or maximum/minimum, `lanes`
 // (16 tree lanes, `first` elements fed before, a multiple of 16 unless
@@ -171,6 +216,7 @@ void FoldInto(ReduceOp op, const T* HWY_RESTRICT x, size_t r, size_t inner, T* H
     }
     ref::TreeSumFeed(x + done, r - done, first + done, lanes);
   } else {
+    if (NumericMinMax(d, op, x, r, dst)) return;
     // Four independent accumulators: MaxLikeReference is a chain of ~5
     // dependent ops, and one accumulator would wait on it for every vector.
     auto acc = hn::Set(d, dst[0]);
