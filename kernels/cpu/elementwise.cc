@@ -6,8 +6,11 @@
 // in L1). Inputs of the output's shape are read in place; rank-0 inputs and
 // constants are splatted into a block once; broadcast inputs (the
 // "input_broadcast" map of fused broadcast_in_dim ops) are gathered per
-// block. Results leave with non-temporal stores. No JIT. The thread pool
-// runs disjoint ranges of kTaskElements elements.
+// block, or, when the block lies in one run along the innermost axis (a
+// row of a row block), read in place (stride 1: layer norm's scale) or
+// splatted once per row (stride 0: a per-row max or mean). Results leave
+// with non-temporal stores. No JIT. The thread pool runs disjoint ranges of
+// kTaskElements elements.
 //
 // Supported: programs whose values are all of one float type T (f32 or f64)
 // or i1 (i1 only as compare results and select predicates), T results, and
