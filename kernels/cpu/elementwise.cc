@@ -264,7 +264,7 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
   bool any_gather = false;
   for (size_t v = 0; v < num_params; ++v) any_gather = any_gather || !p.gather_strides[v].empty();
   OutputIndex at;  // of `start`, for the gathered params
-  if (any_gather) at.Start(p.out_dims, begin);
+  if (any_gather && begin < end) at.Start(p.out_dims, begin);  // (no dim is 0 then)
   for (size_t start = begin; start < end; start += kBlock) {
     const size_t count = std::min(kBlock, end - start);
     const size_t padded = (count + N - 1) / N * N;

@@ -244,6 +244,8 @@ KILN_TEST_ALL_TARGETS(CpuReduce, FusedProducersMatchTheReference) {
       CheckFused(t, op, {9, 130, 7}, 1, 32);   // not innermost
       CheckFused(t, op, {2, 9000, 3}, 1, 33);  // not innermost, longer than the scratch
       CheckFused(t, op, {301, 1000}, 1, 34);   // split over the pool
+      CheckFused(t, op, {5, 0}, 1, 35);        // empty rows: every result is the init
+      CheckFused(t, op, {0, 7}, 1, 36);        // no rows
     }
 }
 
