@@ -209,6 +209,16 @@ ScalarProgram ExpShifted() {
   return prog;
 }
 
+// exp(x - m) / s: softmax's tail (params x, m, s), as the compiler emits it.
+ScalarProgram SoftmaxTail() {
+  ScalarProgram prog;
+  prog.param_types = {ElementType::kF32, ElementType::kF32, ElementType::kF32};
+  prog.instrs = {Instr(ScalarOp::kSubtract, {0, 1}), Instr(ScalarOp::kExponential, {3}),
+                 Instr(ScalarOp::kDivide, {4, 2})};
+  prog.results = {5};
+  return prog;
+}
+
 struct RowsBench {
   AlignedFloats x{kRows * kCols, 0.0f}, y{kRows * kCols, 0.0f};
   AlignedFloats a{kRows, 0.0f}, b{kRows, 0.0f}, g{kCols, 1.25f}, beta{kCols, 0.5f};
@@ -233,11 +243,7 @@ Status Dispatch(const KernelParams& p, std::initializer_list<TensorRef> in, Tens
 void BM_SoftmaxRows4096x4096(benchmark::State& state) {
   RowsBench t;
   const KernelParams max = RowReduce(ScalarOp::kMaximum), sum = FusedRowReduce(ScalarOp::kAdd, ExpShifted());
-  ScalarProgram tail = ExpShifted();  // exp(x - m) / s
-  tail.param_types.push_back(ElementType::kF32);
-  tail.instrs.push_back(Instr(ScalarOp::kDivide, {4, 2}));
-  tail.results = {5};
-  KernelParams div = ElementwiseParams(tail);
+  KernelParams div = ElementwiseParams(SoftmaxTail());
   div.attrs.push_back(Ints("input_broadcast", {2, 0, 1, 1, 0, 1, 0}));
   for (auto _ : state) {
     Status s = Dispatch(max, {t.Full(t.x), t.Scalar(&t.ninf)}, t.Row(t.a));
@@ -295,11 +301,7 @@ void AddUnit(KernelParams* p, int64_t k, const char* kernel, std::vector<int64_t
 
 void BM_SoftmaxRowBlock4096x4096(benchmark::State& state) {
   RowsBench t;
-  ScalarProgram tail = ExpShifted();
-  tail.param_types.push_back(ElementType::kF32);
-  tail.instrs.push_back(Instr(ScalarOp::kDivide, {4, 2}));
-  tail.results = {5};
-  KernelParams div = ElementwiseParams(tail);
+  KernelParams div = ElementwiseParams(SoftmaxTail());
   div.attrs.push_back(Ints("input_broadcast", {2, 0, 1, 1, 0, 1, 0}));
   KernelParams p;
   p.kernel = "kiln.row_block";
@@ -413,6 +415,27 @@ void BM_CpuDotGeneralF32MlpLayer(benchmark::State& state) {
   KernelParams p = MatmulParams();
   RunDot(state, cpu::FindCpuKernel(p), p, state.range(0) == 1 ? nullptr : Pool(), 64, 784, 128);
 }
+// Batch-1 layer (GEMV): 1x4096 x 4096x4096 f32 on the pool (KILN_THREADS),
+// bytes_per_second counting B's 64 MB read once: over BM_MemRead64MB's it
+// is the fraction of the machine's read bandwidth the product streams at.
+void BM_CpuGemvF32(benchmark::State& state) {
+  KernelParams p = MatmulParams();
+  RunDot(state, cpu::FindCpuKernel(p), p, Pool(), 1, 4096, 4096);
+  state.SetBytesProcessed(state.iterations() * int64_t{4096} * 4096 * 4);
+}
+// Reading 64 MB (an XOR of its 64-bit words): the read bandwidth.
+void BM_MemRead64MB(benchmark::State& state) {
+  std::vector<uint64_t> x(size_t{8} << 20, 0x5a5a5a5a5a5a5a5aull);
+  for (auto _ : state) {
+    uint64_t acc = 0;
+    for (uint64_t v : x) acc ^= v;
+    benchmark::DoNotOptimize(acc);
+  }
+  state.SetBytesProcessed(state.iterations() * int64_t{64} << 20);
+}
+BENCHMARK(BM_MemRead64MB)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CpuGemvF32)->UseRealTime()->Unit(benchmark::kMillisecond);
+
 // The reference at 1024 takes tens of seconds per iteration; it is left out.
 BENCHMARK(BM_ReferenceDotGeneralF32)->Arg(64)->Arg(128)->Arg(256)->Arg(512)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CpuDotGeneralF32)->Arg(64)->Arg(128)->Arg(256)->Arg(512)->Arg(1024)->Unit(benchmark::kMillisecond);

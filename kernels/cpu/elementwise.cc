@@ -6,8 +6,11 @@
 // in L1). Inputs of the output's shape are read in place; rank-0 inputs and
 // constants are splatted into a block once; broadcast inputs (the
 // "input_broadcast" map of fused broadcast_in_dim ops) are gathered per
-// block. Results leave with non-temporal stores. No JIT. The thread pool
-// runs disjoint ranges of kTaskElements elements.
+// block, or, when the block lies in one run along the innermost axis (a
+// row of a row block), read in place (stride 1: layer norm's scale) or
+// splatted once per row (stride 0: a per-row max or mean). Results leave
+// with non-temporal stores. No JIT. The thread pool runs disjoint ranges of
+// kTaskElements elements.
 //
 // Supported: programs whose values are all of one float type T (f32 or f64)
 // or i1 (i1 only as compare results and select predicates), T results, and
@@ -20,10 +23,12 @@
 // compare and select give the reference's results exactly (IEEE arithmetic
 // is correctly rounded, as is the reference's double arithmetic rounded once
 // to f32); maximum/minimum propagate NaN and order -0 < +0 like the
-// reference. exponential, log and logistic use hwy/contrib/math (a few
-// ULP), with the special values (NaN, +-inf, 0, negative log arguments,
-// overflow) patched to the reference's results; tanh is a hand-written expm1-based
-// formula (at most 3 ULP, see Tanh); rsqrt is 1/sqrt (two roundings).
+// reference. log uses hwy/contrib/math (a few ULP), with the special
+// values (NaN, +-inf, 0, negative arguments) patched to the reference's
+// results; exponential is hand-written (at most 1 ULP over every f32 on
+// AVX3, see Exp), logistic is built on it; tanh is a hand-written
+// expm1-based formula (at most 3 ULP, see Tanh); rsqrt is 1/sqrt (two
+// roundings).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -95,13 +100,41 @@ HWY_INLINE void Binary(D d, const T* HWY_RESTRICT a, const T* HWY_RESTRICT b, T*
 
 
 
+// exp written out (~26 vector ops instead of ~42 for hn::Exp and the
+// patches its results needed; exp is most of softmax's time): with
+// k = round(x / ln2) and r = x - k ln2 in [-ln2/2, ln2/2] (Cody-Waite, the
+// high part of ln2 has 16 significant bits so k times it is exact),
+// exp(x) = 2^k exp(r), exp(r) by its degree-7 Taylor polynomial (truncation
+// below 1e-8 relative) in Horner form, the last step 1 + r q rounding once.
+// 2^k is applied as 2^(k - k/2) 2^(k/2), both normal for every k in
+// [-150, 128], so results in the subnormal range are rounded once. x is
+// clamped to [-104, 88.8] first: below -104 the result rounds to +0, from
+// 88.72283935546875 (the first float whose exp rounds to inf) it is inf;
+// NaN comes back as itself.
 HWY_INLINE VF Exp(DF d, VF x) {
-  const VF inf = hn::Set(d, std::numeric_limits<float>::infinity());
-  VF r = hn::Exp(d, x);
-  // Overflow (the first float whose exp rounds to inf is 88.72283935546875f).
-  r = hn::IfThenElse(hn::Ge(x, hn::Set(d, 88.72283935546875f)), inf, r);
-  r = hn::IfThenZeroElse(hn::Lt(x, hn::Set(d, -104.0f)), r);
-  return hn::IfThenElse(hn::IsNaN(x), x, r);
+  const hn::RebindToSigned<DF> di;
+  const VF xc = hn::Min(hn::Max(x, hn::Set(d, -104.0f)), hn::Set(d, 88.8f));
+  // x / ln2 + 1.5 * 2^23 rounds to the integer k, held in the low mantissa bits.
+  const VF kMagic = hn::Set(d, 12582912.0f);
+  const VF z = hn::MulAdd(xc, hn::Set(d, 1.44269502f), kMagic);
+  const VF k = hn::Sub(z, kMagic);
+  VF r = hn::NegMulAdd(k, hn::Set(d, 0.693145751953125f), xc);
+  r = hn::NegMulAdd(k, hn::Set(d, 1.42860677e-06f), r);
+  VF q = hn::MulAdd(hn::Set(d, 1.0f / 5040), r, hn::Set(d, 1.0f / 720));
+  q = hn::MulAdd(q, r, hn::Set(d, 1.0f / 120));
+  q = hn::MulAdd(q, r, hn::Set(d, 1.0f / 24));
+  q = hn::MulAdd(q, r, hn::Set(d, 1.0f / 6));
+  q = hn::MulAdd(q, r, hn::Set(d, 0.5f));
+  q = hn::MulAdd(q, r, hn::Set(d, 1.0f));
+  const VF p = hn::MulAdd(q, r, hn::Set(d, 1.0f));
+  const auto ki = hn::Sub(hn::BitCast(di, z), hn::BitCast(di, kMagic));
+  const auto k1 = hn::ShiftRight<1>(ki);
+  const auto bias = hn::Set(di, 127);
+  const VF s1 = hn::BitCast(d, hn::ShiftLeft<23>(hn::Add(k1, bias)));
+  const VF s2 = hn::BitCast(d, hn::ShiftLeft<23>(hn::Add(hn::Sub(ki, k1), bias)));
+  VF y = hn::Mul(hn::Mul(p, s1), s2);
+  y = hn::IfThenElse(hn::Ge(x, hn::Set(d, 88.72283935546875f)), hn::Set(d, std::numeric_limits<float>::infinity()), y);
+  return hn::IfThenElse(hn::IsNaN(x), x, y);
 }
 
 HWY_INLINE VF Log(DF d, VF x) {
@@ -198,7 +231,14 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
     scratch_size = num_values * kBlock;
   }
   auto slot = [&](size_t v) { return scratch.get() + v * kBlock; };
-  std::vector<const T*> src(num_values, nullptr);
+  // Per-block operand pointers and splat bookkeeping, kept per thread too
+  // (a row block calls this once per block and unit: no heap traffic).
+  thread_local std::vector<const T*> src, splatted;
+  thread_local std::vector<size_t> splat_padded;
+  src.assign(num_values, nullptr);
+  // Per param: the element its slot holds as a splat (null: none).
+  splatted.assign(num_params, nullptr);
+  splat_padded.assign(num_params, 0);
 
   // Broadcast params and constants: fill their blocks once.
   for (size_t v = 0; v < num_params; ++v) {
@@ -221,13 +261,38 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
     }
   }
 
+  bool any_gather = false;
+  for (size_t v = 0; v < num_params; ++v) any_gather = any_gather || !p.gather_strides[v].empty();
+  OutputIndex at;  // of `start`, for the gathered params
+  if (any_gather && begin < end) at.Start(p.out_dims, begin);  // (no dim is 0 then)
   for (size_t start = begin; start < end; start += kBlock) {
     const size_t count = std::min(kBlock, end - start);
     const size_t padded = (count + N - 1) / N * N;
+    if (any_gather && start != begin) at.Advance(p.out_dims, kBlock);
     for (size_t v = 0; v < num_params; ++v) {
       if (p.input_is_scalar[v]) continue;
       if (!p.gather_strides[v].empty()) {
         T* dst = slot(v);
+        const T* run = prog.param_types[v] == ElementType::kI1
+                           ? nullptr
+                           : InnermostRun(reinterpret_cast<const T*>(p.inputs[v]), p.gather_strides[v], p.out_dims,
+                                          at, count);
+        if (run != nullptr && p.gather_strides[v].back() == 1 && count == padded) {
+          src[v] = run;  // a row of a broadcast column (layer norm's scale): read in place
+          continue;
+        }
+        if (run != nullptr && p.gather_strides[v].back() == 0) {
+          // A per-row value (softmax's max): one splat, kept while the
+          // blocks stay in its row.
+          if (splatted[v] != run || splat_padded[v] < padded) {
+            std::fill(dst, dst + padded, *run);
+            splatted[v] = run;
+            splat_padded[v] = padded;
+          }
+          src[v] = dst;
+          continue;
+        }
+        splatted[v] = nullptr;
         if (prog.param_types[v] == ElementType::kI1) {
           uint8_t bytes[kBlock];
           GatherBlock(p.inputs[v], p.gather_strides[v], p.out_dims, start, count, bytes);

@@ -53,4 +53,40 @@ void GatherBlock(const T* in, const std::vector<int64_t>& strides, const std::ve
   }
 }
 
+// The multi-index of an output element, advanced block by block without
+// divisions: a block of a row-local program then finds its broadcast
+// operands' elements (InnermostRun) in a few multiplies.
+struct OutputIndex {
+  int64_t idx[16] = {};
+  size_t rank = 0;
+  void Start(const std::vector<int64_t>& dims, size_t start) {
+    rank = dims.size();
+    for (size_t a = rank; a-- > 0;) {
+      idx[a] = static_cast<int64_t>(start % static_cast<size_t>(dims[a]));
+      start /= static_cast<size_t>(dims[a]);
+    }
+  }
+  void Advance(const std::vector<int64_t>& dims, size_t count) {
+    if (rank == 0) return;
+    idx[rank - 1] += static_cast<int64_t>(count);
+    for (size_t a = rank; a-- > 1 && idx[a] >= dims[a];) {
+      idx[a - 1] += idx[a] / dims[a];  // more than one row when rows are short
+      idx[a] %= dims[a];
+    }
+  }
+};
+
+// When the `count` output elements from `at` lie in one run along the
+// innermost axis, the input element of the first (the run continues from
+// it by strides.back()), else null: a block of a row-local program then
+// reads a broadcast operand in place or as one splat instead of gathering.
+template <typename T>
+const T* InnermostRun(const T* in, const std::vector<int64_t>& strides, const std::vector<int64_t>& dims,
+                      const OutputIndex& at, size_t count) {
+  if (at.rank == 0 || at.idx[at.rank - 1] + static_cast<int64_t>(count) > dims[at.rank - 1]) return nullptr;
+  int64_t off = 0;
+  for (size_t a = 0; a < at.rank; ++a) off += at.idx[a] * strides[a];
+  return in + off;
+}
+
 }  // namespace kiln::cpu

@@ -21,6 +21,7 @@
 // reaches memory. Blocks are whole rows when rows fit, else pieces of one
 // row whose lengths are multiples of 16, so the order stays the same.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -90,6 +91,99 @@ HWY_INLINE void FeedLanes(const double* HWY_RESTRICT x, size_t blocks, double* H
   hn::StoreU(a7, d, lanes + 14);
 }
 
+// The 16 tree lanes of four rows at once (x, x + stride, ...; 16 * blocks
+// elements each), from -0, into lanes[16 * row + j]: each lane is one chain
+// of dependent adds, and a single row's 16 chains wait on the add latency;
+// four rows' chains fill the pipeline. Runs where 16 lanes are one or two
+// vectors (AVX3, AVX2; f64 on AVX3), else returns false and the caller
+// feeds each row alone.
+template <typename T>
+HWY_INLINE bool FeedFourRows(const T* HWY_RESTRICT x, size_t stride, size_t blocks, T* HWY_RESTRICT lanes) {
+  const hn::CappedTag<T, ref::kReduceLanes> d;
+  const size_t N = hn::Lanes(d);
+  if (N != ref::kReduceLanes && 2 * N != ref::kReduceLanes) return false;
+  const T* HWY_RESTRICT x0 = x;
+  const T* HWY_RESTRICT x1 = x + stride;
+  const T* HWY_RESTRICT x2 = x + 2 * stride;
+  const T* HWY_RESTRICT x3 = x + 3 * stride;
+  const auto z = hn::Set(d, T(-0.0));
+  auto a0 = z, a1 = z, a2 = z, a3 = z;  // lanes [0, N) of each row
+  auto b0 = z, b1 = z, b2 = z, b3 = z;  // lanes [N, 16) when N == 8
+  const size_t end = blocks * ref::kReduceLanes;
+  if (N == ref::kReduceLanes) {
+    for (size_t i = 0; i < end; i += ref::kReduceLanes) {
+      a0 = hn::Add(a0, hn::LoadU(d, x0 + i));
+      a1 = hn::Add(a1, hn::LoadU(d, x1 + i));
+      a2 = hn::Add(a2, hn::LoadU(d, x2 + i));
+      a3 = hn::Add(a3, hn::LoadU(d, x3 + i));
+    }
+  } else {
+    for (size_t i = 0; i < end; i += ref::kReduceLanes) {
+      a0 = hn::Add(a0, hn::LoadU(d, x0 + i));
+      b0 = hn::Add(b0, hn::LoadU(d, x0 + i + N));
+      a1 = hn::Add(a1, hn::LoadU(d, x1 + i));
+      b1 = hn::Add(b1, hn::LoadU(d, x1 + i + N));
+      a2 = hn::Add(a2, hn::LoadU(d, x2 + i));
+      b2 = hn::Add(b2, hn::LoadU(d, x2 + i + N));
+      a3 = hn::Add(a3, hn::LoadU(d, x3 + i));
+      b3 = hn::Add(b3, hn::LoadU(d, x3 + i + N));
+    }
+    hn::StoreU(b0, d, lanes + N);
+    hn::StoreU(b1, d, lanes + 16 + N);
+    hn::StoreU(b2, d, lanes + 32 + N);
+    hn::StoreU(b3, d, lanes + 48 + N);
+  }
+  hn::StoreU(a0, d, lanes);
+  hn::StoreU(a1, d, lanes + 16);
+  hn::StoreU(a2, d, lanes + 32);
+  hn::StoreU(a3, d, lanes + 48);
+  return true;
+}
+
+// maximum/minimum of dst[0] and x[0..r) with the plain SIMD max/min (one op
+// per vector instead of MaxLikeReference's chain), noting NaNs on the way:
+// without NaN, and with a result other than zero, it is the reference's
+// value (only NaN payloads and the sign of zero depend on the order and on
+// how max/min treat them). Stores it and returns true then; false leaves
+// dst alone for the exact fold (a NaN, a zero result: a row of relu
+// outputs, say).
+template <class D, typename T = hn::TFromD<D>>
+HWY_INLINE bool NumericMinMax(D d, ReduceOp op, const T* HWY_RESTRICT x, size_t r, T* dst) {
+  const size_t N = hn::Lanes(d);
+  if (r < 4 * N || std::isnan(dst[0])) return false;
+  const bool max = op == ReduceOp::kMax;
+  auto m0 = hn::LoadU(d, x), m1 = hn::LoadU(d, x + N), m2 = hn::LoadU(d, x + 2 * N), m3 = hn::LoadU(d, x + 3 * N);
+  auto nan = hn::Or(hn::Or(hn::IsNaN(m0), hn::IsNaN(m1)), hn::Or(hn::IsNaN(m2), hn::IsNaN(m3)));
+  size_t k = 4 * N;
+  for (; k + 4 * N <= r; k += 4 * N) {
+    const auto v0 = hn::LoadU(d, x + k), v1 = hn::LoadU(d, x + k + N);
+    const auto v2 = hn::LoadU(d, x + k + 2 * N), v3 = hn::LoadU(d, x + k + 3 * N);
+    nan = hn::Or(nan, hn::Or(hn::Or(hn::IsNaN(v0), hn::IsNaN(v1)), hn::Or(hn::IsNaN(v2), hn::IsNaN(v3))));
+    m0 = max ? hn::Max(m0, v0) : hn::Min(m0, v0);
+    m1 = max ? hn::Max(m1, v1) : hn::Min(m1, v1);
+    m2 = max ? hn::Max(m2, v2) : hn::Min(m2, v2);
+    m3 = max ? hn::Max(m3, v3) : hn::Min(m3, v3);
+  }
+  // The last (overlapping) four vectors: max/min may see an element twice.
+  if (k < r) {
+    const size_t e = r - 4 * N;
+    const auto v0 = hn::LoadU(d, x + e), v1 = hn::LoadU(d, x + e + N);
+    const auto v2 = hn::LoadU(d, x + e + 2 * N), v3 = hn::LoadU(d, x + e + 3 * N);
+    nan = hn::Or(nan, hn::Or(hn::Or(hn::IsNaN(v0), hn::IsNaN(v1)), hn::Or(hn::IsNaN(v2), hn::IsNaN(v3))));
+    m0 = max ? hn::Max(m0, v0) : hn::Min(m0, v0);
+    m1 = max ? hn::Max(m1, v1) : hn::Min(m1, v1);
+    m2 = max ? hn::Max(m2, v2) : hn::Min(m2, v2);
+    m3 = max ? hn::Max(m3, v3) : hn::Min(m3, v3);
+  }
+  if (!hn::AllFalse(d, nan)) return false;
+  const auto m = max ? hn::Max(hn::Max(m0, m1), hn::Max(m2, m3)) : hn::Min(hn::Min(m0, m1), hn::Min(m2, m3));
+  T v = hn::GetLane(max ? hn::MaxOfLanes(d, m) : hn::MinOfLanes(d, m));
+  v = max ? std::max(v, dst[0]) : std::min(v, dst[0]);
+  if (v == T(0)) return false;
+  dst[0] = v;
+  return true;
+}
+
 // Folds x[0..r * inner) (r rows of `inner` values) into the running
 // accumulators: dst[0..inner) for inner > 1 or maximum/minimum, `lanes`
 // (16 tree lanes, `first` elements fed before, a multiple of 16 unless
@@ -122,8 +216,19 @@ void FoldInto(ReduceOp op, const T* HWY_RESTRICT x, size_t r, size_t inner, T* H
     }
     ref::TreeSumFeed(x + done, r - done, first + done, lanes);
   } else {
+    if (NumericMinMax(d, op, x, r, dst)) return;
+    // Four independent accumulators: MaxLikeReference is a chain of ~5
+    // dependent ops, and one accumulator would wait on it for every vector.
     auto acc = hn::Set(d, dst[0]);
+    auto acc1 = acc, acc2 = acc, acc3 = acc;
     size_t k = 0;
+    for (; k + 4 * N <= r; k += 4 * N) {
+      acc = Combine(d, op, acc, hn::LoadU(d, x + k));
+      acc1 = Combine(d, op, acc1, hn::LoadU(d, x + k + N));
+      acc2 = Combine(d, op, acc2, hn::LoadU(d, x + k + 2 * N));
+      acc3 = Combine(d, op, acc3, hn::LoadU(d, x + k + 3 * N));
+    }
+    acc = Combine(d, op, Combine(d, op, acc, acc1), Combine(d, op, acc2, acc3));
     for (; k + N <= r; k += N) acc = Combine(d, op, acc, hn::LoadU(d, x + k));
     auto one = hn::Set(d1, dst[0]);
     for (size_t lane = 0; lane < N; ++lane) one = Combine(d1, op, one, hn::Set(d1, hn::ExtractLane(acc, lane)));
@@ -142,7 +247,19 @@ void ReduceRows(const ReduceProblem& p) {
   T lanes[ref::kReduceLanes];
   // Rows [o, o + rows) of operand values at x: fold each from its init.
   auto fold_rows = [&](const T* x, size_t o, size_t rows) {
-    for (size_t k = 0; k < rows; ++k) {
+    size_t k = 0;
+    const size_t blocks = p.r / ref::kReduceLanes, fed = blocks * ref::kReduceLanes;
+    if (tree && blocks > 0) {
+      T four[4 * ref::kReduceLanes];
+      for (; k + 4 <= rows && FeedFourRows(x + k * row, row, blocks, four); k += 4) {
+        for (size_t j = 0; j < 4; ++j) {
+          T* l = four + j * ref::kReduceLanes;
+          ref::TreeSumFeed(x + (k + j) * row + fed, p.r - fed, fed, l);
+          out[o + k + j] = ref::TreeSumFinish(l, init);
+        }
+      }
+    }
+    for (; k < rows; ++k) {
       T* dst = out + (o + k) * p.inner;
       if (tree) {
         for (T& l : lanes) l = T(-0.0);

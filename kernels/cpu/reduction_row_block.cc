@@ -16,6 +16,7 @@
 // Anything else (another shape, a unit reading another row's value, other
 // types) runs the reference kernel.
 #include <algorithm>
+#include <cstdint>
 #include <vector>
 
 #include "hwy/aligned_allocator.h"
@@ -23,6 +24,7 @@
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/kernels.h"
 #include "kernels/cpu/reduction.h"
+#include "kernels/cpu/row_block_reuse.h"
 #include "kernels/reference/elementwise_inputs.h"
 #include "kernels/reference/row_block.h"
 
@@ -41,7 +43,27 @@ struct Step {
   ReduceProblem reduce;
   ElementwiseProblem elementwise;  // kRows, kTail, or a reduce's producer
   bool has_producer = false;
+  // A reduce whose producer values the tail reads again: the index of its
+  // per-block buffer (see row_block_reuse.h), else -1.
+  int cache = -1;
+  // The tail reading cached values: its rewritten program, and for each
+  // cache the index of the tail input that reads it.
+  ScalarProgram reuse_program;
+  std::vector<size_t> cache_input;
 };
+
+// What each param of `prog` reads over an output of `space` (false if the
+// axis map does not apply).
+bool ProgramInputs(const KernelParams& params, std::span<const TensorRef> ins, const KernelAttr* map,
+                   std::span<const int64_t> space, std::vector<ProgramInput>* out) {
+  const TensorRef shape{ElementType::kF32, space, nullptr, 0};
+  const KernelCall as_output{params, ins, std::span<const TensorRef>(&shape, 1), nullptr};
+  std::vector<std::vector<int64_t>> strides;
+  if (!ref::ElementwiseInputStrides(as_output, map, &strides).ok() || strides.size() != ins.size()) return false;
+  out->clear();
+  for (size_t i = 0; i < ins.size(); ++i) out->push_back(ProgramInput{ins[i].data, ins[i].type, strides[i]});
+  return true;
+}
 
 // Whether every input that is a per-row value (`per_row`) is read at the
 // element of the output's row only: within `space`, its stride along the
@@ -67,6 +89,69 @@ bool RowLocal(const KernelParams& params, std::span<const TensorRef> ins, const 
 
 bool IsFloatType(ElementType t) { return t == ElementType::kF32 || t == ElementType::kF64; }
 
+// Finds the reduce producers whose values the tail computes again and
+// rewrites the tail to read them from per-block buffers (row_block_reuse.h):
+// sets those steps' `cache` and the tail's `reuse_program` / `cache_input`,
+// and returns the number of buffers (0: nothing reused).
+size_t ReuseProducerValues(std::vector<Step>* steps_ptr, const std::vector<std::vector<ProgramInput>>& reads) {
+  std::vector<Step>& steps = *steps_ptr;
+  Step& tail = steps.back();
+  if (tail.kind != StepKind::kTail || reads.back().empty()) return 0;
+  std::vector<size_t> replaced, from_step;
+  for (size_t k = 0; k + 1 < steps.size(); ++k) {
+    const Step& s = steps[k];
+    if (s.kind != StepKind::kReduce || !s.has_producer || s.type != tail.type || reads[k].empty()) continue;
+    const int64_t v = FindProducerValue(*tail.elementwise.program, reads.back(), *s.elementwise.program, reads[k]);
+    if (v < 0 || std::find(replaced.begin(), replaced.end(), static_cast<size_t>(v)) != replaced.end()) continue;
+    replaced.push_back(static_cast<size_t>(v));
+    from_step.push_back(k);
+  }
+  if (replaced.empty()) return 0;
+  std::vector<int64_t> sources;
+  tail.reuse_program = ReplaceWithParams(*tail.elementwise.program, replaced, &sources);
+  ElementwiseProblem e = tail.elementwise;
+  e.program = &tail.reuse_program;
+  e.inputs.clear();
+  e.input_is_scalar.clear();
+  e.gather_strides.clear();
+  tail.cache_input.assign(replaced.size(), 0);
+  for (size_t i = 0; i < sources.size(); ++i) {
+    if (sources[i] >= 0) {
+      const size_t old = static_cast<size_t>(sources[i]);
+      e.inputs.push_back(tail.elementwise.inputs[old]);
+      e.input_is_scalar.push_back(tail.elementwise.input_is_scalar[old]);
+      e.gather_strides.push_back(tail.elementwise.gather_strides[old]);
+    } else {
+      // A value no result needs any more (inside another reused one) keeps
+      // no buffer: its step stays uncached.
+      const size_t j = static_cast<size_t>(-1 - sources[i]);
+      steps[from_step[j]].cache = static_cast<int>(j);
+      steps[from_step[j]].elementwise.outputs = {nullptr};  // the block's buffer, set per block
+      tail.cache_input[j] = i;
+      e.inputs.push_back(nullptr);  // set per block
+      e.input_is_scalar.push_back(false);
+      e.gather_strides.emplace_back();
+    }
+  }
+  tail.elementwise = std::move(e);
+  return replaced.size();
+}
+
+// Per-thread buffer `index` of at least `bytes`, kept between dispatches.
+uint8_t* CacheBuffer(size_t index, size_t bytes) {
+  thread_local std::vector<hwy::AlignedFreeUniquePtr<uint8_t[]>> buffers;
+  thread_local std::vector<size_t> sizes;
+  if (buffers.size() <= index) {
+    buffers.resize(index + 1);
+    sizes.resize(index + 1, 0);
+  }
+  if (sizes[index] < bytes) {
+    buffers[index] = hwy::AllocateAligned<uint8_t>(bytes);
+    sizes[index] = bytes;
+  }
+  return buffers[index].get();
+}
+
 }  // namespace
 
 Status RowBlock(const KernelCall& call) {
@@ -89,6 +174,7 @@ Status RowBlock(const KernelCall& call) {
   std::vector<bool> per_row(values.size(), false);
   std::vector<hwy::AlignedFreeUniquePtr<uint8_t[]>> buffers;
   std::vector<Step> steps(units.size());
+  std::vector<std::vector<ProgramInput>> reads(units.size());  // producers' and the tail's params
   for (size_t k = 0; k < units.size(); ++k) {
     const ref::RowBlockUnit& u = units[k];
     const bool tail = k + 1 == units.size();
@@ -126,6 +212,7 @@ Status RowBlock(const KernelCall& call) {
           return RunReference(call);
         s.elementwise.stream = false;
         s.has_producer = true;
+        if (!ProgramInputs(u.params, operands, map, dims, &reads[k])) reads[k].clear();
       } else {
         if (operands.size() != 1 || ins_per_row[0] || !StorageOk(operands[0], s.type) ||
             !std::equal(dims.begin(), dims.end(), operands[0].dims.begin(), operands[0].dims.end()))
@@ -147,6 +234,7 @@ Status RowBlock(const KernelCall& call) {
         return RunReference(call);
       s.type = s.elementwise.type;
       s.kind = tail ? StepKind::kTail : StepKind::kRows;
+      if (tail && !ProgramInputs(u.params, ins, map, u.dims, &reads[k])) reads[k].clear();
       s.elementwise.stream = tail;
     } else if ((kernel == "stablehlo.broadcast_in_dim" || kernel == "stablehlo.reshape") && !tail) {
       // A reshape of a per-row value (jax's keepdims: [R] -> [R, 1]) reads
@@ -185,21 +273,54 @@ Status RowBlock(const KernelCall& call) {
     if (s.kind == StepKind::kReduce && s.has_producer) s.reduce.producer = &s.elementwise;
 
   const size_t rows_per_block = std::max<size_t>(1, kBlockElements / n);
+  const size_t caches = n <= kBlockElements ? ReuseProducerValues(&steps, reads) : 0;
+  const size_t block_bytes = rows_per_block * n * StorageBytes(steps.back().type);
+  const size_t elem = StorageBytes(steps.back().type);
+  // Per worker: the problems whose buffers change per block (cached
+  // producers and the tail reading them).
+  std::vector<std::vector<ElementwiseProblem>> work;
+  if (caches > 0) {
+    std::vector<ElementwiseProblem> one;
+    for (const Step& s : steps) one.push_back(s.elementwise);
+    work.assign(static_cast<size_t>(NumWorkers(call.runner)), one);
+  }
   const int64_t tasks = static_cast<int64_t>((outer + rows_per_block - 1) / rows_per_block);
-  ParallelFor(call.runner, tasks, [&](int64_t task, int) {
+  ParallelFor(call.runner, tasks, [&](int64_t task, int worker) {
     const size_t o0 = static_cast<size_t>(task) * rows_per_block;
     const size_t o1 = std::min(outer, o0 + rows_per_block);
-    for (const Step& s : steps) {
+    for (size_t k = 0; k < steps.size(); ++k) {
+      const Step& s = steps[k];
       switch (s.kind) {
         case StepKind::kReduce: {
           ReduceProblem q = s.reduce;
           q.row_begin = o0;
           q.row_end = o1;
+          if (s.cache >= 0) {
+            // The producer's values of this block go to a buffer the reduce
+            // folds and the tail reads.
+            uint8_t* buf = CacheBuffer(static_cast<size_t>(s.cache), block_bytes);
+            ElementwiseProblem& e = work[static_cast<size_t>(worker)][k];
+            e.outputs[0] = buf;
+            e.out_base = o0 * n;
+            RunElementwiseRange(e, o0 * n, o1 * n);
+            q.producer = nullptr;
+            q.in = buf;
+            q.out = static_cast<uint8_t*>(q.out) + o0 * elem;
+            q.row_begin = 0;
+            q.row_end = o1 - o0;
+            // The tail reads input element e at in + e: the buffer holds
+            // elements [o0 * n, o1 * n). (Integer arithmetic: the pointer
+            // itself lies before the buffer, only elements inside are read.)
+            work[static_cast<size_t>(worker)].back().inputs[steps.back().cache_input[static_cast<size_t>(s.cache)]] =
+                reinterpret_cast<const uint8_t*>(reinterpret_cast<uintptr_t>(buf) - o0 * n * elem);
+          }
           RunReduceRows(q, s.type);
           break;
         }
         case StepKind::kRows: RunElementwiseRange(s.elementwise, o0, o1); break;
-        case StepKind::kTail: RunElementwiseRange(s.elementwise, o0 * n, o1 * n); break;
+        case StepKind::kTail:
+          RunElementwiseRange(caches > 0 ? work[static_cast<size_t>(worker)].back() : s.elementwise, o0 * n, o1 * n);
+          break;
         case StepKind::kAlias: break;
       }
     }

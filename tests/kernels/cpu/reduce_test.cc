@@ -88,6 +88,50 @@ KILN_TEST_ALL_TARGETS(CpuReduce, TreeOrderRowsOfEveryLength) {
   Check(ElementType::kF32, ScalarOp::kAdd, {2, 3, 77, 1}, {2, 1}, 1.5, 21);  // trailing size-1 dim
 }
 
+// Rows without NaN take the plain SIMD max/min (reduction.cc,
+// NumericMinMax); rows whose result is a zero, and rows with a NaN, the
+// exact fold. Every kind of row, at lengths around the four-vector steps,
+// against the reference bit for bit (signed zeros included).
+KILN_TEST_ALL_TARGETS(CpuReduce, MaxMinRowsWithoutNaN) {
+  std::mt19937 rng(31);
+  std::uniform_real_distribution<double> u(-100.0, 100.0);
+  for (ElementType t : {ElementType::kF32, ElementType::kF64})
+    for (ScalarOp op : {ScalarOp::kMaximum, ScalarOp::kMinimum})
+      for (int64_t r : {1, 15, 16, 63, 64, 65, 127, 129, 1000}) {
+        SCOPED_TRACE(std::string(ScalarOpName(op)) + (t == ElementType::kF32 ? " f32 " : " f64 ") +
+                     std::to_string(r));
+        const int64_t rows = 8;
+        Tensor in = Zeros(t, {rows, r});
+        const double sign = op == ScalarOp::kMaximum ? 1.0 : -1.0;
+        for (int64_t i = 0; i < rows; ++i)
+          for (int64_t j = 0; j < r; ++j) {
+            double v = u(rng);
+            switch (i) {
+              case 0: break;                                                     // plain values
+              case 1: v = -sign * std::fabs(v); if (j % 7 == 3) v = 0.0; break;   // result +0
+              case 2: v = -sign * std::fabs(v); if (j % 5 == 1) v = -0.0; break;  // result -0 only
+              case 3: if (j == r / 2) v = sign * INFINITY; break;                 // result +-inf
+              case 4: v = -sign * INFINITY; break;                                // all -+inf
+              case 5: if (j == r - 1) v = NAN; break;                             // a NaN last
+              case 6: v = (j % 2) ? 0.0 : -0.0; break;                            // zeros of both signs
+              case 7: v = sign * 1e-310 * (j + 1); break;                         // tiny (subnormal f64)
+            }
+            in.Set(i * r + j, v);
+          }
+        for (double init : {-double{INFINITY}, double{INFINITY}, 0.0, -0.0, 50.0}) {
+          Tensor init_t = Zeros(t, {});
+          init_t.Set(0, init);
+          KernelParams p = ReduceParams(t, op, {1}, /*swapped=*/false);
+          Tensor got = Zeros(t, {rows}), want = Zeros(t, {rows});
+          TensorRef ins[2] = {in.ref(), init_t.ref()};
+          TensorRef o1[1] = {got.ref()}, o2[1] = {want.ref()};
+          ASSERT_TRUE(FindCpuKernel(p)(KernelCall{p, ins, o1, TestPool()}).ok());
+          ASSERT_TRUE(ref::FindReferenceKernel("stablehlo.reduce")(KernelCall{p, ins, o2}).ok());
+          ExpectSameValues(got, want);
+        }
+      }
+}
+
 // The order itself: lane j sums x[j], x[j + 16], ...; then the pairwise
 // fold; then init + the total. 1e8 + 1 == 1e8 in f32, so where each
 // element lands decides the result.
@@ -200,6 +244,8 @@ KILN_TEST_ALL_TARGETS(CpuReduce, FusedProducersMatchTheReference) {
       CheckFused(t, op, {9, 130, 7}, 1, 32);   // not innermost
       CheckFused(t, op, {2, 9000, 3}, 1, 33);  // not innermost, longer than the scratch
       CheckFused(t, op, {301, 1000}, 1, 34);   // split over the pool
+      CheckFused(t, op, {5, 0}, 1, 35);        // empty rows: every result is the init
+      CheckFused(t, op, {0, 7}, 1, 36);        // no rows
     }
 }
 

@@ -244,6 +244,47 @@ KILN_TEST_ALL_TARGETS(CpuRowBlock, LayerNormMatchesTheReference) {
   }
 }
 
+// A tail that computes its reduce's producer again (the row block reads the
+// producer's values from its per-block buffer instead, row_block_reuse.h)
+// and still needs part of it: inputs x, 0; units s = sum(x), q = sum((x -
+// s)^2) with the square fused, tail (x - s)^2 / q + (x - s). Exact (no
+// transcendental), f32 and f64, rows shorter and longer than a block (the
+// longer ones are not cached), over the pool.
+void CheckReusedProducer(ElementType t, std::vector<int64_t> dims, uint32_t seed) {
+  SCOPED_TRACE(std::string(t == ElementType::kF32 ? "f32 " : "f64 ") + std::to_string(dims.back()));
+  const int64_t last = static_cast<int64_t>(dims.size()) - 1;
+  const auto outer = Outer(dims);
+  std::vector<int64_t> map = {static_cast<int64_t>(dims.size())};
+  for (int64_t a : Iota(dims.size())) map.push_back(a);
+  map.push_back(static_cast<int64_t>(outer.size()));
+  for (int64_t a : Iota(outer.size())) map.push_back(a);
+  Builder b;
+  const ScalarProgram add = Prog({t, t}, {I(ScalarOp::kAdd, t, {0, 1})});
+  b.Unit("stablehlo.reduce", {0, 1}, outer, {IntsAttr("dimensions", {last}), ProgAttr("body", add)});  // 2
+  b.Unit("stablehlo.reduce", {0, 2, 1}, outer,
+         {IntsAttr("dimensions", {last}), ProgAttr("body", add),
+          ProgAttr("input", Prog({t, t}, {I(ScalarOp::kSubtract, t, {0, 1}), I(ScalarOp::kMultiply, t, {2, 2})})),
+          IntsAttr("input_broadcast", map), IntsAttr("input_dims", dims)});  // 3
+  std::vector<int64_t> tail_map = map;
+  tail_map.push_back(static_cast<int64_t>(outer.size()));
+  for (int64_t a : Iota(outer.size())) tail_map.push_back(a);
+  b.Unit("kiln.elementwise", {0, 2, 3}, dims,
+         {ProgAttr("body", Prog({t, t, t}, {I(ScalarOp::kSubtract, t, {0, 1}), I(ScalarOp::kMultiply, t, {3, 3}),
+                                             I(ScalarOp::kDivide, t, {4, 2}), I(ScalarOp::kAdd, t, {5, 3})})),
+          IntsAttr("input_broadcast", tail_map)});
+  std::mt19937 rng(seed);
+  Compare(b.Done(), {Random(t, dims, rng), Zeros(t, {})}, t, dims, /*approx=*/false);
+}
+
+KILN_TEST_ALL_TARGETS(CpuRowBlock, TailReusesProducerValues) {
+  for (ElementType t : {ElementType::kF32, ElementType::kF64}) {
+    CheckReusedProducer(t, {37, 515}, 21);
+    CheckReusedProducer(t, {3, 7, 1}, 22);
+    CheckReusedProducer(t, {400, 99}, 23);    // many blocks over the pool
+    CheckReusedProducer(t, {2, 40001}, 24);   // rows longer than a block
+  }
+}
+
 // A tail reading the per-row max reversed (row r reads row R-1-r's value):
 // rows of a block could read values not computed yet, so the fast kernel
 // must leave it to the reference, and the result is still right.
