@@ -24,6 +24,10 @@ struct CompileOptions {
   // (compiler/passes/params_from_args.h): "all", or names / pytree prefixes
   // of their jax.arg_info.
   std::vector<std::string> params_from_args;
+  // Write format 0.4's layout (constants inside the FlatBuffer, no data
+  // segment; ModuleBuilder::Layout::kInline04), for tests that check that
+  // old files still load. kiln-compile --format=0.4.
+  bool format_04 = false;
   // There is no `fold`: the compiler evaluates nothing at compile time except
   // stablehlo.constant, which is what kiln-compile's --no-fold asks for (the
   // flag is accepted and changes nothing).
