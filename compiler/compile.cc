@@ -59,7 +59,8 @@ StatusOr<std::vector<uint8_t>> Compile(std::string_view source, std::string_view
     KILN_ASSIGN_OR_RETURN(*parameters, ExternalizeConstants(&builder, *options.externalize_min_bytes,
                                                             options.params_scope, nullptr));
   }
-  return builder.Serialize();
+  return builder.Serialize(4096, options.format_04 ? ModuleBuilder::Layout::kInline04
+                                                  : ModuleBuilder::Layout::kDataSegment);
 }
 
 StatusOr<std::string> CompileToIrText(std::string_view source, std::string_view file_name) {

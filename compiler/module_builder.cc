@@ -8,9 +8,12 @@
 #include "schema/format_version.h"
 #include "schema/module_checksum.h"
 #include "schema/module_generated.h"
+#include "schema/module_layout.h"
 
 namespace kiln::compiler {
 namespace {
+
+uint64_t AlignUp(uint64_t n, uint64_t alignment) { return (n + alignment - 1) / alignment * alignment; }
 
 // A byte string that identifies an executable's content, for sharing.
 std::string KeyOf(const KernelParams& p) {
@@ -72,7 +75,8 @@ uint32_t ModuleBuilder::AddString(const std::string& s) {
   return i;
 }
 
-std::vector<uint8_t> ModuleBuilder::Serialize(size_t compress_min_bytes) const {
+std::vector<uint8_t> ModuleBuilder::Serialize(size_t compress_min_bytes, Layout layout) const {
+  const bool inline_data = layout == Layout::kInline04;
   flatbuffers::FlatBufferBuilder fbb(1 << 16);
   fbb.ForceDefaults(true);  // the version is always stored, even 0.x
   auto sig = [&](const SigOut& s) {
@@ -96,6 +100,7 @@ std::vector<uint8_t> ModuleBuilder::Serialize(size_t compress_min_bytes) const {
                                      f.memory.dynamic_allocs));
   }
   std::vector<flatbuffers::Offset<fb::Constant>> consts;
+  std::vector<uint8_t> segment;  // the data segment's bytes (not kInline04)
   for (const auto& c : constants) {
     if (c.parameter) {  // no data: its bytes live in a parameter file
       uint64_t bytes = StorageBytes(c.type);
@@ -119,11 +124,20 @@ std::vector<uint8_t> ModuleBuilder::Serialize(size_t compress_min_bytes) const {
         comp = fb::Compression::Zstd;
       }
     }
-    // Align constant data to 64 bytes so a mapped file can be used in place.
-    fbb.ForceVectorAlignment(payload->size(), 1, 64);
-    auto data = fbb.CreateVector(*payload);
+    if (inline_data) {
+      // Align constant data to 64 bytes so a mapped file can be used in place.
+      fbb.ForceVectorAlignment(payload->size(), 1, fb::kConstantAlignment);
+      auto data = fbb.CreateVector(*payload);
+      consts.push_back(fb::CreateConstant(fbb, static_cast<uint8_t>(c.type), fbb.CreateVector(c.dims), comp,
+                                          c.data.size(), data, /*checksum=*/0));
+      continue;
+    }
+    const uint64_t offset = AlignUp(segment.size(), fb::kConstantAlignment);
+    segment.resize(offset);
+    segment.insert(segment.end(), payload->begin(), payload->end());
     consts.push_back(fb::CreateConstant(fbb, static_cast<uint8_t>(c.type), fbb.CreateVector(c.dims), comp,
-                                        c.data.size(), data, /*checksum=*/0));
+                                        c.data.size(), 0, /*checksum=*/0, 0, offset,
+                                        payload->size()));
   }
   std::vector<flatbuffers::Offset<fb::Executable>> exes;
   for (size_t ei = 0; ei < executables.size(); ++ei) {
@@ -172,12 +186,24 @@ std::vector<uint8_t> ModuleBuilder::Serialize(size_t compress_min_bytes) const {
   for (const auto& t : targets) target_names.push_back(fbb.CreateString(t));
   // The checksums are stored as 0 here (ForceDefaults keeps the fields) and
   // filled in once the file's bytes are final.
-  auto root = fb::CreateModule(fbb, vm::kFormatMajor, vm::kFormatMinor, fbb.CreateString(name),
+  // The segment's offset is known only once the FlatBuffer is finished: it
+  // is stored as 0 here (ForceDefaults keeps the field) and written after.
+  auto root = fb::CreateModule(fbb, vm::kFormatMajor, inline_data ? 4 : vm::kFormatMinor, fbb.CreateString(name),
                                fbb.CreateString(source_file), fbb.CreateVector(fns), fbb.CreateVector(consts),
                                fbb.CreateVector(exes), fbb.CreateVector(strs), num_replicas, num_partitions,
-                               fbb.CreateVector(target_names), 0);
+                               fbb.CreateVector(target_names), 0, 0, inline_data ? 0 : segment.size());
   fb::FinishModuleBuffer(fbb, root);
   std::vector<uint8_t> file(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+  if (!inline_data) {
+    const uint64_t offset = AlignUp(file.size(), segment.size() >= fb::kSegmentAlignment ? fb::kSegmentAlignment
+                                                                                       : fb::kConstantAlignment);
+    const fb::Module* m = fb::GetModule(file.data());
+    const uint8_t* field = fb::StoredField(m, fb::Module::VT_DATA_SEGMENT_OFFSET);
+    if (!field) std::abort();  // unreachable: ForceDefaults stores it
+    flatbuffers::WriteScalar(file.data() + (field - file.data()), offset);
+    file.resize(offset);  // zero padding up to the segment
+    file.insert(file.end(), segment.begin(), segment.end());
+  }
   if (!fb::SealModule(&file)) std::abort();  // unreachable: every checksum field is stored
   return file;
 }

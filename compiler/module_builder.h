@@ -100,10 +100,16 @@ class ModuleBuilder {
   uint32_t AddExecutable(KernelParams p);  // identical executables are shared
   uint32_t AddString(const std::string& s);
 
+  // Where the constants' stored bytes go: the data segment after the
+  // FlatBuffer (format 0.5, schema/module_layout.h), or `data` vectors inside
+  // it as format 0.4 wrote them (kept so tests can check that a 0.4 file
+  // still loads; nothing ships it).
+  enum class Layout { kDataSegment, kInline04 };
+
   // Serializes to the FlatBuffers module format (schema/module.fbs) with its
   // checksums (schema/module_checksum.h); constants of at least
   // `compress_min_bytes` are zstd-compressed when that saves at least 10%.
-  std::vector<uint8_t> Serialize(size_t compress_min_bytes = 4096) const;
+  std::vector<uint8_t> Serialize(size_t compress_min_bytes = 4096, Layout layout = Layout::kDataSegment) const;
 
  private:
   std::map<std::string, uint32_t> executable_index_;

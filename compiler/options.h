@@ -29,6 +29,10 @@ struct CompileOptions {
   // argument is bound to cpu's index (compiler/passes/platform_index.h).
   // Empty: unknown, the argument stays an argument.
   std::vector<std::string> platforms;
+  // Write format 0.4's layout (constants inside the FlatBuffer, no data
+  // segment; ModuleBuilder::Layout::kInline04), for tests that check that
+  // old files still load. kiln-compile --format=0.4.
+  bool format_04 = false;
   // There is no `fold`: the compiler evaluates nothing at compile time except
   // stablehlo.constant, which is what kiln-compile's --no-fold asks for (the
   // flag is accepted and changes nothing).

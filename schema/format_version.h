@@ -9,7 +9,7 @@ namespace kiln {
 
 // A loader accepts its own major version and any minor version up to its own.
 constexpr uint16_t kFormatMajor = 0;
-constexpr uint16_t kFormatMinor = 4;
+constexpr uint16_t kFormatMinor = 5;
 
 // The VM and the compiler's serializer name them as vm::kFormat*.
 namespace vm {

@@ -1,4 +1,4 @@
-// kiln-compile IN.mlir -o OUT.kiln [--target=cpu|vulkan|all] [--no-fold] [--no-arena] [--emit=ir|module]
+// kiln-compile IN.mlir -o OUT.kiln [--target=cpu|vulkan|all] [--no-fold] [--no-arena] [--emit=ir|module] [--format=0.4]
 //   [--externalize=SIZE --params-out=FILE.safetensors [--params-scope=NAME]]
 // IN "-" reads the program from stdin; "-o -" writes to stdout.
 #include <sys/stat.h>
@@ -73,6 +73,10 @@ int Main(int argc, char** argv) {
            "allocate every transient from the device's pool instead of planning a per-function arena "
            "(docs/memory.md)");
   cli.Choice("--emit", &emit, {"module", "ir"}, "what to write");
+  std::string format = "current";
+  cli.Choice("--format", &format, {"current", "0.4"},
+             "the module format to write: 0.4 stores constants inside the metadata, as before the data segment "
+             "(schema/README.md); for checking that old files still load");
   std::string externalize, params_out, params_scope;
   cli.Text("--externalize", &externalize,
            "move constants of at least SIZE bytes (suffix K, M or G: KiB, MiB, GiB) into the parameter file "
@@ -113,6 +117,7 @@ int Main(int argc, char** argv) {
       start = comma + 1;
     }
   }
+  options.format_04 = format == "0.4";
   if (!params_from_args.empty()) {
     size_t start = 0;
     while (start <= params_from_args.size()) {

@@ -124,10 +124,52 @@ kiln::Status DumpSpirv(const kiln::vm::LoadedModule& m, const std::string& dir) 
   return kiln::Status::Ok();
 }
 
+// A function's figures with the functions it calls (docs/memory.md): its
+// own N and M plus, for every call instruction, the callee's with-callees
+// N and M. A sum, not the largest callee's: a callee's arena and pool
+// tensors are gone when it returns, but its results (in its pool figure)
+// may live on while the caller makes its next call. Each call site counts
+// once, as M counts each alloc once even in a loop. Unbounded for a
+// function that may recurse.
+struct WithCallees {
+  bool bounded = true;
+  uint64_t peak = 0, unplanned = 0;
+};
+
+WithCallees FiguresWithCallees(const kiln::vm::LoadedModule& m, size_t fn, std::vector<int>& state,
+                               std::vector<WithCallees>& memo) {
+  if (state[fn] == 2) return memo[fn];
+  if (state[fn] == 1) return WithCallees{false, 0, 0};  // a call cycle
+  state[fn] = 1;
+  const kiln::vm::LoadedFunction& f = m.functions[fn];
+  WithCallees w{true, 0, 0};
+  for (const auto& ins : f.code) {
+    if (ins.op != kiln::vm::Opcode::kCall) continue;
+    const WithCallees callee = FiguresWithCallees(m, ins.operands[0].value, state, memo);
+    if (!callee.bounded) w.bounded = false;
+    w.peak += callee.peak;
+    w.unplanned += callee.unplanned;
+  }
+  w.peak += f.arena_bytes + f.pool_transient_bytes;
+  w.unplanned += f.transient_bytes;
+  state[fn] = 2;
+  memo[fn] = w;
+  return w;
+}
+
+bool CallsAFunction(const kiln::vm::LoadedFunction& f) {
+  for (const auto& ins : f.code)
+    if (ins.op == kiln::vm::Opcode::kCall) return true;
+  return false;
+}
+
 // "peak transient: N bytes (unplanned: M)" (docs/memory.md defines both):
 // N = the arena plus the static transients left to the pool, M = every
 // static transient's bytes summed; tensors sized at run time are in neither.
-void PrintPeakTransient(const kiln::vm::LoadedModule& m, const kiln::vm::LoadedFunction& f) {
+// A function that calls others adds the same two figures with its callees'
+// counted in.
+void PrintPeakTransient(const kiln::vm::LoadedModule& m, const kiln::vm::LoadedFunction& f,
+                        const WithCallees& with_callees) {
   if (m.version_major == 0 && m.version_minor < 4) {
     std::printf("  peak transient: not recorded (format %u.%u)\n", m.version_major, m.version_minor);
     return;
@@ -139,6 +181,13 @@ void PrintPeakTransient(const kiln::vm::LoadedModule& m, const kiln::vm::LoadedF
               static_cast<unsigned long long>(f.pool_transient_bytes));
   if (f.dynamic_allocs) std::printf("; plus %u tensors sized at run time", f.dynamic_allocs);
   std::printf("\n");
+  if (!CallsAFunction(f)) return;
+  if (!with_callees.bounded) {
+    std::printf("  with callees: unbounded (it or a function it calls may recurse)\n");
+    return;
+  }
+  std::printf("  with callees: %llu bytes (unplanned: %llu)\n", static_cast<unsigned long long>(with_callees.peak),
+              static_cast<unsigned long long>(with_callees.unplanned));
 }
 
 int Main(int argc, char** argv) {
@@ -217,7 +266,10 @@ int Main(int argc, char** argv) {
       std::printf("  vulkan #%zu: %s\n", k, VariantText(variants[k]).c_str());
   }
   size_t code_bytes = 0;
-  for (const auto& f : m.functions) {
+  std::vector<int> call_state(m.functions.size(), 0);
+  std::vector<WithCallees> with_callees(m.functions.size());
+  for (size_t fn = 0; fn < m.functions.size(); ++fn) {
+    const auto& f = m.functions[fn];
     for (const auto& ins : f.code) code_bytes += ins.next_pc - ins.pc;
     if (sizes) continue;
     std::string sig = "(";
@@ -227,7 +279,7 @@ int Main(int argc, char** argv) {
     sig += ")";
     std::printf("\nfunction %s%s %s  [%u i64 registers, %u ref registers]\n", f.is_public ? "" : "private ",
                 f.name.c_str(), sig.c_str(), f.num_i64_registers, f.num_ref_registers);
-    PrintPeakTransient(m, f);
+    PrintPeakTransient(m, f, FiguresWithCallees(m, fn, call_state, with_callees));
     for (const auto& u : f.unavailable)
       std::printf("  unavailable on %s: %s (%s): %s\n", u.device.c_str(), u.op.c_str(), u.type.c_str(), u.reason.c_str());
     for (size_t i = 0; i < f.code.size(); ++i) {

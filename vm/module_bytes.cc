@@ -7,12 +7,46 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
 #include "kernels/common/file_io.h"
+#include "schema/module_layout.h"
 
 namespace kiln::vm {
+namespace {
+
+// Reads exactly `n` bytes at `offset`; false on an error or a short file.
+bool ReadAt(int fd, uint8_t* out, size_t n, uint64_t offset) {
+  while (n > 0) {
+    const ssize_t got = ::pread(fd, out, n, static_cast<off_t>(offset));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    out += got;
+    n -= static_cast<size_t>(got);
+    offset += static_cast<uint64_t>(got);
+  }
+  return true;
+}
+
+// The metadata of a 0.5 file (everything before its data segment), read
+// through `fd`; empty when the file has no segment that fits in it, and the
+// loader then reads the metadata through the mapping (and refuses what is
+// wrong with it). The writer puts the root table at the file's start, so
+// the first 64 KiB hold it (FlatBuffers builds back to front).
+std::vector<uint8_t> ReadMetadata(int fd, size_t file_size) {
+  std::vector<uint8_t> head(std::min<size_t>(file_size, size_t{1} << 16));
+  if (!ReadAt(fd, head.data(), head.size(), 0)) return {};
+  const std::optional<fb::DataSegment> segment = fb::FindDataSegment(head.data(), head.size());
+  if (!segment || segment->offset == 0 || segment->offset > file_size) return {};
+  const size_t have = head.size();
+  head.resize(static_cast<size_t>(segment->offset));
+  if (head.size() > have && !ReadAt(fd, head.data() + have, head.size() - have, have)) return {};
+  return head;
+}
+
+}  // namespace
 
 StatusOr<std::unique_ptr<ModuleBytes>> ModuleBytes::Read(const std::string& path) {
   KILN_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
@@ -36,6 +70,7 @@ StatusOr<std::unique_ptr<ModuleBytes>> ModuleBytes::Map(const std::string& path)
   // it in place).
   void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
   const int e = errno;
+  std::vector<uint8_t> metadata = p == MAP_FAILED ? std::vector<uint8_t>() : ReadMetadata(fd, size);
   ::close(fd);  // the mapping keeps the file
   if (p == MAP_FAILED) {
     if (e == ENOMEM) return ResourceExhausted("cannot map '" + path + "': " + std::strerror(e));
@@ -46,6 +81,7 @@ StatusOr<std::unique_ptr<ModuleBytes>> ModuleBytes::Map(const std::string& path)
   b->size_ = size;
   b->source_ = Source::kMapped;
   b->mapping_ = p;
+  b->metadata_ = std::move(metadata);
   return b;
 }
 

@@ -5,6 +5,13 @@
 // process's copy), a copy the module owns (read from a file, or handed over
 // as a vector), or memory the caller lends and gets back through a release
 // callback when the module is gone.
+//
+// A mapped file of format 0.5 (schema/module_layout.h) also keeps a copy of
+// its metadata (everything before the data segment), read with pread: the
+// loader verifies that copy, so opening touches no page of the mapping. A
+// page-cache folio holds up to 2 MiB of a file, and a fault on one byte of
+// it maps all of it into the process (RSS); touching the metadata through
+// the mapping would map the constants that share its folios.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -37,9 +44,15 @@ class ModuleBytes {
   ModuleBytes& operator=(const ModuleBytes&) = delete;
   ~ModuleBytes();
 
+  // The whole file; constants point into it.
   const uint8_t* data() const { return data_; }
   size_t size() const { return size_; }
   std::span<const uint8_t> span() const { return {data_, size_}; }
+  // What the loader reads the FlatBuffer from: for a mapped 0.5 file, the
+  // copy of its metadata; otherwise the whole file, in place.
+  std::span<const uint8_t> metadata() const {
+    return metadata_.empty() ? span() : std::span<const uint8_t>(metadata_);
+  }
   Source source() const { return source_; }
   const char* SourceName() const;
 
@@ -49,6 +62,7 @@ class ModuleBytes {
   size_t size_ = 0;
   Source source_ = Source::kOwned;
   std::vector<uint8_t> owned_;
+  std::vector<uint8_t> metadata_;  // a mapped 0.5 file's metadata, read
   void* mapping_ = nullptr;  // munmap'd by the destructor
   std::function<void()> release_;
 };

@@ -7,10 +7,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <optional>
+#include <span>
 
 #include "kernels/scalar/scalar.h"
 #include "schema/module_checksum.h"
 #include "schema/module_generated.h"
+#include "schema/module_layout.h"
 #include "vm/module.h"
 #include "vm/parameters.h"
 
@@ -71,7 +74,32 @@ Status LoadParameterConstant(const fb::Constant& c, const fb::Parameter& p, cons
   return BindParameter(options.parameters.get(), options.verify_checksums, out);
 }
 
-Status LoadConstant(const fb::Constant* c, size_t index, bool checksum_required, const LoadOptions& options,
+// Where a constant's stored bytes are: its range of the data segment
+// (format 0.5; `segment` is the segment, already checked to lie in the file)
+// or its `data` vector (older), checked against the segment's bounds here.
+Status FindStoredBytes(const fb::Constant* c, const std::string& where, std::optional<std::span<const uint8_t>> segment,
+                       LoadedConstant* out) {
+  if (!segment) {
+    const auto* data = c->data();
+    out->stored_size = data ? data->size() : 0;
+    out->stored = data ? data->data() : nullptr;
+    return Status::Ok();
+  }
+  if (c->data()) return Bad(where + " carries a data vector (from format 0.5 on its bytes lie in the data segment)");
+  const uint64_t offset = c->data_offset(), size = c->data_size();
+  if (offset > segment->size() || size > segment->size() - offset)
+    return Bad(where + "'s " + std::to_string(size) + " bytes at offset " + std::to_string(offset) +
+               " run past the data segment of " + std::to_string(segment->size()) + " bytes");
+  if (offset % fb::kConstantAlignment != 0)
+    return Bad(where + "'s bytes at offset " + std::to_string(offset) + " of the data segment are not " +
+               std::to_string(fb::kConstantAlignment) + "-byte aligned");
+  out->stored_size = static_cast<size_t>(size);
+  out->stored = size ? segment->data() + offset : nullptr;
+  return Status::Ok();
+}
+
+Status LoadConstant(const fb::Constant* c, size_t index, bool checksum_required,
+                    std::optional<std::span<const uint8_t>> segment, const LoadOptions& options,
                     LoadedConstant* out) {
   std::string where = "constant " + std::to_string(index);
   out->index = index;
@@ -94,9 +122,7 @@ Status LoadConstant(const fb::Constant* c, size_t index, bool checksum_required,
   if (bytes > kMaxConstantBytes) return Bad(where + " is too large");
   if (c->raw_size() != bytes) return Bad(where + " declares " + std::to_string(c->raw_size()) +
                                          " bytes but its shape needs " + std::to_string(bytes));
-  const auto* data = c->data();
-  out->stored_size = data ? data->size() : 0;
-  out->stored = data ? data->data() : nullptr;
+  KILN_RETURN_IF_ERROR(FindStoredBytes(c, where, segment, out));
   out->size = bytes;
   if (const fb::Parameter* p = c->parameter())  // format 0.4: bytes from a parameter file
     return LoadParameterConstant(*c, *p, where, bytes, options, out);
@@ -104,11 +130,10 @@ Status LoadConstant(const fb::Constant* c, size_t index, bool checksum_required,
     if (out->stored_size != bytes) return Bad(where + " holds " + std::to_string(out->stored_size) +
                                               " bytes, expected " + std::to_string(bytes));
   } else if (c->compression() == fb::Compression::Zstd) {
-    if (!data) return Bad(where + " is compressed but empty");
-    // The frame header only: the frame itself is decompressed on first use.
-    unsigned long long frame = ZSTD_getFrameContentSize(data->data(), data->size());
-    if (frame == ZSTD_CONTENTSIZE_ERROR || frame == ZSTD_CONTENTSIZE_UNKNOWN || frame != bytes)
-      return Bad(where + " has a zstd frame whose size does not match its shape");
+    if (out->stored_size == 0) return Bad(where + " is compressed but empty");
+    // Its frame is checked (its header's size against the shape's) and
+    // decompressed on first use (Data): reading even the header here would
+    // touch the constant's pages, which opening a mapped file never does.
     out->compressed = true;
   } else {
     return Bad(where + " has unknown compression");
@@ -229,18 +254,34 @@ StatusOr<std::shared_ptr<const LoadedModule>> LoadModule(std::vector<uint8_t> by
 StatusOr<std::shared_ptr<const LoadedModule>> LoadModuleBytes(std::unique_ptr<ModuleBytes> bytes,
                                                          const LoadOptions& options) {
   if (!bytes || bytes->size() == 0) return DataLoss("invalid module: the file is empty");
-  if (bytes->size() < 8 || !fb::ModuleBufferHasIdentifier(bytes->data()))
+  const std::span<const uint8_t> head = bytes->metadata();
+  if (head.size() < 8 || !fb::ModuleBufferHasIdentifier(head.data()))
     return DataLoss("invalid module: not a Kiln module file (missing the 'KILN' identifier)");
   auto mod = std::make_shared<LoadedModule>();
   mod->bytes = std::move(bytes);
-  const uint8_t* base = mod->bytes->data();
   const size_t file_size = mod->bytes->size();
+  // From 0.5 on the metadata ends where the data segment starts, and
+  // everything FlatBuffers reaches must lie before it: a table or vector in
+  // the segment would escape the module checksum.
+  const std::optional<fb::DataSegment> segment = fb::FindDataSegment(head.data(), head.size());
+  size_t metadata_size = head.size();
+  if (segment) {
+    if (segment->offset % fb::kConstantAlignment != 0)
+      return Bad("the data segment's offset " + std::to_string(segment->offset) + " is not " +
+                 std::to_string(fb::kConstantAlignment) + "-byte aligned");
+    if (segment->offset > head.size() || segment->size > file_size - segment->offset)
+      return Bad("the data segment (" + std::to_string(segment->size) + " bytes at offset " +
+                 std::to_string(segment->offset) + ") runs past the end of the file (" + std::to_string(file_size) +
+                 " bytes; truncated?)");
+    metadata_size = static_cast<size_t>(segment->offset);
+  }
+  const uint8_t* base = head.data();
   flatbuffers::Verifier::Options opts;
   opts.max_depth = 64;
   opts.max_tables = 10'000'000;
   // The verifier checks vectors' bounds, not their contents, so it reads
   // the metadata and none of the constants' data.
-  flatbuffers::Verifier verifier(base, file_size, opts);
+  flatbuffers::Verifier verifier(base, metadata_size, opts);
   // The version fields are read only after the root table is verified, so
   // a truncated file cannot make this read out of bounds.
   if (!fb::VerifyModuleBuffer(verifier))
@@ -253,12 +294,14 @@ StatusOr<std::shared_ptr<const LoadedModule>> LoadModuleBytes(std::unique_ptr<Mo
                               "." + std::to_string(mod->version_minor) + "; this runtime reads version " +
                               std::to_string(kFormatMajor) + "." + std::to_string(kFormatMinor) +
                               " (and older minor versions)");
+  if (mod->version_minor >= fb::kFirstSegmentMinor && !segment)
+    return Bad("the file has no data segment (format 0.5 and later carry one)");
   const bool checksum_required = mod->version_minor >= kFirstChecksummedMinor;
   if (options.verify_checksums) {
     if (!fb::StoredField(m, fb::Module::VT_CHECKSUM)) {
       if (checksum_required) return Bad("the file has no checksum (format 0.3 and later carry one)");
       mod->unchecked = true;
-    } else if (m->checksum() != fb::ModuleChecksum(base, file_size, *m)) {
+    } else if (m->checksum() != fb::ModuleChecksum(base, metadata_size, *m)) {
       return DataLoss("invalid module: the file is corrupted (its checksum does not match)");
     }
   }
@@ -275,9 +318,12 @@ StatusOr<std::shared_ptr<const LoadedModule>> LoadModuleBytes(std::unique_ptr<Mo
     for (const auto* s : *m->strings()) mod->strings.push_back(s ? s->str() : "");
   if (m->constants()) {
     mod->constants.resize(m->constants()->size());
+    std::optional<std::span<const uint8_t>> data;
+    if (segment)
+      data = std::span<const uint8_t>(mod->bytes->data() + segment->offset, static_cast<size_t>(segment->size));
     for (size_t i = 0; i < mod->constants.size(); ++i)
       KILN_RETURN_IF_ERROR(
-          LoadConstant(m->constants()->Get(i), i, checksum_required, options, &mod->constants[i]));
+          LoadConstant(m->constants()->Get(i), i, checksum_required, data, options, &mod->constants[i]));
   }
   if (m->executables()) {
     mod->executables.resize(m->executables()->size());
@@ -369,6 +415,11 @@ StatusOr<const uint8_t*> LoadedConstant::Data() const {
       f.status = parameter ? ParameterChecksumMismatch(*this)
                            : Bad(where + "'s data does not match its checksum (the file is corrupted)");
     } else if (compressed) {
+      const unsigned long long frame = ZSTD_getFrameContentSize(stored, stored_size);
+      if (frame == ZSTD_CONTENTSIZE_ERROR || frame == ZSTD_CONTENTSIZE_UNKNOWN || frame != size) {
+        f.status = Bad(where + " has a zstd frame whose size does not match its shape");
+        return f.status;
+      }
       f.decompressed.resize(size);
       size_t got = ZSTD_decompress(f.decompressed.data(), size, stored, stored_size);
       if (ZSTD_isError(got) || got != size) {

@@ -238,7 +238,10 @@ Status ParseTensor(Json& j, const std::string& key, uint64_t data_size, Safetens
 
 }  // namespace
 
-StatusOr<SafetensorsHeader> ParseSafetensors(const uint8_t* file, size_t size) {
+namespace {
+
+// The header length word of a file of `size` bytes whose first 8 are `file`.
+StatusOr<uint64_t> HeaderLength(const uint8_t* file, size_t size) {
   if (size < 8) return Bad("the file is " + std::to_string(size) + " bytes, shorter than the 8-byte header length");
   uint64_t n = 0;
   for (int i = 7; i >= 0; --i) n = (n << 8) | file[i];  // little-endian, whatever the host
@@ -246,6 +249,13 @@ StatusOr<SafetensorsHeader> ParseSafetensors(const uint8_t* file, size_t size) {
     return Bad("the header length " + std::to_string(n) + " runs past the end of the file (" +
                std::to_string(size) + " bytes)");
   if (n > kMaxHeaderBytes) return Bad("the header length " + std::to_string(n) + " is above 100 MB");
+  return n;
+}
+
+// `file` holds at least the header (8 + its length bytes) of a file of
+// `size` bytes.
+StatusOr<SafetensorsHeader> ParseHeader(const uint8_t* file, size_t size) {
+  KILN_ASSIGN_OR_RETURN(const uint64_t n, HeaderLength(file, size));
   SafetensorsHeader h;
   h.data_offset = 8 + n;
   const uint64_t data_size = size - h.data_offset;
@@ -295,6 +305,23 @@ StatusOr<SafetensorsHeader> ParseSafetensors(const uint8_t* file, size_t size) {
   return h;
 }
 
+// Reads exactly `n` bytes at `offset`; false on an error or a short file.
+bool ReadAt(int fd, uint8_t* out, size_t n, uint64_t offset) {
+  while (n > 0) {
+    const ssize_t got = ::pread(fd, out, n, static_cast<off_t>(offset));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    out += got;
+    n -= static_cast<size_t>(got);
+    offset += static_cast<uint64_t>(got);
+  }
+  return true;
+}
+
+}  // namespace
+
+StatusOr<SafetensorsHeader> ParseSafetensors(const uint8_t* file, size_t size) { return ParseHeader(file, size); }
+
 // --- ParameterFile ---
 
 ParameterFile::~ParameterFile() {
@@ -328,11 +355,31 @@ StatusOr<std::shared_ptr<const ParameterFile>> ParameterFile::Open(const std::st
     // Mapped read-only and private: the device reads the weights in place,
     // and a stray write faults instead of changing the file.
     void* p = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
-    ::close(fd);
-    if (p == MAP_FAILED) return InvalidArgument("cannot map parameter file '" + path + "': " + std::strerror(errno));
+    if (p == MAP_FAILED) {
+      ::close(fd);
+      return InvalidArgument("cannot map parameter file '" + path + "': " + std::strerror(errno));
+    }
     f->data_ = static_cast<const uint8_t*>(p);
     f->size_ = static_cast<size_t>(st.st_size);
     f->mapped_ = true;
+    // The header is parsed from a copy read with pread, not through the
+    // mapping: a fault on its bytes would map the whole page-cache folio
+    // around them (up to 2 MiB of the weights) into the process.
+    std::vector<uint8_t> head(std::min<size_t>(f->size_, 8));
+    if (ReadAt(fd, head.data(), head.size(), 0)) {
+      auto n = HeaderLength(head.data(), f->size_);
+      if (n.ok()) head.resize(8 + static_cast<size_t>(*n));
+      if (n.ok() && !ReadAt(fd, head.data() + 8, head.size() - 8, 8)) head.clear();
+    } else {
+      head.clear();
+    }
+    ::close(fd);
+    // Unread (an error, a short read): parse through the mapping.
+    auto h = head.empty() ? ParseHeader(f->data_, f->size_) : ParseHeader(head.data(), f->size_);
+    if (!h.ok()) return Status(h.status().code(), path + ": " + h.status().message());
+    f->header_ = std::move(*h);
+    KILN_RETURN_IF_ERROR(Index(f->header_, &f->index_));
+    return std::shared_ptr<const ParameterFile>(std::move(f));
   } else {
     ::close(fd);  // a pipe or an empty file: read what there is
     KILN_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path));

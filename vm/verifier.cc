@@ -102,6 +102,12 @@ Status DecodeAndVerifyFunction(const LoadedModule& module, LoadedFunction& fn, s
     if ((ins.op == Opcode::kArenaView || ins.op == Opcode::kArenaViewInPlace) && ins.operands[2].value >= fn.arena_bytes)
       return bad(ins.pc, "arena.view at offset " + std::to_string(ins.operands[2].value) +
                              " outside the function's arena of " + std::to_string(fn.arena_bytes) + " bytes");
+    // The planner places every tensor at a multiple of 64 bytes, the
+    // alignment the kernels assume of every buffer (a view at offset 1 made
+    // a kernel store a 4-byte element at an odd address).
+    if ((ins.op == Opcode::kArenaView || ins.op == Opcode::kArenaViewInPlace) && ins.operands[2].value % 64 != 0)
+      return bad(ins.pc, "arena.view at offset " + std::to_string(ins.operands[2].value) +
+                             ", not a multiple of 64 bytes");
     if (ins.op == Opcode::kReturn && ins.operands[0].list.size() != fn.results.size())
       return bad(ins.pc, "returns " + std::to_string(ins.operands[0].list.size()) + " values, the signature has " +
                              std::to_string(fn.results.size()));

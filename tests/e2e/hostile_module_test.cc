@@ -8,6 +8,7 @@
 
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -337,45 +338,154 @@ TEST(HostileModule, UnknownKernelIsRefusedNamingIt) {
   ExpectRefused(LoadAndRun(mb.Serialize()), "stablehlo.no_such_kernel");
 }
 
-// Constants written straight through FlatBuffers, to lie about sizes.
-std::vector<uint8_t> ModuleWithConstant(std::vector<int64_t> dims, fb::Compression compression, uint64_t raw_size,
-                                        const std::vector<uint8_t>& data) {
+// A constant written straight through FlatBuffers, to lie: its stored
+// bytes `data` at `data_offset` of a data segment of `segment_size` bytes
+// (format 0.5; the file holds `data` there, or at the segment's start if the
+// offset is huge), the
+// segment declared at `segment_offset` (0: right after the metadata,
+// 64-byte aligned). With valid checksums, so the loader's structural checks
+// are what refuse it.
+struct LyingConstant {
+  std::vector<int64_t> dims;
+  fb::Compression compression = fb::Compression::None;
+  uint64_t raw_size = 0;
+  std::vector<uint8_t> data;
+  uint64_t data_offset = 0;
+  std::optional<uint64_t> data_size;       // default: data.size()
+  std::optional<uint64_t> segment_size;    // default: data_offset + data.size()
+  std::optional<uint64_t> segment_offset;  // default: after the metadata
+  bool also_inline = false;                // a `data` vector too, as 0.4 wrote
+};
+
+std::vector<uint8_t> ModuleWithConstant(const LyingConstant& k) {
   flatbuffers::FlatBufferBuilder fbb;
   fbb.ForceDefaults(true);
-  auto c = fb::CreateConstant(fbb, static_cast<uint8_t>(ElementType::kF32), fbb.CreateVector(dims), compression,
-                              raw_size, fbb.CreateVector(data));
+  const uint64_t data_size = k.data_size.value_or(k.data.size());
+  const uint64_t segment_size = k.segment_size.value_or(k.data_offset + k.data.size());
+  auto c = fb::CreateConstant(fbb, static_cast<uint8_t>(ElementType::kF32), fbb.CreateVector(k.dims), k.compression,
+                              k.raw_size, k.also_inline ? fbb.CreateVector(k.data) : 0, 0, 0, k.data_offset,
+                              data_size);
   std::vector<flatbuffers::Offset<fb::Constant>> constants = {c};
   auto m = fb::CreateModule(fbb, vm::kFormatMajor, vm::kFormatMinor, fbb.CreateString("m"), fbb.CreateString(""),
                             fbb.CreateVector(std::vector<flatbuffers::Offset<fb::Function>>{}),
-                            fbb.CreateVector(constants));
+                            fbb.CreateVector(constants), 0, 0, 1, 1, 0, 0, 0, segment_size);
   fbb.Finish(m, fb::ModuleIdentifier());
-  // With valid checksums, so the loader's size checks are what refuse it.
   std::vector<uint8_t> file(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
-  EXPECT_TRUE(fb::SealModule(&file));
+  const uint64_t metadata = (file.size() + 63) / 64 * 64;
+  const uint64_t segment_offset = k.segment_offset.value_or(metadata);
+  const fb::Module* root = fb::GetModule(file.data());
+  flatbuffers::WriteScalar(file.data() + (fb::StoredField(root, fb::Module::VT_DATA_SEGMENT_OFFSET) - file.data()),
+                           segment_offset);
+  // The file: metadata, padding, then the segment's bytes as far as they
+  // go (a lying size may claim more than there is).
+  file.resize(metadata);
+  std::vector<uint8_t> segment;
+  if (k.data_offset < 4096) {
+    segment.resize(k.data_offset + k.data.size());
+    std::copy(k.data.begin(), k.data.end(), segment.begin() + static_cast<std::ptrdiff_t>(k.data_offset));
+  } else {  // a huge lying offset: the bytes are at the segment's start
+    segment = k.data;
+  }
+  file.insert(file.end(), segment.begin(), segment.end());
+  // Sealing reads the constant's bytes where the file says they are; for a
+  // range that lies, seal what is in range (the checksum then mismatches,
+  // but the structural check comes first).
+  EXPECT_TRUE(fb::SealModule(&file) || segment_offset > file.size());
   return file;
+}
+
+// Loads `bytes` and reads constant 0 (its first use: checksum, zstd frame
+// check, decompression); the first error.
+Status LoadAndReadConstant(const std::vector<uint8_t>& bytes) {
+  auto module = test::LoadMapped(bytes);
+  if (!module.ok()) return module.status();
+  auto data = (*module)->constants.at(0).Data();
+  return data.ok() ? Status::Ok() : data.status();
 }
 
 TEST(HostileModule, ConstantSizesThatLieAreRefused) {
   std::vector<uint8_t> sixteen(16, 0);
+  EXPECT_TRUE(LoadAndReadConstant(ModuleWithConstant({{4}, fb::Compression::None, 16, sixteen})).ok())
+      << "the honest constant must load";
   // Shape says 2^40 elements, data has 4.
-  EXPECT_FALSE(test::LoadMapped(ModuleWithConstant({int64_t{1} << 40}, fb::Compression::None, 16, sixteen)).ok());
+  ExpectRefused(LoadAndReadConstant(ModuleWithConstant({{int64_t{1} << 40}, fb::Compression::None, 16, sixteen})),
+                "constant 0 is too large");
   // Shape and data disagree.
-  EXPECT_FALSE(test::LoadMapped(ModuleWithConstant({8}, fb::Compression::None, 32, sixteen)).ok());
+  ExpectRefused(LoadAndReadConstant(ModuleWithConstant({{8}, fb::Compression::None, 32, sixteen})),
+                "constant 0 holds 16 bytes, expected 32");
   // Negative dimension.
-  EXPECT_FALSE(test::LoadMapped(ModuleWithConstant({-4}, fb::Compression::None, 16, sixteen)).ok());
+  ExpectRefused(LoadAndReadConstant(ModuleWithConstant({{-4}, fb::Compression::None, 16, sixteen})),
+                "constant 0 has dimension -4");
 
   // A zstd frame of 4096 bytes, declared as 16 GiB raw / as the shape's size but
-  // decompressing to something else.
+  // decompressing to something else. Opening does not read the frame (it
+  // would touch the constant's pages): its first use refuses it.
   std::vector<uint8_t> raw(4096, 7);
   std::vector<uint8_t> frame(ZSTD_compressBound(raw.size()));
   frame.resize(ZSTD_compress(frame.data(), frame.size(), raw.data(), raw.size(), 3));
-  EXPECT_TRUE(test::LoadMapped(ModuleWithConstant({1024}, fb::Compression::Zstd, 4096, frame)).ok())
+  EXPECT_TRUE(LoadAndReadConstant(ModuleWithConstant({{1024}, fb::Compression::Zstd, 4096, frame})).ok())
       << "the honest frame must load";
-  EXPECT_FALSE(test::LoadMapped(ModuleWithConstant({int64_t{1} << 32}, fb::Compression::Zstd, uint64_t{1} << 34, frame)).ok());
-  EXPECT_FALSE(test::LoadMapped(ModuleWithConstant({2048}, fb::Compression::Zstd, 8192, frame)).ok());
-  EXPECT_FALSE(test::LoadMapped(ModuleWithConstant({512}, fb::Compression::Zstd, 2048, frame)).ok());
+  ExpectRefused(LoadAndReadConstant(
+                    ModuleWithConstant({{int64_t{1} << 32}, fb::Compression::Zstd, uint64_t{1} << 34, frame})),
+                "constant 0 has a zstd frame whose size does not match its shape");
+  ExpectRefused(LoadAndReadConstant(ModuleWithConstant({{2048}, fb::Compression::Zstd, 8192, frame})),
+                "constant 0 has a zstd frame whose size does not match its shape");
+  ExpectRefused(LoadAndReadConstant(ModuleWithConstant({{512}, fb::Compression::Zstd, 2048, frame})),
+                "constant 0 has a zstd frame whose size does not match its shape");
   // Garbage claiming to be zstd.
-  EXPECT_FALSE(test::LoadMapped(ModuleWithConstant({4}, fb::Compression::Zstd, 16, sixteen)).ok());
+  ExpectRefused(LoadAndReadConstant(ModuleWithConstant({{4}, fb::Compression::Zstd, 16, sixteen})),
+                "constant 0 has a zstd frame whose size does not match its shape");
+}
+
+// Format 0.5's data segment and the constants' ranges in it: every range
+// that leaves the file or the segment is refused at load, before anything
+// reads through it (ASan and the mapping's end catch a read that slips by).
+TEST(HostileModule, DataSegmentRangesThatLieAreRefused) {
+  const std::vector<uint8_t> sixteen(16, 1);
+  auto with = [&](auto edit) {
+    LyingConstant k{{4}, fb::Compression::None, 16, sixteen};
+    edit(k);
+    return LoadAndReadConstant(ModuleWithConstant(k));
+  };
+  EXPECT_TRUE(with([](LyingConstant&) {}).ok());
+  // The constant's range past the segment's end; its offset past it; an
+  // offset + size that wraps around 2^64.
+  ExpectRefused(with([](LyingConstant& k) { k.segment_size = 8; }), "run past the data segment of 8 bytes");
+  ExpectRefused(with([](LyingConstant& k) { k.data_offset = 64; k.segment_size = 16; }),
+                "16 bytes at offset 64 run past the data segment of 16 bytes");
+  ExpectRefused(with([](LyingConstant& k) { k.data_offset = ~uint64_t{0} - 63; k.segment_size = 16; }),
+                "run past the data segment");
+  ExpectRefused(with([](LyingConstant& k) { k.data_size = ~uint64_t{0}; }), "run past the data segment");
+  // A misaligned constant (it would be used in place by the SIMD kernels).
+  ExpectRefused(with([](LyingConstant& k) { k.data_offset = 4; }), "are not 64-byte aligned");
+  // The segment past the file's end (a truncated file), its size past it,
+  // its offset wrapping, misaligned, or inside the metadata's FlatBuffer
+  // (which must then verify within the bytes before it).
+  ExpectRefused(with([](LyingConstant& k) { k.segment_offset = uint64_t{1} << 40; }),
+                "runs past the end of the file");
+  ExpectRefused(with([](LyingConstant& k) { k.segment_size = uint64_t{1} << 40; }),
+                "runs past the end of the file");
+  ExpectRefused(with([](LyingConstant& k) { k.segment_size = ~uint64_t{0}; }), "runs past the end of the file");
+  ExpectRefused(with([](LyingConstant& k) { k.segment_offset = 0; }), "FlatBuffers verification failed");
+  ExpectRefused(with([&](LyingConstant& k) {
+                  k.segment_offset = (ModuleWithConstant({{4}, fb::Compression::None, 16, sixteen}).size() - 16) + 8;
+                }),
+                "not 64-byte aligned");
+  ExpectRefused(with([](LyingConstant& k) { k.segment_offset = 64; }), "FlatBuffers verification failed");
+  // A 0.5 constant that also has a `data` vector, as 0.4 wrote it.
+  ExpectRefused(with([](LyingConstant& k) { k.also_inline = true; }),
+                "constant 0 carries a data vector (from format 0.5 on its bytes lie in the data segment)");
+}
+
+// A 0.5 file without a data segment: refused, not read as 0.4.
+TEST(HostileModule, Format05WithoutADataSegmentIsRefused) {
+  flatbuffers::FlatBufferBuilder fbb;  // no ForceDefaults: the segment fields are left out
+  auto m = fb::CreateModule(fbb, vm::kFormatMajor, vm::kFormatMinor, fbb.CreateString("m"));
+  fbb.Finish(m, fb::ModuleIdentifier());
+  std::vector<uint8_t> file(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
+  vm::LoadOptions unchecked;
+  unchecked.verify_checksums = false;
+  ExpectRefused(test::LoadMapped(file, unchecked).status(), "the file has no data segment");
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -17,7 +18,9 @@
 
 #include "compiler/module_builder.h"
 #include "hal/cpu/cpu_device.h"
+#include "kernels/common/file_io.h"
 #include "schema/module_generated.h"
+#include "schema/module_layout.h"
 #include "tests/support/mapped_module.h"
 #include "vm/bytecode.h"
 #include "vm/context.h"
@@ -111,12 +114,73 @@ std::vector<float> Floats(const vm::HostTensor& t) {
 
 // The byte offset of constant `index`'s stored data in the file.
 size_t DataOffset(const std::vector<uint8_t>& bytes, size_t index) {
-  const auto* data = fb::GetModule(bytes.data())->constants()->Get(index)->data();
-  return static_cast<size_t>(data->data() - bytes.data());
+  const fb::Module* m = fb::GetModule(bytes.data());
+  return static_cast<size_t>(fb::StoredBytes(bytes.data(), bytes.size(), *m, *m->constants()->Get(index)).data() -
+                             bytes.data());
 }
 
 bool Inside(const uint8_t* p, const vm::LoadedModule& m) {
   return p >= m.bytes->data() && p < m.bytes->data() + m.bytes->size();
+}
+
+// The resident bytes of the mapping that starts at `start`, from
+// /proc/self/smaps (its Rss line, in KiB); -1 if there is none.
+long MappingRssKiB(const void* start) {
+  FILE* f = std::fopen("/proc/self/smaps", "r");
+  if (!f) return -1;
+  char line[512];
+  bool in = false;
+  long rss = -1;
+  while (std::fgets(line, sizeof line, f)) {
+    unsigned long begin = 0, end = 0;
+    if (std::sscanf(line, "%lx-%lx ", &begin, &end) == 2) {  // a mapping's first line
+      in = begin == reinterpret_cast<uintptr_t>(start);
+      continue;
+    }
+    if (in && std::sscanf(line, "Rss: %ld kB", &rss) == 1) break;
+  }
+  std::fclose(f);
+  return rss;
+}
+
+// Format 0.5 puts the constants in a data segment after the metadata, and
+// the loader verifies a copy of the metadata read with pread: opening a
+// mapped file maps none of its pages into the process, however large its
+// constants and however the page cache holds them (a fault on one byte of
+// a 2 MiB folio maps all of it). Format 0.4's layout, checked the same way,
+// maps pages of every constant (the verifier reads each one's length).
+TEST(MappedModule, OpeningMapsNoneOfTheFilesPages) {
+  for (auto layout : {ModuleBuilder::Layout::kDataSegment, ModuleBuilder::Layout::kInline04}) {
+    ModuleBuilder mb;
+    for (int c = 0; c < 3; ++c) {
+      std::vector<float> values(size_t{1} << 20);  // 4 MiB each
+      for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>((i * 2654435761u + c) % 1000003);
+      mb.AddConstant(F32Constant(std::move(values)));
+    }
+    const std::vector<uint8_t> bytes = mb.Serialize(SIZE_MAX, layout);
+    const std::string path = test::WriteTempModule(bytes);
+    ASSERT_TRUE(ReadFile(path).ok());  // in the page cache, as a module opened before is
+    vm::LoadOptions options;
+    auto module = vm::LoadModuleFromFile(path, options);
+    unlink(path.c_str());
+    ASSERT_TRUE(module.ok()) << module.status().message();
+    const vm::ModuleBytes& b = *(*module)->bytes;
+    ASSERT_EQ(b.source(), vm::ModuleBytes::Source::kMapped);
+    const long opened = MappingRssKiB(b.data());
+    auto data = (*module)->constants[1].Data();
+    ASSERT_TRUE(data.ok()) << data.status().message();
+    const long used = MappingRssKiB(b.data());
+    if (layout == ModuleBuilder::Layout::kDataSegment) {
+      EXPECT_NE(b.metadata().data(), b.data()) << "the metadata is read, not used through the mapping";
+      EXPECT_EQ(opened, 0) << "opening mapped pages of the file";
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(b.data() + b.metadata().size()) % fb::kSegmentAlignment, 0u);
+    } else {
+      EXPECT_EQ(b.metadata().data(), b.data());
+      EXPECT_GT(opened, 0) << "0.4's verifier reads a word of every constant";
+    }
+    // The first use reads the constant (its checksum), through the mapping.
+    EXPECT_GE(used, opened + 1024) << "the first use maps the constant's pages (KiB)";
+  }
 }
 
 TEST(MappedModule, UncompressedConstantsAreUsedInPlace) {

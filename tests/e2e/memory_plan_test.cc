@@ -309,8 +309,13 @@ TEST(MemoryPlan, ViewsOutsideTheArenaAreRefused) {
   EXPECT_NE(s.message().find("outside the function's arena of 64 bytes"), std::string::npos) << s.message();
   s = run(build(0, 0, 1));
   EXPECT_NE(s.message().find("outside the function's arena of 0 bytes"), std::string::npos) << s.message();
-  s = run(build(64, 32, 9));
+  s = run(build(128, 64, 17));
   EXPECT_NE(s.message().find("runs past the function's arena"), std::string::npos) << s.message();
+  // Views are 64-byte aligned, as every buffer the kernels get (found by the loader fuzzer).
+  s = run(build(128, 1, 1));
+  EXPECT_NE(s.message().find("arena.view at offset 1, not a multiple of 64 bytes"), std::string::npos) << s.message();
+  s = run(build(128, 32, 1, vm::Opcode::kArenaViewInPlace));
+  EXPECT_NE(s.message().find("not a multiple of 64 bytes"), std::string::npos) << s.message();
   s = run(build(64, 0, -1));
   EXPECT_NE(s.message().find("invalid dimensions"), std::string::npos) << s.message();
   s = run(build(64, 0, int64_t{1} << 62));
@@ -319,7 +324,7 @@ TEST(MemoryPlan, ViewsOutsideTheArenaAreRefused) {
   EXPECT_TRUE(run(build(64, 0, 16, vm::Opcode::kArenaViewInPlace)).ok());
   s = run(build(64, 64, 1, vm::Opcode::kArenaViewInPlace));
   EXPECT_NE(s.message().find("outside the function's arena of 64 bytes"), std::string::npos) << s.message();
-  s = run(build(64, 32, 9, vm::Opcode::kArenaViewInPlace));
+  s = run(build(128, 64, 17, vm::Opcode::kArenaViewInPlace));
   EXPECT_NE(s.message().find("runs past the function's arena"), std::string::npos) << s.message();
 }
 

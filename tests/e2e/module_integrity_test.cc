@@ -20,6 +20,7 @@
 #include "hal/devices.h"
 #include "schema/module_checksum.h"
 #include "schema/module_generated.h"
+#include "schema/module_layout.h"
 #include "tests/support/host_tensor_util.h"
 #include "tests/support/mapped_module.h"
 #include "vm/context.h"
@@ -41,6 +42,20 @@ const std::vector<uint8_t>& MlpModule() {
     compiler::CompileOptions options;
     options.target = "all";
     auto b = compiler::Compile(source, "mlp.mlir", options, nullptr);
+    EXPECT_TRUE(b.ok()) << b.status().message();
+    return b.ok() ? b.value() : std::vector<uint8_t>{};
+  }();
+  return bytes;
+}
+
+// The same in format 0.4's layout (constants inside the FlatBuffer), from
+// which the files of older formats below are made.
+const std::vector<uint8_t>& MlpModule04() {
+  static const std::vector<uint8_t> bytes = [] {
+    compiler::CompileOptions options;
+    options.target = "all";
+    options.format_04 = true;
+    auto b = compiler::Compile(ReadText(KILN_TEST_MLP_MLIR), "mlp.mlir", options, nullptr);
     EXPECT_TRUE(b.ok()) << b.status().message();
     return b.ok() ? b.value() : std::vector<uint8_t>{};
   }();
@@ -70,9 +85,8 @@ ConstantData LargestConstant(const std::vector<uint8_t>& bytes) {
   const fb::Module* m = fb::GetModule(bytes.data());
   ConstantData best{0, 0, 0};
   for (size_t i = 0; i < m->constants()->size(); ++i) {
-    const auto* data = m->constants()->Get(i)->data();
-    if (data && data->size() > best.size)
-      best = {i, static_cast<size_t>(data->data() - bytes.data()), data->size()};
+    const std::span<const uint8_t> data = fb::StoredBytes(bytes.data(), bytes.size(), *m, *m->constants()->Get(i));
+    if (data.size() > best.size) best = {i, static_cast<size_t>(data.data() - bytes.data()), data.size()};
   }
   return best;
 }
@@ -224,7 +238,7 @@ bool SameBits(const std::vector<vm::HostTensor>& a, const std::vector<vm::HostTe
 // hand a possibly damaged shader to a driver that may crash on it (lavapipe
 // did, on single flipped bits). Skipping checksums (a trusted file) opens it.
 TEST(ModuleIntegrity, ShadersWithoutAChecksumNeverReachTheDriver) {
-  auto old = AsFormat02(MlpModule());
+  auto old = AsFormat02(MlpModule04());
   size_t shader = FirstShaderOffset(old);
   ASSERT_GT(shader, 0u);
   old[shader + 40] ^= 0x04;  // a damaged shader, undetectable without a checksum
@@ -248,12 +262,42 @@ TEST(ModuleIntegrity, ShadersWithoutAChecksumNeverReachTheDriver) {
                                        "checked before they reach the driver; recompile it"),
             std::string::npos)
       << Message(ctx.status());
-  auto trusted = vm::LoadModule(AsFormat02(MlpModule()), Unverified());
+  auto trusted = vm::LoadModule(AsFormat02(MlpModule04()), Unverified());
   ASSERT_TRUE(trusted.ok());
   EXPECT_FALSE((*trusted)->unchecked);
   auto intact = RunMain(*trusted, vulkan->get());
   EXPECT_TRUE(intact.ok()) << Message(intact.status());
 #endif
+}
+
+// A format 0.4 file (constants inside the FlatBuffer, before the data
+// segment), written at build time by kiln-compile --format=0.4: it still
+// loads, mapped and read, with its constants in place, and gives results
+// bit-identical to the current format's.
+TEST(ModuleIntegrity, Format04FilesStillLoadAndRun) {
+  auto cpu = hal::CreateCpuDevice(hal::CpuMode::kInline, 1);
+  auto current = vm::LoadModule(MlpModule(), Verified());
+  ASSERT_TRUE(current.ok()) << Message(current.status());
+  EXPECT_EQ((*current)->version_minor, vm::kFormatMinor);
+  auto want = RunMain(*current, cpu.get());
+  ASSERT_TRUE(want.ok()) << Message(want.status());
+  for (bool map : {true, false}) {
+    vm::LoadOptions options;
+    options.map_file = map;
+    auto old = vm::LoadModuleFromFile(KILN_TEST_MLP_04_KILN, options);
+    ASSERT_TRUE(old.ok()) << Message(old.status());
+    EXPECT_EQ((*old)->version_minor, 4);
+    EXPECT_EQ((*old)->bytes->source(), map ? vm::ModuleBytes::Source::kMapped : vm::ModuleBytes::Source::kOwned);
+    // No data segment: the metadata is the whole file, read in place.
+    EXPECT_EQ((*old)->bytes->metadata().data(), (*old)->bytes->data());
+    for (const auto& c : (*old)->constants) {
+      EXPECT_GE(c.stored, (*old)->bytes->data());
+      EXPECT_LE(c.stored + c.stored_size, (*old)->bytes->data() + (*old)->bytes->size());
+    }
+    auto got = RunMain(*old, cpu.get());
+    ASSERT_TRUE(got.ok()) << Message(got.status());
+    EXPECT_TRUE(SameBits(*got, *want));
+  }
 }
 
 // Every 7th byte of the MLP module compiled for every target, each flipped

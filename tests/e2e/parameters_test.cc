@@ -19,6 +19,7 @@
 #include "hal/cpu/cpu_device.h"
 #include "hal/devices.h"
 #include "schema/module_generated.h"
+#include "schema/module_layout.h"
 #include "tests/support/host_tensor_util.h"
 #include "vm/context.h"
 #include "vm/kiln.h"
@@ -281,11 +282,13 @@ TEST(Parameters, AParameterWithDataOfItsOwnIsRefused) {
       p = fb::CreateParameter(fbb, fbb.CreateString(""), fbb.CreateString(c->parameter()->key()->str()),
                               c->parameter()->checksum(), true);
     else
-      data.assign(c->data()->begin(), c->data()->end());
+      data = std::vector<uint8_t>(fb::StoredBytes(ext.module.data(), ext.module.size(), *mod, *c).begin(),
+                                  fb::StoredBytes(ext.module.data(), ext.module.size(), *mod, *c).end());
     consts.push_back(fb::CreateConstant(fbb, c->element_type(), fbb.CreateVector(dims), fb::Compression::None,
                                         c->raw_size(), fbb.CreateVector(data), 0, p));
   }
-  auto root = fb::CreateModule(fbb, mod->version_major(), mod->version_minor(), 0, 0, 0, fbb.CreateVector(consts));
+  // Format 0.4's layout (data inside the FlatBuffer): one file to say both.
+  auto root = fb::CreateModule(fbb, mod->version_major(), 4, 0, 0, 0, fbb.CreateVector(consts));
   fb::FinishModuleBuffer(fbb, root);
   std::vector<uint8_t> bytes(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
   vm::LoadOptions o;
