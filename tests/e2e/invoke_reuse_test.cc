@@ -81,7 +81,9 @@ TEST_P(InvokeReuse, ResultsReuseTheStorageOfTheCallBefore) {
     ASSERT_EQ(out.size(), n);
     for (size_t i = 0; i < n; ++i) ASSERT_EQ(out[i], 2 * x[i]) << i;
     // A result no larger than the storage it lands in is copied in place.
-    if (n * 4 <= capacity && n > 0) EXPECT_EQ(results[0].data.data(), before);
+    if (n * 4 <= capacity && n > 0) {
+      EXPECT_EQ(results[0].data.data(), before);
+    }
   }
 }
 
