@@ -47,3 +47,18 @@ assert kiln.__file__.startswith("'"$prefix"'"), kiln.__file__
 np.testing.assert_array_equal(m.f(np.arange(3, dtype=np.float32)), [0, 2, 4])
 print("python package: imported from the install prefix and ran")'
 fi
+# docs/embedding.md's complete C program, against libkiln.so through kiln.pc.
+awk '/<!-- embedding example/ {armed=1; next}
+     armed && /^```c$/ {inside=1; next}
+     inside && /^```$/ {exit}
+     inside {print}' "$src/docs/embedding.md" >"$work/embedding.c"
+[ -s "$work/embedding.c" ] || { echo "docs/embedding.md has no example block" >&2; exit 1; }
+PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
+export PKG_CONFIG_PATH
+# shellcheck disable=SC2046
+cc -Wall -Werror -o "$work/embedding" "$work/embedding.c" $(pkg-config --cflags --libs kiln) -Wl,-rpath,"$prefix/lib"
+(cd "$work" && cp "$module" mlp.kiln && ./embedding >embedding.out) || { cat "$work/embedding.out" >&2; exit 1; }
+grep -q "^p\[0\] = " "$work/embedding.out" && grep -q "stablehlo.dot_general" "$work/embedding.out" &&
+  /usr/bin/python3 -c "import json,sys; e=json.load(open(sys.argv[1]))['traceEvents']; assert any(x.get('cat')=='dispatch' for x in e)" "$work/trace.json" ||
+  { cat "$work/embedding.out" >&2; exit 1; }
+echo "docs/embedding.md's example: built with pkg-config, ran, wrote a trace"
