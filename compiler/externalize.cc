@@ -6,30 +6,10 @@
 #define XXH_INLINE_ALL  // as schema/module_checksum.h: no shared library
 #include <xxhash.h>
 
+#include "kernels/common/json_quote.h"
 #include "schema/safetensors_dtype.h"
 
 namespace kiln::compiler {
-namespace {
-
-// A JSON string literal of `s` (keys are the user's names: quote anything).
-std::string Quote(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
-}
-
-}  // namespace
 
 StatusOr<std::vector<uint8_t>> WriteSafetensors(const std::vector<SafetensorsEntryOut>& tensors,
                                                 const std::vector<std::pair<std::string, std::string>>& metadata) {
@@ -49,14 +29,14 @@ StatusOr<std::vector<uint8_t>> WriteSafetensors(const std::vector<SafetensorsEnt
     const auto& t = tensors[i];
     const char* dtype = SafetensorsDtype(t.type);
     if (!dtype) return InvalidArgument("safetensors has no dtype for " + std::string(Name(t.type)) + " ('" + t.key + "')");
-    header += (i ? "," : "") + Quote(t.key) + ":{\"dtype\":\"" + dtype + "\",\"shape\":[";
+    header += (i ? "," : "") + JsonQuote(t.key) + ":{\"dtype\":\"" + dtype + "\",\"shape\":[";
     for (size_t d = 0; d < t.dims.size(); ++d) header += (d ? "," : "") + std::to_string(t.dims[d]);
     header += "],\"data_offsets\":[" + std::to_string(begin[i]) + "," + std::to_string(begin[i] + t.data->size()) + "]}";
   }
   if (!metadata.empty()) {
     header += std::string(tensors.empty() ? "" : ",") + "\"__metadata__\":{";
     for (size_t i = 0; i < metadata.size(); ++i)
-      header += (i ? "," : "") + Quote(metadata[i].first) + ":" + Quote(metadata[i].second);
+      header += (i ? "," : "") + JsonQuote(metadata[i].first) + ":" + JsonQuote(metadata[i].second);
     header += "}";
   }
   header += "}";

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <map>
 
+#include "kernels/common/json_quote.h"
+
 namespace kiln::vm {
 namespace {
 
@@ -17,24 +19,6 @@ std::string Shapes(const std::vector<hal::BufferView>* views, uint64_t* bytes) {
     *bytes += v.ByteSize();
   }
   return s;
-}
-
-// A JSON string literal.
-std::string Quote(const std::string& text) {
-  std::string out = "\"";
-  for (unsigned char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
 }
 
 std::string Micros(int64_t ns) {
@@ -105,14 +89,14 @@ std::string Profiler::ChromeTraceJson() const {
   std::string out = "{\"displayTimeUnit\": \"ns\", \"traceEvents\": [\n";
   out += "  {\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": 1, \"args\": {\"name\": \"vm\"}},\n";
   out += "  {\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": 2, \"args\": {\"name\": " +
-         Quote("device: " + device_) + "}}";
+         JsonQuote("device: " + device_) + "}}";
   for (const Event& e : events_) {
-    out += ",\n  {\"name\": " + Quote(e.name) + ", \"cat\": \"" + (e.is_call ? "call" : "dispatch") +
+    out += ",\n  {\"name\": " + JsonQuote(e.name) + ", \"cat\": \"" + (e.is_call ? "call" : "dispatch") +
            "\", \"ph\": \"X\", \"pid\": 1, \"tid\": " + (e.is_call ? "1" : "2") + ", \"ts\": " + Micros(e.begin_ns) +
-           ", \"dur\": " + Micros(e.end_ns - e.begin_ns) + ", \"args\": {\"device\": " + Quote(device_);
+           ", \"dur\": " + Micros(e.end_ns - e.begin_ns) + ", \"args\": {\"device\": " + JsonQuote(device_);
     if (!e.is_call)
-      out += ", \"location\": " + Quote(e.location) + ", \"inputs\": " + Quote(e.inputs) +
-             ", \"outputs\": " + Quote(e.outputs) + ", \"bytes\": " + std::to_string(e.bytes);
+      out += ", \"location\": " + JsonQuote(e.location) + ", \"inputs\": " + JsonQuote(e.inputs) +
+             ", \"outputs\": " + JsonQuote(e.outputs) + ", \"bytes\": " + std::to_string(e.bytes);
     out += "}}";
   }
   return out + "\n]}\n";
