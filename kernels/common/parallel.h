@@ -27,13 +27,18 @@ class TaskRunner {
 
 inline int NumWorkers(const TaskRunner* runner) { return runner ? runner->num_workers() : 1; }
 
-inline void ParallelFor(TaskRunner* runner, int64_t num_tasks,
-                        const std::function<void(int64_t task, int worker)>& fn) {
+// A template, not a std::function parameter: a kernel's lambda captures
+// many locals by reference, and a std::function made from it directly would
+// allocate on every dispatch; the function is called directly when the
+// tasks run in order, and through a reference_wrapper (which std::function
+// stores without allocating) when they go to the pool.
+template <typename Fn>
+inline void ParallelFor(TaskRunner* runner, int64_t num_tasks, Fn&& fn) {
   if (runner == nullptr || runner->num_workers() <= 1 || num_tasks <= 1) {
     for (int64_t t = 0; t < num_tasks; ++t) fn(t, 0);
     return;
   }
-  runner->Run(num_tasks, fn);
+  runner->Run(num_tasks, std::function<void(int64_t task, int worker)>(std::ref(fn)));
 }
 
 }  // namespace kiln
