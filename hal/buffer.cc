@@ -1,7 +1,14 @@
 // The view range check shared by the drivers (hal/buffer.h).
 #include "hal/buffer.h"
 
+#include <atomic>
+
 namespace kiln::hal {
+
+void Buffer::MarkConstant() {
+  static std::atomic<uint64_t> next{1};
+  if (constant_id_ == 0) constant_id_ = next.fetch_add(1, std::memory_order_relaxed);
+}
 
 Status CheckViewInBuffer(const BufferView& v, std::string_view what, const ViewLimits& limits) {
   // The name is only built for a message: every dispatch checks its views,

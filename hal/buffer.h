@@ -25,6 +25,17 @@ class Buffer {
   // would fault) and a call's arguments (the caller's). Drivers refuse a
   // command or an upload that would write one (CheckCommand).
   virtual bool read_only() const { return false; }
+  // Contents fixed for the buffer's whole life: a module constant or a bound
+  // parameter, marked by the VM (vm/context.cc, UseConstant) right after it
+  // creates the buffer and before any dispatch reads it. Kernels may then
+  // keep copies derived from it (packed weights) between dispatches, keyed
+  // on constant_id(): unique in the process and never reused, so a copy
+  // cannot outlive its meaning even if the buffer's memory is reused.
+  void MarkConstant();
+  uint64_t constant_id() const { return constant_id_; }
+
+ private:
+  uint64_t constant_id_ = 0;  // 0: not a constant
 };
 
 // A tensor at run time: element type, dimensions and a byte range of a

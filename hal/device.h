@@ -22,6 +22,9 @@ struct DeviceStats {
   // the device only wraps, WrapHostMemory, is not counted).
   uint64_t live_bytes = 0;
   uint64_t peak_live_bytes = 0;
+  // Bytes the executables keep between dispatches (CPU: kernel state such
+  // as weights packed once, kernels/common/kernel_state.h).
+  uint64_t kernel_state_bytes = 0;
 };
 
 class Device {

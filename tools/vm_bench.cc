@@ -99,9 +99,12 @@ int Main(int argc, char** argv) {
     const kiln::hal::DeviceStats ds = (*device)->stats();
     struct rusage ru {};
     getrusage(RUSAGE_SELF, &ru);
-    std::printf("stats: arena %llu bytes; device memory high-water %llu bytes (live now %llu); peak RSS %lld KiB\n",
-                static_cast<unsigned long long>(arena), static_cast<unsigned long long>(ds.peak_live_bytes),
-                static_cast<unsigned long long>(ds.live_bytes), static_cast<long long>(ru.ru_maxrss));
+    std::printf(
+        "stats: arena %llu bytes; device memory high-water %llu bytes (live now %llu); kernel state %llu bytes; "
+        "peak RSS %lld KiB\n",
+        static_cast<unsigned long long>(arena), static_cast<unsigned long long>(ds.peak_live_bytes),
+        static_cast<unsigned long long>(ds.live_bytes), static_cast<unsigned long long>(ds.kernel_state_bytes),
+        static_cast<long long>(ru.ru_maxrss));
   }
   return 0;
 }

@@ -122,6 +122,9 @@ Status Context::UseConstant(uint32_t index) {
   } else {
     KILN_ASSIGN_OR_RETURN(view->buffer, device_->AllocateCopy(data, c.size));
   }
+  // Its bytes never change from here on (the interpreter refuses a dispatch
+  // that would write a constant): kernels may keep packed copies of it.
+  view->buffer->MarkConstant();
   constants_[index].kind = RefValue::Kind::kView;
   constants_[index].view = std::move(view);
   return Status::Ok();

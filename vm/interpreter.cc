@@ -256,27 +256,39 @@ dispatch:
   }
   KILN_CASE(kDispatch) : {
     const auto& o = code[index].operands;
-    std::vector<hal::BufferView> ins_v, outs_v;
-    ins_v.reserve(o[1].list.size());
-    outs_v.reserve(o[2].list.size());
-    uint64_t output_bytes = 0;
-    for (uint32_t r : o[1].list) {
-      const hal::BufferView* v;
-      if (!(s = view_of(r, &v)).ok()) return fail(index, s);
-      ins_v.push_back(*v);
+    // The views are passed by pointer into the registers and copied into
+    // the command buffer's reused storage: recording allocates nothing for
+    // the usual few operands.
+    constexpr size_t kInline = 16;
+    const hal::BufferView* ins_inline[kInline];
+    const hal::BufferView* outs_inline[kInline];
+    std::vector<const hal::BufferView*> ins_heap, outs_heap;
+    const hal::BufferView** ins_v = ins_inline;
+    const hal::BufferView** outs_v = outs_inline;
+    if (o[1].list.size() > kInline) {
+      ins_heap.resize(o[1].list.size());
+      ins_v = ins_heap.data();
     }
-    for (uint32_t r : o[2].list) {
+    if (o[2].list.size() > kInline) {
+      outs_heap.resize(o[2].list.size());
+      outs_v = outs_heap.data();
+    }
+    uint64_t output_bytes = 0;
+    for (size_t i = 0; i < o[1].list.size(); ++i)
+      if (!(s = view_of(o[1].list[i], &ins_v[i])).ok()) return fail(index, s);
+    for (size_t i = 0; i < o[2].list.size(); ++i) {
       const hal::BufferView* v;
-      if (!(s = view_of(r, &v)).ok()) return fail(index, s);
+      if (!(s = view_of(o[2].list[i], &v)).ok()) return fail(index, s);
       // The driver refuses it too (CheckCommand); here the error names the instruction.
-      if (v->buffer->read_only())
+      if (v->buffer->read_only() || v->buffer->constant_id() != 0)
         return fail(index, InvalidArgument("a dispatch writes to read-only memory (a module constant or a call's argument)"));
-      outs_v.push_back(*v);
+      outs_v[i] = v;
       output_bytes += v->ByteSize();
     }
     if (!pending_) pending_ = device_->CreateCommandBuffer();
     if (options_.profiler) pending_->TagNextDispatch(MakeDispatchTag(frame.function, index));
-    pending_->Dispatch(executables_[o[0].value], std::move(ins_v), std::move(outs_v));
+    pending_->Dispatch(executables_[o[0].value], std::span<const hal::BufferView* const>(ins_v, o[1].list.size()),
+                       std::span<const hal::BufferView* const>(outs_v, o[2].list.size()));
     // Bounds the work (and the buffers) a loop that never syncs holds.
     if (!(s = RecordDispatch(output_bytes)).ok()) return fail(index, s);
     KILN_DISPATCH(index + 1);

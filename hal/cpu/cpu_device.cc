@@ -2,6 +2,7 @@
 // the CPU and reference registries, inline or queued execution.
 #include "hal/cpu/cpu_device.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -36,6 +37,14 @@ int PoisonFromEnvironment() {
   return p && std::string_view(p) == "1" ? 0xff : -1;
 }
 
+// KILN_KERNEL_STATE=0: executables keep nothing between dispatches (every
+// dispatch plans its kernel and packs its weights afresh), for comparing
+// the two paths in benchmarks and tests (docs/kernels.md).
+bool KernelStateFromEnvironment() {
+  const char* p = std::getenv("KILN_KERNEL_STATE");
+  return !(p && std::string_view(p) == "0");
+}
+
 class CpuBuffer final : public Buffer {
  public:
   CpuBuffer(std::shared_ptr<BufferPool> pool, size_t size, const void* init, BufferPool::Fill fill)
@@ -58,21 +67,27 @@ class CpuBuffer final : public Buffer {
   uint8_t* data_;
 };
 
+// A prepared kernel and what it keeps between its dispatches (plans, packed
+// constant operands: kernels/common/kernel_state.h).
 class CpuExecutable final : public Executable {
  public:
-  CpuExecutable(std::shared_ptr<const KernelParams> p, KernelFn fn) : params_(std::move(p)), fn_(fn) {}
+  CpuExecutable(std::shared_ptr<const KernelParams> p, KernelFn fn, std::shared_ptr<std::atomic<int64_t>> bytes)
+      : params_(std::move(p)), fn_(fn), state_(std::move(bytes)) {}
   const std::string& name() const override { return params_->kernel; }
   const KernelParams& params() const { return *params_; }
   KernelFn fn() const { return fn_; }
+  KernelState* state() const { return use_state_ ? &state_ : nullptr; }
 
  private:
   std::shared_ptr<const KernelParams> params_;
   KernelFn fn_;
+  mutable KernelState state_;  // locks itself: dispatches may run on several threads
+  bool use_state_ = KernelStateFromEnvironment();
 };
 
 TensorRef ToTensorRef(const BufferView& v) {
   auto* b = static_cast<CpuBuffer*>(v.buffer.get());
-  return TensorRef{v.type, std::span<const int64_t>(v.dims), b->data() + v.offset, v.ByteSize()};
+  return TensorRef{v.type, std::span<const int64_t>(v.dims), b->data() + v.offset, v.ByteSize(), b->constant_id()};
 }
 
 Status RunCommand(const RecordedCommand& c, TaskRunner* pool) {
@@ -99,7 +114,7 @@ Status RunCommand(const RecordedCommand& c, TaskRunner* pool) {
   const std::span<const TensorRef> in = refs(c.inputs, in_inline, &in_heap);
   const std::span<const TensorRef> out = refs(c.outputs, out_inline, &out_heap);
   auto* e = static_cast<CpuExecutable*>(c.executable.get());
-  Status s = e->fn()(KernelCall{e->params(), in, out, pool});
+  Status s = e->fn()(KernelCall{e->params(), in, out, pool, /*without_epilogue=*/false, e->state()});
   if (!s.ok()) {
     // Kernels name their op themselves ("stablehlo.pad: ..."); add the name
     // only to a message that lacks it, so that it never appears twice.
@@ -164,7 +179,7 @@ class CpuDevice final : public Device {
   }
   Status Upload(const Buffer& b, size_t offset, const void* data, size_t bytes) override {
     KILN_RETURN_IF_ERROR(CheckTransferRange(b, offset, bytes, "upload"));
-    if (b.read_only()) return InvalidArgument("upload into read-only memory (a module constant or a call's argument)");
+    if (b.read_only() || b.constant_id() != 0) return InvalidArgument("upload into read-only memory (a module constant or a call's argument)");
     if (bytes) std::memcpy(static_cast<const CpuBuffer&>(b).data() + offset, data, bytes);
     return Status::Ok();
   }
@@ -197,9 +212,20 @@ class CpuDevice final : public Device {
                                (KILN_SELECTIVE_BUILD ? " (this runtime is a selective build without it: KILN_KERNELS)" : ""));
       }
     }
-    return std::shared_ptr<Executable>(std::make_shared<CpuExecutable>(std::move(kernel), fn));
+    return std::shared_ptr<Executable>(std::make_shared<CpuExecutable>(std::move(kernel), fn, state_bytes_));
   }
+  // Command buffers are reused: one that has run goes back to a small free
+  // list with its storage (RecordedCommandBuffer::Reset), so a call records
+  // its dispatches without allocating.
   std::unique_ptr<CommandBuffer> CreateCommandBuffer() override {
+    {
+      std::lock_guard<std::mutex> l(free_mu_);
+      if (!free_commands_.empty()) {
+        std::unique_ptr<CommandBuffer> c = std::move(free_commands_.back());
+        free_commands_.pop_back();
+        return c;
+      }
+    }
     return std::make_unique<RecordedCommandBuffer>();
   }
   std::shared_ptr<Semaphore> CreateSemaphore(uint64_t v) override {
@@ -233,6 +259,7 @@ class CpuDevice final : public Device {
     }
     s.live_bytes = buffers_->live_bytes();
     s.peak_live_bytes = buffers_->peak_live_bytes();
+    s.kernel_state_bytes = static_cast<uint64_t>(std::max<int64_t>(0, state_bytes_->load()));
     return s;
   }
 
@@ -271,8 +298,13 @@ class CpuDevice final : public Device {
       stats_.dispatches += dispatches;
       stats_.submissions += 1;
     }
-    sub.commands.reset();  // releases buffers before signalling
+    Recycle(std::move(sub.commands));  // releases buffers before signalling
     sub.signal.semaphore->Signal(sub.signal.value);
+  }
+  void Recycle(std::unique_ptr<CommandBuffer> commands) {
+    static_cast<RecordedCommandBuffer&>(*commands).Reset();
+    std::lock_guard<std::mutex> l(free_mu_);
+    if (free_commands_.size() < kMaxFreeCommandBuffers) free_commands_.push_back(std::move(commands));
   }
   void QueueLoop() {
     for (;;) {
@@ -305,11 +337,19 @@ class CpuDevice final : public Device {
   // hands it work.
   ThreadPool pool_;
   std::shared_ptr<BufferPool> buffers_ = std::make_shared<BufferPool>(kMaxCachedBytes, PoisonFromEnvironment());
+  // Bytes the executables' kernel states hold (packed weights), shared with
+  // them: an executable may outlive the device's stats.
+  std::shared_ptr<std::atomic<int64_t>> state_bytes_ = std::make_shared<std::atomic<int64_t>>(0);
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Submission> queue_;
   bool stopping_ = false;
   std::thread queue_thread_;
+  // Command buffers that have run, for CreateCommandBuffer to hand out
+  // again (a context holds one pending; deferred mode a few in flight).
+  static constexpr size_t kMaxFreeCommandBuffers = 8;
+  std::mutex free_mu_;
+  std::vector<std::unique_ptr<CommandBuffer>> free_commands_;
   mutable std::mutex stats_mu_;
   DeviceStats stats_;
   std::shared_ptr<DispatchObserver> observer_;  // atomic_load/atomic_store

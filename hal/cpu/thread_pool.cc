@@ -166,7 +166,7 @@ void ThreadPool::Drain(int worker) {
   for (int64_t task; (task = next_task_.fetch_add(1)) < num_tasks_;) (*fn_)(task, worker);
 }
 
-void ThreadPool::Run(int64_t num_tasks, const std::function<void(int64_t, int)>& fn) {
+void ThreadPool::Run(int64_t num_tasks, TaskFn fn) {
   bool idle = false;
   if (threads_.empty() || num_tasks <= 1 || !running_.compare_exchange_strong(idle, true)) {
     for (int64_t t = 0; t < num_tasks; ++t) fn(t, 0);

@@ -73,7 +73,7 @@ class ThreadPool final : public TaskRunner {
   ThreadPool& operator=(const ThreadPool&) = delete;
 
   int num_workers() const override { return static_cast<int>(threads_.size()) + 1; }
-  void Run(int64_t num_tasks, const std::function<void(int64_t, int)>& fn) override;
+  void Run(int64_t num_tasks, TaskFn fn) override;
 
   // The size of a pool asked for with `threads`: `threads` itself when
   // positive (at most kMaxThreads); for 0, the environment variable
@@ -116,7 +116,7 @@ class ThreadPool final : public TaskRunner {
   std::atomic<int> busy_workers_{0};
   std::atomic<int> sleepers_{0};
   std::atomic<bool> stopping_{false};
-  const std::function<void(int64_t, int)>* fn_ = nullptr;
+  const TaskFn* fn_ = nullptr;
   int64_t num_tasks_ = 0;
   std::mutex mu_;
   std::condition_variable start_cv_, done_cv_;

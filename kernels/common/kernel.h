@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernels/common/element_type.h"
+#include "kernels/common/kernel_state.h"
 #include "kernels/common/parallel.h"
 #include "kernels/common/scalar_program.h"
 #include "kernels/common/status.h"
@@ -23,6 +24,13 @@ struct TensorRef {
   std::span<const int64_t> dims;
   uint8_t* data = nullptr;
   size_t byte_size = 0;
+  // Nonzero when the tensor is in a buffer whose contents never change
+  // while it lives (a module constant or a bound parameter: hal::Buffer::
+  // MarkConstant): a process-unique id of that buffer, never reused, so a
+  // kernel may key a copy derived from it (packed weights, KernelState) on
+  // the id, the offset and the shape. Zero for everything else (arena
+  // views, call arguments, results).
+  uint64_t constant_id = 0;
 
   int64_t rank() const { return static_cast<int64_t>(dims.size()); }
   int64_t NumElements() const {
@@ -101,6 +109,9 @@ struct KernelCall {
   // Set on the producer's part of a dispatch with a fused epilogue
   // (kernels/reference/epilogue.h): compute the product alone.
   bool without_epilogue = false;
+  // The executable's state kept between its dispatches (kernel_state.h),
+  // or null (build everything for this call).
+  KernelState* state = nullptr;
 };
 
 using KernelFn = Status (*)(const KernelCall&);

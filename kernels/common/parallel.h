@@ -9,9 +9,26 @@
 // (a collective, a host wait) blocks its VM context's own thread.
 #pragma once
 #include <cstdint>
-#include <functional>
+#include <functional>  // callers of ParallelFor have long received it from here
 
 namespace kiln {
+
+// A reference to a callable fn(task, worker), valid while the callable
+// lives (it is only called during the Run or ParallelFor it is passed to).
+// Not std::function: a kernel's lambda captures many locals by reference,
+// and a std::function made from it would allocate on every dispatch (and
+// instantiate a manager per lambda, which a size-bounded runtime pays for).
+class TaskFn {
+ public:
+  template <typename F>
+  TaskFn(const F& f)  // NOLINT: implicit, so lambdas convert at the call
+      : object_(&f), call_([](const void* o, int64_t task, int worker) { (*static_cast<const F*>(o))(task, worker); }) {}
+  void operator()(int64_t task, int worker) const { call_(object_, task, worker); }
+
+ private:
+  const void* object_;
+  void (*call_)(const void*, int64_t, int);
+};
 
 class TaskRunner {
  public:
@@ -22,13 +39,12 @@ class TaskRunner {
   // all have finished. `worker` is in [0, num_workers()); no two tasks of one call run at once with one
   // worker index, so a kernel can keep per-worker scratch for the call (a nested or concurrent call that
   // finds the pool busy runs its own tasks in order on its thread, as worker 0 of that call).
-  virtual void Run(int64_t num_tasks, const std::function<void(int64_t task, int worker)>& fn) = 0;
+  virtual void Run(int64_t num_tasks, TaskFn fn) = 0;
 };
 
 inline int NumWorkers(const TaskRunner* runner) { return runner ? runner->num_workers() : 1; }
 
-inline void ParallelFor(TaskRunner* runner, int64_t num_tasks,
-                        const std::function<void(int64_t task, int worker)>& fn) {
+inline void ParallelFor(TaskRunner* runner, int64_t num_tasks, TaskFn fn) {
   if (runner == nullptr || runner->num_workers() <= 1 || num_tasks <= 1) {
     for (int64_t t = 0; t < num_tasks; ++t) fn(t, 0);
     return;

@@ -12,9 +12,11 @@
 // Accumulation is in the element type (f32 sums in f32); the reference sums
 // in double and rounds once, so results differ within rounding tolerance.
 #include <algorithm>
+#include <memory>
 #include <span>
 #include <vector>
 
+#include "hwy/aligned_allocator.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/kernels.h"
@@ -83,22 +85,24 @@ bool ValidAxes(std::span<const int64_t> x, std::span<const int64_t> y, int64_t r
   return true;
 }
 
-Status FastDot(const KernelCall& call, std::span<const int64_t> lb, std::span<const int64_t> rb,
-               std::span<const int64_t> lc, std::span<const int64_t> rc) {
-  if (call.inputs.size() != 2 || call.outputs.size() != 1) return RunReference(call);
+// The GEMM problem of a call's shapes (offset tables, flags; no pointers),
+// or false where the fast path does not take them. Reads no tensor data.
+bool PlanDot(const KernelCall& call, std::span<const int64_t> lb, std::span<const int64_t> rb,
+             std::span<const int64_t> lc, std::span<const int64_t> rc, GemmProblem* plan) {
+  if (call.inputs.size() != 2 || call.outputs.size() != 1) return false;
   const TensorRef& lhs = call.inputs[0];
   const TensorRef& rhs = call.inputs[1];
   const TensorRef& out = call.outputs[0];
   const ElementType t = out.type;
-  if (t != ElementType::kF32 && t != ElementType::kF64) return RunReference(call);
-  if (!StorageOk(lhs, t) || !StorageOk(rhs, t) || !StorageOk(out, t)) return RunReference(call);
-  if (lb.size() != rb.size() || lc.size() != rc.size()) return RunReference(call);
+  if (t != ElementType::kF32 && t != ElementType::kF64) return false;
+  if (!StorageOk(lhs, t) || !StorageOk(rhs, t) || !StorageOk(out, t)) return false;
+  if (lb.size() != rb.size() || lc.size() != rc.size()) return false;
   std::vector<bool> lseen, rseen;
-  if (!ValidAxes(lb, lc, lhs.rank(), &lseen) || !ValidAxes(rb, rc, rhs.rank(), &rseen)) return RunReference(call);
+  if (!ValidAxes(lb, lc, lhs.rank(), &lseen) || !ValidAxes(rb, rc, rhs.rank(), &rseen)) return false;
   for (size_t i = 0; i < lb.size(); ++i)
-    if (lhs.dims[lb[i]] != rhs.dims[rb[i]]) return RunReference(call);
+    if (lhs.dims[lb[i]] != rhs.dims[rb[i]]) return false;
   for (size_t i = 0; i < lc.size(); ++i)
-    if (lhs.dims[lc[i]] != rhs.dims[rc[i]]) return RunReference(call);
+    if (lhs.dims[lc[i]] != rhs.dims[rc[i]]) return false;
   std::vector<int64_t> lfree, rfree, expected;
   for (int64_t d = 0; d < lhs.rank(); ++d)
     if (!lseen[d]) lfree.push_back(d);
@@ -107,14 +111,10 @@ Status FastDot(const KernelCall& call, std::span<const int64_t> lb, std::span<co
   for (int64_t d : lb) expected.push_back(lhs.dims[d]);
   for (int64_t d : lfree) expected.push_back(lhs.dims[d]);
   for (int64_t d : rfree) expected.push_back(rhs.dims[d]);
-  if (!std::equal(expected.begin(), expected.end(), out.dims.begin(), out.dims.end())) return RunReference(call);
-  if (out.NumElements() == 0) return Status::Ok();
+  if (!std::equal(expected.begin(), expected.end(), out.dims.begin(), out.dims.end())) return false;
 
   const auto ls = Strides(lhs.dims), rs = Strides(rhs.dims);
-  GemmProblem p;
-  p.a = lhs.data;
-  p.b = rhs.data;
-  p.c = out.data;
+  GemmProblem& p = *plan;
   p.a_batch = Offsets(lhs.dims, ls, lb);
   p.a_m = Offsets(lhs.dims, ls, lfree);
   p.b_batch = Offsets(rhs.dims, rs, rb);
@@ -134,7 +134,68 @@ Status FastDot(const KernelCall& call, std::span<const int64_t> lb, std::span<co
     p.a_k = Offsets(lhs.dims, ls, lc);
     p.b_k = Offsets(rhs.dims, rs, rc);
   }
+  return true;
+}
+
+// A dot's plan for one signature of shapes (KernelState).
+struct DotPlan : KernelPlan {
+  bool fast = false;  // false: the reference runs these shapes
+  bool empty = false; // an output without elements: nothing to do
+  GemmProblem problem;
+};
+
+// A constant B packed whole (PackWholeB), kept across calls.
+struct PackedBPlan : KernelPlan {
+  hwy::AlignedFreeUniquePtr<uint8_t[]> data;
+};
+
+Status FastDot(const KernelCall& call, std::span<const int64_t> lb, std::span<const int64_t> rb,
+               std::span<const int64_t> lc, std::span<const int64_t> rc) {
+  if (call.inputs.size() != 2 || call.outputs.size() != 1) return RunReference(call);
+  // The checks and offset tables depend on the shapes only: built on the
+  // executable's first dispatch of these shapes, then reused.
+  PlanKey key(kPlanDotGeneral);
+  for (const TensorRef& t : call.inputs) AddShape(key, t);
+  AddShape(key, call.outputs[0]);
+  PlanLease<DotPlan> lease(call.state, key);
+  if (lease.get() == nullptr) {
+    auto plan = std::make_unique<DotPlan>();
+    plan->fast = PlanDot(call, lb, rb, lc, rc, &plan->problem);
+    plan->empty = plan->fast && call.outputs[0].NumElements() == 0;
+    lease.Set(std::move(plan));
+  }
+  DotPlan& plan = *lease.get();
+  if (!plan.fast) return RunReference(call);
+  if (plan.empty) return Status::Ok();
+  const TensorRef& rhs = call.inputs[1];
+  const ElementType t = call.outputs[0].type;
+  GemmProblem& p = plan.problem;
+  p.a = call.inputs[0].data;
+  p.b = rhs.data;
+  p.c = call.outputs[0].data;
   p.runner = call.runner;
+  p.b_packed = nullptr;
+  // Weights packed once: B in a constant buffer (a module constant or a
+  // bound parameter, TensorRef::constant_id) is packed on the first call
+  // that needs it packed and the panels are reused by every later call,
+  // keyed on the buffer's id, its address and shape.
+  if (rhs.constant_id != 0 && call.state != nullptr && GemmPacksB(p)) {
+    PlanKey bkey(kPlanPackedB);
+    bkey.Add(static_cast<int64_t>(rhs.constant_id)).AddPointer(rhs.data).Add(static_cast<int64_t>(GemmPanelWidth(t)));
+    AddShape(bkey, rhs);
+    PlanLease<PackedBPlan> packed(call.state, bkey);
+    if (packed.get() == nullptr) {
+      auto b = std::make_unique<PackedBPlan>();
+      b->bytes = PackedBElements(p, t) * StorageBytes(t);
+      b->data = hwy::AllocateAligned<uint8_t>(std::max<size_t>(b->bytes, 64));
+      PackWholeB(p, t, b->data.get());
+      packed.Set(std::move(b));
+    }
+    p.b_packed = packed.get()->data.get();
+    RunGemm(p, t);
+    p.b_packed = nullptr;
+    return Status::Ok();
+  }
   RunGemm(p, t);
   return Status::Ok();
 }

@@ -33,6 +33,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #undef HWY_TARGET_INCLUDE
@@ -546,19 +547,50 @@ void RunElementwiseRangeParallel(const ElementwiseProblem& p, size_t begin, size
   });
 }
 
+namespace {
+
+// An elementwise dispatch's problem for one signature of shapes (strides,
+// checks, which inputs are broadcast), kept in the executable's state; the
+// data pointers are set per call.
+struct ElementwisePlan : KernelPlan {
+  bool fast = false;  // false: the reference runs these shapes
+  ElementwiseProblem problem;
+};
+
+bool PlanElementwise(const KernelCall& call, const ScalarProgram* prog, const KernelAttr* map, ElementwiseProblem* p) {
+  if (prog == nullptr || call.outputs.size() != prog->results.size() || call.outputs.empty()) return false;
+  const TensorRef& out0 = call.outputs[0];
+  if (!MakeElementwiseProblem(call, prog, map, out0.dims, p)) return false;
+  for (size_t o = 0; o < call.outputs.size(); ++o) {
+    const TensorRef& out = call.outputs[o];
+    if (out.type != p->type || !StorageOk(out) || !SameDims(out.dims, out0.dims)) return false;
+    p->outputs.push_back(out.data);
+  }
+  return true;
+}
+
+}  // namespace
+
 Status RunElementwiseProgram(const KernelCall& call, const ScalarProgram* prog, const KernelAttr* map) {
   // Any call the fast path does not take (or would refuse) goes to the
   // reference, which gives the error.
   auto reference = [&] { return ref::RunElementwiseProgram(call, prog, map); };
-  if (prog == nullptr || call.outputs.size() != prog->results.size() || call.outputs.empty()) return reference();
-  const TensorRef& out0 = call.outputs[0];
-  ElementwiseProblem p;
-  if (!MakeElementwiseProblem(call, prog, map, out0.dims, &p)) return reference();
-  for (size_t o = 0; o < call.outputs.size(); ++o) {
-    const TensorRef& out = call.outputs[o];
-    if (out.type != p.type || !StorageOk(out) || !SameDims(out.dims, out0.dims)) return reference();
-    p.outputs.push_back(out.data);
+  // The checks and stride tables depend on the program and the shapes only:
+  // built on the first dispatch of these shapes, then reused.
+  PlanKey key(kPlanElementwise);
+  key.AddPointer(prog).AddPointer(map);
+  for (const TensorRef& t : call.inputs) AddShape(key, t);
+  for (const TensorRef& t : call.outputs) AddShape(key, t);
+  PlanLease<ElementwisePlan> lease(call.state, key);
+  if (lease.get() == nullptr) {
+    auto plan = std::make_unique<ElementwisePlan>();
+    plan->fast = PlanElementwise(call, prog, map, &plan->problem);
+    lease.Set(std::move(plan));
   }
+  if (!lease.get()->fast) return reference();
+  ElementwiseProblem& p = lease.get()->problem;
+  for (size_t i = 0; i < call.inputs.size(); ++i) p.inputs[i] = call.inputs[i].data;
+  for (size_t o = 0; o < call.outputs.size(); ++o) p.outputs[o] = call.outputs[o].data;
   if (p.n == 0) return Status::Ok();
   // Each block's inputs are read before its outputs are written, so an
   // output may share its buffer with an input of the same shape.

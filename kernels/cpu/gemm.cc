@@ -24,6 +24,7 @@
 // in double and rounds once, so results differ within rounding tolerance;
 // NaN and infinity inputs propagate the same way except where an f32 partial
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <vector>
 
@@ -367,10 +368,12 @@ void GemmIndependentTiles(const GemmProblem& p, TaskRunner* runner) {
   const size_t panels_per_chunk = (panels + j_split - 1) / j_split;
   const size_t kc_max = ContractionBlock(k);
   const size_t mc_max = std::min(kMC, (m + kMR - 1) / kMR * kMR);
+  // B packed once (PackWholeB's layout), else packed here per tile.
+  const T* packed_b = static_cast<const T*>(p.b_packed);
   std::vector<hwy::AlignedFreeUniquePtr<T[]>> apack, bpack, tile;
   for (int w = 0; w < workers; ++w) {
     apack.push_back(hwy::AllocateAligned<T>(mc_max * kc_max));
-    bpack.push_back(hwy::AllocateAligned<T>(panels_per_chunk * nr * kc_max));
+    bpack.push_back(hwy::AllocateAligned<T>(packed_b != nullptr ? 1 : panels_per_chunk * nr * kc_max));
     tile.push_back(hwy::AllocateAligned<T>(kMR * nr));
   }
   const int64_t tiles = p.batch * static_cast<int64_t>(ic_blocks * j_split);
@@ -398,8 +401,13 @@ void GemmIndependentTiles(const GemmProblem& p, TaskRunner* runner) {
       // B is always packed: its rows read in place are a power-of-two stride
       // apart in typical shapes, which maps a panel onto a few L1 sets
       // (measured 30% slower for examples/mlp.mlir @main_b64).
-      PackB(p, b, p.b_batch[bi], pc, kc, j0, cols, nr, bpack[w].get());
-      MacroKernel(d, kc, av, mc, BView<T>{bpack[w].get(), kc * nr, nr}, cols, ct, n, pc != 0, tile[w].get());
+      const T* bp = bpack[w].get();
+      if (packed_b != nullptr) {
+        bp = packed_b + (static_cast<size_t>(bi) * k + pc) * panels * nr + q0 * kc * nr;
+      } else {
+        PackB(p, b, p.b_batch[bi], pc, kc, j0, cols, nr, bpack[w].get());
+      }
+      MacroKernel(d, kc, av, mc, BView<T>{bp, kc * nr, nr}, cols, ct, n, pc != 0, tile[w].get());
     }
   });
 }
@@ -458,7 +466,9 @@ void Gemm(const GemmProblem& p) {
   const bool shared_a = !direct_a && ic_blocks < want_tasks && n > nr;
   std::vector<std::vector<const T*>> rows(static_cast<size_t>(workers));
   auto apack = hwy::AllocateAligned<T>(direct_a ? 1 : (shared_a ? ic_blocks : static_cast<size_t>(workers)) * mc_max * kc_max);
-  auto bpack = hwy::AllocateAligned<T>(nc_alloc * kc_max);
+  const T* packed_b = static_cast<const T*>(p.b_packed);
+  const size_t all_panels = (n + nr - 1) / nr;
+  auto bpack = hwy::AllocateAligned<T>(packed_b != nullptr ? 1 : nc_alloc * kc_max);
 
   for (int64_t bi = 0; bi < p.batch; ++bi) {
     const int64_t abase = p.a_batch[bi], bbase = p.b_batch[bi];
@@ -475,13 +485,20 @@ void Gemm(const GemmProblem& p) {
         const bool accumulate = pc != 0;
         const size_t pack_tasks = std::min<size_t>(panels, static_cast<size_t>(workers));
         const size_t pack_per_task = (panels + pack_tasks - 1) / pack_tasks;
-        ParallelFor(runner, static_cast<int64_t>(pack_tasks), [&](int64_t t, int) {
-          const size_t q0 = static_cast<size_t>(t) * pack_per_task;
-          const size_t q1 = std::min(panels, q0 + pack_per_task);
-          if (q0 >= q1) return;
-          const size_t j0 = q0 * nr, j1 = std::min(nc, q1 * nr);
-          PackB(p, b, bbase, pc, kc, jc + j0, j1 - j0, nr, bpack.get() + q0 * kc * nr);
-        });
+        // The B block: panels jc / nr.. of the pc step of B packed once, or
+        // packed now by all workers.
+        T* bblock = bpack.get();
+        if (packed_b != nullptr) {
+          bblock = const_cast<T*>(packed_b) + (static_cast<size_t>(bi) * k + pc) * all_panels * nr + jc / nr * kc * nr;
+        } else {
+          ParallelFor(runner, static_cast<int64_t>(pack_tasks), [&](int64_t t, int) {
+            const size_t q0 = static_cast<size_t>(t) * pack_per_task;
+            const size_t q1 = std::min(panels, q0 + pack_per_task);
+            if (q0 >= q1) return;
+            const size_t j0 = q0 * nr, j1 = std::min(nc, q1 * nr);
+            PackB(p, b, bbase, pc, kc, jc + j0, j1 - j0, nr, bpack.get() + q0 * kc * nr);
+          });
+        }
         if (shared_a) {
           ParallelFor(runner, static_cast<int64_t>(ic_blocks), [&](int64_t q, int) {
             const size_t ic = static_cast<size_t>(q) * kMC;
@@ -500,14 +517,14 @@ void Gemm(const GemmProblem& p) {
             r.resize(mc);
             for (size_t i = 0; i < mc; ++i) r[i] = a + abase + p.a_m[ic + i];
             MacroKernel(d, kc, AView<T>{nullptr, r.data(), p.a_k.data() + pc}, mc,
-                        BView<T>{bpack.get() + q0 * kc * nr, kc * nr, nr}, j1 - j0, cb + ic * n + jc + j0, n,
+                        BView<T>{bblock + q0 * kc * nr, kc * nr, nr}, j1 - j0, cb + ic * n + jc + j0, n,
                         accumulate, tile[w].get());
             return;
           }
           T* ap_block = apack.get() + (shared_a ? ic / kMC : static_cast<size_t>(w)) * mc_max * kc;
           if (!shared_a) PackA(p, a, abase, ic, mc, pc, kc, ap_block);
           MacroKernel(d, kc, AView<T>{ap_block, nullptr, nullptr}, mc,
-                      BView<T>{bpack.get() + q0 * kc * nr, kc * nr, nr}, j1 - j0, cb + ic * n + jc + j0, n,
+                      BView<T>{bblock + q0 * kc * nr, kc * nr, nr}, j1 - j0, cb + ic * n + jc + j0, n,
                       accumulate, tile[w].get());
         });
       }
@@ -518,6 +535,37 @@ void Gemm(const GemmProblem& p) {
 void GemmF32(const GemmProblem& p) { Gemm<float>(p); }
 void GemmF64(const GemmProblem& p) { Gemm<double>(p); }
 
+// B packed whole for every path that packs it: per batch, per pc step of
+// ContractionBlock(k) (rows pc..pc+kc), all NR-wide column panels, each kc
+// rows of NR values (the layout PackB writes for one block, blocks in
+// order). 0 elements when n or k is 0.
+template <typename T>
+size_t PackedBElements(const GemmProblem& p) {
+  const size_t nr = 2 * hn::Lanes(hn::ScalableTag<T>());
+  const size_t panels = (static_cast<size_t>(p.n) + nr - 1) / nr;
+  return static_cast<size_t>(p.batch) * static_cast<size_t>(p.k) * panels * nr;
+}
+size_t PackedBElementsF32(const GemmProblem& p) { return PackedBElements<float>(p); }
+size_t PanelWidthF32() { return 2 * hn::Lanes(hn::ScalableTag<float>()); }
+size_t PanelWidthF64() { return 2 * hn::Lanes(hn::ScalableTag<double>()); }
+size_t PackedBElementsF64(const GemmProblem& p) { return PackedBElements<double>(p); }
+
+template <typename T>
+void PackWholeB(const GemmProblem& p, void* out) {
+  const size_t nr = 2 * hn::Lanes(hn::ScalableTag<T>());
+  const size_t n = static_cast<size_t>(p.n), k = static_cast<size_t>(p.k);
+  const size_t panels = (n + nr - 1) / nr;
+  const size_t kc_max = ContractionBlock(k);
+  const T* b = static_cast<const T*>(p.b);
+  T* o = static_cast<T*>(out);
+  for (int64_t bi = 0; bi < p.batch; ++bi)
+    for (size_t pc = 0; pc < k; pc += kc_max)
+      PackB(p, b, p.b_batch[bi], pc, std::min(kc_max, k - pc), 0, n, nr,
+            o + (static_cast<size_t>(bi) * k + pc) * panels * nr);
+}
+void PackWholeBF32(const GemmProblem& p, void* out) { PackWholeB<float>(p, out); }
+void PackWholeBF64(const GemmProblem& p, void* out) { PackWholeB<double>(p, out); }
+
 }  // namespace HWY_NAMESPACE
 }  // namespace kiln::cpu
 HWY_AFTER_NAMESPACE();
@@ -527,6 +575,40 @@ namespace kiln::cpu {
 
 HWY_EXPORT(GemmF32);
 HWY_EXPORT(GemmF64);
+HWY_EXPORT(PackedBElementsF32);
+HWY_EXPORT(PanelWidthF32);
+HWY_EXPORT(PanelWidthF64);
+HWY_EXPORT(PackedBElementsF64);
+HWY_EXPORT(PackWholeBF32);
+HWY_EXPORT(PackWholeBF64);
+
+namespace {
+std::atomic<uint64_t> whole_b_packs{0};
+}  // namespace
+
+bool GemmPacksB(const GemmProblem& p) {
+  return p.n > 0 && p.k > 0 && p.m > 0 && !(p.m <= kGemvRows && p.b_n_contiguous);
+}
+
+size_t PackedBElements(const GemmProblem& p, ElementType type) {
+  return type == ElementType::kF32 ? HWY_DYNAMIC_DISPATCH(PackedBElementsF32)(p)
+                                   : HWY_DYNAMIC_DISPATCH(PackedBElementsF64)(p);
+}
+
+void PackWholeB(const GemmProblem& p, ElementType type, void* out) {
+  whole_b_packs.fetch_add(1, std::memory_order_relaxed);
+  if (type == ElementType::kF32) {
+    HWY_DYNAMIC_DISPATCH(PackWholeBF32)(p, out);
+  } else {
+    HWY_DYNAMIC_DISPATCH(PackWholeBF64)(p, out);
+  }
+}
+
+size_t GemmPanelWidth(ElementType type) {
+  return type == ElementType::kF32 ? HWY_DYNAMIC_DISPATCH(PanelWidthF32)() : HWY_DYNAMIC_DISPATCH(PanelWidthF64)();
+}
+
+uint64_t WholeBPacks() { return whole_b_packs.load(std::memory_order_relaxed); }
 
 void RunGemm(const GemmProblem& p, ElementType type) {
   if (type == ElementType::kF32) {

@@ -31,9 +31,28 @@ struct GemmProblem {
   bool b_n_contiguous = false;  // b_n[j] == j
   int64_t b_k_step = 0;         // s where b_k[p] == p * s for all p, else 0
   TaskRunner* runner = nullptr; // the driver's pool, or null
+  // B already packed (PackWholeB of this problem's B and tables), or null:
+  // the packing paths read their panels from here instead of packing B
+  // again (weights packed once, contraction_dot_general.cc).
+  const void* b_packed = nullptr;
 };
 
 // Runs `p` for element type f32 or f64 (sums in the element type).
 void RunGemm(const GemmProblem& p, ElementType type);
+
+// Whether RunGemm packs B for `p` (every path but the row-streaming one of
+// at most kGemvRows rows over contiguous B rows, which reads B in place).
+bool GemmPacksB(const GemmProblem& p);
+// The elements PackWholeB writes for `p` (b, b_batch, b_k/b_k_step, b_n,
+// batch, n, k set), and the packing itself into `out` (that many elements
+// of `type`, aligned for the SIMD target). The layout is that of the
+// Highway target chosen now (its panel width, GemmPanelWidth): fixed for a
+// process, but tests switch targets, so a kept copy is keyed on the width.
+size_t PackedBElements(const GemmProblem& p, ElementType type);
+void PackWholeB(const GemmProblem& p, ElementType type, void* out);
+// How many times PackWholeB has run in this process (a test hook: a
+// constant operand is packed once, not per call).
+uint64_t WholeBPacks();
+size_t GemmPanelWidth(ElementType type);
 
 }  // namespace kiln::cpu

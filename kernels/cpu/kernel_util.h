@@ -31,6 +31,13 @@ inline bool StorageOk(const TensorRef& t) {
 // The same, and the element type is `type`.
 inline bool StorageOk(const TensorRef& t, ElementType type) { return t.type == type && StorageOk(t); }
 
+// Adds what StorageOk and a kernel's shape checks read of `t` to a plan key
+// (kernels/common/kernel_state.h): type, dims, byte size, and whether it has
+// storage at all; not the address, which a plan keyed on this must not keep.
+inline void AddShape(PlanKey& key, const TensorRef& t) {
+  key.Add(static_cast<int64_t>(t.type)).Add(t.dims).Add(static_cast<int64_t>(t.byte_size)).Add(t.data == nullptr);
+}
+
 // Row-major element strides of `dims`.
 inline std::vector<int64_t> Strides(std::span<const int64_t> dims) {
   std::vector<int64_t> s(dims.size(), 1);

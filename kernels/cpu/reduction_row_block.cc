@@ -17,6 +17,7 @@
 // types) runs the reference kernel.
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "hwy/aligned_allocator.h"
@@ -64,6 +65,18 @@ bool ProgramInputs(const KernelParams& params, std::span<const TensorRef> ins, c
   for (size_t i = 0; i < ins.size(); ++i) out->push_back(ProgramInput{ins[i].data, ins[i].type, strides[i]});
   return true;
 }
+
+
+// A row block's steps for one signature of shapes and addresses (see
+// RowBlock), with the scratch the steps write their per-row values to.
+struct RowBlockPlan : KernelPlan {
+  bool fast = false;  // false: the reference runs this call
+  std::vector<ref::RowBlockUnit> units;  // the steps' programs point into these
+  std::vector<Step> steps;
+  std::vector<hwy::AlignedFreeUniquePtr<uint8_t[]>> buffers;
+  size_t n = 0, outer = 0;
+  size_t caches = 0;  // per-block buffers of reused producer values (ReuseProducerValues)
+};
 
 // Whether every input that is a per-row value (`per_row`) is read at the
 // element of the output's row only: within `space`, its stride along the
@@ -154,26 +167,32 @@ uint8_t* CacheBuffer(size_t index, size_t bytes) {
 
 }  // namespace
 
-Status RowBlock(const KernelCall& call) {
-  std::vector<ref::RowBlockUnit> units;
-  if (!ref::ParseRowBlock(call.params, call.inputs.size(), &units).ok() || call.outputs.size() != 1)
-    return RunReference(call);
+namespace {
+
+// Builds the steps of `call` into `plan` (their scratch buffers and the
+// units their programs point into included); false where the fast path
+// does not take the call.
+bool PlanRowBlock(const KernelCall& call, RowBlockPlan* plan) {
+  std::vector<ref::RowBlockUnit>& units = plan->units;
+  if (!ref::ParseRowBlock(call.params, call.inputs.size(), &units).ok() || call.outputs.size() != 1) return false;
   const TensorRef& out = call.outputs[0];
   const std::span<const int64_t> dims = out.dims;
   if (dims.empty() || units.back().params.kernel != "kiln.elementwise" ||
       !std::equal(dims.begin(), dims.end(), units.back().dims.begin(), units.back().dims.end()))
-    return RunReference(call);
+    return false;
   for (int64_t d : dims)
-    if (d <= 0) return RunReference(call);  // nothing to gain; the reference checks
+    if (d <= 0) return false;  // nothing to gain; the reference checks
   const size_t n = static_cast<size_t>(dims.back());
-  size_t outer = 1;
+  size_t& outer = plan->outer;
+  outer = 1;
   for (size_t a = 0; a + 1 < dims.size(); ++a) outer *= static_cast<size_t>(dims[a]);
   const int64_t rank = static_cast<int64_t>(dims.size());
 
   std::vector<TensorRef> values(call.inputs.begin(), call.inputs.end());
   std::vector<bool> per_row(values.size(), false);
-  std::vector<hwy::AlignedFreeUniquePtr<uint8_t[]>> buffers;
-  std::vector<Step> steps(units.size());
+  std::vector<hwy::AlignedFreeUniquePtr<uint8_t[]>>& buffers = plan->buffers;
+  std::vector<Step>& steps = plan->steps;
+  steps.assign(units.size(), Step{});
   std::vector<std::vector<ProgramInput>> reads(units.size());  // producers' and the tail's params
   for (size_t k = 0; k < units.size(); ++k) {
     const ref::RowBlockUnit& u = units[k];
@@ -187,7 +206,7 @@ Status RowBlock(const KernelCall& call) {
     }
     size_t count = 1;
     for (int64_t d : u.dims) count *= static_cast<size_t>(d);
-    if (!tail && count != outer) return RunReference(call);
+    if (!tail && count != outer) return false;
     const std::string& kernel = u.params.kernel;
     TensorRef result{ElementType::kInvalid, u.dims, nullptr, 0};
     if (kernel == "stablehlo.reduce" && !tail) {
@@ -196,9 +215,9 @@ Status RowBlock(const KernelCall& call) {
       const auto axes = u.params.Ints("dimensions");
       if (body == nullptr || !ReduceBodyOp(*body, &s.reduce.op, &s.type) || ins.size() < 2 ||
           axes.size() != 1 || axes[0] != rank - 1)
-        return RunReference(call);
+        return false;
       const TensorRef& init = ins.back();
-      if (!StorageOk(init, s.type) || init.rank() != 0) return RunReference(call);
+      if (!StorageOk(init, s.type) || init.rank() != 0) return false;
       const std::span<const TensorRef> operands(ins.data(), ins.size() - 1);
       if (input != nullptr) {
         const auto in_dims = u.params.Ints("input_dims");
@@ -209,14 +228,14 @@ Status RowBlock(const KernelCall& call) {
             !MakeElementwiseProblem(sub, input, map, dims, &s.elementwise) ||
             !RowLocal(u.params, operands, std::vector<bool>(ins_per_row.begin(), ins_per_row.end() - 1), map, dims,
                       dims.size() - 1))
-          return RunReference(call);
+          return false;
         s.elementwise.stream = false;
         s.has_producer = true;
         if (!ProgramInputs(u.params, operands, map, dims, &reads[k])) reads[k].clear();
       } else {
         if (operands.size() != 1 || ins_per_row[0] || !StorageOk(operands[0], s.type) ||
             !std::equal(dims.begin(), dims.end(), operands[0].dims.begin(), operands[0].dims.end()))
-          return RunReference(call);
+          return false;
         s.reduce.in = operands[0].data;
       }
       s.kind = StepKind::kReduce;
@@ -231,7 +250,7 @@ Status RowBlock(const KernelCall& call) {
       if (body == nullptr || body->results.size() != 1 ||
           !MakeElementwiseProblem(sub, body, map, u.dims, &s.elementwise) ||
           !RowLocal(u.params, ins, ins_per_row, map, u.dims, tail ? u.dims.size() - 1 : u.dims.size()))
-        return RunReference(call);
+        return false;
       s.type = s.elementwise.type;
       s.kind = tail ? StepKind::kTail : StepKind::kRows;
       if (tail && !ProgramInputs(u.params, ins, map, u.dims, &reads[k])) reads[k].clear();
@@ -239,28 +258,29 @@ Status RowBlock(const KernelCall& call) {
     } else if ((kernel == "stablehlo.broadcast_in_dim" || kernel == "stablehlo.reshape") && !tail) {
       // A reshape of a per-row value (jax's keepdims: [R] -> [R, 1]) reads
       // the same elements in the same order: its result is its operand.
-      if (ins.size() != 1 || !ins_per_row[0] || !IsFloatType(ins[0].type)) return RunReference(call);
+      if (ins.size() != 1 || !ins_per_row[0] || !IsFloatType(ins[0].type)) return false;
       if (kernel == "stablehlo.broadcast_in_dim") {
         const auto bd = u.params.Ints("broadcast_dimensions");
-        if (bd.size() != ins[0].dims.size()) return RunReference(call);
+        if (bd.size() != ins[0].dims.size()) return false;
         for (size_t i = 0; i < bd.size(); ++i)
           if (bd[i] < 0 || bd[i] >= static_cast<int64_t>(u.dims.size()) || (i > 0 && bd[i] <= bd[i - 1]) ||
               ins[0].dims[i] != u.dims[static_cast<size_t>(bd[i])])
-            return RunReference(call);
+            return false;
       }
       s.kind = StepKind::kAlias;
       s.type = ins[0].type;
       result = TensorRef{s.type, u.dims, ins[0].data, ins[0].byte_size};
     } else {
-      return RunReference(call);
+      return false;
     }
-    if (!IsFloatType(s.type)) return RunReference(call);
+    if (!IsFloatType(s.type)) return false;
     if (tail) {
-      if (!StorageOk(out, s.type)) return RunReference(call);
+      if (!StorageOk(out, s.type)) return false;
       s.elementwise.outputs = {out.data};
     } else if (s.kind != StepKind::kAlias) {
       const size_t bytes = outer * StorageBytes(s.type);
       buffers.push_back(hwy::AllocateAligned<uint8_t>(std::max<size_t>(bytes, 64)));
+      plan->bytes += std::max<size_t>(bytes, 64);
       result = TensorRef{s.type, u.dims, buffers.back().get(), bytes};
       if (s.kind == StepKind::kReduce) s.reduce.out = result.data;
       else s.elementwise.outputs = {result.data};
@@ -272,8 +292,43 @@ Status RowBlock(const KernelCall& call) {
   for (Step& s : steps)
     if (s.kind == StepKind::kReduce && s.has_producer) s.reduce.producer = &s.elementwise;
 
+  plan->n = n;
+  plan->caches = n <= kBlockElements ? ReuseProducerValues(&steps, reads) : 0;
+  return true;
+}
+
+}  // namespace
+
+Status RowBlock(const KernelCall& call) {
+  // The plan (units parsed, shapes checked, stride tables, scratch) is a
+  // function of the attributes, the shapes and the data addresses, all in
+  // its key: with an arena and constants those repeat from call to call, so
+  // a repeated dispatch runs straight from the executable's state.
+  PlanKey key(kPlanRowBlock);
+  for (const TensorRef& t : call.inputs) {
+    AddShape(key, t);
+    key.AddPointer(t.data);
+  }
+  for (const TensorRef& t : call.outputs) {
+    AddShape(key, t);
+    key.AddPointer(t.data);
+  }
+  PlanLease<RowBlockPlan> lease(call.state, key);
+  if (lease.get() == nullptr) {
+    auto plan = std::make_unique<RowBlockPlan>();
+    plan->fast = PlanRowBlock(call, plan.get());
+    if (!plan->fast) {
+      plan->units.clear();
+      plan->steps.clear();
+      plan->buffers.clear();
+    }
+    lease.Set(std::move(plan));
+  }
+  if (!lease.get()->fast) return RunReference(call);
+  const std::vector<Step>& steps = lease.get()->steps;
+  const size_t n = lease.get()->n, outer = lease.get()->outer;
   const size_t rows_per_block = std::max<size_t>(1, kBlockElements / n);
-  const size_t caches = n <= kBlockElements ? ReuseProducerValues(&steps, reads) : 0;
+  const size_t caches = lease.get()->caches;
   const size_t block_bytes = rows_per_block * n * StorageBytes(steps.back().type);
   const size_t elem = StorageBytes(steps.back().type);
   // Per worker: the problems whose buffers change per block (cached

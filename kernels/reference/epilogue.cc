@@ -20,7 +20,7 @@ Status RunWithEpilogue(const KernelCall& call, size_t producer_inputs, KernelFn 
   // falls back to the registered reference kernel passes the flag on, so the
   // epilogue is not applied twice.
   KILN_RETURN_IF_ERROR(producer(KernelCall{call.params, call.inputs.subspan(0, producer_inputs), call.outputs,
-                                           call.runner, /*without_epilogue=*/true}));
+                                           call.runner, /*without_epilogue=*/true, call.state}));
   // The elementwise pass reads the result and writes it back in place: both
   // elementwise kernels read every element before writing it.
   const KernelAttr* map = call.params.Find("epilogue_broadcast");
@@ -42,7 +42,8 @@ Status RunWithEpilogue(const KernelCall& call, size_t producer_inputs, KernelFn 
   }
   inputs[0] = call.outputs[0];
   for (size_t i = producer_inputs; i < call.inputs.size(); ++i) inputs[i - producer_inputs + 1] = call.inputs[i];
-  return elementwise(KernelCall{call.params, std::span<const TensorRef>(inputs, n), call.outputs, call.runner},
+  return elementwise(KernelCall{call.params, std::span<const TensorRef>(inputs, n), call.outputs, call.runner,
+                                false, call.state},
                      program, map);
 }
 

@@ -7,6 +7,7 @@
 // NaN and infinity results exactly (NaN payloads are not compared).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "kernels/cpu/kernels.h"
+#include "kernels/common/kernel_state.h"
 #include "kernels/cpu/registry.h"
 #include "kernels/reference/registry.h"
 #include "tests/kernels/cpu/hwy_test_util.h"
@@ -125,6 +127,26 @@ int64_t Compare(const KernelParams& p, std::vector<Tensor> ins, std::vector<int6
     Status st = fast(KernelCall{p, in_refs, t_refs, TestPool()});
     EXPECT_TRUE(st.ok()) << st.message();
     EXPECT_EQ(threaded.bytes, saved[o].bytes) << "threaded output " << o << " differs";
+  }
+  // With the executable's state (kernels/common/kernel_state.h): the plan
+  // of the first call is reused by the next, which must give the same bits
+  // and follow new input contents at the same addresses.
+  {
+    KernelState state;
+    std::vector<Tensor> kept = got;
+    std::vector<TensorRef> k_refs;
+    for (auto& t : kept) k_refs.push_back(t.ref());
+    EXPECT_TRUE(fast(KernelCall{p, in_refs, k_refs, TestPool(), false, &state}).ok());
+    for (size_t o = 0; o < num_outputs; ++o) EXPECT_EQ(kept[o].bytes, got[o].bytes) << "output " << o;
+    const std::vector<uint8_t> original = ins[0].bytes;
+    std::reverse(ins[0].bytes.begin(), ins[0].bytes.end());  // other values (bytes of an i1: still 0 or 1)
+    std::vector<Tensor> fresh = got;
+    std::vector<TensorRef> f_refs;
+    for (auto& t : fresh) f_refs.push_back(t.ref());
+    EXPECT_TRUE(fast(KernelCall{p, in_refs, f_refs}).ok());
+    EXPECT_TRUE(fast(KernelCall{p, in_refs, k_refs, nullptr, false, &state}).ok());
+    for (size_t o = 0; o < num_outputs; ++o) EXPECT_EQ(kept[o].bytes, fresh[o].bytes) << "output " << o;
+    ins[0].bytes = original;  // assigned in place: the same address
   }
   int64_t worst = 0;
   int bad = 0;

@@ -1,0 +1,172 @@
+// Per-executable kernel state (kernels/common/kernel_state.h): plans reused
+// across dispatches and constant GEMM operands packed once. The results with
+// state must be the bits of the results without it (the same kernel builds
+// everything per call), on random inputs of odd sizes, every Highway target,
+// one thread and the pool; a constant B is packed once however many calls
+// use it, and a different constant, address or shape is packed on its own.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/common/kernel_state.h"
+#include "kernels/cpu/gemm.h"
+#include "kernels/cpu/registry.h"
+#include "tests/kernels/cpu/contraction_test_util.h"
+#include "tests/kernels/cpu/hwy_test_util.h"
+#include "tests/kernels/cpu/test_pool.h"
+
+namespace kiln::cpu {
+namespace {
+
+using namespace contraction_test;  // Tensor, Filled, Random, Ints
+
+KernelParams DotGeneral(std::vector<int64_t> lb, std::vector<int64_t> rb, std::vector<int64_t> lc,
+                        std::vector<int64_t> rc) {
+  KernelParams p;
+  p.kernel = "stablehlo.dot_general";
+  if (!lb.empty()) p.attrs.push_back(Ints("lhs_batching_dimensions", lb));
+  if (!rb.empty()) p.attrs.push_back(Ints("rhs_batching_dimensions", rb));
+  p.attrs.push_back(Ints("lhs_contracting_dimensions", lc));
+  p.attrs.push_back(Ints("rhs_contracting_dimensions", rc));
+  return p;
+}
+
+Status RunDot(const KernelParams& p, Tensor& lhs, Tensor& rhs, uint64_t rhs_constant, Tensor& out, KernelState* state,
+           TaskRunner* runner) {
+  TensorRef in[2] = {lhs.ref(), rhs.ref()};
+  in[1].constant_id = rhs_constant;
+  TensorRef o[1] = {out.ref()};
+  KernelFn fn = FindCpuKernel(p);
+  if (fn == nullptr) return Internal("no fast kernel");
+  return fn(KernelCall{p, in, o, runner, false, state});
+}
+
+struct Case {
+  KernelParams params;
+  std::vector<int64_t> lhs, rhs, out;
+};
+
+// Shapes for every path that packs B: the independent tiles (small), the
+// per-step path above 2^26 multiply-adds, a transposed B (gathered columns),
+// batch dims, odd sizes around the panel widths; and the row-streaming path
+// (m <= 4), which reads B in place and must not pack it.
+std::vector<Case> Cases() {
+  return {
+      {DotGeneral({}, {}, {1}, {0}), {5, 17}, {17, 3}, {5, 3}},
+      {DotGeneral({}, {}, {1}, {0}), {64, 784}, {784, 129}, {64, 129}},
+      {DotGeneral({}, {}, {1}, {0}), {33, 65}, {65, 63}, {33, 63}},
+      {DotGeneral({}, {}, {1}, {1}), {7, 300}, {33, 300}, {7, 33}},
+      {DotGeneral({0}, {0}, {2}, {1}), {3, 9, 31}, {3, 31, 17}, {3, 9, 17}},
+      {DotGeneral({}, {}, {1}, {0}), {520, 300}, {300, 440}, {520, 440}},
+      {DotGeneral({}, {}, {1}, {0}), {1, 784}, {784, 128}, {1, 128}},
+  };
+}
+
+KILN_TEST_ALL_TARGETS(CpuKernelState, PackedWeightsBitIdenticalAndPackedOnce) {
+  std::mt19937 rng(19);
+  for (const Case& c : Cases()) {
+    SCOPED_TRACE(std::to_string(c.lhs[0]) + "x" + std::to_string(c.rhs.back()));
+    Tensor rhs = Random(ElementType::kF32, c.rhs, rng);
+    for (TaskRunner* runner : {static_cast<TaskRunner*>(nullptr), TestPool()}) {
+      KernelState state;
+      const uint64_t before = WholeBPacks();
+      // Several calls with new activations each time, as a layer sees them.
+      for (int call = 0; call < 3; ++call) {
+        Tensor lhs = Random(ElementType::kF32, c.lhs, rng);
+        Tensor plain = Filled(ElementType::kF32, c.out, 12345.0);
+        ASSERT_TRUE(RunDot(c.params, lhs, rhs, 0, plain, nullptr, runner).ok());
+        Tensor packed = Filled(ElementType::kF32, c.out, -777.0);
+        ASSERT_TRUE(RunDot(c.params, lhs, rhs, /*rhs_constant=*/1001, packed, &state, runner).ok());
+        ASSERT_EQ(packed.bytes, plain.bytes) << "call " << call << ": packed weights change the result";
+      }
+      const bool streams = c.lhs[0] <= kGemvRows && c.params.Ints("rhs_contracting_dimensions")[0] == 0;
+      EXPECT_EQ(WholeBPacks() - before, streams ? 0u : 1u) << "a constant B is packed once, or not at all";
+      if (!streams) EXPECT_GT(state.bytes(), 0u) << "the packed B stays in the state";
+    }
+  }
+}
+
+TEST(CpuKernelState, ConstantIdAddressAndShapeEachPackTheirOwn) {
+  std::mt19937 rng(20);
+  const KernelParams p = DotGeneral({}, {}, {1}, {0});
+  KernelState state;
+  Tensor lhs = Random(ElementType::kF32, {9, 40}, rng);
+  Tensor w1 = Random(ElementType::kF32, {40, 21}, rng), w2 = Random(ElementType::kF32, {40, 21}, rng);
+  Tensor ref1 = Filled(ElementType::kF32, {9, 21}), ref2 = Filled(ElementType::kF32, {9, 21});
+  ASSERT_TRUE(RunDot(p, lhs, w1, 0, ref1, nullptr, nullptr).ok());
+  ASSERT_TRUE(RunDot(p, lhs, w2, 0, ref2, nullptr, nullptr).ok());
+  const uint64_t before = WholeBPacks();
+  Tensor out = Filled(ElementType::kF32, {9, 21});
+  // Alternating two constants of one shape: each packed once, each result its own.
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_TRUE(RunDot(p, lhs, w1, 7, out, &state, nullptr).ok());
+    EXPECT_EQ(out.bytes, ref1.bytes);
+    ASSERT_TRUE(RunDot(p, lhs, w2, 8, out, &state, nullptr).ok());
+    EXPECT_EQ(out.bytes, ref2.bytes);
+  }
+  EXPECT_EQ(WholeBPacks() - before, 2u);
+  // A non-constant B (an arena view, an argument) is never kept: its bytes
+  // may change between calls at the same address.
+  ASSERT_TRUE(RunDot(p, lhs, w1, 0, out, &state, nullptr).ok());
+  EXPECT_EQ(out.bytes, ref1.bytes);
+  std::memcpy(w1.bytes.data(), w2.bytes.data(), w1.bytes.size());
+  ASSERT_TRUE(RunDot(p, lhs, w1, 0, out, &state, nullptr).ok());
+  EXPECT_EQ(out.bytes, ref2.bytes);
+  EXPECT_EQ(WholeBPacks() - before, 2u);
+  // Another shape of the same constant id is another packing.
+  Tensor w3 = Random(ElementType::kF32, {40, 5}, rng);
+  Tensor out3 = Filled(ElementType::kF32, {9, 5}), ref3 = Filled(ElementType::kF32, {9, 5});
+  ASSERT_TRUE(RunDot(p, lhs, w3, 0, ref3, nullptr, nullptr).ok());
+  ASSERT_TRUE(RunDot(p, lhs, w3, 7, out3, &state, nullptr).ok());
+  EXPECT_EQ(out3.bytes, ref3.bytes);
+  EXPECT_EQ(WholeBPacks() - before, 3u);
+}
+
+TEST(KernelState, TakePutEvictsLeastRecentlyUsedAndCountsBytes) {
+  auto counter = std::make_shared<std::atomic<int64_t>>(0);
+  {
+    KernelState state(counter);
+    for (int64_t i = 0; i < static_cast<int64_t>(KernelState::kMaxEntries) + 3; ++i) {
+      auto plan = std::make_unique<KernelPlan>();
+      plan->key = {i};
+      plan->bytes = 10;
+      state.Put(std::move(plan));
+    }
+    EXPECT_EQ(state.bytes(), KernelState::kMaxEntries * 10);
+    EXPECT_EQ(counter->load(), static_cast<int64_t>(KernelState::kMaxEntries * 10));
+    const int64_t oldest[] = {0}, newest[] = {static_cast<int64_t>(KernelState::kMaxEntries) + 2};
+    EXPECT_EQ(state.Take(oldest), nullptr) << "evicted";
+    auto taken = state.Take(newest);
+    ASSERT_NE(taken, nullptr);
+    EXPECT_EQ(state.Take(newest), nullptr) << "a taken entry is not handed out twice";
+    EXPECT_EQ(counter->load(), static_cast<int64_t>((KernelState::kMaxEntries - 1) * 10));
+    state.Put(std::move(taken));
+  }
+  EXPECT_EQ(counter->load(), 0) << "a state gives its bytes back when it goes";
+}
+
+TEST(KernelState, PlanKeysWithLongListsMatchExactly) {
+  KernelState state;
+  PlanKey a(kPlanElementwise), b(kPlanElementwise);
+  for (int64_t i = 0; i < 100; ++i) {  // past the inline storage
+    a.Add(i);
+    b.Add(i);
+  }
+  b.Add(1);
+  {
+    PlanLease<KernelPlan> lease(&state, a);
+    EXPECT_EQ(lease.get(), nullptr);
+    lease.Set(std::make_unique<KernelPlan>());
+  }
+  PlanLease<KernelPlan> other(&state, b);
+  EXPECT_EQ(other.get(), nullptr) << "a longer key is another entry";
+  PlanLease<KernelPlan> same(&state, a);
+  EXPECT_NE(same.get(), nullptr);
+  EXPECT_TRUE(same.hit());
+}
+
+}  // namespace
+}  // namespace kiln::cpu
