@@ -1,14 +1,16 @@
-// vm-dump OUT.kiln [--sizes] [--dump-spirv=DIR]: shows what a module holds:
+// vm-dump OUT.kiln [--sizes | --json] [--dump-spirv=DIR]: shows what a module holds:
 // constants, executables (the kernel with its attribute values, and each
 // Vulkan variant: signature, SPIR-V size, entry point, workgroup size, grid,
 // features), and functions with their disassembled bytecode. --dump-spirv
 // writes each variant's SPIR-V to DIR/exe<N>.<K>.spv (for spirv-dis).
+// --json prints signatures and sizes as one JSON document for scripts.
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
 
 #include "kernels/common/file_io.h"
+#include "kernels/common/json_quote.h"
 #include "kernels/common/scalar_program.h"
 #include "tools/cli/cli.h"
 #include "tools/common/guarded_main.h"
@@ -190,16 +192,108 @@ void PrintPeakTransient(const kiln::vm::LoadedModule& m, const kiln::vm::LoadedF
               static_cast<unsigned long long>(with_callees.unplanned));
 }
 
+// --json (README's vm-dump guide lists the fields): the module's signatures
+// and the same figures the text prints, for scripts. No bytecode: its
+// operands are for reading, not for machines. The file keeps no argument or
+// result names (schema/module.fbs), so none are printed.
+std::string JsonValueSig(const kiln::vm::ValueSig& v) {
+  using Kind = kiln::vm::ValueSig::Kind;
+  if (v.kind != Kind::kTensor) return std::string("{\"kind\": ") + (v.kind == Kind::kToken ? "\"token\"}" : "\"tuple\"}");
+  std::string dims;
+  for (int64_t d : v.dims) dims += (dims.empty() ? "" : ", ") + std::to_string(d < 0 ? -1 : d);
+  return "{\"kind\": \"tensor\", \"element_type\": " + kiln::JsonQuote(kiln::Name(v.type)) + ", \"dims\": [" + dims + "]}";
+}
+
+std::string JsonSigList(const std::vector<kiln::vm::ValueSig>& sigs) {
+  std::string s = "[";
+  for (size_t i = 0; i < sigs.size(); ++i) s += (i ? ", " : "") + JsonValueSig(sigs[i]);
+  return s + "]";
+}
+
+void PrintJson(const kiln::vm::LoadedModule& m) {
+  size_t const_stored = 0, const_raw = 0, const_count = 0, param_bytes = 0, param_count = 0, param_bound = 0;
+  for (const auto& c : m.constants) {
+    if (c.parameter) {
+      param_bytes += c.size;
+      ++param_count;
+      param_bound += c.bound;
+    } else {
+      const_stored += c.stored_size;
+      const_raw += c.size;
+      ++const_count;
+    }
+  }
+  std::string targets;
+  for (const auto& t : m.targets) targets += (targets.empty() ? "" : ", ") + kiln::JsonQuote(t);
+  std::printf("{\n  \"module\": %s,\n  \"format\": {\"major\": %u, \"minor\": %u},\n  \"source_file\": %s,\n"
+              "  \"targets\": [%s],\n",
+              kiln::JsonQuote(m.name).c_str(), m.version_major, m.version_minor, kiln::JsonQuote(m.source_file).c_str(),
+              targets.c_str());
+  // Peak figures are null in files older than 0.4, which did not record them.
+  const bool planned = m.version_major > 0 || m.version_minor >= 4;
+  std::vector<int> call_state(m.functions.size(), 0);
+  std::vector<WithCallees> memo(m.functions.size());
+  size_t code_bytes = 0;
+  std::printf("  \"functions\": [");
+  for (size_t fn = 0; fn < m.functions.size(); ++fn) {
+    const auto& f = m.functions[fn];
+    size_t bytes = 0;
+    for (const auto& ins : f.code) bytes += ins.next_pc - ins.pc;
+    code_bytes += bytes;
+    std::printf("%s\n    {\"name\": %s, \"public\": %s, \"args\": %s, \"results\": %s,\n", fn ? "," : "",
+                kiln::JsonQuote(f.name).c_str(), f.is_public ? "true" : "false", JsonSigList(f.args).c_str(),
+                JsonSigList(f.results).c_str());
+    std::printf("     \"i64_registers\": %u, \"ref_registers\": %u, \"bytecode_bytes\": %zu, ", f.num_i64_registers,
+                f.num_ref_registers, bytes);
+    if (!planned) {
+      std::printf("\"memory\": null}");
+      continue;
+    }
+    const WithCallees w = FiguresWithCallees(m, fn, call_state, memo);
+    std::string callees = "null";  // only for a function that calls others
+    if (CallsAFunction(f))
+      callees = w.bounded ? "{\"peak_transient_bytes\": " + std::to_string(w.peak) +
+                                ", \"unplanned_bytes\": " + std::to_string(w.unplanned) + "}"
+                          : "\"unbounded\"";
+    std::printf("\"memory\": {\"peak_transient_bytes\": %llu, \"unplanned_bytes\": %llu, \"arena_bytes\": %llu, "
+                "\"pool_bytes\": %llu, \"dynamic_allocs\": %u, \"with_callees\": %s}}",
+                static_cast<unsigned long long>(f.arena_bytes + f.pool_transient_bytes),
+                static_cast<unsigned long long>(f.transient_bytes), static_cast<unsigned long long>(f.arena_bytes),
+                static_cast<unsigned long long>(f.pool_transient_bytes), f.dynamic_allocs, callees.c_str());
+  }
+  size_t spirv_bytes = 0, variant_count = 0;
+  std::printf("\n  ],\n  \"executables\": [");
+  for (size_t i = 0; i < m.executables.size(); ++i) {
+    size_t exe_spirv = 0;
+    for (const auto& v : m.vulkan_shaders[i]) exe_spirv += v.spirv.size() * sizeof(uint32_t);
+    spirv_bytes += exe_spirv;
+    variant_count += m.vulkan_shaders[i].size();
+    std::printf("%s\n    {\"kernel\": %s, \"vulkan_variants\": %zu, \"spirv_bytes\": %zu}", i ? "," : "",
+                kiln::JsonQuote(m.executables[i].kernel).c_str(), m.vulkan_shaders[i].size(), exe_spirv);
+  }
+  std::printf("\n  ],\n  \"constants\": {\"count\": %zu, \"stored_bytes\": %zu, \"raw_bytes\": %zu},\n"
+              "  \"parameters\": {\"count\": %zu, \"bytes\": %zu, \"bound\": %zu},\n",
+              const_count, const_stored, const_raw, param_count, param_bytes, param_bound);
+  std::printf("  \"sizes\": {\"file_bytes\": %zu, \"constant_stored_bytes\": %zu, \"constant_raw_bytes\": %zu, "
+              "\"bytecode_bytes\": %zu, \"spirv_bytes\": %zu, \"vulkan_variants\": %zu}\n}\n",
+              m.bytes->size(), const_stored, const_raw, code_bytes, spirv_bytes, variant_count);
+}
+
 int Main(int argc, char** argv) {
   kiln::tools::CommandLine cli("vm-dump", "shows the contents of a Kiln module");
   std::string path, spirv_dir;
-  bool sizes = false;
+  bool sizes = false, json = false;
   cli.Positional("module", &path, "module file (.kiln)", true);
   cli.Flag("--sizes", &sizes, "report only what each part of the file weighs");
+  cli.Flag("--json", &json, "print signatures and sizes as one JSON document");
   cli.Text("--dump-spirv", &spirv_dir, "write each Vulkan variant's SPIR-V to DIR/exe<N>.<K>.spv");
   std::vector<std::string> parameter_files;
   kiln::tools::AddParametersOption(cli, &parameter_files);
   if (auto exit = cli.Parse(argc, argv)) return *exit;
+  if (json && sizes) {
+    std::cerr << "error: --json and --sizes cannot be combined (--json includes the sizes)\n";
+    return 1;
+  }
   auto load_options = kiln::tools::LoadOptionsWithParameters(parameter_files);
   if (!load_options.ok()) {
     std::cerr << "error: " << load_options.status().message() << "\n";
@@ -211,6 +305,16 @@ int Main(int argc, char** argv) {
     return 1;
   }
   const auto& m = **loaded;
+  if (json) {
+    PrintJson(m);
+    if (!spirv_dir.empty()) {
+      if (kiln::Status s = DumpSpirv(m, spirv_dir); !s.ok()) {
+        std::cerr << "error: " << s.message() << "\n";
+        return 1;
+      }
+    }
+    return 0;
+  }
   std::printf("module '%s' (format %u.%u, from %s), %zu bytes\n", m.name.c_str(), m.version_major, m.version_minor,
               m.source_file.c_str(), m.bytes->size());
   // What it was compiled for, and whether it carries checksums (format 0.3;
