@@ -150,7 +150,9 @@ std::string SelectAndScatter(const ir::Operation& op, const Context&) {
   auto win = Ints(op, "window_dimensions").value_or(ones);
   KILN_VERIFY_TRY(CheckSize(op, win, rank, "window_dimensions", "C4", "the operand rank"));
   KILN_VERIFY_TRY(Positive(op, win, "window_dimensions", "C5"));
-  auto strides = Ints(op, "window_strides").value_or(win);
+  // Absent window_strides means 1s (as upstream's verifier and interpreter
+  // read it, and as the kernels do), not the window dimensions.
+  auto strides = Ints(op, "window_strides").value_or(ones);
   KILN_VERIFY_TRY(CheckSize(op, strides, rank, "window_strides", "C6", "the operand rank"));
   KILN_VERIFY_TRY(Positive(op, strides, "window_strides", "C7"));
   std::vector<int64_t> pad;
