@@ -217,7 +217,7 @@ StatusOr<HostTensor> ConcatHost(const std::vector<const HostTensor*>& parts, int
   for (int64_t o = 0; o < outer; ++o)
     for (const HostTensor* p : parts) {
       size_t n = static_cast<size_t>(p->dims[dim] * inner) * w;
-      std::memcpy(dst, p->data.data() + o * n, n);
+      if (n > 0) std::memcpy(dst, p->data.data() + o * n, n);  // a zero-sized part may have no storage
       dst += n;
     }
   return out;
@@ -239,7 +239,8 @@ StatusOr<HostTensor> SliceHost(const HostTensor& t, int64_t dim, int64_t part, i
   out.data.resize(static_cast<size_t>(out.NumElements()) * w);
   size_t chunk = static_cast<size_t>(out.dims[dim] * inner) * w;
   size_t row = static_cast<size_t>(t.dims[dim] * inner) * w;
-  for (int64_t o = 0; o < outer; ++o) std::memcpy(out.data.data() + o * chunk, t.data.data() + o * row + part * chunk, chunk);
+  if (chunk > 0)  // a zero-sized slice may have no storage
+    for (int64_t o = 0; o < outer; ++o) std::memcpy(out.data.data() + o * chunk, t.data.data() + o * row + part * chunk, chunk);
   return out;
 }
 
