@@ -1,0 +1,148 @@
+// The C API's objects and the helpers its entry points share (vm/c_api*.cc):
+// the structs behind kiln.h's opaque handles, statuses, and Guard, which
+// keeps every exception from crossing into C. Internal: not installed.
+#ifndef KILN_VM_C_API_INTERNAL_H_
+#define KILN_VM_C_API_INTERNAL_H_
+
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "hal/device.h"
+#include "vm/context.h"
+#include "vm/kiln.h"
+#include "vm/module.h"
+#include "vm/profiler.h"
+
+struct kiln_status {
+  kiln_status_code_t code;
+  std::string message;
+};
+
+struct kiln_module {
+  std::shared_ptr<const kiln::vm::LoadedModule> loaded;
+  std::vector<const kiln::vm::LoadedFunction*> public_functions;  // into `loaded`
+};
+
+// The storage of a session's last freed results, which its next call's
+// results reuse (Context::Invoke): a result of the same size is copied into
+// memory already allocated and touched, rather than a fresh allocation that
+// page-faults and is zero-filled first (a 64 MB result: tens of ms). Shared
+// with the results, which may be freed after the session; results may be
+// freed on another thread than the session's.
+struct ResultStore {
+  std::mutex mu;
+  std::vector<kiln::vm::HostTensor> spare;
+};
+
+struct kiln_device {
+  std::shared_ptr<kiln::hal::Device> device;  // shared with the sessions on it
+};
+
+struct kiln_session {
+  std::shared_ptr<ResultStore> store = std::make_shared<ResultStore>();
+  std::shared_ptr<const kiln::vm::LoadedModule> module;
+  std::shared_ptr<kiln::hal::Device> device;  // outlives the context; maybe shared (kiln_device_t)
+  std::shared_ptr<kiln::vm::Profiler> profiler;  // kiln_session_profile_begin
+  std::unique_ptr<kiln::vm::Context> context;
+};
+
+struct kiln_results {
+  std::vector<kiln::vm::HostTensor> tensors;
+  std::shared_ptr<ResultStore> store;  // where kiln_results_free leaves the storage
+};
+
+namespace kiln::capi {
+
+
+// Returned when not even a status can be allocated: NULL would read as
+// success. kiln_status_free leaves it alone.
+inline kiln_status g_out_of_memory{KILN_STATUS_RESOURCE_EXHAUSTED, "out of memory"};
+
+// A status with `message`. The const char* form copies the text inside its
+// own try, so a literal message needs no allocation at the call site, where
+// nothing would catch a failure; messages built from pieces are built
+// inside Guard.
+inline kiln_status_t Error(kiln_status_code_t code, const char* message) {
+  try {
+    kiln_status_t s = new (std::nothrow) kiln_status{code, std::string(message)};
+    return s ? s : &g_out_of_memory;
+  } catch (...) {  // the string's copy
+    return &g_out_of_memory;
+  }
+}
+
+inline kiln_status_t Error(kiln_status_code_t code, std::string message) {
+  kiln_status_t s = new (std::nothrow) kiln_status{code, std::move(message)};  // moving does not allocate
+  return s ? s : &g_out_of_memory;
+}
+
+inline kiln_status_code_t CodeOf(kiln::StatusCode code) {
+  using C = kiln::StatusCode;
+  switch (code) {
+    case C::kOk: return KILN_STATUS_OK;
+    case C::kInvalidArgument: return KILN_STATUS_INVALID_ARGUMENT;
+    case C::kNotFound: return KILN_STATUS_NOT_FOUND;
+    case C::kOutOfRange: return KILN_STATUS_OUT_OF_RANGE;
+    case C::kUnimplemented: return KILN_STATUS_UNIMPLEMENTED;
+    case C::kDataLoss: return KILN_STATUS_DATA_LOSS;
+    case C::kResourceExhausted: return KILN_STATUS_RESOURCE_EXHAUSTED;
+    case C::kFailedPrecondition: return KILN_STATUS_FAILED_PRECONDITION;
+    case C::kInternal: return KILN_STATUS_INTERNAL;
+    case C::kDeadlineExceeded: return KILN_STATUS_DEADLINE_EXCEEDED;
+    case C::kUnavailable: return KILN_STATUS_UNAVAILABLE;
+  }
+  return KILN_STATUS_INTERNAL;
+}
+
+inline kiln_status_t FromStatus(const kiln::Status& s) { return s.ok() ? nullptr : Error(CodeOf(s.code()), s.message()); }
+
+inline kiln_status_t Invalid(const char* message) { return Error(KILN_STATUS_INVALID_ARGUMENT, message); }
+inline kiln_status_t Invalid(std::string message) { return Error(KILN_STATUS_INVALID_ARGUMENT, std::move(message)); }
+
+// Runs `body`, turning an escaping exception into a status that names the
+// entry point. Failures the runtime foresees (a missing file, a directory,
+// a thread that cannot start) come back as a Status with their own message;
+// this is the last line of defence, so no exception reaches C.
+template <typename F>
+inline kiln_status_t Guard(const char* entry, F&& body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return Error(KILN_STATUS_RESOURCE_EXHAUSTED, std::string(entry) + ": out of memory");
+  } catch (const std::exception& e) {
+    return Error(KILN_STATUS_INTERNAL, std::string(entry) + ": unexpected error: " + e.what());
+  } catch (...) {
+    return Error(KILN_STATUS_INTERNAL, std::string(entry) + ": unexpected error");
+  }
+}
+
+inline kiln_status_t WrapModule(kiln::StatusOr<std::shared_ptr<const kiln::vm::LoadedModule>> loaded,
+                         kiln_module_t** out) {
+  if (!loaded.ok()) return FromStatus(loaded.status());
+  auto m = std::make_unique<kiln_module>();
+  m->loaded = std::move(loaded.value());
+  for (const auto& f : m->loaded->functions)
+    if (f.is_public) m->public_functions.push_back(&f);
+  *out = m.release();
+  return nullptr;
+}
+
+// Public function `index` of `module`, or a status saying why there is none.
+inline kiln_status_t PublicFunction(const char* entry, const kiln_module_t* module, size_t index,
+                             const kiln::vm::LoadedFunction** out) {
+  if (!module) return Invalid(std::string(entry) + ": module is required");
+  if (index >= module->public_functions.size())
+    return Error(KILN_STATUS_OUT_OF_RANGE, std::string(entry) + ": function index " + std::to_string(index) +
+                                               " out of range (" + std::to_string(module->public_functions.size()) +
+                                               " public functions)");
+  *out = module->public_functions[index];
+  return nullptr;
+}
+
+}  // namespace kiln::capi
+
+#endif  // KILN_VM_C_API_INTERNAL_H_
