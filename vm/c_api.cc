@@ -307,7 +307,6 @@ kiln_status_t kiln_session_profile_end(kiln_session_t* session, const char* trac
   return Guard("kiln_session_profile_end", [&]() -> kiln_status_t {
     if (!session->profiler) return Error(KILN_STATUS_FAILED_PRECONDITION, "kiln_session_profile_end: not profiling");
     auto profiler = std::move(session->profiler);
-    session->profiler.reset();
     session->device->SetDispatchObserver(nullptr);
     if (trace_path) {
       std::ofstream out(trace_path, std::ios::binary);

@@ -18,7 +18,7 @@
 
 namespace kiln::vm {
 
-struct LoadedConstant;
+class LoadedConstant;
 
 using kiln::SafetensorsDtype;
 using kiln::ElementTypeFromSafetensors;
