@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "hal/allocation_gate.h"
 #include "hal/buffer.h"
 #include "hal/command_buffer.h"
 #include "hal/executable.h"
@@ -69,6 +70,14 @@ class Device {
   // Reports each dispatch from now on to `observer` (nullptr: stop). False
   // where the device cannot time its dispatches (then nothing is reported).
   virtual bool SetDispatchObserver(std::shared_ptr<DispatchObserver> observer) { return false; }
+  // The device's memory limit and allocation-failure test hook, which its
+  // driver asks before each allocation (hal/allocation_gate.h).
+  AllocationGate& allocation_gate() const { return *gate_; }
+
+ protected:
+  // Shared with what allocates on the device's behalf and may outlive it
+  // (the CPU driver's buffer pool, the Vulkan driver's core).
+  std::shared_ptr<AllocationGate> gate_ = std::make_shared<AllocationGate>();
 };
 
 }  // namespace kiln::hal

@@ -92,6 +92,26 @@ cli_test(cli.vm-check_timeout_per_function cli.compile_endless
 cli_test(cli.vm-bench_timeout cli.compile_endless "^error: [^\n]*timed out after 0.2 s\nexit=1\n$"
          "${BENCH} ${T}/endless.kiln --function=spin --input=i64=0 --timeout=0.2")
 
+# vm-run --timeout=1 on an endless loop: the run ends within 1.5 s of its start.
+cli_test(cli.vm-run_timeout_one_second cli.compile_endless "timed out after 1 s rc=1 within 1.5 s\nexit=0\n$"
+         "t0=$(date +%s%N); out=$(${RUN} ${T}/endless.kiln --function=spin --input=i64=0 --timeout=1 2>&1); rc=$?; t1=$(date +%s%N); [ $(( (t1 - t0) / 1000000 )) -le 1500 ] && echo $out rc=$rc within 1.5 s")
+
+# --max-memory: a module whose arena passes the limit is refused when opened;
+# without an arena, the run that needs more is stopped (hal/allocation_gate.h).
+add_test(NAME cli.compile_memory_hungry
+         COMMAND sh -c "$<TARGET_FILE:kiln-compile> ${D}/memory_hungry.mlir -o ${T}/hungry.kiln --target=cpu && $<TARGET_FILE:kiln-compile> ${D}/memory_hungry.mlir -o ${T}/hungry_no_arena.kiln --target=cpu --no-arena")
+cli_test(cli.vm-run_max_memory_refuses_module cli.compile_memory_hungry
+         "^error: function 'main' declares an arena of [0-9]+ bytes, above the memory limit of 1048576 bytes\nexit=1\n$"
+         "${RUN} ${T}/hungry.kiln --input=512x512xf32=0.5 --max-memory=1M")
+cli_test(cli.vm-run_max_memory_stops_run cli.compile_memory_hungry
+         "^error: [^\n]*memory limit of 2097152 bytes reached: allocating [0-9]+ bytes with [0-9]+ bytes of device memory live\nexit=1\n$"
+         "${RUN} ${T}/hungry_no_arena.kiln --input=512x512xf32=0.5 --max-memory=2M")
+cli_test(cli.vm-run_max_memory_enough cli.compile_memory_hungry "^f32=[0-9.e+]+\nexit=0\n$"
+         "${RUN} ${T}/hungry.kiln --input=512x512xf32=0.001 --max-memory=64M")
+cli_test(cli.vm-run_max_memory_not_a_size cli.compile_io
+         "^error: --max-memory: 'lots' is not a size [(]a whole number of bytes, optionally with K, M or G: 512M[)]\nexit=1\n$"
+         "${RUN} ${T}/io.kiln --input=3xf32=1 --max-memory=lots")
+
 # Private functions are not entry points (as in the C API).
 foreach(tool vm-run vm-bench)
   cli_test(cli.${tool}_refuses_private_function cli.compile_endless "^error: function 'hidden' is private: only the module's public functions can be [^\n]+\nexit=1\n$"

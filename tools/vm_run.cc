@@ -1,6 +1,6 @@
 // vm-run OUT.kiln [--function=NAME] [--device=cpu|vulkan[:N]] [--input=...]... [--output=@file.npy]...
 //        [--expected-output=...]... [--atol=X] [--rtol=X] [--profile] [--trace=FILE]
-//        [--replicas=N --partitions=M] [--collective-timeout=SECONDS] [--timeout=SECONDS]
+//        [--replicas=N --partitions=M] [--collective-timeout=SECONDS] [--timeout=SECONDS] [--max-memory=SIZE]
 //
 // --expected-output (one per result, in order, written like an --input
 // value) compares each result with a golden tensor (tools/common/
@@ -19,6 +19,7 @@
 #include "hal/cpu/thread_pool.h"
 #include "tools/cli/cli.h"
 
+#include "tools/common/byte_size.h"
 #include "tools/common/distributed.h"
 #include "tools/common/expected_output.h"
 #include "tools/common/input_parse.h"
@@ -157,6 +158,10 @@ int Main(int argc, char** argv) {
   cli.Integer("--partitions", &partitions, "partitions in the process grid", 1, 4096, "", "the module's, else 1");
   cli.Seconds("--collective-timeout", &collective_timeout_s, "how long a collective waits for its peers", 1e6);
   cli.Seconds("--timeout", &timeout_s, "the run's time limit", 1e6, "none");
+  std::string max_memory_text;
+  cli.Text("--max-memory", &max_memory_text,
+           "the device memory the run may hold at once (512M, 2G): a module declaring more is refused, a run "
+           "needing more is stopped");
   cli.Flag("--list-devices", &list_devices, "list the available devices");
   int print_max = -1;
   cli.Integer("--print-max-elements", &print_max, "print at most N elements of each result", 0,
@@ -197,6 +202,11 @@ int Main(int argc, char** argv) {
   }
   auto device = kiln::tools::CreateDevice(device_spec, threads);
   if (!device.ok()) return Fail(device.status().message());
+  if (cli.Given("--max-memory")) {
+    auto limit = kiln::tools::ParseByteSize("--max-memory", max_memory_text);
+    if (!limit.ok()) return Fail(limit.status().message());
+    (*device)->allocation_gate().set_limit(*limit);
+  }
 
   // Inputs per process (the same text for all unless it names the process).
   std::vector<std::vector<kiln::vm::HostTensor>> args(grid->size());

@@ -81,8 +81,23 @@ static Status NotBound(const LoadedConstant& c) {
                             "FILE (LoadOptions::parameters, kiln_module_load_file_with_parameters)");
 }
 
+// A module that declares more memory than the device's limit allows
+// (hal/allocation_gate.h) is refused when it is opened, not at its first
+// call: a function's arena, allocated whole when it is called, alone passes
+// the limit.
+static Status CheckMemoryLimit(const LoadedModule& m, const hal::Device& device) {
+  const uint64_t limit = device.allocation_gate().limit();
+  if (limit == 0) return Status::Ok();
+  for (const auto& f : m.functions)
+    if (f.arena_bytes > limit)
+      return ResourceExhausted("function '" + f.name + "' declares an arena of " + std::to_string(f.arena_bytes) +
+                               " bytes, above the memory limit of " + std::to_string(limit) + " bytes");
+  return Status::Ok();
+}
+
 Status Context::Instantiate() {
   KILN_RETURN_IF_ERROR(CheckCompiledFor(*module_, device_->name()));
+  KILN_RETURN_IF_ERROR(CheckMemoryLimit(*module_, *device_));
   timeline_ = device_->CreateSemaphore(0);
   for (size_t i = 0; i < module_->executables.size(); ++i) {
     // Every form the module holds, sharing the module's copy; the device

@@ -31,6 +31,10 @@ uint8_t* BufferPool::Acquire(size_t bytes, size_t* capacity, const void* init, F
   uint8_t* block = nullptr;
   {
     std::lock_guard<std::mutex> l(mu_);
+    if (gate_) {
+      Status s = gate_->Admit(live_, *capacity);
+      if (!s.ok()) throw AllocationRefused(s.message());
+    }
     live_ += *capacity;
     peak_live_ = std::max(peak_live_, live_);
     auto it = free_.find(*capacity);

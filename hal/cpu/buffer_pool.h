@@ -20,10 +20,26 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
+#include <new>
+#include <string>
 #include <vector>
 
+#include "hal/allocation_gate.h"
+
 namespace kiln::hal {
+
+// What Acquire throws when the device's AllocationGate refuses a block (a
+// memory limit, the test hook): a bad_alloc that says why.
+class AllocationRefused : public std::bad_alloc {
+ public:
+  explicit AllocationRefused(std::string why) : why_(std::move(why)) {}
+  const char* what() const noexcept override { return why_.c_str(); }
+
+ private:
+  std::string why_;
+};
 
 class BufferPool {
  public:
@@ -38,10 +54,15 @@ class BufferPool {
 
   // A block of at least `bytes` (its capacity in *capacity), 64-byte aligned,
   // its first `bytes` copied from `init`, else zero-filled (kZero) or left as
-  // they are (kNone; the poison byte where one is set); throws std::bad_alloc.
+  // they are (kNone; the poison byte where one is set); throws std::bad_alloc,
+  // or AllocationRefused when the gate (set_gate) refuses it.
   uint8_t* Acquire(size_t bytes, size_t* capacity, const void* init = nullptr, Fill fill = Fill::kZero);
   // Returns a block from Acquire (with its capacity) for reuse.
   void Release(uint8_t* block, size_t capacity);
+
+  // Asked before each block, with the live bytes (capacities) under the
+  // pool's lock, so concurrent requests cannot pass a limit together.
+  void set_gate(std::shared_ptr<AllocationGate> gate) { gate_ = std::move(gate); }
 
   // The capacity Acquire gives a request of `bytes`.
   static size_t SizeClass(size_t bytes);
@@ -60,6 +81,7 @@ class BufferPool {
   size_t cached_ = 0;
   size_t live_ = 0, peak_live_ = 0;
   std::map<size_t, std::vector<uint8_t*>> free_;  // by capacity
+  std::shared_ptr<AllocationGate> gate_;          // may be null
 };
 
 }  // namespace kiln::hal

@@ -135,6 +135,7 @@ class CpuDevice final : public Device {
  public:
   CpuDevice(CpuMode mode, const ThreadPoolOptions& threads) : mode_(mode), pool_(threads) {
     start_status_ = pool_.start_status();
+    buffers_->set_gate(gate_);
     if (mode_ == CpuMode::kDeferred) {
       try {
         queue_thread_ = std::thread([this] { QueueLoop(); });
@@ -325,6 +326,8 @@ class CpuDevice final : public Device {
     if (bytes > (size_t{1} << 40)) return ResourceExhausted("allocation of " + std::to_string(bytes) + " bytes refused");
     try {
       return std::shared_ptr<Buffer>(std::make_shared<CpuBuffer>(buffers_, bytes, init, fill));
+    } catch (const AllocationRefused& e) {
+      return ResourceExhausted(e.what());
     } catch (const std::bad_alloc&) {
       return ResourceExhausted("out of memory allocating " + std::to_string(bytes) + " bytes");
     }

@@ -29,12 +29,23 @@ Status VulkanBuffer::Init(uint32_t memory_type, bool map, bool counted) {
   VkMemoryAllocateInfo ai{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
   ai.allocationSize = req.size;
   ai.memoryTypeIndex = memory_type;
-  KILN_VK(vkAllocateMemory(core_->device, &ai, nullptr, &memory_),
-          "allocating " + std::to_string(size_) + " bytes of device memory");
-  if (counted_) {
+  {
+    // Admitted and counted under one lock, so concurrent allocations cannot
+    // pass the limit together; uncounted again if the driver then fails.
     std::lock_guard<std::mutex> l(core_->live_mu);
-    core_->live_bytes += padded();
-    core_->peak_live_bytes = std::max(core_->peak_live_bytes, core_->live_bytes);
+    if (core_->gate) KILN_RETURN_IF_ERROR(core_->gate->Admit(core_->live_bytes, padded(), counted_));
+    if (counted_) {
+      core_->live_bytes += padded();
+      core_->peak_live_bytes = std::max(core_->peak_live_bytes, core_->live_bytes);
+    }
+  }
+  if (VkResult r = vkAllocateMemory(core_->device, &ai, nullptr, &memory_); r != VK_SUCCESS) {
+    memory_ = VK_NULL_HANDLE;
+    if (counted_) {
+      std::lock_guard<std::mutex> l(core_->live_mu);
+      core_->live_bytes -= padded();
+    }
+    KILN_VK(r, "allocating " + std::to_string(size_) + " bytes of device memory");
   }
   KILN_VK(vkBindBufferMemory(core_->device, buffer_, memory_, 0), "binding buffer memory");
   if (map) {

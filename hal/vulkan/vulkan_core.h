@@ -72,6 +72,9 @@ struct Core {
   // Bytes of device memory held by buffers (DeviceStats::live_bytes), under live_mu.
   std::mutex live_mu;
   uint64_t live_bytes = 0, peak_live_bytes = 0;
+  // The device's memory limit and test hook (Device::allocation_gate), asked
+  // under live_mu before each allocation.
+  std::shared_ptr<AllocationGate> gate;
 
   ~Core();
   // Both under pipelines_mu (vulkan_executable.cc).

@@ -62,6 +62,7 @@ struct InFlight {
 class VulkanDevice final : public Device {
  public:
   explicit VulkanDevice(std::shared_ptr<Core> core) : core_(std::move(core)) {
+    core_->gate = gate_;
     completion_ = std::thread([this] { CompletionLoop(); });
   }
   ~VulkanDevice() override {
