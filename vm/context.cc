@@ -276,8 +276,14 @@ Status Context::Flush() {
   // Each submission reads what the one before wrote.
   std::vector<hal::SemaphorePoint> waits;
   if (timeline_value_ > 0) waits.push_back(hal::SemaphorePoint{timeline_, timeline_value_});
-  ++timeline_value_;
-  return device_->Submit(std::move(pending_), std::move(waits), hal::SemaphorePoint{timeline_, timeline_value_});
+  // The next value is promised only once the device has the submission: a
+  // submission refused, or lost to std::bad_alloc before it was queued,
+  // leaves no value that nothing will ever signal (the next Sync would wait
+  // for it).
+  const uint64_t value = timeline_value_ + 1;
+  Status s = device_->Submit(std::move(pending_), std::move(waits), hal::SemaphorePoint{timeline_, value});
+  if (s.ok()) timeline_value_ = value;
+  return s;
 }
 
 Status Context::RecordDispatch(uint64_t output_bytes) {
@@ -387,12 +393,22 @@ Status Context::InvokeImpl(const std::string& name, size_t count, const HostTens
     }
   }
   std::vector<RefValue> results;
-  Status s = Run(f, std::move(args), &results, 0);
-  if (!s.ok()) {
+  Status s;
+  bool out_of_memory = false;
+  try {
+    s = Run(f, std::move(args), &results, 0);
+  } catch (const std::bad_alloc&) {
+    // Host memory ran out inside the interpreter (a register list, a command
+    // being recorded): cleaned up like any failed call, below, so that no
+    // half-recorded work reaches the next call.
+    out_of_memory = true;
+  }
+  if (out_of_memory || !s.ok()) {
+    results.clear();
     pending_.reset();
     pending_dispatches_ = pending_bytes_ = 0;
     (void)Sync();
-    return s;
+    return out_of_memory ? ResourceExhausted("out of host memory during the call of '" + name + "'") : s;
   }
   // Arguments may be read in place (WriteArgument): no work may still use
   // them when this returns.

@@ -71,9 +71,14 @@ void BufferPool::Release(uint8_t* block, size_t capacity) {
     std::lock_guard<std::mutex> l(mu_);
     live_ -= capacity;
     if (cached_ + capacity <= max_cached_) {
-      free_[capacity].push_back(block);
-      cached_ += capacity;
-      return;
+      // Keeping it may need memory (a free list's node or growth); Release
+      // runs in destructors, so when there is none the block is freed.
+      try {
+        free_[capacity].push_back(block);
+        cached_ += capacity;
+        return;
+      } catch (const std::bad_alloc&) {
+      }
     }
   }
   DeleteBlock(block);

@@ -265,7 +265,38 @@ class CpuDevice final : public Device {
   }
 
  private:
+  // RunCommand, with an exception from a kernel (std::bad_alloc from its
+  // scratch memory, rethrown here from whichever pool thread ran the tile)
+  // turned into a status: the submission's semaphore then fails as for any
+  // failed dispatch, instead of never being signalled (a hang) or the
+  // exception ending the queue thread (std::terminate).
+  Status RunCommandCaught(const RecordedCommand& c) {
+    try {
+      return RunCommand(c, &pool_);
+    } catch (const std::bad_alloc&) {
+      return ResourceExhausted((c.executable ? c.executable->name() : std::string("a copy")) +
+                               ": out of host memory in the kernel");
+    } catch (const std::exception& e) {
+      return Internal(std::string("a kernel threw: ") + e.what());
+    }
+  }
+  // Runs a submission and signals or fails its semaphore, whatever happens:
+  // memory running out anywhere in it (a status's text, the semaphore's
+  // bookkeeping) fails the submission rather than leaving it unsignalled
+  // (the caller would wait forever) or ending the queue thread.
   void Execute(Submission& sub) {
+    try {
+      ExecuteUnguarded(sub);
+    } catch (const std::exception& e) {
+      const bool oom = dynamic_cast<const std::bad_alloc*>(&e) != nullptr;
+      try {
+        sub.signal.semaphore->Fail(oom ? ResourceExhausted("out of host memory running a submission")
+                                       : Internal(std::string("a submission threw: ") + e.what()));
+      } catch (...) {
+      }
+    }
+  }
+  void ExecuteUnguarded(Submission& sub) {
     if (Status s = WaitForAll(sub.waits); !s.ok()) {
       sub.signal.semaphore->Fail(s);
       return;
@@ -279,7 +310,7 @@ class CpuDevice final : public Device {
     for (const auto& c : cmds) {
       DispatchSpan span;
       if (observer && !c.is_copy()) span.begin = std::chrono::steady_clock::now();
-      Status s = RunCommand(c, &pool_);
+      Status s = RunCommandCaught(c);
       if (observer && !c.is_copy() && s.ok()) {
         span.end = std::chrono::steady_clock::now();
         span.executable = c.executable.get();
@@ -305,7 +336,12 @@ class CpuDevice final : public Device {
   void Recycle(std::unique_ptr<CommandBuffer> commands) {
     static_cast<RecordedCommandBuffer&>(*commands).Reset();
     std::lock_guard<std::mutex> l(free_mu_);
-    if (free_commands_.size() < kMaxFreeCommandBuffers) free_commands_.push_back(std::move(commands));
+    if (free_commands_.size() < kMaxFreeCommandBuffers) {
+      try {
+        free_commands_.push_back(std::move(commands));
+      } catch (const std::bad_alloc&) {  // not kept for reuse: `commands` frees it
+      }
+    }
   }
   void QueueLoop() {
     for (;;) {

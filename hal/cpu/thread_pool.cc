@@ -163,7 +163,15 @@ void ThreadPool::Stop() {
 }
 
 void ThreadPool::Drain(int worker) {
-  for (int64_t task; (task = next_task_.fetch_add(1)) < num_tasks_;) (*fn_)(task, worker);
+  for (int64_t task; (task = next_task_.fetch_add(1)) < num_tasks_;) {
+    try {
+      (*fn_)(task, worker);
+    } catch (...) {
+      std::lock_guard<std::mutex> l(error_mu_);
+      if (!error_) error_ = std::current_exception();
+      next_task_.store(num_tasks_);  // the job has failed: skip what is left
+    }
+  }
 }
 
 void ThreadPool::Run(int64_t num_tasks, TaskFn fn) {
@@ -190,7 +198,13 @@ void ThreadPool::Run(int64_t num_tasks, TaskFn fn) {
     done_cv_.wait(l, [&] { return busy_workers_.load() == 0; });
   }
   fn_ = nullptr;
+  std::exception_ptr error;
+  {
+    std::lock_guard<std::mutex> l(error_mu_);
+    error.swap(error_);
+  }
   running_.store(false);
+  if (error) std::rethrow_exception(error);
 }
 
 void ThreadPool::WorkerLoop(int worker) {

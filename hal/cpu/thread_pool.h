@@ -11,6 +11,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -118,6 +119,12 @@ class ThreadPool final : public TaskRunner {
   std::atomic<bool> stopping_{false};
   const TaskFn* fn_ = nullptr;
   int64_t num_tasks_ = 0;
+  // The first exception a task of the current job threw (a kernel out of
+  // memory): the job's remaining tasks are skipped and Run rethrows it on the
+  // caller's thread once every worker is out, so nothing reaches a worker's
+  // top (std::terminate) or leaves Run while workers still use fn_.
+  std::mutex error_mu_;
+  std::exception_ptr error_;
   std::mutex mu_;
   std::condition_variable start_cv_, done_cv_;
   std::vector<std::thread> threads_;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "hwy/aligned_allocator.h"
+#include "kernels/cpu/aligned_scratch.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/kernels.h"
@@ -187,7 +188,7 @@ Status FastDot(const KernelCall& call, std::span<const int64_t> lb, std::span<co
     if (packed.get() == nullptr) {
       auto b = std::make_unique<PackedBPlan>();
       b->bytes = PackedBElements(p, t) * StorageBytes(t);
-      b->data = hwy::AllocateAligned<uint8_t>(std::max<size_t>(b->bytes, 64));
+      b->data = AllocateAlignedOrThrow<uint8_t>(std::max<size_t>(b->bytes, 64));
       PackWholeB(p, t, b->data.get());
       packed.Set(std::move(b));
     }

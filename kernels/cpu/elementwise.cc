@@ -38,6 +38,7 @@
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/cpu/elementwise.cc"
+#include "kernels/cpu/aligned_scratch.h"
 #include "kernels/cpu/hwy_targets.h"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
@@ -228,7 +229,7 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
   thread_local hwy::AlignedFreeUniquePtr<T[]> scratch;
   thread_local size_t scratch_size = 0;
   if (scratch_size < num_values * kBlock) {
-    scratch = hwy::AllocateAligned<T>(num_values * kBlock);
+    scratch = AllocateAlignedOrThrow<T>(num_values * kBlock);
     scratch_size = num_values * kBlock;
   }
   auto slot = [&](size_t v) { return scratch.get() + v * kBlock; };

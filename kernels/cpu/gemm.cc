@@ -30,6 +30,7 @@
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/cpu/gemm.cc"
+#include "kernels/cpu/aligned_scratch.h"
 #include "kernels/cpu/hwy_targets.h"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
@@ -372,9 +373,9 @@ void GemmIndependentTiles(const GemmProblem& p, TaskRunner* runner) {
   const T* packed_b = static_cast<const T*>(p.b_packed);
   std::vector<hwy::AlignedFreeUniquePtr<T[]>> apack, bpack, tile;
   for (int w = 0; w < workers; ++w) {
-    apack.push_back(hwy::AllocateAligned<T>(mc_max * kc_max));
-    bpack.push_back(hwy::AllocateAligned<T>(packed_b != nullptr ? 1 : panels_per_chunk * nr * kc_max));
-    tile.push_back(hwy::AllocateAligned<T>(kMR * nr));
+    apack.push_back(AllocateAlignedOrThrow<T>(mc_max * kc_max));
+    bpack.push_back(AllocateAlignedOrThrow<T>(packed_b != nullptr ? 1 : panels_per_chunk * nr * kc_max));
+    tile.push_back(AllocateAlignedOrThrow<T>(kMR * nr));
   }
   const int64_t tiles = p.batch * static_cast<int64_t>(ic_blocks * j_split);
   ParallelFor(runner, tiles, [&](int64_t t, int w) {
@@ -453,7 +454,7 @@ void Gemm(const GemmProblem& p) {
   const size_t nc_alloc = std::min(nc_max, (n + nr - 1) / nr * nr);
   const size_t ic_blocks = (m + kMC - 1) / kMC;
   std::vector<hwy::AlignedFreeUniquePtr<T[]>> tile;
-  for (int w = 0; w < workers; ++w) tile.push_back(hwy::AllocateAligned<T>(kMR * nr));
+  for (int w = 0; w < workers; ++w) tile.push_back(AllocateAlignedOrThrow<T>(kMR * nr));
   // A blocks: with one task per ic block, each task packs its own block into
   // its worker's buffer right before using it (it stays in L2); when column
   // chunks share an ic block, all blocks of the pc step are packed once
@@ -465,10 +466,10 @@ void Gemm(const GemmProblem& p) {
   const bool direct_a = !p.a_k_contiguous;
   const bool shared_a = !direct_a && ic_blocks < want_tasks && n > nr;
   std::vector<std::vector<const T*>> rows(static_cast<size_t>(workers));
-  auto apack = hwy::AllocateAligned<T>(direct_a ? 1 : (shared_a ? ic_blocks : static_cast<size_t>(workers)) * mc_max * kc_max);
+  auto apack = AllocateAlignedOrThrow<T>(direct_a ? 1 : (shared_a ? ic_blocks : static_cast<size_t>(workers)) * mc_max * kc_max);
   const T* packed_b = static_cast<const T*>(p.b_packed);
   const size_t all_panels = (n + nr - 1) / nr;
-  auto bpack = hwy::AllocateAligned<T>(packed_b != nullptr ? 1 : nc_alloc * kc_max);
+  auto bpack = AllocateAlignedOrThrow<T>(packed_b != nullptr ? 1 : nc_alloc * kc_max);
 
   for (int64_t bi = 0; bi < p.batch; ++bi) {
     const int64_t abase = p.a_batch[bi], bbase = p.b_batch[bi];

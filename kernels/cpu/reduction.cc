@@ -27,6 +27,7 @@
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/cpu/reduction.cc"
+#include "kernels/cpu/aligned_scratch.h"
 #include "kernels/cpu/hwy_targets.h"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
@@ -280,7 +281,7 @@ void ReduceRows(const ReduceProblem& p) {
   thread_local size_t scratch_size = 0;
   const size_t need = std::max(kChunk, p.inner);
   if (scratch_size < need) {
-    scratch = hwy::AllocateAligned<T>(need);
+    scratch = AllocateAlignedOrThrow<T>(need);
     scratch_size = need;
   }
   ElementwiseProblem e = *p.producer;

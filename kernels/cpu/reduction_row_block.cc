@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "hwy/aligned_allocator.h"
+#include "kernels/cpu/aligned_scratch.h"
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/kernels.h"
@@ -154,12 +155,14 @@ size_t ReuseProducerValues(std::vector<Step>* steps_ptr, const std::vector<std::
 uint8_t* CacheBuffer(size_t index, size_t bytes) {
   thread_local std::vector<hwy::AlignedFreeUniquePtr<uint8_t[]>> buffers;
   thread_local std::vector<size_t> sizes;
+  // Exception-safe (a failed allocation leaves both lists usable): sizes
+  // grows first, and a size is recorded only with its buffer.
   if (buffers.size() <= index) {
-    buffers.resize(index + 1);
     sizes.resize(index + 1, 0);
+    buffers.resize(index + 1);
   }
   if (sizes[index] < bytes) {
-    buffers[index] = hwy::AllocateAligned<uint8_t>(bytes);
+    buffers[index] = AllocateAlignedOrThrow<uint8_t>(bytes);
     sizes[index] = bytes;
   }
   return buffers[index].get();
@@ -279,7 +282,7 @@ bool PlanRowBlock(const KernelCall& call, RowBlockPlan* plan) {
       s.elementwise.outputs = {out.data};
     } else if (s.kind != StepKind::kAlias) {
       const size_t bytes = outer * StorageBytes(s.type);
-      buffers.push_back(hwy::AllocateAligned<uint8_t>(std::max<size_t>(bytes, 64)));
+      buffers.push_back(AllocateAlignedOrThrow<uint8_t>(std::max<size_t>(bytes, 64)));
       plan->bytes += std::max<size_t>(bytes, 64);
       result = TensorRef{s.type, u.dims, buffers.back().get(), bytes};
       if (s.kind == StepKind::kReduce) s.reduce.out = result.data;
