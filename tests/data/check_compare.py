@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Checks vm-run --compare-with=reference (ctest cli.compare_with_reference)
+on tests/data/compare_ops.mlir with random inputs: without a broken kernel
+every dispatch matches and vm-run exits 0; with one CPU kernel broken
+through the test hook KILN_TEST_BREAK_KERNEL, it exits 1 naming that
+dispatch's op and source line, and writes a repro whose program compiles and
+reproduces the difference (its command passes on the healthy kernel and
+fails on the broken one). --compare-with=cpu is refused as not supported yet.
+  check_compare.py VM_RUN KILN_COMPILE SOURCE.mlir WORK_DIR"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+
+vm_run, compile_tool, source, work = sys.argv[1:5]
+os.makedirs(work, exist_ok=True)
+env = dict(os.environ)
+env.pop("KILN_TEST_BREAK_KERNEL", None)
+# The repro's README names the tools bare.
+env["PATH"] = os.pathsep.join([os.path.dirname(os.path.abspath(vm_run)), os.path.dirname(os.path.abspath(compile_tool)),
+                               env.get("PATH", "")])
+module = os.path.join(work, "compare_ops.kiln")
+subprocess.run([compile_tool, source, "-o", module, "--target=cpu"], check=True, env=env)
+
+rng = np.random.default_rng(5)
+inputs = {
+    "main": [rng.standard_normal((5, 7), dtype=np.float32), rng.standard_normal((7, 3), dtype=np.float32),
+             rng.standard_normal(3, dtype=np.float32)],
+    "affine": [rng.standard_normal((3, 9), dtype=np.float32), rng.standard_normal((9, 4), dtype=np.float32),
+               rng.standard_normal(4, dtype=np.float32)],
+    "ints": [rng.integers(-50, 50, 11, dtype=np.int32), rng.integers(-50, 50, 11, dtype=np.int32)],
+}
+args = {}
+for fn, arrays in inputs.items():
+    args[fn] = []
+    for i, a in enumerate(arrays):
+        path = os.path.join(work, f"{fn}_in{i}.npy")
+        np.save(path, a)
+        args[fn].append("--input=@" + path)
+
+
+def run(fn, broken=None, extra=(), mode="reference"):
+    e = dict(env)
+    if broken:
+        e["KILN_TEST_BREAK_KERNEL"] = broken
+    return subprocess.run([vm_run, module, "--function=" + fn, "--compare-with=" + mode, *args[fn], *extra],
+                          capture_output=True, text=True, env=e)
+
+
+dispatches = {"main": 4, "affine": 1, "ints": 1}
+for fn, n in dispatches.items():
+    r = run(fn)
+    assert r.returncode == 0, (fn, r.stdout, r.stderr)
+    assert f"compare-with=reference: {n} of {n} dispatches compared, all within tolerance" in r.stderr, r.stderr
+
+# (function, kernel, which dispatch, line:col)
+cases = [("main", "stablehlo.dot_general", 1, "6:8"), ("main", "kiln.elementwise", 2, "9:8"),
+         ("main", "stablehlo.reduce", 3, "11:8"), ("main", "stablehlo.transpose", 4, "12:9"),
+         ("affine", "stablehlo.dot_general", 1, "22:8"), ("ints", "stablehlo.reduce", 1, "29:8")]
+for fn, kernel, k, where in cases:
+    repro = os.path.join(work, f"repro_{fn}_{k}")
+    shutil.rmtree(repro, ignore_errors=True)
+    r = run(fn, kernel, ["--compare-repro-dir=" + repro])
+    assert r.returncode == 1, (fn, kernel, r.stdout, r.stderr)
+    first = f"dispatch {k} differs from the reference: {kernel}"
+    assert r.stderr.startswith(first), (first, r.stderr)
+    line = r.stderr.splitlines()[0]
+    assert re.search(rf" in @{fn} at \S*compare_ops\.mlir:{where}$", line), (where, line)
+    assert re.search(r"elements differ; max abs error [0-9.e+-]+, max rel error", r.stderr), r.stderr
+    readme = open(os.path.join(repro, "README.txt")).read()
+    command = re.search(r"To reproduce:\n  (.*)\n", readme)
+    assert command and os.path.exists(os.path.join(repro, "repro.mlir")), readme
+    ok = subprocess.run(["sh", "-c", command.group(1)], capture_output=True, text=True, env=env)
+    assert ok.returncode == 0 and "matched the expected output" in ok.stderr, (kernel, ok.stdout, ok.stderr)
+    bad = subprocess.run(["sh", "-c", command.group(1)], capture_output=True, text=True,
+                         env=dict(env, KILN_TEST_BREAK_KERNEL=kernel))
+    assert bad.returncode == 1 and "differs from the expected output" in bad.stderr, (kernel, bad.stdout, bad.stderr)
+
+# The repro of the product holds the reference's result: numpy agrees.
+x, w = (np.load(os.path.join(work, "repro_main_1", f"input{i}.npy")) for i in range(2))
+want = np.load(os.path.join(work, "repro_main_1", "expected0.npy"))
+assert np.allclose(x @ w, want, rtol=1e-5, atol=1e-5), (x @ w, want)
+# The fused chain's repro holds its ops.
+text = open(os.path.join(work, "repro_main_2", "repro.mlir")).read()
+assert all(op in text for op in ('"stablehlo.add"', '"stablehlo.tanh"', '"stablehlo.broadcast_in_dim"')), text
+
+r = run("main", mode="cpu")
+assert r.returncode == 1 and "--compare-with=cpu" in r.stderr and "not supported yet" in r.stderr, r.stderr
+r = run("main", mode="gpu")
+assert r.returncode == 1 and "--compare-with takes 'reference', not 'gpu'" in r.stderr, r.stderr
+print("compare-with: ok")
