@@ -32,6 +32,7 @@ inputs = {
     "affine": [rng.standard_normal((3, 9), dtype=np.float32), rng.standard_normal((9, 4), dtype=np.float32),
                rng.standard_normal(4, dtype=np.float32)],
     "ints": [rng.integers(-50, 50, 11, dtype=np.int32), rng.integers(-50, 50, 11, dtype=np.int32)],
+    "softmax": [rng.standard_normal((6, 13), dtype=np.float32)],
 }
 args = {}
 for fn, arrays in inputs.items():
@@ -50,7 +51,7 @@ def run(fn, broken=None, extra=(), mode="reference"):
                           capture_output=True, text=True, env=e)
 
 
-dispatches = {"main": 4, "affine": 1, "ints": 1}
+dispatches = {"main": 4, "affine": 1, "ints": 1, "softmax": 1}
 for fn, n in dispatches.items():
     r = run(fn)
     assert r.returncode == 0, (fn, r.stdout, r.stderr)
@@ -59,7 +60,7 @@ for fn, n in dispatches.items():
 # (function, kernel, which dispatch, line:col)
 cases = [("main", "stablehlo.dot_general", 1, "6:8"), ("main", "kiln.elementwise", 2, "9:8"),
          ("main", "stablehlo.reduce", 3, "11:8"), ("main", "stablehlo.transpose", 4, "12:9"),
-         ("affine", "stablehlo.dot_general", 1, "22:8"), ("ints", "stablehlo.reduce", 1, "29:8")]
+         ("affine", "stablehlo.dot_general", 1, "22:8"), ("ints", "stablehlo.reduce", 1, "29:8"), ("softmax", "kiln.row_block", 1, "43:8")]
 for fn, kernel, k, where in cases:
     repro = os.path.join(work, f"repro_{fn}_{k}")
     shutil.rmtree(repro, ignore_errors=True)
@@ -86,6 +87,31 @@ assert np.allclose(x @ w, want, rtol=1e-5, atol=1e-5), (x @ w, want)
 # The fused chain's repro holds its ops.
 text = open(os.path.join(work, "repro_main_2", "repro.mlir")).read()
 assert all(op in text for op in ('"stablehlo.add"', '"stablehlo.tanh"', '"stablehlo.broadcast_in_dim"')), text
+
+# The row block's repro holds the softmax: numpy agrees with its reference output.
+x = np.load(os.path.join(work, "repro_softmax_1", "input0.npy"))
+e = np.exp(x - x.max(axis=1, keepdims=True))
+assert np.allclose(e / e.sum(axis=1, keepdims=True), np.load(os.path.join(work, "repro_softmax_1", "expected0.npy")),
+                   rtol=1e-5, atol=1e-6)
+
+# A module whose source is gone: the .npy files and why there is no
+# program; --compare-source names the file.
+gone_src = os.path.join(work, "gone.mlir")
+shutil.copy(source, gone_src)
+gone = os.path.join(work, "gone.kiln")
+subprocess.run([compile_tool, gone_src, "-o", gone, "--target=cpu"], check=True, env=env)
+os.remove(gone_src)
+for extra, has_program in (([], False), (["--compare-source=" + source], True)):
+    repro = os.path.join(work, "repro_gone")
+    shutil.rmtree(repro, ignore_errors=True)
+    r = subprocess.run([vm_run, gone, "--compare-with=reference", "--compare-repro-dir=" + repro, *args["main"], *extra],
+                       capture_output=True, text=True, env=dict(env, KILN_TEST_BREAK_KERNEL="stablehlo.transpose"))
+    assert r.returncode == 1 and "dispatch 4 differs from the reference: stablehlo.transpose" in r.stderr, r.stderr
+    assert os.path.exists(os.path.join(repro, "repro.mlir")) == has_program, (extra, r.stderr)
+    assert os.path.exists(os.path.join(repro, "input0.npy")) and os.path.exists(os.path.join(repro, "expected0.npy"))
+    if not has_program:
+        assert "(no repro.mlir: the module's source file '" + gone_src + "' was not found (give it with --compare-source))" \
+            in r.stderr, r.stderr
 
 r = run("main", mode="cpu")
 assert r.returncode == 1 and "--compare-with=cpu" in r.stderr and "not supported yet" in r.stderr, r.stderr

@@ -29,3 +29,17 @@ func.func public @ints(%a: tensor<11xi32>, %b: tensor<11xi32>) -> tensor<i32> {
   %r = stablehlo.reduce(%m init: %z) applies stablehlo.add across dimensions = [0] : (tensor<11xi32>, tensor<i32>) -> tensor<i32>
   return %r : tensor<i32>
 }
+// Softmax over rows: one kiln.row_block dispatch (two reduces and the
+// elementwise ops between them), at the divide's line.
+func.func public @softmax(%x: tensor<6x13xf32>) -> tensor<6x13xf32> {
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %m = stablehlo.reduce(%x init: %ninf) applies stablehlo.maximum across dimensions = [1] : (tensor<6x13xf32>, tensor<f32>) -> tensor<6xf32>
+  %mb = stablehlo.broadcast_in_dim %m, dims = [0] : (tensor<6xf32>) -> tensor<6x13xf32>
+  %e0 = stablehlo.subtract %x, %mb : tensor<6x13xf32>
+  %e = stablehlo.exponential %e0 : tensor<6x13xf32>
+  %z = stablehlo.reduce(%e init: %zero) applies stablehlo.add across dimensions = [1] : (tensor<6x13xf32>, tensor<f32>) -> tensor<6xf32>
+  %zb = stablehlo.broadcast_in_dim %z, dims = [0] : (tensor<6xf32>) -> tensor<6x13xf32>
+  %p = stablehlo.divide %e, %zb : tensor<6x13xf32>
+  return %p : tensor<6x13xf32>
+}
