@@ -1,16 +1,17 @@
 // vm-run OUT.kiln [--function=NAME] [--device=cpu|vulkan[:N]] [--input=...]... [--output=@file.npy]...
 //        [--expected-output=...]... [--atol=X] [--rtol=X] [--profile] [--trace=FILE]
 //        [--replicas=N --partitions=M] [--collective-timeout=SECONDS] [--timeout=SECONDS]
-//        [--compare-with=reference [--compare-repro-dir=DIR] [--compare-source=FILE]]
+//        [--compare-with=reference|cpu [--compare-repro-dir=DIR] [--compare-source=FILE]]
 //
 // --expected-output (one per result, in order, written like an --input
 // value) compares each result with a golden tensor (tools/common/
 // expected_output.h) and exits 1 at a mismatch, naming the first element
 // that differs.
 //
-// --compare-with=reference runs every dispatch on the reference kernels too
-// and reports the first that differs, with a repro directory
-// (tools/common/compare_option.h); exit 1 where one differs.
+// --compare-with=reference (cpu device) runs every dispatch on the reference
+// kernels too, =cpu (vulkan device) on the CPU kernels, and reports the
+// first that differs, with a repro directory (tools/common/compare_option.h);
+// exit 1 where one differs.
 //
 // With a process grid of more than one process (the flags, or the module's
 // mhlo.num_replicas / mhlo.num_partitions), the function runs on every grid
@@ -30,6 +31,7 @@
 #include "tools/common/input_parse.h"
 #include "tools/common/parameters_option.h"
 #include "tools/common/profiling.h"
+#include "tools/common/stepping_device.h"
 #include "tools/common/grid_support.h"
 #include "tools/common/guarded_main.h"
 #include "tools/common/tool_support.h"
@@ -225,6 +227,8 @@ int Main(int argc, char** argv) {
   auto device = kiln::tools::CreateDevice(device_spec, threads);
   if (!device.ok()) return Fail(device.status().message());
   if (auto s = compare.Check((*device)->name(), (*dist)->active() ? 2 : grid->size()); !s.ok()) return Fail(s.message());
+  // The Vulkan device reports no dispatches: run its work one dispatch at a time.
+  if (compare.with == "cpu") *device = kiln::tools::MakeSteppingDevice(std::move(*device));
 
   // Inputs per process (the same text for all unless it names the process).
   std::vector<std::vector<kiln::vm::HostTensor>> args(grid->size());

@@ -5,8 +5,11 @@ every dispatch matches and vm-run exits 0; with one CPU kernel broken
 through the test hook KILN_TEST_BREAK_KERNEL, it exits 1 naming that
 dispatch's op and source line, and writes a repro whose program compiles and
 reproduces the difference (its command passes on the healthy kernel and
-fails on the broken one). --compare-with=cpu is refused as not supported yet.
-  check_compare.py VM_RUN KILN_COMPILE SOURCE.mlir WORK_DIR"""
+fails on the broken one).
+With "vulkan" after the arguments it checks --compare-with=cpu instead: the
+Vulkan device's dispatches against the CPU kernels, the hook breaking the CPU
+side, whose repro then fails on Vulkan and passes on the broken CPU kernel.
+  check_compare.py VM_RUN KILN_COMPILE SOURCE.mlir WORK_DIR [vulkan]"""
 import os
 import re
 import shutil
@@ -16,14 +19,15 @@ import sys
 import numpy as np
 
 vm_run, compile_tool, source, work = sys.argv[1:5]
+vulkan = sys.argv[5:6] == ["vulkan"]
 os.makedirs(work, exist_ok=True)
 env = dict(os.environ)
 env.pop("KILN_TEST_BREAK_KERNEL", None)
 # The repro's README names the tools bare.
 env["PATH"] = os.pathsep.join([os.path.dirname(os.path.abspath(vm_run)), os.path.dirname(os.path.abspath(compile_tool)),
                                env.get("PATH", "")])
-module = os.path.join(work, "compare_ops.kiln")
-subprocess.run([compile_tool, source, "-o", module, "--target=cpu"], check=True, env=env)
+module = os.path.join(work, "compare_ops_vulkan.kiln" if vulkan else "compare_ops.kiln")
+subprocess.run([compile_tool, source, "-o", module] + ([] if vulkan else ["--target=cpu"]), check=True, env=env)
 
 rng = np.random.default_rng(5)
 inputs = {
@@ -43,15 +47,44 @@ for fn, arrays in inputs.items():
         args[fn].append("--input=@" + path)
 
 
-def run(fn, broken=None, extra=(), mode="reference"):
+def run(fn, broken=None, extra=(), mode="reference", device="cpu"):
     e = dict(env)
     if broken:
         e["KILN_TEST_BREAK_KERNEL"] = broken
-    return subprocess.run([vm_run, module, "--function=" + fn, "--compare-with=" + mode, *args[fn], *extra],
-                          capture_output=True, text=True, env=e)
+    r = subprocess.run([vm_run, module, "--function=" + fn, "--device=" + device, "--compare-with=" + mode,
+                        *args[fn], *extra], capture_output=True, text=True, env=e)
+    assert "Vulkan validation:" not in r.stderr, r.stderr  # KILN_VULKAN_VALIDATION=1 (ctest) reports there
+    return r
 
 
 dispatches = {"main": 4, "affine": 1, "ints": 1, "softmax": 1}
+if vulkan:
+    for fn, n in dispatches.items():
+        r = run(fn, mode="cpu", device="vulkan")
+        assert r.returncode == 0, (fn, r.stdout, r.stderr)
+        assert f"compare-with=cpu: {n} of {n} dispatches compared, all within tolerance" in r.stderr, r.stderr
+    for fn, kernel, k, where in [("main", "kiln.elementwise", 2, "9:8"), ("affine", "stablehlo.dot_general", 1, "22:8"),
+                                 ("softmax", "kiln.row_block", 1, "43:8")]:
+        repro = os.path.join(work, f"vulkan_repro_{fn}_{k}")
+        shutil.rmtree(repro, ignore_errors=True)
+        r = run(fn, kernel, ["--compare-repro-dir=" + repro], mode="cpu", device="vulkan")
+        assert r.returncode == 1, (fn, kernel, r.stdout, r.stderr)
+        line = r.stderr.splitlines()[0]
+        assert line.startswith(f"dispatch {k} differs from the cpu kernel: {kernel}"), line
+        assert re.search(rf" in @{fn} at \S*compare_ops\.mlir:{where}$", line), (where, line)
+        command = re.search(r"To reproduce:\n  (.*)\n", open(os.path.join(repro, "README.txt")).read()).group(1)
+        assert "--device=vulkan" in command, command
+        on_vulkan = subprocess.run(["sh", "-c", command], capture_output=True, text=True, env=env)
+        assert on_vulkan.returncode == 1 and "differs from the expected output" in on_vulkan.stderr, on_vulkan.stderr
+        on_cpu = subprocess.run(["sh", "-c", command.replace("--device=vulkan", "--device=cpu")], capture_output=True,
+                                text=True, env=dict(env, KILN_TEST_BREAK_KERNEL=kernel))
+        assert on_cpu.returncode == 0 and "matched the expected output" in on_cpu.stderr, on_cpu.stderr
+    r = run("main", device="vulkan")
+    assert r.returncode == 1 and "--compare-with=reference runs on the cpu device only" in r.stderr, r.stderr
+    print("compare-with=cpu: ok")
+    sys.exit(0)
+
+
 for fn, n in dispatches.items():
     r = run(fn)
     assert r.returncode == 0, (fn, r.stdout, r.stderr)
@@ -114,7 +147,7 @@ for extra, has_program in (([], False), (["--compare-source=" + source], True)):
             in r.stderr, r.stderr
 
 r = run("main", mode="cpu")
-assert r.returncode == 1 and "--compare-with=cpu" in r.stderr and "not supported yet" in r.stderr, r.stderr
+assert r.returncode == 1 and "--compare-with=cpu compares a vulkan run with the cpu device's kernels" in r.stderr, r.stderr
 r = run("main", mode="gpu")
-assert r.returncode == 1 and "--compare-with takes 'reference', not 'gpu'" in r.stderr, r.stderr
+assert r.returncode == 1 and "--compare-with takes 'reference' or 'cpu', not 'gpu'" in r.stderr, r.stderr
 print("compare-with: ok")

@@ -34,8 +34,8 @@ std::string FindSource(const std::string& given, const vm::LoadedModule& module,
 
 void CompareFlags::Add(CommandLine& cli) {
   cli.Text("--compare-with", &with,
-           "reference: run every dispatch on the reference kernels too and report the first whose result differs "
-           "(--atol/--rtol, else per type), with a repro");
+           "reference (cpu device): run every dispatch on the reference kernels too and report the first whose result "
+           "differs (--atol/--rtol, else per type), with a repro; cpu (vulkan device): the same with the cpu kernels");
   cli.Text("--compare-repro-dir", &repro_dir,
            "where --compare-with writes the repro of the first differing dispatch (default: kiln-repro beside the "
            "first --output, else ./kiln-repro)");
@@ -45,14 +45,15 @@ void CompareFlags::Add(CommandLine& cli) {
 
 Status CompareFlags::Check(const std::string& device_name, uint32_t processes) const {
   if (with.empty()) return Status::Ok();
-  if (with == "cpu")
-    return Unimplemented(
-        "--compare-with=cpu (a Vulkan run checked against the cpu device) is not supported yet; "
-        "--compare-with=reference checks the cpu device's kernels");
-  if (with != "reference") return InvalidArgument("--compare-with takes 'reference', not '" + with + "'");
-  if (device_name.rfind("cpu", 0) != 0)
+  if (with != "reference" && with != "cpu")
+    return InvalidArgument("--compare-with takes 'reference' or 'cpu', not '" + with + "'");
+  const bool cpu = device_name.rfind("cpu", 0) == 0, vulkan = device_name.rfind("vulkan", 0) == 0;
+  if (with == "reference" && !cpu)
     return Unimplemented("--compare-with=reference runs on the cpu device only (this run's device: " + device_name +
-                         ")");
+                         "); --compare-with=cpu compares a vulkan run with the cpu device's kernels");
+  if (with == "cpu" && !vulkan)
+    return InvalidArgument("--compare-with=cpu compares a vulkan run with the cpu device's kernels (this run's device: " +
+                           device_name + "); on the cpu device, --compare-with=reference");
   if (processes > 1)
     return InvalidArgument("--compare-with compares a run of one process, not a grid of " + std::to_string(processes));
   return Status::Ok();
@@ -61,7 +62,8 @@ Status CompareFlags::Check(const std::string& device_name, uint32_t processes) c
 StatusOr<std::shared_ptr<DispatchComparer>> CompareFlags::Start(std::shared_ptr<const vm::LoadedModule> module,
                                                                 hal::Device* device, CompareTolerance tolerance,
                                                                 std::shared_ptr<hal::DispatchObserver> next) const {
-  auto comparer = std::make_shared<DispatchComparer>(std::move(module), device, tolerance, std::move(next));
+  auto comparer = std::make_shared<DispatchComparer>(std::move(module), device, tolerance, std::move(next),
+                                                     with == "cpu" ? CompareAgainst::kCpu : CompareAgainst::kReference);
   if (!device->SetDispatchObserver(comparer))
     return Unimplemented("the " + device->name() + " device does not report its dispatches: --compare-with needs it");
   return comparer;
@@ -96,7 +98,7 @@ bool CompareFlags::Finish(const DispatchComparer& comparer, const vm::LoadedModu
     const std::filesystem::path parent = std::filesystem::path(first).parent_path();
     dir = (parent.empty() ? std::filesystem::path("kiln-repro") : parent / "kiln-repro").string();
   }
-  auto commands = WriteReproDir(dir, m, files, comparer.tolerance());
+  auto commands = WriteReproDir(dir, m, files, comparer.tolerance(), comparer.against());
   if (!commands.ok()) {
     std::cerr << "error: --compare-with: " << commands.status().message() << "\n";
     return false;

@@ -1,5 +1,6 @@
 // vm-run's --compare-with, --compare-repro-dir and --compare-source
-// (docs/debugging.md): run every dispatch on the reference kernels too and
+// (docs/debugging.md): run every dispatch on the host's kernels too (the
+// reference kernels for a cpu run, the CPU kernels for a vulkan run) and
 // report the first that differs (tools/common/dispatch_compare.h), with a
 // repro directory (tools/common/dispatch_repro.h).
 #pragma once
@@ -30,7 +31,8 @@ struct CompareFlags {
 
   void Add(CommandLine& cli);
   bool on() const { return !with.empty(); }
-  // What this run can compare: reference kernels on the cpu device, one
+  // What this run can compare: =reference on the cpu device, =cpu on a
+  // vulkan device (which vm-run then wraps in MakeSteppingDevice), one
   // process. `device_name`: the device's name() ("cpu (inline, ...)").
   Status Check(const std::string& device_name, uint32_t processes) const;
   // The comparer, observing `device`'s dispatches (and passing them on to

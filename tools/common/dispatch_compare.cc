@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "hal/cpu/break_kernel.h"
+#include "kernels/cpu/registry.h"
 #include "kernels/reference/registry.h"
 #include "kernels/scalar/scalar.h"
 #include "vm/bytecode.h"
@@ -131,8 +133,9 @@ std::string FusedOps(const KernelParams& params) {
 }
 
 DispatchComparer::DispatchComparer(std::shared_ptr<const vm::LoadedModule> module, hal::Device* device,
-                                   CompareTolerance tolerance, std::shared_ptr<hal::DispatchObserver> next)
-    : module_(std::move(module)), device_(device), tolerance_(tolerance), next_(std::move(next)) {}
+                                   CompareTolerance tolerance, std::shared_ptr<hal::DispatchObserver> next,
+                                   CompareAgainst against)
+    : module_(std::move(module)), device_(device), tolerance_(tolerance), next_(std::move(next)), against_(against) {}
 
 void DispatchComparer::BeforeDispatch(const hal::DispatchSpan& span) {
   if (next_) next_->BeforeDispatch(span);
@@ -172,7 +175,10 @@ void DispatchComparer::OnDispatch(const hal::DispatchSpan& span) {
     return;
   }
   const KernelParams& params = module_->executables[in.operands[0].value];
-  const KernelFn reference = ref::FindReferenceKernel(params.kernel);
+  // As the CPU device chooses (hal/cpu/cpu_device.cc): its fast kernel
+  // where one applies, else the reference.
+  KernelFn reference = against_ == CompareAgainst::kCpu ? cpu::FindCpuKernel(params) : nullptr;
+  if (!reference) reference = ref::FindReferenceKernel(params.kernel);
   if (!reference) {
     ++without_reference_;
     if (std::find(no_reference_kernels_.begin(), no_reference_kernels_.end(), params.kernel) ==
@@ -206,9 +212,12 @@ void DispatchComparer::OnDispatch(const hal::DispatchSpan& span) {
   for (auto& t : m.want) outs.push_back(Ref(t));
   Status s = reference(KernelCall{params, ins, outs, nullptr, /*without_epilogue=*/false, nullptr});
   if (!s.ok()) {
-    error_ = Status(s.code(), "the reference kernel of " + params.kernel + " failed: " + s.message());
+    error_ = Status(s.code(), std::string(against_ == CompareAgainst::kCpu ? "the cpu" : "the reference") +
+                                  " kernel of " + params.kernel + " failed: " + s.message());
     return;
   }
+  // The test hook breaks the CPU kernel wherever it runs (hal/cpu/break_kernel.h).
+  if (against_ == CompareAgainst::kCpu && hal::KernelBrokenForTest(params.kernel)) hal::BreakOutputsForTest(outs);
   ++compared_;
   for (size_t o = 0; o < m.got.size(); ++o)
     if (CompareOutput(&m, o, tolerance_)) {
@@ -219,7 +228,8 @@ void DispatchComparer::OnDispatch(const hal::DispatchSpan& span) {
 
 std::string DispatchComparer::Describe(const DispatchMismatch& m) const {
   const std::string fused = FusedOps(*m.params);
-  std::string s = "dispatch " + std::to_string(m.dispatch) + " differs from the reference: " + m.params->kernel;
+  std::string s = "dispatch " + std::to_string(m.dispatch) + " differs from the " +
+                  (against_ == CompareAgainst::kCpu ? "cpu kernel" : "reference") + ": " + m.params->kernel;
   if (!fused.empty()) s += " (fused: " + fused + ")";
   s += " in @" + m.function + " at ";
   std::string where = m.source_file.empty() ? "<unknown file>" : m.source_file;
@@ -232,7 +242,7 @@ std::string DispatchComparer::Describe(const DispatchMismatch& m) const {
   s += "  inputs: (" + ins + ") -> " + outs + "\n";
   const vm::HostTensor& g = m.got[m.output];
   s += "  output " + std::to_string(m.output) + ", element " + Index(g.dims, m.index) + " (flat " +
-       std::to_string(m.index) + "): got " + vm::FormatElement(g, m.index) + ", reference " +
+       std::to_string(m.index) + "): got " + vm::FormatElement(g, m.index) + (against_ == CompareAgainst::kCpu ? ", cpu " : ", reference ") +
        vm::FormatElement(m.want[m.output], m.index) + "\n";
   s += "  " + std::to_string(m.differing) + " of " + std::to_string(g.NumElements()) +
        " elements differ; max abs error " + Num(m.max_abs) + ", max rel error " + Num(m.max_rel);
@@ -243,12 +253,13 @@ std::string DispatchComparer::Describe(const DispatchMismatch& m) const {
 
 std::string DispatchComparer::Report() const {
   if (mismatch_) return Describe(*mismatch_);
-  std::string s = "compare-with=reference: " + std::to_string(compared_) + " of " + std::to_string(dispatches_) +
+  std::string s = std::string(against_ == CompareAgainst::kCpu ? "compare-with=cpu: " : "compare-with=reference: ") +
+                  std::to_string(compared_) + " of " + std::to_string(dispatches_) +
                   " dispatches compared, all within tolerance";
   if (without_reference_) {
     std::string names;
     for (const auto& k : no_reference_kernels_) names += (names.empty() ? "" : ", ") + k;
-    s += "; " + std::to_string(without_reference_) + " without a reference kernel in this build (" + names + ")";
+    s += "; " + std::to_string(without_reference_) + " without a host kernel in this build (" + names + ")";
   }
   return s + "\n";
 }

@@ -1,7 +1,9 @@
-// vm-run --compare-with=reference: every dispatch the CPU device runs runs a
-// second time on the reference kernels (kernels/reference), on copies of its
-// inputs taken just before it ran, and its outputs are compared with the
-// reference's. The first dispatch that differs beyond tolerance is kept,
+// vm-run --compare-with: every dispatch a device runs runs a second time on
+// the host, on copies of its inputs taken just before it ran, and its
+// outputs are compared with the host's: =reference on the CPU device runs
+// the reference kernels (kernels/reference); =cpu on the Vulkan device (run
+// one dispatch at a time: tools/common/stepping_device.h) runs the kernels
+// the CPU device would. The first dispatch that differs beyond tolerance is kept,
 // with its op, where it is in the source, its inputs and both outputs, for
 // the report and the repro directory (tools/common/dispatch_repro.h).
 // Comparing stops there; the run itself goes on.
@@ -33,6 +35,12 @@ struct CompareTolerance {
   double Rtol(ElementType t) const;
 };
 
+// What the device's dispatches are compared with.
+enum class CompareAgainst {
+  kReference,  // the reference kernels
+  kCpu,        // the CPU device's kernels (its fast kernel where one applies)
+};
+
 struct DispatchMismatch {
   size_t dispatch = 0;  // 1-based, in the order the device ran them
   const KernelParams* params = nullptr;
@@ -40,7 +48,7 @@ struct DispatchMismatch {
   std::string source_file;   // as the module records it (may be empty)
   uint32_t line = 0, col = 0;  // 0 if unknown
   std::vector<vm::HostTensor> inputs;
-  std::vector<vm::HostTensor> got, want;  // the device's and the reference's outputs
+  std::vector<vm::HostTensor> got, want;  // the device's outputs and the host kernel's
   size_t output = 0;   // the first output that differs,
   int64_t index = 0;   // its first differing element (flat, row-major)
   int64_t differing = 0;  // elements of that output beyond tolerance
@@ -53,7 +61,7 @@ class DispatchComparer final : public hal::DispatchObserver {
   // through Download). `next`: another observer (the profiler) that sees
   // every dispatch as well, or null.
   DispatchComparer(std::shared_ptr<const vm::LoadedModule> module, hal::Device* device, CompareTolerance tolerance,
-                   std::shared_ptr<hal::DispatchObserver> next);
+                   std::shared_ptr<hal::DispatchObserver> next, CompareAgainst against = CompareAgainst::kReference);
 
   void BeforeDispatch(const hal::DispatchSpan& span) override;
   void OnDispatch(const hal::DispatchSpan& span) override;
@@ -68,6 +76,7 @@ class DispatchComparer final : public hal::DispatchObserver {
   // reference kernel's error), or Ok.
   const Status& error() const { return error_; }
   const CompareTolerance& tolerance() const { return tolerance_; }
+  CompareAgainst against() const { return against_; }
 
  private:
   std::string Describe(const DispatchMismatch& m) const;
@@ -76,6 +85,7 @@ class DispatchComparer final : public hal::DispatchObserver {
   hal::Device* device_;
   CompareTolerance tolerance_;
   std::shared_ptr<hal::DispatchObserver> next_;
+  CompareAgainst against_;
   std::mutex mu_;
   std::vector<vm::HostTensor> pending_inputs_;  // of the dispatch that is running
   bool have_pending_ = false;

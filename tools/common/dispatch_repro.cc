@@ -27,7 +27,7 @@ std::string Num(double v) {
 }  // namespace
 
 StatusOr<std::string> WriteReproDir(const std::string& dir, const DispatchMismatch& m, const ReproFiles& files,
-                                    const CompareTolerance& tolerance) {
+                                    const CompareTolerance& tolerance, CompareAgainst against) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return InvalidArgument("could not make the repro directory '" + dir + "': " + ec.message());
@@ -48,16 +48,19 @@ StatusOr<std::string> WriteReproDir(const std::string& dir, const DispatchMismat
     atol = std::max(atol, tolerance.Atol(m.want[k].type));
     rtol = std::max(rtol, tolerance.Rtol(m.want[k].type));
   }
-  std::string readme = "The first dispatch of a vm-run --compare-with=reference run whose result differed from the\n"
-                       "reference kernels': " + m.params->kernel + " in @" + m.function + " at " +
+  const bool cpu = against == CompareAgainst::kCpu;
+  std::string readme = std::string("The first dispatch of a vm-run --compare-with=") + (cpu ? "cpu" : "reference") +
+                       " run whose result differed from the\n" + (cpu ? "cpu" : "reference") +
+                       " kernels': " + m.params->kernel + " in @" + m.function + " at " +
                        (m.source_file.empty() ? "<unknown file>" : m.source_file) + ":" + std::to_string(m.line) +
                        ":" + std::to_string(m.col) + ".\n"
-                       "input<i>.npy: its inputs; expected<k>.npy: the reference kernel's outputs; got<k>.npy: the device's.\n";
+                       "input<i>.npy: its inputs; expected<k>.npy: the " + (cpu ? "cpu" : "reference") +
+                       " kernel's outputs; got<k>.npy: the device's.\n";
   std::string commands;
   if (files.mlir) {
     KILN_RETURN_IF_ERROR(WriteText(base + "repro.mlir", *files.mlir));
-    commands = "kiln-compile " + base + "repro.mlir -o " + base + "repro.kiln --target=cpu && vm-run " + base +
-               "repro.kiln" + inputs + expected + " --atol=" + Num(atol) + " --rtol=" + Num(rtol);
+    commands = "kiln-compile " + base + "repro.mlir -o " + base + "repro.kiln" + (cpu ? "" : " --target=cpu") +
+               " && vm-run " + base + "repro.kiln" + (cpu ? " --device=vulkan" : "") + inputs + expected + " --atol=" + Num(atol) + " --rtol=" + Num(rtol);
     readme += "repro.mlir: the op (for a fused dispatch, its fused region) alone. To reproduce:\n  " + commands + "\n";
   } else {
     commands = "(no repro.mlir: " + files.why + ")";

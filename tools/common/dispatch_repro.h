@@ -22,10 +22,11 @@ struct ReproFiles {
 
 // Writes into `dir` (made if missing): input<i>.npy for the program's
 // arguments (every input when there is no program), expected<k>.npy (the
-// reference kernel's outputs), got<k>.npy (the device's), repro.mlir and
-// README.txt. Returns the commands that reproduce the difference (or a note
+// reference or cpu kernel's outputs), got<k>.npy (the device's), repro.mlir
+// and README.txt; the command runs the program on the device compared
+// (cpu for =reference, vulkan for =cpu). Returns the commands that reproduce the difference (or a note
 // that no program was written), for the report.
 StatusOr<std::string> WriteReproDir(const std::string& dir, const DispatchMismatch& m, const ReproFiles& files,
-                                    const CompareTolerance& tolerance);
+                                    const CompareTolerance& tolerance, CompareAgainst against);
 
 }  // namespace kiln::tools
