@@ -305,7 +305,11 @@ int Main(int argc, char** argv) {
     }
     auto results = (*context)->Invoke(function, args[0], opts);
     if (profiler || comparer) (*device)->SetDispatchObserver(nullptr);
-    if (!results.ok()) return Fail(results.status().message());
+    if (!results.ok()) {
+      // A dispatch that differed before the failure may be its cause.
+      if (comparer && comparer->mismatch()) compare.Finish(*comparer, **module, module_path, outputs, ReproBuilder());
+      return Fail(results.status().message());
+    }
     if (!Emit(*results, outputs, 0, 0, 1, print_max)) return 1;
     if (profiler)
       if (auto s = profiling.Finish(*profiler); !s.ok()) return Fail(s.message());

@@ -5,7 +5,8 @@ every dispatch matches and vm-run exits 0; with one CPU kernel broken
 through the test hook KILN_TEST_BREAK_KERNEL, it exits 1 naming that
 dispatch's op and source line, and writes a repro whose program compiles and
 reproduces the difference (its command passes on the healthy kernel and
-fails on the broken one).
+fails on the broken one); a run that times out after a dispatch differed still
+reports it.
 With "vulkan" after the arguments it checks --compare-with=cpu instead: the
 Vulkan device's dispatches against the CPU kernels, the hook breaking the CPU
 side, whose repro then fails on Vulkan and passes on the broken CPU kernel.
@@ -145,6 +146,21 @@ for extra, has_program in (([], False), (["--compare-source=" + source], True)):
     if not has_program:
         assert "(no repro.mlir: the module's source file '" + gone_src + "' was not found (give it with --compare-source))" \
             in r.stderr, r.stderr
+
+# A run that fails (here: times out in a loop that never ends) after a
+# dispatch differed still reports it; the op is inside the loop's body.
+endless = os.path.join(work, "endless.kiln")
+subprocess.run([compile_tool, os.path.join(os.path.dirname(source), "endless.mlir"), "-o", endless, "--target=cpu"],
+               check=True, env=env)
+repro = os.path.join(work, "repro_endless")
+shutil.rmtree(repro, ignore_errors=True)
+r = subprocess.run([vm_run, endless, "--function=spin_tensor", "--input=64xf32=0.5", "--timeout=0.5",
+                    "--compare-with=reference", "--compare-repro-dir=" + repro], capture_output=True, text=True,
+                   env=dict(env, KILN_TEST_BREAK_KERNEL="kiln.elementwise"))
+assert r.returncode == 1 and re.match(r"dispatch 1 differs from the reference: kiln.elementwise \(fused: stablehlo.tanh\) "
+                                      r"in @spin_tensor at \S*endless\.mlir:23:12\n", r.stderr), r.stderr
+assert "timed out after 0.5 s" in r.stderr.splitlines()[-1], r.stderr
+assert '"stablehlo.tanh"(%arg0)' in open(os.path.join(repro, "repro.mlir")).read()
 
 r = run("main", mode="cpu")
 assert r.returncode == 1 and "--compare-with=cpu compares a vulkan run with the cpu device's kernels" in r.stderr, r.stderr
