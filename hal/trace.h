@@ -28,6 +28,10 @@ class DispatchObserver {
  public:
   virtual ~DispatchObserver() = default;
   virtual void OnDispatch(const DispatchSpan& span) = 0;
+  // Just before the dispatch runs (begin and end unset), where the device
+  // can show its inputs in host memory (the CPU device): a dispatch may
+  // write its output over an input. Devices that cannot do not call it.
+  virtual void BeforeDispatch(const DispatchSpan& span) {}
 };
 
 }  // namespace kiln::hal

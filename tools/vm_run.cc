@@ -1,11 +1,17 @@
 // vm-run OUT.kiln [--function=NAME] [--device=cpu|vulkan[:N]] [--input=...]... [--output=@file.npy]...
 //        [--expected-output=...]... [--atol=X] [--rtol=X] [--profile] [--trace=FILE]
 //        [--replicas=N --partitions=M] [--collective-timeout=SECONDS] [--timeout=SECONDS] [--max-memory=SIZE]
+//        [--compare-with=reference|cpu [--compare-repro-dir=DIR] [--compare-source=FILE]]
 //
 // --expected-output (one per result, in order, written like an --input
 // value) compares each result with a golden tensor (tools/common/
 // expected_output.h) and exits 1 at a mismatch, naming the first element
 // that differs.
+//
+// --compare-with=reference (cpu device) runs every dispatch on the reference
+// kernels too, =cpu (vulkan device) on the CPU kernels, and reports the
+// first that differs, with a repro directory (tools/common/compare_option.h);
+// exit 1 where one differs.
 //
 // With a process grid of more than one process (the flags, or the module's
 // mhlo.num_replicas / mhlo.num_partitions), the function runs on every grid
@@ -20,16 +26,21 @@
 #include "tools/cli/cli.h"
 
 #include "tools/common/byte_size.h"
+#include "tools/common/compare_option.h"
 #include "tools/common/distributed.h"
 #include "tools/common/expected_output.h"
 #include "tools/common/input_parse.h"
 #include "tools/common/parameters_option.h"
 #include "tools/common/profiling.h"
+#include "tools/common/stepping_device.h"
 #include "tools/common/grid_support.h"
 #include "tools/common/guarded_main.h"
 #include "tools/common/tool_support.h"
 #include "vm/collectives/grid.h"
 #include "vm/context.h"
+#if KILN_HAVE_REPRO_MLIR
+#include "tools/compare/repro_mlir.h"
+#endif
 
 namespace {
 
@@ -127,6 +138,22 @@ kiln::Status CheckRun(const kiln::vm::LoadedModule& module, const std::string& f
   return kiln::Status::Ok();
 }
 
+// repro.mlir of --compare-with, where vm-run has the compiler's parser.
+kiln::tools::ReproMlirBuilder ReproBuilder() {
+#if KILN_HAVE_REPRO_MLIR
+  return [](const std::string& source, const std::string& file_name, const kiln::tools::DispatchMismatch& m,
+            kiln::tools::ReproFiles* files) -> kiln::Status {
+    auto program = kiln::tools::BuildReproMlir(source, file_name, m.function, m.line, m.col, m.inputs);
+    if (!program.ok()) return program.status();
+    files->mlir = program->mlir;
+    files->num_args = program->num_args;
+    return kiln::Status::Ok();
+  };
+#else
+  return nullptr;
+#endif
+}
+
 std::chrono::milliseconds Millis(double seconds) {
   return std::chrono::milliseconds(std::max<int64_t>(1, static_cast<int64_t>(seconds * 1000.0 + 0.5)));
 }
@@ -170,6 +197,8 @@ int Main(int argc, char** argv) {
   kiln::tools::AddParametersOption(cli, &parameter_files);
   kiln::tools::ProfilingFlags profiling;
   profiling.Add(cli);
+  kiln::tools::CompareFlags compare;
+  compare.Add(cli);
   if (auto exit = cli.Parse(argc, argv)) return *exit;
 
   if (list_devices) {
@@ -207,6 +236,9 @@ int Main(int argc, char** argv) {
     if (!limit.ok()) return Fail(limit.status().message());
     (*device)->allocation_gate().set_limit(*limit);
   }
+  if (auto s = compare.Check((*device)->name(), (*dist)->active() ? 2 : grid->size()); !s.ok()) return Fail(s.message());
+  // The Vulkan device reports no dispatches: run its work one dispatch at a time.
+  if (compare.with == "cpu") *device = kiln::tools::MakeSteppingDevice(std::move(*device));
 
   // Inputs per process (the same text for all unless it names the process).
   std::vector<std::vector<kiln::vm::HostTensor>> args(grid->size());
@@ -269,15 +301,32 @@ int Main(int argc, char** argv) {
     opts.timeout = call_timeout;
     const auto profiler = profiling.Start(*module, device->get());
     opts.profiler = profiler.get();
+    std::shared_ptr<kiln::tools::DispatchComparer> comparer;
+    std::shared_ptr<kiln::vm::Profiler> tagger;  // the VM tags dispatches with their instruction for a profiler
+    if (compare.on()) {
+      kiln::tools::CompareTolerance tol;
+      if (cli.Given("--atol")) tol.atol = tolerance.atol;
+      if (cli.Given("--rtol")) tol.rtol = tolerance.rtol;
+      auto c = compare.Start(*module, device->get(), tol, profiler);
+      if (!c.ok()) return Fail(c.status().message());
+      comparer = *c;
+      if (!profiler) tagger = std::make_shared<kiln::vm::Profiler>(*module, (*device)->name());
+      if (!profiler) opts.profiler = tagger.get();
+    }
     auto results = (*context)->Invoke(function, args[0], opts);
-    if (profiler) (*device)->SetDispatchObserver(nullptr);
-    if (!results.ok()) return Fail(results.status().message());
+    if (profiler || comparer) (*device)->SetDispatchObserver(nullptr);
+    if (!results.ok()) {
+      // A dispatch that differed before the failure may be its cause.
+      if (comparer && comparer->mismatch()) compare.Finish(*comparer, **module, module_path, outputs, ReproBuilder());
+      return Fail(results.status().message());
+    }
     if (!Emit(*results, outputs, 0, 0, 1, print_max)) return 1;
     if (profiler)
       if (auto s = profiling.Finish(*profiler); !s.ok()) return Fail(s.message());
     for (const auto& f : (*context)->check_failures()) std::cerr << "check failed: " << f << "\n";
     const bool matched = CheckExpected(*results, expected, tolerance);
-    return (*context)->check_failures().empty() && matched ? 0 : 1;
+    const bool same = !comparer || compare.Finish(*comparer, **module, module_path, outputs, ReproBuilder());
+    return (*context)->check_failures().empty() && matched && same ? 0 : 1;
   }
 
   kiln::vm::GridRun run;

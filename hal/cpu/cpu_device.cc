@@ -15,6 +15,7 @@
 #include <span>
 #include <thread>
 
+#include "hal/cpu/break_kernel.h"
 #include "hal/cpu/buffer_pool.h"
 #include "hal/cpu/thread_pool.h"
 #include "hal/host_semaphore.h"
@@ -77,12 +78,14 @@ class CpuExecutable final : public Executable {
   const KernelParams& params() const { return *params_; }
   KernelFn fn() const { return fn_; }
   KernelState* state() const { return use_state_ ? &state_ : nullptr; }
+  bool broken_for_test() const { return broken_for_test_; }
 
  private:
   std::shared_ptr<const KernelParams> params_;
   KernelFn fn_;
   mutable KernelState state_;  // locks itself: dispatches may run on several threads
   bool use_state_ = KernelStateFromEnvironment();
+  bool broken_for_test_ = KernelBrokenForTest(params_->kernel);  // KILN_TEST_BREAK_KERNEL
 };
 
 TensorRef ToTensorRef(const BufferView& v) {
@@ -122,6 +125,7 @@ Status RunCommand(const RecordedCommand& c, TaskRunner* pool) {
     if (s.message().rfind(name + ":", 0) == 0) return s;
     return Status(s.code(), name + ": " + s.message());
   }
+  if (e->broken_for_test()) BreakOutputsForTest(out);
   return Status::Ok();
 }
 
@@ -309,6 +313,15 @@ class CpuDevice final : public Device {
         has_observer_.load(std::memory_order_relaxed) ? std::atomic_load(&observer_) : nullptr;
     for (const auto& c : cmds) {
       DispatchSpan span;
+      if (observer && !c.is_copy()) {
+        // The inputs as the dispatch reads them (one that writes in place
+        // overwrites them): vm-run --compare-with copies them here.
+        span.executable = c.executable.get();
+        span.tag = c.tag;
+        span.inputs = &c.inputs;
+        span.outputs = &c.outputs;
+        observer->BeforeDispatch(span);
+      }
       if (observer && !c.is_copy()) span.begin = std::chrono::steady_clock::now();
       Status s = RunCommandCaught(c);
       if (observer && !c.is_copy() && s.ok()) {
