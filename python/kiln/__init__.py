@@ -66,7 +66,8 @@ def compile(source, target="all", *, fuse=True, plan_memory=True, file_name=None
 class Function:
     """A public function of a module: its name and the signature of its
     arguments and results (dicts with kind, element_type, shape (-1:
-    dynamic) and text)."""
+    dynamic), text, and name: the source's jax.arg_info / jax.result_info
+    or TF name, None when it gave none)."""
 
     def __init__(self, module, info):
         self._module = module
