@@ -286,7 +286,8 @@ kiln_status_t kiln_session_call(kiln_session_t* session, const char* function, c
 
 /* Profiling (docs/embedding.md): from profile_begin, the session's calls
  * and each of their dispatches are recorded (with their op, source line,
- * shapes and bytes; dispatches are timed on the CPU device, calls on every
+ * shapes and bytes; dispatches are timed on the CPU device and, with
+ * timestamp queries, on a Vulkan device that has them; calls on every
  * device); profile_end stops and, with a path, writes them as Chrome
  * trace-event JSON (Perfetto, chrome://tracing), and with out_table (may be
  * NULL) returns the ops by total time as text, freed with
