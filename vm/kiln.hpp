@@ -68,6 +68,7 @@ inline size_t ElementTypeSize(int32_t element_type) { return kiln_element_type_s
 // and data<T>(). `bool` is i1 (one byte per element, as Kiln stores i1).
 template <typename T>
 struct ElementTypeOf;
+static_assert(sizeof(bool) == 1, "i1 is stored one byte per element");
 template <> struct ElementTypeOf<bool> { static constexpr int32_t value = KILN_TYPE_I1; };
 template <> struct ElementTypeOf<int8_t> { static constexpr int32_t value = KILN_TYPE_I8; };
 template <> struct ElementTypeOf<int16_t> { static constexpr int32_t value = KILN_TYPE_I16; };
@@ -96,6 +97,10 @@ class TensorView {
   template <typename T>
   TensorView(const T* data, const std::vector<int64_t>& dims)
       : TensorView(ElementTypeOf<T>::value, data, sizeof(T) * Count(dims.data(), dims.size()), dims) {}
+  // A temporary vector of dims would be gone before the call reads it.
+  template <typename T>
+  TensorView(const T* data, std::vector<int64_t>&& dims) = delete;
+  TensorView(int32_t element_type, const void* data, size_t byte_size, std::vector<int64_t>&& dims) = delete;
 
   int32_t element_type() const { return t_.element_type; }
   int32_t rank() const { return t_.rank; }

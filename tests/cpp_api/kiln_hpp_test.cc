@@ -25,6 +25,9 @@ namespace {
 static_assert(__cplusplus == 201703L, "this test checks the header as C++17");
 static_assert(!std::is_copy_constructible_v<kiln_cpp::Module> && !std::is_copy_assignable_v<kiln_cpp::Session> &&
               !std::is_copy_constructible_v<kiln_cpp::Results> && !std::is_copy_constructible_v<kiln_cpp::Device>);
+// A view of dims in a temporary vector would dangle: refused at compile time.
+static_assert(!std::is_constructible_v<kiln_cpp::TensorView, const float*, std::vector<int64_t>>);
+static_assert(std::is_constructible_v<kiln_cpp::TensorView, const float*, const std::vector<int64_t>&>);
 static_assert(std::is_nothrow_move_constructible_v<kiln_cpp::Module> &&
               std::is_nothrow_move_assignable_v<kiln_cpp::Session> &&
               std::is_nothrow_move_constructible_v<kiln_cpp::Results> &&
