@@ -79,7 +79,9 @@ class Function:
         return self._module.call(self.name, *args)
 
     def __repr__(self):
-        sig = lambda xs: ", ".join(x["text"] for x in xs)
+        # A value's name after its type, as vm-dump prints it: tensor<3xf32> "x".
+        one = lambda x: x["text"] + (' "%s"' % x["name"] if x["name"] is not None else "")
+        sig = lambda xs: ", ".join(one(x) for x in xs)
         return "Function(%s(%s) -> (%s))" % (self.name, sig(self.args), sig(self.results))
 
 

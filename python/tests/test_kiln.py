@@ -93,6 +93,7 @@ def test_signatures_carry_source_names(add_module):
     assert [r["name"] for r in main.results] == ["[0]", "['count']", None]
     assert [a["name"] for a in module["tf_names"].args] == ["inputs.0", "b"]
     assert module["lone"].results[0]["name"] is None  # JAX's "" for a lone result
+    assert repr(module["lone"]) == 'Function(lone(tensor<4xf32> "x") -> (tensor<4xf32>))'
     # A program without name attributes has None everywhere.
     assert all(v["name"] is None for f in add_module.functions for v in f.args + f.results)
 
