@@ -58,7 +58,7 @@ install(EXPORT KilnTargets NAMESPACE Kiln:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/
 # --- headers: the source tree's, at their include paths -----------------------
 foreach(dir vm hal kernels compiler schema)
   install(DIRECTORY ${CMAKE_SOURCE_DIR}/${dir} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kiln
-          FILES_MATCHING PATTERN "*.h" PATTERN "*.def")
+          FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp" PATTERN "*.def")
 endforeach()
 install(FILES ${KILN_GEN_DIR}/kiln_version.h ${KILN_GEN_DIR}/kiln_selected_kernels.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kiln)

@@ -80,7 +80,9 @@ std::vector<uint8_t> ModuleBuilder::Serialize(size_t compress_min_bytes, Layout 
   flatbuffers::FlatBufferBuilder fbb(1 << 16);
   fbb.ForceDefaults(true);  // the version is always stored, even 0.x
   auto sig = [&](const SigOut& s) {
-    return fb::CreateTensorSig(fbb, static_cast<uint8_t>(s.type), fbb.CreateVector(s.dims), s.kind);
+    // No name, no string: a module without names stays byte-identical.
+    return fb::CreateTensorSig(fbb, static_cast<uint8_t>(s.type), fbb.CreateVector(s.dims), s.kind,
+                               s.name.empty() ? 0 : fbb.CreateString(s.name));
   };
   std::vector<flatbuffers::Offset<fb::Function>> fns;
   for (const auto& f : functions) {

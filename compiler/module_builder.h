@@ -17,6 +17,7 @@ struct SigOut {
   uint8_t kind = 0;  // 0 tensor, 1 token, 2 tuple
   ElementType type = ElementType::kInvalid;
   std::vector<int64_t> dims;  // -1 = dynamic
+  std::string name;           // from the source's attributes (compiler/passes/value_names.h); "" = none
 };
 
 struct UnavailableOut {

@@ -86,6 +86,8 @@ py::dict Signature(const vm::ValueSig& sig) {
   d["element_type"] = sig.kind == vm::ValueSig::Kind::kTensor ? std::string(Name(sig.type)) : std::string();
   d["shape"] = py::tuple(py::cast(sig.dims));
   d["text"] = sig.ToString();
+  // The source's name (jax.arg_info, jax.result_info, ...); None when it gave none.
+  d["name"] = sig.name.empty() ? py::object(py::none()) : py::object(py::str(sig.name));
   return d;
 }
 

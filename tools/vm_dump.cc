@@ -194,14 +194,23 @@ void PrintPeakTransient(const kiln::vm::LoadedModule& m, const kiln::vm::LoadedF
 
 // --json (README's vm-dump guide lists the fields): the module's signatures
 // and the same figures the text prints, for scripts. No bytecode: its
-// operands are for reading, not for machines. The file keeps no argument or
-// result names (schema/module.fbs), so none are printed.
+// operands are for reading, not for machines. Every value has a "name" (""
+// when the source gave it none; compiler/lower/value_names.h).
 std::string JsonValueSig(const kiln::vm::ValueSig& v) {
   using Kind = kiln::vm::ValueSig::Kind;
-  if (v.kind != Kind::kTensor) return std::string("{\"kind\": ") + (v.kind == Kind::kToken ? "\"token\"}" : "\"tuple\"}");
+  const std::string name = "\"name\": " + kiln::JsonQuote(v.name);
+  if (v.kind != Kind::kTensor)
+    return std::string("{\"kind\": ") + (v.kind == Kind::kToken ? "\"token\", " : "\"tuple\", ") + name + "}";
   std::string dims;
   for (int64_t d : v.dims) dims += (dims.empty() ? "" : ", ") + std::to_string(d < 0 ? -1 : d);
-  return "{\"kind\": \"tensor\", \"element_type\": " + kiln::JsonQuote(kiln::Name(v.type)) + ", \"dims\": [" + dims + "]}";
+  return "{\"kind\": \"tensor\", \"element_type\": " + kiln::JsonQuote(kiln::Name(v.type)) + ", \"dims\": [" + dims +
+         "], " + name + "}";
+}
+
+// A value in the text's signature line: its type, then its name quoted when
+// it has one: `tensor<4xf32> "x"`.
+std::string TextValueSig(const kiln::vm::ValueSig& v) {
+  return v.name.empty() ? v.ToString() : v.ToString() + " " + kiln::JsonQuote(v.name);
 }
 
 std::string JsonSigList(const std::vector<kiln::vm::ValueSig>& sigs) {
@@ -377,9 +386,9 @@ int Main(int argc, char** argv) {
     for (const auto& ins : f.code) code_bytes += ins.next_pc - ins.pc;
     if (sizes) continue;
     std::string sig = "(";
-    for (size_t i = 0; i < f.args.size(); ++i) sig += (i ? ", " : "") + f.args[i].ToString();
+    for (size_t i = 0; i < f.args.size(); ++i) sig += (i ? ", " : "") + TextValueSig(f.args[i]);
     sig += ") -> (";
-    for (size_t i = 0; i < f.results.size(); ++i) sig += (i ? ", " : "") + f.results[i].ToString();
+    for (size_t i = 0; i < f.results.size(); ++i) sig += (i ? ", " : "") + TextValueSig(f.results[i]);
     sig += ")";
     std::printf("\nfunction %s%s %s  [%u i64 registers, %u ref registers]\n", f.is_public ? "" : "private ",
                 f.name.c_str(), sig.c_str(), f.num_i64_registers, f.num_ref_registers);

@@ -35,7 +35,7 @@ extern "C" {
 #endif
 
 /* The version of this header's interface; it grows when calls are added. */
-#define KILN_C_API_VERSION 2
+#define KILN_C_API_VERSION 3
 
 typedef struct kiln_status* kiln_status_t;
 typedef struct kiln_module kiln_module_t;
@@ -191,6 +191,19 @@ kiln_status_t kiln_module_function_arg(const kiln_module_t* module, size_t funct
                                        kiln_value_type_t* out_type);
 kiln_status_t kiln_module_function_result(const kiln_module_t* module, size_t function, size_t result,
                                           kiln_value_type_t* out_type);
+/* The name argument `arg` (result `result`) has in the source, as the
+ * compiler kept it: an argument's `jax.arg_info` ("x", "params['w']"), else
+ * its `tf_saved_model.index_path` (parts joined by '.'), else its entry in
+ * the function's `tf.entry_function` inputs; a result's `jax.result_info`
+ * ("[0]", "['logits']"), `tf_saved_model.index_path` or `tf.entry_function`
+ * outputs. *out_name is never NULL: "" when the value has no name (JAX
+ * writes "" for a lone result). Valid until kiln_module_free; UTF-8 without
+ * control characters (the loader refuses a module with any other). Since
+ * KILN_C_API_VERSION 3. */
+kiln_status_t kiln_module_function_arg_name(const kiln_module_t* module, size_t function, size_t arg,
+                                            const char** out_name);
+kiln_status_t kiln_module_function_result_name(const kiln_module_t* module, size_t function, size_t result,
+                                               const char** out_name);
 
 /* A device that several sessions (of one module or of several) share: one
  * CPU thread pool, or one Vulkan device, for all of them. Sessions keep
@@ -273,7 +286,8 @@ kiln_status_t kiln_session_call(kiln_session_t* session, const char* function, c
 
 /* Profiling (docs/embedding.md): from profile_begin, the session's calls
  * and each of their dispatches are recorded (with their op, source line,
- * shapes and bytes; dispatches are timed on the CPU device, calls on every
+ * shapes and bytes; dispatches are timed on the CPU device and, with
+ * timestamp queries, on a Vulkan device that has them; calls on every
  * device); profile_end stops and, with a path, writes them as Chrome
  * trace-event JSON (Perfetto, chrome://tracing), and with out_table (may be
  * NULL) returns the ops by total time as text, freed with

@@ -23,8 +23,14 @@ struct ValueSig {
   Kind kind = Kind::kTensor;
   ElementType type = ElementType::kInvalid;
   std::vector<int64_t> dims;  // -1 = dynamic
+  // The name the source gave the value (jax.arg_info, jax.result_info, ...;
+  // compiler/lower/value_names.h); "" when it has none. Checked at load:
+  // UTF-8 without control characters, at most kMaxValueNameBytes.
+  std::string name;
   std::string ToString() const;
 };
+
+inline constexpr size_t kMaxValueNameBytes = 4096;
 
 struct SourceLoc {
   uint32_t pc = 0, line = 0, col = 0;

@@ -226,8 +226,47 @@ Status LoadExecutable(const fb::Executable* e, size_t index, KernelParams* out) 
   return Status::Ok();
 }
 
+// A value's name is shown by tools and handed to apps as a C string: the
+// verifier has checked it lies in the file and is terminated; here, that it
+// is bounded, valid UTF-8 (no overlong forms or surrogates) and free of
+// control characters (a NUL would cut it short in C, an escape would drive
+// a terminal).
+Status CheckValueName(const flatbuffers::String* name, const std::string& where) {
+  if (name->size() > kMaxValueNameBytes)
+    return Bad(where + " has a name of " + std::to_string(name->size()) + " bytes (at most " +
+               std::to_string(kMaxValueNameBytes) + ")");
+  const auto* p = reinterpret_cast<const unsigned char*>(name->data());
+  const size_t n = name->size();
+  for (size_t i = 0; i < n;) {
+    const unsigned c = p[i];
+    size_t len = 0;
+    uint32_t cp = 0, min = 0;
+    if (c < 0x80) {
+      if (c < 0x20 || c == 0x7f) return Bad(where + " has a name with a control character");
+      ++i;
+      continue;
+    } else if ((c & 0xe0) == 0xc0) { len = 2; cp = c & 0x1f; min = 0x80; }
+    else if ((c & 0xf0) == 0xe0) { len = 3; cp = c & 0x0f; min = 0x800; }
+    else if ((c & 0xf8) == 0xf0) { len = 4; cp = c & 0x07; min = 0x10000; }
+    else return Bad(where + " has a name that is not valid UTF-8");
+    if (n - i < len) return Bad(where + " has a name that is not valid UTF-8");
+    for (size_t k = 1; k < len; ++k) {
+      if ((p[i + k] & 0xc0) != 0x80) return Bad(where + " has a name that is not valid UTF-8");
+      cp = (cp << 6) | (p[i + k] & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff) || (cp >= 0x80 && cp < 0xa0))
+      return Bad(where + " has a name that is not valid UTF-8");
+    i += len;
+  }
+  return Status::Ok();
+}
+
 Status LoadSig(const fb::TensorSig* s, const std::string& where, ValueSig* out) {
   if (s->kind() > 2) return Bad(where + " has an unknown value kind");
+  if (s->name()) {
+    KILN_RETURN_IF_ERROR(CheckValueName(s->name(), where));
+    out->name = s->name()->str();
+  }
   out->kind = static_cast<ValueSig::Kind>(s->kind());
   if (out->kind == ValueSig::Kind::kTensor) {
     KILN_ASSIGN_OR_RETURN(out->type, TypeFromCode(s->element_type(), where));
@@ -342,9 +381,12 @@ StatusOr<std::shared_ptr<const LoadedModule>> LoadModuleBytes(std::unique_ptr<Mo
       lf.is_public = f->is_public();
       std::string where = "function '" + lf.name + "'";
       if (f->args())
-        for (const auto* s : *f->args()) KILN_RETURN_IF_ERROR(LoadSig(s, where, &lf.args.emplace_back()));
+        for (size_t k = 0; k < f->args()->size(); ++k)
+          KILN_RETURN_IF_ERROR(LoadSig(f->args()->Get(k), where + " argument " + std::to_string(k), &lf.args.emplace_back()));
       if (f->results())
-        for (const auto* s : *f->results()) KILN_RETURN_IF_ERROR(LoadSig(s, where, &lf.results.emplace_back()));
+        for (size_t k = 0; k < f->results()->size(); ++k)
+          KILN_RETURN_IF_ERROR(
+              LoadSig(f->results()->Get(k), where + " result " + std::to_string(k), &lf.results.emplace_back()));
       lf.num_i64_registers = f->num_i64_registers();
       lf.num_ref_registers = f->num_ref_registers();
       if (lf.num_i64_registers > 1u << 20 || lf.num_ref_registers > 1u << 20)

@@ -10,6 +10,7 @@
 
 #include "compiler/lower/kernel_params.h"
 #include "compiler/lower/lowering.h"
+#include "compiler/lower/value_names.h"
 #include "compiler/passes/memory_plan.h"
 #include "kernels/kernel_table.h"
 
@@ -44,8 +45,14 @@ StatusOr<FunctionOut> FunctionLowering::Lower(ir::Location* error_loc) {
   FunctionOut out;
   out.name = fn_.name;
   out.is_public = fn_.is_public;
-  for (const auto& t : fn_.arg_types) out.args.push_back(SigOf(t));
-  for (const auto& t : fn_.result_types) out.results.push_back(SigOf(t));
+  for (size_t i = 0; i < fn_.arg_types.size(); ++i) {
+    out.args.push_back(SigOf(fn_.arg_types[i]));
+    out.args.back().name = ArgumentSourceName(fn_, i);
+  }
+  for (size_t i = 0; i < fn_.result_types.size(); ++i) {
+    out.results.push_back(SigOf(fn_.result_types[i]));
+    out.results.back().name = ResultSourceName(fn_, i);
+  }
   // Arguments arrive in r0..rN-1 (the VM's calling convention).
   const ir::Block& entry = *fn_.body.blocks.at(0);
   for (const auto& a : entry.args) ref_of_[a.get()] = next_ref_++;

@@ -16,7 +16,18 @@
 // commands), submits it with a fence and returns. A completion thread waits
 // on the fence, releases the submission's resources and signals the HAL
 // semaphore, so the host never assumes that work is done before it waits.
+//
+// Profiling (hal/trace.h): with a dispatch observer, each dispatch is
+// bracketed by two timestamp queries (where the device has them:
+// timestampComputeAndGraphics), read back once the fence has signalled and
+// reported from the completion thread. The durations are the device's;
+// the spans are placed on the host clock by taking the first timestamp of
+// a submission as the moment it was submitted (the queue may start it later,
+// so a span can sit a little early, never outside its call). Off, one
+// relaxed load per submission.
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <bit>
 #include <condition_variable>
 #include <cstring>
@@ -57,6 +68,15 @@ struct InFlight {
   std::unique_ptr<CommandBuffer> commands;  // keeps the buffers alive
   SemaphorePoint signal;
   uint64_t dispatches = 0;
+  // Profiling: the observer this submission reports to, its timestamp
+  // queries (two per dispatch: before and after; kept across recycling,
+  // grown as needed), which command each pair times, and when it was
+  // submitted.
+  std::shared_ptr<DispatchObserver> observer;
+  VkQueryPool queries = VK_NULL_HANDLE;
+  uint32_t queries_cap = 0;
+  std::vector<uint32_t> timed;
+  std::chrono::steady_clock::time_point submitted;
 };
 
 class VulkanDevice final : public Device {
@@ -150,6 +170,15 @@ class VulkanDevice final : public Device {
     }
     cv_.notify_all();
     return Status::Ok();
+  }
+
+  // Dispatch timing needs timestamps on the compute queue; without them
+  // the device takes no observer (the tools then record calls only).
+  bool SetDispatchObserver(std::shared_ptr<DispatchObserver> observer) override {
+    if (!core_->props.limits.timestampComputeAndGraphics || core_->props.limits.timestampPeriod <= 0) return false;
+    has_observer_.store(observer != nullptr, std::memory_order_relaxed);
+    std::atomic_store(&observer_, std::move(observer));
+    return true;
   }
 
   DeviceStats stats() const override {
@@ -263,6 +292,7 @@ class VulkanDevice final : public Device {
     VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
     si.commandBufferCount = n;
     si.pCommandBuffers = cmds;
+    f.submitted = std::chrono::steady_clock::now();
     KILN_VK(vkQueueSubmit(core_->queue, 1, &si, f.fence), "submitting to the Vulkan queue");
     return Status::Ok();
   }
@@ -433,7 +463,15 @@ class VulkanDevice final : public Device {
       }
       vkUpdateDescriptorSets(core_->device, static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
     }
+    f.observer = has_observer_.load(std::memory_order_relaxed) ? std::atomic_load(&observer_) : nullptr;
+    f.timed.clear();
+    if (f.observer) {
+      uint32_t timed = 0;
+      for (const auto& c : cmds) timed += c.is_copy() ? 0 : 1;
+      KILN_RETURN_IF_ERROR(EnsureQueries(f, 2 * timed));
+    }
     KILN_RETURN_IF_ERROR(BeginCommands(f));
+    if (f.observer && f.queries_cap) vkCmdResetQueryPool(f.cmd, f.queries, 0, f.queries_cap);
     for (size_t i = 0; i < cmds.size(); ++i) {
       const RecordedCommand& c = cmds[i];
       const Planned& p = plan[i];
@@ -447,17 +485,72 @@ class VulkanDevice final : public Device {
         continue;
       }
       ++f.dispatches;  // a dispatch with nothing to compute still ran here
-      if (p.empty) continue;
-      vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
-      vkCmdBindDescriptorSets(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, 1, &set_of[i], 0, nullptr);
-      vkCmdDispatch(f.cmd, p.groups[0], p.groups[1], p.groups[2]);
+      // Both timestamps at the bottom of the pipe: the first is written once
+      // everything before has finished, the second once this dispatch has,
+      // so the span is this dispatch's own work.
+      const uint32_t query = static_cast<uint32_t>(2 * f.timed.size());
+      if (f.observer) {
+        vkCmdWriteTimestamp(f.cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, f.queries, query);
+        f.timed.push_back(static_cast<uint32_t>(i));
+      }
+      if (!p.empty) {
+        vkCmdBindPipeline(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.pipeline);
+        vkCmdBindDescriptorSets(f.cmd, VK_PIPELINE_BIND_POINT_COMPUTE, p.layout, 0, 1, &set_of[i], 0, nullptr);
+        vkCmdDispatch(f.cmd, p.groups[0], p.groups[1], p.groups[2]);
+      }
+      if (f.observer) vkCmdWriteTimestamp(f.cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, f.queries, query + 1);
     }
     HostBarrier(f.cmd);
     KILN_VK(vkEndCommandBuffer(f.cmd), "recording a command buffer");
     return QueueSubmit(f);
   }
 
+  // A query pool of at least `count` timestamps in f (kept for reuse).
+  Status EnsureQueries(InFlight& f, uint32_t count) {
+    if (count <= f.queries_cap) return Status::Ok();
+    if (f.queries) vkDestroyQueryPool(core_->device, f.queries, nullptr);
+    f.queries = VK_NULL_HANDLE;
+    f.queries_cap = 0;
+    VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+    qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    qi.queryCount = std::max<uint32_t>(count, 64);
+    KILN_VK(vkCreateQueryPool(core_->device, &qi, nullptr, &f.queries), "creating a timestamp query pool");
+    f.queries_cap = qi.queryCount;
+    return Status::Ok();
+  }
+
+  // After the fence: each timed dispatch's span, to the submission's observer.
+  void ReportDispatches(InFlight& f) {
+    if (!f.observer || f.timed.empty()) return;
+    std::vector<uint64_t> ticks(2 * f.timed.size());
+    VkResult r = vkGetQueryPoolResults(core_->device, f.queries, 0, static_cast<uint32_t>(ticks.size()),
+                                       ticks.size() * sizeof(uint64_t), ticks.data(), sizeof(uint64_t),
+                                       VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+    if (r != VK_SUCCESS) return;  // profiling is best effort: the work itself succeeded
+    const double period = core_->props.limits.timestampPeriod;  // ns per tick
+    const auto& cmds = static_cast<const RecordedCommandBuffer&>(*f.commands).commands();
+    const uint64_t origin = ticks[0];
+    auto at = [&](uint64_t t) {
+      const double ns = t >= origin ? static_cast<double>(t - origin) * period : 0.0;
+      return f.submitted + std::chrono::nanoseconds(static_cast<int64_t>(ns));
+    };
+    for (size_t k = 0; k < f.timed.size(); ++k) {
+      const RecordedCommand& c = cmds[f.timed[k]];
+      DispatchSpan span;
+      span.executable = c.executable.get();
+      span.tag = c.tag;
+      span.inputs = &c.inputs;
+      span.outputs = &c.outputs;
+      span.begin = at(ticks[2 * k]);
+      span.end = std::max(span.begin, at(ticks[2 * k + 1]));
+      f.observer->OnDispatch(span);
+    }
+  }
+
   void Release(InFlight& f) {
+    if (f.queries) vkDestroyQueryPool(core_->device, f.queries, nullptr);
+    f.queries = VK_NULL_HANDLE;
+    f.queries_cap = 0;
     if (f.fence) vkDestroyFence(core_->device, f.fence, nullptr);
     if (f.descriptors) vkDestroyDescriptorPool(core_->device, f.descriptors, nullptr);
     if (f.pool) vkDestroyCommandPool(core_->device, f.pool, nullptr);
@@ -492,6 +585,8 @@ class VulkanDevice final : public Device {
     f->has_fills = false;
     f->signal = {};
     f->dispatches = 0;
+    f->observer.reset();
+    f->timed.clear();
     bool ok = reusable;
     if (ok && f->pool) ok = vkResetCommandPool(core_->device, f->pool, 0) == VK_SUCCESS;
     if (ok && f->fence) ok = vkResetFences(core_->device, 1, &f->fence) == VK_SUCCESS;
@@ -519,6 +614,7 @@ class VulkanDevice final : public Device {
       VkResult r = vkWaitForFences(core_->device, 1, &f->fence, VK_TRUE, UINT64_MAX);
       SemaphorePoint signal = f->signal;
       uint64_t dispatches = f->dispatches;
+      if (r == VK_SUCCESS) ReportDispatches(*f);  // before Recycle drops the commands the spans point into
       Recycle(std::move(f), r == VK_SUCCESS);  // buffers are released before the signal
       if (r != VK_SUCCESS) {
         signal.semaphore->Fail(VkError(r, "running a submission"));
@@ -543,6 +639,8 @@ class VulkanDevice final : public Device {
   std::thread completion_;
   mutable std::mutex stats_mu_;
   DeviceStats stats_;
+  std::shared_ptr<DispatchObserver> observer_;  // atomic_load/atomic_store
+  std::atomic<bool> has_observer_{false};
 };
 
 }  // namespace

@@ -66,7 +66,8 @@ def compile(source, target="all", *, fuse=True, plan_memory=True, file_name=None
 class Function:
     """A public function of a module: its name and the signature of its
     arguments and results (dicts with kind, element_type, shape (-1:
-    dynamic) and text)."""
+    dynamic), text, and name: the source's jax.arg_info / jax.result_info
+    or TF name, None when it gave none)."""
 
     def __init__(self, module, info):
         self._module = module
@@ -78,7 +79,9 @@ class Function:
         return self._module.call(self.name, *args)
 
     def __repr__(self):
-        sig = lambda xs: ", ".join(x["text"] for x in xs)
+        # A value's name after its type, as vm-dump prints it: tensor<3xf32> "x".
+        one = lambda x: x["text"] + (' "%s"' % x["name"] if x["name"] is not None else "")
+        sig = lambda xs: ", ".join(one(x) for x in xs)
         return "Function(%s(%s) -> (%s))" % (self.name, sig(self.args), sig(self.results))
 
 

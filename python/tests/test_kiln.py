@@ -85,6 +85,19 @@ def test_signatures(add_module):
     assert "tensor<2x3xf32>" in repr(add_module["add"])
 
 
+def test_signatures_carry_source_names(add_module):
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "data", "named_values.mlir")
+    module = kiln.load(kiln.compile(path, target="cpu"))
+    main = module["main"]
+    assert [a["name"] for a in main.args] == ["params['w']", "x", None]
+    assert [r["name"] for r in main.results] == ["[0]", "['count']", None]
+    assert [a["name"] for a in module["tf_names"].args] == ["inputs.0", "b"]
+    assert module["lone"].results[0]["name"] is None  # JAX's "" for a lone result
+    assert repr(module["lone"]) == 'Function(lone(tensor<4xf32> "x") -> (tensor<4xf32>))'
+    # A program without name attributes has None everywhere.
+    assert all(v["name"] is None for f in add_module.functions for v in f.args + f.results)
+
+
 def test_every_element_type_round_trips():
     module = kiln.load(kiln.compile(identities(), target="cpu"))
     rng = np.random.default_rng(2)

@@ -3,7 +3,8 @@ function's signature, peak figures and the file's size figures match what
 the text output prints for the same module.
   check_vm_dump_json.py VM_DUMP MODULE.kiln [NAME=SIG ...]
 NAME=SIG asserts a function's signature as the text prints it, e.g.
-main=(tensor<?x3xf32>)->(tensor<?x3xf32>); "?" must be -1 in the JSON."""
+main=(tensor<?x3xf32>)->(tensor<?x3xf32>); "?" must be -1 in the JSON; a
+value's name follows its type in quotes: (tensor<4xf32>"x")->(...)."""
 import json
 import re
 import subprocess
@@ -16,10 +17,12 @@ def run(*args):
 
 def sig_text(values):
     def one(v):
+        assert isinstance(v["name"], str), v
+        name = (" " + json.dumps(v["name"], ensure_ascii=False)) if v["name"] else ""
         if v["kind"] != "tensor":
-            return "!stablehlo.token" if v["kind"] == "token" else "tuple"
+            return ("!stablehlo.token" if v["kind"] == "token" else "tuple") + name
         assert all(d >= 0 or d == -1 for d in v["dims"]), v
-        return "tensor<" + "".join(("?" if d == -1 else str(d)) + "x" for d in v["dims"]) + v["element_type"] + ">"
+        return "tensor<" + "".join(("?" if d == -1 else str(d)) + "x" for d in v["dims"]) + v["element_type"] + ">" + name
     return "(" + ", ".join(one(v) for v in values) + ")"
 
 

@@ -367,4 +367,48 @@ func.func private @helper(%a: tensor<?x4xf32>) -> tensor<?x4xf32> {
   kiln_module_free(m);
 }
 
+// Argument and result names from the source's attributes
+// (tests/data/named_values.mlir): "" where there is none, never NULL; the
+// same misuse checks as the types.
+TEST(CApiSignature, ArgumentAndResultNames) {
+  std::ifstream in(std::string(KILN_SOURCE_DIR) + "/tests/data/named_values.mlir");
+  auto bytes = CompileText(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
+  ASSERT_FALSE(bytes.empty());
+  kiln_module_t* m = nullptr;
+  ASSERT_EQ(Message(kiln_module_load_memory(bytes.data(), bytes.size(), &m)), "");
+  size_t main_index = 9, tf_index = 9;
+  ASSERT_EQ(Message(kiln_module_find_function(m, "main", &main_index)), "");
+  ASSERT_EQ(Message(kiln_module_find_function(m, "tf_names", &tf_index)), "");
+  auto arg = [&](size_t f, size_t i) {
+    const char* name = nullptr;
+    EXPECT_EQ(Message(kiln_module_function_arg_name(m, f, i, &name)), "");
+    EXPECT_NE(name, nullptr);
+    return std::string(name ? name : "<null>");
+  };
+  auto result = [&](size_t f, size_t i) {
+    const char* name = nullptr;
+    EXPECT_EQ(Message(kiln_module_function_result_name(m, f, i, &name)), "");
+    EXPECT_NE(name, nullptr);
+    return std::string(name ? name : "<null>");
+  };
+  EXPECT_EQ(arg(main_index, 0), "params['w']");
+  EXPECT_EQ(arg(main_index, 1), "x");
+  EXPECT_EQ(arg(main_index, 2), "");
+  EXPECT_EQ(result(main_index, 0), "[0]");
+  EXPECT_EQ(result(main_index, 1), "['count']");
+  EXPECT_EQ(result(main_index, 2), "");
+  EXPECT_EQ(arg(tf_index, 0), "inputs.0");
+  EXPECT_EQ(arg(tf_index, 1), "b");
+  EXPECT_EQ(result(tf_index, 0), "sum");
+
+  const char* name = "unchanged";
+  EXPECT_EQ(Code(kiln_module_function_arg_name(m, main_index, 3, &name)), KILN_STATUS_OUT_OF_RANGE);
+  EXPECT_EQ(Code(kiln_module_function_result_name(m, main_index, 3, &name)), KILN_STATUS_OUT_OF_RANGE);
+  EXPECT_EQ(Code(kiln_module_function_arg_name(m, 99, 0, &name)), KILN_STATUS_OUT_OF_RANGE);
+  EXPECT_STREQ(name, "unchanged");
+  EXPECT_EQ(Code(kiln_module_function_arg_name(nullptr, 0, 0, &name)), KILN_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(Code(kiln_module_function_result_name(m, 0, 0, nullptr)), KILN_STATUS_INVALID_ARGUMENT);
+  kiln_module_free(m);
+}
+
 }  // namespace

@@ -488,5 +488,36 @@ TEST(HostileModule, Format05WithoutADataSegmentIsRefused) {
   ExpectRefused(test::LoadMapped(file, unchecked).status(), "the file has no data segment");
 }
 
+// A value's name reaches apps as a C string and terminals as text: one
+// that is too long, not UTF-8 or holds a control character (a NUL would cut
+// it short) is refused at load, naming the value; any other loads as is.
+TEST(HostileModule, ValueNamesThatAreNotCleanTextAreRefused) {
+  auto with_names = [](std::string arg, std::string result) {
+    SigOut a = F32Sig({2}), r = F32Sig({2});
+    a.name = std::move(arg);
+    r.name = std::move(result);
+    ModuleBuilder mb = OneFunction(
+        [](BytecodeWriter& w, ModuleBuilder&) {
+          const uint32_t r0[] = {0};
+          w.Op(Opcode::kReturn);
+          w.List(r0);
+        },
+        {a}, {r});
+    return test::LoadMapped(mb.Serialize());
+  };
+  const std::string nul("a\0b", 3);
+  ExpectRefused(with_names(nul, "").status(), "function 'main' argument 0 has a name with a control character");
+  ExpectRefused(with_names("x", "\x1b[2J").status(), "function 'main' result 0 has a name with a control character");
+  ExpectRefused(with_names("\xff", "").status(), "argument 0 has a name that is not valid UTF-8");
+  ExpectRefused(with_names("\xc3", "").status(), "not valid UTF-8");          // cut short
+  ExpectRefused(with_names("\xc0\xaf", "").status(), "not valid UTF-8");      // overlong '/'
+  ExpectRefused(with_names("\xed\xa0\x80", "").status(), "not valid UTF-8");  // a surrogate
+  ExpectRefused(with_names(std::string(vm::kMaxValueNameBytes + 1, 'a'), "").status(), "at most 4096");
+  auto ok = with_names("params['w'] \xc3\xa9\xe2\x82\xac\xf0\x9f\x94\xa5", std::string(vm::kMaxValueNameBytes, 'r'));
+  ASSERT_TRUE(ok.ok()) << ok.status().message();
+  EXPECT_EQ((*ok)->functions[0].args[0].name, "params['w'] \xc3\xa9\xe2\x82\xac\xf0\x9f\x94\xa5");
+  EXPECT_EQ((*ok)->functions[0].results[0].name.size(), vm::kMaxValueNameBytes);
+}
+
 }  // namespace
 }  // namespace kiln

@@ -3,15 +3,16 @@
 # project outside the tree, against it with find_package(Kiln CONFIG) and
 # pkg-config (docs/embedding.md, "Installing"), then runs what it built:
 # the C++ API compiling and running a function in-process, and the C API
-# example on the static minimal runtime and on libkiln.so, each compared
-# with the in-tree example's output.
+# example on the static minimal runtime and on libkiln.so, and again through
+# vm/kiln.hpp (C++17) on libkiln.so, each compared with the in-tree
+# example's output.
 #   check_install.sh SOURCE_DIR BUILD_DIR WORK_DIR RUN_MLP MODULE.kiln
 set -euo pipefail
 src=$1 build=$2 work=$3 run_mlp=$4 module=$5
 rm -rf "$work" && mkdir -p "$work"
 prefix=$work/prefix
 cmake --install "$build" --prefix "$prefix" >"$work/install.log"
-for f in include/kiln/vm/kiln.h include/kiln/vm/context.h include/kiln/kiln_version.h \
+for f in include/kiln/vm/kiln.h include/kiln/vm/kiln.hpp include/kiln/vm/context.h include/kiln/kiln_version.h \
          include/kiln/schema/module_generated.h lib/libkiln.so lib/libkiln_vm_core.a \
          lib/cmake/Kiln/KilnConfig.cmake lib/cmake/Kiln/KilnConfigVersion.cmake lib/pkgconfig/kiln.pc \
          bin/kiln-compile bin/vm-run; do
@@ -30,7 +31,7 @@ echo "consumer project built against the installed tree"
 
 "$work/consumer/compile_and_run"
 "$run_mlp" "$module" >"$work/want.out"
-for exe in run_mlp_minimal run_mlp_shared; do
+for exe in run_mlp_minimal run_mlp_shared run_mlp_hpp; do
   "$work/consumer/$exe" "$module" >"$work/$exe.out"
   cmp -s "$work/want.out" "$work/$exe.out" || { echo "$exe differs from the in-tree example" >&2; diff "$work/want.out" "$work/$exe.out" >&2; exit 1; }
   echo "$exe: same output as the in-tree example ($(tail -c 40 "$work/$exe.out" | tr '\n' ' '))"
