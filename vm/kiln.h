@@ -20,7 +20,7 @@
  * module alive, so the module may be freed first. Results own their memory
  * until kiln_results_free.
  *
- * Threads (each object's section says it again):
+ * Threads:
  *   - module (kiln_module_t): immutable once loaded; any number of threads
  *     may use it and open sessions on it at once.
  *   - device (kiln_device_t): shared; sessions on it may run calls on
