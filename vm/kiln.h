@@ -314,7 +314,7 @@ void kiln_string_free(char* text);
 typedef struct kiln_call_options {
   size_t struct_size; /* sizeof(kiln_call_options_t) */
   /* The call's deadline, in milliseconds from its start (0, the default:
-   * none). Past it the call fails with KILN_STATUS_DEADLINE_EXCEEDED, "timed
+   * none; so is anything from 2^40, 34 years, up). Past it the call fails with KILN_STATUS_DEADLINE_EXCEEDED, "timed
    * out after S s", naming the source line where it stopped; the session
    * stays usable. It is checked on the program's loops, calls and after
    * each wait for device work, so work already given to the device (one long
@@ -350,7 +350,8 @@ kiln_status_t kiln_session_call_async(kiln_session_t* session, const char* funct
                                       size_t input_count, const kiln_call_options_t* options,
                                       kiln_fence_t** out_fence);
 
-/* kiln_fence_wait's timeout_ms that waits for as long as the call takes. */
+/* kiln_fence_wait's timeout_ms that waits for as long as the call takes
+ * (as does any from 2^40 ms up). */
 #define KILN_WAIT_FOREVER UINT64_MAX
 
 /* Waits up to timeout_ms milliseconds (0: only looks) for the call to end.
