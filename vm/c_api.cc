@@ -67,6 +67,77 @@ const kiln_version_t& Version() {
 
 }  // namespace
 
+namespace kiln::capi {
+
+kiln_status_t BorrowInputs(const kiln_tensor_t* inputs, size_t input_count,
+                           std::vector<kiln::vm::BorrowedTensor>* out) {
+  // The caller's memory is read in place for the call (no copy of the
+  // inputs); its shapes are checked here, where sizes come from the caller.
+  std::vector<kiln::vm::BorrowedTensor>& borrowed = *out;
+  borrowed.assign(input_count, kiln::vm::BorrowedTensor{});
+  for (size_t i = 0; i < input_count; ++i) {
+    const kiln_tensor_t& in = inputs[i];
+    std::string which = "input " + std::to_string(i) + ": ";
+    auto type = in.element_type > 0 ? kiln::ElementTypeFromCode(static_cast<uint32_t>(in.element_type))
+                                    : std::nullopt;
+    if (!type) return Invalid(which + "unknown element type code " + std::to_string(in.element_type));
+    if (in.rank < 0 || in.rank > 64 || (in.rank > 0 && !in.dims))
+      return Invalid(which + "rank must be 0..64 with dims given");
+    // Overflow-checked element count: sizes come from the caller.
+    size_t count = 1;
+    for (int64_t d : std::span<const int64_t>(in.dims, in.dims ? static_cast<size_t>(in.rank) : 0)) {
+      if (d < 0 || (d > 0 && count > SIZE_MAX / static_cast<size_t>(d)))
+        return Invalid(which + "invalid dimension " + std::to_string(d));
+      count *= static_cast<size_t>(d);
+    }
+    size_t elem = kiln::StorageBytes(*type);
+    if (count > SIZE_MAX / elem || count * elem != in.byte_size)
+      return Invalid(which + "byte_size " + std::to_string(in.byte_size) + " does not match its shape (" +
+                     std::to_string(count) + " elements of " + std::to_string(elem) + " bytes)");
+    if (in.byte_size && !in.data) return Invalid(which + "data is NULL");
+    borrowed[i] = kiln::vm::BorrowedTensor{*type, in.dims, static_cast<size_t>(in.rank), in.data, in.byte_size};
+  }
+  return nullptr;
+}
+
+kiln_status_t RunCall(kiln_session_t* session, const char* function,
+                      const std::vector<kiln::vm::BorrowedTensor>& inputs, kiln::vm::InvokeOptions options,
+                      kiln_results_t** out_results) {
+  auto out = std::make_unique<kiln_results>();
+  out->store = session->store;
+  {
+    std::lock_guard<std::mutex> l(session->store->mu);
+    out->tensors = std::move(session->store->spare);
+    session->store->spare.clear();
+  }
+  options.profiler = session->profiler.get();
+  kiln::Status s = session->context->Invoke(function, inputs, options, &out->tensors);
+  if (!s.ok()) return FromStatus(s);
+  for (const auto& r : out->tensors)
+    if (r.is_tuple || r.is_token)
+      return Error(KILN_STATUS_UNIMPLEMENTED,
+                   std::string("function '") + function + "' returns a tuple or token, which the C API does not carry");
+  *out_results = out.release();
+  return nullptr;
+}
+
+kiln_status_t SessionCall(const char* entry, kiln_session_t* session, const char* function,
+                          const kiln_tensor_t* inputs, size_t input_count, const kiln::vm::InvokeOptions& options,
+                          kiln_results_t** out_results) {
+  if (!session || !function || !out_results || (input_count && !inputs))
+    return Invalid(std::string(entry) + ": session, function, inputs and out_results are required");
+  *out_results = nullptr;
+  return Guard(entry, [&]() -> kiln_status_t {
+    if (kiln_status_t busy = AcquireSession(entry, session)) return busy;
+    SessionHold hold(session);
+    std::vector<kiln::vm::BorrowedTensor> borrowed;
+    if (kiln_status_t bad = BorrowInputs(inputs, input_count, &borrowed)) return bad;
+    return RunCall(session, function, borrowed, options, out_results);
+  });
+}
+
+}  // namespace kiln::capi
+
 extern "C" {
 
 const kiln_version_t* kiln_version(void) { return &Version(); }
@@ -295,6 +366,9 @@ kiln_status_t kiln_session_create_with_options(kiln_module_t* module, const kiln
 kiln_status_t kiln_session_profile_begin(kiln_session_t* session) {
   if (!session) return Invalid("kiln_session_profile_begin: session is required");
   return Guard("kiln_session_profile_begin", [&]() -> kiln_status_t {
+    // A call reads the profiler: not changed under one.
+    if (kiln_status_t busy = AcquireSession("kiln_session_profile_begin", session)) return busy;
+    SessionHold hold(session);
     session->profiler = std::make_shared<kiln::vm::Profiler>(session->module, session->device->name());
     session->device->SetDispatchObserver(session->profiler);
     return nullptr;
@@ -305,6 +379,8 @@ kiln_status_t kiln_session_profile_end(kiln_session_t* session, const char* trac
   if (out_table) *out_table = nullptr;
   if (!session) return Invalid("kiln_session_profile_end: session is required");
   return Guard("kiln_session_profile_end", [&]() -> kiln_status_t {
+    if (kiln_status_t busy = AcquireSession("kiln_session_profile_end", session)) return busy;
+    SessionHold hold(session);
     if (!session->profiler) return Error(KILN_STATUS_FAILED_PRECONDITION, "kiln_session_profile_end: not profiling");
     auto profiler = std::move(session->profiler);
     session->device->SetDispatchObserver(nullptr);
@@ -378,59 +454,15 @@ void kiln_device_free(kiln_device_t* device) { delete device; }
 
 void kiln_session_free(kiln_session_t* session) {
   if (!session) return;
+  session->worker.reset();   // cancels an async call still running, and waits for it
   session->context.reset();  // before the device it runs on
   delete session;
 }
 
 kiln_status_t kiln_session_call(kiln_session_t* session, const char* function, const kiln_tensor_t* inputs,
                                 size_t input_count, kiln_results_t** out_results) {
-  if (!session || !function || !out_results || (input_count && !inputs))
-    return Invalid("kiln_session_call: session, function, inputs and out_results are required");
-  *out_results = nullptr;
-  return Guard("kiln_session_call", [&]() -> kiln_status_t {
-    // The caller's memory is read in place for the call (no copy of the
-    // inputs); its shapes are checked here, where sizes come from the caller.
-    std::vector<kiln::vm::BorrowedTensor> borrowed(input_count);
-    for (size_t i = 0; i < input_count; ++i) {
-      const kiln_tensor_t& in = inputs[i];
-      std::string which = "input " + std::to_string(i) + ": ";
-      auto type = in.element_type > 0 ? kiln::ElementTypeFromCode(static_cast<uint32_t>(in.element_type))
-                                      : std::nullopt;
-      if (!type) return Invalid(which + "unknown element type code " + std::to_string(in.element_type));
-      if (in.rank < 0 || in.rank > 64 || (in.rank > 0 && !in.dims))
-        return Invalid(which + "rank must be 0..64 with dims given");
-      // Overflow-checked element count: sizes come from the caller.
-      size_t count = 1;
-      for (int64_t d : std::span<const int64_t>(in.dims, in.dims ? static_cast<size_t>(in.rank) : 0)) {
-        if (d < 0 || (d > 0 && count > SIZE_MAX / static_cast<size_t>(d)))
-          return Invalid(which + "invalid dimension " + std::to_string(d));
-        count *= static_cast<size_t>(d);
-      }
-      size_t elem = kiln::StorageBytes(*type);
-      if (count > SIZE_MAX / elem || count * elem != in.byte_size)
-        return Invalid(which + "byte_size " + std::to_string(in.byte_size) + " does not match its shape (" +
-                     std::to_string(count) + " elements of " + std::to_string(elem) + " bytes)");
-      if (in.byte_size && !in.data) return Invalid(which + "data is NULL");
-      borrowed[i] = kiln::vm::BorrowedTensor{*type, in.dims, static_cast<size_t>(in.rank), in.data, in.byte_size};
-    }
-    auto out = std::make_unique<kiln_results>();
-    out->store = session->store;
-    {
-      std::lock_guard<std::mutex> l(session->store->mu);
-      out->tensors = std::move(session->store->spare);
-      session->store->spare.clear();
-    }
-    kiln::vm::InvokeOptions options;
-    options.profiler = session->profiler.get();
-    kiln::Status s = session->context->Invoke(function, borrowed, options, &out->tensors);
-    if (!s.ok()) return FromStatus(s);
-    for (const auto& r : out->tensors)
-      if (r.is_tuple || r.is_token)
-        return Error(KILN_STATUS_UNIMPLEMENTED,
-                     std::string("function '") + function + "' returns a tuple or token, which the C API does not carry");
-    *out_results = out.release();
-    return nullptr;
-  });
+  return SessionCall("kiln_session_call", session, function, inputs, input_count, kiln::vm::InvokeOptions{},
+                     out_results);
 }
 
 size_t kiln_results_count(const kiln_results_t* results) { return results ? results->tensors.size() : 0; }

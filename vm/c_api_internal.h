@@ -4,6 +4,7 @@
 #ifndef KILN_VM_C_API_INTERNAL_H_
 #define KILN_VM_C_API_INTERNAL_H_
 
+#include <atomic>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -42,7 +43,19 @@ struct kiln_device {
   std::shared_ptr<kiln::hal::Device> device;  // shared with the sessions on it
 };
 
+namespace kiln::capi {
+struct AsyncWorker;  // vm/c_api_async.cc
+}
+
 struct kiln_session {
+  // Set while a call runs (sync, or async until just before its fence
+  // signals) and during profile_begin/end: a second one is refused rather
+  // than racing on the context (AcquireSession).
+  std::atomic<bool> busy{false};
+  // The thread of kiln_session_call_async, started on its first use (a
+  // session that never calls asynchronously starts no thread); freed before
+  // the context, since it runs on it.
+  std::shared_ptr<kiln::capi::AsyncWorker> worker;
   std::shared_ptr<ResultStore> store = std::make_shared<ResultStore>();
   std::shared_ptr<const kiln::vm::LoadedModule> module;
   std::shared_ptr<kiln::hal::Device> device;  // outlives the context; maybe shared (kiln_device_t)
@@ -94,6 +107,7 @@ inline kiln_status_code_t CodeOf(kiln::StatusCode code) {
     case C::kInternal: return KILN_STATUS_INTERNAL;
     case C::kDeadlineExceeded: return KILN_STATUS_DEADLINE_EXCEEDED;
     case C::kUnavailable: return KILN_STATUS_UNAVAILABLE;
+    case C::kCancelled: return KILN_STATUS_CANCELLED;
   }
   return KILN_STATUS_INTERNAL;
 }
@@ -142,6 +156,51 @@ inline kiln_status_t PublicFunction(const char* entry, const kiln_module_t* modu
   *out = module->public_functions[index];
   return nullptr;
 }
+
+// Takes the session for one call (or profile_begin/end): FAILED_PRECONDITION
+// naming `entry` if another holds it. Release with ReleaseSession, or hold
+// it in a SessionHold.
+inline kiln_status_t AcquireSession(const char* entry, kiln_session_t* session) {
+  bool idle = false;
+  if (session->busy.compare_exchange_strong(idle, true, std::memory_order_acquire)) return nullptr;
+  return Error(KILN_STATUS_FAILED_PRECONDITION,
+               std::string(entry) + ": the session is running another call (a session runs one call at a time: "
+                                    "wait for it, or open a session per thread)");
+}
+inline void ReleaseSession(kiln_session_t* session) { session->busy.store(false, std::memory_order_release); }
+
+// Releases the session at the end of a scope unless dismissed (an async call
+// hands it to its worker).
+class SessionHold {
+ public:
+  explicit SessionHold(kiln_session_t* session) : session_(session) {}
+  SessionHold(const SessionHold&) = delete;
+  SessionHold& operator=(const SessionHold&) = delete;
+  ~SessionHold() {
+    if (session_) ReleaseSession(session_);
+  }
+  void Dismiss() { session_ = nullptr; }
+
+ private:
+  kiln_session_t* session_;
+};
+
+// kiln_session_call's checks of the caller's tensors (types, ranks, sizes
+// against byte_size), into views of their memory read in place.
+kiln_status_t BorrowInputs(const kiln_tensor_t* inputs, size_t count, std::vector<kiln::vm::BorrowedTensor>* out);
+
+// Runs `function` on the session (which the caller holds) with `options`
+// (the session's profiler is added), results into *out_results. May throw;
+// the entry points call it inside Guard.
+kiln_status_t RunCall(kiln_session_t* session, const char* function,
+                      const std::vector<kiln::vm::BorrowedTensor>& inputs, kiln::vm::InvokeOptions options,
+                      kiln_results_t** out_results);
+
+// A synchronous call, named `entry` in its messages: the argument checks,
+// the session held for the call, BorrowInputs, RunCall.
+kiln_status_t SessionCall(const char* entry, kiln_session_t* session, const char* function,
+                          const kiln_tensor_t* inputs, size_t input_count, const kiln::vm::InvokeOptions& options,
+                          kiln_results_t** out_results);
 
 }  // namespace kiln::capi
 

@@ -296,6 +296,8 @@ Status Context::RecordDispatch(uint64_t output_bytes) {
 }
 
 Status Context::CheckDeadline() {
+  // Relaxed: the flag carries no data, and the next check sees it soon enough.
+  if (options_.cancel && options_.cancel->load(std::memory_order_relaxed)) return Cancelled("cancelled");
   if (!has_deadline_ || std::chrono::steady_clock::now() < deadline_) return Status::Ok();
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%g", static_cast<double>(options_.timeout.count()) / 1000.0);

@@ -6,6 +6,7 @@
 // buffer would otherwise keep every iteration's buffers alive); it reads
 // buffers only after waiting on the submission's semaphore.
 #pragma once
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -55,6 +56,13 @@ struct InvokeOptions {
   // work already submitted to the device is not interrupted, so the call
   // returns once that has finished. Collectives keep their own timeout.
   std::chrono::milliseconds timeout{0};
+  // Set from any thread to stop the call (the C API's kiln_fence_cancel):
+  // it then fails with Cancelled, "cancelled", naming where it stopped. It is
+  // read where the deadline is checked, so the same limits hold: a call
+  // stops within microseconds of a check, but device work already submitted
+  // (one long dispatch) and a collective's wait for its peers run on. Must
+  // outlive the call; null: not cancellable.
+  const std::atomic<bool>* cancel = nullptr;
   // Only public functions are entry points (the C API lists only those), so
   // a private one is refused; interpreter.run_parallel's grids run the
   // programs they name, public or not.
@@ -126,8 +134,8 @@ class Context {
   // is more than a few submissions ahead of the device, waits for the oldest
   // (docs/architecture.md, "Submission").
   Status RecordDispatch(uint64_t output_bytes);
-  // InvokeOptions::timeout: DeadlineExceeded once the call is past its
-  // deadline. The interpreter calls it every kDeadlineTicks backward jumps
+  // InvokeOptions::timeout and cancel: DeadlineExceeded once the call is
+  // past its deadline, Cancelled once its cancel flag is set. The interpreter calls it every kDeadlineTicks backward jumps
   // (reading the clock on every jump would slow scalar loops: a loop
   // iteration takes tens of nanoseconds, so a deadline is still seen within
   // microseconds), on calls and after waits.

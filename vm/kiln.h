@@ -11,13 +11,30 @@
  * signature, a truncated or corrupted module, an unknown device). What it
  * cannot detect is undefined behaviour, as in any C library: using an object
  * after its kiln_*_free (or freeing it twice), a pointer to fewer bytes than
- * the sizes it comes with say, or one object used from two threads at once.
+ * the sizes it comes with say, or an object used from two threads at once
+ * where the list below says it may not be (kiln_session_free during a call on
+ * another thread, two threads freeing one fence).
  *
  * Ownership: every object created by a kiln_*_create / kiln_*_load call is
  * freed by the matching kiln_*_free, which accepts NULL. A session keeps its
  * module alive, so the module may be freed first. Results own their memory
- * until kiln_results_free. Objects are not thread-safe: use one session per
- * thread (sessions of one module may run side by side).
+ * until kiln_results_free.
+ *
+ * Threads:
+ *   - module (kiln_module_t): immutable once loaded; any number of threads
+ *     may use it and open sessions on it at once.
+ *   - device (kiln_device_t): shared; sessions on it may run calls on
+ *     different threads at once.
+ *   - session (kiln_session_t): one call at a time. A second call (sync or
+ *     async) while one runs, from any thread, is refused with
+ *     KILN_STATUS_FAILED_PRECONDITION rather than racing; so are profile_begin
+ *     and profile_end. For calls side by side, open a session per thread
+ *     (sessions of one module, on one shared device or on their own).
+ *   - fence (kiln_fence_t): kiln_fence_wait, kiln_fence_cancel and
+ *     kiln_fence_is_done from any thread, at once; kiln_fence_free once,
+ *     when no other call on it runs.
+ *   - results (kiln_results_t): one owner; may be freed on any thread.
+ *   - status (kiln_status_t): one owner.
  *
  * Element types are the module format's codes (schema/README.md); the
  * KILN_TYPE_* constants name the common ones, and kiln_element_type_from_name
@@ -57,8 +74,9 @@ const kiln_version_t* kiln_version(void);
  * canonical error space (gRPC, Abseil, IREE) and do not change. */
 typedef enum kiln_status_code {
   KILN_STATUS_OK = 0,
+  KILN_STATUS_CANCELLED = 1,          /* the call was cancelled (kiln_fence_cancel) */
   KILN_STATUS_INVALID_ARGUMENT = 3,   /* a bad argument or input, a directory given as a file */
-  KILN_STATUS_DEADLINE_EXCEEDED = 4,  /* a wait timed out */
+  KILN_STATUS_DEADLINE_EXCEEDED = 4,  /* a wait timed out, a call ran past its deadline */
   KILN_STATUS_NOT_FOUND = 5,          /* no such file, no such function */
   KILN_STATUS_RESOURCE_EXHAUSTED = 8, /* out of memory, or threads the system cannot start */
   KILN_STATUS_FAILED_PRECONDITION = 9,
@@ -209,7 +227,7 @@ kiln_status_t kiln_module_function_result_name(const kiln_module_t* module, size
  * CPU thread pool, or one Vulkan device, for all of them. Sessions keep
  * their device alive: kiln_device_free may come before their
  * kiln_session_free. A device may be used by sessions on different threads
- * at once (calls on one session must not overlap). */
+ * at once (a session runs one call at a time). */
 typedef struct kiln_device kiln_device_t;
 
 /* How the CPU device's idle threads wait for the next job
@@ -280,7 +298,10 @@ void kiln_session_free(kiln_session_t* session);
  * unchanged until it returns. On success *out_results holds the results.
  * A session keeps the memory of the results last freed with
  * kiln_results_free and puts the next call's results there, so a call
- * repeated in a loop that frees its results allocates nothing for them. */
+ * repeated in a loop that frees its results allocates nothing for them.
+ * One call at a time: while a call on the session runs (on another thread,
+ * or kiln_session_call_async's), this returns KILN_STATUS_FAILED_PRECONDITION
+ * at once. */
 kiln_status_t kiln_session_call(kiln_session_t* session, const char* function, const kiln_tensor_t* inputs,
                                 size_t input_count, kiln_results_t** out_results);
 
@@ -297,6 +318,85 @@ kiln_status_t kiln_session_call(kiln_session_t* session, const char* function, c
 kiln_status_t kiln_session_profile_begin(kiln_session_t* session);
 kiln_status_t kiln_session_profile_end(kiln_session_t* session, const char* trace_path, char** out_table);
 void kiln_string_free(char* text);
+
+/* ---- Asynchronous calls, cancellation and deadlines (version 3) ----
+ * (docs/embedding.md, "Asynchronous calls, cancellation and deadlines".) */
+
+/* Options of one call. Initialize with kiln_call_options_init (which sets
+ * struct_size and the defaults), then change fields; a struct not so
+ * initialized is refused. */
+typedef struct kiln_call_options {
+  size_t struct_size; /* sizeof(kiln_call_options_t) */
+  /* The call's deadline, in milliseconds from its start (0, the default:
+   * none; so is anything from 2^40, 34 years, up). Past it the call fails with KILN_STATUS_DEADLINE_EXCEEDED, "timed
+   * out after S s", naming the source line where it stopped; the session
+   * stays usable. It is checked on the program's loops, calls and after
+   * each wait for device work, so work already given to the device (one long
+   * dispatch) runs to its end first. */
+  uint64_t timeout_ms;
+} kiln_call_options_t;
+void kiln_call_options_init(kiln_call_options_t* options);
+
+/* kiln_session_call with options (NULL: the defaults). */
+kiln_status_t kiln_session_call_with_options(kiln_session_t* session, const char* function,
+                                             const kiln_tensor_t* inputs, size_t input_count,
+                                             const kiln_call_options_t* options, kiln_results_t** out_results);
+
+/* The outcome of an asynchronous call: signalled when the call has ended. */
+typedef struct kiln_fence kiln_fence_t;
+
+/* Starts a call and returns at once. The call runs on a thread the session
+ * starts on its first asynchronous call and owns (kiln_session_free cancels
+ * a call still running and waits for it). A session runs one call at a
+ * time: a call (sync or async) made while this one runs is refused with
+ * KILN_STATUS_FAILED_PRECONDITION, not queued; once the fence has signalled
+ * the session takes the next.
+ *
+ * The inputs are checked before this returns (a bad argument, a byte_size
+ * that does not match its dims: a status here, no fence); the `inputs` array
+ * itself may be reused at once, but the dims and data its tensors point to
+ * are read in place while the call runs: keep them alive and unchanged
+ * until the fence signals. The rest of the call's failures (a function the
+ * module lacks, inputs that do not match the signature, the deadline, a
+ * cancel) are the fence's status. `options` (NULL: the defaults) is read
+ * before this returns; the deadline counts from the call's start. */
+kiln_status_t kiln_session_call_async(kiln_session_t* session, const char* function, const kiln_tensor_t* inputs,
+                                      size_t input_count, const kiln_call_options_t* options,
+                                      kiln_fence_t** out_fence);
+
+/* kiln_fence_wait's timeout_ms that waits for as long as the call takes
+ * (as does any from 2^40 ms up). */
+#define KILN_WAIT_FOREVER UINT64_MAX
+
+/* Waits up to timeout_ms milliseconds (0: only looks) for the call to end.
+ * Not ended by then: KILN_STATUS_DEADLINE_EXCEEDED, and the fence stays
+ * valid (wait again, cancel it, or free it); kiln_fence_is_done tells this
+ * from a call that ran past its own deadline (timeout_ms of its options). Ended: the call's status (NULL
+ * on success; a failure is reported to every wait) and, with out_results
+ * not NULL, its results, which the caller then owns. The results are handed
+ * out once: a later wait, or one on another thread, that asks for them gets
+ * KILN_STATUS_FAILED_PRECONDITION; a wait with out_results NULL leaves them
+ * in the fence for a later wait to take (kiln_fence_free frees them). */
+kiln_status_t kiln_fence_wait(kiln_fence_t* fence, uint64_t timeout_ms, kiln_results_t** out_results);
+
+/* 1 once the call has ended (kiln_fence_wait would return at once), else 0
+ * (also for NULL). */
+int32_t kiln_fence_is_done(const kiln_fence_t* fence);
+
+/* Asks the call to stop, from any thread; returns at once (wait on the fence
+ * to know it has). The call fails with KILN_STATUS_CANCELLED, "cancelled",
+ * naming the source line where it stopped, unless it ends first: a cancel of
+ * a call that has ended, or that ends before its next check (checks are
+ * where the deadline is checked, microseconds apart in a loop), changes
+ * nothing. Not cancelled: work already given to the device, and a
+ * collective's wait for its peers (which has its own timeout). NULL: no-op. */
+void kiln_fence_cancel(kiln_fence_t* fence);
+
+/* Frees the fence (NULL: no-op) and results no wait took. If the call has
+ * not ended, it is cancelled and this waits for it to end (as above: at most
+ * the device work already submitted), so the inputs it borrowed are free to
+ * reuse when this returns. */
+void kiln_fence_free(kiln_fence_t* fence);
 
 size_t kiln_results_count(const kiln_results_t* results);
 /* Result `index` as a view into `results` (valid until kiln_results_free). */

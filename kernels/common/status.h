@@ -11,7 +11,7 @@ namespace kiln {
 
 enum class StatusCode { kOk = 0, kInvalidArgument, kOutOfRange, kUnimplemented, kDataLoss,
                         kResourceExhausted, kFailedPrecondition, kInternal, kDeadlineExceeded,
-                        kUnavailable, kNotFound };
+                        kUnavailable, kNotFound, kCancelled };
 
 class [[nodiscard]] Status {
  public:
@@ -39,6 +39,8 @@ inline Status Internal(std::string m) { return Status(StatusCode::kInternal, std
 inline Status Unavailable(std::string m) { return Status(StatusCode::kUnavailable, std::move(m)); }
 // A named thing that does not exist: a missing file, an unknown function.
 inline Status NotFound(std::string m) { return Status(StatusCode::kNotFound, std::move(m)); }
+// Work its caller asked to stop (a call cancelled from another thread).
+inline Status Cancelled(std::string m) { return Status(StatusCode::kCancelled, std::move(m)); }
 
 // StatusOr<T>: a value or the error that prevented it.
 template <typename T>

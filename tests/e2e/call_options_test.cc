@@ -2,12 +2,16 @@
 // (timeout) ends an endless loop with DeadlineExceeded, on the scalar path
 // and with device work, in every CPU driver mode, leaves the context usable
 // for the next call, and does not touch a call that finishes in time; only
-// public functions are entry points unless allow_private is set.
+// public functions are entry points unless allow_private is set. The cancel
+// flag, set from another thread, ends the same loops with Cancelled and
+// leaves the context usable; a flag never set changes nothing.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "compiler/compile.h"
@@ -132,6 +136,53 @@ TEST_P(CallOptions, PrivateFunctionIsNotAnEntryPoint) {
   options.allow_private = true;
   auto allowed = ctx_->Invoke("hidden", {Scalar64(5)}, options);
   ASSERT_TRUE(allowed.ok()) << allowed.status().message();
+}
+
+// Runs `function` with a cancel flag that another thread sets after 50 ms;
+// it must end soon after with "cancelled" at a source location.
+void ExpectCancelled(vm::Context& ctx, const std::string& function, const vm::HostTensor& input) {
+  std::atomic<bool> cancel{false};
+  vm::InvokeOptions options;
+  options.cancel = &cancel;
+  std::chrono::steady_clock::time_point cancelled_at;
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    cancelled_at = std::chrono::steady_clock::now();
+    cancel.store(true);
+  });
+  auto r = ctx.Invoke(function, {input}, options);
+  const auto returned_at = std::chrono::steady_clock::now();
+  canceller.join();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kCancelled);
+  EXPECT_NE(r.status().message().find("call_options.mlir:"), std::string::npos) << r.status().message();
+  EXPECT_NE(r.status().message().find(": cancelled"), std::string::npos) << r.status().message();
+  // A bound on a behaviour (the loop stops), not a speed: checks come every
+  // few microseconds, and a loaded CI machine may deschedule us for a while.
+  EXPECT_LT(returned_at - cancelled_at, std::chrono::seconds(2));
+}
+
+TEST_P(CallOptions, CancelEndsScalarLoop) { ExpectCancelled(*ctx_, "spin", Scalar64(0)); }
+
+TEST_P(CallOptions, CancelEndsLoopWithDeviceWork) {
+  ExpectCancelled(*ctx_, "spin_tensor", Floats16());
+  // The context runs the next call.
+  auto r = ctx_->Invoke("twice", {Scalar64(4)});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  int64_t v;
+  std::memcpy(&v, (*r)[0].data.data(), 8);
+  EXPECT_EQ(v, 8);
+}
+
+TEST_P(CallOptions, UnsetCancelFlagChangesNothing) {
+  std::atomic<bool> cancel{false};
+  vm::InvokeOptions options;
+  options.cancel = &cancel;
+  auto r = ctx_->Invoke("twice", {Scalar64(7)}, options);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  int64_t v;
+  std::memcpy(&v, (*r)[0].data.data(), 8);
+  EXPECT_EQ(v, 14);
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, CallOptions, ::testing::Values(hal::CpuMode::kInline, hal::CpuMode::kDeferred));

@@ -63,3 +63,18 @@ grep -q "^p\[0\] = " "$work/embedding.out" && grep -q "stablehlo.dot_general" "$
   /usr/bin/python3 -c "import json,sys; e=json.load(open(sys.argv[1]))['traceEvents']; assert any(x.get('cat')=='dispatch' for x in e)" "$work/trace.json" ||
   { cat "$work/embedding.out" >&2; exit 1; }
 echo "docs/embedding.md's example: built with pkg-config, ran, wrote a trace"
+# Its asynchronous example (section "Asynchronous calls, cancellation and
+# deadlines"), the same way: the async result is the sync one's.
+awk '/<!-- async example/ {armed=1; next}
+     armed && /^```c$/ {inside=1; next}
+     inside && /^```$/ {exit}
+     inside {print}' "$src/docs/embedding.md" >"$work/embedding_async.c"
+[ -s "$work/embedding_async.c" ] || { echo "docs/embedding.md has no async example block" >&2; exit 1; }
+# shellcheck disable=SC2046
+cc -Wall -Werror -o "$work/embedding_async" "$work/embedding_async.c" $(pkg-config --cflags --libs kiln) -Wl,-rpath,"$prefix/lib"
+(cd "$work" && ./embedding_async >embedding_async.out) || { cat "$work/embedding_async.out" >&2; exit 1; }
+sync_p0=$(sed -n 's/^p\[0\] = //p' "$work/embedding.out")
+grep -qx "async p\[0\] = $sync_p0" "$work/embedding_async.out" &&
+  grep -Eq "^cancelled call: (.*cancelled.*|ended first)$" "$work/embedding_async.out" ||
+  { echo "docs/embedding.md's async example: unexpected output" >&2; cat "$work/embedding_async.out" >&2; exit 1; }
+echo "docs/embedding.md's async example: built with pkg-config, ran, same result as the sync call"
