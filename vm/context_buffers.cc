@@ -80,10 +80,13 @@ Status Context::Invoke(const std::string& name, const std::vector<CallInput>& in
   // Donation: each device input of a donated argument is consumed; it takes
   // the result it is donated to where that stays on the device with its shape.
   std::vector<bool> taken(results.size(), false);
+  std::vector<const hal::Buffer*> written;  // one buffer passed for two donated arguments takes one result
+  std::vector<std::pair<const hal::BufferView*, const hal::BufferView*>> donated_copies;
   for (const ArgDonation& d : fn.donations) {
     const CallInput& in = inputs[d.arg];
     if (!in.device) continue;
     outcome->consumed.push_back(d.arg);
+    if (std::find(written.begin(), written.end(), in.device->buffer.get()) != written.end()) continue;
     int target = -1;
     for (size_t i = 0; i < results.size() && target < 0; ++i) {
       if (d.output >= 0 && static_cast<int32_t>(i) != d.output) continue;
@@ -93,14 +96,11 @@ Status Context::Invoke(const std::string& name, const std::vector<CallInput>& in
     }
     if (target < 0) continue;
     taken[target] = true;
+    written.push_back(in.device->buffer.get());
     outcome->in_place.push_back(static_cast<uint32_t>(target));
     const hal::BufferView& result = *results[target].view;
-    // Recorded after the function's own work, which may still read the
-    // donated buffer: the device runs a submission's commands in order.
-    if (result.buffer != in.device->buffer || result.offset != in.device->offset) {
-      if (!pending_) pending_ = device_->CreateCommandBuffer();
-      pending_->Copy(result, *in.device);
-    }
+    if (result.buffer != in.device->buffer || result.offset != in.device->offset)
+      donated_copies.emplace_back(&result, in.device.get());
     outcome->results[target].device = in.device;
   }
   for (size_t i = 0; i < results.size(); ++i) {
@@ -108,6 +108,13 @@ Status Context::Invoke(const std::string& name, const std::vector<CallInput>& in
     auto own = OwnResult(results[i], inputs);
     if (!own.ok()) return fail(own.status());
     outcome->results[i].device = std::move(own).value();
+  }
+  // Recorded after the function's own work and the copies OwnResult made,
+  // which may still read the donated buffers: the device runs a
+  // submission's commands in order.
+  for (const auto& [from, to] : donated_copies) {
+    if (!pending_) pending_ = device_->CreateCommandBuffer();
+    pending_->Copy(*from, *to);
   }
   // Borrowed arguments are read in place: no work may still use them when
   // this returns; and results go to the host only once computed.

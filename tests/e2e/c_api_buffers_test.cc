@@ -385,4 +385,44 @@ func.func public @main(%a: tensor<4xf32> {tf.aliasing_output = 3 : i32}) -> tens
       << bad.status().message();
 }
 
+// One buffer passed for a donated argument and for another: the result that
+// returns the other argument is copied out before the donated result is
+// written over the buffer.
+TEST(ContextDonation, BufferPassedTwiceKeepsBothResults) {
+  auto bytes = Compile(R"(
+func.func public @main(%a: tensor<3xf32> {tf.aliasing_output = 0 : i32}, %b: tensor<3xf32>)
+    -> (tensor<3xf32>, tensor<3xf32>) {
+  %s = stablehlo.add %a, %b : tensor<3xf32>
+  return %s, %b : tensor<3xf32>, tensor<3xf32>
+}
+)",
+                       "cpu");
+  auto module = kiln::vm::LoadModule(bytes);
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  auto device = kiln::hal::CreateDeviceByName("cpu", 1);
+  ASSERT_TRUE(device.ok());
+  auto context = kiln::vm::Context::Create(*module, device->get());
+  ASSERT_TRUE(context.ok());
+  const float x[3] = {1, 2, 3};
+  auto v = std::make_shared<kiln::hal::BufferView>();
+  v->type = kiln::ElementType::kF32;
+  v->dims = {3};
+  v->buffer = *(*device)->AllocateCopy(x, sizeof x);
+  std::vector<kiln::vm::CallInput> in(2);
+  in[0].device = in[1].device = v;
+  std::vector<kiln::vm::ResultPlacement> placement(2);
+  placement[0].kind = placement[1].kind = kiln::vm::ResultPlacement::Kind::kDevice;
+  kiln::vm::CallOutcome outcome;
+  ASSERT_TRUE((*context)->Invoke("main", in, placement, {}, &outcome).ok());
+  EXPECT_EQ(outcome.results[0].device->buffer, v->buffer);
+  EXPECT_NE(outcome.results[1].device->buffer, v->buffer);
+  float sum[3], same[3];
+  ASSERT_TRUE((*device)->Download(*outcome.results[0].device->buffer, 0, sum, sizeof sum).ok());
+  ASSERT_TRUE((*device)->Download(*outcome.results[1].device->buffer, 0, same, sizeof same).ok());
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(sum[i], 2 * x[i]);
+    EXPECT_EQ(same[i], x[i]);
+  }
+}
+
 }  // namespace
