@@ -95,11 +95,18 @@ std::vector<uint8_t> ModuleBuilder::Serialize(size_t compress_min_bytes, Layout 
     for (const auto& u : f.unavailable)
       unav.push_back(fb::CreateUnavailable(fbb, fbb.CreateString(u.device), fbb.CreateString(u.op),
                                            fbb.CreateString(u.type), fbb.CreateString(u.reason)));
+    // Absent unless some argument is donated, so other modules' bytes stay as they were.
+    flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<fb::ArgDonation>>> donations;
+    if (!f.donations.empty()) {
+      std::vector<flatbuffers::Offset<fb::ArgDonation>> d;
+      for (const auto& x : f.donations) d.push_back(fb::CreateArgDonation(fbb, x.arg, x.output));
+      donations = fbb.CreateVector(d);
+    }
     fns.push_back(fb::CreateFunction(fbb, fbb.CreateString(f.name), f.is_public, fbb.CreateVector(args),
                                      fbb.CreateVector(results), f.num_i64_registers, f.num_ref_registers,
                                      fbb.CreateVector(f.bytecode), fbb.CreateVector(locs), fbb.CreateVector(unav),
                                      f.memory.arena_bytes, f.memory.transient_bytes, f.memory.pool_bytes,
-                                     f.memory.dynamic_allocs));
+                                     f.memory.dynamic_allocs, donations));
   }
   std::vector<flatbuffers::Offset<fb::Constant>> consts;
   std::vector<uint8_t> segment;  // the data segment's bytes (not kInline04)

@@ -33,6 +33,10 @@ struct FunctionOut {
   struct Loc { uint32_t pc, line, col; };
   std::vector<Loc> locations;
   std::vector<UnavailableOut> unavailable;
+  // Donated arguments (tf.aliasing_output, jax.buffer_donor): the argument's
+  // index and the result it may become (-1: any of its type and shape).
+  struct Donation { uint32_t arg; int32_t output; };
+  std::vector<Donation> donations;
   // Memory planning's figures (compiler/passes/memory_plan.h; docs/memory.md).
   struct Memory {
     uint64_t arena_bytes = 0;      // the arena of one activation

@@ -1,6 +1,7 @@
 // The device: allocation, transfers, executables, and asynchronous
 // submission of command buffers ordered by timeline semaphores.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -26,6 +27,36 @@ struct DeviceStats {
   // Bytes the executables keep between dispatches (CPU: kernel state such
   // as weights packed once, kernels/common/kernel_state.h).
   uint64_t kernel_state_bytes = 0;
+};
+
+// Copies between the caller's memory and the device's, counted per device:
+// on the CPU the copies the runtime makes (AllocateCopy, Upload, Download;
+// memory read in place, WrapHostMemory, is not a transfer), on Vulkan the
+// staging copies (and direct writes and reads of mapped memory). What a test
+// reads to check that a call moved only what it had to (a decoder's token
+// and logits, not its cache).
+struct TransferStats {
+  uint64_t uploads = 0, upload_bytes = 0;
+  uint64_t downloads = 0, download_bytes = 0;
+};
+
+class TransferCounters {
+ public:
+  void CountUpload(size_t bytes) {
+    uploads_.fetch_add(1, std::memory_order_relaxed);
+    upload_bytes_.fetch_add(bytes, std::memory_order_relaxed);
+  }
+  void CountDownload(size_t bytes) {
+    downloads_.fetch_add(1, std::memory_order_relaxed);
+    download_bytes_.fetch_add(bytes, std::memory_order_relaxed);
+  }
+  TransferStats Read() const {
+    return TransferStats{uploads_.load(std::memory_order_relaxed), upload_bytes_.load(std::memory_order_relaxed),
+                         downloads_.load(std::memory_order_relaxed), download_bytes_.load(std::memory_order_relaxed)};
+  }
+
+ private:
+  std::atomic<uint64_t> uploads_{0}, upload_bytes_{0}, downloads_{0}, download_bytes_{0};
 };
 
 class Device {
@@ -73,11 +104,15 @@ class Device {
   // The device's memory limit and allocation-failure test hook, which its
   // driver asks before each allocation (hal/allocation_gate.h).
   AllocationGate& allocation_gate() const { return *gate_; }
+  // Every transfer since the device was created (see TransferStats); drivers
+  // count theirs in transfers_.
+  TransferStats transfer_stats() const { return transfers_.Read(); }
 
  protected:
   // Shared with what allocates on the device's behalf and may outlive it
   // (the CPU driver's buffer pool, the Vulkan driver's core).
   std::shared_ptr<AllocationGate> gate_ = std::make_shared<AllocationGate>();
+  TransferCounters transfers_;
 };
 
 }  // namespace kiln::hal

@@ -8,6 +8,9 @@
 // neither direction copies. Element types numpy has map to its dtypes; the
 // others (bf16, f8*, f4/f6, i2/i4/ui2/ui4) travel as unsigned integers of
 // their storage width with the type named (kiln.RawTensor in Python).
+// Device buffers (kiln.Buffer) hold a tensor in the session's device memory
+// between calls: passed as arguments without a transfer, kept as results
+// (Context::Invoke on CallInput), consumed where the program donates them.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -115,6 +118,47 @@ py::object ToPython(vm::HostTensor&& t) {
   return array;
 }
 
+// A tensor in a session's device memory (kiln.Buffer). Keeps the device
+// alive; its view is reset once a call consumes it (donation).
+struct Buffer {
+  std::shared_ptr<hal::Device> device;
+  std::shared_ptr<const hal::BufferView> view;
+
+  const hal::BufferView& View() const {
+    if (!view) throw Error("this buffer was donated to an earlier call and can no longer be used");
+    return *view;
+  }
+  py::object Numpy() const {
+    const hal::BufferView& v = View();
+    vm::HostTensor t;
+    t.type = v.type;
+    t.dims = v.dims;
+    t.data.resize(v.ByteSize());
+    Status s;
+    {
+      py::gil_scoped_release release;
+      s = device->Download(*v.buffer, v.offset, t.data.data(), t.data.size());
+    }
+    Check(s);
+    return ToPython(std::move(t));
+  }
+  py::tuple Shape() const { return py::tuple(py::cast(View().dims)); }
+  std::string ElementTypeName() const { return std::string(Name(View().type)); }
+  bool Valid() const { return view != nullptr; }
+};
+
+// An argument's element type: the array's dtype, or the named type whose
+// storage bits the array holds.
+ElementType ArgumentType(const py::array& a, const std::string& name, size_t i) {
+  if (name.empty()) return Take(ElementTypeOfArray(a));
+  auto t = ElementTypeFromName(name);
+  if (!t) throw Error("argument " + std::to_string(i) + ": no element type named '" + name + "'");
+  if (a.dtype().kind() != 'u' || static_cast<size_t>(a.itemsize()) != StorageBytes(*t))
+    throw Error("argument " + std::to_string(i) + ": the bits of " + name + " are unsigned integers of " +
+                std::to_string(StorageBytes(*t)) + " bytes, not " + std::string(py::str(a.dtype())));
+  return *t;
+}
+
 class Session {
  public:
   Session(std::shared_ptr<const vm::LoadedModule> module, const std::string& device, int threads)
@@ -149,17 +193,7 @@ class Session {
     for (size_t i = 0; i < args.size(); ++i) {
       const py::array& a = args[i].first;
       if (!(a.flags() & py::array::c_style)) throw Error("argument " + std::to_string(i) + " is not C-contiguous");
-      ElementType type;
-      if (args[i].second.empty()) {
-        type = Take(ElementTypeOfArray(a));
-      } else {
-        auto t = ElementTypeFromName(args[i].second);
-        if (!t) throw Error("argument " + std::to_string(i) + ": no element type named '" + args[i].second + "'");
-        type = *t;
-        if (a.dtype().kind() != 'u' || static_cast<size_t>(a.itemsize()) != StorageBytes(type))
-          throw Error("argument " + std::to_string(i) + ": the bits of " + args[i].second + " are unsigned integers of " +
-                      std::to_string(StorageBytes(type)) + " bytes, not " + std::string(py::str(a.dtype())));
-      }
+      const ElementType type = ArgumentType(a, args[i].second, i);
       for (py::ssize_t k = 0; k < a.ndim(); ++k) dims[i].push_back(a.shape(k));
       inputs[i].type = type;
       inputs[i].dims = dims[i].data();
@@ -183,9 +217,76 @@ class Session {
     return out;
   }
 
+  // A copy of the array (C-contiguous; `type`: as for call) on the device.
+  Buffer Upload(const py::array& a, const std::string& type_name) {
+    if (!(a.flags() & py::array::c_style)) throw Error("the array is not C-contiguous");
+    auto view = std::make_shared<hal::BufferView>();
+    view->type = ArgumentType(a, type_name, 0);
+    for (py::ssize_t k = 0; k < a.ndim(); ++k) view->dims.push_back(a.shape(k));
+    const size_t bytes = static_cast<size_t>(a.nbytes());
+    StatusOr<std::shared_ptr<hal::Buffer>> b = bytes ? device_->AllocateCopy(a.data(), bytes) : device_->Allocate(0);
+    view->buffer = Take(std::move(b));
+    return Buffer{device_, std::move(view)};
+  }
+
+  // args: kiln Buffers or (C-contiguous ndarray, type name or ""); keep[i]:
+  // result i stays on the device (a Buffer) instead of becoming an array.
+  py::tuple CallValues(const std::string& function, const std::vector<py::object>& args, const std::vector<bool>& keep) {
+    std::vector<vm::CallInput> inputs(args.size());
+    std::vector<std::vector<int64_t>> dims(args.size());
+    std::vector<Buffer*> buffers(args.size(), nullptr);
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (py::isinstance<Buffer>(args[i])) {
+        Buffer& b = args[i].cast<Buffer&>();
+        (void)b.View();
+        if (b.device != device_) throw Error("argument " + std::to_string(i) + " is a buffer of another module's device");
+        inputs[i].device = b.view;
+        buffers[i] = &b;
+        continue;
+      }
+      auto pair = args[i].cast<std::pair<py::array, std::string>>();
+      const py::array& a = pair.first;
+      if (!(a.flags() & py::array::c_style)) throw Error("argument " + std::to_string(i) + " is not C-contiguous");
+      for (py::ssize_t k = 0; k < a.ndim(); ++k) dims[i].push_back(a.shape(k));
+      inputs[i].host = vm::BorrowedTensor{ArgumentType(a, pair.second, i), dims[i].data(), dims[i].size(), a.data(),
+                                          static_cast<size_t>(a.nbytes())};
+    }
+    std::vector<vm::ResultPlacement> placement(keep.size());
+    for (size_t i = 0; i < keep.size(); ++i)
+      if (keep[i]) placement[i].kind = vm::ResultPlacement::Kind::kDevice;
+    vm::CallOutcome outcome;
+    Status status;
+    {
+      py::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(mu_);
+      context_->ClearCheckFailures();
+      status = context_->Invoke(function, inputs, placement, vm::InvokeOptions{}, &outcome);
+      if (status.ok() && !context_->check_failures().empty())
+        status = FailedPrecondition("check failed: " + context_->check_failures().front());
+    }
+    Check(status);
+    for (uint32_t i : outcome.consumed) buffers[i]->view.reset();
+    py::tuple out(outcome.results.size());
+    for (size_t i = 0; i < outcome.results.size(); ++i) {
+      if (outcome.results[i].device) out[i] = py::cast(Buffer{device_, outcome.results[i].device});
+      else out[i] = ToPython(std::move(outcome.results[i].host));
+    }
+    return out;
+  }
+
+  py::dict TransferStats() const {
+    const hal::TransferStats t = device_->transfer_stats();
+    py::dict d;
+    d["uploads"] = t.uploads;
+    d["upload_bytes"] = t.upload_bytes;
+    d["downloads"] = t.downloads;
+    d["download_bytes"] = t.download_bytes;
+    return d;
+  }
+
  private:
   std::shared_ptr<const vm::LoadedModule> module_;
-  std::unique_ptr<hal::Device> device_;
+  std::shared_ptr<hal::Device> device_;  // shared with the buffers
   std::unique_ptr<vm::Context> context_;
   std::mutex mu_;
 };
@@ -236,9 +337,18 @@ PYBIND11_MODULE(_kiln, m) {
       },
       py::arg("source"), py::arg("file_name"), py::arg("target"), py::arg("fuse"), py::arg("plan_memory"));
 
+  py::class_<Buffer>(m, "Buffer")
+      .def("_numpy", &Buffer::Numpy)
+      .def_property_readonly("shape", &Buffer::Shape)
+      .def_property_readonly("element_type", &Buffer::ElementTypeName)
+      .def_property_readonly("valid", &Buffer::Valid);
+
   py::class_<Session>(m, "Session")
       .def_property_readonly("functions", &Session::Functions)
-      .def("call", &Session::Call);
+      .def("call", &Session::Call)
+      .def("call_values", &Session::CallValues)
+      .def("upload", &Session::Upload)
+      .def("transfer_stats", &Session::TransferStats);
 
   m.def(
       "load_bytes",

@@ -336,12 +336,28 @@ Status Context::InvokeImpl(const std::string& name, size_t count, const HostTens
                            const BorrowedTensor* borrowed, const InvokeOptions& options,
                            std::vector<HostTensor>* out) {
   const auto call_begin = std::chrono::steady_clock::now();
+  std::vector<RefValue> results;
+  int f = 0;
+  KILN_RETURN_IF_ERROR(RunCall(name, count, host, borrowed, nullptr, options, &results, &f));
+  // Arguments may be read in place (WriteArgument): no work may still use
+  // them when this returns.
+  KILN_RETURN_IF_ERROR(Sync());
+  out->resize(results.size());
+  for (size_t i = 0; i < results.size(); ++i) KILN_RETURN_IF_ERROR(ReadInto(results[i], &(*out)[i]));
+  if (options.profiler) options.profiler->OnCall(name, call_begin, std::chrono::steady_clock::now());
+  return Status::Ok();
+}
+
+Status Context::RunCall(const std::string& name, size_t count, const HostTensor* host, const BorrowedTensor* borrowed,
+                        const CallInput* values, const InvokeOptions& options, std::vector<RefValue>* results,
+                        int* function) {
   options_ = options;
   local_grid_.reset();
   has_deadline_ = options.timeout.count() > 0;
   if (has_deadline_) deadline_ = std::chrono::steady_clock::now() + options.timeout;
   int f = module_->FindFunction(name);
   if (f < 0) return NotFound("no function named '" + name + "' in the module");
+  *function = f;
   const LoadedFunction& fn = module_->functions[f];
   if (!fn.is_public && !options.allow_private)
     return InvalidArgument("function '" + name + "' is private: only the module's public functions can be called");
@@ -365,9 +381,11 @@ Status Context::InvokeImpl(const std::string& name, size_t count, const HostTens
     const ValueSig& sig = fn.args[i];
     // A borrowed input is a tensor; its shape is read from the caller's array.
     const bool is_token = host && host[i].is_token, is_tuple = host && host[i].is_tuple;
-    const ElementType type = host ? host[i].type : borrowed[i].type;
-    const int64_t* dims = host ? host[i].dims.data() : borrowed[i].dims;
-    const size_t rank = host ? host[i].dims.size() : borrowed[i].rank;
+    const hal::BufferView* on_device = values ? values[i].device.get() : nullptr;
+    const BorrowedTensor* b = values ? &values[i].host : borrowed ? &borrowed[i] : nullptr;
+    const ElementType type = host ? host[i].type : on_device ? on_device->type : b->type;
+    const int64_t* dims = host ? host[i].dims.data() : on_device ? on_device->dims.data() : b->dims;
+    const size_t rank = host ? host[i].dims.size() : on_device ? on_device->dims.size() : b->rank;
     if (rank != 0 && dims == nullptr) return InvalidArgument("input " + std::to_string(i) + " has no dimensions");
     bool shape_ok = sig.kind == ValueSig::Kind::kTensor && !is_token && !is_tuple && type == sig.type &&
                     rank == sig.dims.size();
@@ -388,17 +406,22 @@ Status Context::InvokeImpl(const std::string& name, size_t count, const HostTens
     if (host) {
       KILN_ASSIGN_OR_RETURN(RefValue v, WriteArgument(host[i]));
       args.push_back(std::move(v));
+    } else if (on_device) {
+      KILN_RETURN_IF_ERROR(hal::CheckViewInBuffer(*on_device, "input " + std::to_string(i)));
+      RefValue v;
+      v.kind = RefValue::Kind::kView;
+      v.view = values[i].device;
+      args.push_back(std::move(v));
     } else {
-      KILN_ASSIGN_OR_RETURN(RefValue v, WrapView(type, std::vector<int64_t>(dims, dims + rank), borrowed[i].data,
-                                                 borrowed[i].byte_size));
+      KILN_ASSIGN_OR_RETURN(RefValue v, WrapView(type, std::vector<int64_t>(dims, dims + rank), b->data,
+                                                 b->byte_size));
       args.push_back(std::move(v));
     }
   }
-  std::vector<RefValue> results;
   Status s;
   bool out_of_memory = false;
   try {
-    s = Run(f, std::move(args), &results, 0);
+    s = Run(f, std::move(args), results, 0);
   } catch (const std::bad_alloc&) {
     // Host memory ran out inside the interpreter (a register list, a command
     // being recorded): cleaned up like any failed call, below, so that no
@@ -406,18 +429,12 @@ Status Context::InvokeImpl(const std::string& name, size_t count, const HostTens
     out_of_memory = true;
   }
   if (out_of_memory || !s.ok()) {
-    results.clear();
+    results->clear();
     pending_.reset();
     pending_dispatches_ = pending_bytes_ = 0;
     (void)Sync();
     return out_of_memory ? ResourceExhausted("out of host memory during the call of '" + name + "'") : s;
   }
-  // Arguments may be read in place (WriteArgument): no work may still use
-  // them when this returns.
-  KILN_RETURN_IF_ERROR(Sync());
-  out->resize(results.size());
-  for (size_t i = 0; i < results.size(); ++i) KILN_RETURN_IF_ERROR(ReadInto(results[i], &(*out)[i]));
-  if (options.profiler) options.profiler->OnCall(name, call_begin, std::chrono::steady_clock::now());
   return Status::Ok();
 }
 

@@ -83,6 +83,43 @@ struct BorrowedTensor {
   size_t byte_size = 0;
 };
 
+// An argument of a call that may stay on the device (the C API's
+// kiln_value_t): a borrowed host tensor as above, or, where `device` is set,
+// a tensor already in this context's device memory, passed without a
+// transfer. A device tensor given for a donated argument (LoadedFunction::
+// donations) is consumed by the call: see CallOutcome.
+struct CallInput {
+  BorrowedTensor host;
+  std::shared_ptr<const hal::BufferView> device;
+};
+
+// Where one result of a call goes: downloaded into a HostTensor, kept on the
+// device (a tensor only), or downloaded straight into `size` bytes of the
+// caller's memory at `data` (a tensor of exactly that many bytes; on the CPU
+// the download is the one copy).
+struct ResultPlacement {
+  enum class Kind : uint8_t { kHost, kDevice, kInto };
+  Kind kind = Kind::kHost;
+  void* data = nullptr;
+  size_t size = 0;
+};
+
+struct CallResult {
+  HostTensor host;                               // kHost
+  std::shared_ptr<const hal::BufferView> device;  // kDevice: its own whole buffer
+  ElementType type = ElementType::kInvalid;      // kDevice and kInto
+  std::vector<int64_t> dims;
+};
+
+struct CallOutcome {
+  std::vector<CallResult> results;
+  // The inputs passed on the device for donated arguments, ascending: the
+  // caller must not use them again (their buffers may now hold a result).
+  std::vector<uint32_t> consumed;
+  // Results written into a donated input's buffer (in place of a new one).
+  std::vector<uint32_t> in_place;
+};
+
 class Context {
  public:
   static StatusOr<std::unique_ptr<Context>> Create(std::shared_ptr<const LoadedModule> module,
@@ -103,6 +140,16 @@ class Context {
   // The same on borrowed inputs (tensors only), read in place.
   Status Invoke(const std::string& function, const std::vector<BorrowedTensor>& inputs,
                 const InvokeOptions& options, std::vector<HostTensor>* results);
+  // The same on arguments that may be device tensors, with each result placed
+  // as `placement` says (one per result, or empty: all downloaded). A donated
+  // argument's device tensor whose result (ArgDonation::output, or for -1
+  // the first result kept on the device of its type and shape) is kept on
+  // the device, with its type and shape, receives that result: the result is
+  // copied into the donated buffer on the device, after the function's own
+  // work and in the same submission, and is returned as a view of it
+  // (vm/context_buffers.cc).
+  Status Invoke(const std::string& function, const std::vector<CallInput>& inputs,
+                const std::vector<ResultPlacement>& placement, const InvokeOptions& options, CallOutcome* outcome);
   const std::vector<std::string>& check_failures() const { return check_failures_; }
   void ClearCheckFailures() { check_failures_.clear(); }
   const LoadedModule& module() const { return *module_; }
@@ -153,6 +200,16 @@ class Context {
   // inputs[i] (one of the two lists is given), the call, the results.
   Status InvokeImpl(const std::string& name, size_t count, const HostTensor* host, const BorrowedTensor* borrowed,
                     const InvokeOptions& options, std::vector<HostTensor>* results);
+  // InvokeImpl's first part: the checks and the run, leaving the results on
+  // the device and the work recorded but not waited for (`values`: the
+  // CallInput form). Sets *function to the function's index.
+  Status RunCall(const std::string& name, size_t count, const HostTensor* host, const BorrowedTensor* borrowed,
+                 const CallInput* values, const InvokeOptions& options, std::vector<RefValue>* results,
+                 int* function);
+  // A result kept on the device as a view of a whole buffer of its own: one
+  // that shares its buffer (an arena, a constant, an argument) is copied into
+  // a new one on the device (vm/context_buffers.cc).
+  StatusOr<std::shared_ptr<const hal::BufferView>> OwnResult(const RefValue& v, const std::vector<CallInput>& inputs);
   StatusOr<RefValue> Write(const HostTensor& t);
   // An argument of Invoke: a view of t's own memory where the device reads
   // host memory in place (valid until Invoke returns), else a copy.

@@ -305,6 +305,76 @@ void kiln_session_free(kiln_session_t* session);
 kiln_status_t kiln_session_call(kiln_session_t* session, const char* function, const kiln_tensor_t* inputs,
                                 size_t input_count, kiln_results_t** out_results);
 
+/* Device-resident buffers and donation (docs/embedding.md, "Device-resident
+ * buffers and donation"; vm/c_api_buffers.cc).
+ *
+ * A kiln_buffer_t is a tensor in a session's device memory: made by
+ * kiln_buffer_upload or kept on the device as a call's result, passed to
+ * calls of any session on the same device without a transfer, read back
+ * with kiln_buffer_download, freed with kiln_buffer_free (it keeps its
+ * device alive). A buffer passed for an argument the program donates
+ * (tf.aliasing_output = N, jax.buffer_donor = true) is consumed by a call
+ * that succeeds: when the result it is donated to is kept on the device
+ * with the argument's type and shape, that result is written into the
+ * donated buffer's memory (copied on the device after the function's own
+ * work, in the same submission) and returned in a new handle to that
+ * memory; else the memory is released when the handle is freed. Using a
+ * consumed handle again, except to free it, is a FAILED_PRECONDITION
+ * status. A buffer is not thread-safe: do not use it in two calls at once. */
+typedef struct kiln_buffer kiln_buffer_t;
+/* Copies `tensor` (checked as a call's input is) to the session's device. */
+kiln_status_t kiln_buffer_upload(kiln_session_t* session, const kiln_tensor_t* tensor, kiln_buffer_t** out_buffer);
+/* Copies the buffer's contents to `size` bytes at `dst`; `size` must be the
+ * tensor's byte size. */
+kiln_status_t kiln_buffer_download(const kiln_buffer_t* buffer, void* dst, size_t size);
+/* The buffer's element type, rank, dims (valid until kiln_buffer_free) and
+ * byte_size; `data` is set to NULL. */
+kiln_status_t kiln_buffer_describe(const kiln_buffer_t* buffer, kiln_tensor_t* out_tensor);
+void kiln_buffer_free(kiln_buffer_t* buffer);
+/* An argument: a host tensor (read in place during the call, as
+ * kiln_session_call's inputs) or a buffer; exactly one is non-NULL. */
+typedef struct kiln_value {
+  const kiln_tensor_t* tensor;
+  kiln_buffer_t* buffer;
+} kiln_value_t;
+/* Where a call puts one result. */
+typedef enum kiln_result_placement {
+  KILN_RESULT_HOST = 0,   /* in *out_results, as kiln_session_call's */
+  KILN_RESULT_BUFFER = 1, /* kept on the device: *buffer receives a new kiln_buffer_t */
+  KILN_RESULT_INTO = 2,   /* downloaded into `size` bytes at `data`, exactly the result's byte size */
+} kiln_result_placement_t;
+typedef struct kiln_output {
+  int32_t placement; /* kiln_result_placement_t */
+  void* data;        /* KILN_RESULT_INTO */
+  size_t size;
+  kiln_buffer_t** buffer; /* KILN_RESULT_BUFFER: where the new buffer goes */
+} kiln_output_t;
+/* Calls a function on values, placing result i as outputs[i] says
+ * (output_count: the function's result count, or 0 to return every result
+ * in *out_results). out_results may be NULL when no result is placed
+ * KILN_RESULT_HOST; there, a result placed elsewhere is a tensor with no
+ * data (byte_size 0). Nothing is placed unless the call succeeds. */
+kiln_status_t kiln_session_call_values(kiln_session_t* session, const char* function, const kiln_value_t* inputs,
+                                       size_t input_count, const kiln_output_t* outputs, size_t output_count,
+                                       kiln_results_t** out_results);
+/* Calls a function on host tensors (read in place) and writes result i into
+ * result_sizes[i] bytes at result_data[i], which must be exactly its byte
+ * size: on the CPU device the one copy is from device memory into the
+ * caller's. result_count must be the function's result count. */
+kiln_status_t kiln_session_call_into(kiln_session_t* session, const char* function, const kiln_tensor_t* inputs,
+                                     size_t input_count, void* const* result_data, const size_t* result_sizes,
+                                     size_t result_count);
+/* Transfers between host and device memory since the device was created:
+ * on the CPU device the copies the runtime makes between the caller's memory
+ * and the device's (uploads of inputs not read in place, downloads of
+ * results), on Vulkan the staging copies and writes/reads of mapped memory. */
+typedef struct kiln_transfer_stats {
+  uint64_t uploads, upload_bytes;
+  uint64_t downloads, download_bytes;
+} kiln_transfer_stats_t;
+kiln_status_t kiln_device_transfer_stats(const kiln_device_t* device, kiln_transfer_stats_t* out_stats);
+/* The same for the session's device (shared or its own). */
+kiln_status_t kiln_session_transfer_stats(const kiln_session_t* session, kiln_transfer_stats_t* out_stats);
 /* Profiling (docs/embedding.md): from profile_begin, the session's calls
  * and each of their dispatches are recorded (with their op, source line,
  * shapes and bytes; dispatches are timed on the CPU device and, with

@@ -40,10 +40,19 @@ struct UnavailableOn {
   std::string device, op, type, reason;
 };
 
+// A donated argument (tf.aliasing_output, jax.buffer_donor): a device buffer
+// passed for it may become result `output` (-1: the first result of its type
+// and shape). Context::Invoke's CallInput says what the runtime does.
+struct ArgDonation {
+  uint32_t arg = 0;
+  int32_t output = -1;
+};
+
 struct LoadedFunction {
   std::string name;
   bool is_public = false;
   std::vector<ValueSig> args, results;
+  std::vector<ArgDonation> donations;  // by argument, ascending
   uint32_t num_i64_registers = 0;
   uint32_t num_ref_registers = 0;
   // Pre-decoded instructions; jump targets ('p' operands) are rewritten from

@@ -4,6 +4,7 @@
 // before anything runs.
 #include <zstd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -387,6 +388,21 @@ StatusOr<std::shared_ptr<const LoadedModule>> LoadModuleBytes(std::unique_ptr<Mo
         for (size_t k = 0; k < f->results()->size(); ++k)
           KILN_RETURN_IF_ERROR(
               LoadSig(f->results()->Get(k), where + " result " + std::to_string(k), &lf.results.emplace_back()));
+      if (f->donations())
+        for (const auto* d : *f->donations()) {
+          // In range, on a tensor, each argument and each named result at most once.
+          const std::string arg = where + ": donation of argument " + std::to_string(d->arg());
+          if (d->arg() >= lf.args.size()) return Bad(arg + ", which it does not have");
+          if (lf.args[d->arg()].kind != ValueSig::Kind::kTensor) return Bad(arg + ", which is not a tensor");
+          if (d->output() < -1 || d->output() >= static_cast<int64_t>(lf.results.size()))
+            return Bad(arg + " to result " + std::to_string(d->output()) + ", which it does not have");
+          for (const ArgDonation& e : lf.donations)
+            if (e.arg == d->arg() || (d->output() >= 0 && e.output == d->output()))
+              return Bad(arg + " repeats an argument or a result already donated to");
+          lf.donations.push_back(ArgDonation{d->arg(), d->output()});
+        }
+      std::sort(lf.donations.begin(), lf.donations.end(),
+                [](const ArgDonation& a, const ArgDonation& b) { return a.arg < b.arg; });
       lf.num_i64_registers = f->num_i64_registers();
       lf.num_ref_registers = f->num_ref_registers();
       if (lf.num_i64_registers > 1u << 20 || lf.num_ref_registers > 1u << 20)

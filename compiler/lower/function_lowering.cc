@@ -37,6 +37,38 @@ Status CheckCpuKernelExists(const ir::Operation& op, const std::string& kernel) 
   return Unimplemented(op.name + " (" + type + ") is not supported by the cpu target yet");
 }
 
+// The donations an entry function's argument attributes declare:
+// `tf.aliasing_output = N` (the argument's buffer may become result N) and
+// `jax.buffer_donor = true` (it may become any result of its type). An
+// index outside the results, or a donated token or tuple, is an error.
+Status ReadDonations(const ir::Function& fn, std::vector<FunctionOut::Donation>* out) {
+  const ir::Attribute* attrs = nullptr;
+  for (const auto& na : fn.attrs)
+    if (na.first == "arg_attrs" && na.second.kind == ir::Attribute::Kind::kArray) attrs = &na.second;
+  if (!attrs) return Status::Ok();
+  for (size_t i = 0; i < attrs->elements.size() && i < fn.arg_types.size(); ++i) {
+    const ir::Attribute& a = attrs->elements[i];
+    const ir::Attribute* alias = a.Field("tf.aliasing_output");
+    const ir::Attribute* donor = a.Field("jax.buffer_donor");
+    const bool is_donor = donor && (donor->kind == ir::Attribute::Kind::kUnit ||
+                                    (donor->kind == ir::Attribute::Kind::kBool && donor->b));
+    if (!alias && !is_donor) continue;
+    const std::string where = "argument " + std::to_string(i) + " of @" + fn.name;
+    if (fn.arg_types[i].is_token() || fn.arg_types[i].is_tuple())
+      return InvalidArgument(where + " is donated but is not a tensor");
+    int32_t output = -1;
+    if (alias) {
+      if (alias->kind != ir::Attribute::Kind::kInt || alias->i < 0 ||
+          alias->i >= static_cast<int64_t>(fn.result_types.size()))
+        return InvalidArgument(where + ": tf.aliasing_output must be a result index below " +
+                               std::to_string(fn.result_types.size()));
+      output = static_cast<int32_t>(alias->i);
+    }
+    out->push_back(FunctionOut::Donation{static_cast<uint32_t>(i), output});
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 using vm::Opcode;
@@ -53,6 +85,7 @@ StatusOr<FunctionOut> FunctionLowering::Lower(ir::Location* error_loc) {
     out.results.push_back(SigOf(fn_.result_types[i]));
     out.results.back().name = ResultSourceName(fn_, i);
   }
+  if (fn_.is_public) KILN_RETURN_IF_ERROR(ReadDonations(fn_, &out.donations));
   // Arguments arrive in r0..rN-1 (the VM's calling convention).
   const ir::Block& entry = *fn_.body.blocks.at(0);
   for (const auto& a : entry.args) ref_of_[a.get()] = next_ref_++;

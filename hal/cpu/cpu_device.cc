@@ -176,6 +176,7 @@ class CpuDevice final : public Device {
     return NewBuffer(bytes, nullptr, BufferPool::Fill::kNone);
   }
   StatusOr<std::shared_ptr<Buffer>> AllocateCopy(const void* data, size_t bytes) override {
+    if (bytes) transfers_.CountUpload(bytes);
     return NewBuffer(bytes, data);
   }
   StatusOr<std::shared_ptr<Buffer>> WrapHostMemory(const void* data, size_t bytes) override {
@@ -185,12 +186,18 @@ class CpuDevice final : public Device {
   Status Upload(const Buffer& b, size_t offset, const void* data, size_t bytes) override {
     KILN_RETURN_IF_ERROR(CheckTransferRange(b, offset, bytes, "upload"));
     if (b.read_only() || b.constant_id() != 0) return InvalidArgument("upload into read-only memory (a module constant or a call's argument)");
-    if (bytes) std::memcpy(static_cast<const CpuBuffer&>(b).data() + offset, data, bytes);
+    if (bytes) {
+      transfers_.CountUpload(bytes);
+      std::memcpy(static_cast<const CpuBuffer&>(b).data() + offset, data, bytes);
+    }
     return Status::Ok();
   }
   Status Download(const Buffer& b, size_t offset, void* data, size_t bytes) override {
     KILN_RETURN_IF_ERROR(CheckTransferRange(b, offset, bytes, "download"));
-    if (bytes) std::memcpy(data, static_cast<const CpuBuffer&>(b).data() + offset, bytes);
+    if (bytes) {
+      transfers_.CountDownload(bytes);
+      std::memcpy(data, static_cast<const CpuBuffer&>(b).data() + offset, bytes);
+    }
     return Status::Ok();
   }
   StatusOr<std::shared_ptr<Executable>> PrepareExecutable(const ExecutableSpec& spec) override {

@@ -36,6 +36,29 @@ TEST_P(HalCtsBuffer, TransfersOutsideTheBufferAreRefused) {
   EXPECT_EQ(Read(*b, 4), (std::vector<float>{1, 2, 3, 4}));  // nothing was written
 }
 
+// transfer_stats() counts each host<->device transfer and its bytes: not a
+// refused or empty one, nor a copy on the device.
+TEST_P(HalCtsBuffer, TransfersAreCounted) {
+  auto b = Floats({0, 0, 0, 0});
+  const TransferStats t0 = device_->transfer_stats();
+  const float part[3] = {1, 2, 3};
+  float out[4];
+  ASSERT_TRUE(device_->Upload(*b, 0, part, sizeof part).ok());
+  ASSERT_TRUE(device_->Download(*b, 4, out, 8).ok());
+  ASSERT_TRUE(device_->Download(*b, 0, out, 0).ok());
+  EXPECT_FALSE(device_->Upload(*b, 8, part, sizeof part).ok());
+  auto c = device_->Allocate(4 * sizeof(float));
+  ASSERT_TRUE(c.ok());
+  auto cmd = device_->CreateCommandBuffer();
+  cmd->Copy(View(b, 4), View(*c, 4));
+  ASSERT_TRUE(Await(SubmitSignalled(std::move(cmd))).ok());
+  const TransferStats t1 = device_->transfer_stats();
+  EXPECT_EQ(t1.uploads - t0.uploads, 1u);
+  EXPECT_EQ(t1.upload_bytes - t0.upload_bytes, sizeof part);
+  EXPECT_EQ(t1.downloads - t0.downloads, 1u);
+  EXPECT_EQ(t1.download_bytes - t0.download_bytes, 8u);
+}
+
 TEST_P(HalCtsBuffer, CopyRoundTripsBetweenBuffersAndWithinOne) {
   auto a = Floats({1, 2, 3, 4, 5, 6});
   auto b = Floats({0, 0, 0, 0});

@@ -113,6 +113,7 @@ class VulkanDevice final : public Device {
   Status Upload(const Buffer& b, size_t offset, const void* data, size_t bytes) override {
     KILN_RETURN_IF_ERROR(CheckTransferRange(b, offset, bytes, "upload"));
     if (!bytes) return Status::Ok();
+    transfers_.CountUpload(bytes);
     auto& vb = static_cast<const VulkanBuffer&>(b);
     if (vb.mapped()) {
       std::memcpy(vb.mapped() + offset, data, bytes);
@@ -127,6 +128,7 @@ class VulkanDevice final : public Device {
   Status Download(const Buffer& b, size_t offset, void* data, size_t bytes) override {
     KILN_RETURN_IF_ERROR(CheckTransferRange(b, offset, bytes, "download"));
     if (!bytes) return Status::Ok();
+    transfers_.CountDownload(bytes);
     auto& vb = static_cast<const VulkanBuffer&>(b);
     if (vb.mapped() && (core_->tensor_memory == Core::TensorMemory::kUnified || bytes <= Core::kDirectReadBytes)) {
       std::memcpy(data, vb.mapped() + offset, bytes);

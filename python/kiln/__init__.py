@@ -12,9 +12,9 @@ import warnings as _warnings
 import numpy as _np
 
 from . import _kiln
-from ._kiln import Error
+from ._kiln import Buffer, Error
 
-__all__ = ["Error", "RawTensor", "Module", "Function", "compile", "load"]
+__all__ = ["Buffer", "Error", "RawTensor", "Module", "Function", "compile", "load"]
 
 
 class RawTensor:
@@ -75,8 +75,8 @@ class Function:
         self.args = info["args"]
         self.results = info["results"]
 
-    def __call__(self, *args):
-        return self._module.call(self.name, *args)
+    def __call__(self, *args, keep_on_device=False):
+        return self._module.call(self.name, *args, keep_on_device=keep_on_device)
 
     def __repr__(self):
         # A value's name after its type, as vm-dump prints it: tensor<3xf32> "x".
@@ -91,6 +91,22 @@ def _result(value):
     if isinstance(value, tuple):
         return tuple(_result(v) for v in value)
     return value
+
+
+def _buffer_numpy(self):
+    """The buffer's contents, downloaded: an array (kiln.RawTensor for a
+    type numpy lacks)."""
+    return _result(self._numpy())
+
+
+def _buffer_repr(self):
+    if not self.valid:
+        return "Buffer(donated)"
+    return "Buffer(%s, element_type=%r)" % (self.shape, self.element_type)
+
+
+Buffer.numpy = _buffer_numpy
+Buffer.__repr__ = _buffer_repr
 
 
 class Module:
@@ -113,18 +129,47 @@ class Module:
             raise AttributeError(name)
         return self._by_name[name]
 
-    def call(self, function, *args):
+    def call(self, function, *args, keep_on_device=False):
         """Calls `function` with numpy arrays (or kiln.RawTensor, or
-        anything numpy.asarray takes). Returns one array for one result,
-        else a tuple. Inputs are read in place, results are not copied."""
+        anything numpy.asarray takes) and kiln.Buffer objects (already on
+        the device). Returns one value for one result, else a tuple.
+        Inputs are read in place, results are not copied.
+
+        keep_on_device: False (every result becomes an array), True (every
+        result stays on the device as a kiln.Buffer), or one bool per
+        result. A Buffer passed for an argument the program donates
+        (tf.aliasing_output, jax.buffer_donor) is consumed by the call."""
         packed = []
         for a in args:
-            if isinstance(a, RawTensor):
+            if isinstance(a, Buffer):
+                packed.append(a)
+            elif isinstance(a, RawTensor):
                 packed.append((a.bits, a.element_type))
             else:
-                packed.append((_np.ascontiguousarray(a), ""))
-        out = tuple(_result(r) for r in self._session.call(function, packed))
+                packed.append((_np.asarray(a, order="C"), ""))  # ascontiguousarray would make a 0-d array 1-d
+        if keep_on_device is False and not any(isinstance(a, Buffer) for a in args):
+            raw = self._session.call(function, packed)
+        else:
+            if keep_on_device is True or keep_on_device is False:
+                keep = [bool(keep_on_device)] * len(self[function].results)
+            else:
+                keep = [bool(k) for k in keep_on_device]
+            raw = self._session.call_values(function, packed, keep)
+        out = tuple(r if isinstance(r, Buffer) else _result(r) for r in raw)
         return out[0] if len(out) == 1 else out
+
+    def upload(self, array):
+        """A copy of `array` (numpy, or kiln.RawTensor) in this module's
+        device memory, to pass to calls without a transfer:
+        kiln.Buffer, with .numpy(), .shape, .element_type and .valid."""
+        if isinstance(array, RawTensor):
+            return self._session.upload(array.bits, array.element_type)
+        return self._session.upload(_np.asarray(array, order="C"), "")
+
+    def transfer_stats(self):
+        """The device's transfers between host and device memory so far:
+        uploads, upload_bytes, downloads, download_bytes."""
+        return self._session.transfer_stats()
 
 
 def load(module, device="cpu", threads=0, parameters=()):

@@ -186,3 +186,66 @@ def test_vulkan_device_gives_the_same_result():
     module = kiln.load(kiln.compile(ADD, target="all"), device="vulkan")
     a = np.arange(6, dtype=np.float32).reshape(2, 3)
     np.testing.assert_array_equal(module.add(a, a), a + a)
+
+
+DECODER = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "data", "decoder_step.mlir")
+
+
+@pytest.mark.parametrize("device", ["cpu", "vulkan"])
+def test_decoder_cache_stays_on_the_device(device):
+    # tests/data/decoder_step.mlir: step(cache, token, t) -> (cache', logits),
+    # the cache donated (tf.aliasing_output = 0). 64 steps with the cache a
+    # kiln.Buffer: each moves only the logits down (and on Vulkan the two
+    # scalars up); the last logits equal full(tokens).
+    module = kiln.load(kiln.compile(DECODER, target="all"), device=device)
+    cache = module.upload(np.zeros((256, 16), np.float32))
+    assert cache.shape == (256, 16) and cache.element_type == "f32"
+    tokens = np.array([(t * 7 + 3) % 32 for t in range(256)], np.int32)
+    steps = 64
+    for t in range(steps):
+        before = module.transfer_stats()
+        new_cache, logits = module.step(cache, np.int32(tokens[t]), np.int32(t), keep_on_device=[True, False])
+        after = module.transfer_stats()
+        assert not cache.valid  # donated
+        with pytest.raises(kiln.Error, match="donated to an earlier call"):
+            cache.numpy()
+        cache = new_cache
+        assert after["downloads"] - before["downloads"] == 1
+        assert after["download_bytes"] - before["download_bytes"] == 32 * 4
+        if t > 0:  # the first step also brings the constants to a Vulkan device
+            assert after["upload_bytes"] - before["upload_bytes"] == (8 if device == "vulkan" else 0)
+    prefix = tokens.copy()
+    prefix[steps:] = -1  # no one-hot row: those rows of the cache are still zero
+    full = module.full(prefix)
+    np.testing.assert_allclose(logits, full, rtol=1e-5, atol=1e-6)
+    rows = cache.numpy()
+    assert rows.shape == (256, 16)
+    assert not rows[steps:].any() and rows[:steps].any()
+
+
+def test_buffers_round_trip_and_results_kept_on_the_device(add_module):
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    buf = add_module.upload(a)
+    np.testing.assert_array_equal(buf.numpy(), a)
+    # A result kept on the device, passed back without a transfer.
+    s = add_module.add(buf, a, keep_on_device=True)
+    assert isinstance(s, kiln.Buffer) and s.valid and buf.valid  # @add donates nothing
+    before = add_module.transfer_stats()
+    s2 = add_module.add(s, s, keep_on_device=True)
+    after = add_module.transfer_stats()
+    assert after["downloads"] == before["downloads"] and after["uploads"] == before["uploads"]
+    np.testing.assert_array_equal(s2.numpy(), 4 * a)
+    assert "Buffer((2, 3)" in repr(s2)
+    # A raw type round trips as a RawTensor.
+    bits = kiln.RawTensor(np.array([0x3f80, 0x4000], np.uint16), "bf16")
+    assert add_module.upload(bits).numpy() == bits
+
+
+def test_buffer_misuse_is_reported(add_module):
+    buf = add_module.upload(np.zeros((3, 3), np.float32))
+    with pytest.raises(kiln.Error, match="input 0 of 'add' must be tensor<2x3xf32>"):
+        add_module.add(buf, np.zeros((2, 3), np.float32))
+    other = kiln.load(kiln.compile(ADD, target="cpu"))
+    mine = add_module.upload(np.zeros((2, 3), np.float32))
+    with pytest.raises(kiln.Error, match="another module's device"):
+        other.add(mine, mine)

@@ -520,4 +520,30 @@ TEST(HostileModule, ValueNamesThatAreNotCleanTextAreRefused) {
 }
 
 }  // namespace
+// Function.donations (schema/README.md): an argument or result out of
+// range, a donated token, or a repeat is refused at load, naming it.
+TEST(HostileModule, BadDonationsAreRefused) {
+  auto with = [](std::vector<FunctionOut::Donation> d, bool token_arg = false) {
+    SigOut token;
+    token.kind = 1;
+    auto mb = OneFunction(
+        [](BytecodeWriter& w, ModuleBuilder&) {
+          const uint32_t r0[] = {0};
+          w.Op(Opcode::kReturn);
+          w.List(r0);
+        },
+        {token_arg ? token : F32Sig({2}), F32Sig({2})}, {F32Sig({2})});
+    mb.functions[0].donations = std::move(d);
+    return LoadAndRun(mb.Serialize(), {F32s({2}, 1), F32s({2}, 2)});
+  };
+  ExpectRefused(with({{2, 0}}), "donation of argument 2, which it does not have");
+  ExpectRefused(with({{0, 1}}), "donation of argument 0 to result 1, which it does not have");
+  ExpectRefused(with({{0, -2}}), "to result -2, which it does not have");
+  ExpectRefused(with({{0, 0}, {1, 0}}), "repeats an argument or a result");
+  ExpectRefused(with({{0, -1}, {0, -1}}), "repeats an argument or a result");
+  ExpectRefused(with({{0, -1}}, true), "donation of argument 0, which is not a tensor");
+  // Well formed: loads and runs (host inputs donate nothing).
+  EXPECT_TRUE(with({{1, 0}}).ok());
+}
+
 }  // namespace kiln
