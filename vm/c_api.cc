@@ -128,7 +128,7 @@ kiln_status_t SessionCall(const char* entry, kiln_session_t* session, const char
     return Invalid(std::string(entry) + ": session, function, inputs and out_results are required");
   *out_results = nullptr;
   return Guard(entry, [&]() -> kiln_status_t {
-    if (kiln_status_t busy = AcquireSession(entry, session)) return busy;
+    WaitForSession(session);
     SessionHold hold(session);
     std::vector<kiln::vm::BorrowedTensor> borrowed;
     if (kiln_status_t bad = BorrowInputs(inputs, input_count, &borrowed)) return bad;

@@ -136,6 +136,8 @@ kiln_status_t kiln_session_call_values(kiln_session_t* session, const char* func
       }
     }
     if (any_host && !out_results) return Invalid("kiln_session_call_values: out_results is required for host results");
+    WaitForSession(session);
+    SessionHold hold(session);
     kiln::vm::InvokeOptions options;
     options.profiler = session->profiler.get();
     kiln::vm::CallOutcome outcome;

@@ -5,6 +5,7 @@
 #define KILN_VM_C_API_INTERNAL_H_
 
 #include <atomic>
+#include <condition_variable>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -49,9 +50,13 @@ struct AsyncWorker;  // vm/c_api_async.cc
 
 struct kiln_session {
   // Set while a call runs (sync, or async until just before its fence
-  // signals) and during profile_begin/end: a second one is refused rather
-  // than racing on the context (AcquireSession).
+  // signals) and during profile_begin/end. A synchronous call waits for it
+  // to clear (WaitForSession: calls from several threads run one after
+  // another); an asynchronous call and profile_begin/end are refused rather
+  // than wait (AcquireSession). Cleared under idle_mu, with idle_cv notified.
   std::atomic<bool> busy{false};
+  std::mutex idle_mu;
+  std::condition_variable idle_cv;
   // The thread of kiln_session_call_async, started on its first use (a
   // session that never calls asynchronously starts no thread); freed before
   // the context, since it runs on it.
@@ -167,7 +172,23 @@ inline kiln_status_t AcquireSession(const char* entry, kiln_session_t* session) 
                std::string(entry) + ": the session is running another call (a session runs one call at a time: "
                                     "wait for it, or open a session per thread)");
 }
-inline void ReleaseSession(kiln_session_t* session) { session->busy.store(false, std::memory_order_release); }
+inline void ReleaseSession(kiln_session_t* session) {
+  {
+    std::lock_guard<std::mutex> l(session->idle_mu);
+    session->busy.store(false, std::memory_order_release);
+  }
+  session->idle_cv.notify_all();
+}
+// Takes the session for a synchronous call, waiting while another call
+// holds it. Release as AcquireSession's.
+inline void WaitForSession(kiln_session_t* session) {
+  for (;;) {
+    bool idle = false;
+    if (session->busy.compare_exchange_strong(idle, true, std::memory_order_acquire)) return;
+    std::unique_lock<std::mutex> l(session->idle_mu);
+    session->idle_cv.wait(l, [&] { return !session->busy.load(std::memory_order_acquire); });
+  }
+}
 
 // Releases the session at the end of a scope unless dismissed (an async call
 // hands it to its worker).

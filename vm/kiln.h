@@ -25,11 +25,14 @@
  *     may use it and open sessions on it at once.
  *   - device (kiln_device_t): shared; sessions on it may run calls on
  *     different threads at once.
- *   - session (kiln_session_t): one call at a time. A second call (sync or
- *     async) while one runs, from any thread, is refused with
- *     KILN_STATUS_FAILED_PRECONDITION rather than racing; so are profile_begin
- *     and profile_end. For calls side by side, open a session per thread
- *     (sessions of one module, on one shared device or on their own).
+ *   - session (kiln_session_t): runs one call at a time. Synchronous calls
+ *     (kiln_session_call[_with_options], _call_values, _call_into) from
+ *     several threads at once wait for each other and run one after
+ *     another, each as if alone. An asynchronous call, profile_begin and
+ *     profile_end made while a call runs are refused with
+ *     KILN_STATUS_FAILED_PRECONDITION rather than wait. For calls side by
+ *     side, open a session per thread (sessions of one module, on one
+ *     shared device or on their own).
  *   - fence (kiln_fence_t): kiln_fence_wait, kiln_fence_cancel and
  *     kiln_fence_is_done from any thread, at once; kiln_fence_free once,
  *     when no other call on it runs.
@@ -418,9 +421,10 @@ typedef struct kiln_fence kiln_fence_t;
 /* Starts a call and returns at once. The call runs on a thread the session
  * starts on its first asynchronous call and owns (kiln_session_free cancels
  * a call still running and waits for it). A session runs one call at a
- * time: a call (sync or async) made while this one runs is refused with
- * KILN_STATUS_FAILED_PRECONDITION, not queued; once the fence has signalled
- * the session takes the next.
+ * time: an asynchronous call made while another call runs is refused with
+ * KILN_STATUS_FAILED_PRECONDITION, not queued, and a synchronous call made
+ * while this one runs waits for it; once the fence has signalled the
+ * session takes the next.
  *
  * The inputs are checked before this returns (a bad argument, a byte_size
  * that does not match its dims: a status here, no fence); the `inputs` array
