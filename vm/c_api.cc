@@ -333,7 +333,9 @@ kiln_status_t kiln_session_create_with_options(kiln_module_t* module, const kiln
   return Guard("kiln_session_create", [&]() -> kiln_status_t {
     // The first version's struct ended before shared_device.
     constexpr size_t kFirstSize = offsetof(kiln_session_options_t, shared_device);
-    if (options->struct_size != sizeof(kiln_session_options_t) && options->struct_size != kFirstSize)
+    constexpr size_t kSecondSize = offsetof(kiln_session_options_t, max_memory_bytes);
+    if (options->struct_size != sizeof(kiln_session_options_t) && options->struct_size != kFirstSize &&
+        options->struct_size != kSecondSize)
       return Invalid("kiln_session_create: options.struct_size is " + std::to_string(options->struct_size) +
                      ", not sizeof(kiln_session_options_t) (" + std::to_string(sizeof(kiln_session_options_t)) +
                      "): initialize the options with kiln_session_options_init");
@@ -343,9 +345,11 @@ kiln_status_t kiln_session_create_with_options(kiln_module_t* module, const kiln
     if (options->cpu_threads != 0 && device != "cpu")
       return Invalid("kiln_session_create: cpu_threads applies to the cpu device only, not '" + device + "'");
     kiln_device_t* shared = options->struct_size == kFirstSize ? nullptr : options->shared_device;
-    if (shared && (options->device || options->cpu_threads != 0))
-      return Invalid("kiln_session_create: a session on a shared_device takes its device and threads from it: "
-                     "leave device NULL and cpu_threads 0");
+    const uint64_t max_memory =
+        options->struct_size == sizeof(kiln_session_options_t) ? options->max_memory_bytes : 0;
+    if (shared && (options->device || options->cpu_threads != 0 || max_memory != 0))
+      return Invalid("kiln_session_create: a session on a shared_device takes its device, threads and memory "
+                     "limit from it: leave device NULL, cpu_threads 0 and max_memory_bytes 0");
     auto session = std::make_unique<kiln_session>();
     session->module = module->loaded;
     if (shared) {
@@ -354,6 +358,7 @@ kiln_status_t kiln_session_create_with_options(kiln_module_t* module, const kiln
       auto dev = kiln::hal::CreateDeviceByName(device, options->cpu_threads);
       if (!dev.ok()) return FromStatus(dev.status());
       session->device = std::move(dev.value());
+      session->device->allocation_gate().set_limit(max_memory);
     }
     auto ctx = kiln::vm::Context::Create(session->module, session->device.get());
     if (!ctx.ok()) return FromStatus(ctx.status());
@@ -413,7 +418,9 @@ kiln_status_t kiln_device_create(const kiln_device_options_t* options, kiln_devi
   if (!options || !out_device) return Invalid("kiln_device_create: options and out_device are required");
   *out_device = nullptr;
   return Guard("kiln_device_create", [&]() -> kiln_status_t {
-    if (options->struct_size != sizeof(kiln_device_options_t))
+    // The first version's struct ended before max_memory_bytes.
+    constexpr size_t kFirstSize = offsetof(kiln_device_options_t, max_memory_bytes);
+    if (options->struct_size != sizeof(kiln_device_options_t) && options->struct_size != kFirstSize)
       return Invalid("kiln_device_create: options.struct_size is " + std::to_string(options->struct_size) +
                      ", not sizeof(kiln_device_options_t) (" + std::to_string(sizeof(kiln_device_options_t)) +
                      "): initialize the options with kiln_device_options_init");
@@ -445,6 +452,8 @@ kiln_status_t kiln_device_create(const kiln_device_options_t* options, kiln_devi
     if (!dev.ok()) return FromStatus(dev.status());
     auto device = std::make_unique<kiln_device>();
     device->device = std::move(dev.value());
+    if (options->struct_size == sizeof(kiln_device_options_t))
+      device->device->allocation_gate().set_limit(options->max_memory_bytes);
     *out_device = device.release();
     return nullptr;
   });

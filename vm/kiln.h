@@ -259,6 +259,13 @@ typedef struct kiln_device_options {
    * not run on is refused. */
   const int32_t* cpu_affinity;
   size_t cpu_affinity_count;
+  /* The device memory its buffers may hold at once, in bytes (0: no limit;
+   * docs/memory.md, "Memory limits"): a module whose function declares a
+   * larger arena is refused when a session opens it, and a call that needs
+   * more fails with KILN_STATUS_RESOURCE_EXHAUSTED naming the limit (the
+   * session stays usable). A struct of an earlier version, without this
+   * field (its struct_size smaller), is accepted as 0. */
+  uint64_t max_memory_bytes;
 } kiln_device_options_t;
 
 void kiln_device_options_init(kiln_device_options_t* options);
@@ -282,6 +289,10 @@ typedef struct kiln_session_options {
    * the runtime's first version, without this field (its struct_size
    * smaller), is accepted as NULL here. */
   kiln_device_t* shared_device;
+  /* The session's own device's memory limit, as
+   * kiln_device_options_t.max_memory_bytes (0: none; must be 0 with a
+   * shared_device, whose own limit applies). Earlier structs: 0. */
+  uint64_t max_memory_bytes;
 } kiln_session_options_t;
 
 void kiln_session_options_init(kiln_session_options_t* options);
