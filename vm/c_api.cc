@@ -33,14 +33,9 @@ kiln_status_t ValueType(const char* entry, const char* what, const kiln_module_t
                         size_t i, bool result, kiln_value_type_t* out) {
   return Guard(entry, [&]() -> kiln_status_t {
     if (!out) return Invalid(std::string(entry) + ": out_type is required");
-    const kiln::vm::LoadedFunction* f = nullptr;
-    if (kiln_status_t s = PublicFunction(entry, module, function, &f)) return s;
-    const auto& list = result ? f->results : f->args;
-    if (i >= list.size())
-      return Error(KILN_STATUS_OUT_OF_RANGE, std::string(entry) + ": " + what + " " + std::to_string(i) +
-                                                 " out of range ('" + f->name + "' has " +
-                                                 std::to_string(list.size()) + ")");
-    const kiln::vm::ValueSig& sig = list[i];
+    const kiln::vm::ValueSig* value = nullptr;
+    if (kiln_status_t s = PublicValue(entry, what, module, function, i, result, &value)) return s;
+    const kiln::vm::ValueSig& sig = *value;
     const bool tensor = sig.kind == kiln::vm::ValueSig::Kind::kTensor;
     out->kind = sig.kind == kiln::vm::ValueSig::Kind::kToken   ? KILN_VALUE_TOKEN
                 : sig.kind == kiln::vm::ValueSig::Kind::kTuple ? KILN_VALUE_TUPLE

@@ -162,6 +162,21 @@ inline kiln_status_t PublicFunction(const char* entry, const kiln_module_t* modu
   return nullptr;
 }
 
+// Argument (or, with `result`, result) `i` of public function `function`:
+// OUT_OF_RANGE naming `what` ("argument", "result") when it has no such value.
+inline kiln_status_t PublicValue(const char* entry, const char* what, const kiln_module_t* module, size_t function,
+                                 size_t i, bool result, const kiln::vm::ValueSig** out) {
+  const kiln::vm::LoadedFunction* f = nullptr;
+  if (kiln_status_t s = PublicFunction(entry, module, function, &f)) return s;
+  const auto& list = result ? f->results : f->args;
+  if (i >= list.size())
+    return Error(KILN_STATUS_OUT_OF_RANGE, std::string(entry) + ": " + what + " " + std::to_string(i) +
+                                               " out of range ('" + f->name + "' has " + std::to_string(list.size()) +
+                                               ")");
+  *out = &list[i];
+  return nullptr;
+}
+
 // Takes the session for one call (or profile_begin/end): FAILED_PRECONDITION
 // naming `entry` if another holds it. Release with ReleaseSession, or hold
 // it in a SessionHold.

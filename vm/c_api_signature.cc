@@ -13,14 +13,9 @@ kiln_status_t ValueName(const char* entry, const char* what, const kiln_module_t
                         size_t i, bool result, const char** out) {
   return Guard(entry, [&]() -> kiln_status_t {
     if (!out) return Invalid(std::string(entry) + ": out_name is required");
-    const kiln::vm::LoadedFunction* f = nullptr;
-    if (kiln_status_t s = PublicFunction(entry, module, function, &f)) return s;
-    const auto& list = result ? f->results : f->args;
-    if (i >= list.size())
-      return Error(KILN_STATUS_OUT_OF_RANGE, std::string(entry) + ": " + what + " " + std::to_string(i) +
-                                                 " out of range ('" + f->name + "' has " +
-                                                 std::to_string(list.size()) + ")");
-    *out = list[i].name.c_str();  // the module's, which outlives this call's caller's use (kiln.h)
+    const kiln::vm::ValueSig* sig = nullptr;
+    if (kiln_status_t s = PublicValue(entry, what, module, function, i, result, &sig)) return s;
+    *out = sig->name.c_str();  // the module's, which outlives this call's caller's use (kiln.h)
     return nullptr;
   });
 }
