@@ -39,7 +39,9 @@ Status VulkanBuffer::Init(uint32_t memory_type, bool map, bool counted) {
       core_->peak_live_bytes = std::max(core_->peak_live_bytes, core_->live_bytes);
     }
   }
-  if (VkResult r = vkAllocateMemory(core_->device, &ai, nullptr, &memory_); r != VK_SUCCESS) {
+  VkResult r = core_->faults.BeforeAllocate();
+  if (r == VK_SUCCESS) r = vkAllocateMemory(core_->device, &ai, nullptr, &memory_);
+  if (r != VK_SUCCESS) {
     memory_ = VK_NULL_HANDLE;
     if (counted_) {
       std::lock_guard<std::mutex> l(core_->live_mu);

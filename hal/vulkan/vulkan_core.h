@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "hal/device.h"
+#include "hal/vulkan/fault_hook.h"
 #include "hal/vulkan/shader_abi.h"
 
 namespace kiln::hal::vk {
@@ -75,6 +76,9 @@ struct Core {
   // The device's memory limit and test hook (Device::allocation_gate), asked
   // under live_mu before each allocation.
   std::shared_ptr<AllocationGate> gate;
+  // Device loss (real or simulated) and the simulated faults of
+  // KILN_TEST_VULKAN_FAULT (fault_hook.h).
+  FaultHook faults;
 
   ~Core();
   // Both under pipelines_mu (vulkan_executable.cc).

@@ -97,6 +97,7 @@ class VulkanDevice final : public Device {
   std::string name() const override { return std::string("vulkan (") + core_->props.deviceName + ")"; }
 
   StatusOr<std::shared_ptr<Buffer>> Allocate(size_t bytes) override {
+    if (core_->faults.lost()) return DeviceLost("allocating a buffer");
     if (bytes > (size_t{1} << 40)) return ResourceExhausted("allocation of " + std::to_string(bytes) + " bytes refused");
     auto b = std::make_shared<VulkanBuffer>(core_, bytes);
     const bool mapped = core_->tensor_memory != Core::TensorMemory::kStaging;
@@ -112,6 +113,7 @@ class VulkanDevice final : public Device {
 
   Status Upload(const Buffer& b, size_t offset, const void* data, size_t bytes) override {
     KILN_RETURN_IF_ERROR(CheckTransferRange(b, offset, bytes, "upload"));
+    if (core_->faults.lost()) return DeviceLost("uploading to a buffer");
     if (!bytes) return Status::Ok();
     transfers_.CountUpload(bytes);
     auto& vb = static_cast<const VulkanBuffer&>(b);
@@ -127,6 +129,8 @@ class VulkanDevice final : public Device {
 
   Status Download(const Buffer& b, size_t offset, void* data, size_t bytes) override {
     KILN_RETURN_IF_ERROR(CheckTransferRange(b, offset, bytes, "download"));
+    // A lost device's memory holds nothing to trust.
+    if (core_->faults.lost()) return DeviceLost("reading a buffer");
     if (!bytes) return Status::Ok();
     transfers_.CountDownload(bytes);
     auto& vb = static_cast<const VulkanBuffer&>(b);
@@ -142,6 +146,7 @@ class VulkanDevice final : public Device {
   }
 
   StatusOr<std::shared_ptr<Executable>> PrepareExecutable(const ExecutableSpec& spec) override {
+    if (core_->faults.lost()) return DeviceLost("preparing an executable");
     return PrepareVulkanExecutable(*core_, spec);
   }
 
@@ -244,7 +249,9 @@ class VulkanDevice final : public Device {
       HostBarrier(f.cmd);
       KILN_VK(vkEndCommandBuffer(f.cmd), "recording a transfer");
       KILN_RETURN_IF_ERROR(QueueSubmit(f));
-      KILN_VK(vkWaitForFences(core_->device, 1, &f.fence, VK_TRUE, UINT64_MAX), "waiting for a transfer");
+      VkResult r = vkWaitForFences(core_->device, 1, &f.fence, VK_TRUE, UINT64_MAX);
+      if (r == VK_ERROR_DEVICE_LOST) core_->faults.MarkLost();
+      KILN_VK(r, "waiting for a transfer");
       return Status::Ok();
     }();
     Recycle(std::move(frame), s.ok());
@@ -295,7 +302,10 @@ class VulkanDevice final : public Device {
     si.commandBufferCount = n;
     si.pCommandBuffers = cmds;
     f.submitted = std::chrono::steady_clock::now();
-    KILN_VK(vkQueueSubmit(core_->queue, 1, &si, f.fence), "submitting to the Vulkan queue");
+    VkResult r = core_->faults.BeforeSubmit();
+    if (r == VK_SUCCESS) r = vkQueueSubmit(core_->queue, 1, &si, f.fence);
+    if (r == VK_ERROR_DEVICE_LOST) core_->faults.MarkLost();
+    KILN_VK(r, "submitting to the Vulkan queue");
     return Status::Ok();
   }
 
@@ -614,6 +624,7 @@ class VulkanDevice final : public Device {
         in_flight_.pop_front();
       }
       VkResult r = vkWaitForFences(core_->device, 1, &f->fence, VK_TRUE, UINT64_MAX);
+      if (r == VK_ERROR_DEVICE_LOST) core_->faults.MarkLost();
       SemaphorePoint signal = f->signal;
       uint64_t dispatches = f->dispatches;
       if (r == VK_SUCCESS) ReportDispatches(*f);  // before Recycle drops the commands the spans point into

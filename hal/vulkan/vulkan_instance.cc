@@ -149,7 +149,7 @@ Status VkError(VkResult r, std::string_view what) {
   switch (r) {
     case VK_ERROR_OUT_OF_HOST_MEMORY: return ResourceExhausted(w + ": out of host memory" + named);
     case VK_ERROR_OUT_OF_DEVICE_MEMORY: return ResourceExhausted(w + ": out of device memory" + named);
-    case VK_ERROR_DEVICE_LOST: return Internal(w + ": the Vulkan device was lost" + named);
+    case VK_ERROR_DEVICE_LOST: return DeviceLost(w);
     case VK_ERROR_INITIALIZATION_FAILED: return Internal(w + ": Vulkan initialization failed" + named);
     case VK_ERROR_FEATURE_NOT_PRESENT: return Unimplemented(w + ": a Vulkan feature is not present" + named);
     case VK_ERROR_INCOMPATIBLE_DRIVER: return Unimplemented(w + ": no compatible Vulkan driver" + named);
@@ -204,6 +204,7 @@ StatusOr<std::shared_ptr<Core>> OpenCore(int index) {
       if (rank(devs[i]) < rank(devs[index])) index = static_cast<int>(i);
   }
   auto core = std::make_shared<Core>();
+  KILN_RETURN_IF_ERROR(core->faults.ConfigureFromEnv());
   core->instance = instance;
   core->physical = devs[index];
   vkGetPhysicalDeviceProperties(core->physical, &core->props);
