@@ -21,8 +21,11 @@
 #include <new>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "compiler/compile.h"
+#include "compiler/parse/parser.h"
 #include "vm/kiln.h"
 
 namespace {
@@ -106,26 +109,30 @@ std::vector<char> ReadFile(const char* path) {
 struct Outcome {
   kiln_status_code_t code = KILN_STATUS_OK;
   std::string message;
-  std::vector<float> result;
+  std::vector<uint8_t> results;  // every result's bytes, in order
 };
 
-// Loads, opens and calls the MLP with allocation `fail_at` failing (-1:
-// none); returns what happened, and the number of allocations it made.
-// `shared`: a device made before the sweep (then `device` is unused).
-Outcome RunOnce(const std::vector<char>& bytes, const char* device, kiln_device_t* shared, int64_t fail_at,
-                int64_t* allocations) {
+// A function of a module and its inputs (pointing into storage the caller keeps).
+struct Program {
+  std::string label;
+  std::vector<char> bytes;
+  std::string function;
+  std::vector<kiln_tensor_t> inputs;
+};
+
+// Loads, opens and calls `p` with allocation `fail_at` failing (-1: none);
+// returns what happened, and the number of allocations it made. `shared`: a
+// device made before the sweep (then `device` is unused).
+Outcome RunOnce(const Program& p, const char* device, kiln_device_t* shared, int64_t fail_at, int64_t* allocations,
+                bool call_again = true) {
   Outcome out;
-  std::vector<int64_t> dims{1, 784};
-  std::vector<float> input(784);
-  for (size_t i = 0; i < input.size(); ++i) input[i] = static_cast<float>(i % 13) / 13.0f;
-  kiln_tensor_t tensor{KILN_TYPE_F32, 2, dims.data(), input.data(), input.size() * sizeof(float)};
   kiln_module_t* module = nullptr;
   kiln_session_t* session = nullptr;
   kiln_results_t* results = nullptr;
-  out.result.reserve(64);  // the test's own memory, taken before the window in which allocations fail
+  out.results.reserve(4096);  // the test's own memory, taken before the window in which allocations fail
   const int64_t before = g_allocations.load();
   g_countdown.store(fail_at);
-  kiln_status_t s = kiln_module_load_memory(bytes.data(), bytes.size(), &module);
+  kiln_status_t s = kiln_module_load_memory(p.bytes.data(), p.bytes.size(), &module);
   if (!s && shared) {
     kiln_session_options_t options;
     kiln_session_options_init(&options);
@@ -134,11 +141,14 @@ Outcome RunOnce(const std::vector<char>& bytes, const char* device, kiln_device_
   } else if (!s) {
     s = kiln_session_create(module, device, &session);
   }
-  if (!s) s = kiln_session_call(session, "main", &tensor, 1, &results);
-  if (!s) {
+  if (!s) s = kiln_session_call(session, p.function.c_str(), p.inputs.data(), p.inputs.size(), &results);
+  for (size_t i = 0; !s && i < kiln_results_count(results); ++i) {
     kiln_tensor_t r{};
-    s = kiln_results_get(results, 0, &r);
-    if (!s) out.result.assign(static_cast<const float*>(r.data), static_cast<const float*>(r.data) + r.byte_size / 4);
+    s = kiln_results_get(results, i, &r);
+    if (!s) {
+      const auto* data = static_cast<const uint8_t*>(r.data);
+      out.results.insert(out.results.end(), data, data + r.byte_size);
+    }
   }
   g_countdown.store(-1);
   *allocations = g_allocations.load() - before;
@@ -147,10 +157,10 @@ Outcome RunOnce(const std::vector<char>& bytes, const char* device, kiln_device_
   kiln_status_free(s);
   kiln_results_free(results);
   // Memory is back: what opened runs right.
-  if (session) {
+  if (session && call_again) {
     kiln_results_t* again = nullptr;
-    kiln_status_t s2 = kiln_session_call(session, "main", &tensor, 1, &again);
-    EXPECT_EQ(s2, nullptr) << "after allocation " << fail_at << " failed: " << kiln_status_message(s2);
+    kiln_status_t s2 = kiln_session_call(session, p.function.c_str(), p.inputs.data(), p.inputs.size(), &again);
+    EXPECT_EQ(s2, nullptr) << p.label << ", after allocation " << fail_at << " failed: " << kiln_status_message(s2);
     kiln_status_free(s2);
     kiln_results_free(again);
   }
@@ -159,42 +169,114 @@ Outcome RunOnce(const std::vector<char>& bytes, const char* device, kiln_device_
   return out;
 }
 
-void Sweep(const char* device, const char* module_path, kiln_device_t* shared = nullptr) {
-  const std::vector<char> bytes = ReadFile(module_path);
-  ASSERT_FALSE(bytes.empty()) << module_path;
+// For every k, the k-th allocation of `p` fails. Returns the runs that
+// failed with a status.
+int Sweep(const Program& p, const char* device, kiln_device_t* shared = nullptr) {
   int64_t total = 0;
-  const Outcome clean = RunOnce(bytes, device, shared, -1, &total);
-  ASSERT_EQ(clean.code, KILN_STATUS_OK) << clean.message;
-  ASSERT_EQ(clean.result.size(), 10u);
+  const Outcome clean = RunOnce(p, device, shared, -1, &total, /*call_again=*/false);
+  if (clean.code == KILN_STATUS_UNIMPLEMENTED) return 0;  // not on this device: the conformance tests say so
+  EXPECT_EQ(clean.code, KILN_STATUS_OK) << p.label << ": " << clean.message;
+  if (clean.code != KILN_STATUS_OK) return 0;
   int failed = 0, succeeded = 0;
   for (int64_t k = 0;; ++k) {
     int64_t allocations = 0;
-    const Outcome run = RunOnce(bytes, device, shared, k, &allocations);
+    const Outcome run = RunOnce(p, device, shared, k, &allocations);
     if (allocations <= k) {  // nothing failed: the sweep is past the last allocation
-      EXPECT_EQ(run.code, KILN_STATUS_OK) << run.message;
+      EXPECT_EQ(run.code, KILN_STATUS_OK) << p.label << ": " << run.message;
       break;
     }
     if (run.code == KILN_STATUS_OK) {
       ++succeeded;
-      EXPECT_EQ(run.result, clean.result) << "allocation " << k << " failed, yet the call succeeded with other results";
+      EXPECT_EQ(run.results, clean.results)
+          << p.label << ", allocation " << k << " failed, yet the call succeeded with other results";
     } else {
       ++failed;
       // Where memory runs out the status says so; a failure that an earlier
       // step turns into its own error (a thread that cannot start) names it.
       EXPECT_FALSE(run.message.empty());
       if (run.code != KILN_STATUS_RESOURCE_EXHAUSTED)
-        std::printf("allocation %lld: %d %s\n", static_cast<long long>(k), run.code, run.message.c_str());
+        std::printf("%s, allocation %lld: %d %s\n", p.label.c_str(), static_cast<long long>(k), run.code,
+                    run.message.c_str());
     }
     if (::testing::Test::HasFailure()) break;
   }
-  std::printf("%s: %lld allocations in a clean run; %d runs failed with a status, %d succeeded anyway\n", device,
-              static_cast<long long>(total), failed, succeeded);
+  std::printf("%s: %lld allocations in a clean run; %d runs failed with a status, %d succeeded anyway\n",
+              p.label.c_str(), static_cast<long long>(total), failed, succeeded);
+  return failed;
+}
+
+// The MLP example's @main on one input.
+void SweepMlp(const char* device, const char* module_path, kiln_device_t* shared = nullptr) {
+  static const int64_t dims[] = {1, 784};
+  static std::vector<float> input(784);
+  for (size_t i = 0; i < input.size(); ++i) input[i] = static_cast<float>(i % 13) / 13.0f;
+  Program p{device, ReadFile(module_path), "main", {}};
+  ASSERT_FALSE(p.bytes.empty()) << module_path;
+  p.inputs.push_back(kiln_tensor_t{KILN_TYPE_F32, 2, dims, input.data(), input.size() * sizeof(float)});
+  EXPECT_GT(Sweep(p, device, shared), 0);
+}
+
+// One conformance file per op family (the device sweep's,
+// tests/e2e/allocation_failure_test.cc): every test function of every
+// chunk, compiled here before the sweep, on a device made once.
+void SweepConformance(const char* device_name, const std::string& target) {
+  kiln_device_options_t options;
+  kiln_device_options_init(&options);
+  options.name = device_name;
+  kiln_device_t* device = nullptr;
+  kiln_status_t made = kiln_device_create(&options, &device);
+  ASSERT_EQ(made, nullptr) << kiln_status_message(made);
+  const std::string dir = std::string(KILN_SHARED_DIR) + "/conformance/stablehlo-interpret/";
+  int failed = 0, functions = 0;
+  for (const char* name : {"add", "dot_general", "convolution", "reduce", "reduce_window", "gather", "scatter", "sort",
+                           "while", "select_and_scatter", "transpose", "concatenate"}) {
+    const std::vector<char> file = ReadFile((dir + name + ".mlir").c_str());
+    ASSERT_FALSE(file.empty()) << dir << name << ".mlir";
+    for (const auto& chunk : kiln::ir::SplitChunks(std::string_view(file.data(), file.size()))) {
+      kiln::compiler::CompileOptions compile;
+      compile.target = target;
+      auto bytes = kiln::compiler::Compile(chunk.text, dir + name + ".mlir", compile, nullptr, chunk.first_line);
+      if (!bytes.ok()) continue;  // a chunk the target does not support: the conformance tests' business
+      Program p{"", std::vector<char>(bytes->begin(), bytes->end()), "", {}};
+      kiln_module_t* module = nullptr;
+      kiln_status_t s = kiln_module_load_memory(p.bytes.data(), p.bytes.size(), &module);
+      ASSERT_EQ(s, nullptr) << kiln_status_message(s);
+      std::vector<std::string> names;
+      for (size_t f = 0; f < kiln_module_function_count(module); ++f) {
+        size_t args = 0, results = 0;
+        kiln_status_t a = kiln_module_function_arity(module, f, &args, &results);
+        if (!a && args == 0) names.push_back(kiln_module_function_name(module, f));
+        kiln_status_free(a);
+      }
+      kiln_module_free(module);
+      for (const auto& fn : names) {
+        p.function = fn;
+        p.label = std::string(name) + ".mlir:" + std::to_string(chunk.first_line) + " @" + fn + " on " + device_name;
+        failed += Sweep(p, device_name, device);
+        ++functions;
+        if (::testing::Test::HasFailure()) break;
+      }
+      if (::testing::Test::HasFailure()) break;
+    }
+  }
+  kiln_device_free(device);
+  std::printf("%d conformance functions on %s: %d runs failed with a status\n", functions, device_name, failed);
+  EXPECT_GT(functions, 12);
   EXPECT_GT(failed, 0);
 }
 
-TEST(HostAllocationFailure, MlpThroughTheCApiOnTheCpuDevice) { Sweep("cpu", KILN_TEST_MLP_KILN); }
+TEST(HostAllocationFailure, MlpThroughTheCApiOnTheCpuDevice) { SweepMlp("cpu", KILN_TEST_MLP_KILN); }
+
+TEST(HostAllocationFailure, ConformanceFilesOnTheCpuDevice) { SweepConformance("cpu", "cpu"); }
 
 #ifdef KILN_TEST_MLP_ALL_KILN
+// On Vulkan only Kiln's own allocations fail (see the top of this file).
+class OnlyThisExecutable {
+ public:
+  OnlyThisExecutable() { g_only_this_executable.store(true); }
+  ~OnlyThisExecutable() { g_only_this_executable.store(false); }
+};
+
 TEST(HostAllocationFailure, MlpThroughTheCApiOnTheVulkanDevice) {
   kiln_device_options_t options;
   kiln_device_options_init(&options);
@@ -202,10 +284,16 @@ TEST(HostAllocationFailure, MlpThroughTheCApiOnTheVulkanDevice) {
   kiln_device_t* device = nullptr;
   kiln_status_t s = kiln_device_create(&options, &device);
   ASSERT_EQ(s, nullptr) << kiln_status_message(s);
-  g_only_this_executable.store(true);
-  Sweep("vulkan", KILN_TEST_MLP_ALL_KILN, device);
-  g_only_this_executable.store(false);
+  {
+    OnlyThisExecutable only;
+    SweepMlp("vulkan", KILN_TEST_MLP_ALL_KILN, device);
+  }
   kiln_device_free(device);
+}
+
+TEST(HostAllocationFailure, ConformanceFilesOnTheVulkanDevice) {
+  OnlyThisExecutable only;
+  SweepConformance("vulkan", "all");
 }
 #endif
 
