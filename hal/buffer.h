@@ -33,6 +33,11 @@ class Buffer {
   // cannot outlive its meaning even if the buffer's memory is reused.
   void MarkConstant();
   uint64_t constant_id() const { return constant_id_; }
+  // The buffer's memory in this process's address space where the host may
+  // read and write it directly once the device's work on it has finished
+  // (the CPU device's buffers); null where it may not. Collectives reduce
+  // between such buffers in place (vm/collectives/).
+  virtual uint8_t* host_address() const { return nullptr; }
 
  private:
   uint64_t constant_id_ = 0;  // 0: not a constant

@@ -238,6 +238,10 @@ class Context {
   // part `self` is already on the device as `self_value` (not re-uploaded).
   Status ReduceInto(uint32_t executable, const std::vector<const HostTensor*>& parts, size_t self,
                     const RefValue& self_value, const RefValue& out);
+  // An all_reduce of `in` into `out` by the transport between buffers the
+  // host addresses (CollectiveTransport::AllReduceBuffers); false: not
+  // possible here, take the general path.
+  StatusOr<bool> AllReduceInPlace(const CollectiveDesc& d, uint32_t exe, const RefValue& in, const RefValue& out);
   GridEnvironment& Grid();
 
   std::shared_ptr<const LoadedModule> module_;

@@ -60,6 +60,7 @@ class CpuBuffer final : public Buffer {
   size_t size() const override { return size_; }
   bool read_only() const override { return !pool_; }
   uint8_t* data() const { return data_; }
+  uint8_t* host_address() const override { return data_; }
 
  private:
   std::shared_ptr<BufferPool> pool_;  // outlives the device if this buffer does; null for host memory

@@ -2,6 +2,7 @@
 // strategies, and the in-process transport's rendezvous and timeouts.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <thread>
 
 #include "vm/collectives/collectives.h"
@@ -33,6 +34,68 @@ TEST(CollectiveDesc, RoundTripsAndRefusesGarbage) {
   EXPECT_FALSE(CollectiveDesc::Parse("channel=1").ok());
   EXPECT_FALSE(CollectiveDesc::Parse("op=x;bogus=1").ok());
   EXPECT_FALSE(CollectiveDesc::Parse("op=x;groups=1,,2").ok());
+}
+
+// AllReduceBuffers of the in-process transport: 3 processes, each with its
+// own input and result (one of them the same buffer), every element
+// reduced in group order, as the general path folds them; odd counts so the
+// slices differ in size; wrapping integer products; floating max refused.
+template <typename T>
+std::vector<std::vector<T>> ReduceOnThreads(StandardReduction op, ElementType type, const std::vector<std::vector<T>>& in,
+                                            std::vector<StatusOr<bool>>* outcomes) {
+  const size_t n = in.size();
+  InProcessTransport t(static_cast<uint32_t>(n), 1);
+  std::vector<std::vector<T>> inputs = in, results(n, std::vector<T>(in[0].size()));
+  std::vector<std::thread> threads;
+  outcomes->assign(n, StatusOr<bool>(false));
+  for (size_t i = 0; i < n; ++i)
+    threads.emplace_back([&, i] {
+      CollectiveTransport::Exchange e;
+      e.self = static_cast<uint32_t>(i);
+      for (uint32_t k = 0; k < n; ++k) e.group.push_back(k);
+      e.label = "stablehlo.all_reduce";
+      e.signature = "all_reduce";
+      e.timeout = std::chrono::milliseconds(10000);
+      // Process 1 reduces in place: its result is its input.
+      T* out = i == 1 ? inputs[i].data() : results[i].data();
+      CollectiveTransport::ReduceBuffers b{type, static_cast<int64_t>(in[0].size()), inputs[i].data(), out};
+      (*outcomes)[i] = t.AllReduceBuffers(e, op, b);
+    });
+  for (auto& th : threads) th.join();
+  results[1] = inputs[1];
+  return results;
+}
+
+TEST(InProcessTransport, AllReducesBetweenBuffersInGroupOrder) {
+  const size_t count = 2053;
+  std::vector<std::vector<float>> f(3, std::vector<float>(count));
+  std::vector<std::vector<int32_t>> i32(3, std::vector<int32_t>(count));
+  std::vector<std::vector<uint64_t>> u64(3, std::vector<uint64_t>(count));
+  for (size_t p = 0; p < 3; ++p)
+    for (size_t k = 0; k < count; ++k) {
+      f[p][k] = (p == 0 ? 1e8f : 1.0f) * static_cast<float>(k % 7 + 1) / 3.0f;  // sums where order shows
+      i32[p][k] = static_cast<int32_t>(0x40000000 + k * 977 + p * 13);          // products that wrap
+      u64[p][k] = (k * 2654435761u + p * 40503u) % 100003u;
+    }
+  std::vector<StatusOr<bool>> outcomes;
+  auto fs = ReduceOnThreads(StandardReduction::kSum, ElementType::kF32, f, &outcomes);
+  for (auto& o : outcomes) ASSERT_TRUE(o.ok() && *o) << (o.ok() ? "declined" : o.status().message());
+  auto ip = ReduceOnThreads(StandardReduction::kProduct, ElementType::kSI32, i32, &outcomes);
+  for (auto& o : outcomes) ASSERT_TRUE(o.ok() && *o);
+  auto um = ReduceOnThreads(StandardReduction::kMax, ElementType::kUI64, u64, &outcomes);
+  for (auto& o : outcomes) ASSERT_TRUE(o.ok() && *o);
+  for (size_t p = 0; p < 3; ++p)
+    for (size_t k = 0; k < count; ++k) {
+      const float fsum = (f[0][k] + f[1][k]) + f[2][k];
+      ASSERT_EQ(std::memcmp(&fs[p][k], &fsum, 4), 0) << "process " << p << ", element " << k;
+      const uint32_t prod = static_cast<uint32_t>(i32[0][k]) * static_cast<uint32_t>(i32[1][k]) *
+                            static_cast<uint32_t>(i32[2][k]);
+      ASSERT_EQ(static_cast<uint32_t>(ip[p][k]), prod) << "process " << p << ", element " << k;
+      ASSERT_EQ(um[p][k], std::max({u64[0][k], u64[1][k], u64[2][k]})) << "process " << p << ", element " << k;
+    }
+  // Floating max/min keep the general path (NaN and signed zeros).
+  ReduceOnThreads(StandardReduction::kMax, ElementType::kF32, f, &outcomes);
+  for (auto& o : outcomes) EXPECT_TRUE(o.ok() && !*o);
 }
 
 // The spec's examples (section "Collective ops").

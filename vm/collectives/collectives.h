@@ -107,6 +107,27 @@ class CollectiveTransport {
     return false;
   }
 
+  // The same between buffers in host memory, without copies: every member
+  // gives its input (`in`, read) and its result (`out`, written; it may be
+  // `in`) of `count` elements of `type`, valid until the call returns, and
+  // the members' values are reduced straight into every member's result, in
+  // group order (the reference's order, so results are bit-identical to the
+  // general path's where the transport does the arithmetic itself). False
+  // when the medium cannot (the caller then takes the general path); every
+  // member of a group decides alike, from the signature alone.
+  struct ReduceBuffers {
+    ElementType type = ElementType::kInvalid;
+    int64_t count = 0;
+    const void* in = nullptr;
+    void* out = nullptr;
+  };
+  virtual StatusOr<bool> AllReduceBuffers(const Exchange& e, StandardReduction op, const ReduceBuffers& b) {
+    (void)e;
+    (void)op;
+    (void)b;
+    return false;
+  }
+
   // Point-to-point through a channel: Send queues and returns; Recv takes the
   // oldest message queued for (channel, self) or, for messages sent to no
   // particular process (target < 0), for the channel.

@@ -16,6 +16,8 @@ class InProcessTransport final : public CollectiveTransport {
   InProcessTransport(uint32_t num_replicas, uint32_t num_partitions);
 
   StatusOr<std::vector<Payload>> ExchangeAll(const Exchange& e) override;
+  // collectives_local_reduce.cc
+  StatusOr<bool> AllReduceBuffers(const Exchange& e, StandardReduction op, const ReduceBuffers& b) override;
   Status Send(int64_t channel, uint32_t self, int64_t target, Payload payload) override;
   StatusOr<Payload> Recv(int64_t channel, uint32_t self, int64_t source, const std::string& label,
                          std::chrono::milliseconds timeout) override;

@@ -145,6 +145,13 @@ class MpiTransport final : public CollectiveTransport {
   // type is one MPI reduces; the signatures are compared first (header-only
   // messages), so mismatched collectives are still reported.
   StatusOr<bool> AllReduce(const Exchange& e, StandardReduction op, HostTensor* inout) override {
+    return AllReduceBuffers(e, op, ReduceBuffers{inout->type, inout->NumElements(), inout->data.data(),
+                                                 inout->data.data()});
+  }
+
+  // Straight from the input buffer into the result buffer (MPI_IN_PLACE
+  // where they are one), with no host copy.
+  StatusOr<bool> AllReduceBuffers(const Exchange& e, StandardReduction op, const ReduceBuffers& b) override {
     int size = 0;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     std::vector<uint32_t> sorted = e.group;
@@ -152,7 +159,7 @@ class MpiTransport final : public CollectiveTransport {
     bool everyone = static_cast<int>(sorted.size()) == size;
     for (size_t i = 0; everyone && i < sorted.size(); ++i) everyone = sorted[i] == i;
     MPI_Datatype type = MPI_DATATYPE_NULL;
-    switch (inout->type) {
+    switch (b.type) {
       case ElementType::kF32: type = MPI_FLOAT; break;
       case ElementType::kF64: type = MPI_DOUBLE; break;
       case ElementType::kSI32: type = MPI_INT32_T; break;
@@ -172,7 +179,7 @@ class MpiTransport final : public CollectiveTransport {
     // Signed integer products overflow in MPI's C arithmetic (undefined);
     // the spec wraps: exchange instead.
     bool signed_product = (type == MPI_INT32_T || type == MPI_INT64_T) && op == StandardReduction::kProduct;
-    int64_t count = inout->NumElements();
+    int64_t count = b.count;
     if (!everyone || type == MPI_DATATYPE_NULL || mop == MPI_OP_NULL || float_minmax || signed_product ||
         count > INT32_MAX)
       return false;
@@ -200,7 +207,8 @@ class MpiTransport final : public CollectiveTransport {
                                DescribeMismatch(e.signature, e.self, signature, e.group[i], num_partitions_));
     }
     MPI_Request req;
-    MPI_Iallreduce(MPI_IN_PLACE, inout->data.data(), static_cast<int>(count), type, mop, MPI_COMM_WORLD, &req);
+    MPI_Iallreduce(b.in == b.out ? MPI_IN_PLACE : b.in, b.out, static_cast<int>(count), type, mop, MPI_COMM_WORLD,
+                   &req);
     std::vector<MPI_Request> reqs{req};
     if (!WaitAll(&reqs, deadline))
       return Status(StatusCode::kDeadlineExceeded, e.label + " in process " + Name(e.self) + " timed out after " +
