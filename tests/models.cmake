@@ -58,3 +58,20 @@ foreach(m ${KILN_MODELS})
   set_tests_properties(models.${m}.same_bits_at_1_2_4_threads PROPERTIES FIXTURES_REQUIRED model_${m} TIMEOUT 300
                        PASS_REGULAR_EXPRESSION "same bits")
 endforeach()
+
+# The data-parallel training step (examples/train_step/, docs/collectives.md):
+# one process on the whole batch against numpy, then 2 replicas on halves
+# with their gradients all_reduced against the one process: as threads of
+# one vm-run, and as 2 MPI ranks.
+add_test(NAME train_step.in_process
+         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/data/check_train_step.sh ${MODELS_PY} $<TARGET_FILE:kiln-compile>
+                 $<TARGET_FILE:vm-run> ${CMAKE_CURRENT_BINARY_DIR}/train_step/in_process)
+set_tests_properties(train_step.in_process PROPERTIES
+                     PASS_REGULAR_EXPRESSION "process \\(0, 0\\): 4 results matched the expected outputs")
+if(MPI_C_FOUND AND KILN_MPIRUN)
+  add_test(NAME train_step.mpi
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/data/check_train_step.sh ${MODELS_PY} $<TARGET_FILE:kiln-compile>
+                   $<TARGET_FILE:vm-run> ${CMAKE_CURRENT_BINARY_DIR}/train_step/mpi ${KILN_MPIRUN})
+  set_tests_properties(train_step.mpi PROPERTIES RUN_SERIAL TRUE
+                       PASS_REGULAR_EXPRESSION "process \\(1, 0\\): 4 results matched the expected outputs")
+endif()
