@@ -92,17 +92,29 @@ inline void PackBPanel(const Layout& l, const GemmProblem& p, bool b_signed, int
   const int64_t j0 = panel * l.nr, cols = std::min(l.nr, p.n - j0);
   std::fill(colsum, colsum + l.nr, 0);
   auto* out16 = reinterpret_cast<int16_t*>(out);
+  // B' = B - 128 for ui8 (the sign bit flipped), B for i8: as s8 bytes.
+  const uint8_t flip = b_signed ? 0 : 0x80;
   for (int64_t k = 0; k < p.k; ++k) {
     const uint8_t* row = src + p.b_batch[b] + p.b_k[k];
-    for (int64_t c = 0; c < cols; ++c) {
-      const int32_t v = LoadValue(row, p.b_n[j0 + c], b_signed);
-      if (l.vnni) {
-        const int32_t shifted = b_signed ? v : v - 128;  // B' as s8
-        out[(k / 4) * l.nr * 4 + c * 4 + k % 4] = static_cast<uint8_t>(static_cast<int8_t>(shifted));
-        colsum[c] += shifted;  // |sum| < 2^31 for K < 2^24
+    if (l.vnni) {
+      uint8_t* dst = out + (k / 4) * l.nr * 4 + k % 4;
+      if (p.b_n_contiguous) {
+        // The common layout (weights [K, N]): one row of the panel at a time.
+        row += j0;
+        for (int64_t c = 0; c < cols; ++c) {
+          const uint8_t v = row[c] ^ flip;
+          dst[c * 4] = v;
+          colsum[c] += static_cast<int8_t>(v);  // |sum| < 2^31 for K < 2^24
+        }
       } else {
-        out16[k * l.nr + c] = static_cast<int16_t>(v);
+        for (int64_t c = 0; c < cols; ++c) {
+          const uint8_t v = row[p.b_n[j0 + c]] ^ flip;
+          dst[c * 4] = v;
+          colsum[c] += static_cast<int8_t>(v);
+        }
       }
+    } else {
+      for (int64_t c = 0; c < cols; ++c) out16[k * l.nr + c] = static_cast<int16_t>(LoadValue(row, p.b_n[j0 + c], b_signed));
     }
   }
 }
@@ -115,6 +127,8 @@ inline void PackAPanel(const Layout& l, const GemmProblem& p, bool a_signed, int
   std::memset(out, 0, static_cast<size_t>(APanelBytes(l, p.k)));
   const int64_t i0 = panel * l.mr, rows = std::min(l.mr, p.m - i0);
   const int32_t ca = l.vnni && a_signed ? -128 : 0;
+  // A' = A + 128 for i8 (the sign bit flipped), A for ui8: as u8 bytes.
+  const uint8_t flip = a_signed ? 0x80 : 0;
   auto* out16 = reinterpret_cast<int16_t*>(out);
   for (int64_t r = 0; r < l.mr; ++r) {
     if (r >= rows) {
@@ -122,15 +136,37 @@ inline void PackAPanel(const Layout& l, const GemmProblem& p, bool a_signed, int
       continue;
     }
     const uint8_t* row = src + p.a_batch[b] + p.a_m[i0 + r];
+    if (!l.vnni) {
+      for (int64_t k = 0; k < p.k; ++k)
+        out16[k * l.mr + r] = static_cast<int16_t>(LoadValue(row, p.a_k_contiguous ? k : p.a_k[k], a_signed));
+      rowcorr[r] = 0;
+      continue;
+    }
     int64_t sum = 0;
-    for (int64_t k = 0; k < p.k; ++k) {
-      const int32_t v = LoadValue(row, p.a_k_contiguous ? k : p.a_k[k], a_signed);
-      if (l.vnni) {
-        const int32_t shifted = a_signed ? v + 128 : v;  // A' as u8
-        out[(k / 4) * l.mr * 4 + r * 4 + k % 4] = static_cast<uint8_t>(shifted);
-        sum += shifted;
-      } else {
-        out16[k * l.mr + r] = static_cast<int16_t>(v);
+    if (p.a_k_contiguous) {
+      // Four bytes at a time into the panel's quads; the sum in its own
+      // loop, which the compiler vectorises.
+      const uint32_t flip4 = flip * 0x01010101u;
+      const int64_t quads = p.k / 4;
+      for (int64_t q = 0; q < quads; ++q) {
+        uint32_t w;
+        std::memcpy(&w, row + 4 * q, 4);
+        w ^= flip4;
+        std::memcpy(out + q * l.mr * 4 + r * 4, &w, 4);
+      }
+      for (int64_t k = quads * 4; k < p.k; ++k) out[quads * l.mr * 4 + r * 4 + k % 4] = row[k] ^ flip;
+      // In chunks of 2^16 bytes, whose u32 sum cannot overflow.
+      for (int64_t k0 = 0; k0 < p.k; k0 += 1 << 16) {
+        uint32_t s32 = 0;
+        const int64_t end = std::min(p.k, k0 + (int64_t{1} << 16));
+        for (int64_t k = k0; k < end; ++k) s32 += static_cast<uint8_t>(row[k] ^ flip);
+        sum += s32;
+      }
+    } else {
+      for (int64_t k = 0; k < p.k; ++k) {
+        const uint8_t v = row[p.a_k[k]] ^ flip;
+        out[(k / 4) * l.mr * 4 + r * 4 + k % 4] = v;
+        sum += v;
       }
     }
     rowcorr[r] = Wrap(static_cast<int64_t>(cb) * sum + static_cast<int64_t>(ca) * cb * p.k);
