@@ -442,6 +442,42 @@ BENCHMARK(BM_CpuDotGeneralF32)->Arg(64)->Arg(128)->Arg(256)->Arg(512)->Arg(1024)
 BENCHMARK(BM_CpuDotGeneralF32Threads)->Arg(1024)->Arg(2048)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CpuDotGeneralF32MlpLayer)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMicrosecond);
 
+// The int8 GEMM (kernels/cpu/gemm_int8.cc): C[n, n] i32 = A[n, n] ui8 x
+// B[n, n] i8 (the u8 x s8 form oneDNN's quantized Linear runs), OPS = 2 n^3
+// per iteration. range(0) = n, range(1) = threads (1: the calling thread,
+// else the pool); range(2) = 1: B a constant packed once and kept (the
+// weights of a model), 0: packed on every call as the f32 rows above do.
+void BM_CpuDotGeneralInt8(benchmark::State& state) {
+  KernelParams p = MatmulParams();
+  const int64_t n = state.range(0);
+  std::vector<uint8_t> a(n * n), b(n * n);
+  std::vector<int32_t> c(n * n);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = static_cast<uint8_t>(i * 7 % 251);
+  for (size_t i = 0; i < b.size(); ++i) b[i] = static_cast<uint8_t>(i * 13 % 253);
+  std::vector<int64_t> dims = {n, n};
+  TensorRef in[2] = {{ElementType::kUI8, dims, a.data(), a.size()}, {ElementType::kSI8, dims, b.data(), b.size()}};
+  TensorRef out[1] = {{ElementType::kSI32, dims, reinterpret_cast<uint8_t*>(c.data()), c.size() * 4}};
+  KernelState kstate;
+  if (state.range(2) == 1) in[1].constant_id = 1;
+  KernelFn fn = cpu::FindCpuKernel(p);
+  TaskRunner* runner = state.range(1) == 1 ? nullptr : Pool();
+  for (auto _ : state) {
+    KernelCall call{p, in, out, runner};
+    call.state = &kstate;
+    Status s = fn(call);
+    benchmark::DoNotOptimize(c.data());
+    if (!s.ok()) state.SkipWithError(s.message().c_str());
+  }
+  state.counters["OPS"] = benchmark::Counter(static_cast<double>(2 * n * n * n), benchmark::Counter::kIsIterationInvariantRate);
+}
+BENCHMARK(BM_CpuDotGeneralInt8)
+    ->Args({1024, 1, 0})
+    ->Args({1024, 1, 1})
+    ->Args({1024, 2, 0})
+    ->Args({1024, 2, 1})
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
 KernelAttr IntsAttr(const char* name, std::vector<int64_t> v) { return KernelAttr{name, std::move(v), {}, "", false, {}}; }
 
 // The convolutions timed against torch (benchmarks/compare_peers.py):

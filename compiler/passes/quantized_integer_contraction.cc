@@ -1,5 +1,7 @@
 #include "compiler/passes/quantized_integer_contraction.h"
 
+#include <algorithm>
+#include <climits>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -55,6 +57,127 @@ ir::Value* F64(IrBuilder& b, int64_t v) {
   return c;
 }
 
+// A rank-0 i32 constant holding `v`.
+ir::Value* I32(IrBuilder& b, int32_t v) {
+  ir::Attribute a;
+  a.kind = ir::Attribute::Kind::kDense;
+  a.type = ir::Type::Tensor(ElementType::kSI32, {});
+  a.dense_bytes.resize(4);
+  std::memcpy(a.dense_bytes.data(), &v, 4);
+  ir::Value* c = b.Op(ScalarOpName(ScalarOp::kConstant), {}, ir::Type::Tensor(ElementType::kSI32, {}));
+  c->def->attrs.emplace_back("value", std::move(a));
+  return c;
+}
+
+std::vector<int64_t> IntsAttr(const ir::Operation& op, const char* name) {
+  const ir::Attribute* a = op.GetAttr(name);
+  auto v = a ? a->AsInts() : std::nullopt;
+  return v ? *v : std::vector<int64_t>{};
+}
+
+// The stored bytes of a constant operand of 8-bit storage (a constant, or a
+// bitcast_convert of one from its storage type), or null.
+const std::vector<uint8_t>* ConstantBytes(const ir::Value* v) {
+  if (v->def != nullptr && op_names::IsKernelOp(v->def->name, KernelId::kBitcastConvert) &&
+      v->def->operands.size() == 1 && StorageBytes(v->def->operands[0]->type.element) == 1 &&
+      v->def->operands[0]->type.dims == v->type.dims)
+    v = v->def->operands[0];
+  if (v->def == nullptr || !op_names::IsConstant(v->def->name)) return nullptr;
+  const ir::Attribute* a = v->def->GetAttr("value");
+  if (a == nullptr || a->kind != ir::Attribute::Kind::kDense) return nullptr;
+  if (a->dense_bytes.size() != static_cast<size_t>(v->type.NumElements())) return nullptr;
+  return &a->dense_bytes;
+}
+
+// The 8-bit form: a dot_general or dot of i8/ui8 storage into an i32 result
+// becomes an integer dot_general on the stored values, which the CPU runs on
+// its int8 GEMM (kernels/cpu/gemm_int8.h). The lhs zero point z moves out of
+// the sum: sum (a - z) b = sum a b - z * colsum(b), the column sums of a
+// constant rhs (the weights) computed here and subtracted through a
+// broadcast (which fusion takes into the product's epilogue). The sum is
+// exact in i32 when it cannot pass 2^31: |a - z| and |b| are at most 255, so
+// up to 32768 terms. Returns false (nothing emitted) where the form does not
+// apply; the f64 form then runs.
+bool Int8Form(ir::Operation& op, const ir::Type& l, const ir::Type& r, const ir::Type& rt, IrBuilder& b,
+              ir::Value** lhs, ir::Value** rhs, std::vector<int64_t>* corr_dims, std::vector<int32_t>* corr,
+              std::vector<int64_t>* corr_map) {
+  if (op_names::IsKernelOp(op.name, KernelId::kConvolution) || op_names::IsKernelOp(op.name, KernelId::kDynamicConv))
+    return false;
+  auto byte = [](ElementType e) { return e == ElementType::kSI8 || e == ElementType::kUI8; };
+  if (!byte(l.element) || !byte(r.element) || rt.element != ElementType::kSI32) return false;
+  if (!l.HasStaticShape() || !r.HasStaticShape() || !rt.HasStaticShape()) return false;
+  std::vector<int64_t> lb, rb, lc, rc;
+  if (op_names::IsKernelOp(op.name, KernelId::kDot)) {
+    if (l.rank() < 1 || l.rank() > 2 || r.rank() < 1 || r.rank() > 2) return false;
+    lc = {l.rank() - 1};
+    rc = {0};
+  } else {
+    lb = IntsAttr(op, "lhs_batching_dimensions");
+    rb = IntsAttr(op, "rhs_batching_dimensions");
+    lc = IntsAttr(op, "lhs_contracting_dimensions");
+    rc = IntsAttr(op, "rhs_contracting_dimensions");
+  }
+  if (lb.size() != rb.size() || lc.size() != rc.size()) return false;
+  int64_t k = 1;
+  for (int64_t d : rc) {
+    if (d < 0 || d >= r.rank()) return false;
+    k *= r.dims[d];
+  }
+  if (k > 32768) return false;
+  const int64_t z = l.quant->zero_points[0];
+  if (z != 0) {
+    const std::vector<uint8_t>* bytes = ConstantBytes(*rhs);
+    if (bytes == nullptr) return false;
+    // colsum over the contracting dims, indexed by the other rhs dims in
+    // rhs order; each maps to its place in the result (batch dims first,
+    // then lhs free, then rhs free).
+    const int64_t lfree = l.rank() - static_cast<int64_t>(lb.size() + lc.size());
+    std::vector<int64_t> kept;
+    for (int64_t d = 0; d < r.rank(); ++d)
+      if (std::find(rc.begin(), rc.end(), d) == rc.end()) kept.push_back(d);
+    int64_t free_seen = 0;
+    for (int64_t d : kept) {
+      corr_dims->push_back(r.dims[d]);
+      auto bi = std::find(rb.begin(), rb.end(), d);
+      corr_map->push_back(bi != rb.end() ? bi - rb.begin()
+                                         : static_cast<int64_t>(lb.size()) + lfree + free_seen++);
+    }
+    int64_t count = 1;
+    for (int64_t d : *corr_dims) count *= d;
+    std::vector<int64_t> sums(static_cast<size_t>(count), 0);
+    std::vector<int64_t> strides(r.rank(), 1);
+    for (int64_t d = r.rank() - 1; d > 0; --d) strides[d - 1] = strides[d] * r.dims[d];
+    const bool is_signed = r.element == ElementType::kSI8;
+    std::vector<int64_t> idx(r.rank(), 0);
+    for (int64_t e = 0; e < r.NumElements(); ++e) {
+      int64_t rem = e, pos = 0;
+      for (int64_t d = 0; d < r.rank(); ++d) {
+        idx[d] = rem / strides[d];
+        rem %= strides[d];
+      }
+      for (int64_t d : kept) pos = pos * r.dims[d] + idx[d];
+      const uint8_t byte = (*bytes)[static_cast<size_t>(e)];
+      sums[static_cast<size_t>(pos)] += is_signed ? static_cast<int8_t>(byte) : byte;
+    }
+    // z * colsum: |z| <= 255, |colsum| <= 255 * 32768: exact in i32.
+    for (int64_t s : sums) corr->push_back(static_cast<int32_t>(z * s));
+  }
+  // The stored integers: a value bitcast from its storage type is used as it
+  // was (a constant weight stays a constant, which the kernel packs once).
+  auto stored = [&](ir::Value* v) {
+    if (v->def != nullptr && op_names::IsKernelOp(v->def->name, KernelId::kBitcastConvert) &&
+        v->def->operands.size() == 1) {
+      ir::Value* from = v->def->operands[0];
+      if (!from->type.is_quantized() && from->type.element == v->type.element && from->type.dims == v->type.dims)
+        return from;
+    }
+    return b.Op(std::string(KernelName(KernelId::kBitcastConvert)), {v}, ir::Type::Tensor(v->type.element, v->type.dims));
+  };
+  *lhs = stored(*lhs);
+  *rhs = stored(*rhs);
+  return true;
+}
+
 }  // namespace
 
 size_t RewriteIntegerContraction(ir::Block* block, size_t at) {
@@ -68,33 +191,65 @@ size_t RewriteIntegerContraction(ir::Block* block, size_t at) {
   IrBuilder b(op, block, &before);
   const std::string bitcast(KernelName(KernelId::kBitcastConvert));
   const std::string convert(ScalarOpName(ScalarOp::kConvert));
-  auto widen = [&](ir::Value* v) {
-    ir::Value* stored = b.Op(bitcast, {v}, ir::Type::Tensor(v->type.element, v->type.dims));
-    return b.Op(convert, {stored}, ir::Type::Tensor(ElementType::kF64, v->type.dims));
-  };
-  ir::Value* lhs = widen(op.operands[0]);
-  if (const int64_t zp = l.quant->zero_points[0]; zp != 0) {
-    ir::Value* z = F64(b, zp);
-    // Of static shape, broadcast (fusion reads it back as one constant);
-    // of dynamic shape, rank 0, which the elementwise kernels broadcast.
-    if (l.HasStaticShape()) z = b.Broadcast(z, {}, l.dims);
-    lhs = b.Op(ScalarOpName(ScalarOp::kSubtract), {lhs, z}, lhs->type);
+  ir::Value* ls = op.operands[0];
+  ir::Value* rs = op.operands[1];
+  std::vector<int64_t> corr_dims, corr_map;
+  std::vector<int32_t> corr;
+  const bool int8 = Int8Form(op, l, r, rt, b, &ls, &rs, &corr_dims, &corr, &corr_map);
+  if (int8) {
+    op.operands[0] = ls;
+    op.operands[1] = rs;
+  } else {
+    auto widen = [&](ir::Value* v) {
+      ir::Value* stored = b.Op(bitcast, {v}, ir::Type::Tensor(v->type.element, v->type.dims));
+      return b.Op(convert, {stored}, ir::Type::Tensor(ElementType::kF64, v->type.dims));
+    };
+    ir::Value* lhs = widen(op.operands[0]);
+    if (const int64_t zp = l.quant->zero_points[0]; zp != 0) {
+      ir::Value* z = F64(b, zp);
+      // Of static shape, broadcast (fusion reads it back as one constant);
+      // of dynamic shape, rank 0, which the elementwise kernels broadcast.
+      if (l.HasStaticShape()) z = b.Broadcast(z, {}, l.dims);
+      lhs = b.Op(ScalarOpName(ScalarOp::kSubtract), {lhs, z}, lhs->type);
+    }
+    op.operands[0] = lhs;
+    op.operands[1] = widen(op.operands[1]);
   }
-  op.operands[0] = lhs;
-  op.operands[1] = widen(op.operands[1]);
-  // The op now sums in f64; the quantized result value moves to the last op.
+  // The op now sums in f64 (or i32); the quantized result value moves to
+  // the last op.
+  const ElementType acc_type = int8 ? ElementType::kSI32 : ElementType::kF64;
   auto acc = std::make_unique<ir::Value>();
-  acc->type = ir::Type::Tensor(ElementType::kF64, rt.dims);
+  acc->type = ir::Type::Tensor(acc_type, rt.dims);
   acc->def = &op;
   std::unique_ptr<ir::Value> result = std::move(op.results[0]);
   op.results[0] = std::move(acc);
   std::vector<std::unique_ptr<ir::Operation>> after;
   IrBuilder a(op, block, &after);
   ir::Value* v = op.result();
-  // The spec's quantize clamps to the storage range (rank-0 bounds, as
-  // clamp allows); the clamped sum is an integer the storage type holds.
-  v = a.Op(ScalarOpName(ScalarOp::kClamp), {F64(a, rt.quant->storage_min), v, F64(a, rt.quant->storage_max)}, v->type);
-  v = a.Op(convert, {v}, ir::Type::Tensor(rt.element, rt.dims));
+  if (int8) {
+    if (!corr.empty()) {
+      ir::Attribute c;
+      c.kind = ir::Attribute::Kind::kDense;
+      c.type = ir::Type::Tensor(ElementType::kSI32, corr_dims);
+      c.dense_bytes.resize(corr.size() * 4);
+      std::memcpy(c.dense_bytes.data(), corr.data(), c.dense_bytes.size());
+      ir::Value* k = a.Op(ScalarOpName(ScalarOp::kConstant), {}, ir::Type::Tensor(ElementType::kSI32, corr_dims));
+      k->def->attrs.emplace_back("value", std::move(c));
+      v = a.Op(ScalarOpName(ScalarOp::kSubtract), {v, a.Broadcast(k, corr_map, rt.dims)}, v->type);
+    }
+    // The spec's quantize clamps to the storage range; the full i32 range
+    // needs no clamp.
+    if (rt.quant->storage_min > INT32_MIN || rt.quant->storage_max < INT32_MAX)
+      v = a.Op(ScalarOpName(ScalarOp::kClamp),
+               {I32(a, static_cast<int32_t>(rt.quant->storage_min)), v, I32(a, static_cast<int32_t>(rt.quant->storage_max))},
+               v->type);
+  } else {
+    // The spec's quantize clamps to the storage range (rank-0 bounds, as
+    // clamp allows); the clamped sum is an integer the storage type holds.
+    v = a.Op(ScalarOpName(ScalarOp::kClamp), {F64(a, rt.quant->storage_min), v, F64(a, rt.quant->storage_max)},
+             v->type);
+    v = a.Op(convert, {v}, ir::Type::Tensor(rt.element, rt.dims));
+  }
   auto back = std::make_unique<ir::Operation>();
   back->name = bitcast;
   back->loc = op.loc;

@@ -80,6 +80,7 @@ enum PlanTag : int64_t {
   kPlanPackedB = 2,      // the same: a constant B packed into panels
   kPlanElementwise = 3,  // kernels/cpu/elementwise.cc
   kPlanRowBlock = 4,     // kernels/cpu/reduction_row_block.cc
+  kPlanPackedBInt8 = 5,  // kernels/cpu/contraction_dot_general.cc: a constant i8/ui8 B packed
 };
 
 class KernelState {

@@ -19,6 +19,7 @@
 #include "hwy/aligned_allocator.h"
 #include "kernels/cpu/aligned_scratch.h"
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/gemm_int8.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/kernels.h"
 #include "kernels/reference/epilogue.h"
@@ -95,8 +96,12 @@ bool PlanDot(const KernelCall& call, std::span<const int64_t> lb, std::span<cons
   const TensorRef& rhs = call.inputs[1];
   const TensorRef& out = call.outputs[0];
   const ElementType t = out.type;
-  if (t != ElementType::kF32 && t != ElementType::kF64) return false;
-  if (!StorageOk(lhs, t) || !StorageOk(rhs, t) || !StorageOk(out, t)) return false;
+  // i8/ui8 operands into an i32 result: the int8 GEMM (gemm_int8.h).
+  const bool int8 = Int8GemmTypes(lhs.type, rhs.type, t);
+  if (!int8 && t != ElementType::kF32 && t != ElementType::kF64) return false;
+  if (int8 ? !StorageOk(lhs) || !StorageOk(rhs) || !StorageOk(out)
+           : !StorageOk(lhs, t) || !StorageOk(rhs, t) || !StorageOk(out, t))
+    return false;
   if (lb.size() != rb.size() || lc.size() != rc.size()) return false;
   std::vector<bool> lseen, rseen;
   if (!ValidAxes(lb, lc, lhs.rank(), &lseen) || !ValidAxes(rb, rc, rhs.rank(), &rseen)) return false;
@@ -130,7 +135,8 @@ bool PlanDot(const KernelCall& call, std::span<const int64_t> lb, std::span<cons
   // The row-streaming product of row-major operands reads neither
   // contraction table (GemvRows<true>); a small product skips building them
   // (they were a sixth of examples/mlp.mlir @main's time).
-  const bool tables_unused = p.m <= kGemvRows && p.b_n_contiguous && p.a_k_contiguous && p.b_k_step != 0;
+  // The int8 GEMM always packs through both tables.
+  const bool tables_unused = !int8 && p.m <= kGemvRows && p.b_n_contiguous && p.a_k_contiguous && p.b_k_step != 0;
   if (!tables_unused) {
     p.a_k = Offsets(lhs.dims, ls, lc);
     p.b_k = Offsets(rhs.dims, rs, rc);
@@ -149,6 +155,32 @@ struct DotPlan : KernelPlan {
 struct PackedBPlan : KernelPlan {
   hwy::AlignedFreeUniquePtr<uint8_t[]> data;
 };
+
+// The int8 GEMM of a planned problem (pointers set), with a constant B
+// packed once into the current target's layout and kept, as for f32.
+Status Int8Dot(const KernelCall& call, GemmProblem& p) {
+  const TensorRef& lhs = call.inputs[0];
+  const TensorRef& rhs = call.inputs[1];
+  if (rhs.constant_id != 0 && call.state != nullptr) {
+    PlanKey bkey(kPlanPackedBInt8);
+    bkey.Add(static_cast<int64_t>(rhs.constant_id)).AddPointer(rhs.data).Add(Int8PackedLayout());
+    AddShape(bkey, rhs);
+    PlanLease<PackedBPlan> packed(call.state, bkey);
+    if (packed.get() == nullptr) {
+      auto b = std::make_unique<PackedBPlan>();
+      b->bytes = PackedBBytesInt8(p);
+      b->data = AllocateAlignedOrThrow<uint8_t>(std::max<size_t>(b->bytes, 64));
+      PackWholeBInt8(p, rhs.type, b->data.get());
+      packed.Set(std::move(b));
+    }
+    p.b_packed = packed.get()->data.get();
+    RunGemmInt8(p, lhs.type, rhs.type);
+    p.b_packed = nullptr;
+    return Status::Ok();
+  }
+  RunGemmInt8(p, lhs.type, rhs.type);
+  return Status::Ok();
+}
 
 Status FastDot(const KernelCall& call, std::span<const int64_t> lb, std::span<const int64_t> rb,
                std::span<const int64_t> lc, std::span<const int64_t> rc) {
@@ -176,6 +208,7 @@ Status FastDot(const KernelCall& call, std::span<const int64_t> lb, std::span<co
   p.c = call.outputs[0].data;
   p.runner = call.runner;
   p.b_packed = nullptr;
+  if (Int8GemmTypes(call.inputs[0].type, rhs.type, t)) return Int8Dot(call, p);
   // Weights packed once: B in a constant buffer (a module constant or a
   // bound parameter, TensorRef::constant_id) is packed on the first call
   // that needs it packed and the panels are reused by every later call,

@@ -493,11 +493,13 @@ bool SameDims(std::span<const int64_t> a, std::span<const int64_t> b) {
 
 bool ElementwiseApplies(const KernelParams& params) {
   const ScalarProgram* prog = params.Program("body");
-  return prog != nullptr && Supported(*prog);
+  return prog != nullptr && (Supported(*prog) || IsIntAddSub(*prog));
 }
 
 Status Elementwise(const KernelCall& call) {
-  return RunElementwiseProgram(call, call.params.Program("body"), call.params.Find("input_broadcast"));
+  const ScalarProgram* prog = call.params.Program("body");
+  if (prog != nullptr && IsIntAddSub(*prog)) return RunIntAddSub(call, *prog, call.params.Find("input_broadcast"));
+  return RunElementwiseProgram(call, prog, call.params.Find("input_broadcast"));
 }
 
 bool MakeElementwiseProblem(const KernelCall& call, const ScalarProgram* prog, const KernelAttr* map,

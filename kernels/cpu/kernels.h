@@ -38,6 +38,14 @@ bool ReduceWindowApplies(const KernelParams& params);
 Status ReduceWindow(const KernelCall& call);
 
 // kiln.elementwise for f32 programs of the supported ops (elementwise.cc).
+// Requantize (kernels/cpu/requantize.cc): i32 -> 8-bit storage, f32.
+bool UniformQuantizeApplies(const KernelParams& params);
+Status UniformQuantize(const KernelCall& call);
+
+// A single i32 add or subtract (kernels/cpu/elementwise_int.cc).
+bool IsIntAddSub(const ScalarProgram& prog);
+Status RunIntAddSub(const KernelCall& call, const ScalarProgram& prog, const KernelAttr* map);
+
 bool ElementwiseApplies(const KernelParams& params);
 Status Elementwise(const KernelCall& call);
 // The same with the program and axis map given (a fused epilogue's).

@@ -31,6 +31,7 @@ constexpr CpuKernel kCpuKernels[] = {
     KILN_CPU_KERNEL(Reduce, &Reduce, &ReduceApplies),
     KILN_CPU_KERNEL(RowBlock, &RowBlock, nullptr),
     KILN_CPU_KERNEL(Elementwise, &Elementwise, &ElementwiseApplies),
+    KILN_CPU_KERNEL(UniformQuantize, &UniformQuantize, &UniformQuantizeApplies),
 };
 #undef KILN_CPU_KERNEL
 

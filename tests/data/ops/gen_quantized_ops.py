@@ -622,6 +622,63 @@ def programs():
     want = q.quantize((xd - md) / np.sqrt(vd + F(0)) * sd + od)
     f.expect_storage(b, q, want)
     out.append(f)
+
+    # The 8-bit integer form (compiler/passes/quantized_integer_contraction.cc,
+    # the CPU's int8 GEMM): a dense layer, i8 activations with a zero point
+    # times per-axis i8 weights into the i32 accumulation type, requantized
+    # to i8 by uniform_quantize; odd sizes, the stored extremes, outputs that
+    # saturate.
+    f = Fn("dot_general_int8_dense_requantize", "dense layer: i8 x per-axis i8 -> per-axis i32, requantized to i8")
+    ql = Q("i8", 0.05, -7)
+    wscales = [float(F(s)) for s in RNG.uniform(0.002, 0.02, size=65)]
+    qr = Q("i8", wscales, [0] * 65, axis=1)
+    qacc = Q("i32", [float(F(0.05) * F(s)) for s in wscales], [0] * 65, axis=1)
+    qo = Q("i8", 0.75, 5)
+    l = rand_storage(ql, (17, 130))
+    l[0, :] = 127
+    l[1, :] = -128
+    r = rand_storage(qr, (130, 65))
+    r[:, 0] = 127
+    r[:, 1] = -128
+    vl, vr = f.quantized(ql, l), f.quantized(qr, r)
+    d = f.op("stablehlo.dot_general %s, %s, contracting_dims = [1] x [0] : (%s, %s) -> %s" % (
+        vl, vr, ttype((17, 130), ql), ttype((130, 65), qr), ttype((17, 65), qacc)))
+    y = f.op("stablehlo.uniform_quantize %s : (%s) -> %s" % (d, ttype((17, 65), qacc), ttype((17, 65), qo)))
+    acc = (l.astype(np.int64) + 7) @ r.astype(np.int64)
+    want = qo.quantize(qacc.dequantize(acc.astype(np.int32)))
+    assert (want == 127).any() and (want == -128).any(), "no saturation: pick other scales"
+    f.expect_storage(y, qo, want)
+    out.append(f)
+
+    # Batched, weights [N, K] (contracting last), the lhs zero point at the
+    # i8 minimum, scales whose requantization lands on ties (acc / 2).
+    f = Fn("dot_general_int8_batched_ties", "batched i8 x i8 -> i32 (zero point -128), requantized on ties")
+    ql, qr, qacc, qo = Q("i8", 0.25, -128), Q("i8", 0.5, 0), Q("i32", 0.125, 0), Q("i8", 0.25, 3)
+    l = rand_storage(ql, (3, 5, 65), -128, -100)
+    r = rand_storage(qr, (3, 7, 65), -3, 3)
+    vl, vr = f.quantized(ql, l), f.quantized(qr, r)
+    d = f.op("stablehlo.dot_general %s, %s, batching_dims = [0] x [0], contracting_dims = [2] x [2] : (%s, %s) -> %s" % (
+        vl, vr, ttype((3, 5, 65), ql), ttype((3, 7, 65), qr), ttype((3, 5, 7), qacc)))
+    y = f.op("stablehlo.uniform_quantize %s : (%s) -> %s" % (d, ttype((3, 5, 7), qacc), ttype((3, 5, 7), qo)))
+    acc = np.einsum("bmk,bnk->bmn", l.astype(np.int64) + 128, r.astype(np.int64))
+    assert (acc % 2 == 1).any(), "no ties"
+    want = qo.quantize(qacc.dequantize(acc.astype(np.int32)))
+    f.expect_storage(y, qo, want)
+    out.append(f)
+
+    # u8 x u8, the lhs zero point 255, per-axis weights [N, K] on axis 0:
+    # the result's per-axis dimension is the weights' output dimension.
+    f = Fn("dot_general_int8_u8_per_axis_rows", "u8 x per-axis u8 [N, K] -> per-axis i32, zero point 255")
+    ql = Q("u8", 0.5, 255)
+    qr = Q("u8", [0.25, 0.5, 1.0], [0, 0, 0], axis=0)
+    qacc = Q("i32", [0.125, 0.25, 0.5], [0, 0, 0], axis=1)
+    l, r = rand_storage(ql, (17, 3)), rand_storage(qr, (3, 3))
+    vl, vr = f.quantized(ql, l), f.quantized(qr, r)
+    d = f.op("stablehlo.dot_general %s, %s, contracting_dims = [1] x [1] : (%s, %s) -> %s" % (
+        vl, vr, ttype((17, 3), ql), ttype((3, 3), qr), ttype((17, 3), qacc)))
+    want = ((l.astype(np.int64) - 255) @ r.astype(np.int64).T).astype(np.int32)
+    f.expect_storage(d, qacc, want)
+    out.append(f)
     return out
 
 

@@ -1,0 +1,45 @@
+"""PyTorch's static int8 Linear (oneDNN engine, the best int8 peer on this
+machine: ../shared/peers/lowprec/README.md) at M = N = K = 1024, for
+benchmarks/compare_int8.sh. Prints one line per thread count:
+  torch onednn qLinear 1024^3 threads=T median_ms=X gops=Y
+Run with Debian's interpreter (/usr/bin/python3); OPENBLAS_CORETYPE and
+OPENBLAS_L2_SIZE unset (the wrapper does that).
+"""
+import statistics
+import sys
+import time
+
+import torch
+import torch.ao.nn.quantized as nnq
+
+N = 1024
+
+
+def median_ms(fn, reps=30):
+    for _ in range(3):
+        fn()
+    times = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times) * 1e3
+
+
+def main():
+    threads = [int(a) for a in sys.argv[1:]] or [1, 2]
+    torch.backends.quantized.engine = "onednn"
+    torch.manual_seed(0)
+    x = torch.quantize_per_tensor(torch.randn(N, N), 0.05, 64, torch.quint8)
+    lin = nnq.Linear(N, N)
+    w = torch.quantize_per_tensor(torch.randn(N, N) * 0.1, 0.01, 0, torch.qint8)
+    lin.set_weight_bias(w, None)
+    lin.scale, lin.zero_point = 0.5, 64
+    for t in threads:
+        torch.set_num_threads(t)
+        ms = median_ms(lambda: lin(x))
+        print(f"torch onednn qLinear 1024^3 threads={t} median_ms={ms:.3f} gops={2 * N ** 3 / ms / 1e6:.1f}")
+
+
+if __name__ == "__main__":
+    main()

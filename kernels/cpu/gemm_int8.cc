@@ -1,0 +1,381 @@
+// The 8-bit integer GEMM of gemm_int8.h, compiled for every Highway target
+// and dispatched to the best.
+//
+// Two micro-kernels over one packing scheme:
+//  - AVX-512 VNNI (the AVX3 target on a CPU with avx512_vnni): vpdpbusd
+//    multiplies 4 unsigned bytes of A by 4 signed bytes of B and adds the
+//    four products to an i32 lane. It needs u8 x s8, so an i8 A is packed as
+//    A' = A + 128 (the sign bit flipped) and a u8 B as B' = B - 128. With
+//    A = A' + ca, B = B' + cb (ca in {0, -128}, cb in {0, 128}):
+//      sum_k A B = sum_k A'B' + cb * rowsum(A') + ca * colsum(B') + ca cb K,
+//    the corrections computed while packing and added in the store (the way
+//    oneDNN and XNNPACK fold zero points). Panels: A [K/4][MR][4] bytes,
+//    B [K/4][NR][4] bytes (NR = 32: two registers of 16 lanes), K padded
+//    with zeros, which add nothing on either side.
+//  - Every other target (and AVX3 without VNNI): operands widened to i16 when
+//    packed (A [K][MR], B [K][NR]), each step widening B to i32 and adding
+//    A(broadcast) * B: no corrections.
+// All sums wrap modulo 2^32, as the reference's i32 multiply-add does, so the
+// result is bit-identical to it for any K (and in any order).
+//
+// Loop nest: A and B are packed whole (B once per constant weight when the
+// caller keeps it, contraction_dot_general.cc), then tiles of kRowPanels x
+// kColPanels micro-panels are spread over the pool: an A micro-panel stays
+// in L1 across the B panels of its column chunk, which stays in L2. The
+// whole contraction is summed in registers (no K blocking: i32 sums need no
+// partial results in memory).
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/cpu/gemm_int8.cc"
+#include "kernels/cpu/aligned_scratch.h"
+#include "kernels/cpu/hwy_targets.h"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "hwy/aligned_allocator.h"
+
+#ifndef KILN_CPU_GEMM_INT8_SHARED
+#define KILN_CPU_GEMM_INT8_SHARED
+#include "kernels/common/parallel.h"
+#include "kernels/cpu/gemm_int8.h"
+
+#if HWY_ARCH_X86_64 && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
+namespace kiln::cpu {
+namespace int8 {
+
+// Multiply-adds below which a product runs on the calling thread only.
+constexpr double kParallelMinMacs = 1 << 20;
+// Micro-panels per tile: rows (A panels) and columns (B panels).
+constexpr int64_t kRowPanels = 8;
+constexpr int64_t kColPanels = 8;
+
+inline std::atomic<bool> vnni_disabled{false};
+
+struct Layout {
+  bool vnni = false;
+  int64_t mr = 0, nr = 0;
+};
+
+inline int64_t PaddedK(const Layout& l, int64_t k) { return l.vnni ? (k + 3) / 4 * 4 : k; }
+inline int64_t APanelBytes(const Layout& l, int64_t k) { return PaddedK(l, k) * l.mr * (l.vnni ? 1 : 2); }
+inline int64_t BPanelBytes(const Layout& l, int64_t k) { return PaddedK(l, k) * l.nr * (l.vnni ? 1 : 2); }
+inline int64_t Panels(int64_t n, int64_t width) { return (n + width - 1) / width; }
+inline int64_t AlignUp(int64_t x) { return (x + 63) / 64 * 64; }
+
+// The packed B buffer: panels [batch][panel], then the column sums of B'
+// (i32, [batch][panel * nr]), 64-byte aligned.
+inline int64_t BPanelsBytes(const Layout& l, const GemmProblem& p) {
+  return AlignUp(p.batch * Panels(p.n, l.nr) * BPanelBytes(l, p.k));
+}
+inline int64_t BBytes(const Layout& l, const GemmProblem& p) {
+  return BPanelsBytes(l, p) + p.batch * Panels(p.n, l.nr) * l.nr * 4;
+}
+
+inline int32_t Wrap(int64_t x) { return static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(x))); }
+
+// Stored value of an i8 or ui8 element.
+inline int32_t LoadValue(const uint8_t* base, int64_t i, bool is_signed) {
+  return is_signed ? static_cast<int32_t>(static_cast<int8_t>(base[i])) : static_cast<int32_t>(base[i]);
+}
+
+// Packs B micro-panel `panel` of batch `b` into `out` and its column sums of
+// B' into `colsum` (nr of them).
+inline void PackBPanel(const Layout& l, const GemmProblem& p, bool b_signed, int64_t b, int64_t panel, uint8_t* out,
+                       int32_t* colsum) {
+  const auto* src = static_cast<const uint8_t*>(p.b);
+  std::memset(out, 0, static_cast<size_t>(BPanelBytes(l, p.k)));
+  const int64_t j0 = panel * l.nr, cols = std::min(l.nr, p.n - j0);
+  std::fill(colsum, colsum + l.nr, 0);
+  auto* out16 = reinterpret_cast<int16_t*>(out);
+  // B' = B - 128 for ui8 (the sign bit flipped), B for i8: as s8 bytes.
+  const uint8_t flip = b_signed ? 0 : 0x80;
+  for (int64_t k = 0; k < p.k; ++k) {
+    const uint8_t* row = src + p.b_batch[b] + p.b_k[k];
+    if (l.vnni) {
+      uint8_t* dst = out + (k / 4) * l.nr * 4 + k % 4;
+      if (p.b_n_contiguous) {
+        // The common layout (weights [K, N]): one row of the panel at a time.
+        row += j0;
+        for (int64_t c = 0; c < cols; ++c) {
+          const uint8_t v = row[c] ^ flip;
+          dst[c * 4] = v;
+          colsum[c] += static_cast<int8_t>(v);  // |sum| < 2^31 for K < 2^24
+        }
+      } else {
+        for (int64_t c = 0; c < cols; ++c) {
+          const uint8_t v = row[p.b_n[j0 + c]] ^ flip;
+          dst[c * 4] = v;
+          colsum[c] += static_cast<int8_t>(v);
+        }
+      }
+    } else {
+      for (int64_t c = 0; c < cols; ++c) out16[k * l.nr + c] = static_cast<int16_t>(LoadValue(row, p.b_n[j0 + c], b_signed));
+    }
+  }
+}
+
+// Packs A micro-panel `panel` of batch `b`; `rowcorr` gets, per row,
+// cb * rowsum(A') + ca * cb * K (wrapping).
+inline void PackAPanel(const Layout& l, const GemmProblem& p, bool a_signed, int32_t cb, int64_t b, int64_t panel,
+                       uint8_t* out, int32_t* rowcorr) {
+  const auto* src = static_cast<const uint8_t*>(p.a);
+  std::memset(out, 0, static_cast<size_t>(APanelBytes(l, p.k)));
+  const int64_t i0 = panel * l.mr, rows = std::min(l.mr, p.m - i0);
+  const int32_t ca = l.vnni && a_signed ? -128 : 0;
+  // A' = A + 128 for i8 (the sign bit flipped), A for ui8: as u8 bytes.
+  const uint8_t flip = a_signed ? 0x80 : 0;
+  auto* out16 = reinterpret_cast<int16_t*>(out);
+  for (int64_t r = 0; r < l.mr; ++r) {
+    if (r >= rows) {
+      rowcorr[r] = 0;
+      continue;
+    }
+    const uint8_t* row = src + p.a_batch[b] + p.a_m[i0 + r];
+    if (!l.vnni) {
+      for (int64_t k = 0; k < p.k; ++k)
+        out16[k * l.mr + r] = static_cast<int16_t>(LoadValue(row, p.a_k_contiguous ? k : p.a_k[k], a_signed));
+      rowcorr[r] = 0;
+      continue;
+    }
+    int64_t sum = 0;
+    if (p.a_k_contiguous) {
+      // Four bytes at a time into the panel's quads; the sum in its own
+      // loop, which the compiler vectorises.
+      const uint32_t flip4 = flip * 0x01010101u;
+      const int64_t quads = p.k / 4;
+      for (int64_t q = 0; q < quads; ++q) {
+        uint32_t w;
+        std::memcpy(&w, row + 4 * q, 4);
+        w ^= flip4;
+        std::memcpy(out + q * l.mr * 4 + r * 4, &w, 4);
+      }
+      for (int64_t k = quads * 4; k < p.k; ++k) out[quads * l.mr * 4 + r * 4 + k % 4] = row[k] ^ flip;
+      // In chunks of 2^16 bytes, whose u32 sum cannot overflow.
+      for (int64_t k0 = 0; k0 < p.k; k0 += 1 << 16) {
+        uint32_t s32 = 0;
+        const int64_t end = std::min(p.k, k0 + (int64_t{1} << 16));
+        for (int64_t k = k0; k < end; ++k) s32 += static_cast<uint8_t>(row[k] ^ flip);
+        sum += s32;
+      }
+    } else {
+      for (int64_t k = 0; k < p.k; ++k) {
+        const uint8_t v = row[p.a_k[k]] ^ flip;
+        out[(k / 4) * l.mr * 4 + r * 4 + k % 4] = v;
+        sum += v;
+      }
+    }
+    rowcorr[r] = Wrap(static_cast<int64_t>(cb) * sum + static_cast<int64_t>(ca) * cb * p.k);
+  }
+}
+
+// One micro-tile: C[rows][cols] (row stride ldc) from an A and a B panel.
+using TileFn = void (*)(const Layout& l, const uint8_t* ap, const uint8_t* bp, int64_t k, const int32_t* rowcorr,
+                        const int32_t* colsum, int32_t ca, int32_t* c, int64_t ldc, int64_t rows, int64_t cols);
+
+inline void PackWholeB(const Layout& l, const GemmProblem& p, bool b_signed, uint8_t* out, TaskRunner* runner) {
+  const int64_t np = Panels(p.n, l.nr), panel_bytes = BPanelBytes(l, p.k);
+  auto* colsum = reinterpret_cast<int32_t*>(out + BPanelsBytes(l, p));
+  ParallelFor(runner, p.batch * np, [&](int64_t t, int) {
+    PackBPanel(l, p, b_signed, t / np, t % np, out + t * panel_bytes, colsum + t * l.nr);
+  });
+}
+
+inline void Gemm(const Layout& l, TileFn tile, const GemmProblem& p, ElementType a_type, ElementType b_type) {
+  if (p.batch == 0 || p.m == 0 || p.n == 0) return;
+  const bool a_signed = a_type == ElementType::kSI8, b_signed = b_type == ElementType::kSI8;
+  const double macs = static_cast<double>(p.batch) * p.m * p.n * std::max<int64_t>(p.k, 1);
+  TaskRunner* runner = macs >= kParallelMinMacs ? p.runner : nullptr;
+  const int64_t np = Panels(p.n, l.nr), mp = Panels(p.m, l.mr);
+  const uint8_t* bpack = static_cast<const uint8_t*>(p.b_packed);
+  hwy::AlignedFreeUniquePtr<uint8_t[]> bscratch;
+  if (bpack == nullptr) {
+    bscratch = AllocateAlignedOrThrow<uint8_t>(static_cast<size_t>(std::max<int64_t>(BBytes(l, p), 64)));
+    PackWholeB(l, p, b_signed, bscratch.get(), runner);
+    bpack = bscratch.get();
+  }
+  const auto* colsum = reinterpret_cast<const int32_t*>(bpack + BPanelsBytes(l, p));
+  const int64_t a_panel = APanelBytes(l, p.k), b_panel = BPanelBytes(l, p.k);
+  const int64_t a_bytes = AlignUp(p.batch * mp * a_panel);
+  auto ascratch = AllocateAlignedOrThrow<uint8_t>(static_cast<size_t>(a_bytes + p.batch * mp * l.mr * 4 + 64));
+  uint8_t* apack = ascratch.get();
+  auto* rowcorr = reinterpret_cast<int32_t*>(apack + a_bytes);
+  const int32_t cb = l.vnni && !b_signed ? 128 : 0;
+  const int32_t ca = l.vnni && a_signed ? -128 : 0;
+  ParallelFor(runner, p.batch * mp, [&](int64_t t, int) {
+    PackAPanel(l, p, a_signed, cb, t / mp, t % mp, apack + t * a_panel, rowcorr + t * l.mr);
+  });
+  const int64_t row_groups = Panels(mp, kRowPanels), col_groups = Panels(np, kColPanels);
+  auto* c = static_cast<int32_t*>(p.c);
+  ParallelFor(runner, p.batch * row_groups * col_groups, [&](int64_t t, int) {
+    const int64_t b = t / (row_groups * col_groups), rest = t % (row_groups * col_groups);
+    const int64_t rg = rest / col_groups, cg = rest % col_groups;
+    int32_t* cb_base = c + b * p.m * p.n;
+    for (int64_t ip = rg * kRowPanels; ip < std::min(mp, (rg + 1) * kRowPanels); ++ip) {
+      const int64_t i0 = ip * l.mr;
+      for (int64_t jp = cg * kColPanels; jp < std::min(np, (cg + 1) * kColPanels); ++jp) {
+        const int64_t j0 = jp * l.nr;
+        tile(l, apack + (b * mp + ip) * a_panel, bpack + (b * np + jp) * b_panel, p.k,
+             rowcorr + (b * mp + ip) * l.mr, colsum + (b * np + jp) * l.nr, ca, cb_base + i0 * p.n + j0, p.n,
+             std::min(l.mr, p.m - i0), std::min(l.nr, p.n - j0));
+      }
+    }
+  });
+}
+
+#if HWY_ARCH_X86_64 && defined(__GNUC__)
+// The VNNI micro-kernel (8 rows x 32 columns: 16 accumulators). Built for
+// its own instruction set whichever Highway target calls it; only the AVX3
+// target calls it, and only on a CPU with avx512_vnni.
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni"))) inline void TileVnni(
+    const Layout&, const uint8_t* ap, const uint8_t* bp, int64_t k, const int32_t* rowcorr, const int32_t* colsum,
+    int32_t ca, int32_t* c, int64_t ldc, int64_t rows, int64_t cols) {
+  constexpr int kMR = 8;
+  __m512i acc[kMR][2];
+#pragma GCC unroll 8
+  for (int r = 0; r < kMR; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_si512();
+  const int64_t quads = (k + 3) / 4;
+  for (int64_t q = 0; q < quads; ++q) {
+    const __m512i b0 = _mm512_loadu_si512(bp), b1 = _mm512_loadu_si512(bp + 64);
+#pragma GCC unroll 8
+    for (int r = 0; r < kMR; ++r) {
+      int32_t a4;
+      std::memcpy(&a4, ap + 4 * r, 4);
+      const __m512i a = _mm512_set1_epi32(a4);
+      acc[r][0] = _mm512_dpbusd_epi32(acc[r][0], a, b0);
+      acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], a, b1);
+    }
+    ap += 4 * kMR;
+    bp += 128;
+  }
+  // ca * colsum(B'): ca is 0 or -128.
+  const __m512i vca = _mm512_set1_epi32(ca);
+  const __m512i cc0 = _mm512_mullo_epi32(vca, _mm512_loadu_si512(colsum));
+  const __m512i cc1 = _mm512_mullo_epi32(vca, _mm512_loadu_si512(colsum + 16));
+  const __mmask16 m0 = cols >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << cols) - 1);
+  const __mmask16 m1 = cols >= 32 ? static_cast<__mmask16>(0xFFFF)
+                       : cols <= 16 ? static_cast<__mmask16>(0)
+                                    : static_cast<__mmask16>((1u << (cols - 16)) - 1);
+#pragma GCC unroll 8
+  for (int r = 0; r < kMR; ++r) {
+    if (r >= rows) break;
+    const __m512i rc = _mm512_set1_epi32(rowcorr[r]);
+    int32_t* row = c + r * ldc;
+    _mm512_mask_storeu_epi32(row, m0, _mm512_add_epi32(_mm512_add_epi32(acc[r][0], cc0), rc));
+    _mm512_mask_storeu_epi32(row + 16, m1, _mm512_add_epi32(_mm512_add_epi32(acc[r][1], cc1), rc));
+  }
+}
+
+inline bool CpuHasVnni() { return __builtin_cpu_supports("avx512vnni"); }
+#endif
+
+}  // namespace int8
+}  // namespace kiln::cpu
+#endif  // KILN_CPU_GEMM_INT8_SHARED
+
+HWY_BEFORE_NAMESPACE();
+namespace kiln::cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// The widening micro-kernel: 4 rows x 2 vectors of i32 columns.
+void TileWiden(const int8::Layout& l, const uint8_t* ap8, const uint8_t* bp8, int64_t k, const int32_t*,
+               const int32_t*, int32_t, int32_t* c, int64_t ldc, int64_t rows, int64_t cols) {
+  const hn::ScalableTag<int32_t> d32;
+  const hn::Rebind<int16_t, decltype(d32)> d16;
+  const size_t n = hn::Lanes(d32);
+  const auto* ap = reinterpret_cast<const int16_t*>(ap8);
+  const auto* bp = reinterpret_cast<const int16_t*>(bp8);
+  auto c00 = hn::Zero(d32), c01 = hn::Zero(d32), c10 = hn::Zero(d32), c11 = hn::Zero(d32);
+  auto c20 = hn::Zero(d32), c21 = hn::Zero(d32), c30 = hn::Zero(d32), c31 = hn::Zero(d32);
+  for (int64_t p = 0; p < k; ++p) {
+    const auto b0 = hn::PromoteTo(d32, hn::LoadU(d16, bp));
+    const auto b1 = hn::PromoteTo(d32, hn::LoadU(d16, bp + n));
+    const auto a0 = hn::Set(d32, ap[0]), a1 = hn::Set(d32, ap[1]), a2 = hn::Set(d32, ap[2]), a3 = hn::Set(d32, ap[3]);
+    c00 = hn::Add(c00, hn::Mul(a0, b0));
+    c01 = hn::Add(c01, hn::Mul(a0, b1));
+    c10 = hn::Add(c10, hn::Mul(a1, b0));
+    c11 = hn::Add(c11, hn::Mul(a1, b1));
+    c20 = hn::Add(c20, hn::Mul(a2, b0));
+    c21 = hn::Add(c21, hn::Mul(a2, b1));
+    c30 = hn::Add(c30, hn::Mul(a3, b0));
+    c31 = hn::Add(c31, hn::Mul(a3, b1));
+    ap += 4;
+    bp += l.nr;
+  }
+  // Through a buffer: edge tiles store only their rows and columns.
+  HWY_ALIGN int32_t tile[4 * 2 * (HWY_MAX_BYTES / 4)];
+  hn::Store(c00, d32, tile), hn::Store(c01, d32, tile + n);
+  hn::Store(c10, d32, tile + 2 * n), hn::Store(c11, d32, tile + 3 * n);
+  hn::Store(c20, d32, tile + 4 * n), hn::Store(c21, d32, tile + 5 * n);
+  hn::Store(c30, d32, tile + 6 * n), hn::Store(c31, d32, tile + 7 * n);
+  for (int64_t r = 0; r < rows; ++r)
+    std::memcpy(c + r * ldc, tile + r * 2 * n, static_cast<size_t>(cols) * 4);
+}
+
+int8::Layout CurrentLayout() {
+#if HWY_TARGET == HWY_AVX3 && HWY_ARCH_X86_64 && defined(__GNUC__)
+  if (int8::CpuHasVnni() && !int8::vnni_disabled.load(std::memory_order_relaxed)) return {true, 8, 32};
+#endif
+  const hn::ScalableTag<int32_t> d32;
+  return {false, 4, static_cast<int64_t>(2 * hn::Lanes(d32))};
+}
+
+void GemmInt8T(const GemmProblem& p, ElementType a_type, ElementType b_type) {
+  const int8::Layout l = CurrentLayout();
+#if HWY_TARGET == HWY_AVX3 && HWY_ARCH_X86_64 && defined(__GNUC__)
+  if (l.vnni) return int8::Gemm(l, &int8::TileVnni, p, a_type, b_type);
+#endif
+  int8::Gemm(l, &TileWiden, p, a_type, b_type);
+}
+
+size_t PackedBBytesInt8T(const GemmProblem& p) {
+  return static_cast<size_t>(int8::BBytes(CurrentLayout(), p));
+}
+
+void PackWholeBInt8T(const GemmProblem& p, ElementType b_type, void* out) {
+  int8::PackWholeB(CurrentLayout(), p, b_type == ElementType::kSI8, static_cast<uint8_t*>(out), nullptr);
+}
+
+int64_t Int8PackedLayoutT() {
+  const int8::Layout l = CurrentLayout();
+  return l.nr * 2 + (l.vnni ? 1 : 0);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace kiln::cpu
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace kiln::cpu {
+
+HWY_EXPORT(GemmInt8T);
+HWY_EXPORT(PackedBBytesInt8T);
+HWY_EXPORT(PackWholeBInt8T);
+HWY_EXPORT(Int8PackedLayoutT);
+
+bool Int8GemmTypes(ElementType lhs, ElementType rhs, ElementType out) {
+  auto byte = [](ElementType t) { return t == ElementType::kSI8 || t == ElementType::kUI8; };
+  return byte(lhs) && byte(rhs) && (out == ElementType::kSI32 || out == ElementType::kUI32);
+}
+
+void RunGemmInt8(const GemmProblem& p, ElementType a_type, ElementType b_type) {
+  HWY_DYNAMIC_DISPATCH(GemmInt8T)(p, a_type, b_type);
+}
+
+size_t PackedBBytesInt8(const GemmProblem& p) { return HWY_DYNAMIC_DISPATCH(PackedBBytesInt8T)(p); }
+
+void PackWholeBInt8(const GemmProblem& p, ElementType b_type, void* out) {
+  HWY_DYNAMIC_DISPATCH(PackWholeBInt8T)(p, b_type, out);
+}
+
+int64_t Int8PackedLayout() { return HWY_DYNAMIC_DISPATCH(Int8PackedLayoutT)(); }
+
+void SetInt8VnniDisabledForTest(bool disabled) { int8::vnni_disabled.store(disabled); }
+
+}  // namespace kiln::cpu
+#endif  // HWY_ONCE

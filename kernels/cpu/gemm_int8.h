@@ -1,0 +1,35 @@
+// The 8-bit integer GEMM behind the fast dot_general on i8/ui8 operands with
+// an i32 (or ui32) result: the integer contraction the quantized
+// legalization produces (compiler/passes/quantized_integer_contraction.cc).
+// Implemented in gemm_int8.cc, dispatched to the best Highway target.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/common/kernel.h"
+#include "kernels/cpu/gemm.h"
+
+namespace kiln::cpu {
+
+// Whether the int8 GEMM takes these operand and result types: lhs and rhs
+// each i8 or ui8, the result i32 or ui32 (the same bits: sums wrap modulo
+// 2^32, as the reference's integer multiply-add does).
+bool Int8GemmTypes(ElementType lhs, ElementType rhs, ElementType out);
+
+// Runs `p` (GemmProblem's offset tables, a_k and b_k always filled; c is
+// dense [batch][m][n] of 32-bit integers): C = A * B summed in wrapping
+// 32-bit integers, bit-identical to the reference for any K.
+void RunGemmInt8(const GemmProblem& p, ElementType a_type, ElementType b_type);
+
+// B packed whole into the current target's layout (a constant weight,
+// packed once: contraction_dot_general.cc keeps it in the KernelState).
+// The layout depends on the target; Int8PackedLayout names it for the key.
+size_t PackedBBytesInt8(const GemmProblem& p);
+void PackWholeBInt8(const GemmProblem& p, ElementType b_type, void* out);
+int64_t Int8PackedLayout();
+
+// Test hook: on the AVX-512 target, use the widening 16-bit path even where
+// the CPU has VNNI (so that path is tested on a VNNI machine).
+void SetInt8VnniDisabledForTest(bool disabled);
+
+}  // namespace kiln::cpu

@@ -1,0 +1,132 @@
+// Fast stablehlo.uniform_quantize of an i32 quantized operand into 8-bit
+// storage (requantize, expressed type f32): the step after the int8 GEMM's
+// i32 accumulation (kernels/cpu/gemm_int8.h). The arithmetic is the
+// reference's (kernels/reference/elementwise_quantization.cc), step for
+// step in f32, so the stored integers are bit-identical:
+//   x = f32(q - zp_in) * s_in;  y = x / s_out + f32(zp_out)
+//   clamp to the storage range (in f32), round to nearest even, store.
+// Each f32 step here is one IEEE operation, which the reference's
+// double-then-round evaluation of the same operation equals. Other operand
+// or result types, and a per-call shape the attributes do not fit, go to
+// the reference.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "kernels/common/parallel.h"
+#include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/kernels.h"
+
+namespace kiln::cpu {
+namespace {
+
+struct Side {
+  std::vector<float> scales;
+  std::vector<float> zero_points;  // f32(zp), as the reference converts it
+  std::vector<int64_t> zero_points_int;
+  int64_t inner = 1, axis_size = 1;
+  bool per_axis = false;
+};
+
+// The parameters under `prefix` for a tensor of `dims`, or false when the
+// reference must run (it reports malformed attributes).
+bool ReadSide(const KernelParams& p, const std::string& prefix, std::span<const int64_t> dims, Side* s) {
+  const KernelAttr* sc = p.Find(prefix + "scales");
+  if (sc == nullptr || sc->floats.empty()) return false;
+  for (double v : sc->floats) s->scales.push_back(static_cast<float>(v));
+  auto zp = p.Ints(prefix + "zero_points");
+  s->zero_points_int.assign(zp.begin(), zp.end());
+  if (s->zero_points_int.empty()) s->zero_points_int.assign(s->scales.size(), 0);
+  if (s->zero_points_int.size() != s->scales.size()) return false;
+  for (int64_t z : s->zero_points_int) s->zero_points.push_back(static_cast<float>(z));
+  const int64_t axis = p.Int(prefix + "quantized_dimension", -1);
+  if (axis >= 0) {
+    if (axis >= static_cast<int64_t>(dims.size())) return false;
+    s->per_axis = true;
+    s->axis_size = dims[axis];
+    for (size_t d = static_cast<size_t>(axis) + 1; d < dims.size(); ++d) s->inner *= dims[d];
+    if (static_cast<int64_t>(s->scales.size()) != s->axis_size) return false;
+  } else if (s->scales.size() != 1) {
+    return false;
+  }
+  return true;
+}
+
+// One element: dequantize, quantize, clamp, round to nearest even. After the
+// clamp |v| <= 255, where adding and subtracting 1.5 * 2^23 rounds to an
+// integer in the current (nearest-even) mode: no libm call, so it vectorises.
+inline float Step(float diff, float s_in, float s_out, float z_out, float lo, float hi) {
+  const float x = diff * s_in;
+  const float y = x / s_out;
+  float v = y + z_out;
+  if (v != v) v = 0;  // as the reference: NaN quantizes to 0
+  v = std::min(std::max(v, lo), hi);
+  constexpr float kMagic = 12582912.0f;  // 1.5 * 2^23
+  return (v + kMagic) - kMagic;
+}
+
+Status Requantize(const KernelCall& call) {
+  if (call.inputs.size() != 1 || call.outputs.size() != 1) return RunReference(call);
+  const TensorRef& in = call.inputs[0];
+  const TensorRef& out = call.outputs[0];
+  const KernelParams& p = call.params;
+  if (in.type != ElementType::kSI32 || (out.type != ElementType::kSI8 && out.type != ElementType::kUI8))
+    return RunReference(call);
+  if (!StorageOk(in) || !StorageOk(out) || !std::equal(in.dims.begin(), in.dims.end(), out.dims.begin(), out.dims.end()))
+    return RunReference(call);
+  Side src, dst;
+  if (!ReadSide(p, "operand_", in.dims, &src) || !ReadSide(p, "", out.dims, &dst)) return RunReference(call);
+  const bool is_signed = out.type == ElementType::kSI8;
+  const int64_t type_lo = is_signed ? -128 : 0, type_hi = is_signed ? 127 : 255;
+  const int64_t lo = p.Int("storage_min", type_lo), hi = p.Int("storage_max", type_hi);
+  if (lo > hi || lo < type_lo || hi > type_hi) return RunReference(call);
+  const float flo = static_cast<float>(lo), fhi = static_cast<float>(hi);
+  const auto* q = reinterpret_cast<const int32_t*>(in.data);
+  const int64_t n = in.NumElements();
+  // Chunks of whole inner runs where per-axis, so each run has one scale.
+  constexpr int64_t kChunk = 1 << 15;
+  ParallelFor(n >= 4 * kChunk ? call.runner : nullptr, (n + kChunk - 1) / kChunk, [&](int64_t t, int) {
+    const int64_t begin = t * kChunk, end = std::min(n, begin + kChunk);
+    for (int64_t i = begin; i < end;) {
+      const int64_t ks = src.per_axis ? (i / src.inner) % src.axis_size : 0;
+      const int64_t kd = dst.per_axis ? (i / dst.inner) % dst.axis_size : 0;
+      // Run while both slots stay the same.
+      int64_t run = end;
+      if (src.per_axis) run = std::min(run, (i / src.inner + 1) * src.inner);
+      if (dst.per_axis) run = std::min(run, (i / dst.inner + 1) * dst.inner);
+      const float s_in = src.scales[ks], s_out = dst.scales[kd], z_out = dst.zero_points[kd];
+      const int64_t z_in = src.zero_points_int[ks];
+      if (z_in == 0 && is_signed) {
+        // The integer form's case (accumulator zero point 0): a loop the
+        // compiler vectorises.
+        auto* o = reinterpret_cast<int8_t*>(out.data);
+        for (; i < run; ++i) o[i] = static_cast<int8_t>(Step(static_cast<float>(q[i]), s_in, s_out, z_out, flo, fhi));
+      } else if (z_in == 0) {
+        for (; i < run; ++i)
+          out.data[i] = static_cast<uint8_t>(Step(static_cast<float>(q[i]), s_in, s_out, z_out, flo, fhi));
+      } else {
+        for (; i < run; ++i) {
+          const float r = Step(static_cast<float>(static_cast<int64_t>(q[i]) - z_in), s_in, s_out, z_out, flo, fhi);
+          if (is_signed)
+            reinterpret_cast<int8_t*>(out.data)[i] = static_cast<int8_t>(r);
+          else
+            out.data[i] = static_cast<uint8_t>(r);
+        }
+      }
+    }
+  });
+  return Status::Ok();
+}
+
+}  // namespace
+
+bool UniformQuantizeApplies(const KernelParams& params) {
+  // Requantize with the f32 expressed type only.
+  const std::string_view e = params.Str("expressed_type");
+  return params.Has("operand_scales") && (e.empty() || e == "f32");
+}
+
+Status UniformQuantize(const KernelCall& call) { return Requantize(call); }
+
+}  // namespace kiln::cpu

@@ -1,0 +1,170 @@
+// The int8 GEMM (kernels/cpu/gemm_int8.cc) behind the fast dot_general on
+// i8/ui8 operands with an i32 result, against the reference kernel: bit-
+// identical on every Highway target (and, on AVX-512, with VNNI switched
+// off), on random values of odd sizes, every mix of signed and unsigned
+// operands, the extreme stored values, transposed and batched operands,
+// sums that wrap past 2^31, the thread pool, and a constant B packed once.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/common/kernel_state.h"
+#include "kernels/cpu/gemm_int8.h"
+#include "kernels/cpu/registry.h"
+#include "kernels/reference/registry.h"
+#include "tests/kernels/cpu/hwy_test_util.h"
+#include "tests/kernels/cpu/test_pool.h"
+#include "tests/kernels/tensor_test_util.h"
+
+namespace kiln::cpu {
+namespace {
+
+using namespace ::kiln::test;  // Tensor, Zeros, Ints
+
+KernelParams DotGeneral(std::vector<int64_t> lb, std::vector<int64_t> rb, std::vector<int64_t> lc,
+                        std::vector<int64_t> rc) {
+  KernelParams p;
+  p.kernel = "stablehlo.dot_general";
+  if (!lb.empty()) p.attrs.push_back(Ints("lhs_batching_dimensions", lb));
+  if (!rb.empty()) p.attrs.push_back(Ints("rhs_batching_dimensions", rb));
+  p.attrs.push_back(Ints("lhs_contracting_dimensions", lc));
+  p.attrs.push_back(Ints("rhs_contracting_dimensions", rc));
+  return p;
+}
+
+// Random bytes; with `extremes`, only the ends of the range (-128/127 as i8,
+// 0/255 as ui8), where a shift by 128 or a missed correction shows.
+Tensor Bytes(ElementType t, std::vector<int64_t> dims, std::mt19937& rng, bool extremes = false) {
+  Tensor x = Zeros(t, std::move(dims));
+  std::uniform_int_distribution<int> u(0, 255);
+  for (auto& b : x.bytes) b = static_cast<uint8_t>(extremes ? (u(rng) & 1 ? 0x80 : 0x7F) ^ (u(rng) & 1 ? 0xFF : 0) : u(rng));
+  return x;
+}
+
+Status RunDot(KernelFn fn, const KernelParams& p, Tensor& lhs, Tensor& rhs, Tensor& out, TaskRunner* runner = nullptr,
+           KernelState* state = nullptr, uint64_t rhs_constant = 0) {
+  TensorRef in[2] = {lhs.ref(), rhs.ref()};
+  in[1].constant_id = rhs_constant;
+  TensorRef o[1] = {out.ref()};
+  KernelCall call{p, in, o, runner};
+  call.state = state;
+  return fn(call);
+}
+
+// The fast kernel on every target (and the widening path on AVX-512), one
+// thread and the pool, equal to the reference byte for byte.
+void Check(const KernelParams& p, Tensor lhs, Tensor rhs, std::vector<int64_t> out_dims) {
+  KernelFn fast = FindCpuKernel(p);
+  ASSERT_NE(fast, nullptr);
+  KernelFn ref = ref::FindReferenceKernel(p.kernel);
+  ASSERT_NE(ref, nullptr);
+  Tensor want = Zeros(ElementType::kSI32, out_dims);
+  ASSERT_TRUE(RunDot(ref, p, lhs, rhs, want).ok());
+  for (bool vnni_off : {false, true}) {
+    SetInt8VnniDisabledForTest(vnni_off);
+    SCOPED_TRACE(vnni_off ? "VNNI off" : "VNNI if present");
+    ForEachTarget([&] {
+      Tensor got = Zeros(ElementType::kSI32, out_dims);
+      std::memset(got.bytes.data(), 0x5A, got.bytes.size());  // every element must be written
+      ASSERT_TRUE(RunDot(fast, p, lhs, rhs, got).ok());
+      EXPECT_EQ(Get<int32_t>(got), Get<int32_t>(want));
+      Tensor threaded = Zeros(ElementType::kSI32, out_dims);
+      ASSERT_TRUE(RunDot(fast, p, lhs, rhs, threaded, TestPool()).ok());
+      EXPECT_EQ(Get<int32_t>(threaded), Get<int32_t>(want)) << "threaded";
+    });
+  }
+  SetInt8VnniDisabledForTest(false);
+}
+
+constexpr ElementType kI8 = ElementType::kSI8, kU8 = ElementType::kUI8;
+
+TEST(CpuDotGeneralInt8, OddSizesEveryTypeMix) {
+  std::mt19937 rng(7);
+  const int64_t sizes[] = {1, 3, 17, 65, 130};
+  for (ElementType lt : {kI8, kU8})
+    for (ElementType rt : {kI8, kU8})
+      for (int64_t m : sizes)
+        for (int64_t k : sizes)
+          for (int64_t n : {int64_t{1}, int64_t{17}, int64_t{130}}) {
+            SCOPED_TRACE(std::string(Name(lt)) + "x" + std::string(Name(rt)) + " " + std::to_string(m) +
+                         "x" + std::to_string(k) + "x" + std::to_string(n));
+            Check(DotGeneral({}, {}, {1}, {0}), Bytes(lt, {m, k}, rng), Bytes(rt, {k, n}, rng), {m, n});
+          }
+}
+
+TEST(CpuDotGeneralInt8, ExtremeValues) {
+  std::mt19937 rng(8);
+  for (ElementType lt : {kI8, kU8})
+    for (ElementType rt : {kI8, kU8}) {
+      SCOPED_TRACE(std::string(Name(lt)) + "x" + std::string(Name(rt)));
+      Check(DotGeneral({}, {}, {1}, {0}), Bytes(lt, {65, 130}, rng, true), Bytes(rt, {130, 33}, rng, true), {65, 33});
+    }
+}
+
+TEST(CpuDotGeneralInt8, SumsWrapPast31Bits) {
+  // 255 * 255 * 40000 > 2^31: the i32 sum wraps, in the reference as here.
+  Tensor lhs = Zeros(kU8, {2, 40000}), rhs = Zeros(kU8, {40000, 3});
+  std::fill(lhs.bytes.begin(), lhs.bytes.end(), 255);
+  std::fill(rhs.bytes.begin(), rhs.bytes.end(), 255);
+  Check(DotGeneral({}, {}, {1}, {0}), lhs, rhs, {2, 3});
+}
+
+TEST(CpuDotGeneralInt8, TransposedAndBatched) {
+  std::mt19937 rng(9);
+  // lhs [k, m], rhs [n, k].
+  Check(DotGeneral({}, {}, {0}, {1}), Bytes(kI8, {65, 17}, rng), Bytes(kI8, {33, 65}, rng), {17, 33});
+  // Batch dims in the middle, two contracting dims.
+  Check(DotGeneral({1}, {2}, {0, 3}, {1, 0}), Bytes(kU8, {5, 3, 9, 7}, rng), Bytes(kI8, {7, 5, 3, 11}, rng),
+        {3, 9, 11});
+  // Large enough to be split over the pool.
+  Check(DotGeneral({}, {}, {1}, {0}), Bytes(kU8, {200, 300}, rng), Bytes(kI8, {300, 150}, rng), {200, 150});
+}
+
+TEST(CpuDotGeneralInt8, ConstantWeightsPackedOnceAndReused) {
+  std::mt19937 rng(10);
+  const KernelParams p = DotGeneral({}, {}, {1}, {0});
+  Tensor lhs = Bytes(kI8, {33, 65}, rng), rhs = Bytes(kI8, {65, 70}, rng);
+  Tensor want = Zeros(ElementType::kSI32, {33, 70});
+  ASSERT_TRUE(RunDot(ref::FindReferenceKernel(p.kernel), p, lhs, rhs, want).ok());
+  KernelState state;
+  KernelFn fast = FindCpuKernel(p);
+  for (int call = 0; call < 3; ++call) {
+    Tensor got = Zeros(ElementType::kSI32, {33, 70});
+    ASSERT_TRUE(RunDot(fast, p, lhs, rhs, got, nullptr, &state, 42).ok());
+    EXPECT_EQ(Get<int32_t>(got), Get<int32_t>(want)) << "call " << call;
+  }
+  EXPECT_GT(state.bytes(), 33u * 65u) << "the packed B is kept";
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+TEST(CpuDotGeneralInt8, VnniChosenWhereTheCpuHasIt) {
+  // Odd layout numbers are the VNNI panels (gemm_int8.cc): the tests above
+  // then ran vpdpbusd on the AVX3 target.
+  if (!__builtin_cpu_supports("avx512vnni")) GTEST_SKIP() << "no avx512_vnni";
+  EXPECT_EQ(Int8PackedLayout() % 2, 1);
+  SetInt8VnniDisabledForTest(true);
+  EXPECT_EQ(Int8PackedLayout() % 2, 0);
+  SetInt8VnniDisabledForTest(false);
+}
+#endif
+
+TEST(CpuDotGeneralInt8, OtherTypesStayOnTheirPaths) {
+  EXPECT_TRUE(Int8GemmTypes(kI8, kU8, ElementType::kSI32));
+  EXPECT_FALSE(Int8GemmTypes(kI8, kI8, ElementType::kSI16));
+  EXPECT_FALSE(Int8GemmTypes(ElementType::kSI16, kI8, ElementType::kSI32));
+  // An i8 result (the reference's wrapping i8 sums) still matches: the
+  // reference runs it.
+  std::mt19937 rng(11);
+  const KernelParams p = DotGeneral({}, {}, {1}, {0});
+  Tensor lhs = Bytes(kI8, {5, 7}, rng), rhs = Bytes(kI8, {7, 3}, rng);
+  Tensor want = Zeros(kI8, {5, 3}), got = Zeros(kI8, {5, 3});
+  ASSERT_TRUE(RunDot(ref::FindReferenceKernel(p.kernel), p, lhs, rhs, want).ok());
+  ASSERT_TRUE(RunDot(FindCpuKernel(p), p, lhs, rhs, got).ok());
+  EXPECT_EQ(got.bytes, want.bytes);
+}
+
+}  // namespace
+}  // namespace kiln::cpu

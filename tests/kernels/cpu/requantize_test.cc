@@ -1,0 +1,137 @@
+// The fast requantize (kernels/cpu/requantize.cc: uniform_quantize of i32
+// into i8/ui8, f32) against the reference, byte for byte: random sums of
+// every magnitude, ties, saturation, a narrowed storage range, per-tensor
+// and per-axis parameters on every axis (operand and result on different
+// axes), and the calls it leaves to the reference.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/cpu/registry.h"
+#include "kernels/reference/registry.h"
+#include "tests/kernels/cpu/test_pool.h"
+#include "tests/kernels/tensor_test_util.h"
+
+namespace kiln::cpu {
+namespace {
+
+using namespace ::kiln::test;  // Tensor, Zeros, Ints
+
+KernelAttr Floats(std::string name, std::vector<double> v) {
+  KernelAttr a;
+  a.name = std::move(name);
+  a.floats = std::move(v);
+  return a;
+}
+
+// Parameters of one side: per-tensor (axis < 0) or per-axis over `size`.
+void AddSide(KernelParams* p, const std::string& prefix, int64_t axis, int64_t size, std::mt19937& rng) {
+  std::uniform_real_distribution<double> scale(1e-4, 2.0);
+  std::uniform_int_distribution<int> zp(-20, 20);
+  const int64_t n = axis < 0 ? 1 : size;
+  std::vector<double> s;
+  std::vector<int64_t> z;
+  for (int64_t i = 0; i < n; ++i) {
+    s.push_back(scale(rng));
+    z.push_back(zp(rng));
+  }
+  p->attrs.push_back(Floats(prefix + "scales", s));
+  p->attrs.push_back(Ints(prefix + "zero_points", z));
+  if (axis >= 0) p->attrs.push_back(Ints(prefix + "quantized_dimension", {axis}));
+}
+
+Tensor RandomI32(std::vector<int64_t> dims, std::mt19937& rng) {
+  Tensor x = Zeros(ElementType::kSI32, std::move(dims));
+  std::vector<int32_t> v(static_cast<size_t>(x.count()));
+  std::uniform_int_distribution<int> mag(0, 31);
+  for (auto& e : v) {
+    const int bits = mag(rng);
+    e = static_cast<int32_t>(rng() >> (32 - bits - 1)) - (1 << bits);  // every magnitude
+  }
+  std::memcpy(x.bytes.data(), v.data(), x.bytes.size());
+  return x;
+}
+
+Status RunKernel(KernelFn fn, const KernelParams& p, std::vector<Tensor*> ins, std::vector<Tensor*> outs,
+                 TaskRunner* runner = nullptr) {
+  std::vector<TensorRef> in_refs, out_refs;
+  for (Tensor* t : ins) in_refs.push_back(t->ref());
+  for (Tensor* t : outs) out_refs.push_back(t->ref());
+  return fn(KernelCall{p, in_refs, out_refs, runner});
+}
+
+void Check(const KernelParams& p, Tensor in, ElementType out_type) {
+  KernelFn fast = FindCpuKernel(p);
+  ASSERT_NE(fast, nullptr);
+  KernelFn ref = ref::FindReferenceKernel(p.kernel);
+  Tensor want = Zeros(out_type, in.dims), got = Zeros(out_type, in.dims), threaded = Zeros(out_type, in.dims);
+  std::memset(got.bytes.data(), 0x5A, got.bytes.size());
+  ASSERT_TRUE(RunKernel(ref, p, {&in}, {&want}).ok());
+  ASSERT_TRUE(RunKernel(fast, p, {&in}, {&got}).ok());
+  EXPECT_EQ(got.bytes, want.bytes);
+  ASSERT_TRUE(RunKernel(fast, p, {&in}, {&threaded}, TestPool()).ok());
+  EXPECT_EQ(threaded.bytes, want.bytes);
+}
+
+KernelParams Requantize() {
+  KernelParams p;
+  p.kernel = "stablehlo.uniform_quantize";
+  return p;
+}
+
+TEST(CpuRequantize, EveryAxisBothStorageTypes) {
+  std::mt19937 rng(3);
+  const std::vector<int64_t> dims = {3, 17, 130};
+  for (ElementType t : {ElementType::kSI8, ElementType::kUI8})
+    for (int64_t in_axis = -1; in_axis < 3; ++in_axis)
+      for (int64_t out_axis = -1; out_axis < 3; ++out_axis) {
+        SCOPED_TRACE("axes " + std::to_string(in_axis) + " -> " + std::to_string(out_axis));
+        KernelParams p = Requantize();
+        AddSide(&p, "operand_", in_axis, in_axis < 0 ? 1 : dims[in_axis], rng);
+        AddSide(&p, "", out_axis, out_axis < 0 ? 1 : dims[out_axis], rng);
+        Check(p, RandomI32(dims, rng), t);
+      }
+}
+
+TEST(CpuRequantize, TiesSaturationAndANarrowRange) {
+  // acc * 0.125 / 0.25 = acc / 2: every odd sum is a tie; a narrowed range.
+  KernelParams p = Requantize();
+  p.attrs.push_back(Floats("operand_scales", {0.125}));
+  p.attrs.push_back(Floats("scales", {0.25}));
+  p.attrs.push_back(Ints("zero_points", {3}));
+  p.attrs.push_back(Ints("storage_min", {-100}));
+  p.attrs.push_back(Ints("storage_max", {90}));
+  std::vector<int32_t> v;
+  for (int32_t i = -300; i <= 300; ++i) v.push_back(i);
+  v.push_back(INT32_MIN);
+  v.push_back(INT32_MAX);
+  Check(p, Make(ElementType::kSI32, {static_cast<int64_t>(v.size())}, v), ElementType::kSI8);
+  // A large tensor: split over the pool.
+  std::mt19937 rng(4);
+  Check(p, RandomI32({1 << 18}, rng), ElementType::kSI8);
+}
+
+TEST(CpuRequantize, OtherCallsGoToTheReference) {
+  std::mt19937 rng(5);
+  KernelParams p = Requantize();
+  AddSide(&p, "operand_", -1, 1, rng);
+  AddSide(&p, "", -1, 1, rng);
+  // An i16 result: the reference runs it, with the same bytes.
+  Check(p, RandomI32({7, 5}, rng), ElementType::kSI16);
+  // A float operand (quantize, not requantize) is not this kernel's.
+  KernelParams q = Requantize();
+  AddSide(&q, "", -1, 1, rng);
+  EXPECT_EQ(FindCpuKernel(q), nullptr);
+  // Per-axis scales that do not fit the shape: the reference's error.
+  KernelParams bad = Requantize();
+  AddSide(&bad, "operand_", 1, 4, rng);
+  AddSide(&bad, "", -1, 1, rng);
+  Tensor in = RandomI32({2, 3}, rng), out = Zeros(ElementType::kSI8, {2, 3});
+  EXPECT_FALSE(RunKernel(FindCpuKernel(bad), bad, {&in}, {&out}).ok());
+}
+
+}  // namespace
+}  // namespace kiln::cpu
