@@ -1,24 +1,31 @@
-// all_reduce bandwidth: 64 MB of f32 summed across 2 grid processes.
+// Collectives beside what they run on, at 1 KB, 1 MB and 64 MB of f32 per
+// process: all_reduce (sum), all_gather, reduce_scatter (sum), all_to_all,
+// collective_permute (a ring) and collective_broadcast (root 0).
 //
-//   kiln-collective-bench                       in-process grid (threads)
-//   mpirun -np 2 kiln-collective-bench          Kiln's MPI transport, and
-//                                               MPI_Allreduce called directly
+//   kiln-collective-bench [--sizes=1K,1M,64M] [--ops=all_reduce,...]
+//       in-process grid of 2 (threads), beside memcpy of the same bytes
+//   mpirun -np N kiln-collective-bench [...]
+//       Kiln's MPI transport with N ranks, beside the MPI call that does
+//       the same (MPI_Allreduce, MPI_Allgather, MPI_Reduce_scatter_block,
+//       MPI_Alltoall, MPI_Sendrecv, MPI_Bcast) on buffers of the same size
 //
-// Kiln's time per all_reduce is measured inside one invocation: a while
-// loop of K all_reduces, timed for K = 0 and K = ITERS; the difference over
-// ITERS excludes uploading the input and reading the result. Bandwidth =
-// 64 MB / time per all_reduce (the "algorithm bandwidth" of MPI benchmarks).
-// Prints the median of REPS repetitions.
+// Kiln's time per collective is measured inside one invocation: a while
+// loop of K collectives, timed for K = 0 and K = ITERS; the difference over
+// ITERS excludes uploading the input and reading the result. Prints the
+// median of REPS repetitions, and the ratio peer time / Kiln time (above 1:
+// Kiln faster). Bandwidth = bytes per process / time (the "algorithm
+// bandwidth" of MPI benchmarks).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "compiler/compile.h"
 #include "hal/cpu/cpu_device.h"
-#include "vm/context.h"
 #include "vm/collectives/grid.h"
+#include "vm/context.h"
 #ifdef KILN_HAVE_MPI
 #include <mpi.h>
 
@@ -27,43 +34,107 @@
 
 namespace {
 
-constexpr int64_t kElements = 16 * 1024 * 1024;  // 64 MB of f32
-constexpr int kIters = 8, kReps = 5;
+using Clock = std::chrono::steady_clock;
+constexpr int kReps = 5;
 
-const char* kProgram = R"(
-func.func public @main(%x: tensor<16777216xf32>, %n: tensor<i32>) -> tensor<16777216xf32> {
-  %c0 = stablehlo.constant dense<0> : tensor<i32>
-  %r:2 = "stablehlo.while"(%c0, %x) ({
-    ^bb0(%i: tensor<i32>, %acc: tensor<16777216xf32>):
-      %p = stablehlo.compare LT, %i, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>
-      stablehlo.return %p : tensor<i1>
-  }, {
-    ^bb0(%i: tensor<i32>, %acc: tensor<16777216xf32>):
-      %a = "stablehlo.all_reduce"(%acc) ({
+std::vector<std::string> Split(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t comma = s.find(',', start);
+    if (comma == std::string::npos) comma = s.size();
+    if (comma > start) out.push_back(s.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+int64_t ParseSize(const std::string& s) {
+  int64_t n = std::stoll(s);
+  if (s.back() == 'K') n <<= 10;
+  if (s.back() == 'M') n <<= 20;
+  return n;
+}
+
+std::string T(int64_t n) { return "tensor<" + std::to_string(n) + "xf32>"; }
+
+std::string Groups(int n) {
+  std::string g = "dense<[[";
+  for (int i = 0; i < n; ++i) g += (i ? ", " : "") + std::to_string(i);
+  return g + "]]> : tensor<1x" + std::to_string(n) + "xi64>";
+}
+
+const char* kSum = R"(({
         ^bb0(%l: tensor<f32>, %m: tensor<f32>):
           %s = stablehlo.add %l, %m : tensor<f32>
           stablehlo.return %s : tensor<f32>
-      }) {replica_groups = dense<[[0, 1]]> : tensor<1x2xi64>} : (tensor<16777216xf32>) -> tensor<16777216xf32>
-      %c1 = stablehlo.constant dense<1> : tensor<i32>
-      %j = stablehlo.add %i, %c1 : tensor<i32>
-      stablehlo.return %j, %a : tensor<i32>, tensor<16777216xf32>
-  }) : (tensor<i32>, tensor<16777216xf32>) -> (tensor<i32>, tensor<16777216xf32>)
-  return %r#1 : tensor<16777216xf32>
-}
-)";
+      }))";
 
-std::vector<kiln::vm::HostTensor> Inputs(int32_t iterations) {
-  kiln::vm::HostTensor x;
-  x.type = kiln::ElementType::kF32;
-  x.dims = {kElements};
-  x.data.resize(kElements * 4);
-  std::vector<float> ones(kElements, 1.0f / 1024);
-  std::memcpy(x.data.data(), ones.data(), x.data.size());
+// The collective `op` of `elements` f32 per process among `n` processes, as
+// one MLIR op from %x to %r, and the result's element count.
+std::string Collective(const std::string& op, int64_t elements, int n, int64_t* result_elements) {
+  *result_elements = elements;
+  const std::string groups = "replica_groups = " + Groups(n);
+  if (op == "all_reduce")
+    return "\"stablehlo.all_reduce\"(%x) " + std::string(kSum) + " {" + groups + "} : (" + T(elements) + ") -> " +
+           T(elements);
+  if (op == "all_gather") {
+    *result_elements = elements * n;
+    return "\"stablehlo.all_gather\"(%x) {all_gather_dim = 0 : i64, " + groups + "} : (" + T(elements) + ") -> " +
+           T(elements * n);
+  }
+  if (op == "reduce_scatter") {
+    *result_elements = elements / n;
+    return "\"stablehlo.reduce_scatter\"(%x) " + std::string(kSum) + " {scatter_dimension = 0 : i64, " + groups +
+           "} : (" + T(elements) + ") -> " + T(elements / n);
+  }
+  if (op == "all_to_all")
+    return "\"stablehlo.all_to_all\"(%x) {split_dimension = 0 : i64, concat_dimension = 0 : i64, split_count = " +
+           std::to_string(n) + " : i64, " + groups + "} : (" + T(elements) + ") -> " + T(elements);
+  if (op == "collective_permute") {
+    std::string pairs = "dense<[";
+    for (int i = 0; i < n; ++i) pairs += (i ? ", [" : "[") + std::to_string(i) + ", " + std::to_string((i + 1) % n) + "]";
+    pairs += "]> : tensor<" + std::to_string(n) + "x2xi64>";
+    return "\"stablehlo.collective_permute\"(%x) {source_target_pairs = " + pairs + "} : (" + T(elements) + ") -> " +
+           T(elements);
+  }
+  if (op == "collective_broadcast")
+    return "\"stablehlo.collective_broadcast\"(%x) {" + groups + "} : (" + T(elements) + ") -> " + T(elements);
+  return "";
+}
+
+// @main(x, r0, n): n times r := OP(x) in a while loop; returns r.
+std::string Program(const std::string& op, int64_t elements, int n) {
+  int64_t re = 0;
+  const std::string c = Collective(op, elements, n, &re);
+  const std::string x = T(elements), r = T(re);
+  return "func.func public @main(%x0: " + x + ", %r0: " + r + ", %n: tensor<i32>) -> " + r + " {\n" +
+         "  %c0 = stablehlo.constant dense<0> : tensor<i32>\n" + "  %w:3 = \"stablehlo.while\"(%c0, %x0, %r0) ({\n" +
+         "    ^bb0(%i: tensor<i32>, %x: " + x + ", %r: " + r + "):\n" +
+         "      %p = stablehlo.compare LT, %i, %n : (tensor<i32>, tensor<i32>) -> tensor<i1>\n" +
+         "      stablehlo.return %p : tensor<i1>\n" + "  }, {\n" + "    ^bb0(%i: tensor<i32>, %x: " + x + ", %r: " + r +
+         "):\n" + "      %y = " + c + "\n" + "      %c1 = stablehlo.constant dense<1> : tensor<i32>\n" +
+         "      %j = stablehlo.add %i, %c1 : tensor<i32>\n" + "      stablehlo.return %j, %x, %y : tensor<i32>, " + x +
+         ", " + r + "\n" + "  }) : (tensor<i32>, " + x + ", " + r + ") -> (tensor<i32>, " + x + ", " + r + ")\n" +
+         "  return %w#2 : " + r + "\n}\n";
+}
+
+kiln::vm::HostTensor F32(int64_t elements, float value) {
+  kiln::vm::HostTensor t;
+  t.type = kiln::ElementType::kF32;
+  t.dims = {elements};
+  std::vector<float> v(static_cast<size_t>(elements), value);
+  t.data.resize(v.size() * 4);
+  std::memcpy(t.data.data(), v.data(), t.data.size());
+  return t;
+}
+
+std::vector<kiln::vm::HostTensor> Inputs(int64_t elements, int64_t result_elements, int32_t iterations) {
   kiln::vm::HostTensor n;
   n.type = kiln::ElementType::kSI32;
   n.data.resize(4);
   std::memcpy(n.data.data(), &iterations, 4);
-  return {x, n};
+  return {F32(elements, 1.0f / 1024), F32(result_elements, 0.0f), n};
 }
 
 double Median(std::vector<double> v) {
@@ -71,109 +142,158 @@ double Median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-void Report(const char* what, double seconds_per_op) {
-  double mb = kElements * 4 / 1e6;
-  std::printf("%-40s %8.2f ms  %8.2f GB/s\n", what, seconds_per_op * 1e3, mb / 1e3 / seconds_per_op);
+// Repetitions of a collective by size: enough to time small ones.
+int Iterations(int64_t bytes) { return bytes <= (1 << 12) ? 200 : bytes <= (1 << 21) ? 20 : 4; }
+
+std::string SizeText(int64_t bytes) {
+  return bytes >= (1 << 20) ? std::to_string(bytes >> 20) + " MB" : std::to_string(bytes >> 10) + " KB";
+}
+
+void Row(const std::string& op, int64_t bytes, const char* peer, double peer_s, double kiln_s) {
+  std::printf("| %s | %s | %s %.3f ms | %.3f ms | %.2f GB/s | %.2fx |\n", op.c_str(), SizeText(bytes).c_str(), peer,
+              peer_s * 1e3, kiln_s * 1e3, static_cast<double>(bytes) / 1e9 / kiln_s, peer_s / kiln_s);
+  std::fflush(stdout);
+}
+
+std::shared_ptr<const kiln::vm::LoadedModule> Compile(const std::string& text) {
+  kiln::compiler::CompileOptions options;
+  options.target = "cpu";
+  auto bytes = kiln::compiler::Compile(text, "collective_bench.mlir", options, nullptr);
+  if (!bytes.ok()) {
+    std::fprintf(stderr, "%s\n", bytes.status().message().c_str());
+    return nullptr;
+  }
+  auto module = kiln::vm::LoadModule(std::move(bytes.value()));
+  if (!module.ok()) {
+    std::fprintf(stderr, "%s\n", module.status().message().c_str());
+    return nullptr;
+  }
+  return *module;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  kiln::compiler::CompileOptions options;
-  options.target = "cpu";
-  auto bytes = kiln::compiler::Compile(kProgram, "collective_bench.mlir", options, nullptr);
-  if (!bytes.ok()) {
-    std::fprintf(stderr, "%s\n", bytes.status().message().c_str());
-    return 1;
-  }
-  auto module = kiln::vm::LoadModule(std::move(bytes.value()));
-  if (!module.ok()) {
-    std::fprintf(stderr, "%s\n", module.status().message().c_str());
-    return 1;
+  std::vector<std::string> ops = {"all_reduce", "all_gather", "reduce_scatter", "all_to_all", "collective_permute",
+                                  "collective_broadcast"};
+  std::vector<std::string> sizes = {"1K", "1M", "64M"};
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.rfind("--ops=", 0) == 0) ops = Split(a.substr(6));
+    if (a.rfind("--sizes=", 0) == 0) sizes = Split(a.substr(8));
   }
   auto device = kiln::hal::CreateCpuDevice(kiln::hal::CpuMode::kInline);
-  using Clock = std::chrono::steady_clock;
 
 #ifdef KILN_HAVE_MPI
   if (kiln::vm::MpiSession::LaunchedByMpirun()) {
     auto session = kiln::vm::MpiSession::Init(&argc, &argv);
-    if (!session.ok() || (*session)->size() != 2) {
-      std::fprintf(stderr, "run with mpirun -np 2\n");
-      return 1;
+    if (!session.ok()) return 1;
+    const int rank = (*session)->rank(), n = (*session)->size();
+    if (rank == 0) {
+      std::printf("MPI, %d ranks: per process | op | size | the MPI call | Kiln | Kiln bandwidth | MPI / Kiln |\n", n);
+      std::printf("| --- | --- | --- | --- | --- | --- |\n");
     }
-    int rank = (*session)->rank();
-    // MPI_Allreduce, directly.
-    std::vector<float> in(kElements, 1.0f), out(kElements);
-    std::vector<double> times;
-    for (int r = 0; r < kReps + 1; ++r) {
-      MPI_Barrier(MPI_COMM_WORLD);
-      auto t0 = Clock::now();
-      for (int i = 0; i < kIters; ++i)
-        MPI_Allreduce(in.data(), out.data(), static_cast<int>(kElements), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
-      if (r > 0) times.push_back(std::chrono::duration<double>(Clock::now() - t0).count() / kIters);
-    }
-    if (rank == 0) Report("MPI_Allreduce (Open MPI, 2 ranks)", Median(times));
-    // Kiln's MPI transport.
-    auto context = kiln::vm::Context::Create(*module, device.get());
-    if (!context.ok()) return 1;
-    auto run = [&](int32_t iterations) {
-      auto env = std::make_shared<kiln::vm::GridEnvironment>();
-      env->num_replicas = 2;
-      env->transport = kiln::vm::CreateMpiTransport(2, 1);
-      kiln::vm::InvokeOptions opts;
-      opts.replica_id = static_cast<uint32_t>(rank);
-      opts.grid = env;
-      auto inputs = Inputs(iterations);
-      MPI_Barrier(MPI_COMM_WORLD);
-      auto t0 = Clock::now();
-      auto r = (*context)->Invoke("main", inputs, opts);
-      double t = std::chrono::duration<double>(Clock::now() - t0).count();
-      if (!r.ok()) std::fprintf(stderr, "%s\n", r.status().message().c_str());
-      return t;
-    };
-    times.clear();
-    for (int r = 0; r < kReps + 1; ++r) {
-      double base = run(0), full = run(kIters);
-      if (r > 0) times.push_back((full - base) / kIters);
-    }
-    if (rank == 0) Report("Kiln all_reduce, MPI transport", Median(times));
+    for (const auto& size : sizes)
+      for (const auto& op : ops) {
+        const int64_t bytes = ParseSize(size), elements = bytes / 4 / n * n;
+        const int iters = Iterations(bytes);
+        int64_t re = 0;
+        Collective(op, elements, n, &re);
+        // The MPI call.
+        std::vector<float> in(static_cast<size_t>(elements), 1.0f), out(static_cast<size_t>(std::max(re, elements)));
+        const int count = static_cast<int>(elements);
+        std::vector<double> times;
+        for (int r = 0; r < kReps + 1; ++r) {
+          MPI_Barrier(MPI_COMM_WORLD);
+          auto t0 = Clock::now();
+          for (int i = 0; i < iters; ++i) {
+            if (op == "all_reduce") MPI_Allreduce(in.data(), out.data(), count, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+            if (op == "all_gather") MPI_Allgather(in.data(), count, MPI_FLOAT, out.data(), count, MPI_FLOAT, MPI_COMM_WORLD);
+            if (op == "reduce_scatter")
+              MPI_Reduce_scatter_block(in.data(), out.data(), count / n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+            if (op == "all_to_all")
+              MPI_Alltoall(in.data(), count / n, MPI_FLOAT, out.data(), count / n, MPI_FLOAT, MPI_COMM_WORLD);
+            if (op == "collective_permute")
+              MPI_Sendrecv(in.data(), count, MPI_FLOAT, (rank + 1) % n, 7, out.data(), count, MPI_FLOAT,
+                           (rank + n - 1) % n, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            if (op == "collective_broadcast") {
+              if (rank == 0) std::memcpy(out.data(), in.data(), in.size() * 4);
+              MPI_Bcast(out.data(), count, MPI_FLOAT, 0, MPI_COMM_WORLD);
+            }
+          }
+          if (r > 0) times.push_back(std::chrono::duration<double>(Clock::now() - t0).count() / iters);
+        }
+        const double peer = Median(times);
+        // Kiln's MPI transport.
+        auto module = Compile(Program(op, elements, n));
+        if (!module) return 1;
+        auto context = kiln::vm::Context::Create(module, device.get());
+        if (!context.ok()) return 1;
+        auto run = [&](int32_t iterations) {
+          auto env = std::make_shared<kiln::vm::GridEnvironment>();
+          env->num_replicas = static_cast<uint32_t>(n);
+          env->transport = kiln::vm::CreateMpiTransport(static_cast<uint32_t>(n), 1);
+          kiln::vm::InvokeOptions opts;
+          opts.replica_id = static_cast<uint32_t>(rank);
+          opts.grid = env;
+          auto inputs = Inputs(elements, re, iterations);
+          MPI_Barrier(MPI_COMM_WORLD);
+          auto t0 = Clock::now();
+          auto r = (*context)->Invoke("main", inputs, opts);
+          double t = std::chrono::duration<double>(Clock::now() - t0).count();
+          if (!r.ok()) std::fprintf(stderr, "%s\n", r.status().message().c_str());
+          return t;
+        };
+        times.clear();
+        for (int r = 0; r < kReps + 1; ++r) {
+          double base = run(0), full = run(iters);
+          if (r > 0) times.push_back(std::max(full - base, 1e-9) / iters);
+        }
+        if (rank == 0) Row(op, elements * 4, "", peer, Median(times));
+      }
     return 0;
   }
 #endif
-  // The machine's copy bandwidth for scale: bytes read plus written per
-  // second by memcpy of the same 64 MB (the in-process all_reduce moves
-  // 2 x 64 MB in and 2 x 64 MB out per call, over both processes).
-  {
-    std::vector<uint8_t> from(kElements * 4, 1), to(kElements * 4, 0);
-    std::vector<double> copies;
-    for (int r = 0; r < kReps + 1; ++r) {
-      auto t0 = Clock::now();
-      std::memcpy(to.data(), from.data(), from.size());
-      if (r > 0) copies.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+  // In-process: a grid of two processes on two threads, beside memcpy of
+  // each process's bytes (read + written: the copy a collective cannot do
+  // with less).
+  const int n = 2;
+  std::printf("in-process, 2 threads: | op | size | memcpy | Kiln | Kiln bandwidth | memcpy / Kiln |\n");
+  std::printf("| --- | --- | --- | --- | --- | --- |\n");
+  for (const auto& size : sizes)
+    for (const auto& op : ops) {
+      const int64_t bytes = ParseSize(size), elements = bytes / 4 / n * n;
+      const int iters = Iterations(bytes);
+      int64_t re = 0;
+      Collective(op, elements, n, &re);
+      std::vector<uint8_t> from(static_cast<size_t>(elements) * 4, 1), to(from.size(), 0);
+      std::vector<double> copies;
+      for (int r = 0; r < kReps + 1; ++r) {
+        auto t0 = Clock::now();
+        for (int i = 0; i < iters; ++i) std::memcpy(to.data(), from.data(), from.size());
+        if (r > 0) copies.push_back(std::chrono::duration<double>(Clock::now() - t0).count() / iters);
+      }
+      auto module = Compile(Program(op, elements, n));
+      if (!module) return 1;
+      auto run = [&](int32_t iterations) {
+        kiln::vm::GridRun grid;
+        grid.num_replicas = n;
+        grid.functions = {"main", "main"};
+        grid.inputs = {Inputs(elements, re, iterations), Inputs(elements, re, iterations)};
+        auto t0 = Clock::now();
+        auto r = kiln::vm::RunGrid(module, device.get(), grid);
+        double t = std::chrono::duration<double>(Clock::now() - t0).count();
+        if (!r.ok()) std::fprintf(stderr, "grid failed: %s\n", r.status().message().c_str());
+        else if (kiln::Status e = r->FirstError(1); !e.ok())
+          std::fprintf(stderr, "grid failed: %s\n", e.message().c_str());
+        return t;
+      };
+      std::vector<double> times;
+      for (int r = 0; r < kReps + 1; ++r) {
+        double base = run(0), full = run(iters);
+        if (r > 0) times.push_back(std::max(full - base, 1e-9) / iters);
+      }
+      Row(op, elements * 4, "", Median(copies), Median(times));
     }
-    const double t = Median(copies);
-    std::printf("%-40s %8.2f ms  %8.2f GB/s read+written\n", "memcpy 64 MB (1 thread)", t * 1e3,
-                2 * kElements * 4 / 1e9 / t);
-  }
-  // In-process: two grid processes on two threads.
-  auto run = [&](int32_t iterations) {
-    kiln::vm::GridRun grid;
-    grid.num_replicas = 2;
-    grid.functions = {"main", "main"};
-    grid.inputs = {Inputs(iterations), Inputs(iterations)};
-    auto t0 = Clock::now();
-    auto r = kiln::vm::RunGrid(*module, device.get(), grid);
-    double t = std::chrono::duration<double>(Clock::now() - t0).count();
-    if (!r.ok() || !r->FirstError(1).ok()) std::fprintf(stderr, "grid failed\n");
-    return t;
-  };
-  std::vector<double> times;
-  for (int r = 0; r < kReps + 1; ++r) {
-    double base = run(0), full = run(kIters);
-    if (r > 0) times.push_back((full - base) / kIters);
-  }
-  Report("Kiln all_reduce, in-process (2 threads)", Median(times));
-  std::printf("%-40s %8s     %8.2f GB/s read+written\n", "  the same, as bytes moved", "",
-              4 * kElements * 4 / 1e9 / Median(times));
   return 0;
 }

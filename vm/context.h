@@ -238,10 +238,11 @@ class Context {
   // part `self` is already on the device as `self_value` (not re-uploaded).
   Status ReduceInto(uint32_t executable, const std::vector<const HostTensor*>& parts, size_t self,
                     const RefValue& self_value, const RefValue& out);
-  // An all_reduce of `in` into `out` by the transport between buffers the
-  // host addresses (CollectiveTransport::AllReduceBuffers); false: not
-  // possible here, take the general path.
-  StatusOr<bool> AllReduceInPlace(const CollectiveDesc& d, uint32_t exe, const RefValue& in, const RefValue& out);
+  // A collective of one tensor `in` into `out` computed straight between
+  // the processes' buffers where the host addresses them
+  // (vm/collectives/context_in_place.cc); `exe`: the reduction body, or
+  // UINT32_MAX. False: not possible here, take the general path.
+  StatusOr<bool> CollectiveInPlace(const CollectiveDesc& d, uint32_t exe, const RefValue& in, const RefValue& out);
   GridEnvironment& Grid();
 
   std::shared_ptr<const LoadedModule> module_;

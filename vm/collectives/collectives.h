@@ -128,6 +128,28 @@ class CollectiveTransport {
     return false;
   }
 
+  // For collectives the host computes straight between buffers in host
+  // memory (vm/collectives/context_in_place.cc): every member gives its
+  // input and result addresses, and gets every member's, in group order
+  // (false: the medium cannot share addresses; every member of a group
+  // decides alike). The members then read each other's inputs and write
+  // only their own results, and call BuffersDone, which returns once every
+  // member has: until then no member may free or reuse its buffers.
+  struct SharedBuffers {
+    const void* in = nullptr;
+    void* out = nullptr;
+  };
+  virtual StatusOr<bool> ShareBuffers(const Exchange& e, SharedBuffers mine, std::vector<SharedBuffers>* all) {
+    (void)e;
+    (void)mine;
+    (void)all;
+    return false;
+  }
+  virtual Status BuffersDone(const Exchange& e) {
+    (void)e;
+    return Status::Ok();
+  }
+
   // Point-to-point through a channel: Send queues and returns; Recv takes the
   // oldest message queued for (channel, self) or, for messages sent to no
   // particular process (target < 0), for the channel.

@@ -18,6 +18,8 @@ class InProcessTransport final : public CollectiveTransport {
   StatusOr<std::vector<Payload>> ExchangeAll(const Exchange& e) override;
   // collectives_local_reduce.cc
   StatusOr<bool> AllReduceBuffers(const Exchange& e, StandardReduction op, const ReduceBuffers& b) override;
+  StatusOr<bool> ShareBuffers(const Exchange& e, SharedBuffers mine, std::vector<SharedBuffers>* all) override;
+  Status BuffersDone(const Exchange& e) override;
   Status Send(int64_t channel, uint32_t self, int64_t target, Payload payload) override;
   StatusOr<Payload> Recv(int64_t channel, uint32_t self, int64_t source, const std::string& label,
                          std::chrono::milliseconds timeout) override;

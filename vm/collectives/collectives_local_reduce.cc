@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "vm/collectives/collectives_local.h"
+#include "vm/collectives/host_reduce.h"
 
 namespace kiln::vm {
 
@@ -77,7 +78,9 @@ bool ReduceTyped(StandardReduction op, const std::vector<const void*>& in_ptrs, 
   }
 }
 
-bool Supported(StandardReduction op, ElementType type) {
+}  // namespace
+
+bool HostReduceSupported(StandardReduction op, ElementType type) {
   const bool is_float = type == ElementType::kF32 || type == ElementType::kF64;
   const bool is_int = type == ElementType::kSI32 || type == ElementType::kSI64 || type == ElementType::kUI32 ||
                       type == ElementType::kUI64;
@@ -86,8 +89,8 @@ bool Supported(StandardReduction op, ElementType type) {
   return false;
 }
 
-bool Reduce(StandardReduction op, ElementType type, const std::vector<const void*>& ins,
-            const std::vector<void*>& outs, int64_t begin, int64_t end) {
+bool HostReduce(StandardReduction op, ElementType type, const std::vector<const void*>& ins,
+                const std::vector<void*>& outs, int64_t begin, int64_t end) {
   switch (type) {
     case ElementType::kF32: return ReduceTyped<float>(op, ins, outs, begin, end);
     case ElementType::kF64: return ReduceTyped<double>(op, ins, outs, begin, end);
@@ -99,45 +102,54 @@ bool Reduce(StandardReduction op, ElementType type, const std::vector<const void
   }
 }
 
-}  // namespace
+StatusOr<bool> InProcessTransport::ShareBuffers(const Exchange& e, SharedBuffers mine,
+                                                std::vector<SharedBuffers>* all) {
+  auto addresses = std::make_shared<std::vector<HostTensor>>(1);
+  HostTensor& t = (*addresses)[0];
+  t.type = ElementType::kUI64;
+  t.dims = {2};
+  t.data.resize(2 * sizeof(uint64_t));
+  const uint64_t words[2] = {reinterpret_cast<uint64_t>(mine.in), reinterpret_cast<uint64_t>(mine.out)};
+  std::memcpy(t.data.data(), words, sizeof words);
+  Exchange meet = e;
+  meet.payload = addresses;
+  meet.signature = e.signature + " (in place)";
+  KILN_ASSIGN_OR_RETURN(std::vector<Payload> payloads, ExchangeAll(meet));
+  all->clear();
+  for (const auto& p : payloads) {
+    uint64_t w[2];
+    std::memcpy(w, (*p)[0].data.data(), sizeof w);
+    all->push_back(SharedBuffers{reinterpret_cast<const void*>(w[0]), reinterpret_cast<void*>(w[1])});
+  }
+  return true;
+}
+
+Status InProcessTransport::BuffersDone(const Exchange& e) {
+  Exchange done = e;
+  done.payload = std::make_shared<std::vector<HostTensor>>();
+  done.signature = e.signature + " (done)";
+  return ExchangeAll(done).status();
+}
 
 StatusOr<bool> InProcessTransport::AllReduceBuffers(const Exchange& e, StandardReduction op, const ReduceBuffers& b) {
   // Decided from the op and type alone, which the signature holds, so every
   // member of the group decides alike.
-  if (!Supported(op, b.type) || b.count < 0) return false;
-  auto addresses = std::make_shared<std::vector<HostTensor>>(1);
-  HostTensor& mine = (*addresses)[0];
-  mine.type = ElementType::kUI64;
-  mine.dims = {2};
-  mine.data.resize(2 * sizeof(uint64_t));
-  const uint64_t words[2] = {reinterpret_cast<uint64_t>(b.in), reinterpret_cast<uint64_t>(b.out)};
-  std::memcpy(mine.data.data(), words, sizeof words);
-  Exchange meet = e;
-  meet.payload = addresses;
-  meet.signature = e.signature + " (in place)";
-  KILN_ASSIGN_OR_RETURN(std::vector<Payload> all, ExchangeAll(meet));
-
+  if (!HostReduceSupported(op, b.type) || b.count < 0) return false;
+  std::vector<SharedBuffers> all;
+  KILN_ASSIGN_OR_RETURN(bool shared, ShareBuffers(e, SharedBuffers{b.in, b.out}, &all));
+  if (!shared) return false;
   std::vector<const void*> ins;
   std::vector<void*> outs;
   size_t me = 0;
   for (size_t i = 0; i < all.size(); ++i) {
-    uint64_t w[2];
-    std::memcpy(w, (*all[i])[0].data.data(), sizeof w);
-    ins.push_back(reinterpret_cast<const void*>(w[0]));
-    outs.push_back(reinterpret_cast<void*>(w[1]));
+    ins.push_back(all[i].in);
+    outs.push_back(all[i].out);
     if (e.group[i] == e.self) me = i;
   }
+  // Each member reduces its own slice into every member's result.
   const int64_t n = static_cast<int64_t>(all.size());
-  const int64_t begin = b.count * static_cast<int64_t>(me) / n;
-  const int64_t end = b.count * static_cast<int64_t>(me + 1) / n;
-  Reduce(op, b.type, ins, outs, begin, end);
-
-  // Nobody returns, and so frees or reuses its buffers, before every member
-  // has read them and written its slice.
-  Exchange done = e;
-  done.payload = std::make_shared<std::vector<HostTensor>>();
-  done.signature = e.signature + " (reduced)";
-  KILN_RETURN_IF_ERROR(ExchangeAll(done).status());
+  HostReduce(op, b.type, ins, outs, b.count * static_cast<int64_t>(me) / n, b.count * static_cast<int64_t>(me + 1) / n);
+  KILN_RETURN_IF_ERROR(BuffersDone(e));
   return true;
 }
 

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "kernels/scalar/scalar.h"
+#include "vm/collectives/collective_helpers.h"
 #include "vm/collectives/collectives_local.h"
 #include "vm/context.h"
 #include "vm/collectives/grid.h"
@@ -18,19 +19,21 @@ namespace kiln::vm {
 
 namespace {
 
-std::string TypeText(const HostTensor& t) {
-  HostTensor probe = t;
-  probe.data.clear();
-  probe.tuple_elements.clear();
-  return t.is_token ? std::string("!stablehlo.token") : FormatTensor(probe);
-}
-
 // The element `i` of a rank-0 or rank-1 integer tensor (dynamic roots).
 StatusOr<int64_t> IntElement(const HostTensor& t, int64_t i) {
   if (!IsInteger(t.type) || i < 0 || i >= t.NumElements())
     return InvalidArgument("root operand " + TypeText(t) + " has no integer element " + std::to_string(i));
   Scalar s = ref::LoadScalar(t.type, t.data.data() + i * StorageBytes(t.type));
   return s.i;
+}
+
+}  // namespace
+
+std::string TypeText(const HostTensor& t) {
+  HostTensor probe = t;
+  probe.data.clear();
+  probe.tuple_elements.clear();
+  return t.is_token ? std::string("!stablehlo.token") : FormatTensor(probe);
 }
 
 // The body as a standard reduction (one add/multiply/maximum/minimum of the
@@ -46,8 +49,6 @@ StandardReduction StandardOf(const KernelParams& params) {
     default: return StandardReduction::kNone;
   }
 }
-
-}  // namespace
 
 GridEnvironment& Context::Grid() {
   if (options_.grid) return *options_.grid;
@@ -87,47 +88,6 @@ Status Context::ReduceInto(uint32_t executable, const std::vector<const HostTens
   return Flush();
 }
 
-StatusOr<bool> Context::AllReduceInPlace(const CollectiveDesc& d, uint32_t exe, const RefValue& in,
-                                         const RefValue& out) {
-  const StandardReduction standard = StandardOf(module_->executables[exe]);
-  if (standard == StandardReduction::kNone || in.kind != RefValue::Kind::kView ||
-      out.kind != RefValue::Kind::kView)
-    return false;
-  const hal::BufferView& iv = *in.view;
-  const hal::BufferView& ov = *out.view;
-  uint8_t* in_base = iv.buffer->host_address();
-  uint8_t* out_base = ov.buffer->host_address();
-  if (!in_base || !out_base || iv.type != ov.type || iv.dims != ov.dims) return false;
-  // A result that overlaps its input other than exactly (the same bytes)
-  // would be written while still read.
-  const uint8_t* a = in_base + iv.offset;
-  uint8_t* b = out_base + ov.offset;
-  const size_t bytes = iv.ByteSize();
-  if (a != b && a < b + bytes && b < a + bytes) return false;
-  GridEnvironment& env = Grid();
-  const uint32_t P = env.num_partitions;
-  const uint32_t self = options_.replica_id * P + options_.partition_id;
-  KILN_ASSIGN_OR_RETURN(auto groups, ProcessGroups(d, env.num_replicas, P));
-  std::vector<uint32_t> group;
-  for (auto& g : groups)
-    if (std::find(g.begin(), g.end(), self) != g.end()) group = g;
-  if (group.empty()) return false;  // the general path names the error
-  // Wait for the work that writes the input, and for any still reading the result.
-  KILN_RETURN_IF_ERROR(Sync());
-  HostTensor probe;
-  probe.type = iv.type;
-  probe.dims = iv.dims;
-  CollectiveTransport::Exchange e;
-  e.self = self;
-  e.group = group;
-  e.label = d.Label();
-  e.signature = e.label + " on (" + TypeText(probe) + ") with " + d.Serialize() +
-                " reduction=" + std::to_string(static_cast<int>(standard));
-  e.timeout = options_.collective_timeout;
-  CollectiveTransport::ReduceBuffers buffers{iv.type, iv.NumElements(), a, b};
-  return env.transport->AllReduceBuffers(e, standard, buffers);
-}
-
 Status Context::RunCollective(const Instruction& ins, Frame& frame) {
   const auto& o = ins.operands;
   const bool reduce = ins.op == Opcode::kCollectiveReduce;
@@ -149,12 +109,11 @@ Status Context::RunCollective(const Instruction& ins, Frame& frame) {
   const uint32_t self = options_.replica_id * P + options_.partition_id;
   const std::string label = d.Label();
 
-  // An all_reduce of one tensor with a standard reduction between buffers
-  // the host can address (the CPU device's): the transport reduces straight
-  // between the processes' buffers, with no host copy.
-  if (reduce && d.op == "stablehlo.all_reduce" && in_regs.size() == 1 && out_regs.size() == 1 &&
-      exe < module_->executables.size()) {
-    KILN_ASSIGN_OR_RETURN(bool done, AllReduceInPlace(d, exe, R[in_regs[0]], R[out_regs[0]]));
+  // One tensor between buffers the host can address (the CPU device's):
+  // computed straight between the processes' buffers, with no host copy
+  // (vm/collectives/context_in_place.cc).
+  if (in_regs.size() == 1 && out_regs.size() == 1) {
+    KILN_ASSIGN_OR_RETURN(bool done, CollectiveInPlace(d, reduce ? exe : UINT32_MAX, R[in_regs[0]], R[out_regs[0]]));
     if (done) return Status::Ok();
   }
 
