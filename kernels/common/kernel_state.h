@@ -80,6 +80,7 @@ enum PlanTag : int64_t {
   kPlanPackedB = 2,      // the same: a constant B packed into panels
   kPlanElementwise = 3,  // kernels/cpu/elementwise.cc
   kPlanRowBlock = 4,     // kernels/cpu/reduction_row_block.cc
+  kPlanConvPackedB = 5,  // kernels/cpu/contraction_convolution.cc: constant weights packed into panels
 };
 
 class KernelState {
