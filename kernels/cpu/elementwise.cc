@@ -11,8 +11,7 @@
 // splatted once per row (stride 0: a per-row max or mean); a per-feature
 // vector of a channel-last result (stride 1 along the innermost axis, 0
 // along the others: a bias, a batch norm's scale) is written out once
-// repeated and read in place at any block; a per-channel vector of a
-// feature-major (NCHW) result is filled run by run. Results leave
+// repeated and read in place at any block. Results leave
 // with non-temporal stores. No JIT. The thread pool runs disjoint ranges of
 // kTaskElements elements.
 //
@@ -301,31 +300,6 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
     }
   }
 
-  // Per-channel vectors of a feature-major result (NCHW: stride s along the
-  // feature axis a, 0 along every other) are constant over runs of R =
-  // (product of the axes after a) elements: with R of at least a vector's
-  // worth, a block is filled run by run instead of gathered element by
-  // element. Per param: R, or 0 where the pattern does not hold.
-  thread_local std::vector<size_t> runs_of;
-  thread_local std::vector<int64_t> runs_axis;
-  runs_of.assign(num_params, 0);
-  runs_axis.assign(num_params, 0);
-  for (size_t v = 0; v < num_params; ++v) {
-    const auto& st = p.gather_strides[v];
-    if (st.empty() || cyclic_at[v] != kNone || p.input_is_scalar[v] || prog.param_types[v] == ElementType::kI1)
-      continue;
-    int64_t axis = -1;
-    for (size_t a = 0; a < st.size(); ++a)
-      if (st[a] != 0) axis = axis < 0 ? static_cast<int64_t>(a) : -2;
-    if (axis < 0) continue;  // none (handled above) or several varying axes
-    size_t r = 1;
-    for (size_t a = static_cast<size_t>(axis) + 1; a < st.size(); ++a) r *= static_cast<size_t>(p.out_dims[a]);
-    if (r >= 16) {
-      runs_of[v] = r;
-      runs_axis[v] = axis;
-    }
-  }
-
   bool any_gather = false;
   for (size_t v = 0; v < num_params; ++v) any_gather = any_gather || !p.gather_strides[v].empty();
   OutputIndex at;  // of `start`, for the gathered params
@@ -338,22 +312,6 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
       if (p.input_is_scalar[v]) continue;
       if (cyclic_at[v] != kNone) {
         src[v] = cyclic.data() + cyclic_at[v] + start % period;  // a per-feature vector, read in place
-        splatted[v] = nullptr;
-        continue;
-      }
-      if (runs_of[v] != 0) {
-        // Constant runs of R elements: value (e / R) mod F of the vector.
-        const size_t r = runs_of[v], f = static_cast<size_t>(p.out_dims[runs_axis[v]]);
-        const int64_t step = p.gather_strides[v][runs_axis[v]];
-        const T* vec = reinterpret_cast<const T*>(p.inputs[v]);
-        T* dst = slot(v);
-        for (size_t e = start; e < start + count;) {
-          const size_t run_end = std::min(start + count, (e / r + 1) * r);
-          std::fill(dst + (e - start), dst + (run_end - start), vec[static_cast<int64_t>((e / r) % f) * step]);
-          e = run_end;
-        }
-        std::fill(dst + count, dst + padded, T(0));
-        src[v] = dst;
         splatted[v] = nullptr;
         continue;
       }
