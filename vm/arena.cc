@@ -18,13 +18,11 @@ Status Context::ArenaView(const Instruction& ins, Frame& frame) {
   const auto& o = ins.operands;
   const auto type = static_cast<ElementType>(o[1].value);
   const uint64_t offset = o[2].value;
-  std::vector<int64_t> dims;
   uint64_t elems = 1;
   for (uint32_t r : o[3].list) {
     const int64_t d = frame.i64[r];
     if (d < 0 || __builtin_mul_overflow(elems, static_cast<uint64_t>(d), &elems) || elems > (uint64_t{1} << 40))
       return InvalidArgument("arena.view with invalid dimensions");
-    dims.push_back(d);
   }
   const uint64_t bytes = elems * StorageBytes(type);
   // The verifier checked offset < arena_bytes; the dimensions are known only now.
@@ -48,9 +46,21 @@ Status Context::ArenaView(const Instruction& ins, Frame& frame) {
       KILN_ASSIGN_OR_RETURN(frame.arena, device_->AllocateUninitialized(fn.arena_bytes));
     }
   }
-  auto view = std::make_shared<hal::BufferView>();
+  // The register's previous view, when nothing else holds it (a loop's
+  // body sets the same registers every step; recorded commands copy views,
+  // so a pending dispatch never holds one), is rewritten in place: an
+  // arena.view then allocates nothing. Every view in a register is made
+  // non-const (make_shared<hal::BufferView>), so writing through it is sound.
+  RefValue& dst = frame.refs[o[0].value];
+  std::shared_ptr<hal::BufferView> view;
+  if (dst.kind == RefValue::Kind::kView && dst.view && dst.view.use_count() == 1) {
+    view = std::const_pointer_cast<hal::BufferView>(std::move(dst.view));
+  } else {
+    view = std::make_shared<hal::BufferView>();
+  }
   view->type = type;
-  view->dims = std::move(dims);
+  view->dims.resize(o[3].list.size());
+  for (size_t i = 0; i < o[3].list.size(); ++i) view->dims[i] = frame.i64[o[3].list[i]];
   view->buffer = frame.arena;
   view->offset = offset;
   if (arena_poison_ && bytes > 0 && ins.op == Opcode::kArenaView) {
@@ -63,10 +73,9 @@ Status Context::ArenaView(const Instruction& ins, Frame& frame) {
     if (!pending_) pending_ = device_->CreateCommandBuffer();
     pending_->Copy(source, target);
   }
-  RefValue v;
-  v.kind = RefValue::Kind::kView;
-  v.view = std::move(view);
-  frame.refs[o[0].value] = std::move(v);
+  dst.kind = RefValue::Kind::kView;
+  dst.view = std::move(view);
+  dst.list.reset();
   return Status::Ok();
 }
 

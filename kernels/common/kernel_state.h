@@ -81,6 +81,7 @@ enum PlanTag : int64_t {
   kPlanElementwise = 3,  // kernels/cpu/elementwise.cc
   kPlanRowBlock = 4,     // kernels/cpu/reduction_row_block.cc
   kPlanPackedBInt8 = 5,  // kernels/cpu/contraction_dot_general.cc: a constant i8/ui8 B packed
+  kPlanConvPackedB = 6,  // kernels/cpu/contraction_convolution.cc: constant weights packed into panels
 };
 
 class KernelState {

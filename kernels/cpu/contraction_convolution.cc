@@ -18,13 +18,20 @@
 // elementwise interpreter over each chunk of the result as soon as it is
 // computed (whole batch elements, or the direct kernels' row tasks).
 //
+// Constant weights of the channel-last product (B) are packed once and kept
+// in the executable's state (kernel_state.h); the feature-major product's
+// weights are A, which the GEMM still packs per call.
+//
 // Accumulation is in the element type, like dot_general (see registry.h).
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <vector>
 
+#include "kernels/common/kernel_state.h"
 #include "kernels/common/parallel.h"
+#include "kernels/cpu/aligned_scratch.h"
 #include "kernels/cpu/convolution_direct.h"
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/gemm.h"
@@ -34,6 +41,12 @@
 
 namespace kiln::cpu {
 namespace {
+
+// Convolution weights (the channel-last product's B) packed whole, kept
+// across calls in the executable's state.
+struct PackedConvBPlan : KernelPlan {
+  hwy::AlignedFreeUniquePtr<uint8_t[]> data;
+};
 
 // Offsets (row-major over `sizes`) of sum_i index_i * step_i.
 std::vector<int64_t> Combine(const std::vector<int64_t>& sizes, const std::vector<int64_t>& steps) {
@@ -306,6 +319,27 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
   g.k = static_cast<int64_t>(g.a_k.size());
   for (size_t i = 0; i < g.a_k.size() && (g.a_k_contiguous = g.a_k[i] == static_cast<int64_t>(i)); ++i) {}
   g.b_n_contiguous = rs[kof] == 1 || out_per_group == 1;
+  // Weights packed once, as dot_general's constant B: constant weights
+  // (a module constant or a bound parameter) are packed into panels on the
+  // first call that packs them and reused by every later call. B's tables
+  // depend on the weights' shape and the executable's attributes only, so
+  // the entry is keyed on the buffer's id, address, shape and panel width.
+  // A chunk of at most kGemvRows rows reads B in place and ignores it.
+  std::optional<PlanLease<PackedConvBPlan>> packed;
+  if (rhs.constant_id != 0 && call.state != nullptr && GemmPacksB(g)) {
+    PlanKey key(kPlanConvPackedB);
+    key.Add(static_cast<int64_t>(rhs.constant_id)).AddPointer(rhs.data).Add(static_cast<int64_t>(GemmPanelWidth(t)));
+    AddShape(key, rhs);
+    packed.emplace(call.state, key);
+    if (packed->get() == nullptr) {
+      auto b = std::make_unique<PackedConvBPlan>();
+      b->bytes = PackedBElements(g, t) * StorageBytes(t);
+      b->data = AllocateAlignedOrThrow<uint8_t>(std::max<size_t>(b->bytes, 64));
+      PackWholeB(g, t, b->data.get());
+      packed->Set(std::move(b));
+    }
+    g.b_packed = packed->get()->data.get();
+  }
 
   // C is [group][row][feature]; when that is the result's own layout (one
   // group, dims ordered batch, spatial..., feature) it is written in place.
@@ -397,7 +431,8 @@ Status Convolution(const KernelCall& call) {
     return ref::RunWithEpilogue(call, 2, &PlainConvolutionCall, &RunElementwiseProgram);
   bool done = false;
   KILN_RETURN_IF_ERROR(PlainConvolution(
-      KernelCall{call.params, call.inputs.subspan(0, 2), call.outputs, call.runner, /*without_epilogue=*/true},
+      KernelCall{call.params, call.inputs.subspan(0, 2), call.outputs, call.runner, /*without_epilogue=*/true,
+                 call.state},
       &epilogue, &done));
   if (!done) RunElementwiseRangeParallel(epilogue, 0, epilogue.n, call.runner);  // one pass over the whole result
   return Status::Ok();

@@ -3,7 +3,8 @@
 // concatenate for every type. The first three read the operand through
 // per-result-axis strides (gather.h):
 //  - broadcast_in_dim: a broadcast axis has stride 0 (runs are fills);
-//  - slice: strides scaled by the slice's strides, from the start offset;
+//  - slice: strides scaled by the slice's strides, from the start offset
+//    (unit strides: contiguous runs copied with memcpy, slice_runs.h);
 //  - transpose: where the result's innermost axis is not the operand's,
 //    tiles of kTile x kTile elements are copied so that reads and writes
 //    both stay within a few cache lines (a plain strided gather would touch
@@ -18,6 +19,7 @@
 #include "kernels/cpu/gather.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/kernels.h"
+#include "kernels/cpu/slice_runs.h"
 
 namespace kiln::cpu {
 namespace {
@@ -158,6 +160,19 @@ Status Slice(const KernelCall& call) {
   const size_t rank = in.dims.size();
   auto start = call.params.Ints("start_indices");
   auto limit = call.params.Ints("limit_indices");
+  // Unit strides (JAX's x[:, a:b], a GRU's gate vectors): memcpy runs and no
+  // allocation, as dynamic_slice (slice_runs.h); the general form below
+  // builds stride tables per dispatch.
+  if (!call.params.Has("strides") || std::all_of(call.params.Ints("strides").begin(), call.params.Ints("strides").end(),
+                                                 [](int64_t x) { return x == 1; })) {
+    bool ok = rank <= static_cast<size_t>(kMaxSliceRank) && start.size() == rank && limit.size() == rank &&
+              out.dims.size() == rank && (!call.params.Has("strides") || call.params.Ints("strides").size() == rank);
+    for (size_t d = 0; ok && d < rank; ++d)
+      ok = 0 <= start[d] && start[d] <= limit[d] && limit[d] <= in.dims[d] && out.dims[d] == limit[d] - start[d];
+    if (!ok) return RunReference(call);
+    CopySliceRuns(in, out, start.data(), call.runner);
+    return Status::Ok();
+  }
   std::vector<int64_t> step(rank, 1);
   if (call.params.Has("strides")) step.assign(call.params.Ints("strides").begin(), call.params.Ints("strides").end());
   if (start.size() != rank || limit.size() != rank || step.size() != rank || out.dims.size() != rank)

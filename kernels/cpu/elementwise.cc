@@ -8,7 +8,10 @@
 // "input_broadcast" map of fused broadcast_in_dim ops) are gathered per
 // block, or, when the block lies in one run along the innermost axis (a
 // row of a row block), read in place (stride 1: layer norm's scale) or
-// splatted once per row (stride 0: a per-row max or mean). Results leave
+// splatted once per row (stride 0: a per-row max or mean); a per-feature
+// vector of a channel-last result (stride 1 along the innermost axis, 0
+// along the others: a bias, a batch norm's scale) is written out once
+// repeated and read in place at any block. Results leave
 // with non-temporal stores. No JIT. The thread pool runs disjoint ranges of
 // kTaskElements elements.
 //
@@ -263,6 +266,40 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
     }
   }
 
+  // Per-feature vectors of a channel-last result (a bias or a batch norm's
+  // scale and shift over NHWC: stride 1 along the innermost output axis, 0
+  // along the others) repeat with period F = that axis's size. Such a param
+  // is written out once as the vector repeated to F + kBlock elements, and
+  // every block then reads it in place at offset (start mod F) instead of
+  // gathering it (a block crosses rows, so the in-place row read below
+  // rarely applies). Only over ranges long enough to repay the fill: a row
+  // block calls this once per block.
+  thread_local std::vector<T> cyclic;
+  thread_local std::vector<size_t> cyclic_at;  // per param: its offset in `cyclic`, or kNone
+  constexpr size_t kNone = ~size_t{0};
+  cyclic_at.assign(num_params, kNone);
+  const size_t period = p.out_dims.empty() ? 0 : static_cast<size_t>(p.out_dims.back());
+  if (period > 0 && period <= 8192 && end - begin >= 4 * (period + kBlock)) {
+    size_t total = 0;
+    for (size_t v = 0; v < num_params; ++v) {
+      const auto& st = p.gather_strides[v];
+      if (st.empty() || p.input_is_scalar[v] || prog.param_types[v] == ElementType::kI1 || st.back() != 1) continue;
+      if (!std::all_of(st.begin(), st.end() - 1, [](int64_t x) { return x == 0; })) continue;
+      cyclic_at[v] = total;
+      total += period + kBlock;
+    }
+    if (total > 0) {
+      if (cyclic.size() < total) cyclic.resize(total);
+      for (size_t v = 0; v < num_params; ++v) {
+        if (cyclic_at[v] == kNone) continue;
+        const T* vec = reinterpret_cast<const T*>(p.inputs[v]);
+        T* out = cyclic.data() + cyclic_at[v];
+        for (size_t i = 0; i < period + kBlock; i += period)
+          std::memcpy(out + i, vec, std::min(period, period + kBlock - i) * sizeof(T));
+      }
+    }
+  }
+
   bool any_gather = false;
   for (size_t v = 0; v < num_params; ++v) any_gather = any_gather || !p.gather_strides[v].empty();
   OutputIndex at;  // of `start`, for the gathered params
@@ -273,6 +310,11 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
     if (any_gather && start != begin) at.Advance(p.out_dims, kBlock);
     for (size_t v = 0; v < num_params; ++v) {
       if (p.input_is_scalar[v]) continue;
+      if (cyclic_at[v] != kNone) {
+        src[v] = cyclic.data() + cyclic_at[v] + start % period;  // a per-feature vector, read in place
+        splatted[v] = nullptr;
+        continue;
+      }
       if (!p.gather_strides[v].empty()) {
         T* dst = slot(v);
         const T* run = prog.param_types[v] == ElementType::kI1

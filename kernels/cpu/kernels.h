@@ -32,6 +32,9 @@ Status Concatenate(const KernelCall& call);
 // gathers run the reference kernel (indexing_gather.cc).
 Status Gather(const KernelCall& call);
 
+// stablehlo.dynamic_slice as memcpy runs, allocation-free (indexing_dynamic_slice.cc).
+Status DynamicSlice(const KernelCall& call);
+
 // stablehlo.reduce_window (pooling) of one f32/f64 operand by add/max/min
 // (reduction_window.cc).
 bool ReduceWindowApplies(const KernelParams& params);

@@ -27,6 +27,7 @@ constexpr CpuKernel kCpuKernels[] = {
     KILN_CPU_KERNEL(Slice, &Slice, nullptr),
     KILN_CPU_KERNEL(Concatenate, &Concatenate, nullptr),
     KILN_CPU_KERNEL(Gather, &Gather, nullptr),
+    KILN_CPU_KERNEL(DynamicSlice, &DynamicSlice, nullptr),
     KILN_CPU_KERNEL(ReduceWindow, &ReduceWindow, &ReduceWindowApplies),
     KILN_CPU_KERNEL(Reduce, &Reduce, &ReduceApplies),
     KILN_CPU_KERNEL(RowBlock, &RowBlock, nullptr),

@@ -126,6 +126,60 @@ TEST(CpuSlice, StartsLimitsAndStrides) {
   }
 }
 
+// Unit strides take the memcpy-run path (slice_runs.h): a GRU's gate
+// vectors at batch 1 and 64, cuts of the innermost, a middle and the
+// outermost axis, whole tensors, zero-sized results, no strides attribute,
+// and enough rows to split over the pool.
+TEST(CpuSlice, UnitStridesAsRuns) {
+  struct Case {
+    std::vector<int64_t> in, start, limit;
+  };
+  const Case cases[] = {{{1, 384}, {0, 128}, {1, 256}},       {{64, 384}, {0, 256}, {64, 384}},
+                        {{7, 13}, {2, 3}, {5, 12}},           {{3, 8, 5, 7}, {1, 2, 0, 0}, {3, 7, 5, 7}},
+                        {{3, 8, 5, 7}, {0, 0, 1, 0}, {3, 8, 4, 7}}, {{9, 5}, {2, 0}, {8, 5}},
+                        {{4, 6}, {0, 0}, {4, 6}},             {{17}, {3}, {16}},
+                        {{6, 9}, {2, 4}, {2, 9}},             {{6, 9}, {1, 4}, {5, 4}},
+                        {{2000, 300}, {1, 7}, {1999, 290}}};
+  for (const Case& c : cases)
+    for (bool with_strides : {true, false}) {
+      std::vector<int64_t> out;
+      for (size_t d = 0; d < c.in.size(); ++d) out.push_back(c.limit[d] - c.start[d]);
+      KernelParams p = Params("stablehlo.slice", "start_indices", c.start);
+      KernelAttr l, st;
+      l.name = "limit_indices";
+      l.ints = c.limit;
+      p.attrs.push_back(l);
+      if (with_strides) {
+        st.name = "strides";
+        st.ints.assign(c.in.size(), 1);
+        p.attrs.push_back(st);
+      }
+      for (ElementType t : kTypes) Check(p, t, c.in, out, 9);
+    }
+}
+
+TEST(CpuSlice, MalformedUnitStrideCallsAreRefused) {
+  // Limits past the operand, a result of the wrong size, storage too small:
+  // errors from the reference, never a read out of bounds.
+  std::vector<float> in(35), out(64);
+  const std::vector<int64_t> in_dims = {5, 7};
+  auto run = [&](std::vector<int64_t> start, std::vector<int64_t> limit, std::vector<int64_t> out_dims, size_t in_bytes) {
+    KernelParams p = Params("stablehlo.slice", "start_indices", start);
+    KernelAttr l;
+    l.name = "limit_indices";
+    l.ints = limit;
+    p.attrs.push_back(l);
+    TensorRef i[1] = {{ElementType::kF32, in_dims, reinterpret_cast<uint8_t*>(in.data()), in_bytes}};
+    TensorRef o[1] = {{ElementType::kF32, out_dims, reinterpret_cast<uint8_t*>(out.data()), out.size() * 4}};
+    return FindCpuKernel(p)(KernelCall{p, i, o}).ok();
+  };
+  EXPECT_TRUE(run({1, 1}, {3, 4}, {2, 3}, 140));
+  EXPECT_FALSE(run({1, 1}, {3, 8}, {2, 7}, 140));
+  EXPECT_FALSE(run({1, 1}, {3, 4}, {2, 4}, 140));
+  EXPECT_FALSE(run({1, 1}, {3, 4}, {2, 3}, 100));
+  EXPECT_FALSE(run({-1, 1}, {3, 4}, {4, 3}, 140));
+}
+
 TEST(CpuConcatenate, EveryDimensionAndEmptyInputs) {
   std::mt19937 rng(8);
   for (ElementType t : kTypes) {

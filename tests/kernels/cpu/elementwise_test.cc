@@ -332,6 +332,39 @@ KILN_TEST_ALL_TARGETS(CpuElementwise, BroadcastInputsReadInPlace) {
   }
 }
 
+// Per-feature vectors over a channel-last result, as a convolution's batch
+// norm epilogue reads them: clamp((x - mean[f]) * scale[f] + shift[f], 0, 6)
+// over [B, H, W, F] with F odd, a multiple of the block, and above the
+// repeated-vector limit (8192); ranges long enough for the repeated vector
+// and short ones (gathered). Exact (the same bits as the reference).
+KILN_TEST_ALL_TARGETS(CpuElementwise, PerFeatureVectorsOverChannelLastResults) {
+  std::mt19937 rng(29);
+  ScalarProgram prog;
+  prog.param_types = {F32, F32, F32, F32, F32, F32};  // x, mean, scale, shift, lo, hi
+  prog.instrs = {Instr(ScalarOp::kSubtract, F32, {0, 1}),     // 6
+                 Instr(ScalarOp::kMultiply, F32, {6, 2}),     // 7
+                 Instr(ScalarOp::kAdd, F32, {7, 3}),          // 8
+                 Instr(ScalarOp::kClamp, F32, {4, 8, 5})};    // 9
+  prog.results = {9};
+  const int64_t shapes[][4] = {{2, 16, 16, 192}, {3, 5, 7, 33}, {1, 9, 9, 7}, {1, 2, 3, 512},
+                               {2, 4, 4, 1000},  {1, 1, 3, 9000}, {1, 1, 1, 5}};
+  for (const auto& sh : shapes) {
+    const int64_t f = sh[3];
+    SCOPED_TRACE(std::to_string(sh[0] * sh[1] * sh[2]) + " x " + std::to_string(f));
+    KernelParams params = Params(prog);
+    KernelAttr map;
+    map.name = "input_broadcast";
+    map.ints = {4, 0, 1, 2, 3, 1, 3, 1, 3, 1, 3, 0, 0};
+    params.attrs.push_back(map);
+    const int64_t n = sh[0] * sh[1] * sh[2] * f;
+    EXPECT_EQ(Compare(params,
+                      {F({sh[0], sh[1], sh[2], f}, Values(n, rng)), F({f}, Values(f, rng)), F({f}, Values(f, rng)),
+                       F({f}, Values(f, rng)), F({}, {0.0f}), F({}, {6.0f})},
+                      {sh[0], sh[1], sh[2], f}),
+              0);
+  }
+}
+
 // A fused chain: r0 = tanh(a * b + c) / 2 * max(a, 0.5); r1 = logistic(a)
 // with c a rank-0 input broadcast to every element. (Products, not sums, after
 // the inexact op, so that its few-ULP error is not magnified by cancellation.)

@@ -3,7 +3,8 @@
 // state must be the bits of the results without it (the same kernel builds
 // everything per call), on random inputs of odd sizes, every Highway target,
 // one thread and the pool; a constant B is packed once however many calls
-// use it, and a different constant, address or shape is packed on its own.
+// use it, and a different constant, address or shape is packed on its own;
+// the same for channel-last convolutions' constant weights.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -85,6 +86,67 @@ KILN_TEST_ALL_TARGETS(CpuKernelState, PackedWeightsBitIdenticalAndPackedOnce) {
       const bool streams = c.lhs[0] <= kGemvRows && c.params.Ints("rhs_contracting_dimensions")[0] == 0;
       EXPECT_EQ(WholeBPacks() - before, streams ? 0u : 1u) << "a constant B is packed once, or not at all";
       if (!streams) EXPECT_GT(state.bytes(), 0u) << "the packed B stays in the state";
+    }
+  }
+}
+
+// NHWC/HWIO convolutions: the weights are the GEMM's B, packed once when
+// constant (contraction_convolution.cc). Odd sizes, 3x3 with padding, 1x1,
+// stride 2, two feature groups of 16 (the grouped GEMM), batch 1 and 3;
+// the same bits as without state, one pack for three calls.
+KernelParams NhwcConv(int64_t stride, int64_t pad, int64_t groups) {
+  KernelParams p;
+  p.kernel = "stablehlo.convolution";
+  p.attrs.push_back(Ints("input_batch_dimension", {0}));
+  p.attrs.push_back(Ints("input_feature_dimension", {3}));
+  p.attrs.push_back(Ints("input_spatial_dimensions", {1, 2}));
+  p.attrs.push_back(Ints("kernel_input_feature_dimension", {2}));
+  p.attrs.push_back(Ints("kernel_output_feature_dimension", {3}));
+  p.attrs.push_back(Ints("kernel_spatial_dimensions", {0, 1}));
+  p.attrs.push_back(Ints("output_batch_dimension", {0}));
+  p.attrs.push_back(Ints("output_feature_dimension", {3}));
+  p.attrs.push_back(Ints("output_spatial_dimensions", {1, 2}));
+  p.attrs.push_back(Ints("window_strides", {stride, stride}));
+  p.attrs.push_back(Ints("padding", {pad, pad, pad, pad}));
+  p.attrs.push_back(Ints("feature_group_count", {groups}));
+  p.attrs.push_back(Ints("batch_group_count", {1}));
+  return p;
+}
+
+KILN_TEST_ALL_TARGETS(CpuKernelState, ConvolutionWeightsPackedOnceSameBits) {
+  std::mt19937 rng(23);
+  const Case cases[] = {
+      {NhwcConv(1, 1, 1), {1, 9, 11, 19}, {3, 3, 19, 37}, {1, 9, 11, 37}},
+      {NhwcConv(1, 0, 1), {3, 16, 16, 32}, {1, 1, 32, 192}, {3, 16, 16, 192}},
+      {NhwcConv(1, 0, 1), {1, 13, 7, 192}, {1, 1, 192, 33}, {1, 13, 7, 33}},
+      {NhwcConv(2, 1, 1), {2, 15, 15, 24}, {3, 3, 24, 40}, {2, 8, 8, 40}},
+      {NhwcConv(1, 1, 2), {1, 10, 9, 32}, {3, 3, 16, 34}, {1, 10, 9, 34}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::to_string(c.lhs[3]) + " -> " + std::to_string(c.rhs[3]));
+    for (ElementType t : {ElementType::kF32, ElementType::kF64}) {
+      Tensor rhs = Random(t, c.rhs, rng);
+      for (TaskRunner* runner : {static_cast<TaskRunner*>(nullptr), TestPool()}) {
+        KernelState state;
+        const uint64_t before = WholeBPacks();
+        for (int call = 0; call < 3; ++call) {
+          Tensor lhs = Random(t, c.lhs, rng);
+          Tensor plain = Filled(t, c.out, 12345.0);
+          ASSERT_TRUE(RunDot(c.params, lhs, rhs, 0, plain, nullptr, runner).ok());
+          Tensor packed = Filled(t, c.out, -777.0);
+          ASSERT_TRUE(RunDot(c.params, lhs, rhs, /*rhs_constant=*/2002, packed, &state, runner).ok());
+          ASSERT_EQ(packed.bytes, plain.bytes) << "call " << call << ": packed weights change the result";
+        }
+        EXPECT_EQ(WholeBPacks() - before, 1u) << "constant weights are packed once";
+        EXPECT_GT(state.bytes(), 0u) << "the packed weights stay in the state";
+        // Other weights (another constant id) are packed on their own.
+        Tensor lhs = Random(t, c.lhs, rng), other = Random(t, c.rhs, rng);
+        Tensor plain = Filled(t, c.out, 0.0), packed = Filled(t, c.out, 1.0);
+        ASSERT_TRUE(RunDot(c.params, lhs, other, 0, plain, nullptr, runner).ok());
+        ASSERT_TRUE(RunDot(c.params, lhs, other, /*rhs_constant=*/2003, packed, &state, runner).ok());
+        EXPECT_EQ(packed.bytes, plain.bytes);
+        EXPECT_EQ(WholeBPacks() - before, 2u);
+      }
     }
   }
 }
