@@ -588,10 +588,17 @@ Status EmitScalarProgram(const ScalarProgram& prog, const std::vector<std::strin
       case ScalarOp::kAtan: def(Math(rt, "atan", dbl, a)); break;
       case ScalarOp::kSinh: def(Math(rt, "sinh", dbl, a)); break;
       case ScalarOp::kCosh: def(Math(rt, "cosh", dbl, a)); break;
+      case ScalarOp::kAsinh: def(Math(rt, "asinh", dbl, a)); break;
+      case ScalarOp::kAcosh: def(Math(rt, "acosh", dbl, a)); break;
+      case ScalarOp::kAtanh: def(Math(rt, "atanh", dbl, a)); break;
       case ScalarOp::kErf:
       case ScalarOp::kErfc:
         if (dbl) return Refuse(in.op, t0, "no f64 translation yet");
         def(Round(rt, std::string(in.op == ScalarOp::kErf ? "kiln_erf(" : "kiln_erfc(") + a + ")"));
+        break;
+      case ScalarOp::kErfInv:
+        if (dbl) return Refuse(in.op, t0, "no f64 translation yet");
+        def(Round(rt, "kiln_erf_inv(" + a + ")"));
         break;
       case ScalarOp::kNextAfter: out += NextAfter(t0, r, a, b); break;
       case ScalarOp::kReducePrecision: out += ReducePrecision(t0, r, a, in.attr0, in.attr1); break;

@@ -643,3 +643,45 @@ float kiln_erfc(float x) {
   if (x > 10.06) return 0.0;
   return kiln_erfc_large(ax);
 }
+
+// ----- inverse hyperbolic ----------------------------------------------------------------------
+float kiln_asinh(float x) {
+  if (kiln_m_isnan(x) || kiln_m_isinf(x) || x == 0.0) return x;
+  float ax = abs(x), v;
+  if (ax < 2.44140625e-4) v = ax;                                        // 2^-12: x - x^3/6 rounds to x
+  else if (ax > 4096.0) v = kiln_log(ax) + 0.693147182;                   // log(2x)
+  else v = kiln_log1p(ax + ax * ax / (1.0 + kiln_sqrt(1.0 + ax * ax)));  // no cancellation
+  return kiln_copysign(v, x);
+}
+float kiln_acosh(float x) {
+  if (kiln_m_isnan(x)) return x;
+  if (x < 1.0) return kiln_nan();
+  if (x > 4096.0) return kiln_m_isinf(x) ? x : kiln_log(x) + 0.693147182;
+  float t = x - 1.0;  // exact
+  return kiln_log1p(t + kiln_sqrt(2.0 * t + t * t));
+}
+float kiln_atanh(float x) {
+  if (kiln_m_isnan(x) || x == 0.0) return x;
+  float ax = abs(x);
+  if (ax > 1.0) return kiln_nan();
+  if (ax == 1.0) return kiln_copysign(kiln_inf(), x);
+  float v = ax < 0.5 ? 0.5 * kiln_log1p(2.0 * ax + 2.0 * ax * ax / (1.0 - ax)) : 0.5 * kiln_log1p(2.0 * ax / (1.0 - ax));
+  return kiln_copysign(v, x);
+}
+
+// erf^-1: Winitzki's approximation, then Newton steps on erf (|x| <= 1/2)
+// or on erfc with 1 - |x| exact (|x| > 1/2), as kernels/scalar does.
+float kiln_erf_inv(float x) {
+  if (kiln_m_isnan(x) || x == 0.0) return x;
+  float ax = abs(x);
+  if (ax > 1.0) return kiln_nan();
+  if (ax == 1.0) return kiln_copysign(kiln_inf(), x);
+  float l = kiln_log((1.0 - ax) * (1.0 + ax));
+  float t = 4.33074236 + 0.5 * l;  // 2 / (pi 0.147)
+  float y = kiln_sqrt(kiln_sqrt(t * t - l * 6.80272109) - t);
+  for (int i = 0; i < 4; ++i) {
+    float f = ax > 0.5 ? (1.0 - ax) - kiln_erfc(y) : kiln_erf(y) - ax;
+    y -= f / (1.12837923 * kiln_exp(-y * y));
+  }
+  return kiln_copysign(y, x);
+}

@@ -326,6 +326,32 @@ double kiln_fmod_d(double a, double b) {
   return r == 0.0lf ? packDouble2x32(uvec2(0u, unpackDouble2x32(a).y & 0x80000000u)) : r;
 }
 
+// Inverse hyperbolic functions, as the f32 ones.
+double kiln_asinh_d(double x) {
+  if (kiln_isnan_d(x) || kiln_isinf_d(x) || x == 0.0lf) return x;
+  precise double ax = abs(x), v;
+  if (ax < kiln_pow2_d(-28)) v = ax;
+  else if (ax > kiln_pow2_d(28)) v = kiln_log_d(ax) + KILN_LN2_HI + KILN_LN2_LO;
+  else v = kiln_log1p_d(ax + ax * ax / (1.0lf + sqrt(1.0lf + ax * ax)));
+  return x < 0.0lf ? -v : v;
+}
+double kiln_acosh_d(double x) {
+  if (kiln_isnan_d(x)) return x;
+  if (x < 1.0lf) return kiln_nan_d();
+  if (x > kiln_pow2_d(28)) return kiln_isinf_d(x) ? x : kiln_log_d(x) + KILN_LN2_HI + KILN_LN2_LO;
+  precise double t = x - 1.0lf;
+  return kiln_log1p_d(t + sqrt(2.0lf * t + t * t));
+}
+double kiln_atanh_d(double x) {
+  if (kiln_isnan_d(x) || x == 0.0lf) return x;
+  precise double ax = abs(x);
+  if (ax > 1.0lf) return kiln_nan_d();
+  if (ax == 1.0lf) return x < 0.0lf ? -kiln_inf_d() : kiln_inf_d();
+  precise double v = ax < 0.5lf ? 0.5lf * kiln_log1p_d(2.0lf * ax + 2.0lf * ax * ax / (1.0lf - ax))
+                                : 0.5lf * kiln_log1p_d(2.0lf * ax / (1.0lf - ax));
+  return x < 0.0lf ? -v : v;
+}
+
 // complex<f64> transcendental functions (as the complex<f32> ones).
 dvec2 kiln_cexp(dvec2 z) {
   if (z.y == 0.0lf) return dvec2(kiln_exp_d(z.x), z.y);
