@@ -1,7 +1,7 @@
 // f64 transcendental functions, which GLSL lacks (it has them for f32
 // only); included with prelude64.glsl. Argument reduction plus Taylor
-// series in Horner form, within 3 ulp except pow (docs/vulkan.md, "Exact
-// math"). Every step is `precise`: without
+// series in Horner form, within 3 ulp except sin/cos/tan of huge arguments
+// and pow (docs/vulkan.md, "Exact math"). Every step is `precise`: without
 // it Mesa reassociates the Cody-Waite reductions (exp(652) was 421 ulp off).
 // Constants come from their bits (packDouble2x32), and ldexp/frexp are done
 // on the bits (lavapipe's f64 frexp mishandles subnormals: log(5e-324) gave
@@ -131,160 +131,47 @@ double kiln_log1p_d(double x) {
   if (kiln_isinf_d(u) || u <= 0.0lf) return kiln_log_d(u);
   return kiln_log_d(u) - ((u - 1.0lf) - x) / u;  // corrects the rounding of 1 + x
 }
-// sin and cos of rh + rl with |rh| <= pi/4: Taylor series in Horner form.
-double kiln_sin_poly(double rh, double rl) {
-  precise double z = rh * rh;
-  precise double p = packDouble2x32(uvec2(0x1316381au, 0xbb4761b4u));
-  p = p * z + packDouble2x32(uvec2(0xf6dcf572u, 0x3bd71b8eu));
-  p = p * z + packDouble2x32(uvec2(0x46814157u, 0xbc62f49bu));
-  p = p * z + packDouble2x32(uvec2(0x7030ad4au, 0x3ce952c7u));
-  p = p * z + packDouble2x32(uvec2(0xe733b81fu, 0xbd6ae7f3u));
-  p = p * z + packDouble2x32(uvec2(0x13a86d09u, 0x3de61246u));
-  p = p * z + packDouble2x32(uvec2(0x67f544e4u, 0xbe5ae645u));
-  p = p * z + packDouble2x32(uvec2(0xa556c734u, 0x3ec71de3u));
-  p = p * z + packDouble2x32(uvec2(0x1a01a01au, 0xbf2a01a0u));
-  p = p * z + packDouble2x32(uvec2(0x11111111u, 0x3f811111u));
-  p = p * z + packDouble2x32(uvec2(0x55555555u, 0xbfc55555u));
-  return rh + (rh * z * p + rl * (1.0lf - 0.5lf * z));
-}
-double kiln_cos_poly(double rh, double rl) {
-  precise double z = rh * rh;
-  precise double p = packDouble2x32(uvec2(0x6db7f853u, 0x3b90ce39u));
-  p = p * z + packDouble2x32(uvec2(0xa4020225u, 0x3c1e542bu));
-  p = p * z + packDouble2x32(uvec2(0x63b97d97u, 0xbca68278u));
-  p = p * z + packDouble2x32(uvec2(0xe733b81fu, 0x3d2ae7f3u));
-  p = p * z + packDouble2x32(uvec2(0xa8c07c9du, 0xbda93974u));
-  p = p * z + packDouble2x32(uvec2(0xeff8d898u, 0x3e21eed8u));
-  p = p * z + packDouble2x32(uvec2(0xb7789f5cu, 0xbe927e4fu));
-  p = p * z + packDouble2x32(uvec2(0x1a01a01au, 0x3efa01a0u));
-  p = p * z + packDouble2x32(uvec2(0x16c16c17u, 0xbf56c16cu));
-  p = p * z + packDouble2x32(uvec2(0x55555555u, 0x3fa55555u));
-  precise double h = 0.5lf * z;
-  precise double w = 1.0lf - h;  // 1 - z/2 keeps the bits lost to rounding in the tail
-  return w + (((1.0lf - w) - h) + (z * z * p - rh * rl));
-}
-// Bits of 2/pi after the binary point, two leading zero words.
-const uint KILN_TWO_OVER_PI_D[44] = uint[44](
-    0u, 0u, 0xa2f9836eu, 0x4e441529u, 0xfc2757d1u, 0xf534ddc0u,
-    0xdb629599u, 0x3c439041u, 0xfe5163abu, 0xdebbc561u, 0xb7246e3au, 0x424dd2e0u,
-    0x06492eeau, 0x09d1921cu, 0xfe1deb1cu, 0xb129a73eu, 0xe88235f5u, 0x2ebb4484u,
-    0xe99c7026u, 0xb45f7e41u, 0x3991d639u, 0x835339f4u, 0x9c845f8bu, 0xbdf9283bu,
-    0x1ff897ffu, 0xde05980fu, 0xef2f118bu, 0x5a0a6d1fu, 0x6d367ecfu, 0x27cb09b7u,
-    0x4f463f66u, 0x9e5fea2du, 0x7527bac7u, 0xebe5f17bu, 0x3d0739f7u, 0x8a5292eau,
-    0x6bfb5fb1u, 0x1f8d5d08u, 0x56033046u, 0xfc7b6babu, 0xf0cfbc20u, 0x9af4361du,
-    0xa9e39161u, 0x5ee61b08u);
-uint kiln_tpi_word_d(int s, int j) {  // 32 bits of the table from bit s + 32 j
-  int w = s / 32 + j, o = s % 32;
-  uint a = KILN_TWO_OVER_PI_D[w];
-  if (o == 0) return a;
-  return (a << uint(o)) | (KILN_TWO_OVER_PI_D[w + 1] >> uint(32 - o));
-}
-// a * b = p + e exactly (Veltkamp splits; |a|, |b| < 2^995).
-void kiln_two_prod_d(double a, double b, out double p, out double e) {
-  precise double ca = 134217729.0lf * a, cb = 134217729.0lf * b;
-  precise double ah = ca - (ca - a), al = a - ah, bh = cb - (cb - b), bl = b - bh;
-  precise double q = a * b;
-  precise double r = ((ah * bh - q) + ah * bl + al * bh) + al * bl;
-  p = q;
-  e = r;
-}
-// |x| = q pi/2 + (rh + rl), |rh + rl| <= pi/4, for finite x: Payne-Hanek in
-// 32-bit integers (exact for every argument): |x| = M 2^E with M of 53
-// bits; the 192 bits of 2/pi from bit E - 1 on give, times M, q mod 4 and a
-// 126-bit fraction (bits of 2/pi before them only add multiples of 4).
-void kiln_trig_reduce_d(double x, out int q, out double rh, out double rl) {
-  uvec2 w = unpackDouble2x32(x);
-  uint hi = w.y & 0x7fffffffu;
-  if (hi < 0x3fe921fbu) {  // |x| < pi/4 (roughly: the polynomials reach a little beyond)
-    q = 0;
-    rh = abs(x);
-    rl = 0.0lf;
-    return;
+// sin and cos of r with |r| <= pi/4, by Taylor series.
+double kiln_sin_poly(double r) {
+  precise double r2 = r * r, term = r, sum = r;
+  for (int k = 1; k <= 11; ++k) {
+    term *= -r2 / double((2 * k) * (2 * k + 1));
+    sum += term;
   }
-  int E = int(hi >> 20) - 1075;
-  uint m[2] = uint[2](w.x, (hi & 0x000fffffu) | 0x00100000u);
-  int s = E + 62;
-  uint W[6];
-  for (int j = 0; j < 6; ++j) W[j] = kiln_tpi_word_d(s, 5 - j);  // little-endian words
-  uint R[8] = uint[8](0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u);
-  for (int i = 0; i < 2; ++i)
-    for (int j = 0; j < 6; ++j) {
-      uint ph, pl, c0, c1, c2;
-      umulExtended(m[i], W[j], ph, pl);
-      int k = i + j;
-      R[k] = uaddCarry(R[k], pl, c0);
-      R[k + 1] = uaddCarry(R[k + 1], ph, c1);
-      R[k + 1] = uaddCarry(R[k + 1], c0, c2);
-      uint carry = c1 + c2;
-      for (int t = k + 2; t < 8 && carry != 0u; ++t) R[t] = uaddCarry(R[t], carry, carry);
-    }
-  // product bits 190..191: q; bits 64..189: the fraction F (f = F / 2^126)
-  q = int(R[5] >> 30);
-  uint F[4] = uint[4](R[2], R[3], R[4], R[5] & 0x3fffffffu);
-  bool neg = (F[3] & 0x20000000u) != 0u;  // f >= 1/2: take f - 1 and q + 1
-  if (neg) {
-    uint borrow = 0u;
-    for (int j = 0; j < 4; ++j) {
-      uint b1, b2;
-      uint v = usubBorrow(0u, F[j], b1);
-      F[j] = usubBorrow(v, borrow, b2);
-      borrow = b1 | b2;
-    }
-    F[3] &= 0x3fffffffu;
-    q = (q + 1) & 3;
+  return sum;
+}
+double kiln_cos_poly(double r) {
+  precise double r2 = r * r, term = 1.0lf, sum = 1.0lf;
+  for (int k = 1; k <= 11; ++k) {
+    term *= -r2 / double((2 * k - 1) * (2 * k));
+    sum += term;
   }
-  int k = 3;
-  while (k > 0 && F[k] == 0u) --k;
-  // three words from the leading one, as hi + lo, scaled back
-  double a = double(F[k]), b = k >= 1 ? double(F[k - 1]) : 0.0lf, c = k >= 2 ? double(F[k - 2]) : 0.0lf;
-  precise double ta = a * kiln_pow2_d(32);
-  precise double fh = ta + b;
-  precise double bb = fh - ta;
-  precise double fl = ((ta - (fh - bb)) + (b - bb)) + c * kiln_pow2_d(-32);
-  double scale = kiln_pow2_d(32 * (k - 1) - 126);
-  fh *= scale;
-  fl *= scale;
-  // r = f pi/2 in double-double
-  double P1 = packDouble2x32(uvec2(0x54442d18u, 0x3ff921fbu)), P2 = packDouble2x32(uvec2(0x33145c07u, 0x3c91a626u));
-  double ph, pe;
-  kiln_two_prod_d(fh, P1, ph, pe);
-  precise double lo = pe + (fl * P1 + fh * P2);
-  precise double h2 = ph + lo;
-  rl = lo - (h2 - ph);
-  rh = h2;
-  if (neg) {
-    rh = -rh;
-    rl = -rl;
-  }
+  return sum;
+}
+// x = n pi/2 + r (Cody-Waite: pi/2 in three parts, the first two of 33
+// bits so that n times them is exact).
+double kiln_reduce_d(double x, out int q) {
+  precise double n = roundEven(x * packDouble2x32(uvec2(0x6dc9c883u, 0x3fe45f30u)));
+  q = int(mod(n, 4.0lf));
+  return ((x - n * packDouble2x32(uvec2(0x54400000u, 0x3ff921fbu))) - n * packDouble2x32(uvec2(0x1a600000u, 0x3dd0b461u))) -
+         n * packDouble2x32(uvec2(0x2e037073u, 0x3ba3198au));
 }
 double kiln_sin_d(double x) {
   if (kiln_isnan_d(x) || kiln_isinf_d(x)) return kiln_nan_d();
   if (x == 0.0lf) return x;
   int q;
-  double rh, rl;
-  kiln_trig_reduce_d(x, q, rh, rl);
-  double v = (q & 1) == 0 ? kiln_sin_poly(rh, rl) : kiln_cos_poly(rh, rl);
-  if (q >= 2) v = -v;
-  return x < 0.0lf ? -v : v;
+  precise double r = kiln_reduce_d(x, q);
+  precise double v = (q & 1) == 0 ? kiln_sin_poly(r) : kiln_cos_poly(r);
+  return q >= 2 ? -v : v;
 }
 double kiln_cos_d(double x) {
   if (kiln_isnan_d(x) || kiln_isinf_d(x)) return kiln_nan_d();
   int q;
-  double rh, rl;
-  kiln_trig_reduce_d(x, q, rh, rl);
-  double v = (q & 1) == 0 ? kiln_cos_poly(rh, rl) : kiln_sin_poly(rh, rl);
+  precise double r = kiln_reduce_d(x, q);
+  precise double v = (q & 1) == 0 ? kiln_cos_poly(r) : kiln_sin_poly(r);
   return (q == 1 || q == 2) ? -v : v;
 }
-double kiln_tan_d(double x) {
-  if (kiln_isnan_d(x) || kiln_isinf_d(x)) return kiln_nan_d();
-  if (x == 0.0lf) return x;
-  int q;
-  double rh, rl;
-  kiln_trig_reduce_d(x, q, rh, rl);
-  double s = kiln_sin_poly(rh, rl), c = kiln_cos_poly(rh, rl);
-  double v = (q & 1) == 0 ? s / c : -c / s;
-  return x < 0.0lf ? -v : v;
-}
+double kiln_tan_d(double x) { return kiln_sin_d(x) / kiln_cos_d(x); }
 // Beyond |x| = 20, e^-|x| is below half an ulp of e^|x|: sinh and cosh are
 // e^|x| / 2, computed as such so they stay finite where e^|x| overflows.
 double kiln_sinh_d(double x) {
