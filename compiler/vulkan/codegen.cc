@@ -258,6 +258,7 @@ ShaderSource ShaderWriter::Finish(const std::string& body, uint32_t local_x, uin
   if (features & (hal::kShaderInt64 | hal::kShaderFloat64))
     head += "#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require\n";
   head += "layout(local_size_x = " + S(local_x) + ", local_size_y = " + S(local_y) + ") in;\n";
+  head += Template("math32.glsl");  // Kiln's own f32 math (the preludes' complex helpers use it)
   head += Template("prelude.glsl");
   if (features & hal::kShaderInt64) head += Template("prelude_i64.glsl");
   if (features & hal::kShaderFloat64) head += std::string(Template("prelude64.glsl")) + Template("math64.glsl");

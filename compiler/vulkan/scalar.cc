@@ -2,8 +2,10 @@
 // of its type's compute form (GType); integer results narrower than 32 bits
 // are wrapped back to their width after every op, and f16/bf16 results are
 // rounded back to their precision, so every value is exactly what
-// kernels/reference computes (floats: up to the precision of GLSL's
-// transcendental functions).
+// kernels/reference computes (floats: transcendental functions within a few
+// ulp, from Kiln's own kernels/vulkan/math32.glsl and math64.glsl).
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "compiler/vulkan/codegen.h"
@@ -102,6 +104,72 @@ std::string FromBitsOf(const GType& t, const std::string& bits) {
   if (t.is_64()) return t.name + "(" + bits + ")";
   if (t.cls == C::kBool) return "((" + bits + ") != 0u)";
   return Wrap(t, bits);
+}
+
+// A math function of kernels/vulkan/math32.glsl (kiln_NAME) or
+// math64.glsl (kiln_NAME_d), rounded to the result's precision.
+std::string Math(const GType& rt, const std::string& name, bool dbl, const std::string& args) {
+  return Round(rt, "kiln_" + name + (dbl ? "_d(" : "(") + args + ")");
+}
+
+// The unsigned integer type that holds a float type's encoding.
+std::string BitsType(const GType& t) { return t.type == ElementType::kF64 ? "uint64_t" : "uint"; }
+std::string BitsLiteral(const GType& t, uint64_t v) {
+  return t.type == ElementType::kF64 ? "uint64_t(" + std::to_string(v) + "ul)" : U(v & 0xffffffffu);
+}
+std::string IsNan(const GType& t, const std::string& v) {
+  return (t.type == ElementType::kF64 ? "kiln_isnan_d(" : "kiln_isnan(") + v + ")";
+}
+
+// chlo.next_after in the type's own encoding (as kernels/scalar/eval.cc):
+// one step of the sign-magnitude bits towards y.
+std::string NextAfter(const GType& t, const std::string& r, const std::string& x, const std::string& y) {
+  const std::string ut = BitsType(t);
+  const uint64_t sign = uint64_t{1} << (t.bits - 1);
+  std::string s = "  " + t.name + " " + r + ";\n  {\n";
+  s += "    " + ut + " b_ = " + BitsOf(t, x) + ";\n";
+  s += "    if (" + IsNan(t, x) + " || " + IsNan(t, y) + ") b_ = " + BitsOf(t, FloatLiteral(t, NAN)) + ";\n";
+  s += "    else if (" + x + " == " + y + ") b_ = " + BitsOf(t, y) + ";\n";
+  s += "    else if (" + x + " == " + FloatLiteral(t, 0) + ") b_ = (" + y + " < " + FloatLiteral(t, 0) + " ? " +
+       BitsLiteral(t, sign) + " : " + BitsLiteral(t, 0) + ") | " + BitsLiteral(t, 1) + ";\n";
+  s += "    else if ((" + y + " > " + x + ") == (" + x + " > " + FloatLiteral(t, 0) + ")) b_ += " + BitsLiteral(t, 1) + ";\n";
+  s += "    else b_ -= " + BitsLiteral(t, 1) + ";\n";
+  s += "    " + r + " = " + FromBitsOf(t, "b_") + ";\n  }\n";
+  return s;
+}
+
+// stablehlo.reduce_precision on the type's encoding, as XLA (and
+// kernels/scalar/eval.cc) do: round the mantissa to nearest even, then
+// flush what the smaller exponent cannot hold to +-0 or +-inf.
+std::string ReducePrecision(const GType& t, const std::string& r, const std::string& x, int64_t e64, int64_t m64) {
+  const int ebits = static_cast<int>(std::clamp<int64_t>(e64, 1, 64));
+  const int mbits = static_cast<int>(std::clamp<int64_t>(m64, 0, 64));
+  int total = 32, se = 8, sm = 23;
+  if (t.type == ElementType::kF64) total = 64, se = 11, sm = 52;
+  if (t.type == ElementType::kF16) total = 16, se = 5, sm = 10;
+  if (t.type == ElementType::kBF16) total = 16, se = 8, sm = 7;
+  auto mask = [](int bits) { return bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1; };
+  auto L = [&](uint64_t v) { return BitsLiteral(t, v); };
+  const std::string ut = BitsType(t);
+  std::string s = "  " + t.name + " " + r + ";\n  {\n";
+  s += "    " + ut + " b_ = " + BitsOf(t, x) + ";\n";
+  if (mbits < sm) {
+    const int shift = sm - mbits;
+    const uint64_t last = uint64_t{1} << shift;
+    s += "    " + ut + " bias_ = ((b_ & " + L(last) + ") >> " + std::to_string(shift) + ") + " + L((last >> 1) - 1) + ";\n";
+    s += "    b_ = ((b_ + bias_) & " + L(~(last - 1) & mask(total)) + ") & " + L(mask(total)) + ";\n";
+  }
+  if (ebits < se) {
+    const uint64_t sign = uint64_t{1} << (total - 1), exp_mask = mask(se) << sm;
+    const uint64_t src_bias = (uint64_t{1} << (se - 1)) - 1, red_bias = (uint64_t{1} << (ebits - 1)) - 1;
+    const uint64_t max_e = src_bias + red_bias, min_e = src_bias - red_bias;
+    s += "    " + ut + " e_ = b_ & " + L(exp_mask) + ";\n";
+    s += "    if (e_ > " + L(max_e << sm) + ") b_ = (b_ & " + L(sign) + ") | " + L(exp_mask) + ";\n";
+    s += "    else if (e_ <= " + L(min_e << sm) + ") b_ = b_ & " + L(sign) + ";\n";
+  }
+  s += "    " + r + " = " + IsNan(t, x) + " ? " + (mbits > 0 ? x : FloatLiteral(t, INFINITY)) + " : " +
+       FromBitsOf(t, "b_") + ";\n  }\n";
+  return s;
 }
 
 Status Refuse(ScalarOp op, const GType& t, const std::string& why) {
@@ -496,43 +564,44 @@ Status EmitScalarProgram(const ScalarProgram& prog, const std::vector<std::strin
       case ScalarOp::kIsInf: def("kiln_isinf" + d + "(" + a + ")"); break;
       case ScalarOp::kIsPosInf: def("(kiln_isinf" + d + "(" + a + ") && " + a + " > " + FloatLiteral(t0, 0) + ")"); break;
       case ScalarOp::kIsNegInf: def("(kiln_isinf" + d + "(" + a + ") && " + a + " < " + FloatLiteral(t0, 0) + ")"); break;
-      case ScalarOp::kSqrt: def(Round(rt, "sqrt(" + a + ")")); break;
-      case ScalarOp::kRsqrt: def(Round(rt, FloatLiteral(t0, 1) + " / sqrt(" + a + ")")); break;
-      // GLSL has transcendental functions for f32 only: f64 uses kernels/vulkan/math64.glsl.
-      case ScalarOp::kExponential:
-        def(Round(rt, std::string(dbl ? "kiln_exp_d(" : "exp(") + a + ")"));
+      // Kiln's own functions, never the driver's built-ins (whose precision
+      // Vulkan leaves loose): f32 from kernels/vulkan/math32.glsl, f64 from
+      // kernels/vulkan/math64.glsl. f16/bf16 compute in f32 and round.
+      case ScalarOp::kSqrt: def(Round(rt, std::string(dbl ? "sqrt(" : "kiln_sqrt(") + a + ")")); break;
+      case ScalarOp::kRsqrt:
+        def(Round(rt, dbl ? "1.0lf / sqrt(" + a + ")" : "kiln_rsqrt(" + a + ")"));
         break;
-      case ScalarOp::kExponentialMinusOne:
-        def(Round(rt, std::string(dbl ? "kiln_expm1_d(" : "kiln_expm1(") + a + ")"));
-        break;
-      case ScalarOp::kLog:
-        def(Round(rt, std::string(dbl ? "kiln_log_d(" : "log(") + a + ")"));
-        break;
-      case ScalarOp::kLogPlusOne:
-        def(Round(rt, std::string(dbl ? "kiln_log1p_d(" : "kiln_log1p(") + a + ")"));
-        break;
-      case ScalarOp::kLogistic:
-        def(Round(rt, std::string(dbl ? "kiln_logistic_d(" : "kiln_logistic(") + a + ")"));
-        break;
-      case ScalarOp::kSine:
-        def(Round(rt, std::string(dbl ? "kiln_sin_d(" : "sin(") + a + ")"));
-        break;
-      case ScalarOp::kCosine:
-        def(Round(rt, std::string(dbl ? "kiln_cos_d(" : "cos(") + a + ")"));
-        break;
+      case ScalarOp::kExponential: def(Math(rt, "exp", dbl, a)); break;
+      case ScalarOp::kExponentialMinusOne: def(Math(rt, "expm1", dbl, a)); break;
+      case ScalarOp::kLog: def(Math(rt, "log", dbl, a)); break;
+      case ScalarOp::kLogPlusOne: def(Math(rt, "log1p", dbl, a)); break;
+      case ScalarOp::kLogistic: def(Math(rt, "logistic", dbl, a)); break;
+      case ScalarOp::kSine: def(Math(rt, "sin", dbl, a)); break;
+      case ScalarOp::kCosine: def(Math(rt, "cos", dbl, a)); break;
       case ScalarOp::kTan:
-      case ScalarOp::kTanChlo:
-        def(Round(rt, std::string(dbl ? "kiln_tan_d(" : "tan(") + a + ")"));
+      case ScalarOp::kTanChlo: def(Math(rt, "tan", dbl, a)); break;
+      case ScalarOp::kTanh: def(Math(rt, "tanh", dbl, a)); break;
+      case ScalarOp::kAtan2: def(Math(rt, "atan2", dbl, a + ", " + b)); break;
+      case ScalarOp::kCbrt: def(Math(rt, "cbrt", dbl, a)); break;
+      case ScalarOp::kAcos: def(Math(rt, "acos", dbl, a)); break;
+      case ScalarOp::kAsin: def(Math(rt, "asin", dbl, a)); break;
+      case ScalarOp::kAtan: def(Math(rt, "atan", dbl, a)); break;
+      case ScalarOp::kSinh: def(Math(rt, "sinh", dbl, a)); break;
+      case ScalarOp::kCosh: def(Math(rt, "cosh", dbl, a)); break;
+      case ScalarOp::kAsinh: def(Math(rt, "asinh", dbl, a)); break;
+      case ScalarOp::kAcosh: def(Math(rt, "acosh", dbl, a)); break;
+      case ScalarOp::kAtanh: def(Math(rt, "atanh", dbl, a)); break;
+      case ScalarOp::kErf:
+      case ScalarOp::kErfc:
+        if (dbl) return Refuse(in.op, t0, "no f64 translation yet");
+        def(Round(rt, std::string(in.op == ScalarOp::kErf ? "kiln_erf(" : "kiln_erfc(") + a + ")"));
         break;
-      case ScalarOp::kTanh:
-        def(Round(rt, std::string(dbl ? "kiln_tanh_d(" : "kiln_tanh(") + a + ")"));
+      case ScalarOp::kErfInv:
+        if (dbl) return Refuse(in.op, t0, "no f64 translation yet");
+        def(Round(rt, "kiln_erf_inv(" + a + ")"));
         break;
-      case ScalarOp::kAtan2:
-        def(Round(rt, std::string(dbl ? "kiln_atan2_d(" : "atan(") + a + ", " + b + ")"));
-        break;
-      case ScalarOp::kCbrt:
-        def(Round(rt, std::string(dbl ? "kiln_cbrt_d(" : "kiln_cbrt(") + a + ")"));
-        break;
+      case ScalarOp::kNextAfter: out += NextAfter(t0, r, a, b); break;
+      case ScalarOp::kReducePrecision: out += ReducePrecision(t0, r, a, in.attr0, in.attr1); break;
       default:
         return Refuse(in.op, t0, "no GLSL translation yet");
     }

@@ -1,69 +1,139 @@
 // f64 transcendental functions, which GLSL lacks (it has them for f32
-// only): argument reduction plus series, accurate to a few ulp; included
-// with prelude64.glsl. Special values follow C's <math.h>.
+// only); included with prelude64.glsl. Argument reduction plus Taylor
+// series in Horner form, within 3 ulp except sin/cos/tan of huge arguments
+// and pow (docs/vulkan.md, "Exact math"). Every step is `precise`: without
+// it Mesa reassociates the Cody-Waite reductions (exp(652) was 421 ulp off).
+// Constants come from their bits (packDouble2x32), and ldexp/frexp are done
+// on the bits (lavapipe's f64 frexp mishandles subnormals: log(5e-324) gave
+// -709). Special values follow C's <math.h>.
 double kiln_inf_d() { return packDouble2x32(uvec2(0u, 0x7ff00000u)); }
 double kiln_nan_d() { return packDouble2x32(uvec2(0u, 0x7ff80000u)); }
-const double KILN_LN2_HI = 6.93147180369123816490e-01lf;
-const double KILN_LN2_LO = 1.90821492927058770002e-10lf;
-const double KILN_PI = 3.14159265358979311600e+00lf;
+#define KILN_LN2_HI packDouble2x32(uvec2(0xfee00000u, 0x3fe62e42u))
+#define KILN_LN2_LO packDouble2x32(uvec2(0x35793c76u, 0x3dea39efu))
+#define KILN_PI packDouble2x32(uvec2(0x54442d18u, 0x400921fbu))
 
-// 2^n * x for any n (ldexp's exponent range is split in two steps).
+// 2^e for e in [-1022, 1023], from its bits (lavapipe's f64 frexp
+// mishandles subnormals, so neither it nor ldexp is used).
+double kiln_pow2_d(int e) { return packDouble2x32(uvec2(0u, uint(e + 1023) << 20)); }
+// 2^n * x for n in [-2044, 2046] (two steps, so a subnormal result rounds once).
 double kiln_scale_d(double x, int n) {
   int h = n / 2;
-  return ldexp(ldexp(x, h), n - h);
+  return x * kiln_pow2_d(h) * kiln_pow2_d(n - h);
+}
+// x = m 2^e with m in [0.5, 1), for finite x > 0 (subnormals included).
+double kiln_frexp_d(double x, out int e) {
+  int bias = 0;
+  if (x < packDouble2x32(uvec2(0u, 0x00100000u))) {  // subnormal: scale by 2^54
+    x *= kiln_pow2_d(54);
+    bias = -54;
+  }
+  uvec2 w = unpackDouble2x32(x);
+  e = int((w.y >> 20) & 0x7ffu) - 1022 + bias;
+  return packDouble2x32(uvec2(w.x, (w.y & 0x800fffffu) | 0x3fe00000u));
+}
+// 2^k e^x for finite x in [-745.2, 711] (k = -1 gives e^x / 2 beyond e^x's overflow).
+double kiln_exp_scaled_d(double x, int k) {
+  precise double n = roundEven(x * packDouble2x32(uvec2(0x652b82feu, 0x3ff71547u)));
+  precise double r = (x - n * KILN_LN2_HI) - n * KILN_LN2_LO;
+  // e^r by its Taylor polynomial in Horner form with 1/k! from their bits
+  // (no division: f64 division need not be exact on Vulkan devices).
+  precise double sum = packDouble2x32(uvec2(0x7030ad4au, 0x3ce952c7u));
+  sum = sum * r + packDouble2x32(uvec2(0xe733b81fu, 0x3d2ae7f3u));
+  sum = sum * r + packDouble2x32(uvec2(0xe733b81fu, 0x3d6ae7f3u));
+  sum = sum * r + packDouble2x32(uvec2(0xa8c07c9du, 0x3da93974u));
+  sum = sum * r + packDouble2x32(uvec2(0x13a86d09u, 0x3de61246u));
+  sum = sum * r + packDouble2x32(uvec2(0xeff8d898u, 0x3e21eed8u));
+  sum = sum * r + packDouble2x32(uvec2(0x67f544e4u, 0x3e5ae645u));
+  sum = sum * r + packDouble2x32(uvec2(0xb7789f5cu, 0x3e927e4fu));
+  sum = sum * r + packDouble2x32(uvec2(0xa556c734u, 0x3ec71de3u));
+  sum = sum * r + packDouble2x32(uvec2(0x1a01a01au, 0x3efa01a0u));
+  sum = sum * r + packDouble2x32(uvec2(0x1a01a01au, 0x3f2a01a0u));
+  sum = sum * r + packDouble2x32(uvec2(0x16c16c17u, 0x3f56c16cu));
+  sum = sum * r + packDouble2x32(uvec2(0x11111111u, 0x3f811111u));
+  sum = sum * r + packDouble2x32(uvec2(0x55555555u, 0x3fa55555u));
+  sum = sum * r + packDouble2x32(uvec2(0x55555555u, 0x3fc55555u));
+  sum = sum * r + packDouble2x32(uvec2(0x00000000u, 0x3fe00000u));
+  sum = sum * r + packDouble2x32(uvec2(0x00000000u, 0x3ff00000u));
+  sum = sum * r + packDouble2x32(uvec2(0x00000000u, 0x3ff00000u));
+  return kiln_scale_d(sum, int(n) + k);
 }
 double kiln_exp_d(double x) {
   if (kiln_isnan_d(x)) return x;
-  if (x > 709.782712893384lf) return kiln_inf_d();
-  if (x < -745.2lf) return 0.0lf;
-  double n = roundEven(x * 1.44269504088896338700lf);
-  double r = (x - n * KILN_LN2_HI) - n * KILN_LN2_LO;
-  // e^r by Taylor series (|r| <= 0.35: 14 terms are exact to double).
-  double term = 1.0lf, sum = 1.0lf;
-  for (int k = 1; k <= 17; ++k) {
-    term *= r / double(k);
-    sum += term;
-  }
-  return kiln_scale_d(sum, int(n));
+  if (x > packDouble2x32(uvec2(0xfefa39efu, 0x40862e42u))) return kiln_inf_d();
+  if (x < -packDouble2x32(uvec2(0x9999999au, 0x40874999u))) return 0.0lf;
+  return kiln_exp_scaled_d(x, 0);
 }
 double kiln_log_d(double x) {
   if (kiln_isnan_d(x) || x < 0.0lf) return kiln_nan_d();
   if (x == 0.0lf) return -kiln_inf_d();
   if (kiln_isinf_d(x)) return x;
   int e;
-  double m = frexp(x, e);  // m in [0.5, 1)
-  if (m < 0.70710678118654752440lf) {
+  precise double m = kiln_frexp_d(x, e);  // m in [0.5, 1)
+  if (m < packDouble2x32(uvec2(0x667f3bcdu, 0x3fe6a09eu))) {
     m *= 2.0lf;
     e -= 1;
   }
-  // log(m) = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172
-  double s = (m - 1.0lf) / (m + 1.0lf), s2 = s * s, term = s, sum = 0.0lf;
-  for (int k = 1; k <= 41; k += 2) {
-    sum += term / double(k);
-    term *= s2;
-  }
+  // log(m) = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172: s (1 + s2/3 + s2^2/5 + ...)
+  precise double s = (m - 1.0lf) / (m + 1.0lf), s2 = s * s;
+  precise double p = packDouble2x32(uvec2(0x8f9c18fau, 0x3f98f9c1u));
+  p = p * s2 + packDouble2x32(uvec2(0x1a41a41au, 0x3f9a41a4u));
+  p = p * s2 + packDouble2x32(uvec2(0x14c1bad0u, 0x3f9bacf9u));
+  p = p * s2 + packDouble2x32(uvec2(0x1d41d41du, 0x3f9d41d4u));
+  p = p * s2 + packDouble2x32(uvec2(0xf07c1f08u, 0x3f9f07c1u));
+  p = p * s2 + packDouble2x32(uvec2(0x08421084u, 0x3fa08421u));
+  p = p * s2 + packDouble2x32(uvec2(0x611a7b96u, 0x3fa1a7b9u));
+  p = p * s2 + packDouble2x32(uvec2(0xbda12f68u, 0x3fa2f684u));
+  p = p * s2 + packDouble2x32(uvec2(0x47ae147bu, 0x3fa47ae1u));
+  p = p * s2 + packDouble2x32(uvec2(0x590b2164u, 0x3fa642c8u));
+  p = p * s2 + packDouble2x32(uvec2(0x18618618u, 0x3fa86186u));
+  p = p * s2 + packDouble2x32(uvec2(0xbca1af28u, 0x3faaf286u));
+  p = p * s2 + packDouble2x32(uvec2(0x1e1e1e1eu, 0x3fae1e1eu));
+  p = p * s2 + packDouble2x32(uvec2(0x11111111u, 0x3fb11111u));
+  p = p * s2 + packDouble2x32(uvec2(0x13b13b14u, 0x3fb3b13bu));
+  p = p * s2 + packDouble2x32(uvec2(0x745d1746u, 0x3fb745d1u));
+  p = p * s2 + packDouble2x32(uvec2(0x1c71c71cu, 0x3fbc71c7u));
+  p = p * s2 + packDouble2x32(uvec2(0x92492492u, 0x3fc24924u));
+  p = p * s2 + packDouble2x32(uvec2(0x9999999au, 0x3fc99999u));
+  p = p * s2 + packDouble2x32(uvec2(0x55555555u, 0x3fd55555u));
+  precise double sum = s + s * s2 * p;
   return double(e) * KILN_LN2_HI + (2.0lf * sum + double(e) * KILN_LN2_LO);
 }
 double kiln_expm1_d(double x) {
-  if (abs(x) < 0.5lf) {
-    double term = x, sum = x;
-    for (int k = 2; k <= 20; ++k) {
-      term *= x / double(k);
-      sum += term;
-    }
-    return sum;
+  if (x == 0.0lf) return x;  // keeps the sign of zero
+  if (abs(x) < 0.5lf) {  // x + x^2 (1/2! + x/3! + ...), Horner, no division
+    precise double p = packDouble2x32(uvec2(0xf6dcf572u, 0x3bd71b8eu));
+    p = p * x + packDouble2x32(uvec2(0xa4020225u, 0x3c1e542bu));
+    p = p * x + packDouble2x32(uvec2(0x46814157u, 0x3c62f49bu));
+    p = p * x + packDouble2x32(uvec2(0x63b97d97u, 0x3ca68278u));
+    p = p * x + packDouble2x32(uvec2(0x7030ad4au, 0x3ce952c7u));
+    p = p * x + packDouble2x32(uvec2(0xe733b81fu, 0x3d2ae7f3u));
+    p = p * x + packDouble2x32(uvec2(0xe733b81fu, 0x3d6ae7f3u));
+    p = p * x + packDouble2x32(uvec2(0xa8c07c9du, 0x3da93974u));
+    p = p * x + packDouble2x32(uvec2(0x13a86d09u, 0x3de61246u));
+    p = p * x + packDouble2x32(uvec2(0xeff8d898u, 0x3e21eed8u));
+    p = p * x + packDouble2x32(uvec2(0x67f544e4u, 0x3e5ae645u));
+    p = p * x + packDouble2x32(uvec2(0xb7789f5cu, 0x3e927e4fu));
+    p = p * x + packDouble2x32(uvec2(0xa556c734u, 0x3ec71de3u));
+    p = p * x + packDouble2x32(uvec2(0x1a01a01au, 0x3efa01a0u));
+    p = p * x + packDouble2x32(uvec2(0x1a01a01au, 0x3f2a01a0u));
+    p = p * x + packDouble2x32(uvec2(0x16c16c17u, 0x3f56c16cu));
+    p = p * x + packDouble2x32(uvec2(0x11111111u, 0x3f811111u));
+    p = p * x + packDouble2x32(uvec2(0x55555555u, 0x3fa55555u));
+    p = p * x + packDouble2x32(uvec2(0x55555555u, 0x3fc55555u));
+    p = p * x + packDouble2x32(uvec2(0x00000000u, 0x3fe00000u));
+    return x + x * x * p;
   }
   return kiln_exp_d(x) - 1.0lf;
 }
 double kiln_log1p_d(double x) {
-  double u = 1.0lf + x;
+  precise double u = 1.0lf + x;
   if (u == 1.0lf) return x;
   if (kiln_isinf_d(u) || u <= 0.0lf) return kiln_log_d(u);
   return kiln_log_d(u) - ((u - 1.0lf) - x) / u;  // corrects the rounding of 1 + x
 }
 // sin and cos of r with |r| <= pi/4, by Taylor series.
 double kiln_sin_poly(double r) {
-  double r2 = r * r, term = r, sum = r;
+  precise double r2 = r * r, term = r, sum = r;
   for (int k = 1; k <= 11; ++k) {
     term *= -r2 / double((2 * k) * (2 * k + 1));
     sum += term;
@@ -71,7 +141,7 @@ double kiln_sin_poly(double r) {
   return sum;
 }
 double kiln_cos_poly(double r) {
-  double r2 = r * r, term = 1.0lf, sum = 1.0lf;
+  precise double r2 = r * r, term = 1.0lf, sum = 1.0lf;
   for (int k = 1; k <= 11; ++k) {
     term *= -r2 / double((2 * k - 1) * (2 * k));
     sum += term;
@@ -81,70 +151,112 @@ double kiln_cos_poly(double r) {
 // x = n pi/2 + r (Cody-Waite: pi/2 in three parts, the first two of 33
 // bits so that n times them is exact).
 double kiln_reduce_d(double x, out int q) {
-  double n = roundEven(x * 6.36619772367581382433e-01lf);
+  precise double n = roundEven(x * packDouble2x32(uvec2(0x6dc9c883u, 0x3fe45f30u)));
   q = int(mod(n, 4.0lf));
-  return ((x - n * 1.57079632673412561417e+00lf) - n * 6.07710050630396597660e-11lf) -
-         n * 2.02226624879595063154e-21lf;
+  return ((x - n * packDouble2x32(uvec2(0x54400000u, 0x3ff921fbu))) - n * packDouble2x32(uvec2(0x1a600000u, 0x3dd0b461u))) -
+         n * packDouble2x32(uvec2(0x2e037073u, 0x3ba3198au));
 }
 double kiln_sin_d(double x) {
   if (kiln_isnan_d(x) || kiln_isinf_d(x)) return kiln_nan_d();
   if (x == 0.0lf) return x;
   int q;
-  double r = kiln_reduce_d(x, q);
-  double v = (q & 1) == 0 ? kiln_sin_poly(r) : kiln_cos_poly(r);
+  precise double r = kiln_reduce_d(x, q);
+  precise double v = (q & 1) == 0 ? kiln_sin_poly(r) : kiln_cos_poly(r);
   return q >= 2 ? -v : v;
 }
 double kiln_cos_d(double x) {
   if (kiln_isnan_d(x) || kiln_isinf_d(x)) return kiln_nan_d();
   int q;
-  double r = kiln_reduce_d(x, q);
-  double v = (q & 1) == 0 ? kiln_cos_poly(r) : kiln_sin_poly(r);
+  precise double r = kiln_reduce_d(x, q);
+  precise double v = (q & 1) == 0 ? kiln_cos_poly(r) : kiln_sin_poly(r);
   return (q == 1 || q == 2) ? -v : v;
 }
 double kiln_tan_d(double x) { return kiln_sin_d(x) / kiln_cos_d(x); }
+// Beyond |x| = 20, e^-|x| is below half an ulp of e^|x|: sinh and cosh are
+// e^|x| / 2, computed as such so they stay finite where e^|x| overflows.
 double kiln_sinh_d(double x) {
-  if (abs(x) < 0.5lf) {
-    double e = kiln_expm1_d(x);
-    return 0.5lf * (e + e / (e + 1.0lf));
+  if (x == 0.0lf || kiln_isnan_d(x) || kiln_isinf_d(x)) return x;
+  precise double ax = abs(x), s;
+  if (ax < 0.5lf) {
+    precise double e = kiln_expm1_d(ax);
+    s = 0.5lf * (e + e / (e + 1.0lf));
+  } else if (ax > 20.0lf) {
+    s = ax > 711.0lf ? kiln_inf_d() : kiln_exp_scaled_d(ax, -1);
+  } else {
+    precise double e = kiln_exp_d(ax);
+    s = 0.5lf * e - 0.5lf / e;
   }
-  double e = kiln_exp_d(abs(x));
-  double s = 0.5lf * e - 0.5lf / e;
   return x < 0.0lf ? -s : s;
 }
 double kiln_cosh_d(double x) {
-  double e = kiln_exp_d(abs(x));
+  if (kiln_isnan_d(x)) return x;
+  precise double ax = abs(x);
+  if (ax > 20.0lf) return ax > 711.0lf ? kiln_inf_d() : kiln_exp_scaled_d(ax, -1);
+  precise double e = kiln_exp_d(ax);
   return 0.5lf * e + 0.5lf / e;
 }
 double kiln_tanh_d(double x) {
   if (kiln_isnan_d(x) || x == 0.0lf) return x;
   if (abs(x) > 22.0lf) return x < 0.0lf ? -1.0lf : 1.0lf;
-  double t = kiln_expm1_d(2.0lf * abs(x));
-  double v = t / (t + 2.0lf);
+  precise double t = kiln_expm1_d(2.0lf * abs(x));
+  precise double v = t / (t + 2.0lf);
   return x < 0.0lf ? -v : v;
 }
 double kiln_atan_d(double x) {
-  if (kiln_isnan_d(x)) return x;
-  double ax = abs(x), base = 0.0lf;
-  bool inv = ax > 1.0lf;
-  if (inv) ax = 1.0lf / ax;
-  if (ax > 0.41421356237309504880lf) {  // atan(a) = pi/4 + atan((a - 1) / (a + 1))
-    base = 7.85398163397448278999e-01lf;
-    ax = (ax - 1.0lf) / (ax + 1.0lf);
+  if (kiln_isnan_d(x) || x == 0.0lf) return x;
+  precise double ax = abs(x), bh = 0.0lf, bl = 0.0lf, z = ax;
+  if (ax > packDouble2x32(uvec2(0x333f9de6u, 0x4003504fu))) {  // pi/2 - atan(1/x)
+    bh = packDouble2x32(uvec2(0x54442d18u, 0x3ff921fbu));
+    bl = packDouble2x32(uvec2(0x33145c07u, 0x3c91a626u));
+    z = -1.0lf / ax;
+  } else if (ax > packDouble2x32(uvec2(0x99fcef32u, 0x3fda8279u))) {  // pi/4 + atan((x - 1) / (x + 1))
+    bh = packDouble2x32(uvec2(0x54442d18u, 0x3fe921fbu));
+    bl = packDouble2x32(uvec2(0x33145c07u, 0x3c81a626u));
+    z = (ax - 1.0lf) / (ax + 1.0lf);
   }
-  double t2 = ax * ax, term = ax, sum = 0.0lf;
-  for (int k = 0; k < 24; ++k) {
-    sum += term / double(2 * k + 1);
-    term *= -t2;
-  }
-  double v = base + sum;
-  if (inv) v = 1.57079632679489655800e+00lf - v;
+  // atan z = z + z^3 (-1/3 + z^2/5 - ...), |z| <= 0.4143, Horner
+  precise double w = z * z;
+  precise double p = packDouble2x32(uvec2(0x2b931057u, 0xbf95c988u));
+  p = p * w + packDouble2x32(uvec2(0x16c16c17u, 0x3f96c16cu));
+  p = p * w + packDouble2x32(uvec2(0x417d05f4u, 0xbf97d05fu));
+  p = p * w + packDouble2x32(uvec2(0x8f9c18fau, 0x3f98f9c1u));
+  p = p * w + packDouble2x32(uvec2(0x1a41a41au, 0xbf9a41a4u));
+  p = p * w + packDouble2x32(uvec2(0x14c1bad0u, 0x3f9bacf9u));
+  p = p * w + packDouble2x32(uvec2(0x1d41d41du, 0xbf9d41d4u));
+  p = p * w + packDouble2x32(uvec2(0xf07c1f08u, 0x3f9f07c1u));
+  p = p * w + packDouble2x32(uvec2(0x08421084u, 0xbfa08421u));
+  p = p * w + packDouble2x32(uvec2(0x611a7b96u, 0x3fa1a7b9u));
+  p = p * w + packDouble2x32(uvec2(0xbda12f68u, 0xbfa2f684u));
+  p = p * w + packDouble2x32(uvec2(0x47ae147bu, 0x3fa47ae1u));
+  p = p * w + packDouble2x32(uvec2(0x590b2164u, 0xbfa642c8u));
+  p = p * w + packDouble2x32(uvec2(0x18618618u, 0x3fa86186u));
+  p = p * w + packDouble2x32(uvec2(0xbca1af28u, 0xbfaaf286u));
+  p = p * w + packDouble2x32(uvec2(0x1e1e1e1eu, 0x3fae1e1eu));
+  p = p * w + packDouble2x32(uvec2(0x11111111u, 0xbfb11111u));
+  p = p * w + packDouble2x32(uvec2(0x13b13b14u, 0x3fb3b13bu));
+  p = p * w + packDouble2x32(uvec2(0x745d1746u, 0xbfb745d1u));
+  p = p * w + packDouble2x32(uvec2(0x1c71c71cu, 0x3fbc71c7u));
+  p = p * w + packDouble2x32(uvec2(0x92492492u, 0xbfc24924u));
+  p = p * w + packDouble2x32(uvec2(0x9999999au, 0x3fc99999u));
+  p = p * w + packDouble2x32(uvec2(0x55555555u, 0xbfd55555u));
+  precise double v = bh + ((z * w * p + bl) + z);
   return x < 0.0lf ? -v : v;
+}
+double kiln_atan2_d(double y, double x);
+// asin x = atan2(x, sqrt((1 - x)(1 + x))), acos x = 2 atan2(sqrt(1 - x), sqrt(1 + x))
+double kiln_asin_d(double x) {
+  if (kiln_isnan_d(x) || abs(x) > 1.0lf) return kiln_nan_d();
+  return kiln_atan2_d(x, sqrt((1.0lf - x) * (1.0lf + x)));
+}
+double kiln_acos_d(double x) {
+  if (kiln_isnan_d(x) || abs(x) > 1.0lf) return kiln_nan_d();
+  return 2.0lf * kiln_atan2_d(sqrt(1.0lf - x), sqrt(1.0lf + x));
 }
 double kiln_atan2_d(double y, double x) {
   if (kiln_isnan_d(x) || kiln_isnan_d(y)) return kiln_nan_d();
   bool y_neg = (unpackDouble2x32(y).y & 0x80000000u) != 0u;
   bool x_neg = (unpackDouble2x32(x).y & 0x80000000u) != 0u;
-  double s = y_neg ? -1.0lf : 1.0lf;
+  precise double s = y_neg ? -1.0lf : 1.0lf;
   if (y == 0.0lf) return x_neg ? s * KILN_PI : y;
   if (x == 0.0lf) return s * 0.5lf * KILN_PI;
   if (kiln_isinf_d(x)) {
@@ -152,7 +264,7 @@ double kiln_atan2_d(double y, double x) {
     return x_neg ? s * KILN_PI : s * 0.0lf;
   }
   if (kiln_isinf_d(y)) return s * 0.5lf * KILN_PI;
-  double a = kiln_atan_d(abs(y / x));
+  precise double a = kiln_atan_d(abs(y / x));
   if (x_neg) a = KILN_PI - a;
   return s * a;
 }
@@ -165,7 +277,7 @@ void kiln_dd_mul(double ah, double al, double bh, double bl, out double rh, out 
   rl = e - (s - p);
 }
 double kiln_ipow_d(double x, int n) {
-  double rh = 1.0lf, rl = 0.0lf, bh = x, bl = 0.0lf;
+  precise double rh = 1.0lf, rl = 0.0lf, bh = x, bl = 0.0lf;
   for (int e = abs(n); e != 0; e >>= 1) {
     if ((e & 1) != 0) kiln_dd_mul(rh, rl, bh, bl, rh, rl);
     kiln_dd_mul(bh, bl, bh, bl, bh, bl);
@@ -176,12 +288,12 @@ double kiln_ipow_d(double x, int n) {
 double kiln_pow_d(double x, double y) {
   if (y == 0.0lf || x == 1.0lf) return 1.0lf;
   if (kiln_isnan_d(x) || kiln_isnan_d(y)) return kiln_nan_d();
-  double ax = abs(x);
+  precise double ax = abs(x);
   bool y_int = trunc(y) == y;
-  bool y_odd = y_int && abs(y) < 9007199254740992.0lf && abs(mod(y, 2.0lf)) == 1.0lf;
+  bool y_odd = y_int && abs(y) < packDouble2x32(uvec2(0x00000000u, 0x43400000u)) && abs(mod(y, 2.0lf)) == 1.0lf;
   bool negative = (unpackDouble2x32(x).y & 0x80000000u) != 0u;
   if (negative && x != 0.0lf && !y_int && !kiln_isinf_d(y)) return kiln_nan_d();
-  double r;
+  precise double r;
   if (ax == 0.0lf) r = y < 0.0lf ? kiln_inf_d() : 0.0lf;
   else if (kiln_isinf_d(y)) r = ax == 1.0lf ? 1.0lf : ((ax < 1.0lf) == (y < 0.0lf) ? kiln_inf_d() : 0.0lf);
   else if (kiln_isinf_d(ax)) r = y < 0.0lf ? 0.0lf : kiln_inf_d();
@@ -191,40 +303,75 @@ double kiln_pow_d(double x, double y) {
 }
 double kiln_cbrt_d(double x) {
   if (x == 0.0lf || kiln_isnan_d(x) || kiln_isinf_d(x)) return x;
-  double y = kiln_exp_d(kiln_log_d(abs(x)) / 3.0lf);
-  if (x < 0.0lf) y = -y;
-  y = y - (y * y * y - x) / (3.0lf * y * y);
-  return y - (y * y * y - x) / (3.0lf * y * y);
+  // scaled into [2^-900, 2^900] so y^3 neither overflows nor underflows
+  precise double ax = abs(x), k = 1.0lf;
+  if (ax > kiln_pow2_d(900)) {
+    ax *= kiln_pow2_d(-900);
+    k = kiln_pow2_d(300);
+  } else if (ax < kiln_pow2_d(-900)) {
+    ax *= kiln_pow2_d(900);
+    k = kiln_pow2_d(-300);
+  }
+  precise double y = kiln_exp_d(kiln_log_d(ax) / 3.0lf);
+  y = y - (y * y * y - ax) / (3.0lf * y * y);
+  y = y - (y * y * y - ax) / (3.0lf * y * y);
+  return x < 0.0lf ? -(y * k) : y * k;
 }
 double kiln_logistic_d(double x) { return 1.0lf / (1.0lf + kiln_exp_d(-x)); }
 double kiln_fmod_d(double a, double b) {
   if (kiln_isnan_d(a) || kiln_isnan_d(b) || kiln_isinf_d(a) || b == 0.0lf) return kiln_nan_d();
   if (kiln_isinf_d(b)) return a;
-  double r = a - b * trunc(a / b);
+  precise double r = a - b * trunc(a / b);
   if (abs(r) >= abs(b)) r = a - b * trunc(r / b + trunc(a / b));
   return r == 0.0lf ? packDouble2x32(uvec2(0u, unpackDouble2x32(a).y & 0x80000000u)) : r;
+}
+
+// Inverse hyperbolic functions, as the f32 ones.
+double kiln_asinh_d(double x) {
+  if (kiln_isnan_d(x) || kiln_isinf_d(x) || x == 0.0lf) return x;
+  precise double ax = abs(x), v;
+  if (ax < kiln_pow2_d(-28)) v = ax;
+  else if (ax > kiln_pow2_d(28)) v = kiln_log_d(ax) + KILN_LN2_HI + KILN_LN2_LO;
+  else v = kiln_log1p_d(ax + ax * ax / (1.0lf + sqrt(1.0lf + ax * ax)));
+  return x < 0.0lf ? -v : v;
+}
+double kiln_acosh_d(double x) {
+  if (kiln_isnan_d(x)) return x;
+  if (x < 1.0lf) return kiln_nan_d();
+  if (x > kiln_pow2_d(28)) return kiln_isinf_d(x) ? x : kiln_log_d(x) + KILN_LN2_HI + KILN_LN2_LO;
+  precise double t = x - 1.0lf;
+  return kiln_log1p_d(t + sqrt(2.0lf * t + t * t));
+}
+double kiln_atanh_d(double x) {
+  if (kiln_isnan_d(x) || x == 0.0lf) return x;
+  precise double ax = abs(x);
+  if (ax > 1.0lf) return kiln_nan_d();
+  if (ax == 1.0lf) return x < 0.0lf ? -kiln_inf_d() : kiln_inf_d();
+  precise double v = ax < 0.5lf ? 0.5lf * kiln_log1p_d(2.0lf * ax + 2.0lf * ax * ax / (1.0lf - ax))
+                                : 0.5lf * kiln_log1p_d(2.0lf * ax / (1.0lf - ax));
+  return x < 0.0lf ? -v : v;
 }
 
 // complex<f64> transcendental functions (as the complex<f32> ones).
 dvec2 kiln_cexp(dvec2 z) {
   if (z.y == 0.0lf) return dvec2(kiln_exp_d(z.x), z.y);
-  double e = kiln_exp_d(z.x);
+  precise double e = kiln_exp_d(z.x);
   return dvec2(e * kiln_cos_d(z.y), e * kiln_sin_d(z.y));
 }
 dvec2 kiln_clog(dvec2 z) { return dvec2(kiln_log_d(kiln_cabs(z)), kiln_atan2_d(z.y, z.x)); }
 dvec2 kiln_cexpm1(dvec2 z) {
-  double s = kiln_sin_d(0.5lf * z.y);
+  precise double s = kiln_sin_d(0.5lf * z.y);
   return dvec2(kiln_expm1_d(z.x) * kiln_cos_d(z.y) - 2.0lf * s * s, kiln_exp_d(z.x) * kiln_sin_d(z.y));
 }
 dvec2 kiln_clog1p(dvec2 z) {
-  double x = z.x, y = z.y;
+  precise double x = z.x, y = z.y;
   return dvec2(0.5lf * kiln_log1p_d(2.0lf * x + x * x + y * y), kiln_atan2_d(y, 1.0lf + x));
 }
 dvec2 kiln_csin(dvec2 z) { return dvec2(kiln_sin_d(z.x) * kiln_cosh_d(z.y), kiln_cos_d(z.x) * kiln_sinh_d(z.y)); }
 dvec2 kiln_ccos(dvec2 z) { return dvec2(kiln_cos_d(z.x) * kiln_cosh_d(z.y), -kiln_sin_d(z.x) * kiln_sinh_d(z.y)); }
 dvec2 kiln_ctanh(dvec2 z) {
   if (abs(z.x) > 22.0lf) return dvec2(z.x < 0.0lf ? -1.0lf : 1.0lf, 0.0lf * kiln_sin_d(2.0lf * z.y));
-  double d = kiln_cosh_d(2.0lf * z.x) + kiln_cos_d(2.0lf * z.y);
+  precise double d = kiln_cosh_d(2.0lf * z.x) + kiln_cos_d(2.0lf * z.y);
   return dvec2(kiln_sinh_d(2.0lf * z.x) / d, kiln_sin_d(2.0lf * z.y) / d);
 }
 dvec2 kiln_ctan(dvec2 z) {

@@ -77,20 +77,6 @@ float kiln_round_afz(float x) {
   float t = trunc(x);
   return abs(x - t) >= 0.5 ? t + sign(x) : t;
 }
-float kiln_expm1(float x) {
-  float u = exp(x);
-  if (u == 1.0) return x;
-  float um1 = u - 1.0;
-  if (um1 == -1.0) return -1.0;
-  if (kiln_isinf(u)) return u;
-  return um1 * x / log(u);
-}
-float kiln_log1p(float x) {
-  float u = 1.0 + x;
-  if (u == 1.0) return x;
-  if (kiln_isinf(u)) return log(u);
-  return log(u) * x / (u - 1.0);
-}
 float kiln_fmod(float a, float b) {
   if (kiln_isnan(a) || kiln_isnan(b) || kiln_isinf(a) || b == 0.0) return uintBitsToFloat(0x7fc00000u);
   if (kiln_isinf(b)) return a;
@@ -98,13 +84,6 @@ float kiln_fmod(float a, float b) {
   if (abs(r) >= abs(b)) r = a - b * trunc(r / b + trunc(a / b));
   return r == 0.0 ? uintBitsToFloat(floatBitsToUint(a) & 0x80000000u) : r;
 }
-float kiln_cbrt(float x) {
-  if (x == 0.0 || kiln_isnan(x) || kiln_isinf(x)) return x;
-  float y = sign(x) * pow(abs(x), 1.0 / 3.0);
-  return y - (y * y * y - x) / (3.0 * y * y);  // one Newton step
-}
-float kiln_tanh(float x) { return abs(x) > 20.0 ? sign(x) : tanh(x); }
-float kiln_logistic(float x) { return 1.0 / (1.0 + exp(-x)); }
 // Saturating float -> integer conversions (NaN -> 0), as kernels/reference.
 int kiln_f2i(float x, int bits) {
   if (kiln_isnan(x)) return 0;
@@ -121,23 +100,6 @@ uint kiln_f2u(float x, int bits) {
   if (t >= exp2(float(bits))) return bits == 32 ? 0xffffffffu : (1u << bits) - 1u;
   return uint(t);
 }
-// pow as C's: GLSL leaves x < 0 and x == 0 undefined.
-float kiln_pow(float x, float y) {
-  if (y == 0.0 || x == 1.0) return 1.0;
-  if (kiln_isnan(x) || kiln_isnan(y)) return uintBitsToFloat(0x7fc00000u);
-  float ax = abs(x);
-  bool y_int = trunc(y) == y;
-  bool y_odd = y_int && abs(y) < 16777216.0 && abs(mod(y, 2.0)) == 1.0;
-  bool negative = (floatBitsToUint(x) & 0x80000000u) != 0u;
-  if (negative && x != 0.0 && !y_int && !kiln_isinf(y)) return uintBitsToFloat(0x7fc00000u);
-  float r;
-  if (ax == 0.0) r = y < 0.0 ? uintBitsToFloat(0x7f800000u) : 0.0;
-  else if (kiln_isinf(y)) r = ax == 1.0 ? 1.0 : ((ax < 1.0) == (y < 0.0) ? uintBitsToFloat(0x7f800000u) : 0.0);
-  else if (kiln_isinf(ax)) r = y < 0.0 ? 0.0 : uintBitsToFloat(0x7f800000u);
-  else r = exp2(y * log2(ax));
-  return negative && y_odd ? -r : r;
-}
-
 // complex<f32> as vec2 (real, imaginary), following std::complex.
 vec2 kiln_cmul(vec2 a, vec2 b) { return vec2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }
 vec2 kiln_cdiv(vec2 a, vec2 b) {  // Smith's algorithm
@@ -153,7 +115,7 @@ float kiln_cabs(vec2 z) {
   float m = max(abs(z.x), abs(z.y));
   if (kiln_isinf(z.x) || kiln_isinf(z.y)) return uintBitsToFloat(0x7f800000u);
   if (m == 0.0 || kiln_isnan(m)) return m + abs(z.x) + abs(z.y);
-  return m * sqrt((z.x / m) * (z.x / m) + (z.y / m) * (z.y / m));
+  return m * kiln_sqrt((z.x / m) * (z.x / m) + (z.y / m) * (z.y / m));
 }
 bool kiln_cnan(vec2 z) { return kiln_isnan(z.x) || kiln_isnan(z.y); }
 bool kiln_cless(vec2 a, vec2 b) { return a.x < b.x || (a.x == b.x && a.y < b.y); }
@@ -175,32 +137,32 @@ vec2 kiln_csign(vec2 z) {
 vec2 kiln_csqrt(vec2 z) {
   if (z.x == 0.0 && z.y == 0.0) return vec2(0.0, z.y);
   if (kiln_isinf(z.y)) return vec2(uintBitsToFloat(0x7f800000u), z.y);
-  float t = sqrt((abs(z.x) + kiln_cabs(z)) * 0.5);
+  float t = kiln_sqrt((abs(z.x) + kiln_cabs(z)) * 0.5);
   if (z.x >= 0.0) return vec2(t, z.y / (2.0 * t));
   return vec2(abs(z.y) / (2.0 * t), (floatBitsToUint(z.y) & 0x80000000u) != 0u ? -t : t);
 }
 vec2 kiln_cexp(vec2 z) {
-  if (z.y == 0.0) return vec2(exp(z.x), z.y);
-  float e = exp(z.x);
-  return vec2(e * cos(z.y), e * sin(z.y));
+  if (z.y == 0.0) return vec2(kiln_exp(z.x), z.y);
+  float e = kiln_exp(z.x);
+  return vec2(e * kiln_cos(z.y), e * kiln_sin(z.y));
 }
-vec2 kiln_clog(vec2 z) { return vec2(log(kiln_cabs(z)), atan(z.y, z.x)); }
+vec2 kiln_clog(vec2 z) { return vec2(kiln_log(kiln_cabs(z)), kiln_atan2(z.y, z.x)); }
 vec2 kiln_cexpm1(vec2 z) {
   // exp(x)cos(y) - 1 = expm1(x)cos(y) - 2 sin^2(y/2)
-  float s = sin(0.5 * z.y);
-  return vec2(kiln_expm1(z.x) * cos(z.y) - 2.0 * s * s, exp(z.x) * sin(z.y));
+  float s = kiln_sin(0.5 * z.y);
+  return vec2(kiln_expm1(z.x) * kiln_cos(z.y) - 2.0 * s * s, kiln_exp(z.x) * kiln_sin(z.y));
 }
 vec2 kiln_clog1p(vec2 z) {
   // log|1+z| = 0.5 log1p(2x + x^2 + y^2)
   float x = z.x, y = z.y;
-  return vec2(0.5 * kiln_log1p(2.0 * x + x * x + y * y), atan(y, 1.0 + x));
+  return vec2(0.5 * kiln_log1p(2.0 * x + x * x + y * y), kiln_atan2(y, 1.0 + x));
 }
-vec2 kiln_csin(vec2 z) { return vec2(sin(z.x) * cosh(z.y), cos(z.x) * sinh(z.y)); }
-vec2 kiln_ccos(vec2 z) { return vec2(cos(z.x) * cosh(z.y), -sin(z.x) * sinh(z.y)); }
+vec2 kiln_csin(vec2 z) { return vec2(kiln_sin(z.x) * kiln_cosh(z.y), kiln_cos(z.x) * kiln_sinh(z.y)); }
+vec2 kiln_ccos(vec2 z) { return vec2(kiln_cos(z.x) * kiln_cosh(z.y), -kiln_sin(z.x) * kiln_sinh(z.y)); }
 vec2 kiln_ctanh(vec2 z) {
-  if (abs(z.x) > 20.0) return vec2(sign(z.x), 0.0 * sin(2.0 * z.y));
-  float d = cosh(2.0 * z.x) + cos(2.0 * z.y);
-  return vec2(sinh(2.0 * z.x) / d, sin(2.0 * z.y) / d);
+  if (abs(z.x) > 20.0) return vec2(sign(z.x), 0.0 * kiln_sin(2.0 * z.y));
+  float d = kiln_cosh(2.0 * z.x) + kiln_cos(2.0 * z.y);
+  return vec2(kiln_sinh(2.0 * z.x) / d, kiln_sin(2.0 * z.y) / d);
 }
 vec2 kiln_ctan(vec2 z) {  // tan z = -i tanh(i z)
   vec2 t = kiln_ctanh(vec2(-z.y, z.x));

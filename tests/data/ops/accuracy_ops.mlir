@@ -105,8 +105,11 @@ func.func @cosh_sinh_f64_large() {
   %x = stablehlo.constant dense<[710.0, -710.0, 709.9]> : tensor<3xf64>
   %c = "chlo.cosh"(%x) : (tensor<3xf64>) -> tensor<3xf64>
   %s = "chlo.sinh"(%x) : (tensor<3xf64>) -> tensor<3xf64>
-  check.expect_almost_eq_const %c, dense<[1.1169973830808557e+308, 1.1169973830808557e+308, 1.0107010280597818e+308]> : tensor<3xf64>
-  check.expect_almost_eq_const %s, dense<[1.1169973830808557e+308, -1.1169973830808557e+308, 1.0107010280597818e+308]> : tensor<3xf64>
+  // within 3 ulp (the transcendental functions' bound on every device)
+  %wc = stablehlo.constant dense<[1.1169973830808557e+308, 1.1169973830808557e+308, 1.0107010280597818e+308]> : tensor<3xf64>
+  %ws = stablehlo.constant dense<[1.1169973830808557e+308, -1.1169973830808557e+308, 1.0107010280597818e+308]> : tensor<3xf64>
+  check.expect_close %c, %wc, max_ulp_difference = 3 : tensor<3xf64>, tensor<3xf64>
+  check.expect_close %s, %ws, max_ulp_difference = 3 : tensor<3xf64>, tensor<3xf64>
   func.return
 }
 

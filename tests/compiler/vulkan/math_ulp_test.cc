@@ -1,0 +1,256 @@
+// Kiln's own transcendental functions on the Vulkan device
+// (kernels/vulkan/math32.glsl, math64.glsl) against the CPU device, in ulp:
+// random bit patterns (every binade, subnormals, NaNs), uniform ranges and
+// edge values (+-0, +-inf, NaN, the smallest subnormal, the largest float,
+// overflow and underflow thresholds, huge arguments of sin/cos/tan, exact
+// cases such as pow(x, 0)). Zero, infinite and NaN results must match
+// exactly (the sign of a zero included); everything else within 3 ulp.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tests/hal/vulkan/vulkan_test_fixture.h"
+
+namespace kiln::vulkan_test {
+namespace {
+
+template <typename F>
+using Bits = std::conditional_t<sizeof(F) == 4, uint32_t, uint64_t>;
+
+// The distance in representable values between a and b (both not NaN).
+template <typename F>
+uint64_t UlpDistance(F a, F b) {
+  using U = Bits<F>;
+  using S = std::make_signed_t<U>;
+  auto key = [](F v) {
+    U u;
+    std::memcpy(&u, &v, sizeof(F));
+    const U sign = U{1} << (sizeof(F) * 8 - 1);
+    // order negatives below positives; -0 and +0 are one step apart
+    return (u & sign) ? -static_cast<S>(u & ~sign) - 1 : static_cast<S>(u);
+  };
+  S ka = key(a), kb = key(b);
+  return ka > kb ? static_cast<uint64_t>(ka - kb) : static_cast<uint64_t>(kb - ka);
+}
+
+template <typename F>
+vm::HostTensor Tensor(const std::vector<F>& v) {
+  vm::HostTensor h;
+  h.type = sizeof(F) == 4 ? ElementType::kF32 : ElementType::kF64;
+  h.dims = {static_cast<int64_t>(v.size())};
+  h.data.resize(v.size() * sizeof(F));
+  std::memcpy(h.data.data(), v.data(), h.data.size());
+  return h;
+}
+
+template <typename F>
+std::vector<F> Values(const vm::HostTensor& h) {
+  std::vector<F> v(h.data.size() / sizeof(F));
+  std::memcpy(v.data(), h.data.data(), h.data.size());
+  return v;
+}
+
+// Edge values, then random bit patterns, then uniform values in [-10, 10]
+// and [-1.2, 1.2], `n` of each.
+template <typename F>
+std::vector<F> Inputs(std::mt19937_64& rng, size_t n) {
+  const F inf = std::numeric_limits<F>::infinity();
+  const F big = std::numeric_limits<F>::max(), tiny = std::numeric_limits<F>::denorm_min();
+  std::vector<F> v = {F(0), F(-0.0), inf, -inf, std::numeric_limits<F>::quiet_NaN(), F(1), F(-1), F(0.5), F(-0.5),
+                      F(2), tiny, -tiny, std::numeric_limits<F>::min(), big, -big, F(88.72), F(-88.72), F(89),
+                      F(-103.9), F(-104.5), F(709.78), F(-745.1), F(0.625), F(0.3466), F(10), F(3.95), F(4),
+                      F(1e-10), F(-1e-10), F(1e10), F(1e20), F(1e30), F(1e38), F(-1e38), F(0.7853981633974483),
+                      F(1.5707963267948966), F(3.141592653589793), F(4.71238898038469), F(1e4), F(1e5),
+                      F(8388608), F(16777216), F(0.41421356), F(2.41421356), F(0.99999994), F(1.0000001),
+                      F(-0.29289321), F(17.5), F(-17.5), F(27), F(-8), F(0.1), F(0.47), F(0.502), F(-0.9)};
+  if (sizeof(F) == 8)
+    for (double d : {1e100, 1e200, 1e300, 1e-300, 1e15, 1e22, 5e-324, 0.9999999999999999, -708.4})
+      v.push_back(static_cast<F>(d));
+  using U = Bits<F>;
+  for (size_t i = 0; i < n; ++i) {
+    U u = static_cast<U>(rng());
+    F f;
+    std::memcpy(&f, &u, sizeof(F));
+    v.push_back(f);
+  }
+  std::uniform_real_distribution<double> wide(-10, 10), unit(-1.2, 1.2);
+  for (size_t i = 0; i < n; ++i) v.push_back(static_cast<F>(wide(rng)));
+  for (size_t i = 0; i < n; ++i) v.push_back(static_cast<F>(unit(rng)));
+  return v;
+}
+
+// Second operands of pow and atan2: special values first, then uniform in
+// [-5, 5], [-40, 40] and small integers.
+template <typename F>
+std::vector<F> SecondInputs(std::mt19937_64& rng, size_t count) {
+  const F inf = std::numeric_limits<F>::infinity();
+  const F special[] = {F(0), F(-0.0), F(1), F(-1), inf, -inf, std::numeric_limits<F>::quiet_NaN(), F(2), F(3),
+                       F(0.5), F(-2), F(1e30), F(-1e30)};
+  std::vector<F> v;
+  std::uniform_real_distribution<double> a(-5, 5), b(-40, 40);
+  std::uniform_int_distribution<int> c(-10, 10);
+  for (size_t i = 0; i < count; ++i) {
+    if (i < 60) v.push_back(special[i % 13]);
+    else if (i % 3 == 0) v.push_back(static_cast<F>(a(rng)));
+    else if (i % 3 == 1) v.push_back(static_cast<F>(b(rng)));
+    else v.push_back(static_cast<F>(c(rng)));
+  }
+  return v;
+}
+
+struct MathOp {
+  const char* name;  // stablehlo.X, or chlo.X in the generic form
+  int arity;
+};
+
+template <typename F>
+void ExpectWithin3Ulp(hal::Device* cpu, hal::Device* vulkan, const std::vector<MathOp>& ops,
+                      const std::vector<F>& x, const std::vector<F>& y, const char* type) {
+  const std::string ty = "tensor<" + std::to_string(x.size()) + "x" + type + ">";
+  std::string src;
+  for (const MathOp& op : ops) {
+    std::string name = op.name;
+    std::string fn = name.substr(name.find('.') + 1);
+    src += "func.func @" + fn + "(%x: " + ty + ", %y: " + ty + ") -> " + ty + " {\n";
+    if (name.rfind("chlo.", 0) == 0)
+      src += "  %r = \"" + name + "\"(%x) : (" + ty + ") -> " + ty + "\n";
+    else if (op.arity == 2)
+      src += "  %r = " + name + " %x, %y : " + ty + "\n";
+    else
+      src += "  %r = " + name + " %x : " + ty + "\n";
+    src += "  return %r : " + ty + "\n}\n";
+  }
+  auto bytes = CompileAll(src, "vulkan");  // a single target: nothing may be refused
+  ASSERT_FALSE(bytes.empty());
+  for (const MathOp& op : ops) {
+    std::string name = op.name;
+    std::string fn = name.substr(name.find('.') + 1);
+    auto want = RunOn(cpu, bytes, fn, {Tensor(x), Tensor(y)});
+    auto got = RunOn(vulkan, bytes, fn, {Tensor(x), Tensor(y)});
+    ASSERT_TRUE(want.ok()) << fn << ": " << want.status().message();
+    ASSERT_TRUE(got.ok()) << fn << ": " << got.status().message();
+    std::vector<F> w = Values<F>((*want)[0]), g = Values<F>((*got)[0]);
+    ASSERT_EQ(w.size(), g.size());
+    uint64_t worst = 0;
+    size_t at = 0;
+    for (size_t i = 0; i < w.size(); ++i) {
+      bool exact = std::isnan(w[i]) || std::isinf(w[i]) || w[i] == 0;
+      if (std::isnan(w[i])) {
+        EXPECT_TRUE(std::isnan(g[i])) << type << " " << fn << "(" << x[i] << ", " << y[i] << "): " << g[i]
+                                      << ", the CPU device gives NaN";
+        continue;
+      }
+      uint64_t d = std::isnan(g[i]) ? UINT64_MAX : UlpDistance(w[i], g[i]);
+      if (exact) {
+        EXPECT_EQ(d, 0u) << type << " " << fn << "(" << x[i] << ", " << y[i] << "): " << g[i] << ", the CPU device gives "
+                         << w[i];
+      }
+      if (d > worst) worst = d, at = i;
+    }
+    EXPECT_LE(worst, 3u) << type << " " << fn << "(" << x[at] << ", " << y[at] << "): " << g[at]
+                         << ", the CPU device gives " << w[at];
+    if (fn == "sqrt") {
+      EXPECT_EQ(worst, 0u) << "sqrt must be correctly rounded";
+    }
+    ::testing::Test::RecordProperty(std::string(type) + "_" + fn + "_max_ulp", static_cast<int>(worst));
+  }
+}
+
+TEST_F(VulkanTest, F32TranscendentalsWithin3UlpOfCpu) {
+  std::mt19937_64 rng(20261126);
+  std::vector<float> x = Inputs<float>(rng, 3000);
+  std::vector<float> y = SecondInputs<float>(rng, x.size());
+  std::vector<MathOp> ops = {
+      {"stablehlo.exponential", 1}, {"stablehlo.exponential_minus_one", 1}, {"stablehlo.log", 1},
+      {"stablehlo.log_plus_one", 1}, {"stablehlo.tanh", 1}, {"stablehlo.logistic", 1}, {"stablehlo.sine", 1},
+      {"stablehlo.cosine", 1}, {"stablehlo.tan", 1}, {"stablehlo.sqrt", 1}, {"stablehlo.rsqrt", 1},
+      {"stablehlo.cbrt", 1}, {"stablehlo.power", 2}, {"stablehlo.atan2", 2}, {"chlo.acos", 1}, {"chlo.asin", 1},
+      {"chlo.atan", 1}, {"chlo.sinh", 1}, {"chlo.cosh", 1}, {"chlo.asinh", 1}, {"chlo.acosh", 1},
+      {"chlo.atanh", 1}, {"chlo.erf", 1}, {"chlo.erfc", 1}, {"chlo.erf_inv", 1}};
+  ExpectWithin3Ulp<float>(cpu_.get(), vulkan_.get(), ops, x, y, "f32");
+}
+
+// pow(x, y) near 1 and near the overflow threshold, where log x must be
+// carried in more than f32 precision.
+TEST_F(VulkanTest, F32PowWithin3UlpOfCpuWhereLogXNeedsExtraPrecision) {
+  std::mt19937_64 rng(7);
+  std::vector<float> x, y;
+  std::uniform_real_distribution<double> near1(0.999, 1.001), big(1, 1e30), e(-1, 1);
+  for (int i = 0; i < 3000; ++i) {
+    float a = static_cast<float>(near1(rng));
+    x.push_back(a);
+    y.push_back(static_cast<float>(e(rng) * 80 / std::abs(std::log(static_cast<double>(a)) + 1e-30)));
+    float b = static_cast<float>(big(rng));
+    x.push_back(b);
+    y.push_back(static_cast<float>(e(rng) * 88 / std::log(static_cast<double>(b) + 1e-30)));
+  }
+  ExpectWithin3Ulp<float>(cpu_.get(), vulkan_.get(), {{"stablehlo.power", 2}}, x, y, "f32");
+}
+
+TEST_F(VulkanTest, F64TranscendentalsWithin3UlpOfCpu) {
+  std::mt19937_64 rng(20261127);
+  std::vector<double> x = Inputs<double>(rng, 3000);
+  std::vector<double> y = SecondInputs<double>(rng, x.size());
+  std::vector<MathOp> ops = {
+      {"stablehlo.exponential", 1}, {"stablehlo.exponential_minus_one", 1}, {"stablehlo.log", 1},
+      {"stablehlo.log_plus_one", 1}, {"stablehlo.tanh", 1}, {"stablehlo.logistic", 1}, {"stablehlo.sqrt", 1},
+      {"stablehlo.rsqrt", 1}, {"stablehlo.cbrt", 1}, {"stablehlo.atan2", 2}, {"chlo.acos", 1}, {"chlo.asin", 1},
+      {"chlo.atan", 1}, {"chlo.sinh", 1}, {"chlo.cosh", 1}, {"chlo.asinh", 1}, {"chlo.acosh", 1},
+      {"chlo.atanh", 1}};
+  ExpectWithin3Ulp<double>(cpu_.get(), vulkan_.get(), ops, x, y, "f64");
+}
+
+// chlo.next_after and stablehlo.reduce_precision work on the encoding:
+// bit for bit as the CPU device, f16, bf16, f32 and f64.
+TEST_F(VulkanTest, NextAfterAndReducePrecisionAreBitIdenticalToCpu) {
+  std::mt19937_64 rng(11);
+  for (const char* type : {"f16", "bf16", "f32", "f64"}) {
+    const int64_t n = 2000;
+    auto et = ElementTypeFromName(type);
+    ASSERT_TRUE(et.has_value());
+    vm::HostTensor a = RandomBits(*et, {n}, rng), b = RandomBits(*et, {n}, rng);
+    // a few equal pairs, zeros and infinities among the random bits
+    size_t w = StorageBytes(*et);
+    for (int i = 0; i < 8; ++i) std::memcpy(&b.data[i * w], &a.data[i * w], w);
+    std::memset(&a.data[8 * w], 0, 2 * w);
+    const std::string ty = "tensor<" + std::to_string(n) + "x" + type + ">";
+    std::string src = "func.func @main(%a: " + ty + ", %b: " + ty + ") -> (" + ty + ", " + ty + ", " + ty + ", " + ty +
+                      ") {\n  %n = \"chlo.next_after\"(%a, %b) : (" + ty + ", " + ty + ") -> " + ty + "\n";
+    src += "  %p = stablehlo.reduce_precision %a, format = e5m2 : " + ty + "\n";
+    src += "  %q = stablehlo.reduce_precision %a, format = e8m7 : " + ty + "\n";
+    src += "  %s = stablehlo.reduce_precision %a, format = e4m0 : " + ty + "\n";
+    src += "  return %n, %p, %q, %s : " + ty + ", " + ty + ", " + ty + ", " + ty + "\n}\n";
+    auto bytes = CompileAll(src, "vulkan");
+    ASSERT_FALSE(bytes.empty()) << type;
+    auto want = RunOn(cpu_.get(), bytes, "main", {a, b});
+    auto got = RunOn(vulkan_.get(), bytes, "main", {a, b});
+    ASSERT_TRUE(want.ok()) << want.status().message();
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    // NaN results compare as NaN: their payload is the storage conversion's
+    // (f16 NaNs pass through f32), not the op's.
+    auto is_nan = [&](const uint8_t* p) {
+      uint64_t v = 0;
+      std::memcpy(&v, p, w);
+      int mbits = *et == ElementType::kF16 ? 10 : *et == ElementType::kBF16 ? 7 : *et == ElementType::kF32 ? 23 : 52;
+      int ebits = static_cast<int>(w * 8) - 1 - mbits;
+      uint64_t e = (v >> mbits) & ((uint64_t{1} << ebits) - 1), m = v & ((uint64_t{1} << mbits) - 1);
+      return e == (uint64_t{1} << ebits) - 1 && m != 0;
+    };
+    for (size_t r = 0; r < want->size(); ++r)
+      for (int64_t i = 0; i < n; ++i) {
+        const uint8_t* pw = &(*want)[r].data[i * w];
+        const uint8_t* pg = &(*got)[r].data[i * w];
+        if (is_nan(pw) && is_nan(pg)) continue;
+        ASSERT_EQ(0, std::memcmp(pw, pg, w)) << type << " result " << r << " element " << i;
+      }
+  }
+}
+
+}  // namespace
+}  // namespace kiln::vulkan_test
