@@ -165,7 +165,7 @@ std::vector<uint8_t> ModuleBuilder::Serialize(size_t compress_min_bytes, Layout 
             static_cast<uint32_t>(1 + v.input_types.size() + v.output_types.size()), fbb.CreateVector(wg),
             codes(v.input_types), codes(v.output_types), fbb.CreateVector(v.input_ranks),
             fbb.CreateVector(v.output_ranks), v.features, static_cast<uint32_t>(v.grid_kind),
-            fbb.CreateVector(v.grid_args)));
+            fbb.CreateVector(v.grid_args), v.texel_inputs));
       }
     std::vector<flatbuffers::Offset<fb::KernelAttr>> attrs;
     for (const auto& a : e.attrs) {

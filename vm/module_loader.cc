@@ -193,6 +193,11 @@ Status LoadShaders(const fb::Executable* e, size_t index, std::vector<hal::Shade
     v.workgroup_size = s->workgroup_size() && s->workgroup_size()->size() ? s->workgroup_size()->Get(0) : 0;
     v.features = s->features();
     v.grid_args = CopyVector(s->grid_args());
+    v.texel_inputs = s->texel_inputs();
+    if (v.input_types.size() < 32 && (v.texel_inputs >> v.input_types.size()) != 0)
+      return Bad(where + " binds a texel buffer to an input it does not have");
+    if (v.texel_inputs != 0 && !(v.features & hal::kTexelInputs))
+      return Bad(where + " binds texel buffers without declaring the feature");
     if (v.input_ranks.size() != v.input_types.size() || v.output_ranks.size() != v.output_types.size())
       return Bad(where + " has mismatched types and ranks");
     for (auto r : v.input_ranks) if (r > 64) return Bad(where + " has a rank above 64");

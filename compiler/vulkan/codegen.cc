@@ -257,6 +257,7 @@ ShaderSource ShaderWriter::Finish(const std::string& body, uint32_t local_x, uin
   std::string head = "#version 450\n";
   if (features & (hal::kShaderInt64 | hal::kShaderFloat64))
     head += "#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require\n";
+  for (const std::string& e : extensions) head += "#extension " + e + " : require\n";
   head += "layout(local_size_x = " + S(local_x) + ", local_size_y = " + S(local_y) + ") in;\n";
   head += Template("math32.glsl");  // Kiln's own f32 math (the preludes' complex helpers use it)
   head += Template("prelude.glsl");

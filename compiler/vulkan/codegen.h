@@ -35,6 +35,7 @@ struct ShaderSource {
   uint32_t features = 0;
   hal::ShaderGrid grid = hal::ShaderGrid::kPerElement;
   std::vector<uint32_t> grid_args;
+  uint32_t texel_inputs = 0;  // hal::ShaderVariant::texel_inputs (needs kTexelInputs in features)
 };
 
 // Builds the text of one shader: the header (version, extensions, bindings,
@@ -60,6 +61,8 @@ class ShaderWriter {
     return "st" + std::to_string(t) + "(" + index + ", " + v + ");";
   }
   uint32_t features = 0;
+  // GLSL extensions the body needs beyond the header's ("GL_EXT_control_flow_attributes").
+  std::vector<std::string> extensions;
   // Assembles the shader; `body` is GLSL after the helpers (usually main()).
   ShaderSource Finish(const std::string& body, uint32_t local_x, uint32_t local_y = 1);
 

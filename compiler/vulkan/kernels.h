@@ -6,6 +6,7 @@
 //   kernels_data_movement.cc  index maps (every data-movement kernel without its own)
 //   kernels_indexing.cc       gather, scatter
 //   kernels_contraction.cc    dot_general, convolution
+//   kernels_contraction_blocked.cc  the register-blocked f32 dot_general
 //   kernels_reduction.cc      reduce, reduce_window, select_and_scatter
 //   kernels_row_block.cc      kiln.row_block
 //   kernels_linalg.cc         triangular_solve
@@ -13,6 +14,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -68,6 +70,20 @@ ShaderGenerator Elementwise, Map, Quantization;             // kernels_elementwi
 ShaderGenerator IndexMap;                                   // kernels_data_movement.cc
 ShaderGenerator Gather, Scatter;                            // kernels_indexing.cc
 ShaderGenerator DotGeneral, Convolution;                    // kernels_contraction.cc
+
+// The register-blocked f32 dot_general (kernels_contraction_blocked.cc).
+// BlockedDotLayout says whether a dot_general's operands fit it: lhs
+// [batch, free, contracting] and rhs [batch, contracting, free] (0) or
+// [batch, free, contracting] (1), all f32; nullopt sends it to the generic
+// shader. DotGeneralBlocked writes the shader; m, n, k are GLSL expressions of
+// the output's M and N and the contracted size.
+std::optional<int> BlockedDotLayout(const DispatchUse& u, int lr, int rr, const std::vector<int64_t>& lb,
+                                    const std::vector<int64_t>& rb, const std::vector<int64_t>& lc,
+                                    const std::vector<int64_t>& rc, const std::vector<int64_t>& lfree,
+                                    const std::vector<int64_t>& rfree);
+StatusOr<ShaderSource> DotGeneralBlocked(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w, int layout,
+                                         size_t batch_dims, size_t m_dims, const std::string& m, const std::string& n,
+                                         const std::string& k);
 ShaderGenerator Reduce, ReduceWindow, SelectAndScatter;     // kernels_reduction.cc
 ShaderGenerator RowBlock;                                   // kernels_row_block.cc
 ShaderGenerator TriangularSolve;                            // kernels_linalg.cc

@@ -10,8 +10,10 @@ namespace kiln::compiler::vulkan {
 
 using C = GType::Class;
 
-// dot_general / dot: 16x16 output tiles per work group, operand tiles staged
-// in shared memory. The output is viewed as [B, M, N]: batch dims, lhs free
+// dot_general / dot: f32 operands already laid out as [batch, M, K] x
+// [batch, K or N, N or K] take the register-blocked shader
+// (kernels_contraction_blocked.cc); every other layout and type takes 16x16
+// output tiles per work group, operand tiles staged in shared memory. The output is viewed as [B, M, N]: batch dims, lhs free
 // dims, rhs free dims (the spec's result order).
 StatusOr<ShaderSource> DotGeneral(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
   if (u.in_types.size() < 2 || u.out_types.size() != 1) return Refuse(u, "expected two operands and one result");
@@ -61,6 +63,9 @@ StatusOr<ShaderSource> DotGeneral(const KernelParams& kp, const DispatchUse& u, 
     for (int64_t d : which) s += " * " + dims[d];
     return s;
   };
+  if (std::optional<int> layout = BlockedDotLayout(u, lr, rr, lb, rb, lc, rc, lfree, rfree))
+    return DotGeneralBlocked(kp, u, w, *layout, lb.size(), lfree.size(), product(ldims, lfree),
+                             product(rdims, rfree), product(ldims, lc));
   // lhs element (b, m, k) and rhs element (b, k, n) as functions.
   auto at = [&](size_t t, const std::vector<std::string>& dims, const std::vector<int64_t>& batch,
                 const std::vector<int64_t>& free, const std::vector<int64_t>& contract, bool free_first) {

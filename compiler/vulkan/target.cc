@@ -88,6 +88,7 @@ Status EnsureShader(ModuleBuilder* out, const DispatchUse& use) {
   v.features = src.features;
   v.grid_kind = src.grid;
   v.grid_args = src.grid_args;
+  v.texel_inputs = src.texel_inputs;
   variants.push_back(std::move(v));
   return Status::Ok();
 }

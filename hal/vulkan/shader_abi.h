@@ -20,6 +20,10 @@ inline constexpr char kVulkanShaderFormat[] = "vulkan-spirv";
 enum ShaderFeature : uint32_t {
   kShaderInt64 = 1u << 0,    // shaderInt64: i64/ui64 arithmetic
   kShaderFloat64 = 1u << 1,  // shaderFloat64: f64 arithmetic
+  // Inputs also bound as uniform texel buffers with an R32G32B32A32_SFLOAT
+  // view (ShaderVariant::texel_inputs). Core Vulkan, but a runtime that
+  // predates them must refuse such a shader rather than bind too little.
+  kTexelInputs = 1u << 2,
 };
 
 // "shaderInt64, shaderFloat64": the Vulkan feature names of `features`.
@@ -30,6 +34,7 @@ inline std::string ShaderFeatureNames(uint32_t features) {
   };
   add(kShaderInt64, "shaderInt64");
   add(kShaderFloat64, "shaderFloat64");
+  add(kTexelInputs, "uniform texel buffers of R32G32B32A32_SFLOAT");
   return s;
 }
 
@@ -59,6 +64,14 @@ struct ShaderVariant {
   uint32_t features = 0;
   ShaderGrid grid_kind = ShaderGrid::kPerElement;
   std::vector<uint32_t> grid_args;
+  // Bit j: input j is also bound, after the storage buffers (in input order),
+  // as a uniform texel buffer: an R32G32B32A32_SFLOAT view of its whole
+  // buffer from byte 0, at most maxTexelBufferElements texels (a buffer under
+  // 16 bytes gets a one-texel placeholder). Texel fetches are branch-free
+  // gathers where storage-buffer loads are per-lane loops (lavapipe); a
+  // shader checks textureSize() and the tensor's 16-byte alignment before
+  // reading a tensor this way. Needs kTexelInputs.
+  uint32_t texel_inputs = 0;
 };
 
 }  // namespace kiln::hal

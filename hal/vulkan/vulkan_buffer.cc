@@ -7,6 +7,7 @@
 namespace kiln::hal::vk {
 
 VulkanBuffer::~VulkanBuffer() {
+  if (texel_view_) vkDestroyBufferView(core_->device, texel_view_, nullptr);
   if (mapped_) vkUnmapMemory(core_->device, memory_);
   if (buffer_) vkDestroyBuffer(core_->device, buffer_, nullptr);
   if (memory_) vkFreeMemory(core_->device, memory_, nullptr);
@@ -16,11 +17,13 @@ VulkanBuffer::~VulkanBuffer() {
   }
 }
 
-Status VulkanBuffer::Init(uint32_t memory_type, bool map, bool counted) {
+Status VulkanBuffer::Init(uint32_t memory_type, bool map, bool counted, bool texel_view) {
   counted_ = counted;
+  texel_view = texel_view && (core_->features & kTexelInputs);
   VkBufferCreateInfo bi{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
-  bi.size = padded();
+  bi.size = texel_view ? std::max<VkDeviceSize>(padded(), 16) : padded();
   bi.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+  if (texel_view) bi.usage |= VK_BUFFER_USAGE_UNIFORM_TEXEL_BUFFER_BIT;
   bi.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
   KILN_VK(vkCreateBuffer(core_->device, &bi, nullptr, &buffer_), "creating a buffer");
   VkMemoryRequirements req;
@@ -53,6 +56,16 @@ Status VulkanBuffer::Init(uint32_t memory_type, bool map, bool counted) {
   if (map) {
     KILN_VK(vkMapMemory(core_->device, memory_, 0, VK_WHOLE_SIZE, 0, &mapped_), "mapping buffer memory");
     std::memset(mapped_, 0, padded());
+  }
+  if (texel_view) {
+    // The whole buffer from byte 0 in 16-byte texels, as far as the device's
+    // texel limit reaches (shaders check textureSize() before using it).
+    VkBufferViewCreateInfo vi{VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO};
+    vi.buffer = buffer_;
+    vi.format = VK_FORMAT_R32G32B32A32_SFLOAT;
+    vi.offset = 0;
+    vi.range = std::min<VkDeviceSize>(bi.size / 16, core_->props.limits.maxTexelBufferElements) * 16;
+    KILN_VK(vkCreateBufferView(core_->device, &vi, nullptr, &texel_view_), "creating a texel buffer view");
   }
   return Status::Ok();
 }

@@ -19,14 +19,20 @@ class VulkanBuffer final : public Buffer {
   // Creates the buffer in `memory_type`, mapped (and zero-filled) if `map`.
   // `counted`: whether it shows in DeviceStats' live bytes (not the staging
   // buffers the device keeps for transfers, whose size is bounded).
-  Status Init(uint32_t memory_type, bool map, bool counted = true);
+  // `texel_view`: also create the R32G32B32A32_SFLOAT uniform texel buffer
+  // view of it that shaders with texel inputs read (ShaderVariant::
+  // texel_inputs), where the device has kTexelInputs; the VkBuffer is then at
+  // least 16 bytes so that the view has a texel.
+  Status Init(uint32_t memory_type, bool map, bool counted = true, bool texel_view = false);
   VkBuffer handle() const { return buffer_; }
+  VkBufferView texel_view() const { return texel_view_; }
   uint8_t* mapped() const { return static_cast<uint8_t*>(mapped_); }
 
  private:
   std::shared_ptr<Core> core_;
   size_t size_;
   VkBuffer buffer_ = VK_NULL_HANDLE;
+  VkBufferView texel_view_ = VK_NULL_HANDLE;
   VkDeviceMemory memory_ = VK_NULL_HANDLE;
   void* mapped_ = nullptr;
   bool counted_ = true;

@@ -68,7 +68,8 @@ struct Core {
   std::mutex pipelines_mu;
   // Layouts by binding count, pipelines by SPIR-V (identical shaders of
   // different modules share one pipeline).
-  std::map<uint32_t, std::pair<VkDescriptorSetLayout, VkPipelineLayout>> layouts;
+  // Layouts by (storage bindings, texel bindings after them).
+  std::map<std::pair<uint32_t, uint32_t>, std::pair<VkDescriptorSetLayout, VkPipelineLayout>> layouts;
   std::map<std::vector<uint32_t>, VkPipeline> pipelines;
   // Bytes of device memory held by buffers (DeviceStats::live_bytes), under live_mu.
   std::mutex live_mu;
@@ -82,7 +83,8 @@ struct Core {
 
   ~Core();
   // Both under pipelines_mu (vulkan_executable.cc).
-  StatusOr<std::pair<VkDescriptorSetLayout, VkPipelineLayout>> Layout(uint32_t bindings);
+  // `bindings` storage buffers, then `texels` uniform texel buffers.
+  StatusOr<std::pair<VkDescriptorSetLayout, VkPipelineLayout>> Layout(uint32_t bindings, uint32_t texels = 0);
   // `kernel` names the executable in errors.
   StatusOr<VkPipeline> Pipeline(const ShaderVariant& v, VkPipelineLayout layout, const std::string& kernel);
 };

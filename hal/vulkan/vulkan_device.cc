@@ -101,7 +101,7 @@ class VulkanDevice final : public Device {
     if (bytes > (size_t{1} << 40)) return ResourceExhausted("allocation of " + std::to_string(bytes) + " bytes refused");
     auto b = std::make_shared<VulkanBuffer>(core_, bytes);
     const bool mapped = core_->tensor_memory != Core::TensorMemory::kStaging;
-    KILN_RETURN_IF_ERROR(b->Init(core_->device_memory_type, mapped));
+    KILN_RETURN_IF_ERROR(b->Init(core_->device_memory_type, mapped, /*counted=*/true, /*texel_view=*/true));
     if (!mapped) {
       // Device-local memory is zero-filled on the queue, ahead of the next
       // submission (QueueSubmit), so an allocation costs no round trip.
@@ -397,9 +397,10 @@ class VulkanDevice final : public Device {
           GridOf(*core_, *p.variant, out0, static_cast<uint32_t>(out0.NumElements()), p.groups, &p.empty));
       if (p.empty) continue;
       const uint32_t bindings = static_cast<uint32_t>(1 + c.inputs.size() + c.outputs.size());
+      const uint32_t texels = static_cast<uint32_t>(std::popcount(p.variant->texel_inputs));
       {
         std::lock_guard<std::mutex> l(core_->pipelines_mu);
-        KILN_ASSIGN_OR_RETURN(auto layout, core_->Layout(bindings));
+        KILN_ASSIGN_OR_RETURN(auto layout, core_->Layout(bindings, texels));
         p.set_layout = layout.first;
         p.layout = layout.second;
         KILN_ASSIGN_OR_RETURN(p.pipeline, core_->Pipeline(*p.variant, p.layout, e->name()));
@@ -413,7 +414,7 @@ class VulkanDevice final : public Device {
           for (int64_t d : v.dims) words.push_back(static_cast<uint32_t>(d));
         }
       ++sets;
-      descriptors += bindings;
+      descriptors += bindings;  // texel bindings fit in the same count: fewer than the inputs
     }
     if (sets) {
       if (!f.params || f.params->size() < words.size() * 4) {
@@ -433,11 +434,12 @@ class VulkanDevice final : public Device {
         // Room for growth, so that a recycled pool fits most later submissions.
         const uint32_t want_sets = std::max(sets, 2 * f.descriptor_sets_cap);
         const uint32_t want_descriptors = std::max(descriptors, 2 * f.descriptors_cap);
-        VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, want_descriptors};
+        VkDescriptorPoolSize sizes[2] = {{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, want_descriptors},
+                                         {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, want_descriptors}};
         VkDescriptorPoolCreateInfo dpi{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
         dpi.maxSets = want_sets;
-        dpi.poolSizeCount = 1;
-        dpi.pPoolSizes = &size;
+        dpi.poolSizeCount = 2;
+        dpi.pPoolSizes = sizes;
         KILN_VK(vkCreateDescriptorPool(core_->device, &dpi, nullptr, &f.descriptors), "creating a descriptor pool");
         f.descriptor_sets_cap = want_sets;
         f.descriptors_cap = want_descriptors;
@@ -464,14 +466,27 @@ class VulkanDevice final : public Device {
           auto* b = static_cast<VulkanBuffer*>(v.buffer.get());
           infos.push_back({b->handle(), 0, VK_WHOLE_SIZE});
         }
-      std::vector<VkWriteDescriptorSet> writes(infos.size());
-      for (size_t k = 0; k < infos.size(); ++k) {
+      // Texel inputs: each buffer's view (vulkan_buffer.h), after the storage bindings.
+      std::vector<VkBufferView> views;
+      for (size_t j = 0; j < c.inputs.size() && j < 32; ++j)
+        if (p.variant->texel_inputs & (1u << j)) {
+          VkBufferView view = static_cast<VulkanBuffer*>(c.inputs[j].buffer.get())->texel_view();
+          if (view == VK_NULL_HANDLE) return Internal("a Vulkan buffer without its texel view");
+          views.push_back(view);
+        }
+      std::vector<VkWriteDescriptorSet> writes(infos.size() + views.size());
+      for (size_t k = 0; k < writes.size(); ++k) {
         writes[k] = VkWriteDescriptorSet{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
         writes[k].dstSet = set_of[i];
         writes[k].dstBinding = static_cast<uint32_t>(k);
         writes[k].descriptorCount = 1;
-        writes[k].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-        writes[k].pBufferInfo = &infos[k];
+        if (k < infos.size()) {
+          writes[k].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+          writes[k].pBufferInfo = &infos[k];
+        } else {
+          writes[k].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
+          writes[k].pTexelBufferView = &views[k - infos.size()];
+        }
       }
       vkUpdateDescriptorSets(core_->device, static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
     }

@@ -35,6 +35,9 @@ StatusOr<std::shared_ptr<Executable>> PrepareVulkanExecutable(const Core& core, 
       return InvalidArgument(spec.name + ": malformed Vulkan shader");
     if (v.grid_kind == ShaderGrid::kTiles && v.grid_args.size() != 4)
       return InvalidArgument(spec.name + ": malformed Vulkan tile grid");
+    if ((v.input_types.size() < 32 && (v.texel_inputs >> v.input_types.size()) != 0) ||
+        (v.texel_inputs != 0 && !(v.features & kTexelInputs)))
+      return InvalidArgument(spec.name + ": malformed Vulkan texel inputs");
     // Before any of it reaches the driver, which may crash on malformed SPIR-V.
     Status s = CheckSpirvStructure(v.spirv);
     if (!s.ok()) return InvalidArgument(InvalidShader(spec.name) + ": " + s.message());
@@ -42,14 +45,17 @@ StatusOr<std::shared_ptr<Executable>> PrepareVulkanExecutable(const Core& core, 
   return std::shared_ptr<Executable>(std::make_shared<VulkanExecutable>(spec.name, std::move(shaders)));
 }
 
-StatusOr<std::pair<VkDescriptorSetLayout, VkPipelineLayout>> Core::Layout(uint32_t bindings) {
-  auto it = layouts.find(bindings);
+StatusOr<std::pair<VkDescriptorSetLayout, VkPipelineLayout>> Core::Layout(uint32_t bindings, uint32_t texels) {
+  const std::pair<uint32_t, uint32_t> key{bindings, texels};
+  auto it = layouts.find(key);
   if (it != layouts.end()) return it->second;
-  std::vector<VkDescriptorSetLayoutBinding> b(bindings);
-  for (uint32_t i = 0; i < bindings; ++i)
-    b[i] = VkDescriptorSetLayoutBinding{i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+  std::vector<VkDescriptorSetLayoutBinding> b(bindings + texels);
+  for (uint32_t i = 0; i < bindings + texels; ++i)
+    b[i] = VkDescriptorSetLayoutBinding{
+        i, i < bindings ? VK_DESCRIPTOR_TYPE_STORAGE_BUFFER : VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, 1,
+        VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
   VkDescriptorSetLayoutCreateInfo dci{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
-  dci.bindingCount = bindings;
+  dci.bindingCount = bindings + texels;
   dci.pBindings = b.data();
   VkDescriptorSetLayout dsl;
   KILN_VK(vkCreateDescriptorSetLayout(device, &dci, nullptr, &dsl), "creating a descriptor set layout");
@@ -62,8 +68,8 @@ StatusOr<std::pair<VkDescriptorSetLayout, VkPipelineLayout>> Core::Layout(uint32
     vkDestroyDescriptorSetLayout(device, dsl, nullptr);
     return VkError(r, "creating a pipeline layout");
   }
-  layouts[bindings] = {dsl, pl};
-  return layouts[bindings];
+  layouts[key] = {dsl, pl};
+  return layouts[key];
 }
 
 std::string InvalidShader(const std::string& kernel) {

@@ -270,6 +270,9 @@ StatusOr<std::shared_ptr<Core>> OpenCore(int index) {
   enable.shaderFloat64 = have.shaderFloat64;
   if (have.shaderInt64) core->features |= kShaderInt64;
   if (have.shaderFloat64) core->features |= kShaderFloat64;
+  VkFormatProperties texel_format;
+  vkGetPhysicalDeviceFormatProperties(core->physical, VK_FORMAT_R32G32B32A32_SFLOAT, &texel_format);
+  if (texel_format.bufferFeatures & VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT) core->features |= kTexelInputs;
   float priority = 1.0f;
   VkDeviceQueueCreateInfo qci{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
   qci.queueFamilyIndex = core->queue_family;

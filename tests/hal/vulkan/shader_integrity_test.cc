@@ -104,6 +104,40 @@ TEST_F(VulkanTest, MalformedShaderIsRefusedAtOpenNamingTheKernel) {
       << ctx.status().message();
 }
 
+// A shader's texel inputs (ShaderVariant::texel_inputs) must name inputs it
+// has and come with the kTexelInputs feature; the driver refuses anything
+// else before creating a pipeline, so a bad variant never binds too little.
+TEST_F(VulkanTest, MalformedTexelInputsAreRefused) {
+  auto module = vm::LoadModule(CompileAll(R"(
+func.func @main(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>) -> tensor<4x4xf32> {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<4x8xf32>, tensor<8x4xf32>) -> tensor<4x4xf32>
+  return %0 : tensor<4x4xf32>
+}
+)"));
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  const hal::ShaderVariant* blocked = nullptr;
+  for (const auto& shaders : (*module)->vulkan_shaders)
+    for (const auto& v : shaders)
+      if (v.texel_inputs != 0) blocked = &v;
+  ASSERT_NE(blocked, nullptr) << "the f32 dot_general reads texel inputs";
+  EXPECT_EQ(blocked->texel_inputs, 0b11u);
+  EXPECT_NE(blocked->features & hal::kTexelInputs, 0u);
+  auto prepare = [&](const hal::ShaderVariant& v) {
+    hal::ExecutableSpec spec{"stablehlo.dot_general", {}};
+    spec.Add(hal::kVulkanShaderFormat, std::make_shared<const std::vector<hal::ShaderVariant>>(1, v));
+    return vulkan_->PrepareExecutable(spec).status();
+  };
+  EXPECT_TRUE(prepare(*blocked).ok()) << prepare(*blocked).message();
+  hal::ShaderVariant v = *blocked;
+  v.texel_inputs = 0b100;  // a third input it does not have
+  Status s = prepare(v);
+  EXPECT_NE(s.message().find("malformed Vulkan texel inputs"), std::string::npos) << s.message();
+  v = *blocked;
+  v.features &= ~uint32_t{hal::kTexelInputs};
+  s = prepare(v);
+  EXPECT_NE(s.message().find("malformed Vulkan texel inputs"), std::string::npos) << s.message();
+}
+
 TEST(VulkanErrors, NameTheResult) {
   EXPECT_EQ(hal::vk::VkResultName(VK_ERROR_UNKNOWN), "VK_ERROR_UNKNOWN (-13)");
   EXPECT_EQ(hal::vk::VkResultName(VK_ERROR_OUT_OF_DEVICE_MEMORY), "VK_ERROR_OUT_OF_DEVICE_MEMORY (-2)");

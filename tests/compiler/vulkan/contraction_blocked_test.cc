@@ -1,0 +1,175 @@
+// The register-blocked dot_general shader (compiler/vulkan/
+// kernels_contraction_blocked.cc, kernels/vulkan/dot_general_blocked.glsl)
+// against the CPU device: sizes that are not multiples of its 8x16 invocation
+// tile or of its vec4 loads (1, 3, 17, 129, ...), both rhs layouts
+// ([K, N] and [N, K]), batch dims, dot, fused epilogues; and which layouts
+// and types take it at all.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tests/hal/vulkan/vulkan_test_fixture.h"
+
+namespace kiln::vulkan_test {
+namespace {
+
+std::string Shape(const std::vector<int64_t>& dims, const char* type = "f32") {
+  std::string s = "tensor<";
+  for (int64_t d : dims) s += std::to_string(d) + "x";
+  return s + type + ">";
+}
+
+// A function @fN computing one dot_general of the given operand shapes.
+std::string DotFunction(int n, const std::vector<int64_t>& a, const std::vector<int64_t>& b,
+                        const std::vector<int64_t>& out, const std::string& dims) {
+  return "func.func @f" + std::to_string(n) + "(%a: " + Shape(a) + ", %b: " + Shape(b) + ") -> " + Shape(out) +
+         " {\n  %0 = stablehlo.dot_general %a, %b, " + dims + " : (" + Shape(a) + ", " + Shape(b) + ") -> " +
+         Shape(out) + "\n  return %0 : " + Shape(out) + "\n}\n";
+}
+
+// Results within a relative 1e-5 per contracted term of the CPU's (both sum
+// in k order; the CPU's kernel may fuse multiply-adds differently).
+void ExpectClose(const vm::HostTensor& got, const vm::HostTensor& want, int64_t k, const std::string& what) {
+  ASSERT_EQ(got.data.size(), want.data.size()) << what;
+  const float tol = 2e-6f * static_cast<float>(k + 1);
+  for (size_t i = 0; i < want.data.size() / 4; ++i) {
+    float w, v;
+    std::memcpy(&w, want.data.data() + i * 4, 4);
+    std::memcpy(&v, got.data.data() + i * 4, 4);
+    ASSERT_NEAR(v, w, tol * (1 + std::fabs(w))) << what << " element " << i;
+  }
+}
+
+struct Case {
+  std::vector<int64_t> a, b, out;
+  std::string dims;
+  int64_t k;
+};
+
+// Odd sizes on both paths (K a multiple of 4 reads vec4s; any other K
+// reads words), edge tiles in M and N, both rhs layouts, batch dims.
+TEST_F(VulkanTest, BlockedDotGeneralOddSizesMatchCpu) {
+  const std::string nn = "contracting_dims = [1] x [0]", nt = "contracting_dims = [1] x [1]";
+  const std::string bnn = "batching_dims = [0] x [0], contracting_dims = [2] x [1]";
+  const std::string bnt = "batching_dims = [0] x [0], contracting_dims = [2] x [2]";
+  std::vector<Case> cases;
+  for (auto [m, n, k] : std::vector<std::array<int64_t, 3>>{
+           {1, 1, 1}, {3, 17, 129}, {129, 3, 17}, {17, 129, 3}, {129, 129, 129}, {1, 129, 16}, {17, 12, 8}, {9, 20, 132}})
+    cases.push_back({{m, k}, {k, n}, {m, n}, nn, k});
+  for (auto [m, n, k] : std::vector<std::array<int64_t, 3>>{{3, 17, 129}, {17, 3, 16}, {1, 1, 4}, {129, 9, 20}})
+    cases.push_back({{m, k}, {n, k}, {m, n}, nt, k});
+  cases.push_back({{3, 17, 12}, {3, 12, 9}, {3, 17, 9}, bnn, 12});
+  cases.push_back({{2, 5, 7}, {2, 7, 19}, {2, 5, 19}, bnn, 7});
+  cases.push_back({{4, 9, 8}, {4, 13, 8}, {4, 9, 13}, bnt, 8});
+  // Several free and contracting dims: lhs [M0, M1, K0, K1], rhs [K0, K1, N].
+  cases.push_back({{2, 3, 4, 5}, {4, 5, 7}, {2, 3, 7}, "contracting_dims = [2, 3] x [0, 1]", 20});
+  std::string src;
+  for (size_t c = 0; c < cases.size(); ++c)
+    src += DotFunction(static_cast<int>(c), cases[c].a, cases[c].b, cases[c].out, cases[c].dims);
+  auto bytes = CompileAll(src, "vulkan");
+  ASSERT_FALSE(bytes.empty());
+  auto module = vm::LoadModule(bytes);
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  // Every case took the blocked shader: 8 invocations per work group (the
+  // generic one has 256).
+  for (const auto& variants : (*module)->vulkan_shaders)
+    for (const auto& v : variants) EXPECT_EQ(v.workgroup_size, 8u);
+  std::mt19937_64 rng(23);
+  for (size_t c = 0; c < cases.size(); ++c) {
+    std::vector<vm::HostTensor> in = {RandomF32(cases[c].a, rng), RandomF32(cases[c].b, rng)};
+    const std::string fn = "f" + std::to_string(c);
+    auto want = RunOn(cpu_.get(), bytes, fn, in);
+    auto got = RunOn(vulkan_.get(), bytes, fn, in);
+    ASSERT_TRUE(want.ok()) << want.status().message();
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    ExpectClose((*got)[0], (*want)[0], cases[c].k, fn + " " + cases[c].dims);
+  }
+}
+
+// dot (rank-1 and rank-2 operands) and an empty contraction (K = 0: zeros,
+// through the epilogue).
+TEST_F(VulkanTest, BlockedDotAndEmptyContractionMatchCpu) {
+  const char* src = R"(
+func.func @vm(%a: tensor<20xf32>, %b: tensor<20x33xf32>) -> tensor<33xf32> {
+  %0 = stablehlo.dot %a, %b : (tensor<20xf32>, tensor<20x33xf32>) -> tensor<33xf32>
+  return %0 : tensor<33xf32>
+}
+func.func @mv(%a: tensor<19x13xf32>, %b: tensor<13xf32>) -> tensor<19xf32> {
+  %0 = stablehlo.dot %a, %b : (tensor<19x13xf32>, tensor<13xf32>) -> tensor<19xf32>
+  return %0 : tensor<19xf32>
+}
+func.func @empty(%a: tensor<5x0xf32>, %b: tensor<0x6xf32>, %c: tensor<5x6xf32>) -> tensor<5x6xf32> {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<5x0xf32>, tensor<0x6xf32>) -> tensor<5x6xf32>
+  %1 = stablehlo.add %0, %c : tensor<5x6xf32>
+  return %1 : tensor<5x6xf32>
+}
+)";
+  auto bytes = CompileAll(src, "vulkan");
+  ASSERT_FALSE(bytes.empty());
+  std::mt19937_64 rng(29);
+  struct Run {
+    const char* fn;
+    std::vector<std::vector<int64_t>> shapes;
+    int64_t k;
+  };
+  for (const Run& r : {Run{"vm", {{20}, {20, 33}}, 20}, Run{"mv", {{19, 13}, {13}}, 13},
+                       Run{"empty", {{5, 0}, {0, 6}, {5, 6}}, 0}}) {
+    std::vector<vm::HostTensor> in;
+    for (const auto& s : r.shapes) in.push_back(RandomF32(s, rng));
+    auto want = RunOn(cpu_.get(), bytes, r.fn, in);
+    auto got = RunOn(vulkan_.get(), bytes, r.fn, in);
+    ASSERT_TRUE(want.ok()) << want.status().message();
+    ASSERT_TRUE(got.ok()) << r.fn << ": " << got.status().message();
+    ExpectClose((*got)[0], (*want)[0], r.k, r.fn);
+  }
+}
+
+// Layouts and types the blocked shader does not cover keep the generic one
+// (a transposed lhs, batch dims that do not lead, f64, i32) and still match
+// the CPU (integers bit for bit).
+TEST_F(VulkanTest, DotGeneralOutsideTheBlockedShapesKeepsTheGenericShader) {
+  const char* src = R"(
+func.func @lhs_t(%a: tensor<13x7xf32>, %b: tensor<13x9xf32>) -> tensor<7x9xf32> {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [0] x [0] : (tensor<13x7xf32>, tensor<13x9xf32>) -> tensor<7x9xf32>
+  return %0 : tensor<7x9xf32>
+}
+func.func @batch_last(%a: tensor<5x6x3xf32>, %b: tensor<6x4x3xf32>) -> tensor<3x5x4xf32> {
+  %0 = stablehlo.dot_general %a, %b, batching_dims = [2] x [2], contracting_dims = [1] x [0] : (tensor<5x6x3xf32>, tensor<6x4x3xf32>) -> tensor<3x5x4xf32>
+  return %0 : tensor<3x5x4xf32>
+}
+func.func @ints(%a: tensor<9x17xi32>, %b: tensor<17x5xi32>) -> tensor<9x5xi32> {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<9x17xi32>, tensor<17x5xi32>) -> tensor<9x5xi32>
+  return %0 : tensor<9x5xi32>
+}
+)";
+  auto bytes = CompileAll(src, "vulkan");
+  ASSERT_FALSE(bytes.empty());
+  auto module = vm::LoadModule(bytes);
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  for (const auto& variants : (*module)->vulkan_shaders)
+    for (const auto& v : variants) EXPECT_EQ(v.workgroup_size, 256u);
+  std::mt19937_64 rng(31);
+  for (auto [fn, a, b] : std::vector<std::tuple<const char*, std::vector<int64_t>, std::vector<int64_t>>>{
+           {"lhs_t", {13, 7}, {13, 9}}, {"batch_last", {5, 6, 3}, {6, 4, 3}}}) {
+    std::vector<vm::HostTensor> in = {RandomF32(a, rng), RandomF32(b, rng)};
+    auto want = RunOn(cpu_.get(), bytes, fn, in);
+    auto got = RunOn(vulkan_.get(), bytes, fn, in);
+    ASSERT_TRUE(want.ok()) << want.status().message();
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    ExpectClose((*got)[0], (*want)[0], 13, fn);
+  }
+  std::vector<vm::HostTensor> in = {RandomBits(ElementType::kSI32, {9, 17}, rng),
+                                    RandomBits(ElementType::kSI32, {17, 5}, rng)};
+  auto want = RunOn(cpu_.get(), bytes, "ints", in);
+  auto got = RunOn(vulkan_.get(), bytes, "ints", in);
+  ASSERT_TRUE(want.ok()) << want.status().message();
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  EXPECT_EQ((*got)[0].data, (*want)[0].data);
+}
+
+}  // namespace
+}  // namespace kiln::vulkan_test
