@@ -85,7 +85,9 @@ KILN_TEST_ALL_TARGETS(CpuKernelState, PackedWeightsBitIdenticalAndPackedOnce) {
       }
       const bool streams = c.lhs[0] <= kGemvRows && c.params.Ints("rhs_contracting_dimensions")[0] == 0;
       EXPECT_EQ(WholeBPacks() - before, streams ? 0u : 1u) << "a constant B is packed once, or not at all";
-      if (!streams) EXPECT_GT(state.bytes(), 0u) << "the packed B stays in the state";
+      if (!streams) {
+        EXPECT_GT(state.bytes(), 0u) << "the packed B stays in the state";
+      }
     }
   }
 }
