@@ -1,7 +1,7 @@
 // The bytecode verifier: after it accepts a function, the interpreter can
 // index registers, constants, executables, functions and strings without
 // further checks, and control never runs past the end of the code.
-#include <unordered_map>
+#include <vector>
 
 #include "kernels/common/scalar_program.h"
 #include "vm/module.h"
@@ -37,7 +37,9 @@ Status DecodeAndVerifyFunction(const LoadedModule& module, LoadedFunction& fn, s
                     ": " + what);
   };
   if (code.empty()) return bad(0, "has no code");
-  std::unordered_map<uint32_t, uint32_t> index_of_pc;
+  // The instruction at each byte offset of the code (kNotAnInstruction where none begins).
+  constexpr uint32_t kNotAnInstruction = UINT32_MAX;
+  std::vector<uint32_t> index_of_pc(code.size(), kNotAnInstruction);
   fn.code.clear();
   for (uint32_t pc = 0; pc < code.size();) {
     Instruction ins;
@@ -81,9 +83,9 @@ Status DecodeAndVerifyFunction(const LoadedModule& module, LoadedFunction& fn, s
           if (!ElementTypeFromCode(static_cast<uint32_t>(o.value))) return bad(ins.pc, "unknown element type");
           break;
         case 'p': {
-          auto it = index_of_pc.find(static_cast<uint32_t>(o.value));
-          if (it == index_of_pc.end()) return bad(ins.pc, "jump target is not an instruction");
-          o.value = it->second;
+          if (o.value >= index_of_pc.size() || index_of_pc[o.value] == kNotAnInstruction)
+            return bad(ins.pc, "jump target is not an instruction");
+          o.value = index_of_pc[o.value];
           break;
         }
         default:

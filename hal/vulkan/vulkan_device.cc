@@ -26,6 +26,7 @@
 // so a span can sit a little early, never outside its call). Off, one
 // relaxed load per submission.
 #include <algorithm>
+#include <new>
 #include <atomic>
 #include <chrono>
 #include <bit>
@@ -83,6 +84,9 @@ class VulkanDevice final : public Device {
  public:
   explicit VulkanDevice(std::shared_ptr<Core> core) : core_(std::move(core)) {
     core_->gate = gate_;
+    // Room for every kept frame, so that Recycle never allocates (and never
+    // drops a frame's Vulkan objects on a failed allocation).
+    free_frames_.reserve(kKeptFrames);
     completion_ = std::thread([this] { CompletionLoop(); });
   }
   ~VulkanDevice() override {
@@ -165,15 +169,34 @@ class VulkanDevice final : public Device {
     auto flight = TakeFrame();
     flight->commands = std::move(commands);
     flight->signal = signal;
-    Status s = Record(*flight);
+    Status s;
+    try {
+      s = Record(*flight);
+    } catch (...) {  // out of host memory while recording: nothing reached the queue
+      Release(*flight);
+      throw;
+    }
     if (!s.ok()) {
       Recycle(std::move(flight), /*reusable=*/false);
       signal.semaphore->Fail(s);
       return Status::Ok();
     }
+    bool queued = false;
     {
       std::lock_guard<std::mutex> l(mu_);
-      in_flight_.push_back(std::move(flight));
+      try {
+        in_flight_.push_back(std::move(flight));  // on failure `flight` is left as it was
+        queued = true;
+      } catch (const std::bad_alloc&) {
+      }
+    }
+    if (!queued) {
+      // On the queue, but the completion thread cannot take it: wait for it
+      // here, release it and fail its semaphore, so that no waiter hangs.
+      vkWaitForFences(core_->device, 1, &flight->fence, VK_TRUE, UINT64_MAX);
+      Release(*flight);
+      signal.semaphore->Fail(ResourceExhausted("out of host memory queueing a Vulkan submission"));
+      return Status::Ok();
     }
     cv_.notify_all();
     return Status::Ok();
