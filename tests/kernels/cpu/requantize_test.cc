@@ -49,7 +49,8 @@ Tensor RandomI32(std::vector<int64_t> dims, std::mt19937& rng) {
   std::uniform_int_distribution<int> mag(0, 31);
   for (auto& e : v) {
     const int bits = mag(rng);
-    e = static_cast<int32_t>(rng() >> (32 - bits - 1)) - (1 << bits);  // every magnitude
+    // Every magnitude, [-2^bits, 2^bits), in 64 bits so that bits = 31 does not overflow.
+    e = static_cast<int32_t>(static_cast<int64_t>(rng() >> (31 - bits)) - (int64_t{1} << bits));
   }
   std::memcpy(x.bytes.data(), v.data(), x.bytes.size());
   return x;
