@@ -66,12 +66,11 @@ endforeach()
 add_test(NAME train_step.in_process
          COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/data/check_train_step.sh ${MODELS_PY} $<TARGET_FILE:kiln-compile>
                  $<TARGET_FILE:vm-run> ${CMAKE_CURRENT_BINARY_DIR}/train_step/in_process)
-set_tests_properties(train_step.in_process PROPERTIES
-                     PASS_REGULAR_EXPRESSION "process \\(0, 0\\): 4 results matched the expected outputs")
+# The script's exit status decides (vm-run exits 1 when a result differs from
+# --expected-output); the ranks' lines interleave, so no text is matched.
 if(MPI_C_FOUND AND KILN_MPIRUN)
   add_test(NAME train_step.mpi
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/data/check_train_step.sh ${MODELS_PY} $<TARGET_FILE:kiln-compile>
                    $<TARGET_FILE:vm-run> ${CMAKE_CURRENT_BINARY_DIR}/train_step/mpi ${KILN_MPIRUN})
-  set_tests_properties(train_step.mpi PROPERTIES RUN_SERIAL TRUE
-                       PASS_REGULAR_EXPRESSION "process \\(1, 0\\): 4 results matched the expected outputs")
+  set_tests_properties(train_step.mpi PROPERTIES RUN_SERIAL TRUE)
 endif()
