@@ -60,11 +60,10 @@ StatusOr<bool> Context::CollectiveInPlace(const CollectiveDesc& d, uint32_t exe,
   if (!in_base || !out_base || iv.type != ov.type || iv.dims.empty() != ov.dims.empty()) return false;
   const StandardReduction standard =
       reduction ? StandardOf(module_->executables[exe]) : StandardReduction::kNone;
-  if (reduction && !HostReduceSupported(standard, iv.type)) {
-    // MPI still reduces floating max/min? No: the transports take the same
-    // standard reductions; the rest is the general path's.
-    if (d.op != "stablehlo.all_reduce" || standard == StandardReduction::kNone) return false;
-  }
+  // reduce_scatter folds here, so only what HostReduce folds; all_reduce's
+  // transport decides for itself (AllReduceBuffers returns false).
+  if (reduction && standard == StandardReduction::kNone) return false;
+  if (d.op == "stablehlo.reduce_scatter" && !HostReduceSupported(standard, iv.type)) return false;
   const uint8_t* a = in_base + iv.offset;
   uint8_t* b = out_base + ov.offset;
   const size_t in_bytes = iv.ByteSize(), out_bytes = ov.ByteSize();
