@@ -143,7 +143,7 @@ double Median(std::vector<double> v) {
 }
 
 // Repetitions of a collective by size: enough to time small ones.
-int Iterations(int64_t bytes) { return bytes <= (1 << 12) ? 200 : bytes <= (1 << 21) ? 20 : 4; }
+int Iterations(int64_t bytes) { return bytes <= (1 << 12) ? 200 : bytes <= (1 << 21) ? 20 : 12; }
 
 std::string SizeText(int64_t bytes) {
   return bytes >= (1 << 20) ? std::to_string(bytes >> 20) + " MB" : std::to_string(bytes >> 10) + " KB";

@@ -86,7 +86,17 @@ Status FunctionLowering::LowerOp(const ir::Operation& op, const std::vector<Slot
   // reads its first operand, and interpreter.probe forwards it as its result.
   if (n.rfind("check.", 0) == 0 || (n.rfind("interpreter.", 0) == 0 && n != "interpreter.run_parallel")) {
     if (op.operands.empty()) return InvalidArgument(n + " needs an operand");
-    if (n == "interpreter.probe" && op.results.size() != 1) return InvalidArgument(n + " needs one result");
+    // Only probe defines a value; a result on any other would be a value
+    // that no instruction writes.
+    const size_t results = n == "interpreter.probe" ? 1 : 0;
+    if (op.results.size() != results)
+      return InvalidArgument(n + " has " + std::to_string(results) + " result" + (results == 1 ? "" : "s") +
+                             ", not " + std::to_string(op.results.size()));
+    for (const ir::Value* v : op.operands)
+      if (!v->type.is_tensor()) return InvalidArgument(n + " reads tensors, not " + v->type.ToString());
+    if (n == "interpreter.probe" && op.result()->type != op.operands[0]->type)
+      return InvalidArgument(n + " returns its operand's type " + op.operands[0]->type.ToString() + ", not " +
+                             op.result()->type.ToString());
   }
   auto it = kHandlers.find(n);
   if (it != kHandlers.end()) return (this->*(it->second))(op, yield, error_loc);

@@ -251,6 +251,30 @@ TEST(CompileErrors, CheckOpWithoutOperand) {
       << probe.status().message();
 }
 
+// A test-dialect op given a result that nothing writes, a token operand, or
+// a probe that changes its type (found by parser_fuzzer: a later use of the
+// unwritten value threw in lowering).
+TEST(CompileErrors, CheckOpSignatures) {
+  compiler::CompileOptions options;
+  options.target = "cpu";
+  const std::pair<const char*, const char*> cases[] = {
+      {"func.func @t(%a: tensor<2xf32>) {\n  %0 = \"interpreter.print\"(%a) : (tensor<2xf32>) -> tensor<2xf32>\n"
+       "  check.expect_serialized_eq %0, probe_id = \"p\" : tensor<2xf32>\n  func.return\n}\n",
+       "t.mlir:2:8: error: interpreter.print has 0 results, not 1"},
+      {"func.func @t(%a: !stablehlo.token) {\n  \"check.expect_serialized_eq\"(%a) {probe_id = \"p\"} : "
+       "(!stablehlo.token) -> ()\n  func.return\n}\n",
+       "t.mlir:2:3: error: check.expect_serialized_eq reads tensors, not !stablehlo.token"},
+      {"func.func @t(%a: tensor<2xf32>) {\n  %0 = \"interpreter.probe\"(%a) {probe_id = \"p\"} : (tensor<2xf32>) -> "
+       "tensor<3xf32>\n  func.return\n}\n",
+       "t.mlir:2:8: error: interpreter.probe returns its operand's type tensor<2xf32>, not tensor<3xf32>"},
+  };
+  for (const auto& [src, want] : cases) {
+    auto bytes = compiler::Compile(src, "t.mlir", options, nullptr);
+    ASSERT_FALSE(bytes.ok()) << src;
+    EXPECT_NE(bytes.status().message().find(want), std::string::npos) << bytes.status().message();
+  }
+}
+
 // --- refusing bad module files --------------------------------------------
 
 std::vector<uint8_t> SmallModule() {

@@ -150,6 +150,38 @@ class CollectiveTransport {
     return Status::Ok();
   }
 
+  // The data-movement collectives (and reduce_scatter) run by the medium
+  // itself straight between the members' buffers in host memory, where it
+  // has a matching operation (MPI_Iallgather, MPI_Ialltoall, ...); false
+  // when it has none for this case (the caller then tries ShareBuffers,
+  // then the general path). Every member of a group decides alike, from
+  // the signature alone. Member j's part of a buffer is `rows` runs of
+  // `run_bytes`, the r-th at byte (r * group size + j) * run_bytes.
+  struct Parts {
+    int64_t rows = 1;
+    int64_t run_bytes = 0;
+  };
+  struct MoveBuffers {
+    enum class Kind { kAllGather, kAllToAll, kReduceScatter, kBroadcast, kPermute };
+    Kind kind = Kind::kAllGather;
+    ElementType type = ElementType::kInvalid;
+    StandardReduction reduction = StandardReduction::kNone;  // reduce_scatter
+    const void* in = nullptr;
+    void* out = nullptr;
+    int64_t in_bytes = 0, out_bytes = 0;
+    Parts in_parts;   // all_to_all, reduce_scatter: block j of my input goes to member j
+    Parts out_parts;  // all_gather, all_to_all: part j of my result comes from member j
+    // collective_permute: the members my input goes to, and the one whose
+    // input becomes my result (-1: none; my result is zeros). Flattened ids.
+    std::vector<uint32_t> permute_targets;
+    int64_t permute_source = -1;
+  };
+  virtual StatusOr<bool> MoveBuffersNatively(const Exchange& e, const MoveBuffers& m) {
+    (void)e;
+    (void)m;
+    return false;
+  }
+
   // Point-to-point through a channel: Send queues and returns; Recv takes the
   // oldest message queued for (channel, self) or, for messages sent to no
   // particular process (target < 0), for the channel.

@@ -42,6 +42,44 @@ Split SplitAt(const std::vector<int64_t>& dims, int64_t dim, int64_t parts, size
   return s;
 }
 
+// The collective `d` (not all_reduce) for a transport that runs it itself:
+// member j's parts of my input and result, the permutation's pairs.
+CollectiveTransport::MoveBuffers Describe(const CollectiveDesc& d, const hal::BufferView& iv, const uint8_t* in,
+                                          uint8_t* out, int64_t n, StandardReduction standard) {
+  using M = CollectiveTransport::MoveBuffers;
+  M m;
+  m.type = iv.type;
+  m.reduction = standard;
+  m.in = in;
+  m.out = out;
+  m.in_bytes = static_cast<int64_t>(iv.ByteSize());
+  const size_t eb = StorageBytes(iv.type);
+  auto parts = [](const Split& s) { return CollectiveTransport::Parts{s.outer, s.inner_bytes}; };
+  if (d.op == "stablehlo.all_gather") {
+    m.kind = M::Kind::kAllGather;
+    m.out_parts = parts(SplitAt(iv.dims, d.dim, 1, eb));
+    m.out_bytes = m.in_bytes * n;
+  } else if (d.op == "stablehlo.reduce_scatter") {
+    m.kind = M::Kind::kReduceScatter;
+    m.in_parts = parts(SplitAt(iv.dims, d.dim, n, eb));
+    m.out_bytes = m.in_bytes / n;
+  } else if (d.op == "stablehlo.all_to_all") {
+    m.kind = M::Kind::kAllToAll;
+    m.in_parts = parts(SplitAt(iv.dims, d.split_dimension, n, eb));
+    std::vector<int64_t> block = iv.dims;
+    block[d.split_dimension] /= n;
+    m.out_parts = parts(SplitAt(block, d.concat_dimension, 1, eb));
+    m.out_bytes = m.in_bytes;
+  } else if (d.op == "stablehlo.collective_permute") {
+    m.kind = M::Kind::kPermute;
+    m.out_bytes = m.in_bytes;
+  } else {
+    m.kind = M::Kind::kBroadcast;
+    m.out_bytes = m.in_bytes;
+  }
+  return m;
+}
+
 }  // namespace
 
 StatusOr<bool> Context::CollectiveInPlace(const CollectiveDesc& d, uint32_t exe, const RefValue& in,
@@ -76,7 +114,8 @@ StatusOr<bool> Context::CollectiveInPlace(const CollectiveDesc& d, uint32_t exe,
   const uint32_t self = options_.replica_id * P + options_.partition_id;
   KILN_ASSIGN_OR_RETURN(auto groups, ProcessGroups(d, env.num_replicas, P));
   std::vector<uint32_t> group;
-  int64_t source = -1;  // collective_permute: whose input becomes mine
+  int64_t source = -1;             // collective_permute: whose input becomes mine
+  std::vector<uint32_t> targets;  // and whom mine goes to
   if (d.op == "stablehlo.collective_permute") {
     // The members as the general path picks them (context_collectives.cc).
     for (const auto& pr : groups)
@@ -88,6 +127,9 @@ StatusOr<bool> Context::CollectiveInPlace(const CollectiveDesc& d, uint32_t exe,
     for (const auto& pr : groups)
       if (pr.size() == 2 && pr[1] == self && std::find(group.begin(), group.end(), pr[0]) != group.end())
         source = pr[0];
+    for (const auto& pr : groups)
+      if (pr.size() == 2 && pr[0] == self && std::find(group.begin(), group.end(), pr[1]) != group.end())
+        targets.push_back(pr[1]);
   } else {
     for (auto& g : groups)
       if (std::find(g.begin(), g.end(), self) != g.end()) group = g;
@@ -135,6 +177,12 @@ StatusOr<bool> Context::CollectiveInPlace(const CollectiveDesc& d, uint32_t exe,
     CollectiveTransport::ReduceBuffers buffers{iv.type, iv.NumElements(), a, b};
     return env.transport->AllReduceBuffers(e, standard, buffers);
   }
+  // The medium's own collective where it has one (MPI), then shared addresses (in-process).
+  CollectiveTransport::MoveBuffers move = Describe(d, iv, a, b, n, standard);
+  move.permute_source = source;
+  move.permute_targets = targets;
+  KILN_ASSIGN_OR_RETURN(bool native, env.transport->MoveBuffersNatively(e, move));
+  if (native) return true;
   std::vector<CollectiveTransport::SharedBuffers> all;
   KILN_ASSIGN_OR_RETURN(bool shared, env.transport->ShareBuffers(e, {a, b}, &all));
   if (!shared) return false;
