@@ -185,8 +185,7 @@ class MpiTransport final : public CollectiveTransport {
 
   StatusOr<std::vector<Payload>> ExchangeAll(const Exchange& e) override {
     auto deadline = Clock::now() + e.timeout;
-    std::string group_text;
-    for (uint32_t id : e.group) group_text += (group_text.empty() ? "" : ", ") + Name(id);
+    const std::string group_text = GroupText(e.group);
     std::vector<Outgoing> out(e.group.size());
     for (size_t i = 0; i < e.group.size(); ++i)
       if (e.group[i] != e.self)
