@@ -385,7 +385,7 @@ StatusOr<uint32_t> FunctionLowering::DynamicResultDim(const ir::Operation& op, i
     size_t i = static_cast<size_t>(d);
     if (i >= start.size() || i >= limit.size()) return unsupported();
     const int64_t stride = i < strides.size() && strides[i] > 0 ? strides[i] : 1;
-    return ConstI64((limit[i] - start[i] + stride - 1) / stride);
+    return ConstI64(SliceExtent(start[i], limit[i], stride));
   }
   case DimRule::kDynamicSlice: {
     auto sizes = ints("slice_sizes");

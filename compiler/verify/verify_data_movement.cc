@@ -6,6 +6,7 @@
 
 #include "compiler/verify/verify_util.h"
 #include "compiler/op_names.h"
+#include "kernels/common/kernel.h"
 
 namespace kiln::compiler::verify {
 namespace {
@@ -143,7 +144,7 @@ std::string Slice(const ir::Operation& op, const Context&) {
       return Msg(op, "dimension " + Num(d) + ": need 0 <= start " + Num(s) + " <= limit " + Num(l) +
                          " <= size " + DimStr(n), "C3");
     if (st <= 0) return Msg(op, "strides " + IntsStr(*strides) + " must be positive", "C4");
-    shape.push_back((l - s + st - 1) / st);
+    shape.push_back(SliceExtent(s, l, st));
   }
   return CheckResultShape(op, rt, shape, "C5");
 }

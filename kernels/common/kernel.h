@@ -17,6 +17,16 @@
 
 namespace kiln {
 
+// The number of elements a strided slice of [start, limit) with step
+// `stride` (> 0) takes: ceil((limit - start) / stride), 0 when
+// limit <= start; without the overflow of `limit - start + stride - 1` for a
+// stride near the greatest int64 (a hostile module's or program's).
+inline int64_t SliceExtent(int64_t start, int64_t limit, int64_t stride) {
+  if (limit <= start) return 0;
+  const uint64_t span = static_cast<uint64_t>(limit) - static_cast<uint64_t>(start);
+  return static_cast<int64_t>((span - 1) / static_cast<uint64_t>(stride)) + 1;
+}
+
 // A tensor as a kernel sees it: element type, dimensions, and storage.
 // Elements are dense, row-major, StorageBytes(type) bytes each.
 struct TensorRef {

@@ -182,9 +182,10 @@ Status Slice(const KernelCall& call) {
   int64_t base = 0;
   for (size_t d = 0; d < rank; ++d) {
     if (!(0 <= start[d] && start[d] <= limit[d] && limit[d] <= in.dims[d]) || step[d] <= 0 ||
-        out.dims[d] != (limit[d] - start[d] + step[d] - 1) / step[d])
+        out.dims[d] != SliceExtent(start[d], limit[d], step[d]))
       return RunReference(call);
-    strides[d] = is[d] * step[d];
+    // A step past the end (out dim 1) is never taken; is[d] * step[d] may overflow.
+    strides[d] = out.dims[d] > 1 ? is[d] * step[d] : 0;
     base += start[d] * is[d];
   }
   return Copy(call, strides, out.NumElements() == 0 ? 0 : base);

@@ -115,7 +115,7 @@ Status SliceImpl(const char* op, const TensorRef& in, const TensorRef& out,
       return InvalidArgument(std::string(op) + ": need 0 <= start <= limit <= dim in dimension " +
                              std::to_string(d));
     if (strides[d] <= 0) return InvalidArgument(std::string(op) + ": strides must be positive");
-    if (out.dims[d] != (limit[d] - start[d] + strides[d] - 1) / strides[d])
+    if (out.dims[d] != SliceExtent(start[d], limit[d], strides[d]))
       return InvalidArgument(std::string(op) + ": result dim " + std::to_string(d) +
                              " must be ceil((limit - start) / stride)");
   }

@@ -229,6 +229,24 @@ func.func @main(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<3x2xf32>, tenso
   EXPECT_EQ(F32Values((*again)[0]), doubled);
 }
 
+TEST_P(EndToEnd, SliceStrideNearTheInt64Limit) {
+  // ceil((limit - start) / stride) without the overflow of
+  // limit - start + stride - 1 (the verifier, both kernels, the dynamic-shape
+  // rule); found by the module loader fuzzer's structure-aware mutator.
+  const char* src = R"(
+func.func @main(%x: tensor<3x3xf32>) -> tensor<1x2xf32> {
+  %0 = "stablehlo.slice"(%x) {start_indices = array<i64: 1, 0>, limit_indices = array<i64: 3, 3>,
+                              strides = array<i64: 9223372036854775807, 2>} : (tensor<3x3xf32>) -> tensor<1x2xf32>
+  return %0 : tensor<1x2xf32>
+}
+)";
+  auto bytes = CompileOrDie(src, "slice_stride.mlir");
+  ASSERT_FALSE(bytes.empty());
+  auto results = Run(bytes, "main", {F32Tensor({3, 3}, {0, 1, 2, 3, 4, 5, 6, 7, 8})});
+  ASSERT_TRUE(results.ok()) << results.status().message();
+  EXPECT_EQ(F32Values((*results)[0]), (std::vector<float>{3, 5}));
+}
+
 INSTANTIATE_TEST_SUITE_P(CpuModes, EndToEnd, ::testing::Values(hal::CpuMode::kInline, hal::CpuMode::kDeferred),
                          [](const auto& info) { return info.param == hal::CpuMode::kInline ? "inline" : "deferred"; });
 

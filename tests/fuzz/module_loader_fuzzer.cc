@@ -14,7 +14,10 @@
 //  - every buffer allocation goes through a device wrapper that refuses
 //    more than kMaxBufferBytes (the invocation then fails cleanly);
 //  - inputs and static results are capped at kMaxElements each.
-// See docs/fuzzing.md.
+//
+// Mutations alternate between libFuzzer's byte-level ones and the
+// structure-aware module mutator (module_mutator.h), which changes one field
+// of the FlatBuffer as the schema describes it. See docs/fuzzing.md.
 #include <sys/mman.h>
 
 #include <cstddef>
@@ -27,6 +30,7 @@
 
 #include "hal/cpu/cpu_device.h"
 #include "hal/hal.h"
+#include "tests/fuzz/module_mutator.h"
 #include "vm/context.h"
 #include "vm/host_tensor.h"
 #include "vm/module.h"
@@ -148,6 +152,17 @@ bool MakeInputs(const vm::LoadedFunction& fn, std::vector<vm::HostTensor>* input
 }
 
 }  // namespace
+
+extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size);
+
+// Half the mutations change a field of the module (when the input is still a
+// FlatBuffer of the schema), half its bytes.
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size, unsigned int seed) {
+  if (seed % 2 == 0) {
+    if (size_t n = fuzz::MutateModuleStructure(data, size, max_size, seed / 2)) return n;
+  }
+  return LLVMFuzzerMutate(data, size, max_size);
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Checksums off: random bytes never match one, and the point is to reach

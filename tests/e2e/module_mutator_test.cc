@@ -1,0 +1,95 @@
+// The module loader fuzzer's structure-aware mutator (tests/fuzz/
+// module_mutator.h): it changes fields of real module files, both layouts,
+// and every mutated file is either loaded or refused with a status (under
+// the sanitizer build: without reading out of bounds); some of its changes
+// keep a file the loader accepts, so the fuzzer gets past the verifier.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "compiler/compile.h"
+#include "tests/fuzz/module_mutator.h"
+#include "vm/module.h"
+
+namespace kiln {
+namespace {
+
+std::vector<uint8_t> CompileMlp(bool format_04) {
+  std::ifstream in(KILN_TEST_MLP_MLIR, std::ios::binary);
+  std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  compiler::CompileOptions options;
+  options.target = "all";
+  options.format_04 = format_04;
+  auto bytes = compiler::Compile(source, "mlp.mlir", options, nullptr);
+  EXPECT_TRUE(bytes.ok()) << bytes.status().message();
+  return bytes.ok() ? *bytes : std::vector<uint8_t>{};
+}
+
+struct Tally {
+  int changed = 0, resized = 0, loaded = 0, refused = 0, resized_and_loaded = 0;
+};
+
+Tally MutateMany(const std::vector<uint8_t>& module, int count) {
+  vm::LoadOptions options;
+  options.verify_checksums = false;  // as in the fuzzer: reach the checks behind them
+  Tally tally;
+  for (int seed = 0; seed < count; ++seed) {
+    std::vector<uint8_t> bytes = module;
+    bytes.resize(module.size() + (1 << 17));  // room for a moved data segment
+    const size_t size = fuzz::MutateModuleStructure(bytes.data(), module.size(), bytes.size(), seed);
+    EXPECT_NE(size, 0u) << "seed " << seed << ": a valid module was not mutated";
+    if (size == 0) continue;
+    bytes.resize(size);
+    if (bytes != module) ++tally.changed;
+    if (size != module.size()) ++tally.resized;
+    auto loaded = vm::LoadModule(bytes, options);
+    if (loaded.ok()) {
+      ++tally.loaded;
+      if (size != module.size()) ++tally.resized_and_loaded;
+    } else {
+      ++tally.refused;
+      EXPECT_FALSE(loaded.status().message().empty());
+    }
+  }
+  std::printf("%d mutations: %d changed the file, %d resized it; %d loaded (%d resized), %d refused\n", count,
+              tally.changed, tally.resized, tally.loaded, tally.resized_and_loaded, tally.refused);
+  return tally;
+}
+
+TEST(ModuleMutator, ChangesFieldsOfTheSegmentLayout) {
+  const std::vector<uint8_t> module = CompileMlp(false);
+  ASSERT_FALSE(module.empty());
+  const Tally t = MutateMany(module, 1500);
+  // A few mutations write the value a field already had (a copy from a
+  // field that holds the same value, 0 over 0).
+  EXPECT_GT(t.changed, 1500 * 8 / 10);
+  EXPECT_GT(t.resized, 0);
+  EXPECT_GT(t.loaded, 0);
+  EXPECT_GT(t.refused, 0);
+  EXPECT_GT(t.resized_and_loaded, 0) << "no resized file was still a loadable module";
+}
+
+TEST(ModuleMutator, ChangesFieldsOfTheFormat04Layout) {
+  const std::vector<uint8_t> module = CompileMlp(true);
+  ASSERT_FALSE(module.empty());
+  const Tally t = MutateMany(module, 500);
+  EXPECT_GT(t.changed, 500 * 8 / 10);
+  EXPECT_GT(t.resized, 0);
+  EXPECT_GT(t.loaded, 0);
+  EXPECT_GT(t.refused, 0);
+}
+
+TEST(ModuleMutator, LeavesOtherBytesAlone) {
+  std::vector<uint8_t> bytes = {'n', 'o', 't', ' ', 'a', ' ', 'm', 'o', 'd', 'u', 'l', 'e', 0, 0, 0, 0};
+  const std::vector<uint8_t> before = bytes;
+  EXPECT_EQ(fuzz::MutateModuleStructure(bytes.data(), bytes.size(), bytes.size(), 1), 0u);
+  EXPECT_EQ(bytes, before);
+  EXPECT_EQ(fuzz::MutateModuleStructure(bytes.data(), 0, bytes.size(), 1), 0u);
+}
+
+}  // namespace
+}  // namespace kiln
