@@ -4,8 +4,8 @@
 // The reference kernels are the baseline the Highway kernels (kernels/cpu)
 // are measured against. GFLOP/s of dot_general: the "FLOPS" counter
 // (2*n^3 per iteration).
-//   ./build/kiln-kernel-bench --benchmark_filter=DotGeneral \
-//       --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+//   ./build/kiln-kernel-bench --benchmark_filter=DotGeneral
+//       --benchmark_repetitions=5 --benchmark_report_aggregates_only=true   (one line)
 #include <benchmark/benchmark.h>
 
 #include <algorithm>

@@ -286,6 +286,7 @@ constexpr KernelGenerator kGenerators[] = {
     {KernelId::kGather, &Gather},
     {KernelId::kDynamicGather, &Gather},
     {KernelId::kSort, &Sort},
+    {KernelId::kTopK, &TopK},
     {KernelId::kScatter, &Scatter},
     {KernelId::kSelectAndScatter, &SelectAndScatter},
     {KernelId::kReduceWindow, &ReduceWindow},

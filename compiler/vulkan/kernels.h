@@ -87,6 +87,6 @@ StatusOr<ShaderSource> DotGeneralBlocked(const KernelParams& kp, const DispatchU
 ShaderGenerator Reduce, ReduceWindow, SelectAndScatter;     // kernels_reduction.cc
 ShaderGenerator RowBlock;                                   // kernels_row_block.cc
 ShaderGenerator TriangularSolve;                            // kernels_linalg.cc
-ShaderGenerator Fft, Sort;                                  // kernels_numeric.cc
+ShaderGenerator Fft, Sort, TopK;                            // kernels_numeric.cc
 
 }  // namespace kiln::compiler::vulkan

@@ -1,8 +1,10 @@
-// The vulkan target's shaders, part: numeric kernels (kernels/kernels.def): fft and sort.
+// The vulkan target's shaders, part: numeric kernels (kernels/kernels.def):
+// fft, sort and top_k.
 // Shared helpers: compiler/vulkan/kernels.h.
 #include "compiler/vulkan/kernels.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 namespace kiln::compiler::vulkan {
@@ -116,6 +118,90 @@ StatusOr<ShaderSource> Sort(const KernelParams& kp, const DispatchUse& u, Shader
   s += "      --at;\n    }\n";
   for (size_t k = 0; k < n; ++k)
     s += "    " + w.Store(w.Out(k), "base + at * stride", "key" + S(static_cast<int64_t>(k))) + "\n";
+  s += "  }\n";
+  return w.Finish(fn + Fill(Template("per_element.glsl"), {{"BODY", s}}), 64);
+}
+
+// chlo.top_k: one invocation per row (all dimensions but the last) keeps
+// the row's k largest values and their indices in its results, in order,
+// inserting each element of the row behind the ones not smaller than it, so
+// that equal values keep the lower index first. "Larger" is the reference
+// kernel's comparison (kernels/reference/numeric_sort.cc): the total order
+// for floats (NaN above +inf), signed or unsigned for integers, translated
+// from the same compare instruction as the other shaders' compares; f16 and
+// bf16 are compared and moved as their bits. O(n * k) per row.
+StatusOr<ShaderSource> TopK(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
+  if (u.in_types.size() != 1 || u.out_types.size() != 2) return Refuse(u, "expected one operand and two results");
+  const ElementType t = u.in_types[0];
+  if (u.out_types[0] != t || IsComplex(t) || !IsInteger(u.out_types[1]))
+    return Refuse(u, "values must have the operand's non-complex type and indices an integer type");
+  const int r = w.rank(0);
+  if (r < 1 || w.rank(w.Out(0)) != r || w.rank(w.Out(1)) != r) return Refuse(u, "operand and results ranks differ");
+  const int64_t k_attr = kp.Int("k", -1);
+  if (k_attr < 0) return Refuse(u, "needs k >= 0");
+
+  const size_t vals = w.Out(0), idxs = w.Out(1);
+  std::string fn, g;
+  std::function<std::string(const std::string&)> load_in, load_val;
+  std::function<std::string(const std::string&, const std::string&)> store_val;
+  if (IsFloat(t) && w.type(0).storage == 2) {
+    // f16 and bf16 as their bits, so that a NaN's payload passes unchanged
+    // (the float conversions quiet a signaling NaN), ordered by the bits'
+    // total-order key: negative values reversed below the positive ones.
+    g = "uint";
+    const std::string in = S(w.OffsetWord(0)), out = S(w.OffsetWord(vals)), V = S(static_cast<int64_t>(vals));
+    fn = "uint kiln_in_bits(uint i) { uint a = p[" + in + "] + i * 2u; return (t0.w[a >> 2] >> ((a & 2u) * 8u)) & 0xffffu; }\n"
+         "uint kiln_val_bits(uint i) { uint a = p[" + out + "] + i * 2u; return (t" + V +
+         ".w[a >> 2] >> ((a & 2u) * 8u)) & 0xffffu; }\n"
+         "void kiln_put_bits(uint i, uint b) {\n  uint a = p[" + out + "] + i * 2u, sh = (a & 2u) * 8u;\n"
+         "  atomicAnd(t" + V + ".w[a >> 2], ~(0xffffu << sh));\n  atomicOr(t" + V + ".w[a >> 2], b << sh);\n}\n"
+         "uint kiln_key(uint b) { return (b & 0x8000u) != 0u ? (~b & 0xffffu) : (b | 0x8000u); }\n"
+         "bool kiln_greater(uint a, uint b) { return kiln_key(a) > kiln_key(b); }\n";
+    load_in = [](const std::string& i) { return "kiln_in_bits(" + i + ")"; };
+    load_val = [](const std::string& i) { return "kiln_val_bits(" + i + ")"; };
+    store_val = [](const std::string& i, const std::string& v) { return "kiln_put_bits(" + i + ", " + v + ");"; };
+  } else {
+    ScalarProgram greater;
+    greater.param_types = {t, t};
+    ScalarInstr gt;
+    gt.op = ScalarOp::kCompare;
+    gt.type = ElementType::kI1;
+    gt.num_operands = 2;
+    gt.operands[0] = 0;
+    gt.operands[1] = 1;
+    gt.attr0 = static_cast<int64_t>(ComparisonDirection::kGT);
+    gt.attr1 = static_cast<int64_t>(IsFloat(t)                           ? ComparisonType::kTotalOrder
+                                    : KindOf(t) == ElementKind::kSigned ? ComparisonType::kSigned
+                                                                        : ComparisonType::kUnsigned);
+    greater.instrs.push_back(gt);
+    greater.results = {2};
+    std::string code;
+    std::vector<std::string> results;
+    KILN_RETURN_IF_ERROR(EmitScalarProgram(greater, {"a", "b"}, "v", &code, &results, &w.features));
+    g = w.type(0).name;
+    fn = "bool kiln_greater(" + g + " a, " + g + " b) {\n" + code + "  return " + results[0] + ";\n}\n";
+    load_in = [&w](const std::string& i) { return w.Load(0, i); };
+    load_val = [&w, vals](const std::string& i) { return w.Load(vals, i); };
+    store_val = [&w, vals](const std::string& i, const std::string& v) { return w.Store(vals, i, v); };
+  }
+  KILN_ASSIGN_OR_RETURN(GType index_type, GlslType(ElementType::kUI32));
+  KILN_ASSIGN_OR_RETURN(std::string index, ConvertExpr(index_type, w.type(w.Out(1)), "j"));
+
+  // p[0] counts output 0's elements: rows * k invocations, the first `rows` work.
+  std::string s = "  uint n = " + w.Dim(0, r - 1) + ", k = " + w.Dim(vals, r - 1) + ";\n";
+  s += "  if (k == 0u || i >= p[0] / k) return;\n";
+  s += "  uint in_base = i * n, out_base = i * k, filled = 0u;\n";
+  s += "  for (uint j = 0u; j < n; ++j) {\n";
+  s += "    " + g + " v = " + load_in("in_base + j") + ";\n";
+  s += "    if (filled == k && !kiln_greater(v, " + load_val("out_base + k - 1u") + ")) continue;\n";
+  s += "    uint at = filled < k ? filled : k - 1u;\n";
+  s += "    if (filled < k) ++filled;\n";
+  s += "    while (at > 0u && kiln_greater(v, " + load_val("out_base + at - 1u") + ")) {\n";
+  s += "      " + store_val("out_base + at", load_val("out_base + at - 1u")) + "\n";
+  s += "      " + w.Store(idxs, "out_base + at", w.Load(idxs, "out_base + at - 1u")) + "\n";
+  s += "      --at;\n    }\n";
+  s += "    " + store_val("out_base + at", "v") + "\n";
+  s += "    " + w.Store(idxs, "out_base + at", index) + "\n";
   s += "  }\n";
   return w.Finish(fn + Fill(Template("per_element.glsl"), {{"BODY", s}}), 64);
 }

@@ -17,7 +17,9 @@ uint kiln_f32_to_f16(float f) {
   uint sign = (x >> 16) & 0x8000u;
   uint e = (x >> 23) & 0xffu;
   uint m = x & 0x7fffffu;
-  if (e == 0xffu) return sign | 0x7c00u | (m != 0u ? 0x200u | (m >> 13) : 0u);
+  // NaN keeps its sign and the top bits of its payload (quiet or signaling,
+  // as the CPU's conversions: kernels/scalar/codec.cc), made nonzero.
+  if (e == 0xffu) return sign | 0x7c00u | (m != 0u ? ((m >> 13) != 0u ? (m >> 13) : 0x200u) : 0u);
   int ue = int(e) - 127 + 15;
   if (ue >= 31) return sign | 0x7c00u;
   if (ue <= 0) {
@@ -35,13 +37,19 @@ uint kiln_f32_to_f16(float f) {
   if (rem > 0x1000u || (rem == 0x1000u && (h & 1u) != 0u)) h += 1u;  // may carry into inf: correct
   return sign | h;
 }
-float kiln_f16_to_f32(uint h) { return unpackHalf2x16(h & 0xffffu).x; }
+// A NaN is widened bit by bit: the hardware conversion may quiet a signaling one.
+float kiln_f16_to_f32(uint h) {
+  if ((h & 0x7c00u) == 0x7c00u && (h & 0x3ffu) != 0u)
+    return uintBitsToFloat(((h & 0x8000u) << 16) | 0x7f800000u | ((h & 0x3ffu) << 13));
+  return unpackHalf2x16(h & 0xffffu).x;
+}
 float kiln_round_f16(float f) { return kiln_f16_to_f32(kiln_f32_to_f16(f)); }
 
-// f32 -> bf16 bits, rounding to nearest even; NaN stays NaN.
+// f32 -> bf16 bits, rounding to nearest even; NaN stays NaN, with its sign
+// and the top bits of its payload (made nonzero).
 uint kiln_f32_to_bf16(float f) {
   uint x = floatBitsToUint(f);
-  if ((x & 0x7fffffffu) > 0x7f800000u) return (x >> 16) | 0x40u;
+  if ((x & 0x7fffffffu) > 0x7f800000u) return (x >> 16) | ((x & 0x7f0000u) == 0u ? 0x40u : 0u);
   return (x + 0x7fffu + ((x >> 16) & 1u)) >> 16;
 }
 float kiln_bf16_to_f32(uint h) { return uintBitsToFloat((h & 0xffffu) << 16); }
