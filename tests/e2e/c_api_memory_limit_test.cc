@@ -33,7 +33,9 @@ kiln_module_t* Load(bool plan_memory) {
   auto bytes = kiln::compiler::Compile(text.str(), "memory_hungry.mlir", options, nullptr);
   EXPECT_TRUE(bytes.ok()) << bytes.status().message();
   kiln_module_t* module = nullptr;
-  if (bytes.ok()) EXPECT_EQ(Message(kiln_module_load_memory(bytes->data(), bytes->size(), &module)), "");
+  if (bytes.ok()) {
+    EXPECT_EQ(Message(kiln_module_load_memory(bytes->data(), bytes->size(), &module)), "");
+  }
   return module;
 }
 
