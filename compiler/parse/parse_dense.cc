@@ -65,6 +65,12 @@ Attribute Parser::ParseDense() {
     Advance();
   } else if (cur_.is(Tok::kLSquare)) {
     if (t.dims.empty()) Fail(cur_, "a rank-0 dense attribute takes one value, not a list");
+    // Each element takes a character of the list at least: a type declaring
+    // more than the rest of the source holds is refused before its bytes
+    // are allocated (a short list under tensor<1x530074259xi64> would
+    // otherwise allocate 4 GB first; found by parser_fuzzer).
+    if (n > lex_.source().size() - lex_.pos())
+      Fail(cur_, "the list holds fewer elements than " + t.ToString() + " declares (" + std::to_string(n) + ")");
     out.assign(n * w, 0);
     size_t index = 0;
     ParseDenseNested(t, 0, et, w, &out, &index);
