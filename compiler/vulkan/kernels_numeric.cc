@@ -163,17 +163,7 @@ StatusOr<ShaderSource> TopK(const KernelParams& kp, const DispatchUse& u, Shader
   } else {
     ScalarProgram greater;
     greater.param_types = {t, t};
-    ScalarInstr gt;
-    gt.op = ScalarOp::kCompare;
-    gt.type = ElementType::kI1;
-    gt.num_operands = 2;
-    gt.operands[0] = 0;
-    gt.operands[1] = 1;
-    gt.attr0 = static_cast<int64_t>(ComparisonDirection::kGT);
-    gt.attr1 = static_cast<int64_t>(IsFloat(t)                           ? ComparisonType::kTotalOrder
-                                    : KindOf(t) == ElementKind::kSigned ? ComparisonType::kSigned
-                                                                        : ComparisonType::kUnsigned);
-    greater.instrs.push_back(gt);
+    greater.instrs.push_back(GreaterThanInstr(t));
     greater.results = {2};
     std::string code;
     std::vector<std::string> results;

@@ -90,6 +90,23 @@ struct ScalarProgram {
   ScalarOp AsStandardReduction() const;
 };
 
+// `a > b` on values 0 and 1 of type t, as chlo.top_k and sorts in
+// descending order compare: the total order for floats (NaN above +inf),
+// signed or unsigned for integers.
+inline ScalarInstr GreaterThanInstr(ElementType t) {
+  ScalarInstr gt;
+  gt.op = ScalarOp::kCompare;
+  gt.type = ElementType::kI1;
+  gt.num_operands = 2;
+  gt.operands[0] = 0;
+  gt.operands[1] = 1;
+  gt.attr0 = static_cast<int64_t>(ComparisonDirection::kGT);
+  gt.attr1 = static_cast<int64_t>(IsFloat(t)                           ? ComparisonType::kTotalOrder
+                                  : KindOf(t) == ElementKind::kSigned ? ComparisonType::kSigned
+                                                                      : ComparisonType::kUnsigned);
+  return gt;
+}
+
 // Operand count of an op (from the table), -1 if unknown.
 int ScalarOpArity(ScalarOp op);
 std::string_view ScalarOpName(ScalarOp op);  // "stablehlo.add"

@@ -133,14 +133,7 @@ Status TopK(const KernelCall& call) {
         out->dims[last] != k)
       return InvalidArgument(std::string(op) + ": outputs must have the operand's dims with k last");
   }
-  ScalarInstr gt;
-  gt.op = ScalarOp::kCompare;
-  gt.type = ElementType::kI1;
-  gt.num_operands = 2;
-  gt.attr0 = static_cast<int64_t>(ComparisonDirection::kGT);
-  gt.attr1 = static_cast<int64_t>(IsFloat(in.type)                      ? ComparisonType::kTotalOrder
-                                  : KindOf(in.type) == ElementKind::kSigned ? ComparisonType::kSigned
-                                                                            : ComparisonType::kUnsigned);
+  const ScalarInstr gt = GreaterThanInstr(in.type);
   const ElementType types[2] = {in.type, in.type};
   const size_t eb = StorageBytes(in.type);
   const int64_t rows = n == 0 ? 0 : in.NumElements() / n;
