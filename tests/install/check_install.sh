@@ -36,8 +36,11 @@ for exe in run_mlp_minimal run_mlp_shared run_mlp_hpp; do
   cmp -s "$work/want.out" "$work/$exe.out" || { echo "$exe differs from the in-tree example" >&2; diff "$work/want.out" "$work/$exe.out" >&2; exit 1; }
   echo "$exe: same output as the in-tree example ($(tail -c 40 "$work/$exe.out" | tr '\n' ' '))"
 done
-# The shared one really uses libkiln.so.
-ldd "$work/consumer/run_mlp_shared" | grep -q "libkiln.so" || { echo "run_mlp_shared does not load libkiln.so" >&2; exit 1; }
+# The shared one really uses libkiln.so. (ldd's output is captured first:
+# under pipefail, `ldd | grep -q` fails whenever grep exits before ldd has
+# written its last line and ldd dies of SIGPIPE, which happened under load.)
+libs=$(ldd "$work/consumer/run_mlp_shared")
+grep -q "libkiln.so" <<<"$libs" || { echo "run_mlp_shared does not load libkiln.so:" >&2; echo "$libs" >&2; exit 1; }
 # The Python package, where the build has it: importable from the prefix.
 init=$(find "$prefix" -path '*/kiln/__init__.py' | head -1)
 if [ -n "$init" ]; then
