@@ -28,13 +28,16 @@ cmake -S . -B "$ARM" -G Ninja --toolchain cmake/aarch64-linux-gnu.cmake \
 cmake --build "$ARM" -j"$(nproc)"
 # The runtime's unit tests (kernels against kernels/reference, the VM) under
 # qemu: every test on qemu's default CPU (SVE), the Highway kernel tests
-# (Cpu*) again on a NEON-only one, so that both dispatch targets run. The
+# (kiln_cpu_test) again on a NEON-only one, so that both dispatch targets run. The
 # largest kernel test (CpuDotGeneral.PlainMatmulOddSizes: 6 s natively, every
 # Highway target against the reference) takes about 5 minutes under qemu,
 # hence the long per-test limit.
+# Under the emulator each test binary runs as a few shards, one process each
+# (kiln_add_gtests in tests/CMakeLists.txt), so the NEON-only pass selects
+# the Highway kernels' binary by name.
 for cpu in max cortex-a57; do
   only=()
-  [ "$cpu" = cortex-a57 ] && only=(-R '^Cpu')
+  [ "$cpu" = cortex-a57 ] && only=(-R '^kiln_cpu_test[.]')
   echo "arm64 unit tests under qemu-aarch64 -cpu $cpu (${only[*]:-all}):"
   if ! (cd "$ARM" && QEMU_CPU=$cpu ctest -j"$(nproc)" --timeout 1200 "${only[@]}" --output-on-failure \
           >"$ARM/ctest-$cpu.log" 2>&1); then

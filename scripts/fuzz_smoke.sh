@@ -57,20 +57,35 @@ export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:symbolize=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:suppressions=$PWD/tests/fuzz/ubsan_known_issues.supp
 FINDINGS="$BUILD_DIR/fuzz-findings"
 mkdir -p "$FINDINGS"
+# One fuzzer per core at a time (each is single-threaded), reported in order.
+run_fuzzer() {
+  local f=$1 name=${1%_fuzzer}
+  local seeds="$BUILD_DIR/fuzz-seeds/$name"
+  local corpus="$BUILD_DIR/fuzz-corpus/$name"   # grows across local runs; seeds stay as generated
+  mkdir -p "$corpus"
+  local rc=0
+  "$FUZZ_DIR/$f" "$corpus" "$seeds" \
+    -max_total_time="$SECONDS_PER_FUZZER" -timeout=10 -rss_limit_mb=4096 \
+    -artifact_prefix="$FINDINGS/$name-" -print_final_stats=1 >"$BUILD_DIR/fuzz-$name.log" 2>&1 || rc=$?
+  echo "$rc" >"$BUILD_DIR/fuzz-$name.rc"
+}
+rm -f "$BUILD_DIR"/fuzz-*.rc
+running=0
+for f in "${FUZZERS[@]}"; do
+  run_fuzzer "$f" &
+  running=$((running + 1))
+  if [ "$running" -ge "$JOBS" ]; then wait -n || true; running=$((running - 1)); fi
+done
+wait
 for f in "${FUZZERS[@]}"; do
   name=${f%_fuzzer}
   seeds="$BUILD_DIR/fuzz-seeds/$name"
-  corpus="$BUILD_DIR/fuzz-corpus/$name"   # grows across local runs; seeds stay as generated
-  mkdir -p "$corpus"
   log="$BUILD_DIR/fuzz-$name.log"
-  rc=0
-  "$FUZZ_DIR/$f" "$corpus" "$seeds" \
-    -max_total_time="$SECONDS_PER_FUZZER" -timeout=10 -rss_limit_mb=4096 \
-    -artifact_prefix="$FINDINGS/$name-" -print_final_stats=1 >"$log" 2>&1 || rc=$?
+  rc=$(cat "$BUILD_DIR/fuzz-$name.rc" 2>/dev/null || echo missing)
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
   cov=$(grep -Eo 'cov: [0-9]+' "$log" | tail -1 || true)
-  if [ "$rc" -eq 0 ]; then
+  if [ "$rc" = 0 ]; then
     echo "$f: ${execs:-?} executions in ${SECONDS_PER_FUZZER}s (${rate:-?}/s), ${cov:-cov: ?}, $(ls "$seeds" | wc -l) seeds: nothing found"
   else
     problems+=("$f (finding)")
