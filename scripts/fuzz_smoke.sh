@@ -11,7 +11,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SECONDS_PER_FUZZER=${1:-${FUZZ_SECONDS:-20}}
-BUILD_DIR=build-fuzz
+# FUZZ_BUILD_DIR: an existing clang build configured with KILN_BUILD_FUZZERS
+# (CI passes build-asan, the sanitizer build of scripts/test.sh --sanitize);
+# by default a build of the fuzzers alone in build-fuzz/.
+BUILD_DIR=${FUZZ_BUILD_DIR:-build-fuzz}
 FUZZ_DIR=$BUILD_DIR/tests/fuzz
 JOBS=$(nproc)
 
@@ -22,11 +25,16 @@ fi
 
 # Only what the fuzzers and the seeds need: no tests, no Vulkan; -O1 and
 # line tables keep the instrumented build short.
-CC=clang CXX=clang++ cmake -S . -B "$BUILD_DIR" -G Ninja \
-  -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
-  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
-  -DKILN_BUILD_FUZZERS=ON -DKILN_BUILD_TESTS=OFF -DKILN_ENABLE_VULKAN=OFF >/dev/null
+if [ -z "${FUZZ_BUILD_DIR:-}" ]; then
+  CC=clang CXX=clang++ cmake -S . -B "$BUILD_DIR" -G Ninja \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
+    -DKILN_BUILD_FUZZERS=ON -DKILN_BUILD_TESTS=OFF -DKILN_ENABLE_VULKAN=OFF >/dev/null
+elif ! grep -q '^KILN_BUILD_FUZZERS:BOOL=ON' "$BUILD_DIR/CMakeCache.txt" 2>/dev/null; then
+  echo "fuzz_smoke: $BUILD_DIR is not a build with KILN_BUILD_FUZZERS=ON (clang)" >&2
+  exit 1
+fi
 
 problems=()
 FUZZERS=(module_loader_fuzzer parameters_fuzzer input_fuzzer)

@@ -178,7 +178,19 @@ HWY_INLINE bool NumericMinMax(D d, ReduceOp op, const T* HWY_RESTRICT x, size_t 
   }
   if (!hn::AllFalse(d, nan)) return false;
   const auto m = max ? hn::Max(hn::Max(m0, m1), hn::Max(m2, m3)) : hn::Min(hn::Min(m0, m1), hn::Min(m2, m3));
+#if HWY_TARGET == HWY_EMU128
+  // Highway 1.0.3's portable MaxOfLanes/MinOfLanes start from the type's
+  // lowest/highest finite value, so lanes all -inf (+inf) reduce to
+  // -FLT_MAX (FLT_MAX); the lanes are folded here instead. (GCC 12.2 builds
+  // HWY_SCALAR in its place; clang builds this target.)
+  T v = hn::GetLane(m);
+  for (size_t lane = 1; lane < N; ++lane) {
+    const T e = hn::ExtractLane(m, lane);
+    v = max ? std::max(v, e) : std::min(v, e);
+  }
+#else
   T v = hn::GetLane(max ? hn::MaxOfLanes(d, m) : hn::MinOfLanes(d, m));
+#endif
   v = max ? std::max(v, dst[0]) : std::min(v, dst[0]);
   if (v == T(0)) return false;
   dst[0] = v;

@@ -152,7 +152,9 @@ TEST(HostileModule, MalformedScalarOpsAreRefusedAtLoad) {
       {"invalid comparison", scalar_op(cmp, ElementType::kSI32, {1, 2}, 77)},
       {"register out of range", scalar_op(add, ElementType::kSI32, {1, 4000})},
   };
-  for (const auto& [what, emit] : cases) {
+  for (const auto& c : cases) {
+    const char* what = c.first;
+    const auto& emit = c.second;  // a plain reference: clang 14 cannot capture a structured binding
     auto mb = OneFunction([&](BytecodeWriter& w, ModuleBuilder&) {
       emit(w);
       w.Op(Opcode::kReturn);

@@ -22,6 +22,7 @@
 #include "schema/module_generated.h"
 #include "schema/module_layout.h"
 #include "tests/support/mapped_module.h"
+#include "tests/support/sanitizers.h"
 #include "vm/bytecode.h"
 #include "vm/context.h"
 #include "vm/kiln.h"
@@ -408,7 +409,7 @@ TEST(MappedModuleDeathTest, TruncatingAMappedFileIsSigbus) {
     (void)(*ctx)->Invoke("first", {});
     std::exit(0);
   };
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(KILN_TEST_UNDER_ASAN)
   // AddressSanitizer catches the SIGBUS, reports it and aborts.
   EXPECT_DEATH(run(), "AddressSanitizer: BUS");
 #else

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "hal/cpu/thread_pool.h"
+#include "tests/support/sanitizers.h"
 
 namespace kiln::hal {
 namespace {
@@ -84,7 +85,7 @@ TEST(ThreadPool, CreateRefusesMoreThanTheMaximum) {
 // the guest's memory inside its own reservation, so an address-space limit
 // cannot model "no memory for one more thread stack" under either; native
 // builds without ASan run it.
-#if !defined(__SANITIZE_ADDRESS__) && !defined(KILN_TESTS_UNDER_EMULATOR)
+#if !defined(KILN_TEST_UNDER_ASAN) && !defined(KILN_TESTS_UNDER_EMULATOR)
 // In a child process whose address space has room for only a few thread
 // stacks, the pool's threads cannot all start: Create says which one failed,
 // the pool constructed directly still runs every task (on the caller), and
