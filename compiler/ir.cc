@@ -114,6 +114,24 @@ std::string Type::ToString() const {
   return s + ">";
 }
 
+size_t Attribute::DenseElementCount() const {
+  const size_t w = StorageBytes(type.element);
+  if (dense_splat) return static_cast<size_t>(type.NumElements());
+  return w ? dense_bytes.size() / w : 0;
+}
+
+const uint8_t* Attribute::DenseElement(size_t k) const {
+  return dense_splat ? dense_bytes.data() : dense_bytes.data() + k * StorageBytes(type.element);
+}
+
+std::vector<uint8_t> Attribute::ExpandedDenseBytes() const {
+  if (!dense_splat) return dense_bytes;
+  const size_t w = dense_bytes.size(), n = DenseElementCount();
+  std::vector<uint8_t> out(n * w);
+  for (size_t k = 0; k < n; ++k) memcpy(out.data() + k * w, dense_bytes.data(), w);
+  return out;
+}
+
 const Attribute* Attribute::Field(std::string_view name) const {
   for (const auto& [n, a] : fields)
     if (n == name) return &a;
@@ -140,11 +158,11 @@ std::optional<std::vector<int64_t>> Attribute::AsInts() const {
       if (!IsInteger(et) && !IsBool(et)) return std::nullopt;
       size_t w = StorageBytes(et);
       if (w == 0 || dense_bytes.size() % w) return std::nullopt;
-      std::vector<int64_t> out(dense_bytes.size() / w);
+      std::vector<int64_t> out(DenseElementCount());
       bool is_signed = KindOf(et) == ElementKind::kSigned;
       for (size_t k = 0; k < out.size(); ++k) {
         uint64_t u = 0;
-        memcpy(&u, dense_bytes.data() + k * w, w);  // little-endian host
+        memcpy(&u, DenseElement(k), w);  // little-endian host
         if (is_signed && w < 8 && (u >> (8 * w - 1)) & 1) u |= ~uint64_t(0) << (8 * w);
         out[k] = static_cast<int64_t>(u);
       }
@@ -167,7 +185,7 @@ bool Attribute::operator==(const Attribute& o) const {
     case Kind::kEnum:
     case Kind::kSymbol: return str == o.str;
     case Kind::kIntArray: return ints == o.ints && type == o.type;
-    case Kind::kDense: return type == o.type && dense_bytes == o.dense_bytes;
+    case Kind::kDense: return type == o.type && dense_splat == o.dense_splat && dense_bytes == o.dense_bytes;
     case Kind::kArray: return elements == o.elements;
     case Kind::kDict: return fields == o.fields;
     case Kind::kStruct: return str == o.str && fields == o.fields;

@@ -79,6 +79,10 @@ struct Type {
   std::string ToString() const;  // MLIR spelling: tensor<2x?xf32>, !stablehlo.token, tuple<...>
 };
 
+// A splat dense value of at least this many bytes keeps one element
+// (Attribute::dense_splat).
+constexpr size_t kCompactSplatBytes = 64 * 1024;
+
 struct Attribute;
 // A named attribute, defined after Attribute (std::pair would need the
 // complete type at this point, which clang's libstdc++ checks).
@@ -108,12 +112,22 @@ struct Attribute {
   std::vector<int64_t> ints;     // kIntArray
   Type type;                     // kInt/kFloat/kDense value type; kType; kIntArray: element type only (i64, i1, ...)
   // kDense: every element in its storage encoding (element_type.h), row-major,
-  // splats expanded. For quantized tensors, the storage type's encoding.
+  // splats expanded -- except a splat of kCompactSplatBytes or more, kept as
+  // its one element with dense_splat set (`dense<0.0> : tensor<1024x1024x
+  // 256xf32>` would otherwise take 1 GiB while compiling; lowering turns it
+  // into a fill). Read elements through DenseElementCount()/DenseElement(k),
+  // or ExpandedDenseBytes(). For quantized tensors, the storage type's encoding.
   std::vector<uint8_t> dense_bytes;
+  bool dense_splat = false;
   std::vector<Attribute> elements;  // kArray
   std::vector<NamedAttr> fields;    // kDict, kStruct
 
   const Attribute* Field(std::string_view name) const;
+  // kDense: the number of elements the value holds, element k's bytes, and
+  // every element's bytes (a compact splat expanded).
+  size_t DenseElementCount() const;
+  const uint8_t* DenseElement(size_t k) const;
+  std::vector<uint8_t> ExpandedDenseBytes() const;
   // Integer array view of kIntArray, kDense of integers, kArray of kInt, or kInt.
   std::optional<std::vector<int64_t>> AsInts() const;
   bool operator==(const Attribute& o) const;

@@ -245,7 +245,7 @@ uint32_t FunctionLowering::ConstantFromDense(const ir::Attribute& a) {
   ConstantOut c;
   c.type = a.type.element;
   c.dims = a.type.dims;
-  c.data = a.dense_bytes;
+  c.data = a.ExpandedDenseBytes();  // a quantized compact splat is stored whole
   uint32_t index = mb_->AddConstant(std::move(c));
   uint32_t reg = NewRef();
   body_.Emit(Opcode::kConstRef, reg, index);

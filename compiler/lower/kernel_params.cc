@@ -44,8 +44,9 @@ void FlattenAttr(const std::string& name, const ir::Attribute& a, std::vector<Ke
     case K::kDense: {
       ElementType t = a.type.element;
       size_t w = StorageBytes(t);
-      for (size_t off = 0; w && off + w <= a.dense_bytes.size(); off += w) {
-        Scalar s = ref::LoadScalar(t, a.dense_bytes.data() + off);
+      const size_t count = w ? a.DenseElementCount() : 0;
+      for (size_t e = 0; e < count; ++e) {
+        Scalar s = ref::LoadScalar(t, a.DenseElement(e));
         if (IsFloat(t)) k.floats.push_back(s.re);
         else k.ints.push_back(s.i);
       }

@@ -121,7 +121,7 @@ Status FunctionLowering::LowerReturn(const ir::Operation& op, const std::vector<
 Status FunctionLowering::LowerConstant(const ir::Operation& op, const std::vector<Slot>*, ir::Location*) {
   const ir::Attribute* v = op.GetAttr("value");
   if (!v || v->kind != ir::Attribute::Kind::kDense) return Unimplemented(op.name + " needs a dense value");
-  if (plan_.IsScalar(op.result()) && v->dense_bytes.size() == StorageBytes(v->type.element)) {
+  if (plan_.IsScalar(op.result()) && !v->dense_splat && v->dense_bytes.size() == StorageBytes(v->type.element)) {
     // On the scalar path: an i64 constant; the tensor only where a use needs it.
     i64_of_[op.result()] = ConstI64(ref::LoadScalar(v->type.element, v->dense_bytes.data()).i);
     scalar_constants_[op.result()] = v;
@@ -133,8 +133,11 @@ Status FunctionLowering::LowerConstant(const ir::Operation& op, const std::vecto
   // that value everywhere: the module stores no 64 MB of copies, and loading
   // it allocates nothing for them (docs/architecture.md, "Splat constants").
   Scalar splat;
-  if (v->dense_bytes.size() >= kSplatDispatchBytes && !v->type.is_quantized() &&
-      IsSplat(v->dense_bytes, StorageBytes(v->type.element), &splat, v->type.element)) {
+  const bool compact_splat = v->dense_splat && !v->dense_bytes.empty();  // the parser kept one element
+  if (compact_splat) splat = ref::LoadScalar(v->type.element, v->dense_bytes.data());
+  if (!v->type.is_quantized() &&
+      (compact_splat || (v->dense_bytes.size() >= kSplatDispatchBytes &&
+                         IsSplat(v->dense_bytes, StorageBytes(v->type.element), &splat, v->type.element)))) {
     ScalarProgram prog;
     ScalarInstr c;
     c.op = ScalarOp::kConstant;

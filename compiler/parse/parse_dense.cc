@@ -61,7 +61,7 @@ Attribute Parser::ParseDense() {
   if (cur_.is(Tok::kGreater)) {
     if (n != 0) Fail(cur_, "expected " + std::to_string(n) + " elements, got none");
   } else if (cur_.is(Tok::kString)) {
-    ParseDenseHex(cur_, t, &out);
+    ParseDenseHex(cur_, t, &a);
     Advance();
   } else if (cur_.is(Tok::kLSquare)) {
     if (t.dims.empty()) Fail(cur_, "a rank-0 dense attribute takes one value, not a list");
@@ -75,11 +75,16 @@ Attribute Parser::ParseDense() {
     size_t index = 0;
     ParseDenseNested(t, 0, et, w, &out, &index);
   } else {
-    // Splat: one value repeated.
+    // Splat: one value repeated (kept as one element when large).
     uint8_t one[16] = {0};
     ParseDenseScalar(et, one);
-    out.resize(n * w);
-    for (uint64_t k = 0; k < n; ++k) memcpy(out.data() + k * w, one, w);
+    if (n > 1 && n * w >= kCompactSplatBytes) {
+      out.assign(one, one + w);
+      a.dense_splat = true;
+    } else {
+      out.resize(n * w);
+      for (uint64_t k = 0; k < n; ++k) memcpy(out.data() + k * w, one, w);
+    }
   }
   if (!cur_.is(Tok::kGreater)) FailExpected("'>' to close 'dense<'");
   Restore(after);
@@ -235,7 +240,7 @@ void Parser::StoreFloatToken(ElementType et, const Token& tok, bool negative, ui
   }
 }
 
-void Parser::ParseDenseHex(const Token& tok, const Type& t, std::vector<uint8_t>* out) {
+void Parser::ParseDenseHex(const Token& tok, const Type& t, Attribute* out) {
   std::string_view s = tok.text.substr(1, tok.text.size() - 2);
   if (s.size() < 2 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
     Fail(tok, "dense string data must be hex: \"0x...\"");
@@ -254,7 +259,8 @@ std::vector<uint8_t> Parser::DecodeHex(const Token& tok, std::string_view s) {
 }
 
 void Parser::StoreElementBytes(const Token& tok, const Type& t, std::vector<uint8_t> raw, bool allow_splat,
-                               std::vector<uint8_t>* out) {
+                               Attribute* attr) {
+  std::vector<uint8_t>* out = &attr->dense_bytes;
   const ElementType et = t.element;
   const size_t w = StorageBytes(et);
   const uint64_t n = static_cast<uint64_t>(t.NumElements());
@@ -276,6 +282,9 @@ void Parser::StoreElementBytes(const Token& tok, const Type& t, std::vector<uint
   }
   if (nbytes == n * w) {
     *out = std::move(raw);
+  } else if (n * w >= kCompactSplatBytes) {  // a large splat, kept as its element
+    *out = std::move(raw);
+    attr->dense_splat = true;
   } else {  // splat
     out->resize(n * w);
     for (uint64_t k = 0; k < n; ++k) memcpy(out->data() + k * w, raw.data(), w);

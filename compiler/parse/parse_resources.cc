@@ -76,7 +76,7 @@ Attribute Parser::ParseDenseResource() {
   Attribute a;
   a.kind = Attribute::Kind::kDense;
   a.type = t;
-  StoreElementBytes(*blob, t, std::move(raw), /*allow_splat=*/false, &a.dense_bytes);
+  StoreElementBytes(*blob, t, std::move(raw), /*allow_splat=*/false, &a);
   return a;
 }
 

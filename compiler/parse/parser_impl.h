@@ -143,12 +143,13 @@ class Parser {
   void ParseDenseScalar(ElementType et, uint8_t* p);
   void ParseDenseNested(const Type& t, size_t dim, ElementType et, size_t w,
                         std::vector<uint8_t>* out, size_t* index);
-  void ParseDenseHex(const Token& tok, const Type& t, std::vector<uint8_t>* out);
+  void ParseDenseHex(const Token& tok, const Type& t, Attribute* out);
   std::vector<uint8_t> DecodeHex(const Token& tok, std::string_view digits);  // after "0x"
-  // Little-endian element bytes -> the storage encoding of `t` (narrow
-  // integers normalized); one element is a splat when allow_splat.
+  // Little-endian element bytes -> out's dense_bytes in the storage encoding
+  // of `t` (narrow integers normalized); one element is a splat when
+  // allow_splat (kept compact from kCompactSplatBytes: Attribute::dense_splat).
   void StoreElementBytes(const Token& tok, const Type& t, std::vector<uint8_t> raw, bool allow_splat,
-                         std::vector<uint8_t>* out);
+                         Attribute* out);
 
   // ---- dense_resource and the file metadata (parse_resources.cc) ----
   Attribute ParseDenseResource();  // at 'dense_resource'

@@ -480,7 +480,7 @@ class Printer {
     const size_t w = StorageBytes(et);
     const size_t n = w ? a.dense_bytes.size() / w : 0;
     out += "dense<";
-    bool splat = n > 0;
+    bool splat = n > 0;  // a compact splat (dense_splat) holds its one element
     for (size_t k = 1; k < n && splat; ++k)
       splat = memcmp(a.dense_bytes.data(), a.dense_bytes.data() + k * w, w) == 0;
     if (splat) {

@@ -69,6 +69,10 @@ bool SplatConstant(const ir::Value* v, Scalar* value) {
   if (a == nullptr || a->kind != ir::Attribute::Kind::kDense) return false;
   const size_t bytes = StorageBytes(v->type.element);
   const int64_t n = v->type.NumElements();
+  if (a->dense_splat && bytes != 0 && a->dense_bytes.size() == bytes) {  // kept compact by the parser
+    *value = ref::LoadScalar(v->type.element, a->dense_bytes.data());
+    return true;
+  }
   if (bytes == 0 || n < 1 || a->dense_bytes.size() != static_cast<size_t>(n) * bytes) return false;
   const uint8_t* first = a->dense_bytes.data();
   for (int64_t i = 1; i < n; ++i)

@@ -66,6 +66,49 @@ func.func @f() {
   EXPECT_EQ(FirstOp(*m, 0).result()->type.ToString(), "tensor<2x2xi32>");
 }
 
+// A large splat keeps its one element (Attribute::dense_splat): a 4 GiB
+// `dense<0.5>` parses in no memory to speak of, in both spellings, reads as
+// every element, prints back as a splat and reparses to the same attribute;
+// small splats are still expanded.
+TEST(Parser, LargeSplatsStayCompact) {
+  auto m = MustParse(R"(
+func.func @f() {
+  %0 = stablehlo.constant dense<0.5> : tensor<1073741824xf32>
+  %1 = stablehlo.constant dense<"0x0000C03F"> : tensor<2x536870912xf32>
+  %2 = stablehlo.constant dense<-3> : tensor<16384xi32>
+  %3 = stablehlo.constant dense<-3> : tensor<16383xi32>
+  func.return
+})");
+  ASSERT_TRUE(m);
+  const Attribute& a = ConstValue(*m, 0);
+  EXPECT_TRUE(a.dense_splat);
+  EXPECT_EQ(a.dense_bytes.size(), 4u);
+  EXPECT_EQ(a.DenseElementCount(), size_t{1} << 30);
+  float f;
+  memcpy(&f, a.DenseElement((size_t{1} << 30) - 1), 4);
+  EXPECT_EQ(f, 0.5f);
+  const Attribute& h = ConstValue(*m, 1);
+  EXPECT_TRUE(h.dense_splat);
+  memcpy(&f, h.DenseElement(12345), 4);
+  EXPECT_EQ(f, 1.5f);
+  // 64 KiB of i32 is compact, one element less is expanded.
+  const Attribute& at_bound = ConstValue(*m, 2);
+  EXPECT_TRUE(at_bound.dense_splat);
+  EXPECT_EQ(at_bound.ExpandedDenseBytes().size(), 16384u * 4);
+  EXPECT_EQ(at_bound.AsInts()->size(), 16384u);
+  EXPECT_EQ(at_bound.AsInts()->back(), -3);
+  const Attribute& below = ConstValue(*m, 3);
+  EXPECT_FALSE(below.dense_splat);
+  EXPECT_EQ(below.dense_bytes.size(), 16383u * 4);
+  EXPECT_EQ(DenseAs<int32_t>(below).back(), -3);
+  // Printed as a splat; parsed again, the same attributes.
+  const std::string printed = PrintModule(*m);
+  EXPECT_NE(printed.find("dense<0.5> : tensor<1073741824xf32>"), std::string::npos) << printed;
+  auto again = MustParse(printed);
+  ASSERT_TRUE(again);
+  for (size_t i = 0; i < 4; ++i) EXPECT_TRUE(ConstValue(*again, i) == ConstValue(*m, i)) << i;
+}
+
 TEST(Parser, DenseSmallFloats) {
   // Needs the reference scalar codec (kernels/scalar/codec.cc).
   auto m = MustParse(R"(
