@@ -186,8 +186,10 @@ std::shared_ptr<const QuantType> Parser::ParseQuantType() {
   Advance();
   int bits = BitWidth(q->storage);
   bool is_signed = KindOf(q->storage) == ElementKind::kSigned;
-  q->storage_min = is_signed ? -(int64_t(1) << (bits - 1)) : 0;
-  q->storage_max = is_signed ? (int64_t(1) << (bits - 1)) - 1
+  // i64 storage's bounds are INT64_MIN and INT64_MAX themselves: the shifts
+  // below would overflow for them (found by parser_fuzzer under UBSan).
+  q->storage_min = !is_signed ? 0 : bits >= 64 ? INT64_MIN : -(int64_t(1) << (bits - 1));
+  q->storage_max = is_signed ? (bits >= 64 ? INT64_MAX : (int64_t(1) << (bits - 1)) - 1)
                    : bits >= 64 ? INT64_MAX : (int64_t(1) << bits) - 1;
   if (Consume(Tok::kLess)) {
     Token at = cur_;

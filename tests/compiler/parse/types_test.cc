@@ -55,5 +55,24 @@ func.func @f(%a: tensor<2x?x3xf32>, %b: tensor<f32>, %c: tensor<?xf32, #stablehl
   EXPECT_EQ(t[4].ToString(), "tuple<tensor<i1>, tuple<>>");
 }
 
+// i64 and ui64 storage take the whole 64-bit range (computing it by shifts
+// overflowed for i64 under UBSan: found by parser_fuzzer).
+TEST(Parser, QuantTypesWith64BitStorage) {
+  auto m = MustParse(R"(
+func.func @f(%a: tensor<2x!quant.uniform<i64:f32, 0.5>>, %b: tensor<2x!quant.uniform<ui64:f32, 0.5>>,
+             %c: tensor<2x!quant.uniform<i64<-9223372036854775808:9223372036854775807>:f32, 0.5>>) {
+  func.return
+})");
+  ASSERT_TRUE(m);
+  const auto& t = m->functions[0]->arg_types;
+  ASSERT_TRUE(t[0].is_quantized() && t[1].is_quantized() && t[2].is_quantized());
+  EXPECT_EQ(t[0].quant->storage_min, INT64_MIN);
+  EXPECT_EQ(t[0].quant->storage_max, INT64_MAX);
+  EXPECT_EQ(t[1].quant->storage_min, 0);
+  EXPECT_EQ(t[1].quant->storage_max, INT64_MAX);
+  EXPECT_EQ(t[2].quant->storage_min, INT64_MIN);
+  EXPECT_EQ(t[2].quant->storage_max, INT64_MAX);
+}
+
 }  // namespace
 }  // namespace kiln::ir
