@@ -115,8 +115,8 @@ std::string Type::ToString() const {
 }
 
 size_t Attribute::DenseElementCount() const {
-  const size_t w = StorageBytes(type.element);
   if (dense_splat) return static_cast<size_t>(type.NumElements());
+  const size_t w = StorageBytes(type.element);
   return w ? dense_bytes.size() / w : 0;
 }
 

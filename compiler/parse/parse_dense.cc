@@ -78,13 +78,7 @@ Attribute Parser::ParseDense() {
     // Splat: one value repeated (kept as one element when large).
     uint8_t one[16] = {0};
     ParseDenseScalar(et, one);
-    if (n > 1 && n * w >= kCompactSplatBytes) {
-      out.assign(one, one + w);
-      a.dense_splat = true;
-    } else {
-      out.resize(n * w);
-      for (uint64_t k = 0; k < n; ++k) memcpy(out.data() + k * w, one, w);
-    }
+    StoreSplat(one, w, n, &a);
   }
   if (!cur_.is(Tok::kGreater)) FailExpected("'>' to close 'dense<'");
   Restore(after);
@@ -282,13 +276,19 @@ void Parser::StoreElementBytes(const Token& tok, const Type& t, std::vector<uint
   }
   if (nbytes == n * w) {
     *out = std::move(raw);
-  } else if (n * w >= kCompactSplatBytes) {  // a large splat, kept as its element
-    *out = std::move(raw);
-    attr->dense_splat = true;
-  } else {  // splat
-    out->resize(n * w);
-    for (uint64_t k = 0; k < n; ++k) memcpy(out->data() + k * w, raw.data(), w);
+  } else {
+    StoreSplat(raw.data(), w, n, attr);
   }
+}
+
+void Parser::StoreSplat(const uint8_t* element, size_t w, uint64_t n, Attribute* attr) {
+  if (n > 1 && n * w >= kCompactSplatBytes) {
+    attr->dense_bytes.assign(element, element + w);
+    attr->dense_splat = true;
+    return;
+  }
+  attr->dense_bytes.resize(n * w);
+  for (uint64_t k = 0; k < n; ++k) memcpy(attr->dense_bytes.data() + k * w, element, w);
 }
 
 }  // namespace kiln::ir::detail

@@ -188,9 +188,9 @@ std::shared_ptr<const QuantType> Parser::ParseQuantType() {
   bool is_signed = KindOf(q->storage) == ElementKind::kSigned;
   // i64 storage's bounds are INT64_MIN and INT64_MAX themselves: the shifts
   // below would overflow for them (found by parser_fuzzer under UBSan).
-  q->storage_min = !is_signed ? 0 : bits >= 64 ? INT64_MIN : -(int64_t(1) << (bits - 1));
-  q->storage_max = is_signed ? (bits >= 64 ? INT64_MAX : (int64_t(1) << (bits - 1)) - 1)
-                   : bits >= 64 ? INT64_MAX : (int64_t(1) << bits) - 1;
+  const int value_bits = is_signed ? bits - 1 : bits;
+  q->storage_min = !is_signed ? 0 : bits >= 64 ? INT64_MIN : -(int64_t(1) << value_bits);
+  q->storage_max = value_bits >= 63 ? INT64_MAX : (int64_t(1) << value_bits) - 1;
   if (Consume(Tok::kLess)) {
     Token at = cur_;
     int64_t lo = ParseIntLiteral(true);

@@ -150,6 +150,9 @@ class Parser {
   // allow_splat (kept compact from kCompactSplatBytes: Attribute::dense_splat).
   void StoreElementBytes(const Token& tok, const Type& t, std::vector<uint8_t> raw, bool allow_splat,
                          Attribute* out);
+  // `n` copies of one `w`-byte element into attr's dense_bytes, or the one
+  // element with dense_splat set from kCompactSplatBytes.
+  void StoreSplat(const uint8_t* element, size_t w, uint64_t n, Attribute* attr);
 
   // ---- dense_resource and the file metadata (parse_resources.cc) ----
   Attribute ParseDenseResource();  // at 'dense_resource'
