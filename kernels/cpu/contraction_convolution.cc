@@ -34,6 +34,7 @@
 #include "kernels/cpu/aligned_scratch.h"
 #include "kernels/cpu/convolution_direct.h"
 #include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/thread_scratch.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/kernels.h"
@@ -41,6 +42,9 @@
 
 namespace kiln::cpu {
 namespace {
+
+// The zero-padded input of the GEMM paths, per thread (thread_scratch.h).
+struct PaddedInputScratch;
 
 // Convolution weights (the channel-last product's B) packed whole, kept
 // across calls in the executable's state.
@@ -192,12 +196,11 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
     padded_dims[isp[s]] += padding[2 * s] + padding[2 * s + 1];
     any_padding |= padding[2 * s] != 0 || padding[2 * s + 1] != 0;
   }
-  std::unique_ptr<uint8_t[]> padded_storage;
+  int64_t padded_total = 1;
+  for (int64_t d : padded_dims) padded_total *= d;
+  ScratchLease<PaddedInputScratch, uint8_t> padded_storage(any_padding ? static_cast<size_t>(padded_total) * elem : 0);
   const void* input = lhs.data;
   if (any_padding) {
-    int64_t total = 1;
-    for (int64_t d : padded_dims) total *= d;
-    padded_storage.reset(new uint8_t[static_cast<size_t>(total) * elem]);
     PadInto(lhs, lo, padded_dims, elem, padded_storage.get());
     input = padded_storage.get();
   }

@@ -1,24 +1,26 @@
 // The direct grouped/depthwise CPU convolution of convolution_direct.h.
 //
 // Shapes are canonicalised to three spatial dims (missing ones of size 1).
-// The input is packed as [batch][P0][P1][P2][k_in][Cp] (P: padded spatial
-// sizes, Cp: the output features rounded up to 64 bytes), where element
-// (i, o) is input feature group(o) * k_in + i: every output feature then
-// reads its own lane, so one vector of output features multiplies one
+// The kernel reads padded input rows laid out [P2][k_in][Cp] (P2: the padded
+// last spatial size, Cp: the output features rounded up to 64 bytes), where
+// element (i, o) is input feature group(o) * k_in + i: every output feature
+// then reads its own lane, so one vector of output features multiplies one
 // vector of inputs by one vector of weights ([K0][K1][K2][k_in][Cp], window
 // reversal applied). An NHWC depthwise input with no padding and a
-// multiplier of 1 is already that layout and is read in place. The result
-// is written channel-last ([batch][Q0][Q1][Q2][Cp]), into the output itself
-// when that is its layout, else into scratch scattered to the output after.
+// multiplier of 1 is already that layout and is read in place; otherwise
+// each task packs the input rows its output rows need into a slab of at
+// most kSlabBytes (cache-sized, the task's own, reused across calls), one
+// output-row chunk at a time, so the input is read once from memory and
+// the packed copy never leaves the cache. The result row is written
+// channel-last ([Q2][Cp]) into the output itself when that is its layout,
+// else into a row buffer scattered to the output right away.
 //
-// Each task is a range of output rows (batch, q0, q1); every output element
-// is summed by the same code in the same order (taps row-major, then the
-// group's inputs; fused multiply-adds where the target has them) whatever
-// the row range or the thread count, so results are bit-identical at any
-// number of threads.
+// Every output element is summed by the same code in the same order (taps
+// row-major, then the group's inputs; fused multiply-adds where the target
+// has them) whatever the row range, the chunking or the thread count, so
+// results are bit-identical at any number of threads.
 #include <algorithm>
 #include <cstring>
-#include <memory>
 #include <vector>
 
 #undef HWY_TARGET_INCLUDE
@@ -32,17 +34,16 @@
 #include "kernels/common/parallel.h"
 #include "kernels/cpu/convolution_direct.h"
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/thread_scratch.h"
 
 namespace kiln::cpu {
 
-// The packed problem, sizes in elements.
+// One output row's problem, sizes in elements.
 struct DirectArgs {
-  const void* in = nullptr;  // [batch][P0][P1][P2][k_in][cp]
-  const void* w = nullptr;   // [K0][K1][K2][k_in][cp]
-  void* out = nullptr;       // [batch][Q0][Q1][Q2][cp]
-  int64_t batch = 0, k_in = 0, cp = 0;
-  int64_t p[3] = {1, 1, 1}, k[3] = {1, 1, 1}, q[3] = {1, 1, 1};
-  int64_t stride[3] = {1, 1, 1}, dil[3] = {1, 1, 1};
+  const void* w = nullptr;  // [K0][K1][K2][k_in][cp]
+  int64_t k_in = 0, cp = 0;
+  int64_t k[3] = {1, 1, 1};
+  int64_t q2 = 1, stride2 = 1, dil2 = 1;
 };
 
 }  // namespace kiln::cpu
@@ -58,81 +59,72 @@ namespace hn = hwy::HWY_NAMESPACE;
 constexpr int64_t kCols = 4;
 
 template <class T>
-void DirectRows(const DirectArgs& a, int64_t row_begin, int64_t row_end) {
+void DirectRow(const DirectArgs& a, const void* const* tap_rows, void* out_row_v) {
   const hn::ScalableTag<T> d;
   using V = hn::Vec<decltype(d)>;
   const int64_t N = static_cast<int64_t>(hn::Lanes(d));
-  const T* in = static_cast<const T*>(a.in);
   const T* w = static_cast<const T*>(a.w);
-  T* out = static_cast<T*>(a.out);
+  T* out_row = static_cast<T*>(out_row_v);
   const int64_t ko = a.k_in * a.cp;  // elements per packed input pixel
-  const int64_t col_step = a.stride[2] * ko;
-  for (int64_t r = row_begin; r < row_end; ++r) {
-    const int64_t q1 = r % a.q[1], q0 = (r / a.q[1]) % a.q[0], b = r / (a.q[1] * a.q[0]);
-    const T* in_b = in + b * a.p[0] * a.p[1] * a.p[2] * ko;
-    T* out_row = out + r * a.q[2] * a.cp;
-    // The input of tap (t0, t1, t2) for output column 0.
-    auto tap_base = [&](int64_t t0, int64_t t1, int64_t t2) {
-      return in_b + ((q0 * a.stride[0] + t0 * a.dil[0]) * a.p[1] + q1 * a.stride[1] + t1 * a.dil[1]) * a.p[2] * ko +
-             t2 * a.dil[2] * ko;
-    };
-    int64_t c = 0;
-    for (; c + N <= a.cp; c += N) {
-      int64_t q2 = 0;
-      for (; q2 + kCols <= a.q[2]; q2 += kCols) {
-        V acc0 = hn::Zero(d), acc1 = hn::Zero(d), acc2 = hn::Zero(d), acc3 = hn::Zero(d);
-        const T* wt = w + c;
-        for (int64_t t0 = 0; t0 < a.k[0]; ++t0)
-          for (int64_t t1 = 0; t1 < a.k[1]; ++t1)
-            for (int64_t t2 = 0; t2 < a.k[2]; ++t2) {
-              const T* x = tap_base(t0, t1, t2) + q2 * col_step + c;
-              for (int64_t i = 0; i < a.k_in; ++i, wt += a.cp, x += a.cp) {
-                const V wv = hn::LoadU(d, wt);
-                acc0 = hn::MulAdd(hn::LoadU(d, x), wv, acc0);
-                acc1 = hn::MulAdd(hn::LoadU(d, x + col_step), wv, acc1);
-                acc2 = hn::MulAdd(hn::LoadU(d, x + 2 * col_step), wv, acc2);
-                acc3 = hn::MulAdd(hn::LoadU(d, x + 3 * col_step), wv, acc3);
-              }
-            }
-        T* o = out_row + q2 * a.cp + c;
-        hn::StoreU(acc0, d, o);
-        hn::StoreU(acc1, d, o + a.cp);
-        hn::StoreU(acc2, d, o + 2 * a.cp);
-        hn::StoreU(acc3, d, o + 3 * a.cp);
-      }
-      for (; q2 < a.q[2]; ++q2) {
-        V acc = hn::Zero(d);
-        const T* wt = w + c;
-        for (int64_t t0 = 0; t0 < a.k[0]; ++t0)
-          for (int64_t t1 = 0; t1 < a.k[1]; ++t1)
-            for (int64_t t2 = 0; t2 < a.k[2]; ++t2) {
-              const T* x = tap_base(t0, t1, t2) + q2 * col_step + c;
-              for (int64_t i = 0; i < a.k_in; ++i, wt += a.cp, x += a.cp)
-                acc = hn::MulAdd(hn::LoadU(d, x), hn::LoadU(d, wt), acc);
-            }
-        hn::StoreU(acc, d, out_row + q2 * a.cp + c);
-      }
+  const int64_t col_step = a.stride2 * ko;
+  const int64_t k01 = a.k[0] * a.k[1];
+  // The input of tap (t01, t2) for output column 0; t01 = t0 * K1 + t1.
+  auto tap_base = [&](int64_t t01, int64_t t2) {
+    return static_cast<const T*>(tap_rows[t01]) + t2 * a.dil2 * ko;
+  };
+  int64_t c = 0;
+  for (; c + N <= a.cp; c += N) {
+    int64_t q2 = 0;
+    for (; q2 + kCols <= a.q2; q2 += kCols) {
+      V acc0 = hn::Zero(d), acc1 = hn::Zero(d), acc2 = hn::Zero(d), acc3 = hn::Zero(d);
+      const T* wt = w + c;
+      for (int64_t t01 = 0; t01 < k01; ++t01)
+        for (int64_t t2 = 0; t2 < a.k[2]; ++t2) {
+          const T* x = tap_base(t01, t2) + q2 * col_step + c;
+          for (int64_t i = 0; i < a.k_in; ++i, wt += a.cp, x += a.cp) {
+            const V wv = hn::LoadU(d, wt);
+            acc0 = hn::MulAdd(hn::LoadU(d, x), wv, acc0);
+            acc1 = hn::MulAdd(hn::LoadU(d, x + col_step), wv, acc1);
+            acc2 = hn::MulAdd(hn::LoadU(d, x + 2 * col_step), wv, acc2);
+            acc3 = hn::MulAdd(hn::LoadU(d, x + 3 * col_step), wv, acc3);
+          }
+        }
+      T* o = out_row + q2 * a.cp + c;
+      hn::StoreU(acc0, d, o);
+      hn::StoreU(acc1, d, o + a.cp);
+      hn::StoreU(acc2, d, o + 2 * a.cp);
+      hn::StoreU(acc3, d, o + 3 * a.cp);
     }
-    // Features past the last whole vector (only where a vector is wider
-    // than the 64-byte feature padding, e.g. long SVE vectors): one lane at
-    // a time, always for the same features, so still thread-independent.
-    for (; c < a.cp; ++c)
-      for (int64_t q2 = 0; q2 < a.q[2]; ++q2) {
-        T acc = 0;
-        const T* wt = w + c;
-        for (int64_t t0 = 0; t0 < a.k[0]; ++t0)
-          for (int64_t t1 = 0; t1 < a.k[1]; ++t1)
-            for (int64_t t2 = 0; t2 < a.k[2]; ++t2) {
-              const T* x = tap_base(t0, t1, t2) + q2 * col_step + c;
-              for (int64_t i = 0; i < a.k_in; ++i, wt += a.cp, x += a.cp) acc += *x * *wt;
-            }
-        out_row[q2 * a.cp + c] = acc;
-      }
+    for (; q2 < a.q2; ++q2) {
+      V acc = hn::Zero(d);
+      const T* wt = w + c;
+      for (int64_t t01 = 0; t01 < k01; ++t01)
+        for (int64_t t2 = 0; t2 < a.k[2]; ++t2) {
+          const T* x = tap_base(t01, t2) + q2 * col_step + c;
+          for (int64_t i = 0; i < a.k_in; ++i, wt += a.cp, x += a.cp)
+            acc = hn::MulAdd(hn::LoadU(d, x), hn::LoadU(d, wt), acc);
+        }
+      hn::StoreU(acc, d, out_row + q2 * a.cp + c);
+    }
   }
+  // Features past the last whole vector (only where a vector is wider than
+  // the 64-byte feature padding, e.g. long SVE vectors): one lane at a time,
+  // always for the same features, so still thread-independent.
+  for (; c < a.cp; ++c)
+    for (int64_t q2 = 0; q2 < a.q2; ++q2) {
+      T acc = 0;
+      const T* wt = w + c;
+      for (int64_t t01 = 0; t01 < k01; ++t01)
+        for (int64_t t2 = 0; t2 < a.k[2]; ++t2) {
+          const T* x = tap_base(t01, t2) + q2 * col_step + c;
+          for (int64_t i = 0; i < a.k_in; ++i, wt += a.cp, x += a.cp) acc += *x * *wt;
+        }
+      out_row[q2 * a.cp + c] = acc;
+    }
 }
 
-void DirectF32(const DirectArgs& a, int64_t begin, int64_t end) { DirectRows<float>(a, begin, end); }
-void DirectF64(const DirectArgs& a, int64_t begin, int64_t end) { DirectRows<double>(a, begin, end); }
+void DirectF32(const DirectArgs& a, const void* const* taps, void* out) { DirectRow<float>(a, taps, out); }
+void DirectF64(const DirectArgs& a, const void* const* taps, void* out) { DirectRow<double>(a, taps, out); }
 
 }  // namespace HWY_NAMESPACE
 }  // namespace kiln::cpu
@@ -150,55 +142,60 @@ namespace {
 // hand-offs than they gain; the split does not change any result).
 constexpr int64_t kMinMacsPerTask = 1 << 16;
 
+// The most bytes of packed input rows a task holds at once: well inside a
+// core's L2, so the packed rows are still cached when the taps read them.
+// A chunk always takes at least one output row's window.
+constexpr size_t kSlabBytes = 256 << 10;
+
 // Spatial dim s of `ns` in canonical position (the missing leading ones are
 // size 1).
 inline int64_t Canon(size_t ns, size_t s) { return static_cast<int64_t>(3 - ns + s); }
 
+// A task's scratch (thread_scratch.h): the packed input slab, the result
+// row (when the output is not channel-last) and the tap row pointers.
+struct DirectSlabScratch;
+struct DirectRowScratch;
+struct DirectTapScratch;
+
+// The geometry of the input and output as the driver walks them.
+struct DirectLayout {
+  int64_t batch = 0, k_out = 0;
+  int64_t p[3] = {1, 1, 1}, lo[3] = {0, 0, 0}, q[3] = {1, 1, 1};
+  int64_t stride[3] = {1, 1, 1}, dil[3] = {1, 1, 1};
+  int64_t in_size[3] = {1, 1, 1}, in_step[3] = {0, 0, 0}, in_batch_step = 0;
+  int64_t out_step[3] = {0, 0, 0}, out_batch_step = 0, out_feat_step = 1;
+};
+
+// Packs padded input row (b, p0, p1) -- P2 pixels of [k_in][cp] -- into dst.
 template <class T>
-void PackInput(const ConvGeometry& g, const TensorRef& lhs, const DirectArgs& a, const int64_t lo[3],
-               const std::vector<int64_t>& chan_off, bool chan_contiguous, T* dst, TaskRunner* runner) {
-  const size_t ns = g.isp.size();
-  const auto ls = Strides(lhs.dims);
-  int64_t in_step[3] = {0, 0, 0}, in_size[3] = {1, 1, 1};
-  for (size_t s = 0; s < ns; ++s) {
-    in_step[Canon(ns, s)] = ls[g.isp[s]];
-    in_size[Canon(ns, s)] = lhs.dims[g.isp[s]];
+void PackRow(const DirectLayout& l, const DirectArgs& a, const T* src, const std::vector<int64_t>& chan_off,
+             bool chan_contiguous, int64_t b, int64_t p0, int64_t p1, T* dst) {
+  const int64_t ko = a.k_in * a.cp;
+  const int64_t s0 = p0 - l.lo[0], s1 = p1 - l.lo[1];
+  if (s0 < 0 || s0 >= l.in_size[0] || s1 < 0 || s1 >= l.in_size[1]) {
+    std::fill(dst, dst + l.p[2] * ko, T(0));
+    return;
   }
-  const T* src = reinterpret_cast<const T*>(lhs.data);
-  const int64_t ko = a.k_in * a.cp, out_feat = g.k_out;
-  const int64_t rows = a.batch * a.p[0] * a.p[1];
-  const int64_t tasks = std::min<int64_t>(rows, 4 * NumWorkers(runner));
-  ParallelFor(runner, tasks, [&](int64_t task, int) {
-    for (int64_t r = rows * task / tasks; r < rows * (task + 1) / tasks; ++r) {
-      const int64_t p1 = r % a.p[1], p0 = (r / a.p[1]) % a.p[0], b = r / (a.p[1] * a.p[0]);
-      T* row = dst + r * a.p[2] * ko;
-      const int64_t s0 = p0 - lo[0], s1 = p1 - lo[1];
-      if (s0 < 0 || s0 >= in_size[0] || s1 < 0 || s1 >= in_size[1]) {
-        std::fill(row, row + a.p[2] * ko, T(0));
-        continue;
-      }
-      const T* src_row = src + b * ls[g.ib] + s0 * in_step[0] + s1 * in_step[1];
-      for (int64_t p2 = 0; p2 < a.p[2]; ++p2) {
-        T* px = row + p2 * ko;
-        const int64_t s2 = p2 - lo[2];
-        if (s2 < 0 || s2 >= in_size[2]) {
-          std::fill(px, px + ko, T(0));
-          continue;
-        }
-        const T* sp = src_row + s2 * in_step[2];
-        for (int64_t i = 0; i < a.k_in; ++i) {
-          T* dsti = px + i * a.cp;
-          if (chan_contiguous) {
-            std::memcpy(dsti, sp, static_cast<size_t>(out_feat) * sizeof(T));
-          } else {
-            const int64_t* off = chan_off.data() + i * out_feat;
-            for (int64_t o = 0; o < out_feat; ++o) dsti[o] = sp[off[o]];
-          }
-          std::fill(dsti + out_feat, dsti + a.cp, T(0));
-        }
-      }
+  const T* src_row = src + b * l.in_batch_step + s0 * l.in_step[0] + s1 * l.in_step[1];
+  for (int64_t p2 = 0; p2 < l.p[2]; ++p2) {
+    T* px = dst + p2 * ko;
+    const int64_t s2 = p2 - l.lo[2];
+    if (s2 < 0 || s2 >= l.in_size[2]) {
+      std::fill(px, px + ko, T(0));
+      continue;
     }
-  });
+    const T* sp = src_row + s2 * l.in_step[2];
+    for (int64_t i = 0; i < a.k_in; ++i) {
+      T* dsti = px + i * a.cp;
+      if (chan_contiguous) {
+        std::memcpy(dsti, sp, static_cast<size_t>(l.k_out) * sizeof(T));
+      } else {
+        const int64_t* off = chan_off.data() + i * l.k_out;
+        for (int64_t o = 0; o < l.k_out; ++o) dsti[o] = sp[off[o]];
+      }
+      std::fill(dsti + l.k_out, dsti + a.cp, T(0));
+    }
+  }
 }
 
 template <class T>
@@ -226,31 +223,19 @@ void PackWeights(const ConvGeometry& g, const TensorRef& rhs, const DirectArgs& 
       }
 }
 
+// Writes one channel-last result row ([Q2][cp]) of output row (b, q0, q1)
+// to an output of any layout.
 template <class T>
-void ScatterOutput(const ConvGeometry& g, const DirectArgs& a, const T* scratch, const TensorRef& out,
-                   TaskRunner* runner) {
-  const size_t ns = g.osp.size();
-  const auto os = Strides(out.dims);
-  int64_t step[3] = {0, 0, 0};
-  for (size_t s = 0; s < ns; ++s) step[Canon(ns, s)] = os[g.osp[s]];
-  T* dst = reinterpret_cast<T*>(out.data);
-  const int64_t rows = a.batch * a.q[0] * a.q[1], fstep = os[g.ofd];
-  const int64_t tasks = std::min<int64_t>(rows, 4 * NumWorkers(runner));
-  ParallelFor(runner, tasks, [&](int64_t task, int) {
-    for (int64_t r = rows * task / tasks; r < rows * (task + 1) / tasks; ++r) {
-      const int64_t q1 = r % a.q[1], q0 = (r / a.q[1]) % a.q[0], b = r / (a.q[1] * a.q[0]);
-      T* base = dst + b * os[g.ob] + q0 * step[0] + q1 * step[1];
-      const T* src = scratch + r * a.q[2] * a.cp;
-      for (int64_t q2 = 0; q2 < a.q[2]; ++q2, src += a.cp) {
-        T* o = base + q2 * step[2];
-        if (fstep == 1) {
-          std::memcpy(o, src, static_cast<size_t>(g.k_out) * sizeof(T));
-        } else {
-          for (int64_t f = 0; f < g.k_out; ++f) o[f * fstep] = src[f];
-        }
-      }
+void ScatterRow(const DirectLayout& l, const DirectArgs& a, const T* src, int64_t b, int64_t q0, int64_t q1, T* dst) {
+  T* base = dst + b * l.out_batch_step + q0 * l.out_step[0] + q1 * l.out_step[1];
+  for (int64_t q2 = 0; q2 < a.q2; ++q2, src += a.cp) {
+    T* o = base + q2 * l.out_step[2];
+    if (l.out_feat_step == 1) {
+      std::memcpy(o, src, static_cast<size_t>(l.k_out) * sizeof(T));
+    } else {
+      for (int64_t f = 0; f < l.k_out; ++f) o[f * l.out_feat_step] = src[f];
     }
-  });
+  }
 }
 
 template <class T>
@@ -258,24 +243,34 @@ void Run(const ConvGeometry& g, const TensorRef& lhs, const TensorRef& rhs, cons
          TaskRunner* runner, const ElementwiseProblem* epilogue) {
   const size_t ns = g.isp.size();
   DirectArgs a;
-  a.batch = g.batch;
+  DirectLayout l;
   a.k_in = g.k_in;
+  l.batch = g.batch;
+  l.k_out = g.k_out;
   constexpr int64_t kPad = 64 / sizeof(T);  // features rounded up to 64 bytes
   a.cp = (g.k_out + kPad - 1) / kPad * kPad;
-  int64_t lo[3] = {0, 0, 0};
+  const auto ls = Strides(lhs.dims), os = Strides(out.dims);
   bool any_padding = false;
   for (size_t s = 0; s < ns; ++s) {
     const int64_t c = Canon(ns, s);
-    lo[c] = g.padding[2 * s];
-    a.p[c] = lhs.dims[g.isp[s]] + g.padding[2 * s] + g.padding[2 * s + 1];
+    l.lo[c] = g.padding[2 * s];
+    l.p[c] = lhs.dims[g.isp[s]] + g.padding[2 * s] + g.padding[2 * s + 1];
+    l.q[c] = g.spatial_out[s];
+    l.in_size[c] = lhs.dims[g.isp[s]];
+    l.in_step[c] = ls[g.isp[s]];
+    l.out_step[c] = os[g.osp[s]];
     a.k[c] = g.kdims[s];
-    a.q[c] = g.spatial_out[s];
-    a.stride[c] = g.strides[s];
-    a.dil[c] = g.rhs_dil[s];
+    l.stride[c] = g.strides[s];
+    l.dil[c] = g.rhs_dil[s];
     any_padding |= g.padding[2 * s] != 0 || g.padding[2 * s + 1] != 0;
   }
+  l.in_batch_step = ls[g.ib];
+  l.out_batch_step = os[g.ob];
+  l.out_feat_step = os[g.ofd];
+  a.q2 = l.q[2];
+  a.stride2 = l.stride[2];
+  a.dil2 = l.dil[2];
   // The input feature each packed (i, o) lane reads, as an element offset.
-  const auto ls = Strides(lhs.dims);
   const int64_t opg = g.k_out / g.fgc;
   std::vector<int64_t> chan_off(static_cast<size_t>(g.k_in * g.k_out));
   bool chan_contiguous = true;
@@ -290,47 +285,82 @@ void Run(const ConvGeometry& g, const TensorRef& lhs, const TensorRef& rhs, cons
       if (sp[s] != static_cast<int64_t>(s + 1)) return false;
     return true;
   };
-  // The packed input and the scratch output are written whole before they
-  // are read: left uninitialised (zeroing them cost as much as packing).
-  std::unique_ptr<T[]> in_storage;
+  // NHWC, depthwise with multiplier 1, no padding: the input rows are
+  // already the packed layout.
+  const bool in_place = !any_padding && chan_contiguous && a.cp == g.k_out && canonical(g.ib, g.ifd, g.isp);
   std::vector<T> w_storage(static_cast<size_t>(a.k[0] * a.k[1] * a.k[2] * a.k_in * a.cp));
-  if (!any_padding && chan_contiguous && a.cp == g.k_out && canonical(g.ib, g.ifd, g.isp)) {
-    a.in = lhs.data;  // NHWC, depthwise with multiplier 1: read in place
-  } else {
-    in_storage.reset(new T[static_cast<size_t>(a.batch * a.p[0] * a.p[1] * a.p[2] * a.k_in * a.cp)]);
-    PackInput<T>(g, lhs, a, lo, chan_off, chan_contiguous, in_storage.get(), runner);
-    a.in = in_storage.get();
-  }
   PackWeights<T>(g, rhs, a, w_storage.data());
   a.w = w_storage.data();
   const bool direct_out = a.cp == g.k_out && canonical(g.ob, g.ofd, g.osp);
-  std::unique_ptr<T[]> out_storage;
-  if (direct_out) {
-    a.out = out.data;
-  } else {
-    out_storage.reset(new T[static_cast<size_t>(a.batch * a.q[0] * a.q[1] * a.q[2] * a.cp)]);
-    a.out = out_storage.get();
-  }
-  const int64_t rows = a.batch * a.q[0] * a.q[1];
-  const int64_t macs_per_row = a.q[2] * a.cp * a.k[0] * a.k[1] * a.k[2] * a.k_in;
+
+  const T* src = reinterpret_cast<const T*>(lhs.data);
+  T* dst = reinterpret_cast<T*>(out.data);
+  const int64_t ko = a.k_in * a.cp;
+  const int64_t in_row = l.p[2] * ko;  // elements per padded input row
+  const int64_t k01 = a.k[0] * a.k[1];
+  // Input rows (per t0) a chunk of n output rows reads.
+  auto span_of = [&](int64_t n) { return (n - 1) * l.stride[1] + (a.k[1] - 1) * l.dil[1] + 1; };
+  const int64_t rows = l.batch * l.q[0] * l.q[1];
+  const int64_t macs_per_row = l.q[2] * a.cp * a.k[0] * a.k[1] * a.k[2] * a.k_in;
   const int64_t rows_per_task = std::max<int64_t>(1, kMinMacsPerTask / std::max<int64_t>(1, macs_per_row));
   const int64_t tasks = std::min<int64_t>((rows + rows_per_task - 1) / rows_per_task, 8 * NumWorkers(runner));
-  const size_t row_elems = static_cast<size_t>(a.q[2] * a.cp);
+  const size_t out_row = static_cast<size_t>(l.q[2] * a.cp);
+  auto row_kernel = [&](const void* const* taps, void* o) {
+    if constexpr (sizeof(T) == 4) {
+      HWY_DYNAMIC_DISPATCH(DirectF32)(a, taps, o);
+    } else {
+      HWY_DYNAMIC_DISPATCH(DirectF64)(a, taps, o);
+    }
+  };
+  // Output rows per slab chunk: as many as fit kSlabBytes, at least one.
+  const int64_t fit_rows = static_cast<int64_t>(kSlabBytes / sizeof(T)) / std::max<int64_t>(1, a.k[0] * in_row);
+  const int64_t chunk_rows =
+      std::clamp<int64_t>((fit_rows - (a.k[1] - 1) * l.dil[1] - 1) / l.stride[1] + 1, 1, std::max<int64_t>(1, l.q[1]));
+  const size_t slab_elems = in_place ? 0 : static_cast<size_t>(a.k[0] * span_of(chunk_rows) * in_row);
   ParallelFor(runner, tasks, [&](int64_t t, int) {
     const int64_t begin = rows * t / tasks, end = rows * (t + 1) / tasks;
-    if constexpr (sizeof(T) == 4) {
-      HWY_DYNAMIC_DISPATCH(DirectF32)(a, begin, end);
-    } else {
-      HWY_DYNAMIC_DISPATCH(DirectF64)(a, begin, end);
+    ScratchLease<DirectSlabScratch, T> slab_lease(slab_elems);
+    ScratchLease<DirectRowScratch, T> row_lease(direct_out ? 0 : out_row);
+    ScratchLease<DirectTapScratch, const void*> tap_lease(static_cast<size_t>(k01));
+    T* slab = slab_lease.get();
+    T* row_buf = row_lease.get();
+    const void** taps = tap_lease.get();
+    for (int64_t r = begin; r < end;) {
+      // A chunk of output rows with one (b, q0): rows q1 .. q1 + n - 1.
+      const int64_t q1 = r % l.q[1], q0 = (r / l.q[1]) % l.q[0], b = r / (l.q[1] * l.q[0]);
+      const int64_t n = in_place ? std::min(end - r, l.q[1] - q1) : std::min({end - r, l.q[1] - q1, chunk_rows});
+      const int64_t span = span_of(n);
+      if (!in_place) {
+        for (int64_t t0 = 0; t0 < a.k[0]; ++t0)
+          for (int64_t j = 0; j < span; ++j)
+            PackRow<T>(l, a, src, chan_off, chan_contiguous, b, q0 * l.stride[0] + t0 * l.dil[0],
+                       q1 * l.stride[1] + j, slab + (t0 * span + j) * in_row);
+      }
+      for (int64_t k = 0; k < n; ++k) {
+        for (int64_t t0 = 0; t0 < a.k[0]; ++t0)
+          for (int64_t t1 = 0; t1 < a.k[1]; ++t1) {
+            const int64_t j = k * l.stride[1] + t1 * l.dil[1];  // row within the chunk's span
+            taps[t0 * a.k[1] + t1] =
+                in_place ? src + b * l.in_batch_step + (q0 * l.stride[0] + t0 * l.dil[0]) * l.in_step[0] +
+                               (q1 * l.stride[1] + j) * l.in_step[1]
+                         : slab + (t0 * span + j) * in_row;
+          }
+        const int64_t rr = r + k;
+        if (direct_out) {
+          row_kernel(taps, dst + rr * static_cast<int64_t>(out_row));
+        } else {
+          row_kernel(taps, row_buf);
+          ScatterRow<T>(l, a, row_buf, b, q0, q1 + k, dst);
+        }
+      }
+      // Rows [r, r + n) are output elements [r, r + n) * out_row here,
+      // still in cache: the epilogue runs on them now.
+      if (direct_out && epilogue != nullptr)
+        RunElementwiseRange(*epilogue, static_cast<size_t>(r) * out_row, static_cast<size_t>(r + n) * out_row);
+      r += n;
     }
-    // Rows [begin, end) are output elements [begin, end) * row_elems here.
-    if (direct_out && epilogue != nullptr)
-      RunElementwiseRange(*epilogue, static_cast<size_t>(begin) * row_elems, static_cast<size_t>(end) * row_elems);
   });
-  if (!direct_out) ScatterOutput<T>(g, a, out_storage.get(), out, runner);
-  if (!direct_out && epilogue != nullptr) {
-    RunElementwiseRangeParallel(*epilogue, 0, epilogue->n, runner);
-  }
+  if (!direct_out && epilogue != nullptr) RunElementwiseRangeParallel(*epilogue, 0, epilogue->n, runner);
 }
 
 }  // namespace

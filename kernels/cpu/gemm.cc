@@ -31,6 +31,7 @@
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/cpu/gemm.cc"
 #include "kernels/cpu/aligned_scratch.h"
+#include "kernels/cpu/thread_scratch.h"
 #include "kernels/cpu/hwy_targets.h"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
@@ -51,6 +52,12 @@ constexpr double kGemvParallelMinElements = 1 << 16;
 // (one pool hand-off) rather than per contraction step (three hand-offs per
 // step, but B packed once and shared).
 constexpr double kIndependentTilesMaxMacs = 1 << 26;
+
+// The GEMM's per-thread scratch (thread_scratch.h): packed A blocks, packed
+// B chunks, result tiles.
+struct GemmScratchA;
+struct GemmScratchB;
+struct GemmScratchTile;
 
 }  // namespace kiln::cpu
 #endif  // KILN_CPU_GEMM_SHARED
@@ -371,12 +378,12 @@ void GemmIndependentTiles(const GemmProblem& p, TaskRunner* runner) {
   const size_t mc_max = std::min(kMC, (m + kMR - 1) / kMR * kMR);
   // B packed once (PackWholeB's layout), else packed here per tile.
   const T* packed_b = static_cast<const T*>(p.b_packed);
-  std::vector<hwy::AlignedFreeUniquePtr<T[]>> apack, bpack, tile;
-  for (int w = 0; w < workers; ++w) {
-    apack.push_back(AllocateAlignedOrThrow<T>(mc_max * kc_max));
-    bpack.push_back(AllocateAlignedOrThrow<T>(packed_b != nullptr ? 1 : panels_per_chunk * nr * kc_max));
-    tile.push_back(AllocateAlignedOrThrow<T>(kMR * nr));
-  }
+  // Per worker w: an A block, a B chunk and a result tile, at w * size.
+  const size_t a_size = mc_max * kc_max, b_size = packed_b != nullptr ? 0 : panels_per_chunk * nr * kc_max;
+  const size_t nw = static_cast<size_t>(workers);
+  ScratchLease<GemmScratchA, T> apack(nw * a_size);
+  ScratchLease<GemmScratchB, T> bpack(nw * b_size);
+  ScratchLease<GemmScratchTile, T> tile(nw * kMR * nr);
   const int64_t tiles = p.batch * static_cast<int64_t>(ic_blocks * j_split);
   ParallelFor(runner, tiles, [&](int64_t t, int w) {
     const int64_t bi = t / static_cast<int64_t>(ic_blocks * j_split);
@@ -396,19 +403,23 @@ void GemmIndependentTiles(const GemmProblem& p, TaskRunner* runner) {
         for (size_t r = 0; r < mc; ++r) rows[r] = a + p.a_batch[bi] + p.a_m[ic + r] + static_cast<int64_t>(pc);
         av.rows = rows.data();
       } else {
-        PackA(p, a, p.a_batch[bi], ic, mc, pc, kc, apack[w].get());
-        av.packed = apack[w].get();
+        T* ap = apack.get() + static_cast<size_t>(w) * a_size;
+        PackA(p, a, p.a_batch[bi], ic, mc, pc, kc, ap);
+        av.packed = ap;
       }
       // B is always packed: its rows read in place are a power-of-two stride
       // apart in typical shapes, which maps a panel onto a few L1 sets
       // (measured 30% slower for examples/mlp.mlir @main_b64).
-      const T* bp = bpack[w].get();
+      const T* bp;
       if (packed_b != nullptr) {
         bp = packed_b + (static_cast<size_t>(bi) * k + pc) * panels * nr + q0 * kc * nr;
       } else {
-        PackB(p, b, p.b_batch[bi], pc, kc, j0, cols, nr, bpack[w].get());
+        T* own = bpack.get() + static_cast<size_t>(w) * b_size;
+        PackB(p, b, p.b_batch[bi], pc, kc, j0, cols, nr, own);
+        bp = own;
       }
-      MacroKernel(d, kc, av, mc, BView<T>{bp, kc * nr, nr}, cols, ct, n, pc != 0, tile[w].get());
+      MacroKernel(d, kc, av, mc, BView<T>{bp, kc * nr, nr}, cols, ct, n, pc != 0,
+                  tile.get() + static_cast<size_t>(w) * kMR * nr);
     }
   });
 }
@@ -453,8 +464,7 @@ void Gemm(const GemmProblem& p) {
   const size_t mc_max = std::min(kMC, (m + kMR - 1) / kMR * kMR);
   const size_t nc_alloc = std::min(nc_max, (n + nr - 1) / nr * nr);
   const size_t ic_blocks = (m + kMC - 1) / kMC;
-  std::vector<hwy::AlignedFreeUniquePtr<T[]>> tile;
-  for (int w = 0; w < workers; ++w) tile.push_back(AllocateAlignedOrThrow<T>(kMR * nr));
+  ScratchLease<GemmScratchTile, T> tile(static_cast<size_t>(workers) * kMR * nr);  // kMR * nr per worker
   // A blocks: with one task per ic block, each task packs its own block into
   // its worker's buffer right before using it (it stays in L2); when column
   // chunks share an ic block, all blocks of the pc step are packed once
@@ -466,10 +476,10 @@ void Gemm(const GemmProblem& p) {
   const bool direct_a = !p.a_k_contiguous;
   const bool shared_a = !direct_a && ic_blocks < want_tasks && n > nr;
   std::vector<std::vector<const T*>> rows(static_cast<size_t>(workers));
-  auto apack = AllocateAlignedOrThrow<T>(direct_a ? 1 : (shared_a ? ic_blocks : static_cast<size_t>(workers)) * mc_max * kc_max);
+  ScratchLease<GemmScratchA, T> apack(direct_a ? 0 : (shared_a ? ic_blocks : static_cast<size_t>(workers)) * mc_max * kc_max);
   const T* packed_b = static_cast<const T*>(p.b_packed);
   const size_t all_panels = (n + nr - 1) / nr;
-  auto bpack = AllocateAlignedOrThrow<T>(packed_b != nullptr ? 1 : nc_alloc * kc_max);
+  ScratchLease<GemmScratchB, T> bpack(packed_b != nullptr ? 0 : nc_alloc * kc_max);
 
   for (int64_t bi = 0; bi < p.batch; ++bi) {
     const int64_t abase = p.a_batch[bi], bbase = p.b_batch[bi];
@@ -519,14 +529,14 @@ void Gemm(const GemmProblem& p) {
             for (size_t i = 0; i < mc; ++i) r[i] = a + abase + p.a_m[ic + i];
             MacroKernel(d, kc, AView<T>{nullptr, r.data(), p.a_k.data() + pc}, mc,
                         BView<T>{bblock + q0 * kc * nr, kc * nr, nr}, j1 - j0, cb + ic * n + jc + j0, n,
-                        accumulate, tile[w].get());
+                        accumulate, tile.get() + static_cast<size_t>(w) * kMR * nr);
             return;
           }
           T* ap_block = apack.get() + (shared_a ? ic / kMC : static_cast<size_t>(w)) * mc_max * kc;
           if (!shared_a) PackA(p, a, abase, ic, mc, pc, kc, ap_block);
           MacroKernel(d, kc, AView<T>{ap_block, nullptr, nullptr}, mc,
                       BView<T>{bblock + q0 * kc * nr, kc * nr, nr}, j1 - j0, cb + ic * n + jc + j0, n,
-                      accumulate, tile[w].get());
+                      accumulate, tile.get() + static_cast<size_t>(w) * kMR * nr);
         });
       }
     }

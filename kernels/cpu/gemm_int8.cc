@@ -31,6 +31,7 @@
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/cpu/gemm_int8.cc"
 #include "kernels/cpu/aligned_scratch.h"
+#include "kernels/cpu/thread_scratch.h"
 #include "kernels/cpu/hwy_targets.h"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
@@ -47,6 +48,11 @@
 
 namespace kiln::cpu {
 namespace int8 {
+
+// Per-thread scratch (thread_scratch.h): B packed per call when it was not
+// packed at load, and the A panels with their row corrections.
+struct Int8BScratch;
+struct Int8AScratch;
 
 // Multiply-adds below which a product runs on the calling thread only.
 constexpr double kParallelMinMacs = 1 << 20;
@@ -192,16 +198,15 @@ inline void Gemm(const Layout& l, TileFn tile, const GemmProblem& p, ElementType
   TaskRunner* runner = macs >= kParallelMinMacs ? p.runner : nullptr;
   const int64_t np = Panels(p.n, l.nr), mp = Panels(p.m, l.mr);
   const uint8_t* bpack = static_cast<const uint8_t*>(p.b_packed);
-  hwy::AlignedFreeUniquePtr<uint8_t[]> bscratch;
+  ScratchLease<Int8BScratch, uint8_t> bscratch(bpack == nullptr ? static_cast<size_t>(std::max<int64_t>(BBytes(l, p), 64)) : 0);
   if (bpack == nullptr) {
-    bscratch = AllocateAlignedOrThrow<uint8_t>(static_cast<size_t>(std::max<int64_t>(BBytes(l, p), 64)));
     PackWholeB(l, p, b_signed, bscratch.get(), runner);
     bpack = bscratch.get();
   }
   const auto* colsum = reinterpret_cast<const int32_t*>(bpack + BPanelsBytes(l, p));
   const int64_t a_panel = APanelBytes(l, p.k), b_panel = BPanelBytes(l, p.k);
   const int64_t a_bytes = AlignUp(p.batch * mp * a_panel);
-  auto ascratch = AllocateAlignedOrThrow<uint8_t>(static_cast<size_t>(a_bytes + p.batch * mp * l.mr * 4 + 64));
+  ScratchLease<Int8AScratch, uint8_t> ascratch(static_cast<size_t>(a_bytes + p.batch * mp * l.mr * 4 + 64));
   uint8_t* apack = ascratch.get();
   auto* rowcorr = reinterpret_cast<int32_t*>(apack + a_bytes);
   const int32_t cb = l.vnni && !b_signed ? 128 : 0;

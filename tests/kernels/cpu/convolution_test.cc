@@ -149,6 +149,16 @@ TEST(CpuConvolution, DepthwiseNhwc) {
   CheckConv(Nhwc(2, 9, 11, 32, 3, 3, 1, 32, 32, 1, 1, 1), ElementType::kF32, 24, /*specials=*/true);
 }
 
+TEST(CpuConvolution, DepthwiseRowsWiderThanTheSlab) {
+  // Padded input rows of 50-60 KiB: a task packs its rows a few output rows
+  // at a time (kSlabBytes), so chunks end inside an image, with the window's
+  // rows shared across the chunk boundary; strides, dilation, a multiplier.
+  CheckConv(Nhwc(2, 12, 40, 320, 3, 3, 1, 320, 320, 1, 1, 1), ElementType::kF32, 25);
+  CheckConv(Nhwc(1, 13, 38, 320, 5, 3, 1, 320, 320, 2, 2, 2), ElementType::kF32, 26);
+  CheckConv(Nhwc(1, 9, 30, 96, 3, 3, 1, 288, 96, 1, 1, 1), ElementType::kF32, 27);
+  CheckConv(Nchw(1, 11, 41, 160, 3, 3, 1, 160, 160, 1, 2, 1), ElementType::kF64, 28);
+}
+
 TEST(CpuConvolution, DepthwiseChannelMultiplier) {
   // feature_group_count == input features, 2 and 3 outputs per input.
   CheckConv(Nhwc(2, 8, 9, 5, 3, 3, 1, 10, 5, 1, 1, 1), ElementType::kF32, 30);
