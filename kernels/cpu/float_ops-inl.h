@@ -17,23 +17,21 @@ namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 // maximum/minimum as the reference: a NaN operand is the result (lhs first);
-// equal values pick +0 for maximum and -0 for minimum.
+// equal values pick +0 for maximum and -0 for minimum. Equal values are
+// combined bitwise: x & x = x, and +0 & -0 = +0 (| gives -0), so signed
+// zeros need no test of their own. A NaN makes both comparisons false, so
+// the first blend picks b, which is right when b is the NaN; the last
+// blend puts back a NaN a.
 template <class D, class V = hn::Vec<D>>
-HWY_INLINE V MaxLikeReference(D d, V a, V b) {
-  const hn::RebindToSigned<D> di;
-  const auto a_neg = hn::Lt(hn::BitCast(di, a), hn::Zero(di));
-  const auto take_a = hn::Or(hn::Gt(a, b), hn::AndNot(hn::RebindMask(d, a_neg), hn::Eq(a, b)));
-  V r = hn::IfThenElse(take_a, a, b);
-  r = hn::IfThenElse(hn::IsNaN(b), b, r);
+HWY_INLINE V MaxLikeReference(D, V a, V b) {
+  V r = hn::IfThenElse(hn::Gt(a, b), a, b);
+  r = hn::IfThenElse(hn::Eq(a, b), hn::And(a, b), r);
   return hn::IfThenElse(hn::IsNaN(a), a, r);
 }
 template <class D, class V = hn::Vec<D>>
-HWY_INLINE V MinLikeReference(D d, V a, V b) {
-  const hn::RebindToSigned<D> di;
-  const auto a_neg = hn::Lt(hn::BitCast(di, a), hn::Zero(di));
-  const auto take_a = hn::Or(hn::Lt(a, b), hn::And(hn::RebindMask(d, a_neg), hn::Eq(a, b)));
-  V r = hn::IfThenElse(take_a, a, b);
-  r = hn::IfThenElse(hn::IsNaN(b), b, r);
+HWY_INLINE V MinLikeReference(D, V a, V b) {
+  V r = hn::IfThenElse(hn::Lt(a, b), a, b);
+  r = hn::IfThenElse(hn::Eq(a, b), hn::Or(a, b), r);
   return hn::IfThenElse(hn::IsNaN(a), a, r);
 }
 
