@@ -8,6 +8,7 @@
 #include "compiler/lower/lowering.h"
 #include "compiler/parse/parser.h"
 #include "compiler/passes/fold_transpose.h"
+#include "compiler/passes/hoist_loop_projection.h"
 #include "compiler/passes/legalize.h"
 #include "compiler/passes/params_from_args.h"
 #include "compiler/passes/platform_index.h"
@@ -48,6 +49,8 @@ StatusOr<std::vector<uint8_t>> Compile(std::string_view source, std::string_view
   // The GEMM reads any operand layout through offset tables; a transpose
   // feeding it would only cost a copy.
   if (options.fuse) KILN_RETURN_IF_ERROR(FoldTransposesIntoDots(module.get()));
+  // A scan's per-step input projection becomes one GEMM before the loop.
+  if (options.fuse) KILN_RETURN_IF_ERROR(HoistLoopInvariantProjections(module.get()));
   ModuleBuilder builder;
   KILN_RETURN_IF_ERROR(LowerModule(*module, options, format, &builder));
   if (options.target != "cpu") {
