@@ -312,6 +312,31 @@ dispatch:
     R[o[0].value] = std::move(rv);
     KILN_DISPATCH(index + 1);
   }
+  KILN_CASE(kSubview) : {
+    const auto& o = code[index].operands;
+    const hal::BufferView* v;
+    if (!(s = view_of(o[1].value, &v)).ok()) return fail(index, s);
+    auto nv = std::make_shared<hal::BufferView>(*v);
+    nv->dims = dims_of(o[3]);
+    int64_t count = 1;
+    for (int64_t d : nv->dims)
+      if (d < 0 || __builtin_mul_overflow(count, d, &count))
+        return fail(index, InvalidArgument("subview with invalid dimensions"));
+    // The view must lie inside its operand's bytes (offset checked against
+    // the operand's size first, so the sum below cannot overflow).
+    const uint64_t offset = static_cast<uint64_t>(o[2].value);
+    const uint64_t bytes = static_cast<uint64_t>(count) * StorageBytes(nv->type);
+    if (offset > v->ByteSize() || bytes > v->ByteSize() - offset)
+      return fail(index, InvalidArgument("subview of " + std::to_string(bytes) + " bytes at offset " +
+                                         std::to_string(offset) + " outside its operand of " +
+                                         std::to_string(v->ByteSize()) + " bytes"));
+    nv->offset = v->offset + static_cast<size_t>(offset);
+    RefValue rv;
+    rv.kind = RefValue::Kind::kView;
+    rv.view = std::move(nv);
+    R[o[0].value] = std::move(rv);
+    KILN_DISPATCH(index + 1);
+  }
   KILN_CASE(kMovRef) : {
     const auto& o = code[index].operands;
     R[o[0].value] = R[o[1].value];

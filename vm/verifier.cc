@@ -110,6 +110,11 @@ Status DecodeAndVerifyFunction(const LoadedModule& module, LoadedFunction& fn, s
     if ((ins.op == Opcode::kArenaView || ins.op == Opcode::kArenaViewInPlace) && ins.operands[2].value % 64 != 0)
       return bad(ins.pc, "arena.view at offset " + std::to_string(ins.operands[2].value) +
                              ", not a multiple of 64 bytes");
+    // A subview's offset likewise (its end is checked at run time, against
+    // its operand's size).
+    if (ins.op == Opcode::kSubview && (static_cast<int64_t>(ins.operands[2].value) < 0 || ins.operands[2].value % 64 != 0))
+      return bad(ins.pc, "subview at byte offset " + std::to_string(static_cast<int64_t>(ins.operands[2].value)) +
+                             ", not a non-negative multiple of 64 bytes");
     if (ins.op == Opcode::kReturn && ins.operands[0].list.size() != fn.results.size())
       return bad(ins.pc, "returns " + std::to_string(ins.operands[0].list.size()) + " values, the signature has " +
                              std::to_string(fn.results.size()));

@@ -136,6 +136,7 @@ class FunctionLowering {
   Status LowerCase(const ir::Operation& op, const std::vector<Slot>* yield, ir::Location* error_loc);
   Status LowerGetDimensionSize(const ir::Operation& op, const std::vector<Slot>* yield, ir::Location* error_loc);
   Status LowerReshape(const ir::Operation& op, const std::vector<Slot>* yield, ir::Location* error_loc);
+  Status LowerSlice(const ir::Operation& op, const std::vector<Slot>* yield, ir::Location* error_loc);
   Status LowerAsyncStart(const ir::Operation& op, const std::vector<Slot>* yield, ir::Location* error_loc);
   Status LowerAsyncDone(const ir::Operation& op, const std::vector<Slot>* yield, ir::Location* error_loc);
   Status LowerTuple(const ir::Operation& op, const std::vector<Slot>* yield, ir::Location* error_loc);

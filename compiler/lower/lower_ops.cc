@@ -49,6 +49,7 @@ Status FunctionLowering::LowerOp(const ir::Operation& op, const std::vector<Slot
       {"stablehlo.case", &L::LowerCase},
       {"stablehlo.get_dimension_size", &L::LowerGetDimensionSize},
       {"stablehlo.reshape", &L::LowerReshape},
+      {"stablehlo.slice", &L::LowerSlice},
       {"stablehlo.async_start", &L::LowerAsyncStart},
       {"stablehlo.async_done", &L::LowerAsyncDone},
       {"stablehlo.tuple", &L::LowerTuple},
@@ -213,6 +214,47 @@ Status FunctionLowering::LowerReshape(const ir::Operation& op, const std::vector
   for (int64_t d : op.result()->type.dims) dims.push_back(ConstI64(d));
   uint32_t r = Define(op.result());
   body_.Emit(Opcode::kReshape, r, Ref(op.operands[0]), dims);
+  return Status::Ok();
+}
+
+// A static slice that is one contiguous run of its operand's bytes (unit
+// dims, then one dim sliced with stride 1, then whole dims: a GRU's gate
+// columns at batch 1, a batch element, a block of rows) starting at a
+// multiple of 64 bytes is a VM view (subview); any other is a kernel
+// dispatch that copies.
+Status FunctionLowering::LowerSlice(const ir::Operation& op, const std::vector<Slot>*, ir::Location*) {
+  const ir::Value* in = op.operands.empty() ? nullptr : op.operands[0];
+  if (in == nullptr || op.results.size() != 1 || !in->type.is_tensor() || !in->type.HasStaticShape() ||
+      !op.result()->type.HasStaticShape() || in->type.rank() == 0 || plan_.IsScalar(in) || plan_.IsScalar(op.result()))
+    return LowerDefault(op);
+  auto ints = [&](const char* name) {
+    const ir::Attribute* a = op.GetAttr(name);
+    return a ? a->AsInts() : std::nullopt;
+  };
+  const auto start = ints("start_indices"), limit = ints("limit_indices"), strides = ints("strides");
+  const auto& dims = in->type.dims;
+  const auto& out = op.result()->type.dims;
+  const size_t rank = dims.size();
+  if (!start || !limit || !strides || start->size() != rank || limit->size() != rank || strides->size() != rank ||
+      out.size() != rank)
+    return LowerDefault(op);
+  // k: the first dim the result does not take one element of.
+  size_t k = 0;
+  while (k + 1 < rank && out[k] == 1) ++k;
+  int64_t offset = 0, row = 1;
+  for (size_t i = rank; i-- > 0;) {
+    if (out[i] <= 0) return LowerDefault(op);
+    if (i > k && (out[i] != dims[i] || (*start)[i] != 0 || (*strides)[i] != 1)) return LowerDefault(op);
+    if (i == k && (*strides)[i] != 1 && out[i] != 1) return LowerDefault(op);
+    offset += (*start)[i] * row;
+    row *= dims[i];
+  }
+  const int64_t byte_offset = offset * static_cast<int64_t>(StorageBytes(in->type.element));
+  if (byte_offset % 64 != 0) return LowerDefault(op);
+  std::vector<uint32_t> result_dims;
+  for (int64_t d : out) result_dims.push_back(ConstI64(d));
+  const uint32_t src = Ref(in);
+  body_.Emit(Opcode::kSubview, Define(op.result()), src, byte_offset, result_dims);
   return Status::Ok();
 }
 

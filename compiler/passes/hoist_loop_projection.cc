@@ -67,6 +67,28 @@ int CountUses(const ir::Block& block, const ir::Value* v) {
   return n;
 }
 
+// The one op that reads `v` (once), or null.
+ir::Operation* SoleUser(ir::Block& block, const ir::Value* v) {
+  ir::Operation* user = nullptr;
+  int uses = 0;
+  for (auto& op : block.ops)
+    for (const ir::Value* o : op->operands)
+      if (o == v) {
+        user = op.get();
+        ++uses;
+      }
+  return uses == 1 && CountUses(block, v) == 1 ? user : nullptr;
+}
+
+// Elementwise ops that may move out with the product when their other
+// operand is loop-invariant.
+bool IsInvariantCombiner(const ir::Operation& op) {
+  static const char* const kOps[] = {"stablehlo.add", "stablehlo.subtract", "stablehlo.multiply",
+                                     "stablehlo.divide", "stablehlo.maximum", "stablehlo.minimum"};
+  if (op.operands.size() != 2 || op.results.size() != 1) return false;
+  return std::any_of(std::begin(kOps), std::end(kOps), [&](const char* n) { return op.name == n; });
+}
+
 ir::Attribute IntArray(std::vector<int64_t> ints) {
   ir::Attribute a;
   a.kind = ir::Attribute::Kind::kIntArray;
@@ -186,6 +208,50 @@ void Hoist(const Projection& p, ir::Operation* loop, ir::Block* outer, size_t* l
   outer->ops.insert(outer->ops.begin() + static_cast<std::ptrdiff_t>(*loop_at), std::move(whole));
   ++*loop_at;
 
+  // The elementwise ops that only combine the step's product with
+  // loop-invariant values (a bias add, a scale) move out too, as the same
+  // op over the whole sequence: the body dot's result dim r is dim ymap(r)
+  // of ys (the reshape form lacks t's unit dim).
+  auto ymap = [&](int64_t r) { return p.reshape && r >= t_pos ? r + 1 : r; };
+  ir::Value* step_value = dot->result();  // what the body's slice replaces
+  std::vector<ir::Operation*> moved;
+  for (;;) {
+    ir::Operation* user = SoleUser(*body, step_value);
+    if (!user || !IsInvariantCombiner(*user) || user->parent != body) break;
+    const int side = user->operands[0] == step_value ? 0 : 1;
+    ir::Value* other = user->operands[1 - side];
+    if (other == step_value) break;
+    // other = broadcast_in_dim(v, dims) of an invariant v, or invariant itself.
+    ir::Value* v = InvariantOutside(other, loop, *body, *body->ops.back());
+    std::vector<int64_t> dims;
+    if (v != nullptr) {
+      for (int64_t r = 0; r < other->type.rank(); ++r) dims.push_back(ymap(r));
+    } else if (other->def && other->def->name == "stablehlo.broadcast_in_dim" && other->def->parent == body &&
+               other->def->operands.size() == 1) {
+      v = InvariantOutside(other->def->operands[0], loop, *body, *body->ops.back());
+      const ir::Attribute* bd = other->def->GetAttr("broadcast_dimensions");
+      auto ints = bd ? bd->AsInts() : std::nullopt;
+      if (!ints || static_cast<int64_t>(ints->size()) != (v ? v->type.rank() : -1)) break;
+      for (int64_t r : *ints) dims.push_back(ymap(r));
+    }
+    if (v == nullptr || v->type.is_quantized() || !v->type.HasStaticShape()) break;
+    if (user->result()->type.element != ytype.element || user->result()->type.dims != step_value->type.dims) break;
+    auto bcast = NewOp("stablehlo.broadcast_in_dim", *user, outer, ir::Type::Tensor(v->type.element, ydims));
+    bcast->operands = {v};
+    bcast->attrs.emplace_back("broadcast_dimensions", IntArray(dims));
+    ir::Value* bv = bcast->result();
+    auto combined = NewOp(user->name.c_str(), *user, outer, ytype);
+    combined->operands = side == 0 ? std::vector<ir::Value*>{ys, bv} : std::vector<ir::Value*>{bv, ys};
+    combined->attrs = user->attrs;
+    ys = combined->result();
+    for (auto* added : {&bcast, &combined}) {
+      outer->ops.insert(outer->ops.begin() + static_cast<std::ptrdiff_t>(*loop_at), std::move(*added));
+      ++*loop_at;
+    }
+    moved.push_back(user);
+    step_value = user->result();
+  }
+
   // In the body: ys sliced at step i (the same index operand; 0 elsewhere).
   std::vector<std::unique_ptr<ir::Operation>> added;
   ir::Value* step = p.slice->operands[1 + static_cast<size_t>(p.t)];
@@ -212,13 +278,20 @@ void Hoist(const Projection& p, ir::Operation* loop, ir::Block* outer, size_t* l
     result = reshape->result();
     added.push_back(std::move(reshape));
   }
-  ReplaceUses(body, dot->result(), result);
+  ReplaceUses(body, step_value, result);
   auto at = std::find_if(body->ops.begin(), body->ops.end(), [&](const auto& op) { return op.get() == dot; });
   const auto pos = at - body->ops.begin();
   body->ops.insert(body->ops.begin() + pos, std::make_move_iterator(added.begin()), std::make_move_iterator(added.end()));
-  // The body's dot, and its reshape and slice where nothing else reads them.
+  // The body's dot and the ops moved with it (last first: each reads the
+  // one before), then the reshape, slice and broadcasts nothing reads now.
+  std::vector<ir::Operation*> maybe_dead = {p.reshape, p.slice};
+  for (ir::Operation* m : moved)
+    for (ir::Value* o : m->operands)
+      if (o->def && o->def->parent == body && o->def->name == "stablehlo.broadcast_in_dim") maybe_dead.push_back(o->def);
+  for (auto it = moved.rbegin(); it != moved.rend(); ++it)
+    std::erase_if(body->ops, [&](const auto& op) { return op.get() == *it; });
   std::erase_if(body->ops, [&](const auto& op) { return op.get() == dot; });
-  for (ir::Operation* dead : {p.reshape, p.slice}) {
+  for (ir::Operation* dead : maybe_dead) {
     if (dead == nullptr || CountUses(*body, dead->result()) != 0) continue;
     std::erase_if(body->ops, [&](const auto& op) { return op.get() == dead; });
   }

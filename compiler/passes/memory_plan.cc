@@ -68,6 +68,7 @@ RefEffect EffectOf(const Instruction& ins, const std::vector<bool>& returns_argu
       for (int k : {1, 2}) e.uses.insert(e.uses.end(), o[k].list.begin(), o[k].list.end());
       break;
     case Opcode::kReshape:
+    case Opcode::kSubview:
     case Opcode::kMovRef:
       e.defs.push_back(reg(0));
       e.uses.push_back(reg(1));

@@ -255,6 +255,33 @@ void GemvRows(const GemmProblem& p, int64_t bi, size_t j_begin, size_t j_end, in
     const T* ai = a + p.a_m[i];
     T* ci = c + static_cast<size_t>(i) * n;
     size_t j = j_begin;
+    // Eight independent accumulators hide the multiply-add latency (each
+    // column's sum is a chain over k; four chains leave the FMA units
+    // half idle); every column is still summed over q in order.
+    for (; j + 8 * N <= j_end; j += 8 * N) {
+      auto c0 = hn::Zero(d), c1 = hn::Zero(d), c2 = hn::Zero(d), c3 = hn::Zero(d);
+      auto c4 = hn::Zero(d), c5 = hn::Zero(d), c6 = hn::Zero(d), c7 = hn::Zero(d);
+      for (size_t q = 0; q < k; ++q) {
+        const auto av = hn::Set(d, a_at(ai, q));
+        const T* row = b_row(q) + j;
+        c0 = hn::MulAdd(av, hn::LoadU(d, row), c0);
+        c1 = hn::MulAdd(av, hn::LoadU(d, row + N), c1);
+        c2 = hn::MulAdd(av, hn::LoadU(d, row + 2 * N), c2);
+        c3 = hn::MulAdd(av, hn::LoadU(d, row + 3 * N), c3);
+        c4 = hn::MulAdd(av, hn::LoadU(d, row + 4 * N), c4);
+        c5 = hn::MulAdd(av, hn::LoadU(d, row + 5 * N), c5);
+        c6 = hn::MulAdd(av, hn::LoadU(d, row + 6 * N), c6);
+        c7 = hn::MulAdd(av, hn::LoadU(d, row + 7 * N), c7);
+      }
+      hn::StoreU(c0, d, ci + j);
+      hn::StoreU(c1, d, ci + j + N);
+      hn::StoreU(c2, d, ci + j + 2 * N);
+      hn::StoreU(c3, d, ci + j + 3 * N);
+      hn::StoreU(c4, d, ci + j + 4 * N);
+      hn::StoreU(c5, d, ci + j + 5 * N);
+      hn::StoreU(c6, d, ci + j + 6 * N);
+      hn::StoreU(c7, d, ci + j + 7 * N);
+    }
     for (; j + 4 * N <= j_end; j += 4 * N) {
       auto c0 = hn::Zero(d), c1 = hn::Zero(d), c2 = hn::Zero(d), c3 = hn::Zero(d);
       for (size_t q = 0; q < k; ++q) {

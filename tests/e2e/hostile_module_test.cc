@@ -219,6 +219,37 @@ TEST(HostileModule, ReshapeBeyondTheBufferIsAnError) {
   EXPECT_FALSE(LoadAndRun(mb.Serialize(), {F32s({4}, 1)}).ok());
 }
 
+TEST(HostileModule, SubviewsOutsideTheirOperandAreErrors) {
+  // Argument tensor<32xf32> (128 bytes). Each case: byte offset, dims.
+  struct Case {
+    int64_t offset, d;
+    const char* needle;
+  };
+  for (const Case& c : {Case{64, 17, "outside its operand"}, Case{192, 0, "outside its operand"},
+                        Case{int64_t{1} << 62, 1, "outside its operand"}, Case{64, -1, "invalid dimensions"},
+                        Case{32, 1, "not a non-negative multiple of 64"},
+                        Case{-64, 1, "not a non-negative multiple of 64"}}) {
+    SCOPED_TRACE(std::to_string(c.offset) + ", " + std::to_string(c.d));
+    auto mb = OneFunction(
+        [&](BytecodeWriter& w, ModuleBuilder&) {
+          w.Op(Opcode::kConstI64); w.U32(0); w.I64(c.d);
+          w.Op(Opcode::kSubview); w.U32(1); w.U32(0); w.I64(c.offset); w.List(std::vector<uint32_t>{0});
+          w.Op(Opcode::kReturn); w.List({});
+        },
+        {F32Sig({32})});
+    ExpectRefused(LoadAndRun(mb.Serialize(), {F32s({32}, 1)}), c.needle);
+  }
+  // The last 16 elements: inside, accepted.
+  auto mb = OneFunction(
+      [](BytecodeWriter& w, ModuleBuilder&) {
+        w.Op(Opcode::kConstI64); w.U32(0); w.I64(16);
+        w.Op(Opcode::kSubview); w.U32(1); w.U32(0); w.I64(64); w.List(std::vector<uint32_t>{0});
+        w.Op(Opcode::kReturn); w.List({});
+      },
+      {F32Sig({32})});
+  EXPECT_TRUE(LoadAndRun(mb.Serialize(), {F32s({32}, 1)}).ok());
+}
+
 TEST(HostileModule, DispatchParametersInconsistentWithBuffersAreErrors) {
   // Each dispatch reads its single tensor<4xf32> argument into a tensor<2xf32>
   // with attributes that do not fit; the kernel or the HAL must refuse.

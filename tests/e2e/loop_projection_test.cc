@@ -20,8 +20,8 @@
 namespace kiln {
 namespace {
 
-// A scan over x [B, T, K]: h = tanh(proj(step i) + h @ u), for `steps`
-// iterations. `sliced` spells the step's projection: "reshape" (JAX's form,
+// A scan over x [B, T, K]: h = tanh(p^2 + h @ u) with p = proj(step i) +
+// bias (the bias captured from outside the loop), for `steps` iterations. `sliced` spells the step's projection: "reshape" (JAX's form,
 // the unit dim dropped before the dot) or "unit" (the dot keeps it).
 std::string Scan(int64_t steps, const std::string& sliced, bool w_varies = false) {
   const std::string proj =
@@ -34,7 +34,7 @@ std::string Scan(int64_t steps, const std::string& sliced, bool w_varies = false
             "    %p = stablehlo.reshape %p1 : (tensor<2x1x3xf32>) -> tensor<2x3xf32>\n";
   const std::string w_next = w_varies ? "%w2" : "%w_";
   return R"(
-func.func @main(%x: tensor<2x7x5xf32>, %w: tensor<5x3xf32>, %u: tensor<3x3xf32>) -> tensor<2x3xf32> {
+func.func @main(%x: tensor<2x7x5xf32>, %w: tensor<5x3xf32>, %u: tensor<3x3xf32>, %bias: tensor<3xf32>) -> tensor<2x3xf32> {
   %c0 = stablehlo.constant dense<0> : tensor<i32>
   %h0 = stablehlo.constant dense<0.0> : tensor<2x3xf32>
   %out:4 = stablehlo.while(%i = %c0, %h = %h0, %xs = %x, %w_ = %w) : tensor<i32>, tensor<2x3xf32>, tensor<2x7x5xf32>, tensor<5x3xf32>
@@ -46,8 +46,11 @@ func.func @main(%x: tensor<2x7x5xf32>, %w: tensor<5x3xf32>, %u: tensor<3x3xf32>)
   } do {
     %z = stablehlo.constant dense<0> : tensor<i32>
     %s = stablehlo.dynamic_slice %xs, %z, %i, %z, sizes = [2, 1, 5] : (tensor<2x7x5xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<2x1x5xf32>
-)" + proj + R"(    %q = stablehlo.dot_general %h, %u, contracting_dims = [1] x [0] : (tensor<2x3xf32>, tensor<3x3xf32>) -> tensor<2x3xf32>
-    %a = stablehlo.add %p, %q : tensor<2x3xf32>
+)" + proj + R"(    %bb = stablehlo.broadcast_in_dim %bias, dims = [1] : (tensor<3xf32>) -> tensor<2x3xf32>
+    %pb = stablehlo.add %p, %bb : tensor<2x3xf32>
+    %ps = stablehlo.multiply %pb, %pb : tensor<2x3xf32>
+    %q = stablehlo.dot_general %h, %u, contracting_dims = [1] x [0] : (tensor<2x3xf32>, tensor<3x3xf32>) -> tensor<2x3xf32>
+    %a = stablehlo.add %ps, %q : tensor<2x3xf32>
     %hn = stablehlo.tanh %a : tensor<2x3xf32>
     %one = stablehlo.constant dense<1> : tensor<i32>
     %i2 = stablehlo.add %i, %one : tensor<i32>
@@ -82,8 +85,15 @@ TEST(LoopProjection, HoistsTheSlicedProjectionOnly) {
     SCOPED_TRACE(sliced);
     std::vector<std::string> top, body;
     OpNames(Scan(7, sliced), &top, &body);
-    // The projection of x moved out; the recurrent product h @ u stays.
+    // The projection of x moved out, in JAX's form with its bias add (the
+    // square of the step's value reads it twice: it stays; in the unit form
+    // a reshape stands between the product and the add: it stays too); the
+    // recurrent product h @ u stays.
+    const bool with_bias = std::string(sliced) == "reshape";
     EXPECT_EQ(Count(top, "stablehlo.dot_general"), 1);
+    EXPECT_EQ(Count(top, "stablehlo.add"), with_bias ? 1 : 0);
+    EXPECT_EQ(Count(body, "stablehlo.broadcast_in_dim"), with_bias ? 0 : 1);
+    EXPECT_EQ(Count(body, "stablehlo.multiply"), 2);
     EXPECT_EQ(Count(body, "stablehlo.dot_general"), 1);
     ASSERT_LT(std::find(top.begin(), top.end(), "stablehlo.dot_general") - top.begin(),
               std::find(top.begin(), top.end(), "stablehlo.while") - top.begin());
@@ -109,7 +119,8 @@ std::vector<float> Random(size_t n, uint32_t seed) {
 TEST(LoopProjection, SameResultsAsTheLoopWithTheProductInside) {
   const std::vector<vm::HostTensor> in = {test::HostTensorOf(ElementType::kF32, {2, 7, 5}, Random(70, 1)),
                                           test::HostTensorOf(ElementType::kF32, {5, 3}, Random(15, 2)),
-                                          test::HostTensorOf(ElementType::kF32, {3, 3}, Random(9, 3))};
+                                          test::HostTensorOf(ElementType::kF32, {3, 3}, Random(9, 3)),
+                                          test::HostTensorOf(ElementType::kF32, {3}, Random(3, 4))};
   // 7 steps (the whole sequence), 3 (part of it) and 10 (steps 7..9 are
   // clamped to the last one, in x and in the hoisted product alike).
   for (int64_t steps : {7, 3, 10})
