@@ -77,11 +77,11 @@ class Case:
         d = os.path.join(ARGS.work, "models")
         os.makedirs(d, exist_ok=True)
         self.kiln = os.path.join(d, name + ".kiln")
-        if not os.path.exists(self.kiln + ".done"):
-            mlir = os.path.join(d, name + ".mlir")
-            subprocess.run([sys.executable, os.path.join(ROOT, "examples", "models", "gen.py"), name, mlir], check=True)
-            subprocess.run([os.path.join(ARGS.build, "kiln-compile"), mlir, "-o", self.kiln, "--target=cpu"], check=True)
-            open(self.kiln + ".done", "w").close()
+        # Compiled on every run (it takes a moment): a module kept from an
+        # earlier run would time an older compiler's program.
+        mlir = os.path.join(d, name + ".mlir")
+        subprocess.run([sys.executable, os.path.join(ROOT, "examples", "models", "gen.py"), name, mlir], check=True)
+        subprocess.run([os.path.join(ARGS.build, "kiln-compile"), mlir, "-o", self.kiln, "--target=cpu"], check=True)
         base = os.path.join(d, "%s.b%d" % (name, batch))
         self.npys, self.ort_inputs = [], []
         for i, x in enumerate(self.xs):
