@@ -26,8 +26,10 @@ namespace kiln::compiler {
 // -- of a loop-invariant x, slicing exactly one dim to size 1 that the dot
 // neither contracts nor batches: the dot over the whole x is inserted before
 // the loop and the body's dot becomes a dynamic_slice of it at the same
-// index (and the same reshape). Only static shapes of at most 256 MiB of
-// result; quantized operands are left alone.
+// index (and the same reshape). Only steps of at most 16 rows (the lhs's
+// free elements; more rows already reuse w within the step's own GEMM) and
+// static shapes of at most 256 MiB of result; quantized operands are left
+// alone.
 Status HoistLoopInvariantProjections(ir::Module* module);
 
 }  // namespace kiln::compiler

@@ -108,6 +108,36 @@ TEST(LoopProjection, LeavesAVaryingWeightInTheLoop) {
   EXPECT_EQ(Count(body, "stablehlo.dot_general"), 2);
 }
 
+TEST(LoopProjection, LeavesStepsOfManyRowsInTheLoop) {
+  // 32 rows a step: the step's own GEMM reuses w (kMaxStepRows).
+  const std::string src = R"(
+func.func @main(%x: tensor<32x4x5xf32>, %w: tensor<5x3xf32>) -> tensor<32x3xf32> {
+  %c0 = stablehlo.constant dense<0> : tensor<i32>
+  %h0 = stablehlo.constant dense<0.0> : tensor<32x3xf32>
+  %out:2 = stablehlo.while(%i = %c0, %h = %h0) : tensor<i32>, tensor<32x3xf32>
+  cond {
+    %n = stablehlo.constant dense<4> : tensor<i32>
+    %lt = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  } do {
+    %z = stablehlo.constant dense<0> : tensor<i32>
+    %s = stablehlo.dynamic_slice %x, %z, %i, %z, sizes = [32, 1, 5] : (tensor<32x4x5xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<32x1x5xf32>
+    %r = stablehlo.reshape %s : (tensor<32x1x5xf32>) -> tensor<32x5xf32>
+    %p = stablehlo.dot_general %r, %w, contracting_dims = [1] x [0] : (tensor<32x5xf32>, tensor<5x3xf32>) -> tensor<32x3xf32>
+    %hn = stablehlo.add %h, %p : tensor<32x3xf32>
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %i2 = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %i2, %hn : tensor<i32>, tensor<32x3xf32>
+  }
+  func.return %out#1 : tensor<32x3xf32>
+}
+)";
+  std::vector<std::string> top, body;
+  OpNames(src, &top, &body);
+  EXPECT_EQ(Count(top, "stablehlo.dot_general"), 0);
+  EXPECT_EQ(Count(body, "stablehlo.dot_general"), 1);
+}
+
 std::vector<float> Random(size_t n, uint32_t seed) {
   std::mt19937 rng(seed);
   std::normal_distribution<float> d(0.0f, 0.5f);
