@@ -196,14 +196,6 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
     padded_dims[isp[s]] += padding[2 * s] + padding[2 * s + 1];
     any_padding |= padding[2 * s] != 0 || padding[2 * s + 1] != 0;
   }
-  int64_t padded_total = 1;
-  for (int64_t d : padded_dims) padded_total *= d;
-  ScratchLease<PaddedInputScratch, uint8_t> padded_storage(any_padding ? static_cast<size_t>(padded_total) * elem : 0);
-  const void* input = lhs.data;
-  if (any_padding) {
-    PadInto(lhs, lo, padded_dims, elem, padded_storage.get());
-    input = padded_storage.get();
-  }
   const auto ps = Strides(padded_dims), rs = Strides(rhs.dims), os = Strides(out.dims);
   const int64_t out_per_group = k_out / fgc;
 
@@ -213,6 +205,44 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
   // (and a 1x1 convolution's B is the input itself, rows of positions).
   bool feature_major = ob == 0 && ofd == 1;
   for (size_t s = 0; s < ns && feature_major; ++s) feature_major = osp[s] == static_cast<int64_t>(s + 2);
+  // The channel-last product's C is the result itself (one group, dims
+  // ordered batch, spatial..., feature).
+  bool direct = fgc == 1 && ob == 0 && ofd == rank - 1;
+  for (size_t s = 0; s < ns && direct; ++s) direct = osp[s] == static_cast<int64_t>(s + 1);
+
+  // The paths below that run the product in chunks of whole batch elements
+  // pad each chunk's input right before its product (a few hundred KiB,
+  // still in cache when the product reads it) when the batch dim is the
+  // input's outermost; the others pad the whole input first.
+  const bool chunked = feature_major || (direct && epilogue != nullptr);
+  const bool pad_per_chunk = any_padding && chunked && ib == 0;
+  // Batch elements per chunk: about 256 KiB of result each.
+  const int64_t result_per_batch = batch == 0 ? 0 : out.NumElements() / batch;
+  const int64_t chunk =
+      std::max<int64_t>(1, (int64_t{256} << 10) / static_cast<int64_t>(elem) / std::max<int64_t>(1, result_per_batch));
+  int64_t padded_total = 1;
+  for (int64_t d : padded_dims) padded_total *= d;
+  const int64_t padded_per_batch = batch == 0 ? 0 : padded_total / batch;
+  ScratchLease<PaddedInputScratch, uint8_t> padded_storage(
+      !any_padding ? 0
+                   : static_cast<size_t>(pad_per_chunk ? std::min(chunk, batch) * padded_per_batch : padded_total) *
+                         elem);
+  const void* input = lhs.data;
+  if (any_padding) {
+    if (!pad_per_chunk) PadInto(lhs, lo, padded_dims, elem, padded_storage.get());
+    input = padded_storage.get();
+  }
+  // Pads batch elements [b0, b0 + nb) into the scratch (pad_per_chunk); the
+  // product then reads them at offsets less b0 * ps[0].
+  std::vector<int64_t> chunk_dims(lhs.dims.begin(), lhs.dims.end()), chunk_padded = padded_dims;
+  auto pad_chunk = [&](int64_t b0, int64_t nb) {
+    chunk_dims[0] = nb;
+    chunk_padded[0] = nb;
+    TensorRef part = lhs;
+    part.dims = std::span<const int64_t>(chunk_dims);
+    part.data = lhs.data + static_cast<size_t>(b0 * Strides(lhs.dims)[0]) * elem;
+    PadInto(part, lo, chunk_padded, elem, padded_storage.get());
+  };
   if (feature_major) {
     // Depth: (input feature, kernel taps...), so that OIHW weights are
     // contiguous rows of A.
@@ -257,28 +287,32 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
     g.b_k_step = g.k > 1 && g.b_k[0] == 0 ? g.b_k[1] : 0;
     for (size_t p = 0; p < g.b_k.size() && g.b_k_step != 0; ++p)
       if (g.b_k[p] != static_cast<int64_t>(p) * g.b_k_step) g.b_k_step = 0;
-    if (epilogue == nullptr) {
+    if (epilogue == nullptr && !pad_per_chunk) {
       RunGemm(g, t);
       return Status::Ok();
     }
-    // With an epilogue: the product in chunks of whole batch elements of
-    // about 256 KiB of result, each followed by the epilogue over that
-    // chunk while it is still in cache. The chunking depends on the shapes
-    // only, so results do not depend on the thread count.
+    // The product in chunks of whole batch elements of about 256 KiB of
+    // result, each followed by the epilogue over that chunk while it is
+    // still in cache. The chunking depends on the shapes only, so results
+    // do not depend on the thread count.
     const int64_t per_batch = fgc * g.m * g.n;  // result elements of one batch element
-    const int64_t chunk = std::max<int64_t>(1, (int64_t{256} << 10) / static_cast<int64_t>(elem) / per_batch);
     const std::vector<int64_t> a_batch = g.a_batch, b_batch = g.b_batch;
     for (int64_t b0 = 0; b0 < batch; b0 += chunk) {
       const int64_t nb = std::min(chunk, batch - b0);
       g.a_batch.assign(a_batch.begin() + b0 * fgc, a_batch.begin() + (b0 + nb) * fgc);
       g.b_batch.assign(b_batch.begin() + b0 * fgc, b_batch.begin() + (b0 + nb) * fgc);
+      if (pad_per_chunk) {
+        pad_chunk(b0, nb);
+        for (int64_t& o : g.b_batch) o -= b0 * ps[0];
+      }
       g.batch = nb * fgc;
       g.c = out.data + static_cast<size_t>(b0 * per_batch) * elem;
       RunGemm(g, t);
-      RunElementwiseRangeParallel(*epilogue, static_cast<size_t>(b0 * per_batch), static_cast<size_t>((b0 + nb) * per_batch),
-                       call.runner);
+      if (epilogue != nullptr)
+        RunElementwiseRangeParallel(*epilogue, static_cast<size_t>(b0 * per_batch),
+                                    static_cast<size_t>((b0 + nb) * per_batch), call.runner);
     }
-    if (epilogue_done != nullptr) *epilogue_done = true;
+    if (epilogue_done != nullptr) *epilogue_done = epilogue != nullptr;
     return Status::Ok();
   }
 
@@ -344,22 +378,22 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
     g.b_packed = packed->get()->data.get();
   }
 
-  // C is [group][row][feature]; when that is the result's own layout (one
-  // group, dims ordered batch, spatial..., feature) it is written in place.
-  bool direct = fgc == 1 && ob == 0 && ofd == rank - 1;
-  for (size_t s = 0; s < ns && direct; ++s) direct = osp[s] == static_cast<int64_t>(s + 1);
+  // C is [group][row][feature]; when that is the result's own layout
+  // (`direct`) it is written in place.
   std::vector<uint8_t> c_storage;
   if (direct && epilogue != nullptr) {
     // As the feature-major path: chunks of whole batch elements (about
     // 256 KiB of result), each followed by its epilogue while in cache.
     const int64_t rows_per_batch = batch == 0 ? 0 : g.m / batch;
     const int64_t per_batch = rows_per_batch * g.n;
-    const int64_t chunk =
-        std::max<int64_t>(1, (int64_t{256} << 10) / static_cast<int64_t>(elem) / std::max<int64_t>(1, per_batch));
     const std::vector<int64_t> a_m = g.a_m;
     for (int64_t b0 = 0; b0 < batch; b0 += chunk) {
       const int64_t nb = std::min(chunk, batch - b0);
       g.a_m.assign(a_m.begin() + b0 * rows_per_batch, a_m.begin() + (b0 + nb) * rows_per_batch);
+      if (pad_per_chunk) {
+        pad_chunk(b0, nb);
+        for (int64_t& o : g.a_m) o -= b0 * ps[0];
+      }
       g.m = nb * rows_per_batch;
       g.c = out.data + static_cast<size_t>(b0 * per_batch) * elem;
       RunGemm(g, t);

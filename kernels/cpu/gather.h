@@ -12,14 +12,30 @@ namespace kiln::cpu {
 
 // dst[i] = in[offset of output element (start + i)] for i < count, where the
 // output has `dims` (rank <= 16) and output axis a advances the input by
-// strides[a] elements (0 where the input is broadcast).
+// strides[a] elements (0 where the input is broadcast). Adjacent axes that
+// step through the input as one (strides[a] == strides[a + 1] * dims[a + 1]:
+// both broadcast, or both contiguous) are merged first, so the runs are as
+// long as the input allows (an NCHW per-channel vector is one fill per
+// H x W plane, not one per row).
 template <typename T>
-void GatherBlock(const T* in, const std::vector<int64_t>& strides, const std::vector<int64_t>& dims, size_t start,
+void GatherBlock(const T* in, const std::vector<int64_t>& strides, const std::vector<int64_t>& out_dims, size_t start,
                  size_t count, T* dst) {
-  const size_t rank = dims.size();
-  if (rank == 0) {
+  const size_t full_rank = out_dims.size();
+  if (full_rank == 0) {
     std::fill(dst, dst + count, in[0]);
     return;
+  }
+  int64_t dims[16], steps[16];
+  size_t rank = 0;
+  for (size_t a = 0; a < full_rank; ++a) {
+    if (rank > 0 && steps[rank - 1] == strides[a] * out_dims[a]) {
+      dims[rank - 1] *= out_dims[a];
+      steps[rank - 1] = strides[a];
+    } else {
+      dims[rank] = out_dims[a];
+      steps[rank] = strides[a];
+      ++rank;
+    }
   }
   int64_t idx[16];
   int64_t off = 0;
@@ -27,9 +43,9 @@ void GatherBlock(const T* in, const std::vector<int64_t>& strides, const std::ve
   for (size_t a = rank; a-- > 0;) {
     idx[a] = static_cast<int64_t>(rest % static_cast<size_t>(dims[a]));
     rest /= static_cast<size_t>(dims[a]);
-    off += idx[a] * strides[a];
+    off += idx[a] * steps[a];
   }
-  const int64_t inner = dims[rank - 1], step = strides[rank - 1];
+  const int64_t inner = dims[rank - 1], step = steps[rank - 1];
   for (size_t i = 0; i < count;) {
     const size_t run = std::min(count - i, static_cast<size_t>(inner - idx[rank - 1]));
     if (step == 1) {
@@ -44,10 +60,10 @@ void GatherBlock(const T* in, const std::vector<int64_t>& strides, const std::ve
     off += static_cast<int64_t>(run) * step;
     idx[rank - 1] += static_cast<int64_t>(run);
     for (size_t a = rank; a-- > 0 && idx[a] == dims[a];) {
-      off -= dims[a] * strides[a];
+      off -= dims[a] * steps[a];
       idx[a] = 0;
       if (a == 0) break;
-      off += strides[a - 1];
+      off += steps[a - 1];
       ++idx[a - 1];
     }
   }
