@@ -234,6 +234,10 @@ TEST(CpuConvolution, FeatureMajorOutputAsWeightsTimesWindows) {
   CheckConv(Nchw(2, 6, 7, 32, 3, 3, 16, 32, 2, 1, 1, 1), ElementType::kF32, 83);
   CheckConv(Nchw(1, 10, 9, 6, 3, 3, 6, 4, 1, 2, 2, 2), ElementType::kF64, 84, /*specials=*/true);
   CheckConv(Nchw(1, 25, 27, 64, 3, 3, 64, 64, 1, 1, 1, 1), ElementType::kF32, 85);
+  // Results of several 256 KiB chunks of batch elements: each chunk's input
+  // padded right before its product (one group, and two).
+  CheckConv(Nchw(5, 20, 20, 8, 3, 3, 8, 48, 1, 1, 1, 1), ElementType::kF32, 86);
+  CheckConv(Nchw(4, 21, 19, 16, 3, 3, 8, 48, 2, 2, 1, 2), ElementType::kF32, 87);
 }
 
 TEST(CpuConvolution, OneByOneNhwc) {
