@@ -78,6 +78,32 @@ int64_t EvalScalarOp(const Instruction& ins, const int64_t* regs) {
   }
   return ref::EvalScalarInstr(in, types, values).i;
 }
+
+// dst := a view of `src`'s buffer and type at byte `offset` with dims from
+// the registers `dims` (reshape, subview). The register's previous view,
+// when nothing else holds it (a loop body sets the same registers every
+// step; recorded commands copy views), is rewritten in place, as
+// arena.view's is (vm/arena.cc): no allocation per step. `src` may be that
+// very view (R[a] := reshape R[a]): its fields are read before any write.
+void SetView(RefValue& dst, const hal::BufferView& src, size_t offset, const std::vector<uint32_t>& dims,
+             const int64_t* regs) {
+  const ElementType type = src.type;
+  std::shared_ptr<hal::Buffer> buffer = src.buffer;
+  std::shared_ptr<hal::BufferView> view;
+  if (dst.kind == RefValue::Kind::kView && dst.view && dst.view.use_count() == 1) {
+    view = std::const_pointer_cast<hal::BufferView>(std::move(dst.view));
+  } else {
+    view = std::make_shared<hal::BufferView>();
+  }
+  view->type = type;
+  view->buffer = std::move(buffer);
+  view->offset = offset;
+  view->dims.resize(dims.size());
+  for (size_t i = 0; i < dims.size(); ++i) view->dims[i] = regs[dims[i]];
+  dst.kind = RefValue::Kind::kView;
+  dst.view = std::move(view);
+  dst.list.reset();
+}
 }  // namespace
 
 Status Context::Run(int function, std::vector<RefValue> args, std::vector<RefValue>* results, int depth) {
@@ -297,44 +323,33 @@ dispatch:
     const auto& o = code[index].operands;
     const hal::BufferView* v;
     if (!(s = view_of(o[1].value, &v)).ok()) return fail(index, s);
-    auto nv = std::make_shared<hal::BufferView>(*v);
-    nv->dims = dims_of(o[2]);
     // Dimensions come from registers the module sets: check them and
     // their product before trusting NumElements().
     int64_t count = 1;
-    for (int64_t d : nv->dims)
-      if (d < 0 || __builtin_mul_overflow(count, d, &count))
+    for (uint32_t r : o[2].list)
+      if (I[r] < 0 || __builtin_mul_overflow(count, I[r], &count))
         return fail(index, InvalidArgument("reshape to invalid dimensions"));
     if (count != v->NumElements()) return fail(index, InvalidArgument("reshape changes the number of elements"));
-    RefValue rv;
-    rv.kind = RefValue::Kind::kView;
-    rv.view = std::move(nv);
-    R[o[0].value] = std::move(rv);
+    SetView(R[o[0].value], *v, v->offset, o[2].list, I);
     KILN_DISPATCH(index + 1);
   }
   KILN_CASE(kSubview) : {
     const auto& o = code[index].operands;
     const hal::BufferView* v;
     if (!(s = view_of(o[1].value, &v)).ok()) return fail(index, s);
-    auto nv = std::make_shared<hal::BufferView>(*v);
-    nv->dims = dims_of(o[3]);
     int64_t count = 1;
-    for (int64_t d : nv->dims)
-      if (d < 0 || __builtin_mul_overflow(count, d, &count))
+    for (uint32_t r : o[3].list)
+      if (I[r] < 0 || __builtin_mul_overflow(count, I[r], &count))
         return fail(index, InvalidArgument("subview with invalid dimensions"));
     // The view must lie inside its operand's bytes (offset checked against
-    // the operand's size first, so the sum below cannot overflow).
+    // the operand's size first, so the difference below cannot wrap).
     const uint64_t offset = static_cast<uint64_t>(o[2].value);
-    const uint64_t bytes = static_cast<uint64_t>(count) * StorageBytes(nv->type);
+    const uint64_t bytes = static_cast<uint64_t>(count) * StorageBytes(v->type);
     if (offset > v->ByteSize() || bytes > v->ByteSize() - offset)
       return fail(index, InvalidArgument("subview of " + std::to_string(bytes) + " bytes at offset " +
                                          std::to_string(offset) + " outside its operand of " +
                                          std::to_string(v->ByteSize()) + " bytes"));
-    nv->offset = v->offset + static_cast<size_t>(offset);
-    RefValue rv;
-    rv.kind = RefValue::Kind::kView;
-    rv.view = std::move(nv);
-    R[o[0].value] = std::move(rv);
+    SetView(R[o[0].value], *v, v->offset + static_cast<size_t>(offset), o[3].list, I);
     KILN_DISPATCH(index + 1);
   }
   KILN_CASE(kMovRef) : {

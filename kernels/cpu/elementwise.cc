@@ -353,8 +353,10 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
         for (size_t i = 0; i < count; ++i) dst[i] = in[i] != 0 ? T(1) : T(0);
         std::fill(dst + count, dst + padded, T(0));
         src[v] = dst;
-      } else if (count == kBlock) {
-        src[v] = reinterpret_cast<const T*>(p.inputs[v]) + start;  // read in place
+      } else if (count == padded) {
+        // Read in place: the block ends on a whole vector, so nothing past
+        // the input is read (a copy cost more than small programs' work).
+        src[v] = reinterpret_cast<const T*>(p.inputs[v]) + start;
       } else {
         T* dst = slot(v);
         std::memcpy(dst, reinterpret_cast<const T*>(p.inputs[v]) + start, count * sizeof(T));
@@ -428,8 +430,8 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
         // Non-temporal stores: the output is not read back here, so skip
         // reading its cache lines in first (a third of the memory traffic).
         for (size_t i = 0; i < kBlock; i += N) hn::Stream(hn::LoadU(d, res + i), d, out + i);
-      } else if (count == kBlock) {
-        for (size_t i = 0; i < kBlock; i += N) hn::StoreU(hn::LoadU(d, res + i), d, out + i);
+      } else if (count == padded) {
+        for (size_t i = 0; i < count; i += N) hn::StoreU(hn::LoadU(d, res + i), d, out + i);
       } else {
         std::memcpy(out, res, count * sizeof(T));
       }
