@@ -67,37 +67,67 @@ std::vector<int64_t> Combine(const std::vector<int64_t>& sizes, const std::vecto
 
 // Writes `in` zero-padded into `out`, a tensor of dims `padded_dims` (each
 // dim d grown by lo[d] before and the rest after), one innermost row at a
-// time: every byte of `out` is written once (no zeroing pass first).
+// time: every byte of `out` is written once (no zeroing pass first). The
+// rows are split over the pool (a memory-bound copy a single core would
+// hold the others up on).
 void PadInto(const TensorRef& in, const std::vector<int64_t>& lo, const std::vector<int64_t>& padded_dims,
-             size_t elem, uint8_t* out) {
+             size_t elem, uint8_t* out, TaskRunner* runner) {
   const size_t rank = in.dims.size();
   const int64_t row = padded_dims[rank - 1], inner = in.dims[rank - 1];
   const auto is = Strides(in.dims);
   int64_t rows = 1;
   for (size_t d = 0; d + 1 < rank; ++d) rows *= padded_dims[d];
-  std::vector<int64_t> idx(rank, 0);  // the padded row's index (the last entry unused)
-  for (int64_t r = 0; r < rows; ++r) {
-    uint8_t* dst = out + static_cast<size_t>(r * row) * elem;
-    bool inside = true;
-    int64_t src = 0;
-    for (size_t d = 0; d + 1 < rank && inside; ++d) {
-      const int64_t i = idx[d] - lo[d];
-      inside = i >= 0 && i < in.dims[d];
-      src += i * is[d];
+  // At least 64 KiB per task.
+  const int64_t per_task = std::max<int64_t>(1, (int64_t{64} << 10) / std::max<int64_t>(1, row * static_cast<int64_t>(elem)));
+  const int64_t tasks = std::min<int64_t>((rows + per_task - 1) / per_task, 2 * NumWorkers(runner));
+  ParallelFor(runner, tasks, [&](int64_t task, int) {
+    const int64_t r0 = rows * task / tasks, r1 = rows * (task + 1) / tasks;
+    // The padded row's index (the last entry unused), of row r0.
+    std::vector<int64_t> idx(rank, 0);
+    for (int64_t rest = r0, d = static_cast<int64_t>(rank) - 2; d >= 0; --d) {
+      idx[d] = rest % padded_dims[d];
+      rest /= padded_dims[d];
     }
-    if (!inside) {
-      std::memset(dst, 0, static_cast<size_t>(row) * elem);
-    } else {
-      const int64_t before = lo[rank - 1], after = row - before - inner;
-      std::memset(dst, 0, static_cast<size_t>(before) * elem);
-      if (inner > 0) std::memcpy(dst + before * elem, in.data + src * elem, static_cast<size_t>(inner) * elem);
-      std::memset(dst + (before + inner) * elem, 0, static_cast<size_t>(after) * elem);
+    for (int64_t r = r0; r < r1; ++r) {
+      uint8_t* dst = out + static_cast<size_t>(r * row) * elem;
+      bool inside = true;
+      int64_t src = 0;
+      for (size_t d = 0; d + 1 < rank && inside; ++d) {
+        const int64_t i = idx[d] - lo[d];
+        inside = i >= 0 && i < in.dims[d];
+        src += i * is[d];
+      }
+      if (!inside) {
+        std::memset(dst, 0, static_cast<size_t>(row) * elem);
+      } else {
+        const int64_t before = lo[rank - 1], after = row - before - inner;
+        std::memset(dst, 0, static_cast<size_t>(before) * elem);
+        if (inner > 0) std::memcpy(dst + before * elem, in.data + src * elem, static_cast<size_t>(inner) * elem);
+        std::memset(dst + (before + inner) * elem, 0, static_cast<size_t>(after) * elem);
+      }
+      for (size_t d = rank - 1; d-- > 0;) {
+        if (++idx[d] < padded_dims[d]) break;
+        idx[d] = 0;
+      }
     }
-    for (size_t d = rank - 1; d-- > 0;) {
-      if (++idx[d] < padded_dims[d]) break;
-      idx[d] = 0;
-    }
+  });
+}
+
+// Runs fn(b0, nb, runner) over the batch in chunks of `chunk` elements.
+// With at least two chunks per worker the chunks run side by side, each on
+// one thread (fn gets no runner: its padding, product and epilogue run
+// without a barrier between them); otherwise one after another, each
+// spread over the pool. A batch element's result is the same either way
+// (the product's order over the contraction does not depend on the split).
+template <class F>
+void ForEachBatchChunk(int64_t batch, int64_t chunk, TaskRunner* runner, const F& fn) {
+  const int64_t chunks = (batch + chunk - 1) / chunk;
+  const int workers = NumWorkers(runner);
+  if (workers > 1 && chunks >= 2 * workers) {
+    ParallelFor(runner, chunks, [&](int64_t c, int) { fn(c * chunk, std::min(chunk, batch - c * chunk), nullptr); });
+    return;
   }
+  for (int64_t b0 = 0; b0 < batch; b0 += chunk) fn(b0, std::min(chunk, batch - b0), runner);
 }
 
 // `epilogue` (may be null): the fused elementwise program over the output,
@@ -224,24 +254,22 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
   for (int64_t d : padded_dims) padded_total *= d;
   const int64_t padded_per_batch = batch == 0 ? 0 : padded_total / batch;
   ScratchLease<PaddedInputScratch, uint8_t> padded_storage(
-      !any_padding ? 0
-                   : static_cast<size_t>(pad_per_chunk ? std::min(chunk, batch) * padded_per_batch : padded_total) *
-                         elem);
+      any_padding && !pad_per_chunk ? static_cast<size_t>(padded_total) * elem : 0);
   const void* input = lhs.data;
-  if (any_padding) {
-    if (!pad_per_chunk) PadInto(lhs, lo, padded_dims, elem, padded_storage.get());
+  if (any_padding && !pad_per_chunk) {
+    PadInto(lhs, lo, padded_dims, elem, padded_storage.get(), call.runner);
     input = padded_storage.get();
   }
-  // Pads batch elements [b0, b0 + nb) into the scratch (pad_per_chunk); the
+  // Pads batch elements [b0, b0 + nb) into `dst` (pad_per_chunk); the
   // product then reads them at offsets less b0 * ps[0].
-  std::vector<int64_t> chunk_dims(lhs.dims.begin(), lhs.dims.end()), chunk_padded = padded_dims;
-  auto pad_chunk = [&](int64_t b0, int64_t nb) {
-    chunk_dims[0] = nb;
-    chunk_padded[0] = nb;
+  const int64_t lhs_batch_step = Strides(lhs.dims)[0];
+  auto pad_chunk = [&](int64_t b0, int64_t nb, uint8_t* dst, TaskRunner* runner) {
+    std::vector<int64_t> part_dims(lhs.dims.begin(), lhs.dims.end()), part_padded = padded_dims;
+    part_dims[0] = part_padded[0] = nb;
     TensorRef part = lhs;
-    part.dims = std::span<const int64_t>(chunk_dims);
-    part.data = lhs.data + static_cast<size_t>(b0 * Strides(lhs.dims)[0]) * elem;
-    PadInto(part, lo, chunk_padded, elem, padded_storage.get());
+    part.dims = std::span<const int64_t>(part_dims);
+    part.data = lhs.data + static_cast<size_t>(b0 * lhs_batch_step) * elem;
+    PadInto(part, lo, part_padded, elem, dst, runner);
   };
   if (feature_major) {
     // Depth: (input feature, kernel taps...), so that OIHW weights are
@@ -296,22 +324,24 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
     // still in cache. The chunking depends on the shapes only, so results
     // do not depend on the thread count.
     const int64_t per_batch = fgc * g.m * g.n;  // result elements of one batch element
-    const std::vector<int64_t> a_batch = g.a_batch, b_batch = g.b_batch;
-    for (int64_t b0 = 0; b0 < batch; b0 += chunk) {
-      const int64_t nb = std::min(chunk, batch - b0);
-      g.a_batch.assign(a_batch.begin() + b0 * fgc, a_batch.begin() + (b0 + nb) * fgc);
-      g.b_batch.assign(b_batch.begin() + b0 * fgc, b_batch.begin() + (b0 + nb) * fgc);
+    ForEachBatchChunk(batch, chunk, call.runner, [&](int64_t b0, int64_t nb, TaskRunner* runner) {
+      GemmProblem gc = g;
+      gc.runner = runner;
+      gc.a_batch.assign(g.a_batch.begin() + b0 * fgc, g.a_batch.begin() + (b0 + nb) * fgc);
+      gc.b_batch.assign(g.b_batch.begin() + b0 * fgc, g.b_batch.begin() + (b0 + nb) * fgc);
+      ScratchLease<PaddedInputScratch, uint8_t> padded(pad_per_chunk ? static_cast<size_t>(nb * padded_per_batch) * elem : 0);
       if (pad_per_chunk) {
-        pad_chunk(b0, nb);
-        for (int64_t& o : g.b_batch) o -= b0 * ps[0];
+        pad_chunk(b0, nb, padded.get(), runner);
+        gc.b = padded.get();
+        for (int64_t& o : gc.b_batch) o -= b0 * ps[0];
       }
-      g.batch = nb * fgc;
-      g.c = out.data + static_cast<size_t>(b0 * per_batch) * elem;
-      RunGemm(g, t);
+      gc.batch = nb * fgc;
+      gc.c = out.data + static_cast<size_t>(b0 * per_batch) * elem;
+      RunGemm(gc, t);
       if (epilogue != nullptr)
         RunElementwiseRangeParallel(*epilogue, static_cast<size_t>(b0 * per_batch),
-                                    static_cast<size_t>((b0 + nb) * per_batch), call.runner);
-    }
+                                    static_cast<size_t>((b0 + nb) * per_batch), runner);
+    });
     if (epilogue_done != nullptr) *epilogue_done = epilogue != nullptr;
     return Status::Ok();
   }
@@ -386,20 +416,22 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
     // 256 KiB of result), each followed by its epilogue while in cache.
     const int64_t rows_per_batch = batch == 0 ? 0 : g.m / batch;
     const int64_t per_batch = rows_per_batch * g.n;
-    const std::vector<int64_t> a_m = g.a_m;
-    for (int64_t b0 = 0; b0 < batch; b0 += chunk) {
-      const int64_t nb = std::min(chunk, batch - b0);
-      g.a_m.assign(a_m.begin() + b0 * rows_per_batch, a_m.begin() + (b0 + nb) * rows_per_batch);
+    ForEachBatchChunk(batch, chunk, call.runner, [&](int64_t b0, int64_t nb, TaskRunner* runner) {
+      GemmProblem gc = g;
+      gc.runner = runner;
+      gc.a_m.assign(g.a_m.begin() + b0 * rows_per_batch, g.a_m.begin() + (b0 + nb) * rows_per_batch);
+      ScratchLease<PaddedInputScratch, uint8_t> padded(pad_per_chunk ? static_cast<size_t>(nb * padded_per_batch) * elem : 0);
       if (pad_per_chunk) {
-        pad_chunk(b0, nb);
-        for (int64_t& o : g.a_m) o -= b0 * ps[0];
+        pad_chunk(b0, nb, padded.get(), runner);
+        gc.a = padded.get();
+        for (int64_t& o : gc.a_m) o -= b0 * ps[0];
       }
-      g.m = nb * rows_per_batch;
-      g.c = out.data + static_cast<size_t>(b0 * per_batch) * elem;
-      RunGemm(g, t);
-      RunElementwiseRangeParallel(*epilogue, static_cast<size_t>(b0 * per_batch), static_cast<size_t>((b0 + nb) * per_batch),
-                       call.runner);
-    }
+      gc.m = nb * rows_per_batch;
+      gc.c = out.data + static_cast<size_t>(b0 * per_batch) * elem;
+      RunGemm(gc, t);
+      RunElementwiseRangeParallel(*epilogue, static_cast<size_t>(b0 * per_batch),
+                                  static_cast<size_t>((b0 + nb) * per_batch), runner);
+    });
     if (epilogue_done != nullptr) *epilogue_done = true;
     return Status::Ok();
   }

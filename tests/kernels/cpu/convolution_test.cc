@@ -238,6 +238,10 @@ TEST(CpuConvolution, FeatureMajorOutputAsWeightsTimesWindows) {
   // padded right before its product (one group, and two).
   CheckConv(Nchw(5, 20, 20, 8, 3, 3, 8, 48, 1, 1, 1, 1), ElementType::kF32, 86);
   CheckConv(Nchw(4, 21, 19, 16, 3, 3, 8, 48, 2, 2, 1, 2), ElementType::kF32, 87);
+  // Nine chunks of one batch element: at least two per worker of the test
+  // pool, so the chunks run side by side (each on one thread); the same
+  // bits as one after another.
+  CheckConv(Nchw(9, 20, 20, 8, 3, 3, 8, 96, 1, 1, 1, 1), ElementType::kF32, 88);
 }
 
 TEST(CpuConvolution, OneByOneNhwc) {
@@ -317,6 +321,9 @@ TEST(CpuConvolution, FusedBiasAndRelu6Epilogue) {
   // NCHW with a result of several 256 KiB chunks of batch elements (3 + 2).
   CheckConvWithEpilogue(Nchw(5, 20, 20, 8, 3, 3, 8, 48, 1, 1, 1, 1), ElementType::kF32, 105);
   CheckConvWithEpilogue(Nhwc(5, 20, 20, 8, 3, 3, 8, 48, 1, 1, 1, 1), ElementType::kF32, 106);
+  // Nine chunks: side by side over the test pool's four workers.
+  CheckConvWithEpilogue(Nchw(9, 20, 20, 8, 3, 3, 8, 96, 1, 1, 1, 1), ElementType::kF32, 107);
+  CheckConvWithEpilogue(Nhwc(9, 20, 20, 8, 3, 3, 8, 96, 1, 1, 1, 1), ElementType::kF32, 108);
 }
 
 TEST(CpuConvolution, DepthwisePlanarNchw) {
