@@ -46,18 +46,10 @@ Status Context::ArenaView(const Instruction& ins, Frame& frame) {
       KILN_ASSIGN_OR_RETURN(frame.arena, device_->AllocateUninitialized(fn.arena_bytes));
     }
   }
-  // The register's previous view, when nothing else holds it (a loop's
-  // body sets the same registers every step; recorded commands copy views,
-  // so a pending dispatch never holds one), is rewritten in place: an
-  // arena.view then allocates nothing. Every view in a register is made
-  // non-const (make_shared<hal::BufferView>), so writing through it is sound.
+  // The register's previous view is rewritten in place where it can be: an
+  // arena.view then allocates nothing.
   RefValue& dst = frame.refs[o[0].value];
-  std::shared_ptr<hal::BufferView> view;
-  if (dst.kind == RefValue::Kind::kView && dst.view && dst.view.use_count() == 1) {
-    view = std::const_pointer_cast<hal::BufferView>(std::move(dst.view));
-  } else {
-    view = std::make_shared<hal::BufferView>();
-  }
+  std::shared_ptr<hal::BufferView> view = TakeReusableView(dst);
   view->type = type;
   view->dims.resize(o[3].list.size());
   for (size_t i = 0; i < o[3].list.size(); ++i) view->dims[i] = frame.i64[o[3].list[i]];

@@ -35,6 +35,18 @@ struct RefValue {
   std::shared_ptr<const std::vector<RefValue>> list;
 };
 
+// The object to write a register's next view into (arena.view, reshape,
+// subview): its previous view when nothing else holds it -- a loop body
+// sets the same registers every step, and recorded commands copy views, so
+// a pending dispatch never holds one -- taken out of the register, else a
+// new one. Every view in a register is made non-const
+// (make_shared<hal::BufferView>), so writing through it is sound.
+inline std::shared_ptr<hal::BufferView> TakeReusableView(RefValue& dst) {
+  if (dst.kind == RefValue::Kind::kView && dst.view && dst.view.use_count() == 1)
+    return std::const_pointer_cast<hal::BufferView>(std::move(dst.view));
+  return std::make_shared<hal::BufferView>();
+}
+
 class Profiler;  // vm/profiler.h
 
 struct InvokeOptions {

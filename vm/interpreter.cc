@@ -80,21 +80,15 @@ int64_t EvalScalarOp(const Instruction& ins, const int64_t* regs) {
 }
 
 // dst := a view of `src`'s buffer and type at byte `offset` with dims from
-// the registers `dims` (reshape, subview). The register's previous view,
-// when nothing else holds it (a loop body sets the same registers every
-// step; recorded commands copy views), is rewritten in place, as
-// arena.view's is (vm/arena.cc): no allocation per step. `src` may be that
-// very view (R[a] := reshape R[a]): its fields are read before any write.
+// the registers `dims` (reshape, subview), rewriting the register's previous
+// view in place where it can (TakeReusableView): no allocation per loop
+// step. `src` may be that very view (R[a] := reshape R[a]): its fields are
+// read before any write.
 void SetView(RefValue& dst, const hal::BufferView& src, size_t offset, const std::vector<uint32_t>& dims,
              const int64_t* regs) {
   const ElementType type = src.type;
   std::shared_ptr<hal::Buffer> buffer = src.buffer;
-  std::shared_ptr<hal::BufferView> view;
-  if (dst.kind == RefValue::Kind::kView && dst.view && dst.view.use_count() == 1) {
-    view = std::const_pointer_cast<hal::BufferView>(std::move(dst.view));
-  } else {
-    view = std::make_shared<hal::BufferView>();
-  }
+  std::shared_ptr<hal::BufferView> view = TakeReusableView(dst);
   view->type = type;
   view->buffer = std::move(buffer);
   view->offset = offset;

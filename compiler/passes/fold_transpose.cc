@@ -3,6 +3,7 @@
 // expressible by renaming; free dims are not named by the dot (the result
 // takes them in operand order), so their order must survive the fold.
 #include "compiler/passes/fold_transpose.h"
+#include "compiler/passes/rewrite_util.h"
 
 #include <algorithm>
 #include <map>
@@ -16,13 +17,6 @@ namespace {
 constexpr const char* kDimFields[2][2] = {{"lhs_batching_dimensions", "lhs_contracting_dimensions"},
                                           {"rhs_batching_dimensions", "rhs_contracting_dimensions"}};
 
-ir::Attribute* DimField(ir::Operation* dot, const char* name) {
-  for (auto& [an, a] : dot->attrs)
-    if (an == "dot_dimension_numbers" && a.kind == ir::Attribute::Kind::kStruct)
-      for (auto& [fn, f] : a.fields)
-        if (fn == name && f.kind == ir::Attribute::Kind::kIntArray) return &f;
-  return nullptr;
-}
 
 // Folds operand `side` (0 lhs, 1 rhs) of `dot` if it is a transpose whose
 // fold keeps the result; true if it did.
@@ -34,8 +28,8 @@ bool FoldOperand(ir::Operation* dot, int side) {
   auto perm = pa ? pa->AsInts() : std::nullopt;
   const int64_t rank = x->type.rank();
   if (!perm || static_cast<int64_t>(perm->size()) != rank || t->operands[0]->type.rank() != rank) return false;
-  ir::Attribute* batch = DimField(dot, kDimFields[side][0]);
-  ir::Attribute* contract = DimField(dot, kDimFields[side][1]);
+  ir::Attribute* batch = DotDimField(dot, kDimFields[side][0]);
+  ir::Attribute* contract = DotDimField(dot, kDimFields[side][1]);
   if (!batch || !contract) return false;
   std::vector<bool> named(static_cast<size_t>(rank), false);
   for (const ir::Attribute* f : {batch, contract})
@@ -100,8 +94,8 @@ std::unique_ptr<ir::Operation> FoldMergedOperand(ir::Operation* dot, int side) {
     run.push_back(e);
   }
   if (run.back() != td.size()) return nullptr;
-  ir::Attribute* batch[2] = {DimField(dot, kDimFields[0][0]), DimField(dot, kDimFields[1][0])};
-  ir::Attribute* contract[2] = {DimField(dot, kDimFields[0][1]), DimField(dot, kDimFields[1][1])};
+  ir::Attribute* batch[2] = {DotDimField(dot, kDimFields[0][0]), DotDimField(dot, kDimFields[1][0])};
+  ir::Attribute* contract[2] = {DotDimField(dot, kDimFields[0][1]), DotDimField(dot, kDimFields[1][1])};
   if (!batch[0] || !batch[1] || !contract[0] || !contract[1]) return nullptr;
   const int64_t rank = x->type.rank(), orank = other->type.rank();
   std::vector<int> role(static_cast<size_t>(rank), 0);  // 0 free, 1 batching, 2 contracting

@@ -1,5 +1,6 @@
 // The scan input-projection hoist (compiler/passes/hoist_loop_projection.h).
 #include "compiler/passes/hoist_loop_projection.h"
+#include "compiler/passes/rewrite_util.h"
 
 #include <algorithm>
 #include <map>
@@ -22,13 +23,6 @@ constexpr int64_t kMaxHoistedBytes = int64_t{256} << 20;
 // hoisted, vm-bench medians).
 constexpr int64_t kMaxStepRows = 16;
 
-ir::Attribute* DimField(ir::Operation* dot, const char* name) {
-  for (auto& [an, a] : dot->attrs)
-    if (an == "dot_dimension_numbers" && a.kind == ir::Attribute::Kind::kStruct)
-      for (auto& [fn, f] : a.fields)
-        if (fn == name && f.kind == ir::Attribute::Kind::kIntArray) return &f;
-  return nullptr;
-}
 
 // True if `op` is `outer` or nested inside one of its regions.
 bool Within(const ir::Operation* op, const ir::Operation* outer) {
@@ -98,13 +92,6 @@ bool IsInvariantCombiner(const ir::Operation& op) {
   return std::any_of(std::begin(kOps), std::end(kOps), [&](const char* n) { return op.name == n; });
 }
 
-ir::Attribute IntArray(std::vector<int64_t> ints) {
-  ir::Attribute a;
-  a.kind = ir::Attribute::Kind::kIntArray;
-  a.type.element = ElementType::kSI64;
-  a.ints = std::move(ints);
-  return a;
-}
 
 std::unique_ptr<ir::Operation> NewOp(const char* name, const ir::Operation& at, ir::Block* block, ir::Type type) {
   auto op = std::make_unique<ir::Operation>();
@@ -167,8 +154,8 @@ std::optional<Projection> Match(ir::Operation* dot, ir::Operation* loop, const i
     dropped.erase(dropped.begin() + sliced);
     if (lhs->type.dims != dropped) return std::nullopt;
   }
-  ir::Attribute* fields[4] = {DimField(dot, "lhs_batching_dimensions"), DimField(dot, "lhs_contracting_dimensions"),
-                              DimField(dot, "rhs_batching_dimensions"), DimField(dot, "rhs_contracting_dimensions")};
+  ir::Attribute* fields[4] = {DotDimField(dot, "lhs_batching_dimensions"), DotDimField(dot, "lhs_contracting_dimensions"),
+                              DotDimField(dot, "rhs_batching_dimensions"), DotDimField(dot, "rhs_contracting_dimensions")};
   for (ir::Attribute* f : fields)
     if (f == nullptr) return std::nullopt;
   // Without the reshape the unit dim is the dot's own: it must stay free.
@@ -194,12 +181,12 @@ void Hoist(const Projection& p, ir::Operation* loop, ir::Block* outer, size_t* l
   const int64_t xrank = p.x->type.rank();
   // lhs dim k of the body's dot is x dim xdim(k).
   auto xdim = [&](int64_t k) { return p.reshape && k >= p.t ? k + 1 : k; };
-  std::vector<int64_t> lb = DimField(dot, "lhs_batching_dimensions")->ints;
-  std::vector<int64_t> lc = DimField(dot, "lhs_contracting_dimensions")->ints;
+  std::vector<int64_t> lb = DotDimField(dot, "lhs_batching_dimensions")->ints;
+  std::vector<int64_t> lc = DotDimField(dot, "lhs_contracting_dimensions")->ints;
   for (int64_t& d : lb) d = xdim(d);
   for (int64_t& d : lc) d = xdim(d);
-  const std::vector<int64_t>& rb = DimField(dot, "rhs_batching_dimensions")->ints;
-  const std::vector<int64_t>& rc = DimField(dot, "rhs_contracting_dimensions")->ints;
+  const std::vector<int64_t>& rb = DotDimField(dot, "rhs_batching_dimensions")->ints;
+  const std::vector<int64_t>& rc = DotDimField(dot, "rhs_contracting_dimensions")->ints;
   // The result: batching dims, x's free dims, w's free dims; t's place in it.
   std::vector<int64_t> ydims;
   for (int64_t d : lb) ydims.push_back(p.x->type.dims[d]);
@@ -217,8 +204,8 @@ void Hoist(const Projection& p, ir::Operation* loop, ir::Block* outer, size_t* l
   auto whole = NewOp("stablehlo.dot_general", *dot, outer, ytype);
   whole->operands = {p.x, p.w};
   whole->attrs = dot->attrs;
-  DimField(whole.get(), "lhs_batching_dimensions")->ints = lb;
-  DimField(whole.get(), "lhs_contracting_dimensions")->ints = lc;
+  DotDimField(whole.get(), "lhs_batching_dimensions")->ints = lb;
+  DotDimField(whole.get(), "lhs_contracting_dimensions")->ints = lc;
   ir::Value* ys = whole->result();
   outer->ops.insert(outer->ops.begin() + static_cast<std::ptrdiff_t>(*loop_at), std::move(whole));
   ++*loop_at;

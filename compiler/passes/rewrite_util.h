@@ -1,6 +1,7 @@
 // Helpers of the IR -> IR rewrites that replace one op by several
 // (compiler/passes/legalize_deprecated.cc, legalize_linalg_calls.cc): new
-// ops at the replaced op's location, spliced in where it stood.
+// ops at the replaced op's location, spliced in where it stood; attribute
+// builders and accessors the other rewrites share.
 #pragma once
 #include <memory>
 #include <string>
@@ -22,6 +23,16 @@ inline ir::Attribute IntArray(std::vector<int64_t> v) {
   a.type.element = ElementType::kSI64;
   a.ints = std::move(v);
   return a;
+}
+
+// The int-array field `name` (lhs_batching_dimensions, ...) of a
+// dot_general's dot_dimension_numbers, or null.
+inline ir::Attribute* DotDimField(ir::Operation* dot, std::string_view name) {
+  for (auto& [an, a] : dot->attrs)
+    if (an == "dot_dimension_numbers" && a.kind == ir::Attribute::Kind::kStruct)
+      for (auto& [fn, f] : a.fields)
+        if (fn == name && f.kind == ir::Attribute::Kind::kIntArray) return &f;
+  return nullptr;
 }
 
 inline ir::Attribute Int(int64_t v) {
