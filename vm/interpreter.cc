@@ -335,11 +335,13 @@ dispatch:
     for (uint32_t r : o[3].list)
       if (I[r] < 0 || __builtin_mul_overflow(count, I[r], &count))
         return fail(index, InvalidArgument("subview with invalid dimensions"));
-    // The view must lie inside its operand's bytes (offset checked against
-    // the operand's size first, so the difference below cannot wrap).
+    // The view must lie inside its operand's bytes (its size computed
+    // without wrapping; the offset checked against the operand's size
+    // first, so the difference below cannot wrap either).
     const uint64_t offset = static_cast<uint64_t>(o[2].value);
-    const uint64_t bytes = static_cast<uint64_t>(count) * StorageBytes(v->type);
-    if (offset > v->ByteSize() || bytes > v->ByteSize() - offset)
+    uint64_t bytes = 0;
+    if (__builtin_mul_overflow(static_cast<uint64_t>(count), StorageBytes(v->type), &bytes) ||
+        offset > v->ByteSize() || bytes > v->ByteSize() - offset)
       return fail(index, InvalidArgument("subview of " + std::to_string(bytes) + " bytes at offset " +
                                          std::to_string(offset) + " outside its operand of " +
                                          std::to_string(v->ByteSize()) + " bytes"));

@@ -227,6 +227,7 @@ TEST(HostileModule, SubviewsOutsideTheirOperandAreErrors) {
   };
   for (const Case& c : {Case{64, 17, "outside its operand"}, Case{192, 0, "outside its operand"},
                         Case{int64_t{1} << 62, 1, "outside its operand"}, Case{64, -1, "invalid dimensions"},
+                        Case{0, int64_t{1} << 62, "outside its operand"},  // 2^62 f32: 2^64 bytes, wrapping to 0
                         Case{32, 1, "not a non-negative multiple of 64"},
                         Case{-64, 1, "not a non-negative multiple of 64"}}) {
     SCOPED_TRACE(std::to_string(c.offset) + ", " + std::to_string(c.d));
