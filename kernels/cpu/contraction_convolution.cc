@@ -217,18 +217,6 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
     return Status::Ok();
   }
 
-  // The padded input (or the input itself when there is no padding).
-  const size_t elem = StorageBytes(t);
-  std::vector<int64_t> lo(static_cast<size_t>(rank), 0), padded_dims(lhs.dims.begin(), lhs.dims.end());
-  bool any_padding = false;
-  for (size_t s = 0; s < ns; ++s) {
-    lo[isp[s]] = padding[2 * s];
-    padded_dims[isp[s]] += padding[2 * s] + padding[2 * s + 1];
-    any_padding |= padding[2 * s] != 0 || padding[2 * s + 1] != 0;
-  }
-  const auto ps = Strides(padded_dims), rs = Strides(rhs.dims), os = Strides(out.dims);
-  const int64_t out_per_group = k_out / fgc;
-
   // A feature-major result (NCHW: batch, feature, spatial...) is, per batch
   // and group, weights [feature][depth] x windows [depth][position]: the
   // GEMM with the kernel as A and the input windows as B writes it in place
@@ -239,6 +227,25 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
   // ordered batch, spatial..., feature).
   bool direct = fgc == 1 && ob == 0 && ofd == rank - 1;
   for (size_t s = 0; s < ns && direct; ++s) direct = osp[s] == static_cast<int64_t>(s + 1);
+  // Padded, over one or two spatial dims whose input rows are contiguous
+  // (NCHW, NCW) and not reversed, the feature-major product packs its
+  // windows straight from the unpadded input (ConvWindows in gemm.h)
+  // instead of reading them from a padded copy.
+  bool windows = feature_major && (ns == 1 || ns == 2) && isp[ns - 1] == rank - 1 &&
+                 std::any_of(padding.begin(), padding.end(), [](int64_t v) { return v != 0; });
+  for (size_t s = 0; s < ns && windows; ++s) windows = reversal[s] == 0;
+
+  // The padded input (or the input itself when there is no padding).
+  const size_t elem = StorageBytes(t);
+  std::vector<int64_t> lo(static_cast<size_t>(rank), 0), padded_dims(lhs.dims.begin(), lhs.dims.end());
+  bool any_padding = false;
+  for (size_t s = 0; s < ns && !windows; ++s) {
+    lo[isp[s]] = padding[2 * s];
+    padded_dims[isp[s]] += padding[2 * s] + padding[2 * s + 1];
+    any_padding |= padding[2 * s] != 0 || padding[2 * s + 1] != 0;
+  }
+  const auto ps = Strides(padded_dims), rs = Strides(rhs.dims), os = Strides(out.dims);
+  const int64_t out_per_group = k_out / fgc;
 
   // The paths below that run the product in chunks of whole batch elements
   // pad each chunk's input right before its product (a few hundred KiB,
@@ -299,22 +306,36 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
     g.batch = batch * fgc;
     g.a_m = Combine({out_per_group}, {rs[kof]});
     g.a_k = Combine(depth_sizes, w_steps);
-    g.b_k = Combine(depth_sizes, in_steps);
-    for (auto& o : g.b_k) o += in_base;
-    g.b_n = Combine(pos_sizes, pos_steps);
     g.a_batch = Combine({batch, fgc}, {0, out_per_group * rs[kof]});
     g.b_batch = Combine({batch, fgc}, {ps[ib], k_in * ps[ifd]});
     g.m = out_per_group;
-    g.n = static_cast<int64_t>(g.b_n.size());
+    g.n = 1;
+    for (int64_t d : pos_sizes) g.n *= d;
     g.k = static_cast<int64_t>(g.a_k.size());
     g.a_k_contiguous = true;
     for (size_t i = 0; i < g.a_k.size() && g.a_k_contiguous; ++i) g.a_k_contiguous = g.a_k[i] == static_cast<int64_t>(i);
-    g.b_n_contiguous = true;
-    for (size_t j = 0; j < g.b_n.size() && g.b_n_contiguous; ++j) g.b_n_contiguous = g.b_n[j] == static_cast<int64_t>(j);
-    // b_k[p] == p * step for every p (a 1x1 convolution: one plane apart).
-    g.b_k_step = g.k > 1 && g.b_k[0] == 0 ? g.b_k[1] : 0;
-    for (size_t p = 0; p < g.b_k.size() && g.b_k_step != 0; ++p)
-      if (g.b_k[p] != static_cast<int64_t>(p) * g.b_k_step) g.b_k_step = 0;
+    ConvWindows win;
+    if (windows) {  // ps are the input's own strides (no padding)
+      const size_t x = ns - 1;
+      win.feature_step = ps[ifd];
+      win.cols = lhs.dims[isp[x]], win.taps_x = kdims[x], win.stride_x = strides[x];
+      win.dil_x = rhs_dil[x], win.pad_x = padding[2 * x], win.out_cols = spatial_out[x];
+      if (ns == 2) {
+        win.row_step = ps[isp[0]], win.rows = lhs.dims[isp[0]], win.taps_y = kdims[0];
+        win.stride_y = strides[0], win.dil_y = rhs_dil[0], win.pad_y = padding[0];
+      }
+      g.b_windows = &win;
+    } else {
+      g.b_k = Combine(depth_sizes, in_steps);
+      for (auto& o : g.b_k) o += in_base;
+      g.b_n = Combine(pos_sizes, pos_steps);
+      g.b_n_contiguous = true;
+      for (size_t j = 0; j < g.b_n.size() && g.b_n_contiguous; ++j) g.b_n_contiguous = g.b_n[j] == static_cast<int64_t>(j);
+      // b_k[p] == p * step for every p (a 1x1 convolution: one plane apart).
+      g.b_k_step = g.k > 1 && g.b_k[0] == 0 ? g.b_k[1] : 0;
+      for (size_t p = 0; p < g.b_k.size() && g.b_k_step != 0; ++p)
+        if (g.b_k[p] != static_cast<int64_t>(p) * g.b_k_step) g.b_k_step = 0;
+    }
     if (epilogue == nullptr && !pad_per_chunk) {
       RunGemm(g, t);
       return Status::Ok();

@@ -58,6 +58,7 @@ constexpr double kIndependentTilesMaxMacs = 1 << 26;
 struct GemmScratchA;
 struct GemmScratchB;
 struct GemmScratchTile;
+struct GemmScratchWindows;  // PackWindows' padded rows of one input plane
 
 }  // namespace kiln::cpu
 #endif  // KILN_CPU_GEMM_SHARED
@@ -169,11 +170,109 @@ void PackA(const GemmProblem& p, const T* a, int64_t abase, size_t ic, size_t mc
   }
 }
 
+// dst[0, len) = src[0, len): whole vectors, then one vector ending at len
+// (overlapping what is already copied); element by element when shorter
+// than a vector.
+template <class D, typename T = hn::TFromD<D>>
+HWY_INLINE void CopyRun(D d, const T* HWY_RESTRICT src, T* HWY_RESTRICT dst, size_t len) {
+  const size_t N = hn::Lanes(d);
+  if (len < N) {
+    for (size_t i = 0; i < len; ++i) dst[i] = src[i];
+    return;
+  }
+  size_t i = 0;
+  for (; i + N <= len; i += N) hn::StoreU(hn::LoadU(d, src + i), d, dst + i);
+  if (i < len) hn::StoreU(hn::LoadU(d, src + len - N), d, dst + len - N);
+}
+
+// PackB for B given as a convolution's windows (GemmProblem::b_windows):
+// the same panels, generated from the unpadded input. The rows of one input
+// plane that the block's columns read are copied zero-padded into a small
+// per-thread buffer (in L1), once per feature; the columns are cut once into
+// segments, each within one output row and one panel, and each B row (one
+// feature and tap) is then a copy of one buffer row per segment (strided
+// when stride_x > 1). The plane after the current one is prefetched: the
+// input is read here for the first time (no padded copy brought it in).
+template <typename T>
+void PackWindows(const GemmProblem& p, const T* b, int64_t bbase, size_t pc, size_t kc, size_t jc, size_t nc,
+                 size_t nr, T* HWY_RESTRICT out) {
+  const ConvWindows& w = *p.b_windows;
+  const hn::ScalableTag<T> d;
+  struct Segment {
+    size_t dst;         // offset of its first column in row 0 of the block
+    int64_t len, y, x;  // columns, output row and column of the first
+  };
+  std::vector<Segment> segments;
+  int64_t y = static_cast<int64_t>(jc) / w.out_cols, x = static_cast<int64_t>(jc) % w.out_cols;
+  const int64_t y_first = y;
+  for (size_t done = 0; done < nc;) {
+    const size_t pos = done % nr;
+    const int64_t len = std::min<int64_t>({w.out_cols - x, static_cast<int64_t>(nr - pos), static_cast<int64_t>(nc - done)});
+    segments.push_back(Segment{done / nr * kc * nr + pos, len, y, x});
+    done += static_cast<size_t>(len);
+    if ((x += len) == w.out_cols) x = 0, ++y;
+  }
+  const int64_t y_last = segments.back().y;
+  // The buffer: input rows [iy_min, iy_min + brows) by columns [ix_min,
+  // ix_min + bcols), zero outside the input.
+  const int64_t iy_min = y_first * w.stride_y - w.pad_y;
+  const int64_t brows = (y_last - y_first) * w.stride_y + (w.taps_y - 1) * w.dil_y + 1;
+  const int64_t ix_min = -w.pad_x;
+  const int64_t bcols = (w.out_cols - 1) * w.stride_x + (w.taps_x - 1) * w.dil_x + 1;
+  const int64_t copy_lo = std::clamp<int64_t>(-ix_min, 0, bcols), copy_hi = std::clamp<int64_t>(w.cols - ix_min, copy_lo, bcols);
+  ScratchLease<GemmScratchWindows, T> buffer(static_cast<size_t>(brows * bcols));
+  T* HWY_RESTRICT buf = buffer.get();
+  const size_t last_cols = nc - (nc - 1) / nr * nr;  // the last panel's columns
+  // The depth index pc as (feature, tap row, tap column), stepped along.
+  const int64_t taps = w.taps_y * w.taps_x;
+  int64_t f = static_cast<int64_t>(pc) / taps, ty = static_cast<int64_t>(pc) % taps / w.taps_x,
+          tx = static_cast<int64_t>(pc) % w.taps_x;
+  for (size_t q = 0; q < kc; ++q) {
+    if (q == 0 || (tx == 0 && ty == 0)) {  // a new feature: its rows into the buffer
+      const T* plane = b + bbase + f * w.feature_step;
+      for (int64_t r = 0; r < brows; ++r) {
+        T* HWY_RESTRICT row = buf + r * bcols;
+        const int64_t iy = iy_min + r;
+        if (iy < 0 || iy >= w.rows) {
+          std::fill(row, row + bcols, T(0));
+          continue;
+        }
+        std::fill(row, row + copy_lo, T(0));
+        CopyRun(d, plane + iy * w.row_step + ix_min + copy_lo, row + copy_lo, static_cast<size_t>(copy_hi - copy_lo));
+        std::fill(row + copy_hi, row + bcols, T(0));
+      }
+      const char* next = reinterpret_cast<const char*>(plane + w.feature_step + (iy_min > 0 ? iy_min : 0) * w.row_step);
+      for (int64_t o = 0; o < std::min<int64_t>(brows * w.row_step * static_cast<int64_t>(sizeof(T)), 4096); o += 64)
+        __builtin_prefetch(next + o);
+    }
+    const T* tap = buf + (ty * w.dil_y) * bcols + tx * w.dil_x;
+    for (const Segment& s : segments) {
+      const T* src = tap + (s.y - y_first) * w.stride_y * bcols + s.x * w.stride_x;
+      T* HWY_RESTRICT dst = out + s.dst + q * nr;
+      if (w.stride_x == 1) {
+        CopyRun(d, src, dst, static_cast<size_t>(s.len));
+      } else {
+        for (int64_t i = 0; i < s.len; ++i) dst[i] = src[i * w.stride_x];
+      }
+    }
+    T* HWY_RESTRICT last = out + (nc - 1) / nr * kc * nr + q * nr;
+    for (size_t j = last_cols; j < nr; ++j) last[j] = T(0);
+    if (++tx == w.taps_x) {
+      tx = 0;
+      if (++ty == w.taps_y) ty = 0, ++f;
+    }
+  }
+}
+
 // Packs B[contraction pc.., cols jc..] (kc x nc) into NR-wide panels: panel q
 // holds cols q*NR.. as kc rows of NR values, zero-padded past nc.
 template <typename T>
 void PackB(const GemmProblem& p, const T* b, int64_t bbase, size_t pc, size_t kc, size_t jc, size_t nc,
            size_t nr, T* HWY_RESTRICT out) {
+  if (p.b_windows != nullptr) {
+    PackWindows(p, b, bbase, pc, kc, jc, nc, nr, out);
+    return;
+  }
   if (!p.b_n_contiguous && nr <= 64) {
     // Columns that fall in runs of consecutive elements (a convolution's
     // output positions along a row of the input) are copied run by run

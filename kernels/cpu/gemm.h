@@ -12,6 +12,23 @@ namespace kiln::cpu {
 // adapter skips building the contraction tables such a product never reads).
 constexpr int64_t kGemvRows = 4;
 
+// B of a feature-major convolution (NCHW) given as the windows of its
+// unpadded input rather than through b_k/b_n over a zero-padded copy: the
+// packing generates the implicit im2col itself, zeros where a window hangs
+// over the border. For depth p = (feature f, tap ty, tap tx), row-major over
+// (features, taps_y, taps_x), and column j = (output row y, output column
+// x), row-major over (output rows, out_cols):
+//   B[b][p][j] = b[b_batch[b] + f * feature_step + iy * row_step + ix]
+//   iy = y * stride_y + ty * dil_y - pad_y,  ix = x * stride_x + tx * dil_x - pad_x
+// and 0 where iy is outside [0, rows) or ix outside [0, cols). One spatial
+// dim is rows = taps_y = 1.
+struct ConvWindows {
+  int64_t feature_step = 0, row_step = 0;  // input element steps (a column's is 1)
+  int64_t rows = 1, cols = 1;              // the input's spatial size
+  int64_t taps_y = 1, taps_x = 1, stride_y = 1, stride_x = 1, dil_y = 1, dil_x = 1, pad_y = 0, pad_x = 0;
+  int64_t out_cols = 1;                    // the output's columns
+};
+
 // A batched GEMM C[b][i][j] = sum_p A[b][i][p] * B[b][p][j] over operands
 // addressed through offset tables (in elements): A[b][i][p] is
 // a[a_batch[b] + a_m[i] + a_k[p]], B[b][p][j] is b[b_batch[b] + b_k[p] +
@@ -35,6 +52,10 @@ struct GemmProblem {
   // the packing paths read their panels from here instead of packing B
   // again (weights packed once, contraction_dot_general.cc).
   const void* b_packed = nullptr;
+  // B as a convolution's windows (ConvWindows), or null: the packing reads
+  // b, b_batch and these, not b_k/b_n. Needs b_n_contiguous false, so that
+  // every path packs B.
+  const ConvWindows* b_windows = nullptr;
 };
 
 // Runs `p` for element type f32 or f64 (sums in the element type).

@@ -244,6 +244,35 @@ TEST(CpuConvolution, FeatureMajorOutputAsWeightsTimesWindows) {
   CheckConv(Nchw(9, 20, 20, 8, 3, 3, 8, 96, 1, 1, 1, 1), ElementType::kF32, 88);
 }
 
+TEST(CpuConvolution, WindowsPackedFromTheUnpaddedInput) {
+  // Padded NCHW and NCW: the windows are packed straight from the input
+  // (ConvWindows), zeros where they hang over the border. Rows as wide as
+  // a vector (16, 32) and not (5, 37), 5x5 taps that reach past a row of 3,
+  // padding wider than the window's reach (whole rows of zeros), strides
+  // and dilation, f64.
+  CheckConv(Nchw(2, 16, 16, 8, 3, 3, 8, 16, 1, 1, 1, 1), ElementType::kF32, 120);
+  CheckConv(Nchw(1, 9, 32, 6, 3, 3, 6, 9, 1, 1, 1, 1), ElementType::kF32, 121);
+  CheckConv(Nchw(3, 6, 5, 4, 3, 3, 4, 12, 1, 1, 1, 1), ElementType::kF32, 122);
+  CheckConv(Nchw(1, 7, 37, 5, 3, 3, 5, 10, 1, 1, 1, 1), ElementType::kF64, 123);
+  CheckConv(Nchw(2, 4, 3, 3, 5, 5, 3, 7, 1, 2, 1, 1), ElementType::kF32, 124);
+  CheckConv(Nchw(1, 8, 9, 4, 3, 3, 4, 6, 1, 4, 1, 1), ElementType::kF32, 125);
+  CheckConv(Nchw(2, 17, 19, 6, 3, 3, 6, 8, 1, 1, 2, 1), ElementType::kF32, 126);
+  CheckConv(Nchw(1, 20, 23, 4, 3, 3, 4, 8, 1, 2, 3, 2), ElementType::kF64, 127);
+  CheckConv(Nchw(2, 12, 12, 8, 3, 3, 4, 8, 2, 1, 1, 1), ElementType::kF32, 128);
+  CheckConv(Nchw(1, 10, 9, 6, 3, 3, 6, 4, 1, 2, 2, 2), ElementType::kF32, 129, /*specials=*/true);
+  // Asymmetric padding (more before than after, and none before), rows of
+  // one spatial dim (NCW).
+  ConvSpec a = Nchw(2, 11, 13, 5, 3, 3, 5, 7, 1, 0, 1, 1);
+  a.padding = {2, 0, 0, 2};
+  a.out_dims = {2, 7, 11, 13};
+  CheckConv(a, ElementType::kF32, 130);
+  ConvSpec ncw{{3, 6, 29}, {10, 6, 5}, {3, 10, 29}, 0, 1, 1, 0, 0, 1, {2}, {2}, {2}, {1}, {3, 1}, {1}};
+  CheckConv(ncw, ElementType::kF32, 131);
+  ncw.strides = {2};
+  ncw.out_dims = {3, 10, 15};
+  CheckConv(ncw, ElementType::kF32, 132);
+}
+
 TEST(CpuConvolution, OneByOneNhwc) {
   // 1x1 channel-last: the GEMM reads the input rows in place.
   CheckConv(Nhwc(2, 7, 9, 13, 1, 1, 13, 17, 1, 0, 1, 1), ElementType::kF32, 90);
