@@ -154,9 +154,46 @@ void PackA(const GemmProblem& p, const T* a, int64_t abase, size_t ic, size_t mc
     const size_t rows = std::min(kMR, mc - i0);
     T* HWY_RESTRICT dst = out + (i0 / kMR) * kc * kMR;
     if (p.a_k_contiguous) {
+      size_t q0 = 0;  // steps packed by the vector transpose
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+      // Full f32 panels: 8 rows x 8 steps at a time, transposed in
+      // registers (the element-by-element copy below cost about a tenth of
+      // a transformer layer's GEMMs).
+      if constexpr (sizeof(T) == 4 && kMR == 8) {
+        if (rows == kMR) {
+          const float* src[8];
+          for (size_t r = 0; r < 8; ++r)
+            src[r] = reinterpret_cast<const float*>(a + abase + p.a_m[ic + i0 + r] + static_cast<int64_t>(pc));
+          float* o = reinterpret_cast<float*>(dst);
+          for (; q0 + 8 <= kc; q0 += 8) {
+            __m256 r0 = _mm256_loadu_ps(src[0] + q0), r1 = _mm256_loadu_ps(src[1] + q0);
+            __m256 r2 = _mm256_loadu_ps(src[2] + q0), r3 = _mm256_loadu_ps(src[3] + q0);
+            __m256 r4 = _mm256_loadu_ps(src[4] + q0), r5 = _mm256_loadu_ps(src[5] + q0);
+            __m256 r6 = _mm256_loadu_ps(src[6] + q0), r7 = _mm256_loadu_ps(src[7] + q0);
+            const __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpackhi_ps(r0, r1);
+            const __m256 t2 = _mm256_unpacklo_ps(r2, r3), t3 = _mm256_unpackhi_ps(r2, r3);
+            const __m256 t4 = _mm256_unpacklo_ps(r4, r5), t5 = _mm256_unpackhi_ps(r4, r5);
+            const __m256 t6 = _mm256_unpacklo_ps(r6, r7), t7 = _mm256_unpackhi_ps(r6, r7);
+            r0 = _mm256_shuffle_ps(t0, t2, 0x44), r1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+            r2 = _mm256_shuffle_ps(t1, t3, 0x44), r3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+            r4 = _mm256_shuffle_ps(t4, t6, 0x44), r5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+            r6 = _mm256_shuffle_ps(t5, t7, 0x44), r7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+            float* oq = o + q0 * 8;
+            _mm256_storeu_ps(oq + 0, _mm256_permute2f128_ps(r0, r4, 0x20));
+            _mm256_storeu_ps(oq + 8, _mm256_permute2f128_ps(r1, r5, 0x20));
+            _mm256_storeu_ps(oq + 16, _mm256_permute2f128_ps(r2, r6, 0x20));
+            _mm256_storeu_ps(oq + 24, _mm256_permute2f128_ps(r3, r7, 0x20));
+            _mm256_storeu_ps(oq + 32, _mm256_permute2f128_ps(r0, r4, 0x31));
+            _mm256_storeu_ps(oq + 40, _mm256_permute2f128_ps(r1, r5, 0x31));
+            _mm256_storeu_ps(oq + 48, _mm256_permute2f128_ps(r2, r6, 0x31));
+            _mm256_storeu_ps(oq + 56, _mm256_permute2f128_ps(r3, r7, 0x31));
+          }
+        }
+      }
+#endif
       for (size_t r = 0; r < rows; ++r) {
         const T* src = a + abase + p.a_m[ic + i0 + r] + static_cast<int64_t>(pc);
-        for (size_t q = 0; q < kc; ++q) dst[q * kMR + r] = src[q];
+        for (size_t q = q0; q < kc; ++q) dst[q * kMR + r] = src[q];
       }
     } else {
       const int64_t* ko = p.a_k.data() + pc;
