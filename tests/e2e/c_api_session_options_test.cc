@@ -11,6 +11,7 @@
 #include <dirent.h>
 #include <stdlib.h>
 
+#include <chrono>
 #include <cstddef>
 #include <fstream>
 #include <iterator>
@@ -42,6 +43,22 @@ std::set<std::string> Tasks() {
 // Threads of this process now.
 int ProcessThreads() { return static_cast<int>(Tasks().size()); }
 
+// Threads of this process once the count has settled: a freed session's
+// workers have been joined, but on a loaded machine an exited thread can
+// stay listed in /proc/self/task for a moment after its join (seen under
+// ctest -j2), which made the count taken before the next session too high.
+// Three equal reads 5 ms apart, within a second.
+int SettledProcessThreads() {
+  int last = ProcessThreads(), same = 0;
+  for (int i = 0; i < 200 && same < 2; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    const int now = ProcessThreads();
+    same = now == last ? same + 1 : 0;
+    last = now;
+  }
+  return last;
+}
+
 std::string Message(kiln_status_t s) {
   std::string m = s ? kiln_status_message(s) : "";
   kiln_status_free(s);
@@ -64,7 +81,7 @@ class CApiOptions : public ::testing::Test {
   // Opens a session with `options` and returns how many threads it started
   // (-1 if it failed, with the message in *error).
   int ThreadsStarted(const kiln_session_options_t& options, std::string* error = nullptr) {
-    const int before = ProcessThreads();
+    const int before = SettledProcessThreads();
     kiln_session_t* session = nullptr;
     std::string m = Message(kiln_session_create_with_options(module_, &options, &session));
     if (error) *error = m;
@@ -110,7 +127,7 @@ TEST_F(CApiOptions, KilnThreadsIsTheDefault) {
     ScopedEnv env("KILN_THREADS", "3");
     EXPECT_EQ(ThreadsStarted(o), ExpectedStarted(3));
     // kiln_session_create takes the same default.
-    const int before = ProcessThreads();
+    const int before = SettledProcessThreads();
     kiln_session_t* s = nullptr;
     ASSERT_EQ(Message(kiln_session_create(module_, "cpu", &s)), "");
     EXPECT_EQ(ProcessThreads() - before, ExpectedStarted(3));
