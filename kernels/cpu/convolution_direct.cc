@@ -58,6 +58,61 @@ namespace hn = hwy::HWY_NAMESPACE;
 // weight vector load.
 constexpr int64_t kCols = 4;
 
+// Taps of a window up to which DepthwiseRow keeps their input pointers.
+constexpr int64_t kMaxDepthwiseTaps = 64;
+
+// DirectRow for one input per output feature (depthwise, k_in == 1) and
+// whole vectors of features: the taps' input pointers computed once per
+// row, eight output columns per register block (each weight vector loaded
+// once for the eight). Every element is summed over the taps in the same
+// order as DirectRow's, so the results are the same bits.
+template <class T>
+void DepthwiseRow(const DirectArgs& a, const void* const* tap_rows, T* HWY_RESTRICT out_row) {
+  const hn::ScalableTag<T> d;
+  using V = hn::Vec<decltype(d)>;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  const T* w = static_cast<const T*>(a.w);
+  const int64_t cp = a.cp, col_step = a.stride2 * cp;
+  const int64_t taps = a.k[0] * a.k[1] * a.k[2];
+  const T* x0[kMaxDepthwiseTaps];
+  for (int64_t t01 = 0; t01 < a.k[0] * a.k[1]; ++t01)
+    for (int64_t t2 = 0; t2 < a.k[2]; ++t2) x0[t01 * a.k[2] + t2] = static_cast<const T*>(tap_rows[t01]) + t2 * a.dil2 * cp;
+  for (int64_t c = 0; c < cp; c += N) {
+    int64_t q2 = 0;
+    for (; q2 + 8 <= a.q2; q2 += 8) {
+      V acc0 = hn::Zero(d), acc1 = acc0, acc2 = acc0, acc3 = acc0, acc4 = acc0, acc5 = acc0, acc6 = acc0, acc7 = acc0;
+      const int64_t at = q2 * col_step + c;
+      for (int64_t t = 0; t < taps; ++t) {
+        const V wv = hn::LoadU(d, w + t * cp + c);
+        const T* x = x0[t] + at;
+        acc0 = hn::MulAdd(hn::LoadU(d, x), wv, acc0);
+        acc1 = hn::MulAdd(hn::LoadU(d, x + col_step), wv, acc1);
+        acc2 = hn::MulAdd(hn::LoadU(d, x + 2 * col_step), wv, acc2);
+        acc3 = hn::MulAdd(hn::LoadU(d, x + 3 * col_step), wv, acc3);
+        acc4 = hn::MulAdd(hn::LoadU(d, x + 4 * col_step), wv, acc4);
+        acc5 = hn::MulAdd(hn::LoadU(d, x + 5 * col_step), wv, acc5);
+        acc6 = hn::MulAdd(hn::LoadU(d, x + 6 * col_step), wv, acc6);
+        acc7 = hn::MulAdd(hn::LoadU(d, x + 7 * col_step), wv, acc7);
+      }
+      T* o = out_row + q2 * cp + c;
+      hn::StoreU(acc0, d, o);
+      hn::StoreU(acc1, d, o + cp);
+      hn::StoreU(acc2, d, o + 2 * cp);
+      hn::StoreU(acc3, d, o + 3 * cp);
+      hn::StoreU(acc4, d, o + 4 * cp);
+      hn::StoreU(acc5, d, o + 5 * cp);
+      hn::StoreU(acc6, d, o + 6 * cp);
+      hn::StoreU(acc7, d, o + 7 * cp);
+    }
+    for (; q2 < a.q2; ++q2) {
+      V acc = hn::Zero(d);
+      for (int64_t t = 0; t < taps; ++t)
+        acc = hn::MulAdd(hn::LoadU(d, x0[t] + q2 * col_step + c), hn::LoadU(d, w + t * cp + c), acc);
+      hn::StoreU(acc, d, out_row + q2 * cp + c);
+    }
+  }
+}
+
 template <class T>
 void DirectRow(const DirectArgs& a, const void* const* tap_rows, void* out_row_v) {
   const hn::ScalableTag<T> d;
@@ -65,6 +120,10 @@ void DirectRow(const DirectArgs& a, const void* const* tap_rows, void* out_row_v
   const int64_t N = static_cast<int64_t>(hn::Lanes(d));
   const T* w = static_cast<const T*>(a.w);
   T* out_row = static_cast<T*>(out_row_v);
+  if (a.k_in == 1 && a.k[0] * a.k[1] * a.k[2] <= kMaxDepthwiseTaps && a.cp % N == 0) {
+    DepthwiseRow<T>(a, tap_rows, out_row);
+    return;
+  }
   const int64_t ko = a.k_in * a.cp;  // elements per packed input pixel
   const int64_t col_step = a.stride2 * ko;
   const int64_t k01 = a.k[0] * a.k[1];
