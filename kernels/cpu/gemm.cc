@@ -39,6 +39,7 @@
 
 #ifndef KILN_CPU_GEMM_SHARED
 #define KILN_CPU_GEMM_SHARED
+#include "kernels/common/kernel_selection.h"
 #include "kernels/cpu/gemm.h"
 
 namespace kiln::cpu {
@@ -306,9 +307,13 @@ void PackWindows(const GemmProblem& p, const T* b, int64_t bbase, size_t pc, siz
 template <typename T>
 void PackB(const GemmProblem& p, const T* b, int64_t bbase, size_t pc, size_t kc, size_t jc, size_t nc,
            size_t nr, T* HWY_RESTRICT out) {
-  if (p.b_windows != nullptr) {
-    PackWindows(p, b, bbase, pc, kc, jc, nc, nr, out);
-    return;
+  // Only the convolution sets b_windows: a selective build without it
+  // (kernels/common/kernel_selection.h) leaves PackWindows out.
+  if constexpr (KernelSelected("stablehlo.convolution")) {
+    if (p.b_windows != nullptr) {
+      PackWindows(p, b, bbase, pc, kc, jc, nc, nr, out);
+      return;
+    }
   }
   if (!p.b_n_contiguous && nr <= 64) {
     // Columns that fall in runs of consecutive elements (a convolution's
