@@ -245,7 +245,10 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
   splatted.assign(num_params, nullptr);
   splat_padded.assign(num_params, 0);
 
-  // Broadcast params and constants: fill their blocks once.
+  // Broadcast params and constants: fill their blocks once, as far as this
+  // range's longest block reaches (a small call, a GRU step's gates, then
+  // does not fill whole kBlock-element blocks per constant).
+  const size_t fill = std::min(kBlock, (end - begin + N - 1) / N * N);
   for (size_t v = 0; v < num_params; ++v) {
     if (!p.input_is_scalar[v]) continue;
     T value;
@@ -254,7 +257,7 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
     } else {
       std::memcpy(&value, p.inputs[v], sizeof(T));
     }
-    std::fill(slot(v), slot(v) + kBlock, value);
+    std::fill(slot(v), slot(v) + fill, value);
     src[v] = slot(v);
   }
   for (size_t k = 0; k < prog.instrs.size(); ++k) {
@@ -262,7 +265,7 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
     src[v] = slot(v);
     if (prog.instrs[k].op == ScalarOp::kConstant) {
       const T value = static_cast<T>(prog.instrs[k].constant.re);
-      std::fill(slot(v), slot(v) + kBlock, value);
+      std::fill(slot(v), slot(v) + fill, value);
     }
   }
 
