@@ -1,4 +1,4 @@
-// Fast stablehlo.dot_general / stablehlo.dot for f32 and f64: the adapter
+// Fast stablehlo.dot_general / stablehlo.dot for f32 and f64 results: the adapter
 // from a dot_general's dimension numbers to the GEMM engine (gemm.h, gemm.cc).
 //
 // Every dot_general is normalised to a batched GEMM
@@ -11,7 +11,12 @@
 //
 // Accumulation is in the element type (f32 sums in f32); the reference sums
 // in double and rounds once, so results differ within rounding tolerance.
+// f16 and bf16 operands of an f32 result (JAX's bf16 x bf16 -> f32 with
+// preferred_element_type; the reference converts operands to the result
+// type first) are widened to f32, exactly, into per-thread scratch and run
+// the f32 GEMM; a constant B is widened only when its panels are packed.
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <span>
 #include <vector>
@@ -22,10 +27,54 @@
 #include "kernels/cpu/gemm_int8.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/kernels.h"
+#include "kernels/cpu/thread_scratch.h"
 #include "kernels/reference/epilogue.h"
 
 namespace kiln::cpu {
 namespace {
+
+// Whether an operand of type `operand` in a product of type `result` is
+// widened to f32 first (f16 or bf16 into an f32 result).
+bool WidensToF32(ElementType operand, ElementType result) {
+  return result == ElementType::kF32 && (operand == ElementType::kF16 || operand == ElementType::kBF16);
+}
+
+// The f32 value of f16 bits, exactly (subnormals, infinities, NaN payloads).
+inline float F16ToF32(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  const uint32_t exp = (h >> 10) & 0x1Fu, mant = h & 0x3FFu;
+  uint32_t bits;
+  if (exp == 0x1F) {
+    bits = 0x7F800000u | (mant << 13);  // infinity or NaN, payload kept
+  } else if (exp != 0) {
+    bits = ((exp + (127 - 15)) << 23) | (mant << 13);
+  } else {
+    float f = static_cast<float>(mant) * 0x1p-24f;  // zero or subnormal: exact
+    std::memcpy(&bits, &f, sizeof(bits));
+  }
+  bits |= sign;
+  float out;
+  std::memcpy(&out, &bits, sizeof(out));
+  return out;
+}
+
+// dst[i] = t's element i as f32 (t is f16 or bf16: exact).
+void WidenToF32(const TensorRef& t, float* dst) {
+  const int64_t n = t.NumElements();
+  const uint16_t* src = reinterpret_cast<const uint16_t*>(t.data);
+  if (t.type == ElementType::kBF16) {
+    for (int64_t i = 0; i < n; ++i) {
+      const uint32_t bits = static_cast<uint32_t>(src[i]) << 16;
+      std::memcpy(dst + i, &bits, sizeof(bits));
+    }
+  } else {
+    for (int64_t i = 0; i < n; ++i) dst[i] = F16ToF32(src[i]);
+  }
+}
+
+// The widened operands' per-thread scratch (thread_scratch.h).
+struct WidenedLhsScratch;
+struct WidenedRhsScratch;
 
 // Offsets of every index of the dims `axes` of a tensor (row-major over the
 // axes in the given order).
@@ -99,8 +148,9 @@ bool PlanDot(const KernelCall& call, std::span<const int64_t> lb, std::span<cons
   // i8/ui8 operands into an i32 result: the int8 GEMM (gemm_int8.h).
   const bool int8 = Int8GemmTypes(lhs.type, rhs.type, t);
   if (!int8 && t != ElementType::kF32 && t != ElementType::kF64) return false;
+  auto operand_ok = [t](const TensorRef& x) { return StorageOk(x, t) || (WidensToF32(x.type, t) && StorageOk(x)); };
   if (int8 ? !StorageOk(lhs) || !StorageOk(rhs) || !StorageOk(out)
-           : !StorageOk(lhs, t) || !StorageOk(rhs, t) || !StorageOk(out, t))
+           : !operand_ok(lhs) || !operand_ok(rhs) || !StorageOk(out, t))
     return false;
   if (lb.size() != rb.size() || lc.size() != rc.size()) return false;
   std::vector<bool> lseen, rseen;
@@ -209,6 +259,20 @@ Status FastDot(const KernelCall& call, std::span<const int64_t> lb, std::span<co
   p.runner = call.runner;
   p.b_packed = nullptr;
   if (Int8GemmTypes(call.inputs[0].type, rhs.type, t)) return Int8Dot(call, p);
+  const TensorRef& lhs = call.inputs[0];
+  const bool widen_a = WidensToF32(lhs.type, t), widen_b = WidensToF32(rhs.type, t);
+  ScratchLease<WidenedLhsScratch, float> wide_a(widen_a ? static_cast<size_t>(lhs.NumElements()) : 0);
+  ScratchLease<WidenedRhsScratch, float> wide_b(widen_b ? static_cast<size_t>(rhs.NumElements()) : 0);
+  if (widen_a) {
+    WidenToF32(lhs, wide_a.get());
+    p.a = wide_a.get();
+  }
+  // B widened now, or (a constant B) only when its panels are packed.
+  auto widen_b_now = [&] {
+    if (!widen_b) return;
+    WidenToF32(rhs, wide_b.get());
+    p.b = wide_b.get();
+  };
   // Weights packed once: B in a constant buffer (a module constant or a
   // bound parameter, TensorRef::constant_id) is packed on the first call
   // that needs it packed and the panels are reused by every later call,
@@ -219,6 +283,7 @@ Status FastDot(const KernelCall& call, std::span<const int64_t> lb, std::span<co
     AddShape(bkey, rhs);
     PlanLease<PackedBPlan> packed(call.state, bkey);
     if (packed.get() == nullptr) {
+      widen_b_now();
       auto b = std::make_unique<PackedBPlan>();
       b->bytes = PackedBElements(p, t) * StorageBytes(t);
       b->data = AllocateAlignedOrThrow<uint8_t>(std::max<size_t>(b->bytes, 64));
@@ -230,6 +295,7 @@ Status FastDot(const KernelCall& call, std::span<const int64_t> lb, std::span<co
     p.b_packed = nullptr;
     return Status::Ok();
   }
+  widen_b_now();
   RunGemm(p, t);
   return Status::Ok();
 }

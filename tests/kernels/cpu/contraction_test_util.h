@@ -37,9 +37,13 @@ inline Tensor Random(ElementType t, std::vector<int64_t> dims, std::mt19937& rng
   return x;
 }
 
-// |x|, for the tolerance.
+// |x|, for the tolerance (f16/bf16: the sign bit cleared).
 inline Tensor Abs(const Tensor& x) {
   Tensor y = x;
+  if (x.type == ElementType::kF16 || x.type == ElementType::kBF16) {
+    for (size_t i = 1; i < y.bytes.size(); i += 2) y.bytes[i] &= 0x7F;
+    return y;
+  }
   for (int64_t i = 0; i < y.count(); ++i) y.Set(i, std::fabs(x.Get(i)));
   return y;
 }
@@ -52,26 +56,29 @@ inline Status RunKernel(KernelFn fn, const KernelParams& p, Tensor& lhs, Tensor&
 }
 
 // Runs the reference once and the fast kernel on every Highway target, and
-// compares. `k` is the contraction length (for the tolerance).
-inline void Check(const KernelParams& p, Tensor lhs, Tensor rhs, std::vector<int64_t> out_dims, int64_t k) {
+// compares. `k` is the contraction length (for the tolerance); the result
+// has lhs's type unless `out_type` says otherwise (f32 from f16/bf16).
+inline void Check(const KernelParams& p, Tensor lhs, Tensor rhs, std::vector<int64_t> out_dims, int64_t k,
+                  ElementType out_type = ElementType::kInvalid) {
   SCOPED_TRACE(p.kernel);
+  const ElementType ot = out_type == ElementType::kInvalid ? lhs.type : out_type;
   KernelFn fast = FindCpuKernel(p);
   ASSERT_NE(fast, nullptr);
   KernelFn ref = ref::FindReferenceKernel(p.kernel);
   ASSERT_NE(ref, nullptr);
-  Tensor want = Filled(lhs.type, out_dims);
-  Tensor mag = Filled(lhs.type, out_dims);
+  Tensor want = Filled(ot, out_dims);
+  Tensor mag = Filled(ot, out_dims);
   ASSERT_TRUE(RunKernel(ref, p, lhs, rhs, want).ok());
   Tensor alhs = Abs(lhs), arhs = Abs(rhs);
   ASSERT_TRUE(RunKernel(ref, p, alhs, arhs, mag).ok());
-  const double eps = lhs.type == ElementType::kF64 ? 0x1p-52 : 0x1p-23;
+  const double eps = ot == ElementType::kF64 ? 0x1p-52 : 0x1p-23;
   ForEachTarget([&] {
     // Garbage in the fast output: every element must be written.
-    Tensor got = Filled(lhs.type, out_dims, 12345.0);
+    Tensor got = Filled(ot, out_dims, 12345.0);
     ASSERT_TRUE(RunKernel(fast, p, lhs, rhs, got).ok());
     // Split over the thread pool, the tiles accumulate in the same order:
     // the result must be bit-identical to the single-threaded one.
-    Tensor threaded = Filled(lhs.type, out_dims, -777.0);
+    Tensor threaded = Filled(ot, out_dims, -777.0);
     ASSERT_TRUE(RunKernel(fast, p, lhs, rhs, threaded, TestPool()).ok());
     ASSERT_EQ(threaded.bytes, got.bytes) << "threaded result differs from the single-threaded one";
     int bad = 0;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kernels/cpu/registry.h"
+#include "kernels/scalar/scalar.h"
 #include "tests/kernels/cpu/contraction_test_util.h"
 #include "tests/kernels/cpu/hwy_test_util.h"
 
@@ -47,6 +48,61 @@ TEST(CpuDotGeneral, PlainMatmulOddSizes) {
     SCOPED_TRACE(std::to_string(s.m) + "x" + std::to_string(s.k) + "x" + std::to_string(s.n));
     Check(DotGeneral({}, {}, {1}, {0}), Random(ElementType::kF32, {s.m, s.k}, rng),
           Random(ElementType::kF32, {s.k, s.n}, rng), {s.m, s.n}, s.k);
+  }
+}
+
+// f16 or bf16 values uniform in [-1, 1] (rounded by the reference codec),
+// with specials: infinities, NaN, -0 and the smallest and largest
+// subnormals.
+Tensor Random16(ElementType t, std::vector<int64_t> dims, std::mt19937& rng, bool specials) {
+  Tensor x;
+  x.type = t;
+  x.dims = std::move(dims);
+  x.bytes.assign(static_cast<size_t>(x.count()) * 2, 0);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (int64_t i = 0; i < x.count(); ++i) ref::StoreScalar(t, Scalar{0, u(rng), 0}, x.bytes.data() + 2 * i);
+  if (specials) {
+    const bool f16 = t == ElementType::kF16;
+    const uint16_t v[] = {static_cast<uint16_t>(f16 ? 0x7C00 : 0x7F80), static_cast<uint16_t>(f16 ? 0xFC00 : 0xFF80),
+                          static_cast<uint16_t>(f16 ? 0x7E01 : 0x7FC1), 0x8000, 0x0001,
+                          static_cast<uint16_t>(f16 ? 0x83FF : 0x807F)};
+    for (int64_t i = 0; i < x.count(); i += 89) std::memcpy(x.bytes.data() + 2 * i, &v[(i / 89) % 6], 2);
+  }
+  return x;
+}
+
+TEST(CpuDotGeneral, HalfOperandsIntoF32) {
+  // JAX's mixed precision: bf16 (or f16) operands, f32 result. Widened to
+  // f32 exactly, then the f32 GEMM: the same tolerance as f32 operands.
+  std::mt19937 rng(11);
+  struct Shape { int64_t m, k, n; };
+  for (ElementType t : {ElementType::kBF16, ElementType::kF16}) {
+    SCOPED_TRACE(t == ElementType::kF16 ? "f16" : "bf16");
+    // (The widening comes before the GEMM, so its paths, tested with f32
+    // operands above, need no repeat here; the reference reads 16-bit
+    // operands slowly.)
+    for (const Shape& sh : {Shape{1, 64, 200}, Shape{3, 17, 5}, Shape{63, 65, 130}}) {
+      SCOPED_TRACE(std::to_string(sh.m) + "x" + std::to_string(sh.k) + "x" + std::to_string(sh.n));
+      Check(DotGeneral({}, {}, {1}, {0}), Random16(t, {sh.m, sh.k}, rng, false), Random16(t, {sh.k, sh.n}, rng, false),
+            {sh.m, sh.n}, sh.k, ElementType::kF32);
+    }
+    // Specials, and one operand f32 (a bf16 weight times f32 activations).
+    Check(DotGeneral({}, {}, {1}, {0}), Random16(t, {37, 90}, rng, true), Random16(t, {90, 41}, rng, true), {37, 41}, 90,
+          ElementType::kF32);
+    Check(DotGeneral({}, {}, {1}, {0}), Random(ElementType::kF32, {9, 70}, rng), Random16(t, {70, 33}, rng, false),
+          {9, 33}, 70, ElementType::kF32);
+    // Only subnormal (f16) or tiny (bf16) values in lhs: the tolerance
+    // scales with them, so their widening is checked, not drowned.
+    Tensor tiny = Random16(t, {5, 40}, rng, false);
+    std::uniform_int_distribution<int> bits(1, 0x3FF);
+    for (size_t i = 0; i < tiny.bytes.size(); i += 2) {
+      const uint16_t v = static_cast<uint16_t>(bits(rng) | (i % 6 == 0 ? 0x8000 : 0));
+      std::memcpy(tiny.bytes.data() + i, &v, 2);
+    }
+    Check(DotGeneral({}, {}, {1}, {0}), tiny, Random16(t, {40, 7}, rng, false), {5, 7}, 40, ElementType::kF32);
+    // Batched, contracting dims first: the offset tables carry over.
+    Check(DotGeneral({1}, {1}, {0}, {2}), Random16(t, {17, 3, 5}, rng, false), Random16(t, {9, 3, 17}, rng, false),
+          {3, 5, 9}, 17, ElementType::kF32);
   }
 }
 
