@@ -16,15 +16,16 @@
 // type first) are widened to f32, exactly, into per-thread scratch and run
 // the f32 GEMM; a constant B is widened only when its panels are packed.
 #include <algorithm>
-#include <cstring>
 #include <memory>
 #include <span>
 #include <vector>
 
 #include "hwy/aligned_allocator.h"
+#include "kernels/common/kernel_selection.h"
 #include "kernels/cpu/aligned_scratch.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/gemm_int8.h"
+#include "kernels/cpu/half_float.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/kernels.h"
 #include "kernels/cpu/thread_scratch.h"
@@ -34,28 +35,12 @@ namespace kiln::cpu {
 namespace {
 
 // Whether an operand of type `operand` in a product of type `result` is
-// widened to f32 first (f16 or bf16 into an f32 result).
+// widened to f32 first (f16 or bf16 into an f32 result). Not in selective
+// builds (kernels/common/kernel_selection.h): they keep the reference for
+// 16-bit operands, as for the converts (elementwise.cc), to stay small.
 bool WidensToF32(ElementType operand, ElementType result) {
-  return result == ElementType::kF32 && (operand == ElementType::kF16 || operand == ElementType::kBF16);
-}
-
-// The f32 value of f16 bits, exactly (subnormals, infinities, NaN payloads).
-inline float F16ToF32(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  const uint32_t exp = (h >> 10) & 0x1Fu, mant = h & 0x3FFu;
-  uint32_t bits;
-  if (exp == 0x1F) {
-    bits = 0x7F800000u | (mant << 13);  // infinity or NaN, payload kept
-  } else if (exp != 0) {
-    bits = ((exp + (127 - 15)) << 23) | (mant << 13);
-  } else {
-    float f = static_cast<float>(mant) * 0x1p-24f;  // zero or subnormal: exact
-    std::memcpy(&bits, &f, sizeof(bits));
-  }
-  bits |= sign;
-  float out;
-  std::memcpy(&out, &bits, sizeof(out));
-  return out;
+  return !KILN_SELECTIVE_BUILD && result == ElementType::kF32 &&
+         (operand == ElementType::kF16 || operand == ElementType::kBF16);
 }
 
 // dst[i] = t's element i as f32 (t is f16 or bf16: exact).
@@ -63,10 +48,7 @@ void WidenToF32(const TensorRef& t, float* dst) {
   const int64_t n = t.NumElements();
   const uint16_t* src = reinterpret_cast<const uint16_t*>(t.data);
   if (t.type == ElementType::kBF16) {
-    for (int64_t i = 0; i < n; ++i) {
-      const uint32_t bits = static_cast<uint32_t>(src[i]) << 16;
-      std::memcpy(dst + i, &bits, sizeof(bits));
-    }
+    for (int64_t i = 0; i < n; ++i) dst[i] = BF16ToF32(src[i]);
   } else {
     for (int64_t i = 0; i < n; ++i) dst[i] = F16ToF32(src[i]);
   }
@@ -232,6 +214,38 @@ Status Int8Dot(const KernelCall& call, GemmProblem& p) {
   return Status::Ok();
 }
 
+// The f32/f64 product of a planned problem (pointers set). Weights packed
+// once: B in a constant buffer (a module constant or a bound parameter,
+// TensorRef::constant_id) is packed on the first call that needs it packed
+// and the panels are reused by every later call, keyed on the buffer's id,
+// its address and shape. prepare_b() runs before anything reads p.b (it
+// widens a 16-bit B; a constant B already packed is not read at all).
+template <class PrepareB>
+Status RunFloatDot(const KernelCall& call, GemmProblem& p, ElementType t, const PrepareB& prepare_b) {
+  const TensorRef& rhs = call.inputs[1];
+  if (rhs.constant_id != 0 && call.state != nullptr && GemmPacksB(p)) {
+    PlanKey bkey(kPlanPackedB);
+    bkey.Add(static_cast<int64_t>(rhs.constant_id)).AddPointer(rhs.data).Add(static_cast<int64_t>(GemmPanelWidth(t)));
+    AddShape(bkey, rhs);
+    PlanLease<PackedBPlan> packed(call.state, bkey);
+    if (packed.get() == nullptr) {
+      prepare_b();
+      auto b = std::make_unique<PackedBPlan>();
+      b->bytes = PackedBElements(p, t) * StorageBytes(t);
+      b->data = AllocateAlignedOrThrow<uint8_t>(std::max<size_t>(b->bytes, 64));
+      PackWholeB(p, t, b->data.get());
+      packed.Set(std::move(b));
+    }
+    p.b_packed = packed.get()->data.get();
+    RunGemm(p, t);
+    p.b_packed = nullptr;
+    return Status::Ok();
+  }
+  prepare_b();
+  RunGemm(p, t);
+  return Status::Ok();
+}
+
 Status FastDot(const KernelCall& call, std::span<const int64_t> lb, std::span<const int64_t> rb,
                std::span<const int64_t> lc, std::span<const int64_t> rc) {
   if (call.inputs.size() != 2 || call.outputs.size() != 1) return RunReference(call);
@@ -259,45 +273,24 @@ Status FastDot(const KernelCall& call, std::span<const int64_t> lb, std::span<co
   p.runner = call.runner;
   p.b_packed = nullptr;
   if (Int8GemmTypes(call.inputs[0].type, rhs.type, t)) return Int8Dot(call, p);
-  const TensorRef& lhs = call.inputs[0];
-  const bool widen_a = WidensToF32(lhs.type, t), widen_b = WidensToF32(rhs.type, t);
-  ScratchLease<WidenedLhsScratch, float> wide_a(widen_a ? static_cast<size_t>(lhs.NumElements()) : 0);
-  ScratchLease<WidenedRhsScratch, float> wide_b(widen_b ? static_cast<size_t>(rhs.NumElements()) : 0);
-  if (widen_a) {
-    WidenToF32(lhs, wide_a.get());
-    p.a = wide_a.get();
-  }
-  // B widened now, or (a constant B) only when its panels are packed.
-  auto widen_b_now = [&] {
-    if (!widen_b) return;
-    WidenToF32(rhs, wide_b.get());
-    p.b = wide_b.get();
-  };
-  // Weights packed once: B in a constant buffer (a module constant or a
-  // bound parameter, TensorRef::constant_id) is packed on the first call
-  // that needs it packed and the panels are reused by every later call,
-  // keyed on the buffer's id, its address and shape.
-  if (rhs.constant_id != 0 && call.state != nullptr && GemmPacksB(p)) {
-    PlanKey bkey(kPlanPackedB);
-    bkey.Add(static_cast<int64_t>(rhs.constant_id)).AddPointer(rhs.data).Add(static_cast<int64_t>(GemmPanelWidth(t)));
-    AddShape(bkey, rhs);
-    PlanLease<PackedBPlan> packed(call.state, bkey);
-    if (packed.get() == nullptr) {
-      widen_b_now();
-      auto b = std::make_unique<PackedBPlan>();
-      b->bytes = PackedBElements(p, t) * StorageBytes(t);
-      b->data = AllocateAlignedOrThrow<uint8_t>(std::max<size_t>(b->bytes, 64));
-      PackWholeB(p, t, b->data.get());
-      packed.Set(std::move(b));
+  if constexpr (!KILN_SELECTIVE_BUILD) {
+    const TensorRef& lhs = call.inputs[0];
+    const bool widen_a = WidensToF32(lhs.type, t), widen_b = WidensToF32(rhs.type, t);
+    if (widen_a || widen_b) {
+      ScratchLease<WidenedLhsScratch, float> wide_a(widen_a ? static_cast<size_t>(lhs.NumElements()) : 0);
+      ScratchLease<WidenedRhsScratch, float> wide_b(widen_b ? static_cast<size_t>(rhs.NumElements()) : 0);
+      if (widen_a) {
+        WidenToF32(lhs, wide_a.get());
+        p.a = wide_a.get();
+      }
+      return RunFloatDot(call, p, t, [&] {
+        if (!widen_b) return;
+        WidenToF32(rhs, wide_b.get());
+        p.b = wide_b.get();
+      });
     }
-    p.b_packed = packed.get()->data.get();
-    RunGemm(p, t);
-    p.b_packed = nullptr;
-    return Status::Ok();
   }
-  widen_b_now();
-  RunGemm(p, t);
-  return Status::Ok();
+  return RunFloatDot(call, p, t, [] {});
 }
 
 Status PlainDotGeneral(const KernelCall& call) {

@@ -52,6 +52,7 @@
 
 #ifndef KILN_CPU_ELEMENTWISE_SHARED
 #define KILN_CPU_ELEMENTWISE_SHARED
+#include "kernels/common/kernel_selection.h"
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/gather.h"
 #include "kernels/cpu/kernel_util.h"
@@ -538,14 +539,21 @@ bool SameDims(std::span<const int64_t> a, std::span<const int64_t> b) {
 
 }  // namespace
 
+// The f32 <-> f16/bf16 converts (elementwise_half.cc) stay out of selective
+// builds (kernels/common/kernel_selection.h), which keep the reference for
+// them: 8 KB that the minimal MLP runtime, at its size bound, has no use for.
+constexpr bool kFastHalfConvert = !KILN_SELECTIVE_BUILD;
+
 bool ElementwiseApplies(const KernelParams& params) {
   const ScalarProgram* prog = params.Program("body");
-  return prog != nullptr && (Supported(*prog) || IsIntAddSub(*prog));
+  return prog != nullptr && (Supported(*prog) || IsIntAddSub(*prog) || (kFastHalfConvert && IsHalfConvert(*prog)));
 }
 
 Status Elementwise(const KernelCall& call) {
   const ScalarProgram* prog = call.params.Program("body");
   if (prog != nullptr && IsIntAddSub(*prog)) return RunIntAddSub(call, *prog, call.params.Find("input_broadcast"));
+  if constexpr (kFastHalfConvert)
+    if (prog != nullptr && IsHalfConvert(*prog)) return RunHalfConvert(call, *prog, call.params.Find("input_broadcast"));
   return RunElementwiseProgram(call, prog, call.params.Find("input_broadcast"));
 }
 

@@ -49,6 +49,10 @@ Status UniformQuantize(const KernelCall& call);
 bool IsIntAddSub(const ScalarProgram& prog);
 Status RunIntAddSub(const KernelCall& call, const ScalarProgram& prog, const KernelAttr* map);
 
+// A single convert between f32 and f16/bf16 (kernels/cpu/elementwise_half.cc).
+bool IsHalfConvert(const ScalarProgram& prog);
+Status RunHalfConvert(const KernelCall& call, const ScalarProgram& prog, const KernelAttr* map);
+
 bool ElementwiseApplies(const KernelParams& params);
 Status Elementwise(const KernelCall& call);
 // The same with the program and axis map given (a fused epilogue's).

@@ -92,6 +92,30 @@ KILN_TEST_ALL_TARGETS(CpuKernelState, PackedWeightsBitIdenticalAndPackedOnce) {
   }
 }
 
+// A bf16 constant B of an f32 product (JAX's mixed precision): widened to
+// f32 only when its panels are packed, then packed once; the same bits as
+// without state (where it is widened every call).
+TEST(CpuKernelState, Bf16WeightsWidenedAndPackedOnce) {
+  std::mt19937 rng(23);
+  const KernelParams p = DotGeneral({}, {}, {1}, {0});
+  Tensor wide = Random(ElementType::kF32, {300, 129}, rng);
+  Tensor rhs = Zeros(ElementType::kBF16, {300, 129});
+  for (int64_t i = 0; i < rhs.count(); ++i) std::memcpy(rhs.bytes.data() + 2 * i, wide.bytes.data() + 4 * i + 2, 2);
+  for (TaskRunner* runner : {static_cast<TaskRunner*>(nullptr), TestPool()}) {
+    KernelState state;
+    const uint64_t before = WholeBPacks();
+    for (int call = 0; call < 3; ++call) {
+      Tensor lhs = Random(ElementType::kF32, {33, 300}, rng);
+      Tensor plain = Filled(ElementType::kF32, {33, 129}, 12345.0);
+      ASSERT_TRUE(RunDot(p, lhs, rhs, 0, plain, nullptr, runner).ok());
+      Tensor packed = Filled(ElementType::kF32, {33, 129}, -777.0);
+      ASSERT_TRUE(RunDot(p, lhs, rhs, /*rhs_constant=*/3003, packed, &state, runner).ok());
+      ASSERT_EQ(packed.bytes, plain.bytes) << "call " << call;
+    }
+    EXPECT_EQ(WholeBPacks() - before, 1u) << "the bf16 constant is widened and packed once";
+  }
+}
+
 // NHWC/HWIO convolutions: the weights are the GEMM's B, packed once when
 // constant (contraction_convolution.cc). Odd sizes, 3x3 with padding, 1x1,
 // stride 2, two feature groups of 16 (the grouped GEMM), batch 1 and 3;
