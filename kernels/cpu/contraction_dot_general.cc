@@ -44,14 +44,8 @@ bool WidensToF32(ElementType operand, ElementType result) {
 }
 
 // dst[i] = t's element i as f32 (t is f16 or bf16: exact).
-void WidenToF32(const TensorRef& t, float* dst) {
-  const int64_t n = t.NumElements();
-  const uint16_t* src = reinterpret_cast<const uint16_t*>(t.data);
-  if (t.type == ElementType::kBF16) {
-    for (int64_t i = 0; i < n; ++i) dst[i] = BF16ToF32(src[i]);
-  } else {
-    for (int64_t i = 0; i < n; ++i) dst[i] = F16ToF32(src[i]);
-  }
+void WidenOperand(const TensorRef& t, float* dst) {
+  WidenToF32(reinterpret_cast<const uint16_t*>(t.data), t.type == ElementType::kBF16, t.NumElements(), dst);
 }
 
 // The widened operands' per-thread scratch (thread_scratch.h).
@@ -280,12 +274,12 @@ Status FastDot(const KernelCall& call, std::span<const int64_t> lb, std::span<co
       ScratchLease<WidenedLhsScratch, float> wide_a(widen_a ? static_cast<size_t>(lhs.NumElements()) : 0);
       ScratchLease<WidenedRhsScratch, float> wide_b(widen_b ? static_cast<size_t>(rhs.NumElements()) : 0);
       if (widen_a) {
-        WidenToF32(lhs, wide_a.get());
+        WidenOperand(lhs, wide_a.get());
         p.a = wide_a.get();
       }
       return RunFloatDot(call, p, t, [&] {
         if (!widen_b) return;
-        WidenToF32(rhs, wide_b.get());
+        WidenOperand(rhs, wide_b.get());
         p.b = wide_b.get();
       });
     }

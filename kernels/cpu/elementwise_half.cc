@@ -51,13 +51,8 @@ Status RunHalfConvert(const KernelCall& call, const ScalarProgram& prog, const K
   ParallelFor(n >= 2 * kPerTask ? call.runner : nullptr, (n + kPerTask - 1) / kPerTask, [&](int64_t t, int) {
     const int64_t i0 = t * kPerTask, i1 = std::min(n, i0 + kPerTask);
     if (to == ElementType::kF32) {
-      const auto* src = reinterpret_cast<const uint16_t*>(in.data);
-      auto* dst = reinterpret_cast<float*>(out.data);
-      if (from == ElementType::kBF16) {
-        for (int64_t i = i0; i < i1; ++i) dst[i] = BF16ToF32(src[i]);
-      } else {
-        for (int64_t i = i0; i < i1; ++i) dst[i] = F16ToF32(src[i]);
-      }
+      WidenToF32(reinterpret_cast<const uint16_t*>(in.data) + i0, from == ElementType::kBF16, i1 - i0,
+                 reinterpret_cast<float*>(out.data) + i0);
     } else if (to == ElementType::kBF16) {
       const auto* src = reinterpret_cast<const float*>(in.data);
       auto* dst = reinterpret_cast<uint16_t*>(out.data);

@@ -341,7 +341,6 @@ void PackB(const GemmProblem& p, const T* b, int64_t bbase, size_t pc, size_t kc
     }
     if (runs.size() * 4 <= nc) {  // runs of 4 or more on average
       const hn::ScalableTag<T> d;
-      const size_t N = hn::Lanes(d);
       for (size_t q = 0; q < kc; ++q) {
         const T* src = b + bbase + p.b_k[pc + q];
         size_t r = 0;
@@ -349,11 +348,7 @@ void PackB(const GemmProblem& p, const T* b, int64_t bbase, size_t pc, size_t kc
           T* HWY_RESTRICT row = out + panel * kc * nr + q * nr;
           const size_t cols = std::min(nr, nc - panel * nr);
           for (; r < panel_end[panel]; ++r) {
-            const T* s = src + runs[r].src;
-            T* o = row + runs[r].dst;
-            size_t l = 0;
-            for (; l + N <= runs[r].len; l += N) hn::StoreU(hn::LoadU(d, s + l), d, o + l);
-            for (; l < runs[r].len; ++l) o[l] = s[l];
+            CopyRun(d, src + runs[r].src, row + runs[r].dst, runs[r].len);
           }
           for (size_t j = cols; j < nr; ++j) row[j] = T(0);
         }

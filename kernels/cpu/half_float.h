@@ -42,4 +42,14 @@ inline uint16_t F32ToBF16(float f) {
   return static_cast<uint16_t>((bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16);
 }
 
+// dst[i] = src[i] widened to f32, for n elements of f16 (`bf16` false) or
+// bf16 bits.
+inline void WidenToF32(const uint16_t* src, bool bf16, int64_t n, float* dst) {
+  if (bf16) {
+    for (int64_t i = 0; i < n; ++i) dst[i] = BF16ToF32(src[i]);
+  } else {
+    for (int64_t i = 0; i < n; ++i) dst[i] = F16ToF32(src[i]);
+  }
+}
+
 }  // namespace kiln::cpu
