@@ -98,13 +98,136 @@ const std::vector<uint8_t>* ConstantBytes(const ir::Value* v) {
 // exact in i32 when it cannot pass 2^31: |a - z| and |b| are at most 255, so
 // up to 32768 terms. Returns false (nothing emitted) where the form does not
 // apply; the f64 form then runs.
+// The stored integers of `v`: a value bitcast from its storage type is used
+// as it was (a constant weight stays a constant, which the kernel packs once).
+ir::Value* Stored(IrBuilder& b, ir::Value* v) {
+  if (v->def != nullptr && op_names::IsKernelOp(v->def->name, KernelId::kBitcastConvert) &&
+      v->def->operands.size() == 1) {
+    ir::Value* from = v->def->operands[0];
+    if (!from->type.is_quantized() && from->type.element == v->type.element && from->type.dims == v->type.dims)
+      return from;
+  }
+  return b.Op(std::string(KernelName(KernelId::kBitcastConvert)), {v}, ir::Type::Tensor(v->type.element, v->type.dims));
+}
+
+// Per-element sums of a constant rhs of 8-bit storage over every dim but
+// `kept` (in rhs order), each times `z`: z * colsum, exact in i32 for up to
+// 32768 summed terms (|z|, |b| <= 255).
+std::vector<int32_t> ScaledSums(const ir::Type& r, const std::vector<uint8_t>& bytes, const std::vector<int64_t>& kept,
+                                int64_t z) {
+  int64_t count = 1;
+  for (int64_t d : kept) count *= r.dims[d];
+  std::vector<int64_t> sums(static_cast<size_t>(count), 0);
+  std::vector<int64_t> strides(r.rank(), 1);
+  for (int64_t d = r.rank() - 1; d > 0; --d) strides[d - 1] = strides[d] * r.dims[d];
+  const bool is_signed = r.element == ElementType::kSI8;
+  std::vector<int64_t> idx(r.rank(), 0);
+  for (int64_t e = 0; e < r.NumElements(); ++e) {
+    int64_t rem = e, pos = 0;
+    for (int64_t d = 0; d < r.rank(); ++d) {
+      idx[d] = rem / strides[d];
+      rem %= strides[d];
+    }
+    for (int64_t d : kept) pos = pos * r.dims[d] + idx[d];
+    const uint8_t byte = bytes[static_cast<size_t>(e)];
+    sums[static_cast<size_t>(pos)] += is_signed ? static_cast<int8_t>(byte) : byte;
+  }
+  std::vector<int32_t> out;
+  out.reserve(sums.size());
+  for (int64_t s : sums) out.push_back(static_cast<int32_t>(z * s));
+  return out;
+}
+
+bool ByteStorage(ElementType e) { return e == ElementType::kSI8 || e == ElementType::kUI8; }
+
+// An int attribute (a dimension number) of `op`, or -1.
+int64_t IntAttr(const ir::Operation& op, const char* name) {
+  const std::vector<int64_t> v = IntsAttr(op, name);
+  return v.size() == 1 ? v[0] : -1;
+}
+
+// The 8-bit form of a convolution: an integer convolution on the stored
+// values (i8/ui8 x i8/ui8 -> i32), which the CPU runs on its int8 GEMM.
+// The lhs zero point z leaves the sum as for dot_general: every output
+// feature o gets sum (a - z) w = sum a w - z * sum_{taps, inputs} w[.., o].
+// That holds only where every window element is a stored value; padding and
+// lhs dilation insert values whose dequantized value is 0, i.e. stored z,
+// so with z != 0 they move into a `pad` of the stored input with z (edge
+// padding, interior padding for the dilation) and the convolution keeps
+// neither. With z == 0 the integer convolution's own zero padding is it.
+bool Int8ConvForm(ir::Operation& op, const ir::Type& l, const ir::Type& r, const ir::Type& rt, IrBuilder& b,
+                  ir::Value** lhs, ir::Value** rhs, std::vector<int64_t>* corr_dims, std::vector<int32_t>* corr,
+                  std::vector<int64_t>* corr_map) {
+  if (!op_names::IsKernelOp(op.name, KernelId::kConvolution) || op.operands.size() != 2) return false;
+  if (!ByteStorage(l.element) || !ByteStorage(r.element) || rt.element != ElementType::kSI32) return false;
+  if (!l.HasStaticShape() || !r.HasStaticShape() || !rt.HasStaticShape() || l.rank() < 2) return false;
+  const int64_t kof = IntAttr(op, "kernel_output_feature_dimension"), ofd = IntAttr(op, "output_feature_dimension");
+  const std::vector<int64_t> isp = IntsAttr(op, "input_spatial_dimensions");
+  const size_t ns = static_cast<size_t>(l.rank() - 2);
+  if (kof < 0 || kof >= r.rank() || ofd < 0 || ofd >= rt.rank() || isp.size() != ns) return false;
+  const int64_t k_out = r.dims[kof];
+  if (k_out <= 0 || r.NumElements() / k_out > 32768) return false;
+  const int64_t z = l.quant->zero_points[0];
+  if (z < l.quant->storage_min || z > l.quant->storage_max) return false;
+  std::vector<int64_t> padding = IntsAttr(op, "padding"), lhs_dil = IntsAttr(op, "lhs_dilation");
+  if (padding.empty()) padding.assign(2 * ns, 0);
+  if (lhs_dil.empty()) lhs_dil.assign(ns, 1);
+  if (padding.size() != 2 * ns || lhs_dil.size() != ns) return false;
+  const bool moves = std::any_of(padding.begin(), padding.end(), [](int64_t v) { return v != 0; }) ||
+                     std::any_of(lhs_dil.begin(), lhs_dil.end(), [](int64_t v) { return v != 1; });
+  // The padded input's shape (checked before anything is emitted).
+  std::vector<int64_t> lo(l.rank(), 0), hi(l.rank(), 0), interior(l.rank(), 0), dims = l.dims;
+  for (size_t s = 0; s < ns && z != 0 && moves; ++s) {
+    const int64_t d = isp[s];
+    if (d < 0 || d >= l.rank() || lhs_dil[s] < 1) return false;
+    lo[d] = padding[2 * s], hi[d] = padding[2 * s + 1], interior[d] = lhs_dil[s] - 1;
+    dims[d] = lo[d] + hi[d] + (l.dims[d] > 0 ? l.dims[d] + (l.dims[d] - 1) * interior[d] : 0);
+    if (dims[d] < 0) return false;
+  }
+  if (z != 0) {
+    const std::vector<uint8_t>* bytes = ConstantBytes(*rhs);
+    if (bytes == nullptr) return false;
+    *corr = ScaledSums(r, *bytes, {kof}, z);
+    *corr_dims = {k_out};
+    *corr_map = {ofd};
+  }
+  *lhs = Stored(b, *lhs);
+  *rhs = Stored(b, *rhs);
+  if (z != 0 && moves) {
+    ir::Attribute zv;
+    zv.kind = ir::Attribute::Kind::kDense;
+    zv.type = ir::Type::Tensor(l.element, {});
+    zv.dense_bytes = {static_cast<uint8_t>(z)};
+    ir::Value* pad_value = b.Op(ScalarOpName(ScalarOp::kConstant), {}, ir::Type::Tensor(l.element, {}));
+    pad_value->def->attrs.emplace_back("value", std::move(zv));
+    ir::Value* padded = b.Op(KernelName(KernelId::kPad), {*lhs, pad_value}, ir::Type::Tensor(l.element, dims));
+    auto ints = [](std::vector<int64_t> v) {
+      ir::Attribute a;
+      a.kind = ir::Attribute::Kind::kIntArray;
+      a.type.element = ElementType::kSI64;
+      a.ints = std::move(v);
+      return a;
+    };
+    padded->def->attrs.emplace_back("edge_padding_low", ints(lo));
+    padded->def->attrs.emplace_back("edge_padding_high", ints(hi));
+    padded->def->attrs.emplace_back("interior_padding", ints(interior));
+    *lhs = padded;
+    ir::Attribute zero_pad;
+    zero_pad.kind = ir::Attribute::Kind::kDense;
+    zero_pad.type = ir::Type::Tensor(ElementType::kSI64, {static_cast<int64_t>(ns), 2});
+    zero_pad.dense_bytes.assign(ns * 2 * 8, 0);
+    op.SetAttr("padding", std::move(zero_pad));
+    op.SetAttr("lhs_dilation", ints(std::vector<int64_t>(ns, 1)));
+  }
+  return true;
+}
+
 bool Int8Form(ir::Operation& op, const ir::Type& l, const ir::Type& r, const ir::Type& rt, IrBuilder& b,
               ir::Value** lhs, ir::Value** rhs, std::vector<int64_t>* corr_dims, std::vector<int32_t>* corr,
               std::vector<int64_t>* corr_map) {
   if (op_names::IsKernelOp(op.name, KernelId::kConvolution) || op_names::IsKernelOp(op.name, KernelId::kDynamicConv))
-    return false;
-  auto byte = [](ElementType e) { return e == ElementType::kSI8 || e == ElementType::kUI8; };
-  if (!byte(l.element) || !byte(r.element) || rt.element != ElementType::kSI32) return false;
+    return Int8ConvForm(op, l, r, rt, b, lhs, rhs, corr_dims, corr, corr_map);
+  if (!ByteStorage(l.element) || !ByteStorage(r.element) || rt.element != ElementType::kSI32) return false;
   if (!l.HasStaticShape() || !r.HasStaticShape() || !rt.HasStaticShape()) return false;
   std::vector<int64_t> lb, rb, lc, rc;
   if (op_names::IsKernelOp(op.name, KernelId::kDot)) {
@@ -142,39 +265,10 @@ bool Int8Form(ir::Operation& op, const ir::Type& l, const ir::Type& r, const ir:
       corr_map->push_back(bi != rb.end() ? bi - rb.begin()
                                          : static_cast<int64_t>(lb.size()) + lfree + free_seen++);
     }
-    int64_t count = 1;
-    for (int64_t d : *corr_dims) count *= d;
-    std::vector<int64_t> sums(static_cast<size_t>(count), 0);
-    std::vector<int64_t> strides(r.rank(), 1);
-    for (int64_t d = r.rank() - 1; d > 0; --d) strides[d - 1] = strides[d] * r.dims[d];
-    const bool is_signed = r.element == ElementType::kSI8;
-    std::vector<int64_t> idx(r.rank(), 0);
-    for (int64_t e = 0; e < r.NumElements(); ++e) {
-      int64_t rem = e, pos = 0;
-      for (int64_t d = 0; d < r.rank(); ++d) {
-        idx[d] = rem / strides[d];
-        rem %= strides[d];
-      }
-      for (int64_t d : kept) pos = pos * r.dims[d] + idx[d];
-      const uint8_t byte = (*bytes)[static_cast<size_t>(e)];
-      sums[static_cast<size_t>(pos)] += is_signed ? static_cast<int8_t>(byte) : byte;
-    }
-    // z * colsum: |z| <= 255, |colsum| <= 255 * 32768: exact in i32.
-    for (int64_t s : sums) corr->push_back(static_cast<int32_t>(z * s));
+    *corr = ScaledSums(r, *bytes, kept, z);
   }
-  // The stored integers: a value bitcast from its storage type is used as it
-  // was (a constant weight stays a constant, which the kernel packs once).
-  auto stored = [&](ir::Value* v) {
-    if (v->def != nullptr && op_names::IsKernelOp(v->def->name, KernelId::kBitcastConvert) &&
-        v->def->operands.size() == 1) {
-      ir::Value* from = v->def->operands[0];
-      if (!from->type.is_quantized() && from->type.element == v->type.element && from->type.dims == v->type.dims)
-        return from;
-    }
-    return b.Op(std::string(KernelName(KernelId::kBitcastConvert)), {v}, ir::Type::Tensor(v->type.element, v->type.dims));
-  };
-  *lhs = stored(*lhs);
-  *rhs = stored(*rhs);
+  *lhs = Stored(b, *lhs);
+  *rhs = Stored(b, *rhs);
   return true;
 }
 

@@ -36,6 +36,7 @@
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/thread_scratch.h"
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/gemm_int8.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/kernels.h"
 #include "kernels/reference/epilogue.h"
@@ -141,8 +142,13 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
   const TensorRef& rhs = call.inputs[1];
   const TensorRef& out = call.outputs[0];
   const ElementType t = out.type;
-  if (t != ElementType::kF32 && t != ElementType::kF64) return RunReference(call);
-  if (!StorageOk(lhs, t) || !StorageOk(rhs, t) || !StorageOk(out, t)) return RunReference(call);
+  // i8/ui8 operands into an i32 result (the quantized 8-bit form): the
+  // int8 GEMM (gemm_int8.h), integer sums exact like the reference's.
+  const bool int8 = Int8GemmTypes(lhs.type, rhs.type, t);
+  if (!int8 && t != ElementType::kF32 && t != ElementType::kF64) return RunReference(call);
+  if (int8 ? !StorageOk(lhs) || !StorageOk(rhs) || !StorageOk(out)
+           : !StorageOk(lhs, t) || !StorageOk(rhs, t) || !StorageOk(out, t))
+    return RunReference(call);
   const int64_t rank = lhs.rank();
   if (rank < 2 || rhs.rank() != rank || out.rank() != rank) return RunReference(call);
   const size_t ns = static_cast<size_t>(rank - 2);
@@ -211,7 +217,7 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
   geom.strides = strides, geom.rhs_dil = rhs_dil, geom.reversal = reversal, geom.padding = padding;
   geom.spatial_out = spatial_out, geom.kdims = kdims;
   geom.fgc = fgc, geom.batch = batch, geom.in_feat = in_feat, geom.k_in = k_in, geom.k_out = k_out;
-  if (DirectConvolutionApplies(geom)) {
+  if (!int8 && DirectConvolutionApplies(geom)) {
     DirectConvolution(geom, lhs, rhs, out, call.runner, epilogue);
     if (epilogue_done != nullptr) *epilogue_done = epilogue != nullptr;
     return Status::Ok();
@@ -234,9 +240,23 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
   bool windows = feature_major && (ns == 1 || ns == 2) && isp[ns - 1] == rank - 1 &&
                  std::any_of(padding.begin(), padding.end(), [](int64_t v) { return v != 0; });
   for (size_t s = 0; s < ns && windows; ++s) windows = reversal[s] == 0;
+  windows = windows && !int8;
+  // The int8 GEMM packs its A whole: it runs on chunks of whole batch
+  // elements (about 256 KiB of result each) wherever the result allows.
+  const bool chunk_int8 = int8 && direct;
+  // The product, on the GEMM of the operand types (the feature-major
+  // product's A is the kernel, its B the input).
+  auto run_gemm = [&](const GemmProblem& g) {
+    if (int8) {
+      RunGemmInt8(g, feature_major ? rhs.type : lhs.type, feature_major ? lhs.type : rhs.type);
+    } else {
+      RunGemm(g, t);
+    }
+  };
 
-  // The padded input (or the input itself when there is no padding).
-  const size_t elem = StorageBytes(t);
+  // The padded input (or the input itself when there is no padding):
+  // elements of `in_elem` bytes, the result's of `elem`.
+  const size_t elem = StorageBytes(t), in_elem = StorageBytes(lhs.type);
   std::vector<int64_t> lo(static_cast<size_t>(rank), 0), padded_dims(lhs.dims.begin(), lhs.dims.end());
   bool any_padding = false;
   for (size_t s = 0; s < ns && !windows; ++s) {
@@ -251,7 +271,7 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
   // pad each chunk's input right before its product (a few hundred KiB,
   // still in cache when the product reads it) when the batch dim is the
   // input's outermost; the others pad the whole input first.
-  const bool chunked = feature_major || (direct && epilogue != nullptr);
+  const bool chunked = feature_major || (direct && (epilogue != nullptr || chunk_int8));
   const bool pad_per_chunk = any_padding && chunked && ib == 0;
   // Batch elements per chunk: about 256 KiB of result each.
   const int64_t result_per_batch = batch == 0 ? 0 : out.NumElements() / batch;
@@ -261,10 +281,10 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
   for (int64_t d : padded_dims) padded_total *= d;
   const int64_t padded_per_batch = batch == 0 ? 0 : padded_total / batch;
   ScratchLease<PaddedInputScratch, uint8_t> padded_storage(
-      any_padding && !pad_per_chunk ? static_cast<size_t>(padded_total) * elem : 0);
+      any_padding && !pad_per_chunk ? static_cast<size_t>(padded_total) * in_elem : 0);
   const void* input = lhs.data;
   if (any_padding && !pad_per_chunk) {
-    PadInto(lhs, lo, padded_dims, elem, padded_storage.get(), call.runner);
+    PadInto(lhs, lo, padded_dims, in_elem, padded_storage.get(), call.runner);
     input = padded_storage.get();
   }
   // Pads batch elements [b0, b0 + nb) into `dst` (pad_per_chunk); the
@@ -275,8 +295,8 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
     part_dims[0] = part_padded[0] = nb;
     TensorRef part = lhs;
     part.dims = std::span<const int64_t>(part_dims);
-    part.data = lhs.data + static_cast<size_t>(b0 * lhs_batch_step) * elem;
-    PadInto(part, lo, part_padded, elem, dst, runner);
+    part.data = lhs.data + static_cast<size_t>(b0 * lhs_batch_step) * in_elem;
+    PadInto(part, lo, part_padded, in_elem, dst, runner);
   };
   if (feature_major) {
     // Depth: (input feature, kernel taps...), so that OIHW weights are
@@ -336,7 +356,7 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
       for (size_t p = 0; p < g.b_k.size() && g.b_k_step != 0; ++p)
         if (g.b_k[p] != static_cast<int64_t>(p) * g.b_k_step) g.b_k_step = 0;
     }
-    if (epilogue == nullptr && !pad_per_chunk) {
+    if (epilogue == nullptr && !pad_per_chunk && !int8) {
       RunGemm(g, t);
       return Status::Ok();
     }
@@ -350,7 +370,7 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
       gc.runner = runner;
       gc.a_batch.assign(g.a_batch.begin() + b0 * fgc, g.a_batch.begin() + (b0 + nb) * fgc);
       gc.b_batch.assign(g.b_batch.begin() + b0 * fgc, g.b_batch.begin() + (b0 + nb) * fgc);
-      ScratchLease<PaddedInputScratch, uint8_t> padded(pad_per_chunk ? static_cast<size_t>(nb * padded_per_batch) * elem : 0);
+      ScratchLease<PaddedInputScratch, uint8_t> padded(pad_per_chunk ? static_cast<size_t>(nb * padded_per_batch) * in_elem : 0);
       if (pad_per_chunk) {
         pad_chunk(b0, nb, padded.get(), runner);
         gc.b = padded.get();
@@ -358,7 +378,7 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
       }
       gc.batch = nb * fgc;
       gc.c = out.data + static_cast<size_t>(b0 * per_batch) * elem;
-      RunGemm(gc, t);
+      run_gemm(gc);
       if (epilogue != nullptr)
         RunElementwiseRangeParallel(*epilogue, static_cast<size_t>(b0 * per_batch),
                                     static_cast<size_t>((b0 + nb) * per_batch), runner);
@@ -414,16 +434,21 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
   // the entry is keyed on the buffer's id, address, shape and panel width.
   // A chunk of at most kGemvRows rows reads B in place and ignores it.
   std::optional<PlanLease<PackedConvBPlan>> packed;
-  if (rhs.constant_id != 0 && call.state != nullptr && GemmPacksB(g)) {
+  if (rhs.constant_id != 0 && call.state != nullptr && (int8 || GemmPacksB(g))) {
     PlanKey key(kPlanConvPackedB);
-    key.Add(static_cast<int64_t>(rhs.constant_id)).AddPointer(rhs.data).Add(static_cast<int64_t>(GemmPanelWidth(t)));
+    key.Add(static_cast<int64_t>(rhs.constant_id)).AddPointer(rhs.data);
+    key.Add(int8 ? -Int8PackedLayout() - 1 : static_cast<int64_t>(GemmPanelWidth(t)));
     AddShape(key, rhs);
     packed.emplace(call.state, key);
     if (packed->get() == nullptr) {
       auto b = std::make_unique<PackedConvBPlan>();
-      b->bytes = PackedBElements(g, t) * StorageBytes(t);
+      b->bytes = int8 ? PackedBBytesInt8(g) : PackedBElements(g, t) * StorageBytes(t);
       b->data = AllocateAlignedOrThrow<uint8_t>(std::max<size_t>(b->bytes, 64));
-      PackWholeB(g, t, b->data.get());
+      if (int8) {
+        PackWholeBInt8(g, rhs.type, b->data.get());
+      } else {
+        PackWholeB(g, t, b->data.get());
+      }
       packed->Set(std::move(b));
     }
     g.b_packed = packed->get()->data.get();
@@ -432,7 +457,7 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
   // C is [group][row][feature]; when that is the result's own layout
   // (`direct`) it is written in place.
   std::vector<uint8_t> c_storage;
-  if (direct && epilogue != nullptr) {
+  if (direct && (epilogue != nullptr || chunk_int8)) {
     // As the feature-major path: chunks of whole batch elements (about
     // 256 KiB of result), each followed by its epilogue while in cache.
     const int64_t rows_per_batch = batch == 0 ? 0 : g.m / batch;
@@ -441,7 +466,7 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
       GemmProblem gc = g;
       gc.runner = runner;
       gc.a_m.assign(g.a_m.begin() + b0 * rows_per_batch, g.a_m.begin() + (b0 + nb) * rows_per_batch);
-      ScratchLease<PaddedInputScratch, uint8_t> padded(pad_per_chunk ? static_cast<size_t>(nb * padded_per_batch) * elem : 0);
+      ScratchLease<PaddedInputScratch, uint8_t> padded(pad_per_chunk ? static_cast<size_t>(nb * padded_per_batch) * in_elem : 0);
       if (pad_per_chunk) {
         pad_chunk(b0, nb, padded.get(), runner);
         gc.a = padded.get();
@@ -449,11 +474,12 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
       }
       gc.m = nb * rows_per_batch;
       gc.c = out.data + static_cast<size_t>(b0 * per_batch) * elem;
-      RunGemm(gc, t);
-      RunElementwiseRangeParallel(*epilogue, static_cast<size_t>(b0 * per_batch),
-                                  static_cast<size_t>((b0 + nb) * per_batch), runner);
+      run_gemm(gc);
+      if (epilogue != nullptr)
+        RunElementwiseRangeParallel(*epilogue, static_cast<size_t>(b0 * per_batch),
+                                    static_cast<size_t>((b0 + nb) * per_batch), runner);
     });
-    if (epilogue_done != nullptr) *epilogue_done = true;
+    if (epilogue_done != nullptr) *epilogue_done = epilogue != nullptr;
     return Status::Ok();
   }
   if (direct) {
@@ -462,7 +488,7 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
     c_storage.resize(static_cast<size_t>(fgc * g.m * g.n) * elem);
     g.c = c_storage.data();
   }
-  RunGemm(g, t);
+  run_gemm(g);
   if (!direct) {
     std::vector<int64_t> orow_steps = {os[ob]};
     for (size_t s = 0; s < ns; ++s) orow_steps.push_back(os[osp[s]]);

@@ -63,13 +63,13 @@ std::vector<std::string> RunChecks(bool fuse, int* functions) {
 TEST(QuantizedOps, MatchTheSpecDefinitionFused) {
   int functions = 0;
   for (const auto& f : RunChecks(true, &functions)) ADD_FAILURE() << f;
-  EXPECT_EQ(functions, 30);
+  EXPECT_EQ(functions, 34);
 }
 
 TEST(QuantizedOps, MatchTheSpecDefinitionUnfused) {
   int functions = 0;
   for (const auto& f : RunChecks(false, &functions)) ADD_FAILURE() << f;
-  EXPECT_EQ(functions, 30);
+  EXPECT_EQ(functions, 34);
 }
 
 // Ops that move values run on the stored integers: a quantized transpose

@@ -88,6 +88,35 @@ def rand_storage(q, shape, lo=None, hi=None):
     return RNG.integers(lo, hi + 1, size=shape).astype(q.np)
 
 
+def conv_nhwc(x, k, stride, pad, lhs_dil, rhs_dil, groups):
+    """The integer convolution of x [N, H, W, C] (values already less the
+    zero point) with k [KH, KW, C / groups, O], by the spec's definition:
+    x dilated with zeros, padded with zeros, windows with kernel dilation."""
+    n, h, w, c = x.shape
+    kh, kw, ci, co = k.shape
+    xd = np.zeros((n, (h - 1) * lhs_dil[0] + 1, (w - 1) * lhs_dil[1] + 1, c), dtype=np.int64)
+    xd[:, ::lhs_dil[0], ::lhs_dil[1], :] = x
+    xp = np.pad(xd, ((0, 0), tuple(pad[0]), tuple(pad[1]), (0, 0)))
+    eh, ew = (kh - 1) * rhs_dil[0] + 1, (kw - 1) * rhs_dil[1] + 1
+    oh, ow = (xp.shape[1] - eh) // stride[0] + 1, (xp.shape[2] - ew) // stride[1] + 1
+    out = np.zeros((n, oh, ow, co), dtype=np.int64)
+    og = co // groups
+    for g in range(groups):
+        kg = k[:, :, :, g * og:(g + 1) * og].astype(np.int64)
+        for i in range(oh):
+            for j in range(ow):
+                win = xp[:, i * stride[0]:i * stride[0] + eh:rhs_dil[0], j * stride[1]:j * stride[1] + ew:rhs_dil[1],
+                         g * ci:(g + 1) * ci]
+                out[:, i, j, g * og:(g + 1) * og] = np.einsum("nhwc,hwco->no", win, kg)
+    return out
+
+
+def conv_text(x, k, dims, stride, pad, lhs_dil, rhs_dil, groups, tx, tk, to):
+    return ("stablehlo.convolution(%s, %s) dim_numbers = %s, window = {stride = %s, pad = %s, lhs_dilate = %s, "
+            "rhs_dilate = %s} {batch_group_count = 1 : i64, feature_group_count = %d : i64} : (%s, %s) -> %s" % (
+                x, k, dims, list(stride), [list(p) for p in pad], list(lhs_dil), list(rhs_dil), groups, tx, tk, to))
+
+
 class Fn:
     """One check function: quantized constants in, storage and values checked."""
 
@@ -678,6 +707,65 @@ def programs():
         vl, vr, ttype((17, 3), ql), ttype((3, 3), qr), ttype((17, 3), qacc)))
     want = ((l.astype(np.int64) - 255) @ r.astype(np.int64).T).astype(np.int32)
     f.expect_storage(d, qacc, want)
+    out.append(f)
+
+    # The convolution's 8-bit form (the CPU's int8 GEMM): NHWC, u8 input
+    # with zero point 128, padding and strides (the zero point moves into a
+    # pad of the stored input), per-axis u8 weights, requantized to i8.
+    f = Fn("convolution_int8_nhwc_padded_requantize", "u8 NHWC (zero point 128) x per-axis u8 HWIO, padded, strided")
+    ql = Q("u8", 0.5, 128)
+    qk = Q("u8", [0.25 * (1 + (c % 3)) for c in range(20)], [0] * 20, axis=3)
+    qacc = Q("i32", [0.125 * (1 + (c % 3)) for c in range(20)], [0] * 20, axis=3)
+    qo = Q("i8", 4.0, -5)
+    x, k = rand_storage(ql, (2, 9, 9, 8)), rand_storage(qk, (3, 3, 8, 20))
+    acc = conv_nhwc(x.astype(np.int64) - 128, k, (2, 2), ((1, 1), (1, 1)), (1, 1), (1, 1), 1)
+    vx, vk = f.quantized(ql, x), f.quantized(qk, k)
+    c = f.op(conv_text(vx, vk, "[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]", (2, 2), ((1, 1), (1, 1)), (1, 1), (1, 1), 1,
+                       ttype(x.shape, ql), ttype(k.shape, qk), ttype(acc.shape, qacc)))
+    f.expect_storage(c, qacc, acc.astype(np.int32))
+    y = f.op("stablehlo.uniform_quantize %s : (%s) -> %s" % (c, ttype(acc.shape, qacc), ttype(acc.shape, qo)))
+    f.expect_storage(y, qo, qo.quantize(qacc.dequantize(acc.astype(np.int32))))
+    out.append(f)
+
+    # NCHW x OIHW, i8 input with zero point -3, two feature groups, input
+    # and kernel dilation, uneven padding, a stride along the width.
+    f = Fn("convolution_int8_nchw_grouped_dilated", "i8 NCHW (zero point -3) x i8 OIHW, 2 groups, dilations, padding")
+    ql, qk, qacc = Q("i8", 0.5, -3), Q("i8", 0.25, 0), Q("i32", 0.125, 0)
+    x, k = rand_storage(ql, (2, 6, 7, 6)), rand_storage(qk, (8, 3, 3, 2))
+    pad, stride, ld, rd = ((1, 0), (2, 1)), (1, 2), (2, 1), (1, 2)
+    acc = conv_nhwc(x.transpose(0, 2, 3, 1).astype(np.int64) + 3, k.transpose(2, 3, 1, 0), stride, pad, ld, rd, 2)
+    acc = acc.transpose(0, 3, 1, 2)
+    vx, vk = f.quantized(ql, x), f.quantized(qk, k)
+    c = f.op(conv_text(vx, vk, "[b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1]", stride, pad, ld, rd, 2,
+                       ttype(x.shape, ql), ttype(k.shape, qk), ttype(acc.shape, qacc)))
+    f.expect_storage(c, qacc, acc.astype(np.int32))
+    out.append(f)
+
+    # NCHW, zero point 0 (the convolution keeps its own zero padding), a
+    # 5x5 kernel, requantized to u8.
+    f = Fn("convolution_int8_nchw_zero_point_0", "i8 NCHW (zero point 0) x i8 OIHW 5x5, padding 2, requantized to u8")
+    ql, qk, qacc, qo = Q("i8", 0.5, 0), Q("i8", 0.5, 0), Q("i32", 0.25, 0), Q("u8", 16.0, 100)
+    x, k = rand_storage(ql, (1, 5, 8, 8)), rand_storage(qk, (3, 5, 5, 5))
+    acc = conv_nhwc(x.transpose(0, 2, 3, 1).astype(np.int64), k.transpose(2, 3, 1, 0), (1, 1), ((2, 2), (2, 2)),
+                    (1, 1), (1, 1), 1).transpose(0, 3, 1, 2)
+    vx, vk = f.quantized(ql, x), f.quantized(qk, k)
+    c = f.op(conv_text(vx, vk, "[b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1]", (1, 1), ((2, 2), (2, 2)), (1, 1), (1, 1), 1,
+                       ttype(x.shape, ql), ttype(k.shape, qk), ttype(acc.shape, qacc)))
+    y = f.op("stablehlo.uniform_quantize %s : (%s) -> %s" % (c, ttype(acc.shape, qacc), ttype(acc.shape, qo)))
+    f.expect_storage(y, qo, qo.quantize(qacc.dequantize(acc.astype(np.int32))))
+    out.append(f)
+
+    # Depthwise (a group per input feature), NHWC, i8 with zero point 5.
+    f = Fn("convolution_int8_depthwise_nhwc", "i8 NHWC (zero point 5) depthwise 3x3 x per-axis i8, padding 1")
+    ql = Q("i8", 0.5, 5)
+    qk = Q("i8", [0.25, 0.5] * 8, [0] * 16, axis=3)
+    qacc = Q("i32", [0.125, 0.25] * 8, [0] * 16, axis=3)
+    x, k = rand_storage(ql, (2, 10, 10, 16)), rand_storage(qk, (3, 3, 1, 16))
+    acc = conv_nhwc(x.astype(np.int64) - 5, k, (1, 1), ((1, 1), (1, 1)), (1, 1), (1, 1), 16)
+    vx, vk = f.quantized(ql, x), f.quantized(qk, k)
+    c = f.op(conv_text(vx, vk, "[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]", (1, 1), ((1, 1), (1, 1)), (1, 1), (1, 1), 16,
+                       ttype(x.shape, ql), ttype(k.shape, qk), ttype(acc.shape, qacc)))
+    f.expect_storage(c, qacc, acc.astype(np.int32))
     out.append(f)
     return out
 

@@ -98,4 +98,34 @@ inline void Check(const KernelParams& p, Tensor lhs, Tensor rhs, std::vector<int
   });
 }
 
+// A convolution's shapes and attributes (dimension numbers as the kernel
+// reads them), and its KernelParams.
+struct ConvSpec {
+  std::vector<int64_t> lhs_dims, rhs_dims, out_dims;
+  int64_t ib, ifd, kif, kof, ob, ofd;
+  std::vector<int64_t> isp, ksp, osp, strides, padding, rhs_dil, reversal;
+  int64_t groups = 1;
+};
+
+inline KernelParams ConvParams(const ConvSpec& c) {
+  KernelParams p;
+  p.kernel = "stablehlo.convolution";
+  p.attrs.push_back(Ints("input_batch_dimension", {c.ib}));
+  p.attrs.push_back(Ints("input_feature_dimension", {c.ifd}));
+  p.attrs.push_back(Ints("input_spatial_dimensions", c.isp));
+  p.attrs.push_back(Ints("kernel_input_feature_dimension", {c.kif}));
+  p.attrs.push_back(Ints("kernel_output_feature_dimension", {c.kof}));
+  p.attrs.push_back(Ints("kernel_spatial_dimensions", c.ksp));
+  p.attrs.push_back(Ints("output_batch_dimension", {c.ob}));
+  p.attrs.push_back(Ints("output_feature_dimension", {c.ofd}));
+  p.attrs.push_back(Ints("output_spatial_dimensions", c.osp));
+  if (!c.strides.empty()) p.attrs.push_back(Ints("window_strides", c.strides));
+  if (!c.padding.empty()) p.attrs.push_back(Ints("padding", c.padding));
+  if (!c.rhs_dil.empty()) p.attrs.push_back(Ints("rhs_dilation", c.rhs_dil));
+  if (!c.reversal.empty()) p.attrs.push_back(Ints("window_reversal", c.reversal));
+  p.attrs.push_back(Ints("feature_group_count", {c.groups}));
+  p.attrs.push_back(Ints("batch_group_count", {1}));
+  return p;
+}
+
 }  // namespace kiln::cpu::contraction_test

@@ -1,9 +1,11 @@
-// The int8 GEMM (kernels/cpu/gemm_int8.cc) behind the fast dot_general on
-// i8/ui8 operands with an i32 result, against the reference kernel: bit-
-// identical on every Highway target (and, on AVX-512, with VNNI switched
-// off), on random values of odd sizes, every mix of signed and unsigned
-// operands, the extreme stored values, transposed and batched operands,
-// sums that wrap past 2^31, the thread pool, and a constant B packed once.
+// The int8 GEMM (kernels/cpu/gemm_int8.cc) behind the fast dot_general and
+// convolution on i8/ui8 operands with an i32 result, against the reference
+// kernel: bit-identical on every Highway target (and, on AVX-512, with VNNI
+// switched off), on random values of odd sizes, every mix of signed and
+// unsigned operands, the extreme stored values, transposed and batched
+// operands, sums that wrap past 2^31, the thread pool, and a constant B
+// packed once; convolutions in NHWC and NCHW, grouped and depthwise, with
+// padding, strides, dilation and reversal.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -15,6 +17,7 @@
 #include "kernels/cpu/gemm_int8.h"
 #include "kernels/cpu/registry.h"
 #include "kernels/reference/registry.h"
+#include "tests/kernels/cpu/contraction_test_util.h"
 #include "tests/kernels/cpu/hwy_test_util.h"
 #include "tests/kernels/cpu/test_pool.h"
 #include "tests/kernels/tensor_test_util.h"
@@ -164,6 +167,79 @@ TEST(CpuDotGeneralInt8, OtherTypesStayOnTheirPaths) {
   ASSERT_TRUE(RunDot(ref::FindReferenceKernel(p.kernel), p, lhs, rhs, want).ok());
   ASSERT_TRUE(RunDot(FindCpuKernel(p), p, lhs, rhs, got).ok());
   EXPECT_EQ(got.bytes, want.bytes);
+}
+
+
+// Convolutions on the int8 GEMM (contraction_convolution.cc).
+using contraction_test::ConvParams;
+using contraction_test::ConvSpec;
+
+// Each operand type mix on random bytes, then on the extreme values.
+void CheckConvInt8(const ConvSpec& c, uint32_t seed) {
+  std::mt19937 rng(seed);
+  for (ElementType lt : {kI8, kU8})
+    for (ElementType rt : {kI8, kU8})
+      for (bool extremes : {false, true}) {
+        SCOPED_TRACE(std::string(Name(lt)) + "x" + std::string(Name(rt)) + (extremes ? " extremes" : ""));
+        Check(ConvParams(c), Bytes(lt, c.lhs_dims, rng, extremes), Bytes(rt, c.rhs_dims, rng, extremes), c.out_dims);
+      }
+}
+
+TEST(CpuConvolutionInt8, NhwcPaddedStrided) {
+  // 2x9x11x5 -> 7 features, 3x3, stride 2, padding 1: (9 + 2 - 3) / 2 + 1 = 5, (11 + 2 - 3) / 2 + 1 = 6.
+  CheckConvInt8({{2, 9, 11, 5}, {3, 3, 5, 7}, {2, 5, 6, 7}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {2, 2},
+                 {1, 1, 1, 1}},
+                21);
+}
+
+TEST(CpuConvolutionInt8, NchwStridesDilationReversal) {
+  ConvSpec c{{2, 3, 13, 10}, {4, 3, 3, 2}, {}, 0, 1, 1, 0, 0, 1, {2, 3}, {2, 3}, {2, 3}, {2, 3}, {1, 0, 2, 1}, {2, 1},
+             {1, 0}};
+  c.out_dims = {2, 4, (13 + 1 - 5) / 2 + 1, (10 + 3 - 2) / 3 + 1};
+  CheckConvInt8(c, 22);
+}
+
+TEST(CpuConvolutionInt8, GroupedDepthwiseAndOddLayouts) {
+  // Two feature groups, NHWC (the result is not the GEMM's own layout).
+  ConvSpec grouped{{1, 7, 8, 6}, {3, 3, 3, 8}, {1, 5, 6, 8}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}};
+  grouped.groups = 2;
+  CheckConvInt8(grouped, 23);
+  // Depthwise 3x3, padding 1, 16 features.
+  ConvSpec depthwise{{2, 6, 7, 16}, {3, 3, 1, 16}, {2, 6, 7, 16}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {},
+                     {1, 1, 1, 1}};
+  depthwise.groups = 16;
+  CheckConvInt8(depthwise, 24);
+  // Input [feature, spatial, batch], kernel [spatial, out, in], one spatial dim.
+  CheckConvInt8({{6, 17, 3}, {4, 8, 6}, {14, 8, 3}, 2, 0, 2, 1, 2, 1, {1}, {0}, {0}}, 25);
+}
+
+TEST(CpuConvolutionInt8, LargeEnoughToChunkAndSplit) {
+  // Several batch chunks of the channel-last product, over the pool.
+  std::mt19937 rng(26);
+  ConvSpec c{{6, 20, 20, 32}, {3, 3, 32, 40}, {6, 20, 20, 40}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {},
+             {1, 1, 1, 1}};
+  Check(ConvParams(c), Bytes(kU8, c.lhs_dims, rng), Bytes(kI8, c.rhs_dims, rng), c.out_dims);
+  ConvSpec nchw{{4, 24, 18, 18}, {40, 24, 3, 3}, {4, 40, 18, 18}, 0, 1, 1, 0, 0, 1, {2, 3}, {2, 3}, {2, 3}, {},
+                {1, 1, 1, 1}};
+  Check(ConvParams(nchw), Bytes(kI8, nchw.lhs_dims, rng), Bytes(kI8, nchw.rhs_dims, rng), nchw.out_dims);
+}
+
+TEST(CpuConvolutionInt8, ConstantWeightsPackedOnceAndReused) {
+  std::mt19937 rng(27);
+  ConvSpec c{{2, 9, 9, 16}, {3, 3, 16, 24}, {2, 9, 9, 24}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {},
+             {1, 1, 1, 1}};
+  const KernelParams p = ConvParams(c);
+  Tensor lhs = Bytes(kU8, c.lhs_dims, rng), rhs = Bytes(kI8, c.rhs_dims, rng);
+  Tensor want = Zeros(ElementType::kSI32, c.out_dims);
+  ASSERT_TRUE(RunDot(ref::FindReferenceKernel(p.kernel), p, lhs, rhs, want).ok());
+  KernelState state;
+  KernelFn fast = FindCpuKernel(p);
+  for (int call = 0; call < 3; ++call) {
+    Tensor got = Zeros(ElementType::kSI32, c.out_dims);
+    ASSERT_TRUE(RunDot(fast, p, lhs, rhs, got, nullptr, &state, 43).ok());
+    EXPECT_EQ(Get<int32_t>(got), Get<int32_t>(want)) << "call " << call;
+  }
+  EXPECT_GT(state.bytes(), 3u * 3u * 16u * 24u) << "the packed weights are kept";
 }
 
 }  // namespace
