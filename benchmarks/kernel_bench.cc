@@ -495,7 +495,9 @@ constexpr ConvCase kConvCases[] = {{false, 64, 64, 1}, {true, 64, 64, 1}, {false
 
 double ConvFlops(const ConvCase& k) { return 2.0 * 56 * 56 * k.out * 9 * (k.c / k.groups); }
 
-void RunConv(benchmark::State& state, KernelFn fn, TaskRunner* runner, const ConvCase& k) {
+// `int8`: ui8 input and i8 weights into i32 (the quantized 8-bit form), the
+// weights a constant packed once and kept, as in a model; else f32.
+void RunConv(benchmark::State& state, KernelFn fn, TaskRunner* runner, const ConvCase& k, bool int8 = false) {
   KernelParams p;
   p.kernel = "stablehlo.convolution";
   const int64_t f = k.nchw ? 1 : 3;  // the feature dim of input and output
@@ -518,16 +520,28 @@ void RunConv(benchmark::State& state, KernelFn fn, TaskRunner* runner, const Con
   TensorRef in[2] = {{ElementType::kF32, in_dims, reinterpret_cast<uint8_t*>(x.data()), x.size() * 4},
                      {ElementType::kF32, k_dims, reinterpret_cast<uint8_t*>(w.data()), w.size() * 4}};
   TensorRef out[1] = {{ElementType::kF32, out_dims, reinterpret_cast<uint8_t*>(y.data()), y.size() * 4}};
+  std::vector<uint8_t> x8(x.size()), w8(w.size());
+  KernelState kstate;
+  if (int8) {
+    for (size_t i = 0; i < x8.size(); ++i) x8[i] = static_cast<uint8_t>(i * 7 % 251);
+    for (size_t i = 0; i < w8.size(); ++i) w8[i] = static_cast<uint8_t>(i * 13 % 253);
+    in[0] = {ElementType::kUI8, in_dims, x8.data(), x8.size()};
+    in[1] = {ElementType::kSI8, k_dims, w8.data(), w8.size()};
+    in[1].constant_id = 1;
+    out[0].type = ElementType::kSI32;  // y's bytes hold the i32 result
+  }
   if (fn == nullptr) {
     state.SkipWithError("no kernel");
     return;
   }
   for (auto _ : state) {
-    Status s = fn(KernelCall{p, in, out, runner});
+    KernelCall call{p, in, out, runner};
+    if (int8) call.state = &kstate;
+    Status s = fn(call);
     benchmark::DoNotOptimize(y.data());
     if (!s.ok()) state.SkipWithError(s.message().c_str());
   }
-  state.counters["FLOPS"] = benchmark::Counter(ConvFlops(k), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters[int8 ? "OPS" : "FLOPS"] = benchmark::Counter(ConvFlops(k), benchmark::Counter::kIsIterationInvariantRate);
 }
 void BM_ReferenceConv56x56x64(benchmark::State& state) {
   RunConv(state, ref::FindReferenceKernel("stablehlo.convolution"), nullptr, kConvCases[0]);
@@ -540,6 +554,15 @@ void BM_CpuConv56x56Threads(benchmark::State& state) {
 }
 BENCHMARK(BM_ReferenceConv56x56x64)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CpuConv56x56Threads)->DenseRange(0, 3)->UseRealTime()->Unit(benchmark::kMillisecond);
+// The same convolutions in the quantized 8-bit form (ui8 x i8 -> i32).
+// range(0) = the kConvCases index, range(1) = threads (1: the calling
+// thread, else the pool).
+void BM_CpuConvInt8(benchmark::State& state) {
+  KernelParams p;
+  p.kernel = "stablehlo.convolution";
+  RunConv(state, cpu::FindCpuKernel(p), state.range(1) == 1 ? nullptr : Pool(), kConvCases[state.range(0)], true);
+}
+BENCHMARK(BM_CpuConvInt8)->ArgsProduct({{0, 1, 2, 3}, {1, 2}})->UseRealTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace kiln

@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <vector>
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/cpu/gemm_int8.cc"
@@ -183,6 +184,32 @@ inline void PackAPanel(const Layout& l, const GemmProblem& p, bool a_signed, int
 using TileFn = void (*)(const Layout& l, const uint8_t* ap, const uint8_t* bp, int64_t k, const int32_t* rowcorr,
                         const int32_t* colsum, int32_t ca, int32_t* c, int64_t ldc, int64_t rows, int64_t cols);
 
+// The VNNI micro-kernel reading A in place (no packed A): row r of the
+// tile starts at rows[r], and its quad q (4 bytes of the contraction) lies
+// at rows[r] + koff[q]; each quad is xor-ed with `flip4` (the sign bits of
+// an i8 A). Only for a B of i8 (cb == 0: A needs no row sums).
+using DirectTileFn = void (*)(const uint8_t* const* rows_a, const int64_t* koff, int64_t quads, uint32_t flip4,
+                              const uint8_t* bp, const int32_t* colsum, int32_t ca, int32_t* c, int64_t ldc,
+                              int64_t rows, int64_t cols);
+
+// The offsets of A's quads when every quad of the contraction is 4
+// contiguous bytes (K a multiple of 4): koff[q] = a_k[4q]; else empty.
+inline std::vector<int64_t> QuadOffsets(const GemmProblem& p) {
+  std::vector<int64_t> koff;
+  if (p.k == 0 || p.k % 4 != 0) return koff;
+  koff.resize(static_cast<size_t>(p.k / 4));
+  for (int64_t q = 0; q < p.k / 4; ++q) {
+    if (p.a_k_contiguous) {
+      koff[q] = 4 * q;
+      continue;
+    }
+    const int64_t o = p.a_k[4 * q];
+    if (p.a_k[4 * q + 1] != o + 1 || p.a_k[4 * q + 2] != o + 2 || p.a_k[4 * q + 3] != o + 3) return {};
+    koff[q] = o;
+  }
+  return koff;
+}
+
 inline void PackWholeB(const Layout& l, const GemmProblem& p, bool b_signed, uint8_t* out, TaskRunner* runner) {
   const int64_t np = Panels(p.n, l.nr), panel_bytes = BPanelBytes(l, p.k);
   auto* colsum = reinterpret_cast<int32_t*>(out + BPanelsBytes(l, p));
@@ -191,7 +218,11 @@ inline void PackWholeB(const Layout& l, const GemmProblem& p, bool b_signed, uin
   });
 }
 
-inline void Gemm(const Layout& l, TileFn tile, const GemmProblem& p, ElementType a_type, ElementType b_type) {
+// `direct` (may be null): the micro-kernel reading A in place, used where
+// packing A would cost more than it saves: A's quads gathered through a_k
+// (a convolution's windows), or few B panels to reuse a packed A across.
+inline void Gemm(const Layout& l, TileFn tile, DirectTileFn direct, const GemmProblem& p, ElementType a_type,
+                 ElementType b_type) {
   if (p.batch == 0 || p.m == 0 || p.n == 0) return;
   const bool a_signed = a_type == ElementType::kSI8, b_signed = b_type == ElementType::kSI8;
   const double macs = static_cast<double>(p.batch) * p.m * p.n * std::max<int64_t>(p.k, 1);
@@ -205,17 +236,42 @@ inline void Gemm(const Layout& l, TileFn tile, const GemmProblem& p, ElementType
   }
   const auto* colsum = reinterpret_cast<const int32_t*>(bpack + BPanelsBytes(l, p));
   const int64_t a_panel = APanelBytes(l, p.k), b_panel = BPanelBytes(l, p.k);
+  const int32_t cb = l.vnni && !b_signed ? 128 : 0;
+  const int32_t ca = l.vnni && a_signed ? -128 : 0;
+  auto* c = static_cast<int32_t*>(p.c);
+  const int64_t row_groups = Panels(mp, kRowPanels), col_groups = Panels(np, kColPanels);
+  if (direct != nullptr && cb == 0 && (!p.a_k_contiguous || np <= 4)) {
+    const std::vector<int64_t> koff = QuadOffsets(p);
+    if (!koff.empty()) {
+      const auto* src = static_cast<const uint8_t*>(p.a);
+      const uint32_t flip4 = a_signed ? 0x80808080u : 0;
+      ParallelFor(runner, p.batch * row_groups * col_groups, [&](int64_t t, int) {
+        const int64_t b = t / (row_groups * col_groups), rest = t % (row_groups * col_groups);
+        const int64_t rg = rest / col_groups, cg = rest % col_groups;
+        int32_t* cb_base = c + b * p.m * p.n;
+        for (int64_t ip = rg * kRowPanels; ip < std::min(mp, (rg + 1) * kRowPanels); ++ip) {
+          const int64_t i0 = ip * l.mr;
+          // Rows past the edge repeat the last row (read, not stored).
+          const uint8_t* rows_a[16];
+          for (int64_t r = 0; r < l.mr; ++r) rows_a[r] = src + p.a_batch[b] + p.a_m[std::min(i0 + r, p.m - 1)];
+          for (int64_t jp = cg * kColPanels; jp < std::min(np, (cg + 1) * kColPanels); ++jp) {
+            const int64_t j0 = jp * l.nr;
+            direct(rows_a, koff.data(), static_cast<int64_t>(koff.size()), flip4, bpack + (b * np + jp) * b_panel,
+                   colsum + (b * np + jp) * l.nr, ca, cb_base + i0 * p.n + j0, p.n, std::min(l.mr, p.m - i0),
+                   std::min(l.nr, p.n - j0));
+          }
+        }
+      });
+      return;
+    }
+  }
   const int64_t a_bytes = AlignUp(p.batch * mp * a_panel);
   ScratchLease<Int8AScratch, uint8_t> ascratch(static_cast<size_t>(a_bytes + p.batch * mp * l.mr * 4 + 64));
   uint8_t* apack = ascratch.get();
   auto* rowcorr = reinterpret_cast<int32_t*>(apack + a_bytes);
-  const int32_t cb = l.vnni && !b_signed ? 128 : 0;
-  const int32_t ca = l.vnni && a_signed ? -128 : 0;
   ParallelFor(runner, p.batch * mp, [&](int64_t t, int) {
     PackAPanel(l, p, a_signed, cb, t / mp, t % mp, apack + t * a_panel, rowcorr + t * l.mr);
   });
-  const int64_t row_groups = Panels(mp, kRowPanels), col_groups = Panels(np, kColPanels);
-  auto* c = static_cast<int32_t*>(p.c);
   ParallelFor(runner, p.batch * row_groups * col_groups, [&](int64_t t, int) {
     const int64_t b = t / (row_groups * col_groups), rest = t % (row_groups * col_groups);
     const int64_t rg = rest / col_groups, cg = rest % col_groups;
@@ -272,6 +328,43 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni"))) inline 
     int32_t* row = c + r * ldc;
     _mm512_mask_storeu_epi32(row, m0, _mm512_add_epi32(_mm512_add_epi32(acc[r][0], cc0), rc));
     _mm512_mask_storeu_epi32(row + 16, m1, _mm512_add_epi32(_mm512_add_epi32(acc[r][1], cc1), rc));
+  }
+}
+
+// TileVnni with A read in place (DirectTileFn); rowcorr is 0 there.
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni"))) inline void TileVnniDirect(
+    const uint8_t* const* rows_a, const int64_t* koff, int64_t quads, uint32_t flip4, const uint8_t* bp,
+    const int32_t* colsum, int32_t ca, int32_t* c, int64_t ldc, int64_t rows, int64_t cols) {
+  constexpr int kMR = 8;
+  __m512i acc[kMR][2];
+#pragma GCC unroll 8
+  for (int r = 0; r < kMR; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_si512();
+  for (int64_t q = 0; q < quads; ++q) {
+    const __m512i b0 = _mm512_loadu_si512(bp), b1 = _mm512_loadu_si512(bp + 64);
+    const int64_t off = koff[q];
+#pragma GCC unroll 8
+    for (int r = 0; r < kMR; ++r) {
+      uint32_t a4;
+      std::memcpy(&a4, rows_a[r] + off, 4);
+      const __m512i a = _mm512_set1_epi32(static_cast<int32_t>(a4 ^ flip4));
+      acc[r][0] = _mm512_dpbusd_epi32(acc[r][0], a, b0);
+      acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], a, b1);
+    }
+    bp += 128;
+  }
+  const __m512i vca = _mm512_set1_epi32(ca);
+  const __m512i cc0 = _mm512_mullo_epi32(vca, _mm512_loadu_si512(colsum));
+  const __m512i cc1 = _mm512_mullo_epi32(vca, _mm512_loadu_si512(colsum + 16));
+  const __mmask16 m0 = cols >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << cols) - 1);
+  const __mmask16 m1 = cols >= 32 ? static_cast<__mmask16>(0xFFFF)
+                       : cols <= 16 ? static_cast<__mmask16>(0)
+                                    : static_cast<__mmask16>((1u << (cols - 16)) - 1);
+#pragma GCC unroll 8
+  for (int r = 0; r < kMR; ++r) {
+    if (r >= rows) break;
+    int32_t* row = c + r * ldc;
+    _mm512_mask_storeu_epi32(row, m0, _mm512_add_epi32(acc[r][0], cc0));
+    _mm512_mask_storeu_epi32(row + 16, m1, _mm512_add_epi32(acc[r][1], cc1));
   }
 }
 
@@ -333,9 +426,9 @@ int8::Layout CurrentLayout() {
 void GemmInt8T(const GemmProblem& p, ElementType a_type, ElementType b_type) {
   const int8::Layout l = CurrentLayout();
 #if HWY_TARGET == HWY_AVX3 && HWY_ARCH_X86_64 && defined(__GNUC__)
-  if (l.vnni) return int8::Gemm(l, &int8::TileVnni, p, a_type, b_type);
+  if (l.vnni) return int8::Gemm(l, &int8::TileVnni, &int8::TileVnniDirect, p, a_type, b_type);
 #endif
-  int8::Gemm(l, &TileWiden, p, a_type, b_type);
+  int8::Gemm(l, &TileWiden, nullptr, p, a_type, b_type);
 }
 
 size_t PackedBBytesInt8T(const GemmProblem& p) {
