@@ -32,6 +32,7 @@
 #include "kernels/common/kernel_state.h"
 #include "kernels/common/parallel.h"
 #include "kernels/cpu/aligned_scratch.h"
+#include "kernels/cpu/convolution_depthwise_int8.h"
 #include "kernels/cpu/convolution_direct.h"
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/thread_scratch.h"
@@ -73,7 +74,22 @@ std::vector<int64_t> Combine(const std::vector<int64_t>& sizes, const std::vecto
 // hold the others up on).
 void PadInto(const TensorRef& in, const std::vector<int64_t>& lo, const std::vector<int64_t>& padded_dims,
              size_t elem, uint8_t* out, TaskRunner* runner) {
-  const size_t rank = in.dims.size();
+  // Trailing dims without padding (the features of NHWC) are one element of
+  // their whole size: rows of pixels, not one short row per pixel.
+  size_t rank = in.dims.size();
+  while (rank > 1 && padded_dims[rank - 1] == in.dims[rank - 1]) {
+    elem *= static_cast<size_t>(in.dims[rank - 1]);
+    --rank;
+  }
+  if (rank < in.dims.size()) {
+    const std::vector<int64_t> dims(in.dims.begin(), in.dims.begin() + static_cast<std::ptrdiff_t>(rank));
+    TensorRef collapsed = in;
+    collapsed.dims = std::span<const int64_t>(dims);
+    PadInto(collapsed, std::vector<int64_t>(lo.begin(), lo.begin() + static_cast<std::ptrdiff_t>(rank)),
+            std::vector<int64_t>(padded_dims.begin(), padded_dims.begin() + static_cast<std::ptrdiff_t>(rank)), elem,
+            out, runner);
+    return;
+  }
   const int64_t row = padded_dims[rank - 1], inner = in.dims[rank - 1];
   const auto is = Strides(in.dims);
   int64_t rows = 1;
@@ -298,6 +314,37 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
     part.data = lhs.data + static_cast<size_t>(b0 * lhs_batch_step) * in_elem;
     PadInto(part, lo, part_padded, in_elem, dst, runner);
   };
+  if (int8 && fgc == in_feat && k_in == 1 && k_out == fgc && ps[ifd] == 1 && os[ofd] == 1 && !pad_per_chunk) {
+    // Depthwise with the features innermost (NHWC): one vector of features
+    // per position and tap (convolution_depthwise_int8.h).
+    std::vector<int64_t> row_sizes = {batch}, in_steps = {ps[ib]}, out_steps = {os[ob]};
+    std::vector<int64_t> tap_steps, w_steps;
+    for (size_t s = 0; s < ns; ++s) {
+      row_sizes.push_back(spatial_out[s]);
+      in_steps.push_back(strides[s] * ps[isp[s]]);
+      out_steps.push_back(os[osp[s]]);
+      tap_steps.push_back(rhs_dil[s] * ps[isp[s]]);
+      w_steps.push_back(reversal[s] ? -rs[ksp[s]] : rs[ksp[s]]);
+    }
+    const std::vector<int64_t> position_in = Combine(row_sizes, in_steps), position_out = Combine(row_sizes, out_steps);
+    const std::vector<int64_t> tap_offsets = Combine(kdims, tap_steps);
+    std::vector<int64_t> weight_offsets = Combine(kdims, w_steps);
+    int64_t w_base = 0;  // a reversed dim's first tap reads the last weight
+    for (size_t s = 0; s < ns; ++s)
+      if (reversal[s]) w_base += (kdims[s] - 1) * rs[ksp[s]];
+    for (int64_t& o : weight_offsets) o += w_base;
+    DepthwiseInt8Args a;
+    a.input = input, a.input_signed = lhs.type == ElementType::kSI8;
+    a.weights = rhs.data, a.weights_signed = rhs.type == ElementType::kSI8;
+    a.output = reinterpret_cast<int32_t*>(out.data);
+    a.features = k_out, a.taps = static_cast<int64_t>(tap_offsets.size());
+    a.positions = static_cast<int64_t>(position_in.size());
+    a.tap_offsets = tap_offsets.data(), a.weight_tap_offsets = weight_offsets.data();
+    a.weight_feature_step = rs[kof];
+    a.position_in = position_in.data(), a.position_out = position_out.data();
+    DepthwiseInt8(a, call.runner);
+    return Status::Ok();
+  }
   if (feature_major) {
     // Depth: (input feature, kernel taps...), so that OIHW weights are
     // contiguous rows of A.

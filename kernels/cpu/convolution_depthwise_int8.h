@@ -1,0 +1,31 @@
+// The depthwise convolution of the quantized 8-bit form (i8/ui8 input and
+// weights into an i32 result) with the features innermost in the (padded)
+// input and in the result: one vector of features per output position and
+// tap. contraction_convolution.cc validates the call, pads the input and
+// builds the offset tables; implemented in convolution_depthwise_int8.cc.
+#pragma once
+#include <cstdint>
+
+#include "kernels/common/kernel.h"
+
+namespace kiln::cpu {
+
+struct DepthwiseInt8Args {
+  const void* input = nullptr;  // i8 or ui8, features contiguous
+  bool input_signed = false;
+  const uint8_t* weights = nullptr;  // i8 or ui8
+  bool weights_signed = false;
+  int32_t* output = nullptr;  // features contiguous
+  int64_t features = 0, taps = 0, positions = 0;
+  const int64_t* tap_offsets = nullptr;         // [taps]: input elements from a position's window origin
+  const int64_t* weight_tap_offsets = nullptr;  // [taps]: the tap's weights (feature 0)
+  int64_t weight_feature_step = 1;              // between features' weights
+  const int64_t* position_in = nullptr;         // [positions]: a window's origin in the input
+  const int64_t* position_out = nullptr;        // [positions]: its result's feature 0
+};
+
+// out[position_out[p] + c] = sum_t in[position_in[p] + tap_offsets[t] + c] *
+// w[weight_tap_offsets[t] + c * weight_feature_step], in wrapping i32.
+void DepthwiseInt8(const DepthwiseInt8Args& a, TaskRunner* runner);
+
+}  // namespace kiln::cpu
