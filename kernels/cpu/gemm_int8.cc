@@ -26,7 +26,9 @@
 // partial results in memory).
 #include <algorithm>
 #include <atomic>
+#include <cstddef>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #undef HWY_TARGET_INCLUDE
@@ -40,6 +42,7 @@
 
 #ifndef KILN_CPU_GEMM_INT8_SHARED
 #define KILN_CPU_GEMM_INT8_SHARED
+#include "kernels/common/kernel_selection.h"
 #include "kernels/common/parallel.h"
 #include "kernels/cpu/gemm_int8.h"
 
@@ -218,11 +221,12 @@ inline void PackWholeB(const Layout& l, const GemmProblem& p, bool b_signed, uin
   });
 }
 
-// `direct` (may be null): the micro-kernel reading A in place, used where
-// packing A would cost more than it saves: A's quads gathered through a_k
-// (a convolution's windows), or few B panels to reuse a packed A across.
-inline void Gemm(const Layout& l, TileFn tile, DirectTileFn direct, const GemmProblem& p, ElementType a_type,
-                 ElementType b_type) {
+// `direct`: the micro-kernel reading A in place (a DirectTileFn), used
+// where packing A would cost more than it saves: A's quads gathered through
+// a_k (a convolution's windows), or few B panels to reuse a packed A
+// across; or nullptr (a std::nullptr_t: then none of that is compiled).
+template <class Direct>
+void Gemm(const Layout& l, TileFn tile, Direct direct, const GemmProblem& p, ElementType a_type, ElementType b_type) {
   if (p.batch == 0 || p.m == 0 || p.n == 0) return;
   const bool a_signed = a_type == ElementType::kSI8, b_signed = b_type == ElementType::kSI8;
   const double macs = static_cast<double>(p.batch) * p.m * p.n * std::max<int64_t>(p.k, 1);
@@ -240,29 +244,31 @@ inline void Gemm(const Layout& l, TileFn tile, DirectTileFn direct, const GemmPr
   const int32_t ca = l.vnni && a_signed ? -128 : 0;
   auto* c = static_cast<int32_t*>(p.c);
   const int64_t row_groups = Panels(mp, kRowPanels), col_groups = Panels(np, kColPanels);
-  if (direct != nullptr && cb == 0 && (!p.a_k_contiguous || np <= 4)) {
-    const std::vector<int64_t> koff = QuadOffsets(p);
-    if (!koff.empty()) {
-      const auto* src = static_cast<const uint8_t*>(p.a);
-      const uint32_t flip4 = a_signed ? 0x80808080u : 0;
-      ParallelFor(runner, p.batch * row_groups * col_groups, [&](int64_t t, int) {
-        const int64_t b = t / (row_groups * col_groups), rest = t % (row_groups * col_groups);
-        const int64_t rg = rest / col_groups, cg = rest % col_groups;
-        int32_t* cb_base = c + b * p.m * p.n;
-        for (int64_t ip = rg * kRowPanels; ip < std::min(mp, (rg + 1) * kRowPanels); ++ip) {
-          const int64_t i0 = ip * l.mr;
-          // Rows past the edge repeat the last row (read, not stored).
-          const uint8_t* rows_a[16];
-          for (int64_t r = 0; r < l.mr; ++r) rows_a[r] = src + p.a_batch[b] + p.a_m[std::min(i0 + r, p.m - 1)];
-          for (int64_t jp = cg * kColPanels; jp < std::min(np, (cg + 1) * kColPanels); ++jp) {
-            const int64_t j0 = jp * l.nr;
-            direct(rows_a, koff.data(), static_cast<int64_t>(koff.size()), flip4, bpack + (b * np + jp) * b_panel,
-                   colsum + (b * np + jp) * l.nr, ca, cb_base + i0 * p.n + j0, p.n, std::min(l.mr, p.m - i0),
-                   std::min(l.nr, p.n - j0));
+  if constexpr (!std::is_same_v<Direct, std::nullptr_t>) {
+    if (cb == 0 && (!p.a_k_contiguous || np <= 4)) {
+      const std::vector<int64_t> koff = QuadOffsets(p);
+      if (!koff.empty()) {
+        const auto* src = static_cast<const uint8_t*>(p.a);
+        const uint32_t flip4 = a_signed ? 0x80808080u : 0;
+        ParallelFor(runner, p.batch * row_groups * col_groups, [&](int64_t t, int) {
+          const int64_t b = t / (row_groups * col_groups), rest = t % (row_groups * col_groups);
+          const int64_t rg = rest / col_groups, cg = rest % col_groups;
+          int32_t* cb_base = c + b * p.m * p.n;
+          for (int64_t ip = rg * kRowPanels; ip < std::min(mp, (rg + 1) * kRowPanels); ++ip) {
+            const int64_t i0 = ip * l.mr;
+            // Rows past the edge repeat the last row (read, not stored).
+            const uint8_t* rows_a[16];
+            for (int64_t r = 0; r < l.mr; ++r) rows_a[r] = src + p.a_batch[b] + p.a_m[std::min(i0 + r, p.m - 1)];
+            for (int64_t jp = cg * kColPanels; jp < std::min(np, (cg + 1) * kColPanels); ++jp) {
+              const int64_t j0 = jp * l.nr;
+              direct(rows_a, koff.data(), static_cast<int64_t>(koff.size()), flip4, bpack + (b * np + jp) * b_panel,
+                     colsum + (b * np + jp) * l.nr, ca, cb_base + i0 * p.n + j0, p.n, std::min(l.mr, p.m - i0),
+                     std::min(l.nr, p.n - j0));
+            }
           }
-        }
-      });
-      return;
+        });
+        return;
+      }
     }
   }
   const int64_t a_bytes = AlignUp(p.batch * mp * a_panel);
@@ -426,7 +432,12 @@ int8::Layout CurrentLayout() {
 void GemmInt8T(const GemmProblem& p, ElementType a_type, ElementType b_type) {
   const int8::Layout l = CurrentLayout();
 #if HWY_TARGET == HWY_AVX3 && HWY_ARCH_X86_64 && defined(__GNUC__)
-  if (l.vnni) return int8::Gemm(l, &int8::TileVnni, &int8::TileVnniDirect, p, a_type, b_type);
+  // Selective builds (a deployment's minimal runtime) keep only the packed
+  // path: the in-place one is speed, not function.
+  if (l.vnni) {
+    if constexpr (KILN_SELECTIVE_BUILD) return int8::Gemm(l, &int8::TileVnni, nullptr, p, a_type, b_type);
+    return int8::Gemm(l, &int8::TileVnni, &int8::TileVnniDirect, p, a_type, b_type);
+  }
 #endif
   int8::Gemm(l, &TileWiden, nullptr, p, a_type, b_type);
 }
