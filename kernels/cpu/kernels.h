@@ -28,6 +28,9 @@ Status Transpose(const KernelCall& call);
 Status Slice(const KernelCall& call);
 Status Concatenate(const KernelCall& call);
 
+// stablehlo.pad with non-negative edge padding only (data_movement_pad.cc).
+Status Pad(const KernelCall& call);
+
 // stablehlo.gather of whole rows (an embedding lookup) by memcpy; other
 // gathers run the reference kernel (indexing_gather.cc).
 Status Gather(const KernelCall& call);

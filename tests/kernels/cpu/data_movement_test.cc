@@ -1,5 +1,5 @@
-// The fast CPU broadcast_in_dim, transpose, slice and concatenate
-// (kernels/cpu/data_movement.cc) against the reference kernels, byte for byte: element types of 1, 2, 4, 8
+// The fast CPU broadcast_in_dim, transpose, slice, concatenate and pad
+// (kernels/cpu/data_movement.cc, data_movement_pad.cc) against the reference kernels, byte for byte: element types of 1, 2, 4, 8
 // and 16 bytes (the last runs the reference), every permutation of rank 3,
 // odd sizes around the 16x16 tiles, size-1 and zero-sized dims, broadcasts
 // that expand, repeat and transpose, and sizes that split over the pool.
@@ -213,6 +213,50 @@ TEST(CpuConcatenate, EveryDimensionAndEmptyInputs) {
       EXPECT_EQ(threaded, want) << "dimension " << dim;
     }
   }
+}
+
+// Pad (data_movement_pad.cc): edge padding on every axis, on some (the
+// trailing unpadded axes merge into one run), none, zero-sized operands;
+// interior and negative padding run the reference.
+TEST(CpuPad, EdgePaddingAsFillAndRuns) {
+  struct Case {
+    std::vector<int64_t> in, lo, hi, interior;
+  };
+  const Case cases[] = {
+      {{2, 3, 4}, {1, 2, 0}, {0, 1, 3}, {0, 0, 0}},  {{1, 9, 9, 5}, {0, 1, 1, 0}, {0, 1, 1, 0}, {0, 0, 0, 0}},
+      {{4, 6}, {0, 0}, {0, 0}, {0, 0}},              {{3, 0, 2}, {1, 1, 1}, {2, 0, 1}, {0, 0, 0}},
+      {{130, 257}, {3, 0}, {4, 0}, {0, 0}},          {{2, 5}, {1, 0}, {0, 2}, {0, 1}},
+      {{4, 5}, {-1, 2}, {1, -2}, {0, 0}},
+  };
+  std::mt19937 rng(12);
+  for (ElementType t : kTypes)
+    for (const Case& c : cases) {
+      KernelParams p = Params("stablehlo.pad", "edge_padding_low", c.lo);
+      p.attrs.push_back(Params("", "edge_padding_high", c.hi).attrs[0]);
+      p.attrs.push_back(Params("", "interior_padding", c.interior).attrs[0]);
+      std::vector<int64_t> out_dims;
+      for (size_t d = 0; d < c.in.size(); ++d)
+        out_dims.push_back(c.lo[d] + c.hi[d] + (c.in[d] > 0 ? c.in[d] + (c.in[d] - 1) * c.interior[d] : 0));
+      const size_t es = StorageBytes(t);
+      std::vector<uint8_t> in(static_cast<size_t>(Count(c.in)) * es), value(es);
+      for (auto& b : in) b = static_cast<uint8_t>(rng()) & (t == ElementType::kI1 ? 1 : 0xff);
+      for (auto& b : value) b = static_cast<uint8_t>(rng()) & (t == ElementType::kI1 ? 1 : 0xff);
+      const std::vector<int64_t> scalar;
+      TensorRef ins[2] = {{t, c.in, in.data(), in.size()}, {t, scalar, value.data(), value.size()}};
+      const size_t bytes = static_cast<size_t>(Count(out_dims)) * es;
+      std::vector<uint8_t> got(bytes, 0xCD), threaded(bytes, 0xEF), want(bytes, 0);
+      TensorRef g[1] = {{t, out_dims, got.data(), got.size()}};
+      TensorRef h[1] = {{t, out_dims, threaded.data(), threaded.size()}};
+      TensorRef w[1] = {{t, out_dims, want.data(), want.size()}};
+      KernelFn fast = FindCpuKernel(p);
+      ASSERT_NE(fast, nullptr);
+      SCOPED_TRACE(std::string(Name(t)) + " rank " + std::to_string(c.in.size()));
+      ASSERT_TRUE(ref::FindReferenceKernel(p.kernel)(KernelCall{p, ins, w}).ok());
+      ASSERT_TRUE(fast(KernelCall{p, ins, g}).ok());
+      ASSERT_TRUE(fast(KernelCall{p, ins, h, TestPool()}).ok());
+      EXPECT_EQ(got, want);
+      EXPECT_EQ(threaded, want);
+    }
 }
 
 }  // namespace
