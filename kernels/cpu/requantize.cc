@@ -84,8 +84,45 @@ Status Requantize(const KernelCall& call) {
   const float flo = static_cast<float>(lo), fhi = static_cast<float>(hi);
   const auto* q = reinterpret_cast<const int32_t*>(in.data);
   const int64_t n = in.NumElements();
-  // Chunks of whole inner runs where per-axis, so each run has one scale.
   constexpr int64_t kChunk = 1 << 15;
+  // Per-axis along the innermost axis (a channel-last convolution's or a
+  // dense layer's per-feature scales): each run would be one element, so
+  // the parameters are laid out per lane of a row instead, and the loop over
+  // a row's elements reads them side by side (and vectorises).
+  const int64_t row = src.per_axis ? src.axis_size : dst.axis_size;
+  if ((src.per_axis || dst.per_axis) && (!src.per_axis || src.inner == 1) && (!dst.per_axis || dst.inner == 1) &&
+      (!src.per_axis || !dst.per_axis || src.axis_size == dst.axis_size) && row > 0) {
+    std::vector<float> s_in(static_cast<size_t>(row)), s_out(s_in.size()), z_out(s_in.size());
+    for (int64_t j = 0; j < row; ++j) {
+      const size_t ks = src.per_axis ? static_cast<size_t>(j) : 0, kd = dst.per_axis ? static_cast<size_t>(j) : 0;
+      s_in[j] = src.scales[ks], s_out[j] = dst.scales[kd], z_out[j] = dst.zero_points[kd];
+    }
+    // The integer form's accumulators (zero point 0); others take the
+    // general loop below.
+    const bool z_in_zero = std::all_of(src.zero_points_int.begin(), src.zero_points_int.end(), [](int64_t z) { return z == 0; });
+    if (z_in_zero) {
+      ParallelFor(n >= 4 * kChunk ? call.runner : nullptr, (n + kChunk - 1) / kChunk, [&](int64_t t, int) {
+        const int64_t begin = t * kChunk, end = std::min(n, begin + kChunk);
+        for (int64_t i = begin; i < end;) {
+          const int64_t j0 = i % row, len = std::min(end - i, row - j0);
+          const int32_t* qi = q + i;
+          const float *si = s_in.data() + j0, *so = s_out.data() + j0, *zo = z_out.data() + j0;
+          if (is_signed) {
+            auto* o = reinterpret_cast<int8_t*>(out.data) + i;
+            for (int64_t k = 0; k < len; ++k)
+              o[k] = static_cast<int8_t>(Step(static_cast<float>(qi[k]), si[k], so[k], zo[k], flo, fhi));
+          } else {
+            uint8_t* o = out.data + i;
+            for (int64_t k = 0; k < len; ++k)
+              o[k] = static_cast<uint8_t>(Step(static_cast<float>(qi[k]), si[k], so[k], zo[k], flo, fhi));
+          }
+          i += len;
+        }
+      });
+      return Status::Ok();
+    }
+  }
+  // Chunks of whole inner runs where per-axis, so each run has one scale.
   ParallelFor(n >= 4 * kChunk ? call.runner : nullptr, (n + kChunk - 1) / kChunk, [&](int64_t t, int) {
     const int64_t begin = t * kChunk, end = std::min(n, begin + kChunk);
     for (int64_t i = begin; i < end;) {

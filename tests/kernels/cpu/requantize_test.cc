@@ -2,7 +2,8 @@
 // into i8/ui8, f32) against the reference, byte for byte: random sums of
 // every magnitude, ties, saturation, a narrowed storage range, per-tensor
 // and per-axis parameters on every axis (operand and result on different
-// axes), and the calls it leaves to the reference.
+// axes), per-axis accumulators on the innermost axis, and the calls it
+// leaves to the reference.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -95,6 +96,25 @@ TEST(CpuRequantize, EveryAxisBothStorageTypes) {
         AddSide(&p, "", out_axis, out_axis < 0 ? 1 : dims[out_axis], rng);
         Check(p, RandomI32(dims, rng), t);
       }
+}
+
+TEST(CpuRequantize, PerAxisInnermostAccumulators) {
+  // The integer form's accumulators (operand zero points 0) per-axis on the
+  // innermost axis, the result per-tensor or on the same axis: rows of
+  // per-lane parameters; large enough for chunks that end inside a row.
+  std::mt19937 rng(6);
+  for (ElementType t : {ElementType::kSI8, ElementType::kUI8})
+    for (int64_t out_axis : {int64_t{-1}, int64_t{1}}) {
+      for (std::vector<int64_t> dims : {std::vector<int64_t>{5, 130}, std::vector<int64_t>{1100, 130}}) {
+        SCOPED_TRACE("rows " + std::to_string(dims[0]) + ", result axis " + std::to_string(out_axis));
+        KernelParams p = Requantize();
+        AddSide(&p, "operand_", 1, dims[1], rng);
+        for (auto& a : p.attrs)
+          if (a.name == "operand_zero_points") a.ints.assign(a.ints.size(), 0);
+        AddSide(&p, "", out_axis, dims[1], rng);
+        Check(p, RandomI32(dims, rng), t);
+      }
+    }
 }
 
 TEST(CpuRequantize, TiesSaturationAndANarrowRange) {
