@@ -542,11 +542,14 @@ bool SameDims(std::span<const int64_t> a, std::span<const int64_t> b) {
 // The f32 <-> f16/bf16 converts (elementwise_half.cc) stay out of selective
 // builds (kernels/common/kernel_selection.h), which keep the reference for
 // them: 8 KB that the minimal MLP runtime, at its size bound, has no use for.
+// So do the quantized programs (elementwise_quantized.cc).
 constexpr bool kFastHalfConvert = !KILN_SELECTIVE_BUILD;
+constexpr bool kFastQuantized = !KILN_SELECTIVE_BUILD;
 
 bool ElementwiseApplies(const KernelParams& params) {
   const ScalarProgram* prog = params.Program("body");
-  return prog != nullptr && (Supported(*prog) || IsIntAddSub(*prog) || (kFastHalfConvert && IsHalfConvert(*prog)));
+  return prog != nullptr && (Supported(*prog) || IsIntAddSub(*prog) || (kFastHalfConvert && IsHalfConvert(*prog)) ||
+                             (kFastQuantized && IsQuantizedElementwise(*prog)));
 }
 
 Status Elementwise(const KernelCall& call) {
@@ -554,6 +557,9 @@ Status Elementwise(const KernelCall& call) {
   if (prog != nullptr && IsIntAddSub(*prog)) return RunIntAddSub(call, *prog, call.params.Find("input_broadcast"));
   if constexpr (kFastHalfConvert)
     if (prog != nullptr && IsHalfConvert(*prog)) return RunHalfConvert(call, *prog, call.params.Find("input_broadcast"));
+  if constexpr (kFastQuantized)
+    if (prog != nullptr && IsQuantizedElementwise(*prog))
+      return RunQuantizedElementwise(call, *prog, call.params.Find("input_broadcast"));
   return RunElementwiseProgram(call, prog, call.params.Find("input_broadcast"));
 }
 

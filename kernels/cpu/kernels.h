@@ -49,6 +49,10 @@ bool UniformQuantizeApplies(const KernelParams& params);
 Status UniformQuantize(const KernelCall& call);
 
 // A single i32 add or subtract (kernels/cpu/elementwise_int.cc).
+// Programs on quantized storage: small integer inputs, f32 arithmetic, a
+// quantized integer result (elementwise_quantized.cc).
+bool IsQuantizedElementwise(const ScalarProgram& prog);
+Status RunQuantizedElementwise(const KernelCall& call, const ScalarProgram& prog, const KernelAttr* map);
 bool IsIntAddSub(const ScalarProgram& prog);
 Status RunIntAddSub(const KernelCall& call, const ScalarProgram& prog, const KernelAttr* map);
 

@@ -1,0 +1,150 @@
+// The quantized elementwise programs (kernels/cpu/elementwise_quantized.cc)
+// against the reference interpreter, byte for byte: the quantized add of an
+// int8 residual (each input dequantized, added, requantized), a relu6 by
+// the result's range, u8 and i16 storage, a scalar operand, ties of the
+// rounding, saturation, constants that overflow the sum to infinity and a
+// NaN redone by the reference; programs outside the form stay with the
+// reference.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "kernels/cpu/kernels.h"
+#include "kernels/cpu/registry.h"
+#include "kernels/reference/registry.h"
+#include "tests/kernels/cpu/test_pool.h"
+#include "tests/kernels/tensor_test_util.h"
+
+namespace kiln::cpu {
+namespace {
+
+using namespace ::kiln::test;
+
+// Builds a program one instruction at a time; values are numbered params
+// first, as ScalarProgram numbers them.
+struct Builder {
+  ScalarProgram p;
+  explicit Builder(std::vector<ElementType> params) { p.param_types = std::move(params); }
+  uint16_t Op(ScalarOp op, ElementType t, std::vector<uint16_t> operands) {
+    ScalarInstr i;
+    i.op = op;
+    i.type = t;
+    i.num_operands = static_cast<uint8_t>(operands.size());
+    for (size_t k = 0; k < operands.size(); ++k) i.operands[k] = operands[k];
+    p.instrs.push_back(i);
+    return static_cast<uint16_t>(p.param_types.size() + p.instrs.size() - 1);
+  }
+  uint16_t Const(double v) {
+    const uint16_t r = Op(ScalarOp::kConstant, ElementType::kF32, {});
+    p.instrs.back().constant.re = v;
+    return r;
+  }
+  // dequantize(param) = (convert(q) - zp) * scale.
+  uint16_t Dequantize(uint16_t param, double scale, double zp) {
+    const uint16_t x = Op(ScalarOp::kConvert, ElementType::kF32, {param});
+    const uint16_t d = Op(ScalarOp::kSubtract, ElementType::kF32, {x, Const(zp)});
+    return Op(ScalarOp::kMultiply, ElementType::kF32, {d, Const(scale)});
+  }
+  // quantize(x) = convert(round(clamp(lo, x / scale + zp, hi))).
+  KernelParams Quantize(uint16_t x, double scale, double zp, double lo, double hi, ElementType t) {
+    const uint16_t y = Op(ScalarOp::kAdd, ElementType::kF32, {Op(ScalarOp::kDivide, ElementType::kF32, {x, Const(scale)}), Const(zp)});
+    const uint16_t c = Op(ScalarOp::kClamp, ElementType::kF32, {Const(lo), y, Const(hi)});
+    const uint16_t r = Op(ScalarOp::kRoundNearestEven, ElementType::kF32, {c});
+    p.results = {Op(ScalarOp::kConvert, t, {r})};
+    return KernelParams{"kiln.elementwise", {Prog("body", p)}};
+  }
+};
+
+Tensor RandomInts(ElementType t, std::vector<int64_t> dims, std::mt19937& rng) {
+  Tensor x = Zeros(t, std::move(dims));
+  for (auto& b : x.bytes) b = static_cast<uint8_t>(rng());
+  return x;
+}
+
+void CheckBytes(const KernelParams& p, std::vector<Tensor> ins, ElementType out_type, std::vector<int64_t> dims) {
+  ASSERT_TRUE(IsQuantizedElementwise(*p.Program("body")));
+  KernelFn fast = FindCpuKernel(p);
+  ASSERT_NE(fast, nullptr);
+  KernelFn ref = ref::FindReferenceKernel(p.kernel);
+  Tensor want = Zeros(out_type, dims), got = want, threaded = want;
+  std::vector<TensorRef> in;
+  for (Tensor& t : ins) in.push_back(t.ref());
+  TensorRef w[1] = {want.ref()}, g[1] = {got.ref()}, t[1] = {threaded.ref()};
+  ASSERT_TRUE(ref(KernelCall{p, in, w, nullptr}).ok());
+  ASSERT_TRUE(fast(KernelCall{p, in, g, nullptr}).ok());
+  ASSERT_TRUE(fast(KernelCall{p, in, t, TestPool()}).ok());
+  EXPECT_EQ(got.bytes, want.bytes);
+  EXPECT_EQ(threaded.bytes, want.bytes);
+}
+
+TEST(CpuElementwiseQuantized, ResidualAddAndRelu6) {
+  std::mt19937 rng(1);
+  const std::vector<int64_t> dims = {3, 1000};  // not a multiple of the block
+  {
+    // i8 + i8 -> i8, scales whose sums land on ties.
+    Builder b({ElementType::kSI8, ElementType::kSI8});
+    const uint16_t s = b.Op(ScalarOp::kAdd, ElementType::kF32, {b.Dequantize(0, 0.1, 0), b.Dequantize(1, 0.05, -3)});
+    CheckBytes(b.Quantize(s, 0.15, -2, -128, 127, ElementType::kSI8),
+               {RandomInts(ElementType::kSI8, dims, rng), RandomInts(ElementType::kSI8, dims, rng)}, ElementType::kSI8,
+               dims);
+  }
+  {
+    // u8, relu6 as maximum with 0 and the narrowed range [zp, zp + 6 / scale].
+    Builder b({ElementType::kUI8, ElementType::kUI8});
+    const uint16_t s = b.Op(ScalarOp::kMultiply, ElementType::kF32, {b.Dequantize(0, 0.02, 128), b.Dequantize(1, 0.5, 7)});
+    const uint16_t r = b.Op(ScalarOp::kMaximum, ElementType::kF32, {s, b.Const(0.0)});
+    CheckBytes(b.Quantize(r, 0.05, 10, 10, 130, ElementType::kUI8),
+               {RandomInts(ElementType::kUI8, dims, rng), RandomInts(ElementType::kUI8, dims, rng)}, ElementType::kUI8,
+               dims);
+  }
+  {
+    // i16 and a scalar second operand (broadcast), large enough for the pool.
+    Builder b({ElementType::kSI16, ElementType::kSI16});
+    const uint16_t s = b.Op(ScalarOp::kSubtract, ElementType::kF32, {b.Dequantize(0, 0.001, 5), b.Dequantize(1, 0.25, 0)});
+    KernelParams p = b.Quantize(s, 0.003, 0, -32768, 32767, ElementType::kSI16);
+    p.attrs.push_back(Ints("input_broadcast", {2, 0, 1, 0}));  // per input: its rank, then its axes in the result
+    const std::vector<int64_t> big = {600, 1000};
+    ASSERT_NO_FATAL_FAILURE(CheckBytes(p, {RandomInts(ElementType::kSI16, big, rng), RandomInts(ElementType::kSI16, {}, rng)},
+                                       ElementType::kSI16, big));
+  }
+}
+
+TEST(CpuElementwiseQuantized, InfinityAndNaNAsTheReference) {
+  std::mt19937 rng(2);
+  const std::vector<int64_t> dims = {4, 300};
+  // x * 1e30 * 1e30 overflows to +-inf (saturated by the clamp); adding
+  // +inf and -inf (from two inputs of opposite signs) gives NaN, which the
+  // reference interpreter evaluates again.
+  Builder b({ElementType::kSI8, ElementType::kSI8});
+  const uint16_t x = b.Op(ScalarOp::kMultiply, ElementType::kF32,
+                          {b.Op(ScalarOp::kMultiply, ElementType::kF32, {b.Dequantize(0, 1.0, 0), b.Const(1e30)}), b.Const(1e30)});
+  const uint16_t y = b.Op(ScalarOp::kMultiply, ElementType::kF32,
+                          {b.Op(ScalarOp::kMultiply, ElementType::kF32, {b.Dequantize(1, 1.0, 0), b.Const(1e30)}), b.Const(1e30)});
+  const uint16_t s = b.Op(ScalarOp::kAdd, ElementType::kF32, {x, y});
+  CheckBytes(b.Quantize(s, 1.0, 0, -128, 127, ElementType::kSI8),
+             {RandomInts(ElementType::kSI8, dims, rng), RandomInts(ElementType::kSI8, dims, rng)}, ElementType::kSI8, dims);
+}
+
+TEST(CpuElementwiseQuantized, OtherProgramsStayWithTheReference) {
+  // A result that is not clamped into its type, a divisor that is not a
+  // constant, an op outside the form, an f32 result.
+  Builder unclamped({ElementType::kSI8});
+  unclamped.Quantize(unclamped.Dequantize(0, 0.5, 0), 0.5, 0, -200, 127, ElementType::kSI8);
+  EXPECT_FALSE(IsQuantizedElementwise(unclamped.p));
+  Builder divisor({ElementType::kSI8, ElementType::kSI8});
+  const uint16_t q = divisor.Op(ScalarOp::kDivide, ElementType::kF32, {divisor.Dequantize(0, 1, 0), divisor.Dequantize(1, 1, 0)});
+  divisor.Quantize(q, 1, 0, -128, 127, ElementType::kSI8);
+  EXPECT_FALSE(IsQuantizedElementwise(divisor.p));
+  Builder exp({ElementType::kSI8});
+  exp.Quantize(exp.Op(ScalarOp::kExponential, ElementType::kF32, {exp.Dequantize(0, 0.1, 0)}), 0.1, 0, -128, 127,
+               ElementType::kSI8);
+  EXPECT_FALSE(IsQuantizedElementwise(exp.p));
+  Builder dequantize({ElementType::kSI8});
+  dequantize.p.results = {dequantize.Dequantize(0, 0.5, 1)};
+  EXPECT_FALSE(IsQuantizedElementwise(dequantize.p));
+}
+
+}  // namespace
+}  // namespace kiln::cpu
