@@ -14,12 +14,96 @@
 #include <cstdint>
 #include <vector>
 
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/cpu/requantize.cc"
+#include "kernels/cpu/hwy_targets.h"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+
+#ifndef KILN_CPU_REQUANTIZE_SHARED
+#define KILN_CPU_REQUANTIZE_SHARED
 #include "kernels/common/parallel.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/kernels.h"
 
 namespace kiln::cpu {
+namespace requant {
+
+// A run of requantized elements: q[0, len) into out (i8 when is_signed,
+// else ui8), with one scale and zero point for the run (lanes == false) or
+// one per element (lanes == true: s_in[k], s_out[k], z_out[k]).
+struct Run {
+  const int32_t* q = nullptr;
+  int64_t len = 0;
+  const float* s_in = nullptr;
+  const float* s_out = nullptr;
+  const float* z_out = nullptr;
+  bool lanes = false;
+  float lo = 0, hi = 0;
+  bool is_signed = true;
+  void* out = nullptr;
+};
+
+}  // namespace requant
+}  // namespace kiln::cpu
+#endif  // KILN_CPU_REQUANTIZE_SHARED
+
+HWY_BEFORE_NAMESPACE();
+namespace kiln::cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Step (below) on vectors: the same IEEE operations lane by lane, then the
+// integral, in-range result narrowed to 8 bits.
+void RequantizeRunT(const requant::Run& r) {
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<int32_t, decltype(df)> di;
+  const hn::Rebind<int8_t, decltype(df)> d8;
+  const hn::Rebind<uint8_t, decltype(df)> du8;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(df));
+  const auto lo = hn::Set(df, r.lo), hi = hn::Set(df, r.hi), magic = hn::Set(df, 12582912.0f), zero = hn::Zero(df);
+  auto* o8 = static_cast<int8_t*>(r.out);
+  auto* ou8 = static_cast<uint8_t*>(r.out);
+  int64_t i = 0;
+  for (; i + N <= r.len; i += N) {
+    const auto s_in = r.lanes ? hn::LoadU(df, r.s_in + i) : hn::Set(df, r.s_in[0]);
+    const auto s_out = r.lanes ? hn::LoadU(df, r.s_out + i) : hn::Set(df, r.s_out[0]);
+    const auto z_out = r.lanes ? hn::LoadU(df, r.z_out + i) : hn::Set(df, r.z_out[0]);
+    const auto x = hn::Mul(hn::ConvertTo(df, hn::LoadU(di, r.q + i)), s_in);
+    auto v = hn::Add(hn::Div(x, s_out), z_out);
+    v = hn::IfThenElse(hn::Eq(v, v), v, zero);  // NaN quantizes to 0
+    v = hn::Min(hn::Max(v, lo), hi);
+    v = hn::Sub(hn::Add(v, magic), magic);
+    const auto n = hn::ConvertTo(di, v);
+    if (r.is_signed) {
+      hn::StoreU(hn::DemoteTo(d8, n), d8, o8 + i);
+    } else {
+      hn::StoreU(hn::DemoteTo(du8, n), du8, ou8 + i);
+    }
+  }
+  for (; i < r.len; ++i) {
+    const float s_in = r.s_in[r.lanes ? i : 0], s_out = r.s_out[r.lanes ? i : 0], z_out = r.z_out[r.lanes ? i : 0];
+    float v = static_cast<float>(r.q[i]) * s_in / s_out + z_out;
+    if (v != v) v = 0;
+    v = std::min(std::max(v, r.lo), r.hi);
+    v = (v + 12582912.0f) - 12582912.0f;
+    if (r.is_signed) {
+      o8[i] = static_cast<int8_t>(v);
+    } else {
+      ou8[i] = static_cast<uint8_t>(v);
+    }
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace kiln::cpu
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace kiln::cpu {
 namespace {
+
+HWY_EXPORT(RequantizeRunT);
 
 struct Side {
   std::vector<float> scales;
@@ -105,17 +189,11 @@ Status Requantize(const KernelCall& call) {
         const int64_t begin = t * kChunk, end = std::min(n, begin + kChunk);
         for (int64_t i = begin; i < end;) {
           const int64_t j0 = i % row, len = std::min(end - i, row - j0);
-          const int32_t* qi = q + i;
-          const float *si = s_in.data() + j0, *so = s_out.data() + j0, *zo = z_out.data() + j0;
-          if (is_signed) {
-            auto* o = reinterpret_cast<int8_t*>(out.data) + i;
-            for (int64_t k = 0; k < len; ++k)
-              o[k] = static_cast<int8_t>(Step(static_cast<float>(qi[k]), si[k], so[k], zo[k], flo, fhi));
-          } else {
-            uint8_t* o = out.data + i;
-            for (int64_t k = 0; k < len; ++k)
-              o[k] = static_cast<uint8_t>(Step(static_cast<float>(qi[k]), si[k], so[k], zo[k], flo, fhi));
-          }
+          requant::Run run;
+          run.q = q + i, run.len = len, run.lanes = true;
+          run.s_in = s_in.data() + j0, run.s_out = s_out.data() + j0, run.z_out = z_out.data() + j0;
+          run.lo = flo, run.hi = fhi, run.is_signed = is_signed, run.out = out.data + i;
+          HWY_DYNAMIC_DISPATCH(RequantizeRunT)(run);
           i += len;
         }
       });
@@ -134,14 +212,13 @@ Status Requantize(const KernelCall& call) {
       if (dst.per_axis) run = std::min(run, (i / dst.inner + 1) * dst.inner);
       const float s_in = src.scales[ks], s_out = dst.scales[kd], z_out = dst.zero_points[kd];
       const int64_t z_in = src.zero_points_int[ks];
-      if (z_in == 0 && is_signed) {
-        // The integer form's case (accumulator zero point 0): a loop the
-        // compiler vectorises.
-        auto* o = reinterpret_cast<int8_t*>(out.data);
-        for (; i < run; ++i) o[i] = static_cast<int8_t>(Step(static_cast<float>(q[i]), s_in, s_out, z_out, flo, fhi));
-      } else if (z_in == 0) {
-        for (; i < run; ++i)
-          out.data[i] = static_cast<uint8_t>(Step(static_cast<float>(q[i]), s_in, s_out, z_out, flo, fhi));
+      if (z_in == 0) {
+        // The integer form's case (accumulator zero point 0), on vectors.
+        requant::Run r;
+        r.q = q + i, r.len = run - i, r.s_in = &s_in, r.s_out = &s_out, r.z_out = &z_out;
+        r.lo = flo, r.hi = fhi, r.is_signed = is_signed, r.out = out.data + i;
+        HWY_DYNAMIC_DISPATCH(RequantizeRunT)(r);
+        i = run;
       } else {
         for (; i < run; ++i) {
           const float r = Step(static_cast<float>(static_cast<int64_t>(q[i]) - z_in), s_in, s_out, z_out, flo, fhi);
@@ -167,3 +244,4 @@ bool UniformQuantizeApplies(const KernelParams& params) {
 Status UniformQuantize(const KernelCall& call) { return Requantize(call); }
 
 }  // namespace kiln::cpu
+#endif  // HWY_ONCE

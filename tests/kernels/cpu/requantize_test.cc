@@ -1,5 +1,6 @@
 // The fast requantize (kernels/cpu/requantize.cc: uniform_quantize of i32
-// into i8/ui8, f32) against the reference, byte for byte: random sums of
+// into i8/ui8, f32) against the reference, byte for byte, on every Highway
+// target: random sums of
 // every magnitude, ties, saturation, a narrowed storage range, per-tensor
 // and per-axis parameters on every axis (operand and result on different
 // axes), per-axis accumulators on the innermost axis, and the calls it
@@ -13,6 +14,7 @@
 
 #include "kernels/cpu/registry.h"
 #include "kernels/reference/registry.h"
+#include "tests/kernels/cpu/hwy_test_util.h"
 #include "tests/kernels/cpu/test_pool.h"
 #include "tests/kernels/tensor_test_util.h"
 
@@ -70,12 +72,14 @@ void Check(const KernelParams& p, Tensor in, ElementType out_type) {
   ASSERT_NE(fast, nullptr);
   KernelFn ref = ref::FindReferenceKernel(p.kernel);
   Tensor want = Zeros(out_type, in.dims), got = Zeros(out_type, in.dims), threaded = Zeros(out_type, in.dims);
-  std::memset(got.bytes.data(), 0x5A, got.bytes.size());
   ASSERT_TRUE(RunKernel(ref, p, {&in}, {&want}).ok());
-  ASSERT_TRUE(RunKernel(fast, p, {&in}, {&got}).ok());
-  EXPECT_EQ(got.bytes, want.bytes);
-  ASSERT_TRUE(RunKernel(fast, p, {&in}, {&threaded}, TestPool()).ok());
-  EXPECT_EQ(threaded.bytes, want.bytes);
+  ForEachTarget([&] {
+    std::memset(got.bytes.data(), 0x5A, got.bytes.size());
+    ASSERT_TRUE(RunKernel(fast, p, {&in}, {&got}).ok());
+    EXPECT_EQ(got.bytes, want.bytes);
+    ASSERT_TRUE(RunKernel(fast, p, {&in}, {&threaded}, TestPool()).ok());
+    EXPECT_EQ(threaded.bytes, want.bytes);
+  });
 }
 
 KernelParams Requantize() {
