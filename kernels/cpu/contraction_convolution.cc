@@ -257,6 +257,12 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
                  std::any_of(padding.begin(), padding.end(), [](int64_t v) { return v != 0; });
   for (size_t s = 0; s < ns && windows; ++s) windows = reversal[s] == 0;
   windows = windows && !int8;
+  // An int8 depthwise convolution in planes (NCHW: the last spatial dim
+  // innermost in input and result, stride 1 along it) runs on
+  // PlanarDepthwiseInt8 over the whole padded input.
+  const bool planar_depthwise8 = int8 && fgc == in_feat && k_in == 1 && k_out == fgc && ns == 2 &&
+                                 isp[1] == rank - 1 && osp[1] == rank - 1 && strides[1] == 1 &&
+                                 kdims[0] * kdims[1] <= 64;
   // The int8 GEMM packs its A whole: it runs on chunks of whole batch
   // elements (about 256 KiB of result each) wherever the result allows.
   const bool chunk_int8 = int8 && direct;
@@ -287,7 +293,7 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
   // pad each chunk's input right before its product (a few hundred KiB,
   // still in cache when the product reads it) when the batch dim is the
   // input's outermost; the others pad the whole input first.
-  const bool chunked = feature_major || (direct && (epilogue != nullptr || chunk_int8));
+  const bool chunked = !planar_depthwise8 && (feature_major || (direct && (epilogue != nullptr || chunk_int8)));
   const bool pad_per_chunk = any_padding && chunked && ib == 0;
   // Batch elements per chunk: about 256 KiB of result each.
   const int64_t result_per_batch = batch == 0 ? 0 : out.NumElements() / batch;
@@ -343,6 +349,30 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
     a.weight_feature_step = rs[kof];
     a.position_in = position_in.data(), a.position_out = position_out.data();
     DepthwiseInt8(a, call.runner);
+    return Status::Ok();
+  }
+  if (planar_depthwise8) {
+    // Depthwise in planes (NCHW): a vector run along each output row.
+    std::vector<int64_t> tap_offsets, weight_offsets;
+    for (int64_t ky = 0; ky < kdims[0]; ++ky)
+      for (int64_t kx = 0; kx < kdims[1]; ++kx) {
+        tap_offsets.push_back(ky * rhs_dil[0] * ps[isp[0]] + kx * rhs_dil[1]);
+        weight_offsets.push_back((reversal[0] ? kdims[0] - 1 - ky : ky) * rs[ksp[0]] +
+                                 (reversal[1] ? kdims[1] - 1 - kx : kx) * rs[ksp[1]]);
+      }
+    const std::vector<int64_t> in_plane = Combine({batch, k_out}, {ps[ib], ps[ifd]});
+    const std::vector<int64_t> out_plane = Combine({batch, k_out}, {os[ob], os[ofd]});
+    const std::vector<int64_t> weight_plane = Combine({batch, k_out}, {0, rs[kof]});
+    PlanarDepthwiseInt8Args a;
+    a.input = input, a.input_signed = lhs.type == ElementType::kSI8;
+    a.weights = rhs.data, a.weights_signed = rhs.type == ElementType::kSI8;
+    a.output = reinterpret_cast<int32_t*>(out.data);
+    a.planes = batch * k_out, a.rows = spatial_out[0], a.cols = spatial_out[1];
+    a.taps = static_cast<int64_t>(tap_offsets.size());
+    a.in_row_step = strides[0] * ps[isp[0]], a.out_row_step = os[osp[0]];
+    a.in_plane = in_plane.data(), a.out_plane = out_plane.data(), a.weight_plane = weight_plane.data();
+    a.tap_offsets = tap_offsets.data(), a.weight_tap_offsets = weight_offsets.data();
+    PlanarDepthwiseInt8(a, call.runner);
     return Status::Ok();
   }
   if (feature_major) {

@@ -1,10 +1,12 @@
 // The depthwise convolution of the quantized 8-bit form (i8/ui8 input and
-// weights into i32) with the features innermost in the input and the
-// result (NHWC and its relatives): a GEMM per feature would be one column
-// wide. Each output position's features are a vector of i32 sums: per tap,
-// 8-bit inputs widened to i32 times the weights widened once per call,
-// added in wrapping 32-bit arithmetic, the same sums as the reference's
-// integer multiply-add in any order.
+// weights into i32), where a GEMM per feature would be one column wide.
+// With the features innermost in the input and the result (NHWC and its
+// relatives), each output position's features are a vector of i32 sums:
+// per tap, 8-bit inputs widened to i32 times the weights widened once per
+// call. In the planar form (NCHW, stride 1 along the rows), each output
+// row is a vector run: per tap, a run of the input row times the tap's
+// weight. Sums wrap in 32 bits, the same as the reference's integer
+// multiply-add in any order.
 #include <algorithm>
 #include <cstdint>
 #include <vector>
@@ -63,6 +65,54 @@ void DepthwisePositions(const DepthwiseInt8Args& a, const int32_t* w, int64_t p0
   }
 }
 
+// Planes [p0, p1) of the planar form, input of 8-bit type T.
+template <class T>
+void PlanarPlanes(const PlanarDepthwiseInt8Args& a, int64_t p0, int64_t p1) {
+  const hn::ScalableTag<int32_t> d32;
+  const hn::Rebind<T, decltype(d32)> d8;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d32));
+  const auto* in = static_cast<const T*>(a.input);
+  for (int64_t p = p0; p < p1; ++p) {
+    int32_t w[64];  // the plane's weights (taps <= 64: checked by the caller)
+    for (int64_t t = 0; t < a.taps; ++t) {
+      const uint8_t b = a.weights[a.weight_plane[p] + a.weight_tap_offsets[t]];
+      w[t] = a.weights_signed ? static_cast<int8_t>(b) : b;
+    }
+    for (int64_t y = 0; y < a.rows; ++y) {
+      const T* row = in + a.in_plane[p] + y * a.in_row_step;
+      int32_t* o = a.output + a.out_plane[p] + y * a.out_row_step;
+      auto vector_at = [&](int64_t x) {
+        auto acc = hn::Zero(d32);
+        for (int64_t t = 0; t < a.taps; ++t)
+          acc = hn::Add(acc, hn::Mul(hn::PromoteTo(d32, hn::LoadU(d8, row + a.tap_offsets[t] + x)), hn::Set(d32, w[t])));
+        hn::StoreU(acc, d32, o + x);
+      };
+      int64_t x = 0;
+      for (; x + N <= a.cols; x += N) vector_at(x);
+      // A row's last partial vector: the last N columns again (the same
+      // sums stored twice), where the row has N.
+      if (x < a.cols && a.cols >= N) {
+        vector_at(a.cols - N);
+        x = a.cols;
+      }
+      for (; x < a.cols; ++x) {
+        uint32_t acc = 0;
+        for (int64_t t = 0; t < a.taps; ++t)
+          acc += static_cast<uint32_t>(static_cast<int32_t>(row[a.tap_offsets[t] + x])) * static_cast<uint32_t>(w[t]);
+        o[x] = static_cast<int32_t>(acc);
+      }
+    }
+  }
+}
+
+void PlanarDepthwiseInt8T(const PlanarDepthwiseInt8Args& a, int64_t p0, int64_t p1) {
+  if (a.input_signed) {
+    PlanarPlanes<int8_t>(a, p0, p1);
+  } else {
+    PlanarPlanes<uint8_t>(a, p0, p1);
+  }
+}
+
 void DepthwiseInt8T(const DepthwiseInt8Args& a, const int32_t* w, int64_t p0, int64_t p1) {
   if (a.input_signed) {
     DepthwisePositions<int8_t>(a, w, p0, p1);
@@ -79,6 +129,13 @@ HWY_AFTER_NAMESPACE();
 namespace kiln::cpu {
 
 HWY_EXPORT(DepthwiseInt8T);
+HWY_EXPORT(PlanarDepthwiseInt8T);
+
+void PlanarDepthwiseInt8(const PlanarDepthwiseInt8Args& a, TaskRunner* runner) {
+  auto fn = HWY_DYNAMIC_DISPATCH(PlanarDepthwiseInt8T);
+  ParallelFor(a.planes * a.rows * a.cols * a.taps >= (1 << 16) ? runner : nullptr, a.planes,
+              [&](int64_t p, int) { fn(a, p, p + 1); });
+}
 
 void DepthwiseInt8(const DepthwiseInt8Args& a, TaskRunner* runner) {
   // The weights widened to i32, [tap][feature], once per call (taps x

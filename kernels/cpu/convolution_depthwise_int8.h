@@ -28,4 +28,25 @@ struct DepthwiseInt8Args {
 // w[weight_tap_offsets[t] + c * weight_feature_step], in wrapping i32.
 void DepthwiseInt8(const DepthwiseInt8Args& a, TaskRunner* runner);
 
+// The planar form (NCHW): features apart, each output row a vector run
+// along the last spatial dim (input and output contiguous there, stride 1).
+// out[out_plane[p] + y * out_row_step + x] = sum over taps t of
+//   in[in_plane[p] + y * in_row_step + tap_offsets[t] + x] * w[weight_plane[p] + weight_tap_offsets[t]]
+// for planes p (a batch element and feature), rows y < rows, x < cols.
+struct PlanarDepthwiseInt8Args {
+  const void* input = nullptr;
+  bool input_signed = false;
+  const uint8_t* weights = nullptr;
+  bool weights_signed = false;
+  int32_t* output = nullptr;
+  int64_t planes = 0, rows = 0, cols = 0, taps = 0;
+  int64_t in_row_step = 0, out_row_step = 0;
+  const int64_t* in_plane = nullptr;            // [planes]
+  const int64_t* out_plane = nullptr;           // [planes]
+  const int64_t* weight_plane = nullptr;        // [planes]
+  const int64_t* tap_offsets = nullptr;         // [taps], input elements
+  const int64_t* weight_tap_offsets = nullptr;  // [taps]
+};
+void PlanarDepthwiseInt8(const PlanarDepthwiseInt8Args& a, TaskRunner* runner);
+
 }  // namespace kiln::cpu

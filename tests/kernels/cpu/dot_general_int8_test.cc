@@ -209,6 +209,11 @@ TEST(CpuConvolutionInt8, GroupedDepthwiseAndOddLayouts) {
                      {1, 1, 1, 1}};
   depthwise.groups = 16;
   CheckConvInt8(depthwise, 24);
+  // Depthwise NCHW (the planar form): stride and dilation, reversal, odd widths.
+  ConvSpec planar{{2, 16, 9, 21}, {16, 1, 3, 3}, {2, 16, 5, 19}, 0, 1, 1, 0, 0, 1, {2, 3}, {2, 3}, {2, 3}, {2, 1},
+                  {1, 1, 1, 1}, {1, 2}, {1, 0}};
+  planar.groups = 16;
+  CheckConvInt8(planar, 28);
   // Input [feature, spatial, batch], kernel [spatial, out, in], one spatial dim.
   CheckConvInt8({{6, 17, 3}, {4, 8, 6}, {14, 8, 3}, 2, 0, 2, 1, 2, 1, {1}, {0}, {0}}, 25);
 }
