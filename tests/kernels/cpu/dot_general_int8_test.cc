@@ -221,10 +221,11 @@ TEST(CpuConvolutionInt8, GroupedDepthwiseAndOddLayouts) {
 TEST(CpuConvolutionInt8, LargeEnoughToChunkAndSplit) {
   // Several batch chunks of the channel-last product, over the pool.
   std::mt19937 rng(26);
-  ConvSpec c{{6, 20, 20, 32}, {3, 3, 32, 40}, {6, 20, 20, 40}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {},
+  // 7 images of 16x16x40 i32 results: chunks of 6 (about 256 KiB).
+  ConvSpec c{{7, 16, 16, 8}, {3, 3, 8, 40}, {7, 16, 16, 40}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {},
              {1, 1, 1, 1}};
   Check(ConvParams(c), Bytes(kU8, c.lhs_dims, rng), Bytes(kI8, c.rhs_dims, rng), c.out_dims);
-  ConvSpec nchw{{4, 24, 18, 18}, {40, 24, 3, 3}, {4, 40, 18, 18}, 0, 1, 1, 0, 0, 1, {2, 3}, {2, 3}, {2, 3}, {},
+  ConvSpec nchw{{3, 12, 18, 18}, {40, 12, 3, 3}, {3, 40, 18, 18}, 0, 1, 1, 0, 0, 1, {2, 3}, {2, 3}, {2, 3}, {},
                 {1, 1, 1, 1}};
   Check(ConvParams(nchw), Bytes(kI8, nchw.lhs_dims, rng), Bytes(kI8, nchw.rhs_dims, rng), nchw.out_dims);
 }
