@@ -221,6 +221,20 @@ inline void PackWholeB(const Layout& l, const GemmProblem& p, bool b_signed, uin
   });
 }
 
+// Runs fn(batch, row panel, column panel) for every micro-tile of a batch of
+// mp x np panels: tiles of kRowPanels x kColPanels panels spread over the
+// pool, so an A panel stays in L1 across its tile's B panels.
+template <class F>
+void ForEachTile(TaskRunner* runner, int64_t batch, int64_t mp, int64_t np, const F& fn) {
+  const int64_t row_groups = Panels(mp, kRowPanels), col_groups = Panels(np, kColPanels);
+  ParallelFor(runner, batch * row_groups * col_groups, [&](int64_t t, int) {
+    const int64_t b = t / (row_groups * col_groups), rest = t % (row_groups * col_groups);
+    const int64_t rg = rest / col_groups, cg = rest % col_groups;
+    for (int64_t ip = rg * kRowPanels; ip < std::min(mp, (rg + 1) * kRowPanels); ++ip)
+      for (int64_t jp = cg * kColPanels; jp < std::min(np, (cg + 1) * kColPanels); ++jp) fn(b, ip, jp);
+  });
+}
+
 // `direct`: the micro-kernel reading A in place (a DirectTileFn), used
 // where packing A would cost more than it saves: A's quads gathered through
 // a_k (a convolution's windows), or few B panels to reuse a packed A
@@ -243,29 +257,20 @@ void Gemm(const Layout& l, TileFn tile, Direct direct, const GemmProblem& p, Ele
   const int32_t cb = l.vnni && !b_signed ? 128 : 0;
   const int32_t ca = l.vnni && a_signed ? -128 : 0;
   auto* c = static_cast<int32_t*>(p.c);
-  const int64_t row_groups = Panels(mp, kRowPanels), col_groups = Panels(np, kColPanels);
   if constexpr (!std::is_same_v<Direct, std::nullptr_t>) {
     if (cb == 0 && (!p.a_k_contiguous || np <= 4)) {
       const std::vector<int64_t> koff = QuadOffsets(p);
       if (!koff.empty()) {
         const auto* src = static_cast<const uint8_t*>(p.a);
         const uint32_t flip4 = a_signed ? 0x80808080u : 0;
-        ParallelFor(runner, p.batch * row_groups * col_groups, [&](int64_t t, int) {
-          const int64_t b = t / (row_groups * col_groups), rest = t % (row_groups * col_groups);
-          const int64_t rg = rest / col_groups, cg = rest % col_groups;
-          int32_t* cb_base = c + b * p.m * p.n;
-          for (int64_t ip = rg * kRowPanels; ip < std::min(mp, (rg + 1) * kRowPanels); ++ip) {
-            const int64_t i0 = ip * l.mr;
-            // Rows past the edge repeat the last row (read, not stored).
-            const uint8_t* rows_a[16];
-            for (int64_t r = 0; r < l.mr; ++r) rows_a[r] = src + p.a_batch[b] + p.a_m[std::min(i0 + r, p.m - 1)];
-            for (int64_t jp = cg * kColPanels; jp < std::min(np, (cg + 1) * kColPanels); ++jp) {
-              const int64_t j0 = jp * l.nr;
-              direct(rows_a, koff.data(), static_cast<int64_t>(koff.size()), flip4, bpack + (b * np + jp) * b_panel,
-                     colsum + (b * np + jp) * l.nr, ca, cb_base + i0 * p.n + j0, p.n, std::min(l.mr, p.m - i0),
-                     std::min(l.nr, p.n - j0));
-            }
-          }
+        ForEachTile(runner, p.batch, mp, np, [&](int64_t b, int64_t ip, int64_t jp) {
+          const int64_t i0 = ip * l.mr, j0 = jp * l.nr;
+          // Rows past the edge repeat the last row (read, not stored).
+          const uint8_t* rows_a[16];
+          for (int64_t r = 0; r < l.mr; ++r) rows_a[r] = src + p.a_batch[b] + p.a_m[std::min(i0 + r, p.m - 1)];
+          direct(rows_a, koff.data(), static_cast<int64_t>(koff.size()), flip4, bpack + (b * np + jp) * b_panel,
+                 colsum + (b * np + jp) * l.nr, ca, c + b * p.m * p.n + i0 * p.n + j0, p.n, std::min(l.mr, p.m - i0),
+                 std::min(l.nr, p.n - j0));
         });
         return;
       }
@@ -278,23 +283,38 @@ void Gemm(const Layout& l, TileFn tile, Direct direct, const GemmProblem& p, Ele
   ParallelFor(runner, p.batch * mp, [&](int64_t t, int) {
     PackAPanel(l, p, a_signed, cb, t / mp, t % mp, apack + t * a_panel, rowcorr + t * l.mr);
   });
-  ParallelFor(runner, p.batch * row_groups * col_groups, [&](int64_t t, int) {
-    const int64_t b = t / (row_groups * col_groups), rest = t % (row_groups * col_groups);
-    const int64_t rg = rest / col_groups, cg = rest % col_groups;
-    int32_t* cb_base = c + b * p.m * p.n;
-    for (int64_t ip = rg * kRowPanels; ip < std::min(mp, (rg + 1) * kRowPanels); ++ip) {
-      const int64_t i0 = ip * l.mr;
-      for (int64_t jp = cg * kColPanels; jp < std::min(np, (cg + 1) * kColPanels); ++jp) {
-        const int64_t j0 = jp * l.nr;
-        tile(l, apack + (b * mp + ip) * a_panel, bpack + (b * np + jp) * b_panel, p.k,
-             rowcorr + (b * mp + ip) * l.mr, colsum + (b * np + jp) * l.nr, ca, cb_base + i0 * p.n + j0, p.n,
-             std::min(l.mr, p.m - i0), std::min(l.nr, p.n - j0));
-      }
-    }
+  ForEachTile(runner, p.batch, mp, np, [&](int64_t b, int64_t ip, int64_t jp) {
+    const int64_t i0 = ip * l.mr, j0 = jp * l.nr;
+    tile(l, apack + (b * mp + ip) * a_panel, bpack + (b * np + jp) * b_panel, p.k, rowcorr + (b * mp + ip) * l.mr,
+         colsum + (b * np + jp) * l.nr, ca, c + b * p.m * p.n + i0 * p.n + j0, p.n, std::min(l.mr, p.m - i0),
+         std::min(l.nr, p.n - j0));
   });
 }
 
 #if HWY_ARCH_X86_64 && defined(__GNUC__)
+// Stores a VNNI tile's 8 x 32 sums plus their corrections: ca * colsum(B')
+// per column (ca is 0 or -128) and rowcorr per row (null: none), only the
+// tile's rows and columns.
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni"))) inline void StoreVnniTile(
+    const __m512i (&acc)[8][2], const int32_t* rowcorr, const int32_t* colsum, int32_t ca, int32_t* c, int64_t ldc,
+    int64_t rows, int64_t cols) {
+  const __m512i vca = _mm512_set1_epi32(ca);
+  const __m512i cc0 = _mm512_mullo_epi32(vca, _mm512_loadu_si512(colsum));
+  const __m512i cc1 = _mm512_mullo_epi32(vca, _mm512_loadu_si512(colsum + 16));
+  const __mmask16 m0 = cols >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << cols) - 1);
+  const __mmask16 m1 = cols >= 32 ? static_cast<__mmask16>(0xFFFF)
+                       : cols <= 16 ? static_cast<__mmask16>(0)
+                                    : static_cast<__mmask16>((1u << (cols - 16)) - 1);
+#pragma GCC unroll 8
+  for (int r = 0; r < 8; ++r) {
+    if (r >= rows) break;
+    const __m512i rc = _mm512_set1_epi32(rowcorr != nullptr ? rowcorr[r] : 0);
+    int32_t* row = c + r * ldc;
+    _mm512_mask_storeu_epi32(row, m0, _mm512_add_epi32(_mm512_add_epi32(acc[r][0], cc0), rc));
+    _mm512_mask_storeu_epi32(row + 16, m1, _mm512_add_epi32(_mm512_add_epi32(acc[r][1], cc1), rc));
+  }
+}
+
 // The VNNI micro-kernel (8 rows x 32 columns: 16 accumulators). Built for
 // its own instruction set whichever Highway target calls it; only the AVX3
 // target calls it, and only on a CPU with avx512_vnni.
@@ -319,22 +339,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni"))) inline 
     ap += 4 * kMR;
     bp += 128;
   }
-  // ca * colsum(B'): ca is 0 or -128.
-  const __m512i vca = _mm512_set1_epi32(ca);
-  const __m512i cc0 = _mm512_mullo_epi32(vca, _mm512_loadu_si512(colsum));
-  const __m512i cc1 = _mm512_mullo_epi32(vca, _mm512_loadu_si512(colsum + 16));
-  const __mmask16 m0 = cols >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << cols) - 1);
-  const __mmask16 m1 = cols >= 32 ? static_cast<__mmask16>(0xFFFF)
-                       : cols <= 16 ? static_cast<__mmask16>(0)
-                                    : static_cast<__mmask16>((1u << (cols - 16)) - 1);
-#pragma GCC unroll 8
-  for (int r = 0; r < kMR; ++r) {
-    if (r >= rows) break;
-    const __m512i rc = _mm512_set1_epi32(rowcorr[r]);
-    int32_t* row = c + r * ldc;
-    _mm512_mask_storeu_epi32(row, m0, _mm512_add_epi32(_mm512_add_epi32(acc[r][0], cc0), rc));
-    _mm512_mask_storeu_epi32(row + 16, m1, _mm512_add_epi32(_mm512_add_epi32(acc[r][1], cc1), rc));
-  }
+  StoreVnniTile(acc, rowcorr, colsum, ca, c, ldc, rows, cols);
 }
 
 // TileVnni with A read in place (DirectTileFn); rowcorr is 0 there.
@@ -358,20 +363,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni"))) inline 
     }
     bp += 128;
   }
-  const __m512i vca = _mm512_set1_epi32(ca);
-  const __m512i cc0 = _mm512_mullo_epi32(vca, _mm512_loadu_si512(colsum));
-  const __m512i cc1 = _mm512_mullo_epi32(vca, _mm512_loadu_si512(colsum + 16));
-  const __mmask16 m0 = cols >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << cols) - 1);
-  const __mmask16 m1 = cols >= 32 ? static_cast<__mmask16>(0xFFFF)
-                       : cols <= 16 ? static_cast<__mmask16>(0)
-                                    : static_cast<__mmask16>((1u << (cols - 16)) - 1);
-#pragma GCC unroll 8
-  for (int r = 0; r < kMR; ++r) {
-    if (r >= rows) break;
-    int32_t* row = c + r * ldc;
-    _mm512_mask_storeu_epi32(row, m0, _mm512_add_epi32(acc[r][0], cc0));
-    _mm512_mask_storeu_epi32(row + 16, m1, _mm512_add_epi32(acc[r][1], cc1));
-  }
+  StoreVnniTile(acc, nullptr, colsum, ca, c, ldc, rows, cols);
 }
 
 inline bool CpuHasVnni() { return __builtin_cpu_supports("avx512vnni"); }

@@ -15,6 +15,7 @@
 
 #include "kernels/cpu/registry.h"
 #include "kernels/reference/registry.h"
+#include "tests/kernels/cpu/same_bytes_check.h"
 #include "tests/kernels/cpu/test_pool.h"
 
 namespace kiln::cpu {
@@ -237,25 +238,11 @@ TEST(CpuPad, EdgePaddingAsFillAndRuns) {
       std::vector<int64_t> out_dims;
       for (size_t d = 0; d < c.in.size(); ++d)
         out_dims.push_back(c.lo[d] + c.hi[d] + (c.in[d] > 0 ? c.in[d] + (c.in[d] - 1) * c.interior[d] : 0));
-      const size_t es = StorageBytes(t);
-      std::vector<uint8_t> in(static_cast<size_t>(Count(c.in)) * es), value(es);
-      for (auto& b : in) b = static_cast<uint8_t>(rng()) & (t == ElementType::kI1 ? 1 : 0xff);
-      for (auto& b : value) b = static_cast<uint8_t>(rng()) & (t == ElementType::kI1 ? 1 : 0xff);
-      const std::vector<int64_t> scalar;
-      TensorRef ins[2] = {{t, c.in, in.data(), in.size()}, {t, scalar, value.data(), value.size()}};
-      const size_t bytes = static_cast<size_t>(Count(out_dims)) * es;
-      std::vector<uint8_t> got(bytes, 0xCD), threaded(bytes, 0xEF), want(bytes, 0);
-      TensorRef g[1] = {{t, out_dims, got.data(), got.size()}};
-      TensorRef h[1] = {{t, out_dims, threaded.data(), threaded.size()}};
-      TensorRef w[1] = {{t, out_dims, want.data(), want.size()}};
-      KernelFn fast = FindCpuKernel(p);
-      ASSERT_NE(fast, nullptr);
+      test::Tensor in = test::Zeros(t, c.in), value = test::Zeros(t, {});
+      for (auto& b : in.bytes) b = static_cast<uint8_t>(rng()) & (t == ElementType::kI1 ? 1 : 0xff);
+      for (auto& b : value.bytes) b = static_cast<uint8_t>(rng()) & (t == ElementType::kI1 ? 1 : 0xff);
       SCOPED_TRACE(std::string(Name(t)) + " rank " + std::to_string(c.in.size()));
-      ASSERT_TRUE(ref::FindReferenceKernel(p.kernel)(KernelCall{p, ins, w}).ok());
-      ASSERT_TRUE(fast(KernelCall{p, ins, g}).ok());
-      ASSERT_TRUE(fast(KernelCall{p, ins, h, TestPool()}).ok());
-      EXPECT_EQ(got, want);
-      EXPECT_EQ(threaded, want);
+      ExpectSameBytesAsReference(p, {in, value}, t, out_dims);
     }
 }
 

@@ -10,6 +10,7 @@
 
 #include "kernels/cpu/registry.h"
 #include "kernels/reference/registry.h"
+#include "tests/kernels/cpu/same_bytes_check.h"
 #include "tests/kernels/cpu/test_pool.h"
 #include "tests/kernels/tensor_test_util.h"
 
@@ -39,18 +40,7 @@ Tensor RandomI32(std::vector<int64_t> dims, std::mt19937& rng) {
 }
 
 void Check(const KernelParams& p, Tensor a, Tensor b, std::vector<int64_t> out_dims) {
-  KernelFn fast = FindCpuKernel(p);
-  ASSERT_NE(fast, nullptr);
-  KernelFn ref = ref::FindReferenceKernel(p.kernel);
-  Tensor want = Zeros(ElementType::kSI32, out_dims), got = want, threaded = want;
-  std::memset(got.bytes.data(), 0x5A, got.bytes.size());
-  TensorRef in[2] = {a.ref(), b.ref()};
-  TensorRef w[1] = {want.ref()}, g[1] = {got.ref()}, t[1] = {threaded.ref()};
-  ASSERT_TRUE(ref(KernelCall{p, in, w, nullptr}).ok());
-  ASSERT_TRUE(fast(KernelCall{p, in, g, nullptr}).ok());
-  ASSERT_TRUE(fast(KernelCall{p, in, t, TestPool()}).ok());
-  EXPECT_EQ(got.bytes, want.bytes);
-  EXPECT_EQ(threaded.bytes, want.bytes);
+  ExpectSameBytesAsReference(p, {std::move(a), std::move(b)}, ElementType::kSI32, out_dims);
 }
 
 TEST(CpuElementwiseInt, AddSubtractWithABroadcastRow) {

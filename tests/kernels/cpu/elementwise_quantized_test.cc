@@ -12,9 +12,7 @@
 #include <vector>
 
 #include "kernels/cpu/kernels.h"
-#include "kernels/cpu/registry.h"
-#include "kernels/reference/registry.h"
-#include "tests/kernels/cpu/test_pool.h"
+#include "tests/kernels/cpu/same_bytes_check.h"
 #include "tests/kernels/tensor_test_util.h"
 
 namespace kiln::cpu {
@@ -65,18 +63,7 @@ Tensor RandomInts(ElementType t, std::vector<int64_t> dims, std::mt19937& rng) {
 
 void CheckBytes(const KernelParams& p, std::vector<Tensor> ins, ElementType out_type, std::vector<int64_t> dims) {
   ASSERT_TRUE(IsQuantizedElementwise(*p.Program("body")));
-  KernelFn fast = FindCpuKernel(p);
-  ASSERT_NE(fast, nullptr);
-  KernelFn ref = ref::FindReferenceKernel(p.kernel);
-  Tensor want = Zeros(out_type, dims), got = want, threaded = want;
-  std::vector<TensorRef> in;
-  for (Tensor& t : ins) in.push_back(t.ref());
-  TensorRef w[1] = {want.ref()}, g[1] = {got.ref()}, t[1] = {threaded.ref()};
-  ASSERT_TRUE(ref(KernelCall{p, in, w, nullptr}).ok());
-  ASSERT_TRUE(fast(KernelCall{p, in, g, nullptr}).ok());
-  ASSERT_TRUE(fast(KernelCall{p, in, t, TestPool()}).ok());
-  EXPECT_EQ(got.bytes, want.bytes);
-  EXPECT_EQ(threaded.bytes, want.bytes);
+  ExpectSameBytesAsReference(p, std::move(ins), out_type, dims);
 }
 
 TEST(CpuElementwiseQuantized, ResidualAddAndRelu6) {
