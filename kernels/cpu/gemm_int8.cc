@@ -93,13 +93,83 @@ inline int32_t LoadValue(const uint8_t* base, int64_t i, bool is_signed) {
   return is_signed ? static_cast<int32_t>(static_cast<int8_t>(base[i])) : static_cast<int32_t>(base[i]);
 }
 
+#if HWY_ARCH_X86_64 && defined(__GNUC__)
+// PackBPanel's VNNI layout, 16 columns at a time: per quad of B rows, 16
+// bytes of each of the four rows interleaved into the 16 columns' quads with
+// byte and word unpacks, the column sums accumulated by vpdpbusd against a
+// vector of ones. A half whose columns are consecutive in B (weights
+// [K, N], a convolution's windows along an output row) loads each row's 16
+// bytes directly; otherwise they are gathered run by run (a window row
+// ends inside the half) into a buffer, columns past the panel's end set so
+// that they flip to 0. A row past K is zeros, not flipped.
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni"))) inline void PackBPanelVnniRuns(
+    const GemmProblem& p, uint8_t flip, int64_t b, int64_t j0, int64_t cols, uint8_t* out, int32_t* colsum) {
+  const auto* src = static_cast<const uint8_t*>(p.b) + p.b_batch[b];
+  struct Piece {
+    int c0, len;
+    int64_t off;
+  };
+  Piece pieces[2][16];
+  int npieces[2] = {0, 0};
+  for (int h = 0; h < 2; ++h)
+    for (int c = 16 * h; c < std::min<int64_t>(cols, 16 * h + 16); ++c) {
+      Piece* last = npieces[h] > 0 ? &pieces[h][npieces[h] - 1] : nullptr;
+      if (last != nullptr && p.b_n[j0 + c] == last->off + last->len) {
+        ++last->len;
+      } else {
+        pieces[h][npieces[h]++] = {c - 16 * h, 1, p.b_n[j0 + c]};
+      }
+    }
+  const __m128i vflip = _mm_set1_epi8(static_cast<char>(flip)), zero = _mm_setzero_si128();
+  const __m512i ones = _mm512_set1_epi8(1);
+  __m512i sum[2] = {_mm512_setzero_si512(), _mm512_setzero_si512()};
+  const int64_t quads = (p.k + 3) / 4;
+  alignas(16) uint8_t gathered[16];
+  for (int64_t q = 0; q < quads; ++q) {
+    for (int h = 0; h < 2; ++h) {
+      __m128i rows[4];
+      for (int j = 0; j < 4; ++j) {
+        const int64_t k = 4 * q + j;
+        if (k >= p.k || npieces[h] == 0) {
+          rows[j] = zero;
+          continue;
+        }
+        const uint8_t* row = src + p.b_k[k];
+        if (npieces[h] == 1 && pieces[h][0].len == 16) {
+          rows[j] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + pieces[h][0].off));
+        } else {
+          std::memset(gathered, flip, sizeof gathered);
+          for (int i = 0; i < npieces[h]; ++i)
+            std::memcpy(gathered + pieces[h][i].c0, row + pieces[h][i].off, static_cast<size_t>(pieces[h][i].len));
+          rows[j] = _mm_load_si128(reinterpret_cast<const __m128i*>(gathered));
+        }
+        rows[j] = _mm_xor_si128(rows[j], vflip);
+      }
+      const __m128i p01lo = _mm_unpacklo_epi8(rows[0], rows[1]), p01hi = _mm_unpackhi_epi8(rows[0], rows[1]);
+      const __m128i p23lo = _mm_unpacklo_epi8(rows[2], rows[3]), p23hi = _mm_unpackhi_epi8(rows[2], rows[3]);
+      __m512i v = _mm512_castsi128_si512(_mm_unpacklo_epi16(p01lo, p23lo));
+      v = _mm512_inserti32x4(v, _mm_unpackhi_epi16(p01lo, p23lo), 1);
+      v = _mm512_inserti32x4(v, _mm_unpacklo_epi16(p01hi, p23hi), 2);
+      v = _mm512_inserti32x4(v, _mm_unpackhi_epi16(p01hi, p23hi), 3);
+      _mm512_storeu_si512(out + q * 128 + 64 * h, v);
+      sum[h] = _mm512_dpbusd_epi32(sum[h], ones, v);
+    }
+  }
+  _mm512_storeu_si512(colsum, sum[0]);
+  _mm512_storeu_si512(colsum + 16, sum[1]);
+}
+#endif
+
 // Packs B micro-panel `panel` of batch `b` into `out` and its column sums of
 // B' into `colsum` (nr of them).
 inline void PackBPanel(const Layout& l, const GemmProblem& p, bool b_signed, int64_t b, int64_t panel, uint8_t* out,
                        int32_t* colsum) {
   const auto* src = static_cast<const uint8_t*>(p.b);
-  std::memset(out, 0, static_cast<size_t>(BPanelBytes(l, p.k)));
   const int64_t j0 = panel * l.nr, cols = std::min(l.nr, p.n - j0);
+#if HWY_ARCH_X86_64 && defined(__GNUC__)
+  if (l.vnni && l.nr == 32) return PackBPanelVnniRuns(p, b_signed ? 0 : 0x80, b, j0, cols, out, colsum);
+#endif
+  std::memset(out, 0, static_cast<size_t>(BPanelBytes(l, p.k)));
   std::fill(colsum, colsum + l.nr, 0);
   auto* out16 = reinterpret_cast<int16_t*>(out);
   // B' = B - 128 for ui8 (the sign bit flipped), B for i8: as s8 bytes.
