@@ -167,7 +167,9 @@ inline void PackBPanel(const Layout& l, const GemmProblem& p, bool b_signed, int
   const auto* src = static_cast<const uint8_t*>(p.b);
   const int64_t j0 = panel * l.nr, cols = std::min(l.nr, p.n - j0);
 #if HWY_ARCH_X86_64 && defined(__GNUC__)
-  if (l.vnni && l.nr == 32) return PackBPanelVnniRuns(p, b_signed ? 0 : 0x80, b, j0, cols, out, colsum);
+  // (Not in selective builds, which keep the byte loop below: speed, not function.)
+  if constexpr (!KILN_SELECTIVE_BUILD)
+    if (l.vnni && l.nr == 32) return PackBPanelVnniRuns(p, b_signed ? 0 : 0x80, b, j0, cols, out, colsum);
 #endif
   std::memset(out, 0, static_cast<size_t>(BPanelBytes(l, p.k)));
   std::fill(colsum, colsum + l.nr, 0);
