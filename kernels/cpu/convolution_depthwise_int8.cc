@@ -22,11 +22,86 @@
 #include "kernels/common/parallel.h"
 #include "kernels/cpu/convolution_depthwise_int8.h"
 
+#if HWY_ARCH_X86_64 && defined(__GNUC__)
+#include <immintrin.h>
+#endif
+
 namespace kiln::cpu {
 namespace dw8 {
 
 // Output positions per task (about 64 KiB of result at 256 features).
 constexpr int64_t kPositionsPerTask = 64;
+
+#if HWY_ARCH_X86_64 && defined(__GNUC__)
+// The NHWC form on x86 with AVX2 (the Highway AVX2 and AVX-512 targets
+// call it): two taps per vpmaddwd. Per block of 16 features, the two taps'
+// inputs widened to i16 are interleaved within each 128-bit half
+// (unpacklo/unpackhi), multiplied by weight pairs interleaved the same way
+// (`pairs`: per tap pair and block, 2 x 16 i16, built by PairWeights), and
+// the two halves' sums put back in feature order at the store. A lone last
+// tap is paired with a zero weight. Products of 8-bit values and their pair
+// sums are exact in i32; the sums wrap as the reference's do.
+inline void PairWeights(const DepthwiseInt8Args& a, const int32_t* w, std::vector<int16_t>* pairs) {
+  const int64_t blocks = a.features / 16, npairs = (a.taps + 1) / 2;
+  pairs->assign(static_cast<size_t>(npairs * blocks * 32), 0);
+  for (int64_t tp = 0; tp < npairs; ++tp)
+    for (int64_t cb = 0; cb < blocks; ++cb) {
+      int16_t* dst = pairs->data() + (tp * blocks + cb) * 32;
+      auto weight = [&](int64_t t, int64_t c) -> int16_t {
+        return t < a.taps ? static_cast<int16_t>(w[t * a.features + 16 * cb + c]) : int16_t{0};
+      };
+      for (int half = 0; half < 2; ++half)      // unpacklo (features 0-3 of each 8), then unpackhi (4-7)
+        for (int lane = 0; lane < 2; ++lane)    // the 128-bit halves: features 0-7, 8-15
+          for (int j = 0; j < 4; ++j) {
+            const int64_t c = 8 * lane + 4 * half + j;
+            dst[16 * half + 8 * lane + 2 * j] = weight(2 * tp, c);
+            dst[16 * half + 8 * lane + 2 * j + 1] = weight(2 * tp + 1, c);
+          }
+    }
+}
+
+// NB blocks of 16 features of one position, from block cb: the taps' input
+// pointers computed once per pair for all NB blocks.
+template <int NB>
+__attribute__((target("avx2"))) inline void PairBlocksAvx2(const DepthwiseInt8Args& a, const int16_t* pairs,
+                                                          const uint8_t* x, int64_t cb, int32_t* o) {
+  const int64_t blocks = a.features / 16, npairs = (a.taps + 1) / 2;
+  __m256i lo[NB], hi[NB];
+  for (int k = 0; k < NB; ++k) lo[k] = hi[k] = _mm256_setzero_si256();
+  const auto* wv = reinterpret_cast<const __m256i*>(pairs + cb * 32);
+  for (int64_t tp = 0; tp < npairs; ++tp, wv += 2 * blocks) {
+    const uint8_t* x0 = x + a.tap_offsets[2 * tp] + 16 * cb;
+    const uint8_t* x1 = x + a.tap_offsets[std::min(2 * tp + 1, a.taps - 1)] + 16 * cb;
+    for (int k = 0; k < NB; ++k) {
+      const __m128i b0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x0 + 16 * k));
+      const __m128i b1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x1 + 16 * k));
+      const __m256i v0 = a.input_signed ? _mm256_cvtepi8_epi16(b0) : _mm256_cvtepu8_epi16(b0);
+      const __m256i v1 = a.input_signed ? _mm256_cvtepi8_epi16(b1) : _mm256_cvtepu8_epi16(b1);
+      lo[k] = _mm256_add_epi32(lo[k], _mm256_madd_epi16(_mm256_unpacklo_epi16(v0, v1), _mm256_loadu_si256(wv + 2 * k)));
+      hi[k] = _mm256_add_epi32(hi[k], _mm256_madd_epi16(_mm256_unpackhi_epi16(v0, v1), _mm256_loadu_si256(wv + 2 * k + 1)));
+    }
+  }
+  for (int k = 0; k < NB; ++k) {
+    int32_t* ok = o + 16 * (cb + k);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(ok), _mm256_permute2x128_si256(lo[k], hi[k], 0x20));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(ok + 8), _mm256_permute2x128_si256(lo[k], hi[k], 0x31));
+  }
+}
+
+__attribute__((target("avx2"))) inline void DepthwisePairsAvx2(const DepthwiseInt8Args& a, const int16_t* pairs,
+                                                              int64_t p0, int64_t p1) {
+  const int64_t blocks = a.features / 16;
+  const auto* in = static_cast<const uint8_t*>(a.input);
+  for (int64_t p = p0; p < p1; ++p) {
+    const uint8_t* x = in + a.position_in[p];
+    int32_t* o = a.output + a.position_out[p];
+    int64_t cb = 0;
+    for (; cb + 4 <= blocks; cb += 4) PairBlocksAvx2<4>(a, pairs, x, cb, o);
+    for (; cb + 2 <= blocks; cb += 2) PairBlocksAvx2<2>(a, pairs, x, cb, o);
+    for (; cb < blocks; ++cb) PairBlocksAvx2<1>(a, pairs, x, cb, o);
+  }
+}
+#endif
 
 }  // namespace dw8
 }  // namespace kiln::cpu
@@ -113,7 +188,15 @@ void PlanarDepthwiseInt8T(const PlanarDepthwiseInt8Args& a, int64_t p0, int64_t 
   }
 }
 
-void DepthwiseInt8T(const DepthwiseInt8Args& a, const int32_t* w, int64_t p0, int64_t p1) {
+void DepthwiseInt8T(const DepthwiseInt8Args& a, const int32_t* w, const int16_t* pairs, int64_t p0, int64_t p1) {
+#if HWY_ARCH_X86_64 && defined(__GNUC__) && HWY_TARGET <= HWY_AVX2
+  if (pairs != nullptr && a.features % 16 == 0) {
+    dw8::DepthwisePairsAvx2(a, pairs, p0, p1);
+    return;
+  }
+#else
+  (void)pairs;
+#endif
   if (a.input_signed) {
     DepthwisePositions<int8_t>(a, w, p0, p1);
   } else {
@@ -146,11 +229,17 @@ void DepthwiseInt8(const DepthwiseInt8Args& a, TaskRunner* runner) {
       const uint8_t b = a.weights[a.weight_tap_offsets[t] + c * a.weight_feature_step];
       w[static_cast<size_t>(t * a.features + c)] = a.weights_signed ? static_cast<int8_t>(b) : b;
     }
+  // The AVX2 form's weight pairs (x86; the Highway targets from AVX2 up
+  // use them, the others the widened weights).
+  std::vector<int16_t> pairs;
+#if HWY_ARCH_X86_64 && defined(__GNUC__)
+  if (a.features % 16 == 0) dw8::PairWeights(a, w.data(), &pairs);
+#endif
   const int64_t tasks = (a.positions + dw8::kPositionsPerTask - 1) / dw8::kPositionsPerTask;
   auto fn = HWY_DYNAMIC_DISPATCH(DepthwiseInt8T);
   ParallelFor(a.positions * a.taps * a.features >= (1 << 16) ? runner : nullptr, tasks, [&](int64_t task, int) {
     const int64_t p0 = task * dw8::kPositionsPerTask;
-    fn(a, w.data(), p0, std::min(a.positions, p0 + dw8::kPositionsPerTask));
+    fn(a, w.data(), pairs.empty() ? nullptr : pairs.data(), p0, std::min(a.positions, p0 + dw8::kPositionsPerTask));
   });
 }
 

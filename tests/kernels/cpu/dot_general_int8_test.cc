@@ -209,6 +209,15 @@ TEST(CpuConvolutionInt8, GroupedDepthwiseAndOddLayouts) {
                      {1, 1, 1, 1}};
   depthwise.groups = 16;
   CheckConvInt8(depthwise, 24);
+  // 112 features (7 blocks of 16: groups of 4, 2 and 1 on AVX2), an even
+  // number of taps (2x2), uneven padding, and a 1x1 kernel (one tap).
+  ConvSpec wide{{1, 5, 6, 112}, {2, 2, 1, 112}, {1, 5, 6, 112}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {},
+                {0, 1, 1, 0}};
+  wide.groups = 112;
+  CheckConvInt8(wide, 29);
+  ConvSpec one_tap{{2, 3, 4, 48}, {1, 1, 1, 48}, {2, 3, 4, 48}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}};
+  one_tap.groups = 48;
+  CheckConvInt8(one_tap, 30);
   // Depthwise NCHW (the planar form): stride and dilation, reversal, odd widths.
   ConvSpec planar{{2, 16, 9, 21}, {16, 1, 3, 3}, {2, 16, 5, 19}, 0, 1, 1, 0, 0, 1, {2, 3}, {2, 3}, {2, 3}, {2, 1},
                   {1, 1, 1, 1}, {1, 2}, {1, 0}};
