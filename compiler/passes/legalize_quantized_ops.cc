@@ -169,7 +169,7 @@ void LegalizeBlock(ir::Block* block) {
     } else {
       ++i;
     }
-  }
+  }  FoldZeroPointCorrections(block);
 }
 
 }  // namespace

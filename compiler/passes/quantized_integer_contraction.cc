@@ -361,4 +361,86 @@ size_t RewriteIntegerContraction(ir::Block* block, size_t at) {
   return n;
 }
 
+namespace {
+
+// Uses of `v` in `block`'s ops and their regions, recursively.
+int CountUses(const ir::Block& block, const ir::Value* v) {
+  int n = 0;
+  for (const auto& op : block.ops) {
+    n += static_cast<int>(std::count(op->operands.begin(), op->operands.end(), v));
+    for (const auto& region : op->regions)
+      for (const auto& b : region->blocks) n += CountUses(*b, v);
+  }
+  return n;
+}
+
+}  // namespace
+
+void FoldZeroPointCorrections(ir::Block* block) {
+  // The function's top block holds every use of its values (regions nested
+  // in its ops included).
+  const ir::Block* top = block;
+  while (top->parent != nullptr && top->parent->parent != nullptr && top->parent->parent->parent != nullptr)
+    top = top->parent->parent->parent;
+  for (size_t i = 0; i < block->ops.size(); ++i) {
+    ir::Operation& q = *block->ops[i];
+    if (!op_names::IsKernelOp(q.name, KernelId::kUniformQuantize) || q.operands.size() != 1) continue;
+    ir::Value* cast = q.operands[0];
+    const ir::Type& ct = cast->type;
+    if (!ct.is_quantized() || ct.element != ElementType::kSI32 || cast->def == nullptr ||
+        !op_names::IsKernelOp(cast->def->name, KernelId::kBitcastConvert) || cast->def->operands.size() != 1)
+      continue;
+    ir::Value* diff = cast->def->operands[0];
+    ir::Operation* sub = diff->def;
+    if (sub == nullptr || sub->name != ScalarOpName(ScalarOp::kSubtract) || sub->operands.size() != 2 ||
+        diff->type.element != ElementType::kSI32 || diff->type.is_quantized())
+      continue;
+    ir::Value* corr = sub->operands[1];
+    ir::Operation* bcast = corr->def;
+    if (bcast == nullptr || !op_names::IsKernelOp(bcast->name, KernelId::kBroadcastInDim) || bcast->operands.size() != 1)
+      continue;
+    const std::vector<int64_t> map = IntsAttr(*bcast, "broadcast_dimensions");
+    ir::Value* sums = bcast->operands[0];
+    const ir::Attribute* value = sums->def != nullptr && op_names::IsConstant(sums->def->name) ? sums->def->GetAttr("value") : nullptr;
+    if (map.size() != 1 || value == nullptr || value->kind != ir::Attribute::Kind::kDense || sums->type.rank() != 1 ||
+        sums->type.element != ElementType::kSI32)
+      continue;
+    const int64_t axis = map[0], channels = sums->type.dims[0];
+    const ir::QuantType& qt = *ct.quant;
+    const bool zero = std::all_of(qt.zero_points.begin(), qt.zero_points.end(), [](int64_t z) { return z == 0; });
+    if (!zero || axis < 0 || axis >= ct.rank() || ct.dims[axis] != channels ||
+        (qt.quantized_dimension >= 0 && qt.quantized_dimension != axis) || qt.storage_min != INT32_MIN ||
+        qt.storage_max != INT32_MAX || CountUses(*top, diff) != 1 || CountUses(*top, cast) != 1)
+      continue;
+    const std::vector<uint8_t> bytes = value->ExpandedDenseBytes();
+    if (bytes.size() != static_cast<size_t>(channels) * 4) continue;
+    // The accumulators with the correction as per-feature zero points.
+    auto folded = std::make_shared<ir::QuantType>(qt);
+    folded->quantized_dimension = static_cast<int32_t>(axis);
+    if (qt.quantized_dimension < 0) folded->scales.assign(static_cast<size_t>(channels), qt.scales[0]);
+    folded->zero_points.resize(static_cast<size_t>(channels));
+    for (int64_t c = 0; c < channels; ++c) {
+      int32_t z;
+      std::memcpy(&z, bytes.data() + 4 * c, 4);
+      folded->zero_points[static_cast<size_t>(c)] = z;
+    }
+    cast->type.quant = folded;
+    cast->def->operands[0] = sub->operands[0];
+    // The subtract, and the broadcast and constant when nothing else reads them.
+    auto erase = [&](const ir::Operation* dead) {
+      for (size_t k = 0; k < block->ops.size(); ++k)
+        if (block->ops[k].get() == dead) {
+          block->ops.erase(block->ops.begin() + static_cast<std::ptrdiff_t>(k));
+          if (k < i) --i;
+          return;
+        }
+    };
+    erase(sub);
+    if (CountUses(*top, corr) == 0) {
+      erase(bcast);
+      if (CountUses(*top, sums) == 0) erase(sums->def);
+    }
+  }
+}
+
 }  // namespace kiln::compiler

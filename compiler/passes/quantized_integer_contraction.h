@@ -21,4 +21,12 @@ namespace kiln::compiler {
 // in its place, or 0 when it left the op alone.
 size_t RewriteIntegerContraction(ir::Block* block, size_t at);
 
+// After the rewrites of a block: where the 8-bit form's zero-point
+// correction (acc - broadcast(z * weight sums)) is read only by a
+// uniform_quantize (a requantize), the correction becomes that quantize's
+// operand zero points instead (per output feature), and the subtract and
+// its broadcast go: requantize computes (acc - zp) * scale, the same
+// integers, without a pass over the i32 accumulators.
+void FoldZeroPointCorrections(ir::Block* block);
+
 }  // namespace kiln::compiler

@@ -31,10 +31,12 @@ namespace requant {
 
 // A run of requantized elements: q[0, len) into out (i8 when is_signed,
 // else ui8), with one scale and zero point for the run (lanes == false) or
-// one per element (lanes == true: s_in[k], s_out[k], z_out[k]).
+// one per element (lanes == true: s_in[k], s_out[k], z_out[k], z_in[k]).
+// z_in null: the operand's zero point is 0.
 struct Run {
   const int32_t* q = nullptr;
   int64_t len = 0;
+  const int32_t* z_in = nullptr;
   const float* s_in = nullptr;
   const float* s_out = nullptr;
   const float* z_out = nullptr;
@@ -64,12 +66,38 @@ void RequantizeRunT(const requant::Run& r) {
   const auto lo = hn::Set(df, r.lo), hi = hn::Set(df, r.hi), magic = hn::Set(df, 12582912.0f), zero = hn::Zero(df);
   auto* o8 = static_cast<int8_t*>(r.out);
   auto* ou8 = static_cast<uint8_t*>(r.out);
+  // One element as the reference computes it (q - zp exact in 64 bits).
+  auto scalar = [&](int64_t k) {
+    const int64_t z = r.z_in == nullptr ? 0 : r.z_in[r.lanes ? k : 0];
+    const float s_in = r.s_in[r.lanes ? k : 0], s_out = r.s_out[r.lanes ? k : 0], z_out = r.z_out[r.lanes ? k : 0];
+    float v = static_cast<float>(static_cast<int64_t>(r.q[k]) - z) * s_in / s_out + z_out;
+    if (v != v) v = 0;
+    v = std::min(std::max(v, r.lo), r.hi);
+    v = (v + 12582912.0f) - 12582912.0f;
+    if (r.is_signed) {
+      o8[k] = static_cast<int8_t>(v);
+    } else {
+      ou8[k] = static_cast<uint8_t>(v);
+    }
+  };
   int64_t i = 0;
   for (; i + N <= r.len; i += N) {
+    auto d = hn::LoadU(di, r.q + i);
+    if (r.z_in != nullptr) {
+      // q - zp in 32 bits: exact unless it overflows (then the lanes go
+      // one by one).
+      const auto z = r.lanes ? hn::LoadU(di, r.z_in + i) : hn::Set(di, r.z_in[0]);
+      const auto diff = hn::Sub(d, z);
+      if (!hn::AllFalse(di, hn::Lt(hn::And(hn::Xor(d, z), hn::Xor(d, diff)), hn::Zero(di)))) {
+        for (int64_t k = i; k < i + N; ++k) scalar(k);
+        continue;
+      }
+      d = diff;
+    }
     const auto s_in = r.lanes ? hn::LoadU(df, r.s_in + i) : hn::Set(df, r.s_in[0]);
     const auto s_out = r.lanes ? hn::LoadU(df, r.s_out + i) : hn::Set(df, r.s_out[0]);
     const auto z_out = r.lanes ? hn::LoadU(df, r.z_out + i) : hn::Set(df, r.z_out[0]);
-    const auto x = hn::Mul(hn::ConvertTo(df, hn::LoadU(di, r.q + i)), s_in);
+    const auto x = hn::Mul(hn::ConvertTo(df, d), s_in);
     auto v = hn::Add(hn::Div(x, s_out), z_out);
     v = hn::IfThenElse(hn::Eq(v, v), v, zero);  // NaN quantizes to 0
     v = hn::Min(hn::Max(v, lo), hi);
@@ -81,18 +109,7 @@ void RequantizeRunT(const requant::Run& r) {
       hn::StoreU(hn::DemoteTo(du8, n), du8, ou8 + i);
     }
   }
-  for (; i < r.len; ++i) {
-    const float s_in = r.s_in[r.lanes ? i : 0], s_out = r.s_out[r.lanes ? i : 0], z_out = r.z_out[r.lanes ? i : 0];
-    float v = static_cast<float>(r.q[i]) * s_in / s_out + z_out;
-    if (v != v) v = 0;
-    v = std::min(std::max(v, r.lo), r.hi);
-    v = (v + 12582912.0f) - 12582912.0f;
-    if (r.is_signed) {
-      o8[i] = static_cast<int8_t>(v);
-    } else {
-      ou8[i] = static_cast<uint8_t>(v);
-    }
-  }
+  for (; i < r.len; ++i) scalar(i);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -140,6 +157,8 @@ bool ReadSide(const KernelParams& p, const std::string& prefix, std::span<const 
 // One element: dequantize, quantize, clamp, round to nearest even. After the
 // clamp |v| <= 255, where adding and subtracting 1.5 * 2^23 rounds to an
 // integer in the current (nearest-even) mode: no libm call, so it vectorises.
+inline bool FitsI32(int64_t z) { return z >= INT32_MIN && z <= INT32_MAX; }
+
 inline float Step(float diff, float s_in, float s_out, float z_out, float lo, float hi) {
   const float x = diff * s_in;
   const float y = x / s_out;
@@ -177,14 +196,18 @@ Status Requantize(const KernelCall& call) {
   if ((src.per_axis || dst.per_axis) && (!src.per_axis || src.inner == 1) && (!dst.per_axis || dst.inner == 1) &&
       (!src.per_axis || !dst.per_axis || src.axis_size == dst.axis_size) && row > 0) {
     std::vector<float> s_in(static_cast<size_t>(row)), s_out(s_in.size()), z_out(s_in.size());
+    std::vector<int32_t> z_in(s_in.size());
     for (int64_t j = 0; j < row; ++j) {
       const size_t ks = src.per_axis ? static_cast<size_t>(j) : 0, kd = dst.per_axis ? static_cast<size_t>(j) : 0;
       s_in[j] = src.scales[ks], s_out[j] = dst.scales[kd], z_out[j] = dst.zero_points[kd];
+      z_in[j] = static_cast<int32_t>(src.zero_points_int[ks]);
     }
-    // The integer form's accumulators (zero point 0); others take the
-    // general loop below.
+    // The operand's zero points: 0 (the integer form's accumulators), or
+    // the zero-point correction folded into them (FoldZeroPointCorrections
+    // in compiler/passes/quantized_integer_contraction.h); wider than i32
+    // (a malformed module), the general loop below.
     const bool z_in_zero = std::all_of(src.zero_points_int.begin(), src.zero_points_int.end(), [](int64_t z) { return z == 0; });
-    if (z_in_zero) {
+    if (std::all_of(src.zero_points_int.begin(), src.zero_points_int.end(), FitsI32)) {
       ParallelFor(n >= 4 * kChunk ? call.runner : nullptr, (n + kChunk - 1) / kChunk, [&](int64_t t, int) {
         const int64_t begin = t * kChunk, end = std::min(n, begin + kChunk);
         for (int64_t i = begin; i < end;) {
@@ -192,6 +215,7 @@ Status Requantize(const KernelCall& call) {
           requant::Run run;
           run.q = q + i, run.len = len, run.lanes = true;
           run.s_in = s_in.data() + j0, run.s_out = s_out.data() + j0, run.z_out = z_out.data() + j0;
+          run.z_in = z_in_zero ? nullptr : z_in.data() + j0;
           run.lo = flo, run.hi = fhi, run.is_signed = is_signed, run.out = out.data + i;
           HWY_DYNAMIC_DISPATCH(RequantizeRunT)(run);
           i += len;
@@ -212,10 +236,11 @@ Status Requantize(const KernelCall& call) {
       if (dst.per_axis) run = std::min(run, (i / dst.inner + 1) * dst.inner);
       const float s_in = src.scales[ks], s_out = dst.scales[kd], z_out = dst.zero_points[kd];
       const int64_t z_in = src.zero_points_int[ks];
-      if (z_in == 0) {
-        // The integer form's case (accumulator zero point 0), on vectors.
+      const int32_t z32 = static_cast<int32_t>(z_in);
+      if (FitsI32(z_in)) {
         requant::Run r;
         r.q = q + i, r.len = run - i, r.s_in = &s_in, r.s_out = &s_out, r.z_out = &z_out;
+        r.z_in = z_in == 0 ? nullptr : &z32;
         r.lo = flo, r.hi = fhi, r.is_signed = is_signed, r.out = out.data + i;
         HWY_DYNAMIC_DISPATCH(RequantizeRunT)(r);
         i = run;

@@ -4,6 +4,7 @@
 // contraction into its accumulation type; uses follow the moved results.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -103,6 +104,47 @@ func.func @main(%a: tensor<2x3x!quant.uniform<i8:f32, 0.5:1>>, %b: tensor<3x2x!q
   ASSERT_NE(m, nullptr);
   EXPECT_EQ(OpNames(*m->functions[0]).back(), "func.return");
   EXPECT_EQ(OpNames(*m->functions[0])[3], "stablehlo.uniform_quantize");
+}
+
+// The 8-bit form with an lhs zero point: the correction (z * weight sums)
+// subtracted from the i32 product, or, when a requantize is its only
+// reader, folded into that requantize's operand zero points.
+TEST(LegalizeQuantizedOps, ZeroPointCorrectionFoldsIntoTheRequantize) {
+  const char* program = R"(
+func.func @main(%a: tensor<2x3x!quant.uniform<i8:f32, 0.5:-2>>) -> (tensor<2x2x!quant.uniform<i8:f32, 0.3:1>>{T}) {
+  %w0 = stablehlo.constant dense<[[1, -2], [3, 4], [-5, 6]]> : tensor<3x2xi8>
+  %w = stablehlo.bitcast_convert %w0 : (tensor<3x2xi8>) -> tensor<3x2x!quant.uniform<i8:f32, 0.25>>
+  %0 = stablehlo.dot_general %a, %w, contracting_dims = [1] x [0] : (tensor<2x3x!quant.uniform<i8:f32, 0.5:-2>>, tensor<3x2x!quant.uniform<i8:f32, 0.25>>) -> tensor<2x2x!quant.uniform<i32:f32, 0.125>>
+  %1 = stablehlo.uniform_quantize %0 : (tensor<2x2x!quant.uniform<i32:f32, 0.125>>) -> tensor<2x2x!quant.uniform<i8:f32, 0.3:1>>
+  return %1{V} : tensor<2x2x!quant.uniform<i8:f32, 0.3:1>>{T}
+}
+)";
+  // {T}, {V}: a second result, the product itself, or nothing.
+  auto with = [&](const std::string& type, const std::string& value) {
+    std::string text = program;
+    for (size_t at; (at = text.find("{T}")) != std::string::npos;) text.replace(at, 3, type);
+    for (size_t at; (at = text.find("{V}")) != std::string::npos;) text.replace(at, 3, value);
+    return text;
+  };
+  const std::string folded = with("", ""), kept = with(", tensor<2x2x!quant.uniform<i32:f32, 0.125>>", ", %0");
+  auto m = Legalized(folded.c_str());
+  ASSERT_NE(m, nullptr);
+  const auto names = OpNames(*m->functions[0]);
+  EXPECT_EQ(std::count(names.begin(), names.end(), "stablehlo.subtract"), 0);
+  EXPECT_EQ(std::count(names.begin(), names.end(), "stablehlo.broadcast_in_dim"), 0);
+  const auto& ops = m->functions[0]->body.blocks[0]->ops;
+  const ir::Operation* quantize = nullptr;
+  for (const auto& op : ops)
+    if (op->name == "stablehlo.uniform_quantize") quantize = op.get();
+  ASSERT_NE(quantize, nullptr);
+  // Weight sums per column: 1 + 3 - 5 = -1 and -2 + 4 + 6 = 8, times z = -2.
+  EXPECT_EQ(quantize->operands[0]->type.ToString(), "tensor<2x2x!quant.uniform<i32:f32:1, {0.125:2, 0.125:-16}>>");
+  EXPECT_EQ(quantize->operands[0]->def->operands[0]->def->name, "stablehlo.dot_general");
+  // The product also returned: its value keeps the subtract.
+  auto k = Legalized(kept.c_str());
+  ASSERT_NE(k, nullptr);
+  const auto kept_names = OpNames(*k->functions[0]);
+  EXPECT_EQ(std::count(kept_names.begin(), kept_names.end(), "stablehlo.subtract"), 1);
 }
 
 TEST(LegalizeQuantizedOps, OpsThatMoveValuesAndBodiesKeepTheStoredIntegers) {

@@ -121,6 +121,35 @@ TEST(CpuRequantize, PerAxisInnermostAccumulators) {
     }
 }
 
+TEST(CpuRequantize, OperandZeroPointsThatOverflow32Bits) {
+  // q - zp past the i32 range (the reference subtracts in 64 bits): sums
+  // at both ends of i32 with zero points of both signs, per tensor and per
+  // lane of the innermost axis (a folded zero-point correction's form).
+  std::vector<int32_t> v;
+  for (int32_t k = 0; k < 64; ++k) {
+    v.push_back(INT32_MIN + k * 37);
+    v.push_back(INT32_MAX - k * 37);
+    v.push_back(k * 1000 - 32000);
+  }
+  for (int64_t axis : {int64_t{-1}, int64_t{1}}) {
+    KernelParams p = Requantize();
+    const int64_t n = axis < 0 ? 1 : 48;
+    std::vector<double> scales;
+    std::vector<int64_t> zps;
+    for (int64_t c = 0; c < n; ++c) {
+      scales.push_back(1e-7 * static_cast<double>(c + 1));
+      zps.push_back(c % 2 ? 1500 + c : -1500 - c);
+    }
+    p.attrs.push_back(Floats("operand_scales", scales));
+    p.attrs.push_back(Ints("operand_zero_points", zps));
+    if (axis >= 0) p.attrs.push_back(Ints("operand_quantized_dimension", {axis}));
+    p.attrs.push_back(Floats("scales", {0.5}));
+    p.attrs.push_back(Ints("zero_points", {0}));
+    SCOPED_TRACE("axis " + std::to_string(axis));
+    Check(p, Make(ElementType::kSI32, {4, 48}, v), ElementType::kSI8);
+  }
+}
+
 TEST(CpuRequantize, TiesSaturationAndANarrowRange) {
   // acc * 0.125 / 0.25 = acc / 2: every odd sum is a tie; a narrowed range.
   KernelParams p = Requantize();
