@@ -22,6 +22,14 @@
 #include <cstdint>
 #include <vector>
 
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/cpu/elementwise_quantized.cc"
+#include "kernels/cpu/hwy_targets.h"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+
+#ifndef KILN_CPU_ELEMENTWISE_QUANTIZED_SHARED
+#define KILN_CPU_ELEMENTWISE_QUANTIZED_SHARED
 #include "kernels/common/parallel.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/kernels.h"
@@ -29,18 +37,29 @@
 #include "kernels/scalar/scalar.h"
 
 namespace kiln::cpu {
-namespace {
+namespace qelem {
 
 constexpr int64_t kBlock = 256;
 
-bool SmallInt(ElementType t) {
-  return t == ElementType::kSI8 || t == ElementType::kUI8 || t == ElementType::kSI16 || t == ElementType::kUI16;
-}
+// One call's program and tensors, for the per-target block evaluation.
+struct Blocks {
+  const ScalarProgram* prog = nullptr;
+  std::vector<const uint8_t*> inputs;
+  std::vector<bool> scalar;  // an input read as one value (broadcast)
+  uint8_t* out = nullptr;
+  ElementType out_type = ElementType::kInvalid;
+};
 
-double TypeMin(ElementType t) { return t == ElementType::kSI8 ? -128 : t == ElementType::kSI16 ? -32768 : 0; }
-double TypeMax(ElementType t) {
-  return t == ElementType::kSI8 ? 127 : t == ElementType::kUI8 ? 255 : t == ElementType::kSI16 ? 32767 : 65535;
-}
+}  // namespace qelem
+}  // namespace kiln::cpu
+#endif  // KILN_CPU_ELEMENTWISE_QUANTIZED_SHARED
+
+HWY_BEFORE_NAMESPACE();
+namespace kiln::cpu {
+namespace HWY_NAMESPACE {
+
+// Plain loops over a block, compiled for each Highway target (whose
+// instruction set the compiler's vectoriser then uses).
 
 // Round half to even for any f32 (|v| >= 2^23 is already an integer).
 inline float RoundEven(float v) {
@@ -65,6 +84,82 @@ void StoreBlock(const float* v, int64_t at, int64_t len, uint8_t* base) {
   T* dst = reinterpret_cast<T*>(base);
   // NaN (redone by the reference afterwards) stores 0, not an undefined cast.
   for (int64_t i = 0; i < len; ++i) dst[at + i] = v[i] == v[i] ? static_cast<T>(v[i]) : T{0};
+}
+
+// Elements [b0, b0 + len) of the result; `vals` holds kBlock floats per
+// program value.
+void EvalBlockT(const qelem::Blocks& a, int64_t b0, int64_t len, float* vals) {
+  constexpr int64_t kBlock = qelem::kBlock;
+  const ScalarProgram& prog = *a.prog;
+  const size_t np = prog.param_types.size();
+  auto v = [&](size_t value) { return vals + value * kBlock; };
+  for (size_t i = 0; i < np; ++i) {
+    switch (prog.param_types[i]) {
+      case ElementType::kSI8: LoadBlock<int8_t>(a.inputs[i], a.scalar[i], b0, len, v(i)); break;
+      case ElementType::kUI8: LoadBlock<uint8_t>(a.inputs[i], a.scalar[i], b0, len, v(i)); break;
+      case ElementType::kSI16: LoadBlock<int16_t>(a.inputs[i], a.scalar[i], b0, len, v(i)); break;
+      case ElementType::kUI16: LoadBlock<uint16_t>(a.inputs[i], a.scalar[i], b0, len, v(i)); break;
+      default: LoadBlock<float>(a.inputs[i], a.scalar[i], b0, len, v(i)); break;
+    }
+  }
+  for (size_t k = 0; k < prog.instrs.size(); ++k) {
+    const ScalarInstr& in = prog.instrs[k];
+    float* r = v(np + k);
+    const float* x = in.num_operands > 0 ? v(in.operands[0]) : nullptr;
+    const float* y = in.num_operands > 1 ? v(in.operands[1]) : nullptr;
+    const float* z = in.num_operands > 2 ? v(in.operands[2]) : nullptr;
+    switch (in.op) {
+      case ScalarOp::kConstant: std::fill(r, r + len, static_cast<float>(in.constant.re)); break;
+      case ScalarOp::kConvert: std::copy(x, x + len, r); break;  // to f32 (exact), or the quantize's store
+      case ScalarOp::kAdd: for (int64_t i = 0; i < len; ++i) r[i] = x[i] + y[i]; break;
+      case ScalarOp::kSubtract: for (int64_t i = 0; i < len; ++i) r[i] = x[i] - y[i]; break;
+      case ScalarOp::kMultiply: for (int64_t i = 0; i < len; ++i) r[i] = x[i] * y[i]; break;
+      case ScalarOp::kDivide: for (int64_t i = 0; i < len; ++i) r[i] = x[i] / y[i]; break;
+      case ScalarOp::kMaximum:
+        for (int64_t i = 0; i < len; ++i) r[i] = (x[i] > y[i] || x[i] != x[i]) ? x[i] : y[i];
+        break;
+      case ScalarOp::kMinimum:
+        for (int64_t i = 0; i < len; ++i) r[i] = (x[i] < y[i] || x[i] != x[i]) ? x[i] : y[i];
+        break;
+      case ScalarOp::kClamp:  // clamp(min, x, max) = minimum(maximum(x, min), max)
+        for (int64_t i = 0; i < len; ++i) {
+          const float lo = (y[i] > x[i] || y[i] != y[i]) ? y[i] : x[i];
+          r[i] = (lo < z[i] || lo != lo) ? lo : z[i];
+        }
+        break;
+      case ScalarOp::kRoundNearestEven: for (int64_t i = 0; i < len; ++i) r[i] = RoundEven(x[i]); break;
+      case ScalarOp::kNegate: for (int64_t i = 0; i < len; ++i) r[i] = -x[i]; break;
+      default: break;  // IsQuantizedElementwise admits no other op
+    }
+  }
+  const float* result = v(prog.results[0]);
+  switch (a.out_type) {
+    case ElementType::kSI8: StoreBlock<int8_t>(result, b0, len, a.out); break;
+    case ElementType::kUI8: StoreBlock<uint8_t>(result, b0, len, a.out); break;
+    case ElementType::kSI16: StoreBlock<int16_t>(result, b0, len, a.out); break;
+    default: StoreBlock<uint16_t>(result, b0, len, a.out); break;
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace kiln::cpu
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace kiln::cpu {
+namespace {
+
+HWY_EXPORT(EvalBlockT);
+
+using qelem::kBlock;
+
+bool SmallInt(ElementType t) {
+  return t == ElementType::kSI8 || t == ElementType::kUI8 || t == ElementType::kSI16 || t == ElementType::kUI16;
+}
+
+double TypeMin(ElementType t) { return t == ElementType::kSI8 ? -128 : t == ElementType::kSI16 ? -32768 : 0; }
+double TypeMax(ElementType t) {
+  return t == ElementType::kSI8 ? 127 : t == ElementType::kUI8 ? 255 : t == ElementType::kSI16 ? 32767 : 65535;
 }
 
 }  // namespace
@@ -176,60 +271,20 @@ Status RunQuantizedElementwise(const KernelCall& call, const ScalarProgram& prog
     ref::RunScalarProgram(prog, params.data(), scratch.data(), &r);
     ref::StoreScalar(out_type, r, out.data + static_cast<size_t>(e) * out_bytes);
   };
+  qelem::Blocks blocks;
+  blocks.prog = &prog;
+  for (const TensorRef& t : call.inputs) blocks.inputs.push_back(t.data);
+  blocks.scalar = scalar;
+  blocks.out = out.data, blocks.out_type = out_type;
+  auto eval = HWY_DYNAMIC_DISPATCH(EvalBlockT);
   constexpr int64_t kTask = 64 * kBlock;
   ParallelFor(n >= 4 * kTask ? call.runner : nullptr, (n + kTask - 1) / kTask, [&](int64_t t, int) {
     std::vector<float> vals(nv * kBlock);
     std::vector<Scalar> scratch(nv);
     for (int64_t b0 = t * kTask; b0 < std::min(n, (t + 1) * kTask); b0 += kBlock) {
       const int64_t len = std::min(kBlock, n - b0);
-      auto v = [&](size_t value) { return vals.data() + value * kBlock; };
-      for (size_t i = 0; i < np; ++i) {
-        const uint8_t* base = call.inputs[i].data;
-        switch (prog.param_types[i]) {
-          case ElementType::kSI8: LoadBlock<int8_t>(base, scalar[i], b0, len, v(i)); break;
-          case ElementType::kUI8: LoadBlock<uint8_t>(base, scalar[i], b0, len, v(i)); break;
-          case ElementType::kSI16: LoadBlock<int16_t>(base, scalar[i], b0, len, v(i)); break;
-          case ElementType::kUI16: LoadBlock<uint16_t>(base, scalar[i], b0, len, v(i)); break;
-          default: LoadBlock<float>(base, scalar[i], b0, len, v(i)); break;
-        }
-      }
-      for (size_t k = 0; k < prog.instrs.size(); ++k) {
-        const ScalarInstr& in = prog.instrs[k];
-        float* r = v(np + k);
-        const float* a = in.num_operands > 0 ? v(in.operands[0]) : nullptr;
-        const float* b = in.num_operands > 1 ? v(in.operands[1]) : nullptr;
-        const float* c = in.num_operands > 2 ? v(in.operands[2]) : nullptr;
-        switch (in.op) {
-          case ScalarOp::kConstant: std::fill(r, r + len, static_cast<float>(in.constant.re)); break;
-          case ScalarOp::kConvert: std::copy(a, a + len, r); break;  // to f32 (exact), or the quantize's store
-          case ScalarOp::kAdd: for (int64_t i = 0; i < len; ++i) r[i] = a[i] + b[i]; break;
-          case ScalarOp::kSubtract: for (int64_t i = 0; i < len; ++i) r[i] = a[i] - b[i]; break;
-          case ScalarOp::kMultiply: for (int64_t i = 0; i < len; ++i) r[i] = a[i] * b[i]; break;
-          case ScalarOp::kDivide: for (int64_t i = 0; i < len; ++i) r[i] = a[i] / b[i]; break;
-          case ScalarOp::kMaximum:
-            for (int64_t i = 0; i < len; ++i) r[i] = (a[i] > b[i] || a[i] != a[i]) ? a[i] : b[i];
-            break;
-          case ScalarOp::kMinimum:
-            for (int64_t i = 0; i < len; ++i) r[i] = (a[i] < b[i] || a[i] != a[i]) ? a[i] : b[i];
-            break;
-          case ScalarOp::kClamp:  // clamp(min, x, max) = minimum(maximum(x, min), max)
-            for (int64_t i = 0; i < len; ++i) {
-              const float lo = (b[i] > a[i] || b[i] != b[i]) ? b[i] : a[i];
-              r[i] = (lo < c[i] || lo != lo) ? lo : c[i];
-            }
-            break;
-          case ScalarOp::kRoundNearestEven: for (int64_t i = 0; i < len; ++i) r[i] = RoundEven(a[i]); break;
-          case ScalarOp::kNegate: for (int64_t i = 0; i < len; ++i) r[i] = -a[i]; break;
-          default: break;  // IsQuantizedElementwise admits no other op
-        }
-      }
-      switch (out_type) {
-        case ElementType::kSI8: StoreBlock<int8_t>(v(result), b0, len, out.data); break;
-        case ElementType::kUI8: StoreBlock<uint8_t>(v(result), b0, len, out.data); break;
-        case ElementType::kSI16: StoreBlock<int16_t>(v(result), b0, len, out.data); break;
-        default: StoreBlock<uint16_t>(v(result), b0, len, out.data); break;
-      }
-      const float* x = v(clamp_value);
+      eval(blocks, b0, len, vals.data());
+      const float* x = vals.data() + clamp_value * kBlock;
       for (int64_t i = 0; i < len; ++i)
         if (x[i] != x[i]) reference_element(b0 + i, scratch);
     }
@@ -238,3 +293,4 @@ Status RunQuantizedElementwise(const KernelCall& call, const ScalarProgram& prog
 }
 
 }  // namespace kiln::cpu
+#endif  // HWY_ONCE

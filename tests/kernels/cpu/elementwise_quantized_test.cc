@@ -1,6 +1,7 @@
 // The quantized elementwise programs (kernels/cpu/elementwise_quantized.cc)
-// against the reference interpreter, byte for byte: the quantized add of an
-// int8 residual (each input dequantized, added, requantized), a relu6 by
+// against the reference interpreter, byte for byte, on every Highway
+// target: the quantized add of an int8 residual (each input dequantized,
+// added, requantized), a relu6 by
 // the result's range, u8 and i16 storage, a scalar operand, ties of the
 // rounding, saturation, constants that overflow the sum to infinity and a
 // NaN redone by the reference; programs outside the form stay with the
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "kernels/cpu/kernels.h"
+#include "tests/kernels/cpu/hwy_test_util.h"
 #include "tests/kernels/cpu/same_bytes_check.h"
 #include "tests/kernels/tensor_test_util.h"
 
@@ -63,7 +65,7 @@ Tensor RandomInts(ElementType t, std::vector<int64_t> dims, std::mt19937& rng) {
 
 void CheckBytes(const KernelParams& p, std::vector<Tensor> ins, ElementType out_type, std::vector<int64_t> dims) {
   ASSERT_TRUE(IsQuantizedElementwise(*p.Program("body")));
-  ExpectSameBytesAsReference(p, std::move(ins), out_type, dims);
+  ForEachTarget([&] { ExpectSameBytesAsReference(p, ins, out_type, dims); });
 }
 
 TEST(CpuElementwiseQuantized, ResidualAddAndRelu6) {
