@@ -29,6 +29,7 @@
 #include <optional>
 #include <vector>
 
+#include "kernels/common/kernel_selection.h"
 #include "kernels/common/kernel_state.h"
 #include "kernels/common/parallel.h"
 #include "kernels/cpu/aligned_scratch.h"
@@ -38,15 +39,21 @@
 #include "kernels/cpu/thread_scratch.h"
 #include "kernels/cpu/gemm.h"
 #include "kernels/cpu/gemm_int8.h"
+#include "kernels/cpu/half_float.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/kernels.h"
 #include "kernels/reference/epilogue.h"
+#include "kernels/scalar/scalar.h"
 
 namespace kiln::cpu {
 namespace {
 
 // The zero-padded input of the GEMM paths, per thread (thread_scratch.h).
 struct PaddedInputScratch;
+// f16/bf16 operands widened to f32, and the f32 sums of a 16-bit result.
+struct WidenedLhsScratch;
+struct WidenedRhsScratch;
+struct WidenedOutScratch;
 
 // Convolution weights (the channel-last product's B) packed whole, kept
 // across calls in the executable's state.
@@ -151,6 +158,9 @@ void ForEachBatchChunk(int64_t batch, int64_t chunk, TaskRunner* runner, const F
 // which the direct path applies to each task's rows and the GEMM paths that
 // write the result in place to each chunk of batch elements while in cache
 // (*epilogue_done is then set); the other paths leave it to the caller.
+bool Half(ElementType t) { return t == ElementType::kF16 || t == ElementType::kBF16; }
+Status WidenedConvolution(const KernelCall& call, const ElementwiseProblem* epilogue, bool* epilogue_done);
+
 Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilogue, bool* epilogue_done) {
   const auto& p = call.params;
   if (call.inputs.size() != 2 || call.outputs.size() != 1) return RunReference(call);
@@ -161,6 +171,8 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
   // i8/ui8 operands into an i32 result (the quantized 8-bit form): the
   // int8 GEMM (gemm_int8.h), integer sums exact like the reference's.
   const bool int8 = Int8GemmTypes(lhs.type, rhs.type, t);
+  if constexpr (!KILN_SELECTIVE_BUILD)
+    if (Half(lhs.type) || Half(rhs.type) || Half(t)) return WidenedConvolution(call, epilogue, epilogue_done);
   if (!int8 && t != ElementType::kF32 && t != ElementType::kF64) return RunReference(call);
   if (int8 ? !StorageOk(lhs) || !StorageOk(rhs) || !StorageOk(out)
            : !StorageOk(lhs, t) || !StorageOk(rhs, t) || !StorageOk(out, t))
@@ -582,6 +594,59 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
           for (int64_t n = 0; n < g.n; ++n) std::memcpy(dst + n * os[ofd] * elem, src + n * elem, elem);
         }
       }
+  }
+  return Status::Ok();
+}
+
+// f16/bf16 operands and results on the f32 paths: operands widened exactly
+// to f32, the convolution summed in f32, a 16-bit result rounded to nearest
+// even from the f32 sum (the reference sums in f64 and rounds once: the two
+// differ by the f32 sum's error, within the contraction bound the tests
+// state). The widened weights are a per-call copy (no packed weights kept
+// across calls for them yet). A fused epilogue runs here only over an f32
+// result; over a 16-bit one the caller applies it.
+Status WidenedConvolution(const KernelCall& call, const ElementwiseProblem* epilogue, bool* epilogue_done) {
+  const TensorRef& lhs = call.inputs[0];
+  const TensorRef& rhs = call.inputs[1];
+  const TensorRef& out = call.outputs[0];
+  auto usable = [](const TensorRef& x) { return (x.type == ElementType::kF32 || Half(x.type)) && StorageOk(x); };
+  if (!usable(lhs) || !usable(rhs) || !usable(out)) return RunReference(call);
+  // Per-thread scratch kept across calls (thread_scratch.h): no fresh,
+  // page-faulting allocation per call.
+  auto f32_size = [](const TensorRef& x) { return Half(x.type) ? static_cast<size_t>(x.NumElements()) : 0; };
+  ScratchLease<WidenedLhsScratch, float> l_storage(f32_size(lhs));
+  ScratchLease<WidenedRhsScratch, float> r_storage(f32_size(rhs));
+  ScratchLease<WidenedOutScratch, float> o_storage(f32_size(out));
+  auto as_f32 = [](const TensorRef& x, float* storage) {
+    TensorRef w = x;
+    w.type = ElementType::kF32;
+    w.data = reinterpret_cast<uint8_t*>(storage);
+    w.byte_size = static_cast<size_t>(x.NumElements()) * sizeof(float);
+    w.constant_id = 0;  // a copy made per call: not a constant to key kept state on
+    return w;
+  };
+  auto widened = [&](const TensorRef& x, float* storage) {
+    if (!Half(x.type)) return x;
+    WidenToF32(reinterpret_cast<const uint16_t*>(x.data), x.type == ElementType::kBF16, x.NumElements(), storage);
+    return as_f32(x, storage);
+  };
+  const TensorRef in[2] = {widened(lhs, l_storage.get()), widened(rhs, r_storage.get())};
+  const TensorRef o = Half(out.type) ? as_f32(out, o_storage.get()) : out;
+  const int64_t n_out = out.NumElements();
+  const bool f32_out = !Half(out.type);
+  KILN_RETURN_IF_ERROR(PlainConvolution(KernelCall{call.params, in, std::span<const TensorRef>(&o, 1), call.runner,
+                                                   call.without_epilogue, call.state},
+                                        f32_out ? epilogue : nullptr, f32_out ? epilogue_done : nullptr));
+  const float* sums = o_storage.get();
+  if (out.type == ElementType::kBF16) {
+    auto* dst = reinterpret_cast<uint16_t*>(out.data);
+    for (int64_t i = 0; i < n_out; ++i) dst[i] = F32ToBF16(sums[i]);
+  } else if (out.type == ElementType::kF16) {
+    for (int64_t i = 0; i < n_out; ++i) {
+      Scalar v;
+      v.re = sums[i];
+      ref::StoreScalar(ElementType::kF16, v, out.data + 2 * i);
+    }
   }
   return Status::Ok();
 }

@@ -14,6 +14,7 @@
 
 #include "kernels/cpu/registry.h"
 #include "kernels/reference/registry.h"
+#include "kernels/scalar/scalar.h"
 #include "tests/kernels/cpu/hwy_test_util.h"
 #include "tests/kernels/cpu/test_pool.h"
 #include "tests/kernels/tensor_test_util.h"
@@ -22,10 +23,25 @@ namespace kiln::cpu::contraction_test {
 
 using namespace ::kiln::test;  // Tensor, Zeros, Ints
 
-// An f32 or f64 tensor with every element `fill`.
+inline bool Is16(ElementType t) { return t == ElementType::kF16 || t == ElementType::kBF16; }
+
+// Element i of an f32, f64, f16 or bf16 tensor, and its store (rounded to
+// nearest even into a 16-bit type, by the reference codec).
+inline double ValueAt(const Tensor& x, int64_t i) {
+  return Is16(x.type) ? ref::LoadScalar(x.type, x.bytes.data() + 2 * i).re : x.Get(i);
+}
+inline void SetAt(Tensor& x, int64_t i, double v) {
+  if (Is16(x.type)) {
+    ref::StoreScalar(x.type, Scalar{0, v, 0}, x.bytes.data() + 2 * i);
+  } else {
+    x.Set(i, v);
+  }
+}
+
+// A float tensor with every element `fill`.
 inline Tensor Filled(ElementType t, std::vector<int64_t> dims, double fill = 0) {
   Tensor x = Zeros(t, std::move(dims));
-  for (int64_t i = 0; i < x.count(); ++i) x.Set(i, fill);
+  for (int64_t i = 0; i < x.count(); ++i) SetAt(x, i, fill);
   return x;
 }
 
@@ -33,7 +49,7 @@ inline Tensor Filled(ElementType t, std::vector<int64_t> dims, double fill = 0) 
 inline Tensor Random(ElementType t, std::vector<int64_t> dims, std::mt19937& rng) {
   Tensor x = Filled(t, std::move(dims));
   std::uniform_real_distribution<double> u(-1.0, 1.0);
-  for (int64_t i = 0; i < x.count(); ++i) x.Set(i, u(rng));
+  for (int64_t i = 0; i < x.count(); ++i) SetAt(x, i, u(rng));
   return x;
 }
 
@@ -71,7 +87,11 @@ inline void Check(const KernelParams& p, Tensor lhs, Tensor rhs, std::vector<int
   ASSERT_TRUE(RunKernel(ref, p, lhs, rhs, want).ok());
   Tensor alhs = Abs(lhs), arhs = Abs(rhs);
   ASSERT_TRUE(RunKernel(ref, p, alhs, arhs, mag).ok());
-  const double eps = ot == ElementType::kF64 ? 0x1p-52 : 0x1p-23;
+  // A 16-bit result: its own rounding (the sum is f32 either way).
+  const double eps = ot == ElementType::kF64    ? 0x1p-52
+                     : ot == ElementType::kBF16 ? 0x1p-8
+                     : ot == ElementType::kF16  ? 0x1p-11
+                                                : 0x1p-23;
   ForEachTarget([&] {
     // Garbage in the fast output: every element must be written.
     Tensor got = Filled(ot, out_dims, 12345.0);
@@ -83,14 +103,14 @@ inline void Check(const KernelParams& p, Tensor lhs, Tensor rhs, std::vector<int
     ASSERT_EQ(threaded.bytes, got.bytes) << "threaded result differs from the single-threaded one";
     int bad = 0;
     for (int64_t i = 0; i < want.count() && bad < 10; ++i) {
-      const double w = want.Get(i), g = got.Get(i);
+      const double w = ValueAt(want, i), g = ValueAt(got, i);
       if (std::isnan(w) || std::isinf(w)) {
         const bool same = std::isnan(w) ? std::isnan(g) : g == w;
         EXPECT_TRUE(same) << "element " << i << ": got " << g << ", want " << w;
         bad += !same;
         continue;
       }
-      const double tol = static_cast<double>(k + 2) * eps * mag.Get(i) + 1e-300;
+      const double tol = static_cast<double>(k + 2) * eps * ValueAt(mag, i) + 1e-300;
       const bool ok = std::fabs(g - w) <= tol;
       EXPECT_TRUE(ok) << "element " << i << ": got " << g << ", want " << w << " (tol " << tol << ")";
       bad += !ok;

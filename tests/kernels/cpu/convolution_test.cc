@@ -44,6 +44,29 @@ TEST(CpuConvolution, NhwcHwioSamePadding) {
   CheckConv(c, ElementType::kF32, 3, /*specials=*/true);
 }
 
+TEST(CpuConvolution, HalfOperandsAndResults) {
+  // bf16/f16 operands widened to f32, summed in f32; an f32 result (mixed
+  // precision), or a 16-bit one rounded from the f32 sum. NHWC with
+  // padding, NCHW with strides, depthwise.
+  const ConvSpec nhwc{{1, 9, 11, 5}, {3, 3, 5, 7}, {1, 9, 11, 7}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {},
+                      {1, 1, 1, 1}};
+  ConvSpec nchw{{2, 3, 13, 10}, {4, 3, 3, 2}, {2, 4, 6, 4}, 0, 1, 1, 0, 0, 1, {2, 3}, {2, 3}, {2, 3}, {2, 3},
+                {1, 0, 2, 1}, {2, 1}, {1, 0}};
+  nchw.out_dims = {2, 4, (13 + 1 - 5) / 2 + 1, (10 + 3 - 2) / 3 + 1};
+  ConvSpec depthwise{{2, 6, 7, 16}, {3, 3, 1, 16}, {2, 6, 7, 16}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {},
+                     {1, 1, 1, 1}};
+  depthwise.groups = 16;
+  std::mt19937 rng(31);
+  for (ElementType t : {ElementType::kBF16, ElementType::kF16})
+    for (const ConvSpec* c : std::initializer_list<const ConvSpec*>{&nhwc, &nchw, &depthwise})
+      for (ElementType out : {ElementType::kF32, t}) {
+        SCOPED_TRACE(std::string(Name(t)) + " -> " + std::string(Name(out)));
+        int64_t k = c->rhs_dims[c->kif];
+        for (int64_t d : c->ksp) k *= c->rhs_dims[d];
+        Check(ConvParams(*c), Random(t, c->lhs_dims, rng), Random(t, c->rhs_dims, rng), c->out_dims, k, out);
+      }
+}
+
 TEST(CpuConvolution, LargeEnoughForTheBlockedGemm) {
   // 1x43x43x64 -> 64 channels, 3x3, padding 1: just over 2^26 multiply-adds,
   // the blocked path with A read in place (1849 rows, not a multiple of 8);
