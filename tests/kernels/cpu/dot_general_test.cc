@@ -106,6 +106,23 @@ TEST(CpuDotGeneral, HalfOperandsIntoF32) {
   }
 }
 
+TEST(CpuDotGeneral, HalfResults) {
+  // bf16 x bf16 -> bf16 (JAX's default bf16 matmul) and f16: summed in f32
+  // (operands widened exactly), rounded once to the 16-bit result; the
+  // tolerance is the result type's rounding times the contraction length.
+  std::mt19937 rng(12);
+  for (ElementType t : {ElementType::kBF16, ElementType::kF16}) {
+    SCOPED_TRACE(t == ElementType::kF16 ? "f16" : "bf16");
+    Check(DotGeneral({}, {}, {1}, {0}), Random16(t, {63, 65}, rng, false), Random16(t, {65, 130}, rng, false),
+          {63, 130}, 65, t);
+    Check(DotGeneral({}, {}, {1}, {0}), Random16(t, {1, 64}, rng, false), Random16(t, {64, 33}, rng, false), {1, 33}, 64,
+          t);
+    Check(DotGeneral({}, {}, {1}, {0}), Random16(t, {9, 40}, rng, true), Random16(t, {40, 7}, rng, true), {9, 7}, 40, t);
+    Check(DotGeneral({0}, {0}, {2}, {1}), Random16(t, {3, 5, 17}, rng, false), Random16(t, {3, 17, 9}, rng, false),
+          {3, 5, 9}, 17, t);
+  }
+}
+
 TEST(CpuDotGeneral, TransposedOperands) {
   std::mt19937 rng(2);
   // lhs [k, m] (contracting first), rhs [n, k] (contracting last).
