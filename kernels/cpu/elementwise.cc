@@ -548,20 +548,33 @@ constexpr bool kFastQuantized = !KILN_SELECTIVE_BUILD;
 
 bool ElementwiseApplies(const KernelParams& params) {
   const ScalarProgram* prog = params.Program("body");
-  return prog != nullptr && (Supported(*prog) || IsIntAddSub(*prog) || (kFastHalfConvert && IsHalfConvert(*prog)) ||
+  return prog != nullptr && (Supported(*prog) || IsIntAddSub(*prog) ||
+                             (kFastHalfConvert && (IsHalfConvert(*prog) || IsFloat16Elementwise(*prog))) ||
                              (kFastQuantized && IsQuantizedElementwise(*prog)));
 }
 
 Status Elementwise(const KernelCall& call) {
-  const ScalarProgram* prog = call.params.Program("body");
-  if (prog != nullptr && IsIntAddSub(*prog)) return RunIntAddSub(call, *prog, call.params.Find("input_broadcast"));
-  if constexpr (kFastHalfConvert)
-    if (prog != nullptr && IsHalfConvert(*prog)) return RunHalfConvert(call, *prog, call.params.Find("input_broadcast"));
-  if constexpr (kFastQuantized)
-    if (prog != nullptr && IsQuantizedElementwise(*prog))
-      return RunQuantizedElementwise(call, *prog, call.params.Find("input_broadcast"));
-  return RunElementwiseProgram(call, prog, call.params.Find("input_broadcast"));
+  return RunElementwiseProgram(call, call.params.Program("body"), call.params.Find("input_broadcast"));
 }
+
+namespace {
+
+// The programs the vector interpreter does not take but a kernel of their
+// own does (a fused epilogue's too); the rest run the reference.
+Status RunOtherProgram(const KernelCall& call, const ScalarProgram* prog, const KernelAttr* map) {
+  if (prog != nullptr) {
+    if (IsIntAddSub(*prog)) return RunIntAddSub(call, *prog, map);
+    if constexpr (kFastHalfConvert) {
+      if (IsHalfConvert(*prog)) return RunHalfConvert(call, *prog, map);
+      if (IsFloat16Elementwise(*prog)) return RunFloat16Elementwise(call, *prog, map);
+    }
+    if constexpr (kFastQuantized)
+      if (IsQuantizedElementwise(*prog)) return RunQuantizedElementwise(call, *prog, map);
+  }
+  return ref::RunElementwiseProgram(call, prog, map);
+}
+
+}  // namespace
 
 bool MakeElementwiseProblem(const KernelCall& call, const ScalarProgram* prog, const KernelAttr* map,
                             std::span<const int64_t> dims, ElementwiseProblem* out) {
@@ -636,9 +649,8 @@ bool PlanElementwise(const KernelCall& call, const ScalarProgram* prog, const Ke
 }  // namespace
 
 Status RunElementwiseProgram(const KernelCall& call, const ScalarProgram* prog, const KernelAttr* map) {
-  // Any call the fast path does not take (or would refuse) goes to the
-  // reference, which gives the error.
-  auto reference = [&] { return ref::RunElementwiseProgram(call, prog, map); };
+  // Any call the fast path does not take (or would refuse) goes to a kernel
+  // of its own or the reference, which gives the error.
   // The checks and stride tables depend on the program and the shapes only:
   // built on the first dispatch of these shapes, then reused.
   PlanKey key(kPlanElementwise);
@@ -651,7 +663,7 @@ Status RunElementwiseProgram(const KernelCall& call, const ScalarProgram* prog, 
     plan->fast = PlanElementwise(call, prog, map, &plan->problem);
     lease.Set(std::move(plan));
   }
-  if (!lease.get()->fast) return reference();
+  if (!lease.get()->fast) return RunOtherProgram(call, prog, map);
   ElementwiseProblem& p = lease.get()->problem;
   for (size_t i = 0; i < call.inputs.size(); ++i) p.inputs[i] = call.inputs[i].data;
   for (size_t o = 0; o < call.outputs.size(); ++o) p.outputs[o] = call.outputs[o].data;

@@ -49,6 +49,10 @@ bool UniformQuantizeApplies(const KernelParams& params);
 Status UniformQuantize(const KernelCall& call);
 
 // A single i32 add or subtract (kernels/cpu/elementwise_int.cc).
+// Programs on f16/bf16 values, with the reference's per-op rounding
+// (elementwise_float16.cc).
+bool IsFloat16Elementwise(const ScalarProgram& prog);
+Status RunFloat16Elementwise(const KernelCall& call, const ScalarProgram& prog, const KernelAttr* map);
 // Programs on quantized storage: small integer inputs, f32 arithmetic, a
 // quantized integer result (elementwise_quantized.cc).
 bool IsQuantizedElementwise(const ScalarProgram& prog);

@@ -92,8 +92,19 @@ TEST(CpuElementwiseHalf, NarrowedLikeTheReference) {
   }
 }
 
-TEST(CpuElementwiseHalf, OtherSixteenBitProgramsKeepTheReference) {
-  EXPECT_EQ(FindCpuKernel(Convert(ElementType::kF16, ElementType::kBF16)), nullptr);
+TEST(CpuElementwiseHalf, BetweenSixteenBitTypesAndF64) {
+  // f16 -> bf16 runs on the 16-bit program kernel (elementwise_float16.cc):
+  // every pattern, the same bits; f64 keeps the reference.
+  Tensor x = Zeros(ElementType::kF16, {256, 256});
+  for (uint32_t v = 0; v < 65536; ++v) std::memcpy(x.bytes.data() + 2 * v, &v, 2);
+  KernelFn fast = FindCpuKernel(Convert(ElementType::kF16, ElementType::kBF16));
+  ASSERT_NE(fast, nullptr);
+  const KernelParams p = Convert(ElementType::kF16, ElementType::kBF16);
+  Tensor want = Zeros(ElementType::kBF16, x.dims), got = want;
+  TensorRef i[1] = {x.ref()}, w[1] = {want.ref()}, g[1] = {got.ref()};
+  ASSERT_TRUE(ref::FindReferenceKernel(p.kernel)(KernelCall{p, i, w, nullptr}).ok());
+  ASSERT_TRUE(fast(KernelCall{p, i, g, nullptr}).ok());
+  EXPECT_EQ(got.bytes, want.bytes);
   EXPECT_EQ(FindCpuKernel(Convert(ElementType::kF64, ElementType::kF16)), nullptr);
 }
 

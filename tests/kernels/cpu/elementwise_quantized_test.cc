@@ -14,6 +14,7 @@
 
 #include "kernels/cpu/kernels.h"
 #include "tests/kernels/cpu/hwy_test_util.h"
+#include "tests/kernels/cpu/program_builder.h"
 #include "tests/kernels/cpu/same_bytes_check.h"
 #include "tests/kernels/tensor_test_util.h"
 
@@ -22,25 +23,9 @@ namespace {
 
 using namespace ::kiln::test;
 
-// Builds a program one instruction at a time; values are numbered params
-// first, as ScalarProgram numbers them.
-struct Builder {
-  ScalarProgram p;
-  explicit Builder(std::vector<ElementType> params) { p.param_types = std::move(params); }
-  uint16_t Op(ScalarOp op, ElementType t, std::vector<uint16_t> operands) {
-    ScalarInstr i;
-    i.op = op;
-    i.type = t;
-    i.num_operands = static_cast<uint8_t>(operands.size());
-    for (size_t k = 0; k < operands.size(); ++k) i.operands[k] = operands[k];
-    p.instrs.push_back(i);
-    return static_cast<uint16_t>(p.param_types.size() + p.instrs.size() - 1);
-  }
-  uint16_t Const(double v) {
-    const uint16_t r = Op(ScalarOp::kConstant, ElementType::kF32, {});
-    p.instrs.back().constant.re = v;
-    return r;
-  }
+// The quantized programs' two halves on ProgramBuilder.
+struct Builder : ProgramBuilder {
+  using ProgramBuilder::ProgramBuilder;
   // dequantize(param) = (convert(q) - zp) * scale.
   uint16_t Dequantize(uint16_t param, double scale, double zp) {
     const uint16_t x = Op(ScalarOp::kConvert, ElementType::kF32, {param});
@@ -52,8 +37,7 @@ struct Builder {
     const uint16_t y = Op(ScalarOp::kAdd, ElementType::kF32, {Op(ScalarOp::kDivide, ElementType::kF32, {x, Const(scale)}), Const(zp)});
     const uint16_t c = Op(ScalarOp::kClamp, ElementType::kF32, {Const(lo), y, Const(hi)});
     const uint16_t r = Op(ScalarOp::kRoundNearestEven, ElementType::kF32, {c});
-    p.results = {Op(ScalarOp::kConvert, t, {r})};
-    return KernelParams{"kiln.elementwise", {Prog("body", p)}};
+    return Kernel({Op(ScalarOp::kConvert, t, {r})});
   }
 };
 
