@@ -1,5 +1,6 @@
 // The f16/bf16 programs (kernels/cpu/elementwise_float16.cc) against the
-// reference interpreter, byte for byte: arithmetic rounded per op, the
+// reference interpreter, byte for byte, on every Highway target:
+// arithmetic rounded per op, the
 // reference's maximum/minimum/clamp rules for NaN and signed zeros, select,
 // compare into i1, transcendentals (the reference's own evaluation), mixed
 // f32 values with converts both ways, broadcast operands (one value, a row,
@@ -14,6 +15,7 @@
 
 #include "kernels/cpu/kernels.h"
 #include "kernels/scalar/scalar.h"
+#include "tests/kernels/cpu/hwy_test_util.h"
 #include "tests/kernels/cpu/program_builder.h"
 #include "tests/kernels/cpu/same_bytes_check.h"
 #include "tests/kernels/tensor_test_util.h"
@@ -51,7 +53,7 @@ Tensor Random16(ElementType t, std::vector<int64_t> dims, std::mt19937& rng) {
 
 void Check(const KernelParams& p, std::vector<Tensor> ins, ElementType out_type, const std::vector<int64_t>& dims) {
   ASSERT_TRUE(IsFloat16Elementwise(*p.Program("body")));
-  ExpectSameBytesAsReference(p, std::move(ins), out_type, dims);
+  ForEachTarget([&] { ExpectSameBytesAsReference(p, ins, out_type, dims); });
 }
 
 TEST(CpuElementwiseFloat16, ArithmeticRoundedPerOp) {
