@@ -43,10 +43,17 @@ struct TensorRef {
   uint64_t constant_id = 0;
 
   int64_t rank() const { return static_cast<int64_t>(dims.size()); }
+  // 0 when any dim is 0, whatever the others (a hostile module may pair a
+  // 0 dim with dims whose product passes int64); the product wraps
+  // (unsigned: defined) only for dims no buffer can hold, which the
+  // allocator refuses before a kernel sees them.
   int64_t NumElements() const {
-    int64_t n = 1;
-    for (int64_t d : dims) n *= d;
-    return n;
+    uint64_t n = 1;
+    for (int64_t d : dims) {
+      if (d == 0) return 0;
+      n *= static_cast<uint64_t>(d);
+    }
+    return static_cast<int64_t>(n);
   }
   uint8_t* At(int64_t linear_index) const { return data + linear_index * StorageBytes(type); }
 };

@@ -27,11 +27,6 @@ namespace {
 constexpr size_t kTaskElements = size_t{1} << 16;
 constexpr int64_t kTile = 16;
 
-std::vector<int64_t> RowMajor(std::span<const int64_t> dims) {
-  std::vector<int64_t> s(dims.size(), 1);
-  for (size_t i = dims.size(); i-- > 1;) s[i - 1] = s[i] * dims[i];
-  return s;
-}
 
 // out[i] = in[sum_a index_a(i) * strides[a]] over the whole result.
 template <typename T>
@@ -57,7 +52,7 @@ void StridedCopy(const TensorRef& in, int64_t base, const TensorRef& out, const 
     return;
   }
   // Outer positions: every result axis except k and the last.
-  const auto os = RowMajor(dims);
+  const auto os = Strides(dims);
   const int64_t dk = dims[k], dl = dims[rank - 1];
   const int64_t sk_out = os[k], sl_in = strides[rank - 1];
   std::vector<int64_t> outer_dims, outer_in, outer_out;
@@ -122,7 +117,7 @@ Status BroadcastInDim(const KernelCall& call) {
   const TensorRef& out = call.outputs[0];
   auto bdims = call.params.Ints("broadcast_dimensions");
   if (static_cast<int64_t>(bdims.size()) != in.rank()) return RunReference(call);
-  const auto is = RowMajor(in.dims);
+  const auto is = Strides(in.dims);
   std::vector<int64_t> strides(out.dims.size(), 0);
   std::vector<bool> used(out.dims.size(), false);
   for (int64_t d = 0; d < in.rank(); ++d) {
@@ -141,7 +136,7 @@ Status Transpose(const KernelCall& call) {
   const TensorRef& out = call.outputs[0];
   auto perm = call.params.Ints("permutation");
   if (static_cast<int64_t>(perm.size()) != in.rank() || out.rank() != in.rank()) return RunReference(call);
-  const auto is = RowMajor(in.dims);
+  const auto is = Strides(in.dims);
   std::vector<int64_t> strides(perm.size());
   std::vector<bool> used(perm.size(), false);
   for (size_t d = 0; d < perm.size(); ++d) {
@@ -177,7 +172,7 @@ Status Slice(const KernelCall& call) {
   if (call.params.Has("strides")) step.assign(call.params.Ints("strides").begin(), call.params.Ints("strides").end());
   if (start.size() != rank || limit.size() != rank || step.size() != rank || out.dims.size() != rank)
     return RunReference(call);
-  const auto is = RowMajor(in.dims);
+  const auto is = Strides(in.dims);
   std::vector<int64_t> strides(rank);
   int64_t base = 0;
   for (size_t d = 0; d < rank; ++d) {

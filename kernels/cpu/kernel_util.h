@@ -38,10 +38,14 @@ inline void AddShape(PlanKey& key, const TensorRef& t) {
   key.Add(static_cast<int64_t>(t.type)).Add(t.dims).Add(static_cast<int64_t>(t.byte_size)).Add(t.data == nullptr);
 }
 
-// Row-major element strides of `dims`.
+// Row-major element strides of `dims`. A tensor with elements has every
+// partial product below its element count; one without (a 0 dim) may have
+// products past int64 (a hostile module's dims), which wrap here
+// (unsigned: defined) and are never used, since it has nothing to read.
 inline std::vector<int64_t> Strides(std::span<const int64_t> dims) {
   std::vector<int64_t> s(dims.size(), 1);
-  for (size_t i = dims.size(); i-- > 1;) s[i - 1] = s[i] * dims[i];
+  for (size_t i = dims.size(); i-- > 1;)
+    s[i - 1] = static_cast<int64_t>(static_cast<uint64_t>(s[i]) * static_cast<uint64_t>(dims[i]));
   return s;
 }
 

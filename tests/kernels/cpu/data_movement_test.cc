@@ -246,5 +246,19 @@ TEST(CpuPad, EdgePaddingAsFillAndRuns) {
     }
 }
 
+// A zero-sized operand whose other dims multiply past int64 (the loader
+// fuzzer's module): nothing to copy, and the strides' products must not be
+// signed overflow (UBSan, in the sanitizer build).
+TEST(CpuTranspose, ZeroSizedWithHugeDims) {
+  const int64_t huge = int64_t{1} << 40;
+  const std::vector<int64_t> in_dims = {0, huge, huge}, out_dims = {huge, huge, 0};
+  TensorRef in[1] = {{ElementType::kF32, in_dims, nullptr, 0}};
+  TensorRef out[1] = {{ElementType::kF32, out_dims, nullptr, 0}};
+  KernelParams p = Params("stablehlo.transpose", "permutation", {2, 1, 0});
+  KernelFn fast = FindCpuKernel(p);
+  ASSERT_NE(fast, nullptr);
+  EXPECT_TRUE(fast(KernelCall{p, in, out}).ok());
+}
+
 }  // namespace
 }  // namespace kiln::cpu
