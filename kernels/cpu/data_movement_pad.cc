@@ -27,9 +27,14 @@ Status Pad(const KernelCall& call) {
   const auto interior = call.params.Ints("interior_padding");
   if (lo.size() != static_cast<size_t>(rank) || hi.size() != lo.size() || interior.size() != lo.size())
     return RunReference(call);
-  for (int64_t d = 0; d < rank; ++d)
-    if (lo[d] < 0 || hi[d] < 0 || interior[d] != 0 || out.dims[d] != lo[d] + in.dims[d] + hi[d])
+  for (int64_t d = 0; d < rank; ++d) {
+    // Overflow-checked: a hostile module's attributes may pass int64 (the
+    // reference then reports the mismatch).
+    int64_t size = 0;
+    if (lo[d] < 0 || hi[d] < 0 || interior[d] != 0 || __builtin_add_overflow(lo[d], in.dims[d], &size) ||
+        __builtin_add_overflow(size, hi[d], &size) || out.dims[d] != size)
       return RunReference(call);
+  }
   const size_t eb = StorageBytes(out.type);
   const size_t out_bytes = static_cast<size_t>(out.NumElements()) * eb;
   if (out_bytes == 0) return Status::Ok();

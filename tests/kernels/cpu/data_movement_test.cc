@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <numeric>
 #include <random>
 #include <string>
@@ -258,6 +259,22 @@ TEST(CpuTranspose, ZeroSizedWithHugeDims) {
   KernelFn fast = FindCpuKernel(p);
   ASSERT_NE(fast, nullptr);
   EXPECT_TRUE(fast(KernelCall{p, in, out}).ok());
+}
+
+// Padding attributes whose sum passes int64 (the loader fuzzer's module):
+// the fast pad hands them to the reference, which refuses the call, and
+// its own size check must not be signed overflow (UBSan).
+TEST(CpuPad, OverflowingAttributesGoToTheReference) {
+  const std::vector<int64_t> in_dims = {3}, out_dims = {8}, scalar;
+  std::vector<uint8_t> in(12), value(4), out(32);
+  TensorRef ins[2] = {{ElementType::kF32, in_dims, in.data(), in.size()}, {ElementType::kF32, scalar, value.data(), 4}};
+  TensorRef outs[1] = {{ElementType::kF32, out_dims, out.data(), out.size()}};
+  KernelParams p = Params("stablehlo.pad", "edge_padding_low", {INT64_MAX});
+  p.attrs.push_back(Params("", "edge_padding_high", {5}).attrs[0]);
+  p.attrs.push_back(Params("", "interior_padding", {0}).attrs[0]);
+  KernelFn fast = FindCpuKernel(p);
+  ASSERT_NE(fast, nullptr);
+  EXPECT_FALSE(fast(KernelCall{p, ins, outs}).ok());
 }
 
 }  // namespace
