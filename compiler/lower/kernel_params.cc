@@ -207,6 +207,11 @@ StatusOr<KernelParams> KernelParamsForOp(const ir::Operation& op) {
   }
   if (!op.results.empty() && op.result()->type.is_quantized())
     AddQuantAttrs("", *op.result()->type.quant, &p.attrs);
+  // A requantizing producer's accumulators (compiler/passes/
+  // quantized_integer_contraction.h, FuseRequantizeIntoContractions).
+  if (const ir::Attribute* t = op.GetAttr("product_type"); t != nullptr && t->kind == ir::Attribute::Kind::kType &&
+                                                           t->type.is_quantized())
+    AddQuantAttrs("product_", *t->type.quant, &p.attrs);
   // A quantized operand's parameters are "operand_*" when the result has its
   // own (requantization), and the plain names otherwise (dequantization).
   if (!op.operands.empty() && op.operands[0]->type.is_quantized()) {

@@ -341,7 +341,10 @@ Status FunctionLowering::LowerDefault(const ir::Operation& op) {
   // the quantized legalization has rewritten the others.
   const QuantizedForm form = QuantizedFormOf(n);
   const bool storage = form == QuantizedForm::kStorage || form == QuantizedForm::kRegionBody;
-  const bool quantize = storage || op_names::IsKernelOp(n, KernelId::kUniformQuantize),
+  // A requantizing producer (FuseRequantizeIntoContractions) stores its
+  // result quantized.
+  const bool quantize = storage || op_names::IsKernelOp(n, KernelId::kUniformQuantize) ||
+                        op.GetAttr("product_type") != nullptr,
              dequantize = storage || op_names::IsKernelOp(n, KernelId::kUniformDequantize);
   for (const auto* v : op.operands)
     if (v->type.is_quantized() && !dequantize && !quantize)

@@ -443,4 +443,63 @@ void FoldZeroPointCorrections(ir::Block* block) {
   }
 }
 
+namespace {
+
+bool FloatExpressed(const ir::Type& t) { return t.is_quantized() && t.quant->expressed == ElementType::kF32; }
+
+void FuseRequantizeInBlock(ir::Block* block, const ir::Block& top) {
+  for (size_t i = 0; i < block->ops.size(); ++i) {
+    ir::Operation& op = *block->ops[i];
+    for (auto& region : op.regions)
+      for (auto& b : region->blocks) FuseRequantizeInBlock(b.get(), top);
+  }
+  for (size_t i = 0; i < block->ops.size(); ++i) {
+    ir::Operation& q = *block->ops[i];
+    if (!op_names::IsKernelOp(q.name, KernelId::kUniformQuantize) || q.operands.size() != 1 || q.results.size() != 1)
+      continue;
+    const ir::Type& qt = q.result()->type;
+    ir::Value* cast = q.operands[0];
+    ir::Operation* bitcast = cast->def;
+    if (!FloatExpressed(qt) || !ByteStorage(qt.element) || !FloatExpressed(cast->type) ||
+        cast->type.element != ElementType::kSI32 || bitcast == nullptr || bitcast->parent != block ||
+        !op_names::IsKernelOp(bitcast->name, KernelId::kBitcastConvert) || bitcast->operands.size() != 1)
+      continue;
+    ir::Value* acc = bitcast->operands[0];
+    ir::Operation* product = acc->def;
+    if (product == nullptr || product->parent != block || product->results.size() != 1 ||
+        !(op_names::IsKernelOp(product->name, KernelId::kDotGeneral) ||
+          op_names::IsKernelOp(product->name, KernelId::kConvolution)) ||
+        product->operands.size() != 2 || acc->type.is_quantized() || acc->type.element != ElementType::kSI32 ||
+        !ByteStorage(product->operands[0]->type.element) || !ByteStorage(product->operands[1]->type.element) ||
+        product->operands[0]->type.is_quantized() || product->operands[1]->type.is_quantized() ||
+        product->GetAttr("product_type") != nullptr || CountUses(top, acc) != 1 || CountUses(top, cast) != 1)
+      continue;
+    ir::Attribute type_attr;
+    type_attr.kind = ir::Attribute::Kind::kType;
+    type_attr.type = cast->type;
+    product->attrs.emplace_back("product_type", std::move(type_attr));
+    // The requantize's result value (its uses unchanged) becomes the
+    // product's; the bitcast and the uniform_quantize go.
+    std::unique_ptr<ir::Value> result = std::move(q.results[0]);
+    result->def = product;
+    result->index = 0;
+    product->results[0] = std::move(result);
+    const ir::Operation* dead[2] = {bitcast, &q};
+    for (const ir::Operation* d : dead)
+      for (size_t k = 0; k < block->ops.size(); ++k)
+        if (block->ops[k].get() == d) {
+          block->ops.erase(block->ops.begin() + static_cast<std::ptrdiff_t>(k));
+          if (k <= i) --i;
+          break;
+        }
+  }
+}
+
+}  // namespace
+
+void FuseRequantizeIntoContractions(ir::Module* module) {
+  for (auto& f : module->functions)
+    for (auto& b : f->body.blocks) FuseRequantizeInBlock(b.get(), *b);
+}
+
 }  // namespace kiln::compiler

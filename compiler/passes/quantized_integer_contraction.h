@@ -29,4 +29,16 @@ size_t RewriteIntegerContraction(ir::Block* block, size_t at);
 // integers, without a pass over the i32 accumulators.
 void FoldZeroPointCorrections(ir::Block* block);
 
+// For the CPU target (compile.cc): an int8 dot_general or convolution whose
+// i32 accumulators are read only by a requantize (bitcast_convert to the
+// quantized i32 type, then uniform_quantize to 8-bit storage, f32
+// expressed) takes the requantize in: its result becomes the requantize's,
+// and attribute "product_type" (a type) keeps the accumulators'
+// quantization, which lowering passes on as the product_* kernel
+// attributes (kernels/reference/epilogue.h, "requantizing producers"). The
+// kernel requantizes each chunk of accumulators while in cache, and the i32
+// tensor never exists. Same integers: the requantize's arithmetic is the
+// same, only where it runs moves.
+void FuseRequantizeIntoContractions(ir::Module* module);
+
 }  // namespace kiln::compiler

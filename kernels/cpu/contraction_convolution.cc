@@ -42,6 +42,7 @@
 #include "kernels/cpu/half_float.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/kernels.h"
+#include "kernels/cpu/requantize.h"
 #include "kernels/reference/epilogue.h"
 #include "kernels/scalar/scalar.h"
 
@@ -54,6 +55,7 @@ struct PaddedInputScratch;
 struct WidenedLhsScratch;
 struct WidenedRhsScratch;
 struct WidenedOutScratch;
+struct RequantizedProductScratch;
 
 // Convolution weights (the channel-last product's B) packed whole, kept
 // across calls in the executable's state.
@@ -161,8 +163,11 @@ void ForEachBatchChunk(int64_t batch, int64_t chunk, TaskRunner* runner, const F
 bool Half(ElementType t) { return t == ElementType::kF16 || t == ElementType::kBF16; }
 Status WidenedConvolution(const KernelCall& call, const ElementwiseProblem* epilogue, bool* epilogue_done);
 
+Status RequantizedConvolution(const KernelCall& call);
+
 Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilogue, bool* epilogue_done) {
   const auto& p = call.params;
+  if (ref::HasRequantize(p)) return RequantizedConvolution(call);  // the caller applies an epilogue
   if (call.inputs.size() != 2 || call.outputs.size() != 1) return RunReference(call);
   const TensorRef& lhs = call.inputs[0];
   const TensorRef& rhs = call.inputs[1];
@@ -652,6 +657,54 @@ Status WidenedConvolution(const KernelCall& call, const ElementwiseProblem* epil
 }
 
 Status PlainConvolutionCall(const KernelCall& call) { return PlainConvolution(call, nullptr, nullptr); }
+
+// A convolution whose requantize the compiler fused into it (kernels/
+// reference/epilogue.h): with the batch dim outermost in input and result,
+// the product runs over chunks of whole batch elements (about 512 KiB of
+// accumulators, in the thread's scratch), each requantized into the result
+// right after its product, while in cache: the i32 accumulators never go
+// to memory. The chunks run one after another, each spread over the pool
+// (concurrent chunks would each take the packed weights' plan entry).
+// Other layouts: the whole product into scratch, then the requantize.
+Status RequantizedConvolution(const KernelCall& call) {
+  if constexpr (KILN_SELECTIVE_BUILD) return ref::RunWithRequantize(call, &PlainConvolutionCall);
+  const KernelParams& p = call.params;
+  if (call.inputs.size() != 2 || call.outputs.size() != 1) return ref::RunWithRequantize(call, &PlainConvolutionCall);
+  const TensorRef& lhs = call.inputs[0];
+  const TensorRef& out = call.outputs[0];
+  Requantizer rq;
+  const bool sliceable = StorageOk(lhs) && StorageOk(out) && lhs.rank() >= 2 && out.rank() == lhs.rank() &&
+                         p.Int("input_batch_dimension", -1) == 0 && p.Int("output_batch_dimension", -1) == 0 &&
+                         p.Int("batch_group_count", 1) == 1 && lhs.dims[0] == out.dims[0] && out.dims[0] > 0 &&
+                         rq.Init(p, "product_", out.dims, ElementType::kSI32, out.type);
+  if (!sliceable) return RunRequantizing(call, &PlainConvolutionCall);
+  const KernelParams product_params = ref::ProductParams(p);
+  const int64_t batch = out.dims[0], per_batch = out.NumElements() / batch;
+  const int64_t lhs_per_batch = lhs.NumElements() / batch;
+  const size_t in_elem = StorageBytes(lhs.type);
+  const int64_t chunk = std::max<int64_t>(1, (int64_t{512} << 10) / 4 / std::max<int64_t>(1, per_batch));
+  ScratchLease<RequantizedProductScratch, int32_t> acc(static_cast<size_t>(std::min(chunk, batch) * per_batch));
+  std::vector<int64_t> lhs_dims(lhs.dims.begin(), lhs.dims.end()), out_dims(out.dims.begin(), out.dims.end());
+  for (int64_t b0 = 0; b0 < batch; b0 += chunk) {
+    const int64_t nb = std::min(chunk, batch - b0);
+    lhs_dims[0] = out_dims[0] = nb;
+    TensorRef in[2] = {lhs, call.inputs[1]};
+    in[0].dims = lhs_dims;
+    in[0].data = lhs.data + static_cast<size_t>(b0 * lhs_per_batch) * in_elem;
+    in[0].byte_size = static_cast<size_t>(nb * lhs_per_batch) * in_elem;
+    TensorRef product = out;
+    product.type = ElementType::kSI32;
+    product.dims = out_dims;
+    product.data = reinterpret_cast<uint8_t*>(acc.get());
+    product.byte_size = static_cast<size_t>(nb * per_batch) * sizeof(int32_t);
+    product.constant_id = 0;
+    KILN_RETURN_IF_ERROR(PlainConvolution(KernelCall{product_params, in, std::span<const TensorRef>(&product, 1),
+                                                     call.runner, /*without_epilogue=*/true, call.state},
+                                          nullptr, nullptr));
+    rq.RunParallel(acc.get(), b0 * per_batch, (b0 + nb) * per_batch, out.data + b0 * per_batch, call.runner);
+  }
+  return Status::Ok();
+}
 
 // The epilogue's fast elementwise problem over the call's output (param 0
 // the output itself, then the dispatch's inputs after the two operands), or

@@ -29,6 +29,7 @@
 #include "kernels/scalar/scalar.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/kernels.h"
+#include "kernels/cpu/requantize.h"
 #include "kernels/cpu/thread_scratch.h"
 #include "kernels/reference/epilogue.h"
 
@@ -320,10 +321,18 @@ Status FastDot(const KernelCall& call, std::span<const int64_t> lb, std::span<co
   return RunFloatDot(call, p, t, [] {});
 }
 
-Status PlainDotGeneral(const KernelCall& call) {
+Status PlainDotGeneralProduct(const KernelCall& call) {
   const auto& p = call.params;
   return FastDot(call, p.Ints("lhs_batching_dimensions"), p.Ints("rhs_batching_dimensions"),
                  p.Ints("lhs_contracting_dimensions"), p.Ints("rhs_contracting_dimensions"));
+}
+
+// With a requantize fused into it (kernels/reference/epilogue.h), the
+// product into scratch, then the fast requantize.
+Status PlainDotGeneral(const KernelCall& call) {
+  if (!ref::HasRequantize(call.params)) return PlainDotGeneralProduct(call);
+  if constexpr (KILN_SELECTIVE_BUILD) return ref::RunWithRequantize(call, &PlainDotGeneralProduct);
+  return RunRequantizing(call, &PlainDotGeneralProduct);
 }
 
 Status PlainDot(const KernelCall& call) {

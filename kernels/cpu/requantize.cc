@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #undef HWY_TARGET_INCLUDE
@@ -25,6 +26,9 @@
 #include "kernels/common/parallel.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/kernels.h"
+#include "kernels/cpu/requantize.h"
+#include "kernels/cpu/thread_scratch.h"
+#include "kernels/reference/epilogue.h"
 
 namespace kiln::cpu {
 namespace requant {
@@ -122,17 +126,28 @@ namespace {
 
 HWY_EXPORT(RequantizeRunT);
 
-struct Side {
-  std::vector<float> scales;
-  std::vector<float> zero_points;  // f32(zp), as the reference converts it
-  std::vector<int64_t> zero_points_int;
-  int64_t inner = 1, axis_size = 1;
-  bool per_axis = false;
-};
+inline bool FitsI32(int64_t z) { return z >= INT32_MIN && z <= INT32_MAX; }
+
+// One element: dequantize, quantize, clamp, round to nearest even. After the
+// clamp |v| <= 255, where adding and subtracting 1.5 * 2^23 rounds to an
+// integer in the current (nearest-even) mode: no libm call, so it vectorises.
+inline float Step(float diff, float s_in, float s_out, float z_out, float lo, float hi) {
+  const float x = diff * s_in;
+  const float y = x / s_out;
+  float v = y + z_out;
+  if (v != v) v = 0;  // as the reference: NaN quantizes to 0
+  v = std::min(std::max(v, lo), hi);
+  constexpr float kMagic = 12582912.0f;  // 1.5 * 2^23
+  return (v + kMagic) - kMagic;
+}
+
+constexpr int64_t kChunk = 1 << 15;
+
+}  // namespace
 
 // The parameters under `prefix` for a tensor of `dims`, or false when the
 // reference must run (it reports malformed attributes).
-bool ReadSide(const KernelParams& p, const std::string& prefix, std::span<const int64_t> dims, Side* s) {
+bool Requantizer::ReadSide(const KernelParams& p, const std::string& prefix, std::span<const int64_t> dims, Side* s) {
   const KernelAttr* sc = p.Find(prefix + "scales");
   if (sc == nullptr || sc->floats.empty()) return false;
   for (double v : sc->floats) s->scales.push_back(static_cast<float>(v));
@@ -154,107 +169,130 @@ bool ReadSide(const KernelParams& p, const std::string& prefix, std::span<const 
   return true;
 }
 
-// One element: dequantize, quantize, clamp, round to nearest even. After the
-// clamp |v| <= 255, where adding and subtracting 1.5 * 2^23 rounds to an
-// integer in the current (nearest-even) mode: no libm call, so it vectorises.
-inline bool FitsI32(int64_t z) { return z >= INT32_MIN && z <= INT32_MAX; }
-
-inline float Step(float diff, float s_in, float s_out, float z_out, float lo, float hi) {
-  const float x = diff * s_in;
-  const float y = x / s_out;
-  float v = y + z_out;
-  if (v != v) v = 0;  // as the reference: NaN quantizes to 0
-  v = std::min(std::max(v, lo), hi);
-  constexpr float kMagic = 12582912.0f;  // 1.5 * 2^23
-  return (v + kMagic) - kMagic;
+bool Requantizer::Init(const KernelParams& p, std::string_view operand_prefix, std::span<const int64_t> dims,
+                       ElementType in, ElementType out) {
+  const std::string_view e = p.Str("expressed_type");
+  if (in != ElementType::kSI32 || (out != ElementType::kSI8 && out != ElementType::kUI8) || !(e.empty() || e == "f32"))
+    return false;
+  src_ = Side{}, dst_ = Side{};
+  if (!ReadSide(p, std::string(operand_prefix), dims, &src_) || !ReadSide(p, "", dims, &dst_)) return false;
+  is_signed_ = out == ElementType::kSI8;
+  const int64_t type_lo = is_signed_ ? -128 : 0, type_hi = is_signed_ ? 127 : 255;
+  const int64_t lo = p.Int("storage_min", type_lo), hi = p.Int("storage_max", type_hi);
+  if (lo > hi || lo < type_lo || hi > type_hi) return false;
+  lo_ = static_cast<float>(lo), hi_ = static_cast<float>(hi);
+  // Per-axis along the innermost axis (a channel-last convolution's or a
+  // dense layer's per-feature scales): each run would be one element, so
+  // the parameters are laid out per lane of a row instead, and the loop over
+  // a row's elements reads them side by side (and vectorises).
+  row_ = src_.per_axis ? src_.axis_size : dst_.axis_size;
+  rows_ = (src_.per_axis || dst_.per_axis) && (!src_.per_axis || src_.inner == 1) &&
+          (!dst_.per_axis || dst_.inner == 1) && (!src_.per_axis || !dst_.per_axis || src_.axis_size == dst_.axis_size) &&
+          row_ > 0 && std::all_of(src_.zero_points_int.begin(), src_.zero_points_int.end(), FitsI32);
+  if (rows_) {
+    s_in_.resize(static_cast<size_t>(row_)), s_out_.resize(s_in_.size()), z_out_.resize(s_in_.size());
+    z_in_.resize(s_in_.size());
+    for (int64_t j = 0; j < row_; ++j) {
+      const size_t ks = src_.per_axis ? static_cast<size_t>(j) : 0, kd = dst_.per_axis ? static_cast<size_t>(j) : 0;
+      s_in_[j] = src_.scales[ks], s_out_[j] = dst_.scales[kd], z_out_[j] = dst_.zero_points[kd];
+      z_in_[j] = static_cast<int32_t>(src_.zero_points_int[ks]);
+    }
+    // The operand's zero points: 0 (the integer form's accumulators), or
+    // the zero-point correction folded into them (FoldZeroPointCorrections
+    // in compiler/passes/quantized_integer_contraction.h).
+    z_in_zero_ = std::all_of(z_in_.begin(), z_in_.end(), [](int32_t z) { return z == 0; });
+  }
+  return true;
 }
+
+void Requantizer::Run(const int32_t* q, int64_t begin, int64_t end, uint8_t* out) const {
+  if (rows_) {
+    for (int64_t i = begin; i < end;) {
+      const int64_t j0 = i % row_, len = std::min(end - i, row_ - j0);
+      requant::Run run;
+      run.q = q + (i - begin), run.len = len, run.lanes = true;
+      run.s_in = s_in_.data() + j0, run.s_out = s_out_.data() + j0, run.z_out = z_out_.data() + j0;
+      run.z_in = z_in_zero_ ? nullptr : z_in_.data() + j0;
+      run.lo = lo_, run.hi = hi_, run.is_signed = is_signed_, run.out = out + (i - begin);
+      HWY_DYNAMIC_DISPATCH(RequantizeRunT)(run);
+      i += len;
+    }
+    return;
+  }
+  // Runs of whole inner runs where per-axis, so each run has one scale.
+  for (int64_t i = begin; i < end;) {
+    const int64_t ks = src_.per_axis ? (i / src_.inner) % src_.axis_size : 0;
+    const int64_t kd = dst_.per_axis ? (i / dst_.inner) % dst_.axis_size : 0;
+    // Run while both slots stay the same.
+    int64_t run = end;
+    if (src_.per_axis) run = std::min(run, (i / src_.inner + 1) * src_.inner);
+    if (dst_.per_axis) run = std::min(run, (i / dst_.inner + 1) * dst_.inner);
+    const float s_in = src_.scales[ks], s_out = dst_.scales[kd], z_out = dst_.zero_points[kd];
+    const int64_t z_in = src_.zero_points_int[ks];
+    const int32_t z32 = static_cast<int32_t>(z_in);
+    if (FitsI32(z_in)) {
+      requant::Run r;
+      r.q = q + (i - begin), r.len = run - i, r.s_in = &s_in, r.s_out = &s_out, r.z_out = &z_out;
+      r.z_in = z_in == 0 ? nullptr : &z32;
+      r.lo = lo_, r.hi = hi_, r.is_signed = is_signed_, r.out = out + (i - begin);
+      HWY_DYNAMIC_DISPATCH(RequantizeRunT)(r);
+      i = run;
+    } else {
+      for (; i < run; ++i) {
+        const float r =
+            Step(static_cast<float>(static_cast<int64_t>(q[i - begin]) - z_in), s_in, s_out, z_out, lo_, hi_);
+        if (is_signed_)
+          reinterpret_cast<int8_t*>(out)[i - begin] = static_cast<int8_t>(r);
+        else
+          out[i - begin] = static_cast<uint8_t>(r);
+      }
+    }
+  }
+}
+
+void Requantizer::RunParallel(const int32_t* q, int64_t begin, int64_t end, uint8_t* out, TaskRunner* runner) const {
+  const int64_t n = end - begin;
+  ParallelFor(n >= 4 * kChunk ? runner : nullptr, (n + kChunk - 1) / kChunk, [&](int64_t t, int) {
+    const int64_t b = begin + t * kChunk, e = std::min(end, b + kChunk);
+    Run(q + (b - begin), b, e, out + (b - begin));
+  });
+}
+
+namespace {
+struct RequantizeProductScratch;
+}  // namespace
+
+Status RunRequantizing(const KernelCall& call, KernelFn producer) {
+  Requantizer rq;
+  if (call.outputs.size() != 1 || !StorageOk(call.outputs[0]) ||
+      !rq.Init(call.params, "product_", call.outputs[0].dims, ElementType::kSI32, call.outputs[0].type))
+    return ref::RunWithRequantize(call, producer);
+  const TensorRef& out = call.outputs[0];
+  const int64_t n = out.NumElements();
+  ScratchLease<RequantizeProductScratch, int32_t> acc(static_cast<size_t>(n));
+  TensorRef product = out;
+  product.type = ElementType::kSI32;
+  product.data = reinterpret_cast<uint8_t*>(acc.get());
+  product.byte_size = static_cast<size_t>(n) * sizeof(int32_t);
+  product.constant_id = 0;
+  const KernelParams product_params = ref::ProductParams(call.params);
+  KILN_RETURN_IF_ERROR(producer(KernelCall{product_params, call.inputs, std::span<const TensorRef>(&product, 1),
+                                           call.runner, /*without_epilogue=*/true, call.state}));
+  rq.RunParallel(acc.get(), 0, n, out.data, call.runner);
+  return Status::Ok();
+}
+
+namespace {
 
 Status Requantize(const KernelCall& call) {
   if (call.inputs.size() != 1 || call.outputs.size() != 1) return RunReference(call);
   const TensorRef& in = call.inputs[0];
   const TensorRef& out = call.outputs[0];
-  const KernelParams& p = call.params;
-  if (in.type != ElementType::kSI32 || (out.type != ElementType::kSI8 && out.type != ElementType::kUI8))
-    return RunReference(call);
   if (!StorageOk(in) || !StorageOk(out) || !std::equal(in.dims.begin(), in.dims.end(), out.dims.begin(), out.dims.end()))
     return RunReference(call);
-  Side src, dst;
-  if (!ReadSide(p, "operand_", in.dims, &src) || !ReadSide(p, "", out.dims, &dst)) return RunReference(call);
-  const bool is_signed = out.type == ElementType::kSI8;
-  const int64_t type_lo = is_signed ? -128 : 0, type_hi = is_signed ? 127 : 255;
-  const int64_t lo = p.Int("storage_min", type_lo), hi = p.Int("storage_max", type_hi);
-  if (lo > hi || lo < type_lo || hi > type_hi) return RunReference(call);
-  const float flo = static_cast<float>(lo), fhi = static_cast<float>(hi);
-  const auto* q = reinterpret_cast<const int32_t*>(in.data);
-  const int64_t n = in.NumElements();
-  constexpr int64_t kChunk = 1 << 15;
-  // Per-axis along the innermost axis (a channel-last convolution's or a
-  // dense layer's per-feature scales): each run would be one element, so
-  // the parameters are laid out per lane of a row instead, and the loop over
-  // a row's elements reads them side by side (and vectorises).
-  const int64_t row = src.per_axis ? src.axis_size : dst.axis_size;
-  if ((src.per_axis || dst.per_axis) && (!src.per_axis || src.inner == 1) && (!dst.per_axis || dst.inner == 1) &&
-      (!src.per_axis || !dst.per_axis || src.axis_size == dst.axis_size) && row > 0) {
-    std::vector<float> s_in(static_cast<size_t>(row)), s_out(s_in.size()), z_out(s_in.size());
-    std::vector<int32_t> z_in(s_in.size());
-    for (int64_t j = 0; j < row; ++j) {
-      const size_t ks = src.per_axis ? static_cast<size_t>(j) : 0, kd = dst.per_axis ? static_cast<size_t>(j) : 0;
-      s_in[j] = src.scales[ks], s_out[j] = dst.scales[kd], z_out[j] = dst.zero_points[kd];
-      z_in[j] = static_cast<int32_t>(src.zero_points_int[ks]);
-    }
-    // The operand's zero points: 0 (the integer form's accumulators), or
-    // the zero-point correction folded into them (FoldZeroPointCorrections
-    // in compiler/passes/quantized_integer_contraction.h); wider than i32
-    // (a malformed module), the general loop below.
-    const bool z_in_zero = std::all_of(src.zero_points_int.begin(), src.zero_points_int.end(), [](int64_t z) { return z == 0; });
-    if (std::all_of(src.zero_points_int.begin(), src.zero_points_int.end(), FitsI32)) {
-      ParallelFor(n >= 4 * kChunk ? call.runner : nullptr, (n + kChunk - 1) / kChunk, [&](int64_t t, int) {
-        const int64_t begin = t * kChunk, end = std::min(n, begin + kChunk);
-        for (int64_t i = begin; i < end;) {
-          const int64_t j0 = i % row, len = std::min(end - i, row - j0);
-          requant::Run run;
-          run.q = q + i, run.len = len, run.lanes = true;
-          run.s_in = s_in.data() + j0, run.s_out = s_out.data() + j0, run.z_out = z_out.data() + j0;
-          run.z_in = z_in_zero ? nullptr : z_in.data() + j0;
-          run.lo = flo, run.hi = fhi, run.is_signed = is_signed, run.out = out.data + i;
-          HWY_DYNAMIC_DISPATCH(RequantizeRunT)(run);
-          i += len;
-        }
-      });
-      return Status::Ok();
-    }
-  }
-  // Chunks of whole inner runs where per-axis, so each run has one scale.
-  ParallelFor(n >= 4 * kChunk ? call.runner : nullptr, (n + kChunk - 1) / kChunk, [&](int64_t t, int) {
-    const int64_t begin = t * kChunk, end = std::min(n, begin + kChunk);
-    for (int64_t i = begin; i < end;) {
-      const int64_t ks = src.per_axis ? (i / src.inner) % src.axis_size : 0;
-      const int64_t kd = dst.per_axis ? (i / dst.inner) % dst.axis_size : 0;
-      // Run while both slots stay the same.
-      int64_t run = end;
-      if (src.per_axis) run = std::min(run, (i / src.inner + 1) * src.inner);
-      if (dst.per_axis) run = std::min(run, (i / dst.inner + 1) * dst.inner);
-      const float s_in = src.scales[ks], s_out = dst.scales[kd], z_out = dst.zero_points[kd];
-      const int64_t z_in = src.zero_points_int[ks];
-      const int32_t z32 = static_cast<int32_t>(z_in);
-      if (FitsI32(z_in)) {
-        requant::Run r;
-        r.q = q + i, r.len = run - i, r.s_in = &s_in, r.s_out = &s_out, r.z_out = &z_out;
-        r.z_in = z_in == 0 ? nullptr : &z32;
-        r.lo = flo, r.hi = fhi, r.is_signed = is_signed, r.out = out.data + i;
-        HWY_DYNAMIC_DISPATCH(RequantizeRunT)(r);
-        i = run;
-      } else {
-        for (; i < run; ++i) {
-          const float r = Step(static_cast<float>(static_cast<int64_t>(q[i]) - z_in), s_in, s_out, z_out, flo, fhi);
-          if (is_signed)
-            reinterpret_cast<int8_t*>(out.data)[i] = static_cast<int8_t>(r);
-          else
-            out.data[i] = static_cast<uint8_t>(r);
-        }
-      }
-    }
-  });
+  Requantizer rq;
+  if (!rq.Init(call.params, "operand_", in.dims, in.type, out.type)) return RunReference(call);
+  rq.RunParallel(reinterpret_cast<const int32_t*>(in.data), 0, in.NumElements(), out.data, call.runner);
   return Status::Ok();
 }
 

@@ -291,10 +291,17 @@ Status DynamicConv(const KernelCall& c) {
   return ConvolutionImpl(c, padding);
 }
 
+// The producer, requantizing its accumulators where the compiler fused a
+// requantize into it (epilogue.h).
+template <KernelFn kProducer>
+Status Requantizing(const KernelCall& c) {
+  return RunWithRequantize(c, kProducer);
+}
+
 // The producer with its fused elementwise epilogue, if any (epilogue.h).
 template <KernelFn kProducer>
 Status WithEpilogue(const KernelCall& c) {
-  return RunWithEpilogue(c, 2, kProducer, &RunElementwiseProgram);
+  return RunWithEpilogue(c, 2, &Requantizing<kProducer>, &RunElementwiseProgram);
 }
 
 }  // namespace

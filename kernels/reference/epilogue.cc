@@ -1,7 +1,10 @@
 #include "kernels/reference/epilogue.h"
 
+#include <cstring>
 #include <string>
 #include <vector>
+
+#include "kernels/reference/kernels.h"
 
 namespace kiln::ref {
 
@@ -45,6 +48,53 @@ Status RunWithEpilogue(const KernelCall& call, size_t producer_inputs, KernelFn 
   return elementwise(KernelCall{call.params, std::span<const TensorRef>(inputs, n), call.outputs, call.runner,
                                 false, call.state},
                      program, map);
+}
+
+namespace {
+constexpr std::string_view kProductPrefix = "product_";
+}  // namespace
+
+bool HasRequantize(const KernelParams& params) { return params.Has("product_scales"); }
+
+KernelParams ProductParams(const KernelParams& params) {
+  KernelParams p;
+  p.kernel = params.kernel;
+  for (const KernelAttr& a : params.attrs)
+    if (!a.name.starts_with(kProductPrefix)) p.attrs.push_back(a);
+  return p;
+}
+
+KernelParams RequantizeParams(const KernelParams& params) {
+  KernelParams p;
+  p.kernel = "stablehlo.uniform_quantize";
+  for (const KernelAttr& a : params.attrs) {
+    if (a.name.starts_with("operand_")) continue;  // the product_* ones take these names
+    p.attrs.push_back(a);
+    if (a.name.starts_with(kProductPrefix)) p.attrs.back().name = "operand_" + a.name.substr(kProductPrefix.size());
+  }
+  return p;
+}
+
+Status RunWithRequantize(const KernelCall& call, KernelFn producer) {
+  if (!HasRequantize(call.params)) return producer(call);
+  const std::string& name = call.params.kernel;
+  if (call.outputs.size() != 1) return InvalidArgument(name + ": a requantizing producer has one output");
+  const TensorRef& out = call.outputs[0];
+  if (!IsInteger(out.type) || StorageBytes(out.type) == 0 || out.byte_size / StorageBytes(out.type) <
+                                                                 static_cast<size_t>(out.NumElements()))
+    return InvalidArgument(name + ": a requantizing producer needs an integer result its buffer holds");
+  std::vector<int32_t> acc(static_cast<size_t>(out.NumElements()));
+  TensorRef product = out;
+  product.type = ElementType::kSI32;
+  product.data = reinterpret_cast<uint8_t*>(acc.data());
+  product.byte_size = acc.size() * sizeof(int32_t);
+  product.constant_id = 0;
+  const KernelParams pp = ProductParams(call.params);
+  KILN_RETURN_IF_ERROR(producer(
+      KernelCall{pp, call.inputs, std::span<const TensorRef>(&product, 1), call.runner, /*without_epilogue=*/true, call.state}));
+  const KernelParams qp = RequantizeParams(call.params);
+  return kernel::UniformQuantize(
+      KernelCall{qp, std::span<const TensorRef>(&product, 1), call.outputs, call.runner, false, nullptr});
 }
 
 }  // namespace kiln::ref

@@ -29,4 +29,22 @@ using ElementwiseProgramFn = Status (*)(const KernelCall&, const ScalarProgram*,
 Status RunWithEpilogue(const KernelCall& call, size_t producer_inputs, KernelFn producer,
                        ElementwiseProgramFn elementwise);
 
+// Requantizing producers: an int8 dot_general or convolution whose i32
+// accumulators the compiler's requantize fold (compiler/passes/
+// quantized_integer_contraction.h) requantizes before they are stored:
+//   out = uniform_quantize(producer(operands...))
+// with the accumulators' quantization in "product_scales",
+// "product_zero_points" and "product_quantized_dimension", and the
+// result's in the plain names (scales, zero_points, quantized_dimension,
+// storage_min, storage_max), as a requantizing uniform_quantize has them
+// with "operand_". A fused epilogue then runs over the requantized result.
+bool HasRequantize(const KernelParams& params);
+// `params` less the product_* attributes: the producer of the accumulators.
+KernelParams ProductParams(const KernelParams& params);
+// The uniform_quantize of the accumulators: product_* renamed operand_*.
+KernelParams RequantizeParams(const KernelParams& params);
+// Runs `producer` (with ProductParams) into i32 scratch, then the reference
+// requantize into the output. Without product_* attributes, just `producer`.
+Status RunWithRequantize(const KernelCall& call, KernelFn producer);
+
 }  // namespace kiln::ref
