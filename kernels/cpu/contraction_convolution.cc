@@ -683,6 +683,14 @@ Status RequantizedConvolution(const KernelCall& call) {
   const int64_t lhs_per_batch = lhs.NumElements() / batch;
   const size_t in_elem = StorageBytes(lhs.type);
   const int64_t chunk = std::max<int64_t>(1, (int64_t{512} << 10) / 4 / std::max<int64_t>(1, per_batch));
+  // |accumulator| <= depth * the largest |term| (8-bit operands): the
+  // requantize then needs no overflow checks on q - zero point.
+  const TensorRef& rhs = call.inputs[1];
+  const int64_t kof = p.Int("kernel_output_feature_dimension", -1);
+  const int64_t out_features = kof >= 0 && kof < rhs.rank() ? rhs.dims[kof] : 0;
+  auto largest = [](ElementType e) { return e == ElementType::kUI8 ? int64_t{255} : int64_t{128}; };
+  const int64_t depth = out_features > 0 ? rhs.NumElements() / out_features : INT32_MAX;
+  const int64_t q_bound = depth < (int64_t{1} << 40) ? depth * largest(lhs.type) * largest(rhs.type) : INT64_MAX;
   ScratchLease<RequantizedProductScratch, int32_t> acc(static_cast<size_t>(std::min(chunk, batch) * per_batch));
   std::vector<int64_t> lhs_dims(lhs.dims.begin(), lhs.dims.end()), out_dims(out.dims.begin(), out.dims.end());
   for (int64_t b0 = 0; b0 < batch; b0 += chunk) {
@@ -701,7 +709,8 @@ Status RequantizedConvolution(const KernelCall& call) {
     KILN_RETURN_IF_ERROR(PlainConvolution(KernelCall{product_params, in, std::span<const TensorRef>(&product, 1),
                                                      call.runner, /*without_epilogue=*/true, call.state},
                                           nullptr, nullptr));
-    rq.RunParallel(acc.get(), b0 * per_batch, (b0 + nb) * per_batch, out.data + b0 * per_batch, call.runner);
+    rq.RunParallel(acc.get(), b0 * per_batch, (b0 + nb) * per_batch, out.data + b0 * per_batch, call.runner,
+                   q_bound);
   }
   return Status::Ok();
 }

@@ -87,8 +87,9 @@ void StoreBlock(const float* v, int64_t at, int64_t len, uint8_t* base) {
 }
 
 // Elements [b0, b0 + len) of the result; `vals` holds kBlock floats per
-// program value.
-void EvalBlockT(const qelem::Blocks& a, int64_t b0, int64_t len, float* vals) {
+// program value. The constants' blocks are filled on a task's first block
+// (`fill_constants`) and stay for its later ones.
+void EvalBlockT(const qelem::Blocks& a, int64_t b0, int64_t len, float* vals, bool fill_constants) {
   constexpr int64_t kBlock = qelem::kBlock;
   const ScalarProgram& prog = *a.prog;
   const size_t np = prog.param_types.size();
@@ -109,7 +110,9 @@ void EvalBlockT(const qelem::Blocks& a, int64_t b0, int64_t len, float* vals) {
     const float* y = in.num_operands > 1 ? v(in.operands[1]) : nullptr;
     const float* z = in.num_operands > 2 ? v(in.operands[2]) : nullptr;
     switch (in.op) {
-      case ScalarOp::kConstant: std::fill(r, r + len, static_cast<float>(in.constant.re)); break;
+      case ScalarOp::kConstant:
+        if (fill_constants) std::fill(r, r + kBlock, static_cast<float>(in.constant.re));
+        break;
       case ScalarOp::kConvert: std::copy(x, x + len, r); break;  // to f32 (exact), or the quantize's store
       case ScalarOp::kAdd: for (int64_t i = 0; i < len; ++i) r[i] = x[i] + y[i]; break;
       case ScalarOp::kSubtract: for (int64_t i = 0; i < len; ++i) r[i] = x[i] - y[i]; break;
@@ -283,7 +286,7 @@ Status RunQuantizedElementwise(const KernelCall& call, const ScalarProgram& prog
     std::vector<Scalar> scratch(nv);
     for (int64_t b0 = t * kTask; b0 < std::min(n, (t + 1) * kTask); b0 += kBlock) {
       const int64_t len = std::min(kBlock, n - b0);
-      eval(blocks, b0, len, vals.data());
+      eval(blocks, b0, len, vals.data(), b0 == t * kTask);
       const float* x = vals.data() + clamp_value * kBlock;
       for (int64_t i = 0; i < len; ++i)
         if (x[i] != x[i]) reference_element(b0 + i, scratch);

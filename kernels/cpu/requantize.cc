@@ -34,9 +34,11 @@ namespace kiln::cpu {
 namespace requant {
 
 // A run of requantized elements: q[0, len) into out (i8 when is_signed,
-// else ui8), with one scale and zero point for the run (lanes == false) or
-// one per element (lanes == true: s_in[k], s_out[k], z_out[k], z_in[k]).
-// z_in null: the operand's zero point is 0.
+// else ui8). With lanes == false one scale and zero point for the run;
+// with lanes == true the run is part of rows of `row` elements whose
+// parameters are laid out per lane (s_in[j], s_out[j], z_out[j], z_in[j]
+// for j in [0, row)), and q[0] is lane j0 of its row. z_in null: the
+// operand's zero point is 0.
 struct Run {
   const int32_t* q = nullptr;
   int64_t len = 0;
@@ -45,6 +47,11 @@ struct Run {
   const float* s_out = nullptr;
   const float* z_out = nullptr;
   bool lanes = false;
+  int64_t row = 0, j0 = 0;
+  // The caller knows no lane's result can be NaN (finite parameters whose
+  // quotient cannot overflow), or no q - z_in can leave the i32 range
+  // (accumulators bounded by their depth): the checks are left out.
+  bool no_nan = false, no_overflow = false;
   float lo = 0, hi = 0;
   bool is_signed = true;
   void* out = nullptr;
@@ -60,60 +67,102 @@ namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 // Step (below) on vectors: the same IEEE operations lane by lane, then the
-// integral, in-range result narrowed to 8 bits.
-void RequantizeRunT(const requant::Run& r) {
+// integral, in-range result narrowed to 8 bits. The flags are template
+// parameters so that the loop carries no test it does not need.
+template <bool kLanes, bool kZ, bool kCheckOverflow, bool kCheckNaN, bool kSigned>
+void RequantizeSpan(const requant::Run& r, int64_t i0, int64_t len, int64_t j) {
   const hn::ScalableTag<float> df;
   const hn::Rebind<int32_t, decltype(df)> di;
   const hn::Rebind<int8_t, decltype(df)> d8;
   const hn::Rebind<uint8_t, decltype(df)> du8;
   const int64_t N = static_cast<int64_t>(hn::Lanes(df));
-  const auto lo = hn::Set(df, r.lo), hi = hn::Set(df, r.hi), magic = hn::Set(df, 12582912.0f), zero = hn::Zero(df);
-  auto* o8 = static_cast<int8_t*>(r.out);
-  auto* ou8 = static_cast<uint8_t*>(r.out);
+  const auto lo = hn::Set(df, r.lo), hi = hn::Set(df, r.hi), zero = hn::Zero(df);
+  const int32_t* q = r.q + i0;
+  auto* o8 = static_cast<int8_t*>(r.out) + i0;
+  auto* ou8 = static_cast<uint8_t*>(r.out) + i0;
+  const int64_t k0 = kLanes ? j : 0;
   // One element as the reference computes it (q - zp exact in 64 bits).
   auto scalar = [&](int64_t k) {
-    const int64_t z = r.z_in == nullptr ? 0 : r.z_in[r.lanes ? k : 0];
-    const float s_in = r.s_in[r.lanes ? k : 0], s_out = r.s_out[r.lanes ? k : 0], z_out = r.z_out[r.lanes ? k : 0];
-    float v = static_cast<float>(static_cast<int64_t>(r.q[k]) - z) * s_in / s_out + z_out;
+    const int64_t p = kLanes ? k0 + k : 0;
+    const int64_t z = kZ ? r.z_in[p] : 0;
+    float v = static_cast<float>(static_cast<int64_t>(q[k]) - z) * r.s_in[p] / r.s_out[p] + r.z_out[p];
     if (v != v) v = 0;
     v = std::min(std::max(v, r.lo), r.hi);
-    v = (v + 12582912.0f) - 12582912.0f;
-    if (r.is_signed) {
+    v = (v + 12582912.0f) - 12582912.0f;  // to nearest even, as nearbyint
+    if (kSigned) {
       o8[k] = static_cast<int8_t>(v);
     } else {
       ou8[k] = static_cast<uint8_t>(v);
     }
   };
+  const auto s_in1 = hn::Set(df, r.s_in[0]), s_out1 = hn::Set(df, r.s_out[0]), z_out1 = hn::Set(df, r.z_out[0]);
+  const auto z1 = hn::Set(di, kZ ? r.z_in[0] : 0);
   int64_t i = 0;
-  for (; i + N <= r.len; i += N) {
-    auto d = hn::LoadU(di, r.q + i);
-    if (r.z_in != nullptr) {
+  for (; i + N <= len; i += N) {
+    auto d = hn::LoadU(di, q + i);
+    if constexpr (kZ) {
       // q - zp in 32 bits: exact unless it overflows (then the lanes go
       // one by one).
-      const auto z = r.lanes ? hn::LoadU(di, r.z_in + i) : hn::Set(di, r.z_in[0]);
+      const auto z = kLanes ? hn::LoadU(di, r.z_in + k0 + i) : z1;
       const auto diff = hn::Sub(d, z);
-      if (!hn::AllFalse(di, hn::Lt(hn::And(hn::Xor(d, z), hn::Xor(d, diff)), hn::Zero(di)))) {
-        for (int64_t k = i; k < i + N; ++k) scalar(k);
-        continue;
+      if constexpr (kCheckOverflow) {
+        if (!hn::AllFalse(di, hn::Lt(hn::And(hn::Xor(d, z), hn::Xor(d, diff)), hn::Zero(di)))) {
+          for (int64_t k = i; k < i + N; ++k) scalar(k);
+          continue;
+        }
       }
       d = diff;
     }
-    const auto s_in = r.lanes ? hn::LoadU(df, r.s_in + i) : hn::Set(df, r.s_in[0]);
-    const auto s_out = r.lanes ? hn::LoadU(df, r.s_out + i) : hn::Set(df, r.s_out[0]);
-    const auto z_out = r.lanes ? hn::LoadU(df, r.z_out + i) : hn::Set(df, r.z_out[0]);
+    const auto s_in = kLanes ? hn::LoadU(df, r.s_in + k0 + i) : s_in1;
+    const auto s_out = kLanes ? hn::LoadU(df, r.s_out + k0 + i) : s_out1;
+    const auto z_out = kLanes ? hn::LoadU(df, r.z_out + k0 + i) : z_out1;
     const auto x = hn::Mul(hn::ConvertTo(df, d), s_in);
     auto v = hn::Add(hn::Div(x, s_out), z_out);
-    v = hn::IfThenElse(hn::Eq(v, v), v, zero);  // NaN quantizes to 0
+    if constexpr (kCheckNaN) v = hn::IfThenElse(hn::Eq(v, v), v, zero);  // NaN quantizes to 0
     v = hn::Min(hn::Max(v, lo), hi);
-    v = hn::Sub(hn::Add(v, magic), magic);
-    const auto n = hn::ConvertTo(di, v);
-    if (r.is_signed) {
+    // To nearest, ties to even (the reference's nearbyint in the default
+    // mode); the clamped value is an integer far inside the i32 range.
+    const auto n = hn::ConvertTo(di, hn::Round(v));
+    if constexpr (kSigned) {
       hn::StoreU(hn::DemoteTo(d8, n), d8, o8 + i);
     } else {
       hn::StoreU(hn::DemoteTo(du8, n), du8, ou8 + i);
     }
   }
-  for (; i < r.len; ++i) scalar(i);
+  for (; i < len; ++i) scalar(i);
+}
+
+template <bool kLanes, bool kZ, bool kCheckOverflow, bool kCheckNaN, bool kSigned>
+void RequantizeRows(const requant::Run& r) {
+  if (!kLanes) {
+    RequantizeSpan<kLanes, kZ, kCheckOverflow, kCheckNaN, kSigned>(r, 0, r.len, 0);
+    return;
+  }
+  // Segments that end at row ends, each reading its lanes' parameters.
+  for (int64_t i = 0, j = r.j0; i < r.len; j = 0) {
+    const int64_t seg = std::min(r.len - i, r.row - j);
+    RequantizeSpan<kLanes, kZ, kCheckOverflow, kCheckNaN, kSigned>(r, i, seg, j);
+    i += seg;
+  }
+}
+
+void RequantizeRunT(const requant::Run& run) {
+  const requant::Run r = run;  // a local copy: stores to `out` cannot alias it
+  const bool z = r.z_in != nullptr, checked = !r.no_overflow || !r.no_nan;
+  // The common forms get their own loops; the rest run with every check.
+  if (r.lanes) {
+    if (r.is_signed) {
+      if (!z) return r.no_nan ? RequantizeRows<true, false, false, false, true>(r)
+                              : RequantizeRows<true, false, false, true, true>(r);
+      return checked ? RequantizeRows<true, true, true, true, true>(r) : RequantizeRows<true, true, false, false, true>(r);
+    }
+    if (!z) return r.no_nan ? RequantizeRows<true, false, false, false, false>(r)
+                            : RequantizeRows<true, false, false, true, false>(r);
+    return checked ? RequantizeRows<true, true, true, true, false>(r) : RequantizeRows<true, true, false, false, false>(r);
+  }
+  if (r.is_signed)
+    return z ? RequantizeRows<false, true, true, true, true>(r) : RequantizeRows<false, false, false, true, true>(r);
+  return z ? RequantizeRows<false, true, true, true, false>(r) : RequantizeRows<false, false, false, true, false>(r);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -181,6 +230,19 @@ bool Requantizer::Init(const KernelParams& p, std::string_view operand_prefix, s
   const int64_t lo = p.Int("storage_min", type_lo), hi = p.Int("storage_max", type_hi);
   if (lo > hi || lo < type_lo || hi > type_hi) return false;
   lo_ = static_cast<float>(lo), hi_ = static_cast<float>(hi);
+  // No NaN can arise where every scale and zero point is finite, the
+  // result scales nonzero, and |q - z| < 2^33 times the largest operand
+  // scale over the smallest result scale stays far below FLT_MAX: then
+  // x, x / s_out and the sum with z_out are finite (or an infinity the
+  // clamp takes), never NaN.
+  {
+    float max_in = 0, min_out = INFINITY;
+    bool finite = true;
+    for (float v : src_.scales) finite = finite && std::isfinite(v), max_in = std::max(max_in, std::fabs(v));
+    for (float v : dst_.scales) finite = finite && std::isfinite(v) && v != 0, min_out = std::min(min_out, std::fabs(v));
+    for (float v : dst_.zero_points) finite = finite && std::isfinite(v);
+    no_nan_ = finite && static_cast<double>(max_in) * 0x1p33 / static_cast<double>(min_out) < 0x1p120;
+  }
   // Per-axis along the innermost axis (a channel-last convolution's or a
   // dense layer's per-feature scales): each run would be one element, so
   // the parameters are laid out per lane of a row instead, and the loop over
@@ -201,22 +263,23 @@ bool Requantizer::Init(const KernelParams& p, std::string_view operand_prefix, s
     // the zero-point correction folded into them (FoldZeroPointCorrections
     // in compiler/passes/quantized_integer_contraction.h).
     z_in_zero_ = std::all_of(z_in_.begin(), z_in_.end(), [](int32_t z) { return z == 0; });
+    max_z_in_ = 0;
+    for (int32_t z : z_in_) max_z_in_ = std::max<int64_t>(max_z_in_, z < 0 ? -int64_t{z} : z);
   }
   return true;
 }
 
-void Requantizer::Run(const int32_t* q, int64_t begin, int64_t end, uint8_t* out) const {
+void Requantizer::Run(const int32_t* q, int64_t begin, int64_t end, uint8_t* out, int64_t q_bound) const {
   if (rows_) {
-    for (int64_t i = begin; i < end;) {
-      const int64_t j0 = i % row_, len = std::min(end - i, row_ - j0);
-      requant::Run run;
-      run.q = q + (i - begin), run.len = len, run.lanes = true;
-      run.s_in = s_in_.data() + j0, run.s_out = s_out_.data() + j0, run.z_out = z_out_.data() + j0;
-      run.z_in = z_in_zero_ ? nullptr : z_in_.data() + j0;
-      run.lo = lo_, run.hi = hi_, run.is_signed = is_signed_, run.out = out + (i - begin);
-      HWY_DYNAMIC_DISPATCH(RequantizeRunT)(run);
-      i += len;
-    }
+    // One run over the whole range: its rows' lanes read the parameters
+    // side by side.
+    requant::Run run;
+    run.q = q, run.len = end - begin, run.lanes = true, run.row = row_, run.j0 = begin % row_;
+    run.s_in = s_in_.data(), run.s_out = s_out_.data(), run.z_out = z_out_.data();
+    run.z_in = z_in_zero_ ? nullptr : z_in_.data();
+    run.lo = lo_, run.hi = hi_, run.is_signed = is_signed_, run.out = out;
+    run.no_nan = no_nan_, run.no_overflow = q_bound <= INT32_MAX - max_z_in_;
+    HWY_DYNAMIC_DISPATCH(RequantizeRunT)(run);
     return;
   }
   // Runs of whole inner runs where per-axis, so each run has one scale.
@@ -235,6 +298,7 @@ void Requantizer::Run(const int32_t* q, int64_t begin, int64_t end, uint8_t* out
       r.q = q + (i - begin), r.len = run - i, r.s_in = &s_in, r.s_out = &s_out, r.z_out = &z_out;
       r.z_in = z_in == 0 ? nullptr : &z32;
       r.lo = lo_, r.hi = hi_, r.is_signed = is_signed_, r.out = out + (i - begin);
+      r.no_nan = no_nan_, r.no_overflow = q_bound <= INT32_MAX - (z_in < 0 ? -z_in : z_in);
       HWY_DYNAMIC_DISPATCH(RequantizeRunT)(r);
       i = run;
     } else {
@@ -250,11 +314,12 @@ void Requantizer::Run(const int32_t* q, int64_t begin, int64_t end, uint8_t* out
   }
 }
 
-void Requantizer::RunParallel(const int32_t* q, int64_t begin, int64_t end, uint8_t* out, TaskRunner* runner) const {
+void Requantizer::RunParallel(const int32_t* q, int64_t begin, int64_t end, uint8_t* out, TaskRunner* runner,
+                              int64_t q_bound) const {
   const int64_t n = end - begin;
   ParallelFor(n >= 4 * kChunk ? runner : nullptr, (n + kChunk - 1) / kChunk, [&](int64_t t, int) {
     const int64_t b = begin + t * kChunk, e = std::min(end, b + kChunk);
-    Run(q + (b - begin), b, e, out + (b - begin));
+    Run(q + (b - begin), b, e, out + (b - begin), q_bound);
   });
 }
 

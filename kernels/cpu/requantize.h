@@ -24,10 +24,13 @@ class Requantizer {
   bool Init(const KernelParams& p, std::string_view operand_prefix, std::span<const int64_t> dims, ElementType in,
             ElementType out);
   // Elements [begin, end) of the (row-major) tensor: q[0, end - begin) into
-  // out[0, end - begin) (8-bit elements), on the calling thread.
-  void Run(const int32_t* q, int64_t begin, int64_t end, uint8_t* out) const;
+  // out[0, end - begin) (8-bit elements), on the calling thread. `q_bound`:
+  // a bound on |q| the caller knows (a product's depth times its largest
+  // term), which spares the overflow checks of q - zero point.
+  void Run(const int32_t* q, int64_t begin, int64_t end, uint8_t* out, int64_t q_bound = INT64_MAX) const;
   // The same split between the runner's threads where it is large.
-  void RunParallel(const int32_t* q, int64_t begin, int64_t end, uint8_t* out, TaskRunner* runner) const;
+  void RunParallel(const int32_t* q, int64_t begin, int64_t end, uint8_t* out, TaskRunner* runner,
+                   int64_t q_bound = INT64_MAX) const;
 
  private:
   struct Side {
@@ -50,6 +53,8 @@ class Requantizer {
   std::vector<float> s_in_, s_out_, z_out_;
   std::vector<int32_t> z_in_;
   bool z_in_zero_ = true;
+  int64_t max_z_in_ = 0;  // the largest |zero point| of the rows' operand
+  bool no_nan_ = false;   // no result can be NaN (Init)
 };
 
 // A requantizing producer (ref::HasRequantize) run whole: `producer` (given
