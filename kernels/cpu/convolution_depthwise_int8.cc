@@ -21,6 +21,7 @@
 #define KILN_CPU_CONV_DEPTHWISE_INT8_SHARED
 #include "kernels/common/parallel.h"
 #include "kernels/cpu/convolution_depthwise_int8.h"
+#include "kernels/cpu/gemm_int8.h"
 
 #if HWY_ARCH_X86_64 && defined(__GNUC__)
 #include <immintrin.h>
@@ -87,6 +88,113 @@ __attribute__((target("avx2"))) inline void PairBlocksAvx2(const DepthwiseInt8Ar
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(ok + 8), _mm256_permute2x128_si256(lo[k], hi[k], 0x31));
   }
 }
+
+// The NHWC form with AVX-512 VNNI (vpdpbusd on 256-bit vectors): four
+// taps per instruction. Per quad of taps and block of 32 features, the four
+// taps' input bytes are interleaved (unpack bytes, then words, within each
+// 128-bit half) into dwords of four taps of one feature, and multiplied by
+// the quad's weights laid out the same way (`quads`: per quad and block,
+// 4 x 32 bytes, built by QuadWeights): vector k of a block holds features
+// 16 h + 4 k + i in its half h, dword i. vpdpbusd multiplies unsigned
+// bytes by signed ones, so an i8 input is read as u8 (x ^ 0x80 = x + 128)
+// and each feature's sum less 128 * its weight sum (`correction`); an i8
+// input with u8 weights takes the weights as the unsigned side. A lone last
+// feature block of 16 runs on the pairs (PairBlocksAvx2). Sums wrap in 32
+// bits as the reference's do.
+struct QuadForm {
+  std::vector<uint8_t> quads;
+  std::vector<int32_t> correction;  // per feature: 0, or -128 * sum of its weights
+  bool flip_input = false;          // i8 input read as u8
+  bool weights_unsigned_side = false;
+};
+
+inline bool QuadWeights(const DepthwiseInt8Args& a, const int32_t* w, QuadForm* f) {
+  if (a.features < 32 || a.features % 16 != 0) return false;
+  if (!a.input_signed && !a.weights_signed) return false;  // u8 x u8: neither side is signed
+  f->weights_unsigned_side = a.input_signed && !a.weights_signed;
+  f->flip_input = a.input_signed && a.weights_signed;
+  const int64_t blocks = a.features / 32, nquads = (a.taps + 3) / 4;
+  f->quads.assign(static_cast<size_t>(nquads * blocks * 128), 0);
+  for (int64_t tq = 0; tq < nquads; ++tq)
+    for (int64_t cb = 0; cb < blocks; ++cb) {
+      uint8_t* dst = f->quads.data() + (tq * blocks + cb) * 128;
+      for (int k = 0; k < 4; ++k)
+        for (int h = 0; h < 2; ++h)
+          for (int i = 0; i < 4; ++i)
+            for (int b = 0; b < 4; ++b) {
+              const int64_t t = 4 * tq + b, c = 32 * cb + 16 * h + 4 * k + i;
+              dst[32 * k + 16 * h + 4 * i + b] = t < a.taps ? static_cast<uint8_t>(w[t * a.features + c]) : 0;
+            }
+    }
+  f->correction.assign(static_cast<size_t>(a.features), 0);
+  if (f->flip_input)
+    for (int64_t c = 0; c < a.features; ++c) {
+      uint32_t sum = 0;
+      for (int64_t t = 0; t < a.taps; ++t) sum += static_cast<uint32_t>(w[t * a.features + c]);
+      f->correction[static_cast<size_t>(c)] = static_cast<int32_t>(sum * static_cast<uint32_t>(-128));
+    }
+  return true;
+}
+
+// NB blocks of 32 features of one position, from block cb.
+template <int NB>
+__attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vnni"))) inline void QuadBlocksVnni(
+    const DepthwiseInt8Args& a, const QuadForm& f, const uint8_t* x, int64_t cb, int32_t* o) {
+  const int64_t blocks = a.features / 32, nquads = (a.taps + 3) / 4;
+  __m256i acc[NB][4];
+  for (int k = 0; k < NB; ++k)
+    for (int j = 0; j < 4; ++j) acc[k][j] = _mm256_setzero_si256();
+  const __m256i flip = _mm256_set1_epi8(f.flip_input ? static_cast<char>(0x80) : 0);
+  const auto* wv = reinterpret_cast<const __m256i*>(f.quads.data() + cb * 128);
+  for (int64_t tq = 0; tq < nquads; ++tq, wv += 4 * blocks) {
+    const uint8_t* xt[4];
+    for (int b = 0; b < 4; ++b) xt[b] = x + a.tap_offsets[std::min(4 * tq + b, a.taps - 1)] + 32 * cb;
+    for (int k = 0; k < NB; ++k) {
+      __m256i v[4];
+      for (int b = 0; b < 4; ++b)
+        v[b] = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(xt[b] + 32 * k)), flip);
+      const __m256i l01 = _mm256_unpacklo_epi8(v[0], v[1]), h01 = _mm256_unpackhi_epi8(v[0], v[1]);
+      const __m256i l23 = _mm256_unpacklo_epi8(v[2], v[3]), h23 = _mm256_unpackhi_epi8(v[2], v[3]);
+      const __m256i q[4] = {_mm256_unpacklo_epi16(l01, l23), _mm256_unpackhi_epi16(l01, l23),
+                            _mm256_unpacklo_epi16(h01, h23), _mm256_unpackhi_epi16(h01, h23)};
+      for (int j = 0; j < 4; ++j) {
+        const __m256i wj = _mm256_loadu_si256(wv + 4 * k + j);
+        acc[k][j] = f.weights_unsigned_side ? _mm256_dpbusd_epi32(acc[k][j], wj, q[j])
+                                            : _mm256_dpbusd_epi32(acc[k][j], q[j], wj);
+      }
+    }
+  }
+  for (int k = 0; k < NB; ++k) {
+    const int64_t c0 = 32 * (cb + k);
+    int32_t* ok = o + c0;
+    const int32_t* corr = f.correction.data() + c0;
+    // Features 0-7, 8-15, 16-23, 24-31 of the block (a lambda would not
+    // inherit this function's target).
+    const __m256i r[4] = {_mm256_permute2x128_si256(acc[k][0], acc[k][1], 0x20),
+                          _mm256_permute2x128_si256(acc[k][2], acc[k][3], 0x20),
+                          _mm256_permute2x128_si256(acc[k][0], acc[k][1], 0x31),
+                          _mm256_permute2x128_si256(acc[k][2], acc[k][3], 0x31)};
+    for (int j = 0; j < 4; ++j)
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(ok + 8 * j),
+                          _mm256_add_epi32(r[j], _mm256_loadu_si256(reinterpret_cast<const __m256i*>(corr + 8 * j))));
+  }
+}
+
+__attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vnni"))) inline void DepthwiseQuadsVnni(
+    const DepthwiseInt8Args& a, const QuadForm& f, const int16_t* pairs, int64_t p0, int64_t p1) {
+  const int64_t blocks = a.features / 32;
+  const auto* in = static_cast<const uint8_t*>(a.input);
+  for (int64_t p = p0; p < p1; ++p) {
+    const uint8_t* x = in + a.position_in[p];
+    int32_t* o = a.output + a.position_out[p];
+    int64_t cb = 0;
+    for (; cb + 2 <= blocks; cb += 2) QuadBlocksVnni<2>(a, f, x, cb, o);
+    for (; cb < blocks; ++cb) QuadBlocksVnni<1>(a, f, x, cb, o);
+    if (a.features % 32 != 0) PairBlocksAvx2<1>(a, pairs, x, 2 * blocks, o);
+  }
+}
+
+inline bool CpuHasVnni() { return __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512vl"); }
 
 __attribute__((target("avx2"))) inline void DepthwisePairsAvx2(const DepthwiseInt8Args& a, const int16_t* pairs,
                                                               int64_t p0, int64_t p1) {
@@ -188,7 +296,16 @@ void PlanarDepthwiseInt8T(const PlanarDepthwiseInt8Args& a, int64_t p0, int64_t 
   }
 }
 
-void DepthwiseInt8T(const DepthwiseInt8Args& a, const int32_t* w, const int16_t* pairs, int64_t p0, int64_t p1) {
+void DepthwiseInt8T(const DepthwiseInt8Args& a, const int32_t* w, const int16_t* pairs, const void* quads, int64_t p0,
+                    int64_t p1) {
+#if HWY_ARCH_X86_64 && defined(__GNUC__) && HWY_TARGET == HWY_AVX3
+  if (quads != nullptr && pairs != nullptr) {
+    dw8::DepthwiseQuadsVnni(a, *static_cast<const dw8::QuadForm*>(quads), pairs, p0, p1);
+    return;
+  }
+#else
+  (void)quads;
+#endif
 #if HWY_ARCH_X86_64 && defined(__GNUC__) && HWY_TARGET <= HWY_AVX2
   if (pairs != nullptr && a.features % 16 == 0) {
     dw8::DepthwisePairsAvx2(a, pairs, p0, p1);
@@ -232,14 +349,20 @@ void DepthwiseInt8(const DepthwiseInt8Args& a, TaskRunner* runner) {
   // The AVX2 form's weight pairs (x86; the Highway targets from AVX2 up
   // use them, the others the widened weights).
   std::vector<int16_t> pairs;
+  // The VNNI form's weight quads where the CPU has AVX-512 VNNI (the form
+  // runs from the AVX-512 target only; the others ignore them).
+  dw8::QuadForm quads;
+  bool use_quads = false;
 #if HWY_ARCH_X86_64 && defined(__GNUC__)
   if (a.features % 16 == 0) dw8::PairWeights(a, w.data(), &pairs);
+  if (!pairs.empty() && dw8::CpuHasVnni() && Int8VnniEnabled()) use_quads = dw8::QuadWeights(a, w.data(), &quads);
 #endif
   const int64_t tasks = (a.positions + dw8::kPositionsPerTask - 1) / dw8::kPositionsPerTask;
   auto fn = HWY_DYNAMIC_DISPATCH(DepthwiseInt8T);
   ParallelFor(a.positions * a.taps * a.features >= (1 << 16) ? runner : nullptr, tasks, [&](int64_t task, int) {
     const int64_t p0 = task * dw8::kPositionsPerTask;
-    fn(a, w.data(), pairs.empty() ? nullptr : pairs.data(), p0, std::min(a.positions, p0 + dw8::kPositionsPerTask));
+    fn(a, w.data(), pairs.empty() ? nullptr : pairs.data(), use_quads ? &quads : nullptr, p0,
+       std::min(a.positions, p0 + dw8::kPositionsPerTask));
   });
 }
 

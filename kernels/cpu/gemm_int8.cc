@@ -549,6 +549,7 @@ void PackWholeBInt8(const GemmProblem& p, ElementType b_type, void* out) {
 int64_t Int8PackedLayout() { return HWY_DYNAMIC_DISPATCH(Int8PackedLayoutT)(); }
 
 void SetInt8VnniDisabledForTest(bool disabled) { int8::vnni_disabled.store(disabled); }
+bool Int8VnniEnabled() { return !int8::vnni_disabled.load(std::memory_order_relaxed); }
 
 }  // namespace kiln::cpu
 #endif  // HWY_ONCE

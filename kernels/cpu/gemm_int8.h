@@ -31,5 +31,8 @@ int64_t Int8PackedLayout();
 // Test hook: on the AVX-512 target, use the widening 16-bit path even where
 // the CPU has VNNI (so that path is tested on a VNNI machine).
 void SetInt8VnniDisabledForTest(bool disabled);
+// False while a test has the VNNI forms disabled (the int8 GEMM's and the
+// depthwise convolution's): they then take their widening forms.
+bool Int8VnniEnabled();
 
 }  // namespace kiln::cpu

@@ -227,6 +227,30 @@ TEST(CpuConvolutionInt8, GroupedDepthwiseAndOddLayouts) {
   CheckConvInt8({{6, 17, 3}, {4, 8, 6}, {14, 8, 3}, 2, 0, 2, 1, 2, 1, {1}, {0}, {0}}, 25);
 }
 
+// The NHWC depthwise form on AVX-512 VNNI (four taps per vpdpbusd, blocks
+// of 32 features, a last block of 16 on the pairs): 9 taps (quads padded
+// with zero weights), 25 taps with dilation, and a 1x1 kernel; every type
+// pair (u8 x u8 takes the pairs), with the VNNI forms on and off.
+TEST(CpuConvolutionInt8, DepthwiseQuadsOfTaps) {
+  for (bool vnni_off : {false, true}) {
+    SCOPED_TRACE(vnni_off ? "VNNI off" : "VNNI on");
+    SetInt8VnniDisabledForTest(vnni_off);
+    ConvSpec three{{2, 7, 6, 64}, {3, 3, 1, 64}, {2, 7, 6, 64}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {},
+                   {1, 1, 1, 1}};
+    three.groups = 64;
+    CheckConvInt8(three, 31);
+    // Height 11 + 2 - 5 + 1 = 9; width 12 + 1 - 9 + 1 = 5 (dilation 2).
+    ConvSpec five{{1, 11, 12, 80}, {5, 5, 1, 80}, {1, 9, 5, 80}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {},
+                  {1, 1, 1, 0}, {1, 2}};
+    five.groups = 80;
+    CheckConvInt8(five, 32);
+    ConvSpec one{{3, 2, 5, 96}, {1, 1, 1, 96}, {3, 2, 5, 96}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}};
+    one.groups = 96;
+    CheckConvInt8(one, 33);
+  }
+  SetInt8VnniDisabledForTest(false);
+}
+
 TEST(CpuConvolutionInt8, LargeEnoughToChunkAndSplit) {
   // Several batch chunks of the channel-last product, over the pool.
   std::mt19937 rng(26);
