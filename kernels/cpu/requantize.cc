@@ -95,15 +95,27 @@ void RequantizeSpan(const requant::Run& r, int64_t i0, int64_t len, int64_t j) {
       ou8[k] = static_cast<uint8_t>(v);
     }
   };
+  // Locals: stores through the 8-bit output may alias anything they could
+  // otherwise be reloaded from.
+  const float* const s_in_p = r.s_in + k0;
+  const float* const s_out_p = r.s_out + k0;
+  const float* const z_out_p = r.z_out + k0;
+  const int32_t* const z_in_p = kZ ? r.z_in + k0 : nullptr;
   const auto s_in1 = hn::Set(df, r.s_in[0]), s_out1 = hn::Set(df, r.s_out[0]), z_out1 = hn::Set(df, r.z_out[0]);
   const auto z1 = hn::Set(di, kZ ? r.z_in[0] : 0);
+  // Rounding: adding 1.5 * 2^23 to |v| <= 255 rounds it to an integer in the
+  // current mode (to nearest even, as the reference's nearbyint), which
+  // the low bits of the sum then hold: the sum's bits less the magic's are
+  // the rounded integer.
+  const auto magic = hn::Set(df, 12582912.0f);
+  const auto magic_bits = hn::Set(di, 0x4B400000);
   int64_t i = 0;
   for (; i + N <= len; i += N) {
     auto d = hn::LoadU(di, q + i);
     if constexpr (kZ) {
       // q - zp in 32 bits: exact unless it overflows (then the lanes go
       // one by one).
-      const auto z = kLanes ? hn::LoadU(di, r.z_in + k0 + i) : z1;
+      const auto z = kLanes ? hn::LoadU(di, z_in_p + i) : z1;
       const auto diff = hn::Sub(d, z);
       if constexpr (kCheckOverflow) {
         if (!hn::AllFalse(di, hn::Lt(hn::And(hn::Xor(d, z), hn::Xor(d, diff)), hn::Zero(di)))) {
@@ -113,21 +125,25 @@ void RequantizeSpan(const requant::Run& r, int64_t i0, int64_t len, int64_t j) {
       }
       d = diff;
     }
-    const auto s_in = kLanes ? hn::LoadU(df, r.s_in + k0 + i) : s_in1;
-    const auto s_out = kLanes ? hn::LoadU(df, r.s_out + k0 + i) : s_out1;
-    const auto z_out = kLanes ? hn::LoadU(df, r.z_out + k0 + i) : z_out1;
+    const auto s_in = kLanes ? hn::LoadU(df, s_in_p + i) : s_in1;
+    const auto s_out = kLanes ? hn::LoadU(df, s_out_p + i) : s_out1;
+    const auto z_out = kLanes ? hn::LoadU(df, z_out_p + i) : z_out1;
     const auto x = hn::Mul(hn::ConvertTo(df, d), s_in);
     auto v = hn::Add(hn::Div(x, s_out), z_out);
     if constexpr (kCheckNaN) v = hn::IfThenElse(hn::Eq(v, v), v, zero);  // NaN quantizes to 0
     v = hn::Min(hn::Max(v, lo), hi);
-    // To nearest, ties to even (the reference's nearbyint in the default
-    // mode); the clamped value is an integer far inside the i32 range.
-    const auto n = hn::ConvertTo(di, hn::Round(v));
+    const auto n = hn::Sub(hn::BitCast(di, hn::Add(v, magic)), magic_bits);
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    // In range for either 8-bit type: the low byte of each lane (vpmovdb).
+    hn::StoreU(hn::Vec128<uint8_t>{_mm512_cvtepi32_epi8(n.raw)}, hn::Full128<uint8_t>(),
+               reinterpret_cast<uint8_t*>(o8 + i));
+#else
     if constexpr (kSigned) {
       hn::StoreU(hn::DemoteTo(d8, n), d8, o8 + i);
     } else {
       hn::StoreU(hn::DemoteTo(du8, n), du8, ou8 + i);
     }
+#endif
   }
   for (; i < len; ++i) scalar(i);
 }

@@ -251,6 +251,76 @@ TEST(CpuConvolutionInt8, DepthwiseQuadsOfTaps) {
   SetInt8VnniDisabledForTest(false);
 }
 
+// Requantizing producers (kernels/reference/epilogue.h): the product's i32
+// accumulators requantized to 8 bits inside the dispatch, per-axis product
+// scales with zero points (the folded zero-point corrections), per-tensor
+// result parameters, a narrowed storage range. Equal to the reference byte
+// for byte on every target, one thread and the pool: the channel-last
+// convolution over several chunks of batch elements (the depth-bounded
+// requantize without overflow checks), feature-major, depthwise, and
+// dot_general (the whole product first).
+KernelParams WithRequantize(KernelParams p, int64_t features, int64_t axis, ElementType out, std::mt19937& rng) {
+  std::uniform_real_distribution<double> scale(1e-4, 3e-3);
+  std::uniform_int_distribution<int> zp(-3000, 3000);
+  KernelAttr s, z;
+  s.name = "product_scales", z.name = "product_zero_points";
+  for (int64_t f = 0; f < features; ++f) {
+    s.floats.push_back(scale(rng));
+    z.ints.push_back(zp(rng));
+  }
+  p.attrs.push_back(s);
+  p.attrs.push_back(z);
+  p.attrs.push_back(Ints("product_quantized_dimension", {axis}));
+  KernelAttr rs;
+  rs.name = "scales";
+  rs.floats = {0.07};
+  p.attrs.push_back(rs);
+  p.attrs.push_back(Ints("zero_points", {out == kI8 ? -5 : 100}));
+  p.attrs.push_back(Ints("storage_min", {out == kI8 ? -128 : 3}));
+  p.attrs.push_back(Ints("storage_max", {out == kI8 ? 120 : 255}));
+  return p;
+}
+
+void CheckRequantized(const KernelParams& p, Tensor lhs, Tensor rhs, std::vector<int64_t> out_dims, ElementType out) {
+  KernelFn fast = FindCpuKernel(p);
+  ASSERT_NE(fast, nullptr);
+  KernelFn ref = ref::FindReferenceKernel(p.kernel);
+  Tensor want = Zeros(out, out_dims);
+  ASSERT_TRUE(RunDot(ref, p, lhs, rhs, want).ok());
+  ForEachTarget([&] {
+    Tensor got = Zeros(out, out_dims), threaded = Zeros(out, out_dims);
+    std::memset(got.bytes.data(), 0x5A, got.bytes.size());
+    ASSERT_TRUE(RunDot(fast, p, lhs, rhs, got).ok());
+    EXPECT_EQ(got.bytes, want.bytes);
+    ASSERT_TRUE(RunDot(fast, p, lhs, rhs, threaded, TestPool()).ok());
+    EXPECT_EQ(threaded.bytes, want.bytes) << "threaded";
+  });
+}
+
+TEST(CpuConvolutionInt8, RequantizingProducers) {
+  std::mt19937 rng(34);
+  for (ElementType out : {kI8, kU8}) {
+    SCOPED_TRACE(Name(out));
+    // 5 images of 24x24x56 accumulators: chunks of 4 images (about 512
+    // KiB), then 1.
+    ConvSpec nhwc{{5, 24, 24, 8}, {3, 3, 8, 56}, {5, 24, 24, 56}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {},
+                  {1, 1, 1, 1}};
+    CheckRequantized(WithRequantize(ConvParams(nhwc), 56, 3, out, rng), Bytes(kI8, nhwc.lhs_dims, rng),
+                     Bytes(kI8, nhwc.rhs_dims, rng), nhwc.out_dims, out);
+    ConvSpec nchw{{2, 6, 9, 9}, {10, 6, 3, 3}, {2, 10, 9, 9}, 0, 1, 1, 0, 0, 1, {2, 3}, {2, 3}, {2, 3}, {},
+                  {1, 1, 1, 1}};
+    CheckRequantized(WithRequantize(ConvParams(nchw), 10, 1, out, rng), Bytes(kU8, nchw.lhs_dims, rng),
+                     Bytes(kI8, nchw.rhs_dims, rng), nchw.out_dims, out);
+    ConvSpec dw{{3, 9, 10, 48}, {3, 3, 1, 48}, {3, 9, 10, 48}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {},
+                {1, 1, 1, 1}};
+    dw.groups = 48;
+    CheckRequantized(WithRequantize(ConvParams(dw), 48, 3, out, rng), Bytes(kI8, dw.lhs_dims, rng, true),
+                     Bytes(kI8, dw.rhs_dims, rng, true), dw.out_dims, out);
+    CheckRequantized(WithRequantize(DotGeneral({}, {}, {1}, {0}), 33, 1, out, rng), Bytes(kU8, {37, 70}, rng),
+                     Bytes(kI8, {70, 33}, rng), {37, 33}, out);
+  }
+}
+
 TEST(CpuConvolutionInt8, LargeEnoughToChunkAndSplit) {
   // Several batch chunks of the channel-last product, over the pool.
   std::mt19937 rng(26);
