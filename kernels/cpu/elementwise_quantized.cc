@@ -41,11 +41,32 @@ namespace qelem {
 
 constexpr int64_t kBlock = 256;
 
+// How an instruction is evaluated. The quantized legalization writes each
+// quantized input as convert -> subtract(zero point) -> multiply(scale) and
+// the result as divide(scale) -> add(zero point) -> clamp -> round ->
+// convert: those chains run as one loop each (the same f32 operations in
+// the same order, without storing the values between them).
+enum class StepKind : uint8_t {
+  kInstr,    // its own loop (or a constant, filled once per task)
+  kFolded,   // part of a later kDequant or kQuantize step
+  kDequant,  // (f32(input[param]) - a) * b, read from the input itself
+  kQuantize, // the result: store(round(clamp(lo, value / a + b, hi))); the
+             // clamp's input also kept (its NaN lanes go to the reference)
+};
+struct Step {
+  StepKind kind = StepKind::kInstr;
+  uint16_t src = 0;  // kDequant: the param; kQuantize: the value divided
+  float a = 0, b = 0, lo = 0, hi = 0;
+};
+
 // One call's program and tensors, for the per-target block evaluation.
 struct Blocks {
   const ScalarProgram* prog = nullptr;
   std::vector<const uint8_t*> inputs;
   std::vector<bool> scalar;  // an input read as one value (broadcast)
+  std::vector<bool> load;    // a param read by more than kDequant steps: loaded as a block
+  std::vector<Step> steps;   // one per instruction
+  uint16_t clamp_value = 0;  // the quantize's clamp result (scanned for NaN)
   uint8_t* out = nullptr;
   ElementType out_type = ElementType::kInvalid;
 };
@@ -57,6 +78,7 @@ struct Blocks {
 HWY_BEFORE_NAMESPACE();
 namespace kiln::cpu {
 namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
 
 // Plain loops over a block, compiled for each Highway target (whose
 // instruction set the compiler's vectoriser then uses).
@@ -86,15 +108,64 @@ void StoreBlock(const float* v, int64_t at, int64_t len, uint8_t* base) {
   for (int64_t i = 0; i < len; ++i) dst[at + i] = v[i] == v[i] ? static_cast<T>(v[i]) : T{0};
 }
 
+// Whether any of x[0, len) is NaN: x - x is 0 for every finite x and NaN
+// for NaN (the values scanned are clamped, so never infinite), and a sum
+// with a NaN term stays NaN.
+bool AnyNaN(const float* x, int64_t len) {
+  const hn::ScalableTag<float> df;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(df));
+  auto acc = hn::Zero(df);
+  int64_t i = 0;
+  for (; i + N <= len; i += N) {
+    const auto v = hn::LoadU(df, x + i);
+    acc = hn::Add(acc, hn::Sub(v, v));
+  }
+  bool nan = !hn::AllTrue(df, hn::Eq(acc, acc));
+  for (; i < len; ++i) nan = nan || x[i] != x[i];
+  return nan;
+}
+
+// A kDequant step: (f32(x) - a) * b over a block read from the input.
+template <class T>
+void DequantBlock(const uint8_t* base, bool scalar, int64_t at, int64_t len, const qelem::Step& st, float* r) {
+  const T* src = reinterpret_cast<const T*>(base);
+  const float z = st.a, s = st.b;
+  if (scalar) {
+    std::fill(r, r + len, (static_cast<float>(src[0]) - z) * s);
+  } else {
+    for (int64_t i = 0; i < len; ++i) r[i] = (static_cast<float>(src[at + i]) - z) * s;
+  }
+}
+
+// A kQuantize step: m = clamp(lo, x / a + b, hi) (kept for the NaN scan),
+// then round(m) stored (NaN stores 0; the reference redoes those elements).
+// Returns whether any m is NaN.
+template <class T>
+bool QuantizeBlock(const float* x, int64_t len, const qelem::Step& st, float* clamp_out, int64_t at, uint8_t* base) {
+  T* dst = reinterpret_cast<T*>(base) + at;
+  const float s = st.a, z = st.b, lo = st.lo, hi = st.hi;
+  for (int64_t i = 0; i < len; ++i) {
+    const float y = x[i] / s + z;
+    const float c = (y > lo || y != y) ? y : lo;  // as kClamp: NaN propagates
+    const float m = (c < hi || c != c) ? c : hi;
+    clamp_out[i] = m;
+    const float rounded = RoundEven(m);
+    dst[i] = rounded == rounded ? static_cast<T>(rounded) : T{0};
+  }
+  return AnyNaN(clamp_out, len);
+}
+
 // Elements [b0, b0 + len) of the result; `vals` holds kBlock floats per
 // program value. The constants' blocks are filled on a task's first block
-// (`fill_constants`) and stay for its later ones.
-void EvalBlockT(const qelem::Blocks& a, int64_t b0, int64_t len, float* vals, bool fill_constants) {
+// (`fill_constants`) and stay for its later ones. Returns whether any
+// element's clamp result is NaN (the caller has the reference redo those).
+bool EvalBlockT(const qelem::Blocks& a, int64_t b0, int64_t len, float* vals, bool fill_constants) {
   constexpr int64_t kBlock = qelem::kBlock;
   const ScalarProgram& prog = *a.prog;
   const size_t np = prog.param_types.size();
   auto v = [&](size_t value) { return vals + value * kBlock; };
   for (size_t i = 0; i < np; ++i) {
+    if (!a.load[i]) continue;
     switch (prog.param_types[i]) {
       case ElementType::kSI8: LoadBlock<int8_t>(a.inputs[i], a.scalar[i], b0, len, v(i)); break;
       case ElementType::kUI8: LoadBlock<uint8_t>(a.inputs[i], a.scalar[i], b0, len, v(i)); break;
@@ -106,6 +177,26 @@ void EvalBlockT(const qelem::Blocks& a, int64_t b0, int64_t len, float* vals, bo
   for (size_t k = 0; k < prog.instrs.size(); ++k) {
     const ScalarInstr& in = prog.instrs[k];
     float* r = v(np + k);
+    const qelem::Step& st = a.steps[k];
+    if (st.kind == qelem::StepKind::kFolded) continue;
+    if (st.kind == qelem::StepKind::kDequant) {
+      switch (prog.param_types[st.src]) {
+        case ElementType::kSI8: DequantBlock<int8_t>(a.inputs[st.src], a.scalar[st.src], b0, len, st, r); break;
+        case ElementType::kUI8: DequantBlock<uint8_t>(a.inputs[st.src], a.scalar[st.src], b0, len, st, r); break;
+        case ElementType::kSI16: DequantBlock<int16_t>(a.inputs[st.src], a.scalar[st.src], b0, len, st, r); break;
+        default: DequantBlock<uint16_t>(a.inputs[st.src], a.scalar[st.src], b0, len, st, r); break;
+      }
+      continue;
+    }
+    if (st.kind == qelem::StepKind::kQuantize) {
+      float* clamp_out = v(a.clamp_value);
+      switch (a.out_type) {
+        case ElementType::kSI8: return QuantizeBlock<int8_t>(v(st.src), len, st, clamp_out, b0, a.out);
+        case ElementType::kUI8: return QuantizeBlock<uint8_t>(v(st.src), len, st, clamp_out, b0, a.out);
+        case ElementType::kSI16: return QuantizeBlock<int16_t>(v(st.src), len, st, clamp_out, b0, a.out);
+        default: return QuantizeBlock<uint16_t>(v(st.src), len, st, clamp_out, b0, a.out);
+      }
+    }
     const float* x = in.num_operands > 0 ? v(in.operands[0]) : nullptr;
     const float* y = in.num_operands > 1 ? v(in.operands[1]) : nullptr;
     const float* z = in.num_operands > 2 ? v(in.operands[2]) : nullptr;
@@ -142,6 +233,7 @@ void EvalBlockT(const qelem::Blocks& a, int64_t b0, int64_t len, float* vals, bo
     case ElementType::kSI16: StoreBlock<int16_t>(result, b0, len, a.out); break;
     default: StoreBlock<uint16_t>(result, b0, len, a.out); break;
   }
+  return AnyNaN(v(a.clamp_value), len);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -233,6 +325,84 @@ bool IsQuantizedElementwise(const ScalarProgram& prog) {
   return r >= np && SmallInt(prog.ValueType(r));
 }
 
+namespace {
+
+// The fused steps of `prog` (qelem::StepKind): each dequantize chain of a
+// param, and the result's quantize chain, where every value in between has
+// no other reader.
+void PlanSteps(const ScalarProgram& prog, qelem::Blocks* b) {
+  const size_t np = prog.param_types.size(), ni = prog.instrs.size();
+  std::vector<int> uses(np + ni, 0);
+  for (const ScalarInstr& in : prog.instrs)
+    for (int o = 0; o < in.num_operands; ++o) ++uses[in.operands[o]];
+  for (uint16_t r : prog.results) ++uses[r];
+  auto instr = [&](size_t v) -> const ScalarInstr* { return v < np ? nullptr : &prog.instrs[v - np]; };
+  auto constant = [&](size_t v, float* c) {
+    const ScalarInstr* in = instr(v);
+    if (in == nullptr || in->op != ScalarOp::kConstant) return false;
+    *c = static_cast<float>(in->constant.re);
+    return true;
+  };
+  auto is = [&](size_t v, ScalarOp op) {
+    const ScalarInstr* in = instr(v);
+    return in != nullptr && in->op == op && in->type == ElementType::kF32 && uses[v] == 1;
+  };
+  b->steps.assign(ni, qelem::Step{});
+  for (size_t k = 0; k < ni; ++k) {
+    const ScalarInstr& mul = prog.instrs[k];
+    qelem::Step st;
+    if (mul.op != ScalarOp::kMultiply || mul.type != ElementType::kF32 || !is(mul.operands[0], ScalarOp::kSubtract) ||
+        !constant(mul.operands[1], &st.b))
+      continue;
+    const ScalarInstr& sub = *instr(mul.operands[0]);
+    if (!is(sub.operands[0], ScalarOp::kConvert) || !constant(sub.operands[1], &st.a)) continue;
+    const uint16_t param = instr(sub.operands[0])->operands[0];
+    if (param >= np) continue;
+    st.kind = qelem::StepKind::kDequant;
+    st.src = param;
+    b->steps[k] = st;
+    b->steps[mul.operands[0] - np].kind = qelem::StepKind::kFolded;
+    b->steps[sub.operands[0] - np].kind = qelem::StepKind::kFolded;
+  }
+  // The result: convert(round(clamp(lo, add(divide(x, s), z), hi))).
+  const uint16_t result = prog.results[0];
+  qelem::Step q;
+  const ScalarInstr* round = instr(instr(result)->operands[0]);
+  const ScalarInstr* clamp = round != nullptr && is(instr(result)->operands[0], ScalarOp::kRoundNearestEven)
+                                 ? instr(round->operands[0])
+                                 : nullptr;
+  if (clamp != nullptr && is(round->operands[0], ScalarOp::kClamp) && constant(clamp->operands[0], &q.lo) &&
+      constant(clamp->operands[2], &q.hi) && is(clamp->operands[1], ScalarOp::kAdd)) {
+    const ScalarInstr& add = *instr(clamp->operands[1]);
+    if (is(add.operands[0], ScalarOp::kDivide) && constant(add.operands[1], &q.b)) {
+      const ScalarInstr& div = *instr(add.operands[0]);
+      if (constant(div.operands[1], &q.a)) {
+        q.kind = qelem::StepKind::kQuantize;
+        q.src = div.operands[0];
+        b->steps[result - np] = q;
+        for (uint16_t v : {instr(result)->operands[0], round->operands[0], clamp->operands[1], add.operands[0]})
+          b->steps[v - np].kind = qelem::StepKind::kFolded;
+      }
+    }
+  }
+  // Params read by a step of their own kind (not only by kDequant) load as blocks.
+  b->load.assign(np, false);
+  for (size_t k = 0; k < ni; ++k) {
+    const ScalarInstr& in = prog.instrs[k];
+    const qelem::StepKind kind = b->steps[k].kind;
+    if (kind == qelem::StepKind::kInstr) {
+      for (int o = 0; o < in.num_operands; ++o)
+        if (in.operands[o] < np) b->load[in.operands[o]] = true;
+    } else if (kind == qelem::StepKind::kQuantize && b->steps[k].src < np) {
+      b->load[b->steps[k].src] = true;
+    }
+  }
+  for (uint16_t r : prog.results)
+    if (r < np) b->load[r] = true;
+}
+
+}  // namespace
+
 Status RunQuantizedElementwise(const KernelCall& call, const ScalarProgram& prog, const KernelAttr* map) {
   auto reference = [&] { return ref::RunElementwiseProgram(call, &prog, map); };
   const size_t np = prog.param_types.size();
@@ -278,6 +448,8 @@ Status RunQuantizedElementwise(const KernelCall& call, const ScalarProgram& prog
   blocks.prog = &prog;
   for (const TensorRef& t : call.inputs) blocks.inputs.push_back(t.data);
   blocks.scalar = scalar;
+  blocks.clamp_value = clamp_value;
+  PlanSteps(prog, &blocks);
   blocks.out = out.data, blocks.out_type = out_type;
   auto eval = HWY_DYNAMIC_DISPATCH(EvalBlockT);
   constexpr int64_t kTask = 64 * kBlock;
@@ -286,7 +458,7 @@ Status RunQuantizedElementwise(const KernelCall& call, const ScalarProgram& prog
     std::vector<Scalar> scratch(nv);
     for (int64_t b0 = t * kTask; b0 < std::min(n, (t + 1) * kTask); b0 += kBlock) {
       const int64_t len = std::min(kBlock, n - b0);
-      eval(blocks, b0, len, vals.data(), b0 == t * kTask);
+      if (!eval(blocks, b0, len, vals.data(), b0 == t * kTask)) continue;
       const float* x = vals.data() + clamp_value * kBlock;
       for (int64_t i = 0; i < len; ++i)
         if (x[i] != x[i]) reference_element(b0 + i, scratch);
