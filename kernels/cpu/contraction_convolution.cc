@@ -56,6 +56,7 @@ struct WidenedLhsScratch;
 struct WidenedRhsScratch;
 struct WidenedOutScratch;
 struct RequantizedProductScratch;
+struct RequantizedChunkScratch;
 
 // Convolution weights (the channel-last product's B) packed whole, kept
 // across calls in the executable's state.
@@ -165,10 +166,31 @@ Status WidenedConvolution(const KernelCall& call, const ElementwiseProblem* epil
 
 Status RequantizedConvolution(const KernelCall& call);
 
-Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilogue, bool* epilogue_done) {
+// A requantize fused into the int8 product (RequantizedConvolution): the
+// chunked GEMM paths and the NHWC depthwise one compute each chunk (or
+// task) of accumulators into the thread's scratch and requantize it into
+// `out` (8-bit, the result's layout) right away; the call's i32 output is
+// then never written. A path without chunks sets `handled` to false and
+// returns before doing anything.
+struct ChunkRequantize {
+  const Requantizer* rq = nullptr;
+  uint8_t* out = nullptr;
+  int64_t q_bound = INT64_MAX;
+  bool handled = true;
+};
+
+Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilogue, bool* epilogue_done,
+                        ChunkRequantize* requant = nullptr) {
   const auto& p = call.params;
-  if (ref::HasRequantize(p)) return RequantizedConvolution(call);  // the caller applies an epilogue
-  if (call.inputs.size() != 2 || call.outputs.size() != 1) return RunReference(call);
+  if (requant == nullptr && ref::HasRequantize(p)) return RequantizedConvolution(call);  // the caller applies an epilogue
+  // What these checks leave to the reference, a fused requantize's caller
+  // runs instead (ChunkRequantize: nothing is written here).
+  auto fallback = [&] {
+    if (requant == nullptr) return RunReference(call);
+    requant->handled = false;
+    return Status::Ok();
+  };
+  if (call.inputs.size() != 2 || call.outputs.size() != 1) return fallback();
   const TensorRef& lhs = call.inputs[0];
   const TensorRef& rhs = call.inputs[1];
   const TensorRef& out = call.outputs[0];
@@ -176,30 +198,31 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
   // i8/ui8 operands into an i32 result (the quantized 8-bit form): the
   // int8 GEMM (gemm_int8.h), integer sums exact like the reference's.
   const bool int8 = Int8GemmTypes(lhs.type, rhs.type, t);
+  if (requant != nullptr && !int8) return fallback();
   if constexpr (!KILN_SELECTIVE_BUILD)
     if (Half(lhs.type) || Half(rhs.type) || Half(t)) return WidenedConvolution(call, epilogue, epilogue_done);
-  if (!int8 && t != ElementType::kF32 && t != ElementType::kF64) return RunReference(call);
+  if (!int8 && t != ElementType::kF32 && t != ElementType::kF64) return fallback();
   if (int8 ? !StorageOk(lhs) || !StorageOk(rhs) || !StorageOk(out)
            : !StorageOk(lhs, t) || !StorageOk(rhs, t) || !StorageOk(out, t))
-    return RunReference(call);
+    return fallback();
   const int64_t rank = lhs.rank();
-  if (rank < 2 || rhs.rank() != rank || out.rank() != rank) return RunReference(call);
+  if (rank < 2 || rhs.rank() != rank || out.rank() != rank) return fallback();
   const size_t ns = static_cast<size_t>(rank - 2);
   std::vector<int64_t> strides, lhs_dil, rhs_dil, reversal, padding;
   if (!IntsOr(p, "window_strides", ns, 1, &strides) || !IntsOr(p, "lhs_dilation", ns, 1, &lhs_dil) ||
       !IntsOr(p, "rhs_dilation", ns, 1, &rhs_dil) || !IntsOr(p, "window_reversal", ns, 0, &reversal) ||
       !IntsOr(p, "padding", 2 * ns, 0, &padding))
-    return RunReference(call);
+    return fallback();
   for (size_t s = 0; s < ns; ++s)
     if (strides[s] <= 0 || lhs_dil[s] != 1 || rhs_dil[s] <= 0 || padding[2 * s] < 0 || padding[2 * s + 1] < 0)
-      return RunReference(call);
+      return fallback();
   const int64_t ib = p.Int("input_batch_dimension"), ifd = p.Int("input_feature_dimension");
   const int64_t kif = p.Int("kernel_input_feature_dimension"), kof = p.Int("kernel_output_feature_dimension");
   const int64_t ob = p.Int("output_batch_dimension"), ofd = p.Int("output_feature_dimension");
   auto isp = p.Ints("input_spatial_dimensions");
   auto ksp = p.Ints("kernel_spatial_dimensions");
   auto osp = p.Ints("output_spatial_dimensions");
-  if (isp.size() != ns || ksp.size() != ns || osp.size() != ns) return RunReference(call);
+  if (isp.size() != ns || ksp.size() != ns || osp.size() != ns) return fallback();
   // Every axis list must be a permutation of the tensor's axes.
   auto permutation = [&](int64_t a, int64_t b, std::span<const int64_t> rest) {
     std::vector<bool> seen(static_cast<size_t>(rank), false);
@@ -212,12 +235,12 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
     return true;
   };
   if (!permutation(ib, ifd, isp) || !permutation(kif, kof, ksp) || !permutation(ob, ofd, osp))
-    return RunReference(call);
+    return fallback();
   const int64_t fgc = p.Int("feature_group_count", 1), bgc = p.Int("batch_group_count", 1);
-  if (fgc < 1 || bgc != 1) return RunReference(call);
+  if (fgc < 1 || bgc != 1) return fallback();
   const int64_t batch = lhs.dims[ib], in_feat = lhs.dims[ifd];
   const int64_t k_in = rhs.dims[kif], k_out = rhs.dims[kof];
-  if (in_feat % fgc != 0 || k_in * fgc != in_feat || k_out % fgc != 0) return RunReference(call);
+  if (in_feat % fgc != 0 || k_in * fgc != in_feat || k_out % fgc != 0) return fallback();
   // The result shape the reference would compute; anything else is its error.
   std::vector<int64_t> spatial_out(ns), kdims(ns);
   for (size_t s = 0; s < ns; ++s) {
@@ -226,9 +249,9 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
     const int64_t padded = padding[2 * s] + d + padding[2 * s + 1];
     const int64_t win = k == 0 ? 0 : (k - 1) * rhs_dil[s] + 1;
     spatial_out[s] = (padded <= 0 || win > padded) ? 0 : (padded - win) / strides[s] + 1;
-    if (out.dims[osp[s]] != spatial_out[s]) return RunReference(call);
+    if (out.dims[osp[s]] != spatial_out[s]) return fallback();
   }
-  if (out.dims[ob] != batch || out.dims[ofd] != k_out) return RunReference(call);
+  if (out.dims[ob] != batch || out.dims[ofd] != k_out) return fallback();
   if (out.NumElements() == 0) return Status::Ok();
   // The fast paths materialise the padded input (the direct path with its
   // features rounded up and repeated per group output): huge padding with
@@ -239,7 +262,7 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
     padded_elems *= static_cast<double>(lhs.dims[isp[s]]) + static_cast<double>(padding[2 * s]) +
                     static_cast<double>(padding[2 * s + 1]);
   if (padded_elems > 64.0 * static_cast<double>(lhs.NumElements() + out.NumElements()) * 64.0 + double(1 << 24))
-    return RunReference(call);
+    return fallback();
 
   ConvGeometry geom;
   geom.rank = rank;
@@ -319,6 +342,19 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
   int64_t padded_total = 1;
   for (int64_t d : padded_dims) padded_total *= d;
   const int64_t padded_per_batch = batch == 0 ? 0 : padded_total / batch;
+  const bool depthwise_nhwc =
+      int8 && fgc == in_feat && k_in == 1 && k_out == fgc && ps[ifd] == 1 && os[ofd] == 1 && !pad_per_chunk;
+  if (requant != nullptr) {
+    // The depthwise tasks' results must be contiguous runs of the result:
+    // batch, spatial dims in order, features last.
+    bool channel_last_out = ob == 0 && ofd == rank - 1;
+    for (size_t s = 0; s < ns && channel_last_out; ++s) channel_last_out = osp[s] == static_cast<int64_t>(s + 1);
+    const bool gemm_chunks = !planar_depthwise8 && !depthwise_nhwc && (feature_major || (direct && chunk_int8));
+    if (!int8 || !((depthwise_nhwc && channel_last_out) || gemm_chunks)) {
+      requant->handled = false;
+      return Status::Ok();
+    }
+  }
   ScratchLease<PaddedInputScratch, uint8_t> padded_storage(
       any_padding && !pad_per_chunk ? static_cast<size_t>(padded_total) * in_elem : 0);
   const void* input = lhs.data;
@@ -337,7 +373,7 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
     part.data = lhs.data + static_cast<size_t>(b0 * lhs_batch_step) * in_elem;
     PadInto(part, lo, part_padded, in_elem, dst, runner);
   };
-  if (int8 && fgc == in_feat && k_in == 1 && k_out == fgc && ps[ifd] == 1 && os[ofd] == 1 && !pad_per_chunk) {
+  if (depthwise_nhwc) {
     // Depthwise with the features innermost (NHWC): one vector of features
     // per position and tap (convolution_depthwise_int8.h).
     std::vector<int64_t> row_sizes = {batch}, in_steps = {ps[ib]}, out_steps = {os[ob]};
@@ -365,6 +401,10 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
     a.tap_offsets = tap_offsets.data(), a.weight_tap_offsets = weight_offsets.data();
     a.weight_feature_step = rs[kof];
     a.position_in = position_in.data(), a.position_out = position_out.data();
+    if (requant != nullptr) {
+      a.output = nullptr;
+      a.requantize = requant->rq, a.requantized_out = requant->out, a.q_bound = requant->q_bound;
+    }
     DepthwiseInt8(a, call.runner);
     return Status::Ok();
   }
@@ -471,6 +511,14 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
         for (int64_t& o : gc.b_batch) o -= b0 * ps[0];
       }
       gc.batch = nb * fgc;
+      if (requant != nullptr) {
+        ScratchLease<RequantizedChunkScratch, int32_t> acc(static_cast<size_t>(nb * per_batch));
+        gc.c = acc.get();
+        run_gemm(gc);
+        requant->rq->RunParallel(acc.get(), b0 * per_batch, (b0 + nb) * per_batch, requant->out + b0 * per_batch,
+                                 runner, requant->q_bound);
+        return;
+      }
       gc.c = out.data + static_cast<size_t>(b0 * per_batch) * elem;
       run_gemm(gc);
       if (epilogue != nullptr)
@@ -567,6 +615,14 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
         for (int64_t& o : gc.a_m) o -= b0 * ps[0];
       }
       gc.m = nb * rows_per_batch;
+      if (requant != nullptr) {
+        ScratchLease<RequantizedChunkScratch, int32_t> acc(static_cast<size_t>(nb * per_batch));
+        gc.c = acc.get();
+        run_gemm(gc);
+        requant->rq->RunParallel(acc.get(), b0 * per_batch, (b0 + nb) * per_batch, requant->out + b0 * per_batch,
+                                 runner, requant->q_bound);
+        return;
+      }
       gc.c = out.data + static_cast<size_t>(b0 * per_batch) * elem;
       run_gemm(gc);
       if (epilogue != nullptr)
@@ -659,59 +715,40 @@ Status WidenedConvolution(const KernelCall& call, const ElementwiseProblem* epil
 Status PlainConvolutionCall(const KernelCall& call) { return PlainConvolution(call, nullptr, nullptr); }
 
 // A convolution whose requantize the compiler fused into it (kernels/
-// reference/epilogue.h): with the batch dim outermost in input and result,
-// the product runs over chunks of whole batch elements (about 512 KiB of
-// accumulators, in the thread's scratch), each requantized into the result
-// right after its product, while in cache: the i32 accumulators never go
-// to memory. The chunks run one after another, each spread over the pool
-// (concurrent chunks would each take the packed weights' plan entry).
-// Other layouts: the whole product into scratch, then the requantize.
+// reference/epilogue.h): the product's chunked paths requantize each chunk
+// of accumulators while it is in cache (ChunkRequantize), so the i32
+// accumulators never go to memory; other layouts run the whole product
+// into scratch, then the requantize.
 Status RequantizedConvolution(const KernelCall& call) {
   if constexpr (KILN_SELECTIVE_BUILD) return ref::RunWithRequantize(call, &PlainConvolutionCall);
   const KernelParams& p = call.params;
   if (call.inputs.size() != 2 || call.outputs.size() != 1) return ref::RunWithRequantize(call, &PlainConvolutionCall);
   const TensorRef& lhs = call.inputs[0];
+  const TensorRef& rhs = call.inputs[1];
   const TensorRef& out = call.outputs[0];
   Requantizer rq;
-  const bool sliceable = StorageOk(lhs) && StorageOk(out) && lhs.rank() >= 2 && out.rank() == lhs.rank() &&
-                         p.Int("input_batch_dimension", -1) == 0 && p.Int("output_batch_dimension", -1) == 0 &&
-                         p.Int("batch_group_count", 1) == 1 && lhs.dims[0] == out.dims[0] && out.dims[0] > 0 &&
-                         rq.Init(p, "product_", out.dims, ElementType::kSI32, out.type);
-  if (!sliceable) return RunRequantizing(call, &PlainConvolutionCall);
-  const KernelParams product_params = ref::ProductParams(p);
-  const int64_t batch = out.dims[0], per_batch = out.NumElements() / batch;
-  const int64_t lhs_per_batch = lhs.NumElements() / batch;
-  const size_t in_elem = StorageBytes(lhs.type);
-  const int64_t chunk = std::max<int64_t>(1, (int64_t{512} << 10) / 4 / std::max<int64_t>(1, per_batch));
+  if (!StorageOk(out) || !rq.Init(p, "product_", out.dims, ElementType::kSI32, out.type))
+    return RunRequantizing(call, &PlainConvolutionCall);
   // |accumulator| <= depth * the largest |term| (8-bit operands): the
   // requantize then needs no overflow checks on q - zero point.
-  const TensorRef& rhs = call.inputs[1];
   const int64_t kof = p.Int("kernel_output_feature_dimension", -1);
   const int64_t out_features = kof >= 0 && kof < rhs.rank() ? rhs.dims[kof] : 0;
   auto largest = [](ElementType e) { return e == ElementType::kUI8 ? int64_t{255} : int64_t{128}; };
   const int64_t depth = out_features > 0 ? rhs.NumElements() / out_features : INT32_MAX;
   const int64_t q_bound = depth < (int64_t{1} << 40) ? depth * largest(lhs.type) * largest(rhs.type) : INT64_MAX;
-  ScratchLease<RequantizedProductScratch, int32_t> acc(static_cast<size_t>(std::min(chunk, batch) * per_batch));
-  std::vector<int64_t> lhs_dims(lhs.dims.begin(), lhs.dims.end()), out_dims(out.dims.begin(), out.dims.end());
-  for (int64_t b0 = 0; b0 < batch; b0 += chunk) {
-    const int64_t nb = std::min(chunk, batch - b0);
-    lhs_dims[0] = out_dims[0] = nb;
-    TensorRef in[2] = {lhs, call.inputs[1]};
-    in[0].dims = lhs_dims;
-    in[0].data = lhs.data + static_cast<size_t>(b0 * lhs_per_batch) * in_elem;
-    in[0].byte_size = static_cast<size_t>(nb * lhs_per_batch) * in_elem;
-    TensorRef product = out;
-    product.type = ElementType::kSI32;
-    product.dims = out_dims;
-    product.data = reinterpret_cast<uint8_t*>(acc.get());
-    product.byte_size = static_cast<size_t>(nb * per_batch) * sizeof(int32_t);
-    product.constant_id = 0;
-    KILN_RETURN_IF_ERROR(PlainConvolution(KernelCall{product_params, in, std::span<const TensorRef>(&product, 1),
-                                                     call.runner, /*without_epilogue=*/true, call.state},
-                                          nullptr, nullptr));
-    rq.RunParallel(acc.get(), b0 * per_batch, (b0 + nb) * per_batch, out.data + b0 * per_batch, call.runner,
-                   q_bound);
-  }
+  const KernelParams product_params = ref::ProductParams(p);
+  // The product's i32 output as the paths see it: its type and shape; the
+  // handled paths write only through `chunks`, never to its data.
+  TensorRef product = out;
+  product.type = ElementType::kSI32;
+  product.byte_size = static_cast<size_t>(out.NumElements()) * sizeof(int32_t);
+  product.constant_id = 0;
+  ChunkRequantize chunks;
+  chunks.rq = &rq, chunks.out = out.data, chunks.q_bound = q_bound;
+  KILN_RETURN_IF_ERROR(PlainConvolution(KernelCall{product_params, call.inputs, std::span<const TensorRef>(&product, 1),
+                                                   call.runner, /*without_epilogue=*/true, call.state},
+                                        nullptr, nullptr, &chunks));
+  if (!chunks.handled) return RunRequantizing(call, &PlainConvolutionCall);
   return Status::Ok();
 }
 

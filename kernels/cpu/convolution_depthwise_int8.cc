@@ -22,6 +22,8 @@
 #include "kernels/common/parallel.h"
 #include "kernels/cpu/convolution_depthwise_int8.h"
 #include "kernels/cpu/gemm_int8.h"
+#include "kernels/cpu/requantize.h"
+#include "kernels/cpu/thread_scratch.h"
 
 #if HWY_ARCH_X86_64 && defined(__GNUC__)
 #include <immintrin.h>
@@ -186,7 +188,7 @@ __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vnni"))) inline void
   const auto* in = static_cast<const uint8_t*>(a.input);
   for (int64_t p = p0; p < p1; ++p) {
     const uint8_t* x = in + a.position_in[p];
-    int32_t* o = a.output + a.position_out[p];
+    int32_t* o = a.output + (a.position_out[p] - a.out_base);
     int64_t cb = 0;
     for (; cb + 2 <= blocks; cb += 2) QuadBlocksVnni<2>(a, f, x, cb, o);
     for (; cb < blocks; ++cb) QuadBlocksVnni<1>(a, f, x, cb, o);
@@ -202,7 +204,7 @@ __attribute__((target("avx2"))) inline void DepthwisePairsAvx2(const DepthwiseIn
   const auto* in = static_cast<const uint8_t*>(a.input);
   for (int64_t p = p0; p < p1; ++p) {
     const uint8_t* x = in + a.position_in[p];
-    int32_t* o = a.output + a.position_out[p];
+    int32_t* o = a.output + (a.position_out[p] - a.out_base);
     int64_t cb = 0;
     for (; cb + 4 <= blocks; cb += 4) PairBlocksAvx2<4>(a, pairs, x, cb, o);
     for (; cb + 2 <= blocks; cb += 2) PairBlocksAvx2<2>(a, pairs, x, cb, o);
@@ -230,7 +232,7 @@ void DepthwisePositions(const DepthwiseInt8Args& a, const int32_t* w, int64_t p0
   const int64_t c_vec = a.features / N * N;
   for (int64_t p = p0; p < p1; ++p) {
     const T* x = in + a.position_in[p];
-    int32_t* o = a.output + a.position_out[p];
+    int32_t* o = a.output + (a.position_out[p] - a.out_base);
     for (int64_t c = 0; c < c_vec; c += N) {
       auto acc = hn::Zero(d32);
       for (int64_t t = 0; t < a.taps; ++t)
@@ -328,6 +330,8 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace kiln::cpu {
 
+struct DepthwiseRequantizeScratch;
+
 HWY_EXPORT(DepthwiseInt8T);
 HWY_EXPORT(PlanarDepthwiseInt8T);
 
@@ -360,9 +364,19 @@ void DepthwiseInt8(const DepthwiseInt8Args& a, TaskRunner* runner) {
   const int64_t tasks = (a.positions + dw8::kPositionsPerTask - 1) / dw8::kPositionsPerTask;
   auto fn = HWY_DYNAMIC_DISPATCH(DepthwiseInt8T);
   ParallelFor(a.positions * a.taps * a.features >= (1 << 16) ? runner : nullptr, tasks, [&](int64_t task, int) {
-    const int64_t p0 = task * dw8::kPositionsPerTask;
-    fn(a, w.data(), pairs.empty() ? nullptr : pairs.data(), use_quads ? &quads : nullptr, p0,
-       std::min(a.positions, p0 + dw8::kPositionsPerTask));
+    const int64_t p0 = task * dw8::kPositionsPerTask, p1 = std::min(a.positions, p0 + dw8::kPositionsPerTask);
+    const int16_t* pp = pairs.empty() ? nullptr : pairs.data();
+    if (a.requantize == nullptr) {
+      fn(a, w.data(), pp, use_quads ? &quads : nullptr, p0, p1);
+      return;
+    }
+    // The task's accumulators in the thread's scratch, requantized at once.
+    ScratchLease<DepthwiseRequantizeScratch, int32_t> acc(static_cast<size_t>((p1 - p0) * a.features));
+    DepthwiseInt8Args t = a;
+    t.output = acc.get(), t.out_base = a.position_out[p0];
+    fn(t, w.data(), pp, use_quads ? &quads : nullptr, p0, p1);
+    const int64_t begin = a.position_out[p0];
+    a.requantize->Run(acc.get(), begin, begin + (p1 - p0) * a.features, a.requantized_out + begin, a.q_bound);
   });
 }
 

@@ -10,6 +10,8 @@
 
 namespace kiln::cpu {
 
+class Requantizer;  // kernels/cpu/requantize.h
+
 struct DepthwiseInt8Args {
   const void* input = nullptr;  // i8 or ui8, features contiguous
   bool input_signed = false;
@@ -22,6 +24,16 @@ struct DepthwiseInt8Args {
   int64_t weight_feature_step = 1;              // between features' weights
   const int64_t* position_in = nullptr;         // [positions]: a window's origin in the input
   const int64_t* position_out = nullptr;        // [positions]: its result's feature 0
+  // A fused requantize (contraction_convolution.cc, ChunkRequantize): each
+  // task's accumulators go to the thread's scratch and are requantized
+  // into requantized_out (8-bit, element position_out[p] + c), `output`
+  // unused. Needs the positions' results contiguous in order
+  // (position_out[p] = position_out[0] + p * features).
+  const Requantizer* requantize = nullptr;
+  uint8_t* requantized_out = nullptr;
+  int64_t q_bound = INT64_MAX;
+  // The element of position p's feature 0 is output[position_out[p] - out_base].
+  int64_t out_base = 0;
 };
 
 // out[position_out[p] + c] = sum_t in[position_in[p] + tap_offsets[t] + c] *

@@ -333,7 +333,7 @@ void Requantizer::Run(const int32_t* q, int64_t begin, int64_t end, uint8_t* out
 void Requantizer::RunParallel(const int32_t* q, int64_t begin, int64_t end, uint8_t* out, TaskRunner* runner,
                               int64_t q_bound) const {
   const int64_t n = end - begin;
-  ParallelFor(n >= 4 * kChunk ? runner : nullptr, (n + kChunk - 1) / kChunk, [&](int64_t t, int) {
+  ParallelFor(n >= 2 * kChunk ? runner : nullptr, (n + kChunk - 1) / kChunk, [&](int64_t t, int) {
     const int64_t b = begin + t * kChunk, e = std::min(end, b + kChunk);
     Run(q + (b - begin), b, e, out + (b - begin), q_bound);
   });
