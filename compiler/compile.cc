@@ -47,9 +47,13 @@ StatusOr<std::vector<uint8_t>> Compile(std::string_view source, std::string_view
   // builds the same program from the quantized op itself.
   if (options.fuse) KILN_RETURN_IF_ERROR(LegalizeQuantized(module.get(), format));
   if (options.fuse) KILN_RETURN_IF_ERROR(LegalizeBatchNormInference(module.get()));
-  // The CPU's int8 contractions requantize their own accumulators; the
-  // Vulkan device's shaders take the two ops apart.
-  if (options.fuse && options.target == "cpu") FuseRequantizeIntoContractions(module.get());
+  // The CPU's int8 contractions requantize their own accumulators and pad
+  // with the zero point themselves; the Vulkan device's shaders take these
+  // ops apart.
+  if (options.fuse && options.target == "cpu") {
+    FuseRequantizeIntoContractions(module.get());
+    FoldZeroPointPadsIntoConvolutions(module.get());
+  }
   // The GEMM reads any operand layout through offset tables; a transpose
   // feeding it would only cost a copy.
   if (options.fuse) KILN_RETURN_IF_ERROR(FoldTransposesIntoDots(module.get()));

@@ -495,11 +495,97 @@ void FuseRequantizeInBlock(ir::Block* block, const ir::Block& top) {
   }
 }
 
+// The stored value of an 8-bit scalar constant, or false.
+bool ScalarByteConstant(const ir::Value* v, int64_t* value) {
+  const ir::Operation* def = v->def;
+  if (def == nullptr || !op_names::IsConstant(def->name) || v->type.rank() != 0 || !ByteStorage(v->type.element) ||
+      v->type.is_quantized())
+    return false;
+  const ir::Attribute* a = def->GetAttr("value");
+  if (a == nullptr || a->kind != ir::Attribute::Kind::kDense) return false;
+  const std::vector<uint8_t> bytes = a->ExpandedDenseBytes();
+  if (bytes.size() != 1) return false;
+  *value = v->type.element == ElementType::kSI8 ? static_cast<int64_t>(static_cast<int8_t>(bytes[0])) : bytes[0];
+  return true;
+}
+
+void FoldPadsInBlock(ir::Block* block, const ir::Block& top) {
+  for (size_t i = 0; i < block->ops.size(); ++i) {
+    ir::Operation& op = *block->ops[i];
+    for (auto& region : op.regions)
+      for (auto& b : region->blocks) FoldPadsInBlock(b.get(), top);
+  }
+  for (size_t i = 0; i < block->ops.size(); ++i) {
+    ir::Operation& conv = *block->ops[i];
+    if (!op_names::IsKernelOp(conv.name, KernelId::kConvolution) || conv.operands.size() != 2 || conv.results.size() != 1)
+      continue;
+    ir::Value* padded = conv.operands[0];
+    ir::Operation* pad = padded->def;
+    const ir::Type& l = padded->type;
+    if (pad == nullptr || pad->parent != block || !op_names::IsKernelOp(pad->name, KernelId::kPad) ||
+        pad->operands.size() != 2 || l.is_quantized() || !ByteStorage(l.element) ||
+        conv.operands[1]->type.is_quantized() || !ByteStorage(conv.operands[1]->type.element) ||
+        (conv.result()->type.is_quantized() && conv.GetAttr("product_type") == nullptr) ||
+        conv.GetAttr("padding_value") != nullptr || CountUses(top, padded) != 1)
+      continue;
+    int64_t z = 0;
+    if (!ScalarByteConstant(pad->operands[1], &z)) continue;
+    const std::vector<int64_t> lo = IntsAttr(*pad, "edge_padding_low"), hi = IntsAttr(*pad, "edge_padding_high"),
+                               interior = IntsAttr(*pad, "interior_padding");
+    const std::vector<int64_t> isp = IntsAttr(conv, "input_spatial_dimensions");
+    const size_t rank = static_cast<size_t>(l.rank()), ns = rank >= 2 ? rank - 2 : 0;
+    std::vector<int64_t> padding = IntsAttr(conv, "padding"), lhs_dil = IntsAttr(conv, "lhs_dilation");
+    if (padding.empty()) padding.assign(2 * ns, 0);
+    if (lhs_dil.empty()) lhs_dil.assign(ns, 1);
+    if (lo.size() != rank || hi.size() != rank || interior.size() != rank || isp.size() != ns ||
+        padding.size() != 2 * ns || lhs_dil.size() != ns)
+      continue;
+    // Only the spatial dims padded, at their edges, into a convolution
+    // without padding or lhs dilation of its own.
+    bool ok = std::all_of(padding.begin(), padding.end(), [](int64_t v) { return v == 0; }) &&
+              std::all_of(lhs_dil.begin(), lhs_dil.end(), [](int64_t v) { return v == 1; }) &&
+              std::all_of(interior.begin(), interior.end(), [](int64_t v) { return v == 0; });
+    std::vector<bool> spatial(rank, false);
+    for (int64_t d : isp) ok = ok && d >= 0 && d < static_cast<int64_t>(rank) && (spatial[d] = true);
+    for (size_t d = 0; d < rank && ok; ++d) ok = lo[d] >= 0 && hi[d] >= 0 && (spatial[d] || (lo[d] == 0 && hi[d] == 0));
+    if (!ok) continue;
+    for (size_t sd = 0; sd < ns; ++sd) padding[2 * sd] = lo[isp[sd]], padding[2 * sd + 1] = hi[isp[sd]];
+    ir::Attribute pa;
+    pa.kind = ir::Attribute::Kind::kDense;
+    pa.type = ir::Type::Tensor(ElementType::kSI64, {static_cast<int64_t>(ns), 2});
+    pa.dense_bytes.resize(padding.size() * 8);
+    std::memcpy(pa.dense_bytes.data(), padding.data(), pa.dense_bytes.size());
+    conv.SetAttr("padding", std::move(pa));
+    ir::Attribute pv;
+    pv.kind = ir::Attribute::Kind::kInt;
+    pv.type.element = ElementType::kSI64;
+    pv.i = z;
+    conv.SetAttr("padding_value", std::move(pv));
+    conv.operands[0] = pad->operands[0];
+    ir::Value* value = pad->operands[1];
+    auto erase = [&](const ir::Operation* dead) {
+      for (size_t k = 0; k < block->ops.size(); ++k)
+        if (block->ops[k].get() == dead) {
+          block->ops.erase(block->ops.begin() + static_cast<std::ptrdiff_t>(k));
+          if (k <= i) --i;
+          return;
+        }
+    };
+    erase(pad);
+    if (value->def != nullptr && value->def->parent == block && CountUses(top, value) == 0) erase(value->def);
+  }
+}
+
 }  // namespace
 
 void FuseRequantizeIntoContractions(ir::Module* module) {
   for (auto& f : module->functions)
     for (auto& b : f->body.blocks) FuseRequantizeInBlock(b.get(), *b);
+}
+
+void FoldZeroPointPadsIntoConvolutions(ir::Module* module) {
+  for (auto& f : module->functions)
+    for (auto& b : f->body.blocks) FoldPadsInBlock(b.get(), *b);
 }
 
 }  // namespace kiln::compiler

@@ -41,4 +41,12 @@ void FoldZeroPointCorrections(ir::Block* block);
 // same, only where it runs moves.
 void FuseRequantizeIntoContractions(ir::Module* module);
 
+// For the CPU target: the `pad` of an 8-bit integer convolution's input
+// with a constant (the zero point's pad of the 8-bit form, or one the
+// program wrote), over spatial dims and at their edges, becomes the
+// convolution's own padding, with attribute "padding_value" the stored
+// value the padded elements hold (kernels/reference/contraction.cc): the
+// CPU pads each chunk in cache instead of a pass over a padded copy.
+void FoldZeroPointPadsIntoConvolutions(ir::Module* module);
+
 }  // namespace kiln::compiler

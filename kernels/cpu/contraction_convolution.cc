@@ -77,13 +77,14 @@ std::vector<int64_t> Combine(const std::vector<int64_t>& sizes, const std::vecto
   return out;
 }
 
-// Writes `in` zero-padded into `out`, a tensor of dims `padded_dims` (each
-// dim d grown by lo[d] before and the rest after), one innermost row at a
-// time: every byte of `out` is written once (no zeroing pass first). The
+// Writes `in` padded into `out`, a tensor of dims `padded_dims` (each dim d
+// grown by lo[d] before and the rest after), every padding byte `fill` (0,
+// or an 8-bit convolution's padding_value), one innermost row at a time:
+// every byte of `out` is written once (no filling pass first). The
 // rows are split over the pool (a memory-bound copy a single core would
 // hold the others up on).
 void PadInto(const TensorRef& in, const std::vector<int64_t>& lo, const std::vector<int64_t>& padded_dims,
-             size_t elem, uint8_t* out, TaskRunner* runner) {
+             size_t elem, uint8_t* out, TaskRunner* runner, uint8_t fill) {
   // Trailing dims without padding (the features of NHWC) are one element of
   // their whole size: rows of pixels, not one short row per pixel.
   size_t rank = in.dims.size();
@@ -97,7 +98,7 @@ void PadInto(const TensorRef& in, const std::vector<int64_t>& lo, const std::vec
     collapsed.dims = std::span<const int64_t>(dims);
     PadInto(collapsed, std::vector<int64_t>(lo.begin(), lo.begin() + static_cast<std::ptrdiff_t>(rank)),
             std::vector<int64_t>(padded_dims.begin(), padded_dims.begin() + static_cast<std::ptrdiff_t>(rank)), elem,
-            out, runner);
+            out, runner, fill);
     return;
   }
   const int64_t row = padded_dims[rank - 1], inner = in.dims[rank - 1];
@@ -125,12 +126,12 @@ void PadInto(const TensorRef& in, const std::vector<int64_t>& lo, const std::vec
         src += i * is[d];
       }
       if (!inside) {
-        std::memset(dst, 0, static_cast<size_t>(row) * elem);
+        std::memset(dst, fill, static_cast<size_t>(row) * elem);
       } else {
         const int64_t before = lo[rank - 1], after = row - before - inner;
-        std::memset(dst, 0, static_cast<size_t>(before) * elem);
+        std::memset(dst, fill, static_cast<size_t>(before) * elem);
         if (inner > 0) std::memcpy(dst + before * elem, in.data + src * elem, static_cast<size_t>(inner) * elem);
-        std::memset(dst + (before + inner) * elem, 0, static_cast<size_t>(after) * elem);
+        std::memset(dst + (before + inner) * elem, fill, static_cast<size_t>(after) * elem);
       }
       for (size_t d = rank - 1; d-- > 0;) {
         if (++idx[d] < padded_dims[d]) break;
@@ -216,6 +217,14 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
   for (size_t s = 0; s < ns; ++s)
     if (strides[s] <= 0 || lhs_dil[s] != 1 || rhs_dil[s] <= 0 || padding[2 * s] < 0 || padding[2 * s + 1] < 0)
       return fallback();
+  // The padded elements' stored value (an 8-bit convolution's zero point:
+  // compiler/passes/quantized_integer_contraction.h), as one byte.
+  const int64_t pad_value = p.Int("padding_value", 0);
+  const bool pad_fits = lhs.type == ElementType::kSI8   ? pad_value >= -128 && pad_value <= 127
+                        : lhs.type == ElementType::kUI8 ? pad_value >= 0 && pad_value <= 255
+                                                        : pad_value == 0;
+  if (!pad_fits || (pad_value != 0 && !int8)) return fallback();
+  const auto pad_byte = static_cast<uint8_t>(pad_value);
   const int64_t ib = p.Int("input_batch_dimension"), ifd = p.Int("input_feature_dimension");
   const int64_t kif = p.Int("kernel_input_feature_dimension"), kof = p.Int("kernel_output_feature_dimension");
   const int64_t ob = p.Int("output_batch_dimension"), ofd = p.Int("output_feature_dimension");
@@ -359,7 +368,7 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
       any_padding && !pad_per_chunk ? static_cast<size_t>(padded_total) * in_elem : 0);
   const void* input = lhs.data;
   if (any_padding && !pad_per_chunk) {
-    PadInto(lhs, lo, padded_dims, in_elem, padded_storage.get(), call.runner);
+    PadInto(lhs, lo, padded_dims, in_elem, padded_storage.get(), call.runner, pad_byte);
     input = padded_storage.get();
   }
   // Pads batch elements [b0, b0 + nb) into `dst` (pad_per_chunk); the
@@ -371,7 +380,7 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
     TensorRef part = lhs;
     part.dims = std::span<const int64_t>(part_dims);
     part.data = lhs.data + static_cast<size_t>(b0 * lhs_batch_step) * in_elem;
-    PadInto(part, lo, part_padded, in_elem, dst, runner);
+    PadInto(part, lo, part_padded, in_elem, dst, runner, pad_byte);
   };
   if (depthwise_nhwc) {
     // Depthwise with the features innermost (NHWC): one vector of features

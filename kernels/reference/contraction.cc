@@ -226,6 +226,19 @@ Status ConvolutionImpl(const KernelCall& c, const std::vector<int64_t>& padding)
   const int64_t out_per_fgroup = k_out / fgc, out_per_bgroup = k_out / bgc;
   const int64_t batch_per_group = batch / bgc;
 
+  // The stored value of padded elements (attribute padding_value, which the
+  // CPU target's compiler sets on the 8-bit form: compiler/passes/
+  // quantized_integer_contraction.h); 0 by default, as the spec's padding.
+  const int64_t pad_value = p.Int("padding_value", 0);
+  if (pad_value != 0) {
+    if (!IsInteger(lhs.type) || !IsInteger(rt))
+      return InvalidArgument(name + ": padding_value applies to integer convolutions only");
+    for (size_t s = 0; s < ns; ++s)
+      if (lhs_dil[s] != 1) return InvalidArgument(name + ": padding_value needs lhs_dilation 1");
+  }
+  Scalar pad_scalar;
+  pad_scalar.i = pad_value;
+
   Accumulator acc(rt);
   const bool in_place = ReadsInPlace(lhs, rhs, rt);
   double sum = 0;  // the in-place sum (ReadsInPlace)
@@ -251,7 +264,14 @@ Status ConvolutionImpl(const KernelCall& c, const std::vector<int64_t>& padding)
           loff += (pos / lhs_dil[s]) * ls[isp[s]];
           roff += ki[s] * rs[ksp[s]];
         }
-        if (!inside) continue;
+        if (!inside) {
+          if (pad_value == 0) continue;
+          // A padded element (lhs_dilation is 1: no holes) holds pad_value.
+          roff = o_f * rs[kof];
+          for (size_t s = 0; s < ns; ++s) roff += ki[s] * rs[ksp[s]];
+          for (int64_t f = 0; f < k_in; ++f) acc.AddProduct(pad_scalar, LoadAs(rhs, roff + f * rs[kif], rt));
+          continue;  // (integer types: never the in-place f32/f64 sum)
+        }
         if (in_place) {
           WithTypedOperands(lhs, rhs, [&](const auto* a, const auto* b) {
             for (int64_t f = 0; f < k_in; ++f)

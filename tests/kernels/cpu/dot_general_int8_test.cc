@@ -321,6 +321,45 @@ TEST(CpuConvolutionInt8, RequantizingProducers) {
   }
 }
 
+// A padding value (padding_value: the zero point the CPU target's compiler
+// folds from a pad into the 8-bit convolution): the padded elements hold
+// it, on every path (channel-last GEMM with per-chunk padding, feature-major,
+// NHWC depthwise, planar depthwise), both storage types, against the
+// reference; a value outside the storage range goes to the reference, and
+// a float convolution with one is refused.
+TEST(CpuConvolutionInt8, PaddingValue) {
+  std::mt19937 rng(35);
+  auto with_value = [](KernelParams p, int64_t v) {
+    p.attrs.push_back(Ints("padding_value", {v}));
+    return p;
+  };
+  ConvSpec nhwc{{2, 7, 6, 8}, {3, 3, 8, 24}, {2, 7, 6, 24}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {},
+                {1, 1, 2, 0}};
+  nhwc.out_dims = {2, 7, 7 + 2 - 3 + 1 - 1, 24};
+  ConvSpec nchw{{2, 6, 9, 9}, {10, 6, 3, 3}, {2, 10, 9, 9}, 0, 1, 1, 0, 0, 1, {2, 3}, {2, 3}, {2, 3}, {},
+                {1, 1, 1, 1}};
+  ConvSpec dw{{2, 6, 7, 64}, {3, 3, 1, 64}, {2, 6, 7, 64}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {},
+              {1, 1, 1, 1}};
+  dw.groups = 64;
+  ConvSpec planar{{2, 16, 9, 21}, {16, 1, 3, 3}, {2, 16, 9, 21}, 0, 1, 1, 0, 0, 1, {2, 3}, {2, 3}, {2, 3}, {},
+                  {1, 1, 1, 1}};
+  planar.groups = 16;
+  for (const ConvSpec* c : {&nhwc, &nchw, &dw, &planar})
+    for (ElementType lt : {kI8, kU8}) {
+      const int64_t v = lt == kI8 ? -77 : 201;
+      SCOPED_TRACE(std::string(Name(lt)) + " padding value " + std::to_string(v));
+      Check(with_value(ConvParams(*c), v), Bytes(lt, c->lhs_dims, rng), Bytes(kI8, c->rhs_dims, rng), c->out_dims);
+    }
+  // Out of the i8 range: the reference's (still the value, in i32 sums).
+  Check(with_value(ConvParams(nhwc), 300), Bytes(kI8, nhwc.lhs_dims, rng), Bytes(kI8, nhwc.rhs_dims, rng),
+        nhwc.out_dims);
+  Tensor x = Zeros(ElementType::kF32, nhwc.lhs_dims), w = Zeros(ElementType::kF32, nhwc.rhs_dims);
+  Tensor y = Zeros(ElementType::kF32, nhwc.out_dims);
+  const Status refused = RunDot(ref::FindReferenceKernel("stablehlo.convolution"), with_value(ConvParams(nhwc), 1), x, w, y);
+  EXPECT_FALSE(refused.ok());
+  EXPECT_NE(refused.message().find("padding_value"), std::string::npos) << refused.message();
+}
+
 TEST(CpuConvolutionInt8, LargeEnoughToChunkAndSplit) {
   // Several batch chunks of the channel-last product, over the pool.
   std::mt19937 rng(26);
