@@ -20,6 +20,11 @@ arch=${2:-x86_64}
 cmake --build build --target vm-dump >/dev/null
 kernels=$(./build/vm-dump "$module" | awk '/^exe#/ { print $3 }' | sort -u | paste -sd ';')  # "exe#N: kernel NAME ..."
 [ -n "$kernels" ] || { echo "selective_build: $module uses no kernels" >&2; exit 1; }
+# A contraction with its requantize folded in (product_* attributes,
+# docs/quantization.md) requantizes through uniform_quantize's code.
+if ./build/vm-dump "$module" | grep -q "product_scales="; then
+  kernels=$(printf '%s\n' "$kernels" stablehlo.uniform_quantize | tr ';' '\n' | sort -u | paste -sd ';')
+fi
 # A row block runs its units through their own kernels where its fast path
 # does not apply (docs/kernels.md, "Row blocks"): they are built in with it.
 case ";$kernels;" in

@@ -729,7 +729,9 @@ Status PlainConvolutionCall(const KernelCall& call) { return PlainConvolution(ca
 // accumulators never go to memory; other layouts run the whole product
 // into scratch, then the requantize.
 Status RequantizedConvolution(const KernelCall& call) {
-  if constexpr (KILN_SELECTIVE_BUILD) return ref::RunWithRequantize(call, &PlainConvolutionCall);
+#if KILN_SELECTIVE_BUILD
+  return ref::RunWithRequantize(call, &PlainConvolutionCall);
+#else
   const KernelParams& p = call.params;
   if (call.inputs.size() != 2 || call.outputs.size() != 1) return ref::RunWithRequantize(call, &PlainConvolutionCall);
   const TensorRef& lhs = call.inputs[0];
@@ -759,6 +761,7 @@ Status RequantizedConvolution(const KernelCall& call) {
                                         nullptr, nullptr, &chunks));
   if (!chunks.handled) return RunRequantizing(call, &PlainConvolutionCall);
   return Status::Ok();
+#endif
 }
 
 // The epilogue's fast elementwise problem over the call's output (param 0

@@ -331,8 +331,13 @@ Status PlainDotGeneralProduct(const KernelCall& call) {
 // product into scratch, then the fast requantize.
 Status PlainDotGeneral(const KernelCall& call) {
   if (!ref::HasRequantize(call.params)) return PlainDotGeneralProduct(call);
-  if constexpr (KILN_SELECTIVE_BUILD) return ref::RunWithRequantize(call, &PlainDotGeneralProduct);
+  // A selective build (a deployment's minimal runtime) keeps the fast
+  // requantize out: the preprocessor, so that nothing references it.
+#if KILN_SELECTIVE_BUILD
+  return ref::RunWithRequantize(call, &PlainDotGeneralProduct);
+#else
   return RunRequantizing(call, &PlainDotGeneralProduct);
+#endif
 }
 
 Status PlainDot(const KernelCall& call) {

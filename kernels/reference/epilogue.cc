@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/kernel_selection.h"
 #include "kernels/reference/kernels.h"
 
 namespace kiln::ref {
@@ -78,23 +79,30 @@ KernelParams RequantizeParams(const KernelParams& params) {
 Status RunWithRequantize(const KernelCall& call, KernelFn producer) {
   if (!HasRequantize(call.params)) return producer(call);
   const std::string& name = call.params.kernel;
-  if (call.outputs.size() != 1) return InvalidArgument(name + ": a requantizing producer has one output");
-  const TensorRef& out = call.outputs[0];
-  if (!IsInteger(out.type) || StorageBytes(out.type) == 0 || out.byte_size / StorageBytes(out.type) <
-                                                                 static_cast<size_t>(out.NumElements()))
-    return InvalidArgument(name + ": a requantizing producer needs an integer result its buffer holds");
-  std::vector<int32_t> acc(static_cast<size_t>(out.NumElements()));
-  TensorRef product = out;
-  product.type = ElementType::kSI32;
-  product.data = reinterpret_cast<uint8_t*>(acc.data());
-  product.byte_size = acc.size() * sizeof(int32_t);
-  product.constant_id = 0;
-  const KernelParams pp = ProductParams(call.params);
-  KILN_RETURN_IF_ERROR(producer(
-      KernelCall{pp, call.inputs, std::span<const TensorRef>(&product, 1), call.runner, /*without_epilogue=*/true, call.state}));
-  const KernelParams qp = RequantizeParams(call.params);
-  return kernel::UniformQuantize(
-      KernelCall{qp, std::span<const TensorRef>(&product, 1), call.outputs, call.runner, false, nullptr});
+  // A selective build has the requantize only where its module needs it
+  // (scripts/selective_build.sh adds it for requantizing producers).
+  if constexpr (!KernelSelected("stablehlo.uniform_quantize")) {
+    return Unimplemented(name + ": a requantizing producer needs stablehlo.uniform_quantize, which this "
+                                "selective build leaves out");
+  } else {
+    if (call.outputs.size() != 1) return InvalidArgument(name + ": a requantizing producer has one output");
+    const TensorRef& out = call.outputs[0];
+    if (!IsInteger(out.type) || StorageBytes(out.type) == 0 ||
+        out.byte_size / StorageBytes(out.type) < static_cast<size_t>(out.NumElements()))
+      return InvalidArgument(name + ": a requantizing producer needs an integer result its buffer holds");
+    std::vector<int32_t> acc(static_cast<size_t>(out.NumElements()));
+    TensorRef product = out;
+    product.type = ElementType::kSI32;
+    product.data = reinterpret_cast<uint8_t*>(acc.data());
+    product.byte_size = acc.size() * sizeof(int32_t);
+    product.constant_id = 0;
+    const KernelParams pp = ProductParams(call.params);
+    KILN_RETURN_IF_ERROR(producer(KernelCall{pp, call.inputs, std::span<const TensorRef>(&product, 1), call.runner,
+                                             /*without_epilogue=*/true, call.state}));
+    const KernelParams qp = RequantizeParams(call.params);
+    return kernel::UniformQuantize(
+        KernelCall{qp, std::span<const TensorRef>(&product, 1), call.outputs, call.runner, false, nullptr});
+  }
 }
 
 }  // namespace kiln::ref
