@@ -363,6 +363,17 @@ size_t RewriteIntegerContraction(ir::Block* block, size_t at) {
 
 namespace {
 
+// Erases `dead` from `block`; `*i`, the index of the op being looked at,
+// stays on that op.
+void EraseOp(ir::Block* block, const ir::Operation* dead, size_t* i) {
+  for (size_t k = 0; k < block->ops.size(); ++k)
+    if (block->ops[k].get() == dead) {
+      block->ops.erase(block->ops.begin() + static_cast<std::ptrdiff_t>(k));
+      if (k <= *i) --*i;
+      return;
+    }
+}
+
 // Uses of `v` in `block`'s ops and their regions, recursively.
 int CountUses(const ir::Block& block, const ir::Value* v) {
   int n = 0;
@@ -426,19 +437,12 @@ void FoldZeroPointCorrections(ir::Block* block) {
     }
     cast->type.quant = folded;
     cast->def->operands[0] = sub->operands[0];
-    // The subtract, and the broadcast and constant when nothing else reads them.
-    auto erase = [&](const ir::Operation* dead) {
-      for (size_t k = 0; k < block->ops.size(); ++k)
-        if (block->ops[k].get() == dead) {
-          block->ops.erase(block->ops.begin() + static_cast<std::ptrdiff_t>(k));
-          if (k < i) --i;
-          return;
-        }
-    };
-    erase(sub);
+    // The subtract, and the broadcast and constant when nothing else reads them
+    // (all before the quantize).
+    EraseOp(block, sub, &i);
     if (CountUses(*top, corr) == 0) {
-      erase(bcast);
-      if (CountUses(*top, sums) == 0) erase(sums->def);
+      EraseOp(block, bcast, &i);
+      if (CountUses(*top, sums) == 0) EraseOp(block, sums->def, &i);
     }
   }
 }
@@ -484,14 +488,8 @@ void FuseRequantizeInBlock(ir::Block* block, const ir::Block& top) {
     result->def = product;
     result->index = 0;
     product->results[0] = std::move(result);
-    const ir::Operation* dead[2] = {bitcast, &q};
-    for (const ir::Operation* d : dead)
-      for (size_t k = 0; k < block->ops.size(); ++k)
-        if (block->ops[k].get() == d) {
-          block->ops.erase(block->ops.begin() + static_cast<std::ptrdiff_t>(k));
-          if (k <= i) --i;
-          break;
-        }
+    EraseOp(block, bitcast, &i);
+    EraseOp(block, &q, &i);
   }
 }
 
@@ -563,16 +561,9 @@ void FoldPadsInBlock(ir::Block* block, const ir::Block& top) {
     conv.SetAttr("padding_value", std::move(pv));
     conv.operands[0] = pad->operands[0];
     ir::Value* value = pad->operands[1];
-    auto erase = [&](const ir::Operation* dead) {
-      for (size_t k = 0; k < block->ops.size(); ++k)
-        if (block->ops[k].get() == dead) {
-          block->ops.erase(block->ops.begin() + static_cast<std::ptrdiff_t>(k));
-          if (k <= i) --i;
-          return;
-        }
-    };
-    erase(pad);
-    if (value->def != nullptr && value->def->parent == block && CountUses(top, value) == 0) erase(value->def);
+    EraseOp(block, pad, &i);
+    if (value->def != nullptr && value->def->parent == block && CountUses(top, value) == 0)
+      EraseOp(block, value->def, &i);
   }
 }
 

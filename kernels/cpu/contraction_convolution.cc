@@ -325,6 +325,16 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
     }
   };
 
+  // With a fused requantize (ChunkRequantize): a chunk's product, result
+  // elements [first, first + count), into the thread's scratch, then
+  // requantized into the result.
+  auto run_requantized = [&](GemmProblem& gc, int64_t first, int64_t count, TaskRunner* runner) {
+    ScratchLease<RequantizedChunkScratch, int32_t> acc(static_cast<size_t>(count));
+    gc.c = acc.get();
+    run_gemm(gc);
+    requant->rq->RunParallel(acc.get(), first, first + count, requant->out + first, runner, requant->q_bound);
+  };
+
   // The padded input (or the input itself when there is no padding):
   // elements of `in_elem` bytes, the result's of `elem`.
   const size_t elem = StorageBytes(t), in_elem = StorageBytes(lhs.type);
@@ -521,11 +531,7 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
       }
       gc.batch = nb * fgc;
       if (requant != nullptr) {
-        ScratchLease<RequantizedChunkScratch, int32_t> acc(static_cast<size_t>(nb * per_batch));
-        gc.c = acc.get();
-        run_gemm(gc);
-        requant->rq->RunParallel(acc.get(), b0 * per_batch, (b0 + nb) * per_batch, requant->out + b0 * per_batch,
-                                 runner, requant->q_bound);
+        run_requantized(gc, b0 * per_batch, nb * per_batch, runner);
         return;
       }
       gc.c = out.data + static_cast<size_t>(b0 * per_batch) * elem;
@@ -625,11 +631,7 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
       }
       gc.m = nb * rows_per_batch;
       if (requant != nullptr) {
-        ScratchLease<RequantizedChunkScratch, int32_t> acc(static_cast<size_t>(nb * per_batch));
-        gc.c = acc.get();
-        run_gemm(gc);
-        requant->rq->RunParallel(acc.get(), b0 * per_batch, (b0 + nb) * per_batch, requant->out + b0 * per_batch,
-                                 runner, requant->q_bound);
+        run_requantized(gc, b0 * per_batch, nb * per_batch, runner);
         return;
       }
       gc.c = out.data + static_cast<size_t>(b0 * per_batch) * elem;

@@ -35,6 +35,14 @@ namespace dw8 {
 // Output positions per task (about 64 KiB of result at 256 features).
 constexpr int64_t kPositionsPerTask = 64;
 
+// The VNNI form's weights (QuadWeights, below; x86 only).
+struct QuadForm {
+  std::vector<uint8_t> quads;
+  std::vector<int32_t> correction;  // per feature: 0, or -128 * sum of its weights
+  bool flip_input = false;          // i8 input read as u8
+  bool weights_unsigned_side = false;
+};
+
 #if HWY_ARCH_X86_64 && defined(__GNUC__)
 // The NHWC form on x86 with AVX2 (the Highway AVX2 and AVX-512 targets
 // call it): two taps per vpmaddwd. Per block of 16 features, the two taps'
@@ -103,13 +111,6 @@ __attribute__((target("avx2"))) inline void PairBlocksAvx2(const DepthwiseInt8Ar
 // input with u8 weights takes the weights as the unsigned side. A lone last
 // feature block of 16 runs on the pairs (PairBlocksAvx2). Sums wrap in 32
 // bits as the reference's do.
-struct QuadForm {
-  std::vector<uint8_t> quads;
-  std::vector<int32_t> correction;  // per feature: 0, or -128 * sum of its weights
-  bool flip_input = false;          // i8 input read as u8
-  bool weights_unsigned_side = false;
-};
-
 inline bool QuadWeights(const DepthwiseInt8Args& a, const int32_t* w, QuadForm* f) {
   if (a.features < 32 || a.features % 16 != 0) return false;
   if (!a.input_signed && !a.weights_signed) return false;  // u8 x u8: neither side is signed
