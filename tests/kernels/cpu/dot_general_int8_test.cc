@@ -360,6 +360,37 @@ TEST(CpuConvolutionInt8, PaddingValue) {
   EXPECT_NE(refused.message().find("padding_value"), std::string::npos) << refused.message();
 }
 
+// Malformed requantizing producers (a hostile module's attributes): a float
+// result, per-axis product scales of the wrong count or on an axis past
+// the rank are reported, not read out of bounds; an i32 result is a
+// requantize into i32, as the reference computes it.
+TEST(CpuConvolutionInt8, MalformedRequantizingProducersAreErrors) {
+  std::mt19937 rng(36);
+  ConvSpec c{{2, 5, 5, 8}, {3, 3, 8, 16}, {2, 5, 5, 16}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {}, {1, 1, 1, 1}};
+  Tensor x = Bytes(kI8, c.lhs_dims, rng), w = Bytes(kI8, c.rhs_dims, rng);
+  for (const KernelParams& base : {ConvParams(c), DotGeneral({}, {}, {3}, {2})}) {
+    SCOPED_TRACE(base.kernel);
+    KernelFn fast = FindCpuKernel(base);
+    ASSERT_NE(fast, nullptr);
+    const std::vector<int64_t> out_dims = base.kernel == "stablehlo.convolution" ? c.out_dims
+                                                                                  : std::vector<int64_t>{2, 5, 5, 3, 3, 16};
+    Tensor wd = base.kernel == "stablehlo.convolution" ? w : Bytes(kI8, {3, 3, 8, 16}, rng);
+    Tensor as_float = Zeros(ElementType::kF32, out_dims);
+    const Status f = RunDot(fast, WithRequantize(base, 16, static_cast<int64_t>(out_dims.size()) - 1, kI8, rng), x, wd,
+                            as_float);
+    EXPECT_FALSE(f.ok());
+    Tensor out = Zeros(kI8, out_dims);
+    EXPECT_FALSE(RunDot(fast, WithRequantize(base, 7, static_cast<int64_t>(out_dims.size()) - 1, kI8, rng), x, wd, out).ok());
+    EXPECT_FALSE(RunDot(fast, WithRequantize(base, 16, 9, kI8, rng), x, wd, out).ok());
+    // An i32 result: the reference's requantize into i32, byte for byte.
+    const KernelParams p = WithRequantize(base, 16, static_cast<int64_t>(out_dims.size()) - 1, kI8, rng);
+    Tensor got = Zeros(ElementType::kSI32, out_dims), want = Zeros(ElementType::kSI32, out_dims);
+    ASSERT_TRUE(RunDot(fast, p, x, wd, got).ok());
+    ASSERT_TRUE(RunDot(ref::FindReferenceKernel(p.kernel), p, x, wd, want).ok());
+    EXPECT_EQ(got.bytes, want.bytes);
+  }
+}
+
 TEST(CpuConvolutionInt8, LargeEnoughToChunkAndSplit) {
   // Several batch chunks of the channel-last product, over the pool.
   std::mt19937 rng(26);
