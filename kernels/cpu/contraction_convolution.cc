@@ -374,10 +374,38 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
       return Status::Ok();
     }
   }
-  ScratchLease<PaddedInputScratch, uint8_t> padded_storage(
-      any_padding && !pad_per_chunk ? static_cast<size_t>(padded_total) * in_elem : 0);
+  // The NHWC depthwise convolution over two spatial dims, row by row from
+  // the unpadded input (DepthwiseInt8Rows), where the CPU and the types allow.
+  DepthwiseInt8Args depthwise;
+  DepthwiseRowGeometry rows;
+  bool depthwise_rows = false;
+  if (depthwise_nhwc) {
+    depthwise.input = lhs.data, depthwise.input_signed = lhs.type == ElementType::kSI8;
+    depthwise.weights = rhs.data, depthwise.weights_signed = rhs.type == ElementType::kSI8;
+    depthwise.output = reinterpret_cast<int32_t*>(out.data);
+    depthwise.features = k_out;
+    depthwise.weight_feature_step = rs[kof];
+    if (requant != nullptr) {
+      depthwise.output = nullptr;
+      depthwise.requantize = requant->rq, depthwise.requantized_out = requant->out, depthwise.q_bound = requant->q_bound;
+    }
+    if (ns == 2) {
+      const auto ls = Strides(lhs.dims);
+      rows.batch = batch, rows.in_h = lhs.dims[isp[0]], rows.in_w = lhs.dims[isp[1]];
+      rows.out_h = spatial_out[0], rows.out_w = spatial_out[1], rows.kh = kdims[0], rows.kw = kdims[1];
+      rows.stride_y = strides[0], rows.stride_x = strides[1], rows.dil_y = rhs_dil[0], rows.dil_x = rhs_dil[1];
+      rows.pad_top = padding[0], rows.pad_left = padding[2];
+      rows.in_batch_step = ls[ib], rows.in_row_step = ls[isp[0]], rows.in_col_step = ls[isp[1]];
+      rows.out_batch_step = os[ob], rows.out_row_step = os[osp[0]], rows.out_col_step = os[osp[1]];
+      rows.pad_byte = pad_byte;
+      depthwise_rows = DepthwiseInt8RowsApplies(depthwise, rows);
+    }
+  }
+  const bool pad_whole = any_padding && !pad_per_chunk && !depthwise_rows;
+  ScratchLease<PaddedInputScratch, uint8_t> padded_storage(pad_whole ? static_cast<size_t>(padded_total) * in_elem
+                                                                     : 0);
   const void* input = lhs.data;
-  if (any_padding && !pad_per_chunk) {
+  if (pad_whole) {
     PadInto(lhs, lo, padded_dims, in_elem, padded_storage.get(), call.runner, pad_byte);
     input = padded_storage.get();
   }
@@ -404,26 +432,24 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
       tap_steps.push_back(rhs_dil[s] * ps[isp[s]]);
       w_steps.push_back(reversal[s] ? -rs[ksp[s]] : rs[ksp[s]]);
     }
-    const std::vector<int64_t> position_in = Combine(row_sizes, in_steps), position_out = Combine(row_sizes, out_steps);
-    const std::vector<int64_t> tap_offsets = Combine(kdims, tap_steps);
     std::vector<int64_t> weight_offsets = Combine(kdims, w_steps);
     int64_t w_base = 0;  // a reversed dim's first tap reads the last weight
     for (size_t s = 0; s < ns; ++s)
       if (reversal[s]) w_base += (kdims[s] - 1) * rs[ksp[s]];
     for (int64_t& o : weight_offsets) o += w_base;
-    DepthwiseInt8Args a;
-    a.input = input, a.input_signed = lhs.type == ElementType::kSI8;
-    a.weights = rhs.data, a.weights_signed = rhs.type == ElementType::kSI8;
-    a.output = reinterpret_cast<int32_t*>(out.data);
-    a.features = k_out, a.taps = static_cast<int64_t>(tap_offsets.size());
-    a.positions = static_cast<int64_t>(position_in.size());
-    a.tap_offsets = tap_offsets.data(), a.weight_tap_offsets = weight_offsets.data();
-    a.weight_feature_step = rs[kof];
-    a.position_in = position_in.data(), a.position_out = position_out.data();
-    if (requant != nullptr) {
-      a.output = nullptr;
-      a.requantize = requant->rq, a.requantized_out = requant->out, a.q_bound = requant->q_bound;
+    DepthwiseInt8Args& a = depthwise;
+    a.taps = static_cast<int64_t>(weight_offsets.size());
+    a.weight_tap_offsets = weight_offsets.data();
+    if (depthwise_rows) {
+      DepthwiseInt8Rows(a, rows, call.runner);
+      return Status::Ok();
     }
+    const std::vector<int64_t> position_in = Combine(row_sizes, in_steps), position_out = Combine(row_sizes, out_steps);
+    const std::vector<int64_t> tap_offsets = Combine(kdims, tap_steps);
+    a.input = input;
+    a.positions = static_cast<int64_t>(position_in.size());
+    a.tap_offsets = tap_offsets.data();
+    a.position_in = position_in.data(), a.position_out = position_out.data();
     DepthwiseInt8(a, call.runner);
     return Status::Ok();
   }
@@ -619,10 +645,15 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
     // 256 KiB of result), each followed by its epilogue while in cache.
     const int64_t rows_per_batch = batch == 0 ? 0 : g.m / batch;
     const int64_t per_batch = rows_per_batch * g.n;
+    // Each chunk takes its slice of the rows; the problem is copied
+    // without them (a copy of every row per chunk would cost more than a
+    // 1x1 convolution's product).
+    const std::vector<int64_t> all_rows = std::move(g.a_m);
+    g.a_m.clear();
     ForEachBatchChunk(batch, chunk, call.runner, [&](int64_t b0, int64_t nb, TaskRunner* runner) {
       GemmProblem gc = g;
       gc.runner = runner;
-      gc.a_m.assign(g.a_m.begin() + b0 * rows_per_batch, g.a_m.begin() + (b0 + nb) * rows_per_batch);
+      gc.a_m.assign(all_rows.begin() + b0 * rows_per_batch, all_rows.begin() + (b0 + nb) * rows_per_batch);
       ScratchLease<PaddedInputScratch, uint8_t> padded(pad_per_chunk ? static_cast<size_t>(nb * padded_per_batch) * in_elem : 0);
       if (pad_per_chunk) {
         pad_chunk(b0, nb, padded.get(), runner);

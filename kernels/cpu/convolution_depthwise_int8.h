@@ -40,6 +40,26 @@ struct DepthwiseInt8Args {
 // w[weight_tap_offsets[t] + c * weight_feature_step], in wrapping i32.
 void DepthwiseInt8(const DepthwiseInt8Args& a, TaskRunner* runner);
 
+// The same over two spatial dims, read row by row from the unpadded input
+// (convolution_depthwise_int8_rows.cc). Taps are t = ky * kw + kx
+// (weight_tap_offsets in that order); `a.input` is the unpadded input,
+// whose elements outside it read as pad_byte; position_in, tap_offsets and
+// position_out are not used (the steps below say where things are).
+struct DepthwiseRowGeometry {
+  int64_t batch = 0, in_h = 0, in_w = 0, out_h = 0, out_w = 0;
+  int64_t kh = 0, kw = 0, stride_y = 1, stride_x = 1, dil_y = 1, dil_x = 1, pad_top = 0, pad_left = 0;
+  int64_t in_batch_step = 0, in_row_step = 0, in_col_step = 0;     // input elements; features at step 1
+  int64_t out_batch_step = 0, out_row_step = 0, out_col_step = 0;  // result elements; features at step 1
+  uint8_t pad_byte = 0;
+};
+// Whether DepthwiseInt8Rows takes `a` (its types and features) and `g` on
+// this CPU and Highway target (AVX-512 VNNI, one signed side, kernels at
+// least two wide, rows that fit the thread's scratch). With a requantize,
+// the caller guarantees each output row's results contiguous
+// (out_col_step == features).
+bool DepthwiseInt8RowsApplies(const DepthwiseInt8Args& a, const DepthwiseRowGeometry& g);
+void DepthwiseInt8Rows(const DepthwiseInt8Args& a, const DepthwiseRowGeometry& g, TaskRunner* runner);
+
 // The planar form (NCHW): features apart, each output row a vector run
 // along the last spatial dim (input and output contiguous there, stride 1).
 // out[out_plane[p] + y * out_row_step + x] = sum over taps t of

@@ -52,6 +52,11 @@ struct Run {
   // quotient cannot overflow), or no q - z_in can leave the i32 range
   // (accumulators bounded by their depth): the checks are left out.
   bool no_nan = false, no_overflow = false;
+  // With both: |x / s_out + z_out| < 2^30 for every lane, so the quotient
+  // rounds to an i32 without overflow and the clamp can follow the
+  // rounding, in integers (the same result: the bounds are integers and
+  // rounding is monotonic).
+  bool small = false;
   float lo = 0, hi = 0;
   bool is_signed = true;
   void* out = nullptr;
@@ -69,7 +74,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 // Step (below) on vectors: the same IEEE operations lane by lane, then the
 // integral, in-range result narrowed to 8 bits. The flags are template
 // parameters so that the loop carries no test it does not need.
-template <bool kLanes, bool kZ, bool kCheckOverflow, bool kCheckNaN, bool kSigned>
+template <bool kLanes, bool kZ, bool kCheckOverflow, bool kCheckNaN, bool kSigned, bool kSmall = false>
 void RequantizeSpan(const requant::Run& r, int64_t i0, int64_t len, int64_t j) {
   const hn::ScalableTag<float> df;
   const hn::Rebind<int32_t, decltype(df)> di;
@@ -109,6 +114,10 @@ void RequantizeSpan(const requant::Run& r, int64_t i0, int64_t len, int64_t j) {
   // the rounded integer.
   const auto magic = hn::Set(df, 12582912.0f);
   const auto magic_bits = hn::Set(di, 0x4B400000);
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  const __m128i lo8 = _mm_set1_epi8(static_cast<char>(static_cast<int>(r.lo)));
+  const __m128i hi8 = _mm_set1_epi8(static_cast<char>(static_cast<int>(r.hi)));
+#endif
   int64_t i = 0;
   for (; i + N <= len; i += N) {
     auto d = hn::LoadU(di, q + i);
@@ -131,6 +140,21 @@ void RequantizeSpan(const requant::Run& r, int64_t i0, int64_t len, int64_t j) {
     const auto x = hn::Mul(hn::ConvertTo(df, d), s_in);
     auto v = hn::Add(hn::Div(x, s_out), z_out);
     if constexpr (kCheckNaN) v = hn::IfThenElse(hn::Eq(v, v), v, zero);  // NaN quantizes to 0
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    if constexpr (kSmall) {
+      // Rounded in the current mode (vcvtps2dq, as nearbyint), narrowed
+      // with saturation, then clamped as bytes: three vector steps fewer.
+      const __m512i n = _mm512_cvtps_epi32(v.raw);
+      __m128i b;
+      if constexpr (kSigned) {
+        b = _mm_min_epi8(_mm_max_epi8(_mm512_cvtsepi32_epi8(n), lo8), hi8);
+      } else {
+        b = _mm_min_epu8(_mm_max_epu8(_mm512_cvtusepi32_epi8(_mm512_max_epi32(n, _mm512_setzero_si512())), lo8), hi8);
+      }
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(o8 + i), b);
+      continue;
+    }
+#endif
     v = hn::Min(hn::Max(v, lo), hi);
     const auto n = hn::Sub(hn::BitCast(di, hn::Add(v, magic)), magic_bits);
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
@@ -148,16 +172,16 @@ void RequantizeSpan(const requant::Run& r, int64_t i0, int64_t len, int64_t j) {
   for (; i < len; ++i) scalar(i);
 }
 
-template <bool kLanes, bool kZ, bool kCheckOverflow, bool kCheckNaN, bool kSigned>
+template <bool kLanes, bool kZ, bool kCheckOverflow, bool kCheckNaN, bool kSigned, bool kSmall = false>
 void RequantizeRows(const requant::Run& r) {
   if (!kLanes) {
-    RequantizeSpan<kLanes, kZ, kCheckOverflow, kCheckNaN, kSigned>(r, 0, r.len, 0);
+    RequantizeSpan<kLanes, kZ, kCheckOverflow, kCheckNaN, kSigned, kSmall>(r, 0, r.len, 0);
     return;
   }
   // Segments that end at row ends, each reading its lanes' parameters.
   for (int64_t i = 0, j = r.j0; i < r.len; j = 0) {
     const int64_t seg = std::min(r.len - i, r.row - j);
-    RequantizeSpan<kLanes, kZ, kCheckOverflow, kCheckNaN, kSigned>(r, i, seg, j);
+    RequantizeSpan<kLanes, kZ, kCheckOverflow, kCheckNaN, kSigned, kSmall>(r, i, seg, j);
     i += seg;
   }
 }
@@ -166,6 +190,13 @@ void RequantizeRunT(const requant::Run& run) {
   const requant::Run r = run;  // a local copy: stores to `out` cannot alias it
   const bool z = r.z_in != nullptr, checked = !r.no_overflow || !r.no_nan;
   // The common forms get their own loops; the rest run with every check.
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  if (r.lanes && r.small && r.no_nan && r.no_overflow) {
+    if (r.is_signed)
+      return z ? RequantizeRows<true, true, false, false, true, true>(r) : RequantizeRows<true, false, false, false, true, true>(r);
+    return z ? RequantizeRows<true, true, false, false, false, true>(r) : RequantizeRows<true, false, false, false, false, true>(r);
+  }
+#endif
   if (r.lanes) {
     if (r.is_signed) {
       if (!z) return r.no_nan ? RequantizeRows<true, false, false, false, true>(r)
@@ -281,6 +312,14 @@ bool Requantizer::Init(const KernelParams& p, std::string_view operand_prefix, s
     z_in_zero_ = std::all_of(z_in_.begin(), z_in_.end(), [](int32_t z) { return z == 0; });
     max_z_in_ = 0;
     for (int32_t z : z_in_) max_z_in_ = std::max<int64_t>(max_z_in_, z < 0 ? -int64_t{z} : z);
+    // The largest |s_in / s_out| and |z_out| of the rows, for Run's bound
+    // on the quotient (with room for the roundings of x and x / s_out).
+    max_ratio_ = 0, max_z_out_ = 0;
+    for (size_t k = 0; k < s_in_.size(); ++k) {
+      max_ratio_ = std::max(max_ratio_, std::fabs(static_cast<double>(s_in_[k]) / static_cast<double>(s_out_[k])));
+      max_z_out_ = std::max(max_z_out_, std::fabs(static_cast<double>(z_out_[k])));
+    }
+    max_ratio_ *= 1.001;
   }
   return true;
 }
@@ -295,6 +334,8 @@ void Requantizer::Run(const int32_t* q, int64_t begin, int64_t end, uint8_t* out
     run.z_in = z_in_zero_ ? nullptr : z_in_.data();
     run.lo = lo_, run.hi = hi_, run.is_signed = is_signed_, run.out = out;
     run.no_nan = no_nan_, run.no_overflow = q_bound <= INT32_MAX - max_z_in_;
+    run.small = no_nan_ && run.no_overflow &&
+                (static_cast<double>(q_bound) + static_cast<double>(max_z_in_)) * max_ratio_ + max_z_out_ < 0x1p30;
     HWY_DYNAMIC_DISPATCH(RequantizeRunT)(run);
     return;
   }

@@ -55,6 +55,7 @@ class Requantizer {
   bool z_in_zero_ = true;
   int64_t max_z_in_ = 0;  // the largest |zero point| of the rows' operand
   bool no_nan_ = false;   // no result can be NaN (Init)
+  double max_ratio_ = 0, max_z_out_ = 0;  // of the rows: bounds for Run's quotients
 };
 
 // A requantizing producer (ref::HasRequantize) run whole: `producer` (given

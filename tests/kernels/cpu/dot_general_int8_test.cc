@@ -251,6 +251,40 @@ TEST(CpuConvolutionInt8, DepthwiseQuadsOfTaps) {
   SetInt8VnniDisabledForTest(false);
 }
 
+// The NHWC depthwise convolution read row by row on AVX-512 VNNI
+// (DepthwiseInt8Rows: interleaved input rows, one vpdpbusd per kernel row
+// and quad of its columns), and the other forms where VNNI is off or the
+// target is not AVX-512: strides, dilation, padding on every side (whole
+// windows in it), kernels 2 to 7 wide, feature counts with tails of whole
+// and partial groups of 8, spatial dims in either order in the input and
+// the result, reversal.
+TEST(CpuConvolutionInt8, DepthwiseRowsOfTaps) {
+  // 3x3, stride 2, padding top 2, bottom 1, left 1, right 3; 44 features
+  // (32 + 8 + 4). Height (9 + 3 - 3) / 2 + 1 = 5, width (10 + 4 - 3) / 2 + 1 = 6.
+  ConvSpec strided{{1, 9, 10, 44}, {3, 3, 1, 44}, {1, 5, 6, 44}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {2, 2},
+                   {2, 1, 1, 3}};
+  strided.groups = 44;
+  CheckConvInt8(strided, 41);
+  // 2x5 (two quads per kernel row), dilation 3 x 2, 200 features. Height
+  // 8 + 1 - 4 + 1 = 6, width 13 + 8 - 9 + 1 = 13.
+  ConvSpec dilated{{2, 8, 13, 200}, {2, 5, 1, 200}, {2, 6, 13, 200}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {},
+                   {1, 0, 4, 4}, {3, 2}};
+  dilated.groups = 200;
+  CheckConvInt8(dilated, 42);
+  // 1x7 over 8 features.
+  ConvSpec wide{{1, 3, 20, 8}, {1, 7, 1, 8}, {1, 3, 20, 8}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {},
+                {0, 0, 3, 3}};
+  wide.groups = 8;
+  CheckConvInt8(wide, 43);
+  // Input and result [batch, x, y, feature] (the spatial dims swapped), 3x3
+  // reversed along its first dim, 4 rows of padding on top: the first
+  // output rows' windows lie wholly in it. Height 5 + 4 - 3 + 1 = 7.
+  ConvSpec swapped{{2, 7, 5, 64}, {3, 3, 1, 64}, {2, 7, 7, 64}, 0, 3, 2, 3, 0, 3, {2, 1}, {0, 1}, {2, 1}, {},
+                   {4, 0, 1, 1}, {}, {1, 0}};
+  swapped.groups = 64;
+  CheckConvInt8(swapped, 44);
+}
+
 // Requantizing producers (kernels/reference/epilogue.h): the product's i32
 // accumulators requantized to 8 bits inside the dispatch, per-axis product
 // scales with zero points (the folded zero-point corrections), per-tensor

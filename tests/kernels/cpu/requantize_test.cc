@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kernels/cpu/registry.h"
+#include "kernels/cpu/requantize.h"
 #include "kernels/reference/registry.h"
 #include "tests/kernels/cpu/hwy_test_util.h"
 #include "tests/kernels/cpu/test_pool.h"
@@ -166,6 +167,52 @@ TEST(CpuRequantize, TiesSaturationAndANarrowRange) {
   // A large tensor: split over the pool.
   std::mt19937 rng(4);
   Check(p, RandomI32({1 << 18}, rng), ElementType::kSI8);
+}
+
+TEST(CpuRequantize, BoundedSumsRoundBeforeTheyClamp) {
+  // A fused producer's accumulators with a known bound (Requantizer::Run's
+  // q_bound): the quotient is rounded to an integer first and clamped
+  // after, in integers (AVX-512). Per-lane operand scales whose ratio to
+  // the result scale is 0.5, 1 or 1.5 (odd sums are ties), operand zero
+  // points, sums past both ends of narrowed ranges, both storage types,
+  // row segments that start inside a row.
+  constexpr int64_t kRow = 37, kBound = 5000;
+  KernelParams p = Requantize();
+  std::vector<double> scales;
+  std::vector<int64_t> zps;
+  for (int64_t j = 0; j < kRow; ++j) {
+    scales.push_back(0.125 * static_cast<double>(1 + j % 3));
+    zps.push_back(j % 5 - 2);
+  }
+  p.attrs.push_back(Floats("operand_scales", scales));
+  p.attrs.push_back(Ints("operand_zero_points", zps));
+  p.attrs.push_back(Ints("operand_quantized_dimension", {1}));
+  p.attrs.push_back(Floats("scales", {0.25}));
+  p.attrs.push_back(Ints("zero_points", {3}));
+  std::mt19937 rng(8);
+  std::uniform_int_distribution<int32_t> q(-kBound, kBound), small(-300, 300);
+  std::vector<int32_t> v(static_cast<size_t>(kRow * 40));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = i % 2 ? q(rng) : small(rng);
+  for (ElementType t : {ElementType::kSI8, ElementType::kUI8}) {
+    SCOPED_TRACE(std::string(Name(t)));
+    KernelParams pt = p;
+    pt.attrs.push_back(Ints("storage_min", {t == ElementType::kSI8 ? -100 : 3}));
+    pt.attrs.push_back(Ints("storage_max", {t == ElementType::kSI8 ? 90 : 250}));
+    Tensor in = Make(ElementType::kSI32, {static_cast<int64_t>(v.size()) / kRow, kRow}, v);
+    Tensor want = Zeros(t, in.dims);
+    ASSERT_TRUE(RunKernel(ref::FindReferenceKernel(pt.kernel), pt, {&in}, {&want}).ok());
+    ForEachTarget([&] {
+      Requantizer rq;
+      ASSERT_TRUE(rq.Init(pt, "operand_", in.dims, ElementType::kSI32, t));
+      std::vector<uint8_t> got(v.size(), 0x5A);
+      // Segments of odd lengths, each starting where the last ended.
+      for (int64_t b = 0, len = 1; b < static_cast<int64_t>(v.size()); b += len, len = len * 3 % 97 + 1) {
+        const int64_t e = std::min<int64_t>(b + len, static_cast<int64_t>(v.size()));
+        rq.Run(v.data() + b, b, e, got.data() + b, kBound);
+      }
+      EXPECT_EQ(got, want.bytes);
+    });
+  }
 }
 
 TEST(CpuRequantize, OtherCallsGoToTheReference) {
