@@ -82,6 +82,8 @@ enum PlanTag : int64_t {
   kPlanRowBlock = 4,     // kernels/cpu/reduction_row_block.cc
   kPlanPackedBInt8 = 5,  // kernels/cpu/contraction_dot_general.cc: a constant i8/ui8 B packed
   kPlanConvPackedB = 6,  // kernels/cpu/contraction_convolution.cc: constant weights packed into panels
+  kPlanRequantizedConv = 7,  // the same: a fused requantize's parameters and the product's attributes
+  kPlanDepthwiseRows = 8,    // the same: constant depthwise weights laid out for DepthwiseInt8Rows
 };
 
 class KernelState {

@@ -180,6 +180,11 @@ struct ChunkRequantize {
   bool handled = true;
 };
 
+// A constant kernel's weights laid out for DepthwiseInt8Rows.
+struct DepthwiseRowsPlan : KernelPlan {
+  DepthwiseRowWeights w;
+};
+
 Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilogue, bool* epilogue_done,
                         ChunkRequantize* requant = nullptr) {
   const auto& p = call.params;
@@ -441,7 +446,24 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
     a.taps = static_cast<int64_t>(weight_offsets.size());
     a.weight_tap_offsets = weight_offsets.data();
     if (depthwise_rows) {
-      DepthwiseInt8Rows(a, rows, call.runner);
+      // A constant kernel's weights are laid out once (KernelState).
+      std::optional<PlanLease<DepthwiseRowsPlan>> kept;
+      if (rhs.constant_id != 0 && call.state != nullptr) {
+        PlanKey key(kPlanDepthwiseRows);
+        key.Add(static_cast<int64_t>(rhs.constant_id)).AddPointer(rhs.data).Add(static_cast<int64_t>(lhs.type));
+        AddShape(key, rhs);
+        key.Add(a.weight_feature_step).Add(std::span<const int64_t>(weight_offsets)).Add(rows.kh).Add(rows.kw);
+        kept.emplace(call.state, key);
+        if (kept->get() == nullptr) {
+          auto fresh = std::make_unique<DepthwiseRowsPlan>();
+          fresh->w = DepthwiseInt8RowWeights(a, rows);
+          fresh->bytes = fresh->w.weights.size() + fresh->w.start.size() * sizeof(int32_t);
+          kept->Set(std::move(fresh));
+        }
+        DepthwiseInt8Rows(a, rows, kept->get()->w, call.runner);
+        return Status::Ok();
+      }
+      DepthwiseInt8Rows(a, rows, DepthwiseInt8RowWeights(a, rows), call.runner);
       return Status::Ok();
     }
     const std::vector<int64_t> position_in = Combine(row_sizes, in_steps), position_out = Combine(row_sizes, out_steps);
@@ -761,6 +783,14 @@ Status PlainConvolutionCall(const KernelCall& call) { return PlainConvolution(ca
 // of accumulators while it is in cache (ChunkRequantize), so the i32
 // accumulators never go to memory; other layouts run the whole product
 // into scratch, then the requantize.
+#if !KILN_SELECTIVE_BUILD
+struct RequantizedConvPlan : KernelPlan {
+  Requantizer rq;
+  KernelParams product_params;  // ref::ProductParams of the call's
+  bool ok = false;              // whether rq.Init took the call
+};
+#endif
+
 Status RequantizedConvolution(const KernelCall& call) {
 #if KILN_SELECTIVE_BUILD
   return ref::RunWithRequantize(call, &PlainConvolutionCall);
@@ -770,9 +800,22 @@ Status RequantizedConvolution(const KernelCall& call) {
   const TensorRef& lhs = call.inputs[0];
   const TensorRef& rhs = call.inputs[1];
   const TensorRef& out = call.outputs[0];
-  Requantizer rq;
-  if (!StorageOk(out) || !rq.Init(p, "product_", out.dims, ElementType::kSI32, out.type))
-    return RunRequantizing(call, &PlainConvolutionCall);
+  if (!StorageOk(out)) return RunRequantizing(call, &PlainConvolutionCall);
+  // The requantize's parameters and the product's attributes depend on the
+  // executable's attributes and the result's shape only: built once per
+  // executable and shape (KernelState), not per dispatch.
+  PlanKey key(kPlanRequantizedConv);
+  AddShape(key, out);
+  PlanLease<RequantizedConvPlan> plan(call.state, key);
+  if (plan.get() == nullptr) {
+    auto fresh = std::make_unique<RequantizedConvPlan>();
+    fresh->ok = fresh->rq.Init(p, "product_", out.dims, ElementType::kSI32, out.type);
+    if (fresh->ok) fresh->product_params = ref::ProductParams(p);
+    plan.Set(std::move(fresh));
+  }
+  if (!plan.get()->ok) return RunRequantizing(call, &PlainConvolutionCall);
+  const Requantizer& rq = plan.get()->rq;
+  const KernelParams& product_params = plan.get()->product_params;
   // |accumulator| <= depth * the largest |term| (8-bit operands): the
   // requantize then needs no overflow checks on q - zero point.
   const int64_t kof = p.Int("kernel_output_feature_dimension", -1);
@@ -780,7 +823,6 @@ Status RequantizedConvolution(const KernelCall& call) {
   auto largest = [](ElementType e) { return e == ElementType::kUI8 ? int64_t{255} : int64_t{128}; };
   const int64_t depth = out_features > 0 ? rhs.NumElements() / out_features : INT32_MAX;
   const int64_t q_bound = depth < (int64_t{1} << 40) ? depth * largest(lhs.type) * largest(rhs.type) : INT64_MAX;
-  const KernelParams product_params = ref::ProductParams(p);
   // The product's i32 output as the paths see it: its type and shape; the
   // handled paths write only through `chunks`, never to its data.
   TensorRef product = out;

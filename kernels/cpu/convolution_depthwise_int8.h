@@ -5,6 +5,7 @@
 // builds the offset tables; implemented in convolution_depthwise_int8.cc.
 #pragma once
 #include <cstdint>
+#include <vector>
 
 #include "kernels/common/kernel.h"
 
@@ -58,7 +59,21 @@ struct DepthwiseRowGeometry {
 // the caller guarantees each output row's results contiguous
 // (out_col_step == features).
 bool DepthwiseInt8RowsApplies(const DepthwiseInt8Args& a, const DepthwiseRowGeometry& g);
-void DepthwiseInt8Rows(const DepthwiseInt8Args& a, const DepthwiseRowGeometry& g, TaskRunner* runner);
+// The weights as DepthwiseInt8Rows reads them: a function of a's weights,
+// types, features and tap offsets and g's kh and kw only, so that a
+// constant kernel's can be kept between calls (KernelState).
+struct DepthwiseRowWeights {
+  int64_t features = 0, padded_features = 0;  // padded: a multiple of 8
+  int64_t quads = 0;                          // per kernel row: ceil(kw / 4)
+  int64_t kh = 0, kw = 0;
+  bool flip_input = false;             // i8 input read as u8
+  bool weights_unsigned_side = false;  // i8 input, u8 weights
+  std::vector<uint8_t> weights;        // [kh][quads][padded_features][4 kernel columns]
+  std::vector<int32_t> start;          // [padded_features]: 0, or -128 x the feature's weight sum
+};
+DepthwiseRowWeights DepthwiseInt8RowWeights(const DepthwiseInt8Args& a, const DepthwiseRowGeometry& g);
+void DepthwiseInt8Rows(const DepthwiseInt8Args& a, const DepthwiseRowGeometry& g, const DepthwiseRowWeights& w,
+                       TaskRunner* runner);
 
 // The planar form (NCHW): features apart, each output row a vector run
 // along the last spatial dim (input and output contiguous there, stride 1).

@@ -40,25 +40,131 @@
 namespace kiln::cpu {
 namespace {
 
-// What a call needs besides its arguments: the weights in the interleaved
-// layout and each feature's starting sum.
+// The weights (a constant kernel's kept by the caller) and this call's
+// fill row.
 struct RowPlan {
-  int64_t features = 0, padded_features = 0;  // padded: a multiple of 8
-  int64_t quads = 0;                          // per kernel row: ceil(kw / 4)
-  int64_t kh = 0, kw = 0;
-  bool flip_input = false;             // i8 input read as u8
-  bool weights_unsigned_side = false;  // i8 input, u8 weights
-  std::vector<uint8_t> weights;        // [kh][quads][padded_features][4]
-  std::vector<int32_t> start;          // [padded_features]: 0, or -128 x the feature's weight sum
-  std::vector<uint8_t> fill;           // [padded_features]: the pad byte
-  // One interleaved row: [out_w][quads][padded_features][4] bytes.
-  int64_t row_bytes = 0;
-  // Rows one window spans ((kh - 1) * dil_y + 1): the ring's slots.
-  int64_t ring = 0;
+  const DepthwiseRowWeights& w;
+  std::vector<uint8_t> fill;  // [padded_features]: the pad byte
 };
 
-RowPlan Plan(const DepthwiseInt8Args& a, const DepthwiseRowGeometry& g) {
-  RowPlan p;
+#if HWY_ARCH_X86_64 && defined(__GNUC__)
+// Input row r (of the padded input) of one image, interleaved into dst.
+KILN_DW8_VNNI void InterleaveRow(const RowPlan& p, const DepthwiseRowGeometry& g, const uint8_t* image, int64_t r,
+                                 uint8_t* dst) {
+  const int64_t y = r - g.pad_top;
+  const bool row_inside = y >= 0 && y < g.in_h;
+  const uint8_t* row = row_inside ? image + y * g.in_row_step : nullptr;
+  const int64_t c32 = p.w.features / 32 * 32, cp = p.w.padded_features;
+  const uint8_t flip_byte = p.w.flip_input ? 0x80 : 0;
+  const __m256i flip = _mm256_set1_epi8(static_cast<char>(flip_byte));
+  for (int64_t x = 0; x < g.out_w; ++x)
+    for (int64_t q = 0; q < p.w.quads; ++q) {
+      const uint8_t* src[4];
+      for (int b = 0; b < 4; ++b) {
+        const int64_t kx = 4 * q + b, col = x * g.stride_x + kx * g.dil_x - g.pad_left;
+        src[b] = kx < p.w.kw && row_inside && col >= 0 && col < g.in_w ? row + col * g.in_col_step : p.fill.data();
+      }
+      uint8_t* d = dst + (x * p.w.quads + q) * cp * 4;
+      for (int64_t c = 0; c < c32; c += 32) {
+        __m256i v[4];
+        for (int b = 0; b < 4; ++b)
+          v[b] = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src[b] + c)), flip);
+        // Bytes of taps 0 and 1, 2 and 3 side by side, then the pairs side
+        // by side: per 128-bit half h, vector j holds features 16 h + 4 j
+        // to 16 h + 4 j + 3.
+        const __m256i l01 = _mm256_unpacklo_epi8(v[0], v[1]), h01 = _mm256_unpackhi_epi8(v[0], v[1]);
+        const __m256i l23 = _mm256_unpacklo_epi8(v[2], v[3]), h23 = _mm256_unpackhi_epi8(v[2], v[3]);
+        const __m256i q0 = _mm256_unpacklo_epi16(l01, l23), q1 = _mm256_unpackhi_epi16(l01, l23);
+        const __m256i q2 = _mm256_unpacklo_epi16(h01, h23), q3 = _mm256_unpackhi_epi16(h01, h23);
+        // In feature order: 0-7, 8-15, 16-23, 24-31.
+        auto* out = reinterpret_cast<__m256i*>(d + 4 * c);
+        _mm256_storeu_si256(out, _mm256_permute2x128_si256(q0, q1, 0x20));
+        _mm256_storeu_si256(out + 1, _mm256_permute2x128_si256(q2, q3, 0x20));
+        _mm256_storeu_si256(out + 2, _mm256_permute2x128_si256(q0, q1, 0x31));
+        _mm256_storeu_si256(out + 3, _mm256_permute2x128_si256(q2, q3, 0x31));
+      }
+      for (int64_t c = c32; c < p.w.features; ++c)
+        for (int b = 0; b < 4; ++b) d[4 * c + b] = src[b][c] ^ flip_byte;
+      if (cp > p.w.features) std::memset(d + 4 * p.w.features, 0, static_cast<size_t>(4 * (cp - p.w.features)));
+    }
+}
+
+template <bool kWeightsUnsigned>
+KILN_DW8_VNNI inline __m256i Dot(__m256i acc, __m256i x, __m256i w) {
+  return kWeightsUnsigned ? _mm256_dpbusd_epi32(acc, w, x) : _mm256_dpbusd_epi32(acc, x, w);
+}
+
+// One output row: out[x * out_col_step + c] for x < out_w, from the
+// interleaved rows rows[ky]. KQ: kh x quads where it is known at compile
+// time (3 for 3x3 kernels: the block's 12 weight vectors stay in
+// registers), else 0.
+template <int KQ, bool kWeightsUnsigned>
+KILN_DW8_VNNI void RowProduct(const RowPlan& p, const uint8_t* const* rows, int64_t out_w, int32_t* out,
+                              int64_t out_col_step) {
+  const int64_t kq_count = KQ != 0 ? KQ : p.w.kh * p.w.quads;
+  const int64_t cp = p.w.padded_features, c32 = p.w.features / 32 * 32, x_step = p.w.quads * cp * 4;
+  auto row_of = [&](int64_t kq) { return rows[kq / p.w.quads] + (kq % p.w.quads) * cp * 4; };
+  auto weights_of = [&](int64_t kq) { return p.w.weights.data() + kq * cp * 4; };
+  for (int64_t c = 0; c < c32; c += 32) {
+    constexpr int kKeep = KQ != 0 ? KQ : 1;
+    __m256i w[kKeep][4];
+    if constexpr (KQ != 0)
+      for (int kq = 0; kq < KQ; ++kq)
+        for (int j = 0; j < 4; ++j)
+          w[kq][j] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(weights_of(kq) + 4 * c + 32 * j));
+    const __m256i* start = reinterpret_cast<const __m256i*>(p.w.start.data() + c);
+    for (int64_t x = 0; x < out_w; ++x) {
+      __m256i acc[4];
+      for (int j = 0; j < 4; ++j) acc[j] = _mm256_loadu_si256(start + j);
+      for (int64_t kq = 0; kq < kq_count; ++kq) {
+        const uint8_t* in = row_of(kq) + x * x_step + 4 * c;
+        for (int j = 0; j < 4; ++j) {
+          const __m256i wj = KQ != 0 ? w[kq][j]
+                                     : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(weights_of(kq) + 4 * c + 32 * j));
+          acc[j] = Dot<kWeightsUnsigned>(acc[j], _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + 32 * j)), wj);
+        }
+      }
+      int32_t* o = out + x * out_col_step + c;
+      for (int j = 0; j < 4; ++j) _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + 8 * j), acc[j]);
+    }
+  }
+  // The last features, eight at a time (the padded ones have zero weights).
+  for (int64_t c = c32; c < cp; c += 8) {
+    for (int64_t x = 0; x < out_w; ++x) {
+      __m256i acc = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p.w.start.data() + c));
+      for (int64_t kq = 0; kq < kq_count; ++kq)
+        acc = Dot<kWeightsUnsigned>(acc, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row_of(kq) + x * x_step + 4 * c)),
+                                    _mm256_loadu_si256(reinterpret_cast<const __m256i*>(weights_of(kq) + 4 * c)));
+      int32_t* o = out + x * out_col_step + c;
+      if (c + 8 <= p.w.features) {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(o), acc);
+      } else {
+        alignas(32) int32_t tail[8];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(tail), acc);
+        std::memcpy(o, tail, static_cast<size_t>(p.w.features - c) * sizeof(int32_t));
+      }
+    }
+  }
+}
+
+void RunRowProduct(const RowPlan& p, const uint8_t* const* rows, int64_t out_w, int32_t* out, int64_t out_col_step) {
+  const bool three = p.w.kh * p.w.quads == 3;
+  if (p.w.weights_unsigned_side) {
+    three ? RowProduct<3, true>(p, rows, out_w, out, out_col_step) : RowProduct<0, true>(p, rows, out_w, out, out_col_step);
+  } else {
+    three ? RowProduct<3, false>(p, rows, out_w, out, out_col_step)
+          : RowProduct<0, false>(p, rows, out_w, out, out_col_step);
+  }
+}
+#endif
+
+struct DepthwiseRowsRingScratch;
+struct DepthwiseRowsResultScratch;
+
+}  // namespace
+
+DepthwiseRowWeights DepthwiseInt8RowWeights(const DepthwiseInt8Args& a, const DepthwiseRowGeometry& g) {
+  DepthwiseRowWeights p;
   p.features = a.features;
   p.padded_features = (a.features + 7) / 8 * 8;
   p.kh = g.kh, p.kw = g.kw, p.quads = (g.kw + 3) / 4;
@@ -80,131 +186,16 @@ RowPlan Plan(const DepthwiseInt8Args& a, const DepthwiseRowGeometry& g) {
                                                                  128u * static_cast<uint32_t>(static_cast<int8_t>(v)));
       }
     }
-  p.fill.assign(static_cast<size_t>(cp), g.pad_byte);
-  p.row_bytes = g.out_w * p.quads * cp * 4;
-  p.ring = (g.kh - 1) * g.dil_y + 1;
   return p;
 }
 
+void DepthwiseInt8Rows(const DepthwiseInt8Args& a, const DepthwiseRowGeometry& g, const DepthwiseRowWeights& w,
+                       TaskRunner* runner) {
 #if HWY_ARCH_X86_64 && defined(__GNUC__)
-// Input row r (of the padded input) of one image, interleaved into dst.
-KILN_DW8_VNNI void InterleaveRow(const RowPlan& p, const DepthwiseRowGeometry& g, const uint8_t* image, int64_t r,
-                                 uint8_t* dst) {
-  const int64_t y = r - g.pad_top;
-  const bool row_inside = y >= 0 && y < g.in_h;
-  const uint8_t* row = row_inside ? image + y * g.in_row_step : nullptr;
-  const int64_t c32 = p.features / 32 * 32, cp = p.padded_features;
-  const uint8_t flip_byte = p.flip_input ? 0x80 : 0;
-  const __m256i flip = _mm256_set1_epi8(static_cast<char>(flip_byte));
-  for (int64_t x = 0; x < g.out_w; ++x)
-    for (int64_t q = 0; q < p.quads; ++q) {
-      const uint8_t* src[4];
-      for (int b = 0; b < 4; ++b) {
-        const int64_t kx = 4 * q + b, col = x * g.stride_x + kx * g.dil_x - g.pad_left;
-        src[b] = kx < p.kw && row_inside && col >= 0 && col < g.in_w ? row + col * g.in_col_step : p.fill.data();
-      }
-      uint8_t* d = dst + (x * p.quads + q) * cp * 4;
-      for (int64_t c = 0; c < c32; c += 32) {
-        __m256i v[4];
-        for (int b = 0; b < 4; ++b)
-          v[b] = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src[b] + c)), flip);
-        // Bytes of taps 0 and 1, 2 and 3 side by side, then the pairs side
-        // by side: per 128-bit half h, vector j holds features 16 h + 4 j
-        // to 16 h + 4 j + 3.
-        const __m256i l01 = _mm256_unpacklo_epi8(v[0], v[1]), h01 = _mm256_unpackhi_epi8(v[0], v[1]);
-        const __m256i l23 = _mm256_unpacklo_epi8(v[2], v[3]), h23 = _mm256_unpackhi_epi8(v[2], v[3]);
-        const __m256i q0 = _mm256_unpacklo_epi16(l01, l23), q1 = _mm256_unpackhi_epi16(l01, l23);
-        const __m256i q2 = _mm256_unpacklo_epi16(h01, h23), q3 = _mm256_unpackhi_epi16(h01, h23);
-        // In feature order: 0-7, 8-15, 16-23, 24-31.
-        auto* out = reinterpret_cast<__m256i*>(d + 4 * c);
-        _mm256_storeu_si256(out, _mm256_permute2x128_si256(q0, q1, 0x20));
-        _mm256_storeu_si256(out + 1, _mm256_permute2x128_si256(q2, q3, 0x20));
-        _mm256_storeu_si256(out + 2, _mm256_permute2x128_si256(q0, q1, 0x31));
-        _mm256_storeu_si256(out + 3, _mm256_permute2x128_si256(q2, q3, 0x31));
-      }
-      for (int64_t c = c32; c < p.features; ++c)
-        for (int b = 0; b < 4; ++b) d[4 * c + b] = src[b][c] ^ flip_byte;
-      if (cp > p.features) std::memset(d + 4 * p.features, 0, static_cast<size_t>(4 * (cp - p.features)));
-    }
-}
-
-template <bool kWeightsUnsigned>
-KILN_DW8_VNNI inline __m256i Dot(__m256i acc, __m256i x, __m256i w) {
-  return kWeightsUnsigned ? _mm256_dpbusd_epi32(acc, w, x) : _mm256_dpbusd_epi32(acc, x, w);
-}
-
-// One output row: out[x * out_col_step + c] for x < out_w, from the
-// interleaved rows rows[ky]. KQ: kh x quads where it is known at compile
-// time (3 for 3x3 kernels: the block's 12 weight vectors stay in
-// registers), else 0.
-template <int KQ, bool kWeightsUnsigned>
-KILN_DW8_VNNI void RowProduct(const RowPlan& p, const uint8_t* const* rows, int64_t out_w, int32_t* out,
-                              int64_t out_col_step) {
-  const int64_t kq_count = KQ != 0 ? KQ : p.kh * p.quads;
-  const int64_t cp = p.padded_features, c32 = p.features / 32 * 32, x_step = p.quads * cp * 4;
-  auto row_of = [&](int64_t kq) { return rows[kq / p.quads] + (kq % p.quads) * cp * 4; };
-  auto weights_of = [&](int64_t kq) { return p.weights.data() + kq * cp * 4; };
-  for (int64_t c = 0; c < c32; c += 32) {
-    constexpr int kKeep = KQ != 0 ? KQ : 1;
-    __m256i w[kKeep][4];
-    if constexpr (KQ != 0)
-      for (int kq = 0; kq < KQ; ++kq)
-        for (int j = 0; j < 4; ++j)
-          w[kq][j] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(weights_of(kq) + 4 * c + 32 * j));
-    const __m256i* start = reinterpret_cast<const __m256i*>(p.start.data() + c);
-    for (int64_t x = 0; x < out_w; ++x) {
-      __m256i acc[4];
-      for (int j = 0; j < 4; ++j) acc[j] = _mm256_loadu_si256(start + j);
-      for (int64_t kq = 0; kq < kq_count; ++kq) {
-        const uint8_t* in = row_of(kq) + x * x_step + 4 * c;
-        for (int j = 0; j < 4; ++j) {
-          const __m256i wj = KQ != 0 ? w[kq][j]
-                                     : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(weights_of(kq) + 4 * c + 32 * j));
-          acc[j] = Dot<kWeightsUnsigned>(acc[j], _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + 32 * j)), wj);
-        }
-      }
-      int32_t* o = out + x * out_col_step + c;
-      for (int j = 0; j < 4; ++j) _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + 8 * j), acc[j]);
-    }
-  }
-  // The last features, eight at a time (the padded ones have zero weights).
-  for (int64_t c = c32; c < cp; c += 8) {
-    for (int64_t x = 0; x < out_w; ++x) {
-      __m256i acc = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p.start.data() + c));
-      for (int64_t kq = 0; kq < kq_count; ++kq)
-        acc = Dot<kWeightsUnsigned>(acc, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row_of(kq) + x * x_step + 4 * c)),
-                                    _mm256_loadu_si256(reinterpret_cast<const __m256i*>(weights_of(kq) + 4 * c)));
-      int32_t* o = out + x * out_col_step + c;
-      if (c + 8 <= p.features) {
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(o), acc);
-      } else {
-        alignas(32) int32_t tail[8];
-        _mm256_store_si256(reinterpret_cast<__m256i*>(tail), acc);
-        std::memcpy(o, tail, static_cast<size_t>(p.features - c) * sizeof(int32_t));
-      }
-    }
-  }
-}
-
-void RunRowProduct(const RowPlan& p, const uint8_t* const* rows, int64_t out_w, int32_t* out, int64_t out_col_step) {
-  const bool three = p.kh * p.quads == 3;
-  if (p.weights_unsigned_side) {
-    three ? RowProduct<3, true>(p, rows, out_w, out, out_col_step) : RowProduct<0, true>(p, rows, out_w, out, out_col_step);
-  } else {
-    three ? RowProduct<3, false>(p, rows, out_w, out, out_col_step)
-          : RowProduct<0, false>(p, rows, out_w, out, out_col_step);
-  }
-}
-#endif
-
-struct DepthwiseRowsRingScratch;
-struct DepthwiseRowsResultScratch;
-
-}  // namespace
-
-void DepthwiseInt8Rows(const DepthwiseInt8Args& a, const DepthwiseRowGeometry& g, TaskRunner* runner) {
-#if HWY_ARCH_X86_64 && defined(__GNUC__)
-  const RowPlan p = Plan(a, g);
+  const RowPlan p{w, std::vector<uint8_t>(static_cast<size_t>(w.padded_features), g.pad_byte)};
+  // One interleaved row: [out_w][quads][padded_features][4] bytes; the
+  // ring holds the rows one window spans.
+  const int64_t row_bytes = g.out_w * w.quads * w.padded_features * 4, ring_rows = (g.kh - 1) * g.dil_y + 1;
   // Tasks of up to 8 output rows of one image: each starts its ring empty,
   // so a task re-reads the kh - 1 rows its first window shares with the
   // task before.
@@ -212,23 +203,27 @@ void DepthwiseInt8Rows(const DepthwiseInt8Args& a, const DepthwiseRowGeometry& g
   const int64_t rows_per_task = (g.out_h + row_tasks - 1) / row_tasks;
   const int64_t tasks = g.batch * row_tasks;
   const auto* input = static_cast<const uint8_t*>(a.input);
-  const int64_t work = g.batch * g.out_h * g.out_w * p.kh * p.kw * p.features;
+  const int64_t work = g.batch * g.out_h * g.out_w * p.w.kh * p.w.kw * p.w.features;
   ParallelFor(work >= (1 << 16) ? runner : nullptr, tasks, [&](int64_t task, int) {
     const int64_t b = task / row_tasks, y0 = task % row_tasks * rows_per_task;
     const int64_t y1 = std::min(g.out_h, y0 + rows_per_task);
     const uint8_t* image = input + b * g.in_batch_step;
-    ScratchLease<DepthwiseRowsRingScratch, uint8_t> ring(static_cast<size_t>(p.ring * p.row_bytes));
+    ScratchLease<DepthwiseRowsRingScratch, uint8_t> ring(static_cast<size_t>(ring_rows * row_bytes));
     ScratchLease<DepthwiseRowsResultScratch, int32_t> result(
         a.requantize != nullptr ? static_cast<size_t>(g.out_w * a.features) : 0);
-    std::vector<int64_t> held(static_cast<size_t>(p.ring), -1);  // the input row each slot holds
+    // The input row each slot holds (-1: none yet).
+    int64_t held_inline[16];
+    std::vector<int64_t> held_heap(ring_rows > 16 ? static_cast<size_t>(ring_rows) : 0);
+    int64_t* held = ring_rows > 16 ? held_heap.data() : held_inline;
+    std::fill(held, held + ring_rows, int64_t{-1});
     const uint8_t* rows[64];  // kh <= 64: DepthwiseInt8RowsApplies
     for (int64_t y = y0; y < y1; ++y) {
-      for (int64_t ky = 0; ky < p.kh; ++ky) {
-        const int64_t r = y * g.stride_y + ky * g.dil_y, slot = r % p.ring;
-        uint8_t* slot_row = ring.get() + slot * p.row_bytes;
-        if (held[static_cast<size_t>(slot)] != r) {
+      for (int64_t ky = 0; ky < p.w.kh; ++ky) {
+        const int64_t r = y * g.stride_y + ky * g.dil_y, slot = r % ring_rows;
+        uint8_t* slot_row = ring.get() + slot * row_bytes;
+        if (held[slot] != r) {
           InterleaveRow(p, g, image, r, slot_row);
-          held[static_cast<size_t>(slot)] = r;
+          held[slot] = r;
         }
         rows[ky] = slot_row;
       }
@@ -242,7 +237,7 @@ void DepthwiseInt8Rows(const DepthwiseInt8Args& a, const DepthwiseRowGeometry& g
     }
   });
 #else
-  (void)a, (void)g, (void)runner;
+  (void)a, (void)g, (void)w, (void)runner;
 #endif
 }
 

@@ -455,5 +455,32 @@ TEST(CpuConvolutionInt8, ConstantWeightsPackedOnceAndReused) {
   EXPECT_GT(state.bytes(), 3u * 3u * 16u * 24u) << "the packed weights are kept";
 }
 
+// The plans a requantizing depthwise convolution keeps in its executable's
+// state (the requantize's parameters; constant weights laid out for the
+// row form): later calls, and a second constant kernel beside the first,
+// give the reference's bytes.
+TEST(CpuConvolutionInt8, DepthwiseAndRequantizePlansKeptPerExecutable) {
+  std::mt19937 rng(45);
+  ConvSpec c{{2, 9, 9, 48}, {3, 3, 1, 48}, {2, 9, 9, 48}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {}, {1, 1, 1, 1}};
+  c.groups = 48;
+  const KernelParams p = WithRequantize(ConvParams(c), 48, 3, kI8, rng);
+  Tensor lhs = Bytes(kI8, c.lhs_dims, rng);
+  Tensor rhs[2] = {Bytes(kI8, c.rhs_dims, rng), Bytes(kI8, c.rhs_dims, rng)};
+  Tensor want[2] = {Zeros(kI8, c.out_dims), Zeros(kI8, c.out_dims)};
+  for (int k = 0; k < 2; ++k) ASSERT_TRUE(RunDot(ref::FindReferenceKernel(p.kernel), p, lhs, rhs[k], want[k]).ok());
+  KernelState state;
+  KernelFn fast = FindCpuKernel(p);
+  for (int call = 0; call < 3; ++call)
+    for (int k = 0; k < 2; ++k) {
+      Tensor got = Zeros(kI8, c.out_dims);
+      ASSERT_TRUE(RunDot(fast, p, lhs, rhs[k], got, nullptr, &state, 60 + static_cast<uint64_t>(k)).ok());
+      EXPECT_EQ(got.bytes, want[k].bytes) << "call " << call << ", kernel " << k;
+    }
+#if defined(__x86_64__) && defined(__GNUC__)
+  if (__builtin_cpu_supports("avx512vnni"))
+    EXPECT_GE(state.bytes(), 2u * 3u * 48u * 4u) << "both kernels' row-form weights are kept";
+#endif
+}
+
 }  // namespace
 }  // namespace kiln::cpu
