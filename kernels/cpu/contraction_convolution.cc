@@ -762,17 +762,8 @@ Status WidenedConvolution(const KernelCall& call, const ElementwiseProblem* epil
   KILN_RETURN_IF_ERROR(PlainConvolution(KernelCall{call.params, in, std::span<const TensorRef>(&o, 1), call.runner,
                                                    call.without_epilogue, call.state},
                                         f32_out ? epilogue : nullptr, f32_out ? epilogue_done : nullptr));
-  const float* sums = o_storage.get();
-  if (out.type == ElementType::kBF16) {
-    auto* dst = reinterpret_cast<uint16_t*>(out.data);
-    for (int64_t i = 0; i < n_out; ++i) dst[i] = F32ToBF16(sums[i]);
-  } else if (out.type == ElementType::kF16) {
-    for (int64_t i = 0; i < n_out; ++i) {
-      Scalar v;
-      v.re = sums[i];
-      ref::StoreScalar(ElementType::kF16, v, out.data + 2 * i);
-    }
-  }
+  if (Half(out.type))
+    NarrowFromF32(o_storage.get(), out.type == ElementType::kBF16, n_out, reinterpret_cast<uint16_t*>(out.data));
   return Status::Ok();
 }
 

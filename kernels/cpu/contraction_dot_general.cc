@@ -45,9 +45,29 @@ bool WidensToF32(ElementType operand, ElementType result) {
          (operand == ElementType::kF16 || operand == ElementType::kBF16);
 }
 
+// Elements per task of the 16-bit conversions below (a chunk's split over
+// the pool does not change its values).
+constexpr int64_t kConvertPerTask = int64_t{1} << 16;
+
 // dst[i] = t's element i as f32 (t is f16 or bf16: exact).
-void WidenOperand(const TensorRef& t, float* dst) {
-  WidenToF32(reinterpret_cast<const uint16_t*>(t.data), t.type == ElementType::kBF16, t.NumElements(), dst);
+void WidenOperand(const TensorRef& t, float* dst, TaskRunner* runner) {
+  const int64_t n = t.NumElements();
+  const auto* src = reinterpret_cast<const uint16_t*>(t.data);
+  ParallelFor(n >= 2 * kConvertPerTask ? runner : nullptr, (n + kConvertPerTask - 1) / kConvertPerTask,
+              [&](int64_t k, int) {
+                const int64_t i0 = k * kConvertPerTask, i1 = std::min(n, i0 + kConvertPerTask);
+                WidenToF32(src + i0, t.type == ElementType::kBF16, i1 - i0, dst + i0);
+              });
+}
+
+// out's elements (f16 or bf16) from n f32 sums, rounded once.
+void NarrowResult(const float* sums, int64_t n, const TensorRef& out, TaskRunner* runner) {
+  auto* dst = reinterpret_cast<uint16_t*>(out.data);
+  ParallelFor(n >= 2 * kConvertPerTask ? runner : nullptr, (n + kConvertPerTask - 1) / kConvertPerTask,
+              [&](int64_t k, int) {
+                const int64_t i0 = k * kConvertPerTask, i1 = std::min(n, i0 + kConvertPerTask);
+                NarrowFromF32(sums + i0, out.type == ElementType::kBF16, i1 - i0, dst + i0);
+              });
 }
 
 // The widened operands' per-thread scratch (thread_scratch.h).
@@ -264,16 +284,7 @@ Status FastDot(const KernelCall& call, std::span<const int64_t> lb, std::span<co
       KILN_RETURN_IF_ERROR(FastDot(KernelCall{call.params, call.inputs, std::span<const TensorRef>(&o, 1), call.runner,
                                               call.without_epilogue, call.state},
                                    lb, rb, lc, rc));
-      if (out.type == ElementType::kBF16) {
-        auto* dst = reinterpret_cast<uint16_t*>(out.data);
-        for (int64_t i = 0; i < n; ++i) dst[i] = F32ToBF16(sums.get()[i]);
-      } else {
-        for (int64_t i = 0; i < n; ++i) {
-          Scalar v;
-          v.re = sums.get()[i];
-          ref::StoreScalar(ElementType::kF16, v, out.data + 2 * i);
-        }
-      }
+      NarrowResult(sums.get(), n, out, call.runner);
       return Status::Ok();
     }
   }
@@ -308,12 +319,12 @@ Status FastDot(const KernelCall& call, std::span<const int64_t> lb, std::span<co
       ScratchLease<WidenedLhsScratch, float> wide_a(widen_a ? static_cast<size_t>(lhs.NumElements()) : 0);
       ScratchLease<WidenedRhsScratch, float> wide_b(widen_b ? static_cast<size_t>(rhs.NumElements()) : 0);
       if (widen_a) {
-        WidenOperand(lhs, wide_a.get());
+        WidenOperand(lhs, wide_a.get(), call.runner);
         p.a = wide_a.get();
       }
       return RunFloatDot(call, p, t, [&] {
         if (!widen_b) return;
-        WidenOperand(rhs, wide_b.get());
+        WidenOperand(rhs, wide_b.get(), call.runner);
         p.b = wide_b.get();
       });
     }

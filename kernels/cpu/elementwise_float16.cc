@@ -58,30 +58,13 @@ inline float Min(float a, float b) {
   return a < b ? a : b;
 }
 
-// f16 bits of v as the reference's codec writes them: a NaN keeps its sign
-// and the top 10 bits of its payload (the quiet bit set where those are
-// all zero), moved bit by bit (a conversion through f64 would quiet a
-// signaling NaN); any other value rounded to nearest even by the codec.
-uint16_t F32ToF16Bits(float v) {
-  const uint32_t bits = F32ToBits(v);
-  if (v != v) {
-    uint32_t top = (bits >> 13) & 0x3FFu;
-    if (top == 0) top = 0x200u;
-    return static_cast<uint16_t>(((bits >> 16) & 0x8000u) | 0x7C00u | top);
-  }
-  uint8_t b[2];
-  ref::StoreScalar(ElementType::kF16, Scalar{0, static_cast<double>(v), 0}, b);
-  uint16_t h;
-  std::memcpy(&h, b, 2);
-  return h;
-}
 
 // v rounded to type t (f32 values pass), as the reference's codec rounds.
 void RoundBlock(ElementType t, float* v, int64_t len) {
   if (t == ElementType::kBF16) {
     for (int64_t i = 0; i < len; ++i) v[i] = BF16ToF32(F32ToBF16(v[i]));
   } else if (t == ElementType::kF16) {
-    for (int64_t i = 0; i < len; ++i) v[i] = F16ToF32(F32ToF16Bits(v[i]));
+    for (int64_t i = 0; i < len; ++i) v[i] = F16ToF32(F32ToF16(v[i]));
   }
 }
 
@@ -95,7 +78,7 @@ Scalar ToScalar(ElementType t, float v) {
     const uint16_t h = F32ToBF16(v);
     std::memcpy(b, &h, 2);
   } else if (t == ElementType::kF16) {
-    const uint16_t h = F32ToF16Bits(v);
+    const uint16_t h = F32ToF16(v);
     std::memcpy(b, &h, 2);
   } else {
     std::memcpy(b, &v, 4);
@@ -267,7 +250,7 @@ void EvalFloat16T(const f16elem::Call& c, int64_t t) {
       } else if (rt == ElementType::kBF16) {
         for (int64_t i = 0; i < len; ++i) reinterpret_cast<uint16_t*>(dst)[b0 + i] = F32ToBF16(x[i]);
       } else {
-        for (int64_t i = 0; i < len; ++i) reinterpret_cast<uint16_t*>(dst)[b0 + i] = F32ToF16Bits(x[i]);
+        for (int64_t i = 0; i < len; ++i) reinterpret_cast<uint16_t*>(dst)[b0 + i] = F32ToF16(x[i]);
       }
     }
   }

@@ -77,6 +77,15 @@ TEST(CpuElementwiseHalf, NarrowedLikeTheReference) {
       for (uint32_t mant : {0u, 1u, 0x7FFFu, 0x8000u, 0x8001u, 0x18000u, 0x17FFFu, 0x1000u, 0x0FFFu, 0x1001u,
                             0x3000u, 0x7FFFFFu, 0x7FF000u, 0x7FE000u, 0x7FEFFFu, 0x400000u})
         bits.push_back(sign | (exp << 23) | mant);
+  // f16's subnormals and the edges of its range: from 2^-26 up to 2^-13,
+  // where 14 to 24 bits are dropped, the tie of every shift, one below and
+  // one above, and the largest finite value's neighbourhood (65504, the
+  // tie at 65520 that rounds to infinity).
+  for (uint32_t exp = 100; exp <= 114; ++exp)
+    for (uint32_t k = 0; k < 23; ++k)
+      for (uint32_t mant : {1u << k, (1u << k) - 1, (1u << k) + 1, 3u << k, (3u << k) - 1, (3u << k) + 1})
+        bits.push_back((exp << 23) | (mant & 0x7FFFFFu));
+  for (uint32_t v = 0x477FE000u - 4; v <= 0x477FF000u + 4; ++v) bits.push_back(v);
   // Infinities and NaN: quiet, signaling, payloads only in the low bits
   // (vanishing in 16 bits), both signs.
   for (uint32_t v : {0x7F800000u, 0xFF800000u, 0x7FC00000u, 0xFFC00000u, 0x7F800001u, 0xFF800001u, 0x7F80FFFFu,
