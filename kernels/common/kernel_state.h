@@ -84,6 +84,7 @@ enum PlanTag : int64_t {
   kPlanConvPackedB = 6,  // kernels/cpu/contraction_convolution.cc: constant weights packed into panels
   kPlanRequantizedConv = 7,  // the same: a fused requantize's parameters and the product's attributes
   kPlanDepthwiseRows = 8,    // the same: constant depthwise weights laid out for DepthwiseInt8Rows
+  kPlanPackedBBf16 = 9,      // kernels/cpu/contraction_dot_general.cc: a constant bf16 B packed in pairs
 };
 
 class KernelState {

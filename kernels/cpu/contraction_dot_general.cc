@@ -24,6 +24,7 @@
 #include "kernels/common/kernel_selection.h"
 #include "kernels/cpu/aligned_scratch.h"
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/gemm_bf16.h"
 #include "kernels/cpu/gemm_int8.h"
 #include "kernels/cpu/half_float.h"
 #include "kernels/scalar/scalar.h"
@@ -232,6 +233,52 @@ Status Int8Dot(const KernelCall& call, GemmProblem& p) {
   return Status::Ok();
 }
 
+// A constant bf16 B packed for the bf16 GEMM, or found to hold
+// subnormals (then the f32 GEMM runs: gemm_bf16.h).
+struct PackedBBf16Plan : KernelPlan {
+  hwy::AlignedFreeUniquePtr<uint8_t[]> data;
+  bool subnormals = false;
+};
+
+// Rows below which a bf16 product widens to f32 instead (the row-streaming
+// products of a few rows read B once; the bf16 panels would repack it).
+constexpr int64_t kBf16MinRows = 16;
+
+// The bf16 GEMM of a planned problem whose operands are both bf16, into
+// f32; false where it does not run (no AVX-512 BF16, few rows, an operand
+// with subnormals, which vdpbf16ps would read as zero).
+bool Bf16Dot(const KernelCall& call, GemmProblem& p) {
+  const TensorRef& lhs = call.inputs[0];
+  const TensorRef& rhs = call.inputs[1];
+  if (!GemmBf16Available() || p.m < kBf16MinRows || p.k < 2 ||
+      Bf16HasSubnormals(reinterpret_cast<const uint16_t*>(lhs.data), lhs.NumElements()))
+    return false;
+  if (rhs.constant_id != 0 && call.state != nullptr) {
+    PlanKey bkey(kPlanPackedBBf16);
+    bkey.Add(static_cast<int64_t>(rhs.constant_id)).AddPointer(rhs.data);
+    AddShape(bkey, rhs);
+    PlanLease<PackedBBf16Plan> packed(call.state, bkey);
+    if (packed.get() == nullptr) {
+      auto b = std::make_unique<PackedBBf16Plan>();
+      b->subnormals = Bf16HasSubnormals(reinterpret_cast<const uint16_t*>(rhs.data), rhs.NumElements());
+      if (!b->subnormals) {
+        b->bytes = PackedBBytesBf16(p);
+        b->data = AllocateAlignedOrThrow<uint8_t>(std::max<size_t>(b->bytes, 64));
+        PackWholeBBf16(p, b->data.get());
+      }
+      packed.Set(std::move(b));
+    }
+    if (packed.get()->subnormals) return false;
+    p.b_packed = packed.get()->data.get();
+    RunGemmBf16(p);
+    p.b_packed = nullptr;
+    return true;
+  }
+  if (Bf16HasSubnormals(reinterpret_cast<const uint16_t*>(rhs.data), rhs.NumElements())) return false;
+  RunGemmBf16(p);
+  return true;
+}
+
 // The f32/f64 product of a planned problem (pointers set). Weights packed
 // once: B in a constant buffer (a module constant or a bound parameter,
 // TensorRef::constant_id) is packed on the first call that needs it packed
@@ -314,6 +361,8 @@ Status FastDot(const KernelCall& call, std::span<const int64_t> lb, std::span<co
   if (Int8GemmTypes(call.inputs[0].type, rhs.type, t)) return Int8Dot(call, p);
   if constexpr (!KILN_SELECTIVE_BUILD) {
     const TensorRef& lhs = call.inputs[0];
+    if (lhs.type == ElementType::kBF16 && rhs.type == ElementType::kBF16 && t == ElementType::kF32 && Bf16Dot(call, p))
+      return Status::Ok();
     const bool widen_a = WidensToF32(lhs.type, t), widen_b = WidensToF32(rhs.type, t);
     if (widen_a || widen_b) {
       ScratchLease<WidenedLhsScratch, float> wide_a(widen_a ? static_cast<size_t>(lhs.NumElements()) : 0);

@@ -477,8 +477,9 @@ TEST(CpuConvolutionInt8, DepthwiseAndRequantizePlansKeptPerExecutable) {
       EXPECT_EQ(got.bytes, want[k].bytes) << "call " << call << ", kernel " << k;
     }
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (__builtin_cpu_supports("avx512vnni"))
+  if (__builtin_cpu_supports("avx512vnni")) {
     EXPECT_GE(state.bytes(), 2u * 3u * 48u * 4u) << "both kernels' row-form weights are kept";
+  }
 #endif
 }
 

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/kernel_state.h"
+#include "kernels/cpu/gemm_bf16.h"
 #include "kernels/cpu/registry.h"
 #include "kernels/scalar/scalar.h"
 #include "tests/kernels/cpu/contraction_test_util.h"
@@ -120,6 +122,66 @@ TEST(CpuDotGeneral, HalfResults) {
     Check(DotGeneral({}, {}, {1}, {0}), Random16(t, {9, 40}, rng, true), Random16(t, {40, 7}, rng, true), {9, 7}, 40, t);
     Check(DotGeneral({0}, {0}, {2}, {1}), Random16(t, {3, 5, 17}, rng, false), Random16(t, {3, 17, 9}, rng, false),
           {3, 5, 9}, 17, t);
+  }
+}
+
+// bf16 x bf16 on the vdpbf16ps GEMM (gemm_bf16.h, AVX-512 BF16 CPUs) and
+// with it switched off (operands widened to f32): the same tolerance as
+// the f32 GEMM. Odd sizes over several tiles, micro-panel edges in every
+// direction and an odd K, a transposed A, batches, a bf16 result; an
+// operand with a subnormal takes the f32 path (the instruction would read
+// it as zero), as a constant B with one does; a constant B packed once.
+TEST(CpuDotGeneral, Bf16ProductsInPairs) {
+  std::mt19937 rng(13);
+  const ElementType bf16 = ElementType::kBF16, f32 = ElementType::kF32;
+  for (bool off : {false, true}) {
+    SCOPED_TRACE(off ? "bf16 GEMM off" : "bf16 GEMM where the CPU has it");
+    SetGemmBf16DisabledForTest(off);
+    for (const Shape& s : {Shape{301, 257, 299}, Shape{16, 2, 33}, Shape{40, 1031, 17}, Shape{97, 64, 130}}) {
+      SCOPED_TRACE(std::to_string(s.m) + "x" + std::to_string(s.k) + "x" + std::to_string(s.n));
+      Check(DotGeneral({}, {}, {1}, {0}), Random16(bf16, {s.m, s.k}, rng, false), Random16(bf16, {s.k, s.n}, rng, false),
+            {s.m, s.n}, s.k, f32);
+    }
+    Check(DotGeneral({}, {}, {0}, {1}), Random16(bf16, {65, 50}, rng, false), Random16(bf16, {70, 65}, rng, false),
+          {50, 70}, 65, f32);
+    Check(DotGeneral({0}, {0}, {2}, {1}), Random16(bf16, {3, 40, 17}, rng, false),
+          Random16(bf16, {3, 17, 50}, rng, false), {3, 40, 50}, 17, f32);
+    Check(DotGeneral({}, {}, {1}, {0}), Random16(bf16, {100, 300}, rng, false), Random16(bf16, {300, 70}, rng, false),
+          {100, 70}, 300, bf16);
+  }
+  SetGemmBf16DisabledForTest(false);
+
+  // The f32 path's bytes wherever an operand holds a subnormal.
+  const KernelParams p = DotGeneral({}, {}, {1}, {0});
+  KernelFn fast = FindCpuKernel(p);
+  ASSERT_NE(fast, nullptr);
+  auto run = [&](Tensor& a, Tensor& b, KernelState* state, uint64_t b_constant, bool bf16_off) {
+    SetGemmBf16DisabledForTest(bf16_off);
+    Tensor out = Filled(f32, {64, 48});
+    TensorRef in[2] = {a.ref(), b.ref()};
+    in[1].constant_id = b_constant;
+    TensorRef o[1] = {out.ref()};
+    KernelCall call{p, in, o, nullptr};
+    call.state = state;
+    EXPECT_TRUE(fast(call).ok());
+    SetGemmBf16DisabledForTest(false);
+    return out.bytes;
+  };
+  Tensor a = Random16(bf16, {64, 96}, rng, false), b = Random16(bf16, {96, 48}, rng, false);
+  Tensor a_sub = a, b_sub = b;
+  const uint16_t subnormal = 0x0005;
+  std::memcpy(a_sub.bytes.data() + 2 * 777, &subnormal, 2);
+  std::memcpy(b_sub.bytes.data() + 2 * 1000, &subnormal, 2);
+  EXPECT_EQ(run(a_sub, b, nullptr, 0, false), run(a_sub, b, nullptr, 0, true));
+  EXPECT_EQ(run(a, b_sub, nullptr, 0, false), run(a, b_sub, nullptr, 0, true));
+  KernelState state;
+  EXPECT_EQ(run(a, b_sub, &state, 71, false), run(a, b_sub, nullptr, 0, true)) << "a constant B with a subnormal";
+  // A constant B: packed on the first call, the same bytes on later ones.
+  const std::vector<uint8_t> first = run(a, b, &state, 72, false);
+  EXPECT_EQ(run(a, b, &state, 72, false), first);
+  EXPECT_EQ(run(a, b, nullptr, 0, false), first);
+  if (GemmBf16Available()) {
+    EXPECT_GE(state.bytes(), 96u * 48u * 2u) << "the packed B is kept";
   }
 }
 

@@ -1,0 +1,194 @@
+// The bf16 GEMM of gemm_bf16.h: vdpbf16ps micro-kernels on CPUs with
+// AVX-512 BF16 (x86-64 only; elsewhere GemmBf16Available is false and the
+// callers widen to f32).
+//
+// Panels hold pairs of consecutive contraction elements in one 32-bit
+// word, low half first, as vdpbf16ps reads them: A [K/2][kMr] words, B
+// [K/2][kNr] words (an odd K padded with a zero, which adds nothing).
+// Each step of the micro-kernel broadcasts one word of A per row and
+// multiplies it by two registers of B (32 columns): 24 f32 accumulators.
+// Loop nest as the int8 GEMM's: B packed whole (once per constant weight
+// when the caller keeps it), A packed whole, then tiles of kRowPanels x
+// kColPanels micro-panels over the pool, an A panel in L1 across its
+// tile's B panels, which stay in L2. The whole contraction is summed in
+// registers, so the order of the sums depends on the shapes only, never
+// on the thread count.
+#include "kernels/cpu/gemm_bf16.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+
+#include "kernels/common/parallel.h"
+#include "kernels/cpu/thread_scratch.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define KILN_GEMM_BF16 1
+#define KILN_BF16_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16")))
+#else
+#define KILN_GEMM_BF16 0
+#endif
+
+namespace kiln::cpu {
+namespace {
+
+constexpr int64_t kMr = 12, kNr = 32;
+constexpr int64_t kRowPanels = 8, kColPanels = 8;
+// Multiply-adds below which a product runs on the calling thread only.
+constexpr double kParallelMinMacs = double(1 << 21);
+
+std::atomic<bool> disabled{false};
+
+inline int64_t Panels(int64_t n, int64_t width) { return (n + width - 1) / width; }
+inline int64_t Pairs(const GemmProblem& p) { return (p.k + 1) / 2; }
+// Element offsets of contraction index k (GemmProblem leaves the tables
+// empty where they are the identity or a uniform step).
+inline int64_t AOffsetK(const GemmProblem& p, int64_t k) { return p.a_k.empty() ? k : p.a_k[k]; }
+inline int64_t BOffsetK(const GemmProblem& p, int64_t k) { return p.b_k.empty() ? k * p.b_k_step : p.b_k[k]; }
+
+struct Bf16AScratch;
+struct Bf16BScratch;
+
+// B micro-panel `panel` of batch `b` into out ([pairs][kNr] words).
+void PackBPanel(const GemmProblem& p, int64_t b, int64_t panel, uint32_t* out) {
+  const auto* src = static_cast<const uint16_t*>(p.b) + p.b_batch[b];
+  const int64_t j0 = panel * kNr, cols = std::min(kNr, p.n - j0), pairs = Pairs(p);
+  for (int64_t q = 0; q < pairs; ++q) {
+    const int64_t k0 = 2 * q, k1 = 2 * q + 1;
+    const uint16_t* r0 = src + BOffsetK(p, k0);
+    const uint16_t* r1 = k1 < p.k ? src + BOffsetK(p, k1) : nullptr;
+    uint32_t* dst = out + q * kNr;
+    for (int64_t c = 0; c < cols; ++c) {
+      const int64_t off = p.b_n[j0 + c];
+      dst[c] = static_cast<uint32_t>(r0[off]) | (r1 != nullptr ? static_cast<uint32_t>(r1[off]) << 16 : 0u);
+    }
+    for (int64_t c = cols; c < kNr; ++c) dst[c] = 0;
+  }
+}
+
+// A micro-panel `panel` of batch `b` into out ([pairs][kMr] words); rows
+// past the edge are zeros (computed, never stored).
+void PackAPanel(const GemmProblem& p, int64_t b, int64_t panel, uint32_t* out) {
+  const auto* src = static_cast<const uint16_t*>(p.a) + p.a_batch[b];
+  const int64_t i0 = panel * kMr, rows = std::min(kMr, p.m - i0), pairs = Pairs(p);
+  const bool contiguous = p.a_k.empty() || p.a_k_contiguous;
+  for (int64_t r = 0; r < kMr; ++r) {
+    if (r >= rows) {
+      for (int64_t q = 0; q < pairs; ++q) out[q * kMr + r] = 0;
+      continue;
+    }
+    const uint16_t* row = src + p.a_m[i0 + r];
+    const int64_t whole = p.k / 2;
+    if (contiguous) {
+      for (int64_t q = 0; q < whole; ++q) {
+        uint32_t w;
+        std::memcpy(&w, row + 2 * q, sizeof(w));
+        out[q * kMr + r] = w;
+      }
+    } else {
+      for (int64_t q = 0; q < whole; ++q)
+        out[q * kMr + r] = static_cast<uint32_t>(row[AOffsetK(p, 2 * q)]) |
+                           static_cast<uint32_t>(row[AOffsetK(p, 2 * q + 1)]) << 16;
+    }
+    if (p.k % 2 != 0) out[whole * kMr + r] = row[AOffsetK(p, p.k - 1)];
+  }
+}
+
+#if KILN_GEMM_BF16
+// One micro-tile: C[rows][cols] (row stride ldc) = A panel x B panel.
+KILN_BF16_TARGET void Tile(const uint32_t* ap, const uint32_t* bp, int64_t pairs, float* c, int64_t ldc, int64_t rows,
+                           int64_t cols) {
+  __m512 acc[kMr][2];
+  for (int r = 0; r < kMr; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
+  for (int64_t q = 0; q < pairs; ++q, ap += kMr, bp += kNr) {
+    const __m512bh b0 = (__m512bh)_mm512_loadu_si512(bp);
+    const __m512bh b1 = (__m512bh)_mm512_loadu_si512(bp + 16);
+    for (int r = 0; r < kMr; ++r) {
+      const __m512bh a = (__m512bh)_mm512_set1_epi32(static_cast<int>(ap[r]));
+      acc[r][0] = _mm512_dpbf16_ps(acc[r][0], a, b0);
+      acc[r][1] = _mm512_dpbf16_ps(acc[r][1], a, b1);
+    }
+  }
+  const __mmask16 m0 = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1);
+  const __mmask16 m1 = cols >= 32 ? __mmask16(0xFFFF) : cols > 16 ? __mmask16((1u << (cols - 16)) - 1) : __mmask16(0);
+  for (int64_t r = 0; r < rows; ++r) {
+    _mm512_mask_storeu_ps(c + r * ldc, m0, acc[r][0]);
+    _mm512_mask_storeu_ps(c + r * ldc + 16, m1, acc[r][1]);
+  }
+}
+#endif
+
+}  // namespace
+
+bool GemmBf16Available() {
+#if KILN_GEMM_BF16
+  static const bool has = __builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512bw") &&
+                          __builtin_cpu_supports("avx512vl");
+  return has && !disabled.load(std::memory_order_relaxed);
+#else
+  return false;
+#endif
+}
+
+void SetGemmBf16DisabledForTest(bool d) { disabled.store(d); }
+
+bool Bf16HasSubnormals(const uint16_t* x, int64_t n) {
+  // Branch-free over blocks, so that the compiler vectorizes it.
+  constexpr int64_t kBlock = 4096;
+  for (int64_t i0 = 0; i0 < n; i0 += kBlock) {
+    const int64_t i1 = std::min(n, i0 + kBlock);
+    int any = 0;
+    for (int64_t i = i0; i < i1; ++i) any |= ((x[i] & 0x7F80) == 0) & ((x[i] & 0x7F) != 0);
+    if (any != 0) return true;
+  }
+  return false;
+}
+
+size_t PackedBBytesBf16(const GemmProblem& p) {
+  return static_cast<size_t>(p.batch * Panels(p.n, kNr) * Pairs(p) * kNr) * sizeof(uint32_t);
+}
+
+void PackWholeBBf16(const GemmProblem& p, void* out) {
+  const int64_t np = Panels(p.n, kNr), panel = Pairs(p) * kNr;
+  auto* o = static_cast<uint32_t*>(out);
+  const double macs = static_cast<double>(p.batch) * p.m * p.n * std::max<int64_t>(p.k, 1);
+  ParallelFor(macs >= kParallelMinMacs ? p.runner : nullptr, p.batch * np,
+              [&](int64_t t, int) { PackBPanel(p, t / np, t % np, o + t * panel); });
+}
+
+void RunGemmBf16(const GemmProblem& p) {
+#if KILN_GEMM_BF16
+  if (p.batch == 0 || p.m == 0 || p.n == 0) return;
+  const double macs = static_cast<double>(p.batch) * p.m * p.n * std::max<int64_t>(p.k, 1);
+  TaskRunner* runner = macs >= kParallelMinMacs ? p.runner : nullptr;
+  const int64_t np = Panels(p.n, kNr), mp = Panels(p.m, kMr), pairs = Pairs(p);
+  const uint32_t* bpack = static_cast<const uint32_t*>(p.b_packed);
+  ScratchLease<Bf16BScratch, uint8_t> bscratch(bpack == nullptr ? std::max<size_t>(PackedBBytesBf16(p), 64) : 0);
+  if (bpack == nullptr) {
+    GemmProblem q = p;
+    q.runner = runner;
+    PackWholeBBf16(q, bscratch.get());
+    bpack = reinterpret_cast<const uint32_t*>(bscratch.get());
+  }
+  const int64_t a_panel = pairs * kMr, b_panel = pairs * kNr;
+  ScratchLease<Bf16AScratch, uint32_t> apack(static_cast<size_t>(std::max<int64_t>(p.batch * mp * a_panel, 16)));
+  ParallelFor(runner, p.batch * mp, [&](int64_t t, int) { PackAPanel(p, t / mp, t % mp, apack.get() + t * a_panel); });
+  auto* c = static_cast<float*>(p.c);
+  const int64_t row_groups = Panels(mp, kRowPanels), col_groups = Panels(np, kColPanels);
+  ParallelFor(runner, p.batch * row_groups * col_groups, [&](int64_t t, int) {
+    const int64_t b = t / (row_groups * col_groups), rest = t % (row_groups * col_groups);
+    const int64_t rg = rest / col_groups, cg = rest % col_groups;
+    for (int64_t ip = rg * kRowPanels; ip < std::min(mp, (rg + 1) * kRowPanels); ++ip)
+      for (int64_t jp = cg * kColPanels; jp < std::min(np, (cg + 1) * kColPanels); ++jp) {
+        const int64_t i0 = ip * kMr, j0 = jp * kNr;
+        Tile(apack.get() + (b * mp + ip) * a_panel, bpack + (b * np + jp) * b_panel, pairs,
+             c + b * p.m * p.n + i0 * p.n + j0, p.n, std::min(kMr, p.m - i0), std::min(kNr, p.n - j0));
+      }
+  });
+#else
+  (void)p;
+#endif
+}
+
+}  // namespace kiln::cpu

@@ -1,0 +1,35 @@
+// The bf16 GEMM on AVX-512 BF16 (gemm_bf16.cc): bf16 x bf16 operands,
+// products summed in f32 by vdpbf16ps, which multiplies two pairs of bf16
+// values exactly and adds each product to an f32 lane with rounding to
+// nearest even, as the f32 GEMM's FMA does, at twice its rate. The
+// instruction treats subnormal inputs as zero and flushes subnormal
+// results to zero (whatever MXCSR says): callers take this GEMM only for
+// operands without subnormals (Bf16HasSubnormals), and then the results
+// differ from the f32 GEMM's only in the order of the sums and where a
+// partial sum falls below 2^-126 (an absolute error of at most 2^-126 per
+// step, docs/performance.md "bf16 GEMM").
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/cpu/gemm.h"
+
+namespace kiln::cpu {
+
+// Whether this CPU has AVX-512 BF16 and the GEMM is not switched off.
+bool GemmBf16Available();
+void SetGemmBf16DisabledForTest(bool disabled);
+
+// Whether any of the n bf16 values is subnormal (exponent 0, mantissa
+// not 0).
+bool Bf16HasSubnormals(const uint16_t* x, int64_t n);
+
+// The problem's operands are bf16 (offsets in elements, as GemmProblem);
+// C is f32, [batch][m][n]. B packed whole (for a constant kept by the
+// caller): PackedBBytesBf16 bytes, written by PackWholeBBf16, then passed
+// as p.b_packed.
+size_t PackedBBytesBf16(const GemmProblem& p);
+void PackWholeBBf16(const GemmProblem& p, void* out);
+void RunGemmBf16(const GemmProblem& p);
+
+}  // namespace kiln::cpu
