@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <vector>
 
 #include "kernels/common/parallel.h"
 #include "kernels/cpu/thread_scratch.h"
@@ -50,10 +51,33 @@ inline int64_t BOffsetK(const GemmProblem& p, int64_t k) { return p.b_k.empty() 
 struct Bf16AScratch;
 struct Bf16BScratch;
 
+#if KILN_GEMM_BF16
+// Two rows of 32 consecutive B columns interleaved into 32 pairs (r1 null:
+// a row of zeros past K).
+KILN_BF16_TARGET void InterleaveRows(const uint16_t* r0, const uint16_t* r1, uint32_t* dst) {
+  const __m512i lo_idx = _mm512_set_epi16(47, 15, 46, 14, 45, 13, 44, 12, 43, 11, 42, 10, 41, 9, 40, 8, 39, 7, 38, 6, 37,
+                                          5, 36, 4, 35, 3, 34, 2, 33, 1, 32, 0);
+  const __m512i hi_idx = _mm512_add_epi16(lo_idx, _mm512_set1_epi16(16));
+  const __m512i a = _mm512_loadu_si512(r0);
+  const __m512i b = r1 != nullptr ? _mm512_loadu_si512(r1) : _mm512_setzero_si512();
+  _mm512_storeu_si512(dst, _mm512_permutex2var_epi16(a, lo_idx, b));
+  _mm512_storeu_si512(dst + 16, _mm512_permutex2var_epi16(a, hi_idx, b));
+}
+#endif
+
 // B micro-panel `panel` of batch `b` into out ([pairs][kNr] words).
 void PackBPanel(const GemmProblem& p, int64_t b, int64_t panel, uint32_t* out) {
   const auto* src = static_cast<const uint16_t*>(p.b) + p.b_batch[b];
   const int64_t j0 = panel * kNr, cols = std::min(kNr, p.n - j0), pairs = Pairs(p);
+#if KILN_GEMM_BF16
+  if (p.b_n_contiguous && cols == kNr) {
+    // Rows of B with the panel's 32 columns side by side (b_n[j] == j).
+    for (int64_t q = 0; q < pairs; ++q)
+      InterleaveRows(src + BOffsetK(p, 2 * q) + j0, 2 * q + 1 < p.k ? src + BOffsetK(p, 2 * q + 1) + j0 : nullptr,
+                     out + q * kNr);
+    return;
+  }
+#endif
   for (int64_t q = 0; q < pairs; ++q) {
     const int64_t k0 = 2 * q, k1 = 2 * q + 1;
     const uint16_t* r0 = src + BOffsetK(p, k0);
@@ -96,16 +120,33 @@ void PackAPanel(const GemmProblem& p, int64_t b, int64_t panel, uint32_t* out) {
 }
 
 #if KILN_GEMM_BF16
-// One micro-tile: C[rows][cols] (row stride ldc) = A panel x B panel.
-KILN_BF16_TARGET void Tile(const uint32_t* ap, const uint32_t* bp, int64_t pairs, float* c, int64_t ldc, int64_t rows,
+// Where A's words come from: a packed panel ([pairs][kMr] words), or A in
+// place, row r's pair q at rows[r] + koff[q] (two contiguous elements).
+struct PackedA {
+  const uint32_t* panel;
+  uint32_t Word(int64_t q, int r) const { return panel[q * kMr + r]; }
+};
+struct DirectA {
+  const uint16_t* const* rows;
+  const int64_t* koff;
+  uint32_t Word(int64_t q, int r) const {
+    uint32_t w;
+    std::memcpy(&w, rows[r] + koff[q], sizeof(w));
+    return w;
+  }
+};
+
+// One micro-tile: C[rows][cols] (row stride ldc) = A x B panel.
+template <class A>
+KILN_BF16_TARGET void Tile(const A& ap, const uint32_t* bp, int64_t pairs, float* c, int64_t ldc, int64_t rows,
                            int64_t cols) {
   __m512 acc[kMr][2];
   for (int r = 0; r < kMr; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
-  for (int64_t q = 0; q < pairs; ++q, ap += kMr, bp += kNr) {
+  for (int64_t q = 0; q < pairs; ++q, bp += kNr) {
     const __m512bh b0 = (__m512bh)_mm512_loadu_si512(bp);
     const __m512bh b1 = (__m512bh)_mm512_loadu_si512(bp + 16);
     for (int r = 0; r < kMr; ++r) {
-      const __m512bh a = (__m512bh)_mm512_set1_epi32(static_cast<int>(ap[r]));
+      const __m512bh a = (__m512bh)_mm512_set1_epi32(static_cast<int>(ap.Word(q, r)));
       acc[r][0] = _mm512_dpbf16_ps(acc[r][0], a, b0);
       acc[r][1] = _mm512_dpbf16_ps(acc[r][1], a, b1);
     }
@@ -133,7 +174,31 @@ bool GemmBf16Available() {
 
 void SetGemmBf16DisabledForTest(bool d) { disabled.store(d); }
 
+#if KILN_GEMM_BF16
+namespace {
+KILN_BF16_TARGET bool HasSubnormalsAvx512(const uint16_t* x, int64_t n) {
+  // |x| - 1 < 0x7F (unsigned) exactly for the subnormals 0x0001-0x007F.
+  const __m512i mag = _mm512_set1_epi16(0x7FFF), one = _mm512_set1_epi16(1), top = _mm512_set1_epi16(0x7F);
+  int64_t i = 0;
+  for (; i + 128 <= n; i += 128) {
+    __mmask32 any = 0;
+    for (int k = 0; k < 4; ++k) {
+      const __m512i v = _mm512_sub_epi16(_mm512_and_si512(_mm512_loadu_si512(x + i + 32 * k), mag), one);
+      any |= _mm512_cmplt_epu16_mask(v, top);
+    }
+    if (any != 0) return true;
+  }
+  for (; i < n; ++i)
+    if ((x[i] & 0x7F80) == 0 && (x[i] & 0x7F) != 0) return true;
+  return false;
+}
+}  // namespace
+#endif
+
 bool Bf16HasSubnormals(const uint16_t* x, int64_t n) {
+#if KILN_GEMM_BF16
+  if (GemmBf16Available()) return HasSubnormalsAvx512(x, n);
+#endif
   // Branch-free over blocks, so that the compiler vectorizes it.
   constexpr int64_t kBlock = 4096;
   for (int64_t i0 = 0; i0 < n; i0 += kBlock) {
@@ -172,19 +237,43 @@ void RunGemmBf16(const GemmProblem& p) {
     bpack = reinterpret_cast<const uint32_t*>(bscratch.get());
   }
   const int64_t a_panel = pairs * kMr, b_panel = pairs * kNr;
-  ScratchLease<Bf16AScratch, uint32_t> apack(static_cast<size_t>(std::max<int64_t>(p.batch * mp * a_panel, 16)));
-  ParallelFor(runner, p.batch * mp, [&](int64_t t, int) { PackAPanel(p, t / mp, t % mp, apack.get() + t * a_panel); });
+  // A read in place where each pair of the contraction is two contiguous
+  // elements (an even K: row-major A, a channel-last convolution's windows
+  // over an even feature count); else packed.
+  std::vector<int64_t> koff;
+  if (p.k % 2 == 0) {
+    koff.resize(static_cast<size_t>(pairs));
+    for (int64_t q = 0; q < pairs && !koff.empty(); ++q) {
+      koff[static_cast<size_t>(q)] = AOffsetK(p, 2 * q);
+      if (AOffsetK(p, 2 * q + 1) != koff[static_cast<size_t>(q)] + 1) koff.clear();
+    }
+  }
+  const bool direct = !koff.empty();
+  ScratchLease<Bf16AScratch, uint32_t> apack(direct ? 0 : static_cast<size_t>(std::max<int64_t>(p.batch * mp * a_panel, 16)));
+  if (!direct)
+    ParallelFor(runner, p.batch * mp, [&](int64_t t, int) { PackAPanel(p, t / mp, t % mp, apack.get() + t * a_panel); });
+  const auto* a = static_cast<const uint16_t*>(p.a);
   auto* c = static_cast<float*>(p.c);
   const int64_t row_groups = Panels(mp, kRowPanels), col_groups = Panels(np, kColPanels);
   ParallelFor(runner, p.batch * row_groups * col_groups, [&](int64_t t, int) {
     const int64_t b = t / (row_groups * col_groups), rest = t % (row_groups * col_groups);
     const int64_t rg = rest / col_groups, cg = rest % col_groups;
-    for (int64_t ip = rg * kRowPanels; ip < std::min(mp, (rg + 1) * kRowPanels); ++ip)
+    for (int64_t ip = rg * kRowPanels; ip < std::min(mp, (rg + 1) * kRowPanels); ++ip) {
+      const int64_t i0 = ip * kMr, rows = std::min(kMr, p.m - i0);
+      // Rows past the edge repeat the last row (read, never stored).
+      const uint16_t* row_ptrs[kMr];
+      for (int64_t r = 0; r < kMr; ++r) row_ptrs[r] = a + p.a_batch[b] + p.a_m[i0 + std::min(r, rows - 1)];
       for (int64_t jp = cg * kColPanels; jp < std::min(np, (cg + 1) * kColPanels); ++jp) {
-        const int64_t i0 = ip * kMr, j0 = jp * kNr;
-        Tile(apack.get() + (b * mp + ip) * a_panel, bpack + (b * np + jp) * b_panel, pairs,
-             c + b * p.m * p.n + i0 * p.n + j0, p.n, std::min(kMr, p.m - i0), std::min(kNr, p.n - j0));
+        const int64_t j0 = jp * kNr;
+        float* ct = c + b * p.m * p.n + i0 * p.n + j0;
+        const uint32_t* bt = bpack + (b * np + jp) * b_panel;
+        if (direct) {
+          Tile(DirectA{row_ptrs, koff.data()}, bt, pairs, ct, p.n, rows, std::min(kNr, p.n - j0));
+        } else {
+          Tile(PackedA{apack.get() + (b * mp + ip) * a_panel}, bt, pairs, ct, p.n, rows, std::min(kNr, p.n - j0));
+        }
       }
+    }
   });
 #else
   (void)p;
