@@ -38,6 +38,7 @@
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/thread_scratch.h"
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/gemm_bf16.h"
 #include "kernels/cpu/gemm_int8.h"
 #include "kernels/cpu/half_float.h"
 #include "kernels/cpu/kernel_util.h"
@@ -185,13 +186,23 @@ struct DepthwiseRowsPlan : KernelPlan {
   DepthwiseRowWeights w;
 };
 
+// `bf16_declined` non-null: bf16 operands into an f32 result on the bf16
+// GEMM (gemm_bf16.h, WidenedConvolution's caller checked the CPU and the
+// operands); a layout it does not take sets it to true and returns before
+// writing anything (the caller then widens the operands).
 Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilogue, bool* epilogue_done,
-                        ChunkRequantize* requant = nullptr) {
+                        ChunkRequantize* requant = nullptr, bool* bf16_declined = nullptr) {
   const auto& p = call.params;
   if (requant == nullptr && ref::HasRequantize(p)) return RequantizedConvolution(call);  // the caller applies an epilogue
+  const bool bf16 = bf16_declined != nullptr;
   // What these checks leave to the reference, a fused requantize's caller
-  // runs instead (ChunkRequantize: nothing is written here).
+  // runs instead (ChunkRequantize: nothing is written here), and the bf16
+  // GEMM's caller widens.
   auto fallback = [&] {
+    if (bf16) {
+      *bf16_declined = true;
+      return Status::Ok();
+    }
     if (requant == nullptr) return RunReference(call);
     requant->handled = false;
     return Status::Ok();
@@ -206,10 +217,12 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
   const bool int8 = Int8GemmTypes(lhs.type, rhs.type, t);
   if (requant != nullptr && !int8) return fallback();
   if constexpr (!KILN_SELECTIVE_BUILD)
-    if (Half(lhs.type) || Half(rhs.type) || Half(t)) return WidenedConvolution(call, epilogue, epilogue_done);
+    if (!bf16 && (Half(lhs.type) || Half(rhs.type) || Half(t))) return WidenedConvolution(call, epilogue, epilogue_done);
+  if (bf16 && (lhs.type != ElementType::kBF16 || rhs.type != ElementType::kBF16 || t != ElementType::kF32))
+    return fallback();
   if (!int8 && t != ElementType::kF32 && t != ElementType::kF64) return fallback();
-  if (int8 ? !StorageOk(lhs) || !StorageOk(rhs) || !StorageOk(out)
-           : !StorageOk(lhs, t) || !StorageOk(rhs, t) || !StorageOk(out, t))
+  if (int8 || bf16 ? !StorageOk(lhs) || !StorageOk(rhs) || !StorageOk(out, int8 ? out.type : t)
+                   : !StorageOk(lhs, t) || !StorageOk(rhs, t) || !StorageOk(out, t))
     return fallback();
   const int64_t rank = lhs.rank();
   if (rank < 2 || rhs.rank() != rank || out.rank() != rank) return fallback();
@@ -287,7 +300,7 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
   geom.strides = strides, geom.rhs_dil = rhs_dil, geom.reversal = reversal, geom.padding = padding;
   geom.spatial_out = spatial_out, geom.kdims = kdims;
   geom.fgc = fgc, geom.batch = batch, geom.in_feat = in_feat, geom.k_in = k_in, geom.k_out = k_out;
-  if (!int8 && DirectConvolutionApplies(geom)) {
+  if (!int8 && !bf16 && DirectConvolutionApplies(geom)) {
     DirectConvolution(geom, lhs, rhs, out, call.runner, epilogue);
     if (epilogue_done != nullptr) *epilogue_done = epilogue != nullptr;
     return Status::Ok();
@@ -303,6 +316,9 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
   // ordered batch, spatial..., feature).
   bool direct = fgc == 1 && ob == 0 && ofd == rank - 1;
   for (size_t s = 0; s < ns && direct; ++s) direct = osp[s] == static_cast<int64_t>(s + 1);
+  // The bf16 GEMM takes the channel-last product of one group, whose A
+  // (the windows) it reads in place where features come in pairs.
+  if (bf16 && (!direct || feature_major)) return fallback();
   // Padded, over one or two spatial dims whose input rows are contiguous
   // (NCHW, NCW) and not reversed, the feature-major product packs its
   // windows straight from the unpadded input (ConvWindows in gemm.h)
@@ -323,7 +339,9 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
   // The product, on the GEMM of the operand types (the feature-major
   // product's A is the kernel, its B the input).
   auto run_gemm = [&](const GemmProblem& g) {
-    if (int8) {
+    if (bf16) {
+      RunGemmBf16(g);
+    } else if (int8) {
       RunGemmInt8(g, feature_major ? rhs.type : lhs.type, feature_major ? lhs.type : rhs.type);
     } else {
       RunGemm(g, t);
@@ -639,17 +657,21 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
   // the entry is keyed on the buffer's id, address, shape and panel width.
   // A chunk of at most kGemvRows rows reads B in place and ignores it.
   std::optional<PlanLease<PackedConvBPlan>> packed;
-  if (rhs.constant_id != 0 && call.state != nullptr && (int8 || GemmPacksB(g))) {
+  if (rhs.constant_id != 0 && call.state != nullptr && (int8 || bf16 || GemmPacksB(g))) {
     PlanKey key(kPlanConvPackedB);
     key.Add(static_cast<int64_t>(rhs.constant_id)).AddPointer(rhs.data);
-    key.Add(int8 ? -Int8PackedLayout() - 1 : static_cast<int64_t>(GemmPanelWidth(t)));
+    // The layout: the int8 GEMM's (negative), the bf16 GEMM's (0), or the
+    // f32 panel width.
+    key.Add(int8 ? -Int8PackedLayout() - 1 : bf16 ? 0 : static_cast<int64_t>(GemmPanelWidth(t)));
     AddShape(key, rhs);
     packed.emplace(call.state, key);
     if (packed->get() == nullptr) {
       auto b = std::make_unique<PackedConvBPlan>();
-      b->bytes = int8 ? PackedBBytesInt8(g) : PackedBElements(g, t) * StorageBytes(t);
+      b->bytes = int8 ? PackedBBytesInt8(g) : bf16 ? PackedBBytesBf16(g) : PackedBElements(g, t) * StorageBytes(t);
       b->data = AllocateAlignedOrThrow<uint8_t>(std::max<size_t>(b->bytes, 64));
-      if (int8) {
+      if (bf16) {
+        PackWholeBBf16(g, b->data.get());
+      } else if (int8) {
         PackWholeBInt8(g, rhs.type, b->data.get());
       } else {
         PackWholeB(g, t, b->data.get());
@@ -739,8 +761,6 @@ Status WidenedConvolution(const KernelCall& call, const ElementwiseProblem* epil
   // Per-thread scratch kept across calls (thread_scratch.h): no fresh,
   // page-faulting allocation per call.
   auto f32_size = [](const TensorRef& x) { return Half(x.type) ? static_cast<size_t>(x.NumElements()) : 0; };
-  ScratchLease<WidenedLhsScratch, float> l_storage(f32_size(lhs));
-  ScratchLease<WidenedRhsScratch, float> r_storage(f32_size(rhs));
   ScratchLease<WidenedOutScratch, float> o_storage(f32_size(out));
   auto as_f32 = [](const TensorRef& x, float* storage) {
     TensorRef w = x;
@@ -755,13 +775,30 @@ Status WidenedConvolution(const KernelCall& call, const ElementwiseProblem* epil
     WidenToF32(reinterpret_cast<const uint16_t*>(x.data), x.type == ElementType::kBF16, x.NumElements(), storage);
     return as_f32(x, storage);
   };
-  const TensorRef in[2] = {widened(lhs, l_storage.get()), widened(rhs, r_storage.get())};
   const TensorRef o = Half(out.type) ? as_f32(out, o_storage.get()) : out;
   const int64_t n_out = out.NumElements();
   const bool f32_out = !Half(out.type);
-  KILN_RETURN_IF_ERROR(PlainConvolution(KernelCall{call.params, in, std::span<const TensorRef>(&o, 1), call.runner,
-                                                   call.without_epilogue, call.state},
-                                        f32_out ? epilogue : nullptr, f32_out ? epilogue_done : nullptr));
+  // bf16 operands without subnormals: the bf16 GEMM on them as they are,
+  // where the layout suits it (gemm_bf16.h).
+  bool bf16_declined = true;
+  if (lhs.type == ElementType::kBF16 && rhs.type == ElementType::kBF16 && GemmBf16Available() &&
+      !Bf16HasSubnormals(reinterpret_cast<const uint16_t*>(lhs.data), lhs.NumElements()) &&
+      !Bf16HasSubnormals(reinterpret_cast<const uint16_t*>(rhs.data), rhs.NumElements())) {
+    bf16_declined = false;
+    const TensorRef in[2] = {lhs, rhs};
+    KILN_RETURN_IF_ERROR(PlainConvolution(KernelCall{call.params, in, std::span<const TensorRef>(&o, 1), call.runner,
+                                                     call.without_epilogue, call.state},
+                                          f32_out ? epilogue : nullptr, f32_out ? epilogue_done : nullptr, nullptr,
+                                          &bf16_declined));
+  }
+  if (bf16_declined) {
+    ScratchLease<WidenedLhsScratch, float> l_storage(f32_size(lhs));
+    ScratchLease<WidenedRhsScratch, float> r_storage(f32_size(rhs));
+    const TensorRef in[2] = {widened(lhs, l_storage.get()), widened(rhs, r_storage.get())};
+    KILN_RETURN_IF_ERROR(PlainConvolution(KernelCall{call.params, in, std::span<const TensorRef>(&o, 1), call.runner,
+                                                     call.without_epilogue, call.state},
+                                          f32_out ? epilogue : nullptr, f32_out ? epilogue_done : nullptr));
+  }
   if (Half(out.type))
     NarrowFromF32(o_storage.get(), out.type == ElementType::kBF16, n_out, reinterpret_cast<uint16_t*>(out.data));
   return Status::Ok();

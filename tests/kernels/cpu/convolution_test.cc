@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/kernel_state.h"
+#include "kernels/cpu/gemm_bf16.h"
 #include "kernels/cpu/registry.h"
 #include "kernels/reference/registry.h"
 #include "tests/kernels/cpu/contraction_test_util.h"
@@ -65,6 +67,61 @@ TEST(CpuConvolution, HalfOperandsAndResults) {
         for (int64_t d : c->ksp) k *= c->rhs_dims[d];
         Check(ConvParams(*c), Random(t, c->lhs_dims, rng), Random(t, c->rhs_dims, rng), c->out_dims, k, out);
       }
+}
+
+// bf16 operands on the bf16 GEMM (gemm_bf16.h: channel-last products of
+// one group, AVX-512 BF16 CPUs) and with it off: padding, strides and
+// dilation, an even feature count (windows read in place) and an odd one
+// (packed), a 1x1 kernel, sizes for the pool; f32 and bf16 results. An
+// operand with a subnormal takes the widened path, and constant weights
+// are packed once.
+TEST(CpuConvolution, Bf16OnTheBf16Gemm) {
+  ConvSpec padded{{2, 12, 13, 64}, {3, 3, 64, 40}, {2, 12, 13, 40}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {},
+                  {1, 1, 1, 1}};
+  // Height (15 - 3) / 2 + 1 = 7; width 17 + 2 - 3 + 1 = 17 (dilation 2).
+  ConvSpec strided{{1, 15, 17, 31}, {3, 2, 31, 70}, {1, 7, 17, 70}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {2, 1},
+                   {0, 0, 2, 0}, {1, 2}};
+  ConvSpec one{{3, 7, 9, 48}, {1, 1, 48, 33}, {3, 7, 9, 33}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}};
+  std::mt19937 rng(32);
+  const ElementType bf16 = ElementType::kBF16;
+  for (bool off : {false, true}) {
+    SCOPED_TRACE(off ? "bf16 GEMM off" : "bf16 GEMM where the CPU has it");
+    SetGemmBf16DisabledForTest(off);
+    for (const ConvSpec* c : std::initializer_list<const ConvSpec*>{&padded, &strided, &one})
+      for (ElementType out : {ElementType::kF32, bf16}) {
+        int64_t k = c->rhs_dims[c->kif];
+        for (int64_t d : c->ksp) k *= c->rhs_dims[d];
+        Check(ConvParams(*c), Random(bf16, c->lhs_dims, rng), Random(bf16, c->rhs_dims, rng), c->out_dims, k, out);
+      }
+  }
+  SetGemmBf16DisabledForTest(false);
+  const KernelParams p = ConvParams(padded);
+  KernelFn fast = FindCpuKernel(p);
+  ASSERT_NE(fast, nullptr);
+  auto run = [&](Tensor& x, Tensor& w, KernelState* state, uint64_t w_constant, bool bf16_off) {
+    SetGemmBf16DisabledForTest(bf16_off);
+    Tensor o = Filled(ElementType::kF32, padded.out_dims);
+    TensorRef in[2] = {x.ref(), w.ref()};
+    in[1].constant_id = w_constant;
+    TensorRef outs[1] = {o.ref()};
+    KernelCall call{p, in, outs, nullptr};
+    call.state = state;
+    EXPECT_TRUE(fast(call).ok());
+    SetGemmBf16DisabledForTest(false);
+    return o.bytes;
+  };
+  Tensor x = Random(bf16, padded.lhs_dims, rng), w = Random(bf16, padded.rhs_dims, rng);
+  Tensor x_sub = x;
+  const uint16_t subnormal = 0x8003;
+  std::memcpy(x_sub.bytes.data() + 2 * 1234, &subnormal, 2);
+  EXPECT_EQ(run(x_sub, w, nullptr, 0, false), run(x_sub, w, nullptr, 0, true));
+  KernelState state;
+  const std::vector<uint8_t> first = run(x, w, &state, 81, false);
+  EXPECT_EQ(run(x, w, &state, 81, false), first);
+  EXPECT_EQ(run(x, w, nullptr, 0, false), first);
+  if (GemmBf16Available()) {
+    EXPECT_GE(state.bytes(), 3u * 3u * 64u * 40u * 2u) << "the packed weights are kept";
+  }
 }
 
 TEST(CpuConvolution, LargeEnoughForTheBlockedGemm) {
