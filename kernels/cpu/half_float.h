@@ -8,6 +8,7 @@
 #include <cstring>
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -80,7 +81,11 @@ inline uint16_t F32ToF16(float f) {
 // forms, except that the instructions quiet a NaN. A block holding a NaN
 // goes element by element instead.
 inline bool CpuHasF16c() {
-  static const bool has = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx2");
+  // cpuid leaf 1, ecx bit 29 (clang's __builtin_cpu_supports has no "f16c").
+  static const bool has = [] {
+    unsigned a = 0, b = 0, c = 0, d = 0;
+    return __builtin_cpu_supports("avx2") && __get_cpuid(1, &a, &b, &c, &d) != 0 && (c & bit_F16C) != 0;
+  }();
   return has;
 }
 
