@@ -7,24 +7,13 @@ Prints one line per row and thread count:
 Run with Debian's interpreter (/usr/bin/python3); OPENBLAS_CORETYPE and
 OPENBLAS_L2_SIZE unset (the wrapper does that).
 """
-import statistics
 import sys
-import time
 
 import torch
 
+from int8_peer import median_ms  # the same warm-up and timing
+
 N = 1024
-
-
-def median_ms(fn, reps=30):
-    for _ in range(3):
-        fn()
-    times = []
-    for _ in range(reps):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times) * 1e3
 
 
 def main():

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels/common/kernel_state.h"
+#include "kernels/cpu/gemm_bf16.h"
 #include "kernels/cpu/registry.h"
 #include "kernels/reference/registry.h"
 #include "kernels/scalar/scalar.h"
@@ -69,6 +71,25 @@ inline Status RunKernel(KernelFn fn, const KernelParams& p, Tensor& lhs, Tensor&
   TensorRef in[2] = {lhs.ref(), rhs.ref()};
   TensorRef o[1] = {out.ref()};
   return fn(KernelCall{p, in, o, runner});
+}
+
+// The f32 result bytes of the fast kernel `fn` on lhs and rhs (rhs a
+// constant of id `rhs_constant` where non-zero), with the executable state
+// `state` (may be null) and the bf16 GEMM switched off or not
+// (gemm_bf16.h; switched back on after).
+inline std::vector<uint8_t> RunBf16Case(KernelFn fn, const KernelParams& p, Tensor& lhs, Tensor& rhs,
+                                        std::vector<int64_t> out_dims, KernelState* state, uint64_t rhs_constant,
+                                        bool bf16_off) {
+  SetGemmBf16DisabledForTest(bf16_off);
+  Tensor out = Filled(ElementType::kF32, std::move(out_dims));
+  TensorRef in[2] = {lhs.ref(), rhs.ref()};
+  in[1].constant_id = rhs_constant;
+  TensorRef o[1] = {out.ref()};
+  KernelCall call{p, in, o, nullptr};
+  call.state = state;
+  EXPECT_TRUE(fn(call).ok());
+  SetGemmBf16DisabledForTest(false);
+  return out.bytes;
 }
 
 // Runs the reference once and the fast kernel on every Highway target, and

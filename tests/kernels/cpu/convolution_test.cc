@@ -98,17 +98,8 @@ TEST(CpuConvolution, Bf16OnTheBf16Gemm) {
   const KernelParams p = ConvParams(padded);
   KernelFn fast = FindCpuKernel(p);
   ASSERT_NE(fast, nullptr);
-  auto run = [&](Tensor& x, Tensor& w, KernelState* state, uint64_t w_constant, bool bf16_off) {
-    SetGemmBf16DisabledForTest(bf16_off);
-    Tensor o = Filled(ElementType::kF32, padded.out_dims);
-    TensorRef in[2] = {x.ref(), w.ref()};
-    in[1].constant_id = w_constant;
-    TensorRef outs[1] = {o.ref()};
-    KernelCall call{p, in, outs, nullptr};
-    call.state = state;
-    EXPECT_TRUE(fast(call).ok());
-    SetGemmBf16DisabledForTest(false);
-    return o.bytes;
+  auto run = [&](Tensor& a, Tensor& b, KernelState* state, uint64_t b_constant, bool bf16_off) {
+    return RunBf16Case(fast, p, a, b, padded.out_dims, state, b_constant, bf16_off);
   };
   Tensor x = Random(bf16, padded.lhs_dims, rng), w = Random(bf16, padded.rhs_dims, rng);
   Tensor x_sub = x;

@@ -156,16 +156,7 @@ TEST(CpuDotGeneral, Bf16ProductsInPairs) {
   KernelFn fast = FindCpuKernel(p);
   ASSERT_NE(fast, nullptr);
   auto run = [&](Tensor& a, Tensor& b, KernelState* state, uint64_t b_constant, bool bf16_off) {
-    SetGemmBf16DisabledForTest(bf16_off);
-    Tensor out = Filled(f32, {64, 48});
-    TensorRef in[2] = {a.ref(), b.ref()};
-    in[1].constant_id = b_constant;
-    TensorRef o[1] = {out.ref()};
-    KernelCall call{p, in, o, nullptr};
-    call.state = state;
-    EXPECT_TRUE(fast(call).ok());
-    SetGemmBf16DisabledForTest(false);
-    return out.bytes;
+    return RunBf16Case(fast, p, a, b, {64, 48}, state, b_constant, bf16_off);
   };
   Tensor a = Random16(bf16, {64, 96}, rng, false), b = Random16(bf16, {96, 48}, rng, false);
   Tensor a_sub = a, b_sub = b;
