@@ -74,6 +74,9 @@ struct DepthwiseRowWeights {
 DepthwiseRowWeights DepthwiseInt8RowWeights(const DepthwiseInt8Args& a, const DepthwiseRowGeometry& g);
 void DepthwiseInt8Rows(const DepthwiseInt8Args& a, const DepthwiseRowGeometry& g, const DepthwiseRowWeights& w,
                        TaskRunner* runner);
+// Tests: interleave the rows with the AVX2 byte shuffles even where the
+// CPU has AVX-512 VBMI (whose vpermt2b does it in two steps a block).
+void SetDepthwiseRowsVbmiDisabledForTest(bool disabled);
 
 // The planar form (NCHW): features apart, each output row a vector run
 // along the last spatial dim (input and output contiguous there, stride 1).

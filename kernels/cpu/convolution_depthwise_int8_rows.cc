@@ -22,6 +22,7 @@
 // weights as the unsigned side; u8 x u8 is not taken (DepthwiseInt8RowsApplies).
 // Sums wrap in 32 bits, as the reference's do in any order.
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -48,7 +49,54 @@ struct RowPlan {
 };
 
 #if HWY_ARCH_X86_64 && defined(__GNUC__)
+// 32 features of four taps' inputs (src[b] + c) into 32 dwords at out, in
+// feature order: with AVX-512 VBMI two vpermt2b over the taps side by side
+// ([tap 0 | tap 1], [tap 2 | tap 3]), byte 4 c + b of the result taken
+// from tap b's byte c.
+// (GCC 12 warns of the undefined upper half inside its own
+// _mm512_inserti64x4, a false positive.)
+#if !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+__attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"))) void InterleaveVbmi(const uint8_t* const* src,
+                                                                                       int64_t c32, uint8_t flip_byte,
+                                                                                       uint8_t* d) {
+  const __m512i flip = _mm512_set1_epi8(static_cast<char>(flip_byte));
+  for (int64_t c = 0; c < c32; c += 32) {
+    uint8_t* out = d + 4 * c;
+    const __m512i t01 = _mm512_xor_si512(
+        _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src[0] + c))),
+                           _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src[1] + c)), 1),
+        flip);
+    const __m512i t23 = _mm512_xor_si512(
+        _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src[2] + c))),
+                           _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src[3] + c)), 1),
+        flip);
+    alignas(64) static constexpr uint8_t kIndex[2][64] = {
+  #define KILN_DW8_Q(c) c, 32 + c, 64 + c, 96 + c
+        {KILN_DW8_Q(0), KILN_DW8_Q(1), KILN_DW8_Q(2), KILN_DW8_Q(3), KILN_DW8_Q(4), KILN_DW8_Q(5), KILN_DW8_Q(6),
+         KILN_DW8_Q(7), KILN_DW8_Q(8), KILN_DW8_Q(9), KILN_DW8_Q(10), KILN_DW8_Q(11), KILN_DW8_Q(12), KILN_DW8_Q(13),
+         KILN_DW8_Q(14), KILN_DW8_Q(15)},
+        {KILN_DW8_Q(16), KILN_DW8_Q(17), KILN_DW8_Q(18), KILN_DW8_Q(19), KILN_DW8_Q(20), KILN_DW8_Q(21), KILN_DW8_Q(22),
+         KILN_DW8_Q(23), KILN_DW8_Q(24), KILN_DW8_Q(25), KILN_DW8_Q(26), KILN_DW8_Q(27), KILN_DW8_Q(28), KILN_DW8_Q(29),
+         KILN_DW8_Q(30), KILN_DW8_Q(31)}};
+  #undef KILN_DW8_Q
+    _mm512_storeu_si512(out, _mm512_permutex2var_epi8(t01, _mm512_load_si512(kIndex[0]), t23));
+    _mm512_storeu_si512(out + 64, _mm512_permutex2var_epi8(t01, _mm512_load_si512(kIndex[1]), t23));
+  }
+}
+#if !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
+inline bool CpuHasVbmi() {
+  static const bool has = __builtin_cpu_supports("avx512vbmi");
+  return has;
+}
+
 // Input row r (of the padded input) of one image, interleaved into dst.
+template <bool kVbmi>
 KILN_DW8_VNNI void InterleaveRow(const RowPlan& p, const DepthwiseRowGeometry& g, const uint8_t* image, int64_t r,
                                  uint8_t* dst) {
   const int64_t y = r - g.pad_top;
@@ -65,7 +113,8 @@ KILN_DW8_VNNI void InterleaveRow(const RowPlan& p, const DepthwiseRowGeometry& g
         src[b] = kx < p.w.kw && row_inside && col >= 0 && col < g.in_w ? row + col * g.in_col_step : p.fill.data();
       }
       uint8_t* d = dst + (x * p.w.quads + q) * cp * 4;
-      for (int64_t c = 0; c < c32; c += 32) {
+      if constexpr (kVbmi) InterleaveVbmi(src, c32, flip_byte, d);
+      for (int64_t c = 0; c < (kVbmi ? 0 : c32); c += 32) {
         __m256i v[4];
         for (int b = 0; b < 4; ++b)
           v[b] = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src[b] + c)), flip);
@@ -158,10 +207,14 @@ void RunRowProduct(const RowPlan& p, const uint8_t* const* rows, int64_t out_w, 
 }
 #endif
 
+std::atomic<bool> vbmi_disabled{false};
+
 struct DepthwiseRowsRingScratch;
 struct DepthwiseRowsResultScratch;
 
 }  // namespace
+
+void SetDepthwiseRowsVbmiDisabledForTest(bool disabled) { vbmi_disabled.store(disabled); }
 
 DepthwiseRowWeights DepthwiseInt8RowWeights(const DepthwiseInt8Args& a, const DepthwiseRowGeometry& g) {
   DepthwiseRowWeights p;
@@ -203,6 +256,7 @@ void DepthwiseInt8Rows(const DepthwiseInt8Args& a, const DepthwiseRowGeometry& g
   const int64_t rows_per_task = (g.out_h + row_tasks - 1) / row_tasks;
   const int64_t tasks = g.batch * row_tasks;
   const auto* input = static_cast<const uint8_t*>(a.input);
+  const bool vbmi = CpuHasVbmi() && !vbmi_disabled.load(std::memory_order_relaxed);
   const int64_t work = g.batch * g.out_h * g.out_w * p.w.kh * p.w.kw * p.w.features;
   ParallelFor(work >= (1 << 16) ? runner : nullptr, tasks, [&](int64_t task, int) {
     const int64_t b = task / row_tasks, y0 = task % row_tasks * rows_per_task;
@@ -222,7 +276,11 @@ void DepthwiseInt8Rows(const DepthwiseInt8Args& a, const DepthwiseRowGeometry& g
         const int64_t r = y * g.stride_y + ky * g.dil_y, slot = r % ring_rows;
         uint8_t* slot_row = ring.get() + slot * row_bytes;
         if (held[slot] != r) {
-          InterleaveRow(p, g, image, r, slot_row);
+          if (vbmi) {
+            InterleaveRow<true>(p, g, image, r, slot_row);
+          } else {
+            InterleaveRow<false>(p, g, image, r, slot_row);
+          }
           held[slot] = r;
         }
         rows[ky] = slot_row;

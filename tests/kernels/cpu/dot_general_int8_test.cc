@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "kernels/common/kernel_state.h"
+#include "kernels/cpu/convolution_depthwise_int8.h"
 #include "kernels/cpu/gemm_int8.h"
 #include "kernels/cpu/registry.h"
 #include "kernels/reference/registry.h"
@@ -259,6 +260,9 @@ TEST(CpuConvolutionInt8, DepthwiseQuadsOfTaps) {
 // and partial groups of 8, spatial dims in either order in the input and
 // the result, reversal.
 TEST(CpuConvolutionInt8, DepthwiseRowsOfTaps) {
+  for (bool vbmi_off : {false, true}) {
+  SCOPED_TRACE(vbmi_off ? "rows interleaved by byte shuffles" : "rows interleaved by vpermt2b where the CPU has it");
+  SetDepthwiseRowsVbmiDisabledForTest(vbmi_off);
   // 3x3, stride 2, padding top 2, bottom 1, left 1, right 3; 44 features
   // (32 + 8 + 4). Height (9 + 3 - 3) / 2 + 1 = 5, width (10 + 4 - 3) / 2 + 1 = 6.
   ConvSpec strided{{1, 9, 10, 44}, {3, 3, 1, 44}, {1, 5, 6, 44}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {2, 2},
@@ -283,6 +287,8 @@ TEST(CpuConvolutionInt8, DepthwiseRowsOfTaps) {
                    {4, 0, 1, 1}, {}, {1, 0}};
   swapped.groups = 64;
   CheckConvInt8(swapped, 44);
+  }
+  SetDepthwiseRowsVbmiDisabledForTest(false);
 }
 
 // Requantizing producers (kernels/reference/epilogue.h): the product's i32
