@@ -49,41 +49,50 @@ struct RowPlan {
 };
 
 #if HWY_ARCH_X86_64 && defined(__GNUC__)
-// 32 features of four taps' inputs (src[b] + c) into 32 dwords at out, in
-// feature order: with AVX-512 VBMI two vpermt2b over the taps side by side
-// ([tap 0 | tap 1], [tap 2 | tap 3]), byte 4 c + b of the result taken
-// from tap b's byte c.
 // (GCC 12 warns of the undefined upper half inside its own
-// _mm512_inserti64x4, a false positive.)
+// _mm512_inserti64x4 in InterleaveVbmi, a false positive.)
 #if !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
-__attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"))) void InterleaveVbmi(const uint8_t* const* src,
-                                                                                       int64_t c32, uint8_t flip_byte,
-                                                                                       uint8_t* d) {
+// vpermt2b's indices over [tap 0 | tap 1] and [tap 2 | tap 3] (32 bytes
+// each): byte 4 c + b of a result is byte c of tap b, for features 0-15
+// and 16-31.
+#define KILN_DW8_Q(c) c, 32 + c, 64 + c, 96 + c
+alignas(64) constexpr uint8_t kQuadIndex[2][64] = {
+    {KILN_DW8_Q(0), KILN_DW8_Q(1), KILN_DW8_Q(2), KILN_DW8_Q(3), KILN_DW8_Q(4), KILN_DW8_Q(5), KILN_DW8_Q(6),
+     KILN_DW8_Q(7), KILN_DW8_Q(8), KILN_DW8_Q(9), KILN_DW8_Q(10), KILN_DW8_Q(11), KILN_DW8_Q(12), KILN_DW8_Q(13),
+     KILN_DW8_Q(14), KILN_DW8_Q(15)},
+    {KILN_DW8_Q(16), KILN_DW8_Q(17), KILN_DW8_Q(18), KILN_DW8_Q(19), KILN_DW8_Q(20), KILN_DW8_Q(21), KILN_DW8_Q(22),
+     KILN_DW8_Q(23), KILN_DW8_Q(24), KILN_DW8_Q(25), KILN_DW8_Q(26), KILN_DW8_Q(27), KILN_DW8_Q(28), KILN_DW8_Q(29),
+     KILN_DW8_Q(30), KILN_DW8_Q(31)}};
+#undef KILN_DW8_Q
+
+// The interleaved form of `count` output columns with AVX-512 VBMI: per
+// 32 features, two vpermt2b over the four taps' inputs side by side. Tap
+// b's input starts at sources[b] and advances by step[b] a column (0 for
+// the fill), the result by d_step bytes.
+__attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"))) void InterleaveVbmi(
+    const uint8_t* const* sources, const int64_t* step, int64_t count, int64_t c32, uint8_t flip_byte, uint8_t* d,
+    int64_t d_step) {
   const __m512i flip = _mm512_set1_epi8(static_cast<char>(flip_byte));
-  for (int64_t c = 0; c < c32; c += 32) {
-    uint8_t* out = d + 4 * c;
-    const __m512i t01 = _mm512_xor_si512(
-        _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src[0] + c))),
-                           _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src[1] + c)), 1),
-        flip);
-    const __m512i t23 = _mm512_xor_si512(
-        _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src[2] + c))),
-                           _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src[3] + c)), 1),
-        flip);
-    alignas(64) static constexpr uint8_t kIndex[2][64] = {
-  #define KILN_DW8_Q(c) c, 32 + c, 64 + c, 96 + c
-        {KILN_DW8_Q(0), KILN_DW8_Q(1), KILN_DW8_Q(2), KILN_DW8_Q(3), KILN_DW8_Q(4), KILN_DW8_Q(5), KILN_DW8_Q(6),
-         KILN_DW8_Q(7), KILN_DW8_Q(8), KILN_DW8_Q(9), KILN_DW8_Q(10), KILN_DW8_Q(11), KILN_DW8_Q(12), KILN_DW8_Q(13),
-         KILN_DW8_Q(14), KILN_DW8_Q(15)},
-        {KILN_DW8_Q(16), KILN_DW8_Q(17), KILN_DW8_Q(18), KILN_DW8_Q(19), KILN_DW8_Q(20), KILN_DW8_Q(21), KILN_DW8_Q(22),
-         KILN_DW8_Q(23), KILN_DW8_Q(24), KILN_DW8_Q(25), KILN_DW8_Q(26), KILN_DW8_Q(27), KILN_DW8_Q(28), KILN_DW8_Q(29),
-         KILN_DW8_Q(30), KILN_DW8_Q(31)}};
-  #undef KILN_DW8_Q
-    _mm512_storeu_si512(out, _mm512_permutex2var_epi8(t01, _mm512_load_si512(kIndex[0]), t23));
-    _mm512_storeu_si512(out + 64, _mm512_permutex2var_epi8(t01, _mm512_load_si512(kIndex[1]), t23));
+  const __m512i index0 = _mm512_load_si512(kQuadIndex[0]), index1 = _mm512_load_si512(kQuadIndex[1]);
+  const uint8_t* src[4] = {sources[0], sources[1], sources[2], sources[3]};
+  for (int64_t x = 0; x < count; ++x, d += d_step) {
+    for (int64_t b = 0; x > 0 && b < 4; ++b) src[b] += step[b];
+    for (int64_t c = 0; c < c32; c += 32) {
+      uint8_t* out = d + 4 * c;
+      const __m512i t01 = _mm512_xor_si512(
+          _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src[0] + c))),
+                             _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src[1] + c)), 1),
+          flip);
+      const __m512i t23 = _mm512_xor_si512(
+          _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src[2] + c))),
+                             _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src[3] + c)), 1),
+          flip);
+      _mm512_storeu_si512(out, _mm512_permutex2var_epi8(t01, index0, t23));
+      _mm512_storeu_si512(out + 64, _mm512_permutex2var_epi8(t01, index1, t23));
+    }
   }
 }
 #if !defined(__clang__)
@@ -105,15 +114,49 @@ KILN_DW8_VNNI void InterleaveRow(const RowPlan& p, const DepthwiseRowGeometry& g
   const int64_t c32 = p.w.features / 32 * 32, cp = p.w.padded_features;
   const uint8_t flip_byte = p.w.flip_input ? 0x80 : 0;
   const __m256i flip = _mm256_set1_epi8(static_cast<char>(flip_byte));
-  for (int64_t x = 0; x < g.out_w; ++x)
-    for (int64_t q = 0; q < p.w.quads; ++q) {
+  const int64_t x_step = p.w.quads * cp * 4;  // bytes between output columns
+  // Quad q's taps at output column x: the pad byte past the row's ends.
+  auto sources = [&](int64_t x, int64_t q, const uint8_t** src) {
+    for (int b = 0; b < 4; ++b) {
+      const int64_t kx = 4 * q + b, col = x * g.stride_x + kx * g.dil_x - g.pad_left;
+      src[b] = kx < p.w.kw && row_inside && col >= 0 && col < g.in_w ? row + col * g.in_col_step : p.fill.data();
+    }
+  };
+  // The features past the last whole 32, and the padded ones.
+  auto tail = [&](const uint8_t* const* src, uint8_t* d) {
+    for (int64_t c = c32; c < p.w.features; ++c)
+      for (int b = 0; b < 4; ++b) d[4 * c + b] = src[b][c] ^ flip_byte;
+    if (cp > p.w.features) std::memset(d + 4 * p.w.features, 0, static_cast<size_t>(4 * (cp - p.w.features)));
+  };
+  for (int64_t q = 0; q < p.w.quads; ++q) {
+    // [x_lo, x_hi): the columns whose taps of this quad all lie inside the
+    // row, one run for the VBMI form.
+    int64_t x_lo = 0, x_hi = 0;
+    if (kVbmi && row_inside) {
+      const int64_t first = 4 * q * g.dil_x - g.pad_left;
+      const int64_t last = std::min<int64_t>(4 * q + 3, p.w.kw - 1) * g.dil_x - g.pad_left;
+      x_lo = first >= 0 ? 0 : (-first + g.stride_x - 1) / g.stride_x;
+      x_hi = g.in_w - last <= 0 ? 0 : std::min(g.out_w, (g.in_w - last + g.stride_x - 1) / g.stride_x);
+    }
+    for (int64_t x = 0; x < g.out_w; ++x) {
       const uint8_t* src[4];
-      for (int b = 0; b < 4; ++b) {
-        const int64_t kx = 4 * q + b, col = x * g.stride_x + kx * g.dil_x - g.pad_left;
-        src[b] = kx < p.w.kw && row_inside && col >= 0 && col < g.in_w ? row + col * g.in_col_step : p.fill.data();
+      sources(x, q, src);
+      uint8_t* d = dst + x * x_step + q * cp * 4;
+      if constexpr (kVbmi) {
+        if (x == x_lo && x_lo < x_hi) {
+          int64_t step[4];
+          for (int b = 0; b < 4; ++b) step[b] = 4 * q + b < p.w.kw ? g.stride_x * g.in_col_step : 0;
+          InterleaveVbmi(src, step, x_hi - x_lo, c32, flip_byte, d, x_step);
+          if (c32 < cp)
+            for (; x < x_hi; ++x) {
+              sources(x, q, src);
+              tail(src, dst + x * x_step + q * cp * 4);
+            }
+          x = x_hi - 1;
+          continue;
+        }
+        InterleaveVbmi(src, nullptr, 1, c32, flip_byte, d, x_step);
       }
-      uint8_t* d = dst + (x * p.w.quads + q) * cp * 4;
-      if constexpr (kVbmi) InterleaveVbmi(src, c32, flip_byte, d);
       for (int64_t c = 0; c < (kVbmi ? 0 : c32); c += 32) {
         __m256i v[4];
         for (int b = 0; b < 4; ++b)
@@ -132,10 +175,9 @@ KILN_DW8_VNNI void InterleaveRow(const RowPlan& p, const DepthwiseRowGeometry& g
         _mm256_storeu_si256(out + 2, _mm256_permute2x128_si256(q0, q1, 0x31));
         _mm256_storeu_si256(out + 3, _mm256_permute2x128_si256(q2, q3, 0x31));
       }
-      for (int64_t c = c32; c < p.w.features; ++c)
-        for (int b = 0; b < 4; ++b) d[4 * c + b] = src[b][c] ^ flip_byte;
-      if (cp > p.w.features) std::memset(d + 4 * p.w.features, 0, static_cast<size_t>(4 * (cp - p.w.features)));
+      tail(src, d);
     }
+  }
 }
 
 template <bool kWeightsUnsigned>
