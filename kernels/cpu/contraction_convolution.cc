@@ -187,7 +187,7 @@ struct DepthwiseRowsPlan : KernelPlan {
 };
 
 // `bf16_declined` non-null: bf16 operands into an f32 result on the bf16
-// GEMM (gemm_bf16.h, WidenedConvolution's caller checked the CPU and the
+// GEMM (gemm_bf16.h; WidenedConvolution checked the CPU and the
 // operands); a layout it does not take sets it to true and returns before
 // writing anything (the caller then widens the operands).
 Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilogue, bool* epilogue_done,
