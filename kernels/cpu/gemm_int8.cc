@@ -387,12 +387,15 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni"))) inline 
   }
 }
 
-// The VNNI micro-kernel (8 rows x 32 columns: 16 accumulators). Built for
-// its own instruction set whichever Highway target calls it; only the AVX3
-// target calls it, and only on a CPU with avx512_vnni.
-__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni"))) inline void TileVnni(
-    const Layout&, const uint8_t* ap, const uint8_t* bp, int64_t k, const int32_t* rowcorr, const int32_t* colsum,
-    int32_t ca, int32_t* c, int64_t ldc, int64_t rows, int64_t cols) {
+// The VNNI micro-kernel (8 rows x 32 columns: 16 accumulators), computing
+// only the first kRows rows (a panel's last rows, a batch-1 layer's one
+// row: the others are never stored). Built for its own instruction set
+// whichever Highway target calls it; only the AVX3 target calls it, and
+// only on a CPU with avx512_vnni.
+template <int kRows>
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni"))) inline void TileVnniRows(
+    const uint8_t* ap, const uint8_t* bp, int64_t k, const int32_t* rowcorr, const int32_t* colsum, int32_t ca,
+    int32_t* c, int64_t ldc, int64_t rows, int64_t cols) {
   constexpr int kMR = 8;
   __m512i acc[kMR][2];
 #pragma GCC unroll 8
@@ -401,7 +404,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni"))) inline 
   for (int64_t q = 0; q < quads; ++q) {
     const __m512i b0 = _mm512_loadu_si512(bp), b1 = _mm512_loadu_si512(bp + 64);
 #pragma GCC unroll 8
-    for (int r = 0; r < kMR; ++r) {
+    for (int r = 0; r < kRows; ++r) {
       int32_t a4;
       std::memcpy(&a4, ap + 4 * r, 4);
       const __m512i a = _mm512_set1_epi32(a4);
@@ -414,8 +417,18 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni"))) inline 
   StoreVnniTile(acc, rowcorr, colsum, ca, c, ldc, rows, cols);
 }
 
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni"))) inline void TileVnni(
+    const Layout&, const uint8_t* ap, const uint8_t* bp, int64_t k, const int32_t* rowcorr, const int32_t* colsum,
+    int32_t ca, int32_t* c, int64_t ldc, int64_t rows, int64_t cols) {
+  if (rows <= 1) return TileVnniRows<1>(ap, bp, k, rowcorr, colsum, ca, c, ldc, rows, cols);
+  if (rows <= 2) return TileVnniRows<2>(ap, bp, k, rowcorr, colsum, ca, c, ldc, rows, cols);
+  if (rows <= 4) return TileVnniRows<4>(ap, bp, k, rowcorr, colsum, ca, c, ldc, rows, cols);
+  TileVnniRows<8>(ap, bp, k, rowcorr, colsum, ca, c, ldc, rows, cols);
+}
+
 // TileVnni with A read in place (DirectTileFn); rowcorr is 0 there.
-__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni"))) inline void TileVnniDirect(
+template <int kRows>
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni"))) inline void TileVnniDirectRows(
     const uint8_t* const* rows_a, const int64_t* koff, int64_t quads, uint32_t flip4, const uint8_t* bp,
     const int32_t* colsum, int32_t ca, int32_t* c, int64_t ldc, int64_t rows, int64_t cols) {
   constexpr int kMR = 8;
@@ -426,7 +439,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni"))) inline 
     const __m512i b0 = _mm512_loadu_si512(bp), b1 = _mm512_loadu_si512(bp + 64);
     const int64_t off = koff[q];
 #pragma GCC unroll 8
-    for (int r = 0; r < kMR; ++r) {
+    for (int r = 0; r < kRows; ++r) {
       uint32_t a4;
       std::memcpy(&a4, rows_a[r] + off, 4);
       const __m512i a = _mm512_set1_epi32(static_cast<int32_t>(a4 ^ flip4));
@@ -436,6 +449,15 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni"))) inline 
     bp += 128;
   }
   StoreVnniTile(acc, nullptr, colsum, ca, c, ldc, rows, cols);
+}
+
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni"))) inline void TileVnniDirect(
+    const uint8_t* const* rows_a, const int64_t* koff, int64_t quads, uint32_t flip4, const uint8_t* bp,
+    const int32_t* colsum, int32_t ca, int32_t* c, int64_t ldc, int64_t rows, int64_t cols) {
+  if (rows <= 1) return TileVnniDirectRows<1>(rows_a, koff, quads, flip4, bp, colsum, ca, c, ldc, rows, cols);
+  if (rows <= 2) return TileVnniDirectRows<2>(rows_a, koff, quads, flip4, bp, colsum, ca, c, ldc, rows, cols);
+  if (rows <= 4) return TileVnniDirectRows<4>(rows_a, koff, quads, flip4, bp, colsum, ca, c, ldc, rows, cols);
+  TileVnniDirectRows<8>(rows_a, koff, quads, flip4, bp, colsum, ca, c, ldc, rows, cols);
 }
 
 inline bool CpuHasVnni() { return __builtin_cpu_supports("avx512vnni"); }
