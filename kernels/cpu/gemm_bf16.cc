@@ -10,7 +10,8 @@
 // (8 rows: 12 measured about 10% slower, the row pointers of A read in
 // place no longer fitting in registers).
 // Loop nest as the int8 GEMM's: B packed whole (once per constant weight
-// when the caller keeps it), A packed whole, then tiles of kRowPanels x
+// when the caller keeps it), A read in place where each pair is two
+// contiguous elements (else packed whole), then tiles of kRowPanels x
 // kColPanels micro-panels over the pool, an A panel in L1 across its
 // tile's B panels, which stay in L2. The whole contraction is summed in
 // registers, so the order of the sums depends on the shapes only, never
