@@ -62,6 +62,20 @@ struct Run {
   void* out = nullptr;
 };
 
+// One element: dequantize, quantize, clamp, round to nearest even. After the
+// clamp |v| <= 255, where adding and subtracting 1.5 * 2^23 rounds to an
+// integer in the current (nearest-even) mode: no libm call, so it vectorises.
+// The vector loops' lanes compute the same steps.
+inline float Step(float diff, float s_in, float s_out, float z_out, float lo, float hi) {
+  const float x = diff * s_in;
+  const float y = x / s_out;
+  float v = y + z_out;
+  if (v != v) v = 0;  // as the reference: NaN quantizes to 0
+  v = std::min(std::max(v, lo), hi);
+  constexpr float kMagic = 12582912.0f;  // 1.5 * 2^23
+  return (v + kMagic) - kMagic;
+}
+
 }  // namespace requant
 }  // namespace kiln::cpu
 #endif  // KILN_CPU_REQUANTIZE_SHARED
@@ -90,10 +104,8 @@ void RequantizeSpan(const requant::Run& r, int64_t i0, int64_t len, int64_t j) {
   auto scalar = [&](int64_t k) {
     const int64_t p = kLanes ? k0 + k : 0;
     const int64_t z = kZ ? r.z_in[p] : 0;
-    float v = static_cast<float>(static_cast<int64_t>(q[k]) - z) * r.s_in[p] / r.s_out[p] + r.z_out[p];
-    if (v != v) v = 0;
-    v = std::min(std::max(v, r.lo), r.hi);
-    v = (v + 12582912.0f) - 12582912.0f;  // to nearest even, as nearbyint
+    const float v = requant::Step(static_cast<float>(static_cast<int64_t>(q[k]) - z), r.s_in[p], r.s_out[p],
+                                  r.z_out[p], r.lo, r.hi);
     if (kSigned) {
       o8[k] = static_cast<int8_t>(v);
     } else {
@@ -224,19 +236,6 @@ HWY_EXPORT(RequantizeRunT);
 
 inline bool FitsI32(int64_t z) { return z >= INT32_MIN && z <= INT32_MAX; }
 
-// One element: dequantize, quantize, clamp, round to nearest even. After the
-// clamp |v| <= 255, where adding and subtracting 1.5 * 2^23 rounds to an
-// integer in the current (nearest-even) mode: no libm call, so it vectorises.
-inline float Step(float diff, float s_in, float s_out, float z_out, float lo, float hi) {
-  const float x = diff * s_in;
-  const float y = x / s_out;
-  float v = y + z_out;
-  if (v != v) v = 0;  // as the reference: NaN quantizes to 0
-  v = std::min(std::max(v, lo), hi);
-  constexpr float kMagic = 12582912.0f;  // 1.5 * 2^23
-  return (v + kMagic) - kMagic;
-}
-
 constexpr int64_t kChunk = 1 << 15;
 
 }  // namespace
@@ -361,7 +360,7 @@ void Requantizer::Run(const int32_t* q, int64_t begin, int64_t end, uint8_t* out
     } else {
       for (; i < run; ++i) {
         const float r =
-            Step(static_cast<float>(static_cast<int64_t>(q[i - begin]) - z_in), s_in, s_out, z_out, lo_, hi_);
+            requant::Step(static_cast<float>(static_cast<int64_t>(q[i - begin]) - z_in), s_in, s_out, z_out, lo_, hi_);
         if (is_signed_)
           reinterpret_cast<int8_t*>(out)[i - begin] = static_cast<int8_t>(r);
         else
