@@ -342,7 +342,7 @@ HWY_EXPORT(VnniTargetT);
 
 bool DepthwiseInt8RowsApplies(const DepthwiseInt8Args& a, const DepthwiseRowGeometry& g) {
 #if HWY_ARCH_X86_64 && defined(__GNUC__)
-  if (!HWY_DYNAMIC_DISPATCH(VnniTargetT)() || !dw8::CpuHasVnni() || !Int8VnniEnabled()) return false;
+  if (!HWY_DYNAMIC_DISPATCH(VnniTargetT)() || !dw8::CpuHasVnni() || !Int8DotProductEnabled()) return false;
   if (!a.input_signed && !a.weights_signed) return false;  // u8 x u8: neither side is signed
   if (a.features < 8 || g.kw < 2 || g.kh < 1 || g.kh > 64 || g.out_w < 1 || g.dil_y < 1 || g.stride_y < 1) return false;
   if (a.requantize != nullptr && g.out_col_step != a.features) return false;
@@ -380,7 +380,7 @@ void DepthwiseInt8(const DepthwiseInt8Args& a, TaskRunner* runner) {
   bool use_quads = false;
 #if HWY_ARCH_X86_64 && defined(__GNUC__)
   if (a.features % 16 == 0) dw8::PairWeights(a, w.data(), &pairs);
-  if (!pairs.empty() && dw8::CpuHasVnni() && Int8VnniEnabled()) use_quads = dw8::QuadWeights(a, w.data(), &quads);
+  if (!pairs.empty() && dw8::CpuHasVnni() && Int8DotProductEnabled()) use_quads = dw8::QuadWeights(a, w.data(), &quads);
 #endif
   const int64_t tasks = (a.positions + dw8::kPositionsPerTask - 1) / dw8::kPositionsPerTask;
   auto fn = HWY_DYNAMIC_DISPATCH(DepthwiseInt8T);

@@ -1,7 +1,7 @@
 // The 8-bit integer GEMM of gemm_int8.h, compiled for every Highway target
 // and dispatched to the best.
 //
-// Two micro-kernels over one packing scheme:
+// Three micro-kernels over two packing schemes:
 //  - AVX-512 VNNI (the AVX3 target on a CPU with avx512_vnni): vpdpbusd
 //    multiplies 4 unsigned bytes of A by 4 signed bytes of B and adds the
 //    four products to an i32 lane. It needs u8 x s8, so an i8 A is packed as
@@ -12,6 +12,12 @@
 //    oneDNN and XNNPACK fold zero points). Panels: A [K/4][MR][4] bytes,
 //    B [K/4][NR][4] bytes (NR = 32: two registers of 16 lanes), K padded
 //    with zeros, which add nothing on either side.
+//  - arm64 with the dot-product extension (SDOT, Armv8.2 and later, on any
+//    Highway target there): the same quads, but sdot multiplies signed
+//    bytes on both sides, so A' is signed too: a ui8 A is packed as
+//    A' = A - 128 (ca = 128) and an i8 A as it is (ca = 0); the same
+//    corrections. One sdot by element adds 4 rows' quads (one register of
+//    A) times 4 columns' quads: an 8 x 12 tile in 24 accumulators.
 //  - Every other target (and AVX3 without VNNI): operands widened to i16 when
 //    packed (A [K][MR], B [K][NR]), each step widening B to i32 and adding
 //    A(broadcast) * B: no corrections.
@@ -49,6 +55,11 @@
 #if HWY_ARCH_X86_64 && defined(__GNUC__)
 #include <immintrin.h>
 #endif
+#if HWY_ARCH_ARM_A64 && defined(__GNUC__) && defined(__linux__)
+#define KILN_INT8_SDOT 1
+#include <arm_neon.h>
+#include <sys/auxv.h>
+#endif
 
 namespace kiln::cpu {
 namespace int8 {
@@ -64,16 +75,32 @@ constexpr double kParallelMinMacs = 1 << 20;
 constexpr int64_t kRowPanels = 8;
 constexpr int64_t kColPanels = 8;
 
-inline std::atomic<bool> vnni_disabled{false};
+inline std::atomic<bool> dot_disabled{false};
+
+// Which micro-kernel, and so which packing: widened to i16, or bytes in
+// quads of K with A' unsigned (VNNI) or signed (SDOT).
+enum class Form : int64_t { kWiden = 0, kVnni = 1, kSdot = 2 };
 
 struct Layout {
-  bool vnni = false;
+  Form form = Form::kWiden;
   int64_t mr = 0, nr = 0;
+  bool quads() const { return form != Form::kWiden; }
 };
 
-inline int64_t PaddedK(const Layout& l, int64_t k) { return l.vnni ? (k + 3) / 4 * 4 : k; }
-inline int64_t APanelBytes(const Layout& l, int64_t k) { return PaddedK(l, k) * l.mr * (l.vnni ? 1 : 2); }
-inline int64_t BPanelBytes(const Layout& l, int64_t k) { return PaddedK(l, k) * l.nr * (l.vnni ? 1 : 2); }
+inline int64_t PaddedK(const Layout& l, int64_t k) { return l.quads() ? (k + 3) / 4 * 4 : k; }
+inline int64_t APanelBytes(const Layout& l, int64_t k) { return PaddedK(l, k) * l.mr * (l.quads() ? 1 : 2); }
+inline int64_t BPanelBytes(const Layout& l, int64_t k) { return PaddedK(l, k) * l.nr * (l.quads() ? 1 : 2); }
+
+// The shifts packing applies (A = A' + ca, B = B' + cb): B' is always
+// signed bytes (a ui8 B flipped, cb = 128); A' is unsigned bytes for VNNI
+// (an i8 A flipped, ca = -128) and signed for SDOT (a ui8 A flipped,
+// ca = 128). A byte is flipped (xor 0x80) exactly where its shift is not 0.
+inline int32_t ACorrection(const Layout& l, bool a_signed) {
+  if (!l.quads()) return 0;
+  if (l.form == Form::kSdot) return a_signed ? 0 : 128;
+  return a_signed ? -128 : 0;
+}
+inline int32_t BCorrection(const Layout& l, bool b_signed) { return l.quads() && !b_signed ? 128 : 0; }
 inline int64_t Panels(int64_t n, int64_t width) { return (n + width - 1) / width; }
 inline int64_t AlignUp(int64_t x) { return (x + 63) / 64 * 64; }
 
@@ -169,7 +196,7 @@ inline void PackBPanel(const Layout& l, const GemmProblem& p, bool b_signed, int
 #if HWY_ARCH_X86_64 && defined(__GNUC__)
   // (Not in selective builds, which keep the byte loop below: speed, not function.)
   if constexpr (!KILN_SELECTIVE_BUILD)
-    if (l.vnni && l.nr == 32) return PackBPanelVnniRuns(p, b_signed ? 0 : 0x80, b, j0, cols, out, colsum);
+    if (l.form == Form::kVnni && l.nr == 32) return PackBPanelVnniRuns(p, b_signed ? 0 : 0x80, b, j0, cols, out, colsum);
 #endif
   std::memset(out, 0, static_cast<size_t>(BPanelBytes(l, p.k)));
   std::fill(colsum, colsum + l.nr, 0);
@@ -178,7 +205,7 @@ inline void PackBPanel(const Layout& l, const GemmProblem& p, bool b_signed, int
   const uint8_t flip = b_signed ? 0 : 0x80;
   for (int64_t k = 0; k < p.k; ++k) {
     const uint8_t* row = src + p.b_batch[b] + p.b_k[k];
-    if (l.vnni) {
+    if (l.quads()) {
       uint8_t* dst = out + (k / 4) * l.nr * 4 + k % 4;
       if (p.b_n_contiguous) {
         // The common layout (weights [K, N]): one row of the panel at a time.
@@ -208,9 +235,11 @@ inline void PackAPanel(const Layout& l, const GemmProblem& p, bool a_signed, int
   const auto* src = static_cast<const uint8_t*>(p.a);
   std::memset(out, 0, static_cast<size_t>(APanelBytes(l, p.k)));
   const int64_t i0 = panel * l.mr, rows = std::min(l.mr, p.m - i0);
-  const int32_t ca = l.vnni && a_signed ? -128 : 0;
-  // A' = A + 128 for i8 (the sign bit flipped), A for ui8: as u8 bytes.
-  const uint8_t flip = a_signed ? 0x80 : 0;
+  const int32_t ca = ACorrection(l, a_signed);
+  // A' = A - ca: the sign bit flipped where ca is not 0; summed as signed
+  // bytes for SDOT, unsigned for VNNI.
+  const uint8_t flip = ca != 0 ? 0x80 : 0;
+  const bool a_lanes_signed = l.form == Form::kSdot;
   auto* out16 = reinterpret_cast<int16_t*>(out);
   for (int64_t r = 0; r < l.mr; ++r) {
     if (r >= rows) {
@@ -218,7 +247,7 @@ inline void PackAPanel(const Layout& l, const GemmProblem& p, bool a_signed, int
       continue;
     }
     const uint8_t* row = src + p.a_batch[b] + p.a_m[i0 + r];
-    if (!l.vnni) {
+    if (!l.quads()) {
       for (int64_t k = 0; k < p.k; ++k)
         out16[k * l.mr + r] = static_cast<int16_t>(LoadValue(row, p.a_k_contiguous ? k : p.a_k[k], a_signed));
       rowcorr[r] = 0;
@@ -237,18 +266,22 @@ inline void PackAPanel(const Layout& l, const GemmProblem& p, bool a_signed, int
         std::memcpy(out + q * l.mr * 4 + r * 4, &w, 4);
       }
       for (int64_t k = quads * 4; k < p.k; ++k) out[quads * l.mr * 4 + r * 4 + k % 4] = row[k] ^ flip;
-      // In chunks of 2^16 bytes, whose u32 sum cannot overflow.
+      // In chunks of 2^16 bytes, whose u32 sum cannot overflow. Signed
+      // lanes are summed as unsigned bytes of A' ^ 0x80 (= A' + 128), less
+      // 128 per byte.
+      const uint8_t sum_flip = a_lanes_signed ? flip ^ 0x80 : flip;
       for (int64_t k0 = 0; k0 < p.k; k0 += 1 << 16) {
         uint32_t s32 = 0;
         const int64_t end = std::min(p.k, k0 + (int64_t{1} << 16));
-        for (int64_t k = k0; k < end; ++k) s32 += static_cast<uint8_t>(row[k] ^ flip);
+        for (int64_t k = k0; k < end; ++k) s32 += static_cast<uint8_t>(row[k] ^ sum_flip);
         sum += s32;
       }
+      if (a_lanes_signed) sum -= 128 * p.k;
     } else {
       for (int64_t k = 0; k < p.k; ++k) {
         const uint8_t v = row[p.a_k[k]] ^ flip;
         out[(k / 4) * l.mr * 4 + r * 4 + k % 4] = v;
-        sum += v;
+        sum += a_lanes_signed ? static_cast<int8_t>(v) : v;
       }
     }
     rowcorr[r] = Wrap(static_cast<int64_t>(cb) * sum + static_cast<int64_t>(ca) * cb * p.k);
@@ -326,8 +359,8 @@ void Gemm(const Layout& l, TileFn tile, Direct direct, const GemmProblem& p, Ele
   }
   const auto* colsum = reinterpret_cast<const int32_t*>(bpack + BPanelsBytes(l, p));
   const int64_t a_panel = APanelBytes(l, p.k), b_panel = BPanelBytes(l, p.k);
-  const int32_t cb = l.vnni && !b_signed ? 128 : 0;
-  const int32_t ca = l.vnni && a_signed ? -128 : 0;
+  const int32_t cb = BCorrection(l, b_signed);
+  const int32_t ca = ACorrection(l, a_signed);
   auto* c = static_cast<int32_t*>(p.c);
   if constexpr (!std::is_same_v<Direct, std::nullptr_t>) {
     if (cb == 0 && (!p.a_k_contiguous || np <= 4)) {
@@ -463,6 +496,77 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni"))) inline 
 inline bool CpuHasVnni() { return __builtin_cpu_supports("avx512vnni"); }
 #endif
 
+#if KILN_INT8_SDOT
+// The arm64 dot-product micro-kernel: 8 rows x 12 columns in 24 accumulators
+// of 4 lanes. Per quad of K, one register holds 4 rows' quads of A' and
+// three hold 12 columns' quads of B'; sdot by element adds, to each of a
+// row's 3 accumulators, that row's quad times the 4 columns' quads. Rows
+// past kRows are neither computed nor stored. Built for the dot-product
+// extension whichever Highway target calls it; called only where the CPU
+// has it (HWCAP_ASIMDDP).
+template <int kR, int kRows>
+__attribute__((target("arch=armv8.2-a+dotprod"), always_inline)) inline void SdotRow(int32x4_t (&acc)[8][3], int8x16_t b0,
+                                                                      int8x16_t b1, int8x16_t b2, int8x16_t a) {
+  if constexpr (kR < kRows) {
+    acc[kR][0] = vdotq_laneq_s32(acc[kR][0], b0, a, kR % 4);
+    acc[kR][1] = vdotq_laneq_s32(acc[kR][1], b1, a, kR % 4);
+    acc[kR][2] = vdotq_laneq_s32(acc[kR][2], b2, a, kR % 4);
+  }
+}
+
+template <int kRows>
+__attribute__((target("arch=armv8.2-a+dotprod"))) inline void TileSdotRows(const uint8_t* ap, const uint8_t* bp, int64_t k,
+                                                             const int32_t* rowcorr, const int32_t* colsum,
+                                                             int32_t ca, int32_t* c, int64_t ldc, int64_t rows,
+                                                             int64_t cols) {
+  int32x4_t acc[8][3];
+  for (auto& row : acc) row[0] = row[1] = row[2] = vdupq_n_s32(0);
+  const int64_t quads = (k + 3) / 4;
+  for (int64_t q = 0; q < quads; ++q) {
+    const auto* b8 = reinterpret_cast<const int8_t*>(bp);
+    const auto* a8 = reinterpret_cast<const int8_t*>(ap);
+    const int8x16_t b0 = vld1q_s8(b8), b1 = vld1q_s8(b8 + 16), b2 = vld1q_s8(b8 + 32);
+    const int8x16_t a0 = vld1q_s8(a8);
+    SdotRow<0, kRows>(acc, b0, b1, b2, a0);
+    SdotRow<1, kRows>(acc, b0, b1, b2, a0);
+    SdotRow<2, kRows>(acc, b0, b1, b2, a0);
+    SdotRow<3, kRows>(acc, b0, b1, b2, a0);
+    if constexpr (kRows > 4) {
+      const int8x16_t a1 = vld1q_s8(a8 + 16);
+      SdotRow<4, kRows>(acc, b0, b1, b2, a1);
+      SdotRow<5, kRows>(acc, b0, b1, b2, a1);
+      SdotRow<6, kRows>(acc, b0, b1, b2, a1);
+      SdotRow<7, kRows>(acc, b0, b1, b2, a1);
+    }
+    ap += 32;
+    bp += 48;
+  }
+  // Corrections: ca * colsum(B') per column, rowcorr per row.
+  int32x4_t cc[3];
+  for (int j = 0; j < 3; ++j) cc[j] = vmulq_n_s32(vld1q_s32(colsum + 4 * j), ca);
+  for (int r = 0; r < kRows && r < rows; ++r) {
+    const int32x4_t rc = vdupq_n_s32(rowcorr[r]);
+    int32_t* out = c + r * ldc;
+    int32_t tile[12];
+    int32_t* dst = cols == 12 ? out : tile;
+    for (int j = 0; j < 3; ++j) vst1q_s32(dst + 4 * j, vaddq_s32(vaddq_s32(acc[r][j], cc[j]), rc));
+    if (dst == tile) std::memcpy(out, tile, static_cast<size_t>(cols) * 4);
+  }
+}
+
+__attribute__((target("arch=armv8.2-a+dotprod"))) inline void TileSdot(const Layout&, const uint8_t* ap, const uint8_t* bp,
+                                                         int64_t k, const int32_t* rowcorr, const int32_t* colsum,
+                                                         int32_t ca, int32_t* c, int64_t ldc, int64_t rows,
+                                                         int64_t cols) {
+  if (rows <= 1) return TileSdotRows<1>(ap, bp, k, rowcorr, colsum, ca, c, ldc, rows, cols);
+  if (rows <= 2) return TileSdotRows<2>(ap, bp, k, rowcorr, colsum, ca, c, ldc, rows, cols);
+  if (rows <= 4) return TileSdotRows<4>(ap, bp, k, rowcorr, colsum, ca, c, ldc, rows, cols);
+  TileSdotRows<8>(ap, bp, k, rowcorr, colsum, ca, c, ldc, rows, cols);
+}
+
+inline bool CpuHasSdot() { return (getauxval(AT_HWCAP) & HWCAP_ASIMDDP) != 0; }
+#endif
+
 }  // namespace int8
 }  // namespace kiln::cpu
 #endif  // KILN_CPU_GEMM_INT8_SHARED
@@ -508,11 +612,15 @@ void TileWiden(const int8::Layout& l, const uint8_t* ap8, const uint8_t* bp8, in
 }
 
 int8::Layout CurrentLayout() {
+  const bool dot_allowed = !int8::dot_disabled.load(std::memory_order_relaxed);
 #if HWY_TARGET == HWY_AVX3 && HWY_ARCH_X86_64 && defined(__GNUC__)
-  if (int8::CpuHasVnni() && !int8::vnni_disabled.load(std::memory_order_relaxed)) return {true, 8, 32};
+  if (dot_allowed && int8::CpuHasVnni()) return {int8::Form::kVnni, 8, 32};
+#endif
+#if KILN_INT8_SDOT
+  if (dot_allowed && int8::CpuHasSdot()) return {int8::Form::kSdot, 8, 12};
 #endif
   const hn::ScalableTag<int32_t> d32;
-  return {false, 4, static_cast<int64_t>(2 * hn::Lanes(d32))};
+  return {int8::Form::kWiden, 4, static_cast<int64_t>(2 * hn::Lanes(d32))};
 }
 
 void GemmInt8T(const GemmProblem& p, ElementType a_type, ElementType b_type) {
@@ -520,10 +628,13 @@ void GemmInt8T(const GemmProblem& p, ElementType a_type, ElementType b_type) {
 #if HWY_TARGET == HWY_AVX3 && HWY_ARCH_X86_64 && defined(__GNUC__)
   // Selective builds (a deployment's minimal runtime) keep only the packed
   // path: the in-place one is speed, not function.
-  if (l.vnni) {
+  if (l.form == int8::Form::kVnni) {
     if constexpr (KILN_SELECTIVE_BUILD) return int8::Gemm(l, &int8::TileVnni, nullptr, p, a_type, b_type);
     return int8::Gemm(l, &int8::TileVnni, &int8::TileVnniDirect, p, a_type, b_type);
   }
+#endif
+#if KILN_INT8_SDOT
+  if (l.form == int8::Form::kSdot) return int8::Gemm(l, &int8::TileSdot, nullptr, p, a_type, b_type);
 #endif
   int8::Gemm(l, &TileWiden, nullptr, p, a_type, b_type);
 }
@@ -538,7 +649,7 @@ void PackWholeBInt8T(const GemmProblem& p, ElementType b_type, void* out) {
 
 int64_t Int8PackedLayoutT() {
   const int8::Layout l = CurrentLayout();
-  return l.nr * 2 + (l.vnni ? 1 : 0);
+  return l.nr * 4 + static_cast<int64_t>(l.form);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -570,8 +681,16 @@ void PackWholeBInt8(const GemmProblem& p, ElementType b_type, void* out) {
 
 int64_t Int8PackedLayout() { return HWY_DYNAMIC_DISPATCH(Int8PackedLayoutT)(); }
 
-void SetInt8VnniDisabledForTest(bool disabled) { int8::vnni_disabled.store(disabled); }
-bool Int8VnniEnabled() { return !int8::vnni_disabled.load(std::memory_order_relaxed); }
+void SetInt8DotProductDisabledForTest(bool disabled) { int8::dot_disabled.store(disabled); }
+bool Int8DotProductEnabled() { return !int8::dot_disabled.load(std::memory_order_relaxed); }
+
+const char* Int8GemmForm() {
+  switch (static_cast<int8::Form>(Int8PackedLayout() % 4)) {
+    case int8::Form::kVnni: return "vnni";
+    case int8::Form::kSdot: return "sdot";
+    default: return "widen";
+  }
+}
 
 }  // namespace kiln::cpu
 #endif  // HWY_ONCE

@@ -28,11 +28,13 @@ size_t PackedBBytesInt8(const GemmProblem& p);
 void PackWholeBInt8(const GemmProblem& p, ElementType b_type, void* out);
 int64_t Int8PackedLayout();
 
-// Test hook: on the AVX-512 target, use the widening 16-bit path even where
-// the CPU has VNNI (so that path is tested on a VNNI machine).
-void SetInt8VnniDisabledForTest(bool disabled);
-// False while a test has the VNNI forms disabled (the int8 GEMM's and the
-// depthwise convolution's): they then take their widening forms.
-bool Int8VnniEnabled();
+// Test hook: use the widening 16-bit path even where the CPU has a byte
+// dot product (AVX-512 VNNI, arm64 SDOT), so that path is tested there too.
+void SetInt8DotProductDisabledForTest(bool disabled);
+// False while a test has the dot-product forms disabled (the int8 GEMM's and
+// the depthwise convolution's): they then take their widening forms.
+bool Int8DotProductEnabled();
+// The int8 GEMM's micro-kernel on this CPU: "vnni", "sdot" or "widen".
+const char* Int8GemmForm();
 
 }  // namespace kiln::cpu

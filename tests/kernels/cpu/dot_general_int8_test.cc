@@ -8,6 +8,10 @@
 // padding, strides, dilation and reversal.
 #include <gtest/gtest.h>
 
+#if defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
+#endif
+
 #include <cstring>
 #include <random>
 #include <string>
@@ -68,7 +72,7 @@ void Check(const KernelParams& p, Tensor lhs, Tensor rhs, std::vector<int64_t> o
   Tensor want = Zeros(ElementType::kSI32, out_dims);
   ASSERT_TRUE(RunDot(ref, p, lhs, rhs, want).ok());
   for (bool vnni_off : {false, true}) {
-    SetInt8VnniDisabledForTest(vnni_off);
+    SetInt8DotProductDisabledForTest(vnni_off);
     SCOPED_TRACE(vnni_off ? "VNNI off" : "VNNI if present");
     ForEachTarget([&] {
       Tensor got = Zeros(ElementType::kSI32, out_dims);
@@ -80,7 +84,7 @@ void Check(const KernelParams& p, Tensor lhs, Tensor rhs, std::vector<int64_t> o
       EXPECT_EQ(Get<int32_t>(threaded), Get<int32_t>(want)) << "threaded";
     });
   }
-  SetInt8VnniDisabledForTest(false);
+  SetInt8DotProductDisabledForTest(false);
 }
 
 constexpr ElementType kI8 = ElementType::kSI8, kU8 = ElementType::kUI8;
@@ -143,17 +147,21 @@ TEST(CpuDotGeneralInt8, ConstantWeightsPackedOnceAndReused) {
   EXPECT_GT(state.bytes(), 33u * 65u) << "the packed B is kept";
 }
 
+// The tests above ran the byte dot product where the CPU has one (VNNI on
+// the AVX3 target, SDOT on arm64), and the widening path with it disabled.
+TEST(CpuDotGeneralInt8, DotProductChosenWhereTheCpuHasIt) {
 #if defined(__x86_64__) && defined(__GNUC__)
-TEST(CpuDotGeneralInt8, VnniChosenWhereTheCpuHasIt) {
-  // Odd layout numbers are the VNNI panels (gemm_int8.cc): the tests above
-  // then ran vpdpbusd on the AVX3 target.
-  if (!__builtin_cpu_supports("avx512vnni")) GTEST_SKIP() << "no avx512_vnni";
-  EXPECT_EQ(Int8PackedLayout() % 2, 1);
-  SetInt8VnniDisabledForTest(true);
-  EXPECT_EQ(Int8PackedLayout() % 2, 0);
-  SetInt8VnniDisabledForTest(false);
-}
+  const char* expected = __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") ? "vnni" : "widen";
+#elif defined(__aarch64__) && defined(__linux__)
+  const char* expected = (getauxval(AT_HWCAP) & HWCAP_ASIMDDP) != 0 ? "sdot" : "widen";
+#else
+  const char* expected = "widen";
 #endif
+  EXPECT_STREQ(Int8GemmForm(), expected);
+  SetInt8DotProductDisabledForTest(true);
+  EXPECT_STREQ(Int8GemmForm(), "widen");
+  SetInt8DotProductDisabledForTest(false);
+}
 
 TEST(CpuDotGeneralInt8, OtherTypesStayOnTheirPaths) {
   EXPECT_TRUE(Int8GemmTypes(kI8, kU8, ElementType::kSI32));
@@ -235,7 +243,7 @@ TEST(CpuConvolutionInt8, GroupedDepthwiseAndOddLayouts) {
 TEST(CpuConvolutionInt8, DepthwiseQuadsOfTaps) {
   for (bool vnni_off : {false, true}) {
     SCOPED_TRACE(vnni_off ? "VNNI off" : "VNNI on");
-    SetInt8VnniDisabledForTest(vnni_off);
+    SetInt8DotProductDisabledForTest(vnni_off);
     ConvSpec three{{2, 7, 6, 64}, {3, 3, 1, 64}, {2, 7, 6, 64}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {},
                    {1, 1, 1, 1}};
     three.groups = 64;
@@ -249,7 +257,7 @@ TEST(CpuConvolutionInt8, DepthwiseQuadsOfTaps) {
     one.groups = 96;
     CheckConvInt8(one, 33);
   }
-  SetInt8VnniDisabledForTest(false);
+  SetInt8DotProductDisabledForTest(false);
 }
 
 // The NHWC depthwise convolution read row by row on AVX-512 VNNI
