@@ -48,6 +48,12 @@ for cpu in max cortex-a57; do
   fi
   grep -E "tests passed" "$ARM/ctest-$cpu.log"
 done
+# The int8 GEMM has three arm64 forms: SMMLA (I8MM, qemu's max CPU), SDOT
+# (a Cortex-A76: dot product, no I8MM) and the widening one (the A57); the
+# passes above ran the first and the last, this one the middle.
+echo "arm64 int8 kernel tests under qemu-aarch64 -cpu cortex-a76 (SDOT):"
+QEMU_CPU=cortex-a76 "${QEMU[@]}" "$ARM/tests/kiln_cpu_test" --gtest_brief=1 \
+  --gtest_filter='CpuDotGeneralInt8.*:CpuConvolutionInt8.*' | tail -1
 # The x86-64 tools, in the release build directory that scripts/test.sh uses
 # (configured the same way, so that its later build reuses this work).
 cmake -S . -B "$HOST" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null

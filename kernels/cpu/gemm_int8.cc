@@ -18,6 +18,9 @@
 //    A' = A - 128 (ca = 128) and an i8 A as it is (ca = 0); the same
 //    corrections. One sdot by element adds 4 rows' quads (one register of
 //    A) times 4 columns' quads: an 8 x 12 tile in 24 accumulators.
+//  - arm64 with the matrix-multiply extension (I8MM): smmla on the same
+//    signed bytes in groups of 8 (A [K/8][MR][8], B [K/8][NR][8]), each
+//    adding a 2 x 8 by 8 x 2 product: an 8 x 8 tile in 16 accumulators.
 //  - Every other target (and AVX3 without VNNI): operands widened to i16 when
 //    packed (A [K][MR], B [K][NR]), each step widening B to i32 and adding
 //    A(broadcast) * B: no corrections.
@@ -78,29 +81,33 @@ constexpr int64_t kColPanels = 8;
 inline std::atomic<bool> dot_disabled{false};
 
 // Which micro-kernel, and so which packing: widened to i16, or bytes in
-// quads of K with A' unsigned (VNNI) or signed (SDOT).
-enum class Form : int64_t { kWiden = 0, kVnni = 1, kSdot = 2 };
+// groups of 4 (VNNI, SDOT) or 8 (SMMLA) of K, A' unsigned (VNNI) or signed.
+enum class Form : int64_t { kWiden = 0, kVnni = 1, kSdot = 2, kSmmla = 3 };
 
 struct Layout {
   Form form = Form::kWiden;
   int64_t mr = 0, nr = 0;
-  bool quads() const { return form != Form::kWiden; }
+  bool bytes() const { return form != Form::kWiden; }
+  // Bytes of K per group: a panel is [K / g][rows or columns][g].
+  int64_t group() const { return form == Form::kSmmla ? 8 : 4; }
 };
 
-inline int64_t PaddedK(const Layout& l, int64_t k) { return l.quads() ? (k + 3) / 4 * 4 : k; }
-inline int64_t APanelBytes(const Layout& l, int64_t k) { return PaddedK(l, k) * l.mr * (l.quads() ? 1 : 2); }
-inline int64_t BPanelBytes(const Layout& l, int64_t k) { return PaddedK(l, k) * l.nr * (l.quads() ? 1 : 2); }
+inline int64_t PaddedK(const Layout& l, int64_t k) { return l.bytes() ? (k + l.group() - 1) / l.group() * l.group() : k; }
+inline int64_t APanelBytes(const Layout& l, int64_t k) { return PaddedK(l, k) * l.mr * (l.bytes() ? 1 : 2); }
+inline int64_t BPanelBytes(const Layout& l, int64_t k) { return PaddedK(l, k) * l.nr * (l.bytes() ? 1 : 2); }
 
 // The shifts packing applies (A = A' + ca, B = B' + cb): B' is always
 // signed bytes (a ui8 B flipped, cb = 128); A' is unsigned bytes for VNNI
-// (an i8 A flipped, ca = -128) and signed for SDOT (a ui8 A flipped,
-// ca = 128). A byte is flipped (xor 0x80) exactly where its shift is not 0.
+// (an i8 A flipped, ca = -128) and signed for SDOT and SMMLA (a ui8 A
+// flipped, ca = 128). A byte is flipped (xor 0x80) exactly where its shift
+// is not 0.
+inline bool ALanesSigned(const Layout& l) { return l.form == Form::kSdot || l.form == Form::kSmmla; }
 inline int32_t ACorrection(const Layout& l, bool a_signed) {
-  if (!l.quads()) return 0;
-  if (l.form == Form::kSdot) return a_signed ? 0 : 128;
+  if (!l.bytes()) return 0;
+  if (ALanesSigned(l)) return a_signed ? 0 : 128;
   return a_signed ? -128 : 0;
 }
-inline int32_t BCorrection(const Layout& l, bool b_signed) { return l.quads() && !b_signed ? 128 : 0; }
+inline int32_t BCorrection(const Layout& l, bool b_signed) { return l.bytes() && !b_signed ? 128 : 0; }
 inline int64_t Panels(int64_t n, int64_t width) { return (n + width - 1) / width; }
 inline int64_t AlignUp(int64_t x) { return (x + 63) / 64 * 64; }
 
@@ -205,20 +212,21 @@ inline void PackBPanel(const Layout& l, const GemmProblem& p, bool b_signed, int
   const uint8_t flip = b_signed ? 0 : 0x80;
   for (int64_t k = 0; k < p.k; ++k) {
     const uint8_t* row = src + p.b_batch[b] + p.b_k[k];
-    if (l.quads()) {
-      uint8_t* dst = out + (k / 4) * l.nr * 4 + k % 4;
+    if (l.bytes()) {
+      const int64_t g = l.group();
+      uint8_t* dst = out + (k / g) * l.nr * g + k % g;
       if (p.b_n_contiguous) {
         // The common layout (weights [K, N]): one row of the panel at a time.
         row += j0;
         for (int64_t c = 0; c < cols; ++c) {
           const uint8_t v = row[c] ^ flip;
-          dst[c * 4] = v;
+          dst[c * g] = v;
           colsum[c] += static_cast<int8_t>(v);  // |sum| < 2^31 for K < 2^24
         }
       } else {
         for (int64_t c = 0; c < cols; ++c) {
           const uint8_t v = row[p.b_n[j0 + c]] ^ flip;
-          dst[c * 4] = v;
+          dst[c * g] = v;
           colsum[c] += static_cast<int8_t>(v);
         }
       }
@@ -239,7 +247,8 @@ inline void PackAPanel(const Layout& l, const GemmProblem& p, bool a_signed, int
   // A' = A - ca: the sign bit flipped where ca is not 0; summed as signed
   // bytes for SDOT, unsigned for VNNI.
   const uint8_t flip = ca != 0 ? 0x80 : 0;
-  const bool a_lanes_signed = l.form == Form::kSdot;
+  const bool a_lanes_signed = ALanesSigned(l);
+  const int64_t g = l.group();
   auto* out16 = reinterpret_cast<int16_t*>(out);
   for (int64_t r = 0; r < l.mr; ++r) {
     if (r >= rows) {
@@ -247,7 +256,7 @@ inline void PackAPanel(const Layout& l, const GemmProblem& p, bool a_signed, int
       continue;
     }
     const uint8_t* row = src + p.a_batch[b] + p.a_m[i0 + r];
-    if (!l.quads()) {
+    if (!l.bytes()) {
       for (int64_t k = 0; k < p.k; ++k)
         out16[k * l.mr + r] = static_cast<int16_t>(LoadValue(row, p.a_k_contiguous ? k : p.a_k[k], a_signed));
       rowcorr[r] = 0;
@@ -255,17 +264,27 @@ inline void PackAPanel(const Layout& l, const GemmProblem& p, bool a_signed, int
     }
     int64_t sum = 0;
     if (p.a_k_contiguous) {
-      // Four bytes at a time into the panel's quads; the sum in its own
-      // loop, which the compiler vectorises.
-      const uint32_t flip4 = flip * 0x01010101u;
-      const int64_t quads = p.k / 4;
-      for (int64_t q = 0; q < quads; ++q) {
-        uint32_t w;
-        std::memcpy(&w, row + 4 * q, 4);
-        w ^= flip4;
-        std::memcpy(out + q * l.mr * 4 + r * 4, &w, 4);
+      // A group (4 or 8 bytes) at a time into the panel; the sum in its
+      // own loop, which the compiler vectorises.
+      const int64_t groups = p.k / g;
+      if (g == 4) {
+        const uint32_t flip4 = flip * 0x01010101u;
+        for (int64_t q = 0; q < groups; ++q) {
+          uint32_t w;
+          std::memcpy(&w, row + 4 * q, 4);
+          w ^= flip4;
+          std::memcpy(out + q * l.mr * 4 + r * 4, &w, 4);
+        }
+      } else {
+        const uint64_t flip8 = flip * 0x0101010101010101u;
+        for (int64_t q = 0; q < groups; ++q) {
+          uint64_t w;
+          std::memcpy(&w, row + 8 * q, 8);
+          w ^= flip8;
+          std::memcpy(out + q * l.mr * 8 + r * 8, &w, 8);
+        }
       }
-      for (int64_t k = quads * 4; k < p.k; ++k) out[quads * l.mr * 4 + r * 4 + k % 4] = row[k] ^ flip;
+      for (int64_t k = groups * g; k < p.k; ++k) out[groups * l.mr * g + r * g + k % g] = row[k] ^ flip;
       // In chunks of 2^16 bytes, whose u32 sum cannot overflow. Signed
       // lanes are summed as unsigned bytes of A' ^ 0x80 (= A' + 128), less
       // 128 per byte.
@@ -280,7 +299,7 @@ inline void PackAPanel(const Layout& l, const GemmProblem& p, bool a_signed, int
     } else {
       for (int64_t k = 0; k < p.k; ++k) {
         const uint8_t v = row[p.a_k[k]] ^ flip;
-        out[(k / 4) * l.mr * 4 + r * 4 + k % 4] = v;
+        out[(k / g) * l.mr * g + r * g + k % g] = v;
         sum += a_lanes_signed ? static_cast<int8_t>(v) : v;
       }
     }
@@ -564,7 +583,72 @@ __attribute__((target("arch=armv8.2-a+dotprod"))) inline void TileSdot(const Lay
   TileSdotRows<8>(ap, bp, k, rowcorr, colsum, ca, c, ldc, rows, cols);
 }
 
+// The arm64 matrix-multiply micro-kernel (the I8MM extension, Armv8.6 and
+// later): smmla multiplies a 2 x 8 block of A' by an 8 x 2 block of B' (both
+// signed bytes) into a 2 x 2 block of i32 sums, twice the multiply-adds of
+// an sdot. Panels in groups of 8 bytes of K: A [K/8][8 rows][8], B [K/8][8
+// columns][8], so one 16-byte load is a pair of rows (or columns). An 8 x 8
+// tile is 4 x 4 accumulators, each holding (r, c), (r, c+1), (r+1, c),
+// (r+1, c+1); pairs of rows past kRows are neither computed nor stored.
+template <int kRows>
+__attribute__((target("arch=armv8.2-a+i8mm"))) inline void TileSmmlaRows(const uint8_t* ap, const uint8_t* bp,
+                                                                         int64_t k, const int32_t* rowcorr,
+                                                                         const int32_t* colsum, int32_t ca,
+                                                                         int32_t* c, int64_t ldc, int64_t rows,
+                                                                         int64_t cols) {
+  constexpr int kPairs = (kRows + 1) / 2;
+  int32x4_t acc[4][4];
+  for (auto& row : acc) row[0] = row[1] = row[2] = row[3] = vdupq_n_s32(0);
+  const int64_t octets = (k + 7) / 8;
+  for (int64_t o = 0; o < octets; ++o) {
+    const auto* b8 = reinterpret_cast<const int8_t*>(bp);
+    const auto* a8 = reinterpret_cast<const int8_t*>(ap);
+    const int8x16_t b0 = vld1q_s8(b8), b1 = vld1q_s8(b8 + 16), b2 = vld1q_s8(b8 + 32), b3 = vld1q_s8(b8 + 48);
+#pragma GCC unroll 4
+    for (int i = 0; i < kPairs; ++i) {
+      const int8x16_t a = vld1q_s8(a8 + 16 * i);
+      acc[i][0] = vmmlaq_s32(acc[i][0], a, b0);
+      acc[i][1] = vmmlaq_s32(acc[i][1], a, b1);
+      acc[i][2] = vmmlaq_s32(acc[i][2], a, b2);
+      acc[i][3] = vmmlaq_s32(acc[i][3], a, b3);
+    }
+    ap += 64;
+    bp += 64;
+  }
+  // Rows out of the 2 x 2 blocks: the low halves of a pair's blocks are its
+  // first row, the high halves its second.
+  const int32x4_t cc0 = vmulq_n_s32(vld1q_s32(colsum), ca), cc1 = vmulq_n_s32(vld1q_s32(colsum + 4), ca);
+  for (int i = 0; i < kPairs; ++i) {
+    for (int h = 0; h < 2; ++h) {
+      const int r = 2 * i + h;
+      if (r >= rows) return;
+      auto half = [&](int32x4_t x, int32x4_t y) {
+        const int64x2_t x64 = vreinterpretq_s64_s32(x), y64 = vreinterpretq_s64_s32(y);
+        return vreinterpretq_s32_s64(h == 0 ? vzip1q_s64(x64, y64) : vzip2q_s64(x64, y64));
+      };
+      const int32x4_t rc = vdupq_n_s32(rowcorr[r]);
+      int32_t* out = c + r * ldc;
+      int32_t tile[8];
+      int32_t* dst = cols == 8 ? out : tile;
+      vst1q_s32(dst, vaddq_s32(vaddq_s32(half(acc[i][0], acc[i][1]), cc0), rc));
+      vst1q_s32(dst + 4, vaddq_s32(vaddq_s32(half(acc[i][2], acc[i][3]), cc1), rc));
+      if (dst == tile) std::memcpy(out, tile, static_cast<size_t>(cols) * 4);
+    }
+  }
+}
+
+__attribute__((target("arch=armv8.2-a+i8mm"))) inline void TileSmmla(const Layout&, const uint8_t* ap,
+                                                                     const uint8_t* bp, int64_t k,
+                                                                     const int32_t* rowcorr, const int32_t* colsum,
+                                                                     int32_t ca, int32_t* c, int64_t ldc,
+                                                                     int64_t rows, int64_t cols) {
+  if (rows <= 2) return TileSmmlaRows<2>(ap, bp, k, rowcorr, colsum, ca, c, ldc, rows, cols);
+  if (rows <= 4) return TileSmmlaRows<4>(ap, bp, k, rowcorr, colsum, ca, c, ldc, rows, cols);
+  TileSmmlaRows<8>(ap, bp, k, rowcorr, colsum, ca, c, ldc, rows, cols);
+}
+
 inline bool CpuHasSdot() { return (getauxval(AT_HWCAP) & HWCAP_ASIMDDP) != 0; }
+inline bool CpuHasI8mm() { return (getauxval(AT_HWCAP2) & HWCAP2_I8MM) != 0; }
 #endif
 
 }  // namespace int8
@@ -617,6 +701,7 @@ int8::Layout CurrentLayout() {
   if (dot_allowed && int8::CpuHasVnni()) return {int8::Form::kVnni, 8, 32};
 #endif
 #if KILN_INT8_SDOT
+  if (dot_allowed && int8::CpuHasI8mm()) return {int8::Form::kSmmla, 8, 8};
   if (dot_allowed && int8::CpuHasSdot()) return {int8::Form::kSdot, 8, 12};
 #endif
   const hn::ScalableTag<int32_t> d32;
@@ -634,6 +719,7 @@ void GemmInt8T(const GemmProblem& p, ElementType a_type, ElementType b_type) {
   }
 #endif
 #if KILN_INT8_SDOT
+  if (l.form == int8::Form::kSmmla) return int8::Gemm(l, &int8::TileSmmla, nullptr, p, a_type, b_type);
   if (l.form == int8::Form::kSdot) return int8::Gemm(l, &int8::TileSdot, nullptr, p, a_type, b_type);
 #endif
   int8::Gemm(l, &TileWiden, nullptr, p, a_type, b_type);
@@ -688,6 +774,7 @@ const char* Int8GemmForm() {
   switch (static_cast<int8::Form>(Int8PackedLayout() % 4)) {
     case int8::Form::kVnni: return "vnni";
     case int8::Form::kSdot: return "sdot";
+    case int8::Form::kSmmla: return "smmla";
     default: return "widen";
   }
 }

@@ -34,7 +34,8 @@ void SetInt8DotProductDisabledForTest(bool disabled);
 // False while a test has the dot-product forms disabled (the int8 GEMM's and
 // the depthwise convolution's): they then take their widening forms.
 bool Int8DotProductEnabled();
-// The int8 GEMM's micro-kernel on this CPU: "vnni", "sdot" or "widen".
+// The int8 GEMM's micro-kernel on this CPU: "vnni", "sdot", "smmla" or
+// "widen".
 const char* Int8GemmForm();
 
 }  // namespace kiln::cpu

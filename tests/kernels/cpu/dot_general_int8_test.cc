@@ -148,12 +148,14 @@ TEST(CpuDotGeneralInt8, ConstantWeightsPackedOnceAndReused) {
 }
 
 // The tests above ran the byte dot product where the CPU has one (VNNI on
-// the AVX3 target, SDOT on arm64), and the widening path with it disabled.
+// the AVX3 target, SMMLA or SDOT on arm64), and the widening path with it disabled.
 TEST(CpuDotGeneralInt8, DotProductChosenWhereTheCpuHasIt) {
 #if defined(__x86_64__) && defined(__GNUC__)
   const char* expected = __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") ? "vnni" : "widen";
 #elif defined(__aarch64__) && defined(__linux__)
-  const char* expected = (getauxval(AT_HWCAP) & HWCAP_ASIMDDP) != 0 ? "sdot" : "widen";
+  const char* expected = (getauxval(AT_HWCAP2) & HWCAP2_I8MM) != 0     ? "smmla"
+                         : (getauxval(AT_HWCAP) & HWCAP_ASIMDDP) != 0 ? "sdot"
+                                                                     : "widen";
 #else
   const char* expected = "widen";
 #endif
