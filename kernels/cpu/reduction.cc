@@ -1,7 +1,10 @@
-// Fast stablehlo.reduce for one f32 or f64 operand whose body is a single
-// add, maximum or minimum of its two parameters, over axes that form one
-// contiguous block of the operand's dims (what softmax, layer norms, means
-// and pooling heads use; anything else runs the reference kernel).
+// Fast stablehlo.reduce for one f32, f64, f16 or bf16 operand whose body is
+// a single add, maximum or minimum of its two parameters, over axes that
+// form one contiguous block of the operand's dims (what softmax, layer
+// norms, means and pooling heads use; anything else runs the reference
+// kernel). f16/bf16 operands are widened exactly to f32 a block at a time,
+// folded in f32 with each add rounded to their type (RoundTo16: the
+// reference's rounding of the exact sum), and the results narrowed back.
 //
 // The operand is viewed as [outer, R, inner] (R = the reduced block). Each
 // result gets exactly the reference's bits:
@@ -36,12 +39,31 @@
 
 #ifndef KILN_CPU_REDUCTION_SHARED
 #define KILN_CPU_REDUCTION_SHARED
+#include "kernels/common/kernel_selection.h"
 #include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/half_float.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/kernels.h"
 #include "kernels/cpu/reduce_body.h"
 #include "kernels/cpu/reduction.h"
 #include "kernels/reference/reduction_order.h"
+
+namespace kiln::cpu {
+// The 16-bit type f32 values stand for: each add's result is rounded to it.
+enum class Half { kNone, kBF16, kF16 };
+
+// RoundTo16's scalar twin, for the tree order's scalar steps (the codec's
+// own rounding).
+template <Half H>
+struct ScalarRound {
+  float operator()(float v) const {
+    if constexpr (H == Half::kBF16) return BF16ToF32(F32ToBF16(v));
+    if constexpr (H == Half::kF16) return F16ToF32(F32ToF16(v));
+    return v;
+  }
+  double operator()(double v) const { return v; }
+};
+}  // namespace kiln::cpu
 
 #endif  // KILN_CPU_REDUCTION_SHARED
 
@@ -50,16 +72,53 @@ namespace kiln::cpu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+// f32 values rounded to the 16-bit type H as the codec rounds (half_float.h:
+// to nearest even; f16 into subnormals and past 65504 to infinity), kept as
+// f32; a NaN (the quiet result of an add) keeps its sign and the payload
+// bits the type holds. Identity for H == kNone.
+template <Half H, class D, class V = hn::Vec<D>>
+HWY_INLINE V RoundTo16(D d, V v) {
+  if constexpr (H == Half::kNone) {
+    return v;
+  } else {
+    const hn::RebindToSigned<D> di;
+    const auto b = hn::BitCast(di, v);
+    const auto nan = hn::RebindMask(di, hn::IsNaN(v));
+    const auto one = hn::Set(di, 1);
+    if constexpr (H == Half::kBF16) {
+      const auto keep = hn::Set(di, static_cast<int32_t>(0xFFFF0000u));
+      const auto r = hn::And(hn::Add(hn::Add(b, hn::Set(di, 0x7FFF)), hn::And(hn::ShiftRight<16>(b), one)), keep);
+      return hn::BitCast(d, hn::IfThenElse(nan, hn::And(b, keep), r));
+    } else {
+      const auto sign = hn::And(b, hn::Set(di, static_cast<int32_t>(0x80000000u)));
+      const auto mag = hn::Xor(b, sign);
+      // Normal f16 magnitudes: 13 bits dropped, to nearest even; past the
+      // largest finite value (65504), infinity.
+      auto r = hn::And(hn::Add(hn::Add(mag, hn::Set(di, 0xFFF)), hn::And(hn::ShiftRight<13>(mag), one)),
+                       hn::Set(di, static_cast<int32_t>(0xFFFFE000u)));
+      r = hn::IfThenElse(hn::Gt(r, hn::Set(di, 0x477FE000)), hn::Set(di, 0x7F800000), r);
+      // Below 2^-14 (f16's subnormals): to a multiple of 2^-24, by the
+      // hardware's own rounding of |v| + 0.5 (whose ulp is 2^-24).
+      const auto half = hn::Set(d, 0.5f);
+      const auto tiny = hn::BitCast(di, hn::Sub(hn::Add(hn::BitCast(d, mag), half), half));
+      r = hn::IfThenElse(hn::Lt(mag, hn::Set(di, 0x38800000)), tiny, r);
+      const auto nan_bits = hn::And(b, hn::Set(di, static_cast<int32_t>(0xFFFFE000u)));
+      return hn::BitCast(d, hn::IfThenElse(nan, nan_bits, hn::Or(r, sign)));
+    }
+  }
+}
+
 // Adds x[0..16 * blocks) to the 16 tree lanes (reduction_order.h).
+template <Half H>
 HWY_INLINE void FeedLanes(const float* HWY_RESTRICT x, size_t blocks, float* HWY_RESTRICT lanes) {
   const hn::CappedTag<float, 4> d;  // 4 lanes (FoldInto checks)
   auto a0 = hn::LoadU(d, lanes), a1 = hn::LoadU(d, lanes + 4);
   auto a2 = hn::LoadU(d, lanes + 8), a3 = hn::LoadU(d, lanes + 12);
   for (size_t b = 0; b < blocks; ++b, x += 16) {
-    a0 = hn::Add(a0, hn::LoadU(d, x));
-    a1 = hn::Add(a1, hn::LoadU(d, x + 4));
-    a2 = hn::Add(a2, hn::LoadU(d, x + 8));
-    a3 = hn::Add(a3, hn::LoadU(d, x + 12));
+    a0 = RoundTo16<H>(d, hn::Add(a0, hn::LoadU(d, x)));
+    a1 = RoundTo16<H>(d, hn::Add(a1, hn::LoadU(d, x + 4)));
+    a2 = RoundTo16<H>(d, hn::Add(a2, hn::LoadU(d, x + 8)));
+    a3 = RoundTo16<H>(d, hn::Add(a3, hn::LoadU(d, x + 12)));
   }
   hn::StoreU(a0, d, lanes);
   hn::StoreU(a1, d, lanes + 4);
@@ -67,6 +126,7 @@ HWY_INLINE void FeedLanes(const float* HWY_RESTRICT x, size_t blocks, float* HWY
   hn::StoreU(a3, d, lanes + 12);
 }
 
+template <Half H>
 HWY_INLINE void FeedLanes(const double* HWY_RESTRICT x, size_t blocks, double* HWY_RESTRICT lanes) {
   const hn::CappedTag<double, 2> d;  // 2 lanes (FoldInto checks)
   auto a0 = hn::LoadU(d, lanes), a1 = hn::LoadU(d, lanes + 2), a2 = hn::LoadU(d, lanes + 4);
@@ -98,7 +158,7 @@ HWY_INLINE void FeedLanes(const double* HWY_RESTRICT x, size_t blocks, double* H
 // four rows' chains fill the pipeline. Runs where 16 lanes are one or two
 // vectors (AVX3, AVX2; f64 on AVX3), else returns false and the caller
 // feeds each row alone.
-template <typename T>
+template <Half H, typename T>
 HWY_INLINE bool FeedFourRows(const T* HWY_RESTRICT x, size_t stride, size_t blocks, T* HWY_RESTRICT lanes) {
   const hn::CappedTag<T, ref::kReduceLanes> d;
   const size_t N = hn::Lanes(d);
@@ -113,21 +173,21 @@ HWY_INLINE bool FeedFourRows(const T* HWY_RESTRICT x, size_t stride, size_t bloc
   const size_t end = blocks * ref::kReduceLanes;
   if (N == ref::kReduceLanes) {
     for (size_t i = 0; i < end; i += ref::kReduceLanes) {
-      a0 = hn::Add(a0, hn::LoadU(d, x0 + i));
-      a1 = hn::Add(a1, hn::LoadU(d, x1 + i));
-      a2 = hn::Add(a2, hn::LoadU(d, x2 + i));
-      a3 = hn::Add(a3, hn::LoadU(d, x3 + i));
+      a0 = RoundTo16<H>(d, hn::Add(a0, hn::LoadU(d, x0 + i)));
+      a1 = RoundTo16<H>(d, hn::Add(a1, hn::LoadU(d, x1 + i)));
+      a2 = RoundTo16<H>(d, hn::Add(a2, hn::LoadU(d, x2 + i)));
+      a3 = RoundTo16<H>(d, hn::Add(a3, hn::LoadU(d, x3 + i)));
     }
   } else {
     for (size_t i = 0; i < end; i += ref::kReduceLanes) {
-      a0 = hn::Add(a0, hn::LoadU(d, x0 + i));
-      b0 = hn::Add(b0, hn::LoadU(d, x0 + i + N));
-      a1 = hn::Add(a1, hn::LoadU(d, x1 + i));
-      b1 = hn::Add(b1, hn::LoadU(d, x1 + i + N));
-      a2 = hn::Add(a2, hn::LoadU(d, x2 + i));
-      b2 = hn::Add(b2, hn::LoadU(d, x2 + i + N));
-      a3 = hn::Add(a3, hn::LoadU(d, x3 + i));
-      b3 = hn::Add(b3, hn::LoadU(d, x3 + i + N));
+      a0 = RoundTo16<H>(d, hn::Add(a0, hn::LoadU(d, x0 + i)));
+      b0 = RoundTo16<H>(d, hn::Add(b0, hn::LoadU(d, x0 + i + N)));
+      a1 = RoundTo16<H>(d, hn::Add(a1, hn::LoadU(d, x1 + i)));
+      b1 = RoundTo16<H>(d, hn::Add(b1, hn::LoadU(d, x1 + i + N)));
+      a2 = RoundTo16<H>(d, hn::Add(a2, hn::LoadU(d, x2 + i)));
+      b2 = RoundTo16<H>(d, hn::Add(b2, hn::LoadU(d, x2 + i + N)));
+      a3 = RoundTo16<H>(d, hn::Add(a3, hn::LoadU(d, x3 + i)));
+      b3 = RoundTo16<H>(d, hn::Add(b3, hn::LoadU(d, x3 + i + N)));
     }
     hn::StoreU(b0, d, lanes + N);
     hn::StoreU(b1, d, lanes + 16 + N);
@@ -200,8 +260,9 @@ HWY_INLINE bool NumericMinMax(D d, ReduceOp op, const T* HWY_RESTRICT x, size_t 
 // Folds x[0..r * inner) (r rows of `inner` values) into the running
 // accumulators: dst[0..inner) for inner > 1 or maximum/minimum, `lanes`
 // (16 tree lanes, `first` elements fed before, a multiple of 16 unless
-// this is the row's last piece) for an inner == 1 add.
-template <typename T>
+// this is the row's last piece) for an inner == 1 add. Adds round to H
+// (maximum and minimum of values of H are values of H).
+template <Half H, typename T>
 void FoldInto(ReduceOp op, const T* HWY_RESTRICT x, size_t r, size_t inner, T* HWY_RESTRICT dst, T* lanes,
               size_t first) {
   const hn::ScalableTag<T> d;
@@ -211,12 +272,12 @@ void FoldInto(ReduceOp op, const T* HWY_RESTRICT x, size_t r, size_t inner, T* H
     size_t i = 0;
     for (; i + N <= inner; i += N) {
       auto acc = hn::LoadU(d, dst + i);
-      for (size_t k = 0; k < r; ++k) acc = Combine(d, op, acc, hn::LoadU(d, x + k * inner + i));
+      for (size_t k = 0; k < r; ++k) acc = RoundTo16<H>(d, Combine(d, op, acc, hn::LoadU(d, x + k * inner + i)));
       hn::StoreU(acc, d, dst + i);
     }
     for (; i < inner; ++i) {
       auto acc = hn::Set(d1, dst[i]);
-      for (size_t k = 0; k < r; ++k) acc = Combine(d1, op, acc, hn::Set(d1, x[k * inner + i]));
+      for (size_t k = 0; k < r; ++k) acc = RoundTo16<H>(d1, Combine(d1, op, acc, hn::Set(d1, x[k * inner + i])));
       dst[i] = hn::GetLane(acc);
     }
   } else if (op == ReduceOp::kAdd) {
@@ -224,10 +285,10 @@ void FoldInto(ReduceOp op, const T* HWY_RESTRICT x, size_t r, size_t inner, T* H
     // (HWY_SCALAR has 1-lane vectors: it feeds the lanes one by one.)
     const hn::CappedTag<T, 16 / sizeof(T)> d128;
     if (first % ref::kReduceLanes == 0 && hn::Lanes(d128) == 16 / sizeof(T)) {
-      FeedLanes(x, r / ref::kReduceLanes, lanes);
+      FeedLanes<H>(x, r / ref::kReduceLanes, lanes);
       done = r / ref::kReduceLanes * ref::kReduceLanes;
     }
-    ref::TreeSumFeed(x + done, r - done, first + done, lanes);
+    ref::TreeSumFeed(x + done, r - done, first + done, lanes, ScalarRound<H>());
   } else {
     if (NumericMinMax(d, op, x, r, dst)) return;
     // Four independent accumulators: MaxLikeReference is a chain of ~5
@@ -250,13 +311,43 @@ void FoldInto(ReduceOp op, const T* HWY_RESTRICT x, size_t r, size_t inner, T* H
   }
 }
 
+// Per-thread scratch, kept between dispatches (as the elementwise kernel's).
 template <typename T>
+T* ThreadScratch(size_t need) {
+  thread_local hwy::AlignedFreeUniquePtr<T[]> scratch;
+  thread_local size_t scratch_size = 0;
+  if (scratch_size < need) {
+    scratch = AllocateAlignedOrThrow<T>(need);
+    scratch_size = need;
+  }
+  return scratch.get();
+}
+
+// Results [row_begin, row_end) of `p`. H != kNone: p's operand, init and
+// results are f16/bf16 bits, T is float.
+template <Half H, typename T>
 void ReduceRows(const ReduceProblem& p) {
-  T* out = static_cast<T*>(p.out);
+  constexpr bool kHalf = H != Half::kNone;
+  constexpr bool kBF16 = H == Half::kBF16;
   T init;
-  std::memcpy(&init, p.init, sizeof(T));
+  if constexpr (kHalf) {
+    WidenToF32(static_cast<const uint16_t*>(p.init), kBF16, 1, &init);
+  } else {
+    std::memcpy(&init, p.init, sizeof(T));
+  }
   const bool tree = p.inner == 1 && p.op == ReduceOp::kAdd;
   const size_t row = p.r * p.inner;  // operand elements per outer row
+  const ScalarRound<H> round;
+  // 16-bit results are computed as f32 into a scratch block of this task's
+  // results, then narrowed.
+  static thread_local std::vector<float> half_out;
+  if constexpr (kHalf) half_out.resize((p.row_end - p.row_begin) * p.inner);
+  T* const out = kHalf ? reinterpret_cast<T*>(half_out.data()) - p.row_begin * p.inner : static_cast<T*>(p.out);
+  auto narrow = [&] {
+    if constexpr (kHalf)
+      NarrowFromF32(half_out.data(), kBF16, static_cast<int64_t>(half_out.size()),
+                    static_cast<uint16_t*>(p.out) + p.row_begin * p.inner);
+  };
   T lanes[ref::kReduceLanes];
   // Rows [o, o + rows) of operand values at x: fold each from its init.
   auto fold_rows = [&](const T* x, size_t o, size_t rows) {
@@ -264,11 +355,11 @@ void ReduceRows(const ReduceProblem& p) {
     const size_t blocks = p.r / ref::kReduceLanes, fed = blocks * ref::kReduceLanes;
     if (tree && blocks > 0) {
       T four[4 * ref::kReduceLanes];
-      for (; k + 4 <= rows && FeedFourRows(x + k * row, row, blocks, four); k += 4) {
+      for (; k + 4 <= rows && FeedFourRows<H>(x + k * row, row, blocks, four); k += 4) {
         for (size_t j = 0; j < 4; ++j) {
           T* l = four + j * ref::kReduceLanes;
-          ref::TreeSumFeed(x + (k + j) * row + fed, p.r - fed, fed, l);
-          out[o + k + j] = ref::TreeSumFinish(l, init);
+          ref::TreeSumFeed(x + (k + j) * row + fed, p.r - fed, fed, l, round);
+          out[o + k + j] = ref::TreeSumFinish(l, init, round);
         }
       }
     }
@@ -276,40 +367,43 @@ void ReduceRows(const ReduceProblem& p) {
       T* dst = out + (o + k) * p.inner;
       if (tree) {
         for (T& l : lanes) l = T(-0.0);
-        FoldInto(p.op, x + k * row, p.r, 1, dst, lanes, 0);
-        dst[0] = ref::TreeSumFinish(lanes, init);
+        FoldInto<H>(p.op, x + k * row, p.r, 1, dst, lanes, 0);
+        dst[0] = ref::TreeSumFinish(lanes, init, round);
       } else {
         std::fill(dst, dst + p.inner, init);
-        FoldInto(p.op, x + k * row, p.r, p.inner, dst, lanes, 0);
+        FoldInto<H>(p.op, x + k * row, p.r, p.inner, dst, lanes, 0);
       }
     }
   };
-  if (p.producer == nullptr) {
+  if (p.producer == nullptr && !kHalf) {
     fold_rows(static_cast<const T*>(p.in) + p.row_begin * row, p.row_begin, p.row_end - p.row_begin);
     return;
   }
-  // Per-thread scratch, kept between dispatches (as the elementwise kernel's).
-  thread_local hwy::AlignedFreeUniquePtr<T[]> scratch;
-  thread_local size_t scratch_size = 0;
-  const size_t need = std::max(kChunk, p.inner);
-  if (scratch_size < need) {
-    scratch = AllocateAlignedOrThrow<T>(need);
-    scratch_size = need;
+  // The operand a block at a time: computed by the producer, or widened.
+  T* scratch = ThreadScratch<T>(std::max(kChunk, p.inner));
+  ElementwiseProblem e;
+  if (p.producer != nullptr) {
+    e = *p.producer;
+    e.outputs = {reinterpret_cast<uint8_t*>(scratch)};
+    e.stream = false;
   }
-  ElementwiseProblem e = *p.producer;
-  e.outputs = {reinterpret_cast<uint8_t*>(scratch.get())};
-  e.stream = false;
   auto produce = [&](size_t begin, size_t count) {
-    e.out_base = begin;
-    RunElementwiseRange(e, begin, begin + count);
+    if constexpr (kHalf) {
+      WidenToF32(static_cast<const uint16_t*>(p.in) + begin, kBF16, static_cast<int64_t>(count),
+                 reinterpret_cast<float*>(scratch));
+    } else {
+      e.out_base = begin;
+      RunElementwiseRange(e, begin, begin + count);
+    }
   };
   if (row <= kChunk) {
     const size_t rows_per_chunk = std::max<size_t>(1, kChunk / std::max<size_t>(1, row));
     for (size_t o = p.row_begin; o < p.row_end; o += rows_per_chunk) {
       const size_t rows = std::min(rows_per_chunk, p.row_end - o);
       produce(o * row, rows * row);
-      fold_rows(scratch.get(), o, rows);
+      fold_rows(scratch, o, rows);
     }
+    narrow();
     return;
   }
   // Rows longer than the scratch: pieces of `step` reduced positions.
@@ -321,14 +415,19 @@ void ReduceRows(const ReduceProblem& p) {
     for (size_t k = 0; k < p.r; k += step) {
       const size_t n = std::min(step, p.r - k);
       produce(o * row + k * p.inner, n * p.inner);
-      FoldInto(p.op, scratch.get(), n, p.inner, dst, lanes, k);
+      FoldInto<H>(p.op, scratch, n, p.inner, dst, lanes, k);
     }
-    if (tree) dst[0] = ref::TreeSumFinish(lanes, init);
+    if (tree) dst[0] = ref::TreeSumFinish(lanes, init, round);
   }
+  narrow();
 }
 
-void ReduceF32(const ReduceProblem& p) { ReduceRows<float>(p); }
-void ReduceF64(const ReduceProblem& p) { ReduceRows<double>(p); }
+void ReduceF32(const ReduceProblem& p) { ReduceRows<Half::kNone, float>(p); }
+void ReduceF64(const ReduceProblem& p) { ReduceRows<Half::kNone, double>(p); }
+#if !KILN_SELECTIVE_BUILD  // (selective builds: the reference reduces 16-bit values)
+void ReduceBF16(const ReduceProblem& p) { ReduceRows<Half::kBF16, float>(p); }
+void ReduceF16(const ReduceProblem& p) { ReduceRows<Half::kF16, float>(p); }
+#endif
 
 }  // namespace HWY_NAMESPACE
 }  // namespace kiln::cpu
@@ -339,18 +438,30 @@ namespace kiln::cpu {
 
 HWY_EXPORT(ReduceF32);
 HWY_EXPORT(ReduceF64);
+#if !KILN_SELECTIVE_BUILD
+HWY_EXPORT(ReduceBF16);
+HWY_EXPORT(ReduceF16);
+#endif
 
 void RunReduceRows(const ReduceProblem& p, ElementType type) {
-  if (type == ElementType::kF32) {
-    HWY_DYNAMIC_DISPATCH(ReduceF32)(p);
-  } else {
-    HWY_DYNAMIC_DISPATCH(ReduceF64)(p);
+  switch (type) {
+    case ElementType::kF32: return HWY_DYNAMIC_DISPATCH(ReduceF32)(p);
+    case ElementType::kF64: return HWY_DYNAMIC_DISPATCH(ReduceF64)(p);
+#if !KILN_SELECTIVE_BUILD
+    case ElementType::kBF16: return HWY_DYNAMIC_DISPATCH(ReduceBF16)(p);
+    case ElementType::kF16: return HWY_DYNAMIC_DISPATCH(ReduceF16)(p);
+#endif
+    default: return;  // (not reached: BodyOp takes no other type)
   }
 }
 
-bool ReduceBodyOp(const ScalarProgram& prog, ReduceOp* op, ElementType* type) {
+namespace {
+// ReduceBodyOp, `half`: bodies over f16/bf16 too (which only this kernel
+// takes: it widens them).
+bool BodyOp(const ScalarProgram& prog, bool half, ReduceOp* op, ElementType* type) {
   const ElementType t = prog.param_types.empty() ? ElementType::kInvalid : prog.param_types[0];
-  if (t != ElementType::kF32 && t != ElementType::kF64) return false;
+  const bool is_half = t == ElementType::kF16 || t == ElementType::kBF16;
+  if (t != ElementType::kF32 && t != ElementType::kF64 && !(half && is_half && !KILN_SELECTIVE_BUILD)) return false;
   switch (prog.AsStandardReduction()) {
     case ScalarOp::kAdd: *op = ReduceOp::kAdd; break;
     case ScalarOp::kMaximum: *op = ReduceOp::kMax; break;
@@ -360,12 +471,17 @@ bool ReduceBodyOp(const ScalarProgram& prog, ReduceOp* op, ElementType* type) {
   *type = t;
   return true;
 }
+}  // namespace
+
+bool ReduceBodyOp(const ScalarProgram& prog, ReduceOp* op, ElementType* type) {
+  return BodyOp(prog, false, op, type);
+}
 
 bool ReduceApplies(const KernelParams& params) {
   const ScalarProgram* body = params.Program("body");
   ReduceOp op;
   ElementType t;
-  return body != nullptr && ReduceBodyOp(*body, &op, &t);
+  return body != nullptr && BodyOp(*body, true, &op, &t);
 }
 
 Status Reduce(const KernelCall& call) {
@@ -374,13 +490,30 @@ Status Reduce(const KernelCall& call) {
   ReduceOp op;
   ElementType t;
   const size_t num_params = input ? input->param_types.size() : 1;
-  if (body == nullptr || !ReduceBodyOp(*body, &op, &t) || call.inputs.size() != num_params + 1 ||
+  if (body == nullptr || !BodyOp(*body, true, &op, &t) || call.inputs.size() != num_params + 1 ||
       call.outputs.size() != 1)
     return RunReference(call);
   // The operand's shape and, with a producer, how to compute it.
   std::span<const int64_t> in_dims = call.inputs[0].dims;
   ElementwiseProblem producer;
-  if (input != nullptr) {
+  const bool half = t == ElementType::kF16 || t == ElementType::kBF16;
+  // A 16-bit operand's fused producer is materialised first, by the f16/bf16
+  // elementwise kernel (bit-identical to the reference's evaluation).
+  std::vector<uint16_t> half_operand;
+  TensorRef half_ref;
+  if (input != nullptr && half) {
+    in_dims = call.params.Ints("input_dims");
+    int64_t count = 1;
+    for (int64_t dim : in_dims)
+      if (dim < 0 || __builtin_mul_overflow(count, dim, &count)) return RunReference(call);
+    if (input->results.size() != 1 || input->ValueType(input->results[0]) != t || !IsFloat16Elementwise(*input))
+      return RunReference(call);
+    half_operand.resize(static_cast<size_t>(count));
+    half_ref = TensorRef{t, in_dims, reinterpret_cast<uint8_t*>(half_operand.data()), half_operand.size() * 2};
+    const KernelCall produce{call.params, call.inputs.first(num_params), {&half_ref, 1}, call.runner};
+    KILN_RETURN_IF_ERROR(RunFloat16Elementwise(produce, *input, call.params.Find("input_broadcast")));
+    input = nullptr;
+  } else if (input != nullptr) {
     in_dims = call.params.Ints("input_dims");
     int64_t count = 1;  // from the module file: the reference gives the error
     for (int64_t dim : in_dims)
@@ -389,7 +522,7 @@ Status Reduce(const KernelCall& call) {
     if (input->results.size() != 1 || input->ValueType(input->results[0]) != t ||
         !MakeElementwiseProblem(params, input, call.params.Find("input_broadcast"), in_dims, &producer))
       return RunReference(call);
-  } else if (!StorageOk(call.inputs[0], t)) {
+  } else if (half_ref.data == nullptr && !StorageOk(call.inputs[0], t)) {
     return RunReference(call);
   }
   const TensorRef& init = call.inputs[num_params];
@@ -421,7 +554,7 @@ Status Reduce(const KernelCall& call) {
   if (!std::equal(out_dims.begin(), out_dims.end(), out.dims.begin(), out.dims.end())) return RunReference(call);
   if (out.NumElements() == 0) return Status::Ok();
   ReduceProblem p;
-  p.in = input ? nullptr : call.inputs[0].data;
+  p.in = input ? nullptr : half_ref.data != nullptr ? half_ref.data : call.inputs[0].data;
   p.producer = input ? &producer : nullptr;
   p.out = out.data;
   p.init = init.data;

@@ -24,7 +24,8 @@ struct ReduceProblem {
 // Scratch elements a producer fills per step: a multiple of 16 and of kBlock.
 constexpr size_t kChunk = 16 * 1024;
 
-// Computes results [row_begin, row_end) * inner of `p` (type f32 or f64) on
+// Computes results [row_begin, row_end) * inner of `p` (type f32, f64, f16 or
+// bf16; a 16-bit type without a producer) on
 // the calling thread, in the order reduction.cc states.
 void RunReduceRows(const ReduceProblem& p, ElementType type);
 

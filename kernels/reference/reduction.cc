@@ -6,7 +6,7 @@
 //
 // One exception to the row-major fold, shared with the fast CPU kernel so
 // both give the same bits at every thread count: a reduce whose body is one
-// f32 or f64 add (reduction_order.h) and whose reduced elements of each
+// f32, f64, f16 or bf16 add (reduction_order.h) and whose reduced elements of each
 // result are contiguous in memory sums them in the fixed 16-lane tree order
 // of reduction_order.h.
 //
@@ -100,17 +100,27 @@ Status ReduceOperand(const KernelCall& c) {
       c.outputs[0].type == tree_type && ReducedElementsContiguous(in0.dims, reduced)) {
     // Each result's inputs are one contiguous run of `r` elements.
     const int64_t r = out_n == 0 ? 0 : in0.NumElements() / out_n;
+    std::vector<float> row;
     for (int64_t o = 0; o < out_n; ++o) {
       if (tree_type == ElementType::kF32) {
         float init, sum;
         std::memcpy(&init, c.inputs[1].data, sizeof init);
         sum = TreeSum(reinterpret_cast<const float*>(in0.data) + o * r, static_cast<size_t>(r), init);
         std::memcpy(c.outputs[0].At(o), &sum, sizeof sum);
-      } else {
+      } else if (tree_type == ElementType::kF64) {
         double init, sum;
         std::memcpy(&init, c.inputs[1].data, sizeof init);
         sum = TreeSum(reinterpret_cast<const double*>(in0.data) + o * r, static_cast<size_t>(r), init);
         std::memcpy(c.outputs[0].At(o), &sum, sizeof sum);
+      } else {
+        // f16/bf16: values (exactly) in f32, each add rounded to the type.
+        auto round = [&](float v) { return static_cast<float>(RoundToFloatType(tree_type, v)); };
+        row.resize(static_cast<size_t>(r));
+        for (int64_t i = 0; i < r; ++i) row[i] = static_cast<float>(Load(in0, o * r + i).re);
+        const float init = static_cast<float>(Load(c.inputs[1], 0).re);
+        Scalar sum;
+        sum.re = TreeSum(row.data(), static_cast<size_t>(r), init, round);
+        Store(c.outputs[0], o, sum);
       }
     }
     return Status::Ok();

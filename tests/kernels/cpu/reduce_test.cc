@@ -8,7 +8,8 @@
 // (kernels/reference/reduction_order.h), checked on inputs where the order
 // shows; reductions with a fused producer ("input" program) are checked
 // against the reference, short rows, rows longer than the kernel's scratch
-// and non-innermost axes alike.
+// and non-innermost axes alike. f16 and bf16 reductions (widened, each add
+// rounded to the type) are compared bit for bit, NaN payloads aside.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cpu/half_float.h"
 #include "kernels/cpu/registry.h"
 #include "kernels/reference/reduction_order.h"
 #include "kernels/reference/registry.h"
@@ -281,6 +283,145 @@ KILN_TEST_ALL_TARGETS(CpuReduce, MalformedFusedProducersAreErrors) {
   auto [fast, reference] = call({4, 8}, 2);
   EXPECT_TRUE(fast.ok()) << fast.message();
   EXPECT_TRUE(reference.ok()) << reference.message();
+}
+
+// f16/bf16 values: a mix of magnitudes (f16 subnormals below 2^-14 among
+// them, sums that overflow f16 near 65504 where the values are large),
+// specials (NaN, infinities) and signed zeros.
+Tensor RandomHalf(ElementType t, std::vector<int64_t> dims, std::mt19937& rng, double scale) {
+  Tensor x = Zeros(t, std::move(dims));
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  const float specials[] = {NAN, INFINITY, -INFINITY, 0.0f, -0.0f};
+  for (int64_t i = 0; i < x.count(); ++i) {
+    float v = static_cast<float>(u(rng) * scale);
+    if (i % 97 == 7) v = specials[(i / 97) % 5];
+    if (i % 7 == 3) v = u(rng) * 6e-5f;  // around f16's smallest normal, 2^-14
+    if (i % 11 == 5) v = -0.0f;
+    const uint16_t h = t == ElementType::kBF16 ? F32ToBF16(v) : F32ToF16(v);
+    std::memcpy(x.bytes.data() + 2 * i, &h, 2);
+  }
+  return x;
+}
+
+float HalfAt(const Tensor& x, int64_t i) {
+  uint16_t h;
+  std::memcpy(&h, x.bytes.data() + 2 * i, 2);
+  return x.type == ElementType::kBF16 ? BF16ToF32(h) : F16ToF32(h);
+}
+
+void CheckHalf(ElementType t, ScalarOp op, std::vector<int64_t> in_dims, std::vector<int64_t> axes, float init_value,
+               double scale, uint32_t seed) {
+  SCOPED_TRACE(std::string(ScalarOpName(op)) + (t == ElementType::kF16 ? " f16" : " bf16") + " scale " +
+               std::to_string(scale));
+  std::mt19937 rng(seed);
+  Tensor in = RandomHalf(t, in_dims, rng, scale);
+  Tensor init = Zeros(t, {});
+  const uint16_t ih = t == ElementType::kBF16 ? F32ToBF16(init_value) : F32ToF16(init_value);
+  std::memcpy(init.bytes.data(), &ih, 2);
+  std::vector<int64_t> out_dims;
+  for (int64_t a = 0; a < static_cast<int64_t>(in_dims.size()); ++a)
+    if (std::find(axes.begin(), axes.end(), a) == axes.end()) out_dims.push_back(in_dims[a]);
+  KernelParams p = ReduceParams(t, op, axes, false);
+  KernelFn fast = FindCpuKernel(p);
+  ASSERT_NE(fast, nullptr);
+  Tensor got = Zeros(t, out_dims), threaded = got, want = got;
+  std::fill(got.bytes.begin(), got.bytes.end(), 0xAB);
+  TensorRef ins[2] = {in.ref(), init.ref()};
+  TensorRef o1[1] = {got.ref()}, o2[1] = {threaded.ref()}, o3[1] = {want.ref()};
+  ASSERT_TRUE(fast(KernelCall{p, ins, o1}).ok());
+  ASSERT_TRUE(fast(KernelCall{p, ins, o2, TestPool()}).ok());
+  ASSERT_TRUE(ref::FindReferenceKernel("stablehlo.reduce")(KernelCall{p, ins, o3}).ok());
+  EXPECT_EQ(threaded.bytes, got.bytes);
+  int bad = 0;
+  for (int64_t i = 0; i < want.count() && bad < 5; ++i) {
+    const float g = HalfAt(got, i), w = HalfAt(want, i);
+    const bool same = std::isnan(w) ? std::isnan(g) : std::memcmp(got.bytes.data() + 2 * i, want.bytes.data() + 2 * i, 2) == 0;
+    bad += !same;
+    EXPECT_TRUE(same) << "element " << i << ": got " << g << ", want " << w;
+  }
+}
+
+KILN_TEST_ALL_TARGETS(CpuReduce, SixteenBitTypesRoundEachAdd) {
+  for (ElementType t : {ElementType::kF16, ElementType::kBF16})
+    for (ScalarOp op : {ScalarOp::kAdd, ScalarOp::kMaximum, ScalarOp::kMinimum}) {
+      const float init = op == ScalarOp::kAdd ? 0.0f : (op == ScalarOp::kMaximum ? -INFINITY : INFINITY);
+      for (double scale : {1e-5, 3.0, 900.0}) {
+        CheckHalf(t, op, {7, 13}, {1}, init, scale, 31);
+        CheckHalf(t, op, {9, 70}, {1}, init, scale, 32);          // four rows at a time, tails
+        CheckHalf(t, op, {3, 5, 7, 9}, {2, 1}, init, scale, 33);  // inner > 1
+        CheckHalf(t, op, {3, 5, 7, 9}, {0}, init, scale, 34);
+      }
+      CheckHalf(t, op, {2, 20000}, {1}, init, 3.0, 35);  // rows longer than the scratch
+      CheckHalf(t, op, {20000, 3}, {0}, init, 3.0, 36);  // inner > 1, in pieces
+      CheckHalf(t, op, {64, 1500}, {1}, init, 0.01, 37);  // split over the pool
+    }
+  // A half init value that is not 0: folded last by the tree order.
+  CheckHalf(ElementType::kBF16, ScalarOp::kAdd, {5, 40}, {1}, 1.5f, 3.0, 38);
+}
+
+// A 16-bit reduce with a fused producer x * m (m per result): the operand
+// is materialised by the f16/bf16 elementwise kernel, then reduced fast.
+void CheckFusedHalf(ElementType t, ScalarOp op, std::vector<int64_t> in_dims, int64_t axis, uint32_t seed) {
+  SCOPED_TRACE(std::string(ScalarOpName(op)) + (t == ElementType::kF16 ? " f16 " : " bf16 ") + "axis " +
+               std::to_string(axis));
+  std::mt19937 rng(seed);
+  Tensor x = RandomHalf(t, in_dims, rng, 3.0);
+  std::vector<int64_t> out_dims;
+  for (int64_t a = 0; a < static_cast<int64_t>(in_dims.size()); ++a)
+    if (a != axis) out_dims.push_back(in_dims[a]);
+  Tensor m = RandomHalf(t, out_dims, rng, 2.0);
+  Tensor init = Zeros(t, {});
+  const float init_value = op == ScalarOp::kAdd ? 0.0f : (op == ScalarOp::kMaximum ? -INFINITY : INFINITY);
+  const uint16_t ih = t == ElementType::kBF16 ? F32ToBF16(init_value) : F32ToF16(init_value);
+  std::memcpy(init.bytes.data(), &ih, 2);
+  KernelParams p = ReduceParams(t, op, {axis}, false);
+  ScalarProgram f;
+  f.param_types = {t, t};
+  ScalarInstr mul;
+  mul.op = ScalarOp::kMultiply;
+  mul.type = t;
+  mul.num_operands = 2;
+  mul.operands[0] = 0;
+  mul.operands[1] = 1;
+  f.instrs.push_back(mul);
+  f.results = {2};
+  KernelAttr input{"input"};
+  input.has_program = true;
+  input.program = f;
+  KernelAttr map{"input_broadcast"};
+  map.ints.push_back(static_cast<int64_t>(in_dims.size()));
+  for (int64_t a = 0; a < static_cast<int64_t>(in_dims.size()); ++a) map.ints.push_back(a);
+  map.ints.push_back(static_cast<int64_t>(out_dims.size()));
+  for (int64_t a = 0; a < static_cast<int64_t>(in_dims.size()); ++a)
+    if (a != axis) map.ints.push_back(a);
+  KernelAttr dims{"input_dims"};
+  dims.ints = in_dims;
+  p.attrs.push_back(input);
+  p.attrs.push_back(map);
+  p.attrs.push_back(dims);
+  KernelFn fast = FindCpuKernel(p);
+  ASSERT_NE(fast, nullptr);
+  Tensor got = Zeros(t, out_dims), threaded = got, want = got;
+  TensorRef ins[3] = {x.ref(), m.ref(), init.ref()};
+  TensorRef o1[1] = {got.ref()}, o2[1] = {threaded.ref()}, o3[1] = {want.ref()};
+  ASSERT_TRUE(fast(KernelCall{p, ins, o1}).ok());
+  ASSERT_TRUE(fast(KernelCall{p, ins, o2, TestPool()}).ok());
+  ASSERT_TRUE(ref::FindReferenceKernel("stablehlo.reduce")(KernelCall{p, ins, o3}).ok());
+  EXPECT_EQ(threaded.bytes, got.bytes);
+  for (int64_t i = 0; i < want.count(); ++i) {
+    const float g = HalfAt(got, i), w = HalfAt(want, i);
+    EXPECT_TRUE(std::isnan(w) ? std::isnan(g) : std::memcmp(got.bytes.data() + 2 * i, want.bytes.data() + 2 * i, 2) == 0)
+        << "element " << i << ": got " << g << ", want " << w;
+  }
+}
+
+KILN_TEST_ALL_TARGETS(CpuReduce, SixteenBitFusedProducers) {
+  for (ElementType t : {ElementType::kF16, ElementType::kBF16})
+    for (ScalarOp op : {ScalarOp::kAdd, ScalarOp::kMaximum}) {
+      CheckFusedHalf(t, op, {67, 333}, 1, 40);
+      CheckFusedHalf(t, op, {9, 130, 7}, 1, 41);
+      CheckFusedHalf(t, op, {5, 0}, 1, 42);
+    }
 }
 
 KILN_TEST_ALL_TARGETS(CpuReduce, NonContiguousAxesAreStillRight) {
