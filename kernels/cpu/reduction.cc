@@ -311,8 +311,9 @@ void FoldInto(ReduceOp op, const T* HWY_RESTRICT x, size_t r, size_t inner, T* H
   }
 }
 
-// Per-thread scratch, kept between dispatches (as the elementwise kernel's).
-template <typename T>
+// Per-thread scratch, kept between dispatches (as the elementwise kernel's);
+// `kSlot` tells blocks needed at once apart.
+template <typename T, int kSlot = 0>
 T* ThreadScratch(size_t need) {
   thread_local hwy::AlignedFreeUniquePtr<T[]> scratch;
   thread_local size_t scratch_size = 0;
@@ -340,12 +341,15 @@ void ReduceRows(const ReduceProblem& p) {
   const ScalarRound<H> round;
   // 16-bit results are computed as f32 into a scratch block of this task's
   // results, then narrowed.
-  static thread_local std::vector<float> half_out;
-  if constexpr (kHalf) half_out.resize((p.row_end - p.row_begin) * p.inner);
-  T* const out = kHalf ? reinterpret_cast<T*>(half_out.data()) - p.row_begin * p.inner : static_cast<T*>(p.out);
+  T* out = static_cast<T*>(p.out);
+  float* half_out = nullptr;
+  if constexpr (kHalf) {
+    half_out = ThreadScratch<float, 1>((p.row_end - p.row_begin) * p.inner);
+    out = half_out - p.row_begin * p.inner;
+  }
   auto narrow = [&] {
     if constexpr (kHalf)
-      NarrowFromF32(half_out.data(), kBF16, static_cast<int64_t>(half_out.size()),
+      NarrowFromF32(half_out, kBF16, static_cast<int64_t>((p.row_end - p.row_begin) * p.inner),
                     static_cast<uint16_t*>(p.out) + p.row_begin * p.inner);
   };
   T lanes[ref::kReduceLanes];
@@ -496,11 +500,12 @@ Status Reduce(const KernelCall& call) {
   // The operand's shape and, with a producer, how to compute it.
   std::span<const int64_t> in_dims = call.inputs[0].dims;
   ElementwiseProblem producer;
-  const bool half = t == ElementType::kF16 || t == ElementType::kBF16;
+  [[maybe_unused]] const bool half = t == ElementType::kF16 || t == ElementType::kBF16;
   // A 16-bit operand's fused producer is materialised first, by the f16/bf16
   // elementwise kernel (bit-identical to the reference's evaluation).
   std::vector<uint16_t> half_operand;
   TensorRef half_ref;
+#if !KILN_SELECTIVE_BUILD  // (where BodyOp takes no 16-bit body)
   if (input != nullptr && half) {
     in_dims = call.params.Ints("input_dims");
     int64_t count = 1;
@@ -513,7 +518,9 @@ Status Reduce(const KernelCall& call) {
     const KernelCall produce{call.params, call.inputs.first(num_params), {&half_ref, 1}, call.runner};
     KILN_RETURN_IF_ERROR(RunFloat16Elementwise(produce, *input, call.params.Find("input_broadcast")));
     input = nullptr;
-  } else if (input != nullptr) {
+  }
+#endif
+  if (input != nullptr) {
     in_dims = call.params.Ints("input_dims");
     int64_t count = 1;  // from the module file: the reference gives the error
     for (int64_t dim : in_dims)
