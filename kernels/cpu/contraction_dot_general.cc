@@ -366,11 +366,14 @@ Status FastDot(const KernelCall& call, std::span<const int64_t> lb, std::span<co
     const bool widen_a = WidensToF32(lhs.type, t), widen_b = WidensToF32(rhs.type, t);
     if (widen_a || widen_b) {
       ScratchLease<WidenedLhsScratch, float> wide_a(widen_a ? static_cast<size_t>(lhs.NumElements()) : 0);
-      ScratchLease<WidenedRhsScratch, float> wide_b(widen_b ? static_cast<size_t>(rhs.NumElements()) : 0);
       if (widen_a) {
         WidenOperand(lhs, wide_a.get(), call.runner);
         p.a = wide_a.get();
       }
+      // Batch-1 layers over 16-bit weights: the weights are read in place,
+      // widened as they stream (half the bytes of f32 weights).
+      if (widen_b && RunGemvHalfB(p, rhs.type)) return Status::Ok();
+      ScratchLease<WidenedRhsScratch, float> wide_b(widen_b ? static_cast<size_t>(rhs.NumElements()) : 0);
       return RunFloatDot(call, p, t, [&] {
         if (!widen_b) return;
         WidenOperand(rhs, wide_b.get(), call.runner);

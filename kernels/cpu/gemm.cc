@@ -41,6 +41,7 @@
 #define KILN_CPU_GEMM_SHARED
 #include "kernels/common/kernel_selection.h"
 #include "kernels/cpu/gemm.h"
+#include "kernels/cpu/half_float.h"
 
 namespace kiln::cpu {
 
@@ -373,16 +374,64 @@ void PackB(const GemmProblem& p, const T* b, int64_t bbase, size_t pc, size_t kc
   }
 }
 
+// How B's elements are stored for the row-streaming product: as T, or as
+// f16/bf16 bits widened to f32 (T = float) as they are loaded (batch-1
+// layers over 16-bit weights read half the bytes).
+enum class BStorage { kSame, kBF16, kF16 };
+
+template <BStorage S, typename T>
+using BElement = std::conditional_t<S == BStorage::kSame, T, uint16_t>;
+
+template <BStorage S, class D, typename E>
+HWY_INLINE hn::Vec<D> LoadB(D d, const E* x) {
+  if constexpr (S == BStorage::kSame) {
+    return hn::LoadU(d, x);
+  } else if constexpr (S == BStorage::kBF16) {
+    const hn::RebindToUnsigned<D> du;
+    const hn::Rebind<uint16_t, D> d16;
+    return hn::BitCast(d, hn::ShiftLeft<16>(hn::PromoteTo(du, hn::LoadU(d16, x))));
+  } else {
+#if HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_EMU128 || HWY_TARGET == HWY_SCALAR
+    // Highway 1.0.3 emulates f16 -> f32 here without infinities and NaN:
+    // widened in integers instead. Finite values: the 15 bits moved into
+    // f32's exponent and mantissa fields read as 2^-112 times the value
+    // (subnormals included), scaled back exactly; infinities and NaN: the
+    // exponent all ones, the payload moved up.
+    const hn::RebindToUnsigned<D> du;
+    const hn::Rebind<uint16_t, D> d16;
+    const auto h = hn::PromoteTo(du, hn::LoadU(d16, x));
+    const auto sign = hn::ShiftLeft<16>(hn::And(h, hn::Set(du, 0x8000u)));
+    const auto em = hn::And(h, hn::Set(du, 0x7FFFu));
+    const auto finite = hn::BitCast(du, hn::Mul(hn::BitCast(d, hn::ShiftLeft<13>(em)), hn::Set(d, 0x1p112f)));
+    const auto special = hn::Or(hn::ShiftLeft<13>(em), hn::Set(du, 0x7F800000u));
+    const auto is_special = hn::RebindMask(du, hn::Gt(hn::BitCast(hn::RebindToSigned<D>(), em),
+                                                        hn::Set(hn::RebindToSigned<D>(), 0x7BFF)));
+    return hn::BitCast(d, hn::Or(sign, hn::IfThenElse(is_special, special, finite)));
+#else
+    const hn::Rebind<hwy::float16_t, D> dh;
+    return hn::PromoteTo(d, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(x)));
+#endif
+  }
+}
+
+template <BStorage S, typename T, typename E>
+HWY_INLINE T ScalarB(E x) {
+  if constexpr (S == BStorage::kSame) return x;
+  else if constexpr (S == BStorage::kBF16) return BF16ToF32(x);
+  else return F16ToF32(x);
+}
+
 // Row-streaming product for short A: C[i][j] = sum_p A[i][p] * B[p][j],
 // accumulating 4 vectors of C per pass over the rows of B (contiguous in j).
 // kUniform: A's row is contiguous along p and B's rows are `ldb` apart (the
 // usual row-major case), so the offset tables are not read in the loop.
-template <bool kUniform, typename T>
+template <bool kUniform, typename T, BStorage S = BStorage::kSame>
 void GemvRows(const GemmProblem& p, int64_t bi, size_t j_begin, size_t j_end, int64_t ldb) {
+  using E = BElement<S, T>;
   const hn::ScalableTag<T> d;
   const size_t N = hn::Lanes(d);
   const T* a = static_cast<const T*>(p.a) + p.a_batch[bi];
-  const T* b = static_cast<const T*>(p.b) + p.b_batch[bi] + p.b_n[0];
+  const E* b = static_cast<const E*>(p.b) + p.b_batch[bi] + p.b_n[0];
   T* c = static_cast<T*>(p.c) + static_cast<size_t>(bi) * p.m * p.n;
   const size_t n = static_cast<size_t>(p.n), k = static_cast<size_t>(p.k);
   auto a_at = [&](const T* ai, size_t q) { return kUniform ? ai[q] : ai[p.a_k[q]]; };
@@ -399,15 +448,15 @@ void GemvRows(const GemmProblem& p, int64_t bi, size_t j_begin, size_t j_end, in
       auto c4 = hn::Zero(d), c5 = hn::Zero(d), c6 = hn::Zero(d), c7 = hn::Zero(d);
       for (size_t q = 0; q < k; ++q) {
         const auto av = hn::Set(d, a_at(ai, q));
-        const T* row = b_row(q) + j;
-        c0 = hn::MulAdd(av, hn::LoadU(d, row), c0);
-        c1 = hn::MulAdd(av, hn::LoadU(d, row + N), c1);
-        c2 = hn::MulAdd(av, hn::LoadU(d, row + 2 * N), c2);
-        c3 = hn::MulAdd(av, hn::LoadU(d, row + 3 * N), c3);
-        c4 = hn::MulAdd(av, hn::LoadU(d, row + 4 * N), c4);
-        c5 = hn::MulAdd(av, hn::LoadU(d, row + 5 * N), c5);
-        c6 = hn::MulAdd(av, hn::LoadU(d, row + 6 * N), c6);
-        c7 = hn::MulAdd(av, hn::LoadU(d, row + 7 * N), c7);
+        const E* row = b_row(q) + j;
+        c0 = hn::MulAdd(av, LoadB<S>(d, row), c0);
+        c1 = hn::MulAdd(av, LoadB<S>(d, row + N), c1);
+        c2 = hn::MulAdd(av, LoadB<S>(d, row + 2 * N), c2);
+        c3 = hn::MulAdd(av, LoadB<S>(d, row + 3 * N), c3);
+        c4 = hn::MulAdd(av, LoadB<S>(d, row + 4 * N), c4);
+        c5 = hn::MulAdd(av, LoadB<S>(d, row + 5 * N), c5);
+        c6 = hn::MulAdd(av, LoadB<S>(d, row + 6 * N), c6);
+        c7 = hn::MulAdd(av, LoadB<S>(d, row + 7 * N), c7);
       }
       hn::StoreU(c0, d, ci + j);
       hn::StoreU(c1, d, ci + j + N);
@@ -422,11 +471,11 @@ void GemvRows(const GemmProblem& p, int64_t bi, size_t j_begin, size_t j_end, in
       auto c0 = hn::Zero(d), c1 = hn::Zero(d), c2 = hn::Zero(d), c3 = hn::Zero(d);
       for (size_t q = 0; q < k; ++q) {
         const auto av = hn::Set(d, a_at(ai, q));
-        const T* row = b_row(q) + j;
-        c0 = hn::MulAdd(av, hn::LoadU(d, row), c0);
-        c1 = hn::MulAdd(av, hn::LoadU(d, row + N), c1);
-        c2 = hn::MulAdd(av, hn::LoadU(d, row + 2 * N), c2);
-        c3 = hn::MulAdd(av, hn::LoadU(d, row + 3 * N), c3);
+        const E* row = b_row(q) + j;
+        c0 = hn::MulAdd(av, LoadB<S>(d, row), c0);
+        c1 = hn::MulAdd(av, LoadB<S>(d, row + N), c1);
+        c2 = hn::MulAdd(av, LoadB<S>(d, row + 2 * N), c2);
+        c3 = hn::MulAdd(av, LoadB<S>(d, row + 3 * N), c3);
       }
       hn::StoreU(c0, d, ci + j);
       hn::StoreU(c1, d, ci + j + N);
@@ -435,24 +484,42 @@ void GemvRows(const GemmProblem& p, int64_t bi, size_t j_begin, size_t j_end, in
     }
     for (; j + N <= j_end; j += N) {
       auto c0 = hn::Zero(d);
-      for (size_t q = 0; q < k; ++q) c0 = hn::MulAdd(hn::Set(d, a_at(ai, q)), hn::LoadU(d, b_row(q) + j), c0);
+      for (size_t q = 0; q < k; ++q) c0 = hn::MulAdd(hn::Set(d, a_at(ai, q)), LoadB<S>(d, b_row(q) + j), c0);
       hn::StoreU(c0, d, ci + j);
     }
     for (; j < j_end; ++j) {  // fewer columns than one vector
       T sum = T(0);
-      for (size_t q = 0; q < k; ++q) sum += a_at(ai, q) * b_row(q)[j];
+      for (size_t q = 0; q < k; ++q) sum += a_at(ai, q) * ScalarB<S, T>(b_row(q)[j]);
       ci[j] = sum;
     }
   }
 }
 
-template <typename T>
+template <typename T, BStorage S = BStorage::kSame>
 void Gemv(const GemmProblem& p, int64_t bi, size_t j_begin, size_t j_end) {
   if (p.a_k_contiguous && p.b_k_step != 0) {
-    GemvRows<true, T>(p, bi, j_begin, j_end, p.b_k_step);
+    GemvRows<true, T, S>(p, bi, j_begin, j_end, p.b_k_step);
   } else {
-    GemvRows<false, T>(p, bi, j_begin, j_end, 0);
+    GemvRows<false, T, S>(p, bi, j_begin, j_end, 0);
   }
+}
+
+// The row-streaming product over the pool: streaming B is the cost, so its
+// columns are split over the workers (in whole 4-vector blocks) once B is
+// large enough to pay for the hand-off.
+template <typename T, BStorage S = BStorage::kSame>
+void GemvSplit(const GemmProblem& p) {
+  const hn::ScalableTag<T> d;
+  const size_t n = static_cast<size_t>(p.n), k = static_cast<size_t>(p.k);
+  TaskRunner* gemv_runner = static_cast<double>(k) * n >= kGemvParallelMinElements ? p.runner : nullptr;
+  const size_t block = 4 * hn::Lanes(d);
+  const size_t per_worker = (n + NumWorkers(gemv_runner) - 1) / NumWorkers(gemv_runner);
+  const size_t chunk = std::max(block, (per_worker + block - 1) / block * block);
+  const int64_t chunks = static_cast<int64_t>((n + chunk - 1) / chunk);
+  ParallelFor(gemv_runner, p.batch * chunks, [&](int64_t t, int) {
+    const size_t j0 = static_cast<size_t>(t % chunks) * chunk;
+    Gemv<T, S>(p, t / chunks, j0, std::min(n, j0 + chunk));
+  });
 }
 
 // The A operand of a macro-kernel: a packed block (mc x kc in MR-high
@@ -605,17 +672,7 @@ void Gemm(const GemmProblem& p) {
   TaskRunner* runner = macs >= kParallelMinMacs ? p.runner : nullptr;
   const int workers = NumWorkers(runner);
   if (p.m <= kGemvRows && p.b_n_contiguous) {
-    // Streaming B is the cost: split its columns over the workers (in whole
-    // 4-vector blocks) once B is large enough to pay for the hand-off.
-    TaskRunner* gemv_runner = static_cast<double>(k) * n >= kGemvParallelMinElements ? p.runner : nullptr;
-    const size_t block = 4 * hn::Lanes(d);
-    const size_t per_worker = (n + NumWorkers(gemv_runner) - 1) / NumWorkers(gemv_runner);
-    const size_t chunk = std::max(block, (per_worker + block - 1) / block * block);
-    const int64_t chunks = static_cast<int64_t>((n + chunk - 1) / chunk);
-    ParallelFor(gemv_runner, p.batch * chunks, [&](int64_t t, int) {
-      const size_t j0 = static_cast<size_t>(t % chunks) * chunk;
-      Gemv<T>(p, t / chunks, j0, std::min(n, j0 + chunk));
-    });
+    GemvSplit<T>(p);
     return;
   }
   if (macs < kIndependentTilesMaxMacs) {
@@ -707,6 +764,22 @@ void Gemm(const GemmProblem& p) {
 }
 
 void GemmF32(const GemmProblem& p) { Gemm<float>(p); }
+
+// An f32 product of at most kGemvRows rows over a B of f16/bf16 bits read in
+// place (RunGemvHalfB); false where the row-streaming path does not apply.
+bool GemvHalfBF32(const GemmProblem& p, bool bf16) {
+#if KILN_SELECTIVE_BUILD
+  return false;
+#else
+  if (!(p.m <= kGemvRows && p.b_n_contiguous) || p.m <= 0 || p.n <= 0 || p.k <= 0) return false;
+  if (bf16) {
+    GemvSplit<float, BStorage::kBF16>(p);
+  } else {
+    GemvSplit<float, BStorage::kF16>(p);
+  }
+  return true;
+#endif
+}
 void GemmF64(const GemmProblem& p) { Gemm<double>(p); }
 
 // B packed whole for every path that packs it: per batch, per pc step of
@@ -749,6 +822,7 @@ namespace kiln::cpu {
 
 HWY_EXPORT(GemmF32);
 HWY_EXPORT(GemmF64);
+HWY_EXPORT(GemvHalfBF32);
 HWY_EXPORT(PackedBElementsF32);
 HWY_EXPORT(PanelWidthF32);
 HWY_EXPORT(PanelWidthF64);
@@ -783,6 +857,10 @@ size_t GemmPanelWidth(ElementType type) {
 }
 
 uint64_t WholeBPacks() { return whole_b_packs.load(std::memory_order_relaxed); }
+
+bool RunGemvHalfB(const GemmProblem& p, ElementType b_type) {
+  return HWY_DYNAMIC_DISPATCH(GemvHalfBF32)(p, b_type == ElementType::kBF16);
+}
 
 void RunGemm(const GemmProblem& p, ElementType type) {
   if (type == ElementType::kF32) {

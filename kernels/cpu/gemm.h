@@ -61,6 +61,13 @@ struct GemmProblem {
 // Runs `p` for element type f32 or f64 (sums in the element type).
 void RunGemm(const GemmProblem& p, ElementType type);
 
+// The f32 product `p` whose B holds f16 or bf16 (`b_type`) bits instead of
+// f32, where RunGemm would stream B (at most kGemvRows rows over contiguous
+// B rows: batch-1 layers): B is widened (exactly) as it is read by that
+// same row-streaming product. False (nothing run) where that path does not
+// apply, and in selective builds.
+bool RunGemvHalfB(const GemmProblem& p, ElementType b_type);
+
 // Whether RunGemm packs B for `p` (every path but the row-streaming one of
 // at most kGemvRows rows over contiguous B rows, which reads B in place).
 bool GemmPacksB(const GemmProblem& p);

@@ -108,6 +108,30 @@ TEST(CpuDotGeneral, HalfOperandsIntoF32) {
   }
 }
 
+TEST(CpuDotGeneral, BatchOneLayersRead16BitWeightsInPlace) {
+  // At most 4 rows of f32 activations over bf16/f16 weights: the weights
+  // are widened as the row-streaming product reads them (gemm.h,
+  // RunGemvHalfB), within the f32 tolerance of the reference on every
+  // target; every column tail of the vector blocks, specials, weights read
+  // transposed (which take the widening path) and a batch.
+  std::mt19937 rng(21);
+  for (ElementType t : {ElementType::kBF16, ElementType::kF16}) {
+    SCOPED_TRACE(t == ElementType::kF16 ? "f16" : "bf16");
+    for (int64_t m : {1, 2, 4})
+      for (int64_t n : {1, 7, 16, 33, 130, 300}) {
+        SCOPED_TRACE("m " + std::to_string(m) + " n " + std::to_string(n));
+        const KernelParams p = DotGeneral({}, {}, {1}, {0});
+        Tensor lhs = Random(ElementType::kF32, {m, 70}, rng);
+        Tensor rhs = Random16(t, {70, n}, rng, n == 130);
+        Check(p, lhs, rhs, {m, n}, 70, ElementType::kF32);
+      }
+    Check(DotGeneral({}, {}, {1}, {1}), Random(ElementType::kF32, {1, 40}, rng), Random16(t, {33, 40}, rng, false),
+          {1, 33}, 40, ElementType::kF32);
+    Check(DotGeneral({0}, {0}, {2}, {1}), Random(ElementType::kF32, {3, 2, 50}, rng), Random16(t, {3, 50, 21}, rng, true),
+          {3, 2, 21}, 50, ElementType::kF32);
+  }
+}
+
 TEST(CpuDotGeneral, HalfResults) {
   // bf16 x bf16 -> bf16 (JAX's default bf16 matmul) and f16: summed in f32
   // (operands widened exactly), rounded once to the 16-bit result; the
