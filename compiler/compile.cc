@@ -8,6 +8,7 @@
 #include "compiler/lower/lowering.h"
 #include "compiler/parse/parser.h"
 #include "compiler/passes/fold_transpose.h"
+#include "compiler/passes/fold_widening_converts.h"
 #include "compiler/passes/hoist_loop_projection.h"
 #include "compiler/passes/legalize.h"
 #include "compiler/passes/params_from_args.h"
@@ -50,9 +51,12 @@ StatusOr<std::vector<uint8_t>> Compile(std::string_view source, std::string_view
   // The CPU's int8 contractions requantize their own accumulators and pad
   // with the zero point themselves; the Vulkan device's shaders take these
   // ops apart.
+  // The CPU's contractions also widen f16/bf16 operands themselves (the
+  // Vulkan device's blocked shader reads f32 only).
   if (options.fuse && options.target == "cpu") {
     FuseRequantizeIntoContractions(module.get());
     FoldZeroPointPadsIntoConvolutions(module.get());
+    FoldWideningConvertsIntoContractions(module.get());
   }
   // The GEMM reads any operand layout through offset tables; a transpose
   // feeding it would only cost a copy.

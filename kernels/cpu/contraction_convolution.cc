@@ -793,8 +793,31 @@ Status WidenedConvolution(const KernelCall& call, const ElementwiseProblem* epil
   }
   if (bf16_declined) {
     ScratchLease<WidenedLhsScratch, float> l_storage(f32_size(lhs));
-    ScratchLease<WidenedRhsScratch, float> r_storage(f32_size(rhs));
-    const TensorRef in[2] = {widened(lhs, l_storage.get()), widened(rhs, r_storage.get())};
+    // Constant 16-bit weights (a bf16 model's, or f32 activations over bf16
+    // weights) are widened once into the executable's state and keep their
+    // constant id there: the f32 GEMM then packs them once too.
+    std::optional<PlanLease<PackedConvBPlan>> kept;
+    if (Half(rhs.type) && rhs.constant_id != 0 && call.state != nullptr) {
+      PlanKey key(kPlanWidenedConvWeights);
+      key.Add(static_cast<int64_t>(rhs.constant_id)).AddPointer(rhs.data);
+      AddShape(key, rhs);
+      kept.emplace(call.state, key);
+      if (kept->get() == nullptr) {
+        auto w = std::make_unique<PackedConvBPlan>();
+        w->bytes = static_cast<size_t>(rhs.NumElements()) * sizeof(float);
+        w->data = AllocateAlignedOrThrow<uint8_t>(std::max<size_t>(w->bytes, 64));
+        WidenToF32(reinterpret_cast<const uint16_t*>(rhs.data), rhs.type == ElementType::kBF16, rhs.NumElements(),
+                   reinterpret_cast<float*>(w->data.get()));
+        kept->Set(std::move(w));
+      }
+    }
+    ScratchLease<WidenedRhsScratch, float> r_storage(kept ? 0 : f32_size(rhs));
+    TensorRef wide_rhs = rhs;
+    if (kept) {
+      wide_rhs = as_f32(rhs, reinterpret_cast<float*>(kept->get()->data.get()));
+      wide_rhs.constant_id = rhs.constant_id;  // the widened copy is a function of the constant
+    }
+    const TensorRef in[2] = {widened(lhs, l_storage.get()), kept ? wide_rhs : widened(rhs, r_storage.get())};
     KILN_RETURN_IF_ERROR(PlainConvolution(KernelCall{call.params, in, std::span<const TensorRef>(&o, 1), call.runner,
                                                      call.without_epilogue, call.state},
                                           f32_out ? epilogue : nullptr, f32_out ? epilogue_done : nullptr));

@@ -177,6 +177,35 @@ KILN_TEST_ALL_TARGETS(CpuKernelState, ConvolutionWeightsPackedOnceSameBits) {
   }
 }
 
+// Constant f16/bf16 weights of an f32 convolution (f32 activations over
+// 16-bit weights, or both 16-bit): widened once into the state, keeping
+// their constant id, so the f32 GEMM packs them once too; the same bits as
+// without state.
+TEST(CpuKernelState, SixteenBitConvolutionWeightsWidenedAndPackedOnce) {
+  std::mt19937 rng(24);
+  const KernelParams p = NhwcConv(1, 1, 1);
+  for (ElementType t : {ElementType::kBF16, ElementType::kF16}) {
+    SCOPED_TRACE(t == ElementType::kF16 ? "f16" : "bf16");
+    Tensor rhs = Zeros(t, {3, 3, 24, 40});
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    for (int64_t i = 0; i < rhs.count(); ++i) ref::StoreScalar(t, Scalar{0, u(rng), 0}, rhs.bytes.data() + 2 * i);
+    for (TaskRunner* runner : {static_cast<TaskRunner*>(nullptr), TestPool()}) {
+      KernelState state;
+      const uint64_t before = WholeBPacks();
+      for (int call = 0; call < 3; ++call) {
+        Tensor lhs = Random(ElementType::kF32, {2, 11, 9, 24}, rng);
+        Tensor plain = Filled(ElementType::kF32, {2, 11, 9, 40}, 12345.0);
+        ASSERT_TRUE(RunDot(p, lhs, rhs, 0, plain, nullptr, runner).ok());
+        Tensor kept = Filled(ElementType::kF32, {2, 11, 9, 40}, -777.0);
+        ASSERT_TRUE(RunDot(p, lhs, rhs, /*rhs_constant=*/4004, kept, &state, runner).ok());
+        ASSERT_EQ(kept.bytes, plain.bytes) << "call " << call;
+      }
+      EXPECT_EQ(WholeBPacks() - before, 1u) << "the 16-bit weights are widened and packed once";
+      EXPECT_GE(state.bytes(), 2u * static_cast<size_t>(rhs.count()) * sizeof(float)) << "widened and packed copies kept";
+    }
+  }
+}
+
 TEST(CpuKernelState, ConstantIdAddressAndShapeEachPackTheirOwn) {
   std::mt19937 rng(20);
   const KernelParams p = DotGeneral({}, {}, {1}, {0});
