@@ -488,6 +488,42 @@ size_t kiln_results_count(const kiln_results_t* results);
 kiln_status_t kiln_results_get(const kiln_results_t* results, size_t index, kiln_tensor_t* out_tensor);
 void kiln_results_free(kiln_results_t* results);
 
+/* ---- User ops (custom calls) ----
+ * A `stablehlo.custom_call @target` whose target Kiln does not know itself
+ * compiles to a call of a host function registered under that target name,
+ * for the whole process. Register it before creating a session of such a
+ * module: creating one whose targets are not all registered fails with
+ * KILN_STATUS_NOT_FOUND naming the first such target. The CPU device runs
+ * user ops (the Vulkan device has no shader for them: functions that call
+ * one are unavailable there). */
+
+/* A result the function writes: `byte_size` bytes at `data`, laid out
+ * row-major as `dims` of `element_type`. */
+typedef struct kiln_mutable_tensor {
+  int32_t element_type;
+  int32_t rank;
+  const int64_t* dims;
+  void* data;
+  size_t byte_size;
+} kiln_mutable_tensor_t;
+
+/* Computes `outputs` (their shapes and types fixed by the program) from
+ * `inputs` (views valid during the call only); `backend_config` is the op's
+ * string backend_config, or "". Returns 0 on success; otherwise writes a
+ * message (at most `error_size` bytes with its terminating NUL) into
+ * `error` and returns non-zero, which fails the call (KILN_STATUS_INTERNAL).
+ * May run on any of Kiln's threads, and concurrently for concurrent calls. */
+typedef int32_t (*kiln_custom_call_fn)(void* user_data, const kiln_tensor_t* inputs, size_t input_count,
+                                       const kiln_mutable_tensor_t* outputs, size_t output_count,
+                                       const char* backend_config, char* error, size_t error_size);
+
+/* Registers `fn` (with `user_data`, which Kiln never frees) under `target`,
+ * replacing an earlier registration for sessions created after. Thread-safe. */
+kiln_status_t kiln_register_custom_call(const char* target, kiln_custom_call_fn fn, void* user_data);
+/* Removes the registration of `target` (KILN_STATUS_NOT_FOUND if there is
+ * none); sessions created before keep calling the function. */
+kiln_status_t kiln_unregister_custom_call(const char* target);
+
 #ifdef __cplusplus
 }
 #endif

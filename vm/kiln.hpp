@@ -23,6 +23,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <exception>
+#include <functional>
 #include <initializer_list>
 #include <stdexcept>
 #include <string>
@@ -376,6 +379,56 @@ class Session {
   }
   detail::Handle<kiln_session_t, kiln_session_free> h_;
 };
+
+// A user op's call (kiln.h, "User ops"): views of the operands and of the
+// results to write, valid during the call only.
+struct CustomCallArgs {
+  const kiln_tensor_t* inputs = nullptr;
+  size_t input_count = 0;
+  const kiln_mutable_tensor_t* outputs = nullptr;
+  size_t output_count = 0;
+  const char* backend_config = "";
+
+  template <typename T>
+  const T* input(size_t i) const {
+    return static_cast<const T*>(inputs[i].data);
+  }
+  template <typename T>
+  T* output(size_t i) const {
+    return static_cast<T*>(outputs[i].data);
+  }
+};
+
+// Registers `fn` under `target` for the process (kiln_register_custom_call).
+// An exception `fn` throws fails the call with its what(). The function is
+// kept for the life of the process (the C API never frees its user data).
+inline void RegisterCustomCall(const std::string& target, std::function<void(const CustomCallArgs&)> fn) {
+  using Fn = std::function<void(const CustomCallArgs&)>;
+  auto* kept = new Fn(std::move(fn));
+  auto trampoline = [](void* user_data, const kiln_tensor_t* inputs, size_t input_count,
+                       const kiln_mutable_tensor_t* outputs, size_t output_count, const char* backend_config,
+                       char* error, size_t error_size) -> int32_t {
+    try {
+      (*static_cast<Fn*>(user_data))(CustomCallArgs{inputs, input_count, outputs, output_count, backend_config});
+      return 0;
+    } catch (const std::exception& e) {
+      std::strncpy(error, e.what(), error_size);
+    } catch (...) {
+      std::strncpy(error, "an exception that is not a std::exception", error_size);
+    }
+    if (error_size > 0) error[error_size - 1] = '\0';
+    return 1;
+  };
+  try {
+    Check(kiln_register_custom_call(target.c_str(), trampoline, kept));
+  } catch (...) {
+    delete kept;
+    throw;
+  }
+}
+
+// Removes the registration of `target` (kiln_unregister_custom_call).
+inline void UnregisterCustomCall(const std::string& target) { Check(kiln_unregister_custom_call(target.c_str())); }
 
 }  // namespace kiln_cpp
 

@@ -183,6 +183,7 @@ class FunctionLowering {
   Status LowerPrint(const ir::Operation& op, const std::vector<Slot>* yield, ir::Location* error_loc);
   Status LowerCheck(const ir::Operation& op, std::string_view kind, bool against_const);
   Status LowerCustomCall(const ir::Operation& op);
+  Status LowerUserCall(const ir::Operation& op, const std::string& name);
   Status LowerShapeAssertion(const ir::Operation& op);  // JAX's @shape_assertion
 
   // --- collectives (lower_collectives.cc) ---

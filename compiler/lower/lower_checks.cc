@@ -59,7 +59,37 @@ Status FunctionLowering::LowerCustomCall(const ir::Operation& op) {
     ref_of_[op.result()] = Ref(op.operands[0]);
     return Status::Ok();
   }
-  return Unimplemented("stablehlo.custom_call @" + name + " is not supported");
+  return LowerUserCall(op, name);
+}
+
+// Any other target is a user op (kernels/common/user_ops.h): a dispatch of
+// kiln.custom_call naming it, resolved when a session is made against the
+// host functions the application registered (kiln_register_custom_call).
+// Tensor operands and results of static shape; a string backend_config is
+// passed along.
+Status FunctionLowering::LowerUserCall(const ir::Operation& op, const std::string& name) {
+  const std::string what = "stablehlo.custom_call @" + name + ": ";
+  if (name.empty()) return InvalidArgument("stablehlo.custom_call needs a call_target_name");
+  for (const auto& r : op.results)
+    if (!r->type.is_tensor() || !r->type.HasStaticShape())
+      return Unimplemented(what + "a user op's results must be tensors of static shape, not " + r->type.ToString());
+  for (const ir::Value* v : op.operands)
+    if (!v->type.is_tensor())
+      return Unimplemented(what + "a user op's operands must be tensors, not " + v->type.ToString());
+  KernelParams params;
+  params.kernel = std::string(KernelName(KernelId::kCustomCall));
+  KernelAttr target;
+  target.name = "call_target_name";
+  target.str = name;
+  params.attrs.push_back(std::move(target));
+  if (const ir::Attribute* config = op.GetAttr("backend_config");
+      config != nullptr && config->kind == ir::Attribute::Kind::kString) {
+    KernelAttr c;
+    c.name = "backend_config";
+    c.str = config->str;
+    params.attrs.push_back(std::move(c));
+  }
+  return EmitDispatch(op, std::move(params));
 }
 
 // JAX's shape assertion: custom_call @shape_assertion(%pred, %v0, ...)

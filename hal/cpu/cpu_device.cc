@@ -21,7 +21,9 @@
 #include "hal/host_semaphore.h"
 #include "hal/recorded_command_buffer.h"
 #include "kernels/common/kernel_selection.h"
+#include "kernels/common/user_ops.h"
 #include "kernels/cpu/registry.h"
+#include "kernels/common/user_ops.h"
 #include "kernels/reference/registry.h"
 
 namespace kiln::hal {
@@ -212,6 +214,12 @@ class CpuDevice final : public Device {
     if (!fn)
       return Unimplemented("the CPU device has no kernel '" + params.kernel + "'" +
                            (KILN_SELECTIVE_BUILD ? " (this runtime is a selective build without it: KILN_KERNELS)" : ""));
+    // A user op's host function must be registered before a session of its
+    // module is made (kernels/common/user_ops.h).
+    if (params.kernel == KernelName(KernelId::kCustomCall) && !FindUserOp(UserOpTarget(params)))
+      return NotFound("the module calls custom_call @" + std::string(UserOpTarget(params)) +
+                      ", which no host function is registered for (kiln_register_custom_call before creating the "
+                      "session)");
     // A row block runs its units through their reference kernels where the
     // fast kernel does not apply: a build lacking one is refused here, at
     // load, rather than at some later call's shape.

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <stdexcept>
 #include <fstream>
 #include <functional>
 #include <iterator>
@@ -182,6 +183,38 @@ TEST(KilnHpp, VersionAndElementTypes) {
   EXPECT_EQ(kiln_cpp::ElementTypeFromName("f32"), KILN_TYPE_F32);
   EXPECT_EQ(kiln_cpp::ElementTypeFromName("nope"), 0);
   EXPECT_EQ(kiln_cpp::ElementTypeSize(KILN_TYPE_F64), 8u);
+}
+
+// A user op through the C++ layer: refused before it is registered (naming
+// the target), run once registered (the backend_config reaches it), an
+// exception it throws fails the call with its message, and unregistering
+// refuses new sessions again.
+TEST(KilnHpp, CustomCallRegisteredRunAndRefused) {
+  const kiln_cpp::Module module = kiln_cpp::Module::LoadFile(kData + "/custom_call.kiln");
+  std::string message;
+  EXPECT_EQ(CodeOf([&] { kiln_cpp::Session s(module); }, &message), KILN_STATUS_NOT_FOUND);
+  EXPECT_NE(message.find("@kiln_test_scale"), std::string::npos) << message;
+  bool fail = false;
+  kiln_cpp::RegisterCustomCall("kiln_test_scale", [&fail](const kiln_cpp::CustomCallArgs& a) {
+    if (fail) throw std::runtime_error("asked to fail");
+    if (a.input_count != 1 || a.output_count != 1 || a.inputs[0].element_type != KILN_TYPE_F32)
+      throw std::runtime_error("unexpected operands");
+    const float scale = std::stof(a.backend_config);
+    const size_t n = a.inputs[0].byte_size / sizeof(float);
+    for (size_t i = 0; i < n; ++i) a.output<float>(0)[i] = a.input<float>(0)[i] * scale;
+  });
+  kiln_cpp::Session session(module);
+  const std::vector<float> x = {1, -2, 0.5f, 4, 8};
+  const std::vector<int64_t> dims = {5};
+  kiln_cpp::Results out = session.Call("main", {kiln_cpp::TensorView(x.data(), dims)});
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(out[0].data<float>()[i], x[i] * 2.5f + x[i]);
+  fail = true;
+  EXPECT_EQ(CodeOf([&] { session.Call("main", {kiln_cpp::TensorView(x.data(), dims)}); }, &message),
+            KILN_STATUS_INTERNAL);
+  EXPECT_NE(message.find("asked to fail"), std::string::npos) << message;
+  kiln_cpp::UnregisterCustomCall("kiln_test_scale");
+  EXPECT_EQ(CodeOf([&] { kiln_cpp::Session s(module); }), KILN_STATUS_NOT_FOUND);
+  EXPECT_EQ(CodeOf([] { kiln_cpp::UnregisterCustomCall("kiln_test_scale"); }), KILN_STATUS_NOT_FOUND);
 }
 
 }  // namespace
