@@ -502,10 +502,16 @@ void kiln_results_free(kiln_results_t* results) {
   delete results;
 }
 
-kiln_status_t kiln_register_custom_call(const char* target, kiln_custom_call_fn fn, void* user_data) {
+kiln_status_t kiln_register_custom_call(const char* target, kiln_custom_call_fn fn, void* user_data,
+                                        kiln_release_fn release) {
   if (!target || !*target || !fn) return Invalid("kiln_register_custom_call: a target name and a function are required");
   return Guard("kiln_register_custom_call", [&]() -> kiln_status_t {
-    kiln::RegisterUserOp(target, [fn, user_data](std::span<const kiln::TensorRef> inputs,
+    // Calls `release` when the last copy of the registered function goes
+    // (the registry's, and those of the calls running it).
+    auto releaser = std::shared_ptr<void>(user_data, [release](void* p) {
+      if (release) release(p);
+    });
+    kiln::RegisterUserOp(target, [fn, user_data, releaser](std::span<const kiln::TensorRef> inputs,
                                                  std::span<const kiln::TensorRef> outputs,
                                                  std::string_view backend_config) -> kiln::Status {
       std::vector<kiln_tensor_t> in(inputs.size());

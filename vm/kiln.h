@@ -517,11 +517,18 @@ typedef int32_t (*kiln_custom_call_fn)(void* user_data, const kiln_tensor_t* inp
                                        const kiln_mutable_tensor_t* outputs, size_t output_count,
                                        const char* backend_config, char* error, size_t error_size);
 
-/* Registers `fn` (with `user_data`, which Kiln never frees) under `target`,
- * replacing an earlier registration for sessions created after. Thread-safe. */
-kiln_status_t kiln_register_custom_call(const char* target, kiln_custom_call_fn fn, void* user_data);
+/* Registers `fn` with `user_data` under `target`, replacing an earlier
+ * registration. Each call looks the target up: after a replacement calls run
+ * the new function; after kiln_unregister_custom_call they fail with
+ * KILN_STATUS_NOT_FOUND (and new sessions are refused), while a call
+ * already running finishes. `release` (may be NULL) is called with
+ * `user_data` once the registration is gone and no call runs it any more;
+ * a registration still in place when the process exits is not released.
+ * Thread-safe. */
+kiln_status_t kiln_register_custom_call(const char* target, kiln_custom_call_fn fn, void* user_data,
+                                        kiln_release_fn release);
 /* Removes the registration of `target` (KILN_STATUS_NOT_FOUND if there is
- * none); sessions created before keep calling the function. */
+ * none). */
 kiln_status_t kiln_unregister_custom_call(const char* target);
 
 #ifdef __cplusplus

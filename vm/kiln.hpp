@@ -400,8 +400,9 @@ struct CustomCallArgs {
 };
 
 // Registers `fn` under `target` for the process (kiln_register_custom_call).
-// An exception `fn` throws fails the call with its what(). The function is
-// kept for the life of the process (the C API never frees its user data).
+// An exception `fn` throws fails the call with its what(). `fn` is
+// destroyed once the registration is replaced or removed and no call runs
+// it.
 inline void RegisterCustomCall(const std::string& target, std::function<void(const CustomCallArgs&)> fn) {
   using Fn = std::function<void(const CustomCallArgs&)>;
   auto* kept = new Fn(std::move(fn));
@@ -420,7 +421,8 @@ inline void RegisterCustomCall(const std::string& target, std::function<void(con
     return 1;
   };
   try {
-    Check(kiln_register_custom_call(target.c_str(), trampoline, kept));
+    Check(kiln_register_custom_call(target.c_str(), trampoline, kept,
+                                    [](void* user_data) { delete static_cast<Fn*>(user_data); }));
   } catch (...) {
     delete kept;
     throw;

@@ -50,14 +50,6 @@ bool FoldOperand(ir::Operation* dot, int side) {
   return true;
 }
 
-void CountUses(const ir::Block& block, std::map<const ir::Value*, int>* uses) {
-  for (const auto& op : block.ops) {
-    for (const ir::Value* v : op->operands) ++(*uses)[v];
-    for (const auto& r : op->regions)
-      for (const auto& b : r->blocks) CountUses(*b, uses);
-  }
-}
-
 // x = reshape(transpose(y, perm)) where the reshape only merges runs of
 // the transpose's dims, each run of more than one dim merged into a
 // contracting dim of x (attention's heads-back-to-rows, then the output

@@ -1,5 +1,6 @@
 // The widening-convert fold (compiler/passes/fold_widening_converts.h).
 #include "compiler/passes/fold_widening_converts.h"
+#include "compiler/passes/rewrite_util.h"
 
 #include <algorithm>
 #include <map>
@@ -18,14 +19,6 @@ bool Is16BitFloat(const ir::Type& t) {
 }
 
 bool IsF32(const ir::Type& t) { return t.is_tensor() && !t.is_quantized() && t.element == ElementType::kF32; }
-
-void CountUses(const ir::Block& block, std::map<const ir::Value*, int>* uses) {
-  for (const auto& op : block.ops) {
-    for (const ir::Value* v : op->operands) ++(*uses)[v];
-    for (const auto& r : op->regions)
-      for (const auto& b : r->blocks) CountUses(*b, uses);
-  }
-}
 
 // Folds the widening converts feeding this block's contractions (and those
 // of nested blocks); true if any was folded here.

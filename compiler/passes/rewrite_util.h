@@ -3,6 +3,7 @@
 // ops at the replaced op's location, spliced in where it stood; attribute
 // builders and accessors the other rewrites share.
 #pragma once
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -16,6 +17,17 @@
 namespace kiln::compiler {
 
 using Ops = std::vector<std::unique_ptr<ir::Operation>>;
+
+// Adds, per value, how many operands of `block`'s ops (nested regions
+// included) read it: the folds count before and after to drop the ops they
+// left unread.
+inline void CountUses(const ir::Block& block, std::map<const ir::Value*, int>* uses) {
+  for (const auto& op : block.ops) {
+    for (const ir::Value* v : op->operands) ++(*uses)[v];
+    for (const auto& r : op->regions)
+      for (const auto& b : r->blocks) CountUses(*b, uses);
+  }
+}
 
 inline ir::Attribute IntArray(std::vector<int64_t> v) {
   ir::Attribute a;

@@ -25,11 +25,11 @@ namespace kiln {
 using UserOpFn = std::function<Status(std::span<const TensorRef> inputs, std::span<const TensorRef> outputs,
                                       std::string_view backend_config)>;
 
-// Registers `fn` under `target` (replacing an earlier one: sessions
-// prepared after that use the new one). Thread-safe.
+// Registers `fn` under `target`, replacing an earlier one (each dispatch
+// looks its target up, so later calls run the new one). Thread-safe.
 void RegisterUserOp(std::string target, UserOpFn fn);
-// Removes the function of `target`; false if there was none. Sessions
-// prepared before keep the function they resolved.
+// Removes the function of `target`; false if there was none. Later calls
+// of it fail; one running keeps its copy until it returns.
 bool UnregisterUserOp(std::string_view target);
 // The function registered under `target`, or null.
 std::shared_ptr<const UserOpFn> FindUserOp(std::string_view target);

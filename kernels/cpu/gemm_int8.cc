@@ -267,22 +267,21 @@ inline void PackAPanel(const Layout& l, const GemmProblem& p, bool a_signed, int
       // A group (4 or 8 bytes) at a time into the panel; the sum in its
       // own loop, which the compiler vectorises.
       const int64_t groups = p.k / g;
+      auto copy_groups = [&](auto word) {  // word: a uint32_t or uint64_t, one group
+        using W = decltype(word);
+        constexpr int64_t kG = sizeof(W);
+        const W flips = static_cast<W>(flip * static_cast<W>(0x0101010101010101u));
+        for (int64_t q = 0; q < groups; ++q) {
+          W w;
+          std::memcpy(&w, row + kG * q, kG);
+          w ^= flips;
+          std::memcpy(out + q * l.mr * kG + r * kG, &w, kG);
+        }
+      };
       if (g == 4) {
-        const uint32_t flip4 = flip * 0x01010101u;
-        for (int64_t q = 0; q < groups; ++q) {
-          uint32_t w;
-          std::memcpy(&w, row + 4 * q, 4);
-          w ^= flip4;
-          std::memcpy(out + q * l.mr * 4 + r * 4, &w, 4);
-        }
+        copy_groups(uint32_t{});
       } else {
-        const uint64_t flip8 = flip * 0x0101010101010101u;
-        for (int64_t q = 0; q < groups; ++q) {
-          uint64_t w;
-          std::memcpy(&w, row + 8 * q, 8);
-          w ^= flip8;
-          std::memcpy(out + q * l.mr * 8 + r * 8, &w, 8);
-        }
+        copy_groups(uint64_t{});
       }
       for (int64_t k = groups * g; k < p.k; ++k) out[groups * l.mr * g + r * g + k % g] = row[k] ^ flip;
       // In chunks of 2^16 bytes, whose u32 sum cannot overflow. Signed

@@ -164,33 +164,37 @@ inline void WidenF16Neon(const uint16_t* src, int64_t n, float* dst) {
   for (; i < n; ++i) dst[i] = F16ToF32(src[i]);
 }
 
-inline void NarrowF16Neon(const float* src, int64_t n, uint16_t* dst) {
+// dst[i] = scalar(src[i]) for n elements, four at a time by `vec` (four
+// f32 lanes to four 16-bit ones) where the block holds no NaN.
+template <class Vec, class Scalar>
+inline void NarrowBy4Neon(const float* src, int64_t n, uint16_t* dst, Vec vec, Scalar scalar) {
   int64_t i = 0;
   for (; i + 4 <= n; i += 4) {
     const float32x4_t x = vld1q_f32(src + i);
     if (HasNaNF32x4(x)) {
-      for (int64_t k = i; k < i + 4; ++k) dst[k] = F32ToF16(src[k]);
+      for (int64_t k = i; k < i + 4; ++k) dst[k] = scalar(src[k]);
       continue;
     }
-    vst1_u16(dst + i, vreinterpret_u16_f16(vcvt_f16_f32(x)));
+    vst1_u16(dst + i, vec(x));
   }
-  for (; i < n; ++i) dst[i] = F32ToF16(src[i]);
+  for (; i < n; ++i) dst[i] = scalar(src[i]);
+}
+
+inline void NarrowF16Neon(const float* src, int64_t n, uint16_t* dst) {
+  NarrowBy4Neon(
+      src, n, dst, [](float32x4_t x) { return vreinterpret_u16_f16(vcvt_f16_f32(x)); }, &F32ToF16);
 }
 
 inline void NarrowBF16Neon(const float* src, int64_t n, uint16_t* dst) {
-  const uint32x4_t bias = vdupq_n_u32(0x7FFF), one = vdupq_n_u32(1);
-  int64_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    const float32x4_t x = vld1q_f32(src + i);
-    if (HasNaNF32x4(x)) {
-      for (int64_t k = i; k < i + 4; ++k) dst[k] = F32ToBF16(src[k]);
-      continue;
-    }
-    const uint32x4_t b = vreinterpretq_u32_f32(x);
-    const uint32x4_t r = vaddq_u32(vaddq_u32(b, bias), vandq_u32(vshrq_n_u32(b, 16), one));
-    vst1_u16(dst + i, vshrn_n_u32(r, 16));
-  }
-  for (; i < n; ++i) dst[i] = F32ToBF16(src[i]);
+  // To nearest even on the dropped 16 bits, in integers.
+  NarrowBy4Neon(
+      src, n, dst,
+      [](float32x4_t x) {
+        const uint32x4_t b = vreinterpretq_u32_f32(x);
+        return vshrn_n_u32(vaddq_u32(vaddq_u32(b, vdupq_n_u32(0x7FFF)), vandq_u32(vshrq_n_u32(b, 16), vdupq_n_u32(1))),
+                           16);
+      },
+      &F32ToBF16);
 }
 
 inline void WidenBF16Neon(const uint16_t* src, int64_t n, float* dst) {

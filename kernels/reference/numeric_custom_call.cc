@@ -1,8 +1,8 @@
 // kiln.custom_call: a stablehlo.custom_call whose target the application
 // registered as a host function (kernels/common/user_ops.h). The function
-// gets views of the dispatch's operands and results; the kernel checks
-// only that the target is registered (the CPU device already refused a
-// session where it was not: this covers one unregistered since).
+// gets views of the dispatch's operands and results. The target is looked
+// up per call: the CPU device refused a session where it was not
+// registered, and this covers one unregistered since.
 #include <string>
 
 #include "kernels/common/user_ops.h"

@@ -4,7 +4,8 @@
 // (naming it), then each call runs the function on views of the operands
 // and results (several of each, mixed types, the backend_config, the
 // user data); a failure it reports fails the call with its message, and
-// the session stays usable. Results a user op cannot have are refused at
+// the session stays usable; a replaced or removed registration releases
+// its user data, and calls then fail naming the target. Results a user op cannot have are refused at
 // compile time, and the Vulkan target leaves such a function out.
 #include <gtest/gtest.h>
 
@@ -41,9 +42,16 @@ std::string Message(kiln_status_t s) {
   return m;
 }
 
+kiln_status_code_t Code(kiln_status_t s) {
+  const kiln_status_code_t c = kiln_status_code(s);
+  kiln_status_free(s);
+  return c;
+}
+
 struct Counter {
   int calls = 0;
   bool fail = false;
+  int released = 0;
 };
 
 // y = x * n + bias (bias from the backend_config), s = n + elements of x.
@@ -85,7 +93,8 @@ TEST(CustomCall, RegisteredHostFunctionRunsAndUnregisteredIsRefused) {
   EXPECT_NE(Message(refused).find("custom_call @kiln_test_affine"), std::string::npos);
 
   Counter counter;
-  ASSERT_EQ(Message(kiln_register_custom_call("kiln_test_affine", &Affine, &counter)), "");
+  auto release = [](void* user_data) { ++static_cast<Counter*>(user_data)->released; };
+  ASSERT_EQ(Message(kiln_register_custom_call("kiln_test_affine", &Affine, &counter, release)), "");
   ASSERT_EQ(Message(kiln_session_create(module, "cpu", &session)), "");
   const float x[6] = {1, -2, 3, 0.5f, 0, -1};
   const int32_t n = 3;
@@ -118,15 +127,22 @@ TEST(CustomCall, RegisteredHostFunctionRunsAndUnregisteredIsRefused) {
   ASSERT_EQ(Message(kiln_session_call(session, "main", inputs, 2, &results)), "");
   kiln_results_free(results);
 
-  // Unregistered again: new sessions are refused; the open one keeps it.
+  // Registered again (replacing it: the first registration is released),
+  // then unregistered: calls fail naming the target, new sessions are
+  // refused, and the second registration is released too.
+  EXPECT_EQ(counter.released, 0);
+  ASSERT_EQ(Message(kiln_register_custom_call("kiln_test_affine", &Affine, &counter, release)), "");
+  EXPECT_EQ(counter.released, 1);
   ASSERT_EQ(Message(kiln_unregister_custom_call("kiln_test_affine")), "");
+  EXPECT_EQ(counter.released, 2);
+  kiln_status_t gone = kiln_session_call(session, "main", inputs, 2, &results);
+  EXPECT_EQ(kiln_status_code(gone), KILN_STATUS_NOT_FOUND);
+  EXPECT_NE(Message(gone).find("custom_call @kiln_test_affine"), std::string::npos);
   kiln_session_t* second = nullptr;
-  kiln_status_t again = kiln_session_create(module, "cpu", &second);
-  EXPECT_EQ(kiln_status_code(again), KILN_STATUS_NOT_FOUND);
-  kiln_status_free(again);
-  EXPECT_EQ(kiln_status_code(kiln_unregister_custom_call("kiln_test_affine")), KILN_STATUS_NOT_FOUND);
-  EXPECT_EQ(kiln_status_code(kiln_register_custom_call("", &Affine, nullptr)), KILN_STATUS_INVALID_ARGUMENT);
-  EXPECT_EQ(kiln_status_code(kiln_register_custom_call("x", nullptr, nullptr)), KILN_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(Code(kiln_session_create(module, "cpu", &second)), KILN_STATUS_NOT_FOUND);
+  EXPECT_EQ(Code(kiln_unregister_custom_call("kiln_test_affine")), KILN_STATUS_NOT_FOUND);
+  EXPECT_EQ(Code(kiln_register_custom_call("", &Affine, nullptr, nullptr)), KILN_STATUS_INVALID_ARGUMENT);
+  EXPECT_EQ(Code(kiln_register_custom_call("x", nullptr, nullptr, nullptr)), KILN_STATUS_INVALID_ARGUMENT);
   kiln_session_free(session);
   kiln_module_free(module);
 }

@@ -165,6 +165,39 @@ KILN_TEST_ALL_TARGETS(CpuReduce, TreeOrderIsTheDocumentedOne) {
   EXPECT_EQ(want.Get(0), 6.5);
 }
 
+// Gives `p` the fused producer `f` of an operand of `in_dims` reduced along
+// `axis`: f reads the operand's elements (param 0) and one value per result
+// (param 1, through the axis map).
+void AddProducer(KernelParams* p, ScalarProgram f, const std::vector<int64_t>& in_dims, int64_t axis) {
+  KernelAttr input{"input"};
+  input.has_program = true;
+  input.program = std::move(f);
+  KernelAttr map{"input_broadcast"};
+  map.ints.push_back(static_cast<int64_t>(in_dims.size()));
+  for (int64_t a = 0; a < static_cast<int64_t>(in_dims.size()); ++a) map.ints.push_back(a);
+  map.ints.push_back(static_cast<int64_t>(in_dims.size()) - 1);
+  for (int64_t a = 0; a < static_cast<int64_t>(in_dims.size()); ++a)
+    if (a != axis) map.ints.push_back(a);
+  KernelAttr dims{"input_dims"};
+  dims.ints = in_dims;
+  p->attrs.push_back(std::move(input));
+  p->attrs.push_back(std::move(map));
+  p->attrs.push_back(std::move(dims));
+}
+
+// The fast kernel on one thread (into got) and the pool (threaded), and
+// the reference (want), on (x, m, init); the thread count changes nothing.
+void RunFused(const KernelParams& p, Tensor& x, Tensor& m, Tensor& init, Tensor* got, Tensor* threaded, Tensor* want) {
+  KernelFn fast = FindCpuKernel(p);
+  ASSERT_NE(fast, nullptr);
+  TensorRef ins[3] = {x.ref(), m.ref(), init.ref()};
+  TensorRef o1[1] = {got->ref()}, o2[1] = {threaded->ref()}, o3[1] = {want->ref()};
+  ASSERT_TRUE(fast(KernelCall{p, ins, o1}).ok());
+  ASSERT_TRUE(fast(KernelCall{p, ins, o2, TestPool()}).ok());
+  ASSERT_TRUE(ref::FindReferenceKernel("stablehlo.reduce")(KernelCall{p, ins, o3}).ok());
+  EXPECT_EQ(threaded->bytes, got->bytes);
+}
+
 // A reduce with a fused producer: op(init, f(x, m)) with f = exp(x - m) for
 // an f32 add (softmax's sum; m per row, read through the axis map) or x * m
 // otherwise, against the reference (which materialises the operand).
@@ -201,29 +234,9 @@ void CheckFused(ElementType t, ScalarOp op, std::vector<int64_t> in_dims, int64_
     f.instrs.push_back(e);
   }
   f.results = {static_cast<uint16_t>(1 + f.instrs.size())};
-  KernelAttr input{"input"};
-  input.has_program = true;
-  input.program = f;
-  KernelAttr map{"input_broadcast"};
-  map.ints.push_back(static_cast<int64_t>(in_dims.size()));
-  for (int64_t a = 0; a < static_cast<int64_t>(in_dims.size()); ++a) map.ints.push_back(a);
-  map.ints.push_back(static_cast<int64_t>(out_dims.size()));
-  for (int64_t a = 0; a < static_cast<int64_t>(in_dims.size()); ++a)
-    if (a != axis) map.ints.push_back(a);
-  KernelAttr dims{"input_dims"};
-  dims.ints = in_dims;
-  p.attrs.push_back(input);
-  p.attrs.push_back(map);
-  p.attrs.push_back(dims);
-  KernelFn fast = FindCpuKernel(p);
-  ASSERT_NE(fast, nullptr);
+  AddProducer(&p, std::move(f), in_dims, axis);
   Tensor got = Zeros(t, out_dims), threaded = got, want = got;
-  TensorRef ins[3] = {x.ref(), m.ref(), init.ref()};
-  TensorRef o1[1] = {got.ref()}, o2[1] = {threaded.ref()}, o3[1] = {want.ref()};
-  ASSERT_TRUE(fast(KernelCall{p, ins, o1}).ok());
-  ASSERT_TRUE(fast(KernelCall{p, ins, o2, TestPool()}).ok());
-  ASSERT_TRUE(ref::FindReferenceKernel("stablehlo.reduce")(KernelCall{p, ins, o3}).ok());
-  EXPECT_EQ(threaded.bytes, got.bytes);
+  RunFused(p, x, m, init, &got, &threaded, &want);
   if (!exp) {
     ExpectSameValues(got, want);
     return;
@@ -385,29 +398,9 @@ void CheckFusedHalf(ElementType t, ScalarOp op, std::vector<int64_t> in_dims, in
   mul.operands[1] = 1;
   f.instrs.push_back(mul);
   f.results = {2};
-  KernelAttr input{"input"};
-  input.has_program = true;
-  input.program = f;
-  KernelAttr map{"input_broadcast"};
-  map.ints.push_back(static_cast<int64_t>(in_dims.size()));
-  for (int64_t a = 0; a < static_cast<int64_t>(in_dims.size()); ++a) map.ints.push_back(a);
-  map.ints.push_back(static_cast<int64_t>(out_dims.size()));
-  for (int64_t a = 0; a < static_cast<int64_t>(in_dims.size()); ++a)
-    if (a != axis) map.ints.push_back(a);
-  KernelAttr dims{"input_dims"};
-  dims.ints = in_dims;
-  p.attrs.push_back(input);
-  p.attrs.push_back(map);
-  p.attrs.push_back(dims);
-  KernelFn fast = FindCpuKernel(p);
-  ASSERT_NE(fast, nullptr);
+  AddProducer(&p, std::move(f), in_dims, axis);
   Tensor got = Zeros(t, out_dims), threaded = got, want = got;
-  TensorRef ins[3] = {x.ref(), m.ref(), init.ref()};
-  TensorRef o1[1] = {got.ref()}, o2[1] = {threaded.ref()}, o3[1] = {want.ref()};
-  ASSERT_TRUE(fast(KernelCall{p, ins, o1}).ok());
-  ASSERT_TRUE(fast(KernelCall{p, ins, o2, TestPool()}).ok());
-  ASSERT_TRUE(ref::FindReferenceKernel("stablehlo.reduce")(KernelCall{p, ins, o3}).ok());
-  EXPECT_EQ(threaded.bytes, got.bytes);
+  RunFused(p, x, m, init, &got, &threaded, &want);
   for (int64_t i = 0; i < want.count(); ++i) {
     const float g = HalfAt(got, i), w = HalfAt(want, i);
     EXPECT_TRUE(std::isnan(w) ? std::isnan(g) : std::memcmp(got.bytes.data() + 2 * i, want.bytes.data() + 2 * i, 2) == 0)
