@@ -502,33 +502,57 @@ void kiln_results_free(kiln_results_t* results) {
   delete results;
 }
 
+namespace {
+
+// The registry's entry for a C host function: adapts Kiln's tensor views to
+// the C structs. `owner` keeps `user_data` until the last copy goes.
+void RegisterHostFunction(const char* target, kiln_custom_call_fn fn, void* user_data,
+                          std::shared_ptr<void> owner) {
+  kiln::RegisterUserOp(target, [fn, user_data, owner](std::span<const kiln::TensorRef> inputs,
+                                                      std::span<const kiln::TensorRef> outputs,
+                                                      std::string_view backend_config) -> kiln::Status {
+    std::vector<kiln_tensor_t> in(inputs.size());
+    std::vector<kiln_mutable_tensor_t> out(outputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i)
+      in[i] = {static_cast<int32_t>(inputs[i].type), static_cast<int32_t>(inputs[i].dims.size()),
+               inputs[i].dims.data(), inputs[i].data, inputs[i].byte_size};
+    for (size_t i = 0; i < outputs.size(); ++i)
+      out[i] = {static_cast<int32_t>(outputs[i].type), static_cast<int32_t>(outputs[i].dims.size()),
+                outputs[i].dims.data(), outputs[i].data, outputs[i].byte_size};
+    const std::string config(backend_config);
+    char error[512] = "";
+    if (fn(user_data, in.data(), in.size(), out.data(), out.size(), config.c_str(), error, sizeof error) == 0)
+      return kiln::Status::Ok();
+    error[sizeof error - 1] = '\0';
+    return kiln::Status(kiln::StatusCode::kInternal, *error ? error : "the host function failed");
+  });
+}
+
+}  // namespace
+
 kiln_status_t kiln_register_custom_call(const char* target, kiln_custom_call_fn fn, void* user_data,
                                         kiln_release_fn release) {
   if (!target || !*target || !fn) return Invalid("kiln_register_custom_call: a target name and a function are required");
   return Guard("kiln_register_custom_call", [&]() -> kiln_status_t {
     // Calls `release` when the last copy of the registered function goes
-    // (the registry's, and those of the calls running it).
-    auto releaser = std::shared_ptr<void>(user_data, [release](void* p) {
-      if (release) release(p);
-    });
-    kiln::RegisterUserOp(target, [fn, user_data, releaser](std::span<const kiln::TensorRef> inputs,
-                                                 std::span<const kiln::TensorRef> outputs,
-                                                 std::string_view backend_config) -> kiln::Status {
-      std::vector<kiln_tensor_t> in(inputs.size());
-      std::vector<kiln_mutable_tensor_t> out(outputs.size());
-      for (size_t i = 0; i < inputs.size(); ++i)
-        in[i] = {static_cast<int32_t>(inputs[i].type), static_cast<int32_t>(inputs[i].dims.size()),
-                 inputs[i].dims.data(), inputs[i].data, inputs[i].byte_size};
-      for (size_t i = 0; i < outputs.size(); ++i)
-        out[i] = {static_cast<int32_t>(outputs[i].type), static_cast<int32_t>(outputs[i].dims.size()),
-                  outputs[i].dims.data(), outputs[i].data, outputs[i].byte_size};
-      const std::string config(backend_config);
-      char error[512] = "";
-      if (fn(user_data, in.data(), in.size(), out.data(), out.size(), config.c_str(), error, sizeof error) == 0)
-        return kiln::Status::Ok();
-      error[sizeof error - 1] = '\0';
-      return kiln::Status(kiln::StatusCode::kInternal, *error ? error : "the host function failed");
-    });
+    // (the registry's, and those of the calls running it), but only once
+    // the registration took: a failed one leaves `user_data` to the caller.
+    struct Releaser {
+      void* user_data;
+      kiln_release_fn release;
+      bool armed = false;
+      ~Releaser() {
+        if (armed && release) release(user_data);
+      }
+    };
+    auto releaser = std::make_shared<Releaser>(Releaser{user_data, release});
+    releaser->armed = true;
+    try {
+      RegisterHostFunction(target, fn, user_data, releaser);
+    } catch (...) {
+      releaser->armed = false;  // `releaser` still holds the last reference here
+      throw;
+    }
     return nullptr;
   });
 }

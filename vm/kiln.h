@@ -524,7 +524,8 @@ typedef int32_t (*kiln_custom_call_fn)(void* user_data, const kiln_tensor_t* inp
  * already running finishes. `release` (may be NULL) is called with
  * `user_data` once the registration is gone and no call runs it any more;
  * a registration still in place when the process exits is not released.
- * Thread-safe. */
+ * A registration that fails (an error status) never calls `release`:
+ * `user_data` stays the caller's. Thread-safe. */
 kiln_status_t kiln_register_custom_call(const char* target, kiln_custom_call_fn fn, void* user_data,
                                         kiln_release_fn release);
 /* Removes the registration of `target` (KILN_STATUS_NOT_FOUND if there is

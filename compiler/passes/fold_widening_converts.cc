@@ -21,12 +21,13 @@ bool Is16BitFloat(const ir::Type& t) {
 bool IsF32(const ir::Type& t) { return t.is_tensor() && !t.is_quantized() && t.element == ElementType::kF32; }
 
 // Folds the widening converts feeding this block's contractions (and those
-// of nested blocks); true if any was folded here.
-void FoldBlock(ir::Block* block, const std::map<const ir::Value*, int>& before) {
+// of nested blocks, which may read this block's converts); true if any was
+// folded here or below.
+bool FoldBlock(ir::Block* block, const std::map<const ir::Value*, int>& before) {
   bool folded = false;
   for (auto& op : block->ops) {
     for (auto& r : op->regions)
-      for (auto& b : r->blocks) FoldBlock(b.get(), before);
+      for (auto& b : r->blocks) folded |= FoldBlock(b.get(), before);
     if (!IsContraction(op->name) || op->operands.size() != 2 || op->results.size() != 1 ||
         !IsF32(op->result()->type))
       continue;
@@ -39,7 +40,7 @@ void FoldBlock(ir::Block* block, const std::map<const ir::Value*, int>& before) 
       folded = true;
     }
   }
-  if (!folded) return;
+  if (!folded) return false;
   // Drop the converts no op reads any more (they had users before: a
   // convert unused in the source stays as written).
   std::map<const ir::Value*, int> now;
@@ -49,6 +50,7 @@ void FoldBlock(ir::Block* block, const std::map<const ir::Value*, int>& before) 
     const ir::Value* v = op->result();
     return before.count(v) && !now.count(v);
   });
+  return true;
 }
 
 }  // namespace

@@ -832,6 +832,7 @@ HWY_EXPORT(PackWholeBF64);
 
 namespace {
 std::atomic<uint64_t> whole_b_packs{0};
+std::atomic<uint64_t> gemv_half_b_runs{0};
 }  // namespace
 
 bool GemmPacksB(const GemmProblem& p) {
@@ -857,9 +858,12 @@ size_t GemmPanelWidth(ElementType type) {
 }
 
 uint64_t WholeBPacks() { return whole_b_packs.load(std::memory_order_relaxed); }
+uint64_t GemvHalfBRuns() { return gemv_half_b_runs.load(std::memory_order_relaxed); }
 
 bool RunGemvHalfB(const GemmProblem& p, ElementType b_type) {
-  return HWY_DYNAMIC_DISPATCH(GemvHalfBF32)(p, b_type == ElementType::kBF16);
+  if (!HWY_DYNAMIC_DISPATCH(GemvHalfBF32)(p, b_type == ElementType::kBF16)) return false;
+  gemv_half_b_runs.fetch_add(1, std::memory_order_relaxed);
+  return true;
 }
 
 void RunGemm(const GemmProblem& p, ElementType type) {

@@ -81,6 +81,9 @@ void PackWholeB(const GemmProblem& p, ElementType type, void* out);
 // How many times PackWholeB has run in this process (a test hook: a
 // constant operand is packed once, not per call).
 uint64_t WholeBPacks();
+// How many products RunGemvHalfB has run in this process (tests assert
+// that batch-1 layers over 16-bit weights take it).
+uint64_t GemvHalfBRuns();
 size_t GemmPanelWidth(ElementType type);
 
 }  // namespace kiln::cpu

@@ -269,6 +269,36 @@ TEST(HostAllocationFailure, MlpThroughTheCApiOnTheCpuDevice) { SweepMlp("cpu", K
 
 TEST(HostAllocationFailure, ConformanceFilesOnTheCpuDevice) { SweepConformance("cpu", "cpu"); }
 
+// Registering a host function with each of its allocations failing in turn:
+// a failed registration never calls `release` (the user data stays the
+// caller's), a successful one calls it exactly once, when unregistered.
+TEST(HostAllocationFailure, RegisteringAHostFunction) {
+  const kiln_custom_call_fn fn = [](void*, const kiln_tensor_t*, size_t, const kiln_mutable_tensor_t*, size_t,
+                                    const char*, char*, size_t) -> int32_t { return 0; };
+  const kiln_release_fn release = [](void* user_data) { ++*static_cast<int*>(user_data); };
+  int failed = 0;
+  for (int64_t k = 0;; ++k) {
+    ASSERT_LT(k, 1000) << "registration never succeeded";
+    int released = 0;
+    g_countdown.store(k);
+    kiln_status_t s = kiln_register_custom_call("kiln_test.allocation_sweep", fn, &released, release);
+    g_countdown.store(-1);
+    if (s) {
+      EXPECT_EQ(kiln_status_code(s), KILN_STATUS_RESOURCE_EXHAUSTED) << kiln_status_message(s);
+      kiln_status_free(s);
+      EXPECT_EQ(released, 0) << "allocation " << k << " failed: release called for a registration that failed";
+      ++failed;
+      continue;
+    }
+    EXPECT_EQ(released, 0);
+    s = kiln_unregister_custom_call("kiln_test.allocation_sweep");
+    ASSERT_EQ(s, nullptr) << kiln_status_message(s);
+    EXPECT_EQ(released, 1) << "release runs once when the registration goes";
+    break;
+  }
+  EXPECT_GT(failed, 0);
+}
+
 #ifdef KILN_TEST_MLP_ALL_KILN
 // On Vulkan only Kiln's own allocations fail (see the top of this file).
 class OnlyThisExecutable {

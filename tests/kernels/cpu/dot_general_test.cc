@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kernels/common/kernel_state.h"
+#include "kernels/cpu/gemm.h"
 #include "kernels/cpu/gemm_bf16.h"
 #include "kernels/cpu/registry.h"
 #include "kernels/scalar/scalar.h"
@@ -123,7 +124,11 @@ TEST(CpuDotGeneral, BatchOneLayersRead16BitWeightsInPlace) {
         const KernelParams p = DotGeneral({}, {}, {1}, {0});
         Tensor lhs = Random(ElementType::kF32, {m, 70}, rng);
         Tensor rhs = Random16(t, {70, n}, rng, n == 130);
+        const uint64_t before = GemvHalfBRuns();
         Check(p, lhs, rhs, {m, n}, 70, ElementType::kF32);
+#if !KILN_SELECTIVE_BUILD
+        EXPECT_GT(GemvHalfBRuns(), before) << "the 16-bit weights are read in place by the row-streaming product";
+#endif
       }
     Check(DotGeneral({}, {}, {1}, {1}), Random(ElementType::kF32, {1, 40}, rng), Random16(t, {33, 40}, rng, false),
           {1, 33}, 40, ElementType::kF32);
