@@ -11,6 +11,8 @@ import sys
 
 import torch
 
+import peer_threads  # torch's and its OpenBLAS's pools
+
 from int8_peer import median_ms  # the same warm-up and timing
 
 N = 1024
@@ -27,7 +29,7 @@ def main():
     conv_flops = 2 * 56 * 56 * 64 * 64 * 9
     with torch.no_grad():
         for t in threads:
-            torch.set_num_threads(t)
+            peer_threads.set_threads(t)
             ms = median_ms(lambda: torch.matmul(a, b))
             print(f"torch bf16 matmul 1024^3 threads={t} median_ms={ms:.3f} gflops={2 * N ** 3 / ms / 1e6:.1f}")
             ms = median_ms(lambda: conv(x))

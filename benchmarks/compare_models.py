@@ -34,6 +34,7 @@ import torch  # noqa: E402
 
 import gen  # noqa: E402  (examples/models/gen.py: the model list)
 import model_torch  # noqa: E402
+import peer_threads  # noqa: E402  (torch's and its OpenBLAS's pools)
 
 BATCHES = {1: "main", 64: "main_b64"}
 TOL = 1e-4  # scaled error, as tests/models/compare_npy.py
@@ -114,7 +115,7 @@ class Case:
         return np.load(out)
 
     def torch_time(self, threads, iterations, warmup=3):
-        torch.set_num_threads(threads)
+        peer_threads.set_threads(threads)
         with torch.no_grad():
             for _ in range(warmup):
                 self.module(*self.torch_in)
@@ -126,7 +127,7 @@ class Case:
         return statistics.median(ts)
 
     def torch_output(self, threads):
-        torch.set_num_threads(threads)
+        peer_threads.set_threads(threads)
         with torch.no_grad():
             return self.module(*self.torch_in).numpy()
 

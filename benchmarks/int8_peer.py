@@ -15,6 +15,8 @@ import time
 import torch
 import torch.ao.nn.quantized as nnq
 
+import peer_threads  # torch's and its OpenBLAS's pools
+
 N = 1024
 
 
@@ -49,7 +51,7 @@ def main():
         ops = 2 * 56 * 56 * c * 9 * (c // groups)
         convs.append((name, conv, xc, ops))
     for t in threads:
-        torch.set_num_threads(t)
+        peer_threads.set_threads(t)
         ms = median_ms(lambda: lin(x))
         print(f"torch onednn qLinear 1024^3 threads={t} median_ms={ms:.3f} gops={2 * N ** 3 / ms / 1e6:.1f}")
         for name, conv, xc, ops in convs:
