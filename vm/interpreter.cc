@@ -327,10 +327,17 @@ dispatch:
     SetView(R[o[0].value], *v, v->offset, o[2].list, I);
     KILN_DISPATCH(index + 1);
   }
-  KILN_CASE(kSubview) : {
+  KILN_CASE(kSubview) :
+  KILN_CASE(kSubviewAt) : {
     const auto& o = code[index].operands;
     const hal::BufferView* v;
     if (!(s = view_of(o[1].value, &v)).ok()) return fail(index, s);
+    // subview's offset is an immediate the loader checked; subview.at's is
+    // a register, checked here the same way.
+    const int64_t at = code[index].op == Opcode::kSubview ? static_cast<int64_t>(o[2].value) : I[o[2].value];
+    if (at < 0 || at % 64 != 0)
+      return fail(index, InvalidArgument("subview at byte offset " + std::to_string(at) +
+                                         ", not a non-negative multiple of 64"));
     int64_t count = 1;
     for (uint32_t r : o[3].list)
       if (I[r] < 0 || __builtin_mul_overflow(count, I[r], &count))
@@ -338,7 +345,7 @@ dispatch:
     // The view must lie inside its operand's bytes (its size computed
     // without wrapping; the offset checked against the operand's size
     // first, so the difference below cannot wrap either).
-    const uint64_t offset = static_cast<uint64_t>(o[2].value);
+    const uint64_t offset = static_cast<uint64_t>(at);
     uint64_t bytes = 0;
     if (__builtin_mul_overflow(static_cast<uint64_t>(count), StorageBytes(v->type), &bytes) ||
         offset > v->ByteSize() || bytes > v->ByteSize() - offset)

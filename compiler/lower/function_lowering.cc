@@ -147,9 +147,12 @@ void FunctionLowering::MaterializeOperands(const ir::Operation& op, const std::v
     if (const ir::Attribute* t = op.GetAttr("call_target_name");
         t && (t->str == "shape_assertion" || t->str == "stablehlo.shape_assertion"))
       return;
+  // A dynamic_slice taken as a view reads its start indices in registers.
+  const bool starts_in_registers = op.name == "stablehlo.dynamic_slice" && DynamicSliceView(op).has_value();
   for (size_t k = 0; k < op.operands.size(); ++k) {
     const ir::Value* v = op.operands[k];
     if (ref_of_.count(v) || (!i64_of_.count(v) && !scalar_constants_.count(v))) continue;
+    if (starts_in_registers && k > 0) continue;
     if (op.name == op_names::kWhile && k < op.results.size() && plan_.IsScalar(op.result(static_cast<int>(k))))
       continue;
     if ((op.name == op_names::kIf || op.name == op_names::kCase) && k == 0) continue;

@@ -14,6 +14,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -137,6 +138,18 @@ class FunctionLowering {
   Status LowerGetDimensionSize(const ir::Operation& op, const std::vector<Slot>* yield, ir::Location* error_loc);
   Status LowerReshape(const ir::Operation& op, const std::vector<Slot>* yield, ir::Location* error_loc);
   Status LowerSlice(const ir::Operation& op, const std::vector<Slot>* yield, ir::Location* error_loc);
+  Status LowerDynamicSlice(const ir::Operation& op, const std::vector<Slot>* yield, ir::Location* error_loc);
+  // A dynamic_slice that is a view of its operand (subview.at): per start
+  // index that can move the view, its operand number, the largest start the
+  // spec's clamp allows and the bytes one step moves. nullopt: a dispatch.
+  struct DynamicView {
+    struct Term {
+      size_t operand;
+      int64_t max_start, step_bytes;
+    };
+    std::vector<Term> terms;
+  };
+  std::optional<DynamicView> DynamicSliceView(const ir::Operation& op) const;
   Status LowerAsyncStart(const ir::Operation& op, const std::vector<Slot>* yield, ir::Location* error_loc);
   Status LowerAsyncDone(const ir::Operation& op, const std::vector<Slot>* yield, ir::Location* error_loc);
   Status LowerTuple(const ir::Operation& op, const std::vector<Slot>* yield, ir::Location* error_loc);

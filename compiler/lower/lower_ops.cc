@@ -50,6 +50,7 @@ Status FunctionLowering::LowerOp(const ir::Operation& op, const std::vector<Slot
       {"stablehlo.get_dimension_size", &L::LowerGetDimensionSize},
       {"stablehlo.reshape", &L::LowerReshape},
       {"stablehlo.slice", &L::LowerSlice},
+      {"stablehlo.dynamic_slice", &L::LowerDynamicSlice},
       {"stablehlo.async_start", &L::LowerAsyncStart},
       {"stablehlo.async_done", &L::LowerAsyncDone},
       {"stablehlo.tuple", &L::LowerTuple},
@@ -255,6 +256,70 @@ Status FunctionLowering::LowerSlice(const ir::Operation& op, const std::vector<S
   for (int64_t d : out) result_dims.push_back(ConstI64(d));
   const uint32_t src = Ref(in);
   body_.Emit(Opcode::kSubview, Define(op.result()), src, byte_offset, result_dims);
+  return Status::Ok();
+}
+
+// A dynamic_slice whose result is one contiguous run of its operand (as
+// LowerSlice's: a scan reading step i of [1, T, F], a batch element), with
+// every start index that can move it on the scalar path (a loop counter) and
+// each step of the run a multiple of 64 bytes, is a view (subview.at) at the
+// offset of the spec's clamped starts: clamp(0, start, dim - size) times the
+// step, summed. Indices whose values might not fit an i64 (ui64) take the
+// dispatch.
+std::optional<FunctionLowering::DynamicView> FunctionLowering::DynamicSliceView(const ir::Operation& op) const {
+  if (op.operands.empty() || op.results.size() != 1) return std::nullopt;
+  const ir::Value* in = op.operands[0];
+  const ir::Type& out_type = op.result()->type;
+  if (!in->type.is_tensor() || !in->type.HasStaticShape() || !out_type.HasStaticShape() || in->type.rank() == 0 ||
+      in->type.is_quantized() || out_type.element != in->type.element || plan_.IsScalar(in) ||
+      plan_.IsScalar(op.result()))
+    return std::nullopt;
+  const auto& dims = in->type.dims;
+  const auto& out = out_type.dims;
+  const size_t rank = dims.size();
+  if (out.size() != rank || op.operands.size() != rank + 1) return std::nullopt;
+  size_t k = 0;  // the first dim the result does not take one element of
+  while (k + 1 < rank && out[k] == 1) ++k;
+  for (size_t i = k + 1; i < rank; ++i)
+    if (out[i] != dims[i]) return std::nullopt;
+  DynamicView view;
+  int64_t step = static_cast<int64_t>(StorageBytes(in->type.element));
+  for (size_t i = rank; i-- > 0;) {
+    if (out[i] <= 0 || out[i] > dims[i]) return std::nullopt;
+    if (i <= k && out[i] < dims[i]) {
+      const ir::Value* start = op.operands[i + 1];
+      const ElementType t = start->type.element;
+      if (!i64_of_.count(start) || !start->type.is_tensor() || start->type.rank() != 0 ||
+          !(KindOf(t) == ElementKind::kSigned || (KindOf(t) == ElementKind::kUnsigned && BitWidth(t) <= 32)) || step % 64 != 0)
+        return std::nullopt;
+      view.terms.push_back({i + 1, dims[i] - out[i], step});
+    }
+    step *= dims[i];
+  }
+  return view;
+}
+
+Status FunctionLowering::LowerDynamicSlice(const ir::Operation& op, const std::vector<Slot>*, ir::Location*) {
+  const std::optional<DynamicView> view = DynamicSliceView(op);
+  if (!view) return LowerDefault(op);
+  std::optional<uint32_t> offset;  // none yet: 0
+  for (const DynamicView::Term& t : view->terms) {
+    const uint32_t clamped = next_i64_++, scaled = next_i64_++;
+    body_.Emit(Opcode::kMaxI64, clamped, I64(op.operands[t.operand]), ConstI64(0));
+    body_.Emit(Opcode::kMinI64, clamped, clamped, ConstI64(t.max_start));
+    body_.Emit(Opcode::kMulI64, scaled, clamped, ConstI64(t.step_bytes));
+    if (offset) {
+      const uint32_t sum = next_i64_++;
+      body_.Emit(Opcode::kAddI64, sum, *offset, scaled);
+      offset = sum;
+    } else {
+      offset = scaled;
+    }
+  }
+  std::vector<uint32_t> result_dims;
+  for (int64_t d : op.result()->type.dims) result_dims.push_back(ConstI64(d));
+  const uint32_t src = Ref(op.operands[0]);
+  body_.Emit(Opcode::kSubviewAt, Define(op.result()), src, offset.value_or(ConstI64(0)), result_dims);
   return Status::Ok();
 }
 

@@ -69,6 +69,7 @@ RefEffect EffectOf(const Instruction& ins, const std::vector<bool>& returns_argu
       break;
     case Opcode::kReshape:
     case Opcode::kSubview:
+    case Opcode::kSubviewAt:
     case Opcode::kMovRef:
       e.defs.push_back(reg(0));
       e.uses.push_back(reg(1));

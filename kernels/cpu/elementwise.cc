@@ -215,6 +215,116 @@ HWY_INLINE V Compare(D d, ComparisonDirection dir, V a, V b) {
   return hn::Zero(d);
 }
 
+// A chain program: each instruction but the constants takes the value of
+// the one before it (the first: a param) and otherwise only params and
+// constants, and the last is the one result -- a fused bias, a batch norm
+// and its clamp (x - mean) * scale + shift, a residual add. Such a program
+// runs a few vectors at a time with the running value in registers (the
+// other operands loaded from their block pointers), the same ops in the
+// same order as the block-by-block interpreter, so the same bits; the
+// instruction-by-instruction form stores and reloads every intermediate.
+struct ChainStep {
+  ScalarOp op;
+  uint16_t other = 0, hi = 0;  // the other operand (clamp: lo), and clamp's hi
+  bool running_left = true;    // the running value is the first operand
+};
+
+bool ChainOf(const ScalarProgram& prog, uint16_t* start, std::vector<ChainStep>* steps) {
+  steps->clear();
+  const size_t P = prog.param_types.size();
+  if (prog.results.size() != 1) return false;
+  auto computed = [&](uint16_t v) { return v >= P && prog.instrs[v - P].op != ScalarOp::kConstant; };
+  int64_t running = -1;  // the value the chain holds
+  for (size_t k = 0; k < prog.instrs.size(); ++k) {
+    const ScalarInstr& in = prog.instrs[k];
+    if (in.op == ScalarOp::kConstant) continue;
+    const uint16_t* o = in.operands;
+    ChainStep step{in.op};
+    auto is_running = [&](uint16_t v) { return running < 0 ? !computed(v) : v == running; };
+    switch (in.op) {
+      case ScalarOp::kAdd: case ScalarOp::kSubtract: case ScalarOp::kMultiply: case ScalarOp::kDivide:
+      case ScalarOp::kMaximum: case ScalarOp::kMinimum:
+        if (in.num_operands != 2) return false;
+        if (running < 0 || o[0] == running) {
+          step.running_left = true, step.other = o[1];
+          if (running < 0) *start = o[0];
+        } else {
+          step.running_left = false, step.other = o[0];
+        }
+        if (!is_running(step.running_left ? o[0] : o[1]) || computed(step.other) || step.other == running) return false;
+        break;
+      case ScalarOp::kNegate: case ScalarOp::kAbs:
+        if (in.num_operands != 1 || !is_running(o[0])) return false;
+        if (running < 0) *start = o[0];
+        break;
+      case ScalarOp::kClamp:
+        if (in.num_operands != 3 || !is_running(o[1]) || computed(o[0]) || computed(o[2]) || o[0] == running ||
+            o[2] == running)
+          return false;
+        if (running < 0) *start = o[1];
+        step.other = o[0], step.hi = o[2];
+        break;
+      default:
+        return false;
+    }
+    steps->push_back(step);
+    running = static_cast<int64_t>(P + k);
+  }
+  return running >= 0 && prog.results[0] == running;
+}
+
+// U vectors of the chain from `in` (the start param's block) into `out`.
+template <size_t U, class D, typename T = hn::TFromD<D>>
+HWY_INLINE void ChainVectors(D d, const ChainStep* steps, size_t num_steps, const T* const* src, const T* in,
+                             size_t i, T* out, bool stream) {
+  using V = hn::Vec<D>;
+  const size_t N = hn::Lanes(d);
+  V x[U];
+  for (size_t u = 0; u < U; ++u) x[u] = hn::LoadU(d, in + i + u * N);
+  for (size_t k = 0; k < num_steps; ++k) {
+    const ChainStep& s = steps[k];
+    const T* b = src[s.other] + i;
+    switch (s.op) {
+#define KILN_CHAIN_BINARY(OP, EXPR)                                          \
+  case ScalarOp::OP:                                                         \
+    for (size_t u = 0; u < U; ++u) {                                         \
+      const V y = hn::LoadU(d, b + u * N);                                   \
+      x[u] = s.running_left ? [&](V l, V r) { return EXPR; }(x[u], y)        \
+                            : [&](V l, V r) { return EXPR; }(y, x[u]);       \
+    }                                                                        \
+    break;
+      KILN_CHAIN_BINARY(kAdd, hn::Add(l, r))
+      KILN_CHAIN_BINARY(kSubtract, hn::Sub(l, r))
+      KILN_CHAIN_BINARY(kMultiply, hn::Mul(l, r))
+      KILN_CHAIN_BINARY(kDivide, hn::Div(l, r))
+      KILN_CHAIN_BINARY(kMaximum, MaxLikeReference(d, l, r))
+      KILN_CHAIN_BINARY(kMinimum, MinLikeReference(d, l, r))
+#undef KILN_CHAIN_BINARY
+      case ScalarOp::kNegate:
+        for (size_t u = 0; u < U; ++u) x[u] = hn::Neg(x[u]);
+        break;
+      case ScalarOp::kAbs:
+        for (size_t u = 0; u < U; ++u) x[u] = hn::Abs(x[u]);
+        break;
+      case ScalarOp::kClamp: {
+        const T* hi = src[s.hi] + i;
+        for (size_t u = 0; u < U; ++u)
+          x[u] = MinLikeReference(d, MaxLikeReference(d, x[u], hn::LoadU(d, b + u * N)), hn::LoadU(d, hi + u * N));
+        break;
+      }
+      default:
+        break;  // excluded by ChainOf
+    }
+  }
+  for (size_t u = 0; u < U; ++u) {
+    if (stream) {
+      hn::Stream(x[u], d, out + i + u * N);
+    } else {
+      hn::StoreU(x[u], d, out + i + u * N);
+    }
+  }
+}
+
 // Runs the program over elements [begin, end) of every output.
 // Values are held as T (f32 or f64; i1 as 1 or 0); the transcendental ops
 // exist only for f32 (Supported() keeps them out of f64 programs).
@@ -304,6 +414,10 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
     }
   }
 
+  thread_local std::vector<ChainStep> chain;
+  uint16_t chain_start = 0;
+  const bool is_chain = ChainOf(prog, &chain_start, &chain);
+
   bool any_gather = false;
   for (size_t v = 0; v < num_params; ++v) any_gather = any_gather || !p.gather_strides[v].empty();
   OutputIndex at;  // of `start`, for the gathered params
@@ -367,6 +481,26 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
         std::fill(dst + count, dst + padded, T(0));
         src[v] = dst;
       }
+    }
+    if (is_chain) {
+      // Straight into the output where the block ends on a whole vector,
+      // else into the result's slot for the copy below.
+      T* out = reinterpret_cast<T*>(p.outputs[0]) + (start - p.out_base);
+      const bool direct = count == padded;
+      const bool stream = direct && p.stream && count == kBlock && reinterpret_cast<uintptr_t>(out) % 64 == 0;
+      T* dst = direct ? out : slot(prog.results[0]);
+      // Locals, not the thread_local vectors: their TLS lookups would sit
+      // in the loop (and spill the running vectors around them).
+      const T* in = src[chain_start];
+      const T* const* from = src.data();
+      const ChainStep* steps = chain.data();
+      const size_t num_steps = chain.size();
+      size_t i = 0;
+      for (; i + 4 * N <= padded; i += 4 * N) ChainVectors<4>(d, steps, num_steps, from, in, i, dst, stream);
+      for (; i < padded; i += N) ChainVectors<1>(d, steps, num_steps, from, in, i, dst, stream);
+      if (direct) continue;
+      std::memcpy(out, dst, count * sizeof(T));
+      continue;
     }
     for (size_t k = 0; k < prog.instrs.size(); ++k) {
       const ScalarInstr& in = prog.instrs[k];

@@ -225,21 +225,30 @@ TEST(HostileModule, SubviewsOutsideTheirOperandAreErrors) {
     int64_t offset, d;
     const char* needle;
   };
-  for (const Case& c : {Case{64, 17, "outside its operand"}, Case{192, 0, "outside its operand"},
-                        Case{int64_t{1} << 62, 1, "outside its operand"}, Case{64, -1, "invalid dimensions"},
-                        Case{0, int64_t{1} << 62, "outside its operand"},  // 2^62 f32: 2^64 bytes, wrapping to 0
-                        Case{32, 1, "not a non-negative multiple of 64"},
-                        Case{-64, 1, "not a non-negative multiple of 64"}}) {
-    SCOPED_TRACE(std::to_string(c.offset) + ", " + std::to_string(c.d));
-    auto mb = OneFunction(
-        [&](BytecodeWriter& w, ModuleBuilder&) {
-          w.Op(Opcode::kConstI64); w.U32(0); w.I64(c.d);
-          w.Op(Opcode::kSubview); w.U32(1); w.U32(0); w.I64(c.offset); w.List(std::vector<uint32_t>{0});
-          w.Op(Opcode::kReturn); w.List({});
-        },
-        {F32Sig({32})});
-    ExpectRefused(LoadAndRun(mb.Serialize(), {F32s({32}, 1)}), c.needle);
-  }
+  // subview takes the offset as an immediate (a bad one refused at load),
+  // subview.at from a register (refused when it runs).
+  for (Opcode op : {Opcode::kSubview, Opcode::kSubviewAt})
+    for (const Case& c : {Case{64, 17, "outside its operand"}, Case{192, 0, "outside its operand"},
+                          Case{int64_t{1} << 62, 1, "outside its operand"}, Case{64, -1, "invalid dimensions"},
+                          Case{0, int64_t{1} << 62, "outside its operand"},  // 2^62 f32: 2^64 bytes, wrapping to 0
+                          Case{32, 1, "not a non-negative multiple of 64"},
+                          Case{-64, 1, "not a non-negative multiple of 64"}}) {
+      SCOPED_TRACE(std::string(op == Opcode::kSubview ? "subview " : "subview.at ") + std::to_string(c.offset) +
+                   ", " + std::to_string(c.d));
+      auto mb = OneFunction(
+          [&](BytecodeWriter& w, ModuleBuilder&) {
+            w.Op(Opcode::kConstI64); w.U32(0); w.I64(c.d);
+            if (op == Opcode::kSubview) {
+              w.Op(Opcode::kSubview); w.U32(1); w.U32(0); w.I64(c.offset); w.List(std::vector<uint32_t>{0});
+            } else {
+              w.Op(Opcode::kConstI64); w.U32(1); w.I64(c.offset);
+              w.Op(Opcode::kSubviewAt); w.U32(1); w.U32(0); w.U32(1); w.List(std::vector<uint32_t>{0});
+            }
+            w.Op(Opcode::kReturn); w.List({});
+          },
+          {F32Sig({32})});
+      ExpectRefused(LoadAndRun(mb.Serialize(), {F32s({32}, 1)}), c.needle);
+    }
   // The last 16 elements: inside, accepted.
   auto mb = OneFunction(
       [](BytecodeWriter& w, ModuleBuilder&) {

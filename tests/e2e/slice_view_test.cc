@@ -3,7 +3,8 @@
 // costs no dispatch and gives the copy's values; slices that are not one run,
 // or start off the 64-byte grid, still run the slice kernel. The views are
 // read by later dispatches, returned, taken of arguments and of planned
-// (arena) intermediates.
+// (arena) intermediates. dynamic_slice likewise, at an offset computed in
+// registers (subview.at).
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -80,6 +81,82 @@ TEST(SliceView, ContiguousAlignedSlicesAreViews) {
     EXPECT_EQ(Floats(b.outputs[0]), want);
     EXPECT_EQ(b.dispatches, c.view ? 2u : 3u);
   }
+}
+
+// dynamic_slice with start indices on the scalar path (constants here) is a
+// view (subview.at) where its result is one run whose steps are multiples of
+// 64 bytes; the starts are clamped as the spec says (into [0, dim - size]).
+TEST(SliceView, DynamicSlicesWithScalarStartsAreViews) {
+  struct Case {
+    int b, r, c;       // start indices, before clamping
+    const char* type;  // the result's
+    int sb, sr, sc;    // its sizes
+    bool view;
+  };
+  const Case cases[] = {
+      {1, 0, 0, "1x6x32", 1, 6, 32, true},   // one batch element
+      {-3, 4, 7, "1x6x32", 1, 6, 32, true},  // clamped to 0; whole dims take 0 whatever the start
+      {9, 0, 0, "1x6x32", 1, 6, 32, true},   // clamped to 3
+      {2, 2, 0, "1x3x32", 1, 3, 32, true},   // rows of one batch element
+      {2, 5, 0, "1x3x32", 1, 3, 32, true},   // the row start clamped to 3
+      {3, 1, 16, "1x1x16", 1, 1, 16, false}, // the column step is 4 bytes: a dispatch
+      {1, 0, 0, "2x6x32", 2, 6, 32, true},   // two batch elements
+      {0, 1, 0, "2x3x32", 2, 3, 32, false},  // not one run
+  };
+  const std::vector<vm::HostTensor> in = {test::HostTensorOf(ElementType::kF32, {4, 6, 32}, Iota(4 * 6 * 32))};
+  auto clamp = [](int v, int hi) { return v < 0 ? 0 : (v > hi ? hi : v); };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::to_string(c.b) + ", " + std::to_string(c.r) + ", " + std::to_string(c.c) + " -> " + c.type);
+    const std::string t = std::string("tensor<") + c.type + "xf32>";
+    const std::string program =
+        "func.func @main(%x: tensor<4x6x32xf32>) -> " + t + " {\n" +
+        "  %b = stablehlo.constant dense<" + std::to_string(c.b) + "> : tensor<i32>\n" +
+        "  %r = stablehlo.constant dense<" + std::to_string(c.r) + "> : tensor<i32>\n" +
+        "  %c = stablehlo.constant dense<" + std::to_string(c.c) + "> : tensor<i32>\n" +
+        "  %s = stablehlo.dynamic_slice %x, %b, %r, %c, sizes = [" + std::to_string(c.sb) + ", " +
+        std::to_string(c.sr) + ", " + std::to_string(c.sc) +
+        "] : (tensor<4x6x32xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> " + t + "\n" +
+        "  return %s : " + t + "\n}\n";
+    test::CountedRun a = test::CompileAndRunCounted(program, in, {.threads = 1});
+    ASSERT_EQ(a.outputs.size(), 1u);
+    const int b0 = clamp(c.b, 4 - c.sb), r0 = clamp(c.r, 6 - c.sr), c0 = clamp(c.c, 32 - c.sc);
+    EXPECT_EQ(Floats(a.outputs[0]), Slice(b0, b0 + c.sb, r0, r0 + c.sr, c0, c0 + c.sc, 1.0f));
+    EXPECT_EQ(a.dispatches, c.view ? 0u : 1u);
+  }
+}
+
+// A scan over a sequence: step i of x [4, 6, 32] read by dynamic_slice at the
+// loop counter is a view; the sum over the steps is the copy's.
+TEST(SliceView, ScanStepsAreViewsAtTheLoopCounter) {
+  const std::string program = R"(
+func.func @main(%x: tensor<4x6x32xf32>) -> tensor<6x32xf32> {
+  %i0 = stablehlo.constant dense<0> : tensor<i32>
+  %acc0 = stablehlo.constant dense<0.0> : tensor<6x32xf32>
+  %r:2 = stablehlo.while(%i = %i0, %acc = %acc0) : tensor<i32>, tensor<6x32xf32>
+  cond {
+    %n = stablehlo.constant dense<4> : tensor<i32>
+    %lt = stablehlo.compare LT, %i, %n, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %lt : tensor<i1>
+  } do {
+    %z = stablehlo.constant dense<0> : tensor<i32>
+    %s = stablehlo.dynamic_slice %x, %i, %z, %z, sizes = [1, 6, 32] : (tensor<4x6x32xf32>, tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<1x6x32xf32>
+    %s2 = stablehlo.reshape %s : (tensor<1x6x32xf32>) -> tensor<6x32xf32>
+    %a = stablehlo.add %acc, %s2 : tensor<6x32xf32>
+    %one = stablehlo.constant dense<1> : tensor<i32>
+    %j = stablehlo.add %i, %one : tensor<i32>
+    stablehlo.return %j, %a : tensor<i32>, tensor<6x32xf32>
+  }
+  return %r#1 : tensor<6x32xf32>
+}
+)";
+  const std::vector<vm::HostTensor> in = {test::HostTensorOf(ElementType::kF32, {4, 6, 32}, Iota(4 * 6 * 32))};
+  test::CountedRun a = test::CompileAndRunCounted(program, in, {.threads = 1});
+  ASSERT_EQ(a.outputs.size(), 1u);
+  std::vector<float> want(6 * 32, 0.0f);
+  for (int b = 0; b < 4; ++b)
+    for (int k = 0; k < 6 * 32; ++k) want[k] += static_cast<float>(b * 6 * 32 + k);
+  EXPECT_EQ(Floats(a.outputs[0]), want);
+  EXPECT_EQ(a.dispatches, 4u) << "one add per step, no slice dispatch";
 }
 
 }  // namespace

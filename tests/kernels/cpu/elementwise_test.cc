@@ -365,6 +365,59 @@ KILN_TEST_ALL_TARGETS(CpuElementwise, PerFeatureVectorsOverChannelLastResults) {
   }
 }
 
+// Chain programs (each instruction takes the one before it, the rest params
+// and constants) run with the running value in registers
+// (kernels/cpu/elementwise.cc, ChainOf): the same bits as the reference with
+// the running value on either side of each op, starting from a param or a
+// constant, clamp bounds per element or splat, every size around the vector
+// and block widths; and programs that are not chains (a value read twice).
+KILN_TEST_ALL_TARGETS(CpuElementwise, ChainProgramsMatchTheReferenceExactly) {
+  std::mt19937 rng(31);
+  using O = ScalarOp;
+  std::vector<ScalarProgram> programs;
+  {  // ((p1 - x) / p2 max 0.5) min p1, then -|.|: running value on the right, then left
+    ScalarProgram prog;
+    prog.param_types = {F32, F32, F32};
+    prog.instrs = {Instr(O::kSubtract, F32, {1, 0}), Instr(O::kDivide, F32, {3, 2}), Constant(0.5f),
+                   Instr(O::kMaximum, F32, {5, 4}), Instr(O::kMinimum, F32, {1, 6}), Instr(O::kAbs, F32, {7}),
+                   Instr(O::kNegate, F32, {8})};
+    prog.results = {9};
+    programs.push_back(prog);
+  }
+  {  // clamp(p1, 3 - x * p2, p2): starts from a constant's side, per-element bounds
+    ScalarProgram prog;
+    prog.param_types = {F32, F32, F32};
+    prog.instrs = {Constant(3.0f), Instr(O::kMultiply, F32, {0, 2}), Instr(O::kSubtract, F32, {3, 4}),
+                   Instr(O::kClamp, F32, {1, 5, 2})};
+    prog.results = {6};
+    programs.push_back(prog);
+  }
+  {  // a chain that starts from a constant: (2 / p0) + p1
+    ScalarProgram prog;
+    prog.param_types = {F32, F32};
+    prog.instrs = {Constant(2.0f), Instr(O::kDivide, F32, {2, 0}), Instr(O::kAdd, F32, {3, 1})};
+    prog.results = {4};
+    programs.push_back(prog);
+  }
+  {  // not a chain: x * x + x reads the running value twice
+    ScalarProgram prog;
+    prog.param_types = {F32};
+    prog.instrs = {Instr(O::kMultiply, F32, {0, 0}), Instr(O::kAdd, F32, {1, 0})};
+    prog.results = {2};
+    programs.push_back(prog);
+  }
+  for (size_t k = 0; k < programs.size(); ++k) {
+    SCOPED_TRACE("program " + std::to_string(k));
+    const size_t params = programs[k].param_types.size();
+    for (int64_t n : kSizes) {
+      SCOPED_TRACE(n);
+      std::vector<Tensor> ins;
+      for (size_t q = 0; q < params; ++q) ins.push_back(F({n}, Values(n, rng)));
+      EXPECT_EQ(Compare(Params(programs[k]), ins, {n}), 0);
+    }
+  }
+}
+
 // A fused chain: r0 = tanh(a * b + c) / 2 * max(a, 0.5); r1 = logistic(a)
 // with c a rank-0 input broadcast to every element. (Products, not sums, after
 // the inexact op, so that its few-ULP error is not magnified by cancellation.)
