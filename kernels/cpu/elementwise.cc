@@ -414,6 +414,24 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
     }
   }
 
+  // Per gathered param: the length of the runs over which it is constant
+  // (the elements of the axes after its last strided one) where that is at
+  // least a vector and it is not read another way; else 0.
+  thread_local std::vector<size_t> run_length, run_axis;
+  run_length.assign(num_params, 0);
+  run_axis.assign(num_params, 0);
+  for (size_t v = 0; v < num_params; ++v) {
+    const auto& st = p.gather_strides[v];
+    if (st.empty() || p.input_is_scalar[v] || cyclic_at[v] != kNone || prog.param_types[v] == ElementType::kI1 ||
+        st.back() != 0)
+      continue;
+    size_t a = st.size(), r = 1;
+    while (a > 0 && st[a - 1] == 0) r *= static_cast<size_t>(p.out_dims[--a]);
+    if (a == 0 || r < N) continue;  // a splat everywhere, or runs too short to repay
+    run_length[v] = r;
+    run_axis[v] = a - 1;
+  }
+
   thread_local std::vector<ChainStep> chain;
   uint16_t chain_start = 0;
   const bool is_chain = ChainOf(prog, &chain_start, &chain);
@@ -455,6 +473,27 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
           continue;
         }
         splatted[v] = nullptr;
+        if (run_length[v] != 0) {
+          // Constant over runs of run_length[v] elements (a per-channel
+          // value over NCHW planes): one splat per run the block meets.
+          const T* in = reinterpret_cast<const T*>(p.inputs[v]);
+          const auto& st = p.gather_strides[v];
+          const size_t r = run_length[v];
+          for (size_t pos = start; pos < start + count;) {
+            const size_t seg = std::min(r - pos % r, start + count - pos);
+            size_t q = pos / r;
+            int64_t off = 0;
+            for (size_t a = run_axis[v] + 1; a-- > 0;) {
+              off += static_cast<int64_t>(q % static_cast<size_t>(p.out_dims[a])) * st[a];
+              q /= static_cast<size_t>(p.out_dims[a]);
+            }
+            std::fill(dst + (pos - start), dst + (pos - start) + seg, in[off]);
+            pos += seg;
+          }
+          std::fill(dst + count, dst + padded, T(0));
+          src[v] = dst;
+          continue;
+        }
         if (prog.param_types[v] == ElementType::kI1) {
           uint8_t bytes[kBlock];
           GatherBlock(p.inputs[v], p.gather_strides[v], p.out_dims, start, count, bytes);

@@ -365,6 +365,36 @@ KILN_TEST_ALL_TARGETS(CpuElementwise, PerFeatureVectorsOverChannelLastResults) {
   }
 }
 
+// The same batch norm and clamp over channel-first (NCHW) results: each
+// per-feature value is constant over a run of the spatial elements, which
+// a block meets as splats (runs of 256, of 45 and of 16 elements: several
+// per block, and blocks ending inside a run), and a run longer than a
+// block over short rows.
+KILN_TEST_ALL_TARGETS(CpuElementwise, PerFeatureValuesOverChannelFirstResults) {
+  std::mt19937 rng(37);
+  ScalarProgram prog;
+  prog.param_types = {F32, F32, F32, F32, F32, F32};  // x, mean, scale, shift, lo, hi
+  prog.instrs = {Instr(ScalarOp::kSubtract, F32, {0, 1}), Instr(ScalarOp::kMultiply, F32, {6, 2}),
+                 Instr(ScalarOp::kAdd, F32, {7, 3}), Instr(ScalarOp::kClamp, F32, {4, 8, 5})};
+  prog.results = {9};
+  const int64_t shapes[][4] = {{2, 5, 16, 16}, {3, 7, 9, 5}, {1, 33, 4, 4}, {2, 3, 64, 16}, {1, 2, 1, 3}};
+  for (const auto& sh : shapes) {
+    const int64_t f = sh[1];
+    SCOPED_TRACE(std::to_string(sh[0]) + "x" + std::to_string(f) + "x" + std::to_string(sh[2] * sh[3]));
+    KernelParams params = Params(prog);
+    KernelAttr map;
+    map.name = "input_broadcast";
+    map.ints = {4, 0, 1, 2, 3, 1, 1, 1, 1, 1, 1, 0, 0};
+    params.attrs.push_back(map);
+    const int64_t n = sh[0] * f * sh[2] * sh[3];
+    EXPECT_EQ(Compare(params,
+                      {F({sh[0], f, sh[2], sh[3]}, Values(n, rng)), F({f}, Values(f, rng)), F({f}, Values(f, rng)),
+                       F({f}, Values(f, rng)), F({}, {0.0f}), F({}, {6.0f})},
+                      {sh[0], f, sh[2], sh[3]}),
+              0);
+  }
+}
+
 // Chain programs (each instruction takes the one before it, the rest params
 // and constants) run with the running value in registers
 // (kernels/cpu/elementwise.cc, ChainOf): the same bits as the reference with
