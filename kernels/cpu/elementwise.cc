@@ -273,56 +273,79 @@ bool ChainOf(const ScalarProgram& prog, uint16_t* start, std::vector<ChainStep>*
   return running >= 0 && prog.results[0] == running;
 }
 
-// U vectors of the chain from `in` (the start param's block) into `out`.
-template <size_t U, class D, typename T = hn::TFromD<D>>
-HWY_INLINE void ChainVectors(D d, const ChainStep* steps, size_t num_steps, const T* const* src, const T* in,
-                             size_t i, T* out, bool stream) {
-  using V = hn::Vec<D>;
+// One chain step on the running vector x, element offset i of the block.
+template <class D, class V = hn::Vec<D>, typename T = hn::TFromD<D>>
+HWY_INLINE V ChainStepAt(D d, const ChainStep& s, const T* const* src, size_t i, V x) {
+  switch (s.op) {
+    case ScalarOp::kAdd: {
+      const V y = hn::LoadU(d, src[s.other] + i);
+      return s.running_left ? hn::Add(x, y) : hn::Add(y, x);
+    }
+    case ScalarOp::kSubtract: {
+      const V y = hn::LoadU(d, src[s.other] + i);
+      return s.running_left ? hn::Sub(x, y) : hn::Sub(y, x);
+    }
+    case ScalarOp::kMultiply: {
+      const V y = hn::LoadU(d, src[s.other] + i);
+      return s.running_left ? hn::Mul(x, y) : hn::Mul(y, x);
+    }
+    case ScalarOp::kDivide: {
+      const V y = hn::LoadU(d, src[s.other] + i);
+      return s.running_left ? hn::Div(x, y) : hn::Div(y, x);
+    }
+    case ScalarOp::kMaximum: {
+      const V y = hn::LoadU(d, src[s.other] + i);
+      return s.running_left ? MaxLikeReference(d, x, y) : MaxLikeReference(d, y, x);
+    }
+    case ScalarOp::kMinimum: {
+      const V y = hn::LoadU(d, src[s.other] + i);
+      return s.running_left ? MinLikeReference(d, x, y) : MinLikeReference(d, y, x);
+    }
+    case ScalarOp::kNegate: return hn::Neg(x);
+    case ScalarOp::kAbs: return hn::Abs(x);
+    case ScalarOp::kClamp:
+      return MinLikeReference(d, MaxLikeReference(d, x, hn::LoadU(d, src[s.other] + i)),
+                              hn::LoadU(d, src[s.hi] + i));
+    default: return x;  // excluded by ChainOf
+  }
+}
+
+template <class D, class V = hn::Vec<D>, typename T = hn::TFromD<D>>
+HWY_INLINE void ChainStore(D d, V x, T* out, bool stream) {
+  if (stream) {
+    hn::Stream(x, d, out);
+  } else {
+    hn::StoreU(x, d, out);
+  }
+}
+
+// Four vectors of the chain (elements i .. i + 4N of the block) from `in`
+// (the start param's block) into `out`, each step applied to the four in
+// turn. (Named vectors, not an array: SVE vectors cannot be array elements.)
+template <class D, typename T = hn::TFromD<D>>
+HWY_INLINE void ChainFour(D d, const ChainStep* steps, size_t num_steps, const T* const* src, const T* in, size_t i,
+                          T* out, bool stream) {
   const size_t N = hn::Lanes(d);
-  V x[U];
-  for (size_t u = 0; u < U; ++u) x[u] = hn::LoadU(d, in + i + u * N);
+  auto x0 = hn::LoadU(d, in + i), x1 = hn::LoadU(d, in + i + N), x2 = hn::LoadU(d, in + i + 2 * N),
+       x3 = hn::LoadU(d, in + i + 3 * N);
   for (size_t k = 0; k < num_steps; ++k) {
-    const ChainStep& s = steps[k];
-    const T* b = src[s.other] + i;
-    switch (s.op) {
-#define KILN_CHAIN_BINARY(OP, EXPR)                                          \
-  case ScalarOp::OP:                                                         \
-    for (size_t u = 0; u < U; ++u) {                                         \
-      const V y = hn::LoadU(d, b + u * N);                                   \
-      x[u] = s.running_left ? [&](V l, V r) { return EXPR; }(x[u], y)        \
-                            : [&](V l, V r) { return EXPR; }(y, x[u]);       \
-    }                                                                        \
-    break;
-      KILN_CHAIN_BINARY(kAdd, hn::Add(l, r))
-      KILN_CHAIN_BINARY(kSubtract, hn::Sub(l, r))
-      KILN_CHAIN_BINARY(kMultiply, hn::Mul(l, r))
-      KILN_CHAIN_BINARY(kDivide, hn::Div(l, r))
-      KILN_CHAIN_BINARY(kMaximum, MaxLikeReference(d, l, r))
-      KILN_CHAIN_BINARY(kMinimum, MinLikeReference(d, l, r))
-#undef KILN_CHAIN_BINARY
-      case ScalarOp::kNegate:
-        for (size_t u = 0; u < U; ++u) x[u] = hn::Neg(x[u]);
-        break;
-      case ScalarOp::kAbs:
-        for (size_t u = 0; u < U; ++u) x[u] = hn::Abs(x[u]);
-        break;
-      case ScalarOp::kClamp: {
-        const T* hi = src[s.hi] + i;
-        for (size_t u = 0; u < U; ++u)
-          x[u] = MinLikeReference(d, MaxLikeReference(d, x[u], hn::LoadU(d, b + u * N)), hn::LoadU(d, hi + u * N));
-        break;
-      }
-      default:
-        break;  // excluded by ChainOf
-    }
+    x0 = ChainStepAt(d, steps[k], src, i, x0);
+    x1 = ChainStepAt(d, steps[k], src, i + N, x1);
+    x2 = ChainStepAt(d, steps[k], src, i + 2 * N, x2);
+    x3 = ChainStepAt(d, steps[k], src, i + 3 * N, x3);
   }
-  for (size_t u = 0; u < U; ++u) {
-    if (stream) {
-      hn::Stream(x[u], d, out + i + u * N);
-    } else {
-      hn::StoreU(x[u], d, out + i + u * N);
-    }
-  }
+  ChainStore(d, x0, out + i, stream);
+  ChainStore(d, x1, out + i + N, stream);
+  ChainStore(d, x2, out + i + 2 * N, stream);
+  ChainStore(d, x3, out + i + 3 * N, stream);
+}
+
+template <class D, typename T = hn::TFromD<D>>
+HWY_INLINE void ChainOne(D d, const ChainStep* steps, size_t num_steps, const T* const* src, const T* in, size_t i,
+                         T* out, bool stream) {
+  auto x = hn::LoadU(d, in + i);
+  for (size_t k = 0; k < num_steps; ++k) x = ChainStepAt(d, steps[k], src, i, x);
+  ChainStore(d, x, out + i, stream);
 }
 
 // Runs the program over elements [begin, end) of every output.
@@ -535,8 +558,8 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
       const ChainStep* steps = chain.data();
       const size_t num_steps = chain.size();
       size_t i = 0;
-      for (; i + 4 * N <= padded; i += 4 * N) ChainVectors<4>(d, steps, num_steps, from, in, i, dst, stream);
-      for (; i < padded; i += N) ChainVectors<1>(d, steps, num_steps, from, in, i, dst, stream);
+      for (; i + 4 * N <= padded; i += 4 * N) ChainFour(d, steps, num_steps, from, in, i, dst, stream);
+      for (; i < padded; i += N) ChainOne(d, steps, num_steps, from, in, i, dst, stream);
       if (direct) continue;
       std::memcpy(out, dst, count * sizeof(T));
       continue;
