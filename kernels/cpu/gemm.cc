@@ -266,8 +266,8 @@ void PackWindows(const GemmProblem& p, const T* b, int64_t bbase, size_t pc, siz
   const int64_t taps = w.taps_y * w.taps_x;
   int64_t f = static_cast<int64_t>(pc) / taps, ty = static_cast<int64_t>(pc) % taps / w.taps_x,
           tx = static_cast<int64_t>(pc) % w.taps_x;
-  for (size_t q = 0; q < kc; ++q) {
-    if (q == 0 || (tx == 0 && ty == 0)) {  // a new feature: its rows into the buffer
+  for (size_t q = 0; q < kc;) {
+    {  // a new feature: its rows into the buffer
       const T* plane = b + bbase + f * w.feature_step;
       for (int64_t r = 0; r < brows; ++r) {
         T* HWY_RESTRICT row = buf + r * bcols;
@@ -284,22 +284,32 @@ void PackWindows(const GemmProblem& p, const T* b, int64_t bbase, size_t pc, siz
       for (int64_t o = 0; o < std::min<int64_t>(brows * w.row_step * static_cast<int64_t>(sizeof(T)), 4096); o += 64)
         __builtin_prefetch(next + o);
     }
-    const T* tap = buf + (ty * w.dil_y) * bcols + tx * w.dil_x;
+    // The B rows of this feature's taps in the block, [q, q_end): segment
+    // by segment, so that each panel's rows are written one after another
+    // (row after row of one panel is contiguous) rather than one row across
+    // every panel at a time.
+    const int64_t tap0 = ty * w.taps_x + tx;
+    const size_t q_end = std::min(kc, q + static_cast<size_t>(taps - tap0));
     for (const Segment& s : segments) {
-      const T* src = tap + (s.y - y_first) * w.stride_y * bcols + s.x * w.stride_x;
-      T* HWY_RESTRICT dst = out + s.dst + q * nr;
-      if (w.stride_x == 1) {
-        CopyRun(d, src, dst, static_cast<size_t>(s.len));
-      } else {
-        for (int64_t i = 0; i < s.len; ++i) dst[i] = src[i * w.stride_x];
+      const T* from = buf + (s.y - y_first) * w.stride_y * bcols + s.x * w.stride_x;
+      int64_t sy = ty, sx = tx;
+      for (size_t r = q; r < q_end; ++r) {
+        const T* src = from + (sy * w.dil_y) * bcols + sx * w.dil_x;
+        T* HWY_RESTRICT dst = out + s.dst + r * nr;
+        if (w.stride_x == 1) {
+          CopyRun(d, src, dst, static_cast<size_t>(s.len));
+        } else {
+          for (int64_t i = 0; i < s.len; ++i) dst[i] = src[i * w.stride_x];
+        }
+        if (++sx == w.taps_x) sx = 0, ++sy;
       }
     }
-    T* HWY_RESTRICT last = out + (nc - 1) / nr * kc * nr + q * nr;
-    for (size_t j = last_cols; j < nr; ++j) last[j] = T(0);
-    if (++tx == w.taps_x) {
-      tx = 0;
-      if (++ty == w.taps_y) ty = 0, ++f;
+    for (size_t r = q; r < q_end; ++r) {
+      T* HWY_RESTRICT last = out + (nc - 1) / nr * kc * nr + r * nr;
+      for (size_t j = last_cols; j < nr; ++j) last[j] = T(0);
     }
+    q = q_end;
+    tx = 0, ty = 0, ++f;
   }
 }
 
