@@ -147,8 +147,10 @@ void FunctionLowering::MaterializeOperands(const ir::Operation& op, const std::v
     if (const ir::Attribute* t = op.GetAttr("call_target_name");
         t && (t->str == "shape_assertion" || t->str == "stablehlo.shape_assertion"))
       return;
-  // A dynamic_slice taken as a view reads its start indices in registers.
-  const bool starts_in_registers = op.name == "stablehlo.dynamic_slice" && DynamicSliceView(op).has_value();
+  // A dynamic_slice taken as a view (not a fused group's dispatch) reads its
+  // start indices in registers.
+  const bool starts_in_registers = op.name == "stablehlo.dynamic_slice" && !(fusion_ && fusion_->GroupAt(&op)) &&
+                                   DynamicSliceView(op).has_value();
   for (size_t k = 0; k < op.operands.size(); ++k) {
     const ir::Value* v = op.operands[k];
     if (ref_of_.count(v) || (!i64_of_.count(v) && !scalar_constants_.count(v))) continue;

@@ -230,7 +230,8 @@ HWY_INLINE void CopyRun(D d, const T* HWY_RESTRICT src, T* HWY_RESTRICT dst, siz
 // per-thread buffer (in L1), once per feature; the columns are cut once into
 // segments, each within one output row and one panel, and each B row (one
 // feature and tap) is then a copy of one buffer row per segment (strided
-// when stride_x > 1). The plane after the current one is prefetched: the
+// when stride_x > 1), a feature's taps segment by segment so that each
+// panel's rows are written in order. The plane after the current one is prefetched: the
 // input is read here for the first time (no padded copy brought it in).
 template <typename T>
 void PackWindows(const GemmProblem& p, const T* b, int64_t bbase, size_t pc, size_t kc, size_t jc, size_t nc,
