@@ -1,8 +1,9 @@
 // XLA's linear-algebra custom calls that JAX emits on the CPU
 // (compiler/passes/legalize.h): LAPACK's Cholesky factorization
 // (@lapack_{s,d,c,z}potrf_ffi) becomes stablehlo.cholesky plus the values
-// LAPACK defines around it; the other LAPACK and XLA targets JAX emits are
-// refused by name, saying what they compute.
+// LAPACK defines around it, its LU factorization (@lapack_?getrf_ffi) the
+// kernel kiln.lu; the other LAPACK and XLA targets JAX emits are refused by
+// name, saying what they compute.
 #include <string>
 #include <vector>
 
@@ -107,6 +108,34 @@ Status RewritePotrf(ir::Block* block, size_t at, const std::string& target, cons
   return Status::Ok();
 }
 
+// LAPACK ?getrf as JAX calls it (jaxlib's getrf_hlo): one operand a of
+// [batch..., m, n], results (lu, ipiv, info) of a's type, [batch...,
+// min(m, n)] i32 and [batch...] i32, no attributes that matter. Becomes
+// kiln.lu, which returns exactly those (kernels/reference/linalg.cc).
+Status RewriteGetrf(ir::Block* block, size_t at, const std::string& target, const ErrorFormatter& format,
+                    size_t* n_ops) {
+  const ir::Operation& op = *block->ops[at];
+  const std::string what = "stablehlo.custom_call @" + target + " (LAPACK's LU factorization): ";
+  if (op.operands.size() != 1 || op.results.size() != 3)
+    return InvalidArgument(format(op.loc, what + "expects one operand and three results (lu, ipiv, info)"));
+  const ir::Type& a = op.operands[0]->type;
+  const int64_t r = a.rank();
+  if (!a.is_tensor() || r < 2 || !a.HasStaticShape() || a.is_quantized() ||
+      (!IsFloat(a.element) && !IsComplex(a.element)))
+    return InvalidArgument(format(op.loc, what + "the operand must be float or complex matrices of static shape, not " +
+                                              a.ToString()));
+  std::vector<int64_t> batch(a.dims.begin(), a.dims.end() - 2), pivots = batch;
+  pivots.push_back(std::min(a.dims[r - 2], a.dims[r - 1]));
+  const ir::Type ipiv = ir::Type::Tensor(ElementType::kSI32, pivots), info = ir::Type::Tensor(ElementType::kSI32, batch);
+  if (op.results[0]->type != a || op.results[1]->type != ipiv || op.results[2]->type != info)
+    return InvalidArgument(format(op.loc, what + "the results must be " + a.ToString() + ", " + ipiv.ToString() +
+                                              " and " + info.ToString()));
+  Ops ops;
+  NewOp(&ops, op, block, KernelName(KernelId::kLu), {op.operands[0]}, a);
+  *n_ops = Splice(block, at, std::move(ops));  // kiln.lu takes over all three results
+  return Status::Ok();
+}
+
 bool HasPrefixAndSuffix(const std::string& s, std::string_view prefix, std::string_view suffix) {
   return s.size() > prefix.size() + suffix.size() && s.compare(0, prefix.size(), prefix) == 0 &&
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -120,7 +149,6 @@ std::string UnsupportedLinalg(const std::string& target) {
   if (target.rfind("lapack_", 0) != 0 || target.size() < 13) return "";
   const std::string routine = target.substr(8, target.size() - 8 - 4);  // lapack_ + type letter ... _ffi
   if (!HasPrefixAndSuffix(target, "lapack_", "_ffi")) return "";
-  if (routine == "getrf") return "LAPACK's LU factorization (jnp.linalg.solve, inv, det, lu)";
   if (routine == "geqrf" || routine == "geqp3") return "LAPACK's QR factorization (jnp.linalg.qr)";
   if (routine == "orgqr" || routine == "ungqr") return "LAPACK's Q of a QR factorization (jnp.linalg.qr)";
   if (routine == "syevd" || routine == "heevd") return "LAPACK's symmetric eigendecomposition (jnp.linalg.eigh)";
@@ -144,9 +172,13 @@ Status LegalizeBlock(ir::Block* block, const ErrorFormatter& format) {
       if (target == "lapack_spotrf_ffi" || target == "lapack_dpotrf_ffi" || target == "lapack_cpotrf_ffi" ||
           target == "lapack_zpotrf_ffi") {
         KILN_RETURN_IF_ERROR(RewritePotrf(block, i, target, format, &n));
+      } else if (target == "lapack_sgetrf_ffi" || target == "lapack_dgetrf_ffi" || target == "lapack_cgetrf_ffi" ||
+                 target == "lapack_zgetrf_ffi") {
+        KILN_RETURN_IF_ERROR(RewriteGetrf(block, i, target, format, &n));
       } else if (std::string what = UnsupportedLinalg(target); !what.empty()) {
         return Unimplemented(format(op.loc, "stablehlo.custom_call @" + target + " (" + what +
-                                                ") is not supported yet; Kiln runs lapack_?potrf_ffi (Cholesky)"));
+                                                ") is not supported yet; Kiln runs lapack_?potrf_ffi (Cholesky) and "
+                                                "lapack_?getrf_ffi (LU)"));
       }
     }
     i += n;

@@ -1,6 +1,8 @@
-// Tests of the reference linear-algebra kernels: triangular_solve and
-// cholesky. Right-hand sides are built from a known x (b = op(a) x), so the
+// Tests of the reference linear-algebra kernels: triangular_solve,
+// cholesky and kiln.lu. Right-hand sides are built from a known x (b = op(a) x), so the
 // expected result is x.
+#include <random>
+
 #include "tests/kernels/reference/numeric_test_util.h"
 
 namespace kiln::ref::numeric_test {
@@ -131,6 +133,56 @@ TEST(NumericCholesky, ComplexAndBatch) {
   Tensor rect = T(kF32, {1, 2}, {1, 2});
   Tensor orect = Zeros(kF32, {1, 2});
   EXPECT_FALSE(Call("stablehlo.cholesky", {Int("lower", 1)}, {&rect}, {&orect}).ok());
+}
+
+// kiln.lu on random matrices (square, wide, tall; batched): the factors
+// rebuild the row-permuted input (P A = L U within f64 rounding), every
+// multiplier is at most 1 in magnitude (partial pivoting), the pivots are
+// 1-based rows at or below their step, and info is 0 for these full-rank
+// matrices; a matrix with a zero column reports its step.
+TEST(NumericLu, FactorsRebuildThePermutedInput) {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<double> u(-4.0, 4.0);
+  for (auto [m, n] : {std::pair<int64_t, int64_t>{5, 5}, {3, 6}, {6, 3}, {1, 4}, {4, 1}}) {
+    SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n));
+    const int64_t k = std::min(m, n), batches = 2;
+    std::vector<double> vals(static_cast<size_t>(batches * m * n));
+    for (double& v : vals) v = u(rng);
+    Tensor a = T(kF64, {batches, m, n}, vals);
+    Tensor lu = Zeros(kF64, {batches, m, n}), ipiv = Zeros(kI32, {batches, k}), info = Zeros(kI32, {batches});
+    ASSERT_TRUE(Call("kiln.lu", {}, {&a}, {&lu, &ipiv, &info}).ok());
+    const std::vector<double> f = D(lu), p = D(ipiv), in = D(info);
+    for (int64_t b = 0; b < batches; ++b) {
+      EXPECT_EQ(in[b], 0);
+      // Apply the row swaps to a copy of the input.
+      std::vector<double> pa(vals.begin() + b * m * n, vals.begin() + (b + 1) * m * n);
+      for (int64_t j = 0; j < k; ++j) {
+        const int64_t row = static_cast<int64_t>(p[b * k + j]) - 1;
+        ASSERT_GE(row, j);
+        ASSERT_LT(row, m);
+        for (int64_t c = 0; c < n; ++c) std::swap(pa[j * n + c], pa[row * n + c]);
+      }
+      const double* x = f.data() + b * m * n;
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t c = 0; c < n; ++c) {
+          double sum = 0;
+          for (int64_t q = 0; q <= std::min(i, c) && q < k; ++q) sum += (q == i ? 1.0 : x[i * n + q]) * (q <= c ? x[q * n + c] : 0.0);
+          EXPECT_NEAR(sum, pa[i * n + c], 1e-12) << "row " << i << " col " << c;
+          if (c < i && c < k) EXPECT_LE(std::abs(x[i * n + c]), 1.0);
+        }
+    }
+  }
+  // A zero first column: info 1, and the rest still factored.
+  Tensor z = T(kF32, {2, 2}, {0, 1, 0, 2});
+  Tensor lu = Zeros(kF32, {2, 2}), ipiv = Zeros(kI32, {2}), info = Zeros(kI32, {});
+  ASSERT_TRUE(Call("kiln.lu", {}, {&z}, {&lu, &ipiv, &info}).ok());
+  EXPECT_EQ(D(info)[0], 1);
+  ExpectNear(D(lu), {0, 1, 0, 2});
+  // Wrong result shapes and integer operands are refused.
+  Tensor bad = Zeros(kI32, {3});
+  EXPECT_FALSE(Call("kiln.lu", {}, {&z}, {&lu, &bad, &info}).ok());
+  Tensor zi = T(kI32, {2, 2}, {1, 2, 3, 4}), lui = Zeros(kI32, {2, 2});
+  EXPECT_FALSE(Call("kiln.lu", {}, {&zi}, {&lui, &ipiv, &info}).ok());
 }
 
 }  // namespace
