@@ -1,8 +1,10 @@
 // XLA's linear-algebra custom calls that JAX emits on the CPU
 // (compiler/passes/legalize.h): LAPACK's Cholesky factorization
 // (@lapack_{s,d,c,z}potrf_ffi) becomes stablehlo.cholesky plus the values
-// LAPACK defines around it, its LU factorization (@lapack_?getrf_ffi) the
-// kernel kiln.lu; the other LAPACK and XLA targets JAX emits are refused by
+// LAPACK defines around it; its LU and QR factorizations
+// (@lapack_?getrf_ffi, ?geqrf_ffi, ?orgqr_ffi / ?ungqr_ffi, and XLA's
+// ProductOfElementaryHouseholderReflectors) the kernels kiln.lu, kiln.geqrf
+// and kiln.orgqr; the other LAPACK and XLA targets JAX emits are refused by
 // name, saying what they compute.
 #include <string>
 #include <vector>
@@ -136,6 +138,38 @@ Status RewriteGetrf(ir::Block* block, size_t at, const std::string& target, cons
   return Status::Ok();
 }
 
+// LAPACK ?geqrf (jaxlib's geqrf_hlo): (a) -> (a', tau, info, workspace),
+// and ?orgqr / ?ungqr (orgqr_hlo): (a, tau) -> (q, info, workspace); XLA's
+// ProductOfElementaryHouseholderReflectors: (a, tau) -> q. Become kiln.geqrf
+// and kiln.orgqr with the same operands and results (kernels/reference/
+// linalg.cc checks the shapes; info and the workspace come back zero).
+Status RewriteQr(ir::Block* block, size_t at, const std::string& target, bool form_q, const ErrorFormatter& format,
+                 size_t* n_ops) {
+  const ir::Operation& op = *block->ops[at];
+  const std::string what = "stablehlo.custom_call @" + target + " (" +
+                           (form_q ? "the Q of a QR factorization" : "LAPACK's QR factorization") + "): ";
+  const size_t operands = form_q ? 2 : 1;
+  if (op.operands.size() != operands || op.results.empty() || op.results.size() > (form_q ? 3u : 4u) ||
+      (!form_q && op.results.size() < 2))
+    return InvalidArgument(format(op.loc, what + (form_q ? "expects (a, tau) and (q[, info, workspace])"
+                                                         : "expects one operand and (a, tau[, info, workspace])")));
+  const ir::Type& a = op.operands[0]->type;
+  const int64_t r = a.rank();
+  if (!a.is_tensor() || r < 2 || !a.HasStaticShape() || a.is_quantized() ||
+      (!IsFloat(a.element) && !IsComplex(a.element)) || op.results[0]->type != a)
+    return InvalidArgument(format(op.loc, what + "the operand and result 0 must be float or complex matrices of one "
+                                                 "static shape, not " +
+                                              a.ToString()));
+  for (const auto& res : op.results)
+    if (!res->type.is_tensor() || !res->type.HasStaticShape())
+      return InvalidArgument(format(op.loc, what + "results must have static shapes"));
+  Ops ops;
+  NewOp(&ops, op, block, KernelName(form_q ? KernelId::kOrgqr : KernelId::kGeqrf),
+        std::vector<ir::Value*>(op.operands.begin(), op.operands.end()), a);
+  *n_ops = Splice(block, at, std::move(ops));  // the kernel takes over every result
+  return Status::Ok();
+}
+
 bool HasPrefixAndSuffix(const std::string& s, std::string_view prefix, std::string_view suffix) {
   return s.size() > prefix.size() + suffix.size() && s.compare(0, prefix.size(), prefix) == 0 &&
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -144,13 +178,10 @@ bool HasPrefixAndSuffix(const std::string& s, std::string_view prefix, std::stri
 // What the linear-algebra targets Kiln does not run yet compute, for the
 // refusal (jaxlib's CPU targets: lapack_<type><routine>_ffi).
 std::string UnsupportedLinalg(const std::string& target) {
-  if (target == "ProductOfElementaryHouseholderReflectors")
-    return "XLA's product of Householder reflectors (QR's Q, as jnp.linalg.qr computes it)";
   if (target.rfind("lapack_", 0) != 0 || target.size() < 13) return "";
   const std::string routine = target.substr(8, target.size() - 8 - 4);  // lapack_ + type letter ... _ffi
   if (!HasPrefixAndSuffix(target, "lapack_", "_ffi")) return "";
-  if (routine == "geqrf" || routine == "geqp3") return "LAPACK's QR factorization (jnp.linalg.qr)";
-  if (routine == "orgqr" || routine == "ungqr") return "LAPACK's Q of a QR factorization (jnp.linalg.qr)";
+  if (routine == "geqp3") return "LAPACK's QR factorization with column pivoting (jax.scipy.linalg.qr pivoting)";
   if (routine == "syevd" || routine == "heevd") return "LAPACK's symmetric eigendecomposition (jnp.linalg.eigh)";
   if (routine == "geev") return "LAPACK's eigendecomposition (jnp.linalg.eig)";
   if (routine == "gesdd" || routine == "gesvd") return "LAPACK's singular value decomposition (jnp.linalg.svd)";
@@ -175,10 +206,16 @@ Status LegalizeBlock(ir::Block* block, const ErrorFormatter& format) {
       } else if (target == "lapack_sgetrf_ffi" || target == "lapack_dgetrf_ffi" || target == "lapack_cgetrf_ffi" ||
                  target == "lapack_zgetrf_ffi") {
         KILN_RETURN_IF_ERROR(RewriteGetrf(block, i, target, format, &n));
+      } else if (target == "lapack_sgeqrf_ffi" || target == "lapack_dgeqrf_ffi" || target == "lapack_cgeqrf_ffi" ||
+                 target == "lapack_zgeqrf_ffi") {
+        KILN_RETURN_IF_ERROR(RewriteQr(block, i, target, /*form_q=*/false, format, &n));
+      } else if (target == "lapack_sorgqr_ffi" || target == "lapack_dorgqr_ffi" || target == "lapack_cungqr_ffi" ||
+                 target == "lapack_zungqr_ffi" || target == "ProductOfElementaryHouseholderReflectors") {
+        KILN_RETURN_IF_ERROR(RewriteQr(block, i, target, /*form_q=*/true, format, &n));
       } else if (std::string what = UnsupportedLinalg(target); !what.empty()) {
         return Unimplemented(format(op.loc, "stablehlo.custom_call @" + target + " (" + what +
-                                                ") is not supported yet; Kiln runs lapack_?potrf_ffi (Cholesky) and "
-                                                "lapack_?getrf_ffi (LU)"));
+                                                ") is not supported yet; Kiln runs lapack_?potrf_ffi (Cholesky), "
+                                                "lapack_?getrf_ffi (LU), lapack_?geqrf_ffi and lapack_?orgqr_ffi (QR)"));
       }
     }
     i += n;

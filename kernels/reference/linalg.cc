@@ -1,12 +1,14 @@
 // Reference linear-algebra kernels: stablehlo.triangular_solve and
 // stablehlo.cholesky (per batch matrix in (complex) double, each result
-// element rounded once to the result type), and kiln.lu, LAPACK's getrf as
-// JAX calls it (in the element type, step by step as LAPACK's unblocked
-// getf2). Float and complex element types only.
+// element rounded once to the result type), and kiln.lu, kiln.geqrf and
+// kiln.orgqr, LAPACK's getrf, geqrf and orgqr/ungqr as JAX calls them (in
+// the element type, step by step as LAPACK's unblocked getf2, geqr2 and
+// org2r). Float and complex element types only.
 #include <algorithm>
 #include <cmath>
 #include <complex>
 #include <limits>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -271,11 +273,269 @@ Status Lu(const KernelCall& c) {
   return Status::Ok();
 }
 
+// Householder QR as LAPACK's unblocked geqr2 / org2r compute it, in the
+// element type T (real or complex). A reflector H = I - tau v v^H has v(0)
+// = 1 and the rest of v stored below the diagonal.
+
+template <typename T>
+using RealOf = decltype(Cabs1(T{}));
+
+template <typename T>
+T Conj(const T& x) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return x;
+  } else {
+    return std::conj(x);
+  }
+}
+
+// ||x|| of `len` elements `step` apart, accumulated in long double and
+// rounded once (LAPACK's nrm2 is accurate to about that).
+template <typename T>
+RealOf<T> Norm2(const T* x, int64_t len, int64_t step) {
+  long double sum = 0;
+  for (int64_t i = 0; i < len; ++i) {
+    const long double v = std::abs(x[i * step]);
+    sum += v * v;
+  }
+  return static_cast<RealOf<T>>(std::sqrt(sum));
+}
+
+// LAPACK's larfg on alpha and x (len elements, `step` apart): returns tau
+// and leaves beta in alpha and v(1:) in x, so that H^H (alpha, x) =
+// (beta, 0) with beta real; tau = 0 (H = I) when x is zero and alpha real.
+template <typename T>
+T Larfg(T* alpha, T* x, int64_t len, int64_t step) {
+  using R = RealOf<T>;
+  if (len <= 0) return T(0);
+  R xnorm = Norm2(x, len, step);
+  const R alphr = std::real(*alpha), alphi = std::imag(*alpha);
+  if (xnorm == 0 && alphi == 0) return T(0);
+  auto signed_norm = [&]() {
+    const R norm = std::is_floating_point_v<T> ? std::hypot(alphr, xnorm) : std::hypot(alphr, alphi, xnorm);
+    return -std::copysign(norm, alphr);
+  };
+  R beta = signed_norm();
+  const R safmin = std::numeric_limits<R>::min() / std::numeric_limits<R>::epsilon();
+  int knt = 0;
+  if (std::abs(beta) < safmin) {  // beta and x may be inaccurate: rescale, as LAPACK does
+    const R rsafmn = R(1) / safmin;
+    do {
+      ++knt;
+      for (int64_t i = 0; i < len; ++i) x[i * step] *= rsafmn;
+      beta *= rsafmn;
+      *alpha *= rsafmn;
+    } while (std::abs(beta) < safmin && knt < 20);
+    xnorm = Norm2(x, len, step);
+    const R ar = std::real(*alpha), ai = std::imag(*alpha);
+    const R norm = std::is_floating_point_v<T> ? std::hypot(ar, xnorm) : std::hypot(ar, ai, xnorm);
+    beta = -std::copysign(norm, ar);
+  }
+  T tau;
+  T scale;
+  if constexpr (std::is_floating_point_v<T>) {
+    tau = (beta - *alpha) / beta;
+    scale = T(1) / (*alpha - beta);
+  } else {
+    tau = T((beta - std::real(*alpha)) / beta, -std::imag(*alpha) / beta);
+    scale = T(1) / (*alpha - beta);
+  }
+  for (int64_t i = 0; i < len; ++i) x[i * step] *= scale;
+  for (int j = 0; j < knt; ++j) beta *= safmin;
+  *alpha = T(beta);
+  return tau;
+}
+
+// LAPACK's larf from the left on the rows r0.. and columns c0..c1 of the
+// m x n matrix a: C -= tau v (C^H v)^H with v the column c0 - 1 from row r0
+// (its first entry taken as 1).
+template <typename T>
+void ApplyReflector(std::vector<T>& a, int64_t m, int64_t n, int64_t r0, int64_t vcol, int64_t c0, int64_t c1,
+                    T tau) {
+  if (tau == T(0)) return;
+  auto v = [&](int64_t r) { return r == r0 ? T(1) : a[r * n + vcol]; };
+  for (int64_t c = c0; c < c1; ++c) {
+    T w = T(0);
+    for (int64_t r = r0; r < m; ++r) w += Conj(a[r * n + c]) * v(r);
+    const T tw = tau * Conj(w);
+    for (int64_t r = r0; r < m; ++r) a[r * n + c] -= v(r) * tw;
+  }
+}
+
+// geqr2 on one m x n matrix: R on and above the diagonal, the reflectors'
+// v below it, tau[0..min(m, n)).
+template <typename T>
+void FactorQr(std::vector<T>& a, int64_t m, int64_t n, T* tau) {
+  for (int64_t i = 0; i < std::min(m, n); ++i) {
+    tau[i] = Larfg(&a[i * n + i], a.data() + std::min(i + 1, m - 1) * n + i, m - i - 1, n);
+    if (i + 1 < n) ApplyReflector(a, m, n, i, i, i + 1, n, Conj(tau[i]));
+  }
+}
+
+// org2r on one m x n matrix holding k reflectors (geqrf's output): Q's
+// first n columns, H(0) H(1) ... H(k-1) applied to the identity's.
+template <typename T>
+void FormQ(std::vector<T>& a, int64_t m, int64_t n, int64_t k, const T* tau) {
+  for (int64_t j = k; j < n; ++j) {
+    for (int64_t r = 0; r < m; ++r) a[r * n + j] = T(0);
+    if (j < m) a[j * n + j] = T(1);
+  }
+  for (int64_t i = k; i-- > 0;) {
+    if (i + 1 < n) ApplyReflector(a, m, n, i, i, i + 1, n, tau[i]);
+    for (int64_t r = i + 1; r < m; ++r) a[r * n + i] *= -tau[i];
+    a[i * n + i] = T(1) - tau[i];
+    for (int64_t r = 0; r < i; ++r) a[r * n + i] = T(0);
+  }
+}
+
+template <typename T>
+void LoadMatrix(const TensorRef& t, int64_t base, int64_t count, std::vector<T>* out) {
+  out->resize(static_cast<size_t>(count));
+  for (int64_t e = 0; e < count; ++e) {
+    const std::complex<double> v = ToComplex(t.type, Load(t, base + e));
+    if constexpr (std::is_floating_point_v<T>) {
+      (*out)[e] = static_cast<T>(v.real());
+    } else {
+      (*out)[e] = T(static_cast<typename T::value_type>(v.real()), static_cast<typename T::value_type>(v.imag()));
+    }
+  }
+}
+
+template <typename T>
+void StoreMatrix(const TensorRef& t, int64_t base, const std::vector<T>& x) {
+  for (size_t e = 0; e < x.size(); ++e)
+    Store(t, base + static_cast<int64_t>(e),
+          FromComplex(t.type, std::complex<double>(static_cast<double>(std::real(x[e])),
+                                                   static_cast<double>(std::imag(x[e])))));
+}
+
+// Zeros into every output from `first` on (LAPACK's info, 0 here, and the
+// workspace JAX allocates).
+void ZeroOutputs(const KernelCall& c, size_t first) {
+  for (size_t o = first; o < c.outputs.size(); ++o)
+    for (int64_t e = 0; e < c.outputs[o].NumElements(); ++e) Store(c.outputs[o], e, Scalar{});
+}
+
+// The (batch, m, n) of a float or complex operand of rank >= 2 whose type
+// output 0 shares.
+Status MatrixOperand(const KernelCall& c, int64_t* batches, int64_t* m, int64_t* n) {
+  const TensorRef& a = c.inputs[0];
+  const std::string name = KernelName(c);
+  if (!IsFloatOrComplex(a.type) || c.outputs[0].type != a.type)
+    return InvalidArgument(name + ": the operand and result 0 must be one float or complex type");
+  const int64_t r = a.rank();
+  if (r < 2) return InvalidArgument(name + ": the operand must be (batches of) matrices");
+  *m = a.dims[r - 2], *n = a.dims[r - 1];
+  *batches = 1;
+  for (int64_t i = 0; i < r - 2; ++i) *batches *= a.dims[i];
+  return Status::Ok();
+}
+
+// The outputs after the first two (info, workspace): si32 [batch...] and a
+// 1-D workspace of the operand's type, each optional.
+Status CheckInfoAndWorkspace(const KernelCall& c, size_t first, std::span<const int64_t> batch) {
+  const std::string name = KernelName(c);
+  if (c.outputs.size() > first) {
+    if (c.outputs[first].type != ElementType::kSI32) return InvalidArgument(name + ": info must be si32");
+    KILN_RETURN_IF_ERROR(CheckDims(c, c.outputs[first], batch, "info"));
+  }
+  if (c.outputs.size() > first + 1 && c.outputs[first + 1].rank() != 1)
+    return InvalidArgument(name + ": the workspace must be 1-D");
+  if (c.outputs.size() > first + 2) return InvalidArgument(name + ": too many results");
+  return Status::Ok();
+}
+
+template <typename T>
+void QrBatches(const KernelCall& c, int64_t batches, int64_t m, int64_t n) {
+  const int64_t k = std::min(m, n);
+  std::vector<T> x, tau(static_cast<size_t>(k));
+  for (int64_t bi = 0; bi < batches; ++bi) {
+    LoadMatrix(c.inputs[0], bi * m * n, m * n, &x);
+    FactorQr(x, m, n, tau.data());
+    StoreMatrix(c.outputs[0], bi * m * n, x);
+    for (int64_t j = 0; j < k; ++j)
+      Store(c.outputs[1], bi * k + j,
+            FromComplex(c.outputs[1].type, std::complex<double>(static_cast<double>(std::real(tau[j])),
+                                                               static_cast<double>(std::imag(tau[j])))));
+  }
+}
+
+template <typename T>
+void FormQBatches(const KernelCall& c, int64_t batches, int64_t m, int64_t n, int64_t k) {
+  std::vector<T> x, tau;
+  for (int64_t bi = 0; bi < batches; ++bi) {
+    LoadMatrix(c.inputs[0], bi * m * n, m * n, &x);
+    LoadMatrix(c.inputs[1], bi * k, k, &tau);
+    FormQ(x, m, n, k, tau.data());
+    StoreMatrix(c.outputs[0], bi * m * n, x);
+  }
+}
+
+// kiln.geqrf: (a) -> (a', tau[, info, workspace]) as LAPACK's ?geqrf: R on
+// and above a's diagonal, the Householder vectors below it, tau [batch...,
+// min(m, n)]; info and the workspace zero.
+Status Geqrf(const KernelCall& c) {
+  if (c.inputs.size() != 1 || c.outputs.size() < 2)
+    return InvalidArgument(KernelName(c) + ": expects one operand and (a, tau[, info, workspace])");
+  KILN_RETURN_IF_ERROR(CheckCall(c, 1, c.outputs.size()));
+  int64_t batches = 0, m = 0, n = 0;
+  KILN_RETURN_IF_ERROR(MatrixOperand(c, &batches, &m, &n));
+  const TensorRef& a = c.inputs[0];
+  KILN_RETURN_IF_ERROR(CheckDims(c, c.outputs[0], a.dims, "factors"));
+  std::vector<int64_t> batch(a.dims.begin(), a.dims.end() - 2), taus = batch;
+  taus.push_back(std::min(m, n));
+  if (c.outputs[1].type != a.type) return InvalidArgument(KernelName(c) + ": tau must have the operand's type");
+  KILN_RETURN_IF_ERROR(CheckDims(c, c.outputs[1], taus, "tau"));
+  KILN_RETURN_IF_ERROR(CheckInfoAndWorkspace(c, 2, batch));
+  ZeroOutputs(c, 2);
+  if (batches == 0) return Status::Ok();
+  switch (a.type) {
+    case ElementType::kF64: QrBatches<double>(c, batches, m, n); break;
+    case ElementType::kC64: QrBatches<std::complex<float>>(c, batches, m, n); break;
+    case ElementType::kC128: QrBatches<std::complex<double>>(c, batches, m, n); break;
+    default: QrBatches<float>(c, batches, m, n); break;
+  }
+  return Status::Ok();
+}
+
+// kiln.orgqr: (a, tau) -> (q[, info, workspace]) as LAPACK's ?orgqr /
+// ?ungqr (and XLA's ProductOfElementaryHouseholderReflectors): the first n
+// columns of H(0) ... H(k-1), k = tau's last dim <= n <= m.
+Status Orgqr(const KernelCall& c) {
+  if (c.inputs.size() != 2 || c.outputs.empty())
+    return InvalidArgument(KernelName(c) + ": expects (a, tau) and (q[, info, workspace])");
+  KILN_RETURN_IF_ERROR(CheckCall(c, 2, c.outputs.size()));
+  int64_t batches = 0, m = 0, n = 0;
+  KILN_RETURN_IF_ERROR(MatrixOperand(c, &batches, &m, &n));
+  const TensorRef& a = c.inputs[0];
+  const TensorRef& tau = c.inputs[1];
+  KILN_RETURN_IF_ERROR(CheckDims(c, c.outputs[0], a.dims, "result"));
+  std::vector<int64_t> batch(a.dims.begin(), a.dims.end() - 2);
+  const int64_t k = tau.rank() >= 1 ? tau.dims[tau.rank() - 1] : -1;
+  std::vector<int64_t> taus = batch;
+  taus.push_back(k);
+  if (tau.type != a.type || k < 0 || k > n || n > m)
+    return InvalidArgument(KernelName(c) + ": tau must have the operand's type and [batch..., k] with k <= n <= m");
+  KILN_RETURN_IF_ERROR(CheckDims(c, tau, taus, "tau"));
+  KILN_RETURN_IF_ERROR(CheckInfoAndWorkspace(c, 1, batch));
+  ZeroOutputs(c, 1);
+  if (batches == 0) return Status::Ok();
+  switch (a.type) {
+    case ElementType::kF64: FormQBatches<double>(c, batches, m, n, k); break;
+    case ElementType::kC64: FormQBatches<std::complex<float>>(c, batches, m, n, k); break;
+    case ElementType::kC128: FormQBatches<std::complex<double>>(c, batches, m, n, k); break;
+    default: FormQBatches<float>(c, batches, m, n, k); break;
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 // This file's kernels of kernels/kernels.def (kernels/reference/kernels.h).
 Status kernel::TriangularSolve(const KernelCall& call) { return ref::TriangularSolve(call); }
 Status kernel::Cholesky(const KernelCall& call) { return ref::Cholesky(call); }
 Status kernel::Lu(const KernelCall& call) { return ref::Lu(call); }
+Status kernel::Geqrf(const KernelCall& call) { return ref::Geqrf(call); }
+Status kernel::Orgqr(const KernelCall& call) { return ref::Orgqr(call); }
 
 }  // namespace kiln::ref

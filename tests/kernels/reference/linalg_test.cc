@@ -1,5 +1,5 @@
 // Tests of the reference linear-algebra kernels: triangular_solve,
-// cholesky and kiln.lu. Right-hand sides are built from a known x (b = op(a) x), so the
+// cholesky, kiln.lu, kiln.geqrf and kiln.orgqr. Right-hand sides are built from a known x (b = op(a) x), so the
 // expected result is x.
 #include <random>
 
@@ -183,6 +183,52 @@ TEST(NumericLu, FactorsRebuildThePermutedInput) {
   EXPECT_FALSE(Call("kiln.lu", {}, {&z}, {&lu, &bad, &info}).ok());
   Tensor zi = T(kI32, {2, 2}, {1, 2, 3, 4}), lui = Zeros(kI32, {2, 2});
   EXPECT_FALSE(Call("kiln.lu", {}, {&zi}, {&lui, &ipiv, &info}).ok());
+}
+
+// kiln.geqrf then kiln.orgqr on random real and complex matrices (square
+// and tall, batched): Q has orthonormal columns, R (geqrf's upper
+// triangle) is upper triangular and Q R rebuilds the input; info and the
+// workspace come back zero.
+TEST(NumericQr, QTimesRRebuildsTheInput) {
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<double> u(-3.0, 3.0);
+  for (ElementType t : {kF64, kC128})
+    for (auto [m, n] : {std::pair<int64_t, int64_t>{4, 4}, {5, 3}, {3, 1}}) {
+      SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + (t == kF64 ? " f64" : " c128"));
+      const int64_t batches = 2, k = std::min(m, n);
+      std::vector<std::complex<double>> vals(static_cast<size_t>(batches * m * n));
+      for (auto& v : vals) v = {u(rng), t == kC128 ? u(rng) : 0.0};
+      Tensor a = TC(t, {batches, m, n}, vals);
+      Tensor f = Zeros(t, {batches, m, n}), tau = Zeros(t, {batches, k}), info = Zeros(kI32, {batches});
+      Tensor work = T(t, {7}, {9, 9, 9, 9, 9, 9, 9});
+      ASSERT_TRUE(Call("kiln.geqrf", {}, {&a}, {&f, &tau, &info, &work}).ok());
+      ExpectNear(D(info), {0, 0});
+      ExpectNear(D(work), std::vector<double>(7, 0.0));
+      Tensor q = Zeros(t, {batches, m, n});
+      ASSERT_TRUE(Call("kiln.orgqr", {}, {&f, &tau}, {&q}).ok());
+      const auto fr = C(f), qq = C(q);
+      for (int64_t b = 0; b < batches; ++b) {
+        const std::complex<double>* Q = qq.data() + b * m * n;
+        const std::complex<double>* F = fr.data() + b * m * n;
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            std::complex<double> dot = 0;
+            for (int64_t r = 0; r < m; ++r) dot += std::conj(Q[r * n + i]) * Q[r * n + j];
+            EXPECT_NEAR(std::abs(dot - (i == j ? 1.0 : 0.0)), 0.0, 1e-12) << "Q^H Q at " << i << ", " << j;
+          }
+        for (int64_t r = 0; r < m; ++r)
+          for (int64_t c = 0; c < n; ++c) {
+            std::complex<double> sum = 0;
+            for (int64_t q2 = 0; q2 <= std::min(c, k - 1); ++q2) sum += Q[r * n + q2] * F[q2 * n + c];
+            EXPECT_NEAR(std::abs(sum - vals[b * m * n + r * n + c]), 0.0, 1e-12) << "Q R at " << r << ", " << c;
+          }
+      }
+    }
+  // orgqr needs k <= n <= m and tau of the operand's type.
+  Tensor wide = Zeros(kF64, {2, 3}), tau = Zeros(kF64, {2}), q = Zeros(kF64, {2, 3});
+  EXPECT_FALSE(Call("kiln.orgqr", {}, {&wide, &tau}, {&q}).ok());
+  Tensor sq = Zeros(kF64, {2, 2}), tau32 = Zeros(kF32, {2}), q2 = Zeros(kF64, {2, 2});
+  EXPECT_FALSE(Call("kiln.orgqr", {}, {&sq, &tau32}, {&q2}).ok());
 }
 
 }  // namespace
