@@ -63,18 +63,21 @@ cli_test(cli.compile_refuses_einsum_wrong_result ""
          "einsum_wrong_result.mlir:2:8: error: stablehlo.einsum 'ab,bc->ac' gives tensor \\[2, 4\\] of f32, but the result is tensor<2x5xf32>\n.*exit=1\n$"
          "${COMPILE} ${JD}/einsum_wrong_result.mlir -o ${T}/einsum_wrong_result.kiln")
 
-# XLA's linear-algebra custom calls: LAPACK's Cholesky, LU and QR run
-# (tests/data/jax/cholesky_lapack.mlir, lu_lapack.mlir, qr_lapack.mlir);
-# the others are refused by name.
+# XLA's linear-algebra custom calls: LAPACK's Cholesky, LU and QR and BLAS's
+# triangular solve run (tests/data/jax/cholesky_lapack.mlir, lu_lapack.mlir,
+# qr_lapack.mlir, trsm_blas.mlir); the others are refused by name.
 add_test(NAME conformance.jax_lapack_cholesky.cpu COMMAND kiln-conformance ${JD}/cholesky_lapack.mlir --strict)
 set_tests_properties(conformance.jax_lapack_cholesky.cpu PROPERTIES
                      PASS_REGULAR_EXPRESSION "unsupported: 0\nconformance: 3 passed, 0 failed")
 add_test(NAME conformance.jax_lapack_lu.cpu COMMAND kiln-conformance ${JD}/lu_lapack.mlir --strict)
 set_tests_properties(conformance.jax_lapack_lu.cpu PROPERTIES
                      PASS_REGULAR_EXPRESSION "unsupported: 0\nconformance: 4 passed, 0 failed")
+add_test(NAME conformance.jax_blas_trsm.cpu COMMAND kiln-conformance ${JD}/trsm_blas.mlir --strict)
+set_tests_properties(conformance.jax_blas_trsm.cpu PROPERTIES
+                     PASS_REGULAR_EXPRESSION "unsupported: 0\nconformance: 3 passed, 0 failed")
 add_test(NAME conformance.jax_lapack_qr.cpu COMMAND kiln-conformance ${JD}/qr_lapack.mlir --strict)
 set_tests_properties(conformance.jax_lapack_qr.cpu PROPERTIES
                      PASS_REGULAR_EXPRESSION "unsupported: 0\nconformance: 3 passed, 0 failed")
 cli_test(cli.compile_refuses_lapack_eigh ""
-         "eigh_lapack.mlir:2:10: error: stablehlo.custom_call @lapack_ssyevd_ffi [(]LAPACK's symmetric eigendecomposition [(]jnp.linalg.eigh[)][)] is not supported yet. Kiln runs lapack_[?]potrf_ffi [(]Cholesky[)], lapack_[?]getrf_ffi [(]LU[)], lapack_[?]geqrf_ffi and lapack_[?]orgqr_ffi [(]QR[)]\n.*exit=1\n$"
+         "eigh_lapack.mlir:2:10: error: stablehlo.custom_call @lapack_ssyevd_ffi [(]LAPACK's symmetric eigendecomposition [(]jnp.linalg.eigh[)][)] is not supported yet. Kiln runs lapack_[?]potrf_ffi [(]Cholesky[)], lapack_[?]getrf_ffi [(]LU[)], lapack_[?]geqrf_ffi and lapack_[?]orgqr_ffi [(]QR[)], blas_[?]trsm_ffi [(]triangular solve[)]\n.*exit=1\n$"
          "${COMPILE} ${JD}/eigh_lapack.mlir -o ${T}/eigh.kiln")

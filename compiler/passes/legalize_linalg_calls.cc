@@ -4,8 +4,9 @@
 // LAPACK defines around it; its LU and QR factorizations
 // (@lapack_?getrf_ffi, ?geqrf_ffi, ?orgqr_ffi / ?ungqr_ffi, and XLA's
 // ProductOfElementaryHouseholderReflectors) the kernels kiln.lu, kiln.geqrf
-// and kiln.orgqr; the other LAPACK and XLA targets JAX emits are refused by
-// name, saying what they compute.
+// and kiln.orgqr; BLAS's triangular solve (@blas_?trsm_ffi) becomes
+// stablehlo.triangular_solve; the other LAPACK and XLA targets JAX emits are
+// refused by name, saying what they compute.
 #include <string>
 #include <vector>
 
@@ -170,6 +171,59 @@ Status RewriteQr(ir::Block* block, size_t at, const std::string& target, bool fo
   return Status::Ok();
 }
 
+ir::Attribute Bool(bool v) {
+  ir::Attribute a;
+  a.kind = ir::Attribute::Kind::kBool;
+  a.b = v;
+  return a;
+}
+
+// BLAS ?trsm as JAX calls it for lax.linalg.triangular_solve on the CPU
+// (jaxlib's trsm_hlo): operands (a, b, alpha) with a [batch..., k, k], b
+// [batch..., m, n] and alpha rank 0, one result of b's type, and
+// mhlo.backend_config = {side, uplo, trans_x, diag} as LAPACK characters
+// ('L'/'R', 'L'/'U', 'N'/'T'/'C', 'N'/'U'). BLAS scales b by alpha, then
+// solves op(a) x = alpha b (side 'L') or x op(a) = alpha b: here
+// stablehlo.triangular_solve of a and alpha * b.
+Status RewriteTrsm(ir::Block* block, size_t at, const std::string& target, const ErrorFormatter& format,
+                   size_t* n_ops) {
+  const ir::Operation& op = *block->ops[at];
+  const std::string what = "stablehlo.custom_call @" + target + " (BLAS's triangular solve): ";
+  if (op.operands.size() != 3 || op.results.size() != 1)
+    return InvalidArgument(format(op.loc, what + "expects operands (a, b, alpha) and one result"));
+  const ir::Type& a = op.operands[0]->type;
+  const ir::Type& b = op.operands[1]->type;
+  const ir::Type& alpha = op.operands[2]->type;
+  if (!a.is_tensor() || !b.is_tensor() || !a.HasStaticShape() || !b.HasStaticShape() || a.is_quantized() ||
+      (!IsFloat(b.element) && !IsComplex(b.element)) || a.element != b.element || alpha != ir::Type::Tensor(b.element, {}) ||
+      op.result()->type != b)
+    return InvalidArgument(format(op.loc, what + "a and b must be float or complex matrices of static shape and alpha a "
+                                                 "scalar of their type, the result b's type"));
+  const ir::Attribute* config = op.GetAttr("mhlo.backend_config");
+  auto field = [&](const char* name) -> int64_t {
+    const ir::Attribute* f = config && config->kind == ir::Attribute::Kind::kDict ? config->Field(name) : nullptr;
+    return f && f->kind == ir::Attribute::Kind::kInt ? f->i : -1;
+  };
+  const int64_t side = field("side"), uplo = field("uplo"), trans = field("trans_x"), diag = field("diag");
+  if ((side != 'L' && side != 'R') || (uplo != 'L' && uplo != 'U') || (trans != 'N' && trans != 'T' && trans != 'C') ||
+      (diag != 'N' && diag != 'U'))
+    return InvalidArgument(format(op.loc, what + "needs mhlo.backend_config = {side, uplo, trans_x, diag} as LAPACK "
+                                                 "characters ('L'/'R', 'L'/'U', 'N'/'T'/'C', 'N'/'U')"));
+  Ops ops;
+  ir::Operation* scale = NewOp(&ops, op, block, KernelName(KernelId::kBroadcastInDim), {op.operands[2]}, b);
+  scale->attrs.emplace_back("broadcast_dimensions", IntArray({}));
+  ir::Operation* scaled =
+      NewOp(&ops, op, block, ScalarOpName(ScalarOp::kMultiply), {scale->result(), op.operands[1]}, b);
+  ir::Operation* solve = NewOp(&ops, op, block, KernelName(KernelId::kTriangularSolve),
+                               {op.operands[0], scaled->result()}, b);
+  solve->attrs.emplace_back("left_side", Bool(side == 'L'));
+  solve->attrs.emplace_back("lower", Bool(uplo == 'L'));
+  solve->attrs.emplace_back("unit_diagonal", Bool(diag == 'U'));
+  solve->attrs.emplace_back("transpose_a", Enum(trans == 'N' ? "NO_TRANSPOSE" : trans == 'T' ? "TRANSPOSE" : "ADJOINT"));
+  *n_ops = Splice(block, at, std::move(ops));
+  return Status::Ok();
+}
+
 bool HasPrefixAndSuffix(const std::string& s, std::string_view prefix, std::string_view suffix) {
   return s.size() > prefix.size() + suffix.size() && s.compare(0, prefix.size(), prefix) == 0 &&
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -187,7 +241,6 @@ std::string UnsupportedLinalg(const std::string& target) {
   if (routine == "gesdd" || routine == "gesvd") return "LAPACK's singular value decomposition (jnp.linalg.svd)";
   if (routine == "gehrd") return "LAPACK's Hessenberg reduction";
   if (routine == "sytrd" || routine == "hetrd") return "LAPACK's tridiagonal reduction";
-  if (routine == "trsm") return "BLAS's triangular solve";
   return "";
 }
 
@@ -212,10 +265,14 @@ Status LegalizeBlock(ir::Block* block, const ErrorFormatter& format) {
       } else if (target == "lapack_sorgqr_ffi" || target == "lapack_dorgqr_ffi" || target == "lapack_cungqr_ffi" ||
                  target == "lapack_zungqr_ffi" || target == "ProductOfElementaryHouseholderReflectors") {
         KILN_RETURN_IF_ERROR(RewriteQr(block, i, target, /*form_q=*/true, format, &n));
+      } else if (target == "blas_strsm_ffi" || target == "blas_dtrsm_ffi" || target == "blas_ctrsm_ffi" ||
+                 target == "blas_ztrsm_ffi") {
+        KILN_RETURN_IF_ERROR(RewriteTrsm(block, i, target, format, &n));
       } else if (std::string what = UnsupportedLinalg(target); !what.empty()) {
         return Unimplemented(format(op.loc, "stablehlo.custom_call @" + target + " (" + what +
                                                 ") is not supported yet; Kiln runs lapack_?potrf_ffi (Cholesky), "
-                                                "lapack_?getrf_ffi (LU), lapack_?geqrf_ffi and lapack_?orgqr_ffi (QR)"));
+                                                "lapack_?getrf_ffi (LU), lapack_?geqrf_ffi and lapack_?orgqr_ffi (QR), "
+                                                "blas_?trsm_ffi (triangular solve)"));
       }
     }
     i += n;
