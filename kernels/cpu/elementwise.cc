@@ -443,7 +443,7 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
   thread_local std::vector<size_t> run_length, run_axis;
   run_length.assign(num_params, 0);
   run_axis.assign(num_params, 0);
-  for (size_t v = 0; v < num_params; ++v) {
+  for (size_t v = 0; v < num_params && !KILN_SELECTIVE_BUILD; ++v) {
     const auto& st = p.gather_strides[v];
     if (st.empty() || p.input_is_scalar[v] || cyclic_at[v] != kNone || prog.param_types[v] == ElementType::kI1 ||
         st.back() != 0)
@@ -455,9 +455,15 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
     run_axis[v] = a - 1;
   }
 
+  // (Selective builds keep the instruction-by-instruction form only: the
+  // chain form is speed, and a deployment build is held to its size.)
   thread_local std::vector<ChainStep> chain;
   uint16_t chain_start = 0;
+#if KILN_SELECTIVE_BUILD
+  const bool is_chain = false;
+#else
   const bool is_chain = ChainOf(prog, &chain_start, &chain);
+#endif
 
   bool any_gather = false;
   for (size_t v = 0; v < num_params; ++v) any_gather = any_gather || !p.gather_strides[v].empty();
