@@ -168,7 +168,9 @@ TEST(NumericLu, FactorsRebuildThePermutedInput) {
           double sum = 0;
           for (int64_t q = 0; q <= std::min(i, c) && q < k; ++q) sum += (q == i ? 1.0 : x[i * n + q]) * (q <= c ? x[q * n + c] : 0.0);
           EXPECT_NEAR(sum, pa[i * n + c], 1e-12) << "row " << i << " col " << c;
-          if (c < i && c < k) EXPECT_LE(std::abs(x[i * n + c]), 1.0);
+          if (c < i && c < k) {
+            EXPECT_LE(std::abs(x[i * n + c]), 1.0);
+          }
         }
     }
   }
