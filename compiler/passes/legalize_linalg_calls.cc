@@ -32,6 +32,13 @@ ir::Value* Compare(Ops* ops, const ir::Operation& at, ir::Block* block, ir::Valu
   return c->result();
 }
 
+// Float or complex matrices (rank >= 2, batches first) of static shape,
+// not quantized: what every LAPACK and BLAS target here factors or solves.
+bool FloatMatrices(const ir::Type& t) {
+  return t.is_tensor() && t.rank() >= 2 && t.HasStaticShape() && !t.is_quantized() &&
+         (IsFloat(t.element) || IsComplex(t.element));
+}
+
 ir::Value* Iota(Ops* ops, const ir::Operation& at, ir::Block* block, const std::vector<int64_t>& dims, int64_t d) {
   ir::Operation* i = NewOp(ops, at, block, KernelName(KernelId::kIota), {}, ir::Type::Tensor(ElementType::kSI32, dims));
   i->attrs.emplace_back("iota_dimension", Int(d));
@@ -56,8 +63,7 @@ Status RewritePotrf(ir::Block* block, size_t at, const std::string& target, cons
     return InvalidArgument(format(op.loc, what + "expects one operand and two results (factor, info)"));
   const ir::Type& a = op.operands[0]->type;
   const int64_t r = a.rank();
-  if (!a.is_tensor() || r < 2 || !a.HasStaticShape() || a.dims[r - 1] != a.dims[r - 2] ||
-      (!IsFloat(a.element) && !IsComplex(a.element)))
+  if (!FloatMatrices(a) || a.dims[r - 1] != a.dims[r - 2])
     return InvalidArgument(format(op.loc, what + "the operand must be square float or complex matrices of static "
                                                  "shape, not " +
                                               a.ToString()));
@@ -123,8 +129,7 @@ Status RewriteGetrf(ir::Block* block, size_t at, const std::string& target, cons
     return InvalidArgument(format(op.loc, what + "expects one operand and three results (lu, ipiv, info)"));
   const ir::Type& a = op.operands[0]->type;
   const int64_t r = a.rank();
-  if (!a.is_tensor() || r < 2 || !a.HasStaticShape() || a.is_quantized() ||
-      (!IsFloat(a.element) && !IsComplex(a.element)))
+  if (!FloatMatrices(a))
     return InvalidArgument(format(op.loc, what + "the operand must be float or complex matrices of static shape, not " +
                                               a.ToString()));
   std::vector<int64_t> batch(a.dims.begin(), a.dims.end() - 2), pivots = batch;
@@ -155,9 +160,7 @@ Status RewriteQr(ir::Block* block, size_t at, const std::string& target, bool fo
     return InvalidArgument(format(op.loc, what + (form_q ? "expects (a, tau) and (q[, info, workspace])"
                                                          : "expects one operand and (a, tau[, info, workspace])")));
   const ir::Type& a = op.operands[0]->type;
-  const int64_t r = a.rank();
-  if (!a.is_tensor() || r < 2 || !a.HasStaticShape() || a.is_quantized() ||
-      (!IsFloat(a.element) && !IsComplex(a.element)) || op.results[0]->type != a)
+  if (!FloatMatrices(a) || op.results[0]->type != a)
     return InvalidArgument(format(op.loc, what + "the operand and result 0 must be float or complex matrices of one "
                                                  "static shape, not " +
                                               a.ToString()));
@@ -194,8 +197,7 @@ Status RewriteTrsm(ir::Block* block, size_t at, const std::string& target, const
   const ir::Type& a = op.operands[0]->type;
   const ir::Type& b = op.operands[1]->type;
   const ir::Type& alpha = op.operands[2]->type;
-  if (!a.is_tensor() || !b.is_tensor() || !a.HasStaticShape() || !b.HasStaticShape() || a.is_quantized() ||
-      (!IsFloat(b.element) && !IsComplex(b.element)) || a.element != b.element || alpha != ir::Type::Tensor(b.element, {}) ||
+  if (!FloatMatrices(a) || !FloatMatrices(b) || a.element != b.element || alpha != ir::Type::Tensor(b.element, {}) ||
       op.result()->type != b)
     return InvalidArgument(format(op.loc, what + "a and b must be float or complex matrices of static shape and alpha a "
                                                  "scalar of their type, the result b's type"));

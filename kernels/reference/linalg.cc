@@ -203,40 +203,39 @@ int32_t FactorLu(std::vector<T>& a, int64_t m, int64_t n, int32_t* ipiv) {
   return info;
 }
 
+// A run of `count` elements of t from `base` in T, and back (rounded once).
+template <typename T>
+void LoadMatrix(const TensorRef& t, int64_t base, int64_t count, std::vector<T>* out) {
+  out->resize(static_cast<size_t>(count));
+  for (int64_t e = 0; e < count; ++e) {
+    const std::complex<double> v = ToComplex(t.type, Load(t, base + e));
+    if constexpr (std::is_floating_point_v<T>) {
+      (*out)[e] = static_cast<T>(v.real());
+    } else {
+      (*out)[e] = T(static_cast<typename T::value_type>(v.real()), static_cast<typename T::value_type>(v.imag()));
+    }
+  }
+}
+
+template <typename T>
+void StoreMatrix(const TensorRef& t, int64_t base, const std::vector<T>& x) {
+  for (size_t e = 0; e < x.size(); ++e)
+    Store(t, base + static_cast<int64_t>(e),
+          FromComplex(t.type, std::complex<double>(static_cast<double>(std::real(x[e])),
+                                                   static_cast<double>(std::imag(x[e])))));
+}
+
 template <typename T>
 void LuBatches(const KernelCall& c, int64_t m, int64_t n, int64_t batches) {
-  const TensorRef& a = c.inputs[0];
-  const TensorRef& out = c.outputs[0];
   const int64_t k = std::min(m, n);
-  std::vector<T> x(static_cast<size_t>(m * n));
+  std::vector<T> x;
   std::vector<int32_t> ipiv(static_cast<size_t>(k));
   for (int64_t bi = 0; bi < batches; ++bi) {
-    for (int64_t e = 0; e < m * n; ++e) {
-      const std::complex<double> v = ToComplex(a.type, Load(a, bi * m * n + e));
-      if constexpr (std::is_floating_point_v<T>) {
-        x[e] = static_cast<T>(v.real());
-      } else {
-        x[e] = T(static_cast<typename T::value_type>(v.real()), static_cast<typename T::value_type>(v.imag()));
-      }
-    }
+    LoadMatrix(c.inputs[0], bi * m * n, m * n, &x);
     const int32_t info = FactorLu(x, m, n, ipiv.data());
-    for (int64_t e = 0; e < m * n; ++e) {
-      std::complex<double> v;
-      if constexpr (std::is_floating_point_v<T>) {
-        v = {static_cast<double>(x[e]), 0.0};
-      } else {
-        v = {static_cast<double>(x[e].real()), static_cast<double>(x[e].imag())};
-      }
-      Store(out, bi * m * n + e, FromComplex(out.type, v));
-    }
-    for (int64_t j = 0; j < k; ++j) {
-      Scalar s;
-      s.i = ipiv[j];
-      Store(c.outputs[1], bi * k + j, s);
-    }
-    Scalar s;
-    s.i = info;
-    Store(c.outputs[2], bi, s);
+    StoreMatrix(c.outputs[0], bi * m * n, x);
+    for (int64_t j = 0; j < k; ++j) Store(c.outputs[1], bi * k + j, Scalar{ipiv[j], 0, 0});
+    Store(c.outputs[2], bi, Scalar{info, 0, 0});
   }
 }
 
@@ -309,13 +308,14 @@ T Larfg(T* alpha, T* x, int64_t len, int64_t step) {
   using R = RealOf<T>;
   if (len <= 0) return T(0);
   R xnorm = Norm2(x, len, step);
-  const R alphr = std::real(*alpha), alphi = std::imag(*alpha);
-  if (xnorm == 0 && alphi == 0) return T(0);
-  auto signed_norm = [&]() {
-    const R norm = std::is_floating_point_v<T> ? std::hypot(alphr, xnorm) : std::hypot(alphr, alphi, xnorm);
-    return -std::copysign(norm, alphr);
+  if (xnorm == 0 && std::imag(*alpha) == 0) return T(0);
+  // beta = -sign(re alpha) ||(alpha, x)||.
+  auto signed_norm = [&xnorm](T alpha) {
+    const R ar = std::real(alpha), ai = std::imag(alpha);
+    const R norm = std::is_floating_point_v<T> ? std::hypot(ar, xnorm) : std::hypot(ar, ai, xnorm);
+    return -std::copysign(norm, ar);
   };
-  R beta = signed_norm();
+  R beta = signed_norm(*alpha);
   const R safmin = std::numeric_limits<R>::min() / std::numeric_limits<R>::epsilon();
   int knt = 0;
   if (std::abs(beta) < safmin) {  // beta and x may be inaccurate: rescale, as LAPACK does
@@ -327,9 +327,7 @@ T Larfg(T* alpha, T* x, int64_t len, int64_t step) {
       *alpha *= rsafmn;
     } while (std::abs(beta) < safmin && knt < 20);
     xnorm = Norm2(x, len, step);
-    const R ar = std::real(*alpha), ai = std::imag(*alpha);
-    const R norm = std::is_floating_point_v<T> ? std::hypot(ar, xnorm) : std::hypot(ar, ai, xnorm);
-    beta = -std::copysign(norm, ar);
+    beta = signed_norm(*alpha);
   }
   T tau;
   T scale;
@@ -388,27 +386,6 @@ void FormQ(std::vector<T>& a, int64_t m, int64_t n, int64_t k, const T* tau) {
   }
 }
 
-template <typename T>
-void LoadMatrix(const TensorRef& t, int64_t base, int64_t count, std::vector<T>* out) {
-  out->resize(static_cast<size_t>(count));
-  for (int64_t e = 0; e < count; ++e) {
-    const std::complex<double> v = ToComplex(t.type, Load(t, base + e));
-    if constexpr (std::is_floating_point_v<T>) {
-      (*out)[e] = static_cast<T>(v.real());
-    } else {
-      (*out)[e] = T(static_cast<typename T::value_type>(v.real()), static_cast<typename T::value_type>(v.imag()));
-    }
-  }
-}
-
-template <typename T>
-void StoreMatrix(const TensorRef& t, int64_t base, const std::vector<T>& x) {
-  for (size_t e = 0; e < x.size(); ++e)
-    Store(t, base + static_cast<int64_t>(e),
-          FromComplex(t.type, std::complex<double>(static_cast<double>(std::real(x[e])),
-                                                   static_cast<double>(std::imag(x[e])))));
-}
-
 // Zeros into every output from `first` on (LAPACK's info, 0 here, and the
 // workspace JAX allocates).
 void ZeroOutputs(const KernelCall& c, size_t first) {
@@ -453,10 +430,7 @@ void QrBatches(const KernelCall& c, int64_t batches, int64_t m, int64_t n) {
     LoadMatrix(c.inputs[0], bi * m * n, m * n, &x);
     FactorQr(x, m, n, tau.data());
     StoreMatrix(c.outputs[0], bi * m * n, x);
-    for (int64_t j = 0; j < k; ++j)
-      Store(c.outputs[1], bi * k + j,
-            FromComplex(c.outputs[1].type, std::complex<double>(static_cast<double>(std::real(tau[j])),
-                                                               static_cast<double>(std::imag(tau[j])))));
+    StoreMatrix(c.outputs[1], bi * k, tau);
   }
 }
 

@@ -12,6 +12,7 @@
 #include "compiler/compile.h"
 #include "kiln_version.h"
 #include "schema/format_version.h"
+#include "tests/support/c_status.h"
 #include "vm/kiln.h"
 
 namespace {
@@ -26,19 +27,8 @@ std::vector<uint8_t> SpecModule(const char* target = "cpu") {
   return bytes.ok() ? bytes.value() : std::vector<uint8_t>{};
 }
 
-// Takes the status, returns its message ("" for success) and frees it.
-std::string Message(kiln_status_t s) {
-  std::string m = s ? kiln_status_message(s) : "";
-  kiln_status_free(s);
-  return m;
-}
-
-// Takes the status, returns its code and frees it.
-kiln_status_code_t Code(kiln_status_t s) {
-  kiln_status_code_t c = kiln_status_code(s);
-  kiln_status_free(s);
-  return c;
-}
+using kiln::test::Code;
+using kiln::test::Message;
 
 std::vector<uint8_t> CompileText(const std::string& text) {
   kiln::compiler::CompileOptions options;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "compiler/compile.h"
+#include "tests/support/c_status.h"
 #include "vm/kiln.h"
 
 namespace {
@@ -36,17 +37,8 @@ std::vector<uint8_t> Compile(const std::string& text, const char* target, std::v
   return bytes.ok() ? bytes.value() : std::vector<uint8_t>{};
 }
 
-std::string Message(kiln_status_t s) {
-  std::string m = s ? kiln_status_message(s) : "";
-  kiln_status_free(s);
-  return m;
-}
-
-kiln_status_code_t Code(kiln_status_t s) {
-  const kiln_status_code_t c = kiln_status_code(s);
-  kiln_status_free(s);
-  return c;
-}
+using kiln::test::Code;
+using kiln::test::Message;
 
 struct Counter {
   int calls = 0;
