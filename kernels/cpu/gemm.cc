@@ -61,6 +61,11 @@ struct GemmScratchA;
 struct GemmScratchB;
 struct GemmScratchTile;
 struct GemmScratchWindows;  // PackWindows' padded rows of one input plane
+struct GemmScratchPlanes;   // a convolution's padded input planes (WindowPlanes)
+
+// Products whose convolution windows were read in place (a test hook,
+// WindowsReadInPlace in gemm.h).
+inline std::atomic<uint64_t> windows_in_place_products{0};
 
 }  // namespace kiln::cpu
 #endif  // KILN_CPU_GEMM_SHARED
@@ -102,11 +107,19 @@ constexpr size_t kNCMax = 1024;  // columns of the B block (rounded down to NR)
 // elements at offsets `ko` (kDirectGather, e.g. a convolution's implicit
 // im2col rows). Reading A in place saves packing it where each A value is
 // used by few B panels, and gathering it while packing.
+//
+// B comes packed (kBWindows false: kc rows of NR values, `ldb` apart) or as
+// a convolution's windows read in place from a padded copy of the input
+// (kBWindows): step p's two vectors are the N values at bp + bko[p] and at
+// b1 + bko[p], where bp and b1 are where the panel's two runs of N output
+// columns start in the padded input, and bko[p] is the offset of step p's
+// feature and tap.
 enum class ASource { kPacked, kDirect, kDirectGather };
-template <ASource kA, class D, typename T = hn::TFromD<D>>
+template <ASource kA, bool kBWindows, class D, typename T = hn::TFromD<D>>
 HWY_INLINE void MicroKernel(D d, size_t kc, const T* HWY_RESTRICT ap, const T* const* arows,
                             const int64_t* HWY_RESTRICT ko, const T* HWY_RESTRICT bp, size_t ldb,
-                            T* HWY_RESTRICT c, size_t ldc, bool accumulate) {
+                            const T* HWY_RESTRICT b1p, const int64_t* HWY_RESTRICT bko, T* HWY_RESTRICT c,
+                            size_t ldc, bool accumulate) {
   const size_t N = hn::Lanes(d);
   const auto z = hn::Zero(d);
   auto r00 = z, r01 = z, r10 = z, r11 = z, r20 = z, r21 = z, r30 = z, r31 = z;
@@ -118,8 +131,8 @@ HWY_INLINE void MicroKernel(D d, size_t kc, const T* HWY_RESTRICT ap, const T* c
     if constexpr (kMR > 6) a6 = arows[6], a7 = arows[7];
   }
   for (size_t p = 0; p < kc; ++p) {
-    const auto b0 = hn::LoadU(d, bp);
-    const auto b1 = hn::LoadU(d, bp + N);
+    const auto b0 = hn::LoadU(d, kBWindows ? bp + bko[p] : bp);
+    const auto b1 = hn::LoadU(d, kBWindows ? b1p + bko[p] : bp + N);
     [[maybe_unused]] const size_t q = kA == ASource::kDirectGather ? static_cast<size_t>(ko[p]) : p;
 #define KILN_ROW(i)                                                              \
   if constexpr (kMR > i) {                                                       \
@@ -130,7 +143,7 @@ HWY_INLINE void MicroKernel(D d, size_t kc, const T* HWY_RESTRICT ap, const T* c
     KILN_ROW(0) KILN_ROW(1) KILN_ROW(2) KILN_ROW(3) KILN_ROW(4) KILN_ROW(5) KILN_ROW(6) KILN_ROW(7)
 #undef KILN_ROW
     if constexpr (kA == ASource::kPacked) ap += kMR;
-    bp += ldb;
+    if constexpr (!kBWindows) bp += ldb;
   }
 #define KILN_STORE(i)                                      \
   if constexpr (kMR > i) {                                 \
@@ -224,6 +237,30 @@ HWY_INLINE void CopyRun(D d, const T* HWY_RESTRICT src, T* HWY_RESTRICT dst, siz
   if (i < len) hn::StoreU(hn::LoadU(d, src + len - N), d, dst + len - N);
 }
 
+// The columns of a convolution's input rows as its windows read them: from
+// input column -pad_x to the last one a window reaches.
+inline int64_t PaddedCols(const ConvWindows& w) { return (w.out_cols - 1) * w.stride_x + (w.taps_x - 1) * w.dil_x + 1; }
+
+// buf[r][0, bcols) = input plane row iy_min + r, columns from -pad_x on, zero
+// outside the input (pads may also be negative: cropped).
+template <class D, typename T = hn::TFromD<D>>
+void FillPaddedRows(D d, const ConvWindows& w, const T* plane, int64_t iy_min, int64_t brows, int64_t bcols,
+                    T* HWY_RESTRICT buf) {
+  const int64_t ix_min = -w.pad_x;
+  const int64_t copy_lo = std::clamp<int64_t>(-ix_min, 0, bcols), copy_hi = std::clamp<int64_t>(w.cols - ix_min, copy_lo, bcols);
+  for (int64_t r = 0; r < brows; ++r) {
+    T* HWY_RESTRICT row = buf + r * bcols;
+    const int64_t iy = iy_min + r;
+    if (iy < 0 || iy >= w.rows) {
+      std::fill(row, row + bcols, T(0));
+      continue;
+    }
+    std::fill(row, row + copy_lo, T(0));
+    CopyRun(d, plane + iy * w.row_step + ix_min + copy_lo, row + copy_lo, static_cast<size_t>(copy_hi - copy_lo));
+    std::fill(row + copy_hi, row + bcols, T(0));
+  }
+}
+
 // PackB for B given as a convolution's windows (GemmProblem::b_windows):
 // the same panels, generated from the unpadded input. The rows of one input
 // plane that the block's columns read are copied zero-padded into a small
@@ -253,13 +290,11 @@ void PackWindows(const GemmProblem& p, const T* b, int64_t bbase, size_t pc, siz
     if ((x += len) == w.out_cols) x = 0, ++y;
   }
   const int64_t y_last = segments.back().y;
-  // The buffer: input rows [iy_min, iy_min + brows) by columns [ix_min,
-  // ix_min + bcols), zero outside the input.
+  // The buffer: input rows [iy_min, iy_min + brows) by PaddedCols columns
+  // from -pad_x, zero outside the input.
   const int64_t iy_min = y_first * w.stride_y - w.pad_y;
   const int64_t brows = (y_last - y_first) * w.stride_y + (w.taps_y - 1) * w.dil_y + 1;
-  const int64_t ix_min = -w.pad_x;
-  const int64_t bcols = (w.out_cols - 1) * w.stride_x + (w.taps_x - 1) * w.dil_x + 1;
-  const int64_t copy_lo = std::clamp<int64_t>(-ix_min, 0, bcols), copy_hi = std::clamp<int64_t>(w.cols - ix_min, copy_lo, bcols);
+  const int64_t bcols = PaddedCols(w);
   ScratchLease<GemmScratchWindows, T> buffer(static_cast<size_t>(brows * bcols));
   T* HWY_RESTRICT buf = buffer.get();
   const size_t last_cols = nc - (nc - 1) / nr * nr;  // the last panel's columns
@@ -270,17 +305,7 @@ void PackWindows(const GemmProblem& p, const T* b, int64_t bbase, size_t pc, siz
   for (size_t q = 0; q < kc;) {
     {  // a new feature: its rows into the buffer
       const T* plane = b + bbase + f * w.feature_step;
-      for (int64_t r = 0; r < brows; ++r) {
-        T* HWY_RESTRICT row = buf + r * bcols;
-        const int64_t iy = iy_min + r;
-        if (iy < 0 || iy >= w.rows) {
-          std::fill(row, row + bcols, T(0));
-          continue;
-        }
-        std::fill(row, row + copy_lo, T(0));
-        CopyRun(d, plane + iy * w.row_step + ix_min + copy_lo, row + copy_lo, static_cast<size_t>(copy_hi - copy_lo));
-        std::fill(row + copy_hi, row + bcols, T(0));
-      }
+      FillPaddedRows(d, w, plane, iy_min, brows, bcols, buf);
       const char* next = reinterpret_cast<const char*>(plane + w.feature_step + (iy_min > 0 ? iy_min : 0) * w.row_step);
       for (int64_t o = 0; o < std::min<int64_t>(brows * w.row_step * static_cast<int64_t>(sizeof(T)), 4096); o += 64)
         __builtin_prefetch(next + o);
@@ -544,13 +569,87 @@ struct AView {
 };
 
 // The B operand: NR-wide panels, panel q at data + q * panel_stride, its kc
-// rows `ld` apart (packed: panel_stride = kc * NR, ld = NR).
+// rows `ld` apart (packed: panel_stride = kc * NR, ld = NR); or, with `ko`,
+// a convolution's windows read in place (WindowPlanes): data is the batch
+// entry's padded input, ko the offsets of the block's contraction steps,
+// col0 the output column (position) of the view's first column.
 template <typename T>
 struct BView {
   const T* data = nullptr;
   size_t panel_stride = 0;
   size_t ld = 0;
+  const int64_t* ko = nullptr;
+  size_t col0 = 0;
+  size_t out_cols = 0, row_pitch = 0;  // output columns per row; padded elements from one output row to the next
+
+  // Where output column j's window starts in the padded input.
+  const T* WindowAt(size_t j) const { return data + j / out_cols * row_pitch + j % out_cols; }
 };
+
+// A convolution's input (GemmProblem::b_windows) as zero-padded planes, so
+// that the micro-kernel reads its windows in place instead of packing them:
+// each vector of output columns (within one output row: out_cols is a
+// multiple of the vector, stride_x 1) is then N consecutive elements of a
+// padded row at a fixed offset per (feature, tap). One copy of the input
+// replaces writing every element once per tap (PackWindows).
+struct WindowPlanes {
+  int64_t rows = 0, cols = 0;  // per plane, padded
+  int64_t features = 0;        // planes per batch entry
+  std::vector<int64_t> ko;     // per contraction step (feature, tap row, tap column): its offset
+  size_t PerBatch() const { return static_cast<size_t>(features * rows * cols); }
+};
+
+// Whether the windows of `p` are read in place: a convolution's B, not
+// packed at load, stride 1 along rows, output rows of whole vectors.
+template <typename T>
+bool ReadsWindowsInPlace(const GemmProblem& p) {
+  if constexpr (!KernelSelected("stablehlo.convolution")) {
+    return false;
+  } else {
+    const ConvWindows* w = p.b_windows;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(hn::ScalableTag<T>()));
+    return w != nullptr && p.b_packed == nullptr && w->stride_x == 1 && w->out_cols % lanes == 0;
+  }
+}
+
+inline WindowPlanes MakeWindowPlanes(const GemmProblem& p) {
+  const ConvWindows& w = *p.b_windows;
+  WindowPlanes planes;
+  const int64_t out_rows = p.n / w.out_cols, taps = w.taps_y * w.taps_x;
+  planes.rows = (out_rows - 1) * w.stride_y + (w.taps_y - 1) * w.dil_y + 1;
+  planes.cols = PaddedCols(w);
+  planes.features = p.k / taps;
+  planes.ko.resize(static_cast<size_t>(p.k));
+  for (int64_t q = 0; q < p.k; ++q) {
+    const int64_t f = q / taps, ty = q % taps / w.taps_x, tx = q % w.taps_x;
+    planes.ko[static_cast<size_t>(q)] = (f * planes.rows + ty * w.dil_y) * planes.cols + tx * w.dil_x;
+  }
+  return planes;
+}
+
+// The padded planes of batch entry bi into `out` (planes.PerBatch()
+// elements), one task per feature.
+template <typename T>
+void FillWindowPlanes(const GemmProblem& p, const WindowPlanes& planes, int64_t bi, T* out, TaskRunner* runner) {
+  const hn::ScalableTag<T> d;
+  const ConvWindows& w = *p.b_windows;
+  const T* b = static_cast<const T*>(p.b) + p.b_batch[bi];
+  const int64_t plane = planes.rows * planes.cols;
+  ParallelFor(runner, planes.features, [&](int64_t f, int) {
+    FillPaddedRows(d, w, b + f * w.feature_step, -w.pad_y, planes.rows, planes.cols, out + f * plane);
+  });
+}
+
+template <typename T>
+BView<T> WindowsView(const GemmProblem& p, const WindowPlanes& planes, const T* data, size_t pc, size_t col0) {
+  BView<T> v;
+  v.data = data;
+  v.ko = planes.ko.data() + pc;
+  v.col0 = col0;
+  v.out_cols = static_cast<size_t>(p.b_windows->out_cols);
+  v.row_pitch = static_cast<size_t>(p.b_windows->stride_y * planes.cols);
+  return v;
+}
 
 // C[0:mc][0:cols] (ldc apart) (+)= A (mc x kc) x B (kc x cols), micro-tile
 // by micro-tile.
@@ -558,9 +657,17 @@ template <class D, typename T = hn::TFromD<D>>
 void MacroKernel(D d, size_t kc, const AView<T>& a, size_t mc, const BView<T>& b, size_t cols_total, T* c,
                  size_t ldc, bool accumulate, T* tile) {
   const size_t nr = 2 * hn::Lanes(d);
+  const size_t N = hn::Lanes(d);
   for (size_t jr = 0; jr < cols_total; jr += nr) {
     const size_t cols = std::min(nr, cols_total - jr);
     const T* bp = b.data + (jr / nr) * b.panel_stride;
+    const T* b1 = nullptr;  // the windows of the panel's second vector
+    if (b.ko != nullptr) {
+      bp = b.WindowAt(b.col0 + jr);
+      // A half panel (the last) repeats its first vector: valid memory,
+      // its results are dropped with the edge tile.
+      b1 = cols > N ? b.WindowAt(b.col0 + jr + N) : bp;
+    }
     for (size_t ir = 0; ir < mc; ir += kMR) {
       const size_t rows = std::min(kMR, mc - ir);
       const T* ap = a.packed ? a.packed + (ir / kMR) * kc * kMR : nullptr;
@@ -570,9 +677,17 @@ void MacroKernel(D d, size_t kc, const AView<T>& a, size_t mc, const BView<T>& b
       if (!a.packed)
         for (size_t r = 0; r < kMR; ++r) arows[r] = a.rows[ir + (r < rows ? r : 0)];
       auto micro = [&](T* out, size_t ld, bool acc) {
-        if (a.packed) MicroKernel<ASource::kPacked>(d, kc, ap, arows, a.ko, bp, b.ld, out, ld, acc);
-        else if (a.ko) MicroKernel<ASource::kDirectGather>(d, kc, ap, arows, a.ko, bp, b.ld, out, ld, acc);
-        else MicroKernel<ASource::kDirect>(d, kc, ap, arows, a.ko, bp, b.ld, out, ld, acc);
+        if constexpr (KernelSelected("stablehlo.convolution")) {
+          if (b.ko != nullptr) {
+            if (a.packed) MicroKernel<ASource::kPacked, true>(d, kc, ap, arows, a.ko, bp, 0, b1, b.ko, out, ld, acc);
+            else if (a.ko) MicroKernel<ASource::kDirectGather, true>(d, kc, ap, arows, a.ko, bp, 0, b1, b.ko, out, ld, acc);
+            else MicroKernel<ASource::kDirect, true>(d, kc, ap, arows, a.ko, bp, 0, b1, b.ko, out, ld, acc);
+            return;
+          }
+        }
+        if (a.packed) MicroKernel<ASource::kPacked, false>(d, kc, ap, arows, a.ko, bp, b.ld, b1, b.ko, out, ld, acc);
+        else if (a.ko) MicroKernel<ASource::kDirectGather, false>(d, kc, ap, arows, a.ko, bp, b.ld, b1, b.ko, out, ld, acc);
+        else MicroKernel<ASource::kDirect, false>(d, kc, ap, arows, a.ko, bp, b.ld, b1, b.ko, out, ld, acc);
       };
       T* ct = c + ir * ldc + jr;
       if (rows == kMR && cols == nr) {
@@ -617,10 +732,18 @@ void GemmIndependentTiles(const GemmProblem& p, TaskRunner* runner) {
   const size_t panels_per_chunk = (panels + j_split - 1) / j_split;
   const size_t kc_max = ContractionBlock(k);
   const size_t mc_max = std::min(kMC, (m + kMR - 1) / kMR * kMR);
-  // B packed once (PackWholeB's layout), else packed here per tile.
+  // B packed once (PackWholeB's layout), or a convolution's windows read in
+  // place from padded planes of every batch entry, made first; else packed
+  // here per tile.
   const T* packed_b = static_cast<const T*>(p.b_packed);
+  const bool windows_b = ReadsWindowsInPlace<T>(p);
+  const WindowPlanes planes = windows_b ? MakeWindowPlanes(p) : WindowPlanes{};
+  ScratchLease<GemmScratchPlanes, T> padded(static_cast<size_t>(p.batch) * planes.PerBatch());
+  if (windows_b) windows_in_place_products.fetch_add(1, std::memory_order_relaxed);
+  for (int64_t bi = 0; windows_b && bi < p.batch; ++bi)
+    FillWindowPlanes(p, planes, bi, padded.get() + static_cast<size_t>(bi) * planes.PerBatch(), runner);
   // Per worker w: an A block, a B chunk and a result tile, at w * size.
-  const size_t a_size = mc_max * kc_max, b_size = packed_b != nullptr ? 0 : panels_per_chunk * nr * kc_max;
+  const size_t a_size = mc_max * kc_max, b_size = packed_b != nullptr || windows_b ? 0 : panels_per_chunk * nr * kc_max;
   const size_t nw = static_cast<size_t>(workers);
   ScratchLease<GemmScratchA, T> apack(nw * a_size);
   ScratchLease<GemmScratchB, T> bpack(nw * b_size);
@@ -651,16 +774,17 @@ void GemmIndependentTiles(const GemmProblem& p, TaskRunner* runner) {
       // B is always packed: its rows read in place are a power-of-two stride
       // apart in typical shapes, which maps a panel onto a few L1 sets
       // (measured 30% slower for examples/mlp.mlir @main_b64).
-      const T* bp;
-      if (packed_b != nullptr) {
-        bp = packed_b + (static_cast<size_t>(bi) * k + pc) * panels * nr + q0 * kc * nr;
+      BView<T> bv{nullptr, kc * nr, nr};
+      if (windows_b) {
+        bv = WindowsView(p, planes, padded.get() + static_cast<size_t>(bi) * planes.PerBatch(), pc, j0);
+      } else if (packed_b != nullptr) {
+        bv.data = packed_b + (static_cast<size_t>(bi) * k + pc) * panels * nr + q0 * kc * nr;
       } else {
         T* own = bpack.get() + static_cast<size_t>(w) * b_size;
         PackB(p, b, p.b_batch[bi], pc, kc, j0, cols, nr, own);
-        bp = own;
+        bv.data = own;
       }
-      MacroKernel(d, kc, av, mc, BView<T>{bp, kc * nr, nr}, cols, ct, n, pc != 0,
-                  tile.get() + static_cast<size_t>(w) * kMR * nr);
+      MacroKernel(d, kc, av, mc, bv, cols, ct, n, pc != 0, tile.get() + static_cast<size_t>(w) * kMR * nr);
     }
   });
 }
@@ -710,11 +834,18 @@ void Gemm(const GemmProblem& p) {
   ScratchLease<GemmScratchA, T> apack(direct_a ? 0 : (shared_a ? ic_blocks : static_cast<size_t>(workers)) * mc_max * kc_max);
   const T* packed_b = static_cast<const T*>(p.b_packed);
   const size_t all_panels = (n + nr - 1) / nr;
-  ScratchLease<GemmScratchB, T> bpack(packed_b != nullptr ? 0 : nc_alloc * kc_max);
+  // A convolution's windows read in place: the padded planes of one batch
+  // entry at a time (made by all workers), no B blocks.
+  const bool windows_b = ReadsWindowsInPlace<T>(p);
+  const WindowPlanes planes = windows_b ? MakeWindowPlanes(p) : WindowPlanes{};
+  ScratchLease<GemmScratchPlanes, T> padded(planes.PerBatch());
+  if (windows_b) windows_in_place_products.fetch_add(1, std::memory_order_relaxed);
+  ScratchLease<GemmScratchB, T> bpack(packed_b != nullptr || windows_b ? 0 : nc_alloc * kc_max);
 
   for (int64_t bi = 0; bi < p.batch; ++bi) {
     const int64_t abase = p.a_batch[bi], bbase = p.b_batch[bi];
     T* cb = c + static_cast<size_t>(bi) * batch_stride;
+    if (windows_b) FillWindowPlanes(p, planes, bi, padded.get(), runner);
     for (size_t jc = 0; jc < n; jc += nc_max) {
       const size_t nc = std::min(nc_max, n - jc);
       const size_t panels = (nc + nr - 1) / nr;
@@ -730,7 +861,9 @@ void Gemm(const GemmProblem& p) {
         // The B block: panels jc / nr.. of the pc step of B packed once, or
         // packed now by all workers.
         T* bblock = bpack.get();
-        if (packed_b != nullptr) {
+        if (windows_b) {
+          // nothing to pack
+        } else if (packed_b != nullptr) {
           bblock = const_cast<T*>(packed_b) + (static_cast<size_t>(bi) * k + pc) * all_panels * nr + jc / nr * kc * nr;
         } else {
           ParallelFor(runner, static_cast<int64_t>(pack_tasks), [&](int64_t t, int) {
@@ -754,19 +887,19 @@ void Gemm(const GemmProblem& p) {
           if (q0 >= q1) return;
           const size_t mc = std::min(kMC, m - ic);
           const size_t j0 = q0 * nr, j1 = std::min(nc, q1 * nr);
+          const BView<T> bv = windows_b ? WindowsView(p, planes, padded.get(), pc, jc + j0)
+                                        : BView<T>{bblock + q0 * kc * nr, kc * nr, nr};
           if (direct_a) {
             auto& r = rows[static_cast<size_t>(w)];
             r.resize(mc);
             for (size_t i = 0; i < mc; ++i) r[i] = a + abase + p.a_m[ic + i];
-            MacroKernel(d, kc, AView<T>{nullptr, r.data(), p.a_k.data() + pc}, mc,
-                        BView<T>{bblock + q0 * kc * nr, kc * nr, nr}, j1 - j0, cb + ic * n + jc + j0, n,
-                        accumulate, tile.get() + static_cast<size_t>(w) * kMR * nr);
+            MacroKernel(d, kc, AView<T>{nullptr, r.data(), p.a_k.data() + pc}, mc, bv, j1 - j0, cb + ic * n + jc + j0,
+                        n, accumulate, tile.get() + static_cast<size_t>(w) * kMR * nr);
             return;
           }
           T* ap_block = apack.get() + (shared_a ? ic / kMC : static_cast<size_t>(w)) * mc_max * kc;
           if (!shared_a) PackA(p, a, abase, ic, mc, pc, kc, ap_block);
-          MacroKernel(d, kc, AView<T>{ap_block, nullptr, nullptr}, mc,
-                      BView<T>{bblock + q0 * kc * nr, kc * nr, nr}, j1 - j0, cb + ic * n + jc + j0, n,
+          MacroKernel(d, kc, AView<T>{ap_block, nullptr, nullptr}, mc, bv, j1 - j0, cb + ic * n + jc + j0, n,
                       accumulate, tile.get() + static_cast<size_t>(w) * kMR * nr);
         });
       }
@@ -870,6 +1003,7 @@ size_t GemmPanelWidth(ElementType type) {
 
 uint64_t WholeBPacks() { return whole_b_packs.load(std::memory_order_relaxed); }
 uint64_t GemvHalfBRuns() { return gemv_half_b_runs.load(std::memory_order_relaxed); }
+uint64_t WindowsReadInPlace() { return windows_in_place_products.load(std::memory_order_relaxed); }
 
 bool RunGemvHalfB(const GemmProblem& p, ElementType b_type) {
   if (!HWY_DYNAMIC_DISPATCH(GemvHalfBF32)(p, b_type == ElementType::kBF16)) return false;

@@ -52,8 +52,9 @@ struct GemmProblem {
   // the packing paths read their panels from here instead of packing B
   // again (weights packed once, contraction_dot_general.cc).
   const void* b_packed = nullptr;
-  // B as a convolution's windows (ConvWindows), or null: the packing reads
-  // b, b_batch and these, not b_k/b_n. Needs b_n_contiguous false, so that
+  // B as a convolution's windows (ConvWindows), or null: the packing (or,
+  // where rows are whole vectors at stride 1, the micro-kernel reading a
+  // padded copy of the input) reads b, b_batch and these, not b_k/b_n. Needs b_n_contiguous false, so that
   // every path packs B.
   const ConvWindows* b_windows = nullptr;
 };
@@ -84,6 +85,10 @@ uint64_t WholeBPacks();
 // How many products RunGemvHalfB has run in this process (tests assert
 // that batch-1 layers over 16-bit weights take it).
 uint64_t GemvHalfBRuns();
+// How many products have read their convolution windows in place from
+// padded planes (gemm.cc, WindowPlanes) rather than packing them: NCHW
+// convolutions with stride 1 along rows of whole vectors (a test hook).
+uint64_t WindowsReadInPlace();
 size_t GemmPanelWidth(ElementType type);
 
 }  // namespace kiln::cpu

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "kernels/common/kernel_state.h"
+#include "kernels/cpu/gemm.h"
 #include "kernels/cpu/gemm_bf16.h"
 #include "kernels/cpu/registry.h"
 #include "kernels/reference/registry.h"
@@ -314,6 +315,28 @@ TEST(CpuConvolution, WindowsPackedFromTheUnpaddedInput) {
   ncw.strides = {2};
   ncw.out_dims = {3, 10, 15};
   CheckConv(ncw, ElementType::kF32, 132);
+}
+
+TEST(CpuConvolution, WindowsReadInPlaceFromPaddedPlanes) {
+  // Output rows of whole vectors (16 and 32 columns: 8 and 16 lanes of f32,
+  // 4 and 8 of f64) at stride 1 along rows: the micro-kernel reads the
+  // windows from a padded copy of the input. Stride 2 down the rows only,
+  // dilation, cropping (negative) padding, groups, a batch for the
+  // independent-tiles product and one large enough for the blocked one.
+  const uint64_t before = WindowsReadInPlace();
+  CheckConv(Nchw(2, 16, 16, 8, 3, 3, 8, 16, 1, 1, 1, 1), ElementType::kF32, 140);
+  CheckConv(Nchw(1, 5, 32, 6, 3, 3, 6, 9, 1, 1, 1, 1), ElementType::kF64, 141);
+  CheckConv(Nchw(2, 12, 36, 8, 5, 5, 4, 8, 2, 2, 1, 2), ElementType::kF32, 142, /*specials=*/true);
+  ConvSpec rows2 = Nchw(3, 15, 16, 5, 3, 3, 5, 7, 1, 1, 1, 1);
+  rows2.strides = {2, 1};
+  rows2.out_dims = {3, 7, 8, 16};
+  CheckConv(rows2, ElementType::kF32, 143);
+  ConvSpec crop = Nchw(2, 10, 20, 4, 3, 3, 4, 6, 1, 0, 1, 1);
+  crop.padding = {-1, 2, 1, -3};  // rows 10 - 1 + 2 - 2 = 9, columns 20 + 1 - 3 - 2 = 16
+  crop.out_dims = {2, 6, 9, 16};
+  CheckConv(crop, ElementType::kF32, 144);
+  CheckConv(Nchw(4, 32, 32, 32, 3, 3, 32, 64, 1, 1, 1, 1), ElementType::kF32, 145);
+  EXPECT_GT(WindowsReadInPlace(), before) << "the windows of rows of whole vectors are read in place";
 }
 
 TEST(CpuConvolution, OneByOneNhwc) {
