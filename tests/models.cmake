@@ -59,6 +59,13 @@ foreach(m ${KILN_MODELS})
                        PASS_REGULAR_EXPRESSION "same bits")
 endforeach()
 
+# The GRU on the Vulkan device (lavapipe in CI) at batch 1: its gates are
+# slices of one product, read by the fused chain through input_slices.
+add_test(NAME models.gru.vulkan_b1
+         COMMAND sh -c "$<TARGET_FILE:kiln-compile> ${KILN_MODELS_DIR}/gru.mlir -o ${MT}/gru.vulkan.kiln --target=vulkan && $<TARGET_FILE:vm-run> ${MT}/gru.vulkan.kiln --device=vulkan --input=@${MT}/gru.b1.in0.npy --output=@${MT}/gru.vulkan.b1.got.npy && ${MODELS_PY} ${CMAKE_CURRENT_SOURCE_DIR}/models/compare_npy.py ${MT}/gru.vulkan.b1.got.npy ${MT}/gru.b1.expect.npy")
+set_tests_properties(models.gru.vulkan_b1 PROPERTIES FIXTURES_REQUIRED model_gru TIMEOUT 300
+                     PASS_REGULAR_EXPRESSION "PASS: [0-9]+ elements")
+
 # The data-parallel training step (examples/train_step/, docs/collectives.md):
 # one process on the whole batch against numpy, then 2 replicas on halves
 # with their gradients all_reduced against the one process: as threads of

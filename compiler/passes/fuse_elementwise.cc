@@ -38,6 +38,31 @@ bool IsReinterpret(const ir::Operation& op) {
 
 }  // namespace
 
+std::optional<std::vector<int64_t>> fusion_internal::FusibleSlice(const ir::Operation& op) {
+  if (!op_names::IsKernelOp(op.name, KernelId::kSlice) || op.operands.size() != 1 || op.results.size() != 1)
+    return std::nullopt;
+  const ir::Type& in = op.operands[0]->type;
+  const ir::Type& out = op.result()->type;
+  if (!in.is_tensor() || !out.is_tensor() || in.is_quantized() || out.is_quantized() || !in.HasStaticShape() ||
+      !out.HasStaticShape() || in.rank() == 0 || in.rank() != out.rank() || in.dims == out.dims ||
+      in.element != out.element)
+    return std::nullopt;
+  auto ints = [&](const char* name) {
+    const ir::Attribute* a = op.GetAttr(name);
+    return a ? a->AsInts() : std::nullopt;
+  };
+  const auto start = ints("start_indices"), strides = ints("strides");
+  const size_t rank = static_cast<size_t>(in.rank());
+  if (!start || !strides || start->size() != rank || strides->size() != rank) return std::nullopt;
+  std::vector<int64_t> slice = *start;
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t b = (*start)[d], st = (*strides)[d], n = out.dims[d];
+    if (b < 0 || st < 1 || (n > 0 && (b >= in.dims[d] || (in.dims[d] - 1 - b) / st < n - 1))) return std::nullopt;
+  }
+  slice.insert(slice.end(), strides->begin(), strides->end());
+  return slice;
+}
+
 Kind fusion_internal::Classify(const ir::Operation& op) {
   if (op.results.size() != 1 || !op.regions.empty()) return Kind::kNone;
   if (IsReinterpret(op)) return Kind::kReinterpret;
@@ -111,23 +136,33 @@ bool fusion_internal::BuildGroup(const std::vector<const ir::Operation*>& member
   const std::set<const ir::Operation*> in_group(members.begin(), members.end());
   const std::vector<int64_t>& out_dims = members.back()->result()->type.dims;
   // An input is a value read through an axis map (a broadcast_in_dim of a
-  // lower-rank operand reads that operand in place).
-  using Input = std::pair<const ir::Value*, std::vector<int64_t>>;
+  // lower-rank operand reads that operand in place) and, for a member
+  // slice's operand, through that static slice (its starts then strides).
+  struct Input {
+    const ir::Value* first;
+    std::vector<int64_t> second;  // axes
+    std::vector<int64_t> slice;
+    bool operator<(const Input& o) const { return std::tie(first, second, slice) < std::tie(o.first, o.second, o.slice); }
+  };
   std::vector<Input> params;
   std::vector<std::pair<const ir::Value*, Scalar>> constants;
   std::set<Input> seen;
   std::set<const ir::Value*> seen_constants;
-  auto note = [&](const ir::Value* v, std::vector<int64_t> axes) {
+  auto note = [&](const ir::Value* v, std::vector<int64_t> axes, std::vector<int64_t> slice = {}) {
     if (v->def && in_group.count(v->def)) return;
     Scalar s;
-    if (SplatConstant(v, &s)) {
+    if (slice.empty() && SplatConstant(v, &s)) {
       if (seen_constants.insert(v).second) constants.push_back({v, s});
       return;
     }
-    Input in{v, std::move(axes)};
+    Input in{v, std::move(axes), std::move(slice)};
     if (seen.insert(in).second) params.push_back(std::move(in));
   };
   for (const ir::Operation* op : members) {
+    if (auto slice = fusion_internal::FusibleSlice(*op)) {
+      note(op->operands[0], IdentityAxes(op->operands[0]), std::move(*slice));
+      continue;
+    }
     if (Classify(*op) == Kind::kBroadcast) {
       const ir::Attribute* dims = op->GetAttr("broadcast_dimensions");
       auto axes = dims ? dims->AsInts() : std::optional<std::vector<int64_t>>(std::vector<int64_t>{});
@@ -140,16 +175,20 @@ bool fusion_internal::BuildGroup(const std::vector<const ir::Operation*>& member
   ScalarProgram prog;
   std::map<Input, uint16_t> index_of_input;
   std::map<const ir::Value*, uint16_t> index;  // values computed or read as themselves
-  std::vector<int64_t> input_broadcast;
-  bool needs_map = false;
+  std::vector<int64_t> input_broadcast, input_slices;
+  bool needs_map = false, sliced = false;
   for (const Input& in : params) {
     const uint16_t i = static_cast<uint16_t>(prog.param_types.size());
     index_of_input[in] = i;
-    if (in.second.empty() || in.second == IdentityAxes(in.first)) index[in.first] = i;
+    if (in.slice.empty() && (in.second.empty() || in.second == IdentityAxes(in.first))) index[in.first] = i;
     prog.param_types.push_back(in.first->type.element);
     input_broadcast.push_back(in.first->type.rank());
     input_broadcast.insert(input_broadcast.end(), in.second.begin(), in.second.end());
-    const bool trivial = in.first->type.rank() == 0 || (in.first->type.dims == out_dims && in.second == IdentityAxes(in.first));
+    input_slices.push_back(in.slice.empty() ? 0 : in.first->type.rank());
+    input_slices.insert(input_slices.end(), in.slice.begin(), in.slice.end());
+    sliced = sliced || !in.slice.empty();
+    const bool trivial = in.slice.empty() && (in.first->type.rank() == 0 ||
+                                              (in.first->type.dims == out_dims && in.second == IdentityAxes(in.first)));
     needs_map = needs_map || !trivial;
   }
   for (const auto& [v, s] : constants) {
@@ -161,6 +200,10 @@ bool fusion_internal::BuildGroup(const std::vector<const ir::Operation*>& member
     prog.instrs.push_back(c);
   }
   for (const ir::Operation* op : members) {
+    if (auto slice = fusion_internal::FusibleSlice(*op)) {
+      index[op->result()] = index_of_input.at(Input{op->operands[0], IdentityAxes(op->operands[0]), std::move(*slice)});
+      continue;
+    }
     if (Classify(*op) == Kind::kBroadcast) {
       const ir::Value* operand = op->operands[0];
       const ir::Attribute* dims = op->GetAttr("broadcast_dimensions");
@@ -203,6 +246,12 @@ bool fusion_internal::BuildGroup(const std::vector<const ir::Operation*>& member
     map.name = "input_broadcast";
     map.ints = std::move(input_broadcast);
     extra.push_back(std::move(map));
+  }
+  if (sliced) {
+    KernelAttr slices;
+    slices.name = "input_slices";
+    slices.ints = std::move(input_slices);
+    extra.push_back(std::move(slices));
   }
   g->params = ElementwiseKernel(std::move(prog), std::move(extra));
   return true;
@@ -257,6 +306,7 @@ int EpilogueInput(const FusedGroup& g, const std::set<const ir::Operation*>& mem
 // "epilogue" (param 0 = the producer's result) and the producer's operands
 // ahead of the group's other inputs.
 bool MakeEpilogue(FusedGroup* g, size_t k) {
+  if (g->params.Find("input_slices")) return false;  // epilogues read no slices
   const ir::Operation* producer = g->inputs[k]->def;
   auto params = KernelParamsForOp(*producer);
   if (!params.ok()) return false;
@@ -310,7 +360,10 @@ void PlanBlock(const ir::Block& block, const Users& users, const std::set<const 
   std::vector<const std::vector<int64_t>*> shape;
   for (size_t i = block.ops.size(); i-- > 0;) {
     const ir::Operation* op = block.ops[i].get();
-    if (Classify(*op) == Kind::kNone || dead.count(op)) continue;
+    // A static slice joins the group of its users (which then read its
+    // operand through "input_slices") but is never a group of its own.
+    const bool slice = fusion_internal::FusibleSlice(*op).has_value();
+    if ((Classify(*op) == Kind::kNone && !slice) || dead.count(op)) continue;
     size_t g = SIZE_MAX;
     bool joins = true;
     auto it = users.find(op->result());
@@ -322,8 +375,18 @@ void PlanBlock(const ir::Block& block, const Users& users, const std::set<const 
           joins = false;
           break;
         }
+        // A slice is read by the program's steps only (not by a member
+        // broadcast, whose operand is read through the axis map).
+        if (slice && Classify(*u) != Kind::kElementwise) joins = false;
         g = gu->second;
       }
+    if (slice) {
+      if (joins && g != SIZE_MAX && op->result()->type.dims == *shape[g] && members[g].size() < kMaxGroupOps) {
+        members[g].push_back(op);
+        group_of[op] = g;
+      }
+      continue;
+    }
     if (joins && g != SIZE_MAX && op->result()->type.dims == *shape[g] && members[g].size() < kMaxGroupOps) {
       members[g].push_back(op);
       group_of[op] = g;

@@ -3,6 +3,7 @@
 // (plan_row_blocks.cc).
 #pragma once
 #include <map>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -23,6 +24,11 @@ enum class Kind { kNone, kElementwise, kBroadcast, kReinterpret };
 // Whether `op` can be one step of a fused program, mirroring what lowering
 // would emit as a one-instruction kiln.elementwise dispatch.
 Kind Classify(const ir::Operation& op);
+
+// A stablehlo.slice that may be a member of an elementwise group: static,
+// a proper slice of a tensor of the same element type, in bounds. Its
+// "input_slices" entry (start indices, then strides), or nullopt.
+std::optional<std::vector<int64_t>> FusibleSlice(const ir::Operation& op);
 
 // Builds the fused program of `members` (block order, root last); false if
 // some step cannot be expressed (the ops are then lowered one by one).

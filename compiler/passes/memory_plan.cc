@@ -201,7 +201,9 @@ StatusOr<std::vector<bool>> FunctionsReturningArguments(const std::vector<Functi
 
 std::vector<bool> InPlaceExecutables(const std::vector<KernelParams>& executables) {
   std::vector<bool> out;
-  for (const auto& e : executables) out.push_back(e.kernel == "kiln.elementwise");
+  // (Not one that reads an input through a slice: its reads and writes are
+  // not at the same positions.)
+  for (const auto& e : executables) out.push_back(e.kernel == "kiln.elementwise" && !e.Find("input_slices"));
   return out;
 }
 

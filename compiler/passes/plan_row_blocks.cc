@@ -63,7 +63,9 @@ struct RowBlockPlanner {
       return true;
     }
     if (it != groups->end()) {
-      if (it->second.params.kernel != "kiln.elementwise") return false;
+      // (A group reading a slice's operand through "input_slices" stays a
+      // dispatch of its own: row blocks read their units' inputs whole.)
+      if (it->second.params.kernel != "kiln.elementwise" || it->second.params.Find("input_slices")) return false;
       *params = it->second.params;
       *inputs = it->second.inputs;
       return true;
@@ -98,7 +100,9 @@ struct RowBlockPlanner {
   void Plan(const ir::Operation* tail) {
     const FusedGroup& tg = groups->at(tail);
     const ir::Type& t = tail->result()->type;
-    if (tg.params.kernel != "kiln.elementwise" || t.rank() < 2 || !t.HasStaticShape() || taken.count(tail)) return;
+    if (tg.params.kernel != "kiln.elementwise" || tg.params.Find("input_slices") || t.rank() < 2 ||
+        !t.HasStaticShape() || taken.count(tail))
+      return;
     full = t.dims;
     rows.assign(full.begin(), full.end() - 1);
     outer = 1;

@@ -97,12 +97,16 @@ ShaderSource PerElement(ShaderWriter& w, const std::string& body) {
 // elementwise_inputs.h): at that index, at the only element (rank 0), or,
 // with an axis map (per input: rank r, then r output axes; "input_broadcast"),
 // through it, a size-1 dimension repeating along its axis. The map needs the
-// output multi-index o0..oR-1 declared (OutputIndex).
+// output multi-index o0..oR-1 declared (OutputIndex). With `slices`
+// (kiln.elementwise's "input_slices": per input 0, or r, r starts, r
+// strides) a sliced input is read at start + output index * stride.
 Status ReadInputs(const DispatchUse& u, ShaderWriter& w, std::span<const int64_t> map, size_t first,
-                  const std::vector<ElementType>& types, std::vector<std::string>* params) {
+                  const std::vector<ElementType>& types, std::vector<std::string>* params,
+                  std::span<const int64_t> slices) {
   const int out_rank = w.rank(w.Out(0));
   auto o = Names("o", out_rank);
-  size_t at = 0;
+  if (!slices.empty() && map.empty()) return Refuse(u, "input_slices without input_broadcast");
+  size_t at = 0, slice_at = 0;
   for (size_t j = 0; j < types.size(); ++j) {
     const size_t t = first + j;
     if (t >= u.in_types.size() || u.in_types[t] != types[j]) return Refuse(u, "operand types do not match the body");
@@ -113,16 +117,34 @@ Status ReadInputs(const DispatchUse& u, ShaderWriter& w, std::span<const int64_t
     if (at >= map.size() || map[at] != w.rank(t) || at + 1 + map[at] > map.size())
       return Refuse(u, "input_broadcast does not match the operands");
     auto dims = DimsOf(w, t);
+    std::span<const int64_t> start, step;  // the input's slice, or none
+    if (!slices.empty()) {
+      if (slice_at >= slices.size()) return Refuse(u, "input_slices does not match the operands");
+      const int64_t r = slices[slice_at];
+      if (r != 0) {
+        if (r != w.rank(t) || slices.size() - slice_at - 1 < 2 * static_cast<size_t>(r))
+          return Refuse(u, "input_slices does not match the operands");
+        start = slices.subspan(slice_at + 1, static_cast<size_t>(r));
+        step = slices.subspan(slice_at + 1 + static_cast<size_t>(r), static_cast<size_t>(r));
+      }
+      slice_at += 1 + 2 * static_cast<size_t>(r);
+    }
     std::vector<std::string> idx;
     for (int64_t d = 0; d < map[at]; ++d) {
       int64_t axis = map[at + 1 + d];
       if (axis < 0 || axis >= out_rank) return Refuse(u, "input_broadcast names an axis out of range");
-      idx.push_back("(" + dims[d] + " == 1u ? 0u : " + o[axis] + ")");
+      if (!start.empty()) {
+        if (start[d] < 0 || step[d] < 1) return Refuse(u, "bad input_slices");
+        idx.push_back("(" + std::to_string(start[d]) + "u + " + o[axis] + " * " + std::to_string(step[d]) + "u)");
+      } else {
+        idx.push_back("(" + dims[d] + " == 1u ? 0u : " + o[axis] + ")");
+      }
     }
     at += 1 + map[at];
     params->push_back(w.Load(t, idx.empty() ? "0u" : Linear(idx, dims)));
   }
   if (!map.empty() && at != map.size()) return Refuse(u, "input_broadcast does not match the operands");
+  if (slice_at != slices.size()) return Refuse(u, "input_slices does not match the operands");
   return Status::Ok();
 }
 

@@ -54,9 +54,12 @@ std::string OutputIndex(const ShaderWriter& w);
 ShaderSource PerElement(ShaderWriter& w, const std::string& body);
 // GLSL expressions reading dispatch inputs [first, first + types.size()) as
 // program params for output invocation "i", at that index, at element 0, or
-// through an input_broadcast-style axis map (needs OutputIndex declared).
+// through an input_broadcast-style axis map (needs OutputIndex declared),
+// and through kiln.elementwise's "input_slices" (`slices`, may be empty;
+// with a map only).
 Status ReadInputs(const DispatchUse& u, ShaderWriter& w, std::span<const int64_t> map, size_t first,
-                  const std::vector<ElementType>& types, std::vector<std::string>* params);
+                  const std::vector<ElementType>& types, std::vector<std::string>* params,
+                  std::span<const int64_t> slices = {});
 // How a producer stores its result `value` at output index "i": directly or
 // through its fused epilogue (kernels/reference/epilogue.h).
 StatusOr<std::string> StoreResult(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w, size_t first_extra,

@@ -18,7 +18,7 @@ StatusOr<ShaderSource> Elementwise(const KernelParams& kp, const DispatchUse& u,
   auto map = kp.Ints("input_broadcast");
   std::string body = map.empty() ? "" : OutputIndex(w);
   std::vector<std::string> params;
-  KILN_RETURN_IF_ERROR(ReadInputs(u, w, map, 0, prog->param_types, &params));
+  KILN_RETURN_IF_ERROR(ReadInputs(u, w, map, 0, prog->param_types, &params, kp.Ints("input_slices")));
   std::vector<std::string> results;
   KILN_RETURN_IF_ERROR(EmitScalarProgram(*prog, params, "v", &body, &results, &w.features));
   for (size_t k = 0; k < results.size(); ++k) body += "  " + w.Store(w.Out(k), "i", results[k]) + "\n";

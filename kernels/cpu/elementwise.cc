@@ -467,12 +467,28 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
 
   bool any_gather = false;
   for (size_t v = 0; v < num_params; ++v) any_gather = any_gather || !p.gather_strides[v].empty();
+  // A param gathered along rows of its own (stride 1 innermost: a sliced
+  // operand, "input_slices") is read in place where a block lies within one
+  // output row (InnermostRun). Rows shorter than a block (a GRU's gates, 128
+  // of a 384-wide product) would make every block cross rows and gather, so
+  // blocks are then cut at row ends.
+  size_t row = 0;
+  const size_t row_len = p.out_dims.empty() ? 0 : static_cast<size_t>(p.out_dims.back());
+  for (size_t v = 0; v < num_params && row_len >= 4 * N && row_len < kBlock; ++v) {
+    const auto& st = p.gather_strides[v];
+    if (!st.empty() && !p.input_is_scalar[v] && cyclic_at[v] == kNone && prog.param_types[v] != ElementType::kI1 &&
+        st.back() == 1)
+      row = row_len;
+  }
   OutputIndex at;  // of `start`, for the gathered params
   if (any_gather && begin < end) at.Start(p.out_dims, begin);  // (no dim is 0 then)
-  for (size_t start = begin; start < end; start += kBlock) {
-    const size_t count = std::min(kBlock, end - start);
+  size_t count = 0;
+  for (size_t start = begin; start < end; start += count) {
+    const size_t before = count;  // the previous block's
+    count = std::min(kBlock, end - start);
+    if (row != 0) count = std::min(count, row - start % row);
     const size_t padded = (count + N - 1) / N * N;
-    if (any_gather && start != begin) at.Advance(p.out_dims, kBlock);
+    if (any_gather && start != begin) at.Advance(p.out_dims, before);
     for (size_t v = 0; v < num_params; ++v) {
       if (p.input_is_scalar[v]) continue;
       if (cyclic_at[v] != kNone) {
@@ -789,7 +805,8 @@ bool MakeElementwiseProblem(const KernelCall& call, const ScalarProgram* prog, c
   const TensorRef shape{p.type, dims, nullptr, 0};
   const KernelCall as_output{call.params, call.inputs, std::span<const TensorRef>(&shape, 1), call.runner};
   std::vector<std::vector<int64_t>> strides;
-  if (!ref::ElementwiseInputStrides(as_output, map, &strides).ok() || dims.size() > 16) return false;
+  std::vector<int64_t> offsets;
+  if (!ref::ElementwiseInputStrides(as_output, map, &strides, &offsets).ok() || dims.size() > 16) return false;
   std::vector<int64_t> dense(dims.size(), 1);
   for (size_t a = dense.size(); a-- > 1;) dense[a - 1] = dense[a] * dims[a];
   p.out_dims.assign(dims.begin(), dims.end());
@@ -799,7 +816,8 @@ bool MakeElementwiseProblem(const KernelCall& call, const ScalarProgram* prog, c
     const bool scalar = std::all_of(strides[i].begin(), strides[i].end(), [](int64_t s) { return s == 0; });
     bool full = true;  // read in place: the output's own layout
     for (size_t a = 0; a < dense.size(); ++a) full = full && (strides[i][a] == dense[a] || dims[a] == 1);
-    p.inputs.push_back(in.data);
+    p.input_offsets.push_back(offsets[i] * static_cast<int64_t>(StorageBytes(in.type)));
+    p.inputs.push_back(in.data + p.input_offsets.back());
     p.input_is_scalar.push_back(scalar && !full);
     p.gather_strides.push_back(scalar || full ? std::vector<int64_t>{} : strides[i]);
   }
@@ -867,7 +885,7 @@ Status RunElementwiseProgram(const KernelCall& call, const ScalarProgram* prog, 
   }
   if (!lease.get()->fast) return RunOtherProgram(call, prog, map);
   ElementwiseProblem& p = lease.get()->problem;
-  for (size_t i = 0; i < call.inputs.size(); ++i) p.inputs[i] = call.inputs[i].data;
+  for (size_t i = 0; i < call.inputs.size(); ++i) p.inputs[i] = call.inputs[i].data + p.input_offsets[i];
   for (size_t o = 0; o < call.outputs.size(); ++o) p.outputs[o] = call.outputs[o].data;
   if (p.n == 0) return Status::Ok();
   // Each block's inputs are read before its outputs are written, so an

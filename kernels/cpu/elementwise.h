@@ -15,7 +15,10 @@ constexpr size_t kBlock = 512;  // elements per interpreted block; a multiple of
 
 struct ElementwiseProblem {
   const ScalarProgram* program = nullptr;
-  std::vector<const uint8_t*> inputs;  // per param
+  std::vector<const uint8_t*> inputs;  // per param: its first element read
+  // Per param: bytes from the input's data to inputs[i] (a statically
+  // sliced input, "input_slices"), applied where the data pointers are set.
+  std::vector<int64_t> input_offsets;
   std::vector<bool> input_is_scalar;   // rank 0, broadcast
   // Per param: empty, or its stride along each output axis (a broadcast of
   // a lower-rank operand fused into the program, read by GatherBlock).

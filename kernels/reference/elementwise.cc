@@ -6,7 +6,12 @@
 //    "input_broadcast" says otherwise: for each input in order, its rank r
 //    then r output axes (broadcast_in_dim's broadcast_dimensions), so a fused
 //    broadcast_in_dim of a lower-rank operand reads it in place. An input
-//    dim of size 1 repeats along a longer output axis.
+//    dim of size 1 repeats along a longer output axis. The optional
+//    attribute "input_slices" reads inputs through a static slice (a fused
+//    stablehlo.slice): for each input in order, 0 (read whole), or its rank
+//    r then r start indices then r strides; such an input is read at
+//    start + output index * stride along each of its dims (its sliced
+//    shape is the output's along the axes the map gives it).
 //  - "stablehlo.map": result[i] = computation(inputs[0][i], ...); the spec
 //    requires dimensions = [0, ..., rank-1].
 #include <algorithm>
@@ -30,17 +35,35 @@ bool SameDims(std::span<const int64_t> a, std::span<const int64_t> b) {
 }  // namespace
 
 Status ElementwiseInputStrides(const KernelCall& call, const KernelAttr* map,
-                               std::vector<std::vector<int64_t>>* strides) {
+                               std::vector<std::vector<int64_t>>* strides, std::vector<int64_t>* offsets) {
   const TensorRef& out0 = call.outputs[0];
   const size_t rank = out0.dims.size();
-  size_t at = 0;
+  const KernelAttr* slices = call.params.Find("input_slices");
+  if (slices != nullptr && offsets == nullptr)
+    return Unimplemented("kiln.elementwise: input_slices is not read by this kernel");
+  size_t at = 0, slice_at = 0;
   strides->assign(call.inputs.size(), std::vector<int64_t>(rank, 0));
+  if (offsets != nullptr) offsets->assign(call.inputs.size(), 0);
   for (size_t i = 0; i < call.inputs.size(); ++i) {
     const TensorRef& in = call.inputs[i];
     KILN_RETURN_IF_ERROR(CheckStorage(in, "kiln.elementwise input"));
     // Named only for a message: a string built per input was a heap
     // allocation on every dispatch.
     auto which = [i] { return "kiln.elementwise: input " + std::to_string(i); };
+    // The input's static slice: start indices and strides, or none.
+    const int64_t* start = nullptr;
+    const int64_t* step = nullptr;
+    if (slices) {
+      if (slice_at >= slices->ints.size()) return InvalidArgument(which() + ": input_slices is too short");
+      const int64_t r = slices->ints[slice_at];
+      if (r != 0) {
+        if (r != in.rank() || slices->ints.size() - slice_at - 1 < 2 * static_cast<size_t>(r))
+          return InvalidArgument(which() + ": input_slices does not match its rank");
+        start = slices->ints.data() + slice_at + 1;
+        step = start + r;
+      }
+      slice_at += 1 + 2 * static_cast<size_t>(r);
+    }
     std::vector<int64_t> axes;  // output axis of each input axis
     if (map) {
       if (at >= map->ints.size() || map->ints[at] != in.rank())
@@ -49,7 +72,7 @@ Status ElementwiseInputStrides(const KernelCall& call, const KernelAttr* map,
         return InvalidArgument(which() + ": input_broadcast is too short");
       axes.assign(map->ints.begin() + at + 1, map->ints.begin() + at + 1 + in.rank());
       at += 1 + static_cast<size_t>(in.rank());
-    } else if (SameDims(in.dims, out0.dims)) {
+    } else if (SameDims(in.dims, out0.dims) || (start != nullptr && in.dims.size() == rank)) {
       for (size_t a = 0; a < rank; ++a) axes.push_back(static_cast<int64_t>(a));
     } else if (in.rank() != 0) {
       return InvalidArgument(which() + " is neither output-shaped nor rank 0");
@@ -61,13 +84,23 @@ Status ElementwiseInputStrides(const KernelCall& call, const KernelAttr* map,
       if (a < 0 || a >= static_cast<int64_t>(rank) || used[a])
         return InvalidArgument(which() + ": input_broadcast names an invalid or repeated output axis");
       used[a] = true;
-      if (in.dims[j] != out0.dims[a] && in.dims[j] != 1)
-        return InvalidArgument(which() + ": dimension " + std::to_string(j) + " is neither 1 nor the output's");
-      (*strides)[i][a] = in.dims[j] == out0.dims[a] ? stride : 0;
+      if (start != nullptr) {
+        // Sliced: out0.dims[a] elements from start[j], step[j] apart.
+        const int64_t n = out0.dims[a];
+        if (start[j] < 0 || step[j] < 1 || (n > 0 && (start[j] >= in.dims[j] || (in.dims[j] - 1 - start[j]) / step[j] < n - 1)))
+          return InvalidArgument(which() + ": input_slices reads past dimension " + std::to_string(j));
+        (*strides)[i][a] = stride * step[j];
+        (*offsets)[i] += start[j] * stride;
+      } else {
+        if (in.dims[j] != out0.dims[a] && in.dims[j] != 1)
+          return InvalidArgument(which() + ": dimension " + std::to_string(j) + " is neither 1 nor the output's");
+        (*strides)[i][a] = in.dims[j] == out0.dims[a] ? stride : 0;
+      }
       stride *= in.dims[j];
     }
   }
   if (map && at != map->ints.size()) return InvalidArgument("kiln.elementwise: input_broadcast is too long");
+  if (slices && slice_at != slices->ints.size()) return InvalidArgument("kiln.elementwise: input_slices is too long");
   return Status::Ok();
 }
 
@@ -96,7 +129,8 @@ Status RunElementwiseProgram(const KernelCall& call, const ScalarProgram* progra
   // Each input's element stride along every output axis (0 where it is
   // broadcast).
   std::vector<std::vector<int64_t>> in_strides;
-  KILN_RETURN_IF_ERROR(ElementwiseInputStrides(call, map, &in_strides));
+  std::vector<int64_t> in_offsets;
+  KILN_RETURN_IF_ERROR(ElementwiseInputStrides(call, map, &in_strides, &in_offsets));
   for (size_t i = 0; i < call.inputs.size(); ++i) {
     const TensorRef& in = call.inputs[i];
     if (in.type != program->param_types[i])
@@ -112,7 +146,7 @@ Status RunElementwiseProgram(const KernelCall& call, const ScalarProgram* progra
   for (int64_t e = 0; e < n; ++e) {
     for (size_t i = 0; i < call.inputs.size(); ++i) {
       const TensorRef& in = call.inputs[i];
-      int64_t off = 0;
+      int64_t off = in_offsets[i];
       for (size_t a = 0; a < idx.size(); ++a) off += idx[a] * in_strides[i][a];
       params[i] = LoadScalar(in.type, in.At(off));
     }

@@ -13,9 +13,14 @@ namespace kiln::ref {
 // input is broadcast): output-shaped inputs, rank-0 inputs, or, with an axis
 // map (`map`, the attribute "input_broadcast": per input rank r, then r
 // output axes, as in broadcast_in_dim; may be null), lower-rank inputs and
-// size-1 dims. Checks each input's storage and shape; errors name the input.
+// size-1 dims. With `offsets`, also inputs read through a static slice
+// (the attribute "input_slices", elementwise.cc): their element strides and
+// the offset (in elements) of their first element read; without, such a
+// call is refused (Unimplemented), so a kernel that does not apply offsets
+// hands it to one that does. Checks each input's storage and shape; errors
+// name the input.
 Status ElementwiseInputStrides(const KernelCall& call, const KernelAttr* map,
-                               std::vector<std::vector<int64_t>>* strides);
+                               std::vector<std::vector<int64_t>>* strides, std::vector<int64_t>* offsets = nullptr);
 
 // The reference kiln.elementwise with its program and axis map given rather
 // than read from call.params ("body", "input_broadcast"): what a fused

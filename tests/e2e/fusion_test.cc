@@ -212,6 +212,63 @@ func.func @main(%x: tensor<37x70xf32>, %bias: tensor<70xf32>, %row: tensor<37xf3
   EXPECT_EQ(fused.outputs[0].data, unfused.outputs[0].data);
 }
 
+TEST_P(Fusion, SlicesOfAProductAreReadInPlace) {
+  // A recurrent cell's gates: three column slices of one 384-wide product
+  // (rows of 128, shorter than the CPU kernel's block) and a row slice, read
+  // by the chain through input_slices: one dispatch, equal to the unfused
+  // program (slices, then the chain).
+  constexpr char kSource[] = R"(
+func.func @main(%g: tensor<9x384xf32>, %h: tensor<10x128xf32>) -> tensor<9x128xf32> {
+  %r = "stablehlo.slice"(%g) {start_indices = array<i64: 0, 0>, limit_indices = array<i64: 9, 128>, strides = array<i64: 1, 1>} : (tensor<9x384xf32>) -> tensor<9x128xf32>
+  %z = "stablehlo.slice"(%g) {start_indices = array<i64: 0, 128>, limit_indices = array<i64: 9, 256>, strides = array<i64: 1, 1>} : (tensor<9x384xf32>) -> tensor<9x128xf32>
+  %n = "stablehlo.slice"(%g) {start_indices = array<i64: 0, 256>, limit_indices = array<i64: 9, 384>, strides = array<i64: 1, 1>} : (tensor<9x384xf32>) -> tensor<9x128xf32>
+  %p = "stablehlo.slice"(%h) {start_indices = array<i64: 1, 0>, limit_indices = array<i64: 10, 128>, strides = array<i64: 1, 1>} : (tensor<10x128xf32>) -> tensor<9x128xf32>
+  %0 = stablehlo.logistic %r : tensor<9x128xf32>
+  %1 = stablehlo.logistic %z : tensor<9x128xf32>
+  %2 = stablehlo.multiply %0, %n : tensor<9x128xf32>
+  %3 = stablehlo.tanh %2 : tensor<9x128xf32>
+  %4 = stablehlo.subtract %p, %3 : tensor<9x128xf32>
+  %5 = stablehlo.multiply %1, %4 : tensor<9x128xf32>
+  %6 = stablehlo.add %3, %5 : tensor<9x128xf32>
+  return %6 : tensor<9x128xf32>
+}
+)";
+  std::vector<vm::HostTensor> in = {HostTensorOf(ElementType::kF32, {9, 384}, Values(9 * 384, 41)),
+                                    HostTensorOf(ElementType::kF32, {10, 128}, Values(10 * 128, 42))};
+  RunResult fused = CompileAndRun(kSource, true, in);
+  RunResult unfused = CompileAndRun(kSource, false, in);
+  EXPECT_EQ(fused.dispatches, 1u);
+  ASSERT_EQ(fused.outputs.size(), 1u);
+  ASSERT_EQ(unfused.outputs.size(), 1u);
+  EXPECT_EQ(fused.outputs[0].data, unfused.outputs[0].data);
+}
+
+TEST_P(Fusion, StridedSlicesAndSlicesReadElsewhere) {
+  // Strided slices in both dims (odd rows, short rows) fuse; a slice that
+  // is also a result stays materialised and the chain reads it as is.
+  constexpr char kSource[] = R"(
+func.func @main(%x: tensor<19x141xf32>, %y: tensor<9x70xf32>) -> (tensor<9x70xf32>, tensor<9x70xf32>) {
+  %a = "stablehlo.slice"(%x) {start_indices = array<i64: 1, 3>, limit_indices = array<i64: 19, 141>, strides = array<i64: 2, 2>} : (tensor<19x141xf32>) -> tensor<9x69xf32>
+  %b = "stablehlo.slice"(%x) {start_indices = array<i64: 0, 0>, limit_indices = array<i64: 9, 70>, strides = array<i64: 1, 1>} : (tensor<19x141xf32>) -> tensor<9x70xf32>
+  %c = stablehlo.concatenate %a, %a, dim = 1 : (tensor<9x69xf32>, tensor<9x69xf32>) -> tensor<9x138xf32>
+  %d = "stablehlo.slice"(%c) {start_indices = array<i64: 0, 68>, limit_indices = array<i64: 9, 138>, strides = array<i64: 1, 1>} : (tensor<9x138xf32>) -> tensor<9x70xf32>
+  %0 = stablehlo.multiply %b, %y : tensor<9x70xf32>
+  %1 = stablehlo.add %0, %d : tensor<9x70xf32>
+  %2 = stablehlo.exponential %1 : tensor<9x70xf32>
+  return %2, %b : tensor<9x70xf32>, tensor<9x70xf32>
+}
+)";
+  std::vector<vm::HostTensor> in = {HostTensorOf(ElementType::kF32, {19, 141}, Values(19 * 141, 43)),
+                                    HostTensorOf(ElementType::kF32, {9, 70}, Values(9 * 70, 44))};
+  RunResult fused = CompileAndRun(kSource, true, in);
+  RunResult unfused = CompileAndRun(kSource, false, in);
+  ASSERT_EQ(fused.outputs.size(), 2u);
+  ASSERT_EQ(unfused.outputs.size(), 2u);
+  EXPECT_LT(fused.dispatches, unfused.dispatches);
+  EXPECT_EQ(fused.outputs[0].data, unfused.outputs[0].data);
+  EXPECT_EQ(fused.outputs[1].data, unfused.outputs[1].data);
+}
+
 TEST_P(Fusion, MlpBiasAndSoftmaxChains) {
   // The shapes of examples/mlp.mlir: bias + relu after a dot, and the
   // softmax's subtract/exp and divide with per-row broadcasts.

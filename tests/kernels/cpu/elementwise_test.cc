@@ -332,6 +332,71 @@ KILN_TEST_ALL_TARGETS(CpuElementwise, BroadcastInputsReadInPlace) {
   }
 }
 
+// Inputs read through static slices (input_slices, a fused stablehlo.slice):
+// tanh(a[s0] * b[s1]) + c over rows shorter than a block (the kernel cuts
+// blocks at row ends), longer ones, and odd ones, with column offsets, row
+// and column strides, and a plain output-shaped input beside them. Within
+// the transcendental's ULPs of the reference, like tanh elsewhere.
+KILN_TEST_ALL_TARGETS(CpuElementwise, SlicedInputsReadInPlace) {
+  std::mt19937 rng(53);
+  ScalarProgram prog;
+  prog.param_types = {F32, F32, F32};  // a (sliced), b (sliced), c
+  prog.instrs = {Instr(ScalarOp::kMultiply, F32, {0, 1}), Instr(ScalarOp::kTanh, F32, {3}),
+                 Instr(ScalarOp::kAdd, F32, {4, 2})};
+  prog.results = {5};
+  struct Case {
+    int64_t m, n;  // output
+    int64_t sa[4], sb[4];  // starts then strides of a and b (2-d)
+  };
+  const Case cases[] = {{9, 128, {0, 256, 1, 1}, {1, 0, 1, 1}},     // a GRU gate: rows of 128
+                        {64, 128, {0, 128, 1, 1}, {0, 0, 2, 1}},
+                        {7, 70, {2, 3, 1, 2}, {0, 1, 3, 3}},
+                        {5, 600, {0, 7, 1, 1}, {3, 0, 1, 1}},     // rows longer than a block
+                        {33, 17, {1, 1, 2, 1}, {0, 2, 1, 1}}};   // rows shorter than four vectors
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.n));
+    // Each source just large enough for its slice (the last element read is its last).
+    const int64_t am = c.sa[0] + (c.m - 1) * c.sa[2] + 1, an = c.sa[1] + (c.n - 1) * c.sa[3] + 1;
+    const int64_t bm = c.sb[0] + (c.m - 1) * c.sb[2] + 1, bn = c.sb[1] + (c.n - 1) * c.sb[3] + 1;
+    KernelParams params = Params(prog);
+    KernelAttr map;
+    map.name = "input_broadcast";
+    map.ints = {2, 0, 1, 2, 0, 1, 2, 0, 1};
+    params.attrs.push_back(map);
+    KernelAttr slices;
+    slices.name = "input_slices";
+    slices.ints = {2, c.sa[0], c.sa[1], c.sa[2], c.sa[3], 2, c.sb[0], c.sb[1], c.sb[2], c.sb[3], 0};
+    params.attrs.push_back(slices);
+    EXPECT_LE(Compare(params,
+                      {F({am, an}, Values(am * an, rng)), F({bm, bn}, Values(bm * bn, rng)),
+                       F({c.m, c.n}, Values(c.m * c.n, rng))},
+                      {c.m, c.n}),
+              4);
+  }
+}
+
+KILN_TEST_ALL_TARGETS(CpuElementwise, SlicesReadingPastTheInputAreRefused) {
+  ScalarProgram prog = Binary(ScalarOp::kAdd);
+  KernelFn fast = FindCpuKernel(Params(prog));
+  ASSERT_NE(fast, nullptr);
+  Tensor a = F({4, 8}, std::vector<float>(32, 1.0f)), b = F({2, 4}, std::vector<float>(8, 2.0f));
+  Tensor out = F({2, 4}, std::vector<float>(8));
+  TensorRef in[2] = {a.ref(), b.ref()};
+  TensorRef o[1] = {out.ref()};
+  // Rows 2 and 4 of a: past its 4 rows; a start past the end; a zero stride;
+  // an entry of the wrong rank; entries missing.
+  const std::vector<std::vector<int64_t>> bad = {{2, 2, 0, 2, 1, 0},  {2, 0, 8, 1, 1, 0}, {2, 0, 0, 0, 1, 0},
+                                                 {1, 0, 1, 0},       {2, 0, 0, 1, 1}};
+  for (const auto& ints : bad) {
+    KernelParams params = Params(prog);
+    params.attrs.push_back(KernelAttr{"input_broadcast", {2, 0, 1, 2, 0, 1}, {}, "", false, {}});
+    params.attrs.push_back(KernelAttr{"input_slices", ints, {}, "", false, {}});
+    Status s = fast(KernelCall{params, in, o});
+    EXPECT_FALSE(s.ok());
+    EXPECT_NE(s.message().find("input_slices"), std::string::npos) << s.message();
+  }
+}
+
 // Per-feature vectors over a channel-last result, as a convolution's batch
 // norm epilogue reads them: clamp((x - mean[f]) * scale[f] + shift[f], 0, 6)
 // over [B, H, W, F] with F odd, a multiple of the block, and above the
