@@ -416,7 +416,8 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
   constexpr size_t kNone = ~size_t{0};
   cyclic_at.assign(num_params, kNone);
   const size_t period = p.out_dims.empty() ? 0 : static_cast<size_t>(p.out_dims.back());
-  if (period > 0 && period <= 8192 && end - begin >= 4 * (period + kBlock)) {
+  // (Speed only: not in selective builds, which gather such params.)
+  if (period > 0 && period <= 8192 && end - begin >= 4 * (period + kBlock) && !KILN_SELECTIVE_BUILD) {
     size_t total = 0;
     for (size_t v = 0; v < num_params; ++v) {
       const auto& st = p.gather_strides[v];
@@ -471,10 +472,10 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
   // operand, "input_slices") is read in place where a block lies within one
   // output row (InnermostRun). Rows shorter than a block (a GRU's gates, 128
   // of a 384-wide product) would make every block cross rows and gather, so
-  // blocks are then cut at row ends.
+  // blocks are then cut at row ends (speed only: not in selective builds).
   size_t row = 0;
   const size_t row_len = p.out_dims.empty() ? 0 : static_cast<size_t>(p.out_dims.back());
-  for (size_t v = 0; v < num_params && row_len >= 4 * N && row_len < kBlock; ++v) {
+  for (size_t v = 0; v < num_params && row_len >= 4 * N && row_len < kBlock && !KILN_SELECTIVE_BUILD; ++v) {
     const auto& st = p.gather_strides[v];
     if (!st.empty() && !p.input_is_scalar[v] && cyclic_at[v] == kNone && prog.param_types[v] != ElementType::kI1 &&
         st.back() == 1)
@@ -663,7 +664,9 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
 }
 
 void RunElementwiseF32(const ElementwiseProblem& p, size_t begin, size_t end) { RunElementwise<float>(p, begin, end); }
+#if !KILN_SELECTIVE_BUILD
 void RunElementwiseF64(const ElementwiseProblem& p, size_t begin, size_t end) { RunElementwise<double>(p, begin, end); }
+#endif
 
 }  // namespace HWY_NAMESPACE
 }  // namespace kiln::cpu
@@ -673,7 +676,9 @@ HWY_AFTER_NAMESPACE();
 namespace kiln::cpu {
 
 HWY_EXPORT(RunElementwiseF32);
+#if !KILN_SELECTIVE_BUILD
 HWY_EXPORT(RunElementwiseF64);
+#endif
 
 namespace {
 
@@ -687,7 +692,9 @@ ElementType FloatTypeOf(const ScalarProgram& prog) {
     if (ft == ElementType::kInvalid) ft = t;
     if (t != ft) return ElementType::kInvalid;
   }
-  return ft == ElementType::kF32 || ft == ElementType::kF64 ? ft : ElementType::kInvalid;
+  // Selective builds (held to their size) leave f64 programs to the
+  // reference kernel.
+  return ft == ElementType::kF32 || (ft == ElementType::kF64 && !KILN_SELECTIVE_BUILD) ? ft : ElementType::kInvalid;
 }
 
 // Whether this program is one the vector interpreter runs (see the top).
@@ -831,7 +838,9 @@ void RunElementwiseRange(const ElementwiseProblem& p, size_t begin, size_t end) 
   if (p.type == ElementType::kF32) {
     HWY_DYNAMIC_DISPATCH(RunElementwiseF32)(p, begin, end);
   } else {
+#if !KILN_SELECTIVE_BUILD
     HWY_DYNAMIC_DISPATCH(RunElementwiseF64)(p, begin, end);
+#endif
   }
 }
 

@@ -662,7 +662,7 @@ void MacroKernel(D d, size_t kc, const AView<T>& a, size_t mc, const BView<T>& b
     const size_t cols = std::min(nr, cols_total - jr);
     const T* bp = b.data + (jr / nr) * b.panel_stride;
     const T* b1 = nullptr;  // the windows of the panel's second vector
-    if (b.ko != nullptr) {
+    if (KernelSelected("stablehlo.convolution") && b.ko != nullptr) {
       bp = b.WindowAt(b.col0 + jr);
       // A half panel (the last) repeats its first vector: valid memory,
       // its results are dropped with the edge tile.
