@@ -108,17 +108,26 @@ constexpr size_t kNCMax = 1024;  // columns of the B block (rounded down to NR)
 // im2col rows). Reading A in place saves packing it where each A value is
 // used by few B panels, and gathering it while packing.
 //
-// B comes packed (kBWindows false: kc rows of NR values, `ldb` apart) or as
-// a convolution's windows read in place from a padded copy of the input
-// (kBWindows): step p's two vectors are the N values at bp + bko[p] and at
-// b1 + bko[p], where bp and b1 are where the panel's two runs of N output
-// columns start in the padded input, and bko[p] is the offset of step p's
-// feature and tap.
+// B comes packed (kPanels: kc rows of NR values, `ldb` apart from bp) or
+// as a convolution's windows read in place from a padded copy of the input
+// (kWindows): step p's two vectors are the N values at w[0] + bko[p] and at
+// w[1] + bko[p], where w[v] is where the panel's v-th run of N output
+// columns starts in the padded input and bko[p] the offset of step p's
+// feature and tap. A run that crosses into the next output row
+// (kWindowsSplit) takes its lanes [0, split[v]) from w[v] and the rest from
+// next[v] (the next row's start, less split[v]).
 enum class ASource { kPacked, kDirect, kDirectGather };
-template <ASource kA, bool kBWindows, class D, typename T = hn::TFromD<D>>
+enum class BSource { kPanels, kWindows, kWindowsSplit };
+template <typename T>
+struct WindowRuns {
+  const T* w[2] = {nullptr, nullptr};
+  const T* next[2] = {nullptr, nullptr};
+  size_t split[2] = {0, 0};
+};
+template <ASource kA, BSource kB, class D, typename T = hn::TFromD<D>>
 HWY_INLINE void MicroKernel(D d, size_t kc, const T* HWY_RESTRICT ap, const T* const* arows,
                             const int64_t* HWY_RESTRICT ko, const T* HWY_RESTRICT bp, size_t ldb,
-                            const T* HWY_RESTRICT b1p, const int64_t* HWY_RESTRICT bko, T* HWY_RESTRICT c,
+                            const WindowRuns<T>& runs, const int64_t* HWY_RESTRICT bko, T* HWY_RESTRICT c,
                             size_t ldc, bool accumulate) {
   const size_t N = hn::Lanes(d);
   const auto z = hn::Zero(d);
@@ -130,9 +139,25 @@ HWY_INLINE void MicroKernel(D d, size_t kc, const T* HWY_RESTRICT ap, const T* c
     a0 = arows[0], a1 = arows[1], a2 = arows[2], a3 = arows[3], a4 = arows[4], a5 = arows[5];
     if constexpr (kMR > 6) a6 = arows[6], a7 = arows[7];
   }
+  [[maybe_unused]] const T* HWY_RESTRICT w0 = runs.w[0];
+  [[maybe_unused]] const T* HWY_RESTRICT w1 = runs.w[1];
+  [[maybe_unused]] const T* HWY_RESTRICT n0 = runs.next[0];
+  [[maybe_unused]] const T* HWY_RESTRICT n1 = runs.next[1];
+  [[maybe_unused]] const auto m0 = hn::FirstN(d, runs.split[0]);
+  [[maybe_unused]] const auto m1 = hn::FirstN(d, runs.split[1]);
   for (size_t p = 0; p < kc; ++p) {
-    const auto b0 = hn::LoadU(d, kBWindows ? bp + bko[p] : bp);
-    const auto b1 = hn::LoadU(d, kBWindows ? b1p + bko[p] : bp + N);
+    hn::Vec<D> b0, b1;
+    if constexpr (kB == BSource::kPanels) {
+      b0 = hn::LoadU(d, bp);
+      b1 = hn::LoadU(d, bp + N);
+    } else if constexpr (kB == BSource::kWindows) {
+      b0 = hn::LoadU(d, w0 + bko[p]);
+      b1 = hn::LoadU(d, w1 + bko[p]);
+    } else {
+      const int64_t o = bko[p];
+      b0 = hn::IfThenElse(m0, hn::LoadU(d, w0 + o), hn::LoadU(d, n0 + o));
+      b1 = hn::IfThenElse(m1, hn::LoadU(d, w1 + o), hn::LoadU(d, n1 + o));
+    }
     [[maybe_unused]] const size_t q = kA == ASource::kDirectGather ? static_cast<size_t>(ko[p]) : p;
 #define KILN_ROW(i)                                                              \
   if constexpr (kMR > i) {                                                       \
@@ -143,7 +168,7 @@ HWY_INLINE void MicroKernel(D d, size_t kc, const T* HWY_RESTRICT ap, const T* c
     KILN_ROW(0) KILN_ROW(1) KILN_ROW(2) KILN_ROW(3) KILN_ROW(4) KILN_ROW(5) KILN_ROW(6) KILN_ROW(7)
 #undef KILN_ROW
     if constexpr (kA == ASource::kPacked) ap += kMR;
-    if constexpr (!kBWindows) bp += ldb;
+    if constexpr (kB == BSource::kPanels) bp += ldb;
   }
 #define KILN_STORE(i)                                      \
   if constexpr (kMR > i) {                                 \
@@ -588,19 +613,26 @@ struct BView {
 
 // A convolution's input (GemmProblem::b_windows) as zero-padded planes, so
 // that the micro-kernel reads its windows in place instead of packing them:
-// each vector of output columns (within one output row: out_cols is a
-// multiple of the vector, stride_x 1) is then N consecutive elements of a
-// padded row at a fixed offset per (feature, tap). One copy of the input
-// replaces writing every element once per tap (PackWindows).
+// each vector of output columns (stride_x 1, rows of at least a vector) is
+// then N consecutive elements of a padded row at a fixed offset per
+// (feature, tap), or, where it crosses into the next output row, the first
+// lanes of one such run and the rest of the next row's (two loads and a
+// blend). One copy of the input replaces writing every element once per
+// tap (PackWindows).
 struct WindowPlanes {
   int64_t rows = 0, cols = 0;  // per plane, padded
   int64_t features = 0;        // planes per batch entry
   std::vector<int64_t> ko;     // per contraction step (feature, tap row, tap column): its offset
   size_t PerBatch() const { return static_cast<size_t>(features * rows * cols); }
+  // Elements past the last batch entry's planes that a run crossing into
+  // the next output row may read (lanes it then discards): the next output
+  // row's and a padded row's worth, and two vectors (of at most 64 lanes).
+  int64_t row_pitch = 0;  // padded elements from one output row to the next
+  size_t Slack() const { return static_cast<size_t>(row_pitch + cols + 128); }
 };
 
 // Whether the windows of `p` are read in place: a convolution's B, not
-// packed at load, stride 1 along rows, output rows of whole vectors.
+// packed at load, stride 1 along rows, output rows of at least a vector.
 template <typename T>
 bool ReadsWindowsInPlace(const GemmProblem& p) {
   if constexpr (!KernelSelected("stablehlo.convolution")) {
@@ -608,7 +640,7 @@ bool ReadsWindowsInPlace(const GemmProblem& p) {
   } else {
     const ConvWindows* w = p.b_windows;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(hn::ScalableTag<T>()));
-    return w != nullptr && p.b_packed == nullptr && w->stride_x == 1 && w->out_cols % lanes == 0;
+    return w != nullptr && p.b_packed == nullptr && w->stride_x == 1 && w->out_cols >= lanes;
   }
 }
 
@@ -618,6 +650,7 @@ inline WindowPlanes MakeWindowPlanes(const GemmProblem& p) {
   const int64_t out_rows = p.n / w.out_cols, taps = w.taps_y * w.taps_x;
   planes.rows = (out_rows - 1) * w.stride_y + (w.taps_y - 1) * w.dil_y + 1;
   planes.cols = PaddedCols(w);
+  planes.row_pitch = w.stride_y * planes.cols;
   planes.features = p.k / taps;
   planes.ko.resize(static_cast<size_t>(p.k));
   for (int64_t q = 0; q < p.k; ++q) {
@@ -647,7 +680,7 @@ BView<T> WindowsView(const GemmProblem& p, const WindowPlanes& planes, const T* 
   v.ko = planes.ko.data() + pc;
   v.col0 = col0;
   v.out_cols = static_cast<size_t>(p.b_windows->out_cols);
-  v.row_pitch = static_cast<size_t>(p.b_windows->stride_y * planes.cols);
+  v.row_pitch = static_cast<size_t>(planes.row_pitch);
   return v;
 }
 
@@ -661,12 +694,21 @@ void MacroKernel(D d, size_t kc, const AView<T>& a, size_t mc, const BView<T>& b
   for (size_t jr = 0; jr < cols_total; jr += nr) {
     const size_t cols = std::min(nr, cols_total - jr);
     const T* bp = b.data + (jr / nr) * b.panel_stride;
-    const T* b1 = nullptr;  // the windows of the panel's second vector
+    WindowRuns<T> runs;  // windows read in place: where the panel's two vectors start
+    bool split = false;
     if (KernelSelected("stablehlo.convolution") && b.ko != nullptr) {
-      bp = b.WindowAt(b.col0 + jr);
-      // A half panel (the last) repeats its first vector: valid memory,
-      // its results are dropped with the edge tile.
-      b1 = cols > N ? b.WindowAt(b.col0 + jr + N) : bp;
+      for (size_t v = 0; v < 2; ++v) {
+        // A half panel (the last) repeats its first vector: valid memory,
+        // its results are dropped with the edge tile.
+        const size_t j = b.col0 + jr + (v == 1 && cols > N ? N : 0);
+        const size_t x = j % b.out_cols;
+        runs.w[v] = b.WindowAt(j);
+        runs.split[v] = std::min(N, b.out_cols - x);
+        // Lanes past the row: from the next output row's start (lane i at
+        // column i - split there).
+        runs.next[v] = b.data + (j / b.out_cols + 1) * b.row_pitch - runs.split[v];
+        split = split || runs.split[v] < N;
+      }
     }
     for (size_t ir = 0; ir < mc; ir += kMR) {
       const size_t rows = std::min(kMR, mc - ir);
@@ -678,16 +720,25 @@ void MacroKernel(D d, size_t kc, const AView<T>& a, size_t mc, const BView<T>& b
         for (size_t r = 0; r < kMR; ++r) arows[r] = a.rows[ir + (r < rows ? r : 0)];
       auto micro = [&](T* out, size_t ld, bool acc) {
         if constexpr (KernelSelected("stablehlo.convolution")) {
+          if (b.ko != nullptr && split) {
+            constexpr BSource kS = BSource::kWindowsSplit;
+            if (a.packed) MicroKernel<ASource::kPacked, kS>(d, kc, ap, arows, a.ko, bp, 0, runs, b.ko, out, ld, acc);
+            else if (a.ko) MicroKernel<ASource::kDirectGather, kS>(d, kc, ap, arows, a.ko, bp, 0, runs, b.ko, out, ld, acc);
+            else MicroKernel<ASource::kDirect, kS>(d, kc, ap, arows, a.ko, bp, 0, runs, b.ko, out, ld, acc);
+            return;
+          }
           if (b.ko != nullptr) {
-            if (a.packed) MicroKernel<ASource::kPacked, true>(d, kc, ap, arows, a.ko, bp, 0, b1, b.ko, out, ld, acc);
-            else if (a.ko) MicroKernel<ASource::kDirectGather, true>(d, kc, ap, arows, a.ko, bp, 0, b1, b.ko, out, ld, acc);
-            else MicroKernel<ASource::kDirect, true>(d, kc, ap, arows, a.ko, bp, 0, b1, b.ko, out, ld, acc);
+            constexpr BSource kW = BSource::kWindows;
+            if (a.packed) MicroKernel<ASource::kPacked, kW>(d, kc, ap, arows, a.ko, bp, 0, runs, b.ko, out, ld, acc);
+            else if (a.ko) MicroKernel<ASource::kDirectGather, kW>(d, kc, ap, arows, a.ko, bp, 0, runs, b.ko, out, ld, acc);
+            else MicroKernel<ASource::kDirect, kW>(d, kc, ap, arows, a.ko, bp, 0, runs, b.ko, out, ld, acc);
             return;
           }
         }
-        if (a.packed) MicroKernel<ASource::kPacked, false>(d, kc, ap, arows, a.ko, bp, b.ld, b1, b.ko, out, ld, acc);
-        else if (a.ko) MicroKernel<ASource::kDirectGather, false>(d, kc, ap, arows, a.ko, bp, b.ld, b1, b.ko, out, ld, acc);
-        else MicroKernel<ASource::kDirect, false>(d, kc, ap, arows, a.ko, bp, b.ld, b1, b.ko, out, ld, acc);
+        constexpr BSource kP = BSource::kPanels;
+        if (a.packed) MicroKernel<ASource::kPacked, kP>(d, kc, ap, arows, a.ko, bp, b.ld, runs, b.ko, out, ld, acc);
+        else if (a.ko) MicroKernel<ASource::kDirectGather, kP>(d, kc, ap, arows, a.ko, bp, b.ld, runs, b.ko, out, ld, acc);
+        else MicroKernel<ASource::kDirect, kP>(d, kc, ap, arows, a.ko, bp, b.ld, runs, b.ko, out, ld, acc);
       };
       T* ct = c + ir * ldc + jr;
       if (rows == kMR && cols == nr) {
@@ -738,7 +789,7 @@ void GemmIndependentTiles(const GemmProblem& p, TaskRunner* runner) {
   const T* packed_b = static_cast<const T*>(p.b_packed);
   const bool windows_b = ReadsWindowsInPlace<T>(p);
   const WindowPlanes planes = windows_b ? MakeWindowPlanes(p) : WindowPlanes{};
-  ScratchLease<GemmScratchPlanes, T> padded(static_cast<size_t>(p.batch) * planes.PerBatch());
+  ScratchLease<GemmScratchPlanes, T> padded(windows_b ? static_cast<size_t>(p.batch) * planes.PerBatch() + planes.Slack() : 0);
   if (windows_b) windows_in_place_products.fetch_add(1, std::memory_order_relaxed);
   for (int64_t bi = 0; windows_b && bi < p.batch; ++bi)
     FillWindowPlanes(p, planes, bi, padded.get() + static_cast<size_t>(bi) * planes.PerBatch(), runner);
@@ -838,7 +889,7 @@ void Gemm(const GemmProblem& p) {
   // entry at a time (made by all workers), no B blocks.
   const bool windows_b = ReadsWindowsInPlace<T>(p);
   const WindowPlanes planes = windows_b ? MakeWindowPlanes(p) : WindowPlanes{};
-  ScratchLease<GemmScratchPlanes, T> padded(planes.PerBatch());
+  ScratchLease<GemmScratchPlanes, T> padded(windows_b ? planes.PerBatch() + planes.Slack() : 0);
   if (windows_b) windows_in_place_products.fetch_add(1, std::memory_order_relaxed);
   ScratchLease<GemmScratchB, T> bpack(packed_b != nullptr || windows_b ? 0 : nc_alloc * kc_max);
 

@@ -53,7 +53,7 @@ struct GemmProblem {
   // again (weights packed once, contraction_dot_general.cc).
   const void* b_packed = nullptr;
   // B as a convolution's windows (ConvWindows), or null: the packing (or,
-  // where rows are whole vectors at stride 1, the micro-kernel reading a
+  // where rows are at least a vector at stride 1, the micro-kernel reading a
   // padded copy of the input) reads b, b_batch and these, not b_k/b_n. Needs b_n_contiguous false, so that
   // every path packs B.
   const ConvWindows* b_windows = nullptr;
@@ -87,7 +87,7 @@ uint64_t WholeBPacks();
 uint64_t GemvHalfBRuns();
 // How many products have read their convolution windows in place from
 // padded planes (gemm.cc, WindowPlanes) rather than packing them: NCHW
-// convolutions with stride 1 along rows of whole vectors (a test hook).
+// convolutions with stride 1 along rows of at least a vector (a test hook).
 uint64_t WindowsReadInPlace();
 size_t GemmPanelWidth(ElementType type);
 

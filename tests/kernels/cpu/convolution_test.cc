@@ -318,9 +318,9 @@ TEST(CpuConvolution, WindowsPackedFromTheUnpaddedInput) {
 }
 
 TEST(CpuConvolution, WindowsReadInPlaceFromPaddedPlanes) {
-  // Output rows of whole vectors (16 and 32 columns: 8 and 16 lanes of f32,
-  // 4 and 8 of f64) at stride 1 along rows: the micro-kernel reads the
-  // windows from a padded copy of the input. Stride 2 down the rows only,
+  // Output rows of at least a vector (here first whole vectors: 16 and 32
+  // columns, 8 and 16 lanes of f32, 4 and 8 of f64) at stride 1 along rows:
+  // the micro-kernel reads the windows from a padded copy of the input. Stride 2 down the rows only,
   // dilation, cropping (negative) padding, groups, a batch for the
   // independent-tiles product and one large enough for the blocked one.
   const uint64_t before = WindowsReadInPlace();
@@ -336,7 +336,20 @@ TEST(CpuConvolution, WindowsReadInPlaceFromPaddedPlanes) {
   crop.out_dims = {2, 6, 9, 16};
   CheckConv(crop, ElementType::kF32, 144);
   CheckConv(Nchw(4, 32, 32, 32, 3, 3, 32, 64, 1, 1, 1, 1), ElementType::kF32, 145);
-  EXPECT_GT(WindowsReadInPlace(), before) << "the windows of rows of whole vectors are read in place";
+  // Rows that are not whole vectors (at least one vector wide): runs that
+  // cross into the next output row take their last lanes from it (56 and
+  // 28 as ResNet's stages, 17, 19 and 37 odd), the last run past the
+  // result's end, with stride 2 down the rows, dilation and f64.
+  CheckConv(Nchw(2, 14, 56, 4, 3, 3, 4, 8, 1, 1, 1, 1), ElementType::kF32, 146);
+  CheckConv(Nchw(1, 28, 28, 8, 3, 3, 8, 16, 1, 1, 1, 1), ElementType::kF32, 147, /*specials=*/true);
+  CheckConv(Nchw(3, 7, 17, 5, 3, 3, 5, 9, 1, 1, 1, 1), ElementType::kF32, 148);
+  CheckConv(Nchw(2, 11, 37, 6, 5, 5, 3, 12, 2, 2, 1, 2), ElementType::kF64, 149);
+  ConvSpec odd_rows2 = Nchw(2, 13, 19, 4, 3, 3, 4, 7, 1, 1, 1, 1);
+  odd_rows2.strides = {2, 1};
+  odd_rows2.out_dims = {2, 7, 7, 19};
+  CheckConv(odd_rows2, ElementType::kF32, 150);
+  CheckConv(Nchw(5, 28, 28, 32, 3, 3, 32, 64, 1, 1, 1, 1), ElementType::kF32, 151);
+  EXPECT_GT(WindowsReadInPlace(), before) << "the windows of rows of at least a vector are read in place";
 }
 
 TEST(CpuConvolution, OneByOneNhwc) {
