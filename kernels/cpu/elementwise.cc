@@ -227,7 +227,40 @@ struct ChainStep {
   ScalarOp op;
   uint16_t other = 0, hi = 0;  // the other operand (clamp: lo), and clamp's hi
   bool running_left = true;    // the running value is the first operand
+  // maximum/minimum (clamp: its lo / hi) against a splat c for which one
+  // compare and blend give the reference's bits (SplatMaxMinExact).
+  bool short_other = false, short_hi = false;
 };
+
+// Whether maximum(x, c) (max) or minimum(x, c) in either operand order
+// equals, for every x, one compare and blend: x where it is not <= c (max;
+// not >= c for min; a NaN x compares false, so it is kept), else c. Exact
+// unless c is NaN or the zero of the other sign (the reference combines
+// equal zeros bitwise: max(-0, +0) = +0, min = -0; any other pair of equal
+// values has the same bits).
+template <typename T>
+bool SplatMaxMinExact(bool max, T c) {
+  if (c != c) return false;
+  return !(c == T(0) && std::signbit(c) == max);
+}
+
+// Marks the maximum/minimum/clamp steps of `chain` whose bound is a splat
+// (a rank-0 input or a constant of the program, whose slots hold it) and
+// takes the short form (ChainStep::short_other / short_hi).
+template <typename T>
+void MarkSplatBounds(const ScalarProgram& prog, const std::vector<bool>& input_is_scalar, const T* const* src,
+                     std::vector<ChainStep>* chain) {
+  const size_t P = prog.param_types.size();
+  auto splat = [&](uint16_t v) {
+    return v < P ? static_cast<bool>(input_is_scalar[v]) : prog.instrs[v - P].op == ScalarOp::kConstant;
+  };
+  for (ChainStep& s : *chain) {
+    if (s.op == ScalarOp::kMaximum || s.op == ScalarOp::kClamp)
+      s.short_other = splat(s.other) && SplatMaxMinExact(true, src[s.other][0]);
+    if (s.op == ScalarOp::kMinimum) s.short_other = splat(s.other) && SplatMaxMinExact(false, src[s.other][0]);
+    if (s.op == ScalarOp::kClamp) s.short_hi = splat(s.hi) && SplatMaxMinExact(false, src[s.hi][0]);
+  }
+}
 
 bool ChainOf(const ScalarProgram& prog, uint16_t* start, std::vector<ChainStep>* steps) {
   steps->clear();
@@ -295,17 +328,21 @@ HWY_INLINE V ChainStepAt(D d, const ChainStep& s, const T* const* src, size_t i,
     }
     case ScalarOp::kMaximum: {
       const V y = hn::LoadU(d, src[s.other] + i);
+      if (s.short_other) return hn::IfThenElse(hn::Not(hn::Le(x, y)), x, y);
       return s.running_left ? MaxLikeReference(d, x, y) : MaxLikeReference(d, y, x);
     }
     case ScalarOp::kMinimum: {
       const V y = hn::LoadU(d, src[s.other] + i);
+      if (s.short_other) return hn::IfThenElse(hn::Not(hn::Ge(x, y)), x, y);
       return s.running_left ? MinLikeReference(d, x, y) : MinLikeReference(d, y, x);
     }
     case ScalarOp::kNegate: return hn::Neg(x);
     case ScalarOp::kAbs: return hn::Abs(x);
-    case ScalarOp::kClamp:
-      return MinLikeReference(d, MaxLikeReference(d, x, hn::LoadU(d, src[s.other] + i)),
-                              hn::LoadU(d, src[s.hi] + i));
+    case ScalarOp::kClamp: {
+      const V lo = hn::LoadU(d, src[s.other] + i), hi = hn::LoadU(d, src[s.hi] + i);
+      const V m = s.short_other ? hn::IfThenElse(hn::Not(hn::Le(x, lo)), x, lo) : MaxLikeReference(d, x, lo);
+      return s.short_hi ? hn::IfThenElse(hn::Not(hn::Ge(m, hi)), m, hi) : MinLikeReference(d, m, hi);
+    }
     default: return x;  // excluded by ChainOf
   }
 }
@@ -464,6 +501,7 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
   const bool is_chain = false;
 #else
   const bool is_chain = ChainOf(prog, &chain_start, &chain);
+  if (is_chain) MarkSplatBounds(prog, p.input_is_scalar, src.data(), &chain);
 #endif
 
   bool any_gather = false;

@@ -513,6 +513,67 @@ KILN_TEST_ALL_TARGETS(CpuElementwise, ChainProgramsMatchTheReferenceExactly) {
   }
 }
 
+// maximum/minimum/clamp of a chain against splat bounds (a relu, a relu6, as
+// epilogues have them) take one compare and blend where that is exact
+// (elementwise.cc, SplatMaxMinExact): every bound sign and zero, NaN and
+// infinite bounds, both operand orders, bounds as constants and as rank-0
+// inputs, over values with zeros of both signs, NaN and infinities. Exact.
+KILN_TEST_ALL_TARGETS(CpuElementwise, SplatBoundsOfChainsMatchTheReferenceExactly) {
+  std::mt19937 rng(59);
+  using O = ScalarOp;
+  // Compare's ULP distance takes -0 for +0; these must be the same bits
+  // (NaN: any NaN).
+  auto Compare = [](const KernelParams& p, std::vector<Tensor> ins, std::vector<int64_t> dims) {
+    Tensor got = F(dims, std::vector<float>(Count(dims), 777.0f)), want = got;
+    std::vector<TensorRef> in_refs;
+    for (auto& t : ins) in_refs.push_back(t.ref());
+    TensorRef g[1] = {got.ref()}, w[1] = {want.ref()};
+    EXPECT_TRUE(FindCpuKernel(p)(KernelCall{p, in_refs, g}).ok());
+    EXPECT_TRUE(ref::FindReferenceKernel(p.kernel)(KernelCall{p, in_refs, w}).ok());
+    int64_t differ = 0;
+    const auto gv = Get<float>(got), wv = Get<float>(want);
+    for (size_t i = 0; i < gv.size(); ++i) {
+      uint32_t a, b;
+      std::memcpy(&a, &gv[i], 4);
+      std::memcpy(&b, &wv[i], 4);
+      if (std::isnan(wv[i]) ? !std::isnan(gv[i]) : a != b) ++differ;
+    }
+    return differ;
+  };
+  const float bounds[] = {0.0f, -0.0f, 6.0f, -6.0f, kNaN, kInf, -kInf, 1e-40f};
+  for (float lo : bounds)
+    for (float hi : bounds) {
+      SCOPED_TRACE(std::to_string(lo) + " " + std::to_string(hi));
+      std::vector<ScalarProgram> programs;
+      {  // clamp(lo, x * y, hi), constant bounds
+        ScalarProgram prog;
+        prog.param_types = {F32, F32};
+        prog.instrs = {Constant(lo), Constant(hi), Instr(O::kMultiply, F32, {0, 1}), Instr(O::kClamp, F32, {2, 4, 3})};
+        prog.results = {5};
+        programs.push_back(prog);
+      }
+      {  // min(hi, max(x + y, lo)): the running value on either side
+        ScalarProgram prog;
+        prog.param_types = {F32, F32};
+        prog.instrs = {Constant(lo), Constant(hi), Instr(O::kAdd, F32, {0, 1}), Instr(O::kMaximum, F32, {4, 2}),
+                       Instr(O::kMinimum, F32, {3, 5})};
+        prog.results = {6};
+        programs.push_back(prog);
+      }
+      for (const ScalarProgram& prog : programs) {
+        const int64_t n = 1000;
+        EXPECT_EQ(Compare(Params(prog), {F({n}, Values(n, rng)), F({n}, Values(n, rng))}, {n}), 0);
+      }
+      // max(lo, x) then clamp(lo, ., hi) with the bounds as rank-0 inputs.
+      ScalarProgram prog;
+      prog.param_types = {F32, F32, F32};
+      prog.instrs = {Instr(O::kMaximum, F32, {1, 0}), Instr(O::kClamp, F32, {1, 3, 2})};
+      prog.results = {4};
+      const int64_t n = 777;
+      EXPECT_EQ(Compare(Params(prog), {F({n}, Values(n, rng)), F({}, {lo}), F({}, {hi})}, {n}), 0);
+    }
+}
+
 // A fused chain: r0 = tanh(a * b + c) / 2 * max(a, 0.5); r1 = logistic(a)
 // with c a rank-0 input broadcast to every element. (Products, not sums, after
 // the inexact op, so that its few-ULP error is not magnified by cancellation.)
