@@ -47,6 +47,10 @@ std::optional<std::vector<int64_t>> fusion_internal::FusibleSlice(const ir::Oper
       !out.HasStaticShape() || in.rank() == 0 || in.rank() != out.rank() || in.dims == out.dims ||
       in.element != out.element)
     return std::nullopt;
+  // f32 and f64 only: the CPU device's kernels for other element types
+  // (integers, f16/bf16, quantized) hand a sliced read to the reference
+  // kernel, slower than the slice's own copy.
+  if (in.element != ElementType::kF32 && in.element != ElementType::kF64) return std::nullopt;
   auto ints = [&](const char* name) {
     const ir::Attribute* a = op.GetAttr(name);
     return a ? a->AsInts() : std::nullopt;

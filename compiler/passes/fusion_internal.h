@@ -26,7 +26,7 @@ enum class Kind { kNone, kElementwise, kBroadcast, kReinterpret };
 Kind Classify(const ir::Operation& op);
 
 // A stablehlo.slice that may be a member of an elementwise group: static,
-// a proper slice of a tensor of the same element type, in bounds. Its
+// a proper slice of an f32 or f64 tensor, in bounds. Its
 // "input_slices" entry (start indices, then strides), or nullopt.
 std::optional<std::vector<int64_t>> FusibleSlice(const ir::Operation& op);
 
