@@ -66,18 +66,15 @@ cli_test(cli.compile_refuses_einsum_wrong_result ""
 # XLA's linear-algebra custom calls: LAPACK's Cholesky, LU and QR and BLAS's
 # triangular solve run (tests/data/jax/cholesky_lapack.mlir, lu_lapack.mlir,
 # qr_lapack.mlir, trsm_blas.mlir); the others are refused by name.
-add_test(NAME conformance.jax_lapack_cholesky.cpu COMMAND kiln-conformance ${JD}/cholesky_lapack.mlir --strict)
-set_tests_properties(conformance.jax_lapack_cholesky.cpu PROPERTIES
-                     PASS_REGULAR_EXPRESSION "unsupported: 0\nconformance: 3 passed, 0 failed")
-add_test(NAME conformance.jax_lapack_lu.cpu COMMAND kiln-conformance ${JD}/lu_lapack.mlir --strict)
-set_tests_properties(conformance.jax_lapack_lu.cpu PROPERTIES
-                     PASS_REGULAR_EXPRESSION "unsupported: 0\nconformance: 4 passed, 0 failed")
-add_test(NAME conformance.jax_blas_trsm.cpu COMMAND kiln-conformance ${JD}/trsm_blas.mlir --strict)
-set_tests_properties(conformance.jax_blas_trsm.cpu PROPERTIES
-                     PASS_REGULAR_EXPRESSION "unsupported: 0\nconformance: 3 passed, 0 failed")
-add_test(NAME conformance.jax_lapack_qr.cpu COMMAND kiln-conformance ${JD}/qr_lapack.mlir --strict)
-set_tests_properties(conformance.jax_lapack_qr.cpu PROPERTIES
-                     PASS_REGULAR_EXPRESSION "unsupported: 0\nconformance: 3 passed, 0 failed")
+# Each: test name, file, the number of its check functions.
+foreach(case "lapack_cholesky;cholesky_lapack;3" "lapack_lu;lu_lapack;4" "blas_trsm;trsm_blas;3" "lapack_qr;qr_lapack;3")
+  list(GET case 0 name)
+  list(GET case 1 file)
+  list(GET case 2 checks)
+  add_test(NAME conformance.jax_${name}.cpu COMMAND kiln-conformance ${JD}/${file}.mlir --strict)
+  set_tests_properties(conformance.jax_${name}.cpu PROPERTIES
+                       PASS_REGULAR_EXPRESSION "unsupported: 0\nconformance: ${checks} passed, 0 failed")
+endforeach()
 cli_test(cli.compile_refuses_lapack_eigh ""
          "eigh_lapack.mlir:2:10: error: stablehlo.custom_call @lapack_ssyevd_ffi [(]LAPACK's symmetric eigendecomposition [(]jnp.linalg.eigh[)][)] is not supported yet. Kiln runs lapack_[?]potrf_ffi [(]Cholesky[)], lapack_[?]getrf_ffi [(]LU[)], lapack_[?]geqrf_ffi and lapack_[?]orgqr_ffi [(]QR[)], blas_[?]trsm_ffi [(]triangular solve[)]\n.*exit=1\n$"
          "${COMPILE} ${JD}/eigh_lapack.mlir -o ${T}/eigh.kiln")

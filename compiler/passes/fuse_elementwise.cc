@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <tuple>
 
 #include "compiler/lower/kernel_params.h"
 #include "kernels/scalar/scalar.h"
@@ -143,10 +144,10 @@ bool fusion_internal::BuildGroup(const std::vector<const ir::Operation*>& member
   // lower-rank operand reads that operand in place) and, for a member
   // slice's operand, through that static slice (its starts then strides).
   struct Input {
-    const ir::Value* first;
-    std::vector<int64_t> second;  // axes
-    std::vector<int64_t> slice;
-    bool operator<(const Input& o) const { return std::tie(first, second, slice) < std::tie(o.first, o.second, o.slice); }
+    const ir::Value* value;
+    std::vector<int64_t> axes;   // the output axis of each of its dims
+    std::vector<int64_t> slice;  // "input_slices" entry (starts, strides) or empty
+    bool operator<(const Input& o) const { return std::tie(value, axes, slice) < std::tie(o.value, o.axes, o.slice); }
   };
   std::vector<Input> params;
   std::vector<std::pair<const ir::Value*, Scalar>> constants;
@@ -184,15 +185,15 @@ bool fusion_internal::BuildGroup(const std::vector<const ir::Operation*>& member
   for (const Input& in : params) {
     const uint16_t i = static_cast<uint16_t>(prog.param_types.size());
     index_of_input[in] = i;
-    if (in.slice.empty() && (in.second.empty() || in.second == IdentityAxes(in.first))) index[in.first] = i;
-    prog.param_types.push_back(in.first->type.element);
-    input_broadcast.push_back(in.first->type.rank());
-    input_broadcast.insert(input_broadcast.end(), in.second.begin(), in.second.end());
-    input_slices.push_back(in.slice.empty() ? 0 : in.first->type.rank());
+    if (in.slice.empty() && (in.axes.empty() || in.axes == IdentityAxes(in.value))) index[in.value] = i;
+    prog.param_types.push_back(in.value->type.element);
+    input_broadcast.push_back(in.value->type.rank());
+    input_broadcast.insert(input_broadcast.end(), in.axes.begin(), in.axes.end());
+    input_slices.push_back(in.slice.empty() ? 0 : in.value->type.rank());
     input_slices.insert(input_slices.end(), in.slice.begin(), in.slice.end());
     sliced = sliced || !in.slice.empty();
-    const bool trivial = in.slice.empty() && (in.first->type.rank() == 0 ||
-                                              (in.first->type.dims == out_dims && in.second == IdentityAxes(in.first)));
+    const bool trivial = in.slice.empty() && (in.value->type.rank() == 0 ||
+                                              (in.value->type.dims == out_dims && in.axes == IdentityAxes(in.value)));
     needs_map = needs_map || !trivial;
   }
   for (const auto& [v, s] : constants) {
@@ -242,7 +243,7 @@ bool fusion_internal::BuildGroup(const std::vector<const ir::Operation*>& member
   prog.results.push_back(index.at(members.back()->result()));
   if (!ref::VerifyScalarProgram(prog).ok()) return false;
   g->root = members.back();
-  for (const Input& in : params) g->inputs.push_back(in.first);
+  for (const Input& in : params) g->inputs.push_back(in.value);
   g->num_ops = static_cast<int>(members.size());
   std::vector<KernelAttr> extra;
   if (needs_map) {
