@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "hal/cpu/thread_pool.h"
+#include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/registry.h"
 #include "kernels/reference/registry.h"
 
@@ -152,6 +153,55 @@ void BM_CpuFusedTanhChainF32(benchmark::State& state) {
   KernelParams p = ElementwiseParams(TanhChainProgram());
   RunElementwise(state, cpu::FindCpuKernel(p), p, Pool());
 }
+// A batch norm and relu6 over a channel-last [rows][192] result, as the
+// compiler fuses it into a convolution's epilogue: clamp(0, (x - mean) *
+// scale + shift, 6), mean/scale/shift per channel (input_broadcast to the
+// last axis), the clamp bounds constants, over 49,152 elements (192 KiB:
+// one 16x16x192 image, the size the convolutions run their epilogue on,
+// in cache).
+void BM_CpuBatchNormRelu6ChannelLastF32(benchmark::State& state) {
+  constexpr int64_t kChannels = 192;
+  const int64_t n = state.range(0), rows = n / kChannels;
+  auto constant = [](double v) {
+    ScalarInstr c = Instr(ScalarOp::kConstant, {});
+    c.constant.re = v;
+    return c;
+  };
+  ScalarProgram prog;
+  prog.param_types = {ElementType::kF32, ElementType::kF32, ElementType::kF32, ElementType::kF32};
+  prog.instrs = {constant(0.0), constant(6.0), Instr(ScalarOp::kSubtract, {0, 1}), Instr(ScalarOp::kMultiply, {6, 2}),
+                 Instr(ScalarOp::kAdd, {7, 3}), Instr(ScalarOp::kClamp, {4, 8, 5})};
+  prog.results = {9};
+  KernelParams p = ElementwiseParams(prog);
+  KernelAttr map;
+  map.name = "input_broadcast";
+  map.ints = {2, 0, 1, 1, 1, 1, 1, 1, 1};
+  p.attrs.push_back(map);
+  AlignedFloats x(n, 0.0f), out(n, 0.0f), mean(kChannels, 0.1f), scale(kChannels, 1.5f), shift(kChannels, 0.25f);
+  for (int64_t i = 0; i < n; ++i) x.data()[i] = static_cast<float>(i % 1000) * 0.01f - 5.0f;
+  std::vector<int64_t> dims = {rows, kChannels}, cdims = {kChannels};
+  auto ref = [](std::vector<int64_t>& d, AlignedFloats& a) {
+    return TensorRef{ElementType::kF32, d, reinterpret_cast<uint8_t*>(a.data()), a.size() * 4};
+  };
+  TensorRef in[4] = {ref(dims, x), ref(cdims, mean), ref(cdims, scale), ref(cdims, shift)};
+  TensorRef res[1] = {ref(dims, out)};
+  // As a convolution runs its epilogue: over rows it has just written, in
+  // cache, with ordinary stores.
+  cpu::ElementwiseProblem problem;
+  if (!cpu::MakeElementwiseProblem(KernelCall{p, std::span<const TensorRef>(in, 4), res, nullptr}, &prog,
+                                   p.Find("input_broadcast"), dims, &problem)) {
+    state.SkipWithError("the fast interpreter does not take the program");
+    return;
+  }
+  problem.outputs = {res[0].data};
+  problem.stream = false;
+  for (auto _ : state) {
+    cpu::RunElementwiseRange(problem, 0, problem.n);
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetItemsProcessed(state.iterations() * n);
+}
+BENCHMARK(BM_CpuBatchNormRelu6ChannelLastF32)->Arg(49152)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ReferenceElementwiseAddF32)->Arg(1 << 10)->Arg(1 << 16);
 BENCHMARK(BM_CpuElementwiseAddF32)->Arg(1 << 10)->Arg(1 << 16);
 BENCHMARK(BM_ReferenceElementwiseChainF32)->Arg(1 << 16);

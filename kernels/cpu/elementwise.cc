@@ -230,6 +230,9 @@ struct ChainStep {
   // maximum/minimum (clamp: its lo / hi) against a splat c for which one
   // compare and blend give the reference's bits (SplatMaxMinExact).
   bool short_other = false, short_hi = false;
+  // The operands (other, and hi for clamp) are splats: a rank-0 input or
+  // a constant of the program, the same value at every element.
+  bool splat_operands = false;
 };
 
 // Whether maximum(x, c) (max) or minimum(x, c) in either operand order
@@ -244,9 +247,10 @@ bool SplatMaxMinExact(bool max, T c) {
   return !(c == T(0) && std::signbit(c) == max);
 }
 
-// Marks the maximum/minimum/clamp steps of `chain` whose bound is a splat
-// (a rank-0 input or a constant of the program, whose slots hold it) and
-// takes the short form (ChainStep::short_other / short_hi).
+// Marks the steps of `chain` whose operands are splats (a rank-0 input or a
+// constant of the program, whose slots hold it: ChainStep::splat_operands)
+// and the maximum/minimum/clamp steps whose bound is a splat that takes the
+// short form (ChainStep::short_other / short_hi).
 template <typename T>
 void MarkSplatBounds(const ScalarProgram& prog, const std::vector<bool>& input_is_scalar, const T* const* src,
                      std::vector<ChainStep>* chain) {
@@ -255,6 +259,8 @@ void MarkSplatBounds(const ScalarProgram& prog, const std::vector<bool>& input_i
     return v < P ? static_cast<bool>(input_is_scalar[v]) : prog.instrs[v - P].op == ScalarOp::kConstant;
   };
   for (ChainStep& s : *chain) {
+    const bool unary = s.op == ScalarOp::kNegate || s.op == ScalarOp::kAbs;
+    s.splat_operands = !unary && splat(s.other) && (s.op != ScalarOp::kClamp || splat(s.hi));
     if (s.op == ScalarOp::kMaximum || s.op == ScalarOp::kClamp)
       s.short_other = splat(s.other) && SplatMaxMinExact(true, src[s.other][0]);
     if (s.op == ScalarOp::kMinimum) s.short_other = splat(s.other) && SplatMaxMinExact(false, src[s.other][0]);
@@ -306,45 +312,57 @@ bool ChainOf(const ScalarProgram& prog, uint16_t* start, std::vector<ChainStep>*
   return running >= 0 && prog.results[0] == running;
 }
 
-// One chain step on the running vector x, element offset i of the block.
+// Loads a chain step's operand for the vector at element offset i of the
+// block: a splat's slot holds one value everywhere, so its vector is the
+// same at every i (ChainFour loads it once for its four vectors).
 template <class D, class V = hn::Vec<D>, typename T = hn::TFromD<D>>
-HWY_INLINE V ChainStepAt(D d, const ChainStep& s, const T* const* src, size_t i, V x) {
+HWY_INLINE V ChainOperand(D d, const T* const* src, uint16_t v, size_t i) {
+  return hn::LoadU(d, src[v] + i);
+}
+
+// max(x, c) or min(x, c) against a splat c for which SplatMaxMinExact
+// holds: c where x <= c (max; x >= c for min), else x (NaN included).
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE V ShortMax(V x, V c) {
+  return hn::IfThenElse(hn::Le(x, c), c, x);
+}
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE V ShortMin(V x, V c) {
+  return hn::IfThenElse(hn::Ge(x, c), c, x);
+}
+
+// One chain step on the running vector x with its operands y (the other)
+// and h (clamp's hi) loaded.
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE V ChainApply(D d, const ChainStep& s, V x, V y, V h) {
   switch (s.op) {
-    case ScalarOp::kAdd: {
-      const V y = hn::LoadU(d, src[s.other] + i);
-      return s.running_left ? hn::Add(x, y) : hn::Add(y, x);
-    }
-    case ScalarOp::kSubtract: {
-      const V y = hn::LoadU(d, src[s.other] + i);
-      return s.running_left ? hn::Sub(x, y) : hn::Sub(y, x);
-    }
-    case ScalarOp::kMultiply: {
-      const V y = hn::LoadU(d, src[s.other] + i);
-      return s.running_left ? hn::Mul(x, y) : hn::Mul(y, x);
-    }
-    case ScalarOp::kDivide: {
-      const V y = hn::LoadU(d, src[s.other] + i);
-      return s.running_left ? hn::Div(x, y) : hn::Div(y, x);
-    }
-    case ScalarOp::kMaximum: {
-      const V y = hn::LoadU(d, src[s.other] + i);
-      if (s.short_other) return hn::IfThenElse(hn::Not(hn::Le(x, y)), x, y);
+    case ScalarOp::kAdd: return s.running_left ? hn::Add(x, y) : hn::Add(y, x);
+    case ScalarOp::kSubtract: return s.running_left ? hn::Sub(x, y) : hn::Sub(y, x);
+    case ScalarOp::kMultiply: return s.running_left ? hn::Mul(x, y) : hn::Mul(y, x);
+    case ScalarOp::kDivide: return s.running_left ? hn::Div(x, y) : hn::Div(y, x);
+    case ScalarOp::kMaximum:
+      if (s.short_other) return ShortMax<D>(x, y);
       return s.running_left ? MaxLikeReference(d, x, y) : MaxLikeReference(d, y, x);
-    }
-    case ScalarOp::kMinimum: {
-      const V y = hn::LoadU(d, src[s.other] + i);
-      if (s.short_other) return hn::IfThenElse(hn::Not(hn::Ge(x, y)), x, y);
+    case ScalarOp::kMinimum:
+      if (s.short_other) return ShortMin<D>(x, y);
       return s.running_left ? MinLikeReference(d, x, y) : MinLikeReference(d, y, x);
-    }
     case ScalarOp::kNegate: return hn::Neg(x);
     case ScalarOp::kAbs: return hn::Abs(x);
     case ScalarOp::kClamp: {
-      const V lo = hn::LoadU(d, src[s.other] + i), hi = hn::LoadU(d, src[s.hi] + i);
-      const V m = s.short_other ? hn::IfThenElse(hn::Not(hn::Le(x, lo)), x, lo) : MaxLikeReference(d, x, lo);
-      return s.short_hi ? hn::IfThenElse(hn::Not(hn::Ge(m, hi)), m, hi) : MinLikeReference(d, m, hi);
+      const V m = s.short_other ? ShortMax<D>(x, y) : MaxLikeReference(d, x, y);
+      return s.short_hi ? ShortMin<D>(m, h) : MinLikeReference(d, m, h);
     }
     default: return x;  // excluded by ChainOf
   }
+}
+
+// One chain step on the running vector x, element offset i of the block.
+template <class D, class V = hn::Vec<D>, typename T = hn::TFromD<D>>
+HWY_INLINE V ChainStepAt(D d, const ChainStep& s, const T* const* src, size_t i, V x) {
+  const bool unary = s.op == ScalarOp::kNegate || s.op == ScalarOp::kAbs;
+  const V y = unary ? x : ChainOperand(d, src, s.other, i);
+  const V h = s.op == ScalarOp::kClamp ? ChainOperand(d, src, s.hi, i) : x;
+  return ChainApply(d, s, x, y, h);
 }
 
 template <class D, class V = hn::Vec<D>, typename T = hn::TFromD<D>>
@@ -356,26 +374,106 @@ HWY_INLINE void ChainStore(D d, V x, T* out, bool stream) {
   }
 }
 
-// Four vectors of the chain (elements i .. i + 4N of the block) from `in`
-// (the start param's block) into `out`, each step applied to the four in
-// turn. (Named vectors, not an array: SVE vectors cannot be array elements.)
-template <class D, typename T = hn::TFromD<D>>
-HWY_INLINE void ChainFour(D d, const ChainStep* steps, size_t num_steps, const T* const* src, const T* in, size_t i,
-                          T* out, bool stream) {
-  const size_t N = hn::Lanes(d);
-  auto x0 = hn::LoadU(d, in + i), x1 = hn::LoadU(d, in + i + N), x2 = hn::LoadU(d, in + i + 2 * N),
-       x3 = hn::LoadU(d, in + i + 3 * N);
-  for (size_t k = 0; k < num_steps; ++k) {
-    x0 = ChainStepAt(d, steps[k], src, i, x0);
-    x1 = ChainStepAt(d, steps[k], src, i + N, x1);
-    x2 = ChainStepAt(d, steps[k], src, i + 2 * N, x2);
-    x3 = ChainStepAt(d, steps[k], src, i + 3 * N, x3);
+// Eight vectors of the chain (elements i .. i + 8N of the block) from `in`
+// (the start param's block) into `out`. Each step is dispatched once for
+// the eight (its op, operand order and forms decided once, a splat operand
+// loaded once), so the per-step bookkeeping is spread over eight vectors:
+// a batch norm and clamp over a convolution's result then costs little
+// more than its arithmetic. (Named vectors and macros, not an array or
+// lambdas: SVE vectors cannot be array elements or captured, and lambdas
+// were not inlined into the loop.)
+#define KILN_EIGHT(E) E(x0, 0) E(x1, 1) E(x2, 2) E(x3, 3) E(x4, 4) E(x5, 5) E(x6, 6) E(x7, 7)
+// x op c (c a splat), c op x, x op y[j], y[j] op x.
+#define KILN_XC(x, j) x = KILN_OP(x, c);
+#define KILN_CX(x, j) x = KILN_OP(c, x);
+#define KILN_XY(x, j) x = KILN_OP(x, hn::LoadU(d, y + (j) * N));
+#define KILN_YX(x, j) x = KILN_OP(hn::LoadU(d, y + (j) * N), x);
+#define KILN_BINARY                \
+  if (s.splat_operands) {          \
+    const V c = hn::LoadU(d, y);   \
+    if (s.running_left) {          \
+      KILN_EIGHT(KILN_XC)          \
+    } else {                       \
+      KILN_EIGHT(KILN_CX)          \
+    }                              \
+  } else if (s.running_left) {     \
+    KILN_EIGHT(KILN_XY)            \
+  } else {                         \
+    KILN_EIGHT(KILN_YX)            \
   }
-  ChainStore(d, x0, out + i, stream);
-  ChainStore(d, x1, out + i + N, stream);
-  ChainStore(d, x2, out + i + 2 * N, stream);
-  ChainStore(d, x3, out + i + 3 * N, stream);
+#define KILN_STEP_AT(x, j) x = ChainStepAt(d, s, src, i + (j) * N, x);
+#define KILN_STORE(x, j) ChainStore(d, x, out + i + (j) * N, stream);
+template <class D, typename T = hn::TFromD<D>>
+HWY_INLINE void ChainEight(D d, const ChainStep* steps, size_t num_steps, const T* const* src, const T* in, size_t i,
+                           T* out, bool stream) {
+  using V = hn::Vec<D>;
+  const size_t N = hn::Lanes(d);
+  V x0 = hn::LoadU(d, in + i), x1 = hn::LoadU(d, in + i + N), x2 = hn::LoadU(d, in + i + 2 * N),
+    x3 = hn::LoadU(d, in + i + 3 * N), x4 = hn::LoadU(d, in + i + 4 * N), x5 = hn::LoadU(d, in + i + 5 * N),
+    x6 = hn::LoadU(d, in + i + 6 * N), x7 = hn::LoadU(d, in + i + 7 * N);
+  for (size_t k = 0; k < num_steps; ++k) {
+    const ChainStep& s = steps[k];
+    const T* y = src[s.other] + i;
+    switch (s.op) {
+#define KILN_OP hn::Add
+      case ScalarOp::kAdd: KILN_BINARY break;
+#undef KILN_OP
+#define KILN_OP hn::Sub
+      case ScalarOp::kSubtract: KILN_BINARY break;
+#undef KILN_OP
+#define KILN_OP hn::Mul
+      case ScalarOp::kMultiply: KILN_BINARY break;
+#undef KILN_OP
+#define KILN_OP hn::Div
+      case ScalarOp::kDivide: KILN_BINARY break;
+#undef KILN_OP
+      case ScalarOp::kClamp:
+        if (!s.short_other || !s.short_hi) {
+          KILN_EIGHT(KILN_STEP_AT)
+          break;
+        }
+        {
+          // Both bounds splats: the short maximum, then the short minimum.
+          const V c = hn::LoadU(d, y);
+#define KILN_OP ShortMax<D>
+          KILN_EIGHT(KILN_XC)
+#undef KILN_OP
+        }
+        y = src[s.hi] + i;
+        [[fallthrough]];
+      case ScalarOp::kMinimum:
+        if (s.short_other || s.op == ScalarOp::kClamp) {
+          const V c = hn::LoadU(d, y);
+#define KILN_OP ShortMin<D>
+          KILN_EIGHT(KILN_XC)
+#undef KILN_OP
+        } else {
+          KILN_EIGHT(KILN_STEP_AT)
+        }
+        break;
+      case ScalarOp::kMaximum:
+        if (s.short_other) {
+          const V c = hn::LoadU(d, y);
+#define KILN_OP ShortMax<D>
+          KILN_EIGHT(KILN_XC)
+#undef KILN_OP
+        } else {
+          KILN_EIGHT(KILN_STEP_AT)
+        }
+        break;
+      default: KILN_EIGHT(KILN_STEP_AT) break;
+    }
+  }
+  KILN_EIGHT(KILN_STORE)
 }
+#undef KILN_STORE
+#undef KILN_STEP_AT
+#undef KILN_BINARY
+#undef KILN_YX
+#undef KILN_XY
+#undef KILN_CX
+#undef KILN_XC
+#undef KILN_EIGHT
 
 template <class D, typename T = hn::TFromD<D>>
 HWY_INLINE void ChainOne(D d, const ChainStep* steps, size_t num_steps, const T* const* src, const T* in, size_t i,
@@ -619,7 +717,7 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
       const ChainStep* steps = chain.data();
       const size_t num_steps = chain.size();
       size_t i = 0;
-      for (; i + 4 * N <= padded; i += 4 * N) ChainFour(d, steps, num_steps, from, in, i, dst, stream);
+      for (; i + 8 * N <= padded; i += 8 * N) ChainEight(d, steps, num_steps, from, in, i, dst, stream);
       for (; i < padded; i += N) ChainOne(d, steps, num_steps, from, in, i, dst, stream);
       if (direct) continue;
       std::memcpy(out, dst, count * sizeof(T));

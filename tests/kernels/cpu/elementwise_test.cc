@@ -494,6 +494,14 @@ KILN_TEST_ALL_TARGETS(CpuElementwise, ChainProgramsMatchTheReferenceExactly) {
     prog.results = {4};
     programs.push_back(prog);
   }
+  {  // ((3 + p0 / 3) - 3) * p1: splat operands on either side (loaded once per step)
+    ScalarProgram prog;
+    prog.param_types = {F32, F32};
+    prog.instrs = {Constant(3.0f), Instr(O::kDivide, F32, {0, 2}), Instr(O::kAdd, F32, {2, 3}),
+                   Instr(O::kSubtract, F32, {4, 2}), Instr(O::kMultiply, F32, {5, 1})};
+    prog.results = {6};
+    programs.push_back(prog);
+  }
   {  // not a chain: x * x + x reads the running value twice
     ScalarProgram prog;
     prog.param_types = {F32};
