@@ -9,7 +9,9 @@
 // reference kernel. The reference builds the operand index element by
 // element, with allocations per element: about 200 ns an element.
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/common/parallel.h"
@@ -74,23 +76,46 @@ Status Gather(const KernelCall& call) {
   KILN_RETURN_IF_ERROR(ref::CheckStorage(out, "stablehlo.gather result"));
   const int64_t k = RowGatherAxes(call);
   if (k == 0) return ref::FindReferenceKernel("stablehlo.gather")(call);
-  std::vector<int64_t> idx;
-  KILN_RETURN_IF_ERROR(ref::ReadIntegerTensor(call.inputs[1], "stablehlo.gather start_indices", &idx));
+  const TensorRef& indices = call.inputs[1];
+  KILN_RETURN_IF_ERROR(ref::CheckStorage(indices, "stablehlo.gather start_indices"));
+  if (!IsInteger(indices.type)) return InvalidArgument("stablehlo.gather start_indices: must have an integer type");
   // A row: the operand's axes after the k indexed ones (k = 1: one row of the table).
   int64_t row = 1;
   for (int64_t d = k; d < operand.rank(); ++d) row *= operand.dims[d];
   const size_t row_bytes = static_cast<size_t>(row) * StorageBytes(out.type);
-  const int64_t rows = static_cast<int64_t>(idx.size()) / k;
+  const int64_t rows = indices.NumElements() / k;
   // Rows per task: about 64 KB of copying each.
   const int64_t per_task = std::max<int64_t>(1, int64_t{1 << 16} / std::max<int64_t>(1, static_cast<int64_t>(row_bytes)));
-  ParallelFor(call.runner, (rows + per_task - 1) / per_task, [&](int64_t t, int) {
-    for (int64_t r = t * per_task; r < std::min(rows, (t + 1) * per_task); ++r) {
-      int64_t start = 0;  // in rows of the operand
-      for (int64_t j = 0; j < k; ++j)
-        start = start * operand.dims[j] + std::clamp<int64_t>(idx[r * k + j], 0, operand.dims[j] - 1);
-      std::memcpy(out.data + r * row_bytes, operand.data + start * row_bytes, row_bytes);
-    }
-  });
+  // The indices read in their own type (a generic per-element load cost
+  // more than copying an embedding row); ui64 values above INT64_MAX
+  // saturate, so clamping still gives the last row, as in the reference.
+  auto copy_rows = [&](auto index_type) {
+    using I = decltype(index_type);
+    const I* idx = reinterpret_cast<const I*>(indices.data);
+    ParallelFor(call.runner, (rows + per_task - 1) / per_task, [&](int64_t t, int) {
+      for (int64_t r = t * per_task; r < std::min(rows, (t + 1) * per_task); ++r) {
+        int64_t start = 0;  // in rows of the operand
+        for (int64_t j = 0; j < k; ++j) {
+          const I v = idx[r * k + j];
+          int64_t i = static_cast<int64_t>(v);
+          if constexpr (std::is_same_v<I, uint64_t>) i = v > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : i;
+          start = start * operand.dims[j] + std::clamp<int64_t>(i, 0, operand.dims[j] - 1);
+        }
+        std::memcpy(out.data + r * row_bytes, operand.data + start * row_bytes, row_bytes);
+      }
+    });
+  };
+  switch (indices.type) {
+    case ElementType::kSI8: copy_rows(int8_t{}); break;
+    case ElementType::kSI16: copy_rows(int16_t{}); break;
+    case ElementType::kSI32: copy_rows(int32_t{}); break;
+    case ElementType::kSI64: copy_rows(int64_t{}); break;
+    case ElementType::kUI8: copy_rows(uint8_t{}); break;
+    case ElementType::kUI16: copy_rows(uint16_t{}); break;
+    case ElementType::kUI32: copy_rows(uint32_t{}); break;
+    case ElementType::kUI64: copy_rows(uint64_t{}); break;
+    default: return ref::FindReferenceKernel("stablehlo.gather")(call);  // i1, i2, i4 ...: the reference reads them
+  }
   return Status::Ok();
 }
 
