@@ -87,6 +87,23 @@ std::optional<int> BlockedDotLayout(const DispatchUse& u, int lr, int rr, const 
 StatusOr<ShaderSource> DotGeneralBlocked(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w, int layout,
                                          size_t batch_dims, size_t m_dims, const std::string& m, const std::string& n,
                                          const std::string& k);
+// A convolution's window and dimension numbers as Convolution parses them
+// (spatial vectors one entry per spatial dim, padding two: lo, hi).
+struct ConvWindow {
+  std::vector<int64_t> strides, lhs_dil, rhs_dil, reversal, padding, isp, ksp, osp;
+  int64_t ib = 0, ifd = 0, kif = 0, kof = 0, ob = 0, ofd = 0, fgc = 1, bgc = 1;
+  bool dynamic = false;
+};
+// The result layouts the register-blocked convolution writes.
+enum class ConvOutputLayout { kFeatureLast, kFeatureMajor };  // [b, spatial..., f], [b, f, spatial...]
+// The register-blocked f32 convolution (kernels_contraction_blocked.cc):
+// BlockedConvLayout says whether a convolution fits it (f32, one feature
+// and batch group, no lhs dilation, static padding, a result of either
+// layout; any input and kernel layout); nullopt sends it to the generic
+// shader.
+std::optional<ConvOutputLayout> BlockedConvLayout(const DispatchUse& u, const ConvWindow& c);
+StatusOr<ShaderSource> ConvolutionBlocked(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w,
+                                          const ConvWindow& c, ConvOutputLayout layout);
 ShaderGenerator Reduce, ReduceWindow, SelectAndScatter;     // kernels_reduction.cc
 ShaderGenerator RowBlock;                                   // kernels_row_block.cc
 ShaderGenerator TriangularSolve;                            // kernels_linalg.cc

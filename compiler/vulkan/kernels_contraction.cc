@@ -115,7 +115,9 @@ StatusOr<ShaderSource> DotGeneral(const KernelParams& kp, const DispatchUse& u, 
   return s;
 }
 
-// convolution / dynamic_conv: see kernels/vulkan/convolution.glsl.
+// convolution / dynamic_conv: see kernels/vulkan/convolution.glsl; f32
+// convolutions of one group with a [b, spatial..., f] or [b, f, spatial...]
+// result take the register-blocked shader (kernels_contraction_blocked.cc).
 StatusOr<ShaderSource> Convolution(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
   const bool dynamic = IsKernel(kp, KernelId::kDynamicConv);
   const size_t operands = dynamic ? 3u : 2u;
@@ -155,6 +157,10 @@ StatusOr<ShaderSource> Convolution(const KernelParams& kp, const DispatchUse& u,
   if (fgc < 1 || bgc < 1 || fgc > INT32_MAX || bgc > INT32_MAX) return Refuse(u, "bad group counts");
   const GType& rt = w.type(out);
   if (rt.cls == C::kBool || rt.cls == C::kComplex) return Refuse(u, "boolean or complex convolutions");
+  const ConvWindow window{strides, lhs_dil, rhs_dil, reversal, padding, isp, ksp, osp, ib, ifd, kif, kof, ob, ofd,
+                          fgc, bgc, dynamic};
+  if (std::optional<ConvOutputLayout> layout = BlockedConvLayout(u, window))
+    return ConvolutionBlocked(kp, u, w, window, *layout);
   KILN_ASSIGN_OR_RETURN(std::string la, ConvertExpr(w.type(0), rt, w.Load(0, "i")));
   KILN_ASSIGN_OR_RETURN(std::string ra, ConvertExpr(w.type(1), rt, w.Load(1, "i")));
   for (size_t t = 0; t < 2; ++t) w.features |= w.type(t).features;
@@ -169,8 +175,10 @@ StatusOr<ShaderSource> Convolution(const KernelParams& kp, const DispatchUse& u,
   ridx[kif] = "f";
   std::string taps, close;
   std::string indent = "  ";
+  const bool floats = rt.cls == C::kFloat;
+  std::string in_before = "true";  // floats: whether the taps so far are inside the lhs
   for (int s = 0; s < ns; ++s) {
-    std::string k = "k" + S(s), pos = "pos" + S(s);
+    std::string k = "k" + S(s), pos = "pos" + S(s), in = "in" + S(s);
     std::string kd = rdims[ksp[s]];
     std::string tap = reversal[s] ? "(int(" + kd + ") - 1 - int(" + k + "))" : "int(" + k + ")";
     std::string lo;
@@ -186,13 +194,25 @@ StatusOr<ShaderSource> Convolution(const KernelParams& kp, const DispatchUse& u,
     indent += "  ";
     taps += indent + "int " + pos + " = int(" + o[osp[s]] + ") * " + S(strides[s]) + " + " + tap + " * " + S(rhs_dil[s]) +
             " - " + lo + ";\n";
-    taps += indent + "if (" + pos + " < 0 || " + pos + " % " + S(lhs_dil[s]) + " != 0 || uint(" + pos + " / " +
-            S(lhs_dil[s]) + ") >= " + ldims[isp[s]] + ") continue;\n";
-    lidx[isp[s]] = "uint(" + pos + " / " + S(lhs_dil[s]) + ")";
+    const std::string outside = pos + " < 0 || " + pos + " % " + S(lhs_dil[s]) + " != 0 || uint(" + pos + " / " +
+                                S(lhs_dil[s]) + ") >= " + ldims[isp[s]];
+    if (floats) {
+      // Padding and lhs holes are zeros of the spec's padded lhs: they take
+      // part in the products (0 * inf = NaN), read as element 0 of the lhs.
+      taps += indent + "const bool " + in + " = " + in_before + " && !(" + outside + ");\n";
+      lidx[isp[s]] = "(" + in + " ? uint(" + pos + " / " + S(lhs_dil[s]) + ") : 0u)";
+      in_before = in;
+    } else {
+      // Integers: a zero adds nothing, so padded taps are skipped.
+      taps += indent + "if (" + outside + ") continue;\n";
+      lidx[isp[s]] = "uint(" + pos + " / " + S(lhs_dil[s]) + ")";
+    }
     ridx[ksp[s]] = k;
     close = indent.substr(2) + "}\n" + close;
   }
-  taps += indent + "for (uint f = 0u; f < k_in; ++f) acc += lhs_at(" + Linear(lidx, ldims) + ") * rhs_at(" +
+  const std::string lhs_value = "lhs_at(" + Linear(lidx, ldims) + ")";
+  taps += indent + "for (uint f = 0u; f < k_in; ++f) acc += " +
+          (floats ? "(" + in_before + " ? " + lhs_value + " : " + rt.name + "(0))" : lhs_value) + " * rhs_at(" +
           Linear(ridx, rdims) + ");\n" + close;
   std::string fix = rt.cls == C::kFloat ? (rt.type == ElementType::kF16 ? "kiln_round_f16(acc)"
                                            : rt.type == ElementType::kBF16 ? "kiln_round_bf16(acc)" : "acc")

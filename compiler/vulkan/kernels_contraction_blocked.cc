@@ -1,8 +1,11 @@
-// The vulkan target's register-blocked dot_general (kernels/vulkan/
-// dot_general_blocked.glsl): f32 contractions whose operands are already
-// laid out as [batch, M, K] x [batch, K, N] or [batch, N, K] in memory, the
-// forms of dense layers and batched matmuls. DotGeneral (kernels_
-// contraction.cc) sends every other layout and type to its generic shader.
+// The vulkan target's register-blocked contractions: dot_general
+// (kernels/vulkan/dot_general_blocked.glsl), f32 contractions whose operands
+// are already laid out as [batch, M, K] x [batch, K, N] or [batch, N, K] in
+// memory, the forms of dense layers and batched matmuls; and convolution
+// (kernels/vulkan/convolution_blocked.glsl), f32 convolutions of one feature
+// group as an implicit GEMM over output positions x output features.
+// DotGeneral and Convolution (kernels_contraction.cc) send every other
+// layout and type to their generic shaders.
 #include "compiler/vulkan/kernels.h"
 
 namespace kiln::compiler::vulkan {
@@ -72,6 +75,111 @@ StatusOr<ShaderSource> DotGeneralBlocked(const KernelParams& kp, const DispatchU
   s.texel_inputs = 0b11;
   s.grid_args = {static_cast<uint32_t>(batch_dims), static_cast<uint32_t>(m_dims), kWy * kTm, kWx * kTn};
   return s;
+}
+
+namespace {
+
+// Convolution tile: TP output positions x TF output features per
+// invocation, eight invocations per work group along the positions.
+constexpr uint32_t kConvTp = 8, kConvTf = 16, kConvLanes = 8;
+
+// "(d[from] * d[from + 1] * ...)" of GLSL dimension expressions, "1u" when empty.
+std::string ProductOf(const std::vector<std::string>& dims, size_t from, size_t to) {
+  std::string s = "1u";
+  for (size_t d = from; d < to; ++d) s += " * " + dims[d];
+  return "(" + s + ")";
+}
+
+}  // namespace
+
+std::optional<ConvOutputLayout> BlockedConvLayout(const DispatchUse& u, const ConvWindow& c) {
+  if (u.in_types.size() < 2 || u.out_types.size() != 1) return std::nullopt;
+  if (u.in_types[0] != ElementType::kF32 || u.in_types[1] != ElementType::kF32 || u.out_types[0] != ElementType::kF32)
+    return std::nullopt;
+  if (c.fgc != 1 || c.bgc != 1 || c.dynamic) return std::nullopt;
+  for (int64_t d : c.lhs_dil)
+    if (d != 1) return std::nullopt;
+  const int64_t ns = static_cast<int64_t>(c.osp.size());
+  if (c.ob != 0) return std::nullopt;
+  bool last = c.ofd == ns + 1, major = c.ofd == 1;
+  for (int64_t s = 0; s < ns; ++s) {
+    last = last && c.osp[s] == s + 1;
+    major = major && c.osp[s] == s + 2;
+  }
+  if (last) return ConvOutputLayout::kFeatureLast;
+  if (major) return ConvOutputLayout::kFeatureMajor;
+  return std::nullopt;
+}
+
+StatusOr<ShaderSource> ConvolutionBlocked(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w,
+                                          const ConvWindow& c, ConvOutputLayout layout) {
+  KILN_ASSIGN_OR_RETURN(std::string store, StoreResult(kp, u, w, 2, "v", true));
+  w.extensions.push_back("GL_EXT_control_flow_attributes");  // [[unroll]]
+  const size_t ns = c.osp.size();
+  const bool last = layout == ConvOutputLayout::kFeatureLast;
+  auto ldims = DimsOf(w, 0), rdims = DimsOf(w, 1), odims = DimsOf(w, w.Out(0));
+  auto lstride = [&](int64_t d) { return ProductOf(ldims, static_cast<size_t>(d) + 1, ldims.size()); };
+  auto rstride = [&](int64_t d) { return ProductOf(rdims, static_cast<size_t>(d) + 1, rdims.size()); };
+  // Output positions: [batch, spatial...] (feature last) or [spatial...] of
+  // one batch entry (feature major, the batch entry from the grid's z).
+  const size_t first_spatial = last ? 1 : 2;
+  std::vector<std::string> pos_dims, pos_names;
+  if (last) {
+    pos_dims.push_back(odims[0]);
+    pos_names.push_back("ob");
+  }
+  for (size_t s = 0; s < ns; ++s) {
+    pos_dims.push_back(odims[first_spatial + s]);
+    pos_names.push_back("os" + S(static_cast<int64_t>(s)));
+  }
+  std::string origin_decl, split = Decompose("pos", pos_dims, pos_names, "rem_p");
+  split += "    lbase[r] = " + std::string(last ? "ob" : "b") + " * " + lstride(c.ib) + ";\n";
+  std::string taps_open, taps_close, tap_position, indent = "  ";
+  std::string in_range = "true", offset = "lbase[r]", wtap = "0u";
+  for (size_t s = 0; s < ns; ++s) {
+    const std::string ss = S(static_cast<int64_t>(s)), org = "org" + ss, k = "k" + ss, pos = "ps" + ss;
+    if (c.padding[2 * s] < INT32_MIN || c.padding[2 * s] > INT32_MAX) return Refuse(u, "bad padding");
+    origin_decl += "  int " + org + "[TP];\n";
+    split += "    " + org + "[r] = int(os" + ss + ") * " + S(c.strides[s]) + " - (" + S(c.padding[2 * s]) + ");\n";
+    const std::string kd = rdims[c.ksp[s]];
+    taps_open += indent + "for (uint " + k + " = 0u; " + k + " < " + kd + "; ++" + k + ") {\n";
+    taps_close = indent + "}\n" + taps_close;
+    indent += "  ";
+    const std::string tap = c.reversal[s] ? "(int(" + kd + ") - 1 - int(" + k + "))" : "int(" + k + ")";
+    tap_position += "    const int " + pos + " = " + org + "[r] + " + tap + " * " + S(c.rhs_dil[s]) + ";\n";
+    in_range += " && " + pos + " >= 0 && uint(" + pos + ") < " + ldims[c.isp[s]];
+    offset += " + uint(" + pos + ") * " + lstride(c.isp[s]);
+    wtap += " + " + k + " * " + rstride(c.ksp[s]);
+  }
+  tap_position += "    ok[r] = " + in_range + ";\n    off[r] = ok[r] ? " + offset + " : 0u;\n";
+  const std::string P = ProductOf(odims, last ? 0 : 2, last ? ns + 1 : ns + 2);
+  std::string tile = last ? "  const uint p0 = gl_GlobalInvocationID.y * TP, f0 = gl_GlobalInvocationID.x * TF;\n"
+                          : "  const uint p0 = gl_GlobalInvocationID.x * TP, f0 = gl_GlobalInvocationID.y * TF;\n"
+                            "  const uint b = gl_WorkGroupID.z;\n";
+  std::string body = Fill(Template("convolution_blocked.glsl"),
+                          {{"FUNCTIONS", ""},
+                           {"TP", S(kConvTp)},
+                           {"TF", S(kConvTf)},
+                           {"P", P},
+                           {"F", odims[c.ofd]},
+                           {"K_IN", ldims[c.ifd]},
+                           {"TILE", tile},
+                           {"ORIGIN_DECL", origin_decl},
+                           {"SPLIT", split},
+                           {"RS_O", rstride(c.kof)},
+                           {"TAPS_OPEN", taps_open},
+                           {"TAPS_CLOSE", taps_close},
+                           {"TAP_POSITION", tap_position},
+                           {"WTAP", wtap},
+                           {"LS_F", lstride(c.ifd)},
+                           {"RS_I", rstride(c.kif)},
+                           {"OUT_INDEX", last ? "pos * F + f" : "(b * F + f) * P + pos"},
+                           {"STORE", store}});
+  ShaderSource src = last ? w.Finish(body, 1, kConvLanes) : w.Finish(body, kConvLanes, 1);
+  src.grid = hal::ShaderGrid::kTiles;
+  src.grid_args = last ? std::vector<uint32_t>{0, static_cast<uint32_t>(ns + 1), kConvLanes * kConvTp, kConvTf}
+                       : std::vector<uint32_t>{1, 1, kConvTf, kConvLanes * kConvTp};
+  return src;
 }
 
 }  // namespace kiln::compiler::vulkan

@@ -157,7 +157,8 @@ Status Dot(const KernelCall& c) {
 // Convolution per the spec's reframing: for every result element, sum over
 // the kernel's spatial window and input features of lhs * rhs, where the lhs
 // position is found in the padded, base-dilated lhs (holes and padding
-// contribute zero, i.e. are skipped). `padding` is (N-2)x2 row-major.
+// are zeros: they add 0 * weight, which only an infinite or NaN weight
+// notices). `padding` is (N-2)x2 row-major.
 Status ConvolutionImpl(const KernelCall& c, const std::vector<int64_t>& padding) {
   const std::string name = KernelName(c);
   const auto& p = c.params;
@@ -265,10 +266,22 @@ Status ConvolutionImpl(const KernelCall& c, const std::vector<int64_t>& padding)
           roff += ki[s] * rs[ksp[s]];
         }
         if (!inside) {
-          if (pad_value == 0) continue;
-          // A padded element (lhs_dilation is 1: no holes) holds pad_value.
           roff = o_f * rs[kof];
           for (size_t s = 0; s < ns; ++s) roff += ki[s] * rs[ksp[s]];
+          if (pad_value == 0) {
+            // The spec's padded lhs holds zeros that take part in the
+            // products: they change a float sum only where a weight is
+            // infinite or NaN (0 * inf = NaN), and an integer sum never.
+            if (in_place) {
+              WithTypedOperands(lhs, rhs, [&](const auto*, const auto* b) {
+                for (int64_t f = 0; f < k_in; ++f) sum += 0.0 * static_cast<double>(b[roff + f * rs[kif]]);
+              });
+            } else if (acc.wide) {
+              for (int64_t f = 0; f < k_in; ++f) acc.AddProduct(Scalar{}, LoadAs(rhs, roff + f * rs[kif], rt));
+            }
+            continue;
+          }
+          // A padded element (lhs_dilation is 1: no holes) holds pad_value.
           for (int64_t f = 0; f < k_in; ++f) acc.AddProduct(pad_scalar, LoadAs(rhs, roff + f * rs[kif], rt));
           continue;  // (integer types: never the in-place f32/f64 sum)
         }

@@ -1,8 +1,10 @@
 // convolution: one invocation per output element accumulates over the
 // kernel taps (nested loops over the spatial dims, generated) and the input
 // features of its group, as kernels/reference does: lhs position
-// pos = out * stride + tap * rhs_dilation - padding_low, skipped when it falls
-// on padding or a hole of the lhs dilation. lhs_at / rhs_at load operands
+// pos = out * stride + tap * rhs_dilation - padding_low. Where it falls on
+// padding or a hole of the lhs dilation, a float convolution multiplies a
+// zero, as the spec's padded lhs does (0 * inf = NaN), and an integer one
+// skips the tap (a zero adds nothing). lhs_at / rhs_at load operands
 // converted to the accumulator type A.
 $FUNCTIONS
 void main() {

@@ -47,6 +47,26 @@ TEST(CpuConvolution, NhwcHwioSamePadding) {
   CheckConv(c, ElementType::kF32, 3, /*specials=*/true);
 }
 
+// Infinite and NaN weights: the spec's padded lhs holds zeros that take part
+// in the products, so a position whose tap meets such a weight on padding is
+// NaN (0 * inf) on the fast paths (GEMM, windows, depthwise) and the
+// reference alike.
+TEST(CpuConvolution, NonFiniteWeightsMeetPaddingZeros) {
+  ConvSpec nhwc{{1, 9, 11, 5}, {3, 3, 5, 7}, {1, 9, 11, 7}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {}, {1, 1, 1, 1}};
+  ConvSpec depthwise{{1, 8, 8, 16}, {3, 3, 1, 16}, {1, 8, 8, 16}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2},
+                     {}, {1, 1, 1, 1}};
+  depthwise.groups = 16;
+  for (const ConvSpec* c : {&nhwc, &depthwise}) {
+    std::mt19937 rng(61);
+    Tensor lhs = Random(ElementType::kF32, c->lhs_dims, rng), rhs = Random(ElementType::kF32, c->rhs_dims, rng);
+    const double v[] = {INFINITY, NAN, -INFINITY};
+    for (int64_t i = 0; i < 3; ++i) rhs.Set(i * 5, v[i]);  // in the window tap (0, 0)
+    int64_t k = c->rhs_dims[c->kif];
+    for (int64_t d : c->ksp) k *= c->rhs_dims[d];
+    Check(ConvParams(*c), lhs, rhs, c->out_dims, k);
+  }
+}
+
 TEST(CpuConvolution, HalfOperandsAndResults) {
   // bf16/f16 operands widened to f32, summed in f32; an f32 result (mixed
   // precision), or a 16-bit one rounded from the f32 sum. NHWC with

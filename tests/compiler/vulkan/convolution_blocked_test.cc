@@ -1,0 +1,164 @@
+// The register-blocked convolution shader (compiler/vulkan/
+// kernels_contraction_blocked.cc, kernels/vulkan/convolution_blocked.glsl)
+// against the CPU device: both result layouts it writes ([b, spatial..., f]
+// and [b, f, spatial...]), inputs and kernels in other layouts, 1-D to 3-D
+// windows, strides, kernel dilation, reversal, negative and uneven padding,
+// sizes that are not multiples of its 8x16 tile, 1x1 convolutions, a fused
+// epilogue, infinite weights meeting padding (the spec's padded lhs holds
+// zeros, and 0 * inf is NaN); and which convolutions take it.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tests/hal/vulkan/vulkan_test_fixture.h"
+
+namespace kiln::vulkan_test {
+namespace {
+
+std::string Shape(const std::vector<int64_t>& dims) {
+  std::string s = "tensor<";
+  for (int64_t d : dims) s += std::to_string(d) + "x";
+  return s + "f32>";
+}
+
+struct ConvCase {
+  std::vector<int64_t> lhs, rhs, out;
+  std::string dims, window;
+  int64_t terms;  // contracted terms per output (taps x input features)
+  int64_t groups = 1;
+};
+
+std::string ConvFunction(size_t n, const ConvCase& c) {
+  return "func.func @f" + std::to_string(n) + "(%a: " + Shape(c.lhs) + ", %b: " + Shape(c.rhs) + ") -> " +
+         Shape(c.out) + " {\n  %0 = stablehlo.convolution(%a, %b) dim_numbers = " + c.dims + ", window = {" +
+         c.window + "} {batch_group_count = 1 : i64, feature_group_count = " + std::to_string(c.groups) +
+         " : i64} : (" + Shape(c.lhs) + ", " + Shape(c.rhs) + ") -> " + Shape(c.out) + "\n  return %0 : " +
+         Shape(c.out) + "\n}\n";
+}
+
+// Within a relative 2e-6 per contracted term of the CPU's result (the sums
+// run in the same order; multiply-adds may fuse differently); infinities
+// and NaNs where the CPU has them.
+void ExpectClose(const vm::HostTensor& got, const vm::HostTensor& want, int64_t terms, const std::string& what) {
+  ASSERT_EQ(got.data.size(), want.data.size()) << what;
+  const float tol = 2e-6f * static_cast<float>(terms + 1);
+  for (size_t i = 0; i < want.data.size() / 4; ++i) {
+    float w, v;
+    std::memcpy(&w, want.data.data() + i * 4, 4);
+    std::memcpy(&v, got.data.data() + i * 4, 4);
+    if (std::isnan(w)) {
+      ASSERT_TRUE(std::isnan(v)) << what << " element " << i;
+    } else if (std::isinf(w)) {
+      ASSERT_EQ(v, w) << what << " element " << i;
+    } else {
+      ASSERT_NEAR(v, w, tol * (1 + std::fabs(w))) << what << " element " << i;
+    }
+  }
+}
+
+void RunCases(hal::Device* cpu, hal::Device* vulkan, const std::vector<ConvCase>& cases, uint32_t workgroup_size,
+              float inf_weight = 0) {
+  std::string src;
+  for (size_t c = 0; c < cases.size(); ++c) src += ConvFunction(c, cases[c]);
+  auto bytes = CompileAll(src, "vulkan");
+  ASSERT_FALSE(bytes.empty());
+  auto module = vm::LoadModule(bytes);
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  // Which shader each took: the blocked one runs 8 invocations per work
+  // group, the generic one 64.
+  for (const auto& variants : (*module)->vulkan_shaders)
+    for (const auto& v : variants) EXPECT_EQ(v.workgroup_size, workgroup_size);
+  std::mt19937_64 rng(41);
+  for (size_t c = 0; c < cases.size(); ++c) {
+    std::vector<vm::HostTensor> in = {RandomF32(cases[c].lhs, rng), RandomF32(cases[c].rhs, rng)};
+    if (inf_weight != 0) std::memcpy(in[1].data.data() + 4 * 7, &inf_weight, 4);
+    const std::string fn = "f" + std::to_string(c);
+    auto want = RunOn(cpu, bytes, fn, in);
+    auto got = RunOn(vulkan, bytes, fn, in);
+    ASSERT_TRUE(want.ok()) << want.status().message();
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    ExpectClose((*got)[0], (*want)[0], cases[c].terms, fn + " " + cases[c].dims);
+  }
+}
+
+const char kNhwc[] = "[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]";
+const char kNchw[] = "[b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1]";
+
+std::vector<ConvCase> Cases() {
+  return {
+      // NHWC, same padding; 2 x 9 x 11 positions and 19 features: edge tiles in both.
+      {{2, 9, 11, 5}, {3, 3, 5, 19}, {2, 9, 11, 19}, kNhwc, "pad = [[1, 1], [1, 1]]", 45},
+      // NCHW, OIHW kernel: strides, kernel dilation, uneven padding.
+      {{3, 6, 10, 7}, {17, 6, 3, 3}, {3, 17, 6, 4}, kNchw,
+       "stride = [2, 1], pad = [[1, 2], [0, 1]], rhs_dilate = [1, 2]", 54},
+      // 1-D, reversed window, negative padding.
+      {{4, 20, 3}, {5, 3, 8}, {4, 17, 8}, "[b, 0, f]x[0, i, o]->[b, 0, f]", "pad = [[-1, 2]], reverse = [1]", 15},
+      // 3-D.
+      {{1, 4, 5, 6, 3}, {2, 2, 3, 3, 4}, {1, 4, 5, 6, 4}, "[b, 0, 1, 2, f]x[0, 1, 2, i, o]->[b, 0, 1, 2, f]",
+       "pad = [[0, 1], [1, 0], [1, 1]]", 36},
+      // 1x1 (an inverted residual block's expansion).
+      {{2, 4, 4, 32}, {1, 1, 32, 48}, {2, 4, 4, 48}, kNhwc, "", 32},
+      // NCHW input, NHWC result; kernel [i, 0, 1, o].
+      {{2, 4, 6, 6}, {4, 3, 3, 9}, {2, 6, 6, 9}, "[b, f, 0, 1]x[i, 0, 1, o]->[b, 0, 1, f]", "pad = [[1, 1], [1, 1]]",
+       36},
+      // NHWC input, NCHW result, one position.
+      {{1, 3, 3, 2}, {3, 3, 2, 5}, {1, 5, 1, 1}, "[b, 0, 1, f]x[0, 1, i, o]->[b, f, 0, 1]", "", 18},
+  };
+}
+
+TEST_F(VulkanTest, BlockedConvolutionMatchesCpu) { RunCases(cpu_.get(), vulkan_.get(), Cases(), 8u); }
+
+// An infinite weight: positions whose tap meets it inside the input are
+// infinite, those where the tap falls on padding NaN (0 * inf), as on the
+// CPU device.
+TEST_F(VulkanTest, BlockedConvolutionMultipliesPaddingZerosLikeTheSpec) {
+  RunCases(cpu_.get(), vulkan_.get(), {Cases()[0], Cases()[1]}, 8u, INFINITY);
+}
+
+// A fused epilogue (bias and relu over the NCHW result) runs on each result
+// in the blocked shader.
+TEST_F(VulkanTest, BlockedConvolutionRunsItsEpilogue) {
+  const char* src = R"(
+func.func @main(%a: tensor<2x8x9x9xf32>, %w: tensor<16x8x3x3xf32>, %bias: tensor<16xf32>) -> tensor<2x16x9x9xf32> {
+  %0 = stablehlo.convolution(%a, %w) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {pad = [[1, 1], [1, 1]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x8x9x9xf32>, tensor<16x8x3x3xf32>) -> tensor<2x16x9x9xf32>
+  %1 = stablehlo.broadcast_in_dim %bias, dims = [1] : (tensor<16xf32>) -> tensor<2x16x9x9xf32>
+  %2 = stablehlo.add %0, %1 : tensor<2x16x9x9xf32>
+  %3 = stablehlo.constant dense<0.0> : tensor<2x16x9x9xf32>
+  %4 = stablehlo.maximum %2, %3 : tensor<2x16x9x9xf32>
+  return %4 : tensor<2x16x9x9xf32>
+}
+)";
+  auto bytes = CompileAll(src, "vulkan");
+  ASSERT_FALSE(bytes.empty());
+  auto module = vm::LoadModule(bytes);
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  ASSERT_EQ((*module)->vulkan_shaders.size(), 1u);  // one dispatch: the epilogue is fused
+  for (const auto& v : (*module)->vulkan_shaders[0]) EXPECT_EQ(v.workgroup_size, 8u);
+  std::mt19937_64 rng(43);
+  std::vector<vm::HostTensor> in = {RandomF32({2, 8, 9, 9}, rng), RandomF32({16, 8, 3, 3}, rng),
+                                    RandomF32({16}, rng)};
+  auto want = RunOn(cpu_.get(), bytes, "main", in);
+  auto got = RunOn(vulkan_.get(), bytes, "main", in);
+  ASSERT_TRUE(want.ok()) << want.status().message();
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  ExpectClose((*got)[0], (*want)[0], 72, "epilogue");
+}
+
+// Grouped and depthwise convolutions and lhs dilation keep the generic
+// shader, and still match the CPU, an infinite weight on padding and holes
+// included (NaN: the generic shader multiplies their zeros too).
+TEST_F(VulkanTest, ConvolutionOutsideTheBlockedShapesKeepsTheGenericShader) {
+  const std::vector<ConvCase> cases = {
+      {{2, 5, 5, 6}, {3, 3, 3, 4}, {2, 5, 5, 4}, kNhwc, "pad = [[1, 1], [1, 1]]", 27, 2},
+      {{1, 4, 4, 8}, {3, 3, 1, 8}, {1, 4, 4, 8}, kNhwc, "pad = [[1, 1], [1, 1]]", 9, 8},
+      {{1, 3, 3, 2}, {2, 2, 2, 3}, {1, 4, 4, 3}, kNhwc, "lhs_dilate = [2, 2]", 8}};
+  RunCases(cpu_.get(), vulkan_.get(), cases, 64u);
+  RunCases(cpu_.get(), vulkan_.get(), cases, 64u, INFINITY);
+}
+
+}  // namespace
+}  // namespace kiln::vulkan_test
