@@ -97,10 +97,10 @@ struct ConvWindow {
 // The result layouts the register-blocked convolution writes.
 enum class ConvOutputLayout { kFeatureLast, kFeatureMajor };  // [b, spatial..., f], [b, f, spatial...]
 // The register-blocked f32 convolution (kernels_contraction_blocked.cc):
-// BlockedConvLayout says whether a convolution fits it (f32, one feature
-// and batch group, no lhs dilation, static padding, a result of either
-// layout; any input and kernel layout); nullopt sends it to the generic
-// shader.
+// BlockedConvLayout says whether a convolution fits it (f32, one batch
+// group, any feature groups, no lhs dilation, static padding, a result of
+// either layout; any input and kernel layout); nullopt sends it to the
+// generic shader.
 std::optional<ConvOutputLayout> BlockedConvLayout(const DispatchUse& u, const ConvWindow& c);
 StatusOr<ShaderSource> ConvolutionBlocked(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w,
                                           const ConvWindow& c, ConvOutputLayout layout);

@@ -80,7 +80,9 @@ StatusOr<ShaderSource> DotGeneralBlocked(const KernelParams& kp, const DispatchU
 namespace {
 
 // Convolution tile: TP output positions x TF output features per
-// invocation, eight invocations per work group along the positions.
+// invocation, eight invocations per work group along the positions (along
+// x: with the eight along y, lavapipe ran the 1x1 convolutions of an
+// inverted residual block 2-4x slower).
 constexpr uint32_t kConvTp = 8, kConvTf = 16, kConvLanes = 8;
 
 // "(d[from] * d[from + 1] * ...)" of GLSL dimension expressions, "1u" when empty.
@@ -96,7 +98,7 @@ std::optional<ConvOutputLayout> BlockedConvLayout(const DispatchUse& u, const Co
   if (u.in_types.size() < 2 || u.out_types.size() != 1) return std::nullopt;
   if (u.in_types[0] != ElementType::kF32 || u.in_types[1] != ElementType::kF32 || u.out_types[0] != ElementType::kF32)
     return std::nullopt;
-  if (c.fgc != 1 || c.bgc != 1 || c.dynamic) return std::nullopt;
+  if (c.bgc != 1 || c.dynamic || c.fgc > INT32_MAX) return std::nullopt;
   for (int64_t d : c.lhs_dil)
     if (d != 1) return std::nullopt;
   const int64_t ns = static_cast<int64_t>(c.osp.size());
@@ -153,7 +155,12 @@ StatusOr<ShaderSource> ConvolutionBlocked(const KernelParams& kp, const Dispatch
   }
   tap_position += "    ok[r] = " + in_range + ";\n    off[r] = ok[r] ? " + offset + " : 0u;\n";
   const std::string P = ProductOf(odims, last ? 0 : 2, last ? ns + 1 : ns + 2);
-  std::string tile = last ? "  const uint p0 = gl_GlobalInvocationID.y * TP, f0 = gl_GlobalInvocationID.x * TF;\n"
+  // The work group's eight invocations (lavapipe's SIMD lanes run along
+  // x) take eight consecutive position tiles of one feature tile: with the
+  // features last, the grid's x counts feature tiles and its y groups of
+  // eight position tiles.
+  std::string tile = last ? "  const uint p0 = (gl_WorkGroupID.y * gl_WorkGroupSize.x + gl_LocalInvocationID.x) * TP;\n"
+                            "  const uint f0 = gl_WorkGroupID.x * TF;\n"
                           : "  const uint p0 = gl_GlobalInvocationID.x * TP, f0 = gl_GlobalInvocationID.y * TF;\n"
                             "  const uint b = gl_WorkGroupID.z;\n";
   std::string body = Fill(Template("convolution_blocked.glsl"),
@@ -162,7 +169,9 @@ StatusOr<ShaderSource> ConvolutionBlocked(const KernelParams& kp, const Dispatch
                            {"TF", S(kConvTf)},
                            {"P", P},
                            {"F", odims[c.ofd]},
-                           {"K_IN", ldims[c.ifd]},
+                           {"K_IN", rdims[c.kif]},
+                           {"GROUPED", c.fgc > 1 ? "1" : "0"},
+                           {"FGC", S(c.fgc)},
                            {"TILE", tile},
                            {"ORIGIN_DECL", origin_decl},
                            {"SPLIT", split},
@@ -175,7 +184,7 @@ StatusOr<ShaderSource> ConvolutionBlocked(const KernelParams& kp, const Dispatch
                            {"RS_I", rstride(c.kif)},
                            {"OUT_INDEX", last ? "pos * F + f" : "(b * F + f) * P + pos"},
                            {"STORE", store}});
-  ShaderSource src = last ? w.Finish(body, 1, kConvLanes) : w.Finish(body, kConvLanes, 1);
+  ShaderSource src = w.Finish(body, kConvLanes, 1);
   src.grid = hal::ShaderGrid::kTiles;
   src.grid_args = last ? std::vector<uint32_t>{0, static_cast<uint32_t>(ns + 1), kConvLanes * kConvTp, kConvTf}
                        : std::vector<uint32_t>{1, 1, kConvTf, kConvLanes * kConvTp};

@@ -1,7 +1,8 @@
 // The register-blocked convolution shader (compiler/vulkan/
 // kernels_contraction_blocked.cc, kernels/vulkan/convolution_blocked.glsl)
 // against the CPU device: both result layouts it writes ([b, spatial..., f]
-// and [b, f, spatial...]), inputs and kernels in other layouts, 1-D to 3-D
+// and [b, f, spatial...]), inputs and kernels in other layouts, feature
+// groups (grouped, depthwise, a channel multiplier), 1-D to 3-D
 // windows, strides, kernel dilation, reversal, negative and uneven padding,
 // sizes that are not multiples of its 8x16 tile, 1x1 convolutions, a fused
 // epilogue, infinite weights meeting padding (the spec's padded lhs holds
@@ -107,6 +108,12 @@ std::vector<ConvCase> Cases() {
        36},
       // NHWC input, NCHW result, one position.
       {{1, 3, 3, 2}, {3, 3, 2, 5}, {1, 5, 1, 1}, "[b, 0, 1, f]x[0, 1, i, o]->[b, f, 0, 1]", "", 18},
+      // Two feature groups of 3 inputs and 2 outputs each.
+      {{2, 5, 5, 6}, {3, 3, 3, 4}, {2, 5, 5, 4}, kNhwc, "pad = [[1, 1], [1, 1]]", 27, 2},
+      // Depthwise, NHWC (an inverted residual block's), 24 features: an edge feature tile.
+      {{2, 7, 6, 24}, {3, 3, 1, 24}, {2, 7, 6, 24}, kNhwc, "pad = [[1, 1], [1, 1]]", 9, 24},
+      // Depthwise with a channel multiplier of 2, NCHW, stride 2.
+      {{1, 5, 9, 9}, {10, 1, 3, 3}, {1, 10, 5, 5}, kNchw, "stride = [2, 2], pad = [[1, 1], [1, 1]]", 9, 5},
   };
 }
 
@@ -148,14 +155,14 @@ func.func @main(%a: tensor<2x8x9x9xf32>, %w: tensor<16x8x3x3xf32>, %bias: tensor
   ExpectClose((*got)[0], (*want)[0], 72, "epilogue");
 }
 
-// Grouped and depthwise convolutions and lhs dilation keep the generic
+// lhs dilation and result layouts other than the two keep the generic
 // shader, and still match the CPU, an infinite weight on padding and holes
 // included (NaN: the generic shader multiplies their zeros too).
 TEST_F(VulkanTest, ConvolutionOutsideTheBlockedShapesKeepsTheGenericShader) {
   const std::vector<ConvCase> cases = {
-      {{2, 5, 5, 6}, {3, 3, 3, 4}, {2, 5, 5, 4}, kNhwc, "pad = [[1, 1], [1, 1]]", 27, 2},
-      {{1, 4, 4, 8}, {3, 3, 1, 8}, {1, 4, 4, 8}, kNhwc, "pad = [[1, 1], [1, 1]]", 9, 8},
-      {{1, 3, 3, 2}, {2, 2, 2, 3}, {1, 4, 4, 3}, kNhwc, "lhs_dilate = [2, 2]", 8}};
+      {{1, 3, 3, 2}, {2, 2, 2, 3}, {1, 4, 4, 3}, kNhwc, "lhs_dilate = [2, 2]", 8},
+      {{1, 4, 4, 8}, {3, 3, 1, 8}, {4, 1, 4, 8}, "[b, 0, 1, f]x[0, 1, i, o]->[0, b, 1, f]",
+       "pad = [[1, 1], [1, 1]]", 9, 8}};
   RunCases(cpu_.get(), vulkan_.get(), cases, 64u);
   RunCases(cpu_.get(), vulkan_.get(), cases, 64u, INFINITY);
 }
