@@ -155,6 +155,12 @@ StatusOr<ShaderSource> ConvolutionBlocked(const KernelParams& kp, const Dispatch
   }
   tap_position += "    ok[r] = " + in_range + ";\n    off[r] = ok[r] ? " + offset + " : 0u;\n";
   const std::string P = ProductOf(odims, last ? 0 : 2, last ? ns + 1 : ns + 2);
+  // Texel reads where the features are innermost in the input and the
+  // kernel (the shader checks sizes and alignment when it runs); both
+  // operands are then also bound as texel buffers, after the storage
+  // bindings (the parameters, the inputs, the output).
+  const bool wide = c.ifd == static_cast<int64_t>(ldims.size()) - 1 && c.kof == static_cast<int64_t>(rdims.size()) - 1;
+  const int64_t texel_binding = 1 + static_cast<int64_t>(w.num_inputs()) + 1;
   // The work group's eight invocations (lavapipe's SIMD lanes run along
   // x) take eight consecutive position tiles of one feature tile: with the
   // features last, the grid's x counts feature tiles and its y groups of
@@ -183,9 +189,21 @@ StatusOr<ShaderSource> ConvolutionBlocked(const KernelParams& kp, const Dispatch
                            {"LS_F", lstride(c.ifd)},
                            {"RS_I", rstride(c.kif)},
                            {"OUT_INDEX", last ? "pos * F + f" : "(b * F + f) * P + pos"},
+                           {"WIDE", wide ? "1" : "0"},
+                           {"ATEX", S(texel_binding)},
+                           {"BTEX", S(texel_binding + 1)},
+                           {"AOFF", S(w.OffsetWord(0))},
+                           {"BOFF", S(w.OffsetWord(1))},
+                           {"C_IN", ldims[c.ifd]},
+                           {"LHS_SIZE", ProductOf(ldims, 0, ldims.size())},
+                           {"RHS_SIZE", ProductOf(rdims, 0, rdims.size())},
                            {"STORE", store}});
   ShaderSource src = w.Finish(body, kConvLanes, 1);
   src.grid = hal::ShaderGrid::kTiles;
+  if (wide) {
+    src.features |= hal::kTexelInputs;
+    src.texel_inputs = 0b11;
+  }
   src.grid_args = last ? std::vector<uint32_t>{0, static_cast<uint32_t>(ns + 1), kConvLanes * kConvTp, kConvTf}
                        : std::vector<uint32_t>{1, 1, kConvTf, kConvLanes * kConvTp};
   return src;

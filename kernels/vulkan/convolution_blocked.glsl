@@ -10,11 +10,21 @@
 // convolutions, K_IN the input features per group) each output feature
 // reads its own group's inputs, one load per position and feature. Surplus rows and columns of edge tiles recompute the last
 // position or feature (reading only elements in range) and skip their
-// stores. A window tap on padding multiplies a zero, as the spec's padded
+// stores. Where the features are innermost in the input and the kernel
+// (WIDE: NHWC/HWIO-like layouts), whole 16-byte texels and the texel views
+// large enough, both are read as vec4 texels (four input features of a
+// position, four output features of a kernel row: lavapipe gathers texels
+// without the per-lane loop of a storage-buffer load), for depthwise
+// convolutions with a multiplier of 1 four features of a position at once;
+// the branch is uniform over the dispatch. A window tap on padding multiplies a zero, as the spec's padded
 // lhs does (so an infinite weight there gives NaN, as on the CPU device's
 // fast kernels), not read from the input.
+#if $WIDE
+layout(set = 0, binding = $ATEX) uniform samplerBuffer a_tex;
+layout(set = 0, binding = $BTEX) uniform samplerBuffer b_tex;
+#endif
 $FUNCTIONS
-const uint TP = $TPu, TF = $TFu;
+const uint TP = $TPu, TF = $TFu, TF4 = TF / 4u;
 
 void main() {
   const uint P = $P, F = $F, K_IN = $K_IN;
@@ -35,9 +45,24 @@ $SPLIT
   uint gfeat[TF];
   [[unroll]] for (uint c = 0u; c < TF; ++c) gfeat[c] = (min(f0 + c, F - 1u) / (F / $FGCu)) * K_IN;
 #endif
+  // (Scalars, not vec4s: lavapipe ran the word-read path a third slower
+  // with vec4 accumulators.)
   float acc[TP][TF];
   [[unroll]] for (uint r = 0u; r < TP; ++r)
     [[unroll]] for (uint c = 0u; c < TF; ++c) acc[r][c] = 0.0;
+#if $WIDE
+  const uint a0 = p[$AOFF] / 4u, b0 = p[$BOFF] / 4u, C_IN = $C_IN;
+  const bool wide = (C_IN & 3u) == 0u && (F & 3u) == 0u && (a0 & 3u) == 0u && (b0 & 3u) == 0u &&
+                    (a0 + $LHS_SIZE) / 4u <= uint(textureSize(a_tex)) &&
+                    (b0 + $RHS_SIZE) / 4u <= uint(textureSize(b_tex))
+#if $GROUPED
+                    && K_IN == 1u && F == C_IN  // depthwise, multiplier 1: feature c reads input feature c
+#endif
+      ;
+  // Each feature quad's texel within a kernel row (and, depthwise, a pixel).
+  uint qtex[TF4];
+  [[unroll]] for (uint j = 0u; j < TF4; ++j) qtex[j] = min(f0 / 4u + j, F / 4u - 1u);
+#endif
 $TAPS_OPEN
   uint off[TP];
   bool ok[TP];
@@ -45,23 +70,51 @@ $TAPS_OPEN
 $TAP_POSITION
   }
   const uint wtap = $WTAP;
-  for (uint f = 0u; f < K_IN; ++f) {
-    const uint wf = wtap + f * ($RS_I);
+#if $WIDE
+  if (wide) {
 #if $GROUPED
-    // Each feature reads the input features of its own group.
-    [[unroll]] for (uint c = 0u; c < TF; ++c) {
-      const float wv = ld1(wf + wcol[c]);
-      const uint fo = (gfeat[c] + f) * ($LS_F);
-      [[unroll]] for (uint r = 0u; r < TP; ++r) acc[r][c] += (ok[r] ? ld0(off[r] + fo) : 0.0) * wv;
-    }
+    vec4 w4[TF4];
+    [[unroll]] for (uint j = 0u; j < TF4; ++j) w4[j] = texelFetch(b_tex, int((b0 + wtap) / 4u + qtex[j]));
+    [[unroll]] for (uint r = 0u; r < TP; ++r)
+      [[unroll]] for (uint j = 0u; j < TF4; ++j) {
+        const vec4 x4 = ok[r] ? texelFetch(a_tex, int((a0 + off[r]) / 4u + qtex[j])) : vec4(0.0);
+        [[unroll]] for (uint k = 0u; k < 4u; ++k) acc[r][4u * j + k] += x4[k] * w4[j][k];
+      }
 #else
-    float a[TP];
-    [[unroll]] for (uint r = 0u; r < TP; ++r) a[r] = ok[r] ? ld0(off[r] + f * ($LS_F)) : 0.0;
-    [[unroll]] for (uint c = 0u; c < TF; ++c) {
-      const float wv = ld1(wf + wcol[c]);
-      [[unroll]] for (uint r = 0u; r < TP; ++r) acc[r][c] += a[r] * wv;
+    for (uint f = 0u; f < K_IN; f += 4u) {
+      vec4 a4[TP];
+      [[unroll]] for (uint r = 0u; r < TP; ++r) a4[r] = ok[r] ? texelFetch(a_tex, int((a0 + off[r] + f) / 4u)) : vec4(0.0);
+      [[unroll]] for (uint q = 0u; q < 4u; ++q) {
+        const uint wrow = (b0 + wtap + (f + q) * ($RS_I)) / 4u;
+        [[unroll]] for (uint j = 0u; j < TF4; ++j) {
+          const vec4 w4 = texelFetch(b_tex, int(wrow + qtex[j]));
+          [[unroll]] for (uint r = 0u; r < TP; ++r)
+            [[unroll]] for (uint k = 0u; k < 4u; ++k) acc[r][4u * j + k] += a4[r][q] * w4[k];
+        }
+      }
     }
 #endif
+  } else
+#endif
+  {
+    for (uint f = 0u; f < K_IN; ++f) {
+      const uint wf = wtap + f * ($RS_I);
+#if $GROUPED
+      // Each feature reads the input features of its own group.
+      [[unroll]] for (uint c = 0u; c < TF; ++c) {
+        const float wv = ld1(wf + wcol[c]);
+        const uint fo = (gfeat[c] + f) * ($LS_F);
+        [[unroll]] for (uint r = 0u; r < TP; ++r) acc[r][c] += (ok[r] ? ld0(off[r] + fo) : 0.0) * wv;
+      }
+#else
+      float a[TP];
+      [[unroll]] for (uint r = 0u; r < TP; ++r) a[r] = ok[r] ? ld0(off[r] + f * ($LS_F)) : 0.0;
+      [[unroll]] for (uint c = 0u; c < TF; ++c) {
+        const float wv = ld1(wf + wcol[c]);
+        [[unroll]] for (uint r = 0u; r < TP; ++r) acc[r][c] += a[r] * wv;
+      }
+#endif
+    }
   }
 $TAPS_CLOSE
   [[unroll]] for (uint r = 0u; r < TP; ++r)

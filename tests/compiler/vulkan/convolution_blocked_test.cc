@@ -101,6 +101,9 @@ std::vector<ConvCase> Cases() {
       // 3-D.
       {{1, 4, 5, 6, 3}, {2, 2, 3, 3, 4}, {1, 4, 5, 6, 4}, "[b, 0, 1, 2, f]x[0, 1, 2, i, o]->[b, 0, 1, 2, f]",
        "pad = [[0, 1], [1, 0], [1, 1]]", 36},
+      // NHWC, 8 input and 20 output features: vec4 texel reads of both
+      // operands (an edge feature tile), strides and padding.
+      {{2, 7, 9, 8}, {3, 3, 8, 20}, {2, 4, 5, 20}, kNhwc, "stride = [2, 2], pad = [[1, 1], [1, 1]]", 72},
       // 1x1 (an inverted residual block's expansion).
       {{2, 4, 4, 32}, {1, 1, 32, 48}, {2, 4, 4, 48}, kNhwc, "", 32},
       // NCHW input, NHWC result; kernel [i, 0, 1, o].
@@ -123,7 +126,8 @@ TEST_F(VulkanTest, BlockedConvolutionMatchesCpu) { RunCases(cpu_.get(), vulkan_.
 // infinite, those where the tap falls on padding NaN (0 * inf), as on the
 // CPU device.
 TEST_F(VulkanTest, BlockedConvolutionMultipliesPaddingZerosLikeTheSpec) {
-  RunCases(cpu_.get(), vulkan_.get(), {Cases()[0], Cases()[1]}, 8u, INFINITY);
+  const auto cases = Cases();
+  RunCases(cpu_.get(), vulkan_.get(), {cases[0], cases[1], cases[4], cases[9]}, 8u, INFINITY);
 }
 
 // A fused epilogue (bias and relu over the NCHW result) runs on each result
