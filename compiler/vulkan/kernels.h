@@ -87,6 +87,13 @@ std::optional<int> BlockedDotLayout(const DispatchUse& u, int lr, int rr, const 
 StatusOr<ShaderSource> DotGeneralBlocked(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w, int layout,
                                          size_t batch_dims, size_t m_dims, const std::string& m, const std::string& n,
                                          const std::string& k);
+// The same tile for f32 operands of any other layout (kernels/vulkan/
+// dot_general_strided.glsl): each operand read through its dims' strides,
+// the contraction as one loop per contracting dim.
+StatusOr<ShaderSource> DotGeneralStrided(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w,
+                                         const std::vector<int64_t>& lb, const std::vector<int64_t>& rb,
+                                         const std::vector<int64_t>& lc, const std::vector<int64_t>& rc,
+                                         const std::vector<int64_t>& lfree, const std::vector<int64_t>& rfree);
 // A convolution's window and dimension numbers as Convolution parses them
 // (spatial vectors one entry per spatial dim, padding two: lo, hi).
 struct ConvWindow {

@@ -12,8 +12,9 @@ using C = GType::Class;
 
 // dot_general / dot: f32 operands already laid out as [batch, M, K] x
 // [batch, K or N, N or K] take the register-blocked shader
-// (kernels_contraction_blocked.cc); every other layout and type takes 16x16
-// output tiles per work group, operand tiles staged in shared memory. The output is viewed as [B, M, N]: batch dims, lhs free
+// (kernels_contraction_blocked.cc), f32 operands of any other layout its
+// strided form; every other type takes 16x16 output tiles per work group,
+// operand tiles staged in shared memory. The output is viewed as [B, M, N]: batch dims, lhs free
 // dims, rhs free dims (the spec's result order).
 StatusOr<ShaderSource> DotGeneral(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
   if (u.in_types.size() < 2 || u.out_types.size() != 1) return Refuse(u, "expected two operands and one result");
@@ -66,6 +67,8 @@ StatusOr<ShaderSource> DotGeneral(const KernelParams& kp, const DispatchUse& u, 
   if (std::optional<int> layout = BlockedDotLayout(u, lr, rr, lb, rb, lc, rc, lfree, rfree))
     return DotGeneralBlocked(kp, u, w, *layout, lb.size(), lfree.size(), product(ldims, lfree),
                              product(rdims, rfree), product(ldims, lc));
+  if (u.in_types[0] == ElementType::kF32 && u.in_types[1] == ElementType::kF32 && u.out_types[0] == ElementType::kF32)
+    return DotGeneralStrided(kp, u, w, lb, rb, lc, rc, lfree, rfree);
   // lhs element (b, m, k) and rhs element (b, k, n) as functions.
   auto at = [&](size_t t, const std::vector<std::string>& dims, const std::vector<int64_t>& batch,
                 const std::vector<int64_t>& free, const std::vector<int64_t>& contract, bool free_first) {

@@ -77,6 +77,7 @@ StatusOr<ShaderSource> DotGeneralBlocked(const KernelParams& kp, const DispatchU
   return s;
 }
 
+
 namespace {
 
 // Convolution tile: TP output positions x TF output features per
@@ -93,6 +94,74 @@ std::string ProductOf(const std::vector<std::string>& dims, size_t from, size_t 
 }
 
 }  // namespace
+
+StatusOr<ShaderSource> DotGeneralStrided(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w,
+                                         const std::vector<int64_t>& lb, const std::vector<int64_t>& rb,
+                                         const std::vector<int64_t>& lc, const std::vector<int64_t>& rc,
+                                         const std::vector<int64_t>& lfree, const std::vector<int64_t>& rfree) {
+  if (u.in_types.size() < 2 || u.out_types.size() != 1 || u.in_types[0] != ElementType::kF32 ||
+      u.in_types[1] != ElementType::kF32 || u.out_types[0] != ElementType::kF32)
+    return Refuse(u, "the strided blocked dot_general takes f32 only");
+  KILN_ASSIGN_OR_RETURN(std::string store, StoreResult(kp, u, w, 2, "v", true));
+  w.extensions.push_back("GL_EXT_control_flow_attributes");  // [[unroll]]
+  auto ldims = DimsOf(w, 0), rdims = DimsOf(w, 1);
+  auto lstride = [&](int64_t d) { return ProductOf(ldims, static_cast<size_t>(d) + 1, ldims.size()); };
+  auto rstride = [&](int64_t d) { return ProductOf(rdims, static_cast<size_t>(d) + 1, rdims.size()); };
+  auto names = [](const std::string& prefix, size_t n) {
+    std::vector<std::string> v;
+    for (size_t i = 0; i < n; ++i) v.push_back(prefix + S(static_cast<int64_t>(i)));
+    return v;
+  };
+  auto product = [](const std::vector<std::string>& dims, const std::vector<int64_t>& which) {
+    std::string p = "1u";
+    for (int64_t d : which) p += " * " + dims[d];
+    return "(" + p + ")";
+  };
+  auto sizes = [](const std::vector<std::string>& dims, const std::vector<int64_t>& which) {
+    std::vector<std::string> v;
+    for (int64_t d : which) v.push_back(dims[d]);
+    return v;
+  };
+  // The batch entry b, a row m and a column n split over their dims (the
+  // output lists the batch dims, then lhs free, then rhs free dims).
+  std::string batch = Decompose("b", sizes(ldims, lb), names("bi", lb.size()), "rem_b");
+  for (size_t i = 0; i < lb.size(); ++i) {
+    const std::string bi = "bi" + S(static_cast<int64_t>(i));
+    batch += "  abase += " + bi + " * " + lstride(lb[i]) + ";\n  bbase += " + bi + " * " + rstride(rb[i]) + ";\n";
+  }
+  std::string row = Decompose("m", sizes(ldims, lfree), names("mi", lfree.size()), "rem_m") + "    row[r] = abase";
+  for (size_t i = 0; i < lfree.size(); ++i) row += " + mi" + S(static_cast<int64_t>(i)) + " * " + lstride(lfree[i]);
+  std::string col = Decompose("n", sizes(rdims, rfree), names("ni", rfree.size()), "rem_n") + "    col[c] = bbase";
+  for (size_t i = 0; i < rfree.size(); ++i) col += " + ni" + S(static_cast<int64_t>(i)) + " * " + rstride(rfree[i]);
+  // The contraction: one loop per contracting dim, in order.
+  std::string open, close, ka = "0u", kb = "0u", indent = "  ";
+  for (size_t i = 0; i < lc.size(); ++i) {
+    const std::string k = "k" + S(static_cast<int64_t>(i));
+    open += indent + "for (uint " + k + " = 0u; " + k + " < " + ldims[lc[i]] + "; ++" + k + ") {\n";
+    close = indent + "}\n" + close;
+    indent += "  ";
+    ka += " + " + k + " * " + lstride(lc[i]);
+    kb += " + " + k + " * " + rstride(rc[i]);
+  }
+  std::string body = Fill(Template("dot_general_strided.glsl"),
+                          {{"FUNCTIONS", ""},
+                           {"TM", S(kTm)},
+                           {"TN", S(kTn)},
+                           {"M", product(ldims, lfree)},
+                           {"N", product(rdims, rfree)},
+                           {"BATCH", batch},
+                           {"ROW", row + ";\n"},
+                           {"COL", col + ";\n"},
+                           {"K_OPEN", open},
+                           {"K_CLOSE", close},
+                           {"KA", ka},
+                           {"KB", kb},
+                           {"STORE", store}});
+  ShaderSource s = w.Finish(body, kWx, kWy);
+  s.grid = hal::ShaderGrid::kTiles;
+  s.grid_args = {static_cast<uint32_t>(lb.size()), static_cast<uint32_t>(lfree.size()), kWy * kTm, kWx * kTn};
+  return s;
+}
 
 std::optional<ConvOutputLayout> BlockedConvLayout(const DispatchUse& u, const ConvWindow& c) {
   if (u.in_types.size() < 2 || u.out_types.size() != 1) return std::nullopt;

@@ -2,8 +2,8 @@
 // kernels_contraction_blocked.cc, kernels/vulkan/dot_general_blocked.glsl)
 // against the CPU device: sizes that are not multiples of its 8x16 invocation
 // tile or of its vec4 loads (1, 3, 17, 129, ...), both rhs layouts
-// ([K, N] and [N, K]), batch dims, dot, fused epilogues; and which layouts
-// and types take it at all.
+// ([K, N] and [N, K]), batch dims, dot, fused epilogues; its strided form
+// for the other f32 layouts; and which types keep the generic shader.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -128,19 +128,47 @@ func.func @empty(%a: tensor<5x0xf32>, %b: tensor<0x6xf32>, %c: tensor<5x6xf32>) 
   }
 }
 
-// Layouts and types the blocked shader does not cover keep the generic one
-// (a transposed lhs, batch dims that do not lead, f64, i32) and still match
-// the CPU (integers bit for bit).
-TEST_F(VulkanTest, DotGeneralOutsideTheBlockedShapesKeepsTheGenericShader) {
+// f32 layouts the blocked shader does not read in place take its strided
+// form (8 invocations per work group): a transposed lhs, batch dims that do
+// not lead, attention's products (batch dims [0, 2], contracting the last
+// dim of both, or the lhs's and the rhs's middle), the output projection
+// with the heads folded into the contraction ([1, 3] x [0, 1]), odd sizes
+// (edge tiles), no contracting dim and an empty contraction.
+TEST_F(VulkanTest, DotGeneralOfOtherLayoutsTakesTheStridedBlockedShader) {
+  std::vector<Case> cases = {
+      {{13, 7}, {13, 9}, {7, 9}, "contracting_dims = [0] x [0]", 13},
+      {{5, 6, 3}, {6, 4, 3}, {3, 5, 4}, "batching_dims = [2] x [2], contracting_dims = [1] x [0]", 6},
+      {{1, 17, 3, 8}, {1, 19, 3, 8}, {1, 3, 17, 19}, "batching_dims = [0, 2] x [0, 2], contracting_dims = [3] x [3]", 8},
+      {{1, 3, 17, 19}, {1, 19, 3, 8}, {1, 3, 17, 8}, "batching_dims = [0, 1] x [0, 2], contracting_dims = [3] x [1]", 19},
+      {{2, 4, 9, 6}, {4, 6, 21}, {2, 9, 21}, "contracting_dims = [1, 3] x [0, 1]", 24},
+      {{3, 5}, {7, 2}, {3, 5, 7, 2}, "contracting_dims = [] x []", 1},
+      {{4, 0, 3}, {0, 3, 5}, {4, 5}, "contracting_dims = [1, 2] x [0, 1]", 0},
+  };
+  std::string src;
+  for (size_t c = 0; c < cases.size(); ++c)
+    src += DotFunction(static_cast<int>(c), cases[c].a, cases[c].b, cases[c].out, cases[c].dims);
+  auto bytes = CompileAll(src, "vulkan");
+  ASSERT_FALSE(bytes.empty());
+  auto module = vm::LoadModule(bytes);
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  for (const auto& variants : (*module)->vulkan_shaders)
+    for (const auto& v : variants) EXPECT_EQ(v.workgroup_size, 8u);
+  std::mt19937_64 rng(37);
+  for (size_t c = 0; c < cases.size(); ++c) {
+    std::vector<vm::HostTensor> in = {RandomF32(cases[c].a, rng), RandomF32(cases[c].b, rng)};
+    const std::string fn = "f" + std::to_string(c);
+    auto want = RunOn(cpu_.get(), bytes, fn, in);
+    auto got = RunOn(vulkan_.get(), bytes, fn, in);
+    ASSERT_TRUE(want.ok()) << want.status().message();
+    ASSERT_TRUE(got.ok()) << fn << ": " << got.status().message();
+    ExpectClose((*got)[0], (*want)[0], cases[c].k, fn + " " + cases[c].dims);
+  }
+}
+
+// Other types keep the generic shader (16x16 tiles in shared memory) and
+// still match the CPU, integers bit for bit.
+TEST_F(VulkanTest, DotGeneralOfOtherTypesKeepsTheGenericShader) {
   const char* src = R"(
-func.func @lhs_t(%a: tensor<13x7xf32>, %b: tensor<13x9xf32>) -> tensor<7x9xf32> {
-  %0 = stablehlo.dot_general %a, %b, contracting_dims = [0] x [0] : (tensor<13x7xf32>, tensor<13x9xf32>) -> tensor<7x9xf32>
-  return %0 : tensor<7x9xf32>
-}
-func.func @batch_last(%a: tensor<5x6x3xf32>, %b: tensor<6x4x3xf32>) -> tensor<3x5x4xf32> {
-  %0 = stablehlo.dot_general %a, %b, batching_dims = [2] x [2], contracting_dims = [1] x [0] : (tensor<5x6x3xf32>, tensor<6x4x3xf32>) -> tensor<3x5x4xf32>
-  return %0 : tensor<3x5x4xf32>
-}
 func.func @ints(%a: tensor<9x17xi32>, %b: tensor<17x5xi32>) -> tensor<9x5xi32> {
   %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<9x17xi32>, tensor<17x5xi32>) -> tensor<9x5xi32>
   return %0 : tensor<9x5xi32>
@@ -153,15 +181,6 @@ func.func @ints(%a: tensor<9x17xi32>, %b: tensor<17x5xi32>) -> tensor<9x5xi32> {
   for (const auto& variants : (*module)->vulkan_shaders)
     for (const auto& v : variants) EXPECT_EQ(v.workgroup_size, 256u);
   std::mt19937_64 rng(31);
-  for (auto [fn, a, b] : std::vector<std::tuple<const char*, std::vector<int64_t>, std::vector<int64_t>>>{
-           {"lhs_t", {13, 7}, {13, 9}}, {"batch_last", {5, 6, 3}, {6, 4, 3}}}) {
-    std::vector<vm::HostTensor> in = {RandomF32(a, rng), RandomF32(b, rng)};
-    auto want = RunOn(cpu_.get(), bytes, fn, in);
-    auto got = RunOn(vulkan_.get(), bytes, fn, in);
-    ASSERT_TRUE(want.ok()) << want.status().message();
-    ASSERT_TRUE(got.ok()) << got.status().message();
-    ExpectClose((*got)[0], (*want)[0], 13, fn);
-  }
   std::vector<vm::HostTensor> in = {RandomBits(ElementType::kSI32, {9, 17}, rng),
                                     RandomBits(ElementType::kSI32, {17, 5}, rng)};
   auto want = RunOn(cpu_.get(), bytes, "ints", in);

@@ -1,0 +1,54 @@
+// dot_general, register-blocked over any operand layout (compiler/vulkan/
+// kernels_contraction_blocked.cc): f32 operands and result whose layouts
+// dot_general_blocked.glsl does not take (a transposed lhs, batch dims that
+// do not lead, contracting dims split around free ones: attention's folded
+// transposes). The output is viewed as [B, M, N] (batch dims, lhs free
+// dims, rhs free dims, the spec's result order). Each invocation computes a
+// TM x TN tile in registers from storage words: the batch entry, each row
+// and each column are located once (their dims' strides), and the
+// contraction runs as generated loops over the contracting dims in order,
+// so the sums run in k order like the other shaders'. Edge tiles clamp
+// their row and column and skip those stores.
+$FUNCTIONS
+const uint TM = $TMu, TN = $TNu;
+
+void main() {
+  const uint M = $M, N = $N;
+  const uint m0 = gl_GlobalInvocationID.y * TM;
+  const uint n0 = gl_GlobalInvocationID.x * TN;
+  const uint b = gl_WorkGroupID.z;
+  if (m0 >= M || n0 >= N) return;
+  uint abase = 0u, bbase = 0u;
+$BATCH
+  uint row[TM];
+  [[unroll]] for (uint r = 0u; r < TM; ++r) {
+    const uint m = min(m0 + r, M - 1u);
+$ROW
+  }
+  uint col[TN];
+  [[unroll]] for (uint c = 0u; c < TN; ++c) {
+    const uint n = min(n0 + c, N - 1u);
+$COL
+  }
+  float acc[TM][TN];
+  [[unroll]] for (uint r = 0u; r < TM; ++r)
+    [[unroll]] for (uint c = 0u; c < TN; ++c) acc[r][c] = 0.0;
+$K_OPEN
+  const uint ka = $KA, kb = $KB;
+  float a[TM];
+  [[unroll]] for (uint r = 0u; r < TM; ++r) a[r] = ld0(row[r] + ka);
+  [[unroll]] for (uint c = 0u; c < TN; ++c) {
+    const float bv = ld1(col[c] + kb);
+    [[unroll]] for (uint r = 0u; r < TM; ++r) acc[r][c] += a[r] * bv;
+  }
+$K_CLOSE
+  [[unroll]] for (uint r = 0u; r < TM; ++r)
+    [[unroll]] for (uint c = 0u; c < TN; ++c) {
+      const uint m = m0 + r, n = n0 + c;
+      if (m < M && n < N) {
+        const float v = acc[r][c];
+        const uint i = (b * M + m) * N + n;
+        $STORE
+      }
+    }
+}
