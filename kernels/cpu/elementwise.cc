@@ -314,7 +314,7 @@ bool ChainOf(const ScalarProgram& prog, uint16_t* start, std::vector<ChainStep>*
 
 // Loads a chain step's operand for the vector at element offset i of the
 // block: a splat's slot holds one value everywhere, so its vector is the
-// same at every i (ChainFour loads it once for its four vectors).
+// same at every i (ChainEight loads it once for its eight vectors).
 template <class D, class V = hn::Vec<D>, typename T = hn::TFromD<D>>
 HWY_INLINE V ChainOperand(D d, const T* const* src, uint16_t v, size_t i) {
   return hn::LoadU(d, src[v] + i);
