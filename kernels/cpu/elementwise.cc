@@ -365,6 +365,15 @@ HWY_INLINE V ChainStepAt(D d, const ChainStep& s, const T* const* src, size_t i,
   return ChainApply(d, s, x, y, h);
 }
 
+// ChainStepAt as a call: ChainEight's less common steps (unary ones, and
+// maximum/minimum/clamp other than against splats) take it, so that eight
+// inlined copies of the whole step switch per step kind do not swell the
+// function (clang with AddressSanitizer ran out of 24 GB compiling them).
+template <class D, class V = hn::Vec<D>, typename T = hn::TFromD<D>>
+HWY_NOINLINE V ChainStepOutOfLine(D d, const ChainStep& s, const T* const* src, size_t i, V x) {
+  return ChainStepAt(d, s, src, i, x);
+}
+
 template <class D, class V = hn::Vec<D>, typename T = hn::TFromD<D>>
 HWY_INLINE void ChainStore(D d, V x, T* out, bool stream) {
   if (stream) {
@@ -401,7 +410,7 @@ HWY_INLINE void ChainStore(D d, V x, T* out, bool stream) {
   } else {                         \
     KILN_EIGHT(KILN_YX)            \
   }
-#define KILN_STEP_AT(x, j) x = ChainStepAt(d, s, src, i + (j) * N, x);
+#define KILN_STEP_AT(x, j) x = ChainStepOutOfLine(d, s, src, i + (j) * N, x);
 #define KILN_STORE(x, j) ChainStore(d, x, out + i + (j) * N, stream);
 template <class D, typename T = hn::TFromD<D>>
 HWY_INLINE void ChainEight(D d, const ChainStep* steps, size_t num_steps, const T* const* src, const T* in, size_t i,
