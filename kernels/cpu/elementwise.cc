@@ -411,6 +411,13 @@ HWY_INLINE void ChainStore(D d, V x, T* out, bool stream) {
     KILN_EIGHT(KILN_YX)            \
   }
 #define KILN_STEP_AT(x, j) x = ChainStepOutOfLine(d, s, src, i + (j) * N, x);
+#define KILN_SMAX(x, j) x = ShortMax<D>(x, c);
+#define KILN_SMIN(x, j) x = ShortMin<D>(x, c);
+#define KILN_SHORT_STEP(E, at)   \
+  {                              \
+    const V c = hn::LoadU(d, at); \
+    KILN_EIGHT(E)                \
+  }
 #define KILN_STORE(x, j) ChainStore(d, x, out + i + (j) * N, stream);
 template <class D, typename T = hn::TFromD<D>>
 HWY_INLINE void ChainEight(D d, const ChainStep* steps, size_t num_steps, const T* const* src, const T* in, size_t i,
@@ -436,36 +443,25 @@ HWY_INLINE void ChainEight(D d, const ChainStep* steps, size_t num_steps, const 
 #define KILN_OP hn::Div
       case ScalarOp::kDivide: KILN_BINARY break;
 #undef KILN_OP
+      // Against splat bounds: the short maximum / minimum (clamp: both).
       case ScalarOp::kClamp:
-        if (!s.short_other || !s.short_hi) {
-          KILN_EIGHT(KILN_STEP_AT)
-          break;
-        }
-        {
-          // Both bounds splats: the short maximum, then the short minimum.
-          const V c = hn::LoadU(d, y);
-#define KILN_OP ShortMax<D>
-          KILN_EIGHT(KILN_XC)
-#undef KILN_OP
-        }
-        y = src[s.hi] + i;
-        [[fallthrough]];
-      case ScalarOp::kMinimum:
-        if (s.short_other || s.op == ScalarOp::kClamp) {
-          const V c = hn::LoadU(d, y);
-#define KILN_OP ShortMin<D>
-          KILN_EIGHT(KILN_XC)
-#undef KILN_OP
+        if (s.short_other && s.short_hi) {
+          KILN_SHORT_STEP(KILN_SMAX, y)
+          KILN_SHORT_STEP(KILN_SMIN, src[s.hi] + i)
         } else {
           KILN_EIGHT(KILN_STEP_AT)
         }
         break;
       case ScalarOp::kMaximum:
         if (s.short_other) {
-          const V c = hn::LoadU(d, y);
-#define KILN_OP ShortMax<D>
-          KILN_EIGHT(KILN_XC)
-#undef KILN_OP
+          KILN_SHORT_STEP(KILN_SMAX, y)
+        } else {
+          KILN_EIGHT(KILN_STEP_AT)
+        }
+        break;
+      case ScalarOp::kMinimum:
+        if (s.short_other) {
+          KILN_SHORT_STEP(KILN_SMIN, y)
         } else {
           KILN_EIGHT(KILN_STEP_AT)
         }
@@ -476,6 +472,9 @@ HWY_INLINE void ChainEight(D d, const ChainStep* steps, size_t num_steps, const 
   KILN_EIGHT(KILN_STORE)
 }
 #undef KILN_STORE
+#undef KILN_SHORT_STEP
+#undef KILN_SMIN
+#undef KILN_SMAX
 #undef KILN_STEP_AT
 #undef KILN_BINARY
 #undef KILN_YX

@@ -31,24 +31,37 @@ std::string DotFunction(int n, const std::vector<int64_t>& a, const std::vector<
          Shape(out) + "\n  return %0 : " + Shape(out) + "\n}\n";
 }
 
-// Results within a relative 1e-5 per contracted term of the CPU's (both sum
-// in k order; the CPU's kernel may fuse multiply-adds differently).
-void ExpectClose(const vm::HostTensor& got, const vm::HostTensor& want, int64_t k, const std::string& what) {
-  ASSERT_EQ(got.data.size(), want.data.size()) << what;
-  const float tol = 2e-6f * static_cast<float>(k + 1);
-  for (size_t i = 0; i < want.data.size() / 4; ++i) {
-    float w, v;
-    std::memcpy(&w, want.data.data() + i * 4, 4);
-    std::memcpy(&v, got.data.data() + i * 4, 4);
-    ASSERT_NEAR(v, w, tol * (1 + std::fabs(w))) << what << " element " << i;
-  }
-}
-
 struct Case {
   std::vector<int64_t> a, b, out;
   std::string dims;
   int64_t k;
 };
+
+// Compiles one function per case for the vulkan target, checks that every
+// dispatch took the shader with `workgroup_size` invocations per work
+// group, and compares each case with the CPU on random inputs.
+void RunDotCases(hal::Device* cpu, hal::Device* vulkan, const std::vector<Case>& cases, uint32_t workgroup_size,
+                 uint64_t seed) {
+  std::string src;
+  for (size_t c = 0; c < cases.size(); ++c)
+    src += DotFunction(static_cast<int>(c), cases[c].a, cases[c].b, cases[c].out, cases[c].dims);
+  auto bytes = CompileAll(src, "vulkan");
+  ASSERT_FALSE(bytes.empty());
+  auto module = vm::LoadModule(bytes);
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  for (const auto& variants : (*module)->vulkan_shaders)
+    for (const auto& v : variants) EXPECT_EQ(v.workgroup_size, workgroup_size);
+  std::mt19937_64 rng(seed);
+  for (size_t c = 0; c < cases.size(); ++c) {
+    std::vector<vm::HostTensor> in = {RandomF32(cases[c].a, rng), RandomF32(cases[c].b, rng)};
+    const std::string fn = "f" + std::to_string(c);
+    auto want = RunOn(cpu, bytes, fn, in);
+    auto got = RunOn(vulkan, bytes, fn, in);
+    ASSERT_TRUE(want.ok()) << want.status().message();
+    ASSERT_TRUE(got.ok()) << fn << ": " << got.status().message();
+    ExpectCloseF32((*got)[0], (*want)[0], cases[c].k, fn + " " + cases[c].dims);
+  }
+}
 
 // Odd sizes on both paths (K a multiple of 4 reads vec4s; any other K
 // reads words), edge tiles in M and N, both rhs layouts, batch dims.
@@ -67,27 +80,9 @@ TEST_F(VulkanTest, BlockedDotGeneralOddSizesMatchCpu) {
   cases.push_back({{4, 9, 8}, {4, 13, 8}, {4, 9, 13}, bnt, 8});
   // Several free and contracting dims: lhs [M0, M1, K0, K1], rhs [K0, K1, N].
   cases.push_back({{2, 3, 4, 5}, {4, 5, 7}, {2, 3, 7}, "contracting_dims = [2, 3] x [0, 1]", 20});
-  std::string src;
-  for (size_t c = 0; c < cases.size(); ++c)
-    src += DotFunction(static_cast<int>(c), cases[c].a, cases[c].b, cases[c].out, cases[c].dims);
-  auto bytes = CompileAll(src, "vulkan");
-  ASSERT_FALSE(bytes.empty());
-  auto module = vm::LoadModule(bytes);
-  ASSERT_TRUE(module.ok()) << module.status().message();
-  // Every case took the blocked shader: 8 invocations per work group (the
+  // Every case takes the blocked shader: 8 invocations per work group (the
   // generic one has 256).
-  for (const auto& variants : (*module)->vulkan_shaders)
-    for (const auto& v : variants) EXPECT_EQ(v.workgroup_size, 8u);
-  std::mt19937_64 rng(23);
-  for (size_t c = 0; c < cases.size(); ++c) {
-    std::vector<vm::HostTensor> in = {RandomF32(cases[c].a, rng), RandomF32(cases[c].b, rng)};
-    const std::string fn = "f" + std::to_string(c);
-    auto want = RunOn(cpu_.get(), bytes, fn, in);
-    auto got = RunOn(vulkan_.get(), bytes, fn, in);
-    ASSERT_TRUE(want.ok()) << want.status().message();
-    ASSERT_TRUE(got.ok()) << got.status().message();
-    ExpectClose((*got)[0], (*want)[0], cases[c].k, fn + " " + cases[c].dims);
-  }
+  RunDotCases(cpu_.get(), vulkan_.get(), cases, 8u, 23);
 }
 
 // dot (rank-1 and rank-2 operands) and an empty contraction (K = 0: zeros,
@@ -124,7 +119,7 @@ func.func @empty(%a: tensor<5x0xf32>, %b: tensor<0x6xf32>, %c: tensor<5x6xf32>) 
     auto got = RunOn(vulkan_.get(), bytes, r.fn, in);
     ASSERT_TRUE(want.ok()) << want.status().message();
     ASSERT_TRUE(got.ok()) << r.fn << ": " << got.status().message();
-    ExpectClose((*got)[0], (*want)[0], r.k, r.fn);
+    ExpectCloseF32((*got)[0], (*want)[0], r.k, r.fn);
   }
 }
 
@@ -144,25 +139,7 @@ TEST_F(VulkanTest, DotGeneralOfOtherLayoutsTakesTheStridedBlockedShader) {
       {{3, 5}, {7, 2}, {3, 5, 7, 2}, "contracting_dims = [] x []", 1},
       {{4, 0, 3}, {0, 3, 5}, {4, 5}, "contracting_dims = [1, 2] x [0, 1]", 0},
   };
-  std::string src;
-  for (size_t c = 0; c < cases.size(); ++c)
-    src += DotFunction(static_cast<int>(c), cases[c].a, cases[c].b, cases[c].out, cases[c].dims);
-  auto bytes = CompileAll(src, "vulkan");
-  ASSERT_FALSE(bytes.empty());
-  auto module = vm::LoadModule(bytes);
-  ASSERT_TRUE(module.ok()) << module.status().message();
-  for (const auto& variants : (*module)->vulkan_shaders)
-    for (const auto& v : variants) EXPECT_EQ(v.workgroup_size, 8u);
-  std::mt19937_64 rng(37);
-  for (size_t c = 0; c < cases.size(); ++c) {
-    std::vector<vm::HostTensor> in = {RandomF32(cases[c].a, rng), RandomF32(cases[c].b, rng)};
-    const std::string fn = "f" + std::to_string(c);
-    auto want = RunOn(cpu_.get(), bytes, fn, in);
-    auto got = RunOn(vulkan_.get(), bytes, fn, in);
-    ASSERT_TRUE(want.ok()) << want.status().message();
-    ASSERT_TRUE(got.ok()) << fn << ": " << got.status().message();
-    ExpectClose((*got)[0], (*want)[0], cases[c].k, fn + " " + cases[c].dims);
-  }
+  RunDotCases(cpu_.get(), vulkan_.get(), cases, 8u, 37);
 }
 
 // Other types keep the generic shader (16x16 tiles in shared memory) and

@@ -41,26 +41,6 @@ std::string ConvFunction(size_t n, const ConvCase& c) {
          Shape(c.out) + "\n}\n";
 }
 
-// Within a relative 2e-6 per contracted term of the CPU's result (the sums
-// run in the same order; multiply-adds may fuse differently); infinities
-// and NaNs where the CPU has them.
-void ExpectClose(const vm::HostTensor& got, const vm::HostTensor& want, int64_t terms, const std::string& what) {
-  ASSERT_EQ(got.data.size(), want.data.size()) << what;
-  const float tol = 2e-6f * static_cast<float>(terms + 1);
-  for (size_t i = 0; i < want.data.size() / 4; ++i) {
-    float w, v;
-    std::memcpy(&w, want.data.data() + i * 4, 4);
-    std::memcpy(&v, got.data.data() + i * 4, 4);
-    if (std::isnan(w)) {
-      ASSERT_TRUE(std::isnan(v)) << what << " element " << i;
-    } else if (std::isinf(w)) {
-      ASSERT_EQ(v, w) << what << " element " << i;
-    } else {
-      ASSERT_NEAR(v, w, tol * (1 + std::fabs(w))) << what << " element " << i;
-    }
-  }
-}
-
 void RunCases(hal::Device* cpu, hal::Device* vulkan, const std::vector<ConvCase>& cases, uint32_t workgroup_size,
               float inf_weight = 0) {
   std::string src;
@@ -82,7 +62,7 @@ void RunCases(hal::Device* cpu, hal::Device* vulkan, const std::vector<ConvCase>
     auto got = RunOn(vulkan, bytes, fn, in);
     ASSERT_TRUE(want.ok()) << want.status().message();
     ASSERT_TRUE(got.ok()) << got.status().message();
-    ExpectClose((*got)[0], (*want)[0], cases[c].terms, fn + " " + cases[c].dims);
+    ExpectCloseF32((*got)[0], (*want)[0], cases[c].terms, fn + " " + cases[c].dims);
   }
 }
 
@@ -156,7 +136,7 @@ func.func @main(%a: tensor<2x8x9x9xf32>, %w: tensor<16x8x3x3xf32>, %bias: tensor
   auto got = RunOn(vulkan_.get(), bytes, "main", in);
   ASSERT_TRUE(want.ok()) << want.status().message();
   ASSERT_TRUE(got.ok()) << got.status().message();
-  ExpectClose((*got)[0], (*want)[0], 72, "epilogue");
+  ExpectCloseF32((*got)[0], (*want)[0], 72, "epilogue");
 }
 
 // lhs dilation and result layouts other than the two keep the generic

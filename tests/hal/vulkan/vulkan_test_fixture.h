@@ -7,6 +7,7 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -48,6 +49,27 @@ inline std::vector<uint8_t> CompileAll(const std::string& source, const std::str
   auto bytes = compiler::Compile(source, "test.mlir", options, nullptr);
   EXPECT_TRUE(bytes.ok()) << bytes.status().message();
   return bytes.ok() ? bytes.value() : std::vector<uint8_t>{};
+}
+
+// f32 results within a relative 2e-6 per contracted term (`terms`) of the
+// CPU's (the sums run in the same order; multiply-adds may fuse
+// differently); infinities and NaNs where the CPU has them.
+inline void ExpectCloseF32(const vm::HostTensor& got, const vm::HostTensor& want, int64_t terms,
+                           const std::string& what) {
+  ASSERT_EQ(got.data.size(), want.data.size()) << what;
+  const float tol = 2e-6f * static_cast<float>(terms + 1);
+  for (size_t i = 0; i < want.data.size() / 4; ++i) {
+    float w, v;
+    std::memcpy(&w, want.data.data() + i * 4, 4);
+    std::memcpy(&v, got.data.data() + i * 4, 4);
+    if (std::isnan(w)) {
+      ASSERT_TRUE(std::isnan(v)) << what << " element " << i;
+    } else if (std::isinf(w)) {
+      ASSERT_EQ(v, w) << what << " element " << i;
+    } else {
+      ASSERT_NEAR(v, w, tol * (1 + std::fabs(w))) << what << " element " << i;
+    }
+  }
 }
 
 // The Vulkan device (the loader's first by preference) and the CPU device;
