@@ -51,6 +51,20 @@ inline std::vector<uint8_t> CompileAll(const std::string& source, const std::str
   return bytes.ok() ? bytes.value() : std::vector<uint8_t>{};
 }
 
+// `source` compiled for the vulkan target alone, every shader of which has
+// `workgroup_size` invocations per work group (which shader a kernel took);
+// empty (and a failure) if it does not compile or load.
+inline std::vector<uint8_t> CompileForWorkGroups(const std::string& source, uint32_t workgroup_size) {
+  auto bytes = CompileAll(source, "vulkan");
+  if (bytes.empty()) return bytes;
+  auto module = vm::LoadModule(bytes);
+  EXPECT_TRUE(module.ok()) << module.status().message();
+  if (!module.ok()) return {};
+  for (const auto& variants : (*module)->vulkan_shaders)
+    for (const auto& v : variants) EXPECT_EQ(v.workgroup_size, workgroup_size);
+  return bytes;
+}
+
 // f32 results within a relative 2e-6 per contracted term (`terms`) of the
 // CPU's (the sums run in the same order; multiply-adds may fuse
 // differently); infinities and NaNs where the CPU has them.
