@@ -1,11 +1,12 @@
 // The vulkan target's register-blocked contractions: dot_general
 // (kernels/vulkan/dot_general_blocked.glsl), f32 contractions whose operands
 // are already laid out as [batch, M, K] x [batch, K, N] or [batch, N, K] in
-// memory, the forms of dense layers and batched matmuls; and convolution
-// (kernels/vulkan/convolution_blocked.glsl), f32 convolutions of one feature
-// group as an implicit GEMM over output positions x output features.
-// DotGeneral and Convolution (kernels_contraction.cc) send every other
-// layout and type to their generic shaders.
+// memory, the forms of dense layers and batched matmuls, and its strided
+// form (dot_general_strided.glsl) for f32 operands of any other layout; and
+// convolution (kernels/vulkan/convolution_blocked.glsl), f32 convolutions as
+// an implicit GEMM over output positions x output features. DotGeneral and
+// Convolution (kernels_contraction.cc) send every other type and form to
+// their generic shaders.
 #include "compiler/vulkan/kernels.h"
 
 namespace kiln::compiler::vulkan {
@@ -76,7 +77,6 @@ StatusOr<ShaderSource> DotGeneralBlocked(const KernelParams& kp, const DispatchU
   s.grid_args = {static_cast<uint32_t>(batch_dims), static_cast<uint32_t>(m_dims), kWy * kTm, kWx * kTn};
   return s;
 }
-
 
 namespace {
 
