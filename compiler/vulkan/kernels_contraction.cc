@@ -119,8 +119,9 @@ StatusOr<ShaderSource> DotGeneral(const KernelParams& kp, const DispatchUse& u, 
 }
 
 // convolution / dynamic_conv: see kernels/vulkan/convolution.glsl; f32
-// convolutions of one group with a [b, spatial..., f] or [b, f, spatial...]
-// result take the register-blocked shader (kernels_contraction_blocked.cc).
+// convolutions with one batch group, no lhs dilation, static padding and a
+// [b, spatial..., f] or [b, f, spatial...] result take the register-blocked
+// shader (kernels_contraction_blocked.cc).
 StatusOr<ShaderSource> Convolution(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
   const bool dynamic = IsKernel(kp, KernelId::kDynamicConv);
   const size_t operands = dynamic ? 3u : 2u;

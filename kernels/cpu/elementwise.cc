@@ -312,14 +312,6 @@ bool ChainOf(const ScalarProgram& prog, uint16_t* start, std::vector<ChainStep>*
   return running >= 0 && prog.results[0] == running;
 }
 
-// Loads a chain step's operand for the vector at element offset i of the
-// block: a splat's slot holds one value everywhere, so its vector is the
-// same at every i (ChainEight loads it once for its eight vectors).
-template <class D, class V = hn::Vec<D>, typename T = hn::TFromD<D>>
-HWY_INLINE V ChainOperand(D d, const T* const* src, uint16_t v, size_t i) {
-  return hn::LoadU(d, src[v] + i);
-}
-
 // max(x, c) or min(x, c) against a splat c for which SplatMaxMinExact
 // holds: c where x <= c (max; x >= c for min), else x (NaN included).
 template <class D, class V = hn::Vec<D>>
@@ -360,8 +352,8 @@ HWY_INLINE V ChainApply(D d, const ChainStep& s, V x, V y, V h) {
 template <class D, class V = hn::Vec<D>, typename T = hn::TFromD<D>>
 HWY_INLINE V ChainStepAt(D d, const ChainStep& s, const T* const* src, size_t i, V x) {
   const bool unary = s.op == ScalarOp::kNegate || s.op == ScalarOp::kAbs;
-  const V y = unary ? x : ChainOperand(d, src, s.other, i);
-  const V h = s.op == ScalarOp::kClamp ? ChainOperand(d, src, s.hi, i) : x;
+  const V y = unary ? x : hn::LoadU(d, src[s.other] + i);
+  const V h = s.op == ScalarOp::kClamp ? hn::LoadU(d, src[s.hi] + i) : x;
   return ChainApply(d, s, x, y, h);
 }
 
