@@ -240,13 +240,13 @@ KernelParams RowReduce(ScalarOp op) {
 
 // A reduce over rows of `input` (params: x, then per-row values) with x
 // full-shaped and the others broadcast along the row.
-KernelParams FusedRowReduce(ScalarOp op, ScalarProgram input) {
+KernelParams FusedRowReduce(ScalarOp op, ScalarProgram input, int64_t rows = kRows) {
   KernelParams p = RowReduce(op);
   std::vector<int64_t> map = {2, 0, 1};
   for (size_t i = 1; i < input.param_types.size(); ++i) map.insert(map.end(), {1, 0});
   p.attrs.push_back(ProgramAttr("input", std::move(input)));
   p.attrs.push_back(Ints("input_broadcast", std::move(map)));
-  p.attrs.push_back(Ints("input_dims", {kRows, kCols}));
+  p.attrs.push_back(Ints("input_dims", {rows, kCols}));
   return p;
 }
 
@@ -270,13 +270,13 @@ ScalarProgram SoftmaxTail() {
 }
 
 struct RowsBench {
-  AlignedFloats x{kRows * kCols, 0.0f}, y{kRows * kCols, 0.0f};
-  AlignedFloats a{kRows, 0.0f}, b{kRows, 0.0f}, g{kCols, 1.25f}, beta{kCols, 0.5f};
-  std::vector<int64_t> dims = {kRows, kCols}, row_dims = {kRows}, col_dims = {kCols}, scalar_dims = {};
-  float zero = 0.0f, ninf = -INFINITY;
-  RowsBench() {
-    for (int64_t i = 0; i < kRows * kCols; ++i) x.data()[i] = static_cast<float>(i % 1013) * 0.01f - 5.0f;
+  explicit RowsBench(int64_t rows = kRows)
+      : x(rows * kCols, 0.0f), y(rows * kCols, 0.0f), a(rows, 0.0f), b(rows, 0.0f), dims{rows, kCols}, row_dims{rows} {
+    for (int64_t i = 0; i < rows * kCols; ++i) x.data()[i] = static_cast<float>(i % 1013) * 0.01f - 5.0f;
   }
+  AlignedFloats x, y, a, b, g{kCols, 1.25f}, beta{kCols, 0.5f};
+  std::vector<int64_t> dims, row_dims, col_dims = {kCols}, scalar_dims = {};
+  float zero = 0.0f, ninf = -INFINITY;
   TensorRef Full(AlignedFloats& t) { return {ElementType::kF32, dims, reinterpret_cast<uint8_t*>(t.data()), t.size() * 4}; }
   TensorRef Row(AlignedFloats& t) { return {ElementType::kF32, row_dims, reinterpret_cast<uint8_t*>(t.data()), t.size() * 4}; }
   TensorRef Col(AlignedFloats& t) { return {ElementType::kF32, col_dims, reinterpret_cast<uint8_t*>(t.data()), t.size() * 4}; }
@@ -350,26 +350,28 @@ void AddUnit(KernelParams* p, int64_t k, const char* kernel, std::vector<int64_t
 }
 
 void BM_SoftmaxRowBlock4096x4096(benchmark::State& state) {
-  RowsBench t;
+  const int64_t rows = state.range(0);
+  RowsBench t(rows);
   KernelParams div = ElementwiseParams(SoftmaxTail());
   div.attrs.push_back(Ints("input_broadcast", {2, 0, 1, 1, 0, 1, 0}));
   KernelParams p;
   p.kernel = "kiln.row_block";
   p.attrs.push_back(Ints("units", {3}));
   // inputs: 0 x, 1 -inf, 2 zero; units: 3 max, 4 sum, 5 tail
-  AddUnit(&p, 0, "stablehlo.reduce", {0, 1}, {kRows}, RowReduce(ScalarOp::kMaximum));
-  AddUnit(&p, 1, "stablehlo.reduce", {0, 3, 2}, {kRows}, FusedRowReduce(ScalarOp::kAdd, ExpShifted()));
-  AddUnit(&p, 2, "kiln.elementwise", {0, 3, 4}, {kRows, kCols}, div);
+  AddUnit(&p, 0, "stablehlo.reduce", {0, 1}, {rows}, RowReduce(ScalarOp::kMaximum));
+  AddUnit(&p, 1, "stablehlo.reduce", {0, 3, 2}, {rows}, FusedRowReduce(ScalarOp::kAdd, ExpShifted(), rows));
+  AddUnit(&p, 2, "kiln.elementwise", {0, 3, 4}, {rows, kCols}, div);
   for (auto _ : state) {
     Status s = Dispatch(p, {t.Full(t.x), t.Scalar(&t.ninf), t.Scalar(&t.zero)}, t.Full(t.y));
     if (!s.ok()) state.SkipWithError(s.message().c_str());
     benchmark::DoNotOptimize(t.y.data());
   }
-  state.SetBytesProcessed(state.iterations() * kRows * kCols * 4 * 2);
+  state.SetBytesProcessed(state.iterations() * rows * kCols * 4 * 2);
 }
 
 void BM_LayerNormRowBlock4096x4096(benchmark::State& state) {
-  RowsBench t;
+  const int64_t rows = state.range(0);
+  RowsBench t(rows);
   ScalarProgram sq;  // (x - mean)^2
   sq.param_types = {ElementType::kF32, ElementType::kF32};
   sq.instrs = {Instr(ScalarOp::kSubtract, {0, 1}), Instr(ScalarOp::kMultiply, {2, 2})};
@@ -386,15 +388,15 @@ void BM_LayerNormRowBlock4096x4096(benchmark::State& state) {
   p.attrs.push_back(Ints("units", {3}));
   // inputs: 0 x, 1 zero, 2 g, 3 beta; units: 4 sum, 5 sum of squares, 6 tail
   // (as above, the sums stand in for the per-row mean and rsqrt units)
-  AddUnit(&p, 0, "stablehlo.reduce", {0, 1}, {kRows}, RowReduce(ScalarOp::kAdd));
-  AddUnit(&p, 1, "stablehlo.reduce", {0, 4, 1}, {kRows}, FusedRowReduce(ScalarOp::kAdd, sq));
-  AddUnit(&p, 2, "kiln.elementwise", {0, 4, 5, 2, 3}, {kRows, kCols}, ln);
+  AddUnit(&p, 0, "stablehlo.reduce", {0, 1}, {rows}, RowReduce(ScalarOp::kAdd));
+  AddUnit(&p, 1, "stablehlo.reduce", {0, 4, 1}, {rows}, FusedRowReduce(ScalarOp::kAdd, sq, rows));
+  AddUnit(&p, 2, "kiln.elementwise", {0, 4, 5, 2, 3}, {rows, kCols}, ln);
   for (auto _ : state) {
     Status s = Dispatch(p, {t.Full(t.x), t.Scalar(&t.zero), t.Col(t.g), t.Col(t.beta)}, t.Full(t.y));
     if (!s.ok()) state.SkipWithError(s.message().c_str());
     benchmark::DoNotOptimize(t.y.data());
   }
-  state.SetBytesProcessed(state.iterations() * kRows * kCols * 4 * 2);
+  state.SetBytesProcessed(state.iterations() * rows * kCols * 4 * 2);
 }
 
 void BM_Memcpy64MB(benchmark::State& state) {
@@ -409,8 +411,8 @@ void BM_Memcpy64MB(benchmark::State& state) {
 BENCHMARK(BM_Memcpy64MB)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SoftmaxRows4096x4096)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_LayerNormRows4096x4096)->UseRealTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_SoftmaxRowBlock4096x4096)->UseRealTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_LayerNormRowBlock4096x4096)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SoftmaxRowBlock4096x4096)->Arg(kRows)->Arg(64)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LayerNormRowBlock4096x4096)->Arg(kRows)->Arg(64)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 KernelParams MatmulParams() {
   KernelParams p;

@@ -218,7 +218,8 @@ HWY_INLINE V Compare(D d, ComparisonDirection dir, V a, V b) {
 // A chain program: each instruction but the constants takes the value of
 // the one before it (the first: a param) and otherwise only params and
 // constants, and the last is the one result -- a fused bias, a batch norm
-// and its clamp (x - mean) * scale + shift, a residual add. Such a program
+// and its clamp (x - mean) * scale + shift, a residual add, softmax's
+// exp(x - max), a norm's squared deviation (x - mean) * (x - mean). Such a program
 // runs a few vectors at a time with the running value in registers (the
 // other operands loaded from their block pointers), the same ops in the
 // same order as the block-by-block interpreter, so the same bits; the
@@ -227,6 +228,7 @@ struct ChainStep {
   ScalarOp op;
   uint16_t other = 0, hi = 0;  // the other operand (clamp: lo), and clamp's hi
   bool running_left = true;    // the running value is the first operand
+  bool self = false;           // a binary op of the running value with itself (x * x)
   // maximum/minimum (clamp: its lo / hi) against a splat c for which one
   // compare and blend give the reference's bits (SplatMaxMinExact).
   bool short_other = false, short_hi = false;
@@ -234,6 +236,17 @@ struct ChainStep {
   // a constant of the program, the same value at every element.
   bool splat_operands = false;
 };
+
+// Steps of one operand, the running value.
+inline bool UnaryStep(ScalarOp op) {
+  switch (op) {
+    case ScalarOp::kNegate: case ScalarOp::kAbs: case ScalarOp::kSqrt: case ScalarOp::kRsqrt:
+    case ScalarOp::kExponential: case ScalarOp::kLog: case ScalarOp::kTanh: case ScalarOp::kLogistic:
+      return true;
+    default:
+      return false;
+  }
+}
 
 // Whether maximum(x, c) (max) or minimum(x, c) in either operand order
 // equals, for every x, one compare and blend: x where it is not <= c (max;
@@ -259,8 +272,8 @@ void MarkSplatBounds(const ScalarProgram& prog, const std::vector<bool>& input_i
     return v < P ? static_cast<bool>(input_is_scalar[v]) : prog.instrs[v - P].op == ScalarOp::kConstant;
   };
   for (ChainStep& s : *chain) {
-    const bool unary = s.op == ScalarOp::kNegate || s.op == ScalarOp::kAbs;
-    s.splat_operands = !unary && splat(s.other) && (s.op != ScalarOp::kClamp || splat(s.hi));
+    if (UnaryStep(s.op) || s.self) continue;  // no operand but the running value
+    s.splat_operands = splat(s.other) && (s.op != ScalarOp::kClamp || splat(s.hi));
     if (s.op == ScalarOp::kMaximum || s.op == ScalarOp::kClamp)
       s.short_other = splat(s.other) && SplatMaxMinExact(true, src[s.other][0]);
     if (s.op == ScalarOp::kMinimum) s.short_other = splat(s.other) && SplatMaxMinExact(false, src[s.other][0]);
@@ -284,6 +297,11 @@ bool ChainOf(const ScalarProgram& prog, uint16_t* start, std::vector<ChainStep>*
       case ScalarOp::kAdd: case ScalarOp::kSubtract: case ScalarOp::kMultiply: case ScalarOp::kDivide:
       case ScalarOp::kMaximum: case ScalarOp::kMinimum:
         if (in.num_operands != 2) return false;
+        if (o[0] == o[1] && is_running(o[0])) {  // x op x
+          step.self = true;
+          if (running < 0) *start = o[0];
+          break;
+        }
         if (running < 0 || o[0] == running) {
           step.running_left = true, step.other = o[1];
           if (running < 0) *start = o[0];
@@ -292,7 +310,8 @@ bool ChainOf(const ScalarProgram& prog, uint16_t* start, std::vector<ChainStep>*
         }
         if (!is_running(step.running_left ? o[0] : o[1]) || computed(step.other) || step.other == running) return false;
         break;
-      case ScalarOp::kNegate: case ScalarOp::kAbs:
+      case ScalarOp::kNegate: case ScalarOp::kAbs: case ScalarOp::kSqrt: case ScalarOp::kRsqrt:
+      case ScalarOp::kExponential: case ScalarOp::kLog: case ScalarOp::kTanh: case ScalarOp::kLogistic:
         if (in.num_operands != 1 || !is_running(o[0])) return false;
         if (running < 0) *start = o[0];
         break;
@@ -323,6 +342,56 @@ HWY_INLINE V ShortMin(V x, V c) {
   return hn::IfThenElse(hn::Ge(x, c), c, x);
 }
 
+// exp, log, tanh or logistic of x, out of line: each is a few dozen
+// instructions, and the chain forms that inline every step kind stay small.
+// (f32 only: Supported() keeps the transcendental ops out of f64 programs.)
+template <class D, class V = hn::Vec<D>>
+HWY_NOINLINE V TranscendentalStep(D d, ScalarOp op, V x) {
+  if constexpr (sizeof(hn::TFromD<D>) == 4) {
+    switch (op) {
+      case ScalarOp::kExponential: return Exp(d, x);
+      case ScalarOp::kLog: return Log(d, x);
+      case ScalarOp::kTanh: return Tanh(d, x);
+      case ScalarOp::kLogistic: return Logistic(d, x);
+      default: break;
+    }
+  }
+  return x;
+}
+
+// TranscendentalStep over the eight vectors at `in` into `out`, four at a
+// time: ChainEight's running vectors go through it together, so that their
+// long dependency chains overlap (one at a time, each waits on latency).
+template <class D, class F, typename T = hn::TFromD<D>>
+HWY_INLINE void EightAt(D d, const T* HWY_RESTRICT in, T* HWY_RESTRICT out, F f) {
+  const size_t N = hn::Lanes(d);
+  for (size_t i = 0; i < 8 * N; i += 4 * N) {
+    const auto y0 = f(hn::Load(d, in + i));
+    const auto y1 = f(hn::Load(d, in + i + N));
+    const auto y2 = f(hn::Load(d, in + i + 2 * N));
+    const auto y3 = f(hn::Load(d, in + i + 3 * N));
+    hn::Store(y0, d, out + i);
+    hn::Store(y1, d, out + i + N);
+    hn::Store(y2, d, out + i + 2 * N);
+    hn::Store(y3, d, out + i + 3 * N);
+  }
+}
+
+template <class D, typename T = hn::TFromD<D>>
+HWY_NOINLINE void TranscendentalEight(D d, ScalarOp op, const T* HWY_RESTRICT in, T* HWY_RESTRICT out) {
+  using V = hn::Vec<D>;
+  if constexpr (sizeof(T) == 4) {
+    switch (op) {
+      case ScalarOp::kExponential: return EightAt(d, in, out, [d](V x) { return Exp(d, x); });
+      case ScalarOp::kLog: return EightAt(d, in, out, [d](V x) { return Log(d, x); });
+      case ScalarOp::kTanh: return EightAt(d, in, out, [d](V x) { return Tanh(d, x); });
+      case ScalarOp::kLogistic: return EightAt(d, in, out, [d](V x) { return Logistic(d, x); });
+      default: break;
+    }
+  }
+  EightAt(d, in, out, [](V x) { return x; });  // (not reached: ChainOf takes no other op)
+}
+
 // One chain step on the running vector x with its operands y (the other)
 // and h (clamp's hi) loaded.
 template <class D, class V = hn::Vec<D>>
@@ -340,6 +409,10 @@ HWY_INLINE V ChainApply(D d, const ChainStep& s, V x, V y, V h) {
       return s.running_left ? MinLikeReference(d, x, y) : MinLikeReference(d, y, x);
     case ScalarOp::kNegate: return hn::Neg(x);
     case ScalarOp::kAbs: return hn::Abs(x);
+    case ScalarOp::kSqrt: return hn::Sqrt(x);
+    case ScalarOp::kRsqrt: return hn::Div(hn::Set(d, hn::TFromD<D>(1)), hn::Sqrt(x));
+    case ScalarOp::kExponential: case ScalarOp::kLog: case ScalarOp::kTanh: case ScalarOp::kLogistic:
+      return TranscendentalStep(d, s.op, x);
     case ScalarOp::kClamp: {
       const V m = s.short_other ? ShortMax<D>(x, y) : MaxLikeReference(d, x, y);
       return s.short_hi ? ShortMin<D>(m, h) : MinLikeReference(d, m, h);
@@ -351,8 +424,7 @@ HWY_INLINE V ChainApply(D d, const ChainStep& s, V x, V y, V h) {
 // One chain step on the running vector x, element offset i of the block.
 template <class D, class V = hn::Vec<D>, typename T = hn::TFromD<D>>
 HWY_INLINE V ChainStepAt(D d, const ChainStep& s, const T* const* src, size_t i, V x) {
-  const bool unary = s.op == ScalarOp::kNegate || s.op == ScalarOp::kAbs;
-  const V y = unary ? x : hn::LoadU(d, src[s.other] + i);
+  const V y = UnaryStep(s.op) || s.self ? x : hn::LoadU(d, src[s.other] + i);
   const V h = s.op == ScalarOp::kClamp ? hn::LoadU(d, src[s.hi] + i) : x;
   return ChainApply(d, s, x, y, h);
 }
@@ -389,8 +461,11 @@ HWY_INLINE void ChainStore(D d, V x, T* out, bool stream) {
 #define KILN_CX(x, j) x = KILN_OP(c, x);
 #define KILN_XY(x, j) x = KILN_OP(x, hn::LoadU(d, y + (j) * N));
 #define KILN_YX(x, j) x = KILN_OP(hn::LoadU(d, y + (j) * N), x);
+#define KILN_XX(x, j) x = KILN_OP(x, x);
 #define KILN_BINARY                \
-  if (s.splat_operands) {          \
+  if (s.self) {                    \
+    KILN_EIGHT(KILN_XX)            \
+  } else if (s.splat_operands) {   \
     const V c = hn::LoadU(d, y);   \
     if (s.running_left) {          \
       KILN_EIGHT(KILN_XC)          \
@@ -411,6 +486,8 @@ HWY_INLINE void ChainStore(D d, V x, T* out, bool stream) {
     KILN_EIGHT(E)                \
   }
 #define KILN_STORE(x, j) ChainStore(d, x, out + i + (j) * N, stream);
+#define KILN_PARK(x, j) hn::Store(x, d, park + (j) * N);
+#define KILN_UNPARK(x, j) x = hn::Load(d, parked + (j) * N);
 template <class D, typename T = hn::TFromD<D>>
 HWY_INLINE void ChainEight(D d, const ChainStep* steps, size_t num_steps, const T* const* src, const T* in, size_t i,
                            T* out, bool stream) {
@@ -458,17 +535,29 @@ HWY_INLINE void ChainEight(D d, const ChainStep* steps, size_t num_steps, const 
           KILN_EIGHT(KILN_STEP_AT)
         }
         break;
+      case ScalarOp::kExponential: case ScalarOp::kLog: case ScalarOp::kTanh: case ScalarOp::kLogistic: {
+        // Through memory, eight vectors at once (TranscendentalEight).
+        HWY_ALIGN T park[8 * HWY_MAX_BYTES / sizeof(T)];
+        HWY_ALIGN T parked[8 * HWY_MAX_BYTES / sizeof(T)];
+        KILN_EIGHT(KILN_PARK)
+        TranscendentalEight(d, s.op, park, parked);
+        KILN_EIGHT(KILN_UNPARK)
+        break;
+      }
       default: KILN_EIGHT(KILN_STEP_AT) break;
     }
   }
   KILN_EIGHT(KILN_STORE)
 }
+#undef KILN_UNPARK
+#undef KILN_PARK
 #undef KILN_STORE
 #undef KILN_SHORT_STEP
 #undef KILN_SMIN
 #undef KILN_SMAX
 #undef KILN_STEP_AT
 #undef KILN_BINARY
+#undef KILN_XX
 #undef KILN_YX
 #undef KILN_XY
 #undef KILN_CX

@@ -464,8 +464,9 @@ KILN_TEST_ALL_TARGETS(CpuElementwise, PerFeatureValuesOverChannelFirstResults) {
 // and constants) run with the running value in registers
 // (kernels/cpu/elementwise.cc, ChainOf): the same bits as the reference with
 // the running value on either side of each op, starting from a param or a
-// constant, clamp bounds per element or splat, every size around the vector
-// and block widths; and programs that are not chains (a value read twice).
+// constant, clamp bounds per element or splat, a value with itself (x * x),
+// every size around the vector and block widths; and a program that is not
+// a chain (an earlier value read again).
 KILN_TEST_ALL_TARGETS(CpuElementwise, ChainProgramsMatchTheReferenceExactly) {
   std::mt19937 rng(31);
   using O = ScalarOp;
@@ -502,11 +503,25 @@ KILN_TEST_ALL_TARGETS(CpuElementwise, ChainProgramsMatchTheReferenceExactly) {
     prog.results = {6};
     programs.push_back(prog);
   }
-  {  // not a chain: x * x + x reads the running value twice
+  {  // x * x + x: the running value with itself (a self step), then a param
     ScalarProgram prog;
     prog.param_types = {F32};
     prog.instrs = {Instr(O::kMultiply, F32, {0, 0}), Instr(O::kAdd, F32, {1, 0})};
     prog.results = {2};
+    programs.push_back(prog);
+  }
+  {  // (x - p1) * (x - p1) + p2: a norm's squared deviation, self step mid-chain
+    ScalarProgram prog;
+    prog.param_types = {F32, F32, F32};
+    prog.instrs = {Instr(O::kSubtract, F32, {0, 1}), Instr(O::kMultiply, F32, {3, 3}), Instr(O::kAdd, F32, {4, 2})};
+    prog.results = {5};
+    programs.push_back(prog);
+  }
+  {  // not a chain: a = x + p1; (a * p1) + a reads an earlier value again
+    ScalarProgram prog;
+    prog.param_types = {F32, F32};
+    prog.instrs = {Instr(O::kAdd, F32, {0, 1}), Instr(O::kMultiply, F32, {2, 1}), Instr(O::kAdd, F32, {3, 2})};
+    prog.results = {4};
     programs.push_back(prog);
   }
   for (size_t k = 0; k < programs.size(); ++k) {
@@ -517,6 +532,67 @@ KILN_TEST_ALL_TARGETS(CpuElementwise, ChainProgramsMatchTheReferenceExactly) {
       std::vector<Tensor> ins;
       for (size_t q = 0; q < params; ++q) ins.push_back(F({n}, Values(n, rng)));
       EXPECT_EQ(Compare(Params(programs[k]), ins, {n}), 0);
+    }
+  }
+}
+
+// Chains with unary and transcendental steps (exp, log, tanh, logistic,
+// sqrt, rsqrt; ChainEight passes its eight running vectors through the
+// transcendental ones together): the same bits as the same program run
+// instruction by instruction (made a non-chain by a trailing instruction
+// that reads an earlier value again and is not the result; a NaN is a NaN,
+// its payload unspecified as in the reference), and within the
+// transcendentals' ULP bounds of the reference.
+KILN_TEST_ALL_TARGETS(CpuElementwise, TranscendentalChainsMatchTheInstructionForm) {
+  std::mt19937 rng(37);
+  using O = ScalarOp;
+  std::vector<ScalarProgram> programs;
+  {  // exp(x - p1) / p2: softmax's tail
+    ScalarProgram prog;
+    prog.param_types = {F32, F32, F32};
+    prog.instrs = {Instr(O::kSubtract, F32, {0, 1}), Instr(O::kExponential, F32, {3}),
+                   Instr(O::kDivide, F32, {4, 2})};
+    prog.results = {5};
+    programs.push_back(prog);
+  }
+  {  // rsqrt(|logistic(tanh(log(sqrt(|x|) + p1) * p2))|): every unary step kind
+    ScalarProgram prog;
+    prog.param_types = {F32, F32, F32};
+    prog.instrs = {Instr(O::kAbs, F32, {0}),      Instr(O::kSqrt, F32, {3}),        Instr(O::kAdd, F32, {4, 1}),
+                   Instr(O::kLog, F32, {5}),      Instr(O::kMultiply, F32, {6, 2}), Instr(O::kTanh, F32, {7}),
+                   Instr(O::kLogistic, F32, {8}), Instr(O::kAbs, F32, {9}),         Instr(O::kRsqrt, F32, {10})};
+    prog.results = {11};
+    programs.push_back(prog);
+  }
+  auto run = [](const ScalarProgram& prog, std::vector<Tensor>& ins, int64_t n) {
+    KernelParams params = Params(prog);
+    KernelFn fast = FindCpuKernel(params);
+    EXPECT_NE(fast, nullptr);
+    Tensor out = F({n}, std::vector<float>(static_cast<size_t>(n), 777.0f));
+    std::vector<TensorRef> in_refs;
+    for (auto& t : ins) in_refs.push_back(t.ref());
+    TensorRef out_ref = out.ref();
+    if (fast) {
+      EXPECT_TRUE(fast(KernelCall{params, in_refs, std::span<const TensorRef>(&out_ref, 1)}).ok());
+    }
+    return out;
+  };
+  for (size_t k = 0; k < programs.size(); ++k) {
+    SCOPED_TRACE("program " + std::to_string(k));
+    ScalarProgram broken = programs[k];
+    const uint16_t first = static_cast<uint16_t>(broken.param_types.size());
+    broken.instrs.push_back(Instr(O::kAdd, F32, {first, first}));
+    for (int64_t n : kSizes) {
+      SCOPED_TRACE(n);
+      std::vector<Tensor> ins;
+      for (size_t q = 0; q < programs[k].param_types.size(); ++q) ins.push_back(F({n}, Values(n, rng)));
+      const std::vector<float> chain = Get<float>(run(programs[k], ins, n));
+      const std::vector<float> steps = Get<float>(run(broken, ins, n));
+      int64_t differ = 0;
+      for (size_t i = 0; i < chain.size(); ++i)
+        differ += std::isnan(chain[i]) ? !std::isnan(steps[i]) : std::memcmp(&chain[i], &steps[i], 4) != 0;
+      EXPECT_EQ(differ, 0);
+      EXPECT_LE(Compare(Params(programs[k]), ins, {n}), 8);
     }
   }
 }
