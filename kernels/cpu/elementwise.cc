@@ -235,6 +235,10 @@ struct ChainStep {
   // The operands (other, and hi for clamp) are splats: a rank-0 input or
   // a constant of the program, the same value at every element.
   bool splat_operands = false;
+  // The operand (other / hi) is one value read at its first element, not at
+  // the running element's offset (ChainRows: a per-row value splatted into
+  // a vector's worth of elements only).
+  bool other_fixed = false, hi_fixed = false;
 };
 
 // Steps of one operand, the running value.
@@ -264,16 +268,21 @@ bool SplatMaxMinExact(bool max, T c) {
 // constant of the program, whose slots hold it: ChainStep::splat_operands)
 // and the maximum/minimum/clamp steps whose bound is a splat that takes the
 // short form (ChainStep::short_other / short_hi).
+// With `fixed_reads`, the splat operands are also marked to be read at
+// their first element only (ChainStep::other_fixed / hi_fixed).
 template <typename T>
 void MarkSplatBounds(const ScalarProgram& prog, const std::vector<bool>& input_is_scalar, const T* const* src,
-                     std::vector<ChainStep>* chain) {
+                     std::vector<ChainStep>* chain, bool fixed_reads = false) {
   const size_t P = prog.param_types.size();
   auto splat = [&](uint16_t v) {
     return v < P ? static_cast<bool>(input_is_scalar[v]) : prog.instrs[v - P].op == ScalarOp::kConstant;
   };
   for (ChainStep& s : *chain) {
     if (UnaryStep(s.op) || s.self) continue;  // no operand but the running value
+    s.other_fixed = fixed_reads && splat(s.other);
+    s.hi_fixed = fixed_reads && s.op == ScalarOp::kClamp && splat(s.hi);
     s.splat_operands = splat(s.other) && (s.op != ScalarOp::kClamp || splat(s.hi));
+    s.short_other = s.short_hi = false;
     if (s.op == ScalarOp::kMaximum || s.op == ScalarOp::kClamp)
       s.short_other = splat(s.other) && SplatMaxMinExact(true, src[s.other][0]);
     if (s.op == ScalarOp::kMinimum) s.short_other = splat(s.other) && SplatMaxMinExact(false, src[s.other][0]);
@@ -424,8 +433,8 @@ HWY_INLINE V ChainApply(D d, const ChainStep& s, V x, V y, V h) {
 // One chain step on the running vector x, element offset i of the block.
 template <class D, class V = hn::Vec<D>, typename T = hn::TFromD<D>>
 HWY_INLINE V ChainStepAt(D d, const ChainStep& s, const T* const* src, size_t i, V x) {
-  const V y = UnaryStep(s.op) || s.self ? x : hn::LoadU(d, src[s.other] + i);
-  const V h = s.op == ScalarOp::kClamp ? hn::LoadU(d, src[s.hi] + i) : x;
+  const V y = UnaryStep(s.op) || s.self ? x : hn::LoadU(d, src[s.other] + (s.other_fixed ? 0 : i));
+  const V h = s.op == ScalarOp::kClamp ? hn::LoadU(d, src[s.hi] + (s.hi_fixed ? 0 : i)) : x;
   return ChainApply(d, s, x, y, h);
 }
 
@@ -498,7 +507,7 @@ HWY_INLINE void ChainEight(D d, const ChainStep* steps, size_t num_steps, const 
     x6 = hn::LoadU(d, in + i + 6 * N), x7 = hn::LoadU(d, in + i + 7 * N);
   for (size_t k = 0; k < num_steps; ++k) {
     const ChainStep& s = steps[k];
-    const T* y = src[s.other] + i;
+    const T* y = src[s.other] + (s.other_fixed ? 0 : i);
     switch (s.op) {
 #define KILN_OP hn::Add
       case ScalarOp::kAdd: KILN_BINARY break;
@@ -516,7 +525,7 @@ HWY_INLINE void ChainEight(D d, const ChainStep* steps, size_t num_steps, const 
       case ScalarOp::kClamp:
         if (s.short_other && s.short_hi) {
           KILN_SHORT_STEP(KILN_SMAX, y)
-          KILN_SHORT_STEP(KILN_SMIN, src[s.hi] + i)
+          KILN_SHORT_STEP(KILN_SMIN, src[s.hi] + (s.hi_fixed ? 0 : i))
         } else {
           KILN_EIGHT(KILN_STEP_AT)
         }
@@ -570,6 +579,95 @@ HWY_INLINE void ChainOne(D d, const ChainStep* steps, size_t num_steps, const T*
   auto x = hn::LoadU(d, in + i);
   for (size_t k = 0; k < num_steps; ++k) x = ChainStepAt(d, steps[k], src, i, x);
   ChainStore(d, x, out + i, stream);
+}
+
+// A chain program over whole rows (the output's innermost axis, `row`
+// elements, whole vectors) whose params are each read in place along the
+// row (a full-size input; a broadcast or sliced operand with stride 1
+// innermost: a layer norm's scale, a row of a bias), as one value per row
+// (stride 0 innermost: softmax's max and sum, a norm's mean), or are
+// rank-0: runs row by row, a row's values splatted into one vector each and
+// read as splat operands, with no blocks, slots or gathers in between (the
+// per-block bookkeeping of RunElementwise cost more than the arithmetic of
+// a row block's tail). Returns false, having done nothing, for other
+// programs and ranges. `src` holds the rank-0 params' and constants' slots.
+template <class D, typename T = hn::TFromD<D>>
+bool ChainRows(D d, const ElementwiseProblem& p, const ScalarProgram& prog, const T* const* src,
+               const std::vector<ChainStep>& chain, uint16_t chain_start, size_t begin, size_t end) {
+  const size_t N = hn::Lanes(d);
+  const size_t rank = p.out_dims.size();
+  if (rank == 0 || rank > 16 || p.outputs.size() != 1 || begin >= end) return false;
+  const size_t row = static_cast<size_t>(p.out_dims.back());
+  if (row < 4 * N || row % N != 0 || begin % row != 0 || end % row != 0) return false;
+  const size_t P = prog.param_types.size();
+  enum class Read : uint8_t { kScalar, kFull, kRowValue, kRowRun };
+  thread_local std::vector<Read> read;
+  thread_local std::vector<bool> fixed;
+  thread_local std::vector<const T*> at;
+  thread_local std::vector<T> splats;
+  read.assign(P, Read::kScalar);
+  fixed.assign(P, false);
+  bool per_row_values = false;
+  for (size_t v = 0; v < P; ++v) {
+    if (p.input_is_scalar[v]) {
+      fixed[v] = true;
+      continue;
+    }
+    if (prog.param_types[v] == ElementType::kI1) return false;
+    const auto& st = p.gather_strides[v];
+    if (st.empty()) {
+      read[v] = Read::kFull;
+    } else if (st.back() == 0) {
+      read[v] = Read::kRowValue;
+      fixed[v] = true;
+      per_row_values = true;
+    } else if (st.back() == 1) {
+      read[v] = Read::kRowRun;
+    } else {
+      return false;
+    }
+  }
+  // The running value starts from a param read along the row.
+  if (chain_start >= P || read[chain_start] == Read::kScalar || read[chain_start] == Read::kRowValue) return false;
+  at.assign(src, src + P + prog.instrs.size());
+  splats.resize(P * N);
+  thread_local std::vector<ChainStep> steps;
+  steps = chain;
+  if (!per_row_values) MarkSplatBounds(prog, fixed, at.data(), &steps, true);
+  for (size_t r = begin / row; r < end / row; ++r) {
+    for (size_t v = 0; v < P; ++v) {
+      if (read[v] == Read::kScalar) continue;
+      const T* in = reinterpret_cast<const T*>(p.inputs[v]);
+      if (read[v] == Read::kFull) {
+        at[v] = in + r * row;
+        continue;
+      }
+      // The element at the row's first position: the row index over the
+      // outer axes, by the param's strides.
+      const auto& st = p.gather_strides[v];
+      int64_t off = 0;
+      size_t q = r;
+      for (size_t a = rank - 1; a-- > 0;) {
+        off += static_cast<int64_t>(q % static_cast<size_t>(p.out_dims[a])) * st[a];
+        q /= static_cast<size_t>(p.out_dims[a]);
+      }
+      if (read[v] == Read::kRowRun) {
+        at[v] = in + off;
+      } else {
+        std::fill(splats.begin() + v * N, splats.begin() + (v + 1) * N, in[off]);
+        at[v] = splats.data() + v * N;
+      }
+    }
+    // Per-row values decide the short maximum/minimum forms row by row.
+    if (per_row_values) MarkSplatBounds(prog, fixed, at.data(), &steps, true);
+    T* out = reinterpret_cast<T*>(p.outputs[0]) + (r * row - p.out_base);
+    const bool stream = p.stream && reinterpret_cast<uintptr_t>(out) % 64 == 0;
+    const T* in = at[chain_start];
+    size_t i = 0;
+    for (; i + 8 * N <= row; i += 8 * N) ChainEight(d, steps.data(), steps.size(), at.data(), in, i, out, stream);
+    for (; i < row; i += N) ChainOne(d, steps.data(), steps.size(), at.data(), in, i, out, stream);
+  }
+  return true;
 }
 
 // Runs the program over elements [begin, end) of every output.
@@ -689,6 +787,10 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
 #else
   const bool is_chain = ChainOf(prog, &chain_start, &chain);
   if (is_chain) MarkSplatBounds(prog, p.input_is_scalar, src.data(), &chain);
+  if (is_chain && ChainRows(d, p, prog, src.data(), chain, chain_start, begin, end)) {
+    if (p.stream) hwy::FlushStream();
+    return;
+  }
 #endif
 
   bool any_gather = false;

@@ -715,6 +715,92 @@ KILN_TEST_ALL_TARGETS(CpuElementwise, SelectAndCompare) {
   }
 }
 
+// Chains over whole rows (elementwise.cc, ChainRows: a row block's tail, a
+// norm's affine step): params read in place along the row (full-size, a
+// per-column vector, a row of a lower-rank operand broadcast over outer
+// axes), one value per row (splatted per row, max/min/clamp against it in
+// the short form only where that row's value allows: NaN and zeros of
+// either sign among the per-row values), rank-0 params and constants; rows
+// of whole vectors and not (those take the block path), rank 2 and 3.
+// Bit-identical to the reference, single-threaded and on the pool.
+KILN_TEST_ALL_TARGETS(CpuElementwise, ChainsOverRowsMatchTheReferenceExactly) {
+  std::mt19937 rng(43);
+  using O = ScalarOp;
+  struct Shape {
+    std::vector<int64_t> out;
+  };
+  for (const Shape& sh : {Shape{{3, 64}}, Shape{{5, 4096}}, Shape{{7, 80}}, Shape{{4, 100}}, Shape{{2, 3, 128}},
+                          Shape{{9, 1024}}}) {
+    const std::vector<int64_t>& dims = sh.out;
+    const int64_t rank = static_cast<int64_t>(dims.size());
+    const int64_t cols = dims.back();
+    std::vector<int64_t> row_dims(dims.begin(), dims.end() - 1);
+    const int64_t rows = Count(row_dims), n = rows * cols;
+    SCOPED_TRACE(std::to_string(rows) + " rows of " + std::to_string(cols));
+    // Maps: full-size, per-row ([outer...] -> axes 0..rank-2), per-column.
+    std::vector<int64_t> full_map = {rank}, row_map = {rank - 1}, col_map = {1, rank - 1};
+    for (int64_t a = 0; a < rank; ++a) full_map.push_back(a);
+    for (int64_t a = 0; a + 1 < rank; ++a) row_map.push_back(a);
+    auto row_values = [&] {
+      std::vector<float> v = Values(rows, rng);
+      if (rows > 3) v[1] = -0.0f, v[2] = 0.0f, v[3] = kNaN;
+      return v;
+    };
+    {  // (x - m) * rs * g + b: a layer norm's tail
+      ScalarProgram prog;
+      prog.param_types = {F32, F32, F32, F32, F32};
+      prog.instrs = {Instr(O::kSubtract, F32, {0, 1}), Instr(O::kMultiply, F32, {5, 2}),
+                     Instr(O::kMultiply, F32, {6, 3}), Instr(O::kAdd, F32, {7, 4})};
+      prog.results = {8};
+      KernelParams params = Params(prog);
+      KernelAttr map;
+      map.name = "input_broadcast";
+      for (const auto* m : {&full_map, &row_map, &row_map, &col_map, &col_map}) map.ints.insert(map.ints.end(), m->begin(), m->end());
+      params.attrs.push_back(map);
+      EXPECT_EQ(Compare(params,
+                        {F(dims, Values(n, rng)), F(row_dims, row_values()), F(row_dims, row_values()),
+                         F({cols}, Values(cols, rng)), F({cols}, Values(cols, rng))},
+                        dims),
+                0);
+    }
+    {  // clamp(m, min(max(x, m) * 2, c), hi) - lo: per-row bounds, a rank-0 bound, constants
+      ScalarProgram prog;
+      prog.param_types = {F32, F32, F32, F32};  // x, m (per row), hi (rank 0), lo (per row)
+      prog.instrs = {Instr(O::kMaximum, F32, {0, 1}), Constant(2.0f), Instr(O::kMultiply, F32, {4, 5}),
+                     Constant(0.0f), Instr(O::kMinimum, F32, {6, 7}), Instr(O::kClamp, F32, {1, 8, 2}),
+                     Instr(O::kSubtract, F32, {9, 3})};
+      prog.results = {10};
+      KernelParams params = Params(prog);
+      KernelAttr map;
+      map.name = "input_broadcast";
+      for (const auto* m : {&full_map, &row_map}) map.ints.insert(map.ints.end(), m->begin(), m->end());
+      map.ints.push_back(0);
+      map.ints.insert(map.ints.end(), row_map.begin(), row_map.end());
+      params.attrs.push_back(map);
+      for (float hi : {6.0f, -0.0f, kNaN}) {
+        EXPECT_EQ(Compare(params, {F(dims, Values(n, rng)), F(row_dims, row_values()), F({}, {hi}),
+                                   F(row_dims, row_values())},
+                          dims),
+                  0)
+            << hi;
+      }
+    }
+    if (rank == 3) {  // x + w: w of [dims[1], cols] broadcast over axis 0 (a row run at an offset)
+      ScalarProgram prog;
+      prog.param_types = {F32, F32};
+      prog.instrs = {Instr(O::kAdd, F32, {0, 1})};
+      prog.results = {2};
+      KernelParams params = Params(prog);
+      KernelAttr map;
+      map.name = "input_broadcast";
+      map.ints = full_map;
+      map.ints.insert(map.ints.end(), {2, 1, 2});
+      params.attrs.push_back(map);
+      EXPECT_EQ(Compare(params, {F(dims, Values(n, rng)), F({dims[1], cols}, Values(dims[1] * cols, rng))}, dims), 0);
+    }
+  }
+}
+
 KILN_TEST_ALL_TARGETS(CpuElementwise, ResultIsAParamAndZeroElements) {
   std::mt19937 rng(6);
   ScalarProgram prog;
