@@ -585,8 +585,8 @@ HWY_INLINE void ChainOne(D d, const ChainStep* steps, size_t num_steps, const T*
 // elements, whole vectors) whose params are each read in place along the
 // row (a full-size input; a broadcast or sliced operand with stride 1
 // innermost: a layer norm's scale, a row of a bias), as one value per row
-// (stride 0 innermost: softmax's max and sum, a norm's mean), or are
-// rank-0: runs row by row, a row's values splatted into one vector each and
+// (stride 0 innermost: softmax's max and sum, a norm's mean; at least one
+// param), or are rank-0: runs row by row, a row's values splatted into one vector each and
 // read as splat operands, with no blocks, slots or gathers in between (the
 // per-block bookkeeping of RunElementwise cost more than the arithmetic of
 // a row block's tail). Returns false, having done nothing, for other
@@ -627,13 +627,17 @@ bool ChainRows(D d, const ElementwiseProblem& p, const ScalarProgram& prog, cons
       return false;
     }
   }
-  // The running value starts from a param read along the row.
-  if (chain_start >= P || read[chain_start] == Read::kScalar || read[chain_start] == Read::kRowValue) return false;
+  // The running value starts from a param read along the row; and some
+  // param is one value per row (without one, the block path reads
+  // everything in place or as a repeated vector, and over short rows it
+  // costs less than the per-row bookkeeping here: a batch norm over NHWC).
+  if (!per_row_values || chain_start >= P || read[chain_start] == Read::kScalar ||
+      read[chain_start] == Read::kRowValue)
+    return false;
   at.assign(src, src + P + prog.instrs.size());
   splats.resize(P * N);
   thread_local std::vector<ChainStep> steps;
   steps = chain;
-  if (!per_row_values) MarkSplatBounds(prog, fixed, at.data(), &steps, true);
   for (size_t r = begin / row; r < end / row; ++r) {
     for (size_t v = 0; v < P; ++v) {
       if (read[v] == Read::kScalar) continue;
@@ -659,7 +663,7 @@ bool ChainRows(D d, const ElementwiseProblem& p, const ScalarProgram& prog, cons
       }
     }
     // Per-row values decide the short maximum/minimum forms row by row.
-    if (per_row_values) MarkSplatBounds(prog, fixed, at.data(), &steps, true);
+    MarkSplatBounds(prog, fixed, at.data(), &steps, true);
     T* out = reinterpret_cast<T*>(p.outputs[0]) + (r * row - p.out_base);
     const bool stream = p.stream && reinterpret_cast<uintptr_t>(out) % 64 == 0;
     const T* in = at[chain_start];

@@ -715,8 +715,8 @@ KILN_TEST_ALL_TARGETS(CpuElementwise, SelectAndCompare) {
   }
 }
 
-// Chains over whole rows (elementwise.cc, ChainRows: a row block's tail, a
-// norm's affine step): params read in place along the row (full-size, a
+// Chains over whole rows with a per-row value (elementwise.cc, ChainRows: a
+// row block's tail, a norm's affine step): params read in place along the row (full-size, a
 // per-column vector, a row of a lower-rank operand broadcast over outer
 // axes), one value per row (splatted per row, max/min/clamp against it in
 // the short form only where that row's value allows: NaN and zeros of
@@ -785,18 +785,23 @@ KILN_TEST_ALL_TARGETS(CpuElementwise, ChainsOverRowsMatchTheReferenceExactly) {
             << hi;
       }
     }
-    if (rank == 3) {  // x + w: w of [dims[1], cols] broadcast over axis 0 (a row run at an offset)
+    if (rank == 3) {  // (x + w) * m: w of [dims[1], cols] broadcast over axis 0 (a row run at an offset)
       ScalarProgram prog;
-      prog.param_types = {F32, F32};
-      prog.instrs = {Instr(O::kAdd, F32, {0, 1})};
-      prog.results = {2};
+      prog.param_types = {F32, F32, F32};
+      prog.instrs = {Instr(O::kAdd, F32, {0, 1}), Instr(O::kMultiply, F32, {3, 2})};
+      prog.results = {4};
       KernelParams params = Params(prog);
       KernelAttr map;
       map.name = "input_broadcast";
       map.ints = full_map;
       map.ints.insert(map.ints.end(), {2, 1, 2});
+      map.ints.insert(map.ints.end(), row_map.begin(), row_map.end());
       params.attrs.push_back(map);
-      EXPECT_EQ(Compare(params, {F(dims, Values(n, rng)), F({dims[1], cols}, Values(dims[1] * cols, rng))}, dims), 0);
+      EXPECT_EQ(Compare(params,
+                        {F(dims, Values(n, rng)), F({dims[1], cols}, Values(dims[1] * cols, rng)),
+                         F(row_dims, row_values())},
+                        dims),
+                0);
     }
   }
 }
