@@ -236,6 +236,18 @@ void PackRow(const DirectLayout& l, const DirectArgs& a, const T* src, const std
     return;
   }
   const T* src_row = src + b * l.in_batch_step + s0 * l.in_step[0] + s1 * l.in_step[1];
+  if (chan_contiguous && a.k_in == 1 && a.cp == l.k_out && l.in_step[2] == l.k_out) {
+    // Pixels of whole feature vectors back to back (NHWC depthwise): the
+    // row's input pixels in one copy, zeros for the padding around them
+    // (a copy per pixel cost more than the convolution's arithmetic).
+    const int64_t first = std::clamp<int64_t>(l.lo[2], 0, l.p[2]);
+    const int64_t last = std::clamp<int64_t>(l.lo[2] + l.in_size[2], first, l.p[2]);  // padded pixels [first, last) read input
+    std::fill(dst, dst + first * ko, T(0));
+    std::memcpy(dst + first * ko, src_row + (first - l.lo[2]) * l.k_out,
+                static_cast<size_t>((last - first) * ko) * sizeof(T));
+    std::fill(dst + last * ko, dst + l.p[2] * ko, T(0));
+    return;
+  }
   for (int64_t p2 = 0; p2 < l.p[2]; ++p2) {
     T* px = dst + p2 * ko;
     const int64_t s2 = p2 - l.lo[2];

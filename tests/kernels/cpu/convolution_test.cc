@@ -211,6 +211,18 @@ TEST(CpuConvolution, DepthwiseNhwc) {
     CheckConv(Nhwc(1, 12, 11, c, 5, 3, 1, c, c, 2, 1, 2), ElementType::kF32, 23 + c);
   }
   CheckConv(Nhwc(2, 9, 11, 32, 3, 3, 1, 32, 32, 1, 1, 1), ElementType::kF32, 24, /*specials=*/true);
+  // Padding on one side only and cropping (negative padding) along the
+  // packed rows: whole-row copies of the pixels inside, zeros around them.
+  for (const auto& pad : {std::vector<int64_t>{1, 0, -1, 2}, std::vector<int64_t>{0, 2, 3, -2}}) {
+    ConvSpec spec = Nhwc(2, 9, 11, 32, 3, 3, 1, 32, 32, 0, 1, 1);
+    spec.padding = pad;
+    spec.out_dims[1] = 9 + pad[0] + pad[1] - 2;
+    spec.out_dims[2] = 11 + pad[2] + pad[3] - 2;
+    CheckConv(spec, ElementType::kF32, 29);
+    ConvSpec wide = spec;  // f64: 16 features fill 128 bytes
+    wide.lhs_dims[3] = wide.rhs_dims[3] = wide.out_dims[3] = wide.groups = 16;
+    CheckConv(wide, ElementType::kF64, 29);
+  }
 }
 
 TEST(CpuConvolution, DepthwiseRowsWiderThanTheSlab) {
