@@ -35,6 +35,7 @@
 #include "kernels/cpu/hwy_targets.h"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
+#include "hwy/cache_control.h"
 #include "hwy/aligned_allocator.h"
 
 #ifndef KILN_CPU_GEMM_SHARED
@@ -204,8 +205,19 @@ void PackA(const GemmProblem& p, const T* a, int64_t abase, size_t ic, size_t mc
           const float* src[8];
           for (size_t r = 0; r < 8; ++r)
             src[r] = reinterpret_cast<const float*>(a + abase + p.a_m[ic + i0 + r] + static_cast<int64_t>(pc));
+          // The next panel's rows (the next block's first where this is the
+          // last), fetched a cache line per row every 16 steps while this one
+          // is transposed: a tall A streamed from memory (a 1x1 convolution
+          // over a large batch) then waits on fewer misses.
+          const float* next[8] = {};
+          const bool fetch = ic + i0 + 2 * kMR <= static_cast<size_t>(p.m);
+          if (fetch)
+            for (size_t r = 0; r < 8; ++r)
+              next[r] = reinterpret_cast<const float*>(a + abase + p.a_m[ic + i0 + kMR + r] + static_cast<int64_t>(pc));
           float* o = reinterpret_cast<float*>(dst);
           for (; q0 + 8 <= kc; q0 += 8) {
+            if (fetch && q0 % 16 == 0)
+              for (size_t r = 0; r < 8; ++r) hwy::Prefetch(next[r] + q0);
             __m256 r0 = _mm256_loadu_ps(src[0] + q0), r1 = _mm256_loadu_ps(src[1] + q0);
             __m256 r2 = _mm256_loadu_ps(src[2] + q0), r3 = _mm256_loadu_ps(src[3] + q0);
             __m256 r4 = _mm256_loadu_ps(src[4] + q0), r5 = _mm256_loadu_ps(src[5] + q0);
