@@ -86,6 +86,7 @@ enum PlanTag : int64_t {
   kPlanDepthwiseRows = 8,    // the same: constant depthwise weights laid out for DepthwiseInt8Rows
   kPlanPackedBBf16 = 9,      // kernels/cpu/contraction_dot_general.cc: a constant bf16 B packed in pairs
   kPlanWidenedConvWeights = 10,  // kernels/cpu/contraction_convolution.cc: constant f16/bf16 weights widened to f32
+  kPlanConvEpilogue = 11,        // the same: a fused epilogue's elementwise problem
 };
 
 class KernelState {

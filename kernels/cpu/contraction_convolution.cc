@@ -918,12 +918,38 @@ bool FusedEpilogue(const KernelCall& call, ElementwiseProblem* p) {
   return true;
 }
 
+// A fused epilogue's problem for one signature of shapes (FusedEpilogue),
+// kept per executable: building it (stride tables, checks) cost more heap
+// traffic per call than the rest of a small convolution.
+struct ConvEpiloguePlan : KernelPlan {
+  bool fast = false;  // false: ref::RunWithEpilogue runs these shapes
+  ElementwiseProblem problem;
+};
+
 }  // namespace
 
 Status Convolution(const KernelCall& call) {
-  ElementwiseProblem epilogue;
-  if (!FusedEpilogue(call, &epilogue))
+  const ScalarProgram* program = call.params.Program("epilogue");
+  if (program == nullptr || call.without_epilogue || call.outputs.size() != 1 || call.inputs.size() < 2)
     return ref::RunWithEpilogue(call, 2, &PlainConvolutionCall, &RunElementwiseProgram);
+  PlanKey key(kPlanConvEpilogue);
+  key.AddPointer(program).AddPointer(call.params.Find("epilogue_broadcast"));
+  for (const TensorRef& t : call.inputs) AddShape(key, t);
+  AddShape(key, call.outputs[0]);
+  PlanLease<ConvEpiloguePlan> lease(call.state, key);
+  if (lease.get() == nullptr) {
+    auto plan = std::make_unique<ConvEpiloguePlan>();
+    plan->fast = FusedEpilogue(call, &plan->problem);
+    lease.Set(std::move(plan));
+  }
+  if (!lease.get()->fast) return ref::RunWithEpilogue(call, 2, &PlainConvolutionCall, &RunElementwiseProgram);
+  // This call's addresses: param 0 is the output, then the inputs after
+  // the two operands.
+  ElementwiseProblem& epilogue = lease.get()->problem;
+  epilogue.inputs[0] = call.outputs[0].data + epilogue.input_offsets[0];
+  for (size_t i = 1; i < epilogue.inputs.size(); ++i)
+    epilogue.inputs[i] = call.inputs[i + 1].data + epilogue.input_offsets[i];
+  epilogue.outputs[0] = call.outputs[0].data;
   bool done = false;
   KILN_RETURN_IF_ERROR(PlainConvolution(
       KernelCall{call.params, call.inputs.subspan(0, 2), call.outputs, call.runner, /*without_epilogue=*/true,
