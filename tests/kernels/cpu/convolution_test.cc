@@ -425,13 +425,14 @@ void CheckConvWithEpilogue(const ConvSpec& c, ElementType t, uint32_t seed) {
   Tensor lhs = Random(t, c.lhs_dims, rng), rhs = Random(t, c.rhs_dims, rng);
   Tensor bias = Random(t, {c.out_dims[c.ofd]}, rng);
   for (int64_t i = 0; i < bias.count(); ++i) bias.Set(i, 3.0 * bias.Get(i));  // some results clamp at 6
-  auto run = [&](KernelFn fn, TaskRunner* runner) {
+  auto run_with = [&](KernelFn fn, TaskRunner* runner, Tensor& b, KernelState* state) {
     Tensor out = Filled(t, c.out_dims, 12345.0);
-    TensorRef in[3] = {lhs.ref(), rhs.ref(), bias.ref()};
+    TensorRef in[3] = {lhs.ref(), rhs.ref(), b.ref()};
     TensorRef o[1] = {out.ref()};
-    EXPECT_TRUE(fn(KernelCall{p, in, o, runner}).ok());
+    EXPECT_TRUE(fn(KernelCall{p, in, o, runner, false, state}).ok());
     return out;
   };
+  auto run = [&](KernelFn fn, TaskRunner* runner) { return run_with(fn, runner, bias, nullptr); };
   Tensor want = run(ref::FindReferenceKernel(p.kernel), nullptr);
   ForEachTarget([&] {
     Tensor got = run(FindCpuKernel(p), nullptr);
@@ -447,6 +448,16 @@ void CheckConvWithEpilogue(const ConvSpec& c, ElementType t, uint32_t seed) {
     }
     EXPECT_GT(clamped, 0);
   });
+  // With the executable's kernel state, the epilogue's plan (kept from the
+  // first call) serves later calls with other biases and other output
+  // buffers: the same bits as calls without it.
+  KernelState state;
+  for (int k = 0; k < 3; ++k) {
+    Tensor other = Random(t, {c.out_dims[c.ofd]}, rng);
+    EXPECT_EQ(run_with(FindCpuKernel(p), nullptr, other, &state).bytes,
+              run_with(FindCpuKernel(p), nullptr, other, nullptr).bytes)
+        << "call " << k;
+  }
 }
 
 TEST(CpuConvolution, FusedBiasAndRelu6Epilogue) {
