@@ -400,8 +400,12 @@ void PackB(const GemmProblem& p, const T* b, int64_t bbase, size_t pc, size_t kc
       uint32_t dst, len;  // offset in the panel row, length
       int64_t src;        // b_n offset
     };
-    std::vector<Run> runs;
-    std::vector<uint32_t> panel_end;  // runs of panel i: [panel_end[i-1], panel_end[i])
+    // (Per thread, kept: a product packs B per call, and fresh lists were
+    // heap traffic on every one.)
+    thread_local std::vector<Run> runs;
+    thread_local std::vector<uint32_t> panel_end;  // runs of panel i: [panel_end[i-1], panel_end[i])
+    runs.clear();
+    panel_end.clear();
     for (size_t j0 = 0; j0 < nc; j0 += nr) {
       const size_t cols = std::min(nr, nc - j0);
       const int64_t* no = p.b_n.data() + jc + j0;

@@ -385,7 +385,10 @@ void ReduceRows(const ReduceProblem& p) {
   }
   // The operand a block at a time: computed by the producer, or widened.
   T* scratch = ThreadScratch<T>(std::max(kChunk, p.inner));
-  ElementwiseProblem e;
+  // The producer's problem writing into the scratch: a per-thread copy,
+  // whose vectors keep their storage from call to call (a fresh copy was
+  // heap traffic on every dispatch).
+  thread_local ElementwiseProblem e;
   if (p.producer != nullptr) {
     e = *p.producer;
     e.outputs = {reinterpret_cast<uint8_t*>(scratch)};

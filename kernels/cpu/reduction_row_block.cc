@@ -77,6 +77,10 @@ struct RowBlockPlan : KernelPlan {
   std::vector<hwy::AlignedFreeUniquePtr<uint8_t[]>> buffers;
   size_t n = 0, outer = 0;
   size_t caches = 0;  // per-block buffers of reused producer values (ReuseProducerValues)
+  // Per worker: copies of the steps' problems whose buffers change per block
+  // (cached producers and the tail reading them), kept with the plan (a
+  // plan serves one call at a time) so that a call copies nothing.
+  std::vector<std::vector<ElementwiseProblem>> work;
 };
 
 // Whether every input that is a per-row value (`per_row`) is read at the
@@ -334,10 +338,8 @@ Status RowBlock(const KernelCall& call) {
   const size_t caches = lease.get()->caches;
   const size_t block_bytes = rows_per_block * n * StorageBytes(steps.back().type);
   const size_t elem = StorageBytes(steps.back().type);
-  // Per worker: the problems whose buffers change per block (cached
-  // producers and the tail reading them).
-  std::vector<std::vector<ElementwiseProblem>> work;
-  if (caches > 0) {
+  std::vector<std::vector<ElementwiseProblem>>& work = lease.get()->work;
+  if (caches > 0 && work.size() < static_cast<size_t>(NumWorkers(call.runner))) {
     std::vector<ElementwiseProblem> one;
     for (const Step& s : steps) one.push_back(s.elementwise);
     work.assign(static_cast<size_t>(NumWorkers(call.runner)), one);
