@@ -581,10 +581,10 @@ HWY_INLINE void ChainOne(D d, const ChainStep* steps, size_t num_steps, const T*
 // row (a full-size input; a broadcast or sliced operand with stride 1
 // innermost: a layer norm's scale, a row of a bias), as one value per row
 // (stride 0 innermost: softmax's max and sum, a norm's mean; at least one
-// param), or are rank-0: runs row by row, a row's values splatted into one vector each and
-// read as splat operands, with no blocks, slots or gathers in between (the
-// per-block bookkeeping of RunElementwise cost more than the arithmetic of
-// a row block's tail). Returns false, having done nothing, for other
+// param), or are rank-0: runs row by row, a row's values splatted into one
+// vector each and read as splat operands, with no blocks, slots or gathers
+// in between (the per-block bookkeeping of RunElementwise cost more than
+// the arithmetic of a row block's tail). Returns false, having done nothing, for other
 // programs and ranges. `src` holds the rank-0 params' and constants' slots.
 template <class D, typename T = hn::TFromD<D>>
 bool ChainRows(D d, const ElementwiseProblem& p, const ScalarProgram& prog, const T* const* src,
