@@ -223,8 +223,8 @@ HWY_INLINE V Compare(D d, ComparisonDirection dir, V a, V b) {
 // the one before it (the first: a param) and otherwise only params and
 // constants, and the last is the one result -- a fused bias, a batch norm
 // and its clamp (x - mean) * scale + shift, a residual add, softmax's
-// exp(x - max), a norm's squared deviation (x - mean) * (x - mean). Such a program
-// runs a few vectors at a time with the running value in registers (the
+// exp(x - max), a norm's squared deviation (x - mean) * (x - mean). Such a
+// program runs a few vectors at a time with the running value in registers (the
 // other operands loaded from their block pointers), the same ops in the
 // same order as the block-by-block interpreter, so the same bits; the
 // instruction-by-instruction form stores and reloads every intermediate.
@@ -584,8 +584,9 @@ HWY_INLINE void ChainOne(D d, const ChainStep* steps, size_t num_steps, const T*
 // param), or are rank-0: runs row by row, a row's values splatted into one
 // vector each and read as splat operands, with no blocks, slots or gathers
 // in between (the per-block bookkeeping of RunElementwise cost more than
-// the arithmetic of a row block's tail). Returns false, having done nothing, for other
-// programs and ranges. `src` holds the rank-0 params' and constants' slots.
+// the arithmetic of a row block's tail). Returns false, having done
+// nothing, for other programs and ranges. `src` holds the rank-0 params'
+// and constants' slots.
 template <class D, typename T = hn::TFromD<D>>
 bool ChainRows(D d, const ElementwiseProblem& p, const ScalarProgram& prog, const T* const* src,
                const std::vector<ChainStep>& chain, uint16_t chain_start, size_t begin, size_t end) {
