@@ -1,0 +1,483 @@
+// Chain programs of the CPU elementwise kernel (elementwise.cc): programs
+// whose every instruction takes the value of the one before it run with the
+// running value in registers, eight vectors at a time (ChainEight) and, over
+// whole rows with a per-row value, row by row (ChainRows), with the same ops
+// in the same order as the instruction-by-instruction interpreter, so the
+// same bits. Per target, as float_ops-inl.h.
+#if defined(KILN_CPU_ELEMENTWISE_CHAIN_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef KILN_CPU_ELEMENTWISE_CHAIN_INL_H_
+#undef KILN_CPU_ELEMENTWISE_CHAIN_INL_H_
+#else
+#define KILN_CPU_ELEMENTWISE_CHAIN_INL_H_
+#endif
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "hwy/highway.h"
+#include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/elementwise_math-inl.h"
+#include "kernels/cpu/float_ops-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace kiln::cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+// A chain program: each instruction but the constants takes the value of
+// the one before it (the first: a param) and otherwise only params and
+// constants, and the last is the one result -- a fused bias, a batch norm
+// and its clamp (x - mean) * scale + shift, a residual add, softmax's
+// exp(x - max), a norm's squared deviation (x - mean) * (x - mean). Such a
+// program runs a few vectors at a time with the running value in registers (the
+// other operands loaded from their block pointers), the same ops in the
+// same order as the block-by-block interpreter, so the same bits; the
+// instruction-by-instruction form stores and reloads every intermediate.
+struct ChainStep {
+  ScalarOp op;
+  uint16_t other = 0, hi = 0;  // the other operand (clamp: lo), and clamp's hi
+  bool running_left = true;    // the running value is the first operand
+  bool self = false;           // a binary op of the running value with itself (x * x)
+  // maximum/minimum (clamp: its lo / hi) against a splat c for which one
+  // compare and blend give the reference's bits (SplatMaxMinExact).
+  bool short_other = false, short_hi = false;
+  // The operands (other, and hi for clamp) are splats: a rank-0 input or
+  // a constant of the program, the same value at every element.
+  bool splat_operands = false;
+  // The operand (other / hi) is one value read at its first element, not at
+  // the running element's offset (ChainRows: a per-row value splatted into
+  // a vector's worth of elements only).
+  bool other_fixed = false, hi_fixed = false;
+};
+
+// Steps of one operand, the running value.
+inline bool UnaryStep(ScalarOp op) {
+  switch (op) {
+    case ScalarOp::kNegate: case ScalarOp::kAbs: case ScalarOp::kSqrt: case ScalarOp::kRsqrt:
+    case ScalarOp::kExponential: case ScalarOp::kLog: case ScalarOp::kTanh: case ScalarOp::kLogistic:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Whether maximum(x, c) (max) or minimum(x, c) in either operand order
+// equals, for every x, one compare and blend: x where it is not <= c (max;
+// not >= c for min; a NaN x compares false, so it is kept), else c. Exact
+// unless c is NaN or the zero of the other sign (the reference combines
+// equal zeros bitwise: max(-0, +0) = +0, min = -0; any other pair of equal
+// values has the same bits).
+template <typename T>
+bool SplatMaxMinExact(bool max, T c) {
+  if (c != c) return false;
+  return !(c == T(0) && std::signbit(c) == max);
+}
+
+// Marks the steps of `chain` whose operands are splats (a rank-0 input or a
+// constant of the program, whose slots hold it: ChainStep::splat_operands)
+// and the maximum/minimum/clamp steps whose bound is a splat that takes the
+// short form (ChainStep::short_other / short_hi).
+// With `fixed_reads`, the splat operands are also marked to be read at
+// their first element only (ChainStep::other_fixed / hi_fixed).
+template <typename T>
+void MarkSplatBounds(const ScalarProgram& prog, const std::vector<bool>& input_is_scalar, const T* const* src,
+                     std::vector<ChainStep>* chain, bool fixed_reads = false) {
+  const size_t P = prog.param_types.size();
+  auto splat = [&](uint16_t v) {
+    return v < P ? static_cast<bool>(input_is_scalar[v]) : prog.instrs[v - P].op == ScalarOp::kConstant;
+  };
+  for (ChainStep& s : *chain) {
+    if (UnaryStep(s.op) || s.self) continue;  // no operand but the running value
+    s.other_fixed = fixed_reads && splat(s.other);
+    s.hi_fixed = fixed_reads && s.op == ScalarOp::kClamp && splat(s.hi);
+    s.splat_operands = splat(s.other) && (s.op != ScalarOp::kClamp || splat(s.hi));
+    s.short_other = s.short_hi = false;
+    if (s.op == ScalarOp::kMaximum || s.op == ScalarOp::kClamp)
+      s.short_other = splat(s.other) && SplatMaxMinExact(true, src[s.other][0]);
+    if (s.op == ScalarOp::kMinimum) s.short_other = splat(s.other) && SplatMaxMinExact(false, src[s.other][0]);
+    if (s.op == ScalarOp::kClamp) s.short_hi = splat(s.hi) && SplatMaxMinExact(false, src[s.hi][0]);
+  }
+}
+
+inline bool ChainOf(const ScalarProgram& prog, uint16_t* start, std::vector<ChainStep>* steps) {
+  steps->clear();
+  const size_t P = prog.param_types.size();
+  if (prog.results.size() != 1) return false;
+  auto computed = [&](uint16_t v) { return v >= P && prog.instrs[v - P].op != ScalarOp::kConstant; };
+  int64_t running = -1;  // the value the chain holds
+  for (size_t k = 0; k < prog.instrs.size(); ++k) {
+    const ScalarInstr& in = prog.instrs[k];
+    if (in.op == ScalarOp::kConstant) continue;
+    const uint16_t* o = in.operands;
+    ChainStep step{in.op};
+    auto is_running = [&](uint16_t v) { return running < 0 ? !computed(v) : v == running; };
+    switch (in.op) {
+      case ScalarOp::kAdd: case ScalarOp::kSubtract: case ScalarOp::kMultiply: case ScalarOp::kDivide:
+      case ScalarOp::kMaximum: case ScalarOp::kMinimum:
+        if (in.num_operands != 2) return false;
+        if (o[0] == o[1] && is_running(o[0])) {  // x op x
+          step.self = true;
+          if (running < 0) *start = o[0];
+          break;
+        }
+        if (running < 0 || o[0] == running) {
+          step.running_left = true, step.other = o[1];
+          if (running < 0) *start = o[0];
+        } else {
+          step.running_left = false, step.other = o[0];
+        }
+        if (!is_running(step.running_left ? o[0] : o[1]) || computed(step.other) || step.other == running) return false;
+        break;
+      case ScalarOp::kNegate: case ScalarOp::kAbs: case ScalarOp::kSqrt: case ScalarOp::kRsqrt:
+      case ScalarOp::kExponential: case ScalarOp::kLog: case ScalarOp::kTanh: case ScalarOp::kLogistic:
+        if (in.num_operands != 1 || !is_running(o[0])) return false;
+        if (running < 0) *start = o[0];
+        break;
+      case ScalarOp::kClamp:
+        if (in.num_operands != 3 || !is_running(o[1]) || computed(o[0]) || computed(o[2]) || o[0] == running ||
+            o[2] == running)
+          return false;
+        if (running < 0) *start = o[1];
+        step.other = o[0], step.hi = o[2];
+        break;
+      default:
+        return false;
+    }
+    steps->push_back(step);
+    running = static_cast<int64_t>(P + k);
+  }
+  return running >= 0 && prog.results[0] == running;
+}
+
+// max(x, c) or min(x, c) against a splat c for which SplatMaxMinExact
+// holds: c where x <= c (max; x >= c for min), else x (NaN included).
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE V ShortMax(V x, V c) {
+  return hn::IfThenElse(hn::Le(x, c), c, x);
+}
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE V ShortMin(V x, V c) {
+  return hn::IfThenElse(hn::Ge(x, c), c, x);
+}
+
+// exp, log, tanh or logistic of x, out of line: each is a few dozen
+// instructions, and the chain forms that inline every step kind stay small.
+// (f32 only: Supported() keeps the transcendental ops out of f64 programs.)
+template <class D, class V = hn::Vec<D>>
+HWY_NOINLINE V TranscendentalStep(D d, ScalarOp op, V x) {
+  if constexpr (sizeof(hn::TFromD<D>) == 4) {
+    switch (op) {
+      case ScalarOp::kExponential: return Exp(d, x);
+      case ScalarOp::kLog: return Log(d, x);
+      case ScalarOp::kTanh: return Tanh(d, x);
+      case ScalarOp::kLogistic: return Logistic(d, x);
+      default: break;
+    }
+  }
+  return x;
+}
+
+// TranscendentalStep over the eight vectors at `in` into `out`, four at a
+// time: ChainEight's running vectors go through it together, so that their
+// long dependency chains overlap (one at a time, each waits on latency).
+template <class D, class F, typename T = hn::TFromD<D>>
+HWY_INLINE void EightAt(D d, const T* HWY_RESTRICT in, T* HWY_RESTRICT out, F f) {
+  FourAt(d, in, out, 0, f);
+  FourAt(d, in, out, 4 * hn::Lanes(d), f);
+}
+
+template <class D, typename T = hn::TFromD<D>>
+HWY_NOINLINE void TranscendentalEight(D d, ScalarOp op, const T* HWY_RESTRICT in, T* HWY_RESTRICT out) {
+  using V = hn::Vec<D>;
+  if constexpr (sizeof(T) == 4) {
+    switch (op) {
+      case ScalarOp::kExponential: return EightAt(d, in, out, [d](V x) { return Exp(d, x); });
+      case ScalarOp::kLog: return EightAt(d, in, out, [d](V x) { return Log(d, x); });
+      case ScalarOp::kTanh: return EightAt(d, in, out, [d](V x) { return Tanh(d, x); });
+      case ScalarOp::kLogistic: return EightAt(d, in, out, [d](V x) { return Logistic(d, x); });
+      default: break;
+    }
+  }
+  EightAt(d, in, out, [](V x) { return x; });  // (not reached: ChainOf takes no other op)
+}
+
+// One chain step on the running vector x with its operands y (the other)
+// and h (clamp's hi) loaded.
+template <class D, class V = hn::Vec<D>>
+HWY_INLINE V ChainApply(D d, const ChainStep& s, V x, V y, V h) {
+  switch (s.op) {
+    case ScalarOp::kAdd: return s.running_left ? hn::Add(x, y) : hn::Add(y, x);
+    case ScalarOp::kSubtract: return s.running_left ? hn::Sub(x, y) : hn::Sub(y, x);
+    case ScalarOp::kMultiply: return s.running_left ? hn::Mul(x, y) : hn::Mul(y, x);
+    case ScalarOp::kDivide: return s.running_left ? hn::Div(x, y) : hn::Div(y, x);
+    case ScalarOp::kMaximum:
+      if (s.short_other) return ShortMax<D>(x, y);
+      return s.running_left ? MaxLikeReference(d, x, y) : MaxLikeReference(d, y, x);
+    case ScalarOp::kMinimum:
+      if (s.short_other) return ShortMin<D>(x, y);
+      return s.running_left ? MinLikeReference(d, x, y) : MinLikeReference(d, y, x);
+    case ScalarOp::kNegate: return hn::Neg(x);
+    case ScalarOp::kAbs: return hn::Abs(x);
+    case ScalarOp::kSqrt: return hn::Sqrt(x);
+    case ScalarOp::kRsqrt: return hn::Div(hn::Set(d, hn::TFromD<D>(1)), hn::Sqrt(x));
+    case ScalarOp::kExponential: case ScalarOp::kLog: case ScalarOp::kTanh: case ScalarOp::kLogistic:
+      return TranscendentalStep(d, s.op, x);
+    case ScalarOp::kClamp: {
+      const V m = s.short_other ? ShortMax<D>(x, y) : MaxLikeReference(d, x, y);
+      return s.short_hi ? ShortMin<D>(m, h) : MinLikeReference(d, m, h);
+    }
+    default: return x;  // excluded by ChainOf
+  }
+}
+
+// One chain step on the running vector x, element offset i of the block.
+template <class D, class V = hn::Vec<D>, typename T = hn::TFromD<D>>
+HWY_INLINE V ChainStepAt(D d, const ChainStep& s, const T* const* src, size_t i, V x) {
+  const V y = UnaryStep(s.op) || s.self ? x : hn::LoadU(d, src[s.other] + (s.other_fixed ? 0 : i));
+  const V h = s.op == ScalarOp::kClamp ? hn::LoadU(d, src[s.hi] + (s.hi_fixed ? 0 : i)) : x;
+  return ChainApply(d, s, x, y, h);
+}
+
+// ChainStepAt as a call: ChainEight's less common steps (unary ones, and
+// maximum/minimum/clamp other than against splats) take it, so that eight
+// inlined copies of the whole step switch per step kind do not swell the
+// function (clang with AddressSanitizer ran out of 24 GB compiling them).
+template <class D, class V = hn::Vec<D>, typename T = hn::TFromD<D>>
+HWY_NOINLINE V ChainStepOutOfLine(D d, const ChainStep& s, const T* const* src, size_t i, V x) {
+  return ChainStepAt(d, s, src, i, x);
+}
+
+template <class D, class V = hn::Vec<D>, typename T = hn::TFromD<D>>
+HWY_INLINE void ChainStore(D d, V x, T* out, bool stream) {
+  if (stream) {
+    hn::Stream(x, d, out);
+  } else {
+    hn::StoreU(x, d, out);
+  }
+}
+
+// Eight vectors of the chain (elements i .. i + 8N of the block) from `in`
+// (the start param's block) into `out`. Each step is dispatched once for
+// the eight (its op, operand order and forms decided once, a splat operand
+// loaded once), so the per-step bookkeeping is spread over eight vectors:
+// a batch norm and clamp over a convolution's result then costs little
+// more than its arithmetic. (Named vectors and macros, not an array or
+// lambdas: SVE vectors cannot be array elements or captured, and lambdas
+// were not inlined into the loop.)
+#define KILN_EIGHT(E) E(x0, 0) E(x1, 1) E(x2, 2) E(x3, 3) E(x4, 4) E(x5, 5) E(x6, 6) E(x7, 7)
+// x op c (c a splat), c op x, x op y[j], y[j] op x.
+#define KILN_XC(x, j) x = KILN_OP(x, c);
+#define KILN_CX(x, j) x = KILN_OP(c, x);
+#define KILN_XY(x, j) x = KILN_OP(x, hn::LoadU(d, y + (j) * N));
+#define KILN_YX(x, j) x = KILN_OP(hn::LoadU(d, y + (j) * N), x);
+#define KILN_XX(x, j) x = KILN_OP(x, x);
+#define KILN_BINARY                \
+  if (s.self) {                    \
+    KILN_EIGHT(KILN_XX)            \
+  } else if (s.splat_operands) {   \
+    const V c = hn::LoadU(d, y);   \
+    if (s.running_left) {          \
+      KILN_EIGHT(KILN_XC)          \
+    } else {                       \
+      KILN_EIGHT(KILN_CX)          \
+    }                              \
+  } else if (s.running_left) {     \
+    KILN_EIGHT(KILN_XY)            \
+  } else {                         \
+    KILN_EIGHT(KILN_YX)            \
+  }
+#define KILN_STEP_AT(x, j) x = ChainStepOutOfLine(d, s, src, i + (j) * N, x);
+#define KILN_SMAX(x, j) x = ShortMax<D>(x, c);
+#define KILN_SMIN(x, j) x = ShortMin<D>(x, c);
+#define KILN_SHORT_STEP(E, at)   \
+  {                              \
+    const V c = hn::LoadU(d, at); \
+    KILN_EIGHT(E)                \
+  }
+#define KILN_STORE(x, j) ChainStore(d, x, out + i + (j) * N, stream);
+#define KILN_PARK(x, j) hn::Store(x, d, park + (j) * N);
+#define KILN_UNPARK(x, j) x = hn::Load(d, parked + (j) * N);
+template <class D, typename T = hn::TFromD<D>>
+HWY_INLINE void ChainEight(D d, const ChainStep* steps, size_t num_steps, const T* const* src, const T* in, size_t i,
+                           T* out, bool stream) {
+  using V = hn::Vec<D>;
+  const size_t N = hn::Lanes(d);
+  V x0 = hn::LoadU(d, in + i), x1 = hn::LoadU(d, in + i + N), x2 = hn::LoadU(d, in + i + 2 * N),
+    x3 = hn::LoadU(d, in + i + 3 * N), x4 = hn::LoadU(d, in + i + 4 * N), x5 = hn::LoadU(d, in + i + 5 * N),
+    x6 = hn::LoadU(d, in + i + 6 * N), x7 = hn::LoadU(d, in + i + 7 * N);
+  for (size_t k = 0; k < num_steps; ++k) {
+    const ChainStep& s = steps[k];
+    const T* y = src[s.other] + (s.other_fixed ? 0 : i);
+    switch (s.op) {
+#define KILN_OP hn::Add
+      case ScalarOp::kAdd: KILN_BINARY break;
+#undef KILN_OP
+#define KILN_OP hn::Sub
+      case ScalarOp::kSubtract: KILN_BINARY break;
+#undef KILN_OP
+#define KILN_OP hn::Mul
+      case ScalarOp::kMultiply: KILN_BINARY break;
+#undef KILN_OP
+#define KILN_OP hn::Div
+      case ScalarOp::kDivide: KILN_BINARY break;
+#undef KILN_OP
+      // Against splat bounds: the short maximum / minimum (clamp: both).
+      case ScalarOp::kClamp:
+        if (s.short_other && s.short_hi) {
+          KILN_SHORT_STEP(KILN_SMAX, y)
+          KILN_SHORT_STEP(KILN_SMIN, src[s.hi] + (s.hi_fixed ? 0 : i))
+        } else {
+          KILN_EIGHT(KILN_STEP_AT)
+        }
+        break;
+      case ScalarOp::kMaximum:
+        if (s.short_other) {
+          KILN_SHORT_STEP(KILN_SMAX, y)
+        } else {
+          KILN_EIGHT(KILN_STEP_AT)
+        }
+        break;
+      case ScalarOp::kMinimum:
+        if (s.short_other) {
+          KILN_SHORT_STEP(KILN_SMIN, y)
+        } else {
+          KILN_EIGHT(KILN_STEP_AT)
+        }
+        break;
+      case ScalarOp::kExponential: case ScalarOp::kLog: case ScalarOp::kTanh: case ScalarOp::kLogistic: {
+        // Through memory, eight vectors at once (TranscendentalEight).
+        HWY_ALIGN T park[8 * HWY_MAX_BYTES / sizeof(T)];
+        HWY_ALIGN T parked[8 * HWY_MAX_BYTES / sizeof(T)];
+        KILN_EIGHT(KILN_PARK)
+        TranscendentalEight(d, s.op, park, parked);
+        KILN_EIGHT(KILN_UNPARK)
+        break;
+      }
+      default: KILN_EIGHT(KILN_STEP_AT) break;
+    }
+  }
+  KILN_EIGHT(KILN_STORE)
+}
+#undef KILN_UNPARK
+#undef KILN_PARK
+#undef KILN_STORE
+#undef KILN_SHORT_STEP
+#undef KILN_SMIN
+#undef KILN_SMAX
+#undef KILN_STEP_AT
+#undef KILN_BINARY
+#undef KILN_XX
+#undef KILN_YX
+#undef KILN_XY
+#undef KILN_CX
+#undef KILN_XC
+#undef KILN_EIGHT
+
+template <class D, typename T = hn::TFromD<D>>
+HWY_INLINE void ChainOne(D d, const ChainStep* steps, size_t num_steps, const T* const* src, const T* in, size_t i,
+                         T* out, bool stream) {
+  auto x = hn::LoadU(d, in + i);
+  for (size_t k = 0; k < num_steps; ++k) x = ChainStepAt(d, steps[k], src, i, x);
+  ChainStore(d, x, out + i, stream);
+}
+
+// A chain program over whole rows (the output's innermost axis, `row`
+// elements, whole vectors) whose params are each read in place along the
+// row (a full-size input; a broadcast or sliced operand with stride 1
+// innermost: a layer norm's scale, a row of a bias), as one value per row
+// (stride 0 innermost: softmax's max and sum, a norm's mean; at least one
+// param), or are rank-0: runs row by row, a row's values splatted into one
+// vector each and read as splat operands, with no blocks, slots or gathers
+// in between (the per-block bookkeeping of RunElementwise cost more than
+// the arithmetic of a row block's tail). Returns false, having done
+// nothing, for other programs and ranges. `src` holds the rank-0 params'
+// and constants' slots.
+template <class D, typename T = hn::TFromD<D>>
+bool ChainRows(D d, const ElementwiseProblem& p, const ScalarProgram& prog, const T* const* src,
+               const std::vector<ChainStep>& chain, uint16_t chain_start, size_t begin, size_t end) {
+  const size_t N = hn::Lanes(d);
+  const size_t rank = p.out_dims.size();
+  if (rank == 0 || rank > 16 || p.outputs.size() != 1 || begin >= end) return false;
+  const size_t row = static_cast<size_t>(p.out_dims.back());
+  if (row < 4 * N || row % N != 0 || begin % row != 0 || end % row != 0) return false;
+  const size_t P = prog.param_types.size();
+  enum class Read : uint8_t { kScalar, kFull, kRowValue, kRowRun };
+  thread_local std::vector<Read> read;
+  thread_local std::vector<bool> fixed;
+  thread_local std::vector<const T*> at;
+  thread_local std::vector<T> splats;
+  read.assign(P, Read::kScalar);
+  fixed.assign(P, false);
+  bool per_row_values = false;
+  for (size_t v = 0; v < P; ++v) {
+    if (p.input_is_scalar[v]) {
+      fixed[v] = true;
+      continue;
+    }
+    if (prog.param_types[v] == ElementType::kI1) return false;
+    const auto& st = p.gather_strides[v];
+    if (st.empty()) {
+      read[v] = Read::kFull;
+    } else if (st.back() == 0) {
+      read[v] = Read::kRowValue;
+      fixed[v] = true;
+      per_row_values = true;
+    } else if (st.back() == 1) {
+      read[v] = Read::kRowRun;
+    } else {
+      return false;
+    }
+  }
+  // The running value starts from a param read along the row; and some
+  // param is one value per row (without one, the block path reads
+  // everything in place or as a repeated vector, and over short rows it
+  // costs less than the per-row bookkeeping here: a batch norm over NHWC).
+  if (!per_row_values || chain_start >= P || read[chain_start] == Read::kScalar ||
+      read[chain_start] == Read::kRowValue)
+    return false;
+  at.assign(src, src + P + prog.instrs.size());
+  splats.resize(P * N);
+  thread_local std::vector<ChainStep> steps;
+  steps = chain;
+  for (size_t r = begin / row; r < end / row; ++r) {
+    for (size_t v = 0; v < P; ++v) {
+      if (read[v] == Read::kScalar) continue;
+      const T* in = reinterpret_cast<const T*>(p.inputs[v]);
+      if (read[v] == Read::kFull) {
+        at[v] = in + r * row;
+        continue;
+      }
+      // The element at the row's first position: the row index over the
+      // outer axes, by the param's strides.
+      const auto& st = p.gather_strides[v];
+      int64_t off = 0;
+      size_t q = r;
+      for (size_t a = rank - 1; a-- > 0;) {
+        off += static_cast<int64_t>(q % static_cast<size_t>(p.out_dims[a])) * st[a];
+        q /= static_cast<size_t>(p.out_dims[a]);
+      }
+      if (read[v] == Read::kRowRun) {
+        at[v] = in + off;
+      } else {
+        std::fill(splats.begin() + v * N, splats.begin() + (v + 1) * N, in[off]);
+        at[v] = splats.data() + v * N;
+      }
+    }
+    // Per-row values decide the short maximum/minimum forms row by row.
+    MarkSplatBounds(prog, fixed, at.data(), &steps, true);
+    T* out = reinterpret_cast<T*>(p.outputs[0]) + (r * row - p.out_base);
+    const bool stream = p.stream && reinterpret_cast<uintptr_t>(out) % 64 == 0;
+    const T* in = at[chain_start];
+    size_t i = 0;
+    for (; i + 8 * N <= row; i += 8 * N) ChainEight(d, steps.data(), steps.size(), at.data(), in, i, out, stream);
+    for (; i < row; i += N) ChainOne(d, steps.data(), steps.size(), at.data(), in, i, out, stream);
+  }
+  return true;
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace kiln::cpu
+HWY_AFTER_NAMESPACE();
+
+#endif  // per-target include guard
