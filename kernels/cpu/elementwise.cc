@@ -214,7 +214,8 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
 #else
   const bool is_chain = ChainOf(prog, &chain_start, &chain);
   if (is_chain) MarkSplatBounds(prog, p.input_is_scalar, src.data(), &chain);
-  if (is_chain && ChainRows(d, p, prog, src.data(), chain, chain_start, begin, end)) {
+  if (is_chain && (ChainRows(d, p, prog, src.data(), chain, chain_start, begin, end) ||
+                   ChainColumns(d, p, prog, src.data(), chain, chain_start, begin, end))) {
     if (p.stream) hwy::FlushStream();
     return;
   }
@@ -335,7 +336,7 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
       const ChainStep* steps = chain.data();
       const size_t num_steps = chain.size();
       size_t i = 0;
-      for (; i + 8 * N <= padded; i += 8 * N) ChainEight(d, steps, num_steps, from, in, i, dst, stream);
+      for (; i + 8 * N <= padded; i += 8 * N) ChainEight(d, steps, num_steps, from, in, i, N, dst, stream);
       for (; i < padded; i += N) ChainOne(d, steps, num_steps, from, in, i, dst, stream);
       if (direct) continue;
       std::memcpy(out, dst, count * sizeof(T));
@@ -598,8 +599,20 @@ void RunElementwiseRange(const ElementwiseProblem& p, size_t begin, size_t end) 
   }
 }
 
+namespace {
+
+// Elements per task near `target`, in whole rows of the output where a row
+// is shorter (the column form of chains, ChainColumns, takes whole rows);
+// the split changes no element's result.
+size_t TaskElements(const ElementwiseProblem& p, size_t target) {
+  const size_t row = p.out_dims.empty() ? 0 : static_cast<size_t>(p.out_dims.back());
+  return row == 0 || row > target ? target : target / row * row;
+}
+
+}  // namespace
+
 void RunElementwiseRangeParallel(const ElementwiseProblem& p, size_t begin, size_t end, TaskRunner* runner) {
-  constexpr size_t kTask = size_t{1} << 15;
+  const size_t kTask = TaskElements(p, size_t{1} << 15);
   const int64_t tasks = static_cast<int64_t>((end - begin + kTask - 1) / kTask);
   ParallelFor(runner, tasks, [&](int64_t t, int) {
     const size_t b = begin + static_cast<size_t>(t) * kTask;
@@ -654,10 +667,11 @@ Status RunElementwiseProgram(const KernelCall& call, const ScalarProgram* prog, 
   // Each block's inputs are read before its outputs are written, so an
   // output may share its buffer with an input of the same shape.
   // Disjoint element ranges per task; each task has its own scratch.
-  const int64_t tasks = static_cast<int64_t>((p.n + kTaskElements - 1) / kTaskElements);
+  const size_t task = TaskElements(p, kTaskElements);
+  const int64_t tasks = static_cast<int64_t>((p.n + task - 1) / task);
   ParallelFor(call.runner, tasks, [&](int64_t t, int) {
-    const size_t begin = static_cast<size_t>(t) * kTaskElements;
-    RunElementwiseRange(p, begin, std::min(p.n, begin + kTaskElements));
+    const size_t begin = static_cast<size_t>(t) * task;
+    RunElementwiseRange(p, begin, std::min(p.n, begin + task));
   });
   return Status::Ok();
 }

@@ -3,7 +3,8 @@
 // running value in registers, eight vectors at a time (ChainEight) and, over
 // whole rows with a per-row value, row by row (ChainRows), with the same ops
 // in the same order as the instruction-by-instruction interpreter, so the
-// same bits. Per target, as float_ops-inl.h.
+// same bits; over whole rows with per-column operands, a column of vectors
+// down eight rows at a time (ChainColumns). Per target, as float_ops-inl.h.
 #if defined(KILN_CPU_ELEMENTWISE_CHAIN_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef KILN_CPU_ELEMENTWISE_CHAIN_INL_H_
 #undef KILN_CPU_ELEMENTWISE_CHAIN_INL_H_
@@ -269,8 +270,8 @@ HWY_INLINE void ChainStore(D d, V x, T* out, bool stream) {
 // x op c (c a splat), c op x, x op y[j], y[j] op x.
 #define KILN_XC(x, j) x = KILN_OP(x, c);
 #define KILN_CX(x, j) x = KILN_OP(c, x);
-#define KILN_XY(x, j) x = KILN_OP(x, hn::LoadU(d, y + (j) * N));
-#define KILN_YX(x, j) x = KILN_OP(hn::LoadU(d, y + (j) * N), x);
+#define KILN_XY(x, j) x = KILN_OP(x, hn::LoadU(d, y + (j) * step));
+#define KILN_YX(x, j) x = KILN_OP(hn::LoadU(d, y + (j) * step), x);
 #define KILN_XX(x, j) x = KILN_OP(x, x);
 #define KILN_BINARY                \
   if (s.self) {                    \
@@ -287,7 +288,7 @@ HWY_INLINE void ChainStore(D d, V x, T* out, bool stream) {
   } else {                         \
     KILN_EIGHT(KILN_YX)            \
   }
-#define KILN_STEP_AT(x, j) x = ChainStepOutOfLine(d, s, src, i + (j) * N, x);
+#define KILN_STEP_AT(x, j) x = ChainStepOutOfLine(d, s, src, i + (j) * step, x);
 #define KILN_SMAX(x, j) x = ShortMax<D>(x, c);
 #define KILN_SMIN(x, j) x = ShortMin<D>(x, c);
 #define KILN_SHORT_STEP(E, at)   \
@@ -295,17 +296,20 @@ HWY_INLINE void ChainStore(D d, V x, T* out, bool stream) {
     const V c = hn::LoadU(d, at); \
     KILN_EIGHT(E)                \
   }
-#define KILN_STORE(x, j) ChainStore(d, x, out + i + (j) * N, stream);
+#define KILN_STORE(x, j) ChainStore(d, x, out + i + (j) * step, stream);
 #define KILN_PARK(x, j) hn::Store(x, d, park + (j) * N);
 #define KILN_UNPARK(x, j) x = hn::Load(d, parked + (j) * N);
+//
+// The eight vectors lie `step` elements apart: N (one run of 8N elements),
+// or a row's length (ChainColumns: one column of vectors down eight rows).
 template <class D, typename T = hn::TFromD<D>>
 HWY_INLINE void ChainEight(D d, const ChainStep* steps, size_t num_steps, const T* const* src, const T* in, size_t i,
-                           T* out, bool stream) {
+                           size_t step, T* out, bool stream) {
   using V = hn::Vec<D>;
   const size_t N = hn::Lanes(d);
-  V x0 = hn::LoadU(d, in + i), x1 = hn::LoadU(d, in + i + N), x2 = hn::LoadU(d, in + i + 2 * N),
-    x3 = hn::LoadU(d, in + i + 3 * N), x4 = hn::LoadU(d, in + i + 4 * N), x5 = hn::LoadU(d, in + i + 5 * N),
-    x6 = hn::LoadU(d, in + i + 6 * N), x7 = hn::LoadU(d, in + i + 7 * N);
+  V x0 = hn::LoadU(d, in + i), x1 = hn::LoadU(d, in + i + step), x2 = hn::LoadU(d, in + i + 2 * step),
+    x3 = hn::LoadU(d, in + i + 3 * step), x4 = hn::LoadU(d, in + i + 4 * step), x5 = hn::LoadU(d, in + i + 5 * step),
+    x6 = hn::LoadU(d, in + i + 6 * step), x7 = hn::LoadU(d, in + i + 7 * step);
   for (size_t k = 0; k < num_steps; ++k) {
     const ChainStep& s = steps[k];
     const T* y = src[s.other] + (s.other_fixed ? 0 : i);
@@ -470,8 +474,96 @@ bool ChainRows(D d, const ElementwiseProblem& p, const ScalarProgram& prog, cons
     const bool stream = p.stream && reinterpret_cast<uintptr_t>(out) % 64 == 0;
     const T* in = at[chain_start];
     size_t i = 0;
-    for (; i + 8 * N <= row; i += 8 * N) ChainEight(d, steps.data(), steps.size(), at.data(), in, i, out, stream);
+    for (; i + 8 * N <= row; i += 8 * N) ChainEight(d, steps.data(), steps.size(), at.data(), in, i, N, out, stream);
     for (; i < row; i += N) ChainOne(d, steps.data(), steps.size(), at.data(), in, i, out, stream);
+  }
+  return true;
+}
+
+// A chain program over whole rows (at least eight) whose params are each
+// full-size (read in place), rank-0, or one vector along the row repeated
+// over the outer axes (a bias or a batch norm's mean, scale and shift over
+// a channel-last result: strides 0 outside the innermost axis, 1 along it;
+// at least one such param): runs a column of vectors at a time down the
+// rows, eight rows per ChainEight, each per-column operand loaded once per
+// eight vectors instead of once per vector (the block path's cyclic reads:
+// four loads per vector of a batch norm) and the running value's loads and
+// stores one per vector. Rows are taken in groups that stay in cache
+// (kColumnGroupBytes), so the strided walk reads each line once. The same
+// ops in the same order per element as every other form. Returns false,
+// having done nothing, for other programs and ranges.
+template <class D, typename T = hn::TFromD<D>>
+bool ChainColumns(D d, const ElementwiseProblem& p, const ScalarProgram& prog, const T* const* src,
+                  const std::vector<ChainStep>& chain, uint16_t chain_start, size_t begin, size_t end) {
+  constexpr size_t kColumnGroupBytes = 64 << 10;
+  const size_t N = hn::Lanes(d);
+  const size_t rank = p.out_dims.size();
+  // (Not for large outputs that may be written with streaming stores, past
+  // the cache: the block path writes those in order.)
+  constexpr size_t kCachedOutputBytes = 2 << 20;
+  if (rank < 2 || p.outputs.size() != 1 || begin >= end || (p.stream && p.n * sizeof(T) > kCachedOutputBytes))
+    return false;
+  const size_t row = static_cast<size_t>(p.out_dims.back());
+  if (row < N || row % N != 0 || begin % row != 0 || end % row != 0 || (end - begin) / row < 8) return false;
+  const size_t P = prog.param_types.size();
+  if (chain_start >= P || p.input_is_scalar[chain_start] || !p.gather_strides[chain_start].empty()) return false;
+  // The full-size params and the per-column ones, by index.
+  thread_local std::vector<uint16_t> full, per_column;
+  full.clear();
+  per_column.clear();
+  for (size_t v = 0; v < P; ++v) {
+    const auto& st = p.gather_strides[v];
+    if (p.input_is_scalar[v]) continue;  // (read from its slot, converted)
+    if (prog.param_types[v] == ElementType::kI1) return false;
+    if (st.empty()) {
+      full.push_back(static_cast<uint16_t>(v));
+      continue;
+    }
+    if (st.back() != 1) return false;
+    for (size_t a = 0; a + 1 < rank; ++a)
+      if (st[a] != 0 && p.out_dims[a] != 1) return false;
+    per_column.push_back(static_cast<uint16_t>(v));
+  }
+  if (per_column.empty()) return false;
+  // Every operand but the full-size ones is read at its first element (the
+  // eight vectors lie a row apart, past a splat's slot): rank-0 params and
+  // constants as splats, and a per-column operand once per eight rows (its
+  // maximum/minimum/clamp bounds differ per lane, so those keep the exact
+  // form).
+  thread_local std::vector<ChainStep> steps;
+  steps = chain;
+  MarkSplatBounds(prog, p.input_is_scalar, src, &steps, true);
+  auto column = [&](uint16_t v) { return std::find(per_column.begin(), per_column.end(), v) != per_column.end(); };
+  for (ChainStep& s : steps) {
+    if (UnaryStep(s.op) || s.self) continue;
+    const bool other = column(s.other), hi = s.op == ScalarOp::kClamp && column(s.hi);
+    if (!other && !hi) continue;
+    s.other_fixed = s.other_fixed || other;
+    s.hi_fixed = s.hi_fixed || hi;
+    if (other) s.short_other = false;
+    if (hi) s.short_hi = false;
+    s.splat_operands = s.op != ScalarOp::kClamp && s.op != ScalarOp::kMaximum && s.op != ScalarOp::kMinimum;
+  }
+  thread_local std::vector<const T*> at;
+  at.assign(src, src + P + prog.instrs.size());
+  const size_t group = std::max<size_t>(8, kColumnGroupBytes / (row * sizeof(T)) / 8 * 8);
+  for (size_t r0 = begin / row; r0 < end / row; r0 += group) {
+    const size_t r1 = std::min(end / row, r0 + group);
+    for (size_t c = 0; c < row; c += N) {
+      for (uint16_t v : per_column) at[v] = reinterpret_cast<const T*>(p.inputs[v]) + c;
+      for (size_t r = r0; r < r1;) {
+        // Element (r, c): the full-size params and the output at offset 0.
+        for (uint16_t v : full) at[v] = reinterpret_cast<const T*>(p.inputs[v]) + r * row + c;
+        T* out = reinterpret_cast<T*>(p.outputs[0]) + (r * row + c - p.out_base);
+        if (r + 8 <= r1) {
+          ChainEight(d, steps.data(), steps.size(), at.data(), at[chain_start], 0, row, out, false);
+          r += 8;
+        } else {
+          ChainOne(d, steps.data(), steps.size(), at.data(), at[chain_start], 0, out, false);
+          r += 1;
+        }
+      }
+    }
   }
   return true;
 }

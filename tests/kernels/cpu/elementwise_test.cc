@@ -806,6 +806,81 @@ KILN_TEST_ALL_TARGETS(CpuElementwise, ChainsOverRowsMatchTheReferenceExactly) {
   }
 }
 
+// Chains over whole rows with per-column operands (elementwise_chain-inl.h,
+// ChainColumns: a batch norm and its clamp over a channel-last result, a
+// bias and activation): a column of vectors down eight rows at a time, the
+// rows left over one at a time, groups of rows that span several calls'
+// worth of columns; per-column values as the other operand on either side,
+// as clamp/max/min bounds with NaN and zeros of either sign among them
+// (the exact form), beside rank-0 bounds and constants (the short form),
+// two full-size params, unary steps; and shapes the form does not
+// take (fewer than eight rows, rows of part vectors). Bit-identical to the
+// reference, single-threaded and on the pool.
+KILN_TEST_ALL_TARGETS(CpuElementwise, ChainsOverColumnsMatchTheReferenceExactly) {
+  std::mt19937 rng(44);
+  using O = ScalarOp;
+  for (const std::vector<int64_t>& dims : std::vector<std::vector<int64_t>>{
+           {8, 64}, {9, 192}, {2, 16, 16, 48}, {37, 1024}, {3, 64}, {20, 100}, {1, 40, 256}}) {
+    const int64_t rank = static_cast<int64_t>(dims.size());
+    const int64_t cols = dims.back(), n = Count(dims);
+    SCOPED_TRACE(std::to_string(n / cols) + " rows of " + std::to_string(cols));
+    std::vector<int64_t> full_map = {rank}, col_map = {1, rank - 1};
+    for (int64_t a = 0; a < rank; ++a) full_map.push_back(a);
+    auto col_values = [&] {
+      std::vector<float> v = Values(cols, rng);
+      v[1] = -0.0f, v[2] = 0.0f, v[3] = kNaN;
+      return v;
+    };
+    auto with_map = [&](const ScalarProgram& prog, std::vector<const std::vector<int64_t>*> maps) {
+      KernelParams params = Params(prog);
+      KernelAttr map;
+      map.name = "input_broadcast";
+      for (const auto* m : maps) map.ints.insert(map.ints.end(), m->begin(), m->end());
+      params.attrs.push_back(map);
+      return params;
+    };
+    {  // clamp(0, (x - m) * s + b, 6): a batch norm and relu6
+      ScalarProgram prog;
+      prog.param_types = {F32, F32, F32, F32};
+      prog.instrs = {Constant(0.0f), Constant(6.0f), Instr(O::kSubtract, F32, {0, 1}),
+                     Instr(O::kMultiply, F32, {6, 2}), Instr(O::kAdd, F32, {7, 3}), Instr(O::kClamp, F32, {4, 8, 5})};
+      prog.results = {9};
+      EXPECT_EQ(Compare(with_map(prog, {&full_map, &col_map, &col_map, &col_map}),
+                        {F(dims, Values(n, rng)), F({cols}, Values(cols, rng)), F({cols}, Values(cols, rng)),
+                         F({cols}, Values(cols, rng))},
+                        dims),
+                0);
+    }
+    {  // min(m / max(x * y, lo), hi) with per-column lo, hi, m; a rank-0 clamp after
+      ScalarProgram prog;
+      prog.param_types = {F32, F32, F32, F32, F32, F32};  // x, y, lo, m, hi (per column), c (rank 0)
+      prog.instrs = {Instr(O::kMultiply, F32, {0, 1}), Instr(O::kMaximum, F32, {6, 2}),
+                     Instr(O::kDivide, F32, {3, 7}), Instr(O::kMinimum, F32, {4, 8}),
+                     Instr(O::kClamp, F32, {4, 9, 5})};
+      prog.results = {10};
+      std::vector<int64_t> scalar_map = {0};
+      for (float c : {3.0f, -0.0f, kNaN}) {
+        EXPECT_EQ(Compare(with_map(prog, {&full_map, &full_map, &col_map, &col_map, &col_map, &scalar_map}),
+                          {F(dims, Values(n, rng)), F(dims, Values(n, rng)), F({cols}, col_values()),
+                           F({cols}, col_values()), F({cols}, col_values()), F({}, {c})},
+                          dims),
+                  0)
+            << c;
+      }
+    }
+    {  // sqrt(abs(x + b)) * s (unary steps; exact, unlike the transcendental ones)
+      ScalarProgram prog;
+      prog.param_types = {F32, F32, F32};
+      prog.instrs = {Instr(O::kAdd, F32, {0, 1}), Instr(O::kAbs, F32, {3}), Instr(O::kSqrt, F32, {4}),
+                     Instr(O::kMultiply, F32, {5, 2})};
+      prog.results = {6};
+      EXPECT_EQ(Compare(with_map(prog, {&full_map, &col_map, &col_map}),
+                        {F(dims, Values(n, rng)), F({cols}, Values(cols, rng)), F({cols}, col_values())}, dims),
+                0);
+    }
+  }
+}
+
 KILN_TEST_ALL_TARGETS(CpuElementwise, ResultIsAParamAndZeroElements) {
   std::mt19937 rng(6);
   ScalarProgram prog;
