@@ -183,16 +183,30 @@ StatusOr<RefValue> Context::AllocateView(ElementType type, std::vector<int64_t> 
   return v;
 }
 
-StatusOr<RefValue> Context::AllocateOutput(ElementType type, std::vector<int64_t> dims) {
-  KILN_ASSIGN_OR_RETURN(const size_t bytes, TensorBytes(type, dims));
-  auto view = std::make_shared<hal::BufferView>();
+Status Context::AllocateOutput(RefValue& dst, ElementType type, const std::vector<uint32_t>& dims,
+                               const int64_t* regs) {
+  // The register's previous view, and its buffer, are taken over where
+  // nothing else holds them: the old contents are dead, and no command
+  // buffer still refers to the buffer (a recorded or pending one holds a
+  // reference until its submission has run). The dims are written in
+  // place, not gathered into a vector first.
+  std::shared_ptr<hal::BufferView> view = TakeReusableView(dst);
+  dst = RefValue();
+  std::shared_ptr<hal::Buffer> old = std::move(view->buffer);
   view->type = type;
-  view->dims = std::move(dims);
-  KILN_ASSIGN_OR_RETURN(view->buffer, device_->AllocateUninitialized(bytes));
-  RefValue v;
-  v.kind = RefValue::Kind::kView;
-  v.view = std::move(view);
-  return v;
+  view->offset = 0;
+  view->dims.resize(dims.size());
+  for (size_t i = 0; i < dims.size(); ++i) view->dims[i] = regs[dims[i]];
+  KILN_ASSIGN_OR_RETURN(const size_t bytes, TensorBytes(type, view->dims));
+  if (old && old.use_count() == 1 && old->size() == bytes) {
+    view->buffer = std::move(old);
+  } else {
+    old.reset();
+    KILN_ASSIGN_OR_RETURN(view->buffer, device_->AllocateUninitialized(bytes));
+  }
+  dst.kind = RefValue::Kind::kView;
+  dst.view = std::move(view);
+  return Status::Ok();
 }
 
 StatusOr<RefValue> Context::WrapView(ElementType type, std::vector<int64_t> dims, const void* data, size_t bytes) {

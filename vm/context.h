@@ -231,9 +231,10 @@ class Context {
   // device can (valid while init lives).
   StatusOr<RefValue> AllocateView(ElementType type, std::vector<int64_t> dims, const HostTensor* init = nullptr,
                                   bool wrap = false);
-  // A new tensor of `dims` whose contents are unspecified: the `alloc`
-  // instruction's, which the dispatch after it writes whole.
-  StatusOr<RefValue> AllocateOutput(ElementType type, std::vector<int64_t> dims);
+  // dst := a tensor of the dims in registers `dims` whose contents are
+  // unspecified: the `alloc` instruction's, which the dispatch after it
+  // writes whole (dst's own buffer where nothing else holds it).
+  Status AllocateOutput(RefValue& dst, ElementType type, const std::vector<uint32_t>& dims, const int64_t* regs);
   // A view of `bytes` bytes at `data` (checked against the shape), read in
   // place where the device can.
   StatusOr<RefValue> WrapView(ElementType type, std::vector<int64_t> dims, const void* data, size_t bytes);

@@ -261,9 +261,8 @@ dispatch:
   }
   KILN_CASE(kAlloc) : {
     const auto& o = code[index].operands;
-    auto v = AllocateOutput(static_cast<ElementType>(o[1].value), dims_of(o[2]));
-    if (!v.ok()) return fail(index, v.status());
-    R[o[0].value] = std::move(v.value());
+    if (!(s = AllocateOutput(R[o[0].value], static_cast<ElementType>(o[1].value), o[2].list, I)).ok())
+      return fail(index, s);
     KILN_DISPATCH(index + 1);
   }
   KILN_CASE(kArenaView) : {
