@@ -7,7 +7,8 @@
 // the reference does, so results are bit-identical. When the innermost axis
 // is not windowed (size-1 window, stride 1, no padding: the channels of an
 // NHWC pooling), neighbouring results along it are computed together with
-// SIMD; otherwise one result at a time. Tap offsets are computed once per
+// SIMD; when it is (NCHW pooling), neighbouring results along the row are,
+// from phased copies of the input rows they read (WindowRowsAlongX). Tap offsets are computed once per
 // result position. Work is split over the thread pool by result positions.
 #include <algorithm>
 #include <cstdlib>
@@ -99,8 +100,102 @@ void WindowRows(const WindowProblem& p) {
   }
 }
 
+// Output rows [p.begin, p.end) (every axis but the last, which is windowed:
+// NCHW pooling) with SIMD along the row. For each tap of the other axes, the
+// input row it reads is laid out once with the init value on its padding
+// and split into `stride` phases (element j of phase q is padded element
+// j * stride + q), so that tap kx of results x .. x + N - 1 is one
+// contiguous load: padded[x * stride + kx * dil] is phase (kx * dil) %
+// stride at x + (kx * dil) / stride. The taps fold in row-major order from
+// the init value, a padding tap contributing the init value, as in
+// WindowRows and the reference: the same bits.
+template <typename T>
+void WindowRowsAlongX(const WindowProblem& p) {
+  const hn::ScalableTag<T> d;
+  const size_t N = hn::Lanes(d);
+  const T* in = static_cast<const T*>(p.in);
+  T* out = static_cast<T*>(p.out);
+  T init;
+  std::memcpy(&init, p.init, sizeof(T));
+  const size_t r = p.out_dims.size(), x_axis = r - 1;
+  const int64_t ow = p.out_dims[x_axis], iw = p.in_dims[x_axis], kw = p.wdims[x_axis];
+  const int64_t sx = p.strides[x_axis], dx = p.wdil[x_axis], px = p.pad_lo[x_axis];
+  // Padded elements a row's results read, and per phase (with a vector of
+  // slack for the last partial block).
+  const int64_t phase_len = ((ow - 1) * sx + (kw - 1) * dx) / sx + 1 + static_cast<int64_t>(N);
+  const int64_t row_len = sx * phase_len;
+  size_t outer_taps = 1;
+  for (size_t a = 0; a < x_axis; ++a) outer_taps *= static_cast<size_t>(p.wdims[a]);
+  thread_local std::vector<T> rows;
+  rows.resize(outer_taps * static_cast<size_t>(row_len));
+  std::vector<int64_t> oi(r), wi(r);
+  std::vector<int64_t> row_at(outer_taps);  // the tap's input row offset, -1 on padding
+  T tail[HWY_MAX_BYTES / sizeof(T)];
+  for (size_t row = p.begin; row < p.end; ++row) {
+    size_t rest = row;
+    for (size_t a = x_axis; a-- > 0;) {
+      oi[a] = static_cast<int64_t>(rest % static_cast<size_t>(p.out_dims[a]));
+      rest /= static_cast<size_t>(p.out_dims[a]);
+    }
+    std::fill(wi.begin(), wi.end(), 0);
+    for (size_t t = 0; t < outer_taps; ++t) {
+      int64_t off = 0;
+      for (size_t a = 0; a < x_axis && off >= 0; ++a) {
+        const int64_t y = oi[a] * p.strides[a] + wi[a] * p.wdil[a] - p.pad_lo[a];
+        off = (y < 0 || y >= p.in_dims[a]) ? -1 : off + y * p.in_strides[a];
+      }
+      row_at[t] = off;
+      if (off >= 0) {
+        // Padded element j is input column j - px (init outside the row).
+        T* phases = rows.data() + t * static_cast<size_t>(row_len);
+        const T* src = in + off;
+        for (int64_t q = 0; q < sx; ++q) {
+          // Phase q's elements m in [m0, m1) read input columns m * sx + q - px.
+          T* ph = phases + q * phase_len;
+          const int64_t m0 = std::clamp<int64_t>(px - q <= 0 ? 0 : (px - q + sx - 1) / sx, 0, phase_len);
+          const int64_t m1 = std::clamp<int64_t>(iw + px - q <= 0 ? 0 : (iw + px - q + sx - 1) / sx, m0, phase_len);
+          std::fill(ph, ph + m0, init);
+          if (sx == 1) {
+            std::memcpy(ph + m0, src + m0 + q - px, static_cast<size_t>(m1 - m0) * sizeof(T));
+          } else {
+            for (int64_t m = m0; m < m1; ++m) ph[m] = src[m * sx + q - px];
+          }
+          std::fill(ph + m1, ph + phase_len, init);
+        }
+      }
+      for (size_t a = x_axis; a-- > 0;) {
+        if (++wi[a] < p.wdims[a]) break;
+        wi[a] = 0;
+      }
+    }
+    T* dst = out + row * static_cast<size_t>(ow);
+    for (int64_t x = 0; x < ow; x += static_cast<int64_t>(N)) {
+      auto acc = hn::Set(d, init);
+      for (size_t t = 0; t < outer_taps; ++t) {
+        if (row_at[t] < 0) {
+          for (int64_t k = 0; k < kw; ++k) acc = Combine(d, p.op, acc, hn::Set(d, init));
+          continue;
+        }
+        const T* phases = rows.data() + t * static_cast<size_t>(row_len);
+        for (int64_t k = 0; k < kw; ++k) {
+          const int64_t e = k * dx;
+          acc = Combine(d, p.op, acc, hn::LoadU(d, phases + (e % sx) * phase_len + x + e / sx));
+        }
+      }
+      if (x + static_cast<int64_t>(N) <= ow) {
+        hn::StoreU(acc, d, dst + x);
+      } else {
+        hn::StoreU(acc, d, tail);
+        std::memcpy(dst + x, tail, static_cast<size_t>(ow - x) * sizeof(T));
+      }
+    }
+  }
+}
+
 void WindowF32(const WindowProblem& p) { WindowRows<float>(p); }
 void WindowF64(const WindowProblem& p) { WindowRows<double>(p); }
+void WindowAlongXF32(const WindowProblem& p) { WindowRowsAlongX<float>(p); }
+void WindowAlongXF64(const WindowProblem& p) { WindowRowsAlongX<double>(p); }
 
 }  // namespace HWY_NAMESPACE
 }  // namespace kiln::cpu
@@ -111,6 +206,8 @@ namespace kiln::cpu {
 
 HWY_EXPORT(WindowF32);
 HWY_EXPORT(WindowF64);
+HWY_EXPORT(WindowAlongXF32);
+HWY_EXPORT(WindowAlongXF64);
 
 bool ReduceWindowApplies(const KernelParams& params) {
   const ScalarProgram* body = params.Program("body");
@@ -176,6 +273,32 @@ Status ReduceWindow(const KernelCall& call) {
   size_t positions = 1, taps = 1;
   for (int64_t d : p.out_dims) positions *= static_cast<size_t>(d);
   for (int64_t w : p.wdims) taps *= static_cast<size_t>(w);
+  // A windowed innermost axis with rows of results at least half a vector
+  // long (NCHW pooling): SIMD along the rows (WindowRowsAlongX), its
+  // positions whole rows, where the rows' phased copies stay small.
+  const int64_t row_out = p.out_dims.back();
+  const bool along_x = !lanes && row_out >= 4 &&
+                       static_cast<double>(taps / static_cast<size_t>(p.wdims.back())) *
+                               static_cast<double>((row_out - 1) * p.strides.back() +
+                                                   (p.wdims.back() - 1) * p.wdil.back() + 64 * p.strides.back()) <=
+                           double(1 << 22);
+  if (along_x) {
+    const size_t rows = positions / static_cast<size_t>(row_out);
+    const size_t rows_per_task =
+        std::max<size_t>(1, (size_t{1} << 16) / std::max<size_t>(1, taps * static_cast<size_t>(row_out)));
+    const int64_t row_tasks = static_cast<int64_t>((rows + rows_per_task - 1) / rows_per_task);
+    ParallelFor(call.runner, row_tasks, [&](int64_t task, int) {
+      WindowProblem q = p;
+      q.begin = static_cast<size_t>(task) * rows_per_task;
+      q.end = std::min(rows, q.begin + rows_per_task);
+      if (t == ElementType::kF32) {
+        HWY_DYNAMIC_DISPATCH(WindowAlongXF32)(q);
+      } else {
+        HWY_DYNAMIC_DISPATCH(WindowAlongXF64)(q);
+      }
+    });
+    return Status::Ok();
+  }
   const size_t per_task = std::max<size_t>(1, (size_t{1} << 16) / std::max<size_t>(1, taps * p.lanes));
   const int64_t tasks = static_cast<int64_t>((positions + per_task - 1) / per_task);
   ParallelFor(call.runner, tasks, [&](int64_t task, int) {

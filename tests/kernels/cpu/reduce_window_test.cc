@@ -88,6 +88,30 @@ KILN_TEST_ALL_TARGETS(CpuReduceWindow, PoolingLayoutsPaddingAndDilation) {
     }
 }
 
+// A windowed innermost axis with rows of results (NCHW pooling): SIMD
+// along the rows from phased copies of the input rows (WindowRowsAlongX):
+// strides 1 to 3, window dilation, rows that are not whole vectors, padding
+// past whole rows of the outer axes (taps of init only), negative padding,
+// rank 1, and a ResNet stem's max pool split over the pool.
+KILN_TEST_ALL_TARGETS(CpuReduceWindow, RowsAlongTheWindowedInnermostAxis) {
+  const WindowCase cases[] = {
+      {{1, 5, 30, 45}, {1, 1, 3, 3}, {1, 1, 2, 2}, {1, 1, 1, 1}, {0, 0, 0, 0, 1, 1, 1, 1}},
+      {{2, 3, 9, 40}, {1, 1, 2, 3}, {1, 1, 1, 3}, {1, 1, 1, 2}, {0, 0, 0, 0, 3, 3, 2, 4}},
+      {{4, 33}, {3, 5}, {1, 1}, {1, 1}, {-1, 0, 2, 2}},
+      {{100}, {5}, {1}, {1}, {2, 2}},
+      {{19, 64}, {4, 4}, {2, 4}, {1, 1}, {0, 1, -3, 1}},
+  };
+  for (ElementType t : {ElementType::kF32, ElementType::kF64})
+    for (const auto& c : cases) {
+      CheckWindow(t, ScalarOp::kMaximum, c, -INFINITY, 11);
+      CheckWindow(t, ScalarOp::kMaximum, c, 0.0, 12);
+      CheckWindow(t, ScalarOp::kAdd, c, 1.5, 13);
+      CheckWindow(t, ScalarOp::kMinimum, c, INFINITY, 14);
+    }
+  CheckWindow(ElementType::kF32, ScalarOp::kMaximum,
+              {{1, 64, 112, 112}, {1, 1, 3, 3}, {1, 1, 2, 2}, {1, 1, 1, 1}, {0, 0, 0, 0, 1, 1, 1, 1}}, -INFINITY, 15);
+}
+
 KILN_TEST_ALL_TARGETS(CpuReduceWindow, LargeEnoughToSplit) {
   CheckWindow(ElementType::kF32, ScalarOp::kMaximum,
               {{1, 56, 56, 64}, {1, 3, 3, 1}, {1, 2, 2, 1}, {1, 1, 1, 1}, {0, 0, 1, 1, 1, 1, 0, 0}}, -INFINITY, 6);
