@@ -43,7 +43,7 @@ void DirectConvolution(const ConvGeometry& g, const TensorRef& lhs, const Tensor
 
 // The planar form (convolution_planar.cc) for depthwise convolutions whose
 // last spatial dim is innermost in the input and the output (NCHW) with
-// stride 1 along it: each output plane from one zero-padded input plane,
+// a small stride along it: each output plane from one zero-padded input plane,
 // vectorised along the row. DirectConvolution hands these to it.
 bool PlanarDepthwiseApplies(const ConvGeometry& g);
 void PlanarDepthwise(const ConvGeometry& g, const TensorRef& lhs, const TensorRef& rhs, const TensorRef& out,

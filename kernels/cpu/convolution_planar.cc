@@ -3,7 +3,9 @@
 // output plane (batch, feature) is its own small convolution of one input
 // plane, vectorised along the output row. The input plane is copied
 // zero-padded into a per-task scratch (a few KiB, in cache), so the taps
-// read it without bounds checks; the weights are scalars broadcast per tap.
+// read it without bounds checks -- with a stride along the row, each row in
+// that many phases, so a tap's reads stay contiguous; the weights are
+// scalars broadcast per tap.
 //
 // Each output element is summed over the taps in row-major order by the
 // same vector code whatever the task split (the row's last partial vector
@@ -30,13 +32,21 @@ namespace kiln::cpu {
 // partial vector of a row: at least the widest vector's lanes.
 constexpr int64_t kPlaneSlack = 256;
 
+// Taps along the row at most (wider windows take the channel-last path).
+constexpr int64_t kMaxRowTaps = 64;
+
 // One plane's problem, sizes in elements (canonical three spatial dims).
+// With a stride s along the row, each padded input row is stored as s
+// phases of `phase_len` elements (element m of phase q is padded column
+// m * s + q), so that the row's results x .. x + N - 1 read one contiguous
+// run per tap; p[2] is then the stored row's length, s * phase_len.
 struct PlanarArgs {
   const void* plane = nullptr;  // [P0][P1][P2], zero-padded input plane
   const void* w = nullptr;      // [K0][K1][K2] weights of this output feature
   void* out = nullptr;          // the output plane's first element
   int64_t p[3] = {1, 1, 1}, k[3] = {1, 1, 1}, q[3] = {1, 1, 1};
-  int64_t stride[2] = {1, 1}, dil[3] = {1, 1, 1};
+  int64_t stride[3] = {1, 1, 1}, dil[3] = {1, 1, 1};
+  int64_t phase_len = 1;
   int64_t out_step[2] = {0, 0};  // output element steps of q0, q1 (q2's is 1)
 };
 
@@ -57,6 +67,12 @@ void PlanarPlane(const PlanarArgs& a) {
   const T* w = static_cast<const T*>(a.w);
   T* out = static_cast<T*>(a.out);
   const int64_t vec_end = a.q[2] / N * N;
+  // Where tap t2 of result x is read, less x: its phase and place in it.
+  int64_t tap2[kMaxRowTaps];
+  for (int64_t t2 = 0; t2 < a.k[2]; ++t2) {
+    const int64_t e = t2 * a.dil[2];
+    tap2[t2] = (e % a.stride[2]) * a.phase_len + e / a.stride[2];
+  }
   for (int64_t q0 = 0; q0 < a.q[0]; ++q0)
     for (int64_t q1 = 0; q1 < a.q[1]; ++q1) {
       T* orow = out + q0 * a.out_step[0] + q1 * a.out_step[1];
@@ -72,8 +88,8 @@ void PlanarPlane(const PlanarArgs& a) {
             const T* r = row_of(t0, t1) + x;
             for (int64_t t2 = 0; t2 < a.k[2]; ++t2, ++wt) {
               const V wv = hn::Set(d, *wt);
-              acc0 = hn::MulAdd(hn::LoadU(d, r + t2 * a.dil[2]), wv, acc0);
-              acc1 = hn::MulAdd(hn::LoadU(d, r + t2 * a.dil[2] + N), wv, acc1);
+              acc0 = hn::MulAdd(hn::LoadU(d, r + tap2[t2]), wv, acc0);
+              acc1 = hn::MulAdd(hn::LoadU(d, r + tap2[t2] + N), wv, acc1);
             }
           }
         hn::StoreU(acc0, d, orow + x);
@@ -86,7 +102,7 @@ void PlanarPlane(const PlanarArgs& a) {
           for (int64_t t1 = 0; t1 < a.k[1]; ++t1) {
             const T* r = row_of(t0, t1) + x;
             for (int64_t t2 = 0; t2 < a.k[2]; ++t2, ++wt)
-              acc = hn::MulAdd(hn::LoadU(d, r + t2 * a.dil[2]), hn::Set(d, *wt), acc);
+              acc = hn::MulAdd(hn::LoadU(d, r + tap2[t2]), hn::Set(d, *wt), acc);
           }
         hn::StoreU(acc, d, orow + x);
       }
@@ -100,15 +116,40 @@ void PlanarPlane(const PlanarArgs& a) {
           for (int64_t t1 = 0; t1 < a.k[1]; ++t1) {
             const T* r = row_of(t0, t1) + x;
             for (int64_t t2 = 0; t2 < a.k[2]; ++t2, ++wt)
-              acc = hn::MulAdd(hn::LoadU(d, r + t2 * a.dil[2]), hn::Set(d, *wt), acc);
+              acc = hn::MulAdd(hn::LoadU(d, r + tap2[t2]), hn::Set(d, *wt), acc);
           }
         hn::BlendedStore(acc, hn::FirstN(d, static_cast<size_t>(a.q[2] - x)), d, orow + x);
       }
     }
 }
 
+// even[i] = src[2 i], odd[i] = src[2 i + 1] for i < pairs: a row of a
+// stride-2 plane split into its two phases.
+template <class T>
+void SplitPairs(const T* HWY_RESTRICT src, int64_t pairs, T* HWY_RESTRICT even, T* HWY_RESTRICT odd) {
+  const hn::ScalableTag<T> d;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  int64_t i = 0;
+  for (; i + N <= pairs; i += N) {
+    hn::Vec<decltype(d)> e, o;
+    hn::LoadInterleaved2(d, src + 2 * i, e, o);
+    hn::StoreU(e, d, even + i);
+    hn::StoreU(o, d, odd + i);
+  }
+  for (; i < pairs; ++i) {
+    even[i] = src[2 * i];
+    odd[i] = src[2 * i + 1];
+  }
+}
+
 void PlanarF32(const PlanarArgs& a) { PlanarPlane<float>(a); }
 void PlanarF64(const PlanarArgs& a) { PlanarPlane<double>(a); }
+void SplitPairsF32(const void* src, int64_t pairs, void* even, void* odd) {
+  SplitPairs(static_cast<const float*>(src), pairs, static_cast<float*>(even), static_cast<float*>(odd));
+}
+void SplitPairsF64(const void* src, int64_t pairs, void* even, void* odd) {
+  SplitPairs(static_cast<const double*>(src), pairs, static_cast<double*>(even), static_cast<double*>(odd));
+}
 
 }  // namespace HWY_NAMESPACE
 }  // namespace kiln::cpu
@@ -119,6 +160,8 @@ namespace kiln::cpu {
 
 HWY_EXPORT(PlanarF32);
 HWY_EXPORT(PlanarF64);
+HWY_EXPORT(SplitPairsF32);
+HWY_EXPORT(SplitPairsF64);
 
 namespace {
 
@@ -146,7 +189,10 @@ void Run(const ConvGeometry& g, const TensorRef& lhs, const TensorRef& rhs, cons
     rev[c] = g.reversal[s];
     out_step[c] = os[g.osp[s]];
   }
-  base.stride[0] = stride[0], base.stride[1] = stride[1];
+  base.stride[0] = stride[0], base.stride[1] = stride[1], base.stride[2] = stride[2];
+  // The padded row in stride[2] phases (PlanarArgs).
+  base.phase_len = (base.p[2] + stride[2] - 1) / stride[2];
+  base.p[2] = stride[2] * base.phase_len;
   base.out_step[0] = out_step[0], base.out_step[1] = out_step[1];
   // Weights [k_out][K0][K1][K2], window reversal applied.
   const int64_t taps = base.k[0] * base.k[1] * base.k[2];
@@ -161,6 +207,14 @@ void Run(const ConvGeometry& g, const TensorRef& lhs, const TensorRef& rhs, cons
           w[static_cast<size_t>(((o * base.k[0] + t0) * base.k[1] + t1) * base.k[2] + t2)] =
               wsrc[o * rs[g.kof] + u0 * w_step[0] + u1 * w_step[1] + u2 * w_step[2]];
         }
+  // Per phase q of a padded row, the elements [first[q], last[q]) that
+  // hold input columns (the others stay zero padding).
+  std::vector<int64_t> first(static_cast<size_t>(stride[2])), last(static_cast<size_t>(stride[2]));
+  for (int64_t q = 0; q < stride[2]; ++q) {
+    auto ceil_div = [&](int64_t a) { return a <= 0 ? 0 : (a + stride[2] - 1) / stride[2]; };
+    first[q] = std::min(ceil_div(lo[2] - q), base.phase_len);
+    last[q] = std::clamp(ceil_div(in_size[2] + lo[2] - q), first[q], base.phase_len);
+  }
   const int64_t opg = g.k_out / g.fgc;  // the channel multiplier
   const int64_t planes = g.batch * g.k_out;
   const int64_t plane_in = base.p[0] * base.p[1] * base.p[2];
@@ -183,12 +237,33 @@ void Run(const ConvGeometry& g, const TensorRef& lhs, const TensorRef& rhs, cons
       const T* src = in + b * ls[g.ib] + (o / opg) * ls[g.ifd];
       for (int64_t i0 = 0; i0 < in_size[0]; ++i0)
         for (int64_t i1 = 0; i1 < in_size[1]; ++i1) {
-          T* prow = plane.data() + ((i0 + lo[0]) * base.p[1] + i1 + lo[1]) * base.p[2] + lo[2];
+          T* prow = plane.data() + ((i0 + lo[0]) * base.p[1] + i1 + lo[1]) * base.p[2];
           const T* srow = src + i0 * in_step[0] + i1 * in_step[1];
-          if (in_step[2] == 1) {
-            std::memcpy(prow, srow, static_cast<size_t>(in_size[2]) * sizeof(T));
+          if (stride[2] == 1 && in_step[2] == 1) {
+            std::memcpy(prow + lo[2], srow, static_cast<size_t>(in_size[2]) * sizeof(T));
+          } else if (stride[2] == 2 && in_step[2] == 1) {
+            // Padded column j = c + lo[2] is element j / 2 of phase j % 2:
+            // the columns from the first with j even in pairs, the odd
+            // ones out at either end one by one.
+            T* ph[2] = {prow, prow + base.phase_len};
+            const int64_t c0 = std::min<int64_t>(lo[2] % 2, in_size[2]), pairs = (in_size[2] - c0) / 2;
+            for (int64_t c = 0; c < c0; ++c) ph[(c + lo[2]) % 2][(c + lo[2]) / 2] = srow[c];
+            const int64_t m0 = (c0 + lo[2]) / 2;
+            if constexpr (sizeof(T) == 4) {
+              HWY_DYNAMIC_DISPATCH(SplitPairsF32)(srow + c0, pairs, ph[0] + m0, ph[1] + m0);
+            } else {
+              HWY_DYNAMIC_DISPATCH(SplitPairsF64)(srow + c0, pairs, ph[0] + m0, ph[1] + m0);
+            }
+            for (int64_t c = c0 + 2 * pairs; c < in_size[2]; ++c) ph[(c + lo[2]) % 2][(c + lo[2]) / 2] = srow[c];
           } else {
-            for (int64_t i2 = 0; i2 < in_size[2]; ++i2) prow[i2] = srow[i2 * in_step[2]];
+            // Element m of phase q is padded column m * s + q, input column
+            // m * s + q - lo[2]: for m in [first[q], last[q]).
+            for (int64_t q = 0; q < stride[2]; ++q) {
+              T* ph = prow + q * base.phase_len;
+              const T* from = srow + (q - lo[2]) * in_step[2];
+              const int64_t step = stride[2] * in_step[2];
+              for (int64_t m = first[q]; m < last[q]; ++m) ph[m] = from[m * step];
+            }
           }
         }
       PlanarArgs a = base;
@@ -214,10 +289,11 @@ void Run(const ConvGeometry& g, const TensorRef& lhs, const TensorRef& rhs, cons
 bool PlanarDepthwiseApplies(const ConvGeometry& g) {
   const size_t ns = g.isp.size();
   if (g.fgc <= 1 || g.k_in != 1 || ns == 0 || ns > 3) return false;
-  // The last spatial dim innermost in the input and the output, read with
-  // stride 1, and long enough to fill vectors.
-  return g.isp[ns - 1] == g.rank - 1 && g.osp[ns - 1] == g.rank - 1 && g.strides[ns - 1] == 1 &&
-         g.spatial_out[ns - 1] >= 8;
+  // The last spatial dim innermost in the input and the output, long
+  // enough to fill vectors, with a small stride along it (its phases) and
+  // at most kMaxRowTaps taps.
+  return g.isp[ns - 1] == g.rank - 1 && g.osp[ns - 1] == g.rank - 1 && g.strides[ns - 1] <= 4 &&
+         g.kdims[ns - 1] <= kMaxRowTaps && g.spatial_out[ns - 1] >= 8;
 }
 
 void PlanarDepthwise(const ConvGeometry& g, const TensorRef& lhs, const TensorRef& rhs, const TensorRef& out,

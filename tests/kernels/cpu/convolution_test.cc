@@ -478,8 +478,8 @@ TEST(CpuConvolution, FusedBiasAndRelu6Epilogue) {
 }
 
 TEST(CpuConvolution, DepthwisePlanarNchw) {
-  // Stride 1 along rows of at least 8: each output plane from one padded
-  // input plane (convolution_planar.cc). Rows of 37 and 21 leave a tail
+  // Rows of at least 8: each output plane from one padded input plane
+  // (convolution_planar.cc). Rows of 37 and 21 leave a tail
   // after the whole vectors; dilation, multiplier 3, f64, NaN/inf.
   CheckConv(Nchw(2, 11, 37, 6, 3, 3, 1, 6, 6, 1, 1, 1), ElementType::kF32, 110);
   CheckConv(Nchw(1, 12, 21, 4, 3, 5, 1, 12, 4, 2, 1, 2), ElementType::kF64, 111);
@@ -491,6 +491,20 @@ TEST(CpuConvolution, DepthwisePlanarNchw) {
   c.reversal = {1, 0};
   c.out_dims = {2, 3, (13 + 1 - 3) / 2 + 1, 20 + 3 - 3 + 1};
   CheckConv(c, ElementType::kF32, 113);
+  // Strides along the row (its input rows in phases): MobileNet's 3x3
+  // stride 2 padding 1 at even and odd widths, with specials and an
+  // epilogue; stride 3 with dilation 2 and multiplier 2 (f64); stride 2
+  // with asymmetric padding and the row's window reversed; stride 4.
+  CheckConv(Nchw(2, 14, 40, 6, 3, 3, 1, 6, 6, 1, 2, 1), ElementType::kF32, 118);
+  CheckConv(Nchw(1, 15, 39, 4, 3, 3, 1, 4, 4, 1, 2, 1), ElementType::kF32, 119, /*specials=*/true);
+  CheckConvWithEpilogue(Nchw(2, 14, 40, 6, 3, 3, 1, 6, 6, 1, 2, 1), ElementType::kF32, 121);
+  CheckConv(Nchw(1, 10, 61, 3, 3, 3, 1, 6, 3, 2, 3, 2), ElementType::kF64, 122);
+  ConvSpec rs = Nchw(2, 12, 50, 5, 3, 5, 1, 5, 5, 0, 2, 1);
+  rs.padding = {1, 0, 0, 3};
+  rs.reversal = {0, 1};
+  rs.out_dims = {2, 5, (12 + 1 - 3) / 2 + 1, (50 + 3 - 5) / 2 + 1};
+  CheckConv(rs, ElementType::kF32, 123);
+  CheckConv(Nchw(1, 8, 70, 2, 2, 4, 1, 2, 2, 1, 4, 1), ElementType::kF32, 124);
   // 1-D [batch, feature, width] and 3-D NCDHW.
   ConvSpec one{{2, 5, 40}, {5, 1, 3}, {2, 5, 40}, 0, 1, 1, 0, 0, 1, {2}, {2}, {2}, {}, {1, 1}};
   one.groups = 5;
