@@ -629,14 +629,15 @@ struct BView {
 
 // A convolution's input (GemmProblem::b_windows) as zero-padded planes, so
 // that the micro-kernel reads its windows in place instead of packing them:
-// each vector of output columns (stride_x 1, rows of at least a vector) is
-// then N consecutive elements of a padded row at a fixed offset per
-// (feature, tap), or, where it crosses into the next output row, the first
-// lanes of one such run and the rest of the next row's (two loads and a
-// blend). One copy of the input replaces writing every element once per
-// tap (PackWindows).
+// each vector of output columns (rows of at least a vector; with a stride
+// along rows, of a phase of the row) is then N consecutive elements of a
+// padded row at a fixed offset per (feature, tap), or, where it crosses
+// into the next output row, the first lanes of one such run and the rest
+// of the next row's (two loads and a blend). One copy of the input
+// replaces writing every element once per tap (PackWindows).
 struct WindowPlanes {
-  int64_t rows = 0, cols = 0;  // per plane, padded
+  int64_t rows = 0, cols = 0;  // per plane, padded (cols: stride_x phases of phase_len)
+  int64_t phase_len = 0;       // with a stride along rows, each padded row is in phases (FillPhasedRows)
   int64_t features = 0;        // planes per batch entry
   std::vector<int64_t> ko;     // per contraction step (feature, tap row, tap column): its offset
   size_t PerBatch() const { return static_cast<size_t>(features * rows * cols); }
@@ -648,7 +649,9 @@ struct WindowPlanes {
 };
 
 // Whether the windows of `p` are read in place: a convolution's B, not
-// packed at load, stride 1 along rows, output rows of at least a vector.
+// packed at load, a stride of at most 4 along rows (each padded row then
+// stored in that many phases: WindowPlanes), output rows of at least a
+// vector.
 template <typename T>
 bool ReadsWindowsInPlace(const GemmProblem& p) {
   if constexpr (!KernelSelected("stablehlo.convolution")) {
@@ -656,7 +659,7 @@ bool ReadsWindowsInPlace(const GemmProblem& p) {
   } else {
     const ConvWindows* w = p.b_windows;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(hn::ScalableTag<T>()));
-    return w != nullptr && p.b_packed == nullptr && w->stride_x == 1 && w->out_cols >= lanes;
+    return w != nullptr && p.b_packed == nullptr && w->stride_x <= 4 && w->out_cols >= lanes;
   }
 }
 
@@ -665,15 +668,77 @@ inline WindowPlanes MakeWindowPlanes(const GemmProblem& p) {
   WindowPlanes planes;
   const int64_t out_rows = p.n / w.out_cols, taps = w.taps_y * w.taps_x;
   planes.rows = (out_rows - 1) * w.stride_y + (w.taps_y - 1) * w.dil_y + 1;
-  planes.cols = PaddedCols(w);
+  planes.phase_len = (PaddedCols(w) + w.stride_x - 1) / w.stride_x;
+  planes.cols = w.stride_x * planes.phase_len;
   planes.row_pitch = w.stride_y * planes.cols;
   planes.features = p.k / taps;
   planes.ko.resize(static_cast<size_t>(p.k));
   for (int64_t q = 0; q < p.k; ++q) {
-    const int64_t f = q / taps, ty = q % taps / w.taps_x, tx = q % w.taps_x;
-    planes.ko[static_cast<size_t>(q)] = (f * planes.rows + ty * w.dil_y) * planes.cols + tx * w.dil_x;
+    const int64_t f = q / taps, ty = q % taps / w.taps_x, e = q % w.taps_x * w.dil_x;
+    // Tap column e of output column x is padded column x * stride_x + e:
+    // element x + e / stride_x of phase e % stride_x.
+    planes.ko[static_cast<size_t>(q)] =
+        (f * planes.rows + ty * w.dil_y) * planes.cols + e % w.stride_x * planes.phase_len + e / w.stride_x;
   }
   return planes;
+}
+
+// buf[r] = input plane row iy_min + r in `stride_x` phases of `phase_len`
+// elements (element m of phase q is padded column m * stride_x + q, input
+// column m * stride_x + q - pad_x), zero outside the input. Stride 1 is
+// FillPaddedRows; stride 2 splits column pairs with vector loads.
+template <class D, typename T = hn::TFromD<D>>
+void FillPhasedRows(D d, const ConvWindows& w, const T* plane, int64_t iy_min, int64_t brows, int64_t phase_len,
+                    T* HWY_RESTRICT buf) {
+  const int64_t s = w.stride_x, cols = s * phase_len;
+  if (s == 1) return FillPaddedRows(d, w, plane, iy_min, brows, cols, buf);
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  auto ceil_div = [&](int64_t a) { return a <= 0 ? 0 : (a + s - 1) / s; };
+  for (int64_t r = 0; r < brows; ++r) {
+    T* HWY_RESTRICT row = buf + r * cols;
+    const int64_t iy = iy_min + r;
+    if (iy < 0 || iy >= w.rows) {
+      std::fill(row, row + cols, T(0));
+      continue;
+    }
+    const T* src = plane + iy * w.row_step;
+    int64_t m0[4], m1[4];
+    for (int64_t q = 0; q < s; ++q) {
+      m0[q] = std::min(ceil_div(w.pad_x - q), phase_len);
+      m1[q] = std::clamp(ceil_div(w.cols + w.pad_x - q), m0[q], phase_len);
+      T* ph = row + q * phase_len;
+      std::fill(ph, ph + m0[q], T(0));
+      std::fill(ph + m1[q], ph + phase_len, T(0));
+    }
+    // Element m of phase q: [m0[q], m1[q]) read the input. With stride 2,
+    // where both phases read it (each pair of input columns c, c + 1 with
+    // c + pad_x even), vectors of pairs are split at once.
+    int64_t both = 0, both_end = 0;
+    if (s == 2) {
+      both = std::max(m0[0], m0[1]);
+      both_end = std::max(both, std::min(m1[0], m1[1]));
+      if (both_end - both >= N) {
+        auto split = [&](int64_t k) {
+          hn::Vec<D> even, odd;
+          hn::LoadInterleaved2(d, src + 2 * k - w.pad_x, even, odd);
+          hn::StoreU(even, d, row + k);
+          hn::StoreU(odd, d, row + phase_len + k);
+        };
+        for (int64_t k = both; k + N <= both_end; k += N) split(k);
+        split(both_end - N);  // the last vector, overlapping the one before
+      } else {
+        both_end = both;  // too short: one by one below
+      }
+    }
+    for (int64_t q = 0; q < s; ++q) {
+      T* ph = row + q * phase_len;
+      for (int64_t m = m0[q]; m < m1[q]; ++m) {
+        if (m == both && both < both_end) m = both_end;  // (split above)
+        if (m >= m1[q]) break;
+        ph[m] = src[m * s + q - w.pad_x];
+      }
+    }
+  }
 }
 
 // The padded planes of batch entries [b0, b1) into `out` (planes.PerBatch()
@@ -687,7 +752,7 @@ void FillWindowPlanes(const GemmProblem& p, const WindowPlanes& planes, int64_t 
   ParallelFor(runner, (b1 - b0) * planes.features, [&](int64_t t, int) {
     const int64_t bi = b0 + t / planes.features, f = t % planes.features;
     const T* b = static_cast<const T*>(p.b) + p.b_batch[bi];
-    FillPaddedRows(d, w, b + f * w.feature_step, -w.pad_y, planes.rows, planes.cols, out + t * plane);
+    FillPhasedRows(d, w, b + f * w.feature_step, -w.pad_y, planes.rows, planes.phase_len, out + t * plane);
   });
 }
 

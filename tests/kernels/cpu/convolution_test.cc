@@ -384,6 +384,25 @@ TEST(CpuConvolution, WindowsReadInPlaceFromPaddedPlanes) {
   EXPECT_GT(WindowsReadInPlace(), before) << "the windows of rows of at least a vector are read in place";
 }
 
+TEST(CpuConvolution, WindowsReadInPlaceWithAStrideAlongRows) {
+  // Strides 2 to 4 along rows (ResNet's downsampling 3x3 and 1x1 at stride
+  // 2): each padded row in phases, so a vector of output columns is still
+  // one run per tap. Output rows of whole vectors and not (runs crossing
+  // into the next row), odd and even padding (the pairs split from either
+  // column parity), cropping, dilation, groups, f64, specials.
+  const uint64_t before = WindowsReadInPlace();
+  CheckConv(Nchw(2, 32, 32, 8, 3, 3, 8, 16, 1, 1, 2, 1), ElementType::kF32, 160);
+  CheckConv(Nchw(1, 56, 56, 6, 1, 1, 6, 10, 1, 0, 2, 1), ElementType::kF32, 161, /*specials=*/true);
+  CheckConv(Nchw(2, 20, 41, 4, 3, 3, 4, 7, 1, 2, 2, 2), ElementType::kF64, 162);
+  CheckConv(Nchw(1, 30, 70, 6, 5, 5, 3, 8, 2, 1, 3, 1), ElementType::kF32, 163);
+  CheckConv(Nchw(1, 16, 80, 3, 4, 4, 3, 5, 1, 0, 4, 1), ElementType::kF32, 164);
+  ConvSpec crop = Nchw(2, 18, 44, 4, 3, 3, 4, 6, 1, 0, 2, 1);
+  crop.padding = {1, 0, -1, 2};  // rows (19 - 3) / 2 + 1 = 9, columns (45 - 3) / 2 + 1 = 22
+  crop.out_dims = {2, 6, 9, 22};
+  CheckConv(crop, ElementType::kF32, 165);
+  EXPECT_GT(WindowsReadInPlace(), before) << "strided windows are read in place";
+}
+
 TEST(CpuConvolution, OneByOneNhwc) {
   // 1x1 channel-last: the GEMM reads the input rows in place.
   CheckConv(Nhwc(2, 7, 9, 13, 1, 1, 13, 17, 1, 0, 1, 1), ElementType::kF32, 90);
