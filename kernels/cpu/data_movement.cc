@@ -8,7 +8,8 @@
 //  - transpose: where the result's innermost axis is not the operand's,
 //    tiles of kTile x kTile elements are copied so that reads and writes
 //    both stay within a few cache lines (a plain strided gather would touch
-//    one line per element on one side).
+//    one line per element on one side), 4- and 8-byte elements through
+//    vector interleaves (transpose_tiles.h).
 // Results are copies of operand elements, so they equal the reference's
 // bit for bit. Work is split over the thread pool by ranges of the result.
 // concatenate copies each input's rows into its band of the result.
@@ -20,6 +21,7 @@
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/kernels.h"
 #include "kernels/cpu/slice_runs.h"
+#include "kernels/cpu/transpose_tiles.h"
 
 namespace kiln::cpu {
 namespace {
@@ -76,6 +78,13 @@ void StridedCopy(const TensorRef& in, int64_t base, const TensorRef& out, const 
     const int64_t k0 = (t % tiles_k) * kTile, k1 = std::min(dk, k0 + kTile);
     for (int64_t l0 = 0; l0 < dl; l0 += kTile) {
       const int64_t l1 = std::min(dl, l0 + kTile);
+      if constexpr (sizeof(T) == 4 || sizeof(T) == 8) {
+        // The tile as a block: operand rows l (sl_in apart, contiguous
+        // along k) into result rows k (sk_out apart, contiguous along l).
+        TransposeBlock(src + in_off + k0 + l0 * sl_in, sl_in, dst + out_off + k0 * sk_out + l0, sk_out, l1 - l0,
+                       k1 - k0, static_cast<int>(sizeof(T)));
+        continue;
+      }
       for (int64_t kk = k0; kk < k1; ++kk) {
         T* d = dst + out_off + kk * sk_out;
         const T* s = src + in_off + kk;

@@ -3,8 +3,11 @@
 // and 16 bytes (the last runs the reference), every permutation of rank 3,
 // odd sizes around the 16x16 tiles, size-1 and zero-sized dims, broadcasts
 // that expand, repeat and transpose, and sizes that split over the pool.
-// These kernels are plain loops with no per-target (Highway) code, so they
-// run once, not once per SIMD target as the other kernels/cpu tests do.
+// These kernels are plain loops with no per-target (Highway) code but the
+// transpose's tiles of 4- and 8-byte elements (transpose_tiles.h), so only
+// the transpose tests run once per SIMD target.
+#include "tests/kernels/cpu/hwy_test_util.h"  // first: the kernels' choice of targets
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -71,13 +74,13 @@ void CheckTranspose(ElementType t, std::vector<int64_t> in_dims, std::vector<int
 const ElementType kTypes[] = {ElementType::kF32, ElementType::kF16, ElementType::kSI8, ElementType::kF64,
                               ElementType::kI1, ElementType::kC128};
 
-TEST(CpuTranspose, TwoDimensionalOddSizes) {
+KILN_TEST_ALL_TARGETS(CpuTranspose, TwoDimensionalOddSizes) {
   for (ElementType t : kTypes)
     for (auto dims : std::vector<std::vector<int64_t>>{{1, 1}, {1, 5}, {5, 1}, {17, 33}, {16, 16}, {31, 65}, {0, 3}})
       CheckTranspose(t, dims, {1, 0}, 1);
 }
 
-TEST(CpuTranspose, EveryPermutationOfRankThreeAndFour) {
+KILN_TEST_ALL_TARGETS(CpuTranspose, EveryPermutationOfRankThreeAndFour) {
   std::vector<int64_t> perm = {0, 1, 2};
   do {
     for (ElementType t : kTypes) CheckTranspose(t, {5, 7, 19}, perm, 2);
@@ -88,9 +91,20 @@ TEST(CpuTranspose, EveryPermutationOfRankThreeAndFour) {
   } while (std::next_permutation(p4.begin(), p4.end()));
 }
 
-TEST(CpuTranspose, LargeEnoughToSplit) {
+KILN_TEST_ALL_TARGETS(CpuTranspose, LargeEnoughToSplit) {
   CheckTranspose(ElementType::kF32, {300, 257}, {1, 0}, 4);
   CheckTranspose(ElementType::kF64, {3, 130, 170}, {2, 0, 1}, 5);
+}
+
+KILN_TEST_ALL_TARGETS(CpuTranspose, ChannelsFirstAndLast) {
+  // NCHW <-> NHWC at sizes that leave ragged edges around the 4x4 (4-byte)
+  // and 2x2 (8-byte) vector tiles inside each 16x16 tile, and whole ones.
+  for (ElementType t : {ElementType::kF32, ElementType::kF64, ElementType::kSI32, ElementType::kF16}) {
+    CheckTranspose(t, {2, 6, 9, 13}, {0, 2, 3, 1}, 6);
+    CheckTranspose(t, {2, 9, 13, 6}, {0, 3, 1, 2}, 7);
+    CheckTranspose(t, {1, 32, 8, 16}, {0, 2, 3, 1}, 8);
+    CheckTranspose(t, {3, 4, 21, 35}, {0, 1, 3, 2}, 9);
+  }
 }
 
 TEST(CpuBroadcastInDim, ExpandRepeatAndTranspose) {
