@@ -60,11 +60,48 @@
 #include "kernels/cpu/kernels.h"
 #include "kernels/reference/elementwise_inputs.h"
 
+#include "kernels/scalar/scalar.h"
+
 namespace kiln::cpu {
 
 // Elements per thread-pool task: a multiple of kBlock, large enough that the
 // hand-off (a few microseconds) is noise, small enough to balance 2-16 cores.
 constexpr size_t kTaskElements = 64 * kBlock;
+
+// Float ops of float operands that the vector interpreter has no vector
+// form for but evaluates element by element through the reference's own
+// scalar evaluation (ref::EvalScalarInstr: the same bits), so that one such
+// op (erfc, lgamma, atan2, a sine, ...) does not send its whole fused
+// program to the reference interpreter. floor, ceil, round_nearest_even,
+// sign and square have exact vector forms, erf an f32 one within 2 ULP
+// (RunElementwise).
+inline bool ScalarEscape(ScalarOp op) {
+  switch (op) {
+    case ScalarOp::kAtan2: case ScalarOp::kCbrt: case ScalarOp::kCeil: case ScalarOp::kCosine:
+    case ScalarOp::kExponentialMinusOne: case ScalarOp::kFloor: case ScalarOp::kLogPlusOne: case ScalarOp::kPower:
+    case ScalarOp::kRemainder: case ScalarOp::kRoundNearestAfz: case ScalarOp::kRoundNearestEven:
+    case ScalarOp::kSign: case ScalarOp::kSine: case ScalarOp::kTan: case ScalarOp::kAcos: case ScalarOp::kAcosh:
+    case ScalarOp::kAsin: case ScalarOp::kAsinh: case ScalarOp::kAtan: case ScalarOp::kAtanh: case ScalarOp::kCosh:
+    case ScalarOp::kSinh: case ScalarOp::kErf: case ScalarOp::kErfc: case ScalarOp::kErfInv: case ScalarOp::kLgamma:
+    case ScalarOp::kDigamma: case ScalarOp::kBesselI1e: case ScalarOp::kPolygamma: case ScalarOp::kZeta:
+    case ScalarOp::kNextAfter: case ScalarOp::kSquare: case ScalarOp::kTanChlo: case ScalarOp::kReducePrecision:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// dst[i] = the reference's value of `in` over the operands' elements i, for
+// i < count (all of type `type`).
+template <typename T>
+void EscapeToScalar(const ScalarInstr& in, ElementType type, const T* const* operands, T* dst, size_t count) {
+  const ElementType types[3] = {type, type, type};
+  Scalar values[3];
+  for (size_t i = 0; i < count; ++i) {
+    for (size_t o = 0; o < in.num_operands; ++o) values[o].re = static_cast<double>(operands[o][i]);
+    dst[i] = static_cast<T>(ref::EvalScalarInstr(in, types, values).re);
+  }
+}
 
 }  // namespace kiln::cpu
 #endif  // KILN_CPU_ELEMENTWISE_SHARED
@@ -398,7 +435,31 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
           }
           break;
         }
-        default: break;  // excluded by ElementwiseApplies
+        case ScalarOp::kErf:
+          if constexpr (sizeof(T) == 4) {
+            Unary(d, a, dst, padded, [d](V x) { return Erf(d, x); });
+          } else {
+            const T* ops[1] = {a};
+            EscapeToScalar(in, p.type, ops, dst, count);
+          }
+          break;
+        case ScalarOp::kFloor: Unary(d, a, dst, padded, [](V x) { return hn::Floor(x); }); break;
+        case ScalarOp::kCeil: Unary(d, a, dst, padded, [](V x) { return hn::Ceil(x); }); break;
+        case ScalarOp::kRoundNearestEven: Unary(d, a, dst, padded, [](V x) { return hn::Round(x); }); break;
+        case ScalarOp::kSquare: Unary(d, a, dst, padded, [](V x) { return hn::Mul(x, x); }); break;
+        case ScalarOp::kSign:
+          // -1 below zero, +1 above; zeros of either sign and NaN as they are.
+          Unary(d, a, dst, padded, [d](V x) {
+            return hn::IfThenElse(hn::Gt(x, hn::Zero(d)), hn::Set(d, T(1)),
+                                  hn::IfThenElse(hn::Lt(x, hn::Zero(d)), hn::Set(d, T(-1)), x));
+          });
+          break;
+        default: {
+          // Supported() admitted it as a ScalarEscape op.
+          const T* ops[3] = {a, b, in.num_operands > 2 ? src[in.operands[2]] : nullptr};
+          EscapeToScalar(in, p.type, ops, dst, count);
+          break;
+        }
       }
     }
     for (size_t o = 0; o < p.outputs.size(); ++o) {
@@ -507,7 +568,12 @@ bool Supported(const ScalarProgram& prog) {
         if (!IsF32(in.type) || type_of(0) != ElementType::kI1 || !IsF32(type_of(1)) || !IsF32(type_of(2)))
           return false;
         break;
-      default: return false;
+      default:
+        // Element by element through the reference's scalar evaluation.
+        if (!ScalarEscape(in.op) || !IsF32(in.type)) return false;
+        for (int o = 0; o < arity; ++o)
+          if (!IsF32(type_of(o))) return false;
+        break;
     }
   }
   return true;

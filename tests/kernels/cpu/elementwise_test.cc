@@ -171,6 +171,45 @@ int64_t Compare(const KernelParams& p, std::vector<Tensor> ins, std::vector<int6
   return worst;
 }
 
+// The fast kernel against the reference for outputs of the inputs' float
+// type (f32 or f64), single-threaded and on the pool: the number of
+// elements whose bits differ (any NaN matching any NaN).
+int64_t CompareExact(const KernelParams& p, std::vector<Tensor> ins, std::vector<int64_t> out_dims,
+                     size_t num_outputs) {
+  KernelFn fast = FindCpuKernel(p);
+  EXPECT_NE(fast, nullptr);
+  if (!fast) return 1 << 30;
+  const ElementType t = ins[0].type;
+  std::vector<Tensor> got, threaded, want;
+  for (size_t o = 0; o < num_outputs; ++o) {
+    got.push_back(Zeros(t, out_dims));
+    threaded.push_back(Zeros(t, out_dims));
+    want.push_back(Zeros(t, out_dims));
+  }
+  std::vector<TensorRef> in_refs, g, h, w;
+  for (auto& x : ins) in_refs.push_back(x.ref());
+  for (size_t o = 0; o < num_outputs; ++o) {
+    g.push_back(got[o].ref());
+    h.push_back(threaded[o].ref());
+    w.push_back(want[o].ref());
+  }
+  EXPECT_TRUE(fast(KernelCall{p, in_refs, g}).ok());
+  EXPECT_TRUE(fast(KernelCall{p, in_refs, h, TestPool()}).ok());
+  EXPECT_TRUE(ref::FindReferenceKernel(p.kernel)(KernelCall{p, in_refs, w}).ok());
+  int64_t bad = 0;
+  for (size_t o = 0; o < num_outputs; ++o) {
+    EXPECT_EQ(got[o].bytes, threaded[o].bytes) << "output " << o;
+    for (int64_t i = 0; i < got[o].count(); ++i) {
+      const double a = got[o].Get(i), b = want[o].Get(i);
+      const bool same = std::isnan(b) ? std::isnan(a)
+                                      : std::memcmp(got[o].bytes.data() + i * StorageBytes(t),
+                                                    want[o].bytes.data() + i * StorageBytes(t), StorageBytes(t)) == 0;
+      if (!same && ++bad <= 5) ADD_FAILURE() << "output " << o << " element " << i << ": got " << a << ", want " << b;
+    }
+  }
+  return bad;
+}
+
 ScalarProgram Unary(ScalarOp op) {
   ScalarProgram prog;
   prog.param_types = {F32};
@@ -261,7 +300,7 @@ KILN_TEST_ALL_TARGETS(CpuElementwise, TranscendentalsWithinUlps) {
     int64_t max_ulp;
   };
   for (Case c : {Case{ScalarOp::kExponential, 2}, Case{ScalarOp::kLog, 2}, Case{ScalarOp::kTanh, 4},
-                 Case{ScalarOp::kLogistic, 4}, Case{ScalarOp::kRsqrt, 2}}) {
+                 Case{ScalarOp::kLogistic, 4}, Case{ScalarOp::kRsqrt, 2}, Case{ScalarOp::kErf, 2}}) {
     SCOPED_TRACE(std::string(ScalarOpName(c.op)));
     int64_t worst = 0;
     for (int64_t n : kSizes) worst = std::max(worst, Compare(Params(Unary(c.op)), {F({n}, Values(n, rng))}, {n}));
@@ -284,6 +323,7 @@ KILN_TEST_ALL_TARGETS(CpuElementwise, TranscendentalsWithinUlps) {
     for (float c = 1.0f / 256; c <= 2.0f; c *= 2) around(c);
     for (int j = 0; j < 4; ++j) around(static_cast<float>((j + 0.5) * 0.34657359027997264));
     for (float c : {9.0f, 9.0109f, 10.0f}) around(c);
+    for (float c : {1.0f, 3.92f, 4.0f}) around(c);  // erf's split, its rounding to 1 and its clamp
     for (float x = 8.5f; x <= 10.5f; x += 1e-4f) sweep.push_back(x);
     const int64_t n = static_cast<int64_t>(sweep.size());
     worst = std::max(worst, Compare(Params(Unary(c.op)), {F({n}, sweep)}, {n}));
@@ -296,9 +336,59 @@ KILN_TEST_ALL_TARGETS(CpuElementwise, SpecialValuesOfTranscendentals) {
   std::vector<float> x = {kNaN, kInf, -kInf, 0.0f, -0.0f, -1.0f, 1e-45f, 89.0f, -200.0f, 3.4e38f, -3.4e38f};
   const int64_t n = static_cast<int64_t>(x.size());
   for (ScalarOp op : {ScalarOp::kExponential, ScalarOp::kLog, ScalarOp::kTanh, ScalarOp::kLogistic,
-                      ScalarOp::kRsqrt, ScalarOp::kSqrt}) {
+                      ScalarOp::kRsqrt, ScalarOp::kSqrt, ScalarOp::kErf}) {
     SCOPED_TRACE(std::string(ScalarOpName(op)));
     EXPECT_LE(Compare(Params(Unary(op)), {F({n}, x)}, {n}), 4);
+  }
+}
+
+// Ops without a vector form of their own inside a vector program: each
+// element through the reference's scalar evaluation (ScalarEscape), and
+// floor, ceil, round_nearest_even, sign and square in exact vector forms;
+// bit-identical to the reference in f32 and f64 (erf's f64 form escapes),
+// NaN, infinities and zeros of either sign among the inputs.
+KILN_TEST_ALL_TARGETS(CpuElementwise, ScalarEscapesAndExactRoundingOps) {
+  std::mt19937 rng(12);
+  using O = ScalarOp;
+  for (ElementType t : {F32, ElementType::kF64}) {
+    ScalarProgram prog;
+    prog.param_types = {t, t};
+    prog.instrs = {Instr(O::kMultiply, t, {0, 1}),         // 2
+                   Instr(O::kSine, t, {2}),                // 3
+                   Instr(O::kAtan2, t, {3, 1}),            // 4
+                   Instr(O::kFloor, t, {2}),               // 5
+                   Instr(O::kCeil, t, {0}),                // 6
+                   Instr(O::kRoundNearestEven, t, {2}),    // 7
+                   Instr(O::kSign, t, {0}),                // 8
+                   Instr(O::kSquare, t, {1}),              // 9
+                   Instr(O::kRoundNearestAfz, t, {2}),     // 10
+                   Instr(O::kPower, t, {9, 0}),            // 11
+                   Instr(O::kAdd, t, {4, 5}),              // 12
+                   Instr(O::kSubtract, t, {12, 6}),        // 13
+                   Instr(O::kMultiply, t, {13, 8}),        // 14
+                   Instr(O::kAdd, t, {14, 7}),             // 15
+                   Instr(O::kLgamma, t, {9})};             // 16
+    prog.results = {15, 10, 11, 16};
+    if (t == ElementType::kF64) {
+      prog.instrs.push_back(Instr(O::kErf, t, {0}));  // 17: f64 erf escapes
+      prog.results.push_back(17);
+    }
+    for (int64_t n : {1, 17, 600, 5000}) {
+      SCOPED_TRACE(std::to_string(n) + (t == F32 ? " f32" : " f64"));
+      std::vector<float> x = Values(n, rng), y = Values(n, rng);
+      for (int64_t i = 0; i < n; ++i) x[i] = std::round(x[i] * 4) / 8;  // halves: the rounding ties
+      const float specials[] = {kNaN, kInf, -kInf, 0.0f, -0.0f, 2.5f, -2.5f, 0.5f, -0.5f};
+      for (int64_t i = 0; i < n && i < 9; ++i) x[i] = specials[i];
+      std::vector<Tensor> ins = {F({n}, x), F({n}, y)};
+      if (t == ElementType::kF64) {
+        for (auto& in : ins) {
+          std::vector<double> v;
+          for (float e : Get<float>(in)) v.push_back(e);
+          in = Make(ElementType::kF64, {n}, v);
+        }
+      }
+      EXPECT_EQ(CompareExact(Params(prog), ins, {n}, prog.results.size()), 0);
+    }
   }
 }
 
@@ -958,7 +1048,13 @@ KILN_TEST_ALL_TARGETS(CpuElementwise, F64ExactOps) {
 }
 
 KILN_TEST_ALL_TARGETS(CpuElementwise, UnsupportedProgramsAreNotClaimed) {
-  EXPECT_EQ(FindCpuKernel(Params(Unary(ScalarOp::kSine))), nullptr);
+  // An op of another result type than the program's floats (is_finite's i1
+  // feeding a select): neither vector form nor scalar escape.
+  ScalarProgram finite;
+  finite.param_types = {F32};
+  finite.instrs = {Instr(ScalarOp::kIsFinite, I1, {0}), Constant(0.0f), Instr(ScalarOp::kSelect, F32, {1, 0, 2})};
+  finite.results = {3};
+  EXPECT_EQ(FindCpuKernel(Params(finite)), nullptr);
   // Integer programs but the single i32 add/subtract (elementwise_int_test.cc).
   ScalarProgram i32 = Binary(ScalarOp::kMultiply);
   i32.param_types = {ElementType::kSI32, ElementType::kSI32};
