@@ -55,6 +55,7 @@
 #define KILN_CPU_ELEMENTWISE_SHARED
 #include "kernels/common/kernel_selection.h"
 #include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/elementwise_lanes32.h"
 #include "kernels/cpu/gather.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/kernels.h"
@@ -443,9 +444,13 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
             EscapeToScalar(in, p.type, ops, dst, count);
           }
           break;
-        case ScalarOp::kFloor: Unary(d, a, dst, padded, [](V x) { return hn::Floor(x); }); break;
-        case ScalarOp::kCeil: Unary(d, a, dst, padded, [](V x) { return hn::Ceil(x); }); break;
-        case ScalarOp::kRoundNearestEven: Unary(d, a, dst, padded, [](V x) { return hn::Round(x); }); break;
+        // (The result has x's sign, -0 for -0: copied back, as not every
+        // target's rounding keeps a zero's sign.)
+        case ScalarOp::kFloor: Unary(d, a, dst, padded, [](V x) { return hn::CopySign(hn::Floor(x), x); }); break;
+        case ScalarOp::kCeil: Unary(d, a, dst, padded, [](V x) { return hn::CopySign(hn::Ceil(x), x); }); break;
+        case ScalarOp::kRoundNearestEven:
+          Unary(d, a, dst, padded, [](V x) { return hn::CopySign(hn::Round(x), x); });
+          break;
         case ScalarOp::kSquare: Unary(d, a, dst, padded, [](V x) { return hn::Mul(x, x); }); break;
         case ScalarOp::kSign:
           // -1 below zero, +1 above; zeros of either sign and NaN as they are.
@@ -592,11 +597,15 @@ bool SameDims(std::span<const int64_t> a, std::span<const int64_t> b) {
 constexpr bool kFastHalfConvert = !KILN_SELECTIVE_BUILD;
 constexpr bool kFastQuantized = !KILN_SELECTIVE_BUILD;
 
+// So do the integer programs over 32-bit lanes (elementwise_lanes32.cc).
+constexpr bool kFastLanes32 = !KILN_SELECTIVE_BUILD;
+
 bool ElementwiseApplies(const KernelParams& params) {
   const ScalarProgram* prog = params.Program("body");
   return prog != nullptr && (Supported(*prog) || IsIntAddSub(*prog) ||
                              (kFastHalfConvert && (IsHalfConvert(*prog) || IsFloat16Elementwise(*prog))) ||
-                             (kFastQuantized && IsQuantizedElementwise(*prog)));
+                             (kFastQuantized && IsQuantizedElementwise(*prog)) ||
+                             (kFastLanes32 && IsLanes32Program(*prog)));
 }
 
 Status Elementwise(const KernelCall& call) {
@@ -616,6 +625,8 @@ Status RunOtherProgram(const KernelCall& call, const ScalarProgram* prog, const 
     }
     if constexpr (kFastQuantized)
       if (IsQuantizedElementwise(*prog)) return RunQuantizedElementwise(call, *prog, map);
+    if constexpr (kFastLanes32)
+      if (IsLanes32Program(*prog)) return RunLanes32Program(call, *prog, map);
   }
   return ref::RunElementwiseProgram(call, prog, map);
 }

@@ -1048,22 +1048,26 @@ KILN_TEST_ALL_TARGETS(CpuElementwise, F64ExactOps) {
 }
 
 KILN_TEST_ALL_TARGETS(CpuElementwise, UnsupportedProgramsAreNotClaimed) {
-  // An op of another result type than the program's floats (is_finite's i1
-  // feeding a select): neither vector form nor scalar escape.
+  // f64 programs with an op of another result type (is_finite's i1 feeding
+  // a select) or a total-order compare: neither the float interpreter's
+  // vector forms or escapes (float results only) nor the 32-bit lanes'
+  // (elementwise_lanes32.cc: f32, i32, ui32 and i1 values).
   ScalarProgram finite;
-  finite.param_types = {F32};
-  finite.instrs = {Instr(ScalarOp::kIsFinite, I1, {0}), Constant(0.0f), Instr(ScalarOp::kSelect, F32, {1, 0, 2})};
+  finite.param_types = {ElementType::kF64};
+  finite.instrs = {Instr(ScalarOp::kIsFinite, I1, {0}), Instr(ScalarOp::kConstant, ElementType::kF64, {}),
+                   Instr(ScalarOp::kSelect, ElementType::kF64, {1, 0, 2})};
   finite.results = {3};
   EXPECT_EQ(FindCpuKernel(Params(finite)), nullptr);
-  // Integer programs but the single i32 add/subtract (elementwise_int_test.cc).
-  ScalarProgram i32 = Binary(ScalarOp::kMultiply);
-  i32.param_types = {ElementType::kSI32, ElementType::kSI32};
-  i32.instrs[0].type = ElementType::kSI32;
-  EXPECT_EQ(FindCpuKernel(Params(i32)), nullptr);
+  // 64-bit integer programs.
+  ScalarProgram i64 = Binary(ScalarOp::kMultiply);
+  i64.param_types = {ElementType::kSI64, ElementType::kSI64};
+  i64.instrs[0].type = ElementType::kSI64;
+  EXPECT_EQ(FindCpuKernel(Params(i64)), nullptr);
   ScalarProgram total = Binary(ScalarOp::kAdd);
+  total.param_types = {ElementType::kF64, ElementType::kF64};
   total.instrs = {Instr(ScalarOp::kCompare, I1, {0, 1}, 0)};
   total.instrs[0].attr1 = static_cast<int64_t>(ComparisonType::kTotalOrder);
-  total.instrs.push_back(Instr(ScalarOp::kSelect, F32, {2, 0, 1}));
+  total.instrs.push_back(Instr(ScalarOp::kSelect, ElementType::kF64, {2, 0, 1}));
   total.results = {3};
   EXPECT_EQ(FindCpuKernel(Params(total)), nullptr);
   KernelParams no_body;

@@ -1,0 +1,440 @@
+// Elementwise programs over 32-bit lanes (elementwise_lanes32.h): every
+// value f32, si32, ui32 or i1, each held as the 32 bits of its lane (an i1
+// as 0 or 1), a block of kBlock32 elements at a time, instruction by
+// instruction through per-value slots. Integer arithmetic wraps, compares
+// follow the comparison type as the reference resolves it, converts between
+// the four types saturate and truncate as the reference does; what has no
+// vector form here (integer division, shifts' and converts' rarer forms,
+// float transcendental functions, ...) runs element by element through the
+// reference's own scalar evaluation (ref::EvalScalarInstr). Every result is
+// the reference's bits.
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/cpu/elementwise_lanes32.cc"
+#include "kernels/cpu/hwy_targets.h"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+#include "kernels/cpu/float_ops-inl.h"
+
+#ifndef KILN_CPU_ELEMENTWISE_LANES32_SHARED
+#define KILN_CPU_ELEMENTWISE_LANES32_SHARED
+#include "kernels/common/parallel.h"
+#include "kernels/cpu/elementwise_lanes32.h"
+#include "kernels/cpu/gather.h"
+#include "kernels/cpu/kernel_util.h"
+#include "kernels/reference/elementwise_inputs.h"
+#include "kernels/scalar/scalar.h"
+
+namespace kiln::cpu {
+
+constexpr size_t kBlock32 = 256;
+
+// How each param is read: one value everywhere, the output's own layout
+// (in place), or gathered through its strides.
+enum class Read32 : uint8_t { kScalar, kFull, kGather };
+
+struct Lanes32Problem {
+  const ScalarProgram* program = nullptr;
+  std::vector<const uint8_t*> inputs;
+  std::vector<Read32> read;
+  std::vector<std::vector<int64_t>> strides;  // kGather: per output axis
+  std::vector<uint8_t*> outputs;
+  std::vector<int64_t> out_dims;
+  size_t n = 0;
+};
+
+// The 32 lane bits of scalar `s` of type `t`, and back.
+inline uint32_t LaneBits(ElementType t, const Scalar& s) {
+  if (t == ElementType::kF32) {
+    const float f = static_cast<float>(s.re);
+    uint32_t b;
+    std::memcpy(&b, &f, 4);
+    return b;
+  }
+  if (t == ElementType::kI1) return static_cast<uint32_t>(s.i & 1);
+  return static_cast<uint32_t>(s.i);
+}
+inline Scalar FromLane(ElementType t, uint32_t b) {
+  Scalar s;
+  if (t == ElementType::kF32) {
+    float f;
+    std::memcpy(&f, &b, 4);
+    s.re = f;
+  } else if (t == ElementType::kSI32) {
+    s.i = static_cast<int32_t>(b);
+  } else {
+    s.i = b;  // ui32 zero-extended, i1 0 or 1
+  }
+  return s;
+}
+
+// dst[i] = the reference's value of `in` over lanes i of `ops`, i < count.
+inline void EscapeLanes(const ScalarInstr& in, const ElementType* types, const uint32_t* const* ops, uint32_t* dst,
+                        size_t count) {
+  Scalar values[3];
+  for (size_t i = 0; i < count; ++i) {
+    for (size_t o = 0; o < in.num_operands; ++o) values[o] = FromLane(types[o], ops[o][i]);
+    dst[i] = LaneBits(in.type, ref::EvalScalarInstr(in, types, values));
+  }
+}
+
+}  // namespace kiln::cpu
+#endif  // KILN_CPU_ELEMENTWISE_LANES32_SHARED
+
+HWY_BEFORE_NAMESPACE();
+namespace kiln::cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// One instruction over `count` lanes (whole vectors: the slots are padded).
+// Returns false where it has no vector form (the caller escapes).
+bool VectorInstr(const ScalarInstr& in, const ElementType* t, const uint32_t* const* ops, uint32_t* dst,
+                 size_t count) {
+  const hn::ScalableTag<uint32_t> du;
+  const hn::ScalableTag<int32_t> di;
+  const hn::ScalableTag<float> df;
+  using VU = hn::Vec<decltype(du)>;
+  const size_t N = hn::Lanes(du);
+  const ElementType rt = in.type, t0 = t[0];
+  const bool f32 = t0 == ElementType::kF32, int32 = t0 == ElementType::kSI32 || t0 == ElementType::kUI32;
+  const bool boolean = t0 == ElementType::kI1;
+  const bool unsigned_type = t0 == ElementType::kUI32;
+  auto load = [&](int o, size_t i) { return hn::LoadU(du, ops[o] + i); };
+  auto F = [&](VU v) { return hn::BitCast(df, v); };
+  auto I = [&](VU v) { return hn::BitCast(di, v); };
+  auto U = [&](auto v) { return hn::BitCast(du, v); };
+  const VU one = hn::Set(du, 1u), zero = hn::Zero(du);
+  // Unsigned order as signed order: flip the sign bits.
+  const VU flip = hn::Set(du, 0x80000000u);
+  auto unary = [&](auto f) {
+    for (size_t i = 0; i < count; i += N) hn::StoreU(f(load(0, i)), du, dst + i);
+    return true;
+  };
+  auto binary = [&](auto f) {
+    for (size_t i = 0; i < count; i += N) hn::StoreU(f(load(0, i), load(1, i)), du, dst + i);
+    return true;
+  };
+  switch (in.op) {
+    case ScalarOp::kAdd:
+      if (f32) return binary([&](VU a, VU b) { return U(hn::Add(F(a), F(b))); });
+      if (int32) return binary([&](VU a, VU b) { return hn::Add(a, b); });
+      return false;
+    case ScalarOp::kSubtract:
+      if (f32) return binary([&](VU a, VU b) { return U(hn::Sub(F(a), F(b))); });
+      if (int32) return binary([&](VU a, VU b) { return hn::Sub(a, b); });
+      return false;
+    case ScalarOp::kMultiply:
+      if (f32) return binary([&](VU a, VU b) { return U(hn::Mul(F(a), F(b))); });
+      if (int32) return binary([&](VU a, VU b) { return hn::Mul(a, b); });
+      return false;
+    case ScalarOp::kDivide:
+      if (f32) return binary([&](VU a, VU b) { return U(hn::Div(F(a), F(b))); });
+      return false;
+    case ScalarOp::kAnd:
+      if (int32 || boolean) return binary([&](VU a, VU b) { return hn::And(a, b); });
+      return false;
+    case ScalarOp::kOr:
+      if (int32 || boolean) return binary([&](VU a, VU b) { return hn::Or(a, b); });
+      return false;
+    case ScalarOp::kXor:
+      if (int32 || boolean) return binary([&](VU a, VU b) { return hn::Xor(a, b); });
+      return false;
+    case ScalarOp::kNot:
+      if (int32) return unary([&](VU a) { return hn::Not(a); });
+      if (boolean) return unary([&](VU a) { return hn::Xor(a, one); });
+      return false;
+    case ScalarOp::kNegate:
+      if (f32) return unary([&](VU a) { return U(hn::Neg(F(a))); });
+      if (int32) return unary([&](VU a) { return hn::Sub(zero, a); });
+      return false;
+    case ScalarOp::kAbs:
+      if (f32) return unary([&](VU a) { return U(hn::Abs(F(a))); });
+      if (t0 == ElementType::kSI32) return unary([&](VU a) { return U(hn::Abs(I(a))); });
+      if (unsigned_type) return unary([&](VU a) { return a; });
+      return false;
+    case ScalarOp::kMaximum:
+    case ScalarOp::kMinimum: {
+      const bool max = in.op == ScalarOp::kMaximum;
+      if (f32)
+        return binary([&](VU a, VU b) {
+          return U(max ? MaxLikeReference(df, F(a), F(b)) : MinLikeReference(df, F(a), F(b)));
+        });
+      if (int32) {
+        const VU bias = unsigned_type ? flip : zero;
+        return binary([&](VU a, VU b) {
+          const auto x = I(hn::Xor(a, bias)), y = I(hn::Xor(b, bias));
+          return hn::Xor(U(max ? hn::Max(x, y) : hn::Min(x, y)), bias);
+        });
+      }
+      return false;
+    }
+    case ScalarOp::kSqrt:
+      if (f32) return unary([&](VU a) { return U(hn::Sqrt(F(a))); });
+      return false;
+    // (The result has x's sign, -0 for -0: copied back, as not every
+    // target's rounding keeps a zero's sign.)
+    case ScalarOp::kFloor:
+      if (f32) return unary([&](VU a) { return U(hn::CopySign(hn::Floor(F(a)), F(a))); });
+      return false;
+    case ScalarOp::kCeil:
+      if (f32) return unary([&](VU a) { return U(hn::CopySign(hn::Ceil(F(a)), F(a))); });
+      return false;
+    case ScalarOp::kRoundNearestEven:
+      if (f32) return unary([&](VU a) { return U(hn::CopySign(hn::Round(F(a)), F(a))); });
+      return false;
+    case ScalarOp::kSelect:
+      for (size_t i = 0; i < count; i += N)
+        hn::StoreU(hn::IfThenElse(hn::Ne(load(0, i), zero), load(1, i), load(2, i)), du, dst + i);
+      return true;
+    case ScalarOp::kCompare: {
+      const auto dir = static_cast<ComparisonDirection>(in.attr0);
+      auto ct = static_cast<ComparisonType>(in.attr1);
+      // (Integer vectors have no Ge/Le here: a >= b is !(a < b), which
+      // holds for integers, never NaN; floats use their own.)
+      auto apply = [&](auto a, auto b) {
+        constexpr bool kFloat = std::is_same_v<decltype(a), hn::Vec<decltype(df)>>;
+        switch (dir) {
+          case ComparisonDirection::kEQ: return hn::IfThenElseZero(hn::RebindMask(du, hn::Eq(a, b)), one);
+          case ComparisonDirection::kNE: return hn::IfThenZeroElse(hn::RebindMask(du, hn::Eq(a, b)), one);
+          case ComparisonDirection::kGE:
+            if constexpr (kFloat) return hn::IfThenElseZero(hn::RebindMask(du, hn::Ge(a, b)), one);
+            return hn::IfThenZeroElse(hn::RebindMask(du, hn::Lt(a, b)), one);
+          case ComparisonDirection::kGT: return hn::IfThenElseZero(hn::RebindMask(du, hn::Gt(a, b)), one);
+          case ComparisonDirection::kLE:
+            if constexpr (kFloat) return hn::IfThenElseZero(hn::RebindMask(du, hn::Le(a, b)), one);
+            return hn::IfThenZeroElse(hn::RebindMask(du, hn::Gt(a, b)), one);
+          case ComparisonDirection::kLT: break;
+        }
+        return hn::IfThenElseZero(hn::RebindMask(du, hn::Lt(a, b)), one);
+      };
+      if (in.attr0 < 0 || in.attr0 > static_cast<int64_t>(ComparisonDirection::kLT)) return false;
+      if (f32) {
+        if (ct == ComparisonType::kTotalOrder) return false;
+        return binary([&](VU a, VU b) { return apply(F(a), F(b)); });
+      }
+      if (!int32 && !boolean) return false;
+      if (ct != ComparisonType::kSigned && ct != ComparisonType::kUnsigned)
+        ct = t0 == ElementType::kSI32 ? ComparisonType::kSigned : ComparisonType::kUnsigned;
+      if (boolean && ct == ComparisonType::kSigned)  // a signed 1-bit true is -1
+        return binary([&](VU a, VU b) { return apply(I(hn::Sub(zero, a)), I(hn::Sub(zero, b))); });
+      const VU bias = ct == ComparisonType::kUnsigned ? flip : zero;
+      return binary([&](VU a, VU b) { return apply(I(hn::Xor(a, bias)), I(hn::Xor(b, bias))); });
+    }
+    case ScalarOp::kShiftLeft:
+    case ScalarOp::kShiftRightLogical:
+    case ScalarOp::kShiftRightArithmetic: {
+      if (!int32) return false;
+      // Amounts are the shift operand's 32 bits, unsigned: from 32 on, the
+      // result is 0 (left, logical) or the sign (arithmetic); the shifts
+      // themselves only see amounts below 32.
+      const VU limit = hn::Set(du, 31u);
+      return binary([&](VU a, VU b) {
+        const auto small = hn::RebindMask(du, hn::Lt(I(hn::Xor(b, flip)), I(hn::Xor(hn::Set(du, 32u), flip))));
+        const VU amount = hn::IfThenElse(small, b, limit);
+        if (in.op == ScalarOp::kShiftLeft) return hn::IfThenElseZero(small, hn::Shl(a, amount));
+        if (in.op == ScalarOp::kShiftRightLogical) return hn::IfThenElseZero(small, hn::Shr(a, amount));
+        return U(hn::Shr(I(a), I(amount)));
+      });
+    }
+    case ScalarOp::kConvert: {
+      if (rt == t0 || (int32 && (rt == ElementType::kSI32 || rt == ElementType::kUI32)))
+        return unary([&](VU a) { return a; });  // the same 32 bits
+      if (rt == ElementType::kI1) {
+        if (f32) return unary([&](VU a) { return hn::IfThenZeroElse(hn::RebindMask(du, hn::Eq(F(a), hn::Zero(df))), one); });
+        return unary([&](VU a) { return hn::IfThenZeroElse(hn::Eq(a, zero), one); });
+      }
+      if (boolean) {
+        if (rt == ElementType::kF32) return unary([&](VU a) { return U(hn::ConvertTo(df, I(a))); });
+        return unary([&](VU a) { return a; });
+      }
+      if (t0 == ElementType::kSI32 && rt == ElementType::kF32)
+        return unary([&](VU a) { return U(hn::ConvertTo(df, I(a))); });
+      if (f32 && rt == ElementType::kSI32) {
+        // Truncated; NaN to 0; saturated from +-2^31 on.
+        const auto lim = hn::Set(df, 2147483648.0f);
+        return unary([&](VU a) {
+          const auto x = F(a);
+          const auto in_range = hn::And(hn::Lt(x, lim), hn::Gt(x, hn::Neg(lim)));
+          const auto mid = hn::IfThenElseZero(hn::RebindMask(di, in_range),
+                                              hn::ConvertTo(di, hn::IfThenElseZero(in_range, x)));
+          const auto big = hn::IfThenElse(hn::RebindMask(di, hn::Ge(x, lim)), hn::Set(di, 0x7fffffff),
+                                          hn::IfThenElseZero(hn::RebindMask(di, hn::Le(x, hn::Neg(lim))),
+                                                             hn::Set(di, static_cast<int32_t>(0x80000000u))));
+          return U(hn::Or(mid, big));
+        });
+      }
+      return false;
+    }
+    default:
+      return false;
+  }
+}
+
+void RunLanes32(const Lanes32Problem& p, size_t begin, size_t end) {
+  const hn::ScalableTag<uint32_t> du;
+  const size_t N = hn::Lanes(du);
+  const ScalarProgram& prog = *p.program;
+  const size_t num_params = prog.param_types.size(), num_values = prog.num_values();
+  thread_local std::vector<uint32_t> slots;
+  thread_local std::vector<uint8_t> bytes;
+  slots.resize(num_values * kBlock32 + N);
+  bytes.resize(kBlock32);
+  auto slot = [&](size_t v) { return slots.data() + v * kBlock32; };
+  std::vector<const uint32_t*> src(num_values, nullptr);
+  auto type_of = [&](size_t v) { return prog.ValueType(static_cast<uint16_t>(v)); };
+  // Rank-0 params and constants: their slots filled once.
+  for (size_t v = 0; v < num_params; ++v) {
+    if (p.read[v] != Read32::kScalar) continue;
+    const ElementType t = prog.param_types[v];
+    const uint32_t b = t == ElementType::kI1 ? (p.inputs[v][0] & 1u) : [&] {
+      uint32_t x;
+      std::memcpy(&x, p.inputs[v], 4);
+      return x;
+    }();
+    std::fill(slot(v), slot(v) + kBlock32, b);
+    src[v] = slot(v);
+  }
+  for (size_t k = 0; k < prog.instrs.size(); ++k) {
+    if (prog.instrs[k].op != ScalarOp::kConstant) continue;
+    const size_t v = num_params + k;
+    std::fill(slot(v), slot(v) + kBlock32, LaneBits(prog.instrs[k].type, prog.instrs[k].constant));
+    src[v] = slot(v);
+  }
+  for (size_t start = begin; start < end; start += kBlock32) {
+    const size_t count = std::min(kBlock32, end - start);
+    const size_t padded = (count + N - 1) / N * N;
+    for (size_t v = 0; v < num_params; ++v) {
+      const ElementType t = prog.param_types[v];
+      if (p.read[v] == Read32::kScalar) continue;
+      uint32_t* dst = slot(v);
+      if (t == ElementType::kI1) {
+        const uint8_t* in = p.inputs[v];
+        if (p.read[v] == Read32::kFull) {
+          for (size_t i = 0; i < count; ++i) dst[i] = in[start + i] & 1u;
+        } else {
+          GatherBlock(in, p.strides[v], p.out_dims, start, count, bytes.data());
+          for (size_t i = 0; i < count; ++i) dst[i] = bytes[i] & 1u;
+        }
+        src[v] = dst;
+      } else if (p.read[v] == Read32::kFull && count == padded) {
+        src[v] = reinterpret_cast<const uint32_t*>(p.inputs[v]) + start;  // in place
+      } else if (p.read[v] == Read32::kFull) {
+        std::memcpy(dst, p.inputs[v] + start * 4, count * 4);
+        src[v] = dst;
+      } else {
+        GatherBlock(reinterpret_cast<const uint32_t*>(p.inputs[v]), p.strides[v], p.out_dims, start, count, dst);
+        src[v] = dst;
+      }
+    }
+    for (size_t k = 0; k < prog.instrs.size(); ++k) {
+      const ScalarInstr& in = prog.instrs[k];
+      if (in.op == ScalarOp::kConstant) continue;
+      uint32_t* dst = slot(num_params + k);
+      ElementType types[3] = {ElementType::kInvalid, ElementType::kInvalid, ElementType::kInvalid};
+      const uint32_t* ops[3] = {nullptr, nullptr, nullptr};
+      for (size_t o = 0; o < in.num_operands; ++o) {
+        types[o] = type_of(in.operands[o]);
+        ops[o] = src[in.operands[o]];
+      }
+      if (!VectorInstr(in, types, ops, dst, padded)) EscapeLanes(in, types, ops, dst, count);
+      src[num_params + k] = dst;
+    }
+    for (size_t o = 0; o < p.outputs.size(); ++o) {
+      const uint16_t r = prog.results[o];
+      const uint32_t* res = src[r];
+      if (type_of(r) == ElementType::kI1) {
+        uint8_t* out = p.outputs[o] + start;
+        for (size_t i = 0; i < count; ++i) out[i] = static_cast<uint8_t>(res[i]);
+      } else {
+        std::memcpy(p.outputs[o] + start * 4, res, count * 4);
+      }
+    }
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace kiln::cpu
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace kiln::cpu {
+
+HWY_EXPORT(RunLanes32);
+
+bool IsLanes32Program(const ScalarProgram& prog) {
+  auto lane_type = [](ElementType t) {
+    return t == ElementType::kF32 || t == ElementType::kSI32 || t == ElementType::kUI32 || t == ElementType::kI1;
+  };
+  if (prog.results.empty()) return false;
+  bool integer = false;
+  for (ElementType t : prog.param_types) {
+    if (!lane_type(t)) return false;
+    integer = integer || t == ElementType::kSI32 || t == ElementType::kUI32;
+  }
+  for (size_t k = 0; k < prog.instrs.size(); ++k) {
+    const ScalarInstr& in = prog.instrs[k];
+    if (!lane_type(in.type) || ScalarOpArity(in.op) < 0 || in.num_operands != ScalarOpArity(in.op)) return false;
+    for (size_t o = 0; o < in.num_operands; ++o) {
+      if (in.operands[o] >= prog.param_types.size() + k || !lane_type(prog.ValueType(in.operands[o]))) return false;
+      integer = integer || prog.ValueType(in.operands[o]) != ElementType::kF32;
+    }
+    integer = integer || in.type == ElementType::kSI32 || in.type == ElementType::kUI32;
+  }
+  for (uint16_t r : prog.results) {
+    if (r >= prog.num_values() || !lane_type(prog.ValueType(r))) return false;
+    integer = integer || prog.ValueType(r) == ElementType::kI1;
+  }
+  // Programs of floats (and compares feeding selects) are the float
+  // interpreter's (elementwise.cc); these have integers, i1 operands or
+  // i1 results.
+  return integer;
+}
+
+Status RunLanes32Program(const KernelCall& call, const ScalarProgram& prog, const KernelAttr* map) {
+  if (call.inputs.size() != prog.param_types.size() || call.outputs.size() != prog.results.size())
+    return ref::RunElementwiseProgram(call, &prog, map);
+  const TensorRef& out0 = call.outputs[0];
+  for (size_t o = 0; o < call.outputs.size(); ++o) {
+    const TensorRef& out = call.outputs[o];
+    if (out.type != prog.ValueType(prog.results[o]) || !StorageOk(out) ||
+        !std::equal(out.dims.begin(), out.dims.end(), out0.dims.begin(), out0.dims.end()) || out.rank() > 16)
+      return ref::RunElementwiseProgram(call, &prog, map);
+  }
+  std::vector<std::vector<int64_t>> strides;
+  std::vector<int64_t> offsets;
+  if (!ref::ElementwiseInputStrides(call, map, &strides, &offsets).ok())
+    return ref::RunElementwiseProgram(call, &prog, map);  // its error
+  Lanes32Problem p;
+  p.program = &prog;
+  p.out_dims.assign(out0.dims.begin(), out0.dims.end());
+  std::vector<int64_t> dense(p.out_dims.size(), 1);
+  for (size_t a = dense.size(); a-- > 1;) dense[a - 1] = dense[a] * p.out_dims[a];
+  for (size_t i = 0; i < call.inputs.size(); ++i) {
+    const TensorRef& in = call.inputs[i];
+    if (in.type != prog.param_types[i] || !StorageOk(in)) return ref::RunElementwiseProgram(call, &prog, map);
+    const bool scalar = std::all_of(strides[i].begin(), strides[i].end(), [](int64_t s) { return s == 0; });
+    bool full = true;
+    for (size_t a = 0; a < dense.size(); ++a) full = full && (strides[i][a] == dense[a] || p.out_dims[a] == 1);
+    p.inputs.push_back(in.data + offsets[i] * static_cast<int64_t>(StorageBytes(in.type)));
+    p.read.push_back(full ? Read32::kFull : scalar ? Read32::kScalar : Read32::kGather);
+    p.strides.push_back(strides[i]);
+  }
+  for (const TensorRef& out : call.outputs) p.outputs.push_back(out.data);
+  p.n = static_cast<size_t>(out0.NumElements());
+  if (p.n == 0) return Status::Ok();
+  // Tasks of whole blocks; each element's result does not depend on them.
+  constexpr size_t kTask = 64 * kBlock32;
+  const int64_t tasks = static_cast<int64_t>((p.n + kTask - 1) / kTask);
+  ParallelFor(call.runner, tasks, [&](int64_t t, int) {
+    const size_t begin = static_cast<size_t>(t) * kTask;
+    HWY_DYNAMIC_DISPATCH(RunLanes32)(p, begin, std::min(p.n, begin + kTask));
+  });
+  return Status::Ok();
+}
+
+}  // namespace kiln::cpu
+#endif  // HWY_ONCE
