@@ -12,7 +12,9 @@
 //    vector interleaves (transpose_tiles.h).
 // Results are copies of operand elements, so they equal the reference's
 // bit for bit. Work is split over the thread pool by ranges of the result.
-// concatenate copies each input's rows into its band of the result.
+// concatenate copies each input's rows into its band of the result; iota
+// converts each index of its axis once (as the reference converts it) and
+// fills the runs of the result that hold it.
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -22,6 +24,7 @@
 #include "kernels/cpu/kernels.h"
 #include "kernels/cpu/slice_runs.h"
 #include "kernels/cpu/transpose_tiles.h"
+#include "kernels/scalar/scalar.h"
 
 namespace kiln::cpu {
 namespace {
@@ -230,6 +233,46 @@ Status Concatenate(const KernelCall& call) {
         if (band_size[i] > 0)
           std::memcpy(out.data + (r * out_row + band_offset[i]) * eb, call.inputs[i].data + r * band_size[i] * eb,
                       static_cast<size_t>(band_size[i]) * eb);
+  });
+  return Status::Ok();
+}
+
+Status Iota(const KernelCall& call) {
+  if (!call.inputs.empty() || call.outputs.size() != 1) return RunReference(call);
+  const TensorRef& out = call.outputs[0];
+  const int64_t axis = call.params.Int("iota_dimension", -1);
+  const size_t es = StorageBytes(out.type);
+  if (axis < 0 || axis >= out.rank() || out.type == ElementType::kI1 || !StorageOk(out) || es == 0 || es > 16)
+    return RunReference(call);  // its error, or a type it stores otherwise
+  if (out.NumElements() == 0) return Status::Ok();
+  // The axis's values, converted once; then the result as [outer][axis][inner].
+  const int64_t len = out.dims[axis];
+  std::vector<uint8_t> values(static_cast<size_t>(len) * es);
+  for (int64_t i = 0; i < len; ++i) {
+    Scalar v;
+    v.i = i;
+    ref::StoreScalar(out.type, ref::ConvertScalar(ElementType::kSI64, out.type, v), values.data() + i * es);
+  }
+  int64_t outer = 1, inner = 1;
+  for (int64_t a = 0; a < axis; ++a) outer *= out.dims[a];
+  for (int64_t a = axis + 1; a < out.rank(); ++a) inner *= out.dims[a];
+  const size_t run = static_cast<size_t>(inner) * es;  // bytes of one index's run
+  ParallelFor(call.runner, outer, [&](int64_t o, int) {
+    uint8_t* dst = out.data + static_cast<size_t>(o * len) * run;
+    if (inner == 1) {  // the axis is innermost: the values themselves
+      std::memcpy(dst, values.data(), values.size());
+      return;
+    }
+    for (int64_t i = 0; i < len; ++i, dst += run) {
+      const uint8_t* v = values.data() + i * es;
+      // Doubling copies: the first element, then as much again each time.
+      std::memcpy(dst, v, es);
+      for (size_t filled = es; filled < run;) {
+        const size_t n = std::min(filled, run - filled);
+        std::memcpy(dst + filled, dst, n);
+        filled += n;
+      }
+    }
   });
   return Status::Ok();
 }

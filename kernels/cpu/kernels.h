@@ -27,6 +27,7 @@ Status BroadcastInDim(const KernelCall& call);
 Status Transpose(const KernelCall& call);
 Status Slice(const KernelCall& call);
 Status Concatenate(const KernelCall& call);
+Status Iota(const KernelCall& call);
 
 // stablehlo.pad with non-negative edge padding only (data_movement_pad.cc).
 Status Pad(const KernelCall& call);

@@ -26,6 +26,7 @@ constexpr CpuKernel kCpuKernels[] = {
     KILN_CPU_KERNEL(Transpose, &Transpose, nullptr),
     KILN_CPU_KERNEL(Slice, &Slice, nullptr),
     KILN_CPU_KERNEL(Concatenate, &Concatenate, nullptr),
+    KILN_CPU_KERNEL(Iota, &Iota, nullptr),
     KILN_CPU_KERNEL(Pad, &Pad, nullptr),
     KILN_CPU_KERNEL(Gather, &Gather, nullptr),
     KILN_CPU_KERNEL(DynamicSlice, &DynamicSlice, nullptr),

@@ -264,6 +264,30 @@ TEST(CpuPad, EdgePaddingAsFillAndRuns) {
 // A zero-sized operand whose other dims multiply past int64 (the loader
 // fuzzer's module): nothing to copy, and the strides' products must not be
 // signed overflow (UBSan, in the sanitizer build).
+TEST(CpuIota, EveryAxisAndType) {
+  // Each index of the axis converted as the reference converts it (f16 and
+  // bf16 rounding past 256 and 2048, ui8 wrapping past 255, complex), runs
+  // of it along the inner axes, over the pool; zero-sized results.
+  for (ElementType t : {ElementType::kSI32, ElementType::kF32, ElementType::kF16, ElementType::kBF16,
+                        ElementType::kUI8, ElementType::kSI64, ElementType::kC64, ElementType::kF64})
+    for (const auto& [dims, axis] : std::vector<std::pair<std::vector<int64_t>, int64_t>>{
+             {{5}, 0}, {{3, 300}, 1}, {{3, 300}, 0}, {{2, 2100, 3}, 1}, {{4, 0, 5}, 2}, {{64, 64}, 0}}) {
+      SCOPED_TRACE(std::string(Name(t)) + " axis " + std::to_string(axis));
+      const KernelParams p = Params("stablehlo.iota", "iota_dimension", {axis});
+      const size_t bytes = static_cast<size_t>(Count(dims)) * StorageBytes(t);
+      std::vector<uint8_t> got(bytes, 0xCD), threaded(bytes, 0xEF), want(bytes, 0);
+      TensorRef g[1] = {{t, dims, got.data(), got.size()}}, h[1] = {{t, dims, threaded.data(), threaded.size()}},
+                w[1] = {{t, dims, want.data(), want.size()}};
+      KernelFn fast = FindCpuKernel(p);
+      ASSERT_NE(fast, nullptr);
+      ASSERT_TRUE(ref::FindReferenceKernel(p.kernel)(KernelCall{p, {}, w}).ok());
+      ASSERT_TRUE(fast(KernelCall{p, {}, g}).ok());
+      ASSERT_TRUE(fast(KernelCall{p, {}, h, TestPool()}).ok());
+      EXPECT_EQ(got, want);
+      EXPECT_EQ(threaded, want);
+    }
+}
+
 TEST(CpuTranspose, ZeroSizedWithHugeDims) {
   const int64_t huge = int64_t{1} << 40;
   const std::vector<int64_t> in_dims = {0, huge, huge}, out_dims = {huge, huge, 0};

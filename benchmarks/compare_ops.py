@@ -1,0 +1,161 @@
+#!/usr/bin/python3
+"""Single ops as exported models use them, in Kiln beside PyTorch eager, side
+by side in one run: NCHW pooling and strided convolutions (ResNet's stem and
+downsampling, MobileNet's strided depthwise layers), layout transposes,
+exact GELU (erf), masks built from index compares, converts between
+integers and floats.
+
+Each case is one function of one module (compiled with kiln-compile
+--target=cpu) timed by vm-bench (median call, inputs from splat values),
+and the torch expression computing the same under torch.no_grad() (median
+of repeated calls); rounds alternate the two. Prints a markdown table of
+median times and the median of the per-round ratios (torch / Kiln: above 1,
+Kiln is faster). Run with Debian's python3 (numpy, torch):
+
+  env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE /usr/bin/python3 \\
+      benchmarks/compare_ops.py --build build --threads 1
+"""
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import tempfile
+import time
+
+import torch
+
+F = torch.nn.functional
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--build", default="build")
+ap.add_argument("--threads", type=int, default=1)
+ap.add_argument("--rounds", type=int, default=3)
+ap.add_argument("--only", default="", help="comma-separated case names (default: all)")
+ARGS = ap.parse_args()
+
+CONV = ("stablehlo.convolution(%x, %w) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], "
+        "window = {{stride = [{s}, {s}], pad = [[{p}, {p}], [{p}, {p}]]}} "
+        "{{batch_group_count = 1 : i64, feature_group_count = {g} : i64}}")
+
+
+def conv(name, x, w, out, s, p, g=1):
+    body = CONV.format(s=s, p=p, g=g)
+    return ("func.func @%s(%%x: tensor<%sxf32>, %%w: tensor<%sxf32>) -> tensor<%sxf32> {\n"
+            "  %%0 = %s : (tensor<%sxf32>, tensor<%sxf32>) -> tensor<%sxf32>\n"
+            "  return %%0 : tensor<%sxf32>\n}\n" % (name, x, w, out, body, x, w, out, out))
+
+
+# name: (MLIR function, vm-bench inputs, torch inputs and expression)
+CASES = {
+    "conv 3x3/2 64->128 NCHW 56x56": (
+        conv("conv3s2", "1x64x56x56", "128x64x3x3", "1x128x28x28", 2, 1),
+        ["1x64x56x56xf32=0.5", "128x64x3x3xf32=0.25"],
+        lambda: ((torch.rand(1, 64, 56, 56), torch.rand(128, 64, 3, 3)), lambda x, w: F.conv2d(x, w, stride=2, padding=1))),
+    "conv 7x7/2 3->64 NCHW 224x224": (
+        conv("conv7s2", "1x3x224x224", "64x3x7x7", "1x64x112x112", 2, 3),
+        ["1x3x224x224xf32=0.5", "64x3x7x7xf32=0.25"],
+        lambda: ((torch.rand(1, 3, 224, 224), torch.rand(64, 3, 7, 7)), lambda x, w: F.conv2d(x, w, stride=2, padding=3))),
+    "depthwise 3x3/2 NCHW 96x112x112": (
+        conv("dws2", "1x96x112x112", "96x1x3x3", "1x96x56x56", 2, 1, 96),
+        ["1x96x112x112xf32=0.5", "96x1x3x3xf32=0.25"],
+        lambda: ((torch.rand(1, 96, 112, 112), torch.rand(96, 1, 3, 3)),
+                 lambda x, w: F.conv2d(x, w, stride=2, padding=1, groups=96))),
+    "max pool 3x3/2 NCHW 64x112x112": (
+        "func.func @maxpool(%x: tensor<1x64x112x112xf32>) -> tensor<1x64x56x56xf32> {\n"
+        "  %c = stablehlo.constant dense<0xFF800000> : tensor<f32>\n"
+        "  %0 = \"stablehlo.reduce_window\"(%x, %c) ({\n"
+        "  ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n"
+        "    %m = stablehlo.maximum %a, %b : tensor<f32>\n"
+        "    stablehlo.return %m : tensor<f32>\n"
+        "  }) {window_dimensions = array<i64: 1, 1, 3, 3>, window_strides = array<i64: 1, 1, 2, 2>,\n"
+        "      padding = dense<[[0, 0], [0, 0], [1, 1], [1, 1]]> : tensor<4x2xi64>}\n"
+        "      : (tensor<1x64x112x112xf32>, tensor<f32>) -> tensor<1x64x56x56xf32>\n"
+        "  return %0 : tensor<1x64x56x56xf32>\n}\n",
+        ["1x64x112x112xf32=0.5"],
+        lambda: ((torch.rand(1, 64, 112, 112),), lambda x: F.max_pool2d(x, 3, 2, 1))),
+    "transpose NCHW->NHWC 8x64x56x56": (
+        "func.func @nhwc(%x: tensor<8x64x56x56xf32>) -> tensor<8x56x56x64xf32> {\n"
+        "  %0 = stablehlo.transpose %x, dims = [0, 2, 3, 1] : (tensor<8x64x56x56xf32>) -> tensor<8x56x56x64xf32>\n"
+        "  return %0 : tensor<8x56x56x64xf32>\n}\n",
+        ["8x64x56x56xf32=0.5"],
+        lambda: ((torch.rand(8, 64, 56, 56),), lambda x: x.permute(0, 2, 3, 1).contiguous())),
+    "gelu (erf) 64x3072": (
+        "func.func @gelu(%x: tensor<64x3072xf32>) -> tensor<64x3072xf32> {\n"
+        "  %c = stablehlo.constant dense<0.7071067811865476> : tensor<64x3072xf32>\n"
+        "  %h = stablehlo.constant dense<0.5> : tensor<64x3072xf32>\n"
+        "  %o = stablehlo.constant dense<1.0> : tensor<64x3072xf32>\n"
+        "  %0 = stablehlo.multiply %x, %c : tensor<64x3072xf32>\n"
+        "  %1 = chlo.erf %0 : tensor<64x3072xf32> -> tensor<64x3072xf32>\n"
+        "  %2 = stablehlo.add %1, %o : tensor<64x3072xf32>\n"
+        "  %3 = stablehlo.multiply %x, %h : tensor<64x3072xf32>\n"
+        "  %4 = stablehlo.multiply %3, %2 : tensor<64x3072xf32>\n"
+        "  return %4 : tensor<64x3072xf32>\n}\n",
+        ["64x3072xf32=0.5"],
+        lambda: ((torch.rand(64, 3072),), lambda x: F.gelu(x))),
+    "causal mask 1024x1024 (iota, compare, select)": (
+        "func.func @mask(%x: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {\n"
+        "  %r = stablehlo.iota dim = 0 : tensor<1024x1024xi32>\n"
+        "  %c = stablehlo.iota dim = 1 : tensor<1024x1024xi32>\n"
+        "  %m = stablehlo.compare GE, %r, %c, SIGNED : (tensor<1024x1024xi32>, tensor<1024x1024xi32>) -> tensor<1024x1024xi1>\n"
+        "  %n = stablehlo.constant dense<-1.0e9> : tensor<1024x1024xf32>\n"
+        "  %0 = stablehlo.select %m, %x, %n : tensor<1024x1024xi1>, tensor<1024x1024xf32>\n"
+        "  return %0 : tensor<1024x1024xf32>\n}\n",
+        ["1024x1024xf32=0.5"],
+        lambda: ((torch.rand(1024, 1024),),
+                 lambda x: torch.where(torch.ones(1024, 1024, dtype=torch.bool).tril(), x, torch.tensor(-1e9)))),
+    "convert f32->i32 1024x1024": (
+        "func.func @cvt(%x: tensor<1024x1024xf32>) -> tensor<1024x1024xi32> {\n"
+        "  %0 = stablehlo.convert %x : (tensor<1024x1024xf32>) -> tensor<1024x1024xi32>\n"
+        "  return %0 : tensor<1024x1024xi32>\n}\n",
+        ["1024x1024xf32=3.5"],
+        lambda: ((torch.rand(1024, 1024) * 100,), lambda x: x.to(torch.int32))),
+}
+
+
+def median_time(fn, seconds=0.25):
+    fn()
+    t0 = time.perf_counter()
+    fn()
+    reps = max(5, min(2000, int(seconds / max(time.perf_counter() - t0, 1e-6))))
+    ts = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts)
+
+
+def main():
+    torch.set_num_threads(ARGS.threads)
+    names = [n for n in CASES if not ARGS.only or n.split(" ")[0] in ARGS.only.split(",") or n in ARGS.only.split(",")]
+    tmp = tempfile.mkdtemp(prefix="kiln-ops-")
+    mlir, module = os.path.join(tmp, "ops.mlir"), os.path.join(tmp, "ops.kiln")
+    with open(mlir, "w") as f:
+        f.write("\n".join(CASES[n][0] for n in names))
+    subprocess.run([os.path.join(ARGS.build, "kiln-compile"), mlir, "-o", module, "--target=cpu"], check=True)
+    print("threads: %d; torch %s" % (ARGS.threads, torch.__version__))
+    print("| op | Kiln ms | torch ms | torch / Kiln |")
+    print("| --- | ---: | ---: | ---: |")
+    for name in names:
+        text, inputs, make = CASES[name]
+        fn = re.search(r"func\.func @(\w+)", text).group(1)
+        args, expr = make()
+        kiln, peer, ratios = [], [], []
+        for _ in range(ARGS.rounds):
+            time.sleep(0.5)  # let torch's pool go idle before timing Kiln
+            out = subprocess.run([os.path.join(ARGS.build, "vm-bench"), module, "--function=" + fn,
+                                  "--threads=%d" % ARGS.threads, "--iterations=50", "--warmup=5"] +
+                                 ["--input=" + i for i in inputs], check=True, capture_output=True, text=True).stdout
+            k = float(re.search(r"median ([0-9.]+) ms", out).group(1)) * 1e-3
+            with torch.no_grad():
+                t = median_time(lambda: expr(*args))
+            kiln.append(k)
+            peer.append(t)
+            ratios.append(t / k)
+        print("| %s | %.3f | %.3f | %.2fx |" % (name, statistics.median(kiln) * 1e3, statistics.median(peer) * 1e3,
+                                                statistics.median(ratios)), flush=True)
+
+
+if __name__ == "__main__":
+    main()
