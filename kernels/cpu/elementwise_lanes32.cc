@@ -27,6 +27,7 @@
 #include "kernels/cpu/gather.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/reference/elementwise_inputs.h"
+#include "kernels/reference/reduction_order.h"
 #include "kernels/scalar/scalar.h"
 
 namespace kiln::cpu {
@@ -45,6 +46,19 @@ struct Lanes32Problem {
   std::vector<uint8_t*> outputs;
   std::vector<int64_t> out_dims;
   size_t n = 0;
+};
+
+// A variadic reduce (elementwise_lanes32.h, RunReduceLanes32): n operands
+// and accumulators of 32-bit lane types, outputs [o0, o1) of it.
+struct ReduceLanes32Problem {
+  const ScalarProgram* body = nullptr;  // 2n params (accumulators, then elements), n results
+  size_t n = 0;
+  std::vector<const uint8_t*> inputs;   // the n operands
+  std::vector<uint32_t> init;           // the n initial values as lane bits
+  std::vector<uint8_t*> outputs;
+  std::vector<int64_t> out_base;        // per output: its first element's offset in the operands
+  std::vector<int64_t> red_off;         // per reduced element, in row-major order: its offset from there
+  size_t o0 = 0, o1 = 0;
 };
 
 // The 32 lane bits of scalar `s` of type `t`, and back.
@@ -356,6 +370,67 @@ void RunLanes32(const Lanes32Problem& p, size_t begin, size_t end) {
   }
 }
 
+// Outputs [p.o0, p.o1) of a variadic reduce, a block of kBlock32 outputs
+// side by side in the lanes: each output folds its elements one at a time
+// in row-major order from its initial values, acc = body(acc, x), as the
+// reference does, the body run instruction by instruction over the block.
+void RunReduceLanes32(const ReduceLanes32Problem& p) {
+  const hn::ScalableTag<uint32_t> du;
+  const size_t N = hn::Lanes(du);
+  const ScalarProgram& body = *p.body;
+  const size_t n = p.n, num_values = body.num_values();
+  thread_local std::vector<uint32_t> slots;
+  slots.resize((num_values + n) * kBlock32 + N);
+  auto slot = [&](size_t v) { return slots.data() + v * kBlock32; };
+  uint32_t* next = slot(num_values);  // the new accumulators, n blocks
+  auto type_of = [&](size_t v) { return body.ValueType(static_cast<uint16_t>(v)); };
+  for (size_t k = 0; k < body.instrs.size(); ++k)
+    if (body.instrs[k].op == ScalarOp::kConstant) {
+      const size_t v = 2 * n + k;
+      std::fill(slot(v), slot(v) + kBlock32, LaneBits(body.instrs[k].type, body.instrs[k].constant));
+    }
+  for (size_t b0 = p.o0; b0 < p.o1; b0 += kBlock32) {
+    const size_t count = std::min(kBlock32, p.o1 - b0);
+    const size_t padded = (count + N - 1) / N * N;
+    for (size_t j = 0; j < n; ++j) std::fill(slot(j), slot(j) + kBlock32, p.init[j]);
+    for (int64_t off : p.red_off) {
+      for (size_t j = 0; j < n; ++j) {
+        uint32_t* x = slot(n + j);
+        const uint8_t* in = p.inputs[j];
+        const int64_t* base = p.out_base.data() + b0;
+        if (type_of(n + j) == ElementType::kI1) {
+          for (size_t i = 0; i < count; ++i) x[i] = in[base[i] + off] & 1u;
+        } else {
+          for (size_t i = 0; i < count; ++i) std::memcpy(&x[i], in + (base[i] + off) * 4, 4);
+        }
+      }
+      for (size_t k = 0; k < body.instrs.size(); ++k) {
+        const ScalarInstr& in = body.instrs[k];
+        if (in.op == ScalarOp::kConstant) continue;
+        ElementType types[3] = {ElementType::kInvalid, ElementType::kInvalid, ElementType::kInvalid};
+        const uint32_t* ops[3] = {nullptr, nullptr, nullptr};
+        for (size_t o = 0; o < in.num_operands; ++o) {
+          types[o] = type_of(in.operands[o]);
+          ops[o] = slot(in.operands[o]);
+        }
+        uint32_t* dst = slot(2 * n + k);
+        if (!VectorInstr(in, types, ops, dst, padded)) EscapeLanes(in, types, ops, dst, count);
+      }
+      // (Through `next`: a result may be another accumulator's param.)
+      for (size_t j = 0; j < n; ++j) std::memcpy(next + j * kBlock32, slot(body.results[j]), padded * 4);
+      for (size_t j = 0; j < n; ++j) std::memcpy(slot(j), next + j * kBlock32, padded * 4);
+    }
+    for (size_t j = 0; j < n; ++j) {
+      const uint32_t* acc = slot(j);
+      if (type_of(j) == ElementType::kI1) {
+        for (size_t i = 0; i < count; ++i) p.outputs[j][b0 + i] = static_cast<uint8_t>(acc[i]);
+      } else {
+        std::memcpy(p.outputs[j] + b0 * 4, acc, count * 4);
+      }
+    }
+  }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace kiln::cpu
 HWY_AFTER_NAMESPACE();
@@ -364,11 +439,98 @@ HWY_AFTER_NAMESPACE();
 namespace kiln::cpu {
 
 HWY_EXPORT(RunLanes32);
+HWY_EXPORT(RunReduceLanes32);
+
+namespace {
+
+bool LaneType(ElementType t) {
+  return t == ElementType::kF32 || t == ElementType::kSI32 || t == ElementType::kUI32 || t == ElementType::kI1;
+}
+
+}  // namespace
+
+bool IsReduceLanes32Body(const ScalarProgram& body) {
+  const size_t params = body.param_types.size();
+  if (params == 0 || params % 2 != 0 || body.results.size() != params / 2) return false;
+  const size_t n = params / 2;
+  for (size_t j = 0; j < params; ++j)
+    if (!LaneType(body.param_types[j]) || body.param_types[j] != body.param_types[j % n]) return false;
+  for (size_t k = 0; k < body.instrs.size(); ++k) {
+    const ScalarInstr& in = body.instrs[k];
+    if (!LaneType(in.type) || ScalarOpArity(in.op) < 0 || in.num_operands != ScalarOpArity(in.op)) return false;
+    for (size_t o = 0; o < in.num_operands; ++o)
+      if (in.operands[o] >= params + k || !LaneType(body.ValueType(in.operands[o]))) return false;
+  }
+  for (size_t j = 0; j < n; ++j)
+    if (body.results[j] >= body.num_values() || body.ValueType(body.results[j]) != body.param_types[j]) return false;
+  // A single sum is folded in the reference's tree order (reduction_order.h),
+  // not one element at a time: the float reduce takes those.
+  return !(n == 1 && ref::TreeSumType(body) != ElementType::kInvalid);
+}
+
+Status RunReduceLanes32(const KernelCall& call) {
+  const ScalarProgram* body = call.params.Program("body");
+  if (body == nullptr || call.params.Program("input") != nullptr || !IsReduceLanes32Body(*body))
+    return RunReference(call);
+  const size_t n = body->results.size();
+  if (call.inputs.size() != 2 * n || call.outputs.size() != n) return RunReference(call);
+  const TensorRef& in0 = call.inputs[0];
+  const int64_t rank = in0.rank();
+  std::vector<bool> reduced(static_cast<size_t>(rank), false);
+  for (int64_t d : call.params.Ints("dimensions")) {
+    if (d < 0 || d >= rank || reduced[d]) return RunReference(call);  // its error
+    reduced[d] = true;
+  }
+  std::vector<int64_t> out_dims;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!reduced[d]) out_dims.push_back(in0.dims[d]);
+  for (size_t j = 0; j < n; ++j) {
+    const TensorRef& in = call.inputs[j];
+    const TensorRef& init = call.inputs[n + j];
+    const TensorRef& out = call.outputs[j];
+    if (in.type != body->param_types[j] || init.type != in.type || out.type != in.type || !StorageOk(in) ||
+        !StorageOk(init) || !StorageOk(out) || init.rank() != 0 ||
+        !std::equal(in.dims.begin(), in.dims.end(), in0.dims.begin(), in0.dims.end()) ||
+        !std::equal(out.dims.begin(), out.dims.end(), out_dims.begin(), out_dims.end()))
+      return RunReference(call);
+  }
+  ReduceLanes32Problem p;
+  p.body = body;
+  p.n = n;
+  for (size_t j = 0; j < n; ++j) {
+    p.inputs.push_back(call.inputs[j].data);
+    p.init.push_back(LaneBits(body->param_types[j], ref::LoadScalar(call.inputs[n + j].type, call.inputs[n + j].data)));
+    p.outputs.push_back(call.outputs[j].data);
+  }
+  // Offsets: each output's first element (over the kept axes) and each
+  // reduced element from there (over the reduced axes, row-major).
+  const auto strides = Strides(in0.dims);
+  p.out_base = {0};
+  p.red_off = {0};
+  for (int64_t d = 0; d < rank; ++d) {
+    std::vector<int64_t>& table = reduced[d] ? p.red_off : p.out_base;
+    std::vector<int64_t> grown;
+    grown.reserve(table.size() * static_cast<size_t>(in0.dims[d]));
+    for (int64_t base : table)
+      for (int64_t i = 0; i < in0.dims[d]; ++i) grown.push_back(base + i * strides[d]);
+    table.swap(grown);
+  }
+  const size_t outputs = p.out_base.size();
+  if (outputs == 0) return Status::Ok();
+  // Tasks of whole blocks of outputs, each output folded on one thread.
+  const size_t per_task = kBlock32 * std::max<size_t>(1, (size_t{1} << 16) / std::max<size_t>(1, p.red_off.size() * kBlock32));
+  const int64_t tasks = static_cast<int64_t>((outputs + per_task - 1) / per_task);
+  ParallelFor(call.runner, tasks, [&](int64_t t, int) {
+    ReduceLanes32Problem q = p;
+    q.o0 = static_cast<size_t>(t) * per_task;
+    q.o1 = std::min(outputs, q.o0 + per_task);
+    HWY_DYNAMIC_DISPATCH(RunReduceLanes32)(q);
+  });
+  return Status::Ok();
+}
 
 bool IsLanes32Program(const ScalarProgram& prog) {
-  auto lane_type = [](ElementType t) {
-    return t == ElementType::kF32 || t == ElementType::kSI32 || t == ElementType::kUI32 || t == ElementType::kI1;
-  };
+  const auto lane_type = LaneType;
   if (prog.results.empty()) return false;
   bool integer = false;
   for (ElementType t : prog.param_types) {

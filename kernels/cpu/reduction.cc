@@ -41,6 +41,7 @@
 #define KILN_CPU_REDUCTION_SHARED
 #include "kernels/common/kernel_selection.h"
 #include "kernels/cpu/elementwise.h"
+#include "kernels/cpu/elementwise_lanes32.h"
 #include "kernels/cpu/half_float.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/kernels.h"
@@ -488,7 +489,11 @@ bool ReduceApplies(const KernelParams& params) {
   const ScalarProgram* body = params.Program("body");
   ReduceOp op;
   ElementType t;
-  return body != nullptr && BodyOp(*body, true, &op, &t);
+  if (body == nullptr) return false;
+  if (BodyOp(*body, true, &op, &t)) return true;
+  // Other bodies of 32-bit lane types (argmax, integer reduces) fold on
+  // lanes (elementwise_lanes32.h); not in selective builds.
+  return !KILN_SELECTIVE_BUILD && params.Program("input") == nullptr && IsReduceLanes32Body(*body);
 }
 
 Status Reduce(const KernelCall& call) {
@@ -497,6 +502,9 @@ Status Reduce(const KernelCall& call) {
   ReduceOp op;
   ElementType t;
   const size_t num_params = input ? input->param_types.size() : 1;
+  if (body != nullptr && !BodyOp(*body, true, &op, &t) && !KILN_SELECTIVE_BUILD && input == nullptr &&
+      IsReduceLanes32Body(*body))
+    return RunReduceLanes32(call);
   if (body == nullptr || !BodyOp(*body, true, &op, &t) || call.inputs.size() != num_params + 1 ||
       call.outputs.size() != 1)
     return RunReference(call);

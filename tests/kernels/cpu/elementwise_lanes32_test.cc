@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -226,6 +227,126 @@ KILN_TEST_ALL_TARGETS(CpuElementwiseLanes32, CausalMaskWithBroadcastsAndConstant
     count.results = {4};
     Check(Params(count, {1, 0, 1, 1}), {test::Make(E::kSI32, {m}, rows), test::Make(E::kSI32, {n}, cols)}, E::kSI32,
           {m, n});
+  }
+}
+
+// stablehlo.reduce with bodies over 32-bit lanes (RunReduceLanes32): the
+// argmax body JAX emits (value and index, ties to the lower index, NaN
+// wins), an integer sum (folded one element at a time, wrapping), an i1
+// "any", a ui32 max, and a max written as compare and select; reduced
+// axes innermost, outermost and both, outputs past a block of lanes, and
+// a rank-0 result.
+KernelParams ReduceParams(const ScalarProgram& body, std::vector<int64_t> dims) {
+  return KernelParams{"stablehlo.reduce", {test::Prog("body", body), test::Ints("dimensions", std::move(dims))}};
+}
+
+void CheckReduce(const ScalarProgram& body, std::vector<Tensor> ins, std::vector<int64_t> dims) {
+  const KernelParams p = ReduceParams(body, dims);
+  KernelFn fast = FindCpuKernel(p);
+  ASSERT_NE(fast, nullptr) << "not claimed";
+  std::vector<int64_t> out_dims;
+  const auto& in_dims = ins[0].dims;
+  for (size_t d = 0; d < in_dims.size(); ++d)
+    if (std::find(dims.begin(), dims.end(), static_cast<int64_t>(d)) == dims.end()) out_dims.push_back(in_dims[d]);
+  const size_t n = body.results.size();
+  std::vector<Tensor> want, got, threaded;
+  for (size_t j = 0; j < n; ++j) {
+    want.push_back(test::Zeros(body.param_types[j], out_dims));
+    got.push_back(want.back());
+    threaded.push_back(want.back());
+  }
+  std::vector<TensorRef> in, w, g, h;
+  for (Tensor& t : ins) in.push_back(t.ref());
+  for (size_t j = 0; j < n; ++j) {
+    w.push_back(want[j].ref());
+    g.push_back(got[j].ref());
+    h.push_back(threaded[j].ref());
+  }
+  ASSERT_TRUE(ref::FindReferenceKernel(p.kernel)(KernelCall{p, in, w}).ok());
+  ASSERT_TRUE(fast(KernelCall{p, in, g}).ok());
+  ASSERT_TRUE(fast(KernelCall{p, in, h, TestPool()}).ok());
+  for (size_t j = 0; j < n; ++j) {
+    EXPECT_EQ(got[j].bytes, want[j].bytes) << "result " << j;
+    EXPECT_EQ(threaded[j].bytes, want[j].bytes) << "result " << j;
+  }
+}
+
+Tensor Scalar0(E t, double v) {
+  Tensor x = test::Zeros(t, {});
+  if (t == E::kF32) {
+    const float f = static_cast<float>(v);
+    std::memcpy(x.bytes.data(), &f, 4);
+  } else if (t == E::kI1) {
+    x.bytes[0] = v != 0;
+  } else {
+    const int32_t i = static_cast<int32_t>(v);
+    std::memcpy(x.bytes.data(), &i, 4);
+  }
+  return x;
+}
+
+KILN_TEST_ALL_TARGETS(CpuElementwiseLanes32, VariadicAndIntegerReduces) {
+  std::mt19937 rng(6);
+  const int64_t gt = static_cast<int64_t>(ComparisonDirection::kGT), eq = static_cast<int64_t>(ComparisonDirection::kEQ),
+                lt = static_cast<int64_t>(ComparisonDirection::kLT), ne = static_cast<int64_t>(ComparisonDirection::kNE);
+  // argmax: (a, i) vs (c, k): pick a when a > c, or a is NaN and c is not,
+  // or a == c and i < k.
+  ScalarProgram argmax;
+  argmax.param_types = {E::kF32, E::kSI32, E::kF32, E::kSI32};  // acc value, acc index, value, index
+  argmax.instrs = {Instr(O::kCompare, E::kI1, {0, 2}, gt),          // 4
+                   Instr(O::kCompare, E::kI1, {0, 0}, ne),          // 5 acc is NaN
+                   Instr(O::kCompare, E::kI1, {2, 2}, ne),          // 6 x is NaN
+                   Instr(O::kNot, E::kI1, {6}),                     // 7
+                   Instr(O::kAnd, E::kI1, {5, 7}),                  // 8
+                   Instr(O::kCompare, E::kI1, {0, 2}, eq),          // 9
+                   Instr(O::kCompare, E::kI1, {1, 3}, lt),          // 10
+                   Instr(O::kAnd, E::kI1, {9, 10}),                 // 11
+                   Instr(O::kOr, E::kI1, {4, 8}),                   // 12
+                   Instr(O::kOr, E::kI1, {12, 11}),                 // 13
+                   Instr(O::kSelect, E::kF32, {13, 0, 2}),          // 14
+                   Instr(O::kSelect, E::kSI32, {13, 1, 3})};        // 15
+  argmax.results = {14, 15};
+  for (const auto& [dims, axes] : std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
+           {{7, 13}, {1}}, {{300, 17}, {1}}, {{40, 9}, {0}}, {{3, 5, 6}, {0, 2}}, {{50}, {0}}}) {
+    SCOPED_TRACE(std::to_string(dims.size()) + "-d, " + std::to_string(axes.size()) + " axes");
+    Tensor values = Values(E::kF32, dims, rng);
+    // Ties: round some values to a few levels.
+    for (int64_t i = 0; i < values.count(); i += 3) values.Set(i, std::round(values.Get(i) / 500));
+    std::vector<int32_t> index(static_cast<size_t>(test::Count(dims)));
+    for (size_t i = 0; i < index.size(); ++i) index[i] = static_cast<int32_t>(i % dims.back());
+    CheckReduce(argmax, {values, test::Make(E::kSI32, dims, index), Scalar0(E::kF32, -INFINITY), Scalar0(E::kSI32, 0)},
+                axes);
+    // Integer sum, i1 any, ui32 max, f32 max through compare and select.
+    ScalarProgram sum;
+    sum.param_types = {E::kSI32, E::kSI32};
+    sum.instrs = {Instr(O::kAdd, E::kSI32, {0, 1})};
+    sum.results = {2};
+    CheckReduce(sum, {Values(E::kSI32, dims, rng), Scalar0(E::kSI32, 7)}, axes);
+    ScalarProgram any;
+    any.param_types = {E::kI1, E::kI1};
+    any.instrs = {Instr(O::kOr, E::kI1, {0, 1})};
+    any.results = {2};
+    Tensor bits = Values(E::kI1, dims, rng);
+    for (auto& b : bits.bytes) b = (b && rng() % 8 == 0) ? 1 : 0;
+    CheckReduce(any, {bits, Scalar0(E::kI1, 0)}, axes);
+    ScalarProgram umax;
+    umax.param_types = {E::kUI32, E::kUI32};
+    umax.instrs = {Instr(O::kMaximum, E::kUI32, {0, 1})};
+    umax.results = {2};
+    CheckReduce(umax, {Values(E::kUI32, dims, rng), Scalar0(E::kUI32, 3)}, axes);
+    ScalarProgram prod;  // f32 products: one element at a time, not a tree
+    prod.param_types = {E::kF32, E::kF32};
+    prod.instrs = {Instr(O::kMultiply, E::kF32, {0, 1})};
+    prod.results = {2};
+    Tensor near_one = Values(E::kF32, dims, rng);
+    for (int64_t i = 0; i < near_one.count(); ++i)  // (finite: a NaN's payload through a product is the machine's)
+      near_one.Set(i, std::isfinite(near_one.Get(i)) ? 1.0 + near_one.Get(i) * 1e-6 : 1.5);
+    CheckReduce(prod, {near_one, Scalar0(E::kF32, 1.0)}, axes);
+    ScalarProgram fmax;
+    fmax.param_types = {E::kF32, E::kF32};
+    fmax.instrs = {Instr(O::kCompare, E::kI1, {0, 1}, gt), Instr(O::kSelect, E::kF32, {2, 0, 1})};
+    fmax.results = {3};
+    CheckReduce(fmax, {Values(E::kF32, dims, rng), Scalar0(E::kF32, -1e30)}, axes);
   }
 }
 
