@@ -42,6 +42,30 @@ struct WindowProblem {
   size_t begin = 0, end = 0;  // positions of this task
 };
 
+// oi[0, axes) = the indices of position `pos` over p.out_dims[0, axes).
+inline void PositionIndices(const WindowProblem& p, size_t axes, size_t pos, int64_t* oi) {
+  for (size_t a = axes; a-- > 0;) {
+    oi[a] = static_cast<int64_t>(pos % static_cast<size_t>(p.out_dims[a]));
+    pos /= static_cast<size_t>(p.out_dims[a]);
+  }
+}
+
+// The input offset that tap wi[0, axes) of the result at oi reads over
+// axes [0, axes), or -1 where it lies on padding; then wi steps to the next
+// tap in row-major order.
+inline int64_t TapOffsetThenNext(const WindowProblem& p, size_t axes, const int64_t* oi, int64_t* wi) {
+  int64_t off = 0;
+  for (size_t a = 0; a < axes && off >= 0; ++a) {
+    const int64_t x = oi[a] * p.strides[a] + wi[a] * p.wdil[a] - p.pad_lo[a];
+    off = (x < 0 || x >= p.in_dims[a]) ? -1 : off + x * p.in_strides[a];
+  }
+  for (size_t a = axes; a-- > 0;) {
+    if (++wi[a] < p.wdims[a]) break;
+    wi[a] = 0;
+  }
+  return off;
+}
+
 }  // namespace kiln::cpu
 #endif  // KILN_CPU_REDUCTION_WINDOW_SHARED
 
@@ -65,24 +89,9 @@ void WindowRows(const WindowProblem& p) {
   std::vector<int64_t> tap_off(taps);  // input offset of each tap, -1 on padding
   std::vector<int64_t> oi(r), wi(r);
   for (size_t pos = p.begin; pos < p.end; ++pos) {
-    size_t rest = pos;
-    for (size_t a = r; a-- > 0;) {
-      oi[a] = static_cast<int64_t>(rest % static_cast<size_t>(p.out_dims[a]));
-      rest /= static_cast<size_t>(p.out_dims[a]);
-    }
+    PositionIndices(p, r, pos, oi.data());
     std::fill(wi.begin(), wi.end(), 0);
-    for (size_t t = 0; t < taps; ++t) {
-      int64_t off = 0;
-      for (size_t a = 0; a < r && off >= 0; ++a) {
-        const int64_t x = oi[a] * p.strides[a] + wi[a] * p.wdil[a] - p.pad_lo[a];
-        off = (x < 0 || x >= p.in_dims[a]) ? -1 : off + x * p.in_strides[a];
-      }
-      tap_off[t] = off;
-      for (size_t a = r; a-- > 0;) {
-        if (++wi[a] < p.wdims[a]) break;
-        wi[a] = 0;
-      }
-    }
+    for (size_t t = 0; t < taps; ++t) tap_off[t] = TapOffsetThenNext(p, r, oi.data(), wi.data());
     T* dst = out + pos * p.lanes;
     size_t c = 0;
     for (; c + N <= p.lanes; c += N) {
@@ -132,18 +141,10 @@ void WindowRowsAlongX(const WindowProblem& p) {
   std::vector<int64_t> row_at(outer_taps);  // the tap's input row offset, -1 on padding
   T tail[HWY_MAX_BYTES / sizeof(T)];
   for (size_t row = p.begin; row < p.end; ++row) {
-    size_t rest = row;
-    for (size_t a = x_axis; a-- > 0;) {
-      oi[a] = static_cast<int64_t>(rest % static_cast<size_t>(p.out_dims[a]));
-      rest /= static_cast<size_t>(p.out_dims[a]);
-    }
+    PositionIndices(p, x_axis, row, oi.data());
     std::fill(wi.begin(), wi.end(), 0);
     for (size_t t = 0; t < outer_taps; ++t) {
-      int64_t off = 0;
-      for (size_t a = 0; a < x_axis && off >= 0; ++a) {
-        const int64_t y = oi[a] * p.strides[a] + wi[a] * p.wdil[a] - p.pad_lo[a];
-        off = (y < 0 || y >= p.in_dims[a]) ? -1 : off + y * p.in_strides[a];
-      }
+      const int64_t off = TapOffsetThenNext(p, x_axis, oi.data(), wi.data());
       row_at[t] = off;
       if (off >= 0) {
         // Padded element j is input column j - px (init outside the row).
@@ -162,10 +163,6 @@ void WindowRowsAlongX(const WindowProblem& p) {
           }
           std::fill(ph + m1, ph + phase_len, init);
         }
-      }
-      for (size_t a = x_axis; a-- > 0;) {
-        if (++wi[a] < p.wdims[a]) break;
-        wi[a] = 0;
       }
     }
     T* dst = out + row * static_cast<size_t>(ow);
