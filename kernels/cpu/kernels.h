@@ -35,6 +35,8 @@ Status Pad(const KernelCall& call);
 // stablehlo.gather of whole rows (an embedding lookup) by memcpy; other
 // gathers run the reference kernel (indexing_gather.cc).
 Status Gather(const KernelCall& call);
+bool ScatterApplies(const KernelParams& params);
+Status Scatter(const KernelCall& call);
 
 // stablehlo.dynamic_slice as memcpy runs, allocation-free (indexing_dynamic_slice.cc).
 Status DynamicSlice(const KernelCall& call);
