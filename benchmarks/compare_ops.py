@@ -2,8 +2,8 @@
 """Single ops as exported models use them, in Kiln beside PyTorch eager, side
 by side in one run: NCHW pooling and strided convolutions (ResNet's stem and
 downsampling, MobileNet's strided depthwise layers), layout transposes,
-exact GELU (erf), masks built from index compares, converts between
-integers and floats.
+exact GELU (erf), masks built from index compares, argmax, row scatters,
+converts between integers and floats.
 
 Each case is one function of one module (compiled with kiln-compile
 --target=cpu) timed by vm-bench (median call, inputs from splat values),
@@ -104,6 +104,39 @@ CASES = {
         ["1024x1024xf32=0.5"],
         lambda: ((torch.rand(1024, 1024),),
                  lambda x: torch.where(torch.ones(1024, 1024, dtype=torch.bool).tril(), x, torch.tensor(-1e9)))),
+    "argmax 256x1000 (variadic reduce)": (
+        "func.func @argmax(%x: tensor<256x1000xf32>) -> tensor<256xi32> {\n"
+        "  %i = stablehlo.iota dim = 1 : tensor<256x1000xi32>\n"
+        "  %c0 = stablehlo.constant dense<0xFF800000> : tensor<f32>\n"
+        "  %c1 = stablehlo.constant dense<0> : tensor<i32>\n"
+        "  %0:2 = stablehlo.reduce(%x init: %c0), (%i init: %c1) across dimensions = [1]\n"
+        "      : (tensor<256x1000xf32>, tensor<256x1000xi32>, tensor<f32>, tensor<i32>) -> (tensor<256xf32>, tensor<256xi32>)\n"
+        "   reducer(%a: tensor<f32>, %c: tensor<f32>) (%b: tensor<i32>, %d: tensor<i32>) {\n"
+        "    %gt = stablehlo.compare GT, %a, %c, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>\n"
+        "    %eq = stablehlo.compare EQ, %a, %c, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>\n"
+        "    %lt = stablehlo.compare LT, %b, %d, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
+        "    %t = stablehlo.and %eq, %lt : tensor<i1>\n"
+        "    %p = stablehlo.or %gt, %t : tensor<i1>\n"
+        "    %v = stablehlo.select %p, %a, %c : tensor<i1>, tensor<f32>\n"
+        "    %k = stablehlo.select %p, %b, %d : tensor<i1>, tensor<i32>\n"
+        "    stablehlo.return %v, %k : tensor<f32>, tensor<i32>\n"
+        "  }\n"
+        "  return %0#1 : tensor<256xi32>\n}\n",
+        ["256x1000xf32=0.5"],
+        lambda: ((torch.rand(256, 1000),), lambda x: torch.argmax(x, dim=1))),
+    "scatter-add 256 rows of 64 into 1000x64": (
+        "func.func @scatter(%x: tensor<1000x64xf32>, %i: tensor<256x1xi32>, %u: tensor<256x64xf32>) -> tensor<1000x64xf32> {\n"
+        "  %0 = \"stablehlo.scatter\"(%x, %i, %u) ({\n"
+        "  ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n"
+        "    %s = stablehlo.add %a, %b : tensor<f32>\n"
+        "    stablehlo.return %s : tensor<f32>\n"
+        "  }) {scatter_dimension_numbers = #stablehlo.scatter<update_window_dims = [1], inserted_window_dims = [0],\n"
+        "      scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, indices_are_sorted = false, unique_indices = false}\n"
+        "      : (tensor<1000x64xf32>, tensor<256x1xi32>, tensor<256x64xf32>) -> tensor<1000x64xf32>\n"
+        "  return %0 : tensor<1000x64xf32>\n}\n",
+        ["1000x64xf32=0.5", "256x1xi32=3", "256x64xf32=1"],
+        lambda: ((torch.rand(1000, 64), torch.full((256,), 3, dtype=torch.long), torch.rand(256, 64)),
+                 lambda x, i, u: x.index_add(0, i, u))),
     "convert f32->i32 1024x1024": (
         "func.func @cvt(%x: tensor<1024x1024xf32>) -> tensor<1024x1024xi32> {\n"
         "  %0 = stablehlo.convert %x : (tensor<1024x1024xf32>) -> tensor<1024x1024xi32>\n"

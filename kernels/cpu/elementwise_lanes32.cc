@@ -254,6 +254,10 @@ bool VectorInstr(const ScalarInstr& in, const ElementType* t, const uint32_t* co
         return U(hn::Shr(I(a), I(amount)));
       });
     }
+    case ScalarOp::kBitcastConvert:
+      // The same 32 bits (never through a float: a signalling NaN stays one).
+      if (rt != ElementType::kI1 && !boolean) return unary([&](VU a) { return a; });
+      return false;
     case ScalarOp::kConvert: {
       if (rt == t0 || (int32 && (rt == ElementType::kSI32 || rt == ElementType::kUI32)))
         return unary([&](VU a) { return a; });  // the same 32 bits

@@ -166,6 +166,27 @@ KILN_TEST_ALL_TARGETS(CpuElementwiseLanes32, ConvertsBetweenTheFourTypes) {
   for (E from : {E::kF32, E::kSI32, E::kUI32, E::kI1})
     for (E to : {E::kF32, E::kSI32, E::kUI32, E::kI1})
       if (from != E::kF32 || to != E::kF32) CheckUnary(O::kConvert, from, to, rng);
+  // bitcast_convert moves bits: signalling NaNs (0x7f800001, 0xff800005)
+  // and every other pattern come back as they went in, both ways.
+  for (E from : {E::kSI32, E::kUI32, E::kF32})
+    for (E to : {E::kSI32, E::kUI32, E::kF32}) {
+      if (from == to || (from != E::kF32 && to != E::kF32)) continue;
+      ScalarProgram prog;
+      prog.param_types = {from};
+      prog.instrs = {Instr(O::kBitcastConvert, to, {0})};
+      prog.results = {1};
+      std::vector<uint32_t> bits = {0x7f800001u, 0xff800005u, 0x7fc00000u, 0x80000000u, 0x3f800000u, 0x7fbfffffu};
+      for (int i = 0; i < 300; ++i) bits.push_back(rng());
+      const int64_t n = static_cast<int64_t>(bits.size());
+      SCOPED_TRACE(std::string(Name(from)) + " -> " + std::string(Name(to)));
+      Tensor in = test::Make(from, {n}, bits);
+      KernelFn fast = FindCpuKernel(Params(prog));
+      ASSERT_NE(fast, nullptr);
+      Tensor got = test::Zeros(to, {n});
+      TensorRef i1[1] = {in.ref()}, o1[1] = {got.ref()};
+      ASSERT_TRUE(fast(KernelCall{Params(prog), i1, o1}).ok());
+      EXPECT_EQ(got.bytes, in.bytes);
+    }
 }
 
 KILN_TEST_ALL_TARGETS(CpuElementwiseLanes32, FloatOpsBesideIntegers) {
