@@ -19,6 +19,7 @@
 #include <cstring>
 #include <vector>
 
+#include "kernels/common/kernel_selection.h"
 #include "kernels/cpu/gather.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/kernels.h"
@@ -81,7 +82,8 @@ void StridedCopy(const TensorRef& in, int64_t base, const TensorRef& out, const 
     const int64_t k0 = (t % tiles_k) * kTile, k1 = std::min(dk, k0 + kTile);
     for (int64_t l0 = 0; l0 < dl; l0 += kTile) {
       const int64_t l1 = std::min(dl, l0 + kTile);
-      if constexpr (sizeof(T) == 4 || sizeof(T) == 8) {
+      // (Not in selective builds, held to their size: the loop below.)
+      if constexpr (!KILN_SELECTIVE_BUILD && (sizeof(T) == 4 || sizeof(T) == 8)) {
         // The tile as a block: operand rows l (sl_in apart, contiguous
         // along k) into result rows k (sk_out apart, contiguous along l).
         TransposeBlock(src + in_off + k0 + l0 * sl_in, sl_in, dst + out_off + k0 * sk_out + l0, sk_out, l1 - l0,

@@ -436,6 +436,7 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
           }
           break;
         }
+#if !KILN_SELECTIVE_BUILD  // (selective builds: these programs run the reference)
         case ScalarOp::kErf:
           if constexpr (sizeof(T) == 4) {
             Unary(d, a, dst, padded, [d](V x) { return Erf(d, x); });
@@ -465,6 +466,9 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
           EscapeToScalar(in, p.type, ops, dst, count);
           break;
         }
+#else
+        default: break;  // excluded by ElementwiseApplies
+#endif
       }
     }
     for (size_t o = 0; o < p.outputs.size(); ++o) {
@@ -574,8 +578,10 @@ bool Supported(const ScalarProgram& prog) {
           return false;
         break;
       default:
-        // Element by element through the reference's scalar evaluation.
-        if (!ScalarEscape(in.op) || !IsF32(in.type)) return false;
+        // Element by element through the reference's scalar evaluation
+        // (not in selective builds: the floor ... erf forms and the escape
+        // are speed, and a deployment build is held to its size).
+        if (KILN_SELECTIVE_BUILD || !ScalarEscape(in.op) || !IsF32(in.type)) return false;
         for (int o = 0; o < arity; ++o)
           if (!IsF32(type_of(o))) return false;
         break;

@@ -746,14 +746,16 @@ void FillPhasedRows(D d, const ConvWindows& w, const T* plane, int64_t iy_min, i
 template <typename T>
 void FillWindowPlanes(const GemmProblem& p, const WindowPlanes& planes, int64_t b0, int64_t b1, T* out,
                       TaskRunner* runner) {
-  const hn::ScalableTag<T> d;
-  const ConvWindows& w = *p.b_windows;
-  const int64_t plane = planes.rows * planes.cols;
-  ParallelFor(runner, (b1 - b0) * planes.features, [&](int64_t t, int) {
-    const int64_t bi = b0 + t / planes.features, f = t % planes.features;
-    const T* b = static_cast<const T*>(p.b) + p.b_batch[bi];
-    FillPhasedRows(d, w, b + f * w.feature_step, -w.pad_y, planes.rows, planes.phase_len, out + t * plane);
-  });
+  if constexpr (KernelSelected("stablehlo.convolution")) {  // (only the convolution reads windows in place)
+    const hn::ScalableTag<T> d;
+    const ConvWindows& w = *p.b_windows;
+    const int64_t plane = planes.rows * planes.cols;
+    ParallelFor(runner, (b1 - b0) * planes.features, [&](int64_t t, int) {
+      const int64_t bi = b0 + t / planes.features, f = t % planes.features;
+      const T* b = static_cast<const T*>(p.b) + p.b_batch[bi];
+      FillPhasedRows(d, w, b + f * w.feature_step, -w.pad_y, planes.rows, planes.phase_len, out + t * plane);
+    });
+  }
 }
 
 template <typename T>
