@@ -49,7 +49,7 @@ struct Lanes32Problem {
 };
 
 // A variadic reduce (elementwise_lanes32.h, RunReduceLanes32): n operands
-// and accumulators of 32-bit lane types, outputs [o0, o1) of it.
+// and accumulators of 32-bit lane types.
 struct ReduceLanes32Problem {
   const ScalarProgram* body = nullptr;  // 2n params (accumulators, then elements), n results
   size_t n = 0;
@@ -58,7 +58,6 @@ struct ReduceLanes32Problem {
   std::vector<uint8_t*> outputs;
   std::vector<int64_t> out_base;        // per output: its first element's offset in the operands
   std::vector<int64_t> red_off;         // per reduced element, in row-major order: its offset from there
-  size_t o0 = 0, o1 = 0;
 };
 
 // The 32 lane bits of scalar `s` of type `t`, and back.
@@ -302,7 +301,8 @@ void RunLanes32(const Lanes32Problem& p, size_t begin, size_t end) {
   slots.resize(num_values * kBlock32 + N);
   bytes.resize(kBlock32);
   auto slot = [&](size_t v) { return slots.data() + v * kBlock32; };
-  std::vector<const uint32_t*> src(num_values, nullptr);
+  thread_local std::vector<const uint32_t*> src;
+  src.assign(num_values, nullptr);
   auto type_of = [&](size_t v) { return prog.ValueType(static_cast<uint16_t>(v)); };
   // Rank-0 params and constants: their slots filled once.
   for (size_t v = 0; v < num_params; ++v) {
@@ -374,11 +374,11 @@ void RunLanes32(const Lanes32Problem& p, size_t begin, size_t end) {
   }
 }
 
-// Outputs [p.o0, p.o1) of a variadic reduce, a block of kBlock32 outputs
-// side by side in the lanes: each output folds its elements one at a time
-// in row-major order from its initial values, acc = body(acc, x), as the
+// Outputs [o0, o1) of a variadic reduce, a block of kBlock32 outputs side
+// by side in the lanes: each output folds its elements one at a time in
+// row-major order from its initial values, acc = body(acc, x), as the
 // reference does, the body run instruction by instruction over the block.
-void RunReduceLanes32(const ReduceLanes32Problem& p) {
+void RunReduceLanes32(const ReduceLanes32Problem& p, size_t o0, size_t o1) {
   const hn::ScalableTag<uint32_t> du;
   const size_t N = hn::Lanes(du);
   const ScalarProgram& body = *p.body;
@@ -393,8 +393,8 @@ void RunReduceLanes32(const ReduceLanes32Problem& p) {
       const size_t v = 2 * n + k;
       std::fill(slot(v), slot(v) + kBlock32, LaneBits(body.instrs[k].type, body.instrs[k].constant));
     }
-  for (size_t b0 = p.o0; b0 < p.o1; b0 += kBlock32) {
-    const size_t count = std::min(kBlock32, p.o1 - b0);
+  for (size_t b0 = o0; b0 < o1; b0 += kBlock32) {
+    const size_t count = std::min(kBlock32, o1 - b0);
     const size_t padded = (count + N - 1) / N * N;
     for (size_t j = 0; j < n; ++j) std::fill(slot(j), slot(j) + kBlock32, p.init[j]);
     for (int64_t off : p.red_off) {
@@ -525,10 +525,8 @@ Status RunReduceLanes32(const KernelCall& call) {
   const size_t per_task = kBlock32 * std::max<size_t>(1, (size_t{1} << 16) / std::max<size_t>(1, p.red_off.size() * kBlock32));
   const int64_t tasks = static_cast<int64_t>((outputs + per_task - 1) / per_task);
   ParallelFor(call.runner, tasks, [&](int64_t t, int) {
-    ReduceLanes32Problem q = p;
-    q.o0 = static_cast<size_t>(t) * per_task;
-    q.o1 = std::min(outputs, q.o0 + per_task);
-    HWY_DYNAMIC_DISPATCH(RunReduceLanes32)(q);
+    const size_t o0 = static_cast<size_t>(t) * per_task;
+    HWY_DYNAMIC_DISPATCH(RunReduceLanes32)(p, o0, std::min(outputs, o0 + per_task));
   });
   return Status::Ok();
 }
