@@ -16,17 +16,12 @@
 
 #include "kernels/common/parallel.h"
 #include "kernels/cpu/kernels.h"
+#include "kernels/cpu/row_indexing.h"
 #include "kernels/reference/registry.h"
 #include "kernels/reference/tensor_index.h"
 
 namespace kiln::cpu {
 namespace {
-
-bool IsIota(std::span<const int64_t> v, int64_t from) {
-  for (size_t i = 0; i < v.size(); ++i)
-    if (v[i] != from + static_cast<int64_t>(i)) return false;
-  return true;
-}
 
 // The row-gather form, checked against the call's shapes: k (the number of
 // indexed leading axes), or 0 when the call has another form.
@@ -47,13 +42,8 @@ int64_t RowGatherAxes(const KernelCall& call) {
   for (int64_t d = 0; d < operand.rank(); ++d)
     if (sizes[d] != (d < k ? 1 : operand.dims[d]) || operand.dims[d] < 1) return 0;
   // The indices' batch axes: all but the index vector (last, or implicit for k = 1).
-  int64_t batch_rank;
-  if (ivd == indices.rank() - 1 && indices.rank() >= 1 && indices.dims[ivd] == k)
-    batch_rank = indices.rank() - 1;
-  else if (ivd == indices.rank() && k == 1)
-    batch_rank = indices.rank();
-  else
-    return 0;
+  const int64_t batch_rank = RowIndexBatchRank(indices, ivd, k);
+  if (batch_rank < 0) return 0;
   const int64_t row_rank = operand.rank() - k;
   if (out.rank() != batch_rank + row_rank || !IsIota(p.Ints("offset_dims"), batch_rank) ||
       static_cast<int64_t>(p.Ints("offset_dims").size()) != row_rank)
@@ -105,17 +95,8 @@ Status Gather(const KernelCall& call) {
       }
     });
   };
-  switch (indices.type) {
-    case ElementType::kSI8: copy_rows(int8_t{}); break;
-    case ElementType::kSI16: copy_rows(int16_t{}); break;
-    case ElementType::kSI32: copy_rows(int32_t{}); break;
-    case ElementType::kSI64: copy_rows(int64_t{}); break;
-    case ElementType::kUI8: copy_rows(uint8_t{}); break;
-    case ElementType::kUI16: copy_rows(uint16_t{}); break;
-    case ElementType::kUI32: copy_rows(uint32_t{}); break;
-    case ElementType::kUI64: copy_rows(uint64_t{}); break;
-    default: return ref::FindReferenceKernel("stablehlo.gather")(call);  // i1, i2, i4 ...: the reference reads them
-  }
+  if (!WithIndexType(indices.type, copy_rows))
+    return ref::FindReferenceKernel("stablehlo.gather")(call);  // i1, i2, i4 ...: the reference reads them
   return Status::Ok();
 }
 

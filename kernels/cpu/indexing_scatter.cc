@@ -18,17 +18,12 @@
 #include <vector>
 
 #include "kernels/cpu/kernels.h"
+#include "kernels/cpu/row_indexing.h"
 #include "kernels/reference/registry.h"
 #include "kernels/reference/tensor_index.h"
 
 namespace kiln::cpu {
 namespace {
-
-bool IsIota(std::span<const int64_t> v, int64_t from) {
-  for (size_t i = 0; i < v.size(); ++i)
-    if (v[i] != from + static_cast<int64_t>(i)) return false;
-  return true;
-}
 
 enum class RowUpdate { kNone, kReplace, kAdd };
 
@@ -70,13 +65,8 @@ int64_t RowScatterAxes(const KernelCall& call) {
       updates.type != operand.type || prog == nullptr || prog->param_types[0] != operand.type ||
       !std::equal(out.dims.begin(), out.dims.end(), operand.dims.begin(), operand.dims.end()))
     return 0;
-  int64_t batch_rank;
-  if (ivd == indices.rank() - 1 && indices.rank() >= 1 && indices.dims[ivd] == k)
-    batch_rank = indices.rank() - 1;
-  else if (ivd == indices.rank() && k == 1)
-    batch_rank = indices.rank();
-  else
-    return 0;
+  const int64_t batch_rank = RowIndexBatchRank(indices, ivd, k);
+  if (batch_rank < 0) return 0;
   const int64_t row_rank = operand.rank() - k;
   if (updates.rank() != batch_rank + row_rank || !IsIota(p.Ints("update_window_dims"), batch_rank) ||
       static_cast<int64_t>(p.Ints("update_window_dims").size()) != row_rank)
@@ -123,7 +113,7 @@ Status Scatter(const KernelCall& call) {
   int64_t row = 1;
   for (int64_t d = k; d < operand.rank(); ++d) row *= operand.dims[d];
   const size_t row_bytes = static_cast<size_t>(row) * es;
-  const int64_t rows = k == 0 ? 0 : indices.NumElements() / k;
+  const int64_t rows = indices.NumElements() / k;
   if (out.data != operand.data) std::memcpy(out.data, operand.data, static_cast<size_t>(operand.NumElements()) * es);
   auto apply = [&](auto index_type) {
     using I = decltype(index_type);
@@ -154,17 +144,7 @@ Status Scatter(const KernelCall& call) {
       }
     }
   };
-  switch (indices.type) {
-    case ElementType::kSI8: apply(int8_t{}); break;
-    case ElementType::kSI16: apply(int16_t{}); break;
-    case ElementType::kSI32: apply(int32_t{}); break;
-    case ElementType::kSI64: apply(int64_t{}); break;
-    case ElementType::kUI8: apply(uint8_t{}); break;
-    case ElementType::kUI16: apply(uint16_t{}); break;
-    case ElementType::kUI32: apply(uint32_t{}); break;
-    case ElementType::kUI64: apply(uint64_t{}); break;
-    default: return reference();  // i1 and sub-byte indices: the reference reads them
-  }
+  if (!WithIndexType(indices.type, apply)) return reference();  // i1 and sub-byte indices: the reference reads them
   return Status::Ok();
 }
 
