@@ -298,6 +298,7 @@ HWY_INLINE void ChainStore(D d, V x, T* out, bool stream) {
   }
 #define KILN_STORE(x, j) ChainStore(d, x, out + i + (j) * step, stream);
 #define KILN_PARK(x, j) hn::Store(x, d, park + (j) * N);
+#define KILN_EXP(x, j) x = Exp(d, x);
 #define KILN_UNPARK(x, j) x = hn::Load(d, parked + (j) * N);
 //
 // The eight vectors lie `step` elements apart: N (one run of 8N elements),
@@ -349,7 +350,15 @@ HWY_INLINE void ChainEight(D d, const ChainStep* steps, size_t num_steps, const 
           KILN_EIGHT(KILN_STEP_AT)
         }
         break;
-      case ScalarOp::kExponential: case ScalarOp::kLog: case ScalarOp::kTanh: case ScalarOp::kLogistic: {
+      case ScalarOp::kExponential:
+        // exp, the step of softmax's producer, inline on the eight running
+        // vectors (their chains overlap; no spill around a call).
+        if constexpr (std::is_same_v<D, DF>) {
+          KILN_EIGHT(KILN_EXP)
+          break;
+        }
+        [[fallthrough]];
+      case ScalarOp::kLog: case ScalarOp::kTanh: case ScalarOp::kLogistic: {
         // Through memory, eight vectors at once (TranscendentalEight).
         HWY_ALIGN T park[8 * HWY_MAX_BYTES / sizeof(T)];
         HWY_ALIGN T parked[8 * HWY_MAX_BYTES / sizeof(T)];
@@ -363,6 +372,7 @@ HWY_INLINE void ChainEight(D d, const ChainStep* steps, size_t num_steps, const 
   }
   KILN_EIGHT(KILN_STORE)
 }
+#undef KILN_EXP
 #undef KILN_UNPARK
 #undef KILN_PARK
 #undef KILN_STORE
