@@ -49,6 +49,13 @@ if(KILN_BUILD_COMPILER)
            COMMAND kiln-conformance ${CMAKE_SOURCE_DIR}/tests/data/ops/chlo_ops.mlir --strict)
   set_tests_properties(conformance.chlo_ops.cpu PROPERTIES
                        PASS_REGULAR_EXPRESSION "unsupported: 0\nconformance: 18 passed, 0 failed")
+  if(KILN_ENABLE_VULKAN)
+    # ... and on the Vulkan device, none refused (the special functions in f64).
+    add_test(NAME conformance.chlo_ops.vulkan
+             COMMAND kiln-conformance ${CMAKE_SOURCE_DIR}/tests/data/ops/chlo_ops.mlir --device=vulkan --strict)
+    set_tests_properties(conformance.chlo_ops.vulkan PROPERTIES
+                         PASS_REGULAR_EXPRESSION "unsupported: 0\nconformance: 18 passed, 0 failed")
+  endif()
 endif()
 if(KILN_BUILD_COMPILER AND KILN_BUILD_TOOLS)
   # docs/performance.md says how many dispatches the benchmark chain takes.
@@ -60,5 +67,5 @@ if(KILN_BUILD_COMPILER AND KILN_BUILD_TOOLS AND KILN_ENABLE_VULKAN)
   # docs/vulkan.md (Not yet) and docs/ops.md name every one the vulkan target refuses.
   add_test(NAME docs.vulkan_refusals_documented
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/data/check_vulkan_refusals_documented.sh ${CMAKE_SOURCE_DIR}
-                   $<TARGET_FILE:kiln-compile> ${CMAKE_CURRENT_BINARY_DIR}/docs_checks/vulkan_refusals)
+                   $<TARGET_FILE:kiln-conformance> ${CMAKE_CURRENT_BINARY_DIR}/docs_checks/vulkan_refusals)
 endif()

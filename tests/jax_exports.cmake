@@ -75,6 +75,18 @@ foreach(case "lapack_cholesky;cholesky_lapack;3" "lapack_lu;lu_lapack;4" "blas_t
   set_tests_properties(conformance.jax_${name}.cpu PROPERTIES
                        PASS_REGULAR_EXPRESSION "unsupported: 0\nconformance: ${checks} passed, 0 failed")
 endforeach()
+if(KILN_ENABLE_VULKAN)
+  # Cholesky and LU of real matrices on the Vulkan device too (the complex
+  # functions are refused there and run on the CPU).
+  foreach(case "lapack_cholesky;cholesky_lapack;2" "lapack_lu;lu_lapack;3")
+    list(GET case 0 name)
+    list(GET case 1 file)
+    list(GET case 2 checks)
+    add_test(NAME conformance.jax_${name}.vulkan COMMAND kiln-conformance ${JD}/${file}.mlir --device=vulkan)
+    set_tests_properties(conformance.jax_${name}.vulkan PROPERTIES
+                         PASS_REGULAR_EXPRESSION "unsupported: 1\nconformance: ${checks} passed, 0 failed")
+  endforeach()
+endif()
 cli_test(cli.compile_refuses_lapack_eigh ""
          "eigh_lapack.mlir:2:10: error: stablehlo.custom_call @lapack_ssyevd_ffi [(]LAPACK's symmetric eigendecomposition [(]jnp.linalg.eigh[)][)] is not supported yet. Kiln runs lapack_[?]potrf_ffi [(]Cholesky[)], lapack_[?]getrf_ffi [(]LU[)], lapack_[?]geqrf_ffi and lapack_[?]orgqr_ffi [(]QR[)], blas_[?]trsm_ffi [(]triangular solve[)]\n.*exit=1\n$"
          "${COMPILE} ${JD}/eigh_lapack.mlir -o ${T}/eigh.kiln")

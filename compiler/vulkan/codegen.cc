@@ -285,6 +285,17 @@ ShaderSource ShaderWriter::Finish(const std::string& body, uint32_t local_x, uin
   head += Template("prelude.glsl");
   if (features & hal::kShaderInt64) head += Template("prelude_i64.glsl");
   if (features & hal::kShaderFloat64) head += std::string(Template("prelude64.glsl")) + Template("math64.glsl");
+  // The special functions only where a scalar program calls one (scalar.cc).
+  static const char* const kSpecial[] = {"kiln_lgamma_d(", "kiln_digamma_d(", "kiln_bessel_i1e_d(",
+                                         "kiln_polygamma_d(", "kiln_zeta_d("};
+  if (features & hal::kShaderFloat64) {
+    for (const char* f : kSpecial) {
+      if (body.find(f) != std::string::npos || helpers_.find(f) != std::string::npos) {
+        head += Template("special64.glsl");
+        break;
+      }
+    }
+  }
   s.glsl = head + helpers_ + body;
   return s;
 }
@@ -303,6 +314,8 @@ constexpr KernelGenerator kGenerators[] = {
     {KernelId::kReduce, &Reduce},
     {KernelId::kRowBlock, &RowBlock},
     {KernelId::kTriangularSolve, &TriangularSolve},
+    {KernelId::kCholesky, &Cholesky},
+    {KernelId::kLu, &Lu},
     {KernelId::kFft, &Fft},
     {KernelId::kMap, &Map},
     {KernelId::kGather, &Gather},

@@ -114,6 +114,8 @@ StatusOr<ShaderSource> ConvolutionBlocked(const KernelParams& kp, const Dispatch
 ShaderGenerator Reduce, ReduceWindow, SelectAndScatter;     // kernels_reduction.cc
 ShaderGenerator RowBlock;                                   // kernels_row_block.cc
 ShaderGenerator TriangularSolve;                            // kernels_linalg.cc
+ShaderGenerator Cholesky;                                   // kernels_linalg.cc
+ShaderGenerator Lu;                                         // kernels_linalg.cc
 ShaderGenerator Fft, Sort, TopK;                            // kernels_numeric.cc
 
 }  // namespace kiln::compiler::vulkan

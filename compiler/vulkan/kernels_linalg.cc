@@ -1,4 +1,5 @@
-// The vulkan target's shaders, part: linear algebra (kernels/kernels.def): triangular_solve.
+// The vulkan target's shaders, part: linear algebra (kernels/kernels.def):
+// triangular_solve, cholesky, kiln.lu.
 // Shared helpers: compiler/vulkan/kernels.h.
 #include "compiler/vulkan/kernels.h"
 
@@ -47,6 +48,77 @@ StatusOr<ShaderSource> TriangularSolve(const KernelParams& kp, const DispatchUse
                            {"ROWS", w.Dim(1, r - 2)},
                            {"COLS", w.Dim(1, r - 1)},
                            {"BATCHES", batches}});
+  return w.Finish(body, 64);
+}
+
+namespace {
+
+// The batch count of a [batch..., rows, cols] tensor t, as a GLSL expression.
+std::string Batches(const ShaderWriter& w, size_t t) {
+  std::string batches = "1u";
+  for (int d = 0; d < w.rank(t) - 2; ++d) batches += " * " + w.Dim(t, d);
+  return batches;
+}
+
+// The factorizations read back what they wrote, so they work in the element
+// type itself: f32 or f64 (a narrower float would round every partial
+// result; the reference works in f32 for those).
+Status RealFactorType(const DispatchUse& u, const ShaderWriter& w, size_t t) {
+  const GType& g = w.type(t);
+  if (g.cls == C::kComplex) return Refuse(u, "complex operands (the shader factors real matrices only)");
+  if (g.cls != C::kFloat || (g.name != "double" && g.type != ElementType::kF32))
+    return Refuse(u, "element types other than f32 and f64");
+  return Status::Ok();
+}
+
+}  // namespace
+
+// cholesky (f32, f64): see kernels/vulkan/cholesky.glsl.
+StatusOr<ShaderSource> Cholesky(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
+  if (u.in_types.size() != 1 || u.out_types.size() != 1) return Refuse(u, "expected one operand and one result");
+  const int r = w.rank(0);
+  if (r < 2 || w.rank(1) != r) return Refuse(u, "bad ranks");
+  KILN_RETURN_IF_ERROR(RealFactorType(u, w, 0));
+  KILN_RETURN_IF_ERROR(RealFactorType(u, w, 1));
+  if (w.type(0).type != w.type(1).type) return Refuse(u, "an operand and result of different types");
+  const GType& t = w.type(0);
+  w.features |= t.features;
+  const bool dbl = t.name == "double";
+  std::string fns = t.name + " a_at(uint i) { return " + w.Load(0, "i") + "; }\n" + t.name + " l_at(uint i) { return " +
+                    w.Load(1, "i") + "; }\nvoid put(uint i, " + t.name + " v) { " + w.Store(1, "i", "v") + " }\n";
+  fns += t.name + " sqrt_or_nan(" + t.name + " d) { " +
+         (dbl ? "return d >= 0.0lf ? sqrt(d) : kiln_nan_d();" : "return kiln_sqrt(d);") + " }\n";
+  std::string body = Fill(Template("cholesky.glsl"), {{"FUNCTIONS", fns},
+                                                     {"T", t.name},
+                                                     {"SQRT", "sqrt_or_nan"},
+                                                     {"LOWER", kp.Int("lower") != 0 ? "true" : "false"},
+                                                     {"N", w.Dim(0, r - 1)},
+                                                     {"BATCHES", Batches(w, 0)}});
+  return w.Finish(body, 64);
+}
+
+// kiln.lu (f32, f64): see kernels/vulkan/lu.glsl.
+StatusOr<ShaderSource> Lu(const KernelParams&, const DispatchUse& u, ShaderWriter& w) {
+  if (u.in_types.size() != 1 || u.out_types.size() != 3) return Refuse(u, "expected one operand and three results");
+  const int r = w.rank(0);
+  if (r < 2 || w.rank(1) != r) return Refuse(u, "bad ranks");
+  KILN_RETURN_IF_ERROR(RealFactorType(u, w, 0));
+  if (w.type(1).type != w.type(0).type) return Refuse(u, "factors of another type than the operand");
+  if (w.type(2).type != ElementType::kSI32 || w.type(3).type != ElementType::kSI32)
+    return Refuse(u, "pivots and info that are not si32");
+  const GType& t = w.type(0);
+  w.features |= t.features;
+  std::string fns = t.name + " a_at(uint i) { return " + w.Load(0, "i") + "; }\n" + t.name + " x_at(uint i) { return " +
+                    w.Load(1, "i") + "; }\nvoid put(uint i, " + t.name + " v) { " + w.Store(1, "i", "v") +
+                    " }\nvoid put_ipiv(uint i, int v) { " + w.Store(2, "i", "v") + " }\nvoid put_info(uint i, int v) { " +
+                    w.Store(3, "i", "v") + " }\n";
+  const double min_normal = t.name == "double" ? 2.2250738585072014e-308 : 1.1754943508222875e-38;
+  std::string body = Fill(Template("lu.glsl"), {{"FUNCTIONS", fns},
+                                               {"T", t.name},
+                                               {"MIN_NORMAL", FloatConst(t, min_normal)},
+                                               {"M", w.Dim(0, r - 2)},
+                                               {"N", w.Dim(0, r - 1)},
+                                               {"BATCHES", Batches(w, 0)}});
   return w.Finish(body, 64);
 }
 

@@ -600,6 +600,26 @@ Status EmitScalarProgram(const ScalarProgram& prog, const std::vector<std::strin
         if (dbl) return Refuse(in.op, t0, "no f64 translation yet");
         def(Round(rt, "kiln_erf_inv(" + a + ")"));
         break;
+      // The special functions of kernels/vulkan/special64.glsl compute in
+      // f64 for every float type and round once, as the reference does.
+      case ScalarOp::kLgamma:
+      case ScalarOp::kDigamma:
+      case ScalarOp::kBesselI1e:
+      case ScalarOp::kPolygamma:
+      case ScalarOp::kZeta: {
+        if (!fl) return Refuse(in.op, t0, "special functions of non-floats");
+        *features |= hal::kShaderFloat64 | hal::kShaderInt64;
+        static const char* const kNames[] = {"lgamma", "digamma", "bessel_i1e", "polygamma", "zeta"};
+        const ScalarOp kOps[] = {ScalarOp::kLgamma, ScalarOp::kDigamma, ScalarOp::kBesselI1e, ScalarOp::kPolygamma,
+                                 ScalarOp::kZeta};
+        const size_t f = static_cast<size_t>(std::find(std::begin(kOps), std::end(kOps), in.op) - std::begin(kOps));
+        const auto widen = [dbl](const std::string& v) { return dbl ? v : "double(" + v + ")"; };
+        std::string call = std::string("kiln_") + kNames[f] + "_d(" + widen(a);
+        if (in.num_operands > 1) call += ", " + widen(b);
+        call += ")";
+        def(dbl ? call : Round(rt, "float(" + call + ")"));
+        break;
+      }
       case ScalarOp::kNextAfter: out += NextAfter(t0, r, a, b); break;
       case ScalarOp::kReducePrecision: out += ReducePrecision(t0, r, a, in.attr0, in.attr1); break;
       default:

@@ -1,0 +1,156 @@
+// The vulkan target's factorization shaders (compiler/vulkan/kernels_linalg.cc:
+// stablehlo.cholesky, kiln.lu) against the CPU device: batched, lower and
+// upper, square and rectangular, f32 and f64, with a matrix that is not
+// positive definite and singular ones among them. Pivots and info must
+// match exactly, factors within a relative tolerance (the CPU's cholesky
+// works in f64 for f32 operands, the shader in the element type).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tests/hal/vulkan/vulkan_test_fixture.h"
+
+namespace kiln::vulkan_test {
+namespace {
+
+std::string Shape(const std::vector<int64_t>& dims, const char* type) {
+  std::string s = "tensor<";
+  for (int64_t d : dims) s += std::to_string(d) + "x";
+  return s + type + ">";
+}
+
+vm::HostTensor Matrices(const std::vector<double>& v, const std::vector<int64_t>& dims, bool f64) {
+  vm::HostTensor h;
+  h.type = f64 ? ElementType::kF64 : ElementType::kF32;
+  h.dims = dims;
+  h.data.resize(v.size() * (f64 ? 8 : 4));
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (f64) {
+      std::memcpy(&h.data[i * 8], &v[i], 8);
+    } else {
+      const float f = static_cast<float>(v[i]);
+      std::memcpy(&h.data[i * 4], &f, 4);
+    }
+  }
+  return h;
+}
+
+std::vector<double> Doubles(const vm::HostTensor& h) {
+  const bool f64 = h.type == ElementType::kF64;
+  std::vector<double> v(h.data.size() / (f64 ? 8 : 4));
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (f64) {
+      std::memcpy(&v[i], &h.data[i * 8], 8);
+    } else {
+      float f;
+      std::memcpy(&f, &h.data[i * 4], 4);
+      v[i] = f;
+    }
+  }
+  return v;
+}
+
+void ExpectClose(const vm::HostTensor& want, const vm::HostTensor& got, double tol, const std::string& what) {
+  std::vector<double> w = Doubles(want), g = Doubles(got);
+  ASSERT_EQ(w.size(), g.size()) << what;
+  int bad = 0;
+  for (size_t i = 0; i < w.size() && bad < 10; ++i) {
+    const bool ok = std::isnan(w[i]) ? std::isnan(g[i]) : std::abs(w[i] - g[i]) <= tol * (1 + std::abs(w[i]));
+    if (!ok) ADD_FAILURE() << what << " element " << i << ": " << g[i] << ", the CPU device gives " << w[i], ++bad;
+  }
+}
+
+TEST_F(VulkanTest, CholeskyMatchesCpu) {
+  std::mt19937_64 rng(20261202);
+  std::normal_distribution<double> normal;
+  for (bool f64 : {false, true})
+    for (bool lower : {true, false})
+      for (int64_t n : {1, 5, 17}) {
+        const int64_t batch = 3;
+        const char* type = f64 ? "f64" : "f32";
+        SCOPED_TRACE(std::string(type) + (lower ? " lower" : " upper") + " n=" + std::to_string(n));
+        // a = b b^T + n I, except the last matrix: not positive definite
+        // (its NaNs start at a pivot), and the other triangle of each is noise
+        // the factorization must not read.
+        std::vector<double> a(batch * n * n);
+        for (int64_t bi = 0; bi < batch; ++bi) {
+          std::vector<double> b(n * n);
+          for (double& x : b) x = normal(rng);
+          for (int64_t i = 0; i < n; ++i)
+            for (int64_t j = 0; j < n; ++j) {
+              double s = i == j ? static_cast<double>(n) : 0.0;
+              for (int64_t q = 0; q < n; ++q) s += b[i * n + q] * b[j * n + q];
+              if (bi == batch - 1 && i == j && i == n / 2) s = -1.0;
+              const bool used = lower ? i >= j : i <= j;
+              a[(bi * n + i) * n + j] = used ? s : 1e3 * normal(rng);
+            }
+        }
+        const std::vector<int64_t> dims = {batch, n, n};
+        const std::string ty = Shape(dims, type);
+        const std::string src = "func.func @main(%a: " + ty + ") -> " + ty + " {\n  %l = stablehlo.cholesky %a, lower = " +
+                                (lower ? "true" : "false") + " : " + ty + "\n  return %l : " + ty + "\n}\n";
+        auto bytes = CompileAll(src, "vulkan");  // a single target: nothing may be refused
+        ASSERT_FALSE(bytes.empty());
+        vm::HostTensor x = Matrices(a, dims, f64);
+        auto want = RunOn(cpu_.get(), bytes, "main", {x});
+        auto got = RunOn(vulkan_.get(), bytes, "main", {x});
+        ASSERT_TRUE(want.ok()) << want.status().message();
+        ASSERT_TRUE(got.ok()) << got.status().message();
+        ExpectClose((*want)[0], (*got)[0], f64 ? 1e-12 : 2e-5, "factor");
+      }
+}
+
+TEST_F(VulkanTest, LuMatchesCpu) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  struct Case {
+    int64_t batch, m, n;
+  };
+  for (bool f64 : {false, true})
+    for (Case c : {Case{3, 6, 6}, Case{2, 4, 7}, Case{2, 7, 3}, Case{1, 1, 1}, Case{2, 33, 33}}) {
+      const char* type = f64 ? "f64" : "f32";
+      SCOPED_TRACE(std::string(type) + " " + std::to_string(c.batch) + "x" + std::to_string(c.m) + "x" +
+                   std::to_string(c.n));
+      std::vector<double> a(c.batch * c.m * c.n);
+      for (double& x : a) x = uniform(rng);
+      // The first matrix: a zero column (a zero pivot: info) and equal
+      // magnitudes in another (the first of them is the pivot).
+      for (int64_t i = 0; i < c.m; ++i) {
+        if (c.n > 1) a[i * c.n + 1] = 0.0;
+        if (c.n > 2) a[i * c.n + 2] = (i % 2 ? -0.5 : 0.5);
+      }
+      const std::vector<int64_t> dims = {c.batch, c.m, c.n}, pivots = {c.batch, std::min(c.m, c.n)},
+                                 info = {c.batch};
+      const std::string ty = Shape(dims, type), pt = Shape(pivots, "i32"), it = Shape(info, "i32");
+      // As JAX lowers jnp.linalg.lu_factor on the CPU (LAPACK's getrf through
+      // XLA's FFI), which the compiler turns into kiln.lu.
+      const std::string target = f64 ? "lapack_dgetrf_ffi" : "lapack_sgetrf_ffi";
+      const std::string src = "func.func @main(%a: " + ty + ") -> (" + ty + ", " + pt + ", " + it +
+                              ") {\n  %0:3 = stablehlo.custom_call @" + target +
+                              "(%a) {mhlo.backend_config = {}, api_version = 4 : i32} : (" + ty + ") -> (" + ty + ", " +
+                              pt + ", " + it + ")\n  return %0#0, %0#1, %0#2 : " + ty + ", " + pt + ", " + it +
+                              "\n}\n";
+      auto bytes = CompileAll(src, "vulkan");
+      ASSERT_FALSE(bytes.empty());
+      vm::HostTensor x = Matrices(a, dims, f64);
+      auto want = RunOn(cpu_.get(), bytes, "main", {x});
+      auto got = RunOn(vulkan_.get(), bytes, "main", {x});
+      ASSERT_TRUE(want.ok()) << want.status().message();
+      ASSERT_TRUE(got.ok()) << got.status().message();
+      ExpectClose((*want)[0], (*got)[0], f64 ? 1e-12 : 1e-5, "lu");
+      EXPECT_EQ((*want)[1].data, (*got)[1].data) << "pivots";
+      EXPECT_EQ((*want)[2].data, (*got)[2].data) << "info";
+      if (c.n > 1) {
+        int32_t first_info;
+        std::memcpy(&first_info, (*got)[2].data.data(), 4);
+        EXPECT_EQ(first_info, 2) << "the zero column is step 2's pivot";
+      }
+    }
+}
+
+}  // namespace
+}  // namespace kiln::vulkan_test
