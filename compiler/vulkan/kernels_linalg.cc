@@ -10,47 +10,6 @@ namespace kiln::compiler::vulkan {
 
 using C = GType::Class;
 
-// triangular_solve (real types): see kernels/vulkan/triangular_solve.glsl.
-StatusOr<ShaderSource> TriangularSolve(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
-  if (u.in_types.size() != 2 || u.out_types.size() != 1) return Refuse(u, "expected two operands and one result");
-  const int r = w.rank(0);
-  if (r < 2 || w.rank(1) != r || w.rank(2) != r) return Refuse(u, "bad ranks");
-  for (size_t t = 0; t < 3; ++t) {
-    if (w.type(t).cls == C::kComplex) return Refuse(u, "complex operands (the shader solves real systems only)");
-    if (w.type(t).cls != C::kFloat) return Refuse(u, "operands that are not floating-point");
-  }
-  std::string ta(kp.Str("transpose_a"));
-  if (ta.empty()) ta = "NO_TRANSPOSE";
-  if (ta != "NO_TRANSPOSE" && ta != "TRANSPOSE" && ta != "ADJOINT") return Refuse(u, "unknown transpose_a");
-  // The compute type: f32 for every float up to 32 bits, f64 for f64.
-  bool wide = w.type(0).name == "double" || w.type(1).name == "double" || w.type(2).name == "double";
-  KILN_ASSIGN_OR_RETURN(GType ct, GlslType(wide ? ElementType::kF64 : ElementType::kF32));
-  w.features |= ct.features;
-  KILN_ASSIGN_OR_RETURN(std::string ca, ConvertExpr(w.type(0), ct, w.Load(0, "i")));
-  KILN_ASSIGN_OR_RETURN(std::string cb, ConvertExpr(w.type(1), ct, w.Load(1, "i")));
-  KILN_ASSIGN_OR_RETURN(std::string cy, ConvertExpr(w.type(2), ct, w.Load(2, "i")));
-  KILN_ASSIGN_OR_RETURN(std::string cv, ConvertExpr(ct, w.type(2), "v"));
-  std::string fns = ct.name + " a_at(uint i) { return " + ca + "; }\n" + ct.name + " b_at(uint i) { return " + cb +
-                    "; }\n" + ct.name + " y_at(uint i) { return " + cy + "; }\nvoid put(uint i, " + ct.name +
-                    " v) { " + w.Store(2, "i", cv) + " }\n";
-  // The output buffer is read back (y_at) after this invocation wrote it.
-  std::string batches = "1u";
-  for (int d = 0; d < r - 2; ++d) batches += " * " + w.Dim(2, d);
-  auto flag = [&](const char* n) { return kp.Int(n) != 0 ? std::string("true") : std::string("false"); };
-  std::string body = Fill(Template("triangular_solve.glsl"),
-                          {{"FUNCTIONS", fns},
-                           {"T", ct.name},
-                           {"LEFT", flag("left_side")},
-                           {"LOWER", flag("lower")},
-                           {"UNIT", flag("unit_diagonal")},
-                           {"TRANSPOSED", ta != "NO_TRANSPOSE" ? "true" : "false"},
-                           {"M", w.Dim(0, r - 1)},
-                           {"ROWS", w.Dim(1, r - 2)},
-                           {"COLS", w.Dim(1, r - 1)},
-                           {"BATCHES", batches}});
-  return w.Finish(body, 64);
-}
-
 namespace {
 
 // The batch count of a [batch..., rows, cols] tensor t, as a GLSL expression.
@@ -72,6 +31,65 @@ Status RealFactorType(const DispatchUse& u, const ShaderWriter& w, size_t t) {
 }
 
 }  // namespace
+
+// triangular_solve (real and complex types): see
+// kernels/vulkan/triangular_solve.glsl.
+StatusOr<ShaderSource> TriangularSolve(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
+  if (u.in_types.size() != 2 || u.out_types.size() != 1) return Refuse(u, "expected two operands and one result");
+  const int r = w.rank(0);
+  if (r < 2 || w.rank(1) != r || w.rank(2) != r) return Refuse(u, "bad ranks");
+  const bool complex = w.type(0).cls == C::kComplex;
+  for (size_t t = 0; t < 3; ++t) {
+    if ((w.type(t).cls == C::kComplex) != complex) return Refuse(u, "real and complex operands together");
+    if (w.type(t).cls != C::kFloat && w.type(t).cls != C::kComplex)
+      return Refuse(u, "operands that are not floating-point or complex");
+  }
+  std::string ta(kp.Str("transpose_a"));
+  if (ta.empty()) ta = "NO_TRANSPOSE";
+  if (ta != "NO_TRANSPOSE" && ta != "TRANSPOSE" && ta != "ADJOINT") return Refuse(u, "unknown transpose_a");
+  // The compute type: f32 (complex: vec2) for every float up to 32 bits,
+  // f64 (dvec2) for f64 and complex<f64>.
+  bool wide = false;
+  for (size_t t = 0; t < 3; ++t) wide = wide || w.type(t).name == "double" || w.type(t).name == "dvec2";
+  const ElementType compute = complex ? (wide ? ElementType::kC128 : ElementType::kC64)
+                                      : (wide ? ElementType::kF64 : ElementType::kF32);
+  KILN_ASSIGN_OR_RETURN(GType ct, GlslType(compute));
+  w.features |= ct.features;
+  KILN_ASSIGN_OR_RETURN(std::string ca, ConvertExpr(w.type(0), ct, w.Load(0, "i")));
+  KILN_ASSIGN_OR_RETURN(std::string cb, ConvertExpr(w.type(1), ct, w.Load(1, "i")));
+  KILN_ASSIGN_OR_RETURN(std::string cy, ConvertExpr(w.type(2), ct, w.Load(2, "i")));
+  KILN_ASSIGN_OR_RETURN(std::string cv, ConvertExpr(ct, w.type(2), "v"));
+  // ADJOINT conjugates op(a)'s elements (a real type has nothing to conjugate).
+  if (complex && ta == "ADJOINT") ca = ct.name + "((" + ca + ").x, -(" + ca + ").y)";
+  // The output buffer is read back (y_at) after this invocation wrote it.
+  std::string fns = ct.name + " a_at(uint i) { return " + ca + "; }\n" + ct.name + " b_at(uint i) { return " + cb +
+                    "; }\n" + ct.name + " y_at(uint i) { return " + cy + "; }\nvoid put(uint i, " + ct.name +
+                    " v) { " + w.Store(2, "i", cv) + " }\n";
+  if (!complex) {
+    fns += ct.name + " real_mul(" + ct.name + " a, " + ct.name + " b) { return a * b; }\n" + ct.name + " real_div(" +
+           ct.name + " a, " + ct.name + " b) { return a / b; }\n";
+  }
+  const std::string one = complex ? ct.name + "(1, 0)" : ct.name + "(1)";
+  const std::string zero = complex ? ct.name + "(0, 0)" : ct.name + "(0)";
+  auto flag = [&](const char* n) { return kp.Int(n) != 0 ? std::string("true") : std::string("false"); };
+  std::string body = Fill(Template("triangular_solve.glsl"),
+                          {{"FUNCTIONS", fns},
+                           {"T", ct.name},
+                           {"ONE", one},
+                           {"ZERO", zero},
+                           {"MUL", complex ? "kiln_cmul" : "real_mul"},
+                           {"DIV", complex ? "kiln_cdiv" : "real_div"},
+                           {"LEFT", flag("left_side")},
+                           {"LOWER", flag("lower")},
+                           {"UNIT", flag("unit_diagonal")},
+                           {"TRANSPOSED", ta != "NO_TRANSPOSE" ? "true" : "false"},
+                           {"M", w.Dim(0, r - 1)},
+                           {"ROWS", w.Dim(1, r - 2)},
+                           {"COLS", w.Dim(1, r - 1)},
+                           {"BATCHES", Batches(w, 2)}});
+  return w.Finish(body, 64);
+}
+
 
 // cholesky (f32, f64): see kernels/vulkan/cholesky.glsl.
 StatusOr<ShaderSource> Cholesky(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {

@@ -232,6 +232,11 @@ Status EmitComplex(const ScalarInstr& in, const GType& t0, const GType& rt, cons
     case ScalarOp::kPower:
       def("kiln_cpow(" + a + ", " + b + ")");
       return Status::Ok();
+    case ScalarOp::kAtan2: def("kiln_catan2(" + a + ", " + b + ")"); return Status::Ok();
+    case ScalarOp::kCbrt:  // the principal cube root, z^(1/3) as the reference's std::pow
+      def("kiln_cpow(" + a + ", " + rt.name + "(" + FloatLiteral(PartOf(rt), 1.0 / 3.0) + ", " +
+          FloatLiteral(PartOf(rt), 0) + "))");
+      return Status::Ok();
     default: return Refuse(in.op, t0, "no GLSL translation for complex operands yet");
   }
 }

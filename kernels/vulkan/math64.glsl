@@ -378,7 +378,12 @@ dvec2 kiln_ctan(dvec2 z) {
   dvec2 t = kiln_ctanh(dvec2(-z.y, z.x));
   return dvec2(t.y, -t.x);
 }
-dvec2 kiln_cpow(dvec2 a, dvec2 b) {
-  if (a.x == 0.0lf && a.y == 0.0lf) return (b.x == 0.0lf && b.y == 0.0lf) ? dvec2(1.0lf, 0.0lf) : dvec2(0.0lf);
+dvec2 kiln_cpow(dvec2 a, dvec2 b) {  // a zero base: as the f32 one (prelude.glsl)
+  if (a.x == 0.0lf && a.y == 0.0lf)
+    return b.x > 0.0lf ? dvec2(0.0lf) : (b.x < 0.0lf ? dvec2(kiln_inf_d(), kiln_nan_d()) : dvec2(kiln_nan_d()));
   return kiln_cexp(kiln_cmul(b, kiln_clog(a)));
+}
+dvec2 kiln_catan2(dvec2 y, dvec2 x) {
+  dvec2 l = kiln_clog(kiln_cdiv(x + dvec2(-y.y, y.x), kiln_csqrt(kiln_cmul(x, x) + kiln_cmul(y, y))));
+  return dvec2(l.y, -l.x);
 }

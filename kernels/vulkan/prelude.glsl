@@ -176,7 +176,15 @@ vec2 kiln_ctan(vec2 z) {  // tan z = -i tanh(i z)
   vec2 t = kiln_ctanh(vec2(-z.y, z.x));
   return vec2(t.y, -t.x);
 }
+// A zero base gives what the reference's exp(b log 0) gives: 0 for
+// Re(b) > 0, (inf, NaN) for Re(b) < 0, NaNs otherwise (0^0 included).
 vec2 kiln_cpow(vec2 a, vec2 b) {
-  if (a.x == 0.0 && a.y == 0.0) return (b.x == 0.0 && b.y == 0.0) ? vec2(1.0, 0.0) : vec2(0.0);
+  if (a.x == 0.0 && a.y == 0.0)
+    return b.x > 0.0 ? vec2(0.0) : (b.x < 0.0 ? vec2(kiln_inf(), kiln_nan()) : vec2(kiln_nan()));
   return kiln_cexp(kiln_cmul(b, kiln_clog(a)));
+}
+// atan2 of complex numbers, as the reference: -i log((x + i y) / sqrt(x^2 + y^2)).
+vec2 kiln_catan2(vec2 y, vec2 x) {
+  vec2 l = kiln_clog(kiln_cdiv(x + vec2(-y.y, y.x), kiln_csqrt(kiln_cmul(x, x) + kiln_cmul(y, y))));
+  return vec2(l.y, -l.x);
 }

@@ -1,17 +1,19 @@
-// triangular_solve for real element types: one invocation per (batch,
-// right-hand side) substitutes through the system S y = b' (S = op(tri(a))
-// or its transpose for the right side), as kernels/reference does, writing
-// y into the result as it goes. The generator defines R (rank), T (the
-// compute type), the flags LEFT, LOWER, UNIT, TRANSPOSED, and a_at / b_at /
-// put (loads converted to T, store converted from T).
+// triangular_solve: one invocation per (batch, right-hand side) substitutes
+// through the system S y = b' (S = op(tri(a)) or its transpose for the
+// right side), as kernels/reference does, writing y into the result as it
+// goes. The generator defines T (the compute type: a real type, or vec2 /
+// dvec2 for complex ones), ONE and ZERO, MUL and DIV (the type's product
+// and quotient), the flags LEFT, LOWER, UNIT, TRANSPOSED, and a_at (op(a)'s
+// element: conjugated for ADJOINT) / b_at / y_at / put (loads converted to
+// T, store converted from T).
 $FUNCTIONS
 const bool LEFT = $LEFT, LOWER = $LOWER, UNIT = $UNIT, TRANSPOSED = $TRANSPOSED;
 
 // tri(a)[i][j] of batch matrix `base`.
 $T tri(uint base, uint m, uint i, uint j) {
-  if (i == j && UNIT) return $T(1);
+  if (i == j && UNIT) return $ONE;
   if (LOWER ? i >= j : i <= j) return a_at(base + i * m + j);
-  return $T(0);
+  return $ZERO;
 }
 // S[x][y]
 $T s_at(uint base, uint m, uint x, uint y) {
@@ -34,10 +36,10 @@ void main() {
     uint yi = bbase + (LEFT ? i * cols + j : j * cols + i);
     $T acc = b_at(yi);
     if (s_lower) {
-      for (uint q = 0u; q < i; ++q) acc -= s_at(abase, m, i, q) * y_at(bbase + (LEFT ? q * cols + j : j * cols + q));
+      for (uint q = 0u; q < i; ++q) acc -= $MUL(s_at(abase, m, i, q), y_at(bbase + (LEFT ? q * cols + j : j * cols + q)));
     } else {
-      for (uint q = i + 1u; q < m; ++q) acc -= s_at(abase, m, i, q) * y_at(bbase + (LEFT ? q * cols + j : j * cols + q));
+      for (uint q = i + 1u; q < m; ++q) acc -= $MUL(s_at(abase, m, i, q), y_at(bbase + (LEFT ? q * cols + j : j * cols + q)));
     }
-    put(yi, acc / s_at(abase, m, i, i));
+    put(yi, $DIV(acc, s_at(abase, m, i, i)));
   }
 }

@@ -1,9 +1,10 @@
-// The vulkan target's factorization shaders (compiler/vulkan/kernels_linalg.cc:
-// stablehlo.cholesky, kiln.lu) against the CPU device: batched, lower and
-// upper, square and rectangular, f32 and f64, with a matrix that is not
-// positive definite and singular ones among them. Pivots and info must
-// match exactly, factors within a relative tolerance (the CPU's cholesky
-// works in f64 for f32 operands, the shader in the element type).
+// The vulkan target's linear-algebra shaders (compiler/vulkan/kernels_linalg.cc:
+// stablehlo.cholesky, kiln.lu, stablehlo.triangular_solve) against the CPU
+// device: batched, lower and upper, square and rectangular, f32 and f64
+// (and complex for the solve), with a matrix that is not positive definite
+// and singular ones among them. Pivots and info must match exactly,
+// factors and solutions within a relative tolerance (the CPU works in f64
+// for f32 operands, the shaders in the element type).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -150,6 +151,64 @@ TEST_F(VulkanTest, LuMatchesCpu) {
         EXPECT_EQ(first_info, 2) << "the zero column is step 2's pivot";
       }
     }
+}
+
+// Every form of triangular_solve (left and right side, lower and upper,
+// no transpose, transpose and adjoint, unit diagonal or not) over a batch
+// of two well-conditioned systems, real and complex.
+TEST_F(VulkanTest, TriangularSolveMatchesCpu) {
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  const int64_t batch = 2, m = 5, k = 3;
+  for (const char* type : {"f32", "f64", "complex<f32>", "complex<f64>"}) {
+    SCOPED_TRACE(type);
+    const bool complex = std::string(type).rfind("complex", 0) == 0;
+    const bool f64 = std::string(type).find("64") != std::string::npos;
+    const int parts = complex ? 2 : 1;
+    std::vector<double> a(batch * m * m * parts), bl(batch * m * k * parts), br(batch * k * m * parts);
+    for (double& x : a) x = uniform(rng);
+    for (int64_t bi = 0; bi < batch; ++bi)
+      for (int64_t i = 0; i < m; ++i) a[((bi * m + i) * m + i) * parts] += 4.0;  // a strong diagonal
+    for (double& x : bl) x = uniform(rng);
+    for (double& x : br) x = uniform(rng);
+    const std::string at = Shape({batch, m, m}, type), lt = Shape({batch, m, k}, type), rt = Shape({batch, k, m}, type);
+    std::string src;
+    std::vector<std::string> fns;
+    for (bool left : {true, false})
+      for (bool lower : {true, false})
+        for (const char* ta : {"NO_TRANSPOSE", "TRANSPOSE", "ADJOINT"})
+          for (bool unit : {false, true}) {
+            const std::string fn = std::string("solve_") + (left ? "l" : "r") + (lower ? "lo" : "up") + "_" + ta +
+                                   (unit ? "_unit" : "");
+            const std::string bt = left ? lt : rt;
+            src += "func.func @" + fn + "(%a: " + at + ", %b: " + bt + ") -> " + bt +
+                   " {\n  %x = \"stablehlo.triangular_solve\"(%a, %b) {left_side = " + (left ? "true" : "false") +
+                   ", lower = " + (lower ? "true" : "false") + ", unit_diagonal = " + (unit ? "true" : "false") +
+                   ", transpose_a = #stablehlo<transpose " + ta + ">} : (" + at + ", " + bt + ") -> " + bt +
+                   "\n  return %x : " + bt + "\n}\n";
+            fns.push_back(fn);
+          }
+    auto bytes = CompileAll(src, "vulkan");
+    ASSERT_FALSE(bytes.empty());
+    auto tensor = [&](const std::vector<double>& v, std::vector<int64_t> dims) {
+      vm::HostTensor h = Matrices(v, dims, f64);
+      if (complex) h.type = f64 ? ElementType::kC128 : ElementType::kC64;
+      return h;
+    };
+    for (const std::string& fn : fns) {
+      SCOPED_TRACE(fn);
+      const bool left = fn[6] == 'l';
+      std::vector<vm::HostTensor> in = {tensor(a, {batch, m, m}),
+                                        left ? tensor(bl, {batch, m, k}) : tensor(br, {batch, k, m})};
+      auto want = RunOn(cpu_.get(), bytes, fn, in);
+      auto got = RunOn(vulkan_.get(), bytes, fn, in);
+      ASSERT_TRUE(want.ok()) << want.status().message();
+      ASSERT_TRUE(got.ok()) << got.status().message();
+      vm::HostTensor w = (*want)[0], g = (*got)[0];
+      w.type = g.type = f64 ? ElementType::kF64 : ElementType::kF32;  // compare part by part
+      ExpectClose(w, g, f64 ? 1e-12 : 1e-5, "solution");
+    }
+  }
 }
 
 }  // namespace

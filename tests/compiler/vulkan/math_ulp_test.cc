@@ -291,6 +291,79 @@ void ExpectSpecialFunctionsMatch(hal::Device* cpu, hal::Device* vulkan, const ch
 TEST_F(VulkanTest, F32SpecialFunctionsMatchTheCpu) { ExpectSpecialFunctionsMatch<float>(cpu_.get(), vulkan_.get(), "f32"); }
 TEST_F(VulkanTest, F64SpecialFunctionsMatchTheCpu) { ExpectSpecialFunctionsMatch<double>(cpu_.get(), vulkan_.get(), "f64"); }
 
+// Complex functions (prelude.glsl, math64.glsl: built on the exact real
+// ones) against the CPU device on random values with parts in [-3, 3] and
+// on 0, 1, -1, +-i, 2 (a zero base of power included): within 1e-5
+// (complex<f32>) or 1e-12 (complex<f64>) of 1 + |w| ((1 + |w|)^2 for tan
+// and tanh), both parts; a non-finite part on the CPU must be non-finite
+// here.
+template <typename F>
+void ExpectComplexFunctionsMatch(hal::Device* cpu, hal::Device* vulkan, const char* type, double tol) {
+  std::mt19937_64 rng(31);
+  std::uniform_real_distribution<double> part(-3, 3);
+  const size_t n = 2000;
+  std::vector<F> x(2 * n), y(2 * n);
+  for (size_t i = 0; i < 2 * n; ++i) x[i] = static_cast<F>(part(rng)), y[i] = static_cast<F>(part(rng));
+  const F specials[][2] = {{0, 0}, {1, 0}, {-1, 0}, {0, 1}, {0, -1}, {2, 0}};
+  for (size_t i = 0; i < std::size(specials); ++i) x[2 * i] = specials[i][0], x[2 * i + 1] = specials[i][1];
+  const std::string ty = "tensor<" + std::to_string(n) + "x" + type + ">";
+  const char* unary[] = {"exponential", "log", "sqrt", "rsqrt", "tanh", "sine", "cosine", "tan", "cbrt",
+                         "logistic", "log_plus_one", "exponential_minus_one"};
+  const char* binary[] = {"power", "atan2", "divide", "multiply"};
+  std::string src;
+  for (const char* fn : unary)
+    src += "func.func @" + std::string(fn) + "(%x: " + ty + ", %y: " + ty + ") -> " + ty + " {\n  %r = stablehlo." +
+           fn + " %x : " + ty + "\n  return %r : " + ty + "\n}\n";
+  for (const char* fn : binary)
+    src += "func.func @" + std::string(fn) + "(%x: " + ty + ", %y: " + ty + ") -> " + ty + " {\n  %r = stablehlo." +
+           fn + " %x, %y : " + ty + "\n  return %r : " + ty + "\n}\n";
+  auto bytes = CompileAll(src, "vulkan");  // a single target: nothing may be refused
+  ASSERT_FALSE(bytes.empty());
+  auto tensor = [&](const std::vector<F>& v) {
+    vm::HostTensor h = Tensor(v);
+    h.type = sizeof(F) == 4 ? ElementType::kC64 : ElementType::kC128;
+    h.dims = {static_cast<int64_t>(n)};
+    return h;
+  };
+  std::vector<std::string> fns(std::begin(unary), std::end(unary));
+  fns.insert(fns.end(), std::begin(binary), std::end(binary));
+  for (const std::string& fn : fns) {
+    auto want = RunOn(cpu, bytes, fn, {tensor(x), tensor(y)});
+    auto got = RunOn(vulkan, bytes, fn, {tensor(x), tensor(y)});
+    ASSERT_TRUE(want.ok()) << fn << ": " << want.status().message();
+    ASSERT_TRUE(got.ok()) << fn << ": " << got.status().message();
+    std::vector<F> w = Values<F>((*want)[0]), g = Values<F>((*got)[0]);
+    ASSERT_EQ(w.size(), g.size());
+    int bad = 0;
+    for (size_t i = 0; i < n && bad < 5; ++i) {
+      const double wr = w[2 * i], wi = w[2 * i + 1], gr = g[2 * i], gi = g[2 * i + 1];
+      // atan2 of the specials lies on its branch cut (x / sqrt(x^2) = -1):
+      // the sign of a zero decides between pi and -pi.
+      if (fn == "atan2" && i < std::size(specials)) continue;
+      bool ok;
+      if (!std::isfinite(wr) || !std::isfinite(wi)) {
+        ok = !std::isfinite(gr) || !std::isfinite(gi);
+      } else {
+        // tan and tanh near their poles: the derivative is 1 + w^2.
+        const double m = 1 + std::hypot(wr, wi);
+        const double bound = tol * (fn == "tan" || fn == "tanh" ? m * m : m);
+        ok = std::abs(gr - wr) <= bound && std::abs(gi - wi) <= bound;
+      }
+      if (!ok) {
+        ADD_FAILURE() << type << " " << fn << "((" << x[2 * i] << ", " << x[2 * i + 1] << "), (" << y[2 * i] << ", "
+                      << y[2 * i + 1] << ")): (" << gr << ", " << gi << "), the CPU device gives (" << wr << ", " << wi
+                      << ")";
+        ++bad;
+      }
+    }
+  }
+}
+
+TEST_F(VulkanTest, ComplexFunctionsMatchTheCpu) {
+  ExpectComplexFunctionsMatch<float>(cpu_.get(), vulkan_.get(), "complex<f32>", 1e-5);
+  ExpectComplexFunctionsMatch<double>(cpu_.get(), vulkan_.get(), "complex<f64>", 1e-12);
+}
+
 // chlo.next_after and stablehlo.reduce_precision work on the encoding:
 // bit for bit as the CPU device, f16, bf16, f32 and f64.
 TEST_F(VulkanTest, NextAfterAndReducePrecisionAreBitIdenticalToCpu) {
