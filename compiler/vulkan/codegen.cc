@@ -315,6 +315,7 @@ constexpr KernelGenerator kGenerators[] = {
     {KernelId::kRowBlock, &RowBlock},
     {KernelId::kTriangularSolve, &TriangularSolve},
     {KernelId::kCholesky, &Cholesky},
+    {KernelId::kBitcastConvert, &BitcastConvert},
     {KernelId::kLu, &Lu},
     {KernelId::kFft, &Fft},
     {KernelId::kMap, &Map},

@@ -115,6 +115,7 @@ ShaderGenerator Reduce, ReduceWindow, SelectAndScatter;     // kernels_reduction
 ShaderGenerator RowBlock;                                   // kernels_row_block.cc
 ShaderGenerator TriangularSolve;                            // kernels_linalg.cc
 ShaderGenerator Cholesky;                                   // kernels_linalg.cc
+ShaderGenerator BitcastConvert;                             // kernels_data_movement.cc
 ShaderGenerator Lu;                                         // kernels_linalg.cc
 ShaderGenerator Fft, Sort, TopK;                            // kernels_numeric.cc
 

@@ -28,7 +28,7 @@ StatusOr<ShaderSource> IndexMap(const KernelParams& kp, const DispatchUse& u, Sh
       KernelId::kCopy,          KernelId::kReshape,         KernelId::kDynamicReshape, KernelId::kBroadcastInDim,
       KernelId::kDynamicBroadcastInDim, KernelId::kTranspose, KernelId::kSlice,        KernelId::kReverse,
       KernelId::kPad,           KernelId::kConcatenate,     KernelId::kIota,           KernelId::kDynamicIota,
-      KernelId::kDynamicSlice,  KernelId::kDynamicUpdateSlice};
+      KernelId::kDynamicSlice,  KernelId::kDynamicUpdateSlice, KernelId::kDynamicPad};
   const std::optional<KernelId> id = FindKernelId(k);
   if (!id || std::find(std::begin(kKnown), std::end(kKnown), *id) == std::end(kKnown))
     return Refuse(u, "no shader for kernel " + k + " yet");
@@ -145,6 +145,31 @@ StatusOr<ShaderSource> IndexMap(const KernelParams& kp, const DispatchUse& u, Sh
     s += "  else " + w.Store(out, "i", w.Load(1, "0u")) + "\n";
     return PerElement(w, s);
   }
+  if (is(KernelId::kDynamicPad)) {
+    // pad with its low and interior padding read from operands 2 and 4 (the
+    // high padding only restates the result's shape). Padding that breaks
+    // the spec's constraints (a negative interior) gives padding values:
+    // every read stays inside the operand.
+    if (u.in_types.size() != 5 || w.rank(0) != r || w.rank(1) != 0) return Refuse(u, "bad operands");
+    for (size_t t = 2; t < 5; ++t) {
+      if (w.rank(t) != 1) return Refuse(u, "padding operands must be rank 1");
+      if (w.type(t).cls != C::kSigned && w.type(t).cls != C::kUnsigned) return Refuse(u, "non-integer padding");
+    }
+    w.features |= hal::kShaderInt64;
+    std::string s = body + "  bool inside = true;\n";
+    std::vector<std::string> idx;
+    for (int d = 0; d < r; ++d) {
+      const std::string q = "q" + S(d), st = "st" + S(d);
+      s += "  int64_t " + q + " = int64_t(" + o[d] + ") - int64_t(" + w.Load(2, Uint(d)) + ");\n";
+      s += "  int64_t " + st + " = int64_t(" + w.Load(4, Uint(d)) + ") + 1;\n";
+      s += "  if (" + st + " < 1 || " + q + " < 0 || " + q + " % " + st + " != 0 || " + q + " / " + st +
+           " >= int64_t(" + in_dims[d] + ")) inside = false;\n";
+      idx.push_back("uint(" + q + " / " + st + ")");
+    }
+    s += "  if (inside) " + w.Store(out, "i", w.Load(0, Linear(idx, in_dims))) + "\n";
+    s += "  else " + w.Store(out, "i", w.Load(1, "0u")) + "\n";
+    return PerElement(w, s);
+  }
   if (is(KernelId::kConcatenate)) {
     int64_t dim = kp.Int("dimension", -1);
     if (dim < 0 || dim >= r) return Refuse(u, "bad dimension");
@@ -167,6 +192,42 @@ StatusOr<ShaderSource> IndexMap(const KernelParams& kp, const DispatchUse& u, Sh
     return PerElement(w, body + "  " + w.Store(out, "i", v) + "\n");
   }
   return Refuse(u, "no shader for kernel " + k + " yet");  // unreachable: kKnown lists the cases above
+}
+
+// bitcast_convert between element widths (a same-width bitcast is an
+// elementwise program): as kernels/reference, the operand's elements form
+// one little-endian bit string (each element's BitWidth bits from its
+// storage, complex real part first) that the result's elements read back
+// in order. One invocation per result element gathers its bits one at a
+// time from the operand's storage bytes and writes its own storage words
+// (the bytes it shares a word with atomically, as the stores of
+// codegen.cc); a sub-byte signed result is sign-extended in its byte.
+StatusOr<ShaderSource> BitcastConvert(const KernelParams&, const DispatchUse& u, ShaderWriter& w) {
+  if (u.in_types.size() != 1 || u.out_types.size() != 1) return Refuse(u, "expected one operand and one result");
+  const GType& in = w.type(0);
+  const GType& out = w.type(1);
+  if ((in.cls == C::kComplex) != (out.cls == C::kComplex)) return Refuse(u, "complex only converts to complex");
+  if (out.bits > 128 || in.bits > 128) return Refuse(u, "elements wider than 128 bits");
+  const std::string ib = Uint(in.bits), ob = Uint(out.bits);
+  std::string body = "  uvec4 v = uvec4(0u);\n";
+  body += "  for (uint b = 0u; b < " + ob + "; ++b) {\n";
+  body += "    uint g = i * " + ob + " + b;\n";
+  body += "    uint e = g / " + ib + ", wb = g % " + ib + ";\n";
+  body += "    uint a = p[" + S(w.OffsetWord(0)) + "] + e * " + Uint(in.storage) + " + (wb >> 3u);\n";
+  body += "    uint bit = (t0.w[a >> 2] >> ((a & 3u) * 8u + (wb & 7u))) & 1u;\n";
+  body += "    v[b >> 5u] |= bit << (b & 31u);\n  }\n";
+  if (out.bits < 8 && out.cls == C::kSigned)
+    body += "  if (((v.x >> " + Uint(out.bits - 1) + ") & 1u) != 0u) v.x |= 0xffu & (0xffu << " + ob + ");\n";
+  body += "  uint a = p[" + S(w.OffsetWord(1)) + "] + i * " + Uint(out.storage) + ";\n";
+  if (out.storage >= 4) {
+    for (int k = 0; k < out.storage / 4; ++k) body += "  t1.w[(a >> 2) + " + Uint(k) + "] = v[" + S(k) + "];\n";
+  } else {
+    const std::string mask = out.storage == 1 ? "0xffu" : "0xffffu";
+    const std::string sh = out.storage == 1 ? "((a & 3u) * 8u)" : "((a & 2u) * 8u)";
+    body += "  uint sh = " + sh + ";\n  atomicAnd(t1.w[a >> 2], ~(" + mask + " << sh));\n  atomicOr(t1.w[a >> 2], (v.x & " +
+            mask + ") << sh);\n";
+  }
+  return PerElement(w, body);
 }
 
 }  // namespace kiln::compiler::vulkan
