@@ -182,7 +182,7 @@ Status Refuse(ScalarOp op, const GType& t, const std::string& why) {
 // math64.glsl).
 template <typename Def>
 Status EmitComplex(const ScalarInstr& in, const GType& t0, const GType& rt, const std::string& a,
-                   const std::string& b, const std::string& c, Def def) {
+                   const std::string& b, const std::string& c, Def def, uint32_t* features) {
   switch (in.op) {
     case ScalarOp::kConstant: def(Literal(rt, in.constant)); return Status::Ok();
     case ScalarOp::kComplex: def(rt.name + "(" + a + ", " + b + ")"); return Status::Ok();
@@ -233,6 +233,17 @@ Status EmitComplex(const ScalarInstr& in, const GType& t0, const GType& rt, cons
       def("kiln_cpow(" + a + ", " + b + ")");
       return Status::Ok();
     case ScalarOp::kAtan2: def("kiln_catan2(" + a + ", " + b + ")"); return Status::Ok();
+    // cosh and sinh of complex<f32> in f64, rounded once: cosh x and sinh x
+    // pass FLT_MAX while cos y and sin y bring the product back (the CPU
+    // computes them in f64 too). complex<f64> would need more than f64
+    // there (near DBL_MAX the product was 2 ulp off the CPU's).
+    case ScalarOp::kCosh:
+    case ScalarOp::kSinh: {
+      if (rt.name == "dvec2") return Refuse(in.op, t0, "no exact translation for complex<f64> yet");
+      *features |= hal::kShaderFloat64 | hal::kShaderInt64;
+      def(std::string("vec2(") + (in.op == ScalarOp::kCosh ? "kiln_ccosh(" : "kiln_csinh(") + "dvec2(" + a + ")))");
+      return Status::Ok();
+    }
     case ScalarOp::kCbrt:  // the principal cube root, z^(1/3) as the reference's std::pow
       def("kiln_cpow(" + a + ", " + rt.name + "(" + FloatLiteral(PartOf(rt), 1.0 / 3.0) + ", " +
           FloatLiteral(PartOf(rt), 0) + "))");
@@ -363,7 +374,7 @@ Status EmitScalarProgram(const ScalarProgram& prog, const std::vector<std::strin
     auto def = [&](const std::string& e) { out += "  " + rt.name + " " + r + " = " + e + ";\n"; };
     if (t0.cls == C::kComplex || (in.op == ScalarOp::kComplex) ||
         (in.op == ScalarOp::kSelect && rt.cls == C::kComplex)) {
-      KILN_RETURN_IF_ERROR(EmitComplex(in, t0, rt, a, b, c, def));
+      KILN_RETURN_IF_ERROR(EmitComplex(in, t0, rt, a, b, c, def, features));
       continue;
     }
     switch (in.op) {

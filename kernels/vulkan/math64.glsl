@@ -369,6 +369,8 @@ dvec2 kiln_clog1p(dvec2 z) {
 }
 dvec2 kiln_csin(dvec2 z) { return dvec2(kiln_sin_d(z.x) * kiln_cosh_d(z.y), kiln_cos_d(z.x) * kiln_sinh_d(z.y)); }
 dvec2 kiln_ccos(dvec2 z) { return dvec2(kiln_cos_d(z.x) * kiln_cosh_d(z.y), -kiln_sin_d(z.x) * kiln_sinh_d(z.y)); }
+dvec2 kiln_csinh(dvec2 z) { return dvec2(kiln_sinh_d(z.x) * kiln_cos_d(z.y), kiln_cosh_d(z.x) * kiln_sin_d(z.y)); }
+dvec2 kiln_ccosh(dvec2 z) { return dvec2(kiln_cosh_d(z.x) * kiln_cos_d(z.y), kiln_sinh_d(z.x) * kiln_sin_d(z.y)); }
 dvec2 kiln_ctanh(dvec2 z) {
   if (abs(z.x) > 22.0lf) return dvec2(z.x < 0.0lf ? -1.0lf : 1.0lf, 0.0lf * kiln_sin_d(2.0lf * z.y));
   precise double d = kiln_cosh_d(2.0lf * z.x) + kiln_cos_d(2.0lf * z.y);
