@@ -94,9 +94,13 @@ StatusOr<ShaderSource> Quantization(const KernelParams& kp, const DispatchUse& u
   };
   auto dequant = [&](const std::string& prefix, const GType& q, const GType& e, const std::string& v) -> StatusOr<std::string> {
     if (q.cls != C::kSigned && q.cls != C::kUnsigned) return Refuse(u, "non-integer quantized storage");
-    if (q.bits >= 32) return Refuse(u, "32-bit quantized storage");
+    if (q.bits > 32) return Refuse(u, "64-bit quantized storage");
     std::string scale, zp;
     KILN_RETURN_IF_ERROR(params(prefix, e, &scale, &zp));
+    if (q.bits == 32) {  // q - zp in 64 bits, as the reference: it never wraps
+      w.features |= hal::kShaderInt64;
+      return RoundTo(e, RoundTo(e, e.name + "(int64_t(" + v + ") - int64_t(" + zp + "))") + " * " + scale);
+    }
     return RoundTo(e, RoundTo(e, e.name + "(int(" + v + ") - " + zp + ")") + " * " + scale);
   };
   if (dequantize) {
@@ -105,7 +109,7 @@ StatusOr<ShaderSource> Quantization(const KernelParams& kp, const DispatchUse& u
     return PerElement(w, code + "  " + w.Store(1, "i", x) + "\n");
   }
   if (out.cls != C::kSigned && out.cls != C::kUnsigned) return Refuse(u, "non-integer quantized storage");
-  if (out.bits >= 32) return Refuse(u, "32-bit quantized storage");
+  if (out.bits > 32) return Refuse(u, "64-bit quantized storage");
   GType e = in;
   std::string x = w.Load(0, "i");
   if (in.cls != C::kFloat) {  // requantize through the expressed type
@@ -123,14 +127,21 @@ StatusOr<ShaderSource> Quantization(const KernelParams& kp, const DispatchUse& u
   const int64_t lo_default = out.cls == C::kSigned ? -(int64_t{1} << (bits - 1)) : 0;
   const int64_t hi_default = out.cls == C::kSigned ? (int64_t{1} << (bits - 1)) - 1 : (int64_t{1} << bits) - 1;
   const int64_t lo = kp.Int("storage_min", lo_default), hi = kp.Int("storage_max", hi_default);
-  if (lo > hi || lo < INT32_MIN || hi > INT32_MAX) return Refuse(u, "bad storage range");
+  if (lo > hi || lo < lo_default || hi > hi_default) return Refuse(u, "bad storage range");
   std::string isnan = e.name == "double" ? "kiln_isnan_d" : "kiln_isnan";
-  code += "  " + e.name + " v = " + RoundTo(e, x + " / " + scale) + ";\n";
+  code += "  precise " + e.name + " v = " + RoundTo(e, x + " / " + scale) + ";\n";
   code += "  v = " + RoundTo(e, "v + " + e.name + "(" + zp + ")") + ";\n";
   code += "  if (" + isnan + "(v)) v = " + e.name + "(0);\n";
   code += "  v = roundEven(clamp(v, " + FloatConst(e, static_cast<double>(lo)) + ", " +
           FloatConst(e, static_cast<double>(hi)) + "));\n";
-  code += "  int q = clamp(int(v), int(" + S(lo) + "), int(" + S(hi) + "));\n";
+  if (bits == 32) {
+    // 32-bit storage: v can be 2^31 (the f32 nearest INT32_MAX); clamp as
+    // the reference does, in 64 bits.
+    w.features |= hal::kShaderInt64;
+    code += "  int64_t q = clamp(int64_t(v), int64_t(" + S(lo) + "l), int64_t(" + S(hi) + "l));\n";
+  } else {
+    code += "  int q = clamp(int(v), int(" + S(lo) + "), int(" + S(hi) + "));\n";
+  }
   code += "  " + w.Store(1, "i", out.name + "(q)") + "\n";
   return PerElement(w, code);
 }

@@ -371,7 +371,11 @@ Status EmitScalarProgram(const ScalarProgram& prog, const std::vector<std::strin
     const bool fl = t0.cls == C::kFloat, dbl = t0.name == "double";
     const bool boolean = t0.cls == C::kBool, sgn = t0.cls == C::kSigned;
     const std::string d = dbl ? "_d" : "";
-    auto def = [&](const std::string& e) { out += "  " + rt.name + " " + r + " = " + e + ";\n"; };
+    // Float values are `precise` (SPIR-V NoContraction, NIR's exact): each
+    // op rounds once as on the CPU, with no fused multiply-add and no
+    // division turned into a multiplication by a rounded reciprocal.
+    const std::string qual = rt.cls == C::kFloat ? "precise " : "";
+    auto def = [&](const std::string& e) { out += "  " + qual + rt.name + " " + r + " = " + e + ";\n"; };
     if (t0.cls == C::kComplex || (in.op == ScalarOp::kComplex) ||
         (in.op == ScalarOp::kSelect && rt.cls == C::kComplex)) {
       KILN_RETURN_IF_ERROR(EmitComplex(in, t0, rt, a, b, c, def, features));

@@ -1,6 +1,7 @@
 // The vulkan target's elementwise shaders (compiler/vulkan/kernels_
 // elementwise.cc, compiler/vulkan/scalar.cc) against the CPU device: every
-// integer op of the scalar-op table, bit for bit.
+// integer op of the scalar-op table, and quantization to and from 32-bit
+// storage, bit for bit.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -78,6 +79,54 @@ TEST_F(VulkanTest, IntegerOpsAreBitIdenticalToCpu) {
         ASSERT_EQ(0, std::memcmp(&w[i], &g[i], bytes_per))
             << t << " result " << r << " (" << Name((*want)[r].type) << ") element " << i / bytes_per;
     }
+  }
+}
+
+// uniform_quantize into i32 and ui32 storage and back (a quantized
+// matmul's accumulator type): values past the storage range saturate (the
+// f32 nearest INT32_MAX is 2^31), NaN quantizes to 0, q - zero_point is
+// formed without wrapping; per tensor and per axis.
+TEST_F(VulkanTest, QuantizationWith32BitStorageMatchesCpu) {
+  const int64_t rows = 4, n = 600;
+  const std::string ft = "tensor<" + std::to_string(rows) + "x" + std::to_string(n) + "xf32>";
+  const std::string qi = "tensor<" + std::to_string(rows) + "x" + std::to_string(n) + "x!quant.uniform<i32:f32, 0.5:7>>";
+  const std::string qu = "tensor<" + std::to_string(rows) + "x" + std::to_string(n) + "x!quant.uniform<u32:f32, 3.0:1000>>";
+  const std::string qa = "tensor<" + std::to_string(rows) + "x" + std::to_string(n) +
+                         "x!quant.uniform<i32:f32:0, {0.25:-100, 1.5:0, 1000.0:2147483647, 0.001:-2147483648}>>";
+  const std::string src = "func.func @main(%x: " + ft + ") -> (" + ft + ", " + ft + ", " + ft + ") {\n" +
+                          "  %a = stablehlo.uniform_quantize %x : (" + ft + ") -> " + qi + "\n" +
+                          "  %b = stablehlo.uniform_quantize %x : (" + ft + ") -> " + qu + "\n" +
+                          "  %c = stablehlo.uniform_quantize %x : (" + ft + ") -> " + qa + "\n" +
+                          "  %da = stablehlo.uniform_dequantize %a : (" + qi + ") -> " + ft + "\n" +
+                          "  %db = stablehlo.uniform_dequantize %b : (" + qu + ") -> " + ft + "\n" +
+                          "  %dc = stablehlo.uniform_dequantize %c : (" + qa + ") -> " + ft + "\n" +
+                          "  return %da, %db, %dc : " + ft + ", " + ft + ", " + ft + "\n}\n";
+  auto bytes = CompileAll(src, "vulkan");  // a single target: nothing may be refused
+  ASSERT_FALSE(bytes.empty());
+  std::mt19937_64 rng(3);
+  std::uniform_real_distribution<double> wide(-1.5e10, 1.5e10), small(-1000, 1000);
+  std::vector<float> x(rows * n);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i % 2 ? wide(rng) : small(rng));
+  const float specials[] = {NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 1073741823.5f, 1073741824.0f, -1073741824.0f,
+                            2147483648.0f, -2147483648.0f, 4294967296.0f, 3.5f, 2.5f, -2.5f};
+  for (size_t k = 0; k < std::size(specials); ++k) x[k * 41 % x.size()] = specials[k];
+  vm::HostTensor in;
+  in.type = ElementType::kF32;
+  in.dims = {rows, n};
+  in.data.resize(x.size() * 4);
+  std::memcpy(in.data.data(), x.data(), in.data.size());
+  auto want = RunOn(cpu_.get(), bytes, "main", {in});
+  auto got = RunOn(vulkan_.get(), bytes, "main", {in});
+  ASSERT_TRUE(want.ok()) << want.status().message();
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  for (size_t r = 0; r < 3; ++r) {
+    std::vector<float> w(x.size()), g(x.size());
+    std::memcpy(w.data(), (*want)[r].data.data(), w.size() * 4);
+    std::memcpy(g.data(), (*got)[r].data.data(), g.size() * 4);
+    int bad = 0;
+    for (size_t i = 0; i < w.size() && bad < 5; ++i)
+      if (std::memcmp(&w[i], &g[i], 4) != 0)
+        ADD_FAILURE() << "result " << r << " x = " << x[i] << ": " << g[i] << ", the CPU device gives " << w[i], ++bad;
   }
 }
 
