@@ -316,6 +316,8 @@ constexpr KernelGenerator kGenerators[] = {
     {KernelId::kTriangularSolve, &TriangularSolve},
     {KernelId::kCholesky, &Cholesky},
     {KernelId::kBitcastConvert, &BitcastConvert},
+    {KernelId::kBatchNormTraining, &BatchNorm},
+    {KernelId::kBatchNormGrad, &BatchNorm},
     {KernelId::kLu, &Lu},
     {KernelId::kFft, &Fft},
     {KernelId::kMap, &Map},

@@ -116,6 +116,7 @@ ShaderGenerator RowBlock;                                   // kernels_row_block
 ShaderGenerator TriangularSolve;                            // kernels_linalg.cc
 ShaderGenerator Cholesky;                                   // kernels_linalg.cc
 ShaderGenerator BitcastConvert;                             // kernels_data_movement.cc
+ShaderGenerator BatchNorm;                                  // kernels_reduction.cc
 ShaderGenerator Lu;                                         // kernels_linalg.cc
 ShaderGenerator Fft, Sort, TopK;                            // kernels_numeric.cc
 

@@ -473,4 +473,54 @@ StatusOr<ShaderSource> SelectAndScatter(const KernelParams& kp, const DispatchUs
   return w.Finish(fn + Fill(Template("per_element.glsl"), {{"BODY", s}}), 64);
 }
 
+// batch_norm_training and batch_norm_grad (float operands): see
+// kernels/vulkan/batch_norm.glsl. Computes in f64, as the reference does, so
+// the shader needs shaderFloat64 whatever the element type.
+StatusOr<ShaderSource> BatchNorm(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
+  const bool grad = kp.kernel == "stablehlo.batch_norm_grad";
+  const size_t inputs = grad ? 5 : 3;
+  if (u.in_types.size() != inputs || u.out_types.size() != 3) return Refuse(u, "unexpected operands");
+  for (size_t t = 0; t < inputs + 3; ++t)
+    if (w.type(t).cls != C::kFloat) return Refuse(u, "operands that are not floating-point");
+  const int r = w.rank(0);
+  const int64_t f = kp.Int("feature_index", -1);
+  if (f < 0 || f >= r) return Refuse(u, "bad feature_index");
+  KILN_ASSIGN_OR_RETURN(GType d, GlslType(ElementType::kF64));
+  w.features |= d.features;
+  auto widen = [&](size_t t, const std::string& i) -> StatusOr<std::string> {
+    return ConvertExpr(w.type(t), d, w.Load(t, i));
+  };
+  auto narrow = [&](size_t t, const std::string& v) -> StatusOr<std::string> {
+    KILN_ASSIGN_OR_RETURN(std::string e, ConvertExpr(d, w.type(t), v));
+    return w.Store(t, "i", e);
+  };
+  KILN_ASSIGN_OR_RETURN(std::string x, widen(0, "i"));
+  std::string fns = "double x_at(uint i) { return " + x + "; }\n";
+  KILN_ASSIGN_OR_RETURN(std::string g, widen(grad ? 4 : 0, "i"));
+  fns += "double g_at(uint i) { return " + g + "; }\n";
+  fns += "double v_at(uint t, uint i) {\n";
+  for (size_t t = 1; t < (grad ? 4u : 3u); ++t) {
+    KILN_ASSIGN_OR_RETURN(std::string v, widen(t, "i"));
+    fns += "  if (t == " + Uint(static_cast<int64_t>(t)) + ") return " + v + ";\n";
+  }
+  fns += "  return 0.0lf;\n}\n";
+  KILN_ASSIGN_OR_RETURN(std::string s0, narrow(w.Out(0), "v"));
+  KILN_ASSIGN_OR_RETURN(std::string s1, narrow(w.Out(1), "v"));
+  KILN_ASSIGN_OR_RETURN(std::string s2, narrow(w.Out(2), "v"));
+  fns += "void put(uint i, double v) { " + s0 + " }\nvoid put_a(uint i, double v) { " + s1 +
+         " }\nvoid put_b(uint i, double v) { " + s2 + " }\n";
+  std::string inner = "1u", outer = "1u";
+  for (int a = 0; a < r; ++a) {
+    if (a < f) outer += " * " + w.Dim(0, a);
+    if (a > f) inner += " * " + w.Dim(0, a);
+  }
+  std::string body = Fill(Template("batch_norm.glsl"), {{"FUNCTIONS", fns},
+                                                       {"FEATURES", w.Dim(0, static_cast<size_t>(f))},
+                                                       {"INNER", inner},
+                                                       {"OUTER", outer},
+                                                       {"GRAD", grad ? "true" : "false"},
+                                                       {"EPS", FloatConst(d, kp.Float("epsilon"))}});
+  return w.Finish(body, 64);
+}
+
 }  // namespace kiln::compiler::vulkan

@@ -1,6 +1,6 @@
 // The vulkan target's linear-algebra shaders (compiler/vulkan/kernels_linalg.cc:
-// stablehlo.cholesky, kiln.lu, stablehlo.triangular_solve) against the CPU
-// device: batched, lower and upper, square and rectangular, f32 and f64
+// stablehlo.cholesky, kiln.lu, stablehlo.triangular_solve; and the batch
+// norms of kernels_reduction.cc) against the CPU device: batched, lower and upper, square and rectangular, f32 and f64
 // (and complex for the solve), with a matrix that is not positive definite
 // and singular ones among them. Pivots and info must match exactly,
 // factors and solutions within a relative tolerance (the CPU works in f64
@@ -209,6 +209,52 @@ TEST_F(VulkanTest, TriangularSolveMatchesCpu) {
       ExpectClose(w, g, f64 ? 1e-12 : 1e-5, "solution");
     }
   }
+}
+
+// batch_norm_training and batch_norm_grad (compiler/vulkan/kernels_reduction.cc)
+// over every feature axis position, f32 and f64: both devices compute in f64
+// and round once, in the same order.
+TEST_F(VulkanTest, BatchNormTrainingAndGradMatchCpu) {
+  std::mt19937_64 rng(17);
+  std::normal_distribution<double> normal(0.5, 2.0);
+  const std::vector<int64_t> dims = {2, 3, 4, 5};
+  for (bool f64 : {false, true})
+    for (int64_t feature : {0, 1, 3}) {
+      const char* type = f64 ? "f64" : "f32";
+      SCOPED_TRACE(std::string(type) + " feature_index " + std::to_string(feature));
+      const int64_t nf = dims[feature];
+      const std::string xt = Shape(dims, type), vt = Shape({nf}, type);
+      const std::string attrs = "epsilon = 1.0e-3 : f32, feature_index = " + std::to_string(feature) + " : i64";
+      const std::string src =
+          "func.func @train(%x: " + xt + ", %s: " + vt + ", %o: " + vt + ") -> (" + xt + ", " + vt + ", " + vt +
+          ") {\n  %y, %m, %v = \"stablehlo.batch_norm_training\"(%x, %s, %o) {" + attrs + "} : (" + xt + ", " + vt +
+          ", " + vt + ") -> (" + xt + ", " + vt + ", " + vt + ")\n  return %y, %m, %v : " + xt + ", " + vt + ", " + vt +
+          "\n}\n" + "func.func @grad(%x: " + xt + ", %s: " + vt + ", %m: " + vt + ", %v: " + vt + ", %g: " + xt +
+          ") -> (" + xt + ", " + vt + ", " + vt + ") {\n  %gx, %gs, %go = \"stablehlo.batch_norm_grad\"(%x, %s, %m, %v, %g) {" +
+          attrs + "} : (" + xt + ", " + vt + ", " + vt + ", " + vt + ", " + xt + ") -> (" + xt + ", " + vt + ", " + vt +
+          ")\n  return %gx, %gs, %go : " + xt + ", " + vt + ", " + vt + "\n}\n";
+      auto bytes = CompileAll(src, "vulkan");
+      ASSERT_FALSE(bytes.empty());
+      auto random = [&](int64_t n, bool positive) {
+        std::vector<double> v(n);
+        for (double& e : v) e = positive ? std::abs(normal(rng)) + 0.1 : normal(rng);
+        return v;
+      };
+      const int64_t n = 2 * 3 * 4 * 5;
+      std::vector<vm::HostTensor> tin = {Matrices(random(n, false), dims, f64), Matrices(random(nf, false), {nf}, f64),
+                                         Matrices(random(nf, false), {nf}, f64)};
+      std::vector<vm::HostTensor> gin = {tin[0], tin[1], Matrices(random(nf, false), {nf}, f64),
+                                         Matrices(random(nf, true), {nf}, f64), Matrices(random(n, false), dims, f64)};
+      for (const char* fn : {"train", "grad"}) {
+        const auto& in = std::string(fn) == "train" ? tin : gin;
+        auto want = RunOn(cpu_.get(), bytes, fn, in);
+        auto got = RunOn(vulkan_.get(), bytes, fn, in);
+        ASSERT_TRUE(want.ok()) << want.status().message();
+        ASSERT_TRUE(got.ok()) << got.status().message();
+        for (size_t r = 0; r < 3; ++r)
+          ExpectClose((*want)[r], (*got)[r], f64 ? 1e-13 : 1e-7, std::string(fn) + " result " + std::to_string(r));
+      }
+    }
 }
 
 }  // namespace
