@@ -207,6 +207,9 @@ Status LoadShaders(const fb::Executable* e, size_t index, std::vector<hal::Shade
     if (s->grid_kind() > 3) return Bad(where + " has an unknown grid kind");
     v.grid_kind = static_cast<hal::ShaderGrid>(s->grid_kind());
     if (v.grid_kind == hal::ShaderGrid::kTiles && v.grid_args.size() != 4) return Bad(where + " has a bad tile grid");
+    if (v.grid_kind == hal::ShaderGrid::kPerElement && !v.grid_args.empty() &&
+        (v.grid_args.size() != 1 || v.grid_args[0] > 1))
+      return Bad(where + " has a bad element grid");
     out->push_back(std::move(v));
   }
   return Status::Ok();

@@ -318,6 +318,8 @@ constexpr KernelGenerator kGenerators[] = {
     {KernelId::kBitcastConvert, &BitcastConvert},
     {KernelId::kBatchNormTraining, &BatchNorm},
     {KernelId::kBatchNormGrad, &BatchNorm},
+    {KernelId::kRaggedDot, &RaggedDot},
+    {KernelId::kScan, &Scan},
     {KernelId::kLu, &Lu},
     {KernelId::kFft, &Fft},
     {KernelId::kMap, &Map},

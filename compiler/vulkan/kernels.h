@@ -117,6 +117,8 @@ ShaderGenerator TriangularSolve;                            // kernels_linalg.cc
 ShaderGenerator Cholesky;                                   // kernels_linalg.cc
 ShaderGenerator BitcastConvert;                             // kernels_data_movement.cc
 ShaderGenerator BatchNorm;                                  // kernels_reduction.cc
+ShaderGenerator RaggedDot;                                  // kernels_contraction.cc
+ShaderGenerator Scan;                                       // kernels_reduction.cc
 ShaderGenerator Lu;                                         // kernels_linalg.cc
 ShaderGenerator Fft, Sort, TopK;                            // kernels_numeric.cc
 

@@ -239,4 +239,114 @@ StatusOr<ShaderSource> Convolution(const KernelParams& kp, const DispatchUse& u,
   return w.Finish(body, 64);
 }
 
+// chlo.ragged_dot, the three modes of the reference
+// (kernels/reference/contraction_ragged_dot.cc): the lhs ragged dimension
+// free (mode 1: each row's group picks the rhs group slice), contracting
+// (mode 2: the result gains a leading group dimension, and group g sums the
+// contracting positions in its range) or batching (mode 3: rows past the
+// last group are zero). One invocation per result element reads the group
+// sizes, then folds the contracting positions in the reference's order.
+// Floats accumulate in the result type (the reference: in f64, rounded
+// once), integers wrap in it, as the reference does.
+StatusOr<ShaderSource> RaggedDot(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
+  if (u.in_types.size() != 3 || u.out_types.size() != 1) return Refuse(u, "expected three operands and one result");
+  auto get = [&](const char* n) {
+    auto s = kp.Ints(n);
+    return std::vector<int64_t>(s.begin(), s.end());
+  };
+  const auto lb = get("lhs_batching_dimensions"), rb = get("rhs_batching_dimensions");
+  const auto lc = get("lhs_contracting_dimensions"), rc = get("rhs_contracting_dimensions");
+  const auto lr = get("lhs_ragged_dimensions"), rg = get("rhs_group_dimensions");
+  const int lrank = w.rank(0), rrank = w.rank(1);
+  if (lb.size() != rb.size() || lc.size() != rc.size() || lr.size() != 1 || rg.size() > 1)
+    return Refuse(u, "bad dimension numbers");
+  std::vector<bool> lseen(lrank, false), rseen(rrank, false);
+  for (const auto* v : {&lb, &lc})
+    for (int64_t d : *v) {
+      if (d < 0 || d >= lrank || lseen[d]) return Refuse(u, "bad dimension numbers");
+      lseen[d] = true;
+    }
+  for (const auto* v : {&rb, &rc, &rg})
+    for (int64_t d : *v) {
+      if (d < 0 || d >= rrank || rseen[d]) return Refuse(u, "bad dimension numbers");
+      rseen[d] = true;
+    }
+  const int64_t ragged = lr[0];
+  if (ragged < 0 || ragged >= lrank) return Refuse(u, "bad lhs_ragged_dimensions");
+  auto contains = [](const std::vector<int64_t>& v, int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); };
+  const int mode = contains(lc, ragged) ? 2 : contains(lb, ragged) ? 3 : 1;
+  if ((mode == 1) != (rg.size() == 1)) return Refuse(u, "bad rhs_group_dimensions");
+  if (w.rank(2) != 1 || (w.type(2).cls != C::kSigned && w.type(2).cls != C::kUnsigned))
+    return Refuse(u, "group_sizes must be a 1-D integer tensor");
+  const size_t out = w.Out(0);
+  const GType& rt = w.type(out);
+  if (rt.cls == C::kComplex || rt.cls == C::kBool) return Refuse(u, "complex and boolean ragged dots");
+  if (rt.cls != C::kFloat && rt.bits < 32) return Refuse(u, "integer results narrower than 32 bits");
+  std::vector<int64_t> lfree, rfree;
+  for (int d = 0; d < lrank; ++d)
+    if (!lseen[d]) lfree.push_back(d);
+  for (int d = 0; d < rrank; ++d)
+    if (!rseen[d]) rfree.push_back(d);
+  const size_t orank = (mode == 2 ? 1 : 0) + lb.size() + lfree.size() + rfree.size();
+  if (w.rank(out) != static_cast<int>(orank)) return Refuse(u, "bad result rank");
+  const auto ld = DimsOf(w, 0), rd = DimsOf(w, 1);
+  auto stride = [](const std::vector<std::string>& dims, int64_t d) {
+    std::string s = "1u";
+    for (size_t k = static_cast<size_t>(d) + 1; k < dims.size(); ++k) s += " * " + dims[k];
+    return "(" + s + ")";
+  };
+  KILN_ASSIGN_OR_RETURN(std::string la, ConvertExpr(w.type(0), rt, w.Load(0, "i")));
+  KILN_ASSIGN_OR_RETURN(std::string ra, ConvertExpr(w.type(1), rt, w.Load(1, "i")));
+  std::string fns = rt.name + " lhs_at(uint i) { return " + la + "; }\n" + rt.name + " rhs_at(uint i) { return " + ra +
+                    "; }\n";
+  std::string b = OutputIndex(w);
+  auto o = Names("o", orank);
+  size_t q = 0;
+  b += "  uint g = " + std::string(mode == 2 ? o[q++] : "0u") + ";\n";
+  b += "  uint lbase = 0u, rbase = 0u, ragged_index = 0u;\n";
+  for (size_t k = 0; k < lb.size(); ++k, ++q) {
+    b += "  lbase += " + o[q] + " * " + stride(ld, lb[k]) + ";\n  rbase += " + o[q] + " * " + stride(rd, rb[k]) + ";\n";
+    if (lb[k] == ragged) b += "  ragged_index = " + o[q] + ";\n";
+  }
+  for (int64_t d : lfree) {
+    if (d == ragged) b += "  ragged_index = " + o[q] + ";\n";
+    b += "  lbase += " + o[q++] + " * " + stride(ld, d) + ";\n";
+  }
+  for (int64_t d : rfree) b += "  rbase += " + o[q++] + " * " + stride(rd, d) + ";\n";
+  // Group g covers ragged indices [start, end); mode 1 and 3 find the row's.
+  const std::string gs = w.Load(2, "h");
+  b += "  uint groups = " + w.Dim(2, 0) + ", start = 0u, end = 0u;\n  bool in_group = true;\n";
+  if (mode == 2) {
+    b += "  for (uint h = 0u; h <= g; ++h) { start = end; end += uint(" + gs + "); }\n";
+  } else {
+    b += "  g = groups;\n";
+    b += "  for (uint h = 0u; h < groups; ++h) {\n    start = end;\n    end += uint(" + gs + ");\n";
+    b += "    if (ragged_index < end) { g = h; break; }\n  }\n";
+    b += "  in_group = g < groups;\n";
+    if (mode == 1) b += "  if (in_group) rbase += g * " + stride(rd, rg[0]) + ";\n";
+  }
+  b += "  " + rt.name + " acc = " + rt.name + "(0);\n";
+  std::vector<std::string> cdims;
+  for (int64_t d : lc) cdims.push_back(ld[d]);
+  std::string kcount = "1u";
+  for (const auto& d : cdims) kcount += " * " + d;
+  b += "  if (in_group) {\n    for (uint kf = 0u; kf < " + kcount + "; ++kf) {\n";
+  if (!cdims.empty()) {
+    auto c = Names("c", cdims.size());
+    std::string dec = Decompose("kf", cdims, c, "rem_c");
+    for (size_t pos = 0; (pos = dec.find("\n  ", pos)) != std::string::npos;) dec.replace(pos, 3, "\n      "), pos += 7;
+    b += "    " + dec.substr(2);
+    std::string loff = "0u", roff = "0u";
+    for (size_t k = 0; k < lc.size(); ++k) {
+      loff += " + " + c[k] + " * " + stride(ld, lc[k]);
+      roff += " + " + c[k] + " * " + stride(rd, rc[k]);
+      if (mode == 2 && lc[k] == ragged) b += "      if (" + c[k] + " < start || " + c[k] + " >= end) continue;\n";
+    }
+    const std::string prod = "lhs_at(lbase + " + loff + ") * rhs_at(rbase + " + roff + ")";
+    b += "      acc = " + (rt.cls == C::kFloat ? RoundTo(rt, "acc + " + RoundTo(rt, prod)) : "acc + " + prod) + ";\n";
+  }
+  b += "    }\n  }\n  " + w.Store(out, "i", "acc") + "\n";
+  return w.Finish(fns + Fill(Template("per_element.glsl"), {{"BODY", b}}), 64);
+}
+
 }  // namespace kiln::compiler::vulkan

@@ -520,7 +520,71 @@ StatusOr<ShaderSource> BatchNorm(const KernelParams& kp, const DispatchUse& u, S
                                                        {"OUTER", outer},
                                                        {"GRAD", grad ? "true" : "false"},
                                                        {"EPS", FloatConst(d, kp.Float("epsilon"))}});
-  return w.Finish(body, 64);
+  // Over the largest output: an empty operand still has per-feature results.
+  ShaderSource src = w.Finish(body, 64);
+  src.grid_args = {1};
+  return src;
+}
+
+// chlo.scan: one invocation per lane (every index but the scan dimension's)
+// carries the M carries along the lane, running the body on the N inputs'
+// elements and the carries at each position (in reverse with is_reverse),
+// storing the N outputs there and the final carries at the end, as the
+// reference (kernels/reference/reduction_scan.cc) does.
+StatusOr<ShaderSource> Scan(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
+  const ScalarProgram* body = kp.Program("body");
+  if (body == nullptr) return Refuse(u, "missing the body program");
+  const size_t total = u.in_types.size();
+  if (u.out_types.size() != total || total < 2 || body->param_types.size() != total || body->results.size() != total)
+    return Refuse(u, "body signature mismatch");
+  const int rank = w.rank(0);
+  size_t n = 0;
+  while (n < total && w.rank(n) == rank) ++n;
+  if (n == 0 || n == total) return Refuse(u, "needs at least one input and one init");
+  int64_t dim = kp.Int("dimension", 0);
+  if (dim < 0) dim += rank;
+  if (dim < 0 || dim >= rank) return Refuse(u, "bad dimension");
+  const bool reverse = kp.Int("is_reverse", 0) != 0;
+  for (size_t k = 0; k < total; ++k) {
+    if (u.in_types[k] != body->param_types[k]) return Refuse(u, "operand types differ from the body's");
+    if (u.out_types[k] != body->ValueType(body->results[k])) return Refuse(u, "result types differ from the body's");
+    if (k >= n && w.rank(k) != rank - 1) return Refuse(u, "bad carry rank");
+  }
+  const auto dims = DimsOf(w, 0);
+  std::vector<std::string> lane_dims;
+  for (int d = 0; d < rank; ++d)
+    if (d != dim) lane_dims.push_back(dims[d]);
+  std::string lanes = "1u", stride = "1u";
+  for (const auto& d : lane_dims) lanes += " * " + d;
+  for (int d = static_cast<int>(dim) + 1; d < rank; ++d) stride += " * " + dims[d];
+  std::string b = "  uint lane = kiln_linear_id();\n  if (lane >= " + lanes + ") return;\n";
+  auto l = Names("l", lane_dims.size());
+  b += Decompose("lane", lane_dims, l, "rem_l");
+  // The lane's element at scan position 0, in the full shape.
+  std::vector<std::string> full;
+  for (int d = 0, q = 0; d < rank; ++d) full.push_back(d == dim ? std::string("0u") : l[q++]);
+  b += "  uint base = " + Linear(full, dims) + ";\n  uint len = " + dims[dim] + ", step_at = " + stride + ";\n";
+  for (size_t c = n; c < total; ++c)
+    b += "  " + w.type(c).name + " carry" + S(static_cast<int64_t>(c)) + " = " + w.Load(c, "lane") + ";\n";
+  b += "  for (uint step = 0u; step < len; ++step) {\n";
+  b += std::string("    uint pos = ") + (reverse ? "len - 1u - step" : "step") + ";\n";
+  b += "    uint at = base + pos * step_at;\n";
+  std::vector<std::string> params;
+  for (size_t k = 0; k < total; ++k) params.push_back(k < n ? w.Load(k, "at") : "carry" + S(static_cast<int64_t>(k)));
+  std::string code;
+  std::vector<std::string> results;
+  KILN_RETURN_IF_ERROR(EmitScalarProgram(*body, params, "v", &code, &results, &w.features));
+  b += code;
+  for (size_t k = 0; k < n; ++k) b += "    " + w.Store(w.Out(k), "at", results[k]) + "\n";
+  for (size_t c = n; c < total; ++c) b += "    carry" + S(static_cast<int64_t>(c)) + " = " + results[c] + ";\n";
+  b += "  }\n";
+  for (size_t c = n; c < total; ++c)
+    b += "  " + w.Store(w.Out(c), "lane", "carry" + S(static_cast<int64_t>(c))) + "\n";
+  // Over the largest output: with a zero-length scan dimension the carries
+  // still take the inits.
+  ShaderSource src = w.Finish("void main() {\n" + b + "}\n", 64);
+  src.grid_args = {1};
+  return src;
 }
 
 }  // namespace kiln::compiler::vulkan

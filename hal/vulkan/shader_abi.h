@@ -40,7 +40,10 @@ inline std::string ShaderFeatureNames(uint32_t features) {
 
 // How a compute shader's invocations cover its work (ShaderVariant::grid_kind).
 enum class ShaderGrid : uint32_t {
-  // One invocation per element of output 0 (the count is params[0]).
+  // One invocation per element of output 0 (the count is params[0]); with
+  // grid_args {1}, per element of the largest output (kernels whose outputs
+  // differ in shape and whose shader sizes its own work from the operands:
+  // a scan's carries, a batch norm's per-feature results).
   kPerElement = 0,
   // Output 0 viewed as [B, M, N] (grid_args: number of leading batch dims,
   // number of M dims, tile_m, tile_n): workgroups (N/tile_n, M/tile_m, B).

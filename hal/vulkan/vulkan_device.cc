@@ -416,8 +416,11 @@ class VulkanDevice final : public Device {
                              DescribeSignature(c.inputs, c.outputs));
       if (c.outputs.empty()) return InvalidArgument(e->name() + ": a dispatch without outputs");
       const BufferView& out0 = c.outputs[0];
-      KILN_RETURN_IF_ERROR(
-          GridOf(*core_, *p.variant, out0, static_cast<uint32_t>(out0.NumElements()), p.groups, &p.empty));
+      int64_t total = out0.NumElements();
+      if (p.variant->grid_kind == ShaderGrid::kPerElement && !p.variant->grid_args.empty() &&
+          p.variant->grid_args[0] == 1)
+        for (const BufferView& o : c.outputs) total = std::max(total, o.NumElements());
+      KILN_RETURN_IF_ERROR(GridOf(*core_, *p.variant, out0, static_cast<uint32_t>(total), p.groups, &p.empty));
       if (p.empty) continue;
       const uint32_t bindings = static_cast<uint32_t>(1 + c.inputs.size() + c.outputs.size());
       const uint32_t texels = static_cast<uint32_t>(std::popcount(p.variant->texel_inputs));
@@ -430,7 +433,7 @@ class VulkanDevice final : public Device {
       }
       words.resize((words.size() + align_words - 1) / align_words * align_words);
       p.param_offset = words.size() * 4;
-      words.push_back(static_cast<uint32_t>(out0.NumElements()));
+      words.push_back(static_cast<uint32_t>(total));
       for (const auto* list : {&c.inputs, &c.outputs})
         for (const auto& v : *list) {
           words.push_back(static_cast<uint32_t>(v.offset));

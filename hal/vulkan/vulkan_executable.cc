@@ -35,6 +35,8 @@ StatusOr<std::shared_ptr<Executable>> PrepareVulkanExecutable(const Core& core, 
       return InvalidArgument(spec.name + ": malformed Vulkan shader");
     if (v.grid_kind == ShaderGrid::kTiles && v.grid_args.size() != 4)
       return InvalidArgument(spec.name + ": malformed Vulkan tile grid");
+    if (v.grid_kind == ShaderGrid::kPerElement && !v.grid_args.empty() && (v.grid_args.size() != 1 || v.grid_args[0] > 1))
+      return InvalidArgument(spec.name + ": malformed Vulkan element grid");
     if ((v.input_types.size() < 32 && (v.texel_inputs >> v.input_types.size()) != 0) ||
         (v.texel_inputs != 0 && !(v.features & kTexelInputs)))
       return InvalidArgument(spec.name + ": malformed Vulkan texel inputs");

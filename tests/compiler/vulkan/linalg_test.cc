@@ -1,6 +1,7 @@
 // The vulkan target's linear-algebra shaders (compiler/vulkan/kernels_linalg.cc:
-// stablehlo.cholesky, kiln.lu, stablehlo.triangular_solve; and the batch
-// norms of kernels_reduction.cc) against the CPU device: batched, lower and upper, square and rectangular, f32 and f64
+// stablehlo.cholesky, kiln.lu, stablehlo.triangular_solve; the batch norms
+// of kernels_reduction.cc and chlo.ragged_dot of kernels_contraction.cc)
+// against the CPU device: batched, lower and upper, square and rectangular, f32 and f64
 // (and complex for the solve), with a matrix that is not positive definite
 // and singular ones among them. Pivots and info must match exactly,
 // factors and solutions within a relative tolerance (the CPU works in f64
@@ -213,15 +214,17 @@ TEST_F(VulkanTest, TriangularSolveMatchesCpu) {
 
 // batch_norm_training and batch_norm_grad (compiler/vulkan/kernels_reduction.cc)
 // over every feature axis position, f32 and f64: both devices compute in f64
-// and round once, in the same order.
+// and round once, in the same order. An empty operand still has its
+// per-feature results (NaN means and variances, zero gradient sums).
 TEST_F(VulkanTest, BatchNormTrainingAndGradMatchCpu) {
   std::mt19937_64 rng(17);
   std::normal_distribution<double> normal(0.5, 2.0);
-  const std::vector<int64_t> dims = {2, 3, 4, 5};
+  for (const std::vector<int64_t>& dims : {std::vector<int64_t>{2, 3, 4, 5}, std::vector<int64_t>{2, 0, 4, 5}})
   for (bool f64 : {false, true})
     for (int64_t feature : {0, 1, 3}) {
+      if (dims[1] == 0 && feature == 1) continue;  // (no features: nothing to compute)
       const char* type = f64 ? "f64" : "f32";
-      SCOPED_TRACE(std::string(type) + " feature_index " + std::to_string(feature));
+      SCOPED_TRACE(std::string(type) + " feature_index " + std::to_string(feature) + (dims[1] == 0 ? " empty" : ""));
       const int64_t nf = dims[feature];
       const std::string xt = Shape(dims, type), vt = Shape({nf}, type);
       const std::string attrs = "epsilon = 1.0e-3 : f32, feature_index = " + std::to_string(feature) + " : i64";
@@ -240,7 +243,7 @@ TEST_F(VulkanTest, BatchNormTrainingAndGradMatchCpu) {
         for (double& e : v) e = positive ? std::abs(normal(rng)) + 0.1 : normal(rng);
         return v;
       };
-      const int64_t n = 2 * 3 * 4 * 5;
+      const int64_t n = dims[0] * dims[1] * dims[2] * dims[3];
       std::vector<vm::HostTensor> tin = {Matrices(random(n, false), dims, f64), Matrices(random(nf, false), {nf}, f64),
                                          Matrices(random(nf, false), {nf}, f64)};
       std::vector<vm::HostTensor> gin = {tin[0], tin[1], Matrices(random(nf, false), {nf}, f64),
@@ -254,6 +257,75 @@ TEST_F(VulkanTest, BatchNormTrainingAndGradMatchCpu) {
         for (size_t r = 0; r < 3; ++r)
           ExpectClose((*want)[r], (*got)[r], f64 ? 1e-13 : 1e-7, std::string(fn) + " result " + std::to_string(r));
       }
+    }
+}
+
+// chlo.ragged_dot (compiler/vulkan/kernels_contraction.cc) in its three
+// modes: the ragged dim free (with an rhs group dim, and a batch dim
+// beside it), contracting (a leading group dim in the result) and batching;
+// group sizes with an empty group and a sum short of the ragged dim (the
+// rows past the last group are zero); f32 within rounding, i32 bit for bit.
+TEST_F(VulkanTest, RaggedDotMatchesCpu) {
+  struct Case {
+    const char* name;
+    std::vector<int64_t> lhs, rhs, out;
+    const char* dims;  // the #chlo.ragged_dot attribute's body
+  };
+  const Case cases[] = {
+      {"free", {11, 5}, {3, 5, 7}, {11, 7},
+       "lhs_batching_dimensions = [], rhs_batching_dimensions = [], lhs_contracting_dimensions = [1], "
+       "rhs_contracting_dimensions = [1], lhs_ragged_dimensions = [0], rhs_group_dimensions = [0]"},
+      {"free_batched", {2, 11, 5}, {3, 2, 5, 7}, {2, 11, 7},
+       "lhs_batching_dimensions = [0], rhs_batching_dimensions = [1], lhs_contracting_dimensions = [2], "
+       "rhs_contracting_dimensions = [2], lhs_ragged_dimensions = [1], rhs_group_dimensions = [0]"},
+      {"contracting", {11, 9}, {9, 7}, {3, 11, 7},
+       "lhs_batching_dimensions = [], rhs_batching_dimensions = [], lhs_contracting_dimensions = [1], "
+       "rhs_contracting_dimensions = [0], lhs_ragged_dimensions = [1], rhs_group_dimensions = []"},
+      {"batching", {9, 11, 5}, {9, 5, 7}, {9, 11, 7},
+       "lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], lhs_contracting_dimensions = [2], "
+       "rhs_contracting_dimensions = [1], lhs_ragged_dimensions = [0], rhs_group_dimensions = []"}};
+  std::mt19937_64 rng(23);
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  for (const char* type : {"f32", "i32"})
+    for (const Case& c : cases) {
+      SCOPED_TRACE(std::string(type) + " " + c.name);
+      const std::string lt = Shape(c.lhs, type), rt = Shape(c.rhs, type), ot = Shape(c.out, type),
+                        gt = Shape({3}, "i64");
+      const std::string src = "func.func @main(%l: " + lt + ", %r: " + rt + ", %g: " + gt + ") -> " + ot +
+                              " {\n  %x = \"chlo.ragged_dot\"(%l, %r, %g) {ragged_dot_dimension_numbers = "
+                              "#chlo.ragged_dot<" + c.dims + ">} : (" + lt + ", " + rt + ", " + gt + ") -> " + ot +
+                              "\n  return %x : " + ot + "\n}\n";
+      auto bytes = CompileAll(src, "vulkan");
+      ASSERT_FALSE(bytes.empty());
+      auto tensor = [&](const std::vector<int64_t>& dims) {
+        int64_t n = 1;
+        for (int64_t d : dims) n *= d;
+        std::vector<double> v(n);
+        for (double& e : v) e = uniform(rng);
+        vm::HostTensor h = Matrices(v, dims, false);
+        if (std::string(type) == "i32") {
+          for (int64_t i = 0; i < n; ++i) {
+            const int32_t x = static_cast<int32_t>(v[i] * 1000);
+            std::memcpy(&h.data[i * 4], &x, 4);
+          }
+          h.type = ElementType::kSI32;
+        }
+        return h;
+      };
+      // Group sizes 4, 0, 3: 7 of the ragged dim's 9 or 11 (a zero group).
+      vm::HostTensor g;
+      g.type = ElementType::kSI64;
+      g.dims = {3};
+      const int64_t sizes[3] = {4, 0, 3};
+      g.data.resize(24);
+      std::memcpy(g.data.data(), sizes, 24);
+      std::vector<vm::HostTensor> in = {tensor(c.lhs), tensor(c.rhs), g};
+      auto want = RunOn(cpu_.get(), bytes, "main", in);
+      auto got = RunOn(vulkan_.get(), bytes, "main", in);
+      ASSERT_TRUE(want.ok()) << want.status().message();
+      ASSERT_TRUE(got.ok()) << got.status().message();
+      if (std::string(type) == "i32") EXPECT_EQ((*want)[0].data, (*got)[0].data);
+      else ExpectClose((*want)[0], (*got)[0], 1e-6, "result");
     }
 }
 

@@ -128,5 +128,63 @@ func.func @ties(%x: tensor<7x5xi32>, %g: tensor<3x2xi32>, %z: tensor<i32>) -> te
   }
 }
 
+// chlo.scan (compiler/vulkan/kernels_reduction.cc): a running sum and a
+// running max with its index (two inputs, two carries), forward and
+// reversed, along each axis of a 3-D operand, and a zero-length scan axis
+// (the carries come back as the inits); bit for bit against the CPU.
+TEST_F(VulkanTest, ScanMatchesCpu) {
+  std::mt19937_64 rng(29);
+  for (const std::vector<int64_t>& dims : {std::vector<int64_t>{3, 4, 5}, std::vector<int64_t>{2, 0, 3}})
+    for (int64_t dim = 0; dim < 3; ++dim)
+      for (bool reverse : {false, true}) {
+        SCOPED_TRACE("dims " + std::to_string(dims[0]) + "x" + std::to_string(dims[1]) + "x" + std::to_string(dims[2]) +
+                     " dimension " + std::to_string(dim) + (reverse ? " reversed" : ""));
+        std::vector<int64_t> lane;
+        for (int64_t d = 0; d < 3; ++d)
+          if (d != dim) lane.push_back(dims[d]);
+        auto shape = [](const std::vector<int64_t>& d, const char* t) {
+          std::string s = "tensor<";
+          for (int64_t x : d) s += std::to_string(x) + "x";
+          return s + t + ">";
+        };
+        const std::string xt = shape(dims, "f32"), it = shape(dims, "i32"), ct = shape(lane, "f32"),
+                          ci = shape(lane, "i32"), sf = "tensor<f32>", si = "tensor<i32>";
+        const std::string attrs = std::string("dimension=") + std::to_string(dim) + (reverse ? " attributes {is_reverse = true}" : "");
+        const std::string src =
+            "func.func @main(%x: " + xt + ", %k: " + it + ", %c0: " + ct + ", %c1: " + ct + ", %c2: " + ci + ") -> (" +
+            xt + ", " + xt + ", " + it + ", " + ct + ", " + ct + ", " + ci + ") {\n"
+            "  %0:6 = chlo.scan(%x, %x, %k) inits(%c0, %c1, %c2) " + attrs + " {\n"
+            "  ^bb0(%a: " + sf + ", %b: " + sf + ", %i: " + si + ", %s: " + sf + ", %m: " + sf + ", %j: " + si + "):\n"
+            "    %sum = stablehlo.add %a, %s : " + sf + "\n"
+            "    %gt = stablehlo.compare GT, %b, %m : (" + sf + ", " + sf + ") -> tensor<i1>\n"
+            "    %mx = stablehlo.select %gt, %b, %m : tensor<i1>, " + sf + "\n"
+            "    %ix = stablehlo.select %gt, %i, %j : tensor<i1>, " + si + "\n"
+            "    stablehlo.return %sum, %mx, %ix, %sum, %mx, %ix : " + sf + ", " + sf + ", " + si + ", " + sf + ", " + sf +
+            ", " + si + "\n  } : (" + xt + ", " + xt + ", " + it + ", " + ct + ", " + ct + ", " + ci + ") -> (" + xt + ", " +
+            xt + ", " + it + ", " + ct + ", " + ct + ", " + ci + ")\n"
+            "  return %0#0, %0#1, %0#2, %0#3, %0#4, %0#5 : " + xt + ", " + xt + ", " + it + ", " + ct + ", " + ct + ", " +
+            ci + "\n}\n";
+        auto bytes = CompileAll(src, "vulkan");
+        ASSERT_FALSE(bytes.empty());
+        auto floats = [&](const std::vector<int64_t>& d) {
+          vm::HostTensor h = RandomBits(ElementType::kF32, d, rng);
+          std::uniform_real_distribution<float> u(-10, 10);
+          for (size_t i = 0; i < h.data.size(); i += 4) {
+            const float v = u(rng);
+            std::memcpy(&h.data[i], &v, 4);
+          }
+          return h;
+        };
+        std::vector<vm::HostTensor> in = {floats(dims), RandomBits(ElementType::kSI32, dims, rng), floats(lane),
+                                          floats(lane), RandomBits(ElementType::kSI32, lane, rng)};
+        auto want = RunOn(cpu_.get(), bytes, "main", in);
+        auto got = RunOn(vulkan_.get(), bytes, "main", in);
+        ASSERT_TRUE(want.ok()) << want.status().message();
+        ASSERT_TRUE(got.ok()) << got.status().message();
+        for (size_t r = 0; r < 6; ++r) EXPECT_EQ((*want)[r].data, (*got)[r].data) << "result " << r;
+        if (dims[dim] == 0) EXPECT_EQ((*got)[3].data, in[2].data) << "the carries are the inits";
+      }
+}
+
 }  // namespace
 }  // namespace kiln::vulkan_test
