@@ -76,9 +76,9 @@ foreach(case "lapack_cholesky;cholesky_lapack;3" "lapack_lu;lu_lapack;4" "blas_t
                        PASS_REGULAR_EXPRESSION "unsupported: 0\nconformance: ${checks} passed, 0 failed")
 endforeach()
 if(KILN_ENABLE_VULKAN)
-  # Cholesky and LU of real matrices on the Vulkan device too (the complex
+  # Cholesky, LU and QR of real matrices on the Vulkan device too (the complex
   # functions are refused there and run on the CPU).
-  foreach(case "lapack_cholesky;cholesky_lapack;2" "lapack_lu;lu_lapack;3")
+  foreach(case "lapack_cholesky;cholesky_lapack;2" "lapack_lu;lu_lapack;3" "lapack_qr;qr_lapack;2")
     list(GET case 0 name)
     list(GET case 1 file)
     list(GET case 2 checks)

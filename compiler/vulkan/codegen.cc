@@ -320,6 +320,8 @@ constexpr KernelGenerator kGenerators[] = {
     {KernelId::kBatchNormGrad, &BatchNorm},
     {KernelId::kRaggedDot, &RaggedDot},
     {KernelId::kScan, &Scan},
+    {KernelId::kGeqrf, &Qr},
+    {KernelId::kOrgqr, &Qr},
     {KernelId::kLu, &Lu},
     {KernelId::kFft, &Fft},
     {KernelId::kMap, &Map},

@@ -119,6 +119,7 @@ ShaderGenerator BitcastConvert;                             // kernels_data_move
 ShaderGenerator BatchNorm;                                  // kernels_reduction.cc
 ShaderGenerator RaggedDot;                                  // kernels_contraction.cc
 ShaderGenerator Scan;                                       // kernels_reduction.cc
+ShaderGenerator Qr;                                         // kernels_linalg.cc
 ShaderGenerator Lu;                                         // kernels_linalg.cc
 ShaderGenerator Fft, Sort, TopK;                            // kernels_numeric.cc
 

@@ -143,4 +143,59 @@ StatusOr<ShaderSource> Lu(const KernelParams&, const DispatchUse& u, ShaderWrite
   return src;
 }
 
+// kiln.geqrf and kiln.orgqr (f32, f64): see kernels/vulkan/qr.glsl.
+StatusOr<ShaderSource> Qr(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
+  const bool geqrf = kp.kernel == "kiln.geqrf";
+  const size_t inputs = geqrf ? 1 : 2;
+  const size_t first_rest = geqrf ? 2 : 1;  // info, then the workspace
+  if (u.in_types.size() != inputs || u.out_types.size() < first_rest || u.out_types.size() > first_rest + 2)
+    return Refuse(u, "unexpected operands");
+  const int r = w.rank(0);
+  if (r < 2 || w.rank(w.Out(0)) != r) return Refuse(u, "bad ranks");
+  KILN_RETURN_IF_ERROR(RealFactorType(u, w, 0));
+  if (w.type(w.Out(0)).type != w.type(0).type) return Refuse(u, "a result of another type than the operand");
+  const size_t tau = geqrf ? w.Out(1) : 1;
+  if (w.type(tau).type != w.type(0).type || w.rank(tau) != r - 1) return Refuse(u, "bad tau");
+  const GType& t = w.type(0);
+  const bool dbl = t.name == "double";
+  w.features |= t.features | hal::kShaderFloat64 | hal::kShaderInt64;  // norms accumulate in f64
+  const size_t out = w.Out(0);
+  std::string fns = t.name + " a_at(uint i) { return " + w.Load(0, "i") + "; }\n" + t.name + " x_at(uint i) { return " +
+                    w.Load(out, "i") + "; }\nvoid put(uint i, " + t.name + " v) { " + w.Store(out, "i", "v") + " }\n";
+  fns += t.name + " tau_at(uint i) { return " + (geqrf ? t.name + "(0)" : w.Load(1, "i")) + "; }\n";
+  fns += "void put_tau(uint i, " + t.name + " v) { " + (geqrf ? w.Store(w.Out(1), "i", "v") : std::string()) + " }\n";
+  // info (si32) and the workspace: zeros.
+  std::string zero = "void zero_rest() {\n";
+  for (size_t o = first_rest; o < u.out_types.size(); ++o) {
+    const size_t ti = w.Out(o);
+    std::string count = "1u";
+    for (int d = 0; d < w.rank(ti); ++d) count += " * " + w.Dim(ti, static_cast<size_t>(d));
+    KILN_ASSIGN_OR_RETURN(GType from, GlslType(ElementType::kSI32));
+    KILN_ASSIGN_OR_RETURN(std::string z, ConvertExpr(from, w.type(ti), "0"));
+    zero += "  for (uint i = 0u; i < " + count + "; ++i) " + w.Store(ti, "i", z) + "\n";
+  }
+  fns += zero + "}\n";
+  if (dbl) {
+    fns += "double hypot2(double a, double b) {\n  double x = abs(a), y = abs(b), hi = max(x, y), lo = min(x, y);\n"
+           "  if (hi == 0.0lf) return 0.0lf;\n  double q = lo / hi;\n  return hi * sqrt(1.0lf + q * q);\n}\n";
+    fns += "bool sign_bit(double v) { return (unpackDouble2x32(v).y >> 31) != 0u; }\n";
+  } else {
+    fns += "float hypot2(float a, float b) { return float(sqrt(double(a) * double(a) + double(b) * double(b))); }\n";
+    fns += "bool sign_bit(float v) { return (floatBitsToUint(v) >> 31) != 0u; }\n";
+  }
+  const double safmin = dbl ? 2.2250738585072014e-308 / 2.220446049250313e-16 : 1.1754943508222875e-38 / 1.1920928955078125e-07;
+  const std::string k = geqrf ? "min(" + w.Dim(0, r - 2) + ", " + w.Dim(0, r - 1) + ")" : w.Dim(1, r - 2);
+  std::string body = Fill(Template("qr.glsl"), {{"FUNCTIONS", fns},
+                                               {"T", t.name},
+                                               {"GEQRF", geqrf ? "true" : "false"},
+                                               {"SAFMIN", FloatConst(t, safmin)},
+                                               {"M", "(" + w.Dim(0, r - 2) + ")"},
+                                               {"N", "(" + w.Dim(0, r - 1) + ")"},
+                                               {"K", "(" + k + ")"},
+                                               {"BATCHES", Batches(w, 0)}});
+  ShaderSource src = w.Finish(body, 64);
+  src.grid_args = {1};
+  return src;
+}
+
 }  // namespace kiln::compiler::vulkan

@@ -1,5 +1,5 @@
 // The vulkan target's linear-algebra shaders (compiler/vulkan/kernels_linalg.cc:
-// stablehlo.cholesky, kiln.lu, stablehlo.triangular_solve; the batch norms
+// stablehlo.cholesky, kiln.lu, kiln.geqrf/orgqr, stablehlo.triangular_solve; the batch norms
 // of kernels_reduction.cc and chlo.ragged_dot of kernels_contraction.cc)
 // against the CPU device: batched, lower and upper, square and rectangular, f32 and f64
 // (and complex for the solve), with a matrix that is not positive definite
@@ -326,6 +326,57 @@ TEST_F(VulkanTest, RaggedDotMatchesCpu) {
       ASSERT_TRUE(got.ok()) << got.status().message();
       if (std::string(type) == "i32") EXPECT_EQ((*want)[0].data, (*got)[0].data);
       else ExpectClose((*want)[0], (*got)[0], 1e-6, "result");
+    }
+}
+
+// QR as JAX lowers jnp.linalg.qr on the CPU (LAPACK's geqrf, then orgqr),
+// which the compiler turns into kiln.geqrf and kiln.orgqr: square, tall,
+// wide (geqrf only) and batched, f32 and f64, with a zero column and a
+// column of tiny values (larfg's rescaling) among them.
+TEST_F(VulkanTest, QrMatchesCpu) {
+  std::mt19937_64 rng(41);
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  struct Case {
+    int64_t batch, m, n;
+  };
+  for (bool f64 : {false, true})
+    for (Case c : {Case{1, 4, 4}, Case{2, 6, 4}, Case{1, 3, 5}, Case{3, 7, 2}}) {
+      const char* type = f64 ? "f64" : "f32";
+      SCOPED_TRACE(std::string(type) + " " + std::to_string(c.batch) + "x" + std::to_string(c.m) + "x" +
+                   std::to_string(c.n));
+      const int64_t k = std::min(c.m, c.n);
+      std::vector<double> a(c.batch * c.m * c.n);
+      for (double& v : a) v = uniform(rng);
+      for (int64_t r = 0; r < c.m; ++r) {
+        if (c.n > 1) a[r * c.n + 1] = 0.0;                         // a zero column
+        if (c.n > 2) a[r * c.n + 2] = (f64 ? 1e-300 : 1e-36) * uniform(rng);  // tiny: rescaled
+      }
+      const std::string at = Shape({c.batch, c.m, c.n}, type), tt = Shape({c.batch, k}, type),
+                        it = Shape({c.batch}, "i32"), wt = Shape({64}, type);
+      const std::string p = f64 ? "d" : "s";
+      std::string src = "func.func @main(%a: " + at + ") -> (" + at + ", " + tt + ", " + it + ", " + at +
+                        ") {\n  %0:4 = stablehlo.custom_call @lapack_" + p +
+                        "geqrf_ffi(%a) {mhlo.backend_config = {}, api_version = 4 : i32} : (" + at + ") -> (" + at +
+                        ", " + tt + ", " + it + ", " + wt + ")\n";
+      if (c.m >= c.n) {
+        src += "  %1:3 = stablehlo.custom_call @lapack_" + p + "orgqr_ffi(%0#0, %0#1) {mhlo.backend_config = {}, "
+               "api_version = 4 : i32} : (" + at + ", " + tt + ") -> (" + at + ", " + it + ", " + wt + ")\n";
+        src += "  return %0#0, %0#1, %0#2, %1#0 : " + at + ", " + tt + ", " + it + ", " + at + "\n}\n";
+      } else {
+        src += "  return %0#0, %0#1, %0#2, %0#0 : " + at + ", " + tt + ", " + it + ", " + at + "\n}\n";
+      }
+      auto bytes = CompileAll(src, "vulkan");
+      ASSERT_FALSE(bytes.empty());
+      vm::HostTensor x = Matrices(a, {c.batch, c.m, c.n}, f64);
+      auto want = RunOn(cpu_.get(), bytes, "main", {x});
+      auto got = RunOn(vulkan_.get(), bytes, "main", {x});
+      ASSERT_TRUE(want.ok()) << want.status().message();
+      ASSERT_TRUE(got.ok()) << got.status().message();
+      const double tol = f64 ? 1e-12 : 2e-5;
+      ExpectClose((*want)[0], (*got)[0], tol, "factors");
+      ExpectClose((*want)[1], (*got)[1], tol, "tau");
+      EXPECT_EQ((*want)[2].data, (*got)[2].data) << "info";
+      ExpectClose((*want)[3], (*got)[3], tol, "q");
     }
 }
 
