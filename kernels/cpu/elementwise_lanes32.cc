@@ -322,6 +322,25 @@ void RunLanes32(const Lanes32Problem& p, size_t begin, size_t end) {
     std::fill(slot(v), slot(v) + kBlock32, LaneBits(prog.instrs[k].type, prog.instrs[k].constant));
     src[v] = slot(v);
   }
+  // A 32-bit result computed by an instruction is written straight into its
+  // output (whole blocks of whole vectors) instead of a slot copied out
+  // after the block, unless the output overlaps an input read in place:
+  // a later instruction of the block would read the result for the input.
+  thread_local std::vector<int> direct;  // per value: the output it is written to, or -1
+  direct.assign(num_values, -1);
+  for (size_t o = 0; o < p.outputs.size(); ++o) {
+    const uint16_t r = prog.results[o];
+    if (r < num_params || direct[r] >= 0 || type_of(r) == ElementType::kI1 ||
+        prog.instrs[r - num_params].op == ScalarOp::kConstant)
+      continue;
+    const uintptr_t out = reinterpret_cast<uintptr_t>(p.outputs[o]), bytes = p.n * 4;
+    bool overlap = false;
+    for (size_t v = 0; v < num_params; ++v) {
+      const uintptr_t in = reinterpret_cast<uintptr_t>(p.inputs[v]);
+      if (p.read[v] == Read32::kFull && in < out + bytes && out < in + bytes) overlap = true;
+    }
+    if (!overlap) direct[r] = static_cast<int>(o);
+  }
   for (size_t start = begin; start < end; start += kBlock32) {
     const size_t count = std::min(kBlock32, end - start);
     const size_t padded = (count + N - 1) / N * N;
@@ -351,7 +370,9 @@ void RunLanes32(const Lanes32Problem& p, size_t begin, size_t end) {
     for (size_t k = 0; k < prog.instrs.size(); ++k) {
       const ScalarInstr& in = prog.instrs[k];
       if (in.op == ScalarOp::kConstant) continue;
-      uint32_t* dst = slot(num_params + k);
+      const int to = direct[num_params + k];
+      uint32_t* dst = to >= 0 && count == padded ? reinterpret_cast<uint32_t*>(p.outputs[to]) + start
+                                                  : slot(num_params + k);
       ElementType types[3] = {ElementType::kInvalid, ElementType::kInvalid, ElementType::kInvalid};
       const uint32_t* ops[3] = {nullptr, nullptr, nullptr};
       for (size_t o = 0; o < in.num_operands; ++o) {
@@ -367,7 +388,7 @@ void RunLanes32(const Lanes32Problem& p, size_t begin, size_t end) {
       if (type_of(r) == ElementType::kI1) {
         uint8_t* out = p.outputs[o] + start;
         for (size_t i = 0; i < count; ++i) out[i] = static_cast<uint8_t>(res[i]);
-      } else {
+      } else if (res != reinterpret_cast<const uint32_t*>(p.outputs[o]) + start) {  // (not written in place)
         std::memcpy(p.outputs[o] + start * 4, res, count * 4);
       }
     }

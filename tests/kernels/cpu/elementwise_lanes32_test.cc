@@ -306,6 +306,47 @@ Tensor Scalar0(E t, double v) {
   return x;
 }
 
+// Results are written straight into their outputs, except where an output
+// is the buffer of an input read in place (the VM reuses a dead input's
+// buffer): there a later instruction must still read the input. Two
+// outputs (one also an operand of the other), written in place over input
+// 0 and, separately, into fresh buffers; whole and partial blocks.
+KILN_TEST_ALL_TARGETS(CpuElementwiseLanes32, ResultsInPlaceOverAnInput) {
+  std::mt19937 rng(77);
+  ScalarProgram prog;
+  prog.param_types = {E::kSI32, E::kSI32};
+  prog.instrs = {Instr(O::kAdd, E::kSI32, {0, 1}),        // 2: x + y (output 0)
+                 Instr(O::kMultiply, E::kSI32, {0, 2}),   // 3: x * (x + y): reads x after 2 is written
+                 Instr(O::kXor, E::kSI32, {3, 0})};       // 4: (output 1)
+  prog.results = {2, 4};
+  const KernelParams p = Params(prog);
+  KernelFn fast = FindCpuKernel(p);
+  ASSERT_NE(fast, nullptr);
+  for (int64_t n : {256, 1000, 4096 + 16}) {
+    SCOPED_TRACE(n);
+    Tensor x = Values(E::kSI32, {n}, rng), y = Values(E::kSI32, {n}, rng);
+    Tensor w0 = test::Zeros(E::kSI32, {n}), w1 = w0;
+    {
+      TensorRef in[2] = {x.ref(), y.ref()};
+      TensorRef out[2] = {w0.ref(), w1.ref()};
+      ASSERT_TRUE(ref::FindReferenceKernel(p.kernel)(KernelCall{p, in, out}).ok());
+    }
+    for (bool pool : {false, true}) {
+      Tensor fresh0 = test::Zeros(E::kSI32, {n}), fresh1 = fresh0, inplace = x, other = fresh0;
+      TensorRef in[2] = {x.ref(), y.ref()};
+      TensorRef out[2] = {fresh0.ref(), fresh1.ref()};
+      ASSERT_TRUE(fast(pool ? KernelCall{p, in, out, TestPool()} : KernelCall{p, in, out}).ok());
+      EXPECT_EQ(fresh0.bytes, w0.bytes);
+      EXPECT_EQ(fresh1.bytes, w1.bytes);
+      TensorRef in2[2] = {inplace.ref(), y.ref()};
+      TensorRef out2[2] = {inplace.ref(), other.ref()};  // output 0 over input 0
+      ASSERT_TRUE(fast(pool ? KernelCall{p, in2, out2, TestPool()} : KernelCall{p, in2, out2}).ok());
+      EXPECT_EQ(inplace.bytes, w0.bytes);
+      EXPECT_EQ(other.bytes, w1.bytes);
+    }
+  }
+}
+
 KILN_TEST_ALL_TARGETS(CpuElementwiseLanes32, VariadicAndIntegerReduces) {
   std::mt19937 rng(6);
   const int64_t gt = static_cast<int64_t>(ComparisonDirection::kGT), eq = static_cast<int64_t>(ComparisonDirection::kEQ),
