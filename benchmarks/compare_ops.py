@@ -137,6 +137,43 @@ CASES = {
         ["1000x64xf32=0.5", "256x1xi32=3", "256x64xf32=1"],
         lambda: ((torch.rand(1000, 64), torch.full((256,), 3, dtype=torch.long), torch.rand(256, 64)),
                  lambda x, i, u: x.index_add(0, i, u))),
+    "argsort 64x1000 (JAX's total-order comparator)": (
+        "func.func @argsort(%x: tensor<64x1000xf32>) -> tensor<64x1000xi32> {\n"
+        "  %i = stablehlo.iota dim = 1 : tensor<64x1000xi32>\n"
+        "  %0:2 = \"stablehlo.sort\"(%x, %i) ({\n"
+        "  ^bb0(%a: tensor<f32>, %b: tensor<f32>, %c: tensor<i32>, %d: tensor<i32>):\n"
+        "    %z = stablehlo.constant dense<0.0> : tensor<f32>\n"
+        "    %n = stablehlo.constant dense<0x7FC00000> : tensor<f32>\n"
+        "    %m = stablehlo.constant dense<2147483647> : tensor<ui32>\n"
+        "    %zi = stablehlo.constant dense<0> : tensor<i32>\n"
+        "    %e1 = stablehlo.compare EQ, %a, %z, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>\n"
+        "    %a1 = stablehlo.select %e1, %z, %a : tensor<i1>, tensor<f32>\n"
+        "    %n1 = stablehlo.compare NE, %a1, %a1, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>\n"
+        "    %a2 = stablehlo.select %n1, %n, %a1 : tensor<i1>, tensor<f32>\n"
+        "    %s1 = stablehlo.bitcast_convert %a2 : (tensor<f32>) -> tensor<i32>\n"
+        "    %u1 = stablehlo.bitcast_convert %a2 : (tensor<f32>) -> tensor<ui32>\n"
+        "    %f1 = stablehlo.subtract %m, %u1 : tensor<ui32>\n"
+        "    %g1 = stablehlo.bitcast_convert %f1 : (tensor<ui32>) -> tensor<i32>\n"
+        "    %l1 = stablehlo.compare LT, %s1, %zi, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
+        "    %k1 = stablehlo.select %l1, %g1, %s1 : tensor<i1>, tensor<i32>\n"
+        "    %e2 = stablehlo.compare EQ, %b, %z, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>\n"
+        "    %b1 = stablehlo.select %e2, %z, %b : tensor<i1>, tensor<f32>\n"
+        "    %n2 = stablehlo.compare NE, %b1, %b1, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>\n"
+        "    %b2 = stablehlo.select %n2, %n, %b1 : tensor<i1>, tensor<f32>\n"
+        "    %s2 = stablehlo.bitcast_convert %b2 : (tensor<f32>) -> tensor<i32>\n"
+        "    %u2 = stablehlo.bitcast_convert %b2 : (tensor<f32>) -> tensor<ui32>\n"
+        "    %f2 = stablehlo.subtract %m, %u2 : tensor<ui32>\n"
+        "    %g2 = stablehlo.bitcast_convert %f2 : (tensor<ui32>) -> tensor<i32>\n"
+        "    %l2 = stablehlo.compare LT, %s2, %zi, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
+        "    %k2 = stablehlo.select %l2, %g2, %s2 : tensor<i1>, tensor<i32>\n"
+        "    %r = stablehlo.compare LT, %k1, %k2, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
+        "    stablehlo.return %r : tensor<i1>\n"
+        "  }) {dimension = 1 : i64, is_stable = true} : (tensor<64x1000xf32>, tensor<64x1000xi32>) -> (tensor<64x1000xf32>, tensor<64x1000xi32>)\n"
+        "  return %0#1 : tensor<64x1000xi32>\n"
+        "}\n"
+        ,
+        ["rand:64x1000"],
+        lambda: ((torch.rand(64, 1000),), lambda x: torch.argsort(x, dim=1, stable=True))),
     "convert f32->i32 1024x1024": (
         "func.func @cvt(%x: tensor<1024x1024xf32>) -> tensor<1024x1024xi32> {\n"
         "  %0 = stablehlo.convert %x : (tensor<1024x1024xf32>) -> tensor<1024x1024xi32>\n"
@@ -170,8 +207,20 @@ def main():
     print("threads: %d; torch %s" % (ARGS.threads, torch.__version__))
     print("| op | Kiln ms | torch ms | torch / Kiln |")
     print("| --- | ---: | ---: | ---: |")
+    def materialize(spec):
+        # "rand:AxB": uniform f32 in [0, 1) through a .npy file (a splat would
+        # make a sort all ties).
+        if not spec.startswith("rand:"):
+            return spec
+        import numpy as np
+        dims = [int(d) for d in spec[5:].split("x")]
+        path = os.path.join(tmp, spec[5:] + ".npy")
+        np.save(path, np.random.RandomState(0).rand(*dims).astype(np.float32))
+        return "@" + path
+
     for name in names:
         text, inputs, make = CASES[name]
+        inputs = [materialize(i) for i in inputs]
         fn = re.search(r"func\.func @(\w+)", text).group(1)
         args, expr = make()
         kiln, peer, ratios = [], [], []

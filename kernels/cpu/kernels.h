@@ -38,6 +38,12 @@ Status Gather(const KernelCall& call);
 bool ScatterApplies(const KernelParams& params);
 Status Scatter(const KernelCall& call);
 
+// stablehlo.sort whose comparator compares one key per element, the same
+// expression of either side's element: keys computed once by the
+// elementwise kernel, slices sorted on native keys (numeric_sort.cc).
+bool SortApplies(const KernelParams& params);
+Status Sort(const KernelCall& call);
+
 // stablehlo.dynamic_slice as memcpy runs, allocation-free (indexing_dynamic_slice.cc).
 Status DynamicSlice(const KernelCall& call);
 

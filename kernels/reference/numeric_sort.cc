@@ -1,14 +1,14 @@
 // Reference kernels: stablehlo.sort (variadic, comparator program) and
 // chlo.top_k. Both sort index permutations of each 1-D slice with a plain
-// stable merge sort: stable sorting is also a valid unstable sort, and a
-// hand-written merge never misbehaves if a comparator is not a strict weak
-// ordering (std::stable_sort would be undefined behaviour then).
+// stable merge sort (merge_sort.h): stable sorting is also a valid unstable
+// sort, and a hand-written merge never misbehaves if a comparator is not a
+// strict weak ordering (std::stable_sort would be undefined behaviour then).
 #include <cstring>
-#include <functional>
 #include <string>
 #include <vector>
 
 #include "kernels/reference/kernels.h"
+#include "kernels/reference/merge_sort.h"
 #include "kernels/scalar/scalar.h"
 #include "kernels/reference/tensor_index.h"
 
@@ -16,25 +16,6 @@ namespace kiln::ref {
 
 
 namespace {
-
-using Less = std::function<bool(int64_t, int64_t)>;
-
-// Stable bottom-up merge sort of `perm` by `less`: an element of the right
-// run goes first only when less(right, left).
-void MergeSort(std::vector<int64_t>& perm, const Less& less) {
-  std::vector<int64_t> tmp(perm.size());
-  const size_t n = perm.size();
-  for (size_t width = 1; width < n; width *= 2) {
-    for (size_t lo = 0; lo < n; lo += 2 * width) {
-      const size_t mid = std::min(lo + width, n), hi = std::min(lo + 2 * width, n);
-      size_t a = lo, b = mid, o = lo;
-      while (a < mid && b < hi) tmp[o++] = less(perm[b], perm[a]) ? perm[b++] : perm[a++];
-      while (a < mid) tmp[o++] = perm[a++];
-      while (b < hi) tmp[o++] = perm[b++];
-    }
-    perm.swap(tmp);
-  }
-}
 
 // Calls fn(base_linear_index) for every 1-D slice along `dim` of `dims`; the
 // slice's elements are at base + j * stride(dim).
@@ -82,7 +63,7 @@ Status Sort(const KernelCall& call) {
   std::vector<Scalar> params(2 * num), scratch(cmp->num_values()), result(1);
   ForEachSlice(in0.dims, dim, [&](int64_t base) {
     // comparator(lhs0, rhs0, lhs1, rhs1, ...) says "lhs < rhs".
-    Less less = [&](int64_t a, int64_t b) {
+    auto less = [&](int64_t a, int64_t b) {
       for (size_t i = 0; i < num; ++i) {
         const TensorRef& in = call.inputs[i];
         params[2 * i] = LoadScalar(in.type, in.At(base + a * stride));
@@ -93,7 +74,8 @@ Status Sort(const KernelCall& call) {
     };
     std::vector<int64_t> perm(len);
     for (int64_t j = 0; j < len; ++j) perm[j] = j;
-    MergeSort(perm, less);
+    std::vector<int64_t> tmp;
+    MergeSort(perm, tmp, less);
     for (size_t i = 0; i < num; ++i) {
       const TensorRef& in = call.inputs[i];
       const TensorRef& out = call.outputs[i];
@@ -139,13 +121,14 @@ Status TopK(const KernelCall& call) {
   const int64_t rows = n == 0 ? 0 : in.NumElements() / n;
   for (int64_t r = 0; r < rows; ++r) {
     // "a before b" when a > b: the merge keeps equal values in index order.
-    Less greater = [&](int64_t a, int64_t b) {
+    auto greater = [&](int64_t a, int64_t b) {
       const Scalar ops[2] = {LoadScalar(in.type, in.At(r * n + a)), LoadScalar(in.type, in.At(r * n + b))};
       return EvalScalarInstr(gt, types, ops).i != 0;
     };
     std::vector<int64_t> perm(n);
     for (int64_t j = 0; j < n; ++j) perm[j] = j;
-    MergeSort(perm, greater);
+    std::vector<int64_t> tmp;
+    MergeSort(perm, tmp, greater);
     for (int64_t j = 0; j < k; ++j) {
       std::memcpy(values.At(r * k + j), in.At(r * n + perm[j]), eb);
       Scalar idx;
