@@ -43,6 +43,8 @@ Status Scatter(const KernelCall& call);
 // elementwise kernel, slices sorted on native keys (numeric_sort.cc).
 bool SortApplies(const KernelParams& params);
 Status Sort(const KernelCall& call);
+// chlo.top_k by a partial sort of (key, index) pairs per row (numeric_sort.cc).
+Status TopK(const KernelCall& call);
 
 // stablehlo.dynamic_slice as memcpy runs, allocation-free (indexing_dynamic_slice.cc).
 Status DynamicSlice(const KernelCall& call);

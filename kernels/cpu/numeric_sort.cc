@@ -1,4 +1,5 @@
-// Fast stablehlo.sort for comparators that compare one key per element:
+// Fast stablehlo.sort for comparators that compare one key per element
+// (and chlo.top_k, at the end):
 // the comparator's result is compare(key(x_i), key(y_i)) for one operand i,
 // where key is the same expression of x_i as of y_i (a plain `x < y`, or
 // JAX's total-order key: -0 folded to +0, NaNs made one NaN, the bits
@@ -18,6 +19,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -310,6 +312,108 @@ Status Sort(const KernelCall& call) {
         s.slice.resize(static_cast<size_t>(len) * eb);
         for (int64_t j = 0; j < len; ++j) std::memcpy(&s.slice[j * eb], in.data + (base + j * stride) * eb, eb);
         for (int64_t j = 0; j < len; ++j) std::memcpy(out.data + (base + j * stride) * eb, &s.slice[s.perm[j] * eb], eb);
+      }
+    }
+  });
+  return Status::Ok();
+}
+
+// chlo.top_k along the last axis: per row the k largest values, largest
+// first, equal ones in index order (floats in the total order: +NaN above
+// +inf, -0 below +0), as the reference's merge sort by `>` leaves them:
+// the first k of the (key descending, index ascending) order, found by a
+// partial sort. Rows spread over the pool. Anything the reference would
+// refuse runs it, for its message.
+Status TopK(const KernelCall& call) {
+  const KernelFn reference = ref::FindReferenceKernel(call.params.kernel);
+  if (call.inputs.size() != 1 || call.outputs.size() != 2) return reference(call);
+  const TensorRef& in = call.inputs[0];
+  const TensorRef& values = call.outputs[0];
+  const TensorRef& indices = call.outputs[1];
+  const int64_t rank = in.rank();
+  const int64_t k = call.params.Int("k", -1);
+  if (rank < 1 || values.type != in.type || IsComplex(in.type) || !IsInteger(indices.type) || k < 0 ||
+      k > in.dims[rank - 1] || in.byte_size < static_cast<size_t>(in.NumElements()) * StorageBytes(in.type))
+    return reference(call);
+  for (const TensorRef* out : {&values, &indices})
+    if (out->rank() != rank || !std::equal(in.dims.begin(), in.dims.end() - 1, out->dims.begin()) ||
+        out->dims[rank - 1] != k || out->byte_size < static_cast<size_t>(out->NumElements()) * StorageBytes(out->type))
+      return reference(call);
+  const int64_t n = in.dims[rank - 1];
+  const int64_t rows = n == 0 ? 0 : in.NumElements() / n;
+  if (rows == 0 || k == 0) return Status::Ok();
+  KeyComparator kc;  // the reference's `>`: total order for floats, by signedness for integers
+  kc.key_type = in.type;
+  kc.ctype = IsFloat(in.type) ? ComparisonType::kTotalOrder
+                              : (KindOf(in.type) == ElementKind::kSigned ? ComparisonType::kSigned
+                                                                         : ComparisonType::kUnsigned);
+  const bool is_signed = kc.ctype != ComparisonType::kUnsigned;
+  const size_t eb = StorageBytes(in.type), ib = StorageBytes(indices.type);
+  const int64_t per_task = std::max<int64_t>(1, (int64_t{1} << 14) / std::max<int64_t>(1, n));
+  // f32 rows (of fewer than 2^32 elements): the order key and the index in
+  // one 64-bit word, the key from the bits (a NaN quieted first, as the
+  // reference's widening to f64 does, so NaNs order as there), the index
+  // complemented so that the larger word is the earlier index: the k
+  // largest words, sorted.
+  const bool packed = in.type == ElementType::kF32 && n < (int64_t{1} << 32);
+  ParallelFor(call.runner, (rows + per_task - 1) / per_task, [&](int64_t task, int) {
+    thread_local std::vector<std::pair<uint64_t, int64_t>> pairs;  // (order key, index)
+    thread_local std::vector<uint64_t> words;
+    for (int64_t r = task * per_task; r < std::min(rows, (task + 1) * per_task); ++r) {
+      const uint8_t* row = in.data + r * n * eb;
+      if (packed) {
+        // One pass keeps the words above a threshold (no word is 0: the
+        // index complement is >= 1); when 4k + 64 have gathered, the k
+        // largest stay and the smallest of them becomes the threshold, so on
+        // most rows few words pass the (well predicted) test.
+        const size_t cap = 4 * static_cast<size_t>(k) + 64;
+        words.clear();
+        uint64_t threshold = 0;
+        for (int64_t j = 0; j < n; ++j) {
+          uint32_t b;
+          std::memcpy(&b, row + j * 4, 4);
+          if ((b & 0x7fffffffu) > 0x7f800000u) b |= 0x00400000u;  // quiet a NaN
+          const uint32_t key = (b >> 31) ? ~b : (b | 0x80000000u);
+          const uint64_t word = (static_cast<uint64_t>(key) << 32) | (0xffffffffu - static_cast<uint32_t>(j));
+          if (word <= threshold) continue;
+          words.push_back(word);
+          if (words.size() == cap) {
+            std::nth_element(words.begin(), words.begin() + (k - 1), words.end(), std::greater<uint64_t>());
+            words.resize(static_cast<size_t>(k));
+            threshold = words[k - 1];
+          }
+        }
+        std::nth_element(words.begin(), words.begin() + (k - 1), words.end(), std::greater<uint64_t>());
+        std::sort(words.begin(), words.begin() + k, std::greater<uint64_t>());
+        for (int64_t j = 0; j < k; ++j) {
+          const int64_t src = 0xffffffffu - static_cast<uint32_t>(words[j]);
+          std::memcpy(values.data + (r * k + j) * eb, row + src * eb, eb);
+          Scalar idx;
+          idx.i = src;
+          ref::StoreScalar(indices.type, ref::ConvertScalar(ElementType::kSI64, indices.type, idx),
+                           indices.data + (r * k + j) * ib);
+        }
+        continue;
+      }
+      pairs.resize(static_cast<size_t>(n));
+      for (int64_t j = 0; j < n; ++j) {
+        const Scalar v = ref::LoadScalar(in.type, row + j * eb);
+        // As unsigned: a signed key with its sign bit flipped keeps its order.
+        const uint64_t key = is_signed ? static_cast<uint64_t>(NativeKey<int64_t>(kc, v)) ^ (uint64_t{1} << 63)
+                                       : NativeKey<uint64_t>(kc, v);
+        pairs[j] = {key, j};
+      }
+      std::partial_sort(pairs.begin(), pairs.begin() + k, pairs.end(),
+                        [](const std::pair<uint64_t, int64_t>& a, const std::pair<uint64_t, int64_t>& b) {
+                          return a.first > b.first || (a.first == b.first && a.second < b.second);
+                        });
+      for (int64_t j = 0; j < k; ++j) {
+        const int64_t src = pairs[j].second;
+        std::memcpy(values.data + (r * k + j) * eb, row + src * eb, eb);
+        Scalar idx;
+        idx.i = src;
+        ref::StoreScalar(indices.type, ref::ConvertScalar(ElementType::kSI64, indices.type, idx),
+                         indices.data + (r * k + j) * ib);
       }
     }
   });

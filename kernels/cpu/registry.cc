@@ -31,6 +31,7 @@ constexpr CpuKernel kCpuKernels[] = {
     KILN_CPU_KERNEL(Gather, &Gather, nullptr),
     KILN_CPU_KERNEL(Scatter, &Scatter, &ScatterApplies),
     KILN_CPU_KERNEL(Sort, &Sort, &SortApplies),
+    KILN_CPU_KERNEL(TopK, &TopK, nullptr),
     KILN_CPU_KERNEL(DynamicSlice, &DynamicSlice, nullptr),
     KILN_CPU_KERNEL(ReduceWindow, &ReduceWindow, &ReduceWindowApplies),
     KILN_CPU_KERNEL(Reduce, &Reduce, &ReduceApplies),

@@ -6,7 +6,7 @@
 // unsigned, a non-strict direction, sorting along an outer axis, several
 // slices on the pool, results written over the inputs; and comparators of
 // another form (two keys, operands crossed), which the kernel leaves to the
-// reference.
+// reference. And chlo.top_k's partial sort.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -214,6 +214,51 @@ TEST(CpuSort, OtherComparatorsAreLeftToTheReference) {
   lopsided.instrs = {Instr(O::kNegate, E::kSI32, {0}), Instr(O::kCompare, E::kI1, {2, 1}, kLT, kSigned)};
   lopsided.results = {3};
   EXPECT_EQ(FindCpuKernel(Params(lopsided, 0)), nullptr);
+}
+
+// chlo.top_k (the same file): the k largest of each row, largest first,
+// ties in index order, floats in the total order (NaNs of either sign,
+// signed zeros, infinities), integers signed and unsigned, f16 and bf16,
+// k from 0 to the whole row, i32 and i64 indices; on the pool too.
+TEST(CpuTopK, MatchesTheReference) {
+  std::mt19937 rng(11);
+  struct Case {
+    E type, index_type;
+    int64_t rows, n, k;
+  };
+  const Case cases[] = {{E::kF32, E::kSI32, 7, 300, 5},   {E::kF32, E::kSI64, 3, 64, 64}, {E::kF32, E::kSI32, 4, 9, 0},
+                        {E::kSI32, E::kSI32, 6, 1000, 17}, {E::kUI8, E::kSI32, 5, 40, 12}, {E::kF16, E::kSI32, 4, 50, 9},
+                        {E::kBF16, E::kSI64, 2, 80, 3},    {E::kF64, E::kSI32, 3, 33, 33}, {E::kSI64, E::kSI64, 2, 20, 1}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(Name(c.type)) + " " + std::to_string(c.rows) + "x" + std::to_string(c.n) + " k=" +
+                 std::to_string(c.k));
+    const KernelParams p{"chlo.top_k", {test::Ints("k", {c.k})}};
+    KernelFn fast = FindCpuKernel(p);
+    ASSERT_NE(fast, nullptr);
+    const size_t eb = StorageBytes(c.type);
+    Tensor x = test::Zeros(c.type, {c.rows, c.n});
+    for (auto& b : x.bytes) b = static_cast<uint8_t>(rng());
+    // Ties: every third element repeats an earlier one of its row.
+    for (int64_t r = 0; r < c.rows; ++r)
+      for (int64_t j = 3; j < c.n; j += 3)
+        std::memcpy(&x.bytes[(r * c.n + j) * eb], &x.bytes[(r * c.n + j - 1 - static_cast<int64_t>(rng() % 3)) * eb], eb);
+    if (c.type == E::kF32) {
+      const float specials[] = {NAN, -NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 1.0f, 1.0f};
+      for (size_t k = 0; k < std::size(specials); ++k) std::memcpy(&x.bytes[(k * 7 % c.n) * eb], &specials[k], eb);
+    }
+    for (bool pool : {false, true}) {
+      Tensor wv = test::Zeros(c.type, {c.rows, c.k}), wi = test::Zeros(c.index_type, {c.rows, c.k});
+      Tensor gv = wv, gi = wi;
+      std::memset(gv.bytes.data(), 0x5A, gv.bytes.size());
+      std::memset(gi.bytes.data(), 0x5A, gi.bytes.size());
+      TensorRef in[1] = {x.ref()};
+      TensorRef w[2] = {wv.ref(), wi.ref()}, g[2] = {gv.ref(), gi.ref()};
+      ASSERT_TRUE(ref::FindReferenceKernel(p.kernel)(KernelCall{p, in, w}).ok());
+      ASSERT_TRUE(fast(pool ? KernelCall{p, in, g, TestPool()} : KernelCall{p, in, g}).ok());
+      EXPECT_EQ(gv.bytes, wv.bytes) << "values";
+      EXPECT_EQ(gi.bytes, wi.bytes) << "indices";
+    }
+  }
 }
 
 }  // namespace
