@@ -4,7 +4,8 @@
 // LAPACK defines around it; its LU and QR factorizations
 // (@lapack_?getrf_ffi, ?geqrf_ffi, ?orgqr_ffi / ?ungqr_ffi, and XLA's
 // ProductOfElementaryHouseholderReflectors) the kernels kiln.lu, kiln.geqrf
-// and kiln.orgqr; BLAS's triangular solve (@blas_?trsm_ffi) becomes
+// and kiln.orgqr, its real symmetric eigendecomposition (@lapack_?syevd_ffi)
+// kiln.syevd; BLAS's triangular solve (@blas_?trsm_ffi) becomes
 // stablehlo.triangular_solve; the other LAPACK and XLA targets JAX emits are
 // refused by name, saying what they compute.
 #include <string>
@@ -181,6 +182,44 @@ ir::Attribute Bool(bool v) {
   return a;
 }
 
+// An integer field of a custom call's mhlo.backend_config dict, or -1.
+int64_t ConfigField(const ir::Operation& op, const char* name) {
+  const ir::Attribute* config = op.GetAttr("mhlo.backend_config");
+  const ir::Attribute* f = config && config->kind == ir::Attribute::Kind::kDict ? config->Field(name) : nullptr;
+  return f && f->kind == ir::Attribute::Kind::kInt ? f->i : -1;
+}
+
+// LAPACK ?syevd for real matrices (jaxlib's syevd_hlo, jnp.linalg.eigh):
+// (a) -> (v, w, info[, workspace, iworkspace]) with mhlo.backend_config =
+// {mode, uplo}: 'V' (86) computes the eigenvectors, 'N' (78) only the
+// eigenvalues; uplo 'L' (76) / 'U' (85) names the triangle read. Becomes
+// kiln.syevd (kernels/reference/linalg.cc) with attrs compute_v and lower.
+Status RewriteSyevd(ir::Block* block, size_t at, const std::string& target, const ErrorFormatter& format,
+                    size_t* n_ops) {
+  const ir::Operation& op = *block->ops[at];
+  const std::string what = "stablehlo.custom_call @" + target + " (LAPACK's symmetric eigendecomposition): ";
+  if (op.operands.size() != 1 || op.results.size() < 3 || op.results.size() > 5)
+    return InvalidArgument(format(op.loc, what + "expects one operand and (v, w, info[, workspaces])"));
+  const ir::Type& a = op.operands[0]->type;
+  if (!FloatMatrices(a) || !IsFloat(a.element) || op.results[0]->type != a)
+    return InvalidArgument(format(op.loc, what + "the operand and result 0 must be real float matrices of one static "
+                                                 "shape, not " +
+                                              a.ToString()));
+  for (const auto& res : op.results)
+    if (!res->type.is_tensor() || !res->type.HasStaticShape())
+      return InvalidArgument(format(op.loc, what + "results must have static shapes"));
+  const int64_t mode = ConfigField(op, "mode"), uplo = ConfigField(op, "uplo");
+  if ((mode != 'V' && mode != 'N') || (uplo != 'L' && uplo != 'U'))
+    return InvalidArgument(format(op.loc, what + "needs mhlo.backend_config = {mode, uplo} as LAPACK characters "
+                                                 "('V'/'N', 'L'/'U')"));
+  Ops ops;
+  ir::Operation* eig = NewOp(&ops, op, block, KernelName(KernelId::kSyevd), {op.operands[0]}, a);
+  eig->attrs.emplace_back("compute_v", Bool(mode == 'V'));
+  eig->attrs.emplace_back("lower", Bool(uplo == 'L'));
+  *n_ops = Splice(block, at, std::move(ops));  // the kernel takes over every result
+  return Status::Ok();
+}
+
 // BLAS ?trsm as JAX calls it for lax.linalg.triangular_solve on the CPU
 // (jaxlib's trsm_hlo): operands (a, b, alpha) with a [batch..., k, k], b
 // [batch..., m, n] and alpha rank 0, one result of b's type, and
@@ -238,7 +277,7 @@ std::string UnsupportedLinalg(const std::string& target) {
   const std::string routine = target.substr(8, target.size() - 8 - 4);  // lapack_ + type letter ... _ffi
   if (!HasPrefixAndSuffix(target, "lapack_", "_ffi")) return "";
   if (routine == "geqp3") return "LAPACK's QR factorization with column pivoting (jax.scipy.linalg.qr pivoting)";
-  if (routine == "syevd" || routine == "heevd") return "LAPACK's symmetric eigendecomposition (jnp.linalg.eigh)";
+  if (routine == "heevd") return "LAPACK's Hermitian eigendecomposition (jnp.linalg.eigh of complex matrices)";
   if (routine == "geev") return "LAPACK's eigendecomposition (jnp.linalg.eig)";
   if (routine == "gesdd" || routine == "gesvd") return "LAPACK's singular value decomposition (jnp.linalg.svd)";
   if (routine == "gehrd") return "LAPACK's Hessenberg reduction";
@@ -267,6 +306,8 @@ Status LegalizeBlock(ir::Block* block, const ErrorFormatter& format) {
       } else if (target == "lapack_sorgqr_ffi" || target == "lapack_dorgqr_ffi" || target == "lapack_cungqr_ffi" ||
                  target == "lapack_zungqr_ffi" || target == "ProductOfElementaryHouseholderReflectors") {
         KILN_RETURN_IF_ERROR(RewriteQr(block, i, target, /*form_q=*/true, format, &n));
+      } else if (target == "lapack_ssyevd_ffi" || target == "lapack_dsyevd_ffi") {
+        KILN_RETURN_IF_ERROR(RewriteSyevd(block, i, target, format, &n));
       } else if (target == "blas_strsm_ffi" || target == "blas_dtrsm_ffi" || target == "blas_ctrsm_ffi" ||
                  target == "blas_ztrsm_ffi") {
         KILN_RETURN_IF_ERROR(RewriteTrsm(block, i, target, format, &n));
@@ -274,6 +315,7 @@ Status LegalizeBlock(ir::Block* block, const ErrorFormatter& format) {
         return Unimplemented(format(op.loc, "stablehlo.custom_call @" + target + " (" + what +
                                                 ") is not supported yet; Kiln runs lapack_?potrf_ffi (Cholesky), "
                                                 "lapack_?getrf_ffi (LU), lapack_?geqrf_ffi and lapack_?orgqr_ffi (QR), "
+                                                "lapack_{s,d}syevd_ffi (symmetric eigendecomposition), "
                                                 "blas_?trsm_ffi (triangular solve)"));
       }
     }

@@ -3,7 +3,8 @@
 // element rounded once to the result type), and kiln.lu, kiln.geqrf and
 // kiln.orgqr, LAPACK's getrf, geqrf and orgqr/ungqr as JAX calls them (in
 // the element type, step by step as LAPACK's unblocked getf2, geqr2 and
-// org2r). Float and complex element types only.
+// org2r), and kiln.syevd, LAPACK's symmetric eigendecomposition (cyclic
+// Jacobi in f64). Float and complex element types only.
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -503,6 +504,115 @@ Status Orgqr(const KernelCall& c) {
   return Status::Ok();
 }
 
+// kiln.syevd: (a) -> (v, w, info[, workspace...]) as LAPACK's ?syevd for a
+// real symmetric a [batch..., n, n] read from its lower (attr lower = 1) or
+// upper triangle: w [batch..., n] the eigenvalues in ascending order, v the
+// eigenvectors as its columns (zeros when attr compute_v = 0), info 0 (1
+// when a has a NaN or an infinity: then w and v are NaN), workspaces zero.
+// Computed in f64 by cyclic Jacobi rotations (Golub and Van Loan, 8.5),
+// which converge for every finite symmetric matrix, and rounded once. An
+// eigenvector's sign is free (LAPACK's follows from its algorithm): here
+// its entry of largest magnitude (the first of equal ones) is positive;
+// equal eigenvalues keep the order the rotations left them in.
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+void SymmetricEigen(std::vector<double>& a, int64_t n, std::vector<double>& v, std::vector<double>& w) {
+  v.assign(static_cast<size_t>(n * n), 0.0);
+  for (int64_t i = 0; i < n; ++i) v[i * n + i] = 1.0;
+  auto off = [&] {
+    double s = 0, d = 0;
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j) (i == j ? d : s) += a[i * n + j] * a[i * n + j];
+    return std::pair<double, double>(s, d);
+  };
+  for (int sweep = 0; sweep < 100; ++sweep) {
+    const auto [s, d] = off();
+    if (s <= 1e-30 * d || s == 0) break;
+    for (int64_t p = 0; p + 1 < n; ++p)
+      for (int64_t q = p + 1; q < n; ++q) {
+        const double apq = a[p * n + q];
+        if (apq == 0) continue;
+        const double theta = (a[q * n + q] - a[p * n + p]) / (2 * apq);
+        const double t = (theta >= 0 ? 1.0 : -1.0) / (std::abs(theta) + std::sqrt(theta * theta + 1));
+        const double c = 1 / std::sqrt(t * t + 1), sn = t * c;
+        for (int64_t k = 0; k < n; ++k) {  // columns p and q
+          const double akp = a[k * n + p], akq = a[k * n + q];
+          a[k * n + p] = c * akp - sn * akq;
+          a[k * n + q] = sn * akp + c * akq;
+        }
+        for (int64_t k = 0; k < n; ++k) {  // rows p and q
+          const double apk = a[p * n + k], aqk = a[q * n + k];
+          a[p * n + k] = c * apk - sn * aqk;
+          a[q * n + k] = sn * apk + c * aqk;
+        }
+        for (int64_t k = 0; k < n; ++k) {
+          const double vkp = v[k * n + p], vkq = v[k * n + q];
+          v[k * n + p] = c * vkp - sn * vkq;
+          v[k * n + q] = sn * vkp + c * vkq;
+        }
+      }
+  }
+  w.resize(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) w[i] = a[i * n + i];
+}
+
+Status Syevd(const KernelCall& c) {
+  if (c.inputs.size() != 1 || c.outputs.size() < 3)
+    return InvalidArgument(KernelName(c) + ": expects one operand and (v, w, info[, workspace...])");
+  KILN_RETURN_IF_ERROR(CheckCall(c, 1, c.outputs.size()));
+  const TensorRef& a = c.inputs[0];
+  const std::string name = KernelName(c);
+  if (!IsFloat(a.type) || c.outputs[0].type != a.type || c.outputs[1].type != a.type)
+    return InvalidArgument(name + ": the operand, the eigenvectors and the eigenvalues must be one real float type");
+  const int64_t r = a.rank();
+  if (r < 2 || a.dims[r - 1] != a.dims[r - 2]) return InvalidArgument(name + ": a must be (batches of) square matrices");
+  KILN_RETURN_IF_ERROR(CheckDims(c, c.outputs[0], a.dims, "eigenvectors"));
+  std::vector<int64_t> batch(a.dims.begin(), a.dims.end() - 2), values = batch;
+  const int64_t n = a.dims[r - 1];
+  values.push_back(n);
+  KILN_RETURN_IF_ERROR(CheckDims(c, c.outputs[1], values, "eigenvalues"));
+  if (c.outputs[2].type != ElementType::kSI32) return InvalidArgument(name + ": info must be si32");
+  KILN_RETURN_IF_ERROR(CheckDims(c, c.outputs[2], batch, "info"));
+  ZeroOutputs(c, 0);
+  const bool lower = c.params.Int("lower", 1) != 0, vectors = c.params.Int("compute_v", 1) != 0;
+  int64_t batches = 1;
+  for (int64_t d : batch) batches *= d;
+  std::vector<double> m(static_cast<size_t>(n * n)), v, w;
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  for (int64_t bi = 0; bi < batches; ++bi) {
+    const int64_t base = bi * n * n;
+    bool finite = true;
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        // The symmetric matrix from the named triangle.
+        const int64_t lo = std::max(i, j), hi = std::min(i, j);
+        const double x = ToComplex(a.type, Load(a, base + (lower ? lo * n + hi : hi * n + lo))).real();
+        finite = finite && std::isfinite(x);
+        m[i * n + j] = x;
+      }
+    if (!finite) {
+      for (int64_t e = 0; e < n * n; ++e) Store(c.outputs[0], base + e, FromComplex(a.type, {kNaN, 0}));
+      for (int64_t i = 0; i < n; ++i) Store(c.outputs[1], bi * n + i, FromComplex(a.type, {kNaN, 0}));
+      Store(c.outputs[2], bi, Scalar{1, 0, 0});
+      continue;
+    }
+    SymmetricEigen(m, n, v, w);
+    for (int64_t i = 0; i < n; ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) { return w[x] < w[y]; });
+    for (int64_t j = 0; j < n; ++j) {
+      const int64_t src = order[j];
+      Store(c.outputs[1], bi * n + j, FromComplex(a.type, {w[src], 0}));
+      if (!vectors) continue;
+      int64_t big = 0;
+      for (int64_t i = 1; i < n; ++i)
+        if (std::abs(v[i * n + src]) > std::abs(v[big * n + src])) big = i;
+      const double sign = v[big * n + src] < 0 ? -1.0 : 1.0;
+      for (int64_t i = 0; i < n; ++i) Store(c.outputs[0], base + i * n + j, FromComplex(a.type, {sign * v[i * n + src], 0}));
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 // This file's kernels of kernels/kernels.def (kernels/reference/kernels.h).
@@ -511,5 +621,6 @@ Status kernel::Cholesky(const KernelCall& call) { return ref::Cholesky(call); }
 Status kernel::Lu(const KernelCall& call) { return ref::Lu(call); }
 Status kernel::Geqrf(const KernelCall& call) { return ref::Geqrf(call); }
 Status kernel::Orgqr(const KernelCall& call) { return ref::Orgqr(call); }
+Status kernel::Syevd(const KernelCall& call) { return ref::Syevd(call); }
 
 }  // namespace kiln::ref

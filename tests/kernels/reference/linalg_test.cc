@@ -1,6 +1,7 @@
 // Tests of the reference linear-algebra kernels: triangular_solve,
 // cholesky, kiln.lu, kiln.geqrf and kiln.orgqr. Right-hand sides are built from a known x (b = op(a) x), so the
 // expected result is x.
+#include <cmath>
 #include <random>
 
 #include "tests/kernels/reference/numeric_test_util.h"
@@ -231,6 +232,79 @@ TEST(NumericQr, QTimesRRebuildsTheInput) {
   EXPECT_FALSE(Call("kiln.orgqr", {}, {&wide, &tau}, {&q}).ok());
   Tensor sq = Zeros(kF64, {2, 2}), tau32 = Zeros(kF32, {2}), q2 = Zeros(kF64, {2, 2});
   EXPECT_FALSE(Call("kiln.orgqr", {}, {&sq, &tau32}, {&q2}).ok());
+}
+
+// kiln.syevd (LAPACK's symmetric eigendecomposition): on random symmetric
+// matrices (some with repeated eigenvalues), read from either triangle
+// with noise in the other, f32 and f64: ascending eigenvalues, a v_j =
+// w_j v_j, orthonormal v, each column's largest entry positive; the values
+// alone (compute_v = 0: zero vectors); a NaN gives info 1 and NaNs.
+TEST(NumericSyevd, EigenpairsOfSymmetricMatrices) {
+  std::mt19937 rng(12);
+  std::uniform_real_distribution<double> u(-2.0, 2.0);
+  for (ElementType t : {kF64, kF32})
+    for (int64_t n : {1, 2, 5, 17})
+      for (bool lower : {true, false}) {
+        SCOPED_TRACE(std::to_string(n) + (lower ? " lower" : " upper") + (t == kF64 ? " f64" : " f32"));
+        const int64_t batches = 2;
+        std::vector<double> sym(static_cast<size_t>(batches * n * n)), vals(sym.size());
+        for (int64_t b = 0; b < batches; ++b)
+          for (int64_t i = 0; i < n; ++i)
+            for (int64_t j = 0; j <= i; ++j) {
+              // Batch 1 is diagonal-heavy with repeats: 3 I plus a rank-one term.
+              const double x = b == 0 ? u(rng) : (i == j ? 3.0 : 0.0) + (i % 2 == 0 && j % 2 == 0 ? 1.0 : 0.0);
+              sym[(b * n + i) * n + j] = sym[(b * n + j) * n + i] = t == kF32 ? static_cast<float>(x) : x;
+            }
+        for (int64_t b = 0; b < batches; ++b)
+          for (int64_t i = 0; i < n; ++i)
+            for (int64_t j = 0; j < n; ++j) {
+              const bool read = lower ? i >= j : i <= j;
+              vals[(b * n + i) * n + j] = read ? sym[(b * n + i) * n + j] : 1e3 * u(rng);
+            }
+        Tensor a = T(t, {batches, n, n}, vals);
+        Tensor v = Zeros(t, {batches, n, n}), w = Zeros(t, {batches, n}), info = Zeros(kI32, {batches});
+        Tensor work = T(t, {5}, {9, 9, 9, 9, 9});
+        std::vector<KernelAttr> attrs = {Ints("lower", {lower ? 1 : 0}), Ints("compute_v", {1})};
+        ASSERT_TRUE(Call("kiln.syevd", attrs, {&a}, {&v, &w, &info, &work}).ok());
+        ExpectNear(D(info), {0, 0});
+        ExpectNear(D(work), std::vector<double>(5, 0.0));
+        const double tol = t == kF64 ? 1e-10 : 2e-5;
+        const auto vv = D(v), ww = D(w);
+        for (int64_t b = 0; b < batches; ++b) {
+          const double* V = vv.data() + b * n * n;
+          const double* W = ww.data() + b * n;
+          const double* A = sym.data() + b * n * n;
+          for (int64_t j = 0; j + 1 < n; ++j) EXPECT_LE(W[j], W[j + 1]) << "ascending";
+          for (int64_t j = 0; j < n; ++j) {
+            int64_t big = 0;
+            for (int64_t i = 1; i < n; ++i)
+              if (std::abs(V[i * n + j]) > std::abs(V[big * n + j])) big = i;
+            EXPECT_GT(V[big * n + j], 0.0) << "the largest entry of column " << j << " is positive";
+            for (int64_t i = 0; i < n; ++i) {
+              double av = 0;
+              for (int64_t k = 0; k < n; ++k) av += A[i * n + k] * V[k * n + j];
+              EXPECT_NEAR(av, W[j] * V[i * n + j], tol * 10) << "a v = w v at " << i << ", " << j;
+            }
+            for (int64_t k = 0; k < n; ++k) {
+              double dot = 0;
+              for (int64_t i = 0; i < n; ++i) dot += V[i * n + j] * V[i * n + k];
+              EXPECT_NEAR(dot, j == k ? 1.0 : 0.0, tol) << "v^T v at " << j << ", " << k;
+            }
+          }
+        }
+        Tensor v0 = Zeros(t, {batches, n, n}), w0 = Zeros(t, {batches, n}), info0 = Zeros(kI32, {batches});
+        std::vector<KernelAttr> values_only = {Ints("lower", {lower ? 1 : 0}), Ints("compute_v", {0})};
+        ASSERT_TRUE(Call("kiln.syevd", values_only, {&a}, {&v0, &w0, &info0}).ok());
+        ExpectNear(D(w0), ww, 0.0);
+        ExpectNear(D(v0), std::vector<double>(static_cast<size_t>(batches * n * n), 0.0), 0.0);
+      }
+  Tensor bad = T(kF32, {2, 2}, {1.0, std::nan(""), std::nan(""), 1.0});
+  Tensor v = Zeros(kF32, {2, 2}), w = Zeros(kF32, {2}), info = Zeros(kI32, {});
+  ASSERT_TRUE(Call("kiln.syevd", {Ints("lower", {1}), Ints("compute_v", {1})}, {&bad}, {&v, &w, &info}).ok());
+  ExpectNear(D(info), {1});
+  EXPECT_TRUE(std::isnan(D(w)[0]) && std::isnan(D(v)[0]));
+  Tensor rect = Zeros(kF64, {2, 3}), vr = Zeros(kF64, {2, 3}), wr = Zeros(kF64, {2}), ir = Zeros(kI32, {});
+  EXPECT_FALSE(Call("kiln.syevd", {}, {&rect}, {&vr, &wr, &ir}).ok());
 }
 
 }  // namespace
