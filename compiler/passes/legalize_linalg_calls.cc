@@ -5,7 +5,7 @@
 // (@lapack_?getrf_ffi, ?geqrf_ffi, ?orgqr_ffi / ?ungqr_ffi, and XLA's
 // ProductOfElementaryHouseholderReflectors) the kernels kiln.lu, kiln.geqrf
 // and kiln.orgqr, its real symmetric eigendecomposition (@lapack_?syevd_ffi)
-// kiln.syevd; BLAS's triangular solve (@blas_?trsm_ffi) becomes
+// kiln.syevd and SVD (@lapack_?gesdd_ffi) kiln.gesdd; BLAS's triangular solve (@blas_?trsm_ffi) becomes
 // stablehlo.triangular_solve; the other LAPACK and XLA targets JAX emits are
 // refused by name, saying what they compute.
 #include <string>
@@ -220,6 +220,36 @@ Status RewriteSyevd(ir::Block* block, size_t at, const std::string& target, cons
   return Status::Ok();
 }
 
+// LAPACK ?gesdd for real matrices (jaxlib's gesdd_hlo, jnp.linalg.svd and
+// what builds on it: pinv, lstsq, matrix_rank, norm(ord=2)): (a) -> (a', s,
+// u, vt, info) with mhlo.backend_config = {mode}: 'A' (65) full U and V^T,
+// 'S' (83) thin ones, 'N' (78) singular values only. Becomes kiln.gesdd
+// (kernels/reference/linalg.cc) with attr mode.
+Status RewriteGesdd(ir::Block* block, size_t at, const std::string& target, const ErrorFormatter& format,
+                    size_t* n_ops) {
+  const ir::Operation& op = *block->ops[at];
+  const std::string what = "stablehlo.custom_call @" + target + " (LAPACK's singular value decomposition): ";
+  if (op.operands.size() != 1 || op.results.size() != 5)
+    return InvalidArgument(format(op.loc, what + "expects one operand and (a, s, u, vt, info)"));
+  const ir::Type& a = op.operands[0]->type;
+  if (!FloatMatrices(a) || !IsFloat(a.element) || op.results[0]->type != a)
+    return InvalidArgument(format(op.loc, what + "the operand and result 0 must be real float matrices of one static "
+                                                 "shape, not " +
+                                              a.ToString()));
+  for (const auto& res : op.results)
+    if (!res->type.is_tensor() || !res->type.HasStaticShape())
+      return InvalidArgument(format(op.loc, what + "results must have static shapes"));
+  const int64_t mode = ConfigField(op, "mode");
+  if (mode != 'A' && mode != 'S' && mode != 'N')
+    return InvalidArgument(format(op.loc, what + "needs mhlo.backend_config = {mode} as a LAPACK character ('A', 'S' "
+                                                 "or 'N')"));
+  Ops ops;
+  ir::Operation* svd = NewOp(&ops, op, block, KernelName(KernelId::kGesdd), {op.operands[0]}, a);
+  svd->attrs.emplace_back("mode", IntArray({mode}));
+  *n_ops = Splice(block, at, std::move(ops));  // the kernel takes over every result
+  return Status::Ok();
+}
+
 // BLAS ?trsm as JAX calls it for lax.linalg.triangular_solve on the CPU
 // (jaxlib's trsm_hlo): operands (a, b, alpha) with a [batch..., k, k], b
 // [batch..., m, n] and alpha rank 0, one result of b's type, and
@@ -279,7 +309,8 @@ std::string UnsupportedLinalg(const std::string& target) {
   if (routine == "geqp3") return "LAPACK's QR factorization with column pivoting (jax.scipy.linalg.qr pivoting)";
   if (routine == "heevd") return "LAPACK's Hermitian eigendecomposition (jnp.linalg.eigh of complex matrices)";
   if (routine == "geev") return "LAPACK's eigendecomposition (jnp.linalg.eig)";
-  if (routine == "gesdd" || routine == "gesvd") return "LAPACK's singular value decomposition (jnp.linalg.svd)";
+  if (routine == "gesdd") return "LAPACK's singular value decomposition of complex matrices (jnp.linalg.svd)";
+  if (routine == "gesvd") return "LAPACK's QR-iteration singular value decomposition (jnp.linalg.svd, algorithm=QR)";
   if (routine == "gehrd") return "LAPACK's Hessenberg reduction";
   if (routine == "sytrd" || routine == "hetrd") return "LAPACK's tridiagonal reduction";
   return "";
@@ -308,6 +339,8 @@ Status LegalizeBlock(ir::Block* block, const ErrorFormatter& format) {
         KILN_RETURN_IF_ERROR(RewriteQr(block, i, target, /*form_q=*/true, format, &n));
       } else if (target == "lapack_ssyevd_ffi" || target == "lapack_dsyevd_ffi") {
         KILN_RETURN_IF_ERROR(RewriteSyevd(block, i, target, format, &n));
+      } else if (target == "lapack_sgesdd_ffi" || target == "lapack_dgesdd_ffi") {
+        KILN_RETURN_IF_ERROR(RewriteGesdd(block, i, target, format, &n));
       } else if (target == "blas_strsm_ffi" || target == "blas_dtrsm_ffi" || target == "blas_ctrsm_ffi" ||
                  target == "blas_ztrsm_ffi") {
         KILN_RETURN_IF_ERROR(RewriteTrsm(block, i, target, format, &n));
@@ -315,7 +348,7 @@ Status LegalizeBlock(ir::Block* block, const ErrorFormatter& format) {
         return Unimplemented(format(op.loc, "stablehlo.custom_call @" + target + " (" + what +
                                                 ") is not supported yet; Kiln runs lapack_?potrf_ffi (Cholesky), "
                                                 "lapack_?getrf_ffi (LU), lapack_?geqrf_ffi and lapack_?orgqr_ffi (QR), "
-                                                "lapack_{s,d}syevd_ffi (symmetric eigendecomposition), "
+                                                "lapack_{s,d}syevd_ffi (symmetric eigendecomposition), lapack_{s,d}gesdd_ffi (SVD), "
                                                 "blas_?trsm_ffi (triangular solve)"));
       }
     }

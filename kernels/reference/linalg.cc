@@ -3,8 +3,8 @@
 // element rounded once to the result type), and kiln.lu, kiln.geqrf and
 // kiln.orgqr, LAPACK's getrf, geqrf and orgqr/ungqr as JAX calls them (in
 // the element type, step by step as LAPACK's unblocked getf2, geqr2 and
-// org2r), and kiln.syevd, LAPACK's symmetric eigendecomposition (cyclic
-// Jacobi in f64). Float and complex element types only.
+// org2r), and kiln.syevd and kiln.gesdd, LAPACK's symmetric
+// eigendecomposition and SVD (Jacobi rotations in f64). Float and complex element types only.
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -613,6 +613,194 @@ Status Syevd(const KernelCall& c) {
   return Status::Ok();
 }
 
+// Columns j of the m x c matrix u (row-major, c columns) with zero[j] set
+// become unit vectors orthogonal to every other column (Gram-Schmidt of
+// the standard basis vectors, twice for accuracy): what a factorization
+// needs where a singular value is zero, or for the full U's extra columns.
+void CompleteBasis(std::vector<double>& u, int64_t m, int64_t c, const std::vector<bool>& zero) {
+  std::vector<bool> done(static_cast<size_t>(c));
+  for (int64_t j = 0; j < c; ++j) done[j] = !zero[j];
+  int64_t next = 0;  // the next standard basis vector to try
+  for (int64_t j = 0; j < c; ++j) {
+    if (done[j]) continue;
+    for (; next < m; ++next) {
+      std::vector<double> x(static_cast<size_t>(m), 0.0);
+      x[next] = 1.0;
+      for (int pass = 0; pass < 2; ++pass)
+        for (int64_t k = 0; k < c; ++k) {
+          if (!done[k]) continue;
+          double d = 0;
+          for (int64_t i = 0; i < m; ++i) d += u[i * c + k] * x[i];
+          for (int64_t i = 0; i < m; ++i) x[i] -= d * u[i * c + k];
+        }
+      double norm = 0;
+      for (double v : x) norm += v * v;
+      norm = std::sqrt(norm);
+      if (norm > 0.5) {  // independent enough: a new basis vector
+        for (int64_t i = 0; i < m; ++i) u[i * c + j] = x[i] / norm;
+        done[j] = true;
+        ++next;
+        break;
+      }
+    }
+  }
+}
+
+// The SVD of the m x n matrix a (m >= n) by one-sided Jacobi rotations
+// (Hestenes; Demmel and Veselic): a V = U S with V's columns rotated until
+// a's columns are orthogonal; then s_j = |column j|, u_j = column j / s_j.
+// Returns u (m x n), s (n) and v (n x n), unsorted.
+void JacobiSvd(std::vector<double> a, int64_t m, int64_t n, std::vector<double>& u, std::vector<double>& s,
+               std::vector<double>& v) {
+  v.assign(static_cast<size_t>(n * n), 0.0);
+  for (int64_t i = 0; i < n; ++i) v[i * n + i] = 1.0;
+  for (int sweep = 0; sweep < 100; ++sweep) {
+    bool rotated = false;
+    for (int64_t p = 0; p + 1 < n; ++p)
+      for (int64_t q = p + 1; q < n; ++q) {
+        double alpha = 0, beta = 0, gamma = 0;
+        for (int64_t i = 0; i < m; ++i) {
+          alpha += a[i * n + p] * a[i * n + p];
+          beta += a[i * n + q] * a[i * n + q];
+          gamma += a[i * n + p] * a[i * n + q];
+        }
+        if (gamma == 0 || std::abs(gamma) <= 1e-15 * std::sqrt(alpha * beta)) continue;
+        rotated = true;
+        const double zeta = (beta - alpha) / (2 * gamma);
+        const double t = (zeta >= 0 ? 1.0 : -1.0) / (std::abs(zeta) + std::sqrt(1 + zeta * zeta));
+        const double c = 1 / std::sqrt(1 + t * t), sn = c * t;
+        for (int64_t i = 0; i < m; ++i) {
+          const double x = a[i * n + p], y = a[i * n + q];
+          a[i * n + p] = c * x - sn * y;
+          a[i * n + q] = sn * x + c * y;
+        }
+        for (int64_t i = 0; i < n; ++i) {
+          const double x = v[i * n + p], y = v[i * n + q];
+          v[i * n + p] = c * x - sn * y;
+          v[i * n + q] = sn * x + c * y;
+        }
+      }
+    if (!rotated) break;
+  }
+  s.assign(static_cast<size_t>(n), 0.0);
+  u.assign(static_cast<size_t>(m * n), 0.0);
+  for (int64_t j = 0; j < n; ++j) {
+    double norm = 0;
+    for (int64_t i = 0; i < m; ++i) norm += a[i * n + j] * a[i * n + j];
+    s[j] = std::sqrt(norm);
+    if (s[j] > 0)
+      for (int64_t i = 0; i < m; ++i) u[i * n + j] = a[i * n + j] / s[j];
+  }
+}
+
+// kiln.gesdd: (a) -> (a', s, u, vt, info) as LAPACK's ?gesdd for a real
+// a [batch..., m, n], k = min(m, n): s [batch..., k] descending; with attr
+// mode 'A' (65) u [.., m, m] and vt [.., n, n], 'S' (83) u [.., m, k] and
+// vt [.., k, n], 'N' (78) neither (u and vt, whatever their shape, zero);
+// a' (LAPACK leaves a destroyed) zero; info 0, or 1 with NaN results for
+// a NaN or an infinity in a. In f64 by one-sided Jacobi rotations, rounded
+// once. Singular vectors' signs are free (LAPACK's follow from its
+// algorithm): here each column of u has its entry of largest magnitude
+// positive; columns for zero singular values and the full U's and V's
+// extra ones complete orthonormal bases.
+Status Gesdd(const KernelCall& c) {
+  const std::string name = KernelName(c);
+  if (c.inputs.size() != 1 || c.outputs.size() != 5)
+    return InvalidArgument(name + ": expects one operand and (a, s, u, vt, info)");
+  KILN_RETURN_IF_ERROR(CheckCall(c, 1, 5));
+  const TensorRef& a = c.inputs[0];
+  const int64_t r = a.rank();
+  if (!IsFloat(a.type) || r < 2) return InvalidArgument(name + ": the operand must be (batches of) real matrices");
+  for (size_t o = 0; o < 4; ++o)
+    if (c.outputs[o].type != a.type) return InvalidArgument(name + ": a, s, u and vt must have the operand's type");
+  if (c.outputs[4].type != ElementType::kSI32) return InvalidArgument(name + ": info must be si32");
+  const int64_t m = a.dims[r - 2], n = a.dims[r - 1], k = std::min(m, n);
+  std::vector<int64_t> batch(a.dims.begin(), a.dims.end() - 2);
+  auto with = [&](std::initializer_list<int64_t> tail) {
+    std::vector<int64_t> d = batch;
+    d.insert(d.end(), tail);
+    return d;
+  };
+  const int64_t mode = c.params.Int("mode", 'S');
+  if (mode != 'A' && mode != 'S' && mode != 'N') return InvalidArgument(name + ": mode must be 'A', 'S' or 'N'");
+  KILN_RETURN_IF_ERROR(CheckDims(c, c.outputs[0], a.dims, "a"));
+  KILN_RETURN_IF_ERROR(CheckDims(c, c.outputs[1], with({k}), "s"));
+  const int64_t uc = mode == 'A' ? m : k, vr = mode == 'A' ? n : k;
+  if (mode != 'N') {
+    KILN_RETURN_IF_ERROR(CheckDims(c, c.outputs[2], with({m, uc}), "u"));
+    KILN_RETURN_IF_ERROR(CheckDims(c, c.outputs[3], with({vr, n}), "vt"));
+  }
+  KILN_RETURN_IF_ERROR(CheckDims(c, c.outputs[4], batch, "info"));
+  ZeroOutputs(c, 0);
+  int64_t batches = 1;
+  for (int64_t d : batch) batches *= d;
+  const TensorRef& s_out = c.outputs[1];
+  const TensorRef& u_out = c.outputs[2];
+  const TensorRef& vt_out = c.outputs[3];
+  const bool wide = m < n;  // factor a^T then: a = (v') s (u')^T
+  const int64_t tm = wide ? n : m, tn = wide ? m : n;  // the tall factored matrix is tm x tn
+  std::vector<double> t(static_cast<size_t>(tm * tn)), u, s, v;
+  for (int64_t bi = 0; bi < batches; ++bi) {
+    const int64_t base = bi * m * n;
+    bool finite = true;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        const double x = ToComplex(a.type, Load(a, base + i * n + j)).real();
+        finite = finite && std::isfinite(x);
+        t[wide ? j * tn + i : i * tn + j] = x;
+      }
+    auto put = [&](const TensorRef& out, int64_t at, double x) { Store(out, at, FromComplex(a.type, {x, 0})); };
+    if (!finite) {
+      for (int64_t j = 0; j < k; ++j) put(s_out, bi * k + j, kNaN);
+      if (mode != 'N') {
+        for (int64_t e = 0; e < m * uc; ++e) put(u_out, bi * m * uc + e, kNaN);
+        for (int64_t e = 0; e < vr * n; ++e) put(vt_out, bi * vr * n + e, kNaN);
+      }
+      Store(c.outputs[4], bi, Scalar{1, 0, 0});
+      continue;
+    }
+    JacobiSvd(t, tm, tn, u, s, v);  // t = u diag(s) v^T, u tm x tn, v tn x tn
+    std::vector<int64_t> order(static_cast<size_t>(tn));
+    for (int64_t j = 0; j < tn; ++j) order[j] = j;
+    std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) { return s[x] > s[y]; });
+    for (int64_t j = 0; j < k; ++j) put(s_out, bi * k + j, s[order[j]]);
+    if (mode == 'N') continue;
+    // The left vectors of a (m rows) and the right ones (n rows), in
+    // descending order: u and v of t, swapped for a wide a.
+    const int64_t lc = mode == 'A' ? m : k, rc = mode == 'A' ? n : k;
+    std::vector<double> left(static_cast<size_t>(m * lc), 0.0), right(static_cast<size_t>(n * rc), 0.0);
+    std::vector<bool> lzero(static_cast<size_t>(lc), true), rzero(static_cast<size_t>(rc), true);
+    for (int64_t j = 0; j < k; ++j) {
+      const int64_t src = order[j];
+      const bool has_u = s[src] > 0;  // t's u column exists for a nonzero singular value
+      for (int64_t i = 0; i < tm; ++i) (wide ? right[i * rc + j] : left[i * lc + j]) = u[i * tn + src];
+      for (int64_t i = 0; i < tn; ++i) (wide ? left[i * lc + j] : right[i * rc + j]) = v[i * tn + src];
+      (wide ? rzero : lzero)[j] = !has_u;
+      (wide ? lzero : rzero)[j] = false;
+    }
+    CompleteBasis(left, m, lc, lzero);
+    CompleteBasis(right, n, rc, rzero);
+    for (int64_t j = 0; j < std::max(lc, rc); ++j) {
+      // Column j of the left vectors: its largest entry positive, and the
+      // matching right vector flipped with it.
+      if (j >= lc) break;
+      int64_t big = 0;
+      for (int64_t i = 1; i < m; ++i)
+        if (std::abs(left[i * lc + j]) > std::abs(left[big * lc + j])) big = i;
+      if (left[big * lc + j] < 0) {
+        for (int64_t i = 0; i < m; ++i) left[i * lc + j] = -left[i * lc + j];
+        if (j < rc)
+          for (int64_t i = 0; i < n; ++i) right[i * rc + j] = -right[i * rc + j];
+      }
+    }
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < lc; ++j) put(u_out, bi * m * lc + i * lc + j, left[i * lc + j]);
+    for (int64_t j = 0; j < rc; ++j)
+      for (int64_t i = 0; i < n; ++i) put(vt_out, bi * rc * n + j * n + i, right[i * rc + j]);
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 // This file's kernels of kernels/kernels.def (kernels/reference/kernels.h).
@@ -622,5 +810,6 @@ Status kernel::Lu(const KernelCall& call) { return ref::Lu(call); }
 Status kernel::Geqrf(const KernelCall& call) { return ref::Geqrf(call); }
 Status kernel::Orgqr(const KernelCall& call) { return ref::Orgqr(call); }
 Status kernel::Syevd(const KernelCall& call) { return ref::Syevd(call); }
+Status kernel::Gesdd(const KernelCall& call) { return ref::Gesdd(call); }
 
 }  // namespace kiln::ref

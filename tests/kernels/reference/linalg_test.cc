@@ -307,5 +307,68 @@ TEST(NumericSyevd, EigenpairsOfSymmetricMatrices) {
   EXPECT_FALSE(Call("kiln.syevd", {}, {&rect}, {&vr, &wr, &ir}).ok());
 }
 
+// kiln.gesdd (LAPACK's SVD): tall, wide and square, one of them of rank
+// one, f32 and f64, modes 'A', 'S' and 'N': s descending and the same in
+// every mode, u diag(s) vt = a, u and vt with orthonormal columns / rows
+// (the full ones square orthogonal), each u column's largest entry positive.
+TEST(NumericGesdd, FactorsRebuildTheInput) {
+  std::mt19937 rng(21);
+  std::uniform_real_distribution<double> u(-2.0, 2.0);
+  for (ElementType t : {kF64, kF32})
+    for (auto [m, n] : {std::pair<int64_t, int64_t>{5, 3}, {3, 5}, {4, 4}, {1, 3}, {6, 2}}) {
+      const int64_t batches = 2, k = std::min(m, n);
+      std::vector<double> vals(static_cast<size_t>(batches * m * n));
+      for (auto& v : vals) v = t == kF32 ? static_cast<float>(u(rng)) : u(rng);
+      for (int64_t i = 0; i < m; ++i)  // batch 1: rank one
+        for (int64_t j = 0; j < n; ++j) vals[m * n + i * n + j] = (i + 1.0) * (j % 2 ? -0.5 : 1.0);
+      Tensor a = T(t, {batches, m, n}, vals);
+      std::vector<double> s_thin;
+      for (int64_t mode : {int64_t{'S'}, int64_t{'A'}, int64_t{'N'}}) {
+        SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + " mode " + static_cast<char>(mode) +
+                     (t == kF64 ? " f64" : " f32"));
+        const int64_t uc = mode == 'A' ? m : k, vr = mode == 'A' ? n : k;
+        Tensor ap = Zeros(t, {batches, m, n}), s = Zeros(t, {batches, k}), uu = Zeros(t, {batches, m, uc}),
+               vt = Zeros(t, {batches, vr, n}), info = Zeros(kI32, {batches});
+        ASSERT_TRUE(Call("kiln.gesdd", {Ints("mode", {mode})}, {&a}, {&ap, &s, &uu, &vt, &info}).ok());
+        ExpectNear(D(info), {0, 0});
+        const auto S = D(s), U = D(uu), V = D(vt);
+        if (mode == 'S') s_thin = S;
+        else ExpectNear(S, s_thin, 0.0);
+        if (mode == 'N') continue;
+        const double tol = t == kF64 ? 1e-10 : 3e-5;
+        for (int64_t b = 0; b < batches; ++b) {
+          const double* Ub = U.data() + b * m * uc;
+          const double* Vb = V.data() + b * vr * n;
+          const double* Sb = S.data() + b * k;
+          for (int64_t j = 0; j + 1 < k; ++j) EXPECT_GE(Sb[j], Sb[j + 1]) << "descending";
+          for (int64_t i = 0; i < m; ++i)
+            for (int64_t j = 0; j < n; ++j) {
+              double x = 0;
+              for (int64_t q = 0; q < k; ++q) x += Ub[i * uc + q] * Sb[q] * Vb[q * n + j];
+              EXPECT_NEAR(x, vals[b * m * n + i * n + j], tol * 10) << "u s vt at " << i << ", " << j;
+            }
+          for (int64_t p = 0; p < uc; ++p)
+            for (int64_t q = 0; q < uc; ++q) {
+              double d = 0;
+              for (int64_t i = 0; i < m; ++i) d += Ub[i * uc + p] * Ub[i * uc + q];
+              EXPECT_NEAR(d, p == q ? 1.0 : 0.0, tol) << "u^T u at " << p << ", " << q;
+            }
+          for (int64_t p = 0; p < vr; ++p)
+            for (int64_t q = 0; q < vr; ++q) {
+              double d = 0;
+              for (int64_t j = 0; j < n; ++j) d += Vb[p * n + j] * Vb[q * n + j];
+              EXPECT_NEAR(d, p == q ? 1.0 : 0.0, tol) << "vt vt^T at " << p << ", " << q;
+            }
+          for (int64_t q = 0; q < uc; ++q) {
+            int64_t big = 0;
+            for (int64_t i = 1; i < m; ++i)
+              if (std::abs(Ub[i * uc + q]) > std::abs(Ub[big * uc + q])) big = i;
+            EXPECT_GT(Ub[big * uc + q], 0.0) << "u column " << q;
+          }
+        }
+      }
+    }
+}
+
 }  // namespace
 }  // namespace kiln::ref::numeric_test
