@@ -145,6 +145,26 @@ Status RewriteGetrf(ir::Block* block, size_t at, const std::string& target, cons
   return Status::Ok();
 }
 
+// Results of static shapes, which every factorization kernel needs (its
+// reference checks their dims against the operand's at run time).
+Status StaticResults(const ir::Operation& op, const std::string& what, const ErrorFormatter& format) {
+  for (const auto& res : op.results)
+    if (!res->type.is_tensor() || !res->type.HasStaticShape())
+      return InvalidArgument(format(op.loc, what + "results must have static shapes"));
+  return Status::Ok();
+}
+
+// The operand of syevd and gesdd: real float matrices of static shape
+// that result 0 (LAPACK's overwritten a) shares.
+Status RealMatrixOperand(const ir::Operation& op, const std::string& what, const ErrorFormatter& format) {
+  const ir::Type& a = op.operands[0]->type;
+  if (!FloatMatrices(a) || !IsFloat(a.element) || op.results[0]->type != a)
+    return InvalidArgument(format(op.loc, what + "the operand and result 0 must be real float matrices of one static "
+                                                 "shape, not " +
+                                              a.ToString()));
+  return StaticResults(op, what, format);
+}
+
 // LAPACK ?geqrf (jaxlib's geqrf_hlo): (a) -> (a', tau, info, workspace),
 // and ?orgqr / ?ungqr (orgqr_hlo): (a, tau) -> (q, info, workspace); XLA's
 // ProductOfElementaryHouseholderReflectors: (a, tau) -> q. Become kiln.geqrf
@@ -165,9 +185,7 @@ Status RewriteQr(ir::Block* block, size_t at, const std::string& target, bool fo
     return InvalidArgument(format(op.loc, what + "the operand and result 0 must be float or complex matrices of one "
                                                  "static shape, not " +
                                               a.ToString()));
-  for (const auto& res : op.results)
-    if (!res->type.is_tensor() || !res->type.HasStaticShape())
-      return InvalidArgument(format(op.loc, what + "results must have static shapes"));
+  KILN_RETURN_IF_ERROR(StaticResults(op, what, format));
   Ops ops;
   NewOp(&ops, op, block, KernelName(form_q ? KernelId::kOrgqr : KernelId::kGeqrf),
         std::vector<ir::Value*>(op.operands.begin(), op.operands.end()), a);
@@ -200,14 +218,8 @@ Status RewriteSyevd(ir::Block* block, size_t at, const std::string& target, cons
   const std::string what = "stablehlo.custom_call @" + target + " (LAPACK's symmetric eigendecomposition): ";
   if (op.operands.size() != 1 || op.results.size() < 3 || op.results.size() > 5)
     return InvalidArgument(format(op.loc, what + "expects one operand and (v, w, info[, workspaces])"));
+  KILN_RETURN_IF_ERROR(RealMatrixOperand(op, what, format));
   const ir::Type& a = op.operands[0]->type;
-  if (!FloatMatrices(a) || !IsFloat(a.element) || op.results[0]->type != a)
-    return InvalidArgument(format(op.loc, what + "the operand and result 0 must be real float matrices of one static "
-                                                 "shape, not " +
-                                              a.ToString()));
-  for (const auto& res : op.results)
-    if (!res->type.is_tensor() || !res->type.HasStaticShape())
-      return InvalidArgument(format(op.loc, what + "results must have static shapes"));
   const int64_t mode = ConfigField(op, "mode"), uplo = ConfigField(op, "uplo");
   if ((mode != 'V' && mode != 'N') || (uplo != 'L' && uplo != 'U'))
     return InvalidArgument(format(op.loc, what + "needs mhlo.backend_config = {mode, uplo} as LAPACK characters "
@@ -231,14 +243,8 @@ Status RewriteGesdd(ir::Block* block, size_t at, const std::string& target, cons
   const std::string what = "stablehlo.custom_call @" + target + " (LAPACK's singular value decomposition): ";
   if (op.operands.size() != 1 || op.results.size() != 5)
     return InvalidArgument(format(op.loc, what + "expects one operand and (a, s, u, vt, info)"));
+  KILN_RETURN_IF_ERROR(RealMatrixOperand(op, what, format));
   const ir::Type& a = op.operands[0]->type;
-  if (!FloatMatrices(a) || !IsFloat(a.element) || op.results[0]->type != a)
-    return InvalidArgument(format(op.loc, what + "the operand and result 0 must be real float matrices of one static "
-                                                 "shape, not " +
-                                              a.ToString()));
-  for (const auto& res : op.results)
-    if (!res->type.is_tensor() || !res->type.HasStaticShape())
-      return InvalidArgument(format(op.loc, what + "results must have static shapes"));
   const int64_t mode = ConfigField(op, "mode");
   if (mode != 'A' && mode != 'S' && mode != 'N')
     return InvalidArgument(format(op.loc, what + "needs mhlo.backend_config = {mode} as a LAPACK character ('A', 'S' "

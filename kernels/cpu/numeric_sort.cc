@@ -155,10 +155,7 @@ K NativeKey(const KeyComparator& kc, const Scalar& s) {
   if constexpr (std::is_same_v<K, double>) {
     return s.re;
   } else if constexpr (std::is_same_v<K, int64_t>) {
-    if (kc.ctype == ComparisonType::kTotalOrder) {
-      const int64_t b = std::bit_cast<int64_t>(s.re);
-      return b < 0 ? b ^ std::numeric_limits<int64_t>::max() : b;
-    }
+    if (kc.ctype == ComparisonType::kTotalOrder) return ref::TotalOrderKey(s.re);
     const int w = BitWidth(kc.key_type);
     if (w >= 64) return s.i;
     const int sh = 64 - w;
@@ -167,19 +164,6 @@ K NativeKey(const KeyComparator& kc, const Scalar& s) {
     const int w = BitWidth(kc.key_type);
     return static_cast<uint64_t>(s.i) & (w >= 64 ? ~uint64_t{0} : (uint64_t{1} << w) - 1);
   }
-}
-
-template <typename K>
-bool Before(ComparisonDirection d, K a, K b) {
-  switch (d) {
-    case ComparisonDirection::kEQ: return a == b;
-    case ComparisonDirection::kNE: return a != b;
-    case ComparisonDirection::kGE: return a >= b;
-    case ComparisonDirection::kGT: return a > b;
-    case ComparisonDirection::kLE: return a <= b;
-    case ComparisonDirection::kLT: return a < b;
-  }
-  return false;
 }
 
 struct SortScratch {
@@ -214,7 +198,7 @@ void SortSlice(ComparisonDirection d, const std::vector<K>& keys, SortScratch& s
     for (size_t j = 0; j < keys.size(); ++j) s.perm[j] = pairs[j].second;
     return;
   }
-  ref::MergeSort(s.perm, s.tmp, [&](int64_t a, int64_t b) { return Before(d, keys[a], keys[b]); });
+  ref::MergeSort(s.perm, s.tmp, [&](int64_t a, int64_t b) { return ref::ApplyDirection(d, keys[a], keys[b]); });
 }
 
 }  // namespace

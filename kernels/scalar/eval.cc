@@ -132,24 +132,7 @@ double RoundHalfEven(double x) {
   return r;
 }
 
-// IEEE totalOrder key: monotonic signed integer.
-int64_t TotalOrderKey(double v) {
-  int64_t b = std::bit_cast<int64_t>(v);
-  return b < 0 ? b ^ std::numeric_limits<int64_t>::max() : b;
-}
 
-template <typename T>
-bool ApplyDirection(ComparisonDirection d, const T& a, const T& b) {
-  switch (d) {
-    case ComparisonDirection::kEQ: return a == b;
-    case ComparisonDirection::kNE: return a != b;
-    case ComparisonDirection::kGE: return a >= b;
-    case ComparisonDirection::kGT: return a > b;
-    case ComparisonDirection::kLE: return a <= b;
-    case ComparisonDirection::kLT: return a < b;
-  }
-  return false;
-}
 
 bool CompareFloat(ComparisonDirection d, ComparisonType ct, double a, double b) {
   if (ct == ComparisonType::kTotalOrder) return ApplyDirection(d, TotalOrderKey(a), TotalOrderKey(b));

@@ -7,7 +7,9 @@
 // use these semantics, so they depend on kernels/common only. The namespace
 // stays ref:: (these are the reference semantics).
 #pragma once
+#include <bit>
 #include <cstdint>
+#include <limits>
 #include <span>
 
 #include "kernels/common/element_type.h"
@@ -15,6 +17,27 @@
 #include "kernels/common/status.h"
 
 namespace kiln::ref {
+
+// IEEE totalOrder as a monotonic signed integer (the TOTALORDER compare).
+inline int64_t TotalOrderKey(double v) {
+  const int64_t b = std::bit_cast<int64_t>(v);
+  return b < 0 ? b ^ std::numeric_limits<int64_t>::max() : b;
+}
+
+// a `d` b on values of one native type (the last step of every compare).
+template <typename T>
+bool ApplyDirection(ComparisonDirection d, const T& a, const T& b) {
+  switch (d) {
+    case ComparisonDirection::kEQ: return a == b;
+    case ComparisonDirection::kNE: return a != b;
+    case ComparisonDirection::kGE: return a >= b;
+    case ComparisonDirection::kGT: return a > b;
+    case ComparisonDirection::kLE: return a <= b;
+    case ComparisonDirection::kLT: return a < b;
+  }
+  return false;
+}
+
 
 // Reads one element stored at `p` in `type`'s storage encoding.
 Scalar LoadScalar(ElementType type, const uint8_t* p);
