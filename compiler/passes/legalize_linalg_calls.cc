@@ -276,12 +276,8 @@ Status RewriteTrsm(ir::Block* block, size_t at, const std::string& target, const
       op.result()->type != b)
     return InvalidArgument(format(op.loc, what + "a and b must be float or complex matrices of static shape and alpha a "
                                                  "scalar of their type, the result b's type"));
-  const ir::Attribute* config = op.GetAttr("mhlo.backend_config");
-  auto field = [&](const char* name) -> int64_t {
-    const ir::Attribute* f = config && config->kind == ir::Attribute::Kind::kDict ? config->Field(name) : nullptr;
-    return f && f->kind == ir::Attribute::Kind::kInt ? f->i : -1;
-  };
-  const int64_t side = field("side"), uplo = field("uplo"), trans = field("trans_x"), diag = field("diag");
+  const int64_t side = ConfigField(op, "side"), uplo = ConfigField(op, "uplo"), trans = ConfigField(op, "trans_x"),
+                diag = ConfigField(op, "diag");
   if ((side != 'L' && side != 'R') || (uplo != 'L' && uplo != 'U') || (trans != 'N' && trans != 'T' && trans != 'C') ||
       (diag != 'N' && diag != 'U'))
     return InvalidArgument(format(op.loc, what + "needs mhlo.backend_config = {side, uplo, trans_x, diag} as LAPACK "
