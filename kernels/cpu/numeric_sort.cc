@@ -11,9 +11,9 @@
 // The permutation is the reference's (kernels/reference/numeric_sort.cc):
 // a strict weak ordering (integer and total-order keys, and IEEE keys
 // without NaN, compared by < or >) has a single stable order, the order of
-// (key, index) pairs, which std::sort finds; any other comparison (NaNs, <=, ==, ...) runs the
-// reference's merge sort on the same keys. Every other comparator runs the
-// reference kernel.
+// (key, index) pairs, which std::sort finds; any other comparison (NaNs,
+// <=, ==, ...) runs the reference's merge sort on the same keys. Every
+// other comparator runs the reference kernel.
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -44,29 +44,26 @@ struct KeyComparator {
   ElementType key_type = ElementType::kInvalid;
 };
 
-// The params value v depends on, as a bit mask (programs of more than 64
-// params never match); memo[v] caches it, known[v] says whether it does.
-uint64_t Deps(const ScalarProgram& p, uint16_t v, std::vector<uint64_t>& memo, std::vector<bool>& known) {
-  const size_t np = p.param_types.size();
-  if (v < np) return uint64_t{1} << v;
-  if (known[v]) return memo[v];
-  const ScalarInstr& in = p.instrs[v - np];
-  uint64_t d = 0;
-  for (uint8_t k = 0; k < in.num_operands; ++k) d |= Deps(p, in.operands[k], memo, known);
-  memo[v] = d;
-  known[v] = true;
-  return d;
-}
-
+// The params each value depends on, as bit masks (programs of more than
+// 64 params never match): one pass in value order, since an instruction
+// reads only values defined before it (no recursion a long chain could
+// overflow the stack with).
 struct DepsMemo {
-  std::vector<uint64_t> memo;
-  std::vector<bool> known;
-  uint64_t operator()(const ScalarProgram& p, uint16_t v) { return Deps(p, v, memo, known); }
+  std::vector<uint64_t> deps;
+  explicit DepsMemo(const ScalarProgram& p) : deps(p.num_values(), 0) {
+    const size_t np = p.param_types.size();
+    for (size_t v = 0; v < np; ++v) deps[v] = uint64_t{1} << v;
+    for (size_t v = np; v < p.num_values(); ++v) {
+      const ScalarInstr& in = p.instrs[v - np];
+      for (uint8_t k = 0; k < in.num_operands; ++k) deps[v] |= deps[in.operands[k]];
+    }
+  }
+  uint64_t operator()(const ScalarProgram&, uint16_t v) const { return deps[v]; }
 };
 
 // Whether a (an expression of param x) and b (of param y) are the same
 // expression. `budget` bounds the walk over a DAG with shared nodes.
-bool SameExpression(const ScalarProgram& p, uint16_t a, uint16_t b, uint16_t x, uint16_t y, DepsMemo& deps,
+bool SameExpression(const ScalarProgram& p, uint16_t a, uint16_t b, uint16_t x, uint16_t y, const DepsMemo& deps,
                     int& budget) {
   if (--budget < 0) return false;
   const size_t np = p.param_types.size();
@@ -120,16 +117,18 @@ ScalarProgram KeyProgram(const ScalarProgram& p, uint16_t a, uint16_t x) {
 
 bool MatchKeyComparator(const ScalarProgram& cmp, KeyComparator* kc) {
   const size_t np = cmp.param_types.size();
-  if (np == 0 || np % 2 != 0 || np > 64 || cmp.results.size() != 1 || cmp.results[0] < np) return false;
+  if (np == 0 || np % 2 != 0 || np > 64 || cmp.results.size() != 1 || cmp.results[0] < np ||
+      !ref::VerifyScalarProgram(cmp).ok())  // operands before their uses, in range
+    return false;
   const ScalarInstr& c = cmp.instrs[cmp.results[0] - np];
   if (c.op != ScalarOp::kCompare || c.num_operands != 2 || c.attr0 < 0 || c.attr0 > 5) return false;
-  DepsMemo deps{std::vector<uint64_t>(cmp.num_values(), 0), std::vector<bool>(cmp.num_values(), false)};
+  const DepsMemo deps(cmp);
   const uint16_t a = c.operands[0], b = c.operands[1];
   const uint64_t da = deps(cmp, a), db = deps(cmp, b);
   if (std::popcount(da) != 1 || std::popcount(db) != 1) return false;
   const uint16_t x = static_cast<uint16_t>(std::countr_zero(da)), y = static_cast<uint16_t>(std::countr_zero(db));
   if (x % 2 != 0 || y != x + 1) return false;  // lhs_i and rhs_i of one operand
-  int budget = 4096;
+  int budget = 1024;  // comparators of this form have tens of nodes
   if (!SameExpression(cmp, a, b, x, y, deps, budget)) return false;
   const ElementType t = cmp.ValueType(a);
   if (IsComplex(t) || t == ElementType::kInvalid) return false;

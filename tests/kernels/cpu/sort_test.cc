@@ -5,8 +5,8 @@
 // comparator (argsort: an iota operand carried along), integers signed and
 // unsigned, a non-strict direction, sorting along an outer axis, several
 // slices on the pool, results written over the inputs; and comparators of
-// another form (two keys, operands crossed), which the kernel leaves to the
-// reference. And chlo.top_k's partial sort.
+// another form (two keys, operands crossed, a key too deep to compare),
+// which the kernel leaves to the reference. And chlo.top_k's partial sort.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -214,6 +214,19 @@ TEST(CpuSort, OtherComparatorsAreLeftToTheReference) {
   lopsided.instrs = {Instr(O::kNegate, E::kSI32, {0}), Instr(O::kCompare, E::kI1, {2, 1}, kLT, kSigned)};
   lopsided.results = {3};
   EXPECT_EQ(FindCpuKernel(Params(lopsided, 0)), nullptr);
+  // A key of 20000 chained negations a side: matched without deep
+  // recursion, and past the walk's budget, so left to the reference.
+  ScalarProgram deep;
+  deep.param_types = {E::kSI32, E::kSI32};
+  for (int side = 0; side < 2; ++side)
+    for (int i = 0; i < 20000; ++i) {
+      const uint16_t prev = i == 0 ? static_cast<uint16_t>(side) : static_cast<uint16_t>(deep.num_values() - 1);
+      deep.instrs.push_back(Instr(O::kNegate, E::kSI32, {prev}));
+    }
+  deep.instrs.push_back(Instr(O::kCompare, E::kI1, {static_cast<uint16_t>(2 + 19999), static_cast<uint16_t>(2 + 39999)},
+                              kLT, kSigned));
+  deep.results = {static_cast<uint16_t>(deep.num_values() - 1)};
+  EXPECT_EQ(FindCpuKernel(Params(deep, 0)), nullptr);
 }
 
 // chlo.top_k (the same file): the k largest of each row, largest first,
