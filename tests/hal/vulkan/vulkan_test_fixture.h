@@ -7,6 +7,8 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -114,14 +116,20 @@ inline vm::HostTensor RandomBits(ElementType t, std::vector<int64_t> dims, std::
   size_t w = StorageBytes(t);
   h.data.resize(n * w);
   // Edge values first (0, 1, -1, the extremes, small shift amounts), then random bits.
-  const uint64_t edges[] = {0, 1, ~uint64_t{0}, uint64_t{1} << (BitWidth(t) - 1), (uint64_t{1} << (BitWidth(t) - 1)) - 1,
+  const int top = std::min(BitWidth(t), 64) - 1;  // (complex<f64>: 128 bits, edges in the low 64)
+  const uint64_t edges[] = {0, 1, ~uint64_t{0}, uint64_t{1} << top, (uint64_t{1} << top) - 1,
                             2, 3, 7, 8, 15, 16, 31, 32, 33, 63, 64};
   for (size_t i = 0; i < n; ++i) {
     uint64_t v = i < std::size(edges) ? edges[i] : rng();
     if (i >= std::size(edges) && (rng() & 3) == 0) v &= 0x3f;  // small values: shift amounts, divisors
     if (i >= std::size(edges) && (rng() & 7) == 0) v = ~(v & 0x7);  // small negatives
     // Storage of signed narrow types is sign-extended; take the low bits.
-    std::memcpy(h.data.data() + i * w, &v, w);
+    // Elements wider than 8 bytes take random bits above the first 8.
+    std::memcpy(h.data.data() + i * w, &v, std::min<size_t>(w, 8));
+    for (size_t off = 8; off < w; off += 8) {
+      const uint64_t more = rng();
+      std::memcpy(h.data.data() + i * w + off, &more, std::min<size_t>(w - off, 8));
+    }
   }
   return h;
 }
