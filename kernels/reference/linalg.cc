@@ -765,6 +765,10 @@ Status Gesdd(const KernelCall& c) {
     std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) { return s[x] > s[y]; });
     for (int64_t j = 0; j < k; ++j) put(s_out, bi * k + j, s[order[j]]);
     if (mode == 'N') continue;
+    // A singular value at rounding level of the largest has no left vector
+    // of its own (its column is rounding noise, in whatever direction the
+    // arithmetic -- contracted or not -- left it): its basis is completed.
+    const double negligible = (tn == 0 ? 0.0 : s[order[0]]) * static_cast<double>(std::max(tm, tn)) * 1e-15;
     // The left vectors of a (m rows) and the right ones (n rows), in
     // descending order: u and v of t, swapped for a wide a.
     const int64_t lc = mode == 'A' ? m : k, rc = mode == 'A' ? n : k;
@@ -772,7 +776,7 @@ Status Gesdd(const KernelCall& c) {
     std::vector<bool> lzero(static_cast<size_t>(lc), true), rzero(static_cast<size_t>(rc), true);
     for (int64_t j = 0; j < k; ++j) {
       const int64_t src = order[j];
-      const bool has_u = s[src] > 0;  // t's u column exists for a nonzero singular value
+      const bool has_u = s[src] > negligible;  // t's u column exists for a nonzero singular value
       for (int64_t i = 0; i < tm; ++i) (wide ? right[i * rc + j] : left[i * lc + j]) = u[i * tn + src];
       for (int64_t i = 0; i < tn; ++i) (wide ? left[i * lc + j] : right[i * rc + j]) = v[i * tn + src];
       (wide ? rzero : lzero)[j] = !has_u;
