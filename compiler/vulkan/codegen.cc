@@ -148,6 +148,13 @@ Status ReadInputs(const DispatchUse& u, ShaderWriter& w, std::span<const int64_t
   return Status::Ok();
 }
 
+std::string AccumulatorValue(const GType& rt) {
+  if (rt.cls == C::kFloat) return RoundTo(rt, "acc");
+  if (rt.bits >= 32 || rt.cls == C::kComplex || rt.cls == C::kBool) return "acc";
+  if (rt.cls == C::kSigned) return "bitfieldExtract(acc, 0, " + S(rt.bits) + ")";
+  return "(acc & " + Uint((int64_t{1} << rt.bits) - 1) + ")";
+}
+
 // How a producer (dot_general, convolution) stores its result `value` at
 // output index "i": directly, or through its fused epilogue (kernels/
 // reference/epilogue.h), whose other params are the dispatch inputs from
@@ -224,7 +231,8 @@ Status ShaderWriter::Begin() {
       case ElementType::kC64: value = "vec2(uintBitsToFloat(b.x), uintBitsToFloat(b.y))"; break;
       case ElementType::kC128: value = "dvec2(packDouble2x32(b.xy), packDouble2x32(b.zw))"; break;
       default:
-        if (g.cls == C::kBool) value = "(b & 0xffu) != 0u";
+        if (IsMinifloat(g.type)) value = MinifloatCall("decode", g.type, "b");
+        else if (g.cls == C::kBool) value = "(b & 0xffu) != 0u";
         else if (g.is_64()) value = g.name + "(packUint2x32(b))";
         else if (g.bits >= 32) value = g.name + "(b)";
         else if (g.cls == C::kSigned) value = "bitfieldExtract(int(b), 0, " + S(g.bits) + ")";
@@ -243,7 +251,8 @@ Status ShaderWriter::Begin() {
       case ElementType::kC64: to_bits = "uvec2(floatBitsToUint(v.x), floatBitsToUint(v.y))"; break;
       case ElementType::kC128: to_bits = "uvec4(unpackDouble2x32(v.x), unpackDouble2x32(v.y))"; break;
       default:
-        if (g.cls == C::kBool) to_bits = "(v ? 1u : 0u)";
+        if (IsMinifloat(g.type)) to_bits = MinifloatCall("encode", g.type, "v");
+        else if (g.cls == C::kBool) to_bits = "(v ? 1u : 0u)";
         else if (g.is_64()) to_bits = "unpackUint2x32(uint64_t(v))";
         else to_bits = "uint(v)";
     }
@@ -283,6 +292,9 @@ ShaderSource ShaderWriter::Finish(const std::string& body, uint32_t local_x, uin
   head += "layout(local_size_x = " + S(local_x) + ", local_size_y = " + S(local_y) + ") in;\n";
   head += Template("math32.glsl");  // Kiln's own f32 math (the preludes' complex helpers use it)
   head += Template("prelude.glsl");
+  // The f4/f6/f8 codecs only where a load, store or rounding uses one.
+  if (body.find("kiln_mf_") != std::string::npos || helpers_.find("kiln_mf_") != std::string::npos)
+    head += Template("minifloat.glsl");
   if (features & hal::kShaderInt64) head += Template("prelude_i64.glsl");
   if (features & hal::kShaderFloat64) head += std::string(Template("prelude64.glsl")) + Template("math64.glsl");
   // The special functions only where a scalar program calls one (scalar.cc).

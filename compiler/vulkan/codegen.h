@@ -89,6 +89,13 @@ StatusOr<std::string> ConvertExpr(const GType& from, const GType& to, const std:
 std::string FloatConst(const GType& t, double v);
 std::string RoundTo(const GType& t, const std::string& e);
 
+// The float types narrower than 16 bits (f4E2M1FN, f6*, f8*): they compute
+// in f32 and are decoded, rounded and encoded by the helpers of
+// kernels/vulkan/minifloat.glsl, e.g. MinifloatCall("decode", t, "b") is
+// "kiln_mf_decode(b, <t's format>)".
+bool IsMinifloat(ElementType t);
+std::string MinifloatCall(const std::string& fn, ElementType t, const std::string& arg);
+
 // The shader for one dispatch signature of an executable.
 StatusOr<ShaderSource> GenerateShader(const KernelParams& params, const DispatchUse& use);
 

@@ -60,6 +60,10 @@ ShaderSource PerElement(ShaderWriter& w, const std::string& body);
 Status ReadInputs(const DispatchUse& u, ShaderWriter& w, std::span<const int64_t> map, size_t first,
                   const std::vector<ElementType>& types, std::vector<std::string>* params,
                   std::span<const int64_t> slices = {});
+// A contraction's accumulator `acc` (in the result's compute type) as a
+// value of the result type: rounded to a narrow float, wrapped to a narrow
+// integer.
+std::string AccumulatorValue(const GType& rt);
 // How a producer stores its result `value` at output index "i": directly or
 // through its fused epilogue (kernels/reference/epilogue.h).
 StatusOr<std::string> StoreResult(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w, size_t first_extra,

@@ -93,11 +93,7 @@ StatusOr<ShaderSource> DotGeneral(const KernelParams& kp, const DispatchUse& u, 
   };
   std::string fns = at(0, ldims, lb, lfree, lc, true) + at(1, rdims, rb, rfree, rc, false);
   std::string zero = rt.cls == C::kFloat ? (rt.name == "double" ? "0.0lf" : "0.0") : (rt.is_64() ? rt.name + "(0)" : rt.name + "(0)");
-  std::string fix = rt.cls == C::kFloat ? (rt.type == ElementType::kF16 ? "kiln_round_f16(acc)"
-                                           : rt.type == ElementType::kBF16 ? "kiln_round_bf16(acc)" : "acc")
-                                        : (rt.bits < 32 ? (rt.cls == C::kSigned ? "bitfieldExtract(acc, 0, " + S(rt.bits) + ")"
-                                                                                 : "(acc & " + Uint((int64_t{1} << rt.bits) - 1) + ")")
-                                                        : "acc");
+  const std::string fix = AccumulatorValue(rt);
   for (size_t t = 0; t < 2; ++t) {
     KILN_ASSIGN_OR_RETURN(GType g, GlslType(u.in_types[t]));
     if (!ConvertExpr(g, rt, "x").ok()) return Refuse(u, "operand conversion");
@@ -218,11 +214,7 @@ StatusOr<ShaderSource> Convolution(const KernelParams& kp, const DispatchUse& u,
   taps += indent + "for (uint f = 0u; f < k_in; ++f) acc += " +
           (floats ? "(" + in_before + " ? " + lhs_value + " : " + rt.name + "(0))" : lhs_value) + " * rhs_at(" +
           Linear(ridx, rdims) + ");\n" + close;
-  std::string fix = rt.cls == C::kFloat ? (rt.type == ElementType::kF16 ? "kiln_round_f16(acc)"
-                                           : rt.type == ElementType::kBF16 ? "kiln_round_bf16(acc)" : "acc")
-                                        : (rt.bits < 32 ? (rt.cls == C::kSigned ? "bitfieldExtract(acc, 0, " + S(rt.bits) + ")"
-                                                                                 : "(acc & " + Uint((int64_t{1} << rt.bits) - 1) + ")")
-                                                        : "acc");
+  const std::string fix = AccumulatorValue(rt);
   KILN_ASSIGN_OR_RETURN(std::string store, StoreResult(kp, u, w, operands, fix, false));
   std::string body = Fill(Template("convolution.glsl"), {{"FUNCTIONS", fns},
                                                          {"INDEX", OutputIndex(w)},

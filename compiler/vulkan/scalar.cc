@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "compiler/vulkan/codegen.h"
+#include "kernels/scalar/float_format.h"
 
 namespace kiln::compiler::vulkan {
 namespace {
@@ -31,6 +32,7 @@ std::string Wrap(const GType& t, const std::string& e) {
 std::string Round(const GType& t, const std::string& e) {
   if (t.type == ElementType::kF16) return "kiln_round_f16(" + e + ")";
   if (t.type == ElementType::kBF16) return "kiln_round_bf16(" + e + ")";
+  if (IsMinifloat(t.type)) return MinifloatCall("round", t.type, e);
   return e;
 }
 
@@ -88,6 +90,7 @@ std::string BitsOf(const GType& t, const std::string& v) {
     case ElementType::kF64: return "packUint2x32(unpackDouble2x32(" + v + "))";
     default: break;
   }
+  if (IsMinifloat(t.type)) return MinifloatCall("encode", t.type, v);
   if (t.is_64()) return "uint64_t(" + v + ")";
   if (t.cls == C::kBool) return "(" + v + " ? 1u : 0u)";
   return "(uint(" + v + ") & " + Mask(t.bits) + ")";
@@ -101,6 +104,7 @@ std::string FromBitsOf(const GType& t, const std::string& bits) {
     case ElementType::kF64: return "packDouble2x32(unpackUint2x32(" + bits + "))";
     default: break;
   }
+  if (IsMinifloat(t.type)) return MinifloatCall("decode", t.type, bits);
   if (t.is_64()) return t.name + "(" + bits + ")";
   if (t.cls == C::kBool) return "((" + bits + ") != 0u)";
   return Wrap(t, bits);
@@ -134,6 +138,11 @@ std::string NextAfter(const GType& t, const std::string& r, const std::string& x
        BitsLiteral(t, sign) + " : " + BitsLiteral(t, 0) + ") | " + BitsLiteral(t, 1) + ";\n";
   s += "    else if ((" + y + " > " + x + ") == (" + x + " > " + FloatLiteral(t, 0) + ")) b_ += " + BitsLiteral(t, 1) + ";\n";
   s += "    else b_ -= " + BitsLiteral(t, 1) + ";\n";
+  // A step down to -0 in a type without negative zero (whose encoding is
+  // its NaN there) gives +0; a NaN operand's NaN stays.
+  ref::FloatFormat f;
+  if (ref::FormatOf(t.type, &f) && !f.has_neg_zero)
+    s += "    if (b_ == " + BitsLiteral(t, sign) + " && !" + IsNan(t, x) + " && !" + IsNan(t, y) + ") b_ = 0u;\n";
   s += "    " + r + " = " + FromBitsOf(t, "b_") + ";\n  }\n";
   return s;
 }
@@ -141,7 +150,11 @@ std::string NextAfter(const GType& t, const std::string& r, const std::string& x
 // stablehlo.reduce_precision on the type's encoding, as XLA (and
 // kernels/scalar/eval.cc) do: round the mantissa to nearest even, then
 // flush what the smaller exponent cannot hold to +-0 or +-inf.
-std::string ReducePrecision(const GType& t, const std::string& r, const std::string& x, int64_t e64, int64_t m64) {
+// Types narrower than 16 bits work on their value's f32 encoding and round
+// the result back, as the reference does.
+std::string ReducePrecision(const GType& vt, const std::string& r, const std::string& x, int64_t e64, int64_t m64) {
+  GType t = vt;
+  if (IsMinifloat(vt.type)) t.type = ElementType::kF32, t.bits = 32, t.storage = 4;
   const int ebits = static_cast<int>(std::clamp<int64_t>(e64, 1, 64));
   const int mbits = static_cast<int>(std::clamp<int64_t>(m64, 0, 64));
   int total = 32, se = 8, sm = 23;
@@ -168,8 +181,9 @@ std::string ReducePrecision(const GType& t, const std::string& r, const std::str
     s += "    else if (e_ <= " + L(min_e << sm) + ") b_ = b_ & " + L(sign) + ";\n";
   }
   s += "    " + r + " = " + IsNan(t, x) + " ? " + (mbits > 0 ? x : FloatLiteral(t, INFINITY)) + " : " +
-       FromBitsOf(t, "b_") + ";\n  }\n";
-  return s;
+       FromBitsOf(t, "b_") + ";\n";
+  if (IsMinifloat(vt.type)) s += "    " + r + " = " + Round(vt, r) + ";\n";
+  return s + "  }\n";
 }
 
 Status Refuse(ScalarOp op, const GType& t, const std::string& why) {
@@ -254,6 +268,20 @@ Status EmitComplex(const ScalarInstr& in, const GType& t0, const GType& rt, cons
 
 }  // namespace
 
+bool IsMinifloat(ElementType t) {
+  ref::FloatFormat f;
+  return KindOf(t) == ElementKind::kFloat && BitWidth(t) < 16 && ref::FormatOf(t, &f);
+}
+
+std::string MinifloatCall(const std::string& fn, ElementType t, const std::string& arg) {
+  ref::FloatFormat f{};
+  ref::FormatOf(t, &f);
+  auto b = [](bool v) { return std::string(v ? "true" : "false"); };
+  return "kiln_mf_" + fn + "(" + arg + ", " + std::to_string(f.ebits) + ", " + std::to_string(f.mbits) + ", " +
+         std::to_string(f.bias) + ", " + std::to_string(static_cast<int>(f.nan)) + ", " + b(f.has_inf) + ", " +
+         b(f.has_sign) + ", " + b(f.has_neg_zero) + ", " + b(f.has_zero) + ", " + b(f.subnormals) + ")";
+}
+
 std::string FloatConst(const GType& t, double v) { return Round(t, FloatLiteral(t, v)); }
 std::string RoundTo(const GType& t, const std::string& e) { return Round(t, e); }
 
@@ -276,7 +304,7 @@ StatusOr<GType> GlslType(ElementType t) {
       return g;
     case ElementKind::kFloat:
       g.cls = C::kFloat;
-      if (t == ElementType::kF16 || t == ElementType::kBF16 || t == ElementType::kF32) {
+      if (t == ElementType::kF16 || t == ElementType::kBF16 || t == ElementType::kF32 || IsMinifloat(t)) {
         g.name = "float";
         return g;
       }
@@ -640,7 +668,10 @@ Status EmitScalarProgram(const ScalarProgram& prog, const std::vector<std::strin
         def(dbl ? call : Round(rt, "float(" + call + ")"));
         break;
       }
-      case ScalarOp::kNextAfter: out += NextAfter(t0, r, a, b); break;
+      case ScalarOp::kNextAfter:
+        if (t0.type == ElementType::kF8E8M0FNU) return Refuse(in.op, t0, "next_after of an unsigned float type");
+        out += NextAfter(t0, r, a, b);
+        break;
       case ScalarOp::kReducePrecision: out += ReducePrecision(t0, r, a, in.attr0, in.attr1); break;
       default:
         return Refuse(in.op, t0, "no GLSL translation yet");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <mutex>
+#include <string_view>
 
 #include "compiler/vulkan/codegen.h"
 
@@ -74,10 +75,11 @@ Status EnsureShader(ModuleBuilder* out, const DispatchUse& use) {
       return Status::Ok();
   KILN_ASSIGN_OR_RETURN(vulkan::ShaderSource src, vulkan::GenerateShader(out->executables[use.executable], use));
   auto spirv = vulkan::CompileGlsl(src.glsl, use.op);
-  if (!spirv.ok()) {
-    if (std::getenv("KILN_VULKAN_DUMP")) std::fprintf(stderr, "%s\n", src.glsl.c_str());
-    return spirv.status();
-  }
+  // KILN_VULKAN_DUMP=1: the GLSL of a shader shaderc refuses; =all: of every shader.
+  const char* dump = std::getenv("KILN_VULKAN_DUMP");
+  if (dump != nullptr && (!spirv.ok() || std::string_view(dump) == "all"))
+    std::fprintf(stderr, "// %s\n%s\n", use.op.c_str(), src.glsl.c_str());
+  if (!spirv.ok()) return spirv.status();
   hal::ShaderVariant v;
   v.input_types = use.in_types;
   v.output_types = use.out_types;

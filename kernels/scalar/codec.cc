@@ -2,7 +2,8 @@
 // doubles to every float type, `convert` between types and integer wrapping.
 //
 // All float types narrower than f64 share one generic codec parameterized by
-// FloatFormat (exponent bits, mantissa bits, bias, infinities, NaN encoding,
+// FloatFormat (kernels/scalar/float_format.h: exponent bits, mantissa bits,
+// bias, infinities, NaN encoding,
 // sign, subnormals). Values travel as doubles (Scalar::re), which hold every
 // value of every such type exactly.
 //
@@ -29,70 +30,11 @@
 #include <cstring>
 #include <limits>
 
+#include "kernels/scalar/float_format.h"
 #include "kernels/scalar/scalar.h"
 
 namespace kiln::ref {
 namespace {
-
-enum class NanKind : uint8_t {
-  kNone,     // no NaN (f4/f6)
-  kIeee,     // exponent all ones, mantissa nonzero (inf: mantissa zero)
-  kAllOnes,  // only S.1111.111 (f8E4M3FN)
-  kNegZero,  // only 1.0000.000 = 0x80 (FNUZ)
-  kMax,      // only the all-ones unsigned pattern 0xFF (f8E8M0FNU)
-};
-
-struct FloatFormat {
-  int ebits;
-  int mbits;
-  int bias;
-  bool has_inf;
-  NanKind nan;
-  bool has_sign;
-  bool has_neg_zero;
-  bool has_zero;
-  bool subnormals;
-  int total_bits() const { return (has_sign ? 1 : 0) + ebits + mbits; }
-  int emin() const { return subnormals ? 1 - bias : -bias; }
-  int max_biased_exp() const {
-    int all = (1 << ebits) - 1;
-    return (nan == NanKind::kIeee || nan == NanKind::kMax) ? all - 1 : all;
-  }
-  uint32_t max_mant() const {
-    uint32_t all = (1u << mbits) - 1;
-    return nan == NanKind::kAllOnes ? all - 1 : all;
-  }
-  double max_finite() const {
-    double sig = 1.0 + std::ldexp(static_cast<double>(max_mant()), -mbits);
-    return std::ldexp(sig, max_biased_exp() - bias);
-  }
-};
-
-constexpr FloatFormat kIeeeLike(int e, int m, int bias) {
-  return FloatFormat{e, m, bias, true, NanKind::kIeee, true, true, true, true};
-}
-
-// Returns false if `t` is not a generic-codec float type (f32/f64 go native,
-// but also have formats for decode/encode of bits).
-bool FormatOf(ElementType t, FloatFormat* f) {
-  switch (t) {
-    case ElementType::kF4E2M1FN: *f = {2, 1, 1, false, NanKind::kNone, true, true, true, true}; return true;
-    case ElementType::kF6E2M3FN: *f = {2, 3, 1, false, NanKind::kNone, true, true, true, true}; return true;
-    case ElementType::kF6E3M2FN: *f = {3, 2, 3, false, NanKind::kNone, true, true, true, true}; return true;
-    case ElementType::kF8E3M4: *f = kIeeeLike(3, 4, 3); return true;
-    case ElementType::kF8E4M3: *f = kIeeeLike(4, 3, 7); return true;
-    case ElementType::kF8E4M3FN: *f = {4, 3, 7, false, NanKind::kAllOnes, true, true, true, true}; return true;
-    case ElementType::kF8E4M3FNUZ: *f = {4, 3, 8, false, NanKind::kNegZero, true, false, true, true}; return true;
-    case ElementType::kF8E4M3B11FNUZ: *f = {4, 3, 11, false, NanKind::kNegZero, true, false, true, true}; return true;
-    case ElementType::kF8E5M2: *f = kIeeeLike(5, 2, 15); return true;
-    case ElementType::kF8E5M2FNUZ: *f = {5, 2, 16, false, NanKind::kNegZero, true, false, true, true}; return true;
-    case ElementType::kF8E8M0FNU: *f = {8, 0, 127, false, NanKind::kMax, false, false, false, false}; return true;
-    case ElementType::kBF16: *f = kIeeeLike(8, 7, 127); return true;
-    case ElementType::kF16: *f = kIeeeLike(5, 10, 15); return true;
-    case ElementType::kF32: *f = kIeeeLike(8, 23, 127); return true;
-    default: return false;
-  }
-}
 
 constexpr uint64_t kF64MantMask = (uint64_t{1} << 52) - 1;
 constexpr uint64_t kF64Quiet = uint64_t{1} << 51;
