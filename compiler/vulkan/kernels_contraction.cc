@@ -13,8 +13,8 @@ using C = GType::Class;
 // dot_general / dot: f32 operands already laid out as [batch, M, K] x
 // [batch, K or N, N or K] take the register-blocked shader
 // (kernels_contraction_blocked.cc), f32 operands of any other layout its
-// strided form; every other type takes 16x16 output tiles per work group,
-// operand tiles staged in shared memory. The output is viewed as [B, M, N]: batch dims, lhs free
+// strided form; every other type (complex included) takes 16x16 output
+// tiles per work group, operand tiles staged in shared memory. The output is viewed as [B, M, N]: batch dims, lhs free
 // dims, rhs free dims (the spec's result order).
 StatusOr<ShaderSource> DotGeneral(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
   if (u.in_types.size() < 2 || u.out_types.size() != 1) return Refuse(u, "expected two operands and one result");
@@ -55,7 +55,6 @@ StatusOr<ShaderSource> DotGeneral(const KernelParams& kp, const DispatchUse& u, 
   if (w.rank(out) != static_cast<int>(lb.size() + lfree.size() + rfree.size())) return Refuse(u, "bad result rank");
   const GType& rt = w.type(out);
   if (rt.cls == C::kBool) return Refuse(u, "boolean dot products");
-  if (rt.cls == C::kComplex) return Refuse(u, "complex dot products");
   // Accumulate f16/bf16 in f32; round once at the end.
   const std::string acc = rt.name;
   auto ldims = DimsOf(w, 0), rdims = DimsOf(w, 1);
@@ -92,6 +91,9 @@ StatusOr<ShaderSource> DotGeneral(const KernelParams& kp, const DispatchUse& u, 
     return f;
   };
   std::string fns = at(0, ldims, lb, lfree, lc, true) + at(1, rdims, rb, rfree, rc, false);
+  // The product of two operand elements (complex: kiln_cmul of the preludes).
+  fns += acc + " kiln_dot_mul(" + acc + " x, " + acc + " y) { return " +
+         (rt.cls == C::kComplex ? std::string("kiln_cmul(x, y)") : std::string("x * y")) + "; }\n";
   std::string zero = rt.cls == C::kFloat ? (rt.name == "double" ? "0.0lf" : "0.0") : (rt.is_64() ? rt.name + "(0)" : rt.name + "(0)");
   const std::string fix = AccumulatorValue(rt);
   for (size_t t = 0; t < 2; ++t) {

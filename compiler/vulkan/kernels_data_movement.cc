@@ -28,7 +28,7 @@ StatusOr<ShaderSource> IndexMap(const KernelParams& kp, const DispatchUse& u, Sh
       KernelId::kCopy,          KernelId::kReshape,         KernelId::kDynamicReshape, KernelId::kBroadcastInDim,
       KernelId::kDynamicBroadcastInDim, KernelId::kTranspose, KernelId::kSlice,        KernelId::kReverse,
       KernelId::kPad,           KernelId::kConcatenate,     KernelId::kIota,           KernelId::kDynamicIota,
-      KernelId::kDynamicSlice,  KernelId::kDynamicUpdateSlice, KernelId::kDynamicPad};
+      KernelId::kDynamicSlice,  KernelId::kDynamicUpdateSlice, KernelId::kDynamicPad, KernelId::kRealDynamicSlice};
   const std::optional<KernelId> id = FindKernelId(k);
   if (!id || std::find(std::begin(kKnown), std::end(kKnown), *id) == std::end(kKnown))
     return Refuse(u, "no shader for kernel " + k + " yet");
@@ -64,6 +64,35 @@ StatusOr<ShaderSource> IndexMap(const KernelParams& kp, const DispatchUse& u, Sh
       idx.push_back("(s" + S(d) + " + " + o[d] + ")");
     }
     return PerElement(w, s + copy_from(0, idx));
+  }
+  if (is(KernelId::kRealDynamicSlice)) {
+    // The result's shape came from ceil((limit - start) / stride) (a
+    // run-time shape rule); element o reads start + o * stride. start is
+    // clamped into the operand and stride to at least 1, and a result
+    // element whose read would leave the operand (indices the spec rules
+    // out, which the CPU refuses) is written as zero bits: no read out of
+    // bounds.
+    if (u.in_types.size() != 4 || w.rank(0) != r) return Refuse(u, "bad operands");
+    std::string s = body + "  bool inside = true;\n";
+    std::vector<std::string> idx;
+    auto clamped = [&](size_t t, int d, const std::string& lo, const std::string& hi) -> StatusOr<std::string> {
+      const GType& g = w.type(t);
+      if (w.rank(t) != 1 || (g.cls != C::kSigned && g.cls != C::kUnsigned)) return Refuse(u, "bad index operands");
+      return "uint(clamp(" + w.Load(t, Uint(d)) + ", " + g.name + "(" + lo + "), " + g.name + "(" + hi + ")))";
+    };
+    for (int d = 0; d < r; ++d) {
+      KILN_ASSIGN_OR_RETURN(std::string st, clamped(1, d, "0u", in_dims[d]));
+      KILN_ASSIGN_OR_RETURN(std::string step, clamped(3, d, "1u", "max(" + in_dims[d] + ", 1u)"));
+      const std::string sd = "s" + S(d), td = "t" + S(d);
+      s += "  uint " + sd + " = " + st + ", " + td + " = " + step + ";\n";
+      s += "  if (" + o[d] + " >= (" + in_dims[d] + " - " + sd + " + " + td + " - 1u) / " + td + ") inside = false;\n";
+      idx.push_back("(" + sd + " + " + o[d] + " * " + td + ")");
+    }
+    KILN_ASSIGN_OR_RETURN(GType index_type, GlslType(ElementType::kUI32));
+    KILN_ASSIGN_OR_RETURN(std::string zero, ConvertExpr(index_type, w.type(out), "0u"));
+    s += "  if (inside) " + w.Store(out, "i", w.Load(0, Linear(idx, in_dims))) + "\n";
+    s += "  else " + w.Store(out, "i", zero) + "\n";
+    return PerElement(w, s);
   }
   if (is(KernelId::kDynamicUpdateSlice)) {
     if (static_cast<int>(u.in_types.size()) != 2 + r || w.rank(0) != r || w.rank(1) != r || u.in_types[1] != u.out_types[0])

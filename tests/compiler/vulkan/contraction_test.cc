@@ -42,6 +42,60 @@ func.func @main(%a: tensor<3x37x19xf32>, %b: tensor<3x23x37xf32>) -> tensor<3x19
 
 // A convolution with padding, strides, dilation and feature groups,
 // against the CPU.
+// complex<f32> and complex<f64> dot_general (a batch dim, odd sizes, a
+// transposed rhs) against the CPU: each part within 1e-5 (complex<f32>) or
+// 1e-12 (complex<f64>) of 1 + |w| per contracted term.
+TEST_F(VulkanTest, ComplexDotGeneralMatchesCpu) {
+  for (const char* type : {"complex<f32>", "complex<f64>"}) {
+    SCOPED_TRACE(type);
+    const std::string t = type;
+    const std::string A = "tensor<2x5x19x" + t + ">", B = "tensor<2x7x19x" + t + ">", O = "tensor<2x5x7x" + t + ">";
+    const std::string src = "func.func @main(%a: " + A + ", %b: " + B + ") -> " + O +
+                            " {\n  %0 = stablehlo.dot_general %a, %b, batching_dims = [0] x [0], contracting_dims = [2] x [2] : (" +
+                            A + ", " + B + ") -> " + O + "\n  return %0 : " + O + "\n}\n";
+    auto bytes = CompileAll(src, "vulkan");
+    ASSERT_FALSE(bytes.empty());
+    const bool f64 = t == "complex<f64>";
+    std::mt19937_64 rng(11);
+    std::uniform_real_distribution<double> dist(-2, 2);
+    auto make = [&](std::vector<int64_t> dims) {
+      vm::HostTensor h;
+      h.type = f64 ? ElementType::kC128 : ElementType::kC64;
+      h.dims = std::move(dims);
+      const size_t parts = static_cast<size_t>(h.NumElements()) * 2;
+      h.data.resize(parts * (f64 ? 8 : 4));
+      for (size_t i = 0; i < parts; ++i) {
+        const double v = dist(rng);
+        const float f = static_cast<float>(v);
+        std::memcpy(h.data.data() + i * (f64 ? 8 : 4), f64 ? static_cast<const void*>(&v) : &f, f64 ? 8 : 4);
+      }
+      return h;
+    };
+    auto want = RunOn(cpu_.get(), bytes, "main", {make({2, 5, 19}), make({2, 7, 19})});
+    rng.seed(11);
+    auto got = RunOn(vulkan_.get(), bytes, "main", {make({2, 5, 19}), make({2, 7, 19})});
+    ASSERT_TRUE(want.ok()) << want.status().message();
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    const auto& w = (*want)[0].data;
+    const auto& g = (*got)[0].data;
+    ASSERT_EQ(w.size(), g.size());
+    const double tol = (f64 ? 1e-12 : 1e-5) * 20;
+    for (size_t i = 0; i < w.size() / (f64 ? 8 : 4); ++i) {
+      double x, y;
+      if (f64) {
+        std::memcpy(&x, w.data() + i * 8, 8);
+        std::memcpy(&y, g.data() + i * 8, 8);
+      } else {
+        float xf, yf;
+        std::memcpy(&xf, w.data() + i * 4, 4);
+        std::memcpy(&yf, g.data() + i * 4, 4);
+        x = xf, y = yf;
+      }
+      ASSERT_NEAR(y, x, tol * (1 + std::fabs(x))) << "part " << i;
+    }
+  }
+}
+
 TEST_F(VulkanTest, ConvolutionMatchesCpu) {
   const char* src = R"(
 func.func @main(%x: tensor<2x6x11x9xf32>, %k: tensor<4x3x3x2xf32>) -> tensor<2x4x6x3xf32> {

@@ -1,9 +1,10 @@
 // Data movement on the Vulkan device (compiler/vulkan/kernels_data_movement.cc)
 // against the CPU device, bit for bit: bitcast_convert between element
 // widths (wider to narrower and back, complex, i1 (one bit per element) and
-// sub-byte integers, over random bit patterns, NaNs among the floats), and
+// sub-byte integers, over random bit patterns, NaNs among the floats),
 // dynamic_pad (negative, zero and positive edges, interior padding, i32 and
-// i64 padding operands).
+// i64 padding operands), and real_dynamic_slice (the result's shape from
+// its index operands at run time).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -105,6 +106,56 @@ TEST_F(VulkanTest, DynamicPadMatchesCpu) {
     auto got = RunOn(vulkan_.get(), bytes, "main", in);
     ASSERT_TRUE(want.ok()) << want.status().message();
     ASSERT_TRUE(got.ok()) << got.status().message();
+    EXPECT_EQ((*want)[0].data, (*got)[0].data);
+  }
+}
+
+// real_dynamic_slice: the result's shape from the index operands at run
+// time, starts and strides of every size (a stride past the dimension, a
+// slice to the last element), i32 and i64 indices, bit for bit.
+TEST_F(VulkanTest, RealDynamicSliceMatchesCpu) {
+  struct Case {
+    const char* type;
+    const char* index_type;
+    std::vector<int64_t> dims, start, limit, strides;
+  };
+  const Case cases[] = {{"f32", "i64", {10, 8}, {1, 2}, {7, 8}, {2, 3}},
+                        {"i8", "i32", {5, 6, 7}, {0, 5, 1}, {5, 6, 7}, {1, 1, 4}},
+                        {"f16", "ui32", {9}, {4}, {9}, {100}},
+                        {"complex<f32>", "i32", {3, 4}, {0, 0}, {3, 4}, {1, 1}}};
+  std::mt19937_64 rng(12);
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.type) + " " + c.index_type);
+    const size_t r = c.dims.size();
+    auto shape = [](const std::vector<int64_t>& d, const char* t) {
+      std::string s = "tensor<";
+      for (int64_t x : d) s += d.empty() ? "" : (x < 0 ? std::string("?") : std::to_string(x)) + "x";
+      return s + t + ">";
+    };
+    const std::string it = shape(c.dims, c.type), ot = shape(std::vector<int64_t>(r, -1), c.type),
+                      pt = shape({static_cast<int64_t>(r)}, c.index_type);
+    const std::string src = "func.func @main(%x: " + it + ", %s: " + pt + ", %l: " + pt + ", %t: " + pt + ") -> " +
+                            ot + " {\n  %r = stablehlo.real_dynamic_slice %x, %s, %l, %t : (" + it + ", " + pt + ", " +
+                            pt + ", " + pt + ") -> " + ot + "\n  return %r : " + ot + "\n}\n";
+    auto bytes = CompileAll(src, "vulkan");
+    ASSERT_FALSE(bytes.empty());
+    auto et = ElementTypeFromName(c.type), pt_t = ElementTypeFromName(c.index_type);
+    ASSERT_TRUE(et.has_value() && pt_t.has_value());
+    auto ints = [&](const std::vector<int64_t>& v) {
+      vm::HostTensor h;
+      h.type = *pt_t;
+      h.dims = {static_cast<int64_t>(v.size())};
+      const size_t w = StorageBytes(*pt_t);
+      h.data.resize(v.size() * w);
+      for (size_t i = 0; i < v.size(); ++i) std::memcpy(&h.data[i * w], &v[i], w);  // little-endian low bytes
+      return h;
+    };
+    std::vector<vm::HostTensor> in = {RandomBits(*et, c.dims, rng), ints(c.start), ints(c.limit), ints(c.strides)};
+    auto want = RunOn(cpu_.get(), bytes, "main", in);
+    auto got = RunOn(vulkan_.get(), bytes, "main", in);
+    ASSERT_TRUE(want.ok()) << want.status().message();
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    EXPECT_EQ((*want)[0].dims, (*got)[0].dims);
     EXPECT_EQ((*want)[0].data, (*got)[0].data);
   }
 }
