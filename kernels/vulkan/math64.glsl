@@ -153,8 +153,10 @@ double kiln_cos_poly(double r) {
 double kiln_reduce_d(double x, out int q) {
   precise double n = roundEven(x * packDouble2x32(uvec2(0x6dc9c883u, 0x3fe45f30u)));
   q = int(mod(n, 4.0lf));
-  return ((x - n * packDouble2x32(uvec2(0x54400000u, 0x3ff921fbu))) - n * packDouble2x32(uvec2(0x1a600000u, 0x3dd0b461u))) -
-         n * packDouble2x32(uvec2(0x2e037073u, 0x3ba3198au));
+  precise double r = x - n * packDouble2x32(uvec2(0x54400000u, 0x3ff921fbu));
+  r = r - n * packDouble2x32(uvec2(0x1a600000u, 0x3dd0b461u));
+  r = r - n * packDouble2x32(uvec2(0x2e037073u, 0x3ba3198au));
+  return r;
 }
 double kiln_sin_d(double x) {
   if (kiln_isnan_d(x) || kiln_isinf_d(x)) return kiln_nan_d();
@@ -369,8 +371,30 @@ dvec2 kiln_clog1p(dvec2 z) {
 }
 dvec2 kiln_csin(dvec2 z) { return dvec2(kiln_sin_d(z.x) * kiln_cosh_d(z.y), kiln_cos_d(z.x) * kiln_sinh_d(z.y)); }
 dvec2 kiln_ccos(dvec2 z) { return dvec2(kiln_cos_d(z.x) * kiln_cosh_d(z.y), -kiln_sin_d(z.x) * kiln_sinh_d(z.y)); }
-dvec2 kiln_csinh(dvec2 z) { return dvec2(kiln_sinh_d(z.x) * kiln_cos_d(z.y), kiln_cosh_d(z.x) * kiln_sin_d(z.y)); }
-dvec2 kiln_ccosh(dvec2 z) { return dvec2(kiln_cosh_d(z.x) * kiln_cos_d(z.y), kiln_sinh_d(z.x) * kiln_sin_d(z.y)); }
+// sinh and cosh of x + iy: (sinh x cos y, cosh x sin y) and (cosh x cos y,
+// sinh x sin y). Past |x| = 709.75, where cosh x nears DBL_MAX and
+// overflows soon after, cosh x = |sinh x| = e^|x| / 2 is carried as
+// e^(|x| - 700) times e^700 / 2, the former multiplied by cos y or sin y
+// first: a product that is finite (|x| up to about 745 with |cos y| small)
+// is not lost to an infinity. sin y = 0 keeps its zero.
+dvec2 kiln_csinhcosh_big(dvec2 z, bool sinh_) {
+  precise double m = kiln_exp_d(abs(z.x) - 700.0lf);  // exact difference
+  const double half_e700 = packDouble2x32(uvec2(0xf4f8ec8eu, 0x7efd945du));
+  precise double c = kiln_cos_d(z.y), s = kiln_sin_d(z.y);
+  precise double re = (m * c) * half_e700, im = s == 0.0lf ? s : (m * s) * half_e700;
+  if (z.x < 0.0lf) {
+    if (sinh_) re = -re; else im = -im;
+  }
+  return dvec2(re, im);
+}
+dvec2 kiln_csinh(dvec2 z) {
+  if (abs(z.x) > 709.75lf && !kiln_isinf_d(z.x)) return kiln_csinhcosh_big(z, true);
+  return dvec2(kiln_sinh_d(z.x) * kiln_cos_d(z.y), kiln_cosh_d(z.x) * kiln_sin_d(z.y));
+}
+dvec2 kiln_ccosh(dvec2 z) {
+  if (abs(z.x) > 709.75lf && !kiln_isinf_d(z.x)) return kiln_csinhcosh_big(z, false);
+  return dvec2(kiln_cosh_d(z.x) * kiln_cos_d(z.y), kiln_sinh_d(z.x) * kiln_sin_d(z.y));
+}
 dvec2 kiln_ctanh(dvec2 z) {
   if (abs(z.x) > 22.0lf) return dvec2(z.x < 0.0lf ? -1.0lf : 1.0lf, 0.0lf * kiln_sin_d(2.0lf * z.y));
   precise double d = kiln_cosh_d(2.0lf * z.x) + kiln_cos_d(2.0lf * z.y);

@@ -207,6 +207,25 @@ TEST_F(VulkanTest, F64TranscendentalsWithin3UlpOfCpu) {
   ExpectWithin3Ulp<double>(cpu_.get(), vulkan_.get(), ops, x, y, "f64");
 }
 
+// f64 sin and cos where the Cody-Waite reduction holds (|x| up to about
+// 1e8; docs/vulkan.md, "Not yet"): near the multiples of pi/2 and pi/4 (a
+// few ulp either side: the reduction's cancellation, which a reassociated
+// reduction once got wrong by 1e-11 relative), and uniform over [-10, 10]
+// and [-1e5, 1e5]. (tan, their quotient, is up to 5 ulp off.)
+TEST_F(VulkanTest, F64SinCosWithin3UlpOfCpuWhereTheReductionHolds) {
+  std::mt19937_64 rng(5);
+  std::vector<double> x;
+  for (int k = -64; k <= 64; ++k) {
+    double c = k * 0.7853981633974483;
+    for (int i = 0; i < 4; ++i) c = std::nextafter(c, -INFINITY);
+    for (int i = 0; i < 9; ++i, c = std::nextafter(c, INFINITY)) x.push_back(c);
+  }
+  std::uniform_real_distribution<double> small(-10, 10), big(-1e5, 1e5);
+  for (int i = 0; i < 2000; ++i) x.push_back(small(rng)), x.push_back(big(rng));
+  ExpectWithin3Ulp<double>(cpu_.get(), vulkan_.get(), {{"stablehlo.sine", 1}, {"stablehlo.cosine", 1}},
+                           x, x, "f64");
+}
+
 // The special functions (kernels/vulkan/special64.glsl: lgamma, digamma,
 // bessel_i1e, polygamma, zeta) compute in f64 on the device, as the
 // reference does on the CPU, with other f64 building blocks (Lanczos for
@@ -310,7 +329,7 @@ void ExpectComplexFunctionsMatch(hal::Device* cpu, hal::Device* vulkan, const ch
   std::vector<const char*> unary = {"exponential", "log",      "sqrt",         "rsqrt",
                                     "tanh",        "sine",     "cosine",       "tan",
                                     "cbrt",        "logistic", "log_plus_one", "exponential_minus_one"};
-  if (sizeof(F) == 4) unary.push_back("chlo.sinh"), unary.push_back("chlo.cosh");  // (complex<f64>: refused)
+  unary.push_back("chlo.sinh"), unary.push_back("chlo.cosh");
   const char* binary[] = {"power", "atan2", "divide", "multiply"};
   std::string src;
   for (const char* fn : unary) {
@@ -375,6 +394,43 @@ TEST_F(VulkanTest, ComplexFunctionsMatchTheCpu) {
 
 // chlo.next_after and stablehlo.reduce_precision work on the encoding:
 // bit for bit as the CPU device, f16, bf16, f32 and f64.
+// complex<f64> sinh and cosh where cosh x overflows or nearly does (|x|
+// from 709 to 760, y near a zero of cos or sin and elsewhere): finite
+// products stay finite, within 1e-12 relative of the CPU's (glibc's
+// csinh/ccosh); infinities and zeros where the CPU has them.
+TEST_F(VulkanTest, ComplexF64SinhCoshPastTheOverflowOfCoshX) {
+  std::vector<double> parts;
+  for (double x : {709.0, 709.8, 710.4, -711.0, 720.0, -744.5, 745.0, 760.0})
+    for (double y : {0.0, -0.0, 0.3, -1.2, 1.5707963267948966, -1.5707963267948966, 3.141592653589793, 2.5})
+      parts.push_back(x), parts.push_back(y);
+  const int64_t n = static_cast<int64_t>(parts.size() / 2);
+  const std::string ty = "tensor<" + std::to_string(n) + "xcomplex<f64>>";
+  std::string src;
+  for (const char* fn : {"sinh", "cosh"})
+    src += "func.func @" + std::string(fn) + "(%x: " + ty + ") -> " + ty + " {\n  %r = \"chlo." + fn + "\"(%x) : (" + ty +
+           ") -> " + ty + "\n  return %r : " + ty + "\n}\n";
+  auto bytes = CompileAll(src, "vulkan");
+  ASSERT_FALSE(bytes.empty());
+  vm::HostTensor z = Tensor(parts);
+  z.type = ElementType::kC128;
+  z.dims = {n};
+  for (const char* fn : {"sinh", "cosh"}) {
+    auto want = RunOn(cpu_.get(), bytes, fn, {z});
+    auto got = RunOn(vulkan_.get(), bytes, fn, {z});
+    ASSERT_TRUE(want.ok() && got.ok());
+    std::vector<double> w = Values<double>((*want)[0]), g = Values<double>((*got)[0]);
+    for (size_t i = 0; i < w.size(); ++i) {
+      const std::string where = std::string(fn) + "(" + std::to_string(parts[i & ~size_t{1}]) + ", " +
+                                std::to_string(parts[i | 1]) + ") part " + std::to_string(i & 1);
+      if (!std::isfinite(w[i]) || w[i] == 0) {
+        EXPECT_EQ(UlpDistance(w[i], g[i]), 0u) << where << ": " << g[i] << ", the CPU gives " << w[i];
+      } else {
+        EXPECT_NEAR(g[i], w[i], 1e-12 * std::abs(w[i])) << where;
+      }
+    }
+  }
+}
+
 TEST_F(VulkanTest, NextAfterAndReducePrecisionAreBitIdenticalToCpu) {
   std::mt19937_64 rng(11);
   for (const char* type : {"f16", "bf16", "f32", "f64"}) {
