@@ -341,6 +341,8 @@ constexpr KernelGenerator kGenerators[] = {
     {KernelId::kDynamicGather, &Gather},
     {KernelId::kSort, &Sort},
     {KernelId::kTopK, &TopK},
+    {KernelId::kRngBitGenerator, &RngBitGenerator},
+    {KernelId::kRng, &Rng},
     {KernelId::kScatter, &Scatter},
     {KernelId::kSelectAndScatter, &SelectAndScatter},
     {KernelId::kReduceWindow, &ReduceWindow},

@@ -89,6 +89,10 @@ StatusOr<std::string> ConvertExpr(const GType& from, const GType& to, const std:
 std::string FloatConst(const GType& t, double v);
 std::string RoundTo(const GType& t, const std::string& e);
 
+// The value of type `t` whose encoding is `bits` (a uint expression, or a
+// uint64_t one for 64-bit types), as bitcast_convert reads it.
+std::string ValueFromBits(const GType& t, const std::string& bits);
+
 // The float types narrower than 16 bits (f4E2M1FN, f6*, f8*): they compute
 // in f32 and are decoded, rounded and encoded by the helpers of
 // kernels/vulkan/minifloat.glsl, e.g. MinifloatCall("decode", t, "b") is

@@ -1,5 +1,5 @@
 // The vulkan target's shaders, part: numeric kernels (kernels/kernels.def):
-// fft, sort and top_k.
+// fft, sort, top_k, rng_bit_generator and rng.
 // Shared helpers: compiler/vulkan/kernels.h.
 #include "compiler/vulkan/kernels.h"
 
@@ -194,6 +194,92 @@ StatusOr<ShaderSource> TopK(const KernelParams& kp, const DispatchUse& u, Shader
   s += "    " + w.Store(idxs, "out_base + at", index) + "\n";
   s += "  }\n";
   return w.Finish(fn + Fill(Template("per_element.glsl"), {{"BODY", s}}), 64);
+}
+
+// rng_bit_generator: see kernels/vulkan/random.glsl. One invocation per
+// element of the bits (its one or two words of the stream); invocation 0
+// also writes the advanced state. The grid runs over the larger output.
+StatusOr<ShaderSource> RngBitGenerator(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
+  if (u.in_types.size() != 1 || u.out_types.size() != 2) return Refuse(u, "expected a state and two results");
+  std::string_view alg = kp.Str("rng_algorithm");
+  if (alg.empty() || alg == "DEFAULT") alg = "PHILOX";
+  if (alg != "THREE_FRY" && alg != "PHILOX") return Refuse(u, "unknown rng_algorithm");
+  const GType& state = w.type(0);
+  const size_t out_state = w.Out(0), bits_out = w.Out(1);
+  if (w.rank(0) != 1 || !state.is_64() || state.cls == C::kFloat || w.type(out_state).type != state.type)
+    return Refuse(u, "the state must be a 1-D ui64 tensor");
+  const GType& t = w.type(bits_out);
+  if (t.cls == C::kComplex) return Refuse(u, "complex results");
+  const bool threefry = alg == "THREE_FRY";
+  const int per_element = t.bits > 32 ? 2 : 1;
+  std::string count = "1u";
+  for (const std::string& d : DimsOf(w, bits_out)) count += " * " + d;
+  std::string raw = "uint64_t(kiln_rng_word(tf, key, lo, hi, uint64_t(i) * " + std::to_string(per_element) + "ul))";
+  if (per_element == 2)
+    raw += " | (uint64_t(kiln_rng_word(tf, key, lo, hi, uint64_t(i) * 2ul + 1ul)) << 32)";
+  const std::string bits = t.is_64() ? "raw" : t.bits < 32 ? "(uint(raw) & " + Uint((int64_t{1} << t.bits) - 1) + ")"
+                                                           : "uint(raw)";
+  std::string body = "  const bool tf = " + std::string(threefry ? "true" : "false") + ";\n";
+  body += "  const uint words = " + w.Dim(0, 0) + ", n = " + count + ";\n";
+  // A state of the wrong size (the CPU refuses the call): nothing is read.
+  body += "  if (words != 2u && (tf || words != 3u)) return;\n";
+  body += "  uint64_t key = uint64_t(" + w.Load(0, "0u") + "), lo = uint64_t(" + w.Load(0, "1u") +
+          "), hi = words == 3u ? uint64_t(" + w.Load(0, "2u") + ") : 0ul;\n";
+  body += "  if (i < n) {\n    uint64_t raw = " + raw + ";\n    " + w.Store(bits_out, "i", ValueFromBits(t, bits)) +
+          "\n  }\n";
+  body += "  if (i == 0u) {\n";
+  body += "    uint64_t per_block = tf ? 2ul : 4ul, blocks = (uint64_t(n) * " + std::to_string(per_element) +
+          "ul + per_block - 1ul) / per_block;\n";
+  body += "    uint64_t next = lo + blocks;\n";
+  const std::string as = state.name;
+  body += "    " + w.Store(out_state, "0u", as + "(key)") + "\n    " + w.Store(out_state, "1u", as + "(next)") + "\n";
+  body += "    if (words == 3u) " + w.Store(out_state, "2u", as + "(hi + (next < lo ? 1ul : 0ul))") + "\n  }\n";
+  w.features |= hal::kShaderInt64;
+  ShaderSource src = w.Finish(std::string(Template("random.glsl")) + Fill(Template("per_element.glsl"), {{"BODY", body}}), 64);
+  src.grid_args = {1};
+  return src;
+}
+
+// rng: see kernels/vulkan/random.glsl; element i from its own 64 bits, as
+// kernels/reference/numeric_random.cc. UNIFORM floats in f64 (rounded to
+// the type directly: through f32 by round to odd), integers and booleans
+// in 64-bit integers. NORMAL is refused: its bits depend on the
+// reference's log and cos (C's), which the device's are not bit for bit.
+StatusOr<ShaderSource> Rng(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
+  if (u.in_types.size() != 3 || u.out_types.size() != 1) return Refuse(u, "expected a, b, a shape and one result");
+  const size_t out = w.Out(0);
+  const GType& t = w.type(out);
+  if (w.rank(0) != 0 || w.rank(1) != 0 || w.type(0).type != t.type || w.type(1).type != t.type)
+    return Refuse(u, "a and b must be scalars of the result's type");
+  const std::string_view dist = kp.Str("rng_distribution");
+  if (dist == "NORMAL") return Refuse(u, "NORMAL (the reference's C log and cos, bit for bit)");
+  if (!dist.empty() && dist != "UNIFORM") return Refuse(u, "unknown rng_distribution");
+  if (t.cls == C::kComplex) return Refuse(u, "complex results");
+  std::string body = "  uint64_t r = kiln_rng_bits(i);\n";
+  const std::string a = w.Load(0, "0u"), b = w.Load(1, "0u");
+  if (t.cls == C::kFloat) {
+    w.features |= hal::kShaderFloat64 | hal::kShaderInt64;
+    KILN_ASSIGN_OR_RETURN(GType f64, GlslType(ElementType::kF64));
+    body += "  precise double u = double(r >> 11) * " + FloatConst(f64, 0x1.0p-53) + ";\n";
+    body += "  precise double x = double(" + a + ") + (double(" + b + ") - double(" + a + ")) * u;\n";
+    const std::string v = t.name == "double" ? "x" : t.type == ElementType::kF32 ? "float(x)" : RoundTo(t, "kiln_d2f_odd(x)");
+    body += "  " + t.name + " v = " + v + ";\n";
+    body += "  if (!(v < " + b + ")) v = " + a + ";\n";
+  } else {
+    w.features |= hal::kShaderInt64;
+    const bool is_unsigned = t.cls == C::kUnsigned || t.cls == C::kBool;
+    auto widen = [&](const std::string& e) {
+      if (t.cls == C::kBool) return "uint64_t(" + e + " ? 1u : 0u)";
+      return is_unsigned ? "uint64_t(" + e + ")" : "uint64_t(int64_t(" + e + "))";
+    };
+    body += "  uint64_t ua = " + widen(a) + ", ub = " + widen(b) + ";\n";
+    body += std::string("  bool less = ") + (is_unsigned ? "ua < ub" : "int64_t(ua) < int64_t(ub)") + ";\n";
+    body += "  uint64_t raw = less ? ua + r % (ub - ua) : ua;\n";
+    const std::string v = t.cls == C::kBool ? "(raw & 1ul) != 0ul" : t.is_64() ? t.name + "(raw)" : ValueFromBits(t, "uint(raw)");
+    body += "  " + t.name + " v = less ? " + v + " : " + a + ";\n";
+  }
+  body += "  " + w.Store(out, "i", "v") + "\n";
+  return w.Finish(std::string(Template("random.glsl")) + Fill(Template("per_element.glsl"), {{"BODY", body}}), 64);
 }
 
 }  // namespace kiln::compiler::vulkan

@@ -282,6 +282,8 @@ std::string MinifloatCall(const std::string& fn, ElementType t, const std::strin
          b(f.has_sign) + ", " + b(f.has_neg_zero) + ", " + b(f.has_zero) + ", " + b(f.subnormals) + ")";
 }
 
+std::string ValueFromBits(const GType& t, const std::string& bits) { return FromBitsOf(t, bits); }
+
 std::string FloatConst(const GType& t, double v) { return Round(t, FloatLiteral(t, v)); }
 std::string RoundTo(const GType& t, const std::string& e) { return Round(t, e); }
 

@@ -1,5 +1,6 @@
 // The vulkan target's numeric shaders (compiler/vulkan/kernels_numeric.cc)
-// against the CPU device: chlo.top_k, bit for bit.
+// against the CPU device: chlo.top_k, rng_bit_generator and rng, bit for
+// bit.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -65,6 +66,85 @@ TEST_F(VulkanTest, TopKMatchesCpu) {
       EXPECT_EQ((*want)[r].dims, (*got)[r].dims);
       EXPECT_EQ((*want)[r].data, (*got)[r].data) << "result " << r;
     }
+  }
+}
+
+// rng_bit_generator: THREE_FRY and PHILOX (two- and three-word states, a
+// counter that carries past 2^64), results of every width (i1 to 64 bits,
+// floats as their bit patterns: NaNs included), an odd element count that
+// leaves part of the last block unused, and an empty result (the state
+// still advances by nothing). State and bits as the CPU's, bit for bit.
+TEST_F(VulkanTest, RngBitGeneratorMatchesCpu) {
+  struct Case {
+    const char* algorithm;
+    std::vector<uint64_t> state;
+    const char* type;
+    std::vector<int64_t> dims;
+  };
+  const uint64_t near_wrap = ~uint64_t{0} - 5;
+  const Case cases[] = {{"THREE_FRY", {1, 2}, "ui64", {2, 2}},
+                        {"THREE_FRY", {0x123456789abcdefull, near_wrap}, "ui32", {5, 7}},
+                        {"PHILOX", {7, near_wrap}, "f32", {3, 11}},
+                        {"PHILOX", {7, near_wrap, 41}, "i8", {13}},
+                        {"DEFAULT", {0xfeedull, 3, 0}, "f64", {4, 3}},
+                        {"PHILOX", {5, 6}, "f16", {9}},
+                        {"THREE_FRY", {9, 10}, "i1", {17}},
+                        {"PHILOX", {11, 12}, "f8E4M3FN", {6}},
+                        {"THREE_FRY", {13, 14}, "i32", {0, 3}}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.algorithm) + " " + c.type);
+    const std::string st = "tensor<" + std::to_string(c.state.size()) + "xui64>";
+    std::string ot = "tensor<";
+    for (int64_t d : c.dims) ot += std::to_string(d) + "x";
+    ot += std::string(c.type) + ">";
+    const std::string src = "func.func @main(%s: " + st + ") -> (" + st + ", " + ot + ") {\n  %0, %1 = \"stablehlo.rng_bit_generator\"(%s) {rng_algorithm = #stablehlo<rng_algorithm " +
+                            c.algorithm + ">} : (" + st + ") -> (" + st + ", " + ot + ")\n  return %0, %1 : " + st +
+                            ", " + ot + "\n}\n";
+    auto bytes = CompileAll(src, "vulkan");
+    ASSERT_FALSE(bytes.empty());
+    vm::HostTensor state;
+    state.type = ElementType::kUI64;
+    state.dims = {static_cast<int64_t>(c.state.size())};
+    state.data.resize(c.state.size() * 8);
+    std::memcpy(state.data.data(), c.state.data(), state.data.size());
+    auto want = RunOn(cpu_.get(), bytes, "main", {state});
+    auto got = RunOn(vulkan_.get(), bytes, "main", {state});
+    ASSERT_TRUE(want.ok()) << want.status().message();
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    EXPECT_EQ((*want)[0].data, (*got)[0].data) << "the new state";
+    EXPECT_EQ((*want)[1].data, (*got)[1].data) << "the bits";
+  }
+}
+
+// rng (UNIFORM): Kiln's own definition of its bits, bit for bit on both
+// devices: integers of every width with ranges that do not divide 2^64, a
+// signed range across zero, an empty range (a >= b gives a), booleans,
+// and floats whose a + (b - a) u rounds from f64 to the type directly
+// (f16, bf16, f8: through f32 by round to odd).
+TEST_F(VulkanTest, RngUniformMatchesCpu) {
+  struct Case {
+    const char* type;
+    const char* a;
+    const char* b;
+  };
+  const Case cases[] = {{"i32", "-7", "1000003"}, {"ui8", "3", "250"},  {"i64", "-5000000000", "70000000000"},
+                        {"i16", "9", "-3"},       {"i1", "false", "true"}, {"f32", "-2.5", "3.0e3"},
+                        {"f64", "1.0e-3", "1.0"}, {"f16", "-1.0", "1.0"}, {"bf16", "0.0", "100.0"},
+                        {"f8E5M2", "0.0", "16.0"}, {"f32", "1.0", "1.0"}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.type) + " [" + c.a + ", " + c.b + ")");
+    const std::string s = std::string("tensor<") + c.type + ">", ot = std::string("tensor<300x200x") + c.type + ">";
+    const std::string src = "func.func @main() -> " + ot + " {\n  %a = stablehlo.constant dense<" + c.a + "> : " + s +
+                            "\n  %b = stablehlo.constant dense<" + c.b + "> : " + s +
+                            "\n  %shape = stablehlo.constant dense<[300, 200]> : tensor<2xi64>\n  %r = \"stablehlo.rng\"(%a, %b, %shape) {rng_distribution = #stablehlo<rng_distribution UNIFORM>} : (" +
+                            s + ", " + s + ", tensor<2xi64>) -> " + ot + "\n  return %r : " + ot + "\n}\n";
+    auto bytes = CompileAll(src, "vulkan");
+    ASSERT_FALSE(bytes.empty());
+    auto want = RunOn(cpu_.get(), bytes, "main", {});
+    auto got = RunOn(vulkan_.get(), bytes, "main", {});
+    ASSERT_TRUE(want.ok()) << want.status().message();
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    EXPECT_EQ((*want)[0].data, (*got)[0].data);
   }
 }
 
