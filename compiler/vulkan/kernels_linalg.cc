@@ -91,23 +91,36 @@ StatusOr<ShaderSource> TriangularSolve(const KernelParams& kp, const DispatchUse
 }
 
 
-// cholesky (f32, f64): see kernels/vulkan/cholesky.glsl.
+// cholesky (f32, f64, complex<f32>, complex<f64>): see kernels/vulkan/cholesky.glsl.
 StatusOr<ShaderSource> Cholesky(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
   if (u.in_types.size() != 1 || u.out_types.size() != 1) return Refuse(u, "expected one operand and one result");
   const int r = w.rank(0);
   if (r < 2 || w.rank(1) != r) return Refuse(u, "bad ranks");
-  KILN_RETURN_IF_ERROR(RealFactorType(u, w, 0));
-  KILN_RETURN_IF_ERROR(RealFactorType(u, w, 1));
   if (w.type(0).type != w.type(1).type) return Refuse(u, "an operand and result of different types");
   const GType& t = w.type(0);
+  const bool complex = t.cls == C::kComplex;
+  if (!complex) KILN_RETURN_IF_ERROR(RealFactorType(u, w, 0));
   w.features |= t.features;
-  const bool dbl = t.name == "double";
-  std::string fns = t.name + " a_at(uint i) { return " + w.Load(0, "i") + "; }\n" + t.name + " l_at(uint i) { return " +
-                    w.Load(1, "i") + "; }\nvoid put(uint i, " + t.name + " v) { " + w.Store(1, "i", "v") + " }\n";
-  fns += t.name + " sqrt_or_nan(" + t.name + " d) { " +
+  const std::string R = complex ? t.part : t.name, T = t.name;
+  const bool dbl = R == "double";
+  std::string fns = T + " a_at(uint i) { return " + w.Load(0, "i") + "; }\n" + T + " l_at(uint i) { return " +
+                    w.Load(1, "i") + "; }\nvoid put(uint i, " + T + " v) { " + w.Store(1, "i", "v") + " }\n";
+  fns += R + " sqrt_or_nan(" + R + " d) { " +
          (dbl ? "return d >= 0.0lf ? sqrt(d) : kiln_nan_d();" : "return kiln_sqrt(d);") + " }\n";
+  if (complex) {
+    fns += R + " re(" + T + " x) { return x.x; }\n" + T + " conj(" + T + " x) { return " + T + "(x.x, -x.y); }\n" + R +
+           " norm2(" + T + " x) { precise " + R + " r = x.x * x.x + x.y * x.y; return r; }\n" + T + " mul(" + T + " a, " +
+           T + " b) { return kiln_cmul(a, b); }\n" + T + " over(" + T + " x, " + R + " r) { return x / r; }\n" + T +
+           " from_re(" + R + " r) { return " + T + "(r, 0); }\n";
+  } else {
+    fns += R + " re(" + T + " x) { return x; }\n" + T + " conj(" + T + " x) { return x; }\n" + R + " norm2(" + T +
+           " x) { precise " + R + " r = x * x; return r; }\n" + T + " mul(" + T + " a, " + T + " b) { precise " + T +
+           " r = a * b; return r; }\n" + T + " over(" + T + " x, " + R + " r) { precise " + T +
+           " q = x / r; return q; }\n" + T + " from_re(" + R + " r) { return r; }\n";
+  }
   std::string body = Fill(Template("cholesky.glsl"), {{"FUNCTIONS", fns},
-                                                     {"T", t.name},
+                                                     {"T", T},
+                                                     {"R", R},
                                                      {"SQRT", "sqrt_or_nan"},
                                                      {"LOWER", kp.Int("lower") != 0 ? "true" : "false"},
                                                      {"N", w.Dim(0, r - 1)},

@@ -2,13 +2,14 @@
 // stablehlo.cholesky, kiln.lu, kiln.geqrf/orgqr, stablehlo.triangular_solve; the batch norms
 // of kernels_reduction.cc and chlo.ragged_dot of kernels_contraction.cc)
 // against the CPU device: batched, lower and upper, square and rectangular, f32 and f64
-// (and complex for the solve), with a matrix that is not positive definite
+// (and complex for the solve and cholesky), with a matrix that is not positive definite
 // and singular ones among them. Pivots and info must match exactly,
 // factors and solutions within a relative tolerance (the CPU works in f64
 // for f32 operands, the shaders in the element type).
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <complex>
 #include <cstring>
 #include <random>
 #include <string>
@@ -25,9 +26,11 @@ std::string Shape(const std::vector<int64_t>& dims, const char* type) {
   return s + type + ">";
 }
 
-vm::HostTensor Matrices(const std::vector<double>& v, const std::vector<int64_t>& dims, bool f64) {
+// `v` holds the elements' parts (complex: real, imaginary) as doubles.
+vm::HostTensor Matrices(const std::vector<double>& v, const std::vector<int64_t>& dims, bool f64,
+                        bool complex = false) {
   vm::HostTensor h;
-  h.type = f64 ? ElementType::kF64 : ElementType::kF32;
+  h.type = complex ? (f64 ? ElementType::kC128 : ElementType::kC64) : f64 ? ElementType::kF64 : ElementType::kF32;
   h.dims = dims;
   h.data.resize(v.size() * (f64 ? 8 : 4));
   for (size_t i = 0; i < v.size(); ++i) {
@@ -41,8 +44,8 @@ vm::HostTensor Matrices(const std::vector<double>& v, const std::vector<int64_t>
   return h;
 }
 
-std::vector<double> Doubles(const vm::HostTensor& h) {
-  const bool f64 = h.type == ElementType::kF64;
+std::vector<double> Doubles(const vm::HostTensor& h) {  // complex: the parts
+  const bool f64 = h.type == ElementType::kF64 || h.type == ElementType::kC128;
   std::vector<double> v(h.data.size() / (f64 ? 8 : 4));
   for (size_t i = 0; i < v.size(); ++i) {
     if (f64) {
@@ -69,26 +72,30 @@ void ExpectClose(const vm::HostTensor& want, const vm::HostTensor& got, double t
 TEST_F(VulkanTest, CholeskyMatchesCpu) {
   std::mt19937_64 rng(20261202);
   std::normal_distribution<double> normal;
-  for (bool f64 : {false, true})
+  using cd = std::complex<double>;
+  for (const char* type : {"f32", "f64", "complex<f32>", "complex<f64>"})
     for (bool lower : {true, false})
       for (int64_t n : {1, 5, 17}) {
         const int64_t batch = 3;
-        const char* type = f64 ? "f64" : "f32";
+        const bool f64 = std::string(type).find("64") != std::string::npos;
+        const bool complex = std::string(type).rfind("complex", 0) == 0;
         SCOPED_TRACE(std::string(type) + (lower ? " lower" : " upper") + " n=" + std::to_string(n));
-        // a = b b^T + n I, except the last matrix: not positive definite
+        // a = b b^H + n I, except the last matrix: not positive definite
         // (its NaNs start at a pivot), and the other triangle of each is noise
         // the factorization must not read.
-        std::vector<double> a(batch * n * n);
+        std::vector<double> a;
         for (int64_t bi = 0; bi < batch; ++bi) {
-          std::vector<double> b(n * n);
-          for (double& x : b) x = normal(rng);
+          std::vector<cd> b(n * n);
+          for (cd& x : b) x = cd(normal(rng), complex ? normal(rng) : 0.0);
           for (int64_t i = 0; i < n; ++i)
             for (int64_t j = 0; j < n; ++j) {
-              double s = i == j ? static_cast<double>(n) : 0.0;
-              for (int64_t q = 0; q < n; ++q) s += b[i * n + q] * b[j * n + q];
+              cd s = i == j ? static_cast<double>(n) : 0.0;
+              for (int64_t q = 0; q < n; ++q) s += b[i * n + q] * std::conj(b[j * n + q]);
               if (bi == batch - 1 && i == j && i == n / 2) s = -1.0;
               const bool used = lower ? i >= j : i <= j;
-              a[(bi * n + i) * n + j] = used ? s : 1e3 * normal(rng);
+              if (!used) s = cd(1e3 * normal(rng), complex ? 1e3 * normal(rng) : 0.0);
+              a.push_back(s.real());
+              if (complex) a.push_back(s.imag());
             }
         }
         const std::vector<int64_t> dims = {batch, n, n};
@@ -97,7 +104,7 @@ TEST_F(VulkanTest, CholeskyMatchesCpu) {
                                 (lower ? "true" : "false") + " : " + ty + "\n  return %l : " + ty + "\n}\n";
         auto bytes = CompileAll(src, "vulkan");  // a single target: nothing may be refused
         ASSERT_FALSE(bytes.empty());
-        vm::HostTensor x = Matrices(a, dims, f64);
+        vm::HostTensor x = Matrices(a, dims, f64, complex);
         auto want = RunOn(cpu_.get(), bytes, "main", {x});
         auto got = RunOn(vulkan_.get(), bytes, "main", {x});
         ASSERT_TRUE(want.ok()) << want.status().message();
