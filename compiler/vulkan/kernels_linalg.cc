@@ -128,12 +128,13 @@ StatusOr<ShaderSource> Cholesky(const KernelParams& kp, const DispatchUse& u, Sh
   return w.Finish(body, 64);
 }
 
-// kiln.lu (f32, f64): see kernels/vulkan/lu.glsl.
+// kiln.lu (f32, f64, complex<f32>, complex<f64>): see kernels/vulkan/lu.glsl.
 StatusOr<ShaderSource> Lu(const KernelParams&, const DispatchUse& u, ShaderWriter& w) {
   if (u.in_types.size() != 1 || u.out_types.size() != 3) return Refuse(u, "expected one operand and three results");
   const int r = w.rank(0);
   if (r < 2 || w.rank(1) != r) return Refuse(u, "bad ranks");
-  KILN_RETURN_IF_ERROR(RealFactorType(u, w, 0));
+  const bool complex = w.type(0).cls == C::kComplex;
+  if (!complex) KILN_RETURN_IF_ERROR(RealFactorType(u, w, 0));
   if (w.type(1).type != w.type(0).type) return Refuse(u, "factors of another type than the operand");
   if (w.type(2).type != ElementType::kSI32 || w.type(3).type != ElementType::kSI32)
     return Refuse(u, "pivots and info that are not si32");
@@ -143,10 +144,24 @@ StatusOr<ShaderSource> Lu(const KernelParams&, const DispatchUse& u, ShaderWrite
                     w.Load(1, "i") + "; }\nvoid put(uint i, " + t.name + " v) { " + w.Store(1, "i", "v") +
                     " }\nvoid put_ipiv(uint i, int v) { " + w.Store(2, "i", "v") + " }\nvoid put_info(uint i, int v) { " +
                     w.Store(3, "i", "v") + " }\n";
-  const double min_normal = t.name == "double" ? 2.2250738585072014e-308 : 1.1754943508222875e-38;
+  const std::string T = t.name, R = complex ? t.part : t.name;
+  if (complex) {
+    fns += R + " cabs1(" + T + " x) { return abs(x.x) + abs(x.y); }\n" + R + " mag(" + T +
+           " x) { return kiln_cabs(x); }\n" + T + " recip(" + T + " x) { return kiln_cdiv(" + T + "(1, 0), x); }\n" +
+           T + " mul(" + T + " a, " + T + " b) { return kiln_cmul(a, b); }\n" + T + " div(" + T + " a, " + T +
+           " b) { return kiln_cdiv(a, b); }\n";
+  } else {
+    fns += R + " cabs1(" + T + " x) { return abs(x); }\n" + R + " mag(" + T + " x) { return abs(x); }\n" + T +
+           " recip(" + T + " x) { precise " + T + " r = " + T + "(1) / x; return r; }\n" + T + " mul(" + T + " a, " +
+           T + " b) { precise " + T + " r = a * b; return r; }\n" + T + " div(" + T + " a, " + T + " b) { precise " +
+           T + " r = a / b; return r; }\n";
+  }
+  KILN_ASSIGN_OR_RETURN(GType real, GlslType(R == "double" ? ElementType::kF64 : ElementType::kF32));
+  const double min_normal = R == "double" ? 2.2250738585072014e-308 : 1.1754943508222875e-38;
   std::string body = Fill(Template("lu.glsl"), {{"FUNCTIONS", fns},
-                                               {"T", t.name},
-                                               {"MIN_NORMAL", FloatConst(t, min_normal)},
+                                               {"T", T},
+                                               {"R", R},
+                                               {"MIN_NORMAL", FloatConst(real, min_normal)},
                                                {"M", w.Dim(0, r - 2)},
                                                {"N", w.Dim(0, r - 1)},
                                                {"BATCHES", Batches(w, 0)}});

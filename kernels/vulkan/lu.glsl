@@ -1,13 +1,14 @@
-// kiln.lu (LAPACK's getrf, unblocked as getf2) for f32 and f64: one
+// kiln.lu (LAPACK's getrf, unblocked as getf2) for f32, f64 and complex: one
 // invocation per matrix of the batch factors a copy of it in the result, in
 // the element type, step for step as kernels/reference/linalg.cc: column
-// j's pivot is the first row at or below j of largest |x| (a NaN is never
-// larger), its 1-based row goes to ipiv; a nonzero pivot's row is swapped
-// up and the column below it scaled by its reciprocal (divided by it when
-// the pivot is below the smallest normal); a zero pivot sets info to j + 1
-// if it is the first; then the trailing submatrix takes the rank-1 update.
-// The generator defines T, MIN_NORMAL and a_at / x_at / put / put_ipiv /
-// put_info.
+// j's pivot is the first row at or below j of largest |re| + |im| (a NaN
+// is never larger), its 1-based row goes to ipiv; a nonzero pivot's row is
+// swapped up and the column below it scaled by its reciprocal (divided by
+// it when |pivot| is below the smallest normal); a zero pivot sets info to
+// j + 1 if it is the first; then the trailing submatrix takes the rank-1
+// update. The generator defines T, R (its real type), MIN_NORMAL, a_at /
+// x_at / put / put_ipiv / put_info, and for T: cabs1(x), mag(x) (|x|),
+// recip(x), mul(a, b) and div(a, b).
 $FUNCTIONS
 
 void main() {
@@ -21,9 +22,9 @@ void main() {
   int info = 0;
   for (uint j = 0u; j < k; ++j) {
     uint p = j;
-    $T best = abs(x_at(base + j * n + j));
+    $R best = cabs1(x_at(base + j * n + j));
     for (uint i = j + 1u; i < m; ++i) {
-      $T v = abs(x_at(base + i * n + j));
+      $R v = cabs1(x_at(base + i * n + j));
       if (v > best) {
         best = v;
         p = i;
@@ -39,15 +40,15 @@ void main() {
         }
       }
       $T pivot = x_at(base + j * n + j);
-      if (abs(pivot) >= $MIN_NORMAL) {
-        precise $T r = $T(1) / pivot;
+      if (mag(pivot) >= $MIN_NORMAL) {
+        precise $T r = recip(pivot);
         for (uint i = j + 1u; i < m; ++i) {
-          precise $T v = x_at(base + i * n + j) * r;
+          precise $T v = mul(x_at(base + i * n + j), r);
           put(base + i * n + j, v);
         }
       } else {
         for (uint i = j + 1u; i < m; ++i) {
-          precise $T v = x_at(base + i * n + j) / pivot;
+          precise $T v = div(x_at(base + i * n + j), pivot);
           put(base + i * n + j, v);
         }
       }
@@ -57,7 +58,7 @@ void main() {
     for (uint i = j + 1u; i < m; ++i) {
       $T l = x_at(base + i * n + j);
       for (uint c = j + 1u; c < n; ++c) {
-        precise $T v = x_at(base + i * n + c) - l * x_at(base + j * n + c);
+        precise $T v = x_at(base + i * n + c) - mul(l, x_at(base + j * n + c));
         put(base + i * n + c, v);
       }
     }

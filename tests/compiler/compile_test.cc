@@ -31,12 +31,12 @@ Result CompileFor(const std::string& src, const std::string& target, const std::
 
 bool StartsWith(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 
-// A complex cholesky: the vulkan target factors real matrices only.
+// An f16 cholesky: the vulkan target factors f32, f64 and complex matrices only.
 const char* kCholesky =
-    "func.func @main(%a: tensor<3x3xcomplex<f32>>) -> tensor<3x3xcomplex<f32>> {\n"
-    "  %0 = stablehlo.add %a, %a : tensor<3x3xcomplex<f32>>\n"
-    "  %1 = stablehlo.cholesky %0, lower = true : tensor<3x3xcomplex<f32>>\n"
-    "  return %1 : tensor<3x3xcomplex<f32>>\n"
+    "func.func @main(%a: tensor<3x3xf16>) -> tensor<3x3xf16> {\n"
+    "  %0 = stablehlo.add %a, %a : tensor<3x3xf16>\n"
+    "  %1 = stablehlo.cholesky %0, lower = true : tensor<3x3xf16>\n"
+    "  return %1 : tensor<3x3xf16>\n"
     "}\n";
 
 TEST(CompileDiagnostics, VulkanWarningIsAtTheOp) {
@@ -44,9 +44,9 @@ TEST(CompileDiagnostics, VulkanWarningIsAtTheOp) {
   ASSERT_TRUE(r.ok) << r.error;
   ASSERT_EQ(r.warnings.size(), 1u);
   EXPECT_TRUE(StartsWith(r.warnings[0], "chol.mlir:3:8: warning: function 'main' is unavailable on the vulkan "
-                                        "device: stablehlo.cholesky (complex<f32>): "))
+                                        "device: stablehlo.cholesky (f16): "))
       << r.warnings[0];
-  EXPECT_NE(r.warnings[0].find("\n  %1 = stablehlo.cholesky %0, lower = true : tensor<3x3xcomplex<f32>>\n       ^"),
+  EXPECT_NE(r.warnings[0].find("\n  %1 = stablehlo.cholesky %0, lower = true : tensor<3x3xf16>\n       ^"),
             std::string::npos)
       << r.warnings[0];
 }
@@ -55,26 +55,26 @@ TEST(CompileDiagnostics, VulkanTargetErrorIsAtTheOp) {
   Result r = CompileFor(kCholesky, "vulkan", "chol.mlir");
   ASSERT_FALSE(r.ok);
   EXPECT_TRUE(StartsWith(r.error, "chol.mlir:3:8: error: function 'main' cannot run on the vulkan target: "
-                                  "stablehlo.cholesky (complex<f32>): "))
+                                  "stablehlo.cholesky (f16): "))
       << r.error;
 }
 
 // Unavailable through a call: the op in the callee is the place to look.
 TEST(CompileDiagnostics, UnavailableThroughACallPointsAtTheCalleesOp) {
   const char* src =
-      "func.func private @factor(%a: tensor<3x3xcomplex<f32>>) -> tensor<3x3xcomplex<f32>> {\n"
-      "  %0 = stablehlo.cholesky %a, lower = true : tensor<3x3xcomplex<f32>>\n"
-      "  return %0 : tensor<3x3xcomplex<f32>>\n"
+      "func.func private @factor(%a: tensor<3x3xf16>) -> tensor<3x3xf16> {\n"
+      "  %0 = stablehlo.cholesky %a, lower = true : tensor<3x3xf16>\n"
+      "  return %0 : tensor<3x3xf16>\n"
       "}\n"
-      "func.func @main(%a: tensor<3x3xcomplex<f32>>) -> tensor<3x3xcomplex<f32>> {\n"
-      "  %0 = func.call @factor(%a) : (tensor<3x3xcomplex<f32>>) -> tensor<3x3xcomplex<f32>>\n"
-      "  return %0 : tensor<3x3xcomplex<f32>>\n"
+      "func.func @main(%a: tensor<3x3xf16>) -> tensor<3x3xf16> {\n"
+      "  %0 = func.call @factor(%a) : (tensor<3x3xf16>) -> tensor<3x3xf16>\n"
+      "  return %0 : tensor<3x3xf16>\n"
       "}\n";
   Result all = CompileFor(src, "all");
   ASSERT_TRUE(all.ok) << all.error;
   ASSERT_EQ(all.warnings.size(), 1u);  // the private callee is not warned about
   EXPECT_TRUE(StartsWith(all.warnings[0], "t.mlir:2:8: warning: function 'main' is unavailable on the vulkan "
-                                          "device: stablehlo.cholesky (complex<f32>): calls 'factor': "))
+                                          "device: stablehlo.cholesky (f16): calls 'factor': "))
       << all.warnings[0];
   Result vk = CompileFor(src, "vulkan");
   ASSERT_FALSE(vk.ok);
@@ -83,17 +83,17 @@ TEST(CompileDiagnostics, UnavailableThroughACallPointsAtTheCalleesOp) {
 }
 
 // complex<f32> is a floating-point type: the reason says what is missing.
-TEST(CompileDiagnostics, ComplexLuReasonNamesComplex) {
+TEST(CompileDiagnostics, ComplexQrReasonNamesComplex) {
   const char* src =
-      "func.func @main(%a: tensor<3x3xcomplex<f32>>) -> (tensor<3x3xcomplex<f32>>, tensor<3xi32>, tensor<i32>) {\n"
-      "  %0:3 = stablehlo.custom_call @lapack_cgetrf_ffi(%a) {mhlo.backend_config = {}, api_version = 4 : i32} : "
-      "(tensor<3x3xcomplex<f32>>) -> (tensor<3x3xcomplex<f32>>, tensor<3xi32>, tensor<i32>)\n"
-      "  return %0#0, %0#1, %0#2 : tensor<3x3xcomplex<f32>>, tensor<3xi32>, tensor<i32>\n"
+      "func.func @main(%a: tensor<3x3xcomplex<f32>>) -> (tensor<3x3xcomplex<f32>>, tensor<3xcomplex<f32>>) {\n"
+      "  %0:2 = stablehlo.custom_call @lapack_cgeqrf_ffi(%a) {mhlo.backend_config = {}, api_version = 4 : i32} : "
+      "(tensor<3x3xcomplex<f32>>) -> (tensor<3x3xcomplex<f32>>, tensor<3xcomplex<f32>>)\n"
+      "  return %0#0, %0#1 : tensor<3x3xcomplex<f32>>, tensor<3xcomplex<f32>>\n"
       "}\n";
   Result r = CompileFor(src, "all");
   ASSERT_TRUE(r.ok) << r.error;
   ASSERT_EQ(r.warnings.size(), 1u);
-  EXPECT_NE(r.warnings[0].find("kiln.lu (complex<f32>,i32): complex operands (the shader factors real matrices only)"),
+  EXPECT_NE(r.warnings[0].find("kiln.geqrf (complex<f32>): complex operands (the shader factors real matrices only)"),
             std::string::npos)
       << r.warnings[0];
   EXPECT_EQ(r.warnings[0].find("non-float"), std::string::npos) << r.warnings[0];

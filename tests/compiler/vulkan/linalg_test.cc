@@ -119,25 +119,30 @@ TEST_F(VulkanTest, LuMatchesCpu) {
   struct Case {
     int64_t batch, m, n;
   };
-  for (bool f64 : {false, true})
+  for (const char* type : {"f32", "f64", "complex<f32>", "complex<f64>"})
     for (Case c : {Case{3, 6, 6}, Case{2, 4, 7}, Case{2, 7, 3}, Case{1, 1, 1}, Case{2, 33, 33}}) {
-      const char* type = f64 ? "f64" : "f32";
+      const bool complex = std::string(type).rfind("complex", 0) == 0;
+      const bool f64 = std::string(type).find("64") != std::string::npos;
+      const int64_t parts = complex ? 2 : 1;
       SCOPED_TRACE(std::string(type) + " " + std::to_string(c.batch) + "x" + std::to_string(c.m) + "x" +
                    std::to_string(c.n));
-      std::vector<double> a(c.batch * c.m * c.n);
+      std::vector<double> a(c.batch * c.m * c.n * parts);
       for (double& x : a) x = uniform(rng);
       // The first matrix: a zero column (a zero pivot: info) and equal
-      // magnitudes in another (the first of them is the pivot).
+      // magnitudes in another (the first of them is the pivot; complex:
+      // equal |re| + |im|).
       for (int64_t i = 0; i < c.m; ++i) {
-        if (c.n > 1) a[i * c.n + 1] = 0.0;
-        if (c.n > 2) a[i * c.n + 2] = (i % 2 ? -0.5 : 0.5);
+        for (int64_t q = 0; q < parts; ++q) {
+          if (c.n > 1) a[(i * c.n + 1) * parts + q] = 0.0;
+          if (c.n > 2) a[(i * c.n + 2) * parts + q] = (i % 2 ? -0.25 : 0.25) * (q == 1 && i % 3 ? -1 : 1) * (complex ? 1 : 2);
+        }
       }
       const std::vector<int64_t> dims = {c.batch, c.m, c.n}, pivots = {c.batch, std::min(c.m, c.n)},
                                  info = {c.batch};
       const std::string ty = Shape(dims, type), pt = Shape(pivots, "i32"), it = Shape(info, "i32");
       // As JAX lowers jnp.linalg.lu_factor on the CPU (LAPACK's getrf through
       // XLA's FFI), which the compiler turns into kiln.lu.
-      const std::string target = f64 ? "lapack_dgetrf_ffi" : "lapack_sgetrf_ffi";
+      const std::string target = std::string("lapack_") + (complex ? (f64 ? "z" : "c") : (f64 ? "d" : "s")) + "getrf_ffi";
       const std::string src = "func.func @main(%a: " + ty + ") -> (" + ty + ", " + pt + ", " + it +
                               ") {\n  %0:3 = stablehlo.custom_call @" + target +
                               "(%a) {mhlo.backend_config = {}, api_version = 4 : i32} : (" + ty + ") -> (" + ty + ", " +
@@ -145,7 +150,7 @@ TEST_F(VulkanTest, LuMatchesCpu) {
                               "\n}\n";
       auto bytes = CompileAll(src, "vulkan");
       ASSERT_FALSE(bytes.empty());
-      vm::HostTensor x = Matrices(a, dims, f64);
+      vm::HostTensor x = Matrices(a, dims, f64, complex);
       auto want = RunOn(cpu_.get(), bytes, "main", {x});
       auto got = RunOn(vulkan_.get(), bytes, "main", {x});
       ASSERT_TRUE(want.ok()) << want.status().message();
