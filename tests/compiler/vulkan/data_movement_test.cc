@@ -18,6 +18,24 @@
 namespace kiln::vulkan_test {
 namespace {
 
+// "tensor<2x?x3xf32>": a negative dim is `?`.
+std::string Shape(const std::vector<int64_t>& dims, const char* type) {
+  std::string s = "tensor<";
+  for (int64_t x : dims) s += (x < 0 ? std::string("?") : std::to_string(x)) + "x";
+  return s + type + ">";
+}
+
+// A 1-D tensor of integer type `t` holding `v`.
+vm::HostTensor Indices(ElementType t, const std::vector<int64_t>& v) {
+  vm::HostTensor h;
+  h.type = t;
+  h.dims = {static_cast<int64_t>(v.size())};
+  const size_t w = StorageBytes(t);
+  h.data.resize(v.size() * w);
+  for (size_t i = 0; i < v.size(); ++i) std::memcpy(&h.data[i * w], &v[i], w);  // little-endian low bytes
+  return h;
+}
+
 TEST_F(VulkanTest, BitcastConvertBetweenWidthsMatchesCpu) {
   struct Case {
     const char* in;
@@ -76,13 +94,8 @@ TEST_F(VulkanTest, DynamicPadMatchesCpu) {
     std::vector<int64_t> out_dims(r);
     for (size_t d = 0; d < r; ++d)
       out_dims[d] = c.dims[d] + c.low[d] + c.high[d] + std::max<int64_t>(c.dims[d] - 1, 0) * c.interior[d];
-    auto shape = [](const std::vector<int64_t>& d, const char* t) {
-      std::string s = "tensor<";
-      for (int64_t x : d) s += std::to_string(x) + "x";
-      return s + t + ">";
-    };
-    const std::string it = shape(c.dims, c.type), ot = shape(out_dims, c.type), vt = shape({}, c.type),
-                      pt = shape({static_cast<int64_t>(r)}, c.index_type);
+    const std::string it = Shape(c.dims, c.type), ot = Shape(out_dims, c.type), vt = Shape({}, c.type),
+                      pt = Shape({static_cast<int64_t>(r)}, c.index_type);
     const std::string src = "func.func @main(%x: " + it + ", %v: " + vt + ", %lo: " + pt + ", %hi: " + pt +
                             ", %in: " + pt + ") -> " + ot + " {\n  %r = stablehlo.dynamic_pad %x, %v, %lo, %hi, %in : (" +
                             it + ", " + vt + ", " + pt + ", " + pt + ", " + pt + ") -> " + ot + "\n  return %r : " + ot +
@@ -91,15 +104,7 @@ TEST_F(VulkanTest, DynamicPadMatchesCpu) {
     ASSERT_FALSE(bytes.empty());
     auto et = ElementTypeFromName(c.type), pt_t = ElementTypeFromName(c.index_type);
     ASSERT_TRUE(et.has_value() && pt_t.has_value());
-    auto ints = [&](const std::vector<int64_t>& v) {
-      vm::HostTensor h;
-      h.type = *pt_t;
-      h.dims = {static_cast<int64_t>(v.size())};
-      const size_t w = StorageBytes(*pt_t);
-      h.data.resize(v.size() * w);
-      for (size_t i = 0; i < v.size(); ++i) std::memcpy(&h.data[i * w], &v[i], w);  // little-endian low bytes
-      return h;
-    };
+    auto ints = [&](const std::vector<int64_t>& v) { return Indices(*pt_t, v); };
     std::vector<vm::HostTensor> in = {RandomBits(*et, c.dims, rng), RandomBits(*et, {}, rng), ints(c.low),
                                       ints(c.high), ints(c.interior)};
     auto want = RunOn(cpu_.get(), bytes, "main", in);
@@ -127,13 +132,8 @@ TEST_F(VulkanTest, RealDynamicSliceMatchesCpu) {
   for (const Case& c : cases) {
     SCOPED_TRACE(std::string(c.type) + " " + c.index_type);
     const size_t r = c.dims.size();
-    auto shape = [](const std::vector<int64_t>& d, const char* t) {
-      std::string s = "tensor<";
-      for (int64_t x : d) s += d.empty() ? "" : (x < 0 ? std::string("?") : std::to_string(x)) + "x";
-      return s + t + ">";
-    };
-    const std::string it = shape(c.dims, c.type), ot = shape(std::vector<int64_t>(r, -1), c.type),
-                      pt = shape({static_cast<int64_t>(r)}, c.index_type);
+    const std::string it = Shape(c.dims, c.type), ot = Shape(std::vector<int64_t>(r, -1), c.type),
+                      pt = Shape({static_cast<int64_t>(r)}, c.index_type);
     const std::string src = "func.func @main(%x: " + it + ", %s: " + pt + ", %l: " + pt + ", %t: " + pt + ") -> " +
                             ot + " {\n  %r = stablehlo.real_dynamic_slice %x, %s, %l, %t : (" + it + ", " + pt + ", " +
                             pt + ", " + pt + ") -> " + ot + "\n  return %r : " + ot + "\n}\n";
@@ -141,15 +141,7 @@ TEST_F(VulkanTest, RealDynamicSliceMatchesCpu) {
     ASSERT_FALSE(bytes.empty());
     auto et = ElementTypeFromName(c.type), pt_t = ElementTypeFromName(c.index_type);
     ASSERT_TRUE(et.has_value() && pt_t.has_value());
-    auto ints = [&](const std::vector<int64_t>& v) {
-      vm::HostTensor h;
-      h.type = *pt_t;
-      h.dims = {static_cast<int64_t>(v.size())};
-      const size_t w = StorageBytes(*pt_t);
-      h.data.resize(v.size() * w);
-      for (size_t i = 0; i < v.size(); ++i) std::memcpy(&h.data[i * w], &v[i], w);  // little-endian low bytes
-      return h;
-    };
+    auto ints = [&](const std::vector<int64_t>& v) { return Indices(*pt_t, v); };
     std::vector<vm::HostTensor> in = {RandomBits(*et, c.dims, rng), ints(c.start), ints(c.limit), ints(c.strides)};
     auto want = RunOn(cpu_.get(), bytes, "main", in);
     auto got = RunOn(vulkan_.get(), bytes, "main", in);

@@ -21,6 +21,12 @@ namespace {
 const char* const kMinifloats[] = {"f4E2M1FN",   "f6E2M3FN",      "f6E3M2FN", "f8E3M4",     "f8E4M3",   "f8E4M3FN",
                                    "f8E4M3FNUZ", "f8E4M3B11FNUZ", "f8E5M2",   "f8E5M2FNUZ", "f8E8M0FNU"};
 
+// Every pair (i, j) of the n encodings of a type, as two byte vectors.
+void AllPairs(int n, std::vector<uint8_t>* a, std::vector<uint8_t>* b) {
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) a->push_back(static_cast<uint8_t>(i)), b->push_back(static_cast<uint8_t>(j));
+}
+
 vm::HostTensor Bytes(ElementType t, std::vector<uint8_t> data) {
   vm::HostTensor h;
   h.type = t;
@@ -66,8 +72,7 @@ TEST_F(VulkanTest, MinifloatArithmeticMatchesCpuBitForBit) {
     const ElementType t = *ElementTypeFromName(name);
     const int n = 1 << BitWidth(t);
     std::vector<uint8_t> a, b;
-    for (int i = 0; i < n; ++i)
-      for (int j = 0; j < n; ++j) a.push_back(static_cast<uint8_t>(i)), b.push_back(static_cast<uint8_t>(j));
+    AllPairs(n, &a, &b);
     const std::string T = "tensor<" + std::to_string(n * n) + "x" + name + ">";
     const std::string src = "func.func @main(%a: " + T + ", %b: " + T + ") -> (" + T + ", " + T + ", " + T + ", " + T +
                             ", " + T + ", tensor<" + std::to_string(n * n) + "xi1>) {\n"
@@ -160,8 +165,7 @@ TEST_F(VulkanTest, MinifloatNextAfterMatchesCpuBitForBit) {
     const ElementType t = *ElementTypeFromName(name);
     const int n = 1 << BitWidth(t);
     std::vector<uint8_t> a, b;
-    for (int i = 0; i < n; ++i)
-      for (int j = 0; j < n; ++j) a.push_back(static_cast<uint8_t>(i)), b.push_back(static_cast<uint8_t>(j));
+    AllPairs(n, &a, &b);
     const std::string T = "tensor<" + std::to_string(n * n) + "x" + name + ">";
     const std::string src = "func.func @main(%a: " + T + ", %b: " + T + ") -> " + T + " {\n  %0 = chlo.next_after %a, %b : " +
                             T + ", " + T + " -> " + T + "\n  return %0 : " + T + "\n}\n";
