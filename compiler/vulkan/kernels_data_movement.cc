@@ -70,7 +70,7 @@ StatusOr<ShaderSource> IndexMap(const KernelParams& kp, const DispatchUse& u, Sh
     // run-time shape rule); element o reads start + o * stride. start is
     // clamped into the operand and stride to at least 1, and a result
     // element whose read would leave the operand (indices the spec rules
-    // out, which the CPU refuses) is written as zero bits: no read out of
+    // out, which the CPU refuses) is written as zero: no read out of
     // bounds.
     if (u.in_types.size() != 4 || w.rank(0) != r) return Refuse(u, "bad operands");
     std::string s = body + "  bool inside = true;\n";

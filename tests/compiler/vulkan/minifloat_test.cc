@@ -65,7 +65,8 @@ void ExpectSameOnBothDevices(hal::Device* cpu, hal::Device* vulkan, const std::s
 }
 
 // Every pair (a, b) of encodings: +, -, *, /, maximum, a comparison, and of
-// a: sqrt, negate, abs, exp, tanh and the value as f32.
+// a: sqrt, negate, abs, exp, tanh, the value as f32 and reduce_precision
+// (on the value's f32 encoding, rounded back, as the reference).
 TEST_F(VulkanTest, MinifloatArithmeticMatchesCpuBitForBit) {
   for (const char* name : kMinifloats) {
     SCOPED_TRACE(name);
@@ -92,15 +93,16 @@ TEST_F(VulkanTest, MinifloatArithmeticMatchesCpuBitForBit) {
     const std::string U = "tensor<" + std::to_string(n) + "x" + name + ">";
     const std::string F = "tensor<" + std::to_string(n) + "xf32>";
     const std::string unary = "func.func @main(%a: " + U + ") -> (" + U + ", " + U + ", " + U + ", " + U + ", " + U +
-                              ", " + F + ") {\n"
+                              ", " + F + ", " + U + ") {\n"
                               "  %0 = stablehlo.sqrt %a : " + U + "\n"
                               "  %1 = stablehlo.negate %a : " + U + "\n"
                               "  %2 = stablehlo.abs %a : " + U + "\n"
                               "  %3 = stablehlo.exponential %a : " + U + "\n"
                               "  %4 = stablehlo.tanh %a : " + U + "\n"
                               "  %5 = stablehlo.convert %a : (" + U + ") -> " + F + "\n"
-                              "  return %0, %1, %2, %3, %4, %5 : " + U + ", " + U + ", " + U + ", " + U + ", " + U +
-                              ", " + F + "\n}\n";
+                              "  %6 = stablehlo.reduce_precision %a, format = e3m1 : " + U + "\n"
+                              "  return %0, %1, %2, %3, %4, %5, %6 : " + U + ", " + U + ", " + U + ", " + U + ", " + U +
+                              ", " + F + ", " + U + "\n}\n";
     ExpectSameOnBothDevices(cpu_.get(), vulkan_.get(), unary, {Bytes(t, all)});
   }
 }
