@@ -180,12 +180,14 @@ StatusOr<ShaderSource> Qr(const KernelParams& kp, const DispatchUse& u, ShaderWr
     return Refuse(u, "unexpected operands");
   const int r = w.rank(0);
   if (r < 2 || w.rank(w.Out(0)) != r) return Refuse(u, "bad ranks");
-  KILN_RETURN_IF_ERROR(RealFactorType(u, w, 0));
+  const GType& t = w.type(0);
+  const bool complex = t.cls == C::kComplex;
+  if (!complex) KILN_RETURN_IF_ERROR(RealFactorType(u, w, 0));
   if (w.type(w.Out(0)).type != w.type(0).type) return Refuse(u, "a result of another type than the operand");
   const size_t tau = geqrf ? w.Out(1) : 1;
   if (w.type(tau).type != w.type(0).type || w.rank(tau) != r - 1) return Refuse(u, "bad tau");
-  const GType& t = w.type(0);
-  const bool dbl = t.name == "double";
+  const std::string T = t.name, R = complex ? t.part : t.name;
+  const bool dbl = R == "double";
   w.features |= t.features | hal::kShaderFloat64 | hal::kShaderInt64;  // norms accumulate in f64
   const size_t out = w.Out(0);
   std::string fns = t.name + " a_at(uint i) { return " + w.Load(0, "i") + "; }\n" + t.name + " x_at(uint i) { return " +
@@ -203,20 +205,42 @@ StatusOr<ShaderSource> Qr(const KernelParams& kp, const DispatchUse& u, ShaderWr
     zero += "  for (uint i = 0u; i < " + count + "; ++i) " + w.Store(ti, "i", z) + "\n";
   }
   fns += zero + "}\n";
+  // |(a, b, c)| (c = 0 for a real alpha), scaled in f64, in f64 for f32.
   if (dbl) {
-    fns += "double hypot2(double a, double b) {\n  double x = abs(a), y = abs(b), hi = max(x, y), lo = min(x, y);\n"
-           "  if (hi == 0.0lf) return 0.0lf;\n  double q = lo / hi;\n  return hi * sqrt(1.0lf + q * q);\n}\n";
+    fns += "double hypot3(double a, double b, double c) {\n  double x = abs(a), y = abs(b), z = abs(c);\n"
+           "  double hi = max(x, max(y, z));\n  if (hi == 0.0lf) return 0.0lf;\n"
+           "  precise double p = x / hi, q = y / hi, s = z / hi;\n  precise double sum = p * p + q * q + s * s;\n"
+           "  return hi * sqrt(sum);\n}\n";
     fns += "bool sign_bit(double v) { return (unpackDouble2x32(v).y >> 31) != 0u; }\n";
   } else {
-    fns += "float hypot2(float a, float b) { return float(sqrt(double(a) * double(a) + double(b) * double(b))); }\n";
+    fns += "float hypot3(float a, float b, float c) {\n  return float(sqrt(double(a) * double(a) + double(b) * double(b) + "
+           "double(c) * double(c)));\n}\n";
     fns += "bool sign_bit(float v) { return (floatBitsToUint(v) >> 31) != 0u; }\n";
   }
+  if (complex) {
+    fns += R + " mag(" + T + " x) { return kiln_cabs(x); }\n" + R + " im(" + T + " x) { return x.y; }\n" + T +
+           " conj(" + T + " x) { return " + T + "(x.x, -x.y); }\n" + T + " mul(" + T + " a, " + T +
+           " b) { return kiln_cmul(a, b); }\n" + T + " recip(" + T + " x) { return kiln_cdiv(" + T + "(1, 0), x); }\n" +
+           T + " from_re(" + R + " r) { return " + T + "(r, 0); }\n" + R + " signed_norm(" + T + " a, " + R +
+           " xnorm) {\n  " + R + " n = hypot3(a.x, a.y, xnorm);\n  return sign_bit(a.x) ? n : -n;\n}\n" + T +
+           " make_tau(" + T + " a, " + R + " beta) {\n  precise " + R + " re = (beta - a.x) / beta, im = -a.y / beta;\n"
+           "  return " + T + "(re, im);\n}\n";
+  } else {
+    fns += R + " mag(" + T + " x) { return abs(x); }\n" + R + " im(" + T + " x) { return " + R + "(0); }\n" + T +
+           " conj(" + T + " x) { return x; }\n" + T + " mul(" + T + " a, " + T + " b) { precise " + T +
+           " r = a * b; return r; }\n" + T + " recip(" + T + " x) { precise " + T + " r = " + T +
+           "(1) / x; return r; }\n" + T + " from_re(" + R + " r) { return r; }\n" + R + " signed_norm(" + T + " a, " +
+           R + " xnorm) {\n  " + R + " n = hypot3(a, " + R + "(0), xnorm);\n  return sign_bit(a) ? n : -n;\n}\n" + T +
+           " make_tau(" + T + " a, " + R + " beta) { precise " + T + " t = (beta - a) / beta; return t; }\n";
+  }
   const double safmin = dbl ? 2.2250738585072014e-308 / 2.220446049250313e-16 : 1.1754943508222875e-38 / 1.1920928955078125e-07;
+  KILN_ASSIGN_OR_RETURN(GType real, GlslType(dbl ? ElementType::kF64 : ElementType::kF32));
   const std::string k = geqrf ? "min(" + w.Dim(0, r - 2) + ", " + w.Dim(0, r - 1) + ")" : w.Dim(1, r - 2);
   std::string body = Fill(Template("qr.glsl"), {{"FUNCTIONS", fns},
-                                               {"T", t.name},
+                                               {"T", T},
+                                               {"R", R},
                                                {"GEQRF", geqrf ? "true" : "false"},
-                                               {"SAFMIN", FloatConst(t, safmin)},
+                                               {"SAFMIN", FloatConst(real, safmin)},
                                                {"M", "(" + w.Dim(0, r - 2) + ")"},
                                                {"N", "(" + w.Dim(0, r - 1) + ")"},
                                                {"K", "(" + k + ")"},

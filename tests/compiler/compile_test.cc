@@ -83,17 +83,16 @@ TEST(CompileDiagnostics, UnavailableThroughACallPointsAtTheCalleesOp) {
 }
 
 // complex<f32> is a floating-point type: the reason says what is missing.
-TEST(CompileDiagnostics, ComplexQrReasonNamesComplex) {
+TEST(CompileDiagnostics, ComplexReasonNamesComplex) {
   const char* src =
-      "func.func @main(%a: tensor<3x3xcomplex<f32>>) -> (tensor<3x3xcomplex<f32>>, tensor<3xcomplex<f32>>) {\n"
-      "  %0:2 = stablehlo.custom_call @lapack_cgeqrf_ffi(%a) {mhlo.backend_config = {}, api_version = 4 : i32} : "
-      "(tensor<3x3xcomplex<f32>>) -> (tensor<3x3xcomplex<f32>>, tensor<3xcomplex<f32>>)\n"
-      "  return %0#0, %0#1 : tensor<3x3xcomplex<f32>>, tensor<3xcomplex<f32>>\n"
+      "func.func @main(%a: tensor<3xcomplex<f32>>) -> tensor<3xcomplex<f32>> {\n"
+      "  %0 = chlo.asin %a : tensor<3xcomplex<f32>> -> tensor<3xcomplex<f32>>\n"
+      "  return %0 : tensor<3xcomplex<f32>>\n"
       "}\n";
   Result r = CompileFor(src, "all");
   ASSERT_TRUE(r.ok) << r.error;
   ASSERT_EQ(r.warnings.size(), 1u);
-  EXPECT_NE(r.warnings[0].find("kiln.geqrf (complex<f32>): complex operands (the shader factors real matrices only)"),
+  EXPECT_NE(r.warnings[0].find("chlo.asin (complex<f32>): no GLSL translation for complex operands yet"),
             std::string::npos)
       << r.warnings[0];
   EXPECT_EQ(r.warnings[0].find("non-float"), std::string::npos) << r.warnings[0];

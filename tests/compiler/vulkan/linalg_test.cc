@@ -343,35 +343,43 @@ TEST_F(VulkanTest, RaggedDotMatchesCpu) {
 
 // QR as JAX lowers jnp.linalg.qr on the CPU (LAPACK's geqrf, then orgqr),
 // which the compiler turns into kiln.geqrf and kiln.orgqr: square, tall,
-// wide (geqrf only) and batched, f32 and f64, with a zero column and a
-// column of tiny values (larfg's rescaling) among them.
+// wide (geqrf only) and batched, real and complex, with a zero column and
+// a column of tiny values (larfg's rescaling) among them.
 TEST_F(VulkanTest, QrMatchesCpu) {
   std::mt19937_64 rng(41);
   std::uniform_real_distribution<double> uniform(-1, 1);
   struct Case {
     int64_t batch, m, n;
   };
-  for (bool f64 : {false, true})
+  for (const char* type : {"f32", "f64", "complex<f32>", "complex<f64>"})
     for (Case c : {Case{1, 4, 4}, Case{2, 6, 4}, Case{1, 3, 5}, Case{3, 7, 2}}) {
-      const char* type = f64 ? "f64" : "f32";
+      const bool complex = std::string(type).rfind("complex", 0) == 0;
+      const bool f64 = std::string(type).find("64") != std::string::npos;
+      const int64_t parts = complex ? 2 : 1;
       SCOPED_TRACE(std::string(type) + " " + std::to_string(c.batch) + "x" + std::to_string(c.m) + "x" +
                    std::to_string(c.n));
       const int64_t k = std::min(c.m, c.n);
-      std::vector<double> a(c.batch * c.m * c.n);
+      std::vector<double> a(c.batch * c.m * c.n * parts);
       for (double& v : a) v = uniform(rng);
-      for (int64_t r = 0; r < c.m; ++r) {
-        if (c.n > 1) a[r * c.n + 1] = 0.0;                         // a zero column
-        if (c.n > 2) a[r * c.n + 2] = (f64 ? 1e-300 : 1e-36) * uniform(rng);  // tiny: rescaled
-      }
+      for (int64_t r = 0; r < c.m; ++r)
+        for (int64_t q = 0; q < parts; ++q) {
+          if (c.n > 1) a[(r * c.n + 1) * parts + q] = 0.0;                                   // a zero column
+          if (c.n > 2) a[(r * c.n + 2) * parts + q] = (f64 ? 1e-300 : 1e-36) * uniform(rng);  // tiny: rescaled
+        }
+      // A column whose entries below the diagonal are zero but whose
+      // diagonal is not real: complex larfg still reflects (tau != 0).
+      if (complex && c.n > 3 && c.m > 3)
+        for (int64_t r = 4; r < c.m; ++r) a[(r * c.n + 3) * parts] = a[(r * c.n + 3) * parts + 1] = 0.0;
       const std::string at = Shape({c.batch, c.m, c.n}, type), tt = Shape({c.batch, k}, type),
                         it = Shape({c.batch}, "i32"), wt = Shape({64}, type);
-      const std::string p = f64 ? "d" : "s";
+      const std::string p = complex ? (f64 ? "z" : "c") : (f64 ? "d" : "s");
       std::string src = "func.func @main(%a: " + at + ") -> (" + at + ", " + tt + ", " + it + ", " + at +
                         ") {\n  %0:4 = stablehlo.custom_call @lapack_" + p +
                         "geqrf_ffi(%a) {mhlo.backend_config = {}, api_version = 4 : i32} : (" + at + ") -> (" + at +
                         ", " + tt + ", " + it + ", " + wt + ")\n";
       if (c.m >= c.n) {
-        src += "  %1:3 = stablehlo.custom_call @lapack_" + p + "orgqr_ffi(%0#0, %0#1) {mhlo.backend_config = {}, "
+        src += "  %1:3 = stablehlo.custom_call @lapack_" + p + (complex ? "ungqr" : "orgqr") +
+               "_ffi(%0#0, %0#1) {mhlo.backend_config = {}, "
                "api_version = 4 : i32} : (" + at + ", " + tt + ") -> (" + at + ", " + it + ", " + wt + ")\n";
         src += "  return %0#0, %0#1, %0#2, %1#0 : " + at + ", " + tt + ", " + it + ", " + at + "\n}\n";
       } else {
@@ -379,7 +387,7 @@ TEST_F(VulkanTest, QrMatchesCpu) {
       }
       auto bytes = CompileAll(src, "vulkan");
       ASSERT_FALSE(bytes.empty());
-      vm::HostTensor x = Matrices(a, {c.batch, c.m, c.n}, f64);
+      vm::HostTensor x = Matrices(a, {c.batch, c.m, c.n}, f64, complex);
       auto want = RunOn(cpu_.get(), bytes, "main", {x});
       auto got = RunOn(vulkan_.get(), bytes, "main", {x});
       ASSERT_TRUE(want.ok()) << want.status().message();
