@@ -20,14 +20,50 @@ std::string Batches(const ShaderWriter& w, size_t t) {
 }
 
 // The factorizations read back what they wrote, so they work in the element
-// type itself: f32 or f64 (a narrower float would round every partial
-// result; the reference works in f32 for those).
-Status RealFactorType(const DispatchUse& u, const ShaderWriter& w, size_t t) {
+// type itself: f32, f64, complex<f32> or complex<f64> (a narrower float
+// would round every partial result; the reference works in f32 for those).
+Status FactorType(const DispatchUse& u, const ShaderWriter& w, size_t t) {
   const GType& g = w.type(t);
-  if (g.cls == C::kComplex) return Refuse(u, "complex operands (the shader factors real matrices only)");
+  if (g.cls == C::kComplex) return Status::Ok();
   if (g.cls != C::kFloat || (g.name != "double" && g.type != ElementType::kF32))
-    return Refuse(u, "element types other than f32 and f64");
+    return Refuse(u, "element types other than f32, f64 and complex");
   return Status::Ok();
+}
+
+// The real type of factor type `t`: float or double.
+std::string RealOf(const GType& t) { return t.cls == C::kComplex ? t.part : t.name; }
+
+// The element operations the factorization templates call, for t (real or
+// complex) over R = RealOf(t): re, im, conj, abs2 (|x|^2), mag (|x|), cabs1
+// (|re| + |im|, LAPACK's pivot magnitude), mul, div, recip, over (x / a
+// real) and from_re. Real ones are `precise`, complex ones the preludes'
+// kiln_c* helpers.
+std::string FactorHelpers(const GType& t) {
+  const std::string T = t.name, R = RealOf(t);
+  auto fn = [](const std::string& type, const std::string& sig, const std::string& body) {
+    return type + " " + sig + " { " + body + " }\n";
+  };
+  std::string f;
+  if (t.cls == C::kComplex) {
+    f += fn(R, "re(" + T + " x)", "return x.x;") + fn(R, "im(" + T + " x)", "return x.y;");
+    f += fn(T, "conj(" + T + " x)", "return " + T + "(x.x, -x.y);");
+    f += fn(R, "abs2(" + T + " x)", "precise " + R + " r = x.x * x.x + x.y * x.y; return r;");
+    f += fn(R, "mag(" + T + " x)", "return kiln_cabs(x);") + fn(R, "cabs1(" + T + " x)", "return abs(x.x) + abs(x.y);");
+    f += fn(T, "mul(" + T + " a, " + T + " b)", "return kiln_cmul(a, b);");
+    f += fn(T, "div(" + T + " a, " + T + " b)", "return kiln_cdiv(a, b);");
+    f += fn(T, "recip(" + T + " x)", "return kiln_cdiv(" + T + "(1, 0), x);");
+    f += fn(T, "over(" + T + " x, " + R + " r)", "return x / r;") + fn(T, "from_re(" + R + " r)", "return " + T + "(r, 0);");
+  } else {
+    f += fn(R, "re(" + T + " x)", "return x;") + fn(R, "im(" + T + " x)", "return " + R + "(0);");
+    f += fn(T, "conj(" + T + " x)", "return x;") + fn(R, "abs2(" + T + " x)", "precise " + R + " r = x * x; return r;");
+    f += fn(R, "mag(" + T + " x)", "return abs(x);") + fn(R, "cabs1(" + T + " x)", "return abs(x);");
+    f += fn(T, "mul(" + T + " a, " + T + " b)", "precise " + T + " r = a * b; return r;");
+    f += fn(T, "div(" + T + " a, " + T + " b)", "precise " + T + " r = a / b; return r;");
+    f += fn(T, "recip(" + T + " x)", "precise " + T + " r = " + T + "(1) / x; return r;");
+    f += fn(T, "over(" + T + " x, " + R + " r)", "precise " + T + " q = x / r; return q;");
+    f += fn(T, "from_re(" + R + " r)", "return r;");
+  }
+  return f;
 }
 
 }  // namespace
@@ -97,27 +133,16 @@ StatusOr<ShaderSource> Cholesky(const KernelParams& kp, const DispatchUse& u, Sh
   const int r = w.rank(0);
   if (r < 2 || w.rank(1) != r) return Refuse(u, "bad ranks");
   if (w.type(0).type != w.type(1).type) return Refuse(u, "an operand and result of different types");
+  KILN_RETURN_IF_ERROR(FactorType(u, w, 0));
   const GType& t = w.type(0);
-  const bool complex = t.cls == C::kComplex;
-  if (!complex) KILN_RETURN_IF_ERROR(RealFactorType(u, w, 0));
   w.features |= t.features;
-  const std::string R = complex ? t.part : t.name, T = t.name;
+  const std::string R = RealOf(t), T = t.name;
   const bool dbl = R == "double";
   std::string fns = T + " a_at(uint i) { return " + w.Load(0, "i") + "; }\n" + T + " l_at(uint i) { return " +
                     w.Load(1, "i") + "; }\nvoid put(uint i, " + T + " v) { " + w.Store(1, "i", "v") + " }\n";
   fns += R + " sqrt_or_nan(" + R + " d) { " +
          (dbl ? "return d >= 0.0lf ? sqrt(d) : kiln_nan_d();" : "return kiln_sqrt(d);") + " }\n";
-  if (complex) {
-    fns += R + " re(" + T + " x) { return x.x; }\n" + T + " conj(" + T + " x) { return " + T + "(x.x, -x.y); }\n" + R +
-           " norm2(" + T + " x) { precise " + R + " r = x.x * x.x + x.y * x.y; return r; }\n" + T + " mul(" + T + " a, " +
-           T + " b) { return kiln_cmul(a, b); }\n" + T + " over(" + T + " x, " + R + " r) { return x / r; }\n" + T +
-           " from_re(" + R + " r) { return " + T + "(r, 0); }\n";
-  } else {
-    fns += R + " re(" + T + " x) { return x; }\n" + T + " conj(" + T + " x) { return x; }\n" + R + " norm2(" + T +
-           " x) { precise " + R + " r = x * x; return r; }\n" + T + " mul(" + T + " a, " + T + " b) { precise " + T +
-           " r = a * b; return r; }\n" + T + " over(" + T + " x, " + R + " r) { precise " + T +
-           " q = x / r; return q; }\n" + T + " from_re(" + R + " r) { return r; }\n";
-  }
+  fns += FactorHelpers(t);
   std::string body = Fill(Template("cholesky.glsl"), {{"FUNCTIONS", fns},
                                                      {"T", T},
                                                      {"R", R},
@@ -133,8 +158,7 @@ StatusOr<ShaderSource> Lu(const KernelParams&, const DispatchUse& u, ShaderWrite
   if (u.in_types.size() != 1 || u.out_types.size() != 3) return Refuse(u, "expected one operand and three results");
   const int r = w.rank(0);
   if (r < 2 || w.rank(1) != r) return Refuse(u, "bad ranks");
-  const bool complex = w.type(0).cls == C::kComplex;
-  if (!complex) KILN_RETURN_IF_ERROR(RealFactorType(u, w, 0));
+  KILN_RETURN_IF_ERROR(FactorType(u, w, 0));
   if (w.type(1).type != w.type(0).type) return Refuse(u, "factors of another type than the operand");
   if (w.type(2).type != ElementType::kSI32 || w.type(3).type != ElementType::kSI32)
     return Refuse(u, "pivots and info that are not si32");
@@ -144,18 +168,8 @@ StatusOr<ShaderSource> Lu(const KernelParams&, const DispatchUse& u, ShaderWrite
                     w.Load(1, "i") + "; }\nvoid put(uint i, " + t.name + " v) { " + w.Store(1, "i", "v") +
                     " }\nvoid put_ipiv(uint i, int v) { " + w.Store(2, "i", "v") + " }\nvoid put_info(uint i, int v) { " +
                     w.Store(3, "i", "v") + " }\n";
-  const std::string T = t.name, R = complex ? t.part : t.name;
-  if (complex) {
-    fns += R + " cabs1(" + T + " x) { return abs(x.x) + abs(x.y); }\n" + R + " mag(" + T +
-           " x) { return kiln_cabs(x); }\n" + T + " recip(" + T + " x) { return kiln_cdiv(" + T + "(1, 0), x); }\n" +
-           T + " mul(" + T + " a, " + T + " b) { return kiln_cmul(a, b); }\n" + T + " div(" + T + " a, " + T +
-           " b) { return kiln_cdiv(a, b); }\n";
-  } else {
-    fns += R + " cabs1(" + T + " x) { return abs(x); }\n" + R + " mag(" + T + " x) { return abs(x); }\n" + T +
-           " recip(" + T + " x) { precise " + T + " r = " + T + "(1) / x; return r; }\n" + T + " mul(" + T + " a, " +
-           T + " b) { precise " + T + " r = a * b; return r; }\n" + T + " div(" + T + " a, " + T + " b) { precise " +
-           T + " r = a / b; return r; }\n";
-  }
+  const std::string T = t.name, R = RealOf(t);
+  fns += FactorHelpers(t);
   KILN_ASSIGN_OR_RETURN(GType real, GlslType(R == "double" ? ElementType::kF64 : ElementType::kF32));
   const double min_normal = R == "double" ? 2.2250738585072014e-308 : 1.1754943508222875e-38;
   std::string body = Fill(Template("lu.glsl"), {{"FUNCTIONS", fns},
@@ -180,13 +194,13 @@ StatusOr<ShaderSource> Qr(const KernelParams& kp, const DispatchUse& u, ShaderWr
     return Refuse(u, "unexpected operands");
   const int r = w.rank(0);
   if (r < 2 || w.rank(w.Out(0)) != r) return Refuse(u, "bad ranks");
+  KILN_RETURN_IF_ERROR(FactorType(u, w, 0));
   const GType& t = w.type(0);
   const bool complex = t.cls == C::kComplex;
-  if (!complex) KILN_RETURN_IF_ERROR(RealFactorType(u, w, 0));
   if (w.type(w.Out(0)).type != w.type(0).type) return Refuse(u, "a result of another type than the operand");
   const size_t tau = geqrf ? w.Out(1) : 1;
   if (w.type(tau).type != w.type(0).type || w.rank(tau) != r - 1) return Refuse(u, "bad tau");
-  const std::string T = t.name, R = complex ? t.part : t.name;
+  const std::string T = t.name, R = RealOf(t);
   const bool dbl = R == "double";
   w.features |= t.features | hal::kShaderFloat64 | hal::kShaderInt64;  // norms accumulate in f64
   const size_t out = w.Out(0);
@@ -217,21 +231,15 @@ StatusOr<ShaderSource> Qr(const KernelParams& kp, const DispatchUse& u, ShaderWr
            "double(c) * double(c)));\n}\n";
     fns += "bool sign_bit(float v) { return (floatBitsToUint(v) >> 31) != 0u; }\n";
   }
+  fns += FactorHelpers(t);
+  // beta = -sign(re alpha) |(alpha, xnorm)| and tau, as the reference's larfg.
+  fns += R + " signed_norm(" + T + " a, " + R + " xnorm) {\n  " + R + " n = hypot3(re(a), im(a), xnorm);\n" +
+         "  return sign_bit(re(a)) ? n : -n;\n}\n";
   if (complex) {
-    fns += R + " mag(" + T + " x) { return kiln_cabs(x); }\n" + R + " im(" + T + " x) { return x.y; }\n" + T +
-           " conj(" + T + " x) { return " + T + "(x.x, -x.y); }\n" + T + " mul(" + T + " a, " + T +
-           " b) { return kiln_cmul(a, b); }\n" + T + " recip(" + T + " x) { return kiln_cdiv(" + T + "(1, 0), x); }\n" +
-           T + " from_re(" + R + " r) { return " + T + "(r, 0); }\n" + R + " signed_norm(" + T + " a, " + R +
-           " xnorm) {\n  " + R + " n = hypot3(a.x, a.y, xnorm);\n  return sign_bit(a.x) ? n : -n;\n}\n" + T +
-           " make_tau(" + T + " a, " + R + " beta) {\n  precise " + R + " re = (beta - a.x) / beta, im = -a.y / beta;\n"
-           "  return " + T + "(re, im);\n}\n";
+    fns += T + " make_tau(" + T + " a, " + R + " beta) {\n  precise " + R +
+           " r = (beta - a.x) / beta, i = -a.y / beta;\n  return " + T + "(r, i);\n}\n";
   } else {
-    fns += R + " mag(" + T + " x) { return abs(x); }\n" + R + " im(" + T + " x) { return " + R + "(0); }\n" + T +
-           " conj(" + T + " x) { return x; }\n" + T + " mul(" + T + " a, " + T + " b) { precise " + T +
-           " r = a * b; return r; }\n" + T + " recip(" + T + " x) { precise " + T + " r = " + T +
-           "(1) / x; return r; }\n" + T + " from_re(" + R + " r) { return r; }\n" + R + " signed_norm(" + T + " a, " +
-           R + " xnorm) {\n  " + R + " n = hypot3(a, " + R + "(0), xnorm);\n  return sign_bit(a) ? n : -n;\n}\n" + T +
-           " make_tau(" + T + " a, " + R + " beta) { precise " + T + " t = (beta - a) / beta; return t; }\n";
+    fns += T + " make_tau(" + T + " a, " + R + " beta) { precise " + T + " t = (beta - a) / beta; return t; }\n";
   }
   const double safmin = dbl ? 2.2250738585072014e-308 / 2.220446049250313e-16 : 1.1754943508222875e-38 / 1.1920928955078125e-07;
   KILN_ASSIGN_OR_RETURN(GType real, GlslType(dbl ? ElementType::kF64 : ElementType::kF32));

@@ -7,8 +7,8 @@
 // NaN, as on the CPU. The factor is built in the result and read back by
 // the invocation that wrote it. The generator defines T (the element
 // type), R (its real type), LOWER, SQRT (a sqrt that gives NaN below zero),
-// a_at / l_at / put, and for T: re(x), conj(x), norm2(x) (|x|^2), mul(a, b),
-// over(x, r) (x / r for real r) and from_re(r).
+// a_at / l_at / put, and the element operations re, conj, abs2 (|x|^2),
+// mul, over (x / a real) and from_re (kernels_linalg.cc, FactorHelpers).
 $FUNCTIONS
 const bool LOWER = $LOWER;
 
@@ -28,7 +28,7 @@ void main() {
   for (uint e = 0u; e < n * n; ++e) put(base + e, $T(0));
   for (uint j = 0u; j < n; ++j) {
     precise $R d = re(a_lower(base, n, j, j));
-    for (uint q = 0u; q < j; ++q) d -= norm2(l_get(base, n, j, q));
+    for (uint q = 0u; q < j; ++q) d -= abs2(l_get(base, n, j, q));
     $R ljj = $SQRT(d);
     l_put(base, n, j, j, from_re(ljj));
     for (uint i = j + 1u; i < n; ++i) {

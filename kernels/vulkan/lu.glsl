@@ -7,8 +7,8 @@
 // it when |pivot| is below the smallest normal); a zero pivot sets info to
 // j + 1 if it is the first; then the trailing submatrix takes the rank-1
 // update. The generator defines T, R (its real type), MIN_NORMAL, a_at /
-// x_at / put / put_ipiv / put_info, and for T: cabs1(x), mag(x) (|x|),
-// recip(x), mul(a, b) and div(a, b).
+// x_at / put / put_ipiv / put_info, and the element operations cabs1,
+// mag (|x|), recip, mul and div (kernels_linalg.cc, FactorHelpers).
 $FUNCTIONS
 
 void main() {

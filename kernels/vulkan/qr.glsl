@@ -9,8 +9,9 @@
 // (T's real type), GEQRF, M, N, K (the reflectors), BATCHES, SAFMIN (R's
 // smallest normal over its epsilon), a_at / x_at / put (result 0), tau_at
 // (orgqr's input 1), put_tau (geqrf's result 1), zero_rest (info and
-// workspace), and for T: mag (|x|), im, conj, mul, recip, from_re,
-// signed_norm (-sign(re alpha) |(alpha, xnorm)|) and make_tau.
+// workspace), the element operations mag (|x|), im, conj, mul, recip and
+// from_re (kernels_linalg.cc, FactorHelpers), signed_norm (-sign(re alpha)
+// |(alpha, xnorm)|) and make_tau.
 $FUNCTIONS
 const bool GEQRF = $GEQRF;
 
