@@ -210,6 +210,9 @@ Status LoadShaders(const fb::Executable* e, size_t index, std::vector<hal::Shade
     if (v.grid_kind == hal::ShaderGrid::kPerElement && !v.grid_args.empty() &&
         (v.grid_args.size() != 1 || v.grid_args[0] > 1))
       return Bad(where + " has a bad element grid");
+    if (v.grid_kind == hal::ShaderGrid::kPerRow && !v.grid_args.empty() &&
+        (v.grid_args.size() != 1 || v.grid_args[0] == 0 || v.grid_args[0] > v.workgroup_size))
+      return Bad(where + " has a bad row grid");
     out->push_back(std::move(v));
   }
   return Status::Ok();

@@ -1,12 +1,22 @@
 // The vulkan target's shader for kiln.row_block (docs/kernels.md, "Row
 // blocks"; kernels/reference/row_block.h): softmax, log-softmax, layer and
-// RMS norms in one dispatch. One work group of 64 invocations per row of the
-// output (hal::ShaderGrid::kPerRow): the row's reduces are strided partial
-// folds combined pairwise in shared memory (ReduceGroup's order), every
-// per-row value is computed by all 64 invocations into a register (the same
-// value everywhere, so no broadcast through memory), and the tail program
-// writes the row. The input row is read once per reduce and once by the
-// tail, never written in between; no intermediate tensor exists.
+// RMS norms in one dispatch, in one of two shapes (hal::ShaderGrid::kPerRow):
+// - a row per invocation, for short rows (at most kShortRow elements, as a
+//   softmax over 10 classes or 64 keys) and for many rows (at least
+//   kManyRows, as a layer norm over a sequence): each reduce is a
+//   sequential fold of the row, with no shared memory and no barrier; 64
+//   rows per work group, 16 where that gives fewer than 4 groups (lavapipe
+//   splits a dispatch's groups between its workers);
+// - a work group of 64 invocations per row, for a few long rows: the row's
+//   reduces are strided partial folds combined pairwise in shared memory
+//   (ReduceGroup's order), every per-row value is computed by all 64
+//   invocations into a register (the same value everywhere, so no broadcast
+//   through memory), and the tail program writes the row.
+// Shared-memory trees and barriers are what a CPU-hosted device (lavapipe)
+// pays most for: a layer norm over 64 rows of 256 took 2.0 ms as a group
+// per row and 0.66 ms as a row per invocation (docs/performance.md).
+// The input row is read once per reduce and once by the tail, never written
+// in between; no intermediate tensor exists.
 #include "compiler/vulkan/kernels.h"
 #include "kernels/reference/row_block.h"
 
@@ -15,6 +25,10 @@ namespace kiln::compiler::vulkan {
 namespace {
 
 constexpr int64_t kGroup = 64;
+// Rows of at most kShortRow elements, or at least kManyRows rows, take an
+// invocation per row rather than a work group.
+constexpr int64_t kShortRow = 64;
+constexpr int64_t kManyRows = 64;
 
 struct RowBlockShader {
   const DispatchUse& u;
@@ -24,6 +38,10 @@ struct RowBlockShader {
   std::vector<int64_t> full, rows;
   int r = 0;
   int64_t row_count = 1, n = 0;
+  // Invocations per row: kGroup (a work group per row) or 1; rows per work
+  // group when 1.
+  int64_t lanes = kGroup, rows_per_group = 1;
+  std::string Lanes() const { return Uint(lanes); }
 
   size_t num_inputs() const { return u.in_types.size(); }
   bool IsRowDims(const std::vector<int64_t>& d) const {
@@ -147,20 +165,28 @@ struct RowBlockShader {
     KILN_ASSIGN_OR_RETURN(x, ConvertExpr(xt, acc, x));
     KILN_ASSIGN_OR_RETURN(GType it, GlslType(types[init]));
     KILN_ASSIGN_OR_RETURN(std::string init_v, ConvertExpr(it, acc, w.Load(static_cast<size_t>(init), "0u")));
+    KILN_ASSIGN_OR_RETURN(std::string fold, Apply(*body, acc, "acc", "x", "acc", "f" + K + "_"));
+    KILN_ASSIGN_OR_RETURN(GType out, GlslType(types[num_inputs() + k]));
+    KILN_ASSIGN_OR_RETURN(std::string back, ConvertExpr(acc, out, "res"));
+    *code += "  " + out.name + " u" + K + ";\n  {\n    " + acc.name + " acc = " + acc.name + "(0);\n    bool has = false;\n";
+    *code += "    for (uint j = lid; j < " + Uint(n) + "; j += " + Lanes() + ") {\n" + x_code + "      " + acc.name + " x = " + x + ";\n";
+    *code += "      if (has) " + fold + "      else acc = x;\n      has = true;\n    }\n";
+    if (lanes == 1) {
+      // The row's fold is the whole reduce: the init value folded in last,
+      // as the work-group form does.
+      KILN_ASSIGN_OR_RETURN(std::string finish, Apply(*body, acc, "res", "acc", "res", "e" + K + "_"));
+      *code += "    " + acc.name + " res = " + init_v + ";\n    if (has) " + finish;
+      *code += "    u" + K + " = " + back + ";\n  }\n";
+      return Status::Ok();
+    }
     *shared += "shared " + acc.name + " part" + K + "[64];\nshared bool has" + K + "[64];\n";
     *shared_bytes += kGroup * (acc.storage + 4);
     // Vulkan guarantees 16 KiB of shared memory; a row block needing more
     // (dozens of reduces) is left to the other device.
     if (*shared_bytes > 16384) return Refuse(u, "a row block whose reduces need more than 16 KiB of shared memory");
-    KILN_ASSIGN_OR_RETURN(std::string fold, Apply(*body, acc, "acc", "x", "acc", "f" + K + "_"));
     KILN_ASSIGN_OR_RETURN(std::string combine, Apply(*body, acc, "part" + K + "[lid]", "part" + K + "[lid + s]",
                                                      "part" + K + "[lid]", "c" + K + "_"));
     KILN_ASSIGN_OR_RETURN(std::string finish, Apply(*body, acc, "res", "part" + K + "[0]", "res", "e" + K + "_"));
-    KILN_ASSIGN_OR_RETURN(GType out, GlslType(types[num_inputs() + k]));
-    KILN_ASSIGN_OR_RETURN(std::string back, ConvertExpr(acc, out, "res"));
-    *code += "  " + out.name + " u" + K + ";\n  {\n    " + acc.name + " acc = " + acc.name + "(0);\n    bool has = false;\n";
-    *code += "    for (uint j = lid; j < " + Uint(n) + "; j += 64u) {\n" + x_code + "      " + acc.name + " x = " + x + ";\n";
-    *code += "      if (has) " + fold + "      else acc = x;\n      has = true;\n    }\n";
     *code += "    part" + K + "[lid] = acc;\n    has" + K + "[lid] = has;\n    barrier();\n";
     *code += "    for (uint s = 32u; s > 0u; s >>= 1) {\n      if (lid < s && has" + K + "[lid + s]) {\n";
     *code += "        if (has" + K + "[lid]) " + combine + "        else part" + K + "[lid] = part" + K + "[lid + s];\n";
@@ -188,6 +214,10 @@ struct RowBlockShader {
     n = full.back();
     for (int64_t d : rows) row_count *= d;
     if (row_count * n > UINT32_MAX) return Refuse(u, "a row block of more than 2^32 elements");
+    if ((n <= kShortRow || row_count >= kManyRows) && row_count <= UINT32_MAX - kGroup) {
+      lanes = 1;
+      rows_per_group = row_count >= 4 * kGroup ? kGroup : 16;
+    }
     std::string shared, code;
     int64_t shared_bytes = 0;
     code += Decompose("row", [&] {
@@ -239,7 +269,7 @@ struct RowBlockShader {
         continue;
       }
       if (unit.dims != full) return Refuse(u, "a row block whose tail is per row");
-      code += "  for (uint j = lid; j < " + Uint(n) + "; j += 64u) {\n" + prog;
+      code += "  for (uint j = lid; j < " + Uint(n) + "; j += " + Lanes() + ") {\n" + prog;
       code += "    if (live) " + w.Store(w.Out(0), "row * " + Uint(n) + " + j", v) + "\n  }\n";
     }
     // The shader indexes with the shapes the units were planned for; a
@@ -257,12 +287,20 @@ struct RowBlockShader {
     }
     auto out_dims = DimsOf(w, w.Out(0));
     for (size_t d = 0; d < out_dims.size(); ++d) shapes_ok += " && " + out_dims[d] + " == " + Uint(full[d]);
-    std::string body = shared + "void main() {\n  uint row = gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x;\n" +
-                       "  uint lid = gl_LocalInvocationID.x;\n  // no early return: every invocation reaches the barriers\n" +
+    // A work group per row: row = the group; one invocation per row:
+    // rows_per_group rows per group, lane 0 of each.
+    const std::string row = lanes == 1 ? "(gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x) * " + Uint(rows_per_group) +
+                                             " + gl_LocalInvocationID.x"
+                                       : "gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x";
+    const std::string lid = lanes == 1 ? "0u" : "gl_LocalInvocationID.x";
+    std::string body = shared + "void main() {\n  uint row = " + row + ";\n  uint lid = " + lid + ";\n" +
+                       "  // no early return: every invocation reaches the barriers\n" +
                        "  bool live = row < " + Uint(row_count) + ";\n  if (!live) row = 0u;\n" +
                        "  if (!(" + shapes_ok + ")) return;\n" + code + "}\n";
-    ShaderSource s = w.Finish(body, kGroup);
+    ShaderSource s = w.Finish(body, static_cast<uint32_t>(lanes == 1 ? rows_per_group : kGroup));
     s.grid = hal::ShaderGrid::kPerRow;
+    // grid_args {rows per work group}; none: one (hal::ShaderGrid::kPerRow).
+    if (lanes == 1) s.grid_args = {static_cast<uint32_t>(rows_per_group)};
     return s;
   }
 };

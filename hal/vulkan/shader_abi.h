@@ -50,7 +50,9 @@ enum class ShaderGrid : uint32_t {
   kTiles = 1,
   // One work group per element of output 0 (work-group reductions).
   kPerGroup = 2,
-  // One work group per row of output 0 (every dim but the last: row blocks).
+  // One work group per row of output 0 (every dim but the last: row blocks);
+  // with grid_args {R}, one work group per R rows (a short row per
+  // invocation).
   kPerRow = 3,
 };
 

@@ -37,6 +37,9 @@ StatusOr<std::shared_ptr<Executable>> PrepareVulkanExecutable(const Core& core, 
       return InvalidArgument(spec.name + ": malformed Vulkan tile grid");
     if (v.grid_kind == ShaderGrid::kPerElement && !v.grid_args.empty() && (v.grid_args.size() != 1 || v.grid_args[0] > 1))
       return InvalidArgument(spec.name + ": malformed Vulkan element grid");
+    if (v.grid_kind == ShaderGrid::kPerRow && !v.grid_args.empty() &&
+        (v.grid_args.size() != 1 || v.grid_args[0] == 0 || v.grid_args[0] > v.workgroup_size))
+      return InvalidArgument(spec.name + ": malformed Vulkan row grid");
     if ((v.input_types.size() < 32 && (v.texel_inputs >> v.input_types.size()) != 0) ||
         (v.texel_inputs != 0 && !(v.features & kTexelInputs)))
       return InvalidArgument(spec.name + ": malformed Vulkan texel inputs");
@@ -120,7 +123,10 @@ Status GridOf(const Core& core, const ShaderVariant& v, const BufferView& out0, 
     uint64_t per_group = v.grid_kind == ShaderGrid::kPerGroup ? 1 : v.workgroup_size;
     if (v.grid_kind == ShaderGrid::kPerRow) {
       if (out0.dims.empty()) return InvalidArgument("a per-row Vulkan grid over a scalar");
-      per_group = static_cast<uint64_t>(out0.dims.back());  // total > 0: the last dim is not 0
+      // grid_args {R}: R rows per work group (short rows, one invocation
+      // each); none: one row per work group.
+      const uint64_t rows_per_group = v.grid_args.empty() ? 1 : v.grid_args[0];
+      per_group = static_cast<uint64_t>(out0.dims.back()) * rows_per_group;  // total > 0: the last dim is not 0
     }
     uint64_t count = (uint64_t{total} + per_group - 1) / per_group;
     uint64_t gx = std::min<uint64_t>(count, max_x);
