@@ -94,6 +94,7 @@ void PackBPanel(const GemmProblem& p, int64_t b, int64_t panel, uint32_t* out) {
   }
 }
 
+#if KILN_GEMM_BF16
 // A micro-panel `panel` of batch `b` into out ([pairs][kMr] words); rows
 // past the edge are zeros (computed, never stored).
 void PackAPanel(const GemmProblem& p, int64_t b, int64_t panel, uint32_t* out) {
@@ -121,6 +122,7 @@ void PackAPanel(const GemmProblem& p, int64_t b, int64_t panel, uint32_t* out) {
     if (p.k % 2 != 0) out[whole * kMr + r] = row[AOffsetK(p, p.k - 1)];
   }
 }
+#endif
 
 #if KILN_GEMM_BF16
 // Where A's words come from: a packed panel ([pairs][kMr] words), or A in

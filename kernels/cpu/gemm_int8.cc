@@ -695,7 +695,8 @@ void TileWiden(const int8::Layout& l, const uint8_t* ap8, const uint8_t* bp8, in
 }
 
 int8::Layout CurrentLayout() {
-  const bool dot_allowed = !int8::dot_disabled.load(std::memory_order_relaxed);
+  // Unused on targets without a dot-product form.
+  [[maybe_unused]] const bool dot_allowed = !int8::dot_disabled.load(std::memory_order_relaxed);
 #if HWY_TARGET == HWY_AVX3 && HWY_ARCH_X86_64 && defined(__GNUC__)
   if (dot_allowed && int8::CpuHasVnni()) return {int8::Form::kVnni, 8, 32};
 #endif
