@@ -21,6 +21,23 @@ namespace {
 // which every test and first call pays (benchmarks/vulkan_gemm.sh).
 constexpr uint32_t kTm = 8, kTn = 16, kWx = 8, kWy = 1;
 
+// Rows per invocation tile: kTm, or for a product with fewer rows (known
+// at compile time: a batch-1 dense layer, a GRU step) the power of two that
+// covers them, so that no invocation loads and multiplies clamped copies of
+// its last row (with M = 1, 7 of 8 rows were copies).
+uint32_t TileRows(const DispatchUse& u, const std::vector<int64_t>& lfree) {
+  if (u.in_dims.empty()) return kTm;
+  int64_t m = 1;
+  for (int64_t d : lfree) {
+    if (d < 0 || static_cast<size_t>(d) >= u.in_dims[0].size() || u.in_dims[0][d] < 0) return kTm;
+    m *= u.in_dims[0][d];
+    if (m >= kTm) return kTm;
+  }
+  uint32_t tm = 1;
+  while (tm < m) tm *= 2;
+  return tm;
+}
+
 bool IsRun(const std::vector<int64_t>& v, int64_t first) {
   for (size_t i = 0; i < v.size(); ++i)
     if (v[i] != first + static_cast<int64_t>(i)) return false;
@@ -54,12 +71,15 @@ StatusOr<ShaderSource> DotGeneralBlocked(const KernelParams& kp, const DispatchU
                                          const std::string& k) {
   KILN_ASSIGN_OR_RETURN(std::string store, StoreResult(kp, u, w, 2, "v", true));
   w.extensions.push_back("GL_EXT_control_flow_attributes");  // [[unroll]]
+  std::vector<int64_t> lfree(m_dims);
+  for (size_t i = 0; i < m_dims; ++i) lfree[i] = static_cast<int64_t>(batch_dims + i);
+  const uint32_t tm = TileRows(u, lfree);
   // Both operands are also bound as texel buffers, after the storage bindings
   // (the parameters, the inputs, the output).
   const int64_t texel_binding = 1 + static_cast<int64_t>(w.num_inputs()) + 1;
   std::string body = Fill(Template("dot_general_blocked.glsl"),
                           {{"FUNCTIONS", ""},
-                           {"TM", S(kTm)},
+                           {"TM", S(tm)},
                            {"TN", S(kTn)},
                            {"BT", S(layout)},
                            {"M", m},
@@ -74,7 +94,7 @@ StatusOr<ShaderSource> DotGeneralBlocked(const KernelParams& kp, const DispatchU
   s.grid = hal::ShaderGrid::kTiles;
   s.features |= hal::kTexelInputs;
   s.texel_inputs = 0b11;
-  s.grid_args = {static_cast<uint32_t>(batch_dims), static_cast<uint32_t>(m_dims), kWy * kTm, kWx * kTn};
+  s.grid_args = {static_cast<uint32_t>(batch_dims), static_cast<uint32_t>(m_dims), kWy * tm, kWx * kTn};
   return s;
 }
 
@@ -104,6 +124,7 @@ StatusOr<ShaderSource> DotGeneralStrided(const KernelParams& kp, const DispatchU
     return Refuse(u, "the strided blocked dot_general takes f32 only");
   KILN_ASSIGN_OR_RETURN(std::string store, StoreResult(kp, u, w, 2, "v", true));
   w.extensions.push_back("GL_EXT_control_flow_attributes");  // [[unroll]]
+  const uint32_t tm = TileRows(u, lfree);
   auto ldims = DimsOf(w, 0), rdims = DimsOf(w, 1);
   auto lstride = [&](int64_t d) { return ProductOf(ldims, static_cast<size_t>(d) + 1, ldims.size()); };
   auto rstride = [&](int64_t d) { return ProductOf(rdims, static_cast<size_t>(d) + 1, rdims.size()); };
@@ -145,7 +166,7 @@ StatusOr<ShaderSource> DotGeneralStrided(const KernelParams& kp, const DispatchU
   }
   std::string body = Fill(Template("dot_general_strided.glsl"),
                           {{"FUNCTIONS", ""},
-                           {"TM", S(kTm)},
+                           {"TM", S(tm)},
                            {"TN", S(kTn)},
                            {"M", product(ldims, lfree)},
                            {"N", product(rdims, rfree)},
@@ -159,7 +180,7 @@ StatusOr<ShaderSource> DotGeneralStrided(const KernelParams& kp, const DispatchU
                            {"STORE", store}});
   ShaderSource s = w.Finish(body, kWx, kWy);
   s.grid = hal::ShaderGrid::kTiles;
-  s.grid_args = {static_cast<uint32_t>(lb.size()), static_cast<uint32_t>(lfree.size()), kWy * kTm, kWx * kTn};
+  s.grid_args = {static_cast<uint32_t>(lb.size()), static_cast<uint32_t>(lfree.size()), kWy * tm, kWx * kTn};
   return s;
 }
 

@@ -62,14 +62,16 @@ void RunDotCases(hal::Device* cpu, hal::Device* vulkan, const std::vector<Case>&
 }
 
 // Odd sizes on both paths (K a multiple of 4 reads vec4s; any other K
-// reads words), edge tiles in M and N, both rhs layouts, batch dims.
+// reads words), edge tiles in M and N, both rhs layouts, batch dims; M of
+// 1, 2, 3 and 4 (tiles of fewer rows: 1, 2, 4, 4) and above 8.
 TEST_F(VulkanTest, BlockedDotGeneralOddSizesMatchCpu) {
   const std::string nn = "contracting_dims = [1] x [0]", nt = "contracting_dims = [1] x [1]";
   const std::string bnn = "batching_dims = [0] x [0], contracting_dims = [2] x [1]";
   const std::string bnt = "batching_dims = [0] x [0], contracting_dims = [2] x [2]";
   std::vector<Case> cases;
   for (auto [m, n, k] : std::vector<std::array<int64_t, 3>>{
-           {1, 1, 1}, {3, 17, 129}, {129, 3, 17}, {17, 129, 3}, {129, 129, 129}, {1, 129, 16}, {17, 12, 8}, {9, 20, 132}})
+           {1, 1, 1}, {3, 17, 129}, {129, 3, 17}, {17, 129, 3}, {129, 129, 129}, {1, 129, 16}, {17, 12, 8}, {9, 20, 132},
+           {2, 33, 16}, {4, 24, 12}})
     cases.push_back({{m, k}, {k, n}, {m, n}, nn, k});
   for (auto [m, n, k] : std::vector<std::array<int64_t, 3>>{{3, 17, 129}, {17, 3, 16}, {1, 1, 4}, {129, 9, 20}})
     cases.push_back({{m, k}, {n, k}, {m, n}, nt, k});

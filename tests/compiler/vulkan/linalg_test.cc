@@ -2,7 +2,7 @@
 // stablehlo.cholesky, kiln.lu, kiln.geqrf/orgqr, stablehlo.triangular_solve; the batch norms
 // of kernels_reduction.cc and chlo.ragged_dot of kernels_contraction.cc)
 // against the CPU device: batched, lower and upper, square and rectangular, f32 and f64
-// (and complex for the solve and cholesky), with a matrix that is not positive definite
+// (and complex for the solve, cholesky, LU and QR), with a matrix that is not positive definite
 // and singular ones among them. Pivots and info must match exactly,
 // factors and solutions within a relative tolerance (the CPU works in f64
 // for f32 operands, the shaders in the element type).
