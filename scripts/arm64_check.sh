@@ -82,15 +82,26 @@ for m in "$WORK"/*.mlir; do
   fi
 done
 
-# Run each module on both machines; keep the PASS/FAIL lines of each.
-run_both() {
-  local k=$1
-  "$HOST/vm-check" "$k" >"${k%.kiln}.x86" 2>&1 || true
-  "${QEMU[@]}" "$ARM/vm-check" "$k" >"${k%.kiln}.arm64" 2>&1 || true
-}
-export -f run_both; export HOST ARM
-export QEMU_CMD="${QEMU[*]}"
-ls "$WORK"/*.kiln | xargs -P "$(nproc)" -I{} bash -c 'QEMU=($QEMU_CMD); run_both "$@"' _ {}
+# Run the modules on both machines, in as many batches as there are cores:
+# one vm-check process per batch (a process start under qemu costs about
+# 0.2 s, more than most modules take to run); each module's PASS/FAIL lines
+# follow its "== PATH" line. A batch whose last line is not vm-check's
+# "N modules: ..." sum crashed partway.
+mapfile -t modules < <(ls "$WORK"/*.kiln)
+batches=$(nproc)
+per_batch=$(( (${#modules[@]} + batches - 1) / batches ))
+for ((i = 0; i < batches; i++)); do
+  part=("${modules[@]:i*per_batch:per_batch}")
+  [ ${#part[@]} -eq 0 ] && continue
+  ( "$HOST/vm-check" "${part[@]}" >"$WORK/batch$i.x86" 2>&1 || true
+    "${QEMU[@]}" "$ARM/vm-check" "${part[@]}" >"$WORK/batch$i.arm64" 2>&1 || true ) &
+done
+wait
+for out in "$WORK"/batch*.x86 "$WORK"/batch*.arm64; do
+  if ! tail -1 "$out" | grep -qE "^[0-9]+ modules"; then
+    echo "arm64_check: vm-check did not finish its batch ($out):" >&2; tail -5 "$out" >&2; exit 1
+  fi
+done
 
 count() { cat "$WORK"/*."$1" | grep -cE "^$2 " || true; }
 x86_pass=$(count x86 PASS); x86_fail=$(count x86 FAIL)
@@ -139,15 +150,15 @@ done
 echo "mlp: external weights bit-identical to inline constants on x86-64 and on arm64"
 
 differ=0
-for k in "$WORK"/*.kiln; do
-  b=${k%.kiln}
-  if ! diff -q <(grep -E '^(PASS|FAIL) ' "$b.x86") <(grep -E '^(PASS|FAIL) ' "$b.arm64") >/dev/null; then
-    echo "differs: $(basename "$b")"; diff <(cat "$b.x86") <(cat "$b.arm64") | head -5
+for x86 in "$WORK"/batch*.x86; do
+  arm=${x86%.x86}.arm64
+  if ! diff <(grep -E '^(==|PASS|FAIL) ' "$x86") <(grep -E '^(==|PASS|FAIL) ' "$arm") >"$WORK/differs.txt"; then
+    echo "differs (x86-64 <, arm64 >):"; head -10 "$WORK/differs.txt"
     differ=$((differ + 1))
   fi
 done
 if [ "$differ" -ne 0 ] || [ "$x86_pass" -ne "$arm_pass" ]; then
-  echo "arm64_check: $differ modules differ between x86-64 and arm64" >&2
+  echo "arm64_check: $differ batches of modules differ between x86-64 and arm64" >&2
   exit 1
 fi
 echo "arm64_check: identical results on x86-64 and arm64"

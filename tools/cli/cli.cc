@@ -63,6 +63,11 @@ void CommandLine::Positional(const std::string& name, std::string* value, const 
   if (required) o->required();
 }
 
+void CommandLine::Positionals(const std::string& name, std::vector<std::string>* values, const std::string& help) {
+  positional_name_ = help;
+  app_->add_option(name, *values, help)->required()->expected(1, -1);
+}
+
 void CommandLine::Text(const std::string& flags, std::string* value, const std::string& help) {
   app_->add_option(flags, *value, WithDetails(help, "", *value))
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);

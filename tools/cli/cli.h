@@ -35,6 +35,8 @@ class CommandLine {
   // The positional file (the module or source); `help` also names it in
   // messages ("vm-run needs a module file (.kiln)").
   void Positional(const std::string& name, std::string* value, const std::string& help, bool required);
+  // One or more positional files, in order (vm-check's modules).
+  void Positionals(const std::string& name, std::vector<std::string>* values, const std::string& help);
   // A single text value; a non-empty default is shown in --help.
   void Text(const std::string& flags, std::string* value, const std::string& help);
   // One of `choices`.
