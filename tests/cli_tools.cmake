@@ -148,6 +148,13 @@ cli_test(cli.vm-check_lists_skipped cli.compile_checks "SKIP takes_args [(]takes
          "${CHECK} ${T}/checks.kiln")
 cli_test(cli.vm-check_failure_names_file cli.compile_checks "FAIL fails: expect_eq failed in fails at [^ ]*checks.mlir:[0-9]+:[0-9]+: "
          "${CHECK} ${T}/checks.kiln")
+# Several modules in one process: each after its "== PATH" line with its
+# own summary, one that cannot run reported and counted, then the sum.
+cli_test(cli.vm-check_several_modules cli.compile_checks
+         "^== [^\n]*checks.kiln\n[^=]*1 passed, 1 failed, 1 skipped\n== [^\n]*nothere.kiln\nerror: cannot open [^\n]*\n== [^\n]*checks.kiln\n[^=]*1 passed, 1 failed, 1 skipped\n3 modules [(]1 could not run[)]: 2 passed, 2 failed, 2 skipped\nexit=1\n$"
+         "${CHECK} ${T}/checks.kiln ${T}/nothere.kiln ${T}/checks.kiln")
+cli_test(cli.vm-check_several_modules_pass cli.compile_io "^== [^\n]*io.kiln\n[^=]*1 passed, 0 failed, 5 skipped\n== [^\n]*io.kiln\n[^=]*1 passed, 0 failed, 5 skipped\n2 modules: 2 passed, 0 failed, 10 skipped\nexit=0\n$"
+         "${CHECK} ${T}/io.kiln ${T}/io.kiln")
 
 # vm-dump: attribute values; with the vulkan target, each variant, the
 # --sizes totals and --dump-spirv.

@@ -174,7 +174,7 @@ int Main(int argc, char** argv) {
   bool stats = false;
   int replicas = 0, partitions = 0, threads = 0;
   double timeout_s = 60, call_timeout_s = 0;
-  cli.Positionals("modules", &module_paths, "module file (.kiln), one or more");
+  cli.Positionals("modules", &module_paths, "module file (.kiln)");
   cli.Text("--device", &device_spec, "cpu, vulkan or vulkan:N");
   cli.Flag("--stats", &stats, "print the dispatches each device ran");
   cli.Integer("--replicas", &replicas, "replicas in the process grid", 1, 4096, "", "the module's, else 1");
