@@ -131,49 +131,83 @@ double kiln_log1p_d(double x) {
   if (kiln_isinf_d(u) || u <= 0.0lf) return kiln_log_d(u);
   return kiln_log_d(u) - ((u - 1.0lf) - x) / u;  // corrects the rounding of 1 + x
 }
-// sin and cos of r with |r| <= pi/4, by Taylor series.
-double kiln_sin_poly(double r) {
-  precise double r2 = r * r, term = r, sum = r;
-  for (int k = 1; k <= 11; ++k) {
-    term *= -r2 / double((2 * k) * (2 * k + 1));
-    sum += term;
+// sin and cos of r + e with |r| <= pi/4 and e a correction below an ulp
+// of r (the reduction's second word), by their Taylor series: the terms past
+// the leading ones summed first (Horner in r^2, smallest first), the leading
+// ones and e's first-order part added last, so that the roundings of the
+// small terms stay far below an ulp of the result. (Summed from the largest
+// term down over a one-word r, sin and cos were up to 2-3 ulp off and tan,
+// their quotient, 5.)
+double kiln_sin_poly(double r, double e) {
+  // c[k] = (-1)^(k+1) / (2k+3)!: -1/3!, 1/5!, ..., 1/23!.
+  double c[11];
+  precise double ck = -1.0lf / 6.0lf;
+  for (int k = 0; k < 11; ++k) {
+    c[k] = ck;
+    ck = -ck / double((2 * k + 4) * (2 * k + 5));
   }
-  return sum;
+  precise double r2 = r * r, p = c[10];
+  for (int k = 9; k >= 0; --k) p = p * r2 + c[k];
+  // sin(r + e) = sin r + e cos r, to first order in e.
+  return r + (r * (r2 * p) + e * (1.0lf - 0.5lf * r2));
 }
-double kiln_cos_poly(double r) {
-  precise double r2 = r * r, term = 1.0lf, sum = 1.0lf;
-  for (int k = 1; k <= 11; ++k) {
-    term *= -r2 / double((2 * k - 1) * (2 * k));
-    sum += term;
+double kiln_cos_poly(double r, double e) {
+  // d[k] = (-1)^k / (2k+4)!: 1/4!, -1/6!, ..., 1/22! (after 1 - r^2/2).
+  double d[10];
+  precise double dk = 1.0lf / 24.0lf;
+  for (int k = 0; k < 10; ++k) {
+    d[k] = dk;
+    dk = -dk / double((2 * k + 5) * (2 * k + 6));
   }
-  return sum;
+  precise double r2 = r * r, q = d[9];
+  for (int k = 8; k >= 0; --k) q = q * r2 + d[k];
+  // 1 - r^2/2 + r^4 q - e sin r, with the rounding of w = 1 - r^2/2
+  // carried back in.
+  precise double hr = 0.5lf * r2, w = 1.0lf - hr;
+  return w + ((((1.0lf - w) - hr) + r2 * (r2 * q)) - r * e);
 }
-// x = n pi/2 + r (Cody-Waite: pi/2 in three parts, the first two of 33
-// bits so that n times them is exact).
-double kiln_reduce_d(double x, out int q) {
+// x = n pi/2 + r + e (Cody-Waite: pi/2 in three parts, the first two of 33
+// bits so that n times them is exact; r + e as two words, the rounding of
+// the second subtraction kept in e by TwoSum).
+double kiln_reduce_d(double x, out int q, out double e) {
   precise double n = roundEven(x * packDouble2x32(uvec2(0x6dc9c883u, 0x3fe45f30u)));
   q = int(mod(n, 4.0lf));
-  precise double r = x - n * packDouble2x32(uvec2(0x54400000u, 0x3ff921fbu));
-  r = r - n * packDouble2x32(uvec2(0x1a600000u, 0x3dd0b461u));
-  r = r - n * packDouble2x32(uvec2(0x2e037073u, 0x3ba3198au));
-  return r;
+  precise double t = x - n * packDouble2x32(uvec2(0x54400000u, 0x3ff921fbu));
+  precise double w = -(n * packDouble2x32(uvec2(0x1a600000u, 0x3dd0b461u)));
+  precise double r = t + w, bv = r - t;
+  precise double lo = (t - (r - bv)) + (w - bv);
+  lo = lo - n * packDouble2x32(uvec2(0x2e037073u, 0x3ba3198au));
+  precise double rr = r + lo;
+  e = lo - (rr - r);
+  return rr;
 }
 double kiln_sin_d(double x) {
   if (kiln_isnan_d(x) || kiln_isinf_d(x)) return kiln_nan_d();
   if (x == 0.0lf) return x;
   int q;
-  precise double r = kiln_reduce_d(x, q);
-  precise double v = (q & 1) == 0 ? kiln_sin_poly(r) : kiln_cos_poly(r);
+  double e;
+  precise double r = kiln_reduce_d(x, q, e);
+  precise double v = (q & 1) == 0 ? kiln_sin_poly(r, e) : kiln_cos_poly(r, e);
   return q >= 2 ? -v : v;
 }
 double kiln_cos_d(double x) {
   if (kiln_isnan_d(x) || kiln_isinf_d(x)) return kiln_nan_d();
   int q;
-  precise double r = kiln_reduce_d(x, q);
-  precise double v = (q & 1) == 0 ? kiln_cos_poly(r) : kiln_sin_poly(r);
+  double e;
+  precise double r = kiln_reduce_d(x, q, e);
+  precise double v = (q & 1) == 0 ? kiln_cos_poly(r, e) : kiln_sin_poly(r, e);
   return (q == 1 || q == 2) ? -v : v;
 }
-double kiln_tan_d(double x) { return kiln_sin_d(x) / kiln_cos_d(x); }
+// One reduction, then sin r / cos r (even quadrants) or -cos r / sin r.
+double kiln_tan_d(double x) {
+  if (kiln_isnan_d(x) || kiln_isinf_d(x)) return kiln_nan_d();
+  if (x == 0.0lf) return x;
+  int q;
+  double e;
+  precise double r = kiln_reduce_d(x, q, e);
+  precise double s = kiln_sin_poly(r, e), c = kiln_cos_poly(r, e);
+  return (q & 1) == 0 ? s / c : -c / s;
+}
 // Beyond |x| = 20, e^-|x| is below half an ulp of e^|x|: sinh and cosh are
 // e^|x| / 2, computed as such so they stay finite where e^|x| overflows.
 double kiln_sinh_d(double x) {
