@@ -1,8 +1,10 @@
 // f64 transcendental functions, which GLSL lacks (it has them for f32
 // only); included with prelude64.glsl. Argument reduction plus Taylor
 // series in Horner form, within 3 ulp except sin/cos/tan of huge arguments
-// and pow (docs/vulkan.md, "Exact math"). Every step is `precise`: without
-// it Mesa reassociates the Cody-Waite reductions (exp(652) was 421 ulp off).
+// (docs/vulkan.md, "Exact math"). Every step is `precise`: without it Mesa
+// reassociates the Cody-Waite reductions (exp(652) was 421 ulp off); and a
+// double-double result goes through precise locals before an `out`
+// parameter, which would let Mesa cancel its second word.
 // Constants come from their bits (packDouble2x32), and ldexp/frexp are done
 // on the bits (lavapipe's f64 frexp mishandles subnormals: log(5e-324) gave
 // -709). Special values follow C's <math.h>.
@@ -63,18 +65,23 @@ double kiln_exp_d(double x) {
   if (x < -packDouble2x32(uvec2(0x9999999au, 0x40874999u))) return 0.0lf;
   return kiln_exp_scaled_d(x, 0);
 }
-double kiln_log_d(double x) {
-  if (kiln_isnan_d(x) || x < 0.0lf) return kiln_nan_d();
-  if (x == 0.0lf) return -kiln_inf_d();
-  if (kiln_isinf_d(x)) return x;
-  int e;
-  precise double m = kiln_frexp_d(x, e);  // m in [0.5, 1)
-  if (m < packDouble2x32(uvec2(0x667f3bcdu, 0x3fe6a09eu))) {
-    m *= 2.0lf;
-    e -= 1;
-  }
-  // log(m) = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172: s (1 + s2/3 + s2^2/5 + ...)
-  precise double s = (m - 1.0lf) / (m + 1.0lf), s2 = s * s;
+// a = hi + lo with hi of 26 bits (Veltkamp), for exact products.
+void kiln_split_d(double a, out double hi, out double lo) {
+  precise double t = 134217729.0lf * a;  // 2^27 + 1
+  precise double h = t - (t - a), l = a - h;
+  hi = h;
+  lo = l;
+}
+// a b - p exactly, for p = a b rounded (Dekker).
+double kiln_two_prod_err_d(double a, double b, double p) {
+  double ah, al, bh, bl;
+  kiln_split_d(a, ah, al);
+  kiln_split_d(b, bh, bl);
+  precise double e = ((ah * bh - p) + ah * bl + al * bh) + al * bl;
+  return e;
+}
+// (atanh(s) - s) / s^3 = 1/3 + s2/5 + s2^2/7 + ... for |s| < 0.172, Horner.
+double kiln_atanh_tail_d(double s2) {
   precise double p = packDouble2x32(uvec2(0x8f9c18fau, 0x3f98f9c1u));
   p = p * s2 + packDouble2x32(uvec2(0x1a41a41au, 0x3f9a41a4u));
   p = p * s2 + packDouble2x32(uvec2(0x14c1bad0u, 0x3f9bacf9u));
@@ -95,8 +102,53 @@ double kiln_log_d(double x) {
   p = p * s2 + packDouble2x32(uvec2(0x92492492u, 0x3fc24924u));
   p = p * s2 + packDouble2x32(uvec2(0x9999999au, 0x3fc99999u));
   p = p * s2 + packDouble2x32(uvec2(0x55555555u, 0x3fd55555u));
-  precise double sum = s + s * s2 * p;
+  return p;
+}
+// x = 2^e m with m in [sqrt(1/2), sqrt(2)).
+double kiln_log_split_d(double x, out int e) {
+  precise double m = kiln_frexp_d(x, e);  // m in [0.5, 1)
+  if (m < packDouble2x32(uvec2(0x667f3bcdu, 0x3fe6a09eu))) {
+    m *= 2.0lf;
+    e -= 1;
+  }
+  return m;
+}
+double kiln_log_d(double x) {
+  if (kiln_isnan_d(x) || x < 0.0lf) return kiln_nan_d();
+  if (x == 0.0lf) return -kiln_inf_d();
+  if (kiln_isinf_d(x)) return x;
+  int e;
+  precise double m = kiln_log_split_d(x, e);
+  // log(m) = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172: s (1 + s2/3 + s2^2/5 + ...)
+  precise double s = (m - 1.0lf) / (m + 1.0lf), s2 = s * s;
+  precise double sum = s + s * s2 * kiln_atanh_tail_d(s2);
   return double(e) * KILN_LN2_HI + (2.0lf * sum + double(e) * KILN_LN2_LO);
+}
+// log x as hi + lo, for x finite and above 0, with about 2^-100 relative
+// error (pow needs log x beyond double precision: y log x of 700 carries
+// an error of 700 ulp of 1 into the exponent otherwise). s = (m - 1) / (m
+// + 1) as two words (m - 1 is exact; the quotient's remainder through a
+// Dekker product), 2 s and e ln2_hi exact, their sum by TwoSum.
+void kiln_log_dd(double x, out double hi, out double lo) {
+  int e;
+  precise double m = kiln_log_split_d(x, e);
+  precise double u = m - 1.0lf, v = m + 1.0lf, vb = v - m;
+  precise double vl = (m - (v - vb)) + (1.0lf - vb);  // v + vl = m + 1 exactly
+  precise double sh = u / v;
+  precise double ph = sh * v;
+  precise double pl = kiln_two_prod_err_d(sh, v, ph);  // sh v = ph + pl exactly
+  precise double sl = (((u - ph) - pl) - sh * vl) / v;
+  precise double s2 = sh * sh;
+  precise double small_part = 2.0lf * (sh * s2 * kiln_atanh_tail_d(s2)) + 2.0lf * sl;
+  precise double a = double(e) * KILN_LN2_HI, b = 2.0lf * sh;  // both exact
+  precise double h = a + b, bb = h - a;
+  precise double err = (a - (h - bb)) + (b - bb);
+  precise double l = err + (small_part + double(e) * KILN_LN2_LO);
+  // In precise locals: assigned straight to the out parameters, the
+  // renormalization (h + l, then l - (that - h)) was simplified to 0.
+  precise double rh = h + l, rl = l - (rh - h);
+  hi = rh;
+  lo = rl;
 }
 double kiln_expm1_d(double x) {
   if (x == 0.0lf) return x;  // keeps the sign of zero
@@ -177,8 +229,8 @@ double kiln_reduce_d(double x, out int q, out double e) {
   precise double r = t + w, bv = r - t;
   precise double lo = (t - (r - bv)) + (w - bv);
   lo = lo - n * packDouble2x32(uvec2(0x2e037073u, 0x3ba3198au));
-  precise double rr = r + lo;
-  e = lo - (rr - r);
+  precise double rr = r + lo, re = lo - (rr - r);  // precise locals, not straight into e
+  e = re;
   return rr;
 }
 double kiln_sin_d(double x) {
@@ -304,13 +356,16 @@ double kiln_atan2_d(double y, double x) {
   if (x_neg) a = KILN_PI - a;
   return s * a;
 }
-// Double-double products (Dekker), for integer powers that round once.
+// Double-double products (Dekker), for integer powers that round once and
+// for pow: ah bh exactly as p + its error by Veltkamp splits, not fma (a
+// Vulkan device need not fuse it).
+// |ah|, |bh| below 2^995 (the split's 2^27 + 1 times them stays finite).
 void kiln_dd_mul(double ah, double al, double bh, double bl, out double rh, out double rl) {
   precise double p = ah * bh;
-  precise double e = fma(ah, bh, -p) + (ah * bl + al * bh);
-  precise double s = p + e;
+  precise double e = kiln_two_prod_err_d(ah, bh, p) + (ah * bl + al * bh);
+  precise double s = p + e, t = e - (s - p);
   rh = s;
-  rl = e - (s - p);
+  rl = t;
 }
 double kiln_ipow_d(double x, int n) {
   precise double rh = 1.0lf, rl = 0.0lf, bh = x, bl = 0.0lf;
@@ -320,6 +375,15 @@ double kiln_ipow_d(double x, int n) {
   }
   precise double r = rh + rl;
   return n < 0 ? 1.0lf / r : r;
+}
+// Whether x^n, x finite and above 0, and the powers the squaring forms stay
+// far from overflow and underflow (|n| (|e| + 1) < 900 for x = 2^e m):
+// the double-double steps give NaN past them, where e^(n log x) is exact
+// enough (infinity or 0).
+bool kiln_ipow_in_range_d(double x, int n) {
+  int e;
+  kiln_frexp_d(x, e);
+  return abs(n) * (abs(e) + 1) < 900;
 }
 double kiln_pow_d(double x, double y) {
   if (y == 0.0lf || x == 1.0lf) return 1.0lf;
@@ -333,8 +397,20 @@ double kiln_pow_d(double x, double y) {
   if (ax == 0.0lf) r = y < 0.0lf ? kiln_inf_d() : 0.0lf;
   else if (kiln_isinf_d(y)) r = ax == 1.0lf ? 1.0lf : ((ax < 1.0lf) == (y < 0.0lf) ? kiln_inf_d() : 0.0lf);
   else if (kiln_isinf_d(ax)) r = y < 0.0lf ? 0.0lf : kiln_inf_d();
-  else if (y_int && abs(y) <= 1024.0lf) r = kiln_ipow_d(ax, int(y));
-  else r = kiln_exp_d(y * kiln_log_d(ax));
+  else if (y_int && abs(y) <= 1024.0lf && kiln_ipow_in_range_d(ax, int(y))) r = kiln_ipow_d(ax, int(y));
+  else {
+    // e^(y log x) with y log x in two words: e^zh (1 + zl).
+    double lh, ll, zh, zl;
+    kiln_log_dd(ax, lh, ll);
+    precise double zg = y * lh;
+    if (abs(zg) > 1000.0lf) {
+      r = kiln_exp_d(zg);  // infinity or 0, as e^(y log x) is; y may be too big to split
+    } else {
+      kiln_dd_mul(y, 0.0lf, lh, ll, zh, zl);
+      r = kiln_exp_d(zh);
+      if (!kiln_isinf_d(r) && r != 0.0lf) r = r + r * zl;
+    }
+  }
   return negative && y_odd ? -r : r;
 }
 double kiln_cbrt_d(double x) {
