@@ -72,6 +72,13 @@ void kiln_split_d(double a, out double hi, out double lo) {
   hi = h;
   lo = l;
 }
+// a + b = s + e exactly (TwoSum), as math32.glsl's kiln_two_sum.
+void kiln_two_sum_d(double a, double b, out double s, out double e) {
+  precise double t = a + b, bb = t - a;
+  precise double r = (a - (t - bb)) + (b - bb);
+  s = t;
+  e = r;
+}
 // a b - p exactly, for p = a b rounded (Dekker).
 double kiln_two_prod_err_d(double a, double b, double p) {
   double ah, al, bh, bl;
@@ -132,17 +139,17 @@ double kiln_log_d(double x) {
 void kiln_log_dd(double x, out double hi, out double lo) {
   int e;
   precise double m = kiln_log_split_d(x, e);
-  precise double u = m - 1.0lf, v = m + 1.0lf, vb = v - m;
-  precise double vl = (m - (v - vb)) + (1.0lf - vb);  // v + vl = m + 1 exactly
+  precise double u = m - 1.0lf;
+  double v, vl;
+  kiln_two_sum_d(m, 1.0lf, v, vl);  // v + vl = m + 1 exactly
   precise double sh = u / v;
   precise double ph = sh * v;
   precise double pl = kiln_two_prod_err_d(sh, v, ph);  // sh v = ph + pl exactly
   precise double sl = (((u - ph) - pl) - sh * vl) / v;
   precise double s2 = sh * sh;
   precise double small_part = 2.0lf * (sh * s2 * kiln_atanh_tail_d(s2)) + 2.0lf * sl;
-  precise double a = double(e) * KILN_LN2_HI, b = 2.0lf * sh;  // both exact
-  precise double h = a + b, bb = h - a;
-  precise double err = (a - (h - bb)) + (b - bb);
+  double h, err;
+  kiln_two_sum_d(double(e) * KILN_LN2_HI, 2.0lf * sh, h, err);  // both terms exact
   precise double l = err + (small_part + double(e) * KILN_LN2_LO);
   // In precise locals: assigned straight to the out parameters, the
   // renormalization (h + l, then l - (that - h)) was simplified to 0.
@@ -225,10 +232,9 @@ double kiln_reduce_d(double x, out int q, out double e) {
   precise double n = roundEven(x * packDouble2x32(uvec2(0x6dc9c883u, 0x3fe45f30u)));
   q = int(mod(n, 4.0lf));
   precise double t = x - n * packDouble2x32(uvec2(0x54400000u, 0x3ff921fbu));
-  precise double w = -(n * packDouble2x32(uvec2(0x1a600000u, 0x3dd0b461u)));
-  precise double r = t + w, bv = r - t;
-  precise double lo = (t - (r - bv)) + (w - bv);
-  lo = lo - n * packDouble2x32(uvec2(0x2e037073u, 0x3ba3198au));
+  double r, lo0;
+  kiln_two_sum_d(t, -(n * packDouble2x32(uvec2(0x1a600000u, 0x3dd0b461u))), r, lo0);
+  precise double lo = lo0 - n * packDouble2x32(uvec2(0x2e037073u, 0x3ba3198au));
   precise double rr = r + lo, re = lo - (rr - r);  // precise locals, not straight into e
   e = re;
   return rr;
