@@ -4,8 +4,9 @@
 // LAPACK defines around it; its LU and QR factorizations
 // (@lapack_?getrf_ffi, ?geqrf_ffi, ?orgqr_ffi / ?ungqr_ffi, and XLA's
 // ProductOfElementaryHouseholderReflectors) the kernels kiln.lu, kiln.geqrf
-// and kiln.orgqr, its real symmetric eigendecomposition (@lapack_?syevd_ffi)
-// kiln.syevd and SVD (@lapack_?gesdd_ffi) kiln.gesdd; BLAS's triangular solve (@blas_?trsm_ffi) becomes
+// and kiln.orgqr, its symmetric and Hermitian eigendecompositions
+// (@lapack_{s,d}syevd_ffi, @lapack_{c,z}heevd_ffi) kiln.syevd and its SVD
+// (@lapack_?gesdd_ffi) kiln.gesdd; BLAS's triangular solve (@blas_?trsm_ffi) becomes
 // stablehlo.triangular_solve; the other LAPACK and XLA targets JAX emits are
 // refused by name, saying what they compute.
 #include <string>
@@ -154,14 +155,19 @@ Status StaticResults(const ir::Operation& op, const std::string& what, const Err
   return Status::Ok();
 }
 
-// The operand of syevd and gesdd: real float matrices of static shape
-// that result 0 (LAPACK's overwritten a) shares.
-Status RealMatrixOperand(const ir::Operation& op, const std::string& what, const ErrorFormatter& format) {
+// The operand of syevd / heevd and gesdd: float or complex matrices of
+// static shape that result 0 (LAPACK's overwritten a) shares; result 1
+// (the eigenvalues or singular values) of their real type.
+Status MatrixAndRealValues(const ir::Operation& op, const std::string& what, const ErrorFormatter& format) {
   const ir::Type& a = op.operands[0]->type;
-  if (!FloatMatrices(a) || !IsFloat(a.element) || op.results[0]->type != a)
-    return InvalidArgument(format(op.loc, what + "the operand and result 0 must be real float matrices of one static "
-                                                 "shape, not " +
+  if (!FloatMatrices(a) || op.results[0]->type != a)
+    return InvalidArgument(format(op.loc, what + "the operand and result 0 must be float or complex matrices of one "
+                                                 "static shape, not " +
                                               a.ToString()));
+  const ElementType real = IsComplex(a.element) ? ComplexPartType(a.element) : a.element;
+  if (!op.results[1]->type.is_tensor() || op.results[1]->type.element != real)
+    return InvalidArgument(format(op.loc, what + "result 1 must be of the operand's real type, " +
+                                              std::string(Name(real)) + ", not " + op.results[1]->type.ToString()));
   return StaticResults(op, what, format);
 }
 
@@ -207,18 +213,21 @@ int64_t ConfigField(const ir::Operation& op, const char* name) {
   return f && f->kind == ir::Attribute::Kind::kInt ? f->i : -1;
 }
 
-// LAPACK ?syevd for real matrices (jaxlib's syevd_hlo, jnp.linalg.eigh):
-// (a) -> (v, w, info[, workspace, iworkspace]) with mhlo.backend_config =
+// LAPACK ?syevd for real matrices and ?heevd for complex ones (jaxlib's
+// syevd_hlo, jnp.linalg.eigh): (a) -> (v, w, info[, workspace,
+// iworkspace]), w real, with mhlo.backend_config =
 // {mode, uplo}: 'V' (86) computes the eigenvectors, 'N' (78) only the
 // eigenvalues; uplo 'L' (76) / 'U' (85) names the triangle read. Becomes
 // kiln.syevd (kernels/reference/linalg.cc) with attrs compute_v and lower.
 Status RewriteSyevd(ir::Block* block, size_t at, const std::string& target, const ErrorFormatter& format,
                     size_t* n_ops) {
   const ir::Operation& op = *block->ops[at];
-  const std::string what = "stablehlo.custom_call @" + target + " (LAPACK's symmetric eigendecomposition): ";
+  const std::string what = "stablehlo.custom_call @" + target + " (LAPACK's " +
+                           (target.find("heevd") != std::string::npos ? "Hermitian" : "symmetric") +
+                           " eigendecomposition): ";
   if (op.operands.size() != 1 || op.results.size() < 3 || op.results.size() > 5)
     return InvalidArgument(format(op.loc, what + "expects one operand and (v, w, info[, workspaces])"));
-  KILN_RETURN_IF_ERROR(RealMatrixOperand(op, what, format));
+  KILN_RETURN_IF_ERROR(MatrixAndRealValues(op, what, format));
   const ir::Type& a = op.operands[0]->type;
   const int64_t mode = ConfigField(op, "mode"), uplo = ConfigField(op, "uplo");
   if ((mode != 'V' && mode != 'N') || (uplo != 'L' && uplo != 'U'))
@@ -232,9 +241,9 @@ Status RewriteSyevd(ir::Block* block, size_t at, const std::string& target, cons
   return Status::Ok();
 }
 
-// LAPACK ?gesdd for real matrices (jaxlib's gesdd_hlo, jnp.linalg.svd and
-// what builds on it: pinv, lstsq, matrix_rank, norm(ord=2)): (a) -> (a', s,
-// u, vt, info) with mhlo.backend_config = {mode}: 'A' (65) full U and V^T,
+// LAPACK ?gesdd for real and complex matrices (jaxlib's gesdd_hlo,
+// jnp.linalg.svd and what builds on it: pinv, lstsq, matrix_rank,
+// norm(ord=2)): (a) -> (a', s, u, vt, info), s real, vt = V^H, with mhlo.backend_config = {mode}: 'A' (65) full U and V^T,
 // 'S' (83) thin ones, 'N' (78) singular values only. Becomes kiln.gesdd
 // (kernels/reference/linalg.cc) with attr mode.
 Status RewriteGesdd(ir::Block* block, size_t at, const std::string& target, const ErrorFormatter& format,
@@ -243,7 +252,7 @@ Status RewriteGesdd(ir::Block* block, size_t at, const std::string& target, cons
   const std::string what = "stablehlo.custom_call @" + target + " (LAPACK's singular value decomposition): ";
   if (op.operands.size() != 1 || op.results.size() != 5)
     return InvalidArgument(format(op.loc, what + "expects one operand and (a, s, u, vt, info)"));
-  KILN_RETURN_IF_ERROR(RealMatrixOperand(op, what, format));
+  KILN_RETURN_IF_ERROR(MatrixAndRealValues(op, what, format));
   const ir::Type& a = op.operands[0]->type;
   const int64_t mode = ConfigField(op, "mode");
   if (mode != 'A' && mode != 'S' && mode != 'N')
@@ -309,9 +318,7 @@ std::string UnsupportedLinalg(const std::string& target) {
   const std::string routine = target.substr(8, target.size() - 8 - 4);  // lapack_ + type letter ... _ffi
   if (!HasPrefixAndSuffix(target, "lapack_", "_ffi")) return "";
   if (routine == "geqp3") return "LAPACK's QR factorization with column pivoting (jax.scipy.linalg.qr pivoting)";
-  if (routine == "heevd") return "LAPACK's Hermitian eigendecomposition (jnp.linalg.eigh of complex matrices)";
   if (routine == "geev") return "LAPACK's eigendecomposition (jnp.linalg.eig)";
-  if (routine == "gesdd") return "LAPACK's singular value decomposition of complex matrices (jnp.linalg.svd)";
   if (routine == "gesvd") return "LAPACK's QR-iteration singular value decomposition (jnp.linalg.svd, algorithm=QR)";
   if (routine == "gehrd") return "LAPACK's Hessenberg reduction";
   if (routine == "sytrd" || routine == "hetrd") return "LAPACK's tridiagonal reduction";
@@ -339,9 +346,11 @@ Status LegalizeBlock(ir::Block* block, const ErrorFormatter& format) {
       } else if (target == "lapack_sorgqr_ffi" || target == "lapack_dorgqr_ffi" || target == "lapack_cungqr_ffi" ||
                  target == "lapack_zungqr_ffi" || target == "ProductOfElementaryHouseholderReflectors") {
         KILN_RETURN_IF_ERROR(RewriteQr(block, i, target, /*form_q=*/true, format, &n));
-      } else if (target == "lapack_ssyevd_ffi" || target == "lapack_dsyevd_ffi") {
+      } else if (target == "lapack_ssyevd_ffi" || target == "lapack_dsyevd_ffi" || target == "lapack_cheevd_ffi" ||
+                 target == "lapack_zheevd_ffi") {
         KILN_RETURN_IF_ERROR(RewriteSyevd(block, i, target, format, &n));
-      } else if (target == "lapack_sgesdd_ffi" || target == "lapack_dgesdd_ffi") {
+      } else if (target == "lapack_sgesdd_ffi" || target == "lapack_dgesdd_ffi" || target == "lapack_cgesdd_ffi" ||
+                 target == "lapack_zgesdd_ffi") {
         KILN_RETURN_IF_ERROR(RewriteGesdd(block, i, target, format, &n));
       } else if (target == "blas_strsm_ffi" || target == "blas_dtrsm_ffi" || target == "blas_ctrsm_ffi" ||
                  target == "blas_ztrsm_ffi") {
@@ -350,7 +359,8 @@ Status LegalizeBlock(ir::Block* block, const ErrorFormatter& format) {
         return Unimplemented(format(op.loc, "stablehlo.custom_call @" + target + " (" + what +
                                                 ") is not supported yet; Kiln runs lapack_?potrf_ffi (Cholesky), "
                                                 "lapack_?getrf_ffi (LU), lapack_?geqrf_ffi and lapack_?orgqr_ffi (QR), "
-                                                "lapack_{s,d}syevd_ffi (symmetric eigendecomposition), lapack_{s,d}gesdd_ffi (SVD), "
+                                                "lapack_{s,d}syevd_ffi and lapack_{c,z}heevd_ffi (symmetric and "
+                                                "Hermitian eigendecompositions), lapack_?gesdd_ffi (SVD), "
                                                 "blas_?trsm_ffi (triangular solve)"));
       }
     }

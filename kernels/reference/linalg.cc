@@ -3,8 +3,8 @@
 // element rounded once to the result type), and kiln.lu, kiln.geqrf and
 // kiln.orgqr, LAPACK's getrf, geqrf and orgqr/ungqr as JAX calls them (in
 // the element type, step by step as LAPACK's unblocked getf2, geqr2 and
-// org2r), and kiln.syevd and kiln.gesdd, LAPACK's symmetric
-// eigendecomposition and SVD (Jacobi rotations in f64). Float and complex element types only.
+// org2r), and kiln.syevd and kiln.gesdd, LAPACK's symmetric / Hermitian
+// eigendecomposition and SVD (Jacobi rotations in (complex) f64). Float and complex element types only.
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -505,24 +505,42 @@ Status Orgqr(const KernelCall& c) {
 }
 
 // kiln.syevd: (a) -> (v, w, info[, workspace...]) as LAPACK's ?syevd for a
-// real symmetric a [batch..., n, n] read from its lower (attr lower = 1) or
-// upper triangle: w [batch..., n] the eigenvalues in ascending order, v the
+// real symmetric a, and ?heevd for a complex Hermitian one, [batch..., n,
+// n] read from its lower (attr lower = 1) or upper triangle (a complex
+// diagonal's imaginary parts ignored, as LAPACK's ?hetrd does): w
+// [batch..., n] the eigenvalues (of a's real type) in ascending order, v the
 // eigenvectors as its columns (zeros when attr compute_v = 0), info 0 (1
 // when a has a NaN or an infinity: then w and v are NaN), workspaces zero.
-// Computed in f64 by cyclic Jacobi rotations (Golub and Van Loan, 8.5),
-// which converge for every finite symmetric matrix, and rounded once. An
-// eigenvector's sign is free (LAPACK's follows from its algorithm): here
-// its entry of largest magnitude (the first of equal ones) is positive;
-// equal eigenvalues keep the order the rotations left them in.
+// Computed in (complex) f64 by cyclic Jacobi rotations (Golub and Van Loan,
+// 8.5; a complex pair is first turned real by a phase on column q), which
+// converge for every finite Hermitian matrix, and rounded once. An
+// eigenvector's sign or phase is free (LAPACK's follows from its
+// algorithm): here its entry of largest magnitude (the first of equal
+// ones, LargestEntry) is real and positive; equal eigenvalues keep the order the
+// rotations left them in.
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-void SymmetricEigen(std::vector<double>& a, int64_t n, std::vector<double>& v, std::vector<double>& w) {
-  v.assign(static_cast<size_t>(n * n), 0.0);
-  for (int64_t i = 0; i < n; ++i) v[i * n + i] = 1.0;
+// The rotation's view of a pair's off-diagonal entry x: (g, d) with x = g
+// d, g real; for a real x d = 1 (and g keeps x's sign), for a complex one
+// g = |x| and d its phase. Scaling column q by conj(d) makes the pair real.
+template <typename T>
+std::pair<double, T> RealAndPhase(const T& x) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return {x, T(1)};
+  } else {
+    const double g = std::abs(x);
+    return {g, x / g};
+  }
+}
+
+template <typename T>
+void HermitianEigen(std::vector<T>& a, int64_t n, std::vector<T>& v, std::vector<double>& w) {
+  v.assign(static_cast<size_t>(n * n), T(0));
+  for (int64_t i = 0; i < n; ++i) v[i * n + i] = T(1);
   auto off = [&] {
     double s = 0, d = 0;
     for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j < n; ++j) (i == j ? d : s) += a[i * n + j] * a[i * n + j];
+      for (int64_t j = 0; j < n; ++j) (i == j ? d : s) += std::norm(a[i * n + j]);
     return std::pair<double, double>(s, d);
   };
   for (int sweep = 0; sweep < 100; ++sweep) {
@@ -530,30 +548,102 @@ void SymmetricEigen(std::vector<double>& a, int64_t n, std::vector<double>& v, s
     if (s <= 1e-30 * d || s == 0) break;
     for (int64_t p = 0; p + 1 < n; ++p)
       for (int64_t q = p + 1; q < n; ++q) {
-        const double apq = a[p * n + q];
-        if (apq == 0) continue;
-        const double theta = (a[q * n + q] - a[p * n + p]) / (2 * apq);
+        const T apq = a[p * n + q];
+        if (apq == T(0)) continue;
+        const auto [g, phase] = RealAndPhase(apq);
+        const T cphase = Conj(phase);
+        const double theta = (std::real(a[q * n + q]) - std::real(a[p * n + p])) / (2 * g);
         const double t = (theta >= 0 ? 1.0 : -1.0) / (std::abs(theta) + std::sqrt(theta * theta + 1));
         const double c = 1 / std::sqrt(t * t + 1), sn = t * c;
         for (int64_t k = 0; k < n; ++k) {  // columns p and q
-          const double akp = a[k * n + p], akq = a[k * n + q];
+          const T akp = a[k * n + p], akq = cphase * a[k * n + q];
           a[k * n + p] = c * akp - sn * akq;
           a[k * n + q] = sn * akp + c * akq;
         }
         for (int64_t k = 0; k < n; ++k) {  // rows p and q
-          const double apk = a[p * n + k], aqk = a[q * n + k];
+          const T apk = a[p * n + k], aqk = phase * a[q * n + k];
           a[p * n + k] = c * apk - sn * aqk;
           a[q * n + k] = sn * apk + c * aqk;
         }
         for (int64_t k = 0; k < n; ++k) {
-          const double vkp = v[k * n + p], vkq = v[k * n + q];
+          const T vkp = v[k * n + p], vkq = cphase * v[k * n + q];
           v[k * n + p] = c * vkp - sn * vkq;
           v[k * n + q] = sn * vkp + c * vkq;
         }
       }
   }
   w.resize(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) w[i] = a[i * n + i];
+  for (int64_t i = 0; i < n; ++i) w[i] = std::real(a[i * n + i]);
+}
+
+// x as a value of type t (real or complex).
+template <typename T>
+Scalar Put(ElementType t, const T& x) {
+  return FromComplex(t, {std::real(x), std::imag(x)});
+}
+
+// The entry of x (len elements, `step` apart) that a vector's sign or
+// phase is fixed by: the first whose magnitude is the largest up to a
+// relative 1e-12, so that rounding noise in the rotations does not decide
+// between entries of equal magnitude.
+template <typename T>
+int64_t LargestEntry(const T* x, int64_t len, int64_t step) {
+  double most = 0;
+  for (int64_t i = 0; i < len; ++i) most = std::max(most, std::abs(x[i * step]));
+  for (int64_t i = 0; i < len; ++i)
+    if (std::abs(x[i * step]) >= most * (1 - 1e-12)) return i;
+  return 0;
+}
+
+// The factor that makes x real and positive (1 for zero): conj(x) / |x|.
+template <typename T>
+T UnitPhase(const T& x) {
+  const double m = std::abs(x);
+  return m == 0 ? T(1) : Conj(x) / m;
+}
+
+template <typename T>
+void SyevdBatches(const KernelCall& c, int64_t batches, int64_t n, bool lower, bool vectors) {
+  const TensorRef& a = c.inputs[0];
+  const ElementType vt = a.type, wt = c.outputs[1].type;
+  std::vector<T> m(static_cast<size_t>(n * n)), v;
+  std::vector<double> w;
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  for (int64_t bi = 0; bi < batches; ++bi) {
+    const int64_t base = bi * n * n;
+    bool finite = true;
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        // The Hermitian matrix from the named triangle.
+        const int64_t lo = std::max(i, j), hi = std::min(i, j);
+        const cd x = ToComplex(a.type, Load(a, base + (lower ? lo * n + hi : hi * n + lo)));
+        finite = finite && std::isfinite(x.real()) && std::isfinite(x.imag());
+        const bool stored = lower ? i >= j : i <= j;  // (i, j) is in the named triangle
+        if constexpr (std::is_floating_point_v<T>) {
+          m[i * n + j] = x.real();
+        } else {
+          m[i * n + j] = i == j ? cd(x.real(), 0) : stored ? x : std::conj(x);
+        }
+      }
+    if (!finite) {
+      for (int64_t e = 0; e < n * n; ++e) Store(c.outputs[0], base + e, FromComplex(vt, {kNaN, 0}));
+      for (int64_t i = 0; i < n; ++i) Store(c.outputs[1], bi * n + i, FromComplex(wt, {kNaN, 0}));
+      Store(c.outputs[2], bi, Scalar{1, 0, 0});
+      continue;
+    }
+    HermitianEigen(m, n, v, w);
+    for (int64_t i = 0; i < n; ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) { return w[x] < w[y]; });
+    for (int64_t j = 0; j < n; ++j) {
+      const int64_t src = order[j];
+      Store(c.outputs[1], bi * n + j, FromComplex(wt, {w[src], 0}));
+      if (!vectors) continue;
+      const int64_t big = LargestEntry(&v[src], n, n);
+      const T phase = UnitPhase(v[big * n + src]);
+      for (int64_t i = 0; i < n; ++i)  // the largest entry exactly real (no rounding left in its imaginary part)
+        Store(c.outputs[0], base + i * n + j, Put(vt, i == big ? T(std::abs(v[i * n + src])) : phase * v[i * n + src]));
+    }
+  }
 }
 
 Status Syevd(const KernelCall& c) {
@@ -562,8 +652,11 @@ Status Syevd(const KernelCall& c) {
   KILN_RETURN_IF_ERROR(CheckCall(c, 1, c.outputs.size()));
   const TensorRef& a = c.inputs[0];
   const std::string name = KernelName(c);
-  if (!IsFloat(a.type) || c.outputs[0].type != a.type || c.outputs[1].type != a.type)
-    return InvalidArgument(name + ": the operand, the eigenvectors and the eigenvalues must be one real float type");
+  const bool complex = IsComplex(a.type);
+  if ((!IsFloat(a.type) && !complex) || c.outputs[0].type != a.type ||
+      c.outputs[1].type != (complex ? ComplexPartType(a.type) : a.type))
+    return InvalidArgument(name + ": the operand and the eigenvectors must be one float or complex type, the "
+                                  "eigenvalues its real type");
   const int64_t r = a.rank();
   if (r < 2 || a.dims[r - 1] != a.dims[r - 2]) return InvalidArgument(name + ": a must be (batches of) square matrices");
   KILN_RETURN_IF_ERROR(CheckDims(c, c.outputs[0], a.dims, "eigenvectors"));
@@ -577,39 +670,8 @@ Status Syevd(const KernelCall& c) {
   const bool lower = c.params.Int("lower", 1) != 0, vectors = c.params.Int("compute_v", 1) != 0;
   int64_t batches = 1;
   for (int64_t d : batch) batches *= d;
-  std::vector<double> m(static_cast<size_t>(n * n)), v, w;
-  std::vector<int64_t> order(static_cast<size_t>(n));
-  for (int64_t bi = 0; bi < batches; ++bi) {
-    const int64_t base = bi * n * n;
-    bool finite = true;
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        // The symmetric matrix from the named triangle.
-        const int64_t lo = std::max(i, j), hi = std::min(i, j);
-        const double x = ToComplex(a.type, Load(a, base + (lower ? lo * n + hi : hi * n + lo))).real();
-        finite = finite && std::isfinite(x);
-        m[i * n + j] = x;
-      }
-    if (!finite) {
-      for (int64_t e = 0; e < n * n; ++e) Store(c.outputs[0], base + e, FromComplex(a.type, {kNaN, 0}));
-      for (int64_t i = 0; i < n; ++i) Store(c.outputs[1], bi * n + i, FromComplex(a.type, {kNaN, 0}));
-      Store(c.outputs[2], bi, Scalar{1, 0, 0});
-      continue;
-    }
-    SymmetricEigen(m, n, v, w);
-    for (int64_t i = 0; i < n; ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) { return w[x] < w[y]; });
-    for (int64_t j = 0; j < n; ++j) {
-      const int64_t src = order[j];
-      Store(c.outputs[1], bi * n + j, FromComplex(a.type, {w[src], 0}));
-      if (!vectors) continue;
-      int64_t big = 0;
-      for (int64_t i = 1; i < n; ++i)
-        if (std::abs(v[i * n + src]) > std::abs(v[big * n + src])) big = i;
-      const double sign = v[big * n + src] < 0 ? -1.0 : 1.0;
-      for (int64_t i = 0; i < n; ++i) Store(c.outputs[0], base + i * n + j, FromComplex(a.type, {sign * v[i * n + src], 0}));
-    }
-  }
+  if (complex) SyevdBatches<cd>(c, batches, n, lower, vectors);
+  else SyevdBatches<double>(c, batches, n, lower, vectors);
   return Status::Ok();
 }
 
@@ -617,24 +679,25 @@ Status Syevd(const KernelCall& c) {
 // become unit vectors orthogonal to every other column (Gram-Schmidt of
 // the standard basis vectors, twice for accuracy): what a factorization
 // needs where a singular value is zero, or for the full U's extra columns.
-void CompleteBasis(std::vector<double>& u, int64_t m, int64_t c, const std::vector<bool>& zero) {
+template <typename T>
+void CompleteBasis(std::vector<T>& u, int64_t m, int64_t c, const std::vector<bool>& zero) {
   std::vector<bool> done(static_cast<size_t>(c));
   for (int64_t j = 0; j < c; ++j) done[j] = !zero[j];
   int64_t next = 0;  // the next standard basis vector to try
   for (int64_t j = 0; j < c; ++j) {
     if (done[j]) continue;
     for (; next < m; ++next) {
-      std::vector<double> x(static_cast<size_t>(m), 0.0);
-      x[next] = 1.0;
+      std::vector<T> x(static_cast<size_t>(m), T(0));
+      x[next] = T(1);
       for (int pass = 0; pass < 2; ++pass)
         for (int64_t k = 0; k < c; ++k) {
           if (!done[k]) continue;
-          double d = 0;
-          for (int64_t i = 0; i < m; ++i) d += u[i * c + k] * x[i];
+          T d = 0;
+          for (int64_t i = 0; i < m; ++i) d += Conj(u[i * c + k]) * x[i];
           for (int64_t i = 0; i < m; ++i) x[i] -= d * u[i * c + k];
         }
       double norm = 0;
-      for (double v : x) norm += v * v;
+      for (const T& v : x) norm += std::norm(v);
       norm = std::sqrt(norm);
       if (norm > 0.5) {  // independent enough: a new basis vector
         for (int64_t i = 0; i < m; ++i) u[i * c + j] = x[i] / norm;
@@ -648,34 +711,39 @@ void CompleteBasis(std::vector<double>& u, int64_t m, int64_t c, const std::vect
 
 // The SVD of the m x n matrix a (m >= n) by one-sided Jacobi rotations
 // (Hestenes; Demmel and Veselic): a V = U S with V's columns rotated until
-// a's columns are orthogonal; then s_j = |column j|, u_j = column j / s_j.
-// Returns u (m x n), s (n) and v (n x n), unsorted.
-void JacobiSvd(std::vector<double> a, int64_t m, int64_t n, std::vector<double>& u, std::vector<double>& s,
-               std::vector<double>& v) {
-  v.assign(static_cast<size_t>(n * n), 0.0);
-  for (int64_t i = 0; i < n; ++i) v[i * n + i] = 1.0;
+// a's columns are orthogonal (a complex pair first made real by a phase on
+// column q); then s_j = |column j|, u_j = column j / s_j. Returns u (m x
+// n), s (n) and v (n x n), unsorted.
+template <typename T>
+void JacobiSvd(std::vector<T> a, int64_t m, int64_t n, std::vector<T>& u, std::vector<double>& s,
+               std::vector<T>& v) {
+  v.assign(static_cast<size_t>(n * n), T(0));
+  for (int64_t i = 0; i < n; ++i) v[i * n + i] = T(1);
   for (int sweep = 0; sweep < 100; ++sweep) {
     bool rotated = false;
     for (int64_t p = 0; p + 1 < n; ++p)
       for (int64_t q = p + 1; q < n; ++q) {
-        double alpha = 0, beta = 0, gamma = 0;
+        double alpha = 0, beta = 0;
+        T gamma = 0;
         for (int64_t i = 0; i < m; ++i) {
-          alpha += a[i * n + p] * a[i * n + p];
-          beta += a[i * n + q] * a[i * n + q];
-          gamma += a[i * n + p] * a[i * n + q];
+          alpha += std::norm(a[i * n + p]);
+          beta += std::norm(a[i * n + q]);
+          gamma += Conj(a[i * n + p]) * a[i * n + q];
         }
-        if (gamma == 0 || std::abs(gamma) <= 1e-15 * std::sqrt(alpha * beta)) continue;
+        if (gamma == T(0) || std::abs(gamma) <= 1e-15 * std::sqrt(alpha * beta)) continue;
         rotated = true;
-        const double zeta = (beta - alpha) / (2 * gamma);
+        const auto [g, phase] = RealAndPhase(gamma);
+        const T cphase = Conj(phase);
+        const double zeta = (beta - alpha) / (2 * g);
         const double t = (zeta >= 0 ? 1.0 : -1.0) / (std::abs(zeta) + std::sqrt(1 + zeta * zeta));
         const double c = 1 / std::sqrt(1 + t * t), sn = c * t;
         for (int64_t i = 0; i < m; ++i) {
-          const double x = a[i * n + p], y = a[i * n + q];
+          const T x = a[i * n + p], y = cphase * a[i * n + q];
           a[i * n + p] = c * x - sn * y;
           a[i * n + q] = sn * x + c * y;
         }
         for (int64_t i = 0; i < n; ++i) {
-          const double x = v[i * n + p], y = v[i * n + q];
+          const T x = v[i * n + p], y = cphase * v[i * n + q];
           v[i * n + p] = c * x - sn * y;
           v[i * n + q] = sn * x + c * y;
         }
@@ -683,26 +751,105 @@ void JacobiSvd(std::vector<double> a, int64_t m, int64_t n, std::vector<double>&
     if (!rotated) break;
   }
   s.assign(static_cast<size_t>(n), 0.0);
-  u.assign(static_cast<size_t>(m * n), 0.0);
+  u.assign(static_cast<size_t>(m * n), T(0));
   for (int64_t j = 0; j < n; ++j) {
     double norm = 0;
-    for (int64_t i = 0; i < m; ++i) norm += a[i * n + j] * a[i * n + j];
+    for (int64_t i = 0; i < m; ++i) norm += std::norm(a[i * n + j]);
     s[j] = std::sqrt(norm);
     if (s[j] > 0)
       for (int64_t i = 0; i < m; ++i) u[i * n + j] = a[i * n + j] / s[j];
   }
 }
 
-// kiln.gesdd: (a) -> (a', s, u, vt, info) as LAPACK's ?gesdd for a real
-// a [batch..., m, n], k = min(m, n): s [batch..., k] descending; with attr
-// mode 'A' (65) u [.., m, m] and vt [.., n, n], 'S' (83) u [.., m, k] and
-// vt [.., k, n], 'N' (78) neither (u and vt, whatever their shape, zero);
-// a' (LAPACK leaves a destroyed) zero; info 0, or 1 with NaN results for
-// a NaN or an infinity in a. In f64 by one-sided Jacobi rotations, rounded
-// once. Singular vectors' signs are free (LAPACK's follow from its
-// algorithm): here each column of u has its entry of largest magnitude
-// positive; columns for zero singular values and the full U's and V's
-// extra ones complete orthonormal bases.
+// kiln.gesdd: (a) -> (a', s, u, vt, info) as LAPACK's ?gesdd for a real or
+// complex a [batch..., m, n], k = min(m, n): s [batch..., k] (a's real
+// type) descending; with attr mode 'A' (65) u [.., m, m] and vt [.., n,
+// n], 'S' (83) u [.., m, k] and vt [.., k, n], 'N' (78) neither (u and vt,
+// whatever their shape, zero); vt is V^H (a = u diag(s) vt); a' (LAPACK
+// leaves a destroyed) zero; info 0, or 1 with NaN results for a NaN or an
+// infinity in a. In (complex) f64 by one-sided Jacobi rotations, rounded
+// once. Singular vectors' signs or phases are free (LAPACK's follow from
+// its algorithm): here each column of u has its entry of largest
+// magnitude real and positive; columns for zero singular values and the
+// full U's and V's extra ones complete orthonormal bases.
+template <typename T>
+void GesddBatches(const KernelCall& c, int64_t batches, int64_t m, int64_t n, int64_t mode) {
+  const TensorRef& a = c.inputs[0];
+  const int64_t k = std::min(m, n), uc = mode == 'A' ? m : k, vr = mode == 'A' ? n : k;
+  const TensorRef& s_out = c.outputs[1];
+  const TensorRef& u_out = c.outputs[2];
+  const TensorRef& vt_out = c.outputs[3];
+  const bool wide = m < n;  // factor a^H then: a = (v') s (u')^H
+  const int64_t tm = wide ? n : m, tn = wide ? m : n;  // the tall factored matrix is tm x tn
+  std::vector<T> t(static_cast<size_t>(tm * tn)), u, v;
+  std::vector<double> s;
+  for (int64_t bi = 0; bi < batches; ++bi) {
+    const int64_t base = bi * m * n;
+    bool finite = true;
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        const cd x = ToComplex(a.type, Load(a, base + i * n + j));
+        finite = finite && std::isfinite(x.real()) && std::isfinite(x.imag());
+        T e;
+        if constexpr (std::is_floating_point_v<T>) {
+          e = x.real();
+        } else {
+          e = x;
+        }
+        t[wide ? j * tn + i : i * tn + j] = wide ? Conj(e) : e;
+      }
+    if (!finite) {
+      for (int64_t j = 0; j < k; ++j) Store(s_out, bi * k + j, FromComplex(s_out.type, {kNaN, 0}));
+      if (mode != 'N') {
+        for (int64_t e = 0; e < m * uc; ++e) Store(u_out, bi * m * uc + e, FromComplex(a.type, {kNaN, 0}));
+        for (int64_t e = 0; e < vr * n; ++e) Store(vt_out, bi * vr * n + e, FromComplex(a.type, {kNaN, 0}));
+      }
+      Store(c.outputs[4], bi, Scalar{1, 0, 0});
+      continue;
+    }
+    JacobiSvd(t, tm, tn, u, s, v);  // t = u diag(s) v^H, u tm x tn, v tn x tn
+    std::vector<int64_t> order(static_cast<size_t>(tn));
+    for (int64_t j = 0; j < tn; ++j) order[j] = j;
+    std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) { return s[x] > s[y]; });
+    for (int64_t j = 0; j < k; ++j) Store(s_out, bi * k + j, FromComplex(s_out.type, {s[order[j]], 0}));
+    if (mode == 'N') continue;
+    // A singular value at rounding level of the largest has no left vector
+    // of its own (its column is rounding noise, in whatever direction the
+    // arithmetic -- contracted or not -- left it): its basis is completed.
+    const double negligible = (tn == 0 ? 0.0 : s[order[0]]) * static_cast<double>(std::max(tm, tn)) * 1e-15;
+    // The left vectors of a (m rows) and the right ones (n rows), in
+    // descending order: u and v of t, swapped for a wide a.
+    const int64_t lc = uc, rc = vr;
+    std::vector<T> left(static_cast<size_t>(m * lc), T(0)), right(static_cast<size_t>(n * rc), T(0));
+    std::vector<bool> lzero(static_cast<size_t>(lc), true), rzero(static_cast<size_t>(rc), true);
+    for (int64_t j = 0; j < k; ++j) {
+      const int64_t src = order[j];
+      const bool has_u = s[src] > negligible;  // t's u column exists for a nonzero singular value
+      for (int64_t i = 0; i < tm; ++i) (wide ? right[i * rc + j] : left[i * lc + j]) = u[i * tn + src];
+      for (int64_t i = 0; i < tn; ++i) (wide ? left[i * lc + j] : right[i * rc + j]) = v[i * tn + src];
+      (wide ? rzero : lzero)[j] = !has_u;
+      (wide ? lzero : rzero)[j] = false;
+    }
+    CompleteBasis(left, m, lc, lzero);
+    CompleteBasis(right, n, rc, rzero);
+    for (int64_t j = 0; j < lc; ++j) {
+      // Column j of the left vectors: its largest entry real and positive,
+      // the matching right vector turned by the same phase (a = sum s_j
+      // l_j r_j^H keeps its terms).
+      const int64_t big = LargestEntry(&left[j], m, lc);
+      const T phase = UnitPhase(left[big * lc + j]);
+      for (int64_t i = 0; i < m; ++i)  // the largest entry exactly real
+        left[i * lc + j] = i == big ? T(std::abs(left[i * lc + j])) : phase * left[i * lc + j];
+      if (j < rc)
+        for (int64_t i = 0; i < n; ++i) right[i * rc + j] *= phase;
+    }
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < lc; ++j) Store(u_out, bi * m * lc + i * lc + j, Put(a.type, left[i * lc + j]));
+    for (int64_t j = 0; j < rc; ++j)
+      for (int64_t i = 0; i < n; ++i) Store(vt_out, bi * rc * n + j * n + i, Put(a.type, Conj(right[i * rc + j])));
+  }
+}
+
 Status Gesdd(const KernelCall& c) {
   const std::string name = KernelName(c);
   if (c.inputs.size() != 1 || c.outputs.size() != 5)
@@ -710,9 +857,13 @@ Status Gesdd(const KernelCall& c) {
   KILN_RETURN_IF_ERROR(CheckCall(c, 1, 5));
   const TensorRef& a = c.inputs[0];
   const int64_t r = a.rank();
-  if (!IsFloat(a.type) || r < 2) return InvalidArgument(name + ": the operand must be (batches of) real matrices");
-  for (size_t o = 0; o < 4; ++o)
-    if (c.outputs[o].type != a.type) return InvalidArgument(name + ": a, s, u and vt must have the operand's type");
+  const bool complex = IsComplex(a.type);
+  if ((!IsFloat(a.type) && !complex) || r < 2)
+    return InvalidArgument(name + ": the operand must be (batches of) float or complex matrices");
+  for (size_t o : {0, 2, 3})
+    if (c.outputs[o].type != a.type) return InvalidArgument(name + ": a, u and vt must have the operand's type");
+  if (c.outputs[1].type != (complex ? ComplexPartType(a.type) : a.type))
+    return InvalidArgument(name + ": s must have the operand's real type");
   if (c.outputs[4].type != ElementType::kSI32) return InvalidArgument(name + ": info must be si32");
   const int64_t m = a.dims[r - 2], n = a.dims[r - 1], k = std::min(m, n);
   std::vector<int64_t> batch(a.dims.begin(), a.dims.end() - 2);
@@ -734,74 +885,8 @@ Status Gesdd(const KernelCall& c) {
   ZeroOutputs(c, 0);
   int64_t batches = 1;
   for (int64_t d : batch) batches *= d;
-  const TensorRef& s_out = c.outputs[1];
-  const TensorRef& u_out = c.outputs[2];
-  const TensorRef& vt_out = c.outputs[3];
-  const bool wide = m < n;  // factor a^T then: a = (v') s (u')^T
-  const int64_t tm = wide ? n : m, tn = wide ? m : n;  // the tall factored matrix is tm x tn
-  std::vector<double> t(static_cast<size_t>(tm * tn)), u, s, v;
-  for (int64_t bi = 0; bi < batches; ++bi) {
-    const int64_t base = bi * m * n;
-    bool finite = true;
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        const double x = ToComplex(a.type, Load(a, base + i * n + j)).real();
-        finite = finite && std::isfinite(x);
-        t[wide ? j * tn + i : i * tn + j] = x;
-      }
-    auto put = [&](const TensorRef& out, int64_t at, double x) { Store(out, at, FromComplex(a.type, {x, 0})); };
-    if (!finite) {
-      for (int64_t j = 0; j < k; ++j) put(s_out, bi * k + j, kNaN);
-      if (mode != 'N') {
-        for (int64_t e = 0; e < m * uc; ++e) put(u_out, bi * m * uc + e, kNaN);
-        for (int64_t e = 0; e < vr * n; ++e) put(vt_out, bi * vr * n + e, kNaN);
-      }
-      Store(c.outputs[4], bi, Scalar{1, 0, 0});
-      continue;
-    }
-    JacobiSvd(t, tm, tn, u, s, v);  // t = u diag(s) v^T, u tm x tn, v tn x tn
-    std::vector<int64_t> order(static_cast<size_t>(tn));
-    for (int64_t j = 0; j < tn; ++j) order[j] = j;
-    std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) { return s[x] > s[y]; });
-    for (int64_t j = 0; j < k; ++j) put(s_out, bi * k + j, s[order[j]]);
-    if (mode == 'N') continue;
-    // A singular value at rounding level of the largest has no left vector
-    // of its own (its column is rounding noise, in whatever direction the
-    // arithmetic -- contracted or not -- left it): its basis is completed.
-    const double negligible = (tn == 0 ? 0.0 : s[order[0]]) * static_cast<double>(std::max(tm, tn)) * 1e-15;
-    // The left vectors of a (m rows) and the right ones (n rows), in
-    // descending order: u and v of t, swapped for a wide a.
-    const int64_t lc = mode == 'A' ? m : k, rc = mode == 'A' ? n : k;
-    std::vector<double> left(static_cast<size_t>(m * lc), 0.0), right(static_cast<size_t>(n * rc), 0.0);
-    std::vector<bool> lzero(static_cast<size_t>(lc), true), rzero(static_cast<size_t>(rc), true);
-    for (int64_t j = 0; j < k; ++j) {
-      const int64_t src = order[j];
-      const bool has_u = s[src] > negligible;  // t's u column exists for a nonzero singular value
-      for (int64_t i = 0; i < tm; ++i) (wide ? right[i * rc + j] : left[i * lc + j]) = u[i * tn + src];
-      for (int64_t i = 0; i < tn; ++i) (wide ? left[i * lc + j] : right[i * rc + j]) = v[i * tn + src];
-      (wide ? rzero : lzero)[j] = !has_u;
-      (wide ? lzero : rzero)[j] = false;
-    }
-    CompleteBasis(left, m, lc, lzero);
-    CompleteBasis(right, n, rc, rzero);
-    for (int64_t j = 0; j < std::max(lc, rc); ++j) {
-      // Column j of the left vectors: its largest entry positive, and the
-      // matching right vector flipped with it.
-      if (j >= lc) break;
-      int64_t big = 0;
-      for (int64_t i = 1; i < m; ++i)
-        if (std::abs(left[i * lc + j]) > std::abs(left[big * lc + j])) big = i;
-      if (left[big * lc + j] < 0) {
-        for (int64_t i = 0; i < m; ++i) left[i * lc + j] = -left[i * lc + j];
-        if (j < rc)
-          for (int64_t i = 0; i < n; ++i) right[i * rc + j] = -right[i * rc + j];
-      }
-    }
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < lc; ++j) put(u_out, bi * m * lc + i * lc + j, left[i * lc + j]);
-    for (int64_t j = 0; j < rc; ++j)
-      for (int64_t i = 0; i < n; ++i) put(vt_out, bi * rc * n + j * n + i, right[i * rc + j]);
-  }
+  if (complex) GesddBatches<cd>(c, batches, m, n, mode);
+  else GesddBatches<double>(c, batches, m, n, mode);
   return Status::Ok();
 }
 

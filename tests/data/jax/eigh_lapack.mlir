@@ -38,3 +38,26 @@ func.func @syevd_batched_values_only() {
   check.expect_eq_const %0#2, dense<0> : tensor<2xi32>
   func.return
 }
+
+// -----
+
+// jnp.linalg.eigh of complex matrices: @lapack_{c,z}heevd_ffi, the
+// eigenvalues real. The upper triangle holds values the call must not read
+// (uplo 'L'), the diagonal's imaginary parts too; v diag(w) v^H = a.
+func.func @heevd_c64_lower_reconstructs() {
+  %a = stablehlo.constant dense<[[(2.0, 5.0), (9.0, 9.0), (9.0, 9.0)], [(1.0, 1.0), (3.0, -7.0), (9.0, 9.0)], [(0.0, -2.0), (0.5, 0.5), (1.0, 0.0)]]> : tensor<3x3xcomplex<f32>>
+  %h = stablehlo.constant dense<[[(2.0, 0.0), (1.0, -1.0), (0.0, 2.0)], [(1.0, 1.0), (3.0, 0.0), (0.5, -0.5)], [(0.0, -2.0), (0.5, 0.5), (1.0, 0.0)]]> : tensor<3x3xcomplex<f32>>
+  %0:3 = stablehlo.custom_call @lapack_cheevd_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, uplo = 76 : ui8}, api_version = 4 : i32} : (tensor<3x3xcomplex<f32>>) -> (tensor<3x3xcomplex<f32>>, tensor<3xf32>, tensor<i32>)
+  check.expect_almost_eq_const %0#1, dense<[-1.07435061, 2.89586707, 4.17848354]> : tensor<3xf32>
+  %wc = stablehlo.convert %0#1 : (tensor<3xf32>) -> tensor<3xcomplex<f32>>
+  %w = stablehlo.broadcast_in_dim %wc, dims = [1] : (tensor<3xcomplex<f32>>) -> tensor<3x3xcomplex<f32>>
+  %vw = stablehlo.multiply %0#0, %w : tensor<3x3xcomplex<f32>>
+  %re = stablehlo.real %0#0 : (tensor<3x3xcomplex<f32>>) -> tensor<3x3xf32>
+  %im = stablehlo.imag %0#0 : (tensor<3x3xcomplex<f32>>) -> tensor<3x3xf32>
+  %nim = stablehlo.negate %im : tensor<3x3xf32>
+  %vc = stablehlo.complex %re, %nim : tensor<3x3xcomplex<f32>>
+  %r = stablehlo.dot_general %vw, %vc, contracting_dims = [1] x [1] : (tensor<3x3xcomplex<f32>>, tensor<3x3xcomplex<f32>>) -> tensor<3x3xcomplex<f32>>
+  check.expect_almost_eq %r, %h : tensor<3x3xcomplex<f32>>
+  check.expect_eq_const %0#2, dense<0> : tensor<i32>
+  func.return
+}

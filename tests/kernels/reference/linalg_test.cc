@@ -1,6 +1,7 @@
 // Tests of the reference linear-algebra kernels: triangular_solve,
-// cholesky, kiln.lu, kiln.geqrf and kiln.orgqr. Right-hand sides are built from a known x (b = op(a) x), so the
-// expected result is x.
+// cholesky, kiln.lu, kiln.geqrf, kiln.orgqr, kiln.syevd and kiln.gesdd.
+// Right-hand sides are built from a known x (b = op(a) x), so the expected
+// result is x.
 #include <cmath>
 #include <random>
 
@@ -234,140 +235,177 @@ TEST(NumericQr, QTimesRRebuildsTheInput) {
   EXPECT_FALSE(Call("kiln.orgqr", {}, {&sq, &tau32}, {&q2}).ok());
 }
 
-// kiln.syevd (LAPACK's symmetric eigendecomposition): on random symmetric
-// matrices (some with repeated eigenvalues), read from either triangle
-// with noise in the other, f32 and f64: ascending eigenvalues, a v_j =
-// w_j v_j, orthonormal v, each column's largest entry positive; the values
-// alone (compute_v = 0: zero vectors); a NaN gives info 1 and NaNs.
-TEST(NumericSyevd, EigenpairsOfSymmetricMatrices) {
+// Whether one of the entries of x (len elements, `step` apart) of largest
+// magnitude (up to a relative tol: which of near-equal ones the kernel
+// chose depends on its rounding) is real and positive.
+bool LargestIsRealPositive(const std::complex<double>* x, int64_t len, int64_t step, double tol) {
+  double most = 0;
+  for (int64_t i = 0; i < len; ++i) most = std::max(most, std::abs(x[i * step]));
+  for (int64_t i = 0; i < len; ++i)
+    if (std::abs(x[i * step]) >= most * (1 - tol) && x[i * step].imag() == 0 && x[i * step].real() > 0) return true;
+  return false;
+}
+
+// kiln.syevd (LAPACK's symmetric and Hermitian eigendecomposition): on
+// random symmetric / Hermitian matrices (some with repeated eigenvalues),
+// read from either triangle with noise in the other (and in a complex
+// diagonal's imaginary parts), f32, f64, complex<f32> and complex<f64>:
+// ascending real eigenvalues, a v_j = w_j v_j, orthonormal v, each
+// column's largest entry real and positive; the values alone (compute_v =
+// 0: zero vectors); a NaN gives info 1 and NaNs.
+TEST(NumericSyevd, EigenpairsOfHermitianMatrices) {
+  using cd = std::complex<double>;
   std::mt19937 rng(12);
   std::uniform_real_distribution<double> u(-2.0, 2.0);
-  for (ElementType t : {kF64, kF32})
+  for (ElementType t : {kF64, kF32, kC128, kC64})
     for (int64_t n : {1, 2, 5, 17})
       for (bool lower : {true, false}) {
-        SCOPED_TRACE(std::to_string(n) + (lower ? " lower" : " upper") + (t == kF64 ? " f64" : " f32"));
+        const bool complex = IsComplex(t), single = t == kF32 || t == kC64;
+        const ElementType rt = complex ? ComplexPartType(t) : t;
+        SCOPED_TRACE(std::to_string(n) + (lower ? " lower " : " upper ") + std::string(Name(t)));
+        auto round = [&](double x) { return single ? static_cast<double>(static_cast<float>(x)) : x; };
         const int64_t batches = 2;
-        std::vector<double> sym(static_cast<size_t>(batches * n * n)), vals(sym.size());
+        std::vector<cd> herm(static_cast<size_t>(batches * n * n)), vals(herm.size());
         for (int64_t b = 0; b < batches; ++b)
           for (int64_t i = 0; i < n; ++i)
             for (int64_t j = 0; j <= i; ++j) {
               // Batch 1 is diagonal-heavy with repeats: 3 I plus a rank-one term.
-              const double x = b == 0 ? u(rng) : (i == j ? 3.0 : 0.0) + (i % 2 == 0 && j % 2 == 0 ? 1.0 : 0.0);
-              sym[(b * n + i) * n + j] = sym[(b * n + j) * n + i] = t == kF32 ? static_cast<float>(x) : x;
+              cd x = b == 0 ? cd(round(u(rng)), i != j && complex ? round(u(rng)) : 0.0)
+                            : cd((i == j ? 3.0 : 0.0) + (i % 2 == 0 && j % 2 == 0 ? 1.0 : 0.0), 0.0);
+              if (b == 1 && complex && i != j && i % 2 == 0 && j % 2 == 0) x = {0.0, 1.0};
+              herm[(b * n + i) * n + j] = x;
+              herm[(b * n + j) * n + i] = std::conj(x);
             }
         for (int64_t b = 0; b < batches; ++b)
           for (int64_t i = 0; i < n; ++i)
             for (int64_t j = 0; j < n; ++j) {
               const bool read = lower ? i >= j : i <= j;
-              vals[(b * n + i) * n + j] = read ? sym[(b * n + i) * n + j] : 1e3 * u(rng);
+              const cd h = herm[(b * n + i) * n + j];
+              vals[(b * n + i) * n + j] = !read ? cd(1e3 * u(rng), complex ? 1e3 * u(rng) : 0.0)
+                                          : i == j && complex ? cd(h.real(), 1e3 * u(rng))  // ignored
+                                                               : h;
             }
-        Tensor a = T(t, {batches, n, n}, vals);
-        Tensor v = Zeros(t, {batches, n, n}), w = Zeros(t, {batches, n}), info = Zeros(kI32, {batches});
+        Tensor a = TC(t, {batches, n, n}, vals);
+        Tensor v = Zeros(t, {batches, n, n}), w = Zeros(rt, {batches, n}), info = Zeros(kI32, {batches});
         Tensor work = T(t, {5}, {9, 9, 9, 9, 9});
         std::vector<KernelAttr> attrs = {Ints("lower", {lower ? 1 : 0}), Ints("compute_v", {1})};
         ASSERT_TRUE(Call("kiln.syevd", attrs, {&a}, {&v, &w, &info, &work}).ok());
         ExpectNear(D(info), {0, 0});
         ExpectNear(D(work), std::vector<double>(5, 0.0));
-        const double tol = t == kF64 ? 1e-10 : 2e-5;
-        const auto vv = D(v), ww = D(w);
+        const double tol = single ? 2e-5 : 1e-10;
+        const auto vv = C(v);
+        const auto ww = D(w);
         for (int64_t b = 0; b < batches; ++b) {
-          const double* V = vv.data() + b * n * n;
+          const cd* V = vv.data() + b * n * n;
           const double* W = ww.data() + b * n;
-          const double* A = sym.data() + b * n * n;
+          const cd* A = herm.data() + b * n * n;
           for (int64_t j = 0; j + 1 < n; ++j) EXPECT_LE(W[j], W[j + 1]) << "ascending";
           for (int64_t j = 0; j < n; ++j) {
-            int64_t big = 0;
-            for (int64_t i = 1; i < n; ++i)
-              if (std::abs(V[i * n + j]) > std::abs(V[big * n + j])) big = i;
-            EXPECT_GT(V[big * n + j], 0.0) << "the largest entry of column " << j << " is positive";
+            EXPECT_TRUE(LargestIsRealPositive(V + j, n, n, tol)) << "column " << j;
             for (int64_t i = 0; i < n; ++i) {
-              double av = 0;
+              cd av = 0;
               for (int64_t k = 0; k < n; ++k) av += A[i * n + k] * V[k * n + j];
-              EXPECT_NEAR(av, W[j] * V[i * n + j], tol * 10) << "a v = w v at " << i << ", " << j;
+              EXPECT_NEAR(std::abs(av - W[j] * V[i * n + j]), 0.0, tol * 10) << "a v = w v at " << i << ", " << j;
             }
             for (int64_t k = 0; k < n; ++k) {
-              double dot = 0;
-              for (int64_t i = 0; i < n; ++i) dot += V[i * n + j] * V[i * n + k];
-              EXPECT_NEAR(dot, j == k ? 1.0 : 0.0, tol) << "v^T v at " << j << ", " << k;
+              cd dot = 0;
+              for (int64_t i = 0; i < n; ++i) dot += std::conj(V[i * n + j]) * V[i * n + k];
+              EXPECT_NEAR(std::abs(dot - (j == k ? 1.0 : 0.0)), 0.0, tol) << "v^H v at " << j << ", " << k;
             }
           }
         }
-        Tensor v0 = Zeros(t, {batches, n, n}), w0 = Zeros(t, {batches, n}), info0 = Zeros(kI32, {batches});
+        Tensor v0 = Zeros(t, {batches, n, n}), w0 = Zeros(rt, {batches, n}), info0 = Zeros(kI32, {batches});
         std::vector<KernelAttr> values_only = {Ints("lower", {lower ? 1 : 0}), Ints("compute_v", {0})};
         ASSERT_TRUE(Call("kiln.syevd", values_only, {&a}, {&v0, &w0, &info0}).ok());
         ExpectNear(D(w0), ww, 0.0);
-        ExpectNear(D(v0), std::vector<double>(static_cast<size_t>(batches * n * n), 0.0), 0.0);
+        ExpectNearC(C(v0), std::vector<cd>(static_cast<size_t>(batches * n * n), 0.0), 0.0);
       }
   Tensor bad = T(kF32, {2, 2}, {1.0, std::nan(""), std::nan(""), 1.0});
   Tensor v = Zeros(kF32, {2, 2}), w = Zeros(kF32, {2}), info = Zeros(kI32, {});
   ASSERT_TRUE(Call("kiln.syevd", {Ints("lower", {1}), Ints("compute_v", {1})}, {&bad}, {&v, &w, &info}).ok());
   ExpectNear(D(info), {1});
   EXPECT_TRUE(std::isnan(D(w)[0]) && std::isnan(D(v)[0]));
+  Tensor badc = TC(kC64, {2, 2}, {{1.0, 0.0}, {0.0, 0.0}, {0.0, std::nan("")}, {1.0, 0.0}});
+  Tensor vc = Zeros(kC64, {2, 2}), wc = Zeros(kF32, {2}), infoc = Zeros(kI32, {});
+  ASSERT_TRUE(Call("kiln.syevd", {Ints("lower", {1}), Ints("compute_v", {1})}, {&badc}, {&vc, &wc, &infoc}).ok());
+  ExpectNear(D(infoc), {1});
+  EXPECT_TRUE(std::isnan(D(wc)[0]) && std::isnan(D(vc)[0]));
   Tensor rect = Zeros(kF64, {2, 3}), vr = Zeros(kF64, {2, 3}), wr = Zeros(kF64, {2}), ir = Zeros(kI32, {});
   EXPECT_FALSE(Call("kiln.syevd", {}, {&rect}, {&vr, &wr, &ir}).ok());
+  // Complex eigenvalues are real: of the operand's real type, not complex.
+  Tensor sq = Zeros(kC64, {2, 2}), vs = Zeros(kC64, {2, 2}), wrong = Zeros(kC64, {2}), is = Zeros(kI32, {});
+  EXPECT_FALSE(Call("kiln.syevd", {}, {&sq}, {&vs, &wrong, &is}).ok());
 }
 
 // kiln.gesdd (LAPACK's SVD): tall, wide and square, one of them of rank
-// one, f32 and f64, modes 'A', 'S' and 'N': s descending and the same in
-// every mode, u diag(s) vt = a, u and vt with orthonormal columns / rows
-// (the full ones square orthogonal), each u column's largest entry positive.
+// one, f32, f64, complex<f32> and complex<f64>, modes 'A', 'S' and 'N': s
+// (real) descending and the same in every mode, u diag(s) vt = a, u and vt
+// with orthonormal columns / rows (the full ones square unitary), each u
+// column's largest entry real and positive.
 TEST(NumericGesdd, FactorsRebuildTheInput) {
+  using cd = std::complex<double>;
   std::mt19937 rng(21);
   std::uniform_real_distribution<double> u(-2.0, 2.0);
-  for (ElementType t : {kF64, kF32})
+  for (ElementType t : {kF64, kF32, kC128, kC64})
     for (auto [m, n] : {std::pair<int64_t, int64_t>{5, 3}, {3, 5}, {4, 4}, {1, 3}, {6, 2}}) {
+      const bool complex = IsComplex(t), single = t == kF32 || t == kC64;
+      const ElementType rt = complex ? ComplexPartType(t) : t;
+      auto round = [&](double x) { return single ? static_cast<double>(static_cast<float>(x)) : x; };
       const int64_t batches = 2, k = std::min(m, n);
-      std::vector<double> vals(static_cast<size_t>(batches * m * n));
-      for (auto& v : vals) v = t == kF32 ? static_cast<float>(u(rng)) : u(rng);
+      std::vector<cd> vals(static_cast<size_t>(batches * m * n));
+      for (auto& v : vals) v = {round(u(rng)), complex ? round(u(rng)) : 0.0};
       for (int64_t i = 0; i < m; ++i)  // batch 1: rank one
-        for (int64_t j = 0; j < n; ++j) vals[m * n + i * n + j] = (i + 1.0) * (j % 2 ? -0.5 : 1.0);
-      Tensor a = T(t, {batches, m, n}, vals);
+        for (int64_t j = 0; j < n; ++j)
+          vals[m * n + i * n + j] = cd(i + 1.0, complex ? 0.5 * i : 0.0) * cd(j % 2 ? -0.5 : 1.0, complex ? 0.25 : 0.0);
+      Tensor a = TC(t, {batches, m, n}, vals);
       std::vector<double> s_thin;
       for (int64_t mode : {int64_t{'S'}, int64_t{'A'}, int64_t{'N'}}) {
-        SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + " mode " + static_cast<char>(mode) +
-                     (t == kF64 ? " f64" : " f32"));
+        SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + " mode " + static_cast<char>(mode) + " " +
+                     std::string(Name(t)));
         const int64_t uc = mode == 'A' ? m : k, vr = mode == 'A' ? n : k;
-        Tensor ap = Zeros(t, {batches, m, n}), s = Zeros(t, {batches, k}), uu = Zeros(t, {batches, m, uc}),
+        Tensor ap = Zeros(t, {batches, m, n}), s = Zeros(rt, {batches, k}), uu = Zeros(t, {batches, m, uc}),
                vt = Zeros(t, {batches, vr, n}), info = Zeros(kI32, {batches});
         ASSERT_TRUE(Call("kiln.gesdd", {Ints("mode", {mode})}, {&a}, {&ap, &s, &uu, &vt, &info}).ok());
         ExpectNear(D(info), {0, 0});
-        const auto S = D(s), U = D(uu), V = D(vt);
+        const auto S = D(s);
+        const auto U = C(uu), V = C(vt);
         if (mode == 'S') s_thin = S;
         else ExpectNear(S, s_thin, 0.0);
         if (mode == 'N') continue;
-        const double tol = t == kF64 ? 1e-10 : 3e-5;
+        const double tol = single ? 3e-5 : 1e-10;
         for (int64_t b = 0; b < batches; ++b) {
-          const double* Ub = U.data() + b * m * uc;
-          const double* Vb = V.data() + b * vr * n;
+          const cd* Ub = U.data() + b * m * uc;
+          const cd* Vb = V.data() + b * vr * n;
           const double* Sb = S.data() + b * k;
           for (int64_t j = 0; j + 1 < k; ++j) EXPECT_GE(Sb[j], Sb[j + 1]) << "descending";
           for (int64_t i = 0; i < m; ++i)
             for (int64_t j = 0; j < n; ++j) {
-              double x = 0;
+              cd x = 0;
               for (int64_t q = 0; q < k; ++q) x += Ub[i * uc + q] * Sb[q] * Vb[q * n + j];
-              EXPECT_NEAR(x, vals[b * m * n + i * n + j], tol * 10) << "u s vt at " << i << ", " << j;
+              EXPECT_NEAR(std::abs(x - vals[b * m * n + i * n + j]), 0.0, tol * 10) << "u s vt at " << i << ", " << j;
             }
           for (int64_t p = 0; p < uc; ++p)
             for (int64_t q = 0; q < uc; ++q) {
-              double d = 0;
-              for (int64_t i = 0; i < m; ++i) d += Ub[i * uc + p] * Ub[i * uc + q];
-              EXPECT_NEAR(d, p == q ? 1.0 : 0.0, tol) << "u^T u at " << p << ", " << q;
+              cd d = 0;
+              for (int64_t i = 0; i < m; ++i) d += std::conj(Ub[i * uc + p]) * Ub[i * uc + q];
+              EXPECT_NEAR(std::abs(d - (p == q ? 1.0 : 0.0)), 0.0, tol) << "u^H u at " << p << ", " << q;
             }
           for (int64_t p = 0; p < vr; ++p)
             for (int64_t q = 0; q < vr; ++q) {
-              double d = 0;
-              for (int64_t j = 0; j < n; ++j) d += Vb[p * n + j] * Vb[q * n + j];
-              EXPECT_NEAR(d, p == q ? 1.0 : 0.0, tol) << "vt vt^T at " << p << ", " << q;
+              cd d = 0;
+              for (int64_t j = 0; j < n; ++j) d += Vb[p * n + j] * std::conj(Vb[q * n + j]);
+              EXPECT_NEAR(std::abs(d - (p == q ? 1.0 : 0.0)), 0.0, tol) << "vt vt^H at " << p << ", " << q;
             }
           for (int64_t q = 0; q < uc; ++q) {
-            int64_t big = 0;
-            for (int64_t i = 1; i < m; ++i)
-              if (std::abs(Ub[i * uc + q]) > std::abs(Ub[big * uc + q])) big = i;
-            EXPECT_GT(Ub[big * uc + q], 0.0) << "u column " << q;
+            EXPECT_TRUE(LargestIsRealPositive(Ub + q, m, uc, tol)) << "u column " << q;
           }
         }
       }
     }
+  // Singular values are real: of the operand's real type.
+  Tensor a = Zeros(kC64, {2, 2}), ap = Zeros(kC64, {2, 2}), s = Zeros(kC64, {2}), uu = Zeros(kC64, {2, 2}),
+         vt = Zeros(kC64, {2, 2}), info = Zeros(kI32, {});
+  EXPECT_FALSE(Call("kiln.gesdd", {Ints("mode", {'S'})}, {&a}, {&ap, &s, &uu, &vt, &info}).ok());
 }
 
 }  // namespace
