@@ -304,10 +304,13 @@ RealOf<T> Norm2(const T* x, int64_t len, int64_t step) {
 // LAPACK's larfg on alpha and x (len elements, `step` apart): returns tau
 // and leaves beta in alpha and v(1:) in x, so that H^H (alpha, x) =
 // (beta, 0) with beta real; tau = 0 (H = I) when x is zero and alpha real.
+// An empty x (len 0) still turns a complex alpha real, as LAPACK's larfg
+// with n = 1 does: the last reflector of a complex QR leaves R's last
+// diagonal entry real.
 template <typename T>
 T Larfg(T* alpha, T* x, int64_t len, int64_t step) {
   using R = RealOf<T>;
-  if (len <= 0) return T(0);
+  if (len < 0) return T(0);
   R xnorm = Norm2(x, len, step);
   if (xnorm == 0 && std::imag(*alpha) == 0) return T(0);
   // beta = -sign(re alpha) ||(alpha, x)||.

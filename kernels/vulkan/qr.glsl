@@ -48,9 +48,9 @@ void apply(uint base, uint r0, uint vcol, uint c0, $T tau) {
 }
 
 // larfg on alpha = x(i, i) and the column below it: returns tau, leaves
-// beta in x(i, i) and v below it.
+// beta in x(i, i) and v below it. With nothing below (i = M - 1) a complex
+// alpha is still made real, as the reference's (LAPACK's) larfg does.
 $T larfg(uint base, uint i) {
-  if (i + 1u >= $M) return $T(0);
   $R xnorm = norm2(base, i + 1u, i);
   $T alpha = x(base, i, i);
   if (xnorm == $R(0) && im(alpha) == $R(0)) return $T(0);

@@ -40,3 +40,17 @@ func.func @geqrf_ungqr_complex() {
   check.expect_almost_eq_const %1#0, dense<[[(0.0, -0.70710678)], [(-0.70710678, 0.0)]]> : tensor<2x1xcomplex<f32>>
   func.return
 }
+
+// -----
+
+// Complex: LAPACK's zgeqrf leaves every diagonal entry of R real, the last
+// one too (larfg with nothing below the diagonal still rotates a complex
+// alpha onto the real axis: tau(3) is not zero). Expected values from
+// numpy.linalg.qr(a, mode='raw') (LAPACK's zgeqrf).
+func.func @geqrf_complex_real_diagonal() {
+  %a = stablehlo.constant dense<[[(1.0, 1.0), (2.0, -1.0), (0.5, 0.0)], [(0.0, 0.5), (3.0, 2.0), (0.0, -1.0)], [(2.0, 0.0), (0.0, 1.0), (1.0, 1.0)]]> : tensor<3x3xcomplex<f64>>
+  %0:4 = stablehlo.custom_call @lapack_zgeqrf_ffi(%a) {mhlo.backend_config = {}, api_version = 4 : i32} : (tensor<3x3xcomplex<f64>>) -> (tensor<3x3xcomplex<f64>>, tensor<3xcomplex<f64>>, tensor<i32>, tensor<1xcomplex<f64>>)
+  check.expect_almost_eq_const %0#0, dense<[[(-2.5, 0.0), (-0.8, 1.0), (-0.8, -0.6)], [(0.03773584905660377, 0.1320754716981132), (-4.166533331199932, 0.0), (0.00960030721474657, 1.147236712162193)], [(0.5283018867924528, -0.1509433962264151), (-0.07684452511849596, 0.38405512844557665), (0.966310385108565, 0.0)]]> : tensor<3x3xcomplex<f64>>
+  check.expect_almost_eq_const %0#1, dense<[(1.4, 0.4), (1.631265483837569, 0.40937159066654405), (1.6986065733389617, -0.7155060137326551)]> : tensor<3xcomplex<f64>>
+  func.return
+}

@@ -191,8 +191,8 @@ TEST(NumericLu, FactorsRebuildThePermutedInput) {
 
 // kiln.geqrf then kiln.orgqr on random real and complex matrices (square
 // and tall, batched): Q has orthonormal columns, R (geqrf's upper
-// triangle) is upper triangular and Q R rebuilds the input; info and the
-// workspace come back zero.
+// triangle) is upper triangular with a real diagonal and Q R rebuilds the
+// input; info and the workspace come back zero.
 TEST(NumericQr, QTimesRRebuildsTheInput) {
   std::mt19937 rng(9);
   std::uniform_real_distribution<double> u(-3.0, 3.0);
@@ -220,6 +220,9 @@ TEST(NumericQr, QTimesRRebuildsTheInput) {
             for (int64_t r = 0; r < m; ++r) dot += std::conj(Q[r * n + i]) * Q[r * n + j];
             EXPECT_NEAR(std::abs(dot - (i == j ? 1.0 : 0.0)), 0.0, 1e-12) << "Q^H Q at " << i << ", " << j;
           }
+        // LAPACK's R has a real diagonal, its last entry too (larfg turns a
+        // complex alpha real even with nothing below it).
+        for (int64_t i = 0; i < k; ++i) EXPECT_EQ(F[i * n + i].imag(), 0.0) << "R's diagonal at " << i;
         for (int64_t r = 0; r < m; ++r)
           for (int64_t c = 0; c < n; ++c) {
             std::complex<double> sum = 0;
