@@ -64,13 +64,16 @@ cli_test(cli.compile_refuses_einsum_wrong_result ""
          "${COMPILE} ${JD}/einsum_wrong_result.mlir -o ${T}/einsum_wrong_result.kiln")
 
 # XLA's linear-algebra custom calls: LAPACK's Cholesky, LU, QR, symmetric
-# and Hermitian eigendecompositions and real and complex SVD and BLAS's
-# triangular solve run (tests/data/jax/cholesky_lapack.mlir, lu_lapack.mlir,
-# qr_lapack.mlir, eigh_lapack.mlir, svd_lapack.mlir, svd_complex_lapack.mlir,
-# trsm_blas.mlir); the others (eig_lapack.mlir) are refused by name.
+# and Hermitian eigendecompositions, real and complex SVD, Hessenberg and
+# tridiagonal reductions and BLAS's triangular solve run (tests/data/jax/
+# cholesky_lapack.mlir, lu_lapack.mlir, qr_lapack.mlir, eigh_lapack.mlir,
+# svd_lapack.mlir, svd_complex_lapack.mlir, hessenberg_lapack.mlir,
+# tridiagonal_lapack.mlir, trsm_blas.mlir); the others (eig_lapack.mlir)
+# are refused by name.
 # Each: test name, file, the number of its check functions.
 foreach(case "lapack_cholesky;cholesky_lapack;3" "lapack_lu;lu_lapack;4" "blas_trsm;trsm_blas;3" "lapack_qr;qr_lapack;4"
-             "lapack_eigh;eigh_lapack;4" "lapack_svd;svd_lapack;4" "lapack_svd_complex;svd_complex_lapack;2")
+             "lapack_eigh;eigh_lapack;4" "lapack_svd;svd_lapack;4" "lapack_svd_complex;svd_complex_lapack;2"
+             "lapack_hessenberg;hessenberg_lapack;2" "lapack_tridiagonal;tridiagonal_lapack;3")
   list(GET case 0 name)
   list(GET case 1 file)
   list(GET case 2 checks)
@@ -92,5 +95,5 @@ if(KILN_ENABLE_VULKAN)
   endforeach()
 endif()
 cli_test(cli.compile_refuses_lapack_eig ""
-         "eig_lapack.mlir:2:10: error: stablehlo.custom_call @lapack_sgeev_ffi [(]LAPACK's eigendecomposition [(]jnp.linalg.eig[)][)] is not supported yet. Kiln runs lapack_[?]potrf_ffi [(]Cholesky[)], lapack_[?]getrf_ffi [(]LU[)], lapack_[?]geqrf_ffi and lapack_[?]orgqr_ffi [(]QR[)], lapack_[{]s,d[}]syevd_ffi and lapack_[{]c,z[}]heevd_ffi [(]symmetric and Hermitian eigendecompositions[)], lapack_[?]gesdd_ffi [(]SVD[)], blas_[?]trsm_ffi [(]triangular solve[)]\n.*exit=1\n$"
+         "eig_lapack.mlir:2:10: error: stablehlo.custom_call @lapack_sgeev_ffi [(]LAPACK's eigendecomposition [(]jnp.linalg.eig[)][)] is not supported yet. Kiln runs lapack_[?]potrf_ffi [(]Cholesky[)], lapack_[?]getrf_ffi [(]LU[)], lapack_[?]geqrf_ffi and lapack_[?]orgqr_ffi [(]QR[)], lapack_[{]s,d[}]syevd_ffi and lapack_[{]c,z[}]heevd_ffi [(]symmetric and Hermitian eigendecompositions[)], lapack_[?]gesdd_ffi [(]SVD[)], lapack_[?]gehrd_ffi [(]Hessenberg[)], lapack_[{]s,d[}]sytrd_ffi and lapack_[{]c,z[}]hetrd_ffi [(]tridiagonal[)], blas_[?]trsm_ffi [(]triangular solve[)]\n.*exit=1\n$"
          "${COMPILE} ${JD}/eig_lapack.mlir -o ${T}/eig.kiln")

@@ -6,7 +6,9 @@
 // ProductOfElementaryHouseholderReflectors) the kernels kiln.lu, kiln.geqrf
 // and kiln.orgqr, its symmetric and Hermitian eigendecompositions
 // (@lapack_{s,d}syevd_ffi, @lapack_{c,z}heevd_ffi) kiln.syevd and its SVD
-// (@lapack_?gesdd_ffi) kiln.gesdd; BLAS's triangular solve (@blas_?trsm_ffi) becomes
+// (@lapack_?gesdd_ffi) kiln.gesdd, its Hessenberg and tridiagonal
+// reductions (@lapack_?gehrd_ffi, @lapack_{s,d}sytrd_ffi,
+// @lapack_{c,z}hetrd_ffi) kiln.gehrd and kiln.sytrd; BLAS's triangular solve (@blas_?trsm_ffi) becomes
 // stablehlo.triangular_solve; the other LAPACK and XLA targets JAX emits are
 // refused by name, saying what they compute.
 #include <string>
@@ -265,6 +267,59 @@ Status RewriteGesdd(ir::Block* block, size_t at, const std::string& target, cons
   return Status::Ok();
 }
 
+// LAPACK ?gehrd (jaxlib's gehrd_hlo, jax.scipy.linalg.hessenberg): (a) ->
+// (h, tau, info) with a square, tau [batch..., n - 1] of a's type, and
+// mhlo.backend_config = {low, high} (LAPACK's ilo and ihi, 1-based).
+// Becomes kiln.gehrd (kernels/reference/linalg_condensed.cc).
+Status RewriteGehrd(ir::Block* block, size_t at, const std::string& target, const ErrorFormatter& format,
+                    size_t* n_ops) {
+  const ir::Operation& op = *block->ops[at];
+  const std::string what = "stablehlo.custom_call @" + target + " (LAPACK's Hessenberg reduction): ";
+  if (op.operands.size() != 1 || op.results.size() != 3)
+    return InvalidArgument(format(op.loc, what + "expects one operand and (h, tau, info)"));
+  const ir::Type& a = op.operands[0]->type;
+  const int64_t r = a.rank();
+  if (!FloatMatrices(a) || a.dims[r - 1] != a.dims[r - 2] || op.results[0]->type != a)
+    return InvalidArgument(format(op.loc, what + "the operand and result 0 must be square float or complex matrices "
+                                                 "of one static shape, not " +
+                                              a.ToString()));
+  KILN_RETURN_IF_ERROR(StaticResults(op, what, format));
+  const int64_t n = a.dims[r - 1], low = ConfigField(op, "low"), high = ConfigField(op, "high");
+  if (low < 1 || low > std::max<int64_t>(n, 1) || high < std::min(low, n) || high > n)
+    return InvalidArgument(format(op.loc, what + "needs mhlo.backend_config = {low, high} with 1 <= low <= high <= " +
+                                              std::to_string(n) + " (LAPACK's ilo and ihi)"));
+  Ops ops;
+  ir::Operation* h = NewOp(&ops, op, block, KernelName(KernelId::kGehrd), {op.operands[0]}, a);
+  h->attrs.emplace_back("low", IntArray({low}));
+  h->attrs.emplace_back("high", IntArray({high}));
+  *n_ops = Splice(block, at, std::move(ops));  // the kernel takes over every result
+  return Status::Ok();
+}
+
+// LAPACK ?sytrd / ?hetrd (jaxlib's sytrd_hlo, lax.linalg.tridiagonal): (a)
+// -> (a', d, e, tau, info) with d and e of a's real type and
+// mhlo.backend_config = {uplo} ('L' (76) or 'U' (85)). Becomes kiln.sytrd
+// (kernels/reference/linalg_condensed.cc) with attr lower.
+Status RewriteSytrd(ir::Block* block, size_t at, const std::string& target, const ErrorFormatter& format,
+                    size_t* n_ops) {
+  const ir::Operation& op = *block->ops[at];
+  const std::string what = "stablehlo.custom_call @" + target + " (LAPACK's tridiagonal reduction): ";
+  if (op.operands.size() != 1 || op.results.size() != 5)
+    return InvalidArgument(format(op.loc, what + "expects one operand and (a, d, e, tau, info)"));
+  KILN_RETURN_IF_ERROR(MatrixAndRealValues(op, what, format));
+  const ir::Type& a = op.operands[0]->type;
+  if (a.dims[a.rank() - 1] != a.dims[a.rank() - 2])
+    return InvalidArgument(format(op.loc, what + "the operand must be square matrices, not " + a.ToString()));
+  const int64_t uplo = ConfigField(op, "uplo");
+  if (uplo != 'L' && uplo != 'U')
+    return InvalidArgument(format(op.loc, what + "needs mhlo.backend_config = {uplo = 76 : ui8} ('L') or 85 ('U')"));
+  Ops ops;
+  ir::Operation* t = NewOp(&ops, op, block, KernelName(KernelId::kSytrd), {op.operands[0]}, a);
+  t->attrs.emplace_back("lower", Bool(uplo == 'L'));
+  *n_ops = Splice(block, at, std::move(ops));  // the kernel takes over every result
+  return Status::Ok();
+}
+
 // BLAS ?trsm as JAX calls it for lax.linalg.triangular_solve on the CPU
 // (jaxlib's trsm_hlo): operands (a, b, alpha) with a [batch..., k, k], b
 // [batch..., m, n] and alpha rank 0, one result of b's type, and
@@ -320,8 +375,6 @@ std::string UnsupportedLinalg(const std::string& target) {
   if (routine == "geqp3") return "LAPACK's QR factorization with column pivoting (jax.scipy.linalg.qr pivoting)";
   if (routine == "geev") return "LAPACK's eigendecomposition (jnp.linalg.eig)";
   if (routine == "gesvd") return "LAPACK's QR-iteration singular value decomposition (jnp.linalg.svd, algorithm=QR)";
-  if (routine == "gehrd") return "LAPACK's Hessenberg reduction";
-  if (routine == "sytrd" || routine == "hetrd") return "LAPACK's tridiagonal reduction";
   return "";
 }
 
@@ -352,6 +405,12 @@ Status LegalizeBlock(ir::Block* block, const ErrorFormatter& format) {
       } else if (target == "lapack_sgesdd_ffi" || target == "lapack_dgesdd_ffi" || target == "lapack_cgesdd_ffi" ||
                  target == "lapack_zgesdd_ffi") {
         KILN_RETURN_IF_ERROR(RewriteGesdd(block, i, target, format, &n));
+      } else if (target == "lapack_sgehrd_ffi" || target == "lapack_dgehrd_ffi" || target == "lapack_cgehrd_ffi" ||
+                 target == "lapack_zgehrd_ffi") {
+        KILN_RETURN_IF_ERROR(RewriteGehrd(block, i, target, format, &n));
+      } else if (target == "lapack_ssytrd_ffi" || target == "lapack_dsytrd_ffi" || target == "lapack_chetrd_ffi" ||
+                 target == "lapack_zhetrd_ffi") {
+        KILN_RETURN_IF_ERROR(RewriteSytrd(block, i, target, format, &n));
       } else if (target == "blas_strsm_ffi" || target == "blas_dtrsm_ffi" || target == "blas_ctrsm_ffi" ||
                  target == "blas_ztrsm_ffi") {
         KILN_RETURN_IF_ERROR(RewriteTrsm(block, i, target, format, &n));
@@ -361,6 +420,8 @@ Status LegalizeBlock(ir::Block* block, const ErrorFormatter& format) {
                                                 "lapack_?getrf_ffi (LU), lapack_?geqrf_ffi and lapack_?orgqr_ffi (QR), "
                                                 "lapack_{s,d}syevd_ffi and lapack_{c,z}heevd_ffi (symmetric and "
                                                 "Hermitian eigendecompositions), lapack_?gesdd_ffi (SVD), "
+                                                "lapack_?gehrd_ffi (Hessenberg), lapack_{s,d}sytrd_ffi and "
+                                                "lapack_{c,z}hetrd_ffi (tridiagonal), "
                                                 "blas_?trsm_ffi (triangular solve)"));
       }
     }

@@ -14,6 +14,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "kernels/reference/householder.h"
 #include "kernels/reference/numeric_util.h"
 #include "kernels/reference/kernels.h"
 
@@ -25,9 +26,15 @@ using numeric::CheckDims;
 using numeric::FromComplex;
 using numeric::KernelName;
 using numeric::Load;
+using numeric::LoadMatrix;
 using numeric::Store;
+using numeric::StoreMatrix;
 using numeric::ToComplex;
 using cd = std::complex<double>;
+using householder::Conj;
+using householder::Larfg;
+using householder::Norm2;
+using householder::RealOf;
 
 bool IsFloatOrComplex(ElementType t) { return IsFloat(t) || IsComplex(t); }
 
@@ -204,28 +211,6 @@ int32_t FactorLu(std::vector<T>& a, int64_t m, int64_t n, int32_t* ipiv) {
   return info;
 }
 
-// A run of `count` elements of t from `base` in T, and back (rounded once).
-template <typename T>
-void LoadMatrix(const TensorRef& t, int64_t base, int64_t count, std::vector<T>* out) {
-  out->resize(static_cast<size_t>(count));
-  for (int64_t e = 0; e < count; ++e) {
-    const std::complex<double> v = ToComplex(t.type, Load(t, base + e));
-    if constexpr (std::is_floating_point_v<T>) {
-      (*out)[e] = static_cast<T>(v.real());
-    } else {
-      (*out)[e] = T(static_cast<typename T::value_type>(v.real()), static_cast<typename T::value_type>(v.imag()));
-    }
-  }
-}
-
-template <typename T>
-void StoreMatrix(const TensorRef& t, int64_t base, const std::vector<T>& x) {
-  for (size_t e = 0; e < x.size(); ++e)
-    Store(t, base + static_cast<int64_t>(e),
-          FromComplex(t.type, std::complex<double>(static_cast<double>(std::real(x[e])),
-                                                   static_cast<double>(std::imag(x[e])))));
-}
-
 template <typename T>
 void LuBatches(const KernelCall& c, int64_t m, int64_t n, int64_t batches) {
   const int64_t k = std::min(m, n);
@@ -276,77 +261,6 @@ Status Lu(const KernelCall& c) {
 // Householder QR as LAPACK's unblocked geqr2 / org2r compute it, in the
 // element type T (real or complex). A reflector H = I - tau v v^H has v(0)
 // = 1 and the rest of v stored below the diagonal.
-
-template <typename T>
-using RealOf = decltype(Cabs1(T{}));
-
-template <typename T>
-T Conj(const T& x) {
-  if constexpr (std::is_floating_point_v<T>) {
-    return x;
-  } else {
-    return std::conj(x);
-  }
-}
-
-// ||x|| of `len` elements `step` apart, accumulated in long double and
-// rounded once (LAPACK's nrm2 is accurate to about that).
-template <typename T>
-RealOf<T> Norm2(const T* x, int64_t len, int64_t step) {
-  long double sum = 0;
-  for (int64_t i = 0; i < len; ++i) {
-    const long double v = std::abs(x[i * step]);
-    sum += v * v;
-  }
-  return static_cast<RealOf<T>>(std::sqrt(sum));
-}
-
-// LAPACK's larfg on alpha and x (len elements, `step` apart): returns tau
-// and leaves beta in alpha and v(1:) in x, so that H^H (alpha, x) =
-// (beta, 0) with beta real; tau = 0 (H = I) when x is zero and alpha real.
-// An empty x (len 0) still turns a complex alpha real, as LAPACK's larfg
-// with n = 1 does: the last reflector of a complex QR leaves R's last
-// diagonal entry real.
-template <typename T>
-T Larfg(T* alpha, T* x, int64_t len, int64_t step) {
-  using R = RealOf<T>;
-  if (len < 0) return T(0);
-  R xnorm = Norm2(x, len, step);
-  if (xnorm == 0 && std::imag(*alpha) == 0) return T(0);
-  // beta = -sign(re alpha) ||(alpha, x)||.
-  auto signed_norm = [&xnorm](T alpha) {
-    const R ar = std::real(alpha), ai = std::imag(alpha);
-    const R norm = std::is_floating_point_v<T> ? std::hypot(ar, xnorm) : std::hypot(ar, ai, xnorm);
-    return -std::copysign(norm, ar);
-  };
-  R beta = signed_norm(*alpha);
-  const R safmin = std::numeric_limits<R>::min() / std::numeric_limits<R>::epsilon();
-  int knt = 0;
-  if (std::abs(beta) < safmin) {  // beta and x may be inaccurate: rescale, as LAPACK does
-    const R rsafmn = R(1) / safmin;
-    do {
-      ++knt;
-      for (int64_t i = 0; i < len; ++i) x[i * step] *= rsafmn;
-      beta *= rsafmn;
-      *alpha *= rsafmn;
-    } while (std::abs(beta) < safmin && knt < 20);
-    xnorm = Norm2(x, len, step);
-    beta = signed_norm(*alpha);
-  }
-  T tau;
-  T scale;
-  if constexpr (std::is_floating_point_v<T>) {
-    tau = (beta - *alpha) / beta;
-    scale = T(1) / (*alpha - beta);
-  } else {
-    tau = T((beta - std::real(*alpha)) / beta, -std::imag(*alpha) / beta);
-    scale = T(1) / (*alpha - beta);
-  }
-  for (int64_t i = 0; i < len; ++i) x[i * step] *= scale;
-  for (int j = 0; j < knt; ++j) beta *= safmin;
-  *alpha = T(beta);
-  return tau;
-}
 
 // LAPACK's larf from the left on the rows r0.. and columns c0..c1 of the
 // m x n matrix a: C -= tau v (C^H v)^H with v the column c0 - 1 from row r0

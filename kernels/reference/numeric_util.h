@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/common/kernel.h"
@@ -127,6 +128,28 @@ inline Scalar FromComplex(ElementType t, std::complex<double> v) {
   return ConvertScalar(ElementType::kF64, t, s);
 }
 inline Scalar FromDouble(ElementType t, double v) { return FromComplex(t, {v, 0.0}); }
+
+// A run of `count` elements of t from `base` in T, and back (rounded once).
+template <typename T>
+void LoadMatrix(const TensorRef& t, int64_t base, int64_t count, std::vector<T>* out) {
+  out->resize(static_cast<size_t>(count));
+  for (int64_t e = 0; e < count; ++e) {
+    const std::complex<double> v = ToComplex(t.type, Load(t, base + e));
+    if constexpr (std::is_floating_point_v<T>) {
+      (*out)[e] = static_cast<T>(v.real());
+    } else {
+      (*out)[e] = T(static_cast<typename T::value_type>(v.real()), static_cast<typename T::value_type>(v.imag()));
+    }
+  }
+}
+
+template <typename T>
+void StoreMatrix(const TensorRef& t, int64_t base, const std::vector<T>& x) {
+  for (size_t e = 0; e < x.size(); ++e)
+    Store(t, base + static_cast<int64_t>(e),
+          FromComplex(t.type, std::complex<double>(static_cast<double>(std::real(x[e])),
+                                                   static_cast<double>(std::imag(x[e])))));
+}
 
 // Sum of products in result type `type`.
 // Choice (documented for the reference): floats and complex accumulate in

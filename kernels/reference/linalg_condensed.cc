@@ -1,0 +1,252 @@
+// Reference reductions to condensed form by Householder reflectors, as JAX
+// calls LAPACK for them on the CPU: kiln.gehrd (?gehrd, the Hessenberg form
+// of a square matrix, jax.scipy.linalg.hessenberg) and kiln.sytrd (?sytrd /
+// ?hetrd, the tridiagonal form of a symmetric or Hermitian one,
+// lax.linalg.tridiagonal). Step by step as LAPACK's unblocked gehd2 and
+// sytd2 / hetd2, in the element type (kernels/reference/householder.h), so
+// that the reflectors and the condensed matrix match LAPACK's up to
+// rounding: neither has a free sign. Float and complex element types.
+#include <algorithm>
+#include <complex>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "kernels/reference/householder.h"
+#include "kernels/reference/kernels.h"
+#include "kernels/reference/numeric_util.h"
+
+namespace kiln::ref {
+namespace {
+
+using householder::Conj;
+using householder::Larfg;
+using householder::RealOf;
+using numeric::CheckCall;
+using numeric::CheckDims;
+using numeric::FromComplex;
+using numeric::KernelName;
+using numeric::LoadMatrix;
+using numeric::Store;
+using numeric::StoreMatrix;
+
+// Runs `body(T{})` with T the computation type of element type t: float,
+// double, or their complex.
+template <typename Body>
+void ForElementType(ElementType t, Body&& body) {
+  switch (t) {
+    case ElementType::kF64: body(double{}); break;
+    case ElementType::kC64: body(std::complex<float>{}); break;
+    case ElementType::kC128: body(std::complex<double>{}); break;
+    default: body(float{}); break;  // f32, and f16 / bf16 / f8 computed in f32
+  }
+}
+
+// The batch dims of a [batch..., n, n] operand, followed by `tail`.
+std::vector<int64_t> BatchDims(const TensorRef& a, std::initializer_list<int64_t> tail) {
+  std::vector<int64_t> d(a.dims.begin(), a.dims.end() - 2);
+  d.insert(d.end(), tail);
+  return d;
+}
+
+Status SquareMatrices(const KernelCall& c, int64_t* batches, int64_t* n) {
+  const TensorRef& a = c.inputs[0];
+  const int64_t r = a.rank();
+  if ((!IsFloat(a.type) && !IsComplex(a.type)) || r < 2 || a.dims[r - 1] != a.dims[r - 2])
+    return InvalidArgument(KernelName(c) + ": the operand must be (batches of) square float or complex matrices");
+  if (c.outputs[0].type != a.type) return InvalidArgument(KernelName(c) + ": result 0 must have the operand's type");
+  KILN_RETURN_IF_ERROR(CheckDims(c, c.outputs[0], a.dims, "result 0"));
+  *n = a.dims[r - 1];
+  *batches = 1;
+  for (int64_t i = 0; i + 2 < r; ++i) *batches *= a.dims[i];
+  return Status::Ok();
+}
+
+Status CheckInfo(const KernelCall& c, const TensorRef& info) {
+  if (info.type != ElementType::kSI32) return InvalidArgument(KernelName(c) + ": info must be si32");
+  return CheckDims(c, info, BatchDims(c.inputs[0], {}), "info");
+}
+
+// gehd2 on one n x n matrix (row-major) for rows and columns ilo..ihi
+// (1-based, as LAPACK's): for each column i, the reflector H(i) of the
+// entries below its subdiagonal, applied from the right to A(0:ihi,
+// i+1:ihi) and (H(i)^H) from the left to A(i+1:ihi, i+1:n). tau[i] outside
+// ilo - 1 .. ihi - 2 stays zero.
+template <typename T>
+void ReduceHessenberg(std::vector<T>& a, int64_t n, int64_t ilo, int64_t ihi, std::vector<T>& tau) {
+  std::fill(tau.begin(), tau.end(), T(0));
+  for (int64_t i = ilo - 1; i + 1 < ihi; ++i) {
+    T* alpha = &a[(i + 1) * n + i];
+    const int64_t len = ihi - i - 2;  // entries below alpha
+    const T t = tau[i] = Larfg(alpha, &a[std::min(i + 2, n - 1) * n + i], len, n);
+    const T beta = *alpha;
+    *alpha = T(1);
+    auto v = [&](int64_t k) { return a[k * n + i]; };  // k = i+1 .. ihi-1
+    for (int64_t r = 0; r < ihi; ++r) {  // A H: A -= tau (A v) v^H
+      T w = T(0);
+      for (int64_t k = i + 1; k < ihi; ++k) w += a[r * n + k] * v(k);
+      const T tw = t * w;
+      for (int64_t k = i + 1; k < ihi; ++k) a[r * n + k] -= tw * Conj(v(k));
+    }
+    const T ct = Conj(t);
+    for (int64_t col = i + 1; col < n; ++col) {  // H^H A: A -= conj(tau) v (v^H A)
+      T w = T(0);
+      for (int64_t k = i + 1; k < ihi; ++k) w += Conj(v(k)) * a[k * n + col];
+      const T tw = ct * w;
+      for (int64_t k = i + 1; k < ihi; ++k) a[k * n + col] -= v(k) * tw;
+    }
+    *alpha = beta;
+  }
+}
+
+// kiln.gehrd: (a) -> (h, tau, info) as LAPACK's ?gehrd: a [batch..., n,
+// n]; h holds the upper Hessenberg matrix Q^H a Q on and above the first
+// subdiagonal and the reflectors' v below it (v(i+1) = 1 implied); tau
+// [batch..., n - 1] of a's type; info 0. Attrs low and high: LAPACK's ilo
+// and ihi (1-based; 1 and n reduce the whole matrix).
+Status Gehrd(const KernelCall& c) {
+  KILN_RETURN_IF_ERROR(CheckCall(c, 1, 3));
+  int64_t batches = 0, n = 0;
+  KILN_RETURN_IF_ERROR(SquareMatrices(c, &batches, &n));
+  const TensorRef& a = c.inputs[0];
+  const int64_t nt = std::max<int64_t>(n - 1, 0);
+  if (c.outputs[1].type != a.type) return InvalidArgument(KernelName(c) + ": tau must have the operand's type");
+  KILN_RETURN_IF_ERROR(CheckDims(c, c.outputs[1], BatchDims(a, {nt}), "tau"));
+  KILN_RETURN_IF_ERROR(CheckInfo(c, c.outputs[2]));
+  const int64_t ilo = c.params.Int("low", 1), ihi = c.params.Int("high", n);
+  if (ilo < 1 || ilo > std::max<int64_t>(n, 1) || ihi < std::min(ilo, n) || ihi > n)
+    return InvalidArgument(KernelName(c) + ": low and high must satisfy 1 <= low <= high <= n (LAPACK's ilo, ihi), got " +
+                           std::to_string(ilo) + " and " + std::to_string(ihi));
+  for (int64_t bi = 0; bi < batches; ++bi) Store(c.outputs[2], bi, Scalar{});
+  ForElementType(a.type, [&](auto zero) {
+    using T = decltype(zero);
+    std::vector<T> m, tau(static_cast<size_t>(nt));
+    for (int64_t bi = 0; bi < batches; ++bi) {
+      LoadMatrix(a, bi * n * n, n * n, &m);
+      ReduceHessenberg(m, n, ilo, ihi, tau);
+      StoreMatrix(c.outputs[0], bi * n * n, m);
+      StoreMatrix(c.outputs[1], bi * nt, tau);
+    }
+  });
+  return Status::Ok();
+}
+
+// The trailing update of sytd2 / hetd2 on the Hermitian L x L block B of m
+// (n x n, both triangles held) from row and column o, for the reflector
+// (v, tau): x = tau B v, x -= (tau / 2) (x^H v) v, B -= v x^H + x v^H, as
+// LAPACK's hemv, dotc, axpy and her2; the diagonal stays real and the
+// block exactly Hermitian (the lower triangle computed, the upper mirrored).
+template <typename T>
+void HermitianRankTwo(std::vector<T>& m, int64_t n, int64_t o, const std::vector<T>& v, T tau) {
+  const int64_t len = static_cast<int64_t>(v.size());
+  auto b = [&](int64_t j, int64_t k) -> T& { return m[(o + j) * n + o + k]; };
+  std::vector<T> x(v.size());
+  for (int64_t j = 0; j < len; ++j) {
+    T s = T(0);
+    for (int64_t k = 0; k < len; ++k) s += b(j, k) * v[k];
+    x[j] = tau * s;
+  }
+  T dot = T(0);
+  for (int64_t j = 0; j < len; ++j) dot += Conj(x[j]) * v[j];
+  const T alpha = RealOf<T>(-0.5) * tau * dot;
+  for (int64_t j = 0; j < len; ++j) x[j] += alpha * v[j];
+  for (int64_t j = 0; j < len; ++j) {
+    for (int64_t k = 0; k < j; ++k) {
+      b(j, k) -= v[j] * Conj(x[k]) + x[j] * Conj(v[k]);
+      b(k, j) = Conj(b(j, k));
+    }
+    b(j, j) = T(std::real(b(j, j)) - std::real(v[j] * Conj(x[j]) + x[j] * Conj(v[j])));
+  }
+}
+
+// sytd2 / hetd2 on one Hermitian n x n matrix m (both triangles held, the
+// diagonal real): d, e and tau of the tridiagonal form Q^H m Q, and `out`
+// (the operand as stored) with T's diagonal and off-diagonal and the
+// reflectors' v written into its named triangle, the other left as it was.
+// Lower: H(i) annihilates column i below its subdiagonal, v(i+1) = 1 and
+// v below it stored in column i; upper: H(i), from i = n - 2 down,
+// annihilates column i + 1 above its superdiagonal, v(i) = 1 and v above it
+// stored in column i + 1.
+template <typename T>
+void ReduceTridiagonal(std::vector<T>& m, std::vector<T>& out, int64_t n, bool lower, std::vector<T>& d,
+                       std::vector<T>& e, std::vector<T>& tau) {
+  std::vector<T> v;
+  for (int64_t step = 0; step + 1 < n; ++step) {
+    // Lower: column i = step, rows i+1..; upper: column i + 1, rows ..i, i = n - 2 - step.
+    const int64_t i = lower ? step : n - 2 - step;
+    const int64_t col = lower ? i : i + 1;
+    const int64_t arow = lower ? i + 1 : i;  // alpha's row
+    const int64_t first = lower ? i + 2 : 0, len = lower ? n - i - 2 : i;  // x: rows first .. first + len - 1
+    T alpha = m[arow * n + col];
+    const T t = Larfg(&alpha, &m[std::min(first, n - 1) * n + col], len, n);
+    e[i] = T(std::real(alpha));
+    const int64_t o = lower ? i + 1 : 0;  // the trailing (lower) or leading (upper) block
+    if (t != T(0)) {  // (m's diagonal is real throughout, as hetd2 makes it)
+      v.assign(static_cast<size_t>(len + 1), T(1));
+      for (int64_t k = 0; k < len; ++k) v[lower ? k + 1 : k] = m[(first + k) * n + col];
+      HermitianRankTwo(m, n, o, v, t);
+    }
+    tau[i] = t;
+    out[arow * n + col] = e[i];
+    for (int64_t k = 0; k < len; ++k) out[(first + k) * n + col] = m[(first + k) * n + col];
+    const int64_t di = lower ? i : i + 1;  // final after this step
+    d[di] = T(std::real(m[di * n + di]));
+  }
+  if (n > 0) {
+    const int64_t last = lower ? n - 1 : 0;
+    d[last] = T(std::real(m[last * n + last]));
+  }
+  for (int64_t i = 0; i < n; ++i) out[i * n + i] = d[i];
+}
+
+// kiln.sytrd: (a) -> (a', d, e, tau, info) as LAPACK's ?sytrd (real) and
+// ?hetrd (complex): a [batch..., n, n] symmetric or Hermitian, read from
+// its lower (attr lower = 1) or upper triangle (a complex diagonal's
+// imaginary parts ignored); d [batch..., n] and e [batch..., n - 1] (a's
+// real type) the diagonal and off-diagonal of T = Q^H a Q; tau [batch...,
+// n - 1] of a's type; a' the operand with T's d and e and the reflectors'
+// v in the named triangle (the other triangle as given); info 0.
+Status Sytrd(const KernelCall& c) {
+  KILN_RETURN_IF_ERROR(CheckCall(c, 1, 5));
+  int64_t batches = 0, n = 0;
+  KILN_RETURN_IF_ERROR(SquareMatrices(c, &batches, &n));
+  const TensorRef& a = c.inputs[0];
+  const ElementType real = IsComplex(a.type) ? ComplexPartType(a.type) : a.type;
+  const int64_t nt = std::max<int64_t>(n - 1, 0);
+  if (c.outputs[1].type != real || c.outputs[2].type != real || c.outputs[3].type != a.type)
+    return InvalidArgument(KernelName(c) + ": d and e must have the operand's real type, tau its type");
+  KILN_RETURN_IF_ERROR(CheckDims(c, c.outputs[1], BatchDims(a, {n}), "d"));
+  KILN_RETURN_IF_ERROR(CheckDims(c, c.outputs[2], BatchDims(a, {nt}), "e"));
+  KILN_RETURN_IF_ERROR(CheckDims(c, c.outputs[3], BatchDims(a, {nt}), "tau"));
+  KILN_RETURN_IF_ERROR(CheckInfo(c, c.outputs[4]));
+  const bool lower = c.params.Int("lower", 1) != 0;
+  for (int64_t bi = 0; bi < batches; ++bi) Store(c.outputs[4], bi, Scalar{});
+  ForElementType(a.type, [&](auto zero) {
+    using T = decltype(zero);
+    std::vector<T> given, m(static_cast<size_t>(n * n)), d(static_cast<size_t>(n)), e(static_cast<size_t>(nt)),
+        tau(static_cast<size_t>(nt));
+    for (int64_t bi = 0; bi < batches; ++bi) {
+      LoadMatrix(a, bi * n * n, n * n, &given);
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          const bool stored = lower ? i >= j : i <= j;  // (i, j) is in the named triangle
+          const T x = stored ? given[i * n + j] : Conj(given[j * n + i]);
+          m[i * n + j] = i == j ? T(std::real(x)) : x;
+        }
+      ReduceTridiagonal(m, given, n, lower, d, e, tau);
+      StoreMatrix(c.outputs[0], bi * n * n, given);
+      StoreMatrix(c.outputs[1], bi * n, d);
+      StoreMatrix(c.outputs[2], bi * nt, e);
+      StoreMatrix(c.outputs[3], bi * nt, tau);
+    }
+  });
+  return Status::Ok();
+}
+
+}  // namespace
+
+// This file's kernels of kernels/kernels.def (kernels/reference/kernels.h).
+Status kernel::Gehrd(const KernelCall& call) { return ref::Gehrd(call); }
+Status kernel::Sytrd(const KernelCall& call) { return ref::Sytrd(call); }
+
+}  // namespace kiln::ref
