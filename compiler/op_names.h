@@ -22,6 +22,7 @@ inline constexpr std::string_view kIf = "stablehlo.if";
 inline constexpr std::string_view kCase = "stablehlo.case";
 inline constexpr std::string_view kAsyncStart = "stablehlo.async_start";
 inline constexpr std::string_view kCustomCall = "stablehlo.custom_call";
+inline constexpr std::string_view kTuple = "stablehlo.tuple";
 inline constexpr std::string_view kGetDimensionSize = "stablehlo.get_dimension_size";
 inline constexpr std::string_view kAllGather = "stablehlo.all_gather";
 inline constexpr std::string_view kAllReduce = "stablehlo.all_reduce";

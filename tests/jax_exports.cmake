@@ -73,7 +73,8 @@ cli_test(cli.compile_refuses_einsum_wrong_result ""
 # Each: test name, file, the number of its check functions.
 foreach(case "lapack_cholesky;cholesky_lapack;3" "lapack_lu;lu_lapack;4" "blas_trsm;trsm_blas;3" "lapack_qr;qr_lapack;4"
              "lapack_eigh;eigh_lapack;4" "lapack_svd;svd_lapack;4" "lapack_svd_complex;svd_complex_lapack;2"
-             "lapack_hessenberg;hessenberg_lapack;2" "lapack_tridiagonal;tridiagonal_lapack;3")
+             "lapack_hessenberg;hessenberg_lapack;2" "lapack_tridiagonal;tridiagonal_lapack;3"
+             "lapack_legacy;legacy_lapack;7")
   list(GET case 0 name)
   list(GET case 1 file)
   list(GET case 2 checks)
@@ -95,5 +96,14 @@ if(KILN_ENABLE_VULKAN)
   endforeach()
 endif()
 cli_test(cli.compile_refuses_lapack_eig ""
-         "eig_lapack.mlir:2:10: error: stablehlo.custom_call @lapack_sgeev_ffi [(]LAPACK's eigendecomposition [(]jnp.linalg.eig[)][)] is not supported yet. Kiln runs lapack_[?]potrf_ffi [(]Cholesky[)], lapack_[?]getrf_ffi [(]LU[)], lapack_[?]geqrf_ffi and lapack_[?]orgqr_ffi [(]QR[)], lapack_[{]s,d[}]syevd_ffi and lapack_[{]c,z[}]heevd_ffi [(]symmetric and Hermitian eigendecompositions[)], lapack_[?]gesdd_ffi [(]SVD[)], lapack_[?]gehrd_ffi [(]Hessenberg[)], lapack_[{]s,d[}]sytrd_ffi and lapack_[{]c,z[}]hetrd_ffi [(]tridiagonal[)], blas_[?]trsm_ffi [(]triangular solve[)]\n.*exit=1\n$"
+         "eig_lapack.mlir:2:10: error: stablehlo.custom_call @lapack_sgeev_ffi [(]LAPACK's eigendecomposition [(]jnp.linalg.eig[)][)] is not supported yet. Kiln runs lapack_[?]potrf_ffi [(]Cholesky[)], lapack_[?]getrf_ffi [(]LU[)], lapack_[?]geqrf_ffi and lapack_[?]orgqr_ffi [(]QR[)], lapack_[{]s,d[}]syevd_ffi and lapack_[{]c,z[}]heevd_ffi [(]symmetric and Hermitian eigendecompositions[)], lapack_[?]gesdd_ffi [(]SVD[)], lapack_[?]gehrd_ffi [(]Hessenberg[)], lapack_[{]s,d[}]sytrd_ffi and lapack_[{]c,z[}]hetrd_ffi [(]tridiagonal[)], blas_[?]trsm_ffi [(]triangular solve[)], and jaxlib's forms of potrf, getrf, geqrf, orgqr, syevd, heevd, gesdd and trsm before the FFI\n.*exit=1\n$"
          "${COMPILE} ${JD}/eig_lapack.mlir -o ${T}/eig.kiln")
+# jaxlib's calls before the FFI (tests/data/jax/legacy_lapack.mlir): the
+# dims and flags must be constants; a routine Kiln does not run is refused
+# by name in that form too.
+cli_test(cli.compile_refuses_legacy_lapack_flag_not_constant ""
+         "legacy_lapack_bad.mlir:3:8: error: stablehlo.custom_call @lapack_spotrf [(]jaxlib's form before the FFI[)]: operand 0 [(]a dim or flag[)] must be a stablehlo.constant\n.*exit=1\n$"
+         "${COMPILE} ${JD}/legacy_lapack_bad.mlir -o ${T}/legacy_bad.kiln")
+cli_test(cli.compile_refuses_legacy_lapack_eig ""
+         "legacy_eig_lapack.mlir:3:8: error: stablehlo.custom_call @lapack_sgeev [(]LAPACK's eigendecomposition [(]jnp.linalg.eig[)][)] is not supported yet"
+         "${COMPILE} ${JD}/legacy_eig_lapack.mlir -o ${T}/legacy_eig.kiln")

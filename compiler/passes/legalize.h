@@ -33,10 +33,12 @@ Status LegalizeChloConstants(ir::Module* module, const ErrorFormatter& format_er
 Status LegalizeDeprecatedOps(ir::Module* module, const ErrorFormatter& format_error);
 
 // XLA's linear-algebra custom calls that JAX emits on the CPU
-// (compiler/passes/legalize_linalg_calls.cc): @lapack_?potrf_ffi (Cholesky)
-// -> stablehlo.cholesky and LAPACK's other triangle and info; the other
-// LAPACK targets and ProductOfElementaryHouseholderReflectors are refused at
-// the op, naming what they compute.
+// (compiler/passes/legalize_linalg_calls.cc, docs/jax.md): LAPACK's potrf,
+// getrf, geqrf, orgqr, syevd / heevd, gesdd, gehrd and sytrd / hetrd, BLAS's
+// trsm and XLA's ProductOfElementaryHouseholderReflectors become spec ops
+// or Kiln's linear-algebra kernels, in their _ffi forms and (potrf to trsm)
+// the forms before the FFI (compiler/passes/legacy_linalg_calls.cc); the
+// other LAPACK targets are refused at the op, naming what they compute.
 Status LegalizeLinalgCustomCalls(ir::Module* module, const ErrorFormatter& format_error);
 
 // Always run (compiler/passes/legalize_quantized_ops.cc): each op the spec

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "compiler/op_names.h"
+#include "compiler/passes/legacy_linalg_calls.h"
 #include "compiler/passes/legalize.h"
 #include "compiler/passes/rewrite_util.h"
 
@@ -227,7 +228,7 @@ Status RewriteSyevd(ir::Block* block, size_t at, const std::string& target, cons
   const std::string what = "stablehlo.custom_call @" + target + " (LAPACK's " +
                            (target.find("heevd") != std::string::npos ? "Hermitian" : "symmetric") +
                            " eigendecomposition): ";
-  if (op.operands.size() != 1 || op.results.size() < 3 || op.results.size() > 5)
+  if (op.operands.size() != 1 || op.results.size() < 3 || op.results.size() > 6)
     return InvalidArgument(format(op.loc, what + "expects one operand and (v, w, info[, workspaces])"));
   KILN_RETURN_IF_ERROR(MatrixAndRealValues(op, what, format));
   const ir::Type& a = op.operands[0]->type;
@@ -245,15 +246,16 @@ Status RewriteSyevd(ir::Block* block, size_t at, const std::string& target, cons
 
 // LAPACK ?gesdd for real and complex matrices (jaxlib's gesdd_hlo,
 // jnp.linalg.svd and what builds on it: pinv, lstsq, matrix_rank,
-// norm(ord=2)): (a) -> (a', s, u, vt, info), s real, vt = V^H, with mhlo.backend_config = {mode}: 'A' (65) full U and V^T,
+// norm(ord=2)): (a) -> (a', s, u, vt, info[, workspaces]), s real, vt =
+// V^H, with mhlo.backend_config = {mode}: 'A' (65) full U and V^T,
 // 'S' (83) thin ones, 'N' (78) singular values only. Becomes kiln.gesdd
 // (kernels/reference/linalg.cc) with attr mode.
 Status RewriteGesdd(ir::Block* block, size_t at, const std::string& target, const ErrorFormatter& format,
                     size_t* n_ops) {
   const ir::Operation& op = *block->ops[at];
   const std::string what = "stablehlo.custom_call @" + target + " (LAPACK's singular value decomposition): ";
-  if (op.operands.size() != 1 || op.results.size() != 5)
-    return InvalidArgument(format(op.loc, what + "expects one operand and (a, s, u, vt, info)"));
+  if (op.operands.size() != 1 || op.results.size() < 5 || op.results.size() > 8)
+    return InvalidArgument(format(op.loc, what + "expects one operand and (a, s, u, vt, info[, workspaces])"));
   KILN_RETURN_IF_ERROR(MatrixAndRealValues(op, what, format));
   const ir::Type& a = op.operands[0]->type;
   const int64_t mode = ConfigField(op, "mode");
@@ -367,11 +369,12 @@ bool HasPrefixAndSuffix(const std::string& s, std::string_view prefix, std::stri
 }
 
 // What the linear-algebra targets Kiln does not run yet compute, for the
-// refusal (jaxlib's CPU targets: lapack_<type><routine>_ffi).
+// refusal (jaxlib's CPU targets: lapack_<type><routine>_ffi, and
+// lapack_<type><routine> before the FFI).
 std::string UnsupportedLinalg(const std::string& target) {
-  if (target.rfind("lapack_", 0) != 0 || target.size() < 13) return "";
-  const std::string routine = target.substr(8, target.size() - 8 - 4);  // lapack_ + type letter ... _ffi
-  if (!HasPrefixAndSuffix(target, "lapack_", "_ffi")) return "";
+  if (target.rfind("lapack_", 0) != 0 || target.size() < 9) return "";
+  std::string routine = target.substr(8);  // after lapack_ and the type letter
+  if (HasPrefixAndSuffix(target, "lapack_", "_ffi")) routine.resize(routine.size() - 4);
   if (routine == "geqp3") return "LAPACK's QR factorization with column pivoting (jax.scipy.linalg.qr pivoting)";
   if (routine == "geev") return "LAPACK's eigendecomposition (jnp.linalg.eig)";
   if (routine == "gesvd") return "LAPACK's QR-iteration singular value decomposition (jnp.linalg.svd, algorithm=QR)";
@@ -383,7 +386,8 @@ Status LegalizeBlock(ir::Block* block, const ErrorFormatter& format) {
     ir::Operation& op = *block->ops[i];
     for (auto& region : op.regions)
       for (auto& b : region->blocks) KILN_RETURN_IF_ERROR(LegalizeBlock(b.get(), format));
-    size_t n = 1;
+    size_t n = 1, tuple_after = 0;
+    KILN_RETURN_IF_ERROR(UpgradeLegacyLinalgCall(block, i, format, &tuple_after));
     const ir::Attribute* t = op.name == op_names::kCustomCall ? op.GetAttr("call_target_name") : nullptr;
     if (t) {
       const std::string& target = t->str;
@@ -422,10 +426,12 @@ Status LegalizeBlock(ir::Block* block, const ErrorFormatter& format) {
                                                 "Hermitian eigendecompositions), lapack_?gesdd_ffi (SVD), "
                                                 "lapack_?gehrd_ffi (Hessenberg), lapack_{s,d}sytrd_ffi and "
                                                 "lapack_{c,z}hetrd_ffi (tridiagonal), "
-                                                "blas_?trsm_ffi (triangular solve)"));
+                                                "blas_?trsm_ffi (triangular solve), and jaxlib's forms of "
+                                                "potrf, getrf, geqrf, orgqr, syevd, heevd, gesdd and trsm "
+                                                "before the FFI"));
       }
     }
-    i += n;
+    i += n + tuple_after;
   }
   return Status::Ok();
 }

@@ -678,13 +678,13 @@ void JacobiSvd(std::vector<T> a, int64_t m, int64_t n, std::vector<T>& u, std::v
   }
 }
 
-// kiln.gesdd: (a) -> (a', s, u, vt, info) as LAPACK's ?gesdd for a real or
-// complex a [batch..., m, n], k = min(m, n): s [batch..., k] (a's real
-// type) descending; with attr mode 'A' (65) u [.., m, m] and vt [.., n,
+// kiln.gesdd: (a) -> (a', s, u, vt, info[, workspace...]) as LAPACK's
+// ?gesdd for a real or complex a [batch..., m, n], k = min(m, n): s
+// [batch..., k] (a's real type) descending; with attr mode 'A' (65) u [.., m, m] and vt [.., n,
 // n], 'S' (83) u [.., m, k] and vt [.., k, n], 'N' (78) neither (u and vt,
 // whatever their shape, zero); vt is V^H (a = u diag(s) vt); a' (LAPACK
-// leaves a destroyed) zero; info 0, or 1 with NaN results for a NaN or an
-// infinity in a. In (complex) f64 by one-sided Jacobi rotations, rounded
+// leaves a destroyed) and the workspaces zero; info 0, or 1 with NaN
+// results for a NaN or an infinity in a. In (complex) f64 by one-sided Jacobi rotations, rounded
 // once. Singular vectors' signs or phases are free (LAPACK's follow from
 // its algorithm): here each column of u has its entry of largest
 // magnitude real and positive; columns for zero singular values and the
@@ -769,9 +769,9 @@ void GesddBatches(const KernelCall& c, int64_t batches, int64_t m, int64_t n, in
 
 Status Gesdd(const KernelCall& c) {
   const std::string name = KernelName(c);
-  if (c.inputs.size() != 1 || c.outputs.size() != 5)
-    return InvalidArgument(name + ": expects one operand and (a, s, u, vt, info)");
-  KILN_RETURN_IF_ERROR(CheckCall(c, 1, 5));
+  if (c.inputs.size() != 1 || c.outputs.size() < 5)
+    return InvalidArgument(name + ": expects one operand and (a, s, u, vt, info[, workspace...])");
+  KILN_RETURN_IF_ERROR(CheckCall(c, 1, c.outputs.size()));
   const TensorRef& a = c.inputs[0];
   const int64_t r = a.rank();
   const bool complex = IsComplex(a.type);
