@@ -643,13 +643,9 @@ Status EmitScalarProgram(const ScalarProgram& prog, const std::vector<std::strin
       case ScalarOp::kAtanh: def(Math(rt, "atanh", dbl, a)); break;
       case ScalarOp::kErf:
       case ScalarOp::kErfc:
-        if (dbl) return Refuse(in.op, t0, "no f64 translation yet");
-        def(Round(rt, std::string(in.op == ScalarOp::kErf ? "kiln_erf(" : "kiln_erfc(") + a + ")"));
+        def(Round(rt, std::string(in.op == ScalarOp::kErf ? "kiln_erf" : "kiln_erfc") + (dbl ? "_d(" : "(") + a + ")"));
         break;
-      case ScalarOp::kErfInv:
-        if (dbl) return Refuse(in.op, t0, "no f64 translation yet");
-        def(Round(rt, "kiln_erf_inv(" + a + ")"));
-        break;
+      case ScalarOp::kErfInv: def(Round(rt, std::string(dbl ? "kiln_erf_inv_d(" : "kiln_erf_inv(") + a + ")")); break;
       // The special functions of kernels/vulkan/special64.glsl compute in
       // f64 for every float type and round once, as the reference does.
       case ScalarOp::kLgamma:

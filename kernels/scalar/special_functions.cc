@@ -79,7 +79,10 @@ double Polygamma(double n, double x) {
   return sign * std::tgamma(n + 1) * HurwitzZeta(n + 1, x);
 }
 
-double ErfInv(double x) {
+namespace {
+
+template <double (*erf)(double), double (*erfc)(double)>
+double ErfInverse(double x) {
   if (std::isnan(x)) return x;
   if (x == 1) return kInf;
   if (x == -1) return -kInf;
@@ -93,13 +96,21 @@ double ErfInv(double x) {
   double y = std::sqrt(std::sqrt(t * t - l / a) - t);
   const double k = 2 / std::sqrt(std::numbers::pi);
   for (int it = 0; it < 8; ++it) {
-    double f = ax > 0.5 ? (1 - ax) - std::erfc(y) : std::erf(y) - ax;
+    double f = ax > 0.5 ? (1 - ax) - erfc(y) : erf(y) - ax;
     double step = f / (k * std::exp(-y * y));
     y -= step;
     if (std::fabs(step) <= std::fabs(y) * 1e-17) break;
   }
   return x < 0 ? -y : y;
 }
+
+double CErf(double x) { return std::erf(x); }
+double CErfc(double x) { return std::erfc(x); }
+
+}  // namespace
+
+double ErfInv(double x) { return ErfInverse<CErf, CErfc>(x); }
+double ErfInvF64(double x) { return ErfInverse<Erf, Erfc>(x); }
 
 // exp(-|x|) * I1(x).
 double BesselI1e(double x) {

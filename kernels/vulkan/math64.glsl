@@ -470,6 +470,143 @@ double kiln_atanh_d(double x) {
   return x < 0.0lf ? -v : v;
 }
 
+// ----- error function (f64) ------------------------------------------------------------------
+// As Kiln's reference for f64 results (kernels/scalar/error_function.cc),
+// step by step: |x| <= 3.5 by the Taylor series of erf in double-double,
+// erfc beyond by the continued fraction x + (1/2) / (x + 1 / (x + ...)) and
+// e^(-x^2) in double-double. Double-double values are (hi, lo) pairs kept
+// in precise locals (Mesa cancels them otherwise); quotients by small
+// integers are corrected by their exact remainder, so an f64 division
+// within an ulp suffices.
+void kiln_dd_add(double ah, double al, double bh, double bl, out double rh, out double rl) {
+  double s, e;
+  kiln_two_sum_d(ah, bh, s, e);
+  precise double f = e + (al + bl);
+  precise double t = s + f, u = f - (t - s);
+  rh = t;
+  rl = u;
+}
+void kiln_dd_div_small(double ah, double al, double b, out double rh, out double rl) {
+  precise double q = ah / b;
+  precise double p = q * b;
+  precise double r = ((ah - p) - kiln_two_prod_err_d(q, b, p)) + al;
+  precise double c = r / b;
+  precise double s = q + c, t = c - (s - q);
+  rh = s;
+  rl = t;
+}
+// e^-(zh + zl) in two words for zh + zl in [12, 746]: 2^-k e^r with r = k
+// ln 2 - (zh + zl) (ln 2 in three words, k ln 2 exact in two), e^r by its
+// Taylor series.
+void kiln_exp_minus_dd(double zh, double zl, out double rh, out double rl) {
+  const double ln2_0 = packDouble2x32(uvec2(0xfefa39efu, 0x3fe62e42u));
+  const double ln2_1 = packDouble2x32(uvec2(0x3b39803fu, 0x3c7abc9eu));
+  const double ln2_2 = packDouble2x32(uvec2(0x079a1934u, 0x3907b57au));
+  precise double k = roundEven(zh * packDouble2x32(uvec2(0x652b82feu, 0x3ff71547u)));
+  precise double p0 = k * ln2_0, p1 = k * ln2_1;
+  double r0, r1;
+  kiln_dd_add(p0, kiln_two_prod_err_d(k, ln2_0, p0), -zh, -zl, r0, r1);
+  precise double l1 = kiln_two_prod_err_d(k, ln2_1, p1) + k * ln2_2;
+  kiln_dd_add(r0, r1, p1, l1, r0, r1);
+  double sh = 1.0lf, sl = 0.0lf, th = 1.0lf, tl = 0.0lf;
+  for (int n = 1; n < 30; ++n) {
+    double mh, ml;
+    kiln_dd_mul(th, tl, r0, r1, mh, ml);
+    kiln_dd_div_small(mh, ml, double(n), th, tl);
+    kiln_dd_add(sh, sl, th, tl, sh, sl);
+    if (abs(th) <= 1e-33lf) break;
+  }
+  rh = kiln_scale_d(sh, -int(k));
+  rl = kiln_scale_d(sl, -int(k));
+}
+// erf x in two words for |x| <= 3.5: 2/sqrt(pi) sum_n (-x^2)^n x / (n! (2n+1)).
+void kiln_erf_series_dd(double x, out double rh, out double rl) {
+  precise double zh = x * x;
+  precise double zl = kiln_two_prod_err_d(x, x, zh);
+  double ph = 1.0lf, pl = 0.0lf, sh = 1.0lf, sl = 0.0lf;
+  for (int n = 1; n < 200; ++n) {
+    double mh, ml, uh, ul;
+    kiln_dd_mul(ph, pl, -zh, -zl, mh, ml);
+    kiln_dd_div_small(mh, ml, double(n), ph, pl);
+    kiln_dd_div_small(ph, pl, double(2 * n + 1), uh, ul);
+    kiln_dd_add(sh, sl, uh, ul, sh, sl);
+    if (abs(uh) <= 1e-33lf * sh) break;
+  }
+  double xh, xl;
+  kiln_dd_mul(sh, sl, x, 0.0lf, xh, xl);
+  kiln_dd_mul(xh, xl, packDouble2x32(uvec2(0x50429b6du, 0x3ff20dd7u)), packDouble2x32(uvec2(0x914fed80u, 0x3c71ae3au)),
+              rh, rl);
+}
+// erfc x for 3.5 < x <= 27.3: e^(-x^2) / (sqrt(pi) t), t the continued
+// fraction from 160 levels, its last level in two words.
+double kiln_erfc_tail_d(double x) {
+  precise double t = x;
+  for (int k = 160; k > 1; --k) t = x + (0.5lf * double(k)) / t;
+  precise double q = 0.5lf / t;
+  precise double th = x + q;
+  precise double tl = q - (th - x);
+  precise double zh = x * x;
+  double nh, nl, dh, dl, mh, ml;
+  kiln_exp_minus_dd(zh, kiln_two_prod_err_d(x, x, zh), nh, nl);
+  kiln_dd_mul(th, tl, packDouble2x32(uvec2(0x91b4ef6bu, 0x3ffc5bf8u)), packDouble2x32(uvec2(0x3eb7ca89u, 0xbc9618f1u)),
+              dh, dl);
+  precise double r = nh / dh;
+  kiln_dd_mul(r, 0.0lf, dh, dl, mh, ml);
+  precise double v = r + (((nh - mh) - ml) + nl) / dh;
+  return v;
+}
+double kiln_erf_d(double x) {
+  if (kiln_isnan_d(x)) return x;
+  precise double ax = abs(x);
+  if (ax >= 6.0lf) return x < 0.0lf ? -1.0lf : 1.0lf;  // erfc 6 = 2e-17: 1 - erfc rounds to 1
+  if (ax > 3.5lf) {
+    precise double v = 1.0lf - kiln_erfc_tail_d(ax);
+    return x < 0.0lf ? -v : v;
+  }
+  double rh, rl;
+  kiln_erf_series_dd(x, rh, rl);
+  precise double v = rh + rl;
+  return v;
+}
+double kiln_erfc_d(double x) {
+  if (kiln_isnan_d(x)) return x;
+  if (x < -6.0lf) return 2.0lf;
+  if (x < -3.5lf) {
+    precise double v = 2.0lf - kiln_erfc_tail_d(-x);
+    return v;
+  }
+  if (x <= 3.5lf) {
+    double eh, el, rh, rl;
+    kiln_erf_series_dd(x, eh, el);
+    kiln_dd_add(1.0lf, 0.0lf, -eh, -el, rh, rl);
+    precise double v = rh + rl;
+    return v;
+  }
+  if (x > 27.3lf) return 0.0lf;  // below half the smallest subnormal
+  return kiln_erfc_tail_d(x);
+}
+// erf^-1 as the reference's f64 one: Winitzki's approximation, then Newton
+// steps on erf (|x| <= 1/2) or on erfc with 1 - |x| exact (|x| > 1/2).
+double kiln_erf_inv_d(double x) {
+  if (kiln_isnan_d(x)) return x;
+  if (x == 1.0lf) return kiln_inf_d();
+  if (x == -1.0lf) return -kiln_inf_d();
+  if (x > 1.0lf || x < -1.0lf) return kiln_nan_d();
+  if (x == 0.0lf) return x;
+  precise double ax = abs(x);
+  precise double l = kiln_log_d((1.0lf - ax) * (1.0lf + ax));
+  precise double t = 2.0lf / (KILN_PI * 0.147lf) + l / 2.0lf;
+  precise double y = sqrt(sqrt(t * t - l / 0.147lf) - t);
+  const double k = packDouble2x32(uvec2(0x50429b6du, 0x3ff20dd7u));  // 2 / sqrt(pi)
+  for (int it = 0; it < 8; ++it) {
+    precise double f = ax > 0.5lf ? (1.0lf - ax) - kiln_erfc_d(y) : kiln_erf_d(y) - ax;
+    precise double step = f / (k * kiln_exp_d(-y * y));
+    y -= step;
+    if (abs(step) <= abs(y) * 1e-17lf) break;
+  }
+  return x < 0.0lf ? -y : y;
+}
+
 // complex<f64> transcendental functions (as the complex<f32> ones).
 dvec2 kiln_cexp(dvec2 z) {
   if (z.y == 0.0lf) return dvec2(kiln_exp_d(z.x), z.y);

@@ -203,8 +203,34 @@ TEST_F(VulkanTest, F64TranscendentalsWithin3UlpOfCpu) {
       {"stablehlo.log_plus_one", 1}, {"stablehlo.tanh", 1}, {"stablehlo.logistic", 1}, {"stablehlo.sqrt", 1},
       {"stablehlo.rsqrt", 1}, {"stablehlo.cbrt", 1}, {"stablehlo.power", 2}, {"stablehlo.atan2", 2},
       {"chlo.acos", 1}, {"chlo.asin", 1}, {"chlo.atan", 1}, {"chlo.sinh", 1}, {"chlo.cosh", 1},
-      {"chlo.asinh", 1}, {"chlo.acosh", 1}, {"chlo.atanh", 1}};
+      {"chlo.asinh", 1}, {"chlo.acosh", 1}, {"chlo.atanh", 1}, {"chlo.erf", 1}, {"chlo.erfc", 1},
+      {"chlo.erf_inv", 1}};
   ExpectWithin3Ulp<double>(cpu_.get(), vulkan_.get(), ops, x, y, "f64");
+}
+
+// f64 erf, erfc and erf_inv over their ranges (kernels/scalar/
+// error_function.cc and math64.glsl share the algorithm: the Taylor series
+// in double-double up to 3.5, the continued fraction beyond): both sides
+// of the switch at 3.5 and of 6 (where erf rounds to 1), erfc's tail out
+// to its underflow near 27.2, tiny arguments, and erf_inv near 0 and +-1.
+TEST_F(VulkanTest, F64ErrorFunctionsWithin3UlpOfCpuOverTheirRanges) {
+  std::mt19937_64 rng(20261202);
+  std::vector<double> x = {3.5, -3.5, 6.0, -6.0, 27.3, 27.2, 26.5, 1e-300, -1e-300, 5e-324, 0.9999999999999999,
+                           -0.9999999999999999, 1 - 1e-10, 0.5, 1e-8};
+  for (double c : {3.5, -3.5, 6.0, -6.0}) {
+    double lo = c, hi = c;
+    for (int i = 0; i < 8; ++i) lo = std::nextafter(lo, -INFINITY), hi = std::nextafter(hi, INFINITY), x.push_back(lo), x.push_back(hi);
+  }
+  std::uniform_real_distribution<double> mid(-6.5, 6.5), tail(3.4, 27.5), small(-0.01, 0.01), unit(-1, 1);
+  for (int i = 0; i < 1500; ++i) {
+    x.push_back(mid(rng));
+    x.push_back(tail(rng));
+    x.push_back(small(rng));
+    x.push_back(unit(rng));
+    x.push_back(std::copysign(1 - std::ldexp(1.0, -static_cast<int>(rng() % 52) - 1), unit(rng)));  // near +-1
+  }
+  ExpectWithin3Ulp<double>(cpu_.get(), vulkan_.get(), {{"chlo.erf", 1}, {"chlo.erfc", 1}, {"chlo.erf_inv", 1}}, x, x,
+                           "f64");
 }
 
 // f64 sin and cos where the Cody-Waite reduction holds (|x| up to about
