@@ -549,10 +549,9 @@ Scalar EvalScalarInstr(const ScalarInstr& instr, const ElementType* operand_type
       return Unary(t0, a, [](double x) { return std::atanh(x); }, [](Cx z) { return std::atanh(z); });
     case ScalarOp::kCosh: return Unary(t0, a, [](double x) { return std::cosh(x); }, [](Cx z) { return std::cosh(z); });
     case ScalarOp::kSinh: return Unary(t0, a, [](double x) { return std::sinh(x); }, [](Cx z) { return std::sinh(z); });
-    // f64 results: Kiln's own erf and erfc, to about half an ulp (C's erfc
-    // can be 2 ulp off; special_functions.h); narrower types round C's once.
-    case ScalarOp::kErf:
-      return Unary(t0, a, t0 == ElementType::kF64 ? Erf : [](double x) { return std::erf(x); }, nullptr);
+    case ScalarOp::kErf: return Unary(t0, a, [](double x) { return std::erf(x); }, nullptr);
+    // f64 results: Kiln's own erfc, to about half an ulp (C's can be 2 ulp
+    // off; special_functions.h); narrower types round C's once.
     case ScalarOp::kErfc:
       return Unary(t0, a, t0 == ElementType::kF64 ? Erfc : [](double x) { return std::erfc(x); }, nullptr);
     case ScalarOp::kErfInv: return Unary(t0, a, t0 == ElementType::kF64 ? ErfInvF64 : ErfInv, nullptr);

@@ -110,7 +110,7 @@ double CErfc(double x) { return std::erfc(x); }
 }  // namespace
 
 double ErfInv(double x) { return ErfInverse<CErf, CErfc>(x); }
-double ErfInvF64(double x) { return ErfInverse<Erf, Erfc>(x); }
+double ErfInvF64(double x) { return ErfInverse<CErf, Erfc>(x); }
 
 // exp(-|x|) * I1(x).
 double BesselI1e(double x) {

@@ -471,13 +471,14 @@ double kiln_atanh_d(double x) {
 }
 
 // ----- error function (f64) ------------------------------------------------------------------
-// As Kiln's reference for f64 results (kernels/scalar/error_function.cc),
-// step by step: |x| <= 3.5 by the Taylor series of erf in double-double,
-// erfc beyond by the continued fraction x + (1/2) / (x + 1 / (x + ...)) and
-// e^(-x^2) in double-double. Double-double values are (hi, lo) pairs kept
-// in precise locals (Mesa cancels them otherwise); quotients by small
-// integers are corrected by their exact remainder, so an f64 division
-// within an ulp suffices.
+// As Kiln's reference erfc for f64 results (kernels/scalar/
+// error_function.cc), step by step, and erf from the same pieces (within
+// an ulp of the reference's, C's): |x| <= 3.5 by the Taylor series of erf
+// in double-double, erfc beyond by the continued fraction x + (1/2) / (x
+// + 1 / (x + ...)) and e^(-x^2) in double-double. Double-double values are
+// (hi, lo) pairs kept in precise locals (Mesa cancels them otherwise);
+// quotients by small integers are corrected by their exact remainder, so
+// an f64 division within an ulp suffices.
 void kiln_dd_add(double ah, double al, double bh, double bl, out double rh, out double rl) {
   double s, e;
   kiln_two_sum_d(ah, bh, s, e);
@@ -556,7 +557,7 @@ double kiln_erfc_tail_d(double x) {
   return v;
 }
 double kiln_erf_d(double x) {
-  if (kiln_isnan_d(x)) return x;
+  if (kiln_isnan_d(x) || x == 0.0lf) return x;  // -0 stays -0 (the series' sums would give +0)
   precise double ax = abs(x);
   if (ax >= 6.0lf) return x < 0.0lf ? -1.0lf : 1.0lf;  // erfc 6 = 2e-17: 1 - erfc rounds to 1
   if (ax > 3.5lf) {

@@ -380,10 +380,10 @@ TEST(ScalarEval, RealTranscendentalsAndChlo) {
     EXPECT_NEAR(std::erf(y), x, 4e-16) << x;
   }
   EXPECT_EQ(EvalF1(ScalarOp::kErfInv, ET::kF64, 1.0), kInf);
-  // Kiln's f64 erf and erfc (kernels/scalar/error_function.cc) within an
-  // ulp of the true values (correctly rounded from an 80-digit
-  // computation): the series, both sides of its switch to the continued
-  // fraction at 3.5, negative arguments, erfc's tail to its subnormals.
+  // f64 erf (C's) and erfc (Kiln's, kernels/scalar/error_function.cc)
+  // within an ulp of the true values (correctly rounded from an 80-digit
+  // computation): erfc's series, both sides of its switch to the continued
+  // fraction at 3.5, negative arguments, its tail to its subnormals.
   struct ErfCase {
     double x, erf, erfc;
   };
