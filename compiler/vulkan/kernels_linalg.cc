@@ -1,5 +1,5 @@
 // The vulkan target's shaders, part: linear algebra (kernels/kernels.def):
-// triangular_solve, cholesky, kiln.lu.
+// triangular_solve, cholesky, kiln.lu, kiln.geqrf / kiln.orgqr, kiln.gehrd.
 // Shared helpers: compiler/vulkan/kernels.h.
 #include "compiler/vulkan/kernels.h"
 
@@ -185,32 +185,11 @@ StatusOr<ShaderSource> Lu(const KernelParams&, const DispatchUse& u, ShaderWrite
   return src;
 }
 
-// kiln.geqrf and kiln.orgqr (f32, f64): see kernels/vulkan/qr.glsl.
-StatusOr<ShaderSource> Qr(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
-  const bool geqrf = kp.kernel == "kiln.geqrf";
-  const size_t inputs = geqrf ? 1 : 2;
-  const size_t first_rest = geqrf ? 2 : 1;  // info, then the workspace
-  if (u.in_types.size() != inputs || u.out_types.size() < first_rest || u.out_types.size() > first_rest + 2)
-    return Refuse(u, "unexpected operands");
-  const int r = w.rank(0);
-  if (r < 2 || w.rank(w.Out(0)) != r) return Refuse(u, "bad ranks");
-  KILN_RETURN_IF_ERROR(FactorType(u, w, 0));
-  const GType& t = w.type(0);
-  const bool complex = t.cls == C::kComplex;
-  if (w.type(w.Out(0)).type != w.type(0).type) return Refuse(u, "a result of another type than the operand");
-  const size_t tau = geqrf ? w.Out(1) : 1;
-  if (w.type(tau).type != w.type(0).type || w.rank(tau) != r - 1) return Refuse(u, "bad tau");
-  const std::string T = t.name, R = RealOf(t);
-  const bool dbl = R == "double";
-  w.features |= t.features | hal::kShaderFloat64 | hal::kShaderInt64;  // norms accumulate in f64
-  const size_t out = w.Out(0);
-  std::string fns = t.name + " a_at(uint i) { return " + w.Load(0, "i") + "; }\n" + t.name + " x_at(uint i) { return " +
-                    w.Load(out, "i") + "; }\nvoid put(uint i, " + t.name + " v) { " + w.Store(out, "i", "v") + " }\n";
-  fns += t.name + " tau_at(uint i) { return " + (geqrf ? t.name + "(0)" : w.Load(1, "i")) + "; }\n";
-  fns += "void put_tau(uint i, " + t.name + " v) { " + (geqrf ? w.Store(w.Out(1), "i", "v") : std::string()) + " }\n";
-  // info (si32) and the workspace: zeros.
+// zero_rest(): zeros into results `first`.. (LAPACK's info and JAX's
+// workspaces), which the invocation of matrix 0 writes.
+StatusOr<std::string> ZeroRest(const DispatchUse& u, const ShaderWriter& w, size_t first) {
   std::string zero = "void zero_rest() {\n";
-  for (size_t o = first_rest; o < u.out_types.size(); ++o) {
+  for (size_t o = first; o < u.out_types.size(); ++o) {
     const size_t ti = w.Out(o);
     std::string count = "1u";
     for (int d = 0; d < w.rank(ti); ++d) count += " * " + w.Dim(ti, static_cast<size_t>(d));
@@ -218,7 +197,18 @@ StatusOr<ShaderSource> Qr(const KernelParams& kp, const DispatchUse& u, ShaderWr
     KILN_ASSIGN_OR_RETURN(std::string z, ConvertExpr(from, w.type(ti), "0"));
     zero += "  for (uint i = 0u; i < " + count + "; ++i) " + w.Store(ti, "i", z) + "\n";
   }
-  fns += zero + "}\n";
+  return zero + "}\n";
+}
+
+// What householder.glsl needs for factor type t on an m x n matrix (GLSL
+// expressions): hypot3 (|(a, b, c)|, scaled), sign_bit, the element
+// operations (FactorHelpers), signed_norm (beta = -sign(re alpha)
+// |(alpha, xnorm)|) and make_tau, as the reference's larfg, then the
+// template itself.
+std::string HouseholderFunctions(const GType& t, const std::string& m, const std::string& n) {
+  const std::string T = t.name, R = RealOf(t);
+  const bool dbl = R == "double", complex = t.cls == C::kComplex;
+  std::string fns;
   // |(a, b, c)| (c = 0 for a real alpha), scaled in f64, in f64 for f32.
   if (dbl) {
     fns += "double hypot3(double a, double b, double c) {\n  double x = abs(a), y = abs(b), z = abs(c);\n"
@@ -242,17 +232,78 @@ StatusOr<ShaderSource> Qr(const KernelParams& kp, const DispatchUse& u, ShaderWr
     fns += T + " make_tau(" + T + " a, " + R + " beta) { precise " + T + " t = (beta - a) / beta; return t; }\n";
   }
   const double safmin = dbl ? 2.2250738585072014e-308 / 2.220446049250313e-16 : 1.1754943508222875e-38 / 1.1920928955078125e-07;
-  KILN_ASSIGN_OR_RETURN(GType real, GlslType(dbl ? ElementType::kF64 : ElementType::kF32));
+  const GType real = *GlslType(dbl ? ElementType::kF64 : ElementType::kF32);
+  return fns + Fill(Template("householder.glsl"),
+                    {{"T", T}, {"R", R}, {"M", m}, {"N", n}, {"SAFMIN", FloatConst(real, safmin)}});
+}
+
+// kiln.geqrf and kiln.orgqr (f32, f64, complex<f32>, complex<f64>): see
+// kernels/vulkan/qr.glsl.
+StatusOr<ShaderSource> Qr(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
+  const bool geqrf = kp.kernel == "kiln.geqrf";
+  const size_t inputs = geqrf ? 1 : 2;
+  const size_t first_rest = geqrf ? 2 : 1;  // info, then the workspace
+  if (u.in_types.size() != inputs || u.out_types.size() < first_rest || u.out_types.size() > first_rest + 2)
+    return Refuse(u, "unexpected operands");
+  const int r = w.rank(0);
+  if (r < 2 || w.rank(w.Out(0)) != r) return Refuse(u, "bad ranks");
+  KILN_RETURN_IF_ERROR(FactorType(u, w, 0));
+  const GType& t = w.type(0);
+  if (w.type(w.Out(0)).type != w.type(0).type) return Refuse(u, "a result of another type than the operand");
+  const size_t tau = geqrf ? w.Out(1) : 1;
+  if (w.type(tau).type != w.type(0).type || w.rank(tau) != r - 1) return Refuse(u, "bad tau");
+  const std::string T = t.name, R = RealOf(t);
+  w.features |= t.features | hal::kShaderFloat64 | hal::kShaderInt64;  // norms accumulate in f64
+  const size_t out = w.Out(0);
+  std::string fns = t.name + " a_at(uint i) { return " + w.Load(0, "i") + "; }\n" + t.name + " x_at(uint i) { return " +
+                    w.Load(out, "i") + "; }\nvoid put(uint i, " + t.name + " v) { " + w.Store(out, "i", "v") + " }\n";
+  fns += t.name + " tau_at(uint i) { return " + (geqrf ? t.name + "(0)" : w.Load(1, "i")) + "; }\n";
+  fns += "void put_tau(uint i, " + t.name + " v) { " + (geqrf ? w.Store(w.Out(1), "i", "v") : std::string()) + " }\n";
+  KILN_ASSIGN_OR_RETURN(std::string zero, ZeroRest(u, w, first_rest));  // info and the workspace
+  fns += zero + HouseholderFunctions(t, "(" + w.Dim(0, r - 2) + ")", "(" + w.Dim(0, r - 1) + ")");
   const std::string k = geqrf ? "min(" + w.Dim(0, r - 2) + ", " + w.Dim(0, r - 1) + ")" : w.Dim(1, r - 2);
   std::string body = Fill(Template("qr.glsl"), {{"FUNCTIONS", fns},
                                                {"T", T},
                                                {"R", R},
                                                {"GEQRF", geqrf ? "true" : "false"},
-                                               {"SAFMIN", FloatConst(real, safmin)},
                                                {"M", "(" + w.Dim(0, r - 2) + ")"},
                                                {"N", "(" + w.Dim(0, r - 1) + ")"},
                                                {"K", "(" + k + ")"},
                                                {"BATCHES", Batches(w, 0)}});
+  ShaderSource src = w.Finish(body, 64);
+  src.grid_args = {1};
+  return src;
+}
+
+// kiln.gehrd (f32, f64, complex<f32>, complex<f64>): see
+// kernels/vulkan/hessenberg.glsl. low and high (LAPACK's ilo, ihi) are the
+// kernel's attributes, so they are constants of the shader.
+StatusOr<ShaderSource> Gehrd(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
+  if (u.in_types.size() != 1 || u.out_types.size() != 3) return Refuse(u, "expected one operand and three results");
+  const int r = w.rank(0);
+  if (r < 2 || w.rank(w.Out(0)) != r || w.rank(w.Out(1)) != r - 1) return Refuse(u, "bad ranks");
+  KILN_RETURN_IF_ERROR(FactorType(u, w, 0));
+  const GType& t = w.type(0);
+  if (w.type(w.Out(0)).type != t.type || w.type(w.Out(1)).type != t.type)
+    return Refuse(u, "results of another type than the operand");
+  const std::string n = "(" + w.Dim(0, r - 1) + ")";
+  const int64_t low = kp.Int("low", 1), high = kp.Int("high", -1);
+  if (low < 1 || high < 0) return Refuse(u, "no low and high attributes");
+  w.features |= t.features | hal::kShaderFloat64 | hal::kShaderInt64;  // norms accumulate in f64
+  const size_t out = w.Out(0);
+  std::string fns = t.name + " a_at(uint i) { return " + w.Load(0, "i") + "; }\n" + t.name + " x_at(uint i) { return " +
+                    w.Load(out, "i") + "; }\nvoid put(uint i, " + t.name + " v) { " + w.Store(out, "i", "v") + " }\n";
+  fns += "void put_tau(uint i, " + t.name + " v) { " + w.Store(w.Out(1), "i", "v") + " }\n";
+  KILN_ASSIGN_OR_RETURN(std::string zero, ZeroRest(u, w, 2));  // info
+  // The reflectors span rows up to high: householder.glsl's M.
+  fns += zero + HouseholderFunctions(t, std::to_string(high) + "u", n);
+  std::string body = Fill(Template("hessenberg.glsl"), {{"FUNCTIONS", fns},
+                                                       {"T", t.name},
+                                                       {"R", RealOf(t)},
+                                                       {"N", n},
+                                                       {"LOW", std::to_string(low) + "u"},
+                                                       {"HIGH", std::to_string(high) + "u"},
+                                                       {"BATCHES", Batches(w, 0)}});
   ShaderSource src = w.Finish(body, 64);
   src.grid_args = {1};
   return src;

@@ -1,5 +1,5 @@
 // The vulkan target's linear-algebra shaders (compiler/vulkan/kernels_linalg.cc:
-// stablehlo.cholesky, kiln.lu, kiln.geqrf/orgqr, stablehlo.triangular_solve; the batch norms
+// stablehlo.cholesky, kiln.lu, kiln.geqrf/orgqr, kiln.gehrd, stablehlo.triangular_solve; the batch norms
 // of kernels_reduction.cc and chlo.ragged_dot of kernels_contraction.cc)
 // against the CPU device: batched, lower and upper, square and rectangular, f32 and f64
 // (and complex for the solve, cholesky, LU and QR), with a matrix that is not positive definite
@@ -397,6 +397,47 @@ TEST_F(VulkanTest, QrMatchesCpu) {
       ExpectClose((*want)[1], (*got)[1], tol, "tau");
       EXPECT_EQ((*want)[2].data, (*got)[2].data) << "info";
       ExpectClose((*want)[3], (*got)[3], tol, "q");
+    }
+}
+
+// LAPACK's Hessenberg reduction as JAX calls it (@lapack_?gehrd_ffi, which
+// the compiler turns into kiln.gehrd): real and complex, batched, n 1, 5
+// and 6, the whole matrix (low 1, high n) and a partial range (low 2, high
+// n - 1), against the CPU device.
+TEST_F(VulkanTest, GehrdMatchesCpu) {
+  std::mt19937_64 rng(43);
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  struct Case {
+    int64_t batch, n, low, high;
+  };
+  for (const char* type : {"f32", "f64", "complex<f32>", "complex<f64>"})
+    for (Case c : {Case{2, 5, 1, 5}, Case{1, 1, 1, 1}, Case{2, 6, 2, 5}}) {
+      const bool complex = std::string(type).rfind("complex", 0) == 0;
+      const bool f64 = std::string(type).find("64") != std::string::npos;
+      SCOPED_TRACE(std::string(type) + " " + std::to_string(c.batch) + "x" + std::to_string(c.n) + " low " +
+                   std::to_string(c.low) + " high " + std::to_string(c.high));
+      std::vector<double> a(c.batch * c.n * c.n * (complex ? 2 : 1));
+      for (double& v : a) v = uniform(rng);
+      const std::string at = Shape({c.batch, c.n, c.n}, type), tt = Shape({c.batch, std::max<int64_t>(c.n - 1, 0)}, type),
+                        it = Shape({c.batch}, "i32");
+      const std::string p = complex ? (f64 ? "z" : "c") : (f64 ? "d" : "s");
+      const std::string src = "func.func @main(%a: " + at + ") -> (" + at + ", " + tt + ", " + it +
+                              ") {\n  %0:3 = stablehlo.custom_call @lapack_" + p +
+                              "gehrd_ffi(%a) {mhlo.backend_config = {high = " + std::to_string(c.high) +
+                              " : i32, low = " + std::to_string(c.low) + " : i32}, api_version = 4 : i32} : (" + at +
+                              ") -> (" + at + ", " + tt + ", " + it + ")\n  return %0#0, %0#1, %0#2 : " + at + ", " +
+                              tt + ", " + it + "\n}\n";
+      auto bytes = CompileAll(src, "vulkan");
+      ASSERT_FALSE(bytes.empty());
+      vm::HostTensor x = Matrices(a, {c.batch, c.n, c.n}, f64, complex);
+      auto want = RunOn(cpu_.get(), bytes, "main", {x});
+      auto got = RunOn(vulkan_.get(), bytes, "main", {x});
+      ASSERT_TRUE(want.ok()) << want.status().message();
+      ASSERT_TRUE(got.ok()) << got.status().message();
+      const double tol = f64 ? 1e-12 : 2e-5;
+      ExpectClose((*want)[0], (*got)[0], tol, "h");
+      ExpectClose((*want)[1], (*got)[1], tol, "tau");
+      EXPECT_EQ((*want)[2].data, (*got)[2].data) << "info";
     }
 }
 
