@@ -295,14 +295,16 @@ StatusOr<ShaderSource> Gehrd(const KernelParams& kp, const DispatchUse& u, Shade
                     w.Load(out, "i") + "; }\nvoid put(uint i, " + t.name + " v) { " + w.Store(out, "i", "v") + " }\n";
   fns += "void put_tau(uint i, " + t.name + " v) { " + w.Store(w.Out(1), "i", "v") + " }\n";
   KILN_ASSIGN_OR_RETURN(std::string zero, ZeroRest(u, w, 2));  // info
-  // The reflectors span rows up to high: householder.glsl's M.
-  fns += zero + HouseholderFunctions(t, std::to_string(high) + "u", n);
+  // The reflectors span rows up to high (householder.glsl's M), never past
+  // n (the compiler checked high <= n; a module's parameters could disagree).
+  const std::string hi = "min(" + std::to_string(high) + "u, " + n + ")";
+  fns += zero + HouseholderFunctions(t, hi, n);
   std::string body = Fill(Template("hessenberg.glsl"), {{"FUNCTIONS", fns},
                                                        {"T", t.name},
                                                        {"R", RealOf(t)},
                                                        {"N", n},
                                                        {"LOW", std::to_string(low) + "u"},
-                                                       {"HIGH", std::to_string(high) + "u"},
+                                                       {"HIGH", hi},
                                                        {"BATCHES", Batches(w, 0)}});
   ShaderSource src = w.Finish(body, 64);
   src.grid_args = {1};
