@@ -120,9 +120,11 @@ Status UpgradeLegacyLinalgCall(ir::Block* block, size_t at, const ErrorFormatter
   *inserted = 0;
   ir::Operation& op = *block->ops[at];
   if (op.name != op_names::kCustomCall) return Status::Ok();
-  const ir::Attribute* name = op.GetAttr("call_target_name");
-  if (!name) return Status::Ok();
-  const std::string target = name->str;
+  const ir::Attribute* name_attr = op.GetAttr("call_target_name");
+  if (!name_attr) return Status::Ok();
+  // A copy: SetAttr below may grow the attribute vector that name_attr points into.
+  const ir::Attribute name = *name_attr;
+  const std::string target = name.str;
   const std::string_view routine = RoutineOf(target);
   if (routine.empty()) return Status::Ok();
   const std::string what = "stablehlo.custom_call @" + target + " (jaxlib's form before the FFI): ";
@@ -155,7 +157,7 @@ Status UpgradeLegacyLinalgCall(ir::Block* block, size_t at, const ErrorFormatter
     config.fields = ConfigFromFlags(routine, flags);
     op.SetAttr("mhlo.backend_config", std::move(config));
   }
-  ir::Attribute renamed = *name;
+  ir::Attribute renamed = name;
   renamed.str = target + "_ffi";
   op.SetAttr("call_target_name", std::move(renamed));
   if (op.results.size() == 1 && op.results[0]->type.is_tuple()) {
