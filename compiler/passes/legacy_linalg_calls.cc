@@ -10,6 +10,9 @@
 //                                                     -> (a, s, u, vt, info, workspaces...)
 //   trsm   (left_side, lower, trans (0 N, 1 T, 2 C), unit_diagonal, m, n,
 //           batch, alpha, a, b)                       -> b
+//   geev   (batch, n, jobvl, jobvr ('V' or 'N'), a)   -> real: (3 workspaces,
+//           wr, wi, vl, vr, info); complex: (work, rwork, w, vl, vr, info),
+//           the workspaces moving behind info as the _ffi form has them
 // each result list either as one tuple or as several results. Calls with
 // no leading integer operands (jaxlib's first FFI calls kept the old names)
 // only take the _ffi name.
@@ -33,7 +36,8 @@ struct LegacyRoutine {
   size_t scalars;  // leading rank-0 integer operands of the legacy form
 };
 constexpr LegacyRoutine kLegacyRoutines[] = {{"potrf", 3}, {"getrf", 3}, {"geqrf", 4}, {"orgqr", 5}, {"ungqr", 5},
-                                             {"syevd", 3}, {"heevd", 3}, {"gesdd", 6}, {"trsm", 7}};
+                                             {"syevd", 3}, {"heevd", 3}, {"gesdd", 6}, {"trsm", 7},
+                                             {"geev", 4}};
 
 // The routine of a legacy target, lapack_<s|d|c|z><routine> or
 // blas_<s|d|c|z>trsm (no _ffi suffix), or "".
@@ -79,6 +83,10 @@ std::vector<ir::NamedAttr> ConfigFromFlags(std::string_view routine, const std::
   if (routine == "syevd" || routine == "heevd") {
     c.push_back(Character("mode", 'V'));  // the legacy form always computed the vectors
     c.push_back(Character("uplo", f[0] ? 'L' : 'U'));
+  }
+  if (routine == "geev") {
+    c.push_back(Character("compute_left", f[2] == 'V' ? 'V' : 'N'));
+    c.push_back(Character("compute_right", f[3] == 'V' ? 'V' : 'N'));
   }
   if (routine == "gesdd") c.push_back(Character("mode", f[1] == 0 ? 'N' : f[0] ? 'A' : 'S'));
   if (routine == "trsm") {
@@ -163,6 +171,13 @@ Status UpgradeLegacyLinalgCall(ir::Block* block, size_t at, const ErrorFormatter
   if (op.results.size() == 1 && op.results[0]->type.is_tuple()) {
     SplitTupleResult(block, at);
     *inserted = 1;
+  }
+  if (routine == "geev" && k > 0) {  // the leading workspaces move behind info
+    const size_t workspaces = IsComplex(op.operands[0]->type.element) ? 2 : 3;
+    if (op.results.size() > workspaces) {
+      std::rotate(op.results.begin(), op.results.begin() + static_cast<std::ptrdiff_t>(workspaces), op.results.end());
+      for (size_t i = 0; i < op.results.size(); ++i) op.results[i]->index = static_cast<int>(i);
+    }
   }
   return Status::Ok();
 }

@@ -6,7 +6,8 @@
 // ProductOfElementaryHouseholderReflectors) the kernels kiln.lu, kiln.geqrf
 // and kiln.orgqr, its symmetric and Hermitian eigendecompositions
 // (@lapack_{s,d}syevd_ffi, @lapack_{c,z}heevd_ffi) kiln.syevd and its SVD
-// (@lapack_?gesdd_ffi) kiln.gesdd, its Hessenberg and tridiagonal
+// (@lapack_?gesdd_ffi) kiln.gesdd, its general eigendecomposition
+// (@lapack_?geev_ffi) kiln.geev, its Hessenberg and tridiagonal
 // reductions (@lapack_?gehrd_ffi, @lapack_{s,d}sytrd_ffi,
 // @lapack_{c,z}hetrd_ffi) kiln.gehrd and kiln.sytrd; BLAS's triangular solve (@blas_?trsm_ffi) becomes
 // stablehlo.triangular_solve; the other LAPACK and XLA targets JAX emits are
@@ -269,6 +270,52 @@ Status RewriteGesdd(ir::Block* block, size_t at, const std::string& target, cons
   return Status::Ok();
 }
 
+// LAPACK ?geev (jaxlib's geev_hlo, jnp.linalg.eig): real a -> (wr, wi, vl,
+// vr, info[, 3 workspaces]) with vl and vr of a's complex type (jaxlib
+// unpacks a conjugate pair's vectors); complex a -> (w, vl, vr, info[, 2
+// workspaces]); mhlo.backend_config = {compute_left, compute_right}: 'V'
+// (86) or 'N' (78). Becomes kiln.geev (kernels/reference/linalg_geev.cc),
+// which checks the result types and takes over every result.
+Status RewriteGeev(ir::Block* block, size_t at, const std::string& target, const ErrorFormatter& format,
+                   size_t* n_ops) {
+  const ir::Operation& op = *block->ops[at];
+  const std::string what = "stablehlo.custom_call @" + target + " (LAPACK's eigendecomposition (jnp.linalg.eig)): ";
+  if (op.operands.size() != 1) return InvalidArgument(format(op.loc, what + "expects one operand"));
+  const ir::Type& a = op.operands[0]->type;
+  const int64_t r = a.rank();
+  const bool complex = IsComplex(a.element);
+  if (!FloatMatrices(a) || a.dims[r - 1] != a.dims[r - 2] ||
+      (a.element != ElementType::kF32 && a.element != ElementType::kF64 && !complex))
+    return InvalidArgument(format(op.loc, what + "the operand must be square f32, f64 or complex matrices of static "
+                                                 "shape, not " +
+                                              a.ToString()));
+  const size_t least = complex ? 4 : 5;
+  if (op.results.size() < least || op.results.size() > least + (complex ? 2 : 3))
+    return InvalidArgument(format(op.loc, what + (complex ? "expects (w, vl, vr, info[, workspaces])"
+                                                          : "expects (wr, wi, vl, vr, info[, workspaces])")));
+  KILN_RETURN_IF_ERROR(StaticResults(op, what, format));
+  const ElementType vectors = complex ? a.element : a.element == ElementType::kF32 ? ElementType::kC64 : ElementType::kC128;
+  std::vector<int64_t> values(a.dims.begin(), a.dims.end() - 1), batch(a.dims.begin(), a.dims.end() - 2);
+  const size_t nv = complex ? 1 : 2;
+  bool types_ok = op.results[nv + 2]->type == ir::Type::Tensor(ElementType::kSI32, batch);
+  for (size_t i = 0; i < nv; ++i) types_ok = types_ok && op.results[i]->type == ir::Type::Tensor(a.element, values);
+  for (size_t i = nv; i < nv + 2; ++i) types_ok = types_ok && op.results[i]->type == ir::Type::Tensor(vectors, a.dims);
+  if (!types_ok)
+    return InvalidArgument(format(op.loc, what + "the eigenvalues must be " + ir::Type::Tensor(a.element, values).ToString() +
+                                              ", the eigenvectors " + ir::Type::Tensor(vectors, a.dims).ToString() +
+                                              " and info " + ir::Type::Tensor(ElementType::kSI32, batch).ToString()));
+  const int64_t left = ConfigField(op, "compute_left"), right = ConfigField(op, "compute_right");
+  if ((left != 'V' && left != 'N') || (right != 'V' && right != 'N'))
+    return InvalidArgument(format(op.loc, what + "needs mhlo.backend_config = {compute_left, compute_right} as LAPACK "
+                                                 "characters ('V' or 'N')"));
+  Ops ops;
+  ir::Operation* eig = NewOp(&ops, op, block, KernelName(KernelId::kGeev), {op.operands[0]}, a);
+  eig->attrs.emplace_back("compute_left", Bool(left == 'V'));
+  eig->attrs.emplace_back("compute_right", Bool(right == 'V'));
+  *n_ops = Splice(block, at, std::move(ops));  // the kernel takes over every result
+  return Status::Ok();
+}
+
 // LAPACK ?gehrd (jaxlib's gehrd_hlo, jax.scipy.linalg.hessenberg): (a) ->
 // (h, tau, info) with a square, tau [batch..., n - 1] of a's type, and
 // mhlo.backend_config = {low, high} (LAPACK's ilo and ihi, 1-based).
@@ -376,7 +423,6 @@ std::string UnsupportedLinalg(const std::string& target) {
   std::string routine = target.substr(8);  // after lapack_ and the type letter
   if (HasPrefixAndSuffix(target, "lapack_", "_ffi")) routine.resize(routine.size() - 4);
   if (routine == "geqp3") return "LAPACK's QR factorization with column pivoting (jax.scipy.linalg.qr pivoting)";
-  if (routine == "geev") return "LAPACK's eigendecomposition (jnp.linalg.eig)";
   if (routine == "gesvd") return "LAPACK's QR-iteration singular value decomposition (jnp.linalg.svd, algorithm=QR)";
   return "";
 }
@@ -415,6 +461,9 @@ Status LegalizeBlock(ir::Block* block, const ErrorFormatter& format) {
       } else if (target == "lapack_ssytrd_ffi" || target == "lapack_dsytrd_ffi" || target == "lapack_chetrd_ffi" ||
                  target == "lapack_zhetrd_ffi") {
         KILN_RETURN_IF_ERROR(RewriteSytrd(block, i, target, format, &n));
+      } else if (target == "lapack_sgeev_ffi" || target == "lapack_dgeev_ffi" || target == "lapack_cgeev_ffi" ||
+                 target == "lapack_zgeev_ffi") {
+        KILN_RETURN_IF_ERROR(RewriteGeev(block, i, target, format, &n));
       } else if (target == "blas_strsm_ffi" || target == "blas_dtrsm_ffi" || target == "blas_ctrsm_ffi" ||
                  target == "blas_ztrsm_ffi") {
         KILN_RETURN_IF_ERROR(RewriteTrsm(block, i, target, format, &n));
@@ -424,10 +473,10 @@ Status LegalizeBlock(ir::Block* block, const ErrorFormatter& format) {
                                                 "lapack_?getrf_ffi (LU), lapack_?geqrf_ffi and lapack_?orgqr_ffi (QR), "
                                                 "lapack_{s,d}syevd_ffi and lapack_{c,z}heevd_ffi (symmetric and "
                                                 "Hermitian eigendecompositions), lapack_?gesdd_ffi (SVD), "
-                                                "lapack_?gehrd_ffi (Hessenberg), lapack_{s,d}sytrd_ffi and "
+                                                "lapack_?geev_ffi (eigendecomposition), lapack_?gehrd_ffi (Hessenberg), lapack_{s,d}sytrd_ffi and "
                                                 "lapack_{c,z}hetrd_ffi (tridiagonal), "
                                                 "blas_?trsm_ffi (triangular solve), and jaxlib's forms of "
-                                                "potrf, getrf, geqrf, orgqr, syevd, heevd, gesdd and trsm "
+                                                "potrf, getrf, geqrf, orgqr, syevd, heevd, gesdd, geev and trsm "
                                                 "before the FFI"));
       }
     }

@@ -1,14 +1,19 @@
 // Householder reflectors as LAPACK builds them (larfg), shared by the
-// reference factorizations (kernels/reference/linalg.cc: geqrf, orgqr) and
-// reductions (kernels/reference/linalg_condensed.cc: gehrd, sytrd/hetrd),
+// reference factorizations (kernels/reference/linalg.cc: geqrf, orgqr),
+// reductions (kernels/reference/linalg_condensed.cc: gehrd, sytrd/hetrd)
+// and the general eigendecomposition (kernels/reference/linalg_geev.cc),
 // in the element type T, real or complex: H = I - tau v v^H with v(0) = 1.
+// Also the Hessenberg reduction (gehd2) and its Q (orghr) that the last two
+// share.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 namespace kiln::ref::householder {
 
@@ -26,16 +31,54 @@ T Conj(const T& x) {
   }
 }
 
-// ||x|| of `len` elements `step` apart, accumulated in long double and
-// rounded once (LAPACK's nrm2 is accurate to about that).
+// ||x|| of `len` elements `step` apart as LAPACK's nrm2 (3.10 on, Blue's
+// algorithm) computes it in T's precision: squares summed in order when
+// every |x| lies between Blue's thresholds, else (rare: tiny or huge
+// entries) accumulated scaled in long double. Rounded as LAPACK rounds, so
+// that reflectors, and the iterations they steer, follow LAPACK's.
 template <typename T>
 RealOf<T> Norm2(const T* x, int64_t len, int64_t step) {
-  long double sum = 0;
+  using R = RealOf<T>;
+  using L = std::numeric_limits<R>;
+  const R tsml = std::ldexp(R(1), (L::min_exponent - 2 + 1) / 2);  // radix^ceil((minexponent - 1) / 2)
+  const R tbig = std::ldexp(R(1), (L::max_exponent - L::digits + 1) / 2);
+  R sum = 0;
+  bool plain = true;
+  auto add = [&](R v) {
+    if (v < tsml || v > tbig) plain = false;
+    sum += v * v;
+  };
+  for (int64_t i = 0; i < len && plain; ++i) {
+    if constexpr (std::is_floating_point_v<T>) {
+      add(std::abs(x[i * step]));
+    } else {
+      add(std::abs(std::real(x[i * step])));
+      if (plain) add(std::abs(std::imag(x[i * step])));
+    }
+  }
+  if (plain) return std::sqrt(sum);
+  long double wide = 0;
   for (int64_t i = 0; i < len; ++i) {
     const long double v = std::abs(x[i * step]);
-    sum += v * v;
+    wide += v * v;
   }
-  return static_cast<RealOf<T>>(std::sqrt(sum));
+  return static_cast<R>(std::sqrt(wide));
+}
+
+// LAPACK's lapy2 and lapy3: sqrt(x^2 + y^2 (+ z^2)) scaled by the largest,
+// rounded as LAPACK rounds.
+template <typename R>
+R Lapy2(R x, R y) {
+  const R w = std::max(std::abs(x), std::abs(y)), z = std::min(std::abs(x), std::abs(y));
+  if (std::isnan(x) || std::isnan(y)) return x + y;
+  if (z == 0 || w > std::numeric_limits<R>::max()) return w;
+  return w * std::sqrt(1 + (z / w) * (z / w));
+}
+template <typename R>
+R Lapy3(R x, R y, R z) {
+  const R w = std::max({std::abs(x), std::abs(y), std::abs(z)});
+  if (w == 0) return std::abs(x) + std::abs(y) + std::abs(z);
+  return w * std::sqrt((x / w) * (x / w) + (y / w) * (y / w) + (z / w) * (z / w));
 }
 
 // LAPACK's larfg on alpha and x (len elements, `step` apart): returns tau
@@ -53,7 +96,7 @@ T Larfg(T* alpha, T* x, int64_t len, int64_t step) {
   // beta = -sign(re alpha) ||(alpha, x)||.
   auto signed_norm = [&xnorm](T alpha) {
     const R ar = std::real(alpha), ai = std::imag(alpha);
-    const R norm = std::is_floating_point_v<T> ? std::hypot(ar, xnorm) : std::hypot(ar, ai, xnorm);
+    const R norm = std::is_floating_point_v<T> ? Lapy2(ar, xnorm) : Lapy3(ar, ai, xnorm);
     return -std::copysign(norm, ar);
   };
   R beta = signed_norm(*alpha);
@@ -83,6 +126,59 @@ T Larfg(T* alpha, T* x, int64_t len, int64_t step) {
   for (int j = 0; j < knt; ++j) beta *= safmin;
   *alpha = T(beta);
   return tau;
+}
+
+// gehd2 on one n x n matrix (row-major) for rows and columns ilo..ihi
+// (1-based, as LAPACK's): for each column i, the reflector H(i) of the
+// entries below its subdiagonal, applied from the right to A(0:ihi,
+// i+1:ihi) and (H(i)^H) from the left to A(i+1:ihi, i+1:n). tau[i] outside
+// ilo - 1 .. ihi - 2 stays zero.
+template <typename T>
+void ReduceHessenberg(std::vector<T>& a, int64_t n, int64_t ilo, int64_t ihi, std::vector<T>& tau) {
+  std::fill(tau.begin(), tau.end(), T(0));
+  for (int64_t i = ilo - 1; i + 1 < ihi; ++i) {
+    T* alpha = &a[(i + 1) * n + i];
+    const int64_t len = ihi - i - 2;  // entries below alpha
+    const T t = tau[i] = Larfg(alpha, &a[std::min(i + 2, n - 1) * n + i], len, n);
+    const T beta = *alpha;
+    *alpha = T(1);
+    auto v = [&](int64_t k) { return a[k * n + i]; };  // k = i+1 .. ihi-1
+    for (int64_t r = 0; r < ihi; ++r) {  // A H: A -= tau (A v) v^H, rounded as BLAS's ger
+      T w = T(0);
+      for (int64_t k = i + 1; k < ihi; ++k) w += a[r * n + k] * v(k);
+      for (int64_t k = i + 1; k < ihi; ++k) a[r * n + k] += w * (-t * Conj(v(k)));
+    }
+    const T ct = Conj(t);
+    for (int64_t col = i + 1; col < n; ++col) {  // H^H A: A -= conj(tau) v (v^H A)
+      T w = T(0);
+      for (int64_t k = i + 1; k < ihi; ++k) w += Conj(v(k)) * a[k * n + col];
+      const T tw = ct * w;
+      for (int64_t k = i + 1; k < ihi; ++k) a[k * n + col] -= v(k) * tw;
+    }
+    *alpha = beta;
+  }
+}
+
+// orghr: the unitary Q = H(ilo) H(ilo+1) ... H(ihi-2) (1-based ilo, ihi as
+// ReduceHessenberg's) from the reflectors ReduceHessenberg left below the
+// subdiagonal of h, as an n x n row-major matrix: the identity outside rows
+// and columns ilo .. ihi - 1 (0-based), built backward as LAPACK's org2r.
+template <typename T>
+std::vector<T> FormHessenbergQ(const std::vector<T>& h, int64_t n, int64_t ilo, int64_t ihi,
+                               const std::vector<T>& tau) {
+  std::vector<T> q(static_cast<size_t>(n * n), T(0));
+  for (int64_t i = 0; i < n; ++i) q[i * n + i] = T(1);
+  for (int64_t i = ihi - 2; i >= ilo - 1; --i) {  // Q := H(i) Q on rows and columns i+1 .. ihi-1
+    if (tau[i] == T(0)) continue;
+    auto v = [&](int64_t k) { return k == i + 1 ? T(1) : h[k * n + i]; };
+    for (int64_t col = i + 1; col < ihi; ++col) {
+      T w = T(0);
+      for (int64_t k = i + 1; k < ihi; ++k) w += Conj(v(k)) * q[k * n + col];
+      const T tw = tau[i] * w;
+      for (int64_t k = i + 1; k < ihi; ++k) q[k * n + col] -= v(k) * tw;
+    }
+  }
+  return q;
 }
 
 }  // namespace kiln::ref::householder

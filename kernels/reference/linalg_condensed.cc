@@ -21,6 +21,7 @@ namespace {
 
 using householder::Conj;
 using householder::Larfg;
+using householder::ReduceHessenberg;
 using householder::RealOf;
 using numeric::CheckCall;
 using numeric::CheckDims;
@@ -65,38 +66,6 @@ Status SquareMatrices(const KernelCall& c, int64_t* batches, int64_t* n) {
 Status CheckInfo(const KernelCall& c, const TensorRef& info) {
   if (info.type != ElementType::kSI32) return InvalidArgument(KernelName(c) + ": info must be si32");
   return CheckDims(c, info, BatchDims(c.inputs[0], {}), "info");
-}
-
-// gehd2 on one n x n matrix (row-major) for rows and columns ilo..ihi
-// (1-based, as LAPACK's): for each column i, the reflector H(i) of the
-// entries below its subdiagonal, applied from the right to A(0:ihi,
-// i+1:ihi) and (H(i)^H) from the left to A(i+1:ihi, i+1:n). tau[i] outside
-// ilo - 1 .. ihi - 2 stays zero.
-template <typename T>
-void ReduceHessenberg(std::vector<T>& a, int64_t n, int64_t ilo, int64_t ihi, std::vector<T>& tau) {
-  std::fill(tau.begin(), tau.end(), T(0));
-  for (int64_t i = ilo - 1; i + 1 < ihi; ++i) {
-    T* alpha = &a[(i + 1) * n + i];
-    const int64_t len = ihi - i - 2;  // entries below alpha
-    const T t = tau[i] = Larfg(alpha, &a[std::min(i + 2, n - 1) * n + i], len, n);
-    const T beta = *alpha;
-    *alpha = T(1);
-    auto v = [&](int64_t k) { return a[k * n + i]; };  // k = i+1 .. ihi-1
-    for (int64_t r = 0; r < ihi; ++r) {  // A H: A -= tau (A v) v^H
-      T w = T(0);
-      for (int64_t k = i + 1; k < ihi; ++k) w += a[r * n + k] * v(k);
-      const T tw = t * w;
-      for (int64_t k = i + 1; k < ihi; ++k) a[r * n + k] -= tw * Conj(v(k));
-    }
-    const T ct = Conj(t);
-    for (int64_t col = i + 1; col < n; ++col) {  // H^H A: A -= conj(tau) v (v^H A)
-      T w = T(0);
-      for (int64_t k = i + 1; k < ihi; ++k) w += Conj(v(k)) * a[k * n + col];
-      const T tw = ct * w;
-      for (int64_t k = i + 1; k < ihi; ++k) a[k * n + col] -= v(k) * tw;
-    }
-    *alpha = beta;
-  }
 }
 
 // kiln.gehrd: (a) -> (h, tau, info) as LAPACK's ?gehrd: a [batch..., n,

@@ -166,7 +166,9 @@ TEST(NumericSytrd, TridiagonalFormIsSimilarToTheInput) {
           for (int64_t i = 0; i < n; ++i)
             for (int64_t j = 0; j < n; ++j) {
               const bool named = lower ? i >= j : i <= j;
-              if (!named) EXPECT_EQ(ob[i * n + j], vals[(b * n + i) * n + j]) << "the other triangle at " << i << ", " << j;
+              if (!named) {
+                EXPECT_EQ(ob[i * n + j], vals[(b * n + i) * n + j]) << "the other triangle at " << i << ", " << j;
+              }
             }
           for (int64_t i = 0; i < n; ++i) {
             EXPECT_EQ(ob[i * n + i], cd(DD[b * n + i])) << "d on the diagonal at " << i;

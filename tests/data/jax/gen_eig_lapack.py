@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""Writes tests/data/jax/eig_lapack.mlir: jnp.linalg.eig as JAX lowers it on
+the CPU (@lapack_?geev_ffi and jaxlib's form before the FFI), with the
+values LAPACK's own ?geev gives for each matrix (Debian's liblapack3, called
+through ctypes): eigenvalues in LAPACK's order and eigenvectors with its
+signs and phases, which only LAPACK's algorithm fixes.
+
+  /usr/bin/python3 tests/data/jax/gen_eig_lapack.py > tests/data/jax/eig_lapack.mlir
+"""
+import ctypes
+
+import numpy as np
+
+lapack = ctypes.CDLL("liblapack.so.3")
+P = lambda x: x.ctypes.data_as(ctypes.c_void_p)
+R = ctypes.byref
+
+
+def geev(a, left=True, right=True):
+    """LAPACK's ?geev; a real matrix's conjugate pairs unpacked as jaxlib does."""
+    n, t = a.shape[0], a.dtype
+    fa = np.asfortranarray(a.copy())
+    jl, jr = ctypes.c_char(b"V" if left else b"N"), ctypes.c_char(b"V" if right else b"N")
+    N, info = ctypes.c_int(n), ctypes.c_int(0)
+    vl, vr = np.zeros((n, n), t, order="F"), np.zeros((n, n), t, order="F")
+    if t.kind == "f":
+        f = lapack.sgeev_ if t == np.float32 else lapack.dgeev_
+        wr, wi = np.zeros(n, t), np.zeros(n, t)
+        work = np.zeros(64 * n + 64, t)
+        f(R(jl), R(jr), R(N), P(fa), R(N), P(wr), P(wi), P(vl), R(N), P(vr), R(N), P(work),
+          R(ctypes.c_int(work.size)), R(info))
+        ct = np.complex64 if t == np.float32 else np.complex128
+
+        def unpack(v):
+            out = v.astype(ct)
+            for j in range(n):
+                if wi[j] > 0:
+                    out[:, j] = v[:, j] + 1j * v[:, j + 1]
+                    out[:, j + 1] = v[:, j] - 1j * v[:, j + 1]
+            return out
+        return [wr, wi, unpack(vl), unpack(vr)], info.value
+    f = lapack.cgeev_ if t == np.complex64 else lapack.zgeev_
+    w = np.zeros(n, t)
+    work = np.zeros(64 * n + 64, t)
+    rwork = np.zeros(2 * n, np.float32 if t == np.complex64 else np.float64)
+    f(R(jl), R(jr), R(N), P(fa), R(N), P(w), P(vl), R(N), P(vr), R(N), P(work), R(ctypes.c_int(work.size)),
+      P(rwork), R(info))
+    return [w, vl, vr], info.value
+
+
+def elem(t):
+    return {np.float32: "f32", np.float64: "f64", np.complex64: "complex<f32>",
+            np.complex128: "complex<f64>"}[t.type]
+
+
+def cplx(t):
+    return {np.float32: "complex<f32>", np.float64: "complex<f64>"}.get(t.type, elem(t))
+
+
+def ttype(shape, e):
+    return "tensor<" + "".join(f"{d}x" for d in shape) + e + ">"
+
+
+def lit(x):
+    def one(v):
+        if np.iscomplexobj(v):
+            return f"({v.real!r}, {v.imag!r})"
+        return repr(float(v))
+
+    def rec(a):
+        if a.ndim == 0:
+            return one(a[()])
+        return "[" + ", ".join(rec(s) for s in a) + "]"
+    return rec(np.asarray(x))
+
+
+def function(name, comment, a, *, left=True, right=True, workspaces=False, legacy=False):
+    """One check function: the call on constant a, its results against LAPACK's."""
+    batch = a.shape[:-2]
+    n = a.shape[-1]
+    t = a.dtype
+    real = t.kind == "f"
+    mats = a.reshape((-1, n, n))
+    outs = [geev(m, left, right) for m in mats]
+    parts = [np.stack([o[0][k] for o in outs]).reshape(batch + o_shape)
+             for k, o_shape in enumerate(([(n,), (n,), (n, n), (n, n)] if real else [(n,), (n, n), (n, n)]))]
+    vals = [ttype(batch + (n,), elem(t))] * (2 if real else 1)
+    vecs = [ttype(batch + (n, n), cplx(t))] * 2
+    info_t = ttype(batch, "i32")
+    letter = {np.float32: "s", np.float64: "d", np.complex64: "c", np.complex128: "z"}[t.type]
+    lines = [f"// {comment}", f"func.func @{name}() {{",
+             f"  %a = stablehlo.constant dense<{lit(a)}> : {ttype(a.shape, elem(t))}"]
+    results = vals + vecs + [info_t]
+    if legacy:  # jaxlib before the FFI: (batch, n, jobvl, jobvr, a), workspaces first
+        ws = [ttype(batch + (n, n), elem(t))] * 3 if real else [ttype(batch + (n, n), elem(t)),
+                                                                ttype(batch + (2 * n,), elem(np.dtype(np.float32 if t == np.complex64 else np.float64)))]
+        all_results = ws + results
+        lines += [f"  %b = stablehlo.constant dense<{int(np.prod(batch))}> : tensor<i32>",
+                  f"  %n = stablehlo.constant dense<{n}> : tensor<i32>",
+                  f"  %jl = stablehlo.constant dense<{86 if left else 78}> : tensor<ui8>",
+                  f"  %jr = stablehlo.constant dense<{86 if right else 78}> : tensor<ui8>",
+                  f"  %0:{len(all_results)} = stablehlo.custom_call @lapack_{letter}geev(%b, %n, %jl, %jr, %a) "
+                  f"{{api_version = 2 : i32}} : (tensor<i32>, tensor<i32>, tensor<ui8>, tensor<ui8>, {ttype(a.shape, elem(t))}) -> "
+                  f"({', '.join(all_results)})"]
+        first = len(ws)
+    else:
+        if workspaces:
+            results = results + ([ttype(batch + (n, n), elem(t))] * 3 if real else
+                                 [ttype(batch + (n, n), elem(t)),
+                                  ttype(batch + (2 * n,), elem(np.dtype(np.float32 if t == np.complex64 else np.float64)))])
+        lines += [f"  %0:{len(results)} = stablehlo.custom_call @lapack_{letter}geev_ffi(%a) "
+                  f"{{mhlo.backend_config = {{compute_left = {86 if left else 78} : ui8, compute_right = "
+                  f"{86 if right else 78} : ui8}}, api_version = 4 : i32}} : ({ttype(a.shape, elem(t))}) -> "
+                  f"({', '.join(results)})"]
+        first = 0
+    single = t in (np.float32, np.complex64)
+    tol_values = "1.0E-5" if single else "1.0E-12"
+    tol_vectors = "1.0E-4" if single else "1.0E-10"
+    nv = 2 if real else 1
+    for k, p in enumerate(parts):
+        is_vec = k >= nv
+        if is_vec and not (left if k == nv else right):
+            lines.append(f"  check.expect_eq_const %0#{first + k}, dense<{lit(np.zeros_like(p))}> : {ttype(p.shape, cplx(t))}")
+            continue
+        tt = ttype(p.shape, cplx(t) if is_vec else elem(t))
+        lines.append(f"  check.expect_almost_eq_const %0#{first + k}, dense<{lit(p)}> : {tt} "
+                     f"{{tolerance = {tol_vectors if is_vec else tol_values} : f64}}")
+    lines.append(f"  check.expect_eq_const %0#{first + len(parts)}, dense<0> : {info_t}")
+    lines += ["  func.return", "}"]
+    return "\n".join(lines)
+
+
+def main():
+    rng = np.random.default_rng(2026)
+    fns = []
+    a = np.array([[1.0, 2.0, -1.0, 0.5], [-3.0, 0.5, 2.0, 1.0], [0.0, 1.5, -2.0, 3.0], [2.0, 0.0, 1.0, 1.0]])
+    fns.append(function("geev_f64_matches_lapack", "f64: a complex pair and two real eigenvalues", a))
+    a = rng.standard_normal((3, 3)).astype(np.float32)
+    fns.append(function("geev_f32_right_only_with_workspaces",
+                        "f32, right vectors only (vl comes back zero), the workspace results of 2024", a,
+                        left=False, workspaces=True))
+    a = (rng.standard_normal((3, 3)) + 1j * rng.standard_normal((3, 3)))
+    fns.append(function("geev_c128_matches_lapack", "complex<f64>: the largest entry of each vector real", a))
+    a = (rng.standard_normal((3, 3)) + 1j * rng.standard_normal((3, 3))).astype(np.complex64)
+    fns.append(function("geev_c64_with_workspaces", "complex<f32> with the workspace results", a, workspaces=True))
+    a = np.triu(rng.standard_normal((5, 5)))
+    a[3, 1] = 2.0
+    a[4, 2] = 0.5
+    fns.append(function("geev_f64_isolated_eigenvalues",
+                        "balancing permutes rows that isolate eigenvalues (gebal, gebak)", a))
+    a = np.tril(rng.standard_normal((5, 5)))
+    a[0, 3] = 1.5
+    fns.append(function("geev_f64_lower_triangular",
+                        "balancing isolates eigenvalues at both ends, in several exchanges each", a))
+    a = np.array([[0.165, 0.0, 0.0, -0.765, -0.680], [0.0, 0.404, 0.0, 0.0, -0.855],
+                  [-0.576, 0.0, 0.029, -0.354, -0.769], [0.0, 0.0, 0.0, -0.728, 0.0],
+                  [-1.464, 0.0, 0.0, 0.168, -0.528]])
+    fns.append(function("geev_f64_sparse_exchanges",
+                        "balancing's exchanges interact: gebak must undo them in reverse", a))
+    a = np.roll(np.eye(4), 1, axis=0)
+    fns.append(function("geev_f64_cyclic_shift",
+                        "a cyclic permutation: the double-shift QR stalls without exceptional shifts", a))
+    a = np.diag(2.0 ** np.arange(-6, 6, 3)) @ rng.standard_normal((4, 4)) @ np.diag(2.0 ** -np.arange(-6, 6, 3))
+    fns.append(function("geev_f64_badly_scaled", "balancing scales rows and columns by powers of two", a))
+    a = rng.standard_normal((2, 3, 3))
+    fns.append(function("geev_f64_batched_values_only", "a batch, eigenvalues only", a, left=False, right=False))
+    a = rng.standard_normal((4, 4))
+    fns.append(function("geev_legacy_dgeev", "jaxlib's form before the FFI, workspaces first", a, legacy=True))
+    a = rng.standard_normal((3, 3)) + 1j * rng.standard_normal((3, 3))
+    fns.append(function("geev_legacy_zgeev", "jaxlib's complex form before the FFI", a, legacy=True))
+    print("// jnp.linalg.eig as JAX lowers it on the CPU (tests/jax_exports.cmake): written by")
+    print("// gen_eig_lapack.py from LAPACK's own ?geev (its eigenvalue order, its")
+    print("// eigenvectors' signs and phases).")
+    print("\n\n// -----\n\n".join(fns))
+
+
+if __name__ == "__main__":
+    main()
