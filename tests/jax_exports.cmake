@@ -75,7 +75,8 @@ cli_test(cli.compile_refuses_einsum_wrong_result ""
 foreach(case "lapack_cholesky;cholesky_lapack;3" "lapack_lu;lu_lapack;4" "blas_trsm;trsm_blas;3" "lapack_qr;qr_lapack;4"
              "lapack_eigh;eigh_lapack;4" "lapack_svd;svd_lapack;4" "lapack_svd_complex;svd_complex_lapack;2"
              "lapack_hessenberg;hessenberg_lapack;2" "lapack_tridiagonal;tridiagonal_lapack;3"
-             "lapack_legacy;legacy_lapack;7" "lapack_eig;eig_lapack;12")
+             "lapack_legacy;legacy_lapack;7" "lapack_eig;eig_lapack;12"
+             "lapack_eigh_signs;eigh_signs_lapack;7")
   list(GET case 0 name)
   list(GET case 1 file)
   list(GET case 2 checks)

@@ -4,7 +4,8 @@
 // and the general eigendecomposition (kernels/reference/linalg_geev.cc),
 // in the element type T, real or complex: H = I - tau v v^H with v(0) = 1.
 // Also the Hessenberg reduction (gehd2) and its Q (orghr) that the last two
-// share.
+// share, and the tridiagonal reduction (sytd2 / hetd2) of kiln.sytrd and
+// kiln.syevd (kernels/reference/linalg_syevd.cc).
 #pragma once
 
 #include <algorithm>
@@ -179,6 +180,74 @@ std::vector<T> FormHessenbergQ(const std::vector<T>& h, int64_t n, int64_t ilo, 
     }
   }
   return q;
+}
+
+// The trailing update of sytd2 / hetd2 on the Hermitian L x L block B of m
+// (n x n, both triangles held) from row and column o, for the reflector
+// (v, tau): x = tau B v, x -= (tau / 2) (x^H v) v, B -= v x^H + x v^H, as
+// LAPACK's hemv, dotc, axpy and her2; the diagonal stays real and the
+// block exactly Hermitian (the lower triangle computed, the upper mirrored).
+template <typename T>
+void HermitianRankTwo(std::vector<T>& m, int64_t n, int64_t o, const std::vector<T>& v, T tau) {
+  const int64_t len = static_cast<int64_t>(v.size());
+  auto b = [&](int64_t j, int64_t k) -> T& { return m[(o + j) * n + o + k]; };
+  std::vector<T> x(v.size());
+  for (int64_t j = 0; j < len; ++j) {
+    T s = T(0);
+    for (int64_t k = 0; k < len; ++k) s += b(j, k) * v[k];
+    x[j] = tau * s;
+  }
+  T dot = T(0);
+  for (int64_t j = 0; j < len; ++j) dot += Conj(x[j]) * v[j];
+  const T alpha = RealOf<T>(-0.5) * tau * dot;
+  for (int64_t j = 0; j < len; ++j) x[j] += alpha * v[j];
+  for (int64_t j = 0; j < len; ++j) {
+    for (int64_t k = 0; k < j; ++k) {
+      b(j, k) -= v[j] * Conj(x[k]) + x[j] * Conj(v[k]);
+      b(k, j) = Conj(b(j, k));
+    }
+    b(j, j) = T(std::real(b(j, j)) - std::real(v[j] * Conj(x[j]) + x[j] * Conj(v[j])));
+  }
+}
+
+// sytd2 / hetd2 on one Hermitian n x n matrix m (both triangles held, the
+// diagonal real): d, e and tau of the tridiagonal form Q^H m Q, and `out`
+// (the operand as stored) with T's diagonal and off-diagonal and the
+// reflectors' v written into its named triangle, the other left as it was.
+// Lower: H(i) annihilates column i below its subdiagonal, v(i+1) = 1 and
+// v below it stored in column i; upper: H(i), from i = n - 2 down,
+// annihilates column i + 1 above its superdiagonal, v(i) = 1 and v above it
+// stored in column i + 1.
+template <typename T>
+void ReduceTridiagonal(std::vector<T>& m, std::vector<T>& out, int64_t n, bool lower, std::vector<T>& d,
+                       std::vector<T>& e, std::vector<T>& tau) {
+  std::vector<T> v;
+  for (int64_t step = 0; step + 1 < n; ++step) {
+    // Lower: column i = step, rows i+1..; upper: column i + 1, rows ..i, i = n - 2 - step.
+    const int64_t i = lower ? step : n - 2 - step;
+    const int64_t col = lower ? i : i + 1;
+    const int64_t arow = lower ? i + 1 : i;  // alpha's row
+    const int64_t first = lower ? i + 2 : 0, len = lower ? n - i - 2 : i;  // x: rows first .. first + len - 1
+    T alpha = m[arow * n + col];
+    const T t = Larfg(&alpha, &m[std::min(first, n - 1) * n + col], len, n);
+    e[i] = T(std::real(alpha));
+    const int64_t o = lower ? i + 1 : 0;  // the trailing (lower) or leading (upper) block
+    if (t != T(0)) {  // (m's diagonal is real throughout, as hetd2 makes it)
+      v.assign(static_cast<size_t>(len + 1), T(1));
+      for (int64_t k = 0; k < len; ++k) v[lower ? k + 1 : k] = m[(first + k) * n + col];
+      HermitianRankTwo(m, n, o, v, t);
+    }
+    tau[i] = t;
+    out[arow * n + col] = e[i];
+    for (int64_t k = 0; k < len; ++k) out[(first + k) * n + col] = m[(first + k) * n + col];
+    const int64_t di = lower ? i : i + 1;  // final after this step
+    d[di] = T(std::real(m[di * n + di]));
+  }
+  if (n > 0) {
+    const int64_t last = lower ? n - 1 : 0;
+    d[last] = T(std::real(m[last * n + last]));
+  }
+  for (int64_t i = 0; i < n; ++i) out[i * n + i] = d[i];
 }
 
 }  // namespace kiln::ref::householder

@@ -3,8 +3,9 @@
 // element rounded once to the result type), and kiln.lu, kiln.geqrf and
 // kiln.orgqr, LAPACK's getrf, geqrf and orgqr/ungqr as JAX calls them (in
 // the element type, step by step as LAPACK's unblocked getf2, geqr2 and
-// org2r), and kiln.syevd and kiln.gesdd, LAPACK's symmetric / Hermitian
-// eigendecomposition and SVD (Jacobi rotations in (complex) f64). Float and complex element types only.
+// org2r), and kiln.gesdd, LAPACK's SVD (one-sided Jacobi rotations in
+// (complex) f64; kiln.syevd is in linalg_syevd.cc). Float and complex
+// element types only.
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -421,20 +422,6 @@ Status Orgqr(const KernelCall& c) {
   return Status::Ok();
 }
 
-// kiln.syevd: (a) -> (v, w, info[, workspace...]) as LAPACK's ?syevd for a
-// real symmetric a, and ?heevd for a complex Hermitian one, [batch..., n,
-// n] read from its lower (attr lower = 1) or upper triangle (a complex
-// diagonal's imaginary parts ignored, as LAPACK's ?hetrd does): w
-// [batch..., n] the eigenvalues (of a's real type) in ascending order, v the
-// eigenvectors as its columns (zeros when attr compute_v = 0), info 0 (1
-// when a has a NaN or an infinity: then w and v are NaN), workspaces zero.
-// Computed in (complex) f64 by cyclic Jacobi rotations (Golub and Van Loan,
-// 8.5; a complex pair is first turned real by a phase on column q), which
-// converge for every finite Hermitian matrix, and rounded once. An
-// eigenvector's sign or phase is free (LAPACK's follows from its
-// algorithm): here its entry of largest magnitude (the first of equal
-// ones, LargestEntry) is real and positive; equal eigenvalues keep the order the
-// rotations left them in.
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // The rotation's view of a pair's off-diagonal entry x: (g, d) with x = g
@@ -448,49 +435,6 @@ std::pair<double, T> RealAndPhase(const T& x) {
     const double g = std::abs(x);
     return {g, x / g};
   }
-}
-
-template <typename T>
-void HermitianEigen(std::vector<T>& a, int64_t n, std::vector<T>& v, std::vector<double>& w) {
-  v.assign(static_cast<size_t>(n * n), T(0));
-  for (int64_t i = 0; i < n; ++i) v[i * n + i] = T(1);
-  auto off = [&] {
-    double s = 0, d = 0;
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j < n; ++j) (i == j ? d : s) += std::norm(a[i * n + j]);
-    return std::pair<double, double>(s, d);
-  };
-  for (int sweep = 0; sweep < 100; ++sweep) {
-    const auto [s, d] = off();
-    if (s <= 1e-30 * d || s == 0) break;
-    for (int64_t p = 0; p + 1 < n; ++p)
-      for (int64_t q = p + 1; q < n; ++q) {
-        const T apq = a[p * n + q];
-        if (apq == T(0)) continue;
-        const auto [g, phase] = RealAndPhase(apq);
-        const T cphase = Conj(phase);
-        const double theta = (std::real(a[q * n + q]) - std::real(a[p * n + p])) / (2 * g);
-        const double t = (theta >= 0 ? 1.0 : -1.0) / (std::abs(theta) + std::sqrt(theta * theta + 1));
-        const double c = 1 / std::sqrt(t * t + 1), sn = t * c;
-        for (int64_t k = 0; k < n; ++k) {  // columns p and q
-          const T akp = a[k * n + p], akq = cphase * a[k * n + q];
-          a[k * n + p] = c * akp - sn * akq;
-          a[k * n + q] = sn * akp + c * akq;
-        }
-        for (int64_t k = 0; k < n; ++k) {  // rows p and q
-          const T apk = a[p * n + k], aqk = phase * a[q * n + k];
-          a[p * n + k] = c * apk - sn * aqk;
-          a[q * n + k] = sn * apk + c * aqk;
-        }
-        for (int64_t k = 0; k < n; ++k) {
-          const T vkp = v[k * n + p], vkq = cphase * v[k * n + q];
-          v[k * n + p] = c * vkp - sn * vkq;
-          v[k * n + q] = sn * vkp + c * vkq;
-        }
-      }
-  }
-  w.resize(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) w[i] = std::real(a[i * n + i]);
 }
 
 // x as a value of type t (real or complex).
@@ -517,79 +461,6 @@ template <typename T>
 T UnitPhase(const T& x) {
   const double m = std::abs(x);
   return m == 0 ? T(1) : Conj(x) / m;
-}
-
-template <typename T>
-void SyevdBatches(const KernelCall& c, int64_t batches, int64_t n, bool lower, bool vectors) {
-  const TensorRef& a = c.inputs[0];
-  const ElementType vt = a.type, wt = c.outputs[1].type;
-  std::vector<T> m(static_cast<size_t>(n * n)), v;
-  std::vector<double> w;
-  std::vector<int64_t> order(static_cast<size_t>(n));
-  for (int64_t bi = 0; bi < batches; ++bi) {
-    const int64_t base = bi * n * n;
-    bool finite = true;
-    for (int64_t i = 0; i < n; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        // The Hermitian matrix from the named triangle.
-        const int64_t lo = std::max(i, j), hi = std::min(i, j);
-        const cd x = ToComplex(a.type, Load(a, base + (lower ? lo * n + hi : hi * n + lo)));
-        finite = finite && std::isfinite(x.real()) && std::isfinite(x.imag());
-        const bool stored = lower ? i >= j : i <= j;  // (i, j) is in the named triangle
-        if constexpr (std::is_floating_point_v<T>) {
-          m[i * n + j] = x.real();
-        } else {
-          m[i * n + j] = i == j ? cd(x.real(), 0) : stored ? x : std::conj(x);
-        }
-      }
-    if (!finite) {
-      for (int64_t e = 0; e < n * n; ++e) Store(c.outputs[0], base + e, FromComplex(vt, {kNaN, 0}));
-      for (int64_t i = 0; i < n; ++i) Store(c.outputs[1], bi * n + i, FromComplex(wt, {kNaN, 0}));
-      Store(c.outputs[2], bi, Scalar{1, 0, 0});
-      continue;
-    }
-    HermitianEigen(m, n, v, w);
-    for (int64_t i = 0; i < n; ++i) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) { return w[x] < w[y]; });
-    for (int64_t j = 0; j < n; ++j) {
-      const int64_t src = order[j];
-      Store(c.outputs[1], bi * n + j, FromComplex(wt, {w[src], 0}));
-      if (!vectors) continue;
-      const int64_t big = LargestEntry(&v[src], n, n);
-      const T phase = UnitPhase(v[big * n + src]);
-      for (int64_t i = 0; i < n; ++i)  // the largest entry exactly real (no rounding left in its imaginary part)
-        Store(c.outputs[0], base + i * n + j, Put(vt, i == big ? T(std::abs(v[i * n + src])) : phase * v[i * n + src]));
-    }
-  }
-}
-
-Status Syevd(const KernelCall& c) {
-  if (c.inputs.size() != 1 || c.outputs.size() < 3)
-    return InvalidArgument(KernelName(c) + ": expects one operand and (v, w, info[, workspace...])");
-  KILN_RETURN_IF_ERROR(CheckCall(c, 1, c.outputs.size()));
-  const TensorRef& a = c.inputs[0];
-  const std::string name = KernelName(c);
-  const bool complex = IsComplex(a.type);
-  if ((!IsFloat(a.type) && !complex) || c.outputs[0].type != a.type ||
-      c.outputs[1].type != (complex ? ComplexPartType(a.type) : a.type))
-    return InvalidArgument(name + ": the operand and the eigenvectors must be one float or complex type, the "
-                                  "eigenvalues its real type");
-  const int64_t r = a.rank();
-  if (r < 2 || a.dims[r - 1] != a.dims[r - 2]) return InvalidArgument(name + ": a must be (batches of) square matrices");
-  KILN_RETURN_IF_ERROR(CheckDims(c, c.outputs[0], a.dims, "eigenvectors"));
-  std::vector<int64_t> batch(a.dims.begin(), a.dims.end() - 2), values = batch;
-  const int64_t n = a.dims[r - 1];
-  values.push_back(n);
-  KILN_RETURN_IF_ERROR(CheckDims(c, c.outputs[1], values, "eigenvalues"));
-  if (c.outputs[2].type != ElementType::kSI32) return InvalidArgument(name + ": info must be si32");
-  KILN_RETURN_IF_ERROR(CheckDims(c, c.outputs[2], batch, "info"));
-  ZeroOutputs(c, 0);
-  const bool lower = c.params.Int("lower", 1) != 0, vectors = c.params.Int("compute_v", 1) != 0;
-  int64_t batches = 1;
-  for (int64_t d : batch) batches *= d;
-  if (complex) SyevdBatches<cd>(c, batches, n, lower, vectors);
-  else SyevdBatches<double>(c, batches, n, lower, vectors);
-  return Status::Ok();
 }
 
 // Columns j of the m x c matrix u (row-major, c columns) with zero[j] set
@@ -815,7 +686,6 @@ Status kernel::Cholesky(const KernelCall& call) { return ref::Cholesky(call); }
 Status kernel::Lu(const KernelCall& call) { return ref::Lu(call); }
 Status kernel::Geqrf(const KernelCall& call) { return ref::Geqrf(call); }
 Status kernel::Orgqr(const KernelCall& call) { return ref::Orgqr(call); }
-Status kernel::Syevd(const KernelCall& call) { return ref::Syevd(call); }
 Status kernel::Gesdd(const KernelCall& call) { return ref::Gesdd(call); }
 
 }  // namespace kiln::ref

@@ -3,10 +3,14 @@
 the CPU (@lapack_?geev_ffi and jaxlib's form before the FFI), with the
 values LAPACK's own ?geev gives for each matrix (Debian's liblapack3, called
 through ctypes): eigenvalues in LAPACK's order and eigenvectors with its
-signs and phases, which only LAPACK's algorithm fixes.
+signs and phases, which only LAPACK's algorithm fixes. With --eigh, writes
+tests/data/jax/eigh_signs_lapack.mlir: jnp.linalg.eigh (@lapack_?syevd_ffi,
+@lapack_?heevd_ffi) against LAPACK's own ?syevd / ?heevd the same way.
 
   /usr/bin/python3 tests/data/jax/gen_eig_lapack.py > tests/data/jax/eig_lapack.mlir
+  /usr/bin/python3 tests/data/jax/gen_eig_lapack.py --eigh > tests/data/jax/eigh_signs_lapack.mlir
 """
+import sys
 import ctypes
 
 import numpy as np
@@ -130,6 +134,74 @@ def function(name, comment, a, *, left=True, right=True, workspaces=False, legac
     return "\n".join(lines)
 
 
+def syevd(a, lower=True, vectors=True):
+    """LAPACK's ?syevd / ?heevd: (v, w, info)."""
+    n, t = a.shape[0], a.dtype
+    fa = np.asfortranarray(a.copy())
+    jz, up = ctypes.c_char(b"V" if vectors else b"N"), ctypes.c_char(b"L" if lower else b"U")
+    N, info = ctypes.c_int(n), ctypes.c_int(0)
+    rt = np.float32 if t in (np.float32, np.complex64) else np.float64
+    w = np.zeros(n, rt)
+    work = np.zeros(2 * n * n + 6 * n + 101, t)
+    iwork = np.zeros(5 * n + 103, np.int32)
+    if t.kind == "f":
+        f = lapack.ssyevd_ if t == np.float32 else lapack.dsyevd_
+        f(R(jz), R(up), R(N), P(fa), R(N), P(w), P(work), R(ctypes.c_int(work.size)), P(iwork),
+          R(ctypes.c_int(iwork.size)), R(info))
+    else:
+        f = lapack.cheevd_ if t == np.complex64 else lapack.zheevd_
+        rwork = np.zeros(2 * n * n + 5 * n + 101, rt)
+        f(R(jz), R(up), R(N), P(fa), R(N), P(w), P(work), R(ctypes.c_int(work.size)), P(rwork),
+          R(ctypes.c_int(rwork.size)), P(iwork), R(ctypes.c_int(iwork.size)), R(info))
+    return np.ascontiguousarray(fa) if vectors else np.zeros_like(a), w, info.value
+
+
+def eigh_function(name, comment, a, lower=True, vectors=True):
+    batch, n, t = a.shape[:-2], a.shape[-1], a.dtype
+    mats = a.reshape((-1, n, n))
+    outs = [syevd(m, lower, vectors) for m in mats]
+    v = np.stack([o[0] for o in outs]).reshape(a.shape)
+    w = np.stack([o[1] for o in outs]).reshape(batch + (n,))
+    real = "f32" if t in (np.float32, np.complex64) else "f64"
+    letter = {np.float32: "ssyevd", np.float64: "dsyevd", np.complex64: "cheevd", np.complex128: "zheevd"}[t.type]
+    single = real == "f32"
+    results = [ttype(a.shape, elem(t)), ttype(batch + (n,), real), ttype(batch, "i32")]
+    lines = [f"// {comment}", f"func.func @{name}() {{",
+             f"  %a = stablehlo.constant dense<{lit(a)}> : {ttype(a.shape, elem(t))}",
+             f"  %0:3 = stablehlo.custom_call @lapack_{letter}_ffi(%a) {{mhlo.backend_config = {{mode = "
+             f"{86 if vectors else 78} : ui8, uplo = {76 if lower else 85} : ui8}}, api_version = 4 : i32}} : "
+             f"({ttype(a.shape, elem(t))}) -> ({', '.join(results)})",
+             f"  check.expect_almost_eq_const %0#0, dense<{lit(v)}> : {results[0]} "
+             f"{{tolerance = {'1.0E-4' if single else '1.0E-10'} : f64}}",
+             f"  check.expect_almost_eq_const %0#1, dense<{lit(w)}> : {results[1]} "
+             f"{{tolerance = {'1.0E-5' if single else '1.0E-12'} : f64}}",
+             f"  check.expect_eq_const %0#2, dense<0> : {results[2]}", "  func.return", "}"]
+    return "\n".join(lines)
+
+
+def main_eigh():
+    rng = np.random.default_rng(2027)
+
+    def herm(shape, t):
+        x = rng.standard_normal(shape)
+        if np.dtype(t).kind == "c":
+            x = x + 1j * rng.standard_normal(shape)
+        return ((x + np.swapaxes(x.conj(), -1, -2)) / 2).astype(t)
+    fns = [eigh_function("syevd_f64_lower_signs", "f64, lower: LAPACK's signs", herm((5, 5), np.float64)),
+           eigh_function("syevd_f32_upper_signs", "f32, upper", herm((4, 4), np.float32), lower=False),
+           eigh_function("heevd_c128_lower_phases", "complex<f64>: LAPACK's phases", herm((4, 4), np.complex128)),
+           eigh_function("heevd_c64_upper_phases", "complex<f32>, upper", herm((3, 3), np.complex64), lower=False),
+           eigh_function("syevd_f64_batched", "a batch", herm((2, 3, 3), np.float64)),
+           eigh_function("syevd_f64_n12_signs", "n = 12: QL and QR sweeps over several blocks",
+                         herm((12, 12), np.float64)),
+           eigh_function("syevd_f64_values_only", "values only (vectors zero)", herm((4, 4), np.float64),
+                         vectors=False)]
+    print("// jnp.linalg.eigh as JAX lowers it on the CPU (tests/jax_exports.cmake), against")
+    print("// LAPACK's own ?syevd / ?heevd (gen_eig_lapack.py --eigh): the eigenvectors' signs")
+    print("// and phases are LAPACK's for n <= 25, where its ?stedc runs steqr.")
+    print("\n\n// -----\n\n".join(fns))
+
+
 def main():
     rng = np.random.default_rng(2026)
     fns = []
@@ -175,4 +247,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    main_eigh() if "--eigh" in sys.argv[1:] else main()

@@ -253,9 +253,10 @@ bool LargestIsRealPositive(const std::complex<double>* x, int64_t len, int64_t s
 // random symmetric / Hermitian matrices (some with repeated eigenvalues),
 // read from either triangle with noise in the other (and in a complex
 // diagonal's imaginary parts), f32, f64, complex<f32> and complex<f64>:
-// ascending real eigenvalues, a v_j = w_j v_j, orthonormal v, each
-// column's largest entry real and positive; the values alone (compute_v =
-// 0: zero vectors); a NaN gives info 1 and NaNs.
+// ascending real eigenvalues, a v_j = w_j v_j, orthonormal v (the signs
+// and phases are LAPACK's, checked against its own values in
+// tests/data/jax/eigh_lapack.mlir); the values alone (compute_v = 0: zero
+// vectors, the same values); a NaN gives info 1 and NaNs.
 TEST(NumericSyevd, EigenpairsOfHermitianMatrices) {
   using cd = std::complex<double>;
   std::mt19937 rng(12);
@@ -304,7 +305,6 @@ TEST(NumericSyevd, EigenpairsOfHermitianMatrices) {
           const cd* A = herm.data() + b * n * n;
           for (int64_t j = 0; j + 1 < n; ++j) EXPECT_LE(W[j], W[j + 1]) << "ascending";
           for (int64_t j = 0; j < n; ++j) {
-            EXPECT_TRUE(LargestIsRealPositive(V + j, n, n, tol)) << "column " << j;
             for (int64_t i = 0; i < n; ++i) {
               cd av = 0;
               for (int64_t k = 0; k < n; ++k) av += A[i * n + k] * V[k * n + j];
