@@ -65,10 +65,11 @@ cli_test(cli.compile_refuses_einsum_wrong_result ""
 
 # XLA's linear-algebra custom calls: LAPACK's Cholesky, LU, QR, symmetric
 # and Hermitian eigendecompositions, the general eigendecomposition, real
-# and complex SVD, Hessenberg and tridiagonal reductions and BLAS's
-# triangular solve run (tests/data/jax/cholesky_lapack.mlir, lu_lapack.mlir,
-# qr_lapack.mlir, eigh_lapack.mlir, eig_lapack.mlir (LAPACK's values,
-# gen_eig_lapack.py), svd_lapack.mlir, svd_complex_lapack.mlir,
+# and complex SVD, Hessenberg and tridiagonal reductions, the tridiagonal
+# solve and BLAS's triangular solve run (tests/data/jax/cholesky_lapack.mlir,
+# lu_lapack.mlir, qr_lapack.mlir, eigh_lapack.mlir; with LAPACK's own
+# values (gen_lapack_values.py) eig_lapack.mlir, eigh_signs_lapack.mlir and
+# tridiagonal_solve_lapack.mlir; svd_lapack.mlir, svd_complex_lapack.mlir,
 # hessenberg_lapack.mlir, tridiagonal_lapack.mlir, trsm_blas.mlir); the
 # others (pivoted_qr_lapack.mlir) are refused by name.
 # Each: test name, file, the number of its check functions.
@@ -76,7 +77,7 @@ foreach(case "lapack_cholesky;cholesky_lapack;3" "lapack_lu;lu_lapack;4" "blas_t
              "lapack_eigh;eigh_lapack;4" "lapack_svd;svd_lapack;4" "lapack_svd_complex;svd_complex_lapack;2"
              "lapack_hessenberg;hessenberg_lapack;2" "lapack_tridiagonal;tridiagonal_lapack;3"
              "lapack_legacy;legacy_lapack;7" "lapack_eig;eig_lapack;12"
-             "lapack_eigh_signs;eigh_signs_lapack;7")
+             "lapack_eigh_signs;eigh_signs_lapack;7" "lapack_tridiagonal_solve;tridiagonal_solve_lapack;6")
   list(GET case 0 name)
   list(GET case 1 file)
   list(GET case 2 checks)
@@ -98,7 +99,7 @@ if(KILN_ENABLE_VULKAN)
   endforeach()
 endif()
 cli_test(cli.compile_refuses_lapack_pivoted_qr ""
-         "pivoted_qr_lapack.mlir:2:10: error: stablehlo.custom_call @lapack_sgeqp3_ffi [(]LAPACK's QR factorization with column pivoting [(]jax.scipy.linalg.qr pivoting[)][)] is not supported yet. Kiln runs lapack_[?]potrf_ffi [(]Cholesky[)], lapack_[?]getrf_ffi [(]LU[)], lapack_[?]geqrf_ffi and lapack_[?]orgqr_ffi [(]QR[)], lapack_[{]s,d[}]syevd_ffi and lapack_[{]c,z[}]heevd_ffi [(]symmetric and Hermitian eigendecompositions[)], lapack_[?]gesdd_ffi [(]SVD[)], lapack_[?]geev_ffi [(]eigendecomposition[)], lapack_[?]gehrd_ffi [(]Hessenberg[)], lapack_[{]s,d[}]sytrd_ffi and lapack_[{]c,z[}]hetrd_ffi [(]tridiagonal[)], blas_[?]trsm_ffi [(]triangular solve[)], and jaxlib's forms of potrf, getrf, geqrf, orgqr, syevd, heevd, gesdd, geev and trsm before the FFI\n.*exit=1\n$"
+         "pivoted_qr_lapack.mlir:2:10: error: stablehlo.custom_call @lapack_sgeqp3_ffi [(]LAPACK's QR factorization with column pivoting [(]jax.scipy.linalg.qr pivoting[)][)] is not supported yet. Kiln runs lapack_[?]potrf_ffi [(]Cholesky[)], lapack_[?]getrf_ffi [(]LU[)], lapack_[?]geqrf_ffi and lapack_[?]orgqr_ffi [(]QR[)], lapack_[{]s,d[}]syevd_ffi and lapack_[{]c,z[}]heevd_ffi [(]symmetric and Hermitian eigendecompositions[)], lapack_[?]gesdd_ffi [(]SVD[)], lapack_[?]geev_ffi [(]eigendecomposition[)], lapack_[?]gehrd_ffi [(]Hessenberg[)], lapack_[{]s,d[}]sytrd_ffi and lapack_[{]c,z[}]hetrd_ffi [(]tridiagonal[)], lapack_[?]gtsv_ffi [(]tridiagonal solve[)], blas_[?]trsm_ffi [(]triangular solve[)], and jaxlib's forms of potrf, getrf, geqrf, orgqr, syevd, heevd, gesdd, geev and trsm before the FFI\n.*exit=1\n$"
          "${COMPILE} ${JD}/pivoted_qr_lapack.mlir -o ${T}/pivoted_qr.kiln")
 # jaxlib's calls before the FFI (tests/data/jax/legacy_lapack.mlir): the
 # dims and flags must be constants; a routine Kiln does not run is refused

@@ -34,7 +34,7 @@ Status LegalizeDeprecatedOps(ir::Module* module, const ErrorFormatter& format_er
 
 // XLA's linear-algebra custom calls that JAX emits on the CPU
 // (compiler/passes/legalize_linalg_calls.cc, docs/jax.md): LAPACK's potrf,
-// getrf, geqrf, orgqr, syevd / heevd, gesdd, gehrd and sytrd / hetrd, BLAS's
+// getrf, geqrf, orgqr, syevd / heevd, gesdd, geev, gtsv, gehrd and sytrd / hetrd, BLAS's
 // trsm and XLA's ProductOfElementaryHouseholderReflectors become spec ops
 // or Kiln's linear-algebra kernels, in their _ffi forms and (potrf to trsm)
 // the forms before the FFI (compiler/passes/legacy_linalg_calls.cc); the

@@ -7,7 +7,8 @@
 // and kiln.orgqr, its symmetric and Hermitian eigendecompositions
 // (@lapack_{s,d}syevd_ffi, @lapack_{c,z}heevd_ffi) kiln.syevd and its SVD
 // (@lapack_?gesdd_ffi) kiln.gesdd, its general eigendecomposition
-// (@lapack_?geev_ffi) kiln.geev, its Hessenberg and tridiagonal
+// (@lapack_?geev_ffi) kiln.geev, its tridiagonal solve (@lapack_?gtsv_ffi)
+// kiln.gtsv, its Hessenberg and tridiagonal
 // reductions (@lapack_?gehrd_ffi, @lapack_{s,d}sytrd_ffi,
 // @lapack_{c,z}hetrd_ffi) kiln.gehrd and kiln.sytrd; BLAS's triangular solve (@blas_?trsm_ffi) becomes
 // stablehlo.triangular_solve; the other LAPACK and XLA targets JAX emits are
@@ -316,6 +317,36 @@ Status RewriteGeev(ir::Block* block, size_t at, const std::string& target, const
   return Status::Ok();
 }
 
+// LAPACK ?gtsv (lax.linalg.tridiagonal_solve): (dl, d, du, b) -> (dl', d',
+// du', b', info), dl, d and du [batch..., n], b [batch..., n, nrhs], no
+// attributes that matter. Becomes kiln.gtsv (kernels/reference/
+// linalg_gtsv.cc), which checks the shapes and takes over every result.
+Status RewriteGtsv(ir::Block* block, size_t at, const std::string& target, const ErrorFormatter& format,
+                   size_t* n_ops) {
+  const ir::Operation& op = *block->ops[at];
+  const std::string what = "stablehlo.custom_call @" + target + " (LAPACK's tridiagonal solve): ";
+  if (op.operands.size() != 4 || op.results.size() != 5)
+    return InvalidArgument(format(op.loc, what + "expects (dl, d, du, b) and (dl, d, du, b, info)"));
+  const ir::Type& b = op.operands[3]->type;
+  const int64_t r = b.rank();
+  if (!FloatMatrices(b) || (b.element != ElementType::kF32 && b.element != ElementType::kF64 && !IsComplex(b.element)))
+    return InvalidArgument(format(op.loc, what + "b must be f32, f64 or complex matrices of static shape, not " +
+                                              b.ToString()));
+  std::vector<int64_t> diag(b.dims.begin(), b.dims.end() - 1), batch(b.dims.begin(), b.dims.end() - 2);
+  const ir::Type d = ir::Type::Tensor(b.element, diag);
+  bool ok = op.results[3]->type == b && op.results[4]->type == ir::Type::Tensor(ElementType::kSI32, batch);
+  for (int k = 0; k < 3; ++k) ok = ok && op.operands[k]->type == d && op.results[k]->type == d;
+  if (!ok)
+    return InvalidArgument(format(op.loc, what + "dl, d and du must be " + d.ToString() + " (b's rows: " +
+                                              std::to_string(b.dims[r - 2]) + "), the results their types, b's and " +
+                                              ir::Type::Tensor(ElementType::kSI32, batch).ToString()));
+  Ops ops;
+  NewOp(&ops, op, block, KernelName(KernelId::kGtsv), {op.operands[0], op.operands[1], op.operands[2], op.operands[3]},
+        b);
+  *n_ops = Splice(block, at, std::move(ops));  // the kernel takes over every result
+  return Status::Ok();
+}
+
 // LAPACK ?gehrd (jaxlib's gehrd_hlo, jax.scipy.linalg.hessenberg): (a) ->
 // (h, tau, info) with a square, tau [batch..., n - 1] of a's type, and
 // mhlo.backend_config = {low, high} (LAPACK's ilo and ihi, 1-based).
@@ -464,6 +495,9 @@ Status LegalizeBlock(ir::Block* block, const ErrorFormatter& format) {
       } else if (target == "lapack_sgeev_ffi" || target == "lapack_dgeev_ffi" || target == "lapack_cgeev_ffi" ||
                  target == "lapack_zgeev_ffi") {
         KILN_RETURN_IF_ERROR(RewriteGeev(block, i, target, format, &n));
+      } else if (target == "lapack_sgtsv_ffi" || target == "lapack_dgtsv_ffi" || target == "lapack_cgtsv_ffi" ||
+                 target == "lapack_zgtsv_ffi") {
+        KILN_RETURN_IF_ERROR(RewriteGtsv(block, i, target, format, &n));
       } else if (target == "blas_strsm_ffi" || target == "blas_dtrsm_ffi" || target == "blas_ctrsm_ffi" ||
                  target == "blas_ztrsm_ffi") {
         KILN_RETURN_IF_ERROR(RewriteTrsm(block, i, target, format, &n));
@@ -474,7 +508,7 @@ Status LegalizeBlock(ir::Block* block, const ErrorFormatter& format) {
                                                 "lapack_{s,d}syevd_ffi and lapack_{c,z}heevd_ffi (symmetric and "
                                                 "Hermitian eigendecompositions), lapack_?gesdd_ffi (SVD), "
                                                 "lapack_?geev_ffi (eigendecomposition), lapack_?gehrd_ffi (Hessenberg), lapack_{s,d}sytrd_ffi and "
-                                                "lapack_{c,z}hetrd_ffi (tridiagonal), "
+                                                "lapack_{c,z}hetrd_ffi (tridiagonal), lapack_?gtsv_ffi (tridiagonal solve), "
                                                 "blas_?trsm_ffi (triangular solve), and jaxlib's forms of "
                                                 "potrf, getrf, geqrf, orgqr, syevd, heevd, gesdd, geev and trsm "
                                                 "before the FFI"));

@@ -1,5 +1,5 @@
 // jnp.linalg.eig as JAX lowers it on the CPU (tests/jax_exports.cmake): written by
-// gen_eig_lapack.py from LAPACK's own ?geev (its eigenvalue order, its
+// gen_lapack_values.py from LAPACK's own ?geev (its eigenvalue order, its
 // eigenvectors' signs and phases).
 // f64: a complex pair and two real eigenvalues
 func.func @geev_f64_matches_lapack() {

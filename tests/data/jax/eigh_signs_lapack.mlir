@@ -1,5 +1,5 @@
 // jnp.linalg.eigh as JAX lowers it on the CPU (tests/jax_exports.cmake), against
-// LAPACK's own ?syevd / ?heevd (gen_eig_lapack.py --eigh): the eigenvectors' signs
+// LAPACK's own ?syevd / ?heevd (gen_lapack_values.py --eigh): the eigenvectors' signs
 // and phases are LAPACK's for n <= 25, where its ?stedc runs steqr.
 // f64, lower: LAPACK's signs
 func.func @syevd_f64_lower_signs() {

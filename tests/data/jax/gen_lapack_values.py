@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
-"""Writes tests/data/jax/eig_lapack.mlir: jnp.linalg.eig as JAX lowers it on
+"""Check programs of JAX's LAPACK calls with LAPACK's own results. Writes
+tests/data/jax/eig_lapack.mlir: jnp.linalg.eig as JAX lowers it on
 the CPU (@lapack_?geev_ffi and jaxlib's form before the FFI), with the
 values LAPACK's own ?geev gives for each matrix (Debian's liblapack3, called
 through ctypes): eigenvalues in LAPACK's order and eigenvectors with its
 signs and phases, which only LAPACK's algorithm fixes. With --eigh, writes
 tests/data/jax/eigh_signs_lapack.mlir: jnp.linalg.eigh (@lapack_?syevd_ffi,
-@lapack_?heevd_ffi) against LAPACK's own ?syevd / ?heevd the same way.
+@lapack_?heevd_ffi) against LAPACK's own ?syevd / ?heevd the same way. With
+--gtsv, writes tests/data/jax/tridiagonal_solve_lapack.mlir:
+lax.linalg.tridiagonal_solve (@lapack_?gtsv_ffi) against LAPACK's ?gtsv.
 
-  /usr/bin/python3 tests/data/jax/gen_eig_lapack.py > tests/data/jax/eig_lapack.mlir
-  /usr/bin/python3 tests/data/jax/gen_eig_lapack.py --eigh > tests/data/jax/eigh_signs_lapack.mlir
+  /usr/bin/python3 tests/data/jax/gen_lapack_values.py > tests/data/jax/eig_lapack.mlir
+  /usr/bin/python3 tests/data/jax/gen_lapack_values.py --eigh > tests/data/jax/eigh_signs_lapack.mlir
+  /usr/bin/python3 tests/data/jax/gen_lapack_values.py --gtsv > tests/data/jax/tridiagonal_solve_lapack.mlir
 """
 import sys
 import ctypes
@@ -69,6 +73,8 @@ def lit(x):
     def one(v):
         if np.iscomplexobj(v):
             return f"({v.real!r}, {v.imag!r})"
+        if np.issubdtype(np.asarray(v).dtype, np.integer):
+            return str(int(v))
         return repr(float(v))
 
     def rec(a):
@@ -197,8 +203,73 @@ def main_eigh():
            eigh_function("syevd_f64_values_only", "values only (vectors zero)", herm((4, 4), np.float64),
                          vectors=False)]
     print("// jnp.linalg.eigh as JAX lowers it on the CPU (tests/jax_exports.cmake), against")
-    print("// LAPACK's own ?syevd / ?heevd (gen_eig_lapack.py --eigh): the eigenvectors' signs")
+    print("// LAPACK's own ?syevd / ?heevd (gen_lapack_values.py --eigh): the eigenvectors' signs")
     print("// and phases are LAPACK's for n <= 25, where its ?stedc runs steqr.")
+    print("\n\n// -----\n\n".join(fns))
+
+
+def gtsv(dl, d, du, b):
+    """LAPACK's ?gtsv as jaxlib calls it (dl + 1): (dl', d', du', b', info)."""
+    t = b.dtype
+    dl, d, du = dl.copy(), d.copy(), du.copy()
+    n, nrhs = b.shape
+    fb = np.asfortranarray(b.copy())
+    f = {np.float32: lapack.sgtsv_, np.float64: lapack.dgtsv_, np.complex64: lapack.cgtsv_,
+         np.complex128: lapack.zgtsv_}[t.type]
+    info = ctypes.c_int(0)
+    sub = dl[1:].copy()
+    f(R(ctypes.c_int(n)), R(ctypes.c_int(nrhs)), P(sub), P(d), P(du), P(fb), R(ctypes.c_int(n)), R(info))
+    dl[1:] = sub
+    return dl, d, du, np.ascontiguousarray(fb), info.value
+
+
+def gtsv_function(name, comment, dl, d, du, b):
+    batch = b.shape[:-2]
+    t = b.dtype
+    outs = [gtsv(*(x.reshape((-1,) + x.shape[len(batch):])[i] for x in (dl, d, du, b)))
+            for i in range(int(np.prod(batch)))]
+    parts = [np.stack([o[k] for o in outs]).reshape(x.shape) for k, x in enumerate((dl, d, du, b))]
+    info = np.array([o[4] for o in outs], np.int32).reshape(batch)
+    letter = {np.float32: "s", np.float64: "d", np.complex64: "c", np.complex128: "z"}[t.type]
+    dt, bt, it = ttype(d.shape, elem(t)), ttype(b.shape, elem(t)), ttype(batch, "i32")
+    tol = "1.0E-5" if t in (np.float32, np.complex64) else "1.0E-12"
+    lines = [f"// {comment}", f"func.func @{name}() {{"]
+    for nm, x, tt in (("dl", dl, dt), ("d", d, dt), ("du", du, dt), ("b", b, bt)):
+        lines.append(f"  %{nm} = stablehlo.constant dense<{lit(x)}> : {tt}")
+    lines.append(f"  %0:5 = stablehlo.custom_call @lapack_{letter}gtsv_ffi(%dl, %d, %du, %b) "
+                 f"{{mhlo.backend_config = {{}}}} : ({dt}, {dt}, {dt}, {bt}) -> ({dt}, {dt}, {dt}, {bt}, {it})")
+    for k, (p, tt) in enumerate(zip(parts, (dt, dt, dt, bt))):
+        if info.any() and k == 3:
+            continue  # a singular system's b is left part way
+        lines.append(f"  check.expect_almost_eq_const %0#{k}, dense<{lit(p)}> : {tt} {{tolerance = {tol} : f64}}")
+    lines.append(f"  check.expect_eq_const %0#4, dense<{lit(info)}> : {it}")
+    lines += ["  func.return", "}"]
+    return "\n".join(lines)
+
+
+def main_gtsv():
+    rng = np.random.default_rng(2028)
+
+    def arr(shape, t):
+        x = rng.standard_normal(shape)
+        if np.dtype(t).kind == "c":
+            x = x + 1j * rng.standard_normal(shape)
+        return x.astype(t)
+    fns = []
+    for t in (np.float32, np.float64, np.complex64, np.complex128):
+        # Batches of 4 x 4 with 3 right-hand sides, as JAX's back-compatibility test; the
+        # sub-diagonal is the larger here and there, so rows are interchanged.
+        dl, d, du, b = arr((2, 4), t), arr((2, 4), t), arr((2, 4), t), arr((2, 4, 3), t)
+        dl[..., 0] = 0
+        du[..., -1] = 0
+        fns.append(gtsv_function(f"gtsv_{np.dtype(t).name}_matches_lapack", f"{np.dtype(t).name}, batched", dl, d, du, b))
+    d = np.array([1.0, 0.0, 2.0])
+    fns.append(gtsv_function("gtsv_f64_singular_info", "a zero pivot: info names its row",
+                             np.array([0.0, 0.0, 1.0]), d, np.array([0.0, 0.0, 0.0]), np.ones((3, 1))))
+    fns.append(gtsv_function("gtsv_f64_one_row", "n = 1", np.zeros(1), np.array([4.0]), np.zeros(1),
+                             np.array([[2.0, -8.0]])))
+    print("// lax.linalg.tridiagonal_solve as JAX lowers it on the CPU (tests/jax_exports.cmake),")
+    print("// against LAPACK's own ?gtsv (gen_lapack_values.py --gtsv).")
     print("\n\n// -----\n\n".join(fns))
 
 
@@ -241,10 +312,15 @@ def main():
     a = rng.standard_normal((3, 3)) + 1j * rng.standard_normal((3, 3))
     fns.append(function("geev_legacy_zgeev", "jaxlib's complex form before the FFI", a, legacy=True))
     print("// jnp.linalg.eig as JAX lowers it on the CPU (tests/jax_exports.cmake): written by")
-    print("// gen_eig_lapack.py from LAPACK's own ?geev (its eigenvalue order, its")
+    print("// gen_lapack_values.py from LAPACK's own ?geev (its eigenvalue order, its")
     print("// eigenvectors' signs and phases).")
     print("\n\n// -----\n\n".join(fns))
 
 
 if __name__ == "__main__":
-    main_eigh() if "--eigh" in sys.argv[1:] else main()
+    if "--eigh" in sys.argv[1:]:
+        main_eigh()
+    elif "--gtsv" in sys.argv[1:]:
+        main_gtsv()
+    else:
+        main()
