@@ -34,9 +34,10 @@ Status LegalizeDeprecatedOps(ir::Module* module, const ErrorFormatter& format_er
 
 // XLA's linear-algebra custom calls that JAX emits on the CPU
 // (compiler/passes/legalize_linalg_calls.cc, docs/jax.md): LAPACK's potrf,
-// getrf, geqrf, orgqr, syevd / heevd, gesdd, geev, gtsv, gehrd and sytrd / hetrd, BLAS's
-// trsm and XLA's ProductOfElementaryHouseholderReflectors become spec ops
-// or Kiln's linear-algebra kernels, in their _ffi forms and (potrf to trsm)
+// getrf, geqrf, geqp3, orgqr, syevd / heevd, gesdd, geev, gtsv, gehrd and
+// sytrd / hetrd, BLAS's trsm and XLA's
+// ProductOfElementaryHouseholderReflectors become spec ops or Kiln's
+// linear-algebra kernels, in their _ffi forms and (potrf to trsm, geev)
 // the forms before the FFI (compiler/passes/legacy_linalg_calls.cc); the
 // other LAPACK targets are refused at the op, naming what they compute.
 Status LegalizeLinalgCustomCalls(ir::Module* module, const ErrorFormatter& format_error);

@@ -8,7 +8,7 @@
 // (@lapack_{s,d}syevd_ffi, @lapack_{c,z}heevd_ffi) kiln.syevd and its SVD
 // (@lapack_?gesdd_ffi) kiln.gesdd, its general eigendecomposition
 // (@lapack_?geev_ffi) kiln.geev, its tridiagonal solve (@lapack_?gtsv_ffi)
-// kiln.gtsv, its Hessenberg and tridiagonal
+// kiln.gtsv, its pivoted QR (@lapack_?geqp3_ffi) kiln.geqp3, its Hessenberg and tridiagonal
 // reductions (@lapack_?gehrd_ffi, @lapack_{s,d}sytrd_ffi,
 // @lapack_{c,z}hetrd_ffi) kiln.gehrd and kiln.sytrd; BLAS's triangular solve (@blas_?trsm_ffi) becomes
 // stablehlo.triangular_solve; the other LAPACK and XLA targets JAX emits are
@@ -347,6 +347,35 @@ Status RewriteGtsv(ir::Block* block, size_t at, const std::string& target, const
   return Status::Ok();
 }
 
+// LAPACK ?geqp3 (jax.scipy.linalg.qr(pivoting=True)): (a, jpvt) -> (a',
+// jpvt', tau), jpvt [batch..., n] si32, tau [batch..., min(m, n)] of a's
+// type. Becomes kiln.geqp3 (kernels/reference/linalg_geqp3.cc).
+Status RewriteGeqp3(ir::Block* block, size_t at, const std::string& target, const ErrorFormatter& format,
+                    size_t* n_ops) {
+  const ir::Operation& op = *block->ops[at];
+  const std::string what =
+      "stablehlo.custom_call @" + target + " (LAPACK's QR factorization with column pivoting): ";
+  if (op.operands.size() != 2 || op.results.size() != 3)
+    return InvalidArgument(format(op.loc, what + "expects (a, jpvt) and (a, jpvt, tau)"));
+  const ir::Type& a = op.operands[0]->type;
+  if (!FloatMatrices(a))
+    return InvalidArgument(format(op.loc, what + "a must be float or complex matrices of static shape, not " +
+                                              a.ToString()));
+  const int64_t r = a.rank(), m = a.dims[r - 2], n = a.dims[r - 1];
+  std::vector<int64_t> cols(a.dims.begin(), a.dims.end() - 1), taus(a.dims.begin(), a.dims.end() - 2);
+  cols.back() = n;
+  taus.push_back(std::min(m, n));
+  const ir::Type jpvt = ir::Type::Tensor(ElementType::kSI32, cols), tau = ir::Type::Tensor(a.element, taus);
+  if (op.operands[1]->type != jpvt || op.results[0]->type != a || op.results[1]->type != jpvt ||
+      op.results[2]->type != tau)
+    return InvalidArgument(format(op.loc, what + "jpvt must be " + jpvt.ToString() + ", the results " + a.ToString() +
+                                              ", " + jpvt.ToString() + " and " + tau.ToString()));
+  Ops ops;
+  NewOp(&ops, op, block, KernelName(KernelId::kGeqp3), {op.operands[0], op.operands[1]}, a);
+  *n_ops = Splice(block, at, std::move(ops));  // the kernel takes over every result
+  return Status::Ok();
+}
+
 // LAPACK ?gehrd (jaxlib's gehrd_hlo, jax.scipy.linalg.hessenberg): (a) ->
 // (h, tau, info) with a square, tau [batch..., n - 1] of a's type, and
 // mhlo.backend_config = {low, high} (LAPACK's ilo and ihi, 1-based).
@@ -453,7 +482,6 @@ std::string UnsupportedLinalg(const std::string& target) {
   if (target.rfind("lapack_", 0) != 0 || target.size() < 9) return "";
   std::string routine = target.substr(8);  // after lapack_ and the type letter
   if (HasPrefixAndSuffix(target, "lapack_", "_ffi")) routine.resize(routine.size() - 4);
-  if (routine == "geqp3") return "LAPACK's QR factorization with column pivoting (jax.scipy.linalg.qr pivoting)";
   if (routine == "gesvd") return "LAPACK's QR-iteration singular value decomposition (jnp.linalg.svd, algorithm=QR)";
   return "";
 }
@@ -498,6 +526,9 @@ Status LegalizeBlock(ir::Block* block, const ErrorFormatter& format) {
       } else if (target == "lapack_sgtsv_ffi" || target == "lapack_dgtsv_ffi" || target == "lapack_cgtsv_ffi" ||
                  target == "lapack_zgtsv_ffi") {
         KILN_RETURN_IF_ERROR(RewriteGtsv(block, i, target, format, &n));
+      } else if (target == "lapack_sgeqp3_ffi" || target == "lapack_dgeqp3_ffi" || target == "lapack_cgeqp3_ffi" ||
+                 target == "lapack_zgeqp3_ffi") {
+        KILN_RETURN_IF_ERROR(RewriteGeqp3(block, i, target, format, &n));
       } else if (target == "blas_strsm_ffi" || target == "blas_dtrsm_ffi" || target == "blas_ctrsm_ffi" ||
                  target == "blas_ztrsm_ffi") {
         KILN_RETURN_IF_ERROR(RewriteTrsm(block, i, target, format, &n));
@@ -505,10 +536,12 @@ Status LegalizeBlock(ir::Block* block, const ErrorFormatter& format) {
         return Unimplemented(format(op.loc, "stablehlo.custom_call @" + target + " (" + what +
                                                 ") is not supported yet; Kiln runs lapack_?potrf_ffi (Cholesky), "
                                                 "lapack_?getrf_ffi (LU), lapack_?geqrf_ffi and lapack_?orgqr_ffi (QR), "
+                                                "lapack_?geqp3_ffi (pivoted QR), "
                                                 "lapack_{s,d}syevd_ffi and lapack_{c,z}heevd_ffi (symmetric and "
                                                 "Hermitian eigendecompositions), lapack_?gesdd_ffi (SVD), "
-                                                "lapack_?geev_ffi (eigendecomposition), lapack_?gehrd_ffi (Hessenberg), lapack_{s,d}sytrd_ffi and "
-                                                "lapack_{c,z}hetrd_ffi (tridiagonal), lapack_?gtsv_ffi (tridiagonal solve), "
+                                                "lapack_?geev_ffi (eigendecomposition), lapack_?gehrd_ffi "
+                                                "(Hessenberg), lapack_{s,d}sytrd_ffi and lapack_{c,z}hetrd_ffi "
+                                                "(tridiagonal), lapack_?gtsv_ffi (tridiagonal solve), "
                                                 "blas_?trsm_ffi (triangular solve), and jaxlib's forms of "
                                                 "potrf, getrf, geqrf, orgqr, syevd, heevd, gesdd, geev and trsm "
                                                 "before the FFI"));

@@ -8,11 +8,14 @@ signs and phases, which only LAPACK's algorithm fixes. With --eigh, writes
 tests/data/jax/eigh_signs_lapack.mlir: jnp.linalg.eigh (@lapack_?syevd_ffi,
 @lapack_?heevd_ffi) against LAPACK's own ?syevd / ?heevd the same way. With
 --gtsv, writes tests/data/jax/tridiagonal_solve_lapack.mlir:
-lax.linalg.tridiagonal_solve (@lapack_?gtsv_ffi) against LAPACK's ?gtsv.
+lax.linalg.tridiagonal_solve (@lapack_?gtsv_ffi) against LAPACK's ?gtsv. With
+--geqp3, writes tests/data/jax/pivoted_qr_lapack.mlir: jax.scipy.linalg.qr
+with pivoting (@lapack_?geqp3_ffi) against LAPACK's ?geqp3.
 
   /usr/bin/python3 tests/data/jax/gen_lapack_values.py > tests/data/jax/eig_lapack.mlir
   /usr/bin/python3 tests/data/jax/gen_lapack_values.py --eigh > tests/data/jax/eigh_signs_lapack.mlir
   /usr/bin/python3 tests/data/jax/gen_lapack_values.py --gtsv > tests/data/jax/tridiagonal_solve_lapack.mlir
+  /usr/bin/python3 tests/data/jax/gen_lapack_values.py --geqp3 > tests/data/jax/pivoted_qr_lapack.mlir
 """
 import sys
 import ctypes
@@ -273,6 +276,76 @@ def main_gtsv():
     print("\n\n// -----\n\n".join(fns))
 
 
+def geqp3(a, jpvt):
+    """LAPACK's ?geqp3: (a', jpvt', tau)."""
+    m, n = a.shape
+    t = a.dtype
+    fa = np.asfortranarray(a.copy())
+    jp = jpvt.astype(np.int32).copy()
+    tau = np.zeros(min(m, n), t)
+    work = np.zeros(3 * n + 64 * (n + 1) + 64, t)
+    info = ctypes.c_int(0)
+    M, N = ctypes.c_int(m), ctypes.c_int(n)
+    if t.kind == "f":
+        f = lapack.sgeqp3_ if t == np.float32 else lapack.dgeqp3_
+        f(R(M), R(N), P(fa), R(M), P(jp), P(tau), P(work), R(ctypes.c_int(work.size)), R(info))
+    else:
+        f = lapack.cgeqp3_ if t == np.complex64 else lapack.zgeqp3_
+        rwork = np.zeros(2 * n, np.float32 if t == np.complex64 else np.float64)
+        f(R(M), R(N), P(fa), R(M), P(jp), P(tau), P(work), R(ctypes.c_int(work.size)), P(rwork), R(info))
+    return np.ascontiguousarray(fa), jp, tau
+
+
+def geqp3_function(name, comment, a, jpvt):
+    batch, (m, n), t = a.shape[:-2], a.shape[-2:], a.dtype
+    outs = [geqp3(x, j) for x, j in zip(a.reshape((-1, m, n)), jpvt.reshape((-1, n)))]
+    parts = [np.stack([o[k] for o in outs]).reshape(batch + shape)
+             for k, shape in enumerate(((m, n), (n,), (min(m, n),)))]
+    letter = {np.float32: "s", np.float64: "d", np.complex64: "c", np.complex128: "z"}[t.type]
+    at, jt, tt = ttype(a.shape, elem(t)), ttype(batch + (n,), "i32"), ttype(batch + (min(m, n),), elem(t))
+    tol = "1.0E-5" if t in (np.float32, np.complex64) else "1.0E-12"
+    lines = [f"// {comment}", f"func.func @{name}() {{",
+             f"  %a = stablehlo.constant dense<{lit(a)}> : {at}",
+             f"  %p = stablehlo.constant dense<{lit(jpvt.astype(np.int32))}> : {jt}",
+             f"  %0:3 = stablehlo.custom_call @lapack_{letter}geqp3_ffi(%a, %p) {{mhlo.backend_config = {{}}}} : "
+             f"({at}, {jt}) -> ({at}, {jt}, {tt})",
+             f"  check.expect_almost_eq_const %0#0, dense<{lit(parts[0])}> : {at} {{tolerance = {tol} : f64}}",
+             f"  check.expect_eq_const %0#1, dense<{lit(parts[1])}> : {jt}",
+             f"  check.expect_almost_eq_const %0#2, dense<{lit(parts[2])}> : {tt} {{tolerance = {tol} : f64}}",
+             "  func.return", "}"]
+    return "\n".join(lines)
+
+
+def main_geqp3():
+    rng = np.random.default_rng(2029)
+
+    def arr(shape, t):
+        x = rng.standard_normal(shape)
+        if np.dtype(t).kind == "c":
+            x = x + 1j * rng.standard_normal(shape)
+        return x.astype(t)
+    fns = [geqp3_function("geqp3_f32_tall", "f32, 5 x 3", arr((5, 3), np.float32), np.zeros(3)),
+           geqp3_function("geqp3_f64_fixed_column", "f64: column 2 fixed in front (jpvt != 0)",
+                          arr((4, 4), np.float64), np.array([0, 0, 1, 0])),
+           geqp3_function("geqp3_c128_wide", "complex<f64>, 3 x 5", arr((3, 5), np.complex128), np.zeros(5)),
+           geqp3_function("geqp3_c64_square", "complex<f32>, 4 x 4", arr((4, 4), np.complex64), np.zeros(4)),
+           geqp3_function("geqp3_f64_batched_rank_deficient",
+                          "a batch; the second matrix of rank one (the norms downdate to zero)",
+                          np.stack([arr((3, 3), np.float64), np.outer([1.0, 2.0, -1.0], [0.5, -3.0, 2.0])]),
+                          np.zeros((2, 3))),
+           geqp3_function("geqp3_f64_equal_norms", "columns of equal norms: the first of them is the pivot",
+                          np.array([[1.0, 2.0, 2.0, 0.5], [2.0, 1.0, -2.0, 0.5], [2.0, -2.0, 1.0, 0.5]]), np.zeros(4)),
+           geqp3_function("geqp3_f64_downdated_norms", "8 x 7: the pivots follow the downdated norms",
+                          arr((8, 7), np.float64) * np.array([1.0, 3.0, 0.5, 2.9, 1.1, 2.0, 0.7]), np.zeros(7)),
+           geqp3_function("geqp3_f64_downdate_decides",
+                          "after column 0, column 1 keeps 3 sqrt(1/2) = 2.12 of its norm and column 2 "
+                          "1.9 sqrt(0.9) = 1.80: column 1 is the next pivot",
+                          np.array([[10.0, 2.1213, 0.6008], [0.0, 2.1213, 0.0], [0.0, 0.0, 1.8025]]), np.zeros(3))]
+    print("// jax.scipy.linalg.qr(pivoting=True) as JAX lowers it on the CPU (tests/jax_exports.cmake),")
+    print("// against LAPACK's own ?geqp3 (gen_lapack_values.py --geqp3).")
+    print("\n\n// -----\n\n".join(fns))
+
+
 def main():
     rng = np.random.default_rng(2026)
     fns = []
@@ -322,5 +395,7 @@ if __name__ == "__main__":
         main_eigh()
     elif "--gtsv" in sys.argv[1:]:
         main_gtsv()
+    elif "--geqp3" in sys.argv[1:]:
+        main_geqp3()
     else:
         main()

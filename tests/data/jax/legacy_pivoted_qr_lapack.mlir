@@ -1,6 +1,0 @@
-func.func @main(%a: tensor<3x3xf32>, %p: tensor<3xi32>) -> tensor<3x3xf32> {
-  %n = stablehlo.constant dense<3> : tensor<i32>
-  %0 = stablehlo.custom_call @lapack_sgeqp3(%n, %n, %n, %a, %p) {api_version = 2 : i32} : (tensor<i32>, tensor<i32>, tensor<i32>, tensor<3x3xf32>, tensor<3xi32>) -> tuple<tensor<3x3xf32>, tensor<3xi32>, tensor<3xf32>, tensor<i32>>
-  %1 = stablehlo.get_tuple_element %0[0] : (tuple<tensor<3x3xf32>, tensor<3xi32>, tensor<3xf32>, tensor<i32>>) -> tensor<3x3xf32>
-  return %1 : tensor<3x3xf32>
-}
