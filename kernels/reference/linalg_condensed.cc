@@ -32,18 +32,6 @@ using numeric::LoadMatrix;
 using numeric::Store;
 using numeric::StoreMatrix;
 
-// Runs `body(T{})` with T the computation type of element type t: float,
-// double, or their complex.
-template <typename Body>
-void ForElementType(ElementType t, Body&& body) {
-  switch (t) {
-    case ElementType::kF64: body(double{}); break;
-    case ElementType::kC64: body(std::complex<float>{}); break;
-    case ElementType::kC128: body(std::complex<double>{}); break;
-    default: body(float{}); break;  // f32, and f16 / bf16 / f8 computed in f32
-  }
-}
-
 // The batch dims of a [batch..., n, n] operand, followed by `tail`.
 std::vector<int64_t> BatchDims(const TensorRef& a, std::initializer_list<int64_t> tail) {
   std::vector<int64_t> d(a.dims.begin(), a.dims.end() - 2);
@@ -88,7 +76,7 @@ Status Gehrd(const KernelCall& c) {
     return InvalidArgument(KernelName(c) + ": low and high must satisfy 1 <= low <= high <= n (LAPACK's ilo, ihi), got " +
                            std::to_string(ilo) + " and " + std::to_string(ihi));
   for (int64_t bi = 0; bi < batches; ++bi) Store(c.outputs[2], bi, Scalar{});
-  ForElementType(a.type, [&](auto zero) {
+  numeric::ForLapackType(a.type, [&](auto zero) {
     using T = decltype(zero);
     std::vector<T> m, tau(static_cast<size_t>(nt));
     for (int64_t bi = 0; bi < batches; ++bi) {
@@ -123,7 +111,7 @@ Status Sytrd(const KernelCall& c) {
   KILN_RETURN_IF_ERROR(CheckInfo(c, c.outputs[4]));
   const bool lower = c.params.Int("lower", 1) != 0;
   for (int64_t bi = 0; bi < batches; ++bi) Store(c.outputs[4], bi, Scalar{});
-  ForElementType(a.type, [&](auto zero) {
+  numeric::ForLapackType(a.type, [&](auto zero) {
     using T = decltype(zero);
     std::vector<T> given, m(static_cast<size_t>(n * n)), d(static_cast<size_t>(n)), e(static_cast<size_t>(nt)),
         tau(static_cast<size_t>(nt));

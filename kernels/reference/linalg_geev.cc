@@ -703,6 +703,26 @@ void Normalize(std::vector<C>& v, int64_t n, int64_t col, bool real_vector, bool
   v[k * n + col] = C(std::real(v[k * n + col]), 0);
 }
 
+// geev's scaling of a matrix whose largest entry lies outside [smlnum,
+// bignum] (sqrt(safmin) / ulp and its inverse) into that range, in place;
+// Unscale takes an eigenvalue back.
+template <typename T>
+struct RangeScaling {
+  using R = RealOf<T>;
+  R anrm = 0, cscale = 0;
+  explicit RangeScaling(std::vector<T>& a) {
+    const R smlnum = std::sqrt(Limits<R>::kSafeMin) / Limits<R>::kUlp, bignum = 1 / smlnum;
+    for (const T& x : a) anrm = std::max(anrm, std::abs(x));
+    cscale = anrm > 0 && anrm < smlnum ? smlnum : anrm > bignum ? bignum : 0;
+    if (cscale != 0)
+      for (T& x : a) x = x / anrm * cscale;
+  }
+  template <typename V>
+  void Unscale(V& x) const {
+    if (cscale != 0) x = x / cscale * anrm;
+  }
+};
+
 struct GeevOptions {
   bool left = true, right = true;
 };
@@ -718,13 +738,7 @@ int GeevReal(std::vector<R> a, int64_t n, GeevOptions opt, std::vector<R>& wr, s
   vl.assign(static_cast<size_t>(n * n), C(0));
   vr.assign(static_cast<size_t>(n * n), C(0));
   if (n == 0) return 0;
-  // geev scales a matrix whose largest entry is outside [smlnum, bignum].
-  const R smlnum = std::sqrt(Limits<R>::kSafeMin) / Limits<R>::kUlp, bignum = 1 / smlnum;
-  R anrm = 0;
-  for (const R& x : a) anrm = std::max(anrm, std::abs(x));
-  const R cscale = anrm > 0 && anrm < smlnum ? smlnum : anrm > bignum ? bignum : 0;
-  if (cscale != 0)
-    for (R& x : a) x = x / anrm * cscale;
+  const RangeScaling<R> range(a);
   int64_t ilo = 0, ihi = 0;
   std::vector<int64_t> perm;
   std::vector<R> scale;
@@ -743,8 +757,7 @@ int GeevReal(std::vector<R> a, int64_t n, GeevOptions opt, std::vector<R>& wr, s
   for (int64_t i = 0; i < n; ++i)
     if (i < ilo || i > ihi) wr[i] = a[i * n + i];
   const int info = HessenbergQrReal(a, n, ilo, ihi, vectors, vectors ? &z : nullptr, wr, wi);
-  if (cscale != 0)
-    for (int64_t i = 0; i < n; ++i) wr[i] = wr[i] / cscale * anrm, wi[i] = wi[i] / cscale * anrm;
+  for (int64_t i = 0; i < n; ++i) range.Unscale(wr[i]), range.Unscale(wi[i]);
   if (info != 0 || !vectors) return info;
   for (int64_t i = 0; i < n; ++i)
     for (int64_t j = 0; j + 1 < i; ++j) a[i * n + j] = 0;
@@ -801,12 +814,7 @@ int GeevComplex(std::vector<C> a, int64_t n, GeevOptions opt, std::vector<C>& w,
   vl.assign(static_cast<size_t>(n * n), C(0));
   vr.assign(static_cast<size_t>(n * n), C(0));
   if (n == 0) return 0;
-  const R smlnum = std::sqrt(Limits<R>::kSafeMin) / Limits<R>::kUlp, bignum = 1 / smlnum;
-  R anrm = 0;
-  for (const C& x : a) anrm = std::max(anrm, std::abs(x));
-  const R cscale = anrm > 0 && anrm < smlnum ? smlnum : anrm > bignum ? bignum : 0;
-  if (cscale != 0)
-    for (C& x : a) x = x / anrm * cscale;
+  const RangeScaling<C> range(a);
   int64_t ilo = 0, ihi = 0;
   std::vector<int64_t> perm;
   std::vector<R> scale;
@@ -825,8 +833,7 @@ int GeevComplex(std::vector<C> a, int64_t n, GeevOptions opt, std::vector<C>& w,
   for (int64_t i = 0; i < n; ++i)
     if (i < ilo || i > ihi) w[i] = a[i * n + i];
   const int info = HessenbergQrComplex(a, n, ilo, ihi, vectors, vectors ? &z : nullptr, w);
-  if (cscale != 0)
-    for (C& x : w) x = x / cscale * anrm;
+  for (C& x : w) range.Unscale(x);
   if (info != 0 || !vectors) return info;
   for (int64_t i = 0; i < n; ++i)
     for (int64_t j = 0; j < i; ++j) a[i * n + j] = C(0);
@@ -916,12 +923,7 @@ Status Geev(const KernelCall& c) {
       Store(info, bi, Scalar{status, 0, 0});
     }
   };
-  switch (a.type) {
-    case ElementType::kF32: run(float{}); break;
-    case ElementType::kF64: run(double{}); break;
-    case ElementType::kC64: run(std::complex<float>{}); break;
-    default: run(std::complex<double>{}); break;
-  }
+  numeric::ForLapackType(a.type, run);
   return Status::Ok();
 }
 

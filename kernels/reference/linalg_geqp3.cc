@@ -155,12 +155,7 @@ Status Geqp3(const KernelCall& c) {
       StoreMatrix(c.outputs[2], bi * k, tau);
     }
   };
-  switch (a.type) {
-    case ElementType::kF64: run(double{}); break;
-    case ElementType::kC64: run(std::complex<float>{}); break;
-    case ElementType::kC128: run(std::complex<double>{}); break;
-    default: run(float{}); break;
-  }
+  numeric::ForLapackType(a.type, run);
   return Status::Ok();
 }
 

@@ -120,12 +120,7 @@ Status Gtsv(const KernelCall& c) {
       Store(c.outputs[4], bi, Scalar{info, 0, 0});
     }
   };
-  switch (t) {
-    case ElementType::kF32: run(float{}); break;
-    case ElementType::kF64: run(double{}); break;
-    case ElementType::kC64: run(std::complex<float>{}); break;
-    default: run(std::complex<double>{}); break;
-  }
+  numeric::ForLapackType(t, run);
   return Status::Ok();
 }
 

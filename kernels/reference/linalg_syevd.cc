@@ -474,12 +474,7 @@ Status Syevd(const KernelCall& c) {
       Store(c.outputs[2], bi, Scalar{info, 0, 0});
     }
   };
-  switch (a.type) {
-    case ElementType::kF64: run(double{}); break;
-    case ElementType::kC64: run(std::complex<float>{}); break;
-    case ElementType::kC128: run(std::complex<double>{}); break;
-    default: run(float{}); break;
-  }
+  numeric::ForLapackType(a.type, run);
   return Status::Ok();
 }
 

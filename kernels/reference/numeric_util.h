@@ -129,6 +129,18 @@ inline Scalar FromComplex(ElementType t, std::complex<double> v) {
 }
 inline Scalar FromDouble(ElementType t, double v) { return FromComplex(t, {v, 0.0}); }
 
+// Runs `body(T{})` with T the type LAPACK computes element type t in:
+// float, double or their complex (f16, bf16 and f8 in float).
+template <typename Body>
+void ForLapackType(ElementType t, Body&& body) {
+  switch (t) {
+    case ElementType::kF64: body(double{}); break;
+    case ElementType::kC64: body(std::complex<float>{}); break;
+    case ElementType::kC128: body(std::complex<double>{}); break;
+    default: body(float{}); break;
+  }
+}
+
 // A run of `count` elements of t from `base` in T, and back (rounded once).
 template <typename T>
 void LoadMatrix(const TensorRef& t, int64_t base, int64_t count, std::vector<T>* out) {
