@@ -45,8 +45,8 @@ RealOf<T> Norm2(const T* x, int64_t len, int64_t step) {
   const R tbig = std::ldexp(R(1), (L::max_exponent - L::digits + 1) / 2);
   R sum = 0;
   bool plain = true;
-  auto add = [&](R v) {
-    if (v < tsml || v > tbig) plain = false;
+  auto add = [&](R v) {  // (a zero adds nothing in any of Blue's accumulators)
+    if (v != 0 && (v < tsml || v > tbig)) plain = false;
     sum += v * v;
   };
   for (int64_t i = 0; i < len && plain; ++i) {
