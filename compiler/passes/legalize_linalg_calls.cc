@@ -6,7 +6,7 @@
 // ProductOfElementaryHouseholderReflectors) the kernels kiln.lu, kiln.geqrf
 // and kiln.orgqr, its symmetric and Hermitian eigendecompositions
 // (@lapack_{s,d}syevd_ffi, @lapack_{c,z}heevd_ffi) kiln.syevd and its SVD
-// (@lapack_?gesdd_ffi) kiln.gesdd, its general eigendecomposition
+// (@lapack_?gesdd_ffi, @lapack_?gesvd_ffi) kiln.gesdd and kiln.gesvd, its general eigendecomposition
 // (@lapack_?geev_ffi) kiln.geev, its tridiagonal solve (@lapack_?gtsv_ffi)
 // kiln.gtsv, its pivoted QR (@lapack_?geqp3_ffi) kiln.geqp3, its Hessenberg and tridiagonal
 // reductions (@lapack_?gehrd_ffi, @lapack_{s,d}sytrd_ffi,
@@ -248,13 +248,15 @@ Status RewriteSyevd(ir::Block* block, size_t at, const std::string& target, cons
 
 // LAPACK ?gesdd for real and complex matrices (jaxlib's gesdd_hlo,
 // jnp.linalg.svd and what builds on it: pinv, lstsq, matrix_rank,
-// norm(ord=2)): (a) -> (a', s, u, vt, info[, workspaces]), s real, vt =
-// V^H, with mhlo.backend_config = {mode}: 'A' (65) full U and V^T,
-// 'S' (83) thin ones, 'N' (78) singular values only. Becomes kiln.gesdd
-// (kernels/reference/linalg.cc) with attr mode.
+// norm(ord=2)), and ?gesvd (jnp.linalg.svd with algorithm=QR): (a) -> (a',
+// s, u, vt, info[, workspaces]), s real, vt = V^H, with
+// mhlo.backend_config = {mode}: 'A' (65) full U and V^T, 'S' (83) thin
+// ones, 'N' (78) singular values only. Becomes kiln.gesdd or kiln.gesvd
+// (kernels/reference/linalg_gesdd.cc) with attr mode.
 Status RewriteGesdd(ir::Block* block, size_t at, const std::string& target, const ErrorFormatter& format,
                     size_t* n_ops) {
   const ir::Operation& op = *block->ops[at];
+  const bool qr_iteration = target.find("gesvd") != std::string::npos;
   const std::string what = "stablehlo.custom_call @" + target + " (LAPACK's singular value decomposition): ";
   if (op.operands.size() != 1 || op.results.size() < 5 || op.results.size() > 8)
     return InvalidArgument(format(op.loc, what + "expects one operand and (a, s, u, vt, info[, workspaces])"));
@@ -265,7 +267,8 @@ Status RewriteGesdd(ir::Block* block, size_t at, const std::string& target, cons
     return InvalidArgument(format(op.loc, what + "needs mhlo.backend_config = {mode} as a LAPACK character ('A', 'S' "
                                                  "or 'N')"));
   Ops ops;
-  ir::Operation* svd = NewOp(&ops, op, block, KernelName(KernelId::kGesdd), {op.operands[0]}, a);
+  ir::Operation* svd =
+      NewOp(&ops, op, block, KernelName(qr_iteration ? KernelId::kGesvd : KernelId::kGesdd), {op.operands[0]}, a);
   svd->attrs.emplace_back("mode", IntArray({mode}));
   *n_ops = Splice(block, at, std::move(ops));  // the kernel takes over every result
   return Status::Ok();
@@ -482,7 +485,7 @@ std::string UnsupportedLinalg(const std::string& target) {
   if (target.rfind("lapack_", 0) != 0 || target.size() < 9) return "";
   std::string routine = target.substr(8);  // after lapack_ and the type letter
   if (HasPrefixAndSuffix(target, "lapack_", "_ffi")) routine.resize(routine.size() - 4);
-  if (routine == "gesvd") return "LAPACK's QR-iteration singular value decomposition (jnp.linalg.svd, algorithm=QR)";
+  if (routine == "gees") return "LAPACK's Schur decomposition (jax.scipy.linalg.schur)";
   return "";
 }
 
@@ -512,7 +515,8 @@ Status LegalizeBlock(ir::Block* block, const ErrorFormatter& format) {
                  target == "lapack_zheevd_ffi") {
         KILN_RETURN_IF_ERROR(RewriteSyevd(block, i, target, format, &n));
       } else if (target == "lapack_sgesdd_ffi" || target == "lapack_dgesdd_ffi" || target == "lapack_cgesdd_ffi" ||
-                 target == "lapack_zgesdd_ffi") {
+                 target == "lapack_zgesdd_ffi" || target == "lapack_sgesvd_ffi" || target == "lapack_dgesvd_ffi" ||
+                 target == "lapack_cgesvd_ffi" || target == "lapack_zgesvd_ffi") {
         KILN_RETURN_IF_ERROR(RewriteGesdd(block, i, target, format, &n));
       } else if (target == "lapack_sgehrd_ffi" || target == "lapack_dgehrd_ffi" || target == "lapack_cgehrd_ffi" ||
                  target == "lapack_zgehrd_ffi") {
@@ -538,7 +542,8 @@ Status LegalizeBlock(ir::Block* block, const ErrorFormatter& format) {
                                                 "lapack_?getrf_ffi (LU), lapack_?geqrf_ffi and lapack_?orgqr_ffi (QR), "
                                                 "lapack_?geqp3_ffi (pivoted QR), "
                                                 "lapack_{s,d}syevd_ffi and lapack_{c,z}heevd_ffi (symmetric and "
-                                                "Hermitian eigendecompositions), lapack_?gesdd_ffi (SVD), "
+                                                "Hermitian eigendecompositions), lapack_?gesdd_ffi and "
+                                                "lapack_?gesvd_ffi (SVD), "
                                                 "lapack_?geev_ffi (eigendecomposition), lapack_?gehrd_ffi "
                                                 "(Hessenberg), lapack_{s,d}sytrd_ffi and lapack_{c,z}hetrd_ffi "
                                                 "(tridiagonal), lapack_?gtsv_ffi (tridiagonal solve), "

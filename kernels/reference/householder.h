@@ -1,11 +1,13 @@
-// Householder reflectors as LAPACK builds them (larfg), shared by the
+// Householder reflectors as LAPACK builds them (larfg), and its plane
+// rotations (lartg), shared by the
 // reference factorizations (kernels/reference/linalg.cc: geqrf, orgqr),
 // reductions (kernels/reference/linalg_condensed.cc: gehrd, sytrd/hetrd)
 // and the general eigendecomposition (kernels/reference/linalg_geev.cc),
 // in the element type T, real or complex: H = I - tau v v^H with v(0) = 1.
 // Also the Hessenberg reduction (gehd2) and its Q (orghr) that the last two
 // share, and the tridiagonal reduction (sytd2 / hetd2) of kiln.sytrd and
-// kiln.syevd (kernels/reference/linalg_syevd.cc).
+// kiln.syevd (kernels/reference/linalg_syevd.cc), and the SVDs
+// (kernels/reference/linalg_gesdd.cc).
 #pragma once
 
 #include <algorithm>
@@ -80,6 +82,32 @@ R Lapy3(R x, R y, R z) {
   const R w = std::max({std::abs(x), std::abs(y), std::abs(z)});
   if (w == 0) return std::abs(x) + std::abs(y) + std::abs(z);
   return w * std::sqrt((x / w) * (x / w) + (y / w) * (y / w) + (z / w) * (z / w));
+}
+
+// lartg (LAPACK 3.10 on): c, s, r with [c s; -s c] [f; g] = [r; 0], c >= 0
+// and r of f's sign.
+template <typename R>
+void Rotation(R f, R g, R* c, R* s, R* r) {
+  const R safmin = std::numeric_limits<R>::min(), safmax = 1 / safmin;
+  const R rtmin = std::sqrt(safmin), rtmax = std::sqrt(safmax / 2);
+  const R f1 = std::abs(f), g1 = std::abs(g);
+  if (g == 0) {
+    *c = 1, *s = 0, *r = f;
+  } else if (f == 0) {
+    *c = 0, *s = std::copysign(R(1), g), *r = g1;
+  } else if (f1 > rtmin && f1 < rtmax && g1 > rtmin && g1 < rtmax) {
+    const R d = std::sqrt(f * f + g * g);
+    *c = f1 / d;
+    *r = std::copysign(d, f);
+    *s = g / *r;
+  } else {
+    const R u = std::min(safmax, std::max({safmin, f1, g1}));
+    const R fs = f / u, gs = g / u, d = std::sqrt(fs * fs + gs * gs);
+    *c = std::abs(fs) / d;
+    *r = std::copysign(d, f);
+    *s = gs / *r;
+    *r *= u;
+  }
 }
 
 // LAPACK's larfg on alpha and x (len elements, `step` apart): returns tau

@@ -30,6 +30,7 @@ using householder::Conj;
 using householder::Lapy2;
 using householder::RealOf;
 using householder::ReduceTridiagonal;
+using householder::Rotation;
 using numeric::CheckCall;
 using numeric::CheckDims;
 using numeric::FromComplex;
@@ -37,32 +38,6 @@ using numeric::KernelName;
 using numeric::LoadMatrix;
 using numeric::Store;
 using numeric::StoreMatrix;
-
-// lartg (LAPACK 3.10 on): c, s, r with [c s; -s c] [f; g] = [r; 0], c >= 0
-// and r of f's sign.
-template <typename R>
-void Rotation(R f, R g, R* c, R* s, R* r) {
-  const R safmin = std::numeric_limits<R>::min(), safmax = 1 / safmin;
-  const R rtmin = std::sqrt(safmin), rtmax = std::sqrt(safmax / 2);
-  const R f1 = std::abs(f), g1 = std::abs(g);
-  if (g == 0) {
-    *c = 1, *s = 0, *r = f;
-  } else if (f == 0) {
-    *c = 0, *s = std::copysign(R(1), g), *r = g1;
-  } else if (f1 > rtmin && f1 < rtmax && g1 > rtmin && g1 < rtmax) {
-    const R d = std::sqrt(f * f + g * g);
-    *c = f1 / d;
-    *r = std::copysign(d, f);
-    *s = g / *r;
-  } else {
-    const R u = std::min(safmax, std::max({safmin, f1, g1}));
-    const R fs = f / u, gs = g / u, d = std::sqrt(fs * fs + gs * gs);
-    *c = std::abs(fs) / d;
-    *r = std::copysign(d, f);
-    *s = gs / *r;
-    *r *= u;
-  }
-}
 
 // laev2: the eigenvalues rt1 (larger in magnitude) and rt2 of the symmetric
 // [a b; b c] and (cs, sn), rt1's unit eigenvector.

@@ -10,12 +10,17 @@ tests/data/jax/eigh_signs_lapack.mlir: jnp.linalg.eigh (@lapack_?syevd_ffi,
 --gtsv, writes tests/data/jax/tridiagonal_solve_lapack.mlir:
 lax.linalg.tridiagonal_solve (@lapack_?gtsv_ffi) against LAPACK's ?gtsv. With
 --geqp3, writes tests/data/jax/pivoted_qr_lapack.mlir: jax.scipy.linalg.qr
-with pivoting (@lapack_?geqp3_ffi) against LAPACK's ?geqp3.
+with pivoting (@lapack_?geqp3_ffi) against LAPACK's ?geqp3. With --svd,
+writes tests/data/jax/svd_signs_lapack.mlir: jnp.linalg.svd
+(@lapack_?gesdd_ffi, and @lapack_?gesvd_ffi for algorithm=QR) against
+LAPACK's own ?gesdd and ?gesvd: singular vectors with LAPACK's signs
+(--svd-explore writes a larger set over every path, type and mode).
 
   /usr/bin/python3 tests/data/jax/gen_lapack_values.py > tests/data/jax/eig_lapack.mlir
   /usr/bin/python3 tests/data/jax/gen_lapack_values.py --eigh > tests/data/jax/eigh_signs_lapack.mlir
   /usr/bin/python3 tests/data/jax/gen_lapack_values.py --gtsv > tests/data/jax/tridiagonal_solve_lapack.mlir
   /usr/bin/python3 tests/data/jax/gen_lapack_values.py --geqp3 > tests/data/jax/pivoted_qr_lapack.mlir
+  /usr/bin/python3 tests/data/jax/gen_lapack_values.py --svd > tests/data/jax/svd_signs_lapack.mlir
 """
 import sys
 import ctypes
@@ -346,6 +351,122 @@ def main_geqp3():
     print("\n\n// -----\n\n".join(fns))
 
 
+def svd(a, mode, routine):
+    """LAPACK's ?gesdd or ?gesvd with jobz (jobu = jobvt) = mode: (s, u, vt)."""
+    m, n = a.shape
+    t = a.dtype
+    k = min(m, n)
+    uc, vr = (m, n) if mode == "A" else (k, k)
+    fa = np.asfortranarray(a.copy())
+    real = np.float32 if t in (np.float32, np.complex64) else np.float64
+    s = np.zeros(k, real)
+    u = np.zeros((m, max(uc, 1)), t, order="F")
+    vt = np.zeros((max(vr, 1), n), t, order="F")
+    work = np.zeros(8 * (m + n) ** 2 + 64, t)
+    rwork = np.zeros(8 * (m + n) ** 2 + 64, real)
+    iwork = np.zeros(8 * (m + n) + 8, np.int32)
+    info = ctypes.c_int(0)
+    M, N, J = ctypes.c_int(m), ctypes.c_int(n), ctypes.c_char(mode.encode())
+    LU, LV, LW = ctypes.c_int(max(m, 1)), ctypes.c_int(max(vr, 1)), ctypes.c_int(work.size)
+    letter = {np.float32: "s", np.float64: "d", np.complex64: "c", np.complex128: "z"}[t.type]
+    f = getattr(lapack, f"{letter}{routine}_")
+    head = [R(J)] if routine == "gesdd" else [R(J), R(J)]
+    args = head + [R(M), R(N), P(fa), R(ctypes.c_int(max(m, 1))), P(s), P(u), R(LU), P(vt), R(LV), P(work), R(LW)]
+    if t.kind == "c":
+        args.append(P(rwork))
+    if routine == "gesdd":
+        args.append(P(iwork))
+    f(*args, R(info))
+    return s, u[:, :uc], vt[:vr, :], info.value
+
+
+def svd_function(name, comment, a, mode, routine="gesdd"):
+    batch, (m, n), t = a.shape[:-2], a.shape[-2:], a.dtype
+    k = min(m, n)
+    uc, vr = (m, n) if mode == "A" else (k, k)
+    outs = [svd(x, mode, routine) for x in a.reshape((-1, m, n))]
+    assert all(o[3] == 0 for o in outs)
+    real = np.dtype(np.float32 if t in (np.float32, np.complex64) else np.float64)
+    s = np.stack([o[0] for o in outs]).reshape(batch + (k,))
+    u = np.stack([o[1] for o in outs]).reshape(batch + (m, uc))
+    vt = np.stack([o[2] for o in outs]).reshape(batch + (vr, n))
+    letter = {np.float32: "s", np.float64: "d", np.complex64: "c", np.complex128: "z"}[t.type]
+    at, st = ttype(a.shape, elem(t)), ttype(batch + (k,), elem(real))
+    ut = ttype(batch + ((m, uc) if mode != "N" else (m, m)), elem(t))
+    vtt = ttype(batch + ((vr, n) if mode != "N" else (n, n)), elem(t))
+    it = ttype(batch, "i32")
+    single = t in (np.float32, np.complex64)
+    tol_values = "1.0E-5" if single else "1.0E-12"
+    tol_vectors = "1.0E-4" if single else "1.0E-10"
+    lines = [f"// {comment}", f"func.func @{name}() {{",
+             f"  %a = stablehlo.constant dense<{lit(a)}> : {at}",
+             f"  %0:5 = stablehlo.custom_call @lapack_{letter}{routine}_ffi(%a) {{mhlo.backend_config = "
+             f"{{mode = {ord(mode)} : ui8}}, api_version = 4 : i32}} : ({at}) -> ({at}, {st}, {ut}, {vtt}, {it})",
+             f"  check.expect_almost_eq_const %0#1, dense<{lit(s)}> : {st} {{tolerance = {tol_values} : f64}}"]
+    if mode != "N":
+        lines += [f"  check.expect_almost_eq_const %0#2, dense<{lit(u)}> : {ut} {{tolerance = {tol_vectors} : f64}}",
+                  f"  check.expect_almost_eq_const %0#3, dense<{lit(vt)}> : {vtt} {{tolerance = {tol_vectors} : f64}}"]
+    lines += [f"  check.expect_eq_const %0#4, dense<0> : {it}", "  func.return", "}"]
+    return "\n".join(lines)
+
+
+def main_svd(shapes_only=False):
+    rng = np.random.default_rng(2030)
+
+    def arr(shape, t):
+        x = rng.standard_normal(shape)
+        if np.dtype(t).kind == "c":
+            x = x + 1j * rng.standard_normal(shape)
+        return x.astype(t)
+    fns = []
+    if shapes_only:  # every path, type and mode on random matrices (not committed: exploration)
+        for routine in ("gesdd", "gesvd"):
+            for t in (np.float32, np.float64, np.complex64, np.complex128):
+                for m, n in ((1, 1), (2, 2), (3, 3), (5, 5), (4, 3), (3, 4), (6, 3), (3, 6), (7, 4), (4, 7),
+                             (10, 4), (4, 10), (12, 12), (20, 7), (7, 20), (25, 25), (30, 30)):
+                    for mode in "ASN":
+                        name = f"{routine}_{np.dtype(t).name}_{m}x{n}_{mode}"
+                        fns.append(svd_function(name, name, arr((m, n), t), mode, routine))
+    else:
+        f32, f64, c64, c128 = np.float32, np.float64, np.complex64, np.complex128
+        cases = [
+            ("gesdd_f64_full_direct", "f64 4 x 3, full: bidiagonalized directly (4 < 11 * 3 / 6), U completed",
+             arr((4, 3), f64), "A", "gesdd"),
+            ("gesdd_f32_thin_after_qr", "f32 7 x 3, thin: QR first (7 >= 11 * 3 / 6)", arr((7, 3), f32), "S", "gesdd"),
+            ("gesdd_f64_wide_full_after_lq", "f64 3 x 7, full: LQ first, VT completed", arr((3, 7), f64), "A", "gesdd"),
+            ("gesdd_c128_wide_lower_bidiagonal",
+             "complex<f64> 3 x 4, thin: the lower bidiagonal form (4 < 17 * 3 / 9), rotated upper by bdsdc",
+             arr((3, 4), c128), "S", "gesdd"),
+            ("gesdd_c64_full_after_qr", "complex<f32> 6 x 3, full: QR first (6 >= 17 * 3 / 9)",
+             arr((6, 3), c64), "A", "gesdd"),
+            ("gesdd_f64_one_by_one_negative", "a negative 1 x 1: bdsdc puts its sign in U",
+             np.array([[-2.5]]), "A", "gesdd"),
+            ("gesdd_f64_batched_square", "a batch of 5 x 5, thin", arr((2, 5, 5), f64), "S", "gesdd"),
+            ("gesdd_f64_rank_one", "rank one: zero singular values, their vectors as LAPACK completes them",
+             np.outer([1.0, -2.0, 0.5, 1.5], [2.0, 1.0, -1.0]), "A", "gesdd"),
+            ("gesdd_f64_tiny_scaled", "entries near 1e-160: gesdd scales the matrix first",
+             arr((4, 4), f64) * 1e-160, "S", "gesdd"),
+            ("gesdd_f32_values_only", "singular values only", arr((5, 4), f32), "N", "gesdd"),
+            ("gesdd_c128_square_16", "complex<f64> 16 x 16: many sweeps of both chase directions",
+             arr((16, 16), c128), "S", "gesdd"),
+            ("gesvd_f64_thin_direct", "gesvd (algorithm=QR), f64 5 x 4 thin: bidiagonalized directly (5 < 1.6 * 4)",
+             arr((5, 4), f64), "S", "gesvd"),
+            ("gesvd_f64_full_after_qr", "gesvd, f64 7 x 4 full: QR first", arr((7, 4), f64), "A", "gesvd"),
+            ("gesvd_f64_wide_thin_after_lq", "gesvd, f64 3 x 6 thin: LQ first", arr((3, 6), f64), "S", "gesvd"),
+            ("gesvd_c128_wide_lower_bidiagonal", "gesvd, complex<f64> 4 x 5 full: the lower form, rotated by bdsqr",
+             arr((4, 5), c128), "A", "gesvd"),
+            ("gesvd_f64_one_by_one_negative", "a negative 1 x 1: bdsqr puts its sign in VT",
+             np.array([[-2.5]]), "S", "gesvd"),
+            ("gesvd_c64_square", "gesvd, complex<f32> 5 x 5", arr((5, 5), c64), "S", "gesvd"),
+            ("gesvd_f32_values_only_batched", "gesvd, a batch, values only", arr((3, 4, 3), f32), "N", "gesvd"),
+        ]
+        fns = [svd_function(name, comment, a, mode, routine) for name, comment, a, mode, routine in cases]
+    print("// jnp.linalg.svd as JAX lowers it on the CPU (tests/jax_exports.cmake), against")
+    print("// LAPACK's own ?gesdd and ?gesvd (gen_lapack_values.py --svd): singular vectors")
+    print("// with LAPACK's signs and phases.")
+    print("\n\n// -----\n\n".join(fns))
+
+
 def main():
     rng = np.random.default_rng(2026)
     fns = []
@@ -397,5 +518,9 @@ if __name__ == "__main__":
         main_gtsv()
     elif "--geqp3" in sys.argv[1:]:
         main_geqp3()
+    elif "--svd-explore" in sys.argv[1:]:
+        main_svd(shapes_only=True)
+    elif "--svd" in sys.argv[1:]:
+        main_svd()
     else:
         main()
