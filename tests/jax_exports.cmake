@@ -65,7 +65,8 @@ cli_test(cli.compile_refuses_einsum_wrong_result ""
 
 # XLA's linear-algebra custom calls: LAPACK's Cholesky, LU, QR, symmetric
 # and Hermitian eigendecompositions, the general eigendecomposition, real
-# and complex SVD (gesdd, and gesvd for algorithm=QR), Hessenberg and tridiagonal reductions, the tridiagonal
+# and complex SVD (gesdd, and gesvd for algorithm=QR), the Schur
+# decomposition, Hessenberg and tridiagonal reductions, the tridiagonal
 # solve and BLAS's triangular solve run (tests/data/jax/cholesky_lapack.mlir,
 # lu_lapack.mlir, qr_lapack.mlir, eigh_lapack.mlir; with LAPACK's own
 # values (gen_lapack_values.py) eig_lapack.mlir, eigh_signs_lapack.mlir,
@@ -73,14 +74,16 @@ cli_test(cli.compile_refuses_einsum_wrong_result ""
 # svd_signs_lapack.mlir; svd_lapack.mlir,
 # svd_complex_lapack.mlir,
 # hessenberg_lapack.mlir, tridiagonal_lapack.mlir, trsm_blas.mlir); the
-# others (the Schur decomposition, schur_lapack.mlir) are refused by name.
+# Schur decomposition runs too (schur_lapack.mlir, LAPACK's own values);
+# any other lapack_ or blas_ target is refused (unknown_lapack.mlir).
 # Each: test name, file, the number of its check functions.
 foreach(case "lapack_cholesky;cholesky_lapack;3" "lapack_lu;lu_lapack;4" "blas_trsm;trsm_blas;3" "lapack_qr;qr_lapack;4"
              "lapack_eigh;eigh_lapack;4" "lapack_svd;svd_lapack;4" "lapack_svd_complex;svd_complex_lapack;2"
              "lapack_hessenberg;hessenberg_lapack;2" "lapack_tridiagonal;tridiagonal_lapack;3"
              "lapack_legacy;legacy_lapack;7" "lapack_eig;eig_lapack;12"
              "lapack_eigh_signs;eigh_signs_lapack;7" "lapack_tridiagonal_solve;tridiagonal_solve_lapack;6"
-             "lapack_pivoted_qr;pivoted_qr_lapack;8" "lapack_svd_signs;svd_signs_lapack;18")
+             "lapack_pivoted_qr;pivoted_qr_lapack;8" "lapack_svd_signs;svd_signs_lapack;18"
+             "lapack_schur;schur_lapack;11")
   list(GET case 0 name)
   list(GET case 1 file)
   list(GET case 2 checks)
@@ -101,15 +104,15 @@ if(KILN_ENABLE_VULKAN)
                          PASS_REGULAR_EXPRESSION "unsupported: ${refused}\nconformance: ${checks} passed, 0 failed")
   endforeach()
 endif()
-cli_test(cli.compile_refuses_lapack_gees ""
-         "schur_lapack.mlir:2:10: error: stablehlo.custom_call @lapack_sgees_ffi [(]LAPACK's Schur decomposition [(]jax.scipy.linalg.schur[)][)] is not supported yet. Kiln runs lapack_[?]potrf_ffi [(]Cholesky[)], lapack_[?]getrf_ffi [(]LU[)], lapack_[?]geqrf_ffi and lapack_[?]orgqr_ffi [(]QR[)], lapack_[?]geqp3_ffi [(]pivoted QR[)], lapack_[{]s,d[}]syevd_ffi and lapack_[{]c,z[}]heevd_ffi [(]symmetric and Hermitian eigendecompositions[)], lapack_[?]gesdd_ffi and lapack_[?]gesvd_ffi [(]SVD[)], lapack_[?]geev_ffi [(]eigendecomposition[)], lapack_[?]gehrd_ffi [(]Hessenberg[)], lapack_[{]s,d[}]sytrd_ffi and lapack_[{]c,z[}]hetrd_ffi [(]tridiagonal[)], lapack_[?]gtsv_ffi [(]tridiagonal solve[)], blas_[?]trsm_ffi [(]triangular solve[)], and jaxlib's forms of potrf, getrf, geqrf, orgqr, syevd, heevd, gesdd, geev and trsm before the FFI\n.*exit=1\n$"
-         "${COMPILE} ${JD}/schur_lapack.mlir -o ${T}/schur.kiln")
+cli_test(cli.compile_refuses_unknown_lapack ""
+         "unknown_lapack.mlir:2:10: error: stablehlo.custom_call @lapack_ssysv_ffi [(]a LAPACK routine Kiln does not run[)] is not supported yet. Kiln runs lapack_[?]potrf_ffi [(]Cholesky[)], lapack_[?]getrf_ffi [(]LU[)], lapack_[?]geqrf_ffi and lapack_[?]orgqr_ffi [(]QR[)], lapack_[?]geqp3_ffi [(]pivoted QR[)], lapack_[{]s,d[}]syevd_ffi and lapack_[{]c,z[}]heevd_ffi [(]symmetric and Hermitian eigendecompositions[)], lapack_[?]gesdd_ffi and lapack_[?]gesvd_ffi [(]SVD[)], lapack_[?]geev_ffi [(]eigendecomposition[)], lapack_[?]gees_ffi [(]Schur[)], lapack_[?]gehrd_ffi [(]Hessenberg[)], lapack_[{]s,d[}]sytrd_ffi and lapack_[{]c,z[}]hetrd_ffi [(]tridiagonal[)], lapack_[?]gtsv_ffi [(]tridiagonal solve[)], blas_[?]trsm_ffi [(]triangular solve[)], and jaxlib's forms of potrf, getrf, geqrf, orgqr, syevd, heevd, gesdd, geev, gees and trsm before the FFI\n.*exit=1\n$"
+         "${COMPILE} ${JD}/unknown_lapack.mlir -o ${T}/unknown.kiln")
 # jaxlib's calls before the FFI (tests/data/jax/legacy_lapack.mlir): the
 # dims and flags must be constants; a routine Kiln does not run is refused
 # by name in that form too.
 cli_test(cli.compile_refuses_legacy_lapack_flag_not_constant ""
          "legacy_lapack_bad.mlir:3:8: error: stablehlo.custom_call @lapack_spotrf [(]jaxlib's form before the FFI[)]: operand 0 [(]a dim or flag[)] must be a stablehlo.constant\n.*exit=1\n$"
          "${COMPILE} ${JD}/legacy_lapack_bad.mlir -o ${T}/legacy_bad.kiln")
-cli_test(cli.compile_refuses_legacy_lapack_gees ""
-         "legacy_schur_lapack.mlir:3:8: error: stablehlo.custom_call @lapack_sgees [(]LAPACK's Schur decomposition [(]jax.scipy.linalg.schur[)][)] is not supported yet"
-         "${COMPILE} ${JD}/legacy_schur_lapack.mlir -o ${T}/legacy_schur.kiln")
+cli_test(cli.compile_refuses_legacy_unknown_lapack ""
+         "legacy_unknown_lapack.mlir:3:8: error: stablehlo.custom_call @lapack_ssysv [(]a LAPACK routine Kiln does not run[)] is not supported yet"
+         "${COMPILE} ${JD}/legacy_unknown_lapack.mlir -o ${T}/legacy_unknown.kiln")

@@ -13,6 +13,9 @@
 //   geev   (batch, n, jobvl, jobvr ('V' or 'N'), a)   -> real: (3 workspaces,
 //           wr, wi, vl, vr, info); complex: (work, rwork, w, vl, vr, info),
 //           the workspaces moving behind info as the _ffi form has them
+//   gees   (batch, n, jobvs, sort, a)                 -> real: (t, wr, wi, vs,
+//           sdim, info); complex: (t, rwork, w, vs, sdim, info), put in the
+//           _ffi order by legalize_linalg_calls.cc
 // each result list either as one tuple or as several results. Calls with
 // no leading integer operands (jaxlib's first FFI calls kept the old names)
 // only take the _ffi name.
@@ -37,7 +40,7 @@ struct LegacyRoutine {
 };
 constexpr LegacyRoutine kLegacyRoutines[] = {{"potrf", 3}, {"getrf", 3}, {"geqrf", 4}, {"orgqr", 5}, {"ungqr", 5},
                                              {"syevd", 3}, {"heevd", 3}, {"gesdd", 6}, {"trsm", 7},
-                                             {"geev", 4}};
+                                             {"geev", 4},  {"gees", 4}};
 
 // The routine of a legacy target, lapack_<s|d|c|z><routine> or
 // blas_<s|d|c|z>trsm (no _ffi suffix), or "".
@@ -89,6 +92,10 @@ std::vector<ir::NamedAttr> ConfigFromFlags(std::string_view routine, const std::
     c.push_back(Character("compute_right", f[3] == 'V' ? 'V' : 'N'));
   }
   if (routine == "gesdd") c.push_back(Character("mode", f[1] == 0 ? 'N' : f[0] ? 'A' : 'S'));
+  if (routine == "gees") {
+    c.push_back(Character("mode", f[2] == 'V' ? 'V' : 'N'));
+    c.push_back(Character("sort", f[3] == 'S' ? 'S' : 'N'));
+  }
   if (routine == "trsm") {
     c.push_back(Character("side", f[0] ? 'L' : 'R'));
     c.push_back(Character("uplo", f[1] ? 'L' : 'U'));

@@ -10,9 +10,10 @@
 // (@lapack_?geev_ffi) kiln.geev, its tridiagonal solve (@lapack_?gtsv_ffi)
 // kiln.gtsv, its pivoted QR (@lapack_?geqp3_ffi) kiln.geqp3, its Hessenberg and tridiagonal
 // reductions (@lapack_?gehrd_ffi, @lapack_{s,d}sytrd_ffi,
-// @lapack_{c,z}hetrd_ffi) kiln.gehrd and kiln.sytrd; BLAS's triangular solve (@blas_?trsm_ffi) becomes
-// stablehlo.triangular_solve; the other LAPACK and XLA targets JAX emits are
-// refused by name, saying what they compute.
+// @lapack_{c,z}hetrd_ffi) kiln.gehrd and kiln.sytrd, its Schur
+// decomposition (@lapack_?gees_ffi) kiln.gees; BLAS's triangular solve
+// (@blas_?trsm_ffi) becomes stablehlo.triangular_solve; any other lapack_
+// or blas_ target is refused, naming what Kiln runs.
 #include <string>
 #include <vector>
 
@@ -274,6 +275,75 @@ Status RewriteGesdd(ir::Block* block, size_t at, const std::string& target, cons
   return Status::Ok();
 }
 
+// LAPACK ?gees (jaxlib's gees_hlo, jax.scipy.linalg.schur): a -> the
+// Schur form T, the Schur vectors vs, the eigenvalues (wr, wi real; w
+// complex), sdim and info, with mhlo.backend_config = {mode ('V' or 'N':
+// vs computed), sort ('N'; JAX never sorts)}. Three result orders: the
+// _ffi form (t, vs, wr, wi, sdim, info) / (t, vs, w, sdim, info); jaxlib's
+// first FFI calls under the old name (t, wr, wi, vs, sdim, info) / (t, w,
+// vs, sdim, info, rwork); the legacy form (legacy_linalg_calls.cc) (t, wr,
+// wi, vs, sdim, info) / (t, rwork, w, vs, sdim, info). The results are put
+// in the _ffi order (a workspace last) and kiln.gees (kernels/reference/
+// linalg_geev.cc) takes them over.
+Status RewriteGees(ir::Block* block, size_t at, const std::string& target, const ErrorFormatter& format,
+                   size_t* n_ops) {
+  ir::Operation& op = *block->ops[at];
+  const std::string what = "stablehlo.custom_call @" + target + " (LAPACK's Schur decomposition): ";
+  if (op.operands.size() != 1) return InvalidArgument(format(op.loc, what + "expects one operand"));
+  const ir::Type& a = op.operands[0]->type;
+  const int64_t r = a.rank();
+  const bool complex = IsComplex(a.element);
+  if (!FloatMatrices(a) || a.dims[r - 1] != a.dims[r - 2] ||
+      (a.element != ElementType::kF32 && a.element != ElementType::kF64 && !complex))
+    return InvalidArgument(format(op.loc, what + "the operand must be square f32, f64 or complex matrices of static "
+                                                 "shape, not " +
+                                              a.ToString()));
+  const size_t least = complex ? 5 : 6;
+  if (op.results.size() != least && op.results.size() != least + (complex ? 1 : 0))
+    return InvalidArgument(format(op.loc, what + (complex ? "expects (t, vs, w, sdim, info[, rwork])"
+                                                          : "expects (t, vs, wr, wi, sdim, info)")));
+  KILN_RETURN_IF_ERROR(StaticResults(op, what, format));
+  // The _ffi order, from whichever order the results come in.
+  std::vector<size_t> order;
+  if (op.results[1]->type.rank() == r) {
+    for (size_t i = 0; i < op.results.size(); ++i) order.push_back(i);
+  } else if (!complex) {
+    order = {0, 3, 1, 2, 4, 5};
+  } else if (op.results.size() == 6 && IsComplex(op.results[1]->type.element)) {
+    order = {0, 2, 1, 3, 4, 5};
+  } else if (op.results.size() == 6) {
+    order = {0, 3, 2, 4, 5, 1};
+  } else {
+    return InvalidArgument(format(op.loc, what + "expects (t, vs, w, sdim, info[, rwork])"));
+  }
+  std::vector<std::unique_ptr<ir::Value>> results;
+  for (size_t i : order) results.push_back(std::move(op.results[i]));
+  op.results = std::move(results);
+  for (size_t i = 0; i < op.results.size(); ++i) op.results[i]->index = static_cast<int>(i);
+  std::vector<int64_t> values(a.dims.begin(), a.dims.end() - 1), batch(a.dims.begin(), a.dims.end() - 2);
+  const size_t nv = complex ? 1 : 2;
+  bool types_ok = op.results[0]->type == a && op.results[1]->type == a;
+  for (size_t i = 2; i < 2 + nv; ++i) types_ok = types_ok && op.results[i]->type == ir::Type::Tensor(a.element, values);
+  for (size_t i = 2 + nv; i < 4 + nv; ++i)
+    types_ok = types_ok && op.results[i]->type == ir::Type::Tensor(ElementType::kSI32, batch);
+  if (!types_ok)
+    return InvalidArgument(format(op.loc, what + "t and vs must be " + a.ToString() + ", the eigenvalues " +
+                                              ir::Type::Tensor(a.element, values).ToString() + ", sdim and info " +
+                                              ir::Type::Tensor(ElementType::kSI32, batch).ToString()));
+  const int64_t mode = ConfigField(op, "mode"), sort = ConfigField(op, "sort");
+  if ((mode != 'V' && mode != 'N') || (sort != 'N' && sort != 'S'))
+    return InvalidArgument(format(op.loc, what + "needs mhlo.backend_config = {mode, sort} as LAPACK characters ('V' "
+                                                 "or 'N'; 'N' or 'S')"));
+  if (sort == 'S')
+    return Unimplemented(format(op.loc, what + "sorting the eigenvalues (sort = 'S') is not supported (JAX does not "
+                                               "emit it: its schur refuses sort_eig_vals on the CPU)"));
+  Ops ops;
+  ir::Operation* schur = NewOp(&ops, op, block, KernelName(KernelId::kGees), {op.operands[0]}, a);
+  schur->attrs.emplace_back("compute_v", Bool(mode == 'V'));
+  *n_ops = Splice(block, at, std::move(ops));  // the kernel takes over every result
+  return Status::Ok();
+}
+
 // LAPACK ?geev (jaxlib's geev_hlo, jnp.linalg.eig): real a -> (wr, wi, vl,
 // vr, info[, 3 workspaces]) with vl and vr of a's complex type (jaxlib
 // unpacks a conjugate pair's vectors); complex a -> (w, vl, vr, info[, 2
@@ -478,14 +548,13 @@ bool HasPrefixAndSuffix(const std::string& s, std::string_view prefix, std::stri
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// What the linear-algebra targets Kiln does not run yet compute, for the
-// refusal (jaxlib's CPU targets: lapack_<type><routine>_ffi, and
-// lapack_<type><routine> before the FFI).
+// jaxlib's CPU targets (lapack_<type><routine>_ffi, lapack_<type><routine>
+// before the FFI, blas_<type>trsm) that none of the rewrites above take: a
+// routine Kiln does not run (newer jaxlib, or not one jaxlib emits), for
+// the refusal; "" for every other target (a user op).
 std::string UnsupportedLinalg(const std::string& target) {
-  if (target.rfind("lapack_", 0) != 0 || target.size() < 9) return "";
-  std::string routine = target.substr(8);  // after lapack_ and the type letter
-  if (HasPrefixAndSuffix(target, "lapack_", "_ffi")) routine.resize(routine.size() - 4);
-  if (routine == "gees") return "LAPACK's Schur decomposition (jax.scipy.linalg.schur)";
+  if (target.rfind("lapack_", 0) == 0) return "a LAPACK routine Kiln does not run";
+  if (target.rfind("blas_", 0) == 0) return "a BLAS routine Kiln does not run";
   return "";
 }
 
@@ -527,6 +596,9 @@ Status LegalizeBlock(ir::Block* block, const ErrorFormatter& format) {
       } else if (target == "lapack_sgeev_ffi" || target == "lapack_dgeev_ffi" || target == "lapack_cgeev_ffi" ||
                  target == "lapack_zgeev_ffi") {
         KILN_RETURN_IF_ERROR(RewriteGeev(block, i, target, format, &n));
+      } else if (target == "lapack_sgees_ffi" || target == "lapack_dgees_ffi" || target == "lapack_cgees_ffi" ||
+                 target == "lapack_zgees_ffi") {
+        KILN_RETURN_IF_ERROR(RewriteGees(block, i, target, format, &n));
       } else if (target == "lapack_sgtsv_ffi" || target == "lapack_dgtsv_ffi" || target == "lapack_cgtsv_ffi" ||
                  target == "lapack_zgtsv_ffi") {
         KILN_RETURN_IF_ERROR(RewriteGtsv(block, i, target, format, &n));
@@ -544,11 +616,12 @@ Status LegalizeBlock(ir::Block* block, const ErrorFormatter& format) {
                                                 "lapack_{s,d}syevd_ffi and lapack_{c,z}heevd_ffi (symmetric and "
                                                 "Hermitian eigendecompositions), lapack_?gesdd_ffi and "
                                                 "lapack_?gesvd_ffi (SVD), "
-                                                "lapack_?geev_ffi (eigendecomposition), lapack_?gehrd_ffi "
+                                                "lapack_?geev_ffi (eigendecomposition), lapack_?gees_ffi (Schur), "
+                                                "lapack_?gehrd_ffi "
                                                 "(Hessenberg), lapack_{s,d}sytrd_ffi and lapack_{c,z}hetrd_ffi "
                                                 "(tridiagonal), lapack_?gtsv_ffi (tridiagonal solve), "
                                                 "blas_?trsm_ffi (triangular solve), and jaxlib's forms of "
-                                                "potrf, getrf, geqrf, orgqr, syevd, heevd, gesdd, geev and trsm "
+                                                "potrf, getrf, geqrf, orgqr, syevd, heevd, gesdd, geev, gees and trsm "
                                                 "before the FFI"));
       }
     }

@@ -12,7 +12,9 @@
 // eigenvectors' signs, which no mathematical convention fixes. LAPACK
 // switches to a multishift QR (laqr0) from n = 75; here lahqr runs at every
 // size, so the order can differ there. Computed in the element type (f32 in
-// float, as sgeev).
+// float, as sgeev). Also the Schur decomposition, kiln.gees, as JAX calls
+// LAPACK's ?gees (jax.scipy.linalg.schur): the same steps to the Schur
+// form and its vectors, with gees's permutation-only balancing.
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -37,8 +39,11 @@ using numeric::CheckCall;
 using numeric::CheckDims;
 using numeric::KernelName;
 using numeric::LoadMatrix;
+using numeric::FromComplex;
 using numeric::Store;
 using numeric::StoreMatrix;
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 template <typename R>
 struct Limits {
@@ -60,13 +65,13 @@ struct Matrix {
   T& operator()(int64_t i, int64_t j) { return m[i * n + j]; }
 };
 
-// gebal with job 'B': permutes rows and columns to isolate eigenvalues
+// gebal with job 'B' (job 'P' without `scaling`): permutes rows and columns to isolate eigenvalues
 // (perm[i], 0-based, the row swapped with i) and scales rows and columns
 // ilo..ihi (0-based, inclusive) by powers of two (scale[i]) until their
 // 2-norms balance. Returns false when the matrix holds a NaN or infinity.
 template <typename T>
 bool Balance(std::vector<T>& a, int64_t n, int64_t* ilo, int64_t* ihi, std::vector<int64_t>& perm,
-             std::vector<RealOf<T>>& scale) {
+             std::vector<RealOf<T>>& scale, bool scaling = true) {
   using R = RealOf<T>;
   Matrix<T> A{a, n};
   for (const T& x : a)
@@ -116,6 +121,7 @@ bool Balance(std::vector<T>& a, int64_t n, int64_t* ilo, int64_t* ihi, std::vect
   }
   *ilo = k;
   *ihi = l;
+  if (!scaling) return true;  // gebal's job 'P' (gees): permutations only
   const R sfmin1 = Limits<R>::kSafeMin / Limits<R>::kUlp, sfmax1 = R(1) / sfmin1;
   const R sfmin2 = sfmin1 * 2, sfmax2 = R(1) / sfmin2;
   auto iamax_abs = [&](auto at, int64_t from, int64_t to) {  // |x| of the first x of largest cabs1
@@ -855,6 +861,118 @@ int GeevComplex(std::vector<C> a, int64_t n, GeevOptions opt, std::vector<C>& w,
   return info;
 }
 
+// One Schur decomposition, gees with jobvs 'V' (`vectors`) or 'N' and no
+// sorting: a (n x n row-major) = vs t vs^H with t quasi-triangular (real:
+// standardized 2 x 2 blocks) or triangular (complex), left in a; the
+// eigenvalues (w: the real parts, wi: the imaginary ones, real types only)
+// as lahqr leaves them. gees's path: the range scaling, gebal's
+// permutations (no scaling), gehd2 and orghr, lahqr with the Schur form
+// and vectors, gebak's permutations on vs. Returns LAPACK's info, or -1
+// for a NaN or an infinity in a.
+template <typename T>
+int Schur(std::vector<T>& a, int64_t n, bool vectors, std::vector<T>& vs, std::vector<T>& w,
+          std::vector<RealOf<T>>& wi) {
+  using R = RealOf<T>;
+  w.assign(static_cast<size_t>(n), T(0));
+  wi.assign(static_cast<size_t>(n), R(0));
+  vs.assign(static_cast<size_t>(n * n), T(0));
+  if (n == 0) return 0;
+  const RangeScaling<T> range(a);
+  int64_t ilo = 0, ihi = 0;
+  std::vector<int64_t> perm;
+  std::vector<R> scale;
+  if (!Balance(a, n, &ilo, &ihi, perm, scale, /*scaling=*/false)) return -1;
+  std::vector<T> tau(static_cast<size_t>(std::max<int64_t>(n - 1, 0)));
+  ReduceHessenberg(a, n, ilo + 1, ihi + 1, tau);
+  if (vectors) vs = FormHessenbergQ(a, n, ilo + 1, ihi + 1, tau);
+  for (int64_t i = 0; i < n; ++i)  // the reflectors give way to the Hessenberg matrix
+    for (int64_t j = 0; j + 1 < i; ++j) a[i * n + j] = T(0);
+  for (int64_t i = 0; i < n; ++i)
+    if (i < ilo || i > ihi) w[i] = a[i * n + i];
+  int info;
+  if constexpr (std::is_floating_point_v<T>) {
+    info = HessenbergQrReal(a, n, ilo, ihi, /*want_t=*/true, vectors ? &vs : nullptr, w, wi);
+  } else {
+    info = HessenbergQrComplex(a, n, ilo, ihi, /*want_t=*/true, vectors ? &vs : nullptr, w);
+  }
+  for (int64_t i = 0; i < n; ++i)  // hseqr clears below the subdiagonal
+    for (int64_t j = 0; j + 1 < i; ++j) a[i * n + j] = T(0);
+  if (vectors) Unbalance(vs, n, ilo, ihi, perm, scale, /*left=*/false);
+  for (T& x : a) range.Unscale(x);
+  for (int64_t i = 0; i < n; ++i) range.Unscale(w[i]), range.Unscale(wi[i]);
+  return info;
+}
+
+// kiln.gees: LAPACK's ?gees as jaxlib's FFI calls it (jax.scipy.linalg.
+// schur), without sorting. Real a [batch..., n, n]: (t, vs, wr, wi, sdim,
+// info[, workspace]); complex a: (t, vs, w, sdim, info[, workspace]): t
+// the Schur form, vs the Schur vectors (zero when attr compute_v = 0), sdim
+// 0, info LAPACK's (1, with NaN results, for a NaN or an infinity in a),
+// workspaces zero. f32, f64, complex<f32> and complex<f64>.
+Status Gees(const KernelCall& c) {
+  const TensorRef& a = c.inputs.empty() ? TensorRef{} : c.inputs[0];
+  const bool complex = IsComplex(a.type);
+  const size_t values = complex ? 1 : 2, least = values + 4;
+  if (c.inputs.size() != 1 || c.outputs.size() < least || c.outputs.size() > least + 1)
+    return InvalidArgument(KernelName(c) + ": expects one operand and (t, vs, " + (complex ? "w" : "wr, wi") +
+                           ", sdim, info[, workspace])");
+  KILN_RETURN_IF_ERROR(CheckCall(c, 1, c.outputs.size()));
+  const std::string name = KernelName(c);
+  if (a.type != ElementType::kF32 && a.type != ElementType::kF64 && a.type != ElementType::kC64 &&
+      a.type != ElementType::kC128)
+    return InvalidArgument(name + ": the operand must be f32, f64, complex<f32> or complex<f64>, as LAPACK's");
+  const int64_t r = a.rank();
+  if (r < 2 || a.dims[r - 1] != a.dims[r - 2]) return InvalidArgument(name + ": a must be (batches of) square matrices");
+  const int64_t n = a.dims[r - 1];
+  std::vector<int64_t> batch(a.dims.begin(), a.dims.end() - 2), vdims = batch;
+  vdims.push_back(n);
+  for (size_t o = 0; o < 2; ++o) {
+    if (c.outputs[o].type != a.type) return InvalidArgument(name + ": t and vs must have the operand's type");
+    KILN_RETURN_IF_ERROR(CheckDims(c, c.outputs[o], a.dims, o == 0 ? "t" : "vs"));
+  }
+  for (size_t o = 2; o < 2 + values; ++o) {
+    if (c.outputs[o].type != a.type) return InvalidArgument(name + ": the eigenvalues must have the operand's type");
+    KILN_RETURN_IF_ERROR(CheckDims(c, c.outputs[o], vdims, "eigenvalues"));
+  }
+  for (size_t o = 2 + values; o < 4 + values; ++o) {
+    if (c.outputs[o].type != ElementType::kSI32) return InvalidArgument(name + ": sdim and info must be si32");
+    KILN_RETURN_IF_ERROR(CheckDims(c, c.outputs[o], batch, o == 2 + values ? "sdim" : "info"));
+  }
+  for (size_t o = 0; o < c.outputs.size(); ++o)
+    for (int64_t e = 0; e < c.outputs[o].NumElements(); ++e) Store(c.outputs[o], e, Scalar{});
+  const bool vectors = c.params.Int("compute_v", 1) != 0;
+  int64_t batches = 1;
+  for (int64_t d : batch) batches *= d;
+  const TensorRef& info = c.outputs[3 + values];
+  auto run = [&](auto zero) {
+    using T = decltype(zero);
+    std::vector<T> m, vs, w;
+    std::vector<RealOf<T>> wi;
+    for (int64_t bi = 0; bi < batches; ++bi) {
+      LoadMatrix(a, bi * n * n, n * n, &m);
+      const int status = Schur(m, n, vectors, vs, w, wi);
+      if (status < 0) {
+        const Scalar nan = FromComplex(a.type, {kNaN, kNaN});
+        for (int64_t e = 0; e < n * n; ++e) {
+          Store(c.outputs[0], bi * n * n + e, nan);
+          if (vectors) Store(c.outputs[1], bi * n * n + e, nan);
+        }
+        for (size_t o = 2; o < 2 + values; ++o)
+          for (int64_t i = 0; i < n; ++i) Store(c.outputs[o], bi * n + i, nan);
+        Store(info, bi, Scalar{1, 0, 0});
+        continue;
+      }
+      StoreMatrix(c.outputs[0], bi * n * n, m);
+      if (vectors) StoreMatrix(c.outputs[1], bi * n * n, vs);
+      StoreMatrix(c.outputs[2], bi * n, w);
+      if (!complex) StoreMatrix(c.outputs[3], bi * n, wi);
+      Store(info, bi, Scalar{status, 0, 0});
+    }
+  };
+  numeric::ForLapackType(a.type, run);
+  return Status::Ok();
+}
+
 // kiln.geev: LAPACK's ?geev as jaxlib's FFI calls it. Real a [batch..., n,
 // n]: (wr, wi, vl, vr, info[, 3 workspaces]) with wr, wi [batch..., n] of
 // a's type and vl, vr [batch..., n, n] of its complex type (a conjugate
@@ -930,5 +1048,6 @@ Status Geev(const KernelCall& c) {
 }  // namespace
 
 Status kernel::Geev(const KernelCall& call) { return ref::Geev(call); }
+Status kernel::Gees(const KernelCall& call) { return ref::Gees(call); }
 
 }  // namespace kiln::ref

@@ -14,13 +14,16 @@ with pivoting (@lapack_?geqp3_ffi) against LAPACK's ?geqp3. With --svd,
 writes tests/data/jax/svd_signs_lapack.mlir: jnp.linalg.svd
 (@lapack_?gesdd_ffi, and @lapack_?gesvd_ffi for algorithm=QR) against
 LAPACK's own ?gesdd and ?gesvd: singular vectors with LAPACK's signs
-(--svd-explore writes a larger set over every path, type and mode).
+(--svd-explore writes a larger set over every path, type and mode). With
+--gees, writes tests/data/jax/schur_lapack.mlir: jax.scipy.linalg.schur
+(@lapack_?gees_ffi and jaxlib's earlier forms) against LAPACK's ?gees.
 
   /usr/bin/python3 tests/data/jax/gen_lapack_values.py > tests/data/jax/eig_lapack.mlir
   /usr/bin/python3 tests/data/jax/gen_lapack_values.py --eigh > tests/data/jax/eigh_signs_lapack.mlir
   /usr/bin/python3 tests/data/jax/gen_lapack_values.py --gtsv > tests/data/jax/tridiagonal_solve_lapack.mlir
   /usr/bin/python3 tests/data/jax/gen_lapack_values.py --geqp3 > tests/data/jax/pivoted_qr_lapack.mlir
   /usr/bin/python3 tests/data/jax/gen_lapack_values.py --svd > tests/data/jax/svd_signs_lapack.mlir
+  /usr/bin/python3 tests/data/jax/gen_lapack_values.py --gees > tests/data/jax/schur_lapack.mlir
 """
 import sys
 import ctypes
@@ -467,6 +470,140 @@ def main_svd(shapes_only=False):
     print("\n\n// -----\n\n".join(fns))
 
 
+def gees(a, vectors=True):
+    """LAPACK's ?gees without sorting: (t, vs, eigenvalues...)."""
+    n, t = a.shape[0], a.dtype
+    fa = np.asfortranarray(a.copy())
+    vs = np.zeros((n, n), t, order="F")
+    sdim, info = ctypes.c_int(0), ctypes.c_int(0)
+    N = ctypes.c_int(n)
+    jobvs, sort = ctypes.c_char(b"V" if vectors else b"N"), ctypes.c_char(b"N")
+    work = np.zeros(64 * n + 64, t)
+    bwork = np.zeros(n + 1, np.int32)
+    letter = {np.float32: "s", np.float64: "d", np.complex64: "c", np.complex128: "z"}[t.type]
+    f = getattr(lapack, f"{letter}gees_")
+    if t.kind == "f":
+        wr, wi = np.zeros(n, t), np.zeros(n, t)
+        f(R(jobvs), R(sort), None, R(N), P(fa), R(N), R(sdim), P(wr), P(wi), P(vs), R(N), P(work),
+          R(ctypes.c_int(work.size)), P(bwork), R(info))
+        values = [wr, wi]
+    else:
+        w = np.zeros(n, t)
+        rwork = np.zeros(n, np.float32 if t == np.complex64 else np.float64)
+        f(R(jobvs), R(sort), None, R(N), P(fa), R(N), R(sdim), P(w), P(vs), R(N), P(work),
+          R(ctypes.c_int(work.size)), P(rwork), P(bwork), R(info))
+        values = [w]
+    assert info.value == 0 and sdim.value == 0
+    return np.ascontiguousarray(fa), (np.ascontiguousarray(vs) if vectors else np.zeros((n, n), t)), values
+
+
+def gees_function(name, comment, a, vectors=True, form="ffi"):
+    """form: "ffi" (lapack_?gees_ffi), "interim" (jaxlib's first FFI call under the
+    old name, values before vs) or "legacy" (before the FFI: dims and flags first)."""
+    batch, n, t = a.shape[:-2], a.shape[-1], a.dtype
+    outs = [gees(x, vectors) for x in a.reshape((-1, n, n))]
+    tt_ = np.stack([o[0] for o in outs]).reshape(a.shape)
+    vs = np.stack([o[1] for o in outs]).reshape(a.shape)
+    vals = [np.stack([o[2][k] for o in outs]).reshape(batch + (n,)) for k in range(len(outs[0][2]))]
+    letter = {np.float32: "s", np.float64: "d", np.complex64: "c", np.complex128: "z"}[t.type]
+    at, vt, it = ttype(a.shape, elem(t)), ttype(batch + (n,), elem(t)), ttype(batch, "i32")
+    real = t.kind == "f"
+    rwork = ttype(batch + (n,), "f32" if t == np.complex64 else "f64")
+    mode = 86 if vectors else 78
+    single = t in (np.float32, np.complex64)
+    tol = "1.0E-5" if single else "1.0E-12"
+    tolv = "1.0E-4" if single else "1.0E-10"
+    lines = [f"// {comment}", f"func.func @{name}() {{", f"  %a = stablehlo.constant dense<{lit(a)}> : {at}"]
+    if form == "ffi":
+        res = [at, at] + [vt] * len(vals) + [it, it]
+        idx = {"t": 0, "vs": 1, "values": list(range(2, 2 + len(vals))), "sdim": 2 + len(vals), "info": 3 + len(vals)}
+        lines.append(f"  %0:{len(res)} = stablehlo.custom_call @lapack_{letter}gees_ffi(%a) {{mhlo.backend_config = "
+                     f"{{mode = {mode} : ui8, sort = 78 : ui8}}, api_version = 4 : i32}} : ({at}) -> ({', '.join(res)})")
+    elif form == "interim":
+        res = [at] + [vt] * len(vals) + [at, it, it] + ([] if real else [rwork])
+        nv = len(vals)
+        idx = {"t": 0, "vs": 1 + nv, "values": list(range(1, 1 + nv)), "sdim": 2 + nv, "info": 3 + nv}
+        lines.append(f"  %0:{len(res)} = stablehlo.custom_call @lapack_{letter}gees(%a) {{mhlo.backend_config = "
+                     f"{{mode = {mode} : ui8, sort = 78 : ui8}}}} : ({at}) -> ({', '.join(res)})")
+    else:
+        res = [at] + ([vt, vt] if real else [rwork, vt]) + [at, it, it]
+        idx = {"t": 0, "vs": 3, "values": [1, 2] if real else [2], "sdim": 4, "info": 5}
+        lines += [f"  %b = stablehlo.constant dense<{int(np.prod(batch))}> : tensor<i32>",
+                  f"  %n = stablehlo.constant dense<{n}> : tensor<i32>",
+                  f"  %jobvs = stablehlo.constant dense<{mode}> : tensor<ui8>",
+                  "  %sort = stablehlo.constant dense<78> : tensor<ui8>",
+                  f"  %0:{len(res)} = stablehlo.custom_call @lapack_{letter}gees(%b, %n, %jobvs, %sort, %a) "
+                  f"{{api_version = 2 : i32}} : (tensor<i32>, tensor<i32>, tensor<ui8>, tensor<ui8>, {at}) -> "
+                  f"({', '.join(res)})"]
+    if real:
+        lines.append(f"  check.expect_almost_eq_const %0#{idx['t']}, dense<{lit(tt_)}> : {at} {{tolerance = {tolv} : f64}}")
+        if vectors:
+            lines.append(f"  check.expect_almost_eq_const %0#{idx['vs']}, dense<{lit(vs)}> : {at} "
+                         f"{{tolerance = {tolv} : f64}}")
+    else:
+        # A complex Schur vector's phase follows the phase of a rounding-level
+        # subdiagonal entry (lahqr makes each converged one real), so it is
+        # LAPACK's rounding, not its algorithm: compare |T|, and a = vs T vs^H.
+        rt = ttype(a.shape, "f32" if single else "f64")
+        lines += [f"  %tabs = stablehlo.abs %0#{idx['t']} : ({at}) -> {rt}",
+                  f"  check.expect_almost_eq_const %tabs, dense<{lit(np.abs(tt_))}> : {rt} {{tolerance = {tolv} : f64}}"]
+        if vectors:
+            nb = len(batch)
+            bd = list(range(nb))
+            dims = f"batching_dims = {bd} x {bd}, " if nb else ""
+            perm = bd + [nb + 1, nb]
+            lines += [f"  %vt = stablehlo.dot_general %0#{idx['vs']}, %0#{idx['t']}, {dims}contracting_dims = [{nb + 1}] x [{nb}] : "
+                      f"({at}, {at}) -> {at}",
+                      f"  %re = stablehlo.real %0#{idx['vs']} : ({at}) -> {rt}",
+                      f"  %im = stablehlo.imag %0#{idx['vs']} : ({at}) -> {rt}",
+                      f"  %nim = stablehlo.negate %im : {rt}",
+                      f"  %conj = stablehlo.complex %re, %nim : {at}",
+                      f"  %vsh = stablehlo.transpose %conj, dims = {perm} : ({at}) -> {at}",
+                      f"  %rec = stablehlo.dot_general %vt, %vsh, {dims}contracting_dims = [{nb + 1}] x [{nb}] : "
+                      f"({at}, {at}) -> {at}",
+                      f"  check.expect_almost_eq %rec, %a : {at}"]
+    for k, i in enumerate(idx["values"]):
+        lines.append(f"  check.expect_almost_eq_const %0#{i}, dense<{lit(vals[k])}> : {vt} {{tolerance = {tol} : f64}}")
+    lines += [f"  check.expect_eq_const %0#{idx['sdim']}, dense<0> : {it}",
+              f"  check.expect_eq_const %0#{idx['info']}, dense<0> : {it}", "  func.return", "}"]
+    return "\n".join(lines)
+
+
+def main_gees():
+    rng = np.random.default_rng(2031)
+
+    def arr(shape, t):
+        x = rng.standard_normal(shape)
+        if np.dtype(t).kind == "c":
+            x = x + 1j * rng.standard_normal(shape)
+        return x.astype(t)
+    iota = np.arange(16.0).reshape(4, 4)
+    isolated = np.tril(arr((5, 5), np.float64))
+    isolated[0, 3] = 1.5
+    fns = [gees_function("gees_f64_iota", "f64, jax's own test matrix (rank two: two zero eigenvalues)", iota),
+           gees_function("gees_f32_pairs", "f32 6 x 6: complex pairs as standardized 2 x 2 blocks",
+                         arr((6, 6), np.float32)),
+           gees_function("gees_c128", "complex<f64> 5 x 5: triangular T", arr((5, 5), np.complex128)),
+           gees_function("gees_c64_batched", "complex<f32>, a batch", arr((2, 3, 3), np.complex64)),
+           gees_function("gees_f64_no_vectors", "f64, T only (mode 'N': vs comes back zero)",
+                         arr((4, 4), np.float64), vectors=False),
+           gees_function("gees_f64_isolated", "f64 with isolated eigenvalues: gebal's permutations, undone on vs",
+                         isolated),
+           gees_function("gees_f64_badly_scaled", "f64 badly scaled: gees permutes but does not scale",
+                         np.diag(2.0 ** np.arange(-6, 6, 3)) @ arr((4, 4), np.float64) @ np.diag(2.0 ** -np.arange(-6, 6, 3))),
+           gees_function("gees_legacy_dgees", "jaxlib's form before the FFI (dims and flags first)",
+                         arr((4, 4), np.float64), form="legacy"),
+           gees_function("gees_legacy_zgees", "the complex form before the FFI, rwork second",
+                         arr((3, 3), np.complex128), form="legacy"),
+           gees_function("gees_interim_sgees", "jaxlib's first FFI call under the old name: values before vs",
+                         arr((3, 3), np.float32), form="interim"),
+           gees_function("gees_interim_cgees", "the same for complex: rwork last",
+                         arr((3, 3), np.complex64), form="interim")]
+    print("// jax.scipy.linalg.schur as JAX lowers it on the CPU (tests/jax_exports.cmake), against")
+    print("// LAPACK's own ?gees (gen_lapack_values.py --gees).")
+    print("\n\n// -----\n\n".join(fns))
+
+
 def main():
     rng = np.random.default_rng(2026)
     fns = []
@@ -518,6 +655,8 @@ if __name__ == "__main__":
         main_gtsv()
     elif "--geqp3" in sys.argv[1:]:
         main_geqp3()
+    elif "--gees" in sys.argv[1:]:
+        main_gees()
     elif "--svd-explore" in sys.argv[1:]:
         main_svd(shapes_only=True)
     elif "--svd" in sys.argv[1:]:
