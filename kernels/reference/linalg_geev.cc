@@ -861,6 +861,19 @@ int GeevComplex(std::vector<C> a, int64_t n, GeevOptions opt, std::vector<C>& w,
   return info;
 }
 
+// The operand of geev and gees: (batches of) square f32, f64, complex<f32>
+// or complex<f64> matrices, as LAPACK's; their order n and the batch dims.
+Status SquareOperand(const std::string& name, const TensorRef& a, int64_t* n, std::vector<int64_t>* batch) {
+  if (a.type != ElementType::kF32 && a.type != ElementType::kF64 && a.type != ElementType::kC64 &&
+      a.type != ElementType::kC128)
+    return InvalidArgument(name + ": the operand must be f32, f64, complex<f32> or complex<f64>, as LAPACK's");
+  const int64_t r = a.rank();
+  if (r < 2 || a.dims[r - 1] != a.dims[r - 2]) return InvalidArgument(name + ": a must be (batches of) square matrices");
+  *n = a.dims[r - 1];
+  batch->assign(a.dims.begin(), a.dims.end() - 2);
+  return Status::Ok();
+}
+
 // One Schur decomposition, gees with jobvs 'V' (`vectors`) or 'N' and no
 // sorting: a (n x n row-major) = vs t vs^H with t quasi-triangular (real:
 // standardized 2 x 2 blocks) or triangular (complex), left in a; the
@@ -918,13 +931,10 @@ Status Gees(const KernelCall& c) {
                            ", sdim, info[, workspace])");
   KILN_RETURN_IF_ERROR(CheckCall(c, 1, c.outputs.size()));
   const std::string name = KernelName(c);
-  if (a.type != ElementType::kF32 && a.type != ElementType::kF64 && a.type != ElementType::kC64 &&
-      a.type != ElementType::kC128)
-    return InvalidArgument(name + ": the operand must be f32, f64, complex<f32> or complex<f64>, as LAPACK's");
-  const int64_t r = a.rank();
-  if (r < 2 || a.dims[r - 1] != a.dims[r - 2]) return InvalidArgument(name + ": a must be (batches of) square matrices");
-  const int64_t n = a.dims[r - 1];
-  std::vector<int64_t> batch(a.dims.begin(), a.dims.end() - 2), vdims = batch;
+  int64_t n = 0;
+  std::vector<int64_t> batch;
+  KILN_RETURN_IF_ERROR(SquareOperand(name, a, &n, &batch));
+  std::vector<int64_t> vdims = batch;
   vdims.push_back(n);
   for (size_t o = 0; o < 2; ++o) {
     if (c.outputs[o].type != a.type) return InvalidArgument(name + ": t and vs must have the operand's type");
@@ -988,13 +998,10 @@ Status Geev(const KernelCall& c) {
                            ", vl, vr, info[, workspaces])");
   KILN_RETURN_IF_ERROR(CheckCall(c, 1, c.outputs.size()));
   const std::string name = KernelName(c);
-  if (a.type != ElementType::kF32 && a.type != ElementType::kF64 && a.type != ElementType::kC64 &&
-      a.type != ElementType::kC128)
-    return InvalidArgument(name + ": the operand must be f32, f64, complex<f32> or complex<f64>, as LAPACK's");
-  const int64_t r = a.rank();
-  if (r < 2 || a.dims[r - 1] != a.dims[r - 2]) return InvalidArgument(name + ": a must be (batches of) square matrices");
-  const int64_t n = a.dims[r - 1];
-  std::vector<int64_t> batch(a.dims.begin(), a.dims.end() - 2), vdims = batch;
+  int64_t n = 0;
+  std::vector<int64_t> batch;
+  KILN_RETURN_IF_ERROR(SquareOperand(name, a, &n, &batch));
+  std::vector<int64_t> vdims = batch;
   vdims.push_back(n);
   const ElementType vector_type =
       complex ? a.type : (a.type == ElementType::kF32 ? ElementType::kC64 : ElementType::kC128);

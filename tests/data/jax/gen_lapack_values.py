@@ -35,6 +35,14 @@ P = lambda x: x.ctypes.data_as(ctypes.c_void_p)
 R = ctypes.byref
 
 
+def random_array(rng, shape, t):
+    """Standard normal entries of type t (complex: both parts)."""
+    x = rng.standard_normal(shape)
+    if np.dtype(t).kind == "c":
+        x = x + 1j * rng.standard_normal(shape)
+    return x.astype(t)
+
+
 def geev(a, left=True, right=True):
     """LAPACK's ?geev; a real matrix's conjugate pairs unpacked as jaxlib does."""
     n, t = a.shape[0], a.dtype
@@ -262,10 +270,7 @@ def main_gtsv():
     rng = np.random.default_rng(2028)
 
     def arr(shape, t):
-        x = rng.standard_normal(shape)
-        if np.dtype(t).kind == "c":
-            x = x + 1j * rng.standard_normal(shape)
-        return x.astype(t)
+        return random_array(rng, shape, t)
     fns = []
     for t in (np.float32, np.float64, np.complex64, np.complex128):
         # Batches of 4 x 4 with 3 right-hand sides, as JAX's back-compatibility test; the
@@ -328,10 +333,7 @@ def main_geqp3():
     rng = np.random.default_rng(2029)
 
     def arr(shape, t):
-        x = rng.standard_normal(shape)
-        if np.dtype(t).kind == "c":
-            x = x + 1j * rng.standard_normal(shape)
-        return x.astype(t)
+        return random_array(rng, shape, t)
     fns = [geqp3_function("geqp3_f32_tall", "f32, 5 x 3", arr((5, 3), np.float32), np.zeros(3)),
            geqp3_function("geqp3_f64_fixed_column", "f64: column 2 fixed in front (jpvt != 0)",
                           arr((4, 4), np.float64), np.array([0, 0, 1, 0])),
@@ -417,10 +419,7 @@ def main_svd(shapes_only=False):
     rng = np.random.default_rng(2030)
 
     def arr(shape, t):
-        x = rng.standard_normal(shape)
-        if np.dtype(t).kind == "c":
-            x = x + 1j * rng.standard_normal(shape)
-        return x.astype(t)
+        return random_array(rng, shape, t)
     fns = []
     if shapes_only:  # every path, type and mode on random matrices (not committed: exploration)
         for routine in ("gesdd", "gesvd"):
@@ -573,10 +572,7 @@ def main_gees():
     rng = np.random.default_rng(2031)
 
     def arr(shape, t):
-        x = rng.standard_normal(shape)
-        if np.dtype(t).kind == "c":
-            x = x + 1j * rng.standard_normal(shape)
-        return x.astype(t)
+        return random_array(rng, shape, t)
     iota = np.arange(16.0).reshape(4, 4)
     isolated = np.tril(arr((5, 5), np.float64))
     isolated[0, 3] = 1.5
