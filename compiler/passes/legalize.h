@@ -32,14 +32,20 @@ Status LegalizeChloConstants(ir::Module* module, const ErrorFormatter& format_er
 // the verifier; a form the rewrite cannot express is refused at the op.
 Status LegalizeDeprecatedOps(ir::Module* module, const ErrorFormatter& format_error);
 
+// MHLO's ops that StableHLO carries as custom calls (@mhlo.topk, which
+// CHLO's legalization leaves for chlo.top_k in portable artifacts;
+// @mhlo.erf; JAX's @stablehlo.dynamic_top_k with a constant k) -> the CHLO
+// ops Kiln runs (compiler/passes/legalize_mhlo_calls.cc).
+Status LegalizeMhloCustomCalls(ir::Module* module, const ErrorFormatter& format_error);
+
 // XLA's linear-algebra custom calls that JAX emits on the CPU
 // (compiler/passes/legalize_linalg_calls.cc, docs/jax.md): LAPACK's potrf,
-// getrf, geqrf, geqp3, orgqr, syevd / heevd, gesdd, geev, gtsv, gehrd and
-// sytrd / hetrd, BLAS's trsm and XLA's
+// getrf, geqrf, geqp3, orgqr, syevd / heevd, gesdd, gesvd, geev, gees,
+// gtsv, gehrd and sytrd / hetrd, BLAS's trsm and XLA's
 // ProductOfElementaryHouseholderReflectors become spec ops or Kiln's
-// linear-algebra kernels, in their _ffi forms and (potrf to trsm, geev)
-// the forms before the FFI (compiler/passes/legacy_linalg_calls.cc); the
-// other LAPACK targets are refused at the op, naming what they compute.
+// linear-algebra kernels, in their _ffi forms and (potrf to trsm, geev,
+// gees) the forms before the FFI (compiler/passes/legacy_linalg_calls.cc);
+// any other lapack_ or blas_ target is refused at the op.
 Status LegalizeLinalgCustomCalls(ir::Module* module, const ErrorFormatter& format_error);
 
 // Always run (compiler/passes/legalize_quantized_ops.cc): each op the spec
