@@ -120,6 +120,17 @@ if(KILN_ENABLE_VULKAN)
   set_tests_properties(conformance.jax_mhlo_custom_calls.vulkan PROPERTIES
                        PASS_REGULAR_EXPRESSION "unsupported: 0\nconformance: 4 passed, 0 failed")
 endif()
+# jax.lax.approx_max_k / approx_min_k: XLA's @ApproxTopK run as its CPU
+# fallback (tests/data/jax/approx_top_k.mlir).
+add_test(NAME conformance.jax_approx_top_k.cpu COMMAND kiln-conformance ${JD}/approx_top_k.mlir --strict)
+set_tests_properties(conformance.jax_approx_top_k.cpu PROPERTIES
+                     PASS_REGULAR_EXPRESSION "unsupported: 0\nconformance: 3 passed, 0 failed")
+if(KILN_ENABLE_VULKAN)
+  add_test(NAME conformance.jax_approx_top_k.vulkan
+           COMMAND kiln-conformance ${JD}/approx_top_k.mlir --device=vulkan --strict)
+  set_tests_properties(conformance.jax_approx_top_k.vulkan PROPERTIES
+                       PASS_REGULAR_EXPRESSION "unsupported: 0\nconformance: 3 passed, 0 failed")
+endif()
 cli_test(cli.compile_refuses_mhlo_topk_smallest ""
          "mhlo_topk_smallest.mlir:2:10: error: stablehlo.custom_call @mhlo.topk [(]top_k[)]: largest = false [(]the k smallest[)] is not supported\n.*exit=1\n$"
          "${COMPILE} ${JD}/mhlo_topk_smallest.mlir -o ${T}/mhlo_topk_smallest.kiln")

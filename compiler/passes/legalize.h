@@ -35,7 +35,9 @@ Status LegalizeDeprecatedOps(ir::Module* module, const ErrorFormatter& format_er
 // MHLO's ops that StableHLO carries as custom calls (@mhlo.topk, which
 // CHLO's legalization leaves for chlo.top_k in portable artifacts;
 // @mhlo.erf; JAX's @stablehlo.dynamic_top_k with a constant k) -> the CHLO
-// ops Kiln runs (compiler/passes/legalize_mhlo_calls.cc).
+// ops Kiln runs, and XLA's @ApproxTopK -> its CPU fallback, a sort and
+// slices (compiler/passes/legalize_mhlo_calls.cc). Runs before
+// InlineCallsInBodies, which inlines the sort's comparator.
 Status LegalizeMhloCustomCalls(ir::Module* module, const ErrorFormatter& format_error);
 
 // XLA's linear-algebra custom calls that JAX emits on the CPU

@@ -7,7 +7,13 @@
 // symbolic k (shape polymorphism) is `@stablehlo.dynamic_top_k(%x, %k)`.
 // Each becomes the CHLO op Kiln runs (chlo.top_k, chlo.erf), keeping the
 // op's results and location. A form the CHLO op cannot express (smallest
-// k, a k only known at run time) is refused at the op.
+// k, a k only known at run time) is refused at the op. Also XLA's
+// @ApproxTopK, which JAX's approx_max_k / approx_min_k emit on every
+// platform but the TPU with is_fallback set: XLA's CPU fallback sorts along
+// the reduction dimension with the call's comparator and keeps the leading
+// entries, so here it becomes that stablehlo.sort (its body a call of the
+// comparator, which InlineCallsInBodies inlines: this pass runs before it)
+// and slices.
 #include <optional>
 #include <string>
 #include <vector>
@@ -97,6 +103,108 @@ Status RewriteDynamicTopK(ir::Operation* op, const ErrorFormatter& format) {
   return Status::Ok();
 }
 
+// @ApproxTopK(%x, %iota, %init_value, %init_index) {called_computations =
+// [@comparator], mhlo.backend_config = {reduction_dim, top_k,
+// aggregate_to_topk, is_fallback, ...}} -> (values, indices): XLA's
+// fallback (ApproxTopKFallback): the results' size n' along the reduction
+// dimension (k, or with aggregate_to_topk = false the size XLA's
+// ApproxTopKReductionOutputSize gives, which JAX put in the result types);
+// n' = n returns the operands as they are, else a stable sort of (x, iota)
+// by the comparator and the first n' entries.
+Status RewriteApproxTopK(ir::Block* block, size_t at, const ErrorFormatter& format, size_t* n) {
+  ir::Operation& op = *block->ops[at];
+  const std::string what = "stablehlo.custom_call @ApproxTopK (approx_max_k / approx_min_k): ";
+  if (op.operands.size() != 4 || op.results.size() != 2)
+    return InvalidArgument(format(op.loc, what + "expects (operand, iota, init value, init index) and two results"));
+  const ir::Attribute* config = op.GetAttr("mhlo.backend_config");
+  const ir::Attribute* dim_attr =
+      config && config->kind == ir::Attribute::Kind::kDict ? config->Field("reduction_dim") : nullptr;
+  const ir::Attribute* called = op.GetAttr("called_computations");
+  const ir::Attribute* comparator = nullptr;
+  if (called && called->kind == ir::Attribute::Kind::kArray && called->elements.size() == 1)
+    comparator = &called->elements[0];
+  if (!dim_attr || dim_attr->kind != ir::Attribute::Kind::kInt || !comparator ||
+      (comparator->kind != ir::Attribute::Kind::kSymbol && comparator->kind != ir::Attribute::Kind::kString))
+    return InvalidArgument(format(op.loc, what + "needs mhlo.backend_config = {reduction_dim, ...} and "
+                                                 "called_computations = [@comparator]"));
+  const ir::Type& x = op.operands[0]->type;
+  const ir::Type& iota = op.operands[1]->type;
+  const int64_t dim = dim_attr->i;
+  if (!x.is_tensor() || !x.HasStaticShape() || x.is_quantized() || dim < 0 || dim >= x.rank() ||
+      !iota.is_tensor() || iota.dims != x.dims || iota.element != ElementType::kSI32)
+    return InvalidArgument(format(op.loc, what + "the operand must be a tensor of static shape with reduction_dim "
+                                                 "among its dimensions, the iota si32 of its shape"));
+  const ir::Type& values = op.results[0]->type;
+  const ir::Type& indices = op.results[1]->type;
+  bool ok = values.is_tensor() && indices.is_tensor() && values.element == x.element &&
+            indices.element == ElementType::kSI32 && values.dims == indices.dims && values.rank() == x.rank();
+  for (int64_t d = 0; ok && d < x.rank(); ++d)
+    ok = d == dim ? values.dims[d] >= 0 && values.dims[d] <= x.dims[d] : values.dims[d] == x.dims[d];
+  if (!ok)
+    return InvalidArgument(format(op.loc, what + "the results must be the operand's and the iota's types, at most "
+                                                 "as long along reduction_dim"));
+  const int64_t keep = values.dims[dim];
+  Ops ops;
+  if (keep == x.dims[dim]) {  // XLA returns the operands unsorted
+    ir::Operation* v = NewOp(&ops, op, block, ScalarOpName(ScalarOp::kConvert), {op.operands[0]}, values);
+    ir::Operation* i = NewOp(&ops, op, block, ScalarOpName(ScalarOp::kConvert), {op.operands[1]}, indices);
+    *n = SpliceTakingOver(block, at, std::move(ops), {v, i});
+    return Status::Ok();
+  }
+  ir::Operation* sort = NewOp(&ops, op, block, KernelName(KernelId::kSort), {op.operands[0], op.operands[1]}, x);
+  auto second = std::make_unique<ir::Value>();
+  second->type = iota;
+  second->def = sort;
+  second->index = 1;
+  sort->results.push_back(std::move(second));
+  sort->attrs.emplace_back("dimension", Int(dim));
+  ir::Attribute stable;
+  stable.kind = ir::Attribute::Kind::kBool;
+  stable.b = true;
+  sort->attrs.emplace_back("is_stable", std::move(stable));
+  auto region = std::make_unique<ir::Region>();
+  region->parent = sort;
+  auto body = std::make_unique<ir::Block>();
+  body->parent = region.get();
+  for (int k = 0; k < 4; ++k) {
+    auto a = std::make_unique<ir::Value>();
+    a->type = ir::Type::Tensor(k < 2 ? x.element : ElementType::kSI32, {});
+    a->index = k;
+    a->owner_block = body.get();
+    body->args.push_back(std::move(a));
+  }
+  Ops body_ops;
+  ir::Operation* call = NewOp(&body_ops, op, body.get(), op_names::kFuncCall,
+                              {body->args[0].get(), body->args[1].get(), body->args[2].get(), body->args[3].get()},
+                              ir::Type::Tensor(ElementType::kI1, {}));
+  ir::Attribute callee;
+  callee.kind = ir::Attribute::Kind::kSymbol;
+  callee.str = comparator->str;
+  call->attrs.emplace_back("callee", std::move(callee));
+  auto ret = std::make_unique<ir::Operation>();
+  ret->name = std::string(op_names::kReturn);
+  ret->loc = op.loc;
+  ret->parent = body.get();
+  ret->operands = {call->result()};
+  body->ops = std::move(body_ops);
+  body->ops.push_back(std::move(ret));
+  region->blocks.push_back(std::move(body));
+  sort->regions.push_back(std::move(region));
+  std::vector<int64_t> start(static_cast<size_t>(x.rank()), 0), limit = x.dims, strides(start.size(), 1);
+  limit[static_cast<size_t>(dim)] = keep;
+  std::vector<ir::Operation*> takers;
+  for (int r = 0; r < 2; ++r) {
+    ir::Operation* s = NewOp(&ops, op, block, KernelName(KernelId::kSlice), {sort->results[r].get()},
+                             r == 0 ? values : indices);
+    s->attrs.emplace_back("start_indices", IntArray(start));
+    s->attrs.emplace_back("limit_indices", IntArray(limit));
+    s->attrs.emplace_back("strides", IntArray(strides));
+    takers.push_back(s);
+  }
+  *n = SpliceTakingOver(block, at, std::move(ops), takers);
+  return Status::Ok();
+}
+
 // @mhlo.erf(%x): chlo.erf(%x).
 Status RewriteMhloErf(ir::Operation* op, const ErrorFormatter& format) {
   if (op->operands.size() != 1 || op->results.size() != 1 || op->operands[0]->type != op->result()->type)
@@ -107,17 +215,18 @@ Status RewriteMhloErf(ir::Operation* op, const ErrorFormatter& format) {
 }
 
 Status LegalizeBlock(ir::Block* block, const ErrorFormatter& format) {
-  for (auto& owned : block->ops) {
-    ir::Operation* op = owned.get();
+  for (size_t i = 0; i < block->ops.size();) {
+    ir::Operation* op = block->ops[i].get();
     for (auto& region : op->regions)
       for (auto& b : region->blocks) KILN_RETURN_IF_ERROR(LegalizeBlock(b.get(), format));
-    if (op->name != op_names::kCustomCall) continue;
-    const ir::Attribute* t = op->GetAttr("call_target_name");
-    if (!t) continue;
-    const std::string target = t->str;  // a copy: the rewrite replaces the attributes
+    size_t n = 1;
+    const ir::Attribute* t = op->name == op_names::kCustomCall ? op->GetAttr("call_target_name") : nullptr;
+    const std::string target = t ? t->str : "";  // a copy: the rewrites replace the attributes
     if (target == "mhlo.topk") KILN_RETURN_IF_ERROR(RewriteMhloTopK(op, format));
     else if (target == "stablehlo.dynamic_top_k") KILN_RETURN_IF_ERROR(RewriteDynamicTopK(op, format));
     else if (target == "mhlo.erf") KILN_RETURN_IF_ERROR(RewriteMhloErf(op, format));
+    else if (target == "ApproxTopK") KILN_RETURN_IF_ERROR(RewriteApproxTopK(block, i, format, &n));
+    i += n;
   }
   return Status::Ok();
 }
