@@ -226,6 +226,9 @@ Status LegalizeBlock(ir::Block* block, const ErrorFormatter& format) {
     else if (target == "stablehlo.dynamic_top_k") KILN_RETURN_IF_ERROR(RewriteDynamicTopK(op, format));
     else if (target == "mhlo.erf") KILN_RETURN_IF_ERROR(RewriteMhloErf(op, format));
     else if (target == "ApproxTopK") KILN_RETURN_IF_ERROR(RewriteApproxTopK(block, i, format, &n));
+    else if (target == "stablehlo.dynamic_approx_top_k")
+      return Unimplemented(format(op->loc, "stablehlo.custom_call @stablehlo.dynamic_approx_top_k (approx_max_k / "
+                                           "approx_min_k with a symbolic k) is not supported"));
     i += n;
   }
   return Status::Ok();
