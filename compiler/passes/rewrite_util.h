@@ -132,6 +132,7 @@ inline size_t SpliceTakingOver(ir::Block* block, size_t at, Ops ops, const std::
   for (size_t k = 0; k < takers.size(); ++k) {
     takers[k]->results[0] = std::move(old.results[k]);
     takers[k]->results[0]->def = takers[k];
+    takers[k]->results[0]->index = 0;
   }
   const size_t n = ops.size();
   block->ops.erase(block->ops.begin() + static_cast<std::ptrdiff_t>(at));
