@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <numbers>
 
 namespace kiln::compiler::vulkan {
 
@@ -243,8 +244,10 @@ StatusOr<ShaderSource> RngBitGenerator(const KernelParams& kp, const DispatchUse
 // rng: see kernels/vulkan/random.glsl; element i from its own 64 bits, as
 // kernels/reference/numeric_random.cc. UNIFORM floats in f64 (rounded to
 // the type directly: through f32 by round to odd), integers and booleans
-// in 64-bit integers. NORMAL is refused: its bits depend on the
-// reference's log and cos (C's), which the device's are not bit for bit.
+// in 64-bit integers. NORMAL floats: the reference's Box-Muller in f64 with
+// math64.glsl's log and cos (within a few f64 ulp of C's, so the result can
+// differ from the CPU's in its last bits; rng's bits are
+// implementation-defined), rounded to the type as UNIFORM's.
 StatusOr<ShaderSource> Rng(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
   if (u.in_types.size() != 3 || u.out_types.size() != 1) return Refuse(u, "expected a, b, a shape and one result");
   const size_t out = w.Out(0);
@@ -252,19 +255,27 @@ StatusOr<ShaderSource> Rng(const KernelParams& kp, const DispatchUse& u, ShaderW
   if (w.rank(0) != 0 || w.rank(1) != 0 || w.type(0).type != t.type || w.type(1).type != t.type)
     return Refuse(u, "a and b must be scalars of the result's type");
   const std::string_view dist = kp.Str("rng_distribution");
-  if (dist == "NORMAL") return Refuse(u, "NORMAL (the reference's C log and cos, bit for bit)");
-  if (!dist.empty() && dist != "UNIFORM") return Refuse(u, "unknown rng_distribution");
+  const bool normal = dist == "NORMAL";
+  if (!normal && !dist.empty() && dist != "UNIFORM") return Refuse(u, "unknown rng_distribution");
+  if (normal && t.cls != C::kFloat) return Refuse(u, "NORMAL needs a float type");
   if (t.cls == C::kComplex) return Refuse(u, "complex results");
   std::string body = "  uint64_t r = kiln_rng_bits(i);\n";
   const std::string a = w.Load(0, "0u"), b = w.Load(1, "0u");
   if (t.cls == C::kFloat) {
     w.features |= hal::kShaderFloat64 | hal::kShaderInt64;
     KILN_ASSIGN_OR_RETURN(GType f64, GlslType(ElementType::kF64));
-    body += "  precise double u = double(r >> 11) * " + FloatConst(f64, 0x1.0p-53) + ";\n";
-    body += "  precise double x = double(" + a + ") + (double(" + b + ") - double(" + a + ")) * u;\n";
+    if (normal) {
+      body += "  precise double u1 = (double(r >> 32) + 1.0) / 4294967296.0;\n";  // (0, 1]
+      body += "  precise double u2 = double(r & 0xFFFFFFFFul) / 4294967296.0;\n";  // [0, 1)
+      body += "  precise double x = double(" + a + ") + double(" + b + ") * sqrt(-2.0 * kiln_log_d(u1)) * kiln_cos_d(" +
+              FloatConst(f64, 2.0 * std::numbers::pi) + " * u2);\n";
+    } else {
+      body += "  precise double u = double(r >> 11) * " + FloatConst(f64, 0x1.0p-53) + ";\n";
+      body += "  precise double x = double(" + a + ") + (double(" + b + ") - double(" + a + ")) * u;\n";
+    }
     const std::string v = t.name == "double" ? "x" : t.type == ElementType::kF32 ? "float(x)" : RoundTo(t, "kiln_d2f_odd(x)");
     body += "  " + t.name + " v = " + v + ";\n";
-    body += "  if (!(v < " + b + ")) v = " + a + ";\n";
+    if (!normal) body += "  if (!(v < " + b + ")) v = " + a + ";\n";
   } else {
     w.features |= hal::kShaderInt64;
     const bool is_unsigned = t.cls == C::kUnsigned || t.cls == C::kBool;

@@ -148,5 +148,55 @@ TEST_F(VulkanTest, RngUniformMatchesCpu) {
   }
 }
 
+// rng (NORMAL): the reference's Box-Muller, a + b sqrt(-2 log u1) cos(2 pi
+// u2), in f64 on both devices with the device's own log and cos
+// (math64.glsl): the standard normal within 3 f64 ulp of the CPU's (a
+// shifted one within 4: a + b z cancels where it nears zero), so f32, f16
+// and bf16 results (rounded from f64) agree within one ulp of their type.
+TEST_F(VulkanTest, RngNormalWithinUlpsOfCpu) {
+  struct Case {
+    const char* type;
+    const char* a;
+    const char* b;
+    int64_t max_ulp;
+  };
+  const Case cases[] = {{"f64", "0.0", "1.0", 3}, {"f64", "-2.0", "0.5", 4}, {"f32", "1.0", "3.0", 1},
+                        {"f16", "0.0", "1.0", 1}, {"bf16", "0.5", "2.0", 1}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.type) + " a = " + c.a + ", b = " + c.b);
+    const std::string s = std::string("tensor<") + c.type + ">", ot = std::string("tensor<300x200x") + c.type + ">";
+    const std::string src = "func.func @main() -> " + ot + " {\n  %a = stablehlo.constant dense<" + c.a + "> : " + s +
+                            "\n  %b = stablehlo.constant dense<" + c.b + "> : " + s +
+                            "\n  %shape = stablehlo.constant dense<[300, 200]> : tensor<2xi64>\n  %r = \"stablehlo.rng\"(%a, "
+                            "%b, %shape) {rng_distribution = #stablehlo<rng_distribution NORMAL>} : (" +
+                            s + ", " + s + ", tensor<2xi64>) -> " + ot + "\n  return %r : " + ot + "\n}\n";
+    auto bytes = CompileAll(src, "vulkan");
+    ASSERT_FALSE(bytes.empty());
+    auto want = RunOn(cpu_.get(), bytes, "main", {});
+    auto got = RunOn(vulkan_.get(), bytes, "main", {});
+    ASSERT_TRUE(want.ok()) << want.status().message();
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    const std::vector<uint8_t>& w = (*want)[0].data;
+    const std::vector<uint8_t>& g = (*got)[0].data;
+    ASSERT_EQ(w.size(), g.size());
+    const size_t width = std::string(c.type) == "f64" ? 8 : std::string(c.type) == "f32" ? 4 : 2;
+    // Ordered bit patterns (sign-magnitude to two's complement) count ulps.
+    auto ordered = [&](const uint8_t* p) {
+      uint64_t bits = 0;
+      std::memcpy(&bits, p, width);
+      const uint64_t sign = uint64_t{1} << (8 * width - 1);
+      return (bits & sign) ? -static_cast<int64_t>(bits & (sign - 1)) : static_cast<int64_t>(bits);
+    };
+    int64_t worst = 0, differing = 0;
+    for (size_t i = 0; i < w.size(); i += width) {
+      const int64_t d = std::abs(ordered(&w[i]) - ordered(&g[i]));
+      worst = std::max(worst, d);
+      differing += d != 0;
+    }
+    EXPECT_LE(worst, c.max_ulp) << differing << " of " << w.size() / width << " elements differ";
+    RecordProperty(std::string("rng_normal_") + c.type + "_max_ulp", static_cast<int>(worst));
+  }
+}
+
 }  // namespace
 }  // namespace kiln::vulkan_test
