@@ -38,8 +38,11 @@ StatusOr<std::vector<uint8_t>> Compile(std::string_view source, std::string_view
     return InvalidArgument("unknown target '" + options.target + "' (expected cpu, vulkan or all)");
   KILN_RETURN_IF_ERROR(BindPlatformIndex(module.get(), options.platforms, format, format_warning, warnings));
   KILN_RETURN_IF_ERROR(ParamsFromArgs(module.get(), options.params_from_args, options.params_scope, format));
-  // Before InlineCallsInBodies: @ApproxTopK's sort calls its comparator.
-  KILN_RETURN_IF_ERROR(LegalizeMhloCustomCalls(module.get(), format));
+  // Before InlineCallsInBodies: the ops it makes call the custom calls'
+  // computations in their bodies. Its ops are verified as the parser's are.
+  bool mhlo_calls = false;
+  KILN_RETURN_IF_ERROR(LegalizeMhloCustomCalls(module.get(), format, &mhlo_calls));
+  if (mhlo_calls) KILN_RETURN_IF_ERROR(VerifyModule(*module, format));
   KILN_RETURN_IF_ERROR(InlineCallsInBodies(module.get(), format));
   KILN_RETURN_IF_ERROR(LegalizeChloConstants(module.get(), format));
   KILN_RETURN_IF_ERROR(LegalizeDeprecatedOps(module.get(), format));

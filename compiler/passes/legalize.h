@@ -36,9 +36,12 @@ Status LegalizeDeprecatedOps(ir::Module* module, const ErrorFormatter& format_er
 // CHLO's legalization leaves for chlo.top_k in portable artifacts;
 // @mhlo.erf; JAX's @stablehlo.dynamic_top_k with a constant k) -> the CHLO
 // ops Kiln runs, and XLA's @ApproxTopK -> its CPU fallback, a sort and
-// slices (compiler/passes/legalize_mhlo_calls.cc). Runs before
-// InlineCallsInBodies, which inlines the sort's comparator.
-Status LegalizeMhloCustomCalls(ir::Module* module, const ErrorFormatter& format_error);
+// slices, and JAX's @stablehlo.dynamic_reduce_window with constant window
+// parameters -> stablehlo.reduce_window (compiler/passes/
+// legalize_mhlo_calls.cc). Runs before InlineCallsInBodies, which inlines
+// the bodies' calls of the calls' computations; *changed says whether it
+// rewrote anything (the module is then verified again).
+Status LegalizeMhloCustomCalls(ir::Module* module, const ErrorFormatter& format_error, bool* changed);
 
 // XLA's linear-algebra custom calls that JAX emits on the CPU
 // (compiler/passes/legalize_linalg_calls.cc, docs/jax.md): LAPACK's potrf,

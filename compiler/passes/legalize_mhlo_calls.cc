@@ -13,7 +13,11 @@
 // the reduction dimension with the call's comparator and keeps the leading
 // entries, so here it becomes that stablehlo.sort (its body a call of the
 // comparator, which InlineCallsInBodies inlines: this pass runs before it)
-// and slices.
+// and slices. And JAX's `@stablehlo.dynamic_reduce_window`, which a
+// reduce_window (max_pool, avg_pool, ...) becomes when its result has a
+// symbolic dimension (shape polymorphism): with constant window
+// parameters it is stablehlo.reduce_window, whose run-time shape rule
+// sizes the result.
 #include <optional>
 #include <string>
 #include <vector>
@@ -103,6 +107,103 @@ Status RewriteDynamicTopK(ir::Operation* op, const ErrorFormatter& format) {
   return Status::Ok();
 }
 
+// The callee of `op`'s called_computations = [@f], or null.
+const ir::Attribute* CalledComputation(const ir::Operation& op) {
+  const ir::Attribute* called = op.GetAttr("called_computations");
+  if (!called || called->kind != ir::Attribute::Kind::kArray || called->elements.size() != 1) return nullptr;
+  const ir::Attribute* f = &called->elements[0];
+  return f->kind == ir::Attribute::Kind::kSymbol || f->kind == ir::Attribute::Kind::kString ? f : nullptr;
+}
+
+// A body for `owner` (arguments of `args`' types) that calls @callee on
+// its arguments and returns the call's results (of `results`' types);
+// InlineCallsInBodies puts the callee's ops in the call's place.
+void AddCallingBody(ir::Operation* owner, const ir::Operation& at, const std::vector<ir::Type>& args,
+                    const std::vector<ir::Type>& results, const std::string& callee) {
+  auto region = std::make_unique<ir::Region>();
+  region->parent = owner;
+  auto body = std::make_unique<ir::Block>();
+  body->parent = region.get();
+  std::vector<ir::Value*> operands;
+  for (size_t k = 0; k < args.size(); ++k) {
+    auto a = std::make_unique<ir::Value>();
+    a->type = args[k];
+    a->index = static_cast<int>(k);
+    a->owner_block = body.get();
+    operands.push_back(a.get());
+    body->args.push_back(std::move(a));
+  }
+  Ops body_ops;
+  ir::Operation* call = NewOp(&body_ops, at, body.get(), op_names::kFuncCall, operands, results.at(0));
+  for (size_t r = 1; r < results.size(); ++r) {
+    auto v = std::make_unique<ir::Value>();
+    v->type = results[r];
+    v->def = call;
+    v->index = static_cast<int>(r);
+    call->results.push_back(std::move(v));
+  }
+  ir::Attribute name;
+  name.kind = ir::Attribute::Kind::kSymbol;
+  name.str = callee;
+  call->attrs.emplace_back("callee", std::move(name));
+  auto ret = std::make_unique<ir::Operation>();
+  ret->name = std::string(op_names::kReturn);
+  ret->loc = at.loc;
+  ret->parent = body.get();
+  for (auto& r : call->results) ret->operands.push_back(r.get());
+  body->ops = std::move(body_ops);
+  body->ops.push_back(std::move(ret));
+  region->blocks.push_back(std::move(body));
+  owner->regions.push_back(std::move(region));
+}
+
+// @stablehlo.dynamic_reduce_window(inputs..., init_values...,
+// window_dimensions, window_strides, base_dilations, window_dilations,
+// padding) {called_computations = [@body]}: stablehlo.reduce_window with
+// those (constant) parameters as its attributes and a body calling @body.
+Status RewriteDynamicReduceWindow(ir::Operation* op, const ErrorFormatter& format) {
+  const std::string what = "stablehlo.custom_call @stablehlo.dynamic_reduce_window (reduce_window): ";
+  const size_t params = 5;
+  if (op->operands.size() < params + 2 || (op->operands.size() - params) % 2 != 0 ||
+      op->results.size() != (op->operands.size() - params) / 2)
+    return InvalidArgument(format(op->loc, what + "expects (inputs..., init values..., window_dimensions, "
+                                                  "window_strides, base_dilations, window_dilations, padding) and "
+                                                  "a result per input"));
+  const ir::Attribute* callee = CalledComputation(*op);
+  if (!callee) return InvalidArgument(format(op->loc, what + "needs called_computations = [@body]"));
+  const size_t n = op->results.size();
+  static constexpr const char* kNames[] = {"window_dimensions", "window_strides", "base_dilations",
+                                           "window_dilations", "padding"};
+  std::vector<ir::NamedAttr> attrs;
+  for (size_t k = 0; k < params; ++k) {
+    const ir::Value* v = op->operands[2 * n + k];
+    const ir::Attribute* value =
+        v->def && v->def->name == ScalarOpName(ScalarOp::kConstant) ? v->def->GetAttr("value") : nullptr;
+    const ElementKind kind = v->type.is_tensor() ? KindOf(v->type.element) : ElementKind::kFloat;
+    if (!value || value->kind != ir::Attribute::Kind::kDense ||
+        (kind != ElementKind::kSigned && kind != ElementKind::kUnsigned))
+      return Unimplemented(format(op->loc, what + std::string(kNames[k]) + " must be a constant (window parameters "
+                                                  "known only at run time are not supported)"));
+    if (k + 1 < params) {
+      std::vector<int64_t> ints;
+      for (size_t e = 0; e < value->DenseElementCount(); ++e)
+        ints.push_back(ref::LoadScalar(v->type.element, value->DenseElement(e)).i);
+      attrs.emplace_back(kNames[k], IntArray(std::move(ints)));
+    } else {
+      attrs.emplace_back(kNames[k], *value);  // [rank, 2], as reduce_window's padding
+    }
+  }
+  std::vector<ir::Type> args, results;
+  for (size_t i = 0; i < n; ++i) args.push_back(ir::Type::Tensor(op->operands[n + i]->type.element, {}));
+  for (size_t i = 0; i < n; ++i) args.push_back(ir::Type::Tensor(op->operands[i]->type.element, {}));
+  for (size_t i = 0; i < n; ++i) results.push_back(args[i]);
+  const std::string body = callee->str;
+  op->operands.resize(2 * n);
+  Rename(op, "stablehlo.reduce_window", std::move(attrs));
+  AddCallingBody(op, *op, args, results, body);
+  return Status::Ok();
+}
+
 // @ApproxTopK(%x, %iota, %init_value, %init_index) {called_computations =
 // [@comparator], mhlo.backend_config = {reduction_dim, top_k,
 // aggregate_to_topk, is_fallback, ...}} -> (values, indices): XLA's
@@ -119,12 +220,8 @@ Status RewriteApproxTopK(ir::Block* block, size_t at, const ErrorFormatter& form
   const ir::Attribute* config = op.GetAttr("mhlo.backend_config");
   const ir::Attribute* dim_attr =
       config && config->kind == ir::Attribute::Kind::kDict ? config->Field("reduction_dim") : nullptr;
-  const ir::Attribute* called = op.GetAttr("called_computations");
-  const ir::Attribute* comparator = nullptr;
-  if (called && called->kind == ir::Attribute::Kind::kArray && called->elements.size() == 1)
-    comparator = &called->elements[0];
-  if (!dim_attr || dim_attr->kind != ir::Attribute::Kind::kInt || !comparator ||
-      (comparator->kind != ir::Attribute::Kind::kSymbol && comparator->kind != ir::Attribute::Kind::kString))
+  const ir::Attribute* comparator = CalledComputation(op);
+  if (!dim_attr || dim_attr->kind != ir::Attribute::Kind::kInt || !comparator)
     return InvalidArgument(format(op.loc, what + "needs mhlo.backend_config = {reduction_dim, ...} and "
                                                  "called_computations = [@comparator]"));
   const ir::Type& x = op.operands[0]->type;
@@ -162,34 +259,8 @@ Status RewriteApproxTopK(ir::Block* block, size_t at, const ErrorFormatter& form
   stable.kind = ir::Attribute::Kind::kBool;
   stable.b = true;
   sort->attrs.emplace_back("is_stable", std::move(stable));
-  auto region = std::make_unique<ir::Region>();
-  region->parent = sort;
-  auto body = std::make_unique<ir::Block>();
-  body->parent = region.get();
-  for (int k = 0; k < 4; ++k) {
-    auto a = std::make_unique<ir::Value>();
-    a->type = ir::Type::Tensor(k < 2 ? x.element : ElementType::kSI32, {});
-    a->index = k;
-    a->owner_block = body.get();
-    body->args.push_back(std::move(a));
-  }
-  Ops body_ops;
-  ir::Operation* call = NewOp(&body_ops, op, body.get(), op_names::kFuncCall,
-                              {body->args[0].get(), body->args[1].get(), body->args[2].get(), body->args[3].get()},
-                              ir::Type::Tensor(ElementType::kI1, {}));
-  ir::Attribute callee;
-  callee.kind = ir::Attribute::Kind::kSymbol;
-  callee.str = comparator->str;
-  call->attrs.emplace_back("callee", std::move(callee));
-  auto ret = std::make_unique<ir::Operation>();
-  ret->name = std::string(op_names::kReturn);
-  ret->loc = op.loc;
-  ret->parent = body.get();
-  ret->operands = {call->result()};
-  body->ops = std::move(body_ops);
-  body->ops.push_back(std::move(ret));
-  region->blocks.push_back(std::move(body));
-  sort->regions.push_back(std::move(region));
+  const ir::Type value = ir::Type::Tensor(x.element, {}), index = ir::Type::Tensor(ElementType::kSI32, {});
+  AddCallingBody(sort, op, {value, value, index, index}, {ir::Type::Tensor(ElementType::kI1, {})}, comparator->str);
   std::vector<int64_t> start(static_cast<size_t>(x.rank()), 0), limit = x.dims, strides(start.size(), 1);
   limit[static_cast<size_t>(dim)] = keep;
   std::vector<ir::Operation*> takers;
@@ -214,18 +285,22 @@ Status RewriteMhloErf(ir::Operation* op, const ErrorFormatter& format) {
   return Status::Ok();
 }
 
-Status LegalizeBlock(ir::Block* block, const ErrorFormatter& format) {
+Status LegalizeBlock(ir::Block* block, const ErrorFormatter& format, bool* changed) {
   for (size_t i = 0; i < block->ops.size();) {
     ir::Operation* op = block->ops[i].get();
     for (auto& region : op->regions)
-      for (auto& b : region->blocks) KILN_RETURN_IF_ERROR(LegalizeBlock(b.get(), format));
+      for (auto& b : region->blocks) KILN_RETURN_IF_ERROR(LegalizeBlock(b.get(), format, changed));
     size_t n = 1;
     const ir::Attribute* t = op->name == op_names::kCustomCall ? op->GetAttr("call_target_name") : nullptr;
     const std::string target = t ? t->str : "";  // a copy: the rewrites replace the attributes
+    if (target == "mhlo.topk" || target == "stablehlo.dynamic_top_k" || target == "mhlo.erf" ||
+        target == "ApproxTopK" || target == "stablehlo.dynamic_reduce_window")
+      *changed = true;
     if (target == "mhlo.topk") KILN_RETURN_IF_ERROR(RewriteMhloTopK(op, format));
     else if (target == "stablehlo.dynamic_top_k") KILN_RETURN_IF_ERROR(RewriteDynamicTopK(op, format));
     else if (target == "mhlo.erf") KILN_RETURN_IF_ERROR(RewriteMhloErf(op, format));
     else if (target == "ApproxTopK") KILN_RETURN_IF_ERROR(RewriteApproxTopK(block, i, format, &n));
+    else if (target == "stablehlo.dynamic_reduce_window") KILN_RETURN_IF_ERROR(RewriteDynamicReduceWindow(op, format));
     else if (target == "stablehlo.dynamic_approx_top_k")
       return Unimplemented(format(op->loc, "stablehlo.custom_call @stablehlo.dynamic_approx_top_k (approx_max_k / "
                                            "approx_min_k with a symbolic k) is not supported"));
@@ -236,9 +311,10 @@ Status LegalizeBlock(ir::Block* block, const ErrorFormatter& format) {
 
 }  // namespace
 
-Status LegalizeMhloCustomCalls(ir::Module* module, const ErrorFormatter& format_error) {
+Status LegalizeMhloCustomCalls(ir::Module* module, const ErrorFormatter& format_error, bool* changed) {
+  *changed = false;
   for (auto& f : module->functions)
-    for (auto& b : f->body.blocks) KILN_RETURN_IF_ERROR(LegalizeBlock(b.get(), format_error));
+    for (auto& b : f->body.blocks) KILN_RETURN_IF_ERROR(LegalizeBlock(b.get(), format_error, changed));
   return Status::Ok();
 }
 
