@@ -30,6 +30,12 @@ StatusOr<std::vector<uint8_t>> Compile(std::string_view source, std::string_view
   };
   KILN_ASSIGN_OR_RETURN(auto module, ir::ParseModule(source, file_name, first_line));
   KILN_RETURN_IF_ERROR(VerifyModule(*module, format));
+  // Custom calls that stand for ops become those ops, verified as the
+  // parser's are (before any pass adds Kiln's own ops, and before
+  // InlineCallsInBodies: the new ops' bodies call the calls' computations).
+  bool rewrote_calls = false;
+  KILN_RETURN_IF_ERROR(LegalizeMhloCustomCalls(module.get(), format, &rewrote_calls));
+  if (rewrote_calls) KILN_RETURN_IF_ERROR(VerifyModule(*module, format));
   // Not an error: a test file's chunk may hold none. The module is valid
   // (and empty), but compiling nothing is rarely what was meant.
   if (module->functions.empty() && warnings)
@@ -38,11 +44,6 @@ StatusOr<std::vector<uint8_t>> Compile(std::string_view source, std::string_view
     return InvalidArgument("unknown target '" + options.target + "' (expected cpu, vulkan or all)");
   KILN_RETURN_IF_ERROR(BindPlatformIndex(module.get(), options.platforms, format, format_warning, warnings));
   KILN_RETURN_IF_ERROR(ParamsFromArgs(module.get(), options.params_from_args, options.params_scope, format));
-  // Before InlineCallsInBodies: the ops it makes call the custom calls'
-  // computations in their bodies. Its ops are verified as the parser's are.
-  bool mhlo_calls = false;
-  KILN_RETURN_IF_ERROR(LegalizeMhloCustomCalls(module.get(), format, &mhlo_calls));
-  if (mhlo_calls) KILN_RETURN_IF_ERROR(VerifyModule(*module, format));
   KILN_RETURN_IF_ERROR(InlineCallsInBodies(module.get(), format));
   KILN_RETURN_IF_ERROR(LegalizeChloConstants(module.get(), format));
   KILN_RETURN_IF_ERROR(LegalizeDeprecatedOps(module.get(), format));

@@ -135,6 +135,11 @@ endif()
 cli_test(cli.compile_refuses_mhlo_topk_smallest ""
          "mhlo_topk_smallest.mlir:2:10: error: stablehlo.custom_call @mhlo.topk [(]top_k[)]: largest = false [(]the k smallest[)] is not supported\n.*exit=1\n$"
          "${COMPILE} ${JD}/mhlo_topk_smallest.mlir -o ${T}/mhlo_topk_smallest.kiln")
+# The rewrite runs before --params-from-args adds Kiln's own ops (the
+# module is verified again after it).
+cli_test(cli.jax_mhlo_topk_with_params_from_args ""
+         "^exit=0\n$"
+         "${COMPILE} ${JD}/mhlo_topk_params.mlir -o ${T}/mhlo_topk_params.kiln --target=cpu --params-from-args=w")
 cli_test(cli.compile_refuses_dynamic_reduce_window_runtime_window ""
          "dynamic_reduce_window_runtime_window.mlir:9:8: error: stablehlo.custom_call @stablehlo.dynamic_reduce_window [(]reduce_window[)]: window_dimensions must be a constant [(]window parameters known only at run time are not supported[)]\n.*exit=1\n$"
          "${COMPILE} ${JD}/dynamic_reduce_window_runtime_window.mlir -o ${T}/drw.kiln")
