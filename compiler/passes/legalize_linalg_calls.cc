@@ -275,6 +275,20 @@ Status RewriteGesdd(ir::Block* block, size_t at, const std::string& target, cons
   return Status::Ok();
 }
 
+// geev's and gees's operand: one, square f32, f64 or complex matrices of
+// static shape (LAPACK's types).
+Status OneSquareLapackOperand(const ir::Operation& op, const std::string& what, const ErrorFormatter& format) {
+  if (op.operands.size() != 1) return InvalidArgument(format(op.loc, what + "expects one operand"));
+  const ir::Type& a = op.operands[0]->type;
+  const int64_t r = a.rank();
+  if (!FloatMatrices(a) || a.dims[r - 1] != a.dims[r - 2] ||
+      (a.element != ElementType::kF32 && a.element != ElementType::kF64 && !IsComplex(a.element)))
+    return InvalidArgument(format(op.loc, what + "the operand must be square f32, f64 or complex matrices of static "
+                                                 "shape, not " +
+                                              a.ToString()));
+  return Status::Ok();
+}
+
 // LAPACK ?gees (jaxlib's gees_hlo, jax.scipy.linalg.schur): a -> the
 // Schur form T, the Schur vectors vs, the eigenvalues (wr, wi real; w
 // complex), sdim and info, with mhlo.backend_config = {mode ('V' or 'N':
@@ -289,15 +303,9 @@ Status RewriteGees(ir::Block* block, size_t at, const std::string& target, const
                    size_t* n_ops) {
   ir::Operation& op = *block->ops[at];
   const std::string what = "stablehlo.custom_call @" + target + " (LAPACK's Schur decomposition): ";
-  if (op.operands.size() != 1) return InvalidArgument(format(op.loc, what + "expects one operand"));
+  KILN_RETURN_IF_ERROR(OneSquareLapackOperand(op, what, format));
   const ir::Type& a = op.operands[0]->type;
-  const int64_t r = a.rank();
   const bool complex = IsComplex(a.element);
-  if (!FloatMatrices(a) || a.dims[r - 1] != a.dims[r - 2] ||
-      (a.element != ElementType::kF32 && a.element != ElementType::kF64 && !complex))
-    return InvalidArgument(format(op.loc, what + "the operand must be square f32, f64 or complex matrices of static "
-                                                 "shape, not " +
-                                              a.ToString()));
   const size_t least = complex ? 5 : 6;
   if (op.results.size() != least && op.results.size() != least + (complex ? 1 : 0))
     return InvalidArgument(format(op.loc, what + (complex ? "expects (t, vs, w, sdim, info[, rwork])"
@@ -305,7 +313,7 @@ Status RewriteGees(ir::Block* block, size_t at, const std::string& target, const
   KILN_RETURN_IF_ERROR(StaticResults(op, what, format));
   // The _ffi order, from whichever order the results come in.
   std::vector<size_t> order;
-  if (op.results[1]->type.rank() == r) {
+  if (op.results[1]->type.rank() == a.rank()) {
     for (size_t i = 0; i < op.results.size(); ++i) order.push_back(i);
   } else if (!complex) {
     order = {0, 3, 1, 2, 4, 5};
@@ -354,15 +362,9 @@ Status RewriteGeev(ir::Block* block, size_t at, const std::string& target, const
                    size_t* n_ops) {
   const ir::Operation& op = *block->ops[at];
   const std::string what = "stablehlo.custom_call @" + target + " (LAPACK's eigendecomposition (jnp.linalg.eig)): ";
-  if (op.operands.size() != 1) return InvalidArgument(format(op.loc, what + "expects one operand"));
+  KILN_RETURN_IF_ERROR(OneSquareLapackOperand(op, what, format));
   const ir::Type& a = op.operands[0]->type;
-  const int64_t r = a.rank();
   const bool complex = IsComplex(a.element);
-  if (!FloatMatrices(a) || a.dims[r - 1] != a.dims[r - 2] ||
-      (a.element != ElementType::kF32 && a.element != ElementType::kF64 && !complex))
-    return InvalidArgument(format(op.loc, what + "the operand must be square f32, f64 or complex matrices of static "
-                                                 "shape, not " +
-                                              a.ToString()));
   const size_t least = complex ? 4 : 5;
   if (op.results.size() < least || op.results.size() > least + (complex ? 2 : 3))
     return InvalidArgument(format(op.loc, what + (complex ? "expects (w, vl, vr, info[, workspaces])"
@@ -541,11 +543,6 @@ Status RewriteTrsm(ir::Block* block, size_t at, const std::string& target, const
   solve->attrs.emplace_back("transpose_a", Enum(trans == 'N' ? "NO_TRANSPOSE" : trans == 'T' ? "TRANSPOSE" : "ADJOINT"));
   *n_ops = Splice(block, at, std::move(ops));
   return Status::Ok();
-}
-
-bool HasPrefixAndSuffix(const std::string& s, std::string_view prefix, std::string_view suffix) {
-  return s.size() > prefix.size() + suffix.size() && s.compare(0, prefix.size(), prefix) == 0 &&
-         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // jaxlib's CPU targets (lapack_<type><routine>_ffi, lapack_<type><routine>
