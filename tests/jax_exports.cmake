@@ -112,26 +112,24 @@ cli_test(cli.compile_refuses_unknown_lapack ""
 # @stablehlo.dynamic_reduce_window run on both devices
 # (tests/data/jax/mhlo_custom_calls.mlir); the forms they cannot express
 # are refused at the op.
-add_test(NAME conformance.jax_mhlo_custom_calls.cpu COMMAND kiln-conformance ${JD}/mhlo_custom_calls.mlir --strict)
-set_tests_properties(conformance.jax_mhlo_custom_calls.cpu PROPERTIES
-                     PASS_REGULAR_EXPRESSION "unsupported: 0\nconformance: 6 passed, 0 failed")
-if(KILN_ENABLE_VULKAN)
-  add_test(NAME conformance.jax_mhlo_custom_calls.vulkan
-           COMMAND kiln-conformance ${JD}/mhlo_custom_calls.mlir --device=vulkan --strict)
-  set_tests_properties(conformance.jax_mhlo_custom_calls.vulkan PROPERTIES
-                       PASS_REGULAR_EXPRESSION "unsupported: 0\nconformance: 6 passed, 0 failed")
-endif()
 # jax.lax.approx_max_k / approx_min_k: XLA's @ApproxTopK run as its CPU
-# fallback (tests/data/jax/approx_top_k.mlir).
-add_test(NAME conformance.jax_approx_top_k.cpu COMMAND kiln-conformance ${JD}/approx_top_k.mlir --strict)
-set_tests_properties(conformance.jax_approx_top_k.cpu PROPERTIES
-                     PASS_REGULAR_EXPRESSION "unsupported: 0\nconformance: 3 passed, 0 failed")
-if(KILN_ENABLE_VULKAN)
-  add_test(NAME conformance.jax_approx_top_k.vulkan
-           COMMAND kiln-conformance ${JD}/approx_top_k.mlir --device=vulkan --strict)
-  set_tests_properties(conformance.jax_approx_top_k.vulkan PROPERTIES
-                       PASS_REGULAR_EXPRESSION "unsupported: 0\nconformance: 3 passed, 0 failed")
-endif()
+# fallback (tests/data/jax/approx_top_k.mlir). Each: name, file, checks;
+# on the CPU and, where built, on the Vulkan device.
+foreach(case "mhlo_custom_calls;mhlo_custom_calls;6" "approx_top_k;approx_top_k;3")
+  list(GET case 0 name)
+  list(GET case 1 file)
+  list(GET case 2 checks)
+  set(devices cpu)
+  if(KILN_ENABLE_VULKAN)
+    list(APPEND devices vulkan)
+  endif()
+  foreach(device ${devices})
+    add_test(NAME conformance.jax_${name}.${device}
+             COMMAND kiln-conformance ${JD}/${file}.mlir --device=${device} --strict)
+    set_tests_properties(conformance.jax_${name}.${device} PROPERTIES
+                         PASS_REGULAR_EXPRESSION "unsupported: 0\nconformance: ${checks} passed, 0 failed")
+  endforeach()
+endforeach()
 cli_test(cli.compile_refuses_mhlo_topk_smallest ""
          "mhlo_topk_smallest.mlir:2:10: error: stablehlo.custom_call @mhlo.topk [(]top_k[)]: largest = false [(]the k smallest[)] is not supported\n.*exit=1\n$"
          "${COMPILE} ${JD}/mhlo_topk_smallest.mlir -o ${T}/mhlo_topk_smallest.kiln")

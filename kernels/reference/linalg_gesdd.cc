@@ -91,12 +91,13 @@ struct Reflector {
   T tau = T(0);
 };
 
-// x := H x (rows first..), rounded as larf's gemv and ger.
+// x := H x (rows first.., columns from `col` on), rounded as larf's gemv
+// and ger; tau is h's, or its conjugate for H^H.
 template <typename T>
-void ReflectLeft(Matrix<T>& x, const Reflector<T>& h, T tau) {
+void ReflectLeft(Matrix<T>& x, const Reflector<T>& h, T tau, int64_t col = 0) {
   if (tau == T(0)) return;
   const int64_t len = static_cast<int64_t>(h.v.size());
-  for (int64_t j = 0; j < x.cols; ++j) {
+  for (int64_t j = col; j < x.cols; ++j) {
     T w = T(0);
     for (int64_t k = 0; k < len; ++k) w += Conj(h.v[k]) * x(h.first + k, j);
     const T tw = tau * w;
@@ -136,26 +137,14 @@ Reflector<T> ColumnReflector(Matrix<T>& a, int64_t from, int64_t col) {
   return h;
 }
 
-// geqr2 on a tall a (m >= n): R left in a's upper triangle (zeroed below),
-// A = H(0) ... H(n-1) R.
+// geqr2 on a tall a (m >= n): R left in a's upper triangle (below it the
+// reflectors' vectors, which the caller does not read), A = H(0) ... H(n-1) R.
 template <typename T>
 std::vector<Reflector<T>> FactorQr(Matrix<T>& a) {
   std::vector<Reflector<T>> hs;
   for (int64_t i = 0; i < a.cols; ++i) {
     Reflector<T> h = ColumnReflector(a, i, i);
-    const T beta = a(i, i);
-    a(i, i) = T(1);
-    // H^H on a(i:, i+1:), as geqr2's larf with conj(tau).
-    const T ct = Conj(h.tau);
-    if (ct != T(0))
-      for (int64_t j = i + 1; j < a.cols; ++j) {
-        T w = T(0);
-        for (int64_t k = 0; k < static_cast<int64_t>(h.v.size()); ++k) w += Conj(h.v[k]) * a(i + k, j);
-        const T tw = ct * w;
-        for (int64_t k = 0; k < static_cast<int64_t>(h.v.size()); ++k) a(i + k, j) -= h.v[k] * tw;
-      }
-    a(i, i) = beta;
-    for (int64_t k = i + 1; k < a.rows; ++k) a(k, i) = T(0);
+    ReflectLeft(a, h, Conj(h.tau), i + 1);  // H^H on a(i:, i+1:), as geqr2's larf with conj(tau)
     hs.push_back(std::move(h));
   }
   return hs;
@@ -175,16 +164,7 @@ void Bidiagonalize(Matrix<T> a, std::vector<RealOf<T>>& d, std::vector<RealOf<T>
   for (int64_t i = 0; i < n; ++i) {
     Reflector<T> h = ColumnReflector(a, i, i);
     d[i] = std::real(a(i, i));
-    // H^H on a(i:m, i+1:n).
-    const T ct = Conj(h.tau);
-    const int64_t len = static_cast<int64_t>(h.v.size());
-    if (ct != T(0))
-      for (int64_t j = i + 1; j < n; ++j) {
-        T w = T(0);
-        for (int64_t k = 0; k < len; ++k) w += Conj(h.v[k]) * a(i + k, j);
-        const T tw = ct * w;
-        for (int64_t k = 0; k < len; ++k) a(i + k, j) -= h.v[k] * tw;
-      }
+    ReflectLeft(a, h, Conj(h.tau), i + 1);  // H^H on a(i:m, i+1:n)
     q.push_back(std::move(h));
     if (i + 1 < n) {
       // The row reflector of conj(a(i, i+1:n)) (gebd2's lacgv, larfg),
