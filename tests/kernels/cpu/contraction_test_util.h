@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -92,11 +93,28 @@ inline std::vector<uint8_t> RunBf16Case(KernelFn fn, const KernelParams& p, Tens
   return out.bytes;
 }
 
-// Runs the reference once and the fast kernel on every Highway target, and
-// compares. `k` is the contraction length (for the tolerance); the result
-// has lhs's type unless `out_type` says otherwise (f32 from f16/bf16).
+// One configuration of the fast kernel to check against the same reference
+// result: its name in failures and what sets it up before each run (a test
+// hook such as SetGemmBf16DisabledForTest).
+struct FastVariant {
+  const char* name;
+  std::function<void()> setup;
+};
+
+// The bf16 GEMM (gemm_bf16.h, AVX-512 BF16 CPUs) where the CPU has it, and
+// switched off (operands widened to f32).
+inline std::vector<FastVariant> Bf16GemmOnAndOff() {
+  return {{"bf16 GEMM where the CPU has it", [] { SetGemmBf16DisabledForTest(false); }},
+          {"bf16 GEMM off", [] { SetGemmBf16DisabledForTest(true); }}};
+}
+
+// Runs the reference once and the fast kernel on every Highway target (and
+// in each variant), and compares. `k` is the contraction length (for the
+// tolerance); the result has lhs's type unless `out_type` says otherwise
+// (f32 from f16/bf16).
 inline void Check(const KernelParams& p, Tensor lhs, Tensor rhs, std::vector<int64_t> out_dims, int64_t k,
-                  ElementType out_type = ElementType::kInvalid) {
+                  ElementType out_type = ElementType::kInvalid,
+                  const std::vector<FastVariant>& variants = {{"", nullptr}}) {
   SCOPED_TRACE(p.kernel);
   const ElementType ot = out_type == ElementType::kInvalid ? lhs.type : out_type;
   KernelFn fast = FindCpuKernel(p);
@@ -113,7 +131,9 @@ inline void Check(const KernelParams& p, Tensor lhs, Tensor rhs, std::vector<int
                      : ot == ElementType::kBF16 ? 0x1p-8
                      : ot == ElementType::kF16  ? 0x1p-11
                                                 : 0x1p-23;
-  ForEachTarget([&] {
+  for (const FastVariant& variant : variants) ForEachTarget([&] {
+    SCOPED_TRACE(variant.name);
+    if (variant.setup) variant.setup();
     // Garbage in the fast output: every element must be written.
     Tensor got = Filled(ot, out_dims, 12345.0);
     ASSERT_TRUE(RunKernel(fast, p, lhs, rhs, got).ok());

@@ -105,16 +105,16 @@ TEST(CpuConvolution, Bf16OnTheBf16Gemm) {
   ConvSpec one{{3, 7, 9, 48}, {1, 1, 48, 33}, {3, 7, 9, 33}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}};
   std::mt19937 rng(32);
   const ElementType bf16 = ElementType::kBF16;
-  for (bool off : {false, true}) {
-    SCOPED_TRACE(off ? "bf16 GEMM off" : "bf16 GEMM where the CPU has it");
-    SetGemmBf16DisabledForTest(off);
-    for (const ConvSpec* c : std::initializer_list<const ConvSpec*>{&padded, &strided, &one})
-      for (ElementType out : {ElementType::kF32, bf16}) {
-        int64_t k = c->rhs_dims[c->kif];
-        for (int64_t d : c->ksp) k *= c->rhs_dims[d];
-        Check(ConvParams(*c), Random(bf16, c->lhs_dims, rng), Random(bf16, c->rhs_dims, rng), c->out_dims, k, out);
-      }
-  }
+  // One reference result per case, the fast kernel with the bf16 GEMM and
+  // without it.
+  const std::vector<FastVariant> gemms = Bf16GemmOnAndOff();
+  for (const ConvSpec* c : std::initializer_list<const ConvSpec*>{&padded, &strided, &one})
+    for (ElementType out : {ElementType::kF32, bf16}) {
+      int64_t k = c->rhs_dims[c->kif];
+      for (int64_t d : c->ksp) k *= c->rhs_dims[d];
+      Check(ConvParams(*c), Random(bf16, c->lhs_dims, rng), Random(bf16, c->rhs_dims, rng), c->out_dims, k, out,
+            gemms);
+    }
   SetGemmBf16DisabledForTest(false);
   const KernelParams p = ConvParams(padded);
   KernelFn fast = FindCpuKernel(p);

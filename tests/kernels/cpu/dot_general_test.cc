@@ -163,21 +163,20 @@ TEST(CpuDotGeneral, HalfResults) {
 TEST(CpuDotGeneral, Bf16ProductsInPairs) {
   std::mt19937 rng(13);
   const ElementType bf16 = ElementType::kBF16, f32 = ElementType::kF32;
-  for (bool off : {false, true}) {
-    SCOPED_TRACE(off ? "bf16 GEMM off" : "bf16 GEMM where the CPU has it");
-    SetGemmBf16DisabledForTest(off);
-    for (const Shape& s : {Shape{301, 257, 299}, Shape{16, 2, 33}, Shape{40, 1031, 17}, Shape{97, 64, 130}}) {
-      SCOPED_TRACE(std::to_string(s.m) + "x" + std::to_string(s.k) + "x" + std::to_string(s.n));
-      Check(DotGeneral({}, {}, {1}, {0}), Random16(bf16, {s.m, s.k}, rng, false), Random16(bf16, {s.k, s.n}, rng, false),
-            {s.m, s.n}, s.k, f32);
-    }
-    Check(DotGeneral({}, {}, {0}, {1}), Random16(bf16, {65, 50}, rng, false), Random16(bf16, {70, 65}, rng, false),
-          {50, 70}, 65, f32);
-    Check(DotGeneral({0}, {0}, {2}, {1}), Random16(bf16, {3, 40, 17}, rng, false),
-          Random16(bf16, {3, 17, 50}, rng, false), {3, 40, 50}, 17, f32);
-    Check(DotGeneral({}, {}, {1}, {0}), Random16(bf16, {100, 300}, rng, false), Random16(bf16, {300, 70}, rng, false),
-          {100, 70}, 300, bf16);
+  // One reference result per case, the fast kernel with the bf16 GEMM and
+  // without it.
+  const std::vector<FastVariant> gemms = Bf16GemmOnAndOff();
+  for (const Shape& s : {Shape{301, 257, 299}, Shape{16, 2, 33}, Shape{40, 1031, 17}, Shape{97, 64, 130}}) {
+    SCOPED_TRACE(std::to_string(s.m) + "x" + std::to_string(s.k) + "x" + std::to_string(s.n));
+    Check(DotGeneral({}, {}, {1}, {0}), Random16(bf16, {s.m, s.k}, rng, false), Random16(bf16, {s.k, s.n}, rng, false),
+          {s.m, s.n}, s.k, f32, gemms);
   }
+  Check(DotGeneral({}, {}, {0}, {1}), Random16(bf16, {65, 50}, rng, false), Random16(bf16, {70, 65}, rng, false),
+        {50, 70}, 65, f32, gemms);
+  Check(DotGeneral({0}, {0}, {2}, {1}), Random16(bf16, {3, 40, 17}, rng, false),
+        Random16(bf16, {3, 17, 50}, rng, false), {3, 40, 50}, 17, f32, gemms);
+  Check(DotGeneral({}, {}, {1}, {0}), Random16(bf16, {100, 300}, rng, false), Random16(bf16, {300, 70}, rng, false),
+        {100, 70}, 300, bf16, gemms);
   SetGemmBf16DisabledForTest(false);
 
   // The f32 path's bytes wherever an operand holds a subnormal.
