@@ -219,10 +219,27 @@ Status EmitComplex(const ScalarInstr& in, const GType& t0, const GType& rt, cons
       return Status::Ok();
     }
     case ScalarOp::kCompare: {
-      auto d = static_cast<ComparisonDirection>(in.attr0);
-      if (d == ComparisonDirection::kEQ) def("(" + a + ".x == " + b + ".x && " + a + ".y == " + b + ".y)");
-      else if (d == ComparisonDirection::kNE) def("!(" + a + ".x == " + b + ".x && " + a + ".y == " + b + ".y)");
-      else return Refuse(in.op, t0, "ordered comparisons of complex numbers");
+      // Lexicographic on (real, imaginary), as the spec and the reference
+      // (kernels/scalar/eval.cc, CompareComplex): each part compared as a
+      // float (the verifier allows no TOTALORDER on complex operands).
+      const auto d = static_cast<ComparisonDirection>(in.attr0);
+      auto eq = [](const std::string& x, const std::string& y) { return "(" + x + " == " + y + ")"; };
+      auto lt = [](const std::string& x, const std::string& y) { return "(" + x + " < " + y + ")"; };
+      const std::string ax = a + ".x", ay = a + ".y", bx = b + ".x", by = b + ".y";
+      const std::string re_eq = eq(ax, bx), is_eq = "(" + re_eq + " && " + eq(ay, by) + ")";
+      switch (d) {
+        case ComparisonDirection::kEQ: def(is_eq); break;
+        case ComparisonDirection::kNE: def("!" + is_eq); break;
+        case ComparisonDirection::kLT: def("(" + lt(ax, bx) + " || (" + re_eq + " && " + lt(ay, by) + "))"); break;
+        case ComparisonDirection::kGT: def("(" + lt(bx, ax) + " || (" + re_eq + " && " + lt(by, ay) + "))"); break;
+        case ComparisonDirection::kLE:
+          def("(" + lt(ax, bx) + " || (" + re_eq + " && (" + lt(ay, by) + " || " + eq(ay, by) + ")))");
+          break;
+        case ComparisonDirection::kGE:
+          def("(" + lt(bx, ax) + " || (" + re_eq + " && (" + lt(by, ay) + " || " + eq(ay, by) + ")))");
+          break;
+        default: return Refuse(in.op, t0, "bad comparison direction");
+      }
       return Status::Ok();
     }
     case ScalarOp::kSqrt: def("kiln_csqrt(" + a + ")"); return Status::Ok();
@@ -255,6 +272,25 @@ Status EmitComplex(const ScalarInstr& in, const GType& t0, const GType& rt, cons
     case ScalarOp::kSinh: {
       *features |= hal::kShaderFloat64 | hal::kShaderInt64;
       const std::string fn = in.op == ScalarOp::kCosh ? "kiln_ccosh(" : "kiln_csinh(";
+      def(rt.name == "dvec2" ? fn + a + ")" : "vec2(" + fn + "dvec2(" + a + ")))");
+      return Status::Ok();
+    }
+    // The inverse functions (math64.glsl: Hull et al.'s asin and acos,
+    // Kahan's atanh, the others by rotation) in f64; complex<f32> rounds
+    // once, as the CPU computes them in f64 too.
+    case ScalarOp::kAsin:
+    case ScalarOp::kAcos:
+    case ScalarOp::kAtan:
+    case ScalarOp::kAsinh:
+    case ScalarOp::kAcosh:
+    case ScalarOp::kAtanh: {
+      *features |= hal::kShaderFloat64 | hal::kShaderInt64;
+      const std::string fn = in.op == ScalarOp::kAsin    ? "kiln_casin("
+                             : in.op == ScalarOp::kAcos  ? "kiln_cacos("
+                             : in.op == ScalarOp::kAtan  ? "kiln_catan("
+                             : in.op == ScalarOp::kAsinh ? "kiln_casinh("
+                             : in.op == ScalarOp::kAcosh ? "kiln_cacosh("
+                                                         : "kiln_catanh(";
       def(rt.name == "dvec2" ? fn + a + ")" : "vec2(" + fn + "dvec2(" + a + ")))");
       return Status::Ok();
     }

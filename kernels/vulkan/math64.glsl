@@ -667,3 +667,149 @@ dvec2 kiln_catan2(dvec2 y, dvec2 x) {
   dvec2 l = kiln_clog(kiln_cdiv(x + dvec2(-y.y, y.x), kiln_csqrt(kiln_cmul(x, x) + kiln_cmul(y, y))));
   return dvec2(l.y, -l.x);
 }
+
+// ----- inverse trigonometric and hyperbolic functions of complex numbers ----------------------
+// complex<f64> here; complex<f32> converts to dvec2 and rounds once.
+// asin and acos by Hull, Fairgrieve and Tang (ACM TOMS 23(3), 1997): with
+// X = |x|, Y = |y|, r = |z + 1|, s = |z - 1|, A = (r + s) / 2 and B = X / A,
+// asin z = asin B + i log(A + sqrt(A^2 - 1)) (parts signed as x and y),
+// each part rearranged where it would cancel (B near 1: an atan form; A
+// near 1: log1p of A - 1 from r and s), and past |z| = 2^28, where the
+// terms dropped are below an ulp, asin z = atan2(X, Y) + i (log 2|z|).
+// asinh and acosh follow by rotation. atanh (atan by rotation) by Kahan's
+// formulas: Re = log1p(4X / ((1 - X)^2 + Y^2)) / 4 and
+// Im = atan2(2Y, (1 - X)(1 + X) - Y^2) / 2, the latter's 1 - X^2 - Y^2 in
+// double-double (it cancels near the unit circle). Special values as C's
+// casin, cacos, catanh (Annex G), which the CPU device's glibc follows.
+double kiln_copysign_d(double v, double s) {
+  uvec2 w = unpackDouble2x32(v);
+  w.y = (w.y & 0x7fffffffu) | (unpackDouble2x32(s).y & 0x80000000u);
+  return packDouble2x32(w);
+}
+// sqrt(a^2 + b^2) for finite a, b >= 0 within an ulp: scaled by a
+// power of two (exact), the squares summed in double-double, the root
+// corrected by one Newton step on that sum.
+double kiln_hypot_d(double a, double b) {
+  precise double m = max(a, b);
+  if (m == 0.0lf) return m;
+  int e;
+  kiln_frexp_d(m, e);
+  precise double x = kiln_scale_d(a, -e), y = kiln_scale_d(b, -e);
+  precise double hx = x * x, hy = y * y, s, ss;
+  kiln_two_sum_d(hx, hy, s, ss);
+  ss += kiln_two_prod_err_d(x, x, hx) + kiln_two_prod_err_d(y, y, hy);
+  precise double r = sqrt(s), rr = r * r;
+  precise double corr = ((s - rr) - kiln_two_prod_err_d(r, r, rr) + ss) / (2.0lf * r);
+  return kiln_scale_d(r + corr, e);
+}
+// log(2 sqrt(X^2 + Y^2)) without overflow, for max(X, Y) > 2^28.
+double kiln_log_2abs_d(double X, double Y) {
+  precise double m = max(X, Y), q = min(X, Y) / m;
+  return kiln_log_d(m) + 0.5lf * kiln_log1p_d(q * q) + KILN_LN2_HI + KILN_LN2_LO;
+}
+// (asin (X + iY), Re acos (X + iY)) for finite X, Y >= 0: x = real part of
+// asin, y = its imaginary part, z = the real part of acos (its imaginary
+// part is -y).
+dvec3 kiln_casin_parts(double X, double Y) {
+  if (max(X, Y) > kiln_pow2_d(28)) {
+    return dvec3(kiln_atan2_d(X, Y), kiln_log_2abs_d(X, Y), kiln_atan2_d(Y, X));
+  }
+  precise double r = kiln_hypot_d(X + 1.0lf, Y), s = kiln_hypot_d(abs(X - 1.0lf), Y);
+  precise double A = 0.5lf * (r + s), B = X / A, apx = A + X;
+  precise double re, re_acos, im;
+  if (B <= 0.6417lf) {
+    re = kiln_asin_d(B);
+    re_acos = kiln_acos_d(B);
+  } else if (X <= 1.0lf) {
+    precise double d = sqrt(0.5lf * apx * (Y * Y / (r + (X + 1.0lf)) + (s + (1.0lf - X))));
+    re = kiln_atan_d(X / d);
+    re_acos = kiln_atan_d(d / X);
+  } else {
+    precise double d = Y * sqrt(0.5lf * (apx / (r + (X + 1.0lf)) + apx / (s + (X - 1.0lf))));
+    re = kiln_atan2_d(X, d);
+    re_acos = kiln_atan2_d(d, X);
+  }
+  if (A <= 1.5lf) {
+    precise double am1;
+    if (X < 1.0lf && Y < kiln_pow2_d(-500)) {
+      // Y^2 would underflow: Im asin = Y / sqrt(1 - X^2) to first order.
+      im = Y / sqrt((1.0lf - X) * (1.0lf + X));
+      return dvec3(re, im, re_acos);
+    }
+    if (X < 1.0lf) am1 = 0.5lf * (Y * Y / (r + (X + 1.0lf)) + Y * Y / (s + (1.0lf - X)));
+    else am1 = 0.5lf * (Y * Y / (r + (X + 1.0lf)) + (s + (X - 1.0lf)));
+    im = kiln_log1p_d(am1 + sqrt(am1 * (A + 1.0lf)));
+  } else {
+    im = kiln_log_d(A + sqrt(A * A - 1.0lf));
+  }
+  return dvec3(re, im, re_acos);
+}
+dvec2 kiln_casin(dvec2 z) {
+  precise double X = abs(z.x), Y = abs(z.y);
+  if (kiln_isinf_d(X) || kiln_isinf_d(Y)) {
+    double re = kiln_isnan_d(X) || kiln_isnan_d(Y) ? kiln_nan_d() : kiln_atan2_d(X, Y);
+    return dvec2(kiln_copysign_d(re, z.x), kiln_copysign_d(kiln_inf_d(), z.y));
+  }
+  if (kiln_isnan_d(X) || kiln_isnan_d(Y)) return dvec2(X == 0.0lf ? z.x : kiln_nan_d(), kiln_nan_d());
+  dvec3 p = kiln_casin_parts(X, Y);
+  return dvec2(kiln_copysign_d(p.x, z.x), kiln_copysign_d(p.y, z.y));
+}
+dvec2 kiln_cacos(dvec2 z) {
+  precise double X = abs(z.x), Y = abs(z.y);
+  if (kiln_isinf_d(X) || kiln_isinf_d(Y)) {
+    double re = kiln_isnan_d(X) || kiln_isnan_d(Y) ? kiln_nan_d() : kiln_atan2_d(Y, z.x);
+    return dvec2(re, kiln_copysign_d(kiln_inf_d(), -z.y));
+  }
+  if (kiln_isnan_d(X) || kiln_isnan_d(Y))
+    return dvec2(X == 0.0lf ? 0.5lf * KILN_PI : kiln_nan_d(), kiln_nan_d());
+  dvec3 p = kiln_casin_parts(X, Y);
+  precise double re = (unpackDouble2x32(z.x).y & 0x80000000u) != 0u ? KILN_PI - p.z : p.z;
+  return dvec2(re, kiln_copysign_d(p.y, -z.y));
+}
+// asinh z = -i asin(iz), acosh z = +-i acos z (the sign that makes Re >= 0).
+dvec2 kiln_casinh(dvec2 z) {
+  dvec2 a = kiln_casin(dvec2(-z.y, z.x));
+  return dvec2(a.y, -a.x);
+}
+dvec2 kiln_cacosh(dvec2 z) {
+  if (kiln_isinf_d(z.y))
+    return dvec2(kiln_inf_d(), kiln_isnan_d(z.x) ? kiln_nan_d() : kiln_copysign_d(kiln_atan2_d(abs(z.y), z.x), z.y));
+  if (kiln_isinf_d(z.x))
+    return dvec2(kiln_inf_d(), kiln_isnan_d(z.y) ? kiln_nan_d() : kiln_copysign_d(z.x < 0.0lf ? KILN_PI : 0.0lf, z.y));
+  if (kiln_isnan_d(z.x) || kiln_isnan_d(z.y)) return dvec2(kiln_nan_d(), z.x == 0.0lf ? 0.5lf * KILN_PI : kiln_nan_d());
+  dvec2 a = kiln_cacos(z);
+  return (unpackDouble2x32(z.y).y & 0x80000000u) != 0u ? dvec2(a.y, -a.x) : dvec2(-a.y, a.x);
+}
+dvec2 kiln_catanh(dvec2 z) {
+  precise double X = abs(z.x), Y = abs(z.y);
+  if (kiln_isinf_d(X) || kiln_isinf_d(Y))
+    return dvec2(kiln_copysign_d(0.0lf, z.x), kiln_isnan_d(Y) ? kiln_nan_d() : kiln_copysign_d(0.5lf * KILN_PI, z.y));
+  if (kiln_isnan_d(X) || kiln_isnan_d(Y)) return dvec2(X == 0.0lf ? z.x : kiln_nan_d(), kiln_nan_d());
+  precise double re, im;
+  precise double m = max(X, Y);
+  if (m > kiln_pow2_d(28)) {
+    // atanh z = 1/z +- i pi/2 + O(|z|^-3): Re = X / |z|^2; Im from atan2's
+    // arguments scaled by 1/m (the 1 of 1 - |z|^2 below an ulp).
+    precise double u = X / m, v = Y / m, q = u * u + v * v;
+    re = (u / m) / q;
+    im = 0.5lf * kiln_atan2_d(2.0lf * v, -(q * m));
+  } else {
+    precise double omx = 1.0lf - X;
+    precise double h = kiln_hypot_d(abs(omx), Y);  // |1 - z|, its square below 2^-800 where z nears 1
+    if (h < kiln_pow2_d(-400)) re = 0.25lf * kiln_log_d(4.0lf * X) - 0.5lf * kiln_log_d(h);
+    else re = 0.25lf * kiln_log1p_d(4.0lf * X / (omx * omx + Y * Y));
+    // 1 - X^2 - Y^2 = 1 - (hx + lx) - (hy + ly), the larger square first
+    // (1 - hx is then exact where the sum nears 1).
+    precise double hx = X * X, hy = Y * Y;
+    precise double lx = kiln_two_prod_err_d(X, X, hx), ly = kiln_two_prod_err_d(Y, Y, hy);
+    precise double big = max(hx, hy), small = min(hx, hy);
+    precise double d = ((1.0lf - big) - small) - (lx + ly);
+    im = 0.5lf * kiln_atan2_d(2.0lf * Y, d);
+  }
+  return dvec2(kiln_copysign_d(re, z.x), kiln_copysign_d(im, z.y));
+}
+// atan z = -i atanh(iz).
+dvec2 kiln_catan(dvec2 z) {
+  dvec2 a = kiln_catanh(dvec2(-z.y, z.x));
+  return dvec2(a.y, -a.x);
+}

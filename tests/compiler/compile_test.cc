@@ -85,14 +85,17 @@ TEST(CompileDiagnostics, UnavailableThroughACallPointsAtTheCalleesOp) {
 // complex<f32> is a floating-point type: the reason says what is missing.
 TEST(CompileDiagnostics, ComplexReasonNamesComplex) {
   const char* src =
-      "func.func @main(%a: tensor<3xcomplex<f32>>) -> tensor<3xcomplex<f32>> {\n"
-      "  %0 = chlo.asin %a : tensor<3xcomplex<f32>> -> tensor<3xcomplex<f32>>\n"
-      "  return %0 : tensor<3xcomplex<f32>>\n"
+      "func.func @main(%a: tensor<1x4x4x2xcomplex<f32>>, %w: tensor<3x3x2x2xcomplex<f32>>) -> "
+      "tensor<1x2x2x2xcomplex<f32>> {\n"
+      "  %0 = stablehlo.convolution(%a, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], "
+      "window = {stride = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : "
+      "(tensor<1x4x4x2xcomplex<f32>>, tensor<3x3x2x2xcomplex<f32>>) -> tensor<1x2x2x2xcomplex<f32>>\n"
+      "  return %0 : tensor<1x2x2x2xcomplex<f32>>\n"
       "}\n";
   Result r = CompileFor(src, "all");
   ASSERT_TRUE(r.ok) << r.error;
   ASSERT_EQ(r.warnings.size(), 1u);
-  EXPECT_NE(r.warnings[0].find("chlo.asin (complex<f32>): no GLSL translation for complex operands yet"),
+  EXPECT_NE(r.warnings[0].find("stablehlo.convolution (complex<f32>): boolean or complex convolutions"),
             std::string::npos)
       << r.warnings[0];
   EXPECT_EQ(r.warnings[0].find("non-float"), std::string::npos) << r.warnings[0];

@@ -1,7 +1,7 @@
 // The vulkan target's elementwise shaders (compiler/vulkan/kernels_
 // elementwise.cc, compiler/vulkan/scalar.cc) against the CPU device: every
-// integer op of the scalar-op table, and quantization to and from 32-bit
-// storage, bit for bit.
+// integer op of the scalar-op table, quantization to and from 32-bit
+// storage, and comparisons of complex numbers, bit for bit.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -127,6 +127,65 @@ TEST_F(VulkanTest, QuantizationWith32BitStorageMatchesCpu) {
     for (size_t i = 0; i < w.size() && bad < 5; ++i)
       if (std::memcmp(&w[i], &g[i], 4) != 0)
         ADD_FAILURE() << "result " << r << " x = " << x[i] << ": " << g[i] << ", the CPU device gives " << w[i], ++bad;
+  }
+}
+
+// stablehlo.compare of complex numbers: lexicographic on (real, imaginary)
+// in every direction (FLOAT, the one comparison type complex operands
+// take), complex<f32> and complex<f64>, over parts drawn from a few values (so that equal real
+// parts are common) with NaN, signed zeros and infinities among them:
+// the same booleans as the CPU device.
+TEST_F(VulkanTest, ComplexComparisonsMatchCpu) {
+  const int64_t n = 4096;
+  const double parts[] = {0.0, -0.0, 1.0, -1.0, 2.5, NAN, -NAN, INFINITY, -INFINITY};
+  std::mt19937_64 rng(17);
+  for (const char* type : {"complex<f32>", "complex<f64>"}) {
+    const bool f32 = std::string(type) == "complex<f32>";
+    const std::string ty = "tensor<" + std::to_string(n) + "x" + type + ">";
+    const std::string bt = "tensor<" + std::to_string(n) + "xi1>";
+    std::string src = "func.func @main(%a: " + ty + ", %b: " + ty + ") -> (";
+    std::string body, names;
+    int k = 0;
+    for (const char* dir : {"EQ", "NE", "LT", "LE", "GT", "GE"}) {
+      const std::string r = "%r" + std::to_string(k++);
+      body += "  " + r + " = stablehlo.compare " + dir + ", %a, %b, FLOAT : (" + ty + ", " + ty + ") -> " + bt + "\n";
+      names += (names.empty() ? "" : ", ") + r;
+    }
+    for (int i = 0; i < k; ++i) src += (i ? ", " : "") + bt;
+    src += ") {\n" + body + "  return " + names + " : ";
+    for (int i = 0; i < k; ++i) src += (i ? ", " : "") + bt;
+    src += "\n}\n";
+    auto bytes = CompileAll(src, "vulkan");  // a single target: nothing may be refused
+    ASSERT_FALSE(bytes.empty()) << type;
+    auto operand = [&] {
+      vm::HostTensor h;
+      h.type = f32 ? ElementType::kC64 : ElementType::kC128;
+      h.dims = {n};
+      h.data.resize(static_cast<size_t>(n) * (f32 ? 8 : 16));
+      for (int64_t i = 0; i < 2 * n; ++i) {
+        const double v = parts[rng() % std::size(parts)];
+        if (f32) {
+          const float f = static_cast<float>(v);
+          std::memcpy(&h.data[i * 4], &f, 4);
+        } else {
+          std::memcpy(&h.data[i * 8], &v, 8);
+        }
+      }
+      return h;
+    };
+    vm::HostTensor a = operand(), b = operand();
+    auto want = RunOn(cpu_.get(), bytes, "main", {a, b});
+    auto got = RunOn(vulkan_.get(), bytes, "main", {a, b});
+    ASSERT_TRUE(want.ok()) << want.status().message();
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    for (int r = 0; r < k; ++r) {
+      int bad = 0;
+      for (int64_t i = 0; i < n && bad < 3; ++i)
+        if ((*want)[r].data[i] != (*got)[r].data[i])
+          ADD_FAILURE() << type << " comparison " << r << " element " << i << ": " << int((*got)[r].data[i])
+                        << ", the CPU device gives " << int((*want)[r].data[i]),
+              ++bad;
+    }
   }
 }
 

@@ -419,6 +419,75 @@ TEST_F(VulkanTest, ComplexFunctionsMatchTheCpu) {
   ExpectComplexFunctionsMatch<double>(cpu_.get(), vulkan_.get(), "complex<f64>", 1e-12);
 }
 
+// chlo's inverse functions of complex numbers (math64.glsl: Hull et al.'s
+// asin and acos, Kahan's atanh, the others by rotation) against the CPU
+// device (glibc's casin, cacos, catan, casinh, cacosh, catanh): every pair
+// of 16 edge values (signed zeros, +-1 and their neighbours, tiny and huge
+// values, infinities, NaN), parts uniform in [-3, 3], magnitudes spread
+// over the type's exponent range, points near the unit circle. Each part
+// within `max_ulps` of the CPU's (complex<f32> rounds an f64 result once),
+// NaN where the CPU has NaN, zeros and infinities with the CPU's sign.
+template <typename F>
+void ExpectComplexInverseFunctionsMatch(hal::Device* cpu, hal::Device* vulkan, const char* type, uint64_t max_ulps) {
+  const F inf = std::numeric_limits<F>::infinity(), nan = std::numeric_limits<F>::quiet_NaN();
+  const F tiny = std::numeric_limits<F>::min() * 4, huge = std::numeric_limits<F>::max() / 4;
+  const F eps = std::numeric_limits<F>::epsilon();
+  const F edges[] = {0, -F(0), 1, -1, F(0.5), 2, F(1e-30), F(1e30), inf, -inf, nan, 1 - eps, 1 + eps, tiny, -tiny, huge};
+  std::vector<F> x;
+  for (F re : edges)
+    for (F im : edges) x.push_back(re), x.push_back(im);
+  std::mt19937_64 rng(47);
+  std::uniform_real_distribution<double> part(-3, 3), angle(-M_PI, M_PI), unit(-1, 1);
+  const double max_exp = sizeof(F) == 4 ? 37 : 300;
+  std::uniform_real_distribution<double> exponent(-max_exp, max_exp);
+  for (int i = 0; i < 600; ++i) x.push_back(static_cast<F>(part(rng))), x.push_back(static_cast<F>(part(rng)));
+  for (int i = 0; i < 600; ++i) {
+    const double m = std::pow(10.0, exponent(rng)), a = angle(rng);
+    x.push_back(static_cast<F>(m * std::cos(a))), x.push_back(static_cast<F>(m * std::sin(a)));
+  }
+  for (int i = 0; i < 300; ++i) {
+    const double m = 1 + 1e-6 * unit(rng), a = angle(rng);
+    x.push_back(static_cast<F>(m * std::cos(a))), x.push_back(static_cast<F>(m * std::sin(a)));
+  }
+  const size_t n = x.size() / 2;
+  const std::string ty = "tensor<" + std::to_string(n) + "x" + type + ">";
+  const char* fns[] = {"asin", "acos", "atan", "asinh", "acosh", "atanh"};
+  std::string src;
+  for (const char* fn : fns)
+    src += "func.func @" + std::string(fn) + "(%x: " + ty + ") -> " + ty + " {\n  %r = chlo." + fn + " %x : " + ty +
+           " -> " + ty + "\n  return %r : " + ty + "\n}\n";
+  auto bytes = CompileAll(src, "vulkan");  // a single target: nothing may be refused
+  ASSERT_FALSE(bytes.empty());
+  vm::HostTensor z = Tensor(x);
+  z.type = sizeof(F) == 4 ? ElementType::kC64 : ElementType::kC128;
+  z.dims = {static_cast<int64_t>(n)};
+  for (const char* fn : fns) {
+    auto want = RunOn(cpu, bytes, fn, {z});
+    auto got = RunOn(vulkan, bytes, fn, {z});
+    ASSERT_TRUE(want.ok()) << fn << ": " << want.status().message();
+    ASSERT_TRUE(got.ok()) << fn << ": " << got.status().message();
+    std::vector<F> w = Values<F>((*want)[0]), g = Values<F>((*got)[0]);
+    ASSERT_EQ(w.size(), g.size());
+    int bad = 0;
+    for (size_t i = 0; i < w.size() && bad < 5; ++i) {
+      const bool ok = std::isnan(w[i]) ? std::isnan(g[i])
+                      : w[i] == 0 || std::isinf(w[i])
+                          ? UlpDistance(w[i], g[i]) == 0
+                          : !std::isnan(g[i]) && UlpDistance(w[i], g[i]) <= max_ulps;
+      if (!ok) {
+        ADD_FAILURE() << type << " " << fn << "(" << x[i & ~size_t{1}] << ", " << x[i | 1] << ") part " << (i & 1)
+                      << ": " << g[i] << ", the CPU device gives " << w[i];
+        ++bad;
+      }
+    }
+  }
+}
+
+TEST_F(VulkanTest, ComplexInverseFunctionsMatchTheCpu) {
+  ExpectComplexInverseFunctionsMatch<float>(cpu_.get(), vulkan_.get(), "complex<f32>", 1);
+  ExpectComplexInverseFunctionsMatch<double>(cpu_.get(), vulkan_.get(), "complex<f64>", 6);
+}
+
 // chlo.next_after and stablehlo.reduce_precision work on the encoding:
 // bit for bit as the CPU device, f16, bf16, f32 and f64.
 // complex<f64> sinh and cosh where cosh x overflows or nearly does (|x|

@@ -169,3 +169,36 @@ func.func @top_k() {
   check.expect_eq_const %i, dense<[[2, 0], [0, 2]]> : tensor<2x2xi32>
   func.return
 }
+
+// -----
+
+// Of complex operands: expected values from Python's cmath.
+func.func @inverse_functions_complex() {
+  %x = stablehlo.constant dense<[(0.5, 0.5), (-2, 1), (1, -0.001), (0, 3), (-0.25, -4)]> : tensor<5xcomplex<f32>>
+  %y = stablehlo.constant dense<[(0.5, 0.5), (-2, 1), (1, -0.001), (0, 3), (-0.25, -4)]> : tensor<5xcomplex<f64>>
+  %asin32 = "chlo.asin"(%x) : (tensor<5xcomplex<f32>>) -> tensor<5xcomplex<f32>>
+  check.expect_almost_eq_const %asin32, dense<[(0.452278447, 0.530637531), (-1.06344002, 1.46935174), (1.53917619, -0.0316254112), (0, 1.81844646), (-0.0605662744, -2.09649311)]> : tensor<5xcomplex<f32>>
+  %asin64 = "chlo.asin"(%y) : (tensor<5xcomplex<f64>>) -> tensor<5xcomplex<f64>>
+  check.expect_almost_eq_const %asin64, dense<[(0.45227844715119064, 0.53063753095251776), (-1.0634400235777519, 1.4693517443681852), (1.5391761860173467, -0.031625411239963805), (0, 1.8184464592320668), (-0.060566274420764385, -2.0964931062567533)]> : tensor<5xcomplex<f64>>
+  %acos32 = "chlo.acos"(%x) : (tensor<5xcomplex<f32>>) -> tensor<5xcomplex<f32>>
+  check.expect_almost_eq_const %acos32, dense<[(1.11851788, -0.530637531), (2.63423635, -1.46935174), (0.0316201408, 0.0316254112), (1.57079633, -1.81844646), (1.6313626, 2.09649311)]> : tensor<5xcomplex<f32>>
+  %acos64 = "chlo.acos"(%y) : (tensor<5xcomplex<f64>>) -> tensor<5xcomplex<f64>>
+  check.expect_almost_eq_const %acos64, dense<[(1.1185178796437059, -0.53063753095251776), (2.6342363503726487, -1.4693517443681852), (0.031620140777549786, 0.031625411239963805), (1.5707963267948966, -1.8184464592320668), (1.631362601215661, 2.0964931062567533)]> : tensor<5xcomplex<f64>>
+  %atan32 = "chlo.atan"(%x) : (tensor<5xcomplex<f32>>) -> tensor<5xcomplex<f32>>
+  check.expect_almost_eq_const %atan32, dense<[(0.553574359, 0.402359478), (-1.17809725, 0.173286795), (0.785398413, -0.000499999917), (1.57079633, 0.34657359), (-1.55420491, -0.254306921)]> : tensor<5xcomplex<f32>>
+  %atan64 = "chlo.atan"(%y) : (tensor<5xcomplex<f64>>) -> tensor<5xcomplex<f64>>
+  check.expect_almost_eq_const %atan64, dense<[(0.5535743588970452, 0.40235947810852507), (-1.1780972450961724, 0.17328679513998632), (0.78539841339744831, -0.00049999991666664168), (1.5707963267948966, 0.34657359027997264), (-1.5542049087116474, -0.25430692122149867)]> : tensor<5xcomplex<f64>>
+  %asinh32 = "chlo.asinh"(%x) : (tensor<5xcomplex<f32>>) -> tensor<5xcomplex<f32>>
+  check.expect_almost_eq_const %asinh32, dense<[(0.530637531, 0.452278447), (-1.52857092, 0.427078586), (0.881373764, -0.000707106752), (1.76274717, 1.57079633), (-2.06558352, -1.50634492)]> : tensor<5xcomplex<f32>>
+  %asinh64 = "chlo.asinh"(%y) : (tensor<5xcomplex<f64>>) -> tensor<5xcomplex<f64>>
+  check.expect_almost_eq_const %asinh64, dense<[(0.53063753095251776, 0.45227844715119064), (-1.5285709194809982, 0.42707858639247609), (0.88137376379624943, -0.00070710675172375073), (1.7627471740390861, 1.5707963267948966), (-2.0655835152052977, -1.506344919991575)]> : tensor<5xcomplex<f64>>
+  %acosh32 = "chlo.acosh"(%x) : (tensor<5xcomplex<f32>>) -> tensor<5xcomplex<f32>>
+  check.expect_almost_eq_const %acosh32, dense<[(0.530637531, 1.11851788), (1.46935174, 2.63423635), (0.0316254112, -0.0316201408), (1.81844646, 1.57079633), (2.09649311, -1.6313626)]> : tensor<5xcomplex<f32>>
+  %acosh64 = "chlo.acosh"(%y) : (tensor<5xcomplex<f64>>) -> tensor<5xcomplex<f64>>
+  check.expect_almost_eq_const %acosh64, dense<[(0.53063753095251776, 1.1185178796437059), (1.4693517443681852, 2.6342363503726487), (0.031625411239963805, -0.031620140777549786), (1.8184464592320668, 1.5707963267948966), (2.0964931062567533, -1.631362601215661)]> : tensor<5xcomplex<f64>>
+  %atanh32 = "chlo.atanh"(%x) : (tensor<5xcomplex<f32>>) -> tensor<5xcomplex<f32>>
+  check.expect_almost_eq_const %atanh32, dense<[(0.402359478, 0.553574359), (-0.402359478, 1.33897252), (3.80045129, -0.785648163), (0, 1.24904577), (-0.0146562108, -1.32667992)]> : tensor<5xcomplex<f32>>
+  %atanh64 = "chlo.atanh"(%y) : (tensor<5xcomplex<f64>>) -> tensor<5xcomplex<f64>>
+  check.expect_almost_eq_const %atanh64, dense<[(0.40235947810852507, 0.5535743588970452), (-0.40235947810852507, 1.3389725222944935), (3.8004512922710334, -0.78564816337661503), (0, 1.2490457723982544), (-0.014656210836880889, -1.3266799176095636)]> : tensor<5xcomplex<f64>>
+  func.return
+}
