@@ -158,7 +158,7 @@ StatusOr<ShaderSource> Convolution(const KernelParams& kp, const DispatchUse& u,
       return Refuse(u, "bad window attributes");
   if (fgc < 1 || bgc < 1 || fgc > INT32_MAX || bgc > INT32_MAX) return Refuse(u, "bad group counts");
   const GType& rt = w.type(out);
-  if (rt.cls == C::kBool || rt.cls == C::kComplex) return Refuse(u, "boolean or complex convolutions");
+  if (rt.cls == C::kBool) return Refuse(u, "boolean convolutions");
   const ConvWindow window{strides, lhs_dil, rhs_dil, reversal, padding, isp, ksp, osp, ib, ifd, kif, kof, ob, ofd,
                           fgc, bgc, dynamic};
   if (std::optional<ConvOutputLayout> layout = BlockedConvLayout(u, window))
@@ -177,7 +177,8 @@ StatusOr<ShaderSource> Convolution(const KernelParams& kp, const DispatchUse& u,
   ridx[kif] = "f";
   std::string taps, close;
   std::string indent = "  ";
-  const bool floats = rt.cls == C::kFloat;
+  // Floats and complex numbers multiply padding zeros (0 * inf = NaN).
+  const bool floats = rt.cls == C::kFloat || rt.cls == C::kComplex;
   std::string in_before = "true";  // floats: whether the taps so far are inside the lhs
   for (int s = 0; s < ns; ++s) {
     std::string k = "k" + S(s), pos = "pos" + S(s), in = "in" + S(s);
@@ -213,9 +214,11 @@ StatusOr<ShaderSource> Convolution(const KernelParams& kp, const DispatchUse& u,
     close = indent.substr(2) + "}\n" + close;
   }
   const std::string lhs_value = "lhs_at(" + Linear(lidx, ldims) + ")";
+  const std::string lhs_term = floats ? "(" + in_before + " ? " + lhs_value + " : " + rt.name + "(0))" : lhs_value;
+  const std::string rhs_term = "rhs_at(" + Linear(ridx, rdims) + ")";
   taps += indent + "for (uint f = 0u; f < k_in; ++f) acc += " +
-          (floats ? "(" + in_before + " ? " + lhs_value + " : " + rt.name + "(0))" : lhs_value) + " * rhs_at(" +
-          Linear(ridx, rdims) + ");\n" + close;
+          (rt.cls == C::kComplex ? "kiln_cmul(" + lhs_term + ", " + rhs_term + ")" : lhs_term + " * " + rhs_term) +
+          ";\n" + close;
   const std::string fix = AccumulatorValue(rt);
   KILN_ASSIGN_OR_RETURN(std::string store, StoreResult(kp, u, w, operands, fix, false));
   std::string body = Fill(Template("convolution.glsl"), {{"FUNCTIONS", fns},
@@ -241,7 +244,8 @@ StatusOr<ShaderSource> Convolution(const KernelParams& kp, const DispatchUse& u,
 // last group are zero). One invocation per result element reads the group
 // sizes, then folds the contracting positions in the reference's order.
 // Floats accumulate in the result type (the reference: in f64, rounded
-// once), integers wrap in it, as the reference does.
+// once), complex numbers in the result's part type (products by
+// kiln_cmul), integers wrap in it, as the reference does.
 StatusOr<ShaderSource> RaggedDot(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
   if (u.in_types.size() != 3 || u.out_types.size() != 1) return Refuse(u, "expected three operands and one result");
   auto get = [&](const char* n) {
@@ -274,8 +278,9 @@ StatusOr<ShaderSource> RaggedDot(const KernelParams& kp, const DispatchUse& u, S
     return Refuse(u, "group_sizes must be a 1-D integer tensor");
   const size_t out = w.Out(0);
   const GType& rt = w.type(out);
-  if (rt.cls == C::kComplex || rt.cls == C::kBool) return Refuse(u, "complex and boolean ragged dots");
-  if (rt.cls != C::kFloat && rt.bits < 32) return Refuse(u, "integer results narrower than 32 bits");
+  if (rt.cls == C::kBool) return Refuse(u, "boolean ragged dots");
+  if (rt.cls != C::kFloat && rt.cls != C::kComplex && rt.bits < 32)
+    return Refuse(u, "integer results narrower than 32 bits");
   std::vector<int64_t> lfree, rfree;
   for (int d = 0; d < lrank; ++d)
     if (!lseen[d]) lfree.push_back(d);
@@ -336,7 +341,8 @@ StatusOr<ShaderSource> RaggedDot(const KernelParams& kp, const DispatchUse& u, S
       roff += " + " + c[k] + " * " + stride(rd, rc[k]);
       if (mode == 2 && lc[k] == ragged) b += "      if (" + c[k] + " < start || " + c[k] + " >= end) continue;\n";
     }
-    const std::string prod = "lhs_at(lbase + " + loff + ") * rhs_at(rbase + " + roff + ")";
+    const std::string l = "lhs_at(lbase + " + loff + ")", r = "rhs_at(rbase + " + roff + ")";
+    const std::string prod = rt.cls == C::kComplex ? "kiln_cmul(" + l + ", " + r + ")" : l + " * " + r;
     b += "      acc = " + (rt.cls == C::kFloat ? RoundTo(rt, "acc + " + RoundTo(rt, prod)) : "acc + " + prod) + ";\n";
   }
   b += "    }\n  }\n  " + w.Store(out, "i", "acc") + "\n";

@@ -82,20 +82,20 @@ TEST(CompileDiagnostics, UnavailableThroughACallPointsAtTheCalleesOp) {
       << vk.error;
 }
 
-// complex<f32> is a floating-point type: the reason says what is missing.
+// complex<f32> is a floating-point type: the reason names the types and
+// says what is missing.
 TEST(CompileDiagnostics, ComplexReasonNamesComplex) {
   const char* src =
-      "func.func @main(%a: tensor<1x4x4x2xcomplex<f32>>, %w: tensor<3x3x2x2xcomplex<f32>>) -> "
-      "tensor<1x2x2x2xcomplex<f32>> {\n"
-      "  %0 = stablehlo.convolution(%a, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], "
-      "window = {stride = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : "
-      "(tensor<1x4x4x2xcomplex<f32>>, tensor<3x3x2x2xcomplex<f32>>) -> tensor<1x2x2x2xcomplex<f32>>\n"
-      "  return %0 : tensor<1x2x2x2xcomplex<f32>>\n"
+      "func.func @main(%a: tensor<3x3xcomplex<f32>>) -> tensor<3xf32> {\n"
+      "  %0:3 = stablehlo.custom_call @lapack_cheevd_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, "
+      "uplo = 76 : ui8}, api_version = 4 : i32} : (tensor<3x3xcomplex<f32>>) -> (tensor<3x3xcomplex<f32>>, "
+      "tensor<3xf32>, tensor<i32>)\n"
+      "  return %0#1 : tensor<3xf32>\n"
       "}\n";
   Result r = CompileFor(src, "all");
   ASSERT_TRUE(r.ok) << r.error;
   ASSERT_EQ(r.warnings.size(), 1u);
-  EXPECT_NE(r.warnings[0].find("stablehlo.convolution (complex<f32>): boolean or complex convolutions"),
+  EXPECT_NE(r.warnings[0].find("kiln.syevd (complex<f32>,f32,i32): no shader for kernel kiln.syevd yet"),
             std::string::npos)
       << r.warnings[0];
   EXPECT_EQ(r.warnings[0].find("non-float"), std::string::npos) << r.warnings[0];

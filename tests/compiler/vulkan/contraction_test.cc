@@ -53,46 +53,25 @@ TEST_F(VulkanTest, ComplexDotGeneralMatchesCpu) {
     const std::string src = "func.func @main(%a: " + A + ", %b: " + B + ") -> " + O +
                             " {\n  %0 = stablehlo.dot_general %a, %b, batching_dims = [0] x [0], contracting_dims = [2] x [2] : (" +
                             A + ", " + B + ") -> " + O + "\n  return %0 : " + O + "\n}\n";
-    auto bytes = CompileAll(src, "vulkan");
-    ASSERT_FALSE(bytes.empty());
-    const bool f64 = t == "complex<f64>";
-    std::mt19937_64 rng(11);
-    std::uniform_real_distribution<double> dist(-2, 2);
-    auto make = [&](std::vector<int64_t> dims) {
-      vm::HostTensor h;
-      h.type = f64 ? ElementType::kC128 : ElementType::kC64;
-      h.dims = std::move(dims);
-      const size_t parts = static_cast<size_t>(h.NumElements()) * 2;
-      h.data.resize(parts * (f64 ? 8 : 4));
-      for (size_t i = 0; i < parts; ++i) {
-        const double v = dist(rng);
-        const float f = static_cast<float>(v);
-        std::memcpy(h.data.data() + i * (f64 ? 8 : 4), f64 ? static_cast<const void*>(&v) : &f, f64 ? 8 : 4);
-      }
-      return h;
-    };
-    auto want = RunOn(cpu_.get(), bytes, "main", {make({2, 5, 19}), make({2, 7, 19})});
-    rng.seed(11);
-    auto got = RunOn(vulkan_.get(), bytes, "main", {make({2, 5, 19}), make({2, 7, 19})});
-    ASSERT_TRUE(want.ok()) << want.status().message();
-    ASSERT_TRUE(got.ok()) << got.status().message();
-    const auto& w = (*want)[0].data;
-    const auto& g = (*got)[0].data;
-    ASSERT_EQ(w.size(), g.size());
-    const double tol = (f64 ? 1e-12 : 1e-5) * 20;
-    for (size_t i = 0; i < w.size() / (f64 ? 8 : 4); ++i) {
-      double x, y;
-      if (f64) {
-        std::memcpy(&x, w.data() + i * 8, 8);
-        std::memcpy(&y, g.data() + i * 8, 8);
-      } else {
-        float xf, yf;
-        std::memcpy(&xf, w.data() + i * 4, 4);
-        std::memcpy(&yf, g.data() + i * 4, 4);
-        x = xf, y = yf;
-      }
-      ASSERT_NEAR(y, x, tol * (1 + std::fabs(x))) << "part " << i;
-    }
+    ExpectComplexProgramMatchesCpu(cpu_.get(), vulkan_.get(), src, t == "complex<f64>", {{2, 5, 19}, {2, 7, 19}}, 20);
+  }
+}
+
+// complex convolution (groups, strides, padding and rhs dilation; padding
+// zeros take part in the products as in floats) against the CPU, as above:
+// 18 products per output.
+TEST_F(VulkanTest, ComplexConvolutionMatchesCpu) {
+  for (const char* type : {"complex<f32>", "complex<f64>"}) {
+    SCOPED_TRACE(type);
+    const std::string t = type;
+    const std::string X = "tensor<2x6x11x9x" + t + ">", K = "tensor<4x3x3x2x" + t + ">", O = "tensor<2x4x6x3x" + t + ">";
+    const std::string src = "func.func @main(%x: " + X + ", %k: " + K + ") -> " + O +
+                            " {\n  %0 = stablehlo.convolution(%x, %k) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], "
+                            "window = {stride = [2, 3], pad = [[1, 1], [2, 0]], rhs_dilate = [1, 2]} "
+                            "{batch_group_count = 1 : i64, feature_group_count = 2 : i64} : (" +
+                            X + ", " + K + ") -> " + O + "\n  return %0 : " + O + "\n}\n";
+    ExpectComplexProgramMatchesCpu(cpu_.get(), vulkan_.get(), src, t == "complex<f64>", {{2, 6, 11, 9}, {4, 3, 3, 2}},
+                                   20);
   }
 }
 

@@ -341,6 +341,30 @@ TEST_F(VulkanTest, RaggedDotMatchesCpu) {
     }
 }
 
+// complex<f32> and complex<f64> ragged dots, the free mode (each row's
+// group picks its rhs slice, rows past the groups zero) against the CPU.
+TEST_F(VulkanTest, ComplexRaggedDotMatchesCpu) {
+  vm::HostTensor g;
+  g.type = ElementType::kSI64;
+  g.dims = {3};
+  const int64_t sizes[3] = {4, 0, 3};
+  g.data.resize(24);
+  std::memcpy(g.data.data(), sizes, 24);
+  for (const char* type : {"complex<f32>", "complex<f64>"}) {
+    SCOPED_TRACE(type);
+    const std::string t = type;
+    const std::string lt = Shape({11, 5}, type), rt = Shape({3, 5, 7}, type), ot = Shape({11, 7}, type),
+                      gt = Shape({3}, "i64");
+    const std::string src = "func.func @main(%l: " + lt + ", %r: " + rt + ", %g: " + gt + ") -> " + ot +
+                            " {\n  %x = \"chlo.ragged_dot\"(%l, %r, %g) {ragged_dot_dimension_numbers = "
+                            "#chlo.ragged_dot<lhs_batching_dimensions = [], rhs_batching_dimensions = [], "
+                            "lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [1], "
+                            "lhs_ragged_dimensions = [0], rhs_group_dimensions = [0]>} : (" +
+                            lt + ", " + rt + ", " + gt + ") -> " + ot + "\n  return %x : " + ot + "\n}\n";
+    ExpectComplexProgramMatchesCpu(cpu_.get(), vulkan_.get(), src, t == "complex<f64>", {{11, 5}, {3, 5, 7}}, 5, {g});
+  }
+}
+
 // QR as JAX lowers jnp.linalg.qr on the CPU (LAPACK's geqrf, then orgqr),
 // which the compiler turns into kiln.geqrf and kiln.orgqr: square, tall,
 // wide (geqrf only) and batched, real and complex, with a zero column and

@@ -135,6 +135,56 @@ inline vm::HostTensor RandomBits(ElementType t, std::vector<int64_t> dims, std::
 }
 
 // f32 results within `tol` of the CPU's.
+// Runs @main of `src` (compiled for the vulkan target alone: nothing may be
+// refused) on both devices over random complex<f32> or complex<f64>
+// operands of `shapes` (parts uniform in [-2, 2]), then `extra` inputs:
+// each part of the result within 1e-5 (complex<f32>) or 1e-12
+// (complex<f64>) times `terms` (the products summed) of 1 + |w|.
+inline void ExpectComplexProgramMatchesCpu(hal::Device* cpu, hal::Device* vulkan, const std::string& src, bool f64,
+                                           const std::vector<std::vector<int64_t>>& shapes, double terms,
+                                           const std::vector<vm::HostTensor>& extra = {}) {
+  auto bytes = CompileAll(src, "vulkan");
+  ASSERT_FALSE(bytes.empty());
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> dist(-2, 2);
+  std::vector<vm::HostTensor> in;
+  for (const auto& dims : shapes) {
+    vm::HostTensor h;
+    h.type = f64 ? ElementType::kC128 : ElementType::kC64;
+    h.dims = dims;
+    const size_t parts = static_cast<size_t>(h.NumElements()) * 2;
+    h.data.resize(parts * (f64 ? 8 : 4));
+    for (size_t i = 0; i < parts; ++i) {
+      const double v = dist(rng);
+      const float f = static_cast<float>(v);
+      std::memcpy(h.data.data() + i * (f64 ? 8 : 4), f64 ? static_cast<const void*>(&v) : &f, f64 ? 8 : 4);
+    }
+    in.push_back(std::move(h));
+  }
+  in.insert(in.end(), extra.begin(), extra.end());
+  auto want = RunOn(cpu, bytes, "main", in);
+  auto got = RunOn(vulkan, bytes, "main", in);
+  ASSERT_TRUE(want.ok()) << want.status().message();
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  const auto& w = (*want)[0].data;
+  const auto& g = (*got)[0].data;
+  ASSERT_EQ(w.size(), g.size());
+  const double tol = (f64 ? 1e-12 : 1e-5) * terms;
+  for (size_t i = 0; i < w.size() / (f64 ? 8 : 4); ++i) {
+    double x, y;
+    if (f64) {
+      std::memcpy(&x, w.data() + i * 8, 8);
+      std::memcpy(&y, g.data() + i * 8, 8);
+    } else {
+      float xf, yf;
+      std::memcpy(&xf, w.data() + i * 4, 4);
+      std::memcpy(&yf, g.data() + i * 4, 4);
+      x = xf, y = yf;
+    }
+    ASSERT_NEAR(y, x, tol * (1 + std::fabs(x))) << "part " << i;
+  }
+}
+
 inline void ExpectNearF32(const vm::HostTensor& got, const vm::HostTensor& want, float tol) {
   ASSERT_EQ(got.data.size(), want.data.size());
   for (size_t i = 0; i < want.data.size() / 4; ++i) {
