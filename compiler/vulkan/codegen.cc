@@ -335,6 +335,7 @@ constexpr KernelGenerator kGenerators[] = {
     {KernelId::kGeqrf, &Qr},
     {KernelId::kOrgqr, &Qr},
     {KernelId::kLu, &Lu},
+    {KernelId::kGtsv, &Gtsv},
     {KernelId::kGehrd, &Gehrd},
     {KernelId::kFft, &Fft},
     {KernelId::kMap, &Map},

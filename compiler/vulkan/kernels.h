@@ -125,6 +125,7 @@ ShaderGenerator RaggedDot;                                  // kernels_contracti
 ShaderGenerator Scan;                                       // kernels_reduction.cc
 ShaderGenerator Qr;                                         // kernels_linalg.cc
 ShaderGenerator Lu;                                         // kernels_linalg.cc
+ShaderGenerator Gtsv;                                       // kernels_linalg.cc
 ShaderGenerator Gehrd;                                      // kernels_linalg.cc
 ShaderGenerator Fft, Sort, TopK, RngBitGenerator, Rng;      // kernels_numeric.cc
 

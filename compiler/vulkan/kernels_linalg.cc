@@ -185,6 +185,44 @@ StatusOr<ShaderSource> Lu(const KernelParams&, const DispatchUse& u, ShaderWrite
   return src;
 }
 
+// kiln.gtsv (f32, f64, complex<f32>, complex<f64>): see kernels/vulkan/gtsv.glsl.
+StatusOr<ShaderSource> Gtsv(const KernelParams&, const DispatchUse& u, ShaderWriter& w) {
+  if (u.in_types.size() != 4 || u.out_types.size() != 5) return Refuse(u, "expected four operands and five results");
+  const int r = w.rank(3);
+  if (r < 2) return Refuse(u, "b must be (batches of) n x nrhs matrices");
+  KILN_RETURN_IF_ERROR(FactorType(u, w, 3));
+  for (size_t k = 0; k < 3; ++k)
+    if (w.rank(k) != r - 1 || w.type(k).type != w.type(3).type || w.type(w.Out(k)).type != w.type(3).type)
+      return Refuse(u, "diagonals of another rank or type than b");
+  if (w.type(w.Out(3)).type != w.type(3).type) return Refuse(u, "a solution of another type than b");
+  if (w.type(w.Out(4)).type != ElementType::kSI32) return Refuse(u, "info that is not si32");
+  const GType& t = w.type(3);
+  w.features |= t.features;
+  const std::string T = t.name;
+  std::string fns;
+  const char* names[] = {"dl", "d", "du"};
+  for (size_t k = 0; k < 3; ++k) {
+    const std::string nm = names[k];
+    fns += T + " " + nm + "_in(uint i) { return " + w.Load(k, "i") + "; }\n";
+    fns += T + " " + nm + "_get(uint i) { return " + w.Load(w.Out(k), "i") + "; }\n";
+    fns += "void " + nm + "_put(uint i, " + T + " v) { " + w.Store(w.Out(k), "i", "v") + " }\n";
+  }
+  fns += T + " b_in(uint i) { return " + w.Load(3, "i") + "; }\n";
+  fns += T + " x_get(uint i) { return " + w.Load(w.Out(3), "i") + "; }\n";
+  fns += "void x_put(uint i, " + T + " v) { " + w.Store(w.Out(3), "i", "v") + " }\n";
+  fns += "void put_info(uint i, int v) { " + w.Store(w.Out(4), "i", "v") + " }\n";
+  fns += FactorHelpers(t);
+  std::string body = Fill(Template("gtsv.glsl"), {{"FUNCTIONS", fns},
+                                                 {"T", T},
+                                                 {"N", w.Dim(3, r - 2)},
+                                                 {"NRHS", w.Dim(3, r - 1)},
+                                                 {"BATCHES", Batches(w, 3)}});
+  // Over the largest output: systems of no equations still have their info.
+  ShaderSource src = w.Finish(body, 64);
+  src.grid_args = {1};
+  return src;
+}
+
 // zero_rest(): zeros into results `first`.. (LAPACK's info and JAX's
 // workspaces), which the invocation of matrix 0 writes.
 StatusOr<std::string> ZeroRest(const DispatchUse& u, const ShaderWriter& w, size_t first) {

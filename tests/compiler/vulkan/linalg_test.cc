@@ -166,6 +166,59 @@ TEST_F(VulkanTest, LuMatchesCpu) {
     }
 }
 
+// kiln.gtsv (jaxlib's ?gtsv_ffi, lax.linalg.tridiagonal_solve) against the
+// CPU over batches of random systems, real and complex, with several
+// right-hand sides: the sub-diagonal scaled up in some rows so that rows
+// interchange, a zero pivot in the first system of each batch (info and the
+// part-way results as LAPACK leaves them), and n = 0, 1, 2.
+TEST_F(VulkanTest, TridiagonalSolveMatchesCpu) {
+  std::mt19937_64 rng(29);
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  struct Case {
+    int64_t batch, n, nrhs;
+  };
+  for (const char* type : {"f32", "f64", "complex<f32>", "complex<f64>"})
+    for (Case c : {Case{3, 9, 2}, Case{2, 2, 3}, Case{2, 1, 1}, Case{2, 0, 2}, Case{1, 40, 1}}) {
+      const bool complex = std::string(type).rfind("complex", 0) == 0;
+      const bool f64 = std::string(type).find("64") != std::string::npos;
+      const int64_t parts = complex ? 2 : 1;
+      SCOPED_TRACE(std::string(type) + " " + std::to_string(c.batch) + "x" + std::to_string(c.n) + "x" +
+                   std::to_string(c.nrhs));
+      std::vector<double> dl(c.batch * c.n * parts), d(dl.size()), du(dl.size()), b(c.batch * c.n * c.nrhs * parts);
+      for (auto* v : {&dl, &d, &du, &b})
+        for (double& x : *v) x = uniform(rng);
+      for (size_t i = 0; i < dl.size(); i += 3 * parts) dl[i] *= 8;  // |dl| > |d|: rows interchange
+      if (c.n > 3)  // system 0: row 1 eliminated to an exact zero pivot
+        for (int64_t q = 0; q < parts; ++q) d[1 * parts + q] = 0, dl[1 * parts + q] = 0, dl[2 * parts + q] = 0;
+      const std::vector<int64_t> diag = {c.batch, c.n}, rhs = {c.batch, c.n, c.nrhs}, info = {c.batch};
+      const std::string dt = Shape(diag, type), bt = Shape(rhs, type), it = Shape(info, "i32");
+      const std::string target = std::string("lapack_") + (complex ? (f64 ? "z" : "c") : (f64 ? "d" : "s")) + "gtsv_ffi";
+      const std::string src = "func.func @main(%dl: " + dt + ", %d: " + dt + ", %du: " + dt + ", %b: " + bt +
+                              ") -> (" + dt + ", " + dt + ", " + dt + ", " + bt + ", " + it +
+                              ") {\n  %0:5 = stablehlo.custom_call @" + target +
+                              "(%dl, %d, %du, %b) {mhlo.backend_config = {}} : (" + dt + ", " + dt + ", " + dt + ", " +
+                              bt + ") -> (" + dt + ", " + dt + ", " + dt + ", " + bt + ", " + it +
+                              ")\n  return %0#0, %0#1, %0#2, %0#3, %0#4 : " + dt + ", " + dt + ", " + dt + ", " + bt +
+                              ", " + it + "\n}\n";
+      auto bytes = CompileAll(src, "vulkan");
+      ASSERT_FALSE(bytes.empty());
+      const std::vector<vm::HostTensor> in = {Matrices(dl, diag, f64, complex), Matrices(d, diag, f64, complex),
+                                              Matrices(du, diag, f64, complex), Matrices(b, rhs, f64, complex)};
+      auto want = RunOn(cpu_.get(), bytes, "main", in);
+      auto got = RunOn(vulkan_.get(), bytes, "main", in);
+      ASSERT_TRUE(want.ok()) << want.status().message();
+      ASSERT_TRUE(got.ok()) << got.status().message();
+      const char* what[] = {"dl", "d", "du", "solution"};
+      for (size_t r = 0; r < 4; ++r) ExpectClose((*want)[r], (*got)[r], f64 ? 1e-12 : 1e-5, what[r]);
+      EXPECT_EQ((*want)[4].data, (*got)[4].data) << "info";
+      if (c.n > 3) {
+        int32_t first_info;
+        std::memcpy(&first_info, (*got)[4].data.data(), 4);
+        EXPECT_EQ(first_info, 2) << "system 0's zero pivot is U(2, 2)";
+      }
+    }
+}
+
 // Every form of triangular_solve (left and right side, lower and upper,
 // no transpose, transpose and adjoint, unit diagonal or not) over a batch
 // of two well-conditioned systems, real and complex.
