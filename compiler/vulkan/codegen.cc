@@ -336,6 +336,7 @@ constexpr KernelGenerator kGenerators[] = {
     {KernelId::kOrgqr, &Qr},
     {KernelId::kLu, &Lu},
     {KernelId::kGtsv, &Gtsv},
+    {KernelId::kSytrd, &Sytrd},
     {KernelId::kGehrd, &Gehrd},
     {KernelId::kFft, &Fft},
     {KernelId::kMap, &Map},

@@ -126,6 +126,7 @@ ShaderGenerator Scan;                                       // kernels_reduction
 ShaderGenerator Qr;                                         // kernels_linalg.cc
 ShaderGenerator Lu;                                         // kernels_linalg.cc
 ShaderGenerator Gtsv;                                       // kernels_linalg.cc
+ShaderGenerator Sytrd;                                      // kernels_linalg.cc
 ShaderGenerator Gehrd;                                      // kernels_linalg.cc
 ShaderGenerator Fft, Sort, TopK, RngBitGenerator, Rng;      // kernels_numeric.cc
 

@@ -349,4 +349,46 @@ StatusOr<ShaderSource> Gehrd(const KernelParams& kp, const DispatchUse& u, Shade
   return src;
 }
 
+// kiln.sytrd (f32, f64, complex<f32>, complex<f64>): see
+// kernels/vulkan/sytrd.glsl. The triangle (attr lower) is a constant of the
+// shader.
+StatusOr<ShaderSource> Sytrd(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
+  if (u.in_types.size() != 1 || u.out_types.size() != 5) return Refuse(u, "expected one operand and five results");
+  const int r = w.rank(0);
+  if (r < 2 || w.rank(w.Out(0)) != r || w.rank(w.Out(1)) != r - 1 || w.rank(w.Out(2)) != r - 1 ||
+      w.rank(w.Out(3)) != r - 1)
+    return Refuse(u, "bad ranks");
+  KILN_RETURN_IF_ERROR(FactorType(u, w, 0));
+  const GType& t = w.type(0);
+  const std::string T = t.name, R = RealOf(t);
+  KILN_ASSIGN_OR_RETURN(GType real, GlslType(R == "double" ? ElementType::kF64 : ElementType::kF32));
+  if (w.type(w.Out(0)).type != t.type || w.type(w.Out(3)).type != t.type || w.type(w.Out(1)).type != real.type ||
+      w.type(w.Out(2)).type != real.type)
+    return Refuse(u, "results of other types than LAPACK's");
+  w.features |= t.features | hal::kShaderFloat64 | hal::kShaderInt64;  // norms accumulate in f64
+  const std::string n = "(" + w.Dim(0, r - 1) + ")";
+  const size_t out = w.Out(0);
+  std::string fns = T + " a_at(uint i) { return " + w.Load(0, "i") + "; }\n" + T + " x_at(uint i) { return " +
+                    w.Load(out, "i") + "; }\nvoid put(uint i, " + T + " v) { " + w.Store(out, "i", "v") + " }\n";
+  fns += "void put_d(uint i, " + R + " v) { " + w.Store(w.Out(1), "i", "v") + " }\n";
+  fns += R + " get_d(uint i) { return " + w.Load(w.Out(1), "i") + "; }\n";
+  fns += "void put_e(uint i, " + R + " v) { " + w.Store(w.Out(2), "i", "v") + " }\n";
+  fns += R + " get_e(uint i) { return " + w.Load(w.Out(2), "i") + "; }\n";
+  fns += "void put_tau(uint i, " + T + " v) { " + w.Store(w.Out(3), "i", "v") + " }\n";
+  KILN_ASSIGN_OR_RETURN(std::string zero, ZeroRest(u, w, 4));  // info
+  fns += zero + HouseholderFunctions(t, n, n);
+  const double safmin =
+      R == "double" ? 2.2250738585072014e-308 / 2.220446049250313e-16 : 1.1754943508222875e-38 / 1.1920928955078125e-07;
+  std::string body = Fill(Template("sytrd.glsl"), {{"FUNCTIONS", fns},
+                                                  {"T", T},
+                                                  {"R", R},
+                                                  {"N", n},
+                                                  {"LOWER", kp.Int("lower", 1) != 0 ? "true" : "false"},
+                                                  {"SAFMIN", FloatConst(real, safmin)},
+                                                  {"BATCHES", Batches(w, 0)}});
+  ShaderSource src = w.Finish(body, 64);
+  src.grid_args = {1};
+  return src;
+}
+
 }  // namespace kiln::compiler::vulkan

@@ -219,6 +219,65 @@ TEST_F(VulkanTest, TridiagonalSolveMatchesCpu) {
     }
 }
 
+// kiln.sytrd (jaxlib's ?sytrd_ffi / ?hetrd_ffi, lax.linalg.tridiagonal)
+// against the CPU: both triangles, every type, batches of random matrices
+// (the other triangle random too: it must come back as given), n = 0, 1,
+// 2, 6 and 17, one column already reduced (a zero tau) and one of tiny
+// entries (larfg's rescaling).
+TEST_F(VulkanTest, TridiagonalReductionMatchesCpu) {
+  std::mt19937_64 rng(31);
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  const int64_t sizes[] = {6, 17, 2, 1, 0}, batch = 2;
+  for (const char* type : {"f32", "f64", "complex<f32>", "complex<f64>"})
+    for (char uplo : {'L', 'U'}) {
+      const bool complex = std::string(type).rfind("complex", 0) == 0;
+      const bool f64 = std::string(type).find("64") != std::string::npos;
+      const int64_t parts = complex ? 2 : 1;
+      SCOPED_TRACE(std::string(type) + " " + uplo);
+      // One module per type and triangle, a function per size (one shader).
+      std::string src;
+      for (int64_t n : sizes) {
+        const std::vector<int64_t> dims = {batch, n, n};
+        const std::string at = Shape(dims, type), rt = f64 ? "f64" : "f32";
+        const int64_t nt = std::max<int64_t>(n - 1, 0);
+        const std::string results = at + ", " + Shape({batch, n}, rt.c_str()) + ", " + Shape({batch, nt}, rt.c_str()) +
+                                    ", " + Shape({batch, nt}, type) + ", " + Shape({batch}, "i32");
+        const std::string target =
+            std::string("lapack_") + (complex ? (f64 ? "zhetrd" : "chetrd") : (f64 ? "dsytrd" : "ssytrd")) + "_ffi";
+        src += "func.func @n" + std::to_string(n) + "(%a: " + at + ") -> (" + results +
+               ") {\n  %0:5 = stablehlo.custom_call @" + target + "(%a) {mhlo.backend_config = {uplo = " +
+               std::to_string(int(uplo)) + " : ui8}, api_version = 4 : i32} : (" + at + ") -> (" + results +
+               ")\n  return %0#0, %0#1, %0#2, %0#3, %0#4 : " + results + "\n}\n";
+      }
+      auto bytes = CompileAll(src, "vulkan");
+      ASSERT_FALSE(bytes.empty());
+      for (int64_t n : sizes) {
+        SCOPED_TRACE("n = " + std::to_string(n));
+        std::vector<double> a(batch * n * n * parts);
+        for (double& x : a) x = uniform(rng);
+        if (n == 6) {
+          // Matrix 0: column 0 (lower) / 5 (upper) zero beyond the first
+          // off-diagonal; matrix 1: that column's entries tiny.
+          for (int64_t k = 2; k < n; ++k)
+            for (int64_t q = 0; q < parts; ++q) {
+              const int64_t r = uplo == 'L' ? k : n - 1 - k, c = uplo == 'L' ? 0 : n - 1;
+              a[(r * n + c) * parts + q] = 0;
+              a[(n * n + r * n + c) * parts + q] = f64 ? 1e-300 : 1e-39;
+            }
+        }
+        const std::vector<vm::HostTensor> in = {Matrices(a, {batch, n, n}, f64, complex)};
+        const std::string fn = "n" + std::to_string(n);
+        auto want = RunOn(cpu_.get(), bytes, fn, in);
+        auto got = RunOn(vulkan_.get(), bytes, fn, in);
+        ASSERT_TRUE(want.ok()) << want.status().message();
+        ASSERT_TRUE(got.ok()) << got.status().message();
+        const char* what[] = {"a", "d", "e", "tau"};
+        for (size_t r = 0; r < 4; ++r) ExpectClose((*want)[r], (*got)[r], f64 ? 1e-12 : 2e-5, what[r]);
+        EXPECT_EQ((*want)[4].data, (*got)[4].data) << "info";
+      }
+    }
+}
+
 // Every form of triangular_solve (left and right side, lower and upper,
 // no transpose, transpose and adjoint, unit diagonal or not) over a batch
 // of two well-conditioned systems, real and complex.
