@@ -139,9 +139,11 @@ std::string NextAfter(const GType& t, const std::string& r, const std::string& x
   s += "    else if ((" + y + " > " + x + ") == (" + x + " > " + FloatLiteral(t, 0) + ")) b_ += " + BitsLiteral(t, 1) + ";\n";
   s += "    else b_ -= " + BitsLiteral(t, 1) + ";\n";
   // A step down to -0 in a type without negative zero (whose encoding is
-  // its NaN there) gives +0; a NaN operand's NaN stays.
+  // its NaN there) gives +0; a NaN operand's NaN stays. f8E8M0FNU has no
+  // sign (nor zero): its values step up and down the exponent, past the
+  // largest or the smallest to NaN (0xff), as the reference's encoding does.
   ref::FloatFormat f;
-  if (ref::FormatOf(t.type, &f) && !f.has_neg_zero)
+  if (ref::FormatOf(t.type, &f) && !f.has_neg_zero && t.type != ElementType::kF8E8M0FNU)
     s += "    if (b_ == " + BitsLiteral(t, sign) + " && !" + IsNan(t, x) + " && !" + IsNan(t, y) + ") b_ = 0u;\n";
   s += "    " + r + " = " + FromBitsOf(t, "b_") + ";\n  }\n";
   return s;
@@ -703,7 +705,6 @@ Status EmitScalarProgram(const ScalarProgram& prog, const std::vector<std::strin
         break;
       }
       case ScalarOp::kNextAfter:
-        if (t0.type == ElementType::kF8E8M0FNU) return Refuse(in.op, t0, "next_after of an unsigned float type");
         out += NextAfter(t0, r, a, b);
         break;
       case ScalarOp::kReducePrecision: out += ReducePrecision(t0, r, a, in.attr0, in.attr1); break;

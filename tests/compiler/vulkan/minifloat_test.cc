@@ -159,10 +159,10 @@ TEST_F(VulkanTest, MinifloatConversionsFromF32MatchCpuBitForBit) {
 }
 
 // chlo.next_after between every pair of encodings (one step of the
-// encoding; a type without negative zero steps to +0), f8E8M0FNU aside
-// (refused: no sign to step through).
+// encoding; a type without negative zero steps to +0; f8E8M0FNU, unsigned
+// and without zero, steps its exponent, past either end to NaN).
 TEST_F(VulkanTest, MinifloatNextAfterMatchesCpuBitForBit) {
-  for (const char* name : {"f4E2M1FN", "f6E3M2FN", "f8E4M3FN", "f8E4M3FNUZ", "f8E5M2"}) {
+  for (const char* name : {"f4E2M1FN", "f6E3M2FN", "f8E4M3FN", "f8E4M3FNUZ", "f8E5M2", "f8E8M0FNU"}) {
     SCOPED_TRACE(name);
     const ElementType t = *ElementTypeFromName(name);
     const int n = 1 << BitWidth(t);
