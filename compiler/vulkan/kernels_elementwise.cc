@@ -94,9 +94,14 @@ StatusOr<ShaderSource> Quantization(const KernelParams& kp, const DispatchUse& u
   };
   auto dequant = [&](const std::string& prefix, const GType& q, const GType& e, const std::string& v) -> StatusOr<std::string> {
     if (q.cls != C::kSigned && q.cls != C::kUnsigned) return Refuse(u, "non-integer quantized storage");
-    if (q.bits > 32) return Refuse(u, "64-bit quantized storage");
     std::string scale, zp;
     KILN_RETURN_IF_ERROR(params(prefix, e, &scale, &zp));
+    if (q.bits == 64) {
+      // q - zp wraps in 64 bits and converts through f64, as the reference
+      // (its int64-to-float conversion rounds to double first).
+      w.features |= hal::kShaderInt64 | hal::kShaderFloat64;
+      return RoundTo(e, RoundTo(e, e.name + "(double(int64_t(" + v + ") - int64_t(" + zp + ")))") + " * " + scale);
+    }
     if (q.bits == 32) {  // q - zp in 64 bits, as the reference: it never wraps
       w.features |= hal::kShaderInt64;
       return RoundTo(e, RoundTo(e, e.name + "(int64_t(" + v + ") - int64_t(" + zp + "))") + " * " + scale);
@@ -109,7 +114,6 @@ StatusOr<ShaderSource> Quantization(const KernelParams& kp, const DispatchUse& u
     return PerElement(w, code + "  " + w.Store(1, "i", x) + "\n");
   }
   if (out.cls != C::kSigned && out.cls != C::kUnsigned) return Refuse(u, "non-integer quantized storage");
-  if (out.bits > 32) return Refuse(u, "64-bit quantized storage");
   GType e = in;
   std::string x = w.Load(0, "i");
   if (in.cls != C::kFloat) {  // requantize through the expressed type
@@ -124,8 +128,11 @@ StatusOr<ShaderSource> Quantization(const KernelParams& kp, const DispatchUse& u
   std::string scale, zp;
   KILN_RETURN_IF_ERROR(params("", e, &scale, &zp));
   const int64_t bits = out.bits;
-  const int64_t lo_default = out.cls == C::kSigned ? -(int64_t{1} << (bits - 1)) : 0;
-  const int64_t hi_default = out.cls == C::kSigned ? (int64_t{1} << (bits - 1)) - 1 : (int64_t{1} << bits) - 1;
+  // The reference's defaults: 64-bit storage, signed or not, spans int64.
+  const int64_t lo_default = out.cls != C::kSigned ? 0 : bits >= 64 ? INT64_MIN : -(int64_t{1} << (bits - 1));
+  const int64_t hi_default = bits >= 64                ? INT64_MAX
+                             : out.cls == C::kSigned ? (int64_t{1} << (bits - 1)) - 1
+                                                     : (int64_t{1} << bits) - 1;
   const int64_t lo = kp.Int("storage_min", lo_default), hi = kp.Int("storage_max", hi_default);
   if (lo > hi || lo < lo_default || hi > hi_default) return Refuse(u, "bad storage range");
   std::string isnan = e.name == "double" ? "kiln_isnan_d" : "kiln_isnan";
@@ -134,7 +141,15 @@ StatusOr<ShaderSource> Quantization(const KernelParams& kp, const DispatchUse& u
   code += "  if (" + isnan + "(v)) v = " + e.name + "(0);\n";
   code += "  v = roundEven(clamp(v, " + FloatConst(e, static_cast<double>(lo)) + ", " +
           FloatConst(e, static_cast<double>(hi)) + "));\n";
-  if (bits == 32) {
+  // An int64 literal (INT64_MIN has none: its magnitude is past int64).
+  auto i64 = [](int64_t v) { return v == INT64_MIN ? std::string("(-9223372036854775807l - 1l)") : S(v) + "l"; };
+  if (bits == 64) {
+    // 64-bit storage: hi rounds up to 2^63 in the expressed type, past
+    // int64's range, which saturates to hi, as the reference does.
+    w.features |= hal::kShaderInt64;
+    code += "  int64_t q = v >= " + FloatConst(e, 0x1p63) + " ? " + i64(hi) + " : clamp(int64_t(v), " + i64(lo) + ", " +
+            i64(hi) + ");\n";
+  } else if (bits == 32) {
     // 32-bit storage: v can be 2^31 (the f32 nearest INT32_MAX); clamp as
     // the reference does, in 64 bits.
     w.features |= hal::kShaderInt64;

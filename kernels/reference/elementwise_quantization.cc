@@ -69,7 +69,7 @@ Status ReadParams(const KernelCall& c, const TensorRef& t, const std::string& pr
   if (!IsInteger(t.type)) return InvalidArgument(name + ": quantized storage must be an integer type");
   const int bits = BitWidth(t.type);
   const bool is_signed = KindOf(t.type) == ElementKind::kSigned;
-  int64_t lo = is_signed ? -(int64_t{1} << (bits - 1)) : 0;
+  int64_t lo = !is_signed ? 0 : bits >= 64 ? INT64_MIN : -(int64_t{1} << (bits - 1));
   int64_t hi = bits >= 64 ? INT64_MAX : (is_signed ? (int64_t{1} << (bits - 1)) - 1 : (int64_t{1} << bits) - 1);
   q->storage_min = p.Int(prefix + "storage_min", lo);
   q->storage_max = p.Int(prefix + "storage_max", hi);
@@ -83,7 +83,9 @@ Scalar FloatScalar(ElementType e, double v) { return numeric::FromDouble(e, v); 
 Scalar Dequantize(const QuantParams& q, ElementType e, int64_t stored, int64_t linear) {
   const size_t k = q.Slot(linear);
   Scalar diff;
-  diff.i = stored - q.zero_points[k];
+  // x_storage - zero_point in 64 bits: exact for storage up to 32 bits;
+  // 64-bit storage wraps, as the spec's subtraction in the storage type.
+  diff.i = static_cast<int64_t>(static_cast<uint64_t>(stored) - static_cast<uint64_t>(q.zero_points[k]));
   const Scalar x = ConvertScalar(ElementType::kSI64, e, diff);
   return Eval2(ScalarOp::kMultiply, e, x, FloatScalar(e, q.scales[k]));
 }
@@ -102,7 +104,9 @@ Scalar Quantize(const QuantParams& q, ElementType e, ElementType st, const Scala
   v = std::min(std::max(v, lo), hi);
   v = std::nearbyint(v);  // the default rounding mode: to nearest, ties to even
   Scalar r;
-  r.i = std::min(std::max(static_cast<int64_t>(v), q.storage_min), q.storage_max);
+  // The clamp's upper bound INT64_MAX rounds up to 2^63 in the expressed
+  // type, past int64's range: that saturates to storage_max.
+  r.i = v >= 0x1p63 ? q.storage_max : std::min(std::max(static_cast<int64_t>(v), q.storage_min), q.storage_max);
   return r;
 }
 

@@ -1,7 +1,7 @@
 // The vulkan target's elementwise shaders (compiler/vulkan/kernels_
 // elementwise.cc, compiler/vulkan/scalar.cc) against the CPU device: every
-// integer op of the scalar-op table, quantization to and from 32-bit
-// storage, and comparisons of complex numbers, bit for bit.
+// integer op of the scalar-op table, quantization to and from 32- and
+// 64-bit storage, and comparisons of complex numbers, bit for bit.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -127,6 +127,58 @@ TEST_F(VulkanTest, QuantizationWith32BitStorageMatchesCpu) {
     for (size_t i = 0; i < w.size() && bad < 5; ++i)
       if (std::memcmp(&w[i], &g[i], 4) != 0)
         ADD_FAILURE() << "result " << r << " x = " << x[i] << ": " << g[i] << ", the CPU device gives " << w[i], ++bad;
+  }
+}
+
+// uniform_quantize into 64-bit storage (i64 and ui64; f32 and f64
+// expressed; a requantization) and back: values past int64 saturate (its
+// maximum rounds up to 2^63 in the expressed type), NaN quantizes to 0,
+// q - zero_point wraps in 64 bits as the spec's subtraction in the storage
+// type does; bit for bit as the CPU.
+TEST_F(VulkanTest, QuantizationWith64BitStorageMatchesCpu) {
+  const int64_t n = 1200;
+  const std::string N = std::to_string(n);
+  const std::string f32 = "tensor<" + N + "xf32>", f64 = "tensor<" + N + "xf64>";
+  const std::string qa = "tensor<" + N + "x!quant.uniform<i64:f32, 0.5:3>>";
+  const std::string qb = "tensor<" + N + "x!quant.uniform<i64:f64, 1.0e-10:-5>>";
+  const std::string qc = "tensor<" + N + "x!quant.uniform<ui64:f32, 2.0:7>>";
+  const std::string qd = "tensor<" + N + "x!quant.uniform<i64:f32, 0.25:-1>>";
+  const std::string src =
+      "func.func @main(%x: " + f32 + ") -> (" + f32 + ", " + f64 + ", " + f32 + ", " + f32 + ") {\n" +
+      "  %a = stablehlo.uniform_quantize %x : (" + f32 + ") -> " + qa + "\n" +
+      "  %y = stablehlo.convert %x : (" + f32 + ") -> " + f64 + "\n" +
+      "  %b = stablehlo.uniform_quantize %y : (" + f64 + ") -> " + qb + "\n" +
+      "  %c = stablehlo.uniform_quantize %x : (" + f32 + ") -> " + qc + "\n" +
+      "  %d = stablehlo.uniform_quantize %a : (" + qa + ") -> " + qd + "\n" +
+      "  %da = stablehlo.uniform_dequantize %a : (" + qa + ") -> " + f32 + "\n" +
+      "  %db = stablehlo.uniform_dequantize %b : (" + qb + ") -> " + f64 + "\n" +
+      "  %dc = stablehlo.uniform_dequantize %c : (" + qc + ") -> " + f32 + "\n" +
+      "  %dd = stablehlo.uniform_dequantize %d : (" + qd + ") -> " + f32 + "\n" +
+      "  return %da, %db, %dc, %dd : " + f32 + ", " + f64 + ", " + f32 + ", " + f32 + "\n}\n";
+  auto bytes = CompileAll(src, "vulkan");  // a single target: nothing may be refused
+  ASSERT_FALSE(bytes.empty());
+  std::mt19937_64 rng(5);
+  std::uniform_real_distribution<double> exponent(-12, 21), unit(-1, 1);
+  std::vector<float> x(n);
+  for (float& v : x) v = static_cast<float>(unit(rng) * std::pow(10.0, exponent(rng)));
+  const float specials[] = {NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 9.2233715e18f, 9.223372e18f, -9.223372e18f,
+                            1.8446744e19f, 3.5f, 2.5f, -2.5f};
+  for (size_t k = 0; k < std::size(specials); ++k) x[k * 37 % x.size()] = specials[k];
+  vm::HostTensor in;
+  in.type = ElementType::kF32;
+  in.dims = {n};
+  in.data.resize(x.size() * 4);
+  std::memcpy(in.data.data(), x.data(), in.data.size());
+  auto want = RunOn(cpu_.get(), bytes, "main", {in});
+  auto got = RunOn(vulkan_.get(), bytes, "main", {in});
+  ASSERT_TRUE(want.ok()) << want.status().message();
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  for (size_t r = 0; r < 4; ++r) {
+    const size_t w = r == 1 ? 8 : 4;
+    int bad = 0;
+    for (int64_t i = 0; i < n && bad < 5; ++i)
+      if (std::memcmp(&(*want)[r].data[i * w], &(*got)[r].data[i * w], w) != 0)
+        ADD_FAILURE() << "result " << r << " x = " << x[i] << ": the CPU device's bytes differ", ++bad;
   }
 }
 

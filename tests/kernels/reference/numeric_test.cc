@@ -129,6 +129,24 @@ TEST(NumericQuantize, RoundingClampingAndStorageRange) {
   EXPECT_TRUE(Call("stablehlo.uniform_quantize", Q({1}, {0}, -1), {&e}, {&eq}).ok());
 }
 
+// 64-bit storage: int64's maximum rounds up to 2^63 in the expressed type,
+// so values at or past it saturate to the maximum (a plain conversion of
+// 2^63 would be undefined); NaN quantizes to 0; q - zero_point wraps in 64
+// bits, as the spec's subtraction in the storage type.
+TEST(NumericQuantize, SixtyFourBitStorageSaturates) {
+  Tensor x = T(kF32, {6}, {1e30f, -1e30f, NAN, 9.3e18f, -9.3e18f, -7.0f});
+  Tensor q = Zeros(kI64, {6});
+  ASSERT_TRUE(Call("stablehlo.uniform_quantize", Q({1}, {3}, -1), {&x}, {&q}).ok());
+  std::vector<int64_t> got(6);
+  std::memcpy(got.data(), q.bytes.data(), 48);
+  EXPECT_EQ(got, (std::vector<int64_t>{INT64_MAX, INT64_MIN, 0, INT64_MAX, INT64_MIN, -4}));
+  Tensor back = Zeros(kF64, {6});
+  ASSERT_TRUE(Call("stablehlo.uniform_dequantize", Q({1}, {3}, -1), {&q}, {&back}).ok());
+  // INT64_MIN - 3 wraps to INT64_MAX - 2.
+  EXPECT_EQ(D(back)[1], static_cast<double>(INT64_MAX - 2));
+  EXPECT_EQ(D(back)[5], -7.0);
+}
+
 TEST(NumericQuantize, Errors) {
   Tensor x = T(kF32, {2}, {1, 2});
   Tensor q = Zeros(kI8, {2});
