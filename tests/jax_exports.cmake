@@ -110,14 +110,15 @@ cli_test(cli.compile_refuses_unknown_lapack ""
          "unknown_lapack.mlir:2:10: error: stablehlo.custom_call @lapack_ssysv_ffi [(]a LAPACK routine Kiln does not run[)] is not supported yet. Kiln runs lapack_[?]potrf_ffi [(]Cholesky[)], lapack_[?]getrf_ffi [(]LU[)], lapack_[?]geqrf_ffi and lapack_[?]orgqr_ffi [(]QR[)], lapack_[?]geqp3_ffi [(]pivoted QR[)], lapack_[{]s,d[}]syevd_ffi and lapack_[{]c,z[}]heevd_ffi [(]symmetric and Hermitian eigendecompositions[)], lapack_[?]gesdd_ffi and lapack_[?]gesvd_ffi [(]SVD[)], lapack_[?]geev_ffi [(]eigendecomposition[)], lapack_[?]gees_ffi [(]Schur[)], lapack_[?]gehrd_ffi [(]Hessenberg[)], lapack_[{]s,d[}]sytrd_ffi and lapack_[{]c,z[}]hetrd_ffi [(]tridiagonal[)], lapack_[?]gtsv_ffi [(]tridiagonal solve[)], blas_[?]trsm_ffi [(]triangular solve[)], and jaxlib's forms of potrf, getrf, geqrf, orgqr, syevd, heevd, gesdd, geev, gees and trsm before the FFI\n.*exit=1\n$"
          "${COMPILE} ${JD}/unknown_lapack.mlir -o ${T}/unknown.kiln")
 # Ops that exports carry as custom calls: @mhlo.topk (chlo.top_k in a
-# portable artifact), @mhlo.erf, JAX's @stablehlo.dynamic_top_k and
-# @stablehlo.dynamic_reduce_window run on both devices
+# portable artifact), @mhlo.erf, JAX's @stablehlo.dynamic_top_k,
+# @stablehlo.dynamic_reduce_window and @stablehlo.dynamic_rng_bit_generator
+# run on both devices
 # (tests/data/jax/mhlo_custom_calls.mlir); the forms they cannot express
 # are refused at the op.
 # jax.lax.approx_max_k / approx_min_k: XLA's @ApproxTopK run as its CPU
 # fallback (tests/data/jax/approx_top_k.mlir). Each: name, file, checks;
 # on the CPU and, where built, on the Vulkan device.
-foreach(case "mhlo_custom_calls;mhlo_custom_calls;6" "approx_top_k;approx_top_k;3")
+foreach(case "mhlo_custom_calls;mhlo_custom_calls;7" "approx_top_k;approx_top_k;3")
   list(GET case 0 name)
   list(GET case 1 file)
   list(GET case 2 checks)
@@ -143,6 +144,9 @@ cli_test(cli.jax_mhlo_topk_with_params_from_args ""
 cli_test(cli.compile_refuses_dynamic_reduce_window_runtime_window ""
          "dynamic_reduce_window_runtime_window.mlir:9:8: error: stablehlo.custom_call @stablehlo.dynamic_reduce_window [(]reduce_window[)]: window_dimensions must be a constant [(]window parameters known only at run time are not supported[)]\n.*exit=1\n$"
          "${COMPILE} ${JD}/dynamic_reduce_window_runtime_window.mlir -o ${T}/drw.kiln")
+cli_test(cli.compile_refuses_dynamic_rng_bit_generator_runtime_shape ""
+         "dynamic_rng_bit_generator_runtime_shape.mlir:2:10: error: stablehlo.custom_call @stablehlo.dynamic_rng_bit_generator [(]rng_bit_generator[)]: output_shape must be a constant [(]a shape known only at run time is not supported[)]\n.*exit=1\n$"
+         "${COMPILE} ${JD}/dynamic_rng_bit_generator_runtime_shape.mlir -o ${T}/drbg.kiln")
 cli_test(cli.compile_refuses_dynamic_top_k_runtime_k ""
          "dynamic_top_k_runtime_k.mlir:2:10: error: stablehlo.custom_call @stablehlo.dynamic_top_k [(]top_k[)]: k must be a constant [(]a k known only at run time is not supported[)]\n.*exit=1\n$"
          "${COMPILE} ${JD}/dynamic_top_k_runtime_k.mlir -o ${T}/dynamic_top_k.kiln")

@@ -17,7 +17,8 @@
 // reduce_window (max_pool, avg_pool, ...) becomes when its result has a
 // symbolic dimension (shape polymorphism): with constant window
 // parameters it is stablehlo.reduce_window, whose run-time shape rule
-// sizes the result.
+// sizes the result. Likewise `@stablehlo.dynamic_rng_bit_generator` with a
+// constant output shape is stablehlo.rng_bit_generator.
 #include <optional>
 #include <string>
 #include <vector>
@@ -104,6 +105,50 @@ Status RewriteDynamicTopK(ir::Operation* op, const ErrorFormatter& format) {
   KILN_RETURN_IF_ERROR(CheckTopK(*op, what, *k, format));
   op->operands.resize(1);
   Rename(op, KernelName(KernelId::kTopK), {{"k", Int(*k)}});
+  return Status::Ok();
+}
+
+// The values of a 1-D integer stablehlo.constant, or nothing.
+std::optional<std::vector<int64_t>> ConstantIntegers(const ir::Value* v) {
+  if (!v->def || v->def->name != ScalarOpName(ScalarOp::kConstant) || !v->type.is_tensor() || v->type.rank() != 1)
+    return std::nullopt;
+  const ir::Attribute* a = v->def->GetAttr("value");
+  const ElementKind kind = KindOf(v->type.element);
+  if (!a || a->kind != ir::Attribute::Kind::kDense || (kind != ElementKind::kSigned && kind != ElementKind::kUnsigned))
+    return std::nullopt;
+  std::vector<int64_t> ints;
+  for (size_t e = 0; e < a->DenseElementCount(); ++e) ints.push_back(ref::LoadScalar(v->type.element, a->DenseElement(e)).i);
+  return ints;
+}
+
+// @stablehlo.dynamic_rng_bit_generator(%state, %shape) {rng_algorithm}:
+// JAX's rng_bit_generator (the rbg and unsafe_rbg PRNGs) when the output
+// has a symbolic dimension. With a constant shape it is
+// stablehlo.rng_bit_generator, its output typed by that shape.
+Status RewriteDynamicRngBitGenerator(ir::Operation* op, const ErrorFormatter& format) {
+  const std::string what = "stablehlo.custom_call @stablehlo.dynamic_rng_bit_generator (rng_bit_generator): ";
+  if (op->operands.size() != 2 || op->results.size() != 2)
+    return InvalidArgument(format(op->loc, what + "expects (initial_state, output_shape) and two results (output_state, "
+                                                  "output)"));
+  const std::optional<std::vector<int64_t>> shape = ConstantIntegers(op->operands[1]);
+  if (!shape)
+    return Unimplemented(format(op->loc, what + "output_shape must be a constant (a shape known only at run time is "
+                                                "not supported)"));
+  ir::Type& out = op->results[1]->type;
+  if (!out.is_tensor() || out.rank() != static_cast<int64_t>(shape->size()))
+    return InvalidArgument(format(op->loc, what + "the output " + out.ToString() + " must have rank " +
+                                              std::to_string(shape->size()) + ", output_shape's length"));
+  for (size_t d = 0; d < shape->size(); ++d) {
+    const int64_t n = (*shape)[d];
+    if (n < 0 || (out.dims[d] >= 0 && out.dims[d] != n))
+      return InvalidArgument(format(op->loc, what + "output_shape dimension " + std::to_string(d) + " is " +
+                                                std::to_string(n) + ", the output " + out.ToString() + " disagrees"));
+    out.dims[d] = n;
+  }
+  std::vector<ir::NamedAttr> keep;
+  if (const ir::Attribute* alg = op->GetAttr("rng_algorithm")) keep.emplace_back("rng_algorithm", *alg);
+  op->operands.resize(1);
+  Rename(op, KernelName(KernelId::kRngBitGenerator), std::move(keep));
   return Status::Ok();
 }
 
@@ -294,13 +339,16 @@ Status LegalizeBlock(ir::Block* block, const ErrorFormatter& format, bool* chang
     const ir::Attribute* t = op->name == op_names::kCustomCall ? op->GetAttr("call_target_name") : nullptr;
     const std::string target = t ? t->str : "";  // a copy: the rewrites replace the attributes
     if (target == "mhlo.topk" || target == "stablehlo.dynamic_top_k" || target == "mhlo.erf" ||
-        target == "ApproxTopK" || target == "stablehlo.dynamic_reduce_window")
+        target == "ApproxTopK" || target == "stablehlo.dynamic_reduce_window" ||
+        target == "stablehlo.dynamic_rng_bit_generator")
       *changed = true;
     if (target == "mhlo.topk") KILN_RETURN_IF_ERROR(RewriteMhloTopK(op, format));
     else if (target == "stablehlo.dynamic_top_k") KILN_RETURN_IF_ERROR(RewriteDynamicTopK(op, format));
     else if (target == "mhlo.erf") KILN_RETURN_IF_ERROR(RewriteMhloErf(op, format));
     else if (target == "ApproxTopK") KILN_RETURN_IF_ERROR(RewriteApproxTopK(block, i, format, &n));
     else if (target == "stablehlo.dynamic_reduce_window") KILN_RETURN_IF_ERROR(RewriteDynamicReduceWindow(op, format));
+    else if (target == "stablehlo.dynamic_rng_bit_generator")
+      KILN_RETURN_IF_ERROR(RewriteDynamicRngBitGenerator(op, format));
     else if (target == "stablehlo.dynamic_approx_top_k")
       return Unimplemented(format(op->loc, "stablehlo.custom_call @stablehlo.dynamic_approx_top_k (approx_max_k / "
                                            "approx_min_k with a symbolic k) is not supported"));

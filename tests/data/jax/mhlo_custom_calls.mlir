@@ -1,8 +1,9 @@
 // Ops that exports carry as custom calls (compiler/passes/legalize_mhlo_calls.cc):
 // CHLO's legalization leaves chlo.top_k in a portable artifact as
 // @mhlo.topk, MHLO's round trip erf as @mhlo.erf, and JAX under shape
-// polymorphism writes top_k as @stablehlo.dynamic_top_k and a reduce_window
-// with a symbolic result dimension as @stablehlo.dynamic_reduce_window
+// polymorphism writes top_k as @stablehlo.dynamic_top_k, a reduce_window
+// with a symbolic result dimension as @stablehlo.dynamic_reduce_window and
+// rng_bit_generator as @stablehlo.dynamic_rng_bit_generator
 // (tests/jax_exports.cmake).
 func.func @mhlo_topk_rows() {
   %x = stablehlo.constant dense<[[1.0, 5.0, 2.0, 5.0, 3.0], [-9.0, 8.0, 7.5, 0.0, -1.0]]> : tensor<2x5xf32>
@@ -92,5 +93,25 @@ func.func @dynamic_reduce_window_variadic() {
   %k = stablehlo.dynamic_reshape %0#1, %o : (tensor<?xi32>, tensor<1xi64>) -> tensor<3xi32>
   check.expect_eq_const %v, dense<[8.0, 8.0, 6.0]> : tensor<3xf32>
   check.expect_eq_const %k, dense<[1, 1, 3]> : tensor<3xi32>
+  func.return
+}
+
+// -----
+
+// rng_bit_generator with a symbolic output dimension (JAX's rbg PRNGs
+// under shape polymorphism), the shape refined to a constant: the bits of
+// stablehlo.rng_bit_generator itself, for a dynamic and a static result.
+func.func @dynamic_rng_bit_generator_constant_shape() {
+  %s = stablehlo.constant dense<[42, 7]> : tensor<2xui64>
+  %shape = stablehlo.constant dense<[3, 4]> : tensor<2xi64>
+  %0:2 = stablehlo.custom_call @stablehlo.dynamic_rng_bit_generator(%s, %shape) {rng_algorithm = #stablehlo<rng_algorithm THREE_FRY>} : (tensor<2xui64>, tensor<2xi64>) -> (tensor<2xui64>, tensor<?x4xui32>)
+  %1:2 = stablehlo.rng_bit_generator %s, algorithm = THREE_FRY : (tensor<2xui64>) -> (tensor<2xui64>, tensor<3x4xui32>)
+  %c = stablehlo.convert %0#1 : (tensor<?x4xui32>) -> tensor<3x4xui32>
+  check.expect_eq %c, %1#1 : tensor<3x4xui32>
+  check.expect_eq %0#0, %1#0 : tensor<2xui64>
+  %p = stablehlo.constant dense<[5]> : tensor<1xi32>
+  %2:2 = stablehlo.custom_call @stablehlo.dynamic_rng_bit_generator(%s, %p) {rng_algorithm = #stablehlo<rng_algorithm PHILOX>} : (tensor<2xui64>, tensor<1xi32>) -> (tensor<2xui64>, tensor<5xui64>)
+  %3:2 = stablehlo.rng_bit_generator %s, algorithm = PHILOX : (tensor<2xui64>) -> (tensor<2xui64>, tensor<5xui64>)
+  check.expect_eq %2#1, %3#1 : tensor<5xui64>
   func.return
 }
