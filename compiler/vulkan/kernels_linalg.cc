@@ -377,14 +377,11 @@ StatusOr<ShaderSource> Sytrd(const KernelParams& kp, const DispatchUse& u, Shade
   fns += "void put_tau(uint i, " + T + " v) { " + w.Store(w.Out(3), "i", "v") + " }\n";
   KILN_ASSIGN_OR_RETURN(std::string zero, ZeroRest(u, w, 4));  // info
   fns += zero + HouseholderFunctions(t, n, n);
-  const double safmin =
-      R == "double" ? 2.2250738585072014e-308 / 2.220446049250313e-16 : 1.1754943508222875e-38 / 1.1920928955078125e-07;
   std::string body = Fill(Template("sytrd.glsl"), {{"FUNCTIONS", fns},
                                                   {"T", T},
                                                   {"R", R},
                                                   {"N", n},
                                                   {"LOWER", kp.Int("lower", 1) != 0 ? "true" : "false"},
-                                                  {"SAFMIN", FloatConst(real, safmin)},
                                                   {"BATCHES", Batches(w, 0)}});
   ShaderSource src = w.Finish(body, 64);
   src.grid_args = {1};

@@ -6,14 +6,14 @@
 // triangle alone (LOWER: i >= j), the other read as its conjugate mirror;
 // the other triangle's storage holds the rank-two update's vector x
 // meanwhile and gets the operand's values back at the end, as LAPACK
-// leaves it. Each step: larfg on alpha = M(arow, col) and x = column col
-// (rows below it, lower; above it, upper), then the Hermitian rank-two
-// update of the trailing (lower) or leading (upper) block, d and e as
-// reached; last, the named triangle becomes T's diagonal and off-diagonal
-// with the reflectors' v beyond it. The generator defines T, R, N, LOWER,
-// SAFMIN, BATCHES, a_at (the operand), x_at / put (result 0), put_d,
-// put_e, get_e, put_tau, zero_rest (info) and the element operations and
-// signed_norm / make_tau of larfg (kernels_linalg.cc,
+// leaves it. Each step: larfg (householder.glsl's larfg_range) on alpha =
+// M(arow, col) and x = column col (rows below it, lower; above it, upper),
+// then the Hermitian rank-two update of the trailing (lower) or leading
+// (upper) block, d and e as reached; last, the named triangle becomes T's
+// diagonal and off-diagonal with the reflectors' v beyond it. The
+// generator defines T, R, N, LOWER, BATCHES, a_at (the operand), x_at / put
+// (result 0), put_d, get_d, put_e, get_e, put_tau, zero_rest (info) and
+// householder.glsl with its element operations (kernels_linalg.cc,
 // HouseholderFunctions).
 $FUNCTIONS
 const bool LOWER = $LOWER;
@@ -29,52 +29,6 @@ void m_set(uint base, uint r, uint c, $T v) {
 // The rank-two update's vector, element j: in the other triangle's storage
 // (row 0 beyond the diagonal, lower; column 0 below it, upper).
 uint w_index(uint base, uint j) { return LOWER ? base + 1u + j : base + (1u + j) * $N; }
-
-// ||x||, x = rows first .. first + len - 1 of column col, in f64 and scaled
-// by the largest magnitude (householder.glsl's norm2 on a segment).
-$R seg_norm(uint base, uint first, uint len, uint col) {
-  double amax = 0.0lf;
-  for (uint k = 0u; k < len; ++k) amax = max(amax, double(mag(m_get(base, first + k, col))));
-  if (amax == 0.0lf) return $R(0);
-  precise double s = 0.0lf;
-  for (uint k = 0u; k < len; ++k) {
-    precise double v = double(mag(m_get(base, first + k, col))) / amax;
-    s += v * v;
-  }
-  return $R(amax * sqrt(s));
-}
-
-// larfg with alpha apart from x (rows first .., column col): returns tau,
-// leaves v's tail scaled in x and beta in `alpha`.
-$T larfg_seg(uint base, inout $T alpha, uint first, uint len, uint col) {
-  $R xnorm = seg_norm(base, first, len, col);
-  if (xnorm == $R(0) && im(alpha) == $R(0)) return $T(0);
-  $R beta = signed_norm(alpha, xnorm);
-  int knt = 0;
-  if (abs(beta) < $SAFMIN) {
-    precise $R rsafmn = $R(1) / $SAFMIN;
-    do {
-      ++knt;
-      for (uint k = 0u; k < len; ++k) {
-        precise $T v = m_get(base, first + k, col) * rsafmn;
-        m_set(base, first + k, col, v);
-      }
-      beta *= rsafmn;
-      alpha *= rsafmn;
-    } while (abs(beta) < $SAFMIN && knt < 20);
-    xnorm = seg_norm(base, first, len, col);
-    beta = signed_norm(alpha, xnorm);
-  }
-  precise $T tau = make_tau(alpha, beta);
-  precise $T scale = recip(alpha - from_re(beta));
-  for (uint k = 0u; k < len; ++k) {
-    precise $T v = mul(m_get(base, first + k, col), scale);
-    m_set(base, first + k, col, v);
-  }
-  for (int j = 0; j < knt; ++j) beta *= $SAFMIN;
-  alpha = from_re(beta);
-  return tau;
-}
 
 void main() {
   uint id = kiln_linear_id();
@@ -92,9 +46,10 @@ void main() {
     const uint i = LOWER ? step : n - 2u - step;
     const uint col = LOWER ? i : i + 1u, arow = LOWER ? i + 1u : i;
     const uint first = LOWER ? i + 2u : 0u, len = LOWER ? n - i - 2u : i;
-    $T alpha = m_get(base, arow, col);
-    $T tau = larfg_seg(base, alpha, first, len, col);
-    put_e(id * nt + i, re(alpha));
+    // alpha and x lie in the named triangle, where x() reads M itself; beta
+    // lands on alpha, which nothing reads again (the result gets e there).
+    $T tau = larfg_range(base, arow, first, first + len, col);
+    put_e(id * nt + i, re(x(base, arow, col)));
     const uint o = LOWER ? i + 1u : 0u, vlen = len + 1u;  // the block and v's length
     if (tau != $T(0)) {
       // v: 1 at the block's first (lower) or last (upper) row, the stored

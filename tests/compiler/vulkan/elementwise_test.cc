@@ -164,17 +164,12 @@ TEST_F(VulkanTest, QuantizationWith64BitStorageMatchesCpu) {
   const float specials[] = {NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 9.2233715e18f, 9.223372e18f, -9.223372e18f,
                             1.8446744e19f, 3.5f, 2.5f, -2.5f};
   for (size_t k = 0; k < std::size(specials); ++k) x[k * 37 % x.size()] = specials[k];
-  vm::HostTensor in;
-  in.type = ElementType::kF32;
-  in.dims = {n};
-  in.data.resize(x.size() * 4);
-  std::memcpy(in.data.data(), x.data(), in.data.size());
-  auto want = RunOn(cpu_.get(), bytes, "main", {in});
-  auto got = RunOn(vulkan_.get(), bytes, "main", {in});
+  auto want = RunOn(cpu_.get(), bytes, "main", {HostTensorOf(ElementType::kF32, {n}, x)});
+  auto got = RunOn(vulkan_.get(), bytes, "main", {HostTensorOf(ElementType::kF32, {n}, x)});
   ASSERT_TRUE(want.ok()) << want.status().message();
   ASSERT_TRUE(got.ok()) << got.status().message();
   for (size_t r = 0; r < 4; ++r) {
-    const size_t w = r == 1 ? 8 : 4;
+    const size_t w = r == 1 ? 8 : 4;  // the f64 result
     int bad = 0;
     for (int64_t i = 0; i < n && bad < 5; ++i)
       if (std::memcmp(&(*want)[r].data[i * w], &(*got)[r].data[i * w], w) != 0)

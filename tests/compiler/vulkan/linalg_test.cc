@@ -69,6 +69,31 @@ void ExpectClose(const vm::HostTensor& want, const vm::HostTensor& got, double t
   }
 }
 
+// Runs function `fn` of `bytes` on both devices: the results named by
+// `close` (the first ones) within `tol` of the CPU's (ExpectClose), the
+// rest (pivots, info) equal, named by `exact`. The Vulkan device's results
+// go to `got` for further checks.
+void ExpectFactorsMatch(hal::Device* cpu, hal::Device* vulkan, const std::vector<uint8_t>& bytes, const std::string& fn,
+                        const std::vector<vm::HostTensor>& in, double tol, const std::vector<const char*>& close,
+                        const std::vector<const char*>& exact, std::vector<vm::HostTensor>* got) {
+  auto want = RunOn(cpu, bytes, fn, in);
+  auto result = RunOn(vulkan, bytes, fn, in);
+  ASSERT_TRUE(want.ok()) << want.status().message();
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  ASSERT_EQ(want->size(), close.size() + exact.size());
+  for (size_t r = 0; r < close.size(); ++r) ExpectClose((*want)[r], (*result)[r], tol, close[r]);
+  for (size_t r = 0; r < exact.size(); ++r)
+    EXPECT_EQ((*want)[close.size() + r].data, (*result)[close.size() + r].data) << exact[r];
+  *got = std::move(*result);
+}
+
+// The first element of an si32 result (a batch's first info).
+int32_t FirstInt(const vm::HostTensor& t) {
+  int32_t v = 0;
+  std::memcpy(&v, t.data.data(), 4);
+  return v;
+}
+
 TEST_F(VulkanTest, CholeskyMatchesCpu) {
   std::mt19937_64 rng(20261202);
   std::normal_distribution<double> normal;
@@ -150,19 +175,10 @@ TEST_F(VulkanTest, LuMatchesCpu) {
                               "\n}\n";
       auto bytes = CompileAll(src, "vulkan");
       ASSERT_FALSE(bytes.empty());
-      vm::HostTensor x = Matrices(a, dims, f64, complex);
-      auto want = RunOn(cpu_.get(), bytes, "main", {x});
-      auto got = RunOn(vulkan_.get(), bytes, "main", {x});
-      ASSERT_TRUE(want.ok()) << want.status().message();
-      ASSERT_TRUE(got.ok()) << got.status().message();
-      ExpectClose((*want)[0], (*got)[0], f64 ? 1e-12 : 1e-5, "lu");
-      EXPECT_EQ((*want)[1].data, (*got)[1].data) << "pivots";
-      EXPECT_EQ((*want)[2].data, (*got)[2].data) << "info";
-      if (c.n > 1) {
-        int32_t first_info;
-        std::memcpy(&first_info, (*got)[2].data.data(), 4);
-        EXPECT_EQ(first_info, 2) << "the zero column is step 2's pivot";
-      }
+      std::vector<vm::HostTensor> got;
+      ExpectFactorsMatch(cpu_.get(), vulkan_.get(), bytes, "main", {Matrices(a, dims, f64, complex)},
+                         f64 ? 1e-12 : 1e-5, {"lu"}, {"pivots", "info"}, &got);
+      if (c.n > 1 && !got.empty()) EXPECT_EQ(FirstInt(got[2]), 2) << "the zero column is step 2's pivot";
     }
 }
 
@@ -204,18 +220,10 @@ TEST_F(VulkanTest, TridiagonalSolveMatchesCpu) {
       ASSERT_FALSE(bytes.empty());
       const std::vector<vm::HostTensor> in = {Matrices(dl, diag, f64, complex), Matrices(d, diag, f64, complex),
                                               Matrices(du, diag, f64, complex), Matrices(b, rhs, f64, complex)};
-      auto want = RunOn(cpu_.get(), bytes, "main", in);
-      auto got = RunOn(vulkan_.get(), bytes, "main", in);
-      ASSERT_TRUE(want.ok()) << want.status().message();
-      ASSERT_TRUE(got.ok()) << got.status().message();
-      const char* what[] = {"dl", "d", "du", "solution"};
-      for (size_t r = 0; r < 4; ++r) ExpectClose((*want)[r], (*got)[r], f64 ? 1e-12 : 1e-5, what[r]);
-      EXPECT_EQ((*want)[4].data, (*got)[4].data) << "info";
-      if (c.n > 3) {
-        int32_t first_info;
-        std::memcpy(&first_info, (*got)[4].data.data(), 4);
-        EXPECT_EQ(first_info, 2) << "system 0's zero pivot is U(2, 2)";
-      }
+      std::vector<vm::HostTensor> got;
+      ExpectFactorsMatch(cpu_.get(), vulkan_.get(), bytes, "main", in, f64 ? 1e-12 : 1e-5,
+                         {"dl", "d", "du", "solution"}, {"info"}, &got);
+      if (c.n > 3 && !got.empty()) EXPECT_EQ(FirstInt(got[4]), 2) << "system 0's zero pivot is U(2, 2)";
     }
 }
 
@@ -265,15 +273,10 @@ TEST_F(VulkanTest, TridiagonalReductionMatchesCpu) {
               a[(n * n + r * n + c) * parts + q] = f64 ? 1e-300 : 1e-39;
             }
         }
-        const std::vector<vm::HostTensor> in = {Matrices(a, {batch, n, n}, f64, complex)};
-        const std::string fn = "n" + std::to_string(n);
-        auto want = RunOn(cpu_.get(), bytes, fn, in);
-        auto got = RunOn(vulkan_.get(), bytes, fn, in);
-        ASSERT_TRUE(want.ok()) << want.status().message();
-        ASSERT_TRUE(got.ok()) << got.status().message();
-        const char* what[] = {"a", "d", "e", "tau"};
-        for (size_t r = 0; r < 4; ++r) ExpectClose((*want)[r], (*got)[r], f64 ? 1e-12 : 2e-5, what[r]);
-        EXPECT_EQ((*want)[4].data, (*got)[4].data) << "info";
+        std::vector<vm::HostTensor> got;
+        ExpectFactorsMatch(cpu_.get(), vulkan_.get(), bytes, "n" + std::to_string(n),
+                           {Matrices(a, {batch, n, n}, f64, complex)}, f64 ? 1e-12 : 2e-5, {"a", "d", "e", "tau"},
+                           {"info"}, &got);
       }
     }
 }
