@@ -29,6 +29,12 @@ void m_set(uint base, uint r, uint c, $T v) {
 // The rank-two update's vector, element j: in the other triangle's storage
 // (row 0 beyond the diagonal, lower; column 0 below it, upper).
 uint w_index(uint base, uint j) { return LOWER ? base + 1u + j : base + (1u + j) * $N; }
+// Element k of the reflector v (vlen entries, its tail stored in column col
+// from row first): 1 at the block's first (lower) or last (upper) row.
+$T v_at(uint base, uint k, uint vlen, uint first, uint col) {
+  if (LOWER ? k == 0u : k == vlen - 1u) return from_re($R(1));
+  return m_get(base, first + (LOWER ? k - 1u : k), col);
+}
 
 void main() {
   uint id = kiln_linear_id();
@@ -52,34 +58,32 @@ void main() {
     put_e(id * nt + i, re(x(base, arow, col)));
     const uint o = LOWER ? i + 1u : 0u, vlen = len + 1u;  // the block and v's length
     if (tau != $T(0)) {
-      // v: 1 at the block's first (lower) or last (upper) row, the stored
-      // tail elsewhere.
       // x = tau B v, then x += alpha v with alpha = -tau (x^H v) / 2.
       for (uint j = 0u; j < vlen; ++j) {
         precise $T s = $T(0);
         for (uint k = 0u; k < vlen; ++k) {
-          $T vk = (LOWER ? k == 0u : k == vlen - 1u) ? from_re($R(1)) : m_get(base, first + (LOWER ? k - 1u : k), col);
+          $T vk = v_at(base, k, vlen, first, col);
           s += mul(m_get(base, o + j, o + k), vk);
         }
         put(w_index(base, j), mul(tau, s));
       }
       precise $T dot = $T(0);
       for (uint j = 0u; j < vlen; ++j) {
-        $T vj = (LOWER ? j == 0u : j == vlen - 1u) ? from_re($R(1)) : m_get(base, first + (LOWER ? j - 1u : j), col);
+        $T vj = v_at(base, j, vlen, first, col);
         dot += mul(conj(x_at(w_index(base, j))), vj);
       }
       precise $T htau = mul(from_re($R(-0.5)), tau);
       precise $T a2 = mul(htau, dot);
       for (uint j = 0u; j < vlen; ++j) {
-        $T vj = (LOWER ? j == 0u : j == vlen - 1u) ? from_re($R(1)) : m_get(base, first + (LOWER ? j - 1u : j), col);
+        $T vj = v_at(base, j, vlen, first, col);
         precise $T xj = x_at(w_index(base, j)) + mul(a2, vj);
         put(w_index(base, j), xj);
       }
       for (uint j = 0u; j < vlen; ++j) {
-        $T vj = (LOWER ? j == 0u : j == vlen - 1u) ? from_re($R(1)) : m_get(base, first + (LOWER ? j - 1u : j), col);
+        $T vj = v_at(base, j, vlen, first, col);
         $T xj = x_at(w_index(base, j));
         for (uint k = 0u; k < j; ++k) {
-          $T vk = (LOWER ? k == 0u : k == vlen - 1u) ? from_re($R(1)) : m_get(base, first + (LOWER ? k - 1u : k), col);
+          $T vk = v_at(base, k, vlen, first, col);
           $T xk = x_at(w_index(base, k));
           precise $T b = m_get(base, o + j, o + k) - (mul(vj, conj(xk)) + mul(xj, conj(vk)));
           m_set(base, o + j, o + k, b);
