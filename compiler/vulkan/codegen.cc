@@ -337,6 +337,8 @@ constexpr KernelGenerator kGenerators[] = {
     {KernelId::kLu, &Lu},
     {KernelId::kGtsv, &Gtsv},
     {KernelId::kSytrd, &Sytrd},
+    {KernelId::kSyevd, &Syevd},
+    {KernelId::kGeqp3, &Geqp3},
     {KernelId::kGehrd, &Gehrd},
     {KernelId::kFft, &Fft},
     {KernelId::kMap, &Map},

@@ -127,6 +127,8 @@ ShaderGenerator Qr;                                         // kernels_linalg.cc
 ShaderGenerator Lu;                                         // kernels_linalg.cc
 ShaderGenerator Gtsv;                                       // kernels_linalg.cc
 ShaderGenerator Sytrd;                                      // kernels_linalg.cc
+ShaderGenerator Syevd;                                      // kernels_linalg.cc
+ShaderGenerator Geqp3;                                      // kernels_linalg.cc
 ShaderGenerator Gehrd;                                      // kernels_linalg.cc
 ShaderGenerator Fft, Sort, TopK, RngBitGenerator, Rng;      // kernels_numeric.cc
 

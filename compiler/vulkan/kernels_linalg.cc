@@ -4,6 +4,8 @@
 #include "compiler/vulkan/kernels.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 
 namespace kiln::compiler::vulkan {
@@ -275,6 +277,14 @@ std::string HouseholderFunctions(const GType& t, const std::string& m, const std
                     {{"T", T}, {"R", R}, {"M", m}, {"N", n}, {"SAFMIN", FloatConst(real, safmin)}});
 }
 
+// What tridiagonal.glsl needs (LOWER, householder.glsl over the n x n
+// matrix) and the template itself; the includer defines keep_d, keep_e and
+// keep_tau.
+std::string TridiagonalFunctions(const GType& t, const std::string& n, bool lower) {
+  return std::string("const bool LOWER = ") + (lower ? "true" : "false") + ";\n" + HouseholderFunctions(t, n, n) +
+         Fill(Template("tridiagonal.glsl"), {{"T", t.name}, {"R", RealOf(t)}, {"N", n}});
+}
+
 // kiln.geqrf and kiln.orgqr (f32, f64, complex<f32>, complex<f64>): see
 // kernels/vulkan/qr.glsl.
 StatusOr<ShaderSource> Qr(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
@@ -370,21 +380,138 @@ StatusOr<ShaderSource> Sytrd(const KernelParams& kp, const DispatchUse& u, Shade
   const size_t out = w.Out(0);
   std::string fns = T + " a_at(uint i) { return " + w.Load(0, "i") + "; }\n" + T + " x_at(uint i) { return " +
                     w.Load(out, "i") + "; }\nvoid put(uint i, " + T + " v) { " + w.Store(out, "i", "v") + " }\n";
-  fns += "void put_d(uint i, " + R + " v) { " + w.Store(w.Out(1), "i", "v") + " }\n";
+  const std::string nt = "(" + n + " - 1u)";  // keep_e and keep_tau run for n >= 2 only
+  fns += "void keep_d(uint id, uint i, " + R + " v) { " + w.Store(w.Out(1), "id * " + n + " + i", "v") + " }\n";
   fns += R + " get_d(uint i) { return " + w.Load(w.Out(1), "i") + "; }\n";
-  fns += "void put_e(uint i, " + R + " v) { " + w.Store(w.Out(2), "i", "v") + " }\n";
+  fns += "void keep_e(uint id, uint i, " + R + " v) { " + w.Store(w.Out(2), "id * " + nt + " + i", "v") + " }\n";
   fns += R + " get_e(uint i) { return " + w.Load(w.Out(2), "i") + "; }\n";
-  fns += "void put_tau(uint i, " + T + " v) { " + w.Store(w.Out(3), "i", "v") + " }\n";
+  fns += "void keep_tau(uint id, uint i, " + T + " v) { " + w.Store(w.Out(3), "id * " + nt + " + i", "v") + " }\n";
   KILN_ASSIGN_OR_RETURN(std::string zero, ZeroRest(u, w, 4));  // info
-  fns += zero + HouseholderFunctions(t, n, n);
-  std::string body = Fill(Template("sytrd.glsl"), {{"FUNCTIONS", fns},
-                                                  {"T", T},
-                                                  {"R", R},
-                                                  {"N", n},
-                                                  {"LOWER", kp.Int("lower", 1) != 0 ? "true" : "false"},
-                                                  {"BATCHES", Batches(w, 0)}});
+  fns += zero + TridiagonalFunctions(t, n, kp.Int("lower", 1) != 0);
+  std::string body =
+      Fill(Template("sytrd.glsl"), {{"FUNCTIONS", fns}, {"T", T}, {"R", R}, {"N", n}, {"BATCHES", Batches(w, 0)}});
   ShaderSource src = w.Finish(body, 64);
   src.grid_args = {1};
+  return src;
+}
+
+// The shaders that keep per-matrix working vectors in private arrays
+// (syevd.glsl, geqp3.glsl) size them for matrices of up to kPrivateOrder
+// rows or columns: a static last dim of operand 0 past it is refused.
+constexpr int64_t kPrivateOrder = 1024;
+Status FitsPrivateArrays(const DispatchUse& u, int rank, const std::string& what) {
+  if (!u.in_dims.empty() && static_cast<int>(u.in_dims[0].size()) == rank && u.in_dims[0][rank - 1] > kPrivateOrder)
+    return Refuse(u, what);
+  return Status::Ok();
+}
+// KMAX (the arrays' size), rsqrt_ (R's correctly rounded square root: the
+// driver's may be a few ulp off for f32) and nan_r, for real type R.
+std::string ScratchHelpers(const std::string& R) {
+  const bool dbl = R == "double";
+  return "const int KMAX = " + std::to_string(kPrivateOrder) + ";\n" + R + " rsqrt_(" + R + " x) { return " +
+         (dbl ? "sqrt(x)" : "kiln_sqrt(x)") + "; }\n" + R + " nan_r() { return " +
+         (dbl ? "kiln_nan_d()" : "uintBitsToFloat(0x7fc00000u)") + "; }\n";
+}
+
+// The limits steqr and syevd work with, in R's own arithmetic (float or
+// double), as GLSL constants of type `real`.
+template <typename R>
+std::map<std::string, std::string> EigenLimits(const GType& real) {
+  const R eps = std::numeric_limits<R>::epsilon() / 2, safmin = std::numeric_limits<R>::min();
+  const R safmax = 1 / safmin, eps2 = eps * eps;
+  const R smlnum = safmin / std::numeric_limits<R>::epsilon(), bignum = 1 / smlnum;
+  auto c = [&](R v) { return FloatConst(real, static_cast<double>(v)); };
+  return {{"EPS", c(eps)},
+          {"SAFMIN_N", c(safmin)},
+          {"RTMIN_N", c(std::sqrt(safmin))},
+          {"RTMAX_N", c(std::sqrt(safmax / 2))},
+          {"SSFMAX", c(std::sqrt(safmax) / 3)},
+          {"SSFMIN", c(std::sqrt(safmin) / eps2)},
+          {"RMIN", c(std::sqrt(smlnum))},
+          {"RMAX", c(std::sqrt(bignum))}};
+}
+
+// kiln.syevd (f32, f64, complex<f32>, complex<f64>): see
+// kernels/vulkan/syevd.glsl. The triangle (attr lower) and whether
+// vectors are computed (attr compute_v) are constants of the shader.
+StatusOr<ShaderSource> Syevd(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
+  if (u.in_types.size() != 1 || u.out_types.size() < 3) return Refuse(u, "expected one operand and (v, w, info, ...)");
+  const int r = w.rank(0);
+  if (r < 2 || w.rank(w.Out(0)) != r || w.rank(w.Out(1)) != r - 1 || w.rank(w.Out(2)) != r - 2)
+    return Refuse(u, "bad ranks");
+  KILN_RETURN_IF_ERROR(FactorType(u, w, 0));
+  const GType& t = w.type(0);
+  const std::string T = t.name, R = RealOf(t);
+  const bool dbl = R == "double";
+  KILN_ASSIGN_OR_RETURN(GType real, GlslType(dbl ? ElementType::kF64 : ElementType::kF32));
+  if (w.type(w.Out(0)).type != t.type || w.type(w.Out(1)).type != real.type)
+    return Refuse(u, "results of other types than LAPACK's");
+  if (w.type(w.Out(2)).type != ElementType::kSI32) return Refuse(u, "info that is not si32");
+  // The tridiagonal's off-diagonal and tau live in private arrays.
+  KILN_RETURN_IF_ERROR(FitsPrivateArrays(u, r, "matrices larger than 1024 x 1024"));
+  w.features |= t.features | hal::kShaderFloat64 | hal::kShaderInt64;  // norms accumulate in f64
+  const std::string n = "(" + w.Dim(0, r - 1) + ")";
+  const size_t out = w.Out(0);
+  std::string fns = T + " a_at(uint i) { return " + w.Load(0, "i") + "; }\n" + T + " x_at(uint i) { return " + w.Load(out, "i") +
+         "; }\nvoid put(uint i, " + T + " v) { " + w.Store(out, "i", "v") + " }\n";
+  fns += R + " get_w(uint i) { return " + w.Load(w.Out(1), "i") + "; }\n";
+  fns += "void set_w(uint i, " + R + " v) { " + w.Store(w.Out(1), "i", "v") + " }\n";
+  fns += "void put_info(uint i, int v) { " + w.Store(w.Out(2), "i", "v") + " }\n";
+  fns += ScratchHelpers(R);
+  KILN_ASSIGN_OR_RETURN(std::string zero, ZeroRest(u, w, 3));  // the workspaces
+  fns += zero + TridiagonalFunctions(t, n, kp.Int("lower", 1) != 0);
+  std::map<std::string, std::string> values = dbl ? EigenLimits<double>(real) : EigenLimits<float>(real);
+  values.insert({{"FUNCTIONS", fns},
+                 {"T", T},
+                 {"R", R},
+                 {"N", n},
+                 {"VECTORS", kp.Int("compute_v", 1) != 0 ? "true" : "false"},
+                 {"BATCHES", Batches(w, 0)}});
+  std::string body = Fill(Template("syevd.glsl"), values);
+  ShaderSource src = w.Finish(body, 64);
+  src.grid_args = {1};  // over w: empty matrices still have their info
+  return src;
+}
+
+// kiln.geqp3 (f32, f64, complex<f32>, complex<f64>): see
+// kernels/vulkan/geqp3.glsl.
+StatusOr<ShaderSource> Geqp3(const KernelParams&, const DispatchUse& u, ShaderWriter& w) {
+  if (u.in_types.size() != 2 || u.out_types.size() != 3) return Refuse(u, "expected (a, jpvt) -> (a, jpvt, tau)");
+  const int r = w.rank(0);
+  if (r < 2 || w.rank(1) != r - 1 || w.rank(w.Out(0)) != r || w.rank(w.Out(1)) != r - 1 || w.rank(w.Out(2)) != r - 1)
+    return Refuse(u, "bad ranks");
+  KILN_RETURN_IF_ERROR(FactorType(u, w, 0));
+  const GType& t = w.type(0);
+  const std::string T = t.name, R = RealOf(t);
+  if (w.type(w.Out(0)).type != t.type || w.type(w.Out(2)).type != t.type) return Refuse(u, "results of another type");
+  if (w.type(1).type != ElementType::kSI32 || w.type(w.Out(1)).type != ElementType::kSI32)
+    return Refuse(u, "pivots that are not si32");
+  // The column norms live in private arrays.
+  KILN_RETURN_IF_ERROR(FitsPrivateArrays(u, r, "matrices of more than 1024 columns"));
+  w.features |= t.features | hal::kShaderFloat64 | hal::kShaderInt64;  // norms accumulate in f64
+  const std::string m = "(" + w.Dim(0, r - 2) + ")", n = "(" + w.Dim(0, r - 1) + ")";
+  const size_t out = w.Out(0);
+  std::string fns = T + " a_at(uint i) { return " + w.Load(0, "i") + "; }\n" + T + " x_at(uint i) { return " +
+                    w.Load(out, "i") + "; }\nvoid put(uint i, " + T + " v) { " + w.Store(out, "i", "v") + " }\n";
+  fns += "int jpvt_in(uint i) { return " + w.Load(1, "i") + "; }\n";
+  fns += "int get_jpvt(uint i) { return " + w.Load(w.Out(1), "i") + "; }\n";
+  fns += "void put_jpvt(uint i, int v) { " + w.Store(w.Out(1), "i", "v") + " }\n";
+  fns += "void put_tau(uint i, " + T + " v) { " + w.Store(w.Out(2), "i", "v") + " }\n";
+  fns += ScratchHelpers(R) + HouseholderFunctions(t, m, n);
+  const bool dbl = R == "double";
+  KILN_ASSIGN_OR_RETURN(GType real, GlslType(dbl ? ElementType::kF64 : ElementType::kF32));
+  const double tol3z = dbl ? std::sqrt(std::numeric_limits<double>::epsilon() / 2)
+                           : static_cast<double>(std::sqrt(std::numeric_limits<float>::epsilon() / 2));
+  std::string body = Fill(Template("geqp3.glsl"), {{"FUNCTIONS", fns},
+                                                  {"T", T},
+                                                  {"R", R},
+                                                  {"M", m},
+                                                  {"N", n},
+                                                  {"K", "min(" + m + ", " + n + ")"},
+                                                  {"TOL3Z", FloatConst(real, tol3z)},
+                                                  {"BATCHES", Batches(w, 0)}});
+  ShaderSource src = w.Finish(body, 64);
+  src.grid_args = {1};  // over the largest result: a batch of empty matrices has no work
   return src;
 }
 

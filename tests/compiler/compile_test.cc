@@ -86,16 +86,16 @@ TEST(CompileDiagnostics, UnavailableThroughACallPointsAtTheCalleesOp) {
 // says what is missing.
 TEST(CompileDiagnostics, ComplexReasonNamesComplex) {
   const char* src =
-      "func.func @main(%a: tensor<3x3xcomplex<f32>>) -> tensor<3xf32> {\n"
-      "  %0:3 = stablehlo.custom_call @lapack_cheevd_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, "
-      "uplo = 76 : ui8}, api_version = 4 : i32} : (tensor<3x3xcomplex<f32>>) -> (tensor<3x3xcomplex<f32>>, "
-      "tensor<3xf32>, tensor<i32>)\n"
-      "  return %0#1 : tensor<3xf32>\n"
+      "func.func @main(%a: tensor<3x2xcomplex<f32>>) -> tensor<2xf32> {\n"
+      "  %0:5 = stablehlo.custom_call @lapack_cgesdd_ffi(%a) {mhlo.backend_config = {mode = 65 : ui8}, "
+      "api_version = 4 : i32} : (tensor<3x2xcomplex<f32>>) -> (tensor<3x2xcomplex<f32>>, tensor<2xf32>, "
+      "tensor<3x3xcomplex<f32>>, tensor<2x2xcomplex<f32>>, tensor<i32>)\n"
+      "  return %0#1 : tensor<2xf32>\n"
       "}\n";
   Result r = CompileFor(src, "all");
   ASSERT_TRUE(r.ok) << r.error;
   ASSERT_EQ(r.warnings.size(), 1u);
-  EXPECT_NE(r.warnings[0].find("kiln.syevd (complex<f32>,f32,i32): no shader for kernel kiln.syevd yet"),
+  EXPECT_NE(r.warnings[0].find("kiln.gesdd (complex<f32>,f32,i32): no shader for kernel kiln.gesdd yet"),
             std::string::npos)
       << r.warnings[0];
   EXPECT_EQ(r.warnings[0].find("non-float"), std::string::npos) << r.warnings[0];

@@ -1,5 +1,6 @@
 // The vulkan target's linear-algebra shaders (compiler/vulkan/kernels_linalg.cc:
-// stablehlo.cholesky, kiln.lu, kiln.geqrf/orgqr, kiln.gehrd, stablehlo.triangular_solve; the batch norms
+// stablehlo.cholesky, kiln.lu, kiln.geqrf/orgqr, kiln.gehrd, kiln.sytrd, kiln.syevd, kiln.geqp3,
+// stablehlo.triangular_solve; the batch norms
 // of kernels_reduction.cc and chlo.ragged_dot of kernels_contraction.cc)
 // against the CPU device: batched, lower and upper, square and rectangular, f32 and f64
 // (and complex for the solve, cholesky, LU and QR), with a matrix that is not positive definite
@@ -279,6 +280,205 @@ TEST_F(VulkanTest, TridiagonalReductionMatchesCpu) {
                            {"info"}, &got);
       }
     }
+}
+
+// Eigenvectors (batch x n x n, as columns; `parts` doubles per element)
+// from the Vulkan device beside the CPU's: each column of unit length
+// with A v = w v (the residual within tol times A's largest entry and n),
+// and equal to the CPU's column; where `same_signs` is false a column may
+// be the CPU's times -1 (or a unit phase): the two devices round the
+// reduction differently, and in f32 a sweep more or less of steqr flips a
+// vector's sign as legitimately as LAPACK's own rounding would. Without
+// vectors (`vectors` false) both must be zero, and for a matrix holding a
+// NaN or an infinity both NaN.
+void ExpectEigenvectors(const std::vector<double>& a, const vm::HostTensor& want_t, const vm::HostTensor& got_t,
+                        const std::vector<double>& w, int64_t batch, int64_t n, bool complex, bool lower, bool vectors,
+                        double tol, bool same_signs) {
+  using C = std::complex<double>;
+  const int64_t parts = complex ? 2 : 1;
+  const std::vector<double> want = Doubles(want_t), got = Doubles(got_t);
+  ASSERT_EQ(want.size(), got.size());
+  auto at = [&](const std::vector<double>& v, int64_t b, int64_t r, int64_t c) {
+    const size_t i = static_cast<size_t>(((b * n + r) * n + c) * parts);
+    return C(v[i], complex ? v[i + 1] : 0);
+  };
+  for (int64_t b = 0; b < batch; ++b) {
+    bool finite = true;
+    double amax = 0;
+    for (int64_t r = 0; r < n; ++r)
+      for (int64_t c = 0; c < n; ++c) {
+        const C x = at(a, b, r, c);
+        finite = finite && std::isfinite(x.real()) && std::isfinite(x.imag());
+        amax = std::max(amax, std::abs(x));
+      }
+    for (int64_t j = 0; j < n; ++j) {
+      if (!vectors || !finite) {
+        for (int64_t r = 0; r < n; ++r) {
+          const C g = at(got, b, r, j), v = at(want, b, r, j);
+          if (!finite) EXPECT_TRUE(std::isnan(g.real()) && std::isnan(v.real())) << "matrix " << b;
+          else EXPECT_EQ(g, v) << "matrix " << b << " (" << r << ", " << j << ")";
+        }
+        continue;
+      }
+      C dot = 0;
+      double norm2 = 0;
+      for (int64_t r = 0; r < n; ++r) dot += std::conj(at(want, b, r, j)) * at(got, b, r, j), norm2 += std::norm(at(got, b, r, j));
+      EXPECT_NEAR(std::sqrt(norm2), 1.0, tol) << "matrix " << b << " column " << j;
+      const C phase = std::abs(dot) > 0 ? dot / std::abs(dot) : C(1);
+      if (same_signs) EXPECT_NEAR(std::abs(phase - C(1)), 0.0, tol) << "matrix " << b << " column " << j << "'s sign";
+      double err = 0, res = 0;
+      for (int64_t r = 0; r < n; ++r) {
+        err = std::max(err, std::abs(at(got, b, r, j) - phase * at(want, b, r, j)));
+        C av = 0;
+        for (int64_t k = 0; k < n; ++k) {
+          const bool stored = lower ? r >= k : r <= k;
+          const C x = stored ? at(a, b, r, k) : std::conj(at(a, b, k, r));
+          av += (r == k ? C(x.real()) : x) * at(got, b, k, j);
+        }
+        res = std::max(res, std::abs(av - w[b * n + j] * at(got, b, r, j)));
+      }
+      EXPECT_LE(err, tol) << "matrix " << b << " column " << j;
+      EXPECT_LE(res, tol * n * std::max(amax, 1e-300)) << "matrix " << b << " column " << j << "'s residual";
+    }
+  }
+}
+
+// kiln.syevd (jaxlib's ?syevd_ffi / ?heevd_ffi, jnp.linalg.eigh) against
+// the CPU: every type, both triangles, with and without vectors, batches of
+// random matrices (the other triangle random too: it must be ignored), n =
+// 0, 1, 2, 6 and 17; among the n = 6 ones a diagonal matrix, one with a
+// column already reduced (a zero tau), one of tiny and one of huge entries
+// (syevd's scaling, whose eigenvalues are compared relative to their own
+// size) and one holding a NaN (info 1, NaN results). The shader forms Q
+// and rotates it where the CPU rotates the identity and applies Q after,
+// so vectors agree within rounding, with the same signs.
+TEST_F(VulkanTest, SymmetricEigenMatchesCpu) {
+  std::mt19937_64 rng(47);
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  const int64_t sizes[] = {6, 17, 2, 1, 0}, batch = 2;
+  for (const char* type : {"f32", "f64", "complex<f32>", "complex<f64>"})
+    for (char uplo : {'L', 'U'})
+      for (char mode : {'V', 'N'}) {
+        const bool complex = std::string(type).rfind("complex", 0) == 0;
+        const bool f64 = std::string(type).find("64") != std::string::npos;
+        const int64_t parts = complex ? 2 : 1;
+        SCOPED_TRACE(std::string(type) + " " + uplo + " " + mode);
+        const std::string target =
+            std::string("lapack_") + (complex ? (f64 ? "zheevd" : "cheevd") : (f64 ? "dsyevd" : "ssyevd")) + "_ffi";
+        std::string src;
+        for (int64_t n : sizes) {
+          const std::string at = Shape({batch, n, n}, type);
+          const std::string results = at + ", " + Shape({batch, n}, f64 ? "f64" : "f32") + ", " + Shape({batch}, "i32");
+          src += "func.func @n" + std::to_string(n) + "(%a: " + at + ") -> (" + results + ") {\n  %0:3 = " +
+                 "stablehlo.custom_call @" + target + "(%a) {mhlo.backend_config = {mode = " + std::to_string(int(mode)) +
+                 " : ui8, uplo = " + std::to_string(int(uplo)) + " : ui8}, api_version = 4 : i32} : (" + at + ") -> (" +
+                 results + ")\n  return %0#0, %0#1, %0#2 : " + results + "\n}\n";
+        }
+        auto bytes = CompileAll(src, "vulkan");
+        ASSERT_FALSE(bytes.empty());
+        const double tol = f64 ? 1e-9 : 2e-3;
+        for (int64_t n : sizes)
+          for (int variant = 0; variant < (n == 6 ? 4 : 1); ++variant) {
+            SCOPED_TRACE("n = " + std::to_string(n) + ", variant " + std::to_string(variant));
+            std::vector<double> a(batch * n * n * parts);
+            for (double& x : a) x = uniform(rng);
+            double scale = 1;
+            if (variant == 1) {
+              // Matrix 0 diagonal; matrix 1 with column 0 (lower) / 5
+              // (upper) zero beyond the first off-diagonal.
+              for (int64_t r = 0; r < n; ++r)
+                for (int64_t c = 0; c < n; ++c)
+                  if (r != c)
+                    for (int64_t q = 0; q < parts; ++q) a[(r * n + c) * parts + q] = 0;
+              for (int64_t k = 2; k < n; ++k)
+                for (int64_t q = 0; q < parts; ++q) {
+                  const int64_t r = uplo == 'L' ? k : n - 1 - k, c = uplo == 'L' ? 0 : n - 1;
+                  a[(n * n + r * n + c) * parts + q] = 0;
+                }
+            } else if (variant == 2 || variant == 3) {
+              scale = variant == 2 ? (f64 ? 1e-300 : 1e-30) : (f64 ? 1e300 : 1e30);
+              for (double& x : a) x *= scale;
+              if (variant == 3) a[(n * n + n + 2) * parts] = std::nan("");  // matrix 1: (1, 2), both triangles
+              if (variant == 3) a[(n * n + 2 * n + 1) * parts] = std::nan("");
+            }
+            const vm::HostTensor in = Matrices(a, {batch, n, n}, f64, complex);
+            auto want = RunOn(cpu_.get(), bytes, "n" + std::to_string(n), {in});
+            auto got = RunOn(vulkan_.get(), bytes, "n" + std::to_string(n), {in});
+            ASSERT_TRUE(want.ok()) << want.status().message();
+            ASSERT_TRUE(got.ok()) << got.status().message();
+            EXPECT_EQ((*want)[2].data, (*got)[2].data) << "info";
+            ExpectClose((*want)[1], (*got)[1], tol, "w");
+            ExpectEigenvectors(Doubles(in), (*want)[0], (*got)[0], Doubles((*got)[1]), batch, n, complex, uplo == 'L',
+                               mode == 'V', tol, f64 || n <= 6);
+            if (variant == 3) EXPECT_EQ(std::isnan(Doubles((*got)[1])[n]), true) << "matrix 1 holds a NaN";
+            if (scale != 1) {  // the eigenvalues relative to their size
+              std::vector<double> w = Doubles((*want)[1]), g = Doubles((*got)[1]);
+              for (size_t i = 0; i < w.size(); ++i)
+                if (!std::isnan(w[i])) EXPECT_NEAR(g[i] / scale, w[i] / scale, tol * 4) << "eigenvalue " << i;
+            }
+          }
+      }
+}
+
+// kiln.geqp3 (jaxlib's ?geqp3_ffi, QR with column pivoting) against the
+// CPU: every type, tall, wide and square batches, free columns, fixed ones
+// (jpvt != 0, moved to the front), and columns that tie or vanish (a zero
+// column, two of one norm); the
+// pivots must be the CPU's exactly, the factor and tau within rounding.
+TEST_F(VulkanTest, PivotedQrMatchesCpu) {
+  std::mt19937_64 rng(53);
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  const int64_t shapes[][2] = {{7, 5}, {4, 6}, {6, 6}, {1, 3}, {3, 1}, {0, 2}, {2, 0}}, batch = 3;
+  for (const char* type : {"f32", "f64", "complex<f32>", "complex<f64>"}) {
+    const bool complex = std::string(type).rfind("complex", 0) == 0;
+    const bool f64 = std::string(type).find("64") != std::string::npos;
+    const int64_t parts = complex ? 2 : 1;
+    SCOPED_TRACE(type);
+    const std::string target = std::string("lapack_") + (complex ? (f64 ? "z" : "c") : (f64 ? "d" : "s")) + "geqp3_ffi";
+    std::string src;
+    for (const auto& mn : shapes) {
+      const int64_t m = mn[0], n = mn[1];
+      const std::string at = Shape({batch, m, n}, type), pt = Shape({batch, n}, "i32");
+      const std::string tt = Shape({batch, std::min(m, n)}, type);
+      const std::string fn = "m" + std::to_string(m) + "n" + std::to_string(n);
+      // Returned as (a, tau, jpvt): the factors within rounding first.
+      src += "func.func @" + fn + "(%a: " + at + ", %p: " + pt + ") -> (" + at + ", " + tt + ", " + pt +
+             ") {\n  %0:3 = stablehlo.custom_call @" + target + "(%a, %p) {mhlo.backend_config = {}} : (" + at + ", " +
+             pt + ") -> (" + at + ", " + pt + ", " + tt + ")\n  return %0#0, %0#2, %0#1 : " + at + ", " + tt + ", " + pt +
+             "\n}\n";
+    }
+    auto bytes = CompileAll(src, "vulkan");
+    ASSERT_FALSE(bytes.empty());
+    for (const auto& mn : shapes) {
+      const int64_t m = mn[0], n = mn[1];
+      SCOPED_TRACE(std::to_string(m) + " x " + std::to_string(n));
+      std::vector<double> a(batch * m * n * parts);
+      for (double& x : a) x = uniform(rng);
+      std::vector<int32_t> jpvt(batch * n, 0);
+      if (n >= 3 && m >= 2) {
+        // Matrix 1: column 2 fixed, column 0 zero; matrix 2: column 0
+        // fixed, and column 2 column 1 with every other row negated (the
+        // same norm, so the two tie; a plain copy would leave a remainder
+        // of rounding noise, which no two devices factor alike).
+        jpvt[n + 2] = 1;
+        for (int64_t r = 0; r < m; ++r)
+          for (int64_t q = 0; q < parts; ++q) {
+            a[((m * n) + r * n) * parts + q] = 0;
+            a[((2 * m * n) + r * n + 2) * parts + q] = (r % 2 ? -1 : 1) * a[((2 * m * n) + r * n + 1) * parts + q];
+          }
+        jpvt[2 * n] = 7;
+      }
+      vm::HostTensor p;
+      p.type = ElementType::kSI32;
+      p.dims = {batch, n};
+      p.data.resize(jpvt.size() * 4);
+      if (!jpvt.empty()) std::memcpy(p.data.data(), jpvt.data(), p.data.size());
+      std::vector<vm::HostTensor> got;
+      const std::string fn = "m" + std::to_string(m) + "n" + std::to_string(n);
+      ExpectFactorsMatch(cpu_.get(), vulkan_.get(), bytes, fn, {Matrices(a, {batch, m, n}, f64, complex), p},
+                         f64 ? 1e-12 : 2e-5, {"a", "tau"}, {"jpvt"}, &got);
+    }
+  }
 }
 
 // Every form of triangular_solve (left and right side, lower and upper,
