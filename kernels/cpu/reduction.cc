@@ -202,6 +202,79 @@ HWY_INLINE bool FeedFourRows(const T* HWY_RESTRICT x, size_t stride, size_t bloc
   return true;
 }
 
+#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3
+// The tree's pairwise fold (s[j] += s[j + half], half = 8, 4, 2, 1) of one
+// vector's lanes, in registers: each step adds the upper half to the lower.
+template <Half H, class D>
+HWY_INLINE hn::TFromD<D> FoldVector(D d, hn::VFromD<D> v) {
+  if constexpr (hn::MaxLanes(d) == 1) {
+    return hn::GetLane(v);
+  } else {
+    const hn::Half<D> dh;
+    return FoldVector<H>(dh, RoundTo16<H>(dh, hn::Add(hn::LowerHalf(dh, v), hn::UpperHalf(dh, v))));
+  }
+}
+
+// Tree lanes [base, base + N) of a row's tail (its last rem < 16 elements,
+// which go to lanes 0 .. rem - 1): the row's elements where the tail covers
+// the whole vector, else the row's last N elements rotated into place with
+// -0 (the exact identity: x + -0 == x for every x) in the lanes past it.
+// Reads only inside the row (r >= 16).
+template <class D, typename T = hn::TFromD<D>>
+HWY_INLINE hn::VFromD<D> TailLanes(D d, const T* HWY_RESTRICT row, size_t r, size_t rem, size_t base) {
+  const size_t N = hn::Lanes(d);
+  const size_t c = std::min(rem - base, N);  // the callers have rem > base
+  if (c == N) return hn::LoadU(d, row + (r - rem) + base);
+  const hn::RebindToSigned<D> di;
+  using TI = hn::TFromD<decltype(di)>;
+  const auto idx = hn::And(hn::Add(hn::Iota(di, 0), hn::Set(di, static_cast<TI>(N - c))), hn::Set(di, static_cast<TI>(N - 1)));
+  const auto rotated = hn::TableLookupLanes(hn::LoadU(d, row + r - N), hn::IndicesFromVec(d, idx));
+  return hn::IfThenElse(hn::FirstN(d, c), rotated, hn::Set(d, T(-0.0)));
+}
+
+// Four rows' sums (x, x + stride, ...; r >= 16 elements each) in the tree
+// order, in registers from the first load to the result: the 16 lanes as one
+// or two vectors, the tail, the pairwise fold, init + s[0]. On AVX2 and
+// AVX-512 (16 lanes of f32 or f64 as one or two vectors); false elsewhere.
+// Short rows (a pooling head's 7 x 7) were dominated by the lanes' trips
+// through memory, whose narrow stores stall the wide loads after them.
+template <Half H, typename T>
+HWY_INLINE bool SumFourRows(const T* HWY_RESTRICT x, size_t stride, size_t r, T init, T* HWY_RESTRICT out) {
+  const hn::CappedTag<T, ref::kReduceLanes> d;
+  constexpr size_t N = hn::MaxLanes(d);
+  if constexpr (N != ref::kReduceLanes && 2 * N != ref::kReduceLanes) {
+    return false;
+  } else {
+    const size_t fed = r / ref::kReduceLanes * ref::kReduceLanes, rem = r - fed;
+    const auto z = hn::Set(d, T(-0.0));
+    hn::VFromD<decltype(d)> a[4] = {z, z, z, z}, b[4] = {z, z, z, z};  // lanes [0, N) and [N, 16)
+    for (size_t i = 0; i < fed; i += ref::kReduceLanes)
+      for (size_t k = 0; k < 4; ++k) {
+        a[k] = RoundTo16<H>(d, hn::Add(a[k], hn::LoadU(d, x + k * stride + i)));
+        if constexpr (N < ref::kReduceLanes) b[k] = RoundTo16<H>(d, hn::Add(b[k], hn::LoadU(d, x + k * stride + i + N)));
+      }
+    const ScalarRound<H> round;
+    for (size_t k = 0; k < 4; ++k) {
+      const T* row = x + k * stride;
+      auto v = a[k];
+      if (rem > 0) v = RoundTo16<H>(d, hn::Add(v, TailLanes(d, row, r, rem, 0)));
+      if constexpr (N < ref::kReduceLanes) {
+        auto w = b[k];
+        if (rem > N) w = RoundTo16<H>(d, hn::Add(w, TailLanes(d, row, r, rem, N)));
+        v = RoundTo16<H>(d, hn::Add(v, w));  // s[j] += s[j + 8]
+      }
+      out[k] = round(init + FoldVector<H>(d, v));
+    }
+    return true;
+  }
+}
+#else
+template <Half H, typename T>
+HWY_INLINE bool SumFourRows(const T*, size_t, size_t, T, T*) {
+  return false;
+}
+#endif
+
 // maximum/minimum of dst[0] and x[0..r) with the plain SIMD max/min (one op
 // per vector instead of MaxLikeReference's chain), noting NaNs on the way:
 // without NaN, and with a result other than zero, it is the reference's
@@ -339,7 +412,6 @@ void ReduceRows(const ReduceProblem& p) {
   }
   const bool tree = p.inner == 1 && p.op == ReduceOp::kAdd;
   const size_t row = p.r * p.inner;  // operand elements per outer row
-  const ScalarRound<H> round;
   // 16-bit results are computed as f32 into a scratch block of this task's
   // results, then narrowed.
   T* out = static_cast<T*>(p.out);
@@ -359,12 +431,13 @@ void ReduceRows(const ReduceProblem& p) {
     size_t k = 0;
     const size_t blocks = p.r / ref::kReduceLanes, fed = blocks * ref::kReduceLanes;
     if (tree && blocks > 0) {
+      while (k + 4 <= rows && SumFourRows<H>(x + k * row, row, p.r, init, out + o + k)) k += 4;
       T four[4 * ref::kReduceLanes];
       for (; k + 4 <= rows && FeedFourRows<H>(x + k * row, row, blocks, four); k += 4) {
         for (size_t j = 0; j < 4; ++j) {
           T* l = four + j * ref::kReduceLanes;
-          ref::TreeSumFeed(x + (k + j) * row + fed, p.r - fed, fed, l, round);
-          out[o + k + j] = ref::TreeSumFinish(l, init, round);
+          ref::TreeSumFeed(x + (k + j) * row + fed, p.r - fed, fed, l, ScalarRound<H>());
+          out[o + k + j] = ref::TreeSumFinish(l, init, ScalarRound<H>());
         }
       }
     }
@@ -373,7 +446,7 @@ void ReduceRows(const ReduceProblem& p) {
       if (tree) {
         for (T& l : lanes) l = T(-0.0);
         FoldInto<H>(p.op, x + k * row, p.r, 1, dst, lanes, 0);
-        dst[0] = ref::TreeSumFinish(lanes, init, round);
+        dst[0] = ref::TreeSumFinish(lanes, init, ScalarRound<H>());
       } else {
         std::fill(dst, dst + p.inner, init);
         FoldInto<H>(p.op, x + k * row, p.r, p.inner, dst, lanes, 0);
@@ -425,7 +498,7 @@ void ReduceRows(const ReduceProblem& p) {
       produce(o * row + k * p.inner, n * p.inner);
       FoldInto<H>(p.op, scratch, n, p.inner, dst, lanes, k);
     }
-    if (tree) dst[0] = ref::TreeSumFinish(lanes, init, round);
+    if (tree) dst[0] = ref::TreeSumFinish(lanes, init, ScalarRound<H>());
   }
   narrow();
 }

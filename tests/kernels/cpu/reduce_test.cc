@@ -85,9 +85,31 @@ KILN_TEST_ALL_TARGETS(CpuReduce, LargeEnoughToSplitOverThePool) {
 
 KILN_TEST_ALL_TARGETS(CpuReduce, TreeOrderRowsOfEveryLength) {
   for (ElementType t : {ElementType::kF32, ElementType::kF64})
-    for (int64_t r : {1, 2, 15, 16, 17, 31, 33, 333, 4101})
-      Check(t, ScalarOp::kAdd, {5, r}, {1}, -0.0, static_cast<uint32_t>(20 + r));
+    for (int64_t r : {1, 2, 15, 16, 17, 24, 31, 33, 49, 333, 4101})  // 49: a 7 x 7 pooling head
+      Check(t, ScalarOp::kAdd, {9, r}, {1}, -0.0, static_cast<uint32_t>(20 + r));
   Check(ElementType::kF32, ScalarOp::kAdd, {2, 3, 77, 1}, {2, 1}, 1.5, 21);  // trailing size-1 dim
+}
+
+// Rows of negative zeros from a -0 init sum to -0 in the tree order (its
+// lanes start at -0, the exact identity); the vector tails pad with -0 for
+// that reason, at every tail length, as the reference.
+KILN_TEST_ALL_TARGETS(CpuReduce, NegativeZeroRowsStayNegative) {
+  for (ElementType t : {ElementType::kF32, ElementType::kF64})
+    for (int64_t r : {16, 17, 24, 25, 31, 49}) {
+      SCOPED_TRACE(std::to_string(r));
+      const int64_t rows = 8;
+      Tensor in = Zeros(t, {rows, r}), init = Zeros(t, {});
+      for (int64_t i = 0; i < rows * r; ++i) in.Set(i, -0.0);
+      init.Set(0, -0.0);
+      KernelParams p = ReduceParams(t, ScalarOp::kAdd, {1}, /*swapped=*/false);
+      Tensor got = Zeros(t, {rows}), want = Zeros(t, {rows});
+      TensorRef ins[2] = {in.ref(), init.ref()};
+      TensorRef o1[1] = {got.ref()}, o2[1] = {want.ref()};
+      ASSERT_TRUE(FindCpuKernel(p)(KernelCall{p, ins, o1}).ok());
+      ASSERT_TRUE(ref::FindReferenceKernel("stablehlo.reduce")(KernelCall{p, ins, o2}).ok());
+      EXPECT_EQ(got.bytes, want.bytes);
+      EXPECT_TRUE(std::signbit(got.Get(0)));
+    }
 }
 
 // Rows without NaN take the plain SIMD max/min (reduction.cc,
