@@ -17,6 +17,44 @@ namespace kiln::cpu {
 // both broadcast, or both contiguous) are merged first, so the runs are as
 // long as the input allows (an NCHW per-channel vector is one fill per
 // H x W plane, not one per row).
+// dst[0..run) = the run at positions q.. of a row whose element p is
+// row[(p / kRep) * step] (kRep = 1: row[p * step]).
+template <size_t kRep, typename T>
+inline void CopyRepeatedRun(const T* row, int64_t step, size_t q, size_t run, T* dst) {
+  if constexpr (kRep == 1) {
+    if (step == 1) {
+      std::memcpy(dst, row + q, run * sizeof(T));
+    } else if (step == 0) {
+      std::fill(dst, dst + run, row[0]);
+    } else {
+      const T* s = row + static_cast<int64_t>(q) * step;
+      for (size_t j = 0; j < run; ++j) dst[j] = s[static_cast<int64_t>(j) * step];
+    }
+  } else {
+    size_t p = q, i = 0;
+    for (; p % kRep != 0 && i < run; ++p, ++i) dst[i] = row[static_cast<int64_t>(p / kRep) * step];
+    const size_t whole = (run - i) / kRep;
+    const T* s = row + static_cast<int64_t>(p / kRep) * step;
+    T* d = dst + i;
+    for (size_t j = 0; j < whole; ++j) {  // each element kRep times
+      const T v = s[static_cast<int64_t>(j) * step];
+      for (size_t t = 0; t < kRep; ++t) d[j * kRep + t] = v;
+    }
+    p += whole * kRep, i += whole * kRep;
+    for (; i < run; ++p, ++i) dst[i] = row[static_cast<int64_t>(p / kRep) * step];
+  }
+}
+
+// dst[i] = in[offset of output element (start + i)] for i < count, where the
+// output has `dims` (rank <= 16) and output axis a advances the input by
+// strides[a] elements (0 where the input is broadcast). Adjacent axes that
+// step through the input as one (strides[a] == strides[a + 1] * dims[a + 1]:
+// both broadcast, or both contiguous) are merged first, so the runs are as
+// long as the input allows (an NCHW per-channel vector is one fill per
+// H x W plane, not one per row). An innermost broadcast axis of 2 to 4
+// under a stepping one (nearest-neighbour upsampling: each element
+// repeated) is merged into it as a repeat, so its runs are rows too, not
+// pairs.
 template <typename T>
 void GatherBlock(const T* in, const std::vector<int64_t>& strides, const std::vector<int64_t>& out_dims, size_t start,
                  size_t count, T* dst) {
@@ -37,34 +75,42 @@ void GatherBlock(const T* in, const std::vector<int64_t>& strides, const std::ve
       ++rank;
     }
   }
+  size_t rep = 1;  // the innermost axis repeats each element of the row
+  if (rank >= 2 && steps[rank - 1] == 0 && dims[rank - 1] >= 2 && dims[rank - 1] <= 4 && steps[rank - 2] != 0) {
+    rep = static_cast<size_t>(dims[rank - 1]);
+    --rank;
+    dims[rank - 1] *= static_cast<int64_t>(rep);
+  }
+  // idx: the multi-index of the current element; row: the input offset of
+  // its innermost row's element 0.
   int64_t idx[16];
-  int64_t off = 0;
+  int64_t row = 0;
   size_t rest = start;
   for (size_t a = rank; a-- > 0;) {
     idx[a] = static_cast<int64_t>(rest % static_cast<size_t>(dims[a]));
     rest /= static_cast<size_t>(dims[a]);
-    off += idx[a] * steps[a];
+    if (a + 1 < rank) row += idx[a] * steps[a];
   }
   const int64_t inner = dims[rank - 1], step = steps[rank - 1];
   for (size_t i = 0; i < count;) {
-    const size_t run = std::min(count - i, static_cast<size_t>(inner - idx[rank - 1]));
-    if (step == 1) {
-      std::memcpy(dst + i, in + off, run * sizeof(T));
-    } else if (step == 0) {
-      std::fill(dst + i, dst + i + run, in[off]);
-    } else {
-      for (size_t j = 0; j < run; ++j) dst[i + j] = in[off + static_cast<int64_t>(j) * step];
+    const size_t q = static_cast<size_t>(idx[rank - 1]);
+    const size_t run = std::min(count - i, static_cast<size_t>(inner) - q);
+    switch (rep) {
+      case 2: CopyRepeatedRun<2>(in + row, step, q, run, dst + i); break;
+      case 3: CopyRepeatedRun<3>(in + row, step, q, run, dst + i); break;
+      case 4: CopyRepeatedRun<4>(in + row, step, q, run, dst + i); break;
+      default: CopyRepeatedRun<1>(in + row, step, q, run, dst + i); break;
     }
     i += run;
-    // Advance to the start of the next innermost run, carrying outwards.
-    off += static_cast<int64_t>(run) * step;
     idx[rank - 1] += static_cast<int64_t>(run);
-    for (size_t a = rank; a-- > 0 && idx[a] == dims[a];) {
-      off -= dims[a] * steps[a];
+    if (idx[rank - 1] < inner) continue;
+    // The next row, carrying outwards.
+    idx[rank - 1] = 0;
+    for (size_t a = rank - 1; a-- > 0;) {
+      row += steps[a];
+      if (++idx[a] < dims[a]) break;
+      row -= dims[a] * steps[a];
       idx[a] = 0;
-      if (a == 0) break;
-      off += steps[a - 1];
-      ++idx[a - 1];
     }
   }
 }

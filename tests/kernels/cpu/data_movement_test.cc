@@ -120,6 +120,28 @@ TEST(CpuBroadcastInDim, ExpandRepeatAndTranspose) {
       Check(Params("stablehlo.broadcast_in_dim", "broadcast_dimensions", c.dims), t, c.in, c.out, 6);
 }
 
+// Nearest-neighbour upsampling as exporters write it (broadcast_in_dim to
+// [N, C, H, s, W, s], then a reshape): each element repeated along the
+// innermost axis, which gather.h merges into the row as a repeat (2 to 4;
+// 5 stays a fill per element), also under a transposed row (a stride
+// other than 1) and split over tasks that start mid-row.
+TEST(CpuBroadcastInDim, RepeatedElementsAsUpsampling) {
+  struct Case {
+    std::vector<int64_t> in, out, dims;
+  };
+  const Case cases[] = {{{1, 3, 5, 7}, {1, 3, 5, 2, 7, 2}, {0, 1, 2, 4}},
+                        {{2, 4, 3}, {2, 4, 3, 3}, {0, 1, 2}},
+                        {{2, 4, 3}, {2, 4, 3, 4}, {0, 1, 2}},
+                        {{2, 4, 3}, {2, 4, 3, 5}, {0, 1, 2}},
+                        {{4, 3}, {3, 4, 2}, {1, 0}},
+                        {{1, 9}, {1, 9, 3}, {0, 1}}};
+  for (const Case& c : cases)
+    for (ElementType t : kTypes)
+      Check(Params("stablehlo.broadcast_in_dim", "broadcast_dimensions", c.dims), t, c.in, c.out, 7);
+  Check(Params("stablehlo.broadcast_in_dim", "broadcast_dimensions", {0, 1, 2, 4}), ElementType::kF32,
+        {2, 16, 37, 61}, {2, 16, 37, 3, 61, 3}, 8);
+}
+
 TEST(CpuSlice, StartsLimitsAndStrides) {
   struct Case {
     std::vector<int64_t> in, start, limit, strides;
