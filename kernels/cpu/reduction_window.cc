@@ -9,7 +9,9 @@
 // NHWC pooling), neighbouring results along it are computed together with
 // SIMD; when it is (NCHW pooling), neighbouring results along the row are,
 // from phased copies of the input rows they read (WindowRowsAlongX). Tap offsets are computed once per
-// result position. Work is split over the thread pool by result positions.
+// result position. A cumulative window (cumsum, cummax) runs as a running
+// fold (WindowCumulative), the same bits in linear time. Work is split
+// over the thread pool by result positions.
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -189,10 +191,70 @@ void WindowRowsAlongX(const WindowProblem& p) {
   }
 }
 
+// A cumulative window (cumsum, cummax: one axis windowed over its whole
+// length n, stride 1, padding (n - 1, 0); what torch_xla and reduce_window
+// lowerings of a cumulative reduction write): result i along the axis folds
+// n - 1 - i padding taps (the init value) and then x[0..i] in order. With
+// op(init, init) == init (maximum, minimum, and add of a zero init) the
+// padding taps leave the accumulator at init, so result i is the running
+// fold s(i) = op(s(i - 1), x[i]) from s(-1) = init: the reference's bits in
+// n ops a result instead of (n + 1) / 2 on average. Here p.in_dims is
+// {outer, n}, p.lanes the elements after the axis (inner), and positions
+// [p.begin, p.end) index `outer`; SIMD across inner, or eight rows' chains
+// side by side when inner is 1.
+template <typename T>
+void WindowCumulative(const WindowProblem& p) {
+  const hn::ScalableTag<T> d;
+  const hn::CappedTag<T, 1> d1;
+  const size_t N = hn::Lanes(d);
+  const T* in = static_cast<const T*>(p.in);
+  T* out = static_cast<T*>(p.out);
+  T init;
+  std::memcpy(&init, p.init, sizeof(T));
+  const size_t n = static_cast<size_t>(p.in_dims[1]), inner = p.lanes;
+  if (inner == 1) {
+    constexpr size_t kRows = 8;
+    for (size_t o = p.begin; o < p.end; o += kRows) {
+      const size_t rows = std::min(kRows, p.end - o);
+      hn::Vec<decltype(d1)> acc[kRows];
+      for (size_t g = 0; g < kRows; ++g) acc[g] = hn::Set(d1, init);
+      const T* x = in + o * n;
+      T* y = out + o * n;
+      for (size_t i = 0; i < n; ++i)
+        for (size_t g = 0; g < rows; ++g) {
+          acc[g] = Combine(d1, p.op, acc[g], hn::Set(d1, x[g * n + i]));
+          y[g * n + i] = hn::GetLane(acc[g]);
+        }
+    }
+    return;
+  }
+  for (size_t o = p.begin; o < p.end; ++o) {
+    const T* x = in + o * n * inner;
+    T* y = out + o * n * inner;
+    size_t c = 0;
+    for (; c + N <= inner; c += N) {
+      auto acc = hn::Set(d, init);
+      for (size_t i = 0; i < n; ++i) {
+        acc = Combine(d, p.op, acc, hn::LoadU(d, x + i * inner + c));
+        hn::StoreU(acc, d, y + i * inner + c);
+      }
+    }
+    for (; c < inner; ++c) {
+      auto acc = hn::Set(d1, init);
+      for (size_t i = 0; i < n; ++i) {
+        acc = Combine(d1, p.op, acc, hn::Set(d1, x[i * inner + c]));
+        y[i * inner + c] = hn::GetLane(acc);
+      }
+    }
+  }
+}
+
 void WindowF32(const WindowProblem& p) { WindowRows<float>(p); }
 void WindowF64(const WindowProblem& p) { WindowRows<double>(p); }
 void WindowAlongXF32(const WindowProblem& p) { WindowRowsAlongX<float>(p); }
 void WindowAlongXF64(const WindowProblem& p) { WindowRowsAlongX<double>(p); }
+void WindowCumulativeF32(const WindowProblem& p) { WindowCumulative<float>(p); }
+void WindowCumulativeF64(const WindowProblem& p) { WindowCumulative<double>(p); }
 
 }  // namespace HWY_NAMESPACE
 }  // namespace kiln::cpu
@@ -205,6 +267,8 @@ HWY_EXPORT(WindowF32);
 HWY_EXPORT(WindowF64);
 HWY_EXPORT(WindowAlongXF32);
 HWY_EXPORT(WindowAlongXF64);
+HWY_EXPORT(WindowCumulativeF32);
+HWY_EXPORT(WindowCumulativeF64);
 
 bool ReduceWindowApplies(const KernelParams& params) {
   const ScalarProgram* body = params.Program("body");
@@ -251,6 +315,48 @@ Status ReduceWindow(const KernelCall& call) {
   p.out = out.data;
   p.init = init.data;
   p.op = op;
+  // A cumulative window (see WindowCumulative) along axis c: every other
+  // axis untouched.
+  int c = -1;
+  bool cumulative = true;
+  for (size_t a = 0; a < r && cumulative; ++a) {
+    const bool plain = strides[a] == 1 && wdil[a] == 1;
+    if (wdims[a] == 1) {
+      cumulative = plain && padding[2 * a] == 0 && padding[2 * a + 1] == 0;
+    } else {
+      cumulative = c < 0 && plain && wdims[a] == in.dims[a] && padding[2 * a] == in.dims[a] - 1 &&
+                   padding[2 * a + 1] == 0;
+      c = static_cast<int>(a);
+    }
+  }
+  if (cumulative && c >= 0 && op == ReduceOp::kAdd) {  // the padding taps must leave init alone: 0 + 0 == 0
+    float f = 1;
+    double v = 1;
+    if (t == ElementType::kF32) std::memcpy(&f, init.data, sizeof f), v = f;
+    else std::memcpy(&v, init.data, sizeof v);
+    cumulative = v == 0;
+  }
+  if (cumulative && c >= 0) {
+    size_t outer = 1, inner = 1;
+    for (int a = 0; a < c; ++a) outer *= static_cast<size_t>(in.dims[a]);
+    for (size_t a = static_cast<size_t>(c) + 1; a < r; ++a) inner *= static_cast<size_t>(in.dims[a]);
+    const size_t n = static_cast<size_t>(in.dims[c]);
+    p.in_dims = {static_cast<int64_t>(outer), static_cast<int64_t>(n)};
+    p.lanes = inner;
+    const size_t per_task = std::max<size_t>(8, (size_t{1} << 16) / std::max<size_t>(1, n * inner)) / 8 * 8;
+    const int64_t tasks = static_cast<int64_t>((outer + per_task - 1) / per_task);
+    ParallelFor(call.runner, tasks, [&](int64_t task, int) {
+      WindowProblem q = p;
+      q.begin = static_cast<size_t>(task) * per_task;
+      q.end = std::min(outer, q.begin + per_task);
+      if (t == ElementType::kF32) {
+        HWY_DYNAMIC_DISPATCH(WindowCumulativeF32)(q);
+      } else {
+        HWY_DYNAMIC_DISPATCH(WindowCumulativeF64)(q);
+      }
+    });
+    return Status::Ok();
+  }
   // The innermost axis rides along as SIMD lanes when it is not windowed.
   const bool lanes = r >= 2 && wdims[r - 1] == 1 && strides[r - 1] == 1 && padding[2 * r - 2] == 0 &&
                      padding[2 * r - 1] == 0;

@@ -112,6 +112,35 @@ KILN_TEST_ALL_TARGETS(CpuReduceWindow, RowsAlongTheWindowedInnermostAxis) {
               {{1, 64, 112, 112}, {1, 1, 3, 3}, {1, 1, 2, 2}, {1, 1, 1, 1}, {0, 0, 0, 0, 1, 1, 1, 1}}, -INFINITY, 15);
 }
 
+// Cumulative windows (cumsum, cummax: an axis windowed over its whole
+// length with padding (n - 1, 0)) run as a running fold where the padding
+// taps leave the init value alone (WindowCumulative): along the last axis
+// (rows in groups of eight, a ragged group), a middle one (SIMD across the
+// inner elements, a ragged vector) and the first; an add whose init is not
+// zero, and a window one padding tap off, take the general path; NaN,
+// infinities and signed zeros are in the inputs (Random); split over the
+// pool.
+KILN_TEST_ALL_TARGETS(CpuReduceWindow, CumulativeWindows) {
+  const WindowCase cases[] = {
+      {{5, 37}, {1, 37}, {1, 1}, {1, 1}, {0, 0, 36, 0}},
+      {{17, 9}, {1, 9}, {1, 1}, {1, 1}, {0, 0, 8, 0}},
+      {{3, 19, 21}, {1, 19, 1}, {1, 1, 1}, {1, 1, 1}, {0, 0, 18, 0, 0, 0}},
+      {{11, 4}, {11, 1}, {1, 1}, {1, 1}, {10, 0, 0, 0}},
+      {{6, 1}, {6, 1}, {1, 1}, {1, 1}, {5, 0, 0, 0}},
+      {{4, 37}, {1, 37}, {1, 1}, {1, 1}, {0, 0, 37, 0}},  // one padding tap more: not cumulative
+  };
+  for (ElementType t : {ElementType::kF32, ElementType::kF64})
+    for (const auto& c : cases) {
+      CheckWindow(t, ScalarOp::kAdd, c, 0.0, 21);
+      CheckWindow(t, ScalarOp::kAdd, c, -0.0, 22);
+      CheckWindow(t, ScalarOp::kAdd, c, 1.5, 23);
+      CheckWindow(t, ScalarOp::kMaximum, c, -INFINITY, 24);
+      CheckWindow(t, ScalarOp::kMaximum, c, 0.0, 25);
+      CheckWindow(t, ScalarOp::kMinimum, c, INFINITY, 26);
+    }
+  CheckWindow(ElementType::kF32, ScalarOp::kAdd, {{4200, 16}, {1, 16}, {1, 1}, {1, 1}, {0, 0, 15, 0}}, 0.0, 27);
+}
+
 KILN_TEST_ALL_TARGETS(CpuReduceWindow, LargeEnoughToSplit) {
   CheckWindow(ElementType::kF32, ScalarOp::kMaximum,
               {{1, 56, 56, 64}, {1, 3, 3, 1}, {1, 2, 2, 1}, {1, 1, 1, 1}, {0, 0, 1, 1, 1, 1, 0, 0}}, -INFINITY, 6);
