@@ -8,6 +8,8 @@
 #include <cstring>
 #include <vector>
 
+#include "kernels/common/kernel_selection.h"
+
 namespace kiln::cpu {
 
 // dst[i] = in[offset of output element (start + i)] for i < count, where the
@@ -76,7 +78,7 @@ void GatherBlock(const T* in, const std::vector<int64_t>& strides, const std::ve
     }
   }
   size_t rep = 1;  // the innermost axis repeats each element of the row
-  if (rank >= 2 && steps[rank - 1] == 0 && dims[rank - 1] >= 2 && dims[rank - 1] <= 4 && steps[rank - 2] != 0) {
+  if (!KILN_SELECTIVE_BUILD && rank >= 2 && steps[rank - 1] == 0 && dims[rank - 1] >= 2 && dims[rank - 1] <= 4 && steps[rank - 2] != 0) {
     rep = static_cast<size_t>(dims[rank - 1]);
     --rank;
     dims[rank - 1] *= static_cast<int64_t>(rep);
@@ -95,11 +97,15 @@ void GatherBlock(const T* in, const std::vector<int64_t>& strides, const std::ve
   for (size_t i = 0; i < count;) {
     const size_t q = static_cast<size_t>(idx[rank - 1]);
     const size_t run = std::min(count - i, static_cast<size_t>(inner) - q);
-    switch (rep) {
-      case 2: CopyRepeatedRun<2>(in + row, step, q, run, dst + i); break;
-      case 3: CopyRepeatedRun<3>(in + row, step, q, run, dst + i); break;
-      case 4: CopyRepeatedRun<4>(in + row, step, q, run, dst + i); break;
-      default: CopyRepeatedRun<1>(in + row, step, q, run, dst + i); break;
+    if constexpr (KILN_SELECTIVE_BUILD) {  // (held to their size: no repeats)
+      CopyRepeatedRun<1>(in + row, step, q, run, dst + i);
+    } else {
+      switch (rep) {
+        case 2: CopyRepeatedRun<2>(in + row, step, q, run, dst + i); break;
+        case 3: CopyRepeatedRun<3>(in + row, step, q, run, dst + i); break;
+        case 4: CopyRepeatedRun<4>(in + row, step, q, run, dst + i); break;
+        default: CopyRepeatedRun<1>(in + row, step, q, run, dst + i); break;
+      }
     }
     i += run;
     idx[rank - 1] += static_cast<int64_t>(run);

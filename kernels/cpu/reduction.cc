@@ -1,8 +1,10 @@
 // Fast stablehlo.reduce for one f32, f64, f16 or bf16 operand whose body is
 // a single add, maximum or minimum of its two parameters, over axes that
-// form one contiguous block of the operand's dims (what softmax, layer
-// norms, means and pooling heads use; anything else runs the reference
-// kernel). f16/bf16 operands are widened exactly to f32 a block at a time,
+// form one contiguous block of the operand's dims, axes of size 1 aside
+// (what softmax, layer norms, means and pooling heads use), or, for f32 and
+// f64 without a producer, two blocks with a kept one between them (a batch
+// norm's statistics: ReduceSplitRows); anything else runs the reference
+// kernel. f16/bf16 operands are widened exactly to f32 a block at a time,
 // folded in f32 with each add rounded to their type (RoundTo16: the
 // reference's rounding of the exact sum), and the results narrowed back.
 //
@@ -202,7 +204,7 @@ HWY_INLINE bool FeedFourRows(const T* HWY_RESTRICT x, size_t stride, size_t bloc
   return true;
 }
 
-#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3
+#if (HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3) && !KILN_SELECTIVE_BUILD  // (selective: held to their size)
 // The tree's pairwise fold (s[j] += s[j + half], half = 8, 4, 2, 1) of one
 // vector's lanes, in registers: each step adds the upper half to the lower.
 template <Half H, class D>
@@ -503,6 +505,76 @@ void ReduceRows(const ReduceProblem& p) {
   narrow();
 }
 
+// Reduced axes in two blocks with a kept block between them: the operand
+// as [k0, r0, k1, r1, k2] (k0 and k2 kept, either of size 1; a batch
+// norm's statistics over N, H and W of NCHW are [1, N, C, H*W, 1]). The
+// reference folds each result's elements in row-major order (the tree
+// order is for one contiguous block only), so each result runs one
+// sequential fold over r0 then r1: SIMD across k2 where it is a vector or
+// more, else across k1 with gathers (r1 apart), else one result at a time.
+// Results [begin, end) of the k0 * k1 (result rows of k2) are computed.
+#if !KILN_SELECTIVE_BUILD  // (selective builds, held to their size: the reference)
+template <typename T>
+void ReduceSplitRows(const SplitReduceProblem& p) {
+  const hn::ScalableTag<T> d;
+  const hn::CappedTag<T, 1> d1;
+  const size_t N = hn::Lanes(d);
+  const T* in = static_cast<const T*>(p.in);
+  T* out = static_cast<T*>(p.out);
+  T init;
+  std::memcpy(&init, p.init, sizeof(T));
+  const size_t s_r1 = p.k2, s_k1 = p.r1 * p.k2, s_r0 = p.k1 * s_k1, s_k0 = p.r0 * s_r0;
+  auto fold_one = [&](const T* x) {  // one result: x[r0 * s_r0 + r1 * s_r1]
+    auto acc = hn::Set(d1, init);
+    for (size_t a = 0; a < p.r0; ++a)
+      for (size_t b = 0; b < p.r1; ++b) acc = Combine(d1, p.op, acc, hn::Set(d1, x[a * s_r0 + b * s_r1]));
+    return hn::GetLane(acc);
+  };
+  size_t row = p.begin;
+  while (row < p.end) {
+    const size_t i0 = row / p.k1, i1 = row % p.k1;
+    const T* x = in + i0 * s_k0 + i1 * s_k1;
+    T* y = out + row * p.k2;
+    if (p.k2 > 1) {  // lanes along k2
+      size_t c = 0;
+      for (; c + N <= p.k2; c += N) {
+        auto acc = hn::Set(d, init);
+        for (size_t a = 0; a < p.r0; ++a)
+          for (size_t b = 0; b < p.r1; ++b) acc = Combine(d, p.op, acc, hn::LoadU(d, x + a * s_r0 + b * s_r1 + c));
+        hn::StoreU(acc, d, y + c);
+      }
+      for (; c < p.k2; ++c) y[c] = fold_one(x + c);
+      ++row;
+      continue;
+    }
+    // k2 == 1: lanes across k1, r1 * ... apart, while a whole vector of
+    // results is left in this k1 row.
+    if (i1 + N <= p.k1 && s_k1 <= (size_t{1} << 30) / N) {
+      const hn::RebindToSigned<decltype(d)> di;
+      using TI = hn::TFromD<decltype(di)>;
+      const auto idx = hn::Mul(hn::Iota(di, 0), hn::Set(di, static_cast<TI>(s_k1)));
+      auto acc = hn::Set(d, init);
+      for (size_t a = 0; a < p.r0; ++a)
+        for (size_t b = 0; b < p.r1; ++b) acc = Combine(d, p.op, acc, hn::GatherIndex(d, x + a * s_r0 + b * s_r1, idx));
+      const size_t take = std::min(N, p.end - row);
+      if (take == N) {
+        hn::StoreU(acc, d, y);
+      } else {
+        HWY_ALIGN T lanes[HWY_MAX_BYTES / sizeof(T)];
+        hn::StoreU(acc, d, lanes);
+        std::memcpy(y, lanes, take * sizeof(T));
+      }
+      row += take;
+      continue;
+    }
+    y[0] = fold_one(x);
+    ++row;
+  }
+}
+void ReduceSplitF32(const SplitReduceProblem& p) { ReduceSplitRows<float>(p); }
+void ReduceSplitF64(const SplitReduceProblem& p) { ReduceSplitRows<double>(p); }
+#endif
+
 void ReduceF32(const ReduceProblem& p) { ReduceRows<Half::kNone, float>(p); }
 void ReduceF64(const ReduceProblem& p) { ReduceRows<Half::kNone, double>(p); }
 #if !KILN_SELECTIVE_BUILD  // (selective builds: the reference reduces 16-bit values)
@@ -519,6 +591,10 @@ namespace kiln::cpu {
 
 HWY_EXPORT(ReduceF32);
 HWY_EXPORT(ReduceF64);
+#if !KILN_SELECTIVE_BUILD
+HWY_EXPORT(ReduceSplitF32);
+HWY_EXPORT(ReduceSplitF64);
+#endif
 #if !KILN_SELECTIVE_BUILD
 HWY_EXPORT(ReduceBF16);
 HWY_EXPORT(ReduceF16);
@@ -567,6 +643,38 @@ bool ReduceApplies(const KernelParams& params) {
   // Other bodies of 32-bit lane types (argmax, integer reduces) fold on
   // lanes (elementwise_lanes32.h); not in selective builds.
   return !KILN_SELECTIVE_BUILD && params.Program("input") == nullptr && IsReduceLanes32Body(*body);
+}
+
+// A reduce over two blocks of axes (ReduceSplitRows), f32 or f64 operand
+// without a producer: run_size[0, runs) alternate kept and reduced axes
+// (the first reduced where first_reduced), two of them reduced.
+Status ReduceSplitAxes(const KernelCall& call, const size_t* run_size, size_t runs, bool first_reduced, ReduceOp op,
+                       ElementType t) {
+#if KILN_SELECTIVE_BUILD
+  return RunReference(call);
+#else
+  SplitReduceProblem p;
+  size_t* slots[5] = {&p.k0, &p.r0, &p.k1, &p.r1, &p.k2};
+  for (size_t k = 0, slot = first_reduced ? 1 : 0; k < runs; ++k) *slots[slot++] = run_size[k];
+  p.in = call.inputs[0].data;
+  p.out = call.outputs[0].data;
+  p.init = call.inputs[1].data;
+  p.op = op;
+  const size_t rows = p.k0 * p.k1, per_row = std::max<size_t>(1, p.r0 * p.r1 * p.k2);
+  const size_t rows_per_task = std::max<size_t>(16, (size_t{1} << 16) / per_row);
+  const int64_t tasks = static_cast<int64_t>((rows + rows_per_task - 1) / rows_per_task);
+  ParallelFor(call.runner, tasks, [&](int64_t task, int) {
+    SplitReduceProblem q = p;
+    q.begin = static_cast<size_t>(task) * rows_per_task;
+    q.end = std::min(rows, q.begin + rows_per_task);
+    if (t == ElementType::kF32) {
+      HWY_DYNAMIC_DISPATCH(ReduceSplitF32)(q);
+    } else {
+      HWY_DYNAMIC_DISPATCH(ReduceSplitF64)(q);
+    }
+  });
+  return Status::Ok();
+#endif
 }
 
 Status Reduce(const KernelCall& call) {
@@ -626,24 +734,36 @@ Status Reduce(const KernelCall& call) {
     if (a < 0 || a >= rank || reduced[a]) return RunReference(call);
     reduced[a] = true;
   }
-  int64_t first = rank, last = -1;
-  for (int64_t a = 0; a < rank; ++a)
-    if (reduced[a]) first = std::min(first, a), last = a;
-  for (int64_t a = first; a <= last; ++a)
-    if (!reduced[a]) return RunReference(call);
   std::vector<int64_t> out_dims;
-  size_t outer = 1, r = 1, inner = 1;
-  for (int64_t a = 0; a < rank; ++a) {
-    const size_t dim = static_cast<size_t>(in_dims[a]);
-    if (reduced[a]) {
-      r *= dim;
-    } else {
-      out_dims.push_back(in_dims[a]);
-      (a < first ? outer : inner) *= dim;
-    }
-  }
+  for (int64_t a = 0; a < rank; ++a)
+    if (!reduced[a]) out_dims.push_back(in_dims[a]);
   if (!std::equal(out_dims.begin(), out_dims.end(), out.dims.begin(), out.dims.end())) return RunReference(call);
   if (out.NumElements() == 0) return Status::Ok();
+  // The axes as runs of reduced and kept ones, axes of size 1 left out (as
+  // the reference's test for its tree order leaves them out).
+  // Runs alternate kept and reduced: at most 5 of interest (two reduced).
+  size_t run_size[5] = {1, 1, 1, 1, 1}, runs = 0;
+  bool first_reduced = false, last_reduced = false;
+  for (int64_t a = 0; a < rank; ++a) {
+    if (in_dims[a] == 1) continue;
+    if (runs == 0 || last_reduced != reduced[a]) {
+      if (runs == 5) return RunReference(call);
+      if (runs++ == 0) first_reduced = reduced[a];
+      last_reduced = reduced[a];
+    }
+    run_size[runs - 1] *= static_cast<size_t>(in_dims[a]);
+  }
+  // Runs alternate from the first's kind: runs 0, 2, 4 are reduced where
+  // first_reduced, else runs 1 and 3.
+  const size_t reduced_runs = (runs + (first_reduced ? 1 : 0)) / 2;
+  if (!KILN_SELECTIVE_BUILD && reduced_runs == 2 && input == nullptr && !half)
+    return ReduceSplitAxes(call, run_size, runs, first_reduced, op, t);
+  if (reduced_runs > 1) return RunReference(call);
+  size_t outer = 1, r = 1, inner = 1;
+  for (size_t k = 0; k < runs; ++k) {
+    const bool is_reduced = (k % 2 == 0) == first_reduced;
+    (is_reduced ? r : (k == 0 ? outer : inner)) *= run_size[k];
+  }
   ReduceProblem p;
   p.in = input ? nullptr : half_ref.data != nullptr ? half_ref.data : call.inputs[0].data;
   p.producer = input ? &producer : nullptr;

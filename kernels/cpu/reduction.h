@@ -21,6 +21,18 @@ struct ReduceProblem {
   ReduceOp op = ReduceOp::kAdd;
 };
 
+// A reduce whose reduced axes form two blocks with one kept block between
+// them: the operand as [k0, r0, k1, r1, k2] (reduction.cc,
+// ReduceSplitRows); results [begin, end) of the k0 * k1 rows of k2.
+struct SplitReduceProblem {
+  const void* in = nullptr;
+  void* out = nullptr;
+  const void* init = nullptr;
+  size_t k0 = 1, r0 = 1, k1 = 1, r1 = 1, k2 = 1;
+  size_t begin = 0, end = 0;
+  ReduceOp op = ReduceOp::kAdd;
+};
+
 // Scratch elements a producer fills per step: a multiple of 16 and of kBlock.
 constexpr size_t kChunk = 16 * 1024;
 

@@ -90,6 +90,30 @@ KILN_TEST_ALL_TARGETS(CpuReduce, TreeOrderRowsOfEveryLength) {
   Check(ElementType::kF32, ScalarOp::kAdd, {2, 3, 77, 1}, {2, 1}, 1.5, 21);  // trailing size-1 dim
 }
 
+// Reduced axes in two blocks (a batch norm's statistics over N, H and W):
+// each result folds its elements in row-major order, as the reference,
+// with SIMD across a trailing kept block, gathers across the kept block
+// between (37 results: two vectors and a ragged rest on AVX-512), or one
+// result at a time (5 results); axes of size 1 do not separate blocks (the
+// tree order then, as the reference); split over the pool.
+KILN_TEST_ALL_TARGETS(CpuReduce, TwoBlocksOfReducedAxes) {
+  struct Case {
+    std::vector<int64_t> dims, axes;
+  };
+  const Case cases[] = {{{3, 37, 5, 4}, {0, 2, 3}}, {{3, 5, 7, 9}, {0, 2, 3}},    {{2, 3, 4, 5, 21}, {1, 3}},
+                        {{1, 37, 6, 5}, {0, 2, 3}}, {{3, 1, 5, 7}, {0, 2}},       {{2, 9, 3, 17}, {0, 2}},
+                        {{4, 0, 3, 2}, {0, 2}},     {{4, 64, 33, 33}, {0, 2, 3}}};
+  for (ElementType t : {ElementType::kF32, ElementType::kF64})
+    for (const Case& c : cases) {
+      SCOPED_TRACE(::testing::PrintToString(c.dims) + " over " + ::testing::PrintToString(c.axes));
+      Check(t, ScalarOp::kAdd, c.dims, c.axes, 0.0, 41);
+      Check(t, ScalarOp::kAdd, c.dims, c.axes, -0.0, 42);
+      Check(t, ScalarOp::kAdd, c.dims, c.axes, 1.5, 43);
+      Check(t, ScalarOp::kMaximum, c.dims, c.axes, -INFINITY, 44);
+      Check(t, ScalarOp::kMinimum, c.dims, c.axes, INFINITY, 45);
+    }
+}
+
 // Rows of negative zeros from a -0 init sum to -0 in the tree order (its
 // lanes start at -0, the exact identity); the vector tails pad with -0 for
 // that reason, at every tail length, as the reference.
