@@ -8,6 +8,7 @@
 // Pool workers run only kernel tasks, never VM work: a blocking operation
 // (a collective, a host wait) blocks its VM context's own thread.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <functional>  // callers of ParallelFor have long received it from here
 
@@ -50,6 +51,20 @@ inline void ParallelFor(TaskRunner* runner, int64_t num_tasks, TaskFn fn) {
     return;
   }
   runner->Run(num_tasks, fn);
+}
+
+// Runs fn on `count` items of `problem` in tasks of `per_task` (>= 1): each
+// task a copy of the problem with its [begin, end) set. `fn` is a kernel's
+// per-range entry (often HWY_DYNAMIC_DISPATCH's choice for the element type).
+template <typename Problem>
+void ParallelRanges(TaskRunner* runner, size_t count, size_t per_task, const Problem& problem,
+                    void (*fn)(const Problem&)) {
+  ParallelFor(runner, static_cast<int64_t>((count + per_task - 1) / per_task), [&](int64_t task, int) {
+    Problem q = problem;
+    q.begin = static_cast<size_t>(task) * per_task;
+    q.end = std::min(count, q.begin + per_task);
+    fn(q);
+  });
 }
 
 }  // namespace kiln

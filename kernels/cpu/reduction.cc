@@ -662,17 +662,8 @@ Status ReduceSplitAxes(const KernelCall& call, const size_t* run_size, size_t ru
   p.op = op;
   const size_t rows = p.k0 * p.k1, per_row = std::max<size_t>(1, p.r0 * p.r1 * p.k2);
   const size_t rows_per_task = std::max<size_t>(16, (size_t{1} << 16) / per_row);
-  const int64_t tasks = static_cast<int64_t>((rows + rows_per_task - 1) / rows_per_task);
-  ParallelFor(call.runner, tasks, [&](int64_t task, int) {
-    SplitReduceProblem q = p;
-    q.begin = static_cast<size_t>(task) * rows_per_task;
-    q.end = std::min(rows, q.begin + rows_per_task);
-    if (t == ElementType::kF32) {
-      HWY_DYNAMIC_DISPATCH(ReduceSplitF32)(q);
-    } else {
-      HWY_DYNAMIC_DISPATCH(ReduceSplitF64)(q);
-    }
-  });
+  ParallelRanges(call.runner, rows, rows_per_task, p,
+                 t == ElementType::kF32 ? HWY_DYNAMIC_DISPATCH(ReduceSplitF32) : HWY_DYNAMIC_DISPATCH(ReduceSplitF64));
   return Status::Ok();
 #endif
 }

@@ -344,17 +344,9 @@ Status ReduceWindow(const KernelCall& call) {
     p.in_dims = {static_cast<int64_t>(outer), static_cast<int64_t>(n)};
     p.lanes = inner;
     const size_t per_task = std::max<size_t>(8, (size_t{1} << 16) / std::max<size_t>(1, n * inner)) / 8 * 8;
-    const int64_t tasks = static_cast<int64_t>((outer + per_task - 1) / per_task);
-    ParallelFor(call.runner, tasks, [&](int64_t task, int) {
-      WindowProblem q = p;
-      q.begin = static_cast<size_t>(task) * per_task;
-      q.end = std::min(outer, q.begin + per_task);
-      if (t == ElementType::kF32) {
-        HWY_DYNAMIC_DISPATCH(WindowCumulativeF32)(q);
-      } else {
-        HWY_DYNAMIC_DISPATCH(WindowCumulativeF64)(q);
-      }
-    });
+    ParallelRanges(call.runner, outer, per_task, p,
+                   t == ElementType::kF32 ? HWY_DYNAMIC_DISPATCH(WindowCumulativeF32)
+                                          : HWY_DYNAMIC_DISPATCH(WindowCumulativeF64));
     return Status::Ok();
   }
   // The innermost axis rides along as SIMD lanes when it is not windowed.
@@ -389,31 +381,13 @@ Status ReduceWindow(const KernelCall& call) {
     const size_t rows = positions / static_cast<size_t>(row_out);
     const size_t rows_per_task =
         std::max<size_t>(1, (size_t{1} << 16) / std::max<size_t>(1, taps * static_cast<size_t>(row_out)));
-    const int64_t row_tasks = static_cast<int64_t>((rows + rows_per_task - 1) / rows_per_task);
-    ParallelFor(call.runner, row_tasks, [&](int64_t task, int) {
-      WindowProblem q = p;
-      q.begin = static_cast<size_t>(task) * rows_per_task;
-      q.end = std::min(rows, q.begin + rows_per_task);
-      if (t == ElementType::kF32) {
-        HWY_DYNAMIC_DISPATCH(WindowAlongXF32)(q);
-      } else {
-        HWY_DYNAMIC_DISPATCH(WindowAlongXF64)(q);
-      }
-    });
+    ParallelRanges(call.runner, rows, rows_per_task, p,
+                   t == ElementType::kF32 ? HWY_DYNAMIC_DISPATCH(WindowAlongXF32) : HWY_DYNAMIC_DISPATCH(WindowAlongXF64));
     return Status::Ok();
   }
   const size_t per_task = std::max<size_t>(1, (size_t{1} << 16) / std::max<size_t>(1, taps * p.lanes));
-  const int64_t tasks = static_cast<int64_t>((positions + per_task - 1) / per_task);
-  ParallelFor(call.runner, tasks, [&](int64_t task, int) {
-    WindowProblem q = p;
-    q.begin = static_cast<size_t>(task) * per_task;
-    q.end = std::min(positions, q.begin + per_task);
-    if (t == ElementType::kF32) {
-      HWY_DYNAMIC_DISPATCH(WindowF32)(q);
-    } else {
-      HWY_DYNAMIC_DISPATCH(WindowF64)(q);
-    }
-  });
+  ParallelRanges(call.runner, positions, per_task, p,
+                 t == ElementType::kF32 ? HWY_DYNAMIC_DISPATCH(WindowF32) : HWY_DYNAMIC_DISPATCH(WindowF64));
   return Status::Ok();
 }
 
