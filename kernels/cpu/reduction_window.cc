@@ -216,14 +216,14 @@ void WindowCumulative(const WindowProblem& p) {
     constexpr size_t kRows = 8;
     for (size_t o = p.begin; o < p.end; o += kRows) {
       const size_t rows = std::min(kRows, p.end - o);
-      hn::Vec<decltype(d1)> acc[kRows];
-      for (size_t g = 0; g < kRows; ++g) acc[g] = hn::Set(d1, init);
+      T acc[kRows];  // (scalars: SVE vectors cannot be array elements)
+      for (size_t g = 0; g < kRows; ++g) acc[g] = init;
       const T* x = in + o * n;
       T* y = out + o * n;
       for (size_t i = 0; i < n; ++i)
         for (size_t g = 0; g < rows; ++g) {
-          acc[g] = Combine(d1, p.op, acc[g], hn::Set(d1, x[g * n + i]));
-          y[g * n + i] = hn::GetLane(acc[g]);
+          acc[g] = hn::GetLane(Combine(d1, p.op, hn::Set(d1, acc[g]), hn::Set(d1, x[g * n + i])));
+          y[g * n + i] = acc[g];
         }
     }
     return;
