@@ -11,8 +11,8 @@
 // splatted once per row (stride 0: a per-row max or mean); a per-feature
 // vector of a channel-last result (stride 1 along the innermost axis, 0
 // along the others: a bias, a batch norm's scale) is written out once
-// repeated and read in place at any block. Results leave
-// with non-temporal stores. No JIT. The thread pool runs disjoint ranges of
+// repeated and read in place at any block. Results of at least half the
+// last-level cache leave with non-temporal stores. No JIT. The thread pool runs disjoint ranges of
 // kTaskElements elements.
 //
 // Supported: programs whose values are all of one float type T (f32 or f64)
@@ -34,9 +34,11 @@
 // roundings).
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <string>
 #include <vector>
 
 #undef HWY_TARGET_INCLUDE
@@ -705,6 +707,33 @@ void RunElementwiseRangeParallel(const ElementwiseProblem& p, size_t begin, size
 
 namespace {
 
+// Results of at least this many bytes leave with non-temporal stores: half
+// the last-level cache (Linux's sysfs; 8 MB where it does not say). A
+// smaller result stays in cache for the op that reads it next; streamed,
+// that op would read it back from memory (a 4 MB negate: 317-355 -> 211-263
+// us per dispatch without streaming, `vm-bench --profile`).
+size_t StreamingStoreMinBytes() {
+  static const size_t bytes = [] {
+    size_t largest = 0;
+#if !KILN_SELECTIVE_BUILD && defined(__linux__)
+    for (int index = 0; index < 8; ++index) {
+      const std::string path = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/size";
+      std::FILE* f = std::fopen(path.c_str(), "r");
+      if (f == nullptr) break;
+      unsigned long value = 0;
+      char unit = 0;
+      const int got = std::fscanf(f, "%lu%c", &value, &unit);
+      std::fclose(f);
+      if (got < 1) continue;
+      const size_t size = value << (unit == 'K' ? 10 : unit == 'M' ? 20 : 0);
+      largest = std::max(largest, size);
+    }
+#endif
+    return largest >= (size_t{1} << 20) ? largest / 2 : size_t{8} << 20;
+  }();
+  return bytes;
+}
+
 // An elementwise dispatch's problem for one signature of shapes (strides,
 // checks, which inputs are broadcast), kept in the executable's state; the
 // data pointers are set per call.
@@ -722,6 +751,7 @@ bool PlanElementwise(const KernelCall& call, const ScalarProgram* prog, const Ke
     if (out.type != p->type || !StorageOk(out) || !SameDims(out.dims, out0.dims)) return false;
     p->outputs.push_back(out.data);
   }
+  p->stream = p->n * call.outputs.size() * StorageBytes(p->type) >= StreamingStoreMinBytes();
   return true;
 }
 

@@ -31,7 +31,9 @@ struct ElementwiseProblem {
   // (a scratch block holding elements [out_base, ...)).
   size_t out_base = 0;
   // Non-temporal stores for full aligned blocks: right for results that go
-  // to memory, wrong for a scratch block read back at once.
+  // to memory, wrong for a scratch block read back at once or a result the
+  // next op reads from cache (kiln.elementwise streams only results of at
+  // least half the last-level cache).
   bool stream = true;
 };
 
