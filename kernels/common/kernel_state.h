@@ -87,6 +87,7 @@ enum PlanTag : int64_t {
   kPlanPackedBBf16 = 9,      // kernels/cpu/contraction_dot_general.cc: a constant bf16 B packed in pairs
   kPlanWidenedConvWeights = 10,  // kernels/cpu/contraction_convolution.cc: constant f16/bf16 weights widened to f32
   kPlanConvEpilogue = 11,        // the same: a fused epilogue's elementwise problem
+  kPlanSelectFold = 12,          // kernels/cpu/reduction_select.cc: argmax-like reduces
 };
 
 class KernelState {

@@ -44,6 +44,7 @@
 #include "kernels/common/kernel_selection.h"
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/elementwise_lanes32.h"
+#include "kernels/cpu/reduction_select.h"
 #include "kernels/cpu/half_float.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/kernels.h"
@@ -641,8 +642,14 @@ bool ReduceApplies(const KernelParams& params) {
   if (body == nullptr) return false;
   if (BodyOp(*body, true, &op, &t)) return true;
   // Other bodies of 32-bit lane types (argmax, integer reduces) fold on
-  // lanes (elementwise_lanes32.h); not in selective builds.
-  return !KILN_SELECTIVE_BUILD && params.Program("input") == nullptr && IsReduceLanes32Body(*body);
+  // lanes (elementwise_lanes32.h), argmax-like ones with 64-bit indices
+  // along rows (reduction_select.h); not in selective builds.
+#if KILN_SELECTIVE_BUILD
+  return false;
+#else
+  SelectFoldTable select;
+  return params.Program("input") == nullptr && (IsReduceLanes32Body(*body) || AnalyzeSelectFold(*body, &select));
+#endif
 }
 
 // A reduce over two blocks of axes (ReduceSplitRows), f32 or f64 operand
@@ -674,9 +681,13 @@ Status Reduce(const KernelCall& call) {
   ReduceOp op;
   ElementType t;
   const size_t num_params = input ? input->param_types.size() : 1;
-  if (body != nullptr && !BodyOp(*body, true, &op, &t) && !KILN_SELECTIVE_BUILD && input == nullptr &&
-      IsReduceLanes32Body(*body))
-    return RunReduceLanes32(call);
+#if !KILN_SELECTIVE_BUILD
+  if (body != nullptr && !BodyOp(*body, true, &op, &t) && input == nullptr) {
+    // argmax and argmin along rows (reduction_select.h), else lane by lane.
+    if (RunSelectFold(call)) return Status::Ok();
+    if (IsReduceLanes32Body(*body)) return RunReduceLanes32(call);
+  }
+#endif
   if (body == nullptr || !BodyOp(*body, true, &op, &t) || call.inputs.size() != num_params + 1 ||
       call.outputs.size() != 1)
     return RunReference(call);

@@ -299,6 +299,9 @@ Tensor Scalar0(E t, double v) {
     std::memcpy(x.bytes.data(), &f, 4);
   } else if (t == E::kI1) {
     x.bytes[0] = v != 0;
+  } else if (StorageBytes(t) == 8) {
+    const int64_t i = static_cast<int64_t>(v);
+    std::memcpy(x.bytes.data(), &i, 8);
   } else {
     const int32_t i = static_cast<int32_t>(v);
     std::memcpy(x.bytes.data(), &i, 4);
@@ -347,27 +350,33 @@ KILN_TEST_ALL_TARGETS(CpuElementwiseLanes32, ResultsInPlaceOverAnInput) {
   }
 }
 
-KILN_TEST_ALL_TARGETS(CpuElementwiseLanes32, VariadicAndIntegerReduces) {
-  std::mt19937 rng(6);
-  const int64_t gt = static_cast<int64_t>(ComparisonDirection::kGT), eq = static_cast<int64_t>(ComparisonDirection::kEQ),
-                lt = static_cast<int64_t>(ComparisonDirection::kLT), ne = static_cast<int64_t>(ComparisonDirection::kNE);
-  // argmax: (a, i) vs (c, k): pick a when a > c, or a is NaN and c is not,
-  // or a == c and i < k.
+constexpr int64_t kGT = static_cast<int64_t>(ComparisonDirection::kGT), kEQ = static_cast<int64_t>(ComparisonDirection::kEQ),
+                  kLT = static_cast<int64_t>(ComparisonDirection::kLT), kNE = static_cast<int64_t>(ComparisonDirection::kNE);
+
+// argmax: (a, i) vs (c, k): pick a when a > c, or a is NaN and c is not,
+// or a == c and i < k.
+ScalarProgram ArgmaxNaNFirst() {
   ScalarProgram argmax;
   argmax.param_types = {E::kF32, E::kSI32, E::kF32, E::kSI32};  // acc value, acc index, value, index
-  argmax.instrs = {Instr(O::kCompare, E::kI1, {0, 2}, gt),          // 4
-                   Instr(O::kCompare, E::kI1, {0, 0}, ne),          // 5 acc is NaN
-                   Instr(O::kCompare, E::kI1, {2, 2}, ne),          // 6 x is NaN
-                   Instr(O::kNot, E::kI1, {6}),                     // 7
-                   Instr(O::kAnd, E::kI1, {5, 7}),                  // 8
-                   Instr(O::kCompare, E::kI1, {0, 2}, eq),          // 9
-                   Instr(O::kCompare, E::kI1, {1, 3}, lt),          // 10
-                   Instr(O::kAnd, E::kI1, {9, 10}),                 // 11
-                   Instr(O::kOr, E::kI1, {4, 8}),                   // 12
-                   Instr(O::kOr, E::kI1, {12, 11}),                 // 13
-                   Instr(O::kSelect, E::kF32, {13, 0, 2}),          // 14
-                   Instr(O::kSelect, E::kSI32, {13, 1, 3})};        // 15
+  argmax.instrs = {Instr(O::kCompare, E::kI1, {0, 2}, kGT),          // 4
+                   Instr(O::kCompare, E::kI1, {0, 0}, kNE),          // 5 acc is NaN
+                   Instr(O::kCompare, E::kI1, {2, 2}, kNE),          // 6 x is NaN
+                   Instr(O::kNot, E::kI1, {6}),                      // 7
+                   Instr(O::kAnd, E::kI1, {5, 7}),                   // 8
+                   Instr(O::kCompare, E::kI1, {0, 2}, kEQ),          // 9
+                   Instr(O::kCompare, E::kI1, {1, 3}, kLT),          // 10
+                   Instr(O::kAnd, E::kI1, {9, 10}),                  // 11
+                   Instr(O::kOr, E::kI1, {4, 8}),                    // 12
+                   Instr(O::kOr, E::kI1, {12, 11}),                  // 13
+                   Instr(O::kSelect, E::kF32, {13, 0, 2}),           // 14
+                   Instr(O::kSelect, E::kSI32, {13, 1, 3})};         // 15
   argmax.results = {14, 15};
+  return argmax;
+}
+
+KILN_TEST_ALL_TARGETS(CpuElementwiseLanes32, VariadicAndIntegerReduces) {
+  std::mt19937 rng(6);
+  const ScalarProgram argmax = ArgmaxNaNFirst();
   for (const auto& [dims, axes] : std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
            {{7, 13}, {1}}, {{300, 17}, {1}}, {{40, 9}, {0}}, {{3, 5, 6}, {0, 2}}, {{50}, {0}}}) {
     SCOPED_TRACE(std::to_string(dims.size()) + "-d, " + std::to_string(axes.size()) + " axes");
@@ -406,9 +415,129 @@ KILN_TEST_ALL_TARGETS(CpuElementwiseLanes32, VariadicAndIntegerReduces) {
     CheckReduce(prod, {near_one, Scalar0(E::kF32, 1.0)}, axes);
     ScalarProgram fmax;
     fmax.param_types = {E::kF32, E::kF32};
-    fmax.instrs = {Instr(O::kCompare, E::kI1, {0, 1}, gt), Instr(O::kSelect, E::kF32, {2, 0, 1})};
+    fmax.instrs = {Instr(O::kCompare, E::kI1, {0, 1}, kGT), Instr(O::kSelect, E::kF32, {2, 0, 1})};
     fmax.results = {3};
     CheckReduce(fmax, {Values(E::kF32, dims, rng), Scalar0(E::kF32, -1e30)}, axes);
+  }
+}
+
+// Reduces of a value and an index whose body only compares and selects
+// (kernels/cpu/reduction_select.h) along rows of 64 elements or more: the
+// body's table applied to vectors of elements at once. Against the
+// reference, bit for bit, for the spellings exporters use -- the NaN-first
+// argmax above, JAX's own (its "op" pair first), an argmin, a first-index
+// argmax without NaN handling, a last-index one, the index operand first,
+// unsigned indices compared unsigned, 64-bit indices, a body that picks by
+// index alone -- over values with NaN, signed zeros, infinities and many ties, sorted and
+// constant rows, iota and random indices, and initial values that are NaN
+// or tie with the elements. A body with a total-order compare and reduced
+// axes that are not innermost take the lane-by-lane fold instead (checked
+// the same).
+KILN_TEST_ALL_TARGETS(CpuReduceSelect, ArgmaxLikeBodiesAlongRows) {
+  std::mt19937 rng(17);
+  const int64_t kGE = static_cast<int64_t>(ComparisonDirection::kGE);
+  auto argmax_pair = [](E value, E index, int v0, int i0, bool jax, int64_t value_dir, int64_t index_dir,
+                        int64_t index_type) {
+    // Params v0/i0 the accumulator's (2 + v0 / 2 + i0 the element's).
+    ScalarProgram b;
+    b.param_types.assign(4, E::kInvalid);
+    b.param_types[v0] = b.param_types[2 + v0] = value;
+    b.param_types[i0] = b.param_types[2 + i0] = index;
+    const uint16_t av = static_cast<uint16_t>(v0), ai = static_cast<uint16_t>(i0), xv = static_cast<uint16_t>(2 + v0),
+                   xi = static_cast<uint16_t>(2 + i0);
+    if (jax) {
+      // JAX's: pick_val = cmp(op, acc) | op != op; pick_idx = pick_val |
+      // (op == acc & op_idx < acc_idx), "op" the first pair.
+      b.instrs = {Instr(O::kCompare, E::kI1, {av, xv}, value_dir),             // 4
+                  Instr(O::kCompare, E::kI1, {av, av}, kNE),                   // 5
+                  Instr(O::kOr, E::kI1, {4, 5}),                               // 6 pick_val
+                  Instr(O::kCompare, E::kI1, {av, xv}, kEQ),                   // 7
+                  Instr(O::kCompare, E::kI1, {ai, xi}, index_dir, index_type), // 8
+                  Instr(O::kAnd, E::kI1, {7, 8}),                              // 9
+                  Instr(O::kOr, E::kI1, {6, 9}),                               // 10 pick_idx
+                  Instr(O::kSelect, value, {6, av, xv}),                       // 11
+                  Instr(O::kSelect, index, {10, ai, xi})};                     // 12
+      b.results.assign(2, 0);
+      b.results[v0] = 11;
+      b.results[i0] = 12;
+      return b;
+    }
+    // keep = cmp(acc, x) | (acc == x & cmp(acc_idx, x_idx)), both by keep.
+    b.instrs = {Instr(O::kCompare, E::kI1, {av, xv}, value_dir),              // 4
+                Instr(O::kCompare, E::kI1, {av, xv}, kEQ),                    // 5
+                Instr(O::kCompare, E::kI1, {ai, xi}, index_dir, index_type),  // 6
+                Instr(O::kAnd, E::kI1, {5, 6}),                               // 7
+                Instr(O::kOr, E::kI1, {4, 7}),                                // 8
+                Instr(O::kSelect, value, {8, av, xv}),                        // 9
+                Instr(O::kSelect, index, {8, ai, xi})};                       // 10
+    b.results.assign(2, 0);
+    b.results[v0] = 9;
+    b.results[i0] = 10;
+    return b;
+  };
+  const int64_t kSigned = static_cast<int64_t>(ComparisonType::kSigned),
+                kUnsigned = static_cast<int64_t>(ComparisonType::kUnsigned);
+  struct Case {
+    const char* name;
+    ScalarProgram body;
+  };
+  std::vector<Case> cases = {
+      {"nan first", ArgmaxNaNFirst()},
+      {"jax argmax", argmax_pair(E::kF32, E::kSI32, 0, 1, true, kGT, kLT, kSigned)},
+      {"jax argmin", argmax_pair(E::kF32, E::kSI32, 0, 1, true, kLT, kLT, kSigned)},
+      {"first index", argmax_pair(E::kF32, E::kSI32, 0, 1, false, kGT, kLT, kSigned)},
+      {"last index", argmax_pair(E::kF32, E::kSI32, 0, 1, false, kGT, kGT, kSigned)},
+      {"argmin >=", argmax_pair(E::kF32, E::kSI32, 0, 1, false, kLT, kGE, kSigned)},
+      {"index first", argmax_pair(E::kF32, E::kSI32, 1, 0, true, kGT, kLT, kSigned)},
+      {"unsigned", argmax_pair(E::kF32, E::kUI32, 0, 1, false, kGT, kLT, kUnsigned)},
+      {"i64 index", argmax_pair(E::kF32, E::kSI64, 0, 1, true, kGT, kLT, kSigned)},
+      {"ui64 index first", argmax_pair(E::kF32, E::kUI64, 1, 0, false, kLT, kGT, kUnsigned)},
+  };
+  {
+    // The value by the indices alone, the index by the values alone.
+    ScalarProgram b;
+    b.param_types = {E::kF32, E::kSI32, E::kF32, E::kSI32};
+    b.instrs = {Instr(O::kCompare, E::kI1, {1, 3}, kGT, kSigned), Instr(O::kCompare, E::kI1, {0, 2}, kLT),
+                Instr(O::kSelect, E::kF32, {4, 0, 2}), Instr(O::kSelect, E::kSI32, {5, 1, 3})};
+    b.results = {6, 7};
+    cases.push_back({"crossed", b});
+    ScalarProgram total = ArgmaxNaNFirst();  // a total-order compare: not this path's
+    total.instrs[0].attr1 = static_cast<int64_t>(ComparisonType::kTotalOrder);
+    cases.push_back({"total order", total});
+  }
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const int vo = c.body.param_types[0] == E::kF32 ? 0 : 1;
+    const E index_type = c.body.param_types[1 - vo];
+    for (const auto& [dims, axes] : std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
+             {{5, 64}, {1}}, {{3, 1000}, {1}}, {{9, 103}, {1}}, {{2, 4, 40}, {1, 2}}, {{70, 3}, {0}}}) {
+      SCOPED_TRACE(std::to_string(dims.back()) + " per row, " + std::to_string(axes.size()) + " axes");
+      const int64_t count = test::Count(dims), row = dims.back();
+      for (int kind = 0; kind < 4; ++kind) {
+        SCOPED_TRACE(kind);
+        Tensor values = Values(E::kF32, dims, rng);
+        for (int64_t i = 0; i < count; ++i) {
+          if (kind == 1 && i % 2) values.Set(i, std::round(values.Get(i) / 400));  // ties
+          if (kind == 2) values.Set(i, static_cast<double>(i % row) * 0.5);       // rising rows
+          if (kind == 3) values.Set(i, (i / row) % 2 ? -0.0 : 0.0);               // constant rows
+        }
+        std::vector<int64_t> index(static_cast<size_t>(count));
+        for (int64_t i = 0; i < count; ++i)
+          index[i] = kind == 1 ? static_cast<int64_t>(rng() % 7) - 3
+                   : kind == 3 ? static_cast<int64_t>(static_cast<int32_t>(rng())) * (i % 3 ? 1 : 3000000000LL)
+                               : i % row;
+        std::vector<int32_t> index32(index.begin(), index.end());
+        const double init_value = kind == 0 ? -INFINITY : kind == 1 ? std::nan("") : 0.0;
+        const double init_index = kind == 1 ? -1 : kind == 2 ? 5 : 0;
+        std::vector<Tensor> ins(4);
+        ins[vo] = values;
+        ins[1 - vo] = StorageBytes(index_type) == 8 ? test::Make(index_type, dims, index)
+                                                    : test::Make(index_type, dims, index32);
+        ins[2 + vo] = Scalar0(E::kF32, init_value);
+        ins[3 - vo] = Scalar0(index_type, init_index);
+        CheckReduce(c.body, ins, axes);
+      }
+    }
   }
 }
 
