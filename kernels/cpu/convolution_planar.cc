@@ -12,6 +12,7 @@
 // stored through a mask), so results are bit-identical at any thread count.
 #include <algorithm>
 #include <cstring>
+#include <span>
 #include <vector>
 
 #undef HWY_TARGET_INCLUDE
@@ -25,6 +26,7 @@
 #include "kernels/common/parallel.h"
 #include "kernels/cpu/convolution_direct.h"
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/thread_scratch.h"
 
 namespace kiln::cpu {
 
@@ -167,6 +169,8 @@ namespace {
 
 inline int64_t Canon(size_t ns, size_t s) { return static_cast<int64_t>(3 - ns + s); }
 
+struct PlanarPlaneScratch;  // thread_scratch.h's tag of a task's padded plane
+
 template <class T>
 void Run(const ConvGeometry& g, const TensorRef& lhs, const TensorRef& rhs, const TensorRef& out,
          TaskRunner* runner, const ElementwiseProblem* epilogue) {
@@ -228,7 +232,11 @@ void Run(const ConvGeometry& g, const TensorRef& lhs, const TensorRef& rhs, cons
   const T* in = reinterpret_cast<const T*>(lhs.data);
   T* dst = reinterpret_cast<T*>(out.data);
   ParallelFor(runner, tasks, [&](int64_t task, int) {
-    std::vector<T> plane(static_cast<size_t>(plane_in + kPlaneSlack), T(0));
+    // The task's padded plane (the thread's, kept between dispatches),
+    // zeroed once: the planes below rewrite only its interior.
+    ScratchLease<PlanarPlaneScratch, T> plane_lease(static_cast<size_t>(plane_in + kPlaneSlack));
+    const std::span<T> plane(plane_lease.get(), static_cast<size_t>(plane_in + kPlaneSlack));
+    std::fill(plane.begin(), plane.end(), T(0));
     const int64_t begin = planes * task / tasks, end = planes * (task + 1) / tasks;
     for (int64_t pl = begin; pl < end; ++pl) {
       const int64_t b = pl / g.k_out, o = pl % g.k_out;
