@@ -92,11 +92,14 @@ foreach(case "lapack_cholesky;cholesky_lapack;3" "lapack_lu;lu_lapack;4" "blas_t
                        PASS_REGULAR_EXPRESSION "unsupported: 0\nconformance: ${checks} passed, 0 failed")
 endforeach()
 if(KILN_ENABLE_VULKAN)
-  # Cholesky, LU, QR, pivoted QR, eigh, the tridiagonal reduction and solve
-  # (real and complex) on the Vulkan device too. Each: test name, file,
+  # Cholesky, LU, QR, pivoted QR, eigh, the SVDs (gesdd, gesvd), the
+  # tridiagonal reduction and solve (real and complex) and jaxlib's forms
+  # before the FFI on the Vulkan device too. Each: test name, file,
   # functions passed, functions refused.
   foreach(case "lapack_cholesky;cholesky_lapack;3;0" "lapack_lu;lu_lapack;4;0" "lapack_qr;qr_lapack;4;0"
                "lapack_eigh;eigh_lapack;4;0" "lapack_eigh_signs;eigh_signs_lapack;7;0" "lapack_pivoted_qr;pivoted_qr_lapack;8;0"
+               "lapack_svd;svd_lapack;4;0" "lapack_svd_complex;svd_complex_lapack;2;0"
+               "lapack_svd_signs;svd_signs_lapack;18;0" "lapack_legacy;legacy_lapack;7;0"
                "lapack_tridiagonal;tridiagonal_lapack;3;0" "lapack_tridiagonal_solve;tridiagonal_solve_lapack;6;0")
     list(GET case 0 name)
     list(GET case 1 file)

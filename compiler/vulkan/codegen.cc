@@ -339,6 +339,8 @@ constexpr KernelGenerator kGenerators[] = {
     {KernelId::kSytrd, &Sytrd},
     {KernelId::kSyevd, &Syevd},
     {KernelId::kGeqp3, &Geqp3},
+    {KernelId::kGesdd, &Svd},
+    {KernelId::kGesvd, &Svd},
     {KernelId::kGehrd, &Gehrd},
     {KernelId::kFft, &Fft},
     {KernelId::kMap, &Map},

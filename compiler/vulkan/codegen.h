@@ -36,6 +36,10 @@ struct ShaderSource {
   hal::ShaderGrid grid = hal::ShaderGrid::kPerElement;
   std::vector<uint32_t> grid_args;
   uint32_t texel_inputs = 0;  // hal::ShaderVariant::texel_inputs (needs kTexelInputs in features)
+  // Whether shaderc optimizes the SPIR-V (spirv-opt's performance passes).
+  // Off only where they miscompile a shader or bloat it (the SVD's, on
+  // llvmpipe); the driver compiles the SPIR-V with its own optimizer anyway.
+  bool optimize = true;
 };
 
 // Builds the text of one shader: the header (version, extensions, bindings,
@@ -103,8 +107,9 @@ std::string MinifloatCall(const std::string& fn, ElementType t, const std::strin
 // The shader for one dispatch signature of an executable.
 StatusOr<ShaderSource> GenerateShader(const KernelParams& params, const DispatchUse& use);
 
-// GLSL to SPIR-V with libshaderc (optimizing for performance).
-StatusOr<std::vector<uint32_t>> CompileGlsl(const std::string& glsl, const std::string& name);
+// GLSL to SPIR-V with libshaderc (optimizing for performance unless
+// `optimize` is false).
+StatusOr<std::vector<uint32_t>> CompileGlsl(const std::string& glsl, const std::string& name, bool optimize = true);
 
 // The embedded text of a template in kernels/vulkan (by file name).
 const char* Template(const std::string& name);

@@ -129,6 +129,7 @@ ShaderGenerator Gtsv;                                       // kernels_linalg.cc
 ShaderGenerator Sytrd;                                      // kernels_linalg.cc
 ShaderGenerator Syevd;                                      // kernels_linalg.cc
 ShaderGenerator Geqp3;                                      // kernels_linalg.cc
+ShaderGenerator Svd;                                        // kernels_linalg.cc (kiln.gesdd, kiln.gesvd)
 ShaderGenerator Gehrd;                                      // kernels_linalg.cc
 ShaderGenerator Fft, Sort, TopK, RngBitGenerator, Rng;      // kernels_numeric.cc
 

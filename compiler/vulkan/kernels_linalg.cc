@@ -1,5 +1,6 @@
 // The vulkan target's shaders, part: linear algebra (kernels/kernels.def):
-// triangular_solve, cholesky, kiln.lu, kiln.geqrf / kiln.orgqr, kiln.gehrd.
+// triangular_solve, cholesky, kiln.lu, kiln.geqrf / kiln.orgqr, kiln.gehrd, kiln.gtsv, kiln.sytrd,
+// kiln.syevd, kiln.geqp3, kiln.gesdd / kiln.gesvd.
 // Shared helpers: compiler/vulkan/kernels.h.
 #include "compiler/vulkan/kernels.h"
 
@@ -7,6 +8,8 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <type_traits>
+#include <vector>
 
 namespace kiln::compiler::vulkan {
 
@@ -225,11 +228,12 @@ StatusOr<ShaderSource> Gtsv(const KernelParams&, const DispatchUse& u, ShaderWri
   return src;
 }
 
-// zero_rest(): zeros into results `first`.. (LAPACK's info and JAX's
-// workspaces), which the invocation of matrix 0 writes.
-StatusOr<std::string> ZeroRest(const DispatchUse& u, const ShaderWriter& w, size_t first) {
-  std::string zero = "void zero_rest() {\n";
-  for (size_t o = first; o < u.out_types.size(); ++o) {
+// `name`(): zeros into results `outputs`, which the invocation of matrix 0
+// writes.
+StatusOr<std::string> ZeroResults(const DispatchUse& u, const ShaderWriter& w, const std::string& name,
+                                  const std::vector<size_t>& outputs) {
+  std::string zero = "void " + name + "() {\n";
+  for (size_t o : outputs) {
     const size_t ti = w.Out(o);
     std::string count = "1u";
     for (int d = 0; d < w.rank(ti); ++d) count += " * " + w.Dim(ti, static_cast<size_t>(d));
@@ -240,12 +244,23 @@ StatusOr<std::string> ZeroRest(const DispatchUse& u, const ShaderWriter& w, size
   return zero + "}\n";
 }
 
-// What householder.glsl needs for factor type t on an m x n matrix (GLSL
-// expressions): hypot3 (|(a, b, c)|, scaled), sign_bit, the element
-// operations (FactorHelpers), signed_norm (beta = -sign(re alpha)
-// |(alpha, xnorm)|) and make_tau, as the reference's larfg, then the
-// template itself.
-std::string HouseholderFunctions(const GType& t, const std::string& m, const std::string& n) {
+// zero_rest(): zeros into results `first`.. (LAPACK's info and JAX's
+// workspaces), which the invocation of matrix 0 writes.
+StatusOr<std::string> ZeroRest(const DispatchUse& u, const ShaderWriter& w, size_t first) {
+  std::vector<size_t> outputs;
+  for (size_t o = first; o < u.out_types.size(); ++o) outputs.push_back(o);
+  return ZeroResults(u, w, "zero_rest", outputs);
+}
+
+// larfg's safmin (R's smallest normal over its epsilon), as the reference's.
+double LarfgSafmin(bool dbl) {
+  return dbl ? 2.2250738585072014e-308 / 2.220446049250313e-16 : 1.1754943508222875e-38 / 1.1920928955078125e-07;
+}
+
+// What larfg needs for factor type t: hypot3 (|(a, b, c)|, scaled),
+// sign_bit, the element operations (FactorHelpers), signed_norm (beta =
+// -sign(re alpha) |(alpha, xnorm)|) and make_tau, as the reference's larfg.
+std::string LarfgHelpers(const GType& t) {
   const std::string T = t.name, R = RealOf(t);
   const bool dbl = R == "double", complex = t.cls == C::kComplex;
   std::string fns;
@@ -271,10 +286,20 @@ std::string HouseholderFunctions(const GType& t, const std::string& m, const std
   } else {
     fns += T + " make_tau(" + T + " a, " + R + " beta) { precise " + T + " t = (beta - a) / beta; return t; }\n";
   }
-  const double safmin = dbl ? 2.2250738585072014e-308 / 2.220446049250313e-16 : 1.1754943508222875e-38 / 1.1920928955078125e-07;
+  return fns;
+}
+
+// What householder.glsl needs for factor type t on an m x n matrix (GLSL
+// expressions): LarfgHelpers, then the template itself.
+std::string HouseholderFunctions(const GType& t, const std::string& m, const std::string& n) {
+  const std::string R = RealOf(t);
+  const bool dbl = R == "double";
   const GType real = *GlslType(dbl ? ElementType::kF64 : ElementType::kF32);
-  return fns + Fill(Template("householder.glsl"),
-                    {{"T", T}, {"R", R}, {"M", m}, {"N", n}, {"SAFMIN", FloatConst(real, safmin)}});
+  return LarfgHelpers(t) + Fill(Template("householder.glsl"), {{"T", t.name},
+                                                               {"R", R},
+                                                               {"M", m},
+                                                               {"N", n},
+                                                               {"SAFMIN", FloatConst(real, LarfgSafmin(dbl))}});
 }
 
 // What tridiagonal.glsl needs (LOWER, householder.glsl over the n x n
@@ -431,6 +456,13 @@ std::map<std::string, std::string> EigenLimits(const GType& real) {
           {"RMAX", c(std::sqrt(bignum))}};
 }
 
+// lartg.glsl (lartg, lapy2, copysign_r) for real type R with `limits`
+// (EigenLimits).
+std::string LartgFunctions(std::map<std::string, std::string> limits, const std::string& R) {
+  limits["R"] = R;
+  return Fill(Template("lartg.glsl"), limits);
+}
+
 // kiln.syevd (f32, f64, complex<f32>, complex<f64>): see
 // kernels/vulkan/syevd.glsl. The triangle (attr lower) and whether
 // vectors are computed (attr compute_v) are constants of the shader.
@@ -461,6 +493,7 @@ StatusOr<ShaderSource> Syevd(const KernelParams& kp, const DispatchUse& u, Shade
   KILN_ASSIGN_OR_RETURN(std::string zero, ZeroRest(u, w, 3));  // the workspaces
   fns += zero + TridiagonalFunctions(t, n, kp.Int("lower", 1) != 0);
   std::map<std::string, std::string> values = dbl ? EigenLimits<double>(real) : EigenLimits<float>(real);
+  fns += LartgFunctions(values, R);
   values.insert({{"FUNCTIONS", fns},
                  {"T", T},
                  {"R", R},
@@ -470,6 +503,89 @@ StatusOr<ShaderSource> Syevd(const KernelParams& kp, const DispatchUse& u, Shade
   std::string body = Fill(Template("syevd.glsl"), values);
   ShaderSource src = w.Finish(body, 64);
   src.grid_args = {1};  // over w: empty matrices still have their info
+  return src;
+}
+
+// The limits gesdd / gesvd and bdsqr work with, in R's own arithmetic, as
+// GLSL constants of type `real` (besides EigenLimits'): bdsqr's tolerance
+// (tolmul times eps), R(0.01), the range outside which the matrix is
+// scaled, and larfg's safmin.
+template <typename R>
+std::map<std::string, std::string> SvdLimits(const GType& real) {
+  const R eps = std::numeric_limits<R>::epsilon() / 2;
+  const R tolmul = std::max(R(10), std::min(R(100), std::pow(eps, R(-0.125))));
+  const R smlnum = std::sqrt(std::numeric_limits<R>::min()) / eps, bignum = 1 / smlnum;
+  auto c = [&](R v) { return FloatConst(real, static_cast<double>(v)); };
+  std::map<std::string, std::string> limits = EigenLimits<R>(real);
+  limits.insert({{"TOL", c(tolmul * eps)},
+                 {"P01", c(R(0.01))},
+                 {"SMLNUM", c(smlnum)},
+                 {"BIGNUM", c(bignum)},
+                 {"SAFMIN", FloatConst(real, LarfgSafmin(std::is_same_v<R, double>))}});
+  return limits;
+}
+
+// kiln.gesdd and kiln.gesvd (f32, f64, complex<f32>, complex<f64>): see
+// kernels/vulkan/gesdd.glsl. The mode (attr mode: 'A', 'S' or 'N') and
+// the routine (gesdd or gesvd) are constants of the shader.
+StatusOr<ShaderSource> Svd(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
+  if (u.in_types.size() != 1 || u.out_types.size() < 5)
+    return Refuse(u, "expected one operand and (a, s, u, vt, info, ...)");
+  const int r = w.rank(0);
+  if (r < 2 || w.rank(w.Out(0)) != r || w.rank(w.Out(1)) != r - 1 || w.rank(w.Out(2)) != r ||
+      w.rank(w.Out(3)) != r || w.rank(w.Out(4)) != r - 2)
+    return Refuse(u, "bad ranks");
+  KILN_RETURN_IF_ERROR(FactorType(u, w, 0));
+  const GType& t = w.type(0);
+  const std::string T = t.name, R = RealOf(t);
+  const bool dbl = R == "double", complex = t.cls == C::kComplex;
+  KILN_ASSIGN_OR_RETURN(GType real, GlslType(dbl ? ElementType::kF64 : ElementType::kF32));
+  if (w.type(w.Out(0)).type != t.type || w.type(w.Out(2)).type != t.type || w.type(w.Out(3)).type != t.type ||
+      w.type(w.Out(1)).type != real.type)
+    return Refuse(u, "results of other types than LAPACK's");
+  if (w.type(w.Out(4)).type != ElementType::kSI32) return Refuse(u, "info that is not si32");
+  const int64_t mode = kp.Int("mode", 'S');
+  if (mode != 'A' && mode != 'S' && mode != 'N') return Refuse(u, "a mode other than 'A', 'S' and 'N'");
+  // The bidiagonal lives in private arrays of min(m, n) entries.
+  if (!u.in_dims.empty() && static_cast<int>(u.in_dims[0].size()) == r &&
+      std::min(u.in_dims[0][r - 2], u.in_dims[0][r - 1]) > kPrivateOrder)
+    return Refuse(u, "matrices whose smaller side is larger than 1024");
+  w.features |= t.features | hal::kShaderFloat64 | hal::kShaderInt64;  // norms accumulate in f64
+  const std::string m = "(" + w.Dim(0, r - 2) + ")", n = "(" + w.Dim(0, r - 1) + ")";
+  std::string fns = T + " a_at(uint i) { return " + w.Load(0, "i") + "; }\n";
+  fns += T + " x_at(uint i) { return " + w.Load(w.Out(0), "i") + "; }\nvoid put(uint i, " + T + " v) { " +
+         w.Store(w.Out(0), "i", "v") + " }\n";
+  fns += "void set_s(uint i, " + R + " v) { " + w.Store(w.Out(1), "i", "v") + " }\n";
+  fns += T + " u_at(uint i) { return " + w.Load(w.Out(2), "i") + "; }\nvoid put_u(uint i, " + T + " v) { " +
+         w.Store(w.Out(2), "i", "v") + " }\n";
+  fns += T + " vt_at(uint i) { return " + w.Load(w.Out(3), "i") + "; }\nvoid put_vt(uint i, " + T + " v) { " +
+         w.Store(w.Out(3), "i", "v") + " }\n";
+  fns += "void put_info(uint i, int v) { " + w.Store(w.Out(4), "i", "v") + " }\n";
+  KILN_ASSIGN_OR_RETURN(std::string zero, ZeroRest(u, w, 5));  // the workspaces
+  KILN_ASSIGN_OR_RETURN(std::string zero_uv, ZeroResults(u, w, "zero_uv", {2, 3}));  // u and vt, values only
+  fns += zero + zero_uv + ScratchHelpers(R) + LarfgHelpers(t);
+  std::map<std::string, std::string> values = dbl ? SvdLimits<double>(real) : SvdLimits<float>(real);
+  fns += LartgFunctions(values, R);
+  const bool divide = IsKernel(kp, KernelId::kGesdd);
+  KILN_ASSIGN_OR_RETURN(GType f64, GlslType(ElementType::kF64));
+  values.insert({{"FUNCTIONS", fns},
+                 {"T", T},
+                 {"R", R},
+                 {"M", m},
+                 {"N", n},
+                 {"VECTORS", mode != 'N' ? "true" : "false"},
+                 {"FULL", mode == 'A' ? "true" : "false"},
+                 {"DIVIDE", divide ? "true" : "false"},
+                 {"QR_RATIO", FloatConst(f64, complex ? 17.0 / 9.0 : 11.0 / 6.0)},
+                 {"BATCHES", Batches(w, 0)}});
+  std::string body = Fill(Template("gesdd.glsl"), values);
+  ShaderSource src = w.Finish(body, 64);
+  src.grid_args = {1};  // over the largest result: empty matrices still have their info
+  // Unoptimized SPIR-V: spirv-opt's passes miscompile bdsqr's loop for
+  // llvmpipe (values only: a 2 x 2 block's singular values lost), and what
+  // they inline takes llvmpipe some 20 times longer to compile; the driver
+  // optimizes the shader itself.
+  src.optimize = false;
   return src;
 }
 

@@ -30,7 +30,7 @@ const char* Template(const std::string& name) {
   return "";
 }
 
-StatusOr<std::vector<uint32_t>> CompileGlsl(const std::string& glsl, const std::string& name) {
+StatusOr<std::vector<uint32_t>> CompileGlsl(const std::string& glsl, const std::string& name, bool optimize) {
 #ifdef KILN_HAVE_SHADERC
   // Identical shaders recur across functions and modules (the conformance
   // runner compiles hundreds of modules in one process).
@@ -38,7 +38,7 @@ StatusOr<std::vector<uint32_t>> CompileGlsl(const std::string& glsl, const std::
   static std::map<std::string, std::vector<uint32_t>> cache;
   {
     std::lock_guard<std::mutex> l(mu);
-    auto it = cache.find(glsl);
+    auto it = cache.find(optimize ? glsl : "unoptimized\n" + glsl);
     if (it != cache.end()) return it->second;
   }
   // One compiler for the process: glslang rebuilds its built-in symbol
@@ -48,14 +48,14 @@ StatusOr<std::vector<uint32_t>> CompileGlsl(const std::string& glsl, const std::
   std::lock_guard<std::mutex> compile_lock(compile_mu);
   shaderc::CompileOptions options;
   options.SetTargetEnvironment(shaderc_target_env_vulkan, shaderc_env_version_vulkan_1_1);
-  options.SetOptimizationLevel(shaderc_optimization_level_performance);
+  if (optimize) options.SetOptimizationLevel(shaderc_optimization_level_performance);
   auto result = compiler.CompileGlslToSpv(glsl, shaderc_compute_shader, name.c_str(), options);
   if (result.GetCompilationStatus() != shaderc_compilation_status_success)
     return Internal("the vulkan target generated a shader that does not compile (" + name +
                     "): " + result.GetErrorMessage());
   std::vector<uint32_t> spirv(result.cbegin(), result.cend());
   std::lock_guard<std::mutex> l(mu);
-  cache[glsl] = spirv;
+  cache[optimize ? glsl : "unoptimized\n" + glsl] = spirv;
   return spirv;
 #else
   return Unimplemented("this build of the compiler has no shaderc (the vulkan target is disabled)");
@@ -74,7 +74,7 @@ Status EnsureShader(ModuleBuilder* out, const DispatchUse& use) {
         v.output_ranks == use.out_ranks)
       return Status::Ok();
   KILN_ASSIGN_OR_RETURN(vulkan::ShaderSource src, vulkan::GenerateShader(out->executables[use.executable], use));
-  auto spirv = vulkan::CompileGlsl(src.glsl, use.op);
+  auto spirv = vulkan::CompileGlsl(src.glsl, use.op, src.optimize);
   // KILN_VULKAN_DUMP=1: the GLSL of a shader shaderc refuses; =all: of every shader.
   const char* dump = std::getenv("KILN_VULKAN_DUMP");
   if (dump != nullptr && (!spirv.ok() || std::string_view(dump) == "all"))

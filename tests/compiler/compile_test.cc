@@ -86,16 +86,16 @@ TEST(CompileDiagnostics, UnavailableThroughACallPointsAtTheCalleesOp) {
 // says what is missing.
 TEST(CompileDiagnostics, ComplexReasonNamesComplex) {
   const char* src =
-      "func.func @main(%a: tensor<3x2xcomplex<f32>>) -> tensor<2xf32> {\n"
-      "  %0:5 = stablehlo.custom_call @lapack_cgesdd_ffi(%a) {mhlo.backend_config = {mode = 65 : ui8}, "
-      "api_version = 4 : i32} : (tensor<3x2xcomplex<f32>>) -> (tensor<3x2xcomplex<f32>>, tensor<2xf32>, "
-      "tensor<3x3xcomplex<f32>>, tensor<2x2xcomplex<f32>>, tensor<i32>)\n"
-      "  return %0#1 : tensor<2xf32>\n"
+      "func.func @main(%a: tensor<3x3xcomplex<f32>>) -> tensor<3xcomplex<f32>> {\n"
+      "  %0:6 = stablehlo.custom_call @lapack_cgeev_ffi(%a) {mhlo.backend_config = {compute_left = 78 : ui8, "
+      "compute_right = 78 : ui8}, api_version = 4 : i32} : (tensor<3x3xcomplex<f32>>) -> (tensor<3xcomplex<f32>>, "
+      "tensor<3x3xcomplex<f32>>, tensor<3x3xcomplex<f32>>, tensor<i32>, tensor<3x3xcomplex<f32>>, tensor<6xf32>)\n"
+      "  return %0#0 : tensor<3xcomplex<f32>>\n"
       "}\n";
   Result r = CompileFor(src, "all");
   ASSERT_TRUE(r.ok) << r.error;
   ASSERT_EQ(r.warnings.size(), 1u);
-  EXPECT_NE(r.warnings[0].find("kiln.gesdd (complex<f32>,f32,i32): no shader for kernel kiln.gesdd yet"),
+  EXPECT_NE(r.warnings[0].find("kiln.geev (complex<f32>,i32,f32): no shader for kernel kiln.geev yet"),
             std::string::npos)
       << r.warnings[0];
   EXPECT_EQ(r.warnings[0].find("non-float"), std::string::npos) << r.warnings[0];

@@ -1,5 +1,6 @@
 // The vulkan target's linear-algebra shaders (compiler/vulkan/kernels_linalg.cc:
 // stablehlo.cholesky, kiln.lu, kiln.geqrf/orgqr, kiln.gehrd, kiln.sytrd, kiln.syevd, kiln.geqp3,
+// kiln.gesdd/gesvd,
 // stablehlo.triangular_solve; the batch norms
 // of kernels_reduction.cc and chlo.ragged_dot of kernels_contraction.cc)
 // against the CPU device: batched, lower and upper, square and rectangular, f32 and f64
@@ -479,6 +480,144 @@ TEST_F(VulkanTest, PivotedQrMatchesCpu) {
                          f64 ? 1e-12 : 2e-5, {"a", "tau"}, {"jpvt"}, &got);
     }
   }
+}
+
+// Singular vectors from the Vulkan device beside the CPU's (u: batch x m x
+// uc, vt: batch x vr x n, `parts` doubles per element, s the CPU's
+// singular values): for each of the k singular triplets the pair (u_i,
+// v_i) equals the CPU's times one common sign (or unit phase), within tol;
+// for a zero singular value of a matrix that is not square only the
+// vector on the shorter side (v tall, u wide) is unique, and only it is
+// compared. U's columns past k (mode 'A', m > k) and VT's rows past k
+// come from the same reflectors and must equal the CPU's, unless the
+// matrix has a zero singular value (then they are a basis of a null space
+// that rounding picks). Without vectors,
+// and for a matrix holding a NaN, both must be the CPU's exactly (zero,
+// or NaN).
+void ExpectSingularVectors(const std::vector<double>& want_u, const std::vector<double>& got_u,
+                           const std::vector<double>& want_vt, const std::vector<double>& got_vt,
+                           const std::vector<double>& s, int64_t batch, int64_t m, int64_t n, int64_t uc, int64_t vr,
+                           bool complex, bool vectors, const std::vector<bool>& finite, double tol) {
+  using C = std::complex<double>;
+  const int64_t parts = complex ? 2 : 1, k = std::min(m, n);
+  auto at = [&](const std::vector<double>& v, int64_t rows, int64_t cols, int64_t b, int64_t r, int64_t c) {
+    const size_t i = static_cast<size_t>(((b * rows + r) * cols + c) * parts);
+    return C(v[i], complex ? v[i + 1] : 0);
+  };
+  ASSERT_EQ(want_u.size(), got_u.size());
+  ASSERT_EQ(want_vt.size(), got_vt.size());
+  auto same = [](double w, double g) { return std::isnan(w) ? std::isnan(g) : w == g; };
+  for (int64_t b = 0; b < batch; ++b) {
+    if (!vectors || !finite[b]) {
+      for (size_t i = 0; i < want_u.size(); ++i)
+        if (!vectors || i / (m * uc * parts) == static_cast<size_t>(b))
+          EXPECT_TRUE(same(want_u[i], got_u[i])) << "u element " << i;
+      for (size_t i = 0; i < want_vt.size(); ++i)
+        if (!vectors || i / (vr * n * parts) == static_cast<size_t>(b))
+          EXPECT_TRUE(same(want_vt[i], got_vt[i])) << "vt element " << i;
+      continue;
+    }
+    const bool singular = k > 0 && s[b * k + k - 1] <= tol * s[b * k];
+    for (int64_t j = 0; j < std::max(uc, vr); ++j) {
+      const bool null = m != n && singular && (j >= k || s[b * k + j] <= tol * s[b * k]);
+      const bool check_u = j < uc && !(null && m > n), check_v = j < vr && !(null && m < n);
+      C dot = 0;
+      if (check_u)
+        for (int64_t r = 0; r < m; ++r) dot += std::conj(at(want_u, m, uc, b, r, j)) * at(got_u, m, uc, b, r, j);
+      else if (check_v)  // vt's row is v^H
+        for (int64_t c = 0; c < n; ++c) dot += at(want_vt, vr, n, b, j, c) * std::conj(at(got_vt, vr, n, b, j, c));
+      const C phase = j < k && std::abs(dot) > 0 ? dot / std::abs(dot) : C(1);
+      double err = 0;
+      if (check_u)
+        for (int64_t r = 0; r < m; ++r)
+          err = std::max(err, std::abs(at(got_u, m, uc, b, r, j) - phase * at(want_u, m, uc, b, r, j)));
+      if (check_v)
+        for (int64_t c = 0; c < n; ++c)
+          err = std::max(err, std::abs(at(got_vt, vr, n, b, j, c) - std::conj(phase) * at(want_vt, vr, n, b, j, c)));
+      EXPECT_LE(err, tol) << "matrix " << b << " vector " << j;
+    }
+  }
+}
+
+// kiln.gesdd and kiln.gesvd (jaxlib's ?gesdd_ffi / ?gesvd_ffi,
+// jnp.linalg.svd) against the CPU: every type, both routines and modes
+// 'A', 'S' and 'N' over tall, wide and square matrices, with the QR (LQ)
+// first and without (a wide matrix's lower bidiagonal form), each a batch
+// of a random matrix, one with a zero column (tall) or row (wide), one
+// holding a NaN (info 1, NaN results) and one of tiny entries (the
+// scaling; singular values compared relative to their matrix's largest);
+// and the shapes at the edges: one column (gesdd's 1 x 1 bidiagonal, its
+// sign in U), one row (gesvd's, in VT) and no columns. Singular values
+// within rounding of the CPU's, info equal, the vectors as
+// ExpectSingularVectors. One shader (one pipeline to build) per case.
+TEST_F(VulkanTest, SingularValueDecompositionMatchesCpu) {
+  std::mt19937_64 rng(59);
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  struct Case {
+    const char* routine;
+    char mode;
+    int64_t m, n;
+  };
+  // gesdd takes the QR first from m >= 11k/6 (17k/9 complex), gesvd from
+  // m >= 1.6k: 9 x 4 and 4 x 9 with it, 4 x 6 and 4 x 5 without (lower),
+  // 6 x 4 with it for gesvd only.
+  const Case cases[] = {{"gesdd", 'A', 9, 4}, {"gesdd", 'S', 4, 9}, {"gesdd", 'N', 4, 6}, {"gesvd", 'A', 4, 5},
+                        {"gesvd", 'S', 6, 4}, {"gesvd", 'N', 5, 5}, {"gesdd", 'A', 3, 1}, {"gesvd", 'S', 1, 3},
+                        {"gesdd", 'A', 3, 0}};
+  const int64_t batch = 4;
+  for (const char* type : {"f32", "f64", "complex<f32>", "complex<f64>"})
+    for (const Case& c : cases) {
+      const bool complex = std::string(type).rfind("complex", 0) == 0;
+      const bool f64 = std::string(type).find("64") != std::string::npos;
+      const int64_t parts = complex ? 2 : 1, m = c.m, n = c.n, k = std::min(m, n);
+      const int64_t uc = c.mode == 'A' ? m : k, vr = c.mode == 'A' ? n : k;
+      SCOPED_TRACE(std::string(type) + " " + c.routine + " " + c.mode + " " + std::to_string(m) + " x " +
+                   std::to_string(n));
+      const std::string target =
+          std::string("lapack_") + (complex ? (f64 ? "z" : "c") : (f64 ? "d" : "s")) + c.routine + "_ffi";
+      const std::string at = Shape({batch, m, n}, type);
+      const std::string results = at + ", " + Shape({batch, k}, f64 ? "f64" : "f32") + ", " +
+                                  Shape({batch, m, uc}, type) + ", " + Shape({batch, vr, n}, type) + ", " +
+                                  Shape({batch}, "i32");
+      const std::string src = "func.func @main(%a: " + at + ") -> (" + results + ") {\n  %0:5 = stablehlo.custom_call @" +
+                              target + "(%a) {mhlo.backend_config = {mode = " + std::to_string(int(c.mode)) +
+                              " : ui8}, api_version = 4 : i32} : (" + at + ") -> (" + results +
+                              ")\n  return %0#0, %0#1, %0#2, %0#3, %0#4 : " + results + "\n}\n";
+      auto bytes = CompileAll(src, "vulkan");
+      ASSERT_FALSE(bytes.empty());
+      const double tol = f64 ? 1e-9 : 2e-3;
+      std::vector<double> a(batch * m * n * parts);
+      for (double& x : a) x = uniform(rng);
+      std::vector<bool> finite(batch, true);
+      std::vector<double> scale(batch, 1.0);
+      if (k > 1) {
+        // Matrix 1: its second column (tall) or row (wide) zero; matrix 2
+        // holds a NaN; matrix 3 tiny.
+        for (int64_t i = 0; i < std::max(m, n); ++i)
+          for (int64_t q = 0; q < parts; ++q) a[(m * n + (m >= n ? i * n + 1 : n + i)) * parts + q] = 0;
+        a[(2 * m * n + n + 1) * parts] = std::nan("");
+        finite[2] = false;
+        scale[3] = f64 ? 1e-300 : 1e-30;
+        for (int64_t i = 0; i < m * n * parts; ++i) a[3 * m * n * parts + i] *= scale[3];
+      }
+      const vm::HostTensor in = Matrices(a, {batch, m, n}, f64, complex);
+      auto want = RunOn(cpu_.get(), bytes, "main", {in});
+      auto got = RunOn(vulkan_.get(), bytes, "main", {in});
+      ASSERT_TRUE(want.ok()) << want.status().message();
+      ASSERT_TRUE(got.ok()) << got.status().message();
+      EXPECT_EQ((*want)[4].data, (*got)[4].data) << "info";
+      EXPECT_EQ((*want)[0].data, (*got)[0].data) << "a (zero)";
+      const std::vector<double> ws = Doubles((*want)[1]), gs = Doubles((*got)[1]);
+      ASSERT_EQ(ws.size(), gs.size());
+      for (int64_t b = 0; b < batch; ++b)
+        for (int64_t i = 0; i < k; ++i) {
+          const double w = ws[b * k + i] / scale[b], g = gs[b * k + i] / scale[b];
+          if (std::isnan(w)) EXPECT_TRUE(std::isnan(g)) << "s " << b << ", " << i;
+          else EXPECT_NEAR(g, w, tol * std::max(ws[b * k] / scale[b], 1.0)) << "s " << b << ", " << i;
+        }
+      ExpectSingularVectors(Doubles((*want)[2]), Doubles((*got)[2]), Doubles((*want)[3]), Doubles((*got)[3]), ws,
+                            batch, m, n, uc, vr, complex, c.mode != 'N', finite, tol);
+    }
 }
 
 // Every form of triangular_solve (left and right side, lower and upper,
