@@ -37,8 +37,8 @@ struct ShaderSource {
   std::vector<uint32_t> grid_args;
   uint32_t texel_inputs = 0;  // hal::ShaderVariant::texel_inputs (needs kTexelInputs in features)
   // Whether shaderc optimizes the SPIR-V (spirv-opt's performance passes).
-  // Off only where they miscompile a shader or bloat it (the SVD's, on
-  // llvmpipe); the driver compiles the SPIR-V with its own optimizer anyway.
+  // Off only where they miscompile a shader (the SVD's, on llvmpipe); the
+  // driver compiles the SPIR-V with its own optimizer anyway.
   bool optimize = true;
 };
 

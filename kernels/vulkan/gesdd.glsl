@@ -12,13 +12,18 @@
 //
 // With vectors the reflectors are first formed into U (m x m or m x k) and
 // VT (n x n or k x n) in results 2 and 3 (LAPACK's orgbr and the QR's
-// orgqr) and each of bdsqr's rotations is applied to U's columns / VT's
-// rows as it is made, where the reference rotates the identity and applies
-// the reflectors after (ormbr): the same factors, rounded in another
-// order; the rotations, and so the vectors' signs, are the reference's.
+// orgqr) and each sweep's rotations are applied to U's columns / VT's rows
+// after it in the order made, where the reference rotates the identity and
+// applies the reflectors after (ormbr): the same factors, rounded in
+// another order; the rotations, and so the vectors' signs, are the
+// reference's. Every heavy step has one call site (the reflectors of the
+// QR and of gebd2 in one loop, the products that form U and VT in
+// another, the rotations recorded in result a and applied in one place,
+// the three sorts in one loop): the driver inlines every call, and its
+// compile time grows with the inlined size.
 // Working matrices: X (the scaled A, or A^H read through a conjugate
 // transposed view) in result 0, which is zeroed at the end (JAX does not
-// read it); with the QR first, its reflectors stay in X below the
+// read it; it also holds a sweep's rotations once U and VT are formed); with the QR first, its reflectors stay in X below the
 // diagonal (their tau on it) and the k x k factor R (R^H for a wide A) is
 // reduced in VT's top-left corner; its row reflectors move to X's upper
 // triangle before VT is formed. The bidiagonal's diagonal and
@@ -59,12 +64,13 @@ void buf_put(uint b, uint i, $T v) {
   else if (b == 1u) put_u(i, v);
   else put_vt(i, v);
 }
+// (One buffer access per call: the shader inlines every call.)
 $T vg(View v, uint r, uint c) {
-  return v.ct ? conj(buf_get(v.buf, v.base + c * v.ld + r)) : buf_get(v.buf, v.base + r * v.ld + c);
+  $T x = buf_get(v.buf, v.base + (v.ct ? c * v.ld + r : r * v.ld + c));
+  return v.ct ? conj(x) : x;
 }
 void vs(View v, uint r, uint c, $T x) {
-  if (v.ct) buf_put(v.buf, v.base + c * v.ld + r, conj(x));
-  else buf_put(v.buf, v.base + r * v.ld + c, x);
+  buf_put(v.buf, v.base + (v.ct ? c * v.ld + r : r * v.ld + c), v.ct ? conj(x) : x);
 }
 
 // ||v(r0 .. r1 - 1, col)||, in f64 and scaled by the largest magnitude.
@@ -146,26 +152,6 @@ void set_identity(View t, uint rows, uint cols) {
     for (uint c = 0u; c < cols; ++c) vs(t, r, c, r == c ? from_re($R(1)) : $T(0));
 }
 
-// gebd2 on the rows x k matrix c (rows >= k): d_s, e_s; the column
-// reflectors below the diagonal, their tau on it; the row reflectors
-// (conjugated, as gebd2's lacgv leaves them) right of the superdiagonal,
-// their tau on it.
-void bidiagonalize(View c, uint rows, uint k) {
-  const View h = flip(c);  // the rows as columns
-  for (uint i = 0u; i < k; ++i) {
-    $T tq = vlarfg(c, i, i, i + 1u, rows);
-    d_s[i] = re(vg(c, i, i));
-    vreflect(c, c, i, rows, i, i + 1u, k, conj(tq));
-    vs(c, i, i, tq);
-    if (i + 1u < k) {
-      $T tp = vlarfg(h, i + 1u, i, i + 2u, k);
-      e_s[i] = re(vg(h, i + 1u, i));
-      vreflect(h, h, i + 1u, k, i, i + 1u, rows, conj(tp));
-      vs(h, i + 1u, i, tp);
-    }
-  }
-}
-
 // The vectors bdsqr rotates: U's columns, VT's rows (VH's columns).
 View U_, VH_;
 uint UROWS_, VROWS_;
@@ -181,11 +167,25 @@ void rot_cols(View v, uint rows, uint j, $R c, $R s) {
     vs(v, i, j, lo);
   }
 }
-void rot_vt(int j, $R c, $R s) {
-  if (VECTORS) rot_cols(VH_, VROWS_, uint(j), c, s);
+// A sweep's rotations, recorded in result a (free once U and VT are
+// formed: 4 (k - 1) <= m n) and applied after it in the order made (the
+// reference's lasr), rotation t to VT's rows / U's columns (j0 + dir t,
+// j0 + dir t + 1). One application site keeps the inlined shader small.
+uint ABASE_, NW_;
+void record(int t, $R cv, $R sv, $R cu, $R su) {
+  if (!VECTORS) return;
+  const uint b = ABASE_ + 4u * uint(t);
+  put(b, from_re(cv));
+  put(b + 1u, from_re(sv));
+  put(b + 2u, from_re(cu));
+  put(b + 3u, from_re(su));
 }
-void rot_u(int j, $R c, $R s) {
-  if (VECTORS) rot_cols(U_, UROWS_, uint(j), c, s);
+void apply_recorded(int j0, int dir, int count) {
+  for (int t = 0; t < count; ++t) {
+    const uint b = ABASE_ + 4u * uint(t), j = uint(j0 + dir * t);
+    for (uint w = 0u; w < NW_; ++w)  // VT's rows, then U's columns
+      rot_cols(w == 0u ? VH_ : U_, w == 0u ? VROWS_ : UROWS_, j, re(x_at(b + 2u * w)), re(x_at(b + 2u * w + 1u)));
+  }
 }
 void swap_cols(View v, uint rows, uint i, uint j) {
   for (uint r = 0u; r < rows; ++r) {
@@ -194,11 +194,10 @@ void swap_cols(View v, uint rows, uint i, uint j) {
     vs(v, r, j, t);
   }
 }
-// Swaps singular vectors i and j (0-based).
+// Swaps singular vectors i and j (0-based): VT's rows, U's columns.
 void swap_vectors(int i, int j) {
   if (!VECTORS) return;
-  swap_cols(VH_, VROWS_, uint(i), uint(j));
-  swap_cols(U_, UROWS_, uint(i), uint(j));
+  for (uint w = 0u; w < NW_; ++w) swap_cols(w == 0u ? VH_ : U_, w == 0u ? VROWS_ : UROWS_, uint(i), uint(j));
 }
 
 // las2: the singular values of the upper triangular [f g; 0 h].
@@ -357,8 +356,8 @@ $R E(int i) { return e_s[i - 1]; }
 void setE(int i, $R v) { e_s[i - 1] = v; }
 
 // bdsqr on the n x n upper bidiagonal (d_s, e_s), the vectors rotated
-// along: d_s left nonnegative (the signs moved into VT's rows) and
-// descending. Returns bdsqr's info: 0, or the number of off-diagonal
+// along: d_s left nonnegative (the signs moved into VT's rows; the
+// caller sorts). Returns bdsqr's info: 0, or the number of off-diagonal
 // entries that did not converge. Indices are LAPACK's, 1-based.
 int bdsqr(int n) {
   if (n == 0) return 0;
@@ -417,179 +416,181 @@ int bdsqr(int n) {
         ll = 0;
       }
       ll += 1;
+      int rcount = 0, rj0 = 0, rdir = 1;  // the rotations recorded
       if (ll == m - 1) {  // a 2 x 2 block
         const Svd2 b = lasv2(D(m - 1), E(m - 1), D(m));
         setD(m - 1, b.ssmax);
         setE(m - 1, $R(0));
         setD(m, b.ssmin);
-        rot_vt(m - 2, b.csr, b.snr);
-        rot_u(m - 2, b.csl, b.snl);
+        record(0, b.csr, b.snr, b.csl, b.snl);
+        rcount = 1;
+        rj0 = m - 2;
         m -= 2;
-        continue;
-      }
-      // A new block: chase from the larger end diagonal entry.
-      if (ll > oldm || m < oldll) idir = abs(D(ll)) >= abs(D(m)) ? 1 : 2;
-      // Convergence tests.
-      bool converged = false;
-      if (idir == 1) {
-        precise $R bound = abs(tol) * abs(D(m));
-        if (abs(E(m - 1)) <= bound) {
-          setE(m - 1, $R(0));
-          continue;
-        }
-        precise $R mu = abs(D(ll));
-        smin = mu;
-        for (int lll = ll; lll <= m - 1; ++lll) {
-          precise $R b = tol * mu;
-          if (abs(E(lll)) <= b) {
-            setE(lll, $R(0));
-            converged = true;
-            break;
-          }
-          mu = abs(D(lll + 1)) * (mu / (mu + abs(E(lll))));
-          smin = min(smin, mu);
-        }
       } else {
-        precise $R bound = abs(tol) * abs(D(ll));
-        if (abs(E(ll)) <= bound) {
-          setE(ll, $R(0));
-          continue;
-        }
-        precise $R mu = abs(D(m));
-        smin = mu;
-        for (int lll = m - 1; lll >= ll; --lll) {
-          precise $R b = tol * mu;
-          if (abs(E(lll)) <= b) {
-            setE(lll, $R(0));
-            converged = true;
-            break;
+        // A new block: chase from the larger end diagonal entry.
+        if (ll > oldm || m < oldll) idir = abs(D(ll)) >= abs(D(m)) ? 1 : 2;
+        // Convergence tests.
+        bool converged = false;
+        if (idir == 1) {
+          precise $R bound = abs(tol) * abs(D(m));
+          if (abs(E(m - 1)) <= bound) {
+            setE(m - 1, $R(0));
+            continue;
           }
-          mu = abs(D(lll)) * (mu / (mu + abs(E(lll))));
-          smin = min(smin, mu);
+          precise $R mu = abs(D(ll));
+          smin = mu;
+          for (int lll = ll; lll <= m - 1; ++lll) {
+            precise $R b = tol * mu;
+            if (abs(E(lll)) <= b) {
+              setE(lll, $R(0));
+              converged = true;
+              break;
+            }
+            mu = abs(D(lll + 1)) * (mu / (mu + abs(E(lll))));
+            smin = min(smin, mu);
+          }
+        } else {
+          precise $R bound = abs(tol) * abs(D(ll));
+          if (abs(E(ll)) <= bound) {
+            setE(ll, $R(0));
+            continue;
+          }
+          precise $R mu = abs(D(m));
+          smin = mu;
+          for (int lll = m - 1; lll >= ll; --lll) {
+            precise $R b = tol * mu;
+            if (abs(E(lll)) <= b) {
+              setE(lll, $R(0));
+              converged = true;
+              break;
+            }
+            mu = abs(D(lll)) * (mu / (mu + abs(E(lll))));
+            smin = min(smin, mu);
+          }
+        }
+        if (converged) continue;
+        oldll = ll;
+        oldm = m;
+        // The shift: zero when shifting would ruin relative accuracy.
+        $R shift = $R(0), r = $R(0);
+        precise $R crit = $R(n) * tol * (smin / smax);
+        precise $R lim = $P01 * tol;
+        if (!(crit <= max(eps, lim))) {
+          $R sll;
+          if (idir == 1) {
+            sll = abs(D(ll));
+            las2(D(m - 1), E(m - 1), D(m), shift, r);
+          } else {
+            sll = abs(D(m));
+            las2(D(ll), E(ll), D(ll + 1), shift, r);
+          }
+          if (sll > $R(0)) {
+            precise $R q = shift / sll;
+            precise $R q2 = q * q;
+            if (q2 < eps) shift = $R(0);
+          }
+        }
+        iter += m - ll;
+        rcount = m - ll;
+        rj0 = idir == 1 ? ll - 1 : m - 2;
+        rdir = idir == 1 ? 1 : -1;
+        if (shift == $R(0)) {  // the simplified (zero-shift) QR sweep
+          $R cs = $R(1), oldcs = $R(1), sn = $R(0), oldsn = $R(0), dd;
+          if (idir == 1) {
+            for (int i = ll; i <= m - 1; ++i) {
+              precise $R f1 = D(i) * cs;
+              lartg(f1, E(i), cs, sn, r);
+              if (i > ll) {
+                precise $R v = oldsn * r;
+                setE(i - 1, v);
+              }
+              precise $R f2 = oldcs * r, g2 = D(i + 1) * sn;
+              lartg(f2, g2, oldcs, oldsn, dd);
+              setD(i, dd);
+              record(i - ll, cs, sn, oldcs, oldsn);
+            }
+            precise $R h = D(m) * cs;
+            precise $R dm = h * oldcs, em = h * oldsn;
+            setD(m, dm);
+            setE(m - 1, em);
+            if (abs(E(m - 1)) <= thresh) setE(m - 1, $R(0));
+          } else {
+            for (int i = m; i >= ll + 1; --i) {
+              precise $R f1 = D(i) * cs;
+              lartg(f1, E(i - 1), cs, sn, r);
+              if (i < m) {
+                precise $R v = oldsn * r;
+                setE(i, v);
+              }
+              precise $R f2 = oldcs * r, g2 = D(i - 1) * sn;
+              lartg(f2, g2, oldcs, oldsn, dd);
+              setD(i, dd);
+              record(m - i, oldcs, -oldsn, cs, -sn);
+            }
+            precise $R h = D(ll) * cs;
+            precise $R dl = h * oldcs, el = h * oldsn;
+            setD(ll, dl);
+            setE(ll, el);
+            if (abs(E(ll)) <= thresh) setE(ll, $R(0));
+          }
+        } else {  // the shifted QR sweep
+          $R cosr, sinr, cosl, sinl;
+          if (idir == 1) {
+            precise $R f = (abs(D(ll)) - shift) * (copysign_r($R(1), D(ll)) + shift / D(ll));
+            precise $R g = E(ll);
+            for (int i = ll; i <= m - 1; ++i) {
+              lartg(f, g, cosr, sinr, r);
+              if (i > ll) setE(i - 1, r);
+              f = cosr * D(i) + sinr * E(i);
+              precise $R ei = cosr * E(i) - sinr * D(i);
+              setE(i, ei);
+              g = sinr * D(i + 1);
+              precise $R di1 = cosr * D(i + 1);
+              setD(i + 1, di1);
+              lartg(f, g, cosl, sinl, r);
+              setD(i, r);
+              f = cosl * E(i) + sinl * D(i + 1);
+              precise $R di2 = cosl * D(i + 1) - sinl * E(i);
+              setD(i + 1, di2);
+              if (i < m - 1) {
+                g = sinl * E(i + 1);
+                precise $R ei1 = cosl * E(i + 1);
+                setE(i + 1, ei1);
+              }
+              record(i - ll, cosr, sinr, cosl, sinl);
+            }
+            setE(m - 1, f);
+            if (abs(E(m - 1)) <= thresh) setE(m - 1, $R(0));
+          } else {
+            precise $R f = (abs(D(m)) - shift) * (copysign_r($R(1), D(m)) + shift / D(m));
+            precise $R g = E(m - 1);
+            for (int i = m; i >= ll + 1; --i) {
+              lartg(f, g, cosr, sinr, r);
+              if (i < m) setE(i, r);
+              f = cosr * D(i) + sinr * E(i - 1);
+              precise $R ei = cosr * E(i - 1) - sinr * D(i);
+              setE(i - 1, ei);
+              g = sinr * D(i - 1);
+              precise $R di1 = cosr * D(i - 1);
+              setD(i - 1, di1);
+              lartg(f, g, cosl, sinl, r);
+              setD(i, r);
+              f = cosl * E(i - 1) + sinl * D(i - 1);
+              precise $R di2 = cosl * D(i - 1) - sinl * E(i - 1);
+              setD(i - 1, di2);
+              if (i > ll + 1) {
+                g = sinl * E(i - 2);
+                precise $R ei2 = cosl * E(i - 2);
+                setE(i - 2, ei2);
+              }
+              record(m - i, cosl, -sinl, cosr, -sinr);
+            }
+            setE(ll, f);
+            if (abs(E(ll)) <= thresh) setE(ll, $R(0));
+          }
         }
       }
-      if (converged) continue;
-      oldll = ll;
-      oldm = m;
-      // The shift: zero when shifting would ruin relative accuracy.
-      $R shift = $R(0), r = $R(0);
-      precise $R crit = $R(n) * tol * (smin / smax);
-      precise $R lim = $P01 * tol;
-      if (!(crit <= max(eps, lim))) {
-        $R sll;
-        if (idir == 1) {
-          sll = abs(D(ll));
-          las2(D(m - 1), E(m - 1), D(m), shift, r);
-        } else {
-          sll = abs(D(m));
-          las2(D(ll), E(ll), D(ll + 1), shift, r);
-        }
-        if (sll > $R(0)) {
-          precise $R q = shift / sll;
-          precise $R q2 = q * q;
-          if (q2 < eps) shift = $R(0);
-        }
-      }
-      iter += m - ll;
-      if (shift == $R(0)) {  // the simplified (zero-shift) QR sweep
-        $R cs = $R(1), oldcs = $R(1), sn = $R(0), oldsn = $R(0), dd;
-        if (idir == 1) {
-          for (int i = ll; i <= m - 1; ++i) {
-            precise $R f1 = D(i) * cs;
-            lartg(f1, E(i), cs, sn, r);
-            if (i > ll) {
-              precise $R v = oldsn * r;
-              setE(i - 1, v);
-            }
-            precise $R f2 = oldcs * r, g2 = D(i + 1) * sn;
-            lartg(f2, g2, oldcs, oldsn, dd);
-            setD(i, dd);
-            rot_vt(i - 1, cs, sn);
-            rot_u(i - 1, oldcs, oldsn);
-          }
-          precise $R h = D(m) * cs;
-          precise $R dm = h * oldcs, em = h * oldsn;
-          setD(m, dm);
-          setE(m - 1, em);
-          if (abs(E(m - 1)) <= thresh) setE(m - 1, $R(0));
-        } else {
-          for (int i = m; i >= ll + 1; --i) {
-            precise $R f1 = D(i) * cs;
-            lartg(f1, E(i - 1), cs, sn, r);
-            if (i < m) {
-              precise $R v = oldsn * r;
-              setE(i, v);
-            }
-            precise $R f2 = oldcs * r, g2 = D(i - 1) * sn;
-            lartg(f2, g2, oldcs, oldsn, dd);
-            setD(i, dd);
-            rot_vt(i - 2, oldcs, -oldsn);
-            rot_u(i - 2, cs, -sn);
-          }
-          precise $R h = D(ll) * cs;
-          precise $R dl = h * oldcs, el = h * oldsn;
-          setD(ll, dl);
-          setE(ll, el);
-          if (abs(E(ll)) <= thresh) setE(ll, $R(0));
-        }
-      } else {  // the shifted QR sweep
-        $R cosr, sinr, cosl, sinl;
-        if (idir == 1) {
-          precise $R f = (abs(D(ll)) - shift) * (copysign_r($R(1), D(ll)) + shift / D(ll));
-          precise $R g = E(ll);
-          for (int i = ll; i <= m - 1; ++i) {
-            lartg(f, g, cosr, sinr, r);
-            if (i > ll) setE(i - 1, r);
-            f = cosr * D(i) + sinr * E(i);
-            precise $R ei = cosr * E(i) - sinr * D(i);
-            setE(i, ei);
-            g = sinr * D(i + 1);
-            precise $R di1 = cosr * D(i + 1);
-            setD(i + 1, di1);
-            lartg(f, g, cosl, sinl, r);
-            setD(i, r);
-            f = cosl * E(i) + sinl * D(i + 1);
-            precise $R di2 = cosl * D(i + 1) - sinl * E(i);
-            setD(i + 1, di2);
-            if (i < m - 1) {
-              g = sinl * E(i + 1);
-              precise $R ei1 = cosl * E(i + 1);
-              setE(i + 1, ei1);
-            }
-            rot_vt(i - 1, cosr, sinr);
-            rot_u(i - 1, cosl, sinl);
-          }
-          setE(m - 1, f);
-          if (abs(E(m - 1)) <= thresh) setE(m - 1, $R(0));
-        } else {
-          precise $R f = (abs(D(m)) - shift) * (copysign_r($R(1), D(m)) + shift / D(m));
-          precise $R g = E(m - 1);
-          for (int i = m; i >= ll + 1; --i) {
-            lartg(f, g, cosr, sinr, r);
-            if (i < m) setE(i, r);
-            f = cosr * D(i) + sinr * E(i - 1);
-            precise $R ei = cosr * E(i - 1) - sinr * D(i);
-            setE(i - 1, ei);
-            g = sinr * D(i - 1);
-            precise $R di1 = cosr * D(i - 1);
-            setD(i - 1, di1);
-            lartg(f, g, cosl, sinl, r);
-            setD(i, r);
-            f = cosl * E(i - 1) + sinl * D(i - 1);
-            precise $R di2 = cosl * D(i - 1) - sinl * E(i - 1);
-            setD(i - 1, di2);
-            if (i > ll + 1) {
-              g = sinl * E(i - 2);
-              precise $R ei2 = cosl * E(i - 2);
-              setE(i - 2, ei2);
-            }
-            rot_vt(i - 2, cosl, -sinl);
-            rot_u(i - 2, cosr, -sinr);
-          }
-          setE(ll, f);
-          if (abs(E(ll)) <= thresh) setE(ll, $R(0));
-        }
-      }
+      if (VECTORS && rcount > 0) apply_recorded(rj0, rdir, rcount);
     }
     if (failed) {
       int info = 0;
@@ -605,21 +606,6 @@ int bdsqr(int n) {
       setD(i, -D(i));
       if (VECTORS)
         for (uint r = 0u; r < VROWS_; ++r) vs(VH_, r, uint(i - 1), -vg(VH_, r, uint(i - 1)));
-    }
-  }
-  // Sorted descending, one transposition per vector.
-  for (int i = 1; i <= n - 1; ++i) {
-    int isub = 1;
-    $R smin = D(1);
-    for (int j = 2; j <= n + 1 - i; ++j)
-      if (D(j) <= smin) {
-        isub = j;
-        smin = D(j);
-      }
-    if (isub != n + 1 - i) {
-      setD(isub, D(n + 1 - i));
-      setD(n + 1 - i, smin);
-      swap_vectors(isub - 1, n - i);
     }
   }
   return 0;
@@ -646,33 +632,31 @@ int bidiagonal_svd(int k, bool lower) {
       precise $R ei = sn * d_s[i + 1], di = cs * d_s[i + 1];
       e_s[i] = ei;
       d_s[i + 1] = di;
-      if (VECTORS) rot_cols(U_, UROWS_, uint(i), cs, sn);
+      record(i, $R(1), $R(0), cs, sn);  // U's columns only
     }
+  if (lower && VECTORS) apply_recorded(0, 1, k - 1);
   const int info = bdsqr(k);
-  if (DIVIDE) {
-    for (int i = 0; i < k; ++i) {  // lasdq: ascending
-      int isub = i;
-      for (int j = i + 1; j < k; ++j)
-        if (d_s[j] < d_s[isub]) isub = j;
-      if (isub != i) {
-        $R t = d_s[isub];
-        d_s[isub] = d_s[i];
-        d_s[i] = t;
-        swap_vectors(isub, i);
+  // The sorts, one transposition per vector: bdsqr's (descending, the
+  // smallest to the end; not after a failure), then for gesdd lasdq's
+  // (ascending) and bdsdc's (descending). One loop, one swap.
+  for (int pass = info == 0 ? 0 : 1; pass < (DIVIDE ? 3 : 1); ++pass)
+    for (int i = 0; i < k - 1; ++i) {
+      const int pos = pass == 0 ? k - 1 - i : i;
+      int best = pass == 0 ? 0 : i;
+      $R bv = d_s[best];
+      for (int j = pass == 0 ? 1 : i + 1; j <= (pass == 0 ? k - 1 - i : k - 1); ++j) {
+        const $R v = d_s[j];
+        if (pass == 0 ? v <= bv : (pass == 1 ? v < bv : v > bv)) {
+          best = j;
+          bv = v;
+        }
+      }
+      if (best != pos) {
+        d_s[best] = d_s[pos];
+        d_s[pos] = bv;
+        swap_vectors(best, pos);
       }
     }
-    for (int i = 0; i + 1 < k; ++i) {  // bdsdc: descending
-      int kk = i;
-      for (int j = i + 1; j < k; ++j)
-        if (d_s[j] > d_s[kk]) kk = j;
-      if (kk != i) {
-        $R t = d_s[kk];
-        d_s[kk] = d_s[i];
-        d_s[i] = t;
-        swap_vectors(kk, i);
-      }
-    }
-  }
   return info;
 }
 
@@ -731,64 +715,86 @@ void main() {
   const bool lower = wide && !qr_first;
   // The core that gebd2 reduces: X itself, or X's R (R^H for a wide A),
   // k x k, in VT's corner (with vectors) or in X's top rows.
-  View core = x;
-  uint core_rows = tm;
-  if (qr_first) {
-    const View kv = View(2u, vbase, n, false);
-    const View dst = wide ? flip(kv) : kv;
-    for (uint i = 0u; i < k; ++i) {
-      $T tau = vlarfg(x, i, i, i + 1u, tm);
-      vreflect(x, x, i, tm, i, i + 1u, k, conj(tau));
-      if (VECTORS) {  // R's row i is final: to the core, tau on X's diagonal
-        for (uint j = 0u; j < k; ++j) vs(dst, i, j, j >= i ? vg(x, i, j) : $T(0));
-        vs(x, i, i, tau);
-      } else {  // R in place
-        for (uint r = i + 1u; r < tm; ++r) vs(x, r, i, $T(0));
-      }
+  const View kv = View(2u, vbase, n, false);
+  const View core = qr_first ? (VECTORS ? kv : (wide ? flip(x) : x)) : x;
+  const uint core_rows = qr_first ? k : tm;
+  // The reflectors, one loop (one inlined larfg and reflection): the QR's
+  // k steps (geqr2), then gebd2's column and row steps in turn.
+  const uint nq = qr_first ? k : 0u;
+  for (uint st = 0u; st < nq + 2u * k - 1u; ++st) {
+    const bool qr = st < nq, row_step = !qr && (st - nq) % 2u == 1u;
+    const uint i = qr ? st : (st - nq) / 2u;
+    const View v = qr ? x : (row_step ? flip(core) : core);
+    const uint top = row_step ? i + 1u : i;  // alpha's row in v
+    const uint rows = qr ? tm : (row_step ? k : core_rows), cols = row_step ? core_rows : k;
+    $T tau = vlarfg(v, top, i, top + 1u, rows);
+    if (!qr && !row_step) d_s[i] = re(vg(v, i, i));
+    if (row_step) e_s[i] = re(vg(v, i + 1u, i));
+    vreflect(v, v, top, rows, i, i + 1u, cols, conj(tau));
+    if (qr && VECTORS) {  // R's row i is final: to the core (R^H for a wide A)
+      for (uint j = 0u; j < k; ++j) vs(wide ? flip(kv) : kv, i, j, j >= i ? vg(x, i, j) : $T(0));
+    } else if (qr) {  // R in place
+      for (uint r = i + 1u; r < tm; ++r) vs(x, r, i, $T(0));
     }
-    core = VECTORS ? kv : (wide ? flip(x) : x);
-    core_rows = k;
+    if (!qr || VECTORS) vs(v, top, i, tau);  // tau where beta was
   }
-  bidiagonalize(core, core_rows, k);
   U_ = u;
   VH_ = vh;
   UROWS_ = m;
   VROWS_ = n;
-  if (VECTORS) {
-    // U: Q (the column reflectors) extended by the identity, then the QR's
-    // Q; for a lower form P (the row reflectors).
-    if (!wide) {
-      set_identity(u, m, uc);
-      if (qr_first) {
-        apply_reflectors(u, 0u, k, core, k, 0u, k);
-        apply_reflectors(u, 0u, uc, x, k, 0u, tm);
-      } else {
-        apply_reflectors(u, 0u, uc, core, k, 0u, tm);
-      }
-    } else if (lower) {
-      set_identity(u, k, k);
-      apply_reflectors(u, 0u, k, flip(core), k - 1u, 1u, k);
-    } else {
-      set_identity(u, k, k);
-      apply_reflectors(u, 0u, k, core, k, 0u, k);
-    }
-    // VT^H: P extended, then the QR's Q (wide); for a lower form Q.
-    View p = flip(core);
-    if (qr_first) {  // the row reflectors move to X's upper triangle
+  ABASE_ = abase;
+  NW_ = 2u;
+  // U, then VT^H, from the identity (extended), each by up to two products
+  // of reflectors: U = Q (the column reflectors) and then the QR's Q; for
+  // a lower form P (the row reflectors); VT^H = P, then the QR's Q for a
+  // wide A; for a lower form Q. With the QR first the row reflectors move
+  // to X's upper triangle (the core is in VT) before VT^H is formed.
+  for (uint side = 0u; side < (VECTORS ? 2u : 0u); ++side) {
+    if (side == 1u && qr_first)
       for (uint i = 0u; i + 1u < k; ++i)
         for (uint j = i + 1u; j < k; ++j) vs(x, i, j, vg(core, i, j));
-      p = flip(x);
-    }
-    if (!wide) {
-      set_identity(vh, k, k);
-      apply_reflectors(vh, 0u, k, p, k - 1u, 1u, k);
-    } else if (lower) {
-      set_identity(vh, tm, vr);
-      apply_reflectors(vh, 0u, vr, core, k, 0u, tm);
-    } else {
-      set_identity(vh, tm, vr);
-      apply_reflectors(vh, 0u, k, p, k - 1u, 1u, k);
-      apply_reflectors(vh, 0u, vr, x, k, 0u, tm);
+    const View p = qr_first ? flip(x) : flip(core);
+    const View t = side == 0u ? u : vh;
+    uint rows = k, cols = k;
+    if (side == 0u && !wide) rows = m, cols = uc;
+    if (side == 1u && wide) rows = tm, cols = vr;
+    set_identity(t, rows, cols);
+    for (uint pass = 0u; pass < 2u; ++pass) {
+      View s = core;  // the reflectors' source
+      uint count = k, shift = 0u, r1 = k, c1 = k;
+      bool use = pass == 0u;
+      if (side == 0u) {
+        if (!wide) {
+          if (pass == 0u) {
+            r1 = core_rows;
+            c1 = qr_first ? k : uc;
+          } else {
+            use = qr_first;
+            s = x;
+            r1 = tm;
+            c1 = uc;
+          }
+        } else if (lower) {
+          s = flip(core);
+          count = k - 1u;
+          shift = 1u;
+        }
+      } else {
+        if (lower) {
+          r1 = tm;
+          c1 = vr;
+        } else if (pass == 0u) {
+          s = p;
+          count = k - 1u;
+          shift = 1u;
+        } else {
+          use = wide;
+          s = x;
+          r1 = tm;
+          c1 = vr;
+        }
+      }
+      if (use) apply_reflectors(t, 0u, c1, s, count, shift, r1);
     }
   }
   const int info = bidiagonal_svd(int(k), lower);
