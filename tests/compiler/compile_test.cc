@@ -101,6 +101,29 @@ TEST(CompileDiagnostics, ComplexReasonNamesComplex) {
   EXPECT_EQ(r.warnings[0].find("non-float"), std::string::npos) << r.warnings[0];
 }
 
+// The Vulkan SVD keeps the bidiagonal in private arrays of 1,024 entries: a
+// static shape whose smaller side exceeds that is refused by name (one
+// within it is not).
+TEST(CompileDiagnostics, VulkanSvdPastItsPrivateArraysIsRefused) {
+  for (int64_t n : {1030, 1024}) {
+    const std::string a = "tensor<1100x" + std::to_string(n) + "xf32>", s = "tensor<" + std::to_string(n) + "xf32>";
+    const std::string src = "func.func @main(%a: " + a + ") -> " + s +
+                            " {\n  %0:5 = stablehlo.custom_call @lapack_sgesdd_ffi(%a) {mhlo.backend_config = {mode = "
+                            "78 : ui8}, api_version = 4 : i32} : (" + a + ") -> (" + a + ", " + s +
+                            ", tensor<1x1xf32>, tensor<1x1xf32>, tensor<i32>)\n  return %0#1 : " + s + "\n}\n";
+    Result r = CompileFor(src.c_str(), "all");
+    ASSERT_TRUE(r.ok) << r.error;
+    if (n > 1024) {
+      ASSERT_EQ(r.warnings.size(), 1u);
+      EXPECT_NE(r.warnings[0].find("kiln.gesdd (f32,i32): matrices whose smaller side is larger than 1024"),
+                std::string::npos)
+          << r.warnings[0];
+    } else {
+      EXPECT_TRUE(r.warnings.empty()) << r.warnings[0];
+    }
+  }
+}
+
 TEST(CompileDiagnostics, ProgramWithoutFunctionsIsWarnedAbout) {
   for (const char* src : {"", "// nothing\n", "module @empty {\n}\n"}) {
     Result r = CompileFor(src, "cpu", "empty.mlir");
