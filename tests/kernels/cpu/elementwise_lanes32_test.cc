@@ -457,22 +457,21 @@ KILN_TEST_ALL_TARGETS(CpuReduceSelect, ArgmaxLikeBodiesAlongRows) {
                   Instr(O::kOr, E::kI1, {6, 9}),                               // 10 pick_idx
                   Instr(O::kSelect, value, {6, av, xv}),                       // 11
                   Instr(O::kSelect, index, {10, ai, xi})};                     // 12
-      b.results.assign(2, 0);
-      b.results[v0] = 11;
-      b.results[i0] = 12;
-      return b;
+    } else {
+      // keep = cmp(acc, x) | (acc == x & cmp(acc_idx, x_idx)), both by keep.
+      b.instrs = {Instr(O::kCompare, E::kI1, {av, xv}, value_dir),              // 4
+                  Instr(O::kCompare, E::kI1, {av, xv}, kEQ),                    // 5
+                  Instr(O::kCompare, E::kI1, {ai, xi}, index_dir, index_type),  // 6
+                  Instr(O::kAnd, E::kI1, {5, 6}),                               // 7
+                  Instr(O::kOr, E::kI1, {4, 7}),                                // 8
+                  Instr(O::kSelect, value, {8, av, xv}),                        // 9
+                  Instr(O::kSelect, index, {8, ai, xi})};                       // 10
     }
-    // keep = cmp(acc, x) | (acc == x & cmp(acc_idx, x_idx)), both by keep.
-    b.instrs = {Instr(O::kCompare, E::kI1, {av, xv}, value_dir),              // 4
-                Instr(O::kCompare, E::kI1, {av, xv}, kEQ),                    // 5
-                Instr(O::kCompare, E::kI1, {ai, xi}, index_dir, index_type),  // 6
-                Instr(O::kAnd, E::kI1, {5, 6}),                               // 7
-                Instr(O::kOr, E::kI1, {4, 7}),                                // 8
-                Instr(O::kSelect, value, {8, av, xv}),                        // 9
-                Instr(O::kSelect, index, {8, ai, xi})};                       // 10
+    // The results: the last two instructions, the value's select first.
+    const uint16_t last = static_cast<uint16_t>(3 + b.instrs.size());
     b.results.assign(2, 0);
-    b.results[v0] = 9;
-    b.results[i0] = 10;
+    b.results[v0] = last - 1;
+    b.results[i0] = last;
     return b;
   };
   const int64_t kSigned = static_cast<int64_t>(ComparisonType::kSigned),
