@@ -2,10 +2,10 @@
 //
 // Each row is folded from the initial values, acc = body(acc, x), in the
 // reference's order. A vector of elements is tested at once against the
-// accumulator: an element changes it only if the body's table picks the
-// element's value with different bits or the element's index for that
-// case. Rows of vectors that change nothing are skipped whole; the first
-// element that does is applied alone, then the scan goes on after it. On
+// accumulator: an element may change it only in the cases (value class,
+// index relation) where the body's table picks anything of the element.
+// Vectors with no such element are skipped whole; the first such element
+// is applied alone through the table, then the scan goes on after it. On
 // random data the maximum changes a handful of times per row, so a row
 // costs about one pass of compares; on a sorted row every element is a
 // scalar step (still the reference's result).
@@ -177,8 +177,8 @@ void SelectFoldRowsIn(const SelectFoldProblem& p, size_t r0, size_t r1) {
         continue;
       }
       // The first such element through the body's table (it may still
-      // change nothing: an equal value picked by its bits), then on from
-      // the next element.
+      // change nothing: a picked value with the accumulator's bits, or a
+      // class tested without the indices), then on from the next element.
       j += static_cast<size_t>(first);
       SelectStep(p, acc_value, acc_index, xv[j], xi[j]);
       ++j;
@@ -431,6 +431,9 @@ bool PlanSelectFold(const KernelCall& call, SelectFoldPlan* plan) {
 }  // namespace
 
 bool RunSelectFold(const KernelCall& call) {
+  // (Every lane-by-lane reduce passes here first: its one operand leaves
+  // before the plan lookup.)
+  if (call.inputs.size() != 4 || call.outputs.size() != 2) return false;
   PlanKey key(kPlanSelectFold);
   key.AddPointer(call.params.Program("body")).Add(call.params.Ints("dimensions"));
   for (const TensorRef& t : call.inputs) AddShape(key, t);
