@@ -289,6 +289,10 @@ HWY_INLINE void ChainStore(D d, V x, T* out, bool stream) {
     KILN_EIGHT(KILN_YX)            \
   }
 #define KILN_STEP_AT(x, j) x = ChainStepOutOfLine(d, s, src, i + (j) * step, x);
+#define KILN_NEG(x, j) x = hn::Neg(x);
+#define KILN_ABS(x, j) x = hn::Abs(x);
+#define KILN_SQRT(x, j) x = hn::Sqrt(x);
+#define KILN_RSQRT(x, j) x = hn::Div(hn::Set(d, T(1)), hn::Sqrt(x));
 #define KILN_SMAX(x, j) x = ShortMax<D>(x, c);
 #define KILN_SMIN(x, j) x = ShortMin<D>(x, c);
 #define KILN_SHORT_STEP(E, at)   \
@@ -350,6 +354,12 @@ HWY_INLINE void ChainEight(D d, const ChainStep* steps, size_t num_steps, const 
           KILN_EIGHT(KILN_STEP_AT)
         }
         break;
+      // One instruction each: inline (a call per vector cost several times
+      // the instruction: a lone negate ran at 8 cycles a vector).
+      case ScalarOp::kNegate: KILN_EIGHT(KILN_NEG) break;
+      case ScalarOp::kAbs: KILN_EIGHT(KILN_ABS) break;
+      case ScalarOp::kSqrt: KILN_EIGHT(KILN_SQRT) break;
+      case ScalarOp::kRsqrt: KILN_EIGHT(KILN_RSQRT) break;
       case ScalarOp::kExponential:
         // exp, the step of softmax's producer, inline on the eight running
         // vectors (their chains overlap; no spill around a call).
@@ -380,6 +390,10 @@ HWY_INLINE void ChainEight(D d, const ChainStep* steps, size_t num_steps, const 
 #undef KILN_SMIN
 #undef KILN_SMAX
 #undef KILN_STEP_AT
+#undef KILN_NEG
+#undef KILN_ABS
+#undef KILN_SQRT
+#undef KILN_RSQRT
 #undef KILN_BINARY
 #undef KILN_XX
 #undef KILN_YX

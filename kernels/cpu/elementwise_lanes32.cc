@@ -1,6 +1,6 @@
 // Elementwise programs over 32-bit lanes (elementwise_lanes32.h): every
 // value f32, si32, ui32 or i1, each held as the 32 bits of its lane (an i1
-// as 0 or 1), a block of kBlock32 elements at a time, instruction by
+// as 0 or 1), a block of elements at a time (Lanes32Block), instruction by
 // instruction through per-value slots. Integer arithmetic wraps, compares
 // follow the comparison type as the reference resolves it, converts between
 // the four types saturate and truncate as the reference does; what has no
@@ -33,6 +33,16 @@
 namespace kiln::cpu {
 
 constexpr size_t kBlock32 = 256;
+
+// The block RunLanes32 takes for a program of `num_values` values: as many
+// elements as keep its slots within 32 KB (an L1 data cache), from kBlock32
+// to 16 kBlock32. The per-block bookkeeping (each instruction's dispatch)
+// is then spread over more vectors where a program is short: a lone
+// convert's blocks of 256 spent more on it than on the conversion.
+inline size_t Lanes32Block(size_t num_values) {
+  const size_t fit = (size_t{32} << 10) / (4 * std::max<size_t>(1, num_values)) / kBlock32 * kBlock32;
+  return std::clamp(fit, kBlock32, 16 * kBlock32);
+}
 
 // How each param is read: one value everywhere, the output's own layout
 // (in place), or gathered through its strides.
@@ -271,17 +281,19 @@ bool VectorInstr(const ScalarInstr& in, const ElementType* t, const uint32_t* co
       if (t0 == ElementType::kSI32 && rt == ElementType::kF32)
         return unary([&](VU a) { return U(hn::ConvertTo(df, I(a))); });
       if (f32 && rt == ElementType::kSI32) {
-        // Truncated; NaN to 0; saturated from +-2^31 on.
+        // Truncated; NaN to 0; saturated from +-2^31 on (the sign's
+        // extreme: the sign bit, smeared, xor 0x7fffffff). Only values
+        // inside the range reach the conversion, whose out-of-range results
+        // differ between targets.
         const auto lim = hn::Set(df, 2147483648.0f);
+        const auto max = hn::Set(di, 0x7fffffff);
         return unary([&](VU a) {
           const auto x = F(a);
-          const auto in_range = hn::And(hn::Lt(x, lim), hn::Gt(x, hn::Neg(lim)));
-          const auto mid = hn::IfThenElseZero(hn::RebindMask(di, in_range),
-                                              hn::ConvertTo(di, hn::IfThenElseZero(in_range, x)));
-          const auto big = hn::IfThenElse(hn::RebindMask(di, hn::Ge(x, lim)), hn::Set(di, 0x7fffffff),
-                                          hn::IfThenElseZero(hn::RebindMask(di, hn::Le(x, hn::Neg(lim))),
-                                                             hn::Set(di, static_cast<int32_t>(0x80000000u))));
-          return U(hn::Or(mid, big));
+          const auto in_range = hn::Lt(hn::Abs(x), lim);  // (false for NaN)
+          const auto mid = hn::ConvertTo(di, hn::IfThenElseZero(in_range, x));
+          const auto extreme = hn::IfThenElseZero(hn::RebindMask(di, hn::Eq(x, x)),
+                                                  hn::Xor(hn::ShiftRight<31>(I(a)), max));
+          return U(hn::IfThenElse(hn::RebindMask(di, in_range), mid, extreme));
         });
       }
       return false;
@@ -298,9 +310,10 @@ void RunLanes32(const Lanes32Problem& p, size_t begin, size_t end) {
   const size_t num_params = prog.param_types.size(), num_values = prog.num_values();
   thread_local std::vector<uint32_t> slots;
   thread_local std::vector<uint8_t> bytes;
-  slots.resize(num_values * kBlock32 + N);
-  bytes.resize(kBlock32);
-  auto slot = [&](size_t v) { return slots.data() + v * kBlock32; };
+  const size_t block = Lanes32Block(num_values);
+  slots.resize(num_values * block + N);
+  bytes.resize(block);
+  auto slot = [&](size_t v) { return slots.data() + v * block; };
   thread_local std::vector<const uint32_t*> src;
   src.assign(num_values, nullptr);
   auto type_of = [&](size_t v) { return prog.ValueType(static_cast<uint16_t>(v)); };
@@ -313,13 +326,13 @@ void RunLanes32(const Lanes32Problem& p, size_t begin, size_t end) {
       std::memcpy(&x, p.inputs[v], 4);
       return x;
     }();
-    std::fill(slot(v), slot(v) + kBlock32, b);
+    std::fill(slot(v), slot(v) + block, b);
     src[v] = slot(v);
   }
   for (size_t k = 0; k < prog.instrs.size(); ++k) {
     if (prog.instrs[k].op != ScalarOp::kConstant) continue;
     const size_t v = num_params + k;
-    std::fill(slot(v), slot(v) + kBlock32, LaneBits(prog.instrs[k].type, prog.instrs[k].constant));
+    std::fill(slot(v), slot(v) + block, LaneBits(prog.instrs[k].type, prog.instrs[k].constant));
     src[v] = slot(v);
   }
   // A 32-bit result computed by an instruction is written straight into its
@@ -341,8 +354,8 @@ void RunLanes32(const Lanes32Problem& p, size_t begin, size_t end) {
     }
     if (!overlap) direct[r] = static_cast<int>(o);
   }
-  for (size_t start = begin; start < end; start += kBlock32) {
-    const size_t count = std::min(kBlock32, end - start);
+  for (size_t start = begin; start < end; start += block) {
+    const size_t count = std::min(block, end - start);
     const size_t padded = (count + N - 1) / N * N;
     for (size_t v = 0; v < num_params; ++v) {
       const ElementType t = prog.param_types[v];

@@ -116,7 +116,7 @@ void CheckUnary(O op, E t, E rt, std::mt19937& rng, int64_t attr0 = 0, int64_t a
   prog.param_types = {t};
   prog.instrs = {Instr(op, rt, {0}, attr0, attr1)};
   prog.results = {1};
-  for (int64_t n : {7, 300, 1500}) {
+  for (int64_t n : {7, 300, 1500, 8200}) {  // (8200: blocks of up to 4096, a tail)
     SCOPED_TRACE(std::string(ScalarOpName(op)) + " " + std::string(Name(t)) + " -> " + std::string(Name(rt)) +
                  " n=" + std::to_string(n));
     Check(Params(prog), {Values(t, {n}, rng)}, rt, {n});
@@ -128,7 +128,7 @@ void CheckBinary(O op, E t, E rt, std::mt19937& rng, int64_t attr0 = 0, int64_t 
   prog.param_types = {t, t};
   prog.instrs = {Instr(op, rt, {0, 1}, attr0, attr1)};
   prog.results = {2};
-  for (int64_t n : {7, 300, 1500}) {
+  for (int64_t n : {7, 300, 1500, 8200}) {  // (8200: blocks of up to 4096, a tail)
     SCOPED_TRACE(std::string(ScalarOpName(op)) + " " + std::string(Name(t)) + " n=" + std::to_string(n) +
                  " attrs " + std::to_string(attr0) + "," + std::to_string(attr1));
     Check(Params(prog), {Values(t, {n}, rng), Values(t, {n}, rng)}, rt, {n});
