@@ -70,31 +70,36 @@ void StridedCopy(const TensorRef& in, int64_t base, const TensorRef& out, const 
     }
   int64_t outer = 1;
   for (int64_t d : outer_dims) outer *= d;
-  const int64_t tiles_k = (dk + kTile - 1) / kTile;
-  ParallelFor(runner, outer * tiles_k, [&](int64_t t, int) {
-    int64_t o = t / tiles_k, in_off = 0, out_off = 0;
+  // Tasks of kTile result columns l (operand rows) by up to kChunk result
+  // rows k (contiguous in the operand): each reads kTile runs of up to
+  // kChunk elements and writes whole kTile-element pieces of result rows.
+  // (Tiles along k, each reading every l's row for 16 elements, ran at a
+  // quarter of the in-cache speed on 8x64x56x56 NCHW -> NHWC: 64 short
+  // read streams at once.)
+  constexpr int64_t kChunk = 16 * kTile;
+  const int64_t tiles_l = (dl + kTile - 1) / kTile, chunks_k = (dk + kChunk - 1) / kChunk;
+  ParallelFor(runner, outer * tiles_l * chunks_k, [&](int64_t t, int) {
+    int64_t o = t / (tiles_l * chunks_k), in_off = 0, out_off = 0;
     for (size_t a = outer_dims.size(); a-- > 0;) {
       const int64_t i = o % outer_dims[a];
       o /= outer_dims[a];
       in_off += i * outer_in[a];
       out_off += i * outer_out[a];
     }
-    const int64_t k0 = (t % tiles_k) * kTile, k1 = std::min(dk, k0 + kTile);
-    for (int64_t l0 = 0; l0 < dl; l0 += kTile) {
-      const int64_t l1 = std::min(dl, l0 + kTile);
-      // (Not in selective builds, held to their size: the loop below.)
-      if constexpr (!KILN_SELECTIVE_BUILD && (sizeof(T) == 4 || sizeof(T) == 8)) {
-        // The tile as a block: operand rows l (sl_in apart, contiguous
-        // along k) into result rows k (sk_out apart, contiguous along l).
-        TransposeBlock(src + in_off + k0 + l0 * sl_in, sl_in, dst + out_off + k0 * sk_out + l0, sk_out, l1 - l0,
-                       k1 - k0, static_cast<int>(sizeof(T)));
-        continue;
-      }
-      for (int64_t kk = k0; kk < k1; ++kk) {
-        T* d = dst + out_off + kk * sk_out;
-        const T* s = src + in_off + kk;
-        for (int64_t l = l0; l < l1; ++l) d[l] = s[l * sl_in];
-      }
+    const int64_t l0 = (t / chunks_k % tiles_l) * kTile, l1 = std::min(dl, l0 + kTile);
+    const int64_t k0 = (t % chunks_k) * kChunk, k1 = std::min(dk, k0 + kChunk);
+    // (Not in selective builds, held to their size: the loop below.)
+    if constexpr (!KILN_SELECTIVE_BUILD && (sizeof(T) == 4 || sizeof(T) == 8)) {
+      // The block: operand rows l (sl_in apart, contiguous along k) into
+      // result rows k (sk_out apart, contiguous along l).
+      TransposeBlock(src + in_off + k0 + l0 * sl_in, sl_in, dst + out_off + k0 * sk_out + l0, sk_out, l1 - l0,
+                     k1 - k0, static_cast<int>(sizeof(T)));
+      return;
+    }
+    for (int64_t kk = k0; kk < k1; ++kk) {
+      T* d = dst + out_off + kk * sk_out;
+      const T* s = src + in_off + kk;
+      for (int64_t l = l0; l < l1; ++l) d[l] = s[l * sl_in];
     }
   });
 }
