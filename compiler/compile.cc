@@ -54,6 +54,7 @@ StatusOr<std::vector<uint8_t>> Compile(std::string_view source, std::string_view
   // builds the same program from the quantized op itself.
   if (options.fuse) KILN_RETURN_IF_ERROR(LegalizeQuantized(module.get(), format));
   if (options.fuse) KILN_RETURN_IF_ERROR(LegalizeBatchNormInference(module.get()));
+  if (options.fuse) ExpandIotas(module.get());
   // The CPU's int8 contractions requantize their own accumulators and pad
   // with the zero point themselves; the Vulkan device's shaders take these
   // ops apart.

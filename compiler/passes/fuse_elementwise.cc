@@ -363,6 +363,7 @@ void PlanBlock(const ir::Block& block, const Users& users, const std::set<const 
   std::map<const ir::Operation*, size_t> group_of;
   std::vector<std::vector<const ir::Operation*>> members;  // reverse block order
   std::vector<const std::vector<int64_t>*> shape;
+  std::map<const ir::Operation*, std::set<size_t>> shared_broadcasts;  // the groups each joined
   for (size_t i = block.ops.size(); i-- > 0;) {
     const ir::Operation* op = block.ops[i].get();
     // A static slice joins the group of its users (which then read its
@@ -395,15 +396,36 @@ void PlanBlock(const ir::Block& block, const Users& users, const std::set<const 
     if (joins && g != SIZE_MAX && op->result()->type.dims == *shape[g] && members[g].size() < kMaxGroupOps) {
       members[g].push_back(op);
       group_of[op] = g;
-    } else {
-      group_of[op] = members.size();
-      members.push_back({op});
-      shape.push_back(&op->result()->type.dims);
+      continue;
     }
+    // A broadcast whose users are elementwise ops of several groups of its
+    // shape joins each of them: each reads its operand through the axis
+    // map (a row of indices, a bias shared by two programs), and no
+    // full-size copy is written, provided every one of those groups forms
+    // (below).
+    std::set<size_t> user_groups;
+    bool shared = !joins && it != users.end() && Classify(*op) == Kind::kBroadcast;
+    for (size_t u = 0; shared && u < it->second.size(); ++u) {
+      auto gu = group_of.find(it->second[u]);
+      shared = gu != group_of.end() && Classify(*it->second[u]) == Kind::kElementwise &&
+               op->result()->type.dims == *shape[gu->second] && members[gu->second].size() < kMaxGroupOps;
+      if (shared) user_groups.insert(gu->second);
+    }
+    if (shared && user_groups.size() > 1) {
+      for (size_t ug : user_groups) members[ug].push_back(op);
+      group_of[op] = *user_groups.begin();
+      shared_broadcasts[op] = std::move(user_groups);
+      continue;
+    }
+    group_of[op] = members.size();
+    members.push_back({op});
+    shape.push_back(&op->result()->type.dims);
   }
   std::set<const ir::Operation*> block_ops;
   for (const auto& op : block.ops) block_ops.insert(op.get());
-  for (auto& m : members) {
+  std::vector<bool> formed(members.size(), false);
+  for (size_t gi = 0; gi < members.size(); ++gi) {
+    auto& m = members[gi];
     std::reverse(m.begin(), m.end());
     // A lone elementwise op is worth a group only as a producer's epilogue.
     const bool may_be_epilogue = Classify(*m.back()) == Kind::kElementwise;
@@ -421,11 +443,24 @@ void PlanBlock(const ir::Block& block, const Users& users, const std::set<const 
     // a constant step of its program and needs no tensor (a large one would
     // otherwise be written out in full, LowerConstant).
     if (m.size() < 2 && !epilogue && !ReadsSplat(*m.back())) continue;
-    for (size_t i = 0; i + 1 < m.size(); ++i) fused_away->insert(m[i]);
-    grouped->insert(m.begin(), m.end());
-    for (const ir::Operation* member : m) (*root_of)[member] = g.root;
+    formed[gi] = true;
+    for (size_t i = 0; i + 1 < m.size(); ++i)
+      if (!shared_broadcasts.count(m[i])) fused_away->insert(m[i]);
+    for (const ir::Operation* member : m) {
+      if (shared_broadcasts.count(member)) continue;
+      grouped->insert(member);
+      (*root_of)[member] = g.root;
+    }
     (*groups)[g.root] = std::move(g);
   }
+  // A shared broadcast is left out only where every group it joined formed;
+  // otherwise it is written for the ops of the group that did not (the
+  // others still read its operand in place).
+  for (const auto& [op, in] : shared_broadcasts)
+    if (std::all_of(in.begin(), in.end(), [&](size_t gi) { return formed[gi]; })) {
+      fused_away->insert(op);
+      grouped->insert(op);
+    }
   for (const auto& op : block.ops)
     for (const auto& r : op->regions)
       for (const auto& b : r->blocks) PlanBlock(*b, users, dead, fused_away, groups, grouped, root_of);

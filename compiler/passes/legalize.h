@@ -84,4 +84,11 @@ Status LegalizeQuantized(ir::Module* module, const ErrorFormatter& format_error)
 // Other element types keep the op (the reference kernel computes in double).
 Status LegalizeBatchNormInference(ir::Module* module);
 
+// Run when fusion is on (compiler/passes/expand_iota.cc): each
+// stablehlo.iota of static shape, rank >= 2 and not quantized becomes the
+// 1-D iota of its iota_dimension broadcast_in_dim to the result's shape, so
+// that fusion reads the indices through an axis map (masks from index
+// compares) instead of a full-size tensor materialised first.
+void ExpandIotas(ir::Module* module);
+
 }  // namespace kiln::compiler

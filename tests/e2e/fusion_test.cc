@@ -212,6 +212,61 @@ func.func @main(%x: tensor<37x70xf32>, %bias: tensor<70xf32>, %row: tensor<37xf3
   EXPECT_EQ(fused.outputs[0].data, unfused.outputs[0].data);
 }
 
+TEST_P(Fusion, IotaMasksReadTheirIndicesInPlace) {
+  // A causal mask (row and column iotas, a compare, a select), a one-hot of
+  // labels (a compare against a broadcast), and a float iota along the
+  // middle axis of a rank-3 result: each iota becomes its counting axis
+  // broadcast (compiler/passes/expand_iota.cc), read by the fused program
+  // through its axis map. The values match the unfused program's, which
+  // runs every iota at full size.
+  constexpr char kSource[] = R"(
+func.func @main(%x: tensor<37x53xf32>, %labels: tensor<37xi32>) -> (tensor<37x53xf32>, tensor<37x53xf32>, tensor<4x37x53xf32>) {
+  %r = stablehlo.iota dim = 0 : tensor<37x53xi32>
+  %c = stablehlo.iota dim = 1 : tensor<37x53xi32>
+  %m = stablehlo.compare GE, %r, %c, SIGNED : (tensor<37x53xi32>, tensor<37x53xi32>) -> tensor<37x53xi1>
+  %n = stablehlo.constant dense<-1.0e9> : tensor<37x53xf32>
+  %0 = stablehlo.select %m, %x, %n : tensor<37x53xi1>, tensor<37x53xf32>
+  %l = stablehlo.broadcast_in_dim %labels, dims = [0] : (tensor<37xi32>) -> tensor<37x53xi32>
+  %h = stablehlo.compare EQ, %c, %l, SIGNED : (tensor<37x53xi32>, tensor<37x53xi32>) -> tensor<37x53xi1>
+  %1 = stablehlo.convert %h : (tensor<37x53xi1>) -> tensor<37x53xf32>
+  %f = stablehlo.iota dim = 1 : tensor<4x37x53xf32>
+  %xx = stablehlo.broadcast_in_dim %x, dims = [1, 2] : (tensor<37x53xf32>) -> tensor<4x37x53xf32>
+  %2 = stablehlo.multiply %f, %xx : tensor<4x37x53xf32>
+  return %0, %1, %2 : tensor<37x53xf32>, tensor<37x53xf32>, tensor<4x37x53xf32>
+}
+)";
+  const auto x = Values(37 * 53, 11);
+  std::vector<int32_t> labels(37);
+  for (size_t i = 0; i < labels.size(); ++i) labels[i] = static_cast<int32_t>((i * 7) % 60);  // some past the end
+  std::vector<vm::HostTensor> in = {HostTensorOf(ElementType::kF32, {37, 53}, x),
+                                    HostTensorOf(ElementType::kSI32, {37}, labels)};
+  RunResult fused = CompileAndRun(kSource, true, in);
+  RunResult unfused = CompileAndRun(kSource, false, in);
+  // Fused: the three 1-D iotas (rows, columns, the float one) and one
+  // program per result; the column indices, which two programs read, are
+  // read in place by both (a shared broadcast joins each group).
+  EXPECT_EQ(fused.dispatches, 6u);
+  ASSERT_EQ(fused.outputs.size(), 3u);
+  ASSERT_EQ(unfused.outputs.size(), 3u);
+  for (size_t k = 0; k < 3; ++k) EXPECT_EQ(fused.outputs[k].data, unfused.outputs[k].data) << "result " << k;
+  // And the values themselves.
+  std::vector<float> mask(37 * 53), hot(37 * 53), scaled(4 * 37 * 53);
+  std::memcpy(mask.data(), fused.outputs[0].data.data(), mask.size() * 4);
+  std::memcpy(hot.data(), fused.outputs[1].data.data(), hot.size() * 4);
+  std::memcpy(scaled.data(), fused.outputs[2].data.data(), scaled.size() * 4);
+  for (int i = 0; i < 37; ++i)
+    for (int j = 0; j < 53; ++j) {
+      const size_t e = static_cast<size_t>(i * 53 + j);
+      const float want = i >= j ? x[e] : -1.0e9f;
+      EXPECT_TRUE(std::memcmp(&mask[e], &want, 4) == 0 || (std::isnan(want) && std::isnan(mask[e]))) << i << "," << j;
+      EXPECT_EQ(hot[e], labels[i] == j ? 1.0f : 0.0f) << i << "," << j;
+      for (int b = 0; b < 4; ++b) {
+        const float s = static_cast<float>(i) * x[e], got = scaled[static_cast<size_t>(b) * 37 * 53 + e];
+        EXPECT_TRUE(std::memcmp(&got, &s, 4) == 0 || (std::isnan(s) && std::isnan(got))) << b << "," << i << "," << j;
+      }
+    }
+}
+
 TEST_P(Fusion, SlicesOfAProductAreReadInPlace) {
   // A recurrent cell's gates: three column slices of one 384-wide product
   // (rows of 128, shorter than the CPU kernel's block) and a row slice, read
