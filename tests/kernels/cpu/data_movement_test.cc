@@ -291,7 +291,8 @@ TEST(CpuIota, EveryAxisAndType) {
   // bf16 rounding past 256 and 2048, ui8 wrapping past 255, complex), runs
   // of it along the inner axes, over the pool; zero-sized results.
   for (ElementType t : {ElementType::kSI32, ElementType::kF32, ElementType::kF16, ElementType::kBF16,
-                        ElementType::kUI8, ElementType::kSI64, ElementType::kC64, ElementType::kF64})
+                        ElementType::kUI8, ElementType::kSI64, ElementType::kC64, ElementType::kF64,
+                        ElementType::kUI32, ElementType::kUI64})
     for (const auto& [dims, axis] : std::vector<std::pair<std::vector<int64_t>, int64_t>>{
              {{5}, 0}, {{3, 300}, 1}, {{3, 300}, 0}, {{2, 2100, 3}, 1}, {{4, 0, 5}, 2}, {{64, 64}, 0}}) {
       SCOPED_TRACE(std::string(Name(t)) + " axis " + std::to_string(axis));
