@@ -126,7 +126,12 @@ bool VectorInstr(const ScalarInstr& in, const ElementType* t, const uint32_t* co
   const bool f32 = t0 == ElementType::kF32, int32 = t0 == ElementType::kSI32 || t0 == ElementType::kUI32;
   const bool boolean = t0 == ElementType::kI1;
   const bool unsigned_type = t0 == ElementType::kUI32;
-  auto load = [&](int o, size_t i) { return hn::LoadU(du, ops[o] + i); };
+  // (The operand pointers as locals: read through `ops` in the loops, each
+  // was loaded again after every store, which may alias the array.)
+  const uint32_t* const op0 = ops[0];
+  const uint32_t* const op1 = in.num_operands > 1 ? ops[1] : nullptr;
+  const uint32_t* const op2 = in.num_operands > 2 ? ops[2] : nullptr;
+  auto load = [&](int o, size_t i) { return hn::LoadU(du, (o == 0 ? op0 : o == 1 ? op1 : op2) + i); };
   auto F = [&](VU v) { return hn::BitCast(df, v); };
   auto I = [&](VU v) { return hn::BitCast(di, v); };
   auto U = [&](auto v) { return hn::BitCast(du, v); };
@@ -216,36 +221,49 @@ bool VectorInstr(const ScalarInstr& in, const ElementType* t, const uint32_t* co
     case ScalarOp::kCompare: {
       const auto dir = static_cast<ComparisonDirection>(in.attr0);
       auto ct = static_cast<ComparisonType>(in.attr1);
-      // (Integer vectors have no Ge/Le here: a >= b is !(a < b), which
-      // holds for integers, never NaN; floats use their own.)
-      auto apply = [&](auto a, auto b) {
-        constexpr bool kFloat = std::is_same_v<decltype(a), hn::Vec<decltype(df)>>;
-        switch (dir) {
-          case ComparisonDirection::kEQ: return hn::IfThenElseZero(hn::RebindMask(du, hn::Eq(a, b)), one);
-          case ComparisonDirection::kNE: return hn::IfThenZeroElse(hn::RebindMask(du, hn::Eq(a, b)), one);
-          case ComparisonDirection::kGE:
-            if constexpr (kFloat) return hn::IfThenElseZero(hn::RebindMask(du, hn::Ge(a, b)), one);
-            return hn::IfThenZeroElse(hn::RebindMask(du, hn::Lt(a, b)), one);
-          case ComparisonDirection::kGT: return hn::IfThenElseZero(hn::RebindMask(du, hn::Gt(a, b)), one);
-          case ComparisonDirection::kLE:
-            if constexpr (kFloat) return hn::IfThenElseZero(hn::RebindMask(du, hn::Le(a, b)), one);
-            return hn::IfThenZeroElse(hn::RebindMask(du, hn::Gt(a, b)), one);
-          case ComparisonDirection::kLT: break;
-        }
-        return hn::IfThenElseZero(hn::RebindMask(du, hn::Lt(a, b)), one);
-      };
       if (in.attr0 < 0 || in.attr0 > static_cast<int64_t>(ComparisonDirection::kLT)) return false;
+      // One loop per direction (the direction chosen outside it): `as`
+      // gives each operand its typed view, `pred` the mask, and `negate`
+      // turns it into its complement (ne; integer ge and le as !(a < b) and
+      // !(a > b), which hold for integers, never NaN).
+      auto run = [&](auto as, auto pred, auto negate) {
+        return binary([&](VU a, VU b) {
+          const auto m = hn::RebindMask(du, pred(as(a), as(b)));
+          if constexpr (decltype(negate)::value) return hn::IfThenZeroElse(m, one);
+          return hn::IfThenElseZero(m, one);
+        });
+      };
+      auto directions = [&](auto as, auto is_float) {
+        using Yes = std::true_type;
+        using No = std::false_type;
+        auto eq = [](auto a, auto b) { return hn::Eq(a, b); };
+        auto lt = [](auto a, auto b) { return hn::Lt(a, b); };
+        auto gt = [](auto a, auto b) { return hn::Gt(a, b); };
+        switch (dir) {
+          case ComparisonDirection::kEQ: return run(as, eq, No());
+          case ComparisonDirection::kNE: return run(as, eq, Yes());
+          case ComparisonDirection::kGT: return run(as, gt, No());
+          case ComparisonDirection::kLT: return run(as, lt, No());
+          case ComparisonDirection::kGE:
+            if constexpr (decltype(is_float)::value) return run(as, [](auto a, auto b) { return hn::Ge(a, b); }, No());
+            return run(as, lt, Yes());
+          case ComparisonDirection::kLE:
+            if constexpr (decltype(is_float)::value) return run(as, [](auto a, auto b) { return hn::Le(a, b); }, No());
+            return run(as, gt, Yes());
+        }
+        return false;
+      };
       if (f32) {
         if (ct == ComparisonType::kTotalOrder) return false;
-        return binary([&](VU a, VU b) { return apply(F(a), F(b)); });
+        return directions([&](VU v) { return F(v); }, std::true_type());
       }
       if (!int32 && !boolean) return false;
       if (ct != ComparisonType::kSigned && ct != ComparisonType::kUnsigned)
         ct = t0 == ElementType::kSI32 ? ComparisonType::kSigned : ComparisonType::kUnsigned;
       if (boolean && ct == ComparisonType::kSigned)  // a signed 1-bit true is -1
-        return binary([&](VU a, VU b) { return apply(I(hn::Sub(zero, a)), I(hn::Sub(zero, b))); });
+        return directions([&](VU v) { return I(hn::Sub(zero, v)); }, std::false_type());
       const VU bias = ct == ComparisonType::kUnsigned ? flip : zero;
-      return binary([&](VU a, VU b) { return apply(I(hn::Xor(a, bias)), I(hn::Xor(b, bias))); });
+      return directions([&](VU v) { return I(hn::Xor(v, bias)); }, std::false_type());
     }
     case ScalarOp::kShiftLeft:
     case ScalarOp::kShiftRightLogical:
