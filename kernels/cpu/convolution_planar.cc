@@ -138,6 +138,17 @@ void SplitPairs(const T* HWY_RESTRICT src, int64_t pairs, T* HWY_RESTRICT even, 
     hn::StoreU(e, d, even + i);
     hn::StoreU(o, d, odd + i);
   }
+  // The rest four pairs at a time where vectors have four lanes or more
+  // (a 112-wide row leaves 8 of its 56 pairs past 16-lane vectors).
+  const hn::CappedTag<T, 4> d4;
+  const int64_t N4 = static_cast<int64_t>(hn::Lanes(d4));
+  if (N4 == 4)
+    for (; i + 4 <= pairs; i += 4) {
+      hn::Vec<decltype(d4)> e, o;
+      hn::LoadInterleaved2(d4, src + 2 * i, e, o);
+      hn::StoreU(e, d4, even + i);
+      hn::StoreU(o, d4, odd + i);
+    }
   for (; i < pairs; ++i) {
     even[i] = src[2 * i];
     odd[i] = src[2 * i + 1];

@@ -248,6 +248,10 @@ TEST(CpuConvolution, DepthwiseNchw) {
   CheckConv(Nchw(2, 9, 11, 19, 3, 3, 1, 19, 19, 1, 1, 1), ElementType::kF32, 40);
   CheckConv(Nchw(1, 16, 16, 32, 3, 3, 1, 32, 32, 1, 2, 1), ElementType::kF64, 41);
   CheckConv(Nchw(3, 10, 7, 8, 3, 5, 1, 8, 8, 2, 1, 2), ElementType::kF32, 42, /*specials=*/true);
+  // Stride 2 along wide rows (MobileNet's 112 and an odd 45): each row split
+  // into its two phases by whole vectors, then four pairs, then one by one.
+  CheckConv(Nchw(1, 9, 112, 8, 3, 3, 1, 8, 8, 1, 2, 1), ElementType::kF32, 43);
+  CheckConv(Nchw(2, 7, 45, 3, 3, 3, 1, 3, 3, 1, 2, 1), ElementType::kF32, 44);
 }
 
 TEST(CpuConvolution, ThinGroupedConvolutions) {
