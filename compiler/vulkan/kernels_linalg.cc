@@ -289,17 +289,35 @@ std::string LarfgHelpers(const GType& t) {
   return fns;
 }
 
+// kernels/vulkan/larfg.glsl for factor type t over accessor type `acc`
+// with element functions get(a, r, c) / set(a, r, c, v), as functions
+// named `norm` and `larfg` (after LarfgHelpers and the accessor).
+std::string LarfgFunctions(const GType& t, const std::string& acc, const std::string& get, const std::string& set,
+                           const std::string& norm, const std::string& larfg) {
+  const std::string R = RealOf(t);
+  const bool dbl = R == "double";
+  const GType real = *GlslType(dbl ? ElementType::kF64 : ElementType::kF32);
+  return Fill(Template("larfg.glsl"), {{"T", t.name},
+                                       {"R", R},
+                                       {"SAFMIN", FloatConst(real, LarfgSafmin(dbl))},
+                                       {"ACC", acc},
+                                       {"GET", get},
+                                       {"SET", set},
+                                       {"NORM", norm},
+                                       {"LARFG", larfg}});
+}
+
 // What householder.glsl needs for factor type t on an m x n matrix (GLSL
 // expressions): LarfgHelpers, then the template itself.
 std::string HouseholderFunctions(const GType& t, const std::string& m, const std::string& n) {
   const std::string R = RealOf(t);
-  const bool dbl = R == "double";
-  const GType real = *GlslType(dbl ? ElementType::kF64 : ElementType::kF32);
-  return LarfgHelpers(t) + Fill(Template("householder.glsl"), {{"T", t.name},
-                                                               {"R", R},
-                                                               {"M", m},
-                                                               {"N", n},
-                                                               {"SAFMIN", FloatConst(real, LarfgSafmin(dbl))}});
+  return LarfgHelpers(t) +
+         Fill(Template("householder.glsl"),
+              {{"LARFG_FUNCTIONS", LarfgFunctions(t, "uint", "x", "set_x", "norm2_range", "larfg_range")},
+               {"T", t.name},
+               {"R", R},
+               {"M", m},
+               {"N", n}});
 }
 
 // What tridiagonal.glsl needs (LOWER, householder.glsl over the n x n
@@ -569,6 +587,7 @@ StatusOr<ShaderSource> Svd(const KernelParams& kp, const DispatchUse& u, ShaderW
   const bool divide = IsKernel(kp, KernelId::kGesdd);
   KILN_ASSIGN_OR_RETURN(GType f64, GlslType(ElementType::kF64));
   values.insert({{"FUNCTIONS", fns},
+                 {"LARFG_FUNCTIONS", LarfgFunctions(t, "View", "vg", "vs", "vnorm", "vlarfg")},
                  {"T", T},
                  {"R", R},
                  {"M", m},

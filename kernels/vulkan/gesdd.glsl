@@ -73,51 +73,9 @@ void vs(View v, uint r, uint c, $T x) {
   buf_put(v.buf, v.base + (v.ct ? c * v.ld + r : r * v.ld + c), v.ct ? conj(x) : x);
 }
 
-// ||v(r0 .. r1 - 1, col)||, in f64 and scaled by the largest magnitude.
-$R vnorm(View v, uint r0, uint r1, uint col) {
-  double amax = 0.0lf;
-  for (uint r = r0; r < r1; ++r) amax = max(amax, double(mag(vg(v, r, col))));
-  if (amax == 0.0lf) return $R(0);
-  precise double s = 0.0lf;
-  for (uint r = r0; r < r1; ++r) {
-    precise double q = double(mag(vg(v, r, col))) / amax;
-    s += q * q;
-  }
-  return $R(amax * sqrt(s));
-}
-
-// larfg on alpha = v(row, col) and x = v(r0 .. r1 - 1, col): returns tau,
-// leaves beta on alpha and the reflector's tail in x.
-$T vlarfg(View v, uint row, uint col, uint r0, uint r1) {
-  $R xnorm = vnorm(v, r0, r1, col);
-  $T alpha = vg(v, row, col);
-  if (xnorm == $R(0) && im(alpha) == $R(0)) return $T(0);
-  $R beta = signed_norm(alpha, xnorm);
-  int knt = 0;
-  if (abs(beta) < $SAFMIN) {
-    precise $R rsafmn = $R(1) / $SAFMIN;
-    do {
-      ++knt;
-      for (uint r = r0; r < r1; ++r) {
-        precise $T x = vg(v, r, col) * rsafmn;
-        vs(v, r, col, x);
-      }
-      beta *= rsafmn;
-      alpha *= rsafmn;
-    } while (abs(beta) < $SAFMIN && knt < 20);
-    xnorm = vnorm(v, r0, r1, col);
-    beta = signed_norm(alpha, xnorm);
-  }
-  precise $T tau = make_tau(alpha, beta);
-  precise $T scale = recip(alpha - from_re(beta));
-  for (uint r = r0; r < r1; ++r) {
-    precise $T x = mul(vg(v, r, col), scale);
-    vs(v, r, col, x);
-  }
-  for (int j = 0; j < knt; ++j) beta *= $SAFMIN;
-  vs(v, row, col, from_re(beta));
-  return tau;
-}
+// vnorm(v, r0, r1, col) and vlarfg(v, row, r0, r1, col): larfg.glsl over a
+// view.
+$LARFG_FUNCTIONS
 
 // t := H t on rows f .. r1 - 1 and columns c0 .. c1 - 1, H = I - tau h h^H
 // with h(f) = 1 and h's tail s(f + 1 .. r1 - 1, vc) (the reference's
@@ -727,7 +685,7 @@ void main() {
     const View v = qr ? x : (row_step ? flip(core) : core);
     const uint top = row_step ? i + 1u : i;  // alpha's row in v
     const uint rows = qr ? tm : (row_step ? k : core_rows), cols = row_step ? core_rows : k;
-    $T tau = vlarfg(v, top, i, top + 1u, rows);
+    $T tau = vlarfg(v, top, top + 1u, rows, i);
     if (!qr && !row_step) d_s[i] = re(vg(v, i, i));
     if (row_step) e_s[i] = re(vg(v, i + 1u, i));
     vreflect(v, v, top, rows, i, i + 1u, cols, conj(tau));
