@@ -58,6 +58,7 @@
 #include "kernels/common/kernel_selection.h"
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/elementwise_lanes32.h"
+#include "kernels/cpu/elementwise_lanes64.h"
 #include "kernels/cpu/gather.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/kernels.h"
@@ -605,15 +606,18 @@ bool SameDims(std::span<const int64_t> a, std::span<const int64_t> b) {
 constexpr bool kFastHalfConvert = !KILN_SELECTIVE_BUILD;
 constexpr bool kFastQuantized = !KILN_SELECTIVE_BUILD;
 
-// So do the integer programs over 32-bit lanes (elementwise_lanes32.cc).
+// So do the integer programs over 32-bit lanes (elementwise_lanes32.cc)
+// and those with 64-bit integers (elementwise_lanes64.cc).
 constexpr bool kFastLanes32 = !KILN_SELECTIVE_BUILD;
+constexpr bool kFastLanes64 = !KILN_SELECTIVE_BUILD;
 
 bool ElementwiseApplies(const KernelParams& params) {
   const ScalarProgram* prog = params.Program("body");
   return prog != nullptr && (Supported(*prog) || IsIntAddSub(*prog) ||
                              (kFastHalfConvert && (IsHalfConvert(*prog) || IsFloat16Elementwise(*prog))) ||
                              (kFastQuantized && IsQuantizedElementwise(*prog)) ||
-                             (kFastLanes32 && IsLanes32Program(*prog)));
+                             (kFastLanes32 && IsLanes32Program(*prog)) ||
+                             (kFastLanes64 && IsLanes64Program(*prog)));
 }
 
 Status Elementwise(const KernelCall& call) {
@@ -635,6 +639,8 @@ Status RunOtherProgram(const KernelCall& call, const ScalarProgram* prog, const 
       if (IsQuantizedElementwise(*prog)) return RunQuantizedElementwise(call, *prog, map);
     if constexpr (kFastLanes32)
       if (IsLanes32Program(*prog)) return RunLanes32Program(call, *prog, map);
+    if constexpr (kFastLanes64)
+      if (IsLanes64Program(*prog)) return RunLanes64Program(call, *prog, map);
   }
   return ref::RunElementwiseProgram(call, prog, map);
 }

@@ -7,7 +7,10 @@
 // past the width, NaN and signed zeros; then a mixed program (a causal
 // mask from row and column indices broadcast, converts, a rank-0 param and
 // constants). Each on every SIMD target, on the calling thread and on the
-// pool: the reference's bits (any NaN matching any NaN).
+// pool: the reference's bits (any NaN matching any NaN). Also the programs
+// with 64-bit integers (kernels/cpu/elementwise_lanes64.cc), every value
+// held in 64 bits: the same ops over si64, ui64, f64 and the 32-bit types
+// beside them.
 #include "tests/kernels/cpu/hwy_test_util.h"  // first: the kernels' choice of targets
 
 #include <gtest/gtest.h>
@@ -57,6 +60,35 @@ Tensor Values(E t, std::vector<int64_t> dims, std::mt19937& rng) {
     for (auto& b : v) b = rng() & 1;
     return test::Make(t, dims, v);
   }
+  if (t == E::kF64) {
+    const double inf = std::numeric_limits<double>::infinity();
+    const double specials[] = {0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 9223372036854775808.0, -9223372036854775808.0,
+                               9.3e18, -9.3e18, 2147483648.0, -2147483648.0, 2147483647.5, -2147483648.5, 4.3e9,
+                               inf, -inf, std::numeric_limits<double>::quiet_NaN(), 1e-310, 1e300, 3.4028235e38,
+                               1.0000000596046448, -7.75};
+    std::vector<double> v(static_cast<size_t>(n));
+    std::uniform_real_distribution<double> u(-1000.0, 1000.0);
+    for (int64_t i = 0; i < n; ++i) {
+      const size_t k = static_cast<size_t>(i) % 64;
+      v[i] = k < std::size(specials) ? specials[k] : (k % 3 == 0 ? std::round(u(rng)) : u(rng));
+    }
+    std::shuffle(v.begin(), v.end(), rng);
+    return test::Make(t, dims, v);
+  }
+  if (t == E::kSI64 || t == E::kUI64) {
+    const uint64_t specials[] = {0u, 1u, ~uint64_t{0}, uint64_t{1} << 63, (uint64_t{1} << 63) - 1, uint64_t{1} << 53,
+                                 (uint64_t{1} << 53) + 1, ~(uint64_t{1} << 53), uint64_t{1} << 31, uint64_t{1} << 32,
+                                 0xffffffffu, 0x80000000u, ~uint64_t{0x80000000u}, 63u, 64u, 5u,
+                                 (uint64_t{1} << 60) + 3};
+    std::vector<uint64_t> v(static_cast<size_t>(n));
+    std::mt19937_64 wide(rng());
+    for (int64_t i = 0; i < n; ++i) {
+      const size_t k = static_cast<size_t>(i) % 48;
+      v[i] = k < std::size(specials) ? specials[k] : (k % 2 ? wide() : wide() % 70 - 20);
+    }
+    std::shuffle(v.begin(), v.end(), rng);
+    return test::Make(t, dims, v);
+  }
   if (t == E::kF32) {
     const float inf = std::numeric_limits<float>::infinity();
     const float specials[] = {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, -0.5f, 2.5f, -2.5f, 2147483648.0f, -2147483648.0f,
@@ -102,9 +134,9 @@ void Check(const KernelParams& p, std::vector<Tensor> ins, E out_type, std::vect
     const uint8_t* a = got.bytes.data() + i * es;
     const uint8_t* b = want.bytes.data() + i * es;
     if (std::memcmp(a, b, es) == 0) continue;
-    if (out_type == E::kF32 && std::isnan(got.Get(i)) && std::isnan(want.Get(i))) continue;
+    if ((out_type == E::kF32 || out_type == E::kF64) && std::isnan(got.Get(i)) && std::isnan(want.Get(i))) continue;
     ++bad;
-    uint32_t ga = 0, wb = 0;
+    uint64_t ga = 0, wb = 0;
     std::memcpy(&ga, a, es);
     std::memcpy(&wb, b, es);
     ADD_FAILURE() << "element " << i << ": got 0x" << std::hex << ga << ", want 0x" << wb << std::dec;
@@ -418,6 +450,101 @@ KILN_TEST_ALL_TARGETS(CpuElementwiseLanes32, VariadicAndIntegerReduces) {
     fmax.instrs = {Instr(O::kCompare, E::kI1, {0, 1}, kGT), Instr(O::kSelect, E::kF32, {2, 0, 1})};
     fmax.results = {3};
     CheckReduce(fmax, {Values(E::kF32, dims, rng), Scalar0(E::kF32, -1e30)}, axes);
+  }
+}
+
+// Programs with 64-bit integers (elementwise_lanes64.cc): each op with a
+// vector form there and the ones that escape, over si64 and ui64 values
+// (wrapping, 2^53, the sign bit), and beside them f32, f64, si32, ui32 and
+// i1 values in programs that an si64 param makes 64-bit ones.
+KILN_TEST_ALL_TARGETS(CpuElementwiseLanes64, IntegerOpsComparesAndConverts) {
+  std::mt19937 rng(11);
+  for (E t : {E::kSI64, E::kUI64}) {
+    for (O op : {O::kAdd, O::kSubtract, O::kMultiply, O::kAnd, O::kOr, O::kXor, O::kMaximum, O::kMinimum,
+                 O::kShiftLeft, O::kDivide, O::kRemainder})
+      CheckBinary(op, t, t, rng);
+    for (O op : {O::kNot, O::kNegate, O::kPopcnt}) CheckUnary(op, t, t, rng);
+    for (int64_t dir = 0; dir <= 5; ++dir)
+      for (ComparisonType ct : {ComparisonType::kNotype, ComparisonType::kSigned, ComparisonType::kUnsigned})
+        CheckBinary(O::kCompare, t, E::kI1, rng, dir, static_cast<int64_t>(ct));
+  }
+  CheckUnary(O::kAbs, E::kSI64, E::kSI64, rng);
+  for (E from : {E::kSI64, E::kUI64})
+    for (E to : {E::kF32, E::kF64, E::kSI32, E::kUI32, E::kSI64, E::kUI64, E::kI1}) {
+      CheckUnary(O::kConvert, from, to, rng);
+      if (to != E::kI1 && to != from) CheckUnary(O::kConvert, to, from, rng);
+    }
+}
+
+KILN_TEST_ALL_TARGETS(CpuElementwiseLanes64, NarrowerValuesBesideWideIntegers) {
+  // op(x, y) for x, y of each narrower type, then select(k < 32, that,
+  // x) with k an si64: the si64 param makes each a 64-bit program.
+  std::mt19937 rng(12);
+  struct Case {
+    O op;
+    E t;
+  };
+  std::vector<Case> cases;
+  for (E t : {E::kF32, E::kF64})
+    for (O op : {O::kAdd, O::kSubtract, O::kMultiply, O::kDivide, O::kMaximum, O::kMinimum, O::kSqrt, O::kNegate,
+                 O::kAbs, O::kExponential})
+      cases.push_back({op, t});
+  for (E t : {E::kSI32, E::kUI32})
+    for (O op : {O::kAdd, O::kSubtract, O::kMultiply, O::kAnd, O::kXor, O::kMaximum, O::kMinimum, O::kNot,
+                 O::kNegate})
+      cases.push_back({op, t});
+  for (const Case& c : cases) {
+    const int arity = ScalarOpArity(c.op);
+    ScalarProgram prog;
+    prog.param_types = {E::kSI64, c.t, c.t};
+    ScalarInstr limit = Instr(O::kConstant, E::kSI64, {});
+    limit.constant.i = 32;
+    prog.instrs = {limit,                                                                          // 3
+                   Instr(O::kCompare, E::kI1, {0, 3}, static_cast<int64_t>(ComparisonDirection::kLT)),  // 4
+                   arity == 1 ? Instr(c.op, c.t, {1}) : Instr(c.op, c.t, {1, 2}),                  // 5
+                   Instr(O::kSelect, c.t, {4, 5, 1})};                                             // 6
+    prog.results = {6};
+    SCOPED_TRACE(std::string(ScalarOpName(c.op)) + " " + std::string(Name(c.t)));
+    for (int64_t n : {9, 777, 5000})
+      Check(Params(prog), {Values(E::kSI64, {n}, rng), Values(c.t, {n}, rng), Values(c.t, {n}, rng)}, c.t, {n});
+  }
+  // Every convert among the five narrower types, each in a program with an
+  // si64 param (doubled by an instruction whose value is not a result).
+  for (E from : {E::kF32, E::kF64, E::kSI32, E::kUI32, E::kI1})
+    for (E to : {E::kF32, E::kF64, E::kSI32, E::kUI32, E::kI1}) {
+      ScalarProgram prog;
+      prog.param_types = {from, E::kSI64};
+      prog.instrs = {Instr(O::kConvert, to, {0}), Instr(O::kAdd, E::kSI64, {1, 1})};
+      prog.results = {2};
+      SCOPED_TRACE(std::string(Name(from)) + " -> " + std::string(Name(to)));
+      for (int64_t n : {9, 2100})
+        Check(Params(prog), {Values(from, {n}, rng), Values(E::kSI64, {n}, rng)}, to, {n});
+    }
+}
+
+KILN_TEST_ALL_TARGETS(CpuElementwiseLanes64, TorchStyleMaskFromLongIndices) {
+  // select(row >= col, x, -1e9) with row and column indices of si64 read
+  // through broadcasts (a row per index, a column per index), as
+  // PyTorch's exports build a causal mask; and the same with x read in
+  // place at an odd width.
+  std::mt19937 rng(13);
+  for (const auto& [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{{37, 53}, {64, 1000}}) {
+    ScalarProgram prog;
+    prog.param_types = {E::kSI64, E::kSI64, E::kF32};
+    ScalarInstr fill = Instr(O::kConstant, E::kF32, {});
+    fill.constant.re = -1e9f;
+    prog.instrs = {Instr(O::kCompare, E::kI1, {0, 1}, static_cast<int64_t>(ComparisonDirection::kGE),
+                         static_cast<int64_t>(ComparisonType::kSigned)),  // 3
+                   fill,                                                   // 4
+                   Instr(O::kSelect, E::kF32, {3, 2, 4})};                 // 5
+    prog.results = {5};
+    std::vector<int64_t> r(static_cast<size_t>(rows)), c(static_cast<size_t>(cols));
+    for (int64_t i = 0; i < rows; ++i) r[i] = i;
+    for (int64_t j = 0; j < cols; ++j) c[j] = j - 3;
+    // input_broadcast: per param its rank, then the output axis of each dim.
+    Check(Params(prog, {1, 0, 1, 1, 2, 0, 1}),
+          {test::Make(E::kSI64, {rows}, r), test::Make(E::kSI64, {cols}, c), Values(E::kF32, {rows, cols}, rng)},
+          E::kF32, {rows, cols});
   }
 }
 
