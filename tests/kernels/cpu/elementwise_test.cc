@@ -1051,18 +1051,19 @@ KILN_TEST_ALL_TARGETS(CpuElementwise, UnsupportedProgramsAreNotClaimed) {
   // f64 programs with an op of another result type (is_finite's i1 feeding
   // a select) or a total-order compare: neither the float interpreter's
   // vector forms or escapes (float results only) nor the 32-bit lanes'
-  // (elementwise_lanes32.cc: f32, i32, ui32 and i1 values).
+  // (elementwise_lanes32.cc: f32, i32, ui32 and i1 values) nor the 64-bit
+  // lanes' (elementwise_lanes64.cc: programs with 64-bit integers).
   ScalarProgram finite;
   finite.param_types = {ElementType::kF64};
   finite.instrs = {Instr(ScalarOp::kIsFinite, I1, {0}), Instr(ScalarOp::kConstant, ElementType::kF64, {}),
                    Instr(ScalarOp::kSelect, ElementType::kF64, {1, 0, 2})};
   finite.results = {3};
   EXPECT_EQ(FindCpuKernel(Params(finite)), nullptr);
-  // 64-bit integer programs.
-  ScalarProgram i64 = Binary(ScalarOp::kMultiply);
-  i64.param_types = {ElementType::kSI64, ElementType::kSI64};
-  i64.instrs[0].type = ElementType::kSI64;
-  EXPECT_EQ(FindCpuKernel(Params(i64)), nullptr);
+  // 16-bit integer programs (64-bit ones are elementwise_lanes64.cc's).
+  ScalarProgram i16 = Binary(ScalarOp::kMultiply);
+  i16.param_types = {ElementType::kSI16, ElementType::kSI16};
+  i16.instrs[0].type = ElementType::kSI16;
+  EXPECT_EQ(FindCpuKernel(Params(i16)), nullptr);
   ScalarProgram total = Binary(ScalarOp::kAdd);
   total.param_types = {ElementType::kF64, ElementType::kF64};
   total.instrs = {Instr(ScalarOp::kCompare, I1, {0, 1}, 0)};
