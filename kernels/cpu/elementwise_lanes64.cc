@@ -7,7 +7,7 @@
 // is the correctly rounded f32 result (f64 has more than twice f32's
 // precision), and is how the reference computes them; compares, selects,
 // maximum/minimum and sign changes are exact in either form. What has no
-// vector form here (integer multiply and division, shifts, bitcasts,
+// vector form here (integer division, shifts, bitcasts,
 // unsigned float converts, transcendental functions, ...) runs element by
 // element through the reference's own scalar evaluation
 // (ref::EvalScalarInstr). Every result is the reference's bits.
@@ -221,6 +221,20 @@ bool VectorInstr64(const ScalarInstr& in, const ElementType* t, const uint64_t* 
       return false;
     case ScalarOp::kMultiply:
       if (flt) return binary([&](VU a, VU b) { return U(hn::Mul(F(a), F(b))); });
+#if HWY_TARGET != HWY_SCALAR  // (one 64-bit lane there: no halves to split it into)
+      if (integer) {
+        // The low 64 bits of the product from 32-bit halves (not every
+        // target multiplies 64-bit lanes): lo * lo + ((hi * lo + lo * hi)
+        // << 32), each term modulo 2^64.
+        const hn::Repartition<uint32_t, decltype(du)> d32;
+        return binary([&](VU a, VU b) {
+          const VU low = hn::MulEven(hn::BitCast(d32, a), hn::BitCast(d32, b));
+          const VU cross = hn::Add(hn::MulEven(hn::BitCast(d32, hn::ShiftRight<32>(a)), hn::BitCast(d32, b)),
+                                   hn::MulEven(hn::BitCast(d32, a), hn::BitCast(d32, hn::ShiftRight<32>(b))));
+          return hn::Add(low, hn::ShiftLeft<32>(cross));
+        });
+      }
+#endif
       return false;
     case ScalarOp::kDivide:
       if (flt) return binary([&](VU a, VU b) { return U(hn::Div(F(a), F(b))); });
