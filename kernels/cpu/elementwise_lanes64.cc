@@ -487,9 +487,12 @@ HWY_EXPORT(RunLanes64);
 
 bool IsLanes64Program(const ScalarProgram& prog) {
   if (prog.results.empty() || prog.instrs.empty()) return false;
-  bool wide_int = false;
+  // Some 64-bit value: an integer, or an f64 in a program the float
+  // interpreter (elementwise.cc) declined -- an i1 result, is_finite, f32
+  // beside f64 -- which is the only way one reaches here.
+  bool wide = false;
   auto note = [&](ElementType t) {
-    wide_int = wide_int || t == ElementType::kSI64 || t == ElementType::kUI64;
+    wide = wide || t == ElementType::kSI64 || t == ElementType::kUI64 || t == ElementType::kF64;
     return Lane64Type(t);
   };
   for (ElementType t : prog.param_types)
@@ -502,7 +505,7 @@ bool IsLanes64Program(const ScalarProgram& prog) {
   }
   for (uint16_t r : prog.results)
     if (r >= prog.num_values() || !note(prog.ValueType(r))) return false;
-  return wide_int;
+  return wide;
 }
 
 Status RunLanes64Program(const KernelCall& call, const ScalarProgram& prog, const KernelAttr* map) {

@@ -522,6 +522,35 @@ KILN_TEST_ALL_TARGETS(CpuElementwiseLanes64, NarrowerValuesBesideWideIntegers) {
     }
 }
 
+KILN_TEST_ALL_TARGETS(CpuElementwiseLanes64, FloatProgramsTheFloatInterpreterDeclines) {
+  // f64 programs with an i1 result or an op of another result type
+  // (is_finite feeding a select), total-order compares, and f32 beside
+  // f64: the 64-bit lanes take them (escaping what has no vector form).
+  std::mt19937 rng(14);
+  for (int64_t dir = 0; dir <= 5; ++dir)
+    for (ComparisonType ct : {ComparisonType::kNotype, ComparisonType::kFloat, ComparisonType::kTotalOrder})
+      CheckBinary(O::kCompare, E::kF64, E::kI1, rng, dir, static_cast<int64_t>(ct));
+  ScalarProgram finite;
+  finite.param_types = {E::kF64};
+  ScalarInstr zero = Instr(O::kConstant, E::kF64, {});
+  zero.constant.re = 0.0;
+  finite.instrs = {Instr(O::kIsFinite, E::kI1, {0}), zero, Instr(O::kSelect, E::kF64, {1, 0, 2})};
+  finite.results = {3};
+  for (int64_t n : {9, 2100}) Check(Params(finite), {Values(E::kF64, {n}, rng)}, E::kF64, {n});
+  ScalarProgram mixed;  // f32(x64) * y32 + f32(x64 > y64 ? x64 : y64)
+  mixed.param_types = {E::kF64, E::kF32, E::kF64};
+  mixed.instrs = {Instr(O::kConvert, E::kF32, {0}),                                                 // 3
+                  Instr(O::kMultiply, E::kF32, {3, 1}),                                             // 4
+                  Instr(O::kCompare, E::kI1, {0, 2}, static_cast<int64_t>(ComparisonDirection::kGT)),  // 5
+                  Instr(O::kSelect, E::kF64, {5, 0, 2}),                                            // 6
+                  Instr(O::kConvert, E::kF32, {6}),                                                 // 7
+                  Instr(O::kAdd, E::kF32, {4, 7})};                                                 // 8
+  mixed.results = {8};
+  for (int64_t n : {9, 2100})
+    Check(Params(mixed), {Values(E::kF64, {n}, rng), Values(E::kF32, {n}, rng), Values(E::kF64, {n}, rng)}, E::kF32,
+          {n});
+}
+
 KILN_TEST_ALL_TARGETS(CpuElementwiseLanes64, TorchStyleMaskFromLongIndices) {
   // select(row >= col, x, -1e9) with row and column indices of si64 read
   // through broadcasts (a row per index, a column per index), as
