@@ -104,6 +104,18 @@ CASES = {
         ["1024x1024xf32=0.5"],
         lambda: ((torch.rand(1024, 1024),),
                  lambda x: torch.where(torch.ones(1024, 1024, dtype=torch.bool).tril(), x, torch.tensor(-1e9)))),
+    "causal mask int64 1024x1024 (PyTorch's form)": (
+        "func.func @mask64(%x: tensor<1024x1024xf32>) -> tensor<1024x1024xf32> {\n"
+        "  %r = stablehlo.iota dim = 0 : tensor<1024x1024xi64>\n"
+        "  %c = stablehlo.iota dim = 1 : tensor<1024x1024xi64>\n"
+        "  %m = stablehlo.compare GE, %r, %c, SIGNED : (tensor<1024x1024xi64>, tensor<1024x1024xi64>) -> tensor<1024x1024xi1>\n"
+        "  %n = stablehlo.constant dense<-1.0e9> : tensor<1024x1024xf32>\n"
+        "  %0 = stablehlo.select %m, %x, %n : tensor<1024x1024xi1>, tensor<1024x1024xf32>\n"
+        "  return %0 : tensor<1024x1024xf32>\n}\n",
+        ["1024x1024xf32=0.5"],
+        lambda: ((torch.rand(1024, 1024),),
+                 lambda x: torch.where(torch.arange(1024).view(-1, 1) >= torch.arange(1024).view(1, -1), x,
+                                       torch.tensor(-1e9)))),
     "argmax 256x1000 (variadic reduce)": (
         "func.func @argmax(%x: tensor<256x1000xf32>) -> tensor<256xi32> {\n"
         "  %i = stablehlo.iota dim = 1 : tensor<256x1000xi32>\n"
