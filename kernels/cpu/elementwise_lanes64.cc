@@ -394,6 +394,32 @@ bool VectorInstr64(const ScalarInstr& in, const ElementType* t, const uint64_t* 
   }
 }
 
+// Widen's 32-bit types a vector at a time, the rest (and the tail) by
+// Widen itself.
+void WidenVector(ElementType t, const uint8_t* src, size_t count, uint64_t* dst) {
+  const hn::ScalableTag<uint64_t> du;
+  const size_t N = hn::Lanes(du);
+  size_t i = 0;
+  if (t == ElementType::kF32) {
+    const hn::ScalableTag<double> df;
+    const hn::Rebind<float, decltype(df)> df32;
+    for (; i + N <= count; i += N)
+      hn::StoreU(hn::BitCast(du, hn::PromoteTo(df, hn::LoadU(df32, reinterpret_cast<const float*>(src) + i))), du,
+                 dst + i);
+  } else if (t == ElementType::kSI32) {
+    const hn::ScalableTag<int64_t> di;
+    const hn::Rebind<int32_t, decltype(di)> di32;
+    for (; i + N <= count; i += N)
+      hn::StoreU(hn::BitCast(du, hn::PromoteTo(di, hn::LoadU(di32, reinterpret_cast<const int32_t*>(src) + i))), du,
+                 dst + i);
+  } else if (t == ElementType::kUI32) {
+    const hn::Rebind<uint32_t, decltype(du)> du32;
+    for (; i + N <= count; i += N)
+      hn::StoreU(hn::PromoteTo(du, hn::LoadU(du32, reinterpret_cast<const uint32_t*>(src) + i)), du, dst + i);
+  }
+  Widen(t, src + i * StorageBytes(t), count - i, dst + i);
+}
+
 void RunLanes64(const Lanes64Problem& p, size_t begin, size_t end) {
   const hn::ScalableTag<uint64_t> du;
   const size_t N = hn::Lanes(du);
@@ -451,7 +477,7 @@ void RunLanes64(const Lanes64Problem& p, size_t begin, size_t end) {
         }
         from = raw.data();
       }
-      Widen(t, from, count, dst);
+      WidenVector(t, from, count, dst);
       std::fill(dst + count, dst + padded, uint64_t{0});
       src[v] = dst;
     }
