@@ -26,6 +26,7 @@
 #include "kernels/cpu/elementwise_lanes32.h"
 #include "kernels/cpu/gather.h"
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/lanes_problem.h"
 #include "kernels/reference/elementwise_inputs.h"
 #include "kernels/reference/reduction_order.h"
 #include "kernels/scalar/scalar.h"
@@ -43,20 +44,6 @@ inline size_t Lanes32Block(size_t num_values) {
   const size_t fit = (size_t{32} << 10) / (4 * std::max<size_t>(1, num_values)) / kBlock32 * kBlock32;
   return std::clamp(fit, kBlock32, 16 * kBlock32);
 }
-
-// How each param is read: one value everywhere, the output's own layout
-// (in place), or gathered through its strides.
-enum class Read32 : uint8_t { kScalar, kFull, kGather };
-
-struct Lanes32Problem {
-  const ScalarProgram* program = nullptr;
-  std::vector<const uint8_t*> inputs;
-  std::vector<Read32> read;
-  std::vector<std::vector<int64_t>> strides;  // kGather: per output axis
-  std::vector<uint8_t*> outputs;
-  std::vector<int64_t> out_dims;
-  size_t n = 0;
-};
 
 // A variadic reduce (elementwise_lanes32.h, RunReduceLanes32): n operands
 // and accumulators of 32-bit lane types.
@@ -321,7 +308,7 @@ bool VectorInstr(const ScalarInstr& in, const ElementType* t, const uint32_t* co
   }
 }
 
-void RunLanes32(const Lanes32Problem& p, size_t begin, size_t end) {
+void RunLanes32(const LanesProblem& p, size_t begin, size_t end) {
   const hn::ScalableTag<uint32_t> du;
   const size_t N = hn::Lanes(du);
   const ScalarProgram& prog = *p.program;
@@ -337,7 +324,7 @@ void RunLanes32(const Lanes32Problem& p, size_t begin, size_t end) {
   auto type_of = [&](size_t v) { return prog.ValueType(static_cast<uint16_t>(v)); };
   // Rank-0 params and constants: their slots filled once.
   for (size_t v = 0; v < num_params; ++v) {
-    if (p.read[v] != Read32::kScalar) continue;
+    if (p.read[v] != LaneRead::kScalar) continue;
     const ElementType t = prog.param_types[v];
     const uint32_t b = t == ElementType::kI1 ? (p.inputs[v][0] & 1u) : [&] {
       uint32_t x;
@@ -368,7 +355,7 @@ void RunLanes32(const Lanes32Problem& p, size_t begin, size_t end) {
     bool overlap = false;
     for (size_t v = 0; v < num_params; ++v) {
       const uintptr_t in = reinterpret_cast<uintptr_t>(p.inputs[v]);
-      if (p.read[v] == Read32::kFull && in < out + bytes && out < in + bytes) overlap = true;
+      if (p.read[v] == LaneRead::kFull && in < out + bytes && out < in + bytes) overlap = true;
     }
     if (!overlap) direct[r] = static_cast<int>(o);
   }
@@ -377,20 +364,20 @@ void RunLanes32(const Lanes32Problem& p, size_t begin, size_t end) {
     const size_t padded = (count + N - 1) / N * N;
     for (size_t v = 0; v < num_params; ++v) {
       const ElementType t = prog.param_types[v];
-      if (p.read[v] == Read32::kScalar) continue;
+      if (p.read[v] == LaneRead::kScalar) continue;
       uint32_t* dst = slot(v);
       if (t == ElementType::kI1) {
         const uint8_t* in = p.inputs[v];
-        if (p.read[v] == Read32::kFull) {
+        if (p.read[v] == LaneRead::kFull) {
           for (size_t i = 0; i < count; ++i) dst[i] = in[start + i] & 1u;
         } else {
           GatherBlock(in, p.strides[v], p.out_dims, start, count, bytes.data());
           for (size_t i = 0; i < count; ++i) dst[i] = bytes[i] & 1u;
         }
         src[v] = dst;
-      } else if (p.read[v] == Read32::kFull && count == padded) {
+      } else if (p.read[v] == LaneRead::kFull && count == padded) {
         src[v] = reinterpret_cast<const uint32_t*>(p.inputs[v]) + start;  // in place
-      } else if (p.read[v] == Read32::kFull) {
+      } else if (p.read[v] == LaneRead::kFull) {
         std::memcpy(dst, p.inputs[v] + start * 4, count * 4);
         src[v] = dst;
       } else {
@@ -611,36 +598,8 @@ bool IsLanes32Program(const ScalarProgram& prog) {
 }
 
 Status RunLanes32Program(const KernelCall& call, const ScalarProgram& prog, const KernelAttr* map) {
-  if (call.inputs.size() != prog.param_types.size() || call.outputs.size() != prog.results.size())
-    return ref::RunElementwiseProgram(call, &prog, map);
-  const TensorRef& out0 = call.outputs[0];
-  for (size_t o = 0; o < call.outputs.size(); ++o) {
-    const TensorRef& out = call.outputs[o];
-    if (out.type != prog.ValueType(prog.results[o]) || !StorageOk(out) ||
-        !std::equal(out.dims.begin(), out.dims.end(), out0.dims.begin(), out0.dims.end()) || out.rank() > 16)
-      return ref::RunElementwiseProgram(call, &prog, map);
-  }
-  std::vector<std::vector<int64_t>> strides;
-  std::vector<int64_t> offsets;
-  if (!ref::ElementwiseInputStrides(call, map, &strides, &offsets).ok())
-    return ref::RunElementwiseProgram(call, &prog, map);  // its error
-  Lanes32Problem p;
-  p.program = &prog;
-  p.out_dims.assign(out0.dims.begin(), out0.dims.end());
-  std::vector<int64_t> dense(p.out_dims.size(), 1);
-  for (size_t a = dense.size(); a-- > 1;) dense[a - 1] = dense[a] * p.out_dims[a];
-  for (size_t i = 0; i < call.inputs.size(); ++i) {
-    const TensorRef& in = call.inputs[i];
-    if (in.type != prog.param_types[i] || !StorageOk(in)) return ref::RunElementwiseProgram(call, &prog, map);
-    const bool scalar = std::all_of(strides[i].begin(), strides[i].end(), [](int64_t s) { return s == 0; });
-    bool full = true;
-    for (size_t a = 0; a < dense.size(); ++a) full = full && (strides[i][a] == dense[a] || p.out_dims[a] == 1);
-    p.inputs.push_back(in.data + offsets[i] * static_cast<int64_t>(StorageBytes(in.type)));
-    p.read.push_back(full ? Read32::kFull : scalar ? Read32::kScalar : Read32::kGather);
-    p.strides.push_back(strides[i]);
-  }
-  for (const TensorRef& out : call.outputs) p.outputs.push_back(out.data);
-  p.n = static_cast<size_t>(out0.NumElements());
+  LanesProblem p;
+  if (!MakeLanesProblem(call, prog, map, &p)) return ref::RunElementwiseProgram(call, &prog, map);
   if (p.n == 0) return Status::Ok();
   // Tasks of whole blocks; each element's result does not depend on them.
   constexpr size_t kTask = 64 * kBlock32;

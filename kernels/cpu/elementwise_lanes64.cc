@@ -30,26 +30,13 @@
 #include "kernels/cpu/elementwise_lanes64.h"
 #include "kernels/cpu/gather.h"
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/lanes_problem.h"
 #include "kernels/reference/elementwise_inputs.h"
 #include "kernels/scalar/scalar.h"
 
 namespace kiln::cpu {
 
 constexpr size_t kBlock64 = 256;
-
-// How each param is read: one value everywhere, the output's own layout
-// (in place), or gathered through its strides.
-enum class Read64 : uint8_t { kScalar, kFull, kGather };
-
-struct Lanes64Problem {
-  const ScalarProgram* program = nullptr;
-  std::vector<const uint8_t*> inputs;
-  std::vector<Read64> read;
-  std::vector<std::vector<int64_t>> strides;  // kGather: per output axis
-  std::vector<uint8_t*> outputs;
-  std::vector<int64_t> out_dims;
-  size_t n = 0;
-};
 
 inline bool Lane64Type(ElementType t) {
   return t == ElementType::kF32 || t == ElementType::kF64 || t == ElementType::kSI32 || t == ElementType::kUI32 ||
@@ -420,7 +407,7 @@ void WidenVector(ElementType t, const uint8_t* src, size_t count, uint64_t* dst)
   Widen(t, src + i * StorageBytes(t), count - i, dst + i);
 }
 
-void RunLanes64(const Lanes64Problem& p, size_t begin, size_t end) {
+void RunLanes64(const LanesProblem& p, size_t begin, size_t end) {
   const hn::ScalableTag<uint64_t> du;
   const size_t N = hn::Lanes(du);
   const ScalarProgram& prog = *p.program;
@@ -438,7 +425,7 @@ void RunLanes64(const Lanes64Problem& p, size_t begin, size_t end) {
   auto type_of = [&](size_t v) { return prog.ValueType(static_cast<uint16_t>(v)); };
   // Rank-0 params and constants: their slots filled once.
   for (size_t v = 0; v < num_params; ++v) {
-    if (p.read[v] != Read64::kScalar) continue;
+    if (p.read[v] != LaneRead::kScalar) continue;
     uint64_t b;
     Widen(prog.param_types[v], p.inputs[v], 1, &b);
     std::fill(slot(v), slot(v) + block, b);
@@ -455,15 +442,15 @@ void RunLanes64(const Lanes64Problem& p, size_t begin, size_t end) {
     const size_t padded = (count + N - 1) / N * N;
     for (size_t v = 0; v < num_params; ++v) {
       const ElementType t = prog.param_types[v];
-      if (p.read[v] == Read64::kScalar) continue;
+      if (p.read[v] == LaneRead::kScalar) continue;
       const size_t es = StorageBytes(t);
       uint64_t* dst = slot(v);
-      if (p.read[v] == Read64::kFull && es == 8 && count == padded) {
+      if (p.read[v] == LaneRead::kFull && es == 8 && count == padded) {
         src[v] = reinterpret_cast<const uint64_t*>(p.inputs[v]) + start;  // in place
         continue;
       }
       const uint8_t* from = p.inputs[v] + start * es;
-      if (p.read[v] == Read64::kGather) {
+      if (p.read[v] == LaneRead::kGather) {
         switch (es) {
           case 1: GatherBlock(p.inputs[v], p.strides[v], p.out_dims, start, count, raw.data()); break;
           case 4:
@@ -535,36 +522,8 @@ bool IsLanes64Program(const ScalarProgram& prog) {
 }
 
 Status RunLanes64Program(const KernelCall& call, const ScalarProgram& prog, const KernelAttr* map) {
-  if (call.inputs.size() != prog.param_types.size() || call.outputs.size() != prog.results.size())
-    return ref::RunElementwiseProgram(call, &prog, map);
-  const TensorRef& out0 = call.outputs[0];
-  for (size_t o = 0; o < call.outputs.size(); ++o) {
-    const TensorRef& out = call.outputs[o];
-    if (out.type != prog.ValueType(prog.results[o]) || !StorageOk(out) ||
-        !std::equal(out.dims.begin(), out.dims.end(), out0.dims.begin(), out0.dims.end()) || out.rank() > 16)
-      return ref::RunElementwiseProgram(call, &prog, map);
-  }
-  std::vector<std::vector<int64_t>> strides;
-  std::vector<int64_t> offsets;
-  if (!ref::ElementwiseInputStrides(call, map, &strides, &offsets).ok())
-    return ref::RunElementwiseProgram(call, &prog, map);  // its error
-  Lanes64Problem p;
-  p.program = &prog;
-  p.out_dims.assign(out0.dims.begin(), out0.dims.end());
-  std::vector<int64_t> dense(p.out_dims.size(), 1);
-  for (size_t a = dense.size(); a-- > 1;) dense[a - 1] = dense[a] * p.out_dims[a];
-  for (size_t i = 0; i < call.inputs.size(); ++i) {
-    const TensorRef& in = call.inputs[i];
-    if (in.type != prog.param_types[i] || !StorageOk(in)) return ref::RunElementwiseProgram(call, &prog, map);
-    const bool scalar = std::all_of(strides[i].begin(), strides[i].end(), [](int64_t s) { return s == 0; });
-    bool full = true;
-    for (size_t a = 0; a < dense.size(); ++a) full = full && (strides[i][a] == dense[a] || p.out_dims[a] == 1);
-    p.inputs.push_back(in.data + offsets[i] * static_cast<int64_t>(StorageBytes(in.type)));
-    p.read.push_back(full ? Read64::kFull : scalar ? Read64::kScalar : Read64::kGather);
-    p.strides.push_back(strides[i]);
-  }
-  for (const TensorRef& out : call.outputs) p.outputs.push_back(out.data);
-  p.n = static_cast<size_t>(out0.NumElements());
+  LanesProblem p;
+  if (!MakeLanesProblem(call, prog, map, &p)) return ref::RunElementwiseProgram(call, &prog, map);
   if (p.n == 0) return Status::Ok();
   // Tasks of whole blocks; each element's result does not depend on them.
   constexpr size_t kTask = 64 * kBlock64;
