@@ -100,6 +100,8 @@ namespace kiln::cpu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+#include "kernels/cpu/lanes_compare-inl.h"
+
 // One instruction over `count` lanes (whole vectors: the slots are padded).
 // Returns false where it has no vector form (the caller escapes).
 bool VectorInstr(const ScalarInstr& in, const ElementType* t, const uint32_t* const* ops, uint32_t* dst,
@@ -209,48 +211,17 @@ bool VectorInstr(const ScalarInstr& in, const ElementType* t, const uint32_t* co
       const auto dir = static_cast<ComparisonDirection>(in.attr0);
       auto ct = static_cast<ComparisonType>(in.attr1);
       if (in.attr0 < 0 || in.attr0 > static_cast<int64_t>(ComparisonDirection::kLT)) return false;
-      // One loop per direction (the direction chosen outside it): `as`
-      // gives each operand its typed view, `pred` the mask, and `negate`
-      // turns it into its complement (ne; integer ge and le as !(a < b) and
-      // !(a > b), which hold for integers, never NaN).
-      auto run = [&](auto as, auto pred, auto negate) {
-        return binary([&](VU a, VU b) {
-          const auto m = hn::RebindMask(du, pred(as(a), as(b)));
-          if constexpr (decltype(negate)::value) return hn::IfThenZeroElse(m, one);
-          return hn::IfThenElseZero(m, one);
-        });
-      };
-      auto directions = [&](auto as, auto is_float) {
-        using Yes = std::true_type;
-        using No = std::false_type;
-        auto eq = [](auto a, auto b) { return hn::Eq(a, b); };
-        auto lt = [](auto a, auto b) { return hn::Lt(a, b); };
-        auto gt = [](auto a, auto b) { return hn::Gt(a, b); };
-        switch (dir) {
-          case ComparisonDirection::kEQ: return run(as, eq, No());
-          case ComparisonDirection::kNE: return run(as, eq, Yes());
-          case ComparisonDirection::kGT: return run(as, gt, No());
-          case ComparisonDirection::kLT: return run(as, lt, No());
-          case ComparisonDirection::kGE:
-            if constexpr (decltype(is_float)::value) return run(as, [](auto a, auto b) { return hn::Ge(a, b); }, No());
-            return run(as, lt, Yes());
-          case ComparisonDirection::kLE:
-            if constexpr (decltype(is_float)::value) return run(as, [](auto a, auto b) { return hn::Le(a, b); }, No());
-            return run(as, gt, Yes());
-        }
-        return false;
-      };
       if (f32) {
         if (ct == ComparisonType::kTotalOrder) return false;
-        return directions([&](VU v) { return F(v); }, std::true_type());
+        return CompareLanes<true>(du, dir, [&](VU v) { return F(v); }, op0, op1, dst, count);
       }
       if (!int32 && !boolean) return false;
       if (ct != ComparisonType::kSigned && ct != ComparisonType::kUnsigned)
         ct = t0 == ElementType::kSI32 ? ComparisonType::kSigned : ComparisonType::kUnsigned;
       if (boolean && ct == ComparisonType::kSigned)  // a signed 1-bit true is -1
-        return directions([&](VU v) { return I(hn::Sub(zero, v)); }, std::false_type());
+        return CompareLanes<false>(du, dir, [&](VU v) { return I(hn::Sub(zero, v)); }, op0, op1, dst, count);
       const VU bias = ct == ComparisonType::kUnsigned ? flip : zero;
-      return directions([&](VU v) { return I(hn::Xor(v, bias)); }, std::false_type());
+      return CompareLanes<false>(du, dir, [&](VU v) { return I(hn::Xor(v, bias)); }, op0, op1, dst, count);
     }
     case ScalarOp::kShiftLeft:
     case ScalarOp::kShiftRightLogical:

@@ -143,6 +143,8 @@ namespace kiln::cpu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+#include "kernels/cpu/lanes_compare-inl.h"
+
 // One instruction over `count` lanes (whole vectors: the slots are padded).
 // Returns false where it has no vector form (the caller escapes).
 bool VectorInstr64(const ScalarInstr& in, const ElementType* t, const uint64_t* const* ops, uint64_t* dst,
@@ -277,45 +279,14 @@ bool VectorInstr64(const ScalarInstr& in, const ElementType* t, const uint64_t* 
       const auto ct = static_cast<ComparisonType>(in.attr1);
       if (in.attr0 < 0 || in.attr0 > static_cast<int64_t>(ComparisonDirection::kLT) || rt != ElementType::kI1)
         return false;
-      auto run = [&](auto as, auto pred, auto negate) {
-        for (size_t i = 0; i < count; i += N) {
-          const auto m = hn::RebindMask(du, pred(as(load(0, i)), as(load(1, i))));
-          if constexpr (decltype(negate)::value) {
-            hn::StoreU(hn::IfThenZeroElse(m, one), du, dst + i);
-          } else {
-            hn::StoreU(hn::IfThenElseZero(m, one), du, dst + i);
-          }
-        }
-        return true;
-      };
-      // One loop per direction; integer ge and le as !(a < b), !(a > b).
-      auto directions = [&](auto as, auto float_type) {
-        using Yes = std::true_type;
-        using No = std::false_type;
-        auto eq = [](auto a, auto b) { return hn::Eq(a, b); };
-        auto lt = [](auto a, auto b) { return hn::Lt(a, b); };
-        auto gt = [](auto a, auto b) { return hn::Gt(a, b); };
-        switch (dir) {
-          case ComparisonDirection::kEQ: return run(as, eq, No());
-          case ComparisonDirection::kNE: return run(as, eq, Yes());
-          case ComparisonDirection::kGT: return run(as, gt, No());
-          case ComparisonDirection::kLT: return run(as, lt, No());
-          case ComparisonDirection::kGE:
-            if constexpr (decltype(float_type)::value) return run(as, [](auto a, auto b) { return hn::Ge(a, b); }, No());
-            return run(as, lt, Yes());
-          case ComparisonDirection::kLE:
-            if constexpr (decltype(float_type)::value) return run(as, [](auto a, auto b) { return hn::Le(a, b); }, No());
-            return run(as, gt, Yes());
-        }
-        return false;
-      };
       if (flt) {
         if (ct == ComparisonType::kTotalOrder) return false;
-        return directions([&](VU v) { return F(v); }, std::true_type());
+        return CompareLanes<true>(du, dir, [&](VU v) { return F(v); }, op0, op1, dst, count);
       }
       if (boolean) {  // a signed 1-bit true is -1
-        if (ct == ComparisonType::kSigned) return directions([&](VU v) { return I(hn::Sub(zero, v)); }, std::false_type());
-        return directions([&](VU v) { return I(v); }, std::false_type());
+        if (ct == ComparisonType::kSigned)
+          return CompareLanes<false>(du, dir, [&](VU v) { return I(hn::Sub(zero, v)); }, op0, op1, dst, count);
+        return CompareLanes<false>(du, dir, [&](VU v) { return I(v); }, op0, op1, dst, count);
       }
       if (!integer) return false;
       const bool is_unsigned = t0 == ElementType::kUI32 || t0 == ElementType::kUI64;
@@ -325,7 +296,7 @@ bool VectorInstr64(const ScalarInstr& in, const ElementType* t, const uint64_t* 
       if (ct != ComparisonType::kNotype && ct != ComparisonType::kSigned && ct != ComparisonType::kUnsigned)
         return false;
       const VU bias = t0 == ElementType::kUI64 ? hn::Set(du, uint64_t{1} << 63) : zero;
-      return directions([&](VU v) { return I(hn::Xor(v, bias)); }, std::false_type());
+      return CompareLanes<false>(du, dir, [&](VU v) { return I(hn::Xor(v, bias)); }, op0, op1, dst, count);
     }
     case ScalarOp::kConvert: {
       if (rt == t0) return unary([&](VU a) { return a; });
