@@ -76,7 +76,7 @@ void StridedCopy(const TensorRef& in, int64_t base, const TensorRef& out, const 
   // (Tiles along k, each reading every l's row for 16 elements, ran at a
   // quarter of the in-cache speed on 8x64x56x56 NCHW -> NHWC: 64 short
   // read streams at once.)
-  constexpr int64_t kChunk = 16 * kTile;
+  constexpr int64_t kChunk = KILN_SELECTIVE_BUILD ? kTile : 16 * kTile;  // (selective builds: 16 x 16 tiles)
   const int64_t tiles_l = (dl + kTile - 1) / kTile, chunks_k = (dk + kChunk - 1) / kChunk;
   ParallelFor(runner, outer * tiles_l * chunks_k, [&](int64_t t, int) {
     int64_t o = t / (tiles_l * chunks_k), in_off = 0, out_off = 0;
@@ -266,13 +266,18 @@ Status Iota(const KernelCall& call) {
     }
   };
   const bool small = len <= (int64_t{1} << 24);
-  if (small && out.type == ElementType::kSI32) fill(int32_t{});
-  else if (small && out.type == ElementType::kUI32) fill(uint32_t{});
-  else if (out.type == ElementType::kSI64) fill(int64_t{});
-  else if (out.type == ElementType::kUI64) fill(uint64_t{});
-  else if (small && out.type == ElementType::kF32) fill(float{});
-  else if (small && out.type == ElementType::kF64) fill(double{});
-  else
+  bool filled = false;
+  if constexpr (!KILN_SELECTIVE_BUILD) {  // (held to their size: the loop below)
+    filled = true;
+    if (small && out.type == ElementType::kSI32) fill(int32_t{});
+    else if (small && out.type == ElementType::kUI32) fill(uint32_t{});
+    else if (out.type == ElementType::kSI64) fill(int64_t{});
+    else if (out.type == ElementType::kUI64) fill(uint64_t{});
+    else if (small && out.type == ElementType::kF32) fill(float{});
+    else if (small && out.type == ElementType::kF64) fill(double{});
+    else filled = false;
+  }
+  if (!filled)
     for (int64_t i = 0; i < len; ++i) {
       Scalar v;
       v.i = i;

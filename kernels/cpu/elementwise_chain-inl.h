@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "hwy/highway.h"
+#include "kernels/common/kernel_selection.h"
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/elementwise_math-inl.h"
 #include "kernels/cpu/float_ops-inl.h"
@@ -355,11 +356,36 @@ HWY_INLINE void ChainEight(D d, const ChainStep* steps, size_t num_steps, const 
         }
         break;
       // One instruction each: inline (a call per vector cost several times
-      // the instruction: a lone negate ran at 8 cycles a vector).
-      case ScalarOp::kNegate: KILN_EIGHT(KILN_NEG) break;
-      case ScalarOp::kAbs: KILN_EIGHT(KILN_ABS) break;
-      case ScalarOp::kSqrt: KILN_EIGHT(KILN_SQRT) break;
-      case ScalarOp::kRsqrt: KILN_EIGHT(KILN_RSQRT) break;
+      // the instruction: a lone negate ran at 8 cycles a vector). Not in
+      // selective builds, held to their size: the call below.
+      case ScalarOp::kNegate:
+        if constexpr (!KILN_SELECTIVE_BUILD) {
+          KILN_EIGHT(KILN_NEG)
+          break;
+        }
+        KILN_EIGHT(KILN_STEP_AT)
+        break;
+      case ScalarOp::kAbs:
+        if constexpr (!KILN_SELECTIVE_BUILD) {
+          KILN_EIGHT(KILN_ABS)
+          break;
+        }
+        KILN_EIGHT(KILN_STEP_AT)
+        break;
+      case ScalarOp::kSqrt:
+        if constexpr (!KILN_SELECTIVE_BUILD) {
+          KILN_EIGHT(KILN_SQRT)
+          break;
+        }
+        KILN_EIGHT(KILN_STEP_AT)
+        break;
+      case ScalarOp::kRsqrt:
+        if constexpr (!KILN_SELECTIVE_BUILD) {
+          KILN_EIGHT(KILN_RSQRT)
+          break;
+        }
+        KILN_EIGHT(KILN_STEP_AT)
+        break;
       case ScalarOp::kExponential:
         // exp, the step of softmax's producer, inline on the eight running
         // vectors (their chains overlap; no spill around a call).
