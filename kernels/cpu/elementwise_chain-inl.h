@@ -294,6 +294,12 @@ HWY_INLINE void ChainStore(D d, V x, T* out, bool stream) {
 #define KILN_ABS(x, j) x = hn::Abs(x);
 #define KILN_SQRT(x, j) x = hn::Sqrt(x);
 #define KILN_RSQRT(x, j) x = hn::Div(hn::Set(d, T(1)), hn::Sqrt(x));
+#define KILN_ONE_INSTRUCTION(E)        \
+  if constexpr (!KILN_SELECTIVE_BUILD) { \
+    KILN_EIGHT(E)                      \
+  } else {                             \
+    KILN_EIGHT(KILN_STEP_AT)           \
+  }
 #define KILN_SMAX(x, j) x = ShortMax<D>(x, c);
 #define KILN_SMIN(x, j) x = ShortMin<D>(x, c);
 #define KILN_SHORT_STEP(E, at)   \
@@ -357,35 +363,11 @@ HWY_INLINE void ChainEight(D d, const ChainStep* steps, size_t num_steps, const 
         break;
       // One instruction each: inline (a call per vector cost several times
       // the instruction: a lone negate ran at 8 cycles a vector). Not in
-      // selective builds, held to their size: the call below.
-      case ScalarOp::kNegate:
-        if constexpr (!KILN_SELECTIVE_BUILD) {
-          KILN_EIGHT(KILN_NEG)
-          break;
-        }
-        KILN_EIGHT(KILN_STEP_AT)
-        break;
-      case ScalarOp::kAbs:
-        if constexpr (!KILN_SELECTIVE_BUILD) {
-          KILN_EIGHT(KILN_ABS)
-          break;
-        }
-        KILN_EIGHT(KILN_STEP_AT)
-        break;
-      case ScalarOp::kSqrt:
-        if constexpr (!KILN_SELECTIVE_BUILD) {
-          KILN_EIGHT(KILN_SQRT)
-          break;
-        }
-        KILN_EIGHT(KILN_STEP_AT)
-        break;
-      case ScalarOp::kRsqrt:
-        if constexpr (!KILN_SELECTIVE_BUILD) {
-          KILN_EIGHT(KILN_RSQRT)
-          break;
-        }
-        KILN_EIGHT(KILN_STEP_AT)
-        break;
+      // selective builds, held to their size: a call per vector there.
+      case ScalarOp::kNegate: KILN_ONE_INSTRUCTION(KILN_NEG) break;
+      case ScalarOp::kAbs: KILN_ONE_INSTRUCTION(KILN_ABS) break;
+      case ScalarOp::kSqrt: KILN_ONE_INSTRUCTION(KILN_SQRT) break;
+      case ScalarOp::kRsqrt: KILN_ONE_INSTRUCTION(KILN_RSQRT) break;
       case ScalarOp::kExponential:
         // exp, the step of softmax's producer, inline on the eight running
         // vectors (their chains overlap; no spill around a call).
@@ -420,6 +402,7 @@ HWY_INLINE void ChainEight(D d, const ChainStep* steps, size_t num_steps, const 
 #undef KILN_ABS
 #undef KILN_SQRT
 #undef KILN_RSQRT
+#undef KILN_ONE_INSTRUCTION
 #undef KILN_BINARY
 #undef KILN_XX
 #undef KILN_YX

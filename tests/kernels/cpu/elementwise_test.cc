@@ -1047,7 +1047,8 @@ KILN_TEST_ALL_TARGETS(CpuElementwise, F64ExactOps) {
   e.param_types = {F64};
   e.instrs[0].type = F64;
   KernelFn exp_fast = FindCpuKernel(Params(e));
-  if (exp_fast != nullptr) {
+  ASSERT_NE(exp_fast, nullptr);
+  {
     std::vector<double> x = {0.5, -3.25, 700.0, -745.5, 1e-300, 88.7, 1.0 / 3.0}, got(x.size()), want(x.size());
     std::vector<int64_t> d = {static_cast<int64_t>(x.size())};
     TensorRef in[1] = {{F64, d, reinterpret_cast<uint8_t*>(x.data()), x.size() * 8}};
