@@ -12,6 +12,7 @@
 #include <span>
 
 #include "kernels/scalar/scalar.h"
+#include "kiln_selected_kernels.h"
 #include "schema/module_checksum.h"
 #include "schema/module_generated.h"
 #include "schema/module_layout.h"
@@ -171,7 +172,8 @@ Status LoadProgram(const fb::ScalarProgram* p, const std::string& where, ScalarP
 
 // The Vulkan target's shaders of one executable. Only their shape is checked
 // here; the device checks features, and SPIR-V is validated by the driver.
-Status LoadShaders(const fb::Executable* e, size_t index, std::vector<hal::ShaderVariant>* out) {
+// (Unused in a selective build without the Vulkan device.)
+[[maybe_unused]] Status LoadShaders(const fb::Executable* e, size_t index, std::vector<hal::ShaderVariant>* out) {
   if (!e->vulkan_variants()) return Status::Ok();
   std::string where = "executable " + std::to_string(index) + " Vulkan shader";
   auto types = [&](const flatbuffers::Vector<uint8_t>* v, std::vector<ElementType>* t) -> Status {
@@ -381,7 +383,12 @@ StatusOr<std::shared_ptr<const LoadedModule>> LoadModuleBytes(std::unique_ptr<Mo
     mod->vulkan_shaders.resize(m->executables()->size());
     for (size_t i = 0; i < mod->executables.size(); ++i) {
       KILN_RETURN_IF_ERROR(LoadExecutable(m->executables()->Get(i), i, &mod->executables[i]));
+#if KILN_SELECTIVE_BUILD && !defined(KILN_HAVE_VULKAN)
+      // A selective runtime without the Vulkan device never reads the
+      // shaders: they stay unread in the file, neither copied nor checked.
+#else
       KILN_RETURN_IF_ERROR(LoadShaders(m->executables()->Get(i), i, &mod->vulkan_shaders[i]));
+#endif
     }
   }
   if (m->functions()) {

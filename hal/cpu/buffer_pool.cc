@@ -5,11 +5,15 @@
 #include <cstring>
 #include <new>
 
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
+
 namespace kiln::hal {
 
 BufferPool::~BufferPool() {
   for (auto& [capacity, blocks] : free_)
-    for (uint8_t* b : blocks) DeleteBlock(b);
+    for (uint8_t* b : blocks) DeleteBlock(b, capacity);
 }
 
 size_t BufferPool::SizeClass(size_t bytes) {
@@ -21,10 +25,27 @@ size_t BufferPool::SizeClass(size_t bytes) {
 }
 
 uint8_t* BufferPool::NewBlock(size_t capacity) {
+#ifdef __linux__
+  // Blocks of 2 MiB and more start on a 2 MiB boundary and ask for
+  // transparent huge pages: the kernel then faults them in 2 MiB at a time
+  // (512 times fewer faults for a fresh 64 MB tensor), and kernels and
+  // process-to-process copies (MPI's single-copy transport) walk 512 times
+  // fewer page-table entries. Where THP is off the advice is ignored.
+  if (capacity >= kHugePage) {
+    void* p = ::operator new(capacity, std::align_val_t(kHugePage));
+    ::madvise(p, capacity / kHugePage * kHugePage, MADV_HUGEPAGE);
+    return static_cast<uint8_t*>(p);
+  }
+#endif
   return static_cast<uint8_t*>(::operator new(capacity, std::align_val_t(kAlignment)));
 }
 
-void BufferPool::DeleteBlock(uint8_t* block) { ::operator delete(block, std::align_val_t(kAlignment)); }
+void BufferPool::DeleteBlock(uint8_t* block, size_t capacity) {
+#ifdef __linux__
+  if (capacity >= kHugePage) return ::operator delete(block, std::align_val_t(kHugePage));
+#endif
+  ::operator delete(block, std::align_val_t(kAlignment));
+}
 
 uint8_t* BufferPool::Acquire(size_t bytes, size_t* capacity, const void* init, Fill fill) {
   *capacity = SizeClass(bytes);
@@ -81,7 +102,7 @@ void BufferPool::Release(uint8_t* block, size_t capacity) {
       }
     }
   }
-  DeleteBlock(block);
+  DeleteBlock(block, capacity);
 }
 
 size_t BufferPool::cached_bytes() const {

@@ -44,6 +44,7 @@ class AllocationRefused : public std::bad_alloc {
 class BufferPool {
  public:
   static constexpr size_t kAlignment = 64;
+  static constexpr size_t kHugePage = size_t{2} << 20;  // x86-64 and arm64 (4 KiB granule)
 
   enum class Fill : uint8_t { kZero, kNone };
 
@@ -73,7 +74,7 @@ class BufferPool {
 
  private:
   static uint8_t* NewBlock(size_t capacity);
-  static void DeleteBlock(uint8_t* block);
+  static void DeleteBlock(uint8_t* block, size_t capacity);
 
   const size_t max_cached_;
   const int poison_;  // < 0: none

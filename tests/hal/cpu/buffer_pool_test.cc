@@ -77,5 +77,24 @@ TEST(BufferPool, FreesWhatExceedsTheCache) {
   EXPECT_EQ(pool.cached_bytes(), c1);
 }
 
+// Blocks of 2 MiB and more start on a 2 MiB boundary (so that transparent
+// huge pages can back them), are usable to their last byte, and go back to
+// the allocator they came from when freed (ASan checks the pairing).
+TEST(BufferPool, LargeBlocksStartOnHugePageBoundaries) {
+  BufferPool pool(0);  // nothing cached: every release frees
+  for (size_t bytes : {BufferPool::kHugePage, size_t{5} << 20, (size_t{9} << 20) + 3}) {
+    size_t capacity = 0;
+    uint8_t* b = pool.Acquire(bytes, &capacity, nullptr, BufferPool::Fill::kZero);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(b) % BufferPool::kHugePage, 0u) << bytes;
+    EXPECT_EQ(b[bytes - 1], 0);
+    b[capacity - 1] = 7;
+    pool.Release(b, capacity);
+  }
+  size_t capacity = 0;
+  uint8_t* small = pool.Acquire(4096, &capacity);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(small) % BufferPool::kAlignment, 0u);
+  pool.Release(small, capacity);
+}
+
 }  // namespace
 }  // namespace kiln::hal
