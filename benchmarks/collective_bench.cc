@@ -12,10 +12,11 @@
 //
 // Kiln's time per collective is measured inside one invocation: a while
 // loop of K collectives, timed for K = ITERS and K = 2 ITERS; the difference
-// over ITERS excludes uploading the input, reading the result and the first
-// use of the result buffers (fresh pages), which a steady state does not
-// pay. Prints the median of REPS repetitions (over MPI, Kiln's and the MPI
-// call's repetitions alternate, so both see the same machine), and the
+// of their medians over REPS repetitions, over ITERS, excludes uploading the
+// input, reading the result and the first use of the result buffers (fresh
+// pages), which a steady state does not pay. Prints that and the median of
+// the peer's REPS repetitions (over MPI, Kiln's and the MPI call's
+// repetitions alternate, so both see the same machine), and the
 // ratio peer time / Kiln time (above 1: Kiln faster). Bandwidth = bytes per
 // process / time (the "algorithm bandwidth" of MPI benchmarks).
 #include <algorithm>
@@ -183,7 +184,14 @@ std::string SizeText(int64_t bytes) {
   return bytes >= (1 << 20) ? std::to_string(bytes >> 20) + " MB" : std::to_string(bytes >> 10) + " KB";
 }
 
+// kiln_s <= 0: the machine's noise (in the loops' fixed part: the first
+// touch of the result buffers) exceeded the collectives' own time.
 void Row(const std::string& op, int64_t bytes, const char* peer, double peer_s, double kiln_s) {
+  if (kiln_s <= 0) {
+    std::printf("| %s | %s | %s %.3f ms | noise | | |\n", op.c_str(), SizeText(bytes).c_str(), peer, peer_s * 1e3);
+    std::fflush(stdout);
+    return;
+  }
   std::printf("| %s | %s | %s %.3f ms | %.3f ms | %.2f GB/s | %.2fx |\n", op.c_str(), SizeText(bytes).c_str(), peer,
               peer_s * 1e3, kiln_s * 1e3, static_cast<double>(bytes) / 1e9 / kiln_s, peer_s / kiln_s);
   std::fflush(stdout);
@@ -276,22 +284,19 @@ int main(int argc, char** argv) {
           if (!r.ok()) std::fprintf(stderr, "%s\n", r.status().message().c_str());
           return t;
         };
-        auto kiln_rep = [&] {
-          double base = run(iters), full = run(2 * iters);
-          return std::max(full - base, 1e-9) / iters;
-        };
         // Interleaved, so that both see the same machine (the first
         // repetition of each warms up and is not counted).
-        std::vector<double> peer_times, times;
+        std::vector<double> peer_times, bases, fulls;
         for (int r = 0; r < kReps + 1; ++r) {
-          double p = peer_rep(), k = kiln_rep();
+          double p = peer_rep(), base = run(iters), full = run(2 * iters);
           if (r > 0) {
             peer_times.push_back(p);
-            times.push_back(k);
+            bases.push_back(base);
+            fulls.push_back(full);
           }
         }
         const double peer = Median(peer_times);
-        if (rank == 0) Row(op, elements * 4, "", peer, Median(times));
+        if (rank == 0) Row(op, elements * 4, "", peer, (Median(fulls) - Median(bases)) / iters);
       }
     return 0;
   }
@@ -339,12 +344,12 @@ int main(int argc, char** argv) {
           std::fprintf(stderr, "grid failed: %s\n", e.message().c_str());
         return t;
       };
-      std::vector<double> times;
+      std::vector<double> bases, fulls;
       for (int r = 0; r < kReps + 1; ++r) {
         double base = run(iters), full = run(2 * iters);
-        if (r > 0) times.push_back(std::max(full - base, 1e-9) / iters);
+        if (r > 0) bases.push_back(base), fulls.push_back(full);
       }
-      Row(op, elements * 4, "", Median(copies), Median(times));
+      Row(op, elements * 4, "", Median(copies), (Median(fulls) - Median(bases)) / iters);
     }
   return 0;
 }
