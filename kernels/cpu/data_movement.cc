@@ -244,6 +244,33 @@ Status Concatenate(const KernelCall& call) {
   return Status::Ok();
 }
 
+// Writes 0, 1, ..., len - 1 as `type` for the common index types, converted
+// directly: the reference's conversion of each index (about 10 ns apiece)
+// was most of a 1-D iota's time. Below 2^24 every index is exact in each of
+// them. False for the other types, and in selective builds, which are held
+// to their size and convert through the reference.
+static bool FillCommonIndices(ElementType type, int64_t len, uint8_t* values) {
+  if constexpr (KILN_SELECTIVE_BUILD) return false;
+  auto fill = [&](auto zero) {
+    using T = decltype(zero);
+    for (int64_t i = 0; i < len; ++i) {
+      const T v = static_cast<T>(i);
+      std::memcpy(values + i * sizeof(T), &v, sizeof(T));
+    }
+    return true;
+  };
+  const bool small = len <= (int64_t{1} << 24);
+  switch (type) {
+    case ElementType::kSI32: return small && fill(int32_t{});
+    case ElementType::kUI32: return small && fill(uint32_t{});
+    case ElementType::kSI64: return fill(int64_t{});
+    case ElementType::kUI64: return fill(uint64_t{});
+    case ElementType::kF32: return small && fill(float{});
+    case ElementType::kF64: return small && fill(double{});
+    default: return false;
+  }
+}
+
 Status Iota(const KernelCall& call) {
   if (!call.inputs.empty() || call.outputs.size() != 1) return RunReference(call);
   const TensorRef& out = call.outputs[0];
@@ -255,29 +282,7 @@ Status Iota(const KernelCall& call) {
   // The axis's values, converted once; then the result as [outer][axis][inner].
   const int64_t len = out.dims[axis];
   std::vector<uint8_t> values(static_cast<size_t>(len) * es);
-  // (The common types directly: the reference's conversion of each index,
-  // about 10 ns apiece, was most of a 1-D iota's time. Below 2^24 every
-  // index is exact in each of them.)
-  auto fill = [&](auto zero) {
-    using T = decltype(zero);
-    for (int64_t i = 0; i < len; ++i) {
-      const T v = static_cast<T>(i);
-      std::memcpy(values.data() + i * es, &v, sizeof(T));
-    }
-  };
-  const bool small = len <= (int64_t{1} << 24);
-  bool filled = false;
-  if constexpr (!KILN_SELECTIVE_BUILD) {  // (held to their size: the loop below)
-    filled = true;
-    if (small && out.type == ElementType::kSI32) fill(int32_t{});
-    else if (small && out.type == ElementType::kUI32) fill(uint32_t{});
-    else if (out.type == ElementType::kSI64) fill(int64_t{});
-    else if (out.type == ElementType::kUI64) fill(uint64_t{});
-    else if (small && out.type == ElementType::kF32) fill(float{});
-    else if (small && out.type == ElementType::kF64) fill(double{});
-    else filled = false;
-  }
-  if (!filled)
+  if (!FillCommonIndices(out.type, len, values.data()))
     for (int64_t i = 0; i < len; ++i) {
       Scalar v;
       v.i = i;
