@@ -412,8 +412,10 @@ void PlanBlock(const ir::Block& block, const Users& users, const std::set<const 
       if (shared) user_groups.insert(gu->second);
     }
     if (shared && user_groups.size() > 1) {
+      // Not in group_of: its operand, which each of these groups reads in
+      // place, must be written, so it joins none of them (it would be
+      // fused away in one while the others read it).
       for (size_t ug : user_groups) members[ug].push_back(op);
-      group_of[op] = *user_groups.begin();
       shared_broadcasts[op] = std::move(user_groups);
       continue;
     }

@@ -212,6 +212,43 @@ func.func @main(%x: tensor<37x70xf32>, %bias: tensor<70xf32>, %row: tensor<37xf3
   EXPECT_EQ(fused.outputs[0].data, unfused.outputs[0].data);
 }
 
+TEST_P(Fusion, SharedBroadcastsOperandIsWrittenForEveryGroup) {
+  // A transposing broadcast of exp(a), read by two chains: each chain is one
+  // program reading exp(a) in place through the axis map. exp(a) has the
+  // chains' shape, but it joins neither (it would be fused away in one
+  // while the other reads it): one dispatch writes it, one per chain.
+  constexpr char kSource[] = R"(
+func.func @main(%a: tensor<9x9xf32>, %b: tensor<9x9xf32>, %c: tensor<9x9xf32>) -> (tensor<9x9xf32>, tensor<9x9xf32>) {
+  %e = stablehlo.exponential %a : tensor<9x9xf32>
+  %t = stablehlo.broadcast_in_dim %e, dims = [1, 0] : (tensor<9x9xf32>) -> tensor<9x9xf32>
+  %x0 = stablehlo.add %t, %b : tensor<9x9xf32>
+  %x = stablehlo.negate %x0 : tensor<9x9xf32>
+  %y0 = stablehlo.multiply %t, %c : tensor<9x9xf32>
+  %y = stablehlo.negate %y0 : tensor<9x9xf32>
+  return %x, %y : tensor<9x9xf32>, tensor<9x9xf32>
+}
+)";
+  const auto a = Values(81, 3), b = Values(81, 5), c = Values(81, 7);
+  std::vector<vm::HostTensor> in = {HostTensorOf(ElementType::kF32, {9, 9}, a),
+                                    HostTensorOf(ElementType::kF32, {9, 9}, b),
+                                    HostTensorOf(ElementType::kF32, {9, 9}, c)};
+  RunResult fused = CompileAndRun(kSource, true, in);
+  RunResult unfused = CompileAndRun(kSource, false, in);
+  EXPECT_EQ(fused.dispatches, 3u);
+  ASSERT_EQ(fused.outputs.size(), 2u);
+  ASSERT_EQ(unfused.outputs.size(), 2u);
+  for (size_t k = 0; k < 2; ++k) EXPECT_EQ(fused.outputs[k].data, unfused.outputs[k].data) << "result " << k;
+  std::vector<float> x(81);
+  std::memcpy(x.data(), fused.outputs[0].data.data(), x.size() * 4);
+  for (int i = 0; i < 9; ++i)
+    for (int j = 0; j < 9; ++j) {
+      const float want = -(std::exp(a[static_cast<size_t>(j * 9 + i)]) + b[static_cast<size_t>(i * 9 + j)]);
+      const float got = x[static_cast<size_t>(i * 9 + j)];
+      if (!std::isfinite(want)) EXPECT_TRUE(got == want || (std::isnan(want) && std::isnan(got))) << i << "," << j;
+      else EXPECT_NEAR(got, want, 1e-5f * std::max(1.0f, std::fabs(want))) << i << "," << j;
+    }
+}
+
 TEST_P(Fusion, IotaMasksReadTheirIndicesInPlace) {
   // A causal mask (row and column iotas, a compare, a select), a one-hot of
   // labels (a compare against a broadcast), and a float iota along the
