@@ -276,7 +276,7 @@ void Parser::ParseWindow(Operation* op) {
         a.kind = Attribute::Kind::kDense;
         a.type = Type::Tensor(ElementType::kSI64, {static_cast<int64_t>(v.size() / 2), 2});
         a.dense_bytes.resize(v.size() * 8);
-        memcpy(a.dense_bytes.data(), v.data(), v.size() * 8);
+        if (!v.empty()) memcpy(a.dense_bytes.data(), v.data(), v.size() * 8);  // (pad = [] has none)
         AddAttr(this, op, "padding", std::move(a), key);
       } else if (k == "reverse") {
         Expect(Tok::kLSquare);

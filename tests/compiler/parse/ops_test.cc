@@ -146,6 +146,25 @@ func.func @f(%a: tensor<2x3xf32>, %b: tensor<3x4xf32>) {
   EXPECT_EQ(dot.GetAttr("precision_config")->elements.at(1).str, "HIGHEST");
 }
 
+// `pad = []` (no spatial dimension) is an empty 0x2 padding: parsed
+// without copying from an empty list (UBSan: memcpy from null), found by
+// the parser fuzzer.
+TEST(Parser, ConvolutionWithEmptyPadding) {
+  auto m = MustParse(R"(
+func.func @f(%lhs: tensor<2x3xf32>, %rhs: tensor<3x4xf32>) {
+  %0 = stablehlo.convolution(%lhs, %rhs)
+    dim_numbers = [b, f]x[i, o]->[b, f],
+    window = {stride = [], pad = []}
+    {batch_group_count = 1 : i64, feature_group_count = 1 : i64}
+    : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  func.return
+})");
+  ASSERT_TRUE(m);
+  const Operation& op = FirstOp(*m);
+  EXPECT_EQ(op.GetAttr("padding")->type.ToString(), "tensor<0x2xi64>");
+  EXPECT_TRUE(Ints(op, "padding").empty());
+}
+
 TEST(Parser, Convolution) {
   const char* pretty = R"(
 func.func @f(%lhs: tensor<1x4x4x1xi64>, %rhs: tensor<3x3x1x1xi64>) {
