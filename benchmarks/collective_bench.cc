@@ -23,16 +23,12 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <new>
 #include <string>
 #include <thread>
 #include <vector>
 
-#ifdef __linux__
-#include <sys/mman.h>
-#endif
-
 #include "compiler/compile.h"
+#include "hal/cpu/buffer_pool.h"
 #include "hal/cpu/cpu_device.h"
 #include "vm/collectives/grid.h"
 #include "vm/context.h"
@@ -151,26 +147,6 @@ std::vector<kiln::vm::HostTensor> Inputs(int64_t elements, int32_t iterations) {
   std::memcpy(n.data.data(), &iterations, 4);
   return {F32(elements, 1.0f / 1024), n};
 }
-
-// A buffer of `size` bytes filled with `byte`, on 2 MiB pages where the
-// kernel gives them (as hal/cpu/buffer_pool.cc asks for large blocks).
-struct HugeBuffer {
-  HugeBuffer(size_t bytes, int byte) : size(bytes) {
-    data = static_cast<uint8_t*>(::operator new(size, std::align_val_t(kHuge)));
-#ifdef __linux__
-    ::madvise(data, size / kHuge * kHuge, MADV_HUGEPAGE);
-#endif
-    std::memset(data, byte, size);
-  }
-  HugeBuffer(HugeBuffer&& o) noexcept : data(o.data), size(o.size) { o.data = nullptr; }
-  HugeBuffer(const HugeBuffer&) = delete;
-  ~HugeBuffer() {
-    if (data) ::operator delete(data, std::align_val_t(kHuge));
-  }
-  static constexpr size_t kHuge = size_t{2} << 20;
-  uint8_t* data;
-  size_t size;
-};
 
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -316,18 +292,27 @@ int main(int argc, char** argv) {
       Collective(op, elements, n, &re);
       std::vector<double> copies;
       {
-        std::vector<HugeBuffer> from, to;
-        for (int p = 0; p < n; ++p) from.emplace_back(static_cast<size_t>(elements) * 4, 1), to.emplace_back(static_cast<size_t>(elements) * 4, 0);
+        // Blocks from the CPU device's own pool: huge pages as Kiln's buffers.
+        kiln::hal::BufferPool pool(0);
+        const size_t size = static_cast<size_t>(elements) * 4;
+        std::vector<uint8_t*> from(n), to(n);
+        std::vector<size_t> capacity(2 * n);
+        for (int p = 0; p < n; ++p) {
+          from[p] = pool.Acquire(size, &capacity[2 * p]);
+          std::memset(from[p], 1, size);
+          to[p] = pool.Acquire(size, &capacity[2 * p + 1]);
+        }
         for (int r = 0; r < kReps + 1; ++r) {
           auto t0 = Clock::now();
           std::vector<std::thread> threads;
           for (int p = 0; p < n; ++p)
             threads.emplace_back([&, p] {
-              for (int i = 0; i < iters; ++i) std::memcpy(to[p].data, from[p].data, to[p].size);
+              for (int i = 0; i < iters; ++i) std::memcpy(to[p], from[p], size);
             });
           for (auto& t : threads) t.join();
           if (r > 0) copies.push_back(std::chrono::duration<double>(Clock::now() - t0).count() / iters);
         }
+        for (int p = 0; p < n; ++p) pool.Release(from[p], capacity[2 * p]), pool.Release(to[p], capacity[2 * p + 1]);
       }
       auto module = Compile(Program(op, elements, n));
       if (!module) return 1;
