@@ -1,6 +1,9 @@
 // Elementwise programs over 32-bit lanes (elementwise_lanes32.h): every
-// value f32, si32, ui32 or i1, each held as the 32 bits of its lane (an i1
-// as 0 or 1), a block of elements at a time (Lanes32Block), instruction by
+// value f32, si32, ui32, i1 or an 8- or 16-bit integer, each held as the 32
+// bits of its lane (an i1 as 0 or 1, a narrow integer sign- or
+// zero-extended: its canonical form, which every op over 8 or 16 bits
+// restores after computing in 32, so wrapping happens at the type's own
+// width), a block of elements at a time (Lanes32Block), instruction by
 // instruction through per-value slots. Integer arithmetic wraps, compares
 // follow the comparison type as the reference resolves it, converts between
 // the four types saturate and truncate as the reference does; what has no
@@ -57,7 +60,16 @@ struct ReduceLanes32Problem {
   std::vector<int64_t> red_off;         // per reduced element, in row-major order: its offset from there
 };
 
-// The 32 lane bits of scalar `s` of type `t`, and back.
+// si8, ui8, si16 and ui16: in a lane, sign- or zero-extended.
+inline bool NarrowInt(ElementType t) {
+  return t == ElementType::kSI8 || t == ElementType::kUI8 || t == ElementType::kSI16 || t == ElementType::kUI16;
+}
+inline bool SignedInt(ElementType t) {
+  return t == ElementType::kSI32 || t == ElementType::kSI8 || t == ElementType::kSI16;
+}
+
+// The 32 lane bits of scalar `s` of type `t`, and back. (The reference's
+// narrow integers are sign- or zero-extended already.)
 inline uint32_t LaneBits(ElementType t, const Scalar& s) {
   if (t == ElementType::kF32) {
     const float f = static_cast<float>(s.re);
@@ -74,10 +86,10 @@ inline Scalar FromLane(ElementType t, uint32_t b) {
     float f;
     std::memcpy(&f, &b, 4);
     s.re = f;
-  } else if (t == ElementType::kSI32) {
+  } else if (SignedInt(t)) {
     s.i = static_cast<int32_t>(b);
   } else {
-    s.i = b;  // ui32 zero-extended, i1 0 or 1
+    s.i = b;  // unsigned zero-extended, i1 0 or 1
   }
   return s;
 }
@@ -102,10 +114,97 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 #include "kernels/cpu/lanes_compare-inl.h"
 
-// One instruction over `count` lanes (whole vectors: the slots are padded).
-// Returns false where it has no vector form (the caller escapes).
-bool VectorInstr(const ScalarInstr& in, const ElementType* t, const uint32_t* const* ops, uint32_t* dst,
+// shift_left, shift_right_logical and shift_right_arithmetic of 8- or
+// 16-bit integers in canonical lanes: the amount read as an unsigned number
+// of the type (the reference's rule), from the width on 0 or the sign fill.
+bool NarrowShift(ScalarOp op, ElementType t, const uint32_t* a_in, const uint32_t* b_in, uint32_t* dst,
                  size_t count) {
+  const hn::ScalableTag<uint32_t> du;
+  const hn::ScalableTag<int32_t> di;
+  const size_t N = hn::Lanes(du);
+  const bool byte = StorageBytes(t) == 1;
+  const uint32_t bits = byte ? 8 : 16;
+  const auto mask = hn::Set(du, (1u << bits) - 1);
+  const auto width = hn::Set(di, static_cast<int32_t>(bits));
+  const auto limit = hn::Set(du, 31u);
+  for (size_t i = 0; i < count; i += N) {
+    const auto a = hn::LoadU(du, a_in + i), amount = hn::And(hn::LoadU(du, b_in + i), mask);
+    const auto small = hn::RebindMask(du, hn::Lt(hn::BitCast(di, amount), width));
+    const auto by = hn::IfThenElse(small, amount, limit);
+    hn::Vec<decltype(du)> r;
+    if (op == ScalarOp::kShiftLeft) {
+      r = hn::IfThenElseZero(small, hn::Shl(a, by));
+    } else if (op == ScalarOp::kShiftRightLogical) {
+      r = hn::IfThenElseZero(small, hn::Shr(hn::And(a, mask), by));
+    } else {  // the type's sign extended first (a ui8 shifts as its si8 bits)
+      const auto x = hn::BitCast(di, a);
+      const auto wide = byte ? hn::ShiftRight<24>(hn::ShiftLeft<24>(x)) : hn::ShiftRight<16>(hn::ShiftLeft<16>(x));
+      r = hn::BitCast(du, hn::Shr(wide, hn::BitCast(di, by)));
+    }
+    hn::StoreU(r, du, dst + i);
+  }
+  return true;
+}
+
+// An 8- or 16-bit integer computed in 32 bits back to its canonical lane
+// form: the low bits sign- or zero-extended (wrapping at its width).
+void Canonicalize(ElementType t, uint32_t* v, size_t count) {
+  const hn::ScalableTag<uint32_t> du;
+  const hn::ScalableTag<int32_t> di;
+  const size_t N = hn::Lanes(du);
+  auto each = [&](auto f) {
+    for (size_t i = 0; i < count; i += N) hn::StoreU(f(hn::LoadU(du, v + i)), du, v + i);
+  };
+  switch (t) {
+    case ElementType::kSI8:
+      return each([&](auto x) { return hn::BitCast(du, hn::ShiftRight<24>(hn::ShiftLeft<24>(hn::BitCast(di, x)))); });
+    case ElementType::kSI16:
+      return each([&](auto x) { return hn::BitCast(du, hn::ShiftRight<16>(hn::ShiftLeft<16>(hn::BitCast(di, x)))); });
+    case ElementType::kUI8: return each([&](auto x) { return hn::And(x, hn::Set(du, 0xffu)); });
+    case ElementType::kUI16: return each([&](auto x) { return hn::And(x, hn::Set(du, 0xffffu)); });
+    default: return;
+  }
+}
+
+// count elements of 8- or 16-bit integer type T into canonical lanes, and
+// back (canonical values fit T, so the saturating demotion is exact).
+template <typename T>
+void WidenToLanes(const T* in, uint32_t* dst, size_t count) {
+  const hn::ScalableTag<std::conditional_t<std::is_signed_v<T>, int32_t, uint32_t>> dw;
+  const hn::Rebind<T, decltype(dw)> dn;
+  const hn::ScalableTag<uint32_t> du;
+  const size_t N = hn::Lanes(dw);
+  size_t i = 0;
+  for (; i + N <= count; i += N) hn::StoreU(hn::BitCast(du, hn::PromoteTo(dw, hn::LoadU(dn, in + i))), du, dst + i);
+  for (; i < count; ++i) dst[i] = static_cast<uint32_t>(static_cast<int32_t>(in[i]));
+}
+template <typename T>
+void NarrowFromLanes(const uint32_t* lanes, T* out, size_t count) {
+  const hn::ScalableTag<int32_t> di;
+  const hn::Rebind<T, decltype(di)> dn;
+  const hn::ScalableTag<uint32_t> du;
+  const size_t N = hn::Lanes(di);
+  size_t i = 0;
+  for (; i + N <= count; i += N) hn::StoreU(hn::DemoteTo(dn, hn::BitCast(di, hn::LoadU(du, lanes + i))), dn, out + i);
+  for (; i < count; ++i) out[i] = static_cast<T>(lanes[i]);
+}
+
+// Calls f(T{}) with the storage type of narrow integer type t.
+template <typename F>
+void WithNarrowType(ElementType t, F f) {
+  switch (t) {
+    case ElementType::kSI8: return f(int8_t{});
+    case ElementType::kUI8: return f(uint8_t{});
+    case ElementType::kSI16: return f(int16_t{});
+    default: return f(uint16_t{});
+  }
+}
+
+// One instruction over `count` lanes (whole vectors: the slots are padded),
+// an 8- or 16-bit result still in 32 bits (VectorInstr restores its form).
+// Returns false where it has no vector form (the caller escapes).
+bool VectorOp(const ScalarInstr& in, const ElementType* t, const uint32_t* const* ops, uint32_t* dst,
+              size_t count) {
   const hn::ScalableTag<uint32_t> du;
   const hn::ScalableTag<int32_t> di;
   const hn::ScalableTag<float> df;
@@ -113,7 +212,10 @@ bool VectorInstr(const ScalarInstr& in, const ElementType* t, const uint32_t* co
   const size_t N = hn::Lanes(du);
   const ElementType rt = in.type, t0 = t[0];
   const bool f32 = t0 == ElementType::kF32, int32 = t0 == ElementType::kSI32 || t0 == ElementType::kUI32;
+  const bool narrow = NarrowInt(t0), integer = int32 || narrow;
   const bool boolean = t0 == ElementType::kI1;
+  // (ui32's order is the lanes' unsigned one; a narrow integer's canonical
+  // form orders as signed 32 bits whatever its own signedness.)
   const bool unsigned_type = t0 == ElementType::kUI32;
   // (The operand pointers as locals: read through `ops` in the loops, each
   // was loaded again after every store, which may alias the array.)
@@ -138,40 +240,40 @@ bool VectorInstr(const ScalarInstr& in, const ElementType* t, const uint32_t* co
   switch (in.op) {
     case ScalarOp::kAdd:
       if (f32) return binary([&](VU a, VU b) { return U(hn::Add(F(a), F(b))); });
-      if (int32) return binary([&](VU a, VU b) { return hn::Add(a, b); });
+      if (integer) return binary([&](VU a, VU b) { return hn::Add(a, b); });
       return false;
     case ScalarOp::kSubtract:
       if (f32) return binary([&](VU a, VU b) { return U(hn::Sub(F(a), F(b))); });
-      if (int32) return binary([&](VU a, VU b) { return hn::Sub(a, b); });
+      if (integer) return binary([&](VU a, VU b) { return hn::Sub(a, b); });
       return false;
     case ScalarOp::kMultiply:
       if (f32) return binary([&](VU a, VU b) { return U(hn::Mul(F(a), F(b))); });
-      if (int32) return binary([&](VU a, VU b) { return hn::Mul(a, b); });
+      if (integer) return binary([&](VU a, VU b) { return hn::Mul(a, b); });
       return false;
     case ScalarOp::kDivide:
       if (f32) return binary([&](VU a, VU b) { return U(hn::Div(F(a), F(b))); });
       return false;
     case ScalarOp::kAnd:
-      if (int32 || boolean) return binary([&](VU a, VU b) { return hn::And(a, b); });
+      if (integer || boolean) return binary([&](VU a, VU b) { return hn::And(a, b); });
       return false;
     case ScalarOp::kOr:
-      if (int32 || boolean) return binary([&](VU a, VU b) { return hn::Or(a, b); });
+      if (integer || boolean) return binary([&](VU a, VU b) { return hn::Or(a, b); });
       return false;
     case ScalarOp::kXor:
-      if (int32 || boolean) return binary([&](VU a, VU b) { return hn::Xor(a, b); });
+      if (integer || boolean) return binary([&](VU a, VU b) { return hn::Xor(a, b); });
       return false;
     case ScalarOp::kNot:
-      if (int32) return unary([&](VU a) { return hn::Not(a); });
+      if (integer) return unary([&](VU a) { return hn::Not(a); });
       if (boolean) return unary([&](VU a) { return hn::Xor(a, one); });
       return false;
     case ScalarOp::kNegate:
       if (f32) return unary([&](VU a) { return U(hn::Neg(F(a))); });
-      if (int32) return unary([&](VU a) { return hn::Sub(zero, a); });
+      if (integer) return unary([&](VU a) { return hn::Sub(zero, a); });
       return false;
     case ScalarOp::kAbs:
       if (f32) return unary([&](VU a) { return U(hn::Abs(F(a))); });
-      if (t0 == ElementType::kSI32) return unary([&](VU a) { return U(hn::Abs(I(a))); });
-      if (unsigned_type) return unary([&](VU a) { return a; });
+      if (SignedInt(t0)) return unary([&](VU a) { return U(hn::Abs(I(a))); });
+      if (integer) return unary([&](VU a) { return a; });  // unsigned
       return false;
     case ScalarOp::kMaximum:
     case ScalarOp::kMinimum: {
@@ -180,7 +282,7 @@ bool VectorInstr(const ScalarInstr& in, const ElementType* t, const uint32_t* co
         return binary([&](VU a, VU b) {
           return U(max ? MaxLikeReference(df, F(a), F(b)) : MinLikeReference(df, F(a), F(b)));
         });
-      if (int32) {
+      if (integer) {
         const VU bias = unsigned_type ? flip : zero;
         return binary([&](VU a, VU b) {
           const auto x = I(hn::Xor(a, bias)), y = I(hn::Xor(b, bias));
@@ -215,9 +317,13 @@ bool VectorInstr(const ScalarInstr& in, const ElementType* t, const uint32_t* co
         if (ct == ComparisonType::kTotalOrder) return false;
         return CompareLanes<true>(du, dir, [&](VU v) { return F(v); }, op0, op1, dst, count);
       }
-      if (!int32 && !boolean) return false;
+      if (!integer && !boolean) return false;
       if (ct != ComparisonType::kSigned && ct != ComparisonType::kUnsigned)
-        ct = t0 == ElementType::kSI32 ? ComparisonType::kSigned : ComparisonType::kUnsigned;
+        ct = SignedInt(t0) ? ComparisonType::kSigned : ComparisonType::kUnsigned;
+      if (narrow) {  // (the other signedness escapes)
+        if ((ct == ComparisonType::kSigned) != SignedInt(t0)) return false;
+        return CompareLanes<false>(du, dir, [&](VU v) { return I(v); }, op0, op1, dst, count);
+      }
       if (boolean && ct == ComparisonType::kSigned)  // a signed 1-bit true is -1
         return CompareLanes<false>(du, dir, [&](VU v) { return I(hn::Sub(zero, v)); }, op0, op1, dst, count);
       const VU bias = ct == ComparisonType::kUnsigned ? flip : zero;
@@ -226,6 +332,7 @@ bool VectorInstr(const ScalarInstr& in, const ElementType* t, const uint32_t* co
     case ScalarOp::kShiftLeft:
     case ScalarOp::kShiftRightLogical:
     case ScalarOp::kShiftRightArithmetic: {
+      if (narrow) return NarrowShift(in.op, t0, op0, op1, dst, count);
       if (!int32) return false;
       // Amounts are the shift operand's 32 bits, unsigned: from 32 on, the
       // result is 0 (left, logical) or the sign (arithmetic); the shifts
@@ -240,12 +347,14 @@ bool VectorInstr(const ScalarInstr& in, const ElementType* t, const uint32_t* co
       });
     }
     case ScalarOp::kBitcastConvert:
-      // The same 32 bits (never through a float: a signalling NaN stays one).
+      // The same bits (never through a float: a signalling NaN stays one).
+      if (narrow != NarrowInt(rt) || (narrow && StorageBytes(rt) != StorageBytes(t0))) return false;
       if (rt != ElementType::kI1 && !boolean) return unary([&](VU a) { return a; });
       return false;
     case ScalarOp::kConvert: {
-      if (rt == t0 || (int32 && (rt == ElementType::kSI32 || rt == ElementType::kUI32)))
-        return unary([&](VU a) { return a; });  // the same 32 bits
+      // Between integers: the value wraps at the result's width.
+      const bool int_result = rt == ElementType::kSI32 || rt == ElementType::kUI32 || NarrowInt(rt);
+      if (rt == t0 || (integer && int_result)) return unary([&](VU a) { return a; });
       if (rt == ElementType::kI1) {
         if (f32) return unary([&](VU a) { return hn::IfThenZeroElse(hn::RebindMask(du, hn::Eq(F(a), hn::Zero(df))), one); });
         return unary([&](VU a) { return hn::IfThenZeroElse(hn::Eq(a, zero), one); });
@@ -254,8 +363,20 @@ bool VectorInstr(const ScalarInstr& in, const ElementType* t, const uint32_t* co
         if (rt == ElementType::kF32) return unary([&](VU a) { return U(hn::ConvertTo(df, I(a))); });
         return unary([&](VU a) { return a; });
       }
-      if (t0 == ElementType::kSI32 && rt == ElementType::kF32)
+      if ((t0 == ElementType::kSI32 || narrow) && rt == ElementType::kF32)
         return unary([&](VU a) { return U(hn::ConvertTo(df, I(a))); });
+      if (f32 && NarrowInt(rt)) {
+        // Truncated, saturated at the type's bounds, NaN to 0.
+        const bool is_signed = SignedInt(rt);
+        const int bits = StorageBytes(rt) == 1 ? 8 : 16;
+        const auto lo = hn::Set(df, is_signed ? -std::ldexp(1.0f, bits - 1) : 0.0f);
+        const auto hi = hn::Set(df, is_signed ? std::ldexp(1.0f, bits - 1) - 1 : std::ldexp(1.0f, bits) - 1);
+        return unary([&](VU a) {
+          const auto x = F(a);
+          const auto clamped = hn::Min(hn::Max(hn::IfThenElseZero(hn::Eq(x, x), x), lo), hi);
+          return U(hn::ConvertTo(di, clamped));
+        });
+      }
       if (f32 && rt == ElementType::kSI32) {
         // Truncated; NaN to 0; saturated from +-2^31 on (the sign's
         // extreme: the sign bit, smeared, xor 0x7fffffff). Only values
@@ -279,6 +400,13 @@ bool VectorInstr(const ScalarInstr& in, const ElementType* t, const uint32_t* co
   }
 }
 
+bool VectorInstr(const ScalarInstr& in, const ElementType* t, const uint32_t* const* ops, uint32_t* dst,
+                 size_t count) {
+  if (!VectorOp(in, t, ops, dst, count)) return false;
+  if (NarrowInt(in.type)) Canonicalize(in.type, dst, count);
+  return true;
+}
+
 void RunLanes32(const LanesProblem& p, size_t begin, size_t end) {
   const hn::ScalableTag<uint32_t> du;
   const size_t N = hn::Lanes(du);
@@ -288,7 +416,7 @@ void RunLanes32(const LanesProblem& p, size_t begin, size_t end) {
   thread_local std::vector<uint8_t> bytes;
   const size_t block = Lanes32Block(num_values);
   slots.resize(num_values * block + N);
-  bytes.resize(block);
+  bytes.resize(2 * block);  // (an i1 or a narrow integer block gathered)
   auto slot = [&](size_t v) { return slots.data() + v * block; };
   thread_local std::vector<const uint32_t*> src;
   src.assign(num_values, nullptr);
@@ -297,11 +425,13 @@ void RunLanes32(const LanesProblem& p, size_t begin, size_t end) {
   for (size_t v = 0; v < num_params; ++v) {
     if (p.read[v] != LaneRead::kScalar) continue;
     const ElementType t = prog.param_types[v];
-    const uint32_t b = t == ElementType::kI1 ? (p.inputs[v][0] & 1u) : [&] {
-      uint32_t x;
-      std::memcpy(&x, p.inputs[v], 4);
-      return x;
-    }();
+    const uint32_t b = t == ElementType::kI1 ? (p.inputs[v][0] & 1u)
+                       : NarrowInt(t)    ? LaneBits(t, ref::LoadScalar(t, p.inputs[v]))
+                                         : [&] {
+                                             uint32_t x;
+                                             std::memcpy(&x, p.inputs[v], 4);
+                                             return x;
+                                           }();
     std::fill(slot(v), slot(v) + block, b);
     src[v] = slot(v);
   }
@@ -319,7 +449,7 @@ void RunLanes32(const LanesProblem& p, size_t begin, size_t end) {
   direct.assign(num_values, -1);
   for (size_t o = 0; o < p.outputs.size(); ++o) {
     const uint16_t r = prog.results[o];
-    if (r < num_params || direct[r] >= 0 || type_of(r) == ElementType::kI1 ||
+    if (r < num_params || direct[r] >= 0 || StorageBytes(type_of(r)) != 4 ||
         prog.instrs[r - num_params].op == ScalarOp::kConstant)
       continue;
     const uintptr_t out = reinterpret_cast<uintptr_t>(p.outputs[o]), bytes = p.n * 4;
@@ -345,6 +475,19 @@ void RunLanes32(const LanesProblem& p, size_t begin, size_t end) {
           GatherBlock(in, p.strides[v], p.out_dims, start, count, bytes.data());
           for (size_t i = 0; i < count; ++i) dst[i] = bytes[i] & 1u;
         }
+        src[v] = dst;
+      } else if (NarrowInt(t)) {
+        WithNarrowType(t, [&](auto zero) {
+          using T = decltype(zero);
+          const T* in = reinterpret_cast<const T*>(p.inputs[v]);
+          if (p.read[v] == LaneRead::kFull) {
+            WidenToLanes(in + start, dst, count);
+          } else {
+            T* gathered = reinterpret_cast<T*>(bytes.data());
+            GatherBlock(in, p.strides[v], p.out_dims, start, count, gathered);
+            WidenToLanes(gathered, dst, count);
+          }
+        });
         src[v] = dst;
       } else if (p.read[v] == LaneRead::kFull && count == padded) {
         src[v] = reinterpret_cast<const uint32_t*>(p.inputs[v]) + start;  // in place
@@ -377,6 +520,11 @@ void RunLanes32(const LanesProblem& p, size_t begin, size_t end) {
       if (type_of(r) == ElementType::kI1) {
         uint8_t* out = p.outputs[o] + start;
         for (size_t i = 0; i < count; ++i) out[i] = static_cast<uint8_t>(res[i]);
+      } else if (NarrowInt(type_of(r))) {
+        WithNarrowType(type_of(r), [&](auto zero) {
+          using T = decltype(zero);
+          NarrowFromLanes(res, reinterpret_cast<T*>(p.outputs[o]) + start, count);
+        });
       } else if (res != reinterpret_cast<const uint32_t*>(p.outputs[o]) + start) {  // (not written in place)
         std::memcpy(p.outputs[o] + start * 4, res, count * 4);
       }
@@ -542,12 +690,12 @@ Status RunReduceLanes32(const KernelCall& call) {
 }
 
 bool IsLanes32Program(const ScalarProgram& prog) {
-  const auto lane_type = LaneType;
+  const auto lane_type = [](ElementType t) { return LaneType(t) || NarrowInt(t); };
   if (prog.results.empty()) return false;
   bool integer = false;
   for (ElementType t : prog.param_types) {
     if (!lane_type(t)) return false;
-    integer = integer || t == ElementType::kSI32 || t == ElementType::kUI32;
+    integer = integer || t == ElementType::kSI32 || t == ElementType::kUI32 || NarrowInt(t);
   }
   for (size_t k = 0; k < prog.instrs.size(); ++k) {
     const ScalarInstr& in = prog.instrs[k];
@@ -556,7 +704,7 @@ bool IsLanes32Program(const ScalarProgram& prog) {
       if (in.operands[o] >= prog.param_types.size() + k || !lane_type(prog.ValueType(in.operands[o]))) return false;
       integer = integer || prog.ValueType(in.operands[o]) != ElementType::kF32;
     }
-    integer = integer || in.type == ElementType::kSI32 || in.type == ElementType::kUI32;
+    integer = integer || in.type == ElementType::kSI32 || in.type == ElementType::kUI32 || NarrowInt(in.type);
   }
   for (uint16_t r : prog.results) {
     if (r >= prog.num_values() || !lane_type(prog.ValueType(r))) return false;

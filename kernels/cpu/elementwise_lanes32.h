@@ -1,7 +1,8 @@
 // The CPU kiln.elementwise and variadic reduce for programs over 32-bit
-// lanes that hold integers: every value f32, si32, ui32 or i1, and some integer value or
-// i1 operand (index arithmetic, masks from iota compares, converts between
-// integers and floats, integer hashing). Implemented in
+// lanes that hold integers: every value f32, si32, ui32, i1 or an 8- or
+// 16-bit integer, and some integer value or i1 operand (index arithmetic,
+// masks from iota compares, converts between integers and floats, integer
+// hashing, 8- and 16-bit integer arithmetic). Implemented in
 // elementwise_lanes32.cc; elementwise.cc hands such programs to it.
 #pragma once
 #include "kernels/common/kernel.h"

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cpu/elementwise_lanes32.h"
 #include "kernels/cpu/registry.h"
 #include "kernels/reference/registry.h"
 #include "tests/kernels/cpu/test_pool.h"
@@ -102,6 +103,22 @@ Tensor Values(E t, std::vector<int64_t> dims, std::mt19937& rng) {
     }
     std::shuffle(v.begin(), v.end(), rng);
     return test::Make(t, dims, v);
+  }
+  if (StorageBytes(t) == 1 || StorageBytes(t) == 2) {  // si8, ui8, si16, ui16
+    // The extremes and their neighbours, shift amounts around the width.
+    const bool byte = StorageBytes(t) == 1;
+    const uint16_t specials[] = {0, 1, 2, 5, 0xffff, 0x8000, 0x7fff, 0x80, 0x7f, 0xff, 0x100, 0x81, 0xfffb, 0xfb,
+                                 7, 8, 9, 15, 16, 17, 31, 32, 0xffe0};
+    std::vector<uint16_t> v(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      const size_t k = static_cast<size_t>(i) % 48;
+      v[i] = k < std::size(specials) ? specials[k] : static_cast<uint16_t>(k % 2 ? rng() : rng() % 40);
+    }
+    std::shuffle(v.begin(), v.end(), rng);
+    if (!byte) return test::Make(t, dims, v);
+    std::vector<uint8_t> b(v.size());
+    for (size_t i = 0; i < v.size(); ++i) b[i] = static_cast<uint8_t>(v[i]);
+    return test::Make(t, dims, b);
   }
   const uint32_t specials[] = {0u, 1u, 0xffffffffu, 0x80000000u, 0x7fffffffu, 31u, 32u, 33u, 64u,
                                static_cast<uint32_t>(-32), 2u, 5u, 0xfffffffbu};
@@ -241,6 +258,87 @@ KILN_TEST_ALL_TARGETS(CpuElementwiseLanes32, FloatOpsBesideIntegers) {
     for (int64_t n : {9, 777})
       Check(Params(prog), {Values(E::kSI32, {n}, rng), Values(E::kF32, {n}, rng), Values(E::kF32, {n}, rng)},
             E::kF32, {n});
+  }
+}
+
+// 8- and 16-bit integers ride in the lanes sign- or zero-extended and wrap
+// at their own width: every op over each of the four types, compares in
+// every direction and comparison type (the other signedness escapes),
+// converts to and from every lane type, bitcasts between the signednesses.
+KILN_TEST_ALL_TARGETS(CpuElementwiseLanes32, NarrowIntegersWrapAtTheirWidth) {
+  std::mt19937 rng(8);
+  for (E t : {E::kSI8, E::kUI8, E::kSI16, E::kUI16}) {
+    ScalarProgram add;  // (these are the lanes interpreter's now, not the reference's)
+    add.param_types = {t, t};
+    add.instrs = {Instr(O::kAdd, t, {0, 1})};
+    add.results = {2};
+    EXPECT_TRUE(IsLanes32Program(add));
+    for (O op : {O::kAdd, O::kSubtract, O::kMultiply, O::kAnd, O::kOr, O::kXor, O::kMaximum, O::kMinimum,
+                 O::kShiftLeft, O::kShiftRightLogical, O::kShiftRightArithmetic, O::kDivide, O::kRemainder})
+      CheckBinary(op, t, t, rng);
+    for (O op : {O::kNot, O::kNegate, O::kPopcnt, O::kCountLeadingZeros}) CheckUnary(op, t, t, rng);
+    if (t == E::kSI8 || t == E::kSI16) CheckUnary(O::kAbs, t, t, rng);
+    for (int64_t dir = 0; dir <= 5; ++dir)
+      for (ComparisonType ct : {ComparisonType::kNotype, ComparisonType::kSigned, ComparisonType::kUnsigned})
+        CheckBinary(O::kCompare, t, E::kI1, rng, dir, static_cast<int64_t>(ct));
+    for (E other : {E::kF32, E::kSI32, E::kUI32, E::kI1, E::kSI8, E::kUI8, E::kSI16, E::kUI16}) {
+      if (other == t) continue;
+      CheckUnary(O::kConvert, t, other, rng);
+      CheckUnary(O::kConvert, other, t, rng);
+    }
+  }
+  for (auto [a, b] : std::vector<std::pair<E, E>>{{E::kSI8, E::kUI8}, {E::kSI16, E::kUI16}}) {
+    CheckUnary(O::kBitcastConvert, a, b, rng);
+    CheckUnary(O::kBitcastConvert, b, a, rng);
+  }
+}
+
+KILN_TEST_ALL_TARGETS(CpuElementwiseLanes32, NarrowIntegerProgramWithBroadcastsAndConstants) {
+  // An int8 network's integer tail: ((x + bias) * 3 >> s) as si16, clamped
+  // to [-128, 127] and narrowed to si8, x [m, n] si8, bias [n] si16, s a
+  // rank-0 ui8; and a ui8 image scaled to f32 beside a ui16 mask.
+  std::mt19937 rng(9);
+  for (auto [m, n] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {3, 37}, {64, 64}, {70, 300}}) {
+    SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n));
+    ScalarProgram prog;
+    prog.param_types = {E::kSI8, E::kSI16, E::kUI8};  // x, bias, s
+    ScalarInstr three = Instr(O::kConstant, E::kSI16, {});
+    three.constant.i = 3;
+    ScalarInstr lo = Instr(O::kConstant, E::kSI16, {}), hi = lo;
+    lo.constant.i = -128;
+    hi.constant.i = 127;
+    prog.instrs = {Instr(O::kConvert, E::kSI16, {0}),                // 3
+                   Instr(O::kAdd, E::kSI16, {3, 1}),                 // 4
+                   three,                                            // 5
+                   Instr(O::kMultiply, E::kSI16, {4, 5}),            // 6
+                   Instr(O::kConvert, E::kSI16, {2}),                // 7
+                   Instr(O::kShiftRightArithmetic, E::kSI16, {6, 7}),  // 8
+                   lo,                                               // 9
+                   hi,                                               // 10
+                   Instr(O::kMaximum, E::kSI16, {8, 9}),             // 11
+                   Instr(O::kMinimum, E::kSI16, {11, 10}),           // 12
+                   Instr(O::kConvert, E::kSI8, {12})};               // 13
+    prog.results = {13};
+    EXPECT_TRUE(IsLanes32Program(prog));
+    for (uint8_t shift : {0, 2, 9, 200}) {
+      Check(Params(prog, {2, 0, 1, 1, 1, 0}),
+            {Values(E::kSI8, {m, n}, rng), Values(E::kSI16, {n}, rng), test::Make(E::kUI8, {}, std::vector<uint8_t>{shift})},
+            E::kSI8, {m, n});
+    }
+    ScalarProgram image;
+    image.param_types = {E::kUI8, E::kUI16};
+    ScalarInstr scale = Instr(O::kConstant, E::kF32, {});
+    scale.constant.re = static_cast<float>(1.0 / 255);  // (constants are values of their type)
+    ScalarInstr zero = Instr(O::kConstant, E::kUI16, {});
+    image.instrs = {Instr(O::kConvert, E::kF32, {0}),                                                       // 2
+                    scale,                                                                                  // 3
+                    Instr(O::kMultiply, E::kF32, {2, 3}),                                                   // 4
+                    zero,                                                                                   // 5
+                    Instr(O::kCompare, E::kI1, {1, 5}, static_cast<int64_t>(ComparisonDirection::kNE)),    // 6
+                    Instr(O::kSelect, E::kF32, {6, 4, 3})};                                                 // 7
+    image.results = {7};
+    EXPECT_TRUE(IsLanes32Program(image));
+    Check(Params(image), {Values(E::kUI8, {m, n}, rng), Values(E::kUI16, {m, n}, rng)}, E::kF32, {m, n});
   }
 }
 
