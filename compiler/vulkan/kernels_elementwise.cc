@@ -139,7 +139,7 @@ StatusOr<ShaderSource> Quantization(const KernelParams& kp, const DispatchUse& u
   code += "  precise " + e.name + " v = " + RoundTo(e, x + " / " + scale) + ";\n";
   code += "  v = " + RoundTo(e, "v + " + e.name + "(" + zp + ")") + ";\n";
   code += "  if (" + isnan + "(v)) v = " + e.name + "(0);\n";
-  code += "  v = roundEven(clamp(v, " + FloatConst(e, static_cast<double>(lo)) + ", " +
+  code += "  v = " + std::string(e.name == "double" ? "kiln_round_even_d" : "roundEven") + "(clamp(v, " + FloatConst(e, static_cast<double>(lo)) + ", " +
           FloatConst(e, static_cast<double>(hi)) + "));\n";
   // An int64 literal (INT64_MIN has none: its magnitude is past int64).
   auto i64 = [](int64_t v) { return v == INT64_MIN ? std::string("(-9223372036854775807l - 1l)") : S(v) + "l"; };

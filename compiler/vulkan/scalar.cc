@@ -644,7 +644,7 @@ Status EmitScalarProgram(const ScalarProgram& prog, const std::vector<std::strin
       case ScalarOp::kImag: def(FloatLiteral(rt, 0)); break;
       case ScalarOp::kCeil: def("ceil(" + a + ")"); break;
       case ScalarOp::kFloor: def("floor(" + a + ")"); break;
-      case ScalarOp::kRoundNearestEven: def("roundEven(" + a + ")"); break;
+      case ScalarOp::kRoundNearestEven: def((dbl ? "kiln_round_even_d(" : "roundEven(") + a + ")"); break;
       case ScalarOp::kRoundNearestAfz: def("kiln_round_afz" + d + "(" + a + ")"); break;
       case ScalarOp::kIsFinite:
         def(dbl ? "!(kiln_isnan_d(" + a + ") || kiln_isinf_d(" + a + "))" : "kiln_isfinite(" + a + ")");

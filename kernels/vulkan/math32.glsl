@@ -9,6 +9,12 @@
 // values follow C's <math.h>. Polynomials are least-squares fits on
 // Chebyshev nodes of the stated ranges (coefficients rounded to f32).
 
+// trunc by floor and ceil, never the built-in: lavapipe on some hosts (an
+// AVX2 one without AVX-512) leaves trunc's argument as it is from 2^31 on
+// (1e10 % 3 came out 0), and rounds ties of roundEven on doubles toward
+// zero (prelude64.glsl). Here, before prelude.glsl: both use it.
+float kiln_trunc(float x) { return x < 0.0 ? ceil(x) : floor(x); }
+
 float kiln_nan() { return uintBitsToFloat(0x7fc00000u); }
 float kiln_inf() { return uintBitsToFloat(0x7f800000u); }
 bool kiln_m_isnan(float x) { return (floatBitsToUint(x) & 0x7fffffffu) > 0x7f800000u; }
@@ -535,7 +541,7 @@ float kiln_pow(float x, float y) {
   if (y == 0.0 || x == 1.0) return 1.0;
   if (kiln_m_isnan(x) || kiln_m_isnan(y)) return kiln_nan();
   float ax = abs(x);
-  bool y_int = trunc(y) == y;
+  bool y_int = kiln_trunc(y) == y;
   bool y_odd = y_int && abs(y) < 16777216.0 && abs(mod(y, 2.0)) == 1.0;
   bool negative = kiln_m_signbit(x);
   if (negative && x != 0.0 && !y_int && !kiln_m_isinf(y)) return kiln_nan();

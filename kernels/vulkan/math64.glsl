@@ -35,7 +35,7 @@ double kiln_frexp_d(double x, out int e) {
 }
 // 2^k e^x for finite x in [-745.2, 711] (k = -1 gives e^x / 2 beyond e^x's overflow).
 double kiln_exp_scaled_d(double x, int k) {
-  precise double n = roundEven(x * packDouble2x32(uvec2(0x652b82feu, 0x3ff71547u)));
+  precise double n = kiln_round_even_d(x * packDouble2x32(uvec2(0x652b82feu, 0x3ff71547u)));
   precise double r = (x - n * KILN_LN2_HI) - n * KILN_LN2_LO;
   // e^r by its Taylor polynomial in Horner form with 1/k! from their bits
   // (no division: f64 division need not be exact on Vulkan devices).
@@ -229,7 +229,7 @@ double kiln_cos_poly(double r, double e) {
 // bits so that n times them is exact; r + e as two words, the rounding of
 // the second subtraction kept in e by TwoSum).
 double kiln_reduce_d(double x, out int q, out double e) {
-  precise double n = roundEven(x * packDouble2x32(uvec2(0x6dc9c883u, 0x3fe45f30u)));
+  precise double n = kiln_round_even_d(x * packDouble2x32(uvec2(0x6dc9c883u, 0x3fe45f30u)));
   q = int(mod(n, 4.0lf));
   precise double t = x - n * packDouble2x32(uvec2(0x54400000u, 0x3ff921fbu));
   double r, lo0;
@@ -395,7 +395,7 @@ double kiln_pow_d(double x, double y) {
   if (y == 0.0lf || x == 1.0lf) return 1.0lf;
   if (kiln_isnan_d(x) || kiln_isnan_d(y)) return kiln_nan_d();
   precise double ax = abs(x);
-  bool y_int = trunc(y) == y;
+  bool y_int = kiln_trunc_d(y) == y;
   bool y_odd = y_int && abs(y) < packDouble2x32(uvec2(0x00000000u, 0x43400000u)) && abs(mod(y, 2.0lf)) == 1.0lf;
   bool negative = (unpackDouble2x32(x).y & 0x80000000u) != 0u;
   if (negative && x != 0.0lf && !y_int && !kiln_isinf_d(y)) return kiln_nan_d();
@@ -439,8 +439,8 @@ double kiln_logistic_d(double x) { return 1.0lf / (1.0lf + kiln_exp_d(-x)); }
 double kiln_fmod_d(double a, double b) {
   if (kiln_isnan_d(a) || kiln_isnan_d(b) || kiln_isinf_d(a) || b == 0.0lf) return kiln_nan_d();
   if (kiln_isinf_d(b)) return a;
-  precise double r = a - b * trunc(a / b);
-  if (abs(r) >= abs(b)) r = a - b * trunc(r / b + trunc(a / b));
+  precise double r = a - b * kiln_trunc_d(a / b);
+  if (abs(r) >= abs(b)) r = a - b * kiln_trunc_d(r / b + kiln_trunc_d(a / b));
   return r == 0.0lf ? packDouble2x32(uvec2(0u, unpackDouble2x32(a).y & 0x80000000u)) : r;
 }
 
@@ -503,7 +503,7 @@ void kiln_exp_minus_dd(double zh, double zl, out double rh, out double rl) {
   const double ln2_0 = packDouble2x32(uvec2(0xfefa39efu, 0x3fe62e42u));
   const double ln2_1 = packDouble2x32(uvec2(0x3b39803fu, 0x3c7abc9eu));
   const double ln2_2 = packDouble2x32(uvec2(0x079a1934u, 0x3907b57au));
-  precise double k = roundEven(zh * packDouble2x32(uvec2(0x652b82feu, 0x3ff71547u)));
+  precise double k = kiln_round_even_d(zh * packDouble2x32(uvec2(0x652b82feu, 0x3ff71547u)));
   precise double p0 = k * ln2_0, p1 = k * ln2_1;
   double r0, r1;
   kiln_dd_add(p0, kiln_two_prod_err_d(k, ln2_0, p0), -zh, -zl, r0, r1);

@@ -82,20 +82,20 @@ float kiln_sign(float x) {
   return x < 0.0 ? -1.0 : 1.0;
 }
 float kiln_round_afz(float x) {
-  float t = trunc(x);
+  float t = kiln_trunc(x);
   return abs(x - t) >= 0.5 ? t + sign(x) : t;
 }
 float kiln_fmod(float a, float b) {
   if (kiln_isnan(a) || kiln_isnan(b) || kiln_isinf(a) || b == 0.0) return uintBitsToFloat(0x7fc00000u);
   if (kiln_isinf(b)) return a;
-  float r = a - b * trunc(a / b);
-  if (abs(r) >= abs(b)) r = a - b * trunc(r / b + trunc(a / b));
+  float r = a - b * kiln_trunc(a / b);
+  if (abs(r) >= abs(b)) r = a - b * kiln_trunc(r / b + kiln_trunc(a / b));
   return r == 0.0 ? uintBitsToFloat(floatBitsToUint(a) & 0x80000000u) : r;
 }
 // Saturating float -> integer conversions (NaN -> 0), as kernels/reference.
 int kiln_f2i(float x, int bits) {
   if (kiln_isnan(x)) return 0;
-  float t = trunc(x);
+  float t = kiln_trunc(x);
   float hi = exp2(float(bits - 1));
   if (t <= -hi) return bits == 32 ? int(0x80000000u) : -(1 << (bits - 1));
   if (t >= hi) return bits == 32 ? 0x7fffffff : (1 << (bits - 1)) - 1;
@@ -103,7 +103,7 @@ int kiln_f2i(float x, int bits) {
 }
 uint kiln_f2u(float x, int bits) {
   if (kiln_isnan(x)) return 0u;
-  float t = trunc(x);
+  float t = kiln_trunc(x);
   if (t <= 0.0) return 0u;
   if (t >= exp2(float(bits))) return bits == 32 ? 0xffffffffu : (1u << bits) - 1u;
   return uint(t);

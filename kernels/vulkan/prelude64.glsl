@@ -29,21 +29,34 @@ int64_t kiln_total_key_d(double x) {
   int64_t b = int64_t(packUint2x32(unpackDouble2x32(x)));
   return b < 0l ? b ^ 0x7fffffffffffffffl : b;
 }
+// trunc and roundEven of doubles by floor and ceil, never the built-ins
+// (prelude.glsl, kiln_trunc: lavapipe on some hosts leaves values from 2^31
+// on unrounded and rounds roundEven's ties toward zero).
+double kiln_trunc_d(double x) { return x < 0.0lf ? ceil(x) : floor(x); }
+// Nearest, ties to even; a zero result keeps x's sign. (x - floor(x) is
+// exact; from 2^52 on floor(x) is x.)
+double kiln_round_even_d(double x) {
+  precise double f = floor(x);
+  precise double d = x - f;
+  precise double h = f * 0.5lf;
+  double r = d > 0.5lf || (d == 0.5lf && floor(h) != h) ? f + 1.0lf : f;
+  return r == 0.0lf ? packDouble2x32(uvec2(0u, unpackDouble2x32(x).y & 0x80000000u)) : r;
+}
 double kiln_round_afz_d(double x) {
-  double t = trunc(x);
+  double t = kiln_trunc_d(x);
   return abs(x - t) >= 0.5lf ? t + sign(x) : t;
 }
 // Saturating conversions to 64-bit integers (NaN -> 0).
 int64_t kiln_d2i64(double x) {
   if (kiln_isnan_d(x)) return 0l;
-  double t = trunc(x);
+  double t = kiln_trunc_d(x);
   if (t <= -9223372036854775808.0lf) return -9223372036854775807l - 1l;
   if (t >= 9223372036854775808.0lf) return 9223372036854775807l;
   return int64_t(t);
 }
 uint64_t kiln_d2u64(double x) {
   if (kiln_isnan_d(x)) return 0ul;
-  double t = trunc(x);
+  double t = kiln_trunc_d(x);
   if (t <= 0.0lf) return 0ul;
   if (t >= 18446744073709551616.0lf) return 18446744073709551615ul;
   return uint64_t(t);

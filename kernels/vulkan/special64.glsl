@@ -36,7 +36,7 @@ double kiln_lgamma_d(double x) {
   if (x == floor(x)) return kiln_inf_d();
   precise double ax = abs(x);
   if (ax < 1e-300lf) return -kiln_log_d(ax);
-  precise double r = x - roundEven(x);
+  precise double r = x - kiln_round_even_d(x);
   precise double s = abs(kiln_sin_d(KILN_PI * r));
   // log(pi) = 1.1447298858494002
   return 1.1447298858494002lf - kiln_log_d(s) - kiln_lgamma_pos_d(1.0lf - x);

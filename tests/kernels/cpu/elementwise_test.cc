@@ -1061,15 +1061,15 @@ KILN_TEST_ALL_TARGETS(CpuElementwise, F64ExactOps) {
 }
 
 KILN_TEST_ALL_TARGETS(CpuElementwise, UnsupportedProgramsAreNotClaimed) {
-  // 16-bit integer programs: neither the float interpreter's vector forms
+  // 4-bit integer programs: neither the float interpreter's vector forms
   // or escapes (float results only) nor the 32-bit lanes'
-  // (elementwise_lanes32.cc: f32, i32, ui32 and i1 values) nor the 64-bit
-  // lanes' (elementwise_lanes64.cc: programs with 64-bit values, f64
-  // programs with i1 results among them).
-  ScalarProgram i16 = Binary(ScalarOp::kMultiply);
-  i16.param_types = {ElementType::kSI16, ElementType::kSI16};
-  i16.instrs[0].type = ElementType::kSI16;
-  EXPECT_EQ(FindCpuKernel(Params(i16)), nullptr);
+  // (elementwise_lanes32.cc: f32, 8- to 32-bit integers and i1 values) nor
+  // the 64-bit lanes' (elementwise_lanes64.cc: programs with 64-bit values,
+  // f64 programs with i1 results among them).
+  ScalarProgram i4 = Binary(ScalarOp::kMultiply);
+  i4.param_types = {ElementType::kSI4, ElementType::kSI4};
+  i4.instrs[0].type = ElementType::kSI4;
+  EXPECT_EQ(FindCpuKernel(Params(i4)), nullptr);
   KernelParams no_body;
   no_body.kernel = "kiln.elementwise";
   EXPECT_EQ(FindCpuKernel(no_body), nullptr);
