@@ -80,19 +80,22 @@ constexpr int64_t kColPanels = 8;
 
 inline std::atomic<bool> dot_disabled{false};
 
-// Which micro-kernel, and so which packing: widened to i16, or bytes in
-// groups of 4 (VNNI, SDOT) or 8 (SMMLA) of K, A' unsigned (VNNI) or signed.
-enum class Form : int64_t { kWiden = 0, kVnni = 1, kSdot = 2, kSmmla = 3 };
+// Which micro-kernel, and so which packing: widened to i16 (one step of K
+// at a time, or in pairs of K for x86's vpmaddwd), or bytes in groups of 4
+// (VNNI, SDOT) or 8 (SMMLA) of K, A' unsigned (VNNI) or signed.
+enum class Form : int64_t { kWiden = 0, kVnni = 1, kSdot = 2, kSmmla = 3, kPairs = 4 };
 
 struct Layout {
   Form form = Form::kWiden;
   int64_t mr = 0, nr = 0;
-  bool bytes() const { return form != Form::kWiden; }
-  // Bytes of K per group: a panel is [K / g][rows or columns][g].
-  int64_t group() const { return form == Form::kSmmla ? 8 : 4; }
+  bool bytes() const { return form != Form::kWiden && form != Form::kPairs; }
+  // Elements of K per group: a panel is [K / g][rows or columns][g].
+  int64_t group() const {
+    return form == Form::kSmmla ? 8 : form == Form::kWiden ? 1 : form == Form::kPairs ? 2 : 4;
+  }
 };
 
-inline int64_t PaddedK(const Layout& l, int64_t k) { return l.bytes() ? (k + l.group() - 1) / l.group() * l.group() : k; }
+inline int64_t PaddedK(const Layout& l, int64_t k) { return (k + l.group() - 1) / l.group() * l.group(); }
 inline int64_t APanelBytes(const Layout& l, int64_t k) { return PaddedK(l, k) * l.mr * (l.bytes() ? 1 : 2); }
 inline int64_t BPanelBytes(const Layout& l, int64_t k) { return PaddedK(l, k) * l.nr * (l.bytes() ? 1 : 2); }
 
@@ -231,7 +234,9 @@ inline void PackBPanel(const Layout& l, const GemmProblem& p, bool b_signed, int
         }
       }
     } else {
-      for (int64_t c = 0; c < cols; ++c) out16[k * l.nr + c] = static_cast<int16_t>(LoadValue(row, p.b_n[j0 + c], b_signed));
+      const int64_t g = l.group();  // (i16 in groups of 1 or 2 of K)
+      int16_t* dst = out16 + (k / g) * l.nr * g + k % g;
+      for (int64_t c = 0; c < cols; ++c) dst[c * g] = static_cast<int16_t>(LoadValue(row, p.b_n[j0 + c], b_signed));
     }
   }
 }
@@ -257,8 +262,26 @@ inline void PackAPanel(const Layout& l, const GemmProblem& p, bool a_signed, int
     }
     const uint8_t* row = src + p.a_batch[b] + p.a_m[i0 + r];
     if (!l.bytes()) {
-      for (int64_t k = 0; k < p.k; ++k)
-        out16[k * l.mr + r] = static_cast<int16_t>(LoadValue(row, p.a_k_contiguous ? k : p.a_k[k], a_signed));
+      // i16 in groups of g (1 or 2) of K: element k at (k / g) * mr * g +
+      // r * g + k % g. One loop per signedness and A layout (this runs
+      // once per element of A on every call).
+      auto widen = [&](auto is_signed, auto contiguous) {
+        int16_t* d = out16 + r * g;
+        const int64_t step = l.mr * g;
+        int64_t e = 0;
+        for (int64_t k = 0; k < p.k; ++k) {
+          const uint8_t byte = row[contiguous ? k : p.a_k[k]];
+          d[e] = is_signed ? static_cast<int16_t>(static_cast<int8_t>(byte)) : static_cast<int16_t>(byte);
+          if (++e == g) e = 0, d += step;
+        }
+      };
+      using Yes = std::true_type;
+      using No = std::false_type;
+      if (a_signed) {
+        p.a_k_contiguous ? widen(Yes{}, Yes{}) : widen(Yes{}, No{});
+      } else {
+        p.a_k_contiguous ? widen(No{}, Yes{}) : widen(No{}, No{});
+      }
       rowcorr[r] = 0;
       continue;
     }
@@ -659,6 +682,123 @@ namespace kiln::cpu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
+#undef KILN_INT8_PAIRS  // (per target: this file is compiled once for each)
+#if HWY_ARCH_X86 && (HWY_TARGET == HWY_SSE4 || HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3)
+#define KILN_INT8_PAIRS 1
+// Rows of the pairwise tile: 6 x 2 vectors of accumulators where there are
+// 16 vector registers, 8 x 2 with AVX-512's 32.
+constexpr int64_t kPairRows = HWY_TARGET == HWY_AVX3 ? 8 : 4;
+
+// The pairwise micro-kernel (x86 without VNNI): B widened to i16 in pairs
+// of K (panels [K/2][columns][2]), A's rows widened to i16 once per call
+// and read in place; each row's pair of K is broadcast as one i32 and
+// multiplied into the columns' pairs by vpmaddwd (Highway's
+// ReorderWidenMulAccumulate of i16 on x86: lane i gets a0 * b[2i] +
+// a1 * b[2i + 1], exact in i32), two steps of K per instruction where
+// TileWiden's multiply and add take one. Only the first kRows rows are
+// computed (a panel's last rows, a batch-1 layer's row).
+template <int kRows>
+void TilePairsRows(const int16_t* const* arows, const uint8_t* bp8, int64_t k, int32_t* c, int64_t ldc,
+                   int64_t rows, int64_t cols) {
+  const hn::ScalableTag<int32_t> d32;
+  const hn::Repartition<int16_t, decltype(d32)> d16;
+  const size_t n = hn::Lanes(d32);
+  const auto* bp = reinterpret_cast<const int16_t*>(bp8);
+  hn::Vec<decltype(d32)> acc[kRows][2];
+  for (int r = 0; r < kRows; ++r) acc[r][0] = acc[r][1] = hn::Zero(d32);
+  const int64_t pairs = (k + 1) / 2;
+  for (int64_t q = 0; q < pairs; ++q) {
+    const auto b0 = hn::LoadU(d16, bp), b1 = hn::LoadU(d16, bp + 2 * n);
+    for (int r = 0; r < kRows; ++r) {
+      int32_t a2;
+      std::memcpy(&a2, arows[r] + 2 * q, 4);
+      const auto a = hn::BitCast(d16, hn::Set(d32, a2));
+      auto unused = hn::Zero(d32);
+      acc[r][0] = hn::ReorderWidenMulAccumulate(d32, a, b0, acc[r][0], unused);
+      acc[r][1] = hn::ReorderWidenMulAccumulate(d32, a, b1, acc[r][1], unused);
+    }
+    bp += 4 * n;
+  }
+  if (cols == static_cast<int64_t>(2 * n)) {
+    for (int r = 0; r < kRows && r < rows; ++r) {
+      hn::StoreU(acc[r][0], d32, c + r * ldc);
+      hn::StoreU(acc[r][1], d32, c + r * ldc + n);
+    }
+    return;
+  }
+  HWY_ALIGN int32_t tile[2 * (HWY_MAX_BYTES / 4)];  // an edge tile: its columns only
+  for (int r = 0; r < kRows && r < rows; ++r) {
+    hn::Store(acc[r][0], d32, tile), hn::Store(acc[r][1], d32, tile + n);
+    std::memcpy(c + r * ldc, tile, static_cast<size_t>(cols) * 4);
+  }
+}
+
+// Row `row` of A (i8 or ui8) widened to i16 into `out`, K padded to even
+// with a zero: converted a vector at a time where the row is contiguous.
+void WidenRowToPairs(const uint8_t* row, const GemmProblem& p, bool is_signed, int16_t* out) {
+  const hn::ScalableTag<int16_t> d16;
+  const size_t n = hn::Lanes(d16);
+  int64_t k = 0;
+  if (p.a_k_contiguous) {
+    if (is_signed) {
+      const hn::Rebind<int8_t, decltype(d16)> d8;
+      const auto* s8 = reinterpret_cast<const int8_t*>(row);
+      for (; k + static_cast<int64_t>(n) <= p.k; k += n) hn::StoreU(hn::PromoteTo(d16, hn::LoadU(d8, s8 + k)), d16, out + k);
+    } else {
+      const hn::Rebind<uint8_t, decltype(d16)> d8;
+      for (; k + static_cast<int64_t>(n) <= p.k; k += n) hn::StoreU(hn::PromoteTo(d16, hn::LoadU(d8, row + k)), d16, out + k);
+    }
+  }
+  for (; k < p.k; ++k) {
+    const uint8_t byte = row[p.a_k_contiguous ? k : p.a_k[k]];
+    out[k] = is_signed ? static_cast<int16_t>(static_cast<int8_t>(byte)) : static_cast<int16_t>(byte);
+  }
+  if (p.k % 2 != 0) out[p.k] = 0;
+}
+
+// The int8 product on the pairwise micro-kernel: B packed in pairs of K
+// (once, where the weights were packed at load), A's rows widened once
+// per call (the micro-kernel reads them in place, as the f32 GEMM reads a
+// row-major A: a panel of A repacked per call cost as much as the product
+// where N is a few panels, a MobileNet projection's 32 columns).
+void GemmPairs(const int8::Layout& l, const GemmProblem& p, ElementType a_type, ElementType b_type) {
+  using namespace int8;  // NOLINT: the shared packing helpers
+  if (p.batch == 0 || p.m == 0 || p.n == 0) return;
+  const bool a_signed = a_type == ElementType::kSI8, b_signed = b_type == ElementType::kSI8;
+  const double macs = static_cast<double>(p.batch) * p.m * p.n * std::max<int64_t>(p.k, 1);
+  TaskRunner* runner = macs >= kParallelMinMacs ? p.runner : nullptr;
+  const int64_t np = Panels(p.n, l.nr), mp = Panels(p.m, l.mr);
+  const uint8_t* bpack = static_cast<const uint8_t*>(p.b_packed);
+  ScratchLease<Int8BScratch, uint8_t> bscratch(bpack == nullptr ? static_cast<size_t>(std::max<int64_t>(BBytes(l, p), 64)) : 0);
+  if (bpack == nullptr) {
+    PackWholeB(l, p, b_signed, bscratch.get(), runner);
+    bpack = bscratch.get();
+  }
+  const int64_t kpad = PaddedK(l, p.k), b_panel = BPanelBytes(l, p.k);
+  ScratchLease<Int8AScratch, int16_t> wide(static_cast<size_t>(p.batch * p.m * kpad + 2));
+  int16_t* a16 = wide.get();
+  const auto* src = static_cast<const uint8_t*>(p.a);
+  ParallelFor(runner, p.batch * mp, [&](int64_t t, int) {
+    const int64_t b = t / mp, i0 = (t % mp) * l.mr;
+    for (int64_t i = i0; i < std::min(p.m, i0 + l.mr); ++i)
+      WidenRowToPairs(src + p.a_batch[b] + p.a_m[i], p, a_signed, a16 + (b * p.m + i) * kpad);
+  });
+  auto* c = static_cast<int32_t*>(p.c);
+  ForEachTile(runner, p.batch, mp, np, [&](int64_t b, int64_t ip, int64_t jp) {
+    const int64_t i0 = ip * l.mr, j0 = jp * l.nr, rows = std::min(l.mr, p.m - i0), cols = std::min(l.nr, p.n - j0);
+    const int16_t* arows[kPairRows];
+    for (int64_t r = 0; r < kPairRows; ++r) arows[r] = a16 + (b * p.m + i0 + std::min(r, rows - 1)) * kpad;
+    const uint8_t* bp = bpack + (b * np + jp) * b_panel;
+    int32_t* ct = c + b * p.m * p.n + i0 * p.n + j0;
+    if (rows <= 2) return TilePairsRows<2>(arows, bp, p.k, ct, p.n, rows, cols);
+    if (rows <= 4) return TilePairsRows<4>(arows, bp, p.k, ct, p.n, rows, cols);
+    TilePairsRows<kPairRows>(arows, bp, p.k, ct, p.n, rows, cols);
+  });
+}
+#else
+#define KILN_INT8_PAIRS 0
+#endif
+
 // The widening micro-kernel: 4 rows x 2 vectors of i32 columns.
 void TileWiden(const int8::Layout& l, const uint8_t* ap8, const uint8_t* bp8, int64_t k, const int32_t*,
                const int32_t*, int32_t, int32_t* c, int64_t ldc, int64_t rows, int64_t cols) {
@@ -705,7 +845,11 @@ int8::Layout CurrentLayout() {
   if (dot_allowed && int8::CpuHasSdot()) return {int8::Form::kSdot, 8, 12};
 #endif
   const hn::ScalableTag<int32_t> d32;
+#if KILN_INT8_PAIRS
+  return {int8::Form::kPairs, kPairRows, static_cast<int64_t>(2 * hn::Lanes(d32))};
+#else
   return {int8::Form::kWiden, 4, static_cast<int64_t>(2 * hn::Lanes(d32))};
+#endif
 }
 
 void GemmInt8T(const GemmProblem& p, ElementType a_type, ElementType b_type) {
@@ -722,6 +866,9 @@ void GemmInt8T(const GemmProblem& p, ElementType a_type, ElementType b_type) {
   if (l.form == int8::Form::kSmmla) return int8::Gemm(l, &int8::TileSmmla, nullptr, p, a_type, b_type);
   if (l.form == int8::Form::kSdot) return int8::Gemm(l, &int8::TileSdot, nullptr, p, a_type, b_type);
 #endif
+#if KILN_INT8_PAIRS
+  if (l.form == int8::Form::kPairs) return GemmPairs(l, p, a_type, b_type);
+#endif
   int8::Gemm(l, &TileWiden, nullptr, p, a_type, b_type);
 }
 
@@ -735,7 +882,7 @@ void PackWholeBInt8T(const GemmProblem& p, ElementType b_type, void* out) {
 
 int64_t Int8PackedLayoutT() {
   const int8::Layout l = CurrentLayout();
-  return l.nr * 4 + static_cast<int64_t>(l.form);
+  return l.nr * 8 + static_cast<int64_t>(l.form);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -771,10 +918,11 @@ void SetInt8DotProductDisabledForTest(bool disabled) { int8::dot_disabled.store(
 bool Int8DotProductEnabled() { return !int8::dot_disabled.load(std::memory_order_relaxed); }
 
 const char* Int8GemmForm() {
-  switch (static_cast<int8::Form>(Int8PackedLayout() % 4)) {
+  switch (static_cast<int8::Form>(Int8PackedLayout() % 8)) {
     case int8::Form::kVnni: return "vnni";
     case int8::Form::kSdot: return "sdot";
     case int8::Form::kSmmla: return "smmla";
+    case int8::Form::kPairs: return "pairs";
     default: return "widen";
   }
 }
