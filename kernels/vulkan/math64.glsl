@@ -436,12 +436,36 @@ double kiln_cbrt_d(double x) {
   return x < 0.0lf ? -(y * k) : y * k;
 }
 double kiln_logistic_d(double x) { return 1.0lf / (1.0lf + kiln_exp_d(-x)); }
+// fmod by long division of the significands, exact for every pair (as
+// prelude.glsl's kiln_fmod, in 64-bit integers).
 double kiln_fmod_d(double a, double b) {
   if (kiln_isnan_d(a) || kiln_isnan_d(b) || kiln_isinf_d(a) || b == 0.0lf) return kiln_nan_d();
   if (kiln_isinf_d(b)) return a;
-  precise double r = a - b * kiln_trunc_d(a / b);
-  if (abs(r) >= abs(b)) r = a - b * kiln_trunc_d(r / b + kiln_trunc_d(a / b));
-  return r == 0.0lf ? packDouble2x32(uvec2(0u, unpackDouble2x32(a).y & 0x80000000u)) : r;
+  const uint64_t implicit = 0x10000000000000ul, frac = 0xffffffffffffful;
+  uint64_t ua = packUint2x32(unpackDouble2x32(a)), ub = packUint2x32(unpackDouble2x32(b)) & 0x7ffffffffffffffful;
+  const uint64_t sign = ua & 0x8000000000000000ul;
+  ua &= 0x7ffffffffffffffful;
+  if (ua < ub) return a;
+  if (ua == ub) return packDouble2x32(unpackUint2x32(sign));
+  int ea = int(ua >> 52), eb = int(ub >> 52);
+  uint64_t ma = ea == 0 ? ua : (ua & frac) | implicit;
+  uint64_t mb = eb == 0 ? ub : (ub & frac) | implicit;
+  if (ea == 0) for (ea = 1; (ma & implicit) == 0ul; --ea) ma <<= 1;
+  if (eb == 0) for (eb = 1; (mb & implicit) == 0ul; --eb) mb <<= 1;
+  for (; ea > eb; --ea) {
+    if (ma >= mb) {
+      ma -= mb;
+      if (ma == 0ul) return packDouble2x32(unpackUint2x32(sign));
+    }
+    ma <<= 1;
+  }
+  if (ma >= mb) {
+    ma -= mb;
+    if (ma == 0ul) return packDouble2x32(unpackUint2x32(sign));
+  }
+  for (; (ma & implicit) == 0ul; --ea) ma <<= 1;
+  if (ea > 0) return packDouble2x32(unpackUint2x32(sign | (uint64_t(ea) << 52) | (ma & frac)));
+  return packDouble2x32(unpackUint2x32(sign | (ma >> uint64_t(1 - ea))));
 }
 
 // Inverse hyperbolic functions, as the f32 ones.

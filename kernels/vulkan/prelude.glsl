@@ -85,12 +85,37 @@ float kiln_round_afz(float x) {
   float t = kiln_trunc(x);
   return abs(x - t) >= 0.5 ? t + sign(x) : t;
 }
+// fmod by long division of the significands in integers, a bit of the
+// quotient per step (as C libraries compute it): exact for every pair,
+// where a - b * trunc(a / b) loses the quotient's low bits past 2^24.
+// Subnormal operands are normalised first, a subnormal result shifted back.
 float kiln_fmod(float a, float b) {
   if (kiln_isnan(a) || kiln_isnan(b) || kiln_isinf(a) || b == 0.0) return uintBitsToFloat(0x7fc00000u);
   if (kiln_isinf(b)) return a;
-  float r = a - b * kiln_trunc(a / b);
-  if (abs(r) >= abs(b)) r = a - b * kiln_trunc(r / b + kiln_trunc(a / b));
-  return r == 0.0 ? uintBitsToFloat(floatBitsToUint(a) & 0x80000000u) : r;
+  uint ua = floatBitsToUint(a), ub = floatBitsToUint(b) & 0x7fffffffu;
+  const uint sign = ua & 0x80000000u;
+  ua &= 0x7fffffffu;
+  if (ua < ub) return a;
+  if (ua == ub) return uintBitsToFloat(sign);
+  int ea = int(ua >> 23), eb = int(ub >> 23);
+  uint ma = ea == 0 ? ua : (ua & 0x7fffffu) | 0x800000u;
+  uint mb = eb == 0 ? ub : (ub & 0x7fffffu) | 0x800000u;
+  if (ea == 0) for (ea = 1; (ma & 0x800000u) == 0u; --ea) ma <<= 1;
+  if (eb == 0) for (eb = 1; (mb & 0x800000u) == 0u; --eb) mb <<= 1;
+  for (; ea > eb; --ea) {
+    if (ma >= mb) {
+      ma -= mb;
+      if (ma == 0u) return uintBitsToFloat(sign);
+    }
+    ma <<= 1;
+  }
+  if (ma >= mb) {
+    ma -= mb;
+    if (ma == 0u) return uintBitsToFloat(sign);
+  }
+  for (; (ma & 0x800000u) == 0u; --ea) ma <<= 1;
+  if (ea > 0) return uintBitsToFloat(sign | (uint(ea) << 23) | (ma & 0x7fffffu));
+  return uintBitsToFloat(sign | (ma >> uint(1 - ea)));
 }
 // Saturating float -> integer conversions (NaN -> 0), as kernels/reference.
 int kiln_f2i(float x, int bits) {
