@@ -140,11 +140,28 @@ void DequantBlock(const uint8_t* base, bool scalar, int64_t at, int64_t len, con
 // A kQuantize step: m = clamp(lo, x / a + b, hi) (kept for the NaN scan),
 // then round(m) stored (NaN stores 0; the reference redoes those elements).
 // Returns whether any m is NaN.
+// (Vectors first: the compiler left this loop's compares and conversions
+// scalar, 30% of an int8 block's time on an AVX2 machine. lo and hi lie in
+// T's range, so the rounded value converts to i32 and narrows exactly.)
 template <class T>
 bool QuantizeBlock(const float* x, int64_t len, const qelem::Step& st, float* clamp_out, int64_t at, uint8_t* base) {
   T* dst = reinterpret_cast<T*>(base) + at;
   const float s = st.a, z = st.b, lo = st.lo, hi = st.hi;
-  for (int64_t i = 0; i < len; ++i) {
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<int32_t, decltype(df)> di;
+  const hn::Rebind<T, decltype(df)> dt;
+  const int64_t N = static_cast<int64_t>(hn::Lanes(df));
+  const auto vs = hn::Set(df, s), vz = hn::Set(df, z), vlo = hn::Set(df, lo), vhi = hn::Set(df, hi);
+  int64_t i = 0;
+  for (; i + N <= len; i += N) {
+    const auto y = hn::Add(hn::Div(hn::LoadU(df, x + i), vs), vz);
+    const auto c = hn::IfThenElse(hn::Or(hn::Gt(y, vlo), hn::IsNaN(y)), y, vlo);  // (Ne is ordered: false for NaN)
+    const auto m = hn::IfThenElse(hn::Or(hn::Lt(c, vhi), hn::IsNaN(c)), c, vhi);
+    hn::StoreU(m, df, clamp_out + i);
+    const auto rounded = hn::Round(m);
+    hn::StoreU(hn::DemoteTo(dt, hn::ConvertTo(di, hn::IfThenElseZero(hn::Eq(rounded, rounded), rounded))), dt, dst + i);
+  }
+  for (; i < len; ++i) {
     const float y = x[i] / s + z;
     const float c = (y > lo || y != y) ? y : lo;  // as kClamp: NaN propagates
     const float m = (c < hi || c != c) ? c : hi;
