@@ -367,6 +367,24 @@ inline void PackWholeB(const Layout& l, const GemmProblem& p, bool b_signed, uin
   });
 }
 
+// The pool for `p`, or none where the product is too small to share.
+inline TaskRunner* RunnerFor(const GemmProblem& p) {
+  const double macs = static_cast<double>(p.batch) * p.m * p.n * std::max<int64_t>(p.k, 1);
+  return macs >= kParallelMinMacs ? p.runner : nullptr;
+}
+
+// B's panels for the micro-kernels: those packed at load (p.b_packed), or
+// packed now into `scratch` (BScratchBytes(l, p) bytes: none in the first case).
+inline size_t BScratchBytes(const Layout& l, const GemmProblem& p) {
+  return p.b_packed != nullptr ? 0 : static_cast<size_t>(std::max<int64_t>(BBytes(l, p), 64));
+}
+inline const uint8_t* PackedB(const Layout& l, const GemmProblem& p, bool b_signed, TaskRunner* runner,
+                              uint8_t* scratch) {
+  if (p.b_packed != nullptr) return static_cast<const uint8_t*>(p.b_packed);
+  PackWholeB(l, p, b_signed, scratch, runner);
+  return scratch;
+}
+
 // Runs fn(batch, row panel, column panel) for every micro-tile of a batch of
 // mp x np panels: tiles of kRowPanels x kColPanels panels spread over the
 // pool, so an A panel stays in L1 across its tile's B panels.
@@ -389,15 +407,10 @@ template <class Direct>
 void Gemm(const Layout& l, TileFn tile, Direct direct, const GemmProblem& p, ElementType a_type, ElementType b_type) {
   if (p.batch == 0 || p.m == 0 || p.n == 0) return;
   const bool a_signed = a_type == ElementType::kSI8, b_signed = b_type == ElementType::kSI8;
-  const double macs = static_cast<double>(p.batch) * p.m * p.n * std::max<int64_t>(p.k, 1);
-  TaskRunner* runner = macs >= kParallelMinMacs ? p.runner : nullptr;
+  TaskRunner* runner = RunnerFor(p);
   const int64_t np = Panels(p.n, l.nr), mp = Panels(p.m, l.mr);
-  const uint8_t* bpack = static_cast<const uint8_t*>(p.b_packed);
-  ScratchLease<Int8BScratch, uint8_t> bscratch(bpack == nullptr ? static_cast<size_t>(std::max<int64_t>(BBytes(l, p), 64)) : 0);
-  if (bpack == nullptr) {
-    PackWholeB(l, p, b_signed, bscratch.get(), runner);
-    bpack = bscratch.get();
-  }
+  ScratchLease<Int8BScratch, uint8_t> bscratch(BScratchBytes(l, p));
+  const uint8_t* bpack = PackedB(l, p, b_signed, runner, bscratch.get());
   const auto* colsum = reinterpret_cast<const int32_t*>(bpack + BPanelsBytes(l, p));
   const int64_t a_panel = APanelBytes(l, p.k), b_panel = BPanelBytes(l, p.k);
   const int32_t cb = BCorrection(l, b_signed);
@@ -765,15 +778,10 @@ void GemmPairs(const int8::Layout& l, const GemmProblem& p, ElementType a_type, 
   using namespace int8;  // NOLINT: the shared packing helpers
   if (p.batch == 0 || p.m == 0 || p.n == 0) return;
   const bool a_signed = a_type == ElementType::kSI8, b_signed = b_type == ElementType::kSI8;
-  const double macs = static_cast<double>(p.batch) * p.m * p.n * std::max<int64_t>(p.k, 1);
-  TaskRunner* runner = macs >= kParallelMinMacs ? p.runner : nullptr;
+  TaskRunner* runner = RunnerFor(p);
   const int64_t np = Panels(p.n, l.nr), mp = Panels(p.m, l.mr);
-  const uint8_t* bpack = static_cast<const uint8_t*>(p.b_packed);
-  ScratchLease<Int8BScratch, uint8_t> bscratch(bpack == nullptr ? static_cast<size_t>(std::max<int64_t>(BBytes(l, p), 64)) : 0);
-  if (bpack == nullptr) {
-    PackWholeB(l, p, b_signed, bscratch.get(), runner);
-    bpack = bscratch.get();
-  }
+  ScratchLease<Int8BScratch, uint8_t> bscratch(BScratchBytes(l, p));
+  const uint8_t* bpack = PackedB(l, p, b_signed, runner, bscratch.get());
   const int64_t kpad = PaddedK(l, p.k), b_panel = BPanelBytes(l, p.k);
   ScratchLease<Int8AScratch, int16_t> wide(static_cast<size_t>(p.batch * p.m * kpad + 2));
   int16_t* a16 = wide.get();

@@ -177,6 +177,23 @@ TEST_F(VulkanTest, QuantizationWith64BitStorageMatchesCpu) {
   }
 }
 
+// An f32 (f64: 8 bytes) element as a double.
+double FloatAt(const uint8_t* p, bool f64) {
+  if (f64) {
+    double d;
+    std::memcpy(&d, p, 8);
+    return d;
+  }
+  float f;
+  std::memcpy(&f, p, 4);
+  return f;
+}
+
+// Whether two float elements are the same bits, any NaN matching any NaN.
+bool SameFloat(const uint8_t* a, const uint8_t* b, bool f64) {
+  return std::memcmp(a, b, f64 ? 8 : 4) == 0 || (std::isnan(FloatAt(a, f64)) && std::isnan(FloatAt(b, f64)));
+}
+
 // Rounding of f32 and f64 by Kiln's own floor-based trunc and roundEven
 // (kernels/vulkan/math32.glsl, prelude64.glsl): lavapipe's built-ins on an
 // AVX2 host left doubles from 2^31 on unrounded and rounded ties toward
@@ -227,18 +244,7 @@ TEST_F(VulkanTest, RoundingOfTiesAndLargeValuesMatchesCpu) {
         const double v = specials[static_cast<size_t>(i)];
         const uint8_t* a = &(*want)[r].data[i * w];
         const uint8_t* b = &(*got)[r].data[i * w];
-        if (r < 3) {
-          double fa, fb;
-          if (f64) {
-            std::memcpy(&fa, a, 8), std::memcpy(&fb, b, 8);
-          } else {
-            float ga, gb;
-            std::memcpy(&ga, a, 4), std::memcpy(&gb, b, 4);
-            fa = ga, fb = gb;
-          }
-          if (std::isnan(fa) && std::isnan(fb)) continue;
-        }
-        if (std::memcmp(a, b, w) != 0)
+        if (r < 3 ? !SameFloat(a, b, f64) : std::memcmp(a, b, w) != 0)
           ADD_FAILURE() << t << " " << names[r] << " of " << v << ": the CPU device's bytes differ";
       }
     }
@@ -289,17 +295,9 @@ TEST_F(VulkanTest, RemainderIsExactForEveryPair) {
     for (int64_t i = 0; i < n && bad < 5; ++i) {
       const uint8_t* a = &(*want)[0].data[i * w];
       const uint8_t* b = &(*got)[0].data[i * w];
-      double fa, fb;
-      if (f64) {
-        std::memcpy(&fa, a, 8), std::memcpy(&fb, b, 8);
-      } else {
-        float ga, gb;
-        std::memcpy(&ga, a, 4), std::memcpy(&gb, b, 4);
-        fa = ga, fb = gb;
-      }
-      if ((std::isnan(fa) && std::isnan(fb)) || std::memcmp(a, b, w) == 0) continue;
+      if (SameFloat(a, b, f64)) continue;
       ++bad;
-      ADD_FAILURE() << t << " element " << i << ": CPU " << fa << ", Vulkan " << fb;
+      ADD_FAILURE() << t << " element " << i << ": CPU " << FloatAt(a, f64) << ", Vulkan " << FloatAt(b, f64);
     }
   }
 }
