@@ -14,6 +14,7 @@
 #include "compiler/passes/params_from_args.h"
 #include "compiler/passes/platform_index.h"
 #include "compiler/passes/quantized_integer_contraction.h"
+#include "compiler/passes/widen_narrow_factorizations.h"
 #include "compiler/verify/verifier.h"
 #include "compiler/vulkan/target.h"
 
@@ -65,6 +66,9 @@ StatusOr<std::vector<uint8_t>> Compile(std::string_view source, std::string_view
     FoldZeroPointPadsIntoConvolutions(module.get());
     FoldWideningConvertsIntoContractions(module.get());
   }
+  // The Vulkan shaders factor in the element type: 16-bit matrices are
+  // factored in f32 between converts there (the CPU widens them itself).
+  if (options.target == "vulkan") WidenNarrowFactorizations(module.get());
   // The GEMM reads any operand layout through offset tables; a transpose
   // feeding it would only cost a copy.
   if (options.fuse) KILN_RETURN_IF_ERROR(FoldTransposesIntoDots(module.get()));

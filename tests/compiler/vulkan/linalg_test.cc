@@ -15,8 +15,10 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "kernels/scalar/scalar.h"
 #include "tests/hal/vulkan/vulkan_test_fixture.h"
 
 namespace kiln::vulkan_test {
@@ -46,7 +48,22 @@ vm::HostTensor Matrices(const std::vector<double>& v, const std::vector<int64_t>
   return h;
 }
 
+// The matrices of v as f16 or bf16 (rounded to nearest, as the reference's codec rounds).
+vm::HostTensor HalfMatrices(const std::vector<double>& v, const std::vector<int64_t>& dims, ElementType type) {
+  vm::HostTensor h;
+  h.type = type;
+  h.dims = dims;
+  h.data.resize(v.size() * 2);
+  for (size_t i = 0; i < v.size(); ++i) ref::StoreScalar(type, Scalar{0, v[i], 0}, &h.data[i * 2]);
+  return h;
+}
+
 std::vector<double> Doubles(const vm::HostTensor& h) {  // complex: the parts
+  if (h.type == ElementType::kF16 || h.type == ElementType::kBF16) {
+    std::vector<double> v(h.data.size() / 2);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = ref::LoadScalar(h.type, &h.data[i * 2]).re;
+    return v;
+  }
   const bool f64 = h.type == ElementType::kF64 || h.type == ElementType::kC128;
   std::vector<double> v(h.data.size() / (f64 ? 8 : 4));
   for (size_t i = 0; i < v.size(); ++i) {
@@ -138,6 +155,66 @@ TEST_F(VulkanTest, CholeskyMatchesCpu) {
         ASSERT_TRUE(got.ok()) << got.status().message();
         ExpectClose((*want)[0], (*got)[0], f64 ? 1e-12 : 2e-5, "factor");
       }
+}
+
+// f16 and bf16 matrices: the Vulkan target factors them in f32 between
+// converts (compiler/passes/widen_narrow_factorizations.h), the CPU in f64
+// (Cholesky) or f32 (LU) before rounding once to the 16-bit type: factors
+// within a few of the type's ulps, LU's pivots and info equal.
+TEST_F(VulkanTest, SixteenBitFactorizationsMatchCpu) {
+  std::mt19937_64 rng(20261204);
+  std::normal_distribution<double> normal;
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  for (ElementType type : {ElementType::kF16, ElementType::kBF16}) {
+    const char* name = type == ElementType::kF16 ? "f16" : "bf16";
+    const double ulp = type == ElementType::kF16 ? 0x1p-10 : 0x1p-7;
+    for (bool lower : {true, false}) {
+      const int64_t batch = 2, n = 9;
+      SCOPED_TRACE(std::string(name) + (lower ? " lower" : " upper"));
+      std::vector<double> a;
+      for (int64_t bi = 0; bi < batch; ++bi) {
+        std::vector<double> b(n * n);
+        for (double& x : b) x = normal(rng);
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            double s = i == j ? static_cast<double>(n) : 0.0;
+            for (int64_t q = 0; q < n; ++q) s += b[i * n + q] * b[j * n + q];
+            if (bi == batch - 1 && i == j && i == n / 2) s = -1.0;  // not positive definite: NaNs from there
+            a.push_back(s);
+          }
+      }
+      const std::vector<int64_t> dims = {batch, n, n};
+      const std::string ty = Shape(dims, name);
+      const std::string src = "func.func @main(%a: " + ty + ") -> " + ty + " {\n  %l = stablehlo.cholesky %a, lower = " +
+                              (lower ? "true" : "false") + " : " + ty + "\n  return %l : " + ty + "\n}\n";
+      auto bytes = CompileAll(src, "vulkan");  // a single target: nothing may be refused
+      ASSERT_FALSE(bytes.empty());
+      const vm::HostTensor x = HalfMatrices(a, dims, type);
+      auto want = RunOn(cpu_.get(), bytes, "main", {x});
+      auto got = RunOn(vulkan_.get(), bytes, "main", {x});
+      ASSERT_TRUE(want.ok()) << want.status().message();
+      ASSERT_TRUE(got.ok()) << got.status().message();
+      ExpectClose((*want)[0], (*got)[0], 4 * ulp, "factor");
+    }
+    for (auto [batch, m, n] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{{3, 6, 6}, {2, 7, 3}, {2, 4, 7}}) {
+      SCOPED_TRACE(std::string(name) + " lu " + std::to_string(m) + "x" + std::to_string(n));
+      std::vector<double> a(batch * m * n);
+      for (double& v : a) v = uniform(rng);
+      for (int64_t i = 0; i < m; ++i) a[i * n] = 0.0;  // a zero first column: info
+      const std::vector<int64_t> dims = {batch, m, n}, pivots = {batch, std::min(m, n)}, info = {batch};
+      const std::string ty = Shape(dims, name), pt = Shape(pivots, "i32"), it = Shape(info, "i32");
+      const std::string src = "func.func @main(%a: " + ty + ") -> (" + ty + ", " + pt + ", " + it +
+                              ") {\n  %0:3 = stablehlo.custom_call @lapack_sgetrf_ffi(%a) {mhlo.backend_config = {}, "
+                              "api_version = 4 : i32} : (" + ty + ") -> (" + ty + ", " + pt + ", " + it +
+                              ")\n  return %0#0, %0#1, %0#2 : " + ty + ", " + pt + ", " + it + "\n}\n";
+      auto bytes = CompileAll(src, "vulkan");
+      ASSERT_FALSE(bytes.empty());
+      std::vector<vm::HostTensor> got;
+      ExpectFactorsMatch(cpu_.get(), vulkan_.get(), bytes, "main", {HalfMatrices(a, dims, type)}, 4 * ulp, {"lu"},
+                         {"pivots", "info"}, &got);
+      if (!got.empty()) EXPECT_EQ(FirstInt(got[2]), 1) << "the zero column is step 1's pivot";
+    }
+  }
 }
 
 TEST_F(VulkanTest, LuMatchesCpu) {
