@@ -60,8 +60,17 @@ class Verifier {
  private:
   Status Error(ir::Location loc, const std::string& m) { return InvalidArgument(format_(loc, m)); }
 
+  // A return (func.return, stablehlo.return) terminates its block: it
+  // defines no value and nothing follows it. Without this a stray
+  // `%1 = stablehlo.return ...` mid-function would define a value that no
+  // later stage can give a register.
   Status Block(const ir::Block& b) {
     for (const auto& op : b.ops) {
+      if (op_names::IsReturn(op->name)) {
+        if (!op->results.empty()) return Error(op->loc, op->name + " is a terminator and defines no results");
+        if (op.get() != b.ops.back().get())
+          return Error(op->loc, op->name + " must be the last operation of its block");
+      }
       KILN_RETURN_IF_ERROR(Op(*op));
       for (const auto& r : op->regions)
         for (const auto& blk : r->blocks) KILN_RETURN_IF_ERROR(Block(*blk));

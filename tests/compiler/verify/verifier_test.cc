@@ -24,6 +24,32 @@ TEST(Verifier, ReturnAgainstSignature) {
       << s.message();
 }
 
+// A return is a terminator: it defines no value and ends its block (a parser
+// fuzzer found `%1 = stablehlo.return` mid-function passing to the lowering).
+TEST(Verifier, ReturnTerminatesItsBlock) {
+  Status s = ParseAndVerify(
+      "func.func @main() {\n"
+      "  %0 = stablehlo.constant dense<[0, 8, 15]> : tensor<3xui4>\n"
+      "  %1 = stablehlo.return %0 : tensor<3xui4>\n"
+      "  check.expect_eq_const %1, dense<[0, 8, 1]> : tensor<3xui4>\n"
+      "  func.return\n"
+      "}\n");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("t.mlir:3:8: error: stablehlo.return is a terminator and defines no results"),
+            std::string::npos)
+      << s.message();
+  s = ParseAndVerify(
+      "func.func @main(%a: tensor<f32>) -> tensor<f32> {\n"
+      "  %0 = stablehlo.abs %a : tensor<f32>\n"
+      "  stablehlo.return %0 : tensor<f32>\n"
+      "  func.return %0 : tensor<f32>\n"
+      "}\n");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("t.mlir:3:3: error: stablehlo.return must be the last operation of its block"),
+            std::string::npos)
+      << s.message();
+}
+
 // Valid programs: every family, with dynamic dimensions where the spec allows them.
 TEST(Verifier, AcceptsValidPrograms) {
   const char* programs[] = {
