@@ -157,6 +157,7 @@ struct Block {
   std::vector<std::unique_ptr<Value>> args;
   std::vector<std::unique_ptr<Operation>> ops;
   Region* parent = nullptr;
+  std::string label;  // `^bb1` as written (without '^'); empty for an unlabelled entry block
 };
 
 struct Region {
@@ -184,7 +185,7 @@ struct Function {
   std::vector<Type> arg_types;
   std::vector<Type> result_types;
   std::vector<NamedAttr> attrs;
-  Region body;       // one block; its args are the function's arguments
+  Region body;       // one block (parse/structurize_cfg.h makes it so); its args are the function's arguments
   Location loc;
 };
 

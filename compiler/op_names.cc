@@ -33,11 +33,11 @@ constexpr std::string_view kChloOps[] = {
 };
 
 // func, and the test dialects of the StableHLO interpreter's conformance
-// suite (check.*, interpreter.*).
+// suite (check.*, interpreter.*) and of IREE's tests (check.expect_all_true).
 constexpr std::string_view kOtherOps[] = {
     "func.call", "func.return",
     "check.expect_almost_eq", "check.expect_almost_eq_const", "check.expect_close", "check.expect_eq",
-    "check.expect_eq_const", "check.expect_serialized_eq",
+    "check.expect_eq_const", "check.expect_serialized_eq", "check.expect_all_true",
     "interpreter.print", "interpreter.probe", "interpreter.run_parallel",
 };
 

@@ -91,6 +91,33 @@ std::string CompareAlmostEqual(const HostTensor& a, const HostTensor& b, double 
   });
 }
 
+// IREE's check.expect_almost_eq: NumPy's isclose (x == y, or y finite and
+// |x - y| <= atol + rtol * |y|), where two NaNs also agree. Complex values
+// per part; other types exactly.
+std::string CompareNear(const HostTensor& a, const HostTensor& b, double atol, double rtol) {
+  if (!IsFloat(a.type) && !IsComplex(a.type)) return CompareEqual(a, b);
+  auto near = [&](double x, double y) {
+    return x == y || (std::isnan(x) && std::isnan(y)) ||
+           (std::isfinite(y) && std::fabs(x - y) <= atol + rtol * std::fabs(y));
+  };
+  return CompareEach(a, b, [&](const Scalar& x, const Scalar& y) {
+    return near(x.re, y.re) && (!IsComplex(a.type) || near(x.im, y.im));
+  });
+}
+
+// IREE's check.expect_all_true: every element nonzero (a NaN is nonzero).
+std::string FirstZero(const HostTensor& a) {
+  size_t w = StorageBytes(a.type);
+  for (int64_t i = 0; i < a.NumElements(); ++i) {
+    Scalar x = ref::LoadScalar(a.type, a.data.data() + i * w);
+    bool nonzero = KindOf(a.type) == ElementKind::kFloat     ? x.re != 0 || std::isnan(x.re)
+                   : KindOf(a.type) == ElementKind::kComplex ? x.re != 0 || x.im != 0 || std::isnan(x.re) || std::isnan(x.im)
+                                                             : x.i != 0;
+    if (!nonzero) return "element " + std::to_string(i) + " is " + Describe(a, i);
+  }
+  return "";
+}
+
 std::string CompareClose(const HostTensor& a, const HostTensor& b, uint64_t max_ulp, uint64_t min_ulp) {
   if (!IsFloat(a.type) && !IsComplex(a.type)) return "expect_close needs a float or complex type";
   ElementType part = ComplexPartType(a.type);
@@ -131,6 +158,16 @@ Status Context::RunCheck(const Instruction& ins, Frame& frame) {
       if (!mismatch.empty()) check_failures_.push_back("expect_close failed in " + where + ": " + mismatch);
       return Status::Ok();
     }
+    case Opcode::kCheckNear: {
+      KILN_ASSIGN_OR_RETURN(HostTensor b, Read(frame.refs[o[1].value]));
+      mismatch = CompareNear(a, b, std::bit_cast<double>(o[2].value), std::bit_cast<double>(o[3].value));
+      if (!mismatch.empty()) check_failures_.push_back("expect_almost_eq failed in " + where + ": " + mismatch);
+      return Status::Ok();
+    }
+    case Opcode::kCheckAllTrue:
+      mismatch = FirstZero(a);
+      if (!mismatch.empty()) check_failures_.push_back("expect_all_true failed in " + where + ": " + mismatch);
+      return Status::Ok();
     case Opcode::kProbe:
       probes_[module_->strings[o[1].value]].push_back(std::move(a));
       return Status::Ok();

@@ -290,5 +290,8 @@ class Context {
 std::string CompareEqual(const HostTensor& a, const HostTensor& b);
 std::string CompareAlmostEqual(const HostTensor& a, const HostTensor& b, double tolerance);
 std::string CompareClose(const HostTensor& a, const HostTensor& b, uint64_t max_ulp, uint64_t min_ulp);
+std::string CompareNear(const HostTensor& a, const HostTensor& b, double atol, double rtol);
+// Empty when every element of `a` is nonzero, else the first zero.
+std::string FirstZero(const HostTensor& a);
 
 }  // namespace kiln::vm

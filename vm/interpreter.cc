@@ -469,7 +469,9 @@ dispatch:
   KILN_CASE(kCheckClose) :
   KILN_CASE(kCheckSerializedEq) :
   KILN_CASE(kProbe) :
-  KILN_CASE(kCheckEqResult) : {
+  KILN_CASE(kCheckEqResult) :
+  KILN_CASE(kCheckNear) :
+  KILN_CASE(kCheckAllTrue) : {
     if (!(s = RunCheck(code[index], frame)).ok()) return fail(index, s);
     KILN_DISPATCH(index + 1);
   }

@@ -191,6 +191,7 @@ class FunctionLowering {
   Status LowerExpectAlmostEq(const ir::Operation& op, const std::vector<Slot>* yield, ir::Location* error_loc);
   Status LowerExpectAlmostEqConst(const ir::Operation& op, const std::vector<Slot>* yield, ir::Location* error_loc);
   Status LowerExpectClose(const ir::Operation& op, const std::vector<Slot>* yield, ir::Location* error_loc);
+  Status LowerExpectAllTrue(const ir::Operation& op, const std::vector<Slot>* yield, ir::Location* error_loc);
   Status LowerExpectSerializedEq(const ir::Operation& op, const std::vector<Slot>* yield, ir::Location* error_loc);
   Status LowerProbe(const ir::Operation& op, const std::vector<Slot>* yield, ir::Location* error_loc);
   Status LowerPrint(const ir::Operation& op, const std::vector<Slot>* yield, ir::Location* error_loc);

@@ -24,6 +24,14 @@ Status FunctionLowering::LowerCheck(const ir::Operation& op, std::string_view ki
   }
   if (kind == "eq") {
     body_.Emit(Opcode::kCheckEq, a, b);
+  } else if (kind == "almost_eq" && (op.GetAttr("atol") || op.GetAttr("rtol"))) {
+    // IREE's form: NumPy's isclose with IREE's defaults (atol 1e-4, rtol 0).
+    auto number = [&](const char* name, double fallback) {
+      const ir::Attribute* t = op.GetAttr(name);
+      return t ? (t->kind == ir::Attribute::Kind::kFloat ? t->f : static_cast<double>(t->i)) : fallback;
+    };
+    body_.Emit(Opcode::kCheckNear, a, b, std::bit_cast<int64_t>(number("atol", 1e-4)),
+               std::bit_cast<int64_t>(number("rtol", 0.0)));
   } else if (kind == "almost_eq") {
     const ir::Attribute* t = op.GetAttr("tolerance");
     double tol = t ? (t->kind == ir::Attribute::Kind::kFloat ? t->f : static_cast<double>(t->i)) : 1e-4;
@@ -162,6 +170,13 @@ Status FunctionLowering::LowerExpectAlmostEqConst(const ir::Operation& op, const
 }
 Status FunctionLowering::LowerExpectClose(const ir::Operation& op, const std::vector<Slot>*, ir::Location*) {
   return LowerCheck(op, "close", false);
+}
+
+// IREE's check.expect_all_true: every element of an integer tensor nonzero.
+Status FunctionLowering::LowerExpectAllTrue(const ir::Operation& op, const std::vector<Slot>*, ir::Location*) {
+  if (op.operands.size() != 1) return InvalidArgument(op.name + " takes one operand");
+  body_.Emit(Opcode::kCheckAllTrue, Ref(op.operands[0]));
+  return Status::Ok();
 }
 
 Status FunctionLowering::LowerExpectSerializedEq(const ir::Operation& op, const std::vector<Slot>*, ir::Location*) {

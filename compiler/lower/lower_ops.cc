@@ -80,6 +80,7 @@ Status FunctionLowering::LowerOp(const ir::Operation& op, const std::vector<Slot
       {"check.expect_almost_eq_const", &L::LowerExpectAlmostEqConst},
       {"check.expect_close", &L::LowerExpectClose},
       {"check.expect_serialized_eq", &L::LowerExpectSerializedEq},
+      {"check.expect_all_true", &L::LowerExpectAllTrue},
       {"interpreter.probe", &L::LowerProbe},
       {"interpreter.print", &L::LowerPrint},
   };

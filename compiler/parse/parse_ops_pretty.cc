@@ -35,6 +35,11 @@ void AddAttr(Parser* p, Operation* op, std::string name, Attribute a, const Toke
 void Parser::ParsePrettyOp(Operation* op, const Token& name_tok, int num_results) {
   const std::string& n = op->name;
   if (n == "stablehlo.constant" || n == "chlo.constant") return ParseConstant(op, num_results);
+  if (n == "util.unfoldable_constant" || n == "arith.constant" || n == "flow.tensor.dynamic_constant")
+    return ParseTestConstant(op, num_results);
+  if (n == "tensor.cast") return ParseTensorCast(op, num_results);
+  if (n == "tensor.extract") return ParseTensorExtract(op, num_results);
+  if (n == "cf.br" || n == "cf.cond_br") return ParseBranch(op, num_results);
   if (n == "stablehlo.compare") return ParseCompare(op, num_results);
   if (n == "stablehlo.convolution" || n == "stablehlo.dynamic_conv")
     return ParseConvolution(op, num_results);
@@ -45,7 +50,65 @@ void Parser::ParsePrettyOp(Operation* op, const Token& name_tok, int num_results
   if (n == "stablehlo.composite") return ParseComposite(op, num_results);
   if (n == "chlo.scan") return ParseScan(op, num_results);
   if (n == "chlo.top_k" && cur_.is(Tok::kLParen)) return ParseTopK(op, num_results);
+  if (n.rfind("check.", 0) == 0 && cur_.is(Tok::kLParen)) return ParseParenthesizedCheck(op, num_results);
   ParseDefaultPretty(op, num_results);
+}
+
+// The check dialect as IREE's tests write it: operands in parentheses, an
+// expected value as an attribute for the *_const forms, optional tolerances
+// `atol X` and `rtol Y` (expect_almost_eq*), then `: type(lhs)`:
+//   check.expect_eq_const(%x, dense<[1, 2]> : tensor<2xi32>) : tensor<2xi32>
+//   check.expect_almost_eq(%x, %y, atol 1.0e-2, rtol 1.0e-3) : tensor<5xf32>
+// The IR is the one the interpreter suite's form gives, with `atol`/`rtol`
+// attributes when written.
+void Parser::ParseParenthesizedCheck(Operation* op, int num_results) {
+  if (num_results != 0) Fail(cur_, op->name + " defines no results");
+  const bool takes_value_attr = Is(op, "check.expect_eq_const") || Is(op, "check.expect_almost_eq_const");
+  Expect(Tok::kLParen);
+  for (bool first = true;; first = false) {
+    if (cur_.is(Tok::kValueId)) {
+      op->operands.push_back(ParseValueUse());
+    } else if (cur_.is(Tok::kIdent) && (cur_.text == "atol" || cur_.text == "rtol") && !first) {
+      Token key = cur_;
+      Advance();
+      Token at = cur_;
+      Attribute v = ParseAttribute();
+      if (v.kind == Attribute::Kind::kInt) {
+        v.kind = Attribute::Kind::kFloat;
+        v.f = static_cast<double>(v.i);
+      }
+      if (v.kind != Attribute::Kind::kFloat) Fail(at, "expected a number after '" + std::string(key.text) + "'");
+      AddAttr(this, op, std::string(key.text), v, key);
+    } else if (takes_value_attr && !first && !op->GetAttr("value")) {
+      Token at = cur_;
+      AddAttr(this, op, "value", ParseAttribute(), at);
+    } else if (Is(op, "check.expect_almost_eq_const") && op->GetAttr("value") && !op->GetAttr("atol") &&
+               (cur_.is(Tok::kFloat) || cur_.is(Tok::kInteger))) {
+      // IREE's older form: a positional absolute tolerance after the value.
+      Token at = cur_;
+      Attribute v = ParseAttribute();
+      if (v.kind == Attribute::Kind::kInt) {
+        v.kind = Attribute::Kind::kFloat;
+        v.f = static_cast<double>(v.i);
+      }
+      AddAttr(this, op, "atol", v, at);
+    } else {
+      FailExpected(first ? "an operand" : "operand or attribute after ','");
+    }
+    if (!Consume(Tok::kComma)) break;
+  }
+  Expect(Tok::kRParen, "to close the check's operands");
+  if (cur_.is(Tok::kLBrace)) MergeAttrs(op, ParseAttrDict());
+  Expect(Tok::kColon, "and the operand's type");
+  // type(lhs), which every operand must fit: a `?` there takes any size
+  // (an operand that a tensor.cast made dynamic keeps its static type).
+  Token tt = cur_;
+  Type t = ParseType();
+  for (const Value* v : op->operands) {
+    bool fits = t.is_tensor() && v->type.is_tensor() && v->type.element == t.element && v->type.rank() == t.rank();
+    for (int64_t d = 0; fits && d < t.rank(); ++d) fits = t.dims[d] == v->type.dims[d] || t.dims[d] == Type::kDynamic;
+    if (!fits) Fail(tt, op->name + ": an operand has type " + v->type.ToString() + ", not " + t.ToString());
+  }
 }
 
 // chlo.top_k(%operand, k = N) {attrs} : T -> (V, I), CHLO's assembly format.
@@ -372,6 +435,122 @@ void Parser::ApplyTypeList(Operation* op, int num_results, const std::vector<Typ
   }
   Fail(at, "'" + op->name + "' has " + std::to_string(num_results) + " results but " +
                std::to_string(k) + " types");
+}
+
+// The tensor constants of IREE's tests, read as stablehlo.constant:
+//   util.unfoldable_constant dense<...> : T     (hidden from IREE's folder;
+//       Kiln evaluates nothing at compile time, compiler/options.h)
+//   arith.constant dense<...> : T               (tensors only)
+//   flow.tensor.dynamic_constant dense<...> : T -> T'
+//       (T' = T with some dimensions made dynamic: the result's static
+//       shape is known only when it runs)
+void Parser::ParseTestConstant(Operation* op, int num_results) {
+  const bool dynamic = Is(op, "flow.tensor.dynamic_constant");
+  if (cur_.is(Tok::kLBrace)) MergeAttrs(op, ParseAttrDict());
+  Token at = cur_;
+  Attribute v = ParseAttribute();
+  if (v.kind != Attribute::Kind::kDense) Fail(at, op->name + ": Kiln reads tensor constants only (dense<...> : tensor<...>)");
+  Type t = v.type;
+  if (dynamic) {
+    Expect(Tok::kArrow, "and the constant's dynamic type");
+    Token rt = cur_;
+    Type r = ParseType();
+    bool fits = r.is_tensor() && r.element == t.element && r.rank() == t.rank();
+    for (int64_t d = 0; fits && d < r.rank(); ++d) fits = r.dims[d] == t.dims[d] || r.dims[d] == Type::kDynamic;
+    if (!fits) Fail(rt, "the dynamic type " + r.ToString() + " must be " + t.ToString() + " with dimensions made '?'");
+    t = r;
+  }
+  op->name = "stablehlo.constant";
+  AddAttr(this, op, "value", std::move(v), at);
+  SetResultTypes(op, {t}, num_results, at);
+}
+
+// tensor.cast %x : T to T', as IREE's tests use it: T' is T with some
+// dimensions made dynamic. The parser then binds the result's name to %x
+// itself (parser.cc), which keeps the more static type. A cast that would
+// make a dimension static is refused: nothing would check it at run time.
+void Parser::ParseTensorCast(Operation* op, int num_results) {
+  if (num_results != 1) Fail(cur_, "tensor.cast has one result");
+  if (!cur_.is(Tok::kValueId)) FailExpected("the operand of tensor.cast");
+  op->operands.push_back(ParseValueUse());
+  Expect(Tok::kColon, "and the operand's type");
+  Token ft = cur_;
+  Type from = ParseType();
+  ExpectIdent("to");
+  Token tt = cur_;
+  Type to = ParseType();
+  if (!from.is_tensor() || from != op->operands[0]->type)
+    Fail(ft, "tensor.cast: the operand has type " + op->operands[0]->type.ToString() + ", not " + from.ToString());
+  bool fits = to.is_tensor() && to.element == from.element && to.rank() == from.rank();
+  for (int64_t d = 0; fits && d < to.rank(); ++d) fits = to.dims[d] == from.dims[d] || to.dims[d] == Type::kDynamic;
+  if (!fits)
+    Fail(tt, "tensor.cast to " + to.ToString() + ": Kiln reads casts that make dimensions of " + from.ToString() +
+                 " dynamic, nothing else");
+  SetResultTypes(op, {to}, num_results, tt);
+}
+
+// tensor.extract %t[] : tensor<i1>, the condition of a cf.cond_br: read
+// as %t itself (bound by parser.cc, as tensor.cast is); Kiln's values are
+// tensors, and the branch reads a rank-0 one. Indices are refused.
+void Parser::ParseTensorExtract(Operation* op, int num_results) {
+  if (num_results != 1) Fail(cur_, "tensor.extract has one result");
+  if (!cur_.is(Tok::kValueId)) FailExpected("the operand of tensor.extract");
+  op->operands.push_back(ParseValueUse());
+  Expect(Tok::kLSquare, "and the indices");
+  if (!cur_.is(Tok::kRSquare)) Fail(cur_, "Kiln reads tensor.extract of a rank-0 tensor only (a branch condition)");
+  Advance();
+  Expect(Tok::kColon, "and the operand's type");
+  Token tt = cur_;
+  Type t = ParseType();
+  if (t != op->operands[0]->type || t.rank() != 0)
+    Fail(tt, "tensor.extract of " + op->operands[0]->type.ToString() + ": Kiln reads rank-0 operands only");
+  SetResultTypes(op, {t}, num_results, tt);
+}
+
+// cf.br ^bb(%a, ... : T, ...) and cf.cond_br %c, ^t[(args : types)], ^f[(...)]:
+// the successors become string attributes (dest; true_dest, false_dest and
+// true_operand_count), resolved by StructurizeCfg once every block is read.
+void Parser::ParseBranch(Operation* op, int num_results) {
+  if (num_results != 0) Fail(cur_, op->name + " defines no results");
+  auto successor = [&](const char* attr) {
+    if (!cur_.is(Tok::kBlockId)) FailExpected("a successor block");
+    Attribute a;
+    a.kind = Attribute::Kind::kString;
+    a.str = std::string(cur_.text.substr(1));
+    AddAttr(this, op, attr, a, cur_);
+    Advance();
+    size_t count = 0;
+    if (Consume(Tok::kLParen)) {
+      std::vector<Value*> args = ParseValueUseList();
+      Expect(Tok::kColon, "and the successor arguments' types");
+      Token at = cur_;
+      std::vector<Type> types;
+      for (;;) {
+        types.push_back(ParseType());
+        if (!Consume(Tok::kComma)) break;
+      }
+      if (types.size() != args.size()) Fail(at, "the successor takes " + std::to_string(args.size()) + " values but " + std::to_string(types.size()) + " types are given");
+      for (size_t i = 0; i < args.size(); ++i)
+        if (args[i]->type != types[i]) Fail(at, "successor value " + std::to_string(i) + " has type " + args[i]->type.ToString() + ", not " + types[i].ToString());
+      Expect(Tok::kRParen, "to close the successor arguments");
+      op->operands.insert(op->operands.end(), args.begin(), args.end());
+      count = args.size();
+    }
+    return count;
+  };
+  if (Is(op, "cf.br")) {
+    successor("dest");
+  } else {
+    if (!cur_.is(Tok::kValueId)) FailExpected("the condition of cf.cond_br");
+    op->operands.push_back(ParseValueUse());
+    Expect(Tok::kComma, "after the condition");
+    Token at = cur_;
+    size_t t = successor("true_dest");
+    AddAttr(this, op, "true_operand_count", IntAttr(static_cast<int64_t>(t)), at);
+    Expect(Tok::kComma, "between the successors");
+    successor("false_dest");
+  }
+  if (cur_.is(Tok::kLBrace)) MergeAttrs(op, ParseAttrDict());
 }
 
 // stablehlo.constant [{attrs}] dense<...> : T, or the quantized form

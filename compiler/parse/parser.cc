@@ -11,6 +11,7 @@
 #include "compiler/op_names.h"
 #include "compiler/parse/parser_impl.h"
 #include "compiler/parse/source_format.h"
+#include "compiler/parse/structurize_cfg.h"
 
 namespace kiln::ir {
 namespace detail {
@@ -330,14 +331,38 @@ void Parser::ParseFunction(Module* m) {
     fn->body.blocks.push_back(std::move(block));
     // The entry block's arguments are already in scope; parse the ops.
     Advance();
-    Block* entry = body->blocks.back().get();
+    Block* current = body->blocks.back().get();
     if (cur_.is(Tok::kBlockId)) Fail(cur_, "function entry block must not be labelled");
+    // Further blocks (`^bb1(%x: T):`) are the control-flow graph of cf.br /
+    // cf.cond_br that TensorFlow's importer writes; StructurizeCfg turns
+    // them into one block below.
+    std::vector<Token> labels;
     while (!cur_.is(Tok::kRBrace)) {
       if (cur_.is(Tok::kEof)) FailExpected("'}' to close the function body");
-      if (cur_.is(Tok::kBlockId)) Fail(cur_, "functions with several blocks are not supported");
-      ParseOperation(entry);
+      if (cur_.is(Tok::kBlockId)) {
+        if (body->blocks.size() >= kMaxFunctionBlocks)
+          Fail(cur_, "a function may have at most " + std::to_string(kMaxFunctionBlocks) + " blocks");
+        labels.push_back(cur_);
+        auto b = std::make_unique<Block>();
+        b->parent = body;
+        b->label = std::string(cur_.text.substr(1));
+        for (size_t k = 1; k < body->blocks.size(); ++k)
+          if (body->blocks[k]->label == b->label) Fail(cur_, "block ^" + b->label + " is defined twice");
+        Advance();
+        body->blocks.push_back(std::move(b));
+        current = body->blocks.back().get();
+        ParseBlockArgs(current);
+        Expect(Tok::kColon, "after block label");
+        continue;
+      }
+      ParseOperation(current);
     }
+    Token close = cur_;
     Advance();
+    if (NeedsStructurizing(*fn)) {
+      CfgError e;
+      if (!StructurizeCfg(fn.get(), &e)) throw ParseError{e.loc.line ? e.loc : LocOf(close), e.message};
+    }
   }
   SkipLocation();
   scopes_ = std::move(saved_scopes);
@@ -467,7 +492,7 @@ void Parser::ParseOperation(Block* block) {
       } catch (const ParseError&) {
         // An op outside the input language is reported as such, not by
         // what its operands' syntax happened to trip over.
-        if (!compiler::op_names::IsKnownOp(op->name))
+        if (!compiler::op_names::IsKnownOp(op->name) && !compiler::op_names::IsReadByParser(op->name))
           Fail(name_tok, compiler::op_names::UnknownOpMessage(op->name));
         throw;
       }
@@ -482,6 +507,12 @@ void Parser::ParseOperation(Block* block) {
   SkipLocation();
   if (IsShardyOpName(op->name)) {  // annotations, not computation (parse_shardy.cc)
     ForwardShardyOp(*op, results, name_tok);
+    return;
+  }
+  if (op->name == "tensor.cast" || op->name == "tensor.extract") {  // the operand itself (parse_ops_pretty.cc)
+    ValueDef d;
+    d.value = op->operands[0];
+    Define(results[0].tok, d);
     return;
   }
   // The results come into scope after the op (its regions cannot use them).

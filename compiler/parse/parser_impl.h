@@ -182,6 +182,10 @@ class Parser {
                          const std::vector<Type>& outs, const Token& at);
   void ParseCompare(Operation* op, int num_results);
   void ParseConstant(Operation* op, int num_results);
+  void ParseTestConstant(Operation* op, int num_results);  // IREE tests' util/arith/flow constants
+  void ParseTensorCast(Operation* op, int num_results);    // tensor.cast %x : T to T'
+  void ParseTensorExtract(Operation* op, int num_results); // tensor.extract %t[] : tensor<i1>
+  void ParseBranch(Operation* op, int num_results);        // cf.br, cf.cond_br
   void ParseConvolution(Operation* op, int num_results);
   void ParseWindow(Operation* op);
   void ParseReduce(Operation* op, int num_results);
@@ -191,6 +195,7 @@ class Parser {
   void ParseComposite(Operation* op, int num_results);
   void ParseScan(Operation* op, int num_results);
   void ParseTopK(Operation* op, int num_results);  // chlo.top_k(%x, k = N)
+  void ParseParenthesizedCheck(Operation* op, int num_results);  // check.expect_eq(%a, %b) : T (IREE's form)
   void SetResultTypes(Operation* op, const std::vector<Type>& types, int num_results,
                       const Token& at);
 

@@ -86,10 +86,12 @@ RefEffect EffectOf(const Instruction& ins, const std::vector<bool>& returns_argu
     case Opcode::kCheckEq:
     case Opcode::kCheckAlmostEq:
     case Opcode::kCheckClose:
+    case Opcode::kCheckNear:
       e.uses.push_back(reg(0));
       e.uses.push_back(reg(1));
       break;
     case Opcode::kCheckSerializedEq:
+    case Opcode::kCheckAllTrue:
     case Opcode::kProbe:  // probes keep a host copy
     case Opcode::kPrint:
       e.uses.push_back(reg(0));

@@ -1,0 +1,117 @@
+// Functions written as blocks (cf.br / cf.cond_br, compiler/parse/
+// structurize_cfg.h) and IREE's test forms: what the parser makes of them,
+// and the malformed graphs it refuses at the right line. Their results are
+// checked by tests/data/ops/iree_test_forms.mlir on both devices.
+#include <gtest/gtest.h>
+
+#include "tests/compiler/parse/parse_test_util.h"
+
+namespace kiln::ir {
+namespace {
+
+constexpr const char* kLoop =
+    "func.func @f(%a: tensor<i32>) -> tensor<i32> {\n"
+    "  cf.br ^bb1(%a : tensor<i32>)\n"
+    "^bb1(%x: tensor<i32>):\n"
+    "  %lt = stablehlo.compare LT, %x, %a : (tensor<i32>, tensor<i32>) -> tensor<i1>\n"
+    "  %c = tensor.extract %lt[] : tensor<i1>\n"
+    "  cf.cond_br %c, ^bb1(%x : tensor<i32>), ^bb2\n"
+    "^bb2:\n"
+    "  return %x : tensor<i32>\n"
+    "}\n";
+
+TEST(ParseCfg, BlocksBecomeOneLoopOverACase) {
+  auto m = MustParse(kLoop);
+  ASSERT_NE(m, nullptr);
+  const Function& f = *m->functions[0];
+  ASSERT_EQ(f.body.blocks.size(), 1u);
+  const Block& b = *f.body.blocks[0];
+  ASSERT_EQ(b.args.size(), 1u);
+  EXPECT_EQ(b.ops.back()->name, "func.return");
+  const Operation& loop = *b.ops[b.ops.size() - 2];
+  ASSERT_EQ(loop.name, "stablehlo.while");
+  // State: the block index, ^bb1's argument, %x read in ^bb2, the result.
+  // (%x is ^bb1's argument, so one slot serves both.)
+  EXPECT_EQ(loop.results.size(), 3u);
+  const Operation& sw = *loop.regions[1]->blocks[0]->ops[0];
+  ASSERT_EQ(sw.name, "stablehlo.case");
+  EXPECT_EQ(sw.regions.size(), 3u);  // one branch per block
+  for (const auto& r : sw.regions) EXPECT_EQ(r->blocks[0]->ops.back()->name, "stablehlo.return");
+}
+
+TEST(ParseCfg, MalformedGraphsAreRefusedAtTheOp) {
+  EXPECT_NE(ParseError("func.func @f() {\n  cf.br ^nowhere\n^bb1:\n  return\n}\n")
+                .find("test.mlir:2:3: error: cf.br branches to ^nowhere, which is not a block of this function"),
+            std::string::npos);
+  EXPECT_NE(ParseError("func.func @f(%a: tensor<i32>) {\n  cf.br ^bb1\n^bb1(%x: tensor<i32>):\n  return\n}\n")
+                .find("test.mlir:2:3: error: cf.br passes 0 values to ^bb1, which takes 1"),
+            std::string::npos);
+  EXPECT_NE(ParseError("func.func @f() {\n  cf.br ^bb1\n^bb1:\n  %0 = stablehlo.constant dense<1> : tensor<i32>\n}\n")
+                .find("test.mlir:4:8: error: block ^bb1 must end with cf.br, cf.cond_br or return"),
+            std::string::npos);
+  EXPECT_NE(ParseError("func.func @f() {\n  cf.br ^bb1\n^bb1:\n  return\n^bb1:\n  return\n}\n")
+                .find("test.mlir:5:1: error: block ^bb1 is defined twice"),
+            std::string::npos);
+  // %v is defined in ^left and read in ^join, which ^right also reaches.
+  EXPECT_NE(ParseError("func.func @f(%p: tensor<i1>) {\n"
+                       "  %c = tensor.extract %p[] : tensor<i1>\n"
+                       "  cf.cond_br %c, ^left, ^right\n"
+                       "^left:\n"
+                       "  %v = stablehlo.constant dense<1> : tensor<i32>\n"
+                       "  cf.br ^join\n"
+                       "^right:\n"
+                       "  cf.br ^join\n"
+                       "^join:\n"
+                       "  %w = stablehlo.add %v, %v : tensor<i32>\n"
+                       "  return\n"
+                       "}\n")
+                .find("test.mlir:10:8: error: stablehlo.add reads a value defined in block ^left, which does not "
+                      "dominate block ^join"),
+            std::string::npos);
+  EXPECT_NE(ParseError("func.func @f(%a: tensor<?xf32>) {\n  cf.br ^bb1(%a : tensor<?xf32>)\n^bb1(%x: tensor<?xf32>):\n"
+                       "  return\n}\n")
+                .find("a value carried between blocks must be a tensor of static shape, not tensor<?xf32>"),
+            std::string::npos);
+  EXPECT_NE(ParseError("func.func @f() -> tensor<i32> {\n  cf.br ^bb1\n^bb1:\n  return\n}\n")
+                .find("test.mlir:4:3: error: return has 0 operands, but the function returns 1 values"),
+            std::string::npos);
+  EXPECT_NE(ParseError("func.func @f(%a: tensor<2xi1>) {\n  %c = tensor.extract %a[0] : tensor<2xi1>\n  return\n}\n")
+                .find("rank-0 tensor only"),
+            std::string::npos);
+}
+
+TEST(ParseIreeForms, ChecksConstantsAndCasts) {
+  auto m = MustParse(
+      "func.func @f() {\n"
+      "  %a = util.unfoldable_constant dense<[1.0, 2.0]> : tensor<2xf32>\n"
+      "  %d = flow.tensor.dynamic_constant dense<[1.0, 2.0]> : tensor<2xf32> -> tensor<?xf32>\n"
+      "  %e = tensor.cast %a : tensor<2xf32> to tensor<?xf32>\n"
+      "  check.expect_almost_eq(%d, %e, atol 1.0e-2, rtol 5.0e-1) : tensor<?xf32>\n"
+      "  check.expect_almost_eq_const(%a, dense<[1.0, 2.0]> : tensor<2xf32>, 2.5e-1) : tensor<2xf32>\n"
+      "  return\n"
+      "}\n");
+  ASSERT_NE(m, nullptr);
+  const Block& b = *m->functions[0]->body.blocks[0];
+  ASSERT_EQ(b.ops.size(), 5u);  // the cast binds %e to %a itself
+  EXPECT_EQ(b.ops[0]->name, "stablehlo.constant");
+  EXPECT_EQ(b.ops[1]->name, "stablehlo.constant");
+  EXPECT_EQ(b.ops[1]->result()->type.ToString(), "tensor<?xf32>");
+  const Operation& near = *b.ops[2];
+  EXPECT_EQ(near.operands[1], b.ops[0]->result());
+  ASSERT_NE(near.GetAttr("atol"), nullptr);
+  EXPECT_DOUBLE_EQ(near.GetAttr("atol")->f, 1.0e-2);
+  EXPECT_DOUBLE_EQ(near.GetAttr("rtol")->f, 5.0e-1);
+  EXPECT_DOUBLE_EQ(b.ops[3]->GetAttr("atol")->f, 2.5e-1);
+  // A cast may only make dimensions dynamic; a constant's dynamic type must fit.
+  EXPECT_NE(ParseError("func.func @f(%a: tensor<?xf32>) {\n  %e = tensor.cast %a : tensor<?xf32> to tensor<2xf32>\n"
+                       "  return\n}\n")
+                .find("test.mlir:2:42: error: tensor.cast to tensor<2xf32>"),
+            std::string::npos);
+  EXPECT_NE(ParseError("func.func @f() {\n  %d = flow.tensor.dynamic_constant dense<[1, 2]> : tensor<2xi32> -> tensor<?x1xi32>\n"
+                       "  return\n}\n")
+                .find("must be tensor<2xi32> with dimensions made '?'"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace kiln::ir

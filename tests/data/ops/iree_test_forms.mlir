@@ -1,0 +1,133 @@
+// The forms IREE's end-to-end tests write StableHLO in (docs/compiler.md,
+// "IREE's test forms"): util.unfoldable_constant, arith.constant,
+// flow.tensor.dynamic_constant, tensor.cast, the check dialect with its
+// operands in parentheses (atol/rtol, a positional tolerance,
+// expect_all_true), and functions written as blocks with cf.br / cf.cond_br.
+// Expected values computed by hand.
+
+func.func @unfoldable_constant_and_parenthesized_eq() {
+  %a = util.unfoldable_constant dense<[1, -2, 3, 40000]> : tensor<4xi32>
+  %b = util.unfoldable_constant dense<[5, 6, -7, 40000]> : tensor<4xi32>
+  %0 = stablehlo.multiply %a, %b : tensor<4xi32>
+  check.expect_eq_const(%0, dense<[5, -12, -21, 1600000000]> : tensor<4xi32>) : tensor<4xi32>
+  %c = arith.constant dense<[5, -12, -21, 1600000000]> : tensor<4xi32>
+  check.expect_eq(%0, %c) : tensor<4xi32>
+  return
+}
+
+func.func @almost_eq_with_both_tolerances() {
+  %a = util.unfoldable_constant dense<[1000.0, 0.5, -2.0]> : tensor<3xf32>
+  %b = util.unfoldable_constant dense<[0.05, 0.0, 0.0]> : tensor<3xf32>
+  %0 = stablehlo.add %a, %b : tensor<3xf32>
+  // 1000.05 against 1000.0: within rtol 1e-4 of it (0.1), not within atol alone.
+  check.expect_almost_eq_const(%0, dense<[1000.0, 0.5, -2.0]> : tensor<3xf32>, atol 1.0e-4, rtol 1.0e-4) : tensor<3xf32>
+  %e = arith.constant dense<[1000.05, 0.5001, -2.0]> : tensor<3xf32>
+  check.expect_almost_eq(%0, %e, atol 1.0e-3) : tensor<3xf32>
+  return
+}
+
+func.func @almost_eq_positional_tolerance() {
+  %a = util.unfoldable_constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %0 = stablehlo.sqrt %a : tensor<2x2xf32>
+  check.expect_almost_eq_const(%0, dense<[[1.0, 1.414], [1.732, 2.0]]> : tensor<2x2xf32>, 1.0e-3) : tensor<2x2xf32>
+  return
+}
+
+func.func @all_true() {
+  %a = util.unfoldable_constant dense<[1, 2, 3]> : tensor<3xi32>
+  %b = util.unfoldable_constant dense<[0, 2, 1]> : tensor<3xi32>
+  %0 = stablehlo.compare GE, %a, %b : (tensor<3xi32>, tensor<3xi32>) -> tensor<3xi1>
+  check.expect_all_true(%0) : tensor<3xi1>
+  %1 = stablehlo.add %a, %b : tensor<3xi32>
+  check.expect_all_true(%1) : tensor<3xi32>
+  return
+}
+
+func.func @dynamic_constant_through_an_op() {
+  %x = flow.tensor.dynamic_constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32> -> tensor<?x3xf32>
+  %0 = stablehlo.negate %x : tensor<?x3xf32>
+  %e = arith.constant dense<[[-1.0, -2.0, -3.0], [-4.0, -5.0, -6.0]]> : tensor<2x3xf32>
+  %ed = tensor.cast %e : tensor<2x3xf32> to tensor<?x3xf32>
+  check.expect_eq(%0, %ed) : tensor<?x3xf32>
+  return
+}
+
+func.func @dynamic_index_count_gather() {
+  %a = util.unfoldable_constant dense<[[1, 2], [3, 4], [5, 6]]> : tensor<3x2xi32>
+  %i = flow.tensor.dynamic_constant dense<[[2], [0], [2]]> : tensor<3x1xi32> -> tensor<?x1xi32>
+  %r = "stablehlo.gather"(%a, %i) {
+    dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>,
+    slice_sizes = array<i64: 1, 2>, indices_are_sorted = false
+  } : (tensor<3x2xi32>, tensor<?x1xi32>) -> tensor<?x2xi32>
+  %e = arith.constant dense<[[5, 6], [1, 2], [5, 6]]> : tensor<3x2xi32>
+  %ed = tensor.cast %e : tensor<3x2xi32> to tensor<?x2xi32>
+  check.expect_eq(%r, %ed) : tensor<?x2xi32>
+  return
+}
+
+// A loop as blocks: doubles 3 until it reaches 20 or more (3, 6, 12, 24).
+func.func @cfg_loop() {
+  %start = util.unfoldable_constant dense<3> : tensor<i32>
+  %bound = util.unfoldable_constant dense<20> : tensor<i32>
+  cf.br ^bb1(%start : tensor<i32>)
+^bb1(%x: tensor<i32>):
+  %lt = stablehlo.compare LT, %x, %bound : (tensor<i32>, tensor<i32>) -> tensor<i1>
+  %c = tensor.extract %lt[] : tensor<i1>
+  cf.cond_br %c, ^bb2(%x : tensor<i32>), ^bb3(%x : tensor<i32>)
+^bb2(%y: tensor<i32>):
+  %d = stablehlo.add %y, %y : tensor<i32>
+  cf.br ^bb1(%d : tensor<i32>)
+^bb3(%r: tensor<i32>):
+  check.expect_eq_const(%r, dense<24> : tensor<i32>) : tensor<i32>
+  return
+}
+
+// Collatz steps from 27 (111 of them): a loop around a diamond, a value
+// of the loop's header (%n_is_big) read in a later block it dominates,
+// and entry-block constants read everywhere.
+func.func @cfg_collatz_steps() {
+  %one = stablehlo.constant dense<1> : tensor<i64>
+  %two = stablehlo.constant dense<2> : tensor<i64>
+  %three = stablehlo.constant dense<3> : tensor<i64>
+  %zero = stablehlo.constant dense<0> : tensor<i64>
+  %n0 = util.unfoldable_constant dense<27> : tensor<i64>
+  cf.br ^head(%n0, %zero : tensor<i64>, tensor<i64>)
+^head(%n: tensor<i64>, %steps: tensor<i64>):
+  %n_is_big = stablehlo.compare GT, %n, %one : (tensor<i64>, tensor<i64>) -> tensor<i1>
+  %go = tensor.extract %n_is_big[] : tensor<i1>
+  cf.cond_br %go, ^step, ^done
+^step:
+  %rem = stablehlo.remainder %n, %two : tensor<i64>
+  %odd = stablehlo.compare NE, %rem, %zero : (tensor<i64>, tensor<i64>) -> tensor<i1>
+  %o = tensor.extract %odd[] : tensor<i1>
+  %next_steps = stablehlo.add %steps, %one : tensor<i64>
+  cf.cond_br %o, ^odd, ^even
+^odd:
+  %t = stablehlo.multiply %n, %three : tensor<i64>
+  %t1 = stablehlo.add %t, %one : tensor<i64>
+  cf.br ^join(%t1 : tensor<i64>)
+^even:
+  %h = stablehlo.divide %n, %two : tensor<i64>
+  cf.br ^join(%h : tensor<i64>)
+^join(%m: tensor<i64>):
+  cf.br ^head(%m, %next_steps : tensor<i64>, tensor<i64>)
+^done:
+  check.expect_eq_const(%steps, dense<111> : tensor<i64>) : tensor<i64>
+  check.expect_eq_const(%n_is_big, dense<false> : tensor<i1>) : tensor<i1>
+  return
+}
+
+// Both successors one block, with different values; a reduce in a block
+// reads an entry-block tensor inside its body's region.
+func.func @cfg_same_successor_and_regions() {
+  %v = util.unfoldable_constant dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %p = util.unfoldable_constant dense<true> : tensor<i1>
+  %c = tensor.extract %p[] : tensor<i1>
+  cf.cond_br %c, ^sum(%v : tensor<4xf32>), ^sum(%v : tensor<4xf32>)
+^sum(%w: tensor<4xf32>):
+  %s = stablehlo.reduce(%w init: %z) applies stablehlo.add across dimensions = [0] : (tensor<4xf32>, tensor<f32>) -> tensor<f32>
+  %twice = stablehlo.add %s, %s : tensor<f32>
+  check.expect_almost_eq_const(%twice, dense<20.0> : tensor<f32>) : tensor<f32>
+  return
+}
