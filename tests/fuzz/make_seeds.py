@@ -4,7 +4,8 @@
   make_seeds.py --kiln-compile BUILD/kiln-compile --conformance DIR --out OUT
 
 writes
-  OUT/parser/         conformance chunks (MLIR text) and examples/spec_program.mlir
+  OUT/parser/         conformance chunks (MLIR text), examples/spec_program.mlir and
+                      the functions of tests/data/ops/iree_test_forms.mlir
   OUT/module_loader/  those of them that kiln-compile compiles for the CPU (.kiln)
   OUT/input/          one --input value per file from input_seeds.txt, and a few
                       .npy files (prefixed with '@', as input_fuzzer expects)
@@ -108,6 +109,11 @@ def main():
     else:
         print("make_seeds: no conformance folder at %s; using the example only" % args.conformance,
               file=sys.stderr)
+    # IREE's test forms (constants, parenthesized checks, functions written
+    # as blocks), one function per seed.
+    forms = open(os.path.join(ROOT, "tests", "data", "ops", "iree_test_forms.mlir"), encoding="utf-8").read()
+    for i, fn in enumerate(forms.split("\nfunc.func ")[1:]):
+        sources["iree_test_forms.%d.mlir" % i] = "func.func " + fn
     for name, text in sources.items():
         with open(os.path.join(dirs["parser"], name), "w", encoding="utf-8") as f:
             f.write(text)

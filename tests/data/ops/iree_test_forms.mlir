@@ -1,4 +1,4 @@
-// The forms IREE's end-to-end tests write StableHLO in (docs/compiler.md,
+// The forms IREE's end-to-end tests write StableHLO in (docs/jax.md,
 // "IREE's test forms"): util.unfoldable_constant, arith.constant,
 // flow.tensor.dynamic_constant, tensor.cast, the check dialect with its
 // operands in parentheses (atol/rtol, a positional tolerance,
