@@ -13,6 +13,7 @@
 #include <cmath>
 #include <complex>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <string>
 #include <tuple>
@@ -113,10 +114,35 @@ int32_t FirstInt(const vm::HostTensor& t) {
   return v;
 }
 
+// `batch` n x n matrices b b^H + n I (b normal; re, im interleaved when
+// complex), row-major, except the last: its diagonal entry at n/2 is -1, so
+// it is not positive definite and the factor's NaNs start at that pivot.
+// With `noise_unless_lower` set, the triangle a factorization of that side
+// does not read is replaced by large noise.
+std::vector<double> PositiveDefiniteBatch(std::mt19937_64& rng, int64_t batch, int64_t n, bool complex,
+                                          std::optional<bool> noise_unless_lower = std::nullopt) {
+  using cd = std::complex<double>;
+  std::normal_distribution<double> normal;
+  std::vector<double> a;
+  for (int64_t bi = 0; bi < batch; ++bi) {
+    std::vector<cd> b(n * n);
+    for (cd& x : b) x = cd(normal(rng), complex ? normal(rng) : 0.0);
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        cd s = i == j ? static_cast<double>(n) : 0.0;
+        for (int64_t q = 0; q < n; ++q) s += b[i * n + q] * std::conj(b[j * n + q]);
+        if (bi == batch - 1 && i == j && i == n / 2) s = -1.0;
+        if (noise_unless_lower && !(*noise_unless_lower ? i >= j : i <= j))
+          s = cd(1e3 * normal(rng), complex ? 1e3 * normal(rng) : 0.0);
+        a.push_back(s.real());
+        if (complex) a.push_back(s.imag());
+      }
+  }
+  return a;
+}
+
 TEST_F(VulkanTest, CholeskyMatchesCpu) {
   std::mt19937_64 rng(20261202);
-  std::normal_distribution<double> normal;
-  using cd = std::complex<double>;
   for (const char* type : {"f32", "f64", "complex<f32>", "complex<f64>"})
     for (bool lower : {true, false})
       for (int64_t n : {1, 5, 17}) {
@@ -124,24 +150,8 @@ TEST_F(VulkanTest, CholeskyMatchesCpu) {
         const bool f64 = std::string(type).find("64") != std::string::npos;
         const bool complex = std::string(type).rfind("complex", 0) == 0;
         SCOPED_TRACE(std::string(type) + (lower ? " lower" : " upper") + " n=" + std::to_string(n));
-        // a = b b^H + n I, except the last matrix: not positive definite
-        // (its NaNs start at a pivot), and the other triangle of each is noise
-        // the factorization must not read.
-        std::vector<double> a;
-        for (int64_t bi = 0; bi < batch; ++bi) {
-          std::vector<cd> b(n * n);
-          for (cd& x : b) x = cd(normal(rng), complex ? normal(rng) : 0.0);
-          for (int64_t i = 0; i < n; ++i)
-            for (int64_t j = 0; j < n; ++j) {
-              cd s = i == j ? static_cast<double>(n) : 0.0;
-              for (int64_t q = 0; q < n; ++q) s += b[i * n + q] * std::conj(b[j * n + q]);
-              if (bi == batch - 1 && i == j && i == n / 2) s = -1.0;
-              const bool used = lower ? i >= j : i <= j;
-              if (!used) s = cd(1e3 * normal(rng), complex ? 1e3 * normal(rng) : 0.0);
-              a.push_back(s.real());
-              if (complex) a.push_back(s.imag());
-            }
-        }
+        // The triangle the factorization must not read is noise.
+        const std::vector<double> a = PositiveDefiniteBatch(rng, batch, n, complex, lower);
         const std::vector<int64_t> dims = {batch, n, n};
         const std::string ty = Shape(dims, type);
         const std::string src = "func.func @main(%a: " + ty + ") -> " + ty + " {\n  %l = stablehlo.cholesky %a, lower = " +
@@ -171,18 +181,7 @@ TEST_F(VulkanTest, SixteenBitFactorizationsMatchCpu) {
     for (bool lower : {true, false}) {
       const int64_t batch = 2, n = 9;
       SCOPED_TRACE(std::string(name) + (lower ? " lower" : " upper"));
-      std::vector<double> a;
-      for (int64_t bi = 0; bi < batch; ++bi) {
-        std::vector<double> b(n * n);
-        for (double& x : b) x = normal(rng);
-        for (int64_t i = 0; i < n; ++i)
-          for (int64_t j = 0; j < n; ++j) {
-            double s = i == j ? static_cast<double>(n) : 0.0;
-            for (int64_t q = 0; q < n; ++q) s += b[i * n + q] * b[j * n + q];
-            if (bi == batch - 1 && i == j && i == n / 2) s = -1.0;  // not positive definite: NaNs from there
-            a.push_back(s);
-          }
-      }
+      const std::vector<double> a = PositiveDefiniteBatch(rng, batch, n, false);
       const std::vector<int64_t> dims = {batch, n, n};
       const std::string ty = Shape(dims, name);
       const std::string src = "func.func @main(%a: " + ty + ") -> " + ty + " {\n  %l = stablehlo.cholesky %a, lower = " +
