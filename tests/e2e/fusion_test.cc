@@ -40,6 +40,13 @@ std::vector<float> Values(size_t n, uint32_t seed) {
   return v;
 }
 
+// Fused and unfused runs give `count` results, bit for bit the same.
+void ExpectSameResults(const RunResult& fused, const RunResult& unfused, size_t count) {
+  ASSERT_EQ(fused.outputs.size(), count);
+  ASSERT_EQ(unfused.outputs.size(), count);
+  for (size_t i = 0; i < count; ++i) EXPECT_EQ(fused.outputs[i].data, unfused.outputs[i].data) << "result " << i;
+}
+
 constexpr char kTanhChain[] = R"(
 func.func @main(%x: tensor<1000x77xf32>) -> tensor<1000x77xf32> {
   %half = stablehlo.constant dense<5.000000e-01> : tensor<f32>
@@ -65,9 +72,7 @@ TEST_P(Fusion, ChainIsOneDispatchAndMatchesUnfused) {
   // constants of 1000x77 (above the stored-constant bound: written by a
   // dispatch each, compiler/lower/lower_ops.cc).
   EXPECT_EQ(unfused.dispatches, 8u);
-  ASSERT_EQ(fused.outputs.size(), 1u);
-  ASSERT_EQ(unfused.outputs.size(), 1u);
-  EXPECT_EQ(fused.outputs[0].data, unfused.outputs[0].data);
+  ASSERT_NO_FATAL_FAILURE(ExpectSameResults(fused, unfused, 1));
   // And the values are tanh(x * 0.5 + 1) * x - 0.25 (within tanh's few ULP).
   std::vector<float> y(x.size());
   std::memcpy(y.data(), fused.outputs[0].data.data(), y.size() * 4);
@@ -100,10 +105,7 @@ func.func @main(%x: tensor<257xf32>, %y: tensor<257xf32>) -> (tensor<257xf32>, t
   RunResult unfused = CompileAndRun(kSource, false, in);
   EXPECT_EQ(fused.dispatches, 2u);  // %a (returned), then %b..%d reading it
   EXPECT_EQ(unfused.dispatches, 4u);
-  ASSERT_EQ(fused.outputs.size(), 2u);
-  ASSERT_EQ(unfused.outputs.size(), 2u);
-  EXPECT_EQ(fused.outputs[0].data, unfused.outputs[0].data);
-  EXPECT_EQ(fused.outputs[1].data, unfused.outputs[1].data);
+  ASSERT_NO_FATAL_FAILURE(ExpectSameResults(fused, unfused, 2));
 }
 
 TEST_P(Fusion, ComparesSelectsAndConvertsAcrossTypes) {
@@ -132,10 +134,7 @@ func.func @main(%x: tensor<3x5x7xf32>, %n: tensor<3x5x7xi32>) -> (tensor<3x5x7xf
   RunResult unfused = CompileAndRun(kSource, false, in);
   EXPECT_EQ(fused.dispatches, 2u);
   EXPECT_EQ(unfused.dispatches, 7u);  // broadcast, compare, negate, select, convert, multiply, sqrt
-  ASSERT_EQ(fused.outputs.size(), 2u);
-  ASSERT_EQ(unfused.outputs.size(), 2u);
-  EXPECT_EQ(fused.outputs[0].data, unfused.outputs[0].data);
-  EXPECT_EQ(fused.outputs[1].data, unfused.outputs[1].data);
+  ASSERT_NO_FATAL_FAILURE(ExpectSameResults(fused, unfused, 2));
   std::vector<float> s(105);
   std::memcpy(s.data(), fused.outputs[0].data.data(), 105 * 4);
   for (int i = 0; i < 105; ++i)
@@ -169,9 +168,7 @@ func.func @main(%x: tensor<64xf32>, %c: tensor<i1>) -> tensor<64xf32> {
   RunResult unfused = CompileAndRun(kSource, false, in);
   EXPECT_EQ(fused.dispatches, 3u);  // %t, %u (both used in the region), then %a..%b
   EXPECT_EQ(unfused.dispatches, 4u);
-  ASSERT_EQ(fused.outputs.size(), 1u);
-  ASSERT_EQ(unfused.outputs.size(), 1u);
-  EXPECT_EQ(fused.outputs[0].data, unfused.outputs[0].data);
+  ASSERT_NO_FATAL_FAILURE(ExpectSameResults(fused, unfused, 1));
 }
 
 TEST_P(Fusion, BroadcastsOfLowerRankOperandsAreReadInPlace) {
@@ -207,9 +204,7 @@ func.func @main(%x: tensor<37x70xf32>, %bias: tensor<70xf32>, %row: tensor<37xf3
   RunResult unfused = CompileAndRun(kSource, false, in);
   EXPECT_EQ(fused.dispatches, 1u);  // the splat constant %k broadcast along rows is a program constant
   EXPECT_EQ(unfused.dispatches, 11u);
-  ASSERT_EQ(fused.outputs.size(), 1u);
-  ASSERT_EQ(unfused.outputs.size(), 1u);
-  EXPECT_EQ(fused.outputs[0].data, unfused.outputs[0].data);
+  ASSERT_NO_FATAL_FAILURE(ExpectSameResults(fused, unfused, 1));
 }
 
 TEST_P(Fusion, SharedBroadcastsOperandIsWrittenForEveryGroup) {
@@ -330,9 +325,7 @@ func.func @main(%g: tensor<9x384xf32>, %h: tensor<10x128xf32>) -> tensor<9x128xf
   RunResult fused = CompileAndRun(kSource, true, in);
   RunResult unfused = CompileAndRun(kSource, false, in);
   EXPECT_EQ(fused.dispatches, 1u);
-  ASSERT_EQ(fused.outputs.size(), 1u);
-  ASSERT_EQ(unfused.outputs.size(), 1u);
-  EXPECT_EQ(fused.outputs[0].data, unfused.outputs[0].data);
+  ASSERT_NO_FATAL_FAILURE(ExpectSameResults(fused, unfused, 1));
 }
 
 TEST_P(Fusion, StridedSlicesAndSlicesReadElsewhere) {
@@ -397,9 +390,7 @@ func.func @main(%x: tensor<5x16xf32>, %w: tensor<16x10xf32>, %bias: tensor<10xf3
   // twice, stored never.
   EXPECT_EQ(fused.dispatches, 2u);
   EXPECT_EQ(unfused.dispatches, 11u);
-  ASSERT_EQ(fused.outputs.size(), 1u);
-  ASSERT_EQ(unfused.outputs.size(), 1u);
-  EXPECT_EQ(fused.outputs[0].data, unfused.outputs[0].data);
+  ASSERT_NO_FATAL_FAILURE(ExpectSameResults(fused, unfused, 1));
   std::vector<float> p(50);
   std::memcpy(p.data(), fused.outputs[0].data.data(), 200);
   for (int r = 0; r < 5; ++r) {
@@ -455,9 +446,7 @@ func.func @main(%x: tensor<37x70xf32>, %w: tensor<70x53xf32>, %bias: tensor<53xf
   RunResult unfused = CompileAndRun(kSource, false, in);
   EXPECT_EQ(fused.dispatches, 4u);
   EXPECT_EQ(unfused.dispatches, 12u);
-  ASSERT_EQ(fused.outputs.size(), 4u);
-  ASSERT_EQ(unfused.outputs.size(), 4u);
-  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(fused.outputs[i].data, unfused.outputs[i].data) << "result " << i;
+  ASSERT_NO_FATAL_FAILURE(ExpectSameResults(fused, unfused, 4));
 }
 
 TEST_P(Fusion, ProducerResultsUsedElsewhereAreNotFused) {
@@ -479,9 +468,7 @@ func.func @main(%x: tensor<8x8xf32>, %w: tensor<8x8xf32>) -> (tensor<8x8xf32>, t
   RunResult fused = CompileAndRun(kSource, true, in);
   RunResult unfused = CompileAndRun(kSource, false, in);
   EXPECT_EQ(fused.dispatches, 4u);  // two dots, exp, subtract
-  ASSERT_EQ(fused.outputs.size(), 3u);
-  ASSERT_EQ(unfused.outputs.size(), 3u);
-  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(fused.outputs[i].data, unfused.outputs[i].data) << "result " << i;
+  ASSERT_NO_FATAL_FAILURE(ExpectSameResults(fused, unfused, 3));
 }
 
 INSTANTIATE_TEST_SUITE_P(CpuModes, Fusion, ::testing::Values(hal::CpuMode::kInline, hal::CpuMode::kDeferred),
