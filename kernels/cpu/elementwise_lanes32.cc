@@ -114,6 +114,12 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 #include "kernels/cpu/lanes_compare-inl.h"
 
+// The low 8 (`byte`) or 16 bits of each 32-bit lane, sign-extended.
+template <class DI>
+hn::Vec<DI> SignExtendLow(DI, hn::Vec<DI> x, bool byte) {
+  return byte ? hn::ShiftRight<24>(hn::ShiftLeft<24>(x)) : hn::ShiftRight<16>(hn::ShiftLeft<16>(x));
+}
+
 // shift_left, shift_right_logical and shift_right_arithmetic of 8- or
 // 16-bit integers in canonical lanes: the amount read as an unsigned number
 // of the type (the reference's rule), from the width on 0 or the sign fill.
@@ -137,9 +143,7 @@ bool NarrowShift(ScalarOp op, ElementType t, const uint32_t* a_in, const uint32_
     } else if (op == ScalarOp::kShiftRightLogical) {
       r = hn::IfThenElseZero(small, hn::Shr(hn::And(a, mask), by));
     } else {  // the type's sign extended first (a ui8 shifts as its si8 bits)
-      const auto x = hn::BitCast(di, a);
-      const auto wide = byte ? hn::ShiftRight<24>(hn::ShiftLeft<24>(x)) : hn::ShiftRight<16>(hn::ShiftLeft<16>(x));
-      r = hn::BitCast(du, hn::Shr(wide, hn::BitCast(di, by)));
+      r = hn::BitCast(du, hn::Shr(SignExtendLow(di, hn::BitCast(di, a), byte), hn::BitCast(di, by)));
     }
     hn::StoreU(r, du, dst + i);
   }
@@ -157,9 +161,10 @@ void Canonicalize(ElementType t, uint32_t* v, size_t count) {
   };
   switch (t) {
     case ElementType::kSI8:
-      return each([&](auto x) { return hn::BitCast(du, hn::ShiftRight<24>(hn::ShiftLeft<24>(hn::BitCast(di, x)))); });
-    case ElementType::kSI16:
-      return each([&](auto x) { return hn::BitCast(du, hn::ShiftRight<16>(hn::ShiftLeft<16>(hn::BitCast(di, x)))); });
+    case ElementType::kSI16: {
+      const bool byte = t == ElementType::kSI8;
+      return each([&](auto x) { return hn::BitCast(du, SignExtendLow(di, hn::BitCast(di, x), byte)); });
+    }
     case ElementType::kUI8: return each([&](auto x) { return hn::And(x, hn::Set(du, 0xffu)); });
     case ElementType::kUI16: return each([&](auto x) { return hn::And(x, hn::Set(du, 0xffffu)); });
     default: return;
