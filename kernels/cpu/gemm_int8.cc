@@ -262,17 +262,15 @@ inline void PackAPanel(const Layout& l, const GemmProblem& p, bool a_signed, int
     }
     const uint8_t* row = src + p.a_batch[b] + p.a_m[i0 + r];
     if (!l.bytes()) {
-      // i16 in groups of g (1 or 2) of K: element k at (k / g) * mr * g +
-      // r * g + k % g. One loop per signedness and A layout (this runs
-      // once per element of A on every call).
+      // Form kWiden, the one form that packs A as i16 (kPairs widens A's
+      // rows per call: GemmPairs): element k at k * mr + r. One loop per
+      // signedness and A layout (this runs once per element of A on every
+      // call).
       auto widen = [&](auto is_signed, auto contiguous) {
-        int16_t* d = out16 + r * g;
-        const int64_t step = l.mr * g;
-        int64_t e = 0;
-        for (int64_t k = 0; k < p.k; ++k) {
+        int16_t* d = out16 + r;
+        for (int64_t k = 0; k < p.k; ++k, d += l.mr) {
           const uint8_t byte = row[contiguous ? k : p.a_k[k]];
-          d[e] = is_signed ? static_cast<int16_t>(static_cast<int8_t>(byte)) : static_cast<int16_t>(byte);
-          if (++e == g) e = 0, d += step;
+          *d = is_signed ? static_cast<int16_t>(static_cast<int8_t>(byte)) : static_cast<int16_t>(byte);
         }
       };
       using Yes = std::true_type;
