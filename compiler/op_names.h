@@ -60,7 +60,8 @@ inline bool IsReturn(std::string_view name) { return name == kReturn || name == 
 // and structurize_cfg.h); they never reach the verifier under these names.
 inline bool IsReadByParser(std::string_view name) {
   return name == "util.unfoldable_constant" || name == "arith.constant" || name == "flow.tensor.dynamic_constant" ||
-         name == "tensor.cast" || name == "tensor.extract" || name == "cf.br" || name == "cf.cond_br";
+         name == "tensor.cast" || name == "tensor.extract" || name == "cf.br" || name == "cf.cond_br" ||
+         name == "util.optimization_barrier";
 }
 
 // Ops whose regions the VM runs itself (as branches and loops), rather than

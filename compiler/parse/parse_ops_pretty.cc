@@ -38,6 +38,10 @@ void Parser::ParsePrettyOp(Operation* op, const Token& name_tok, int num_results
   if (n == "util.unfoldable_constant" || n == "arith.constant" || n == "flow.tensor.dynamic_constant")
     return ParseTestConstant(op, num_results);
   if (n == "tensor.cast") return ParseTensorCast(op, num_results);
+  if (n == "util.optimization_barrier") {  // IREE's; the same form and meaning as StableHLO's
+    op->name = "stablehlo.optimization_barrier";
+    return ParseDefaultPretty(op, num_results);
+  }
   if (n == "tensor.extract") return ParseTensorExtract(op, num_results);
   if (n == "cf.br" || n == "cf.cond_br") return ParseBranch(op, num_results);
   if (n == "stablehlo.compare") return ParseCompare(op, num_results);
@@ -465,10 +469,12 @@ void Parser::ParseTestConstant(Operation* op, int num_results) {
   SetResultTypes(op, {t}, num_results, at);
 }
 
-// tensor.cast %x : T to T', as IREE's tests use it: T' is T with some
-// dimensions made dynamic. The parser then binds the result's name to %x
-// itself (parser.cc), which keeps the more static type. A cast that would
-// make a dimension static is refused: nothing would check it at run time.
+// tensor.cast %x : T to T', as IREE's tests use it. Where T' is T with some
+// dimensions made dynamic, the parser binds the result's name to %x itself
+// (parser.cc), which keeps the more static type. Where T' is static (a
+// dynamic result refined to the shape it has), the cast is a
+// stablehlo.reshape, whose element count is checked when it runs. Other
+// mixes are refused.
 void Parser::ParseTensorCast(Operation* op, int num_results) {
   if (num_results != 1) Fail(cur_, "tensor.cast has one result");
   if (!cur_.is(Tok::kValueId)) FailExpected("the operand of tensor.cast");
@@ -481,11 +487,16 @@ void Parser::ParseTensorCast(Operation* op, int num_results) {
   Type to = ParseType();
   if (!from.is_tensor() || from != op->operands[0]->type)
     Fail(ft, "tensor.cast: the operand has type " + op->operands[0]->type.ToString() + ", not " + from.ToString());
-  bool fits = to.is_tensor() && to.element == from.element && to.rank() == from.rank();
-  for (int64_t d = 0; fits && d < to.rank(); ++d) fits = to.dims[d] == from.dims[d] || to.dims[d] == Type::kDynamic;
-  if (!fits)
+  const bool same_kind = to.is_tensor() && to.element == from.element && to.rank() == from.rank();
+  bool generalizes = same_kind, refines = same_kind && to.HasStaticShape();
+  for (int64_t d = 0; same_kind && d < to.rank(); ++d) {
+    generalizes = generalizes && (to.dims[d] == from.dims[d] || to.dims[d] == Type::kDynamic);
+    refines = refines && (to.dims[d] == from.dims[d] || from.dims[d] == Type::kDynamic);
+  }
+  if (!generalizes && !refines)
     Fail(tt, "tensor.cast to " + to.ToString() + ": Kiln reads casts that make dimensions of " + from.ToString() +
-                 " dynamic, nothing else");
+                 " dynamic, or make all of them static, nothing else");
+  if (!generalizes) op->name = "stablehlo.reshape";
   SetResultTypes(op, {to}, num_results, tt);
 }
 

@@ -286,11 +286,32 @@ Status RewriteTorchIndexSelect(ir::Block* block, size_t at, const ErrorFormatter
   std::iota(batching.begin(), batching.end(), 0);
   for (int64_t k = 0; k < b; ++k) sizes[static_cast<size_t>(k)] = 1;
   sizes[static_cast<size_t>(dim)] = 1;
-  for (int64_t d : sizes)
-    if (d < 0) return InvalidArgument(format(op.loc, op.name + " on an operand of dynamic shape is not supported"));
   Ops ops;
-  ir::Operation* g = NewOp(&ops, op, block, KernelName(KernelId::kGather), {op.operands[0], op.operands[1]},
-                           op.result()->type);
+  ir::Operation* g = nullptr;
+  if (std::all_of(sizes.begin(), sizes.end(), [](int64_t d) { return d >= 0; })) {
+    g = NewOp(&ops, op, block, KernelName(KernelId::kGather), {op.operands[0], op.operands[1]}, op.result()->type);
+    g->attrs.emplace_back("slice_sizes", IntArray(sizes));
+  } else {
+    // An operand dimension known only at run time: dynamic_gather, its
+    // slice sizes the operand's sizes read when it runs (1 on the selected
+    // and batch dimensions).
+    const ir::Type one = ir::Type::Tensor(ElementType::kSI32, {1});
+    std::vector<ir::Value*> pieces;
+    for (int64_t k = 0; k < xr; ++k) {
+      if (sizes[static_cast<size_t>(k)] >= 0) {
+        pieces.push_back(Splat(&ops, op, block, ElementType::kSI32, {1}, sizes[static_cast<size_t>(k)]));
+        continue;
+      }
+      ir::Operation* size = NewOp(&ops, op, block, "stablehlo.get_dimension_size", {op.operands[0]},
+                                  ir::Type::Tensor(ElementType::kSI32, {}));
+      size->attrs.emplace_back("dimension", Int(k));
+      pieces.push_back(NewOp(&ops, op, block, "stablehlo.reshape", {size->result()}, one)->result());
+    }
+    ir::Operation* all = NewOp(&ops, op, block, "stablehlo.concatenate", pieces, ir::Type::Tensor(ElementType::kSI32, {xr}));
+    all->attrs.emplace_back("dimension", Int(0));
+    g = NewOp(&ops, op, block, "stablehlo.dynamic_gather", {op.operands[0], op.operands[1], all->result()},
+              op.result()->type);
+  }
   ir::Attribute nums;
   nums.kind = ir::Attribute::Kind::kStruct;
   nums.str = "#stablehlo.gather";
@@ -301,7 +322,6 @@ Status RewriteTorchIndexSelect(ir::Block* block, size_t at, const ErrorFormatter
   nums.fields.emplace_back("start_index_map", IntArray({dim}));
   nums.fields.emplace_back("index_vector_dim", Int(ir_));
   g->attrs.emplace_back("dimension_numbers", std::move(nums));
-  g->attrs.emplace_back("slice_sizes", IntArray(sizes));
   *n = Splice(block, at, std::move(ops));
   return Status::Ok();
 }

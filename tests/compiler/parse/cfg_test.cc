@@ -102,10 +102,17 @@ TEST(ParseIreeForms, ChecksConstantsAndCasts) {
   EXPECT_DOUBLE_EQ(near.GetAttr("atol")->f, 1.0e-2);
   EXPECT_DOUBLE_EQ(near.GetAttr("rtol")->f, 5.0e-1);
   EXPECT_DOUBLE_EQ(b.ops[3]->GetAttr("atol")->f, 2.5e-1);
-  // A cast may only make dimensions dynamic; a constant's dynamic type must fit.
-  EXPECT_NE(ParseError("func.func @f(%a: tensor<?xf32>) {\n  %e = tensor.cast %a : tensor<?xf32> to tensor<2xf32>\n"
+  // A cast that makes every dimension static is a reshape (checked when it
+  // runs); a mix of both directions is refused, and a constant's dynamic
+  // type must fit its value.
+  auto r = MustParse("func.func @f(%a: tensor<?x2xf32>) {\n  %e = tensor.cast %a : tensor<?x2xf32> to tensor<3x2xf32>\n"
+                     "  return\n}\n");
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(FirstOp(*r).name, "stablehlo.reshape");
+  EXPECT_EQ(FirstOp(*r).result()->type.ToString(), "tensor<3x2xf32>");
+  EXPECT_NE(ParseError("func.func @f(%a: tensor<?x2xf32>) {\n  %e = tensor.cast %a : tensor<?x2xf32> to tensor<2x?xf32>\n"
                        "  return\n}\n")
-                .find("test.mlir:2:42: error: tensor.cast to tensor<2xf32>"),
+                .find("test.mlir:2:44: error: tensor.cast to tensor<2x?xf32>"),
             std::string::npos);
   EXPECT_NE(ParseError("func.func @f() {\n  %d = flow.tensor.dynamic_constant dense<[1, 2]> : tensor<2xi32> -> tensor<?x1xi32>\n"
                        "  return\n}\n")

@@ -131,3 +131,19 @@ func.func @cfg_same_successor_and_regions() {
   check.expect_almost_eq_const(%twice, dense<20.0> : tensor<f32>) : tensor<f32>
   return
 }
+
+// torch_index_select on an operand whose shape is known only when it runs
+// (a dynamic_gather), an optimization barrier, and a cast back to the
+// static shape (a reshape, checked when it runs).
+func.func @dynamic_torch_index_select_and_refining_cast() {
+  %x = flow.tensor.dynamic_constant dense<[[[1, 2], [3, 4]], [[5, 6], [7, 8]], [[9, 10], [11, 12]]]> : tensor<3x2x2xi32> -> tensor<?x?x?xi32>
+  %i = util.unfoldable_constant dense<[2, 0]> : tensor<2xi32>
+  %0 = "stablehlo.torch_index_select"(%x, %i) {batch_dims = 0 : i64, dim = 0 : i64} : (tensor<?x?x?xi32>, tensor<2xi32>) -> tensor<2x?x?xi32>
+  %1 = util.optimization_barrier %0 : tensor<2x?x?xi32>
+  %2 = tensor.cast %1 : tensor<2x?x?xi32> to tensor<2x2x2xi32>
+  check.expect_eq_const(%2, dense<[[[9, 10], [11, 12]], [[1, 2], [3, 4]]]> : tensor<2x2x2xi32>) : tensor<2x2x2xi32>
+  %3 = "stablehlo.torch_index_select"(%x, %i) {batch_dims = 0 : i64, dim = 2 : i64} : (tensor<?x?x?xi32>, tensor<2xi32>) -> tensor<?x?x2xi32>
+  %4 = tensor.cast %3 : tensor<?x?x2xi32> to tensor<3x2x2xi32>
+  check.expect_eq_const(%4, dense<[[[2, 1], [4, 3]], [[6, 5], [8, 7]], [[10, 9], [12, 11]]]> : tensor<3x2x2xi32>) : tensor<3x2x2xi32>
+  return
+}
