@@ -60,8 +60,9 @@ inline bool IsReturn(std::string_view name) { return name == kReturn || name == 
 // and structurize_cfg.h); they never reach the verifier under these names.
 inline bool IsReadByParser(std::string_view name) {
   return name == "util.unfoldable_constant" || name == "arith.constant" || name == "flow.tensor.dynamic_constant" ||
+         name == "flow.tensor.constant" ||
          name == "tensor.cast" || name == "tensor.extract" || name == "cf.br" || name == "cf.cond_br" ||
-         name == "util.optimization_barrier";
+         name == "util.optimization_barrier" || name == "util.do_not_optimize";
 }
 
 // Ops whose regions the VM runs itself (as branches and loops), rather than

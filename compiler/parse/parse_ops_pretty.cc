@@ -35,12 +35,18 @@ void AddAttr(Parser* p, Operation* op, std::string name, Attribute a, const Toke
 void Parser::ParsePrettyOp(Operation* op, const Token& name_tok, int num_results) {
   const std::string& n = op->name;
   if (n == "stablehlo.constant" || n == "chlo.constant") return ParseConstant(op, num_results);
-  if (n == "util.unfoldable_constant" || n == "arith.constant" || n == "flow.tensor.dynamic_constant")
+  if (n == "util.unfoldable_constant" || n == "arith.constant" || n == "flow.tensor.dynamic_constant" ||
+      n == "flow.tensor.constant")
     return ParseTestConstant(op, num_results);
   if (n == "tensor.cast") return ParseTensorCast(op, num_results);
-  if (n == "util.optimization_barrier") {  // IREE's; the same form and meaning as StableHLO's
+  if (n == "util.optimization_barrier" || n == "util.do_not_optimize") {  // IREE's (and its older name): StableHLO's
     op->name = "stablehlo.optimization_barrier";
-    return ParseDefaultPretty(op, num_results);
+    if (!Consume(Tok::kLParen)) return ParseDefaultPretty(op, num_results);
+    op->operands = ParseValueUseList();  // util.do_not_optimize(%a, ...) : T, ...
+    Expect(Tok::kRParen, "to close the operands");
+    if (cur_.is(Tok::kLBrace)) MergeAttrs(op, ParseAttrDict());
+    Expect(Tok::kColon, "and the operands' types");
+    return ParsePrettySignature(op, num_results);
   }
   if (n == "tensor.extract") return ParseTensorExtract(op, num_results);
   if (n == "cf.br" || n == "cf.cond_br") return ParseBranch(op, num_results);
@@ -447,15 +453,15 @@ void Parser::ApplyTypeList(Operation* op, int num_results, const std::vector<Typ
 //   arith.constant dense<...> : T               (tensors only)
 //   flow.tensor.dynamic_constant dense<...> : T -> T'
 //       (T' = T with some dimensions made dynamic: the result's static
-//       shape is known only when it runs)
+//       shape is known only when it runs; flow.tensor.constant alike)
 void Parser::ParseTestConstant(Operation* op, int num_results) {
-  const bool dynamic = Is(op, "flow.tensor.dynamic_constant");
   if (cur_.is(Tok::kLBrace)) MergeAttrs(op, ParseAttrDict());
   Token at = cur_;
   Attribute v = ParseAttribute();
   if (v.kind != Attribute::Kind::kDense) Fail(at, op->name + ": Kiln reads tensor constants only (dense<...> : tensor<...>)");
   Type t = v.type;
-  if (dynamic) {
+  // flow.tensor.constant is the older name, its `-> T'` optional.
+  if (Is(op, "flow.tensor.dynamic_constant") || (Is(op, "flow.tensor.constant") && cur_.is(Tok::kArrow))) {
     Expect(Tok::kArrow, "and the constant's dynamic type");
     Token rt = cur_;
     Type r = ParseType();

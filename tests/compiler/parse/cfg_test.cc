@@ -102,6 +102,21 @@ TEST(ParseIreeForms, ChecksConstantsAndCasts) {
   EXPECT_DOUBLE_EQ(near.GetAttr("atol")->f, 1.0e-2);
   EXPECT_DOUBLE_EQ(near.GetAttr("rtol")->f, 5.0e-1);
   EXPECT_DOUBLE_EQ(b.ops[3]->GetAttr("atol")->f, 2.5e-1);
+  // Older names: flow.tensor.constant (its `-> T'` optional) and
+  // util.do_not_optimize with its operands in parentheses.
+  auto old = MustParse(
+      "func.func @f() {\n"
+      "  %d = flow.tensor.constant dense<[1, 2]> : tensor<2xi32> -> tensor<?xi32>\n"
+      "  %s = flow.tensor.constant dense<[3]> : tensor<1xi32>\n"
+      "  %b = util.do_not_optimize(%d) : tensor<?xi32>\n"
+      "  %c = util.optimization_barrier %s : tensor<1xi32>\n"
+      "  return\n"
+      "}\n");
+  ASSERT_NE(old, nullptr);
+  EXPECT_EQ(FirstOp(*old, 0).result()->type.ToString(), "tensor<?xi32>");
+  EXPECT_EQ(FirstOp(*old, 1).result()->type.ToString(), "tensor<1xi32>");
+  EXPECT_EQ(FirstOp(*old, 2).name, "stablehlo.optimization_barrier");
+  EXPECT_EQ(FirstOp(*old, 3).name, "stablehlo.optimization_barrier");
   // A cast that makes every dimension static is a reshape (checked when it
   // runs); a mix of both directions is refused, and a constant's dynamic
   // type must fit its value.
