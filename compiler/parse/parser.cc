@@ -336,13 +336,11 @@ void Parser::ParseFunction(Module* m) {
     // Further blocks (`^bb1(%x: T):`) are the control-flow graph of cf.br /
     // cf.cond_br that TensorFlow's importer writes; StructurizeCfg turns
     // them into one block below.
-    std::vector<Token> labels;
     while (!cur_.is(Tok::kRBrace)) {
       if (cur_.is(Tok::kEof)) FailExpected("'}' to close the function body");
       if (cur_.is(Tok::kBlockId)) {
         if (body->blocks.size() >= kMaxFunctionBlocks)
           Fail(cur_, "a function may have at most " + std::to_string(kMaxFunctionBlocks) + " blocks");
-        labels.push_back(cur_);
         auto b = std::make_unique<Block>();
         b->parent = body;
         b->label = std::string(cur_.text.substr(1));
