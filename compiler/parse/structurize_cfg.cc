@@ -174,13 +174,14 @@ class Structurizer {
   }
 
   // The block that defines v: its op's outermost enclosing top-level block,
-  // or its argument's block; SIZE_MAX for the entry block's arguments.
+  // or its argument's block; SIZE_MAX for the entry block's values.
   size_t HomeBlock(const Value* v) const {
     const Block* b = v->def ? v->def->parent : v->owner_block;
     while (b && b->parent && b->parent->parent) b = b->parent->parent->parent;  // op -> block -> region -> op
     auto it = index_of_.find(b);
-    if (it == index_of_.end()) return SIZE_MAX;
-    if (it->second == 0 && !v->def) return SIZE_MAX;
+    // The entry block's values (its arguments and op results) stay outside
+    // the loop (Build), readable everywhere: not carried.
+    if (it == index_of_.end() || it->second == 0) return SIZE_MAX;
     return it->second;
   }
 
@@ -256,15 +257,30 @@ class Structurizer {
     for (const Type& t : f_.result_types) state_types.push_back(t);
     const size_t results_at = 1 + slots_.size();
 
+    // The entry block runs once, first (nothing branches to it): its ops
+    // stay in the function's one block, before the loop, where every block
+    // reads their values directly; its terminator gives the loop's first
+    // state (the placeholders, its successor's arguments set).
     auto entry = std::make_unique<Block>();
     entry->parent = &f_.body;
     Block* e = entry.get();
-    for (auto& a : f_.body.blocks[0]->args) {
+    Block& first = *f_.body.blocks[0];
+    for (auto& a : first.args) {
       a->owner_block = e;
       e->args.push_back(std::move(a));
     }
-    std::vector<Value*> initial;
-    for (size_t i = 0; i < state_types.size(); ++i) initial.push_back(Constant(e, state_types[i], 0, loc));
+    std::unique_ptr<Operation> first_term = std::move(first.ops.back());
+    first.ops.pop_back();
+    for (auto& op : first.ops) {
+      op->parent = e;
+      e->ops.push_back(std::move(op));
+    }
+    first.ops.clear();
+    std::vector<Value*> placeholders;
+    for (const Type& t : state_types) placeholders.push_back(Constant(e, t, 0, loc));
+    std::vector<Value*> initial = Leave(*first_term, 0, e, [&](Value* v) { return Current(v, 0, placeholders); },
+                                        placeholders, results_at);
+    dropped_.push_back(std::move(first_term));
 
     auto loop = NewOp("stablehlo.while", loc);
     loop->operands = initial;
@@ -283,7 +299,7 @@ class Structurizer {
     ne->operands = {cargs[0], exit};
     AddResult(ne.get(), Type::Tensor(ElementType::kI1, {}));
     Return(cb, {Append(cb, std::move(ne))}, loc);
-    // body: case (index) { one branch per block }.
+    // body: case (index) { the entry's branch, never taken | block 1 | ... }.
     auto body = NewRegion(loop.get());
     Block* bb = body->blocks[0].get();
     std::vector<Value*> state;
@@ -291,7 +307,10 @@ class Structurizer {
     auto sw = NewOp("stablehlo.case", loc);
     sw->operands = {state[0]};
     for (const Type& t : state_types) AddResult(sw.get(), t);
-    for (size_t k = 0; k < n; ++k) sw->regions.push_back(Branch(k, sw.get(), state, results_at));
+    auto unused = NewRegion(sw.get());
+    Return(unused->blocks[0].get(), state, loc);
+    sw->regions.push_back(std::move(unused));
+    for (size_t k = 1; k < n; ++k) sw->regions.push_back(Branch(k, sw.get(), state, results_at));
     Operation* sw_op = sw.get();
     Append(bb, std::move(sw));
     std::vector<Value*> next;
@@ -312,22 +331,66 @@ class Structurizer {
     f_.body.blocks.push_back(std::move(entry));
   }
 
+  // What value v is inside block k's code, where `state` holds the carried
+  // values: a carried value from the state, unless block k defines it (its
+  // own ops read it directly); anything else as it is.
+  Value* Current(Value* v, size_t k, const std::vector<Value*>& state) const {
+    auto it = slot_of_.find(v);
+    if (it == slot_of_.end()) return v;
+    if (v->def && slot_home_[it->second] == k) return v;
+    return state[1 + it->second];
+  }
+
+  // The state block k's terminator `term` leaves, its new ops appended to
+  // `out`: the successor's index and arguments set, every other slot as
+  // `cur` reads it, the results from `state` (or a return's operands).
+  std::vector<Value*> Leave(const Operation& term, size_t k, Block* out, const std::function<Value*(Value*)>& cur,
+                            const std::vector<Value*>& state, size_t results_at) {
+    const Location loc = term.loc;
+    const Type index_type = Type::Tensor(ElementType::kSI32, {});
+    auto after = [&](const Edge& edge) {
+      std::vector<Value*> s(state.size());
+      s[0] = Constant(out, index_type, static_cast<int64_t>(edge.target), loc);
+      for (size_t i = 0; i < slots_.size(); ++i) s[1 + i] = cur(slots_[i]);
+      for (size_t r = results_at; r < state.size(); ++r) s[r] = state[r];
+      const Block& target = *f_.body.blocks[edge.target];
+      for (size_t a = 0; a < edge.args.size(); ++a) s[1 + slot_of_.at(target.args[a].get())] = cur(edge.args[a]);
+      return s;
+    };
+    if (term.name == "func.return") {
+      std::vector<Value*> s(state.size());
+      s[0] = Constant(out, index_type, static_cast<int64_t>(f_.body.blocks.size()), loc);
+      for (size_t i = 0; i < slots_.size(); ++i) s[1 + i] = cur(slots_[i]);
+      for (size_t r = 0; r < term.operands.size() && results_at + r < state.size(); ++r)
+        s[results_at + r] = cur(term.operands[r]);
+      return s;
+    }
+    if (term.name == "cf.br") return after(edges_[k][0]);
+    // cf.cond_br: the two states, chosen by the condition.
+    std::vector<Value*> t = after(edges_[k][0]), f = after(edges_[k][1]), s(state.size());
+    Value* c = cur(term.operands[0]);
+    for (size_t i = 0; i < state.size(); ++i) {
+      if (t[i] == f[i]) {
+        s[i] = t[i];
+        continue;
+      }
+      auto sel = NewOp("stablehlo.select", loc);
+      sel->operands = {c, t[i], f[i]};
+      AddResult(sel.get(), t[i]->type);
+      s[i] = Append(out, std::move(sel));
+    }
+    return s;
+  }
+
   // Block k as a case branch: its ops (their reads of carried values
   // redirected to `state`), then the state its terminator leaves.
   std::unique_ptr<Region> Branch(size_t k, Operation* parent, const std::vector<Value*>& state, size_t results_at) {
     auto region = NewRegion(parent);
     Block* out = region->blocks[0].get();
     Block& in = *f_.body.blocks[k];
-    // Inside the branch a carried value is read from the state, unless this
-    // block defines it (its own ops read it directly).
-    auto current = [&](Value* v) -> Value* {
-      auto it = slot_of_.find(v);
-      if (it == slot_of_.end()) return v;
-      if (v->def && slot_home_[it->second] == k) return v;
-      return state[1 + it->second];
-    };
+    auto cur = [&](Value* v) { return Current(v, k, state); };
     std::function<void(Operation&)> redirect = [&](Operation& op) {
-      for (Value*& v : op.operands) v = current(v);
+      for (Value*& v : op.operands) v = cur(v);
       for (auto& r : op.regions)
         for (auto& b : r->blocks)
           for (auto& inner : b->ops) redirect(*inner);
@@ -340,46 +403,8 @@ class Structurizer {
       out->ops.push_back(std::move(op));
     }
     in.ops.clear();
-    redirect(*term);
-    const Location loc = term->loc;
-    const Type index_type = Type::Tensor(ElementType::kSI32, {});
-    // The state after an edge: every slot's current value, the target's
-    // arguments replaced by what the edge passes.
-    auto after = [&](const Edge& edge, Block* b) {
-      std::vector<Value*> s(state.size());
-      s[0] = Constant(b, index_type, static_cast<int64_t>(edge.target), loc);
-      for (size_t i = 0; i < slots_.size(); ++i) s[1 + i] = current(slots_[i]);
-      for (size_t r = results_at; r < state.size(); ++r) s[r] = state[r];
-      const Block& target = *f_.body.blocks[edge.target];
-      for (size_t a = 0; a < edge.args.size(); ++a) s[1 + slot_of_.at(target.args[a].get())] = current(edge.args[a]);
-      return s;
-    };
-    std::vector<Value*> yield;
-    if (term->name == "func.return") {
-      yield.assign(state.size(), nullptr);
-      yield[0] = Constant(out, index_type, static_cast<int64_t>(f_.body.blocks.size()), loc);
-      for (size_t i = 0; i < slots_.size(); ++i) yield[1 + i] = current(slots_[i]);
-      for (size_t r = 0; r < term->operands.size() && results_at + r < state.size(); ++r)
-        yield[results_at + r] = term->operands[r];
-    } else if (term->name == "cf.br") {
-      yield = after(edges_[k][0], out);
-    } else {  // cf.cond_br: the two states, chosen by the condition
-      std::vector<Value*> t = after(edges_[k][0], out), f = after(edges_[k][1], out);
-      Value* c = term->operands[0];
-      yield.resize(state.size());
-      for (size_t i = 0; i < state.size(); ++i) {
-        if (t[i] == f[i]) {
-          yield[i] = t[i];
-          continue;
-        }
-        auto sel = NewOp("stablehlo.select", loc);
-        sel->operands = {c, t[i], f[i]};
-        AddResult(sel.get(), t[i]->type);
-        yield[i] = Append(out, std::move(sel));
-      }
-    }
+    Return(out, Leave(*term, k, out, cur, state, results_at), term->loc);
     dropped_.push_back(std::move(term));
-    Return(out, yield, loc);
     return region;
   }
 

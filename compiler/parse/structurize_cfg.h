@@ -2,18 +2,21 @@
 // cf.br / cf.cond_br / return, as TensorFlow's importer and IREE's tests
 // write loops -- into the one-block form every later stage expects:
 //
-//   state = (block index, every block argument, every value used outside
-//            its block, the function's results), placeholders at first
+//   the entry block's ops (it runs once, first: nothing may branch to it)
+//   state = (block index, every block argument, every value of a later
+//            block used outside it, the function's results): placeholders,
+//            then what the entry block's terminator sets
 //   while (block index != exit)
-//     state = case (block index) { block 0 | block 1 | ... }   // each branch
-//             runs its block's ops, then yields the state its terminator
-//             leaves (the successor's index, its arguments set)
+//     state = case (block index) { - | block 1 | block 2 | ... }  // each
+//             branch runs its block's ops, then yields the state its
+//             terminator leaves (the successor's index, its arguments set)
 //   return the results
 //
 // which computes exactly what the graph does: a value read outside its
 // block is defined in a block that dominates the reader (checked), so the
 // placeholder is always overwritten before it is read. Values carried
-// between blocks need static shapes (the placeholders are zeros of them).
+// between blocks need static shapes (the placeholders are zeros of them);
+// the entry block's values are read where they are, of any shape.
 #pragma once
 
 #include <string>

@@ -147,3 +147,23 @@ func.func @dynamic_torch_index_select_and_refining_cast() {
   check.expect_eq_const(%4, dense<[[[2, 1], [4, 3]], [[6, 5], [8, 7]], [[10, 9], [12, 11]]]> : tensor<3x2x2xi32>) : tensor<3x2x2xi32>
   return
 }
+
+// The entry block's values are read where they are, of any shape; the
+// branch not taken must not run (its check would fail).
+func.func @cfg_entry_values_of_dynamic_shape() {
+  %x = flow.tensor.dynamic_constant dense<[1.0, 2.0, 3.0]> : tensor<3xf32> -> tensor<?xf32>
+  %p = util.unfoldable_constant dense<false> : tensor<i1>
+  %c = tensor.extract %p[] : tensor<i1>
+  cf.cond_br %c, ^taken_if_true, ^taken_if_false
+^taken_if_true:
+  %n = stablehlo.negate %x : tensor<?xf32>
+  %nd = tensor.cast %n : tensor<?xf32> to tensor<3xf32>
+  check.expect_eq_const(%nd, dense<[0.0, 0.0, 0.0]> : tensor<3xf32>) : tensor<3xf32>
+  return
+^taken_if_false:
+  %y = stablehlo.add %x, %x : tensor<?xf32>
+  %e = arith.constant dense<[2.0, 4.0, 6.0]> : tensor<3xf32>
+  %ed = tensor.cast %e : tensor<3xf32> to tensor<?xf32>
+  check.expect_eq(%y, %ed) : tensor<?xf32>
+  return
+}
