@@ -246,6 +246,12 @@ std::vector<int64_t> Parser::ParseIntList() {
 
 Attribute Parser::ParseHashAttribute() {
   Token t = cur_;
+  // MHLO's attributes are StableHLO's (#mhlo.scatter<...>, #mhlo<...>).
+  std::string mhlo_as_stablehlo;
+  if (t.text.rfind("#mhlo.", 0) == 0 || t.text == "#mhlo") {
+    mhlo_as_stablehlo = "#stablehlo" + std::string(t.text.substr(5));
+    t.text = mhlo_as_stablehlo;
+  }
   Advance();
   if (!cur_.is(Tok::kLess)) {
     auto it = attr_aliases_.find(t.text);
@@ -256,7 +262,20 @@ Attribute Parser::ParseHashAttribute() {
   if (t.text.rfind("#sdy.", 0) == 0) return SkipShardyAttribute(t);
   Advance();  // '<'
   if (t.text.find('.') == std::string_view::npos) {
-    // Enum: #stablehlo<comparison_direction LT>.
+    // Enum: #stablehlo<comparison_direction LT>, or MHLO's older quoted
+    // #mhlo<"comparison_direction LT">.
+    if (cur_.is(Tok::kString) && !mhlo_as_stablehlo.empty()) {
+      std::string text;
+      if (!DecodeStringToken(cur_.text, &text)) Fail(cur_, "invalid string");
+      const size_t space = text.find(' ');
+      if (space == std::string::npos || space + 1 == text.size()) FailExpected("\"kind VALUE\"");
+      Attribute a;
+      a.kind = Attribute::Kind::kEnum;
+      a.str = text.substr(space + 1);
+      Advance();
+      Expect(Tok::kGreater, "to close the enum attribute");
+      return a;
+    }
     if (!cur_.is(Tok::kIdent)) FailExpected("enum kind");
     Advance();
     if (!cur_.is(Tok::kIdent)) FailExpected("enum value");

@@ -437,6 +437,17 @@ void Parser::ParseRegionList(Operation* op) {
   Expect(Tok::kRParen, "to close the region list");
 }
 
+// MHLO, the dialect StableHLO grew from (older TensorFlow and IREE tests
+// write it): an mhlo op whose name StableHLO also has is read as that op
+// (`mhlo.add` as `stablehlo.add`); other mhlo ops keep their name and are
+// refused as unknown.
+static std::string FromMhlo(std::string name) {
+  constexpr std::string_view kMhlo = "mhlo.";
+  if (name.rfind(kMhlo, 0) != 0) return name;
+  std::string as_stablehlo = "stablehlo." + name.substr(kMhlo.size());
+  return compiler::op_names::IsKnownOp(as_stablehlo) ? as_stablehlo : name;
+}
+
 void Parser::ParseOperation(Block* block) {
   Nest nest(this);
   std::vector<ResultName> results;
@@ -465,13 +476,14 @@ void Parser::ParseOperation(Block* block) {
   if (cur_.is(Tok::kString)) {
     if (!DecodeStringToken(cur_.text, &op->name) || op->name.empty())
       Fail(cur_, "invalid op name");
+    op->name = FromMhlo(op->name);
     Advance();
     std::string_view saved = current_op_;
     current_op_ = op->name;
     ParseGenericOp(op.get(), num_results);
     current_op_ = saved;
   } else if (cur_.is(Tok::kIdent)) {
-    op->name = std::string(cur_.text);
+    op->name = FromMhlo(std::string(cur_.text));
     if (op->name == "return") op->name = "func.return";
     if (op->name == "call") op->name = "func.call";
     // Pretty syntax needs a dialect-qualified name (unknown bare words are

@@ -260,7 +260,11 @@ Status RewriteTorchIndexSelect(ir::Block* block, size_t at, const ErrorFormatter
   if (!dim_attr || dim_attr->kind != ir::Attribute::Kind::kInt || !batch_attr ||
       batch_attr->kind != ir::Attribute::Kind::kInt)
     return InvalidArgument(format(op.loc, op.name + " needs integer attributes dim and batch_dims"));
-  const int64_t dim = dim_attr->i, b = batch_attr->i, xr = x.rank(), ir_ = index.rank();
+  const int64_t xr = x.rank(), ir_ = index.rank();
+  // Negative values count from the end, as in PyTorch (dim of the operand,
+  // batch_dims of the index).
+  const int64_t dim = dim_attr->i < 0 ? dim_attr->i + xr : dim_attr->i;
+  const int64_t b = batch_attr->i < 0 ? batch_attr->i + ir_ : batch_attr->i;
   if (!IsInteger(index.element) || index.is_quantized())
     return InvalidArgument(format(op.loc, op.name + ": the index must be an integer tensor, not " + index.ToString()));
   if (b < 0 || b > dim || dim >= xr || b > ir_)

@@ -135,5 +135,24 @@ TEST(ParseIreeForms, ChecksConstantsAndCasts) {
             std::string::npos);
 }
 
+// MHLO: an op StableHLO also has reads as StableHLO's, attributes too
+// (the quoted enum form included); any other keeps its mhlo name.
+TEST(ParseIreeForms, MhloReadsAsStablehlo) {
+  auto m = MustParse(
+      "func.func @f(%a: tensor<2xi32>, %b: tensor<2xi32>) {\n"
+      "  %0 = \"mhlo.compare\"(%a, %b) {comparison_direction = #mhlo<\"comparison_direction LT\">} :"
+      " (tensor<2xi32>, tensor<2xi32>) -> tensor<2xi1>\n"
+      "  %1 = mhlo.add %a, %b : tensor<2xi32>\n"
+      "  %2 = \"mhlo.copy\"(%a) : (tensor<2xi32>) -> tensor<2xi32>\n"
+      "  return\n"
+      "}\n");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(FirstOp(*m, 0).name, "stablehlo.compare");
+  ASSERT_NE(FirstOp(*m, 0).GetAttr("comparison_direction"), nullptr);
+  EXPECT_EQ(FirstOp(*m, 0).GetAttr("comparison_direction")->str, "LT");
+  EXPECT_EQ(FirstOp(*m, 1).name, "stablehlo.add");
+  EXPECT_EQ(FirstOp(*m, 2).name, "mhlo.copy");
+}
+
 }  // namespace
 }  // namespace kiln::ir

@@ -167,3 +167,29 @@ func.func @cfg_entry_values_of_dynamic_shape() {
   check.expect_eq(%y, %ed) : tensor<?xf32>
   return
 }
+
+// MHLO, as older IREE and TensorFlow tests write it: its ops and attributes
+// read as StableHLO's (the quoted enum form too), and torch_index_select's
+// negative dim / batch_dims counted from the end.
+func.func @mhlo_ops_and_attributes() {
+  %a = util.unfoldable_constant dense<[[1, 5], [7, 2]]> : tensor<2x2xi32>
+  %b = util.unfoldable_constant dense<[[3, 5], [6, 9]]> : tensor<2x2xi32>
+  %lt = "mhlo.compare"(%a, %b) {comparison_direction = #mhlo<"comparison_direction LT">} : (tensor<2x2xi32>, tensor<2x2xi32>) -> tensor<2x2xi1>
+  %s = "mhlo.select"(%lt, %a, %b) : (tensor<2x2xi1>, tensor<2x2xi32>, tensor<2x2xi32>) -> tensor<2x2xi32>
+  check.expect_eq_const(%s, dense<[[1, 5], [6, 2]]> : tensor<2x2xi32>) : tensor<2x2xi32>
+  %ge = mhlo.compare GE, %a, %b : (tensor<2x2xi32>, tensor<2x2xi32>) -> tensor<2x2xi1>
+  %t = mhlo.select %ge, %a, %b : tensor<2x2xi1>, tensor<2x2xi32>
+  check.expect_eq_const(%t, dense<[[3, 5], [7, 9]]> : tensor<2x2xi32>) : tensor<2x2xi32>
+  %sum = mhlo.add %a, %b : tensor<2x2xi32>
+  %z = mhlo.constant dense<0> : tensor<i32>
+  %r = "mhlo.reduce"(%sum, %z) ({
+  ^bb0(%x: tensor<i32>, %y: tensor<i32>):
+    %m = mhlo.add %x, %y : tensor<i32>
+    "mhlo.return"(%m) : (tensor<i32>) -> ()
+  }) {dimensions = array<i64: 1>} : (tensor<2x2xi32>, tensor<i32>) -> tensor<2xi32>
+  check.expect_eq_const(%r, dense<[14, 24]> : tensor<2xi32>) : tensor<2xi32>
+  %i = util.unfoldable_constant dense<[[1, 0], [0, 0]]> : tensor<2x2xi32>
+  %g = "mhlo.torch_index_select"(%a, %i) {batch_dims = -1 : i64, dim = -1 : i64} : (tensor<2x2xi32>, tensor<2x2xi32>) -> tensor<2x2xi32>
+  check.expect_eq_const(%g, dense<[[5, 1], [7, 7]]> : tensor<2x2xi32>) : tensor<2x2xi32>
+  return
+}
