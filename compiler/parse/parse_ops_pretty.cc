@@ -22,6 +22,17 @@ Attribute EnumAttr(std::string_view s) {
 
 bool Is(const Operation* op, std::string_view n) { return op->name == n; }
 
+// Whether tensor type `general` is `specific` with some (or no) dimensions
+// made dynamic: IREE's dynamic constants, casts and check operands.
+bool Generalizes(const Type& general, const Type& specific) {
+  if (!general.is_tensor() || !specific.is_tensor() || general.element != specific.element ||
+      general.rank() != specific.rank())
+    return false;
+  for (int64_t d = 0; d < general.rank(); ++d)
+    if (general.dims[d] != specific.dims[d] && general.dims[d] != Type::kDynamic) return false;
+  return true;
+}
+
 }  // namespace
 
 namespace {
@@ -114,11 +125,8 @@ void Parser::ParseParenthesizedCheck(Operation* op, int num_results) {
   // (an operand that a tensor.cast made dynamic keeps its static type).
   Token tt = cur_;
   Type t = ParseType();
-  for (const Value* v : op->operands) {
-    bool fits = t.is_tensor() && v->type.is_tensor() && v->type.element == t.element && v->type.rank() == t.rank();
-    for (int64_t d = 0; fits && d < t.rank(); ++d) fits = t.dims[d] == v->type.dims[d] || t.dims[d] == Type::kDynamic;
-    if (!fits) Fail(tt, op->name + ": an operand has type " + v->type.ToString() + ", not " + t.ToString());
-  }
+  for (const Value* v : op->operands)
+    if (!Generalizes(t, v->type)) Fail(tt, op->name + ": an operand has type " + v->type.ToString() + ", not " + t.ToString());
 }
 
 // chlo.top_k(%operand, k = N) {attrs} : T -> (V, I), CHLO's assembly format.
@@ -465,9 +473,7 @@ void Parser::ParseTestConstant(Operation* op, int num_results) {
     Expect(Tok::kArrow, "and the constant's dynamic type");
     Token rt = cur_;
     Type r = ParseType();
-    bool fits = r.is_tensor() && r.element == t.element && r.rank() == t.rank();
-    for (int64_t d = 0; fits && d < r.rank(); ++d) fits = r.dims[d] == t.dims[d] || r.dims[d] == Type::kDynamic;
-    if (!fits) Fail(rt, "the dynamic type " + r.ToString() + " must be " + t.ToString() + " with dimensions made '?'");
+    if (!Generalizes(r, t)) Fail(rt, "the dynamic type " + r.ToString() + " must be " + t.ToString() + " with dimensions made '?'");
     t = r;
   }
   op->name = "stablehlo.constant";
@@ -493,12 +499,7 @@ void Parser::ParseTensorCast(Operation* op, int num_results) {
   Type to = ParseType();
   if (!from.is_tensor() || from != op->operands[0]->type)
     Fail(ft, "tensor.cast: the operand has type " + op->operands[0]->type.ToString() + ", not " + from.ToString());
-  const bool same_kind = to.is_tensor() && to.element == from.element && to.rank() == from.rank();
-  bool generalizes = same_kind, refines = same_kind && to.HasStaticShape();
-  for (int64_t d = 0; same_kind && d < to.rank(); ++d) {
-    generalizes = generalizes && (to.dims[d] == from.dims[d] || to.dims[d] == Type::kDynamic);
-    refines = refines && (to.dims[d] == from.dims[d] || from.dims[d] == Type::kDynamic);
-  }
+  const bool generalizes = Generalizes(to, from), refines = to.HasStaticShape() && Generalizes(from, to);
   if (!generalizes && !refines)
     Fail(tt, "tensor.cast to " + to.ToString() + ": Kiln reads casts that make dimensions of " + from.ToString() +
                  " dynamic, or make all of them static, nothing else");
