@@ -477,6 +477,10 @@ void Parser::ParseOperation(Block* block) {
     if (!DecodeStringToken(cur_.text, &op->name) || op->name.empty())
       Fail(cur_, "invalid op name");
     op->name = FromMhlo(op->name);
+    // The other dialects' ops the parser reads are read in their custom
+    // forms only (parse_ops_pretty.cc checks those).
+    if (compiler::op_names::IsReadByParser(op->name))
+      Fail(cur_, op->name + " is read in its custom form only, not the generic one");
     Advance();
     std::string_view saved = current_op_;
     current_op_ = op->name;

@@ -137,6 +137,20 @@ TEST(ParseIreeForms, ChecksConstantsAndCasts) {
 
 // MHLO: an op StableHLO also has reads as StableHLO's, attributes too
 // (the quoted enum form included); any other keeps its mhlo name.
+// The generic forms of the ops the parser rewrites are refused (their
+// custom forms carry the checks).
+TEST(ParseIreeForms, GenericFormsOfRewrittenOpsAreRefused) {
+  EXPECT_NE(ParseError("func.func @f() {\n  %0 = \"tensor.cast\"() : () -> tensor<f32>\n  return\n}\n")
+                .find("test.mlir:2:8: error: tensor.cast is read in its custom form only"),
+            std::string::npos);
+  EXPECT_NE(ParseError("func.func @f(%a: tensor<i1>) {\n  \"tensor.extract\"(%a) : (tensor<i1>) -> ()\n  return\n}\n")
+                .find("tensor.extract is read in its custom form only"),
+            std::string::npos);
+  EXPECT_NE(ParseError("func.func @f() {\n  \"cf.br\"() : () -> ()\n  return\n}\n")
+                .find("cf.br is read in its custom form only"),
+            std::string::npos);
+}
+
 TEST(ParseIreeForms, MhloReadsAsStablehlo) {
   auto m = MustParse(
       "func.func @f(%a: tensor<2xi32>, %b: tensor<2xi32>) {\n"
