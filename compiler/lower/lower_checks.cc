@@ -10,6 +10,15 @@ namespace kiln::compiler {
 
 using vm::Opcode;
 
+namespace {
+// The number attribute `name` of a check op (a float, or an integer from
+// other readers), or `fallback` where it has none.
+double NumberAttr(const ir::Operation& op, const char* name, double fallback) {
+  const ir::Attribute* t = op.GetAttr(name);
+  return t ? (t->kind == ir::Attribute::Kind::kFloat ? t->f : static_cast<double>(t->i)) : fallback;
+}
+}  // namespace
+
 Status FunctionLowering::LowerCheck(const ir::Operation& op, std::string_view kind, bool against_const) {
   if (op.operands.empty()) return InvalidArgument(op.name + " needs an operand");
   uint32_t a = Ref(op.operands[0]);
@@ -26,16 +35,10 @@ Status FunctionLowering::LowerCheck(const ir::Operation& op, std::string_view ki
     body_.Emit(Opcode::kCheckEq, a, b);
   } else if (kind == "almost_eq" && (op.GetAttr("atol") || op.GetAttr("rtol"))) {
     // IREE's form: NumPy's isclose with IREE's defaults (atol 1e-4, rtol 0).
-    auto number = [&](const char* name, double fallback) {
-      const ir::Attribute* t = op.GetAttr(name);
-      return t ? (t->kind == ir::Attribute::Kind::kFloat ? t->f : static_cast<double>(t->i)) : fallback;
-    };
-    body_.Emit(Opcode::kCheckNear, a, b, std::bit_cast<int64_t>(number("atol", 1e-4)),
-               std::bit_cast<int64_t>(number("rtol", 0.0)));
+    body_.Emit(Opcode::kCheckNear, a, b, std::bit_cast<int64_t>(NumberAttr(op, "atol", 1e-4)),
+               std::bit_cast<int64_t>(NumberAttr(op, "rtol", 0.0)));
   } else if (kind == "almost_eq") {
-    const ir::Attribute* t = op.GetAttr("tolerance");
-    double tol = t ? (t->kind == ir::Attribute::Kind::kFloat ? t->f : static_cast<double>(t->i)) : 1e-4;
-    if (op.name == op_names::kCustomCall) tol = 1e-3;
+    const double tol = op.name == op_names::kCustomCall ? 1e-3 : NumberAttr(op, "tolerance", 1e-4);
     body_.Emit(Opcode::kCheckAlmostEq, a, b, std::bit_cast<int64_t>(tol));
   } else {  // close
     const ir::Attribute* mx = op.GetAttr("max_ulp_difference");

@@ -22,6 +22,18 @@ Attribute EnumAttr(std::string_view s) {
 
 bool Is(const Operation* op, std::string_view n) { return op->name == n; }
 
+// A number attribute as a float (an integer literal `1` read as 1.0), as
+// the check ops' tolerances are held; false if `v` is no number.
+bool AsFloat(Attribute* v) {
+  if (v->kind == Attribute::Kind::kInt) {
+    v->kind = Attribute::Kind::kFloat;
+    v->f = static_cast<double>(v->i);
+    v->i = 0;
+    v->type = Type::Tensor(ElementType::kF64, {});
+  }
+  return v->kind == Attribute::Kind::kFloat;
+}
+
 // Whether tensor type `general` is `specific` with some (or no) dimensions
 // made dynamic: IREE's dynamic constants, casts and check operands.
 bool Generalizes(const Type& general, const Type& specific) {
@@ -94,11 +106,7 @@ void Parser::ParseParenthesizedCheck(Operation* op, int num_results) {
       Advance();
       Token at = cur_;
       Attribute v = ParseAttribute();
-      if (v.kind == Attribute::Kind::kInt) {
-        v.kind = Attribute::Kind::kFloat;
-        v.f = static_cast<double>(v.i);
-      }
-      if (v.kind != Attribute::Kind::kFloat) Fail(at, "expected a number after '" + std::string(key.text) + "'");
+      if (!AsFloat(&v)) Fail(at, "expected a number after '" + std::string(key.text) + "'");
       AddAttr(this, op, std::string(key.text), v, key);
     } else if (takes_value_attr && !first && !op->GetAttr("value")) {
       Token at = cur_;
@@ -108,10 +116,7 @@ void Parser::ParseParenthesizedCheck(Operation* op, int num_results) {
       // IREE's older form: a positional absolute tolerance after the value.
       Token at = cur_;
       Attribute v = ParseAttribute();
-      if (v.kind == Attribute::Kind::kInt) {
-        v.kind = Attribute::Kind::kFloat;
-        v.f = static_cast<double>(v.i);
-      }
+      AsFloat(&v);  // a float or an integer token: a number
       AddAttr(this, op, "atol", v, at);
     } else {
       FailExpected(first ? "an operand" : "operand or attribute after ','");
@@ -309,13 +314,7 @@ void Parser::ParsePrettyKeyValue(Operation* op, const Token& key) {
     AddAttr(this, op, std::string(k), IntAttr(ParseIntLiteral(true)), key);
   } else if (k == "tolerance") {
     Attribute v = ParseLooseValue();
-    if (v.kind == Attribute::Kind::kInt) {
-      v.kind = Attribute::Kind::kFloat;
-      v.f = static_cast<double>(v.i);
-      v.i = 0;
-      v.type = Type::Tensor(ElementType::kF64, {});
-    }
-    if (v.kind != Attribute::Kind::kFloat) Fail(key, "tolerance must be a number");
+    if (!AsFloat(&v)) Fail(key, "tolerance must be a number");
     AddAttr(this, op, "tolerance", std::move(v), key);
   } else {
     AddAttr(this, op, std::string(k), ParseLooseValue(), key);

@@ -24,7 +24,9 @@ class Structurizer {
     const size_t n = f_.body.blocks.size();
     for (size_t k = 0; k < n; ++k) index_of_[f_.body.blocks[k].get()] = k;
     for (size_t k = 1; k < n; ++k) by_label_[f_.body.blocks[k]->label] = k;
-    if (!ReadSuccessors() || !Dominators() || !FindSlots()) return false;
+    if (!ReadSuccessors()) return false;
+    Dominators();
+    if (!FindSlots()) return false;
     Build();
     return true;
   }
@@ -98,7 +100,7 @@ class Structurizer {
   }
 
   // dom_[b][a]: block a dominates block b (reachable blocks only).
-  bool Dominators() {
+  void Dominators() {
     const size_t n = f_.body.blocks.size();
     reachable_.assign(n, false);
     std::vector<size_t> stack = {0};
@@ -126,7 +128,6 @@ class Structurizer {
         if (d != dom_[b]) dom_[b] = std::move(d), changed = true;
       }
     }
-    return true;
   }
 
   // The values the state carries: every argument of a block after the

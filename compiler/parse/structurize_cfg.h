@@ -25,7 +25,8 @@
 
 namespace kiln::ir {
 
-// More blocks than this are refused (the dominance check is quadratic).
+// More blocks than this are refused (the dominance check grows with the
+// cube of the count at worst).
 inline constexpr size_t kMaxFunctionBlocks = 256;
 
 struct CfgError {
