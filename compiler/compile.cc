@@ -45,6 +45,7 @@ StatusOr<std::vector<uint8_t>> Compile(std::string_view source, std::string_view
     return InvalidArgument("unknown target '" + options.target + "' (expected cpu, vulkan or all)");
   KILN_RETURN_IF_ERROR(BindPlatformIndex(module.get(), options.platforms, format, format_warning, warnings));
   KILN_RETURN_IF_ERROR(ParamsFromArgs(module.get(), options.params_from_args, options.params_scope, format));
+  FoldImmutableGlobals(module.get());
   KILN_RETURN_IF_ERROR(InlineCallsInBodies(module.get(), format));
   KILN_RETURN_IF_ERROR(LegalizeChloConstants(module.get(), format));
   KILN_RETURN_IF_ERROR(LegalizeDeprecatedOps(module.get(), format));

@@ -218,4 +218,22 @@ Function* Module::FindFunction(std::string_view function_name) const {
   return nullptr;
 }
 
+Attribute Global::InitialValue() const {
+  if (initial.kind == Attribute::Kind::kDense) return initial;
+  Attribute zeros;
+  zeros.kind = Attribute::Kind::kDense;
+  zeros.type = type;
+  const size_t width = StorageBytes(type.element);
+  const size_t count = type.NumElements() < 0 ? 0 : static_cast<size_t>(type.NumElements());
+  zeros.dense_splat = count * width >= kCompactSplatBytes;
+  zeros.dense_bytes.assign(zeros.dense_splat ? width : count * width, 0);
+  return zeros;
+}
+
+const Global* Module::FindGlobal(std::string_view global_name) const {
+  for (const auto& g : globals)
+    if (g.name == global_name) return &g;
+  return nullptr;
+}
+
 }  // namespace kiln::ir

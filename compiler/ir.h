@@ -189,13 +189,30 @@ struct Function {
   Location loc;
 };
 
+// A module-level variable (`ml_program.global`, IREE's `util.global`): a
+// tensor each session holds, starting at `initial`, that functions read with
+// ml_program.global_load and, when mutable, replace with
+// ml_program.global_store (docs/jax.md, "Module globals").
+struct Global {
+  std::string name;  // without '@'
+  bool is_mutable = false;
+  Type type;          // a tensor of static shape
+  Attribute initial;  // kDense of `type`, or kUnit: zeros
+  Location loc;
+
+  // `initial`, or the zeros of `type` (a compact splat when large).
+  Attribute InitialValue() const;
+};
+
 struct Module {
   std::string name;       // from `module @name`, may be empty
   std::string file_name;  // for diagnostics
   std::vector<NamedAttr> attrs;
+  std::vector<Global> globals;
   std::vector<std::unique_ptr<Function>> functions;
 
   Function* FindFunction(std::string_view function_name) const;
+  const Global* FindGlobal(std::string_view global_name) const;
 };
 
 }  // namespace kiln::ir

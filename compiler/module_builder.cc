@@ -193,6 +193,9 @@ std::vector<uint8_t> ModuleBuilder::Serialize(size_t compress_min_bytes, Layout 
   for (const auto& s : strings) strs.push_back(fbb.CreateString(s));
   std::vector<flatbuffers::Offset<flatbuffers::String>> target_names;
   for (const auto& t : targets) target_names.push_back(fbb.CreateString(t));
+  std::vector<flatbuffers::Offset<fb::Global>> global_tables;
+  for (const auto& g : globals)
+    global_tables.push_back(fb::CreateGlobal(fbb, fbb.CreateString(g.name), g.initial, g.is_mutable));
   // The checksums are stored as 0 here (ForceDefaults keeps the fields) and
   // filled in once the file's bytes are final.
   // The segment's offset is known only once the FlatBuffer is finished: it
@@ -200,7 +203,8 @@ std::vector<uint8_t> ModuleBuilder::Serialize(size_t compress_min_bytes, Layout 
   auto root = fb::CreateModule(fbb, vm::kFormatMajor, inline_data ? 4 : vm::kFormatMinor, fbb.CreateString(name),
                                fbb.CreateString(source_file), fbb.CreateVector(fns), fbb.CreateVector(consts),
                                fbb.CreateVector(exes), fbb.CreateVector(strs), num_replicas, num_partitions,
-                               fbb.CreateVector(target_names), 0, 0, inline_data ? 0 : segment.size());
+                               fbb.CreateVector(target_names), 0, 0, inline_data ? 0 : segment.size(),
+                               globals.empty() ? 0 : fbb.CreateVector(global_tables));
   fb::FinishModuleBuffer(fbb, root);
   std::vector<uint8_t> file(fbb.GetBufferPointer(), fbb.GetBufferPointer() + fbb.GetSize());
   if (!inline_data) {

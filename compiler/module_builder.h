@@ -60,6 +60,15 @@ struct ConstantOut {
   std::optional<ParameterOut> parameter;
 };
 
+// A module global (ir::Global; added within format 0.5) that functions store to: its
+// initial value is constant `initial`. (Loads of the others were folded
+// into constants: compiler/passes/fold_immutable_globals.cc.)
+struct GlobalOut {
+  std::string name;
+  uint32_t initial = 0;
+  bool is_mutable = true;
+};
+
 // A dispatch as lowering emitted it: which executable, for which source op,
 // with which operand element types and ranks. The vulkan target compiles one
 // shader per distinct signature of an executable from these.
@@ -93,6 +102,7 @@ class ModuleBuilder {
   uint32_t num_replicas = 1, num_partitions = 1;
   std::vector<FunctionOut> functions;
   std::vector<ConstantOut> constants;
+  std::vector<GlobalOut> globals;  // global.load / global.store operands index it
   std::vector<KernelParams> executables;
   // Per executable, the Vulkan target's shaders, one per signature.
   std::vector<std::vector<hal::ShaderVariant>> vulkan_shaders;

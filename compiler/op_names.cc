@@ -39,6 +39,7 @@ constexpr std::string_view kOtherOps[] = {
     "check.expect_almost_eq", "check.expect_almost_eq_const", "check.expect_close", "check.expect_eq",
     "check.expect_eq_const", "check.expect_serialized_eq", "check.expect_all_true",
     "interpreter.print", "interpreter.probe", "interpreter.run_parallel",
+    "ml_program.global_load", "ml_program.global_store",
 };
 
 template <size_t N>

@@ -8,6 +8,7 @@
 #pragma once
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "kernels/common/scalar_program.h"
 #include "kernels/kernel_table.h"
@@ -55,6 +56,39 @@ inline bool IsConstant(std::string_view name) { return IsScalarOp(name, ScalarOp
 // A block terminator: a region's or a function's return.
 inline bool IsReturn(std::string_view name) { return name == kReturn || name == kFuncReturn; }
 
+// IREE's util.global ops and ml_program's load_const: the parser reads them
+// as ml_program.global_load / global_store (parse_globals.cc).
+inline bool IsGlobalAccess(std::string_view name) {
+  return name == "ml_program.global_load_const" || name == "util.global.load" || name == "util.global.store" ||
+         name == "util.global.address" || name == "util.global.load.indirect" ||
+         name == "util.global.store.indirect";
+}
+
+// The arith dialect's elementwise ops on tensors, as IREE's tests write them,
+// and the StableHLO op each is (parse_ops_pretty.cc); "" if `name` is none.
+// Only those whose meaning on signless integers StableHLO's op has (signed
+// division and extension, wrapping truncation, NaN-propagating max/min).
+inline std::string_view ArithAsStablehlo(std::string_view name) {
+  static constexpr std::pair<std::string_view, std::string_view> kOps[] = {
+      {"arith.addf", "stablehlo.add"},          {"arith.addi", "stablehlo.add"},
+      {"arith.subf", "stablehlo.subtract"},     {"arith.subi", "stablehlo.subtract"},
+      {"arith.mulf", "stablehlo.multiply"},     {"arith.muli", "stablehlo.multiply"},
+      {"arith.divf", "stablehlo.divide"},       {"arith.divsi", "stablehlo.divide"},
+      {"arith.remf", "stablehlo.remainder"},    {"arith.remsi", "stablehlo.remainder"},
+      {"arith.maximumf", "stablehlo.maximum"},  {"arith.maxf", "stablehlo.maximum"},
+      {"arith.minimumf", "stablehlo.minimum"},  {"arith.minf", "stablehlo.minimum"},
+      {"arith.maxsi", "stablehlo.maximum"},     {"arith.minsi", "stablehlo.minimum"},
+      {"arith.andi", "stablehlo.and"},          {"arith.ori", "stablehlo.or"},
+      {"arith.xori", "stablehlo.xor"},          {"arith.negf", "stablehlo.negate"},
+      {"arith.trunci", "stablehlo.convert"},    {"arith.truncf", "stablehlo.convert"},
+      {"arith.extsi", "stablehlo.convert"},     {"arith.extf", "stablehlo.convert"},
+      {"arith.sitofp", "stablehlo.convert"},    {"arith.fptosi", "stablehlo.convert"},
+  };
+  for (const auto& [arith, stablehlo] : kOps)
+    if (arith == name) return stablehlo;
+  return {};
+}
+
 // Ops of other dialects that IREE's tests write and the parser reads as
 // StableHLO (constants, casts, branches: compiler/parse/parse_ops_pretty.cc
 // and structurize_cfg.h); they never reach the verifier under these names.
@@ -62,7 +96,8 @@ inline bool IsReadByParser(std::string_view name) {
   return name == "util.unfoldable_constant" || name == "arith.constant" || name == "flow.tensor.dynamic_constant" ||
          name == "flow.tensor.constant" ||
          name == "tensor.cast" || name == "tensor.extract" || name == "cf.br" || name == "cf.cond_br" ||
-         name == "util.optimization_barrier" || name == "util.do_not_optimize";
+         name == "util.optimization_barrier" || name == "util.do_not_optimize" || IsGlobalAccess(name) ||
+         !ArithAsStablehlo(name).empty();
 }
 
 // Ops whose regions the VM runs itself (as branches and loops), rather than

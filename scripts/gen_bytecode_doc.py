@@ -20,7 +20,7 @@ END = "<!-- END instruction table -->"
 ROW = re.compile(r'^KILN_OPCODE\((\w+),\s*(\d+),\s*"([^"]*)",\s*"([^"]*)",\s*"([^"]*)"\)\s*$')
 KINDS = {
     "i": "i64 reg", "r": "ref reg", "c": "constant", "e": "executable", "f": "function",
-    "s": "string", "t": "type", "u": "u32", "p": "target", "k": "i64 imm",
+    "s": "string", "t": "type", "u": "u32", "p": "target", "k": "i64 imm", "g": "global",
     "I": "i64 reg list", "R": "ref reg list",
 }
 

@@ -33,6 +33,7 @@ std::string OperandText(const kiln::vm::Operand& o) {
     case 'e': return "exe#" + std::to_string(o.value);
     case 'f': return "func#" + std::to_string(o.value);
     case 's': return "str#" + std::to_string(o.value);
+    case 'g': return "global#" + std::to_string(o.value);
     case 't': return std::string(kiln::Name(static_cast<kiln::ElementType>(o.value)));
     case 'p': return "@" + std::to_string(o.value);
     case 'k': return std::to_string(static_cast<int64_t>(o.value));
@@ -333,6 +334,11 @@ int Main(int argc, char** argv) {
   const bool checksummed = m.version_major > 0 || m.version_minor >= 3;
   std::printf("targets: %s; checksums: %s\n", targets.empty() ? "not recorded" : targets.c_str(),
               checksummed ? "xxHash64 of the metadata and of each constant" : "none (format 0.2)");
+  // Module globals (added within format 0.5): each context's value starts as a constant.
+  if (!sizes)
+    for (size_t i = 0; i < m.globals.size(); ++i)
+      std::printf("global#%zu: @%s, %s, initial value const#%u\n", i, m.globals[i].name.c_str(),
+                  m.globals[i].is_mutable ? "mutable" : "immutable", m.globals[i].initial);
   size_t const_stored = 0, const_raw = 0, const_count = 0, param_bytes = 0, param_count = 0, param_bound = 0;
   for (size_t i = 0; i < m.constants.size(); ++i) {
     const auto& c = m.constants[i];

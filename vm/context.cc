@@ -114,6 +114,7 @@ Status Context::Instantiate() {
   for (const auto& c : module_->constants)
     if (c.parameter && !c.bound) return NotBound(c);
   constants_.resize(module_->constants.size());
+  globals_.resize(module_->globals.size());
   return Status::Ok();
 }
 
@@ -434,6 +435,7 @@ Status Context::RunCall(const std::string& name, size_t count, const HostTensor*
   }
   Status s;
   bool out_of_memory = false;
+  global_undo_.clear();
   try {
     s = Run(f, std::move(args), results, 0);
   } catch (const std::bad_alloc&) {
@@ -447,6 +449,9 @@ Status Context::RunCall(const std::string& name, size_t count, const HostTensor*
     pending_.reset();
     pending_dispatches_ = pending_bytes_ = 0;
     (void)Sync();
+    // The copies the call's stores recorded were discarded with its work.
+    for (auto it = global_undo_.rbegin(); it != global_undo_.rend(); ++it) globals_[it->first] = std::move(it->second);
+    global_undo_.clear();
     return out_of_memory ? ResourceExhausted("out of host memory during the call of '" + name + "'") : s;
   }
   return Status::Ok();

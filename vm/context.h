@@ -244,6 +244,9 @@ class Context {
   // activation (arena_cache_), unless one is kept already.
   void KeepArena(Frame& frame);
   Status RunCheck(const Instruction& ins, Frame& frame);
+  // global.load and global.store (module globals; vm/context_buffers.cc).
+  Status LoadGlobal(uint32_t global, RefValue* dst);
+  Status StoreGlobal(uint32_t global, const RefValue& value);
   // Collectives and interpreter.run_parallel (vm/collectives/context_collectives.cc).
   Status RunCollective(const Instruction& ins, Frame& frame);
   Status RunParallel(const Instruction& ins, Frame& frame, int depth);
@@ -261,6 +264,12 @@ class Context {
   std::shared_ptr<const LoadedModule> module_;
   hal::Device* device_;
   std::vector<RefValue> constants_;  // empty until first used
+  // Each module global's value (empty: its initial constant). A store
+  // replaces it with a copy of the value, recorded in the call's work; a
+  // failed call, whose work is discarded, puts back each global it stored
+  // to from global_undo_ (the previous values, in store order).
+  std::vector<RefValue> globals_;
+  std::vector<std::pair<uint32_t, RefValue>> global_undo_;
   std::vector<std::shared_ptr<hal::Executable>> executables_;
   std::unique_ptr<hal::CommandBuffer> pending_;
   std::shared_ptr<hal::Semaphore> timeline_;

@@ -32,12 +32,47 @@ StatusOr<std::shared_ptr<const hal::BufferView>> Context::OwnResult(const RefVal
   bool shared = view.offset != 0 || view.buffer->size() != view.ByteSize() || view.buffer->read_only() ||
                 view.buffer->constant_id() != 0;
   for (const CallInput& in : inputs) shared = shared || (in.device && in.device->buffer == view.buffer);
+  // A global's value stays the context's: the caller could donate it back.
+  for (const RefValue& g : globals_) shared = shared || (g.kind == RefValue::Kind::kView && g.view->buffer == view.buffer);
   if (!shared) return std::shared_ptr<const hal::BufferView>(v.view);
   KILN_ASSIGN_OR_RETURN(std::shared_ptr<hal::Buffer> copy, device_->AllocateUninitialized(view.ByteSize()));
   auto target = WholeView(view, std::move(copy));
   if (!pending_) pending_ = device_->CreateCommandBuffer();
   pending_->Copy(view, *target);
   return target;
+}
+
+Status Context::LoadGlobal(uint32_t global, RefValue* dst) {
+  RefValue& value = globals_[global];
+  if (value.kind == RefValue::Kind::kEmpty) {
+    const uint32_t initial = module_->globals[global].initial;
+    if (constants_[initial].kind == RefValue::Kind::kEmpty) KILN_RETURN_IF_ERROR(UseConstant(initial));
+    value = constants_[initial];
+  }
+  // Shared with the register: nothing writes through a view held twice
+  // (TakeReusableView, AllocateOutput).
+  *dst = value;
+  return Status::Ok();
+}
+
+Status Context::StoreGlobal(uint32_t global, const RefValue& value) {
+  const LoadedGlobal& g = module_->globals[global];
+  const LoadedConstant& like = module_->constants[g.initial];
+  if (!g.is_mutable) return FailedPrecondition("global '" + g.name + "' is not mutable");
+  if (value.kind != RefValue::Kind::kView || value.view->type != like.type || value.view->dims != like.dims)
+    return InvalidArgument("global.store: the value is not a tensor of global '" + g.name + "''s type and shape");
+  // A copy of its own: the value may be a view of this call's arena, an
+  // argument or a constant, which the global must outlive.
+  const hal::BufferView& view = *value.view;
+  KILN_ASSIGN_OR_RETURN(std::shared_ptr<hal::Buffer> copy, device_->AllocateUninitialized(view.ByteSize()));
+  RefValue stored;
+  stored.kind = RefValue::Kind::kView;
+  stored.view = WholeView(view, std::move(copy));
+  if (!pending_) pending_ = device_->CreateCommandBuffer();
+  pending_->Copy(view, *stored.view);
+  global_undo_.emplace_back(global, std::move(globals_[global]));
+  globals_[global] = std::move(stored);
+  return Status::Ok();
 }
 
 Status Context::Invoke(const std::string& name, const std::vector<CallInput>& inputs,

@@ -475,6 +475,16 @@ dispatch:
     if (!(s = RunCheck(code[index], frame)).ok()) return fail(index, s);
     KILN_DISPATCH(index + 1);
   }
+  KILN_CASE(kGlobalLoad) : {
+    const auto& o = code[index].operands;
+    if (!(s = LoadGlobal(static_cast<uint32_t>(o[1].value), &R[o[0].value])).ok()) return fail(index, s);
+    KILN_DISPATCH(index + 1);
+  }
+  KILN_CASE(kGlobalStore) : {
+    const auto& o = code[index].operands;
+    if (!(s = StoreGlobal(static_cast<uint32_t>(o[0].value), R[o[1].value])).ok()) return fail(index, s);
+    KILN_DISPATCH(index + 1);
+  }
   KILN_CASE(kCollective) :
   KILN_CASE(kCollectiveReduce) : {
     if (!(s = RunCollective(code[index], frame)).ok()) return fail(index, s);

@@ -120,11 +120,20 @@ class LoadedConstant {
   std::unique_ptr<FirstUse> first_use_;
 };
 
+// A module global (added within format 0.5): each context's value of it starts as
+// constant `initial`, whose type and dims are the global's.
+struct LoadedGlobal {
+  std::string name;
+  uint32_t initial = 0;
+  bool is_mutable = true;
+};
+
 struct LoadedModule {
   uint16_t version_major = 0, version_minor = 0;
   std::string name, source_file;
   std::vector<LoadedFunction> functions;
   std::vector<LoadedConstant> constants;
+  std::vector<LoadedGlobal> globals;
   std::vector<KernelParams> executables;
   // Per executable, the compute shaders of the Vulkan target (may be empty).
   std::vector<std::vector<hal::ShaderVariant>> vulkan_shaders;

@@ -378,6 +378,18 @@ StatusOr<std::shared_ptr<const LoadedModule>> LoadModuleBytes(std::unique_ptr<Mo
       KILN_RETURN_IF_ERROR(
           LoadConstant(m->constants()->Get(i), i, checksum_required, data, options, &mod->constants[i]));
   }
+  if (m->globals()) {
+    // Functions name globals by index (the verifier checks each operand).
+    if (m->globals()->size() > 65536) return Bad(std::to_string(m->globals()->size()) + " globals");
+    for (const fb::Global* g : *m->globals()) {
+      LoadedGlobal& lg = mod->globals.emplace_back();
+      lg.name = g->name() ? g->name()->str() : "";
+      lg.initial = g->initial();
+      lg.is_mutable = g->is_mutable();
+      const std::string where = "global " + std::to_string(mod->globals.size() - 1) + " '" + lg.name + "'";
+      if (lg.initial >= mod->constants.size()) return Bad(where + ": its initial value is no constant of the module");
+    }
+  }
   if (m->executables()) {
     mod->executables.resize(m->executables()->size());
     mod->vulkan_shaders.resize(m->executables()->size());

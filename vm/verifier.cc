@@ -79,6 +79,9 @@ Status DecodeAndVerifyFunction(const LoadedModule& module, LoadedFunction& fn, s
         case 's':
           if (!in_range(o.value, module.strings.size())) return bad(ins.pc, "string index out of range");
           break;
+        case 'g':
+          if (!in_range(o.value, module.globals.size())) return bad(ins.pc, "global index out of range");
+          break;
         case 't':
           if (!ElementTypeFromCode(static_cast<uint32_t>(o.value))) return bad(ins.pc, "unknown element type");
           break;

@@ -397,6 +397,17 @@ Status LowerModule(const ir::Module& module, const CompileOptions& options, cons
     if (name == "mhlo.num_replicas" && a.kind == ir::Attribute::Kind::kInt) out->num_replicas = static_cast<uint32_t>(a.i);
     if (name == "mhlo.num_partitions" && a.kind == ir::Attribute::Kind::kInt) out->num_partitions = static_cast<uint32_t>(a.i);
   }
+  // Mutable globals, each with its initial value as a constant (loads of
+  // the others are constants already).
+  for (const ir::Global& g : module.globals) {
+    if (!g.is_mutable) continue;
+    const ir::Attribute initial = g.InitialValue();
+    ConstantOut c;
+    c.type = g.type.element;
+    c.dims = g.type.dims;
+    c.data = initial.ExpandedDenseBytes();
+    out->globals.push_back(GlobalOut{g.name, out->AddConstant(std::move(c)), true});
+  }
   std::map<std::string, uint32_t> function_index;
   for (size_t i = 0; i < module.functions.size(); ++i) function_index[module.functions[i]->name] = static_cast<uint32_t>(i);
   for (const auto& f : module.functions) {

@@ -130,6 +130,9 @@ class FunctionLowering {
   Status LowerConstant(const ir::Operation& op, const std::vector<Slot>* yield, ir::Location* error_loc);
   // kiln.parameter (--params-from-args; compiler/lower/lower_parameter.cc).
   Status LowerParameter(const ir::Operation& op, const std::vector<Slot>* yield, ir::Location* error_loc);
+  // ml_program.global_load / global_store of mutable globals (lower_globals.cc).
+  Status LowerGlobalLoad(const ir::Operation& op, const std::vector<Slot>* yield, ir::Location* error_loc);
+  Status LowerGlobalStore(const ir::Operation& op, const std::vector<Slot>* yield, ir::Location* error_loc);
   Status LowerCall(const ir::Operation& op, const std::vector<Slot>* yield, ir::Location* error_loc);
   Status LowerComposite(const ir::Operation& op, const std::vector<Slot>* yield, ir::Location* error_loc);
   Status LowerWhileOp(const ir::Operation& op, const std::vector<Slot>* yield, ir::Location* error_loc);

@@ -41,6 +41,8 @@ Status FunctionLowering::LowerOp(const ir::Operation& op, const std::vector<Slot
       {"stablehlo.return", &L::LowerReturn},
       {"stablehlo.constant", &L::LowerConstant},
       {"kiln.parameter", &L::LowerParameter},
+      {"ml_program.global_load", &L::LowerGlobalLoad},
+      {"ml_program.global_store", &L::LowerGlobalStore},
       {"func.call", &L::LowerCall},
       {"call", &L::LowerCall},
       {"stablehlo.composite", &L::LowerComposite},

@@ -8,6 +8,7 @@
 // the syntax, the IR equals what the generic form gives.
 #include <cstring>
 
+#include "compiler/op_names.h"
 #include "compiler/parse/parser_impl.h"
 
 namespace kiln::ir::detail {
@@ -62,6 +63,9 @@ void Parser::ParsePrettyOp(Operation* op, const Token& name_tok, int num_results
       n == "flow.tensor.constant")
     return ParseTestConstant(op, num_results);
   if (n == "tensor.cast") return ParseTensorCast(op, num_results);
+  if (!compiler::op_names::ArithAsStablehlo(n).empty()) return ParseArith(op, num_results);
+  if (n == "ml_program.global_load" || n == "ml_program.global_store" || compiler::op_names::IsGlobalAccess(n))
+    return ParseGlobalOp(op, num_results);
   if (n == "util.optimization_barrier" || n == "util.do_not_optimize") {  // IREE's (and its older name): StableHLO's
     op->name = "stablehlo.optimization_barrier";
     if (!Consume(Tok::kLParen)) return ParseDefaultPretty(op, num_results);
@@ -477,6 +481,36 @@ void Parser::ParseTestConstant(Operation* op, int num_results) {
   }
   op->name = "stablehlo.constant";
   AddAttr(this, op, "value", std::move(v), at);
+  SetResultTypes(op, {t}, num_results, at);
+}
+
+// The arith dialect's elementwise ops on tensors (IREE's tests):
+//   arith.addf %a, %b [fastmath<...>] [{attrs}] : T
+//   arith.trunci %a [{attrs}] : T to T'
+// read as the StableHLO op compiler::op_names::ArithAsStablehlo names, with
+// the same operands and result (the verifier checks them as that op's).
+void Parser::ParseArith(Operation* op, int num_results) {
+  const bool cast = compiler::op_names::ArithAsStablehlo(op->name) == "stablehlo.convert";
+  const std::string arith = op->name;
+  op->name = std::string(compiler::op_names::ArithAsStablehlo(arith));
+  op->operands = ParseValueUseList();
+  if (op->operands.empty()) Fail(cur_, "expected the operands of " + arith);
+  if (cur_.IsIdent("fastmath")) {  // a hint: Kiln computes exactly
+    Advance();
+    SkipBalanced(Tok::kLess, Tok::kGreater);
+  }
+  if (cur_.is(Tok::kLBrace)) SkipBalanced(Tok::kLBrace, Tok::kRBrace);
+  Expect(Tok::kColon, "and the operands' type");
+  Token at = cur_;
+  Type t = ParseType();
+  for (const Value* v : op->operands)
+    if (v->type != t) Fail(at, arith + ": an operand has type " + v->type.ToString() + ", not " + t.ToString());
+  if (cast) {
+    ExpectIdent("to");
+    at = cur_;
+    t = ParseType();
+  }
+  if (!t.is_tensor()) Fail(at, arith + " is read on tensors only");
   SetResultTypes(op, {t}, num_results, at);
 }
 

@@ -212,10 +212,12 @@ std::unique_ptr<Module> Parser::ParseTopLevel() {
         if (cur_.is(Tok::kEof)) FailExpected("'}' to close the module");
         if (cur_.IsIdent("func.func") || cur_.IsIdent("func")) {
           ParseFunction(m.get());
+        } else if (cur_.IsIdent("ml_program.global") || cur_.IsIdent("util.global")) {
+          ParseGlobal(m.get());
         } else if (cur_.IsIdent("sdy.mesh")) {
           SkipShardyMesh();
         } else {
-          FailExpected("'func.func' in module body");
+          FailExpected("'func.func', 'ml_program.global' or 'util.global' in module body");
         }
       }
       Advance();
@@ -237,7 +239,13 @@ std::unique_ptr<Module> Parser::ParseTopLevel() {
       ParseFunction(m.get());
       continue;
     }
-    FailExpected("'module', 'func.func' or an alias definition");
+    if (cur_.IsIdent("ml_program.global") || cur_.IsIdent("util.global")) {
+      if (saw_module) Fail(cur_, "expected one module or bare functions, not both");
+      saw_func = true;
+      ParseGlobal(m.get());
+      continue;
+    }
+    FailExpected("'module', 'func.func', a global or an alias definition");
   }
   return m;
 }
@@ -254,6 +262,7 @@ void Parser::ParseFunction(Module* m) {
   Token name_tok = cur_;
   fn->name = ParseSymbolName();
   if (m->FindFunction(fn->name)) Fail(name_tok, "redefinition of function '@" + fn->name + "'");
+  if (m->FindGlobal(fn->name)) Fail(name_tok, "symbol '@" + fn->name + "' is defined twice");
 
   // Functions are isolated from above: a fresh SSA scope stack.
   auto saved_scopes = std::move(scopes_);
@@ -357,6 +366,7 @@ void Parser::ParseFunction(Module* m) {
     }
     Token close = cur_;
     Advance();
+    RemoveGlobalAddresses(fn.get());
     if (NeedsStructurizing(*fn)) {
       CfgError e;
       if (!StructurizeCfg(fn.get(), &e)) throw ParseError{e.loc.line ? e.loc : LocOf(close), e.message};

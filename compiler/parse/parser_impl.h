@@ -94,6 +94,10 @@ class Parser {
 
   // ---- structure (parser.cc) ----
   void ParseFunction(Module* m);
+  // Module globals (parse_globals.cc).
+  void ParseGlobal(Module* m);                          // ml_program.global, util.global
+  void ParseGlobalOp(Operation* op, int num_results);   // their loads and stores
+  void RemoveGlobalAddresses(Function* fn);             // after the body: util.global.address
   void ParseRegion(Region* region, const std::vector<std::pair<Token, Type>>* entry_args);
   void ParseBlockArgs(Block* block);
   void ParseOperation(Block* block);
@@ -184,6 +188,7 @@ class Parser {
   void ParseConstant(Operation* op, int num_results);
   void ParseTestConstant(Operation* op, int num_results);  // IREE tests' util/arith/flow constants
   void ParseTensorCast(Operation* op, int num_results);    // tensor.cast %x : T to T'
+  void ParseArith(Operation* op, int num_results);         // arith.addf %a, %b : T (tensors)
   void ParseTensorExtract(Operation* op, int num_results); // tensor.extract %t[] : tensor<i1>
   void ParseBranch(Operation* op, int num_results);        // cf.br, cf.cond_br
   void ParseConvolution(Operation* op, int num_results);

@@ -162,11 +162,25 @@ class Printer {
       PrintDict(m.attrs, "");
     }
     out += " {\n";
+    for (const auto& g : m.globals) PrintGlobal(g);
     for (const auto& f : m.functions) PrintFunction(*f);
     out += "}\n";
   }
 
  private:
+  // ml_program.global private [mutable] @name[(initial)] : type
+  void PrintGlobal(const Global& g) {
+    out += "  ml_program.global private ";
+    if (g.is_mutable) out += "mutable ";
+    AppendSymbol(out, g.name);
+    if (g.initial.kind == Attribute::Kind::kDense) {
+      out += '(';
+      PrintAttr(g.initial, "");
+      out += ')';
+    }
+    out += " : " + g.type.ToString() + "\n";
+  }
+
   std::unordered_map<const Value*, std::string> names_;
   int next_value_ = 0;
   int next_arg_ = 0;

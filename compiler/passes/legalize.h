@@ -21,6 +21,10 @@ Status LegalizeChloBroadcast(ir::Module* module, const ErrorFormatter& format_er
 // A recursive callee is refused at the call.
 Status InlineCallsInBodies(ir::Module* module, const ErrorFormatter& format_error);
 
+// ml_program.global_load of a global that is not mutable -> a
+// stablehlo.constant of its initial value (compiler/passes/
+// fold_immutable_globals.cc); loads of mutable globals stay for lowering.
+void FoldImmutableGlobals(ir::Module* module);
 // chlo.constant -> stablehlo.constant; chlo.constant_like(x) {value} -> a
 // rank-0 stablehlo.constant broadcast to x's (static) shape
 // (compiler/passes/legalize_chlo_constants.cc).

@@ -62,7 +62,11 @@ RefEffect EffectOf(const Instruction& ins, const std::vector<bool>& returns_argu
     case Opcode::kReplicaId:
     case Opcode::kPartitionId:
     case Opcode::kTensorFromI64:
+    case Opcode::kGlobalLoad:
       e.defs.push_back(reg(0));
+      break;
+    case Opcode::kGlobalStore:  // stores a copy
+      e.uses.push_back(reg(1));
       break;
     case Opcode::kDispatch:  // outputs are written through the registers, which are read
       for (int k : {1, 2}) e.uses.insert(e.uses.end(), o[k].list.begin(), o[k].list.end());

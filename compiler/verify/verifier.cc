@@ -100,9 +100,19 @@ class Verifier {
 Status VerifyModule(const ir::Module& module, const ErrorFormatter& format_error) {
   Verifier v(module, format_error);
   std::set<std::string> names;
+  for (const auto& g : module.globals) {
+    if (!names.insert(g.name).second)
+      return InvalidArgument(format_error(g.loc, "symbol '@" + g.name + "' is defined twice"));
+    if (!g.type.is_tensor() || !g.type.HasStaticShape())
+      return InvalidArgument(format_error(g.loc, "global '@" + g.name + "' needs a tensor type of static shape"));
+    if (g.initial.kind != ir::Attribute::Kind::kUnit &&
+        (g.initial.kind != ir::Attribute::Kind::kDense || g.initial.type != g.type))
+      return InvalidArgument(format_error(g.loc, "global '@" + g.name + "''s initial value must be dense<...> : " +
+                                                     g.type.ToString()));
+  }
   for (const auto& f : module.functions) {
     if (!names.insert(f->name).second)
-      return InvalidArgument(format_error(f->loc, "function '" + f->name + "' is defined twice"));
+      return InvalidArgument(format_error(f->loc, "symbol '@" + f->name + "' is defined twice"));
     KILN_RETURN_IF_ERROR(v.Function(*f));
   }
   return Status::Ok();

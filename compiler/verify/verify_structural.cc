@@ -1,6 +1,7 @@
 // Verifier checks of the structural ops, which move no element: tuples,
 // tokens (after_all, infeed, send, recv, outfeed), async_start/async_done,
-// optimization_barrier, replica_id/partition_id, func.call and composite.
+// optimization_barrier, replica_id/partition_id, func.call, composite, and the
+// loads and stores of module globals.
 #include <algorithm>
 #include <set>
 
@@ -146,9 +147,48 @@ std::string Composite(const ir::Operation& op, const Context& ctx) {
   return CheckCallTypes(op, *f, "C3", "C4");
 }
 
+// --- module globals (ir::Global; docs/jax.md, "Module globals") -------------
+
+// The global an ml_program.global_load/store names, or an error in *error.
+const ir::Global* GlobalOf(const ir::Operation& op, const Context& ctx, std::string* error) {
+  const ir::Attribute* g = op.GetAttr("global");
+  if (!g || g->kind != ir::Attribute::Kind::kSymbol) {
+    *error = Msg(op, "needs a global = @name attribute");
+    return nullptr;
+  }
+  if (!ctx.module) return nullptr;
+  const ir::Global* global = ctx.module->FindGlobal(g->str);
+  if (!global) *error = Msg(op, "names undefined global @" + g->str);
+  return global;
+}
+
+std::string GlobalLoad(const ir::Operation& op, const Context& ctx) {
+  if (!op.operands.empty() || op.results.size() != 1) return Msg(op, "takes no operands and has one result");
+  std::string error;
+  const ir::Global* g = GlobalOf(op, ctx, &error);
+  if (g && op.result()->type != g->type)
+    return Msg(op, "result type " + TypeStr(op.result()->type) + " must be global @" + g->name + "'s type " +
+                       TypeStr(g->type));
+  return error;
+}
+
+std::string GlobalStore(const ir::Operation& op, const Context& ctx) {
+  if (op.operands.size() != 1 || !op.results.empty()) return Msg(op, "takes one operand and has no results");
+  std::string error;
+  const ir::Global* g = GlobalOf(op, ctx, &error);
+  if (!g) return error;
+  if (!g->is_mutable) return Msg(op, "stores to global @" + g->name + ", which is not mutable");
+  if (op.operands[0]->type != g->type)
+    return Msg(op, "stores a value of type " + TypeStr(op.operands[0]->type) + " to global @" + g->name +
+                       " of type " + TypeStr(g->type));
+  return "";
+}
+
 }  // namespace
 
 void RegisterStructural(Registry* r) {
+  (*r)["ml_program.global_load"] = &GlobalLoad;
+  (*r)["ml_program.global_store"] = &GlobalStore;
   (*r)["stablehlo.tuple"] = &Tuple;
   (*r)["stablehlo.get_tuple_element"] = &GetTupleElement;
   (*r)["stablehlo.optimization_barrier"] = &OptimizationBarrier;

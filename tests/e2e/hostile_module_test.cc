@@ -92,6 +92,43 @@ TEST(HostileModule, EndlessRecursionStopsWithAnError) {
   ExpectRefused(LoadAndRun(mb.Serialize()), "call stack overflow");
 }
 
+TEST(HostileModule, GlobalsAreCheckedAtLoadAndStore) {
+  // An instruction naming a global the module does not have.
+  auto mb = OneFunction([](BytecodeWriter& w, ModuleBuilder&) {
+    w.Op(Opcode::kGlobalLoad); w.U32(0); w.U32(3);
+    w.Op(Opcode::kReturn); w.List({});
+  });
+  ExpectRefused(LoadAndRun(mb.Serialize()), "global index out of range");
+  // A global whose initial value is no constant.
+  mb = OneFunction([](BytecodeWriter& w, ModuleBuilder&) { w.Op(Opcode::kReturn); w.List({}); });
+  mb.globals.push_back(compiler::GlobalOut{"g", 7, true});
+  ExpectRefused(LoadAndRun(mb.Serialize()), "global 0 'g': its initial value is no constant of the module");
+  // A store of a tensor of another shape than the global's, and one to a
+  // global the module declares immutable.
+  for (bool is_mutable : {true, false}) {
+    mb = OneFunction([is_mutable](BytecodeWriter& w, ModuleBuilder& m) {
+      ConstantOut c;
+      c.type = ElementType::kF32;
+      c.dims = {2};
+      c.data.assign(8, 0);
+      const uint32_t k = m.AddConstant(c);
+      c.dims = {3};
+      c.data.assign(12, 0);
+      const uint32_t other = m.AddConstant(c);
+      m.globals.push_back(compiler::GlobalOut{"g", k, true});
+      w.Op(Opcode::kConstRef); w.U32(0); w.U32(other);
+      w.Op(Opcode::kGlobalStore); w.U32(0); w.U32(is_mutable ? 0 : 1);
+      w.Op(Opcode::kReturn); w.List({});
+    });
+    if (is_mutable) {
+      ExpectRefused(LoadAndRun(mb.Serialize()), "global.store: the value is not a tensor of global 'g''s type and shape");
+    } else {
+      mb.globals[0].is_mutable = false;
+      ExpectRefused(LoadAndRun(mb.Serialize()), "global 'g' is not mutable");
+    }
+  }
+}
+
 TEST(HostileModule, LongLoopsStillRun) {
   // The other side of the recursion bound: a long but finite loop of
   // branches (10^5 steps) is legitimate and must run to its end.
