@@ -415,33 +415,66 @@ Attribute Parser::NormalizeStruct(Attribute a, const Token& at) {
   return a;
 }
 
+// #stablehlo.conv from its nine fields by name (the `raw` form, MHLO's dict).
+Attribute Parser::ConvFromFields(const Attribute& body, const Token& at) {
+  Attribute a;
+  a.kind = Attribute::Kind::kStruct;
+  a.str = "#stablehlo.conv";
+  std::vector<bool> used(body.fields.size(), false);
+  for (int f = 0; f < 9; ++f) {
+    bool found = false;
+    for (size_t i = 0; i < body.fields.size(); ++i) {
+      if (body.fields[i].first != kConvFields[f]) continue;
+      Attribute v = body.fields[i].second;
+      if (ConvFieldIsArray(f) ? v.kind != Attribute::Kind::kIntArray : v.kind != Attribute::Kind::kInt)
+        Fail(at, std::string("bad value for '") + kConvFields[f] + "'");
+      a.fields.emplace_back(kConvFields[f], std::move(v));
+      used[i] = found = true;
+      break;
+    }
+    if (!found) Fail(at, std::string("missing field '") + kConvFields[f] + "' in #stablehlo.conv");
+  }
+  for (size_t i = 0; i < used.size(); ++i)
+    if (!used[i]) Fail(at, "unknown field '" + body.fields[i].first + "' in #stablehlo.conv");
+  return a;
+}
+
+// MHLO's older generic form writes dimension numbers as a dictionary of
+// dense integer vectors and integers,
+//   dot_dimension_numbers = {lhs_contracting_dimensions = dense<1> : tensor<1xi64>, ...}
+// (also gather's and convolution's dimension_numbers, scatter's
+// scatter_dimension_numbers): read as the struct attribute of the same fields.
+void Parser::ReadDimensionDictionaries(Operation* op, const Token& at) {
+  for (auto& [name, a] : op->attrs) {
+    if (a.kind != Attribute::Kind::kDict) continue;
+    std::string kind;
+    if (name == "dot_dimension_numbers") kind = "#stablehlo.dot";
+    if (name == "scatter_dimension_numbers") kind = "#stablehlo.scatter";
+    if (name == "dimension_numbers" && (op->name == "stablehlo.gather" || op->name == "stablehlo.dynamic_gather"))
+      kind = "#stablehlo.gather";
+    if (name == "dimension_numbers" && (op->name == "stablehlo.convolution" || op->name == "stablehlo.dynamic_conv"))
+      kind = "#stablehlo.conv";
+    if (kind.empty()) continue;
+    Attribute body;
+    body.kind = Attribute::Kind::kStruct;
+    body.str = kind;
+    for (auto& [field, v] : a.fields) {
+      Attribute value = v;
+      if (value.kind == Attribute::Kind::kDense) {  // a vector: the integer list
+        auto ints = value.AsInts();
+        if (!ints || value.type.rank() != 1) Fail(at, "field '" + field + "' of " + name + " must be a vector of integers");
+        value = IntArrayAttr(*ints);
+      }
+      body.fields.emplace_back(field, std::move(value));
+    }
+    a = kind == "#stablehlo.conv" ? ConvFromFields(body, at) : NormalizeStruct(std::move(body), at);
+  }
+}
+
 // After '#stablehlo.conv<': `raw name = value, ...>` or the compact form.
 Attribute Parser::ParseConvDimensionNumbers() {
   Token at = cur_;
-  if (ConsumeIdent("raw")) {
-    Attribute body = ParseStructBody("#stablehlo.conv");
-    Attribute a;
-    a.kind = Attribute::Kind::kStruct;
-    a.str = "#stablehlo.conv";
-    std::vector<bool> used(body.fields.size(), false);
-    for (int f = 0; f < 9; ++f) {
-      bool found = false;
-      for (size_t i = 0; i < body.fields.size(); ++i) {
-        if (body.fields[i].first != kConvFields[f]) continue;
-        Attribute v = body.fields[i].second;
-        if (ConvFieldIsArray(f) ? v.kind != Attribute::Kind::kIntArray
-                                : v.kind != Attribute::Kind::kInt)
-          Fail(at, std::string("bad value for '") + kConvFields[f] + "'");
-        a.fields.emplace_back(kConvFields[f], std::move(v));
-        used[i] = found = true;
-        break;
-      }
-      if (!found) Fail(at, std::string("missing field '") + kConvFields[f] + "' in #stablehlo.conv");
-    }
-    for (size_t i = 0; i < used.size(); ++i)
-      if (!used[i]) Fail(at, "unknown field '" + body.fields[i].first + "' in #stablehlo.conv");
-    return a;
-  }
+  if (ConsumeIdent("raw")) return ConvFromFields(ParseStructBody("#stablehlo.conv"), at);
   Attribute a = ParseConvCompact();
   Expect(Tok::kGreater, "to close '#stablehlo.conv<'");
   return a;

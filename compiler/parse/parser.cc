@@ -584,7 +584,9 @@ void Parser::ParseGenericOp(Operation* op, int num_results) {
     Expect(Tok::kGreater, "to close the properties");
   }
   if (cur_.is(Tok::kLParen)) ParseRegionList(op);
+  Token attrs_at = cur_;
   if (cur_.is(Tok::kLBrace)) MergeAttrs(op, ParseAttrDict());
+  ReadDimensionDictionaries(op, attrs_at);
   Expect(Tok::kColon, "before the op's function type");
   std::vector<Type> ins, outs;
   Token at = cur_;

@@ -132,6 +132,8 @@ class Parser {
   Attribute ParseAttribute();                 // full MLIR attribute
   std::vector<NamedAttr> ParseAttrDict();     // { ... } at cur_
   void MergeAttrs(Operation* op, std::vector<NamedAttr> attrs);
+  Attribute ConvFromFields(const Attribute& body, const Token& at);  // #stablehlo.conv by field names
+  void ReadDimensionDictionaries(Operation* op, const Token& at);    // MHLO's dict forms as structs
   Attribute ParseLooseValue();                // value in a dialect attribute body
   Attribute ParseHashAttribute();             // #... at cur_
   Attribute ParseStructBody(std::string name);  // after '<' ... '>'

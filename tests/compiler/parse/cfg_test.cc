@@ -168,5 +168,37 @@ TEST(ParseIreeForms, MhloReadsAsStablehlo) {
   EXPECT_EQ(FirstOp(*m, 2).name, "mhlo.copy");
 }
 
+// MHLO's older generic form writes dimension numbers as dictionaries of
+// dense vectors: they read as the structs the pretty forms give.
+TEST(ParseIreeForms, MhloDimensionDictionariesReadAsStructs) {
+  auto m = MustParse(
+      "func.func @f(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>, %i: tensor<2x1xi32>) {\n"
+      "  %0 = \"mhlo.dot_general\"(%a, %b) {dot_dimension_numbers = {\n"
+      "    lhs_batching_dimensions = dense<0> : tensor<1xi64>, lhs_contracting_dimensions = dense<2> : tensor<1xi64>,\n"
+      "    rhs_batching_dimensions = dense<0> : tensor<1xi64>, rhs_contracting_dimensions = dense<1> : tensor<1xi64>}}"
+      " : (tensor<2x3x4xf32>, tensor<2x4x5xf32>) -> tensor<2x3x5xf32>\n"
+      "  %1 = \"mhlo.gather\"(%a, %i) {dimension_numbers = {collapsed_slice_dims = dense<0> : tensor<1xi64>,"
+      " index_vector_dim = 1 : i64, offset_dims = dense<[1, 2]> : tensor<2xi64>, start_index_map = dense<0> :"
+      " tensor<1xi64>}, slice_sizes = dense<[1, 3, 4]> : tensor<3xi64>} : (tensor<2x3x4xf32>, tensor<2x1xi32>) ->"
+      " tensor<2x3x4xf32>\n"
+      "  return\n"
+      "}\n");
+  ASSERT_NE(m, nullptr);
+  const Operation& dot = FirstOp(*m, 0);
+  EXPECT_EQ(dot.name, "stablehlo.dot_general");
+  ASSERT_NE(dot.GetAttr("dot_dimension_numbers"), nullptr);
+  EXPECT_EQ(dot.GetAttr("dot_dimension_numbers")->kind, Attribute::Kind::kStruct);
+  EXPECT_EQ(dot.GetAttr("lhs_contracting_dimensions")->ints, std::vector<int64_t>{2});
+  EXPECT_EQ(dot.GetAttr("rhs_batching_dimensions")->ints, std::vector<int64_t>{0});
+  const Operation& gather = FirstOp(*m, 1);
+  EXPECT_EQ(gather.GetAttr("offset_dims")->ints, (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(gather.GetAttr("index_vector_dim")->i, 1);
+  EXPECT_NE(ParseError("func.func @f(%a: tensor<2xf32>) {\n  %0 = \"mhlo.dot_general\"(%a, %a) {dot_dimension_numbers ="
+                       " {lhs_contracting_dimensions = dense<0> : tensor<1xi64>, bogus = 1 : i64}} :"
+                       " (tensor<2xf32>, tensor<2xf32>) -> tensor<f32>\n  return\n}\n")
+                .find("unknown field 'bogus' in #stablehlo.dot"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace kiln::ir
