@@ -112,8 +112,13 @@ def main():
     # IREE's test forms (constants, parenthesized checks, functions written
     # as blocks), one function per seed.
     forms = open(os.path.join(ROOT, "tests", "data", "ops", "iree_test_forms.mlir"), encoding="utf-8").read()
+    # The file's module globals go before each function that may use them.
+    globals_text = "".join(line + "\n" for line in forms.splitlines()
+                           if line.startswith(("ml_program.global ", "util.global ")))
     for i, fn in enumerate(forms.split("\nfunc.func ")[1:]):
-        sources["iree_test_forms.%d.mlir" % i] = "func.func " + fn
+        fn = "".join(line + "\n" for line in fn.splitlines()
+                     if not line.startswith(("ml_program.global ", "util.global ")))
+        sources["iree_test_forms.%d.mlir" % i] = globals_text + "func.func " + fn
     for name, text in sources.items():
         with open(os.path.join(dirs["parser"], name), "w", encoding="utf-8") as f:
             f.write(text)

@@ -193,3 +193,37 @@ func.func @mhlo_ops_and_attributes() {
   check.expect_eq_const(%g, dense<[[5, 1], [7, 7]]> : tensor<2x2xi32>) : tensor<2x2xi32>
   return
 }
+
+// Module globals (docs/jax.md, "Module globals"): a store is seen by the
+// loads after it; an immutable global is a constant; arith's elementwise ops
+// on tensors read as StableHLO's (truncation wraps as convert does).
+ml_program.global private mutable @forms_counter(dense<2.0> : tensor<f32>) : tensor<f32>
+util.global private @forms_weights = dense<[1, 2, 3]> : tensor<3xi32>
+
+func.func @global_store_then_load() {
+  %c = arith.constant dense<5.0> : tensor<f32>
+  ml_program.global_store @forms_counter = %c : tensor<f32>
+  %1 = ml_program.global_load @forms_counter : tensor<f32>
+  %2 = arith.addf %1, %c : tensor<f32>
+  check.expect_eq_const(%2, dense<10.0> : tensor<f32>) : tensor<f32>
+  return
+}
+
+func.func @immutable_global_and_arith() {
+  %w = util.global.load @forms_weights : tensor<3xi32>
+  %a = util.unfoldable_constant dense<[300, -1, 7]> : tensor<3xi32>
+  %m = arith.muli %w, %a : tensor<3xi32>
+  %t = arith.trunci %m : tensor<3xi32> to tensor<3xi8>
+  %f = arith.sitofp %t : tensor<3xi8> to tensor<3xf32>
+  check.expect_eq_const(%f, dense<[44.0, -2.0, 21.0]> : tensor<3xf32>) : tensor<3xf32>
+  return
+}
+
+// MHLO's older generic form: dimension numbers as a dictionary.
+func.func @mhlo_dot_dimension_dictionary() {
+  %a = util.unfoldable_constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %b = util.unfoldable_constant dense<[[5.0], [6.0]]> : tensor<2x1xf32>
+  %0 = "mhlo.dot_general"(%a, %b) {dot_dimension_numbers = {lhs_batching_dimensions = dense<[]> : tensor<0xi64>, lhs_contracting_dimensions = dense<1> : tensor<1xi64>, rhs_batching_dimensions = dense<[]> : tensor<0xi64>, rhs_contracting_dimensions = dense<0> : tensor<1xi64>}} : (tensor<2x2xf32>, tensor<2x1xf32>) -> tensor<2x1xf32>
+  check.expect_eq_const(%0, dense<[[17.0], [39.0]]> : tensor<2x1xf32>) : tensor<2x1xf32>
+  return
+}
