@@ -64,11 +64,12 @@ inline bool IsGlobalAccess(std::string_view name) {
          name == "util.global.store.indirect";
 }
 
-// The arith dialect's elementwise ops on tensors, as IREE's tests write them,
-// and the StableHLO op each is (parse_ops_pretty.cc); "" if `name` is none.
+// The arith and math dialects' elementwise ops, as IREE's tests write them
+// (on tensors, and on scalars in linalg bodies), and the StableHLO op each
+// is (parse_ops_pretty.cc); "" if `name` is none.
 // Only those whose meaning on signless integers StableHLO's op has (signed
 // division and extension, wrapping truncation, NaN-propagating max/min).
-inline std::string_view ArithAsStablehlo(std::string_view name) {
+inline std::string_view ElementwiseAsStablehlo(std::string_view name) {
   static constexpr std::pair<std::string_view, std::string_view> kOps[] = {
       {"arith.addf", "stablehlo.add"},          {"arith.addi", "stablehlo.add"},
       {"arith.subf", "stablehlo.subtract"},     {"arith.subi", "stablehlo.subtract"},
@@ -83,6 +84,16 @@ inline std::string_view ArithAsStablehlo(std::string_view name) {
       {"arith.trunci", "stablehlo.convert"},    {"arith.truncf", "stablehlo.convert"},
       {"arith.extsi", "stablehlo.convert"},     {"arith.extf", "stablehlo.convert"},
       {"arith.sitofp", "stablehlo.convert"},    {"arith.fptosi", "stablehlo.convert"},
+      {"arith.index_cast", "stablehlo.convert"},
+      {"math.exp", "stablehlo.exponential"},    {"math.expm1", "stablehlo.exponential_minus_one"},
+      {"math.log", "stablehlo.log"},            {"math.log1p", "stablehlo.log_plus_one"},
+      {"math.tanh", "stablehlo.tanh"},          {"math.sqrt", "stablehlo.sqrt"},
+      {"math.rsqrt", "stablehlo.rsqrt"},        {"math.absf", "stablehlo.abs"},
+      {"math.absi", "stablehlo.abs"},           {"math.ceil", "stablehlo.ceil"},
+      {"math.floor", "stablehlo.floor"},        {"math.cos", "stablehlo.cosine"},
+      {"math.sin", "stablehlo.sine"},           {"math.powf", "stablehlo.power"},
+      {"math.roundeven", "stablehlo.round_nearest_even"}, {"math.round", "stablehlo.round_nearest_afz"},
+      {"math.atan2", "stablehlo.atan2"},        {"math.erf", "chlo.erf"},
   };
   for (const auto& [arith, stablehlo] : kOps)
     if (arith == name) return stablehlo;
@@ -97,7 +108,11 @@ inline bool IsReadByParser(std::string_view name) {
          name == "flow.tensor.constant" ||
          name == "tensor.cast" || name == "tensor.extract" || name == "cf.br" || name == "cf.cond_br" ||
          name == "util.optimization_barrier" || name == "util.do_not_optimize" || IsGlobalAccess(name) ||
-         !ArithAsStablehlo(name).empty();
+         !ElementwiseAsStablehlo(name).empty() || name == "arith.select" || name == "arith.cmpi" ||
+         name == "arith.cmpf" || name == "tensor.empty" || name == "linalg.init_tensor" || name == "linalg.fill" ||
+         name == "linalg.generic" || name == "linalg.yield" || name == "linalg.index" ||
+         name == "tensor.expand_shape" || name == "tensor.collapse_shape" || name == "tensor.extract_slice" ||
+         name == "tensor.insert_slice" || name == "tensor.dim";
 }
 
 // Ops whose regions the VM runs itself (as branches and loops), rather than

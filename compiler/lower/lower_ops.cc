@@ -140,7 +140,9 @@ Status FunctionLowering::LowerConstant(const ir::Operation& op, const std::vecto
   Scalar splat;
   const bool compact_splat = v->dense_splat && !v->dense_bytes.empty();  // the parser kept one element
   if (compact_splat) splat = ref::LoadScalar(v->type.element, v->dense_bytes.data());
-  if (!v->type.is_quantized() &&
+  // (Only for a static result: a constant of dynamic type, IREE's
+  // flow.tensor.dynamic_constant, is stored with its shape.)
+  if (!v->type.is_quantized() && op.result()->type.HasStaticShape() &&
       (compact_splat || (v->dense_bytes.size() >= kSplatDispatchBytes &&
                          IsSplat(v->dense_bytes, StorageBytes(v->type.element), &splat, v->type.element)))) {
     ScalarProgram prog;

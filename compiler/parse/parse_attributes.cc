@@ -122,7 +122,8 @@ Attribute Parser::ParseAttribute() {
         return a;
       }
       if (w == "dense_resource") return ParseDenseResource();
-      if (w == "sparse" || w == "opaque" || w == "affine_map")
+      if (w == "affine_map") return ParseAffineMap();
+      if (w == "sparse" || w == "opaque")
         Fail(cur_, "unsupported attribute '" + std::string(w) + "'");
       FailExpected("attribute value");
     }

@@ -7,9 +7,11 @@
 // custom_call/call, composite, chlo.scan) have dedicated parsers. Whatever
 // the syntax, the IR equals what the generic form gives.
 #include <cstring>
+#include <span>
 
 #include "compiler/op_names.h"
 #include "compiler/parse/parser_impl.h"
+#include "kernels/scalar/scalar.h"
 
 namespace kiln::ir::detail {
 namespace {
@@ -63,7 +65,28 @@ void Parser::ParsePrettyOp(Operation* op, const Token& name_tok, int num_results
       n == "flow.tensor.constant")
     return ParseTestConstant(op, num_results);
   if (n == "tensor.cast") return ParseTensorCast(op, num_results);
-  if (!compiler::op_names::ArithAsStablehlo(n).empty()) return ParseArith(op, num_results);
+  if (!compiler::op_names::ElementwiseAsStablehlo(n).empty() || n == "arith.select" || n == "arith.cmpi" ||
+      n == "arith.cmpf")
+    return ParseArith(op, num_results);
+  if (n == "tensor.empty" || n == "linalg.init_tensor") return ParseEmptyTensor(op, num_results);
+  if (n == "linalg.fill") return ParseLinalgFill(op, num_results);
+  if (n == "tensor.dim") return ParseTensorDim(op, num_results);
+  if (n == "tensor.expand_shape" || n == "tensor.collapse_shape") return ParseReassociation(op, num_results);
+  if (n == "tensor.extract_slice") return ParseExtractSlice(op, num_results);
+  if (n == "tensor.insert_slice") return ParseInsertSlice(op, num_results);
+  if (n == "linalg.generic") return ParseLinalgGeneric(op, num_results);
+  if (n == "linalg.yield") {
+    op->name = "stablehlo.return";
+    return ParseDefaultPretty(op, num_results);
+  }
+  if (n == "linalg.index") {  // linalg.index D : index, inside a linalg.generic (parse_linalg.cc)
+    Token at = cur_;
+    op->attrs.emplace_back("dim", IntAttr(ParseIntLiteral(false)));
+    Expect(Tok::kColon, "and the index type");
+    Type t = ParseType();
+    if (t != Type::Tensor(ElementType::kSI64, {})) Fail(at, "linalg.index is of type index");
+    return SetResultTypes(op, {t}, num_results, at);
+  }
   if (n == "ml_program.global_load" || n == "ml_program.global_store" || compiler::op_names::IsGlobalAccess(n))
     return ParseGlobalOp(op, num_results);
   if (n == "util.optimization_barrier" || n == "util.do_not_optimize") {  // IREE's (and its older name): StableHLO's
@@ -469,6 +492,22 @@ void Parser::ParseTestConstant(Operation* op, int num_results) {
   if (cur_.is(Tok::kLBrace)) MergeAttrs(op, ParseAttrDict());
   Token at = cur_;
   Attribute v = ParseAttribute();
+  if ((v.kind == Attribute::Kind::kInt || v.kind == Attribute::Kind::kFloat || v.kind == Attribute::Kind::kBool) &&
+      !Is(op, "flow.tensor.dynamic_constant") && !Is(op, "flow.tensor.constant")) {
+    // A scalar, `42 : i32` (`true` is an i1): the rank-0 tensor of it.
+    ElementType e = v.kind == Attribute::Kind::kBool ? ElementType::kI1 : v.type.element;
+    if (e == ElementType::kInvalid || IsComplex(e)) Fail(at, op->name + ": a scalar constant needs an integer or float type");
+    Scalar sc;
+    sc.i = v.kind == Attribute::Kind::kBool ? v.b : v.i;
+    sc.re = v.kind == Attribute::Kind::kFloat ? v.f : static_cast<double>(sc.i);
+    if (v.kind == Attribute::Kind::kFloat && !IsFloat(e)) Fail(at, op->name + ": a float value for type " + std::string(Name(e)));
+    Attribute dense;
+    dense.kind = Attribute::Kind::kDense;
+    dense.type = Type::Tensor(e, {});
+    dense.dense_bytes.resize(StorageBytes(e));
+    ref::StoreScalar(e, sc, dense.dense_bytes.data());
+    v = std::move(dense);
+  }
   if (v.kind != Attribute::Kind::kDense) Fail(at, op->name + ": Kiln reads tensor constants only (dense<...> : tensor<...>)");
   Type t = v.type;
   // flow.tensor.constant is the older name, its `-> T'` optional.
@@ -484,15 +523,43 @@ void Parser::ParseTestConstant(Operation* op, int num_results) {
   SetResultTypes(op, {t}, num_results, at);
 }
 
-// The arith dialect's elementwise ops on tensors (IREE's tests):
+// The arith and math dialects' elementwise ops (IREE's tests; on scalars,
+// which are rank-0 tensors here, in linalg bodies):
 //   arith.addf %a, %b [fastmath<...>] [{attrs}] : T
 //   arith.trunci %a [{attrs}] : T to T'
-// read as the StableHLO op compiler::op_names::ArithAsStablehlo names, with
-// the same operands and result (the verifier checks them as that op's).
+//   arith.select %c, %a, %b : [C,] T
+//   arith.cmpi slt, %a, %b : T        (eq ne slt sle sgt sge)
+//   arith.cmpf olt, %a, %b : T        (oeq olt ole ogt oge une)
+// read as the StableHLO op compiler::op_names::ElementwiseAsStablehlo names
+// (select, compare), with the same operands and result (the verifier checks
+// them as that op's).
 void Parser::ParseArith(Operation* op, int num_results) {
-  const bool cast = compiler::op_names::ArithAsStablehlo(op->name) == "stablehlo.convert";
   const std::string arith = op->name;
-  op->name = std::string(compiler::op_names::ArithAsStablehlo(arith));
+  const bool cast = compiler::op_names::ElementwiseAsStablehlo(arith) == "stablehlo.convert";
+  const bool select = arith == "arith.select", compare = arith == "arith.cmpi" || arith == "arith.cmpf";
+  if (compare) {
+    static constexpr std::pair<std::string_view, std::string_view> kInt[] = {
+        {"eq", "EQ"}, {"ne", "NE"}, {"slt", "LT"}, {"sle", "LE"}, {"sgt", "GT"}, {"sge", "GE"}};
+    static constexpr std::pair<std::string_view, std::string_view> kFloat[] = {
+        {"oeq", "EQ"}, {"olt", "LT"}, {"ole", "LE"}, {"ogt", "GT"}, {"oge", "GE"}, {"une", "NE"}};
+    Token p = cur_;
+    std::string_view direction;
+    if (cur_.is(Tok::kIdent))
+      for (const auto& [pred, dir] : arith == "arith.cmpi" ? std::span(kInt) : std::span(kFloat))
+        if (cur_.text == pred) direction = dir;
+    if (direction.empty()) Fail(p, arith + ": this predicate is not supported (StableHLO's compare has no such form)");
+    Advance();
+    Expect(Tok::kComma, "after the predicate");
+    Attribute d;
+    d.kind = Attribute::Kind::kEnum;
+    d.str = std::string(direction);
+    op->attrs.emplace_back("comparison_direction", d);
+    d.str = arith == "arith.cmpf" ? "FLOAT" : "SIGNED";
+    op->attrs.emplace_back("compare_type", d);
+    op->name = "stablehlo.compare";
+  } else {
+    op->name = select ? "stablehlo.select" : std::string(compiler::op_names::ElementwiseAsStablehlo(arith));
+  }
   op->operands = ParseValueUseList();
   if (op->operands.empty()) Fail(cur_, "expected the operands of " + arith);
   if (cur_.IsIdent("fastmath")) {  // a hint: Kiln computes exactly
@@ -503,13 +570,20 @@ void Parser::ParseArith(Operation* op, int num_results) {
   Expect(Tok::kColon, "and the operands' type");
   Token at = cur_;
   Type t = ParseType();
-  for (const Value* v : op->operands)
-    if (v->type != t) Fail(at, arith + ": an operand has type " + v->type.ToString() + ", not " + t.ToString());
+  if (select && Consume(Tok::kComma)) {  // the condition's type, then the values'
+    if (op->operands[0]->type != t) Fail(at, arith + ": the condition has type " + op->operands[0]->type.ToString());
+    at = cur_;
+    t = ParseType();
+  }
+  for (size_t k = select ? 1 : 0; k < op->operands.size(); ++k)
+    if (op->operands[k]->type != t)
+      Fail(at, arith + ": an operand has type " + op->operands[k]->type.ToString() + ", not " + t.ToString());
   if (cast) {
     ExpectIdent("to");
     at = cur_;
     t = ParseType();
   }
+  if (compare) t = Type::Tensor(ElementType::kI1, t.dims);
   if (!t.is_tensor()) Fail(at, arith + " is read on tensors only");
   SetResultTypes(op, {t}, num_results, at);
 }

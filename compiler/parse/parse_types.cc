@@ -49,10 +49,15 @@ Type Parser::ParseType() {
     }
     Fail(cur_, "unsupported or undefined type '" + std::string(cur_.text) + "'");
   }
+  // A scalar type (i32, f32, index, complex<f32>) as a value's type is the
+  // rank-0 tensor of it: the values IREE's tests and linalg bodies compute
+  // with (docs/jax.md, "IREE's test forms").
   if (cur_.is(Tok::kIdent) &&
-      (ElementTypeFromName(cur_.text) || cur_.text == "complex" || cur_.text == "index"))
-    Fail(cur_, "scalar type '" + std::string(cur_.text) +
-                   "' is not a value type here; expected tensor<" + std::string(cur_.text) + ">");
+      (ElementTypeFromName(cur_.text) || cur_.text == "complex" || cur_.text == "index")) {
+    std::shared_ptr<const QuantType> quant;
+    ElementType e = ParseElementType(&quant);
+    return Type::Tensor(e, {});
+  }
   FailExpected("type");
 }
 

@@ -191,6 +191,17 @@ class Parser {
   void ParseTestConstant(Operation* op, int num_results);  // IREE tests' util/arith/flow constants
   void ParseTensorCast(Operation* op, int num_results);    // tensor.cast %x : T to T'
   void ParseArith(Operation* op, int num_results);         // arith.addf %a, %b : T (tensors)
+  // linalg and tensor ops IREE's tests build tensors with (parse_linalg.cc).
+  Attribute ParseAffineMap();
+  void ParseEmptyTensor(Operation* op, int num_results);   // tensor.empty, linalg.init_tensor
+  void ParseTensorDim(Operation* op, int num_results);     // tensor.dim %x, %c : T
+  std::vector<Value*> ParseLinalgOperands(const char* keyword);  // ins(...) / outs(...)
+  void ParseLinalgFill(Operation* op, int num_results);
+  void ParseLinalgGeneric(Operation* op, int num_results);
+  std::vector<int64_t> ParseStaticList(const char* what);  // [1, 2, 3]
+  void ParseReassociation(Operation* op, int num_results);  // tensor.expand_shape / collapse_shape
+  void ParseExtractSlice(Operation* op, int num_results);
+  void ParseInsertSlice(Operation* op, int num_results);
   void ParseTensorExtract(Operation* op, int num_results); // tensor.extract %t[] : tensor<i1>
   void ParseBranch(Operation* op, int num_results);        // cf.br, cf.cond_br
   void ParseConvolution(Operation* op, int num_results);

@@ -200,5 +200,51 @@ TEST(ParseIreeForms, MhloDimensionDictionariesReadAsStructs) {
             std::string::npos);
 }
 
+// Scalars are rank-0 tensors; linalg and tensor ops read as StableHLO ops
+// (the programs run in tests/data/ops/iree_test_forms.mlir); the forms
+// outside what they express are refused at the op.
+TEST(ParseIreeForms, ScalarsAndLinalgFormsAndTheirRefusals) {
+  auto m = MustParse("func.func @f(%a: i32, %b: f32) -> i32 {\n  %c = arith.constant 3 : i32\n"
+                     "  %d = arith.addi %a, %c : i32\n  return %d : i32\n}\n");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->functions[0]->arg_types[0].ToString(), "tensor<i32>");
+  EXPECT_EQ(m->functions[0]->result_types[0].ToString(), "tensor<i32>");
+  EXPECT_EQ(FirstOp(*m, 0).name, "stablehlo.constant");
+  EXPECT_EQ(FirstOp(*m, 1).name, "stablehlo.add");
+  const std::string generic_head =
+      "func.func @f(%a: tensor<2x3xf32>) {\n  %e = tensor.empty() : tensor<2xf32>\n"
+      "  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>],"
+      " iterator_types = [\"parallel\", \"reduction\"]} ins(%a : tensor<2x3xf32>) outs(%e : tensor<2xf32>) {\n"
+      "  ^bb0(%x: f32, %o: f32):\n";
+  const std::string tail = "  } -> tensor<2xf32>\n  return\n}\n";
+  EXPECT_NE(ParseError(generic_head + "    linalg.yield %x : f32\n" + tail)
+                .find("test.mlir:3:8: error: linalg.generic with reduction loops must yield g(x, %out)"),
+            std::string::npos);
+  EXPECT_NE(ParseError(generic_head + "    %s = arith.addf %o, %o : f32\n    linalg.yield %s : f32\n" + tail)
+                .find("must yield g(x, %out)"),
+            std::string::npos);
+  EXPECT_NE(ParseError("#m = affine_map<(d0) -> (d0 + 1)>\n").find("test.mlir:1:26: error: affine_map results other than "
+                                                                  "dimensions are not supported"),
+            std::string::npos);
+  EXPECT_NE(ParseError("func.func @f(%a: tensor<4xf32>, %i: index) {\n  %s = tensor.extract_slice %a[%i] [2] [1] :"
+                       " tensor<4xf32> to tensor<2xf32>\n  return\n}\n")
+                .find("only static offsets are supported"),
+            std::string::npos);
+  EXPECT_NE(ParseError("func.func @f(%a: tensor<?xf32>, %i: index) {\n  %d = tensor.dim %a, %i : tensor<?xf32>\n"
+                       "  return\n}\n")
+                .find("tensor.dim needs a constant index"),
+            std::string::npos);
+  EXPECT_NE(ParseError("func.func @f(%a: f32) {\n  %d = arith.cmpf one, %a, %a : f32\n  return\n}\n")
+                .find("arith.cmpf: this predicate is not supported"),
+            std::string::npos);
+  EXPECT_NE(ParseError("func.func @f(%a: tensor<2xf32>) {\n  %e = tensor.empty() : tensor<2xf32>\n"
+                       "  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types ="
+                       " [\"parallel\"]} outs(%e : tensor<2xf32>) {\n  ^bb0(%o: f32):\n"
+                       "    %s = stablehlo.reduce_precision %a, format = e5m2 : tensor<2xf32>\n"
+                       "    linalg.yield %o : f32\n  } -> tensor<2xf32>\n  return\n}\n")
+                .find("linalg.generic's body reads a tensor from outside it"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace kiln::ir

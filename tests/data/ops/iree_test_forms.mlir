@@ -227,3 +227,97 @@ func.func @mhlo_dot_dimension_dictionary() {
   check.expect_eq_const(%0, dense<[[17.0], [39.0]]> : tensor<2x1xf32>) : tensor<2x1xf32>
   return
 }
+
+// linalg and tensor ops as IREE's tests build tensors with them, and
+// scalars (rank-0 values): a parallel linalg.generic with a transposing and
+// a broadcasting map, linalg.index and a scalar read from outside the body.
+func.func @linalg_generic_parallel() {
+  %a = util.unfoldable_constant dense<[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]> : tensor<2x3xf32>
+  %row = util.unfoldable_constant dense<[10.0, 20.0]> : tensor<2xf32>
+  %two = arith.constant 2.0 : f32
+  %e = tensor.empty() : tensor<3x2xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a, %row : tensor<2x3xf32>, tensor<2xf32>) outs(%e : tensor<3x2xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %i = linalg.index 0 : index
+    %fi = arith.sitofp %i : index to f32
+    %m = arith.mulf %x, %two : f32
+    %s = arith.addf %m, %y : f32
+    %t = arith.addf %s, %fi : f32
+    linalg.yield %t : f32
+  } -> tensor<3x2xf32>
+  check.expect_eq_const(%r, dense<[[12.0, 28.0], [15.0, 31.0], [18.0, 34.0]]> : tensor<3x2xf32>) : tensor<3x2xf32>
+  return
+}
+
+// Reductions: g(%out, x) and g(x', %out) from linalg.fill's initial values.
+func.func @linalg_generic_reductions() {
+  %a = util.unfoldable_constant dense<[[1, 7, 3], [4, 2, 6]]> : tensor<2x3xi32>
+  %lo = arith.constant -100 : i32
+  %e = tensor.empty() : tensor<3xi32>
+  %init = linalg.fill ins(%lo : i32) outs(%e : tensor<3xi32>) -> tensor<3xi32>
+  %m = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%a : tensor<2x3xi32>) outs(%init : tensor<3xi32>) {
+  ^bb0(%x: i32, %o: i32):
+    %r = arith.maxsi %o, %x : i32
+    linalg.yield %r : i32
+  } -> tensor<3xi32>
+  check.expect_eq_const(%m, dense<[4, 7, 6]> : tensor<3xi32>) : tensor<3xi32>
+  %five = arith.constant 5 : i32
+  %e2 = tensor.empty() : tensor<2xi32>
+  %init2 = linalg.fill ins(%five : i32) outs(%e2 : tensor<2xi32>) -> tensor<2xi32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%a : tensor<2x3xi32>) outs(%init2 : tensor<2xi32>) {
+  ^bb0(%x: i32, %o: i32):
+    %sq = arith.muli %x, %x : i32
+    %r = arith.addi %sq, %o : i32
+    linalg.yield %r : i32
+  } -> tensor<2xi32>
+  check.expect_eq_const(%s, dense<[64, 61]> : tensor<2xi32>) : tensor<2xi32>
+  return
+}
+
+// Slices, reshapes, and scalar compare and select.
+func.func @tensor_slices_and_scalars() {
+  %a = util.unfoldable_constant dense<[[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]]> : tensor<3x4xi32>
+  %s = tensor.extract_slice %a[0, 1] [2, 2] [2, 2] : tensor<3x4xi32> to tensor<2x2xi32>
+  check.expect_eq_const(%s, dense<[[1, 3], [9, 11]]> : tensor<2x2xi32>) : tensor<2x2xi32>
+  %row = tensor.extract_slice %a[1, 0] [1, 4] [1, 1] : tensor<3x4xi32> to tensor<4xi32>
+  check.expect_eq_const(%row, dense<[4, 5, 6, 7]> : tensor<4xi32>) : tensor<4xi32>
+  %z = tensor.empty() : tensor<3x4xi32>
+  %ins = tensor.insert_slice %s into %z[0, 0] [2, 2] [2, 3] : tensor<2x2xi32> into tensor<3x4xi32>
+  check.expect_eq_const(%ins, dense<[[1, 0, 0, 3], [0, 0, 0, 0], [9, 0, 0, 11]]> : tensor<3x4xi32>) : tensor<3x4xi32>
+  %e = tensor.expand_shape %row [[0, 1]] output_shape [2, 2] : tensor<4xi32> into tensor<2x2xi32>
+  %c = tensor.collapse_shape %e [[0, 1]] : tensor<2x2xi32> into tensor<4xi32>
+  check.expect_eq(%c, %row) : tensor<4xi32>
+  %x = util.unfoldable_constant 7 : i32
+  %y = arith.constant 9 : i32
+  %lt = arith.cmpi slt, %x, %y : i32
+  %m = arith.select %lt, %y, %x : i32
+  check.expect_eq_const(%m, dense<9> : tensor<i32>) : tensor<i32>
+  return
+}
+
+// Dynamic shapes: sizes from tensor.dim, tensor.empty of them, a column
+// sum and a division by it.
+func.func @linalg_on_dynamic_shapes() {
+  %a = flow.tensor.dynamic_constant dense<[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]> : tensor<3x2xf32> -> tensor<?x?xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %d0 = tensor.dim %a, %c0 : tensor<?x?xf32>
+  %d1 = tensor.dim %a, %c1 : tensor<?x?xf32>
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty(%d1) : tensor<?xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?xf32>) -> tensor<?xf32>
+  %sum = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%a : tensor<?x?xf32>) outs(%init : tensor<?xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.addf %x, %o : f32
+    linalg.yield %r : f32
+  } -> tensor<?xf32>
+  %e2 = tensor.empty(%d0, %d1) : tensor<?x?xf32>
+  %scaled = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a, %sum : tensor<?x?xf32>, tensor<?xf32>) outs(%e2 : tensor<?x?xf32>) {
+  ^bb0(%x: f32, %s: f32, %o: f32):
+    %r = arith.divf %x, %s : f32
+    linalg.yield %r : f32
+  } -> tensor<?x?xf32>
+  %expected = arith.constant dense<[[0.11111111, 0.16666667], [0.33333334, 0.33333334], [0.5555556, 0.5]]> : tensor<3x2xf32>
+  check.expect_almost_eq(%scaled, %expected) : tensor<?x?xf32>
+  return
+}
