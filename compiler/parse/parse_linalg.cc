@@ -595,6 +595,14 @@ void Parser::ParseLinalgGeneric(Operation* op, int num_results) {
   // map's region may have moved into `op`, whose blocks keep their values.
 }
 
+// Whether `size` elements from `offset`, `stride` apart, lie within [0, n)
+// (computed without overflow).
+static bool SliceFits(int64_t offset, int64_t size, int64_t stride, int64_t n) {
+  if (offset < 0 || size < 0 || stride < 1 || offset > n) return false;
+  if (size == 0) return true;
+  return size == 1 ? offset < n : offset < n && stride <= (n - 1 - offset) / (size - 1);
+}
+
 // [a, b, ...] of integer literals (offsets, sizes and strides of a slice).
 std::vector<int64_t> Parser::ParseStaticList(const char* what) {
   Expect(Tok::kLSquare, what);
@@ -650,7 +658,8 @@ void Parser::ParseExtractSlice(Operation* op, int num_results) {
     Fail(at, "tensor.extract_slice needs an offset, size and stride per dimension of a static shape");
   std::vector<int64_t> limits(rank);
   for (size_t d = 0; d < rank; ++d) {
-    if (sizes[d] < 0 || strides[d] < 1 || offsets[d] < 0) Fail(at, "tensor.extract_slice: a negative size or offset, or a stride below 1");
+    if (!SliceFits(offsets[d], sizes[d], strides[d], x->type.dims[d]))
+      Fail(at, "tensor.extract_slice: the slice must lie within the operand (sizes from 0, strides from 1)");
     limits[d] = sizes[d] == 0 ? offsets[d] : offsets[d] + (sizes[d] - 1) * strides[d] + 1;
   }
   const Type sliced = Type::Tensor(x->type.element, sizes);
@@ -700,16 +709,16 @@ void Parser::ParseInsertSlice(Operation* op, int num_results) {
   if (offsets.size() != rank || sizes.size() != rank || strides.size() != rank || !d.HasStaticShape() ||
       !src->type.HasStaticShape() || src->type.element != d.element)
     Fail(at, "tensor.insert_slice needs an offset, size and stride per dimension of static shapes");
-  const Type placed = Type::Tensor(d.element, sizes);
-  if (placed.NumElements() != src->type.NumElements()) Fail(at, "tensor.insert_slice: the sizes do not fit the source");
   std::vector<int64_t> low(rank), high(rank), interior(rank);
   for (size_t k = 0; k < rank; ++k) {
-    if (sizes[k] < 1 || strides[k] < 1 || offsets[k] < 0) Fail(at, "tensor.insert_slice: empty sizes, negative offsets or strides below 1 are not supported");
+    if (sizes[k] < 1 || !SliceFits(offsets[k], sizes[k], strides[k], d.dims[k]))
+      Fail(at, "tensor.insert_slice: the slice must lie within the destination (sizes and strides from 1)");
     low[k] = offsets[k];
     interior[k] = strides[k] - 1;
     high[k] = d.dims[k] - (offsets[k] + (sizes[k] - 1) * strides[k] + 1);
-    if (high[k] < 0) Fail(at, "tensor.insert_slice: the slice runs past the destination");
   }
+  const Type placed = Type::Tensor(d.element, sizes);
+  if (placed.NumElements() != src->type.NumElements()) Fail(at, "tensor.insert_slice: the sizes do not fit the source");
   Block* block = op->parent;
   auto emit = [&](std::string name, std::vector<Value*> args, Type t) {
     auto o = MakeOp(std::move(name), op->loc, block);
