@@ -112,7 +112,9 @@ inline bool IsReadByParser(std::string_view name) {
          name == "arith.cmpf" || name == "tensor.empty" || name == "linalg.init_tensor" || name == "linalg.fill" ||
          name == "linalg.generic" || name == "linalg.yield" || name == "linalg.index" ||
          name == "tensor.expand_shape" || name == "tensor.collapse_shape" || name == "tensor.extract_slice" ||
-         name == "tensor.insert_slice" || name == "tensor.dim";
+         name == "tensor.insert_slice" || name == "tensor.dim" || name == "arith.extui" || name == "arith.uitofp" ||
+         name == "arith.fptoui" || name == "arith.index_castui" || name == "arith.divui" || name == "arith.remui" ||
+         name == "arith.maxui" || name == "arith.minui";
 }
 
 // Ops whose regions the VM runs itself (as branches and loops), rather than

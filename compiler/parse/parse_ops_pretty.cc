@@ -68,6 +68,7 @@ void Parser::ParsePrettyOp(Operation* op, const Token& name_tok, int num_results
   if (!compiler::op_names::ElementwiseAsStablehlo(n).empty() || n == "arith.select" || n == "arith.cmpi" ||
       n == "arith.cmpf")
     return ParseArith(op, num_results);
+  if (IsUnsignedArith(n)) return ParseUnsignedArith(op, num_results);
   if (n == "tensor.empty" || n == "linalg.init_tensor") return ParseEmptyTensor(op, num_results);
   if (n == "linalg.fill") return ParseLinalgFill(op, num_results);
   if (n == "tensor.dim") return ParseTensorDim(op, num_results);
@@ -533,28 +534,127 @@ void Parser::ParseTestConstant(Operation* op, int num_results) {
 // read as the StableHLO op compiler::op_names::ElementwiseAsStablehlo names
 // (select, compare), with the same operands and result (the verifier checks
 // them as that op's).
+namespace {
+// The unsigned type of a signless integer type's width (i1 stays i1).
+ElementType UnsignedOf(ElementType e) {
+  switch (e) {
+    case ElementType::kSI2: return ElementType::kUI2;
+    case ElementType::kSI4: return ElementType::kUI4;
+    case ElementType::kSI8: return ElementType::kUI8;
+    case ElementType::kSI16: return ElementType::kUI16;
+    case ElementType::kSI32: return ElementType::kUI32;
+    case ElementType::kSI64: return ElementType::kUI64;
+    default: return e;
+  }
+}
+
+// arith's ops that read signless integers as unsigned, and StableHLO's op of
+// that meaning on unsigned integers.
+std::string_view UnsignedArith(std::string_view name) {
+  static constexpr std::pair<std::string_view, std::string_view> kOps[] = {
+      {"arith.extui", "stablehlo.convert"},  {"arith.uitofp", "stablehlo.convert"},
+      {"arith.fptoui", "stablehlo.convert"}, {"arith.index_castui", "stablehlo.convert"},
+      {"arith.divui", "stablehlo.divide"},   {"arith.remui", "stablehlo.remainder"},
+      {"arith.maxui", "stablehlo.maximum"},  {"arith.minui", "stablehlo.minimum"},
+  };
+  for (const auto& [a, s] : kOps)
+    if (a == name) return s;
+  return {};
+}
+}  // namespace
+
+bool Parser::IsUnsignedArith(std::string_view name) { return !UnsignedArith(name).empty(); }
+
+// arith's unsigned ops (extui, uitofp, fptoui, index_castui, divui, remui,
+// maxui, minui; cmpi's ult/ule/ugt/uge in ParseArith): the signless operands
+// bitcast to the unsigned type of their width, the StableHLO op on those,
+// and an integer result bitcast back.
+void Parser::ParseUnsignedArith(Operation* op, int num_results) {
+  const std::string arith = op->name;
+  const std::string_view stablehlo = UnsignedArith(arith);
+  Token at = cur_;
+  std::vector<Value*> operands = ParseValueUseList();
+  if (operands.empty()) Fail(cur_, "expected the operands of " + arith);
+  if (cur_.is(Tok::kLBrace)) SkipBalanced(Tok::kLBrace, Tok::kRBrace);
+  Expect(Tok::kColon, "and the operands' type");
+  Token tt = cur_;
+  Type t = ParseType();
+  for (const Value* v : operands)
+    if (v->type != t) Fail(tt, arith + ": an operand has type " + v->type.ToString() + ", not " + t.ToString());
+  Type result = t;
+  if (stablehlo == "stablehlo.convert") {
+    ExpectIdent("to");
+    tt = cur_;
+    result = ParseType();
+    if (result.dims != t.dims) Fail(tt, arith + ": the result's shape must be the operand's");
+  }
+  Block* block = op->parent;
+  auto emit = [&](std::string name, std::vector<Value*> args, Type rt) {
+    auto o = std::make_unique<Operation>();
+    o->name = std::move(name);
+    o->loc = op->loc;
+    o->parent = block;
+    o->operands = std::move(args);
+    auto v = std::make_unique<Value>();
+    v->type = std::move(rt);
+    v->def = o.get();
+    o->results.push_back(std::move(v));
+    block->ops.push_back(std::move(o));
+    return block->ops.back()->result();
+  };
+  auto as_unsigned = [&](Value* v) {
+    const ElementType u = UnsignedOf(v->type.element);
+    return u == v->type.element ? v : emit("stablehlo.bitcast_convert", {v}, Type::Tensor(u, v->type.dims));
+  };
+  if (!IsInteger(stablehlo == "stablehlo.convert" && arith == "arith.fptoui" ? result.element : t.element) &&
+      !IsBool(t.element))
+    Fail(tt, arith + " reads integers");
+  std::vector<Value*> args;
+  if (arith == "arith.fptoui") {
+    args = operands;
+  } else {
+    for (Value* v : operands) args.push_back(as_unsigned(v));
+  }
+  // The op on unsigned values; an integer result comes back signless.
+  const ElementType back = result.element;
+  const bool rebitcast = IsInteger(back) && UnsignedOf(back) != back;
+  if (rebitcast) {
+    Value* u = emit(std::string(stablehlo), args, Type::Tensor(UnsignedOf(back), result.dims));
+    op->name = "stablehlo.bitcast_convert";
+    op->operands = {u};
+  } else {
+    op->name = std::string(stablehlo);
+    op->operands = args;
+  }
+  SetResultTypes(op, {result}, num_results, at);
+}
+
 void Parser::ParseArith(Operation* op, int num_results) {
   const std::string arith = op->name;
   const bool cast = compiler::op_names::ElementwiseAsStablehlo(arith) == "stablehlo.convert";
   const bool select = arith == "arith.select", compare = arith == "arith.cmpi" || arith == "arith.cmpf";
+  bool unsigned_compare = false;
   if (compare) {
     static constexpr std::pair<std::string_view, std::string_view> kInt[] = {
-        {"eq", "EQ"}, {"ne", "NE"}, {"slt", "LT"}, {"sle", "LE"}, {"sgt", "GT"}, {"sge", "GE"}};
+        {"eq", "EQ"}, {"ne", "NE"}, {"slt", "LT"}, {"sle", "LE"}, {"sgt", "GT"}, {"sge", "GE"},
+        {"ult", "LT"}, {"ule", "LE"}, {"ugt", "GT"}, {"uge", "GE"}};
     static constexpr std::pair<std::string_view, std::string_view> kFloat[] = {
         {"oeq", "EQ"}, {"olt", "LT"}, {"ole", "LE"}, {"ogt", "GT"}, {"oge", "GE"}, {"une", "NE"}};
     Token p = cur_;
     std::string_view direction;
     if (cur_.is(Tok::kIdent))
-      for (const auto& [pred, dir] : arith == "arith.cmpi" ? std::span(kInt) : std::span(kFloat))
+      for (const auto& [pred, dir] : arith == "arith.cmpi" ? std::span<const std::pair<std::string_view, std::string_view>>(kInt)
+                                                           : std::span<const std::pair<std::string_view, std::string_view>>(kFloat))
         if (cur_.text == pred) direction = dir;
     if (direction.empty()) Fail(p, arith + ": this predicate is not supported (StableHLO's compare has no such form)");
+    unsigned_compare = cur_.text.front() == 'u' && arith == "arith.cmpi";
     Advance();
     Expect(Tok::kComma, "after the predicate");
     Attribute d;
     d.kind = Attribute::Kind::kEnum;
     d.str = std::string(direction);
     op->attrs.emplace_back("comparison_direction", d);
-    d.str = arith == "arith.cmpf" ? "FLOAT" : "SIGNED";
+    d.str = arith == "arith.cmpf" ? "FLOAT" : unsigned_compare ? "UNSIGNED" : "SIGNED";
     op->attrs.emplace_back("compare_type", d);
     op->name = "stablehlo.compare";
   } else {
@@ -582,6 +682,21 @@ void Parser::ParseArith(Operation* op, int num_results) {
     ExpectIdent("to");
     at = cur_;
     t = ParseType();
+  }
+  if (unsigned_compare && !IsBool(t.element)) {  // on the unsigned values of the operands' bits
+    for (Value*& v : op->operands) {
+      auto b = std::make_unique<Operation>();
+      b->name = "stablehlo.bitcast_convert";
+      b->loc = op->loc;
+      b->parent = op->parent;
+      b->operands = {v};
+      auto r = std::make_unique<Value>();
+      r->type = Type::Tensor(UnsignedOf(t.element), t.dims);
+      r->def = b.get();
+      b->results.push_back(std::move(r));
+      v = b->result();
+      op->parent->ops.push_back(std::move(b));
+    }
   }
   if (compare) t = Type::Tensor(ElementType::kI1, t.dims);
   if (!t.is_tensor()) Fail(at, arith + " is read on tensors only");

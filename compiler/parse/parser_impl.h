@@ -191,6 +191,8 @@ class Parser {
   void ParseTestConstant(Operation* op, int num_results);  // IREE tests' util/arith/flow constants
   void ParseTensorCast(Operation* op, int num_results);    // tensor.cast %x : T to T'
   void ParseArith(Operation* op, int num_results);         // arith.addf %a, %b : T (tensors)
+  static bool IsUnsignedArith(std::string_view name);      // arith.extui, divui, ...
+  void ParseUnsignedArith(Operation* op, int num_results);
   // linalg and tensor ops IREE's tests build tensors with (parse_linalg.cc).
   Attribute ParseAffineMap();
   void ParseEmptyTensor(Operation* op, int num_results);   // tensor.empty, linalg.init_tensor

@@ -321,3 +321,23 @@ func.func @linalg_on_dynamic_shapes() {
   check.expect_almost_eq(%scaled, %expected) : tensor<?x?xf32>
   return
 }
+
+// arith's unsigned ops: the signless bits read as unsigned.
+func.func @unsigned_arith() {
+  %a = util.unfoldable_constant dense<[-1, 2, -8]> : tensor<3xi8>
+  %w = arith.extui %a : tensor<3xi8> to tensor<3xi32>
+  check.expect_eq_const(%w, dense<[255, 2, 248]> : tensor<3xi32>) : tensor<3xi32>
+  %f = arith.uitofp %a : tensor<3xi8> to tensor<3xf32>
+  check.expect_eq_const(%f, dense<[255.0, 2.0, 248.0]> : tensor<3xf32>) : tensor<3xf32>
+  %b = util.unfoldable_constant dense<[16, 3, 2]> : tensor<3xi8>
+  %q = arith.divui %a, %b : tensor<3xi8>
+  check.expect_eq_const(%q, dense<[15, 0, 124]> : tensor<3xi8>) : tensor<3xi8>
+  %lt = arith.cmpi ult, %b, %a : tensor<3xi8>
+  check.expect_eq_const(%lt, dense<[true, false, true]> : tensor<3xi1>) : tensor<3xi1>
+  %m = arith.maxui %a, %b : tensor<3xi8>
+  check.expect_eq_const(%m, dense<[-1, 3, -8]> : tensor<3xi8>) : tensor<3xi8>
+  %g = util.unfoldable_constant dense<[200.0, 3.5]> : tensor<2xf32>
+  %u = arith.fptoui %g : tensor<2xf32> to tensor<2xi8>
+  check.expect_eq_const(%u, dense<[-56, 3]> : tensor<2xi8>) : tensor<2xi8>
+  return
+}
