@@ -100,6 +100,12 @@ inline std::string_view ElementwiseAsStablehlo(std::string_view name) {
   return {};
 }
 
+// linalg's named ops the parser reads (compiler/parse/parse_linalg.cc).
+inline bool IsNamedLinalg(std::string_view name) {
+  return name == "linalg.matmul" || name == "linalg.batch_matmul" || name == "linalg.matvec" ||
+         name == "linalg.vecmat" || name == "linalg.dot" || name == "linalg.transpose" || name == "linalg.broadcast";
+}
+
 // Ops of other dialects that IREE's tests write and the parser reads as
 // StableHLO (constants, casts, branches: compiler/parse/parse_ops_pretty.cc
 // and structurize_cfg.h); they never reach the verifier under these names.
@@ -114,7 +120,7 @@ inline bool IsReadByParser(std::string_view name) {
          name == "tensor.expand_shape" || name == "tensor.collapse_shape" || name == "tensor.extract_slice" ||
          name == "tensor.insert_slice" || name == "tensor.dim" || name == "arith.extui" || name == "arith.uitofp" ||
          name == "arith.fptoui" || name == "arith.index_castui" || name == "arith.divui" || name == "arith.remui" ||
-         name == "arith.maxui" || name == "arith.minui";
+         name == "arith.maxui" || name == "arith.minui" || IsNamedLinalg(name);
 }
 
 // Ops whose regions the VM runs itself (as branches and loops), rather than

@@ -603,6 +603,84 @@ static bool SliceFits(int64_t offset, int64_t size, int64_t stride, int64_t n) {
   return size == 1 ? offset < n : offset < n && stride <= (n - 1 - offset) / (size - 1);
 }
 
+// linalg's named ops on tensors:
+//   linalg.matmul / batch_matmul / matvec / vecmat / dot ins(%a, %b : A, B) outs(%c : C) [-> C]
+//     %c + dot_general(%a, %b) (operands first converted to C's element type,
+//     as linalg casts them)
+//   linalg.transpose ins(%x : X) outs(%y : Y) permutation = [..]   stablehlo.transpose
+//   linalg.broadcast ins(%x : X) outs(%y : Y) dimensions = [..]    broadcast_in_dim
+//     over the dimensions of Y not listed (those are the added ones)
+void Parser::ParseLinalgNamed(Operation* op, int num_results) {
+  const std::string name = op->name;
+  Token at = cur_;
+  if (cur_.is(Tok::kLBrace)) SkipBalanced(Tok::kLBrace, Tok::kRBrace);
+  std::vector<Value*> ins = ParseLinalgOperands("ins");
+  std::vector<Value*> outs = ParseLinalgOperands("outs");
+  std::vector<int64_t> listed;
+  const bool transpose = name == "linalg.transpose", broadcast = name == "linalg.broadcast";
+  if (transpose || broadcast) {
+    ExpectIdent(transpose ? "permutation" : "dimensions");
+    Expect(Tok::kEqual, "before the list");
+    listed = ParseStaticList(transpose ? "permutation" : "dimensions");
+  }
+  if (cur_.is(Tok::kLBrace)) SkipBalanced(Tok::kLBrace, Tok::kRBrace);
+  if (outs.size() != 1) Fail(at, name + " takes one output");
+  const Type out = outs[0]->type;
+  if (Consume(Tok::kArrow)) {
+    Token rt = cur_;
+    if (ParseType() != out) Fail(rt, name + ": the result type must be the output's " + out.ToString());
+  }
+  if (transpose || broadcast) {
+    if (ins.size() != 1) Fail(at, name + " takes one input");
+    op->operands = {ins[0]};
+    if (transpose) {
+      op->name = "stablehlo.transpose";
+      op->attrs.emplace_back("permutation", Ints(listed));
+    } else {
+      std::vector<int64_t> kept;
+      for (int64_t d = 0; d < out.rank(); ++d)
+        if (std::find(listed.begin(), listed.end(), d) == listed.end()) kept.push_back(d);
+      op->name = "stablehlo.broadcast_in_dim";
+      op->attrs.emplace_back("broadcast_dimensions", Ints(kept));
+    }
+    SetResultTypes(op, {out}, num_results, at);  // the verifier checks the rest as the StableHLO op's
+    return;
+  }
+  if (ins.size() != 2) Fail(at, name + " takes two inputs");
+  // Dimension numbers per op: (lhs batch, rhs batch, lhs contracting, rhs contracting).
+  std::vector<int64_t> lb, rb, lc, rc;
+  if (name == "linalg.matmul") lc = {1}, rc = {0};
+  else if (name == "linalg.batch_matmul") lb = {0}, rb = {0}, lc = {2}, rc = {1};
+  else if (name == "linalg.matvec") lc = {1}, rc = {0};
+  else if (name == "linalg.vecmat") lc = {0}, rc = {0};
+  else lc = {0}, rc = {0};  // linalg.dot
+  Block* block = op->parent;
+  auto emit = [&](std::string n, std::vector<Value*> args, Type t) {
+    auto o = MakeOp(std::move(n), op->loc, block);
+    o->operands = std::move(args);
+    Value* v = AddResult(o.get(), std::move(t));
+    block->ops.push_back(std::move(o));
+    return v;
+  };
+  std::vector<Value*> args;
+  for (Value* v : ins) {
+    if (!v->type.is_tensor() || v->type.is_quantized()) Fail(at, name + " on " + v->type.ToString() + " is not supported");
+    args.push_back(v->type.element == out.element ? v : emit("stablehlo.convert", {v}, Type::Tensor(out.element, v->type.dims)));
+  }
+  Attribute dnums;
+  dnums.kind = Attribute::Kind::kStruct;
+  dnums.str = "#stablehlo.dot";
+  dnums.fields.emplace_back("lhs_batching_dimensions", Ints(lb));
+  dnums.fields.emplace_back("rhs_batching_dimensions", Ints(rb));
+  dnums.fields.emplace_back("lhs_contracting_dimensions", Ints(lc));
+  dnums.fields.emplace_back("rhs_contracting_dimensions", Ints(rc));
+  Value* product = emit("stablehlo.dot_general", args, out);
+  product->def->attrs.emplace_back("dot_dimension_numbers", std::move(dnums));
+  op->name = "stablehlo.add";
+  op->operands = {outs[0], product};
+  SetResultTypes(op, {out}, num_results, at);
+}
+
 // [a, b, ...] of integer literals (offsets, sizes and strides of a slice).
 std::vector<int64_t> Parser::ParseStaticList(const char* what) {
   Expect(Tok::kLSquare, what);

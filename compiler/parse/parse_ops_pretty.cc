@@ -76,6 +76,7 @@ void Parser::ParsePrettyOp(Operation* op, const Token& name_tok, int num_results
   if (n == "tensor.extract_slice") return ParseExtractSlice(op, num_results);
   if (n == "tensor.insert_slice") return ParseInsertSlice(op, num_results);
   if (n == "linalg.generic") return ParseLinalgGeneric(op, num_results);
+  if (compiler::op_names::IsNamedLinalg(n)) return ParseLinalgNamed(op, num_results);
   if (n == "linalg.yield") {
     op->name = "stablehlo.return";
     return ParseDefaultPretty(op, num_results);

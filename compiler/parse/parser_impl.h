@@ -200,6 +200,7 @@ class Parser {
   std::vector<Value*> ParseLinalgOperands(const char* keyword);  // ins(...) / outs(...)
   void ParseLinalgFill(Operation* op, int num_results);
   void ParseLinalgGeneric(Operation* op, int num_results);
+  void ParseLinalgNamed(Operation* op, int num_results);    // matmul, transpose, broadcast, ...
   std::vector<int64_t> ParseStaticList(const char* what);  // [1, 2, 3]
   void ParseReassociation(Operation* op, int num_results);  // tensor.expand_shape / collapse_shape
   void ParseExtractSlice(Operation* op, int num_results);

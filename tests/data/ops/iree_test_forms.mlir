@@ -341,3 +341,27 @@ func.func @unsigned_arith() {
   check.expect_eq_const(%u, dense<[-56, 3]> : tensor<2xi8>) : tensor<2xi8>
   return
 }
+
+// linalg's named ops: a matmul accumulating i8 products into i32 (the
+// operands cast to the output's type), batch_matmul, transpose, broadcast.
+func.func @linalg_named_ops() {
+  %a = util.unfoldable_constant dense<[[1, 2, 3], [4, 5, 6]]> : tensor<2x3xi8>
+  %b = util.unfoldable_constant dense<[[1, 0], [0, 1], [1, 1]]> : tensor<3x2xi8>
+  %init = util.unfoldable_constant dense<[[100, 0], [0, 100]]> : tensor<2x2xi32>
+  %m = linalg.matmul ins(%a, %b : tensor<2x3xi8>, tensor<3x2xi8>) outs(%init : tensor<2x2xi32>) -> tensor<2x2xi32>
+  check.expect_eq_const(%m, dense<[[104, 5], [10, 111]]> : tensor<2x2xi32>) : tensor<2x2xi32>
+  %x = util.unfoldable_constant dense<[[[1.0, 2.0], [3.0, 4.0]], [[0.5, 0.0], [0.0, 2.0]]]> : tensor<2x2x2xf32>
+  %z = tensor.empty() : tensor<2x2x2xf32>
+  %zero = arith.constant 0.0 : f32
+  %zf = linalg.fill ins(%zero : f32) outs(%z : tensor<2x2x2xf32>) -> tensor<2x2x2xf32>
+  %bm = linalg.batch_matmul ins(%x, %x : tensor<2x2x2xf32>, tensor<2x2x2xf32>) outs(%zf : tensor<2x2x2xf32>) -> tensor<2x2x2xf32>
+  check.expect_eq_const(%bm, dense<[[[7.0, 10.0], [15.0, 22.0]], [[0.25, 0.0], [0.0, 4.0]]]> : tensor<2x2x2xf32>) : tensor<2x2x2xf32>
+  %t0 = tensor.empty() : tensor<3x2xi8>
+  %t = linalg.transpose ins(%a : tensor<2x3xi8>) outs(%t0 : tensor<3x2xi8>) permutation = [1, 0]
+  check.expect_eq_const(%t, dense<[[1, 4], [2, 5], [3, 6]]> : tensor<3x2xi8>) : tensor<3x2xi8>
+  %v = util.unfoldable_constant dense<[7, 8]> : tensor<2xi8>
+  %b0 = tensor.empty() : tensor<2x3xi8>
+  %bc = linalg.broadcast ins(%v : tensor<2xi8>) outs(%b0 : tensor<2x3xi8>) dimensions = [1]
+  check.expect_eq_const(%bc, dense<[[7, 7, 7], [8, 8, 8]]> : tensor<2x3xi8>) : tensor<2x3xi8>
+  return
+}
