@@ -166,8 +166,9 @@ Value* BroadcastTo(const EmitFn& emit, Value* v, const std::vector<int64_t>& map
 
 }  // namespace
 
-// The parts of an affine_map attribute: affine_map<(d0, d1)[s0] -> (d1, d0)>,
-// kept as a struct {dims, results}; results other than dimensions are refused.
+// The parts of an affine_map attribute: affine_map<(d0, d1)[s0] -> (d1, 0)>,
+// kept as a struct {dims, results}; results other than dimensions and
+// constants are refused.
 Attribute Parser::ParseAffineMap() {
   Advance();  // affine_map
   Expect(Tok::kLess, "after affine_map");
@@ -183,13 +184,19 @@ Attribute Parser::ParseAffineMap() {
   if (cur_.is(Tok::kLSquare)) SkipBalanced(Tok::kLSquare, Tok::kRSquare);  // symbols
   Expect(Tok::kArrow, "in affine_map");
   Expect(Tok::kLParen, "to open the map's results");
+  // A dimension d_k as k; a constant c (an index fixed along that operand
+  // dimension) as -1 - c.
   std::vector<int64_t> results;
   while (!cur_.is(Tok::kRParen)) {
-    auto it = cur_.is(Tok::kIdent) ? dims.find(std::string(cur_.text)) : dims.end();
-    if (it == dims.end() || Peek().is(Tok::kPlus) || Peek().is(Tok::kStar) || Peek().is(Tok::kMinus))
-      Fail(cur_, "affine_map results other than dimensions are not supported");
-    results.push_back(it->second);
-    Advance();
+    const bool compound = Peek().is(Tok::kPlus) || Peek().is(Tok::kStar) || Peek().is(Tok::kMinus);
+    if (cur_.is(Tok::kInteger) && !compound) {
+      results.push_back(-1 - ParseIntLiteral(false));
+    } else {
+      auto it = cur_.is(Tok::kIdent) ? dims.find(std::string(cur_.text)) : dims.end();
+      if (it == dims.end() || compound) Fail(cur_, "affine_map results other than dimensions and constants are not supported");
+      results.push_back(it->second);
+      Advance();
+    }
     if (!Consume(Tok::kComma)) break;
   }
   Expect(Tok::kRParen, "to close the map's results");
@@ -394,6 +401,12 @@ void Parser::ParseLinalgGeneric(Operation* op, int num_results) {
     std::set<int64_t> seen;
     for (size_t j = 0; j < results->ints.size(); ++j) {
       const int64_t d = results->ints[j];
+      if (d < 0) {  // a constant index along this dimension
+        if (t.dims[j] == Type::kDynamic || -1 - d >= t.dims[j])
+          fail("linalg.generic: indexing map " + std::to_string(k) + " reads index " + std::to_string(-1 - d) +
+               " of a dimension of size " + (t.dims[j] == Type::kDynamic ? std::string("?") : std::to_string(t.dims[j])));
+        continue;
+      }
       if (!seen.insert(d).second) fail("linalg.generic: indexing map " + std::to_string(k) + " repeats a dimension");
       if (t.dims[j] == Type::kDynamic) {
         if (sizes[d] == -1) {
@@ -439,7 +452,27 @@ void Parser::ParseLinalgGeneric(Operation* op, int num_results) {
     return v;
   };
   // An operand broadcast into the iteration space by its map.
-  auto broadcast = [&](Value* v, const std::vector<int64_t>& map) -> Value* {
+  auto broadcast = [&](Value* v, std::vector<int64_t> map) -> Value* {
+    if (std::any_of(map.begin(), map.end(), [](int64_t d) { return d < 0; })) {
+      // The constant indices: a slice of one there, then a reshape without those dimensions.
+      std::vector<int64_t> start, limit, strides, kept_dims, kept_map;
+      for (size_t j = 0; j < map.size(); ++j) {
+        const int64_t c = map[j] < 0 ? -1 - map[j] : 0;
+        start.push_back(c);
+        limit.push_back(map[j] < 0 ? c + 1 : v->type.dims[j]);
+        strides.push_back(1);
+        if (map[j] >= 0) kept_dims.push_back(v->type.dims[j]), kept_map.push_back(map[j]);
+      }
+      if (!v->type.HasStaticShape()) fail("linalg.generic: a constant index into an operand of dynamic shape is not supported");
+      std::vector<int64_t> one_dims = limit;
+      for (size_t j = 0; j < map.size(); ++j) one_dims[j] -= start[j];
+      Operation* slice = emit("stablehlo.slice", {v}, Type::Tensor(v->type.element, one_dims));
+      slice->attrs.emplace_back("start_indices", Ints(start));
+      slice->attrs.emplace_back("limit_indices", Ints(limit));
+      slice->attrs.emplace_back("strides", Ints(strides));
+      v = emit("stablehlo.reshape", {slice->result()}, Type::Tensor(v->type.element, kept_dims))->result();
+      map = kept_map;
+    }
     bool identity = static_cast<int64_t>(map.size()) == loops;
     for (size_t j = 0; identity && j < map.size(); ++j) identity = map[j] == static_cast<int64_t>(j);
     if (identity && v->type == in_space(v->type.element)) return v;
@@ -512,19 +545,34 @@ void Parser::ParseLinalgGeneric(Operation* op, int num_results) {
   };
   // Out's map read as a permutation of `dims` (the iteration dims it
   // holds, ascending): the transpose from that order to out's.
+  // The output's map without its constant results, which may only fix
+  // index 0 of a dimension of size 1 (the value is reshaped to add them).
+  std::vector<int64_t> out_map;
+  for (size_t j = 0; j < maps[n_in].size(); ++j) {
+    const int64_t d = maps[n_in][j];
+    if (d >= 0) out_map.push_back(d);
+    else if (d != -1 || result.dims[j] != 1)
+      fail("linalg.generic: an output map's constant result must be 0 on a dimension of size 1");
+  }
   auto to_out = [&](Value* v, const std::vector<int64_t>& dims) -> Value* {
-    std::vector<int64_t> perm;
-    for (int64_t d : maps[n_in]) perm.push_back(std::find(dims.begin(), dims.end(), d) - dims.begin());
+    std::vector<int64_t> perm, out_dims;
+    for (int64_t d : out_map) {
+      perm.push_back(std::find(dims.begin(), dims.end(), d) - dims.begin());
+      out_dims.push_back(sizes[d]);
+    }
     bool identity = true;
     for (size_t j = 0; j < perm.size(); ++j) identity = identity && perm[j] == static_cast<int64_t>(j);
-    if (identity) return v;
-    Operation* t = emit("stablehlo.transpose", {v}, result);
-    t->attrs.emplace_back("permutation", Ints(perm));
-    return t->result();
+    if (!identity) {
+      Operation* t = emit("stablehlo.transpose", {v}, Type::Tensor(result.element, out_dims));
+      t->attrs.emplace_back("permutation", Ints(perm));
+      v = t->result();
+    }
+    if (out_map.size() != maps[n_in].size()) v = emit("stablehlo.reshape", {v}, result)->result();
+    return v;
   };
   Value* value = nullptr;
   if (std::find(reduction.begin(), reduction.end(), true) == reduction.end()) {
-    if (static_cast<int64_t>(maps[n_in].size()) != loops) fail("linalg.generic: the output's map must use every loop");
+    if (static_cast<int64_t>(out_map.size()) != loops) fail("linalg.generic: the output's map must use every loop");
     value = to_out(make_map(result.element), dimensions);
   } else {
     // yield g(x, %out): x mapped, reduced with g, combined with outs.
@@ -550,8 +598,7 @@ void Parser::ParseLinalgGeneric(Operation* op, int num_results) {
     for (int64_t d = 0; d < loops; ++d) (reduction[d] ? reduced : kept).push_back(d);
     std::vector<int64_t> kept_sizes;
     for (int64_t d : kept) kept_sizes.push_back(sizes[d]);
-    if (maps[n_in].size() != kept.size() ||
-        !std::is_permutation(maps[n_in].begin(), maps[n_in].end(), kept.begin()))
+    if (out_map.size() != kept.size() || !std::is_permutation(out_map.begin(), out_map.end(), kept.begin()))
       fail("linalg.generic: the output's map must use exactly the parallel loops");
     Operation* init = emit("stablehlo.constant", {}, Type::Tensor(result.element, {}));
     init->attrs.emplace_back("value", Splat(Type::Tensor(result.element, {}), identity));

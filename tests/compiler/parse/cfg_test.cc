@@ -224,7 +224,7 @@ TEST(ParseIreeForms, ScalarsAndLinalgFormsAndTheirRefusals) {
                 .find("must yield g(x, %out)"),
             std::string::npos);
   EXPECT_NE(ParseError("#m = affine_map<(d0) -> (d0 + 1)>\n").find("test.mlir:1:26: error: affine_map results other than "
-                                                                  "dimensions are not supported"),
+                                                                  "dimensions and constants are not supported"),
             std::string::npos);
   EXPECT_NE(ParseError("func.func @f(%a: tensor<4xf32>, %i: index) {\n  %s = tensor.extract_slice %a[%i] [2] [1] :"
                        " tensor<4xf32> to tensor<2xf32>\n  return\n}\n")

@@ -365,3 +365,25 @@ func.func @linalg_named_ops() {
   check.expect_eq_const(%bc, dense<[[7, 7, 7], [8, 8, 8]]> : tensor<2x3xi8>) : tensor<2x3xi8>
   return
 }
+
+// Constant indices in indexing maps: an operand read at a fixed column, an
+// output written at index 0 of a unit dimension; a constant in the body.
+func.func @linalg_generic_constant_indices() {
+  %a = util.unfoldable_constant dense<[[1.0, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %e = tensor.empty() : tensor<2x1xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0, 1)>, affine_map<(d0) -> (d0, 0)>], iterator_types = ["parallel"]} ins(%a : tensor<2x2xf32>) outs(%e : tensor<2x1xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %ten = arith.constant 10.0 : f32
+    %m = arith.mulf %x, %ten : f32
+    linalg.yield %m : f32
+  } -> tensor<2x1xf32>
+  check.expect_eq_const(%r, dense<[[20.0], [40.0]]> : tensor<2x1xf32>) : tensor<2x1xf32>
+  %z = arith.constant dense<[0.5]> : tensor<1xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (0)>], iterator_types = ["reduction", "reduction"]} ins(%a : tensor<2x2xf32>) outs(%z : tensor<1xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %t = arith.addf %x, %o : f32
+    linalg.yield %t : f32
+  } -> tensor<1xf32>
+  check.expect_eq_const(%s, dense<[10.5]> : tensor<1xf32>) : tensor<1xf32>
+  return
+}
