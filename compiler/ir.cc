@@ -218,6 +218,23 @@ Function* Module::FindFunction(std::string_view function_name) const {
   return nullptr;
 }
 
+std::unique_ptr<Operation> NewOperation(std::string name, Location loc, Block* block) {
+  auto op = std::make_unique<Operation>();
+  op->name = std::move(name);
+  op->loc = loc;
+  op->parent = block;
+  return op;
+}
+
+Value* AddResult(Operation* op, Type type) {
+  auto v = std::make_unique<Value>();
+  v->type = std::move(type);
+  v->def = op;
+  v->index = static_cast<int>(op->results.size());
+  op->results.push_back(std::move(v));
+  return op->results.back().get();
+}
+
 Attribute Global::InitialValue() const {
   if (initial.kind == Attribute::Kind::kDense) return initial;
   Attribute zeros;

@@ -179,6 +179,11 @@ struct Operation {
   void SetAttr(std::string attr_name, Attribute a);
 };
 
+// A new operation, not yet in a block's list (its `parent` set to `block`),
+// and a new result appended to an operation.
+std::unique_ptr<Operation> NewOperation(std::string name, Location loc, Block* block = nullptr);
+Value* AddResult(Operation* op, Type type);
+
 struct Function {
   std::string name;  // without '@'
   bool is_public = true;

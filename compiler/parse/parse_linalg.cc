@@ -36,23 +36,6 @@
 namespace kiln::ir::detail {
 namespace {
 
-std::unique_ptr<Operation> MakeOp(std::string name, Location loc, Block* block) {
-  auto op = std::make_unique<Operation>();
-  op->name = std::move(name);
-  op->loc = loc;
-  op->parent = block;
-  return op;
-}
-
-Value* AddResult(Operation* op, Type t) {
-  auto v = std::make_unique<Value>();
-  v->type = std::move(t);
-  v->def = op;
-  v->index = static_cast<int>(op->results.size());
-  op->results.push_back(std::move(v));
-  return op->results.back().get();
-}
-
 Attribute Ints(std::vector<int64_t> v) { return IntArrayAttr(std::move(v)); }
 
 // A constant of `type` whose every element is `s` (a compact splat when large).
@@ -245,13 +228,8 @@ void Parser::ParseEmptyTensor(Operation* op, int num_results) {
     return;
   }
   // Zeros broadcast to the run-time shape.
-  Block* block = op->parent;
   EmitFn emit = [&](std::string name, std::vector<Value*> args, Type rt) {
-    auto o = MakeOp(std::move(name), op->loc, block);
-    o->operands = std::move(args);
-    AddResult(o.get(), std::move(rt));
-    block->ops.push_back(std::move(o));
-    return block->ops.back().get();
+    return EmitBefore(op, std::move(name), std::move(args), std::move(rt));
   };
   Operation* zero = emit("stablehlo.constant", {}, Type::Tensor(t.element, {}));
   zero->attrs.emplace_back("value", Splat(Type::Tensor(t.element, {}), Scalar{}));
@@ -280,13 +258,10 @@ void Parser::ParseTensorDim(Operation* op, int num_results) {
     Fail(it, "tensor.dim needs a constant index");
   const int64_t d = ref::LoadScalar(ElementType::kSI64, v->DenseElement(0)).i;
   if (d < 0 || d >= x->type.rank()) Fail(it, "tensor.dim: dimension " + std::to_string(d) + " is out of range");
-  auto size = MakeOp("stablehlo.get_dimension_size", op->loc, op->parent);
-  size->operands = {x};
+  Operation* size = EmitBefore(op, "stablehlo.get_dimension_size", {x}, Type::Tensor(ElementType::kSI32, {}));
   size->attrs.emplace_back("dimension", IntAttr(d));
-  Value* s = AddResult(size.get(), Type::Tensor(ElementType::kSI32, {}));
-  op->parent->ops.push_back(std::move(size));
   op->name = "stablehlo.convert";
-  op->operands = {s};
+  op->operands = {size->result()};
   SetResultTypes(op, {Type::Tensor(ElementType::kSI64, {})}, num_results, at);
 }
 
@@ -328,13 +303,8 @@ void Parser::ParseLinalgFill(Operation* op, int num_results) {
     op->name = "stablehlo.broadcast_in_dim";
     op->operands = {ins[0]};
   } else {
-    Block* block = op->parent;
     EmitFn emit = [&](std::string name, std::vector<Value*> args, Type rt) {
-      auto o = MakeOp(std::move(name), op->loc, block);
-      o->operands = std::move(args);
-      AddResult(o.get(), std::move(rt));
-      block->ops.push_back(std::move(o));
-      return block->ops.back().get();
+      return EmitBefore(op, std::move(name), std::move(args), std::move(rt));
     };
     Value* shape = ShapeTensor(emit, t.dims, [&](size_t k) { return DimensionOf(emit, outs[0], static_cast<int64_t>(k)); });
     op->name = "stablehlo.dynamic_broadcast_in_dim";
@@ -439,7 +409,7 @@ void Parser::ParseLinalgGeneric(Operation* op, int num_results) {
   auto in_space = [&](ElementType e) { return Type::Tensor(e, sizes); };
   std::vector<std::unique_ptr<Operation>> emitted;
   EmitFn emit = [&](std::string name, std::vector<Value*> args, Type t) {
-    emitted.push_back(MakeOp(std::move(name), loc, block));
+    emitted.push_back(NewOperation(std::move(name), loc, block));
     emitted.back()->operands = std::move(args);
     AddResult(emitted.back().get(), std::move(t));
     return emitted.back().get();
@@ -615,10 +585,10 @@ void Parser::ParseLinalgGeneric(Operation* op, int num_results) {
       v->owner_block = rb.get();
       rb->args.push_back(std::move(v));
     }
-    auto combine = MakeOp(g_name, loc, rb.get());
+    auto combine = NewOperation(g_name, loc, rb.get());
     combine->operands = {rb->args[0].get(), rb->args[1].get()};
     Value* c = AddResult(combine.get(), Type::Tensor(result.element, {}));
-    auto ret = MakeOp("stablehlo.return", loc, rb.get());
+    auto ret = NewOperation("stablehlo.return", loc, rb.get());
     ret->operands = {c};
     rb->ops.push_back(std::move(combine));
     rb->ops.push_back(std::move(ret));
@@ -701,13 +671,8 @@ void Parser::ParseLinalgNamed(Operation* op, int num_results) {
   else if (name == "linalg.matvec") lc = {1}, rc = {0};
   else if (name == "linalg.vecmat") lc = {0}, rc = {0};
   else lc = {0}, rc = {0};  // linalg.dot
-  Block* block = op->parent;
   auto emit = [&](std::string n, std::vector<Value*> args, Type t) {
-    auto o = MakeOp(std::move(n), op->loc, block);
-    o->operands = std::move(args);
-    Value* v = AddResult(o.get(), std::move(t));
-    block->ops.push_back(std::move(o));
-    return v;
+    return EmitBefore(op, std::move(n), std::move(args), std::move(t))->result();
   };
   std::vector<Value*> args;
   for (Value* v : ins) {
@@ -802,13 +767,10 @@ void Parser::ParseExtractSlice(Operation* op, int num_results) {
     SetResultTypes(op, {to}, num_results, at);
     return;
   }
-  auto slice = MakeOp("stablehlo.slice", op->loc, op->parent);
-  slice->operands = {x};
-  slice_attrs(slice.get());
-  Value* v = AddResult(slice.get(), sliced);
-  op->parent->ops.push_back(std::move(slice));
+  Operation* slice = EmitBefore(op, "stablehlo.slice", {x}, sliced);
+  slice_attrs(slice);
   op->name = "stablehlo.reshape";
-  op->operands = {v};
+  op->operands = {slice->result()};
   SetResultTypes(op, {to}, num_results, at);
 }
 
@@ -844,13 +806,8 @@ void Parser::ParseInsertSlice(Operation* op, int num_results) {
   }
   const Type placed = Type::Tensor(d.element, sizes);
   if (placed.NumElements() != src->type.NumElements()) Fail(at, "tensor.insert_slice: the sizes do not fit the source");
-  Block* block = op->parent;
   auto emit = [&](std::string name, std::vector<Value*> args, Type t) {
-    auto o = MakeOp(std::move(name), op->loc, block);
-    o->operands = std::move(args);
-    Value* v = AddResult(o.get(), std::move(t));
-    block->ops.push_back(std::move(o));
-    return v;
+    return EmitBefore(op, std::move(name), std::move(args), std::move(t))->result();
   };
   auto constant = [&](const Type& t, int64_t i) {
     Value* v = emit("stablehlo.constant", {}, t);
@@ -873,6 +830,15 @@ void Parser::ParseInsertSlice(Operation* op, int num_results) {
   op->name = "stablehlo.select";
   op->operands = {mask, values, dst};
   SetResultTypes(op, {d}, num_results, at);
+}
+
+Operation* Parser::EmitBefore(Operation* anchor, std::string name, std::vector<Value*> operands, Type type) {
+  Block* block = anchor->parent;
+  auto op = NewOperation(std::move(name), anchor->loc, block);
+  op->operands = std::move(operands);
+  AddResult(op.get(), std::move(type));
+  block->ops.push_back(std::move(op));
+  return block->ops.back().get();
 }
 
 }  // namespace kiln::ir::detail

@@ -589,19 +589,8 @@ void Parser::ParseUnsignedArith(Operation* op, int num_results) {
     result = ParseType();
     if (result.dims != t.dims) Fail(tt, arith + ": the result's shape must be the operand's");
   }
-  Block* block = op->parent;
   auto emit = [&](std::string name, std::vector<Value*> args, Type rt) {
-    auto o = std::make_unique<Operation>();
-    o->name = std::move(name);
-    o->loc = op->loc;
-    o->parent = block;
-    o->operands = std::move(args);
-    auto v = std::make_unique<Value>();
-    v->type = std::move(rt);
-    v->def = o.get();
-    o->results.push_back(std::move(v));
-    block->ops.push_back(std::move(o));
-    return block->ops.back()->result();
+    return EmitBefore(op, std::move(name), std::move(args), std::move(rt))->result();
   };
   auto as_unsigned = [&](Value* v) {
     const ElementType u = UnsignedOf(v->type.element);
@@ -685,19 +674,8 @@ void Parser::ParseArith(Operation* op, int num_results) {
     t = ParseType();
   }
   if (unsigned_compare && !IsBool(t.element)) {  // on the unsigned values of the operands' bits
-    for (Value*& v : op->operands) {
-      auto b = std::make_unique<Operation>();
-      b->name = "stablehlo.bitcast_convert";
-      b->loc = op->loc;
-      b->parent = op->parent;
-      b->operands = {v};
-      auto r = std::make_unique<Value>();
-      r->type = Type::Tensor(UnsignedOf(t.element), t.dims);
-      r->def = b.get();
-      b->results.push_back(std::move(r));
-      v = b->result();
-      op->parent->ops.push_back(std::move(b));
-    }
+    for (Value*& v : op->operands)
+      v = EmitBefore(op, "stablehlo.bitcast_convert", {v}, Type::Tensor(UnsignedOf(t.element), t.dims))->result();
   }
   if (compare) t = Type::Tensor(ElementType::kI1, t.dims);
   if (!t.is_tensor()) Fail(at, arith + " is read on tensors only");

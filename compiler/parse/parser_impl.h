@@ -94,6 +94,10 @@ class Parser {
 
   // ---- structure (parser.cc) ----
   void ParseFunction(Module* m);
+  // A new op of one result appended to `anchor`'s block, so before `anchor`
+  // (which ParseOperation appends after its parse): the ops a rewrite at
+  // parse time builds ahead of the one the source names.
+  Operation* EmitBefore(Operation* anchor, std::string name, std::vector<Value*> operands, Type type);
   // Module globals (parse_globals.cc).
   void ParseGlobal(Module* m);                          // ml_program.global, util.global
   void ParseGlobalOp(Operation* op, int num_results);   // their loads and stores

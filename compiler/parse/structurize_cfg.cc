@@ -190,20 +190,7 @@ class Structurizer {
 
   // --- building the one block ---
 
-  std::unique_ptr<Operation> NewOp(std::string name, Location loc) {
-    auto op = std::make_unique<Operation>();
-    op->name = std::move(name);
-    op->loc = loc;
-    return op;
-  }
-  Value* AddResult(Operation* op, Type t) {
-    auto v = std::make_unique<Value>();
-    v->type = std::move(t);
-    v->def = op;
-    v->index = static_cast<int>(op->results.size());
-    op->results.push_back(std::move(v));
-    return op->results.back().get();
-  }
+  static std::unique_ptr<Operation> NewOp(std::string name, Location loc) { return NewOperation(std::move(name), loc); }
   Value* Append(Block* b, std::unique_ptr<Operation> op) {
     op->parent = b;
     b->ops.push_back(std::move(op));
