@@ -120,6 +120,7 @@ enum class DimRule {
   kShapeOperand2,    // rng: element d of the shape operand 2
   kCollectiveResize, // all_gather, reduce_scatter, all_to_all: one dimension times or over the group size
   kTopK,             // chlo.top_k: the operand's, the last dimension k
+  kLeadingBatch,     // kiln.lu: a batch dimension is operand 0's (the matrices static)
 };
 
 DimRule RuleOf(const std::string& op_name, bool* found) {
@@ -170,6 +171,7 @@ DimRule RuleOf(const std::string& op_name, bool* found) {
       {"stablehlo.reduce_scatter", DimRule::kCollectiveResize},
       {"stablehlo.all_to_all", DimRule::kCollectiveResize},
       {"chlo.top_k", DimRule::kTopK},
+      {"kiln.lu", DimRule::kLeadingBatch},
   };
   auto it = kRules.find(op_name);
   *found = it != kRules.end() || ElementwiseScalarOp(op_name) != ScalarOp::kInvalid || op_name.rfind(op_names::kChloPrefix, 0) == 0;
@@ -459,6 +461,13 @@ StatusOr<uint32_t> FunctionLowering::DynamicResultDim(const ir::Operation& op, i
     const ir::Attribute* k = op.GetAttr("k");
     if (!k) return unsupported();
     return ConstI64(k->i);
+  }
+  case DimRule::kLeadingBatch: {
+    // jnp.linalg under vmap: the batch is symbolic, each matrix static; the
+    // batch dimensions lead the operand (all but its last two) and every result.
+    const ir::Value* x = op.operands.at(0);
+    if (d < x->type.rank() - 2) return OperandDim(x, d);
+    return unsupported();
   }
   case DimRule::kSameShape: {
     const ir::Type& rt = op.results.at(0)->type;

@@ -42,9 +42,13 @@ ir::Value* Compare(Ops* ops, const ir::Operation& at, ir::Block* block, ir::Valu
 
 // Float or complex matrices (rank >= 2, batches first) of static shape,
 // not quantized: what every LAPACK and BLAS target here factors or solves.
-bool FloatMatrices(const ir::Type& t) {
-  return t.is_tensor() && t.rank() >= 2 && t.HasStaticShape() && !t.is_quantized() &&
-         (IsFloat(t.element) || IsComplex(t.element));
+// With `dynamic_batch`, the batch dimensions may be `?` (JAX's
+// shape-polymorphic exports under vmap), each matrix still static.
+bool FloatMatrices(const ir::Type& t, bool dynamic_batch = false) {
+  if (!t.is_tensor() || t.rank() < 2 || t.is_quantized() || !(IsFloat(t.element) || IsComplex(t.element)))
+    return false;
+  if (!dynamic_batch) return t.HasStaticShape();
+  return t.dims[t.rank() - 1] != ir::Type::kDynamic && t.dims[t.rank() - 2] != ir::Type::kDynamic;
 }
 
 ir::Value* Iota(Ops* ops, const ir::Operation& at, ir::Block* block, const std::vector<int64_t>& dims, int64_t d) {
@@ -137,8 +141,9 @@ Status RewriteGetrf(ir::Block* block, size_t at, const std::string& target, cons
     return InvalidArgument(format(op.loc, what + "expects one operand and three results (lu, ipiv, info)"));
   const ir::Type& a = op.operands[0]->type;
   const int64_t r = a.rank();
-  if (!FloatMatrices(a))
-    return InvalidArgument(format(op.loc, what + "the operand must be float or complex matrices of static shape, not " +
+  if (!FloatMatrices(a, /*dynamic_batch=*/true))
+    return InvalidArgument(format(op.loc, what + "the operand must be float or complex matrices of static shape "
+                                                 "(the batch may be dynamic), not " +
                                               a.ToString()));
   std::vector<int64_t> batch(a.dims.begin(), a.dims.end() - 2), pivots = batch;
   pivots.push_back(std::min(a.dims[r - 2], a.dims[r - 1]));

@@ -51,3 +51,18 @@ func.func @getrf_complex() {
   check.expect_eq_const %0#2, dense<0> : tensor<i32>
   func.return
 }
+
+// -----
+
+// Under vmap in a shape-polymorphic export the batch is symbolic: kiln.lu
+// takes its batch from the operand at run time (each matrix static).
+func.func @getrf_dynamic_batch() {
+  %s = stablehlo.constant dense<[[[2.0, 1.0, 1.0], [4.0, -6.0, 0.0]], [[0.0, 0.0, 1.0], [0.0, 0.0, 2.0]]]> : tensor<2x2x3xf64>
+  %shape = stablehlo.constant dense<[2, 2, 3]> : tensor<3xi64>
+  %a = stablehlo.dynamic_reshape %s, %shape : (tensor<2x2x3xf64>, tensor<3xi64>) -> tensor<?x2x3xf64>
+  %0:3 = stablehlo.custom_call @lapack_dgetrf_ffi(%a) {mhlo.backend_config = {}, api_version = 4 : i32} : (tensor<?x2x3xf64>) -> (tensor<?x2x3xf64>, tensor<?x2xi32>, tensor<?xi32>)
+  check.expect_almost_eq_const %0#0, dense<[[[4.0, -6.0, 0.0], [0.5, 4.0, 1.0]], [[0.0, 0.0, 1.0], [0.0, 0.0, 2.0]]]> : tensor<2x2x3xf64>
+  check.expect_eq_const %0#1, dense<[[2, 2], [1, 2]]> : tensor<2x2xi32>
+  check.expect_eq_const %0#2, dense<[0, 1]> : tensor<2xi32>
+  func.return
+}
