@@ -158,20 +158,27 @@ Status RewriteGetrf(ir::Block* block, size_t at, const std::string& target, cons
 }
 
 // Results of static shapes, which every factorization kernel needs (its
-// reference checks their dims against the operand's at run time).
-Status StaticResults(const ir::Operation& op, const std::string& what, const ErrorFormatter& format) {
-  for (const auto& res : op.results)
-    if (!res->type.is_tensor() || !res->type.HasStaticShape())
-      return InvalidArgument(format(op.loc, what + "results must have static shapes"));
+// reference checks their dims against the operand's at run time); with
+// `batch` > 0, their first `batch` dimensions (the operand's batch) may be
+// dynamic (the kernels with a run-time shape rule: compiler/lower/
+// dynamic_dims.cc, kLeadingBatch).
+Status StaticResults(const ir::Operation& op, const std::string& what, const ErrorFormatter& format,
+                     int64_t batch = 0) {
+  for (const auto& res : op.results) {
+    bool ok = res->type.is_tensor();
+    for (int64_t d = batch; ok && d < res->type.rank(); ++d) ok = res->type.dims[d] != ir::Type::kDynamic;
+    if (!ok) return InvalidArgument(format(op.loc, what + "results must have static shapes"));
+  }
   return Status::Ok();
 }
 
 // The operand of syevd / heevd and gesdd: float or complex matrices of
 // static shape that result 0 (LAPACK's overwritten a) shares; result 1
 // (the eigenvalues or singular values) of their real type.
-Status MatrixAndRealValues(const ir::Operation& op, const std::string& what, const ErrorFormatter& format) {
+Status MatrixAndRealValues(const ir::Operation& op, const std::string& what, const ErrorFormatter& format,
+                           bool dynamic_batch = false) {
   const ir::Type& a = op.operands[0]->type;
-  if (!FloatMatrices(a) || op.results[0]->type != a)
+  if (!FloatMatrices(a, dynamic_batch) || op.results[0]->type != a)
     return InvalidArgument(format(op.loc, what + "the operand and result 0 must be float or complex matrices of one "
                                                  "static shape, not " +
                                               a.ToString()));
@@ -179,7 +186,7 @@ Status MatrixAndRealValues(const ir::Operation& op, const std::string& what, con
   if (!op.results[1]->type.is_tensor() || op.results[1]->type.element != real)
     return InvalidArgument(format(op.loc, what + "result 1 must be of the operand's real type, " +
                                               std::string(Name(real)) + ", not " + op.results[1]->type.ToString()));
-  return StaticResults(op, what, format);
+  return StaticResults(op, what, format, dynamic_batch ? a.rank() - 2 : 0);
 }
 
 // LAPACK ?geqrf (jaxlib's geqrf_hlo): (a) -> (a', tau, info, workspace),
@@ -198,11 +205,11 @@ Status RewriteQr(ir::Block* block, size_t at, const std::string& target, bool fo
     return InvalidArgument(format(op.loc, what + (form_q ? "expects (a, tau) and (q[, info, workspace])"
                                                          : "expects one operand and (a, tau[, info, workspace])")));
   const ir::Type& a = op.operands[0]->type;
-  if (!FloatMatrices(a) || op.results[0]->type != a)
+  if (!FloatMatrices(a, /*dynamic_batch=*/true) || op.results[0]->type != a)
     return InvalidArgument(format(op.loc, what + "the operand and result 0 must be float or complex matrices of one "
-                                                 "static shape, not " +
+                                                 "static shape (the batch may be dynamic), not " +
                                               a.ToString()));
-  KILN_RETURN_IF_ERROR(StaticResults(op, what, format));
+  KILN_RETURN_IF_ERROR(StaticResults(op, what, format, a.rank() - 2));
   Ops ops;
   NewOp(&ops, op, block, KernelName(form_q ? KernelId::kOrgqr : KernelId::kGeqrf),
         std::vector<ir::Value*>(op.operands.begin(), op.operands.end()), a);
@@ -238,7 +245,7 @@ Status RewriteSyevd(ir::Block* block, size_t at, const std::string& target, cons
                            " eigendecomposition): ";
   if (op.operands.size() != 1 || op.results.size() < 3 || op.results.size() > 6)
     return InvalidArgument(format(op.loc, what + "expects one operand and (v, w, info[, workspaces])"));
-  KILN_RETURN_IF_ERROR(MatrixAndRealValues(op, what, format));
+  KILN_RETURN_IF_ERROR(MatrixAndRealValues(op, what, format, /*dynamic_batch=*/true));
   const ir::Type& a = op.operands[0]->type;
   const int64_t mode = ConfigField(op, "mode"), uplo = ConfigField(op, "uplo");
   if ((mode != 'V' && mode != 'N') || (uplo != 'L' && uplo != 'U'))

@@ -61,3 +61,23 @@ func.func @heevd_c64_lower_reconstructs() {
   check.expect_eq_const %0#2, dense<0> : tensor<i32>
   func.return
 }
+
+// -----
+
+// A dynamic batch (jnp.linalg.eigh under vmap in a shape-polymorphic
+// export): the same vectors and values as the static batch gives, bit for bit.
+func.func @syevd_dynamic_batch() {
+  %s = stablehlo.constant dense<[[[1.0, 0.0], [0.0, 3.0]], [[0.0, 2.0], [2.0, 0.0]]]> : tensor<2x2x2xf32>
+  %shape = stablehlo.constant dense<[2, 2, 2]> : tensor<3xi64>
+  %a = stablehlo.dynamic_reshape %s, %shape : (tensor<2x2x2xf32>, tensor<3xi64>) -> tensor<?x2x2xf32>
+  %0:3 = stablehlo.custom_call @lapack_ssyevd_ffi(%a) {mhlo.backend_config = {mode = 86 : ui8, uplo = 76 : ui8}, api_version = 4 : i32} : (tensor<?x2x2xf32>) -> (tensor<?x2x2xf32>, tensor<?x2xf32>, tensor<?xi32>)
+  %1:3 = stablehlo.custom_call @lapack_ssyevd_ffi(%s) {mhlo.backend_config = {mode = 86 : ui8, uplo = 76 : ui8}, api_version = 4 : i32} : (tensor<2x2x2xf32>) -> (tensor<2x2x2xf32>, tensor<2x2xf32>, tensor<2xi32>)
+  %v = stablehlo.dynamic_reshape %1#0, %shape : (tensor<2x2x2xf32>, tensor<3xi64>) -> tensor<?x2x2xf32>
+  %wshape = stablehlo.constant dense<[2, 2]> : tensor<2xi64>
+  %w = stablehlo.dynamic_reshape %1#1, %wshape : (tensor<2x2xf32>, tensor<2xi64>) -> tensor<?x2xf32>
+  check.expect_eq %0#0, %v : tensor<?x2x2xf32>
+  check.expect_eq %0#1, %w : tensor<?x2xf32>
+  check.expect_almost_eq_const %0#1, dense<[[1.0, 3.0], [-2.0, 2.0]]> : tensor<2x2xf32>
+  check.expect_eq_const %0#2, dense<0> : tensor<2xi32>
+  func.return
+}

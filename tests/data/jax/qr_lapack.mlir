@@ -54,3 +54,22 @@ func.func @geqrf_complex_real_diagonal() {
   check.expect_almost_eq_const %0#1, dense<[(1.4, 0.4), (1.631265483837569, 0.40937159066654405), (1.6986065733389617, -0.7155060137326551)]> : tensor<3xcomplex<f64>>
   func.return
 }
+
+// -----
+
+// A dynamic batch (jnp.linalg.qr under vmap in a shape-polymorphic export):
+// the same factors as the static batch gives, bit for bit.
+func.func @geqrf_orgqr_dynamic_batch() {
+  %s = stablehlo.constant dense<[[[3.0, 1.0], [4.0, 2.0]], [[1.0, 2.0], [0.0, 5.0]]]> : tensor<2x2x2xf32>
+  %shape = stablehlo.constant dense<[2, 2, 2]> : tensor<3xi64>
+  %a = stablehlo.dynamic_reshape %s, %shape : (tensor<2x2x2xf32>, tensor<3xi64>) -> tensor<?x2x2xf32>
+  %0:4 = stablehlo.custom_call @lapack_sgeqrf_ffi(%a) {mhlo.backend_config = {}, api_version = 4 : i32} : (tensor<?x2x2xf32>) -> (tensor<?x2x2xf32>, tensor<?x2xf32>, tensor<?xi32>, tensor<64xf32>)
+  %1:3 = stablehlo.custom_call @lapack_sorgqr_ffi(%0#0, %0#1) {mhlo.backend_config = {}, api_version = 4 : i32} : (tensor<?x2x2xf32>, tensor<?x2xf32>) -> (tensor<?x2x2xf32>, tensor<?xi32>, tensor<64xf32>)
+  %2:4 = stablehlo.custom_call @lapack_sgeqrf_ffi(%s) {mhlo.backend_config = {}, api_version = 4 : i32} : (tensor<2x2x2xf32>) -> (tensor<2x2x2xf32>, tensor<2x2xf32>, tensor<2xi32>, tensor<64xf32>)
+  %3:3 = stablehlo.custom_call @lapack_sorgqr_ffi(%2#0, %2#1) {mhlo.backend_config = {}, api_version = 4 : i32} : (tensor<2x2x2xf32>, tensor<2x2xf32>) -> (tensor<2x2x2xf32>, tensor<2xi32>, tensor<64xf32>)
+  %q = stablehlo.dynamic_reshape %3#0, %shape : (tensor<2x2x2xf32>, tensor<3xi64>) -> tensor<?x2x2xf32>
+  check.expect_eq %1#0, %q : tensor<?x2x2xf32>
+  check.expect_almost_eq_const %1#0, dense<[[[-0.6, -0.8], [-0.8, 0.6]], [[1.0, 0.0], [0.0, 1.0]]]> : tensor<2x2x2xf32>
+  check.expect_eq_const %1#1, dense<0> : tensor<2xi32>
+  func.return
+}
