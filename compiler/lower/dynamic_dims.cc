@@ -120,7 +120,7 @@ enum class DimRule {
   kShapeOperand2,    // rng: element d of the shape operand 2
   kCollectiveResize, // all_gather, reduce_scatter, all_to_all: one dimension times or over the group size
   kTopK,             // chlo.top_k: the operand's, the last dimension k
-  kLeadingBatch,     // kiln.lu, geqrf, orgqr, syevd: a batch dimension is operand 0's (the matrices static)
+  kLeadingBatch,     // kiln.lu, geqrf, orgqr, syevd, gesdd, gesvd: a batch dimension is operand 0's (the matrices static)
 };
 
 DimRule RuleOf(const std::string& op_name, bool* found) {
@@ -175,6 +175,8 @@ DimRule RuleOf(const std::string& op_name, bool* found) {
       {"kiln.geqrf", DimRule::kLeadingBatch},
       {"kiln.orgqr", DimRule::kLeadingBatch},
       {"kiln.syevd", DimRule::kLeadingBatch},
+      {"kiln.gesdd", DimRule::kLeadingBatch},
+      {"kiln.gesvd", DimRule::kLeadingBatch},
   };
   auto it = kRules.find(op_name);
   *found = it != kRules.end() || ElementwiseScalarOp(op_name) != ScalarOp::kInvalid || op_name.rfind(op_names::kChloPrefix, 0) == 0;

@@ -273,7 +273,7 @@ Status RewriteGesdd(ir::Block* block, size_t at, const std::string& target, cons
   const std::string what = "stablehlo.custom_call @" + target + " (LAPACK's singular value decomposition): ";
   if (op.operands.size() != 1 || op.results.size() < 5 || op.results.size() > 8)
     return InvalidArgument(format(op.loc, what + "expects one operand and (a, s, u, vt, info[, workspaces])"));
-  KILN_RETURN_IF_ERROR(MatrixAndRealValues(op, what, format));
+  KILN_RETURN_IF_ERROR(MatrixAndRealValues(op, what, format, /*dynamic_batch=*/true));
   const ir::Type& a = op.operands[0]->type;
   const int64_t mode = ConfigField(op, "mode");
   if (mode != 'A' && mode != 'S' && mode != 'N')

@@ -49,3 +49,26 @@ func.func @gesdd_rank_deficient_orthonormal_u() {
   check.expect_almost_eq_const %uu, dense<[[1.0, 0.0], [0.0, 1.0]]> : tensor<2x2xf32>
   func.return
 }
+
+// -----
+
+// A dynamic batch (jnp.linalg.svd under vmap in a shape-polymorphic
+// export): the same factors as the static batch gives, bit for bit.
+func.func @gesdd_dynamic_batch() {
+  %s = stablehlo.constant dense<[[[3.0, 1.0], [1.0, 3.0], [0.0, 2.0]], [[1.0, 0.0], [0.0, -2.0], [0.0, 0.0]]]> : tensor<2x3x2xf32>
+  %shape = stablehlo.constant dense<[2, 3, 2]> : tensor<3xi64>
+  %a = stablehlo.dynamic_reshape %s, %shape : (tensor<2x3x2xf32>, tensor<3xi64>) -> tensor<?x3x2xf32>
+  %0:5 = stablehlo.custom_call @lapack_sgesdd_ffi(%a) {mhlo.backend_config = {mode = 83 : ui8}, api_version = 4 : i32} : (tensor<?x3x2xf32>) -> (tensor<?x3x2xf32>, tensor<?x2xf32>, tensor<?x3x2xf32>, tensor<?x2x2xf32>, tensor<?xi32>)
+  %1:5 = stablehlo.custom_call @lapack_sgesdd_ffi(%s) {mhlo.backend_config = {mode = 83 : ui8}, api_version = 4 : i32} : (tensor<2x3x2xf32>) -> (tensor<2x3x2xf32>, tensor<2x2xf32>, tensor<2x3x2xf32>, tensor<2x2x2xf32>, tensor<2xi32>)
+  %sshape = stablehlo.constant dense<[2, 2]> : tensor<2xi64>
+  %vshape = stablehlo.constant dense<[2, 2, 2]> : tensor<3xi64>
+  %sv = stablehlo.dynamic_reshape %1#1, %sshape : (tensor<2x2xf32>, tensor<2xi64>) -> tensor<?x2xf32>
+  %u = stablehlo.dynamic_reshape %1#2, %shape : (tensor<2x3x2xf32>, tensor<3xi64>) -> tensor<?x3x2xf32>
+  %vt = stablehlo.dynamic_reshape %1#3, %vshape : (tensor<2x2x2xf32>, tensor<3xi64>) -> tensor<?x2x2xf32>
+  check.expect_eq %0#1, %sv : tensor<?x2xf32>
+  check.expect_eq %0#2, %u : tensor<?x3x2xf32>
+  check.expect_eq %0#3, %vt : tensor<?x2x2xf32>
+  check.expect_almost_eq_const %0#1, dense<[[4.280719, 2.3823192], [2.0, 1.0]]> : tensor<2x2xf32>
+  check.expect_eq_const %0#4, dense<0> : tensor<2xi32>
+  func.return
+}
