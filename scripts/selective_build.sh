@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A selective, minimal runtime for one module: only the kernels the module
 # uses (KILN_KERNELS), the CPU device alone (no Vulkan), no collectives or
-# process grids (KILN_WITH_COLLECTIVES=OFF), one Highway target chosen at
+# process grids (KILN_WITH_COLLECTIVES=OFF), module globals only if the
+# module has some (KILN_WITH_GLOBALS), one Highway target chosen at
 # compile time, size-optimized with link-time optimization and section
 # garbage collection. Builds the C API example (examples/c_api/run_mlp.c)
 # against it and prints its stripped size.
@@ -33,6 +34,10 @@ case ";$kernels;" in
       tr ';' '\n' | sort -u | paste -sd ';') ;;
 esac
 
+# Module globals (ml_program.global) only when the module has some.
+globals=OFF
+if ./build/vm-dump "$module" | grep -q "^global#"; then globals=ON; fi
+
 flags="-ffunction-sections -fdata-sections -DHWY_COMPILE_ONLY_STATIC=1"
 extra=()
 strip=strip
@@ -45,7 +50,7 @@ dir=build-selective-$arch
 cmake -S . -B "$dir" -G Ninja "${extra[@]}" -DCMAKE_BUILD_TYPE=MinSizeRel \
   -DCMAKE_INTERPROCEDURAL_OPTIMIZATION=ON -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_C_FLAGS="$flags" \
   -DCMAKE_EXE_LINKER_FLAGS="-Wl,--gc-sections" -DKILN_KERNELS="$kernels" \
-  -DKILN_ENABLE_VULKAN=OFF -DKILN_WITH_COLLECTIVES=OFF -DKILN_WITH_MPI=OFF -DKILN_BUILD_SHARED=OFF \
+  -DKILN_ENABLE_VULKAN=OFF -DKILN_WITH_GLOBALS=$globals -DKILN_WITH_COLLECTIVES=OFF -DKILN_WITH_MPI=OFF -DKILN_BUILD_SHARED=OFF \
   -DKILN_BUILD_COMPILER=OFF -DKILN_BUILD_TOOLS=OFF -DKILN_BUILD_TESTS=OFF >/dev/null
 cmake --build "$dir" -j"$(nproc)" --target kiln-example-run-mlp >/dev/null
 "$strip" -o "$dir/run_mlp.stripped" "$dir/kiln-example-run-mlp"

@@ -4,7 +4,8 @@
 # generator's own numbers (tests/data/check_c_example.sh), requires the
 # stripped binary to stay within 400 KB (docs/deploying.md says what it
 # holds), and requires a module that needs a
-# kernel outside the selection to be refused by name.
+# kernel outside the selection to be refused by name, and one with module
+# globals (which mlp.kiln lacks) to be refused too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 work=build/selective-check
@@ -24,4 +25,14 @@ if "$bin" "$work/spec.kiln" 2>"$work/refused.txt"; then
   echo "selective_check: a module needing stablehlo.dot ran on a runtime built without it" >&2; exit 1
 fi
 grep -q "no kernel 'stablehlo.dot'.*selective build" "$work/refused.txt" || { cat "$work/refused.txt" >&2; exit 1; }
-echo "selective_check: $size bytes stripped; mlp matches; other kernels refused by name"
+# mlp.kiln has no module globals, so the runtime is built without them and
+# refuses a module that has some, saying so.
+printf '%s\n' 'ml_program.global private mutable @g(dense<1.0> : tensor<f32>) : tensor<f32>' \
+  'func.func @main() -> tensor<f32> {' '  %0 = ml_program.global_load @g : tensor<f32>' '  return %0 : tensor<f32>' '}' \
+  >"$work/globals.mlir"
+./build/kiln-compile "$work/globals.mlir" -o "$work/globals.kiln" --target=cpu 2>/dev/null
+if "$bin" "$work/globals.kiln" 2>"$work/refused.txt"; then
+  echo "selective_check: a module with globals ran on a runtime built without them" >&2; exit 1
+fi
+grep -q "the module has globals, which this runtime is built without" "$work/refused.txt" || { cat "$work/refused.txt" >&2; exit 1; }
+echo "selective_check: $size bytes stripped; mlp matches; other kernels and module globals refused by name"

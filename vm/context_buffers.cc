@@ -4,6 +4,7 @@
 // donation").
 #include <algorithm>
 
+#include "kiln_selected_kernels.h"  // KILN_WITH_GLOBALS
 #include "vm/context.h"
 #include "vm/profiler.h"
 
@@ -42,6 +43,7 @@ StatusOr<std::shared_ptr<const hal::BufferView>> Context::OwnResult(const RefVal
   return target;
 }
 
+#if KILN_WITH_GLOBALS
 Status Context::LoadGlobal(uint32_t global, RefValue* dst) {
   RefValue& value = globals_[global];
   if (value.kind == RefValue::Kind::kEmpty) {
@@ -74,6 +76,12 @@ Status Context::StoreGlobal(uint32_t global, const RefValue& value) {
   globals_[global] = std::move(stored);
   return Status::Ok();
 }
+#else
+// A selective runtime built without module globals (KILN_WITH_GLOBALS=OFF)
+// refuses a module that has any at load, so these never run.
+Status Context::LoadGlobal(uint32_t, RefValue*) { return Unimplemented("module globals are not in this runtime"); }
+Status Context::StoreGlobal(uint32_t, const RefValue&) { return Unimplemented("module globals are not in this runtime"); }
+#endif
 
 Status Context::Invoke(const std::string& name, const std::vector<CallInput>& inputs,
                        const std::vector<ResultPlacement>& placement, const InvokeOptions& options,

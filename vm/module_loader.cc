@@ -378,7 +378,8 @@ StatusOr<std::shared_ptr<const LoadedModule>> LoadModuleBytes(std::unique_ptr<Mo
       KILN_RETURN_IF_ERROR(
           LoadConstant(m->constants()->Get(i), i, checksum_required, data, options, &mod->constants[i]));
   }
-  if (m->globals()) {
+  if (m->globals() && m->globals()->size()) {
+#if KILN_WITH_GLOBALS
     // Functions name globals by index (the verifier checks each operand).
     if (m->globals()->size() > 65536) return Bad(std::to_string(m->globals()->size()) + " globals");
     for (const fb::Global* g : *m->globals()) {
@@ -386,9 +387,14 @@ StatusOr<std::shared_ptr<const LoadedModule>> LoadModuleBytes(std::unique_ptr<Mo
       lg.name = g->name() ? g->name()->str() : "";
       lg.initial = g->initial();
       lg.is_mutable = g->is_mutable();
-      const std::string where = "global " + std::to_string(mod->globals.size() - 1) + " '" + lg.name + "'";
-      if (lg.initial >= mod->constants.size()) return Bad(where + ": its initial value is no constant of the module");
+      if (lg.initial >= mod->constants.size())
+        return Bad("global " + std::to_string(mod->globals.size() - 1) + " '" + lg.name +
+                   "': its initial value is no constant of the module");
     }
+#else
+    return Unimplemented("the module has globals, which this runtime is built without (a selective build, "
+                         "scripts/selective_build.sh: rebuild it for this module)");
+#endif
   }
   if (m->executables()) {
     mod->executables.resize(m->executables()->size());
