@@ -267,7 +267,8 @@ class Context {
   // Each module global's value (empty: its initial constant). A store
   // replaces it with a copy of the value, recorded in the call's work; a
   // failed call, whose work is discarded, puts back each global it stored
-  // to from global_undo_ (the previous values, in store order).
+  // to from global_undo_ (each such global's value at the call's start,
+  // kept once however often the call stores to it).
   std::vector<RefValue> globals_;
   std::vector<std::pair<uint32_t, RefValue>> global_undo_;
   std::vector<std::shared_ptr<hal::Executable>> executables_;

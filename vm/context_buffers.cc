@@ -72,7 +72,11 @@ Status Context::StoreGlobal(uint32_t global, const RefValue& value) {
   stored.view = WholeView(view, std::move(copy));
   if (!pending_) pending_ = device_->CreateCommandBuffer();
   pending_->Copy(view, *stored.view);
-  global_undo_.emplace_back(global, std::move(globals_[global]));
+  // Only the value the call began with is kept for a rollback: a loop that
+  // stores every step must not hold every step's buffer until it returns.
+  bool saved = false;
+  for (const auto& undo : global_undo_) saved = saved || undo.first == global;
+  if (!saved) global_undo_.emplace_back(global, std::move(globals_[global]));
   globals_[global] = std::move(stored);
   return Status::Ok();
 }

@@ -87,6 +87,11 @@ module {
     stablehlo.custom_call @shape_assertion(%ok) {error_message = "refused", has_side_effect = true} : (tensor<i1>) -> ()
     return %x : tensor<4xf32>
   }
+  func.func @inc_n_then_assert(%n: tensor<i64>, %ok: tensor<i1>) -> tensor<f32> {
+    %r = func.call @inc_n(%n) : (tensor<i64>) -> tensor<f32>
+    stablehlo.custom_call @shape_assertion(%ok) {error_message = "refused", has_side_effect = true} : (tensor<i1>) -> ()
+    return %r : tensor<f32>
+  }
   func.func @get_pattern() -> tensor<2xi32> {
     %p = ml_program.global_load_const @pattern : tensor<2xi32>
     return %p : tensor<2xi32>
@@ -225,6 +230,19 @@ TEST_P(ModuleGlobals, FailedCallLeavesGlobalsUnchanged) {
   EXPECT_EQ(Values<float>(Call(ctx_.get(), "get_acc")[0]), (std::vector<float>{1, 2, 3, 4}));
   Call(ctx_.get(), "set_acc_then_assert", {F32s({4}, {9, 9, 9, 9}), Scalar<uint8_t>(ElementType::kI1, 1)});
   EXPECT_EQ(Values<float>(Call(ctx_.get(), "get_acc")[0]), std::vector<float>(4, 9.0f));
+}
+
+// Many stores in one failed call (a loop's, in a callee) roll back to the
+// value the call began with.
+TEST_P(ModuleGlobals, FailedLoopOfStoresRollsBackToTheCallsStart) {
+  EXPECT_EQ(Counter(ctx_.get(), "inc"), 3.0f);
+  auto r = ctx_->Invoke("inc_n_then_assert", {Scalar<int64_t>(ElementType::kSI64, 50), Scalar<uint8_t>(ElementType::kI1, 0)});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(Counter(ctx_.get(), "get_state"), 3.0f);
+  r = ctx_->Invoke("inc_n_then_assert", {Scalar<int64_t>(ElementType::kSI64, 50), Scalar<uint8_t>(ElementType::kI1, 1)});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(Values<float>((*r)[0])[0], 53.0f);
+  EXPECT_EQ(Counter(ctx_.get(), "get_state"), 53.0f);
 }
 
 TEST_P(ModuleGlobals, ImmutableGlobalsAndBytePatterns) {
