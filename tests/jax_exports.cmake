@@ -77,13 +77,13 @@ cli_test(cli.compile_refuses_einsum_wrong_result ""
 # Schur decomposition runs too (schur_lapack.mlir, LAPACK's own values);
 # any other lapack_ or blas_ target is refused (unknown_lapack.mlir).
 # Each: test name, file, the number of its check functions.
-foreach(case "lapack_cholesky;cholesky_lapack;3" "lapack_lu;lu_lapack;5" "blas_trsm;trsm_blas;3" "lapack_qr;qr_lapack;5"
+foreach(case "lapack_cholesky;cholesky_lapack;4" "lapack_lu;lu_lapack;5" "blas_trsm;trsm_blas;4" "lapack_qr;qr_lapack;5"
              "lapack_eigh;eigh_lapack;5" "lapack_svd;svd_lapack;5" "lapack_svd_complex;svd_complex_lapack;2"
-             "lapack_hessenberg;hessenberg_lapack;2" "lapack_tridiagonal;tridiagonal_lapack;3"
-             "lapack_legacy;legacy_lapack;7" "lapack_eig;eig_lapack;12"
-             "lapack_eigh_signs;eigh_signs_lapack;7" "lapack_tridiagonal_solve;tridiagonal_solve_lapack;6"
-             "lapack_pivoted_qr;pivoted_qr_lapack;8" "lapack_svd_signs;svd_signs_lapack;18"
-             "lapack_schur;schur_lapack;11")
+             "lapack_hessenberg;hessenberg_lapack;3" "lapack_tridiagonal;tridiagonal_lapack;4"
+             "lapack_legacy;legacy_lapack;7" "lapack_eig;eig_lapack;13"
+             "lapack_eigh_signs;eigh_signs_lapack;7" "lapack_tridiagonal_solve;tridiagonal_solve_lapack;7"
+             "lapack_pivoted_qr;pivoted_qr_lapack;9" "lapack_svd_signs;svd_signs_lapack;18"
+             "lapack_schur;schur_lapack;12")
   list(GET case 0 name)
   list(GET case 1 file)
   list(GET case 2 checks)
@@ -93,14 +93,16 @@ foreach(case "lapack_cholesky;cholesky_lapack;3" "lapack_lu;lu_lapack;5" "blas_t
 endforeach()
 if(KILN_ENABLE_VULKAN)
   # Cholesky, LU, QR, pivoted QR, eigh, the SVDs (gesdd, gesvd), the
-  # tridiagonal reduction and solve (real and complex) and jaxlib's forms
-  # before the FFI on the Vulkan device too. Each: test name, file,
+  # tridiagonal reduction and solve (real and complex), the Hessenberg
+  # reduction, the triangular solve and jaxlib's forms before the FFI on
+  # the Vulkan device too. Each: test name, file,
   # functions passed, functions refused.
-  foreach(case "lapack_cholesky;cholesky_lapack;3;0" "lapack_lu;lu_lapack;5;0" "lapack_qr;qr_lapack;5;0"
-               "lapack_eigh;eigh_lapack;5;0" "lapack_eigh_signs;eigh_signs_lapack;7;0" "lapack_pivoted_qr;pivoted_qr_lapack;8;0"
+  foreach(case "lapack_cholesky;cholesky_lapack;4;0" "lapack_lu;lu_lapack;5;0" "lapack_qr;qr_lapack;5;0"
+               "lapack_eigh;eigh_lapack;5;0" "lapack_eigh_signs;eigh_signs_lapack;7;0" "lapack_pivoted_qr;pivoted_qr_lapack;9;0"
                "lapack_svd;svd_lapack;5;0" "lapack_svd_complex;svd_complex_lapack;2;0"
                "lapack_svd_signs;svd_signs_lapack;18;0" "lapack_legacy;legacy_lapack;7;0"
-               "lapack_tridiagonal;tridiagonal_lapack;3;0" "lapack_tridiagonal_solve;tridiagonal_solve_lapack;6;0")
+               "lapack_tridiagonal;tridiagonal_lapack;4;0" "lapack_tridiagonal_solve;tridiagonal_solve_lapack;7;0"
+               "blas_trsm;trsm_blas;4;0" "lapack_hessenberg;hessenberg_lapack;3;0")
     list(GET case 0 name)
     list(GET case 1 file)
     list(GET case 2 checks)

@@ -120,7 +120,7 @@ enum class DimRule {
   kShapeOperand2,    // rng: element d of the shape operand 2
   kCollectiveResize, // all_gather, reduce_scatter, all_to_all: one dimension times or over the group size
   kTopK,             // chlo.top_k: the operand's, the last dimension k
-  kLeadingBatch,     // kiln.lu, geqrf, orgqr, syevd, gesdd, gesvd: a batch dimension is operand 0's (the matrices static)
+  kLeadingBatch,     // the LAPACK kernels (kiln.lu, geqrf, ...): a batch dimension is the matrices' (each matrix static)
 };
 
 DimRule RuleOf(const std::string& op_name, bool* found) {
@@ -177,6 +177,12 @@ DimRule RuleOf(const std::string& op_name, bool* found) {
       {"kiln.syevd", DimRule::kLeadingBatch},
       {"kiln.gesdd", DimRule::kLeadingBatch},
       {"kiln.gesvd", DimRule::kLeadingBatch},
+      {"kiln.geev", DimRule::kLeadingBatch},
+      {"kiln.gees", DimRule::kLeadingBatch},
+      {"kiln.gehrd", DimRule::kLeadingBatch},
+      {"kiln.sytrd", DimRule::kLeadingBatch},
+      {"kiln.gtsv", DimRule::kLeadingBatch},
+      {"kiln.geqp3", DimRule::kLeadingBatch},
   };
   auto it = kRules.find(op_name);
   *found = it != kRules.end() || ElementwiseScalarOp(op_name) != ScalarOp::kInvalid || op_name.rfind(op_names::kChloPrefix, 0) == 0;
@@ -469,8 +475,11 @@ StatusOr<uint32_t> FunctionLowering::DynamicResultDim(const ir::Operation& op, i
   }
   case DimRule::kLeadingBatch: {
     // jnp.linalg under vmap: the batch is symbolic, each matrix static; the
-    // batch dimensions lead the operand (all but its last two) and every result.
+    // batch dimensions lead the matrices (the operand of highest rank: all
+    // but its last two dimensions) and every other operand and result.
     const ir::Value* x = op.operands.at(0);
+    for (const ir::Value* v : op.operands)
+      if (v->type.rank() > x->type.rank()) x = v;
     if (d < x->type.rank() - 2) return OperandDim(x, d);
     return unsupported();
   }

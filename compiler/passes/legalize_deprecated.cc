@@ -299,21 +299,8 @@ Status RewriteTorchIndexSelect(ir::Block* block, size_t at, const ErrorFormatter
     // An operand dimension known only at run time: dynamic_gather, its
     // slice sizes the operand's sizes read when it runs (1 on the selected
     // and batch dimensions).
-    const ir::Type one = ir::Type::Tensor(ElementType::kSI32, {1});
-    std::vector<ir::Value*> pieces;
-    for (int64_t k = 0; k < xr; ++k) {
-      if (sizes[static_cast<size_t>(k)] >= 0) {
-        pieces.push_back(Splat(&ops, op, block, ElementType::kSI32, {1}, sizes[static_cast<size_t>(k)]));
-        continue;
-      }
-      ir::Operation* size = NewOp(&ops, op, block, "stablehlo.get_dimension_size", {op.operands[0]},
-                                  ir::Type::Tensor(ElementType::kSI32, {}));
-      size->attrs.emplace_back("dimension", Int(k));
-      pieces.push_back(NewOp(&ops, op, block, "stablehlo.reshape", {size->result()}, one)->result());
-    }
-    ir::Operation* all = NewOp(&ops, op, block, "stablehlo.concatenate", pieces, ir::Type::Tensor(ElementType::kSI32, {xr}));
-    all->attrs.emplace_back("dimension", Int(0));
-    g = NewOp(&ops, op, block, "stablehlo.dynamic_gather", {op.operands[0], op.operands[1], all->result()},
+    ir::Value* all = ShapeTensor(&ops, op, block, sizes, op.operands[0]);
+    g = NewOp(&ops, op, block, "stablehlo.dynamic_gather", {op.operands[0], op.operands[1], all},
               op.result()->type);
   }
   ir::Attribute nums;

@@ -40,14 +40,14 @@ ir::Value* Compare(Ops* ops, const ir::Operation& at, ir::Block* block, ir::Valu
   return c->result();
 }
 
-// Float or complex matrices (rank >= 2, batches first) of static shape,
-// not quantized: what every LAPACK and BLAS target here factors or solves.
-// With `dynamic_batch`, the batch dimensions may be `?` (JAX's
-// shape-polymorphic exports under vmap), each matrix still static.
-bool FloatMatrices(const ir::Type& t, bool dynamic_batch = false) {
+// Float or complex matrices (rank >= 2, batches first), not quantized, of
+// static shape but for the batch dimensions, which may be `?` (JAX's
+// shape-polymorphic exports under vmap; the kernels take the batch from
+// their operand at run time, compiler/lower/dynamic_dims.cc kLeadingBatch):
+// what every LAPACK and BLAS target here factors or solves.
+bool FloatMatrices(const ir::Type& t) {
   if (!t.is_tensor() || t.rank() < 2 || t.is_quantized() || !(IsFloat(t.element) || IsComplex(t.element)))
     return false;
-  if (!dynamic_batch) return t.HasStaticShape();
   return t.dims[t.rank() - 1] != ir::Type::kDynamic && t.dims[t.rank() - 2] != ir::Type::kDynamic;
 }
 
@@ -77,7 +77,7 @@ Status RewritePotrf(ir::Block* block, size_t at, const std::string& target, cons
   const int64_t r = a.rank();
   if (!FloatMatrices(a) || a.dims[r - 1] != a.dims[r - 2])
     return InvalidArgument(format(op.loc, what + "the operand must be square float or complex matrices of static "
-                                                 "shape, not " +
+                                                 "shape (the batch may be dynamic), not " +
                                               a.ToString()));
   std::vector<int64_t> batch(a.dims.begin(), a.dims.end() - 2);
   if (op.results[0]->type != a || op.results[1]->type != ir::Type::Tensor(ElementType::kSI32, batch))
@@ -97,18 +97,21 @@ Status RewritePotrf(ir::Block* block, size_t at, const std::string& target, cons
   lower_attr.b = lower;
   chol->attrs.emplace_back("lower", std::move(lower_attr));
   ir::Value* l = chol->result();
-  ir::Value* row = Iota(&ops, op, block, a.dims, r - 2);
-  ir::Value* col = Iota(&ops, op, block, a.dims, r - 1);
-  ir::Value* tri = Compare(&ops, op, block, row, col, lower ? "GE" : "LE");
+  // The triangle's and the diagonal's masks over one matrix, broadcast to
+  // a's shape (to the batch a has when it runs, if that is dynamic).
+  ir::Value* row = Iota(&ops, op, block, {n, n}, 0);
+  ir::Value* col = Iota(&ops, op, block, {n, n}, 1);
+  auto over_batch = [&](ir::Value* mask) { return BroadcastTo(&ops, op, block, mask, a.dims, {r - 2, r - 1}, x); };
+  ir::Value* tri = over_batch(Compare(&ops, op, block, row, col, lower ? "GE" : "LE"));
   ir::Operation* factor = NewOp(&ops, op, block, ScalarOpName(ScalarOp::kSelect), {tri, l, x}, a);
-  ir::Value* diag = Compare(&ops, op, block, row, col, "EQ");
+  ir::Value* diag = over_batch(Compare(&ops, op, block, row, col, "EQ"));
   ir::Value* re = l;
   ElementType real = a.element;
   if (IsComplex(a.element)) {
     real = ComplexPartType(a.element);
     re = NewOp(&ops, op, block, ScalarOpName(ScalarOp::kReal), {l}, ir::Type::Tensor(real, a.dims))->result();
   }
-  ir::Value* positive = Compare(&ops, op, block, re, Splat(&ops, op, block, real, a.dims, 0), "GT");
+  ir::Value* positive = Compare(&ops, op, block, re, Splat(&ops, op, block, real, a.dims, 0, x), "GT");
   ir::Value* ok = NewOp(&ops, op, block, ScalarOpName(ScalarOp::kAnd), {diag, positive},
                         ir::Type::Tensor(ElementType::kI1, a.dims))
                       ->result();
@@ -117,14 +120,14 @@ Status RewritePotrf(ir::Block* block, size_t at, const std::string& target, cons
                         ->result();
   ir::Value* count = DotGeneral(&ops, op, block, ones, Splat(&ops, op, block, ElementType::kSI32, {n, n}, 1), {}, {},
                                 {r - 2, r - 1}, {0, 1}, batch);
-  ir::Value* all = Compare(&ops, op, block, count, Splat(&ops, op, block, ElementType::kSI32, batch, n), "EQ");
-  ir::Value* next = NewOp(&ops, op, block, ScalarOpName(ScalarOp::kAdd),
-                          {count, Splat(&ops, op, block, ElementType::kSI32, batch, 1)},
-                          ir::Type::Tensor(ElementType::kSI32, batch))
-                        ->result();
-  ir::Operation* info =
-      NewOp(&ops, op, block, ScalarOpName(ScalarOp::kSelect),
-            {all, Splat(&ops, op, block, ElementType::kSI32, batch, 0), next}, ir::Type::Tensor(ElementType::kSI32, batch));
+  const ir::Type info_type = ir::Type::Tensor(ElementType::kSI32, batch);
+  ir::Value* all = Compare(&ops, op, block, count, Splat(&ops, op, block, ElementType::kSI32, batch, n, x), "EQ");
+  ir::Value* next =
+      NewOp(&ops, op, block, ScalarOpName(ScalarOp::kAdd), {count, Splat(&ops, op, block, ElementType::kSI32, batch, 1, x)},
+            info_type)
+          ->result();
+  ir::Operation* info = NewOp(&ops, op, block, ScalarOpName(ScalarOp::kSelect),
+                              {all, Splat(&ops, op, block, ElementType::kSI32, batch, 0, x), next}, info_type);
   *n_ops = SpliceTakingOver(block, at, std::move(ops), {factor, info});
   return Status::Ok();
 }
@@ -141,7 +144,7 @@ Status RewriteGetrf(ir::Block* block, size_t at, const std::string& target, cons
     return InvalidArgument(format(op.loc, what + "expects one operand and three results (lu, ipiv, info)"));
   const ir::Type& a = op.operands[0]->type;
   const int64_t r = a.rank();
-  if (!FloatMatrices(a, /*dynamic_batch=*/true))
+  if (!FloatMatrices(a))
     return InvalidArgument(format(op.loc, what + "the operand must be float or complex matrices of static shape "
                                                  "(the batch may be dynamic), not " +
                                               a.ToString()));
@@ -157,13 +160,12 @@ Status RewriteGetrf(ir::Block* block, size_t at, const std::string& target, cons
   return Status::Ok();
 }
 
-// Results of static shapes, which every factorization kernel needs (its
-// reference checks their dims against the operand's at run time); with
-// `batch` > 0, their first `batch` dimensions (the operand's batch) may be
-// dynamic (the kernels with a run-time shape rule: compiler/lower/
-// dynamic_dims.cc, kLeadingBatch).
+// Results of static shapes but for their first `batch` dimensions (the
+// operand's batch), which may be dynamic: what every factorization kernel
+// needs (its reference checks their dims against the operand's at run
+// time; compiler/lower/dynamic_dims.cc, kLeadingBatch, sizes the batch).
 Status StaticResults(const ir::Operation& op, const std::string& what, const ErrorFormatter& format,
-                     int64_t batch = 0) {
+                     int64_t batch) {
   for (const auto& res : op.results) {
     bool ok = res->type.is_tensor();
     for (int64_t d = batch; ok && d < res->type.rank(); ++d) ok = res->type.dims[d] != ir::Type::kDynamic;
@@ -175,18 +177,17 @@ Status StaticResults(const ir::Operation& op, const std::string& what, const Err
 // The operand of syevd / heevd and gesdd: float or complex matrices of
 // static shape that result 0 (LAPACK's overwritten a) shares; result 1
 // (the eigenvalues or singular values) of their real type.
-Status MatrixAndRealValues(const ir::Operation& op, const std::string& what, const ErrorFormatter& format,
-                           bool dynamic_batch = false) {
+Status MatrixAndRealValues(const ir::Operation& op, const std::string& what, const ErrorFormatter& format) {
   const ir::Type& a = op.operands[0]->type;
-  if (!FloatMatrices(a, dynamic_batch) || op.results[0]->type != a)
+  if (!FloatMatrices(a) || op.results[0]->type != a)
     return InvalidArgument(format(op.loc, what + "the operand and result 0 must be float or complex matrices of one "
-                                                 "static shape, not " +
+                                                 "static shape (the batch may be dynamic), not " +
                                               a.ToString()));
   const ElementType real = IsComplex(a.element) ? ComplexPartType(a.element) : a.element;
   if (!op.results[1]->type.is_tensor() || op.results[1]->type.element != real)
     return InvalidArgument(format(op.loc, what + "result 1 must be of the operand's real type, " +
                                               std::string(Name(real)) + ", not " + op.results[1]->type.ToString()));
-  return StaticResults(op, what, format, dynamic_batch ? a.rank() - 2 : 0);
+  return StaticResults(op, what, format, a.rank() - 2);
 }
 
 // LAPACK ?geqrf (jaxlib's geqrf_hlo): (a) -> (a', tau, info, workspace),
@@ -205,7 +206,7 @@ Status RewriteQr(ir::Block* block, size_t at, const std::string& target, bool fo
     return InvalidArgument(format(op.loc, what + (form_q ? "expects (a, tau) and (q[, info, workspace])"
                                                          : "expects one operand and (a, tau[, info, workspace])")));
   const ir::Type& a = op.operands[0]->type;
-  if (!FloatMatrices(a, /*dynamic_batch=*/true) || op.results[0]->type != a)
+  if (!FloatMatrices(a) || op.results[0]->type != a)
     return InvalidArgument(format(op.loc, what + "the operand and result 0 must be float or complex matrices of one "
                                                  "static shape (the batch may be dynamic), not " +
                                               a.ToString()));
@@ -245,7 +246,7 @@ Status RewriteSyevd(ir::Block* block, size_t at, const std::string& target, cons
                            " eigendecomposition): ";
   if (op.operands.size() != 1 || op.results.size() < 3 || op.results.size() > 6)
     return InvalidArgument(format(op.loc, what + "expects one operand and (v, w, info[, workspaces])"));
-  KILN_RETURN_IF_ERROR(MatrixAndRealValues(op, what, format, /*dynamic_batch=*/true));
+  KILN_RETURN_IF_ERROR(MatrixAndRealValues(op, what, format));
   const ir::Type& a = op.operands[0]->type;
   const int64_t mode = ConfigField(op, "mode"), uplo = ConfigField(op, "uplo");
   if ((mode != 'V' && mode != 'N') || (uplo != 'L' && uplo != 'U'))
@@ -273,7 +274,7 @@ Status RewriteGesdd(ir::Block* block, size_t at, const std::string& target, cons
   const std::string what = "stablehlo.custom_call @" + target + " (LAPACK's singular value decomposition): ";
   if (op.operands.size() != 1 || op.results.size() < 5 || op.results.size() > 8)
     return InvalidArgument(format(op.loc, what + "expects one operand and (a, s, u, vt, info[, workspaces])"));
-  KILN_RETURN_IF_ERROR(MatrixAndRealValues(op, what, format, /*dynamic_batch=*/true));
+  KILN_RETURN_IF_ERROR(MatrixAndRealValues(op, what, format));
   const ir::Type& a = op.operands[0]->type;
   const int64_t mode = ConfigField(op, "mode");
   if (mode != 'A' && mode != 'S' && mode != 'N')
@@ -288,7 +289,7 @@ Status RewriteGesdd(ir::Block* block, size_t at, const std::string& target, cons
 }
 
 // geev's and gees's operand: one, square f32, f64 or complex matrices of
-// static shape (LAPACK's types).
+// static shape (LAPACK's types; the batch may be dynamic).
 Status OneSquareLapackOperand(const ir::Operation& op, const std::string& what, const ErrorFormatter& format) {
   if (op.operands.size() != 1) return InvalidArgument(format(op.loc, what + "expects one operand"));
   const ir::Type& a = op.operands[0]->type;
@@ -296,7 +297,7 @@ Status OneSquareLapackOperand(const ir::Operation& op, const std::string& what, 
   if (!FloatMatrices(a) || a.dims[r - 1] != a.dims[r - 2] ||
       (a.element != ElementType::kF32 && a.element != ElementType::kF64 && !IsComplex(a.element)))
     return InvalidArgument(format(op.loc, what + "the operand must be square f32, f64 or complex matrices of static "
-                                                 "shape, not " +
+                                                 "shape (the batch may be dynamic), not " +
                                               a.ToString()));
   return Status::Ok();
 }
@@ -322,7 +323,7 @@ Status RewriteGees(ir::Block* block, size_t at, const std::string& target, const
   if (op.results.size() != least && op.results.size() != least + (complex ? 1 : 0))
     return InvalidArgument(format(op.loc, what + (complex ? "expects (t, vs, w, sdim, info[, rwork])"
                                                           : "expects (t, vs, wr, wi, sdim, info)")));
-  KILN_RETURN_IF_ERROR(StaticResults(op, what, format));
+  KILN_RETURN_IF_ERROR(StaticResults(op, what, format, a.rank() - 2));
   // The _ffi order, from whichever order the results come in.
   std::vector<size_t> order;
   if (op.results[1]->type.rank() == a.rank()) {
@@ -381,7 +382,7 @@ Status RewriteGeev(ir::Block* block, size_t at, const std::string& target, const
   if (op.results.size() < least || op.results.size() > least + (complex ? 2 : 3))
     return InvalidArgument(format(op.loc, what + (complex ? "expects (w, vl, vr, info[, workspaces])"
                                                           : "expects (wr, wi, vl, vr, info[, workspaces])")));
-  KILN_RETURN_IF_ERROR(StaticResults(op, what, format));
+  KILN_RETURN_IF_ERROR(StaticResults(op, what, format, a.rank() - 2));
   const ElementType vectors = complex ? a.element : a.element == ElementType::kF32 ? ElementType::kC64 : ElementType::kC128;
   std::vector<int64_t> values(a.dims.begin(), a.dims.end() - 1), batch(a.dims.begin(), a.dims.end() - 2);
   const size_t nv = complex ? 1 : 2;
@@ -416,8 +417,10 @@ Status RewriteGtsv(ir::Block* block, size_t at, const std::string& target, const
     return InvalidArgument(format(op.loc, what + "expects (dl, d, du, b) and (dl, d, du, b, info)"));
   const ir::Type& b = op.operands[3]->type;
   const int64_t r = b.rank();
-  if (!FloatMatrices(b) || (b.element != ElementType::kF32 && b.element != ElementType::kF64 && !IsComplex(b.element)))
-    return InvalidArgument(format(op.loc, what + "b must be f32, f64 or complex matrices of static shape, not " +
+  if (!FloatMatrices(b) ||
+      (b.element != ElementType::kF32 && b.element != ElementType::kF64 && !IsComplex(b.element)))
+    return InvalidArgument(format(op.loc, what + "b must be f32, f64 or complex matrices of static shape (the batch "
+                                                 "may be dynamic), not " +
                                               b.ToString()));
   std::vector<int64_t> diag(b.dims.begin(), b.dims.end() - 1), batch(b.dims.begin(), b.dims.end() - 2);
   const ir::Type d = ir::Type::Tensor(b.element, diag);
@@ -446,7 +449,8 @@ Status RewriteGeqp3(ir::Block* block, size_t at, const std::string& target, cons
     return InvalidArgument(format(op.loc, what + "expects (a, jpvt) and (a, jpvt, tau)"));
   const ir::Type& a = op.operands[0]->type;
   if (!FloatMatrices(a))
-    return InvalidArgument(format(op.loc, what + "a must be float or complex matrices of static shape, not " +
+    return InvalidArgument(format(op.loc, what + "a must be float or complex matrices of static shape (the batch may "
+                                                 "be dynamic), not " +
                                               a.ToString()));
   const int64_t r = a.rank(), m = a.dims[r - 2], n = a.dims[r - 1];
   std::vector<int64_t> cols(a.dims.begin(), a.dims.end() - 1), taus(a.dims.begin(), a.dims.end() - 2);
@@ -477,9 +481,9 @@ Status RewriteGehrd(ir::Block* block, size_t at, const std::string& target, cons
   const int64_t r = a.rank();
   if (!FloatMatrices(a) || a.dims[r - 1] != a.dims[r - 2] || op.results[0]->type != a)
     return InvalidArgument(format(op.loc, what + "the operand and result 0 must be square float or complex matrices "
-                                                 "of one static shape, not " +
+                                                 "of one static shape (the batch may be dynamic), not " +
                                               a.ToString()));
-  KILN_RETURN_IF_ERROR(StaticResults(op, what, format));
+  KILN_RETURN_IF_ERROR(StaticResults(op, what, format, r - 2));
   const int64_t n = a.dims[r - 1], low = ConfigField(op, "low"), high = ConfigField(op, "high");
   if (low < 1 || low > std::max<int64_t>(n, 1) || high < std::min(low, n) || high > n)
     return InvalidArgument(format(op.loc, what + "needs mhlo.backend_config = {low, high} with 1 <= low <= high <= " +
@@ -532,10 +536,11 @@ Status RewriteTrsm(ir::Block* block, size_t at, const std::string& target, const
   const ir::Type& a = op.operands[0]->type;
   const ir::Type& b = op.operands[1]->type;
   const ir::Type& alpha = op.operands[2]->type;
-  if (!FloatMatrices(a) || !FloatMatrices(b) || a.element != b.element || alpha != ir::Type::Tensor(b.element, {}) ||
-      op.result()->type != b)
-    return InvalidArgument(format(op.loc, what + "a and b must be float or complex matrices of static shape and alpha a "
-                                                 "scalar of their type, the result b's type"));
+  if (!FloatMatrices(a) || !FloatMatrices(b) ||
+      a.element != b.element || alpha != ir::Type::Tensor(b.element, {}) || op.result()->type != b)
+    return InvalidArgument(format(op.loc, what + "a and b must be float or complex matrices of static shape (the batch "
+                                                 "may be dynamic) and alpha a scalar of their type, the result b's "
+                                                 "type"));
   const int64_t side = ConfigField(op, "side"), uplo = ConfigField(op, "uplo"), trans = ConfigField(op, "trans_x"),
                 diag = ConfigField(op, "diag");
   if ((side != 'L' && side != 'R') || (uplo != 'L' && uplo != 'U') || (trans != 'N' && trans != 'T' && trans != 'C') ||
@@ -543,10 +548,8 @@ Status RewriteTrsm(ir::Block* block, size_t at, const std::string& target, const
     return InvalidArgument(format(op.loc, what + "needs mhlo.backend_config = {side, uplo, trans_x, diag} as LAPACK "
                                                  "characters ('L'/'R', 'L'/'U', 'N'/'T'/'C', 'N'/'U')"));
   Ops ops;
-  ir::Operation* scale = NewOp(&ops, op, block, KernelName(KernelId::kBroadcastInDim), {op.operands[2]}, b);
-  scale->attrs.emplace_back("broadcast_dimensions", IntArray({}));
-  ir::Operation* scaled =
-      NewOp(&ops, op, block, ScalarOpName(ScalarOp::kMultiply), {scale->result(), op.operands[1]}, b);
+  ir::Value* scale = BroadcastTo(&ops, op, block, op.operands[2], b.dims, {}, op.operands[1]);
+  ir::Operation* scaled = NewOp(&ops, op, block, ScalarOpName(ScalarOp::kMultiply), {scale, op.operands[1]}, b);
   ir::Operation* solve = NewOp(&ops, op, block, KernelName(KernelId::kTriangularSolve),
                                {op.operands[0], scaled->result()}, b);
   solve->attrs.emplace_back("left_side", Bool(side == 'L'));

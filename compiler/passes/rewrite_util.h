@@ -92,10 +92,36 @@ inline size_t Splice(ir::Block* block, size_t at, Ops ops) {
   return n;
 }
 
+// A 1-D si32 tensor of the sizes `dims`: the static ones as constants,
+// each dynamic one (`?`) read when it runs from the same dimension of
+// `source` (stablehlo.get_dimension_size). What dynamic_broadcast_in_dim
+// and dynamic_gather take as their shape operand.
+inline ir::Value* ShapeTensor(Ops* ops, const ir::Operation& at, ir::Block* block, const std::vector<int64_t>& dims,
+                              ir::Value* source);
+
+// `v` broadcast to `dims` (broadcast_in_dim with `broadcast_dimensions`);
+// when some of `dims` are dynamic, dynamic_broadcast_in_dim to the sizes
+// `source` has there (ShapeTensor).
+inline ir::Value* BroadcastTo(Ops* ops, const ir::Operation& at, ir::Block* block, ir::Value* v,
+                              const std::vector<int64_t>& dims, std::vector<int64_t> broadcast_dimensions,
+                              ir::Value* source = nullptr) {
+  const ir::Type type = ir::Type::Tensor(v->type.element, dims);
+  ir::Operation* b = nullptr;
+  if (type.HasStaticShape() || source == nullptr) {
+    b = NewOp(ops, at, block, KernelName(KernelId::kBroadcastInDim), {v}, type);
+  } else {
+    ir::Value* shape = ShapeTensor(ops, at, block, dims, source);
+    b = NewOp(ops, at, block, "stablehlo.dynamic_broadcast_in_dim", {v, shape}, type);
+  }
+  b->attrs.emplace_back("broadcast_dimensions", IntArray(std::move(broadcast_dimensions)));
+  return b->result();
+}
+
 // A rank-0 constant `value` of `e` (an integer, also for float and
-// complex types), broadcast to `dims` (static).
+// complex types), broadcast to `dims` (static, or dynamic where `source`
+// has those sizes: BroadcastTo).
 inline ir::Value* Splat(Ops* ops, const ir::Operation& at, ir::Block* block, ElementType e,
-                        const std::vector<int64_t>& dims, int64_t value) {
+                        const std::vector<int64_t>& dims, int64_t value, ir::Value* source = nullptr) {
   ir::Attribute v;
   v.kind = ir::Attribute::Kind::kDense;
   v.type = ir::Type::Tensor(e, {});
@@ -103,9 +129,27 @@ inline ir::Value* Splat(Ops* ops, const ir::Operation& at, ir::Block* block, Ele
   ref::StoreScalar(e, Scalar{value, static_cast<double>(value), 0}, v.dense_bytes.data());
   ir::Operation* c = NewOp(ops, at, block, ScalarOpName(ScalarOp::kConstant), {}, ir::Type::Tensor(e, {}));
   c->attrs.emplace_back("value", std::move(v));
-  ir::Operation* b = NewOp(ops, at, block, KernelName(KernelId::kBroadcastInDim), {c->result()}, ir::Type::Tensor(e, dims));
-  b->attrs.emplace_back("broadcast_dimensions", IntArray({}));
-  return b->result();
+  return BroadcastTo(ops, at, block, c->result(), dims, {}, source);
+}
+
+inline ir::Value* ShapeTensor(Ops* ops, const ir::Operation& at, ir::Block* block, const std::vector<int64_t>& dims,
+                              ir::Value* source) {
+  const ir::Type one = ir::Type::Tensor(ElementType::kSI32, {1});
+  std::vector<ir::Value*> pieces;
+  for (size_t k = 0; k < dims.size(); ++k) {
+    if (dims[k] >= 0) {
+      pieces.push_back(Splat(ops, at, block, ElementType::kSI32, {1}, dims[k]));
+      continue;
+    }
+    ir::Operation* size =
+        NewOp(ops, at, block, "stablehlo.get_dimension_size", {source}, ir::Type::Tensor(ElementType::kSI32, {}));
+    size->attrs.emplace_back("dimension", Int(static_cast<int64_t>(k)));
+    pieces.push_back(NewOp(ops, at, block, "stablehlo.reshape", {size->result()}, one)->result());
+  }
+  ir::Operation* all = NewOp(ops, at, block, "stablehlo.concatenate", pieces,
+                             ir::Type::Tensor(ElementType::kSI32, {static_cast<int64_t>(dims.size())}));
+  all->attrs.emplace_back("dimension", Int(0));
+  return all->result();
 }
 
 // dot_general with the given dimension numbers; the result has `dims`.

@@ -61,7 +61,8 @@ TEST(JaxForms, MalformedOpsAreRefusedAtTheOp) {
        "error: stablehlo.custom_call @lapack_spotrf_ffi (LAPACK's Cholesky factorization): expects one operand and "
        "two results (factor, info)"},
       {R"(%0:2 = stablehlo.custom_call @lapack_spotrf_ffi(%i) {mhlo.backend_config = {uplo = 76 : ui8}} : (tensor<2xi32>) -> (tensor<2xi32>, tensor<i32>))",
-       "the operand must be square float or complex matrices of static shape, not tensor<2xi32>"},
+       "the operand must be square float or complex matrices of static shape (the batch may be dynamic), not "
+       "tensor<2xi32>"},
       {R"(stablehlo.custom_call @shape_assertion(%a) {error_message = "x"} : (tensor<2x2xf32>) -> ())",
        "error: stablehlo.custom_call @shape_assertion: the predicate (operand 0) must be tensor<i1>, not "
        "tensor<2x2xf32>"},

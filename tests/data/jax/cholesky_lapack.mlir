@@ -34,3 +34,23 @@ func.func @potrf_complex() {
   check.expect_eq_const %0#1, dense<0> : tensor<i32>
   func.return
 }
+
+// -----
+
+// Under vmap in a shape-polymorphic export the batch is symbolic: the
+// masks that keep a's other triangle and count the positive pivots
+// broadcast to the batch the operand has when it runs.
+func.func @potrf_upper_dynamic_batch_with_a_failure() {
+  %s = stablehlo.constant dense<[[[4.0, 2.0], [2.0, 5.0]], [[1.0, 2.0], [2.0, 1.0]], [[9.0, 3.0], [3.0, 5.0]]]> : tensor<3x2x2xf64>
+  %shape = stablehlo.constant dense<[3, 2, 2]> : tensor<3xi64>
+  %a = stablehlo.dynamic_reshape %s, %shape : (tensor<3x2x2xf64>, tensor<3xi64>) -> tensor<?x2x2xf64>
+  %0:2 = stablehlo.custom_call @lapack_dpotrf_ffi(%a) {mhlo.backend_config = {uplo = 85 : ui8}, api_version = 4 : i32} : (tensor<?x2x2xf64>) -> (tensor<?x2x2xf64>, tensor<?xi32>)
+  // Matrix 0: U = [[2, 1], [0, 2]]; matrix 1 fails at order 2; matrix 2:
+  // U = [[3, 1], [0, 2]]. The lower triangles keep a's values.
+  %f = "stablehlo.slice"(%0#0) {start_indices = array<i64: 0, 0, 0>, limit_indices = array<i64: 1, 2, 2>, strides = array<i64: 1, 1, 1>} : (tensor<?x2x2xf64>) -> tensor<1x2x2xf64>
+  check.expect_almost_eq_const %f, dense<[[[2.0, 1.0], [2.0, 2.0]]]> : tensor<1x2x2xf64>
+  %g = "stablehlo.slice"(%0#0) {start_indices = array<i64: 2, 0, 0>, limit_indices = array<i64: 3, 2, 2>, strides = array<i64: 1, 1, 1>} : (tensor<?x2x2xf64>) -> tensor<1x2x2xf64>
+  check.expect_almost_eq_const %g, dense<[[[3.0, 1.0], [3.0, 2.0]]]> : tensor<1x2x2xf64>
+  check.expect_eq_const %0#1, dense<[0, 2, 0]> : tensor<3xi32>
+  func.return
+}

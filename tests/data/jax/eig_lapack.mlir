@@ -171,3 +171,19 @@ func.func @geev_legacy_zgeev() {
   check.expect_eq_const %0#5, dense<0> : tensor<i32>
   func.return
 }
+
+// -----
+
+// The same batch, symbolic (a shape-polymorphic export under vmap).
+func.func @geev_f64_batched_values_only_dynamic_batch() {
+  %a = stablehlo.constant dense<[[[-2.2880491588369907, 0.11474669868174449, -0.6116751553220791], [-0.02717720736553576, 1.664300022039085, -1.1028418050923654], [0.7647973366547646, 0.9458675444085191, 0.4607362389115478]], [[1.1185081591709785, -0.45836227856340905, -0.6815097047368442], [1.0389827985611537, 0.7203000218578531, 1.3903781421525945], [0.21228957781149788, 1.6235631195706361, -0.28208026028453087]]]> : tensor<2x3x3xf64>
+  %a_shape = stablehlo.constant dense<[2, 3, 3]> : tensor<3xi64>
+  %a_dyn = stablehlo.dynamic_reshape %a, %a_shape : (tensor<2x3x3xf64>, tensor<3xi64>) -> tensor<?x3x3xf64>
+  %0:5 = stablehlo.custom_call @lapack_dgeev_ffi(%a_dyn) {mhlo.backend_config = {compute_left = 78 : ui8, compute_right = 78 : ui8}, api_version = 4 : i32} : (tensor<?x3x3xf64>) -> (tensor<?x3xf64>, tensor<?x3xf64>, tensor<?x3x3xcomplex<f64>>, tensor<?x3x3xcomplex<f64>>, tensor<?xi32>)
+  check.expect_almost_eq_const %0#0, dense<[[-2.1315924722879327, 0.9842897872007866, 0.9842897872007866], [1.4873301893832918, 1.4873301893832918, -1.4179324580222825]]> : tensor<2x3xf64> {tolerance = 1.0E-12 : f64}
+  check.expect_almost_eq_const %0#1, dense<[[0.0, 0.8037830643161576, -0.8037830643161576], [0.8100787789775578, -0.8100787789775578, 0.0]]> : tensor<2x3xf64> {tolerance = 1.0E-12 : f64}
+  check.expect_eq_const %0#2, dense<[[[(0.0, 0.0), (0.0, 0.0), (0.0, 0.0)], [(0.0, 0.0), (0.0, 0.0), (0.0, 0.0)], [(0.0, 0.0), (0.0, 0.0), (0.0, 0.0)]], [[(0.0, 0.0), (0.0, 0.0), (0.0, 0.0)], [(0.0, 0.0), (0.0, 0.0), (0.0, 0.0)], [(0.0, 0.0), (0.0, 0.0), (0.0, 0.0)]]]> : tensor<2x3x3xcomplex<f64>>
+  check.expect_eq_const %0#3, dense<[[[(0.0, 0.0), (0.0, 0.0), (0.0, 0.0)], [(0.0, 0.0), (0.0, 0.0), (0.0, 0.0)], [(0.0, 0.0), (0.0, 0.0), (0.0, 0.0)]], [[(0.0, 0.0), (0.0, 0.0), (0.0, 0.0)], [(0.0, 0.0), (0.0, 0.0), (0.0, 0.0)], [(0.0, 0.0), (0.0, 0.0), (0.0, 0.0)]]]> : tensor<2x3x3xcomplex<f64>>
+  check.expect_eq_const %0#4, dense<0> : tensor<2xi32>
+  func.return
+}

@@ -28,3 +28,18 @@ func.func @gehrd_f32_batch_with_identity_step() {
   check.expect_eq_const %0#2, dense<0> : tensor<2xi32>
   func.return
 }
+
+// -----
+
+// The same batch, symbolic (a shape-polymorphic export under vmap):
+// kiln.gehrd takes it from its operand at run time.
+func.func @gehrd_f32_batch_with_identity_step_dynamic_batch() {
+  %a = stablehlo.constant dense<[[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [3.0, 8.0, 9.0]], [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [0.0, 8.0, 9.0]]]> : tensor<2x3x3xf32>
+  %a_shape = stablehlo.constant dense<[2, 3, 3]> : tensor<3xi64>
+  %a_dyn = stablehlo.dynamic_reshape %a, %a_shape : (tensor<2x3x3xf32>, tensor<3xi64>) -> tensor<?x3x3xf32>
+  %0:3 = stablehlo.custom_call @lapack_sgehrd_ffi(%a_dyn) {mhlo.backend_config = {high = 3 : i32, low = 1 : i32}, api_version = 4 : i32} : (tensor<?x3x3xf32>) -> (tensor<?x3x3xf32>, tensor<?x2xf32>, tensor<?xi32>)
+  check.expect_almost_eq_const %0#0, dense<[[[1.0, -3.4, 1.2], [-5.0, 13.16, -2.88], [0.33333333, -4.88, 0.84]], [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0], [0.0, 8.0, 9.0]]]> : tensor<2x3x3xf32>
+  check.expect_almost_eq_const %0#1, dense<[[1.8, 0.0], [0.0, 0.0]]> : tensor<2x2xf32>
+  check.expect_eq_const %0#2, dense<0> : tensor<2xi32>
+  func.return
+}

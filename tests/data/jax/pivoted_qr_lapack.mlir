@@ -101,3 +101,20 @@ func.func @geqp3_f64_downdate_decides() {
   check.expect_almost_eq_const %0#2, dense<[0.0, 0.0, 0.0]> : tensor<3xf64> {tolerance = 1.0E-12 : f64}
   func.return
 }
+
+// -----
+
+// The same batch, symbolic (a shape-polymorphic export under vmap).
+func.func @geqp3_f64_batched_rank_deficient_dynamic_batch() {
+  %a = stablehlo.constant dense<[[[-0.3213855443719021, -0.7019237887181089, -1.1726028765074419], [-0.5915968998548984, -0.062067696950968324, -1.5924468727219103], [-0.5739427956942714, -0.5424572672357554, 0.03955458003218394]], [[0.5, -3.0, 2.0], [1.0, -6.0, 4.0], [-0.5, 3.0, -2.0]]]> : tensor<2x3x3xf64>
+  %p = stablehlo.constant dense<[[0, 0, 0], [0, 0, 0]]> : tensor<2x3xi32>
+  %a_shape = stablehlo.constant dense<[2, 3, 3]> : tensor<3xi64>
+  %a_dyn = stablehlo.dynamic_reshape %a, %a_shape : (tensor<2x3x3xf64>, tensor<3xi64>) -> tensor<?x3x3xf64>
+  %p_shape = stablehlo.constant dense<[2, 3]> : tensor<2xi64>
+  %p_dyn = stablehlo.dynamic_reshape %p, %p_shape : (tensor<2x3xi32>, tensor<2xi64>) -> tensor<?x3xi32>
+  %0:3 = stablehlo.custom_call @lapack_dgeqp3_ffi(%a_dyn, %p_dyn) {mhlo.backend_config = {}} : (tensor<?x3x3xf64>, tensor<?x3xi32>) -> (tensor<?x3x3xf64>, tensor<?x3xi32>, tensor<?x3xf64>)
+  check.expect_almost_eq_const %0#0, dense<[[[1.9779911812838908, 0.4552399943821197, 0.6553326389436946], [0.5054433683018709, -0.7639148109999132, -0.3603975544243396], [-0.012554641856943312, -0.4328693387670903, -0.4725871643184514]], [[7.3484692283495345, -4.898979485566357, -1.2247448713915892], [0.5797958971132713, 9.930136612989092e-16, 2.482534153247273e-16], [-0.28989794855663564, -0.2360679774997897, 0.0]]]> : tensor<2x3x3xf64> {tolerance = 1.0E-12 : f64}
+  check.expect_eq_const %0#1, dense<[[3, 2, 1], [2, 3, 1]]> : tensor<2x3xi32>
+  check.expect_almost_eq_const %0#2, dense<[[1.592825128647095, 1.6843866040138946, 0.0], [1.408248290463863, 1.8944271909999157, 0.0]]> : tensor<2x3xf64> {tolerance = 1.0E-12 : f64}
+  func.return
+}

@@ -197,3 +197,18 @@ func.func @gees_interim_cgees() {
   check.expect_eq_const %0#4, dense<0> : tensor<i32>
   func.return
 }
+
+// -----
+
+// The same batch, symbolic (a shape-polymorphic export under vmap): the
+// eigenvalues and info (the Schur form's checks above read static types).
+func.func @gees_c64_batched_dynamic_batch() {
+  %a = stablehlo.constant dense<[[[(0.6761414, 0.77067953), (-0.28428146, -1.873277), (-1.3177788, 1.031345)], [(-0.8927241, -7.664728e-06), (0.40882257, 1.1446418), (-0.79040277, 0.50044984)], [(1.026504, -0.73412955), (-0.89392644, 2.2593455), (-1.9913412, -0.82252085)]], [[(0.34644383, 0.9007161), (-0.063055664, 0.97995764), (3.8078258, 0.29503784)], [(-0.10333277, 0.4949362), (-1.4963137, -1.0553606), (-2.4757125, -1.2988081)], [(-1.9513121, 0.67692757), (-1.1534247, -1.2061158), (0.38776582, 0.7942417)]]]> : tensor<2x3x3xcomplex<f32>>
+  %a_shape = stablehlo.constant dense<[2, 3, 3]> : tensor<3xi64>
+  %a_dyn = stablehlo.dynamic_reshape %a, %a_shape : (tensor<2x3x3xcomplex<f32>>, tensor<3xi64>) -> tensor<?x3x3xcomplex<f32>>
+  %0:5 = stablehlo.custom_call @lapack_cgees_ffi(%a_dyn) {mhlo.backend_config = {mode = 86 : ui8, sort = 78 : ui8}, api_version = 4 : i32} : (tensor<?x3x3xcomplex<f32>>) -> (tensor<?x3x3xcomplex<f32>>, tensor<?x3x3xcomplex<f32>>, tensor<?x3xcomplex<f32>>, tensor<?xi32>, tensor<?xi32>)
+  check.expect_almost_eq_const %0#2, dense<[[(1.8535445, 1.6975114), (-1.4208574, -1.663598), (-1.3390639, 1.0588878)], [(1.1712277, 3.5981336), (-0.047350332, -0.67511195), (-1.8859804, -2.2834253)]]> : tensor<2x3xcomplex<f32>> {tolerance = 1.0E-5 : f64}
+  check.expect_eq_const %0#3, dense<0> : tensor<2xi32>
+  check.expect_eq_const %0#4, dense<0> : tensor<2xi32>
+  func.return
+}

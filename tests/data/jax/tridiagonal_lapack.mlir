@@ -46,3 +46,21 @@ func.func @hetrd_c64_lower_by_hand() {
   check.expect_almost_eq_const %0#3, dense<[(1.6, 0.8)]> : tensor<1xcomplex<f32>>
   func.return
 }
+
+// -----
+
+// The first function's matrix as a batch of one, symbolic (a
+// shape-polymorphic export under vmap): kiln.sytrd takes the batch from its
+// operand at run time.
+func.func @sytrd_f64_lower_dynamic_batch() {
+  %s = stablehlo.constant dense<[[[2.0, 99.0, 99.0], [4.0, 1.0, 99.0], [3.0, 5.0, 6.0]]]> : tensor<1x3x3xf64>
+  %shape = stablehlo.constant dense<[1, 3, 3]> : tensor<3xi64>
+  %a = stablehlo.dynamic_reshape %s, %shape : (tensor<1x3x3xf64>, tensor<3xi64>) -> tensor<?x3x3xf64>
+  %0:5 = stablehlo.custom_call @lapack_dsytrd_ffi(%a) {mhlo.backend_config = {uplo = 76 : ui8}, api_version = 4 : i32} : (tensor<?x3x3xf64>) -> (tensor<?x3x3xf64>, tensor<?x3xf64>, tensor<?x2xf64>, tensor<?x2xf64>, tensor<?xi32>)
+  check.expect_almost_eq_const %0#0, dense<[[[2.0, 99.0, 99.0], [-5.0, 7.6, 99.0], [0.33333333333333333, -3.8, -0.6]]]> : tensor<1x3x3xf64>
+  check.expect_almost_eq_const %0#1, dense<[[2.0, 7.6, -0.6]]> : tensor<1x3xf64>
+  check.expect_almost_eq_const %0#2, dense<[[-5.0, -3.8]]> : tensor<1x2xf64>
+  check.expect_almost_eq_const %0#3, dense<[[1.8, 0.0]]> : tensor<1x2xf64>
+  check.expect_eq_const %0#4, dense<0> : tensor<1xi32>
+  func.return
+}

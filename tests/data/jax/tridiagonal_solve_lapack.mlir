@@ -98,3 +98,28 @@ func.func @gtsv_f64_one_row() {
   check.expect_eq_const %0#4, dense<0> : tensor<i32>
   func.return
 }
+
+// -----
+
+// The same batch, symbolic (a shape-polymorphic export under vmap).
+func.func @gtsv_float32_matches_lapack_dynamic_batch() {
+  %dl = stablehlo.constant dense<[[0.0, 1.1722136735916138, -1.4851627349853516, -1.7814327478408813], [0.0, 0.4304344654083252, -0.5715671181678772, 1.321424961090088]]> : tensor<2x4xf32>
+  %d = stablehlo.constant dense<[[0.16809865832328796, 0.6307162046432495, 0.1502842903137207, 0.41248461604118347], [0.36239123344421387, -2.761507272720337, 0.15555858612060547, 0.9321132302284241]]> : tensor<2x4xf32>
+  %du = stablehlo.constant dense<[[-0.22073757648468018, 0.48858827352523804, -0.9481241703033447, 0.0], [1.2484272718429565, -2.133636951446533, -0.0390625, 0.0]]> : tensor<2x4xf32>
+  %b = stablehlo.constant dense<[[[0.056785501539707184, -1.0425416231155396, 1.2893083095550537], [2.1383233070373535, 0.24071626365184784, 1.9378445148468018], [-2.0735065937042236, 0.3634740114212036, -1.4240505695343018], [-0.26722851395606995, -0.3006400763988495, 2.0957157611846924]], [[0.006208326201885939, -0.015033826231956482, -0.44394606351852417], [2.127692461013794, -0.42400485277175903, 0.37002360820770264], [0.8985512852668762, 0.358980655670166, 1.820725440979004], [-0.8121315240859985, -2.1009950637817383, -1.3780118227005005]]]> : tensor<2x4x3xf32>
+  %dl_shape = stablehlo.constant dense<[2, 4]> : tensor<2xi64>
+  %dl_dyn = stablehlo.dynamic_reshape %dl, %dl_shape : (tensor<2x4xf32>, tensor<2xi64>) -> tensor<?x4xf32>
+  %d_shape = stablehlo.constant dense<[2, 4]> : tensor<2xi64>
+  %d_dyn = stablehlo.dynamic_reshape %d, %d_shape : (tensor<2x4xf32>, tensor<2xi64>) -> tensor<?x4xf32>
+  %du_shape = stablehlo.constant dense<[2, 4]> : tensor<2xi64>
+  %du_dyn = stablehlo.dynamic_reshape %du, %du_shape : (tensor<2x4xf32>, tensor<2xi64>) -> tensor<?x4xf32>
+  %b_shape = stablehlo.constant dense<[2, 4, 3]> : tensor<3xi64>
+  %b_dyn = stablehlo.dynamic_reshape %b, %b_shape : (tensor<2x4x3xf32>, tensor<3xi64>) -> tensor<?x4x3xf32>
+  %0:5 = stablehlo.custom_call @lapack_sgtsv_ffi(%dl_dyn, %d_dyn, %du_dyn, %b_dyn) {mhlo.backend_config = {}} : (tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4x3xf32>) -> (tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4x3xf32>, tensor<?xi32>)
+  check.expect_almost_eq_const %0#0, dense<[[0.0, 0.48858827352523804, -0.9481241703033447, -1.7814327478408813], [0.0, -2.133636951446533, 0.0, 1.321424961090088]]> : tensor<2x4xf32> {tolerance = 1.0E-5 : f64}
+  check.expect_almost_eq_const %0#1, dense<[[1.1722136735916138, -1.4851627349853516, -1.7814327478408813, 0.17514467239379883], [0.4304344654083252, 3.573394775390625, 1.321424961090088, -0.3514677882194519]]> : tensor<2x4xf32> {tolerance = 1.0E-5 : f64}
+  check.expect_almost_eq_const %0#2, dense<[[0.6307162046432495, 0.1502842903137207, 0.41248461604118347, 0.0], [-2.761507272720337, 1.7963509559631348, 0.9321132302284241, 0.0]]> : tensor<2x4xf32> {tolerance = 1.0E-5 : f64}
+  check.expect_almost_eq_const %0#3, dense<[[[1.2696970701217651, -1.2627832889556885, 3.2845041751861572], [0.7096611857414246, 3.7613418102264404, -3.339656352996826], [0.4141978919506073, -1.333169937133789, 0.39722463488578796], [1.1409810781478882, -6.486526966094971, 6.79624080657959]], [[3.750457763671875, 0.7606278657913208, 5.21077823638916], [-1.0837029218673706, -0.23283585906028748, -1.8681797981262207], [1.1620005369186401, 0.6535241007804871, 3.2957186698913574], [-2.518608331680298, -3.1804914474487305, -6.150600910186768]]]> : tensor<2x4x3xf32> {tolerance = 1.0E-5 : f64}
+  check.expect_eq_const %0#4, dense<[0, 0]> : tensor<2xi32>
+  func.return
+}
