@@ -1,4 +1,5 @@
 // IR helpers: type spelling and equality, attribute views and lookups.
+#include <algorithm>
 #include "compiler/ir.h"
 
 #include <cstring>
@@ -235,16 +236,28 @@ Value* AddResult(Operation* op, Type type) {
   return op->results.back().get();
 }
 
+void FillDenseSplat(Attribute* a, const uint8_t* element, size_t width, uint64_t count) {
+  a->dense_splat = count > 1 && count * width >= kCompactSplatBytes;
+  if (a->dense_splat) {
+    a->dense_bytes.assign(element, element + width);
+    return;
+  }
+  a->dense_bytes.resize(count * width);
+  for (uint64_t k = 0; k < count; ++k) std::memcpy(a->dense_bytes.data() + k * width, element, width);
+}
+
+Attribute DenseSplat(const Type& type, const uint8_t* element) {
+  Attribute a;
+  a.kind = Attribute::Kind::kDense;
+  a.type = type;
+  FillDenseSplat(&a, element, StorageBytes(type.element), static_cast<uint64_t>(std::max<int64_t>(type.NumElements(), 0)));
+  return a;
+}
+
 Attribute Global::InitialValue() const {
   if (initial.kind == Attribute::Kind::kDense) return initial;
-  Attribute zeros;
-  zeros.kind = Attribute::Kind::kDense;
-  zeros.type = type;
-  const size_t width = StorageBytes(type.element);
-  const size_t count = type.NumElements() < 0 ? 0 : static_cast<size_t>(type.NumElements());
-  zeros.dense_splat = count * width >= kCompactSplatBytes;
-  zeros.dense_bytes.assign(zeros.dense_splat ? width : count * width, 0);
-  return zeros;
+  const std::vector<uint8_t> zero(StorageBytes(type.element), 0);
+  return DenseSplat(type, zero.data());
 }
 
 const Global* Module::FindGlobal(std::string_view global_name) const {

@@ -133,6 +133,14 @@ struct Attribute {
   bool operator==(const Attribute& o) const;
 };
 
+// Sets `a`'s dense bytes to `count` copies of the `width`-byte `element`:
+// one copy with dense_splat set when they would take kCompactSplatBytes or
+// more.
+void FillDenseSplat(Attribute* a, const uint8_t* element, size_t width, uint64_t count);
+// A dense attribute of `type` (static) whose every element is `element`
+// (its storage bytes).
+Attribute DenseSplat(const Type& type, const uint8_t* element);
+
 struct NamedAttr {
   NamedAttr() = default;
   NamedAttr(std::string n, Attribute a) : first(std::move(n)), second(std::move(a)) {}

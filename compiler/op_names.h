@@ -100,6 +100,22 @@ inline std::string_view ElementwiseAsStablehlo(std::string_view name) {
   return {};
 }
 
+// arith's ops that read signless integers as unsigned, and the StableHLO op
+// of that meaning on unsigned integers (the parser bitcasts the operands to
+// the unsigned type and back: parse_ops_pretty.cc, ParseUnsignedArith); ""
+// if `name` is none.
+inline std::string_view UnsignedArithAsStablehlo(std::string_view name) {
+  static constexpr std::pair<std::string_view, std::string_view> kOps[] = {
+      {"arith.extui", "stablehlo.convert"},  {"arith.uitofp", "stablehlo.convert"},
+      {"arith.fptoui", "stablehlo.convert"}, {"arith.index_castui", "stablehlo.convert"},
+      {"arith.divui", "stablehlo.divide"},   {"arith.remui", "stablehlo.remainder"},
+      {"arith.maxui", "stablehlo.maximum"},  {"arith.minui", "stablehlo.minimum"},
+  };
+  for (const auto& [arith, stablehlo] : kOps)
+    if (arith == name) return stablehlo;
+  return {};
+}
+
 // linalg's named ops the parser reads (compiler/parse/parse_linalg.cc).
 inline bool IsNamedLinalg(std::string_view name) {
   return name == "linalg.matmul" || name == "linalg.batch_matmul" || name == "linalg.matvec" ||
@@ -118,9 +134,8 @@ inline bool IsReadByParser(std::string_view name) {
          name == "arith.cmpf" || name == "tensor.empty" || name == "linalg.init_tensor" || name == "linalg.fill" ||
          name == "linalg.generic" || name == "linalg.yield" || name == "linalg.index" ||
          name == "tensor.expand_shape" || name == "tensor.collapse_shape" || name == "tensor.extract_slice" ||
-         name == "tensor.insert_slice" || name == "tensor.dim" || name == "arith.extui" || name == "arith.uitofp" ||
-         name == "arith.fptoui" || name == "arith.index_castui" || name == "arith.divui" || name == "arith.remui" ||
-         name == "arith.maxui" || name == "arith.minui" || IsNamedLinalg(name);
+         name == "tensor.insert_slice" || name == "tensor.dim" || !UnsignedArithAsStablehlo(name).empty() ||
+         IsNamedLinalg(name);
 }
 
 // Ops whose regions the VM runs itself (as branches and loops), rather than

@@ -78,7 +78,7 @@ Attribute Parser::ParseDense() {
     // Splat: one value repeated (kept as one element when large).
     uint8_t one[16] = {0};
     ParseDenseScalar(et, one);
-    StoreSplat(one, w, n, &a);
+    FillDenseSplat(&a, one, w, n);
   }
   if (!cur_.is(Tok::kGreater)) FailExpected("'>' to close 'dense<'");
   Restore(after);
@@ -277,18 +277,9 @@ void Parser::StoreElementBytes(const Token& tok, const Type& t, std::vector<uint
   if (nbytes == n * w) {
     *out = std::move(raw);
   } else {
-    StoreSplat(raw.data(), w, n, attr);
+    FillDenseSplat(attr, raw.data(), w, n);
   }
 }
 
-void Parser::StoreSplat(const uint8_t* element, size_t w, uint64_t n, Attribute* attr) {
-  if (n > 1 && n * w >= kCompactSplatBytes) {
-    attr->dense_bytes.assign(element, element + w);
-    attr->dense_splat = true;
-    return;
-  }
-  attr->dense_bytes.resize(n * w);
-  for (uint64_t k = 0; k < n; ++k) memcpy(attr->dense_bytes.data() + k * w, element, w);
-}
 
 }  // namespace kiln::ir::detail

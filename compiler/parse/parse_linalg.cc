@@ -40,16 +40,9 @@ Attribute Ints(std::vector<int64_t> v) { return IntArrayAttr(std::move(v)); }
 
 // A constant of `type` whose every element is `s` (a compact splat when large).
 Attribute Splat(const Type& type, const Scalar& s) {
-  Attribute a;
-  a.kind = Attribute::Kind::kDense;
-  a.type = type;
-  const size_t w = StorageBytes(type.element);
-  std::vector<uint8_t> one(w);
+  std::vector<uint8_t> one(StorageBytes(type.element));
   ref::StoreScalar(type.element, s, one.data());
-  const size_t n = static_cast<size_t>(std::max<int64_t>(type.NumElements(), 0));
-  a.dense_splat = n * w >= kCompactSplatBytes;
-  for (size_t k = 0; k < (a.dense_splat ? 1 : n); ++k) a.dense_bytes.insert(a.dense_bytes.end(), one.begin(), one.end());
-  return a;
+  return DenseSplat(type, one.data());
 }
 
 // The identity of a reduction op on `e`, or false if `name` is none.

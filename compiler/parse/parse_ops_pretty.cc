@@ -68,7 +68,7 @@ void Parser::ParsePrettyOp(Operation* op, const Token& name_tok, int num_results
   if (!compiler::op_names::ElementwiseAsStablehlo(n).empty() || n == "arith.select" || n == "arith.cmpi" ||
       n == "arith.cmpf")
     return ParseArith(op, num_results);
-  if (IsUnsignedArith(n)) return ParseUnsignedArith(op, num_results);
+  if (!compiler::op_names::UnsignedArithAsStablehlo(n).empty()) return ParseUnsignedArith(op, num_results);
   if (n == "tensor.empty" || n == "linalg.init_tensor") return ParseEmptyTensor(op, num_results);
   if (n == "linalg.fill") return ParseLinalgFill(op, num_results);
   if (n == "tensor.dim") return ParseTensorDim(op, num_results);
@@ -548,23 +548,7 @@ ElementType UnsignedOf(ElementType e) {
     default: return e;
   }
 }
-
-// arith's ops that read signless integers as unsigned, and StableHLO's op of
-// that meaning on unsigned integers.
-std::string_view UnsignedArith(std::string_view name) {
-  static constexpr std::pair<std::string_view, std::string_view> kOps[] = {
-      {"arith.extui", "stablehlo.convert"},  {"arith.uitofp", "stablehlo.convert"},
-      {"arith.fptoui", "stablehlo.convert"}, {"arith.index_castui", "stablehlo.convert"},
-      {"arith.divui", "stablehlo.divide"},   {"arith.remui", "stablehlo.remainder"},
-      {"arith.maxui", "stablehlo.maximum"},  {"arith.minui", "stablehlo.minimum"},
-  };
-  for (const auto& [a, s] : kOps)
-    if (a == name) return s;
-  return {};
-}
 }  // namespace
-
-bool Parser::IsUnsignedArith(std::string_view name) { return !UnsignedArith(name).empty(); }
 
 // arith's unsigned ops (extui, uitofp, fptoui, index_castui, divui, remui,
 // maxui, minui; cmpi's ult/ule/ugt/uge in ParseArith): the signless operands
@@ -572,7 +556,7 @@ bool Parser::IsUnsignedArith(std::string_view name) { return !UnsignedArith(name
 // and an integer result bitcast back.
 void Parser::ParseUnsignedArith(Operation* op, int num_results) {
   const std::string arith = op->name;
-  const std::string_view stablehlo = UnsignedArith(arith);
+  const std::string_view stablehlo = compiler::op_names::UnsignedArithAsStablehlo(arith);
   Token at = cur_;
   std::vector<Value*> operands = ParseValueUseList();
   if (operands.empty()) Fail(cur_, "expected the operands of " + arith);

@@ -160,9 +160,6 @@ class Parser {
   // allow_splat (kept compact from kCompactSplatBytes: Attribute::dense_splat).
   void StoreElementBytes(const Token& tok, const Type& t, std::vector<uint8_t> raw, bool allow_splat,
                          Attribute* out);
-  // `n` copies of one `w`-byte element into attr's dense_bytes, or the one
-  // element with dense_splat set from kCompactSplatBytes.
-  void StoreSplat(const uint8_t* element, size_t w, uint64_t n, Attribute* attr);
 
   // ---- dense_resource and the file metadata (parse_resources.cc) ----
   Attribute ParseDenseResource();  // at 'dense_resource'
@@ -195,7 +192,6 @@ class Parser {
   void ParseTestConstant(Operation* op, int num_results);  // IREE tests' util/arith/flow constants
   void ParseTensorCast(Operation* op, int num_results);    // tensor.cast %x : T to T'
   void ParseArith(Operation* op, int num_results);         // arith.addf %a, %b : T (tensors)
-  static bool IsUnsignedArith(std::string_view name);      // arith.extui, divui, ...
   void ParseUnsignedArith(Operation* op, int num_results);
   // linalg and tensor ops IREE's tests build tensors with (parse_linalg.cc).
   Attribute ParseAffineMap();

@@ -199,18 +199,10 @@ class Structurizer {
   }
   Value* Constant(Block* b, Type t, int64_t value, Location loc) {
     auto op = NewOp("stablehlo.constant", loc);
-    Attribute a;
-    a.kind = Attribute::Kind::kDense;
-    a.type = t;
-    const size_t w = StorageBytes(t.element), count = static_cast<size_t>(t.NumElements());
+    const size_t w = StorageBytes(t.element);
     std::vector<uint8_t> one(w, 0);
     if (value) std::memcpy(one.data(), &value, std::min(w, sizeof value));
-    if (count * w >= kCompactSplatBytes) {
-      a.dense_bytes = one, a.dense_splat = true;
-    } else {
-      for (size_t i = 0; i < count; ++i) a.dense_bytes.insert(a.dense_bytes.end(), one.begin(), one.end());
-    }
-    op->attrs.emplace_back("value", std::move(a));
+    op->attrs.emplace_back("value", DenseSplat(t, one.data()));
     AddResult(op.get(), t);
     return Append(b, std::move(op));
   }
