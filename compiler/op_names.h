@@ -133,6 +133,7 @@ inline bool IsReadByParser(std::string_view name) {
          !ElementwiseAsStablehlo(name).empty() || name == "arith.select" || name == "arith.cmpi" ||
          name == "arith.cmpf" || name == "tensor.empty" || name == "linalg.init_tensor" || name == "linalg.fill" ||
          name == "linalg.generic" || name == "linalg.yield" || name == "linalg.index" ||
+         name == "iree_linalg_ext.sort" || name == "iree_linalg_ext.yield" ||
          name == "tensor.expand_shape" || name == "tensor.collapse_shape" || name == "tensor.extract_slice" ||
          name == "tensor.insert_slice" || name == "tensor.dim" || !UnsignedArithAsStablehlo(name).empty() ||
          IsNamedLinalg(name);

@@ -307,6 +307,40 @@ void Parser::ParseLinalgFill(Operation* op, int num_results) {
   SetResultTypes(op, {t}, num_results, at);
 }
 
+// iree_linalg_ext.sort dimension(D) outs(%k, %v, ... : K, V, ...) {
+//   ^bb0(%lhs_k, %rhs_k, %lhs_v, %rhs_v, ...): ... iree_linalg_ext.yield %less : i1 } -> K, V, ...
+// (IREE's sort, in place on its outputs): stablehlo.sort of the outputs
+// along D with the same comparator, whose block arguments pair each
+// operand's lhs and rhs as stablehlo.sort's do.
+void Parser::ParseLinalgExtSort(Operation* op, int num_results) {
+  Token at = cur_;
+  ExpectIdent("dimension");
+  Expect(Tok::kLParen, "after dimension");
+  const int64_t dimension = ParseIntLiteral(false);
+  Expect(Tok::kRParen, "to close the dimension");
+  if (cur_.is(Tok::kLBrace)) SkipBalanced(Tok::kLBrace, Tok::kRBrace);
+  std::vector<Value*> outs = ParseLinalgOperands("outs");
+  if (outs.empty()) Fail(at, "iree_linalg_ext.sort needs outs(...) to sort");
+  auto body = std::make_unique<Region>();
+  body->parent = op;
+  ParseRegion(body.get(), nullptr);
+  std::vector<Type> types;
+  for (const Value* v : outs) types.push_back(v->type);
+  if (Consume(Tok::kArrow)) {
+    Token rt = cur_;
+    if (ParseTypeList() != types) Fail(rt, "iree_linalg_ext.sort: the result types must be the outputs' types");
+  }
+  op->name = "stablehlo.sort";
+  op->operands = outs;
+  op->attrs.emplace_back("dimension", IntAttr(dimension));
+  Attribute stable;
+  stable.kind = Attribute::Kind::kBool;
+  stable.b = false;
+  op->attrs.emplace_back("is_stable", std::move(stable));
+  op->regions.push_back(std::move(body));
+  SetResultTypes(op, types, num_results, at);  // the verifier checks the rest as stablehlo.sort's
+}
+
 void Parser::ParseLinalgGeneric(Operation* op, int num_results) {
   Token at = cur_;
   // Errors about the op as a whole point at its name.
@@ -687,6 +721,28 @@ void Parser::ParseLinalgNamed(Operation* op, int num_results) {
 }
 
 // [a, b, ...] of integer literals (offsets, sizes and strides of a slice).
+std::vector<int64_t> Parser::ParseMixedList(const char* what, std::vector<Value*>* dynamic) {
+  Expect(Tok::kLSquare, what);
+  std::vector<int64_t> v;
+  dynamic->clear();
+  while (!cur_.is(Tok::kRSquare)) {
+    if (cur_.is(Tok::kValueId)) {
+      Token at = cur_;
+      Value* x = ParseValueUse();
+      if (x->type != Type::Tensor(ElementType::kSI64, {})) Fail(at, std::string(what) + ": a dynamic entry must be an index");
+      v.push_back(Type::kDynamic);
+      dynamic->push_back(x);
+    } else {
+      if (!cur_.is(Tok::kInteger) && !cur_.is(Tok::kMinus)) Fail(cur_, std::string("expected ") + what);
+      v.push_back(ParseIntLiteral(true));
+      dynamic->push_back(nullptr);
+    }
+    if (!Consume(Tok::kComma)) break;
+  }
+  Expect(Tok::kRSquare, what);
+  return v;
+}
+
 std::vector<int64_t> Parser::ParseStaticList(const char* what) {
   Expect(Tok::kLSquare, what);
   std::vector<int64_t> v;
@@ -727,8 +783,9 @@ void Parser::ParseReassociation(Operation* op, int num_results) {
 void Parser::ParseExtractSlice(Operation* op, int num_results) {
   Token at = cur_;
   Value* x = ParseValueUse();
-  std::vector<int64_t> offsets = ParseStaticList("offsets"), sizes = ParseStaticList("sizes"),
-                       strides = ParseStaticList("strides");
+  std::vector<Value*> dynamic_offsets, dynamic_sizes;
+  std::vector<int64_t> offsets = ParseMixedList("offsets", &dynamic_offsets),
+                       sizes = ParseMixedList("sizes", &dynamic_sizes), strides = ParseStaticList("strides");
   if (cur_.is(Tok::kLBrace)) SkipBalanced(Tok::kLBrace, Tok::kRBrace);
   Expect(Tok::kColon, "and the operand's type");
   Token ft = cur_;
@@ -737,6 +794,12 @@ void Parser::ParseExtractSlice(Operation* op, int num_results) {
   Token tt = cur_;
   Type to = ParseType();
   const size_t rank = static_cast<size_t>(x->type.rank());
+  const auto is_dynamic = [](int64_t v) { return v == Type::kDynamic; };
+  if (std::any_of(offsets.begin(), offsets.end(), is_dynamic) || std::any_of(sizes.begin(), sizes.end(), is_dynamic) ||
+      !x->type.HasStaticShape()) {
+    ExtractDynamicSlice(op, num_results, at, x, {offsets, dynamic_offsets}, {sizes, dynamic_sizes}, strides, tt, to);
+    return;
+  }
   if (offsets.size() != rank || sizes.size() != rank || strides.size() != rank || !x->type.HasStaticShape())
     Fail(at, "tensor.extract_slice needs an offset, size and stride per dimension of a static shape");
   std::vector<int64_t> limits(rank);
@@ -764,6 +827,58 @@ void Parser::ParseExtractSlice(Operation* op, int num_results) {
   slice_attrs(slice);
   op->name = "stablehlo.reshape";
   op->operands = {slice->result()};
+  SetResultTypes(op, {to}, num_results, at);
+}
+
+// tensor.extract_slice with offsets or sizes known at run time (or of an
+// operand of dynamic shape), strides static: stablehlo.real_dynamic_slice
+// from the offsets to min(offset + size * stride, the operand's size) per
+// dimension (the limit past the last element read, within the operand; a
+// size of 0 gives an empty slice). Not rank-reducing.
+void Parser::ExtractDynamicSlice(Operation* op, int num_results, const Token& at, Value* x, const MixedList& offsets,
+                                 const MixedList& sizes, const std::vector<int64_t>& strides, const Token& tt,
+                                 const Type& to) {
+  const size_t rank = static_cast<size_t>(x->type.rank());
+  if (offsets.values.size() != rank || sizes.values.size() != rank || strides.size() != rank)
+    Fail(at, "tensor.extract_slice needs an offset, size and stride per dimension");
+  std::vector<int64_t> sliced(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    if (strides[d] < 1) Fail(at, "tensor.extract_slice: strides start from 1");
+    if (offsets.values[d] != Type::kDynamic && offsets.values[d] < 0) Fail(at, "tensor.extract_slice: an offset is negative");
+    if (sizes.values[d] != Type::kDynamic && sizes.values[d] < 0) Fail(at, "tensor.extract_slice: a size is negative");
+    sliced[d] = sizes.values[d];
+  }
+  const Type sliced_type = Type::Tensor(x->type.element, sliced);
+  bool fits = to.is_tensor() && to.element == x->type.element && to.rank() == static_cast<int64_t>(rank);
+  for (size_t d = 0; fits && d < rank; ++d)
+    fits = sliced[d] == Type::kDynamic || to.dims[d] == Type::kDynamic || to.dims[d] == sliced[d];
+  if (!fits)
+    Fail(tt, "tensor.extract_slice to " + to.ToString() + " does not fit the slice " + sliced_type.ToString() +
+                 " (a slice with sizes or offsets known at run time is not rank-reducing)");
+  EmitFn emit = [&](std::string name, std::vector<Value*> args, Type t) {
+    return EmitBefore(op, std::move(name), std::move(args), std::move(t));
+  };
+  const Type index = Type::Tensor(ElementType::kSI64, {});
+  auto constant = [&](int64_t v) {
+    Operation* c = emit("stablehlo.constant", {}, index);
+    Scalar s;
+    s.i = v;
+    c->attrs.emplace_back("value", Splat(index, s));
+    return c->result();
+  };
+  auto entry = [&](const MixedList& l, size_t d) { return l.values[d] == Type::kDynamic ? l.dynamic[d] : constant(l.values[d]); };
+  std::vector<Value*> limits(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    Value* span = emit("stablehlo.multiply", {entry(sizes, d), constant(strides[d])}, index)->result();
+    Value* end = emit("stablehlo.add", {entry(offsets, d), span}, index)->result();
+    Value* dim = x->type.dims[d] == Type::kDynamic ? DimensionOf(emit, x, static_cast<int64_t>(d)) : constant(x->type.dims[d]);
+    limits[d] = emit("stablehlo.minimum", {end, dim}, index)->result();
+  }
+  Value* start = ShapeTensor(emit, offsets.values, [&](size_t d) { return offsets.dynamic[d]; });
+  Value* limit = ShapeTensor(emit, std::vector<int64_t>(rank, Type::kDynamic), [&](size_t d) { return limits[d]; });
+  Value* step = ShapeTensor(emit, strides, [](size_t) -> Value* { return nullptr; });
+  op->name = "stablehlo.real_dynamic_slice";
+  op->operands = {x, start, limit, step};
   SetResultTypes(op, {to}, num_results, at);
 }
 

@@ -77,7 +77,8 @@ void Parser::ParsePrettyOp(Operation* op, const Token& name_tok, int num_results
   if (n == "tensor.insert_slice") return ParseInsertSlice(op, num_results);
   if (n == "linalg.generic") return ParseLinalgGeneric(op, num_results);
   if (compiler::op_names::IsNamedLinalg(n)) return ParseLinalgNamed(op, num_results);
-  if (n == "linalg.yield") {
+  if (n == "iree_linalg_ext.sort") return ParseLinalgExtSort(op, num_results);
+  if (n == "linalg.yield" || n == "iree_linalg_ext.yield") {
     op->name = "stablehlo.return";
     return ParseDefaultPretty(op, num_results);
   }

@@ -226,9 +226,15 @@ TEST(ParseIreeForms, ScalarsAndLinalgFormsAndTheirRefusals) {
   EXPECT_NE(ParseError("#m = affine_map<(d0) -> (d0 + 1)>\n").find("test.mlir:1:26: error: affine_map results other than "
                                                                   "dimensions and constants are not supported"),
             std::string::npos);
-  EXPECT_NE(ParseError("func.func @f(%a: tensor<4xf32>, %i: index) {\n  %s = tensor.extract_slice %a[%i] [2] [1] :"
+  // Offsets and sizes may be index values (real_dynamic_slice); strides
+  // may not, and such a slice does not drop dimensions.
+  EXPECT_NE(ParseError("func.func @f(%a: tensor<4xf32>, %i: index) {\n  %s = tensor.extract_slice %a[0] [2] [%i] :"
                        " tensor<4xf32> to tensor<2xf32>\n  return\n}\n")
-                .find("only static offsets are supported"),
+                .find("only static strides are supported"),
+            std::string::npos);
+  EXPECT_NE(ParseError("func.func @f(%a: tensor<2x4xf32>, %i: index) {\n  %s = tensor.extract_slice %a[0, %i] [1, 2] [1, 1] :"
+                       " tensor<2x4xf32> to tensor<2xf32>\n  return\n}\n")
+                .find("is not rank-reducing"),
             std::string::npos);
   EXPECT_NE(ParseError("func.func @f(%a: tensor<?xf32>, %i: index) {\n  %d = tensor.dim %a, %i : tensor<?xf32>\n"
                        "  return\n}\n")

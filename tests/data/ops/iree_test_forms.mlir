@@ -387,3 +387,45 @@ func.func @linalg_generic_constant_indices() {
   check.expect_eq_const(%s, dense<[10.5]> : tensor<1xf32>) : tensor<1xf32>
   return
 }
+
+// Slices whose offsets and sizes are known only when the program runs (as
+// torch-mlir writes strided slices): real_dynamic_slice, each limit
+// clamped to the operand; a size of zero gives an empty slice; an operand
+// of dynamic shape.
+func.func @tensor_slices_dynamic() {
+  %a = util.unfoldable_constant dense<[[0, 1, 2, 3, 4], [5, 6, 7, 8, 9], [10, 11, 12, 13, 14]]> : tensor<3x5xi32>
+  %i = util.unfoldable_constant 1 : index
+  %n = util.unfoldable_constant 2 : index
+  %s = tensor.extract_slice %a[%i, 1] [2, %n] [1, 2] : tensor<3x5xi32> to tensor<2x?xi32>
+  %sc = tensor.cast %s : tensor<2x?xi32> to tensor<2x2xi32>
+  check.expect_eq_const(%sc, dense<[[6, 8], [11, 13]]> : tensor<2x2xi32>) : tensor<2x2xi32>
+  // Three columns at a stride of 2 end at the last one (the limit 6 clamped to 5).
+  %m = util.unfoldable_constant 3 : index
+  %t = tensor.extract_slice %a[2, 0] [1, %m] [1, 2] : tensor<3x5xi32> to tensor<1x?xi32>
+  %tc = tensor.cast %t : tensor<1x?xi32> to tensor<1x3xi32>
+  check.expect_eq_const(%tc, dense<[[10, 12, 14]]> : tensor<1x3xi32>) : tensor<1x3xi32>
+  %zero = util.unfoldable_constant 0 : index
+  %e = tensor.extract_slice %a[%i, 2] [%zero, 3] [1, 1] : tensor<3x5xi32> to tensor<?x3xi32>
+  %c0 = arith.constant 0 : index
+  %rows = tensor.dim %e, %c0 : tensor<?x3xi32>
+  check.expect_eq_const(%rows, dense<0> : tensor<i64>) : tensor<i64>
+  %d = flow.tensor.dynamic_constant dense<[[0, 1, 2, 3, 4], [5, 6, 7, 8, 9], [10, 11, 12, 13, 14]]> : tensor<3x5xi32> -> tensor<?x5xi32>
+  %u = tensor.extract_slice %d[1, 3] [2, 2] [1, 1] : tensor<?x5xi32> to tensor<2x2xi32>
+  check.expect_eq_const(%u, dense<[[8, 9], [13, 14]]> : tensor<2x2xi32>) : tensor<2x2xi32>
+  return
+}
+
+// IREE's sort (iree_linalg_ext.sort) of keys and their indices, descending
+// along dimension 1: stablehlo.sort with the same comparator.
+func.func @linalg_ext_sort() {
+  %k = util.unfoldable_constant dense<[[3.0, 1.0, 2.0], [0.5, 4.0, -1.0]]> : tensor<2x3xf32>
+  %i = util.unfoldable_constant dense<[[0, 1, 2], [0, 1, 2]]> : tensor<2x3xi32>
+  %s:2 = iree_linalg_ext.sort dimension(1) outs(%k, %i : tensor<2x3xf32>, tensor<2x3xi32>) {
+  ^bb0(%a: f32, %b: f32, %x: i32, %y: i32):
+    %gt = arith.cmpf ogt, %a, %b : f32
+    iree_linalg_ext.yield %gt : i1
+  } -> tensor<2x3xf32>, tensor<2x3xi32>
+  check.expect_eq_const(%s#0, dense<[[3.0, 2.0, 1.0], [4.0, 0.5, -1.0]]> : tensor<2x3xf32>) : tensor<2x3xf32>
+  check.expect_eq_const(%s#1, dense<[[0, 2, 1], [1, 0, 2]]> : tensor<2x3xi32>) : tensor<2x3xi32>
+  return
+}
