@@ -149,6 +149,40 @@ struct NamedAttr {
   bool operator==(const NamedAttr& o) const { return first == o.first && second == o.second; }
 };
 
+// Attribute makers for the parser's and the rewrites' new attributes.
+inline Attribute IntAttr(int64_t v, ElementType et = ElementType::kSI64) {
+  Attribute a;
+  a.kind = Attribute::Kind::kInt;
+  a.i = v;
+  a.type = Type::Tensor(et, {});
+  return a;
+}
+inline Attribute IntArrayAttr(std::vector<int64_t> v, ElementType et = ElementType::kSI64) {
+  Attribute a;
+  a.kind = Attribute::Kind::kIntArray;
+  a.ints = std::move(v);
+  a.type = Type::Tensor(et, {});
+  return a;
+}
+inline Attribute BoolAttr(bool v) {
+  Attribute a;
+  a.kind = Attribute::Kind::kBool;
+  a.b = v;
+  return a;
+}
+inline Attribute EnumAttr(std::string_view v) {  // comparison_direction = EQ, ...
+  Attribute a;
+  a.kind = Attribute::Kind::kEnum;
+  a.str = std::string(v);
+  return a;
+}
+inline Attribute SymbolAttr(std::string_view name) {  // @name
+  Attribute a;
+  a.kind = Attribute::Kind::kSymbol;
+  a.str = std::string(name);
+  return a;
+}
+
 struct Operation;
 struct Block;
 

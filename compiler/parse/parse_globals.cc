@@ -23,13 +23,6 @@
 namespace kiln::ir::detail {
 namespace {
 
-Attribute Symbol(std::string name) {
-  Attribute a;
-  a.kind = Attribute::Kind::kSymbol;
-  a.str = std::move(name);
-  return a;
-}
-
 constexpr std::string_view kAddress = "util.global.address";
 
 }  // namespace
@@ -177,7 +170,7 @@ void Parser::ParseGlobalOp(Operation* op, int num_results) {
   }
   op->attrs.erase(std::remove_if(op->attrs.begin(), op->attrs.end(), [](const NamedAttr& a) { return a.first == "global"; }),
                   op->attrs.end());
-  op->attrs.emplace_back("global", Symbol(global));
+  op->attrs.emplace_back("global", SymbolAttr(global));
   if (stored) {
     if (stored->type != t) Fail(at, n + ": the value has type " + stored->type.ToString() + ", not " + t.ToString());
     if (num_results != 0) Fail(at, n + " defines no results");

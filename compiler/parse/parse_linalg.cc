@@ -333,10 +333,7 @@ void Parser::ParseLinalgExtSort(Operation* op, int num_results) {
   op->name = "stablehlo.sort";
   op->operands = outs;
   op->attrs.emplace_back("dimension", IntAttr(dimension));
-  Attribute stable;
-  stable.kind = Attribute::Kind::kBool;
-  stable.b = false;
-  op->attrs.emplace_back("is_stable", std::move(stable));
+  op->attrs.emplace_back("is_stable", BoolAttr(false));
   op->regions.push_back(std::move(body));
   SetResultTypes(op, types, num_results, at);  // the verifier checks the rest as stablehlo.sort's
 }

@@ -16,13 +16,6 @@
 namespace kiln::ir::detail {
 namespace {
 
-Attribute EnumAttr(std::string_view s) {
-  Attribute a;
-  a.kind = Attribute::Kind::kEnum;
-  a.str = std::string(s);
-  return a;
-}
-
 bool Is(const Operation* op, std::string_view n) { return op->name == n; }
 
 // A number attribute as a float (an integer literal `1` read as 1.0), as
@@ -625,12 +618,9 @@ void Parser::ParseArith(Operation* op, int num_results) {
     unsigned_compare = cur_.text.front() == 'u' && arith == "arith.cmpi";
     Advance();
     Expect(Tok::kComma, "after the predicate");
-    Attribute d;
-    d.kind = Attribute::Kind::kEnum;
-    d.str = std::string(direction);
-    op->attrs.emplace_back("comparison_direction", d);
-    d.str = arith == "arith.cmpf" ? "FLOAT" : unsigned_compare ? "UNSIGNED" : "SIGNED";
-    op->attrs.emplace_back("compare_type", d);
+    op->attrs.emplace_back("comparison_direction", EnumAttr(direction));
+    op->attrs.emplace_back("compare_type",
+                           EnumAttr(arith == "arith.cmpf" ? "FLOAT" : unsigned_compare ? "UNSIGNED" : "SIGNED"));
     op->name = "stablehlo.compare";
   } else {
     op->name = select ? "stablehlo.select" : std::string(compiler::op_names::ElementwiseAsStablehlo(arith));

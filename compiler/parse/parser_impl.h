@@ -249,22 +249,4 @@ class Parser {
 bool IsShardyOpName(std::string_view name);
 bool IsShardyAnnotation(const Attribute& a);
 
-// Attribute makers shared by the attribute parser and the pretty-form op
-// parsers (which normalize to the generic form's attributes).
-inline Attribute IntAttr(int64_t v, ElementType et = ElementType::kSI64) {
-  Attribute a;
-  a.kind = Attribute::Kind::kInt;
-  a.i = v;
-  a.type = Type::Tensor(et, {});
-  return a;
-}
-
-inline Attribute IntArrayAttr(std::vector<int64_t> v, ElementType et = ElementType::kSI64) {
-  Attribute a;
-  a.kind = Attribute::Kind::kIntArray;
-  a.ints = std::move(v);
-  a.type = Type::Tensor(et, {});
-  return a;
-}
-
 }  // namespace kiln::ir::detail

@@ -272,10 +272,7 @@ class Structurizer {
     for (const Type& t : state_types) cargs.push_back(AddArg(cb, t));
     Value* exit = Constant(cb, index_type, static_cast<int64_t>(n), loc);
     auto ne = NewOp("stablehlo.compare", loc);
-    Attribute dir;
-    dir.kind = Attribute::Kind::kEnum;
-    dir.str = "NE";
-    ne->attrs.emplace_back("comparison_direction", dir);
+    ne->attrs.emplace_back("comparison_direction", EnumAttr("NE"));
     ne->operands = {cargs[0], exit};
     AddResult(ne.get(), Type::Tensor(ElementType::kI1, {}));
     Return(cb, {Append(cb, std::move(ne))}, loc);

@@ -42,9 +42,9 @@ void ExpandBlock(ir::Block* block) {
     Ops ops;
     ir::Operation* line =
         NewOp(&ops, op, block, KernelName(KernelId::kIota), {}, ir::Type::Tensor(t.element, {t.dims[axis]}));
-    line->attrs.emplace_back("iota_dimension", Int(0));
+    line->attrs.emplace_back("iota_dimension", ir::IntAttr(0));
     ir::Operation* b = NewOp(&ops, op, block, KernelName(KernelId::kBroadcastInDim), {line->result()}, t);
-    b->attrs.emplace_back("broadcast_dimensions", IntArray({axis}));
+    b->attrs.emplace_back("broadcast_dimensions", ir::IntArrayAttr({axis}));
     i += Splice(block, i, std::move(ops));
   }
 }

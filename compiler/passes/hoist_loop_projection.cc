@@ -240,7 +240,7 @@ void Hoist(const Projection& p, ir::Operation* loop, ir::Block* outer, size_t* l
     if (user->result()->type.element != ytype.element || user->result()->type.dims != step_value->type.dims) break;
     auto bcast = NewOp("stablehlo.broadcast_in_dim", *user, outer, ir::Type::Tensor(v->type.element, ydims));
     bcast->operands = {v};
-    bcast->attrs.emplace_back("broadcast_dimensions", IntArray(dims));
+    bcast->attrs.emplace_back("broadcast_dimensions", ir::IntArrayAttr(dims));
     ir::Value* bv = bcast->result();
     auto combined = NewOp(user->name.c_str(), *user, outer, ytype);
     combined->operands = side == 0 ? std::vector<ir::Value*>{ys, bv} : std::vector<ir::Value*>{bv, ys};
@@ -271,7 +271,7 @@ void Hoist(const Projection& p, ir::Operation* loop, ir::Block* outer, size_t* l
   auto row = NewOp("stablehlo.dynamic_slice", *dot, body, row_type);
   row->operands.push_back(ys);
   for (int64_t d = 0; d < static_cast<int64_t>(ydims.size()); ++d) row->operands.push_back(d == t_pos ? step : zero_v);
-  row->attrs.emplace_back("slice_sizes", IntArray(row_type.dims));
+  row->attrs.emplace_back("slice_sizes", ir::IntArrayAttr(row_type.dims));
   ir::Value* result = row->result();
   added.push_back(std::move(row));
   if (row_type.dims != dot->result()->type.dims) {

@@ -42,7 +42,7 @@ Status RewriteConstantLike(ir::Block* block, size_t at, const ErrorFormatter& fo
   ir::Operation* c = NewOp(&ops, op, block, ScalarOpName(ScalarOp::kConstant), {}, ir::Type::Tensor(e, {}));
   c->attrs.emplace_back("value", std::move(dense));
   ir::Operation* b = NewOp(&ops, op, block, KernelName(KernelId::kBroadcastInDim), {c->result()}, type);
-  b->attrs.emplace_back("broadcast_dimensions", IntArray({}));
+  b->attrs.emplace_back("broadcast_dimensions", ir::IntArrayAttr({}));
   *n = Splice(block, at, std::move(ops));
   return Status::Ok();
 }

@@ -46,7 +46,7 @@ Status RewriteBroadcast(ir::Block* block, size_t at, const ErrorFormatter&, size
   std::iota(dims.begin(), dims.end(), added);
   op->name = std::string(KernelName(KernelId::kBroadcastInDim));
   std::erase_if(op->attrs, [](const auto& a) { return a.first == "broadcast_sizes"; });
-  op->attrs.emplace_back("broadcast_dimensions", IntArray(std::move(dims)));
+  op->attrs.emplace_back("broadcast_dimensions", ir::IntArrayAttr(std::move(dims)));
   *n = 1;
   return Status::Ok();
 }
@@ -125,7 +125,7 @@ ir::Value* TransposeTo(Ops* ops, const ir::Operation& op, ir::Block* block, ir::
   }
   ir::Operation* t =
       NewOp(ops, op, block, KernelName(KernelId::kTranspose), {x}, ir::Type::Tensor(x->type.element, dims));
-  t->attrs.emplace_back("permutation", IntArray(std::move(perm)));
+  t->attrs.emplace_back("permutation", ir::IntArrayAttr(std::move(perm)));
   return t->result();
 }
 
@@ -294,7 +294,7 @@ Status RewriteTorchIndexSelect(ir::Block* block, size_t at, const ErrorFormatter
   ir::Operation* g = nullptr;
   if (std::all_of(sizes.begin(), sizes.end(), [](int64_t d) { return d >= 0; })) {
     g = NewOp(&ops, op, block, KernelName(KernelId::kGather), {op.operands[0], op.operands[1]}, op.result()->type);
-    g->attrs.emplace_back("slice_sizes", IntArray(sizes));
+    g->attrs.emplace_back("slice_sizes", ir::IntArrayAttr(sizes));
   } else {
     // An operand dimension known only at run time: dynamic_gather, its
     // slice sizes the operand's sizes read when it runs (1 on the selected
@@ -306,12 +306,12 @@ Status RewriteTorchIndexSelect(ir::Block* block, size_t at, const ErrorFormatter
   ir::Attribute nums;
   nums.kind = ir::Attribute::Kind::kStruct;
   nums.str = "#stablehlo.gather";
-  nums.fields.emplace_back("offset_dims", IntArray(offset));
-  nums.fields.emplace_back("collapsed_slice_dims", IntArray({dim}));
-  nums.fields.emplace_back("operand_batching_dims", IntArray(batching));
-  nums.fields.emplace_back("start_indices_batching_dims", IntArray(batching));
-  nums.fields.emplace_back("start_index_map", IntArray({dim}));
-  nums.fields.emplace_back("index_vector_dim", Int(ir_));
+  nums.fields.emplace_back("offset_dims", ir::IntArrayAttr(offset));
+  nums.fields.emplace_back("collapsed_slice_dims", ir::IntArrayAttr({dim}));
+  nums.fields.emplace_back("operand_batching_dims", ir::IntArrayAttr(batching));
+  nums.fields.emplace_back("start_indices_batching_dims", ir::IntArrayAttr(batching));
+  nums.fields.emplace_back("start_index_map", ir::IntArrayAttr({dim}));
+  nums.fields.emplace_back("index_vector_dim", ir::IntAttr(ir_));
   g->attrs.emplace_back("dimension_numbers", std::move(nums));
   *n = Splice(block, at, std::move(ops));
   return Status::Ok();

@@ -25,18 +25,11 @@
 namespace kiln::compiler {
 namespace {
 
-ir::Attribute Enum(std::string s) {
-  ir::Attribute a;
-  a.kind = ir::Attribute::Kind::kEnum;
-  a.str = std::move(s);
-  return a;
-}
-
 ir::Value* Compare(Ops* ops, const ir::Operation& at, ir::Block* block, ir::Value* a, ir::Value* b,
                    const char* direction) {
   ir::Operation* c = NewOp(ops, at, block, ScalarOpName(ScalarOp::kCompare), {a, b},
                            ir::Type::Tensor(ElementType::kI1, a->type.dims));
-  c->attrs.emplace_back("comparison_direction", Enum(direction));
+  c->attrs.emplace_back("comparison_direction", ir::EnumAttr(direction));
   return c->result();
 }
 
@@ -53,7 +46,7 @@ bool FloatMatrices(const ir::Type& t) {
 
 ir::Value* Iota(Ops* ops, const ir::Operation& at, ir::Block* block, const std::vector<int64_t>& dims, int64_t d) {
   ir::Operation* i = NewOp(ops, at, block, KernelName(KernelId::kIota), {}, ir::Type::Tensor(ElementType::kSI32, dims));
-  i->attrs.emplace_back("iota_dimension", Int(d));
+  i->attrs.emplace_back("iota_dimension", ir::IntAttr(d));
   return i->result();
 }
 
@@ -92,10 +85,7 @@ Status RewritePotrf(ir::Block* block, size_t at, const std::string& target, cons
   Ops ops;
   ir::Value* x = op.operands[0];
   ir::Operation* chol = NewOp(&ops, op, block, KernelName(KernelId::kCholesky), {x}, a);
-  ir::Attribute lower_attr;
-  lower_attr.kind = ir::Attribute::Kind::kBool;
-  lower_attr.b = lower;
-  chol->attrs.emplace_back("lower", std::move(lower_attr));
+  chol->attrs.emplace_back("lower", ir::BoolAttr(lower));
   ir::Value* l = chol->result();
   // The triangle's and the diagonal's masks over one matrix, broadcast to
   // a's shape (to the batch a has when it runs, if that is dynamic).
@@ -218,13 +208,6 @@ Status RewriteQr(ir::Block* block, size_t at, const std::string& target, bool fo
   return Status::Ok();
 }
 
-ir::Attribute Bool(bool v) {
-  ir::Attribute a;
-  a.kind = ir::Attribute::Kind::kBool;
-  a.b = v;
-  return a;
-}
-
 // An integer field of a custom call's mhlo.backend_config dict, or -1.
 int64_t ConfigField(const ir::Operation& op, const char* name) {
   const ir::Attribute* config = op.GetAttr("mhlo.backend_config");
@@ -254,8 +237,8 @@ Status RewriteSyevd(ir::Block* block, size_t at, const std::string& target, cons
                                                  "('V'/'N', 'L'/'U')"));
   Ops ops;
   ir::Operation* eig = NewOp(&ops, op, block, KernelName(KernelId::kSyevd), {op.operands[0]}, a);
-  eig->attrs.emplace_back("compute_v", Bool(mode == 'V'));
-  eig->attrs.emplace_back("lower", Bool(uplo == 'L'));
+  eig->attrs.emplace_back("compute_v", ir::BoolAttr(mode == 'V'));
+  eig->attrs.emplace_back("lower", ir::BoolAttr(uplo == 'L'));
   *n_ops = Splice(block, at, std::move(ops));  // the kernel takes over every result
   return Status::Ok();
 }
@@ -283,7 +266,7 @@ Status RewriteGesdd(ir::Block* block, size_t at, const std::string& target, cons
   Ops ops;
   ir::Operation* svd =
       NewOp(&ops, op, block, KernelName(qr_iteration ? KernelId::kGesvd : KernelId::kGesdd), {op.operands[0]}, a);
-  svd->attrs.emplace_back("mode", IntArray({mode}));
+  svd->attrs.emplace_back("mode", ir::IntArrayAttr({mode}));
   *n_ops = Splice(block, at, std::move(ops));  // the kernel takes over every result
   return Status::Ok();
 }
@@ -360,7 +343,7 @@ Status RewriteGees(ir::Block* block, size_t at, const std::string& target, const
                                                "emit it: its schur refuses sort_eig_vals on the CPU)"));
   Ops ops;
   ir::Operation* schur = NewOp(&ops, op, block, KernelName(KernelId::kGees), {op.operands[0]}, a);
-  schur->attrs.emplace_back("compute_v", Bool(mode == 'V'));
+  schur->attrs.emplace_back("compute_v", ir::BoolAttr(mode == 'V'));
   *n_ops = Splice(block, at, std::move(ops));  // the kernel takes over every result
   return Status::Ok();
 }
@@ -399,8 +382,8 @@ Status RewriteGeev(ir::Block* block, size_t at, const std::string& target, const
                                                  "characters ('V' or 'N')"));
   Ops ops;
   ir::Operation* eig = NewOp(&ops, op, block, KernelName(KernelId::kGeev), {op.operands[0]}, a);
-  eig->attrs.emplace_back("compute_left", Bool(left == 'V'));
-  eig->attrs.emplace_back("compute_right", Bool(right == 'V'));
+  eig->attrs.emplace_back("compute_left", ir::BoolAttr(left == 'V'));
+  eig->attrs.emplace_back("compute_right", ir::BoolAttr(right == 'V'));
   *n_ops = Splice(block, at, std::move(ops));  // the kernel takes over every result
   return Status::Ok();
 }
@@ -490,8 +473,8 @@ Status RewriteGehrd(ir::Block* block, size_t at, const std::string& target, cons
                                               std::to_string(n) + " (LAPACK's ilo and ihi)"));
   Ops ops;
   ir::Operation* h = NewOp(&ops, op, block, KernelName(KernelId::kGehrd), {op.operands[0]}, a);
-  h->attrs.emplace_back("low", IntArray({low}));
-  h->attrs.emplace_back("high", IntArray({high}));
+  h->attrs.emplace_back("low", ir::IntArrayAttr({low}));
+  h->attrs.emplace_back("high", ir::IntArrayAttr({high}));
   *n_ops = Splice(block, at, std::move(ops));  // the kernel takes over every result
   return Status::Ok();
 }
@@ -515,7 +498,7 @@ Status RewriteSytrd(ir::Block* block, size_t at, const std::string& target, cons
     return InvalidArgument(format(op.loc, what + "needs mhlo.backend_config = {uplo = 76 : ui8} ('L') or 85 ('U')"));
   Ops ops;
   ir::Operation* t = NewOp(&ops, op, block, KernelName(KernelId::kSytrd), {op.operands[0]}, a);
-  t->attrs.emplace_back("lower", Bool(uplo == 'L'));
+  t->attrs.emplace_back("lower", ir::BoolAttr(uplo == 'L'));
   *n_ops = Splice(block, at, std::move(ops));  // the kernel takes over every result
   return Status::Ok();
 }
@@ -552,10 +535,10 @@ Status RewriteTrsm(ir::Block* block, size_t at, const std::string& target, const
   ir::Operation* scaled = NewOp(&ops, op, block, ScalarOpName(ScalarOp::kMultiply), {scale, op.operands[1]}, b);
   ir::Operation* solve = NewOp(&ops, op, block, KernelName(KernelId::kTriangularSolve),
                                {op.operands[0], scaled->result()}, b);
-  solve->attrs.emplace_back("left_side", Bool(side == 'L'));
-  solve->attrs.emplace_back("lower", Bool(uplo == 'L'));
-  solve->attrs.emplace_back("unit_diagonal", Bool(diag == 'U'));
-  solve->attrs.emplace_back("transpose_a", Enum(trans == 'N' ? "NO_TRANSPOSE" : trans == 'T' ? "TRANSPOSE" : "ADJOINT"));
+  solve->attrs.emplace_back("left_side", ir::BoolAttr(side == 'L'));
+  solve->attrs.emplace_back("lower", ir::BoolAttr(uplo == 'L'));
+  solve->attrs.emplace_back("unit_diagonal", ir::BoolAttr(diag == 'U'));
+  solve->attrs.emplace_back("transpose_a", ir::EnumAttr(trans == 'N' ? "NO_TRANSPOSE" : trans == 'T' ? "TRANSPOSE" : "ADJOINT"));
   *n_ops = Splice(block, at, std::move(ops));
   return Status::Ok();
 }

@@ -90,7 +90,7 @@ Status RewriteMhloTopK(ir::Operation* op, const ErrorFormatter& format) {
   if (largest && !(largest->kind == ir::Attribute::Kind::kBool && largest->b))
     return Unimplemented(format(op->loc, what + "largest = false (the k smallest) is not supported"));
   KILN_RETURN_IF_ERROR(CheckTopK(*op, what, k->i, format));
-  Rename(op, KernelName(KernelId::kTopK), {{"k", Int(k->i)}});
+  Rename(op, KernelName(KernelId::kTopK), {{"k", ir::IntAttr(k->i)}});
   return Status::Ok();
 }
 
@@ -104,7 +104,7 @@ Status RewriteDynamicTopK(ir::Operation* op, const ErrorFormatter& format) {
     return Unimplemented(format(op->loc, what + "k must be a constant (a k known only at run time is not supported)"));
   KILN_RETURN_IF_ERROR(CheckTopK(*op, what, *k, format));
   op->operands.resize(1);
-  Rename(op, KernelName(KernelId::kTopK), {{"k", Int(*k)}});
+  Rename(op, KernelName(KernelId::kTopK), {{"k", ir::IntAttr(*k)}});
   return Status::Ok();
 }
 
@@ -233,7 +233,7 @@ Status RewriteDynamicReduceWindow(ir::Operation* op, const ErrorFormatter& forma
       std::vector<int64_t> ints;
       for (size_t e = 0; e < value->DenseElementCount(); ++e)
         ints.push_back(ref::LoadScalar(v->type.element, value->DenseElement(e)).i);
-      attrs.emplace_back(kNames[k], IntArray(std::move(ints)));
+      attrs.emplace_back(kNames[k], ir::IntArrayAttr(std::move(ints)));
     } else {
       attrs.emplace_back(kNames[k], *value);  // [rank, 2], as reduce_window's padding
     }
@@ -299,11 +299,8 @@ Status RewriteApproxTopK(ir::Block* block, size_t at, const ErrorFormatter& form
   second->def = sort;
   second->index = 1;
   sort->results.push_back(std::move(second));
-  sort->attrs.emplace_back("dimension", Int(dim));
-  ir::Attribute stable;
-  stable.kind = ir::Attribute::Kind::kBool;
-  stable.b = true;
-  sort->attrs.emplace_back("is_stable", std::move(stable));
+  sort->attrs.emplace_back("dimension", ir::IntAttr(dim));
+  sort->attrs.emplace_back("is_stable", ir::BoolAttr(true));
   const ir::Type value = ir::Type::Tensor(x.element, {}), index = ir::Type::Tensor(ElementType::kSI32, {});
   AddCallingBody(sort, op, {value, value, index, index}, {ir::Type::Tensor(ElementType::kI1, {})}, comparator->str);
   std::vector<int64_t> start(static_cast<size_t>(x.rank()), 0), limit = x.dims, strides(start.size(), 1);
@@ -312,9 +309,9 @@ Status RewriteApproxTopK(ir::Block* block, size_t at, const ErrorFormatter& form
   for (int r = 0; r < 2; ++r) {
     ir::Operation* s = NewOp(&ops, op, block, KernelName(KernelId::kSlice), {sort->results[r].get()},
                              r == 0 ? values : indices);
-    s->attrs.emplace_back("start_indices", IntArray(start));
-    s->attrs.emplace_back("limit_indices", IntArray(limit));
-    s->attrs.emplace_back("strides", IntArray(strides));
+    s->attrs.emplace_back("start_indices", ir::IntArrayAttr(start));
+    s->attrs.emplace_back("limit_indices", ir::IntArrayAttr(limit));
+    s->attrs.emplace_back("strides", ir::IntArrayAttr(strides));
     takers.push_back(s);
   }
   *n = SpliceTakingOver(block, at, std::move(ops), takers);

@@ -29,14 +29,6 @@ inline void CountUses(const ir::Block& block, std::map<const ir::Value*, int>* u
   }
 }
 
-inline ir::Attribute IntArray(std::vector<int64_t> v) {
-  ir::Attribute a;
-  a.kind = ir::Attribute::Kind::kIntArray;
-  a.type.element = ElementType::kSI64;
-  a.ints = std::move(v);
-  return a;
-}
-
 // The int-array field `name` (lhs_batching_dimensions, ...) of a
 // dot_general's dot_dimension_numbers, or null.
 inline ir::Attribute* DotDimField(ir::Operation* dot, std::string_view name) {
@@ -45,14 +37,6 @@ inline ir::Attribute* DotDimField(ir::Operation* dot, std::string_view name) {
       for (auto& [fn, f] : a.fields)
         if (fn == name && f.kind == ir::Attribute::Kind::kIntArray) return &f;
   return nullptr;
-}
-
-inline ir::Attribute Int(int64_t v) {
-  ir::Attribute a;
-  a.kind = ir::Attribute::Kind::kInt;
-  a.i = v;
-  a.type = ir::Type::Tensor(ElementType::kSI64, {});
-  return a;
 }
 
 inline std::string Dims(const std::vector<int64_t>& d) {
@@ -113,7 +97,7 @@ inline ir::Value* BroadcastTo(Ops* ops, const ir::Operation& at, ir::Block* bloc
     ir::Value* shape = ShapeTensor(ops, at, block, dims, source);
     b = NewOp(ops, at, block, "stablehlo.dynamic_broadcast_in_dim", {v, shape}, type);
   }
-  b->attrs.emplace_back("broadcast_dimensions", IntArray(std::move(broadcast_dimensions)));
+  b->attrs.emplace_back("broadcast_dimensions", ir::IntArrayAttr(std::move(broadcast_dimensions)));
   return b->result();
 }
 
@@ -143,12 +127,12 @@ inline ir::Value* ShapeTensor(Ops* ops, const ir::Operation& at, ir::Block* bloc
     }
     ir::Operation* size =
         NewOp(ops, at, block, "stablehlo.get_dimension_size", {source}, ir::Type::Tensor(ElementType::kSI32, {}));
-    size->attrs.emplace_back("dimension", Int(static_cast<int64_t>(k)));
+    size->attrs.emplace_back("dimension", ir::IntAttr(static_cast<int64_t>(k)));
     pieces.push_back(NewOp(ops, at, block, "stablehlo.reshape", {size->result()}, one)->result());
   }
   ir::Operation* all = NewOp(ops, at, block, "stablehlo.concatenate", pieces,
                              ir::Type::Tensor(ElementType::kSI32, {static_cast<int64_t>(dims.size())}));
-  all->attrs.emplace_back("dimension", Int(0));
+  all->attrs.emplace_back("dimension", ir::IntAttr(0));
   return all->result();
 }
 
@@ -161,10 +145,10 @@ inline ir::Value* DotGeneral(Ops* ops, const ir::Operation& at, ir::Block* block
   ir::Attribute nums;
   nums.kind = ir::Attribute::Kind::kStruct;
   nums.str = "#stablehlo.dot";
-  nums.fields.emplace_back("lhs_batching_dimensions", IntArray(std::move(lb)));
-  nums.fields.emplace_back("rhs_batching_dimensions", IntArray(std::move(rb)));
-  nums.fields.emplace_back("lhs_contracting_dimensions", IntArray(std::move(lc)));
-  nums.fields.emplace_back("rhs_contracting_dimensions", IntArray(std::move(rc)));
+  nums.fields.emplace_back("lhs_batching_dimensions", ir::IntArrayAttr(std::move(lb)));
+  nums.fields.emplace_back("rhs_batching_dimensions", ir::IntArrayAttr(std::move(rb)));
+  nums.fields.emplace_back("lhs_contracting_dimensions", ir::IntArrayAttr(std::move(lc)));
+  nums.fields.emplace_back("rhs_contracting_dimensions", ir::IntArrayAttr(std::move(rc)));
   d->attrs.emplace_back("dot_dimension_numbers", std::move(nums));
   return d->result();
 }
