@@ -717,40 +717,36 @@ void Parser::ParseLinalgNamed(Operation* op, int num_results) {
   SetResultTypes(op, {out}, num_results, at);
 }
 
-// [a, b, ...] of integer literals (offsets, sizes and strides of a slice).
-std::vector<int64_t> Parser::ParseMixedList(const char* what, std::vector<Value*>* dynamic) {
+// [a, %i, ...]: the offsets, sizes or strides of a slice, each an integer
+// literal or an index value.
+Parser::MixedList Parser::ParseMixedList(const char* what) {
   Expect(Tok::kLSquare, what);
-  std::vector<int64_t> v;
-  dynamic->clear();
+  MixedList l;
   while (!cur_.is(Tok::kRSquare)) {
     if (cur_.is(Tok::kValueId)) {
       Token at = cur_;
       Value* x = ParseValueUse();
       if (x->type != Type::Tensor(ElementType::kSI64, {})) Fail(at, std::string(what) + ": a dynamic entry must be an index");
-      v.push_back(Type::kDynamic);
-      dynamic->push_back(x);
+      l.values.push_back(Type::kDynamic);
+      l.dynamic.push_back(x);
     } else {
       if (!cur_.is(Tok::kInteger) && !cur_.is(Tok::kMinus)) Fail(cur_, std::string("expected ") + what);
-      v.push_back(ParseIntLiteral(true));
-      dynamic->push_back(nullptr);
+      l.values.push_back(ParseIntLiteral(true));
+      l.dynamic.push_back(nullptr);
     }
     if (!Consume(Tok::kComma)) break;
   }
   Expect(Tok::kRSquare, what);
-  return v;
+  return l;
 }
 
+// [a, b, ...] of integer literals only.
 std::vector<int64_t> Parser::ParseStaticList(const char* what) {
-  Expect(Tok::kLSquare, what);
-  std::vector<int64_t> v;
-  while (!cur_.is(Tok::kRSquare)) {
-    if (!cur_.is(Tok::kInteger) && !cur_.is(Tok::kMinus))
-      Fail(cur_, std::string("only static ") + what + " are supported");
-    v.push_back(ParseIntLiteral(true));
-    if (!Consume(Tok::kComma)) break;
-  }
-  Expect(Tok::kRSquare, what);
-  return v;
+  Token at = cur_;
+  MixedList l = ParseMixedList(what);
+  if (std::find(l.values.begin(), l.values.end(), Type::kDynamic) != l.values.end())
+    Fail(at, std::string("only static ") + what + " are supported");
+  return l.values;
 }
 
 // tensor.expand_shape %x [[0, 1]] [output_shape [..]] : T into T',
@@ -780,9 +776,9 @@ void Parser::ParseReassociation(Operation* op, int num_results) {
 void Parser::ParseExtractSlice(Operation* op, int num_results) {
   Token at = cur_;
   Value* x = ParseValueUse();
-  std::vector<Value*> dynamic_offsets, dynamic_sizes;
-  std::vector<int64_t> offsets = ParseMixedList("offsets", &dynamic_offsets),
-                       sizes = ParseMixedList("sizes", &dynamic_sizes), strides = ParseStaticList("strides");
+  const MixedList mixed_offsets = ParseMixedList("offsets"), mixed_sizes = ParseMixedList("sizes");
+  std::vector<int64_t> offsets = mixed_offsets.values, sizes = mixed_sizes.values,
+                       strides = ParseStaticList("strides");
   if (cur_.is(Tok::kLBrace)) SkipBalanced(Tok::kLBrace, Tok::kRBrace);
   Expect(Tok::kColon, "and the operand's type");
   Token ft = cur_;
@@ -794,11 +790,11 @@ void Parser::ParseExtractSlice(Operation* op, int num_results) {
   const auto is_dynamic = [](int64_t v) { return v == Type::kDynamic; };
   if (std::any_of(offsets.begin(), offsets.end(), is_dynamic) || std::any_of(sizes.begin(), sizes.end(), is_dynamic) ||
       !x->type.HasStaticShape()) {
-    ExtractDynamicSlice(op, num_results, at, x, {offsets, dynamic_offsets}, {sizes, dynamic_sizes}, strides, tt, to);
+    ExtractDynamicSlice(op, num_results, at, x, mixed_offsets, mixed_sizes, strides, tt, to);
     return;
   }
-  if (offsets.size() != rank || sizes.size() != rank || strides.size() != rank || !x->type.HasStaticShape())
-    Fail(at, "tensor.extract_slice needs an offset, size and stride per dimension of a static shape");
+  if (offsets.size() != rank || sizes.size() != rank || strides.size() != rank)
+    Fail(at, "tensor.extract_slice needs an offset, size and stride per dimension");
   std::vector<int64_t> limits(rank);
   for (size_t d = 0; d < rank; ++d) {
     if (!SliceFits(offsets[d], sizes[d], strides[d], x->type.dims[d]))

@@ -202,15 +202,15 @@ class Parser {
   void ParseLinalgGeneric(Operation* op, int num_results);
   void ParseLinalgExtSort(Operation* op, int num_results);  // iree_linalg_ext.sort
   void ParseLinalgNamed(Operation* op, int num_results);    // matmul, transpose, broadcast, ...
-  std::vector<int64_t> ParseStaticList(const char* what);  // [1, 2, 3]
   // [1, %i, 3]: each entry an integer, or an index value (rank-0 si64) whose
-  // entry in the returned list is Type::kDynamic and in `dynamic` the value.
-  std::vector<int64_t> ParseMixedList(const char* what, std::vector<Value*>* dynamic);
-  void ParseReassociation(Operation* op, int num_results);  // tensor.expand_shape / collapse_shape
-  struct MixedList {  // ParseMixedList's result
+  // entry in `values` is Type::kDynamic and in `dynamic` the value.
+  struct MixedList {
     std::vector<int64_t> values;
     std::vector<Value*> dynamic;
   };
+  MixedList ParseMixedList(const char* what);
+  std::vector<int64_t> ParseStaticList(const char* what);  // [1, 2, 3]
+  void ParseReassociation(Operation* op, int num_results);  // tensor.expand_shape / collapse_shape
   void ExtractDynamicSlice(Operation* op, int num_results, const Token& at, Value* x, const MixedList& offsets,
                            const MixedList& sizes, const std::vector<int64_t>& strides, const Token& tt, const Type& to);
   void ParseExtractSlice(Operation* op, int num_results);
