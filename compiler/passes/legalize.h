@@ -36,6 +36,12 @@ Status LegalizeChloConstants(ir::Module* module, const ErrorFormatter& format_er
 // the verifier; a form the rewrite cannot express is refused at the op.
 Status LegalizeDeprecatedOps(ir::Module* module, const ErrorFormatter& format_error);
 
+// stablehlo.rng_bit_generator with IREE's tensor<4xi32> state (which the
+// verifier lets through) -> the spec op on the 2 or 3 ui64 words that IREE
+// reads from it, between slices, bitcasts and concatenates that convert
+// the state both ways (compiler/passes/legalize_iree_rng_state.cc).
+void LegalizeIreeRngStates(ir::Module* module);
+
 // MHLO's ops that StableHLO carries as custom calls (@mhlo.topk, which
 // CHLO's legalization leaves for chlo.top_k in portable artifacts;
 // @mhlo.erf; JAX's @stablehlo.dynamic_top_k with a constant k) -> the CHLO

@@ -126,10 +126,17 @@ std::string RngBitGenerator(const ir::Operation& op, const Context&) {
     return Msg(op, "initial_state " + TypeStr(s) + " and output_state " + TypeStr(os) + " must have the same type", "C1");
   std::string alg = EnumStr(op, "rng_algorithm");
   int64_t n = s.NumElements();
+  // IREE's form: 4 words of 32 bits (compiler/passes/legalize_iree_rng_state.cc
+  // rewrites it into the spec's).
+  if (s.rank() == 1 && n == 4 && (s.element == ElementType::kSI32 || s.element == ElementType::kUI32) &&
+      s.quant == nullptr)
+    return "";
   if (n >= 0 && alg == "THREE_FRY" && n != 2)
-    return Msg(op, "THREE_FRY needs an initial_state of 2 elements, got " + TypeStr(s), "C2");
+    return Msg(op, "THREE_FRY needs an initial_state of 2 elements (or IREE's tensor<4xi32>), got " + TypeStr(s),
+               "C2");
   if (n >= 0 && alg == "PHILOX" && n != 2 && n != 3)
-    return Msg(op, "PHILOX needs an initial_state of 2 or 3 elements, got " + TypeStr(s), "C2");
+    return Msg(op, "PHILOX needs an initial_state of 2 or 3 elements (or IREE's tensor<4xi32>), got " + TypeStr(s),
+               "C2");
   return "";
 }
 

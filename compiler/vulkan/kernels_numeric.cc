@@ -213,15 +213,38 @@ StatusOr<ShaderSource> RngBitGenerator(const KernelParams& kp, const DispatchUse
   if (t.cls == C::kComplex) return Refuse(u, "complex results");
   const bool threefry = alg == "THREE_FRY";
   const int per_element = t.bits > 32 ? 2 : 1;
+  const std::vector<std::string> dims = DimsOf(w, bits_out);
   std::string count = "1u";
-  for (const std::string& d : DimsOf(w, bits_out)) count += " * " + d;
-  std::string raw = "uint64_t(kiln_rng_word(tf, key, lo, hi, uint64_t(i) * " + std::to_string(per_element) + "ul))";
+  for (const std::string& d : dims) count += " * " + d;
+  // THREE_FRY's results of 32 bits or fewer: XLA's layout
+  // (kernels/reference/threefry_layout.h): the result as [outer, split,
+  // inner] around the split dim, hsplit = ceil(split / 2) blocks along it.
+  const bool halves = threefry && per_element == 1;
+  std::string layout;
+  if (halves && !dims.empty()) {
+    const std::string r = std::to_string(dims.size());
+    layout += "  const uint d[" + r + "] = uint[" + r + "](";
+    for (size_t k = 0; k < dims.size(); ++k) layout += (k ? ", " : "") + dims[k];
+    layout += ");\n  uint s = " + r + "u;\n";
+    layout += "  for (uint k = 0u; k < " + r + "u; ++k) if (s == " + r + "u && (d[k] & 1u) == 0u) s = k;\n";
+    layout += "  if (s == " + r + "u) { s = 0u; for (uint k = 1u; k < " + r + "u; ++k) if (d[k] > d[s]) s = k; }\n";
+    layout += "  uint inner = 1u;\n  for (uint k = s + 1u; k < " + r + "u; ++k) inner *= d[k];\n";
+    layout += "  const uint split = d[s], hsplit = (split + 1u) / 2u;\n";
+    layout += "  const uint64_t blocks_used = split == 0u ? 0ul : uint64_t(n / split) * uint64_t(hsplit);\n";
+  } else if (halves) {
+    layout += "  const uint inner = 1u, split = 1u, hsplit = 1u;\n  const uint64_t blocks_used = 1ul;\n";
+  }
+  std::string word = "uint64_t(i) * " + std::to_string(per_element) + "ul";
+  if (halves)
+    word = "2ul * uint64_t(((i / inner) / split * hsplit + ((i / inner) % split) / 2u) * inner + i % inner) + "
+           "uint64_t(((i / inner) % split) & 1u)";
+  std::string raw = "uint64_t(kiln_rng_word(tf, key, lo, hi, " + word + "))";
   if (per_element == 2)
     raw += " | (uint64_t(kiln_rng_word(tf, key, lo, hi, uint64_t(i) * 2ul + 1ul)) << 32)";
   const std::string bits = t.is_64() ? "raw" : t.bits < 32 ? "(uint(raw) & " + Uint((int64_t{1} << t.bits) - 1) + ")"
                                                            : "uint(raw)";
   std::string body = "  const bool tf = " + std::string(threefry ? "true" : "false") + ";\n";
-  body += "  const uint words = " + w.Dim(0, 0) + ", n = " + count + ";\n";
+  body += "  const uint words = " + w.Dim(0, 0) + ", n = " + count + ";\n" + layout;
   // A state of the wrong size (the CPU refuses the call): nothing is read.
   body += "  if (words != 2u && (tf || words != 3u)) return;\n";
   body += "  uint64_t key = uint64_t(" + w.Load(0, "0u") + "), lo = uint64_t(" + w.Load(0, "1u") +
@@ -229,8 +252,9 @@ StatusOr<ShaderSource> RngBitGenerator(const KernelParams& kp, const DispatchUse
   body += "  if (i < n) {\n    uint64_t raw = " + raw + ";\n    " + w.Store(bits_out, "i", ValueFromBits(t, bits)) +
           "\n  }\n";
   body += "  if (i == 0u) {\n";
-  body += "    uint64_t per_block = tf ? 2ul : 4ul, blocks = (uint64_t(n) * " + std::to_string(per_element) +
-          "ul + per_block - 1ul) / per_block;\n";
+  body += "    uint64_t per_block = tf ? 2ul : 4ul, blocks = " +
+          (halves ? std::string("blocks_used") : "(uint64_t(n) * " + std::to_string(per_element) +
+                                                    "ul + per_block - 1ul) / per_block") + ";\n";
   body += "    uint64_t next = lo + blocks;\n";
   const std::string as = state.name;
   body += "    " + w.Store(out_state, "0u", as + "(key)") + "\n    " + w.Store(out_state, "1u", as + "(next)") + "\n";

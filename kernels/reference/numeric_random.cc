@@ -7,17 +7,19 @@
 //    2011). key = state[0] (k0 = low 32 bits, k1 = high 32 bits); block i
 //    encrypts the 64-bit counter state[1] + i (x0 = low half, x1 = high
 //    half) and yields the words x0, x1 in that order. New state:
-//    [state[0], state[1] + blocks].
+//    [state[0], state[1] + blocks]. Results of 32 bits or fewer are laid
+//    out as XLA's ThreeFry generator lays them (ThreeFryHalves below), so
+//    that programs exported from JAX get XLA's bits.
 //  - PHILOX (state ui64[2] or ui64[3]): Philox-4x32 with 10 rounds. key =
 //    state[0]; the 128-bit counter is state[1] (low 64 bits) and state[2]
 //    (high 64 bits; 0 when the state has 2 words); block i encrypts counter
 //    + i and yields words c0..c3 in that order. New state: counter + blocks
 //    (carrying into state[2] when present).
 //  - DEFAULT: PHILOX (as XLA's CPU and GPU backends choose).
-//  Output elements are filled in row-major order from the word stream: each
-//  element of <= 32 bits takes one word (its low bits), each 64-bit element
-//  two words (first = low half). Integers store those bits; floats store
-//  them as their bit pattern.
+//  Otherwise output elements are filled in row-major order from the word
+//  stream: each element of <= 32 bits takes one word (its low bits), each
+//  64-bit element two words (first = low half). Integers store those bits;
+//  floats store them as their bit pattern.
 //
 // rng (deterministic, no hidden state): element i draws 64 bits from
 // Philox-4x32 with key 0x4B494C4E ("KILN") and counter i. UNIFORM floats:
@@ -33,6 +35,7 @@
 
 #include "kernels/reference/numeric_util.h"
 #include "kernels/reference/kernels.h"
+#include "kernels/reference/threefry_layout.h"
 
 namespace kiln::ref {
 namespace {
@@ -114,7 +117,12 @@ Status RngBitGenerator(const KernelCall& c) {
   const int64_t words_needed = n * (bits > 32 ? 2 : 1);
   const bool threefry = alg == "THREE_FRY";
   const int64_t per_block = threefry ? 2 : 4;
-  const uint64_t blocks = static_cast<uint64_t>((words_needed + per_block - 1) / per_block);
+  // THREE_FRY's 32-bit and narrower results: XLA's layout, whose block
+  // count may exceed the words' (an odd split dim leaves words unused).
+  const bool halves = threefry && bits <= 32;
+  const ThreeFryHalves layout = ThreeFryHalves::Of(out.dims);
+  const uint64_t blocks = static_cast<uint64_t>(halves ? layout.Blocks()
+                                                       : (words_needed + per_block - 1) / per_block);
 
   // Generate the word stream.
   std::vector<uint32_t> stream(blocks * per_block);
@@ -135,6 +143,7 @@ Status RngBitGenerator(const KernelCall& c) {
   const size_t sb = StorageBytes(out.type);
   int64_t w = 0;
   for (int64_t i = 0; i < n; ++i) {
+    if (halves) w = layout.Word(i);
     uint64_t raw = stream[w++];
     if (bits > 32) raw |= static_cast<uint64_t>(stream[w++]) << 32;
     if (bits < 64) raw &= (uint64_t{1} << bits) - 1;

@@ -429,3 +429,25 @@ func.func @linalg_ext_sort() {
   check.expect_eq_const(%s#1, dense<[[0, 2, 1], [1, 0, 2]]> : tensor<2x3xi32>) : tensor<2x3xi32>
   return
 }
+
+// rng_bit_generator with IREE's tensor<4xi32> state: key = words 0 and 1
+// (low first) = 1 + 2 * 2^32, counter = words 3 and 2 (high first) = 4 +
+// 3 * 2^32; IREE's PHILOX also puts the key in the counter's upper half.
+// The bits are the spec op's on those ui64 words; the new state keeps the
+// key words and holds the advanced counter low word first.
+func.func @rng_bit_generator_iree_state() {
+  %s = util.unfoldable_constant dense<[1, 2, 3, 4]> : tensor<4xi32>
+  %t0:2 = "stablehlo.rng_bit_generator"(%s) {rng_algorithm = #stablehlo<rng_algorithm THREE_FRY>} : (tensor<4xi32>) -> (tensor<4xi32>, tensor<2x3xi32>)
+  %u = stablehlo.constant dense<[8589934593, 12884901892]> : tensor<2xui64>
+  %t1:2 = "stablehlo.rng_bit_generator"(%u) {rng_algorithm = #stablehlo<rng_algorithm THREE_FRY>} : (tensor<2xui64>) -> (tensor<2xui64>, tensor<2x3xi32>)
+  check.expect_eq(%t0#1, %t1#1) : tensor<2x3xi32>
+  // 2x3 words take 3 blocks of 2.
+  check.expect_eq_const(%t0#0, dense<[1, 2, 7, 3]> : tensor<4xi32>) : tensor<4xi32>
+  %p0:2 = "stablehlo.rng_bit_generator"(%s) {rng_algorithm = #stablehlo<rng_algorithm PHILOX>} : (tensor<4xi32>) -> (tensor<4xi32>, tensor<8xi32>)
+  %v = stablehlo.constant dense<[8589934593, 12884901892, 8589934593]> : tensor<3xui64>
+  %p1:2 = "stablehlo.rng_bit_generator"(%v) {rng_algorithm = #stablehlo<rng_algorithm PHILOX>} : (tensor<3xui64>) -> (tensor<3xui64>, tensor<8xi32>)
+  check.expect_eq(%p0#1, %p1#1) : tensor<8xi32>
+  // 8 words take 2 blocks of 4.
+  check.expect_eq_const(%p0#0, dense<[1, 2, 6, 3]> : tensor<4xi32>) : tensor<4xi32>
+  return
+}

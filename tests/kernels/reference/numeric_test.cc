@@ -190,8 +190,8 @@ TEST(NumericRngBitGenerator, DeterministicAndStateAdvances) {
   auto a = RunBits("THREE_FRY", {7, 100}, kU32, {3, 3}, &s1);
   auto b = RunBits("THREE_FRY", {7, 100}, kU32, {3, 3});
   EXPECT_EQ(a, b);
-  EXPECT_EQ(s1, (std::vector<double>{7, 105}));  // 9 words -> 5 blocks of 2
-  auto c = RunBits("THREE_FRY", {7, 105}, kU32, {3, 3});
+  EXPECT_EQ(s1, (std::vector<double>{7, 106}));  // XLA's halves: 2x3 blocks
+  auto c = RunBits("THREE_FRY", {7, 106}, kU32, {3, 3});
   EXPECT_NE(a, c);
   auto p = RunBits("PHILOX", {7, 100}, kU32, {3, 3}, &s2);
   EXPECT_EQ(s2, (std::vector<double>{7, 103}));  // 9 words -> 3 blocks of 4
@@ -205,6 +205,40 @@ TEST(NumericRngBitGenerator, DeterministicAndStateAdvances) {
   std::vector<double> s3;
   RunBits("THREE_FRY", {1, 2}, kU32, {0}, &s3);
   EXPECT_EQ(s3, (std::vector<double>{1, 2}));
+}
+
+// THREE_FRY's 32-bit results in XLA's layout (threefry_layout.h): the
+// words of block b are the halves of the 64-bit result's element b.
+TEST(NumericRngBitGenerator, ThreeFry32InXlaLayout) {
+  // XLA's own output for state [0, 0] and a 3x2 result (split dim 1).
+  std::vector<double> st;
+  EXPECT_EQ(RunBits("THREE_FRY", {0, 0}, kU32, {3, 2}, &st),
+            (std::vector<double>{1797259609, 2579123966, 1351547692, 3235790642, 1688610540, 4229293427}));
+  EXPECT_EQ(st, (std::vector<double>{0, 3}));
+  Tensor s = T(kU64, {2}, {5, 9});
+  Tensor os = Zeros(kU64, {2});
+  Tensor blocks = Zeros(kU64, {8});
+  ASSERT_TRUE(Call("stablehlo.rng_bit_generator", {Str("rng_algorithm", "THREE_FRY")}, {&s}, {&os, &blocks}).ok());
+  uint64_t b[8];
+  std::memcpy(b, blocks.bytes.data(), sizeof(b));
+  auto lo = [&](int k) { return static_cast<double>(static_cast<uint32_t>(b[k])); };
+  auto hi = [&](int k) { return static_cast<double>(static_cast<uint32_t>(b[k] >> 32)); };
+  // 2x3: split dim 0 (the first even one), so row 0 holds the first words
+  // of blocks 0..2 and row 1 their second words.
+  EXPECT_EQ(RunBits("THREE_FRY", {5, 9}, kU32, {2, 3}, &st), (std::vector<double>{lo(0), lo(1), lo(2), hi(0), hi(1), hi(2)}));
+  EXPECT_EQ(st, (std::vector<double>{5, 12}));
+  // 3x3: no even dim, split dim 0 (the first largest) into 2 block rows;
+  // the last block row's second words are dropped.
+  EXPECT_EQ(RunBits("THREE_FRY", {5, 9}, kU32, {3, 3}, &st),
+            (std::vector<double>{lo(0), lo(1), lo(2), hi(0), hi(1), hi(2), lo(3), lo(4), lo(5)}));
+  EXPECT_EQ(st, (std::vector<double>{5, 15}));
+  // 1-D: interleaved; a scalar: block 0's first word.
+  EXPECT_EQ(RunBits("THREE_FRY", {5, 9}, kU32, {5}), (std::vector<double>{lo(0), hi(0), lo(1), hi(1), lo(2)}));
+  EXPECT_EQ(RunBits("THREE_FRY", {5, 9}, kU32, {}, &st), (std::vector<double>{lo(0)}));
+  EXPECT_EQ(st, (std::vector<double>{5, 10}));
+  // 16-bit elements take the low half of the word a 32-bit one would.
+  auto u16 = RunBits("THREE_FRY", {5, 9}, ElementType::kUI16, {2, 3});
+  EXPECT_EQ(u16[4], static_cast<double>(static_cast<uint32_t>(b[1] >> 32) & 0xFFFFu));
 }
 
 TEST(NumericRngBitGenerator, Errors) {
