@@ -30,6 +30,7 @@
 #include <map>
 #include <set>
 
+#include "compiler/ir_emit.h"
 #include "compiler/parse/parser_impl.h"
 #include "kernels/scalar/scalar.h"
 
@@ -37,6 +38,9 @@ namespace kiln::ir::detail {
 namespace {
 
 Attribute Ints(std::vector<int64_t> v) { return IntArrayAttr(std::move(v)); }
+
+// Sizes the linalg forms compute (from `index` values) are i64.
+constexpr ElementType kShapeType = ElementType::kSI64;
 
 // A constant of `type` whose every element is `s` (a compact splat when large).
 Attribute Splat(const Type& type, const Scalar& s) {
@@ -94,50 +98,6 @@ bool DefinedIn(const Value* v, const Block* body) {
     b = holder ? holder->parent : nullptr;
   }
   return false;
-}
-
-using EmitFn = std::function<Operation*(std::string, std::vector<Value*>, Type)>;
-
-// A rank-0 i64 tensor: dimension `d` of `v` (get_dimension_size, converted).
-Value* DimensionOf(const EmitFn& emit, Value* v, int64_t d) {
-  Operation* size = emit("stablehlo.get_dimension_size", {v}, Type::Tensor(ElementType::kSI32, {}));
-  size->attrs.emplace_back("dimension", IntAttr(d));
-  return emit("stablehlo.convert", {size->result()}, Type::Tensor(ElementType::kSI64, {}))->result();
-}
-
-// A tensor<N x i64> of `dims`: the static ones as constants, each dynamic
-// one the rank-0 i64 value `dynamic(k)` gives.
-Value* ShapeTensor(const EmitFn& emit, const std::vector<int64_t>& dims, const std::function<Value*(size_t)>& dynamic) {
-  std::vector<Value*> parts;
-  for (size_t k = 0; k < dims.size(); ++k) {
-    const Type one = Type::Tensor(ElementType::kSI64, {1});
-    if (dims[k] != Type::kDynamic) {
-      Operation* c = emit("stablehlo.constant", {}, one);
-      Scalar s;
-      s.i = dims[k];
-      c->attrs.emplace_back("value", Splat(one, s));
-      parts.push_back(c->result());
-    } else {
-      parts.push_back(emit("stablehlo.reshape", {dynamic(k)}, one)->result());
-    }
-  }
-  if (parts.size() == 1) return parts[0];
-  Operation* cat = emit("stablehlo.concatenate", parts, Type::Tensor(ElementType::kSI64, {static_cast<int64_t>(dims.size())}));
-  cat->attrs.emplace_back("dimension", IntAttr(0));
-  return cat->result();
-}
-
-// `v` (rank 0, or with `map` naming the result dims its dims become)
-// broadcast to a tensor of `dims`, whose dynamic sizes `dynamic` gives.
-Value* BroadcastTo(const EmitFn& emit, Value* v, const std::vector<int64_t>& map, const std::vector<int64_t>& dims,
-                   const std::function<Value*(size_t)>& dynamic) {
-  const Type t = Type::Tensor(v->type.element, dims);
-  const bool is_static = t.HasStaticShape();
-  std::vector<Value*> args = {v};
-  if (!is_static) args.push_back(ShapeTensor(emit, dims, dynamic));
-  Operation* b = emit(is_static ? "stablehlo.broadcast_in_dim" : "stablehlo.dynamic_broadcast_in_dim", args, t);
-  b->attrs.emplace_back("broadcast_dimensions", Ints(map));
-  return b->result();
 }
 
 }  // namespace
@@ -227,7 +187,7 @@ void Parser::ParseEmptyTensor(Operation* op, int num_results) {
   Operation* zero = emit("stablehlo.constant", {}, Type::Tensor(t.element, {}));
   zero->attrs.emplace_back("value", Splat(Type::Tensor(t.element, {}), Scalar{}));
   size_t next = 0;
-  Value* shape = ShapeTensor(emit, t.dims, [&](size_t) { return sizes[next++]; });
+  Value* shape = ShapeTensor(emit, t.dims, [&](size_t) { return sizes[next++]; }, kShapeType);
   op->name = "stablehlo.dynamic_broadcast_in_dim";
   op->operands = {zero->result(), shape};
   op->attrs.emplace_back("broadcast_dimensions", Ints({}));
@@ -299,7 +259,8 @@ void Parser::ParseLinalgFill(Operation* op, int num_results) {
     EmitFn emit = [&](std::string name, std::vector<Value*> args, Type rt) {
       return EmitBefore(op, std::move(name), std::move(args), std::move(rt));
     };
-    Value* shape = ShapeTensor(emit, t.dims, [&](size_t k) { return DimensionOf(emit, outs[0], static_cast<int64_t>(k)); });
+    Value* shape = ShapeTensor(emit, t.dims, [&](size_t k) { return DimensionOf(emit, outs[0], static_cast<int64_t>(k), kShapeType); },
+                                kShapeType);
     op->name = "stablehlo.dynamic_broadcast_in_dim";
     op->operands = {ins[0], shape};
   }
@@ -442,7 +403,7 @@ void Parser::ParseLinalgGeneric(Operation* op, int num_results) {
   std::map<size_t, Value*> loop_sizes;
   auto loop_size = [&](size_t d) {
     Value*& v = loop_sizes[d];
-    if (!v) v = DimensionOf(emit, operands[provider[d].first], provider[d].second);
+    if (!v) v = DimensionOf(emit, operands[provider[d].first], provider[d].second, kShapeType);
     return v;
   };
   // An operand broadcast into the iteration space by its map.
@@ -470,7 +431,7 @@ void Parser::ParseLinalgGeneric(Operation* op, int num_results) {
     bool identity = static_cast<int64_t>(map.size()) == loops;
     for (size_t j = 0; identity && j < map.size(); ++j) identity = map[j] == static_cast<int64_t>(j);
     if (identity && v->type == in_space(v->type.element)) return v;
-    return BroadcastTo(emit, v, map, sizes, loop_size);
+    return BroadcastTo(emit, v, map, sizes, loop_size, kShapeType);
   };
   auto new_arg = [&](Type t) {
     auto v = std::make_unique<Value>();
@@ -501,7 +462,7 @@ void Parser::ParseLinalgGeneric(Operation* op, int num_results) {
     if (!arg) {
       const bool is_static = in_space(ElementType::kSI64).HasStaticShape();
       std::vector<Value*> shape;
-      if (!is_static) shape.push_back(ShapeTensor(emit, sizes, loop_size));
+      if (!is_static) shape.push_back(ShapeTensor(emit, sizes, loop_size, kShapeType));
       Operation* iota = emit(is_static ? "stablehlo.iota" : "stablehlo.dynamic_iota", shape, in_space(ElementType::kSI64));
       iota->attrs.emplace_back("iota_dimension", IntAttr(d->i));
       map_inputs.push_back(iota->result());
@@ -517,7 +478,7 @@ void Parser::ParseLinalgGeneric(Operation* op, int num_results) {
       if (u->type.rank() != 0) fail("linalg.generic's body reads a tensor from outside it");
       Value*& arg = captured[u];
       if (!arg) {
-        map_inputs.push_back(BroadcastTo(emit, u, {}, sizes, loop_size));
+        map_inputs.push_back(BroadcastTo(emit, u, {}, sizes, loop_size, kShapeType));
         arg = new_arg(u->type);
       }
       u = arg;
@@ -864,12 +825,13 @@ void Parser::ExtractDynamicSlice(Operation* op, int num_results, const Token& at
   for (size_t d = 0; d < rank; ++d) {
     Value* span = emit("stablehlo.multiply", {entry(sizes, d), constant(strides[d])}, index)->result();
     Value* end = emit("stablehlo.add", {entry(offsets, d), span}, index)->result();
-    Value* dim = x->type.dims[d] == Type::kDynamic ? DimensionOf(emit, x, static_cast<int64_t>(d)) : constant(x->type.dims[d]);
+    Value* dim = x->type.dims[d] == Type::kDynamic ? DimensionOf(emit, x, static_cast<int64_t>(d), kShapeType) : constant(x->type.dims[d]);
     limits[d] = emit("stablehlo.minimum", {end, dim}, index)->result();
   }
-  Value* start = ShapeTensor(emit, offsets.values, [&](size_t d) { return offsets.dynamic[d]; });
-  Value* limit = ShapeTensor(emit, std::vector<int64_t>(rank, Type::kDynamic), [&](size_t d) { return limits[d]; });
-  Value* step = ShapeTensor(emit, strides, [](size_t) -> Value* { return nullptr; });
+  Value* start = ShapeTensor(emit, offsets.values, [&](size_t d) { return offsets.dynamic[d]; }, kShapeType);
+  Value* limit = ShapeTensor(emit, std::vector<int64_t>(rank, Type::kDynamic), [&](size_t d) { return limits[d]; },
+                             kShapeType);
+  Value* step = ShapeTensor(emit, strides, [](size_t) -> Value* { return nullptr; }, kShapeType);
   op->name = "stablehlo.real_dynamic_slice";
   op->operands = {x, start, limit, step};
   SetResultTypes(op, {to}, num_results, at);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "compiler/ir.h"
+#include "compiler/ir_emit.h"
 #include "kernels/common/scalar_program.h"
 #include "kernels/kernel_table.h"
 #include "kernels/scalar/scalar.h"
@@ -76,12 +77,24 @@ inline size_t Splice(ir::Block* block, size_t at, Ops ops) {
   return n;
 }
 
+// An emitter (compiler/ir_emit.h) adding ops at `at`'s place to `ops`.
+inline ir::EmitFn Emitter(Ops* ops, const ir::Operation& at, ir::Block* block) {
+  return [ops, &at, block](std::string name, std::vector<ir::Value*> operands, ir::Type type) {
+    return NewOp(ops, at, block, name, std::move(operands), std::move(type));
+  };
+}
+
 // A 1-D si32 tensor of the sizes `dims`: the static ones as constants,
 // each dynamic one (`?`) read when it runs from the same dimension of
 // `source` (stablehlo.get_dimension_size). What dynamic_broadcast_in_dim
 // and dynamic_gather take as their shape operand.
 inline ir::Value* ShapeTensor(Ops* ops, const ir::Operation& at, ir::Block* block, const std::vector<int64_t>& dims,
-                              ir::Value* source);
+                              ir::Value* source) {
+  const ir::EmitFn emit = Emitter(ops, at, block);
+  return ir::ShapeTensor(
+      emit, dims, [&](size_t k) { return ir::DimensionOf(emit, source, static_cast<int64_t>(k), ElementType::kSI32); },
+      ElementType::kSI32);
+}
 
 // `v` broadcast to `dims` (broadcast_in_dim with `broadcast_dimensions`);
 // when some of `dims` are dynamic, dynamic_broadcast_in_dim to the sizes
@@ -89,16 +102,11 @@ inline ir::Value* ShapeTensor(Ops* ops, const ir::Operation& at, ir::Block* bloc
 inline ir::Value* BroadcastTo(Ops* ops, const ir::Operation& at, ir::Block* block, ir::Value* v,
                               const std::vector<int64_t>& dims, std::vector<int64_t> broadcast_dimensions,
                               ir::Value* source = nullptr) {
-  const ir::Type type = ir::Type::Tensor(v->type.element, dims);
-  ir::Operation* b = nullptr;
-  if (type.HasStaticShape() || source == nullptr) {
-    b = NewOp(ops, at, block, KernelName(KernelId::kBroadcastInDim), {v}, type);
-  } else {
-    ir::Value* shape = ShapeTensor(ops, at, block, dims, source);
-    b = NewOp(ops, at, block, "stablehlo.dynamic_broadcast_in_dim", {v, shape}, type);
-  }
-  b->attrs.emplace_back("broadcast_dimensions", ir::IntArrayAttr(std::move(broadcast_dimensions)));
-  return b->result();
+  const ir::EmitFn emit = Emitter(ops, at, block);
+  ir::DynamicSizeFn dynamic;
+  if (source != nullptr)
+    dynamic = [&](size_t k) { return ir::DimensionOf(emit, source, static_cast<int64_t>(k), ElementType::kSI32); };
+  return ir::BroadcastTo(emit, v, broadcast_dimensions, dims, dynamic, ElementType::kSI32);
 }
 
 // A rank-0 constant `value` of `e` (an integer, also for float and
@@ -114,26 +122,6 @@ inline ir::Value* Splat(Ops* ops, const ir::Operation& at, ir::Block* block, Ele
   ir::Operation* c = NewOp(ops, at, block, ScalarOpName(ScalarOp::kConstant), {}, ir::Type::Tensor(e, {}));
   c->attrs.emplace_back("value", std::move(v));
   return BroadcastTo(ops, at, block, c->result(), dims, {}, source);
-}
-
-inline ir::Value* ShapeTensor(Ops* ops, const ir::Operation& at, ir::Block* block, const std::vector<int64_t>& dims,
-                              ir::Value* source) {
-  const ir::Type one = ir::Type::Tensor(ElementType::kSI32, {1});
-  std::vector<ir::Value*> pieces;
-  for (size_t k = 0; k < dims.size(); ++k) {
-    if (dims[k] >= 0) {
-      pieces.push_back(Splat(ops, at, block, ElementType::kSI32, {1}, dims[k]));
-      continue;
-    }
-    ir::Operation* size =
-        NewOp(ops, at, block, "stablehlo.get_dimension_size", {source}, ir::Type::Tensor(ElementType::kSI32, {}));
-    size->attrs.emplace_back("dimension", ir::IntAttr(static_cast<int64_t>(k)));
-    pieces.push_back(NewOp(ops, at, block, "stablehlo.reshape", {size->result()}, one)->result());
-  }
-  ir::Operation* all = NewOp(ops, at, block, "stablehlo.concatenate", pieces,
-                             ir::Type::Tensor(ElementType::kSI32, {static_cast<int64_t>(dims.size())}));
-  all->attrs.emplace_back("dimension", ir::IntAttr(0));
-  return all->result();
 }
 
 // dot_general with the given dimension numbers; the result has `dims`.
