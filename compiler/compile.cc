@@ -50,6 +50,7 @@ StatusOr<std::vector<uint8_t>> Compile(std::string_view source, std::string_view
   KILN_RETURN_IF_ERROR(LegalizeChloConstants(module.get(), format));
   KILN_RETURN_IF_ERROR(LegalizeDeprecatedOps(module.get(), format));
   LegalizeIreeRngStates(module.get());
+  ApplyDotAlgorithms(module.get());
   KILN_RETURN_IF_ERROR(LegalizeLinalgCustomCalls(module.get(), format));
   KILN_RETURN_IF_ERROR(LegalizeChloBroadcast(module.get(), format));
   KILN_RETURN_IF_ERROR(LegalizeQuantizedOps(module.get()));

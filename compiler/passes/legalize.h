@@ -42,6 +42,13 @@ Status LegalizeDeprecatedOps(ir::Module* module, const ErrorFormatter& format_er
 // the state both ways (compiler/passes/legalize_iree_rng_state.cc).
 void LegalizeIreeRngStates(ir::Module* module);
 
+// dot_general's `algorithm`: operands rounded to their precision types
+// and the product run in a wider accumulation type, by converts (and
+// reduce_precision for tf32) around the op; the attribute is then dropped
+// (compiler/passes/apply_dot_algorithms.cc says which forms are left as
+// they are).
+void ApplyDotAlgorithms(ir::Module* module);
+
 // MHLO's ops that StableHLO carries as custom calls (@mhlo.topk, which
 // CHLO's legalization leaves for chlo.top_k in portable artifacts;
 // @mhlo.erf; JAX's @stablehlo.dynamic_top_k with a constant k) -> the CHLO

@@ -190,3 +190,30 @@ func.func @cosh_sinh_complex_large() {
   check.expect_close %sy, %wsy, max_ulp_difference = 3 : tensor<2xcomplex<f64>>, tensor<2xcomplex<f64>>
   func.return
 }
+
+// -----
+
+// dot_general's algorithm: operands rounded to the precision types (bf16:
+// 1.001 -> 1.0; tf32, 10 mantissa bits: 1 + 2^-12 -> 1.0), left whole for
+// f32 and for operands in several components (BF16_BF16_F32_X3), and the
+// product of bf16 operands accumulated in f32 (1 + 4 * 2^-8 = 1.015625; a
+// bf16 running sum would stay at 1).
+func.func @dot_general_algorithm() {
+  %a = stablehlo.constant dense<[[1.001, 2.0], [3.0, 4.0]]> : tensor<2x2xf32>
+  %0 = stablehlo.dot_general %a, %a, contracting_dims = [1] x [0], algorithm = <lhs_precision_type = bf16, rhs_precision_type = bf16, accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, num_primitive_operations = 1, allow_imprecise_accumulation = false> : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  check.expect_eq_const %0, dense<[[7.0, 10.0], [15.0, 22.0]]> : tensor<2x2xf32>
+  %1 = stablehlo.dot_general %a, %a, contracting_dims = [1] x [0], algorithm = <lhs_precision_type = bf16, rhs_precision_type = bf16, accumulation_type = f32, lhs_component_count = 3, rhs_component_count = 3, num_primitive_operations = 6, allow_imprecise_accumulation = false> : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  %2 = stablehlo.dot_general %a, %a, contracting_dims = [1] x [0] : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  check.expect_eq %1, %2 : tensor<2x2xf32>
+  %x = stablehlo.constant dense<[1.000244140625, 2.0]> : tensor<2xf32>
+  %y = stablehlo.constant dense<[1.0, 0.5]> : tensor<2xf32>
+  %3 = stablehlo.dot_general %x, %y, contracting_dims = [0] x [0], algorithm = <lhs_precision_type = tf32, rhs_precision_type = tf32, accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, num_primitive_operations = 1, allow_imprecise_accumulation = false> : (tensor<2xf32>, tensor<2xf32>) -> tensor<f32>
+  check.expect_eq_const %3, dense<2.0> : tensor<f32>
+  %4 = stablehlo.dot_general %x, %y, contracting_dims = [0] x [0], algorithm = <lhs_precision_type = f32, rhs_precision_type = f32, accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, num_primitive_operations = 1, allow_imprecise_accumulation = false> : (tensor<2xf32>, tensor<2xf32>) -> tensor<f32>
+  check.expect_eq_const %4, dense<2.000244140625> : tensor<f32>
+  %b = stablehlo.constant dense<[1.0, 0.00390625, 0.00390625, 0.00390625, 0.00390625]> : tensor<5xbf16>
+  %o = stablehlo.constant dense<1.0> : tensor<5xbf16>
+  %5 = stablehlo.dot_general %b, %o, contracting_dims = [0] x [0], algorithm = <lhs_precision_type = bf16, rhs_precision_type = bf16, accumulation_type = f32, lhs_component_count = 1, rhs_component_count = 1, num_primitive_operations = 1, allow_imprecise_accumulation = false> : (tensor<5xbf16>, tensor<5xbf16>) -> tensor<bf16>
+  check.expect_eq_const %5, dense<1.015625> : tensor<bf16>
+  func.return
+}
