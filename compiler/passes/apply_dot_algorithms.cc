@@ -107,24 +107,13 @@ void Apply(ir::Block* block, size_t at, size_t* n) {
         op.operands[k] = Convert(&before, op, block, op.operands[k], *acc->type);
     // The product now yields the accumulation type; a convert after it takes
     // over the old result.
-    std::unique_ptr<ir::Value> old = std::move(op.results[0]);
-    auto wide = std::make_unique<ir::Value>();
-    wide->type = old->type;
-    wide->type.element = *acc->type;
-    wide->def = &op;
-    wide->index = 0;
-    op.results[0] = std::move(wide);
-    ir::Operation* back = NewOp(&after, op, block, ScalarOpName(ScalarOp::kConvert), {op.results[0].get()}, old->type);
-    old->def = back;
-    old->index = 0;
-    back->results[0] = std::move(old);
+    ir::Type wide = result->type;
+    wide.element = *acc->type;
+    std::unique_ptr<ir::Value> old = ReplaceResult(&op, 0, wide);
+    const ir::Type narrow = old->type;
+    TakeOver(NewOp(&after, op, block, ScalarOpName(ScalarOp::kConvert), {op.results[0].get()}, narrow), std::move(old));
   }
-  const size_t nb = before.size(), na = after.size();
-  block->ops.insert(block->ops.begin() + static_cast<std::ptrdiff_t>(at + 1), std::make_move_iterator(after.begin()),
-                    std::make_move_iterator(after.end()));
-  block->ops.insert(block->ops.begin() + static_cast<std::ptrdiff_t>(at), std::make_move_iterator(before.begin()),
-                    std::make_move_iterator(before.end()));
-  *n = nb + 1 + na;
+  *n = SpliceAround(block, at, std::move(before), std::move(after));
 }
 
 void ApplyInBlock(ir::Block* block) {

@@ -75,12 +75,7 @@ void Rewrite(ir::Block* block, size_t at, size_t* n) {
   // The op itself now reads and writes the spec state; its old first
   // result (IREE's new state) goes to the last op after it.
   const int64_t words = static_cast<int64_t>(parts.size());
-  std::unique_ptr<ir::Value> iree_new_state = std::move(op.results[0]);
-  auto spec_new_state = std::make_unique<ir::Value>();
-  spec_new_state->type = ir::Type::Tensor(ElementType::kUI64, {words});
-  spec_new_state->def = &op;
-  spec_new_state->index = 0;
-  op.results[0] = std::move(spec_new_state);
+  std::unique_ptr<ir::Value> iree_new_state = ReplaceResult(&op, 0, ir::Type::Tensor(ElementType::kUI64, {words}));
   op.operands[0] = spec_state;
 
   Ops after;
@@ -89,17 +84,8 @@ void Rewrite(ir::Block* block, size_t at, size_t* n) {
       NewOp(&after, op, block, KernelName(KernelId::kBitcastConvert), {next}, ir::Type::Tensor(word, {1, 2}))->result();
   next_words = NewOp(&after, op, block, KernelName(KernelId::kReshape), {next_words}, ir::Type::Tensor(word, {2}))
                    ->result();
-  ir::Operation* out = Concat(&after, op, block, {key_words, next_words});
-  iree_new_state->def = out;
-  iree_new_state->index = 0;
-  out->results[0] = std::move(iree_new_state);
-
-  const size_t nb = before.size(), na = after.size();
-  block->ops.insert(block->ops.begin() + static_cast<std::ptrdiff_t>(at + 1), std::make_move_iterator(after.begin()),
-                    std::make_move_iterator(after.end()));
-  block->ops.insert(block->ops.begin() + static_cast<std::ptrdiff_t>(at), std::make_move_iterator(before.begin()),
-                    std::make_move_iterator(before.end()));
-  *n = nb + 1 + na;
+  TakeOver(Concat(&after, op, block, {key_words, next_words}), std::move(iree_new_state));
+  *n = SpliceAround(block, at, std::move(before), std::move(after));
 }
 
 void LegalizeBlock(ir::Block* block) {

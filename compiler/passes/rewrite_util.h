@@ -141,6 +141,36 @@ inline ir::Value* DotGeneral(Ops* ops, const ir::Operation& at, ir::Block* block
   return d->result();
 }
 
+// Puts `before` in front of block->ops[at] and `after` behind it, the op
+// itself staying; returns how many ops stand there now.
+inline size_t SpliceAround(ir::Block* block, size_t at, Ops before, Ops after) {
+  const size_t n = before.size() + 1 + after.size();
+  block->ops.insert(block->ops.begin() + static_cast<std::ptrdiff_t>(at + 1), std::make_move_iterator(after.begin()),
+                    std::make_move_iterator(after.end()));
+  block->ops.insert(block->ops.begin() + static_cast<std::ptrdiff_t>(at), std::make_move_iterator(before.begin()),
+                    std::make_move_iterator(before.end()));
+  return n;
+}
+
+// Gives `op` a fresh result k of `type` and returns the old one, uses and
+// all, for an op after it to take over (TakeOver).
+inline std::unique_ptr<ir::Value> ReplaceResult(ir::Operation* op, size_t k, ir::Type type) {
+  std::unique_ptr<ir::Value> old = std::move(op->results[k]);
+  auto fresh = std::make_unique<ir::Value>();
+  fresh->type = std::move(type);
+  fresh->def = op;
+  fresh->index = static_cast<int>(k);
+  op->results[k] = std::move(fresh);
+  return old;
+}
+
+// Makes `v` (from ReplaceResult) the only result of `taker` (made by NewOp).
+inline void TakeOver(ir::Operation* taker, std::unique_ptr<ir::Value> v) {
+  v->def = taker;
+  v->index = 0;
+  taker->results[0] = std::move(v);
+}
+
 // Like Splice, for an op of several results: takers[k] (among `ops`, one
 // result each, which no other new op reads) takes over the old op's result k.
 inline size_t SpliceTakingOver(ir::Block* block, size_t at, Ops ops, const std::vector<ir::Operation*>& takers) {
