@@ -79,13 +79,13 @@ int64_t IntField(const ir::Attribute& a, std::string_view name, int64_t otherwis
   return f != nullptr && f->kind == ir::Attribute::Kind::kInt ? f->i : otherwise;
 }
 
-// Rewrites block->ops[at] (a dot_general with an algorithm); sets *n to
-// how many ops stand where it stood.
-void Apply(ir::Block* block, size_t at, size_t* n) {
+// Rewrites block->ops[at] (a dot_general with an algorithm); returns how
+// many ops stand where it stood.
+size_t Apply(ir::Block* block, size_t at) {
   ir::Operation& op = *block->ops[at];
   const ir::Attribute algorithm = *op.GetAttr("algorithm");
   std::erase_if(op.attrs, [](const auto& a) { return a.first == "algorithm"; });
-  if (algorithm.kind != ir::Attribute::Kind::kStruct || op.operands.size() != 2 || op.results.size() != 1) return;
+  if (algorithm.kind != ir::Attribute::Kind::kStruct || op.operands.size() != 2 || op.results.size() != 1) return 1;
   Ops before;
   const char* precision_fields[2] = {"lhs_precision_type", "rhs_precision_type"};
   const char* component_fields[2] = {"lhs_component_count", "rhs_component_count"};
@@ -113,25 +113,19 @@ void Apply(ir::Block* block, size_t at, size_t* n) {
     const ir::Type narrow = old->type;
     TakeOver(NewOp(&after, op, block, ScalarOpName(ScalarOp::kConvert), {op.results[0].get()}, narrow), std::move(old));
   }
-  *n = SpliceAround(block, at, std::move(before), std::move(after));
-}
-
-void ApplyInBlock(ir::Block* block) {
-  for (size_t i = 0; i < block->ops.size();) {
-    ir::Operation& op = *block->ops[i];
-    for (auto& region : op.regions)
-      for (auto& b : region->blocks) ApplyInBlock(b.get());
-    size_t n = 1;
-    if (op.name == KernelName(KernelId::kDotGeneral) && op.GetAttr("algorithm") != nullptr) Apply(block, i, &n);
-    i += n;
-  }
+  return SpliceAround(block, at, std::move(before), std::move(after));
 }
 
 }  // namespace
 
 void ApplyDotAlgorithms(ir::Module* module) {
   for (auto& f : module->functions)
-    for (auto& b : f->body.blocks) ApplyInBlock(b.get());
+    for (auto& b : f->body.blocks)
+      RewriteEachOp(b.get(), [](ir::Block* block, size_t i) -> size_t {
+        const ir::Operation& op = *block->ops[i];
+        const bool with = op.name == KernelName(KernelId::kDotGeneral) && op.GetAttr("algorithm") != nullptr;
+        return with ? Apply(block, i) : 1;
+      });
 }
 
 }  // namespace kiln::compiler

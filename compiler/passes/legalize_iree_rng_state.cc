@@ -46,9 +46,9 @@ ir::Operation* Concat(Ops* ops, const ir::Operation& at, ir::Block* block, std::
   return c;
 }
 
-// Rewrites block->ops[at] (an rng_bit_generator of IREE's state); sets *n
-// to how many ops stand where it stood.
-void Rewrite(ir::Block* block, size_t at, size_t* n) {
+// Rewrites block->ops[at] (an rng_bit_generator of IREE's state); returns
+// how many ops stand where it stood.
+size_t Rewrite(ir::Block* block, size_t at) {
   ir::Operation& op = *block->ops[at];
   ir::Value* state = op.operands[0];
   const ElementType word = state->type.element;
@@ -85,27 +85,20 @@ void Rewrite(ir::Block* block, size_t at, size_t* n) {
   next_words = NewOp(&after, op, block, KernelName(KernelId::kReshape), {next_words}, ir::Type::Tensor(word, {2}))
                    ->result();
   TakeOver(Concat(&after, op, block, {key_words, next_words}), std::move(iree_new_state));
-  *n = SpliceAround(block, at, std::move(before), std::move(after));
-}
-
-void LegalizeBlock(ir::Block* block) {
-  for (size_t i = 0; i < block->ops.size();) {
-    ir::Operation& op = *block->ops[i];
-    for (auto& region : op.regions)
-      for (auto& b : region->blocks) LegalizeBlock(b.get());
-    size_t n = 1;
-    if (op.name == KernelName(KernelId::kRngBitGenerator) && op.operands.size() == 1 && op.results.size() == 2 &&
-        IsIreeState(op.operands[0]->type))
-      Rewrite(block, i, &n);
-    i += n;
-  }
+  return SpliceAround(block, at, std::move(before), std::move(after));
 }
 
 }  // namespace
 
 void LegalizeIreeRngStates(ir::Module* module) {
   for (auto& f : module->functions)
-    for (auto& b : f->body.blocks) LegalizeBlock(b.get());
+    for (auto& b : f->body.blocks)
+      RewriteEachOp(b.get(), [](ir::Block* block, size_t i) -> size_t {
+        const ir::Operation& op = *block->ops[i];
+        const bool iree = op.name == KernelName(KernelId::kRngBitGenerator) && op.operands.size() == 1 &&
+                          op.results.size() == 2 && IsIreeState(op.operands[0]->type);
+        return iree ? Rewrite(block, i) : 1;
+      });
 }
 
 }  // namespace kiln::compiler

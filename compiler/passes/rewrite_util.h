@@ -141,6 +141,18 @@ inline ir::Value* DotGeneral(Ops* ops, const ir::Operation& at, ir::Block* block
   return d->result();
 }
 
+// Walks every op of `block`, the blocks of its regions first, calling
+// rewrite(block, i) on each, which returns how many ops stand where
+// block->ops[i] stood (1 when it left the op alone).
+template <typename Rewrite>
+void RewriteEachOp(ir::Block* block, const Rewrite& rewrite) {
+  for (size_t i = 0; i < block->ops.size();) {
+    for (auto& region : block->ops[i]->regions)
+      for (auto& b : region->blocks) RewriteEachOp(b.get(), rewrite);
+    i += rewrite(block, i);
+  }
+}
+
 // Puts `before` in front of block->ops[at] and `after` behind it, the op
 // itself staying; returns how many ops stand there now.
 inline size_t SpliceAround(ir::Block* block, size_t at, Ops before, Ops after) {
