@@ -123,6 +123,20 @@ Attribute Parser::ParseAttribute() {
       }
       if (w == "dense_resource") return ParseDenseResource();
       if (w == "affine_map") return ParseAffineMap();
+      // A builtin type as an attribute value (`attr = f32`, as the VHLO
+      // tests write it); tf32 and none, types no tensor of Kiln's holds,
+      // are kept by name (only discardable attributes carry them).
+      if (w == "tf32" || w == "none") {
+        a.kind = Attribute::Kind::kEnum;
+        a.str = std::string(w);
+        Advance();
+        return a;
+      }
+      if (ElementTypeFromName(w)) {
+        a.kind = Attribute::Kind::kType;
+        a.type = Type::Tensor(ParseScalarTypeName(), {});
+        return a;
+      }
       if (w == "sparse" || w == "opaque")
         Fail(cur_, "unsupported attribute '" + std::string(w) + "'");
       FailExpected("attribute value");

@@ -265,16 +265,16 @@ TEST(Bytecode, UnknownOpVersionIsRefusedByName) {
 }
 
 TEST(Bytecode, RefusalNamesTheFunction) {
-  // 1.20.0's file has functions the text parser refuses (type-valued
-  // attributes such as tf32, mesh-axes replica groups); from bytecode the
-  // message says which function, not a line of generated text.
+  // 1.20.0's file has functions the text parser refuses (memref types,
+  // mesh-axes replica groups); from bytecode the message says which
+  // function, not a line of generated text.
   std::string bytes = Slurp(VhloDir() / "stablehlo_legalize_to_vhlo.1_20_0.mlir.bc");
   ASSERT_FALSE(bytes.empty());
   auto r = ReadBytecodeModule(bytes, "m.mlir.bc");
   ASSERT_FALSE(r.ok());
   const std::string& m = r.status().message();
   EXPECT_EQ(m.rfind("m.mlir.bc: error: in function @", 0), 0u) << m;
-  EXPECT_NE(m.find(": expected attribute value, got '"), std::string::npos) << m;
+  EXPECT_NE(m.find(": expected type, got 'memref'"), std::string::npos) << m;
   EXPECT_EQ(m.find('\n'), std::string::npos) << "no line of generated text: " << m;
 }
 

@@ -57,6 +57,24 @@ func.func @f(%a: tensor<2x?x3xf32>, %b: tensor<f32>, %c: tensor<?xf32, #stablehl
 
 // i64 and ui64 storage take the whole 64-bit range (computing it by shifts
 // overflowed for i64 under UBSan: found by parser_fuzzer).
+// A builtin type as an attribute value (`attr = f32`, as the VHLO tests
+// and discardable attributes write it); tf32 and none kept by name.
+TEST(Parser, TypesAsAttributeValues) {
+  auto m = MustParse(R"(
+func.func @f() attributes {x.a = f32, x.b = tf32, x.c = none, x.d = bf16} {
+  func.return
+})");
+  ASSERT_TRUE(m);
+  const auto& attrs = m->functions[0]->attrs;
+  ASSERT_EQ(attrs.size(), 4u);
+  EXPECT_EQ(attrs[0].second.kind, Attribute::Kind::kType);
+  EXPECT_EQ(attrs[0].second.type.element, ElementType::kF32);
+  EXPECT_EQ(attrs[1].second.kind, Attribute::Kind::kEnum);
+  EXPECT_EQ(attrs[1].second.str, "tf32");
+  EXPECT_EQ(attrs[2].second.str, "none");
+  EXPECT_EQ(attrs[3].second.type.element, ElementType::kBF16);
+}
+
 TEST(Parser, QuantTypesWith64BitStorage) {
   auto m = MustParse(R"(
 func.func @f(%a: tensor<2x!quant.uniform<i64:f32, 0.5>>, %b: tensor<2x!quant.uniform<ui64:f32, 0.5>>,
