@@ -39,10 +39,8 @@ struct Precision {
 
 std::optional<Precision> PrecisionOf(const ir::Attribute* a) {
   if (a == nullptr) return std::nullopt;
-  std::string name = a->str;
-  if (a->kind == ir::Attribute::Kind::kType) {
-    if (!a->type.is_tensor() && a->type.rank() == 0) name = std::string(Name(a->type.element));
-  }
+  // By name (`bf16` in the pretty form) or as a type attribute.
+  const std::string name = a->kind == ir::Attribute::Kind::kType ? std::string(Name(a->type.element)) : a->str;
   if (name == "tf32") return Precision{std::nullopt, 8, 10};
   std::optional<ElementType> t = ElementTypeFromName(name);
   if (!t || !IsFloat(*t)) return std::nullopt;
@@ -99,7 +97,7 @@ size_t Apply(ir::Block* block, size_t at) {
   const std::optional<Precision> acc = PrecisionOf(algorithm.Field("accumulation_type"));
   const bool widen = acc && acc->type && IsPlainFloat(result->type) && IsPlainFloat(op.operands[0]->type) &&
                      IsPlainFloat(op.operands[1]->type) &&
-                     StorageBytes(*acc->type) > StorageBytes(result->type.element) && !IsComplex(*acc->type);
+                     StorageBytes(*acc->type) > StorageBytes(result->type.element);
   Ops after;
   if (widen) {
     for (int k = 0; k < 2; ++k)

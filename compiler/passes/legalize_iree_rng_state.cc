@@ -52,8 +52,8 @@ size_t Rewrite(ir::Block* block, size_t at) {
   ir::Operation& op = *block->ops[at];
   ir::Value* state = op.operands[0];
   const ElementType word = state->type.element;
-  std::string alg = "PHILOX";
-  if (const ir::Attribute* a = op.GetAttr("rng_algorithm"); a != nullptr && a->str == "THREE_FRY") alg = a->str;
+  const ir::Attribute* alg = op.GetAttr("rng_algorithm");
+  const bool three_fry = alg != nullptr && alg->str == "THREE_FRY";  // else PHILOX (DEFAULT is PHILOX)
   const ir::Type u64 = ir::Type::Tensor(ElementType::kUI64, {});
   const ir::Type u64x1 = ir::Type::Tensor(ElementType::kUI64, {1});
 
@@ -69,7 +69,7 @@ size_t Rewrite(ir::Block* block, size_t at) {
   ir::Value* key = to_u64x1(key_words);
   ir::Value* counter = to_u64x1(counter_words);
   std::vector<ir::Value*> parts = {key, counter};
-  if (alg != "THREE_FRY") parts.push_back(key);
+  if (!three_fry) parts.push_back(key);
   ir::Value* spec_state = Concat(&before, op, block, parts)->result();
 
   // The op itself now reads and writes the spec state; its old first
