@@ -11,7 +11,7 @@ NAME=setup
 PACKAGES=(
   build-essential cmake ninja-build pkg-config git
   libflatbuffers-dev flatbuffers-compiler
-  libhwy-dev libzstd-dev libxxhash-dev spirv-headers
+  libhwy-dev libzstd-dev libxxhash-dev spirv-headers spirv-tools
   libvulkan-dev mesa-vulkan-drivers vulkan-tools vulkan-validationlayers
   libshaderc-dev glslc
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev

@@ -190,6 +190,24 @@ StatusOr<std::string> StoreResult(const KernelParams& kp, const DispatchUse& u, 
   return code + "  " + w.Store(out, "i", results[0]);
 }
 
+std::string StoreTile(const KernelParams& kp, const std::string& rows, const std::string& cols,
+                      const std::string& acc, const std::string& coords, const std::string& guard,
+                      const std::string& store) {
+  const std::string body = "      " + coords + "\n      if (" + guard + ") {\n" + store + "\n      }\n";
+  if (kp.Program("epilogue") == nullptr)
+    return "  [[unroll]] for (uint r = 0u; r < " + rows + "; ++r)\n    [[unroll]] for (uint c = 0u; c < " + cols +
+           "; ++c) {\n        const float v = " + acc + ";\n" + body + "    }\n";
+  // Unrolled, each element had its own copy of the epilogue: 128 of a
+  // batch norm's index arithmetic and loads made lavapipe take 17 s to
+  // compile a 1x1 convolution that alone took 1 s, and as long again at
+  // every cold start. Staged, the registers are copied out once (constant
+  // indices) and the epilogue's code appears once.
+  return "  float tile[" + rows + " * " + cols + "];\n  [[unroll]] for (uint r = 0u; r < " + rows +
+         "; ++r)\n    [[unroll]] for (uint c = 0u; c < " + cols + "; ++c) tile[r * " + cols + " + c] = " + acc +
+         ";\n  [[dont_unroll]] for (uint t = 0u; t < " + rows + " * " + cols + "; ++t) {\n      const uint r = t / " +
+         cols + ", c = t % " + cols + ";\n      const float v = tile[t];\n" + body + "  }\n";
+}
+
 // --- the shader header ---------------------------------------------------------
 
 Status ShaderWriter::Begin() {

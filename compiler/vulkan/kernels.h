@@ -68,6 +68,15 @@ std::string AccumulatorValue(const GType& rt);
 // through its fused epilogue (kernels/reference/epilogue.h).
 StatusOr<std::string> StoreResult(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w, size_t first_extra,
                                   const std::string& value, bool declare_index);
+// The store loop of a register-blocked shader: every result of its
+// `rows` x `cols` tile (`acc`, an expression in r and c) that `coords` and
+// `guard` place inside the output goes through `store` (which sees it as
+// `v`). Unrolled for a plain store; with a fused epilogue the tile is staged
+// in an array and stored by a rolled loop, so that the driver compiles the
+// epilogue once instead of once per element (KernelParams::Program).
+std::string StoreTile(const KernelParams& kp, const std::string& rows, const std::string& cols,
+                      const std::string& acc, const std::string& coords, const std::string& guard,
+                      const std::string& store);
 
 // --- the kernel families --------------------------------------------------------
 

@@ -89,7 +89,9 @@ StatusOr<ShaderSource> DotGeneralBlocked(const KernelParams& kp, const DispatchU
                            {"ATEX", S(texel_binding)},
                            {"BTEX", S(texel_binding + 1)},
                            {"BOFF", S(w.OffsetWord(1))},
-                           {"STORE", "const uint i = (b * M + m) * N + n;\n" + store}});
+                           {"STORE_TILE", StoreTile(kp, "TM", "TN", "acc[r][c / 4u][c % 4u]",
+                                                    "const uint m = m0 + r, n = n0 + c;", "m < M && n < N",
+                                                    "        const uint i = (b * M + m) * N + n;\n" + store)}});
   ShaderSource s = w.Finish(body, kWx, kWy);
   s.grid = hal::ShaderGrid::kTiles;
   s.features |= hal::kTexelInputs;
@@ -177,7 +179,9 @@ StatusOr<ShaderSource> DotGeneralStrided(const KernelParams& kp, const DispatchU
                            {"K_CLOSE", close},
                            {"KA", ka},
                            {"KB", kb},
-                           {"STORE", store}});
+                           {"STORE_TILE", StoreTile(kp, "TM", "TN", "acc[r][c]", "const uint m = m0 + r, n = n0 + c;",
+                                                    "m < M && n < N",
+                                                    "        const uint i = (b * M + m) * N + n;\n" + store)}});
   ShaderSource s = w.Finish(body, kWx, kWy);
   s.grid = hal::ShaderGrid::kTiles;
   s.grid_args = {static_cast<uint32_t>(lb.size()), static_cast<uint32_t>(lfree.size()), kWy * tm, kWx * kTn};
@@ -278,7 +282,6 @@ StatusOr<ShaderSource> ConvolutionBlocked(const KernelParams& kp, const Dispatch
                            {"WTAP", wtap},
                            {"LS_F", lstride(c.ifd)},
                            {"RS_I", rstride(c.kif)},
-                           {"OUT_INDEX", last ? "pos * F + f" : "(b * F + f) * P + pos"},
                            {"WIDE", wide ? "1" : "0"},
                            {"ATEX", S(texel_binding)},
                            {"BTEX", S(texel_binding + 1)},
@@ -287,7 +290,11 @@ StatusOr<ShaderSource> ConvolutionBlocked(const KernelParams& kp, const Dispatch
                            {"C_IN", ldims[c.ifd]},
                            {"LHS_SIZE", ProductOf(ldims, 0, ldims.size())},
                            {"RHS_SIZE", ProductOf(rdims, 0, rdims.size())},
-                           {"STORE", store}});
+                           {"STORE_TILE", StoreTile(kp, "TP", "TF", "acc[r][c]", "const uint pos = p0 + r, f = f0 + c;",
+                                                    "pos < P && f < F",
+                                                    std::string("        const uint i = ") +
+                                                        (last ? "pos * F + f" : "(b * F + f) * P + pos") + ";\n" +
+                                                        store)}});
   ShaderSource src = w.Finish(body, kConvLanes, 1);
   src.grid = hal::ShaderGrid::kTiles;
   if (wide) {

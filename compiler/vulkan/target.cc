@@ -9,6 +9,7 @@
 
 #ifdef KILN_HAVE_SHADERC
 #include <shaderc/shaderc.hpp>
+#include <spirv-tools/optimizer.hpp>
 #endif
 
 namespace kiln::compiler {
@@ -30,6 +31,50 @@ const char* Template(const std::string& name) {
   return "";
 }
 
+#ifdef KILN_HAVE_SHADERC
+namespace {
+
+// spirv-opt's performance recipe (SPIRV-Tools' RegisterPerformancePasses, as
+// shaderc runs it at its performance level) without its loop unrolling: the
+// register-blocked shaders mark their tile loops [[unroll]], and unrolled
+// before the other passes ran, a convolution's SPIR-V grew 25-fold and took
+// about 1 s to optimize (a MobileNet block 4 s to compile; 0.1 s without).
+// The loops keep their Unroll hint, which the driver's compiler honours
+// (lavapipe ran the model suite's blocks as fast either way: benchmarks in
+// docs/vulkan.md).
+const char* const kPasses[] = {
+    "--wrap-opkill", "--eliminate-dead-branches", "--merge-return", "--inline-entry-points-exhaustive",
+    "--eliminate-dead-functions", "--eliminate-dead-code-aggressive", "--private-to-local",
+    "--eliminate-local-single-block", "--eliminate-local-single-store", "--eliminate-dead-code-aggressive",
+    "--scalar-replacement", "--convert-local-access-chains", "--eliminate-local-single-block",
+    "--eliminate-local-single-store", "--eliminate-dead-code-aggressive", "--ssa-rewrite",
+    "--eliminate-dead-code-aggressive", "--ccp", "--eliminate-dead-code-aggressive", "--eliminate-dead-branches",
+    "--redundancy-elimination", "--combine-access-chains", "--simplify-instructions", "--scalar-replacement",
+    "--convert-local-access-chains", "--eliminate-local-single-block", "--eliminate-local-single-store",
+    "--eliminate-dead-code-aggressive", "--ssa-rewrite", "--eliminate-dead-code-aggressive", "--vector-dce",
+    "--eliminate-dead-inserts", "--eliminate-dead-branches", "--simplify-instructions", "--if-conversion",
+    "--copy-propagate-arrays", "--reduce-load-size", "--eliminate-dead-code-aggressive", "--merge-blocks",
+    "--redundancy-elimination", "--eliminate-dead-branches", "--merge-blocks", "--simplify-instructions",
+};
+
+StatusOr<std::vector<uint32_t>> Optimize(std::vector<uint32_t> spirv, const std::string& name) {
+  spvtools::Optimizer opt(SPV_ENV_VULKAN_1_1);
+  std::string messages;
+  opt.SetMessageConsumer([&](spv_message_level_t, const char*, const spv_position_t&, const char* m) {
+    messages += m;
+    messages += '\n';
+  });
+  if (!opt.RegisterPassesFromFlags(std::vector<std::string>(std::begin(kPasses), std::end(kPasses))))
+    return Internal("spirv-opt refused Kiln's pass list: " + messages);
+  std::vector<uint32_t> out;
+  if (!opt.Run(spirv.data(), spirv.size(), &out))
+    return Internal("spirv-opt failed on a shader the vulkan target generated (" + name + "): " + messages);
+  return out;
+}
+
+}  // namespace
+#endif
+
 StatusOr<std::vector<uint32_t>> CompileGlsl(const std::string& glsl, const std::string& name, bool optimize) {
 #ifdef KILN_HAVE_SHADERC
   // Identical shaders recur across functions and modules (the conformance
@@ -48,12 +93,14 @@ StatusOr<std::vector<uint32_t>> CompileGlsl(const std::string& glsl, const std::
   std::lock_guard<std::mutex> compile_lock(compile_mu);
   shaderc::CompileOptions options;
   options.SetTargetEnvironment(shaderc_target_env_vulkan, shaderc_env_version_vulkan_1_1);
-  if (optimize) options.SetOptimizationLevel(shaderc_optimization_level_performance);
   auto result = compiler.CompileGlslToSpv(glsl, shaderc_compute_shader, name.c_str(), options);
   if (result.GetCompilationStatus() != shaderc_compilation_status_success)
     return Internal("the vulkan target generated a shader that does not compile (" + name +
                     "): " + result.GetErrorMessage());
   std::vector<uint32_t> spirv(result.cbegin(), result.cend());
+  if (optimize) {
+    KILN_ASSIGN_OR_RETURN(spirv, Optimize(std::move(spirv), name));
+  }
   std::lock_guard<std::mutex> l(mu);
   cache[optimize ? glsl : "unoptimized\n" + glsl] = spirv;
   return spirv;

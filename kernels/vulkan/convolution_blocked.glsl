@@ -117,13 +117,4 @@ $TAP_POSITION
     }
   }
 $TAPS_CLOSE
-  [[unroll]] for (uint r = 0u; r < TP; ++r)
-    [[unroll]] for (uint c = 0u; c < TF; ++c) {
-      const uint pos = p0 + r, f = f0 + c;
-      if (pos < P && f < F) {
-        const float v = acc[r][c];
-        const uint i = $OUT_INDEX;
-        $STORE
-      }
-    }
-}
+$STORE_TILE}

@@ -86,12 +86,4 @@ void main() {
       }
     }
   }
-  [[unroll]] for (uint r = 0u; r < TM; ++r)
-    [[unroll]] for (uint c = 0u; c < TN; ++c) {
-      const uint m = m0 + r, n = n0 + c;
-      if (m < M && n < N) {
-        const float v = acc[r][c / 4u][c % 4u];
-        $STORE
-      }
-    }
-}
+$STORE_TILE}

@@ -42,13 +42,4 @@ $K_OPEN
     [[unroll]] for (uint r = 0u; r < TM; ++r) acc[r][c] += a[r] * bv;
   }
 $K_CLOSE
-  [[unroll]] for (uint r = 0u; r < TM; ++r)
-    [[unroll]] for (uint c = 0u; c < TN; ++c) {
-      const uint m = m0 + r, n = n0 + c;
-      if (m < M && n < N) {
-        const float v = acc[r][c];
-        const uint i = (b * M + m) * N + n;
-        $STORE
-      }
-    }
-}
+$STORE_TILE}
