@@ -32,6 +32,10 @@ namespace kiln::ir {
 struct Location {
   int line = 0;  // 1-based; 0 = unknown
   int col = 0;
+  // Where the program's producer says the op came from (its debug
+  // location, MLIR's loc(...)): "file:line:col", or a quoted name; empty
+  // if it gave none. Diagnostics add it as a note (FormatDiagnostic).
+  std::string origin;
 };
 
 // A quantized element type: !quant.uniform<storage[:expressed], scale:zp>,

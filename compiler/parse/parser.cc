@@ -191,8 +191,8 @@ std::unique_ptr<Module> Parser::ParseTopLevel() {
       Expect(Tok::kEqual, "in alias definition");
       if (name.is(Tok::kHashId)) {
         if (cur_.IsIdent("loc")) {
-          SkipLocation();
-          attr_aliases_[name.text] = Attribute{};  // a location alias: content ignored
+          loc_aliases_[name.text] = ParseLocation();
+          attr_aliases_[name.text] = Attribute{};  // as an attribute, a location has no content
         } else {
           attr_aliases_[name.text] = ParseAttribute();
         }
@@ -247,6 +247,7 @@ std::unique_ptr<Module> Parser::ParseTopLevel() {
     }
     FailExpected("'module', 'func.func', a global or an alias definition");
   }
+  ResolveLocationAliases(m.get());
   return m;
 }
 
@@ -528,7 +529,7 @@ void Parser::ParseOperation(Block* block) {
   if (static_cast<int>(op->results.size()) != num_results)
     Fail(name_tok, "operation defines " + std::to_string(op->results.size()) +
                        " results but " + std::to_string(num_results) + " names are bound");
-  SkipLocation();
+  op->loc.origin = ParseLocation();
   if (IsShardyOpName(op->name)) {  // annotations, not computation (parse_shardy.cc)
     ForwardShardyOp(*op, results, name_tok);
     return;
@@ -670,14 +671,16 @@ std::string FormatDiagnostic(std::string_view file_name, std::string_view source
   out += severity;
   out += ": ";
   out += message;
+  // The producer's own location of the op, after the source line if any.
+  const std::string note = loc.origin.empty() ? "" : "\nnote: the op comes from " + loc.origin;
   // Find the source line.
   int want = loc.line - first_line;
-  if (loc.line <= 0 || want < 0) return out;
+  if (loc.line <= 0 || want < 0) return out + note;
   source = StripByteOrderMark(source);  // the lexer's columns start after it
   size_t pos = 0;
   for (int l = 0; l < want; ++l) {
     size_t nl = source.find('\n', pos);
-    if (nl == std::string_view::npos) return out;
+    if (nl == std::string_view::npos) return out + note;
     pos = nl + 1;
   }
   size_t end = source.find('\n', pos);
@@ -686,7 +689,7 @@ std::string FormatDiagnostic(std::string_view file_name, std::string_view source
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
   out += '\n';
   AppendSourceLine(&out, line, loc.col);
-  return out;
+  return out + note;
 }
 
 StatusOr<std::unique_ptr<Module>> ParseModule(std::string_view source, std::string_view file_name,

@@ -108,6 +108,9 @@ class Parser {
   void ParseGenericOp(Operation* op, int num_results);
   void ParseRegionList(Operation* op);  // ({...}, {...})
   void SkipLocation();                  // optional loc(...)
+  std::string ParseLocation();          // optional loc(...): its origin (Location::origin), consumed
+  std::string LocationOrigin(int depth);  // a location's body (parse_location.cc)
+  void ResolveLocationAliases(Module* m);  // origins naming #loc aliases defined after their use
   void SkipBalanced(Tok open, Tok close);
   std::string ParseSymbolName();        // @name -> name
   int64_t ParseIntLiteral(bool allow_negative);
@@ -235,6 +238,7 @@ class Parser {
   int depth_ = 0;
   std::vector<std::unordered_map<std::string_view, ValueDef>> scopes_;
   std::unordered_map<std::string_view, Attribute> attr_aliases_;
+  std::unordered_map<std::string_view, std::string> loc_aliases_;  // #loc3 = loc(...): its origin
   std::unordered_map<std::string_view, Type> type_aliases_;
   // The op whose attributes are being parsed (names enum categories etc.).
   std::string_view current_op_;

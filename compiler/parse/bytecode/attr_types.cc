@@ -1,6 +1,8 @@
 // Lazy decoding of attribute/type entries by index (attr_types.h).
 #include "compiler/parse/bytecode/attr_types.h"
 
+#include <cstdio>
+
 namespace kiln::ir::bytecode {
 namespace {
 
@@ -9,6 +11,23 @@ namespace {
 constexpr int kMaxNesting = 64;
 
 }  // namespace
+
+std::string QuoteString(std::string_view s) {
+  std::string out = "\"";
+  for (unsigned char ch : s) {
+    if (ch == '"' || ch == '\\') {
+      out += '\\';
+      out += static_cast<char>(ch);
+    } else if (ch < 0x20 || ch >= 0x7F) {
+      char buf[4];
+      snprintf(buf, sizeof buf, "\\%02X", ch);
+      out += buf;
+    } else {
+      out += static_cast<char>(ch);
+    }
+  }
+  return out + "\"";
+}
 
 AttrTypeTable::AttrTypeTable(const BytecodeFile& f)
     : file_(f),

@@ -128,6 +128,14 @@ class AttrTypeTable {
   int depth_ = 0;
 };
 
+// A debug location attribute as MLIR's loc(...) body text
+// ("file":line:col, "name"(...), callsite(... at ...), fused[...]), which
+// the text parser reads into an op's origin; "unknown" for unknown
+// locations and for anything else.
+std::string LocationText(AttrTypeTable& t, uint64_t index, int depth = 0);
+// `s` as an MLIR string literal (quotes, escapes).
+std::string QuoteString(std::string_view s);
+
 // The StableHLO spelling of a type (tensor<2x?xf32>, !stablehlo.token, ...).
 std::string TypeText(AttrTypeTable& t, uint64_t index);
 

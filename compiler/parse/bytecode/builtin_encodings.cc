@@ -6,6 +6,8 @@
 // programs using builtin types directly get a clear message later on.
 #include "compiler/parse/bytecode/attr_types.h"
 
+#include <cstdint>
+
 namespace kiln::ir::bytecode {
 namespace {
 
@@ -42,7 +44,41 @@ int TypeBits(const TypeInfo& ty) {
   return -1;
 }
 
+// The string of a location's StringAttr (a file or a name), "" if the index
+// names something else.
+std::string LocationString(AttrTypeTable& t, uint64_t index) {
+  if (index >= t.file().attrs.size()) return "";
+  const AttrInfo& s = t.Attr(index, 0);
+  return s.kind == AttrInfo::Kind::kString ? s.str : "";
+}
+
 }  // namespace
+
+std::string LocationText(AttrTypeTable& t, uint64_t index, int depth) {
+  constexpr int kMaxDepth = 32;
+  if (depth > kMaxDepth || index >= t.file().attrs.size()) return "unknown";
+  const AttrInfo& a = t.Attr(index, 0);
+  if (a.kind != AttrInfo::Kind::kLocation) return "unknown";
+  if (a.name == "file") {
+    std::string s = QuoteString(a.str);
+    for (int64_t v : a.ints) s += ":" + std::to_string(v);
+    return a.ints.empty() ? s + ":0:0" : a.ints.size() == 1 ? s + ":0" : s;
+  }
+  if (a.name == "name") {
+    std::string child = LocationText(t, a.elements[0], depth + 1);
+    return child == "unknown" ? QuoteString(a.str) : QuoteString(a.str) + "(" + child + ")";
+  }
+  if (a.name == "callsite")
+    return "callsite(" + LocationText(t, a.elements[0], depth + 1) + " at " +
+           LocationText(t, a.elements[1], depth + 1) + ")";
+  if (a.name == "fused") {
+    if (a.elements.empty()) return "unknown";
+    std::string s = "fused[";
+    for (size_t k = 0; k < a.elements.size(); ++k) s += (k ? ", " : "") + LocationText(t, a.elements[k], depth + 1);
+    return s + "]";
+  }
+  return "unknown";
+}
 
 void DecodeBuiltinAttr(AttrTypeTable& t, Cursor& c, AttrInfo* a) {
   size_t at = c.offset();
@@ -103,12 +139,51 @@ void DecodeBuiltinAttr(AttrTypeTable& t, Cursor& c, AttrInfo* a) {
       a->bits = KnownWidthInt(c, ty.bits);
       return;
     }
-    case kCallSiteLoc: case kFileLineColLoc: case kFusedLoc: case kFusedLocWithMetadata: case kNameLoc:
-    case kUnknownLoc:
-      // Kiln keeps no debug locations from bytecode; the entry's size is
-      // known from the offset table, so its contents can be skipped.
+    // Debug locations, read leniently (a location never makes a program
+    // invalid): name says which form; nested locations are kept as raw
+    // indices in `elements`, decoded only by LocationText, so a deep or
+    // cyclic chain costs no nesting here.
+    case kCallSiteLoc:
       a->kind = AttrInfo::Kind::kLocation;
+      a->name = "callsite";
+      a->elements = {c.VarInt(), c.VarInt()};  // callee, caller
+      return;
+    case kFileLineColLoc: {
+      // MLIR wrote (filename, line, column) until FileLineColRange took the
+      // code: (filename, count, count varints: start line, start column,
+      // ...). Three varints in all are read the first way; fields in
+      // neither form leave the position out.
+      a->kind = AttrInfo::Kind::kLocation;
+      a->name = "file";
+      a->str = LocationString(t, c.VarInt());
+      std::vector<uint64_t> v;
+      while (c.left() > 0 && v.size() < 5) v.push_back(c.VarInt());
       c.Bytes(c.left());
+      auto in_range = [](uint64_t x) { return x <= static_cast<uint64_t>(INT32_MAX); };
+      if (v.size() == 2 && in_range(v[0]) && in_range(v[1])) {
+        a->ints = {static_cast<int64_t>(v[0]), static_cast<int64_t>(v[1])};
+      } else if (!v.empty() && v[0] == v.size() - 1) {
+        for (size_t k = 1; k < v.size() && k <= 2 && in_range(v[k]); ++k) a->ints.push_back(static_cast<int64_t>(v[k]));
+      }
+      return;
+    }
+    case kFusedLoc: case kFusedLocWithMetadata: {
+      a->kind = AttrInfo::Kind::kLocation;
+      a->name = "fused";
+      uint64_t n = c.Count("location");
+      for (uint64_t k = 0; k < n; ++k) a->elements.push_back(c.VarInt());
+      if (code == kFusedLocWithMetadata) c.VarInt();  // metadata: not kept
+      return;
+    }
+    case kNameLoc:
+      a->kind = AttrInfo::Kind::kLocation;
+      a->name = "name";
+      a->str = LocationString(t, c.VarInt());
+      a->elements = {c.VarInt()};
+      return;
+    case kUnknownLoc:
+      a->kind = AttrInfo::Kind::kLocation;
+      a->name = "unknown";
       return;
     case kDenseArray: {
       a->kind = AttrInfo::Kind::kDenseArray;

@@ -21,22 +21,6 @@ namespace {
 
 using Named = std::vector<std::pair<std::string, const AttrInfo*>>;
 
-std::string Quote(std::string_view s) {
-  std::string out = "\"";
-  for (unsigned char ch : s) {
-    if (ch == '"' || ch == '\\') {
-      out += '\\';
-      out += static_cast<char>(ch);
-    } else if (ch < 0x20 || ch >= 0x7F) {
-      char buf[4];
-      snprintf(buf, sizeof buf, "\\%02X", ch);
-      out += buf;
-    } else {
-      out += static_cast<char>(ch);
-    }
-  }
-  return out + "\"";
-}
 
 std::string FloatText(const TypeInfo& ty, uint64_t bits) {
   char buf[48];
@@ -290,8 +274,12 @@ class Converter {
       for (size_t k = 0; k < result_types.size(); ++k) s += (k ? ", " : "") + result_types[k];
       s += ")";
     }
+    // The op's debug location, for the text parser to keep (its origin).
+    std::string loc = LocationText(t_, op.location);
+    if (loc != "unknown") s += " loc(" + loc + ")";
     return s + "\n";
   }
+
 
   std::string ConvertAttrs(const std::string& op, const std::string& version, const Named& attrs, size_t at) {
     std::vector<std::pair<std::string, std::string>> out;
@@ -334,7 +322,7 @@ class Converter {
         for (auto [k, v] : a.pairs) {
           const AttrInfo& key = t_.Attr(k, 0);
           if (key.kind != K::kString) Fail(0, "a dictionary key must be a string");
-          s += (first ? "" : ", ") + Quote(key.str) + " = " + Render(op, key.str, t_.Attr(v, 0));
+          s += (first ? "" : ", ") + QuoteString(key.str) + " = " + Render(op, key.str, t_.Attr(v, 0));
           first = false;
         }
         return s + "}";
@@ -347,7 +335,7 @@ class Converter {
         return std::to_string(a.i) + " : " + TypeText(t_, a.type);
       case K::kString:
         if (IsSymbolAttr(name)) return "@" + a.str;
-        return Quote(a.str);
+        return QuoteString(a.str);
       case K::kTensor:
         return Tensor(name, a);
       case K::kType:
@@ -535,10 +523,11 @@ StatusOr<std::unique_ptr<Module>> ReadBytecodeModule(std::string_view bytes, std
   }
   std::unique_ptr<Module> module = std::move(*m);
   module->file_name = std::string(file_name);
-  // Locations point into the generated text, not the file: drop them.
+  // Line and column point into the generated text, not the file: drop them
+  // (an op's origin, from the file's own debug locations, stays).
   auto clear = [](auto&& self, Block& b) -> void {
     for (auto& op : b.ops) {
-      op->loc = Location{};
+      op->loc.line = op->loc.col = 0;
       for (auto& r : op->regions)
         for (auto& blk : r->blocks) self(self, *blk);
     }

@@ -1,7 +1,8 @@
 // StableHLO portable artifacts (compiler/parse/bytecode): every pair of
 // ../shared/conformance/vhlo compared function by function with its text
 // form, and malformed files (every prefix, single-bit flips) refused with a
-// message, never a crash.
+// message, never a crash; and the builtin dialect's debug locations, read
+// as MLIR text locations (ops keep their origin for diagnostics).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include <string>
 
 #include "compiler/compile.h"
+#include "compiler/parse/bytecode/attr_types.h"
 #include "compiler/parse/bytecode/read_bytecode.h"
 #include "compiler/parse/parser.h"
 #include "tests/support/sanitizers.h"
@@ -288,6 +290,49 @@ TEST(Bytecode, CompilerDetectsBytecodeByMagic) {
   if (!r.ok()) {
     EXPECT_EQ(r.status().message().find("reads MLIR text"), std::string::npos) << r.status().message();
   }
+}
+
+// The builtin dialect's location encodings, each entry written by hand
+// (BuiltinDialectBytecode.td; small varints are one byte, value * 2 + 1):
+// a file position in the old (file, line, column) and the newer range form
+// (file, count, line, column), a name around it, a call site, a fused
+// location, unknown, a name whose child is itself, and a file position in
+// neither form. Each reads as the loc(...) text the parser takes.
+TEST(Bytecode, DebugLocationsReadAsTheirText) {
+  auto v = [](uint8_t x) { return static_cast<char>(x * 2 + 1); };
+  const std::vector<std::string> entries = {
+      {v(2), v(1)},                    // 0: StringAttr "/src/model.py"
+      {v(2), v(2)},                    // 1: StringAttr "jit(f)/sin"
+      {v(11), v(0), v(12), v(8)},      // 2: "/src/model.py":12:8
+      {v(11), v(0), v(2), v(13), v(4)},  // 3: "/src/model.py":13:4 (range form)
+      {v(14), v(1), v(3)},             // 4: "jit(f)/sin"(#3)
+      {v(10), v(4), v(2)},             // 5: callsite(#4 at #2)
+      {v(15)},                         // 6: unknown
+      {v(12), v(2), v(6), v(5)},       // 7: fused[#6, #5]
+      {v(14), v(1), v(8)},             // 8: a name whose child is itself
+      {v(11), v(0), v(7), v(1), v(2), v(3)},  // 9: neither form
+  };
+  bytecode::BytecodeFile f;
+  f.strings = {"builtin", "/src/model.py", "jit(f)/sin"};
+  f.dialects.push_back({"builtin", false, {}});
+  for (const auto& e : entries) {
+    bytecode::BytecodeFile::Entry entry;
+    entry.custom = true;
+    entry.data = {reinterpret_cast<const uint8_t*>(e.data()), e.size(), 0};
+    f.attrs.push_back(entry);
+  }
+  bytecode::AttrTypeTable t(f);
+  EXPECT_EQ(bytecode::LocationText(t, 2), "\"/src/model.py\":12:8");
+  EXPECT_EQ(bytecode::LocationText(t, 3), "\"/src/model.py\":13:4");
+  EXPECT_EQ(bytecode::LocationText(t, 4), "\"jit(f)/sin\"(\"/src/model.py\":13:4)");
+  EXPECT_EQ(bytecode::LocationText(t, 5),
+            "callsite(\"jit(f)/sin\"(\"/src/model.py\":13:4) at \"/src/model.py\":12:8)");
+  EXPECT_EQ(bytecode::LocationText(t, 6), "unknown");
+  EXPECT_EQ(bytecode::LocationText(t, 7).rfind("fused[unknown, callsite(", 0), 0u);
+  EXPECT_EQ(bytecode::LocationText(t, 0), "unknown") << "a string is not a location";
+  EXPECT_EQ(bytecode::LocationText(t, 99), "unknown") << "an index out of range";
+  EXPECT_LT(bytecode::LocationText(t, 8).size(), 2000u) << "the cycle ends";
+  EXPECT_EQ(bytecode::LocationText(t, 9), "\"/src/model.py\":0:0");
 }
 
 }  // namespace

@@ -2,7 +2,8 @@
 // compiler/parse/parser.cc): the line and a caret under the column, clipped
 // to a window around the caret when the line is long (a program printed on
 // one line must not echo all of itself), and no position for a diagnostic
-// about the whole file.
+// about the whole file; and the note naming where the producer says the op
+// came from (its debug location, compiler/parse/parse_location.cc).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -76,6 +77,51 @@ TEST(Diagnostic, OneLineProgramErrorStaysShort) {
   EXPECT_LT(m.size(), 400u) << m;
   EXPECT_NE(m.find("use of undefined value '%nope'"), std::string::npos) << m;
   EXPECT_NE(m.find("%nope"), m.rfind("%nope")) << "the echo shows the offending value: " << m;
+}
+
+// JAX's debug locations: aliases printed after the module, a name scope
+// around a file position, a call site (its callee's position wins), a
+// fused location (its first position). The error points into the file and
+// its note at the Python line.
+std::string CompileError(const std::string& src) {
+  compiler::CompileOptions options;
+  options.target = "cpu";
+  auto bytes = compiler::Compile(src, "f.mlir", options, nullptr);
+  EXPECT_FALSE(bytes.ok());
+  return bytes.ok() ? "" : bytes.status().message();
+}
+
+std::string SineOnIntegers(const std::string& loc, const std::string& aliases) {
+  return "module @jit_f {\n"
+         "  func.func public @main(%arg0: tensor<4xi32> loc(\"x\")) -> (tensor<4xi32>) {\n"
+         "    %0 = stablehlo.sine %arg0 : tensor<4xi32> loc(" + loc + ")\n"
+         "    return %0 : tensor<4xi32> loc(#loc)\n"
+         "  } loc(#loc)\n"
+         "} loc(#loc)\n"
+         "#loc = loc(unknown)\n" + aliases;
+}
+
+TEST(Diagnostic, NoteNamesTheOpsDebugLocation) {
+  const std::string aliases =
+      "#loc1 = loc(\"/src/model.py\":12:8)\n"
+      "#loc2 = loc(\"/src/model.py\":13:4)\n"
+      "#loc3 = loc(\"jit(f)/jit(main)/sin\"(#loc2))\n"
+      "#loc4 = loc(callsite(#loc3 at #loc1))\n";
+  std::string m = CompileError(SineOnIntegers("#loc4", aliases));
+  EXPECT_EQ(m.rfind("f.mlir:3:10: error: stablehlo.sine: ", 0), 0u) << m;
+  const std::string note = "\nnote: the op comes from /src/model.py:13:4 (\"jit(f)/jit(main)/sin\")";
+  EXPECT_EQ(m.size() - m.rfind(note), note.size()) << "the note closes the message: " << m;
+
+  m = CompileError(SineOnIntegers("fused<\"meta\">[\"a\", callsite(\"b\" at \"m.py\":3:1)]", ""));
+  EXPECT_NE(m.find("\nnote: the op comes from m.py:3:1"), std::string::npos) << m;
+  m = CompileError(SineOnIntegers("\"only_a_name\"", ""));
+  EXPECT_NE(m.find("\nnote: the op comes from \"only_a_name\""), std::string::npos) << m;
+  // Unknown, an undefined alias, or a form not read here: no note, no error of its own.
+  for (const char* loc : {"unknown", "#nowhere", "future_form<1>(2)"}) {
+    m = CompileError(SineOnIntegers(loc, ""));
+    EXPECT_NE(m.find("stablehlo.sine: "), std::string::npos) << loc << ": " << m;
+    EXPECT_EQ(m.find("note:"), std::string::npos) << loc << ": " << m;
+  }
 }
 
 }  // namespace
