@@ -4,8 +4,9 @@
   make_seeds.py --kiln-compile BUILD/kiln-compile --conformance DIR --out OUT
 
 writes
-  OUT/parser/         conformance chunks (MLIR text), examples/spec_program.mlir and
-                      the functions of tests/data/ops/iree_test_forms.mlir
+  OUT/parser/         conformance chunks (MLIR text), examples/spec_program.mlir,
+                      the functions of tests/data/ops/iree_test_forms.mlir and
+                      tests/data/jax/debug_locations.mlir
   OUT/module_loader/  those of them that kiln-compile compiles for the CPU (.kiln)
   OUT/input/          one --input value per file from input_seeds.txt, and a few
                       .npy files (prefixed with '@', as input_fuzzer expects)
@@ -119,6 +120,9 @@ def main():
         fn = "".join(line + "\n" for line in fn.splitlines()
                      if not line.startswith(("ml_program.global ", "util.global ")))
         sources["iree_test_forms.%d.mlir" % i] = globals_text + "func.func " + fn
+    # Debug locations in every form MLIR prints.
+    sources["debug_locations.mlir"] = open(os.path.join(ROOT, "tests", "data", "jax", "debug_locations.mlir"),
+                                           encoding="utf-8").read()
     for name, text in sources.items():
         with open(os.path.join(dirs["parser"], name), "w", encoding="utf-8") as f:
             f.write(text)
