@@ -55,8 +55,12 @@ std::string LocationString(AttrTypeTable& t, uint64_t index) {
 }  // namespace
 
 std::string LocationText(AttrTypeTable& t, uint64_t index, int depth) {
+  // A budget of locations per call, besides the depth: a fused location
+  // naming another twice (or itself) would otherwise double at every level.
   constexpr int kMaxDepth = 32;
-  if (depth > kMaxDepth || index >= t.file().attrs.size()) return "unknown";
+  thread_local int budget = 0;
+  if (depth == 0) budget = 256;
+  if (depth > kMaxDepth || --budget < 0 || index >= t.file().attrs.size()) return "unknown";
   const AttrInfo& a = t.Attr(index, 0);
   if (a.kind != AttrInfo::Kind::kLocation) return "unknown";
   if (a.name == "file") {

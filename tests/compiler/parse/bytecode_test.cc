@@ -311,6 +311,7 @@ TEST(Bytecode, DebugLocationsReadAsTheirText) {
       {v(12), v(2), v(6), v(5)},       // 7: fused[#6, #5]
       {v(14), v(1), v(8)},             // 8: a name whose child is itself
       {v(11), v(0), v(7), v(1), v(2), v(3)},  // 9: neither form
+      {v(12), v(2), v(10), v(10)},     // 10: fused[#10, #10]: doubles at every level
   };
   bytecode::BytecodeFile f;
   f.strings = {"builtin", "/src/model.py", "jit(f)/sin"};
@@ -333,6 +334,7 @@ TEST(Bytecode, DebugLocationsReadAsTheirText) {
   EXPECT_EQ(bytecode::LocationText(t, 99), "unknown") << "an index out of range";
   EXPECT_LT(bytecode::LocationText(t, 8).size(), 2000u) << "the cycle ends";
   EXPECT_EQ(bytecode::LocationText(t, 9), "\"/src/model.py\":0:0");
+  EXPECT_LT(bytecode::LocationText(t, 10).size(), 10000u) << "a bounded number of locations";
 }
 
 }  // namespace
