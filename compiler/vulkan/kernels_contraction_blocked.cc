@@ -79,6 +79,7 @@ StatusOr<ShaderSource> DotGeneralBlocked(const KernelParams& kp, const DispatchU
   const int64_t texel_binding = 1 + static_cast<int64_t>(w.num_inputs()) + 1;
   std::string body = Fill(Template("dot_general_blocked.glsl"),
                           {{"FUNCTIONS", ""},
+                           {"SCALAR_CONTRACTION", Template("dot_general_strided_loop.glsl")},
                            {"TM", S(tm)},
                            {"TN", S(kTn)},
                            {"BT", S(layout)},
@@ -156,6 +157,8 @@ StatusOr<ShaderSource> DotGeneralStrided(const KernelParams& kp, const DispatchU
   for (size_t i = 0; i < lfree.size(); ++i) row += " + mi" + S(static_cast<int64_t>(i)) + " * " + lstride(lfree[i]);
   std::string col = Decompose("n", sizes(rdims, rfree), names("ni", rfree.size()), "rem_n") + "    col[c] = bbase";
   for (size_t i = 0; i < rfree.size(); ++i) col += " + ni" + S(static_cast<int64_t>(i)) + " * " + rstride(rfree[i]);
+  // Texel bindings after the storage ones (the parameters, the inputs, the output).
+  const int64_t texel_binding = 1 + static_cast<int64_t>(w.num_inputs()) + 1;
   // The contraction: one loop per contracting dim, in order.
   std::string open, close, ka = "0u", kb = "0u", indent = "  ";
   for (size_t i = 0; i < lc.size(); ++i) {
@@ -168,6 +171,7 @@ StatusOr<ShaderSource> DotGeneralStrided(const KernelParams& kp, const DispatchU
   }
   std::string body = Fill(Template("dot_general_strided.glsl"),
                           {{"FUNCTIONS", ""},
+                           {"SCALAR_CONTRACTION", Template("dot_general_strided_loop.glsl")},
                            {"TM", S(tm)},
                            {"TN", S(kTn)},
                            {"M", product(ldims, lfree)},
@@ -179,11 +183,19 @@ StatusOr<ShaderSource> DotGeneralStrided(const KernelParams& kp, const DispatchU
                            {"K_CLOSE", close},
                            {"KA", ka},
                            {"KB", kb},
+                           {"AOFF", S(w.OffsetWord(0))},
+                           {"BOFF", S(w.OffsetWord(1))},
+                           {"ATEX", S(texel_binding)},
+                           {"BTEX", S(texel_binding + 1)},
+                           {"LHS_SIZE", ProductOf(ldims, 0, ldims.size())},
+                           {"RHS_SIZE", ProductOf(rdims, 0, rdims.size())},
                            {"STORE_TILE", StoreTile(kp, "TM", "TN", "acc[r][c]", "const uint m = m0 + r, n = n0 + c;",
                                                     "m < M && n < N",
                                                     "        const uint i = (b * M + m) * N + n;\n" + store)}});
   ShaderSource s = w.Finish(body, kWx, kWy);
   s.grid = hal::ShaderGrid::kTiles;
+  s.features |= hal::kTexelInputs;
+  s.texel_inputs = 0b11;
   s.grid_args = {static_cast<uint32_t>(lb.size()), static_cast<uint32_t>(lfree.size()), kWy * tm, kWx * kTn};
   return s;
 }
@@ -249,10 +261,11 @@ StatusOr<ShaderSource> ConvolutionBlocked(const KernelParams& kp, const Dispatch
   }
   tap_position += "    ok[r] = " + in_range + ";\n    off[r] = ok[r] ? " + offset + " : 0u;\n";
   const std::string P = ProductOf(odims, last ? 0 : 2, last ? ns + 1 : ns + 2);
-  // Texel reads where the features are innermost in the input and the
-  // kernel (the shader checks sizes and alignment when it runs); both
-  // operands are then also bound as texel buffers, after the storage
-  // bindings (the parameters, the inputs, the output).
+  // Both operands are also bound as texel buffers, after the storage
+  // bindings (the parameters, the inputs, the output), and read through
+  // them where their views are large enough; as vec4 texels where the
+  // features are innermost in the input and the kernel (the shader checks
+  // sizes and alignment when it runs), one component at a time otherwise.
   const bool wide = c.ifd == static_cast<int64_t>(ldims.size()) - 1 && c.kof == static_cast<int64_t>(rdims.size()) - 1;
   const int64_t texel_binding = 1 + static_cast<int64_t>(w.num_inputs()) + 1;
   // The work group's eight invocations (lavapipe's SIMD lanes run along
@@ -265,6 +278,7 @@ StatusOr<ShaderSource> ConvolutionBlocked(const KernelParams& kp, const Dispatch
                             "  const uint b = gl_WorkGroupID.z;\n";
   std::string body = Fill(Template("convolution_blocked.glsl"),
                           {{"FUNCTIONS", ""},
+                           {"SCALAR_CONTRACTION", Template("convolution_blocked_scalar.glsl")},
                            {"TP", S(kConvTp)},
                            {"TF", S(kConvTf)},
                            {"P", P},
@@ -297,10 +311,8 @@ StatusOr<ShaderSource> ConvolutionBlocked(const KernelParams& kp, const Dispatch
                                                         store)}});
   ShaderSource src = w.Finish(body, kConvLanes, 1);
   src.grid = hal::ShaderGrid::kTiles;
-  if (wide) {
-    src.features |= hal::kTexelInputs;
-    src.texel_inputs = 0b11;
-  }
+  src.features |= hal::kTexelInputs;
+  src.texel_inputs = 0b11;
   src.grid_args = last ? std::vector<uint32_t>{0, static_cast<uint32_t>(ns + 1), kConvLanes * kConvTp, kConvTf}
                        : std::vector<uint32_t>{1, 1, kConvTf, kConvLanes * kConvTp};
   return src;

@@ -10,19 +10,20 @@
 // convolutions, K_IN the input features per group) each output feature
 // reads its own group's inputs, one load per position and feature. Surplus rows and columns of edge tiles recompute the last
 // position or feature (reading only elements in range) and skip their
-// stores. Where the features are innermost in the input and the kernel
-// (WIDE: NHWC/HWIO-like layouts), whole 16-byte texels and the texel views
-// large enough, both are read as vec4 texels (four input features of a
-// position, four output features of a kernel row: lavapipe gathers texels
-// without the per-lane loop of a storage-buffer load), for depthwise
-// convolutions with a multiplier of 1 four features of a position at once;
+// stores. Both operands are read through their texel views (lavapipe
+// gathers texels without the per-lane loop of a storage-buffer load) where
+// the views reach their last elements, through their storage buffers
+// otherwise. Where the features are innermost in the input and the kernel
+// (WIDE: NHWC/HWIO-like layouts) and the texels whole, both are read as
+// vec4 texels (four input features of a position, four output features of
+// a kernel row), for depthwise convolutions with a multiplier of 1 four
+// features of a position at once; other layouts (NCHW/OIHW) read one
+// component of a texel per element (convolution_blocked_scalar.glsl);
 // the branch is uniform over the dispatch. A window tap on padding multiplies a zero, as the spec's padded
 // lhs does (so an infinite weight there gives NaN, as on the CPU device's
 // fast kernels), not read from the input.
-#if $WIDE
 layout(set = 0, binding = $ATEX) uniform samplerBuffer a_tex;
 layout(set = 0, binding = $BTEX) uniform samplerBuffer b_tex;
-#endif
 $FUNCTIONS
 const uint TP = $TPu, TF = $TFu, TF4 = TF / 4u;
 
@@ -50,11 +51,14 @@ $SPLIT
   float acc[TP][TF];
   [[unroll]] for (uint r = 0u; r < TP; ++r)
     [[unroll]] for (uint c = 0u; c < TF; ++c) acc[r][c] = 0.0;
+  // Both operands are read through their texel views where the views reach
+  // their last elements (uniform over the dispatch).
+  const uint a0 = p[$AOFF] / 4u, b0 = p[$BOFF] / 4u;
+  const bool tex = (a0 + $LHS_SIZE + 3u) / 4u <= uint(textureSize(a_tex)) &&
+                   (b0 + $RHS_SIZE + 3u) / 4u <= uint(textureSize(b_tex));
 #if $WIDE
-  const uint a0 = p[$AOFF] / 4u, b0 = p[$BOFF] / 4u, C_IN = $C_IN;
-  const bool wide = (C_IN & 3u) == 0u && (F & 3u) == 0u && (a0 & 3u) == 0u && (b0 & 3u) == 0u &&
-                    (a0 + $LHS_SIZE) / 4u <= uint(textureSize(a_tex)) &&
-                    (b0 + $RHS_SIZE) / 4u <= uint(textureSize(b_tex))
+  const uint C_IN = $C_IN;
+  const bool wide = tex && (C_IN & 3u) == 0u && (F & 3u) == 0u && (a0 & 3u) == 0u && (b0 & 3u) == 0u
 #if $GROUPED
                     && K_IN == 1u && F == C_IN  // depthwise, multiplier 1: feature c reads input feature c
 #endif
@@ -96,25 +100,21 @@ $TAP_POSITION
 #endif
   } else
 #endif
-  {
-    for (uint f = 0u; f < K_IN; ++f) {
-      const uint wf = wtap + f * ($RS_I);
-#if $GROUPED
-      // Each feature reads the input features of its own group.
-      [[unroll]] for (uint c = 0u; c < TF; ++c) {
-        const float wv = ld1(wf + wcol[c]);
-        const uint fo = (gfeat[c] + f) * ($LS_F);
-        [[unroll]] for (uint r = 0u; r < TP; ++r) acc[r][c] += (ok[r] ? ld0(off[r] + fo) : 0.0) * wv;
-      }
-#else
-      float a[TP];
-      [[unroll]] for (uint r = 0u; r < TP; ++r) a[r] = ok[r] ? ld0(off[r] + f * ($LS_F)) : 0.0;
-      [[unroll]] for (uint c = 0u; c < TF; ++c) {
-        const float wv = ld1(wf + wcol[c]);
-        [[unroll]] for (uint r = 0u; r < TP; ++r) acc[r][c] += a[r] * wv;
-      }
-#endif
-    }
+  if (tex) {
+    // One component of a texel: still lavapipe's branch-free gather, against
+    // a per-lane loop for a storage-buffer load (NCHW convolutions ran 3-5x
+    // faster).
+#define LDA(i) texelFetch(a_tex, int((a0 + (i)) >> 2u))[(a0 + (i)) & 3u]
+#define LDB(i) texelFetch(b_tex, int((b0 + (i)) >> 2u))[(b0 + (i)) & 3u]
+$SCALAR_CONTRACTION
+#undef LDA
+#undef LDB
+  } else {
+#define LDA(i) ld0(i)
+#define LDB(i) ld1(i)
+$SCALAR_CONTRACTION
+#undef LDA
+#undef LDB
   }
 $TAPS_CLOSE
 $STORE_TILE}

@@ -9,6 +9,8 @@
 // contraction runs as generated loops over the contracting dims in order,
 // so the sums run in k order like the other shaders'. Edge tiles clamp
 // their row and column and skip those stores.
+layout(set = 0, binding = $ATEX) uniform samplerBuffer a_tex;
+layout(set = 0, binding = $BTEX) uniform samplerBuffer b_tex;
 $FUNCTIONS
 const uint TM = $TMu, TN = $TNu;
 
@@ -33,13 +35,23 @@ $COL
   float acc[TM][TN];
   [[unroll]] for (uint r = 0u; r < TM; ++r)
     [[unroll]] for (uint c = 0u; c < TN; ++c) acc[r][c] = 0.0;
-$K_OPEN
-  const uint ka = $KA, kb = $KB;
-  float a[TM];
-  [[unroll]] for (uint r = 0u; r < TM; ++r) a[r] = ld0(row[r] + ka);
-  [[unroll]] for (uint c = 0u; c < TN; ++c) {
-    const float bv = ld1(col[c] + kb);
-    [[unroll]] for (uint r = 0u; r < TM; ++r) acc[r][c] += a[r] * bv;
+  // Both operands are also bound as texel buffers (after the storage
+  // bindings) and read through them, one component of a texel per element,
+  // where the views reach their last elements (uniform over the dispatch):
+  // lavapipe gathers texels without the per-lane loop of a storage-buffer load.
+  const uint a0 = p[$AOFF] / 4u, b0 = p[$BOFF] / 4u;
+  if ((a0 + $LHS_SIZE + 3u) / 4u <= uint(textureSize(a_tex)) &&
+      (b0 + $RHS_SIZE + 3u) / 4u <= uint(textureSize(b_tex))) {
+#define LDA(i) texelFetch(a_tex, int((a0 + (i)) >> 2u))[(a0 + (i)) & 3u]
+#define LDB(i) texelFetch(b_tex, int((b0 + (i)) >> 2u))[(b0 + (i)) & 3u]
+$SCALAR_CONTRACTION
+#undef LDA
+#undef LDB
+  } else {
+#define LDA(i) ld0(i)
+#define LDB(i) ld1(i)
+$SCALAR_CONTRACTION
+#undef LDA
+#undef LDB
   }
-$K_CLOSE
 $STORE_TILE}

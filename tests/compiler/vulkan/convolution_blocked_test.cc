@@ -91,8 +91,11 @@ std::vector<ConvCase> Cases() {
       {{2, 5, 5, 6}, {3, 3, 3, 4}, {2, 5, 5, 4}, kNhwc, "pad = [[1, 1], [1, 1]]", 27, 2},
       // Depthwise, NHWC (an inverted residual block's), 24 features: an edge feature tile.
       {{2, 7, 6, 24}, {3, 3, 1, 24}, {2, 7, 6, 24}, kNhwc, "pad = [[1, 1], [1, 1]]", 9, 24},
-      // Depthwise with a channel multiplier of 2, NCHW, stride 2.
+      // Depthwise with a channel multiplier of 2, NCHW, stride 2 (405 and
+      // 90 elements: views that end short of the last ones, so storage-buffer reads).
       {{1, 5, 9, 9}, {10, 1, 3, 3}, {1, 10, 5, 5}, kNchw, "stride = [2, 2], pad = [[1, 1], [1, 1]]", 9, 5},
+      // Depthwise, NCHW, whole texels: one component of a texel per read.
+      {{2, 8, 6, 6}, {8, 1, 3, 3}, {2, 8, 6, 6}, kNchw, "pad = [[1, 1], [1, 1]]", 9, 8},
   };
 }
 
@@ -124,7 +127,10 @@ func.func @main(%a: tensor<2x8x9x9xf32>, %w: tensor<16x8x3x3xf32>, %bias: tensor
   auto module = vm::LoadModule(bytes);
   ASSERT_TRUE(module.ok()) << module.status().message();
   ASSERT_EQ((*module)->vulkan_shaders.size(), 1u);  // one dispatch: the epilogue is fused
-  for (const auto& v : (*module)->vulkan_shaders[0]) EXPECT_EQ(v.workgroup_size, 8u);
+  for (const auto& v : (*module)->vulkan_shaders[0]) {
+    EXPECT_EQ(v.workgroup_size, 8u);
+    EXPECT_EQ(v.texel_inputs, 0b11u);  // NCHW operands too are read through texel views
+  }
   std::mt19937_64 rng(43);
   std::vector<vm::HostTensor> in = {RandomF32({2, 8, 9, 9}, rng), RandomF32({16, 8, 3, 3}, rng),
                                     RandomF32({16}, rng)};
