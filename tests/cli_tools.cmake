@@ -172,7 +172,7 @@ if(KILN_ENABLE_VULKAN)
   cli_test(cli.vm-dump_targets_all cli.compile_dump_all "\ntargets: cpu, vulkan; checksums: xxHash64"
            "${DUMP} ${T}/dump_all.kiln")
   cli_test(cli.vm-dump_vulkan_variants cli.compile_dump_all
-           "exe#1: kernel stablehlo.reduce [^\n]*\n  vulkan #0: [(]rank-2 f32, rank-0 f32[)] -> [(]rank-1 f32[)]: [1-9][0-9]* bytes of SPIR-V, entry main, workgroup [1-9][0-9]*, grid [a-z ]+, features none\n"
+           "exe#1: kernel stablehlo.reduce [^\n]*\n  vulkan #0: [(]rank-2 f32, rank-0 f32[)] -> [(]rank-1 f32[)]: [1-9][0-9]* bytes of SPIR-V, entry main, workgroup [1-9][0-9]*, grid [a-z0-9 ]+( [[][0-9, ]+[]])?, features none\n"
            "${DUMP} ${T}/dump_all.kiln")
   add_test(NAME cli.compile_endless_all COMMAND kiln-compile ${D}/endless.mlir -o ${T}/endless_all.kiln)
   cli_test(cli.vm-run_timeout_device_loop_vulkan cli.compile_endless_all

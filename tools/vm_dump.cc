@@ -95,6 +95,8 @@ std::string VariantText(const kiln::hal::ShaderVariant& v) {
                      : v.grid_kind == kiln::hal::ShaderGrid::kPerGroup ? "one group per element"
                      : v.grid_kind == kiln::hal::ShaderGrid::kPerRow   ? "one group per row"
                                                                        : "one invocation per element";
+  const uint32_t per = kiln::hal::ElementsPerInvocation(v);
+  if (per > 1) grid = "one invocation per " + std::to_string(per) + " elements";
   if (!v.grid_args.empty()) {
     grid += " [";
     for (size_t i = 0; i < v.grid_args.size(); ++i) grid += (i ? ", " : "") + std::to_string(v.grid_args[i]);

@@ -209,8 +209,7 @@ Status LoadProgram(const fb::ScalarProgram* p, const std::string& where, ScalarP
     if (s->grid_kind() > 3) return Bad(where + " has an unknown grid kind");
     v.grid_kind = static_cast<hal::ShaderGrid>(s->grid_kind());
     if (v.grid_kind == hal::ShaderGrid::kTiles && v.grid_args.size() != 4) return Bad(where + " has a bad tile grid");
-    if (v.grid_kind == hal::ShaderGrid::kPerElement && !v.grid_args.empty() &&
-        (v.grid_args.size() != 1 || v.grid_args[0] > 1))
+    if (v.grid_kind == hal::ShaderGrid::kPerElement && !hal::ValidElementGrid(v.grid_args))
       return Bad(where + " has a bad element grid");
     if (v.grid_kind == hal::ShaderGrid::kPerRow && !v.grid_args.empty() &&
         (v.grid_args.size() != 1 || v.grid_args[0] == 0 || v.grid_args[0] > v.workgroup_size))

@@ -7,6 +7,8 @@
 #include "kernels/kernel_table.h"
 
 #include <algorithm>
+#include <cctype>
+#include <set>
 #include <map>
 
 namespace kiln::compiler::vulkan {
@@ -86,8 +88,21 @@ std::string OutputIndex(const ShaderWriter& w) {
   return Decompose("i", DimsOf(w, out), Names("o", w.rank(out)), "rem_o");
 }
 
-ShaderSource PerElement(ShaderWriter& w, const std::string& body) {
-  return w.Finish(Fill(Template("per_element.glsl"), {{"BODY", body}}), 64);
+ShaderSource PerElement(ShaderWriter& w, const std::string& body) { return PerElements(w, body, kPerInvocation); }
+
+ShaderSource PerElements(ShaderWriter& w, const std::string& body, uint32_t per, const std::string& prefetch,
+                         const std::string& decls, const std::string& after) {
+  // A body that returns early would skip the invocation's later elements.
+  if (per <= 1 || body.find("return") != std::string::npos)
+    return w.Finish(decls + Fill(Template("per_element.glsl"), {{"BODY", prefetch + body + after}}), 64);
+  w.extensions.push_back("GL_EXT_control_flow_attributes");  // [[dont_unroll]]
+  ShaderSource s = w.Finish(decls + Fill(Template("per_elements.glsl"), {{"BODY", body},
+                                                                         {"PER", S(per)},
+                                                                         {"PREFETCH", prefetch},
+                                                                         {"AFTER", after}}),
+                            64);
+  s.grid_args = {0, per};
+  return s;
 }
 
 // --- helpers the kernel families share ----------------------------------------
@@ -299,6 +314,55 @@ Status ShaderWriter::Begin() {
   return Status::Ok();
 }
 
+namespace {
+
+// `helpers + body` with every parameter word read at a constant index
+// (p[N]) read once, at the start of main, into a private variable: lavapipe
+// compiles each storage-buffer load to a loop over the lanes even where
+// the address is uniform, and a per-element shader read its tensors'
+// offsets and dims again for every load, store and index it computed (an
+// add of two tensors: seven such loops per element instead of three). The
+// words are read-only for the whole dispatch. Bodies without a main of the
+// expected form are left as they are.
+std::string HoistParamWords(const std::string& helpers, const std::string& body) {
+  const std::string entry = "void main() {\n";
+  const size_t at = body.find(entry);
+  if (at == std::string::npos || body.find(entry, at + 1) != std::string::npos) return helpers + body;
+  std::set<uint32_t> words;
+  auto rewrite = [&words](const std::string& text) {
+    std::string out;
+    out.reserve(text.size());
+    size_t i = 0;
+    while (i < text.size()) {
+      const bool boundary = i == 0 || !(std::isalnum(static_cast<unsigned char>(text[i - 1])) || text[i - 1] == '_');
+      if (boundary && text.compare(i, 2, "p[") == 0) {
+        size_t j = i + 2;
+        while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
+        if (j > i + 2 && j < text.size() && text[j] == ']' && j - (i + 2) <= 6) {
+          const std::string digits = text.substr(i + 2, j - (i + 2));
+          words.insert(static_cast<uint32_t>(std::stoul(digits)));
+          out += "kiln_p" + digits;
+          i = j + 1;
+          continue;
+        }
+      }
+      out += text[i++];
+    }
+    return out;
+  };
+  const std::string h = rewrite(helpers), b = rewrite(body);
+  if (words.empty()) return helpers + body;
+  std::string decl, init;
+  for (uint32_t k : words) {
+    decl += "uint kiln_p" + S(k) + ";\n";
+    init += "  kiln_p" + S(k) + " = p[" + S(k) + "];\n";
+  }
+  const size_t bat = b.find(entry) + entry.size();
+  return decl + h + b.substr(0, bat) + init + b.substr(bat);
+}
+
+}  // namespace
+
 ShaderSource ShaderWriter::Finish(const std::string& body, uint32_t local_x, uint32_t local_y) {
   ShaderSource s;
   s.features = features;
@@ -326,7 +390,7 @@ ShaderSource ShaderWriter::Finish(const std::string& body, uint32_t local_x, uin
       }
     }
   }
-  s.glsl = head + helpers_ + body;
+  s.glsl = head + HoistParamWords(helpers_, body);
   return s;
 }
 

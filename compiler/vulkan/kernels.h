@@ -50,8 +50,19 @@ std::vector<std::string> DimsOf(const ShaderWriter& w, size_t t);
 std::vector<std::string> Names(const std::string& prefix, size_t n);
 // The output's multi-index o0..oR-1 of invocation i.
 std::string OutputIndex(const ShaderWriter& w);
-// A shader of one invocation per output element running `body`.
+// Output elements per invocation of the per-element shaders: a 4M-element
+// add on lavapipe took 77 ms at one, 36 at four, 33-40 at 8 or 16
+// (vm-bench --profile, one core busy; before texel reads).
+constexpr uint32_t kPerInvocation = 4;
+// A shader running `body` for each output element i, kPerInvocation
+// consecutive elements per invocation where the body has no early return.
 ShaderSource PerElement(ShaderWriter& w, const std::string& body);
+// The same with `per` consecutive elements per invocation (body: element
+// i = kiln_first + kiln_k), `prefetch` before its elements and `after`
+// after them (kernels/vulkan/per_elements.glsl), `decls` (bindings) before
+// main. Callers that pass code must not let the body return early.
+ShaderSource PerElements(ShaderWriter& w, const std::string& body, uint32_t per, const std::string& prefetch = "",
+                         const std::string& decls = "", const std::string& after = "");
 // GLSL expressions reading dispatch inputs [first, first + types.size()) as
 // program params for output invocation "i", at that index, at element 0, or
 // through an input_broadcast-style axis map (needs OutputIndex declared),

@@ -43,7 +43,9 @@ enum class ShaderGrid : uint32_t {
   // One invocation per element of output 0 (the count is params[0]); with
   // grid_args {1}, per element of the largest output (kernels whose outputs
   // differ in shape and whose shader sizes its own work from the operands:
-  // a scan's carries, a batch norm's per-feature results).
+  // a scan's carries, a batch norm's per-feature results). grid_args {A, E}
+  // (added within module format 0.5): as {A}, each invocation taking E consecutive
+  // elements, 1 to 64 (ElementsPerInvocation).
   kPerElement = 0,
   // Output 0 viewed as [B, M, N] (grid_args: number of leading batch dims,
   // number of M dims, tile_m, tile_n): workgroups (N/tile_n, M/tile_m, B).
@@ -78,5 +80,17 @@ struct ShaderVariant {
   // reading a tensor this way. Needs kTexelInputs.
   uint32_t texel_inputs = 0;
 };
+
+// Whether a kPerElement grid's arguments are well formed (ShaderGrid): none,
+// {A} or {A, E} with A 0 or 1 and E from 1 to 64.
+inline bool ValidElementGrid(const std::vector<uint32_t>& args) {
+  return args.empty() || (args.size() <= 2 && args[0] <= 1 && (args.size() == 1 || (args[1] >= 1 && args[1] <= 64)));
+}
+
+// The elements each invocation of a kPerElement grid takes (its work groups
+// then cover workgroup_size times as many).
+inline uint32_t ElementsPerInvocation(const ShaderVariant& v) {
+  return v.grid_kind == ShaderGrid::kPerElement && v.grid_args.size() == 2 ? v.grid_args[1] : 1;
+}
 
 }  // namespace kiln::hal

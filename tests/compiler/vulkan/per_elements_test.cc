@@ -1,0 +1,163 @@
+// Per-element shaders that take several consecutive elements per invocation
+// (compiler/vulkan/codegen.cc PerElements, kernels/vulkan/per_elements.glsl:
+// grid_args {0, E}) and elementwise programs that read their f32 inputs as
+// vec4 texels (compiler/vulkan/kernels_elementwise.cc), against the CPU
+// device bit for bit: element counts that are and are not multiples of
+// four (a view that ends short of the last texel reads the storage buffer
+// instead), a lone element, rank-0 and integer inputs, broadcasts and a
+// data-movement op; and the driver's and loader's checks of the grid.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tests/hal/vulkan/vulkan_test_fixture.h"
+
+namespace kiln::vulkan_test {
+namespace {
+
+std::string F32(const std::vector<int64_t>& dims) {
+  std::string s = "tensor<";
+  for (int64_t d : dims) s += std::to_string(d) + "x";
+  return s + "f32>";
+}
+
+void ExpectSameBits(const vm::HostTensor& got, const vm::HostTensor& want, const std::string& what) {
+  ASSERT_EQ(got.dims, want.dims) << what;
+  ASSERT_EQ(got.data.size(), want.data.size()) << what;
+  EXPECT_EQ(got.data, want.data) << what;
+}
+
+void ExpectWithinUlp(const vm::HostTensor& got, const vm::HostTensor& want, int32_t ulp, const std::string& what) {
+  ASSERT_EQ(got.dims, want.dims) << what;
+  ASSERT_EQ(got.data.size(), want.data.size()) << what;
+  for (size_t i = 0; i + 4 <= got.data.size(); i += 4) {
+    int32_t a, b;
+    std::memcpy(&a, got.data.data() + i, 4);
+    std::memcpy(&b, want.data.data() + i, 4);
+    // Same-signed finite floats: their bit patterns order as their values.
+    EXPECT_LE(std::abs(static_cast<int64_t>(a) - b), ulp) << what << " element " << i / 4;
+  }
+}
+
+// (a * b + a) - b and tanh(a) over each shape: exact IEEE operations, the
+// same bits on both devices, and Kiln's own tanh, within its 3 ulp; where
+// the shader reads texels (64, 8 and 1 elements: whole invocations written
+// by 16-byte stores, a part of one element by element) and where it reads
+// words (35 and 105 elements: views that end short of the last ones).
+TEST_F(VulkanTest, ElementwiseProgramsOverSeveralElementsPerInvocationMatchCpu) {
+  const std::vector<std::vector<int64_t>> shapes = {{64}, {35}, {1}, {2, 4}, {3, 5, 7}};
+  std::string src;
+  for (size_t k = 0; k < shapes.size(); ++k) {
+    const std::string t = F32(shapes[k]), n = std::to_string(k);
+    src += "func.func @f" + n + "(%a: " + t + ", %b: " + t + ") -> (" + t + ", " + t + ") {\n" +
+           "  %0 = stablehlo.multiply %a, %b : " + t + "\n  %1 = stablehlo.add %0, %a : " + t +
+           "\n  %2 = stablehlo.subtract %1, %b : " + t + "\n  %3 = stablehlo.tanh %a : " + t +
+           "\n  return %2, %3 : " + t + ", " + t + "\n}\n";
+  }
+  auto bytes = CompileAll(src);
+  ASSERT_FALSE(bytes.empty());
+  auto module = vm::LoadModule(bytes);
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  for (const auto& shaders : (*module)->vulkan_shaders)
+    for (const auto& v : shaders) {
+      EXPECT_EQ(v.grid_args, (std::vector<uint32_t>{0, hal::ElementsPerInvocation(v)}));
+      EXPECT_GE(hal::ElementsPerInvocation(v), 4u);
+      // Every input, read at the output's index.
+      EXPECT_EQ(v.texel_inputs, (1u << v.input_types.size()) - 1u);
+    }
+  std::mt19937_64 rng(47);
+  for (size_t k = 0; k < shapes.size(); ++k) {
+    std::vector<vm::HostTensor> in = {RandomF32(shapes[k], rng), RandomF32(shapes[k], rng)};
+    const std::string fn = "f" + std::to_string(k);
+    auto want = RunOn(cpu_.get(), bytes, fn, in);
+    auto got = RunOn(vulkan_.get(), bytes, fn, in);
+    ASSERT_TRUE(want.ok()) << want.status().message();
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    ExpectSameBits((*got)[0], (*want)[0], fn);
+    ExpectWithinUlp((*got)[1], (*want)[1], 3, fn + " tanh");
+  }
+}
+
+// Inputs the texel prefetch does not take (a rank-0 scale, a broadcast
+// row, i32 values) and a transpose, over counts that are not multiples of
+// four.
+TEST_F(VulkanTest, OtherPerElementShadersOverSeveralElementsPerInvocationMatchCpu) {
+  const char* src = R"(
+func.func @scaled(%a: tensor<5x7xf32>, %s: tensor<f32>, %row: tensor<7xf32>) -> tensor<5x7xf32> {
+  %0 = stablehlo.broadcast_in_dim %s, dims = [] : (tensor<f32>) -> tensor<5x7xf32>
+  %1 = stablehlo.broadcast_in_dim %row, dims = [1] : (tensor<7xf32>) -> tensor<5x7xf32>
+  %2 = stablehlo.multiply %a, %0 : tensor<5x7xf32>
+  %3 = stablehlo.add %2, %1 : tensor<5x7xf32>
+  return %3 : tensor<5x7xf32>
+}
+func.func @ints(%a: tensor<37xi32>, %b: tensor<37xi32>) -> tensor<37xi32> {
+  %0 = stablehlo.multiply %a, %b : tensor<37xi32>
+  %1 = stablehlo.xor %0, %a : tensor<37xi32>
+  return %1 : tensor<37xi32>
+}
+func.func @transposed(%a: tensor<3x5x7xf32>) -> tensor<7x3x5xf32> {
+  %0 = stablehlo.transpose %a, dims = [2, 0, 1] : (tensor<3x5x7xf32>) -> tensor<7x3x5xf32>
+  return %0 : tensor<7x3x5xf32>
+}
+)";
+  auto bytes = CompileAll(src);
+  ASSERT_FALSE(bytes.empty());
+  std::mt19937_64 rng(53);
+  std::vector<int32_t> ia(37), ib(37);
+  for (size_t i = 0; i < ia.size(); ++i) {
+    ia[i] = static_cast<int32_t>(rng());
+    ib[i] = static_cast<int32_t>(rng());
+  }
+  const std::vector<std::pair<std::string, std::vector<vm::HostTensor>>> calls = {
+      {"scaled", {RandomF32({5, 7}, rng), RandomF32({}, rng), RandomF32({7}, rng)}},
+      {"ints", {HostTensorOf(ElementType::kSI32, {37}, ia), HostTensorOf(ElementType::kSI32, {37}, ib)}},
+      {"transposed", {RandomF32({3, 5, 7}, rng)}}};
+  for (const auto& [fn, in] : calls) {
+    auto want = RunOn(cpu_.get(), bytes, fn, in);
+    auto got = RunOn(vulkan_.get(), bytes, fn, in);
+    ASSERT_TRUE(want.ok()) << want.status().message();
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    ExpectSameBits((*got)[0], (*want)[0], fn);
+  }
+}
+
+// The driver refuses element grids with a bad count per invocation before
+// they reach the device; the count scales the work groups it launches.
+TEST_F(VulkanTest, MalformedElementGridsAreRefused) {
+  EXPECT_TRUE(hal::ValidElementGrid({}));
+  EXPECT_TRUE(hal::ValidElementGrid({1}));
+  EXPECT_TRUE(hal::ValidElementGrid({0, 64}));
+  EXPECT_FALSE(hal::ValidElementGrid({2}));
+  EXPECT_FALSE(hal::ValidElementGrid({0, 0}));
+  EXPECT_FALSE(hal::ValidElementGrid({0, 65}));
+  EXPECT_FALSE(hal::ValidElementGrid({0, 4, 1}));
+  auto module = vm::LoadModule(CompileAll(R"(
+func.func @main(%a: tensor<9xf32>, %b: tensor<9xf32>) -> tensor<9xf32> {
+  %0 = stablehlo.add %a, %b : tensor<9xf32>
+  return %0 : tensor<9xf32>
+}
+)",
+                                          "vulkan"));
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  ASSERT_EQ((*module)->vulkan_shaders.size(), 1u);
+  const hal::ShaderVariant good = (*module)->vulkan_shaders[0].at(0);
+  auto prepare = [&](const hal::ShaderVariant& v) {
+    hal::ExecutableSpec spec{"stablehlo.add", {}};
+    spec.Add(hal::kVulkanShaderFormat, std::make_shared<const std::vector<hal::ShaderVariant>>(1, v));
+    return vulkan_->PrepareExecutable(spec).status();
+  };
+  EXPECT_TRUE(prepare(good).ok()) << prepare(good).message();
+  for (const std::vector<uint32_t>& args : {std::vector<uint32_t>{0, 0}, {0, 65}, {3, 4}}) {
+    hal::ShaderVariant v = good;
+    v.grid_args = args;
+    Status s = prepare(v);
+    EXPECT_NE(s.message().find("malformed Vulkan element grid"), std::string::npos) << s.message();
+  }
+}
+
+}  // namespace
+}  // namespace kiln::vulkan_test
