@@ -1,0 +1,58 @@
+// reduce over the innermost axes, one invocation per output element: each
+// reduces one row of N contiguous operand elements in the order
+// the reference reduce uses for float adds (docs/kernels.md, "Reduction
+// order"): 16 lanes, element i to lane i mod 16, then the lanes folded
+// pairwise (lane j with lane j + 8, + 4, + 2, + 1) and the init value
+// folded with lane 0. A lane starts from its first element, which equals
+// adding it to -0. The row is read as vec4 texels (four lanes at a time; a
+// gather on lavapipe, where a storage-buffer load is a loop over the lanes)
+// where the operand's offset and N are multiples of 4 and its view reaches
+// its end (uniform over the dispatch), else word by word. No shared memory
+// and no barriers. The generator defines kiln_body (the reduce's body on
+// two values), the row length N and the store.
+layout(set = 0, binding = $ATEX) uniform samplerBuffer a_tex;
+$BODY_FUNCTION
+void main() {
+  const uint row = kiln_linear_id();
+  if (row >= p[0]) return;
+  const uint N = $N;
+  const uint a0 = p[$AOFF] / 4u;
+  const uint base = row * N, groups = N / 16u, lanes = min(N, 16u);
+  float lane[16];
+  const uint texels = uint(textureSize(a_tex));
+  if (groups > 0u && (a0 & 3u) == 0u && (N & 3u) == 0u && a0 / 4u <= texels &&
+      p[0] <= (texels - a0 / 4u) / (N / 4u)) {
+    // Lanes 4c .. 4c + 3 in pass c (texels c, c + 4, c + 8, ...): four
+    // accumulators live at a time, not sixteen (lavapipe holds a value of
+    // its 8 lanes in one AVX register; sixteen spilled).
+    const int t0 = int((a0 + base) / 4u);
+    [[unroll]] for (int c = 0; c < 4; ++c) {
+      vec4 acc = texelFetch(a_tex, t0 + c);
+      for (uint g = 1u; g < groups; ++g) {
+        const vec4 q = texelFetch(a_tex, t0 + int(4u * g) + c);
+        [[unroll]] for (int e = 0; e < 4; ++e) acc[e] = kiln_body(acc[e], q[e]);
+      }
+      [[unroll]] for (int e = 0; e < 4; ++e) lane[4 * c + e] = acc[e];
+    }
+  } else if (groups > 0u) {
+    [[unroll]] for (uint j = 0u; j < 16u; ++j) lane[j] = ld0(base + j);
+    for (uint g = 1u; g < groups; ++g)
+      [[unroll]] for (uint j = 0u; j < 16u; ++j) lane[j] = kiln_body(lane[j], ld0(base + 16u * g + j));
+  }
+  // The last N mod 16 elements, to lanes 0, 1, ... (all of a row under 16,
+  // each then its lane's first element).
+  const uint tail = base + 16u * groups, rest = N - 16u * groups;
+  [[unroll]] for (uint j = 0u; j < 15u; ++j) {
+    if (j < rest) {
+      const float x = ld0(tail + j);
+      lane[j] = groups > 0u ? kiln_body(lane[j], x) : x;
+    }
+  }
+  // The pairwise fold, over the lanes that hold elements.
+  [[unroll]] for (uint h = 8u; h >= 1u; h /= 2u)
+    [[unroll]] for (uint j = 0u; j < h; ++j)
+      if (j + h < lanes) lane[j] = kiln_body(lane[j], lane[j + h]);
+  const float init = ld1(0u);
+  const float result = lanes > 0u ? kiln_body(init, lane[0]) : init;
+$STORE
+}
