@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Runs Kiln's Vulkan dot_general and MLP beside the lavapipe harness (built
-by benchmarks/vulkan_gemm.sh) and prints a markdown table of medians and
-ratios. Every row of one table comes from the same run, so the ratios hold
-even when the machine is busy."""
+"""Runs Kiln's Vulkan dot_general, elementwise chain, row sums and MLP beside
+the lavapipe harness (built by benchmarks/vulkan_gemm.sh) and prints markdown
+tables of medians and ratios. Every row of one table comes from the same run,
+so the ratios hold even when the machine is busy."""
 import argparse
 import os
 import re
@@ -29,8 +29,21 @@ def vm_bench(build, kiln, function, device, inputs, iterations, warmup, threads=
     return float(m.group(1))
 
 
-def harness(work, size, variants):
-    args = [f"{work}/peers/build/vkbench", "--suite", "gemm", "--size", str(size), "--dir", f"{work}/peers"]
+def vm_bench_dispatch(build, kiln, inputs, iterations):
+    """The mean time of the function's one dispatch (vm-bench --profile:
+    timestamps around the dispatch, without the call's input copies)."""
+    out = run([f"{build}/vm-bench", kiln, "--device=vulkan", f"--iterations={iterations}", "--warmup=1",
+               "--profile"] + [f"--input={i}" for i in inputs])
+    m = re.search(r"^ +100\.0% +[0-9.]+ +[0-9]+ +([0-9.]+) ", out, re.M)
+    if not m:
+        sys.exit("cannot read vm-bench --profile's output:\n" + out)
+    return float(m.group(1)) / 1000.0
+
+
+def harness(work, size, variants, suite="gemm"):
+    args = [f"{work}/peers/build/vkbench", "--suite", suite, "--dir", f"{work}/peers"]
+    if suite == "gemm":
+        args += ["--size", str(size)]
     for v in variants:
         args += ["--filter", v]
     rows = {}
@@ -40,8 +53,61 @@ def harness(work, size, variants):
             continue
         # A filter is a substring: keep exact names only.
         if f[0] in variants:
-            rows[f[0]] = (float(f[4]), float(f[8]), float(f[10]))  # median ms, GFLOP/s, cpu ms
+            rows[f[0]] = (float(f[4]), float(f[8]), float(f[10]))  # median ms, GFLOP/s or GB/s, cpu ms
     return rows
+
+
+# The harness's elementwise chain and row sums (../shared/peers/vulkan
+# shaders/ew.comp and reduce.comp) as StableHLO programs of the same sizes.
+CHAIN = """func.func @main(%x: tensor<16777216xf32>) -> tensor<16777216xf32> {
+  %h = stablehlo.constant dense<0.5> : tensor<16777216xf32>
+  %o = stablehlo.constant dense<1.0> : tensor<16777216xf32>
+  %q = stablehlo.constant dense<0.25> : tensor<16777216xf32>
+  %0 = stablehlo.multiply %x, %h : tensor<16777216xf32>
+  %1 = stablehlo.add %0, %o : tensor<16777216xf32>
+  %2 = stablehlo.tanh %1 : tensor<16777216xf32>
+  %3 = stablehlo.multiply %2, %x : tensor<16777216xf32>
+  %4 = stablehlo.subtract %3, %q : tensor<16777216xf32>
+  return %4 : tensor<16777216xf32>
+}
+"""
+ROW_SUMS = """func.func @main(%x: tensor<4096x4096xf32>) -> tensor<4096xf32> {
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %0 = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [1] : (tensor<4096x4096xf32>, tensor<f32>) -> tensor<4096xf32>
+  return %0 : tensor<4096xf32>
+}
+"""
+
+
+def bandwidth(build, work, variants, rounds):
+    """Kiln's dispatch beside the harness's best variant of the same work,
+    in interleaved rounds; the ratio of GB/s per round, then medians."""
+    print("\n## Elementwise chain and row sums on lavapipe (GB/s over the bytes read and written)\n")
+    print("| work | Kiln dispatch (vm-bench --profile) | best harness variant | Kiln / best (median of rounds) |")
+    print("| --- | ---: | ---: | ---: |")
+    for name, text, suite, inp, nbytes in (
+            ("tanh(x * 0.5 + 1) * x - 0.25, 16M f32", CHAIN, "ew", "16777216xf32=0.5", 2 * 4 * 16777216),
+            ("row sums of 4096 x 4096 f32", ROW_SUMS, "reduce", "4096x4096xf32=0.5", 4 * 4096 * 4097)):
+        src = f"{work}/{suite}.mlir"
+        with open(src, "w") as f:
+            f.write(text)
+        kiln = f"{work}/{suite}.kiln"
+        run([f"{build}/kiln-compile", src, "--target=vulkan", "-o", kiln])
+        ours, best, ratios = [], [], []
+        for _ in range(rounds):
+            ms = vm_bench_dispatch(build, kiln, [inp], 5)
+            rows = harness(work, 0, [v for v in variants if v.startswith(suite[:2])], suite)
+            top = max(rows.items(), key=lambda kv: kv[1][1])
+            gbs = nbytes / (ms * 1e6)
+            ours.append((ms, gbs))
+            best.append((top[0], top[1][0], top[1][1]))
+            ratios.append(gbs / top[1][1])
+        med = lambda xs: sorted(xs)[len(xs) // 2]
+        ms, gbs = med(ours)
+        top = max(set(b[0] for b in best), key=lambda n: sum(b[0] == n for b in best))
+        hgb = med([b[2] for b in best])
+        print(f"| {name} | {ms:.1f} ms ({gbs:.2f} GB/s) | {top}: {hgb:.2f} GB/s | {med(ratios):.2f} "
+              f"({', '.join(f'{r:.2f}' for r in ratios)}) |")
 
 
 def main():
@@ -50,8 +116,10 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("--variants", nargs="+", required=True)
     ap.add_argument("--sizes", nargs="+", type=int, default=[512, 1024])
+    ap.add_argument("--rounds", type=int, default=3)
     a = ap.parse_args()
     build, work = a.build, a.work
+    gemm_variants = [v for v in a.variants if v.startswith("gemm")]
 
     print(f"# {run(['date', '-u']).strip()}; load average {os.getloadavg()[0]:.1f}")
     print("\n## GEMM f32 on lavapipe (GFLOP/s = 2 N^3 / median)\n")
@@ -69,7 +137,7 @@ def main():
         run([f"{build}/kiln-compile", src, "-o", kiln])
         ms = vm_bench(build, kiln, "main", "vulkan", [f"{n}x{n}xf32=0.5", f"{n}x{n}xf32=0.25"], 5, 1)
         gf = 2 * n**3 / (ms * 1e6)
-        rows = harness(work, n, a.variants)
+        rows = harness(work, n, gemm_variants)
         best = max(rows.items(), key=lambda kv: kv[1][1])
         print(f"| {n} | {ms:.1f} ms ({gf:.2f} GFLOP/s) | {best[0]}: {best[1][0]:.1f} ms ({best[1][1]:.2f} GFLOP/s) "
               f"| {gf / best[1][1]:.2f} |")
@@ -79,6 +147,8 @@ def main():
     print("| N | variant | median | GFLOP/s | cpu/wall |")
     print("| ---: | --- | ---: | ---: | ---: |")
     print("\n".join(detail))
+
+    bandwidth(build, work, a.variants, a.rounds)
 
     mlir = f"{work}/mlp.mlir"
     run([sys.executable, f"{ROOT}/examples/gen_mlp.py", mlir])

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Kiln's Vulkan device beside the lavapipe harness of ../shared/peers/vulkan,
 # side by side in one run: dot_general f32 1024^3 (and 512^3) against the
-# harness's best GEMM variants, and examples/mlp.mlir on Vulkan against the
-# CPU device (docs/performance.md, "Vulkan device (lavapipe)").
+# harness's best GEMM variants, its elementwise chain and row sums against
+# its best variants of those (in rounds), and examples/mlp.mlir on Vulkan
+# against the CPU device (docs/performance.md, "Vulkan device (lavapipe)").
 #
 #   bash benchmarks/vulkan_gemm.sh [BUILD_DIR] [WORK_DIR]
 #
@@ -20,7 +21,7 @@ WORK="${2:-$(mktemp -d)}"
 mkdir -p "$WORK"
 WORK="$(cd "$WORK" && pwd)"
 PEERS="${KILN_PEERS_VULKAN:-../shared/peers/vulkan}"
-VARIANTS="${KILN_PEER_VARIANTS:-gemm_glob_t8x8_wg8x1 gemm_glob_t8x8_wg8x1_tex gemm_glob_t16x8_wg8x4_tex gemm_glob_t32x32_wg8x1_tex}"
+VARIANTS="${KILN_PEER_VARIANTS:-gemm_glob_t8x8_wg8x1 gemm_glob_t8x8_wg8x1_tex gemm_glob_t16x8_wg8x4_tex gemm_glob_t32x32_wg8x1_tex ew_vec4_texin_wg1024 ew_vec4x4_texin_wg256 red_subgroup_wg8_tex red_row_wg8_tex}"
 
 rm -rf "$WORK/peers"
 cp -r "$PEERS" "$WORK/peers"

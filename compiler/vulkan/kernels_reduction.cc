@@ -227,7 +227,8 @@ namespace {
 // of that form. On
 // lavapipe a row sum of 4096 x 4096 f32 took 100 ms as a work group of 64
 // per row (ReduceGroup: shared memory and barriers), 6.6-12 ms so with 16
-// accumulators live (spilled), 4.4-5.1 ms with four per pass.
+// accumulators live (spilled), 3.7-5.0 ms with eight per pass over the row
+// (4.3-7.1 with four; vm-bench --profile, rounds alternating).
 std::optional<StatusOr<ShaderSource>> ReduceRows(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
   const ScalarProgram* prog = kp.Program("body");
   if (kp.Program("input") != nullptr || u.in_types.size() != 2 || u.out_types.size() != 1 || u.in_dims.empty())

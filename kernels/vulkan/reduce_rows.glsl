@@ -22,17 +22,24 @@ void main() {
   const uint texels = uint(textureSize(a_tex));
   if (groups > 0u && (a0 & 3u) == 0u && (N & 3u) == 0u && a0 / 4u <= texels &&
       p[0] <= (texels - a0 / 4u) / (N / 4u)) {
-    // Lanes 4c .. 4c + 3 in pass c (texels c, c + 4, c + 8, ...): four
-    // accumulators live at a time, not sixteen (lavapipe holds a value of
-    // its 8 lanes in one AVX register; sixteen spilled).
+    // Lanes 8h .. 8h + 7 in pass h (texels 2h and 2h + 1 of each 16
+    // elements): eight accumulators live at a time, not sixteen (lavapipe
+    // holds a value of its 8 lanes in one AVX register; sixteen spilled).
     const int t0 = int((a0 + base) / 4u);
-    [[unroll]] for (int c = 0; c < 4; ++c) {
-      vec4 acc = texelFetch(a_tex, t0 + c);
+    [[unroll]] for (int h = 0; h < 2; ++h) {
+      vec4 lo = texelFetch(a_tex, t0 + 2 * h), hi = texelFetch(a_tex, t0 + 2 * h + 1);
       for (uint g = 1u; g < groups; ++g) {
-        const vec4 q = texelFetch(a_tex, t0 + int(4u * g) + c);
-        [[unroll]] for (int e = 0; e < 4; ++e) acc[e] = kiln_body(acc[e], q[e]);
+        const vec4 ql = texelFetch(a_tex, t0 + int(4u * g) + 2 * h);
+        const vec4 qh = texelFetch(a_tex, t0 + int(4u * g) + 2 * h + 1);
+        [[unroll]] for (int e = 0; e < 4; ++e) {
+          lo[e] = kiln_body(lo[e], ql[e]);
+          hi[e] = kiln_body(hi[e], qh[e]);
+        }
       }
-      [[unroll]] for (int e = 0; e < 4; ++e) lane[4 * c + e] = acc[e];
+      [[unroll]] for (int e = 0; e < 4; ++e) {
+        lane[8 * h + e] = lo[e];
+        lane[8 * h + 4 + e] = hi[e];
+      }
     }
   } else if (groups > 0u) {
     [[unroll]] for (uint j = 0u; j < 16u; ++j) lane[j] = ld0(base + j);
