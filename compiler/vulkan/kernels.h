@@ -60,9 +60,12 @@ ShaderSource PerElement(ShaderWriter& w, const std::string& body);
 // The same with `per` consecutive elements per invocation (body: element
 // i = kiln_first + kiln_k), `prefetch` before its elements and `after`
 // after them (kernels/vulkan/per_elements.glsl), `decls` (bindings) before
-// main. Callers that pass code must not let the body return early.
+// main. Callers that pass code must not let the body return early. A body
+// that does not store (`body_stores` false: `after` writes its results, for
+// the elements that exist) runs with i clamped to the last element instead
+// of leaving the loop there: no test per element.
 ShaderSource PerElements(ShaderWriter& w, const std::string& body, uint32_t per, const std::string& prefetch = "",
-                         const std::string& decls = "", const std::string& after = "");
+                         const std::string& decls = "", const std::string& after = "", bool body_stores = true);
 // GLSL expressions reading dispatch inputs [first, first + types.size()) as
 // program params for output invocation "i", at that index, at element 0, or
 // through an input_broadcast-style axis map (needs OutputIndex declared),

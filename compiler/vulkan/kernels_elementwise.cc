@@ -72,10 +72,12 @@ StatusOr<ShaderSource> Elementwise(const KernelParams& kp, const DispatchUse& u,
   // where its offset is aligned and all the elements exist (one per-lane
   // loop on lavapipe instead of four), element by element otherwise.
   std::string after;
+  bool body_stores = false;
   for (size_t k = 0; k < results.size(); ++k) {
     const size_t t = w.Out(k);
     if (!several || u.out_types[k] != ElementType::kF32) {
       body += "  " + w.Store(t, "i", results[k]) + "\n";
+      body_stores = true;
       continue;
     }
     const std::string T = S(static_cast<int64_t>(t)), y = "kiln_y" + T, off = "p[" + S(w.OffsetWord(t)) + "]";
@@ -89,7 +91,7 @@ StatusOr<ShaderSource> Elementwise(const KernelParams& kp, const DispatchUse& u,
              "  } else {\n    for (uint k = 0u; k < " + E + " && kiln_first + k < p[0]; ++k) " +
              w.Store(t, "kiln_first + k", y + "[k]") + "\n  }\n";
   }
-  ShaderSource src = PerElements(w, body, several ? per : 1, prefetch, decls, after);
+  ShaderSource src = PerElements(w, body, several ? per : 1, prefetch, decls, after, body_stores);
   if (texel_inputs != 0) {
     src.features |= hal::kTexelInputs;
     src.texel_inputs = texel_inputs;

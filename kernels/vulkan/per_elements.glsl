@@ -4,13 +4,14 @@
 // index), fewer invocations move more bytes. The prefetch reads what the
 // elements share (vec4 texels of inputs read at the output's index), the
 // code after the loop writes what they gathered (vec4 stores); the
-// generator pastes the kernel's code for element i = kiln_first + kiln_k.
+// generator pastes the kernel's code for element i = kiln_first + kiln_k
+// (past the last element: the loop ends, or, where the body only computes
+// and the code after it stores, i is clamped to the last one).
 void main() {
   const uint kiln_first = kiln_linear_id() * $PERu;
 $PREFETCH
   [[unroll]] for (uint kiln_k = 0u; kiln_k < $PERu; ++kiln_k) {
-    const uint i = kiln_first + kiln_k;
-    if (i >= p[0]) break;
+$ELEMENT
 $BODY
   }
 $AFTER
