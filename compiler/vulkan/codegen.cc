@@ -91,18 +91,19 @@ std::string OutputIndex(const ShaderWriter& w) {
 ShaderSource PerElement(ShaderWriter& w, const std::string& body) { return PerElements(w, body, kPerInvocation); }
 
 ShaderSource PerElements(ShaderWriter& w, const std::string& body, uint32_t per, const std::string& prefetch,
-                         const std::string& decls, const std::string& after, bool body_stores) {
+                         const std::string& decls, const std::string& after, bool body_stores, bool unroll) {
   // A body that returns early would skip the invocation's later elements.
   if (per <= 1 || body.find("return") != std::string::npos)
     return w.Finish(decls + Fill(Template("per_element.glsl"), {{"BODY", prefetch + body + after}}), 64);
-  w.extensions.push_back("GL_EXT_control_flow_attributes");  // [[dont_unroll]]
+  w.extensions.push_back("GL_EXT_control_flow_attributes");  // [[unroll]], [[dont_unroll]]
   const std::string element = body_stores ? "    const uint i = kiln_first + kiln_k;\n    if (i >= p[0]) break;"
                                            : "    const uint i = min(kiln_first + kiln_k, p[0] - 1u);";
   ShaderSource s = w.Finish(decls + Fill(Template("per_elements.glsl"), {{"BODY", body},
                                                                          {"PER", S(per)},
                                                                          {"PREFETCH", prefetch},
                                                                          {"AFTER", after},
-                                                                         {"ELEMENT", element}}),
+                                                                         {"ELEMENT", element},
+                                                                         {"LOOP_HINT", unroll ? "[[unroll]]" : "[[dont_unroll]]"}}),
                             64);
   s.grid_args = {0, per};
   return s;

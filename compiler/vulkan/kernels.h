@@ -63,9 +63,12 @@ ShaderSource PerElement(ShaderWriter& w, const std::string& body);
 // main. Callers that pass code must not let the body return early. A body
 // that does not store (`body_stores` false: `after` writes its results, for
 // the elements that exist) runs with i clamped to the last element instead
-// of leaving the loop there: no test per element.
+// of leaving the loop there: no test per element. `unroll` asks the driver
+// to unroll the loop over the elements (faster, but its compile time grows
+// with the body times `per`).
 ShaderSource PerElements(ShaderWriter& w, const std::string& body, uint32_t per, const std::string& prefetch = "",
-                         const std::string& decls = "", const std::string& after = "", bool body_stores = true);
+                         const std::string& decls = "", const std::string& after = "", bool body_stores = true,
+                         bool unroll = false);
 // GLSL expressions reading dispatch inputs [first, first + types.size()) as
 // program params for output invocation "i", at that index, at element 0, or
 // through an input_broadcast-style axis map (needs OutputIndex declared),

@@ -4,6 +4,7 @@
 #include "compiler/vulkan/kernels.h"
 
 #include <algorithm>
+#include <cctype>
 #include <bit>
 #include <map>
 
@@ -12,6 +13,36 @@ namespace kiln::compiler::vulkan {
 using C = GType::Class;
 
 namespace {
+
+// Whether an elementwise program's code is light enough to unroll 16 times:
+// at most 1,500 characters, calling at most two of Kiln's exp, log, tanh or logistic (each
+// a few dozen operations once inlined) and otherwise only its conversions
+// and tests. Unrolled, a program of complex functions took lavapipe minutes
+// to compile (VulkanTest.ComplexFunctionsMatchTheCpu: 179 s cold); rolled,
+// the loop indexes its arrays at run time, and the 16M-element chain of
+// docs/performance.md took 55 ms instead of 29.
+bool LightToUnroll(const std::string& code) {
+  static const char* const kTranscendental[] = {"kiln_exp", "kiln_log", "kiln_tanh", "kiln_logistic"};
+  static const char* const kCheap[] = {"kiln_m_isnan", "kiln_m_isinf", "kiln_m_signbit", "kiln_copysign", "kiln_nan",
+                                       "kiln_inf", "kiln_trunc", "kiln_round_f16", "kiln_round_bf16",
+                                       "kiln_f16_to_f32", "kiln_f32_to_f16", "kiln_bf16_to_f32", "kiln_f32_to_bf16"};
+  if (code.size() > 1500) return false;
+  int heavy = 0;
+  for (size_t at = code.find("kiln_"); at != std::string::npos; at = code.find("kiln_", at + 1)) {
+    if (at > 0 && (std::isalnum(static_cast<unsigned char>(code[at - 1])) || code[at - 1] == '_')) continue;
+    size_t end = at;
+    while (end < code.size() && (std::isalnum(static_cast<unsigned char>(code[end])) || code[end] == '_')) ++end;
+    if (end >= code.size() || code[end] != '(') continue;  // a variable (kiln_x0, kiln_k), not a call
+    const std::string name = code.substr(at, end - at);
+    bool known = false;
+    for (const char* c : kCheap) known = known || name == c;
+    if (known) continue;
+    for (const char* t : kTranscendental) known = known || name == t;
+    if (!known || ++heavy > 2) return false;
+  }
+  return true;
+}
+
 // Elements per invocation of an elementwise program, its loop unrolled: on
 // lavapipe, 16M f32 elements of x * 2 took 29.6 ms at 4, 25.9 at 8, 22.5 at
 // 16 and 27.8 at 32; tanh(x * 0.5 + 1) * x - 0.25 40.2, 36.5, 31.7 and 37.6
@@ -91,7 +122,8 @@ StatusOr<ShaderSource> Elementwise(const KernelParams& kp, const DispatchUse& u,
              "  } else {\n    for (uint k = 0u; k < " + E + " && kiln_first + k < p[0]; ++k) " +
              w.Store(t, "kiln_first + k", y + "[k]") + "\n  }\n";
   }
-  ShaderSource src = PerElements(w, body, several ? per : 1, prefetch, decls, after, body_stores);
+  ShaderSource src =
+      PerElements(w, body, several ? per : 1, prefetch, decls, after, body_stores, LightToUnroll(body));
   if (texel_inputs != 0) {
     src.features |= hal::kTexelInputs;
     src.texel_inputs = texel_inputs;

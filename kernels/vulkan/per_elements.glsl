@@ -10,7 +10,7 @@
 void main() {
   const uint kiln_first = kiln_linear_id() * $PERu;
 $PREFETCH
-  [[unroll]] for (uint kiln_k = 0u; kiln_k < $PERu; ++kiln_k) {
+  $LOOP_HINT for (uint kiln_k = 0u; kiln_k < $PERu; ++kiln_k) {
 $ELEMENT
 $BODY
   }
