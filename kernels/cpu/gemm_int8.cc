@@ -12,6 +12,11 @@
 //    oneDNN and XNNPACK fold zero points). Panels: A [K/4][MR][4] bytes,
 //    B [K/4][NR][4] bytes (NR = 32: two registers of 16 lanes), K padded
 //    with zeros, which add nothing on either side.
+//  - Intel AMX (the AVX3 target on a CPU with AMX-INT8 whose kernel grants
+//    the tile state, kernels/cpu/amx.h): 32 x 32 tiles of C in four tile
+//    registers, tdpbusd (u8 x s8) or tdpbssd (s8 x s8) by A's type, so A
+//    is packed as stored (ca = 0) into 32-row panels of K bytes each; B in
+//    the VNNI panels, K padded to 64 (a whole tile step).
 //  - arm64 with the dot-product extension (SDOT, Armv8.2 and later, on any
 //    Highway target there): the same quads, but sdot multiplies signed
 //    bytes on both sides, so A' is signed too: a ui8 A is packed as
@@ -58,6 +63,7 @@
 #if HWY_ARCH_X86_64 && defined(__GNUC__)
 #include <immintrin.h>
 #endif
+#include "kernels/cpu/amx.h"
 #if HWY_ARCH_ARM_A64 && defined(__GNUC__) && defined(__linux__)
 #define KILN_INT8_SDOT 1
 #include <arm_neon.h>
@@ -79,11 +85,14 @@ constexpr int64_t kRowPanels = 8;
 constexpr int64_t kColPanels = 8;
 
 inline std::atomic<bool> dot_disabled{false};
+inline std::atomic<bool> amx_disabled{false};
 
 // Which micro-kernel, and so which packing: widened to i16 (one step of K
 // at a time, or in pairs of K for x86's vpmaddwd), or bytes in groups of 4
 // (VNNI, SDOT) or 8 (SMMLA) of K, A' unsigned (VNNI) or signed.
-enum class Form : int64_t { kWiden = 0, kVnni = 1, kSdot = 2, kSmmla = 3, kPairs = 4 };
+// kAmx: Intel AMX tiles (B in the VNNI quads, K padded to 64 for whole
+// tiles; A row-major in 32-row panels, not flipped).
+enum class Form : int64_t { kWiden = 0, kVnni = 1, kSdot = 2, kSmmla = 3, kPairs = 4, kAmx = 5 };
 
 struct Layout {
   Form form = Form::kWiden;
@@ -95,7 +104,10 @@ struct Layout {
   }
 };
 
-inline int64_t PaddedK(const Layout& l, int64_t k) { return (k + l.group() - 1) / l.group() * l.group(); }
+inline int64_t PaddedK(const Layout& l, int64_t k) {
+  const int64_t align = l.form == Form::kAmx ? 64 : l.group();
+  return (k + align - 1) / align * align;
+}
 inline int64_t APanelBytes(const Layout& l, int64_t k) { return PaddedK(l, k) * l.mr * (l.bytes() ? 1 : 2); }
 inline int64_t BPanelBytes(const Layout& l, int64_t k) { return PaddedK(l, k) * l.nr * (l.bytes() ? 1 : 2); }
 
@@ -106,7 +118,7 @@ inline int64_t BPanelBytes(const Layout& l, int64_t k) { return PaddedK(l, k) * 
 // is not 0.
 inline bool ALanesSigned(const Layout& l) { return l.form == Form::kSdot || l.form == Form::kSmmla; }
 inline int32_t ACorrection(const Layout& l, bool a_signed) {
-  if (!l.bytes()) return 0;
+  if (!l.bytes() || l.form == Form::kAmx) return 0;  // AMX has both u8 x s8 and s8 x s8
   if (ALanesSigned(l)) return a_signed ? 0 : 128;
   return a_signed ? -128 : 0;
 }
@@ -206,7 +218,12 @@ inline void PackBPanel(const Layout& l, const GemmProblem& p, bool b_signed, int
 #if HWY_ARCH_X86_64 && defined(__GNUC__)
   // (Not in selective builds, which keep the byte loop below: speed, not function.)
   if constexpr (!KILN_SELECTIVE_BUILD)
-    if (l.form == Form::kVnni && l.nr == 32) return PackBPanelVnniRuns(p, b_signed ? 0 : 0x80, b, j0, cols, out, colsum);
+    if ((l.form == Form::kVnni || l.form == Form::kAmx) && l.nr == 32) {
+      PackBPanelVnniRuns(p, b_signed ? 0 : 0x80, b, j0, cols, out, colsum);
+      const int64_t written = (p.k + 3) / 4 * 128;  // AMX: zero quads up to the padded K
+      std::memset(out + written, 0, static_cast<size_t>(BPanelBytes(l, p.k) - written));
+      return;
+    }
 #endif
   std::memset(out, 0, static_cast<size_t>(BPanelBytes(l, p.k)));
   std::fill(colsum, colsum + l.nr, 0);
@@ -243,8 +260,11 @@ inline void PackBPanel(const Layout& l, const GemmProblem& p, bool b_signed, int
 
 // Packs A micro-panel `panel` of batch `b`; `rowcorr` gets, per row,
 // cb * rowsum(A') + ca * cb * K (wrapping).
+inline void PackAPanelAmx(const Layout& l, const GemmProblem& p, bool a_signed, int32_t cb, int64_t b, int64_t panel,
+                          uint8_t* out, int32_t* rowcorr);
 inline void PackAPanel(const Layout& l, const GemmProblem& p, bool a_signed, int32_t cb, int64_t b, int64_t panel,
                        uint8_t* out, int32_t* rowcorr) {
+  if (l.form == Form::kAmx) return PackAPanelAmx(l, p, a_signed, cb, b, panel, out, rowcorr);
   const auto* src = static_cast<const uint8_t*>(p.a);
   std::memset(out, 0, static_cast<size_t>(APanelBytes(l, p.k)));
   const int64_t i0 = panel * l.mr, rows = std::min(l.mr, p.m - i0);
@@ -327,6 +347,65 @@ inline void PackAPanel(const Layout& l, const GemmProblem& p, bool a_signed, int
   }
 }
 
+// Packs A micro-panel `panel` of batch `b` for the AMX tiles: mr rows of
+// PaddedK bytes each, the stored values as they are (the tile instruction
+// is chosen by A's signedness), zeros past K and past the last row;
+// `rowcorr` gets cb * rowsum(A) (wrapping).
+inline void PackAPanelAmx(const Layout& l, const GemmProblem& p, bool a_signed, int32_t cb, int64_t b, int64_t panel,
+                          uint8_t* out, int32_t* rowcorr) {
+  const auto* src = static_cast<const uint8_t*>(p.a);
+  const int64_t kpad = PaddedK(l, p.k), i0 = panel * l.mr, rows = std::min(l.mr, p.m - i0);
+  std::memset(out + rows * kpad, 0, static_cast<size_t>((l.mr - rows) * kpad));
+  for (int64_t r = 0; r < l.mr; ++r) rowcorr[r] = 0;
+  // A's contraction as runs of consecutive bytes (one for a row-major A;
+  // a channel-last convolution's windows: one per tap of the kernel), each
+  // row copied run by run; per element where the runs are many and short.
+  struct Run {
+    int64_t k0, off, len;
+  };
+  constexpr int kMaxRuns = 256;
+  Run runs[kMaxRuns];
+  int nruns = 0;
+  if (p.a_k_contiguous) {
+    runs[nruns++] = {0, 0, p.k};
+  } else {
+    for (int64_t k = 0; k < p.k && nruns <= kMaxRuns; ++k) {
+      if (nruns > 0 && p.a_k[k] == runs[nruns - 1].off + runs[nruns - 1].len) {
+        ++runs[nruns - 1].len;
+      } else if (nruns < kMaxRuns) {
+        runs[nruns++] = {k, p.a_k[k], 1};
+      } else {
+        nruns = kMaxRuns + 1;  // too many: element by element
+      }
+    }
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    const uint8_t* row = src + p.a_batch[b] + p.a_m[i0 + r];
+    uint8_t* dst = out + r * kpad;
+    if (nruns <= kMaxRuns) {
+      for (int i = 0; i < nruns; ++i)
+        std::memcpy(dst + runs[i].k0, row + runs[i].off, static_cast<size_t>(runs[i].len));
+    } else {
+      for (int64_t k = 0; k < p.k; ++k) dst[k] = row[p.a_k[k]];
+    }
+    std::memset(dst + p.k, 0, static_cast<size_t>(kpad - p.k));
+    if (cb == 0) continue;
+    // In chunks of 2^16 bytes, whose i32 sum cannot overflow.
+    int64_t sum = 0;
+    for (int64_t k0 = 0; k0 < p.k; k0 += 1 << 16) {
+      int32_t s32 = 0;
+      const int64_t end = std::min(p.k, k0 + (int64_t{1} << 16));
+      if (a_signed) {
+        for (int64_t k = k0; k < end; ++k) s32 += static_cast<int8_t>(dst[k]);
+      } else {
+        for (int64_t k = k0; k < end; ++k) s32 += dst[k];
+      }
+      sum += s32;
+    }
+    rowcorr[r] = Wrap(static_cast<int64_t>(cb) * sum);
+  }
+}
+
 // One micro-tile: C[rows][cols] (row stride ldc) from an A and a B panel.
 using TileFn = void (*)(const Layout& l, const uint8_t* ap, const uint8_t* bp, int64_t k, const int32_t* rowcorr,
                         const int32_t* colsum, int32_t ca, int32_t* c, int64_t ldc, int64_t rows, int64_t cols);
@@ -386,10 +465,16 @@ inline const uint8_t* PackedB(const Layout& l, const GemmProblem& p, bool b_sign
 // Runs fn(batch, row panel, column panel) for every micro-tile of a batch of
 // mp x np panels: tiles of kRowPanels x kColPanels panels spread over the
 // pool, so an A panel stays in L1 across its tile's B panels.
-template <class F>
-void ForEachTile(TaskRunner* runner, int64_t batch, int64_t mp, int64_t np, const F& fn) {
+// `begin()` runs at the start of each task (the AMX tile configuration: a
+// thread's tiles are its own for the task's length).
+struct NoBegin {
+  void operator()() const {}
+};
+template <class F, class Begin = NoBegin>
+void ForEachTile(TaskRunner* runner, int64_t batch, int64_t mp, int64_t np, const F& fn, const Begin& begin = {}) {
   const int64_t row_groups = Panels(mp, kRowPanels), col_groups = Panels(np, kColPanels);
   ParallelFor(runner, batch * row_groups * col_groups, [&](int64_t t, int) {
+    begin();
     const int64_t b = t / (row_groups * col_groups), rest = t % (row_groups * col_groups);
     const int64_t rg = rest / col_groups, cg = rest % col_groups;
     for (int64_t ip = rg * kRowPanels; ip < std::min(mp, (rg + 1) * kRowPanels); ++ip)
@@ -440,12 +525,16 @@ void Gemm(const Layout& l, TileFn tile, Direct direct, const GemmProblem& p, Ele
   ParallelFor(runner, p.batch * mp, [&](int64_t t, int) {
     PackAPanel(l, p, a_signed, cb, t / mp, t % mp, apack + t * a_panel, rowcorr + t * l.mr);
   });
-  ForEachTile(runner, p.batch, mp, np, [&](int64_t b, int64_t ip, int64_t jp) {
+  auto run_tile = [&](int64_t b, int64_t ip, int64_t jp) {
     const int64_t i0 = ip * l.mr, j0 = jp * l.nr;
     tile(l, apack + (b * mp + ip) * a_panel, bpack + (b * np + jp) * b_panel, p.k, rowcorr + (b * mp + ip) * l.mr,
          colsum + (b * np + jp) * l.nr, ca, c + b * p.m * p.n + i0 * p.n + j0, p.n, std::min(l.mr, p.m - i0),
          std::min(l.nr, p.n - j0));
-  });
+  };
+#if KILN_AMX
+  if (l.form == Form::kAmx) return ForEachTile(runner, p.batch, mp, np, run_tile, [] { amx::Configure(); });
+#endif
+  ForEachTile(runner, p.batch, mp, np, run_tile);
 }
 
 #if HWY_ARCH_X86_64 && defined(__GNUC__)
@@ -546,6 +635,89 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni"))) inline 
 }
 
 inline bool CpuHasVnni() { return __builtin_cpu_supports("avx512vnni"); }
+#endif
+
+#if KILN_AMX
+// The AMX micro-kernel: a 32 x 32 tile of C in four 16 x 16 i32 tiles
+// (tmm0-3), per 64 bytes of K two A tiles (tmm4-5: rows 0-15 and 16-31 of
+// the panel, PaddedK bytes apart) and two B tiles (tmm6-7: columns 0-15 and
+// 16-31, 16 quads of K at 128 bytes apart in the VNNI panel), four tile
+// dot products. tdpbusd takes u8 x s8, tdpbssd s8 x s8 (B' is always s8),
+// so A is used as stored. A tile of at most 16 rows skips tmm2-3. The sums
+// go through a buffer to add the corrections and store the tile's rows and
+// columns only.
+template <bool kASigned>
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,amx-tile,amx-int8"))) inline void TileAmx(
+    const Layout& l, const uint8_t* ap, const uint8_t* bp, int64_t k, const int32_t* rowcorr, const int32_t* colsum,
+    int32_t ca, int32_t* c, int64_t ldc, int64_t rows, int64_t cols) {
+  const int64_t kpad = PaddedK(l, k);
+  // The tiles configured by the caller (once per task).
+  _tile_zero(0);
+  _tile_zero(1);
+  _tile_zero(2);
+  _tile_zero(3);
+#define KILN_AMX_DP(acc, a, b)   \
+  if constexpr (kASigned) {      \
+    _tile_dpbssd(acc, a, b);     \
+  } else {                       \
+    _tile_dpbusd(acc, a, b);     \
+  }
+  if (rows > 16) {
+    for (int64_t k0 = 0; k0 < kpad; k0 += 64) {
+      _tile_loadd(6, bp + k0 * 32, 128);
+      _tile_loadd(7, bp + k0 * 32 + 64, 128);
+      _tile_loadd(4, ap + k0, kpad);
+      _tile_loadd(5, ap + 16 * kpad + k0, kpad);
+      KILN_AMX_DP(0, 4, 6)
+      KILN_AMX_DP(1, 4, 7)
+      KILN_AMX_DP(2, 5, 6)
+      KILN_AMX_DP(3, 5, 7)
+    }
+  } else {
+    for (int64_t k0 = 0; k0 < kpad; k0 += 64) {
+      _tile_loadd(6, bp + k0 * 32, 128);
+      _tile_loadd(7, bp + k0 * 32 + 64, 128);
+      _tile_loadd(4, ap + k0, kpad);
+      KILN_AMX_DP(0, 4, 6)
+      KILN_AMX_DP(1, 4, 7)
+    }
+  }
+#undef KILN_AMX_DP
+  // A whole tile without corrections (an i8 B; ca is 0 here) goes straight
+  // to C.
+  if (rows == 32 && cols == 32 && ca == 0) {
+    const __m512i rc = _mm512_or_si512(_mm512_loadu_si512(rowcorr), _mm512_loadu_si512(rowcorr + 16));
+    if (_mm512_test_epi32_mask(rc, rc) == 0) {
+      const int64_t stride = ldc * 4;
+      _tile_stored(0, c, stride);
+      _tile_stored(1, c + 16, stride);
+      _tile_stored(2, c + 16 * ldc, stride);
+      _tile_stored(3, c + 16 * ldc + 16, stride);
+      return;
+    }
+  }
+  alignas(64) int32_t sums[32][32];
+  _tile_stored(0, &sums[0][0], 128);
+  _tile_stored(1, &sums[0][16], 128);
+  if (rows > 16) {
+    _tile_stored(2, &sums[16][0], 128);
+    _tile_stored(3, &sums[16][16], 128);
+  }
+  const __m512i vca = _mm512_set1_epi32(ca);
+  const __m512i cc0 = _mm512_mullo_epi32(vca, _mm512_loadu_si512(colsum));
+  const __m512i cc1 = _mm512_mullo_epi32(vca, _mm512_loadu_si512(colsum + 16));
+  const __mmask16 m0 = cols >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << cols) - 1);
+  const __mmask16 m1 = cols >= 32 ? static_cast<__mmask16>(0xFFFF)
+                       : cols <= 16 ? static_cast<__mmask16>(0)
+                                    : static_cast<__mmask16>((1u << (cols - 16)) - 1);
+  for (int64_t r = 0; r < rows; ++r) {
+    const __m512i rc = _mm512_set1_epi32(rowcorr[r]);
+    int32_t* row = c + r * ldc;
+    const __m512i s0 = _mm512_load_si512(&sums[r][0]), s1 = _mm512_load_si512(&sums[r][16]);
+    _mm512_mask_storeu_epi32(row, m0, _mm512_add_epi32(_mm512_add_epi32(s0, cc0), rc));
+    _mm512_mask_storeu_epi32(row + 16, m1, _mm512_add_epi32(_mm512_add_epi32(s1, cc1), rc));
+  }
+}
 #endif
 
 #if KILN_INT8_SDOT
@@ -844,6 +1016,10 @@ int8::Layout CurrentLayout() {
   // Unused on targets without a dot-product form.
   [[maybe_unused]] const bool dot_allowed = !int8::dot_disabled.load(std::memory_order_relaxed);
 #if HWY_TARGET == HWY_AVX3 && HWY_ARCH_X86_64 && defined(__GNUC__)
+#if KILN_AMX
+  if (dot_allowed && !int8::amx_disabled.load(std::memory_order_relaxed) && amx::Int8Usable())
+    return {int8::Form::kAmx, 32, 32};
+#endif
   if (dot_allowed && int8::CpuHasVnni()) return {int8::Form::kVnni, 8, 32};
 #endif
 #if KILN_INT8_SDOT
@@ -863,6 +1039,12 @@ void GemmInt8T(const GemmProblem& p, ElementType a_type, ElementType b_type) {
 #if HWY_TARGET == HWY_AVX3 && HWY_ARCH_X86_64 && defined(__GNUC__)
   // Selective builds (a deployment's minimal runtime) keep only the packed
   // path: the in-place one is speed, not function.
+#if KILN_AMX
+  if (l.form == int8::Form::kAmx) {
+    return int8::Gemm(l, a_type == ElementType::kSI8 ? &int8::TileAmx<true> : &int8::TileAmx<false>, nullptr, p,
+                      a_type, b_type);
+  }
+#endif
   if (l.form == int8::Form::kVnni) {
     if constexpr (KILN_SELECTIVE_BUILD) return int8::Gemm(l, &int8::TileVnni, nullptr, p, a_type, b_type);
     return int8::Gemm(l, &int8::TileVnni, &int8::TileVnniDirect, p, a_type, b_type);
@@ -921,11 +1103,13 @@ void PackWholeBInt8(const GemmProblem& p, ElementType b_type, void* out) {
 int64_t Int8PackedLayout() { return HWY_DYNAMIC_DISPATCH(Int8PackedLayoutT)(); }
 
 void SetInt8DotProductDisabledForTest(bool disabled) { int8::dot_disabled.store(disabled); }
+void SetInt8AmxDisabledForTest(bool disabled) { int8::amx_disabled.store(disabled); }
 bool Int8DotProductEnabled() { return !int8::dot_disabled.load(std::memory_order_relaxed); }
 
 const char* Int8GemmForm() {
   switch (static_cast<int8::Form>(Int8PackedLayout() % 8)) {
     case int8::Form::kVnni: return "vnni";
+    case int8::Form::kAmx: return "amx";
     case int8::Form::kSdot: return "sdot";
     case int8::Form::kSmmla: return "smmla";
     case int8::Form::kPairs: return "pairs";

@@ -31,11 +31,13 @@ int64_t Int8PackedLayout();
 // Test hook: use the widening 16-bit path even where the CPU has a byte
 // dot product (AVX-512 VNNI, arm64 SDOT), so that path is tested there too.
 void SetInt8DotProductDisabledForTest(bool disabled);
+// Test hook: the AVX-512 VNNI form even where the CPU has AMX tiles.
+void SetInt8AmxDisabledForTest(bool disabled);
 // False while a test has the dot-product forms disabled (the int8 GEMM's and
 // the depthwise convolution's): they then take their widening forms.
 bool Int8DotProductEnabled();
-// The int8 GEMM's micro-kernel on this CPU: "vnni", "sdot", "smmla" or
-// "widen".
+// The int8 GEMM's micro-kernel on this CPU: "amx", "vnni", "sdot", "smmla",
+// "pairs" or "widen".
 const char* Int8GemmForm();
 
 }  // namespace kiln::cpu

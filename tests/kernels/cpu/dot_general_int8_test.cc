@@ -11,6 +11,11 @@
 #if defined(__aarch64__) && defined(__linux__)
 #include <sys/auxv.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__) && defined(__linux__)
+#include <cpuid.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #include <cstring>
 #include <random>
@@ -71,9 +76,12 @@ void Check(const KernelParams& p, Tensor lhs, Tensor rhs, std::vector<int64_t> o
   ASSERT_NE(ref, nullptr);
   Tensor want = Zeros(ElementType::kSI32, out_dims);
   ASSERT_TRUE(RunDot(ref, p, lhs, rhs, want).ok());
-  for (bool vnni_off : {false, true}) {
-    SetInt8DotProductDisabledForTest(vnni_off);
-    SCOPED_TRACE(vnni_off ? "VNNI off" : "VNNI if present");
+  // The best form (AMX tiles where present), the AVX-512 VNNI form with
+  // AMX off, and the widening form with byte dot products off.
+  for (int form : {0, 1, 2}) {
+    SetInt8AmxDisabledForTest(form >= 1);
+    SetInt8DotProductDisabledForTest(form == 2);
+    SCOPED_TRACE(form == 0 ? "best form" : form == 1 ? "AMX off" : "dot products off");
     ForEachTarget([&] {
       Tensor got = Zeros(ElementType::kSI32, out_dims);
       std::memset(got.bytes.data(), 0x5A, got.bytes.size());  // every element must be written
@@ -85,6 +93,7 @@ void Check(const KernelParams& p, Tensor lhs, Tensor rhs, std::vector<int64_t> o
     });
   }
   SetInt8DotProductDisabledForTest(false);
+  SetInt8AmxDisabledForTest(false);
 }
 
 constexpr ElementType kI8 = ElementType::kSI8, kU8 = ElementType::kUI8;
@@ -154,7 +163,16 @@ TEST(CpuDotGeneralInt8, ConstantWeightsPackedOnceAndReused) {
 TEST(CpuDotGeneralInt8, DotProductChosenWhereTheCpuHasIt) {
 #if defined(__x86_64__) && defined(__GNUC__)
   const char* widen = "pairs";
-  const char* expected = __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") ? "vnni" : widen;
+  const bool vnni = __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw");
+  // AMX where the CPU has its int8 tiles and Linux grants the tile state.
+#if defined(__linux__)
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  const bool amx_int8 = vnni && __get_cpuid_count(7, 0, &a, &b, &c, &d) != 0 && (d & (1u << 24)) != 0 &&
+                        (d & (1u << 25)) != 0 && syscall(SYS_arch_prctl, 0x1023, 18) == 0;
+#else
+  const bool amx_int8 = false;
+#endif
+  const char* expected = amx_int8 ? "amx" : vnni ? "vnni" : widen;
 #elif defined(__aarch64__) && defined(__linux__)
   const char* expected = (getauxval(AT_HWCAP2) & HWCAP2_I8MM) != 0     ? "smmla"
                          : (getauxval(AT_HWCAP) & HWCAP_ASIMDDP) != 0 ? "sdot"
@@ -166,6 +184,11 @@ TEST(CpuDotGeneralInt8, DotProductChosenWhereTheCpuHasIt) {
   const char* widen = "widen";
 #endif
   EXPECT_STREQ(Int8GemmForm(), expected);
+#if defined(__x86_64__) && defined(__GNUC__)
+  SetInt8AmxDisabledForTest(true);
+  EXPECT_STREQ(Int8GemmForm(), vnni ? "vnni" : widen);
+  SetInt8AmxDisabledForTest(false);
+#endif
   SetInt8DotProductDisabledForTest(true);
   EXPECT_STREQ(Int8GemmForm(), widen);
   SetInt8DotProductDisabledForTest(false);
