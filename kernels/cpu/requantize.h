@@ -51,6 +51,7 @@ class Requantizer {
   bool rows_ = false;
   int64_t row_ = 0;
   std::vector<float> s_in_, s_out_, z_out_;
+  std::vector<float> r_out_;  // 1 / s_out_ where the scales allow (requant::Run::r_out), else empty
   std::vector<int32_t> z_in_;
   bool z_in_zero_ = true;
   int64_t max_z_in_ = 0;  // the largest |zero point| of the rows' operand

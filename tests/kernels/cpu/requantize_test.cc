@@ -7,6 +7,7 @@
 // leaves to the reference.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <string>
@@ -210,6 +211,90 @@ TEST(CpuRequantize, BoundedSumsRoundBeforeTheyClamp) {
         const int64_t e = std::min<int64_t>(b + len, static_cast<int64_t>(v.size()));
         rq.Run(v.data() + b, b, e, got.data() + b, kBound);
       }
+      EXPECT_EQ(got, want.bytes);
+    });
+  }
+}
+
+TEST(CpuRequantize, BoundedSumsOverArbitraryScales) {
+  // The bounded form's quotient by a reciprocal and Markstein's correction
+  // (requant::Run::r_out, AVX-512) must round as the reference's division:
+  // per-lane operand and result scales drawn log-uniformly (none a power
+  // of two), sums up to 2^20, so that quotients span many binades and
+  // near-ties of the division occur.
+  constexpr int64_t kRow = 64, kBound = 1 << 20;
+  std::mt19937 rng(12);
+  std::uniform_real_distribution<double> e_in(-14, -7), e_out(-9, 0);
+  std::vector<double> s_in, s_out;
+  std::vector<int64_t> z_in, z_out;
+  for (int64_t j = 0; j < kRow; ++j) {
+    s_in.push_back(std::exp2(e_in(rng)));
+    s_out.push_back(std::exp2(e_out(rng)));
+    z_in.push_back(0);
+    z_out.push_back(j % 7 - 3);
+  }
+  KernelParams p = Requantize();
+  p.attrs.push_back(Floats("operand_scales", s_in));
+  p.attrs.push_back(Ints("operand_zero_points", z_in));
+  p.attrs.push_back(Ints("operand_quantized_dimension", {1}));
+  p.attrs.push_back(Floats("scales", s_out));
+  p.attrs.push_back(Ints("zero_points", z_out));
+  p.attrs.push_back(Ints("quantized_dimension", {1}));
+  std::uniform_int_distribution<int32_t> q(-kBound, kBound), small(-2000, 2000);
+  std::vector<int32_t> v(static_cast<size_t>(kRow * 4000));
+  for (size_t i = 0; i < v.size(); ++i) v[i] = i % 3 ? small(rng) : q(rng);
+  for (ElementType t : {ElementType::kSI8, ElementType::kUI8}) {
+    SCOPED_TRACE(std::string(Name(t)));
+    Tensor in = Make(ElementType::kSI32, {static_cast<int64_t>(v.size()) / kRow, kRow}, v);
+    Tensor want = Zeros(t, in.dims);
+    ASSERT_TRUE(RunKernel(ref::FindReferenceKernel(p.kernel), p, {&in}, {&want}).ok());
+    ForEachTarget([&] {
+      Requantizer rq;
+      ASSERT_TRUE(rq.Init(p, "operand_", in.dims, ElementType::kSI32, t));
+      std::vector<uint8_t> got(v.size(), 0x5A);
+      rq.Run(v.data(), 0, static_cast<int64_t>(v.size()), got.data(), kBound);
+      EXPECT_EQ(got, want.bytes);
+    });
+  }
+}
+
+TEST(CpuRequantize, QuotientsNextToTies) {
+  // Result scales chosen so that q / s_out lies within an ulp or two of
+  // n + 1/2 (s_out = q / (n + 1/2) rounded to f32): only a correctly
+  // rounded quotient rounds to the reference's integer there, so a
+  // reciprocal without Markstein's correction fails here.
+  constexpr int64_t kRow = 64, kBound = 1 << 17;
+  std::mt19937 rng(13);
+  std::uniform_int_distribution<int32_t> qd(1000, 100000), nd(0, 120);
+  std::vector<int32_t> qs;
+  std::vector<double> s_out;
+  std::vector<int64_t> z_out;
+  for (int64_t j = 0; j < kRow; ++j) {
+    const int32_t q = qd(rng);
+    qs.push_back(q);
+    s_out.push_back(static_cast<float>(static_cast<double>(q) / (nd(rng) + 0.5)));
+    z_out.push_back(0);
+  }
+  KernelParams p = Requantize();
+  p.attrs.push_back(Floats("operand_scales", {1.0}));
+  p.attrs.push_back(Ints("operand_zero_points", {0}));
+  p.attrs.push_back(Floats("scales", s_out));
+  p.attrs.push_back(Ints("zero_points", z_out));
+  p.attrs.push_back(Ints("quantized_dimension", {1}));
+  std::vector<int32_t> v;
+  for (int32_t delta : {0, 1, -1, 2, -2, 3})
+    for (int32_t sign : {1, -1})
+      for (int64_t j = 0; j < kRow; ++j) v.push_back(sign * (qs[j] + delta));
+  for (ElementType t : {ElementType::kSI8, ElementType::kUI8}) {
+    SCOPED_TRACE(std::string(Name(t)));
+    Tensor in = Make(ElementType::kSI32, {static_cast<int64_t>(v.size()) / kRow, kRow}, v);
+    Tensor want = Zeros(t, in.dims);
+    ASSERT_TRUE(RunKernel(ref::FindReferenceKernel(p.kernel), p, {&in}, {&want}).ok());
+    ForEachTarget([&] {
+      Requantizer rq;
+      ASSERT_TRUE(rq.Init(p, "operand_", in.dims, ElementType::kSI32, t));
+      std::vector<uint8_t> got(v.size(), 0x5A);
+      rq.Run(v.data(), 0, static_cast<int64_t>(v.size()), got.data(), kBound);
       EXPECT_EQ(got, want.bytes);
     });
   }
