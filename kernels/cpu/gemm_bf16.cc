@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "kernels/common/parallel.h"
+#include "kernels/cpu/amx.h"
 #include "kernels/cpu/thread_scratch.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -43,6 +44,7 @@ constexpr int64_t kRowPanels = 8, kColPanels = 8;
 constexpr double kParallelMinMacs = double(1 << 21);
 
 std::atomic<bool> disabled{false};
+std::atomic<bool> amx_disabled{false};
 
 inline int64_t Panels(int64_t n, int64_t width) { return (n + width - 1) / width; }
 inline int64_t Pairs(const GemmProblem& p) { return (p.k + 1) / 2; }
@@ -178,6 +180,14 @@ bool GemmBf16Available() {
 }
 
 void SetGemmBf16DisabledForTest(bool d) { disabled.store(d); }
+void SetGemmBf16AmxDisabledForTest(bool d) { amx_disabled.store(d); }
+bool GemmBf16UsesAmx() {
+#if KILN_GEMM_BF16 && KILN_AMX
+  return GemmBf16Available() && !amx_disabled.load(std::memory_order_relaxed) && amx::Bf16Usable();
+#else
+  return false;
+#endif
+}
 
 #if KILN_GEMM_BF16
 namespace {
@@ -197,6 +207,123 @@ KILN_BF16_TARGET bool HasSubnormalsAvx512(const uint16_t* x, int64_t n) {
     if ((x[i] & 0x7F80) == 0 && (x[i] & 0x7F) != 0) return true;
   return false;
 }
+#if KILN_AMX
+// The AMX form (CPUs with AMX-BF16 whose kernel grants the tile state):
+// A packed into panels of 32 rows, each row its contraction's elements
+// contiguous and zero-padded to a multiple of 32; B in the same [pairs][32]
+// words as above, two tiles of 16 columns per step, 128 bytes from one pair
+// to the next. Per step of 16 pairs (32 elements of K), tdpbf16ps adds
+// each pair's two products in order, rounding each add to nearest even
+// (subnormal inputs read as zero, as vdpbf16ps does); pairs past the last
+// whole step (B is not padded) take vdpbf16ps on the stored sums. The whole
+// contraction runs in one tile's sums, so the order depends on the shapes
+// only.
+constexpr int64_t kAmxRows = 32;
+inline int64_t AmxRowElements(const GemmProblem& p) { return (p.k + 31) / 32 * 32; }
+
+void PackAPanelAmx(const GemmProblem& p, int64_t b, int64_t panel, uint16_t* out) {
+  const auto* src = static_cast<const uint16_t*>(p.a) + p.a_batch[b];
+  const int64_t i0 = panel * kAmxRows, rows = std::min(kAmxRows, p.m - i0), kpad = AmxRowElements(p);
+  const bool contiguous = p.a_k.empty() || p.a_k_contiguous;
+  std::memset(out + rows * kpad, 0, static_cast<size_t>((kAmxRows - rows) * kpad) * sizeof(uint16_t));
+  for (int64_t r = 0; r < rows; ++r) {
+    const uint16_t* row = src + p.a_m[i0 + r];
+    uint16_t* dst = out + r * kpad;
+    if (contiguous) {
+      std::memcpy(dst, row, static_cast<size_t>(p.k) * sizeof(uint16_t));
+    } else {
+      for (int64_t k = 0; k < p.k; ++k) dst[k] = row[AOffsetK(p, k)];
+    }
+    std::memset(dst + p.k, 0, static_cast<size_t>(kpad - p.k) * sizeof(uint16_t));
+  }
+}
+
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16,amx-tile,amx-bf16"))) void TileAmx(
+    const uint16_t* ap, int64_t kpad, const uint32_t* bp, int64_t pairs, float* c, int64_t ldc, int64_t rows,
+    int64_t cols) {
+  const int64_t whole = pairs / 16 * 16;  // pairs in whole tile steps
+  const auto* b8 = reinterpret_cast<const char*>(bp);
+  const int64_t astride = kpad * 2;
+  _tile_zero(0);
+  _tile_zero(1);
+  _tile_zero(2);
+  _tile_zero(3);
+  if (rows > 16) {
+    for (int64_t q0 = 0; q0 < whole; q0 += 16) {
+      _tile_loadd(6, b8 + q0 * 128, 128);
+      _tile_loadd(7, b8 + q0 * 128 + 64, 128);
+      _tile_loadd(4, ap + 2 * q0, astride);
+      _tile_loadd(5, ap + 16 * kpad + 2 * q0, astride);
+      _tile_dpbf16ps(0, 4, 6);
+      _tile_dpbf16ps(1, 4, 7);
+      _tile_dpbf16ps(2, 5, 6);
+      _tile_dpbf16ps(3, 5, 7);
+    }
+  } else {
+    for (int64_t q0 = 0; q0 < whole; q0 += 16) {
+      _tile_loadd(6, b8 + q0 * 128, 128);
+      _tile_loadd(7, b8 + q0 * 128 + 64, 128);
+      _tile_loadd(4, ap + 2 * q0, astride);
+      _tile_dpbf16ps(0, 4, 6);
+      _tile_dpbf16ps(1, 4, 7);
+    }
+  }
+  if (whole == pairs && rows == kAmxRows && cols == kNr) {
+    const int64_t stride = ldc * 4;
+    _tile_stored(0, c, stride);
+    _tile_stored(1, c + 16, stride);
+    _tile_stored(2, c + 16 * ldc, stride);
+    _tile_stored(3, c + 16 * ldc + 16, stride);
+    return;
+  }
+  alignas(64) float sums[kAmxRows][kNr];
+  _tile_stored(0, &sums[0][0], 128);
+  _tile_stored(1, &sums[0][16], 128);
+  if (rows > 16) {
+    _tile_stored(2, &sums[16][0], 128);
+    _tile_stored(3, &sums[16][16], 128);
+  }
+  const __mmask16 m0 = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1);
+  const __mmask16 m1 = cols >= 32 ? __mmask16(0xFFFF) : cols > 16 ? __mmask16((1u << (cols - 16)) - 1) : __mmask16(0);
+  for (int64_t r = 0; r < rows; ++r) {
+    __m512 acc0 = _mm512_load_ps(&sums[r][0]), acc1 = _mm512_load_ps(&sums[r][16]);
+    const uint16_t* arow = ap + r * kpad;
+    for (int64_t q = whole; q < pairs; ++q) {
+      uint32_t w;
+      std::memcpy(&w, arow + 2 * q, sizeof(w));
+      const __m512bh a = (__m512bh)_mm512_set1_epi32(static_cast<int>(w));
+      acc0 = _mm512_dpbf16_ps(acc0, a, (__m512bh)_mm512_loadu_si512(bp + q * kNr));
+      acc1 = _mm512_dpbf16_ps(acc1, a, (__m512bh)_mm512_loadu_si512(bp + q * kNr + 16));
+    }
+    _mm512_mask_storeu_ps(c + r * ldc, m0, acc0);
+    _mm512_mask_storeu_ps(c + r * ldc + 16, m1, acc1);
+  }
+}
+
+// The whole product on the AMX tiles (B packed as for the other form).
+void GemmAmx(const GemmProblem& p, const uint32_t* bpack, TaskRunner* runner) {
+  const int64_t np = Panels(p.n, kNr), mp = Panels(p.m, kAmxRows), pairs = Pairs(p), kpad = AmxRowElements(p);
+  const int64_t a_panel = kAmxRows * kpad, b_panel = pairs * kNr;
+  ScratchLease<Bf16AScratch, uint16_t> apack(static_cast<size_t>(p.batch * mp * a_panel));
+  ParallelFor(runner, p.batch * mp, [&](int64_t t, int) { PackAPanelAmx(p, t / mp, t % mp, apack.get() + t * a_panel); });
+  auto* c = static_cast<float*>(p.c);
+  const int64_t row_groups = Panels(mp, kRowPanels / 4), col_groups = Panels(np, kColPanels);
+  ParallelFor(runner, p.batch * row_groups * col_groups, [&](int64_t t, int) {
+    amx::Configure();  // once per task: the thread's tiles are Kiln's for its length
+    const int64_t b = t / (row_groups * col_groups), rest = t % (row_groups * col_groups);
+    const int64_t rg = rest / col_groups, cg = rest % col_groups;
+    for (int64_t ip = rg * (kRowPanels / 4); ip < std::min(mp, (rg + 1) * (kRowPanels / 4)); ++ip) {
+      const int64_t i0 = ip * kAmxRows;
+      for (int64_t jp = cg * kColPanels; jp < std::min(np, (cg + 1) * kColPanels); ++jp) {
+        const int64_t j0 = jp * kNr;
+        TileAmx(apack.get() + (b * mp + ip) * a_panel, kpad, bpack + (b * np + jp) * b_panel, pairs,
+                c + b * p.m * p.n + i0 * p.n + j0, p.n, std::min(kAmxRows, p.m - i0), std::min(kNr, p.n - j0));
+      }
+    }
+  });
+}
+#endif
+
 }  // namespace
 #endif
 
@@ -241,6 +368,9 @@ void RunGemmBf16(const GemmProblem& p) {
     PackWholeBBf16(q, bscratch.get());
     bpack = reinterpret_cast<const uint32_t*>(bscratch.get());
   }
+#if KILN_AMX
+  if (GemmBf16UsesAmx()) return GemmAmx(p, bpack, runner);
+#endif
   const int64_t a_panel = pairs * kMr, b_panel = pairs * kNr;
   // A read in place where each pair of the contraction is two contiguous
   // elements (an even K: row-major A, a channel-last convolution's windows

@@ -19,6 +19,11 @@ namespace kiln::cpu {
 // Whether this CPU has AVX-512 BF16 and the GEMM is not switched off.
 bool GemmBf16Available();
 void SetGemmBf16DisabledForTest(bool disabled);
+// Whether it runs on Intel AMX tiles (tdpbf16ps: the same products and
+// rounded adds, even element of a pair first; kernels/cpu/amx.h), and a
+// test hook that keeps it on vdpbf16ps.
+bool GemmBf16UsesAmx();
+void SetGemmBf16AmxDisabledForTest(bool disabled);
 
 // Whether any of the n bf16 values is subnormal (exponent 0, mantissa
 // not 0).

@@ -101,11 +101,24 @@ struct FastVariant {
   std::function<void()> setup;
 };
 
-// The bf16 GEMM (gemm_bf16.h, AVX-512 BF16 CPUs) where the CPU has it, and
-// switched off (operands widened to f32).
+// The bf16 GEMM (gemm_bf16.h, AVX-512 BF16 CPUs) where the CPU has it (on
+// AMX tiles where present), on vdpbf16ps with AMX off, and switched off
+// (operands widened to f32). The last leaves both hooks as they were.
 inline std::vector<FastVariant> Bf16GemmOnAndOff() {
-  return {{"bf16 GEMM where the CPU has it", [] { SetGemmBf16DisabledForTest(false); }},
-          {"bf16 GEMM off", [] { SetGemmBf16DisabledForTest(true); }}};
+  return {{"bf16 GEMM where the CPU has it",
+           [] {
+             SetGemmBf16DisabledForTest(false);
+             SetGemmBf16AmxDisabledForTest(false);
+           }},
+          {"bf16 GEMM on vdpbf16ps",
+           [] {
+             SetGemmBf16DisabledForTest(false);
+             SetGemmBf16AmxDisabledForTest(true);
+           }},
+          {"bf16 GEMM off", [] {
+             SetGemmBf16DisabledForTest(true);
+             SetGemmBf16AmxDisabledForTest(false);
+           }}};
 }
 
 // Runs the reference once and the fast kernel on every Highway target (and
