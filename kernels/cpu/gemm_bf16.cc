@@ -25,6 +25,7 @@
 
 #include "kernels/common/parallel.h"
 #include "kernels/cpu/amx.h"
+#include "kernels/cpu/offset_runs.h"
 #include "kernels/cpu/thread_scratch.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -226,11 +227,14 @@ void PackAPanelAmx(const GemmProblem& p, int64_t b, int64_t panel, uint16_t* out
   const int64_t i0 = panel * kAmxRows, rows = std::min(kAmxRows, p.m - i0), kpad = AmxRowElements(p);
   const bool contiguous = p.a_k.empty() || p.a_k_contiguous;
   std::memset(out + rows * kpad, 0, static_cast<size_t>((kAmxRows - rows) * kpad) * sizeof(uint16_t));
+  // Rows copied run by run (offset_runs.h), element by element where the
+  // runs are many and short.
+  const OffsetRuns runs = contiguous ? OffsetRuns(p.k) : OffsetRuns(p.a_k.data(), p.k);
   for (int64_t r = 0; r < rows; ++r) {
     const uint16_t* row = src + p.a_m[i0 + r];
     uint16_t* dst = out + r * kpad;
-    if (contiguous) {
-      std::memcpy(dst, row, static_cast<size_t>(p.k) * sizeof(uint16_t));
+    if (runs.valid()) {
+      runs.Gather(row, dst);
     } else {
       for (int64_t k = 0; k < p.k; ++k) dst[k] = row[AOffsetK(p, k)];
     }

@@ -59,6 +59,7 @@
 #include "kernels/common/kernel_selection.h"
 #include "kernels/common/parallel.h"
 #include "kernels/cpu/gemm_int8.h"
+#include "kernels/cpu/offset_runs.h"
 
 #if HWY_ARCH_X86_64 && defined(__GNUC__)
 #include <immintrin.h>
@@ -357,34 +358,14 @@ inline void PackAPanelAmx(const Layout& l, const GemmProblem& p, bool a_signed, 
   const int64_t kpad = PaddedK(l, p.k), i0 = panel * l.mr, rows = std::min(l.mr, p.m - i0);
   std::memset(out + rows * kpad, 0, static_cast<size_t>((l.mr - rows) * kpad));
   for (int64_t r = 0; r < l.mr; ++r) rowcorr[r] = 0;
-  // A's contraction as runs of consecutive bytes (one for a row-major A;
-  // a channel-last convolution's windows: one per tap of the kernel), each
-  // row copied run by run; per element where the runs are many and short.
-  struct Run {
-    int64_t k0, off, len;
-  };
-  constexpr int kMaxRuns = 256;
-  Run runs[kMaxRuns];
-  int nruns = 0;
-  if (p.a_k_contiguous) {
-    runs[nruns++] = {0, 0, p.k};
-  } else {
-    for (int64_t k = 0; k < p.k && nruns <= kMaxRuns; ++k) {
-      if (nruns > 0 && p.a_k[k] == runs[nruns - 1].off + runs[nruns - 1].len) {
-        ++runs[nruns - 1].len;
-      } else if (nruns < kMaxRuns) {
-        runs[nruns++] = {k, p.a_k[k], 1};
-      } else {
-        nruns = kMaxRuns + 1;  // too many: element by element
-      }
-    }
-  }
+  // Rows copied run by run (offset_runs.h), element by element where the
+  // runs are many and short.
+  const OffsetRuns runs = p.a_k_contiguous ? OffsetRuns(p.k) : OffsetRuns(p.a_k.data(), p.k);
   for (int64_t r = 0; r < rows; ++r) {
     const uint8_t* row = src + p.a_batch[b] + p.a_m[i0 + r];
     uint8_t* dst = out + r * kpad;
-    if (nruns <= kMaxRuns) {
-      for (int i = 0; i < nruns; ++i)
-        std::memcpy(dst + runs[i].k0, row + runs[i].off, static_cast<size_t>(runs[i].len));
+    if (runs.valid()) {
+      runs.Gather(row, dst);
     } else {
       for (int64_t k = 0; k < p.k; ++k) dst[k] = row[p.a_k[k]];
     }
