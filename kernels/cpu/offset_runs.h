@@ -13,15 +13,17 @@ class OffsetRuns {
   // Runs of `offsets[0, n)`; where they are more than kMaxRuns (short
   // runs: gathering element by element costs no more), valid() is false.
   OffsetRuns(const int64_t* offsets, int64_t n) {
-    for (int64_t k = 0; k < n; ++k) {
-      if (count_ > 0 && offsets[k] == runs_[count_ - 1].off + runs_[count_ - 1].len) {
-        ++runs_[count_ - 1].len;
-      } else if (count_ < kMaxRuns) {
-        runs_[count_++] = {k, offsets[k], 1};
-      } else {
+    if (n <= 0) return;
+    // The current run in locals (not re-read from runs_ each step).
+    int64_t k0 = 0, start = offsets[0];
+    for (int64_t k = 1; k <= n; ++k) {
+      if (k < n && offsets[k] == start + (k - k0)) continue;
+      if (count_ == kMaxRuns) {
         count_ = kMaxRuns + 1;
         return;
       }
+      runs_[count_++] = {k0, start, k - k0};
+      if (k < n) k0 = k, start = offsets[k];
     }
   }
   // One run over n consecutive elements.
