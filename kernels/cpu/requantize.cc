@@ -126,7 +126,7 @@ void RequantizeSpan(const requant::Run& r, int64_t i0, int64_t len, int64_t j) {
   const float* const s_in_p = r.s_in + k0;
   const float* const s_out_p = r.s_out + k0;
   const float* const z_out_p = r.z_out + k0;
-  const float* const r_out_p = r.r_out != nullptr ? r.r_out + k0 : nullptr;
+  [[maybe_unused]] const float* const r_out_p = r.r_out != nullptr ? r.r_out + k0 : nullptr;
   const int32_t* const z_in_p = kZ ? r.z_in + k0 : nullptr;
   const auto s_in1 = hn::Set(df, r.s_in[0]), s_out1 = hn::Set(df, r.s_out[0]), z_out1 = hn::Set(df, r.z_out[0]);
   const auto z1 = hn::Set(di, kZ ? r.z_in[0] : 0);
