@@ -463,6 +463,12 @@ void ForEachTile(TaskRunner* runner, int64_t batch, int64_t mp, int64_t np, cons
   });
 }
 
+#if KILN_AMX
+template <bool kASigned>
+bool GemmAmxInPlace(const Layout& l, const GemmProblem& p, const uint8_t* bpack, const int32_t* colsum,
+                    TaskRunner* runner);
+#endif
+
 // `direct`: the micro-kernel reading A in place (a DirectTileFn), used
 // where packing A would cost more than it saves: A's quads gathered through
 // a_k (a convolution's windows), or few B panels to reuse a packed A
@@ -499,6 +505,11 @@ void Gemm(const Layout& l, TileFn tile, Direct direct, const GemmProblem& p, Ele
       }
     }
   }
+#if KILN_AMX
+  if (l.form == Form::kAmx && cb == 0 &&
+      (a_signed ? GemmAmxInPlace<true>(l, p, bpack, colsum, runner) : GemmAmxInPlace<false>(l, p, bpack, colsum, runner)))
+    return;
+#endif
   const int64_t a_bytes = AlignUp(p.batch * mp * a_panel);
   ScratchLease<Int8AScratch, uint8_t> ascratch(static_cast<size_t>(a_bytes + p.batch * mp * l.mr * 4 + 64));
   uint8_t* apack = ascratch.get();
@@ -620,62 +631,75 @@ inline bool CpuHasVnni() { return __builtin_cpu_supports("avx512vnni"); }
 
 #if KILN_AMX
 // The AMX micro-kernel: a 32 x 32 tile of C in four 16 x 16 i32 tiles
-// (tmm0-3), per 64 bytes of K two A tiles (tmm4-5: rows 0-15 and 16-31 of
-// the panel, PaddedK bytes apart) and two B tiles (tmm6-7: columns 0-15 and
-// 16-31, 16 quads of K at 128 bytes apart in the VNNI panel), four tile
-// dot products. tdpbusd takes u8 x s8, tdpbssd s8 x s8 (B' is always s8),
-// so A is used as stored. A tile of at most 16 rows skips tmm2-3. The sums
-// go through a buffer to add the corrections and store the tile's rows and
+// (tmm0-3), per 64 bytes of K two A tiles (tmm4-5: rows 0-15 and 16-31)
+// and two B tiles (tmm6-7: columns 0-15 and 16-31, 16 quads of K at 128
+// bytes apart in the VNNI panel), four tile dot products. tdpbusd takes
+// u8 x s8, tdpbssd s8 x s8 (B' is always s8), so A is used as stored. A
+// tile of at most 16 rows skips tmm2-3. A whole tile without corrections
+// (an i8 B; ca is 0 here) is stored straight to C; else the sums go
+// through a buffer to add the corrections and store the tile's rows and
 // columns only.
+//
+// Where a half's A rows come from (AmxA): step s (64 bytes of K) of half
+// h at base[h] + (koff[h] ? koff[h][s] : 64 s), its 16 rows stride[h]
+// bytes apart: a packed panel (PaddedK apart, koff null), or A in place
+// (a row-major A, or a convolution's windows along an output row, each
+// step 64 contiguous bytes at koff[s] from the row's start).
+struct AmxA {
+  const uint8_t* base[2] = {nullptr, nullptr};
+  int64_t stride[2] = {0, 0};
+  const int64_t* koff[2] = {nullptr, nullptr};
+  const uint8_t* At(int h, int64_t s) const { return base[h] + (koff[h] != nullptr ? koff[h][s] : 64 * s); }
+};
+
 template <bool kASigned>
-__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,amx-tile,amx-int8"))) inline void TileAmx(
-    const Layout& l, const uint8_t* ap, const uint8_t* bp, int64_t k, const int32_t* rowcorr, const int32_t* colsum,
-    int32_t ca, int32_t* c, int64_t ldc, int64_t rows, int64_t cols) {
-  const int64_t kpad = PaddedK(l, k);
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,amx-tile,amx-int8"))) inline void TileAmxFrom(
+    const AmxA& a, int64_t steps, const uint8_t* bp, const int32_t* rowcorr, const int32_t* colsum, int32_t ca,
+    int32_t* c, int64_t ldc, int64_t rows, int64_t cols) {
   // The tiles configured by the caller (once per task).
   _tile_zero(0);
   _tile_zero(1);
   _tile_zero(2);
   _tile_zero(3);
-#define KILN_AMX_DP(acc, a, b)   \
+#define KILN_AMX_DP(acc, x, y)   \
   if constexpr (kASigned) {      \
-    _tile_dpbssd(acc, a, b);     \
+    _tile_dpbssd(acc, x, y);     \
   } else {                       \
-    _tile_dpbusd(acc, a, b);     \
+    _tile_dpbusd(acc, x, y);     \
   }
   if (rows > 16) {
-    for (int64_t k0 = 0; k0 < kpad; k0 += 64) {
-      _tile_loadd(6, bp + k0 * 32, 128);
-      _tile_loadd(7, bp + k0 * 32 + 64, 128);
-      _tile_loadd(4, ap + k0, kpad);
-      _tile_loadd(5, ap + 16 * kpad + k0, kpad);
+    for (int64_t s = 0; s < steps; ++s) {
+      _tile_loadd(6, bp + s * 2048, 128);
+      _tile_loadd(7, bp + s * 2048 + 64, 128);
+      _tile_loadd(4, a.At(0, s), a.stride[0]);
+      _tile_loadd(5, a.At(1, s), a.stride[1]);
       KILN_AMX_DP(0, 4, 6)
       KILN_AMX_DP(1, 4, 7)
       KILN_AMX_DP(2, 5, 6)
       KILN_AMX_DP(3, 5, 7)
     }
   } else {
-    for (int64_t k0 = 0; k0 < kpad; k0 += 64) {
-      _tile_loadd(6, bp + k0 * 32, 128);
-      _tile_loadd(7, bp + k0 * 32 + 64, 128);
-      _tile_loadd(4, ap + k0, kpad);
+    for (int64_t s = 0; s < steps; ++s) {
+      _tile_loadd(6, bp + s * 2048, 128);
+      _tile_loadd(7, bp + s * 2048 + 64, 128);
+      _tile_loadd(4, a.At(0, s), a.stride[0]);
       KILN_AMX_DP(0, 4, 6)
       KILN_AMX_DP(1, 4, 7)
     }
   }
 #undef KILN_AMX_DP
-  // A whole tile without corrections (an i8 B; ca is 0 here) goes straight
-  // to C.
-  if (rows == 32 && cols == 32 && ca == 0) {
+  bool corrections = ca != 0;
+  if (rowcorr != nullptr) {
     const __m512i rc = _mm512_or_si512(_mm512_loadu_si512(rowcorr), _mm512_loadu_si512(rowcorr + 16));
-    if (_mm512_test_epi32_mask(rc, rc) == 0) {
-      const int64_t stride = ldc * 4;
-      _tile_stored(0, c, stride);
-      _tile_stored(1, c + 16, stride);
-      _tile_stored(2, c + 16 * ldc, stride);
-      _tile_stored(3, c + 16 * ldc + 16, stride);
-      return;
-    }
+    corrections = corrections || _mm512_test_epi32_mask(rc, rc) != 0;
+  }
+  if (rows == 32 && cols == 32 && !corrections) {
+    const int64_t stride = ldc * 4;
+    _tile_stored(0, c, stride);
+    _tile_stored(1, c + 16, stride);
+    _tile_stored(2, c + 16 * ldc, stride);
+    _tile_stored(3, c + 16 * ldc + 16, stride);
+    return;
   }
   alignas(64) int32_t sums[32][32];
   _tile_stored(0, &sums[0][0], 128);
@@ -692,12 +716,91 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,amx-tile,am
                        : cols <= 16 ? static_cast<__mmask16>(0)
                                     : static_cast<__mmask16>((1u << (cols - 16)) - 1);
   for (int64_t r = 0; r < rows; ++r) {
-    const __m512i rc = _mm512_set1_epi32(rowcorr[r]);
+    const __m512i rc = _mm512_set1_epi32(rowcorr != nullptr ? rowcorr[r] : 0);
     int32_t* row = c + r * ldc;
     const __m512i s0 = _mm512_load_si512(&sums[r][0]), s1 = _mm512_load_si512(&sums[r][16]);
     _mm512_mask_storeu_epi32(row, m0, _mm512_add_epi32(_mm512_add_epi32(s0, cc0), rc));
     _mm512_mask_storeu_epi32(row + 16, m1, _mm512_add_epi32(_mm512_add_epi32(s1, cc1), rc));
   }
+}
+
+// TileAmxFrom over a packed A panel (a TileFn).
+template <bool kASigned>
+inline void TileAmx(const Layout& l, const uint8_t* ap, const uint8_t* bp, int64_t k, const int32_t* rowcorr,
+                    const int32_t* colsum, int32_t ca, int32_t* c, int64_t ldc, int64_t rows, int64_t cols) {
+  const int64_t kpad = PaddedK(l, k);
+  AmxA a;
+  a.base[0] = ap, a.base[1] = ap + 16 * kpad;
+  a.stride[0] = a.stride[1] = kpad;
+  TileAmxFrom<kASigned>(a, kpad / 64, bp, rowcorr, colsum, ca, c, ldc, rows, cols);
+}
+
+struct Int8AmxHalves;  // per-thread scratch: the halves of a panel packed by GemmAmxInPlace
+
+// The AMX GEMM reading A in place, for an i8 B (no row sums of A needed)
+// and a contraction whose every 64-element step is 64 contiguous bytes of
+// A (K a multiple of 64; a row-major A, or a channel-last convolution over
+// a multiple of 64 features): each half panel of 16 rows whose rows are
+// evenly spaced (a row-major A; a convolution's output pixels along one
+// output row) is loaded straight from A, the others are packed per task
+// (OffsetRuns), once for the task's column panels. False where the steps
+// do not qualify (the packing path runs).
+template <bool kASigned>
+bool GemmAmxInPlace(const Layout& l, const GemmProblem& p, const uint8_t* bpack, const int32_t* colsum,
+                    TaskRunner* runner) {
+  if (p.k % 64 != 0 || p.k == 0) return false;
+  const int64_t steps = p.k / 64;
+  std::vector<int64_t> koff(static_cast<size_t>(steps));
+  for (int64_t s = 0; s < steps; ++s) {
+    const int64_t o = p.a_k_contiguous ? 64 * s : p.a_k[64 * s];
+    if (!p.a_k_contiguous)
+      for (int64_t j = 1; j < 64; ++j)
+        if (p.a_k[64 * s + j] != o + j) return false;
+    koff[static_cast<size_t>(s)] = o;
+  }
+  const auto* src = static_cast<const uint8_t*>(p.a);
+  auto* c = static_cast<int32_t*>(p.c);
+  const int64_t np = Panels(p.n, l.nr), mp = Panels(p.m, l.mr), b_panel = BPanelBytes(l, p.k);
+  const OffsetRuns runs = p.a_k_contiguous ? OffsetRuns(p.k) : OffsetRuns(p.a_k.data(), p.k);
+  const int64_t row_groups = Panels(mp, kRowPanels), col_groups = Panels(np, kColPanels);
+  ParallelFor(runner, p.batch * row_groups * col_groups, [&](int64_t t, int) {
+    amx::Configure();
+    const int64_t b = t / (row_groups * col_groups), rest = t % (row_groups * col_groups);
+    const int64_t rg = rest / col_groups, cg = rest % col_groups;
+    ScratchLease<Int8AmxHalves, uint8_t> halves(static_cast<size_t>(2 * 16 * p.k));
+    const uint8_t* a_batch = src + p.a_batch[b];
+    for (int64_t ip = rg * kRowPanels; ip < std::min(mp, (rg + 1) * kRowPanels); ++ip) {
+      const int64_t i0 = ip * l.mr, rows = std::min(l.mr, p.m - i0);
+      AmxA a;
+      for (int h = 0; h < 2 && 16 * h < rows; ++h) {
+        const int64_t r0 = i0 + 16 * h, n = std::min<int64_t>(16, p.m - r0);
+        const int64_t stride = n > 1 ? p.a_m[r0 + 1] - p.a_m[r0] : 0;
+        bool even = n == 16 && stride > 0;
+        for (int64_t r = 2; even && r < 16; ++r) even = p.a_m[r0 + r] - p.a_m[r0] == r * stride;
+        if (even) {
+          a.base[h] = a_batch + p.a_m[r0], a.stride[h] = stride, a.koff[h] = koff.data();
+          continue;
+        }
+        uint8_t* buf = halves.get() + h * 16 * p.k;  // rows past the last are zeros
+        for (int64_t r = 0; r < 16; ++r) {
+          if (r < n && runs.valid()) {
+            runs.Gather(a_batch + p.a_m[r0 + r], buf + r * p.k);
+          } else if (r < n) {
+            for (int64_t k = 0; k < p.k; ++k) buf[r * p.k + k] = a_batch[p.a_m[r0 + r] + p.a_k[k]];
+          } else {
+            std::memset(buf + r * p.k, 0, static_cast<size_t>(p.k));
+          }
+        }
+        a.base[h] = buf, a.stride[h] = p.k;
+      }
+      for (int64_t jp = cg * kColPanels; jp < std::min(np, (cg + 1) * kColPanels); ++jp) {
+        const int64_t j0 = jp * l.nr;
+        TileAmxFrom<kASigned>(a, steps, bpack + (b * np + jp) * b_panel, nullptr, colsum + (b * np + jp) * l.nr, 0,
+                              c + b * p.m * p.n + i0 * p.n + j0, p.n, rows, std::min(l.nr, p.n - j0));
+      }
+    }
+  });
+  return true;
 }
 #endif
 

@@ -112,6 +112,26 @@ TEST(CpuDotGeneralInt8, OddSizesEveryTypeMix) {
           }
 }
 
+// Contractions in whole steps of 64 (the AMX form reads A in place there
+// with an i8 B): row-major A, a transposed A (steps not contiguous: the
+// packed path), a batch, edge rows and columns of every size, extremes.
+TEST(CpuDotGeneralInt8, WholeStepsOf64) {
+  std::mt19937 rng(9);
+  for (ElementType lt : {kI8, kU8})
+    for (ElementType rt : {kI8, kU8})
+      for (bool extremes : {false, true}) {
+        SCOPED_TRACE(std::string(Name(lt)) + "x" + std::string(Name(rt)) + (extremes ? " extremes" : ""));
+        Check(DotGeneral({}, {}, {1}, {0}), Bytes(lt, {65, 128}, rng, extremes), Bytes(rt, {128, 70}, rng, extremes),
+              {65, 70});
+        Check(DotGeneral({}, {}, {1}, {0}), Bytes(lt, {33, 192}, rng, extremes), Bytes(rt, {192, 130}, rng, extremes),
+              {33, 130});
+        Check(DotGeneral({}, {}, {0}, {0}), Bytes(lt, {64, 47}, rng, extremes), Bytes(rt, {64, 40}, rng, extremes),
+              {47, 40});
+        Check(DotGeneral({0}, {0}, {2}, {1}), Bytes(lt, {2, 20, 64}, rng, extremes),
+              Bytes(rt, {2, 64, 36}, rng, extremes), {2, 20, 36});
+      }
+}
+
 TEST(CpuDotGeneralInt8, ExtremeValues) {
   std::mt19937 rng(8);
   for (ElementType lt : {kI8, kU8})
@@ -230,6 +250,21 @@ TEST(CpuConvolutionInt8, NhwcPaddedStrided) {
   CheckConvInt8({{2, 9, 11, 5}, {3, 3, 5, 7}, {2, 5, 6, 7}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {2, 2},
                  {1, 1, 1, 1}},
                 21);
+}
+
+// Channel-last convolutions over 64 and 128 features (whole steps of 64
+// bytes per tap: the AMX form loads a half panel of output pixels along
+// one output row straight from the padded input, and packs the halves
+// that cross a row): output rows of 37 and 20 pixels, strides 1 and 2,
+// padding, a 1x1 kernel, two images.
+TEST(CpuConvolutionInt8, NhwcWholeStepsOfFeatures) {
+  CheckConvInt8({{2, 6, 37, 64}, {3, 3, 64, 40}, {2, 6, 37, 40}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {1, 1},
+                 {1, 1, 1, 1}},
+                26);
+  CheckConvInt8({{1, 9, 40, 64}, {3, 3, 64, 33}, {1, 5, 20, 33}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {2, 2},
+                 {1, 1, 1, 1}},
+                27);
+  CheckConvInt8({{2, 3, 19, 128}, {1, 1, 128, 20}, {2, 3, 19, 20}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}}, 28);
 }
 
 TEST(CpuConvolutionInt8, NchwStridesDilationReversal) {
