@@ -242,12 +242,24 @@ void PackAPanelAmx(const GemmProblem& p, int64_t b, int64_t panel, uint16_t* out
   }
 }
 
+// Where a half's A rows come from: step s (32 elements of K) of half h at
+// base[h] + (koff[h] ? koff[h][s] : 32 s) elements, its 16 rows stride[h]
+// bytes apart: a packed panel (koff null), or A in place (evenly spaced
+// rows, each step 32 contiguous elements at koff[s] from the row's start).
+struct AmxA {
+  const uint16_t* base[2] = {nullptr, nullptr};
+  int64_t stride[2] = {0, 0};
+  const int64_t* koff[2] = {nullptr, nullptr};
+  const uint16_t* At(int h, int64_t s) const { return base[h] + (koff[h] != nullptr ? koff[h][s] : 32 * s); }
+};
+
+// `ap`/`kpad`: the packed panel, which the pairs past the last whole step
+// read (a packed A only; A in place has none).
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16,amx-tile,amx-bf16"))) void TileAmx(
-    const uint16_t* ap, int64_t kpad, const uint32_t* bp, int64_t pairs, float* c, int64_t ldc, int64_t rows,
-    int64_t cols) {
+    const AmxA& a, const uint16_t* ap, int64_t kpad, const uint32_t* bp, int64_t pairs, float* c, int64_t ldc,
+    int64_t rows, int64_t cols) {
   const int64_t whole = pairs / 16 * 16;  // pairs in whole tile steps
   const auto* b8 = reinterpret_cast<const char*>(bp);
-  const int64_t astride = kpad * 2;
   _tile_zero(0);
   _tile_zero(1);
   _tile_zero(2);
@@ -256,8 +268,8 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16,amx-tile,amx-bf16"))
     for (int64_t q0 = 0; q0 < whole; q0 += 16) {
       _tile_loadd(6, b8 + q0 * 128, 128);
       _tile_loadd(7, b8 + q0 * 128 + 64, 128);
-      _tile_loadd(4, ap + 2 * q0, astride);
-      _tile_loadd(5, ap + 16 * kpad + 2 * q0, astride);
+      _tile_loadd(4, a.At(0, q0 / 16), a.stride[0]);
+      _tile_loadd(5, a.At(1, q0 / 16), a.stride[1]);
       _tile_dpbf16ps(0, 4, 6);
       _tile_dpbf16ps(1, 4, 7);
       _tile_dpbf16ps(2, 5, 6);
@@ -267,7 +279,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16,amx-tile,amx-bf16"))
     for (int64_t q0 = 0; q0 < whole; q0 += 16) {
       _tile_loadd(6, b8 + q0 * 128, 128);
       _tile_loadd(7, b8 + q0 * 128 + 64, 128);
-      _tile_loadd(4, ap + 2 * q0, astride);
+      _tile_loadd(4, a.At(0, q0 / 16), a.stride[0]);
       _tile_dpbf16ps(0, 4, 6);
       _tile_dpbf16ps(1, 4, 7);
     }
@@ -304,24 +316,79 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16,amx-tile,amx-bf16"))
   }
 }
 
-// The whole product on the AMX tiles (B packed as for the other form).
+struct Bf16AmxHalves;  // per-thread scratch: the halves of a panel packed per task
+
+// The element offsets of A's steps of 32 when each is 32 contiguous
+// elements (K a multiple of 32), else empty.
+std::vector<int64_t> AmxSteps(const GemmProblem& p) {
+  std::vector<int64_t> koff;
+  if (p.k == 0 || p.k % 32 != 0) return koff;
+  for (int64_t s = 0; s < p.k / 32; ++s) {
+    const int64_t o = AOffsetK(p, 32 * s);
+    for (int64_t j = 1; j < 32; ++j)
+      if (AOffsetK(p, 32 * s + j) != o + j) return {};
+    koff.push_back(o);
+  }
+  return koff;
+}
+
+// The whole product on the AMX tiles (B packed as for the other form). A
+// is read in place where its steps are contiguous: each half panel of 16
+// evenly spaced rows (a row-major A; a convolution's output pixels along
+// one output row) straight from A, the others packed per task (OffsetRuns)
+// once for the task's column panels; else packed whole first.
 void GemmAmx(const GemmProblem& p, const uint32_t* bpack, TaskRunner* runner) {
   const int64_t np = Panels(p.n, kNr), mp = Panels(p.m, kAmxRows), pairs = Pairs(p), kpad = AmxRowElements(p);
   const int64_t a_panel = kAmxRows * kpad, b_panel = pairs * kNr;
-  ScratchLease<Bf16AScratch, uint16_t> apack(static_cast<size_t>(p.batch * mp * a_panel));
-  ParallelFor(runner, p.batch * mp, [&](int64_t t, int) { PackAPanelAmx(p, t / mp, t % mp, apack.get() + t * a_panel); });
+  const std::vector<int64_t> steps = AmxSteps(p);
+  const bool in_place = !steps.empty();
+  ScratchLease<Bf16AScratch, uint16_t> apack(in_place ? 1 : static_cast<size_t>(p.batch * mp * a_panel));
+  if (!in_place)
+    ParallelFor(runner, p.batch * mp, [&](int64_t t, int) { PackAPanelAmx(p, t / mp, t % mp, apack.get() + t * a_panel); });
+  const bool contiguous = p.a_k.empty() || p.a_k_contiguous;
+  const OffsetRuns runs = contiguous ? OffsetRuns(p.k) : OffsetRuns(p.a_k.data(), p.k);
+  const auto* a_all = static_cast<const uint16_t*>(p.a);
   auto* c = static_cast<float*>(p.c);
   const int64_t row_groups = Panels(mp, kRowPanels / 4), col_groups = Panels(np, kColPanels);
   ParallelFor(runner, p.batch * row_groups * col_groups, [&](int64_t t, int) {
     amx::Configure();  // once per task: the thread's tiles are Kiln's for its length
     const int64_t b = t / (row_groups * col_groups), rest = t % (row_groups * col_groups);
     const int64_t rg = rest / col_groups, cg = rest % col_groups;
+    ScratchLease<Bf16AmxHalves, uint16_t> halves(in_place ? static_cast<size_t>(2 * 16 * p.k) : 1);
+    const uint16_t* a_batch = a_all + p.a_batch[b];
     for (int64_t ip = rg * (kRowPanels / 4); ip < std::min(mp, (rg + 1) * (kRowPanels / 4)); ++ip) {
-      const int64_t i0 = ip * kAmxRows;
+      const int64_t i0 = ip * kAmxRows, rows = std::min(kAmxRows, p.m - i0);
+      const uint16_t* ap = in_place ? nullptr : apack.get() + (b * mp + ip) * a_panel;
+      AmxA a;
+      for (int h = 0; h < 2 && 16 * h < rows; ++h) {
+        if (!in_place) {
+          a.base[h] = ap + 16 * h * kpad, a.stride[h] = kpad * 2;
+          continue;
+        }
+        const int64_t r0 = i0 + 16 * h, n = std::min<int64_t>(16, p.m - r0);
+        const int64_t stride = n > 1 ? p.a_m[r0 + 1] - p.a_m[r0] : 0;
+        bool even = n == 16 && stride > 0;
+        for (int64_t r = 2; even && r < 16; ++r) even = p.a_m[r0 + r] - p.a_m[r0] == r * stride;
+        if (even) {
+          a.base[h] = a_batch + p.a_m[r0], a.stride[h] = stride * 2, a.koff[h] = steps.data();
+          continue;
+        }
+        uint16_t* buf = halves.get() + h * 16 * p.k;  // rows past the last are zeros
+        for (int64_t r = 0; r < 16; ++r) {
+          if (r < n && runs.valid()) {
+            runs.Gather(a_batch + p.a_m[r0 + r], buf + r * p.k);
+          } else if (r < n) {
+            for (int64_t k = 0; k < p.k; ++k) buf[r * p.k + k] = a_batch[p.a_m[r0 + r] + AOffsetK(p, k)];
+          } else {
+            std::memset(buf + r * p.k, 0, static_cast<size_t>(p.k) * sizeof(uint16_t));
+          }
+        }
+        a.base[h] = buf, a.stride[h] = p.k * 2;
+      }
       for (int64_t jp = cg * kColPanels; jp < std::min(np, (cg + 1) * kColPanels); ++jp) {
         const int64_t j0 = jp * kNr;
-        TileAmx(apack.get() + (b * mp + ip) * a_panel, kpad, bpack + (b * np + jp) * b_panel, pairs,
-                c + b * p.m * p.n + i0 * p.n + j0, p.n, std::min(kAmxRows, p.m - i0), std::min(kNr, p.n - j0));
+        TileAmx(a, ap, kpad, bpack + (b * np + jp) * b_panel, pairs, c + b * p.m * p.n + i0 * p.n + j0, p.n,
+                std::min(kAmxRows, p.m - i0), std::min(kNr, p.n - j0));
       }
     }
   });

@@ -103,12 +103,16 @@ TEST(CpuConvolution, Bf16OnTheBf16Gemm) {
   ConvSpec strided{{1, 15, 17, 31}, {3, 2, 31, 70}, {1, 7, 17, 70}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {2, 1},
                    {0, 0, 2, 0}, {1, 2}};
   ConvSpec one{{3, 7, 9, 48}, {1, 1, 48, 33}, {3, 7, 9, 33}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}};
+  // 64 features over output rows of 35 pixels: the AMX form loads the
+  // half panels along one output row in place and packs those that cross.
+  ConvSpec wide{{1, 4, 35, 64}, {3, 3, 64, 24}, {1, 4, 35, 24}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {},
+                {1, 1, 1, 1}};
   std::mt19937 rng(32);
   const ElementType bf16 = ElementType::kBF16;
   // One reference result per case, the fast kernel with the bf16 GEMM and
   // without it.
   const std::vector<FastVariant> gemms = Bf16GemmOnAndOff();
-  for (const ConvSpec* c : std::initializer_list<const ConvSpec*>{&padded, &strided, &one})
+  for (const ConvSpec* c : std::initializer_list<const ConvSpec*>{&padded, &strided, &one, &wide})
     for (ElementType out : {ElementType::kF32, bf16}) {
       int64_t k = c->rhs_dims[c->kif];
       for (int64_t d : c->ksp) k *= c->rhs_dims[d];
