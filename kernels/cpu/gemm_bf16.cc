@@ -303,7 +303,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16,amx-tile,amx-bf16"))
   const __mmask16 m1 = cols >= 32 ? __mmask16(0xFFFF) : cols > 16 ? __mmask16((1u << (cols - 16)) - 1) : __mmask16(0);
   for (int64_t r = 0; r < rows; ++r) {
     __m512 acc0 = _mm512_load_ps(&sums[r][0]), acc1 = _mm512_load_ps(&sums[r][16]);
-    const uint16_t* arow = ap + r * kpad;
+    const uint16_t* arow = ap != nullptr ? ap + r * kpad : nullptr;  // (null: A in place, no pairs left)
     for (int64_t q = whole; q < pairs; ++q) {
       uint32_t w;
       std::memcpy(&w, arow + 2 * q, sizeof(w));
