@@ -69,5 +69,19 @@ __attribute__((target("amx-tile"))) inline void Configure() {
   _tile_loadconfig(&config);
 }
 
+// Stores the sums of tmm0-3, a 32 x 32 tile of C of 4-byte elements (tmm0
+// and tmm1 rows 0-15, tmm2 and tmm3 rows 16-31), at c with rows ld
+// elements apart; only rows 0-15 where rows <= 16.
+template <class T>
+__attribute__((target("amx-tile"))) inline void StoreSums(T* c, int64_t ld, int64_t rows) {
+  static_assert(sizeof(T) == 4);
+  const int64_t stride = ld * 4;
+  _tile_stored(0, c, stride);
+  _tile_stored(1, c + 16, stride);
+  if (rows <= 16) return;
+  _tile_stored(2, c + 16 * ld, stride);
+  _tile_stored(3, c + 16 * ld + 16, stride);
+}
+
 }  // namespace kiln::cpu::amx
 #endif

@@ -25,7 +25,9 @@
 
 #include "kernels/common/parallel.h"
 #include "kernels/cpu/amx.h"
+#include "kernels/cpu/amx_panels.h"
 #include "kernels/cpu/offset_runs.h"
+#include "kernels/cpu/panel_tiles.h"
 #include "kernels/cpu/thread_scratch.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -56,6 +58,7 @@ inline int64_t BOffsetK(const GemmProblem& p, int64_t k) { return p.b_k.empty() 
 
 struct Bf16AScratch;
 struct Bf16BScratch;
+struct Bf16PairOffsets;  // the offsets of A's pairs read in place
 
 #if KILN_GEMM_BF16
 // Two rows of 32 consecutive B columns interleaved into 32 pairs (r1 null:
@@ -225,11 +228,10 @@ inline int64_t AmxRowElements(const GemmProblem& p) { return (p.k + 31) / 32 * 3
 void PackAPanelAmx(const GemmProblem& p, int64_t b, int64_t panel, uint16_t* out) {
   const auto* src = static_cast<const uint16_t*>(p.a) + p.a_batch[b];
   const int64_t i0 = panel * kAmxRows, rows = std::min(kAmxRows, p.m - i0), kpad = AmxRowElements(p);
-  const bool contiguous = p.a_k.empty() || p.a_k_contiguous;
   std::memset(out + rows * kpad, 0, static_cast<size_t>((kAmxRows - rows) * kpad) * sizeof(uint16_t));
   // Rows copied run by run (offset_runs.h), element by element where the
   // runs are many and short.
-  const OffsetRuns runs = contiguous ? OffsetRuns(p.k) : OffsetRuns(p.a_k.data(), p.k);
+  const OffsetRuns runs = amx::ARuns(p);
   for (int64_t r = 0; r < rows; ++r) {
     const uint16_t* row = src + p.a_m[i0 + r];
     uint16_t* dst = out + r * kpad;
@@ -242,16 +244,9 @@ void PackAPanelAmx(const GemmProblem& p, int64_t b, int64_t panel, uint16_t* out
   }
 }
 
-// Where a half's A rows come from: step s (32 elements of K) of half h at
-// base[h] + (koff[h] ? koff[h][s] : 32 s) elements, its 16 rows stride[h]
-// bytes apart: a packed panel (koff null), or A in place (evenly spaced
-// rows, each step 32 contiguous elements at koff[s] from the row's start).
-struct AmxA {
-  const uint16_t* base[2] = {nullptr, nullptr};
-  int64_t stride[2] = {0, 0};
-  const int64_t* koff[2] = {nullptr, nullptr};
-  const uint16_t* At(int h, int64_t s) const { return base[h] + (koff[h] != nullptr ? koff[h][s] : 32 * s); }
-};
+// Where a half's A rows come from (amx_panels.h): a packed panel or A in
+// place.
+using AmxA = amx::PanelRows<uint16_t>;
 
 // `ap`/`kpad`: the packed panel, which the pairs past the last whole step
 // read (a packed A only; A in place has none).
@@ -284,21 +279,9 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16,amx-tile,amx-bf16"))
       _tile_dpbf16ps(1, 4, 7);
     }
   }
-  if (whole == pairs && rows == kAmxRows && cols == kNr) {
-    const int64_t stride = ldc * 4;
-    _tile_stored(0, c, stride);
-    _tile_stored(1, c + 16, stride);
-    _tile_stored(2, c + 16 * ldc, stride);
-    _tile_stored(3, c + 16 * ldc + 16, stride);
-    return;
-  }
+  if (whole == pairs && rows == kAmxRows && cols == kNr) return amx::StoreSums(c, ldc, 32);
   alignas(64) float sums[kAmxRows][kNr];
-  _tile_stored(0, &sums[0][0], 128);
-  _tile_stored(1, &sums[0][16], 128);
-  if (rows > 16) {
-    _tile_stored(2, &sums[16][0], 128);
-    _tile_stored(3, &sums[16][16], 128);
-  }
+  amx::StoreSums(&sums[0][0], kNr, rows);
   const __mmask16 m0 = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1);
   const __mmask16 m1 = cols >= 32 ? __mmask16(0xFFFF) : cols > 16 ? __mmask16((1u << (cols - 16)) - 1) : __mmask16(0);
   for (int64_t r = 0; r < rows; ++r) {
@@ -316,82 +299,55 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16,amx-tile,amx-bf16"))
   }
 }
 
+struct Bf16AmxSteps;   // scratch: the offsets of A's steps read in place
 struct Bf16AmxHalves;  // per-thread scratch: the halves of a panel packed per task
 
-// The element offsets of A's steps of 32 when each is 32 contiguous
-// elements (K a multiple of 32), else empty.
-std::vector<int64_t> AmxSteps(const GemmProblem& p) {
-  std::vector<int64_t> koff;
-  if (p.k == 0 || p.k % 32 != 0) return koff;
-  for (int64_t s = 0; s < p.k / 32; ++s) {
-    const int64_t o = AOffsetK(p, 32 * s);
-    for (int64_t j = 1; j < 32; ++j)
-      if (AOffsetK(p, 32 * s + j) != o + j) return {};
-    koff.push_back(o);
-  }
-  return koff;
-}
-
 // The whole product on the AMX tiles (B packed as for the other form). A
-// is read in place where its steps are contiguous: each half panel of 16
-// evenly spaced rows (a row-major A; a convolution's output pixels along
-// one output row) straight from A, the others packed per task (OffsetRuns)
-// once for the task's column panels; else packed whole first.
+// is read in place where its steps are contiguous (amx::PlacePanel: halves
+// of evenly spaced rows straight from A, the others packed per task); else
+// packed whole first.
 void GemmAmx(const GemmProblem& p, const uint32_t* bpack, TaskRunner* runner) {
   const int64_t np = Panels(p.n, kNr), mp = Panels(p.m, kAmxRows), pairs = Pairs(p), kpad = AmxRowElements(p);
   const int64_t a_panel = kAmxRows * kpad, b_panel = pairs * kNr;
-  const std::vector<int64_t> steps = AmxSteps(p);
-  const bool in_place = !steps.empty();
-  ScratchLease<Bf16AScratch, uint16_t> apack(in_place ? 1 : static_cast<size_t>(p.batch * mp * a_panel));
-  if (!in_place)
-    ParallelFor(runner, p.batch * mp, [&](int64_t t, int) { PackAPanelAmx(p, t / mp, t % mp, apack.get() + t * a_panel); });
-  const bool contiguous = p.a_k.empty() || p.a_k_contiguous;
-  const OffsetRuns runs = contiguous ? OffsetRuns(p.k) : OffsetRuns(p.a_k.data(), p.k);
-  const auto* a_all = static_cast<const uint16_t*>(p.a);
   auto* c = static_cast<float*>(p.c);
-  const int64_t row_groups = Panels(mp, kRowPanels / 4), col_groups = Panels(np, kColPanels);
-  ParallelFor(runner, p.batch * row_groups * col_groups, [&](int64_t t, int) {
-    amx::Configure();  // once per task: the thread's tiles are Kiln's for its length
-    const int64_t b = t / (row_groups * col_groups), rest = t % (row_groups * col_groups);
-    const int64_t rg = rest / col_groups, cg = rest % col_groups;
-    ScratchLease<Bf16AmxHalves, uint16_t> halves(in_place ? static_cast<size_t>(2 * 16 * p.k) : 1);
-    const uint16_t* a_batch = a_all + p.a_batch[b];
-    for (int64_t ip = rg * (kRowPanels / 4); ip < std::min(mp, (rg + 1) * (kRowPanels / 4)); ++ip) {
-      const int64_t i0 = ip * kAmxRows, rows = std::min(kAmxRows, p.m - i0);
-      const uint16_t* ap = in_place ? nullptr : apack.get() + (b * mp + ip) * a_panel;
-      AmxA a;
-      for (int h = 0; h < 2 && 16 * h < rows; ++h) {
-        if (!in_place) {
-          a.base[h] = ap + 16 * h * kpad, a.stride[h] = kpad * 2;
-          continue;
-        }
-        const int64_t r0 = i0 + 16 * h, n = std::min<int64_t>(16, p.m - r0);
-        const int64_t stride = n > 1 ? p.a_m[r0 + 1] - p.a_m[r0] : 0;
-        bool even = n == 16 && stride > 0;
-        for (int64_t r = 2; even && r < 16; ++r) even = p.a_m[r0 + r] - p.a_m[r0] == r * stride;
-        if (even) {
-          a.base[h] = a_batch + p.a_m[r0], a.stride[h] = stride * 2, a.koff[h] = steps.data();
-          continue;
-        }
-        uint16_t* buf = halves.get() + h * 16 * p.k;  // rows past the last are zeros
-        for (int64_t r = 0; r < 16; ++r) {
-          if (r < n && runs.valid()) {
-            runs.Gather(a_batch + p.a_m[r0 + r], buf + r * p.k);
-          } else if (r < n) {
-            for (int64_t k = 0; k < p.k; ++k) buf[r * p.k + k] = a_batch[p.a_m[r0 + r] + AOffsetK(p, k)];
-          } else {
-            std::memset(buf + r * p.k, 0, static_cast<size_t>(p.k) * sizeof(uint16_t));
-          }
-        }
-        a.base[h] = buf, a.stride[h] = p.k * 2;
-      }
-      for (int64_t jp = cg * kColPanels; jp < std::min(np, (cg + 1) * kColPanels); ++jp) {
-        const int64_t j0 = jp * kNr;
-        TileAmx(a, ap, kpad, bpack + (b * np + jp) * b_panel, pairs, c + b * p.m * p.n + i0 * p.n + j0, p.n,
-                std::min(kAmxRows, p.m - i0), std::min(kNr, p.n - j0));
-      }
+  // The tiles of one row panel (ap: its packed rows, for the pairs past the
+  // last whole step; null for A in place, which has none).
+  auto row_of_tiles = [&](const AmxA& a, const uint16_t* ap, int64_t b, int64_t ip, int64_t jp_begin, int64_t jp_end) {
+    const int64_t i0 = ip * kAmxRows;
+    for (int64_t jp = jp_begin; jp < jp_end; ++jp) {
+      const int64_t j0 = jp * kNr;
+      TileAmx(a, ap, kpad, bpack + (b * np + jp) * b_panel, pairs, c + b * p.m * p.n + i0 * p.n + j0, p.n,
+              std::min(kAmxRows, p.m - i0), std::min(kNr, p.n - j0));
     }
-  });
+  };
+  auto configure = [] { amx::Configure(); };  // once per task: the thread's tiles are Kiln's for its length
+  ScratchLease<Bf16AmxSteps, int64_t> koff(static_cast<size_t>(std::max<int64_t>(p.k / 32, 1)));
+  if (amx::ContiguousSteps<uint16_t>(p, koff.get())) {
+    const OffsetRuns runs = amx::ARuns(p);
+    const auto* a_all = static_cast<const uint16_t*>(p.a);
+    ForEachPanelRow(
+        runner, p.batch, mp, np, kRowPanels / 4, kColPanels,
+        [&](int64_t b, int64_t ip, int64_t jp_begin, int64_t jp_end) {
+          ScratchLease<Bf16AmxHalves, uint16_t> halves(static_cast<size_t>(2 * amx::kHalfRows * p.k));
+          AmxA a;
+          amx::PlacePanel(p, a_all + p.a_batch[b], koff.get(), runs, ip * kAmxRows, halves.get(), a);
+          row_of_tiles(a, nullptr, b, ip, jp_begin, jp_end);
+        },
+        configure);
+    return;
+  }
+  ScratchLease<Bf16AScratch, uint16_t> apack(static_cast<size_t>(p.batch * mp * a_panel));
+  ParallelFor(runner, p.batch * mp, [&](int64_t t, int) { PackAPanelAmx(p, t / mp, t % mp, apack.get() + t * a_panel); });
+  ForEachPanelRow(
+      runner, p.batch, mp, np, kRowPanels / 4, kColPanels,
+      [&](int64_t b, int64_t ip, int64_t jp_begin, int64_t jp_end) {
+        const uint16_t* ap = apack.get() + (b * mp + ip) * a_panel;
+        AmxA a;
+        a.base[0] = ap, a.base[1] = ap + amx::kHalfRows * kpad;
+        a.stride[0] = a.stride[1] = kpad * 2;
+        row_of_tiles(a, ap, b, ip, jp_begin, jp_end);
+      },
+      configure);
 }
 #endif
 
@@ -446,41 +402,35 @@ void RunGemmBf16(const GemmProblem& p) {
   // A read in place where each pair of the contraction is two contiguous
   // elements (an even K: row-major A, a channel-last convolution's windows
   // over an even feature count); else packed.
-  std::vector<int64_t> koff;
-  if (p.k % 2 == 0) {
-    koff.resize(static_cast<size_t>(pairs));
-    for (int64_t q = 0; q < pairs && !koff.empty(); ++q) {
-      koff[static_cast<size_t>(q)] = AOffsetK(p, 2 * q);
-      if (AOffsetK(p, 2 * q + 1) != koff[static_cast<size_t>(q)] + 1) koff.clear();
-    }
+  ScratchLease<Bf16PairOffsets, int64_t> koff(static_cast<size_t>(std::max<int64_t>(pairs, 1)));
+  bool direct = p.k % 2 == 0;
+  for (int64_t q = 0; q < pairs && direct; ++q) {
+    koff.get()[q] = AOffsetK(p, 2 * q);
+    direct = AOffsetK(p, 2 * q + 1) == koff.get()[q] + 1;
   }
-  const bool direct = !koff.empty();
   ScratchLease<Bf16AScratch, uint32_t> apack(direct ? 0 : static_cast<size_t>(std::max<int64_t>(p.batch * mp * a_panel, 16)));
   if (!direct)
     ParallelFor(runner, p.batch * mp, [&](int64_t t, int) { PackAPanel(p, t / mp, t % mp, apack.get() + t * a_panel); });
   const auto* a = static_cast<const uint16_t*>(p.a);
   auto* c = static_cast<float*>(p.c);
-  const int64_t row_groups = Panels(mp, kRowPanels), col_groups = Panels(np, kColPanels);
-  ParallelFor(runner, p.batch * row_groups * col_groups, [&](int64_t t, int) {
-    const int64_t b = t / (row_groups * col_groups), rest = t % (row_groups * col_groups);
-    const int64_t rg = rest / col_groups, cg = rest % col_groups;
-    for (int64_t ip = rg * kRowPanels; ip < std::min(mp, (rg + 1) * kRowPanels); ++ip) {
-      const int64_t i0 = ip * kMr, rows = std::min(kMr, p.m - i0);
-      // Rows past the edge repeat the last row (read, never stored).
-      const uint16_t* row_ptrs[kMr];
-      for (int64_t r = 0; r < kMr; ++r) row_ptrs[r] = a + p.a_batch[b] + p.a_m[i0 + std::min(r, rows - 1)];
-      for (int64_t jp = cg * kColPanels; jp < std::min(np, (cg + 1) * kColPanels); ++jp) {
-        const int64_t j0 = jp * kNr;
-        float* ct = c + b * p.m * p.n + i0 * p.n + j0;
-        const uint32_t* bt = bpack + (b * np + jp) * b_panel;
-        if (direct) {
-          Tile(DirectA{row_ptrs, koff.data()}, bt, pairs, ct, p.n, rows, std::min(kNr, p.n - j0));
-        } else {
-          Tile(PackedA{apack.get() + (b * mp + ip) * a_panel}, bt, pairs, ct, p.n, rows, std::min(kNr, p.n - j0));
-        }
-      }
-    }
-  });
+  ForEachPanelRow(runner, p.batch, mp, np, kRowPanels, kColPanels,
+                  [&](int64_t b, int64_t ip, int64_t jp_begin, int64_t jp_end) {
+                    const int64_t i0 = ip * kMr, rows = std::min(kMr, p.m - i0);
+                    // Rows past the edge repeat the last row (read, never stored).
+                    const uint16_t* row_ptrs[kMr];
+                    for (int64_t r = 0; r < kMr; ++r) row_ptrs[r] = a + p.a_batch[b] + p.a_m[i0 + std::min(r, rows - 1)];
+                    for (int64_t jp = jp_begin; jp < jp_end; ++jp) {
+                      const int64_t j0 = jp * kNr;
+                      float* ct = c + b * p.m * p.n + i0 * p.n + j0;
+                      const uint32_t* bt = bpack + (b * np + jp) * b_panel;
+                      if (direct) {
+                        Tile(DirectA{row_ptrs, koff.get()}, bt, pairs, ct, p.n, rows, std::min(kNr, p.n - j0));
+                      } else {
+                        Tile(PackedA{apack.get() + (b * mp + ip) * a_panel}, bt, pairs, ct, p.n, rows,
+                             std::min(kNr, p.n - j0));
+                      }
+                    }
+                  });
 #else
   (void)p;
 #endif

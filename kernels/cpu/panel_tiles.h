@@ -1,0 +1,34 @@
+// How the packed GEMMs (gemm_int8.cc, gemm_bf16.cc) spread their
+// micro-tiles over the pool: tasks of row_panels x col_panels micro-panels,
+// so that an A panel stays in L1 across its task's B panels and those stay
+// in L2.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+
+#include "kernels/common/parallel.h"
+
+namespace kiln::cpu {
+
+struct NoTaskBegin {
+  void operator()() const {}
+};
+
+// Runs fn(batch, row panel ip, first column panel, end column panel) for
+// every row panel of every task over a batch of mp x np micro-panels, and
+// begin() at the start of each task (the AMX tile configuration: a
+// thread's tiles are its own for the task's length).
+template <class F, class Begin = NoTaskBegin>
+void ForEachPanelRow(TaskRunner* runner, int64_t batch, int64_t mp, int64_t np, int64_t row_panels,
+                     int64_t col_panels, const F& fn, const Begin& begin = {}) {
+  const int64_t row_groups = (mp + row_panels - 1) / row_panels, col_groups = (np + col_panels - 1) / col_panels;
+  ParallelFor(runner, batch * row_groups * col_groups, [&](int64_t t, int) {
+    begin();
+    const int64_t b = t / (row_groups * col_groups), rest = t % (row_groups * col_groups);
+    const int64_t rg = rest / col_groups, cg = rest % col_groups;
+    const int64_t jp_begin = cg * col_panels, jp_end = std::min(np, jp_begin + col_panels);
+    for (int64_t ip = rg * row_panels; ip < std::min(mp, (rg + 1) * row_panels); ++ip) fn(b, ip, jp_begin, jp_end);
+  });
+}
+
+}  // namespace kiln::cpu
