@@ -7,6 +7,7 @@
 // leaves to the reference.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -170,6 +171,37 @@ TEST(CpuRequantize, TiesSaturationAndANarrowRange) {
   Check(p, RandomI32({1 << 18}, rng), ElementType::kSI8);
 }
 
+// Requantizer::Run over the sums `v` ([v.size() / row][row]) with their
+// known bound, into both storage types, against the reference byte for
+// byte on every target. `storage(t)` may narrow the storage range (null:
+// the full range); `segments`: in pieces of odd lengths, each starting
+// where the last ended (row segments that start inside a row).
+using StorageRange = std::vector<int64_t> (*)(ElementType);
+void CheckBounded(const KernelParams& p, const std::vector<int32_t>& v, int64_t row, int32_t bound, bool segments,
+                  StorageRange storage = nullptr) {
+  for (ElementType t : {ElementType::kSI8, ElementType::kUI8}) {
+    SCOPED_TRACE(std::string(Name(t)));
+    KernelParams pt = p;
+    if (storage != nullptr) {
+      const std::vector<int64_t> range = storage(t);
+      pt.attrs.push_back(Ints("storage_min", {range[0]}));
+      pt.attrs.push_back(Ints("storage_max", {range[1]}));
+    }
+    Tensor in = Make(ElementType::kSI32, {static_cast<int64_t>(v.size()) / row, row}, v);
+    Tensor want = Zeros(t, in.dims);
+    ASSERT_TRUE(RunKernel(ref::FindReferenceKernel(pt.kernel), pt, {&in}, {&want}).ok());
+    ForEachTarget([&] {
+      Requantizer rq;
+      ASSERT_TRUE(rq.Init(pt, "operand_", in.dims, ElementType::kSI32, t));
+      std::vector<uint8_t> got(v.size(), 0x5A);
+      const int64_t n = static_cast<int64_t>(v.size());
+      for (int64_t b = 0, len = segments ? 1 : n; b < n; b += len, len = segments ? len * 3 % 97 + 1 : n)
+        rq.Run(v.data() + b, b, std::min(b + len, n), got.data() + b, bound);
+      EXPECT_EQ(got, want.bytes);
+    });
+  }
+}
+
 TEST(CpuRequantize, BoundedSumsRoundBeforeTheyClamp) {
   // A fused producer's accumulators with a known bound (Requantizer::Run's
   // q_bound): the quotient is rounded to an integer first and clamped
@@ -194,26 +226,9 @@ TEST(CpuRequantize, BoundedSumsRoundBeforeTheyClamp) {
   std::uniform_int_distribution<int32_t> q(-kBound, kBound), small(-300, 300);
   std::vector<int32_t> v(static_cast<size_t>(kRow * 40));
   for (size_t i = 0; i < v.size(); ++i) v[i] = i % 2 ? q(rng) : small(rng);
-  for (ElementType t : {ElementType::kSI8, ElementType::kUI8}) {
-    SCOPED_TRACE(std::string(Name(t)));
-    KernelParams pt = p;
-    pt.attrs.push_back(Ints("storage_min", {t == ElementType::kSI8 ? -100 : 3}));
-    pt.attrs.push_back(Ints("storage_max", {t == ElementType::kSI8 ? 90 : 250}));
-    Tensor in = Make(ElementType::kSI32, {static_cast<int64_t>(v.size()) / kRow, kRow}, v);
-    Tensor want = Zeros(t, in.dims);
-    ASSERT_TRUE(RunKernel(ref::FindReferenceKernel(pt.kernel), pt, {&in}, {&want}).ok());
-    ForEachTarget([&] {
-      Requantizer rq;
-      ASSERT_TRUE(rq.Init(pt, "operand_", in.dims, ElementType::kSI32, t));
-      std::vector<uint8_t> got(v.size(), 0x5A);
-      // Segments of odd lengths, each starting where the last ended.
-      for (int64_t b = 0, len = 1; b < static_cast<int64_t>(v.size()); b += len, len = len * 3 % 97 + 1) {
-        const int64_t e = std::min<int64_t>(b + len, static_cast<int64_t>(v.size()));
-        rq.Run(v.data() + b, b, e, got.data() + b, kBound);
-      }
-      EXPECT_EQ(got, want.bytes);
-    });
-  }
+  CheckBounded(p, v, kRow, kBound, /*segments=*/true, [](ElementType t) -> std::vector<int64_t> {
+    return t == ElementType::kSI8 ? std::vector<int64_t>{-100, 90} : std::vector<int64_t>{3, 250};
+  });
 }
 
 TEST(CpuRequantize, BoundedSumsOverArbitraryScales) {
@@ -243,19 +258,7 @@ TEST(CpuRequantize, BoundedSumsOverArbitraryScales) {
   std::uniform_int_distribution<int32_t> q(-kBound, kBound), small(-2000, 2000);
   std::vector<int32_t> v(static_cast<size_t>(kRow * 4000));
   for (size_t i = 0; i < v.size(); ++i) v[i] = i % 3 ? small(rng) : q(rng);
-  for (ElementType t : {ElementType::kSI8, ElementType::kUI8}) {
-    SCOPED_TRACE(std::string(Name(t)));
-    Tensor in = Make(ElementType::kSI32, {static_cast<int64_t>(v.size()) / kRow, kRow}, v);
-    Tensor want = Zeros(t, in.dims);
-    ASSERT_TRUE(RunKernel(ref::FindReferenceKernel(p.kernel), p, {&in}, {&want}).ok());
-    ForEachTarget([&] {
-      Requantizer rq;
-      ASSERT_TRUE(rq.Init(p, "operand_", in.dims, ElementType::kSI32, t));
-      std::vector<uint8_t> got(v.size(), 0x5A);
-      rq.Run(v.data(), 0, static_cast<int64_t>(v.size()), got.data(), kBound);
-      EXPECT_EQ(got, want.bytes);
-    });
-  }
+  CheckBounded(p, v, kRow, kBound, /*segments=*/false);
 }
 
 TEST(CpuRequantize, QuotientsNextToTies) {
@@ -285,19 +288,7 @@ TEST(CpuRequantize, QuotientsNextToTies) {
   for (int32_t delta : {0, 1, -1, 2, -2, 3})
     for (int32_t sign : {1, -1})
       for (int64_t j = 0; j < kRow; ++j) v.push_back(sign * (qs[j] + delta));
-  for (ElementType t : {ElementType::kSI8, ElementType::kUI8}) {
-    SCOPED_TRACE(std::string(Name(t)));
-    Tensor in = Make(ElementType::kSI32, {static_cast<int64_t>(v.size()) / kRow, kRow}, v);
-    Tensor want = Zeros(t, in.dims);
-    ASSERT_TRUE(RunKernel(ref::FindReferenceKernel(p.kernel), p, {&in}, {&want}).ok());
-    ForEachTarget([&] {
-      Requantizer rq;
-      ASSERT_TRUE(rq.Init(p, "operand_", in.dims, ElementType::kSI32, t));
-      std::vector<uint8_t> got(v.size(), 0x5A);
-      rq.Run(v.data(), 0, static_cast<int64_t>(v.size()), got.data(), kBound);
-      EXPECT_EQ(got, want.bytes);
-    });
-  }
+  CheckBounded(p, v, kRow, kBound, /*segments=*/false);
 }
 
 TEST(CpuRequantize, OtherCallsGoToTheReference) {
