@@ -141,6 +141,46 @@ void RequantizeSpan(const requant::Run& r, int64_t i0, int64_t len, int64_t j) {
   const __m128i hi8 = _mm_set1_epi8(static_cast<char>(static_cast<int>(r.hi)));
 #endif
   int64_t i = 0;
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  if constexpr (kSmall && !kCheckOverflow && !kCheckNaN) {
+    // Four vectors at a time: their rounded quotients (Step's operations,
+    // as the loop below) narrowed together by two saturating packs (i32 to
+    // i16 to i8 or u8: the same as narrowing each directly), clamped as
+    // bytes once, and put back in element order by one dword permutation
+    // (the packs interleave their operands per 128-bit block): about a
+    // third fewer vector operations than one vector at a time.
+    auto rounded = [&](int64_t k) {
+      auto d = hn::LoadU(di, q + k);
+      if constexpr (kZ) d = hn::Sub(d, kLanes ? hn::LoadU(di, z_in_p + k) : z1);
+      const auto s_in = kLanes ? hn::LoadU(df, s_in_p + k) : s_in1;
+      const auto s_out = kLanes ? hn::LoadU(df, s_out_p + k) : s_out1;
+      const auto z_out = kLanes ? hn::LoadU(df, z_out_p + k) : z_out1;
+      const auto x = hn::Mul(hn::ConvertTo(df, d), s_in);
+      auto quotient = hn::Zero(df);
+      if (r_out_p != nullptr) {
+        const auto rr = kLanes ? hn::LoadU(df, r_out_p + k) : hn::Set(df, r.r_out[0]);
+        const auto q0 = hn::Mul(x, rr);
+        quotient = hn::MulAdd(hn::NegMulAdd(q0, s_out, x), rr, q0);
+      } else {
+        quotient = hn::Div(x, s_out);
+      }
+      return _mm512_cvtps_epi32(hn::Add(quotient, z_out).raw);
+    };
+    const __m512i lo64 = _mm512_broadcast_i32x4(lo8), hi64 = _mm512_broadcast_i32x4(hi8);
+    const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    for (; i + 4 * N <= len; i += 4 * N) {
+      const __m512i w01 = _mm512_packs_epi32(rounded(i), rounded(i + N));
+      const __m512i w23 = _mm512_packs_epi32(rounded(i + 2 * N), rounded(i + 3 * N));
+      __m512i b;
+      if constexpr (kSigned) {
+        b = _mm512_min_epi8(_mm512_max_epi8(_mm512_packs_epi16(w01, w23), lo64), hi64);
+      } else {
+        b = _mm512_min_epu8(_mm512_max_epu8(_mm512_packus_epi16(w01, w23), lo64), hi64);
+      }
+      _mm512_storeu_si512(o8 + i, _mm512_permutexvar_epi32(order, b));
+    }
+  }
+#endif
   for (; i + N <= len; i += N) {
     auto d = hn::LoadU(di, q + i);
     if constexpr (kZ) {

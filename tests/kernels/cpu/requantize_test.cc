@@ -208,27 +208,32 @@ TEST(CpuRequantize, BoundedSumsRoundBeforeTheyClamp) {
   // after, in integers (AVX-512). Per-lane operand scales whose ratio to
   // the result scale is 0.5, 1 or 1.5 (odd sums are ties), operand zero
   // points, sums past both ends of narrowed ranges, both storage types,
-  // row segments that start inside a row.
-  constexpr int64_t kRow = 37, kBound = 5000;
-  KernelParams p = Requantize();
-  std::vector<double> scales;
-  std::vector<int64_t> zps;
-  for (int64_t j = 0; j < kRow; ++j) {
-    scales.push_back(0.125 * static_cast<double>(1 + j % 3));
-    zps.push_back(j % 5 - 2);
+  // row segments that start inside a row; rows shorter than the AVX-512
+  // loop's 64 elements and longer, whole and in segments.
+  constexpr int64_t kBound = 5000;
+  for (int64_t row : {37, 200}) {
+    SCOPED_TRACE(row);
+    KernelParams p = Requantize();
+    std::vector<double> scales;
+    std::vector<int64_t> zps;
+    for (int64_t j = 0; j < row; ++j) {
+      scales.push_back(0.125 * static_cast<double>(1 + j % 3));
+      zps.push_back(j % 5 - 2);
+    }
+    p.attrs.push_back(Floats("operand_scales", scales));
+    p.attrs.push_back(Ints("operand_zero_points", zps));
+    p.attrs.push_back(Ints("operand_quantized_dimension", {1}));
+    p.attrs.push_back(Floats("scales", {0.25}));
+    p.attrs.push_back(Ints("zero_points", {3}));
+    std::mt19937 rng(8);
+    std::uniform_int_distribution<int32_t> q(-kBound, kBound), small(-300, 300);
+    std::vector<int32_t> v(static_cast<size_t>(row * 40));
+    for (size_t i = 0; i < v.size(); ++i) v[i] = i % 2 ? q(rng) : small(rng);
+    for (bool segments : {true, false})
+      CheckBounded(p, v, row, kBound, segments, [](ElementType t) -> std::vector<int64_t> {
+        return t == ElementType::kSI8 ? std::vector<int64_t>{-100, 90} : std::vector<int64_t>{3, 250};
+      });
   }
-  p.attrs.push_back(Floats("operand_scales", scales));
-  p.attrs.push_back(Ints("operand_zero_points", zps));
-  p.attrs.push_back(Ints("operand_quantized_dimension", {1}));
-  p.attrs.push_back(Floats("scales", {0.25}));
-  p.attrs.push_back(Ints("zero_points", {3}));
-  std::mt19937 rng(8);
-  std::uniform_int_distribution<int32_t> q(-kBound, kBound), small(-300, 300);
-  std::vector<int32_t> v(static_cast<size_t>(kRow * 40));
-  for (size_t i = 0; i < v.size(); ++i) v[i] = i % 2 ? q(rng) : small(rng);
-  CheckBounded(p, v, kRow, kBound, /*segments=*/true, [](ElementType t) -> std::vector<int64_t> {
-    return t == ElementType::kSI8 ? std::vector<int64_t>{-100, 90} : std::vector<int64_t>{3, 250};
-  });
 }
 
 TEST(CpuRequantize, BoundedSumsOverArbitraryScales) {
