@@ -184,48 +184,63 @@ template <bool kWeightsUnsigned>
 KILN_DW8_VNNI inline __m256i Dot(__m256i acc, __m256i x, __m256i w) {
   return kWeightsUnsigned ? _mm256_dpbusd_epi32(acc, w, x) : _mm256_dpbusd_epi32(acc, x, w);
 }
+template <bool kWeightsUnsigned>
+KILN_DW8_VNNI inline __m512i Dot(__m512i acc, __m512i x, __m512i w) {
+  return kWeightsUnsigned ? _mm512_dpbusd_epi32(acc, w, x) : _mm512_dpbusd_epi32(acc, x, w);
+}
 
 // One output row: out[x * out_col_step + c] for x < out_w, from the
 // interleaved rows rows[ky]. KQ: kh x quads where it is known at compile
-// time (3 for 3x3 kernels: the block's 12 weight vectors stay in
-// registers), else 0.
+// time (3 for 3x3 kernels: the block's 6 weight vectors stay in
+// registers), else 0. 32 features (two vectors of 16 quads) at a time,
+// then the rest 8 at a time.
 template <int KQ, bool kWeightsUnsigned>
 KILN_DW8_VNNI void RowProduct(const RowPlan& p, const uint8_t* const* rows, int64_t out_w, int32_t* out,
                               int64_t out_col_step) {
-  const int64_t kq_count = KQ != 0 ? KQ : p.w.kh * p.w.quads;
   const int64_t cp = p.w.padded_features, c32 = p.w.features / 32 * 32, x_step = p.w.quads * cp * 4;
   auto row_of = [&](int64_t kq) { return rows[kq / p.w.quads] + (kq % p.w.quads) * cp * 4; };
   auto weights_of = [&](int64_t kq) { return p.w.weights.data() + kq * cp * 4; };
   for (int64_t c = 0; c < c32; c += 32) {
     constexpr int kKeep = KQ != 0 ? KQ : 1;
-    __m256i w[kKeep][4];
+    __m512i w[kKeep][2];
     if constexpr (KQ != 0)
       for (int kq = 0; kq < KQ; ++kq)
-        for (int j = 0; j < 4; ++j)
-          w[kq][j] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(weights_of(kq) + 4 * c + 32 * j));
-    const __m256i* start = reinterpret_cast<const __m256i*>(p.w.start.data() + c);
+        for (int j = 0; j < 2; ++j) w[kq][j] = _mm512_loadu_si512(weights_of(kq) + 4 * c + 64 * j);
+    const int32_t* start = p.w.start.data() + c;
+    // Where each kernel row and quad of the window starts (no division per
+    // output column).
+    const uint8_t* window[kKeep];
+    if constexpr (KQ != 0)
+      for (int kq = 0; kq < KQ; ++kq) window[kq] = row_of(kq) + 4 * c;
     for (int64_t x = 0; x < out_w; ++x) {
-      __m256i acc[4];
-      for (int j = 0; j < 4; ++j) acc[j] = _mm256_loadu_si256(start + j);
-      for (int64_t kq = 0; kq < kq_count; ++kq) {
-        const uint8_t* in = row_of(kq) + x * x_step + 4 * c;
-        for (int j = 0; j < 4; ++j) {
-          const __m256i wj = KQ != 0 ? w[kq][j]
-                                     : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(weights_of(kq) + 4 * c + 32 * j));
-          acc[j] = Dot<kWeightsUnsigned>(acc[j], _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + 32 * j)), wj);
-        }
+      __m512i acc[2] = {_mm512_loadu_si512(start), _mm512_loadu_si512(start + 16)};
+      if constexpr (KQ != 0) {
+        for (int kq = 0; kq < KQ; ++kq)
+          for (int j = 0; j < 2; ++j)
+            acc[j] = Dot<kWeightsUnsigned>(acc[j], _mm512_loadu_si512(window[kq] + x * x_step + 64 * j), w[kq][j]);
+      } else {
+        for (int64_t ky = 0, kq = 0; ky < p.w.kh; ++ky)
+          for (int64_t q = 0; q < p.w.quads; ++q, ++kq) {
+            const uint8_t* in = rows[ky] + q * cp * 4 + x * x_step + 4 * c;
+            for (int j = 0; j < 2; ++j)
+              acc[j] = Dot<kWeightsUnsigned>(acc[j], _mm512_loadu_si512(in + 64 * j),
+                                             _mm512_loadu_si512(weights_of(kq) + 4 * c + 64 * j));
+          }
       }
       int32_t* o = out + x * out_col_step + c;
-      for (int j = 0; j < 4; ++j) _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + 8 * j), acc[j]);
+      _mm512_storeu_si512(o, acc[0]);
+      _mm512_storeu_si512(o + 16, acc[1]);
     }
   }
   // The last features, eight at a time (the padded ones have zero weights).
   for (int64_t c = c32; c < cp; c += 8) {
     for (int64_t x = 0; x < out_w; ++x) {
       __m256i acc = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p.w.start.data() + c));
-      for (int64_t kq = 0; kq < kq_count; ++kq)
-        acc = Dot<kWeightsUnsigned>(acc, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row_of(kq) + x * x_step + 4 * c)),
-                                    _mm256_loadu_si256(reinterpret_cast<const __m256i*>(weights_of(kq) + 4 * c)));
+      for (int64_t ky = 0, kq = 0; ky < p.w.kh; ++ky)
+        for (int64_t q = 0; q < p.w.quads; ++q, ++kq)
+          acc = Dot<kWeightsUnsigned>(
+              acc, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rows[ky] + q * cp * 4 + x * x_step + 4 * c)),
+              _mm256_loadu_si256(reinterpret_cast<const __m256i*>(weights_of(kq) + 4 * c)));
       int32_t* o = out + x * out_col_step + c;
       if (c + 8 <= p.w.features) {
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(o), acc);
