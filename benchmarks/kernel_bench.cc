@@ -21,6 +21,7 @@
 #include "hal/cpu/thread_pool.h"
 #include "kernels/cpu/elementwise.h"
 #include "kernels/cpu/registry.h"
+#include "kernels/cpu/requantize.h"
 #include "kernels/reference/registry.h"
 
 namespace kiln {
@@ -609,6 +610,49 @@ BENCHMARK(BM_CpuConv56x56Threads)->DenseRange(0, 3)->UseRealTime()->Unit(benchma
 // The same convolutions in the quantized 8-bit form (ui8 x i8 -> i32).
 // range(0) = the kConvCases index, range(1) = threads (1: the calling
 // thread, else the pool).
+// The requantize of an int8 convolution's accumulators (per-feature
+// operand scales and folded zero points over 192 features, per-tensor
+// result, the bounded form) over range(0) elements, one thread: 4 KiB of
+// accumulators (an L1-resident tile), 192 KiB (one image of a 16 x 16 x 192
+// activation, L2) and 12 MiB (64 images, memory).
+void BM_CpuRequantizeRows(benchmark::State& state) {
+  constexpr int64_t kFeatures = 192;
+  const int64_t n = state.range(0);
+  KernelParams p;
+  p.kernel = "stablehlo.uniform_quantize";
+  std::vector<double> scales;
+  std::vector<int64_t> zps;
+  for (int64_t j = 0; j < kFeatures; ++j) {
+    scales.push_back(1e-4 * (1 + j % 7));
+    zps.push_back(j % 11 - 5);
+  }
+  auto attr = [&](const char* name, std::vector<double> f, std::vector<int64_t> i) {
+    KernelAttr a;
+    a.name = name, a.floats = std::move(f), a.ints = std::move(i);
+    p.attrs.push_back(std::move(a));
+  };
+  attr("operand_scales", scales, {});
+  attr("operand_zero_points", {}, zps);
+  attr("operand_quantized_dimension", {}, {1});
+  attr("scales", {0.02}, {});
+  attr("zero_points", {}, {-3});
+  cpu::Requantizer rq;
+  const std::vector<int64_t> dims = {n / kFeatures, kFeatures};
+  if (!rq.Init(p, "operand_", dims, ElementType::kSI32, ElementType::kSI8)) {
+    state.SkipWithError("requantize not taken");
+    return;
+  }
+  std::vector<int32_t> q(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) q[static_cast<size_t>(i)] = static_cast<int32_t>((i * 7919) % 20000) - 10000;
+  std::vector<uint8_t> out(static_cast<size_t>(n));
+  for (auto _ : state) {
+    rq.Run(q.data(), 0, n, out.data(), /*q_bound=*/1 << 20);
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetItemsProcessed(state.iterations() * n);
+}
+BENCHMARK(BM_CpuRequantizeRows)->Arg(1 << 10)->Arg(192 << 8)->Arg(192 << 14)->UseRealTime();
+
 void BM_CpuConvInt8(benchmark::State& state) {
   KernelParams p;
   p.kernel = "stablehlo.convolution";

@@ -159,7 +159,18 @@ bool QuantizeBlock(const float* x, int64_t len, const qelem::Step& st, float* cl
     const auto m = hn::IfThenElse(hn::Or(hn::Lt(c, vhi), hn::IsNaN(c)), c, vhi);
     hn::StoreU(m, df, clamp_out + i);
     const auto rounded = hn::Round(m);
-    hn::StoreU(hn::DemoteTo(dt, hn::ConvertTo(di, hn::IfThenElseZero(hn::Eq(rounded, rounded), rounded))), dt, dst + i);
+    const auto finite = hn::IfThenElseZero(hn::Eq(rounded, rounded), rounded);
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    // An integral value in T's range: converted and narrowed without the
+    // generic conversions' overflow fix-ups (vcvttps2dq, vpmovdb/vpmovdw).
+    if constexpr (sizeof(T) == 1) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + i), _mm512_cvtepi32_epi8(_mm512_cvttps_epi32(finite.raw)));
+    } else {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), _mm512_cvtepi32_epi16(_mm512_cvttps_epi32(finite.raw)));
+    }
+    continue;
+#endif
+    hn::StoreU(hn::DemoteTo(dt, hn::ConvertTo(di, finite)), dt, dst + i);
   }
   for (; i < len; ++i) {
     const float y = x[i] / s + z;
