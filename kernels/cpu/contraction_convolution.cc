@@ -57,7 +57,6 @@ struct WidenedLhsScratch;
 struct WidenedRhsScratch;
 struct WidenedOutScratch;
 struct RequantizedProductScratch;
-struct RequantizedChunkScratch;
 
 // Convolution weights (the channel-last product's B) packed whole, kept
 // across calls in the executable's state.
@@ -179,6 +178,24 @@ struct ChunkRequantize {
   uint8_t* out = nullptr;
   int64_t q_bound = INT64_MAX;
   bool handled = true;
+};
+
+// The int8 GEMM's tiles of a chunk's product requantized into the result
+// as each is finished (GemmTileSink), so the i32 accumulators never leave
+// L1: C element (b, i, j) of the chunk is result element
+// first + (b * m + i) * n + j (the chunk's C has the result's layout).
+class RequantizeTiles final : public GemmTileSink {
+ public:
+  RequantizeTiles(const ChunkRequantize& rq, int64_t first, int64_t m, int64_t n)
+      : rq_(rq), first_(first), m_(m), n_(n) {}
+  void Take(int64_t b, int64_t i0, int64_t j0, const int32_t* tile, int64_t ld, int64_t rows,
+            int64_t cols) const override {
+    rq_.rq->RunTile(tile, ld, rows, cols, first_ + (b * m_ + i0) * n_ + j0, n_, rq_.out, rq_.q_bound);
+  }
+
+ private:
+  const ChunkRequantize& rq_;
+  int64_t first_, m_, n_;
 };
 
 // A constant kernel's weights laid out for DepthwiseInt8Rows.
@@ -349,13 +366,13 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
   };
 
   // With a fused requantize (ChunkRequantize): a chunk's product, result
-  // elements [first, first + count), into the thread's scratch, then
-  // requantized into the result.
-  auto run_requantized = [&](GemmProblem& gc, int64_t first, int64_t count, TaskRunner* runner) {
-    ScratchLease<RequantizedChunkScratch, int32_t> acc(static_cast<size_t>(count));
-    gc.c = acc.get();
+  // elements [first, first + batch * m * n), each tile requantized into
+  // the result as the int8 GEMM finishes it (RequantizeTiles).
+  auto run_requantized = [&](GemmProblem& gc, int64_t first) {
+    const RequantizeTiles sink(*requant, first, gc.m, gc.n);
+    gc.sink = &sink;
+    gc.c = nullptr;
     run_gemm(gc);
-    requant->rq->RunParallel(acc.get(), first, first + count, requant->out + first, runner, requant->q_bound);
   };
 
   // The padded input (or the input itself when there is no padding):
@@ -597,7 +614,7 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
       }
       gc.batch = nb * fgc;
       if (requant != nullptr) {
-        run_requantized(gc, b0 * per_batch, nb * per_batch, runner);
+        run_requantized(gc, b0 * per_batch);
         return;
       }
       gc.c = out.data + static_cast<size_t>(b0 * per_batch) * elem;
@@ -706,7 +723,7 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
       }
       gc.m = nb * rows_per_batch;
       if (requant != nullptr) {
-        run_requantized(gc, b0 * per_batch, nb * per_batch, runner);
+        run_requantized(gc, b0 * per_batch);
         return;
       }
       gc.c = out.data + static_cast<size_t>(b0 * per_batch) * elem;

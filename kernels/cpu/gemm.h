@@ -29,6 +29,19 @@ struct ConvWindows {
   int64_t out_cols = 1;                    // the output's columns
 };
 
+// Takes finished tiles of an 8-bit integer GEMM's C instead of C in memory
+// (RunGemmInt8 with GemmProblem::sink): the sums C[b][i0 + r][j0 + c] for
+// r < rows, c < cols at tile[r * ld + c], valid during the call only. A
+// consumer that reduces each tile at once (a fused requantize) then reads
+// it from L1 and no i32 result is ever stored. Called from the pool's
+// threads at once, for disjoint tiles that together cover C once.
+class GemmTileSink {
+ public:
+  virtual ~GemmTileSink() = default;
+  virtual void Take(int64_t b, int64_t i0, int64_t j0, const int32_t* tile, int64_t ld, int64_t rows,
+                    int64_t cols) const = 0;
+};
+
 // A batched GEMM C[b][i][j] = sum_p A[b][i][p] * B[b][p][j] over operands
 // addressed through offset tables (in elements): A[b][i][p] is
 // a[a_batch[b] + a_m[i] + a_k[p]], B[b][p][j] is b[b_batch[b] + b_k[p] +
@@ -57,6 +70,8 @@ struct GemmProblem {
   // padded copy of the input) reads b, b_batch and these, not b_k/b_n. Needs b_n_contiguous false, so that
   // every path packs B.
   const ConvWindows* b_windows = nullptr;
+  // The 8-bit integer GEMM only: C's tiles go to the sink, and c is unused.
+  const GemmTileSink* sink = nullptr;
 };
 
 // Runs `p` for element type f32 or f64 (sums in the element type).

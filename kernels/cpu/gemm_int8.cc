@@ -87,21 +87,19 @@ void Gemm(const Layout& l, TileFn tile, Direct direct, const GemmProblem& p, Ele
   const int64_t a_panel = APanelBytes(l, p.k), b_panel = BPanelBytes(l, p.k);
   const int32_t cb = BCorrection(l, b_signed);
   const int32_t ca = ACorrection(l, a_signed);
-  auto* c = static_cast<int32_t*>(p.c);
   if constexpr (!std::is_same_v<Direct, std::nullptr_t>) {
     if (cb == 0 && (!p.a_k_contiguous || np <= 4)) {
       const std::vector<int64_t> koff = QuadOffsets(p);
       if (!koff.empty()) {
         const auto* src = static_cast<const uint8_t*>(p.a);
         const uint32_t flip4 = a_signed ? 0x80808080u : 0;
-        ForEachTile(runner, p.batch, mp, np, [&](int64_t b, int64_t ip, int64_t jp) {
+        ForEachTile(p, l, runner, [&](int64_t b, int64_t ip, int64_t jp, int32_t* c, int64_t ldc) {
           const int64_t i0 = ip * l.mr, j0 = jp * l.nr;
           // Rows past the edge repeat the last row (read, not stored).
           const uint8_t* rows_a[16];
           for (int64_t r = 0; r < l.mr; ++r) rows_a[r] = src + p.a_batch[b] + p.a_m[std::min(i0 + r, p.m - 1)];
           direct(rows_a, koff.data(), static_cast<int64_t>(koff.size()), flip4, bpack + (b * np + jp) * b_panel,
-                 colsum + (b * np + jp) * l.nr, ca, c + b * p.m * p.n + i0 * p.n + j0, p.n, std::min(l.mr, p.m - i0),
-                 std::min(l.nr, p.n - j0));
+                 colsum + (b * np + jp) * l.nr, ca, c, ldc, std::min(l.mr, p.m - i0), std::min(l.nr, p.n - j0));
         });
         return;
       }
@@ -119,16 +117,15 @@ void Gemm(const Layout& l, TileFn tile, Direct direct, const GemmProblem& p, Ele
   ParallelFor(runner, p.batch * mp, [&](int64_t t, int) {
     PackAPanel(l, p, a_signed, cb, t / mp, t % mp, apack + t * a_panel, rowcorr + t * l.mr);
   });
-  auto run_tile = [&](int64_t b, int64_t ip, int64_t jp) {
+  auto run_tile = [&](int64_t b, int64_t ip, int64_t jp, int32_t* c, int64_t ldc) {
     const int64_t i0 = ip * l.mr, j0 = jp * l.nr;
     tile(l, apack + (b * mp + ip) * a_panel, bpack + (b * np + jp) * b_panel, p.k, rowcorr + (b * mp + ip) * l.mr,
-         colsum + (b * np + jp) * l.nr, ca, c + b * p.m * p.n + i0 * p.n + j0, p.n, std::min(l.mr, p.m - i0),
-         std::min(l.nr, p.n - j0));
+         colsum + (b * np + jp) * l.nr, ca, c, ldc, std::min(l.mr, p.m - i0), std::min(l.nr, p.n - j0));
   };
 #if KILN_AMX
-  if (l.form == Form::kAmx) return ForEachTile(runner, p.batch, mp, np, run_tile, [] { amx::Configure(); });
+  if (l.form == Form::kAmx) return ForEachTile(p, l, runner, run_tile, [] { amx::Configure(); });
 #endif
-  ForEachTile(runner, p.batch, mp, np, run_tile);
+  ForEachTile(p, l, runner, run_tile);
 }
 
 }  // namespace int8
@@ -237,16 +234,14 @@ void GemmPairs(const int8::Layout& l, const GemmProblem& p, ElementType a_type, 
     for (int64_t i = i0; i < std::min(p.m, i0 + l.mr); ++i)
       WidenRowToPairs(src + p.a_batch[b] + p.a_m[i], p, a_signed, a16 + (b * p.m + i) * kpad);
   });
-  auto* c = static_cast<int32_t*>(p.c);
-  ForEachTile(runner, p.batch, mp, np, [&](int64_t b, int64_t ip, int64_t jp) {
+  ForEachTile(p, l, runner, [&](int64_t b, int64_t ip, int64_t jp, int32_t* c, int64_t ldc) {
     const int64_t i0 = ip * l.mr, j0 = jp * l.nr, rows = std::min(l.mr, p.m - i0), cols = std::min(l.nr, p.n - j0);
     const int16_t* arows[kPairRows];
     for (int64_t r = 0; r < kPairRows; ++r) arows[r] = a16 + (b * p.m + i0 + std::min(r, rows - 1)) * kpad;
     const uint8_t* bp = bpack + (b * np + jp) * b_panel;
-    int32_t* ct = c + b * p.m * p.n + i0 * p.n + j0;
-    if (rows <= 2) return TilePairsRows<2>(arows, bp, p.k, ct, p.n, rows, cols);
-    if (rows <= 4) return TilePairsRows<4>(arows, bp, p.k, ct, p.n, rows, cols);
-    TilePairsRows<kPairRows>(arows, bp, p.k, ct, p.n, rows, cols);
+    if (rows <= 2) return TilePairsRows<2>(arows, bp, p.k, c, ldc, rows, cols);
+    if (rows <= 4) return TilePairsRows<4>(arows, bp, p.k, c, ldc, rows, cols);
+    TilePairsRows<kPairRows>(arows, bp, p.k, c, ldc, rows, cols);
   });
 }
 #else

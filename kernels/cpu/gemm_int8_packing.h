@@ -14,6 +14,7 @@
 #include "kernels/cpu/gemm_int8.h"
 #include "kernels/cpu/offset_runs.h"
 #include "kernels/cpu/panel_tiles.h"
+#include "kernels/cpu/thread_scratch.h"
 #include "hwy/base.h"
 #if HWY_ARCH_X86_64 && defined(__GNUC__)
 #include <immintrin.h>
@@ -388,15 +389,48 @@ inline const uint8_t* PackedB(const Layout& l, const GemmProblem& p, bool b_sign
   return scratch;
 }
 
-// Runs fn(batch, row panel, column panel) for every micro-tile of a batch of
-// mp x np panels, in tasks of kRowPanels x kColPanels panels
-// (panel_tiles.h); begin() at the start of each task.
+// Where the micro-tiles of one row panel (rows i0 .. i0 + mr) over column
+// panels [jp_begin, jp_end) put their sums: into C, or (GemmProblem::sink)
+// into the thread's scratch, side by side, which Done() hands to the sink
+// as one tile of up to mr x kColPanels nr: a requantizing sink then runs
+// over whole rows of the result, not a micro-tile's few columns.
+struct Int8SinkPanel;
+class RowPanelOut {
+ public:
+  RowPanelOut(const GemmProblem& p, const Layout& l, int64_t b, int64_t ip, int64_t jp_begin, int64_t jp_end)
+      : p_(p), nr_(l.nr), b_(b), i0_(ip * l.mr), rows_(std::min(l.mr, p.m - ip * l.mr)), jp_begin_(jp_begin),
+        jp_end_(jp_end), buffer_(p.sink != nullptr ? static_cast<size_t>(l.mr * (jp_end - jp_begin) * l.nr) : 0) {
+    ldc_ = p.sink != nullptr ? (jp_end - jp_begin) * l.nr : p.n;
+  }
+  int32_t* Tile(int64_t jp) const {
+    if (p_.sink != nullptr) return buffer_.get() + (jp - jp_begin_) * nr_;
+    return static_cast<int32_t*>(p_.c) + b_ * p_.m * p_.n + i0_ * p_.n + jp * nr_;
+  }
+  int64_t ldc() const { return ldc_; }
+  void Done() const {
+    if (p_.sink == nullptr) return;
+    const int64_t j0 = jp_begin_ * nr_;
+    p_.sink->Take(b_, i0_, j0, buffer_.get(), ldc_, rows_, std::min(jp_end_ * nr_, p_.n) - j0);
+  }
+
+ private:
+  const GemmProblem& p_;
+  int64_t nr_, b_, i0_, rows_, jp_begin_, jp_end_, ldc_ = 0;
+  ScratchLease<Int8SinkPanel, int32_t> buffer_;
+};
+
+// Runs fn(batch, row panel, column panel, c, ldc) for every micro-tile of
+// p's C, the tile's sums to go to c with rows ldc apart (RowPanelOut), in
+// tasks of kRowPanels x kColPanels panels (panel_tiles.h); begin() at the
+// start of each task.
 template <class F, class Begin = NoTaskBegin>
-void ForEachTile(TaskRunner* runner, int64_t batch, int64_t mp, int64_t np, const F& fn, const Begin& begin = {}) {
+void ForEachTile(const GemmProblem& p, const Layout& l, TaskRunner* runner, const F& fn, const Begin& begin = {}) {
   ForEachPanelRow(
-      runner, batch, mp, np, kRowPanels, kColPanels,
+      runner, p.batch, Panels(p.m, l.mr), Panels(p.n, l.nr), kRowPanels, kColPanels,
       [&](int64_t b, int64_t ip, int64_t jp_begin, int64_t jp_end) {
-        for (int64_t jp = jp_begin; jp < jp_end; ++jp) fn(b, ip, jp);
+        const RowPanelOut out(p, l, b, ip, jp_begin, jp_end);
+        for (int64_t jp = jp_begin; jp < jp_end; ++jp) fn(b, ip, jp, out.Tile(jp), out.ldc());
+        out.Done();
       },
       begin);
 }

@@ -229,7 +229,6 @@ bool GemmAmxInPlace(const Layout& l, const GemmProblem& p, const uint8_t* bpack,
   ScratchLease<Int8AmxSteps, int64_t> koff(static_cast<size_t>(std::max<int64_t>(steps, 1)));
   if (!amx::ContiguousSteps<uint8_t>(p, koff.get())) return false;
   const auto* src = static_cast<const uint8_t*>(p.a);
-  auto* c = static_cast<int32_t*>(p.c);
   const int64_t np = Panels(p.n, l.nr), b_panel = BPanelBytes(l, p.k);
   const OffsetRuns runs = amx::ARuns(p);
   ForEachPanelRow(
@@ -239,11 +238,11 @@ bool GemmAmxInPlace(const Layout& l, const GemmProblem& p, const uint8_t* bpack,
         const int64_t i0 = ip * l.mr, rows = std::min(l.mr, p.m - i0);
         AmxA a;
         amx::PlacePanel(p, src + p.a_batch[b], koff.get(), runs, i0, halves.get(), a);
-        for (int64_t jp = jp_begin; jp < jp_end; ++jp) {
-          const int64_t j0 = jp * l.nr;
+        const RowPanelOut out(p, l, b, ip, jp_begin, jp_end);
+        for (int64_t jp = jp_begin; jp < jp_end; ++jp)
           TileAmxFrom<kASigned>(a, steps, bpack + (b * np + jp) * b_panel, nullptr, colsum + (b * np + jp) * l.nr,
-                                0, c + b * p.m * p.n + i0 * p.n + j0, p.n, rows, std::min(l.nr, p.n - j0));
-        }
+                                0, out.Tile(jp), out.ldc(), rows, std::min(l.nr, p.n - jp * l.nr));
+        out.Done();
       },
       [] { amx::Configure(); });
   return true;

@@ -256,30 +256,45 @@ void RequantizeRows(const requant::Run& r) {
   }
 }
 
-void RequantizeRunT(const requant::Run& run) {
+// `rows` runs: the first `run`, each next one q_stride accumulators and
+// row_step elements of the result further on.
+template <bool kLanes, bool kZ, bool kCheckOverflow, bool kCheckNaN, bool kSigned, bool kSmall = false>
+void RequantizeTile(const requant::Run& first, int64_t rows, int64_t q_stride, int64_t row_step) {
+  requant::Run r = first;
+  for (int64_t i = 0; i < rows; ++i) {
+    if (i > 0) {
+      r.q += q_stride;
+      r.out = static_cast<uint8_t*>(r.out) + row_step;
+      if (kLanes) r.j0 = (r.j0 + row_step) % r.row;
+    }
+    RequantizeRows<kLanes, kZ, kCheckOverflow, kCheckNaN, kSigned, kSmall>(r);
+  }
+}
+
+void RequantizeTileT(const requant::Run& run, int64_t rows, int64_t q_stride, int64_t row_step) {
   const requant::Run r = run;  // a local copy: stores to `out` cannot alias it
   const bool z = r.z_in != nullptr, checked = !r.no_overflow || !r.no_nan;
   // The common forms get their own loops; the rest run with every check.
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
   if (r.lanes && r.small && r.no_nan && r.no_overflow) {
     if (r.is_signed)
-      return z ? RequantizeRows<true, true, false, false, true, true>(r) : RequantizeRows<true, false, false, false, true, true>(r);
-    return z ? RequantizeRows<true, true, false, false, false, true>(r) : RequantizeRows<true, false, false, false, false, true>(r);
+      return z ? RequantizeTile<true, true, false, false, true, true>(r, rows, q_stride, row_step) : RequantizeTile<true, false, false, false, true, true>(r, rows, q_stride, row_step);
+    return z ? RequantizeTile<true, true, false, false, false, true>(r, rows, q_stride, row_step) : RequantizeTile<true, false, false, false, false, true>(r, rows, q_stride, row_step);
   }
 #endif
   if (r.lanes) {
     if (r.is_signed) {
-      if (!z) return r.no_nan ? RequantizeRows<true, false, false, false, true>(r)
-                              : RequantizeRows<true, false, false, true, true>(r);
-      return checked ? RequantizeRows<true, true, true, true, true>(r) : RequantizeRows<true, true, false, false, true>(r);
+      if (!z) return r.no_nan ? RequantizeTile<true, false, false, false, true>(r, rows, q_stride, row_step)
+                              : RequantizeTile<true, false, false, true, true>(r, rows, q_stride, row_step);
+      return checked ? RequantizeTile<true, true, true, true, true>(r, rows, q_stride, row_step) : RequantizeTile<true, true, false, false, true>(r, rows, q_stride, row_step);
     }
-    if (!z) return r.no_nan ? RequantizeRows<true, false, false, false, false>(r)
-                            : RequantizeRows<true, false, false, true, false>(r);
-    return checked ? RequantizeRows<true, true, true, true, false>(r) : RequantizeRows<true, true, false, false, false>(r);
+    if (!z) return r.no_nan ? RequantizeTile<true, false, false, false, false>(r, rows, q_stride, row_step)
+                            : RequantizeTile<true, false, false, true, false>(r, rows, q_stride, row_step);
+    return checked ? RequantizeTile<true, true, true, true, false>(r, rows, q_stride, row_step) : RequantizeTile<true, true, false, false, false>(r, rows, q_stride, row_step);
   }
   if (r.is_signed)
-    return z ? RequantizeRows<false, true, true, true, true>(r) : RequantizeRows<false, false, false, true, true>(r);
-  return z ? RequantizeRows<false, true, true, true, false>(r) : RequantizeRows<false, false, false, true, false>(r);
+    return z ? RequantizeTile<false, true, true, true, true>(r, rows, q_stride, row_step) : RequantizeTile<false, false, false, true, true>(r, rows, q_stride, row_step);
+  return z ? RequantizeTile<false, true, true, true, false>(r, rows, q_stride, row_step) : RequantizeTile<false, false, false, true, false>(r, rows, q_stride, row_step);
 }
 
 }  // namespace HWY_NAMESPACE
@@ -290,7 +305,7 @@ HWY_AFTER_NAMESPACE();
 namespace kiln::cpu {
 namespace {
 
-HWY_EXPORT(RequantizeRunT);
+HWY_EXPORT(RequantizeTileT);
 
 inline bool FitsI32(int64_t z) { return z >= INT32_MIN && z <= INT32_MAX; }
 
@@ -391,20 +406,46 @@ bool Requantizer::Init(const KernelParams& p, std::string_view operand_prefix, s
   return true;
 }
 
+requant::Run Requantizer::LanesRun(int64_t q_bound) const {
+  requant::Run run;
+  run.lanes = true, run.row = row_;
+  run.s_in = s_in_.data(), run.s_out = s_out_.data(), run.z_out = z_out_.data();
+  run.z_in = z_in_zero_ ? nullptr : z_in_.data();
+  run.lo = lo_, run.hi = hi_, run.is_signed = is_signed_;
+  run.no_nan = no_nan_, run.no_overflow = q_bound <= INT32_MAX - max_z_in_;
+  run.small = no_nan_ && run.no_overflow &&
+              (static_cast<double>(q_bound) + static_cast<double>(max_z_in_)) * max_ratio_ + max_z_out_ < 0x1p30;
+  if (run.small && !r_out_.empty()) run.r_out = r_out_.data();
+  return run;
+}
+
+void Requantizer::RunTile(const int32_t* q, int64_t q_stride, int64_t rows, int64_t cols, int64_t begin,
+                          int64_t row_step, uint8_t* out, int64_t q_bound) const {
+  if (rows <= 0 || cols <= 0) return;
+  if (q_stride == cols && row_step == cols) {
+    // Whole rows of the tensor, back to back: one run.
+    Run(q, begin, begin + rows * cols, out + begin, q_bound);
+    return;
+  }
+  if (!rows_) {
+    for (int64_t r = 0; r < rows; ++r) {
+      const int64_t b = begin + r * row_step;
+      Run(q + r * q_stride, b, b + cols, out + b, q_bound);
+    }
+    return;
+  }
+  requant::Run run = LanesRun(q_bound);
+  run.q = q, run.len = cols, run.j0 = begin % row_, run.out = out + begin;
+  HWY_DYNAMIC_DISPATCH(RequantizeTileT)(run, rows, q_stride, row_step);
+}
+
 void Requantizer::Run(const int32_t* q, int64_t begin, int64_t end, uint8_t* out, int64_t q_bound) const {
   if (rows_) {
     // One run over the whole range: its rows' lanes read the parameters
     // side by side.
-    requant::Run run;
-    run.q = q, run.len = end - begin, run.lanes = true, run.row = row_, run.j0 = begin % row_;
-    run.s_in = s_in_.data(), run.s_out = s_out_.data(), run.z_out = z_out_.data();
-    run.z_in = z_in_zero_ ? nullptr : z_in_.data();
-    run.lo = lo_, run.hi = hi_, run.is_signed = is_signed_, run.out = out;
-    run.no_nan = no_nan_, run.no_overflow = q_bound <= INT32_MAX - max_z_in_;
-    run.small = no_nan_ && run.no_overflow &&
-                (static_cast<double>(q_bound) + static_cast<double>(max_z_in_)) * max_ratio_ + max_z_out_ < 0x1p30;
-    if (run.small && !r_out_.empty()) run.r_out = r_out_.data();
-    HWY_DYNAMIC_DISPATCH(RequantizeRunT)(run);
+    requant::Run run = LanesRun(q_bound);
+    run.q = q, run.len = end - begin, run.j0 = begin % row_, run.out = out;
+    HWY_DYNAMIC_DISPATCH(RequantizeTileT)(run, 1, 0, 0);
     return;
   }
   // Runs of whole inner runs where per-axis, so each run has one scale.
@@ -424,7 +465,7 @@ void Requantizer::Run(const int32_t* q, int64_t begin, int64_t end, uint8_t* out
       r.z_in = z_in == 0 ? nullptr : &z32;
       r.lo = lo_, r.hi = hi_, r.is_signed = is_signed_, r.out = out + (i - begin);
       r.no_nan = no_nan_, r.no_overflow = q_bound <= INT32_MAX - (z_in < 0 ? -z_in : z_in);
-      HWY_DYNAMIC_DISPATCH(RequantizeRunT)(r);
+      HWY_DYNAMIC_DISPATCH(RequantizeTileT)(r, 1, 0, 0);
       i = run;
     } else {
       for (; i < run; ++i) {

@@ -15,6 +15,10 @@
 
 namespace kiln::cpu {
 
+namespace requant {
+struct Run;  // one run of the vector loops (requantize.cc)
+}  // namespace requant
+
 class Requantizer {
  public:
   // Reads the operand's quantization under `operand_prefix` and the
@@ -28,6 +32,12 @@ class Requantizer {
   // a bound on |q| the caller knows (a product's depth times its largest
   // term), which spares the overflow checks of q - zero point.
   void Run(const int32_t* q, int64_t begin, int64_t end, uint8_t* out, int64_t q_bound = INT64_MAX) const;
+  // A tile of accumulators: for each r < rows, q[r * q_stride, + cols) are
+  // elements [begin + r * row_step, + cols) of the tensor, stored at the
+  // same offsets of `out` (the tensor's first element), on the calling
+  // thread. One dispatch for the whole tile.
+  void RunTile(const int32_t* q, int64_t q_stride, int64_t rows, int64_t cols, int64_t begin, int64_t row_step,
+               uint8_t* out, int64_t q_bound = INT64_MAX) const;
   // The same split between the runner's threads where it is large.
   void RunParallel(const int32_t* q, int64_t begin, int64_t end, uint8_t* out, TaskRunner* runner,
                    int64_t q_bound = INT64_MAX) const;
@@ -56,6 +66,8 @@ class Requantizer {
   bool z_in_zero_ = true;
   int64_t max_z_in_ = 0;  // the largest |zero point| of the rows' operand
   bool no_nan_ = false;   // no result can be NaN (Init)
+  // The run over whole rows' lanes (rows_ only) for accumulators bounded by q_bound.
+  requant::Run LanesRun(int64_t q_bound) const;
   double max_ratio_ = 0, max_z_out_ = 0;  // of the rows: bounds for Run's quotients
 };
 

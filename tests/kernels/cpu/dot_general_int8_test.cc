@@ -401,14 +401,23 @@ void CheckRequantized(const KernelParams& p, Tensor lhs, Tensor rhs, std::vector
   KernelFn ref = ref::FindReferenceKernel(p.kernel);
   Tensor want = Zeros(out, out_dims);
   ASSERT_TRUE(RunDot(ref, p, lhs, rhs, want).ok());
-  ForEachTarget([&] {
-    Tensor got = Zeros(out, out_dims), threaded = Zeros(out, out_dims);
-    std::memset(got.bytes.data(), 0x5A, got.bytes.size());
-    ASSERT_TRUE(RunDot(fast, p, lhs, rhs, got).ok());
-    EXPECT_EQ(got.bytes, want.bytes);
-    ASSERT_TRUE(RunDot(fast, p, lhs, rhs, threaded, TestPool()).ok());
-    EXPECT_EQ(threaded.bytes, want.bytes) << "threaded";
-  });
+  // Every int8 GEMM form, as Check: the requantize takes each form's tiles
+  // as they are finished (GemmTileSink).
+  for (int form : {0, 1, 2}) {
+    SetInt8AmxDisabledForTest(form >= 1);
+    SetInt8DotProductDisabledForTest(form == 2);
+    SCOPED_TRACE(form == 0 ? "best form" : form == 1 ? "AMX off" : "dot products off");
+    ForEachTarget([&] {
+      Tensor got = Zeros(out, out_dims), threaded = Zeros(out, out_dims);
+      std::memset(got.bytes.data(), 0x5A, got.bytes.size());
+      ASSERT_TRUE(RunDot(fast, p, lhs, rhs, got).ok());
+      EXPECT_EQ(got.bytes, want.bytes);
+      ASSERT_TRUE(RunDot(fast, p, lhs, rhs, threaded, TestPool()).ok());
+      EXPECT_EQ(threaded.bytes, want.bytes) << "threaded";
+    });
+  }
+  SetInt8DotProductDisabledForTest(false);
+  SetInt8AmxDisabledForTest(false);
 }
 
 TEST(CpuConvolutionInt8, RequantizingProducers) {
@@ -432,6 +441,13 @@ TEST(CpuConvolutionInt8, RequantizingProducers) {
                      Bytes(kI8, dw.rhs_dims, rng, true), dw.out_dims, out);
     CheckRequantized(WithRequantize(DotGeneral({}, {}, {1}, {0}), 33, 1, out, rng), Bytes(kU8, {37, 70}, rng),
                      Bytes(kI8, {70, 33}, rng), {37, 33}, out);
+    // A 1x1 convolution over 64 features (whole AMX steps: A read in place)
+    // into 300: more columns than one task's panels, so each row of the
+    // result is requantized in pieces; 2 images of 7 x 9.
+    ConvSpec wide{{2, 7, 9, 64}, {1, 1, 64, 300}, {2, 7, 9, 300}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {},
+                  {0, 0, 0, 0}};
+    CheckRequantized(WithRequantize(ConvParams(wide), 300, 3, out, rng), Bytes(kI8, wide.lhs_dims, rng),
+                     Bytes(kI8, wide.rhs_dims, rng), wide.out_dims, out);
   }
 }
 
