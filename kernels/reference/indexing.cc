@@ -168,7 +168,9 @@ class IndexMapper {
   std::span<const int64_t> batch_axes() const { return batch_axes_; }
 
   // Operand index of `idx`. With `clamp_sizes`, start indices are clamped to
-  // [0, dim - size] (gather); otherwise they are used as they are (scatter).
+  // [0, dim - size] (gather); otherwise they are used as they are (scatter),
+  // and a sum past the int64 range saturates: it lies out of bounds either
+  // way, and scatter skips it.
   void OperandIndex(std::span<const int64_t> idx, const std::vector<int64_t>* clamp_sizes,
                     std::vector<int64_t>& operand_index) const {
     const int64_t ivd = n_.index_vector_dim;
@@ -182,18 +184,22 @@ class IndexMapper {
       int64_t start = values_[LinearIndex(at, index_strides_)];
       const int64_t od = n_.start_index_map[k];
       if (clamp_sizes) start = std::clamp<int64_t>(start, 0, operand_.dims[od] - (*clamp_sizes)[od]);
-      operand_index[od] += start;
+      Accumulate(operand_index[od], start);
     }
     // full_batching_index.
     for (size_t i = 0; i < n_.operand_batching.size(); ++i) {
       const int64_t ds = n_.indices_batching[i];
-      operand_index[n_.operand_batching[i]] += batch_index[ds - (ds < ivd ? 0 : 1)];
+      Accumulate(operand_index[n_.operand_batching[i]], batch_index[ds - (ds < ivd ? 0 : 1)]);
     }
     // full_window_index: the offset dims of idx, in order, on the window axes.
-    for (size_t w = 0; w < window_axes_.size(); ++w) operand_index[window_axes_[w]] += idx[n_.offset_dims[w]];
+    for (size_t w = 0; w < window_axes_.size(); ++w) Accumulate(operand_index[window_axes_[w]], idx[n_.offset_dims[w]]);
   }
 
  private:
+  static void Accumulate(int64_t& sum, int64_t term) {
+    if (__builtin_add_overflow(sum, term, &sum)) sum = term > 0 ? INT64_MAX : INT64_MIN;
+  }
+
   const IndexDims& n_;
   const TensorRef& operand_;
   const TensorRef& indices_;

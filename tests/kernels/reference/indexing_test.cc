@@ -243,6 +243,23 @@ TEST(IndexingKernels, ScatterPartialWindowOutOfBoundsAndVariadic) {
   EXPECT_EQ(Get<float>(o1), (std::vector<float>{12, 1, 1, 7, 9}));
 }
 
+TEST(IndexingKernels, ScatterStartsNearTheInt64Limits) {
+  // Start indices whose sum with the window offset leaves the int64 range
+  // (a hostile module's indices; found by the module loader fuzzer): out of
+  // bounds, so skipped, with no signed overflow on the way.
+  Tensor in = Make(kI32, {4}, V{1, 2, 3, 4});
+  Tensor idx = Make(kI64, {3, 1}, V64{INT64_MAX, INT64_MIN, 1});
+  Tensor upd = Make(kI32, {3, 2}, V{5, 6, 7, 8, 9, 10});
+  Tensor out = Zeros(kI32, {4});
+  Status s = Call("stablehlo.scatter",
+                  {Ints("update_window_dims", {1}), Ints("inserted_window_dims", {}),
+                   Ints("scatter_dims_to_operand_dims", {0}), Ints("index_vector_dim", {1}),
+                   Prog("update_computation", TakeUpdate(kI32))},
+                  {&in, &idx, &upd}, {&out});
+  ASSERT_TRUE(s.ok()) << s.message();
+  EXPECT_EQ(Get<int32_t>(out), (V{1, 9, 10, 4}));
+}
+
 TEST(IndexingKernels, ScatterReplaceAndErrors) {
   Tensor in = Make(kI32, {3, 2}, V{1, 2, 3, 4, 5, 6});
   Tensor idx = Make(kI64, {2}, V64{2, 0});
