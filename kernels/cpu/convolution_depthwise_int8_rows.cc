@@ -68,31 +68,51 @@ alignas(64) constexpr uint8_t kQuadIndex[2][64] = {
      KILN_DW8_Q(30), KILN_DW8_Q(31)}};
 #undef KILN_DW8_Q
 
+// The bytes of taps a and b (the masked ones of 32 features) side by
+// side, sign bits flipped by `flip`.
+__attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"))) inline __m512i TapPair(__m512i flip,
+                                                                                          const uint8_t* a,
+                                                                                          const uint8_t* b,
+                                                                                          __mmask32 m) {
+  return _mm512_xor_si512(
+      _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_maskz_loadu_epi8(m, a)), _mm256_maskz_loadu_epi8(m, b), 1), flip);
+}
+
 // The interleaved form of `count` output columns with AVX-512 VBMI: per
-// 32 features, two vpermt2b over the four taps' inputs side by side. Tap
-// b's input starts at sources[b] and advances by step[b] a column (0 for
-// the fill), the result by d_step bytes.
+// 32 features, two vpermt2b over the four taps' inputs side by side (the
+// last features, fewer than 32, through masked loads and stores); the
+// padded features [features, padded) are zeros. Tap b's input starts at
+// sources[b] and advances by step[b] a column (0 for the fill), the result
+// by d_step bytes.
 __attribute__((target("avx2,avx512f,avx512vl,avx512bw,avx512vbmi"))) void InterleaveVbmi(
-    const uint8_t* const* sources, const int64_t* step, int64_t count, int64_t c32, uint8_t flip_byte, uint8_t* d,
-    int64_t d_step) {
+    const uint8_t* const* sources, const int64_t* step, int64_t count, int64_t features, int64_t padded,
+    uint8_t flip_byte, uint8_t* d, int64_t d_step) {
   const __m512i flip = _mm512_set1_epi8(static_cast<char>(flip_byte));
   const __m512i index0 = _mm512_load_si512(kQuadIndex[0]), index1 = _mm512_load_si512(kQuadIndex[1]);
   const uint8_t* src[4] = {sources[0], sources[1], sources[2], sources[3]};
+  const int64_t c32 = features / 32 * 32, rem = features - c32;
+  // The last features' loads (rem bytes) and stores (4 rem bytes: the
+  // first 16 features' quads, then the rest).
+  const __mmask32 load_mask = static_cast<__mmask32>((uint64_t{1} << rem) - 1);
+  const __mmask64 store0 = rem >= 16 ? ~__mmask64{0} : static_cast<__mmask64>((uint64_t{1} << (4 * rem)) - 1);
+  const __mmask64 store1 = rem <= 16 ? __mmask64{0} : static_cast<__mmask64>((uint64_t{1} << (4 * (rem - 16))) - 1);
   for (int64_t x = 0; x < count; ++x, d += d_step) {
     for (int64_t b = 0; x > 0 && b < 4; ++b) src[b] += step[b];
     for (int64_t c = 0; c < c32; c += 32) {
       uint8_t* out = d + 4 * c;
-      const __m512i t01 = _mm512_xor_si512(
-          _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src[0] + c))),
-                             _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src[1] + c)), 1),
-          flip);
-      const __m512i t23 = _mm512_xor_si512(
-          _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src[2] + c))),
-                             _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src[3] + c)), 1),
-          flip);
+      const __m512i t01 = TapPair(flip, src[0] + c, src[1] + c, ~__mmask32{0});
+      const __m512i t23 = TapPair(flip, src[2] + c, src[3] + c, ~__mmask32{0});
       _mm512_storeu_si512(out, _mm512_permutex2var_epi8(t01, index0, t23));
       _mm512_storeu_si512(out + 64, _mm512_permutex2var_epi8(t01, index1, t23));
     }
+    if (rem > 0) {
+      uint8_t* out = d + 4 * c32;
+      const __m512i t01 = TapPair(flip, src[0] + c32, src[1] + c32, load_mask);
+      const __m512i t23 = TapPair(flip, src[2] + c32, src[3] + c32, load_mask);
+      _mm512_mask_storeu_epi8(out, store0, _mm512_permutex2var_epi8(t01, index0, t23));
+      _mm512_mask_storeu_epi8(out + 64, store1, _mm512_permutex2var_epi8(t01, index1, t23));
+    }
+    if (padded > features) std::memset(d + 4 * features, 0, static_cast<size_t>(4 * (padded - features)));
   }
 }
 #if !defined(__clang__)
@@ -146,16 +166,12 @@ KILN_DW8_VNNI void InterleaveRow(const RowPlan& p, const DepthwiseRowGeometry& g
         if (x == x_lo && x_lo < x_hi) {
           int64_t step[4];
           for (int b = 0; b < 4; ++b) step[b] = 4 * q + b < p.w.kw ? g.stride_x * g.in_col_step : 0;
-          InterleaveVbmi(src, step, x_hi - x_lo, c32, flip_byte, d, x_step);
-          if (c32 < cp)
-            for (; x < x_hi; ++x) {
-              sources(x, q, src);
-              tail(src, dst + x * x_step + q * cp * 4);
-            }
+          InterleaveVbmi(src, step, x_hi - x_lo, p.w.features, cp, flip_byte, d, x_step);
           x = x_hi - 1;
           continue;
         }
-        InterleaveVbmi(src, nullptr, 1, c32, flip_byte, d, x_step);
+        InterleaveVbmi(src, nullptr, 1, p.w.features, cp, flip_byte, d, x_step);
+        continue;
       }
       for (int64_t c = 0; c < (kVbmi ? 0 : c32); c += 32) {
         __m256i v[4];
