@@ -349,6 +349,12 @@ TEST(CpuConvolutionInt8, DepthwiseRowsOfTaps) {
                    {1, 0, 4, 4}, {3, 2}};
   dilated.groups = 200;
   CheckConvInt8(dilated, 42);
+  // 3x3 over 59 features: the last 27 (more than half of a 32-feature
+  // group) interleaved through masked loads and stores.
+  ConvSpec odd{{1, 6, 7, 59}, {3, 3, 1, 59}, {1, 6, 7, 59}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {},
+               {1, 1, 1, 1}};
+  odd.groups = 59;
+  CheckConvInt8(odd, 45);
   // 1x7 over 8 features.
   ConvSpec wide{{1, 3, 20, 8}, {1, 7, 1, 8}, {1, 3, 20, 8}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {},
                 {0, 0, 3, 3}};
