@@ -61,9 +61,10 @@ struct alignas(64) TileConfig {
 
 // Loads the configuration into this thread's tile unit (ldtilecfg also
 // zeroes the tiles). It costs about as much as a small tile's arithmetic,
-// so it runs once per task of micro-tiles, not per tile; not once per
-// thread, since other code on the thread (another library's AMX kernels)
-// may configure the tiles differently between two of Kiln's calls.
+// so it runs once per GEMM call and worker thread (ForEachPanelRow's
+// begin), not per tile; not once per thread for good, since other code on
+// the thread (another library's AMX kernels) may configure the tiles
+// differently between two of Kiln's calls.
 __attribute__((target("amx-tile"))) inline void Configure() {
   static const TileConfig config;
   _tile_loadconfig(&config);

@@ -840,7 +840,8 @@ Status WidenedConvolution(const KernelCall& call, const ElementwiseProblem* epil
                                           f32_out ? epilogue : nullptr, f32_out ? epilogue_done : nullptr));
   }
   if (Half(out.type))
-    NarrowFromF32(o_storage.get(), out.type == ElementType::kBF16, n_out, reinterpret_cast<uint16_t*>(out.data));
+    NarrowFromF32Parallel(o_storage.get(), out.type == ElementType::kBF16, n_out, reinterpret_cast<uint16_t*>(out.data),
+                          call.runner);
   return Status::Ok();
 }
 

@@ -63,12 +63,7 @@ void WidenOperand(const TensorRef& t, float* dst, TaskRunner* runner) {
 
 // out's elements (f16 or bf16) from n f32 sums, rounded once.
 void NarrowResult(const float* sums, int64_t n, const TensorRef& out, TaskRunner* runner) {
-  auto* dst = reinterpret_cast<uint16_t*>(out.data);
-  ParallelFor(n >= 2 * kConvertPerTask ? runner : nullptr, (n + kConvertPerTask - 1) / kConvertPerTask,
-              [&](int64_t k, int) {
-                const int64_t i0 = k * kConvertPerTask, i1 = std::min(n, i0 + kConvertPerTask);
-                NarrowFromF32(sums + i0, out.type == ElementType::kBF16, i1 - i0, dst + i0);
-              });
+  NarrowFromF32Parallel(sums, out.type == ElementType::kBF16, n, reinterpret_cast<uint16_t*>(out.data), runner);
 }
 
 // The widened operands' per-thread scratch (thread_scratch.h).

@@ -320,7 +320,7 @@ void GemmAmx(const GemmProblem& p, const uint32_t* bpack, TaskRunner* runner) {
               std::min(kAmxRows, p.m - i0), std::min(kNr, p.n - j0));
     }
   };
-  auto configure = [] { amx::Configure(); };  // once per task: the thread's tiles are Kiln's for its length
+  auto configure = [] { amx::Configure(); };  // once per worker: its tiles are Kiln's for the call
   ScratchLease<Bf16AmxSteps, int64_t> koff(static_cast<size_t>(std::max<int64_t>(p.k / 32, 1)));
   if (amx::ContiguousSteps<uint16_t>(p, koff.get())) {
     const OffsetRuns runs = amx::ARuns(p);

@@ -156,7 +156,7 @@ template <bool kASigned>
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,amx-tile,amx-int8"))) inline void TileAmxFrom(
     const AmxA& a, int64_t steps, const uint8_t* bp, const int32_t* rowcorr, const int32_t* colsum, int32_t ca,
     int32_t* c, int64_t ldc, int64_t rows, int64_t cols) {
-  // The tiles configured by the caller (once per task).
+  // The tiles configured by the caller (once per call and worker).
   _tile_zero(0);
   _tile_zero(1);
   _tile_zero(2);

@@ -4,8 +4,11 @@
 // even, and a NaN keeps its sign and the top bits of its payload (the quiet
 // bit set where those are all zero).
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+
+#include "kernels/common/parallel.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <cpuid.h>
@@ -221,6 +224,16 @@ inline void NarrowFromF32(const float* src, bool bf16, int64_t n, uint16_t* dst)
   return NarrowF16Neon(src, n, dst);
 #endif
   for (int64_t i = 0; i < n; ++i) dst[i] = F32ToF16(src[i]);
+}
+
+// NarrowFromF32 over the runner's threads, in tasks of 64 Ki elements
+// (fewer than two tasks' worth on the calling thread).
+inline void NarrowFromF32Parallel(const float* src, bool bf16, int64_t n, uint16_t* dst, TaskRunner* runner) {
+  constexpr int64_t kPerTask = int64_t{1} << 16;
+  ParallelFor(n >= 2 * kPerTask ? runner : nullptr, (n + kPerTask - 1) / kPerTask, [&](int64_t k, int) {
+    const int64_t i0 = k * kPerTask, i1 = std::min(n, i0 + kPerTask);
+    NarrowFromF32(src + i0, bf16, i1 - i0, dst + i0);
+  });
 }
 
 // dst[i] = src[i] widened to f32, for n elements of f16 (`bf16` false) or

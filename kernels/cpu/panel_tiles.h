@@ -16,14 +16,20 @@ struct NoTaskBegin {
 
 // Runs fn(batch, row panel ip, first column panel, end column panel) for
 // every row panel of every task over a batch of mp x np micro-panels, and
-// begin() at the start of each task (the AMX tile configuration: a
-// thread's tiles are its own for the task's length).
+// begin() before a worker's first task of the call (the AMX tile
+// configuration: a worker is one thread, and between its tasks of one call
+// no other code runs on it).
 template <class F, class Begin = NoTaskBegin>
 void ForEachPanelRow(TaskRunner* runner, int64_t batch, int64_t mp, int64_t np, int64_t row_panels,
                      int64_t col_panels, const F& fn, const Begin& begin = {}) {
   const int64_t row_groups = (mp + row_panels - 1) / row_panels, col_groups = (np + col_panels - 1) / col_panels;
-  ParallelFor(runner, batch * row_groups * col_groups, [&](int64_t t, int) {
-    begin();
+  constexpr int kMaxTracked = 256;  // more workers than this: begin() before every task
+  bool began[kMaxTracked] = {};
+  ParallelFor(runner, batch * row_groups * col_groups, [&](int64_t t, int worker) {
+    if (worker >= kMaxTracked || !began[worker]) {
+      begin();
+      if (worker < kMaxTracked) began[worker] = true;
+    }
     const int64_t b = t / (row_groups * col_groups), rest = t % (row_groups * col_groups);
     const int64_t rg = rest / col_groups, cg = rest % col_groups;
     const int64_t jp_begin = cg * col_panels, jp_end = std::min(np, jp_begin + col_panels);
