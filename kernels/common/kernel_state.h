@@ -88,6 +88,7 @@ enum PlanTag : int64_t {
   kPlanWidenedConvWeights = 10,  // kernels/cpu/contraction_convolution.cc: constant f16/bf16 weights widened to f32
   kPlanConvEpilogue = 11,        // the same: a fused epilogue's elementwise problem
   kPlanSelectFold = 12,          // kernels/cpu/reduction_select.cc: argmax-like reduces
+  kPlanQuantizedTable = 13,      // kernels/cpu/elementwise_quantized.cc: an 8-bit program tabulated
 };
 
 class KernelState {

@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #undef HWY_TARGET_INCLUDE
@@ -30,6 +31,7 @@
 
 #ifndef KILN_CPU_ELEMENTWISE_QUANTIZED_SHARED
 #define KILN_CPU_ELEMENTWISE_QUANTIZED_SHARED
+#include "kernels/common/kernel_state.h"
 #include "kernels/common/parallel.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/kernels.h"
@@ -429,6 +431,114 @@ void PlanSteps(const ScalarProgram& prog, qelem::Blocks* b) {
     if (r < np) b->load[r] = true;
 }
 
+// Runs `prog` over n elements: each input read densely from inputs[i] (or
+// its one value where scalar[i]), the result into `out`; elements whose
+// clamp input is NaN again by the reference interpreter.
+void Evaluate(const ScalarProgram& prog, const std::vector<const uint8_t*>& inputs, const std::vector<bool>& scalar,
+              uint8_t* out, int64_t n, TaskRunner* runner) {
+  const size_t np = prog.param_types.size(), nv = prog.num_values();
+  const uint16_t result = prog.results[0];
+  const ScalarInstr& quantize = prog.instrs[result - np];
+  const uint16_t clamp_value = prog.instrs[quantize.operands[0] - np].operands[0];
+  const ElementType out_type = prog.ValueType(result);
+  const size_t out_bytes = StorageBytes(out_type);
+  // One element by the reference interpreter (its clamp input was NaN).
+  auto reference_element = [&](int64_t e, std::vector<Scalar>& scratch) {
+    std::vector<Scalar> params(np);
+    for (size_t i = 0; i < np; ++i)
+      params[i] = ref::LoadScalar(prog.param_types[i], inputs[i] + (scalar[i] ? 0 : e) * StorageBytes(prog.param_types[i]));
+    Scalar r;
+    ref::RunScalarProgram(prog, params.data(), scratch.data(), &r);
+    ref::StoreScalar(out_type, r, out + static_cast<size_t>(e) * out_bytes);
+  };
+  qelem::Blocks blocks;
+  blocks.prog = &prog;
+  blocks.inputs = inputs;
+  blocks.scalar = scalar;
+  blocks.clamp_value = clamp_value;
+  PlanSteps(prog, &blocks);
+  blocks.out = out, blocks.out_type = out_type;
+  auto eval = HWY_DYNAMIC_DISPATCH(EvalBlockT);
+  constexpr int64_t kTask = 64 * kBlock;
+  ParallelFor(n >= 4 * kTask ? runner : nullptr, (n + kTask - 1) / kTask, [&](int64_t t, int) {
+    std::vector<float> vals(nv * kBlock);
+    std::vector<Scalar> scratch(nv);
+    for (int64_t b0 = t * kTask; b0 < std::min(n, (t + 1) * kTask); b0 += kBlock) {
+      const int64_t len = std::min(kBlock, n - b0);
+      if (!eval(blocks, b0, len, vals.data(), b0 == t * kTask)) continue;
+      const float* x = vals.data() + clamp_value * kBlock;
+      for (int64_t i = 0; i < len; ++i)
+        if (x[i] != x[i]) reference_element(b0 + i, scratch);
+    }
+  });
+}
+
+bool Byte(ElementType t) { return t == ElementType::kSI8 || t == ElementType::kUI8; }
+
+// Whether `prog`'s result is a function of at most 16 bits of input: one
+// or two 8-bit params and an 8-bit result.
+bool EightBitTable(const ScalarProgram& prog, ElementType out_type) {
+  const size_t np = prog.param_types.size();
+  if (np < 1 || np > 2 || !Byte(out_type)) return false;
+  for (ElementType t : prog.param_types)
+    if (!Byte(t)) return false;
+  return true;
+}
+
+// The result for every input: entry (a << 8) | b for the stored bytes a and
+// b of two params, entry a of one, computed by Evaluate itself, so a
+// lookup gives exactly the byte Evaluate would store.
+std::vector<uint8_t> TabulateProgram(const ScalarProgram& prog) {
+  const size_t np = prog.param_types.size();
+  const int64_t n = int64_t{1} << (8 * np);
+  std::vector<uint8_t> first(static_cast<size_t>(n)), second(np == 2 ? static_cast<size_t>(n) : 0);
+  for (int64_t i = 0; i < n; ++i) {
+    first[static_cast<size_t>(i)] = static_cast<uint8_t>(np == 2 ? i >> 8 : i);
+    if (np == 2) second[static_cast<size_t>(i)] = static_cast<uint8_t>(i);
+  }
+  std::vector<const uint8_t*> inputs = {first.data()};
+  if (np == 2) inputs.push_back(second.data());
+  std::vector<uint8_t> table(static_cast<size_t>(n));
+  Evaluate(prog, inputs, std::vector<bool>(np, false), table.data(), n, nullptr);
+  return table;
+}
+
+struct QuantizedTablePlan : KernelPlan {
+  std::vector<uint8_t> table;
+};
+
+// out[e] = table[inputs' bytes at e] over the pool.
+void LookUp(const std::vector<uint8_t>& table, const KernelCall& call, const std::vector<bool>& scalar, int64_t n,
+            TaskRunner* runner) {
+  const uint8_t* const t = table.data();
+  const uint8_t* const a = call.inputs[0].data;
+  const uint8_t* const b = call.inputs.size() == 2 ? call.inputs[1].data : nullptr;
+  uint8_t* const out = call.outputs[0].data;
+  const bool a_scalar = scalar[0], b_scalar = b != nullptr && scalar[1];
+  constexpr int64_t kTask = int64_t{1} << 16;
+  ParallelFor(n >= 2 * kTask ? runner : nullptr, (n + kTask - 1) / kTask, [=](int64_t task, int) {
+    // Pointers as restrict locals: the byte stores cannot alias them, so
+    // the loop keeps them in registers.
+    const uint8_t* __restrict tt = t;
+    const uint8_t* __restrict aa = a;
+    const uint8_t* __restrict bb = b;
+    uint8_t* __restrict oo = out;
+    const int64_t e0 = task * kTask, e1 = std::min(n, e0 + kTask);
+    if (bb == nullptr) {
+      if (a_scalar) {
+        std::fill(oo + e0, oo + e1, tt[aa[0]]);
+      } else {
+        for (int64_t e = e0; e < e1; ++e) oo[e] = tt[aa[e]];
+      }
+    } else if (!a_scalar && !b_scalar) {
+      for (int64_t e = e0; e < e1; ++e) oo[e] = tt[(size_t{aa[e]} << 8) | bb[e]];
+    } else {
+      const size_t a_step = a_scalar ? 0 : 1, b_step = b_scalar ? 0 : 1;
+      for (int64_t e = e0; e < e1; ++e) oo[e] = tt[(size_t{aa[e * a_step]} << 8) | bb[e * b_step]];
+    }
+  });
+}
+
 }  // namespace
 
 Status RunQuantizedElementwise(const KernelCall& call, const ScalarProgram& prog, const KernelAttr* map) {
@@ -457,41 +567,27 @@ Status RunQuantizedElementwise(const KernelCall& call, const ScalarProgram& prog
   }
   const int64_t n = out.NumElements();
   if (n == 0) return Status::Ok();
-  const size_t nv = prog.num_values();
-  const uint16_t result = prog.results[0];
-  const ScalarInstr& quantize = prog.instrs[result - np];
-  const uint16_t clamp_value = prog.instrs[quantize.operands[0] - np].operands[0];
-  const size_t out_bytes = StorageBytes(out_type);
-  // One element by the reference interpreter (its clamp input was NaN).
-  auto reference_element = [&](int64_t e, std::vector<Scalar>& scratch) {
-    std::vector<Scalar> params(np);
-    for (size_t i = 0; i < np; ++i)
-      params[i] = ref::LoadScalar(prog.param_types[i],
-                                  call.inputs[i].data + (scalar[i] ? 0 : e) * StorageBytes(prog.param_types[i]));
-    Scalar r;
-    ref::RunScalarProgram(prog, params.data(), scratch.data(), &r);
-    ref::StoreScalar(out_type, r, out.data + static_cast<size_t>(e) * out_bytes);
-  };
-  qelem::Blocks blocks;
-  blocks.prog = &prog;
-  for (const TensorRef& t : call.inputs) blocks.inputs.push_back(t.data);
-  blocks.scalar = scalar;
-  blocks.clamp_value = clamp_value;
-  PlanSteps(prog, &blocks);
-  blocks.out = out.data, blocks.out_type = out_type;
-  auto eval = HWY_DYNAMIC_DISPATCH(EvalBlockT);
-  constexpr int64_t kTask = 64 * kBlock;
-  ParallelFor(n >= 4 * kTask ? call.runner : nullptr, (n + kTask - 1) / kTask, [&](int64_t t, int) {
-    std::vector<float> vals(nv * kBlock);
-    std::vector<Scalar> scratch(nv);
-    for (int64_t b0 = t * kTask; b0 < std::min(n, (t + 1) * kTask); b0 += kBlock) {
-      const int64_t len = std::min(kBlock, n - b0);
-      if (!eval(blocks, b0, len, vals.data(), b0 == t * kTask)) continue;
-      const float* x = vals.data() + clamp_value * kBlock;
-      for (int64_t i = 0; i < len; ++i)
-        if (x[i] != x[i]) reference_element(b0 + i, scratch);
+  // A program of one or two 8-bit inputs into an 8-bit result (a
+  // residual add, a quantized activation) over many elements: looked up in
+  // its table of every input value (TabulateProgram), built once per
+  // executable (without a KernelState: per call, still cheaper than
+  // evaluating that many elements).
+  if (EightBitTable(prog, out_type) && n >= (np == 1 ? 1024 : 16384)) {
+    PlanKey key(kPlanQuantizedTable);
+    key.AddPointer(&prog);
+    PlanLease<QuantizedTablePlan> plan(call.state, key);
+    if (plan.get() == nullptr) {
+      auto fresh = std::make_unique<QuantizedTablePlan>();
+      fresh->table = TabulateProgram(prog);
+      fresh->bytes = fresh->table.size();
+      plan.Set(std::move(fresh));
     }
-  });
+    LookUp(plan.get()->table, call, scalar, n, call.runner);
+    return Status::Ok();
+  }
+  std::vector<const uint8_t*> inputs;
+  for (const TensorRef& t : call.inputs) inputs.push_back(t.data);
+  Evaluate(prog, inputs, scalar, out.data, n, call.runner);
   return Status::Ok();
 }
 
