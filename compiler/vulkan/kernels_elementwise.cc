@@ -87,7 +87,11 @@ StatusOr<ShaderSource> Elementwise(const KernelParams& kp, const DispatchUse& u,
     texel_inputs |= 1u << j;
     fast += " && (" + at + " & 3u) == 0u && (" + at + " + p[0] + 3u) / 4u <= uint(textureSize(" + tex + "))";
     prefetch += "  float " + x + "[" + E + "];\n";
-    tex_reads += "      const vec4 q" + J + " = texelFetch(" + tex + ", int((" + at + " + kiln_first) / 4u + c));\n";
+    // (Clamped to the view: the last invocation's texels may pass the end
+    // of an exactly sized view, where a fetch is undefined without
+    // robust buffer access; those lanes are never stored.)
+    tex_reads += "      const vec4 q" + J + " = texelFetch(" + tex + ", int(min((" + at + " + kiln_first) / 4u + c, uint(textureSize(" +
+                 tex + ")) - 1u)));\n";
     for (int c = 0; c < 4; ++c)
       tex_reads += "      " + x + "[4u * c + " + S(c) + "u] = q" + J + "[" + S(c) + "];\n";
     word_reads += "      " + x + "[k] = " + w.Load(j, "min(kiln_first + k, p[0] - 1u)") + ";\n";
