@@ -50,7 +50,11 @@ inline bool Bf16Usable() {
 
 // Palette 1 with all eight tiles at their largest: 16 rows of 64 bytes
 // (an A tile: 16 rows x 64 bytes of K; a B tile: 16 rows of K/4 quads x 16
-// columns; a C tile: 16 x 16 i32 or f32).
+// columns; a C tile: 16 x 16 i32 or f32). The narrow form for a
+// contraction of at most 32 bytes (an int8 1x1 convolution over 32 or
+// fewer features): A tiles (tmm4-5) of 16 rows x 32 bytes and B tiles
+// (tmm6-7) of 8 rows, so a whole step is 32 bytes of K, not 64 of which
+// half would be padding.
 struct alignas(64) TileConfig {
   uint8_t palette = 1;
   uint8_t start_row = 0;
@@ -58,16 +62,23 @@ struct alignas(64) TileConfig {
   uint16_t colsb[16] = {64, 64, 64, 64, 64, 64, 64, 64};
   uint8_t rows[16] = {16, 16, 16, 16, 16, 16, 16, 16};
 };
+inline TileConfig NarrowKConfig() {
+  TileConfig c;
+  c.colsb[4] = c.colsb[5] = 32;
+  c.rows[6] = c.rows[7] = 8;
+  return c;
+}
 
 // Loads the configuration into this thread's tile unit (ldtilecfg also
 // zeroes the tiles). It costs about as much as a small tile's arithmetic,
 // so it runs once per GEMM call and worker thread (ForEachPanelRow's
 // begin), not per tile; not once per thread for good, since other code on
 // the thread (another library's AMX kernels) may configure the tiles
-// differently between two of Kiln's calls.
-__attribute__((target("amx-tile"))) inline void Configure() {
+// differently between two of Kiln's calls. `narrow_k`: NarrowKConfig.
+__attribute__((target("amx-tile"))) inline void Configure(bool narrow_k = false) {
   static const TileConfig config;
-  _tile_loadconfig(&config);
+  static const TileConfig narrow = NarrowKConfig();
+  _tile_loadconfig(narrow_k ? &narrow : &config);
 }
 
 // Stores the sums of tmm0-3, a 32 x 32 tile of C of 4-byte elements (tmm0

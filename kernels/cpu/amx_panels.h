@@ -44,10 +44,10 @@ inline OffsetRuns ARuns(const GemmProblem& p) {
 
 // Fills koff[s] (K / kStep entries) with the offset of step s when every
 // step is kStep contiguous elements of A (so K is a multiple of kStep);
-// false otherwise (A is then packed).
+// false otherwise (A is then packed). kStep defaults to a whole tile row;
+// the narrow int8 form (amx.h NarrowKConfig) steps by 32.
 template <class T>
-bool ContiguousSteps(const GemmProblem& p, int64_t* koff) {
-  constexpr int64_t kStep = PanelRows<T>::kStep;
+bool ContiguousSteps(const GemmProblem& p, int64_t* koff, int64_t kStep = PanelRows<T>::kStep) {
   if (p.k == 0 || p.k % kStep != 0) return false;
   for (int64_t s = 0; s < p.k / kStep; ++s) {
     const int64_t o = AOffset(p, kStep * s);

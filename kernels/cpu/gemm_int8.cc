@@ -123,7 +123,10 @@ void Gemm(const Layout& l, TileFn tile, Direct direct, const GemmProblem& p, Ele
          colsum + (b * np + jp) * l.nr, ca, c, ldc, std::min(l.mr, p.m - i0), std::min(l.nr, p.n - j0));
   };
 #if KILN_AMX
-  if (l.form == Form::kAmx) return ForEachTile(p, l, runner, run_tile, [] { amx::Configure(); });
+  if (l.form == Form::kAmx) {
+    const bool narrow = AmxNarrowK(l, p.k);
+    return ForEachTile(p, l, runner, run_tile, [narrow] { amx::Configure(narrow); });
+  }
 #endif
   ForEachTile(p, l, runner, run_tile);
 }

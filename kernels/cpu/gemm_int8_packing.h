@@ -51,8 +51,12 @@ struct Layout {
   }
 };
 
+// AMX: a contraction of at most 32 bytes takes the narrow tile form (one
+// step of 32 bytes, amx.h NarrowKConfig); longer ones whole steps of 64.
+inline bool AmxNarrowK(const Layout& l, int64_t k) { return l.form == Form::kAmx && k <= 32; }
+inline int64_t AmxSteps(const Layout& l, int64_t k) { return AmxNarrowK(l, k) ? 1 : (k + 63) / 64; }
 inline int64_t PaddedK(const Layout& l, int64_t k) {
-  const int64_t align = l.form == Form::kAmx ? 64 : l.group();
+  const int64_t align = l.form == Form::kAmx ? (AmxNarrowK(l, k) ? 32 : 64) : l.group();
   return (k + align - 1) / align * align;
 }
 inline int64_t APanelBytes(const Layout& l, int64_t k) { return PaddedK(l, k) * l.mr * (l.bytes() ? 1 : 2); }

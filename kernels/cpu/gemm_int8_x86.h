@@ -210,7 +210,7 @@ inline void TileAmx(const Layout& l, const uint8_t* ap, const uint8_t* bp, int64
   AmxA a;
   a.base[0] = ap, a.base[1] = ap + 16 * kpad;
   a.stride[0] = a.stride[1] = kpad;
-  TileAmxFrom<kASigned>(a, kpad / 64, bp, rowcorr, colsum, ca, c, ldc, rows, cols);
+  TileAmxFrom<kASigned>(a, AmxSteps(l, k), bp, rowcorr, colsum, ca, c, ldc, rows, cols);
 }
 
 struct Int8AmxSteps;   // scratch: the offsets of A's steps
@@ -225,9 +225,13 @@ struct Int8AmxHalves;  // per-thread scratch: the halves of a panel packed by Ge
 template <bool kASigned>
 bool GemmAmxInPlace(const Layout& l, const GemmProblem& p, const uint8_t* bpack, const int32_t* colsum,
                     TaskRunner* runner) {
-  const int64_t steps = p.k / amx::kStepBytes;
+  const bool narrow = AmxNarrowK(l, p.k);
+  const int64_t steps = narrow ? 1 : p.k / amx::kStepBytes;
   ScratchLease<Int8AmxSteps, int64_t> koff(static_cast<size_t>(std::max<int64_t>(steps, 1)));
-  if (!amx::ContiguousSteps<uint8_t>(p, koff.get())) return false;
+  // (The narrow form reads 32 bytes a row: K must be exactly 32 in place.)
+  if (narrow ? p.k != 32 || !amx::ContiguousSteps<uint8_t>(p, koff.get(), 32)
+             : !amx::ContiguousSteps<uint8_t>(p, koff.get()))
+    return false;
   const auto* src = static_cast<const uint8_t*>(p.a);
   const int64_t np = Panels(p.n, l.nr), b_panel = BPanelBytes(l, p.k);
   const OffsetRuns runs = amx::ARuns(p);
@@ -244,7 +248,7 @@ bool GemmAmxInPlace(const Layout& l, const GemmProblem& p, const uint8_t* bpack,
                                 0, out.Tile(jp), out.ldc(), rows, std::min(l.nr, p.n - jp * l.nr));
         out.Done();
       },
-      [] { amx::Configure(); });
+      [narrow] { amx::Configure(narrow); });
   return true;
 }
 #endif

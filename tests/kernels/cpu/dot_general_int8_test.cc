@@ -132,6 +132,27 @@ TEST(CpuDotGeneralInt8, WholeStepsOf64) {
       }
 }
 
+// Contractions of at most 32 bytes (the AMX form's narrow tiles: one step
+// of 32): K = 32 row-major (A read in place with an i8 B), transposed (A
+// packed), batched, and K = 20 and 7 (packed, zero-padded to 32).
+TEST(CpuDotGeneralInt8, NarrowContractionsOf32) {
+  std::mt19937 rng(10);
+  for (ElementType lt : {kI8, kU8})
+    for (ElementType rt : {kI8, kU8})
+      for (bool extremes : {false, true}) {
+        SCOPED_TRACE(std::string(Name(lt)) + "x" + std::string(Name(rt)) + (extremes ? " extremes" : ""));
+        Check(DotGeneral({}, {}, {1}, {0}), Bytes(lt, {67, 32}, rng, extremes), Bytes(rt, {32, 70}, rng, extremes),
+              {67, 70});
+        Check(DotGeneral({}, {}, {0}, {0}), Bytes(lt, {32, 47}, rng, extremes), Bytes(rt, {32, 40}, rng, extremes),
+              {47, 40});
+        Check(DotGeneral({0}, {0}, {2}, {1}), Bytes(lt, {2, 33, 32}, rng, extremes),
+              Bytes(rt, {2, 32, 36}, rng, extremes), {2, 33, 36});
+        for (int64_t k : {20, 7})
+          Check(DotGeneral({}, {}, {1}, {0}), Bytes(lt, {40, k}, rng, extremes), Bytes(rt, {k, 33}, rng, extremes),
+                {40, 33});
+      }
+}
+
 TEST(CpuDotGeneralInt8, ExtremeValues) {
   std::mt19937 rng(8);
   for (ElementType lt : {kI8, kU8})
@@ -265,6 +286,13 @@ TEST(CpuConvolutionInt8, NhwcWholeStepsOfFeatures) {
                  {1, 1, 1, 1}},
                 27);
   CheckConvInt8({{2, 3, 19, 128}, {1, 1, 128, 20}, {2, 3, 19, 20}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}}, 28);
+  // The narrow AMX form: a 1x1 convolution over 32 features (its pixels
+  // read in place, 16 evenly spaced rows a half; the last row's half is
+  // gathered) and a 3x3 over 3 (K = 27, packed).
+  CheckConvInt8({{2, 5, 19, 32}, {1, 1, 32, 48}, {2, 5, 19, 48}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}}, 29);
+  CheckConvInt8({{1, 9, 11, 3}, {3, 3, 3, 40}, {1, 9, 11, 40}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {1, 1},
+                 {1, 1, 1, 1}},
+                30);
 }
 
 TEST(CpuConvolutionInt8, NchwStridesDilationReversal) {
