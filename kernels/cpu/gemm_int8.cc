@@ -16,7 +16,8 @@
 //    the tile state, kernels/cpu/amx.h): 32 x 32 tiles of C in four tile
 //    registers, tdpbusd (u8 x s8) or tdpbssd (s8 x s8) by A's type, so A
 //    is packed as stored (ca = 0) into 32-row panels of K bytes each; B in
-//    the VNNI panels, K padded to 64 (a whole tile step).
+//    the VNNI panels, K padded to 64 (a whole tile step), or to 32 where
+//    K is at most 32 (narrow tiles: amx.h NarrowKConfig).
 //  - arm64 with the dot-product extension (SDOT, Armv8.2 and later, on any
 //    Highway target there): the same quads, but sdot multiplies signed
 //    bytes on both sides, so A' is signed too: a ui8 A is packed as
