@@ -52,17 +52,32 @@ void CheckBytes(const KernelParams& p, std::vector<Tensor> ins, ElementType out_
   ForEachTarget([&] { ExpectSameBytesAsReference(p, ins, out_type, dims); });
 }
 
+// i8 + i8 -> i8, scales whose sums land on ties: an int8 residual add.
+KernelParams ResidualAdd() {
+  Builder b({ElementType::kSI8, ElementType::kSI8});
+  const uint16_t s = b.Op(ScalarOp::kAdd, ElementType::kF32, {b.Dequantize(0, 0.1, 0), b.Dequantize(1, 0.05, -3)});
+  return b.Quantize(s, 0.15, -2, -128, 127, ElementType::kSI8);
+}
+
+// x * 1e30 * 1e30 overflows to +-inf (saturated by the clamp); adding +inf
+// and -inf (from two inputs of opposite signs) gives NaN, which the
+// reference interpreter evaluates again.
+KernelParams InfinitiesAndNaN() {
+  Builder b({ElementType::kSI8, ElementType::kSI8});
+  auto huge = [&](uint16_t param) {
+    return b.Op(ScalarOp::kMultiply, ElementType::kF32,
+                {b.Op(ScalarOp::kMultiply, ElementType::kF32, {b.Dequantize(param, 1.0, 0), b.Const(1e30)}),
+                 b.Const(1e30)});
+  };
+  const uint16_t x = huge(0), y = huge(1);
+  return b.Quantize(b.Op(ScalarOp::kAdd, ElementType::kF32, {x, y}), 1.0, 0, -128, 127, ElementType::kSI8);
+}
+
 TEST(CpuElementwiseQuantized, ResidualAddAndRelu6) {
   std::mt19937 rng(1);
   const std::vector<int64_t> dims = {3, 1000};  // not a multiple of the block
-  {
-    // i8 + i8 -> i8, scales whose sums land on ties.
-    Builder b({ElementType::kSI8, ElementType::kSI8});
-    const uint16_t s = b.Op(ScalarOp::kAdd, ElementType::kF32, {b.Dequantize(0, 0.1, 0), b.Dequantize(1, 0.05, -3)});
-    CheckBytes(b.Quantize(s, 0.15, -2, -128, 127, ElementType::kSI8),
-               {RandomInts(ElementType::kSI8, dims, rng), RandomInts(ElementType::kSI8, dims, rng)}, ElementType::kSI8,
-               dims);
-  }
+  CheckBytes(ResidualAdd(), {RandomInts(ElementType::kSI8, dims, rng), RandomInts(ElementType::kSI8, dims, rng)},
+             ElementType::kSI8, dims);
   {
     // u8, relu6 as maximum with 0 and the narrowed range [zp, zp + 6 / scale].
     Builder b({ElementType::kUI8, ElementType::kUI8});
@@ -87,17 +102,8 @@ TEST(CpuElementwiseQuantized, ResidualAddAndRelu6) {
 TEST(CpuElementwiseQuantized, InfinityAndNaNAsTheReference) {
   std::mt19937 rng(2);
   const std::vector<int64_t> dims = {4, 300};
-  // x * 1e30 * 1e30 overflows to +-inf (saturated by the clamp); adding
-  // +inf and -inf (from two inputs of opposite signs) gives NaN, which the
-  // reference interpreter evaluates again.
-  Builder b({ElementType::kSI8, ElementType::kSI8});
-  const uint16_t x = b.Op(ScalarOp::kMultiply, ElementType::kF32,
-                          {b.Op(ScalarOp::kMultiply, ElementType::kF32, {b.Dequantize(0, 1.0, 0), b.Const(1e30)}), b.Const(1e30)});
-  const uint16_t y = b.Op(ScalarOp::kMultiply, ElementType::kF32,
-                          {b.Op(ScalarOp::kMultiply, ElementType::kF32, {b.Dequantize(1, 1.0, 0), b.Const(1e30)}), b.Const(1e30)});
-  const uint16_t s = b.Op(ScalarOp::kAdd, ElementType::kF32, {x, y});
-  CheckBytes(b.Quantize(s, 1.0, 0, -128, 127, ElementType::kSI8),
-             {RandomInts(ElementType::kSI8, dims, rng), RandomInts(ElementType::kSI8, dims, rng)}, ElementType::kSI8, dims);
+  CheckBytes(InfinitiesAndNaN(), {RandomInts(ElementType::kSI8, dims, rng), RandomInts(ElementType::kSI8, dims, rng)},
+             ElementType::kSI8, dims);
 }
 
 TEST(CpuElementwiseQuantized, EightBitProgramsLookedUpInTheirTables) {
@@ -108,13 +114,8 @@ TEST(CpuElementwiseQuantized, EightBitProgramsLookedUpInTheirTables) {
   // in 20,000 random ones about once in three.
   std::mt19937 rng(3);
   const std::vector<int64_t> dims = {20, 1000};
-  {
-    Builder b({ElementType::kSI8, ElementType::kSI8});
-    const uint16_t s = b.Op(ScalarOp::kAdd, ElementType::kF32, {b.Dequantize(0, 0.1, 0), b.Dequantize(1, 0.05, -3)});
-    CheckBytes(b.Quantize(s, 0.15, -2, -128, 127, ElementType::kSI8),
-               {RandomInts(ElementType::kSI8, dims, rng), RandomInts(ElementType::kSI8, dims, rng)}, ElementType::kSI8,
-               dims);
-  }
+  CheckBytes(ResidualAdd(), {RandomInts(ElementType::kSI8, dims, rng), RandomInts(ElementType::kSI8, dims, rng)},
+             ElementType::kSI8, dims);
   {
     // Mixed storage types, a narrowed u8 range, the second input one value.
     Builder b({ElementType::kUI8, ElementType::kSI8});
@@ -131,21 +132,9 @@ TEST(CpuElementwiseQuantized, EightBitProgramsLookedUpInTheirTables) {
     CheckBytes(b.Quantize(r, 0.03, -100, -100, 100, ElementType::kSI8), {RandomInts(ElementType::kSI8, {3, 700}, rng)},
                ElementType::kSI8, {3, 700});
   }
-  {
-    // The overflow to infinities and the NaN of InfinityAndNaNAsTheReference,
-    // tabulated.
-    Builder b({ElementType::kSI8, ElementType::kSI8});
-    const uint16_t x = b.Op(ScalarOp::kMultiply, ElementType::kF32,
-                            {b.Op(ScalarOp::kMultiply, ElementType::kF32, {b.Dequantize(0, 1.0, 0), b.Const(1e30)}),
-                             b.Const(1e30)});
-    const uint16_t y = b.Op(ScalarOp::kMultiply, ElementType::kF32,
-                            {b.Op(ScalarOp::kMultiply, ElementType::kF32, {b.Dequantize(1, 1.0, 0), b.Const(1e30)}),
-                             b.Const(1e30)});
-    const uint16_t s = b.Op(ScalarOp::kAdd, ElementType::kF32, {x, y});
-    CheckBytes(b.Quantize(s, 1.0, 0, -128, 127, ElementType::kSI8),
-               {RandomInts(ElementType::kSI8, dims, rng), RandomInts(ElementType::kSI8, dims, rng)}, ElementType::kSI8,
-               dims);
-  }
+  // The overflow to infinities and the NaN, tabulated.
+  CheckBytes(InfinitiesAndNaN(), {RandomInts(ElementType::kSI8, dims, rng), RandomInts(ElementType::kSI8, dims, rng)},
+             ElementType::kSI8, dims);
 }
 
 TEST(CpuElementwiseQuantized, OtherProgramsStayWithTheReference) {
