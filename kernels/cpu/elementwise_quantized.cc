@@ -614,9 +614,10 @@ Status RunQuantizedElementwise(const KernelCall& call, const ScalarProgram& prog
   // A program of one or two 8-bit inputs into an 8-bit result (a
   // residual add, a quantized activation) over many elements: looked up in
   // its table of every input value (TabulateProgram), built once per
-  // executable (without a KernelState: per call, still cheaper than
-  // evaluating that many elements).
-  if (EightBitTable(prog, out_type) && n >= (np == 1 ? 1024 : 16384)) {
+  // executable; without a KernelState (built per call) only where the
+  // elements outnumber the table's entries four to one.
+  const int64_t entries = np == 1 ? 256 : 65536;
+  if (EightBitTable(prog, out_type) && n >= (call.state != nullptr ? entries / 4 : 4 * entries)) {
     PlanKey key(kPlanQuantizedTable);
     key.AddPointer(&prog);
     PlanLease<QuantizedTablePlan> plan(call.state, key);

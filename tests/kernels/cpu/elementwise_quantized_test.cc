@@ -9,10 +9,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
+#include "kernels/common/kernel_state.h"
 #include "kernels/cpu/kernels.h"
+#include "kernels/reference/registry.h"
 #include "tests/kernels/cpu/hwy_test_util.h"
 #include "tests/kernels/cpu/program_builder.h"
 #include "tests/kernels/cpu/same_bytes_check.h"
@@ -106,6 +109,31 @@ TEST(CpuElementwiseQuantized, InfinityAndNaNAsTheReference) {
              ElementType::kSI8, dims);
 }
 
+// CheckBytes with the executable's KernelState, as the CPU device calls
+// the kernel: the first call builds the program's table, the later ones
+// (one on the pool) look it up again.
+void CheckTabulated(const KernelParams& p, std::vector<Tensor> ins, ElementType out_type, std::vector<int64_t> dims) {
+  ASSERT_TRUE(IsQuantizedElementwise(*p.Program("body")));
+  KernelFn fast = FindCpuKernel(p);
+  KernelFn ref = ref::FindReferenceKernel(p.kernel);
+  ASSERT_NE(fast, nullptr);
+  std::vector<TensorRef> in;
+  for (Tensor& t : ins) in.push_back(t.ref());
+  Tensor want = Zeros(out_type, dims);
+  TensorRef w[1] = {want.ref()};
+  ASSERT_TRUE(ref(KernelCall{p, in, w, nullptr}).ok());
+  ForEachTarget([&] {
+    KernelState state;
+    for (TaskRunner* runner : {static_cast<TaskRunner*>(nullptr), static_cast<TaskRunner*>(nullptr), TestPool()}) {
+      Tensor got = Zeros(out_type, dims);
+      std::memset(got.bytes.data(), 0x5A, got.bytes.size());
+      TensorRef g[1] = {got.ref()};
+      ASSERT_TRUE(fast(KernelCall{p, in, g, runner, false, &state}).ok());
+      EXPECT_EQ(got.bytes, want.bytes);
+    }
+  });
+}
+
 TEST(CpuElementwiseQuantized, EightBitProgramsLookedUpInTheirTables) {
   // One or two 8-bit inputs into an 8-bit result over enough elements are
   // looked up in a table of every input value (TabulateProgram); the table
@@ -114,7 +142,7 @@ TEST(CpuElementwiseQuantized, EightBitProgramsLookedUpInTheirTables) {
   // in 20,000 random ones about once in three.
   std::mt19937 rng(3);
   const std::vector<int64_t> dims = {20, 1000};
-  CheckBytes(ResidualAdd(), {RandomInts(ElementType::kSI8, dims, rng), RandomInts(ElementType::kSI8, dims, rng)},
+  CheckTabulated(ResidualAdd(), {RandomInts(ElementType::kSI8, dims, rng), RandomInts(ElementType::kSI8, dims, rng)},
              ElementType::kSI8, dims);
   {
     // Mixed storage types, a narrowed u8 range, the second input one value.
@@ -122,18 +150,18 @@ TEST(CpuElementwiseQuantized, EightBitProgramsLookedUpInTheirTables) {
     const uint16_t s = b.Op(ScalarOp::kMultiply, ElementType::kF32, {b.Dequantize(0, 0.02, 128), b.Dequantize(1, 0.5, 7)});
     KernelParams p = b.Quantize(s, 0.05, 10, 10, 130, ElementType::kUI8);
     p.attrs.push_back(Ints("input_broadcast", {2, 0, 1, 0}));
-    CheckBytes(p, {RandomInts(ElementType::kUI8, dims, rng), RandomInts(ElementType::kSI8, {}, rng)}, ElementType::kUI8,
+    CheckTabulated(p, {RandomInts(ElementType::kUI8, dims, rng), RandomInts(ElementType::kSI8, {}, rng)}, ElementType::kUI8,
                dims);
   }
   {
     // One input: a quantized relu into a narrowed i8 range.
     Builder b({ElementType::kSI8});
     const uint16_t r = b.Op(ScalarOp::kMaximum, ElementType::kF32, {b.Dequantize(0, 0.07, 5), b.Const(0.0)});
-    CheckBytes(b.Quantize(r, 0.03, -100, -100, 100, ElementType::kSI8), {RandomInts(ElementType::kSI8, {3, 700}, rng)},
+    CheckTabulated(b.Quantize(r, 0.03, -100, -100, 100, ElementType::kSI8), {RandomInts(ElementType::kSI8, {3, 700}, rng)},
                ElementType::kSI8, {3, 700});
   }
   // The overflow to infinities and the NaN, tabulated.
-  CheckBytes(InfinitiesAndNaN(), {RandomInts(ElementType::kSI8, dims, rng), RandomInts(ElementType::kSI8, dims, rng)},
+  CheckTabulated(InfinitiesAndNaN(), {RandomInts(ElementType::kSI8, dims, rng), RandomInts(ElementType::kSI8, dims, rng)},
              ElementType::kSI8, dims);
 }
 
