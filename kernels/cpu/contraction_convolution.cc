@@ -799,8 +799,8 @@ Status WidenedConvolution(const KernelCall& call, const ElementwiseProblem* epil
   // where the layout suits it (gemm_bf16.h).
   bool bf16_declined = true;
   if (lhs.type == ElementType::kBF16 && rhs.type == ElementType::kBF16 && GemmBf16Available() &&
-      !Bf16HasSubnormals(reinterpret_cast<const uint16_t*>(lhs.data), lhs.NumElements()) &&
-      !Bf16HasSubnormals(reinterpret_cast<const uint16_t*>(rhs.data), rhs.NumElements())) {
+      !Bf16HasSubnormals(reinterpret_cast<const uint16_t*>(lhs.data), lhs.NumElements(), call.runner) &&
+      !Bf16HasSubnormals(reinterpret_cast<const uint16_t*>(rhs.data), rhs.NumElements(), call.runner)) {
     bf16_declined = false;
     const TensorRef in[2] = {lhs, rhs};
     KILN_RETURN_IF_ERROR(PlainConvolution(KernelCall{call.params, in, std::span<const TensorRef>(&o, 1), call.runner,

@@ -246,7 +246,7 @@ bool Bf16Dot(const KernelCall& call, GemmProblem& p) {
   const TensorRef& lhs = call.inputs[0];
   const TensorRef& rhs = call.inputs[1];
   if (!GemmBf16Available() || p.m < kBf16MinRows || p.k < 2 ||
-      Bf16HasSubnormals(reinterpret_cast<const uint16_t*>(lhs.data), lhs.NumElements()))
+      Bf16HasSubnormals(reinterpret_cast<const uint16_t*>(lhs.data), lhs.NumElements(), p.runner))
     return false;
   if (rhs.constant_id != 0 && call.state != nullptr) {
     PlanKey bkey(kPlanPackedBBf16);
@@ -269,7 +269,7 @@ bool Bf16Dot(const KernelCall& call, GemmProblem& p) {
     p.b_packed = nullptr;
     return true;
   }
-  if (Bf16HasSubnormals(reinterpret_cast<const uint16_t*>(rhs.data), rhs.NumElements())) return false;
+  if (Bf16HasSubnormals(reinterpret_cast<const uint16_t*>(rhs.data), rhs.NumElements(), p.runner)) return false;
   RunGemmBf16(p);
   return true;
 }

@@ -369,6 +369,18 @@ bool Bf16HasSubnormals(const uint16_t* x, int64_t n) {
   return false;
 }
 
+bool Bf16HasSubnormals(const uint16_t* x, int64_t n, TaskRunner* runner) {
+  constexpr int64_t kPerTask = int64_t{1} << 16;
+  if (n < 2 * kPerTask || NumWorkers(runner) <= 1) return Bf16HasSubnormals(x, n);
+  std::atomic<bool> found{false};
+  ParallelFor(runner, (n + kPerTask - 1) / kPerTask, [&](int64_t t, int) {
+    if (found.load(std::memory_order_relaxed)) return;
+    const int64_t i0 = t * kPerTask;
+    if (Bf16HasSubnormals(x + i0, std::min(kPerTask, n - i0))) found.store(true, std::memory_order_relaxed);
+  });
+  return found.load();
+}
+
 size_t PackedBBytesBf16(const GemmProblem& p) {
   return static_cast<size_t>(p.batch * Panels(p.n, kNr) * Pairs(p) * kNr) * sizeof(uint32_t);
 }

@@ -28,6 +28,8 @@ void SetGemmBf16AmxDisabledForTest(bool disabled);
 // Whether any of the n bf16 values is subnormal (exponent 0, mantissa
 // not 0).
 bool Bf16HasSubnormals(const uint16_t* x, int64_t n);
+// The same scan split over the runner's threads where n is large.
+bool Bf16HasSubnormals(const uint16_t* x, int64_t n, TaskRunner* runner);
 
 // The problem's operands are bf16 (offsets in elements, as GemmProblem);
 // C is f32, [batch][m][n]. B packed whole (for a constant kept by the

@@ -279,6 +279,22 @@ TEST(CpuDotGeneral, NaNsAndInfinities) {
   Check(DotGeneral({}, {}, {1}, {0}), lhs, rhs, {17, 65}, 63);
 }
 
+TEST(CpuDotGeneral, Bf16SubnormalScanOnThePool) {
+  // One subnormal (or none) among 300,000 bf16 values, at the start, in the
+  // middle, in the last task's tail: the pooled scan finds it as the plain
+  // one does. Zeros and the smallest normal are not subnormal.
+  std::vector<uint16_t> x(300000, 0x3F80);  // 1.0
+  x[7] = 0x0000, x[8] = 0x8000, x[9] = 0x0080;
+  for (int64_t at : {-1, 0, 150001, 299999}) {
+    SCOPED_TRACE(at);
+    std::vector<uint16_t> y = x;
+    if (at >= 0) y[static_cast<size_t>(at)] = 0x8001;
+    const bool want = at >= 0;
+    EXPECT_EQ(Bf16HasSubnormals(y.data(), static_cast<int64_t>(y.size())), want);
+    EXPECT_EQ(Bf16HasSubnormals(y.data(), static_cast<int64_t>(y.size()), TestPool()), want);
+  }
+}
+
 TEST(CpuDotGeneral, F64) {
   std::mt19937 rng(6);
   Check(DotGeneral({}, {}, {1}, {0}), Random(ElementType::kF64, {63, 65}, rng),
