@@ -398,29 +398,39 @@ inline const uint8_t* PackedB(const Layout& l, const GemmProblem& p, bool b_sign
 // into the thread's scratch, side by side, which Done() hands to the sink
 // as one tile of up to mr x kColPanels nr: a requantizing sink then runs
 // over whole rows of the result, not a micro-tile's few columns.
+// Selective builds (a deployment's minimal runtime) have no sink user
+// (only the convolution's fused requantize sets one): C always, and none
+// of the sink's code.
 struct Int8SinkPanel;
+struct NoSinkBuffer {
+  explicit NoSinkBuffer(size_t) {}
+  int32_t* get() const { return nullptr; }
+};
+using SinkBuffer = std::conditional_t<KILN_SELECTIVE_BUILD, NoSinkBuffer, ScratchLease<Int8SinkPanel, int32_t>>;
 class RowPanelOut {
  public:
   RowPanelOut(const GemmProblem& p, const Layout& l, int64_t b, int64_t ip, int64_t jp_begin, int64_t jp_end)
       : p_(p), nr_(l.nr), b_(b), i0_(ip * l.mr), rows_(std::min(l.mr, p.m - ip * l.mr)), jp_begin_(jp_begin),
-        jp_end_(jp_end), buffer_(p.sink != nullptr ? static_cast<size_t>(l.mr * (jp_end - jp_begin) * l.nr) : 0) {
-    ldc_ = p.sink != nullptr ? (jp_end - jp_begin) * l.nr : p.n;
+        jp_end_(jp_end), buffer_(Sink() ? static_cast<size_t>(l.mr * (jp_end - jp_begin) * l.nr) : 0) {
+    ldc_ = Sink() ? (jp_end - jp_begin) * l.nr : p.n;
   }
   int32_t* Tile(int64_t jp) const {
-    if (p_.sink != nullptr) return buffer_.get() + (jp - jp_begin_) * nr_;
+    if (Sink()) return buffer_.get() + (jp - jp_begin_) * nr_;
     return static_cast<int32_t*>(p_.c) + b_ * p_.m * p_.n + i0_ * p_.n + jp * nr_;
   }
   int64_t ldc() const { return ldc_; }
   void Done() const {
-    if (p_.sink == nullptr) return;
+    if (!Sink()) return;
     const int64_t j0 = jp_begin_ * nr_;
     p_.sink->Take(b_, i0_, j0, buffer_.get(), ldc_, rows_, std::min(jp_end_ * nr_, p_.n) - j0);
   }
 
  private:
+  bool Sink() const { return !KILN_SELECTIVE_BUILD && p_.sink != nullptr; }
+
   const GemmProblem& p_;
   int64_t nr_, b_, i0_, rows_, jp_begin_, jp_end_, ldc_ = 0;
-  ScratchLease<Int8SinkPanel, int32_t> buffer_;
+  SinkBuffer buffer_;
 };
 
 // Runs fn(batch, row panel, column panel, c, ldc) for every micro-tile of
