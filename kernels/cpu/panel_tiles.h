@@ -5,6 +5,7 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/common/parallel.h"
 
@@ -24,11 +25,14 @@ void ForEachPanelRow(TaskRunner* runner, int64_t batch, int64_t mp, int64_t np, 
                      int64_t col_panels, const F& fn, const Begin& begin = {}) {
   const int64_t row_groups = (mp + row_panels - 1) / row_panels, col_groups = (np + col_panels - 1) / col_panels;
   constexpr int kMaxTracked = 256;  // more workers than this: begin() before every task
-  bool began[kMaxTracked] = {};
+  constexpr bool kBegin = !std::is_same_v<Begin, NoTaskBegin>;
+  bool began[kBegin ? kMaxTracked : 1] = {};
   ParallelFor(runner, batch * row_groups * col_groups, [&](int64_t t, int worker) {
-    if (worker >= kMaxTracked || !began[worker]) {
-      begin();
-      if (worker < kMaxTracked) began[worker] = true;
+    if constexpr (kBegin) {
+      if (worker >= kMaxTracked || !began[worker]) {
+        begin();
+        if (worker < kMaxTracked) began[worker] = true;
+      }
     }
     const int64_t b = t / (row_groups * col_groups), rest = t % (row_groups * col_groups);
     const int64_t rg = rest / col_groups, cg = rest % col_groups;
