@@ -97,7 +97,7 @@ TEST(CpuConvolution, HalfOperandsAndResults) {
 // operand with a subnormal takes the widened path, and constant weights
 // are packed once.
 TEST(CpuConvolution, Bf16OnTheBf16Gemm) {
-  ConvSpec padded{{2, 12, 13, 64}, {3, 3, 64, 40}, {2, 12, 13, 40}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {},
+  ConvSpec padded{{2, 5, 13, 64}, {3, 3, 64, 40}, {2, 5, 13, 40}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {},
                   {1, 1, 1, 1}};
   // Height (15 - 3) / 2 + 1 = 7; width 17 + 2 - 3 + 1 = 17 (dilation 2).
   ConvSpec strided{{1, 15, 17, 31}, {3, 2, 31, 70}, {1, 7, 17, 70}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {2, 1},

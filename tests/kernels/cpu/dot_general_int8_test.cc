@@ -279,7 +279,7 @@ TEST(CpuConvolutionInt8, NhwcPaddedStrided) {
 // that cross a row): output rows of 37 and 20 pixels, strides 1 and 2,
 // padding, a 1x1 kernel, two images.
 TEST(CpuConvolutionInt8, NhwcWholeStepsOfFeatures) {
-  CheckConvInt8({{2, 6, 37, 64}, {3, 3, 64, 40}, {2, 6, 37, 40}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {1, 1},
+  CheckConvInt8({{2, 3, 37, 64}, {3, 3, 64, 40}, {2, 3, 37, 40}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {1, 1},
                  {1, 1, 1, 1}},
                 26);
   CheckConvInt8({{1, 9, 40, 64}, {3, 3, 64, 33}, {1, 5, 20, 33}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {2, 2},
