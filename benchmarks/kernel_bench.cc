@@ -642,9 +642,10 @@ void BM_CpuRequantizeRows(benchmark::State& state) {
     state.SkipWithError("requantize not taken");
     return;
   }
-  std::vector<int32_t> q(static_cast<size_t>(n));
+  // Cache-line aligned, as the kernels' scratch accumulators are.
+  cpu::CacheLineVector<int32_t> q(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) q[static_cast<size_t>(i)] = static_cast<int32_t>((i * 7919) % 20000) - 10000;
-  std::vector<uint8_t> out(static_cast<size_t>(n));
+  cpu::CacheLineVector<uint8_t> out(static_cast<size_t>(n));
   for (auto _ : state) {
     rq.Run(q.data(), 0, n, out.data(), /*q_bound=*/1 << 20);
     benchmark::DoNotOptimize(out.data());

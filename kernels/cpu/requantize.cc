@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #undef HWY_TARGET_INCLUDE
@@ -97,14 +98,22 @@ namespace hn = hwy::HWY_NAMESPACE;
 // Step (below) on vectors: the same IEEE operations lane by lane, then the
 // integral, in-range result narrowed to 8 bits. The flags are template
 // parameters so that the loop carries no test it does not need.
+//
+// `rows` runs of `len` elements, each q_stride accumulators and out_stride
+// results after the one before, all starting at lane j of their rows (so
+// they read the same lanes' parameters): the setup below is paid once for
+// all of them. A tile's rows of 192 features took about 70 cycles of setup
+// each beside 12 vectors of work when every row was its own call.
 template <bool kLanes, bool kZ, bool kCheckOverflow, bool kCheckNaN, bool kSigned, bool kSmall = false>
-void RequantizeSpan(const requant::Run& r, int64_t i0, int64_t len, int64_t j) {
+void RequantizeSpan(const requant::Run& r, int64_t i0, int64_t len, int64_t j, int64_t rows = 1,
+                    int64_t q_stride = 0, int64_t out_stride = 0) {
   const hn::ScalableTag<float> df;
   const hn::Rebind<int32_t, decltype(df)> di;
   const hn::Rebind<int8_t, decltype(df)> d8;
   const hn::Rebind<uint8_t, decltype(df)> du8;
   const int64_t N = static_cast<int64_t>(hn::Lanes(df));
   const auto lo = hn::Set(df, r.lo), hi = hn::Set(df, r.hi), zero = hn::Zero(df);
+  // The current row's accumulators and results (the lambdas below read them).
   const int32_t* q = r.q + i0;
   auto* o8 = static_cast<int8_t*>(r.out) + i0;
   auto* ou8 = static_cast<uint8_t*>(r.out) + i0;
@@ -139,107 +148,119 @@ void RequantizeSpan(const requant::Run& r, int64_t i0, int64_t len, int64_t j) {
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
   const __m128i lo8 = _mm_set1_epi8(static_cast<char>(static_cast<int>(r.lo)));
   const __m128i hi8 = _mm_set1_epi8(static_cast<char>(static_cast<int>(r.hi)));
+  [[maybe_unused]] const __m512i lo64 = _mm512_broadcast_i32x4(lo8), hi64 = _mm512_broadcast_i32x4(hi8);
+  [[maybe_unused]] const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
 #endif
-  int64_t i = 0;
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-  if constexpr (kSmall && !kCheckOverflow && !kCheckNaN) {
-    // Four vectors at a time: their rounded quotients (Step's operations,
-    // as the loop below) narrowed together by two saturating packs (i32 to
-    // i16 to i8 or u8: the same as narrowing each directly), clamped as
-    // bytes once, and put back in element order by one dword permutation
-    // (the packs interleave their operands per 128-bit block): about a
-    // third fewer vector operations than one vector at a time.
-    auto rounded = [&](int64_t k) {
-      auto d = hn::LoadU(di, q + k);
-      if constexpr (kZ) d = hn::Sub(d, kLanes ? hn::LoadU(di, z_in_p + k) : z1);
-      const auto s_in = kLanes ? hn::LoadU(df, s_in_p + k) : s_in1;
-      const auto s_out = kLanes ? hn::LoadU(df, s_out_p + k) : s_out1;
-      const auto z_out = kLanes ? hn::LoadU(df, z_out_p + k) : z_out1;
-      const auto x = hn::Mul(hn::ConvertTo(df, d), s_in);
-      auto quotient = hn::Zero(df);
-      if (r_out_p != nullptr) {
-        const auto rr = kLanes ? hn::LoadU(df, r_out_p + k) : hn::Set(df, r.r_out[0]);
-        const auto q0 = hn::Mul(x, rr);
-        quotient = hn::MulAdd(hn::NegMulAdd(q0, s_out, x), rr, q0);
-      } else {
-        quotient = hn::Div(x, s_out);
-      }
-      return _mm512_cvtps_epi32(hn::Add(quotient, z_out).raw);
-    };
-    const __m512i lo64 = _mm512_broadcast_i32x4(lo8), hi64 = _mm512_broadcast_i32x4(hi8);
-    const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-    for (; i + 4 * N <= len; i += 4 * N) {
-      const __m512i w01 = _mm512_packs_epi32(rounded(i), rounded(i + N));
-      const __m512i w23 = _mm512_packs_epi32(rounded(i + 2 * N), rounded(i + 3 * N));
-      __m512i b;
-      if constexpr (kSigned) {
-        b = _mm512_min_epi8(_mm512_max_epi8(_mm512_packs_epi16(w01, w23), lo64), hi64);
-      } else {
-        b = _mm512_min_epu8(_mm512_max_epu8(_mm512_packus_epi16(w01, w23), lo64), hi64);
-      }
-      _mm512_storeu_si512(o8 + i, _mm512_permutexvar_epi32(order, b));
-    }
-  }
-#endif
-  for (; i + N <= len; i += N) {
-    auto d = hn::LoadU(di, q + i);
-    if constexpr (kZ) {
-      // q - zp in 32 bits: exact unless it overflows (then the lanes go
-      // one by one).
-      const auto z = kLanes ? hn::LoadU(di, z_in_p + i) : z1;
-      const auto diff = hn::Sub(d, z);
-      if constexpr (kCheckOverflow) {
-        if (!hn::AllFalse(di, hn::Lt(hn::And(hn::Xor(d, z), hn::Xor(d, diff)), hn::Zero(di)))) {
-          for (int64_t k = i; k < i + N; ++k) scalar(k);
-          continue;
-        }
-      }
-      d = diff;
-    }
-    const auto s_in = kLanes ? hn::LoadU(df, s_in_p + i) : s_in1;
-    const auto s_out = kLanes ? hn::LoadU(df, s_out_p + i) : s_out1;
-    const auto z_out = kLanes ? hn::LoadU(df, z_out_p + i) : z_out1;
-    const auto x = hn::Mul(hn::ConvertTo(df, d), s_in);
-    auto quotient = hn::Div(x, s_out);
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-    if (kSmall && r_out_p != nullptr) {  // (FMAs: exact only where fused)
-      const auto rr = kLanes ? hn::LoadU(df, r_out_p + i) : hn::Set(df, r.r_out[0]);
+  // x / s_out of lanes [k, k + N): correctly rounded either way (Run::r_out).
+  [[maybe_unused]] auto quotient = [&](auto x, int64_t k, auto by_reciprocal) {
+    const auto s_out = kLanes ? hn::LoadU(df, s_out_p + k) : s_out1;
+    if constexpr (decltype(by_reciprocal)::value) {
+      const auto rr = kLanes ? hn::LoadU(df, r_out_p + k) : hn::Set(df, r.r_out[0]);
       const auto q0 = hn::Mul(x, rr);
-      quotient = hn::MulAdd(hn::NegMulAdd(q0, s_out, x), rr, q0);
-    }
-#endif
-    auto v = hn::Add(quotient, z_out);
-    if constexpr (kCheckNaN) v = hn::IfThenElse(hn::Eq(v, v), v, zero);  // NaN quantizes to 0
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-    if constexpr (kSmall) {
-      // Rounded in the current mode (vcvtps2dq, as nearbyint), narrowed
-      // with saturation, then clamped as bytes: three vector steps fewer.
-      const __m512i n = _mm512_cvtps_epi32(v.raw);
-      __m128i b;
-      if constexpr (kSigned) {
-        b = _mm_min_epi8(_mm_max_epi8(_mm512_cvtsepi32_epi8(n), lo8), hi8);
-      } else {
-        b = _mm_min_epu8(_mm_max_epu8(_mm512_cvtusepi32_epi8(_mm512_max_epi32(n, _mm512_setzero_si512())), lo8), hi8);
-      }
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(o8 + i), b);
-      continue;
-    }
-#endif
-    v = hn::Min(hn::Max(v, lo), hi);
-    const auto n = hn::Sub(hn::BitCast(di, hn::Add(v, magic)), magic_bits);
-#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-    // In range for either 8-bit type: the low byte of each lane (vpmovdb).
-    hn::StoreU(hn::Vec128<uint8_t>{_mm512_cvtepi32_epi8(n.raw)}, hn::Full128<uint8_t>(),
-               reinterpret_cast<uint8_t*>(o8 + i));
-#else
-    if constexpr (kSigned) {
-      hn::StoreU(hn::DemoteTo(d8, n), d8, o8 + i);
+      return hn::MulAdd(hn::NegMulAdd(q0, s_out, x), rr, q0);
     } else {
-      hn::StoreU(hn::DemoteTo(du8, n), du8, ou8 + i);
+      return hn::Div(x, s_out);
+    }
+  };
+  // One row: whole groups of four vectors (AVX-512, small results), then
+  // single vectors, then the scalar tail.
+  auto row = [&](auto by_reciprocal) {
+    int64_t i = 0;
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+    if constexpr (kSmall && !kCheckOverflow && !kCheckNaN) {
+      // Four vectors at a time: their rounded quotients narrowed together
+      // by two saturating packs (i32 to i16 to i8 or u8: the same as
+      // narrowing each directly), clamped as bytes once, and put back in
+      // element order by one dword permutation (the packs interleave their
+      // operands per 128-bit block): about a third fewer vector operations
+      // than one vector at a time.
+      auto rounded = [&](int64_t k) {
+        auto d = hn::LoadU(di, q + k);
+        if constexpr (kZ) d = hn::Sub(d, kLanes ? hn::LoadU(di, z_in_p + k) : z1);
+        const auto s_in = kLanes ? hn::LoadU(df, s_in_p + k) : s_in1;
+        const auto z_out = kLanes ? hn::LoadU(df, z_out_p + k) : z_out1;
+        const auto x = hn::Mul(hn::ConvertTo(df, d), s_in);
+        return _mm512_cvtps_epi32(hn::Add(quotient(x, k, by_reciprocal), z_out).raw);
+      };
+      for (; i + 4 * N <= len; i += 4 * N) {
+        const __m512i w01 = _mm512_packs_epi32(rounded(i), rounded(i + N));
+        const __m512i w23 = _mm512_packs_epi32(rounded(i + 2 * N), rounded(i + 3 * N));
+        __m512i b;
+        if constexpr (kSigned) {
+          b = _mm512_min_epi8(_mm512_max_epi8(_mm512_packs_epi16(w01, w23), lo64), hi64);
+        } else {
+          b = _mm512_min_epu8(_mm512_max_epu8(_mm512_packus_epi16(w01, w23), lo64), hi64);
+        }
+        _mm512_storeu_si512(o8 + i, _mm512_permutexvar_epi32(order, b));
+      }
     }
 #endif
-  }
-  for (; i < len; ++i) scalar(i);
+    for (; i + N <= len; i += N) {
+      auto d = hn::LoadU(di, q + i);
+      if constexpr (kZ) {
+        // q - zp in 32 bits: exact unless it overflows (then the lanes go
+        // one by one).
+        const auto z = kLanes ? hn::LoadU(di, z_in_p + i) : z1;
+        const auto diff = hn::Sub(d, z);
+        if constexpr (kCheckOverflow) {
+          if (!hn::AllFalse(di, hn::Lt(hn::And(hn::Xor(d, z), hn::Xor(d, diff)), hn::Zero(di)))) {
+            for (int64_t k = i; k < i + N; ++k) scalar(k);
+            continue;
+          }
+        }
+        d = diff;
+      }
+      const auto s_in = kLanes ? hn::LoadU(df, s_in_p + i) : s_in1;
+      const auto z_out = kLanes ? hn::LoadU(df, z_out_p + i) : z_out1;
+      const auto x = hn::Mul(hn::ConvertTo(df, d), s_in);
+      auto v = hn::Add(quotient(x, i, by_reciprocal), z_out);
+      if constexpr (kCheckNaN) v = hn::IfThenElse(hn::Eq(v, v), v, zero);  // NaN quantizes to 0
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+      if constexpr (kSmall) {
+        // Rounded in the current mode (vcvtps2dq, as nearbyint), narrowed
+        // with saturation, then clamped as bytes: three vector steps fewer.
+        const __m512i n = _mm512_cvtps_epi32(v.raw);
+        __m128i b;
+        if constexpr (kSigned) {
+          b = _mm_min_epi8(_mm_max_epi8(_mm512_cvtsepi32_epi8(n), lo8), hi8);
+        } else {
+          b = _mm_min_epu8(_mm_max_epu8(_mm512_cvtusepi32_epi8(_mm512_max_epi32(n, _mm512_setzero_si512())), lo8),
+                           hi8);
+        }
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(o8 + i), b);
+        continue;
+      }
+#endif
+      v = hn::Min(hn::Max(v, lo), hi);
+      const auto n = hn::Sub(hn::BitCast(di, hn::Add(v, magic)), magic_bits);
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+      // In range for either 8-bit type: the low byte of each lane (vpmovdb).
+      hn::StoreU(hn::Vec128<uint8_t>{_mm512_cvtepi32_epi8(n.raw)}, hn::Full128<uint8_t>(),
+                 reinterpret_cast<uint8_t*>(o8 + i));
+#else
+      if constexpr (kSigned) {
+        hn::StoreU(hn::DemoteTo(d8, n), d8, o8 + i);
+      } else {
+        hn::StoreU(hn::DemoteTo(du8, n), du8, ou8 + i);
+      }
+#endif
+    }
+    for (; i < len; ++i) scalar(i);
+  };
+  // The reciprocal form only where its FMAs are exact (AVX-512, small
+  // results), chosen once for every row.
+  auto all_rows = [&](auto by_reciprocal) {
+    for (int64_t t = 0; t < rows; ++t) {
+      q = r.q + i0 + t * q_stride;
+      o8 = static_cast<int8_t*>(r.out) + i0 + t * out_stride;
+      ou8 = reinterpret_cast<uint8_t*>(o8);
+      row(by_reciprocal);
+    }
+  };
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  if (kSmall && r_out_p != nullptr) return all_rows(std::true_type{});
+#endif
+  all_rows(std::false_type{});
 }
 
 template <bool kLanes, bool kZ, bool kCheckOverflow, bool kCheckNaN, bool kSigned, bool kSmall = false>
@@ -248,8 +269,15 @@ void RequantizeRows(const requant::Run& r) {
     RequantizeSpan<kLanes, kZ, kCheckOverflow, kCheckNaN, kSigned, kSmall>(r, 0, r.len, 0);
     return;
   }
-  // Segments that end at row ends, each reading its lanes' parameters.
+  // Segments that end at row ends, each reading its lanes' parameters; the
+  // whole rows between the first and the last segment in one call.
   for (int64_t i = 0, j = r.j0; i < r.len; j = 0) {
+    if (j == 0 && r.len - i >= 2 * r.row) {
+      const int64_t whole = (r.len - i) / r.row;
+      RequantizeSpan<kLanes, kZ, kCheckOverflow, kCheckNaN, kSigned, kSmall>(r, i, r.row, 0, whole, r.row, r.row);
+      i += whole * r.row;
+      continue;
+    }
     const int64_t seg = std::min(r.len - i, r.row - j);
     RequantizeSpan<kLanes, kZ, kCheckOverflow, kCheckNaN, kSigned, kSmall>(r, i, seg, j);
     i += seg;
@@ -260,6 +288,12 @@ void RequantizeRows(const requant::Run& r) {
 // row_step elements of the result further on.
 template <bool kLanes, bool kZ, bool kCheckOverflow, bool kCheckNaN, bool kSigned, bool kSmall = false>
 void RequantizeTile(const requant::Run& first, int64_t rows, int64_t q_stride, int64_t row_step) {
+  if (kLanes && rows > 1 && row_step % first.row == 0 && first.j0 + first.len <= first.row) {
+    // Every run within one row of the lanes, at the same lanes: one call.
+    RequantizeSpan<kLanes, kZ, kCheckOverflow, kCheckNaN, kSigned, kSmall>(first, 0, first.len, first.j0, rows,
+                                                                           q_stride, row_step);
+    return;
+  }
   requant::Run r = first;
   for (int64_t i = 0; i < rows; ++i) {
     if (i > 0) {
@@ -271,30 +305,37 @@ void RequantizeTile(const requant::Run& first, int64_t rows, int64_t q_stride, i
   }
 }
 
-void RequantizeTileT(const requant::Run& run, int64_t rows, int64_t q_stride, int64_t row_step) {
-  const requant::Run r = run;  // a local copy: stores to `out` cannot alias it
+// The loop for a run's flags: the common forms get their own loops, the
+// rest run with every check.
+template <bool kLanes, bool kSigned>
+void RequantizeTileOf(const requant::Run& r, int64_t rows, int64_t q_stride, int64_t row_step) {
   const bool z = r.z_in != nullptr, checked = !r.no_overflow || !r.no_nan;
-  // The common forms get their own loops; the rest run with every check.
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-  if (r.lanes && r.small && r.no_nan && r.no_overflow) {
-    if (r.is_signed)
-      return z ? RequantizeTile<true, true, false, false, true, true>(r, rows, q_stride, row_step) : RequantizeTile<true, false, false, false, true, true>(r, rows, q_stride, row_step);
-    return z ? RequantizeTile<true, true, false, false, false, true>(r, rows, q_stride, row_step) : RequantizeTile<true, false, false, false, false, true>(r, rows, q_stride, row_step);
+  if (kLanes && r.small && r.no_nan && r.no_overflow) {
+    return z ? RequantizeTile<kLanes, true, false, false, kSigned, true>(r, rows, q_stride, row_step)
+             : RequantizeTile<kLanes, false, false, false, kSigned, true>(r, rows, q_stride, row_step);
   }
 #endif
-  if (r.lanes) {
-    if (r.is_signed) {
-      if (!z) return r.no_nan ? RequantizeTile<true, false, false, false, true>(r, rows, q_stride, row_step)
-                              : RequantizeTile<true, false, false, true, true>(r, rows, q_stride, row_step);
-      return checked ? RequantizeTile<true, true, true, true, true>(r, rows, q_stride, row_step) : RequantizeTile<true, true, false, false, true>(r, rows, q_stride, row_step);
-    }
-    if (!z) return r.no_nan ? RequantizeTile<true, false, false, false, false>(r, rows, q_stride, row_step)
-                            : RequantizeTile<true, false, false, true, false>(r, rows, q_stride, row_step);
-    return checked ? RequantizeTile<true, true, true, true, false>(r, rows, q_stride, row_step) : RequantizeTile<true, true, false, false, false>(r, rows, q_stride, row_step);
+  if (!kLanes) {
+    return z ? RequantizeTile<kLanes, true, true, true, kSigned>(r, rows, q_stride, row_step)
+             : RequantizeTile<kLanes, false, false, true, kSigned>(r, rows, q_stride, row_step);
   }
-  if (r.is_signed)
-    return z ? RequantizeTile<false, true, true, true, true>(r, rows, q_stride, row_step) : RequantizeTile<false, false, false, true, true>(r, rows, q_stride, row_step);
-  return z ? RequantizeTile<false, true, true, true, false>(r, rows, q_stride, row_step) : RequantizeTile<false, false, false, true, false>(r, rows, q_stride, row_step);
+  if (!z) {
+    return r.no_nan ? RequantizeTile<kLanes, false, false, false, kSigned>(r, rows, q_stride, row_step)
+                    : RequantizeTile<kLanes, false, false, true, kSigned>(r, rows, q_stride, row_step);
+  }
+  return checked ? RequantizeTile<kLanes, true, true, true, kSigned>(r, rows, q_stride, row_step)
+                 : RequantizeTile<kLanes, true, false, false, kSigned>(r, rows, q_stride, row_step);
+}
+
+void RequantizeTileT(const requant::Run& run, int64_t rows, int64_t q_stride, int64_t row_step) {
+  const requant::Run r = run;  // a local copy: stores to `out` cannot alias it
+  if (r.lanes) {
+    return r.is_signed ? RequantizeTileOf<true, true>(r, rows, q_stride, row_step)
+                       : RequantizeTileOf<true, false>(r, rows, q_stride, row_step);
+  }
+  return r.is_signed ? RequantizeTileOf<false, true>(r, rows, q_stride, row_step)
+                     : RequantizeTileOf<false, false>(r, rows, q_stride, row_step);
 }
 
 }  // namespace HWY_NAMESPACE

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kernels/cpu/aligned_scratch.h"
 #include "kernels/common/kernel.h"
 #include "kernels/common/parallel.h"
 
@@ -60,9 +61,11 @@ class Requantizer {
   // elements, and runs read them side by side.
   bool rows_ = false;
   int64_t row_ = 0;
-  std::vector<float> s_in_, s_out_, z_out_;
-  std::vector<float> r_out_;  // 1 / s_out_ where the scales allow (requant::Run::r_out), else empty
-  std::vector<int32_t> z_in_;
+  // Per lane of a row, each from a cache line's start (the vector loops
+  // read them 64 bytes at a time).
+  CacheLineVector<float> s_in_, s_out_, z_out_;
+  CacheLineVector<float> r_out_;  // 1 / s_out_ where the scales allow (requant::Run::r_out), else empty
+  CacheLineVector<int32_t> z_in_;
   bool z_in_zero_ = true;
   int64_t max_z_in_ = 0;  // the largest |zero point| of the rows' operand
   bool no_nan_ = false;   // no result can be NaN (Init)
