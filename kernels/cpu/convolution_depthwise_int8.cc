@@ -37,8 +37,8 @@ constexpr int64_t kPositionsPerTask = 64;
 
 // The VNNI form's weights (QuadWeights, below; x86 only).
 struct QuadForm {
-  std::vector<uint8_t> quads;
-  std::vector<int32_t> correction;  // per feature: 0, or -128 * sum of its weights
+  CacheLineVector<uint8_t> quads;        // (on cache lines: read by vector loads)
+  CacheLineVector<int32_t> correction;  // per feature: 0, or -128 * sum of its weights
   bool flip_input = false;          // i8 input read as u8
   bool weights_unsigned_side = false;
 };

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels/common/kernel.h"
+#include "kernels/cpu/aligned_scratch.h"
 
 namespace kiln::cpu {
 
@@ -68,8 +69,10 @@ struct DepthwiseRowWeights {
   int64_t kh = 0, kw = 0;
   bool flip_input = false;             // i8 input read as u8
   bool weights_unsigned_side = false;  // i8 input, u8 weights
-  std::vector<uint8_t> weights;        // [kh][quads][padded_features][4 kernel columns]
-  std::vector<int32_t> start;          // [padded_features]: 0, or -128 x the feature's weight sum
+  // Each from a cache line's start, as the row product loads them 64
+  // bytes at a time.
+  CacheLineVector<uint8_t> weights;  // [kh][quads][padded_features][4 kernel columns]
+  CacheLineVector<int32_t> start;    // [padded_features]: 0, or -128 x the feature's weight sum
 };
 DepthwiseRowWeights DepthwiseInt8RowWeights(const DepthwiseInt8Args& a, const DepthwiseRowGeometry& g);
 void DepthwiseInt8Rows(const DepthwiseInt8Args& a, const DepthwiseRowGeometry& g, const DepthwiseRowWeights& w,

@@ -45,7 +45,7 @@ namespace {
 // fill row.
 struct RowPlan {
   const DepthwiseRowWeights& w;
-  std::vector<uint8_t> fill;  // [padded_features]: the pad byte
+  CacheLineVector<uint8_t> fill;  // [padded_features]: the pad byte
 };
 
 #if HWY_ARCH_X86_64 && defined(__GNUC__)
@@ -318,7 +318,7 @@ DepthwiseRowWeights DepthwiseInt8RowWeights(const DepthwiseInt8Args& a, const De
 void DepthwiseInt8Rows(const DepthwiseInt8Args& a, const DepthwiseRowGeometry& g, const DepthwiseRowWeights& w,
                        TaskRunner* runner) {
 #if HWY_ARCH_X86_64 && defined(__GNUC__)
-  const RowPlan p{w, std::vector<uint8_t>(static_cast<size_t>(w.padded_features), g.pad_byte)};
+  const RowPlan p{w, CacheLineVector<uint8_t>(static_cast<size_t>(w.padded_features), g.pad_byte)};
   // One interleaved row: [out_w][quads][padded_features][4] bytes; the
   // ring holds the rows one window spans.
   const int64_t row_bytes = g.out_w * w.quads * w.padded_features * 4, ring_rows = (g.kh - 1) * g.dil_y + 1;
