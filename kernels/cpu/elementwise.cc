@@ -201,7 +201,7 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
   // gathering it (a block crosses rows, so the in-place row read below
   // rarely applies). Only over ranges long enough to repay the fill: a row
   // block calls this once per block.
-  thread_local std::vector<T> cyclic;
+  thread_local CacheLineVector<T> cyclic;  // (on a cache line, as every slot is)
   thread_local std::vector<size_t> cyclic_at;  // per param: its offset in `cyclic`, or kNone
   constexpr size_t kNone = ~size_t{0};
   cyclic_at.assign(num_params, kNone);

@@ -21,6 +21,7 @@
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/cpu/elementwise_float16.cc"
+#include "kernels/cpu/thread_scratch.h"
 #include "kernels/cpu/hwy_targets.h"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
@@ -112,6 +113,8 @@ struct Call {
   int64_t n = 0, rank = 0;
 };
 
+struct Float16BlockValues;  // ScratchLease tag: a task's block values
+
 }  // namespace f16elem
 }  // namespace kiln::cpu
 #endif  // KILN_CPU_ELEMENTWISE_FLOAT16_SHARED
@@ -132,9 +135,11 @@ void EvalFloat16T(const f16elem::Call& c, int64_t t) {
   const int64_t n = c.n, rank = c.rank;
   const size_t np = prog.param_types.size(), nv = prog.num_values();
   const TensorRef& out0 = call.outputs[0];
-  std::vector<float> vals(nv * kBlock);
+  // The thread's kept buffer (aligned; no allocation per task).
+  ScratchLease<Float16BlockValues, float> lease(nv * kBlock);
+  float* const vals = lease.get();
   std::vector<int64_t> offsets(kBlock), index(static_cast<size_t>(rank));
-  auto v = [&](size_t value) { return vals.data() + value * kBlock; };
+  auto v = [&](size_t value) { return vals + value * kBlock; };
   for (int64_t b0 = t * kTask; b0 < std::min(n, (t + 1) * kTask); b0 += kBlock) {
     const int64_t len = std::min(kBlock, n - b0);
     for (size_t i = 0; i < np; ++i) {

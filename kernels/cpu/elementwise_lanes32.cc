@@ -18,6 +18,7 @@
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/cpu/elementwise_lanes32.cc"
+#include "kernels/cpu/aligned_scratch.h"
 #include "kernels/cpu/hwy_targets.h"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
@@ -417,7 +418,7 @@ void RunLanes32(const LanesProblem& p, size_t begin, size_t end) {
   const size_t N = hn::Lanes(du);
   const ScalarProgram& prog = *p.program;
   const size_t num_params = prog.param_types.size(), num_values = prog.num_values();
-  thread_local std::vector<uint32_t> slots;
+  thread_local CacheLineVector<uint32_t> slots;  // (on cache lines: blocks are read as whole vectors)
   thread_local std::vector<uint8_t> bytes;
   const size_t block = Lanes32Block(num_values);
   slots.resize(num_values * block + N);
@@ -546,7 +547,7 @@ void RunReduceLanes32(const ReduceLanes32Problem& p, size_t o0, size_t o1) {
   const size_t N = hn::Lanes(du);
   const ScalarProgram& body = *p.body;
   const size_t n = p.n, num_values = body.num_values();
-  thread_local std::vector<uint32_t> slots;
+  thread_local CacheLineVector<uint32_t> slots;  // (on cache lines: blocks are read as whole vectors)
   slots.resize((num_values + n) * kBlock32 + N);
   auto slot = [&](size_t v) { return slots.data() + v * kBlock32; };
   uint32_t* next = slot(num_values);  // the new accumulators, n blocks

@@ -19,6 +19,7 @@
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/cpu/elementwise_lanes64.cc"
+#include "kernels/cpu/aligned_scratch.h"
 #include "kernels/cpu/hwy_targets.h"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
@@ -386,7 +387,7 @@ void RunLanes64(const LanesProblem& p, size_t begin, size_t end) {
   // Blocks that keep the slots within 32 KB, from kBlock64 to 8 kBlock64.
   const size_t block = std::clamp((size_t{32} << 10) / (8 * std::max<size_t>(1, num_values)) / kBlock64 * kBlock64,
                                   kBlock64, 8 * kBlock64);
-  thread_local std::vector<uint64_t> slots;
+  thread_local CacheLineVector<uint64_t> slots;  // (on cache lines: blocks are read as whole vectors)
   thread_local std::vector<uint8_t> raw;
   slots.resize(num_values * block + N);
   raw.resize(block * 8);

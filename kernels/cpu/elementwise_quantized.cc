@@ -25,6 +25,7 @@
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/cpu/elementwise_quantized.cc"
+#include "kernels/cpu/thread_scratch.h"
 #include "kernels/cpu/hwy_targets.h"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 #include "hwy/highway.h"
@@ -75,6 +76,8 @@ struct Blocks {
   uint8_t* out = nullptr;
   ElementType out_type = ElementType::kInvalid;
 };
+
+struct QuantizedBlockValues;  // ScratchLease tag: a task's block values
 
 }  // namespace qelem
 }  // namespace kiln::cpu
@@ -474,12 +477,14 @@ void Evaluate(const ScalarProgram& prog, const std::vector<const uint8_t*>& inpu
   auto eval = HWY_DYNAMIC_DISPATCH(EvalBlockT);
   constexpr int64_t kTask = 64 * kBlock;
   ParallelFor(n >= 4 * kTask ? runner : nullptr, (n + kTask - 1) / kTask, [&](int64_t t, int) {
-    std::vector<float> vals(nv * kBlock);
+    // The thread's kept buffer (aligned; no allocation per task).
+    ScratchLease<qelem::QuantizedBlockValues, float> lease(nv * kBlock);
+    float* const vals = lease.get();
     std::vector<Scalar> scratch(nv);
     for (int64_t b0 = t * kTask; b0 < std::min(n, (t + 1) * kTask); b0 += kBlock) {
       const int64_t len = std::min(kBlock, n - b0);
-      if (!eval(blocks, b0, len, vals.data(), b0 == t * kTask)) continue;
-      const float* x = vals.data() + clamp_value * kBlock;
+      if (!eval(blocks, b0, len, vals, b0 == t * kTask)) continue;
+      const float* x = vals + clamp_value * kBlock;
       for (int64_t i = 0; i < len; ++i)
         if (x[i] != x[i]) reference_element(b0 + i, scratch);
     }
