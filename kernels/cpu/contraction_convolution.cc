@@ -57,6 +57,7 @@ struct WidenedLhsScratch;
 struct WidenedRhsScratch;
 struct WidenedOutScratch;
 struct RequantizedProductScratch;
+struct GroupedProductScratch;  // a product whose [group][row][feature] is not the result's layout
 
 // Convolution weights (the channel-last product's B) packed whole, kept
 // across calls in the executable's state.
@@ -699,8 +700,10 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
   }
 
   // C is [group][row][feature]; when that is the result's own layout
-  // (`direct`) it is written in place.
-  std::vector<uint8_t> c_storage;
+  // (`direct`) it is written in place, else into the thread's kept scratch
+  // (aligned, not page-faulted or zeroed anew per call) and copied.
+  ScratchLease<GroupedProductScratch, uint8_t> c_storage(
+      direct ? 0 : static_cast<size_t>(fgc * g.m * g.n) * elem);
   if (direct && (epilogue != nullptr || chunk_int8)) {
     // As the feature-major path: chunks of whole batch elements (about
     // 256 KiB of result), each followed by its epilogue while in cache.
@@ -738,8 +741,7 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
   if (direct) {
     g.c = out.data;
   } else {
-    c_storage.resize(static_cast<size_t>(fgc * g.m * g.n) * elem);
-    g.c = c_storage.data();
+    g.c = c_storage.get();
   }
   run_gemm(g);
   if (!direct) {
@@ -750,7 +752,7 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
     const bool runs = os[ofd] == 1;
     for (int64_t gi = 0; gi < fgc; ++gi)
       for (int64_t m = 0; m < g.m; ++m) {
-        const uint8_t* src = c_storage.data() + (gi * g.m + m) * g.n * elem;
+        const uint8_t* src = c_storage.get() + (gi * g.m + m) * g.n * elem;
         uint8_t* dst = out.data + (orow[m] + gi * out_per_group * os[ofd]) * elem;
         if (runs) {
           std::memcpy(dst, src, static_cast<size_t>(g.n) * elem);
