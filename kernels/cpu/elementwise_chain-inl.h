@@ -436,8 +436,6 @@ bool ChainRows(D d, const ElementwiseProblem& p, const ScalarProgram& prog, cons
   const size_t N = hn::Lanes(d);
   const size_t rank = p.out_dims.size();
   if (rank == 0 || rank > 16 || p.outputs.size() != 1 || begin >= end) return false;
-  const size_t row = static_cast<size_t>(p.out_dims.back());
-  if (row < 4 * N || row % N != 0 || begin % row != 0 || end % row != 0) return false;
   const size_t P = prog.param_types.size();
   enum class Read : uint8_t { kScalar, kFull, kRowValue, kRowRun };
   thread_local std::vector<Read> read;
@@ -466,6 +464,27 @@ bool ChainRows(D d, const ElementwiseProblem& p, const ScalarProgram& prog, cons
       return false;
     }
   }
+  // A row is the output's last `tail` axes: as many as every param allows
+  // (a per-row value constant over them, a run contiguous along them), so
+  // that a per-channel value over NCHW planes of 16 x 16 makes rows of 256
+  // elements rather than of 16, which are too short to run here.
+  auto fits = [&](size_t tail) {
+    for (size_t v = 0; v < P; ++v) {
+      if (read[v] != Read::kRowValue && read[v] != Read::kRowRun) continue;
+      const auto& st = p.gather_strides[v];
+      int64_t contiguous = 1;
+      for (size_t a = rank; a-- > rank - tail;) {
+        if (st[a] != (read[v] == Read::kRowValue ? 0 : contiguous)) return false;
+        contiguous *= p.out_dims[a];
+      }
+    }
+    return true;
+  };
+  size_t tail = 1;
+  while (tail < rank && fits(tail + 1)) ++tail;
+  size_t row = 1;
+  for (size_t a = rank - tail; a < rank; ++a) row *= static_cast<size_t>(p.out_dims[a]);
+  if (row < 4 * N || row % N != 0 || begin % row != 0 || end % row != 0) return false;
   // The running value starts from a param read along the row; and some
   // param is one value per row (without one, the block path reads
   // everything in place or as a repeated vector, and over short rows it
@@ -490,7 +509,7 @@ bool ChainRows(D d, const ElementwiseProblem& p, const ScalarProgram& prog, cons
       const auto& st = p.gather_strides[v];
       int64_t off = 0;
       size_t q = r;
-      for (size_t a = rank - 1; a-- > 0;) {
+      for (size_t a = rank - tail; a-- > 0;) {
         off += static_cast<int64_t>(q % static_cast<size_t>(p.out_dims[a])) * st[a];
         q /= static_cast<size_t>(p.out_dims[a]);
       }
