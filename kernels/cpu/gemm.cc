@@ -795,9 +795,31 @@ void MacroKernel(D d, size_t kc, const AView<T>& a, size_t mc, const BView<T>& b
         split = split || runs.split[v] < N;
       }
     }
+    // Packed B: the next panel fetched into cache while this one's tiles
+    // run, a share per tile, so that the next column's first tile does
+    // not wait on its panel from L3 (the block of B exceeds L2).
+    const char* next_b = nullptr;
+    size_t next_lines = 0, lines_per_tile = 0;
+    if (b.ko == nullptr && jr + nr < cols_total) {
+      next_b = reinterpret_cast<const char*>(bp + b.panel_stride);
+      next_lines = kc * nr * sizeof(T) / 64;
+      lines_per_tile = (next_lines + (mc + kMR - 1) / kMR - 1) / ((mc + kMR - 1) / kMR);
+    }
     for (size_t ir = 0; ir < mc; ir += kMR) {
       const size_t rows = std::min(kMR, mc - ir);
       const T* ap = a.packed ? a.packed + (ir / kMR) * kc * kMR : nullptr;
+      if (next_b != nullptr) {
+        const size_t l0 = ir / kMR * lines_per_tile, l1 = std::min(next_lines, l0 + lines_per_tile);
+        for (size_t l = l0; l < l1; ++l) hwy::Prefetch(next_b + l * 64);
+      }
+      // The next tile's rows of C (read where accumulating, written either
+      // way), so that its loads and stores do not wait on memory.
+      if (ir + 2 * kMR <= mc && cols == nr)
+        for (size_t r = 0; r < kMR; ++r) {
+          const T* next_c = c + (ir + kMR + r) * ldc + jr;
+          hwy::Prefetch(next_c);
+          hwy::Prefetch(next_c + N);
+        }
       // Direct A: rows past the block repeat its first row (valid memory;
       // their results land in the scratch tile and are dropped).
       const T* arows[kMR];
