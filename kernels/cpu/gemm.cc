@@ -673,13 +673,22 @@ inline WindowPlanes MakeWindowPlanes(const GemmProblem& p) {
   planes.row_pitch = w.stride_y * planes.cols;
   planes.features = p.k / taps;
   planes.ko.resize(static_cast<size_t>(p.k));
-  for (int64_t q = 0; q < p.k; ++q) {
-    const int64_t f = q / taps, ty = q % taps / w.taps_x, e = q % w.taps_x * w.dil_x;
-    // Tap column e of output column x is padded column x * stride_x + e:
-    // element x + e / stride_x of phase e % stride_x.
-    planes.ko[static_cast<size_t>(q)] =
-        (f * planes.rows + ty * w.dil_y) * planes.cols + e % w.stride_x * planes.phase_len + e / w.stride_x;
+  // Tap column e = tx * dil_x of output column x is padded column
+  // x * stride_x + e: element x + e / stride_x of phase e % stride_x. Per
+  // tap column once, then step q = (f * taps_y + ty) * taps_x + tx by
+  // nested loops: with a division per step this table took 5% of a
+  // batch-1 ResNet block (a 64 -> 64 3x3 convolution has 576 steps).
+  std::vector<int64_t> column(static_cast<size_t>(w.taps_x));
+  for (int64_t tx = 0; tx < w.taps_x; ++tx) {
+    const int64_t e = tx * w.dil_x;
+    column[static_cast<size_t>(tx)] = e % w.stride_x * planes.phase_len + e / w.stride_x;
   }
+  int64_t* ko = planes.ko.data();
+  for (int64_t f = 0; f < planes.features; ++f)
+    for (int64_t ty = 0; ty < w.taps_y; ++ty) {
+      const int64_t row = (f * planes.rows + ty * w.dil_y) * planes.cols;
+      for (int64_t tx = 0; tx < w.taps_x; ++tx) *ko++ = row + column[static_cast<size_t>(tx)];
+    }
   return planes;
 }
 
