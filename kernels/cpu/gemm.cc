@@ -780,7 +780,7 @@ BView<T> WindowsView(const GemmProblem& p, const WindowPlanes& planes, const T* 
 
 // C[0:mc][0:cols] (ldc apart) (+)= A (mc x kc) x B (kc x cols), micro-tile
 // by micro-tile.
-template <class D, typename T = hn::TFromD<D>>
+template <bool kPrefetch = false, class D, typename T = hn::TFromD<D>>
 void MacroKernel(D d, size_t kc, const AView<T>& a, size_t mc, const BView<T>& b, size_t cols_total, T* c,
                  size_t ldc, bool accumulate, T* tile) {
   const size_t nr = 2 * hn::Lanes(d);
@@ -804,12 +804,14 @@ void MacroKernel(D d, size_t kc, const AView<T>& a, size_t mc, const BView<T>& b
         split = split || runs.split[v] < N;
       }
     }
-    // Packed B: the next panel fetched into cache while this one's tiles
-    // run, a share per tile, so that the next column's first tile does
-    // not wait on its panel from L3 (the block of B exceeds L2).
+    // kPrefetch (the large products of Gemm, whose block of B exceeds L2
+    // and whose C is not in cache; the small ones only lost by it, a
+    // batch-1 transformer 4%): packed B's next panel fetched while this
+    // one's tiles run, a share per tile, so that the next column's first
+    // tile does not wait on its panel from L3.
     const char* next_b = nullptr;
     size_t next_lines = 0, lines_per_tile = 0;
-    if (b.ko == nullptr && jr + nr < cols_total) {
+    if (kPrefetch && b.ko == nullptr && jr + nr < cols_total) {
       next_b = reinterpret_cast<const char*>(bp + b.panel_stride);
       next_lines = kc * nr * sizeof(T) / 64;
       lines_per_tile = (next_lines + (mc + kMR - 1) / kMR - 1) / ((mc + kMR - 1) / kMR);
@@ -817,13 +819,13 @@ void MacroKernel(D d, size_t kc, const AView<T>& a, size_t mc, const BView<T>& b
     for (size_t ir = 0; ir < mc; ir += kMR) {
       const size_t rows = std::min(kMR, mc - ir);
       const T* ap = a.packed ? a.packed + (ir / kMR) * kc * kMR : nullptr;
-      if (next_b != nullptr) {
+      if (kPrefetch && next_b != nullptr) {
         const size_t l0 = ir / kMR * lines_per_tile, l1 = std::min(next_lines, l0 + lines_per_tile);
         for (size_t l = l0; l < l1; ++l) hwy::Prefetch(next_b + l * 64);
       }
       // The next tile's rows of C (read where accumulating, written either
       // way), so that its loads and stores do not wait on memory.
-      if (ir + 2 * kMR <= mc && cols == nr)
+      if (kPrefetch && ir + 2 * kMR <= mc && cols == nr)
         for (size_t r = 0; r < kMR; ++r) {
           const T* next_c = c + (ir + kMR + r) * ldc + jr;
           hwy::Prefetch(next_c);
@@ -1062,14 +1064,14 @@ void Gemm(const GemmProblem& p) {
             auto& r = rows[static_cast<size_t>(w)];
             r.resize(mc);
             for (size_t i = 0; i < mc; ++i) r[i] = a + abase + p.a_m[ic + i];
-            MacroKernel(d, kc, AView<T>{nullptr, r.data(), p.a_k.data() + pc}, mc, bv, j1 - j0, cb + ic * n + jc + j0,
-                        n, accumulate, tile.get() + static_cast<size_t>(w) * kMR * nr);
+            MacroKernel<true>(d, kc, AView<T>{nullptr, r.data(), p.a_k.data() + pc}, mc, bv, j1 - j0,
+                              cb + ic * n + jc + j0, n, accumulate, tile.get() + static_cast<size_t>(w) * kMR * nr);
             return;
           }
           T* ap_block = apack.get() + (shared_a ? ic / kMC : static_cast<size_t>(w)) * mc_max * kc;
           if (!shared_a) PackA(p, a, abase, ic, mc, pc, kc, ap_block);
-          MacroKernel(d, kc, AView<T>{ap_block, nullptr, nullptr}, mc, bv, j1 - j0, cb + ic * n + jc + j0, n,
-                      accumulate, tile.get() + static_cast<size_t>(w) * kMR * nr);
+          MacroKernel<true>(d, kc, AView<T>{ap_block, nullptr, nullptr}, mc, bv, j1 - j0, cb + ic * n + jc + j0, n,
+                            accumulate, tile.get() + static_cast<size_t>(w) * kMR * nr);
         });
       }
     }
