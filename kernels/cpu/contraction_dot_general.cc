@@ -46,19 +46,10 @@ bool WidensToF32(ElementType operand, ElementType result) {
          (operand == ElementType::kF16 || operand == ElementType::kBF16);
 }
 
-// Elements per task of the 16-bit conversions below (a chunk's split over
-// the pool does not change its values).
-constexpr int64_t kConvertPerTask = int64_t{1} << 16;
-
 // dst[i] = t's element i as f32 (t is f16 or bf16: exact).
 void WidenOperand(const TensorRef& t, float* dst, TaskRunner* runner) {
-  const int64_t n = t.NumElements();
-  const auto* src = reinterpret_cast<const uint16_t*>(t.data);
-  ParallelFor(n >= 2 * kConvertPerTask ? runner : nullptr, (n + kConvertPerTask - 1) / kConvertPerTask,
-              [&](int64_t k, int) {
-                const int64_t i0 = k * kConvertPerTask, i1 = std::min(n, i0 + kConvertPerTask);
-                WidenToF32(src + i0, t.type == ElementType::kBF16, i1 - i0, dst + i0);
-              });
+  WidenToF32Parallel(reinterpret_cast<const uint16_t*>(t.data), t.type == ElementType::kBF16, t.NumElements(), dst,
+                     runner);
 }
 
 // out's elements (f16 or bf16) from n f32 sums, rounded once.

@@ -295,4 +295,14 @@ inline void WidenToF32(const uint16_t* src, bool bf16, int64_t n, float* dst) {
   for (int64_t i = 0; i < n; ++i) dst[i] = F16ToF32(src[i]);
 }
 
+// WidenToF32 over the runner's threads, in tasks of 64 Ki elements (fewer
+// than two tasks' worth on the calling thread), as NarrowFromF32Parallel.
+inline void WidenToF32Parallel(const uint16_t* src, bool bf16, int64_t n, float* dst, TaskRunner* runner) {
+  constexpr int64_t kPerTask = int64_t{1} << 16;
+  ParallelFor(n >= 2 * kPerTask ? runner : nullptr, (n + kPerTask - 1) / kPerTask, [&](int64_t k, int) {
+    const int64_t i0 = k * kPerTask, i1 = std::min(n, i0 + kPerTask);
+    WidenToF32(src + i0, bf16, i1 - i0, dst + i0);
+  });
+}
+
 }  // namespace kiln::cpu
