@@ -780,6 +780,11 @@ BView<T> WindowsView(const GemmProblem& p, const WindowPlanes& planes, const T* 
 
 // C[0:mc][0:cols] (ldc apart) (+)= A (mc x kc) x B (kc x cols), micro-tile
 // by micro-tile.
+// Whether the large products' path prefetches (MacroKernel's kPrefetch):
+// not in selective builds, where a second copy of the macro-kernel per
+// target would weigh more than it gains.
+constexpr bool kPrefetchLarge = !KILN_SELECTIVE_BUILD;
+
 template <bool kPrefetch = false, class D, typename T = hn::TFromD<D>>
 void MacroKernel(D d, size_t kc, const AView<T>& a, size_t mc, const BView<T>& b, size_t cols_total, T* c,
                  size_t ldc, bool accumulate, T* tile) {
@@ -1064,14 +1069,16 @@ void Gemm(const GemmProblem& p) {
             auto& r = rows[static_cast<size_t>(w)];
             r.resize(mc);
             for (size_t i = 0; i < mc; ++i) r[i] = a + abase + p.a_m[ic + i];
-            MacroKernel<true>(d, kc, AView<T>{nullptr, r.data(), p.a_k.data() + pc}, mc, bv, j1 - j0,
-                              cb + ic * n + jc + j0, n, accumulate, tile.get() + static_cast<size_t>(w) * kMR * nr);
+            MacroKernel<kPrefetchLarge>(d, kc, AView<T>{nullptr, r.data(), p.a_k.data() + pc}, mc, bv, j1 - j0,
+                                        cb + ic * n + jc + j0, n, accumulate,
+                                        tile.get() + static_cast<size_t>(w) * kMR * nr);
             return;
           }
           T* ap_block = apack.get() + (shared_a ? ic / kMC : static_cast<size_t>(w)) * mc_max * kc;
           if (!shared_a) PackA(p, a, abase, ic, mc, pc, kc, ap_block);
-          MacroKernel<true>(d, kc, AView<T>{ap_block, nullptr, nullptr}, mc, bv, j1 - j0, cb + ic * n + jc + j0, n,
-                            accumulate, tile.get() + static_cast<size_t>(w) * kMR * nr);
+          MacroKernel<kPrefetchLarge>(d, kc, AView<T>{ap_block, nullptr, nullptr}, mc, bv, j1 - j0,
+                                      cb + ic * n + jc + j0, n, accumulate,
+                                      tile.get() + static_cast<size_t>(w) * kMR * nr);
         });
       }
     }
