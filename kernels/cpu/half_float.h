@@ -150,35 +150,34 @@ inline bool CpuHasAvx512() {
   return has;
 }
 
-__attribute__((target("avx512f,avx512bw"))) inline void NarrowBF16Avx512(const float* src, int64_t n,
-                                                                           uint16_t* dst) {
+// `bf16`: to bf16 (in integers, as NarrowBF16Avx2), else to f16.
+template <bool kBf16>
+__attribute__((target("avx512f,avx512bw"))) inline void NarrowAvx512(const float* src, int64_t n, uint16_t* dst) {
   const __m512i bias = _mm512_set1_epi32(0x7FFF), one = _mm512_set1_epi32(1);
+  auto scalar = [](float x) { return kBf16 ? F32ToBF16(x) : F32ToF16(x); };
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
     const __m512 x = _mm512_loadu_ps(src + i);
     if (_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q) != 0) {
-      for (int64_t k = i; k < i + 16; ++k) dst[k] = F32ToBF16(src[k]);
+      for (int64_t k = i; k < i + 16; ++k) dst[k] = scalar(src[k]);
       continue;
     }
-    const __m512i b = _mm512_castps_si512(x);
-    const __m512i r = _mm512_srli_epi32(
-        _mm512_add_epi32(_mm512_add_epi32(b, bias), _mm512_and_si512(_mm512_srli_epi32(b, 16), one)), 16);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), _mm512_cvtepi32_epi16(r));
-  }
-  for (; i < n; ++i) dst[i] = F32ToBF16(src[i]);
-}
-
-__attribute__((target("avx512f,avx512bw"))) inline void NarrowF16Avx512(const float* src, int64_t n, uint16_t* dst) {
-  int64_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    const __m512 x = _mm512_loadu_ps(src + i);
-    if (_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q) != 0) {
-      for (int64_t k = i; k < i + 16; ++k) dst[k] = F32ToF16(src[k]);
-      continue;
+    // (The zero-masked forms of the intrinsics, all lanes kept: GCC 12's
+    // unmasked ones pass an undefined vector that -Wmaybe-uninitialized
+    // reports.)
+    constexpr __mmask16 kAll = 0xFFFF;
+    __m256i h;
+    if constexpr (kBf16) {
+      const __m512i b = _mm512_castps_si512(x);
+      const __m512i odd = _mm512_and_si512(_mm512_maskz_srli_epi32(kAll, b, 16), one);
+      const __m512i rounded = _mm512_add_epi32(_mm512_add_epi32(b, bias), odd);
+      h = _mm512_maskz_cvtepi32_epi16(kAll, _mm512_maskz_srli_epi32(kAll, rounded, 16));
+    } else {
+      h = _mm512_maskz_cvtps_ph(kAll, x, _MM_FROUND_TO_NEAREST_INT);
     }
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), _mm512_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), h);
   }
-  for (; i < n; ++i) dst[i] = F32ToF16(src[i]);
+  for (; i < n; ++i) dst[i] = scalar(src[i]);
 }
 #endif
 
@@ -250,7 +249,7 @@ inline void WidenBF16Neon(const uint16_t* src, int64_t n, float* dst) {
 inline void NarrowFromF32(const float* src, bool bf16, int64_t n, uint16_t* dst) {
   if (bf16) {
 #if defined(__x86_64__) && defined(__GNUC__)
-    if (CpuHasAvx512()) return NarrowBF16Avx512(src, n, dst);
+    if (CpuHasAvx512()) return NarrowAvx512<true>(src, n, dst);
     if (CpuHasF16c()) return NarrowBF16Avx2(src, n, dst);
 #elif defined(__aarch64__) && defined(__GNUC__)
     return NarrowBF16Neon(src, n, dst);
@@ -259,7 +258,7 @@ inline void NarrowFromF32(const float* src, bool bf16, int64_t n, uint16_t* dst)
     return;
   }
 #if defined(__x86_64__) && defined(__GNUC__)
-  if (CpuHasAvx512()) return NarrowF16Avx512(src, n, dst);
+  if (CpuHasAvx512()) return NarrowAvx512<false>(src, n, dst);
   if (CpuHasF16c()) return NarrowF16F16c(src, n, dst);
 #elif defined(__aarch64__) && defined(__GNUC__)
   return NarrowF16Neon(src, n, dst);
