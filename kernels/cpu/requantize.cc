@@ -116,7 +116,6 @@ void RequantizeSpan(const requant::Run& r, int64_t i0, int64_t len, int64_t j, i
   // The current row's accumulators and results (the lambdas below read them).
   const int32_t* q = r.q + i0;
   auto* o8 = static_cast<int8_t*>(r.out) + i0;
-  auto* ou8 = static_cast<uint8_t*>(r.out) + i0;
   const int64_t k0 = kLanes ? j : 0;
   // One element as the reference computes it (q - zp exact in 64 bits).
   auto scalar = [&](int64_t k) {
@@ -127,7 +126,7 @@ void RequantizeSpan(const requant::Run& r, int64_t i0, int64_t len, int64_t j, i
     if (kSigned) {
       o8[k] = static_cast<int8_t>(v);
     } else {
-      ou8[k] = static_cast<uint8_t>(v);
+      reinterpret_cast<uint8_t*>(o8)[k] = static_cast<uint8_t>(v);
     }
   };
   // Locals: stores through the 8-bit output may alias anything they could
@@ -164,8 +163,8 @@ void RequantizeSpan(const requant::Run& r, int64_t i0, int64_t len, int64_t j, i
   };
   // One row: whole groups of four vectors (AVX-512, small results), then
   // single vectors, then the scalar tail.
-  auto row = [&](auto by_reciprocal) {
-    int64_t i = 0;
+  auto row = [&](auto by_reciprocal, int64_t start) {
+    int64_t i = start;
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
     if constexpr (kSmall && !kCheckOverflow && !kCheckNaN) {
       // Four vectors at a time: their rounded quotients narrowed together
@@ -241,7 +240,7 @@ void RequantizeSpan(const requant::Run& r, int64_t i0, int64_t len, int64_t j, i
       if constexpr (kSigned) {
         hn::StoreU(hn::DemoteTo(d8, n), d8, o8 + i);
       } else {
-        hn::StoreU(hn::DemoteTo(du8, n), du8, ou8 + i);
+        hn::StoreU(hn::DemoteTo(du8, n), du8, reinterpret_cast<uint8_t*>(o8) + i);
       }
 #endif
     }
@@ -249,18 +248,58 @@ void RequantizeSpan(const requant::Run& r, int64_t i0, int64_t len, int64_t j, i
   };
   // The reciprocal form only where its FMAs are exact (AVX-512, small
   // results), chosen once for every row.
-  auto all_rows = [&](auto by_reciprocal) {
+  auto all_rows = [&](auto by_reciprocal, int64_t start) {
     for (int64_t t = 0; t < rows; ++t) {
       q = r.q + i0 + t * q_stride;
       o8 = static_cast<int8_t*>(r.out) + i0 + t * out_stride;
-      ou8 = reinterpret_cast<uint8_t*>(o8);
-      row(by_reciprocal);
+      row(by_reciprocal, start);
     }
   };
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
-  if (kSmall && r_out_p != nullptr) return all_rows(std::true_type{});
+  if constexpr (kLanes && kSmall && !kCheckOverflow && !kCheckNaN) {
+    if (r_out_p != nullptr && rows > 1) {
+      // Several rows of the same lanes (a tile): column group by column
+      // group of four vectors, each group's parameters loaded once into
+      // registers (20 of the 32) and used down every row. Row by row, each
+      // vector also loaded its five parameters: 6 loads beside 8
+      // arithmetic steps, and the loads set the pace.
+      int64_t i = 0;
+      for (; i + 4 * N <= len; i += 4 * N) {
+        hn::Vec<decltype(df)> s_in[4], s_out[4], rr[4], z_out[4];
+        hn::Vec<decltype(di)> z[4];
+        for (int u = 0; u < 4; ++u) {
+          const int64_t k = i + u * N;
+          s_in[u] = hn::LoadU(df, s_in_p + k), s_out[u] = hn::LoadU(df, s_out_p + k);
+          rr[u] = hn::LoadU(df, r_out_p + k), z_out[u] = hn::LoadU(df, z_out_p + k);
+          z[u] = kZ ? hn::LoadU(di, z_in_p + k) : hn::Zero(di);
+        }
+        for (int64_t t = 0; t < rows; ++t) {
+          const int32_t* qt = r.q + i0 + t * q_stride + i;
+          auto rounded = [&](int u) {
+            auto d = hn::LoadU(di, qt + u * N);
+            if constexpr (kZ) d = hn::Sub(d, z[u]);
+            const auto x = hn::Mul(hn::ConvertTo(df, d), s_in[u]);
+            const auto q0 = hn::Mul(x, rr[u]);
+            return _mm512_cvtps_epi32(hn::Add(hn::MulAdd(hn::NegMulAdd(q0, s_out[u], x), rr[u], q0), z_out[u]).raw);
+          };
+          const __m512i w01 = _mm512_packs_epi32(rounded(0), rounded(1));
+          const __m512i w23 = _mm512_packs_epi32(rounded(2), rounded(3));
+          __m512i b;
+          if constexpr (kSigned) {
+            b = _mm512_min_epi8(_mm512_max_epi8(_mm512_packs_epi16(w01, w23), lo64), hi64);
+          } else {
+            b = _mm512_min_epu8(_mm512_max_epu8(_mm512_packus_epi16(w01, w23), lo64), hi64);
+          }
+          _mm512_storeu_si512(static_cast<int8_t*>(r.out) + i0 + t * out_stride + i, _mm512_permutexvar_epi32(order, b));
+        }
+      }
+      if (i < len) all_rows(std::true_type{}, i);  // the columns left, row by row
+      return;
+    }
+  }
+  if (kSmall && r_out_p != nullptr) return all_rows(std::true_type{}, 0);
 #endif
-  all_rows(std::false_type{});
+  all_rows(std::false_type{}, 0);
 }
 
 template <bool kLanes, bool kZ, bool kCheckOverflow, bool kCheckNaN, bool kSigned, bool kSmall = false>
