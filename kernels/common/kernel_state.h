@@ -89,6 +89,7 @@ enum PlanTag : int64_t {
   kPlanConvEpilogue = 11,        // the same: a fused epilogue's elementwise problem
   kPlanSelectFold = 12,          // kernels/cpu/reduction_select.cc: argmax-like reduces
   kPlanQuantizedTable = 13,      // kernels/cpu/elementwise_quantized.cc: an 8-bit program tabulated
+  kPlanConvLayout = 14,          // kernels/cpu/contraction_convolution.cc: a call signature's checks and tables
 };
 
 class KernelState {

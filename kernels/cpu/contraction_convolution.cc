@@ -204,70 +204,111 @@ struct DepthwiseRowsPlan : KernelPlan {
   DepthwiseRowWeights w;
 };
 
-// `bf16_declined` non-null: bf16 operands into an f32 result on the bf16
-// GEMM (gemm_bf16.h; WidenedConvolution checked the CPU and the
-// operands); a layout it does not take sets it to true and returns before
-// writing anything (the caller then widens the operands).
-Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilogue, bool* epilogue_done,
-                        ChunkRequantize* requant = nullptr, bool* bf16_declined = nullptr) {
-  const auto& p = call.params;
-  if (requant == nullptr && ref::HasRequantize(p)) return RequantizedConvolution(call);  // the caller applies an epilogue
-  const bool bf16 = bf16_declined != nullptr;
-  // What these checks leave to the reference, a fused requantize's caller
-  // runs instead (ChunkRequantize: nothing is written here), and the bf16
-  // GEMM's caller widens.
-  auto fallback = [&] {
-    if (bf16) {
-      *bf16_declined = true;
-      return Status::Ok();
-    }
-    if (requant == nullptr) return RunReference(call);
-    requant->handled = false;
-    return Status::Ok();
+// What PlainConvolution derives from a call's attributes, operand types and
+// shapes, and from what its caller asked (a fused epilogue, a fused
+// requantize, the bf16 GEMM): checked and computed on an executable's first
+// dispatch of that signature (PlanConvolution) and kept in its state
+// (KernelState), so that later calls only fill in addresses. Built on every
+// call, its few dozen small tables (attribute lists, strides, offset
+// tables, the GEMM's index tables) were about a tenth of a batch-1 int8
+// MobileNet block.
+struct ConvLayout : KernelPlan {
+  enum class Path : uint8_t {
+    kFallback,         // the reference runs it (or the caller's fallback)
+    kEmpty,            // no result elements
+    kDirect,           // DirectConvolution (f32/f64 depthwise and thin groups)
+    kRequantDeclined,  // a fused requantize that no chunked path takes
+    kDepthwiseRows,    // int8 NHWC depthwise, row by row (DepthwiseInt8Rows)
+    kDepthwise,        // int8 NHWC depthwise (DepthwiseInt8)
+    kPlanarDepthwise,  // int8 NCHW depthwise (PlanarDepthwiseInt8)
+    kFeatureMajor,     // the GEMM with the kernel as A and the windows as B
+    kChannelLast,      // the GEMM with the windows as A and the kernel as B
   };
-  if (call.inputs.size() != 2 || call.outputs.size() != 1) return fallback();
-  const TensorRef& lhs = call.inputs[0];
-  const TensorRef& rhs = call.inputs[1];
-  const TensorRef& out = call.outputs[0];
+  Path path = Path::kFallback;
+  ConvGeometry geom;
+  bool int8 = false, bf16 = false;
+  bool feature_major = false, direct = false, chunk_int8 = false;
+  bool pad_per_chunk = false, pad_whole = false;
+  uint8_t pad_byte = 0;
+  size_t elem = 0, in_elem = 0;          // bytes of a result element and of an input element
+  std::vector<int64_t> lo, padded_dims;  // the padded input: dim d grown by lo[d] before
+  std::vector<int64_t> ps, rs, os;       // strides of the padded input, the kernel and the result
+  int64_t out_per_group = 0, chunk = 1, padded_total = 0, padded_per_batch = 0, lhs_batch_step = 0;
+  // The depthwise paths' arguments less the call's addresses, and their tables.
+  DepthwiseInt8Args depthwise;
+  DepthwiseRowGeometry rows;
+  PlanarDepthwiseInt8Args planar;
+  std::vector<int64_t> weight_offsets, tap_offsets, position_in, position_out, in_plane, out_plane, weight_plane;
+  // The GEMM paths' problem less the call's addresses (`win`: the
+  // feature-major product's b_windows); the channel-last product's rows
+  // when its chunks take slices of them, and where its C rows go when C
+  // is not the result's layout.
+  GemmProblem gemm;
+  ConvWindows win;
+  std::vector<int64_t> all_rows, orow;
+  int64_t rows_per_batch = 0;
+
+  // The bytes of its tables (KernelPlan::bytes).
+  size_t TableBytes() const {
+    size_t n = 0;
+    for (const std::vector<int64_t>* v :
+         {&lo, &padded_dims, &ps, &rs, &os, &weight_offsets, &tap_offsets, &position_in, &position_out, &in_plane,
+          &out_plane, &weight_plane, &all_rows, &orow, &gemm.a_batch, &gemm.a_m, &gemm.a_k, &gemm.b_batch, &gemm.b_k,
+          &gemm.b_n})
+      n += v->size() * sizeof(int64_t);
+    return n;
+  }
+};
+
+// Fills `L` for a call of these operands and attributes (PlainConvolution's
+// checks; `has_epilogue`, `has_requant` and `bf16` as its arguments). The
+// path stays kFallback where no fast path takes the call.
+void PlanConvolution(const KernelParams& p, const TensorRef& lhs, const TensorRef& rhs, const TensorRef& out,
+                     bool has_epilogue, bool has_requant, bool bf16, ConvLayout* L) {
+  using Path = ConvLayout::Path;
+  L->path = Path::kFallback;
   const ElementType t = out.type;
   // i8/ui8 operands into an i32 result (the quantized 8-bit form): the
   // int8 GEMM (gemm_int8.h), integer sums exact like the reference's.
   const bool int8 = Int8GemmTypes(lhs.type, rhs.type, t);
-  if (requant != nullptr && !int8) return fallback();
-  if constexpr (!KILN_SELECTIVE_BUILD)
-    if (!bf16 && (Half(lhs.type) || Half(rhs.type) || Half(t))) return WidenedConvolution(call, epilogue, epilogue_done);
-  if (bf16 && (lhs.type != ElementType::kBF16 || rhs.type != ElementType::kBF16 || t != ElementType::kF32))
-    return fallback();
-  if (!int8 && t != ElementType::kF32 && t != ElementType::kF64) return fallback();
+  L->int8 = int8, L->bf16 = bf16;
+  if (has_requant && !int8) return;
+  if (bf16 && (lhs.type != ElementType::kBF16 || rhs.type != ElementType::kBF16 || t != ElementType::kF32)) return;
+  if (!int8 && t != ElementType::kF32 && t != ElementType::kF64) return;
   if (int8 || bf16 ? !StorageOk(lhs) || !StorageOk(rhs) || !StorageOk(out, int8 ? out.type : t)
                    : !StorageOk(lhs, t) || !StorageOk(rhs, t) || !StorageOk(out, t))
-    return fallback();
+    return;
   const int64_t rank = lhs.rank();
-  if (rank < 2 || rhs.rank() != rank || out.rank() != rank) return fallback();
+  if (rank < 2 || rhs.rank() != rank || out.rank() != rank) return;
   const size_t ns = static_cast<size_t>(rank - 2);
-  std::vector<int64_t> strides, lhs_dil, rhs_dil, reversal, padding;
-  if (!IntsOr(p, "window_strides", ns, 1, &strides) || !IntsOr(p, "lhs_dilation", ns, 1, &lhs_dil) ||
-      !IntsOr(p, "rhs_dilation", ns, 1, &rhs_dil) || !IntsOr(p, "window_reversal", ns, 0, &reversal) ||
-      !IntsOr(p, "padding", 2 * ns, 0, &padding))
-    return fallback();
+  ConvGeometry& geom = L->geom;
+  std::vector<int64_t> lhs_dil;
+  if (!IntsOr(p, "window_strides", ns, 1, &geom.strides) || !IntsOr(p, "lhs_dilation", ns, 1, &lhs_dil) ||
+      !IntsOr(p, "rhs_dilation", ns, 1, &geom.rhs_dil) || !IntsOr(p, "window_reversal", ns, 0, &geom.reversal) ||
+      !IntsOr(p, "padding", 2 * ns, 0, &geom.padding))
+    return;
+  const std::vector<int64_t>& strides = geom.strides;
+  const std::vector<int64_t>& rhs_dil = geom.rhs_dil;
+  const std::vector<int64_t>& reversal = geom.reversal;
+  const std::vector<int64_t>& padding = geom.padding;
   for (size_t s = 0; s < ns; ++s)
     if (strides[s] <= 0 || lhs_dil[s] != 1 || rhs_dil[s] <= 0 || padding[2 * s] < 0 || padding[2 * s + 1] < 0)
-      return fallback();
+      return;
   // The padded elements' stored value (an 8-bit convolution's zero point:
   // compiler/passes/quantized_integer_contraction.h), as one byte.
   const int64_t pad_value = p.Int("padding_value", 0);
   const bool pad_fits = lhs.type == ElementType::kSI8   ? pad_value >= -128 && pad_value <= 127
                         : lhs.type == ElementType::kUI8 ? pad_value >= 0 && pad_value <= 255
                                                         : pad_value == 0;
-  if (!pad_fits || (pad_value != 0 && !int8)) return fallback();
-  const auto pad_byte = static_cast<uint8_t>(pad_value);
+  if (!pad_fits || (pad_value != 0 && !int8)) return;
+  L->pad_byte = static_cast<uint8_t>(pad_value);
   const int64_t ib = p.Int("input_batch_dimension"), ifd = p.Int("input_feature_dimension");
   const int64_t kif = p.Int("kernel_input_feature_dimension"), kof = p.Int("kernel_output_feature_dimension");
   const int64_t ob = p.Int("output_batch_dimension"), ofd = p.Int("output_feature_dimension");
   auto isp = p.Ints("input_spatial_dimensions");
   auto ksp = p.Ints("kernel_spatial_dimensions");
   auto osp = p.Ints("output_spatial_dimensions");
-  if (isp.size() != ns || ksp.size() != ns || osp.size() != ns) return fallback();
+  if (isp.size() != ns || ksp.size() != ns || osp.size() != ns) return;
   // Every axis list must be a permutation of the tensor's axes.
   auto permutation = [&](int64_t a, int64_t b, std::span<const int64_t> rest) {
     std::vector<bool> seen(static_cast<size_t>(rank), false);
@@ -279,25 +320,30 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
     }
     return true;
   };
-  if (!permutation(ib, ifd, isp) || !permutation(kif, kof, ksp) || !permutation(ob, ofd, osp))
-    return fallback();
+  if (!permutation(ib, ifd, isp) || !permutation(kif, kof, ksp) || !permutation(ob, ofd, osp)) return;
   const int64_t fgc = p.Int("feature_group_count", 1), bgc = p.Int("batch_group_count", 1);
-  if (fgc < 1 || bgc != 1) return fallback();
+  if (fgc < 1 || bgc != 1) return;
   const int64_t batch = lhs.dims[ib], in_feat = lhs.dims[ifd];
   const int64_t k_in = rhs.dims[kif], k_out = rhs.dims[kof];
-  if (in_feat % fgc != 0 || k_in * fgc != in_feat || k_out % fgc != 0) return fallback();
+  if (in_feat % fgc != 0 || k_in * fgc != in_feat || k_out % fgc != 0) return;
   // The result shape the reference would compute; anything else is its error.
-  std::vector<int64_t> spatial_out(ns), kdims(ns);
+  geom.spatial_out.assign(ns, 0);
+  geom.kdims.assign(ns, 0);
+  std::vector<int64_t>& spatial_out = geom.spatial_out;
+  std::vector<int64_t>& kdims = geom.kdims;
   for (size_t s = 0; s < ns; ++s) {
     const int64_t d = lhs.dims[isp[s]], k = rhs.dims[ksp[s]];
     kdims[s] = k;
     const int64_t padded = padding[2 * s] + d + padding[2 * s + 1];
     const int64_t win = k == 0 ? 0 : (k - 1) * rhs_dil[s] + 1;
     spatial_out[s] = (padded <= 0 || win > padded) ? 0 : (padded - win) / strides[s] + 1;
-    if (out.dims[osp[s]] != spatial_out[s]) return fallback();
+    if (out.dims[osp[s]] != spatial_out[s]) return;
   }
-  if (out.dims[ob] != batch || out.dims[ofd] != k_out) return fallback();
-  if (out.NumElements() == 0) return Status::Ok();
+  if (out.dims[ob] != batch || out.dims[ofd] != k_out) return;
+  if (out.NumElements() == 0) {
+    L->path = Path::kEmpty;
+    return;
+  }
   // The fast paths materialise the padded input (the direct path with its
   // features rounded up and repeated per group output): huge padding with
   // strides that skip it (a hostile or odd module) goes to the reference,
@@ -307,21 +353,17 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
     padded_elems *= static_cast<double>(lhs.dims[isp[s]]) + static_cast<double>(padding[2 * s]) +
                     static_cast<double>(padding[2 * s + 1]);
   if (padded_elems > 64.0 * static_cast<double>(lhs.NumElements() + out.NumElements()) * 64.0 + double(1 << 24))
-    return fallback();
+    return;
 
-  ConvGeometry geom;
   geom.rank = rank;
   geom.ib = ib, geom.ifd = ifd, geom.kif = kif, geom.kof = kof, geom.ob = ob, geom.ofd = ofd;
   geom.isp.assign(isp.begin(), isp.end());
   geom.ksp.assign(ksp.begin(), ksp.end());
   geom.osp.assign(osp.begin(), osp.end());
-  geom.strides = strides, geom.rhs_dil = rhs_dil, geom.reversal = reversal, geom.padding = padding;
-  geom.spatial_out = spatial_out, geom.kdims = kdims;
   geom.fgc = fgc, geom.batch = batch, geom.in_feat = in_feat, geom.k_in = k_in, geom.k_out = k_out;
   if (!int8 && !bf16 && DirectConvolutionApplies(geom)) {
-    DirectConvolution(geom, lhs, rhs, out, call.runner, epilogue);
-    if (epilogue_done != nullptr) *epilogue_done = epilogue != nullptr;
-    return Status::Ok();
+    L->path = Path::kDirect;
+    return;
   }
 
   // A feature-major result (NCHW: batch, feature, spatial...) is, per batch
@@ -334,9 +376,10 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
   // ordered batch, spatial..., feature).
   bool direct = fgc == 1 && ob == 0 && ofd == rank - 1;
   for (size_t s = 0; s < ns && direct; ++s) direct = osp[s] == static_cast<int64_t>(s + 1);
+  L->feature_major = feature_major, L->direct = direct;
   // The bf16 GEMM takes the channel-last product of one group, whose A
   // (the windows) it reads in place where features come in pairs.
-  if (bf16 && (!direct || feature_major)) return fallback();
+  if (bf16 && (!direct || feature_major)) return;
   // Padded, over one or two spatial dims whose input rows are contiguous
   // (NCHW, NCW) and not reversed, the feature-major product packs its
   // windows straight from the unpadded input (ConvWindows in gemm.h)
@@ -354,83 +397,65 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
   // The int8 GEMM packs its A whole: it runs on chunks of whole batch
   // elements (about 256 KiB of result each) wherever the result allows.
   const bool chunk_int8 = int8 && direct;
-  // The product, on the GEMM of the operand types (the feature-major
-  // product's A is the kernel, its B the input).
-  auto run_gemm = [&](const GemmProblem& g) {
-    if (bf16) {
-      RunGemmBf16(g);
-    } else if (int8) {
-      RunGemmInt8(g, feature_major ? rhs.type : lhs.type, feature_major ? lhs.type : rhs.type);
-    } else {
-      RunGemm(g, t);
-    }
-  };
-
-  // With a fused requantize (ChunkRequantize): a chunk's product, result
-  // elements [first, first + batch * m * n), each tile requantized into
-  // the result as the int8 GEMM finishes it (RequantizeTiles).
-  auto run_requantized = [&](GemmProblem& gc, int64_t first) {
-    const RequantizeTiles sink(*requant, first, gc.m, gc.n);
-    gc.sink = &sink;
-    gc.c = nullptr;
-    run_gemm(gc);
-  };
+  L->chunk_int8 = chunk_int8;
 
   // The padded input (or the input itself when there is no padding):
   // elements of `in_elem` bytes, the result's of `elem`.
   const size_t elem = StorageBytes(t), in_elem = StorageBytes(lhs.type);
-  std::vector<int64_t> lo(static_cast<size_t>(rank), 0), padded_dims(lhs.dims.begin(), lhs.dims.end());
+  L->elem = elem, L->in_elem = in_elem;
+  L->lo.assign(static_cast<size_t>(rank), 0);
+  L->padded_dims.assign(lhs.dims.begin(), lhs.dims.end());
   bool any_padding = false;
   for (size_t s = 0; s < ns && !windows; ++s) {
-    lo[isp[s]] = padding[2 * s];
-    padded_dims[isp[s]] += padding[2 * s] + padding[2 * s + 1];
+    L->lo[isp[s]] = padding[2 * s];
+    L->padded_dims[isp[s]] += padding[2 * s] + padding[2 * s + 1];
     any_padding |= padding[2 * s] != 0 || padding[2 * s + 1] != 0;
   }
-  const auto ps = Strides(padded_dims), rs = Strides(rhs.dims), os = Strides(out.dims);
+  L->ps = Strides(L->padded_dims), L->rs = Strides(rhs.dims), L->os = Strides(out.dims);
+  const std::vector<int64_t>&ps = L->ps, &rs = L->rs, &os = L->os;
   const int64_t out_per_group = k_out / fgc;
+  L->out_per_group = out_per_group;
 
   // The paths below that run the product in chunks of whole batch elements
   // pad each chunk's input right before its product (a few hundred KiB,
   // still in cache when the product reads it) when the batch dim is the
   // input's outermost; the others pad the whole input first.
-  const bool chunked = !planar_depthwise8 && (feature_major || (direct && (epilogue != nullptr || chunk_int8)));
+  const bool chunked = !planar_depthwise8 && (feature_major || (direct && (has_epilogue || chunk_int8)));
   const bool pad_per_chunk = any_padding && chunked && ib == 0;
+  L->pad_per_chunk = pad_per_chunk;
   // Batch elements per chunk: about 256 KiB of result each.
   const int64_t result_per_batch = batch == 0 ? 0 : out.NumElements() / batch;
-  const int64_t chunk =
+  L->chunk =
       std::max<int64_t>(1, (int64_t{256} << 10) / static_cast<int64_t>(elem) / std::max<int64_t>(1, result_per_batch));
   int64_t padded_total = 1;
-  for (int64_t d : padded_dims) padded_total *= d;
-  const int64_t padded_per_batch = batch == 0 ? 0 : padded_total / batch;
+  for (int64_t d : L->padded_dims) padded_total *= d;
+  L->padded_total = padded_total;
+  L->padded_per_batch = batch == 0 ? 0 : padded_total / batch;
+  L->lhs_batch_step = Strides(lhs.dims)[0];
   const bool depthwise_nhwc =
       int8 && fgc == in_feat && k_in == 1 && k_out == fgc && ps[ifd] == 1 && os[ofd] == 1 && !pad_per_chunk;
-  if (requant != nullptr) {
+  if (has_requant) {
     // The depthwise tasks' results must be contiguous runs of the result:
     // batch, spatial dims in order, features last.
     bool channel_last_out = ob == 0 && ofd == rank - 1;
     for (size_t s = 0; s < ns && channel_last_out; ++s) channel_last_out = osp[s] == static_cast<int64_t>(s + 1);
     const bool gemm_chunks = !planar_depthwise8 && !depthwise_nhwc && (feature_major || (direct && chunk_int8));
     if (!int8 || !((depthwise_nhwc && channel_last_out) || gemm_chunks)) {
-      requant->handled = false;
-      return Status::Ok();
+      L->path = Path::kRequantDeclined;
+      return;
     }
   }
   // The NHWC depthwise convolution over two spatial dims, row by row from
   // the unpadded input (DepthwiseInt8Rows), where the CPU and the types allow.
-  DepthwiseInt8Args depthwise;
-  DepthwiseRowGeometry rows;
   bool depthwise_rows = false;
   if (depthwise_nhwc) {
-    depthwise.input = lhs.data, depthwise.input_signed = lhs.type == ElementType::kSI8;
-    depthwise.weights = rhs.data, depthwise.weights_signed = rhs.type == ElementType::kSI8;
-    depthwise.output = reinterpret_cast<int32_t*>(out.data);
-    depthwise.features = k_out;
-    depthwise.weight_feature_step = rs[kof];
-    if (requant != nullptr) {
-      depthwise.output = nullptr;
-      depthwise.requantize = requant->rq, depthwise.requantized_out = requant->out, depthwise.q_bound = requant->q_bound;
-    }
+    DepthwiseInt8Args& a = L->depthwise;
+    a.input_signed = lhs.type == ElementType::kSI8;
+    a.weights_signed = rhs.type == ElementType::kSI8;
+    a.features = k_out;
+    a.weight_feature_step = rs[kof];
     if (ns == 2) {
+      DepthwiseRowGeometry& rows = L->rows;
       const auto ls = Strides(lhs.dims);
       rows.batch = batch, rows.in_h = lhs.dims[isp[0]], rows.in_w = lhs.dims[isp[1]];
       rows.out_h = spatial_out[0], rows.out_w = spatial_out[1], rows.kh = kdims[0], rows.kw = kdims[1];
@@ -438,29 +463,11 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
       rows.pad_top = padding[0], rows.pad_left = padding[2];
       rows.in_batch_step = ls[ib], rows.in_row_step = ls[isp[0]], rows.in_col_step = ls[isp[1]];
       rows.out_batch_step = os[ob], rows.out_row_step = os[osp[0]], rows.out_col_step = os[osp[1]];
-      rows.pad_byte = pad_byte;
-      depthwise_rows = DepthwiseInt8RowsApplies(depthwise, rows);
+      rows.pad_byte = L->pad_byte;
+      depthwise_rows = DepthwiseInt8RowsApplies(a, rows, has_requant);
     }
   }
-  const bool pad_whole = any_padding && !pad_per_chunk && !depthwise_rows;
-  ScratchLease<PaddedInputScratch, uint8_t> padded_storage(pad_whole ? static_cast<size_t>(padded_total) * in_elem
-                                                                     : 0);
-  const void* input = lhs.data;
-  if (pad_whole) {
-    PadInto(lhs, lo, padded_dims, in_elem, padded_storage.get(), call.runner, pad_byte);
-    input = padded_storage.get();
-  }
-  // Pads batch elements [b0, b0 + nb) into `dst` (pad_per_chunk); the
-  // product then reads them at offsets less b0 * ps[0].
-  const int64_t lhs_batch_step = Strides(lhs.dims)[0];
-  auto pad_chunk = [&](int64_t b0, int64_t nb, uint8_t* dst, TaskRunner* runner) {
-    std::vector<int64_t> part_dims(lhs.dims.begin(), lhs.dims.end()), part_padded = padded_dims;
-    part_dims[0] = part_padded[0] = nb;
-    TensorRef part = lhs;
-    part.dims = std::span<const int64_t>(part_dims);
-    part.data = lhs.data + static_cast<size_t>(b0 * lhs_batch_step) * in_elem;
-    PadInto(part, lo, part_padded, in_elem, dst, runner, pad_byte);
-  };
+  L->pad_whole = any_padding && !pad_per_chunk && !depthwise_rows;
   if (depthwise_nhwc) {
     // Depthwise with the features innermost (NHWC): one vector of features
     // per position and tap (convolution_depthwise_int8.h).
@@ -473,68 +480,49 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
       tap_steps.push_back(rhs_dil[s] * ps[isp[s]]);
       w_steps.push_back(reversal[s] ? -rs[ksp[s]] : rs[ksp[s]]);
     }
-    std::vector<int64_t> weight_offsets = Combine(kdims, w_steps);
+    L->weight_offsets = Combine(kdims, w_steps);
     int64_t w_base = 0;  // a reversed dim's first tap reads the last weight
     for (size_t s = 0; s < ns; ++s)
       if (reversal[s]) w_base += (kdims[s] - 1) * rs[ksp[s]];
-    for (int64_t& o : weight_offsets) o += w_base;
-    DepthwiseInt8Args& a = depthwise;
-    a.taps = static_cast<int64_t>(weight_offsets.size());
-    a.weight_tap_offsets = weight_offsets.data();
+    for (int64_t& o : L->weight_offsets) o += w_base;
+    DepthwiseInt8Args& a = L->depthwise;
+    a.taps = static_cast<int64_t>(L->weight_offsets.size());
+    a.weight_tap_offsets = L->weight_offsets.data();
     if (depthwise_rows) {
-      // A constant kernel's weights are laid out once (KernelState).
-      std::optional<PlanLease<DepthwiseRowsPlan>> kept;
-      if (rhs.constant_id != 0 && call.state != nullptr) {
-        PlanKey key(kPlanDepthwiseRows);
-        key.Add(static_cast<int64_t>(rhs.constant_id)).AddPointer(rhs.data).Add(static_cast<int64_t>(lhs.type));
-        AddShape(key, rhs);
-        key.Add(a.weight_feature_step).Add(std::span<const int64_t>(weight_offsets)).Add(rows.kh).Add(rows.kw);
-        kept.emplace(call.state, key);
-        if (kept->get() == nullptr) {
-          auto fresh = std::make_unique<DepthwiseRowsPlan>();
-          fresh->w = DepthwiseInt8RowWeights(a, rows);
-          fresh->bytes = fresh->w.weights.size() + fresh->w.start.size() * sizeof(int32_t);
-          kept->Set(std::move(fresh));
-        }
-        DepthwiseInt8Rows(a, rows, kept->get()->w, call.runner);
-        return Status::Ok();
-      }
-      DepthwiseInt8Rows(a, rows, DepthwiseInt8RowWeights(a, rows), call.runner);
-      return Status::Ok();
+      L->path = Path::kDepthwiseRows;
+      return;
     }
-    const std::vector<int64_t> position_in = Combine(row_sizes, in_steps), position_out = Combine(row_sizes, out_steps);
-    const std::vector<int64_t> tap_offsets = Combine(kdims, tap_steps);
-    a.input = input;
-    a.positions = static_cast<int64_t>(position_in.size());
-    a.tap_offsets = tap_offsets.data();
-    a.position_in = position_in.data(), a.position_out = position_out.data();
-    DepthwiseInt8(a, call.runner);
-    return Status::Ok();
+    L->position_in = Combine(row_sizes, in_steps), L->position_out = Combine(row_sizes, out_steps);
+    L->tap_offsets = Combine(kdims, tap_steps);
+    a.positions = static_cast<int64_t>(L->position_in.size());
+    a.tap_offsets = L->tap_offsets.data();
+    a.position_in = L->position_in.data(), a.position_out = L->position_out.data();
+    L->path = Path::kDepthwise;
+    return;
   }
   if (planar_depthwise8) {
     // Depthwise in planes (NCHW): a vector run along each output row.
-    std::vector<int64_t> tap_offsets, weight_offsets;
     for (int64_t ky = 0; ky < kdims[0]; ++ky)
       for (int64_t kx = 0; kx < kdims[1]; ++kx) {
-        tap_offsets.push_back(ky * rhs_dil[0] * ps[isp[0]] + kx * rhs_dil[1]);
-        weight_offsets.push_back((reversal[0] ? kdims[0] - 1 - ky : ky) * rs[ksp[0]] +
-                                 (reversal[1] ? kdims[1] - 1 - kx : kx) * rs[ksp[1]]);
+        L->tap_offsets.push_back(ky * rhs_dil[0] * ps[isp[0]] + kx * rhs_dil[1]);
+        L->weight_offsets.push_back((reversal[0] ? kdims[0] - 1 - ky : ky) * rs[ksp[0]] +
+                                    (reversal[1] ? kdims[1] - 1 - kx : kx) * rs[ksp[1]]);
       }
-    const std::vector<int64_t> in_plane = Combine({batch, k_out}, {ps[ib], ps[ifd]});
-    const std::vector<int64_t> out_plane = Combine({batch, k_out}, {os[ob], os[ofd]});
-    const std::vector<int64_t> weight_plane = Combine({batch, k_out}, {0, rs[kof]});
-    PlanarDepthwiseInt8Args a;
-    a.input = input, a.input_signed = lhs.type == ElementType::kSI8;
-    a.weights = rhs.data, a.weights_signed = rhs.type == ElementType::kSI8;
-    a.output = reinterpret_cast<int32_t*>(out.data);
+    L->in_plane = Combine({batch, k_out}, {ps[ib], ps[ifd]});
+    L->out_plane = Combine({batch, k_out}, {os[ob], os[ofd]});
+    L->weight_plane = Combine({batch, k_out}, {0, rs[kof]});
+    PlanarDepthwiseInt8Args& a = L->planar;
+    a.input_signed = lhs.type == ElementType::kSI8;
+    a.weights_signed = rhs.type == ElementType::kSI8;
     a.planes = batch * k_out, a.rows = spatial_out[0], a.cols = spatial_out[1];
-    a.taps = static_cast<int64_t>(tap_offsets.size());
+    a.taps = static_cast<int64_t>(L->tap_offsets.size());
     a.in_row_step = strides[0] * ps[isp[0]], a.out_row_step = os[osp[0]];
-    a.in_plane = in_plane.data(), a.out_plane = out_plane.data(), a.weight_plane = weight_plane.data();
-    a.tap_offsets = tap_offsets.data(), a.weight_tap_offsets = weight_offsets.data();
-    PlanarDepthwiseInt8(a, call.runner);
-    return Status::Ok();
+    a.in_plane = L->in_plane.data(), a.out_plane = L->out_plane.data(), a.weight_plane = L->weight_plane.data();
+    a.tap_offsets = L->tap_offsets.data(), a.weight_tap_offsets = L->weight_offsets.data();
+    L->path = Path::kPlanarDepthwise;
+    return;
   }
+  GemmProblem& g = L->gemm;
   if (feature_major) {
     // Depth: (input feature, kernel taps...), so that OIHW weights are
     // contiguous rows of A.
@@ -555,11 +543,6 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
       pos_sizes.push_back(spatial_out[s]);
       pos_steps.push_back(strides[s] * ps[isp[s]]);
     }
-    GemmProblem g;
-    g.a = rhs.data;
-    g.b = input;
-    g.c = out.data;
-    g.runner = call.runner;
     g.batch = batch * fgc;
     g.a_m = Combine({out_per_group}, {rs[kof]});
     g.a_k = Combine(depth_sizes, w_steps);
@@ -571,8 +554,8 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
     g.k = static_cast<int64_t>(g.a_k.size());
     g.a_k_contiguous = true;
     for (size_t i = 0; i < g.a_k.size() && g.a_k_contiguous; ++i) g.a_k_contiguous = g.a_k[i] == static_cast<int64_t>(i);
-    ConvWindows win;
     if (windows) {  // ps are the input's own strides (no padding)
+      ConvWindows& win = L->win;
       const size_t x = ns - 1;
       win.feature_step = ps[ifd];
       win.cols = lhs.dims[isp[x]], win.taps_x = kdims[x], win.stride_x = strides[x];
@@ -593,45 +576,10 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
       for (size_t p = 0; p < g.b_k.size() && g.b_k_step != 0; ++p)
         if (g.b_k[p] != static_cast<int64_t>(p) * g.b_k_step) g.b_k_step = 0;
     }
-    if (epilogue == nullptr && !pad_per_chunk && !int8) {
-      RunGemm(g, t);
-      return Status::Ok();
-    }
-    // The product in chunks of whole batch elements of about 256 KiB of
-    // result, each followed by the epilogue over that chunk while it is
-    // still in cache. The chunking depends on the shapes only, so results
-    // do not depend on the thread count.
-    const int64_t per_batch = fgc * g.m * g.n;  // result elements of one batch element
-    ForEachBatchChunk(batch, chunk, call.runner, [&](int64_t b0, int64_t nb, TaskRunner* runner) {
-      GemmProblem gc = g;
-      gc.runner = runner;
-      gc.a_batch.assign(g.a_batch.begin() + b0 * fgc, g.a_batch.begin() + (b0 + nb) * fgc);
-      gc.b_batch.assign(g.b_batch.begin() + b0 * fgc, g.b_batch.begin() + (b0 + nb) * fgc);
-      ScratchLease<PaddedInputScratch, uint8_t> padded(pad_per_chunk ? static_cast<size_t>(nb * padded_per_batch) * in_elem : 0);
-      if (pad_per_chunk) {
-        pad_chunk(b0, nb, padded.get(), runner);
-        gc.b = padded.get();
-        for (int64_t& o : gc.b_batch) o -= b0 * ps[0];
-      }
-      gc.batch = nb * fgc;
-      if (requant != nullptr) {
-        run_requantized(gc, b0 * per_batch);
-        return;
-      }
-      gc.c = out.data + static_cast<size_t>(b0 * per_batch) * elem;
-      run_gemm(gc);
-      if (epilogue != nullptr)
-        RunElementwiseRangeParallel(*epilogue, static_cast<size_t>(b0 * per_batch),
-                                    static_cast<size_t>((b0 + nb) * per_batch), runner);
-    });
-    if (epilogue_done != nullptr) *epilogue_done = epilogue != nullptr;
-    return Status::Ok();
+    L->path = Path::kFeatureMajor;
+    return;
   }
 
-  GemmProblem g;
-  g.a = input;
-  g.b = rhs.data;
-  g.runner = call.runner;
   // Rows: (batch, output spatial...), row-major.
   std::vector<int64_t> row_sizes = {batch}, row_steps = {ps[ib]};
   for (size_t s = 0; s < ns; ++s) {
@@ -668,6 +616,218 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
   g.k = static_cast<int64_t>(g.a_k.size());
   for (size_t i = 0; i < g.a_k.size() && (g.a_k_contiguous = g.a_k[i] == static_cast<int64_t>(i)); ++i) {}
   g.b_n_contiguous = rs[kof] == 1 || out_per_group == 1;
+  if (direct && (has_epilogue || chunk_int8)) {
+    // Each chunk takes its slice of the rows; the problem is copied
+    // without them (a copy of every row per chunk would cost more than a
+    // 1x1 convolution's product).
+    L->rows_per_batch = batch == 0 ? 0 : g.m / batch;
+    L->all_rows = std::move(g.a_m);
+    g.a_m.clear();
+  } else if (!direct) {
+    std::vector<int64_t> orow_steps = {os[ob]};
+    for (size_t s = 0; s < ns; ++s) orow_steps.push_back(os[osp[s]]);
+    L->orow = Combine(row_sizes, orow_steps);
+  }
+  L->path = Path::kChannelLast;
+}
+
+// `bf16_declined` non-null: bf16 operands into an f32 result on the bf16
+// GEMM (gemm_bf16.h; WidenedConvolution checked the CPU and the
+// operands); a layout it does not take sets it to true and returns before
+// writing anything (the caller then widens the operands).
+Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilogue, bool* epilogue_done,
+                        ChunkRequantize* requant = nullptr, bool* bf16_declined = nullptr) {
+  using Path = ConvLayout::Path;
+  const auto& p = call.params;
+  if (requant == nullptr && ref::HasRequantize(p)) return RequantizedConvolution(call);  // the caller applies an epilogue
+  const bool bf16 = bf16_declined != nullptr;
+  // What the layout leaves to the reference, a fused requantize's caller
+  // runs instead (ChunkRequantize: nothing is written here), and the bf16
+  // GEMM's caller widens.
+  auto fallback = [&] {
+    if (bf16) {
+      *bf16_declined = true;
+      return Status::Ok();
+    }
+    if (requant == nullptr) return RunReference(call);
+    requant->handled = false;
+    return Status::Ok();
+  };
+  if (call.inputs.size() != 2 || call.outputs.size() != 1) return fallback();
+  const TensorRef& lhs = call.inputs[0];
+  const TensorRef& rhs = call.inputs[1];
+  const TensorRef& out = call.outputs[0];
+  const ElementType t = out.type;
+  if constexpr (!KILN_SELECTIVE_BUILD)
+    if (!bf16 && (Half(lhs.type) || Half(rhs.type) || Half(t))) return WidenedConvolution(call, epilogue, epilogue_done);
+  PlanKey key(kPlanConvLayout);
+  key.Add(epilogue != nullptr).Add(requant != nullptr).Add(bf16).Add(Int8DotProductEnabled());
+  AddShape(key, lhs);
+  AddShape(key, rhs);
+  AddShape(key, out);
+  PlanLease<ConvLayout> lease(call.state, key);
+  if (lease.get() == nullptr) {
+    auto fresh = std::make_unique<ConvLayout>();
+    PlanConvolution(p, lhs, rhs, out, epilogue != nullptr, requant != nullptr, bf16, fresh.get());
+    fresh->bytes = fresh->TableBytes();
+    lease.Set(std::move(fresh));
+  }
+  ConvLayout& L = *lease.get();
+  switch (L.path) {
+    case Path::kFallback:
+      return fallback();
+    case Path::kEmpty:
+      return Status::Ok();
+    case Path::kDirect:
+      DirectConvolution(L.geom, lhs, rhs, out, call.runner, epilogue);
+      if (epilogue_done != nullptr) *epilogue_done = epilogue != nullptr;
+      return Status::Ok();
+    case Path::kRequantDeclined:
+      requant->handled = false;
+      return Status::Ok();
+    default:
+      break;
+  }
+  const ConvGeometry& geom = L.geom;
+  const int64_t batch = geom.batch, fgc = geom.fgc;
+  const bool int8 = L.int8, feature_major = L.feature_major, direct = L.direct;
+  const size_t elem = L.elem, in_elem = L.in_elem;
+  const std::vector<int64_t>& ps = L.ps;
+  // The product, on the GEMM of the operand types (the feature-major
+  // product's A is the kernel, its B the input).
+  auto run_gemm = [&](const GemmProblem& g) {
+    if (bf16) {
+      RunGemmBf16(g);
+    } else if (int8) {
+      RunGemmInt8(g, feature_major ? rhs.type : lhs.type, feature_major ? lhs.type : rhs.type);
+    } else {
+      RunGemm(g, t);
+    }
+  };
+  // With a fused requantize (ChunkRequantize): a chunk's product, result
+  // elements [first, first + batch * m * n), each tile requantized into
+  // the result as the int8 GEMM finishes it (RequantizeTiles).
+  auto run_requantized = [&](GemmProblem& gc, int64_t first) {
+    const RequantizeTiles sink(*requant, first, gc.m, gc.n);
+    gc.sink = &sink;
+    gc.c = nullptr;
+    run_gemm(gc);
+    gc.sink = nullptr;
+  };
+
+  ScratchLease<PaddedInputScratch, uint8_t> padded_storage(L.pad_whole ? static_cast<size_t>(L.padded_total) * in_elem
+                                                                       : 0);
+  const void* input = lhs.data;
+  if (L.pad_whole) {
+    PadInto(lhs, L.lo, L.padded_dims, in_elem, padded_storage.get(), call.runner, L.pad_byte);
+    input = padded_storage.get();
+  }
+  // Pads batch elements [b0, b0 + nb) into `dst` (pad_per_chunk); the
+  // product then reads them at offsets less b0 * ps[0].
+  auto pad_chunk = [&](int64_t b0, int64_t nb, uint8_t* dst, TaskRunner* runner) {
+    std::vector<int64_t> part_dims(lhs.dims.begin(), lhs.dims.end()), part_padded = L.padded_dims;
+    part_dims[0] = part_padded[0] = nb;
+    TensorRef part = lhs;
+    part.dims = std::span<const int64_t>(part_dims);
+    part.data = lhs.data + static_cast<size_t>(b0 * L.lhs_batch_step) * in_elem;
+    PadInto(part, L.lo, part_padded, in_elem, dst, runner, L.pad_byte);
+  };
+  if (L.path == Path::kDepthwiseRows || L.path == Path::kDepthwise) {
+    DepthwiseInt8Args a = L.depthwise;
+    a.weights = rhs.data;
+    a.output = reinterpret_cast<int32_t*>(out.data);
+    if (requant != nullptr) {
+      a.output = nullptr;
+      a.requantize = requant->rq, a.requantized_out = requant->out, a.q_bound = requant->q_bound;
+    }
+    if (L.path == Path::kDepthwise) {
+      a.input = input;
+      DepthwiseInt8(a, call.runner);
+      return Status::Ok();
+    }
+    a.input = lhs.data;  // the rows read the unpadded input
+    // A constant kernel's weights are laid out once (KernelState).
+    if (rhs.constant_id != 0 && call.state != nullptr) {
+      PlanKey wkey(kPlanDepthwiseRows);
+      wkey.Add(static_cast<int64_t>(rhs.constant_id)).AddPointer(rhs.data).Add(static_cast<int64_t>(lhs.type));
+      AddShape(wkey, rhs);
+      wkey.Add(a.weight_feature_step).Add(std::span<const int64_t>(L.weight_offsets)).Add(L.rows.kh).Add(L.rows.kw);
+      PlanLease<DepthwiseRowsPlan> kept(call.state, wkey);
+      if (kept.get() == nullptr) {
+        auto fresh = std::make_unique<DepthwiseRowsPlan>();
+        fresh->w = DepthwiseInt8RowWeights(a, L.rows);
+        fresh->bytes = fresh->w.weights.size() + fresh->w.start.size() * sizeof(int32_t);
+        kept.Set(std::move(fresh));
+      }
+      DepthwiseInt8Rows(a, L.rows, kept.get()->w, call.runner);
+      return Status::Ok();
+    }
+    DepthwiseInt8Rows(a, L.rows, DepthwiseInt8RowWeights(a, L.rows), call.runner);
+    return Status::Ok();
+  }
+  if (L.path == Path::kPlanarDepthwise) {
+    PlanarDepthwiseInt8Args a = L.planar;
+    a.input = input;
+    a.weights = rhs.data;
+    a.output = reinterpret_cast<int32_t*>(out.data);
+    PlanarDepthwiseInt8(a, call.runner);
+    return Status::Ok();
+  }
+  // The GEMM paths. The layout's problem takes this call's addresses; a
+  // product of one chunk (the whole batch) runs on it as it is, and only
+  // several chunks copy it, each with its slice.
+  GemmProblem& g = L.gemm;
+  g.runner = call.runner;
+  g.sink = nullptr;
+  g.b_packed = nullptr;
+  const int64_t chunk = L.chunk;
+  if (feature_major) {
+    g.a = rhs.data;
+    g.b = input;
+    g.c = out.data;
+    if (epilogue == nullptr && !L.pad_per_chunk && !int8) {
+      RunGemm(g, t);
+      return Status::Ok();
+    }
+    // The product in chunks of whole batch elements of about 256 KiB of
+    // result, each followed by the epilogue over that chunk while it is
+    // still in cache. The chunking depends on the shapes only, so results
+    // do not depend on the thread count.
+    const int64_t per_batch = fgc * g.m * g.n;  // result elements of one batch element
+    ForEachBatchChunk(batch, chunk, call.runner, [&](int64_t b0, int64_t nb, TaskRunner* runner) {
+      const bool whole = nb == batch;
+      GemmProblem copy;
+      if (!whole) {
+        copy = g;
+        copy.a_batch.assign(g.a_batch.begin() + b0 * fgc, g.a_batch.begin() + (b0 + nb) * fgc);
+        copy.b_batch.assign(g.b_batch.begin() + b0 * fgc, g.b_batch.begin() + (b0 + nb) * fgc);
+      }
+      GemmProblem& gc = whole ? g : copy;
+      gc.runner = runner;
+      ScratchLease<PaddedInputScratch, uint8_t> padded(L.pad_per_chunk ? static_cast<size_t>(nb * L.padded_per_batch) * in_elem : 0);
+      if (L.pad_per_chunk) {
+        pad_chunk(b0, nb, padded.get(), runner);
+        gc.b = padded.get();
+        if (!whole)
+          for (int64_t& o : gc.b_batch) o -= b0 * ps[0];
+      }
+      gc.batch = nb * fgc;
+      if (requant != nullptr) {
+        run_requantized(gc, b0 * per_batch);
+        return;
+      }
+      gc.c = out.data + static_cast<size_t>(b0 * per_batch) * elem;
+      run_gemm(gc);
+      if (epilogue != nullptr)
+        RunElementwiseRangeParallel(*epilogue, static_cast<size_t>(b0 * per_batch),
+                                    static_cast<size_t>((b0 + nb) * per_batch), runner);
+    });
+    if (epilogue_done != nullptr) *epilogue_done = epilogue != nullptr;
+    return Status::Ok();
+  }
+
+  g.a = input;
+  g.b = rhs.data;
   // Weights packed once, as dot_general's constant B: constant weights
   // (a module constant or a bound parameter) are packed into panels on the
   // first call that packs them and reused by every later call. B's tables
@@ -676,13 +836,13 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
   // A chunk of at most kGemvRows rows reads B in place and ignores it.
   std::optional<PlanLease<PackedConvBPlan>> packed;
   if (rhs.constant_id != 0 && call.state != nullptr && (int8 || bf16 || GemmPacksB(g))) {
-    PlanKey key(kPlanConvPackedB);
-    key.Add(static_cast<int64_t>(rhs.constant_id)).AddPointer(rhs.data);
+    PlanKey bkey(kPlanConvPackedB);
+    bkey.Add(static_cast<int64_t>(rhs.constant_id)).AddPointer(rhs.data);
     // The layout: the int8 GEMM's (negative), the bf16 GEMM's (0), or the
     // f32 panel width.
-    key.Add(int8 ? -Int8PackedLayout() - 1 : bf16 ? 0 : static_cast<int64_t>(GemmPanelWidth(t)));
-    AddShape(key, rhs);
-    packed.emplace(call.state, key);
+    bkey.Add(int8 ? -Int8PackedLayout() - 1 : bf16 ? 0 : static_cast<int64_t>(GemmPanelWidth(t)));
+    AddShape(bkey, rhs);
+    packed.emplace(call.state, bkey);
     if (packed->get() == nullptr) {
       auto b = std::make_unique<PackedConvBPlan>();
       b->bytes = int8 ? PackedBBytesInt8(g) : bf16 ? PackedBBytesBf16(g) : PackedBElements(g, t) * StorageBytes(t);
@@ -704,22 +864,20 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
   // (aligned, not page-faulted or zeroed anew per call) and copied.
   ScratchLease<GroupedProductScratch, uint8_t> c_storage(
       direct ? 0 : static_cast<size_t>(fgc * g.m * g.n) * elem);
-  if (direct && (epilogue != nullptr || chunk_int8)) {
+  if (direct && (epilogue != nullptr || L.chunk_int8)) {
     // As the feature-major path: chunks of whole batch elements (about
     // 256 KiB of result), each followed by its epilogue while in cache.
-    const int64_t rows_per_batch = batch == 0 ? 0 : g.m / batch;
+    const int64_t rows_per_batch = L.rows_per_batch;
     const int64_t per_batch = rows_per_batch * g.n;
-    // Each chunk takes its slice of the rows; the problem is copied
-    // without them (a copy of every row per chunk would cost more than a
-    // 1x1 convolution's product).
-    const std::vector<int64_t> all_rows = std::move(g.a_m);
-    g.a_m.clear();
     ForEachBatchChunk(batch, chunk, call.runner, [&](int64_t b0, int64_t nb, TaskRunner* runner) {
-      GemmProblem gc = g;
+      const bool whole = nb == batch;
+      GemmProblem copy;
+      if (!whole) copy = g;
+      GemmProblem& gc = whole ? g : copy;
       gc.runner = runner;
-      gc.a_m.assign(all_rows.begin() + b0 * rows_per_batch, all_rows.begin() + (b0 + nb) * rows_per_batch);
-      ScratchLease<PaddedInputScratch, uint8_t> padded(pad_per_chunk ? static_cast<size_t>(nb * padded_per_batch) * in_elem : 0);
-      if (pad_per_chunk) {
+      gc.a_m.assign(L.all_rows.begin() + b0 * rows_per_batch, L.all_rows.begin() + (b0 + nb) * rows_per_batch);
+      ScratchLease<PaddedInputScratch, uint8_t> padded(L.pad_per_chunk ? static_cast<size_t>(nb * L.padded_per_batch) * in_elem : 0);
+      if (L.pad_per_chunk) {
         pad_chunk(b0, nb, padded.get(), runner);
         gc.a = padded.get();
         for (int64_t& o : gc.a_m) o -= b0 * ps[0];
@@ -745,15 +903,14 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
   }
   run_gemm(g);
   if (!direct) {
-    std::vector<int64_t> orow_steps = {os[ob]};
-    for (size_t s = 0; s < ns; ++s) orow_steps.push_back(os[osp[s]]);
-    const auto orow = Combine(row_sizes, orow_steps);
+    const std::vector<int64_t>& os = L.os;
+    const int64_t ofd = geom.ofd, out_per_group = L.out_per_group;
     // A group's features are one run when the feature dim is innermost.
     const bool runs = os[ofd] == 1;
     for (int64_t gi = 0; gi < fgc; ++gi)
       for (int64_t m = 0; m < g.m; ++m) {
         const uint8_t* src = c_storage.get() + (gi * g.m + m) * g.n * elem;
-        uint8_t* dst = out.data + (orow[m] + gi * out_per_group * os[ofd]) * elem;
+        uint8_t* dst = out.data + (L.orow[m] + gi * out_per_group * os[ofd]) * elem;
         if (runs) {
           std::memcpy(dst, src, static_cast<size_t>(g.n) * elem);
         } else {

@@ -340,18 +340,18 @@ HWY_EXPORT(DepthwiseInt8T);
 HWY_EXPORT(PlanarDepthwiseInt8T);
 HWY_EXPORT(VnniTargetT);
 
-bool DepthwiseInt8RowsApplies(const DepthwiseInt8Args& a, const DepthwiseRowGeometry& g) {
+bool DepthwiseInt8RowsApplies(const DepthwiseInt8Args& a, const DepthwiseRowGeometry& g, bool requantized) {
 #if HWY_ARCH_X86_64 && defined(__GNUC__)
   if (!HWY_DYNAMIC_DISPATCH(VnniTargetT)() || !dw8::CpuHasVnni() || !Int8DotProductEnabled()) return false;
   if (!a.input_signed && !a.weights_signed) return false;  // u8 x u8: neither side is signed
   if (a.features < 8 || g.kw < 2 || g.kh < 1 || g.kh > 64 || g.out_w < 1 || g.dil_y < 1 || g.stride_y < 1) return false;
-  if (a.requantize != nullptr && g.out_col_step != a.features) return false;
+  if (requantized && g.out_col_step != a.features) return false;
   // The ring of interleaved rows in each thread's scratch: at most 16 MiB.
   const double ring_bytes = (static_cast<double>(g.kh - 1) * static_cast<double>(g.dil_y) + 1.0) * static_cast<double>(g.out_w) *
                             static_cast<double>((g.kw + 3) / 4) * static_cast<double>((a.features + 7) / 8 * 8) * 4.0;
   return ring_bytes <= double(16 << 20);
 #else
-  (void)a, (void)g;
+  (void)a, (void)g, (void)requantized;
   return false;
 #endif
 }

@@ -56,10 +56,10 @@ struct DepthwiseRowGeometry {
 };
 // Whether DepthwiseInt8Rows takes `a` (its types and features) and `g` on
 // this CPU and Highway target (AVX-512 VNNI, one signed side, kernels at
-// least two wide, rows that fit the thread's scratch). With a requantize,
-// the caller guarantees each output row's results contiguous
-// (out_col_step == features).
-bool DepthwiseInt8RowsApplies(const DepthwiseInt8Args& a, const DepthwiseRowGeometry& g);
+// least two wide, rows that fit the thread's scratch). `requantized`: the
+// call will set a.requantize, which needs each output row's results
+// contiguous (out_col_step == features).
+bool DepthwiseInt8RowsApplies(const DepthwiseInt8Args& a, const DepthwiseRowGeometry& g, bool requantized);
 // The weights as DepthwiseInt8Rows reads them: a function of a's weights,
 // types, features and tap offsets and g's kh and kw only, so that a
 // constant kernel's can be kept between calls (KernelState).
