@@ -63,6 +63,8 @@ struct GemmScratchB;
 struct GemmScratchTile;
 struct GemmScratchWindows;  // PackWindows' padded rows of one input plane
 struct GemmScratchPlanes;   // a convolution's padded input planes (WindowPlanes)
+struct GemmScratchSteps;    // their per-step offsets (MakeWindowPlanes)
+struct GemmScratchRows;     // per worker: where the rows of A read in place start
 
 // Products whose convolution windows were read in place (a test hook,
 // WindowsReadInPlace in gemm.h).
@@ -639,7 +641,7 @@ struct WindowPlanes {
   int64_t rows = 0, cols = 0;  // per plane, padded (cols: stride_x phases of phase_len)
   int64_t phase_len = 0;       // with a stride along rows, each padded row is in phases (FillPhasedRows)
   int64_t features = 0;        // planes per batch entry
-  std::vector<int64_t> ko;     // per contraction step (feature, tap row, tap column): its offset
+  const int64_t* ko = nullptr;  // per contraction step (feature, tap row, tap column): its offset
   size_t PerBatch() const { return static_cast<size_t>(features * rows * cols); }
   // Elements past the last batch entry's planes that a run crossing into
   // the next output row may read (lanes it then discards): the next output
@@ -663,7 +665,13 @@ bool ReadsWindowsInPlace(const GemmProblem& p) {
   }
 }
 
-inline WindowPlanes MakeWindowPlanes(const GemmProblem& p) {
+// The entries of the step table MakeWindowPlanes fills (the caller's
+// scratch: a table per call on the heap cost as much as filling it).
+inline size_t WindowStepsSize(const GemmProblem& p) {
+  return static_cast<size_t>(p.k + p.b_windows->taps_x);
+}
+
+inline WindowPlanes MakeWindowPlanes(const GemmProblem& p, int64_t* steps) {
   const ConvWindows& w = *p.b_windows;
   WindowPlanes planes;
   const int64_t out_rows = p.n / w.out_cols, taps = w.taps_y * w.taps_x;
@@ -672,22 +680,22 @@ inline WindowPlanes MakeWindowPlanes(const GemmProblem& p) {
   planes.cols = w.stride_x * planes.phase_len;
   planes.row_pitch = w.stride_y * planes.cols;
   planes.features = p.k / taps;
-  planes.ko.resize(static_cast<size_t>(p.k));
   // Tap column e = tx * dil_x of output column x is padded column
   // x * stride_x + e: element x + e / stride_x of phase e % stride_x. Per
   // tap column once, then step q = (f * taps_y + ty) * taps_x + tx by
   // nested loops: with a division per step this table took 5% of a
   // batch-1 ResNet block (a 64 -> 64 3x3 convolution has 576 steps).
-  std::vector<int64_t> column(static_cast<size_t>(w.taps_x));
+  int64_t* column = steps + p.k;
   for (int64_t tx = 0; tx < w.taps_x; ++tx) {
     const int64_t e = tx * w.dil_x;
-    column[static_cast<size_t>(tx)] = e % w.stride_x * planes.phase_len + e / w.stride_x;
+    column[tx] = e % w.stride_x * planes.phase_len + e / w.stride_x;
   }
-  int64_t* ko = planes.ko.data();
+  planes.ko = steps;
+  int64_t* ko = steps;
   for (int64_t f = 0; f < planes.features; ++f)
     for (int64_t ty = 0; ty < w.taps_y; ++ty) {
       const int64_t row = (f * planes.rows + ty * w.dil_y) * planes.cols;
-      for (int64_t tx = 0; tx < w.taps_x; ++tx) *ko++ = row + column[static_cast<size_t>(tx)];
+      for (int64_t tx = 0; tx < w.taps_x; ++tx) *ko++ = row + column[tx];
     }
   return planes;
 }
@@ -771,7 +779,7 @@ template <typename T>
 BView<T> WindowsView(const GemmProblem& p, const WindowPlanes& planes, const T* data, size_t pc, size_t col0) {
   BView<T> v;
   v.data = data;
-  v.ko = planes.ko.data() + pc;
+  v.ko = planes.ko + pc;
   v.col0 = col0;
   v.out_cols = static_cast<size_t>(p.b_windows->out_cols);
   v.row_pitch = static_cast<size_t>(planes.row_pitch);
@@ -914,7 +922,8 @@ void GemmIndependentTiles(const GemmProblem& p, TaskRunner* runner) {
   // then costs more than the tiles' packing saves: ResNet block at batch
   // 1 on 2 threads 0.222 -> 0.243 ms.)
   const bool windows_b = ReadsWindowsInPlace<T>(p) && p.batch >= workers;
-  const WindowPlanes planes = windows_b ? MakeWindowPlanes(p) : WindowPlanes{};
+  ScratchLease<GemmScratchSteps, int64_t> steps(windows_b ? WindowStepsSize(p) : 0);
+  const WindowPlanes planes = windows_b ? MakeWindowPlanes(p, steps.get()) : WindowPlanes{};
   ScratchLease<GemmScratchPlanes, T> padded(windows_b ? static_cast<size_t>(p.batch) * planes.PerBatch() + planes.Slack() : 0);
   if (windows_b) windows_in_place_products.fetch_add(1, std::memory_order_relaxed);
   if (windows_b) FillWindowPlanes(p, planes, 0, p.batch, padded.get(), runner);
@@ -924,6 +933,7 @@ void GemmIndependentTiles(const GemmProblem& p, TaskRunner* runner) {
   ScratchLease<GemmScratchA, T> apack(nw * a_size);
   ScratchLease<GemmScratchB, T> bpack(nw * b_size);
   ScratchLease<GemmScratchTile, T> tile(nw * kMR * nr);
+  ScratchLease<GemmScratchRows, const T*> row_starts(p.a_k_contiguous ? nw * kMC : 0);
   const int64_t tiles = p.batch * static_cast<int64_t>(ic_blocks * j_split);
   ParallelFor(runner, tiles, [&](int64_t t, int w) {
     const int64_t bi = t / static_cast<int64_t>(ic_blocks * j_split);
@@ -934,14 +944,13 @@ void GemmIndependentTiles(const GemmProblem& p, TaskRunner* runner) {
     const size_t mc = std::min(kMC, m - ic);
     const size_t j0 = q0 * nr, cols = std::min(n, q1 * nr) - j0;
     T* ct = c + static_cast<size_t>(bi) * m * n + ic * n + j0;
-    std::vector<const T*> rows;
+    const T** rows = row_starts.get() + static_cast<size_t>(w) * kMC;
     for (size_t pc = 0; pc < k; pc += kc_max) {
       const size_t kc = std::min(kc_max, k - pc);
       AView<T> av;
       if (p.a_k_contiguous) {
-        rows.resize(mc);
         for (size_t r = 0; r < mc; ++r) rows[r] = a + p.a_batch[bi] + p.a_m[ic + r] + static_cast<int64_t>(pc);
-        av.rows = rows.data();
+        av.rows = rows;
       } else {
         T* ap = apack.get() + static_cast<size_t>(w) * a_size;
         PackA(p, a, p.a_batch[bi], ic, mc, pc, kc, ap);
@@ -1006,14 +1015,15 @@ void Gemm(const GemmProblem& p) {
   // as much as the multiply-adds.
   const bool direct_a = !p.a_k_contiguous;
   const bool shared_a = !direct_a && ic_blocks < want_tasks && n > nr;
-  std::vector<std::vector<const T*>> rows(static_cast<size_t>(workers));
+  ScratchLease<GemmScratchRows, const T*> row_starts(direct_a ? static_cast<size_t>(workers) * kMC : 0);
   ScratchLease<GemmScratchA, T> apack(direct_a ? 0 : (shared_a ? ic_blocks : static_cast<size_t>(workers)) * mc_max * kc_max);
   const T* packed_b = static_cast<const T*>(p.b_packed);
   const size_t all_panels = (n + nr - 1) / nr;
   // A convolution's windows read in place: the padded planes of one batch
   // entry at a time (made by all workers), no B blocks.
   const bool windows_b = ReadsWindowsInPlace<T>(p);
-  const WindowPlanes planes = windows_b ? MakeWindowPlanes(p) : WindowPlanes{};
+  ScratchLease<GemmScratchSteps, int64_t> steps(windows_b ? WindowStepsSize(p) : 0);
+  const WindowPlanes planes = windows_b ? MakeWindowPlanes(p, steps.get()) : WindowPlanes{};
   ScratchLease<GemmScratchPlanes, T> padded(windows_b ? planes.PerBatch() + planes.Slack() : 0);
   if (windows_b) windows_in_place_products.fetch_add(1, std::memory_order_relaxed);
   ScratchLease<GemmScratchB, T> bpack(packed_b != nullptr || windows_b ? 0 : nc_alloc * kc_max);
@@ -1066,10 +1076,9 @@ void Gemm(const GemmProblem& p) {
           const BView<T> bv = windows_b ? WindowsView(p, planes, padded.get(), pc, jc + j0)
                                         : BView<T>{bblock + q0 * kc * nr, kc * nr, nr};
           if (direct_a) {
-            auto& r = rows[static_cast<size_t>(w)];
-            r.resize(mc);
+            const T** r = row_starts.get() + static_cast<size_t>(w) * kMC;
             for (size_t i = 0; i < mc; ++i) r[i] = a + abase + p.a_m[ic + i];
-            MacroKernel<kPrefetchLarge>(d, kc, AView<T>{nullptr, r.data(), p.a_k.data() + pc}, mc, bv, j1 - j0,
+            MacroKernel<kPrefetchLarge>(d, kc, AView<T>{nullptr, r, p.a_k.data() + pc}, mc, bv, j1 - j0,
                                         cb + ic * n + jc + j0, n, accumulate,
                                         tile.get() + static_cast<size_t>(w) * kMR * nr);
             return;
