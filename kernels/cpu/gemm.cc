@@ -64,7 +64,6 @@ struct GemmScratchTile;
 struct GemmScratchWindows;  // PackWindows' padded rows of one input plane
 struct GemmScratchPlanes;   // a convolution's padded input planes (WindowPlanes)
 struct GemmScratchSteps;    // their per-step offsets (MakeWindowPlanes)
-struct GemmScratchRows;     // per worker: where the rows of A read in place start
 
 // Products whose convolution windows were read in place (a test hook,
 // WindowsReadInPlace in gemm.h).
@@ -671,6 +670,20 @@ inline size_t WindowStepsSize(const GemmProblem& p) {
   return static_cast<size_t>(p.k + p.b_windows->taps_x);
 }
 
+// The step table's scratch (a ScratchLease), or nothing in a selective
+// build without the convolution, the only product whose windows are read
+// in place.
+template <bool kConvolution>
+struct WindowStepsLease {
+  explicit WindowStepsLease(size_t) {}
+  int64_t* get() const { return nullptr; }
+};
+template <>
+struct WindowStepsLease<true> : ScratchLease<GemmScratchSteps, int64_t> {
+  using ScratchLease::ScratchLease;
+};
+using WindowSteps = WindowStepsLease<KernelSelected("stablehlo.convolution")>;
+
 inline WindowPlanes MakeWindowPlanes(const GemmProblem& p, int64_t* steps) {
   const ConvWindows& w = *p.b_windows;
   WindowPlanes planes;
@@ -922,7 +935,7 @@ void GemmIndependentTiles(const GemmProblem& p, TaskRunner* runner) {
   // then costs more than the tiles' packing saves: ResNet block at batch
   // 1 on 2 threads 0.222 -> 0.243 ms.)
   const bool windows_b = ReadsWindowsInPlace<T>(p) && p.batch >= workers;
-  ScratchLease<GemmScratchSteps, int64_t> steps(windows_b ? WindowStepsSize(p) : 0);
+  WindowSteps steps(windows_b ? WindowStepsSize(p) : 0);
   const WindowPlanes planes = windows_b ? MakeWindowPlanes(p, steps.get()) : WindowPlanes{};
   ScratchLease<GemmScratchPlanes, T> padded(windows_b ? static_cast<size_t>(p.batch) * planes.PerBatch() + planes.Slack() : 0);
   if (windows_b) windows_in_place_products.fetch_add(1, std::memory_order_relaxed);
@@ -933,7 +946,6 @@ void GemmIndependentTiles(const GemmProblem& p, TaskRunner* runner) {
   ScratchLease<GemmScratchA, T> apack(nw * a_size);
   ScratchLease<GemmScratchB, T> bpack(nw * b_size);
   ScratchLease<GemmScratchTile, T> tile(nw * kMR * nr);
-  ScratchLease<GemmScratchRows, const T*> row_starts(p.a_k_contiguous ? nw * kMC : 0);
   const int64_t tiles = p.batch * static_cast<int64_t>(ic_blocks * j_split);
   ParallelFor(runner, tiles, [&](int64_t t, int w) {
     const int64_t bi = t / static_cast<int64_t>(ic_blocks * j_split);
@@ -944,13 +956,15 @@ void GemmIndependentTiles(const GemmProblem& p, TaskRunner* runner) {
     const size_t mc = std::min(kMC, m - ic);
     const size_t j0 = q0 * nr, cols = std::min(n, q1 * nr) - j0;
     T* ct = c + static_cast<size_t>(bi) * m * n + ic * n + j0;
-    const T** rows = row_starts.get() + static_cast<size_t>(w) * kMC;
+    // (Per thread, kept: a fresh list per tile was heap traffic per call.)
+    thread_local std::vector<const T*> rows;
+    rows.resize(kMC);
     for (size_t pc = 0; pc < k; pc += kc_max) {
       const size_t kc = std::min(kc_max, k - pc);
       AView<T> av;
       if (p.a_k_contiguous) {
         for (size_t r = 0; r < mc; ++r) rows[r] = a + p.a_batch[bi] + p.a_m[ic + r] + static_cast<int64_t>(pc);
-        av.rows = rows;
+        av.rows = rows.data();
       } else {
         T* ap = apack.get() + static_cast<size_t>(w) * a_size;
         PackA(p, a, p.a_batch[bi], ic, mc, pc, kc, ap);
@@ -1015,14 +1029,13 @@ void Gemm(const GemmProblem& p) {
   // as much as the multiply-adds.
   const bool direct_a = !p.a_k_contiguous;
   const bool shared_a = !direct_a && ic_blocks < want_tasks && n > nr;
-  ScratchLease<GemmScratchRows, const T*> row_starts(direct_a ? static_cast<size_t>(workers) * kMC : 0);
   ScratchLease<GemmScratchA, T> apack(direct_a ? 0 : (shared_a ? ic_blocks : static_cast<size_t>(workers)) * mc_max * kc_max);
   const T* packed_b = static_cast<const T*>(p.b_packed);
   const size_t all_panels = (n + nr - 1) / nr;
   // A convolution's windows read in place: the padded planes of one batch
   // entry at a time (made by all workers), no B blocks.
   const bool windows_b = ReadsWindowsInPlace<T>(p);
-  ScratchLease<GemmScratchSteps, int64_t> steps(windows_b ? WindowStepsSize(p) : 0);
+  WindowSteps steps(windows_b ? WindowStepsSize(p) : 0);
   const WindowPlanes planes = windows_b ? MakeWindowPlanes(p, steps.get()) : WindowPlanes{};
   ScratchLease<GemmScratchPlanes, T> padded(windows_b ? planes.PerBatch() + planes.Slack() : 0);
   if (windows_b) windows_in_place_products.fetch_add(1, std::memory_order_relaxed);
@@ -1076,9 +1089,10 @@ void Gemm(const GemmProblem& p) {
           const BView<T> bv = windows_b ? WindowsView(p, planes, padded.get(), pc, jc + j0)
                                         : BView<T>{bblock + q0 * kc * nr, kc * nr, nr};
           if (direct_a) {
-            const T** r = row_starts.get() + static_cast<size_t>(w) * kMC;
+            thread_local std::vector<const T*> r;  // (per thread, kept)
+            r.resize(kMC);
             for (size_t i = 0; i < mc; ++i) r[i] = a + abase + p.a_m[ic + i];
-            MacroKernel<kPrefetchLarge>(d, kc, AView<T>{nullptr, r, p.a_k.data() + pc}, mc, bv, j1 - j0,
+            MacroKernel<kPrefetchLarge>(d, kc, AView<T>{nullptr, r.data(), p.a_k.data() + pc}, mc, bv, j1 - j0,
                                         cb + ic * n + jc + j0, n, accumulate,
                                         tile.get() + static_cast<size_t>(w) * kMR * nr);
             return;
