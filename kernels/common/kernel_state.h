@@ -90,6 +90,7 @@ enum PlanTag : int64_t {
   kPlanSelectFold = 12,          // kernels/cpu/reduction_select.cc: argmax-like reduces
   kPlanQuantizedTable = 13,      // kernels/cpu/elementwise_quantized.cc: an 8-bit program tabulated
   kPlanConvLayout = 14,          // kernels/cpu/contraction_convolution.cc: a call signature's checks and tables
+  kPlanRequantizer = 15,         // kernels/cpu/requantize.cc: a requantize's parameters laid out per lane
 };
 
 class KernelState {

@@ -24,6 +24,7 @@
 
 #ifndef KILN_CPU_REQUANTIZE_SHARED
 #define KILN_CPU_REQUANTIZE_SHARED
+#include "kernels/common/kernel_state.h"
 #include "kernels/common/parallel.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/kernels.h"
@@ -571,13 +572,43 @@ void Requantizer::RunParallel(const int32_t* q, int64_t begin, int64_t end, uint
 
 namespace {
 struct RequantizeProductScratch;
+
+// A Requantizer for one signature of shapes and types, kept in the
+// executable's state (KernelState): Init reads the attributes and lays out
+// the per-lane parameters (five aligned vectors), work that depends on the
+// executable and the shapes only.
+struct RequantizerPlan : KernelPlan {
+  Requantizer rq;
+  bool ok = false;  // whether Init took the call
+};
+
+// The kept Requantizer of `call` (Init(params, prefix, dims, in, out)), or
+// null where the reference must run.
+const Requantizer* KeptRequantizer(const KernelCall& call, PlanLease<RequantizerPlan>& lease, std::string_view prefix,
+                                   std::span<const int64_t> dims, ElementType in, ElementType out) {
+  if (lease.get() == nullptr) {
+    auto fresh = std::make_unique<RequantizerPlan>();
+    fresh->ok = fresh->rq.Init(call.params, prefix, dims, in, out);
+    lease.Set(std::move(fresh));
+  }
+  return lease.get()->ok ? &lease.get()->rq : nullptr;
+}
+
+PlanKey RequantizerKey(std::string_view prefix, std::span<const int64_t> dims, ElementType in, ElementType out) {
+  PlanKey key(kPlanRequantizer);
+  for (char c : prefix) key.Add(c);
+  key.Add(dims).Add(static_cast<int64_t>(in)).Add(static_cast<int64_t>(out));
+  return key;
+}
 }  // namespace
 
 Status RunRequantizing(const KernelCall& call, KernelFn producer) {
-  Requantizer rq;
-  if (call.outputs.size() != 1 || !StorageOk(call.outputs[0]) ||
-      !rq.Init(call.params, "product_", call.outputs[0].dims, ElementType::kSI32, call.outputs[0].type))
-    return ref::RunWithRequantize(call, producer);
+  if (call.outputs.size() != 1 || !StorageOk(call.outputs[0])) return ref::RunWithRequantize(call, producer);
+  const std::span<const int64_t> dims = call.outputs[0].dims;
+  PlanLease<RequantizerPlan> lease(call.state, RequantizerKey("product_", dims, ElementType::kSI32, call.outputs[0].type));
+  const Requantizer* kept = KeptRequantizer(call, lease, "product_", dims, ElementType::kSI32, call.outputs[0].type);
+  if (kept == nullptr) return ref::RunWithRequantize(call, producer);
+  const Requantizer& rq = *kept;
   const TensorRef& out = call.outputs[0];
   const int64_t n = out.NumElements();
   ScratchLease<RequantizeProductScratch, int32_t> acc(static_cast<size_t>(n));
@@ -601,9 +632,10 @@ Status Requantize(const KernelCall& call) {
   const TensorRef& out = call.outputs[0];
   if (!StorageOk(in) || !StorageOk(out) || !std::equal(in.dims.begin(), in.dims.end(), out.dims.begin(), out.dims.end()))
     return RunReference(call);
-  Requantizer rq;
-  if (!rq.Init(call.params, "operand_", in.dims, in.type, out.type)) return RunReference(call);
-  rq.RunParallel(reinterpret_cast<const int32_t*>(in.data), 0, in.NumElements(), out.data, call.runner);
+  PlanLease<RequantizerPlan> lease(call.state, RequantizerKey("operand_", in.dims, in.type, out.type));
+  const Requantizer* rq = KeptRequantizer(call, lease, "operand_", in.dims, in.type, out.type);
+  if (rq == nullptr) return RunReference(call);
+  rq->RunParallel(reinterpret_cast<const int32_t*>(in.data), 0, in.NumElements(), out.data, call.runner);
   return Status::Ok();
 }
 
