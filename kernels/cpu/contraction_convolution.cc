@@ -252,9 +252,10 @@ struct ConvLayout : KernelPlan {
   size_t TableBytes() const {
     size_t n = 0;
     for (const std::vector<int64_t>* v :
-         {&lo, &padded_dims, &ps, &rs, &os, &weight_offsets, &tap_offsets, &position_in, &position_out, &in_plane,
-          &out_plane, &weight_plane, &all_rows, &orow, &gemm.a_batch, &gemm.a_m, &gemm.a_k, &gemm.b_batch, &gemm.b_k,
-          &gemm.b_n})
+         {&geom.isp, &geom.ksp, &geom.osp, &geom.strides, &geom.rhs_dil, &geom.reversal, &geom.padding,
+          &geom.spatial_out, &geom.kdims, &lo, &padded_dims, &ps, &rs, &os, &weight_offsets, &tap_offsets,
+          &position_in, &position_out, &in_plane, &out_plane, &weight_plane, &all_rows, &orow, &gemm.a_batch,
+          &gemm.a_m, &gemm.a_k, &gemm.b_batch, &gemm.b_k, &gemm.b_n})
       n += v->size() * sizeof(int64_t);
     return n;
   }

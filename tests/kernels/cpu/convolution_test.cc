@@ -418,6 +418,49 @@ TEST(CpuConvolution, OneByOneNhwc) {
   CheckConv(Nhwc(1, 5, 6, 7, 1, 1, 7, 3, 1, 0, 1, 1), ElementType::kF64, 92);
 }
 
+TEST(CpuConvolution, LayoutKeptPerExecutableServesOtherOperands) {
+  // The checks and tables of a call's signature are kept in the
+  // executable's state (ConvLayout) and reused: later calls with other
+  // inputs, weights and output buffers, on one thread and on the pool, get
+  // the same bits as calls without a state, on every path: NHWC (the
+  // channel-last GEMM, one chunk and several), NCHW (feature-major, windows
+  // read in place and packed), 1x1, depthwise and grouped (direct), f64,
+  // and two batch sizes on one state (two layouts side by side).
+  const ConvSpec specs[] = {
+      Nhwc(2, 7, 9, 13, 3, 3, 13, 17, 1, 1, 1, 1),   Nhwc(9, 20, 20, 8, 3, 3, 8, 96, 1, 1, 1, 1),
+      Nchw(2, 16, 16, 8, 3, 3, 8, 16, 1, 1, 1, 1),   Nchw(3, 6, 5, 4, 3, 3, 4, 12, 1, 1, 1, 1),
+      Nchw(9, 20, 20, 8, 3, 3, 8, 96, 1, 1, 1, 1),   Nhwc(3, 16, 16, 32, 1, 1, 32, 48, 1, 0, 1, 1),
+      Nhwc(2, 9, 9, 12, 3, 3, 1, 12, 12, 1, 1, 1),   Nchw(2, 10, 9, 8, 3, 3, 4, 8, 2, 1, 1, 2),
+      Nchw(1, 16, 16, 8, 3, 3, 8, 16, 1, 1, 1, 1)};
+  const ElementType types[] = {ElementType::kF32, ElementType::kF32, ElementType::kF32, ElementType::kF64,
+                               ElementType::kF32, ElementType::kF32, ElementType::kF32, ElementType::kF64,
+                               ElementType::kF32};
+  std::mt19937 rng(140);
+  KernelState state;  // one executable's: the two NCHW 16x16 specs share the kernel's attributes
+  for (size_t s = 0; s < std::size(specs); ++s) {
+    SCOPED_TRACE(s);
+    const ConvSpec& c = specs[s];
+    const ElementType t = types[s];
+    const KernelParams p = ConvParams(c);
+    KernelState own;
+    KernelState* st = s == 2 || s == 8 ? &state : &own;
+    for (int call = 0; call < 3; ++call) {
+      Tensor lhs = Random(t, c.lhs_dims, rng), rhs = Random(t, c.rhs_dims, rng);
+      auto run = [&](KernelState* kept, TaskRunner* runner) {
+        Tensor out = Filled(t, c.out_dims, 12345.0);
+        TensorRef in[2] = {lhs.ref(), rhs.ref()};
+        TensorRef o[1] = {out.ref()};
+        EXPECT_TRUE(FindCpuKernel(p)(KernelCall{p, in, o, runner, false, kept}).ok());
+        return out.bytes;
+      };
+      const std::vector<uint8_t> want = run(nullptr, nullptr);
+      EXPECT_EQ(run(st, nullptr), want) << "call " << call;
+      EXPECT_EQ(run(st, TestPool()), want) << "call " << call << ", threaded";
+    }
+    EXPECT_GT(st->bytes(), 0u) << "the layout is kept";
+  }
+}
+
 // A bias along the feature axis and relu6, fused as the compiler does
 // (kernels/reference/epilogue.h): out = clamp(0, conv + bias, 6).
 void CheckConvWithEpilogue(const ConvSpec& c, ElementType t, uint32_t seed) {
