@@ -896,6 +896,74 @@ KILN_TEST_ALL_TARGETS(CpuElementwise, ChainsOverRowsMatchTheReferenceExactly) {
   }
 }
 
+// Chains over rows of several trailing axes (ChainRows takes as many as
+// every param allows): a per-channel batch norm and relu6 over NCHW planes
+// of 8 x 8 and 4 x 16 (a row of one axis is too short to run there, the
+// collapsed plane is not), a per-channel value beside an operand along the
+// plane broadcast over batch and channels (a run over the collapsed axes),
+// per-channel values with NaN and zeros of either sign; planes of 4 x 4,
+// too short even collapsed, and a row axis where one param breaks the
+// collapse. Bit-identical to the reference, single-threaded and on the pool.
+KILN_TEST_ALL_TARGETS(CpuElementwise, ChainsOverCollapsedTrailingAxesMatchTheReference) {
+  std::mt19937 rng(47);
+  using O = ScalarOp;
+  for (const std::vector<int64_t>& dims :
+       std::vector<std::vector<int64_t>>{{2, 6, 8, 8}, {3, 5, 4, 16}, {2, 3, 4, 4}, {1, 7, 16, 16}}) {
+    const int64_t n = Count(dims), channels = dims[1];
+    SCOPED_TRACE(std::to_string(dims[2]) + " x " + std::to_string(dims[3]) + " planes");
+    const std::vector<int64_t> full_map = {4, 0, 1, 2, 3}, channel_map = {1, 1}, plane_map = {2, 2, 3},
+                               row_map = {3, 0, 1, 2};
+    auto channel_values = [&] {
+      std::vector<float> v = Values(channels, rng);
+      v[1] = -0.0f, v[2] = 0.0f, v[3] = kNaN;
+      return v;
+    };
+    auto with_map = [&](const ScalarProgram& prog, std::vector<const std::vector<int64_t>*> maps) {
+      KernelParams params = Params(prog);
+      KernelAttr map;
+      map.name = "input_broadcast";
+      for (const auto* m : maps) map.ints.insert(map.ints.end(), m->begin(), m->end());
+      params.attrs.push_back(map);
+      return params;
+    };
+    {  // clamp(0, (x - m) * s + b, 6), m, s, b per channel
+      ScalarProgram prog;
+      prog.param_types = {F32, F32, F32, F32};
+      prog.instrs = {Constant(0.0f), Constant(6.0f), Instr(O::kSubtract, F32, {0, 1}),
+                     Instr(O::kMultiply, F32, {6, 2}), Instr(O::kAdd, F32, {7, 3}), Instr(O::kClamp, F32, {4, 8, 5})};
+      prog.results = {9};
+      EXPECT_EQ(Compare(with_map(prog, {&full_map, &channel_map, &channel_map, &channel_map}),
+                        {F(dims, Values(n, rng)), F({channels}, channel_values()), F({channels}, channel_values()),
+                         F({channels}, Values(channels, rng))},
+                        dims),
+                0);
+    }
+    {  // max(x * p, c): p along the plane (a run over both trailing axes), c per channel
+      ScalarProgram prog;
+      prog.param_types = {F32, F32, F32};
+      prog.instrs = {Instr(O::kMultiply, F32, {0, 1}), Instr(O::kMaximum, F32, {3, 2})};
+      prog.results = {4};
+      EXPECT_EQ(Compare(with_map(prog, {&full_map, &plane_map, &channel_map}),
+                        {F(dims, Values(n, rng)), F({dims[2], dims[3]}, Values(dims[2] * dims[3], rng)),
+                         F({channels}, channel_values())},
+                        dims),
+                0);
+    }
+    {  // (x - m) * r: m per channel, r per row of the plane (rows of one axis only)
+      ScalarProgram prog;
+      prog.param_types = {F32, F32, F32};
+      prog.instrs = {Instr(O::kSubtract, F32, {0, 1}), Instr(O::kMultiply, F32, {3, 2})};
+      prog.results = {4};
+      const int64_t rows = n / dims[3];
+      EXPECT_EQ(Compare(with_map(prog, {&full_map, &channel_map, &row_map}),
+                        {F(dims, Values(n, rng)), F({channels}, channel_values()),
+                         F({dims[0], dims[1], dims[2]}, Values(rows, rng))},
+                        dims),
+                0);
+    }
+  }
+}
+
 // Chains over whole rows with per-column operands (elementwise_chain-inl.h,
 // ChainColumns: a batch norm and its clamp over a channel-last result, a
 // bias and activation): a column of vectors down eight rows at a time, the
