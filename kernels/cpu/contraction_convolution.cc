@@ -50,8 +50,12 @@
 namespace kiln::cpu {
 namespace {
 
-// The zero-padded input of the GEMM paths, per thread (thread_scratch.h).
+// The zero-padded input of the GEMM paths, per thread (thread_scratch.h):
+// the whole input, or one chunk's (a tag of its own: the calling thread
+// holds the whole input's lease, empty, while it pads a chunk, and a second
+// lease of one tag on a thread gets a fresh allocation).
 struct PaddedInputScratch;
+struct PaddedChunkScratch;
 // f16/bf16 operands widened to f32, and the f32 sums of a 16-bit result.
 struct WidenedLhsScratch;
 struct WidenedRhsScratch;
@@ -805,7 +809,7 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
       }
       GemmProblem& gc = whole ? g : copy;
       gc.runner = runner;
-      ScratchLease<PaddedInputScratch, uint8_t> padded(L.pad_per_chunk ? static_cast<size_t>(nb * L.padded_per_batch) * in_elem : 0);
+      ScratchLease<PaddedChunkScratch, uint8_t> padded(L.pad_per_chunk ? static_cast<size_t>(nb * L.padded_per_batch) * in_elem : 0);
       if (L.pad_per_chunk) {
         pad_chunk(b0, nb, padded.get(), runner);
         gc.b = padded.get();
@@ -877,7 +881,7 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
       GemmProblem& gc = whole ? g : copy;
       gc.runner = runner;
       gc.a_m.assign(L.all_rows.begin() + b0 * rows_per_batch, L.all_rows.begin() + (b0 + nb) * rows_per_batch);
-      ScratchLease<PaddedInputScratch, uint8_t> padded(L.pad_per_chunk ? static_cast<size_t>(nb * L.padded_per_batch) * in_elem : 0);
+      ScratchLease<PaddedChunkScratch, uint8_t> padded(L.pad_per_chunk ? static_cast<size_t>(nb * L.padded_per_batch) * in_elem : 0);
       if (L.pad_per_chunk) {
         pad_chunk(b0, nb, padded.get(), runner);
         gc.a = padded.get();
