@@ -915,7 +915,7 @@ KILN_TEST_ALL_TARGETS(CpuElementwise, ChainsOverCollapsedTrailingAxesMatchTheRef
                                row_map = {3, 0, 1, 2};
     auto channel_values = [&] {
       std::vector<float> v = Values(channels, rng);
-      v[1] = -0.0f, v[2] = 0.0f, v[3] = kNaN;
+      v[0] = -0.0f, v[1] = 0.0f, v[channels - 1] = kNaN;
       return v;
     };
     auto with_map = [&](const ScalarProgram& prog, std::vector<const std::vector<int64_t>*> maps) {
