@@ -57,7 +57,15 @@ StatusOr<SpinPolicy> SpinPolicyFromEnvironment() {
 }
 
 int ThreadPool::CoreCount() {
-  unsigned n = std::thread::hardware_concurrency();
+  // The CPUs this process may run on (taskset, cpusets), as nproc counts
+  // them: more threads than those would share a core, and a pool thread
+  // that spins while the one it waits for is queued behind it on the same
+  // core made a two-task dispatch take the whole spin time (a batch-1 int8
+  // block under `taskset -c 0` at 0.25 ms a call instead of 0.04).
+  unsigned n = 0;
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) == 0) n = static_cast<unsigned>(CPU_COUNT(&allowed));
+  if (n == 0) n = std::thread::hardware_concurrency();
   return n == 0 ? 1 : static_cast<int>(std::min<unsigned>(n, kMaxThreads));
 }
 

@@ -85,8 +85,9 @@ class ThreadPool final : public TaskRunner {
   // negative count, one above kMaxThreads or a KILN_THREADS that is not such
   // a number is an error naming it.
   static StatusOr<int> ResolveThreads(int threads);
-  // Cores the machine offers (std::thread::hardware_concurrency, at least 1,
-  // at most kMaxThreads).
+  // Cores this process may use: the CPUs of its affinity mask
+  // (sched_getaffinity; else std::thread::hardware_concurrency), at least
+  // 1, at most kMaxThreads.
   static int CoreCount();
 
  private:

@@ -5,6 +5,7 @@
 // /proc/self/task: what the pool really started.
 #include <gtest/gtest.h>
 #include <dirent.h>
+#include <sched.h>
 #include <stdlib.h>
 
 #include <string>
@@ -40,7 +41,10 @@ int ProcessThreads() {
   return n;
 }
 
+// The CPUs the calling thread may run on (its affinity mask, as nproc).
 int Cores() {
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof allowed, &allowed) == 0 && CPU_COUNT(&allowed) > 0) return CPU_COUNT(&allowed);
   unsigned n = std::thread::hardware_concurrency();
   return n == 0 ? 1 : static_cast<int>(n);
 }
@@ -89,6 +93,28 @@ TEST(ThreadDefault, KilnThreadsSizesTheDefaultPool) {
   }
   ScopedEnv unset("KILN_THREADS", nullptr);
   EXPECT_EQ(*ThreadPool::ResolveThreads(0), Cores());
+}
+
+TEST(ThreadDefault, OnePerCpuOfTheAffinityMask) {
+  // Under taskset or a cpuset the default is the CPUs the process may use,
+  // not every CPU of the machine: restricted to one, one thread (two would
+  // share the core, each spinning while the other waits behind it).
+  ScopedEnv unset("KILN_THREADS", nullptr);
+  cpu_set_t saved;
+  ASSERT_EQ(sched_getaffinity(0, sizeof saved, &saved), 0);
+  int first = -1;
+  for (int c = 0; c < CPU_SETSIZE && first < 0; ++c)
+    if (CPU_ISSET(c, &saved)) first = c;
+  ASSERT_GE(first, 0);
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(first, &one);
+  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+  auto n = ThreadPool::ResolveThreads(0);
+  ASSERT_EQ(sched_setaffinity(0, sizeof saved, &saved), 0);
+  ASSERT_TRUE(n.ok()) << n.status().message();
+  EXPECT_EQ(*n, 1);
+  EXPECT_EQ(*ThreadPool::ResolveThreads(0), Cores()) << "the whole mask again";
 }
 
 TEST(ThreadDefault, InvalidKilnThreadsIsAnError) {
