@@ -23,12 +23,6 @@ namespace {
 // (the caller) before it sleeps: long enough to bridge the gap between the
 // dispatches of one invocation, short enough not to burn a core when idle.
 constexpr auto kSpinTime = std::chrono::microseconds(100);
-// Of that, the first part with the pause instruction only; then yielding
-// between checks, so that a thread the scheduler put on the same core (the
-// worker a caller waits for, or the caller a worker waits on) runs instead
-// of waiting out the spin: two pool threads on one core made a two-task
-// dispatch take the whole 100 us.
-constexpr auto kPauseTime = std::chrono::microseconds(10);
 
 inline void CpuRelax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -44,17 +38,11 @@ template <typename Done>
 bool ThreadPool::SpinFor(const Done& done) const {
   if (spin_ == SpinPolicy::kBlock) return done();
   const auto deadline = std::chrono::steady_clock::now() + kSpinTime;
-  const auto pause_until = deadline - (kSpinTime - kPauseTime);
-  bool yielding = spin_ == SpinPolicy::kYield;
   for (int i = 0;; ++i) {
     if (done()) return true;
-    if (yielding) std::this_thread::yield();
+    if (spin_ == SpinPolicy::kYield) std::this_thread::yield();
     else CpuRelax();
-    if ((i & 63) == 63) {
-      const auto now = std::chrono::steady_clock::now();
-      if (now > deadline) return done();
-      yielding = yielding || now > pause_until;
-    }
+    if ((i & 63) == 63 && std::chrono::steady_clock::now() > deadline) return done();
   }
 }
 

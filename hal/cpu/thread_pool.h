@@ -26,12 +26,9 @@ namespace kiln::hal {
 
 // How an idle thread of the pool waits for the next job, and the caller for
 // the pool's last task (the C API's kiln_spin_policy_t):
-//   kSpin:  spins for up to 100 us, then sleeps: back-to-back dispatches
-//           pay no futex wake-up; the first 10 us on the CPU's pause
-//           instruction, the rest yielding between checks (a pool thread
-//           the scheduler put on the same core then runs instead of waiting
-//           out the spin); the default, best on a machine the app has to
-//           itself;
+//   kSpin:  spins (the CPU's pause instruction) for up to 100 us, then
+//           sleeps: back-to-back dispatches pay no futex wake-up; the
+//           default, best on a machine the app has to itself;
 //   kYield: the same 100 us, but yielding the core to the scheduler between
 //           checks: a little slower, much kinder to other busy processes;
 //   kBlock: sleeps at once: no core is ever burnt, each job pays a wake-up.
