@@ -719,6 +719,17 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
     run_gemm(gc);
     gc.sink = nullptr;
   };
+  // A chunk's product, batch elements [b0, b0 + nb) of per_batch result
+  // elements each: requantized tile by tile, or into the result and the
+  // epilogue over it right after, while it is in cache.
+  auto run_chunk = [&](GemmProblem& gc, int64_t b0, int64_t nb, int64_t per_batch, TaskRunner* runner) {
+    if (requant != nullptr) return run_requantized(gc, b0 * per_batch);
+    gc.c = out.data + static_cast<size_t>(b0 * per_batch) * elem;
+    run_gemm(gc);
+    if (epilogue != nullptr)
+      RunElementwiseRangeParallel(*epilogue, static_cast<size_t>(b0 * per_batch),
+                                  static_cast<size_t>((b0 + nb) * per_batch), runner);
+  };
 
   ScratchLease<PaddedInputScratch, uint8_t> padded_storage(L.pad_whole ? static_cast<size_t>(L.padded_total) * in_elem
                                                                        : 0);
@@ -817,15 +828,7 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
           for (int64_t& o : gc.b_batch) o -= b0 * ps[0];
       }
       gc.batch = nb * fgc;
-      if (requant != nullptr) {
-        run_requantized(gc, b0 * per_batch);
-        return;
-      }
-      gc.c = out.data + static_cast<size_t>(b0 * per_batch) * elem;
-      run_gemm(gc);
-      if (epilogue != nullptr)
-        RunElementwiseRangeParallel(*epilogue, static_cast<size_t>(b0 * per_batch),
-                                    static_cast<size_t>((b0 + nb) * per_batch), runner);
+      run_chunk(gc, b0, nb, per_batch, runner);
     });
     if (epilogue_done != nullptr) *epilogue_done = epilogue != nullptr;
     return Status::Ok();
@@ -888,15 +891,7 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
         for (int64_t& o : gc.a_m) o -= b0 * ps[0];
       }
       gc.m = nb * rows_per_batch;
-      if (requant != nullptr) {
-        run_requantized(gc, b0 * per_batch);
-        return;
-      }
-      gc.c = out.data + static_cast<size_t>(b0 * per_batch) * elem;
-      run_gemm(gc);
-      if (epilogue != nullptr)
-        RunElementwiseRangeParallel(*epilogue, static_cast<size_t>(b0 * per_batch),
-                                    static_cast<size_t>((b0 + nb) * per_batch), runner);
+      run_chunk(gc, b0, nb, per_batch, runner);
     });
     if (epilogue_done != nullptr) *epilogue_done = epilogue != nullptr;
     return Status::Ok();
