@@ -230,7 +230,7 @@ struct ConvLayout : KernelPlan {
   };
   Path path = Path::kFallback;
   ConvGeometry geom;
-  bool int8 = false, bf16 = false;
+  bool int8 = false;
   bool feature_major = false, direct = false, chunk_int8 = false;
   bool pad_per_chunk = false, pad_whole = false;
   uint8_t pad_byte = 0;
@@ -276,7 +276,7 @@ void PlanConvolution(const KernelParams& p, const TensorRef& lhs, const TensorRe
   // i8/ui8 operands into an i32 result (the quantized 8-bit form): the
   // int8 GEMM (gemm_int8.h), integer sums exact like the reference's.
   const bool int8 = Int8GemmTypes(lhs.type, rhs.type, t);
-  L->int8 = int8, L->bf16 = bf16;
+  L->int8 = int8;
   if (has_requant && !int8) return;
   if (bf16 && (lhs.type != ElementType::kBF16 || rhs.type != ElementType::kBF16 || t != ElementType::kF32)) return;
   if (!int8 && t != ElementType::kF32 && t != ElementType::kF64) return;
