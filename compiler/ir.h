@@ -50,6 +50,19 @@ struct QuantType {
   bool operator==(const QuantType&) const = default;
 };
 
+// The values of integer storage of `bits` bits (1 to 64), signed or not:
+// [-2^(bits-1), 2^(bits-1) - 1] or [0, 2^bits - 1], u64's maximum held as
+// INT64_MAX (storage_max's type). Both readers of quantized types take a
+// storage type's default range from here (64-bit storage's bounds are
+// INT64_MIN and INT64_MAX themselves, which plain shifts overflow: found by
+// parser_fuzzer and bytecode_fuzzer under UBSan).
+inline std::pair<int64_t, int64_t> IntegerStorageRange(int bits, bool is_signed) {
+  const int value_bits = is_signed ? bits - 1 : bits;
+  const int64_t lo = !is_signed ? 0 : value_bits >= 63 ? INT64_MIN : -(int64_t{1} << value_bits);
+  const int64_t hi = value_bits >= 63 ? INT64_MAX : (int64_t{1} << value_bits) - 1;
+  return {lo, hi};
+}
+
 struct Type {
   // kFuture: !stablehlo.future<T...> of async_start; its types are in
   // tuple_elements.

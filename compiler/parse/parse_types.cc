@@ -2,6 +2,7 @@
 // tuple<...>, complex<f32>, !quant.uniform<...>, and function types in op
 // signatures.
 #include <cmath>
+#include <tuple>
 
 #include "compiler/parse/parser_impl.h"
 
@@ -191,11 +192,7 @@ std::shared_ptr<const QuantType> Parser::ParseQuantType() {
   Advance();
   int bits = BitWidth(q->storage);
   bool is_signed = KindOf(q->storage) == ElementKind::kSigned;
-  // i64 storage's bounds are INT64_MIN and INT64_MAX themselves: the shifts
-  // below would overflow for them (found by parser_fuzzer under UBSan).
-  const int value_bits = is_signed ? bits - 1 : bits;
-  q->storage_min = !is_signed ? 0 : bits >= 64 ? INT64_MIN : -(int64_t(1) << value_bits);
-  q->storage_max = value_bits >= 63 ? INT64_MAX : (int64_t(1) << value_bits) - 1;
+  std::tie(q->storage_min, q->storage_max) = IntegerStorageRange(bits, is_signed);
   if (Consume(Tok::kLess)) {
     Token at = cur_;
     int64_t lo = ParseIntLiteral(true);

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "compiler/ir.h"
 #include "compiler/parse/bytecode/attr_types.h"
 
 namespace kiln::ir::bytecode {
@@ -137,8 +138,8 @@ std::string QuantStorage(AttrTypeTable& t, uint64_t flags, uint64_t storage, int
   if (s.kind != TypeInfo::Kind::kInt) Fail(at, "quantized storage must be an integer type");
   bool is_signed = flags & 1;
   std::string text = (is_signed ? "i" : "u") + std::to_string(s.bits);
-  int64_t dmin = is_signed ? -(int64_t{1} << (s.bits - 1)) : 0;
-  int64_t dmax = is_signed ? (int64_t{1} << (s.bits - 1)) - 1 : (s.bits >= 64 ? INT64_MAX : (int64_t{1} << s.bits) - 1);
+  // The storage type's own range (the type table admits widths 1 to 64).
+  const auto [dmin, dmax] = ir::IntegerStorageRange(s.bits, is_signed);
   if (lo != dmin || hi != dmax) text += "<" + std::to_string(lo) + ":" + std::to_string(hi) + ">";
   return text;
 }

@@ -92,5 +92,20 @@ func.func @f(%a: tensor<2x!quant.uniform<i64:f32, 0.5>>, %b: tensor<2x!quant.uni
   EXPECT_EQ(t[2].quant->storage_max, INT64_MAX);
 }
 
+// The default range of every storage width both readers of quantized
+// types (text and bytecode) take from IntegerStorageRange, against 128-bit
+// arithmetic; under UBSan a shift that overflows at 64 bits fails too.
+TEST(Types, IntegerStorageRangeOfEveryWidth) {
+  for (int bits = 1; bits <= 64; ++bits) {
+    const __int128 one = 1;
+    const __int128 smin = -(one << (bits - 1)), smax = (one << (bits - 1)) - 1;
+    const __int128 umax = std::min<__int128>((one << bits) - 1, INT64_MAX);
+    const auto [lo, hi] = IntegerStorageRange(bits, true);
+    EXPECT_TRUE(lo == smin && hi == smax) << "i" << bits;
+    const auto [ulo, uhi] = IntegerStorageRange(bits, false);
+    EXPECT_TRUE(ulo == 0 && uhi == umax) << "ui" << bits;
+  }
+}
+
 }  // namespace
 }  // namespace kiln::ir
