@@ -151,29 +151,47 @@ void RequantizeSpan(const requant::Run& r, int64_t i0, int64_t len, int64_t j, i
   [[maybe_unused]] const __m512i lo64 = _mm512_broadcast_i32x4(lo8), hi64 = _mm512_broadcast_i32x4(hi8);
   [[maybe_unused]] const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
 #endif
+  // x / s_out from x times its reciprocal rr, corrected by two FMAs
+  // (correctly rounded where Run::r_out is set).
+  [[maybe_unused]] auto by_reciprocal_of = [](auto x, auto s_out, auto rr) {
+    const auto q0 = hn::Mul(x, rr);
+    return hn::MulAdd(hn::NegMulAdd(q0, s_out, x), rr, q0);
+  };
   // x / s_out of lanes [k, k + N): correctly rounded either way (Run::r_out).
   [[maybe_unused]] auto quotient = [&](auto x, int64_t k, auto by_reciprocal) {
     const auto s_out = kLanes ? hn::LoadU(df, s_out_p + k) : s_out1;
     if constexpr (decltype(by_reciprocal)::value) {
-      const auto rr = kLanes ? hn::LoadU(df, r_out_p + k) : hn::Set(df, r.r_out[0]);
-      const auto q0 = hn::Mul(x, rr);
-      return hn::MulAdd(hn::NegMulAdd(q0, s_out, x), rr, q0);
+      return by_reciprocal_of(x, s_out, kLanes ? hn::LoadU(df, r_out_p + k) : hn::Set(df, r.r_out[0]));
     } else {
       return hn::Div(x, s_out);
     }
   };
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  // Four vectors of rounded quotients (i32) narrowed together by two
+  // saturating packs (i32 to i16 to i8 or u8: the same as narrowing each
+  // directly), clamped as bytes once, and put back in element order by one
+  // dword permutation (the packs interleave their operands per 128-bit
+  // block), then stored at dst: about a third fewer vector operations than
+  // one vector at a time.
+  [[maybe_unused]] auto store_four = [lo64, hi64, order](__m512i v0, __m512i v1, __m512i v2, __m512i v3,
+                                                          int8_t* dst) {
+    const __m512i w01 = _mm512_packs_epi32(v0, v1), w23 = _mm512_packs_epi32(v2, v3);
+    __m512i b;
+    if constexpr (kSigned) {
+      b = _mm512_min_epi8(_mm512_max_epi8(_mm512_packs_epi16(w01, w23), lo64), hi64);
+    } else {
+      b = _mm512_min_epu8(_mm512_max_epu8(_mm512_packus_epi16(w01, w23), lo64), hi64);
+    }
+    _mm512_storeu_si512(dst, _mm512_permutexvar_epi32(order, b));
+  };
+#endif
   // One row: whole groups of four vectors (AVX-512, small results), then
   // single vectors, then the scalar tail.
   auto row = [&](auto by_reciprocal, int64_t start) {
     int64_t i = start;
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
     if constexpr (kSmall && !kCheckOverflow && !kCheckNaN) {
-      // Four vectors at a time: their rounded quotients narrowed together
-      // by two saturating packs (i32 to i16 to i8 or u8: the same as
-      // narrowing each directly), clamped as bytes once, and put back in
-      // element order by one dword permutation (the packs interleave their
-      // operands per 128-bit block): about a third fewer vector operations
-      // than one vector at a time.
+      // Four vectors at a time (store_four).
       auto rounded = [&](int64_t k) {
         auto d = hn::LoadU(di, q + k);
         if constexpr (kZ) d = hn::Sub(d, kLanes ? hn::LoadU(di, z_in_p + k) : z1);
@@ -182,17 +200,8 @@ void RequantizeSpan(const requant::Run& r, int64_t i0, int64_t len, int64_t j, i
         const auto x = hn::Mul(hn::ConvertTo(df, d), s_in);
         return _mm512_cvtps_epi32(hn::Add(quotient(x, k, by_reciprocal), z_out).raw);
       };
-      for (; i + 4 * N <= len; i += 4 * N) {
-        const __m512i w01 = _mm512_packs_epi32(rounded(i), rounded(i + N));
-        const __m512i w23 = _mm512_packs_epi32(rounded(i + 2 * N), rounded(i + 3 * N));
-        __m512i b;
-        if constexpr (kSigned) {
-          b = _mm512_min_epi8(_mm512_max_epi8(_mm512_packs_epi16(w01, w23), lo64), hi64);
-        } else {
-          b = _mm512_min_epu8(_mm512_max_epu8(_mm512_packus_epi16(w01, w23), lo64), hi64);
-        }
-        _mm512_storeu_si512(o8 + i, _mm512_permutexvar_epi32(order, b));
-      }
+      for (; i + 4 * N <= len; i += 4 * N)
+        store_four(rounded(i), rounded(i + N), rounded(i + 2 * N), rounded(i + 3 * N), o8 + i);
     }
 #endif
     for (; i + N <= len; i += N) {
@@ -280,18 +289,10 @@ void RequantizeSpan(const requant::Run& r, int64_t i0, int64_t len, int64_t j, i
             auto d = hn::LoadU(di, qt + u * N);
             if constexpr (kZ) d = hn::Sub(d, z[u]);
             const auto x = hn::Mul(hn::ConvertTo(df, d), s_in[u]);
-            const auto q0 = hn::Mul(x, rr[u]);
-            return _mm512_cvtps_epi32(hn::Add(hn::MulAdd(hn::NegMulAdd(q0, s_out[u], x), rr[u], q0), z_out[u]).raw);
+            return _mm512_cvtps_epi32(hn::Add(by_reciprocal_of(x, s_out[u], rr[u]), z_out[u]).raw);
           };
-          const __m512i w01 = _mm512_packs_epi32(rounded(0), rounded(1));
-          const __m512i w23 = _mm512_packs_epi32(rounded(2), rounded(3));
-          __m512i b;
-          if constexpr (kSigned) {
-            b = _mm512_min_epi8(_mm512_max_epi8(_mm512_packs_epi16(w01, w23), lo64), hi64);
-          } else {
-            b = _mm512_min_epu8(_mm512_max_epu8(_mm512_packus_epi16(w01, w23), lo64), hi64);
-          }
-          _mm512_storeu_si512(static_cast<int8_t*>(r.out) + i0 + t * out_stride + i, _mm512_permutexvar_epi32(order, b));
+          store_four(rounded(0), rounded(1), rounded(2), rounded(3),
+                     static_cast<int8_t*>(r.out) + i0 + t * out_stride + i);
         }
       }
       if (i < len) all_rows(std::true_type{}, i);  // the columns left, row by row
@@ -582,33 +583,40 @@ struct RequantizerPlan : KernelPlan {
   bool ok = false;  // whether Init took the call
 };
 
-// The kept Requantizer of `call` (Init(params, prefix, dims, in, out)), or
-// null where the reference must run.
-const Requantizer* KeptRequantizer(const KernelCall& call, PlanLease<RequantizerPlan>& lease, std::string_view prefix,
-                                   std::span<const int64_t> dims, ElementType in, ElementType out) {
-  if (lease.get() == nullptr) {
-    auto fresh = std::make_unique<RequantizerPlan>();
-    fresh->ok = fresh->rq.Init(call.params, prefix, dims, in, out);
-    lease.Set(std::move(fresh));
+// The Requantizer of `call` for Init(params, prefix, dims, in, out), taken
+// from the executable's state for the time the object lives (built and
+// kept on the first call of a signature); get() is null where the
+// reference must run.
+class KeptRequantizer {
+ public:
+  KeptRequantizer(const KernelCall& call, std::string_view prefix, std::span<const int64_t> dims, ElementType in,
+                  ElementType out)
+      : lease_(call.state, Key(prefix, dims, in, out)) {
+    if (lease_.get() == nullptr) {
+      auto fresh = std::make_unique<RequantizerPlan>();
+      fresh->ok = fresh->rq.Init(call.params, prefix, dims, in, out);
+      lease_.Set(std::move(fresh));
+    }
   }
-  return lease.get()->ok ? &lease.get()->rq : nullptr;
-}
+  const Requantizer* get() const { return lease_.get()->ok ? &lease_.get()->rq : nullptr; }
 
-PlanKey RequantizerKey(std::string_view prefix, std::span<const int64_t> dims, ElementType in, ElementType out) {
-  PlanKey key(kPlanRequantizer);
-  for (char c : prefix) key.Add(c);
-  key.Add(dims).Add(static_cast<int64_t>(in)).Add(static_cast<int64_t>(out));
-  return key;
-}
+ private:
+  static PlanKey Key(std::string_view prefix, std::span<const int64_t> dims, ElementType in, ElementType out) {
+    PlanKey key(kPlanRequantizer);
+    for (char c : prefix) key.Add(c);
+    key.Add(dims).Add(static_cast<int64_t>(in)).Add(static_cast<int64_t>(out));
+    return key;
+  }
+  PlanLease<RequantizerPlan> lease_;
+};
 }  // namespace
 
 Status RunRequantizing(const KernelCall& call, KernelFn producer) {
   if (call.outputs.size() != 1 || !StorageOk(call.outputs[0])) return ref::RunWithRequantize(call, producer);
   const std::span<const int64_t> dims = call.outputs[0].dims;
-  PlanLease<RequantizerPlan> lease(call.state, RequantizerKey("product_", dims, ElementType::kSI32, call.outputs[0].type));
-  const Requantizer* kept = KeptRequantizer(call, lease, "product_", dims, ElementType::kSI32, call.outputs[0].type);
-  if (kept == nullptr) return ref::RunWithRequantize(call, producer);
-  const Requantizer& rq = *kept;
+  const KeptRequantizer kept(call, "product_", dims, ElementType::kSI32, call.outputs[0].type);
+  if (kept.get() == nullptr) return ref::RunWithRequantize(call, producer);
+  const Requantizer& rq = *kept.get();
   const TensorRef& out = call.outputs[0];
   const int64_t n = out.NumElements();
   ScratchLease<RequantizeProductScratch, int32_t> acc(static_cast<size_t>(n));
@@ -632,8 +640,8 @@ Status Requantize(const KernelCall& call) {
   const TensorRef& out = call.outputs[0];
   if (!StorageOk(in) || !StorageOk(out) || !std::equal(in.dims.begin(), in.dims.end(), out.dims.begin(), out.dims.end()))
     return RunReference(call);
-  PlanLease<RequantizerPlan> lease(call.state, RequantizerKey("operand_", in.dims, in.type, out.type));
-  const Requantizer* rq = KeptRequantizer(call, lease, "operand_", in.dims, in.type, out.type);
+  const KeptRequantizer kept(call, "operand_", in.dims, in.type, out.type);
+  const Requantizer* rq = kept.get();
   if (rq == nullptr) return RunReference(call);
   rq->RunParallel(reinterpret_cast<const int32_t*>(in.data), 0, in.NumElements(), out.data, call.runner);
   return Status::Ok();
