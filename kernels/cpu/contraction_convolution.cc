@@ -636,22 +636,31 @@ void PlanConvolution(const KernelParams& p, const TensorRef& lhs, const TensorRe
   L->path = Path::kChannelLast;
 }
 
-// `bf16_declined` non-null: bf16 operands into an f32 result on the bf16
-// GEMM (gemm_bf16.h; WidenedConvolution checked the CPU and the
-// operands); a layout it does not take sets it to true and returns before
-// writing anything (the caller then widens the operands).
+// The bf16 GEMM's caller (WidenedConvolution): bf16 operands into an f32
+// result on the bf16 GEMM (gemm_bf16.h; the caller checked the CPU and the
+// operands). A layout it does not take sets `declined` and returns before
+// writing anything (the caller then widens the operands). `half_out`: the
+// 16-bit result the f32 one stands for, or null; where the product is
+// written whole in the result's layout, its sums are rounded into it as
+// the tiles finish (`narrowed` set) and the f32 result is not written.
+struct Bf16Caller {
+  bool declined = false;
+  const TensorRef* half_out = nullptr;
+  bool narrowed = false;
+};
+
 Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilogue, bool* epilogue_done,
-                        ChunkRequantize* requant = nullptr, bool* bf16_declined = nullptr) {
+                        ChunkRequantize* requant = nullptr, Bf16Caller* bf16_caller = nullptr) {
   using Path = ConvLayout::Path;
   const auto& p = call.params;
   if (requant == nullptr && ref::HasRequantize(p)) return RequantizedConvolution(call);  // the caller applies an epilogue
-  const bool bf16 = bf16_declined != nullptr;
+  const bool bf16 = bf16_caller != nullptr;
   // What the layout leaves to the reference, a fused requantize's caller
   // runs instead (ChunkRequantize: nothing is written here), and the bf16
   // GEMM's caller widens.
   auto fallback = [&] {
     if (bf16) {
-      *bf16_declined = true;
+      bf16_caller->declined = true;
       return Status::Ok();
     }
     if (requant == nullptr) return RunReference(call);
@@ -796,6 +805,7 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
   g.runner = call.runner;
   g.sink = nullptr;
   g.b_packed = nullptr;
+  g.c_type = ElementType::kF32;
   const int64_t chunk = L.chunk;
   if (feature_major) {
     g.a = rhs.data;
@@ -896,7 +906,11 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
     if (epilogue_done != nullptr) *epilogue_done = epilogue != nullptr;
     return Status::Ok();
   }
-  if (direct) {
+  if (direct && bf16 && bf16_caller->half_out != nullptr) {
+    g.c = bf16_caller->half_out->data;
+    g.c_type = bf16_caller->half_out->type;
+    bf16_caller->narrowed = true;
+  } else if (direct) {
     g.c = out.data;
   } else {
     g.c = c_storage.get();
@@ -956,18 +970,20 @@ Status WidenedConvolution(const KernelCall& call, const ElementwiseProblem* epil
   const bool f32_out = !Half(out.type);
   // bf16 operands without subnormals: the bf16 GEMM on them as they are,
   // where the layout suits it (gemm_bf16.h).
-  bool bf16_declined = true;
+  Bf16Caller bf16_caller;
+  bf16_caller.declined = true;
   if (lhs.type == ElementType::kBF16 && rhs.type == ElementType::kBF16 && GemmBf16Available() &&
       !Bf16HasSubnormals(reinterpret_cast<const uint16_t*>(lhs.data), lhs.NumElements(), call.runner) &&
       !Bf16HasSubnormals(reinterpret_cast<const uint16_t*>(rhs.data), rhs.NumElements(), call.runner)) {
-    bf16_declined = false;
+    bf16_caller.declined = false;
+    bf16_caller.half_out = f32_out ? nullptr : &out;
     const TensorRef in[2] = {lhs, rhs};
     KILN_RETURN_IF_ERROR(PlainConvolution(KernelCall{call.params, in, std::span<const TensorRef>(&o, 1), call.runner,
                                                      call.without_epilogue, call.state},
                                           f32_out ? epilogue : nullptr, f32_out ? epilogue_done : nullptr, nullptr,
-                                          &bf16_declined));
+                                          &bf16_caller));
   }
-  if (bf16_declined) {
+  if (bf16_caller.declined) {
     ScratchLease<WidenedLhsScratch, float> l_storage(f32_size(lhs));
     // Constant 16-bit weights (a bf16 model's, or f32 activations over bf16
     // weights) are widened once into the executable's state and keep their
@@ -998,7 +1014,7 @@ Status WidenedConvolution(const KernelCall& call, const ElementwiseProblem* epil
                                                      call.without_epilogue, call.state},
                                           f32_out ? epilogue : nullptr, f32_out ? epilogue_done : nullptr));
   }
-  if (Half(out.type))
+  if (Half(out.type) && !bf16_caller.narrowed)
     NarrowFromF32Parallel(o_storage.get(), out.type == ElementType::kBF16, n_out, reinterpret_cast<uint16_t*>(out.data),
                           call.runner);
   return Status::Ok();

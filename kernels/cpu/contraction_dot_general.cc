@@ -297,8 +297,12 @@ Status RunFloatDot(const KernelCall& call, GemmProblem& p, ElementType t, const 
   return Status::Ok();
 }
 
+// `half_out`: the 16-bit result an f32 `call.outputs[0]` stands for, or
+// null; where the product runs on the bf16 GEMM, its sums are rounded into
+// it as the tiles finish (*narrowed set) and the f32 result is not written.
 Status FastDot(const KernelCall& call, std::span<const int64_t> lb, std::span<const int64_t> rb,
-               std::span<const int64_t> lc, std::span<const int64_t> rc) {
+               std::span<const int64_t> lc, std::span<const int64_t> rc, const TensorRef* half_out = nullptr,
+               bool* narrowed = nullptr) {
   if (call.inputs.size() != 2 || call.outputs.size() != 1) return RunReference(call);
   if constexpr (!KILN_SELECTIVE_BUILD) {
     // An f16/bf16 result (JAX's bf16 matmul): the product into f32 scratch
@@ -314,10 +318,11 @@ Status FastDot(const KernelCall& call, std::span<const int64_t> lb, std::span<co
       o.type = ElementType::kF32;
       o.data = reinterpret_cast<uint8_t*>(sums.get());
       o.byte_size = static_cast<size_t>(n) * sizeof(float);
+      bool narrowed = false;
       KILN_RETURN_IF_ERROR(FastDot(KernelCall{call.params, call.inputs, std::span<const TensorRef>(&o, 1), call.runner,
                                               call.without_epilogue, call.state},
-                                   lb, rb, lc, rc));
-      NarrowResult(sums.get(), n, out, call.runner);
+                                   lb, rb, lc, rc, &out, &narrowed));
+      if (!narrowed) NarrowResult(sums.get(), n, out, call.runner);
       return Status::Ok();
     }
   }
@@ -347,8 +352,15 @@ Status FastDot(const KernelCall& call, std::span<const int64_t> lb, std::span<co
   if (Int8GemmTypes(call.inputs[0].type, rhs.type, t)) return Int8Dot(call, p);
   if constexpr (!KILN_SELECTIVE_BUILD) {
     const TensorRef& lhs = call.inputs[0];
-    if (lhs.type == ElementType::kBF16 && rhs.type == ElementType::kBF16 && t == ElementType::kF32 && Bf16Dot(call, p))
-      return Status::Ok();
+    if (lhs.type == ElementType::kBF16 && rhs.type == ElementType::kBF16 && t == ElementType::kF32) {
+      if (half_out != nullptr) p.c = half_out->data, p.c_type = half_out->type;
+      const bool ran = Bf16Dot(call, p);
+      p.c = call.outputs[0].data, p.c_type = ElementType::kF32;  // (the problem is kept for later calls)
+      if (ran) {
+        if (narrowed != nullptr) *narrowed = half_out != nullptr;
+        return Status::Ok();
+      }
+    }
     const bool widen_a = WidensToF32(lhs.type, t), widen_b = WidensToF32(rhs.type, t);
     if (widen_a || widen_b) {
       ScratchLease<WidenedLhsScratch, float> wide_a(widen_a ? static_cast<size_t>(lhs.NumElements()) : 0);

@@ -72,6 +72,10 @@ struct GemmProblem {
   const ConvWindows* b_windows = nullptr;
   // The 8-bit integer GEMM only: C's tiles go to the sink, and c is unused.
   const GemmTileSink* sink = nullptr;
+  // The bf16 GEMM only: C's elements are f32, or each f32 sum rounded once
+  // (to nearest even) to kBF16 or kF16 as its tile is finished, c then
+  // pointing at 16-bit elements: a 16-bit result without an f32 copy of it.
+  ElementType c_type = ElementType::kF32;
 };
 
 // Runs `p` for element type f32 or f64 (sums in the element type).

@@ -26,6 +26,7 @@
 #include "kernels/common/parallel.h"
 #include "kernels/cpu/amx.h"
 #include "kernels/cpu/amx_panels.h"
+#include "kernels/cpu/half_float.h"
 #include "kernels/cpu/offset_runs.h"
 #include "kernels/cpu/panel_tiles.h"
 #include "kernels/cpu/thread_scratch.h"
@@ -147,9 +148,56 @@ struct DirectA {
   }
 };
 
-// One micro-tile: C[rows][cols] (row stride ldc) = A x B panel.
+// Where a tile of C goes: `c` its first element, rows `ldc` elements apart,
+// f32 or 16-bit (GemmProblem::c_type).
+struct TileOut {
+  void* c;
+  int64_t ldc;
+  ElementType type;
+  bool f32() const { return type == ElementType::kF32; }
+  float* F32(int64_t r) const { return static_cast<float*>(c) + r * ldc; }
+};
+
+// Row r of a tile from its two vectors of sums, the lanes that masks m0
+// and m1 keep (`cols` of them): stored as f32, or each rounded once to the
+// 16-bit type in registers (a row holding a NaN element by element, which
+// keeps its payload as F32ToBF16 / F32ToF16 do). Rounding a tile's rows as
+// they leave the tile, with no call per row, is what makes it cheaper than
+// a pass over an f32 copy even for a convolution's short contractions.
+KILN_BF16_TARGET inline void StoreRow(const TileOut& out, int64_t r, __m512 s0, __m512 s1, __mmask16 m0,
+                                      __mmask16 m1, int64_t cols) {
+  if (out.f32()) {
+    _mm512_mask_storeu_ps(out.F32(r), m0, s0);
+    _mm512_mask_storeu_ps(out.F32(r) + 16, m1, s1);
+    return;
+  }
+  uint16_t* dst = static_cast<uint16_t*>(out.c) + r * out.ldc;
+  const bool bf16 = out.type == ElementType::kBF16;
+  __m256i h0, h1;
+  const bool whole = bf16 ? Narrow16Avx512<true>(s0, &h0) && Narrow16Avx512<true>(s1, &h1)
+                          : Narrow16Avx512<false>(s0, &h0) && Narrow16Avx512<false>(s1, &h1);
+  if (whole) {
+    _mm256_mask_storeu_epi16(dst, m0, h0);
+    _mm256_mask_storeu_epi16(dst + 16, m1, h1);
+    return;
+  }
+  alignas(64) float sums[kNr];
+  _mm512_store_ps(sums, s0);
+  _mm512_store_ps(sums + 16, s1);
+  for (int64_t j = 0; j < cols; ++j) dst[j] = bf16 ? F32ToBF16(sums[j]) : F32ToF16(sums[j]);
+}
+
+// The tile of C at row i0 and column j0 of batch entry b.
+TileOut TileAt(const GemmProblem& p, int64_t b, int64_t i0, int64_t j0) {
+  const int64_t at = b * p.m * p.n + i0 * p.n + j0;
+  void* c = p.c_type == ElementType::kF32 ? static_cast<void*>(static_cast<float*>(p.c) + at)
+                                          : static_cast<void*>(static_cast<uint16_t*>(p.c) + at);
+  return TileOut{c, p.n, p.c_type};
+}
+
+// One micro-tile: C[rows][cols] = A x B panel.
 template <class A>
-KILN_BF16_TARGET void Tile(const A& ap, const uint32_t* bp, int64_t pairs, float* c, int64_t ldc, int64_t rows,
+KILN_BF16_TARGET void Tile(const A& ap, const uint32_t* bp, int64_t pairs, const TileOut& out, int64_t rows,
                            int64_t cols) {
   __m512 acc[kMr][2];
   for (int r = 0; r < kMr; ++r) acc[r][0] = acc[r][1] = _mm512_setzero_ps();
@@ -164,10 +212,7 @@ KILN_BF16_TARGET void Tile(const A& ap, const uint32_t* bp, int64_t pairs, float
   }
   const __mmask16 m0 = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1);
   const __mmask16 m1 = cols >= 32 ? __mmask16(0xFFFF) : cols > 16 ? __mmask16((1u << (cols - 16)) - 1) : __mmask16(0);
-  for (int64_t r = 0; r < rows; ++r) {
-    _mm512_mask_storeu_ps(c + r * ldc, m0, acc[r][0]);
-    _mm512_mask_storeu_ps(c + r * ldc + 16, m1, acc[r][1]);
-  }
+  for (int64_t r = 0; r < rows; ++r) StoreRow(out, r, acc[r][0], acc[r][1], m0, m1, cols);
 }
 #endif
 
@@ -251,7 +296,7 @@ using AmxA = amx::PanelRows<uint16_t>;
 // `ap`/`kpad`: the packed panel, which the pairs past the last whole step
 // read (a packed A only; A in place has none).
 __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16,amx-tile,amx-bf16"))) void TileAmx(
-    const AmxA& a, const uint16_t* ap, int64_t kpad, const uint32_t* bp, int64_t pairs, float* c, int64_t ldc,
+    const AmxA& a, const uint16_t* ap, int64_t kpad, const uint32_t* bp, int64_t pairs, const TileOut& out,
     int64_t rows, int64_t cols) {
   const int64_t whole = pairs / 16 * 16;  // pairs in whole tile steps
   const auto* b8 = reinterpret_cast<const char*>(bp);
@@ -279,7 +324,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16,amx-tile,amx-bf16"))
       _tile_dpbf16ps(1, 4, 7);
     }
   }
-  if (whole == pairs && rows == kAmxRows && cols == kNr) return amx::StoreSums(c, ldc, 32);
+  if (whole == pairs && rows == kAmxRows && cols == kNr && out.f32()) return amx::StoreSums(out.F32(0), out.ldc, 32);
   alignas(64) float sums[kAmxRows][kNr];
   amx::StoreSums(&sums[0][0], kNr, rows);
   const __mmask16 m0 = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1);
@@ -294,8 +339,7 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16,amx-tile,amx-bf16"))
       acc0 = _mm512_dpbf16_ps(acc0, a, (__m512bh)_mm512_loadu_si512(bp + q * kNr));
       acc1 = _mm512_dpbf16_ps(acc1, a, (__m512bh)_mm512_loadu_si512(bp + q * kNr + 16));
     }
-    _mm512_mask_storeu_ps(c + r * ldc, m0, acc0);
-    _mm512_mask_storeu_ps(c + r * ldc + 16, m1, acc1);
+    StoreRow(out, r, acc0, acc1, m0, m1, cols);
   }
 }
 
@@ -309,14 +353,13 @@ struct Bf16AmxHalves;  // per-thread scratch: the halves of a panel packed per t
 void GemmAmx(const GemmProblem& p, const uint32_t* bpack, TaskRunner* runner) {
   const int64_t np = Panels(p.n, kNr), mp = Panels(p.m, kAmxRows), pairs = Pairs(p), kpad = AmxRowElements(p);
   const int64_t a_panel = kAmxRows * kpad, b_panel = pairs * kNr;
-  auto* c = static_cast<float*>(p.c);
   // The tiles of one row panel (ap: its packed rows, for the pairs past the
   // last whole step; null for A in place, which has none).
   auto row_of_tiles = [&](const AmxA& a, const uint16_t* ap, int64_t b, int64_t ip, int64_t jp_begin, int64_t jp_end) {
     const int64_t i0 = ip * kAmxRows;
     for (int64_t jp = jp_begin; jp < jp_end; ++jp) {
       const int64_t j0 = jp * kNr;
-      TileAmx(a, ap, kpad, bpack + (b * np + jp) * b_panel, pairs, c + b * p.m * p.n + i0 * p.n + j0, p.n,
+      TileAmx(a, ap, kpad, bpack + (b * np + jp) * b_panel, pairs, TileAt(p, b, i0, j0),
               std::min(kAmxRows, p.m - i0), std::min(kNr, p.n - j0));
     }
   };
@@ -424,7 +467,6 @@ void RunGemmBf16(const GemmProblem& p) {
   if (!direct)
     ParallelFor(runner, p.batch * mp, [&](int64_t t, int) { PackAPanel(p, t / mp, t % mp, apack.get() + t * a_panel); });
   const auto* a = static_cast<const uint16_t*>(p.a);
-  auto* c = static_cast<float*>(p.c);
   ForEachPanelRow(runner, p.batch, mp, np, kRowPanels, kColPanels,
                   [&](int64_t b, int64_t ip, int64_t jp_begin, int64_t jp_end) {
                     const int64_t i0 = ip * kMr, rows = std::min(kMr, p.m - i0);
@@ -433,12 +475,12 @@ void RunGemmBf16(const GemmProblem& p) {
                     for (int64_t r = 0; r < kMr; ++r) row_ptrs[r] = a + p.a_batch[b] + p.a_m[i0 + std::min(r, rows - 1)];
                     for (int64_t jp = jp_begin; jp < jp_end; ++jp) {
                       const int64_t j0 = jp * kNr;
-                      float* ct = c + b * p.m * p.n + i0 * p.n + j0;
+                      const TileOut ct = TileAt(p, b, i0, j0);
                       const uint32_t* bt = bpack + (b * np + jp) * b_panel;
                       if (direct) {
-                        Tile(DirectA{row_ptrs, koff.get()}, bt, pairs, ct, p.n, rows, std::min(kNr, p.n - j0));
+                        Tile(DirectA{row_ptrs, koff.get()}, bt, pairs, ct, rows, std::min(kNr, p.n - j0));
                       } else {
-                        Tile(PackedA{apack.get() + (b * mp + ip) * a_panel}, bt, pairs, ct, p.n, rows,
+                        Tile(PackedA{apack.get() + (b * mp + ip) * a_panel}, bt, pairs, ct, rows,
                              std::min(kNr, p.n - j0));
                       }
                     }

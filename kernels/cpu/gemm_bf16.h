@@ -32,7 +32,8 @@ bool Bf16HasSubnormals(const uint16_t* x, int64_t n);
 bool Bf16HasSubnormals(const uint16_t* x, int64_t n, TaskRunner* runner);
 
 // The problem's operands are bf16 (offsets in elements, as GemmProblem);
-// C is f32, [batch][m][n]. B packed whole (for a constant kept by the
+// C is f32, [batch][m][n], or 16-bit where p.c_type says (each sum rounded
+// once as its tile is finished). B packed whole (for a constant kept by the
 // caller): PackedBBytesBf16 bytes, written by PackWholeBBf16, then passed
 // as p.b_packed.
 size_t PackedBBytesBf16(const GemmProblem& p);

@@ -150,30 +150,38 @@ inline bool CpuHasAvx512() {
   return has;
 }
 
+// Sixteen lanes narrowed into *h (`bf16`: to bf16 in integers, as
+// NarrowBF16Avx2; else to f16), or false, *h untouched, where a lane is
+// NaN (the caller then narrows element by element, which keeps the
+// payload as F32ToBF16 / F32ToF16 do).
+template <bool kBf16>
+__attribute__((target("avx512f,avx512bw"), always_inline)) inline bool Narrow16Avx512(__m512 x, __m256i* h) {
+  if (_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q) != 0) return false;
+  // (The zero-masked forms of the intrinsics, all lanes kept: GCC 12's
+  // unmasked ones pass an undefined vector that -Wmaybe-uninitialized
+  // reports.)
+  constexpr __mmask16 kAll = 0xFFFF;
+  if constexpr (kBf16) {
+    const __m512i b = _mm512_castps_si512(x);
+    const __m512i odd = _mm512_and_si512(_mm512_maskz_srli_epi32(kAll, b, 16), _mm512_set1_epi32(1));
+    const __m512i rounded = _mm512_add_epi32(_mm512_add_epi32(b, _mm512_set1_epi32(0x7FFF)), odd);
+    *h = _mm512_maskz_cvtepi32_epi16(kAll, _mm512_maskz_srli_epi32(kAll, rounded, 16));
+  } else {
+    *h = _mm512_maskz_cvtps_ph(kAll, x, _MM_FROUND_TO_NEAREST_INT);
+  }
+  return true;
+}
+
 // `bf16`: to bf16 (in integers, as NarrowBF16Avx2), else to f16.
 template <bool kBf16>
 __attribute__((target("avx512f,avx512bw"))) inline void NarrowAvx512(const float* src, int64_t n, uint16_t* dst) {
-  const __m512i bias = _mm512_set1_epi32(0x7FFF), one = _mm512_set1_epi32(1);
   auto scalar = [](float x) { return kBf16 ? F32ToBF16(x) : F32ToF16(x); };
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
-    const __m512 x = _mm512_loadu_ps(src + i);
-    if (_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q) != 0) {
+    __m256i h;
+    if (!Narrow16Avx512<kBf16>(_mm512_loadu_ps(src + i), &h)) {
       for (int64_t k = i; k < i + 16; ++k) dst[k] = scalar(src[k]);
       continue;
-    }
-    // (The zero-masked forms of the intrinsics, all lanes kept: GCC 12's
-    // unmasked ones pass an undefined vector that -Wmaybe-uninitialized
-    // reports.)
-    constexpr __mmask16 kAll = 0xFFFF;
-    __m256i h;
-    if constexpr (kBf16) {
-      const __m512i b = _mm512_castps_si512(x);
-      const __m512i odd = _mm512_and_si512(_mm512_maskz_srli_epi32(kAll, b, 16), one);
-      const __m512i rounded = _mm512_add_epi32(_mm512_add_epi32(b, bias), odd);
-      h = _mm512_maskz_cvtepi32_epi16(kAll, _mm512_maskz_srli_epi32(kAll, rounded, 16));
-    } else {
-      h = _mm512_maskz_cvtps_ph(kAll, x, _MM_FROUND_TO_NEAREST_INT);
     }
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + i), h);
   }

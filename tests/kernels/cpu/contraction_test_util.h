@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <random>
 #include <string>
@@ -15,6 +16,7 @@
 
 #include "kernels/common/kernel_state.h"
 #include "kernels/cpu/gemm_bf16.h"
+#include "kernels/cpu/half_float.h"
 #include "kernels/cpu/registry.h"
 #include "kernels/reference/registry.h"
 #include "kernels/scalar/scalar.h"
@@ -80,9 +82,9 @@ inline Status RunKernel(KernelFn fn, const KernelParams& p, Tensor& lhs, Tensor&
 // (gemm_bf16.h; switched back on after).
 inline std::vector<uint8_t> RunBf16Case(KernelFn fn, const KernelParams& p, Tensor& lhs, Tensor& rhs,
                                         std::vector<int64_t> out_dims, KernelState* state, uint64_t rhs_constant,
-                                        bool bf16_off) {
+                                        bool bf16_off, ElementType out_type = ElementType::kF32) {
   SetGemmBf16DisabledForTest(bf16_off);
-  Tensor out = Filled(ElementType::kF32, std::move(out_dims));
+  Tensor out = Filled(out_type, std::move(out_dims));
   TensorRef in[2] = {lhs.ref(), rhs.ref()};
   in[1].constant_id = rhs_constant;
   TensorRef o[1] = {out.ref()};
@@ -91,6 +93,36 @@ inline std::vector<uint8_t> RunBf16Case(KernelFn fn, const KernelParams& p, Tens
   EXPECT_TRUE(fn(call).ok());
   SetGemmBf16DisabledForTest(false);
   return out.bytes;
+}
+
+// A 16-bit result of bf16 operands (`p` a dot_general or convolution) is
+// the f32 result's sums rounded once to nearest even, bit for bit, on the
+// bf16 GEMM's AMX and vdpbf16ps forms (which round each tile's sums as it
+// finishes, not in a pass over an f32 copy), f16 and bf16 alike.
+inline void ExpectHalfResultsRoundTheF32Sums(const KernelParams& p, Tensor& lhs, Tensor& rhs,
+                                             const std::vector<int64_t>& out_dims) {
+  KernelFn fast = FindCpuKernel(p);
+  ASSERT_NE(fast, nullptr);
+  for (bool amx_off : {false, true}) {
+    SetGemmBf16AmxDisabledForTest(amx_off);
+    const std::vector<uint8_t> sums = RunBf16Case(fast, p, lhs, rhs, out_dims, nullptr, 0, false);
+    for (ElementType half : {ElementType::kBF16, ElementType::kF16}) {
+      const std::vector<uint8_t> got = RunBf16Case(fast, p, lhs, rhs, out_dims, nullptr, 0, false, half);
+      ASSERT_EQ(got.size() * 2, sums.size());
+      int64_t differ = 0;
+      for (size_t i = 0; i < got.size() / 2; ++i) {
+        float x;
+        std::memcpy(&x, sums.data() + 4 * i, 4);
+        const uint16_t want = half == ElementType::kBF16 ? F32ToBF16(x) : F32ToF16(x);
+        uint16_t bits;
+        std::memcpy(&bits, got.data() + 2 * i, 2);
+        differ += bits != want;
+      }
+      EXPECT_EQ(differ, 0) << (half == ElementType::kBF16 ? "bf16" : "f16") << " result, AMX "
+                           << (amx_off ? "off" : "where present");
+    }
+  }
+  SetGemmBf16AmxDisabledForTest(false);
 }
 
 // One configuration of the fast kernel to check against the same reference

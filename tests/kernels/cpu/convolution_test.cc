@@ -140,6 +140,21 @@ TEST(CpuConvolution, Bf16OnTheBf16Gemm) {
   }
 }
 
+// 16-bit results of bf16 convolutions rounded from the same f32 sums as
+// the f32 result, tile by tile: output rows of 35 pixels and 40 features
+// (edge tiles in both directions), and one of several 32-row panels.
+TEST(CpuConvolution, Bf16GemmRoundsHalfResultsFromItsSums) {
+  std::mt19937 rng(41);
+  const ElementType bf16 = ElementType::kBF16;
+  ConvSpec edges{{2, 4, 35, 64}, {3, 3, 64, 40}, {2, 4, 35, 40}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}, {},
+                 {1, 1, 1, 1}};
+  ConvSpec panels{{1, 12, 16, 32}, {1, 1, 32, 64}, {1, 12, 16, 64}, 0, 3, 2, 3, 0, 3, {1, 2}, {0, 1}, {1, 2}};
+  for (const ConvSpec* c : {&edges, &panels}) {
+    Tensor x = Random(bf16, c->lhs_dims, rng), w = Random(bf16, c->rhs_dims, rng);
+    ExpectHalfResultsRoundTheF32Sums(ConvParams(*c), x, w, c->out_dims);
+  }
+}
+
 TEST(CpuConvolution, LargeEnoughForTheBlockedGemm) {
   // 1x43x43x64 -> 64 channels, 3x3, padding 1: just over 2^26 multiply-adds,
   // the blocked path with A read in place (1849 rows, not a multiple of 8);

@@ -204,6 +204,23 @@ TEST(CpuDotGeneral, Bf16ProductsInPairs) {
   }
 }
 
+// 16-bit results of bf16 products rounded from the same f32 sums as the
+// f32 result, tile by tile: edge tiles in both directions, an odd K (the
+// pairs past the AMX form's last whole step), a batch.
+TEST(CpuDotGeneral, Bf16GemmRoundsHalfResultsFromItsSums) {
+  std::mt19937 rng(43);
+  const ElementType bf16 = ElementType::kBF16;
+  Tensor a = Random16(bf16, {131, 257}, rng, false), b = Random16(bf16, {257, 99}, rng, false);
+  // A NaN with a payload in one row of A and an infinity in B: rows of
+  // NaN sums (rounded element by element) and infinities.
+  const uint16_t nan = 0x7FC5, inf = 0x7F80;
+  std::memcpy(a.bytes.data() + 2 * (7 * 257 + 3), &nan, 2);
+  std::memcpy(b.bytes.data() + 2 * (11 * 99 + 40), &inf, 2);
+  ExpectHalfResultsRoundTheF32Sums(DotGeneral({}, {}, {1}, {0}), a, b, {131, 99});
+  Tensor ba = Random16(bf16, {3, 40, 64}, rng, false), bb = Random16(bf16, {3, 64, 50}, rng, false);
+  ExpectHalfResultsRoundTheF32Sums(DotGeneral({0}, {0}, {2}, {1}), ba, bb, {3, 40, 50});
+}
+
 TEST(CpuDotGeneral, TransposedOperands) {
   std::mt19937 rng(2);
   // lhs [k, m] (contracting first), rhs [n, k] (contracting last).
