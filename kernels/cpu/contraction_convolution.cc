@@ -67,6 +67,10 @@ struct GroupedProductScratch;  // a product whose [group][row][feature] is not t
 // across calls in the executable's state.
 struct PackedConvBPlan : KernelPlan {
   hwy::AlignedFreeUniquePtr<uint8_t[]> data;
+  // bf16 weights holding a subnormal, which the bf16 GEMM would read as
+  // zero (gemm_bf16.h): found once, when the weights would be packed; they
+  // are not, and every call declines the bf16 GEMM.
+  bool bf16_subnormals = false;
 };
 
 // Offsets (row-major over `sizes`) of sum_i index_i * step_i.
@@ -863,9 +867,15 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
     packed.emplace(call.state, bkey);
     if (packed->get() == nullptr) {
       auto b = std::make_unique<PackedConvBPlan>();
-      b->bytes = int8 ? PackedBBytesInt8(g) : bf16 ? PackedBBytesBf16(g) : PackedBElements(g, t) * StorageBytes(t);
+      b->bf16_subnormals = bf16 && Bf16HasSubnormals(reinterpret_cast<const uint16_t*>(rhs.data), rhs.NumElements());
+      b->bytes = b->bf16_subnormals ? 0
+                 : int8             ? PackedBBytesInt8(g)
+                 : bf16             ? PackedBBytesBf16(g)
+                                    : PackedBElements(g, t) * StorageBytes(t);
       b->data = AllocateAlignedOrThrow<uint8_t>(std::max<size_t>(b->bytes, 64));
-      if (bf16) {
+      if (b->bf16_subnormals) {
+        // (nothing packed)
+      } else if (bf16) {
         PackWholeBBf16(g, b->data.get());
       } else if (int8) {
         PackWholeBInt8(g, rhs.type, b->data.get());
@@ -874,6 +884,7 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
       }
       packed->Set(std::move(b));
     }
+    if (packed->get()->bf16_subnormals) return fallback();
     g.b_packed = packed->get()->data.get();
   }
 
@@ -972,9 +983,12 @@ Status WidenedConvolution(const KernelCall& call, const ElementwiseProblem* epil
   // where the layout suits it (gemm_bf16.h).
   Bf16Caller bf16_caller;
   bf16_caller.declined = true;
+  // Constant weights are scanned for subnormals once, where they are
+  // packed (PackedConvBPlan), not on every call.
+  const bool rhs_kept = rhs.constant_id != 0 && call.state != nullptr;
   if (lhs.type == ElementType::kBF16 && rhs.type == ElementType::kBF16 && GemmBf16Available() &&
       !Bf16HasSubnormals(reinterpret_cast<const uint16_t*>(lhs.data), lhs.NumElements(), call.runner) &&
-      !Bf16HasSubnormals(reinterpret_cast<const uint16_t*>(rhs.data), rhs.NumElements(), call.runner)) {
+      (rhs_kept || !Bf16HasSubnormals(reinterpret_cast<const uint16_t*>(rhs.data), rhs.NumElements(), call.runner))) {
     bf16_caller.declined = false;
     bf16_caller.half_out = f32_out ? nullptr : &out;
     const TensorRef in[2] = {lhs, rhs};

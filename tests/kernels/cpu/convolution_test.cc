@@ -131,6 +131,14 @@ TEST(CpuConvolution, Bf16OnTheBf16Gemm) {
   const uint16_t subnormal = 0x8003;
   std::memcpy(x_sub.bytes.data() + 2 * 1234, &subnormal, 2);
   EXPECT_EQ(run(x_sub, w, nullptr, 0, false), run(x_sub, w, nullptr, 0, true));
+  // Constant weights with a subnormal (found once, where they would be
+  // packed): the f32 path's bytes on the first call and on later ones.
+  Tensor w_sub = w;
+  std::memcpy(w_sub.bytes.data() + 2 * 4321, &subnormal, 2);
+  KernelState sub_state;
+  const std::vector<uint8_t> widened = run(x, w_sub, nullptr, 0, true);
+  EXPECT_EQ(run(x, w_sub, &sub_state, 83, false), widened) << "constant weights with a subnormal, first call";
+  EXPECT_EQ(run(x, w_sub, &sub_state, 83, false), widened) << "constant weights with a subnormal, a later call";
   KernelState state;
   const std::vector<uint8_t> first = run(x, w, &state, 81, false);
   EXPECT_EQ(run(x, w, &state, 81, false), first);
