@@ -20,9 +20,20 @@ struct NoTaskBegin {
 // begin() before a worker's first task of the call (the AMX tile
 // configuration: a worker is one thread, and between its tasks of one call
 // no other code runs on it).
+//
+// With several workers a task also takes at least 1 / (kTasksPerWorker x
+// workers) of the row panels: each thread then works through a few long
+// runs of consecutive rows rather than every other short one, so the rows
+// of A it reads (a convolution's padded input, written by both threads
+// just before) and the rows of C it writes stay mostly in its own core's
+// caches. A bf16 convolution 56x56x64 -> 64 at two threads: 49 tasks of
+// two panels 0.160 ms, 8 to 16 longer ones 0.125-0.131 ms.
+constexpr int64_t kTasksPerWorker = 4;
 template <class F, class Begin = NoTaskBegin>
 void ForEachPanelRow(TaskRunner* runner, int64_t batch, int64_t mp, int64_t np, int64_t row_panels,
                      int64_t col_panels, const F& fn, const Begin& begin = {}) {
+  if (const int64_t workers = NumWorkers(runner); workers > 1)
+    row_panels = std::max(row_panels, (mp + kTasksPerWorker * workers - 1) / (kTasksPerWorker * workers));
   const int64_t row_groups = (mp + row_panels - 1) / row_panels, col_groups = (np + col_panels - 1) / col_panels;
   constexpr int kMaxTracked = 256;  // more workers than this: begin() before every task
   constexpr bool kBegin = !std::is_same_v<Begin, NoTaskBegin>;
