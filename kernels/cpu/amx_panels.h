@@ -20,16 +20,19 @@ namespace kiln::cpu::amx {
 constexpr int64_t kStepBytes = 64;
 constexpr int64_t kHalfRows = 16;
 
-// Step s of half h starts at base[h] + (koff[h] ? koff[h][s] : kStep * s)
+// Step s of half h starts at base[h] + (koff[h] ? koff[h][s] : step * s)
 // elements; the half's 16 rows lie stride[h] bytes apart. A packed panel
-// leaves koff null; A read in place points it at the steps' offsets.
+// leaves koff null (row-major halves step by kStep, step-major panels by a
+// whole step of the panel); A read in place points it at the steps'
+// offsets.
 template <class T>
 struct PanelRows {
   static constexpr int64_t kStep = kStepBytes / static_cast<int64_t>(sizeof(T));
   const T* base[2] = {nullptr, nullptr};
   int64_t stride[2] = {0, 0};
   const int64_t* koff[2] = {nullptr, nullptr};
-  const T* At(int h, int64_t s) const { return base[h] + (koff[h] != nullptr ? koff[h][s] : kStep * s); }
+  int64_t step = kStep;
+  const T* At(int h, int64_t s) const { return base[h] + (koff[h] != nullptr ? koff[h][s] : step * s); }
 };
 
 // A's offset (elements) of contraction element k within a row.

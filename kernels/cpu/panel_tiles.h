@@ -1,7 +1,12 @@
 // How the packed GEMMs (gemm_int8.cc, gemm_bf16.cc) spread their
 // micro-tiles over the pool: tasks of row_panels x col_panels micro-panels,
 // so that an A panel stays in L1 across its task's B panels and those stay
-// in L2.
+// in L2. Tasks are numbered column group by column group (all row groups
+// of one group of B panels, then the next): consecutive tasks, on one
+// thread or on neighbouring ones, reuse the B panels in L2 while A streams,
+// where row groups first streamed every B panel once per row group (a
+// 1024^3 bf16 product 0.94x the time at one thread, 0.95x at two; the
+// int8 one 0.92x at two, 1.02x at one).
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -46,7 +51,7 @@ void ForEachPanelRow(TaskRunner* runner, int64_t batch, int64_t mp, int64_t np, 
       }
     }
     const int64_t b = t / (row_groups * col_groups), rest = t % (row_groups * col_groups);
-    const int64_t rg = rest / col_groups, cg = rest % col_groups;
+    const int64_t cg = rest / row_groups, rg = rest % row_groups;
     const int64_t jp_begin = cg * col_panels, jp_end = std::min(np, jp_begin + col_panels);
     for (int64_t ip = rg * row_panels; ip < std::min(mp, (rg + 1) * row_panels); ++ip) fn(b, ip, jp_begin, jp_end);
   });
