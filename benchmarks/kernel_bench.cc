@@ -528,6 +528,9 @@ BENCHMARK(BM_CpuDotGeneralInt8)
     ->Args({1024, 1, 1})
     ->Args({1024, 2, 0})
     ->Args({1024, 2, 1})
+    ->Args({256, 1, 1})
+    ->Args({512, 1, 1})
+    ->Args({2048, 2, 1})
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
 

@@ -357,19 +357,12 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16,amx-tile,amx-bf16"))
 struct Bf16AmxSteps;   // scratch: the offsets of A's steps read in place
 struct Bf16AmxHalves;  // per-thread scratch: the halves of a panel packed per task
 
-// The longest contraction whose 32-row panels of A are read in place where
-// A's rows are distinct runs of memory: 32 KB of A per panel, which its
-// tiles (each reading all of it beside a B panel as large) find in L1.
-// Longer rows are packed step-major first (PackAPanelAmx): a 1024^3
-// product 0.90x the time of reading its rows in place, the packing
-// included. (A convolution's windows overlap, most of a panel's rows
-// being the same few input rows: they stay in place at any length.)
-constexpr int64_t kAmxInPlaceMaxK = 512;
-
 // The whole product on the AMX tiles (B packed as for the other form). A
-// is read in place where its steps are contiguous and its rows short
+// is read in place where its steps are contiguous and its rows not long
 // (amx::PlacePanel: halves of evenly spaced rows straight from A, the
-// others packed per task); else packed whole first.
+// others packed per task; amx::LongDistinctRows); else packed whole first,
+// step-major (a 1024^3 product 0.90x the time of reading its rows in place,
+// the packing included).
 void GemmAmx(const GemmProblem& p, const uint32_t* bpack, TaskRunner* runner) {
   const int64_t np = Panels(p.n, kNr), mp = Panels(p.m, kAmxRows), pairs = Pairs(p), kpad = AmxRowElements(p);
   const int64_t a_panel = kAmxRows * kpad, b_panel = pairs * kNr;
@@ -386,8 +379,7 @@ void GemmAmx(const GemmProblem& p, const uint32_t* bpack, TaskRunner* runner) {
   };
   auto configure = [] { amx::Configure(); };  // once per worker: its tiles are Kiln's for the call
   ScratchLease<Bf16AmxSteps, int64_t> koff(static_cast<size_t>(std::max<int64_t>(p.k / 32, 1)));
-  const bool long_rows = (p.a_k.empty() || p.a_k_contiguous) && p.k > kAmxInPlaceMaxK;
-  if (!long_rows && amx::ContiguousSteps<uint16_t>(p, koff.get())) {
+  if (!amx::LongDistinctRows(p) && amx::ContiguousSteps<uint16_t>(p, koff.get())) {
     const OffsetRuns runs = amx::ARuns(p);
     const auto* a_all = static_cast<const uint16_t*>(p.a);
     ForEachPanelRow(

@@ -221,10 +221,12 @@ struct Int8AmxHalves;  // per-thread scratch: the halves of a panel packed by Ge
 // A (K a multiple of 64; a row-major A, or a channel-last convolution over
 // a multiple of 64 features): each panel's halves are placed by
 // amx::PlacePanel, once per task for the task's column panels. False where
-// the steps do not qualify (the packing path runs).
+// the steps do not qualify or the rows are long (amx::LongDistinctRows):
+// the packing path runs.
 template <bool kASigned>
 bool GemmAmxInPlace(const Layout& l, const GemmProblem& p, const uint8_t* bpack, const int32_t* colsum,
                     TaskRunner* runner) {
+  if (amx::LongDistinctRows(p)) return false;  // packed instead (amx_panels.h)
   const bool narrow = AmxNarrowK(l, p.k);
   const int64_t steps = narrow ? 1 : p.k / amx::kStepBytes;
   ScratchLease<Int8AmxSteps, int64_t> koff(static_cast<size_t>(std::max<int64_t>(steps, 1)));

@@ -114,7 +114,9 @@ TEST(CpuDotGeneralInt8, OddSizesEveryTypeMix) {
 
 // Contractions in whole steps of 64 (the AMX form reads A in place there
 // with an i8 B): row-major A, a transposed A (steps not contiguous: the
-// packed path), a batch, edge rows and columns of every size, extremes.
+// packed path), a batch, edge rows and columns of every size, extremes;
+// and rows longer than the AMX form reads in place (K = 576, packed:
+// amx::LongDistinctRows).
 TEST(CpuDotGeneralInt8, WholeStepsOf64) {
   std::mt19937 rng(9);
   for (ElementType lt : {kI8, kU8})
@@ -129,6 +131,8 @@ TEST(CpuDotGeneralInt8, WholeStepsOf64) {
               {47, 40});
         Check(DotGeneral({0}, {0}, {2}, {1}), Bytes(lt, {2, 20, 64}, rng, extremes),
               Bytes(rt, {2, 64, 36}, rng, extremes), {2, 20, 36});
+        Check(DotGeneral({}, {}, {1}, {0}), Bytes(lt, {45, 576}, rng, extremes), Bytes(rt, {576, 40}, rng, extremes),
+              {45, 40});
       }
 }
 
