@@ -45,6 +45,19 @@ inline OffsetRuns ARuns(const GemmProblem& p) {
   return p.a_k.empty() || p.a_k_contiguous ? OffsetRuns(p.k) : OffsetRuns(p.a_k.data(), p.k);
 }
 
+// Row i of A (a_batch: the batch entry's first element), its K
+// contraction elements gathered into dst in order: run by run (`runs`, as
+// ARuns gives them), element by element where the runs are many and short.
+template <class T>
+void GatherRow(const GemmProblem& p, const T* a_batch, int64_t i, const OffsetRuns& runs, T* dst) {
+  const T* row = a_batch + p.a_m[i];
+  if (runs.valid()) {
+    runs.Gather(row, dst);
+  } else {
+    for (int64_t k = 0; k < p.k; ++k) dst[k] = row[AOffset(p, k)];
+  }
+}
+
 // Whether A's rows are distinct runs of memory (a row-major A) longer than
 // kInPlaceMaxK elements: its 32-row panels are then packed before the
 // tiles read them. A panel's tiles each read all of it beside a B panel
@@ -101,10 +114,8 @@ void PlacePanel(const GemmProblem& p, const T* a_batch, const int64_t* koff, con
       T* dst = buf + r * p.k;
       if (r >= n) {
         std::memset(dst, 0, static_cast<size_t>(p.k) * sizeof(T));
-      } else if (runs.valid()) {
-        runs.Gather(a_batch + p.a_m[r0 + r], dst);
       } else {
-        for (int64_t k = 0; k < p.k; ++k) dst[k] = a_batch[p.a_m[r0 + r] + AOffset(p, k)];
+        GatherRow(p, a_batch, r0 + r, runs, dst);
       }
     }
     a.base[h] = buf;

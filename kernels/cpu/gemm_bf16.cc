@@ -281,19 +281,13 @@ void PackAPanelAmx(const GemmProblem& p, int64_t b, int64_t panel, uint16_t* out
   const auto* src = static_cast<const uint16_t*>(p.a) + p.a_batch[b];
   const int64_t i0 = panel * kAmxRows, rows = std::min(kAmxRows, p.m - i0), kpad = AmxRowElements(p);
   std::memset(out, 0, static_cast<size_t>(kAmxRows * kpad) * sizeof(uint16_t));
-  // Rows gathered run by run (offset_runs.h), element by element where the
-  // runs are many and short, then dealt out step by step.
+  // Rows gathered (amx::GatherRow), then dealt out step by step.
   const OffsetRuns runs = amx::ARuns(p);
   thread_local std::vector<uint16_t> row_buf;
   row_buf.assign(static_cast<size_t>(kpad), 0);
   for (int64_t r = 0; r < rows; ++r) {
-    const uint16_t* row = src + p.a_m[i0 + r];
     uint16_t* dst = row_buf.data();
-    if (runs.valid()) {
-      runs.Gather(row, dst);
-    } else {
-      for (int64_t k = 0; k < p.k; ++k) dst[k] = row[AOffsetK(p, k)];
-    }
+    amx::GatherRow(p, src, i0 + r, runs, dst);
     for (int64_t s = 0; s < kpad / kAmxStep; ++s)
       std::memcpy(out + s * kAmxStepElements + r * kAmxStep, dst + s * kAmxStep, kAmxStep * sizeof(uint16_t));
   }

@@ -11,6 +11,7 @@
 
 #include "kernels/common/kernel_selection.h"
 #include "kernels/common/parallel.h"
+#include "kernels/cpu/amx_panels.h"
 #include "kernels/cpu/gemm_int8.h"
 #include "kernels/cpu/offset_runs.h"
 #include "kernels/cpu/panel_tiles.h"
@@ -308,17 +309,10 @@ inline void PackAPanelAmx(const Layout& l, const GemmProblem& p, bool a_signed, 
   const int64_t kpad = PaddedK(l, p.k), i0 = panel * l.mr, rows = std::min(l.mr, p.m - i0);
   std::memset(out + rows * kpad, 0, static_cast<size_t>((l.mr - rows) * kpad));
   for (int64_t r = 0; r < l.mr; ++r) rowcorr[r] = 0;
-  // Rows copied run by run (offset_runs.h), element by element where the
-  // runs are many and short.
-  const OffsetRuns runs = p.a_k_contiguous ? OffsetRuns(p.k) : OffsetRuns(p.a_k.data(), p.k);
+  const OffsetRuns runs = amx::ARuns(p);
   for (int64_t r = 0; r < rows; ++r) {
-    const uint8_t* row = src + p.a_batch[b] + p.a_m[i0 + r];
     uint8_t* dst = out + r * kpad;
-    if (runs.valid()) {
-      runs.Gather(row, dst);
-    } else {
-      for (int64_t k = 0; k < p.k; ++k) dst[k] = row[p.a_k[k]];
-    }
+    amx::GatherRow(p, src + p.a_batch[b], i0 + r, runs, dst);
     std::memset(dst + p.k, 0, static_cast<size_t>(kpad - p.k));
     if (cb == 0) continue;
     // In chunks of 2^16 bytes, whose i32 sum cannot overflow.
