@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <random>
 #include <string>
@@ -86,6 +87,23 @@ KernelParams Params(ScalarProgram program) {
   a.program = std::move(program);
   p.attrs.push_back(std::move(a));
   return p;
+}
+
+// Params(program) with an `input_broadcast` attribute: the inputs' maps
+// one after another, each [rank, result axis of each operand axis].
+KernelParams ParamsWithBroadcast(const ScalarProgram& program, std::vector<int64_t> maps) {
+  KernelParams params = Params(program);
+  KernelAttr map;
+  map.name = "input_broadcast";
+  map.ints = std::move(maps);
+  params.attrs.push_back(map);
+  return params;
+}
+KernelParams ParamsWithBroadcast(const ScalarProgram& program,
+                                 std::initializer_list<const std::vector<int64_t>*> maps) {
+  std::vector<int64_t> all;
+  for (const auto* m : maps) all.insert(all.end(), m->begin(), m->end());
+  return ParamsWithBroadcast(program, std::move(all));
 }
 
 // Distance in units in the last place (ordered integer representation).
@@ -408,11 +426,8 @@ KILN_TEST_ALL_TARGETS(CpuElementwise, BroadcastInputsReadInPlace) {
   for (const auto& sh : shapes) {
     const int64_t m = sh[0], n = sh[1];
     SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n));
-    KernelParams params = Params(prog);
-    KernelAttr map;
-    map.name = "input_broadcast";
-    map.ints = {2, 0, 1, /*bias*/ 1, 1, /*p*/ 1, 0, /*t*/ 2, 1, 0, /*one*/ 2, 0, 1};
-    params.attrs.push_back(map);
+    KernelParams params =
+        ParamsWithBroadcast(prog, std::vector<int64_t>{2, 0, 1, /*bias*/ 1, 1, /*p*/ 1, 0, /*t*/ 2, 1, 0, /*one*/ 2, 0, 1});
     std::vector<uint8_t> pred(static_cast<size_t>(m));
     for (auto& b : pred) b = rng() % 2;
     EXPECT_EQ(Compare(params, {F({m, n}, Values(m * n, rng)), F({n}, Values(n, rng)), B({m}, pred),
@@ -448,11 +463,7 @@ KILN_TEST_ALL_TARGETS(CpuElementwise, SlicedInputsReadInPlace) {
     // Each source just large enough for its slice (the last element read is its last).
     const int64_t am = c.sa[0] + (c.m - 1) * c.sa[2] + 1, an = c.sa[1] + (c.n - 1) * c.sa[3] + 1;
     const int64_t bm = c.sb[0] + (c.m - 1) * c.sb[2] + 1, bn = c.sb[1] + (c.n - 1) * c.sb[3] + 1;
-    KernelParams params = Params(prog);
-    KernelAttr map;
-    map.name = "input_broadcast";
-    map.ints = {2, 0, 1, 2, 0, 1, 2, 0, 1};
-    params.attrs.push_back(map);
+    KernelParams params = ParamsWithBroadcast(prog, std::vector<int64_t>{2, 0, 1, 2, 0, 1, 2, 0, 1});
     KernelAttr slices;
     slices.name = "input_slices";
     slices.ints = {2, c.sa[0], c.sa[1], c.sa[2], c.sa[3], 2, c.sb[0], c.sb[1], c.sb[2], c.sb[3], 0};
@@ -506,11 +517,7 @@ KILN_TEST_ALL_TARGETS(CpuElementwise, PerFeatureVectorsOverChannelLastResults) {
   for (const auto& sh : shapes) {
     const int64_t f = sh[3];
     SCOPED_TRACE(std::to_string(sh[0] * sh[1] * sh[2]) + " x " + std::to_string(f));
-    KernelParams params = Params(prog);
-    KernelAttr map;
-    map.name = "input_broadcast";
-    map.ints = {4, 0, 1, 2, 3, 1, 3, 1, 3, 1, 3, 0, 0};
-    params.attrs.push_back(map);
+    KernelParams params = ParamsWithBroadcast(prog, std::vector<int64_t>{4, 0, 1, 2, 3, 1, 3, 1, 3, 1, 3, 0, 0});
     const int64_t n = sh[0] * sh[1] * sh[2] * f;
     EXPECT_EQ(Compare(params,
                       {F({sh[0], sh[1], sh[2], f}, Values(n, rng)), F({f}, Values(f, rng)), F({f}, Values(f, rng)),
@@ -536,11 +543,7 @@ KILN_TEST_ALL_TARGETS(CpuElementwise, PerFeatureValuesOverChannelFirstResults) {
   for (const auto& sh : shapes) {
     const int64_t f = sh[1];
     SCOPED_TRACE(std::to_string(sh[0]) + "x" + std::to_string(f) + "x" + std::to_string(sh[2] * sh[3]));
-    KernelParams params = Params(prog);
-    KernelAttr map;
-    map.name = "input_broadcast";
-    map.ints = {4, 0, 1, 2, 3, 1, 1, 1, 1, 1, 1, 0, 0};
-    params.attrs.push_back(map);
+    KernelParams params = ParamsWithBroadcast(prog, std::vector<int64_t>{4, 0, 1, 2, 3, 1, 1, 1, 1, 1, 1, 0, 0});
     const int64_t n = sh[0] * f * sh[2] * sh[3];
     EXPECT_EQ(Compare(params,
                       {F({sh[0], f, sh[2], sh[3]}, Values(n, rng)), F({f}, Values(f, rng)), F({f}, Values(f, rng)),
@@ -842,11 +845,7 @@ KILN_TEST_ALL_TARGETS(CpuElementwise, ChainsOverRowsMatchTheReferenceExactly) {
       prog.instrs = {Instr(O::kSubtract, F32, {0, 1}), Instr(O::kMultiply, F32, {5, 2}),
                      Instr(O::kMultiply, F32, {6, 3}), Instr(O::kAdd, F32, {7, 4})};
       prog.results = {8};
-      KernelParams params = Params(prog);
-      KernelAttr map;
-      map.name = "input_broadcast";
-      for (const auto* m : {&full_map, &row_map, &row_map, &col_map, &col_map}) map.ints.insert(map.ints.end(), m->begin(), m->end());
-      params.attrs.push_back(map);
+      KernelParams params = ParamsWithBroadcast(prog, {&full_map, &row_map, &row_map, &col_map, &col_map});
       EXPECT_EQ(Compare(params,
                         {F(dims, Values(n, rng)), F(row_dims, row_values()), F(row_dims, row_values()),
                          F({cols}, Values(cols, rng)), F({cols}, Values(cols, rng))},
@@ -860,13 +859,8 @@ KILN_TEST_ALL_TARGETS(CpuElementwise, ChainsOverRowsMatchTheReferenceExactly) {
                      Constant(0.0f), Instr(O::kMinimum, F32, {6, 7}), Instr(O::kClamp, F32, {1, 8, 2}),
                      Instr(O::kSubtract, F32, {9, 3})};
       prog.results = {10};
-      KernelParams params = Params(prog);
-      KernelAttr map;
-      map.name = "input_broadcast";
-      for (const auto* m : {&full_map, &row_map}) map.ints.insert(map.ints.end(), m->begin(), m->end());
-      map.ints.push_back(0);
-      map.ints.insert(map.ints.end(), row_map.begin(), row_map.end());
-      params.attrs.push_back(map);
+      const std::vector<int64_t> scalar_map = {0};
+      KernelParams params = ParamsWithBroadcast(prog, {&full_map, &row_map, &scalar_map, &row_map});
       for (float hi : {6.0f, -0.0f, kNaN}) {
         EXPECT_EQ(Compare(params, {F(dims, Values(n, rng)), F(row_dims, row_values()), F({}, {hi}),
                                    F(row_dims, row_values())},
@@ -880,13 +874,8 @@ KILN_TEST_ALL_TARGETS(CpuElementwise, ChainsOverRowsMatchTheReferenceExactly) {
       prog.param_types = {F32, F32, F32};
       prog.instrs = {Instr(O::kAdd, F32, {0, 1}), Instr(O::kMultiply, F32, {3, 2})};
       prog.results = {4};
-      KernelParams params = Params(prog);
-      KernelAttr map;
-      map.name = "input_broadcast";
-      map.ints = full_map;
-      map.ints.insert(map.ints.end(), {2, 1, 2});
-      map.ints.insert(map.ints.end(), row_map.begin(), row_map.end());
-      params.attrs.push_back(map);
+      const std::vector<int64_t> plane_map = {2, 1, 2};
+      KernelParams params = ParamsWithBroadcast(prog, {&full_map, &plane_map, &row_map});
       EXPECT_EQ(Compare(params,
                         {F(dims, Values(n, rng)), F({dims[1], cols}, Values(dims[1] * cols, rng)),
                          F(row_dims, row_values())},
@@ -918,21 +907,13 @@ KILN_TEST_ALL_TARGETS(CpuElementwise, ChainsOverCollapsedTrailingAxesMatchTheRef
       v[0] = -0.0f, v[1] = 0.0f, v[channels - 1] = kNaN;
       return v;
     };
-    auto with_map = [&](const ScalarProgram& prog, std::vector<const std::vector<int64_t>*> maps) {
-      KernelParams params = Params(prog);
-      KernelAttr map;
-      map.name = "input_broadcast";
-      for (const auto* m : maps) map.ints.insert(map.ints.end(), m->begin(), m->end());
-      params.attrs.push_back(map);
-      return params;
-    };
     {  // clamp(0, (x - m) * s + b, 6), m, s, b per channel
       ScalarProgram prog;
       prog.param_types = {F32, F32, F32, F32};
       prog.instrs = {Constant(0.0f), Constant(6.0f), Instr(O::kSubtract, F32, {0, 1}),
                      Instr(O::kMultiply, F32, {6, 2}), Instr(O::kAdd, F32, {7, 3}), Instr(O::kClamp, F32, {4, 8, 5})};
       prog.results = {9};
-      EXPECT_EQ(Compare(with_map(prog, {&full_map, &channel_map, &channel_map, &channel_map}),
+      EXPECT_EQ(Compare(ParamsWithBroadcast(prog, {&full_map, &channel_map, &channel_map, &channel_map}),
                         {F(dims, Values(n, rng)), F({channels}, channel_values()), F({channels}, channel_values()),
                          F({channels}, Values(channels, rng))},
                         dims),
@@ -943,7 +924,7 @@ KILN_TEST_ALL_TARGETS(CpuElementwise, ChainsOverCollapsedTrailingAxesMatchTheRef
       prog.param_types = {F32, F32, F32};
       prog.instrs = {Instr(O::kMultiply, F32, {0, 1}), Instr(O::kMaximum, F32, {3, 2})};
       prog.results = {4};
-      EXPECT_EQ(Compare(with_map(prog, {&full_map, &plane_map, &channel_map}),
+      EXPECT_EQ(Compare(ParamsWithBroadcast(prog, {&full_map, &plane_map, &channel_map}),
                         {F(dims, Values(n, rng)), F({dims[2], dims[3]}, Values(dims[2] * dims[3], rng)),
                          F({channels}, channel_values())},
                         dims),
@@ -955,7 +936,7 @@ KILN_TEST_ALL_TARGETS(CpuElementwise, ChainsOverCollapsedTrailingAxesMatchTheRef
       prog.instrs = {Instr(O::kSubtract, F32, {0, 1}), Instr(O::kMultiply, F32, {3, 2})};
       prog.results = {4};
       const int64_t rows = n / dims[3];
-      EXPECT_EQ(Compare(with_map(prog, {&full_map, &channel_map, &row_map}),
+      EXPECT_EQ(Compare(ParamsWithBroadcast(prog, {&full_map, &channel_map, &row_map}),
                         {F(dims, Values(n, rng)), F({channels}, channel_values()),
                          F({dims[0], dims[1], dims[2]}, Values(rows, rng))},
                         dims),
@@ -989,21 +970,13 @@ KILN_TEST_ALL_TARGETS(CpuElementwise, ChainsOverColumnsMatchTheReferenceExactly)
       v[1] = -0.0f, v[2] = 0.0f, v[3] = kNaN;
       return v;
     };
-    auto with_map = [&](const ScalarProgram& prog, std::vector<const std::vector<int64_t>*> maps) {
-      KernelParams params = Params(prog);
-      KernelAttr map;
-      map.name = "input_broadcast";
-      for (const auto* m : maps) map.ints.insert(map.ints.end(), m->begin(), m->end());
-      params.attrs.push_back(map);
-      return params;
-    };
     {  // clamp(0, (x - m) * s + b, 6): a batch norm and relu6
       ScalarProgram prog;
       prog.param_types = {F32, F32, F32, F32};
       prog.instrs = {Constant(0.0f), Constant(6.0f), Instr(O::kSubtract, F32, {0, 1}),
                      Instr(O::kMultiply, F32, {6, 2}), Instr(O::kAdd, F32, {7, 3}), Instr(O::kClamp, F32, {4, 8, 5})};
       prog.results = {9};
-      EXPECT_EQ(Compare(with_map(prog, {&full_map, &col_map, &col_map, &col_map}),
+      EXPECT_EQ(Compare(ParamsWithBroadcast(prog, {&full_map, &col_map, &col_map, &col_map}),
                         {F(dims, Values(n, rng)), F({cols}, Values(cols, rng)), F({cols}, Values(cols, rng)),
                          F({cols}, Values(cols, rng))},
                         dims),
@@ -1018,7 +991,7 @@ KILN_TEST_ALL_TARGETS(CpuElementwise, ChainsOverColumnsMatchTheReferenceExactly)
       prog.results = {10};
       std::vector<int64_t> scalar_map = {0};
       for (float c : {3.0f, -0.0f, kNaN}) {
-        EXPECT_EQ(Compare(with_map(prog, {&full_map, &full_map, &col_map, &col_map, &col_map, &scalar_map}),
+        EXPECT_EQ(Compare(ParamsWithBroadcast(prog, {&full_map, &full_map, &col_map, &col_map, &col_map, &scalar_map}),
                           {F(dims, Values(n, rng)), F(dims, Values(n, rng)), F({cols}, col_values()),
                            F({cols}, col_values()), F({cols}, col_values()), F({}, {c})},
                           dims),
@@ -1032,7 +1005,7 @@ KILN_TEST_ALL_TARGETS(CpuElementwise, ChainsOverColumnsMatchTheReferenceExactly)
       prog.instrs = {Instr(O::kAdd, F32, {0, 1}), Instr(O::kAbs, F32, {3}), Instr(O::kSqrt, F32, {4}),
                      Instr(O::kMultiply, F32, {5, 2})};
       prog.results = {6};
-      EXPECT_EQ(Compare(with_map(prog, {&full_map, &col_map, &col_map}),
+      EXPECT_EQ(Compare(ParamsWithBroadcast(prog, {&full_map, &col_map, &col_map}),
                         {F(dims, Values(n, rng)), F({cols}, Values(cols, rng)), F({cols}, col_values())}, dims),
                 0);
     }
