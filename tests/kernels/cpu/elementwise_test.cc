@@ -426,8 +426,8 @@ KILN_TEST_ALL_TARGETS(CpuElementwise, BroadcastInputsReadInPlace) {
   for (const auto& sh : shapes) {
     const int64_t m = sh[0], n = sh[1];
     SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n));
-    KernelParams params =
-        ParamsWithBroadcast(prog, std::vector<int64_t>{2, 0, 1, /*bias*/ 1, 1, /*p*/ 1, 0, /*t*/ 2, 1, 0, /*one*/ 2, 0, 1});
+    KernelParams params = ParamsWithBroadcast(
+        prog, std::vector<int64_t>{2, 0, 1, /*bias*/ 1, 1, /*p*/ 1, 0, /*t*/ 2, 1, 0, /*one*/ 2, 0, 1});
     std::vector<uint8_t> pred(static_cast<size_t>(m));
     for (auto& b : pred) b = rng() % 2;
     EXPECT_EQ(Compare(params, {F({m, n}, Values(m * n, rng)), F({n}, Values(n, rng)), B({m}, pred),
