@@ -981,16 +981,14 @@ Status WidenedConvolution(const KernelCall& call, const ElementwiseProblem* epil
   const bool f32_out = !Half(out.type);
   // bf16 operands without subnormals: the bf16 GEMM on them as they are,
   // where the layout suits it (gemm_bf16.h).
-  Bf16Caller bf16_caller;
-  bf16_caller.declined = true;
   // Constant weights are scanned for subnormals once, where they are
   // packed (PackedConvBPlan), not on every call.
   const bool rhs_kept = rhs.constant_id != 0 && call.state != nullptr;
+  Bf16Caller bf16_caller{.declined = true, .half_out = f32_out ? nullptr : &out};
   if (lhs.type == ElementType::kBF16 && rhs.type == ElementType::kBF16 && GemmBf16Available() &&
       !Bf16HasSubnormals(reinterpret_cast<const uint16_t*>(lhs.data), lhs.NumElements(), call.runner) &&
       (rhs_kept || !Bf16HasSubnormals(reinterpret_cast<const uint16_t*>(rhs.data), rhs.NumElements(), call.runner))) {
-    bf16_caller.declined = false;
-    bf16_caller.half_out = f32_out ? nullptr : &out;
+    bf16_caller.declined = false;  // (unless the layout declines it)
     const TensorRef in[2] = {lhs, rhs};
     KILN_RETURN_IF_ERROR(PlainConvolution(KernelCall{call.params, in, std::span<const TensorRef>(&o, 1), call.runner,
                                                      call.without_epilogue, call.state},
