@@ -429,7 +429,7 @@ class VulkanDevice final : public Device {
         KILN_ASSIGN_OR_RETURN(auto layout, core_->Layout(bindings, texels));
         p.set_layout = layout.first;
         p.layout = layout.second;
-        KILN_ASSIGN_OR_RETURN(p.pipeline, core_->Pipeline(*p.variant, p.layout, e->name()));
+        KILN_ASSIGN_OR_RETURN(p.pipeline, e->Pipeline(*core_, *p.variant, p.layout));
       }
       words.resize((words.size() + align_words - 1) / align_words * align_words);
       p.param_offset = words.size() * 4;

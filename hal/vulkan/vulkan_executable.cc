@@ -20,6 +20,14 @@ const ShaderVariant* VulkanExecutable::Find(const std::vector<BufferView>& in, c
   return nullptr;
 }
 
+StatusOr<VkPipeline> VulkanExecutable::Pipeline(Core& core, const ShaderVariant& v, VkPipelineLayout layout) const {
+  VkPipeline& kept = pipelines_[static_cast<size_t>(&v - variants_->data())];
+  if (kept == VK_NULL_HANDLE) {
+    KILN_ASSIGN_OR_RETURN(kept, core.Pipeline(v, layout, name_));
+  }
+  return kept;
+}
+
 StatusOr<std::shared_ptr<Executable>> PrepareVulkanExecutable(const Core& core, const ExecutableSpec& spec) {
   auto shaders = spec.Find<std::vector<ShaderVariant>>(kVulkanShaderFormat);
   if (!shaders) return spec.Missing(kVulkanShaderFormat, "the Vulkan device");
