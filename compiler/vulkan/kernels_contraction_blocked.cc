@@ -260,6 +260,11 @@ StatusOr<ShaderSource> ConvolutionBlocked(const KernelParams& kp, const Dispatch
     wtap += " + " + k + " * " + rstride(c.ksp[s]);
   }
   tap_position += "    ok[r] = " + in_range + ";\n    off[r] = ok[r] ? " + offset + " : 0u;\n";
+  // Each tap's setup opens the loop body (the template repeats the loops
+  // once per read path).
+  taps_open += indent + "uint off[TP];\n" + indent + "bool ok[TP];\n" + indent +
+               "[[unroll]] for (uint r = 0u; r < TP; ++r) {\n" + tap_position + indent + "}\n" + indent +
+               "const uint wtap = " + wtap + ";\n";
   const std::string P = ProductOf(odims, last ? 0 : 2, last ? ns + 1 : ns + 2);
   // Both operands are also bound as texel buffers, after the storage
   // bindings (the parameters, the inputs, the output), and read through
@@ -292,8 +297,6 @@ StatusOr<ShaderSource> ConvolutionBlocked(const KernelParams& kp, const Dispatch
                            {"RS_O", rstride(c.kof)},
                            {"TAPS_OPEN", taps_open},
                            {"TAPS_CLOSE", taps_close},
-                           {"TAP_POSITION", tap_position},
-                           {"WTAP", wtap},
                            {"LS_F", lstride(c.ifd)},
                            {"RS_I", rstride(c.kif)},
                            {"WIDE", wide ? "1" : "0"},

@@ -67,15 +67,19 @@ $SPLIT
   uint qtex[TF4];
   [[unroll]] for (uint j = 0u; j < TF4; ++j) qtex[j] = min(f0 / 4u + j, F / 4u - 1u);
 #endif
-$TAPS_OPEN
-  uint off[TP];
-  bool ok[TP];
-  [[unroll]] for (uint r = 0u; r < TP; ++r) {
-$TAP_POSITION
-  }
-  const uint wtap = $WTAP;
+  // The vec4 path is chosen once, outside the window loops (TAPS_OPEN below:
+  // the loops over the kernel taps, and per tap each position's input
+  // offset `off`, whether it is in range `ok`, and the kernel offset
+  // `wtap`): lavapipe runs a work group's invocations as SIMD lanes and
+  // executes a branch it cannot prove uniform under a mask, so with the
+  // choice inside the loops every tap also ran the scalar paths (a
+  // depthwise 3x3 over 16x16x192 NHWC took 2.8x as long); a loop whose
+  // lanes are all masked off ends at once. The scalar paths' texel-or-word
+  // choice stays inside their loop (taken out too, NCHW convolutions were
+  // no faster).
 #if $WIDE
   if (wide) {
+$TAPS_OPEN
 #if $GROUPED
     vec4 w4[TF4];
     [[unroll]] for (uint j = 0u; j < TF4; ++j) w4[j] = texelFetch(b_tex, int((b0 + wtap) / 4u + qtex[j]));
@@ -98,8 +102,11 @@ $TAP_POSITION
       }
     }
 #endif
+$TAPS_CLOSE
   } else
 #endif
+  {
+$TAPS_OPEN
   if (tex) {
     // One component of a texel: still lavapipe's branch-free gather, against
     // a per-lane loop for a storage-buffer load (NCHW convolutions ran 3-5x
@@ -117,4 +124,5 @@ $SCALAR_CONTRACTION
 #undef LDB
   }
 $TAPS_CLOSE
+  }
 $STORE_TILE}
