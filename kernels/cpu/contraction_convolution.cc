@@ -648,7 +648,7 @@ void PlanConvolution(const KernelParams& p, const TensorRef& lhs, const TensorRe
 // written whole in the result's layout, its sums are rounded into it as
 // the tiles finish (`narrowed` set) and the f32 result is not written.
 struct Bf16Caller {
-  bool declined = false;
+  bool declined = true;  // until the caller offers the call (then the layout may decline it)
   const TensorRef* half_out = nullptr;
   bool narrowed = false;
 };
@@ -872,15 +872,14 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
                  : int8             ? PackedBBytesInt8(g)
                  : bf16             ? PackedBBytesBf16(g)
                                     : PackedBElements(g, t) * StorageBytes(t);
-      b->data = AllocateAlignedOrThrow<uint8_t>(std::max<size_t>(b->bytes, 64));
-      if (b->bf16_subnormals) {
-        // (nothing packed)
-      } else if (bf16) {
-        PackWholeBBf16(g, b->data.get());
-      } else if (int8) {
-        PackWholeBInt8(g, rhs.type, b->data.get());
-      } else {
-        PackWholeB(g, t, b->data.get());
+      if (!b->bf16_subnormals) {  // (bf16 weights with subnormals: nothing packed, the call falls back)
+        b->data = AllocateAlignedOrThrow<uint8_t>(std::max<size_t>(b->bytes, 64));
+        if (bf16)
+          PackWholeBBf16(g, b->data.get());
+        else if (int8)
+          PackWholeBInt8(g, rhs.type, b->data.get());
+        else
+          PackWholeB(g, t, b->data.get());
       }
       packed->Set(std::move(b));
     }
@@ -984,7 +983,7 @@ Status WidenedConvolution(const KernelCall& call, const ElementwiseProblem* epil
   // Constant weights are scanned for subnormals once, where they are
   // packed (PackedConvBPlan), not on every call.
   const bool rhs_kept = rhs.constant_id != 0 && call.state != nullptr;
-  Bf16Caller bf16_caller{.declined = true, .half_out = f32_out ? nullptr : &out};
+  Bf16Caller bf16_caller{.half_out = f32_out ? nullptr : &out};
   if (lhs.type == ElementType::kBF16 && rhs.type == ElementType::kBF16 && GemmBf16Available() &&
       !Bf16HasSubnormals(reinterpret_cast<const uint16_t*>(lhs.data), lhs.NumElements(), call.runner) &&
       (rhs_kept || !Bf16HasSubnormals(reinterpret_cast<const uint16_t*>(rhs.data), rhs.NumElements(), call.runner))) {

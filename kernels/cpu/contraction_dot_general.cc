@@ -297,70 +297,17 @@ Status RunFloatDot(const KernelCall& call, GemmProblem& p, ElementType t, const 
   return Status::Ok();
 }
 
-// `half_out`: the 16-bit result an f32 `call.outputs[0]` stands for, or
-// null; where the product runs on the bf16 GEMM, its sums are rounded into
-// it as the tiles finish (*narrowed set) and the f32 result is not written.
-Status FastDot(const KernelCall& call, std::span<const int64_t> lb, std::span<const int64_t> rb,
-               std::span<const int64_t> lc, std::span<const int64_t> rc, const TensorRef* half_out = nullptr,
-               bool* narrowed = nullptr) {
-  if (call.inputs.size() != 2 || call.outputs.size() != 1) return RunReference(call);
-  if constexpr (!KILN_SELECTIVE_BUILD) {
-    // An f16/bf16 result (JAX's bf16 matmul): the product into f32 scratch
-    // (f16/bf16 operands widened exactly, as for an f32 result), then
-    // rounded to nearest even. The reference sums in f64 and rounds once:
-    // the two differ by the f32 sum's error, within the bound the tests
-    // state.
-    const TensorRef& out = call.outputs[0];
-    if ((out.type == ElementType::kF16 || out.type == ElementType::kBF16) && StorageOk(out)) {
-      const int64_t n = out.NumElements();
-      ScratchLease<HalfResultScratch, float> sums(static_cast<size_t>(n));
-      TensorRef o = out;
-      o.type = ElementType::kF32;
-      o.data = reinterpret_cast<uint8_t*>(sums.get());
-      o.byte_size = static_cast<size_t>(n) * sizeof(float);
-      bool narrowed = false;
-      KILN_RETURN_IF_ERROR(FastDot(KernelCall{call.params, call.inputs, std::span<const TensorRef>(&o, 1), call.runner,
-                                              call.without_epilogue, call.state},
-                                   lb, rb, lc, rc, &out, &narrowed));
-      if (!narrowed) NarrowResult(sums.get(), n, out, call.runner);
-      return Status::Ok();
-    }
-  }
-  // The checks and offset tables depend on the shapes only: built on the
-  // executable's first dispatch of these shapes, then reused.
-  PlanKey key(kPlanDotGeneral);
-  for (const TensorRef& t : call.inputs) AddShape(key, t);
-  AddShape(key, call.outputs[0]);
-  PlanLease<DotPlan> lease(call.state, key);
-  if (lease.get() == nullptr) {
-    auto plan = std::make_unique<DotPlan>();
-    plan->fast = PlanDot(call, lb, rb, lc, rc, &plan->problem);
-    plan->empty = plan->fast && call.outputs[0].NumElements() == 0;
-    lease.Set(std::move(plan));
-  }
-  DotPlan& plan = *lease.get();
-  if (!plan.fast) return RunReference(call);
-  if (plan.empty) return Status::Ok();
+// The product of a planned problem (pointers set) into p.c, an f32 (or
+// f64, integer) result of type t: int8, then the bf16 GEMM (`try_bf16`),
+// then f32 with 16-bit operands widened.
+Status RunProduct(const KernelCall& call, GemmProblem& p, ElementType t, bool try_bf16) {
+  const TensorRef& lhs = call.inputs[0];
   const TensorRef& rhs = call.inputs[1];
-  const ElementType t = call.outputs[0].type;
-  GemmProblem& p = plan.problem;
-  p.a = call.inputs[0].data;
-  p.b = rhs.data;
-  p.c = call.outputs[0].data;
-  p.runner = call.runner;
-  p.b_packed = nullptr;
-  if (Int8GemmTypes(call.inputs[0].type, rhs.type, t)) return Int8Dot(call, p);
+  if (Int8GemmTypes(lhs.type, rhs.type, t)) return Int8Dot(call, p);
   if constexpr (!KILN_SELECTIVE_BUILD) {
-    const TensorRef& lhs = call.inputs[0];
-    if (lhs.type == ElementType::kBF16 && rhs.type == ElementType::kBF16 && t == ElementType::kF32) {
-      if (half_out != nullptr) p.c = half_out->data, p.c_type = half_out->type;
-      const bool ran = Bf16Dot(call, p);
-      p.c = call.outputs[0].data, p.c_type = ElementType::kF32;  // (the problem is kept for later calls)
-      if (ran) {
-        if (narrowed != nullptr) *narrowed = half_out != nullptr;
-        return Status::Ok();
-      }
-    }
+    if (try_bf16 && lhs.type == ElementType::kBF16 && rhs.type == ElementType::kBF16 && t == ElementType::kF32 &&
+        Bf16Dot(call, p))
+      return Status::Ok();
     const bool widen_a = WidensToF32(lhs.type, t), widen_b = WidensToF32(rhs.type, t);
     if (widen_a || widen_b) {
       ScratchLease<WidenedLhsScratch, float> wide_a(widen_a ? static_cast<size_t>(lhs.NumElements()) : 0);
@@ -380,6 +327,80 @@ Status FastDot(const KernelCall& call, std::span<const int64_t> lb, std::span<co
     }
   }
   return RunFloatDot(call, p, t, [] {});
+}
+
+// An f16/bf16 result (JAX's bf16 matmul), `half`, planned as an f32 one:
+// the bf16 GEMM rounds its sums into it as the tiles finish; every other
+// path sums into f32 scratch (f16/bf16 operands widened exactly, as for an
+// f32 result), leased only then, and rounds to nearest even after. The
+// reference sums in f64 and rounds once: the two differ by the f32 sum's
+// error, within the bound the tests state.
+Status RunHalfResult(const KernelCall& call, GemmProblem& p, const TensorRef& half) {
+  if constexpr (!KILN_SELECTIVE_BUILD) {
+    if (call.inputs[0].type == ElementType::kBF16 && call.inputs[1].type == ElementType::kBF16) {
+      p.c = half.data;
+      p.c_type = half.type;
+      const bool ran = Bf16Dot(call, p);
+      p.c_type = ElementType::kF32;  // (the problem is kept for later calls)
+      if (ran) return Status::Ok();
+    }
+  }
+  const int64_t n = half.NumElements();
+  ScratchLease<HalfResultScratch, float> sums(static_cast<size_t>(n));
+  p.c = sums.get();
+  KILN_RETURN_IF_ERROR(RunProduct(call, p, ElementType::kF32, /*try_bf16=*/false));
+  NarrowResult(sums.get(), n, half, call.runner);
+  return Status::Ok();
+}
+
+// `half_out`: the 16-bit result an f32 `call.outputs[0]` stands for, or
+// null (RunHalfResult).
+Status FastDot(const KernelCall& call, std::span<const int64_t> lb, std::span<const int64_t> rb,
+               std::span<const int64_t> lc, std::span<const int64_t> rc, const TensorRef* half_out = nullptr) {
+  if (call.inputs.size() != 2 || call.outputs.size() != 1) return RunReference(call);
+  if constexpr (!KILN_SELECTIVE_BUILD) {
+    // A 16-bit result is planned as an f32 one, `o`, whose data pointer is
+    // the 16-bit result's: nothing writes through it (RunHalfResult points
+    // the product at the 16-bit result or at f32 scratch, and the
+    // reference runs on the 16-bit result).
+    const TensorRef& out = call.outputs[0];
+    if ((out.type == ElementType::kF16 || out.type == ElementType::kBF16) && StorageOk(out)) {
+      TensorRef o = out;
+      o.type = ElementType::kF32;
+      o.byte_size = static_cast<size_t>(out.NumElements()) * sizeof(float);
+      return FastDot(KernelCall{call.params, call.inputs, std::span<const TensorRef>(&o, 1), call.runner,
+                                call.without_epilogue, call.state},
+                     lb, rb, lc, rc, &out);
+    }
+  }
+  // The checks and offset tables depend on the shapes only: built on the
+  // executable's first dispatch of these shapes, then reused.
+  PlanKey key(kPlanDotGeneral);
+  for (const TensorRef& t : call.inputs) AddShape(key, t);
+  AddShape(key, call.outputs[0]);
+  PlanLease<DotPlan> lease(call.state, key);
+  if (lease.get() == nullptr) {
+    auto plan = std::make_unique<DotPlan>();
+    plan->fast = PlanDot(call, lb, rb, lc, rc, &plan->problem);
+    plan->empty = plan->fast && call.outputs[0].NumElements() == 0;
+    lease.Set(std::move(plan));
+  }
+  DotPlan& plan = *lease.get();
+  if (!plan.fast) {
+    if (half_out == nullptr) return RunReference(call);
+    KernelCall ref = call;
+    ref.outputs = std::span<const TensorRef>(half_out, 1);
+    return RunReference(ref);
+  }
+  if (plan.empty) return Status::Ok();
+  GemmProblem& p = plan.problem;
+  p.a = call.inputs[0].data;
+  p.b = call.inputs[1].data;
+  p.c = call.outputs[0].data;
+  p.runner = call.runner;
+  p.b_packed = nullptr;
+  if (half_out != nullptr) return RunHalfResult(call, p, *half_out);
+  return RunProduct(call, p, call.outputs[0].type, /*try_bf16=*/true);
 }
 
 Status PlainDotGeneralProduct(const KernelCall& call) {

@@ -280,7 +280,9 @@ constexpr int64_t kAmxStep = 32, kAmxStepElements = kAmxRows * kAmxStep;
 void PackAPanelAmx(const GemmProblem& p, int64_t b, int64_t panel, uint16_t* out) {
   const auto* src = static_cast<const uint16_t*>(p.a) + p.a_batch[b];
   const int64_t i0 = panel * kAmxRows, rows = std::min(kAmxRows, p.m - i0), kpad = AmxRowElements(p);
-  std::memset(out, 0, static_cast<size_t>(kAmxRows * kpad) * sizeof(uint16_t));
+  // Rows past the last of a short panel are zeros in every step; K's
+  // padding comes from the zeroed row buffer.
+  if (rows < kAmxRows) std::memset(out, 0, static_cast<size_t>(kAmxRows * kpad) * sizeof(uint16_t));
   // Rows gathered (amx::GatherRow), then dealt out step by step.
   const OffsetRuns runs = amx::ARuns(p);
   thread_local std::vector<uint16_t> row_buf;
