@@ -180,7 +180,7 @@ std::string AccumulatorValue(const GType& rt) {
 // `first_extra` on. `declare_index` declares the output multi-index the
 // epilogue's axis map needs (the producer has not).
 StatusOr<std::string> StoreResult(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w, size_t first_extra,
-                                  const std::string& value, bool declare_index) {
+                                  const std::string& value, bool declare_index, EpilogueColumn* column) {
   const size_t out = w.Out(0);
   const ScalarProgram* prog = kp.Program("epilogue");
   if (prog == nullptr) {
@@ -199,11 +199,35 @@ StatusOr<std::string> StoreResult(const KernelParams& kp, const DispatchUse& u, 
     for (int64_t a = 0; a < rank; ++a)
       if (map[1 + a] != a) return Refuse(u, "bad epilogue_broadcast");
     extra_map = map.subspan(static_cast<size_t>(rank) + 1);
-    if (declare_index) code += OutputIndex(w);
   }
   std::vector<std::string> params = {"(" + value + ")"};
   std::vector<ElementType> extra(prog->param_types.begin() + 1, prog->param_types.end());
   KILN_RETURN_IF_ERROR(ReadInputs(u, w, extra_map, first_extra, extra, &params));
+  // Whether a read left per element needs the output multi-index.
+  bool needs_index = !extra_map.empty();
+  if (column != nullptr && column->axis >= 0) {
+    // The reads that depend on the column's axis alone (a bias, a batch
+    // norm's per-feature vectors, scalars) move to the column's code.
+    const int64_t out_rank = w.rank(out);
+    needs_index = false;
+    size_t at = 0;
+    for (size_t j = 0; j < extra.size(); ++j) {
+      const size_t t = first_extra + j;
+      bool by_column = extra_map.empty() && w.rank(t) == 0 && out_rank > 0;
+      if (!extra_map.empty()) {
+        const int64_t r = extra_map[at];
+        by_column = true;
+        for (int64_t d = 0; d < r; ++d) by_column = by_column && extra_map[at + 1 + d] == column->axis;
+        at += 1 + static_cast<size_t>(r);
+        needs_index = needs_index || !by_column;
+      }
+      if (!by_column) continue;
+      const std::string name = "kiln_col" + std::to_string(j);
+      column->code += "      const " + w.type(t).name + " " + name + " = " + params[1 + j] + ";\n";
+      params[1 + j] = name;
+    }
+  }
+  if (declare_index && needs_index) code += OutputIndex(w);
   std::vector<std::string> results;
   KILN_RETURN_IF_ERROR(EmitScalarProgram(*prog, params, "e", &code, &results, &w.features));
   return code + "  " + w.Store(out, "i", results[0]);
@@ -211,7 +235,7 @@ StatusOr<std::string> StoreResult(const KernelParams& kp, const DispatchUse& u, 
 
 std::string StoreTile(const KernelParams& kp, const std::string& rows, const std::string& cols,
                       const std::string& acc, const std::string& coords, const std::string& guard,
-                      const std::string& store) {
+                      const std::string& store, const EpilogueColumn& column) {
   const std::string body = "      " + coords + "\n      if (" + guard + ") {\n" + store + "\n      }\n";
   if (kp.Program("epilogue") == nullptr)
     return "  [[unroll]] for (uint r = 0u; r < " + rows + "; ++r)\n    [[unroll]] for (uint c = 0u; c < " + cols +
@@ -221,10 +245,19 @@ std::string StoreTile(const KernelParams& kp, const std::string& rows, const std
   // compile a 1x1 convolution that alone took 1 s, and as long again at
   // every cold start. Staged, the registers are copied out once (constant
   // indices) and the epilogue's code appears once.
-  return "  float tile[" + rows + " * " + cols + "];\n  [[unroll]] for (uint r = 0u; r < " + rows +
-         "; ++r)\n    [[unroll]] for (uint c = 0u; c < " + cols + "; ++c) tile[r * " + cols + " + c] = " + acc +
-         ";\n  [[dont_unroll]] for (uint t = 0u; t < " + rows + " * " + cols + "; ++t) {\n      const uint r = t / " +
-         cols + ", c = t % " + cols + ";\n      const float v = tile[t];\n" + body + "  }\n";
+  std::string staged = "  float tile[" + rows + " * " + cols + "];\n  [[unroll]] for (uint r = 0u; r < " + rows +
+                       "; ++r)\n    [[unroll]] for (uint c = 0u; c < " + cols + "; ++c) tile[r * " + cols +
+                       " + c] = " + acc + ";\n";
+  if (column.code.empty())
+    return staged + "  [[dont_unroll]] for (uint t = 0u; t < " + rows + " * " + cols +
+           "; ++t) {\n      const uint r = t / " + cols + ", c = t % " + cols + ";\n      const float v = tile[t];\n" +
+           body + "  }\n";
+  // Column by column, the reads that depend on the column alone made once
+  // per column (lavapipe loads a storage buffer lane by lane: per element,
+  // a batch norm's three vectors cost a third of a 1x1 convolution).
+  return staged + "  [[dont_unroll]] for (uint c = 0u; c < " + cols + "; ++c) {\n" + column.start + column.code +
+         "    [[dont_unroll]] for (uint r = 0u; r < " + rows + "; ++r) {\n      const float v = tile[r * " + cols +
+         " + c];\n" + body + "    }\n  }\n";
 }
 
 // --- the shader header ---------------------------------------------------------

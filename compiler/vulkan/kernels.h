@@ -81,19 +81,33 @@ Status ReadInputs(const DispatchUse& u, ShaderWriter& w, std::span<const int64_t
 // value of the result type: rounded to a narrow float, wrapped to a narrow
 // integer.
 std::string AccumulatorValue(const GType& rt);
+// A register-blocked tile's column, for its fused epilogue: `axis` is the
+// output axis whose coordinate a tile column holds (-1: none), `start`
+// the GLSL that declares that coordinate as o<axis> at the top of a column
+// (leaving the loop past the output's edge); StoreResult adds to `code`
+// the epilogue's reads that depend on that axis alone, made once per
+// column instead of once per element.
+struct EpilogueColumn {
+  int64_t axis = -1;
+  std::string start;
+  std::string code;
+};
 // How a producer stores its result `value` at output index "i": directly or
-// through its fused epilogue (kernels/reference/epilogue.h).
+// through its fused epilogue (kernels/reference/epilogue.h); with `column`,
+// the reads by column go there.
 StatusOr<std::string> StoreResult(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w, size_t first_extra,
-                                  const std::string& value, bool declare_index);
+                                  const std::string& value, bool declare_index, EpilogueColumn* column = nullptr);
 // The store loop of a register-blocked shader: every result of its
 // `rows` x `cols` tile (`acc`, an expression in r and c) that `coords` and
 // `guard` place inside the output goes through `store` (which sees it as
 // `v`). Unrolled for a plain store; with a fused epilogue the tile is staged
 // in an array and stored by a rolled loop, so that the driver compiles the
 // epilogue once instead of once per element (KernelParams::Program).
+// With a column's code (EpilogueColumn), that rolled loop goes column by
+// column.
 std::string StoreTile(const KernelParams& kp, const std::string& rows, const std::string& cols,
                       const std::string& acc, const std::string& coords, const std::string& guard,
-                      const std::string& store);
+                      const std::string& store, const EpilogueColumn& column = {});
 
 // --- the kernel families --------------------------------------------------------
 

@@ -38,6 +38,25 @@ uint32_t TileRows(const DispatchUse& u, const std::vector<int64_t>& lfree) {
   return tm;
 }
 
+// The start of a tile column whose coordinate along output axis `axis` is
+// `first` + c (StoreTile's column loop), leaving the loop at `size`.
+std::string ColumnStart(int64_t axis, const std::string& first, const std::string& size) {
+  const std::string o = "o" + std::to_string(axis);
+  return "      const uint " + o + " = " + first + " + c;\n      if (" + o + " >= " + size + ") break;\n";
+}
+
+// A contraction's tile column: one element of the result's free rhs
+// dims, which follow its first `before` dims; a column for the epilogue
+// only where there is one such dim (several: no column).
+EpilogueColumn ResultColumn(const ShaderWriter& w, size_t before) {
+  EpilogueColumn column;
+  const int64_t rank = w.rank(w.Out(0));
+  if (static_cast<int64_t>(before) + 1 != rank) return column;
+  column.axis = rank - 1;
+  column.start = ColumnStart(column.axis, "n0", "N");
+  return column;
+}
+
 bool IsRun(const std::vector<int64_t>& v, int64_t first) {
   for (size_t i = 0; i < v.size(); ++i)
     if (v[i] != first + static_cast<int64_t>(i)) return false;
@@ -69,7 +88,8 @@ std::optional<int> BlockedDotLayout(const DispatchUse& u, int lr, int rr, const 
 StatusOr<ShaderSource> DotGeneralBlocked(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w, int layout,
                                          size_t batch_dims, size_t m_dims, const std::string& m, const std::string& n,
                                          const std::string& k) {
-  KILN_ASSIGN_OR_RETURN(std::string store, StoreResult(kp, u, w, 2, "v", true));
+  EpilogueColumn column = ResultColumn(w, batch_dims + m_dims);
+  KILN_ASSIGN_OR_RETURN(std::string store, StoreResult(kp, u, w, 2, "v", true, &column));
   w.extensions.push_back("GL_EXT_control_flow_attributes");  // [[unroll]]
   std::vector<int64_t> lfree(m_dims);
   for (size_t i = 0; i < m_dims; ++i) lfree[i] = static_cast<int64_t>(batch_dims + i);
@@ -92,7 +112,7 @@ StatusOr<ShaderSource> DotGeneralBlocked(const KernelParams& kp, const DispatchU
                            {"BOFF", S(w.OffsetWord(1))},
                            {"STORE_TILE", StoreTile(kp, "TM", "TN", "acc[r][c / 4u][c % 4u]",
                                                     "const uint m = m0 + r, n = n0 + c;", "m < M && n < N",
-                                                    "        const uint i = (b * M + m) * N + n;\n" + store)}});
+                                                    "        const uint i = (b * M + m) * N + n;\n" + store, column)}});
   ShaderSource s = w.Finish(body, kWx, kWy);
   s.grid = hal::ShaderGrid::kTiles;
   s.features |= hal::kTexelInputs;
@@ -125,7 +145,8 @@ StatusOr<ShaderSource> DotGeneralStrided(const KernelParams& kp, const DispatchU
   if (u.in_types.size() < 2 || u.out_types.size() != 1 || u.in_types[0] != ElementType::kF32 ||
       u.in_types[1] != ElementType::kF32 || u.out_types[0] != ElementType::kF32)
     return Refuse(u, "the strided blocked dot_general takes f32 only");
-  KILN_ASSIGN_OR_RETURN(std::string store, StoreResult(kp, u, w, 2, "v", true));
+  EpilogueColumn column = ResultColumn(w, lb.size() + lfree.size());
+  KILN_ASSIGN_OR_RETURN(std::string store, StoreResult(kp, u, w, 2, "v", true, &column));
   w.extensions.push_back("GL_EXT_control_flow_attributes");  // [[unroll]]
   const uint32_t tm = TileRows(u, lfree);
   auto ldims = DimsOf(w, 0), rdims = DimsOf(w, 1);
@@ -191,7 +212,7 @@ StatusOr<ShaderSource> DotGeneralStrided(const KernelParams& kp, const DispatchU
                            {"RHS_SIZE", ProductOf(rdims, 0, rdims.size())},
                            {"STORE_TILE", StoreTile(kp, "TM", "TN", "acc[r][c]", "const uint m = m0 + r, n = n0 + c;",
                                                     "m < M && n < N",
-                                                    "        const uint i = (b * M + m) * N + n;\n" + store)}});
+                                                    "        const uint i = (b * M + m) * N + n;\n" + store, column)}});
   ShaderSource s = w.Finish(body, kWx, kWy);
   s.grid = hal::ShaderGrid::kTiles;
   s.features |= hal::kTexelInputs;
@@ -221,7 +242,9 @@ std::optional<ConvOutputLayout> BlockedConvLayout(const DispatchUse& u, const Co
 
 StatusOr<ShaderSource> ConvolutionBlocked(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w,
                                           const ConvWindow& c, ConvOutputLayout layout) {
-  KILN_ASSIGN_OR_RETURN(std::string store, StoreResult(kp, u, w, 2, "v", true));
+  // A tile column is one output feature.
+  EpilogueColumn column{.axis = c.ofd, .start = ColumnStart(c.ofd, "f0", "F")};
+  KILN_ASSIGN_OR_RETURN(std::string store, StoreResult(kp, u, w, 2, "v", true, &column));
   w.extensions.push_back("GL_EXT_control_flow_attributes");  // [[unroll]]
   const size_t ns = c.osp.size();
   const bool last = layout == ConvOutputLayout::kFeatureLast;
@@ -311,7 +334,8 @@ StatusOr<ShaderSource> ConvolutionBlocked(const KernelParams& kp, const Dispatch
                                                     "pos < P && f < F",
                                                     std::string("        const uint i = ") +
                                                         (last ? "pos * F + f" : "(b * F + f) * P + pos") + ";\n" +
-                                                        store)}});
+                                                        store,
+                                                    column)}});
   ShaderSource src = w.Finish(body, kConvLanes, 1);
   src.grid = hal::ShaderGrid::kTiles;
   src.features |= hal::kTexelInputs;

@@ -141,6 +141,69 @@ func.func @main(%a: tensor<2x8x9x9xf32>, %w: tensor<16x8x3x3xf32>, %bias: tensor
   ExpectCloseF32((*got)[0], (*want)[0], 72, "epilogue");
 }
 
+// Epilogue reads that depend on the output feature alone (per-feature
+// scale and shift, a scalar) are made once per tile column, others (a
+// residual) per element: NHWC and NCHW results, 20 features (a tile column
+// past the last feature leaves the loop), and a dense layer's bias over 37
+// columns. A column read at the wrong feature fails the comparison.
+TEST_F(VulkanTest, BlockedEpilogueReadsByColumnMatchCpu) {
+  const char* src = R"(
+func.func @nhwc(%a: tensor<2x5x5x8xf32>, %w: tensor<3x3x8x20xf32>, %scale: tensor<20xf32>, %shift: tensor<20xf32>, %s: tensor<f32>, %res: tensor<2x5x5x20xf32>) -> tensor<2x5x5x20xf32> {
+  %0 = stablehlo.convolution(%a, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {pad = [[1, 1], [1, 1]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x5x5x8xf32>, tensor<3x3x8x20xf32>) -> tensor<2x5x5x20xf32>
+  %1 = stablehlo.broadcast_in_dim %scale, dims = [3] : (tensor<20xf32>) -> tensor<2x5x5x20xf32>
+  %2 = stablehlo.broadcast_in_dim %shift, dims = [3] : (tensor<20xf32>) -> tensor<2x5x5x20xf32>
+  %3 = stablehlo.broadcast_in_dim %s, dims = [] : (tensor<f32>) -> tensor<2x5x5x20xf32>
+  %4 = stablehlo.multiply %0, %1 : tensor<2x5x5x20xf32>
+  %5 = stablehlo.add %4, %2 : tensor<2x5x5x20xf32>
+  %6 = stablehlo.multiply %5, %3 : tensor<2x5x5x20xf32>
+  %7 = stablehlo.add %6, %res : tensor<2x5x5x20xf32>
+  return %7 : tensor<2x5x5x20xf32>
+}
+func.func @nchw(%a: tensor<2x8x5x5xf32>, %w: tensor<20x8x3x3xf32>, %scale: tensor<20xf32>, %shift: tensor<20xf32>, %s: tensor<f32>, %res: tensor<2x20x5x5xf32>) -> tensor<2x20x5x5xf32> {
+  %0 = stablehlo.convolution(%a, %w) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {pad = [[1, 1], [1, 1]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x8x5x5xf32>, tensor<20x8x3x3xf32>) -> tensor<2x20x5x5xf32>
+  %1 = stablehlo.broadcast_in_dim %scale, dims = [1] : (tensor<20xf32>) -> tensor<2x20x5x5xf32>
+  %2 = stablehlo.broadcast_in_dim %shift, dims = [1] : (tensor<20xf32>) -> tensor<2x20x5x5xf32>
+  %3 = stablehlo.broadcast_in_dim %s, dims = [] : (tensor<f32>) -> tensor<2x20x5x5xf32>
+  %4 = stablehlo.multiply %0, %1 : tensor<2x20x5x5xf32>
+  %5 = stablehlo.add %4, %2 : tensor<2x20x5x5xf32>
+  %6 = stablehlo.multiply %5, %3 : tensor<2x20x5x5xf32>
+  %7 = stablehlo.add %6, %res : tensor<2x20x5x5xf32>
+  return %7 : tensor<2x20x5x5xf32>
+}
+func.func @dense(%a: tensor<7x20xf32>, %w: tensor<20x37xf32>, %bias: tensor<37xf32>, %res: tensor<7x37xf32>) -> tensor<7x37xf32> {
+  %0 = stablehlo.dot_general %a, %w, contracting_dims = [1] x [0] : (tensor<7x20xf32>, tensor<20x37xf32>) -> tensor<7x37xf32>
+  %1 = stablehlo.broadcast_in_dim %bias, dims = [1] : (tensor<37xf32>) -> tensor<7x37xf32>
+  %2 = stablehlo.add %0, %1 : tensor<7x37xf32>
+  %3 = stablehlo.add %2, %res : tensor<7x37xf32>
+  return %3 : tensor<7x37xf32>
+}
+)";
+  auto bytes = CompileAll(src, "vulkan");
+  ASSERT_FALSE(bytes.empty());
+  auto module = vm::LoadModule(bytes);
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  ASSERT_EQ((*module)->vulkan_shaders.size(), 3u);  // one dispatch each: the epilogues are fused
+  for (const auto& variants : (*module)->vulkan_shaders)
+    for (const auto& v : variants) EXPECT_EQ(v.workgroup_size, 8u);  // the blocked shaders
+  std::mt19937_64 rng(47);
+  struct Run {
+    const char* fn;
+    std::vector<std::vector<int64_t>> shapes;
+    int64_t k;
+  };
+  for (const Run& r : {Run{"nhwc", {{2, 5, 5, 8}, {3, 3, 8, 20}, {20}, {20}, {}, {2, 5, 5, 20}}, 72},
+                       Run{"nchw", {{2, 8, 5, 5}, {20, 8, 3, 3}, {20}, {20}, {}, {2, 20, 5, 5}}, 72},
+                       Run{"dense", {{7, 20}, {20, 37}, {37}, {7, 37}}, 20}}) {
+    std::vector<vm::HostTensor> in;
+    for (const auto& s : r.shapes) in.push_back(RandomF32(s, rng));
+    auto want = RunOn(cpu_.get(), bytes, r.fn, in);
+    auto got = RunOn(vulkan_.get(), bytes, r.fn, in);
+    ASSERT_TRUE(want.ok()) << want.status().message();
+    ASSERT_TRUE(got.ok()) << r.fn << ": " << got.status().message();
+    ExpectCloseF32((*got)[0], (*want)[0], r.k, r.fn);
+  }
+}
+
 // lhs dilation and result layouts other than the two keep the generic
 // shader, and still match the CPU, an infinite weight on padding and holes
 // included (NaN: the generic shader multiplies their zeros too).
