@@ -89,7 +89,13 @@ constexpr size_t kMR = 6;
 // test machine: 2048^3 with 2 threads 92 ms vs 100-104 ms at 256
 // (kiln-kernel-bench BM_CpuDotGeneralF32Threads, alternating builds).
 constexpr size_t kKC = 512;
-constexpr size_t kMC = kMR * 12;  // rows of the A block (kMC x kKC stays in L2)
+// Rows of the A block (kMC x kKC stays in L2). 16 micro-panels (128 rows on
+// AVX-512) rather than 12: a 128-row product (an NCHW convolution's 128
+// filters, a layer's weights) is one block, not 96 + 32 (128 x 576 x 784
+// 0.85x the time), and 1024^3 / 2048^3 on two threads took 0.91x; the
+// models' rows moved within the noise (kiln-kernel-bench and vm-bench, the
+// two builds alternating; docs/performance.md).
+constexpr size_t kMC = kMR * 16;
 
 // The contraction split into equal blocks of at most kKC (576 = 2 x 288
 // rather than 512 + 64: a short last block pays a whole pass over C).
