@@ -21,6 +21,7 @@ const ShaderVariant* VulkanExecutable::Find(const std::vector<BufferView>& in, c
 }
 
 StatusOr<VkPipeline> VulkanExecutable::Pipeline(Core& core, const ShaderVariant& v, VkPipelineLayout layout) const {
+  if (&core != core_) return core.Pipeline(v, layout, name_);
   VkPipeline& kept = pipelines_[static_cast<size_t>(&v - variants_->data())];
   if (kept == VK_NULL_HANDLE) {
     KILN_ASSIGN_OR_RETURN(kept, core.Pipeline(v, layout, name_));
@@ -55,7 +56,7 @@ StatusOr<std::shared_ptr<Executable>> PrepareVulkanExecutable(const Core& core, 
     Status s = CheckSpirvStructure(v.spirv);
     if (!s.ok()) return InvalidArgument(InvalidShader(spec.name) + ": " + s.message());
   }
-  return std::shared_ptr<Executable>(std::make_shared<VulkanExecutable>(spec.name, std::move(shaders)));
+  return std::shared_ptr<Executable>(std::make_shared<VulkanExecutable>(spec.name, std::move(shaders), &core));
 }
 
 StatusOr<std::pair<VkDescriptorSetLayout, VkPipelineLayout>> Core::Layout(uint32_t bindings, uint32_t texels) {

@@ -12,21 +12,22 @@ namespace kiln::hal::vk {
 
 class VulkanExecutable final : public Executable {
  public:
-  VulkanExecutable(std::string name, std::shared_ptr<const std::vector<ShaderVariant>> v)
-      : name_(std::move(name)), variants_(std::move(v)), pipelines_(variants_->size(), VK_NULL_HANDLE) {}
+  VulkanExecutable(std::string name, std::shared_ptr<const std::vector<ShaderVariant>> v, const Core* core)
+      : name_(std::move(name)), variants_(std::move(v)), core_(core), pipelines_(variants_->size(), VK_NULL_HANDLE) {}
   const std::string& name() const override { return name_; }
   // The variant compiled for these operands' types and ranks, or null.
   const ShaderVariant* Find(const std::vector<BufferView>& in, const std::vector<BufferView>& out) const;
-  // The pipeline of `v`, one of this executable's variants (from Find), on
-  // the core the executable was prepared for: looked up in the core's
-  // pipelines (by SPIR-V, shared between modules) or created on first use,
-  // then kept here, so that later dispatches skip comparing SPIR-V words.
-  // Under core.pipelines_mu.
+  // The pipeline of `v`, one of this executable's variants (from Find):
+  // looked up in the core's pipelines (by SPIR-V, shared between modules)
+  // or created on first use, then kept here when `core` is the one the
+  // executable was prepared for, so that later dispatches skip comparing
+  // SPIR-V words. Under core.pipelines_mu.
   StatusOr<VkPipeline> Pipeline(Core& core, const ShaderVariant& v, VkPipelineLayout layout) const;
 
  private:
   std::string name_;
   std::shared_ptr<const std::vector<ShaderVariant>> variants_;
+  const Core* core_;                           // the core it was prepared for
   mutable std::vector<VkPipeline> pipelines_;  // by variant, under Core::pipelines_mu
 };
 
