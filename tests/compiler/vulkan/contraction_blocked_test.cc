@@ -106,21 +106,11 @@ func.func @empty(%a: tensor<5x0xf32>, %b: tensor<0x6xf32>, %c: tensor<5x6xf32>) 
   auto bytes = CompileAll(src, "vulkan");
   ASSERT_FALSE(bytes.empty());
   std::mt19937_64 rng(29);
-  struct Run {
-    const char* fn;
-    std::vector<std::vector<int64_t>> shapes;
-    int64_t k;
-  };
-  for (const Run& r : {Run{"vm", {{20}, {20, 33}}, 20}, Run{"mv", {{19, 13}, {13}}, 13},
-                       Run{"empty", {{5, 0}, {0, 6}, {5, 6}}, 0}}) {
-    std::vector<vm::HostTensor> in;
-    for (const auto& s : r.shapes) in.push_back(RandomF32(s, rng));
-    auto want = RunOn(cpu_.get(), bytes, r.fn, in);
-    auto got = RunOn(vulkan_.get(), bytes, r.fn, in);
-    ASSERT_TRUE(want.ok()) << want.status().message();
-    ASSERT_TRUE(got.ok()) << r.fn << ": " << got.status().message();
-    ExpectCloseF32((*got)[0], (*want)[0], r.k, r.fn);
-  }
+  ExpectF32RunsMatchCpu(cpu_.get(), vulkan_.get(), bytes,
+                        {{"vm", {{20}, {20, 33}}, 20},
+                         {"mv", {{19, 13}, {13}}, 13},
+                         {"empty", {{5, 0}, {0, 6}, {5, 6}}, 0}},
+                        rng);
 }
 
 // f32 layouts the blocked shader does not read in place take its strided

@@ -186,22 +186,11 @@ func.func @dense(%a: tensor<7x20xf32>, %w: tensor<20x37xf32>, %bias: tensor<37xf
   for (const auto& variants : (*module)->vulkan_shaders)
     for (const auto& v : variants) EXPECT_EQ(v.workgroup_size, 8u);  // the blocked shaders
   std::mt19937_64 rng(47);
-  struct Run {
-    const char* fn;
-    std::vector<std::vector<int64_t>> shapes;
-    int64_t k;
-  };
-  for (const Run& r : {Run{"nhwc", {{2, 5, 5, 8}, {3, 3, 8, 20}, {20}, {20}, {}, {2, 5, 5, 20}}, 72},
-                       Run{"nchw", {{2, 8, 5, 5}, {20, 8, 3, 3}, {20}, {20}, {}, {2, 20, 5, 5}}, 72},
-                       Run{"dense", {{7, 20}, {20, 37}, {37}, {7, 37}}, 20}}) {
-    std::vector<vm::HostTensor> in;
-    for (const auto& s : r.shapes) in.push_back(RandomF32(s, rng));
-    auto want = RunOn(cpu_.get(), bytes, r.fn, in);
-    auto got = RunOn(vulkan_.get(), bytes, r.fn, in);
-    ASSERT_TRUE(want.ok()) << want.status().message();
-    ASSERT_TRUE(got.ok()) << r.fn << ": " << got.status().message();
-    ExpectCloseF32((*got)[0], (*want)[0], r.k, r.fn);
-  }
+  ExpectF32RunsMatchCpu(cpu_.get(), vulkan_.get(), bytes,
+                        {{"nhwc", {{2, 5, 5, 8}, {3, 3, 8, 20}, {20}, {20}, {}, {2, 5, 5, 20}}, 72},
+                         {"nchw", {{2, 8, 5, 5}, {20, 8, 3, 3}, {20}, {20}, {}, {2, 20, 5, 5}}, 72},
+                         {"dense", {{7, 20}, {20, 37}, {37}, {7, 37}}, 20}},
+                        rng);
 }
 
 // lhs dilation and result layouts other than the two keep the generic

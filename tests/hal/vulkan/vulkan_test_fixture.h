@@ -185,6 +185,27 @@ inline void ExpectComplexProgramMatchesCpu(hal::Device* cpu, hal::Device* vulkan
   }
 }
 
+// One function of a compiled module on random f32 inputs of `shapes`,
+// whose results ExpectCloseF32 compares with `terms` contracted terms.
+struct F32Run {
+  const char* fn;
+  std::vector<std::vector<int64_t>> shapes;
+  int64_t terms;
+};
+// Each run's first result on the Vulkan device against the CPU device's.
+inline void ExpectF32RunsMatchCpu(hal::Device* cpu, hal::Device* vulkan, const std::vector<uint8_t>& bytes,
+                                  const std::vector<F32Run>& runs, std::mt19937_64& rng) {
+  for (const F32Run& r : runs) {
+    std::vector<vm::HostTensor> in;
+    for (const auto& s : r.shapes) in.push_back(RandomF32(s, rng));
+    auto want = RunOn(cpu, bytes, r.fn, in);
+    auto got = RunOn(vulkan, bytes, r.fn, in);
+    ASSERT_TRUE(want.ok()) << r.fn << ": " << want.status().message();
+    ASSERT_TRUE(got.ok()) << r.fn << ": " << got.status().message();
+    ExpectCloseF32((*got)[0], (*want)[0], r.terms, r.fn);
+  }
+}
+
 inline void ExpectNearF32(const vm::HostTensor& got, const vm::HostTensor& want, float tol) {
   ASSERT_EQ(got.data.size(), want.data.size());
   for (size_t i = 0; i < want.data.size() / 4; ++i) {
