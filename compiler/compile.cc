@@ -7,6 +7,7 @@
 #include "compiler/externalize.h"
 #include "compiler/lower/lowering.h"
 #include "compiler/parse/parser.h"
+#include "compiler/passes/conv_kernel_layout.h"
 #include "compiler/passes/fold_transpose.h"
 #include "compiler/passes/fold_widening_converts.h"
 #include "compiler/passes/hoist_loop_projection.h"
@@ -72,6 +73,9 @@ StatusOr<std::vector<uint8_t>> Compile(std::string_view source, std::string_view
   // The Vulkan shaders factor in the element type: 16-bit matrices are
   // factored in f32 between converts there (the CPU widens them itself).
   if (options.target == "vulkan") WidenNarrowFactorizations(module.get());
+  // The blocked convolution shader reads four output features of a kernel
+  // row at once where they are innermost: constant kernels are laid out so.
+  if (options.target == "vulkan") MoveConstantConvKernelFeaturesLast(module.get());
   // The GEMM reads any operand layout through offset tables; a transpose
   // feeding it would only cost a copy.
   if (options.fuse) KILN_RETURN_IF_ERROR(FoldTransposesIntoDots(module.get()));

@@ -294,7 +294,17 @@ StatusOr<ShaderSource> ConvolutionBlocked(const KernelParams& kp, const Dispatch
   // them where their views are large enough; as vec4 texels where the
   // features are innermost in the input and the kernel (the shader checks
   // sizes and alignment when it runs), one component at a time otherwise.
-  const bool wide = c.ifd == static_cast<int64_t>(ldims.size()) - 1 && c.kof == static_cast<int64_t>(rdims.size()) - 1;
+  const bool kof_last = c.kof == static_cast<int64_t>(rdims.size()) - 1;
+  const bool wide = c.ifd == static_cast<int64_t>(ldims.size()) - 1 && kof_last;
+  // The vec4-kernel path serves where the vec4 one cannot (an NCHW input,
+  // input features not a multiple of 4); left out where this use's static
+  // dims say the vec4 one applies (each path lengthens lavapipe's pipeline
+  // creation: the MobileNet block's cold start 4.4-4.7 -> 5.0-5.1 s with it in).
+  auto known_multiple_of_4 = [&](size_t input, int64_t d) {
+    return input < u.in_dims.size() && d < static_cast<int64_t>(u.in_dims[input].size()) &&
+           u.in_dims[input][d] >= 0 && u.in_dims[input][d] % 4 == 0;
+  };
+  const bool kernel_vec4 = kof_last && !(wide && known_multiple_of_4(0, c.ifd) && known_multiple_of_4(1, c.kof));
   const int64_t texel_binding = 1 + static_cast<int64_t>(w.num_inputs()) + 1;
   // The work group's eight invocations (lavapipe's SIMD lanes run along
   // x) take eight consecutive position tiles of one feature tile: with the
@@ -307,6 +317,7 @@ StatusOr<ShaderSource> ConvolutionBlocked(const KernelParams& kp, const Dispatch
   std::string body = Fill(Template("convolution_blocked.glsl"),
                           {{"FUNCTIONS", ""},
                            {"SCALAR_CONTRACTION", Template("convolution_blocked_scalar.glsl")},
+                           {"W4_CONTRACTION", Template("convolution_blocked_w4.glsl")},
                            {"TP", S(kConvTp)},
                            {"TF", S(kConvTf)},
                            {"P", P},
@@ -323,6 +334,7 @@ StatusOr<ShaderSource> ConvolutionBlocked(const KernelParams& kp, const Dispatch
                            {"LS_F", lstride(c.ifd)},
                            {"RS_I", rstride(c.kif)},
                            {"WIDE", wide ? "1" : "0"},
+                           {"KOF_LAST", kernel_vec4 ? "1" : "0"},
                            {"ATEX", S(texel_binding)},
                            {"BTEX", S(texel_binding + 1)},
                            {"AOFF", S(w.OffsetWord(0))},

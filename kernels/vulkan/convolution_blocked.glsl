@@ -17,9 +17,12 @@
 // (WIDE: NHWC/HWIO-like layouts) and the texels whole, both are read as
 // vec4 texels (four input features of a position, four output features of
 // a kernel row), for depthwise convolutions with a multiplier of 1 four
-// features of a position at once; other layouts (NCHW/OIHW) read one
+// features of a position at once; where only the kernel's output features
+// are innermost (an NCHW input, or too few input features for whole
+// texels), the kernel is read as vec4 texels and the input one component
+// per element (convolution_blocked_w4.glsl); other layouts read one
 // component of a texel per element (convolution_blocked_scalar.glsl);
-// the branch is uniform over the dispatch. A window tap on padding multiplies a zero, as the spec's padded
+// the branches are uniform over the dispatch. A window tap on padding multiplies a zero, as the spec's padded
 // lhs does (so an infinite weight there gives NaN, as on the CPU device's
 // fast kernels), not read from the input.
 layout(set = 0, binding = $ATEX) uniform samplerBuffer a_tex;
@@ -56,6 +59,18 @@ $SPLIT
   const uint a0 = p[$AOFF] / 4u, b0 = p[$BOFF] / 4u;
   const bool tex = (a0 + $LHS_SIZE + 3u) / 4u <= uint(textureSize(a_tex)) &&
                    (b0 + $RHS_SIZE + 3u) / 4u <= uint(textureSize(b_tex));
+#if $WIDE || $KOF_LAST
+  // Each feature quad's texel within a kernel row (and, depthwise, a pixel).
+  uint qtex[TF4];
+  [[unroll]] for (uint j = 0u; j < TF4; ++j) qtex[j] = min(f0 / 4u + j, F / 4u - 1u);
+#endif
+#if $KOF_LAST
+  // The kernel's output features innermost (compiler/passes/
+  // conv_kernel_layout.h lays constant kernels out so): four of a kernel row
+  // read as one texel, the input one component at a time, on any input
+  // layout (NCHW, or NHWC with input features not a multiple of 4).
+  const bool w4 = tex && (F & 3u) == 0u && (b0 & 3u) == 0u;
+#endif
 #if $WIDE
   const uint C_IN = $C_IN;
   const bool wide = tex && (C_IN & 3u) == 0u && (F & 3u) == 0u && (a0 & 3u) == 0u && (b0 & 3u) == 0u
@@ -63,9 +78,6 @@ $SPLIT
                     && K_IN == 1u && F == C_IN  // depthwise, multiplier 1: feature c reads input feature c
 #endif
       ;
-  // Each feature quad's texel within a kernel row (and, depthwise, a pixel).
-  uint qtex[TF4];
-  [[unroll]] for (uint j = 0u; j < TF4; ++j) qtex[j] = min(f0 / 4u + j, F / 4u - 1u);
 #endif
   // The vec4 path is chosen once, outside the window loops (TAPS_OPEN below:
   // the loops over the kernel taps, and per tap each position's input
@@ -102,6 +114,15 @@ $TAPS_OPEN
       }
     }
 #endif
+$TAPS_CLOSE
+  } else
+#endif
+#if $KOF_LAST
+  if (w4) {
+$TAPS_OPEN
+#define LDA(i) texelFetch(a_tex, int((a0 + (i)) >> 2u))[(a0 + (i)) & 3u]
+$W4_CONTRACTION
+#undef LDA
 $TAPS_CLOSE
   } else
 #endif

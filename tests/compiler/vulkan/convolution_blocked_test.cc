@@ -205,5 +205,63 @@ TEST_F(VulkanTest, ConvolutionOutsideTheBlockedShapesKeepsTheGenericShader) {
   RunCases(cpu_.get(), vulkan_.get(), cases, 64u, INFINITY);
 }
 
+// A constant f32 tensor of `dims` as MLIR hex data, holding `t`'s values.
+std::string HexConstant(const vm::HostTensor& t) {
+  static const char digits[] = "0123456789ABCDEF";
+  std::string s = "dense<\"0x";
+  for (uint8_t b : t.data) s += std::string{digits[b >> 4], digits[b & 15]};
+  return s + "\">";
+}
+
+// Constant kernels are laid out with their output features last while
+// compiling for Vulkan (compiler/passes/conv_kernel_layout.h), where the
+// blocked shader reads four output features of a kernel row as one texel
+// and the input a component at a time: NCHW with OIHW kernels (plain,
+// strided, depthwise), NHWC with three input features (too few for the
+// vec4 input reads) and 20 outputs (a tile column past the last quad),
+// and 6 output features (not whole texels: the scalar reads). Each
+// against the CPU running the module compiled for the CPU alone, whose
+// kernel is as written: a value moved to the wrong place fails.
+TEST_F(VulkanTest, ConstantKernelsMovedToOutputFeaturesLastMatchCpu) {
+  const std::vector<ConvCase> cases = {
+      {{2, 8, 9, 9}, {20, 8, 3, 3}, {2, 20, 9, 9}, "[b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1]",
+       "pad = [[1, 1], [1, 1]]", 72},
+      {{1, 8, 9, 9}, {16, 8, 3, 3}, {1, 16, 4, 4}, "[b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1]",
+       "stride = [2, 2]", 72},
+      {{2, 12, 7, 7}, {12, 1, 3, 3}, {2, 12, 7, 7}, "[b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1]",
+       "pad = [[1, 1], [1, 1]]", 9, 12},
+      {{2, 9, 9, 3}, {20, 3, 3, 3}, {2, 9, 9, 20}, "[b, 0, 1, f]x[o, i, 0, 1]->[b, 0, 1, f]",
+       "pad = [[1, 1], [1, 1]]", 27},
+      {{1, 8, 6, 6}, {6, 8, 3, 3}, {1, 6, 6, 6}, "[b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1]",
+       "pad = [[1, 1], [1, 1]]", 72},
+  };
+  std::mt19937_64 rng(53);
+  std::string src;
+  std::vector<vm::HostTensor> kernels;
+  for (size_t n = 0; n < cases.size(); ++n) {
+    const ConvCase& c = cases[n];
+    kernels.push_back(RandomF32(c.rhs, rng));
+    src += "func.func @f" + std::to_string(n) + "(%a: " + Shape(c.lhs) + ") -> " + Shape(c.out) +
+           " {\n  %b = stablehlo.constant " + HexConstant(kernels.back()) + " : " + Shape(c.rhs) +
+           "\n  %0 = stablehlo.convolution(%a, %b) dim_numbers = " + c.dims + ", window = {" + c.window +
+           "} {batch_group_count = 1 : i64, feature_group_count = " + std::to_string(c.groups) + " : i64} : (" +
+           Shape(c.lhs) + ", " + Shape(c.rhs) + ") -> " + Shape(c.out) + "\n  return %0 : " + Shape(c.out) +
+           "\n}\n";
+  }
+  auto on_vulkan = CompileForWorkGroups(src, 8);  // every one the blocked shader
+  auto on_cpu = CompileAll(src, "cpu");
+  ASSERT_FALSE(on_vulkan.empty());
+  ASSERT_FALSE(on_cpu.empty());
+  for (size_t n = 0; n < cases.size(); ++n) {
+    const std::string fn = "f" + std::to_string(n);
+    std::vector<vm::HostTensor> in = {RandomF32(cases[n].lhs, rng)};
+    auto want = RunOn(cpu_.get(), on_cpu, fn, in);
+    auto got = RunOn(vulkan_.get(), on_vulkan, fn, in);
+    ASSERT_TRUE(want.ok()) << fn << ": " << want.status().message();
+    ASSERT_TRUE(got.ok()) << fn << ": " << got.status().message();
+    ExpectCloseF32((*got)[0], (*want)[0], cases[n].terms, fn);
+  }
+}
+
 }  // namespace
 }  // namespace kiln::vulkan_test
