@@ -125,6 +125,52 @@ func.func @transposed(%a: tensor<3x5x7xf32>) -> tensor<7x3x5xf32> {
   }
 }
 
+// f32 transposes (compiler/vulkan/kernels_data_movement.cc TransposeF32:
+// 16 outputs per invocation stepping their input offsets, texel gathers)
+// against the CPU bit for bit: NCHW <-> NHWC, attention's head swap, a
+// matrix, a lone dim, size-1 dims, counts that are multiples of four (texel
+// reads, 16-byte stores) and not (storage words, the tail element by
+// element), a count below one invocation's; NaN payloads, signed zeros,
+// infinities and subnormals among the values.
+TEST_F(VulkanTest, F32TransposesMatchCpuBitForBit) {
+  struct Case {
+    std::vector<int64_t> in;
+    std::vector<int64_t> perm;
+  };
+  const std::vector<Case> cases = {
+      {{2, 8, 5, 6}, {0, 2, 3, 1}}, {{2, 5, 6, 8}, {0, 3, 1, 2}}, {{2, 3, 5, 8}, {0, 2, 1, 3}},
+      {{33, 17}, {1, 0}},           {{37}, {0}},                  {{1, 7, 1}, {2, 0, 1}},
+      {{3, 5, 7}, {2, 0, 1}},       {{4, 3}, {1, 0}},             {{64, 64, 3, 3}, {1, 2, 3, 0}},
+  };
+  std::string src;
+  for (size_t n = 0; n < cases.size(); ++n) {
+    std::vector<int64_t> out;
+    std::string perm;
+    for (size_t d = 0; d < cases[n].perm.size(); ++d) {
+      out.push_back(cases[n].in[cases[n].perm[d]]);
+      perm += (d ? ", " : "") + std::to_string(cases[n].perm[d]);
+    }
+    src += "func.func @t" + std::to_string(n) + "(%a: " + F32(cases[n].in) + ") -> " + F32(out) +
+           " {\n  %0 = stablehlo.transpose %a, dims = [" + perm + "] : (" + F32(cases[n].in) + ") -> " + F32(out) +
+           "\n  return %0 : " + F32(out) + "\n}\n";
+  }
+  auto bytes = CompileAll(src, "vulkan");
+  ASSERT_FALSE(bytes.empty());
+  std::mt19937_64 rng(59);
+  const uint32_t specials[] = {0x7fc12345u, 0xffa00001u, 0x80000000u, 0x7f800000u, 0xff800000u, 0x00000003u};
+  for (size_t n = 0; n < cases.size(); ++n) {
+    vm::HostTensor x = RandomF32(cases[n].in, rng);
+    for (size_t k = 0; k < std::size(specials) && 4 * (3 * k + 1) <= x.data.size(); ++k)
+      std::memcpy(x.data.data() + 4 * 3 * k, &specials[k], 4);
+    const std::string fn = "t" + std::to_string(n);
+    auto want = RunOn(cpu_.get(), bytes, fn, {x});
+    auto got = RunOn(vulkan_.get(), bytes, fn, {x});
+    ASSERT_TRUE(want.ok()) << want.status().message();
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    ExpectSameBits((*got)[0], (*want)[0], fn);
+  }
+}
+
 // The driver refuses element grids with a bad count per invocation before
 // they reach the device; the count scales the work groups it launches.
 TEST_F(VulkanTest, MalformedElementGridsAreRefused) {
