@@ -1,7 +1,6 @@
 // f64 transcendental functions, which GLSL lacks (it has them for f32
 // only); included with prelude64.glsl. Argument reduction plus Taylor
-// series in Horner form, within 3 ulp except sin/cos/tan of huge arguments
-// (docs/vulkan.md, "Exact math"). Every step is `precise`: without it Mesa
+// series in Horner form, within 3 ulp (docs/vulkan.md, "Exact math"). Every step is `precise`: without it Mesa
 // reassociates the Cody-Waite reductions (exp(652) was 421 ulp off); and a
 // double-double result goes through precise locals before an `out`
 // parameter, which would let Mesa cancel its second word.
@@ -225,10 +224,100 @@ double kiln_cos_poly(double r, double e) {
   precise double hr = 0.5lf * r2, w = 1.0lf - hr;
   return w + ((((1.0lf - w) - hr) + r2 * (r2 * q)) - r * e);
 }
+// Bits of 2/pi after the binary point, two leading zero words: the f64
+// Payne-Hanek reduction's table (enough for the largest double).
+const uint KILN_TWO_OVER_PI_D[40] = uint[40](
+    0u, 0u, 0xa2f9836eu, 0x4e441529u, 0xfc2757d1u, 0xf534ddc0u,
+    0xdb629599u, 0x3c439041u, 0xfe5163abu, 0xdebbc561u, 0xb7246e3au, 0x424dd2e0u,
+    0x06492eeau, 0x09d1921cu, 0xfe1deb1cu, 0xb129a73eu, 0xe88235f5u, 0x2ebb4484u,
+    0xe99c7026u, 0xb45f7e41u, 0x3991d639u, 0x835339f4u, 0x9c845f8bu, 0xbdf9283bu,
+    0x1ff897ffu, 0xde05980fu, 0xef2f118bu, 0x5a0a6d1fu, 0x6d367ecfu, 0x27cb09b7u,
+    0x4f463f66u, 0x9e5fea2du, 0x7527bac7u, 0xebe5f17bu, 0x3d0739f7u, 0x8a5292eau,
+    0x6bfb5fb1u, 0x1f8d5d08u, 0x56033046u, 0xfc7b6babu);
+uint kiln_tpi_word_d(int s, int j) {  // 32 bits of the table from bit s + 32 j
+  int w = s / 32 + j, o = s % 32;
+  uint a = KILN_TWO_OVER_PI_D[w];
+  if (o == 0) return a;
+  return (a << uint(o)) | (KILN_TWO_OVER_PI_D[w + 1] >> uint(32 - o));
+}
+// P += (hi 2^32 + lo) 2^(32 k), modulo 2^192.
+void kiln_add_limbs_d(inout uint P[6], int k, uint lo, uint hi) {
+  uint c = 0u;
+  for (int j = k; j < 6; ++j) {
+    uint c1, c2;
+    uint t = uaddCarry(P[j], j == k ? lo : (j == k + 1 ? hi : 0u), c1);
+    P[j] = uaddCarry(t, c, c2);
+    c = c1 + c2;
+  }
+}
+// ax = q pi/2 + (r + e), |r + e| <= pi/4, for finite ax >= 2^20 (Payne-Hanek
+// in integers, as math32.glsl's kiln_trig_reduce; exact for every double):
+// ax = m 2^E with m < 2^53; the bits of 2/pi before bit E - 2 after its
+// point give multiples of 4, so m times the 192 bits from there on, P,
+// holds ax 2/pi mod 4 as P 2^-190 (the bits of 2/pi past the window add
+// less than 2^-135): q is P's top two bits, the fraction the 190 below,
+// taken as f - 1 (and q + 1) from 1/2 on. The fraction is then summed into
+// two words from its 32-bit limbs, smallest first, and multiplied by pi/2
+// in two words.
+double kiln_reduce_huge_d(double ax, out int q, out double e) {
+  uvec2 b = unpackDouble2x32(ax);
+  int E = int(b.y >> 20u) - 1075;
+  uint mh = (b.y & 0xfffffu) | 0x100000u, ml = b.x;
+  int s = E - 2 + 64;
+  uint P[6] = uint[6](0u, 0u, 0u, 0u, 0u, 0u);
+  for (int k = 0; k < 6; ++k) {  // window word 5 - k is limb k's multiplier
+    uint v = kiln_tpi_word_d(s, 5 - k), h, l;
+    umulExtended(ml, v, h, l);
+    kiln_add_limbs_d(P, k, l, h);
+    umulExtended(mh, v, h, l);
+    if (k < 5) kiln_add_limbs_d(P, k + 1, l, h);
+  }
+  q = int(P[5] >> 30u);
+  P[5] &= 0x3fffffffu;
+  bool neg = (P[5] & 0x20000000u) != 0u;
+  if (neg) {  // 2^190 - P: the distance up to the next multiple of pi/2
+    uint borrow = 0u;
+    for (int j = 0; j < 6; ++j) {
+      uint b1, b2;
+      uint t = usubBorrow(0u, P[j], b1);
+      P[j] = usubBorrow(t, borrow, b2);
+      borrow = b1 | b2;
+    }
+    P[5] &= 0x3fffffffu;
+    q = (q + 1) & 3;
+  }
+  precise double fh = ldexp(double(P[0]), -190), fl = 0.0lf;
+  for (int j = 1; j < 6; ++j) {
+    double sh, se;
+    kiln_two_sum_d(ldexp(double(P[j]), 32 * j - 190), fh, sh, se);
+    fh = sh;
+    fl = fl + se;
+  }
+  // r = f pi/2, pi/2 in two words.
+  const double pio2_h = packDouble2x32(uvec2(0x54442d18u, 0x3ff921fbu));
+  const double pio2_l = packDouble2x32(uvec2(0x33145c07u, 0x3c91a626u));
+  precise double ph = fh * pio2_h;
+  precise double lo = kiln_two_prod_err_d(fh, pio2_h, ph) + (fl * pio2_h + fh * pio2_l);
+  precise double r = ph + lo, re = lo - (r - ph);
+  e = neg ? -re : re;
+  return neg ? -r : r;
+}
 // x = n pi/2 + r + e (Cody-Waite: pi/2 in three parts, the first two of 33
-// bits so that n times them is exact; r + e as two words, the rounding of
-// the second subtraction kept in e by TwoSum).
+// bits so that n times them is exact, which holds for |x| < 2^20; r + e as
+// two words, the rounding of the second subtraction kept in e by TwoSum);
+// from 2^20 on, Payne-Hanek (kiln_reduce_huge_d).
 double kiln_reduce_d(double x, out int q, out double e) {
+  if (abs(x) >= 1048576.0lf) {
+    double re;
+    precise double r = kiln_reduce_huge_d(abs(x), q, re);
+    if (x >= 0.0lf) {
+      e = re;
+      return r;
+    }
+    q = (4 - q) & 3;
+    e = -re;
+    return -r;
+  }
   precise double n = kiln_round_even_d(x * packDouble2x32(uvec2(0x6dc9c883u, 0x3fe45f30u)));
   q = int(mod(n, 4.0lf));
   precise double t = x - n * packDouble2x32(uvec2(0x54400000u, 0x3ff921fbu));

@@ -14,6 +14,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "tests/hal/vulkan/vulkan_test_fixture.h"
@@ -233,13 +234,16 @@ TEST_F(VulkanTest, F64ErrorFunctionsWithin3UlpOfCpuOverTheirRanges) {
                            "f64");
 }
 
-// f64 sin and cos where the Cody-Waite reduction holds (|x| up to about
-// 1e8; docs/vulkan.md, "Not yet"): near the multiples of pi/2 and pi/4 (a
-// few ulp either side: the reduction's cancellation, which a reassociated
-// reduction once got wrong by 1e-11 relative), and uniform over [-10, 10]
-// and [-1e5, 1e5]; tan there too (near the odd multiples of pi/2 it is
-// -cos r / sin r of a tiny r).
-TEST_F(VulkanTest, F64SinCosTanWithin3UlpOfCpuWhereTheReductionHolds) {
+// f64 sin, cos and tan (kernels/vulkan/math64.glsl): near the multiples of
+// pi/2 and pi/4 (a few ulp either side: the reduction's cancellation, which
+// a reassociated reduction once got wrong by 1e-11 relative), uniform over
+// [-10, 10] and [-1e5, 1e5] (Cody-Waite), both sides of 2^20 where the
+// Payne-Hanek reduction takes over, log-uniform up to the largest double,
+// and doubles near a multiple of pi/2 (5261692873635770 2^499 and others
+// of its kind; 6381956970095103 2^797, the nearest of all, is checked
+// against its exact values below); tan there too (near the odd multiples of
+// pi/2 it is -cos r / sin r of a tiny r).
+TEST_F(VulkanTest, F64SinCosTanWithin3UlpOfCpu) {
   std::mt19937_64 rng(5);
   std::vector<double> x;
   for (int k = -64; k <= 64; ++k) {
@@ -247,10 +251,54 @@ TEST_F(VulkanTest, F64SinCosTanWithin3UlpOfCpuWhereTheReductionHolds) {
     for (int i = 0; i < 4; ++i) c = std::nextafter(c, -INFINITY);
     for (int i = 0; i < 9; ++i, c = std::nextafter(c, INFINITY)) x.push_back(c);
   }
-  std::uniform_real_distribution<double> small(-10, 10), big(-1e5, 1e5);
+  std::uniform_real_distribution<double> small(-10, 10), big(-1e5, 1e5), exponent(5, 308), sign(-1, 1);
   for (int i = 0; i < 2000; ++i) x.push_back(small(rng)), x.push_back(big(rng));
+  for (int i = 0; i < 2000; ++i) x.push_back(std::copysign(std::pow(10.0, exponent(rng)), sign(rng)));
+  for (double c : {1048576.0, 1048576.0 * 1.5707963267948966, 67108864.0, 1e8}) {
+    for (int i = 0; i < 4; ++i) c = std::nextafter(c, -INFINITY);
+    for (int i = 0; i < 9; ++i, c = std::nextafter(c, INFINITY)) x.push_back(c), x.push_back(-c);
+  }
+  for (double c : {std::ldexp(5261692873635770.0, 499), std::ldexp(8919302781369317.0, 222),
+                   std::ldexp(6411027962775774.0, -48)})
+    x.push_back(c), x.push_back(-c);
+  x.push_back(std::numeric_limits<double>::max());
   ExpectWithin3Ulp<double>(cpu_.get(), vulkan_.get(),
                            {{"stablehlo.sine", 1}, {"stablehlo.cosine", 1}, {"stablehlo.tan", 1}}, x, x, "f64");
+}
+
+// x = 6381956970095103 2^797 is the double nearest a multiple of pi/2
+// (k pi/2 + r with k = 1 mod 4 and r = 4.6871659242546276e-19: 61 bits of
+// x 2/pi cancel). cos x = -sin r and tan x = -cot r, rounded, computed
+// offline from 1,800 bits of pi: the Vulkan device within 1 ulp of those.
+// (glibc's cos, which the CPU device calls, gives 8 ulp off here.)
+TEST_F(VulkanTest, F64CosAndTanOfTheHardestArgumentAreExact) {
+  auto bytes = CompileAll(R"(
+func.func @cos(%x: tensor<2xf64>) -> tensor<2xf64> {
+  %0 = stablehlo.cosine %x : tensor<2xf64>
+  return %0 : tensor<2xf64>
+}
+func.func @tan(%x: tensor<2xf64>) -> tensor<2xf64> {
+  %0 = stablehlo.tan %x : tensor<2xf64>
+  return %0 : tensor<2xf64>
+}
+)");
+  ASSERT_FALSE(bytes.empty());
+  const double x = std::ldexp(6381956970095103.0, 797);
+  auto bits = [](uint64_t u) {
+    double d;
+    std::memcpy(&d, &u, sizeof d);
+    return d;
+  };
+  const double want_cos = bits(0xbc214ae72e6ba22full), want_tan = bits(0xc3bd9ba9a7975636ull);
+  const vm::HostTensor in = HostTensorOf(ElementType::kF64, {2}, std::vector<double>{x, -x});
+  for (const auto& [fn, want, odd] : {std::tuple{"cos", want_cos, false}, std::tuple{"tan", want_tan, true}}) {
+    auto got = RunOn(vulkan_.get(), bytes, fn, {in});
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    double v[2];
+    std::memcpy(v, (*got)[0].data.data(), sizeof v);
+    EXPECT_LE(UlpDistance(v[0], want), 1u) << fn << ": " << v[0] << " against " << want;
+    EXPECT_LE(UlpDistance(v[1], odd ? -want : want), 1u) << fn << "(-x): " << v[1];
+  }
 }
 
 // The special functions (kernels/vulkan/special64.glsl: lgamma, digamma,
