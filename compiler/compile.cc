@@ -15,6 +15,7 @@
 #include "compiler/passes/params_from_args.h"
 #include "compiler/passes/platform_index.h"
 #include "compiler/passes/quantized_integer_contraction.h"
+#include "compiler/passes/widen_narrow_contractions.h"
 #include "compiler/passes/widen_narrow_factorizations.h"
 #include "compiler/verify/verifier.h"
 #include "compiler/vulkan/target.h"
@@ -76,6 +77,9 @@ StatusOr<std::vector<uint8_t>> Compile(std::string_view source, std::string_view
   // The blocked convolution shader reads four output features of a kernel
   // row at once where they are innermost: constant kernels are laid out so.
   if (options.target == "vulkan") MoveConstantConvKernelFeaturesLast(module.get());
+  // Its register-blocked contraction shaders read f32: 16-bit contractions
+  // are computed in f32 between converts there.
+  if (options.target == "vulkan") WidenNarrowContractions(module.get());
   // The GEMM reads any operand layout through offset tables; a transpose
   // feeding it would only cost a copy.
   if (options.fuse) KILN_RETURN_IF_ERROR(FoldTransposesIntoDots(module.get()));

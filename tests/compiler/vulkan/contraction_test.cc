@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -37,6 +39,107 @@ func.func @main(%a: tensor<3x37x19xf32>, %b: tensor<3x23x37xf32>) -> tensor<3x19
     std::memcpy(&w, (*want)[0].data.data() + i * 4, 4);
     std::memcpy(&v, (*got)[0].data.data() + i * 4, 4);
     EXPECT_NEAR(v, w, 1e-4f) << i;
+  }
+}
+
+// The 16-bit value nearest `x` (round to nearest even), as bits.
+uint16_t ToHalfBits(float x, ElementType t) {
+  uint32_t u;
+  std::memcpy(&u, &x, 4);
+  if (t == ElementType::kBF16) return static_cast<uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+  // f16: |x| within [2^-14, 65504] here (no subnormals, no overflow).
+  const uint32_t sign = (u >> 16) & 0x8000u;
+  const int32_t exp = static_cast<int32_t>((u >> 23) & 0xFFu) - 127 + 15;
+  uint32_t mant = u & 0x7FFFFFu;
+  uint32_t h = (static_cast<uint32_t>(exp) << 10) | (mant >> 13);
+  const uint32_t rest = mant & 0x1FFFu;
+  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u))) ++h;
+  return static_cast<uint16_t>(sign | h);
+}
+
+float FromHalfBits(uint16_t h, ElementType t) {
+  uint32_t u;
+  if (t == ElementType::kBF16) {
+    u = static_cast<uint32_t>(h) << 16;
+  } else {
+    const uint32_t sign = (h & 0x8000u) << 16, exp = (h >> 10) & 0x1Fu, mant = h & 0x3FFu;
+    u = exp == 0 ? sign : sign | ((exp - 15 + 127) << 23) | (mant << 13);  // (no subnormal results here)
+  }
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+// bf16 and f16 dot_general and convolution on Vulkan are computed in f32
+// between converts (compiler/passes/widen_narrow_contractions.h), so they
+// take the register-blocked shaders (8 invocations per work group; the
+// generic dot_general's are 256): against the CPU running the module
+// compiled for the CPU alone, whose 16-bit kernels sum exactly and round
+// once. The f32 sums may round to the neighbouring 16-bit value: within
+// one ulp of the result type.
+TEST_F(VulkanTest, SixteenBitContractionsTakeTheBlockedShadersAndMatchCpu) {
+  struct Case {
+    const char* fn;
+    ElementType type;
+    std::vector<std::vector<int64_t>> shapes;
+  };
+  const std::string src = R"(
+func.func @dot_bf16(%a: tensor<37x45xbf16>, %b: tensor<45x29xbf16>) -> tensor<37x29xbf16> {
+  %0 = stablehlo.dot_general %a, %b, contracting_dims = [1] x [0] : (tensor<37x45xbf16>, tensor<45x29xbf16>) -> tensor<37x29xbf16>
+  return %0 : tensor<37x29xbf16>
+}
+func.func @dot_f16(%a: tensor<2x19x33xf16>, %b: tensor<2x33x20xf16>) -> tensor<2x19x20xf16> {
+  %0 = stablehlo.dot_general %a, %b, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<2x19x33xf16>, tensor<2x33x20xf16>) -> tensor<2x19x20xf16>
+  return %0 : tensor<2x19x20xf16>
+}
+func.func @conv_bf16(%x: tensor<2x7x7x8xbf16>, %w: tensor<3x3x8x12xbf16>) -> tensor<2x7x7x12xbf16> {
+  %0 = stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {pad = [[1, 1], [1, 1]]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x7x7x8xbf16>, tensor<3x3x8x12xbf16>) -> tensor<2x7x7x12xbf16>
+  return %0 : tensor<2x7x7x12xbf16>
+}
+)";
+  auto on_vulkan = CompileAll(src, "vulkan");
+  auto on_cpu = CompileAll(src, "cpu");
+  ASSERT_FALSE(on_vulkan.empty());
+  ASSERT_FALSE(on_cpu.empty());
+  auto module = vm::LoadModule(on_vulkan);
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  size_t blocked = 0;
+  for (const auto& variants : (*module)->vulkan_shaders)
+    for (const auto& v : variants) {
+      EXPECT_NE(v.workgroup_size, 256u);  // no generic dot_general
+      blocked += v.workgroup_size == 8u;
+    }
+  EXPECT_EQ(blocked, 3u);
+  const std::vector<Case> cases = {{"dot_bf16", ElementType::kBF16, {{37, 45}, {45, 29}}},
+                                   {"dot_f16", ElementType::kF16, {{2, 19, 33}, {2, 33, 20}}},
+                                   {"conv_bf16", ElementType::kBF16, {{2, 7, 7, 8}, {3, 3, 8, 12}}}};
+  std::mt19937_64 rng(61);
+  std::uniform_real_distribution<float> unit(0.25f, 1.0f);
+  std::bernoulli_distribution negative(0.3);
+  for (const Case& c : cases) {
+    std::vector<vm::HostTensor> in;
+    for (const auto& dims : c.shapes) {
+      int64_t n = 1;
+      for (int64_t d : dims) n *= d;
+      std::vector<uint16_t> bits(static_cast<size_t>(n));
+      for (auto& b : bits) b = ToHalfBits(negative(rng) ? -unit(rng) : unit(rng), c.type);
+      in.push_back(HostTensorOf(c.type, dims, bits));
+    }
+    auto want = RunOn(cpu_.get(), on_cpu, c.fn, in);
+    auto got = RunOn(vulkan_.get(), on_vulkan, c.fn, in);
+    ASSERT_TRUE(want.ok()) << c.fn << ": " << want.status().message();
+    ASSERT_TRUE(got.ok()) << c.fn << ": " << got.status().message();
+    ASSERT_EQ((*got)[0].data.size(), (*want)[0].data.size()) << c.fn;
+    for (size_t i = 0; i + 2 <= (*want)[0].data.size(); i += 2) {
+      uint16_t w, g;
+      std::memcpy(&w, (*want)[0].data.data() + i, 2);
+      std::memcpy(&g, (*got)[0].data.data() + i, 2);
+      // Same sign: neighbouring values differ by one in their bits.
+      const int d = std::abs(static_cast<int>(w & 0x7FFFu) - static_cast<int>(g & 0x7FFFu));
+      EXPECT_TRUE(w == g || ((w ^ g) < 0x8000u && d <= 1))
+          << c.fn << " element " << i / 2 << ": " << FromHalfBits(g, c.type) << ", the CPU gives "
+          << FromHalfBits(w, c.type);
+    }
   }
 }
 

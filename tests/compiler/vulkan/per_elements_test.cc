@@ -125,6 +125,50 @@ func.func @transposed(%a: tensor<3x5x7xf32>) -> tensor<7x3x5xf32> {
   }
 }
 
+// 16-bit results (f16, bf16, i16, ui16) are gathered per invocation and
+// written as whole words where the output is word-aligned and all 16
+// elements exist (compiler/vulkan/kernels_elementwise.cc), element by
+// element otherwise: 64 elements (whole words only), 37 (a tail) and 5
+// (less than one invocation), bit for bit against the CPU.
+TEST_F(VulkanTest, SixteenBitResultsOverSeveralElementsPerInvocationMatchCpu) {
+  std::string src;
+  for (int n : {64, 37, 5}) {
+    const std::string N = std::to_string(n);
+    src += "func.func @to_bf16_" + N + "(%a: tensor<" + N + "xf32>) -> tensor<" + N + "xbf16> {\n" +
+           "  %0 = stablehlo.convert %a : (tensor<" + N + "xf32>) -> tensor<" + N + "xbf16>\n" +
+           "  return %0 : tensor<" + N + "xbf16>\n}\n";
+    src += "func.func @to_f16_" + N + "(%a: tensor<" + N + "xf32>) -> tensor<" + N + "xf16> {\n" +
+           "  %0 = stablehlo.convert %a : (tensor<" + N + "xf32>) -> tensor<" + N + "xf16>\n" +
+           "  return %0 : tensor<" + N + "xf16>\n}\n";
+    src += "func.func @add_i16_" + N + "(%a: tensor<" + N + "xi16>, %b: tensor<" + N + "xi16>) -> tensor<" + N +
+           "xi16> {\n  %0 = stablehlo.add %a, %b : tensor<" + N + "xi16>\n  return %0 : tensor<" + N + "xi16>\n}\n";
+    src += "func.func @sub_ui16_" + N + "(%a: tensor<" + N + "xui16>, %b: tensor<" + N + "xui16>) -> tensor<" + N +
+           "xui16> {\n  %0 = stablehlo.subtract %a, %b : tensor<" + N + "xui16>\n  return %0 : tensor<" + N +
+           "xui16>\n}\n";
+  }
+  auto bytes = CompileAll(src, "vulkan");
+  ASSERT_FALSE(bytes.empty());
+  std::mt19937_64 rng(67);
+  for (int n : {64, 37, 5}) {
+    const std::string N = std::to_string(n);
+    std::vector<uint16_t> ia(static_cast<size_t>(n)), ib(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) ia[i] = static_cast<uint16_t>(rng()), ib[i] = static_cast<uint16_t>(rng());
+    const vm::HostTensor x = RandomF32({n}, rng);
+    const std::vector<std::pair<std::string, std::vector<vm::HostTensor>>> calls = {
+        {"to_bf16_" + N, {x}},
+        {"to_f16_" + N, {x}},
+        {"add_i16_" + N, {HostTensorOf(ElementType::kSI16, {n}, ia), HostTensorOf(ElementType::kSI16, {n}, ib)}},
+        {"sub_ui16_" + N, {HostTensorOf(ElementType::kUI16, {n}, ia), HostTensorOf(ElementType::kUI16, {n}, ib)}}};
+    for (const auto& [fn, in] : calls) {
+      auto want = RunOn(cpu_.get(), bytes, fn, in);
+      auto got = RunOn(vulkan_.get(), bytes, fn, in);
+      ASSERT_TRUE(want.ok()) << want.status().message();
+      ASSERT_TRUE(got.ok()) << got.status().message();
+      ExpectSameBits((*got)[0], (*want)[0], fn);
+    }
+  }
+}
+
 // f32 transposes (compiler/vulkan/kernels_data_movement.cc TransposeF32:
 // 16 outputs per invocation stepping their input offsets, texel gathers)
 // against the CPU bit for bit: NCHW <-> NHWC, attention's head swap, a
