@@ -226,8 +226,6 @@ std::optional<ConvOutputLayout> BlockedConvLayout(const DispatchUse& u, const Co
   if (u.in_types[0] != ElementType::kF32 || u.in_types[1] != ElementType::kF32 || u.out_types[0] != ElementType::kF32)
     return std::nullopt;
   if (c.bgc != 1 || c.dynamic || c.fgc > INT32_MAX) return std::nullopt;
-  for (int64_t d : c.lhs_dil)
-    if (d != 1) return std::nullopt;
   const int64_t ns = static_cast<int64_t>(c.osp.size());
   if (c.ob != 0) return std::nullopt;
   bool last = c.ofd == ns + 1, major = c.ofd == 1;
@@ -278,8 +276,17 @@ StatusOr<ShaderSource> ConvolutionBlocked(const KernelParams& kp, const Dispatch
     indent += "  ";
     const std::string tap = c.reversal[s] ? "(int(" + kd + ") - 1 - int(" + k + "))" : "int(" + k + ")";
     tap_position += "    const int " + pos + " = " + org + "[r] + " + tap + " * " + S(c.rhs_dil[s]) + ";\n";
-    in_range += " && " + pos + " >= 0 && uint(" + pos + ") < " + ldims[c.isp[s]];
-    offset += " + uint(" + pos + ") * " + lstride(c.isp[s]);
+    if (c.lhs_dil[s] == 1) {
+      in_range += " && " + pos + " >= 0 && uint(" + pos + ") < " + ldims[c.isp[s]];
+      offset += " + uint(" + pos + ") * " + lstride(c.isp[s]);
+    } else {
+      // With lhs dilation (a transposed convolution) a position between
+      // two input elements is a hole: a zero, as padding is.
+      const std::string d = S(c.lhs_dil[s]);
+      in_range += " && " + pos + " >= 0 && " + pos + " % " + d + " == 0 && uint(" + pos + " / " + d + ") < " +
+                  ldims[c.isp[s]];
+      offset += " + uint(" + pos + " / " + d + ") * " + lstride(c.isp[s]);
+    }
     wtap += " + " + k + " * " + rstride(c.ksp[s]);
   }
   tap_position += "    ok[r] = " + in_range + ";\n    off[r] = ok[r] ? " + offset + " : 0u;\n";

@@ -1,5 +1,5 @@
 // convolution, register-blocked (compiler/vulkan/kernels_contraction_blocked.cc):
-// f32 operands and result, no lhs dilation, one batch group, static
+// f32 operands and result (lhs dilation: holes read as zeros), one batch group, static
 // padding, the result laid out [batch, spatial..., feature] or [batch,
 // feature, spatial...]; any input and kernel layout. An implicit GEMM: each
 // invocation computes TP output positions x TF output features in

@@ -193,12 +193,28 @@ func.func @dense(%a: tensor<7x20xf32>, %w: tensor<20x37xf32>, %bias: tensor<37xf
                         rng);
 }
 
-// lhs dilation and result layouts other than the two keep the generic
-// shader, and still match the CPU, an infinite weight on padding and holes
-// included (NaN: the generic shader multiplies their zeros too).
-TEST_F(VulkanTest, ConvolutionOutsideTheBlockedShapesKeepsTheGenericShader) {
+// lhs dilation (transposed convolutions: a decoder's upsampling) takes the
+// blocked shader, whose taps on the holes between input elements read
+// zeros as on padding: NHWC and NCHW, strided-transpose shapes with
+// asymmetric padding, a 1-D one with a kernel dilation too, odd feature
+// counts; an infinite weight on holes gives NaN, as on the CPU.
+TEST_F(VulkanTest, BlockedConvolutionWithLhsDilationMatchesCpu) {
   const std::vector<ConvCase> cases = {
       {{1, 3, 3, 2}, {2, 2, 2, 3}, {1, 4, 4, 3}, kNhwc, "lhs_dilate = [2, 2]", 8},
+      {{2, 5, 5, 8}, {3, 3, 8, 20}, {2, 10, 10, 20}, kNhwc, "pad = [[1, 2], [1, 2]], lhs_dilate = [2, 2]", 72},
+      {{1, 8, 4, 5}, {16, 8, 3, 3}, {1, 16, 12, 15}, "[b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1]",
+       "pad = [[2, 2], [2, 2]], lhs_dilate = [3, 3]", 72},
+      {{2, 9, 4}, {3, 4, 6}, {2, 16, 6}, "[b, 0, f]x[0, i, o]->[b, 0, f]",
+       "pad = [[2, 1]], lhs_dilate = [2], rhs_dilate = [2]", 12}};
+  RunCases(cpu_.get(), vulkan_.get(), cases, 8u);
+  RunCases(cpu_.get(), vulkan_.get(), cases, 8u, INFINITY);
+}
+
+// Result layouts other than the two keep the generic shader, and still
+// match the CPU, an infinite weight on padding included (NaN: the generic
+// shader multiplies its zeros too).
+TEST_F(VulkanTest, ConvolutionOutsideTheBlockedShapesKeepsTheGenericShader) {
+  const std::vector<ConvCase> cases = {
       {{1, 4, 4, 8}, {3, 3, 1, 8}, {4, 1, 4, 8}, "[b, 0, 1, f]x[0, 1, i, o]->[0, b, 1, f]",
        "pad = [[1, 1], [1, 1]]", 9, 8}};
   RunCases(cpu_.get(), vulkan_.get(), cases, 64u);
