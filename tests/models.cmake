@@ -90,3 +90,9 @@ add_test(NAME models.int8_block.matches_the_reference
          COMMAND sh -c "mkdir -p ${INT8_BLOCK} && ${MODELS_PY} ${CMAKE_SOURCE_DIR}/examples/int8_block/gen_int8_block.py ${INT8_BLOCK} && $<TARGET_FILE:kiln-compile> ${INT8_BLOCK}/int8_block.mlir -o ${INT8_BLOCK}/int8_block.kiln --target=cpu && $<TARGET_FILE:vm-run> ${INT8_BLOCK}/int8_block.kiln --input=@${INT8_BLOCK}/x.npy --compare-with=reference --atol 0 --rtol 0 --output=@${INT8_BLOCK}/out.npy")
 set_tests_properties(models.int8_block.matches_the_reference PROPERTIES TIMEOUT 300
                      PASS_REGULAR_EXPRESSION " dispatches compared, all within tolerance")
+# The same block on the Vulkan device (lavapipe in CI): its per-axis
+# requantizes and integer convolutions give the CPU's integers, bit for bit.
+set(INT8_BLOCK_VK ${CMAKE_CURRENT_BINARY_DIR}/int8_block_vulkan)
+add_test(NAME models.int8_block.vulkan_same_bits_as_cpu
+         COMMAND sh -c "mkdir -p ${INT8_BLOCK_VK} && ${MODELS_PY} ${CMAKE_SOURCE_DIR}/examples/int8_block/gen_int8_block.py ${INT8_BLOCK_VK} && $<TARGET_FILE:kiln-compile> ${INT8_BLOCK_VK}/int8_block.mlir -o ${INT8_BLOCK_VK}/cpu.kiln --target=cpu && $<TARGET_FILE:kiln-compile> ${INT8_BLOCK_VK}/int8_block.mlir -o ${INT8_BLOCK_VK}/vulkan.kiln --target=vulkan && $<TARGET_FILE:vm-run> ${INT8_BLOCK_VK}/cpu.kiln --input=@${INT8_BLOCK_VK}/x.npy --output=@${INT8_BLOCK_VK}/cpu.npy && $<TARGET_FILE:vm-run> ${INT8_BLOCK_VK}/vulkan.kiln --device=vulkan --input=@${INT8_BLOCK_VK}/x.npy --output=@${INT8_BLOCK_VK}/vulkan.npy && cmp ${INT8_BLOCK_VK}/cpu.npy ${INT8_BLOCK_VK}/vulkan.npy && echo same bits")
+set_tests_properties(models.int8_block.vulkan_same_bits_as_cpu PROPERTIES TIMEOUT 300 PASS_REGULAR_EXPRESSION "same bits")

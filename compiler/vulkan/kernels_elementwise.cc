@@ -3,6 +3,8 @@
 // Shared helpers: compiler/vulkan/kernels.h.
 #include "compiler/vulkan/kernels.h"
 
+#include <cstring>
+
 #include <algorithm>
 #include <cctype>
 #include <bit>
@@ -191,6 +193,10 @@ StatusOr<ShaderSource> Map(const KernelParams& kp, const DispatchUse& u, ShaderW
   return PerElement(w, body + "  " + w.Store(w.Out(0), "i", v) + "\n");
 }
 
+// Elements per invocation of a quantization shader (its per-axis tables are
+// copied once per invocation).
+constexpr uint32_t kQuantizationPerInvocation = 16;
+
 // uniform_quantize / uniform_dequantize, per tensor or per axis, in the
 // expressed type, step by step as kernels/reference/elementwise_quantization.cc.
 StatusOr<ShaderSource> Quantization(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w) {
@@ -199,10 +205,14 @@ StatusOr<ShaderSource> Quantization(const KernelParams& kp, const DispatchUse& u
   const GType& in = w.type(0);
   const GType& out = w.type(1);
   const int r = w.rank(0);
-  std::string code;
+  std::string code, tables, copies;
   int slot_id = 0;
   // The scale and zero point of element i for the parameters under `prefix`
-  // of a quantized tensor of type `q`: GLSL constants per slot.
+  // of a quantized tensor of type `q`: GLSL constant arrays per slot, at
+  // global scope, copied into local arrays once per invocation, which its
+  // elements index (lavapipe materialized a constant array indexed by a
+  // variable at every access: a per-axis requantize of 49K elements over
+  // 192 features took 14 ms).
   auto params = [&](const std::string& prefix, const GType& e, std::string* scale, std::string* zp) -> Status {
     const KernelAttr* s = kp.Find(prefix + "scales");
     if (!s || s->floats.empty()) return Refuse(u, "missing scales");
@@ -223,16 +233,43 @@ StatusOr<ShaderSource> Quantization(const KernelParams& kp, const DispatchUse& u
     } else if (s->floats.size() != 1) {
       return Refuse(u, "per-tensor quantization needs one scale");
     }
-    std::string sc = "const " + e.name + " scales" + id + "[" + S(static_cast<int64_t>(s->floats.size())) + "] = " +
-                     e.name + "[](";
-    std::string zc = "const int zps" + id + "[" + S(static_cast<int64_t>(z.size())) + "] = int[](";
-    for (size_t k = 0; k < z.size(); ++k) {
-      sc += (k ? ", " : "") + FloatConst(e, s->floats[k]);
-      zc += (k ? ", " : "") + std::string("int(") + S(z[k]) + ")";
+    const std::string n = S(static_cast<int64_t>(z.size()));
+    std::string zc = "const int zps" + id + "[" + n + "] = int[](";
+    for (size_t k = 0; k < z.size(); ++k) zc += (k ? ", " : "") + std::string("int(") + S(z[k]) + ")";
+    tables += zc + ");\n";
+    copies += "  int kiln_zps" + id + "[" + n + "] = zps" + id + ";\n";
+    code += "  uint slot" + id + " = " + slot + ";\n";
+    *zp = "kiln_zps" + id + "[slot" + id + "]";
+    // f32 and f64 scales as their bits (a global constant's initializer
+    // may not call uintBitsToFloat); other expressed types' roundings are
+    // calls, so their scales stay a local array.
+    if (e.type == ElementType::kF32 || e.type == ElementType::kF64) {
+      const bool f32 = e.type == ElementType::kF32;
+      std::string sc = std::string("const ") + (f32 ? "uint" : "uvec2") + " scale_bits" + id + "[" + n + "] = " +
+                       (f32 ? "uint" : "uvec2") + "[](";
+      for (size_t k = 0; k < z.size(); ++k) {
+        sc += k ? ", " : "";
+        if (f32) {
+          const float f = static_cast<float>(s->floats[k]);
+          uint32_t b;
+          std::memcpy(&b, &f, 4);
+          sc += S(static_cast<int64_t>(b)) + "u";
+        } else {
+          uint64_t b;
+          std::memcpy(&b, &s->floats[k], 8);
+          sc += "uvec2(" + S(static_cast<int64_t>(b & 0xffffffffu)) + "u, " + S(static_cast<int64_t>(b >> 32)) + "u)";
+        }
+      }
+      tables += sc + ");\n";
+      copies += std::string("  ") + (f32 ? "uint" : "uvec2") + " kiln_scale_bits" + id + "[" + n + "] = scale_bits" + id +
+                ";\n";
+      *scale = std::string(f32 ? "uintBitsToFloat" : "packDouble2x32") + "(kiln_scale_bits" + id + "[slot" + id + "])";
+      return Status::Ok();
     }
-    code += "  " + sc + ");\n  " + zc + ");\n  uint slot" + id + " = " + slot + ";\n";
+    std::string sc = "const " + e.name + " scales" + id + "[" + n + "] = " + e.name + "[](";
+    for (size_t k = 0; k < z.size(); ++k) sc += (k ? ", " : "") + FloatConst(e, s->floats[k]);
+    code += "  " + sc + ");\n";
     *scale = "scales" + id + "[slot" + id + "]";
-    *zp = "zps" + id + "[slot" + id + "]";
     return Status::Ok();
   };
   auto dequant = [&](const std::string& prefix, const GType& q, const GType& e, const std::string& v) -> StatusOr<std::string> {
@@ -254,7 +291,7 @@ StatusOr<ShaderSource> Quantization(const KernelParams& kp, const DispatchUse& u
   if (dequantize) {
     if (out.cls != C::kFloat) return Refuse(u, "a result that is not a real floating-point type");
     KILN_ASSIGN_OR_RETURN(std::string x, dequant("", in, out, w.Load(0, "i")));
-    return PerElement(w, code + "  " + w.Store(1, "i", x) + "\n");
+    return PerElements(w, code + "  " + w.Store(1, "i", x) + "\n", kQuantizationPerInvocation, copies, tables);
   }
   if (out.cls != C::kSigned && out.cls != C::kUnsigned) return Refuse(u, "non-integer quantized storage");
   GType e = in;
@@ -301,7 +338,7 @@ StatusOr<ShaderSource> Quantization(const KernelParams& kp, const DispatchUse& u
     code += "  int q = clamp(int(v), int(" + S(lo) + "), int(" + S(hi) + "));\n";
   }
   code += "  " + w.Store(1, "i", out.name + "(q)") + "\n";
-  return PerElement(w, code);
+  return PerElements(w, code, kQuantizationPerInvocation, copies, tables);
 }
 
 }  // namespace kiln::compiler::vulkan
