@@ -234,12 +234,6 @@ const uint KILN_TWO_OVER_PI_D[40] = uint[40](
     0x1ff897ffu, 0xde05980fu, 0xef2f118bu, 0x5a0a6d1fu, 0x6d367ecfu, 0x27cb09b7u,
     0x4f463f66u, 0x9e5fea2du, 0x7527bac7u, 0xebe5f17bu, 0x3d0739f7u, 0x8a5292eau,
     0x6bfb5fb1u, 0x1f8d5d08u, 0x56033046u, 0xfc7b6babu);
-uint kiln_tpi_word_d(int s, int j) {  // 32 bits of the table from bit s + 32 j
-  int w = s / 32 + j, o = s % 32;
-  uint a = KILN_TWO_OVER_PI_D[w];
-  if (o == 0) return a;
-  return (a << uint(o)) | (KILN_TWO_OVER_PI_D[w + 1] >> uint(32 - o));
-}
 // P += (hi 2^32 + lo) 2^(32 k), modulo 2^192.
 void kiln_add_limbs_d(inout uint P[6], int k, uint lo, uint hi) {
   uint c = 0u;
@@ -264,9 +258,17 @@ double kiln_reduce_huge_d(double ax, out int q, out double e) {
   int E = int(b.y >> 20u) - 1075;
   uint mh = (b.y & 0xfffffu) | 0x100000u, ml = b.x;
   int s = E - 2 + 64;
+  // The window's six words (from bit s of the table). The table is copied
+  // into a local array once: lavapipe materializes a constant array at
+  // every access by a variable index.
+  uint tbl[40] = KILN_TWO_OVER_PI_D;
+  int w0 = s / 32, o = s % 32;
+  uint win[6];
+  for (int j = 0; j < 6; ++j)
+    win[j] = o == 0 ? tbl[w0 + j] : (tbl[w0 + j] << uint(o)) | (tbl[w0 + j + 1] >> uint(32 - o));
   uint P[6] = uint[6](0u, 0u, 0u, 0u, 0u, 0u);
   for (int k = 0; k < 6; ++k) {  // window word 5 - k is limb k's multiplier
-    uint v = kiln_tpi_word_d(s, 5 - k), h, l;
+    uint v = win[5 - k], h, l;
     umulExtended(ml, v, h, l);
     kiln_add_limbs_d(P, k, l, h);
     umulExtended(mh, v, h, l);
