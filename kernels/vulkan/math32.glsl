@@ -246,12 +246,6 @@ float kiln_cosh(float x) {
 // Bits of 2/pi after the binary point, one leading zero word.
 const uint KILN_TWO_OVER_PI[10] = uint[10](0u, 0xa2f9836eu, 0x4e441529u, 0xfc2757d1u, 0xf534ddc0u, 0xdb629599u,
                                            0x3c439041u, 0xfe5163abu, 0xdebbc561u, 0xb7246e3au);
-uint kiln_tpi_word(int s, int j) {  // 32 bits of the table from bit s + 32 j
-  int w = s / 32 + j, o = s % 32;
-  uint a = KILN_TWO_OVER_PI[w];
-  if (o == 0) return a;
-  return (a << uint(o)) | (KILN_TWO_OVER_PI[w + 1] >> uint(32 - o));
-}
 // |x| = q pi/2 + (rh + rl), |rh + rl| <= pi/4, for finite x (Payne-Hanek in
 // integers: exact for every argument, huge ones included).
 void kiln_trig_reduce(float x, out int q, out float rh, out float rl) {
@@ -267,7 +261,15 @@ void kiln_trig_reduce(float x, out int q, out float rh, out float rl) {
   // mant * 2/pi * 2^E: bits of 2/pi before E - 2 give multiples of 4; the
   // 96-bit window after them gives q mod 4 in bits 94..95 and the fraction.
   int s = E - 2 + 32;
-  uint w0 = kiln_tpi_word(s, 0), w1 = kiln_tpi_word(s, 1), w2 = kiln_tpi_word(s, 2);
+  // The window's three words (from bit s of the table). The table is copied
+  // into a local array once: lavapipe materializes a constant array at
+  // every access by a variable index (sin of 1M f32 took 30 ms so).
+  uint tbl[10] = KILN_TWO_OVER_PI;
+  int wi = s / 32, o = s % 32;
+  uint win[3];
+  for (int j = 0; j < 3; ++j)
+    win[j] = o == 0 ? tbl[wi + j] : (tbl[wi + j] << uint(o)) | (tbl[wi + j + 1] >> uint(32 - o));
+  uint w0 = win[0], w1 = win[1], w2 = win[2];
   uint h0, l0, h1, l1, h2, l2;
   umulExtended(mant, w0, h0, l0);
   umulExtended(mant, w1, h1, l1);
