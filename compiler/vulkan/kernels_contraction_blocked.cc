@@ -221,10 +221,32 @@ StatusOr<ShaderSource> DotGeneralStrided(const KernelParams& kp, const DispatchU
   return s;
 }
 
+// An integer convolution the f32 shader computes exactly: 8-bit operands
+// and an i32 result whose every partial sum stays below 2^24 in magnitude
+// (depth x |a|max x |b|max, the depth known here), so each f32 product and
+// sum is an exact integer whatever the order.
+bool ExactInF32(const DispatchUse& u, const ConvWindow& c) {
+  auto bound = [](ElementType t) -> int64_t {
+    return t == ElementType::kSI8 ? 128 : t == ElementType::kUI8 ? 255 : 0;
+  };
+  const int64_t a = bound(u.in_types[0]), b = bound(u.in_types[1]);
+  if (a == 0 || b == 0 || u.out_types[0] != ElementType::kSI32 || u.in_dims.size() < 2) return false;
+  const std::vector<int64_t>& kd = u.in_dims[1];
+  int64_t depth = 1;
+  for (int64_t d : c.ksp) {
+    if (d < 0 || d >= static_cast<int64_t>(kd.size()) || kd[d] < 0) return false;
+    depth *= kd[d];
+  }
+  if (c.kif < 0 || c.kif >= static_cast<int64_t>(kd.size()) || kd[c.kif] < 0) return false;
+  depth *= kd[c.kif];
+  return depth * a * b < (int64_t{1} << 24);
+}
+
 std::optional<ConvOutputLayout> BlockedConvLayout(const DispatchUse& u, const ConvWindow& c) {
   if (u.in_types.size() < 2 || u.out_types.size() != 1) return std::nullopt;
-  if (u.in_types[0] != ElementType::kF32 || u.in_types[1] != ElementType::kF32 || u.out_types[0] != ElementType::kF32)
-    return std::nullopt;
+  const bool f32 =
+      u.in_types[0] == ElementType::kF32 && u.in_types[1] == ElementType::kF32 && u.out_types[0] == ElementType::kF32;
+  if (!f32 && !ExactInF32(u, c)) return std::nullopt;
   if (c.bgc != 1 || c.dynamic || c.fgc > INT32_MAX) return std::nullopt;
   const int64_t ns = static_cast<int64_t>(c.osp.size());
   if (c.ob != 0) return std::nullopt;
@@ -242,7 +264,11 @@ StatusOr<ShaderSource> ConvolutionBlocked(const KernelParams& kp, const Dispatch
                                           const ConvWindow& c, ConvOutputLayout layout) {
   // A tile column is one output feature.
   EpilogueColumn column{.axis = c.ofd, .start = ColumnStart(c.ofd, "f0", "F")};
-  KILN_ASSIGN_OR_RETURN(std::string store, StoreResult(kp, u, w, 2, "v", true, &column));
+  // 8-bit integer operands (ExactInF32) are read as words (their texel
+  // views would hold the raw bytes) and converted to f32, and the exact
+  // integer sums stored as i32.
+  const bool integer = u.in_types[0] != ElementType::kF32;
+  KILN_ASSIGN_OR_RETURN(std::string store, StoreResult(kp, u, w, 2, integer ? "int(v)" : "v", true, &column));
   w.extensions.push_back("GL_EXT_control_flow_attributes");  // [[unroll]]
   const size_t ns = c.osp.size();
   const bool last = layout == ConvOutputLayout::kFeatureLast;
@@ -342,6 +368,7 @@ StatusOr<ShaderSource> ConvolutionBlocked(const KernelParams& kp, const Dispatch
                            {"RS_I", rstride(c.kif)},
                            {"WIDE", wide ? "1" : "0"},
                            {"KOF_LAST", kernel_vec4 ? "1" : "0"},
+                           {"TEXELS", integer ? "false" : "true"},
                            {"ATEX", S(texel_binding)},
                            {"BTEX", S(texel_binding + 1)},
                            {"AOFF", S(w.OffsetWord(0))},

@@ -1,5 +1,7 @@
 // convolution, register-blocked (compiler/vulkan/kernels_contraction_blocked.cc):
-// f32 operands and result (lhs dilation: holes read as zeros), one batch group, static
+// f32 operands and result (or 8-bit integer operands and an i32 result
+// whose sums stay below 2^24: exact in f32, read as words), lhs dilation
+// (holes read as zeros), one batch group, static
 // padding, the result laid out [batch, spatial..., feature] or [batch,
 // feature, spatial...]; any input and kernel layout. An implicit GEMM: each
 // invocation computes TP output positions x TF output features in
@@ -57,7 +59,7 @@ $SPLIT
   // Both operands are read through their texel views where the views reach
   // their last elements (uniform over the dispatch).
   const uint a0 = p[$AOFF] / 4u, b0 = p[$BOFF] / 4u;
-  const bool tex = (a0 + $LHS_SIZE + 3u) / 4u <= uint(textureSize(a_tex)) &&
+  const bool tex = $TEXELS && (a0 + $LHS_SIZE + 3u) / 4u <= uint(textureSize(a_tex)) &&
                    (b0 + $RHS_SIZE + 3u) / 4u <= uint(textureSize(b_tex));
 #if $WIDE || $KOF_LAST
   // Each feature quad's texel within a kernel row (and, depthwise, a pixel).
@@ -138,8 +140,8 @@ $SCALAR_CONTRACTION
 #undef LDA
 #undef LDB
   } else {
-#define LDA(i) ld0(i)
-#define LDB(i) ld1(i)
+#define LDA(i) float(ld0(i))
+#define LDB(i) float(ld1(i))
 $SCALAR_CONTRACTION
 #undef LDA
 #undef LDB

@@ -210,6 +210,68 @@ TEST_F(VulkanTest, BlockedConvolutionWithLhsDilationMatchesCpu) {
   RunCases(cpu_.get(), vulkan_.get(), cases, 8u, INFINITY);
 }
 
+// 8-bit integer convolutions into i32 whose sums stay below 2^24 (depth x
+// |a|max x |b|max) take the blocked shader, computing in f32 exactly:
+// i8 x i8 NHWC with padding, NCHW strided, u8 x u8, depthwise, a
+// transposed one, at the largest depths that fit (i8: 3x3 x 113 = 1017,
+// 3x3 x 114 is past 1024; u8: 3x3 x 28 = 252 of 258); a depth past the
+// bound keeps the generic shader. Bit for bit against the CPU, on extreme and random values.
+TEST_F(VulkanTest, EightBitConvolutionsExactInF32TakeTheBlockedShader) {
+  struct Case {
+    std::vector<int64_t> lhs, rhs, out;
+    std::string dims, window;
+    ElementType a, b;
+    int64_t groups;
+    uint32_t workgroup;  // 8: the blocked shader; 64: the generic one
+  };
+  const std::vector<Case> cases = {
+      {{2, 6, 6, 113}, {3, 3, 113, 20}, {2, 6, 6, 20}, kNhwc, "pad = [[1, 1], [1, 1]]", ElementType::kSI8,
+       ElementType::kSI8, 1, 8},
+      {{1, 16, 9, 9}, {20, 16, 3, 3}, {1, 20, 4, 4}, kNchw, "stride = [2, 2]", ElementType::kSI8, ElementType::kSI8, 1,
+       8},
+      {{2, 5, 5, 28}, {3, 3, 28, 12}, {2, 5, 5, 12}, kNhwc, "pad = [[1, 1], [1, 1]]", ElementType::kUI8,
+       ElementType::kUI8, 1, 8},
+      {{1, 7, 7, 24}, {3, 3, 1, 24}, {1, 7, 7, 24}, kNhwc, "pad = [[1, 1], [1, 1]]", ElementType::kSI8,
+       ElementType::kSI8, 24, 8},
+      {{1, 4, 4, 8}, {3, 3, 8, 8}, {1, 8, 8, 8}, kNhwc, "pad = [[1, 2], [1, 2]], lhs_dilate = [2, 2]",
+       ElementType::kSI8, ElementType::kSI8, 1, 8},
+      {{1, 4, 4, 114}, {3, 3, 114, 8}, {1, 4, 4, 8}, kNhwc, "pad = [[1, 1], [1, 1]]", ElementType::kSI8,
+       ElementType::kSI8, 1, 64}};
+  auto tensor = [](const std::vector<int64_t>& d, ElementType t) {
+    std::string s = "tensor<";
+    for (int64_t x : d) s += std::to_string(x) + "x";
+    return s + (t == ElementType::kSI8 ? "i8>" : t == ElementType::kUI8 ? "ui8>" : "i32>");
+  };
+  std::mt19937_64 rng(71);
+  for (size_t n = 0; n < cases.size(); ++n) {
+    const Case& c = cases[n];
+    const std::string src = "func.func @main(%a: " + tensor(c.lhs, c.a) + ", %b: " + tensor(c.rhs, c.b) + ") -> " +
+                            tensor(c.out, ElementType::kSI32) + " {\n  %0 = stablehlo.convolution(%a, %b) dim_numbers = " +
+                            c.dims + ", window = {" + c.window + "} {batch_group_count = 1 : i64, feature_group_count = " +
+                            std::to_string(c.groups) + " : i64} : (" + tensor(c.lhs, c.a) + ", " + tensor(c.rhs, c.b) +
+                            ") -> " + tensor(c.out, ElementType::kSI32) + "\n  return %0 : " +
+                            tensor(c.out, ElementType::kSI32) + "\n}\n";
+    auto bytes = CompileForWorkGroups(src, c.workgroup);
+    ASSERT_FALSE(bytes.empty()) << n;
+    // Random bytes, with each operand's extremes at its first elements
+    // (-128 x -128 and 255 x 255 products where they meet).
+    auto random = [&](const std::vector<int64_t>& d, ElementType t) {
+      int64_t count = 1;
+      for (int64_t x : d) count *= x;
+      std::vector<uint8_t> v(static_cast<size_t>(count));
+      for (auto& x : v) x = static_cast<uint8_t>(rng());
+      for (size_t k = 0; k < v.size() && k < 64; ++k) v[k] = t == ElementType::kUI8 ? 255 : 0x80;
+      return HostTensorOf(t, d, v);
+    };
+    std::vector<vm::HostTensor> in = {random(c.lhs, c.a), random(c.rhs, c.b)};
+    auto want = RunOn(cpu_.get(), bytes, "main", in);
+    auto got = RunOn(vulkan_.get(), bytes, "main", in);
+    ASSERT_TRUE(want.ok()) << want.status().message();
+    ASSERT_TRUE(got.ok()) << got.status().message();
+    EXPECT_EQ((*got)[0].data, (*want)[0].data) << "case " << n;
+  }
+}
+
 // Result layouts other than the two keep the generic shader, and still
 // match the CPU, an infinite weight on padding included (NaN: the generic
 // shader multiplies its zeros too).
