@@ -131,6 +131,10 @@ std::optional<int> BlockedDotLayout(const DispatchUse& u, int lr, int rr, const 
 StatusOr<ShaderSource> DotGeneralBlocked(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w, int layout,
                                          size_t batch_dims, size_t m_dims, const std::string& m, const std::string& n,
                                          const std::string& k);
+// Whether DotGeneralStrided takes a product: f32 throughout, or 8-bit
+// integer operands into i32 whose sums over the contracting dims `lc` of
+// the lhs (static) stay below 2^24, exact in f32.
+bool StridedDotTakes(const DispatchUse& u, const std::vector<int64_t>& lc);
 // The same tile for f32 operands of any other layout (kernels/vulkan/
 // dot_general_strided.glsl): each operand read through its dims' strides,
 // the contraction as one loop per contracting dim.

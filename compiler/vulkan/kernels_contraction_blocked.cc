@@ -138,15 +138,44 @@ std::string ProductOf(const std::vector<std::string>& dims, size_t from, size_t 
 
 }  // namespace
 
+// Whether 8-bit integer operands summed into i32 over `depth_dims` of
+// operand `t` (the contraction's depth, static) stay below 2^24 in every
+// partial sum (depth x |a|max x |b|max), so that f32 computes each product
+// and sum as an exact integer whatever the order.
+bool EightBitExactInF32(const DispatchUse& u, size_t t, const std::vector<int64_t>& depth_dims) {
+  auto bound = [](ElementType e) -> int64_t {
+    return e == ElementType::kSI8 ? 128 : e == ElementType::kUI8 ? 255 : 0;
+  };
+  if (u.in_types.size() < 2 || u.out_types.size() != 1) return false;
+  const int64_t a = bound(u.in_types[0]), b = bound(u.in_types[1]);
+  if (a == 0 || b == 0 || u.out_types[0] != ElementType::kSI32 || u.in_dims.size() <= t) return false;
+  const std::vector<int64_t>& dims = u.in_dims[t];
+  int64_t depth = 1;
+  for (int64_t d : depth_dims) {
+    if (d < 0 || d >= static_cast<int64_t>(dims.size()) || dims[d] < 0) return false;
+    depth *= dims[d];
+    if (depth * a * b >= (int64_t{1} << 24)) return false;
+  }
+  return true;
+}
+
+bool StridedDotTakes(const DispatchUse& u, const std::vector<int64_t>& lc) {
+  if (u.in_types.size() < 2 || u.out_types.size() != 1) return false;
+  if (u.in_types[0] == ElementType::kF32 && u.in_types[1] == ElementType::kF32 && u.out_types[0] == ElementType::kF32)
+    return true;
+  return EightBitExactInF32(u, 0, lc);
+}
+
 StatusOr<ShaderSource> DotGeneralStrided(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w,
                                          const std::vector<int64_t>& lb, const std::vector<int64_t>& rb,
                                          const std::vector<int64_t>& lc, const std::vector<int64_t>& rc,
                                          const std::vector<int64_t>& lfree, const std::vector<int64_t>& rfree) {
-  if (u.in_types.size() < 2 || u.out_types.size() != 1 || u.in_types[0] != ElementType::kF32 ||
-      u.in_types[1] != ElementType::kF32 || u.out_types[0] != ElementType::kF32)
-    return Refuse(u, "the strided blocked dot_general takes f32 only");
+  if (!StridedDotTakes(u, lc)) return Refuse(u, "the strided blocked dot_general takes f32 and exact 8-bit only");
   EpilogueColumn column = ResultColumn(w, lb.size() + lfree.size());
-  KILN_ASSIGN_OR_RETURN(std::string store, StoreResult(kp, u, w, 2, "v", true, &column));
+  // 8-bit integer operands (EightBitExactInF32) are read as words and
+  // converted to f32, the exact integer sums stored as i32.
+  const bool integer = u.in_types[0] != ElementType::kF32;
+  KILN_ASSIGN_OR_RETURN(std::string store, StoreResult(kp, u, w, 2, integer ? "int(v)" : "v", true, &column));
   w.extensions.push_back("GL_EXT_control_flow_attributes");  // [[unroll]]
   const uint32_t tm = TileRows(u, lfree);
   auto ldims = DimsOf(w, 0), rdims = DimsOf(w, 1);
@@ -192,6 +221,7 @@ StatusOr<ShaderSource> DotGeneralStrided(const KernelParams& kp, const DispatchU
   }
   std::string body = Fill(Template("dot_general_strided.glsl"),
                           {{"FUNCTIONS", ""},
+                           {"TEXELS", integer ? "false" : "true"},
                            {"SCALAR_CONTRACTION", Template("dot_general_strided_loop.glsl")},
                            {"TM", S(tm)},
                            {"TN", S(kTn)},
@@ -225,21 +255,11 @@ StatusOr<ShaderSource> DotGeneralStrided(const KernelParams& kp, const DispatchU
 // and an i32 result whose every partial sum stays below 2^24 in magnitude
 // (depth x |a|max x |b|max, the depth known here), so each f32 product and
 // sum is an exact integer whatever the order.
+// The convolution's depth: the kernel's spatial dims and its input features.
 bool ExactInF32(const DispatchUse& u, const ConvWindow& c) {
-  auto bound = [](ElementType t) -> int64_t {
-    return t == ElementType::kSI8 ? 128 : t == ElementType::kUI8 ? 255 : 0;
-  };
-  const int64_t a = bound(u.in_types[0]), b = bound(u.in_types[1]);
-  if (a == 0 || b == 0 || u.out_types[0] != ElementType::kSI32 || u.in_dims.size() < 2) return false;
-  const std::vector<int64_t>& kd = u.in_dims[1];
-  int64_t depth = 1;
-  for (int64_t d : c.ksp) {
-    if (d < 0 || d >= static_cast<int64_t>(kd.size()) || kd[d] < 0) return false;
-    depth *= kd[d];
-  }
-  if (c.kif < 0 || c.kif >= static_cast<int64_t>(kd.size()) || kd[c.kif] < 0) return false;
-  depth *= kd[c.kif];
-  return depth * a * b < (int64_t{1} << 24);
+  std::vector<int64_t> depth = c.ksp;
+  depth.push_back(c.kif);
+  return EightBitExactInF32(u, 1, depth);
 }
 
 std::optional<ConvOutputLayout> BlockedConvLayout(const DispatchUse& u, const ConvWindow& c) {

@@ -1,6 +1,7 @@
 // dot_general, register-blocked over any operand layout (compiler/vulkan/
 // kernels_contraction_blocked.cc): f32 operands and result whose layouts
-// dot_general_blocked.glsl does not take (a transposed lhs, batch dims that
+// dot_general_blocked.glsl does not take, and 8-bit integer operands with
+// an i32 result whose sums stay below 2^24 (exact in f32; read as words) (a transposed lhs, batch dims that
 // do not lead, contracting dims split around free ones: attention's folded
 // transposes). The output is viewed as [B, M, N] (batch dims, lhs free
 // dims, rhs free dims, the spec's result order). Each invocation computes a
@@ -40,7 +41,7 @@ $COL
   // where the views reach their last elements (uniform over the dispatch):
   // lavapipe gathers texels without the per-lane loop of a storage-buffer load.
   const uint a0 = p[$AOFF] / 4u, b0 = p[$BOFF] / 4u;
-  if ((a0 + $LHS_SIZE + 3u) / 4u <= uint(textureSize(a_tex)) &&
+  if ($TEXELS && (a0 + $LHS_SIZE + 3u) / 4u <= uint(textureSize(a_tex)) &&
       (b0 + $RHS_SIZE + 3u) / 4u <= uint(textureSize(b_tex))) {
 #define LDA(i) texelFetch(a_tex, int((a0 + (i)) >> 2u))[(a0 + (i)) & 3u]
 #define LDB(i) texelFetch(b_tex, int((b0 + (i)) >> 2u))[(b0 + (i)) & 3u]
@@ -48,8 +49,8 @@ $SCALAR_CONTRACTION
 #undef LDA
 #undef LDB
   } else {
-#define LDA(i) ld0(i)
-#define LDB(i) ld1(i)
+#define LDA(i) float(ld0(i))
+#define LDB(i) float(ld1(i))
 $SCALAR_CONTRACTION
 #undef LDA
 #undef LDB

@@ -143,6 +143,53 @@ func.func @conv_bf16(%x: tensor<2x7x7x8xbf16>, %w: tensor<3x3x8x12xbf16>) -> ten
   }
 }
 
+// 8-bit integer dot_general into i32 whose sums stay below 2^24 takes the
+// strided register-blocked shader, computing in f32 exactly: i8 x i8 at
+// the largest depth that fits (1023), u8 x u8 (258 of 258), a batch dim
+// and a transposed rhs; a depth past the bound keeps the generic shader
+// (256 invocations per work group). Bit for bit against the CPU on random
+// bytes and with every byte at its extreme.
+TEST_F(VulkanTest, EightBitDotsExactInF32TakeTheBlockedShader) {
+  struct Case {
+    std::string lhs, rhs, out, dims;
+    std::vector<int64_t> ld, rd;
+    ElementType type;
+    uint32_t workgroup;
+  };
+  const std::vector<Case> cases = {
+      {"tensor<9x1023xi8>", "tensor<1023x21xi8>", "tensor<9x21xi32>", "contracting_dims = [1] x [0]", {9, 1023},
+       {1023, 21}, ElementType::kSI8, 8},
+      {"tensor<2x7x258xui8>", "tensor<2x19x258xui8>", "tensor<2x7x19xi32>",
+       "batching_dims = [0] x [0], contracting_dims = [2] x [2]", {2, 7, 258}, {2, 19, 258}, ElementType::kUI8, 8},
+      {"tensor<5x1025xi8>", "tensor<1025x6xi8>", "tensor<5x6xi32>", "contracting_dims = [1] x [0]", {5, 1025},
+       {1025, 6}, ElementType::kSI8, 256}};
+  std::mt19937_64 rng(73);
+  for (size_t n = 0; n < cases.size(); ++n) {
+    const Case& c = cases[n];
+    const std::string src = "func.func @main(%a: " + c.lhs + ", %b: " + c.rhs + ") -> " + c.out +
+                            " {\n  %0 = stablehlo.dot_general %a, %b, " + c.dims + " : (" + c.lhs + ", " + c.rhs +
+                            ") -> " + c.out + "\n  return %0 : " + c.out + "\n}\n";
+    auto bytes = CompileForWorkGroups(src, c.workgroup);
+    ASSERT_FALSE(bytes.empty()) << n;
+    // Random bytes, then every byte at its extreme (the largest sums).
+    for (bool extreme : {false, true}) {
+      auto operand = [&](const std::vector<int64_t>& d) {
+        int64_t count = 1;
+        for (int64_t x : d) count *= x;
+        std::vector<uint8_t> v(static_cast<size_t>(count));
+        for (auto& x : v) x = extreme ? (c.type == ElementType::kUI8 ? 255 : 0x80) : static_cast<uint8_t>(rng());
+        return HostTensorOf(c.type, d, v);
+      };
+      std::vector<vm::HostTensor> in = {operand(c.ld), operand(c.rd)};
+      auto want = RunOn(cpu_.get(), bytes, "main", in);
+      auto got = RunOn(vulkan_.get(), bytes, "main", in);
+      ASSERT_TRUE(want.ok()) << want.status().message();
+      ASSERT_TRUE(got.ok()) << got.status().message();
+      EXPECT_EQ((*got)[0].data, (*want)[0].data) << "case " << n << (extreme ? ", extremes" : ", random");
+    }
+  }
+}
+
 // A convolution with padding, strides, dilation and feature groups,
 // against the CPU.
 // complex<f32> and complex<f64> dot_general (a batch dim, odd sizes, a

@@ -253,22 +253,23 @@ TEST_F(VulkanTest, EightBitConvolutionsExactInF32TakeTheBlockedShader) {
                             tensor(c.out, ElementType::kSI32) + "\n}\n";
     auto bytes = CompileForWorkGroups(src, c.workgroup);
     ASSERT_FALSE(bytes.empty()) << n;
-    // Random bytes, with each operand's extremes at its first elements
-    // (-128 x -128 and 255 x 255 products where they meet).
-    auto random = [&](const std::vector<int64_t>& d, ElementType t) {
-      int64_t count = 1;
-      for (int64_t x : d) count *= x;
-      std::vector<uint8_t> v(static_cast<size_t>(count));
-      for (auto& x : v) x = static_cast<uint8_t>(rng());
-      for (size_t k = 0; k < v.size() && k < 64; ++k) v[k] = t == ElementType::kUI8 ? 255 : 0x80;
-      return HostTensorOf(t, d, v);
-    };
-    std::vector<vm::HostTensor> in = {random(c.lhs, c.a), random(c.rhs, c.b)};
-    auto want = RunOn(cpu_.get(), bytes, "main", in);
-    auto got = RunOn(vulkan_.get(), bytes, "main", in);
-    ASSERT_TRUE(want.ok()) << want.status().message();
-    ASSERT_TRUE(got.ok()) << got.status().message();
-    EXPECT_EQ((*got)[0].data, (*want)[0].data) << "case " << n;
+    // Random bytes, then every byte at its extreme (-128 or 255: the
+    // largest sums, away from padding).
+    for (bool extreme : {false, true}) {
+      auto operand = [&](const std::vector<int64_t>& d, ElementType t) {
+        int64_t count = 1;
+        for (int64_t x : d) count *= x;
+        std::vector<uint8_t> v(static_cast<size_t>(count));
+        for (auto& x : v) x = extreme ? (t == ElementType::kUI8 ? 255 : 0x80) : static_cast<uint8_t>(rng());
+        return HostTensorOf(t, d, v);
+      };
+      std::vector<vm::HostTensor> in = {operand(c.lhs, c.a), operand(c.rhs, c.b)};
+      auto want = RunOn(cpu_.get(), bytes, "main", in);
+      auto got = RunOn(vulkan_.get(), bytes, "main", in);
+      ASSERT_TRUE(want.ok()) << want.status().message();
+      ASSERT_TRUE(got.ok()) << got.status().message();
+      EXPECT_EQ((*got)[0].data, (*want)[0].data) << "case " << n << (extreme ? ", extremes" : ", random");
+    }
   }
 }
 
