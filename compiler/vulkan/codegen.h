@@ -29,6 +29,10 @@ struct GType {
 StatusOr<GType> GlslType(ElementType t);
 
 // A shader in GLSL plus how the driver launches it.
+// Words of a sub-word output an invocation gathers before writing them
+// (PerElements): 64 one-byte or 32 two-byte elements at most.
+constexpr uint32_t kGatheredWords = 16;
+
 struct ShaderSource {
   std::string glsl;
   uint32_t workgroup_size = 64;

@@ -169,6 +169,71 @@ TEST_F(VulkanTest, SixteenBitResultsOverSeveralElementsPerInvocationMatchCpu) {
   }
 }
 
+// Sub-word results of per-element shaders (pad, slice, transpose,
+// reverse, compare) are gathered into words per invocation
+// (compiler/vulkan/codegen.cc PerElements, kiln_gst) and written whole
+// where the invocation's elements all exist and start a word, element by
+// element otherwise: i8, ui8, i1 and bf16 over 64, 61 and 6 elements (the
+// 61-element slice starts 3 bytes into its operand's word), bit for bit
+// against the CPU.
+TEST_F(VulkanTest, SubWordResultsGatheredIntoWordsMatchCpu) {
+  std::string src;
+  auto t = [](int64_t n, const char* e) { return "tensor<" + std::to_string(n) + "x" + e + ">"; };
+  for (const char* e : {"i8", "ui8", "bf16"}) {
+    for (int64_t n : {64, 61, 6}) {
+      const std::string N = std::to_string(n), E = e, f = std::string("_") + e + "_" + N;
+      src += "func.func @pad" + f + "(%a: " + t(n, e) + ", %v: tensor<" + E + ">) -> " + t(n + 7, e) +
+             " {\n  %0 = stablehlo.pad %a, %v, low = [3], high = [4], interior = [0] : (" + t(n, e) + ", tensor<" + E +
+             ">) -> " + t(n + 7, e) + "\n  return %0 : " + t(n + 7, e) + "\n}\n";
+      src += "func.func @slice" + f + "(%a: " + t(n + 3, e) + ") -> " + t(n, e) + " {\n  %0 = stablehlo.slice %a [3:" +
+             std::to_string(n + 3) + "] : (" + t(n + 3, e) + ") -> " + t(n, e) + "\n  return %0 : " + t(n, e) + "\n}\n";
+      src += "func.func @reverse" + f + "(%a: " + t(n, e) + ") -> " + t(n, e) +
+             " {\n  %0 = stablehlo.reverse %a, dims = [0] : " + t(n, e) + "\n  return %0 : " + t(n, e) + "\n}\n";
+      src += "func.func @less" + f + "(%a: " + t(n, e) + ", %b: " + t(n, e) + ") -> " + t(n, "i1") +
+             " {\n  %0 = stablehlo.compare LT, %a, %b : (" + t(n, e) + ", " + t(n, e) + ") -> " + t(n, "i1") +
+             "\n  return %0 : " + t(n, "i1") + "\n}\n";
+    }
+  }
+  src += "func.func @transpose_i8(%a: tensor<7x9xi8>) -> tensor<9x7xi8> {\n  %0 = stablehlo.transpose %a, dims = [1, 0] "
+         ": (tensor<7x9xi8>) -> tensor<9x7xi8>\n  return %0 : tensor<9x7xi8>\n}\n";
+  auto bytes = CompileAll(src, "vulkan");
+  ASSERT_FALSE(bytes.empty());
+  std::mt19937_64 rng(79);
+  auto random = [&](ElementType type, int64_t n) {  // n = 0: a scalar
+    const size_t width = type == ElementType::kBF16 ? 2 : 1;
+    std::vector<uint8_t> v(static_cast<size_t>(n == 0 ? 1 : n) * width);
+    for (auto& x : v) x = static_cast<uint8_t>(rng());
+    if (type == ElementType::kBF16)  // finite values: no NaN payloads to compare
+      for (size_t k = 1; k < v.size(); k += 2) v[k] &= 0x3F;
+    return HostTensorOf(type, n == 0 ? std::vector<int64_t>{} : std::vector<int64_t>{n}, v);
+  };
+  const std::vector<std::pair<const char*, ElementType>> types = {
+      {"i8", ElementType::kSI8}, {"ui8", ElementType::kUI8}, {"bf16", ElementType::kBF16}};
+  for (const auto& [e, type] : types) {
+    for (int64_t n : {64, 61, 6}) {
+      const std::string f = std::string("_") + e + "_" + std::to_string(n);
+      const std::vector<std::pair<std::string, std::vector<vm::HostTensor>>> calls = {
+          {"pad" + f, {random(type, n), random(type, 0)}},
+          {"slice" + f, {random(type, n + 3)}},
+          {"reverse" + f, {random(type, n)}},
+          {"less" + f, {random(type, n), random(type, n)}}};
+      for (const auto& [fn, in] : calls) {
+        auto want = RunOn(cpu_.get(), bytes, fn, in);
+        auto got = RunOn(vulkan_.get(), bytes, fn, in);
+        ASSERT_TRUE(want.ok()) << fn << ": " << want.status().message();
+        ASSERT_TRUE(got.ok()) << fn << ": " << got.status().message();
+        ExpectSameBits((*got)[0], (*want)[0], fn);
+      }
+    }
+  }
+  const vm::HostTensor x = HostTensorOf(ElementType::kSI8, {7, 9}, random(ElementType::kSI8, 63).data);
+  auto want = RunOn(cpu_.get(), bytes, "transpose_i8", {x});
+  auto got = RunOn(vulkan_.get(), bytes, "transpose_i8", {x});
+  ASSERT_TRUE(want.ok()) << want.status().message();
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  ExpectSameBits((*got)[0], (*want)[0], "transpose_i8");
+}
+
 // f32 transposes (compiler/vulkan/kernels_data_movement.cc TransposeF32:
 // 16 outputs per invocation stepping their input offsets, texel gathers)
 // against the CPU bit for bit: NCHW <-> NHWC, attention's head swap, a
