@@ -62,6 +62,23 @@ inline ir::Operation* NewOp(Ops* ops, const ir::Operation& at, ir::Block* block,
   return ops->back().get();
 }
 
+// Gives `op` a fresh first result of `wide` type and appends to `after` a
+// convert from it to the old result's type, which takes over the old
+// result (its users read the convert's now). The widening rewrites'
+// narrowing step (widen_narrow_factorizations.cc, widen_narrow_contractions.cc).
+inline void NarrowResultAfter(Ops* after, ir::Operation& op, ir::Block* block, const ir::Type& wide) {
+  auto fresh = std::make_unique<ir::Value>();
+  fresh->type = wide;
+  fresh->def = &op;
+  std::unique_ptr<ir::Value> old = std::move(op.results[0]);
+  op.results[0] = std::move(fresh);
+  ir::Operation* narrow =
+      NewOp(after, op, block, std::string(ScalarOpName(ScalarOp::kConvert)), {op.results[0].get()}, old->type);
+  narrow->results[0] = std::move(old);
+  narrow->results[0]->def = narrow;
+  narrow->results[0]->index = 0;
+}
+
 // Puts `ops` where block->ops[at] stands; the last of them takes over the
 // old op's results (same types). Returns how many ops stand there now.
 inline size_t Splice(ir::Block* block, size_t at, Ops ops) {

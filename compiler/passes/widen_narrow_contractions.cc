@@ -41,15 +41,7 @@ void WidenBlock(ir::Block* block) {
       // convert; the op gets a fresh f32 one.
       ir::Type wide = op.results[0]->type;
       wide.element = ElementType::kF32;
-      auto fresh = std::make_unique<ir::Value>();
-      fresh->type = wide;
-      fresh->def = &op;
-      std::unique_ptr<ir::Value> old = std::move(op.results[0]);
-      op.results[0] = std::move(fresh);
-      ir::Operation* narrow = NewOp(&after, op, block, convert, {op.results[0].get()}, old->type);
-      narrow->results[0] = std::move(old);
-      narrow->results[0]->def = narrow;
-      narrow->results[0]->index = 0;
+      NarrowResultAfter(&after, op, block, wide);
     }
     const size_t n_before = before.size(), n_after = after.size();
     block->ops.insert(block->ops.begin() + static_cast<std::ptrdiff_t>(at + 1), std::make_move_iterator(after.begin()),

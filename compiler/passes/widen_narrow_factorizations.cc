@@ -29,15 +29,7 @@ void WidenBlock(ir::Block* block) {
     op.operands[0] = NewOp(&before, op, block, convert, {op.operands[0]}, wide)->result();
     // The old first result (what its users read) moves to the narrowing
     // convert; the factorization gets a fresh f32 one.
-    auto fresh = std::make_unique<ir::Value>();
-    fresh->type = wide;
-    fresh->def = &op;
-    std::unique_ptr<ir::Value> old = std::move(op.results[0]);
-    op.results[0] = std::move(fresh);
-    ir::Operation* narrow = NewOp(&after, op, block, convert, {op.results[0].get()}, old->type);
-    narrow->results[0] = std::move(old);
-    narrow->results[0]->def = narrow;
-    narrow->results[0]->index = 0;
+    NarrowResultAfter(&after, op, block, wide);
     block->ops.insert(block->ops.begin() + static_cast<std::ptrdiff_t>(at + 1), std::make_move_iterator(after.begin()),
                       std::make_move_iterator(after.end()));
     block->ops.insert(block->ops.begin() + static_cast<std::ptrdiff_t>(at), std::make_move_iterator(before.begin()),

@@ -31,6 +31,19 @@ void ExpectSameBits(const vm::HostTensor& got, const vm::HostTensor& want, const
   EXPECT_EQ(got.data, want.data) << what;
 }
 
+// Each call's first result on the Vulkan device has the CPU device's bits.
+using Calls = std::vector<std::pair<std::string, std::vector<vm::HostTensor>>>;
+void ExpectSameBitsAsCpu(hal::Device* cpu, hal::Device* vulkan, const std::vector<uint8_t>& bytes,
+                         const Calls& calls) {
+  for (const auto& [fn, in] : calls) {
+    auto want = RunOn(cpu, bytes, fn, in);
+    auto got = RunOn(vulkan, bytes, fn, in);
+    ASSERT_TRUE(want.ok()) << fn << ": " << want.status().message();
+    ASSERT_TRUE(got.ok()) << fn << ": " << got.status().message();
+    ExpectSameBits((*got)[0], (*want)[0], fn);
+  }
+}
+
 void ExpectWithinUlp(const vm::HostTensor& got, const vm::HostTensor& want, int32_t ulp, const std::string& what) {
   ASSERT_EQ(got.dims, want.dims) << what;
   ASSERT_EQ(got.data.size(), want.data.size()) << what;
@@ -112,17 +125,11 @@ func.func @transposed(%a: tensor<3x5x7xf32>) -> tensor<7x3x5xf32> {
     ia[i] = static_cast<int32_t>(rng());
     ib[i] = static_cast<int32_t>(rng());
   }
-  const std::vector<std::pair<std::string, std::vector<vm::HostTensor>>> calls = {
+  const Calls calls = {
       {"scaled", {RandomF32({5, 7}, rng), RandomF32({}, rng), RandomF32({7}, rng)}},
       {"ints", {HostTensorOf(ElementType::kSI32, {37}, ia), HostTensorOf(ElementType::kSI32, {37}, ib)}},
       {"transposed", {RandomF32({3, 5, 7}, rng)}}};
-  for (const auto& [fn, in] : calls) {
-    auto want = RunOn(cpu_.get(), bytes, fn, in);
-    auto got = RunOn(vulkan_.get(), bytes, fn, in);
-    ASSERT_TRUE(want.ok()) << want.status().message();
-    ASSERT_TRUE(got.ok()) << got.status().message();
-    ExpectSameBits((*got)[0], (*want)[0], fn);
-  }
+  ExpectSameBitsAsCpu(cpu_.get(), vulkan_.get(), bytes, calls);
 }
 
 // 16-bit results (f16, bf16, i16, ui16) are gathered per invocation and
@@ -154,18 +161,12 @@ TEST_F(VulkanTest, SixteenBitResultsOverSeveralElementsPerInvocationMatchCpu) {
     std::vector<uint16_t> ia(static_cast<size_t>(n)), ib(static_cast<size_t>(n));
     for (int i = 0; i < n; ++i) ia[i] = static_cast<uint16_t>(rng()), ib[i] = static_cast<uint16_t>(rng());
     const vm::HostTensor x = RandomF32({n}, rng);
-    const std::vector<std::pair<std::string, std::vector<vm::HostTensor>>> calls = {
+    const Calls calls = {
         {"to_bf16_" + N, {x}},
         {"to_f16_" + N, {x}},
         {"add_i16_" + N, {HostTensorOf(ElementType::kSI16, {n}, ia), HostTensorOf(ElementType::kSI16, {n}, ib)}},
         {"sub_ui16_" + N, {HostTensorOf(ElementType::kUI16, {n}, ia), HostTensorOf(ElementType::kUI16, {n}, ib)}}};
-    for (const auto& [fn, in] : calls) {
-      auto want = RunOn(cpu_.get(), bytes, fn, in);
-      auto got = RunOn(vulkan_.get(), bytes, fn, in);
-      ASSERT_TRUE(want.ok()) << want.status().message();
-      ASSERT_TRUE(got.ok()) << got.status().message();
-      ExpectSameBits((*got)[0], (*want)[0], fn);
-    }
+    ExpectSameBitsAsCpu(cpu_.get(), vulkan_.get(), bytes, calls);
   }
 }
 
@@ -212,18 +213,12 @@ TEST_F(VulkanTest, SubWordResultsGatheredIntoWordsMatchCpu) {
   for (const auto& [e, type] : types) {
     for (int64_t n : {64, 61, 6}) {
       const std::string f = std::string("_") + e + "_" + std::to_string(n);
-      const std::vector<std::pair<std::string, std::vector<vm::HostTensor>>> calls = {
+      const Calls calls = {
           {"pad" + f, {random(type, n), random(type, 0)}},
           {"slice" + f, {random(type, n + 3)}},
           {"reverse" + f, {random(type, n)}},
           {"less" + f, {random(type, n), random(type, n)}}};
-      for (const auto& [fn, in] : calls) {
-        auto want = RunOn(cpu_.get(), bytes, fn, in);
-        auto got = RunOn(vulkan_.get(), bytes, fn, in);
-        ASSERT_TRUE(want.ok()) << fn << ": " << want.status().message();
-        ASSERT_TRUE(got.ok()) << fn << ": " << got.status().message();
-        ExpectSameBits((*got)[0], (*want)[0], fn);
-      }
+      ExpectSameBitsAsCpu(cpu_.get(), vulkan_.get(), bytes, calls);
     }
   }
   const vm::HostTensor x = HostTensorOf(ElementType::kSI8, {7, 9}, random(ElementType::kSI8, 63).data);
