@@ -266,28 +266,28 @@ StatusOr<std::string> StoreResult(const KernelParams& kp, const DispatchUse& u, 
 
 std::string StoreTile(const KernelParams& kp, const std::string& rows, const std::string& cols,
                       const std::string& acc, const std::string& coords, const std::string& guard,
-                      const std::string& store, const EpilogueColumn& column) {
+                      const std::string& store, const EpilogueColumn& column, const std::string& acc_type) {
   const std::string body = "      " + coords + "\n      if (" + guard + ") {\n" + store + "\n      }\n";
   if (kp.Program("epilogue") == nullptr)
     return "  [[unroll]] for (uint r = 0u; r < " + rows + "; ++r)\n    [[unroll]] for (uint c = 0u; c < " + cols +
-           "; ++c) {\n        const float v = " + acc + ";\n" + body + "    }\n";
+           "; ++c) {\n        const " + acc_type + " v = " + acc + ";\n" + body + "    }\n";
   // Unrolled, each element had its own copy of the epilogue: 128 of a
   // batch norm's index arithmetic and loads made lavapipe take 17 s to
   // compile a 1x1 convolution that alone took 1 s, and as long again at
   // every cold start. Staged, the registers are copied out once (constant
   // indices) and the epilogue's code appears once.
-  std::string staged = "  float tile[" + rows + " * " + cols + "];\n  [[unroll]] for (uint r = 0u; r < " + rows +
+  std::string staged = "  " + acc_type + " tile[" + rows + " * " + cols + "];\n  [[unroll]] for (uint r = 0u; r < " + rows +
                        "; ++r)\n    [[unroll]] for (uint c = 0u; c < " + cols + "; ++c) tile[r * " + cols +
                        " + c] = " + acc + ";\n";
   if (column.code.empty())
     return staged + "  [[dont_unroll]] for (uint t = 0u; t < " + rows + " * " + cols +
-           "; ++t) {\n      const uint r = t / " + cols + ", c = t % " + cols + ";\n      const float v = tile[t];\n" +
+           "; ++t) {\n      const uint r = t / " + cols + ", c = t % " + cols + ";\n      const " + acc_type + " v = tile[t];\n" +
            body + "  }\n";
   // Column by column, the reads that depend on the column alone made once
   // per column (lavapipe loads a storage buffer lane by lane: per element,
   // a batch norm's three vectors cost a third of a 1x1 convolution).
   return staged + "  [[dont_unroll]] for (uint c = 0u; c < " + cols + "; ++c) {\n" + column.start + column.code +
-         "    [[dont_unroll]] for (uint r = 0u; r < " + rows + "; ++r) {\n      const float v = tile[r * " + cols +
+         "    [[dont_unroll]] for (uint r = 0u; r < " + rows + "; ++r) {\n      const " + acc_type + " v = tile[r * " + cols +
          " + c];\n" + body + "    }\n  }\n";
 }
 

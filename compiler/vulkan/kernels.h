@@ -104,10 +104,12 @@ StatusOr<std::string> StoreResult(const KernelParams& kp, const DispatchUse& u, 
 // in an array and stored by a rolled loop, so that the driver compiles the
 // epilogue once instead of once per element (KernelParams::Program).
 // With a column's code (EpilogueColumn), that rolled loop goes column by
-// column.
+// column. `acc_type`: the GLSL type of the accumulators (int for integer
+// contractions).
 std::string StoreTile(const KernelParams& kp, const std::string& rows, const std::string& cols,
                       const std::string& acc, const std::string& coords, const std::string& guard,
-                      const std::string& store, const EpilogueColumn& column = {});
+                      const std::string& store, const EpilogueColumn& column = {},
+                      const std::string& acc_type = "float");
 
 // --- the kernel families --------------------------------------------------------
 
@@ -131,10 +133,9 @@ std::optional<int> BlockedDotLayout(const DispatchUse& u, int lr, int rr, const 
 StatusOr<ShaderSource> DotGeneralBlocked(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w, int layout,
                                          size_t batch_dims, size_t m_dims, const std::string& m, const std::string& n,
                                          const std::string& k);
-// Whether DotGeneralStrided takes a product: f32 throughout, or 8-bit
-// integer operands into i32 whose sums over the contracting dims `lc` of
-// the lhs (static) stay below 2^24, exact in f32.
-bool StridedDotTakes(const DispatchUse& u, const std::vector<int64_t>& lc);
+// Whether DotGeneralStrided takes a product: f32 throughout, or 8- and
+// 16-bit integer operands into i32 (summed in int accumulators).
+bool StridedDotTakes(const DispatchUse& u);
 // The same tile for f32 operands of any other layout (kernels/vulkan/
 // dot_general_strided.glsl): each operand read through its dims' strides,
 // the contraction as one loop per contracting dim.

@@ -66,7 +66,7 @@ StatusOr<ShaderSource> DotGeneral(const KernelParams& kp, const DispatchUse& u, 
   if (std::optional<int> layout = BlockedDotLayout(u, lr, rr, lb, rb, lc, rc, lfree, rfree))
     return DotGeneralBlocked(kp, u, w, *layout, lb.size(), lfree.size(), product(ldims, lfree),
                              product(rdims, rfree), product(ldims, lc));
-  if (StridedDotTakes(u, lc)) return DotGeneralStrided(kp, u, w, lb, rb, lc, rc, lfree, rfree);
+  if (StridedDotTakes(u)) return DotGeneralStrided(kp, u, w, lb, rb, lc, rc, lfree, rfree);
   // lhs element (b, m, k) and rhs element (b, k, n) as functions.
   auto at = [&](size_t t, const std::vector<std::string>& dims, const std::vector<int64_t>& batch,
                 const std::vector<int64_t>& free, const std::vector<int64_t>& contract, bool free_first) {

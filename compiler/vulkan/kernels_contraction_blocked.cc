@@ -138,44 +138,34 @@ std::string ProductOf(const std::vector<std::string>& dims, size_t from, size_t 
 
 }  // namespace
 
-// Whether 8-bit integer operands summed into i32 over `depth_dims` of
-// operand `t` (the contraction's depth, static) stay below 2^24 in every
-// partial sum (depth x |a|max x |b|max), so that f32 computes each product
-// and sum as an exact integer whatever the order.
-bool EightBitExactInF32(const DispatchUse& u, size_t t, const std::vector<int64_t>& depth_dims) {
-  auto bound = [](ElementType e) -> int64_t {
-    return e == ElementType::kSI8 ? 128 : e == ElementType::kUI8 ? 255 : 0;
+// Integer operands the register-blocked shaders take (with an i32 result):
+// 8- and 16-bit, read as storage words and summed in int accumulators,
+// which wrap in 32 bits as the reference's sums do.
+bool SmallIntegers(const DispatchUse& u) {
+  auto small = [](ElementType e) {
+    return e == ElementType::kSI8 || e == ElementType::kUI8 || e == ElementType::kSI16 || e == ElementType::kUI16;
   };
-  if (u.in_types.size() < 2 || u.out_types.size() != 1) return false;
-  const int64_t a = bound(u.in_types[0]), b = bound(u.in_types[1]);
-  if (a == 0 || b == 0 || u.out_types[0] != ElementType::kSI32 || u.in_dims.size() <= t) return false;
-  const std::vector<int64_t>& dims = u.in_dims[t];
-  int64_t depth = 1;
-  for (int64_t d : depth_dims) {
-    if (d < 0 || d >= static_cast<int64_t>(dims.size()) || dims[d] < 0) return false;
-    depth *= dims[d];
-    if (depth * a * b >= (int64_t{1} << 24)) return false;
-  }
-  return true;
+  return u.in_types.size() >= 2 && u.out_types.size() == 1 && small(u.in_types[0]) && small(u.in_types[1]) &&
+         u.out_types[0] == ElementType::kSI32;
 }
 
-bool StridedDotTakes(const DispatchUse& u, const std::vector<int64_t>& lc) {
+bool StridedDotTakes(const DispatchUse& u) {
   if (u.in_types.size() < 2 || u.out_types.size() != 1) return false;
   if (u.in_types[0] == ElementType::kF32 && u.in_types[1] == ElementType::kF32 && u.out_types[0] == ElementType::kF32)
     return true;
-  return EightBitExactInF32(u, 0, lc);
+  return SmallIntegers(u);
 }
 
 StatusOr<ShaderSource> DotGeneralStrided(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w,
                                          const std::vector<int64_t>& lb, const std::vector<int64_t>& rb,
                                          const std::vector<int64_t>& lc, const std::vector<int64_t>& rc,
                                          const std::vector<int64_t>& lfree, const std::vector<int64_t>& rfree) {
-  if (!StridedDotTakes(u, lc)) return Refuse(u, "the strided blocked dot_general takes f32 and exact 8-bit only");
+  if (!StridedDotTakes(u)) return Refuse(u, "the strided blocked dot_general takes f32 and 8/16-bit integers only");
   EpilogueColumn column = ResultColumn(w, lb.size() + lfree.size());
-  // 8-bit integer operands (EightBitExactInF32) are read as words and
-  // converted to f32, the exact integer sums stored as i32.
+  // Small integer operands (SmallIntegers) are read as words and summed in
+  // int accumulators.
   const bool integer = u.in_types[0] != ElementType::kF32;
-  KILN_ASSIGN_OR_RETURN(std::string store, StoreResult(kp, u, w, 2, integer ? "int(v)" : "v", true, &column));
+  KILN_ASSIGN_OR_RETURN(std::string store, StoreResult(kp, u, w, 2, "v", true, &column));
   w.extensions.push_back("GL_EXT_control_flow_attributes");  // [[unroll]]
   const uint32_t tm = TileRows(u, lfree);
   auto ldims = DimsOf(w, 0), rdims = DimsOf(w, 1);
@@ -222,6 +212,7 @@ StatusOr<ShaderSource> DotGeneralStrided(const KernelParams& kp, const DispatchU
   std::string body = Fill(Template("dot_general_strided.glsl"),
                           {{"FUNCTIONS", ""},
                            {"TEXELS", integer ? "false" : "true"},
+                           {"ACC", integer ? "int" : "float"},
                            {"SCALAR_CONTRACTION", Template("dot_general_strided_loop.glsl")},
                            {"TM", S(tm)},
                            {"TN", S(kTn)},
@@ -242,7 +233,8 @@ StatusOr<ShaderSource> DotGeneralStrided(const KernelParams& kp, const DispatchU
                            {"RHS_SIZE", ProductOf(rdims, 0, rdims.size())},
                            {"STORE_TILE", StoreTile(kp, "TM", "TN", "acc[r][c]", "const uint m = m0 + r, n = n0 + c;",
                                                     "m < M && n < N",
-                                                    "        const uint i = (b * M + m) * N + n;\n" + store, column)}});
+                                                    "        const uint i = (b * M + m) * N + n;\n" + store, column,
+                                                    integer ? "int" : "float")}});
   ShaderSource s = w.Finish(body, kWx, kWy);
   s.grid = hal::ShaderGrid::kTiles;
   s.features |= hal::kTexelInputs;
@@ -255,18 +247,11 @@ StatusOr<ShaderSource> DotGeneralStrided(const KernelParams& kp, const DispatchU
 // and an i32 result whose every partial sum stays below 2^24 in magnitude
 // (depth x |a|max x |b|max, the depth known here), so each f32 product and
 // sum is an exact integer whatever the order.
-// The convolution's depth: the kernel's spatial dims and its input features.
-bool ExactInF32(const DispatchUse& u, const ConvWindow& c) {
-  std::vector<int64_t> depth = c.ksp;
-  depth.push_back(c.kif);
-  return EightBitExactInF32(u, 1, depth);
-}
-
 std::optional<ConvOutputLayout> BlockedConvLayout(const DispatchUse& u, const ConvWindow& c) {
   if (u.in_types.size() < 2 || u.out_types.size() != 1) return std::nullopt;
   const bool f32 =
       u.in_types[0] == ElementType::kF32 && u.in_types[1] == ElementType::kF32 && u.out_types[0] == ElementType::kF32;
-  if (!f32 && !ExactInF32(u, c)) return std::nullopt;
+  if (!f32 && !SmallIntegers(u)) return std::nullopt;
   if (c.bgc != 1 || c.dynamic || c.fgc > INT32_MAX) return std::nullopt;
   const int64_t ns = static_cast<int64_t>(c.osp.size());
   if (c.ob != 0) return std::nullopt;
@@ -284,11 +269,11 @@ StatusOr<ShaderSource> ConvolutionBlocked(const KernelParams& kp, const Dispatch
                                           const ConvWindow& c, ConvOutputLayout layout) {
   // A tile column is one output feature.
   EpilogueColumn column{.axis = c.ofd, .start = ColumnStart(c.ofd, "f0", "F")};
-  // 8-bit integer operands (ExactInF32) are read as words (their texel
-  // views would hold the raw bytes) and converted to f32, and the exact
-  // integer sums stored as i32.
+  // Small integer operands (SmallIntegers) are read as words (their texel
+  // views would hold the raw bytes) and summed in int accumulators, without
+  // the vec4 paths.
   const bool integer = u.in_types[0] != ElementType::kF32;
-  KILN_ASSIGN_OR_RETURN(std::string store, StoreResult(kp, u, w, 2, integer ? "int(v)" : "v", true, &column));
+  KILN_ASSIGN_OR_RETURN(std::string store, StoreResult(kp, u, w, 2, "v", true, &column));
   w.extensions.push_back("GL_EXT_control_flow_attributes");  // [[unroll]]
   const size_t ns = c.osp.size();
   const bool last = layout == ConvOutputLayout::kFeatureLast;
@@ -386,9 +371,10 @@ StatusOr<ShaderSource> ConvolutionBlocked(const KernelParams& kp, const Dispatch
                            {"TAPS_CLOSE", taps_close},
                            {"LS_F", lstride(c.ifd)},
                            {"RS_I", rstride(c.kif)},
-                           {"WIDE", wide ? "1" : "0"},
-                           {"KOF_LAST", kernel_vec4 ? "1" : "0"},
+                           {"WIDE", wide && !integer ? "1" : "0"},
+                           {"KOF_LAST", kernel_vec4 && !integer ? "1" : "0"},
                            {"TEXELS", integer ? "false" : "true"},
+                           {"ACC", integer ? "int" : "float"},
                            {"ATEX", S(texel_binding)},
                            {"BTEX", S(texel_binding + 1)},
                            {"AOFF", S(w.OffsetWord(0))},
@@ -401,7 +387,7 @@ StatusOr<ShaderSource> ConvolutionBlocked(const KernelParams& kp, const Dispatch
                                                     std::string("        const uint i = ") +
                                                         (last ? "pos * F + f" : "(b * F + f) * P + pos") + ";\n" +
                                                         store,
-                                                    column)}});
+                                                    column, integer ? "int" : "float")}});
   ShaderSource src = w.Finish(body, kConvLanes, 1);
   src.grid = hal::ShaderGrid::kTiles;
   src.features |= hal::kTexelInputs;

@@ -1,6 +1,7 @@
 // convolution, register-blocked (compiler/vulkan/kernels_contraction_blocked.cc):
-// f32 operands and result (or 8-bit integer operands and an i32 result
-// whose sums stay below 2^24: exact in f32, read as words), lhs dilation
+// f32 operands and result (or 8- and 16-bit integer operands and an i32
+// result: ACC int, read as words, summed in wrapping 32-bit integers as the
+// reference does), lhs dilation
 // (holes read as zeros), one batch group, static
 // padding, the result laid out [batch, spatial..., feature] or [batch,
 // feature, spatial...]; any input and kernel layout. An implicit GEMM: each
@@ -53,9 +54,9 @@ $SPLIT
 #endif
   // (Scalars, not vec4s: lavapipe ran the word-read path a third slower
   // with vec4 accumulators.)
-  float acc[TP][TF];
+  $ACC acc[TP][TF];
   [[unroll]] for (uint r = 0u; r < TP; ++r)
-    [[unroll]] for (uint c = 0u; c < TF; ++c) acc[r][c] = 0.0;
+    [[unroll]] for (uint c = 0u; c < TF; ++c) acc[r][c] = $ACC(0);
   // Both operands are read through their texel views where the views reach
   // their last elements (uniform over the dispatch).
   const uint a0 = p[$AOFF] / 4u, b0 = p[$BOFF] / 4u;
@@ -134,14 +135,14 @@ $TAPS_OPEN
     // One component of a texel: still lavapipe's branch-free gather, against
     // a per-lane loop for a storage-buffer load (NCHW convolutions ran 3-5x
     // faster).
-#define LDA(i) texelFetch(a_tex, int((a0 + (i)) >> 2u))[(a0 + (i)) & 3u]
-#define LDB(i) texelFetch(b_tex, int((b0 + (i)) >> 2u))[(b0 + (i)) & 3u]
+#define LDA(i) $ACC(texelFetch(a_tex, int((a0 + (i)) >> 2u))[(a0 + (i)) & 3u])
+#define LDB(i) $ACC(texelFetch(b_tex, int((b0 + (i)) >> 2u))[(b0 + (i)) & 3u])
 $SCALAR_CONTRACTION
 #undef LDA
 #undef LDB
   } else {
-#define LDA(i) float(ld0(i))
-#define LDB(i) float(ld1(i))
+#define LDA(i) $ACC(ld0(i))
+#define LDB(i) $ACC(ld1(i))
 $SCALAR_CONTRACTION
 #undef LDA
 #undef LDB

@@ -7,15 +7,15 @@
 #if $GROUPED
       // Each feature reads the input features of its own group.
       [[unroll]] for (uint c = 0u; c < TF; ++c) {
-        const float wv = LDB(wf + wcol[c]);
+        const $ACC wv = LDB(wf + wcol[c]);
         const uint fo = (gfeat[c] + f) * ($LS_F);
-        [[unroll]] for (uint r = 0u; r < TP; ++r) acc[r][c] += (ok[r] ? LDA(off[r] + fo) : 0.0) * wv;
+        [[unroll]] for (uint r = 0u; r < TP; ++r) acc[r][c] += (ok[r] ? LDA(off[r] + fo) : $ACC(0)) * wv;
       }
 #else
-      float a[TP];
-      [[unroll]] for (uint r = 0u; r < TP; ++r) a[r] = ok[r] ? LDA(off[r] + f * ($LS_F)) : 0.0;
+      $ACC a[TP];
+      [[unroll]] for (uint r = 0u; r < TP; ++r) a[r] = ok[r] ? LDA(off[r] + f * ($LS_F)) : $ACC(0);
       [[unroll]] for (uint c = 0u; c < TF; ++c) {
-        const float wv = LDB(wf + wcol[c]);
+        const $ACC wv = LDB(wf + wcol[c]);
         [[unroll]] for (uint r = 0u; r < TP; ++r) acc[r][c] += a[r] * wv;
       }
 #endif

@@ -1,7 +1,8 @@
 // dot_general, register-blocked over any operand layout (compiler/vulkan/
 // kernels_contraction_blocked.cc): f32 operands and result whose layouts
-// dot_general_blocked.glsl does not take, and 8-bit integer operands with
-// an i32 result whose sums stay below 2^24 (exact in f32; read as words) (a transposed lhs, batch dims that
+// dot_general_blocked.glsl does not take, and 8- and 16-bit integer
+// operands with an i32 result (ACC int, read as words, summed in wrapping
+// 32-bit integers as the reference does) (a transposed lhs, batch dims that
 // do not lead, contracting dims split around free ones: attention's folded
 // transposes). The output is viewed as [B, M, N] (batch dims, lhs free
 // dims, rhs free dims, the spec's result order). Each invocation computes a
@@ -33,9 +34,9 @@ $ROW
     const uint n = min(n0 + c, N - 1u);
 $COL
   }
-  float acc[TM][TN];
+  $ACC acc[TM][TN];
   [[unroll]] for (uint r = 0u; r < TM; ++r)
-    [[unroll]] for (uint c = 0u; c < TN; ++c) acc[r][c] = 0.0;
+    [[unroll]] for (uint c = 0u; c < TN; ++c) acc[r][c] = $ACC(0);
   // Both operands are also bound as texel buffers (after the storage
   // bindings) and read through them, one component of a texel per element,
   // where the views reach their last elements (uniform over the dispatch):
@@ -43,14 +44,14 @@ $COL
   const uint a0 = p[$AOFF] / 4u, b0 = p[$BOFF] / 4u;
   if ($TEXELS && (a0 + $LHS_SIZE + 3u) / 4u <= uint(textureSize(a_tex)) &&
       (b0 + $RHS_SIZE + 3u) / 4u <= uint(textureSize(b_tex))) {
-#define LDA(i) texelFetch(a_tex, int((a0 + (i)) >> 2u))[(a0 + (i)) & 3u]
-#define LDB(i) texelFetch(b_tex, int((b0 + (i)) >> 2u))[(b0 + (i)) & 3u]
+#define LDA(i) $ACC(texelFetch(a_tex, int((a0 + (i)) >> 2u))[(a0 + (i)) & 3u])
+#define LDB(i) $ACC(texelFetch(b_tex, int((b0 + (i)) >> 2u))[(b0 + (i)) & 3u])
 $SCALAR_CONTRACTION
 #undef LDA
 #undef LDB
   } else {
-#define LDA(i) float(ld0(i))
-#define LDB(i) float(ld1(i))
+#define LDA(i) $ACC(ld0(i))
+#define LDB(i) $ACC(ld1(i))
 $SCALAR_CONTRACTION
 #undef LDA
 #undef LDB

@@ -4,10 +4,10 @@
 // small.
 $K_OPEN
   const uint ka = $KA, kb = $KB;
-  float a[TM];
+  $ACC a[TM];
   [[unroll]] for (uint r = 0u; r < TM; ++r) a[r] = LDA(row[r] + ka);
   [[unroll]] for (uint c = 0u; c < TN; ++c) {
-    const float bv = LDB(col[c] + kb);
+    const $ACC bv = LDB(col[c] + kb);
     [[unroll]] for (uint r = 0u; r < TM; ++r) acc[r][c] += a[r] * bv;
   }
 $K_CLOSE

@@ -143,13 +143,13 @@ func.func @conv_bf16(%x: tensor<2x7x7x8xbf16>, %w: tensor<3x3x8x12xbf16>) -> ten
   }
 }
 
-// 8-bit integer dot_general into i32 whose sums stay below 2^24 takes the
-// strided register-blocked shader, computing in f32 exactly: i8 x i8 at
-// the largest depth that fits (1023), u8 x u8 (258 of 258), a batch dim
-// and a transposed rhs; a depth past the bound keeps the generic shader
-// (256 invocations per work group). Bit for bit against the CPU on random
-// bytes and with every byte at its extreme.
-TEST_F(VulkanTest, EightBitDotsExactInF32TakeTheBlockedShader) {
+// 8- and 16-bit integer dot_general into i32 takes the strided
+// register-blocked shader, summing in int accumulators (wrapping in 32
+// bits as the reference's sums do): i8 x i8, u8 x u8 with a batch dim and a
+// transposed rhs, i8 sums past 2^24 (where f32 would round) and i16 sums
+// that wrap at the extremes. Bit for bit against the CPU on random bytes and
+// with every element at its extreme.
+TEST_F(VulkanTest, SmallIntegerDotsTakeTheBlockedShader) {
   struct Case {
     std::string lhs, rhs, out, dims;
     std::vector<int64_t> ld, rd;
@@ -162,7 +162,9 @@ TEST_F(VulkanTest, EightBitDotsExactInF32TakeTheBlockedShader) {
       {"tensor<2x7x258xui8>", "tensor<2x19x258xui8>", "tensor<2x7x19xi32>",
        "batching_dims = [0] x [0], contracting_dims = [2] x [2]", {2, 7, 258}, {2, 19, 258}, ElementType::kUI8, 8},
       {"tensor<5x1025xi8>", "tensor<1025x6xi8>", "tensor<5x6xi32>", "contracting_dims = [1] x [0]", {5, 1025},
-       {1025, 6}, ElementType::kSI8, 256}};
+       {1025, 6}, ElementType::kSI8, 8},
+      {"tensor<4x300xi16>", "tensor<300x5xi16>", "tensor<4x5xi32>", "contracting_dims = [1] x [0]", {4, 300},
+       {300, 5}, ElementType::kSI16, 8}};
   std::mt19937_64 rng(73);
   for (size_t n = 0; n < cases.size(); ++n) {
     const Case& c = cases[n];
@@ -176,8 +178,10 @@ TEST_F(VulkanTest, EightBitDotsExactInF32TakeTheBlockedShader) {
       auto operand = [&](const std::vector<int64_t>& d) {
         int64_t count = 1;
         for (int64_t x : d) count *= x;
-        std::vector<uint8_t> v(static_cast<size_t>(count));
-        for (auto& x : v) x = extreme ? (c.type == ElementType::kUI8 ? 255 : 0x80) : static_cast<uint8_t>(rng());
+        const size_t width = c.type == ElementType::kSI16 ? 2 : 1;
+        std::vector<uint8_t> v(static_cast<size_t>(count) * width);
+        for (size_t k = 0; k < v.size(); ++k)  // extremes: -128, 255, -32768
+          v[k] = !extreme ? static_cast<uint8_t>(rng()) : c.type == ElementType::kUI8 ? 255 : (k % width == width - 1 ? 0x80 : 0);
         return HostTensorOf(c.type, d, v);
       };
       std::vector<vm::HostTensor> in = {operand(c.ld), operand(c.rd)};

@@ -210,13 +210,13 @@ TEST_F(VulkanTest, BlockedConvolutionWithLhsDilationMatchesCpu) {
   RunCases(cpu_.get(), vulkan_.get(), cases, 8u, INFINITY);
 }
 
-// 8-bit integer convolutions into i32 whose sums stay below 2^24 (depth x
-// |a|max x |b|max) take the blocked shader, computing in f32 exactly:
-// i8 x i8 NHWC with padding, NCHW strided, u8 x u8, depthwise, a
-// transposed one, at the largest depths that fit (i8: 3x3 x 113 = 1017,
-// 3x3 x 114 is past 1024; u8: 3x3 x 28 = 252 of 258); a depth past the
-// bound keeps the generic shader. Bit for bit against the CPU, on extreme and random values.
-TEST_F(VulkanTest, EightBitConvolutionsExactInF32TakeTheBlockedShader) {
+// 8- and 16-bit integer convolutions into i32 take the blocked shader,
+// summing in int accumulators (wrapping in 32 bits as the reference's sums
+// do): i8 x i8 NHWC with padding, NCHW strided, u8 x u8, depthwise, a
+// transposed one, i8 sums past 2^24 (where f32 would round) and i16 sums
+// that wrap at the extremes. Bit for bit against the CPU, on random bytes
+// and with every element at its extreme.
+TEST_F(VulkanTest, SmallIntegerConvolutionsTakeTheBlockedShader) {
   struct Case {
     std::vector<int64_t> lhs, rhs, out;
     std::string dims, window;
@@ -236,11 +236,16 @@ TEST_F(VulkanTest, EightBitConvolutionsExactInF32TakeTheBlockedShader) {
       {{1, 4, 4, 8}, {3, 3, 8, 8}, {1, 8, 8, 8}, kNhwc, "pad = [[1, 2], [1, 2]], lhs_dilate = [2, 2]",
        ElementType::kSI8, ElementType::kSI8, 1, 8},
       {{1, 4, 4, 114}, {3, 3, 114, 8}, {1, 4, 4, 8}, kNhwc, "pad = [[1, 1], [1, 1]]", ElementType::kSI8,
-       ElementType::kSI8, 1, 64}};
+       ElementType::kSI8, 1, 8},
+      {{1, 4, 4, 16}, {3, 3, 16, 8}, {1, 4, 4, 8}, kNhwc, "pad = [[1, 1], [1, 1]]", ElementType::kSI16,
+       ElementType::kSI16, 1, 8}};
   auto tensor = [](const std::vector<int64_t>& d, ElementType t) {
     std::string s = "tensor<";
     for (int64_t x : d) s += std::to_string(x) + "x";
-    return s + (t == ElementType::kSI8 ? "i8>" : t == ElementType::kUI8 ? "ui8>" : "i32>");
+    return s + (t == ElementType::kSI8    ? "i8>"
+                : t == ElementType::kUI8  ? "ui8>"
+                : t == ElementType::kSI16 ? "i16>"
+                                          : "i32>");
   };
   std::mt19937_64 rng(71);
   for (size_t n = 0; n < cases.size(); ++n) {
@@ -259,8 +264,10 @@ TEST_F(VulkanTest, EightBitConvolutionsExactInF32TakeTheBlockedShader) {
       auto operand = [&](const std::vector<int64_t>& d, ElementType t) {
         int64_t count = 1;
         for (int64_t x : d) count *= x;
-        std::vector<uint8_t> v(static_cast<size_t>(count));
-        for (auto& x : v) x = extreme ? (t == ElementType::kUI8 ? 255 : 0x80) : static_cast<uint8_t>(rng());
+        const size_t width = t == ElementType::kSI16 ? 2 : 1;
+        std::vector<uint8_t> v(static_cast<size_t>(count) * width);
+        for (size_t k = 0; k < v.size(); ++k)  // extremes: -128, 255, -32768
+          v[k] = !extreme ? static_cast<uint8_t>(rng()) : t == ElementType::kUI8 ? 255 : (k % width == width - 1 ? 0x80 : 0);
         return HostTensorOf(t, d, v);
       };
       std::vector<vm::HostTensor> in = {operand(c.lhs, c.a), operand(c.rhs, c.b)};
