@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <string>
 #include <utility>
 
 #include "compiler/passes/rewrite_util.h"
@@ -174,6 +175,31 @@ std::vector<KernelDims> KernelReaders(const std::vector<ir::Operation*>& sites, 
   return kernels;
 }
 
+// Whether attribute `a` names the symbol `name` anywhere inside it.
+bool NamesSymbol(const ir::Attribute& a, const std::string& name) {
+  if (a.kind == ir::Attribute::Kind::kSymbol && a.str == name) return true;
+  for (const ir::Attribute& e : a.elements)
+    if (NamesSymbol(e, name)) return true;
+  for (const auto& [n, f] : a.fields)
+    if (NamesSymbol(f, name)) return true;
+  return false;
+}
+
+// Whether something other than a call's callee names function `name` (a
+// composite's decomposition, a custom call's computations): its result
+// types are then not this pass's to change.
+bool NamedOtherThanByCalls(const ir::Block& block, const std::string& name) {
+  for (const auto& op : block.ops) {
+    const bool call = op->name == "func.call" || op->name == "call";
+    for (const auto& [n, a] : op->attrs)
+      if (!(call && n == "callee") && NamesSymbol(a, name)) return true;
+    for (const auto& r : op->regions)
+      for (const auto& b : r->blocks)
+        if (NamedOtherThanByCalls(*b, name)) return true;
+  }
+  return false;
+}
+
 // Constants that a private function returns for its callers to use as
 // convolution kernels (a weights function serving several entry points,
 // as examples/models/ writes them) are moved inside it, its result type and
@@ -186,6 +212,10 @@ void MoveReturnedKernels(ir::Module* module) {
     for (auto& b : f->body.blocks) CollectReaders(b.get(), &readers, &calls);
   for (auto& g : module->functions) {
     if (g->is_public || g->body.blocks.size() != 1 || g->body.blocks[0]->ops.empty()) continue;
+    bool named = false;
+    for (const auto& f : module->functions)
+      for (const auto& b : f->body.blocks) named = named || NamedOtherThanByCalls(*b, g->name);
+    if (named) continue;
     ir::Block* body = g->body.blocks[0].get();
     ir::Operation* ret = body->ops.back().get();
     if ((ret->name != "func.return" && ret->name != "return") || ret->operands.size() != g->result_types.size())

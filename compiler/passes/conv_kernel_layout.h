@@ -21,8 +21,9 @@ namespace kiln::compiler {
 // kernel_*_dimension fields renumbered. Also a constant that a private
 // function returns (a weights function that several entry points call)
 // where every reader of that result, at every call, is the kernel of a
-// convolution with the same output-feature dim: moved inside the function,
-// whose result type and calls follow. A constant left unread is removed.
+// convolution with the same output-feature dim, and nothing but calls names
+// the function: moved inside the function, whose result type and calls
+// follow. A constant left unread is removed.
 void MoveConstantConvKernelFeaturesLast(ir::Module* module);
 
 }  // namespace kiln::compiler

@@ -174,5 +174,30 @@ func.func @main(%x: tensor<1x2x3x3xf32>) -> (tensor<1x2x3x3xf32>, tensor<1x2x3x3
   EXPECT_EQ(Int(*(*m)->functions[1]->body.blocks[0]->ops[2], "kernel_output_feature_dimension"), 0);
 }
 
+TEST(MoveConstantConvKernelFeaturesLast, LeavesAWeightsFunctionThatOtherOpsName) {
+  // A symbol reference other than a call's callee (as a composite's
+  // decomposition would be) keeps the function's result types as they are.
+  const char* src = R"(
+func.func private @weights() -> tensor<2x2x1x1xf32> {
+  %a = stablehlo.constant dense<[[[[1.0]], [[2.0]]], [[[3.0]], [[4.0]]]]> : tensor<2x2x1x1xf32>
+  func.return %a : tensor<2x2x1x1xf32>
+}
+func.func @main(%x: tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32> {
+  %w = func.call @weights() : () -> tensor<2x2x1x1xf32>
+  %0 = stablehlo.convolution(%x, %w) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x2x3x3xf32>, tensor<2x2x1x1xf32>) -> tensor<1x2x3x3xf32>
+  return %0 : tensor<1x2x3x3xf32>
+}
+)";
+  for (bool named : {false, true}) {
+    auto m = ir::ParseModule(src, "t.mlir");
+    ASSERT_TRUE(m.ok()) << m.status().message();
+    ir::Operation& ret = *(*m)->functions[1]->body.blocks[0]->ops.back();
+    if (named) ret.SetAttr("decomposition", ir::SymbolAttr("weights"));
+    MoveConstantConvKernelFeaturesLast(m->get());
+    EXPECT_EQ((*m)->functions[0]->result_types[0].dims,
+              (named ? std::vector<int64_t>{2, 2, 1, 1} : std::vector<int64_t>{2, 1, 1, 2}));
+  }
+}
+
 }  // namespace
 }  // namespace kiln::compiler
