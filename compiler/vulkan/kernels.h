@@ -152,11 +152,11 @@ struct ConvWindow {
 };
 // The result layouts the register-blocked convolution writes.
 enum class ConvOutputLayout { kFeatureLast, kFeatureMajor };  // [b, spatial..., f], [b, f, spatial...]
-// The register-blocked f32 convolution (kernels_contraction_blocked.cc):
-// BlockedConvLayout says whether a convolution fits it (f32, one batch
-// group, any feature groups, no lhs dilation, static padding, a result of
-// either layout; any input and kernel layout); nullopt sends it to the
-// generic shader.
+// The register-blocked convolution (kernels_contraction_blocked.cc):
+// BlockedConvLayout says whether a convolution fits it (f32, or 8- and
+// 16-bit integers into i32; one batch group, any feature groups, any lhs
+// dilation, static padding, a result of either layout; any input and
+// kernel layout); nullopt sends it to the generic shader.
 std::optional<ConvOutputLayout> BlockedConvLayout(const DispatchUse& u, const ConvWindow& c);
 StatusOr<ShaderSource> ConvolutionBlocked(const KernelParams& kp, const DispatchUse& u, ShaderWriter& w,
                                           const ConvWindow& c, ConvOutputLayout layout);

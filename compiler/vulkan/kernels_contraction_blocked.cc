@@ -2,9 +2,11 @@
 // (kernels/vulkan/dot_general_blocked.glsl), f32 contractions whose operands
 // are already laid out as [batch, M, K] x [batch, K, N] or [batch, N, K] in
 // memory, the forms of dense layers and batched matmuls, and its strided
-// form (dot_general_strided.glsl) for f32 operands of any other layout; and
-// convolution (kernels/vulkan/convolution_blocked.glsl), f32 convolutions as
-// an implicit GEMM over output positions x output features. DotGeneral and
+// form (dot_general_strided.glsl) for f32 operands of any other layout and
+// for 8- and 16-bit integer operands into i32 (int accumulators); and
+// convolution (kernels/vulkan/convolution_blocked.glsl), f32 and small
+// integer convolutions as an implicit GEMM over output positions x output
+// features. DotGeneral and
 // Convolution (kernels_contraction.cc) send every other type and form to
 // their generic shaders.
 #include "compiler/vulkan/kernels.h"
@@ -243,10 +245,6 @@ StatusOr<ShaderSource> DotGeneralStrided(const KernelParams& kp, const DispatchU
   return s;
 }
 
-// An integer convolution the f32 shader computes exactly: 8-bit operands
-// and an i32 result whose every partial sum stays below 2^24 in magnitude
-// (depth x |a|max x |b|max, the depth known here), so each f32 product and
-// sum is an exact integer whatever the order.
 std::optional<ConvOutputLayout> BlockedConvLayout(const DispatchUse& u, const ConvWindow& c) {
   if (u.in_types.size() < 2 || u.out_types.size() != 1) return std::nullopt;
   const bool f32 =
