@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The arm64 check: cross-builds the runtime, the tools and the runtime's unit
 # tests for aarch64 (cmake/aarch64-linux-gnu.cmake, scripts/setup.sh --arm64),
-# runs the unit tests under qemu-aarch64 (an SVE CPU, every Highway target;
-# the int8 kernels again on CPUs with fewer features), then shows that module files are
+# runs the unit tests under qemu-aarch64 (an SVE CPU with 128-bit vectors,
+# every Highway target; the kernel tests again with 512-bit vectors; the
+# int8 kernels again on CPUs with fewer features), then shows that module files are
 # portable: compiles the shared conformance suite once on this x86-64 machine
 # and runs vm-check on every module natively and under qemu-aarch64.
 #
@@ -27,32 +28,60 @@ cmake -S . -B "$ARM" -G Ninja --toolchain cmake/aarch64-linux-gnu.cmake \
   -DCMAKE_BUILD_TYPE=Release -DKILN_BUILD_COMPILER=OFF -DKILN_BUILD_TESTS=ON >/dev/null
 cmake --build "$ARM" -j"$(nproc)"
 # The runtime's unit tests (kernels against kernels/reference, the VM) under
-# qemu's default CPU (SVE), where ForEachTarget (tests/kernels/cpu/
-# hwy_test_util.h) runs each Highway kernel test on every target compiled in,
-# SVE and NEON, against one run of the reference: the reference dominates
-# under the emulator, so both targets in one pass cost about 15% more than
-# SVE alone, where a second pass on a NEON-only CPU cost as much again. A
-# kernel test against the reference is slow under the emulator, hence the
-# long per-test limit. Under the emulator each test binary runs as a few
-# shards, one process each (kiln_add_gtests in tests/CMakeLists.txt).
-echo "arm64 unit tests under qemu-aarch64 -cpu max (every Highway target):"
-if ! (cd "$ARM" && QEMU_CPU=max ctest -j"$(nproc)" --timeout 1200 --output-on-failure \
-        >"$ARM/ctest-max.log" 2>&1); then
+# qemu's max CPU with 128-bit SVE vectors, where ForEachTarget (tests/kernels/
+# cpu/hwy_test_util.h) runs each Highway kernel test on every target compiled
+# in (SVE2_128, SVE2, SVE, NEON) against one run of the reference. A kernel
+# test against the reference is slow under the emulator, hence the long
+# per-test limit; each test binary runs as a few shards, one process each
+# (kiln_add_gtests in tests/CMakeLists.txt).
+echo "arm64 unit tests under qemu-aarch64 -cpu max, 128-bit SVE (every Highway target):"
+if ! (cd "$ARM" && QEMU_CPU=max,sve-default-vector-length=16 ctest -j"$(nproc)" --timeout 1200 \
+        --output-on-failure >"$ARM/ctest-max.log" 2>&1); then
   cat "$ARM/ctest-max.log"; exit 1
 fi
 grep -E "tests passed" "$ARM/ctest-max.log"
+# Longer vectors: the kernel tests again with 512-bit SVE (qemu's default
+# length for its max CPU; 16 f32 lanes, as AVX-512), on the best target
+# (SVE2), which catches code that assumes a lane count. Not the
+# contractions (dot_general, convolution and their packed weights): the
+# emulator runs their SVE multiply-add loops about 20 times slower per lane
+# at 256 bits and more than at 128 (the unit tests took 472 s at 512 bits,
+# 124 s at 128), and their panel widths at 16 lanes are those the x86-64
+# build's AVX-512 target runs natively.
+echo "arm64 kernel tests under qemu-aarch64 -cpu max, 512-bit SVE (best target, no contractions):"
+LONG_FILTER='-CpuDotGeneral*:CpuConvolution*:CpuKernelState*'
+SHARDS=4
+for ((shard = 0; shard < SHARDS; shard += $(nproc))); do
+  pids=()
+  for ((s = shard; s < shard + $(nproc) && s < SHARDS; ++s)); do
+    GTEST_TOTAL_SHARDS=$SHARDS GTEST_SHARD_INDEX=$s KILN_TEST_BEST_TARGET_ONLY=1 QEMU_CPU=max \
+      "${QEMU[@]}" "$ARM/tests/kiln_cpu_test" --gtest_brief=1 --gtest_filter="$LONG_FILTER" \
+      >"$ARM/sve512-$s.log" 2>&1 &
+    pids+=($!)
+  done
+  for ((i = 0; i < ${#pids[@]}; ++i)); do
+    if ! wait "${pids[i]}"; then
+      cat "$ARM/sve512-$((shard + i)).log"; echo "arm64_check: kernel tests failed with 512-bit SVE" >&2; exit 1
+    fi
+  done
+done
+for ((s = 0; s < SHARDS; ++s)); do
+  echo "  shard $s: $(grep -E '^\[=+\].*ran' "$ARM/sve512-$s.log")"
+done
 # What the CPU model decides beyond Highway's target: the int8 GEMM's form,
 # by the CPU's features (kernels/cpu/gemm_int8.cc). SMMLA (I8MM) ran above
 # on qemu's max CPU; here SDOT (a Cortex-A76: dot product, no I8MM) and the
 # widening form (a Cortex-A57, NEON alone), side by side, with the check
 # that Highway's dispatch picks NEON on a CPU without SVE.
 INT8_TESTS='CpuDotGeneralInt8.*:CpuConvolutionInt8.*:CpuHighwayTargets.*'
+declare -A int8_pids
 for cpu in cortex-a76 cortex-a57; do
   QEMU_CPU=$cpu "${QEMU[@]}" "$ARM/tests/kiln_cpu_test" --gtest_brief=1 \
     --gtest_filter="$INT8_TESTS" >"$ARM/int8-$cpu.log" 2>&1 &
+  int8_pids[$cpu]=$!
 done
 for cpu in cortex-a76 cortex-a57; do
-  wait -n || { cat "$ARM"/int8-*.log; echo "arm64_check: int8 kernel tests failed" >&2; exit 1; }
+  wait "${int8_pids[$cpu]}" || { cat "$ARM/int8-$cpu.log"; echo "arm64_check: int8 kernel tests failed on $cpu" >&2; exit 1; }
 done
 for cpu in cortex-a76 cortex-a57; do
   echo "arm64 int8 kernel tests under qemu-aarch64 -cpu $cpu: $(tail -1 "$ARM/int8-$cpu.log")"
