@@ -58,6 +58,7 @@ class ShaderWriter {
   uint32_t OffsetWord(size_t t) const { return param_base_[t]; }
   std::string Dim(size_t t, size_t d) const { return "p[" + std::to_string(param_base_[t] + 1 + d) + "]"; }
   size_t num_inputs() const { return use_.in_types.size(); }
+  size_t num_outputs() const { return use_.out_types.size(); }
   size_t Out(size_t k) const { return use_.in_types.size() + k; }
   const GType& type(size_t t) const { return types_[t]; }
   int rank(size_t t) const {

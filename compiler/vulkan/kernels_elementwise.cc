@@ -45,18 +45,6 @@ bool LightToUnroll(const std::string& code) {
   return true;
 }
 
-// The bits of a 16-bit result value `@` (the store helpers' conversions,
-// codegen.cc), or empty for other types.
-std::string HalfBits(ElementType t) {
-  switch (t) {
-    case ElementType::kF16: return "kiln_f32_to_f16(@)";
-    case ElementType::kBF16: return "kiln_f32_to_bf16(@)";
-    case ElementType::kSI16:
-    case ElementType::kUI16: return "uint(@)";
-    default: return "";
-  }
-}
-
 // Elements per invocation of an elementwise program, its loop unrolled: on
 // lavapipe, 16M f32 elements of x * 2 took 29.6 ms at 4, 25.9 at 8, 22.5 at
 // 16 and 27.8 at 32; tanh(x * 0.5 + 1) * x - 0.25 40.2, 36.5, 31.7 and 37.6
@@ -119,32 +107,12 @@ StatusOr<ShaderSource> Elementwise(const KernelParams& kp, const DispatchUse& u,
   KILN_RETURN_IF_ERROR(EmitScalarProgram(*prog, params, "v", &body, &results, &w.features));
   // An f32 result is gathered per invocation and written by 16-byte stores
   // where its offset is aligned and all the elements exist (one per-lane
-  // loop on lavapipe instead of four), element by element otherwise.
+  // loop on lavapipe instead of four), element by element otherwise; 8-
+  // and 16-bit results are gathered into words by PerElements.
   std::string after;
   bool body_stores = false;
   for (size_t k = 0; k < results.size(); ++k) {
     const size_t t = w.Out(k);
-    const std::string half_bits = HalfBits(u.out_types[k]);
-    if (several && !half_bits.empty()) {
-      // A 16-bit result is gathered per invocation too and written as whole
-      // words where its offset is word-aligned and all the elements exist:
-      // element by element, each store is an atomic update of half a word
-      // (neighbouring elements belong to other invocations), and an f32 ->
-      // bf16 convert of 256K elements took 1 ms on lavapipe.
-      const std::string T = S(static_cast<int64_t>(t)), y = "kiln_y" + T, off = "p[" + S(w.OffsetWord(t)) + "]";
-      prefetch += "  " + w.type(t).name + " " + y + "[" + E + "];\n";
-      body += "  " + y + "[kiln_k] = " + results[k] + ";\n";
-      auto bits = [&](const std::string& v) {
-        std::string b = half_bits;
-        b.replace(b.find('@'), 1, v);
-        return "(" + b + " & 0xffffu)";
-      };
-      after += "  if (kiln_first + " + E + " <= p[0] && (" + off + " & 3u) == 0u) {\n    [[unroll]] for (uint c = 0u; c < " +
-               E + " / 2u; ++c)\n      t" + T + ".w[" + off + " / 4u + kiln_first / 2u + c] = " + bits(y + "[2u * c]") +
-               " | (" + bits(y + "[2u * c + 1u]") + " << 16u);\n  } else {\n    for (uint k = 0u; k < " + E +
-               " && kiln_first + k < p[0]; ++k) " + w.Store(t, "kiln_first + k", y + "[k]") + "\n  }\n";
-      continue;
-    }
     if (!several || u.out_types[k] != ElementType::kF32) {
       body += "  " + w.Store(t, "i", results[k]) + "\n";
       body_stores = true;
