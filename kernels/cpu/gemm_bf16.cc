@@ -281,12 +281,14 @@ void PackAPanelAmx(const GemmProblem& p, int64_t b, int64_t panel, uint16_t* out
   const auto* src = static_cast<const uint16_t*>(p.a) + p.a_batch[b];
   const int64_t i0 = panel * kAmxRows, rows = std::min(kAmxRows, p.m - i0), kpad = AmxRowElements(p);
   // Rows past the last of a short panel are zeros in every step; K's
-  // padding comes from the zeroed row buffer.
+  // padding comes from the row buffer, past the K elements each row
+  // gathers, zeroed once per panel.
   if (rows < kAmxRows) std::memset(out, 0, static_cast<size_t>(kAmxRows * kpad) * sizeof(uint16_t));
   // Rows gathered (amx::GatherRow), then dealt out step by step.
   const OffsetRuns runs = amx::ARuns(p);
   thread_local std::vector<uint16_t> row_buf;
-  row_buf.assign(static_cast<size_t>(kpad), 0);
+  row_buf.resize(static_cast<size_t>(kpad));
+  std::fill(row_buf.begin() + p.k, row_buf.end(), uint16_t{0});
   for (int64_t r = 0; r < rows; ++r) {
     uint16_t* dst = row_buf.data();
     amx::GatherRow(p, src, i0 + r, runs, dst);
