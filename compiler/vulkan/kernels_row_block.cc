@@ -17,6 +17,8 @@
 // per row and 0.66 ms as a row per invocation (docs/performance.md).
 // The input row is read once per reduce and once by the tail, never written
 // in between; no intermediate tensor exists.
+#include <bit>
+
 #include "compiler/vulkan/kernels.h"
 #include "kernels/reference/row_block.h"
 
@@ -42,6 +44,13 @@ struct RowBlockShader {
   // group when 1.
   int64_t lanes = kGroup, rows_per_group = 1;
   std::string Lanes() const { return Uint(lanes); }
+  // Row per invocation over rows of whole texels: f32 inputs read at the
+  // row's elements (dims those of the row block, read in place) are fetched
+  // as vec4 texels, four elements at a time, in the fold's order (Vec4Loop).
+  // `texel_inputs`: the inputs so read anywhere; `loop_inputs`: in the loop
+  // being generated.
+  bool vec4 = false, vec4_store = false;
+  mutable uint32_t texel_inputs = 0, loop_inputs = 0;
 
   size_t num_inputs() const { return u.in_types.size(); }
   bool IsRowDims(const std::vector<int64_t>& d) const {
@@ -65,6 +74,11 @@ struct RowBlockShader {
   // valid only when it is read at the current row.
   StatusOr<std::string> Read(int64_t v, std::span<const int64_t> map, const std::vector<std::string>& pos) const {
     const bool is_unit = v >= static_cast<int64_t>(num_inputs());
+    if (!is_unit && ReadsTexels(v, map, pos)) {
+      texel_inputs |= 1u << v;
+      loop_inputs |= 1u << v;
+      return "kiln_rb" + S(v) + "[c]";
+    }
     const std::vector<int64_t>* unit_dims = is_unit ? &units[v - num_inputs()].dims : nullptr;
     const int rank = is_unit ? static_cast<int>(unit_dims->size()) : w.rank(static_cast<size_t>(v));
     std::vector<std::string> dims;
@@ -91,6 +105,39 @@ struct RowBlockShader {
       if (!ok) return Refuse(u, "a unit reads another row's value");
     }
     return "u" + S(v);
+  }
+
+  // Whether input v is read as vec4 texels at `pos` (vec4 mode): an f32
+  // input with the row block's static dims, read at the row's element j
+  // through no map or the identity map, so at element row * n + j.
+  bool ReadsTexels(int64_t v, std::span<const int64_t> map, const std::vector<std::string>& pos) const {
+    const size_t t = static_cast<size_t>(v);
+    if (!vec4 || v >= 32 || u.in_types[t] != ElementType::kF32 || t >= u.in_dims.size() || u.in_dims[t] != full ||
+        pos.size() != full.size() || pos.back() != "j")
+      return false;
+    if (!map.empty()) {
+      if (map.size() != full.size()) return false;
+      for (size_t d = 0; d < map.size(); ++d)
+        if (map[d] != static_cast<int64_t>(d)) return false;
+    }
+    return true;
+  }
+
+  // A loop over the row's elements j running `body` (which declares what
+  // it reads, through Read, into loop_inputs): element by element, or in
+  // vec4 mode a texel of each input in loop_inputs per four elements, the
+  // elements still in order, then `after_four` per four elements.
+  std::string RowLoop(const std::string& body, const std::string& after_four = "") const {
+    if (!vec4) return "    for (uint j = lid; j < " + Uint(n) + "; j += " + Lanes() + ") {\n" + body + "    }\n";
+    std::string fetch;
+    for (uint32_t m = loop_inputs; m != 0; m &= m - 1) {
+      const std::string V = S(static_cast<int64_t>(std::countr_zero(m)));
+      fetch += "      const vec4 kiln_rb" + V + " = texelFetch(kiln_tex" + V + ", int((p[" +
+               S(w.OffsetWord(static_cast<size_t>(std::countr_zero(m)))) + "] / 4u + row * " + Uint(n) + " + j4) / 4u));\n";
+    }
+    return "    for (uint j4 = 0u; j4 < " + Uint(n) + "; j4 += 4u) {\n" + fetch +
+           "      [[unroll]] for (uint c = 0u; c < 4u; ++c) {\n      const uint j = j4 + c;\n" + body + "      }\n" +
+           after_four + "    }\n";
   }
 
   // Params of `prog` from `inputs`, read through "input_broadcast"-style map `map`.
@@ -143,6 +190,7 @@ struct RowBlockShader {
     if (init >= static_cast<int64_t>(num_inputs()) || w.rank(static_cast<size_t>(init)) != 0)
       return Refuse(u, "a row-block reduce whose init value is not a scalar input");
     const std::vector<std::string> pos = Positions(full, true);
+    loop_inputs = 0;
     std::string x_code, x;
     ElementType x_type;
     if (const ScalarProgram* input = unit.params.Program("input")) {
@@ -169,8 +217,8 @@ struct RowBlockShader {
     KILN_ASSIGN_OR_RETURN(GType out, GlslType(types[num_inputs() + k]));
     KILN_ASSIGN_OR_RETURN(std::string back, ConvertExpr(acc, out, "res"));
     *code += "  " + out.name + " u" + K + ";\n  {\n    " + acc.name + " acc = " + acc.name + "(0);\n    bool has = false;\n";
-    *code += "    for (uint j = lid; j < " + Uint(n) + "; j += " + Lanes() + ") {\n" + x_code + "      " + acc.name + " x = " + x + ";\n";
-    *code += "      if (has) " + fold + "      else acc = x;\n      has = true;\n    }\n";
+    *code += RowLoop(x_code + "      " + acc.name + " x = " + x + ";\n      if (has) " + fold +
+                     "      else acc = x;\n      has = true;\n");
     if (lanes == 1) {
       // The row's fold is the whole reduce: the init value folded in last,
       // as the work-group form does.
@@ -193,6 +241,70 @@ struct RowBlockShader {
     *code += "        has" + K + "[lid] = true;\n      }\n      barrier();\n    }\n";
     *code += "    " + acc.name + " res = " + init_v + ";\n    if (has" + K + "[0]) " + finish;
     *code += "    u" + K + " = " + back + ";\n  }\n";
+    return Status::Ok();
+  }
+
+  // The units' code after the row's decomposition: per-row values into
+  // registers u<v>, the tail's loop storing the row.
+  Status EmitUnits(std::string* shared, int64_t* shared_bytes, std::string* code) {
+    for (size_t k = 0; k < units.size(); ++k) {
+      const ref::RowBlockUnit& unit = units[k];
+      const std::string K = S(static_cast<int64_t>(num_inputs() + k));
+      const bool last = k + 1 == units.size();
+      if (!last && !IsRowDims(unit.dims)) return Refuse(u, "a unit that is not per row before the tail");
+      if (unit.params.kernel == "stablehlo.reduce") {
+        KILN_RETURN_IF_ERROR(Reduce(k, shared, shared_bytes, code));
+        continue;
+      }
+      KILN_ASSIGN_OR_RETURN(GType out, GlslType(types[num_inputs() + k]));
+      if (unit.params.kernel != "kiln.elementwise") {
+        // broadcast_in_dim or reshape inserting size-1 dims into a per-row
+        // value: the same element, so the same register.
+        if (unit.inputs.size() != 1 || types[unit.inputs[0]] != types[num_inputs() + k])
+          return Refuse(u, "a row-block reshape or broadcast of another type");
+        const int64_t v = unit.inputs[0];
+        std::string e;
+        if (v >= static_cast<int64_t>(num_inputs())) {
+          e = "u" + S(v);
+        } else {
+          const auto& d = u.in_dims[static_cast<size_t>(v)];
+          int64_t count = 1;
+          for (int64_t x : d) count = x < 0 ? -1 : count * x;
+          if (count != row_count) return Refuse(u, "a row-block reshape of a value not per row");
+          e = w.Load(static_cast<size_t>(v), "row");
+        }
+        *code += "  " + out.name + " u" + K + " = " + e + ";\n";
+        continue;
+      }
+      const ScalarProgram* body = unit.params.Program("body");
+      if (!body || body->results.size() != 1) return Refuse(u, "a malformed row-block program");
+      std::vector<std::string> params;
+      const std::vector<std::string> pos = Positions(unit.dims, last);
+      loop_inputs = 0;
+      KILN_RETURN_IF_ERROR(Params(*body, unit.inputs, unit.params.Ints("input_broadcast"), pos, &params));
+      std::string prog;
+      std::vector<std::string> res;
+      KILN_RETURN_IF_ERROR(EmitScalarProgram(*body, params, "b" + K + "_", &prog, &res, &w.features));
+      KILN_ASSIGN_OR_RETURN(GType rt, GlslType(body->ValueType(body->results[0])));
+      KILN_ASSIGN_OR_RETURN(std::string v, ConvertExpr(rt, out, res[0]));
+      if (!last) {
+        *code += "  " + out.name + " u" + K + ";\n  {\n" + prog + "  u" + K + " = " + v + ";\n  }\n";
+        continue;
+      }
+      if (unit.dims != full) return Refuse(u, "a row block whose tail is per row");
+      if (vec4 && u.out_types[0] == ElementType::kF32) {
+        // Four results gathered and stored as one 16-byte word (the output
+        // view t<O>v; its alignment is part of the vec4 mode's condition).
+        const std::string O = S(static_cast<int64_t>(w.Out(0)));
+        *code += "    float kiln_y[4];\n" +
+                 RowLoop(prog + "    kiln_y[c] = " + v + ";\n",
+                         "      if (live) t" + O + "v.w4[p[" + S(w.OffsetWord(w.Out(0))) + "] / 16u + (row * " + Uint(n) +
+                             " + j4) / 4u] = floatBitsToUint(vec4(kiln_y[0], kiln_y[1], kiln_y[2], kiln_y[3]));\n");
+        vec4_store = true;
+        continue;
+      }
+      *code += RowLoop(prog + "    if (live) " + w.Store(w.Out(0), "row * " + Uint(n) + " + j", v) + "\n");
+    }
     return Status::Ok();
   }
 
@@ -225,52 +337,43 @@ struct RowBlockShader {
       for (int64_t x : rows) d.push_back(Uint(x));
       return d;
     }(), Names("o", rows.size()), "rem_row");
-    for (size_t k = 0; k < units.size(); ++k) {
-      const ref::RowBlockUnit& unit = units[k];
-      const std::string K = S(static_cast<int64_t>(num_inputs() + k));
-      const bool last = k + 1 == units.size();
-      if (!last && !IsRowDims(unit.dims)) return Refuse(u, "a unit that is not per row before the tail");
-      if (unit.params.kernel == "stablehlo.reduce") {
-        KILN_RETURN_IF_ERROR(Reduce(k, &shared, &shared_bytes, &code));
-        continue;
+    std::string plain, vec_code;
+    KILN_RETURN_IF_ERROR(EmitUnits(&shared, &shared_bytes, &plain));
+    // Rows of whole texels, a row per invocation: the same code again with
+    // the inputs read at the row's elements fetched as vec4 texels, taken
+    // where each such input is 16-byte aligned and its texel view reaches
+    // its end (uniform over the dispatch). A softmax over 512 rows of 1024
+    // f32 took 2.4 ms read element by element (lavapipe runs each
+    // storage-buffer load as a loop over the lanes).
+    if (lanes == 1 && n % 4 == 0) {
+      vec4 = true;
+      KILN_RETURN_IF_ERROR(EmitUnits(&shared, &shared_bytes, &vec_code));
+      vec4 = false;
+    }
+    std::string texel_decls;
+    if (texel_inputs != 0 || vec4_store) {
+      const int64_t first_binding = 1 + static_cast<int64_t>(num_inputs()) + 1;
+      std::string fast = "true";
+      if (vec4_store) {
+        const size_t o = w.Out(0);
+        const std::string O = S(static_cast<int64_t>(o));
+        texel_decls += "layout(std430, set = 0, binding = " + S(static_cast<int64_t>(o) + 1) + ") buffer Tensor" + O +
+                       "v { uvec4 w4[]; } t" + O + "v;\n";
+        fast += " && (p[" + S(w.OffsetWord(o)) + "] & 15u) == 0u";
       }
-      KILN_ASSIGN_OR_RETURN(GType out, GlslType(types[num_inputs() + k]));
-      if (unit.params.kernel != "kiln.elementwise") {
-        // broadcast_in_dim or reshape inserting size-1 dims into a per-row
-        // value: the same element, so the same register.
-        if (unit.inputs.size() != 1 || types[unit.inputs[0]] != types[num_inputs() + k])
-          return Refuse(u, "a row-block reshape or broadcast of another type");
-        const int64_t v = unit.inputs[0];
-        std::string e;
-        if (v >= static_cast<int64_t>(num_inputs())) {
-          e = "u" + S(v);
-        } else {
-          const auto& d = u.in_dims[static_cast<size_t>(v)];
-          int64_t count = 1;
-          for (int64_t x : d) count = x < 0 ? -1 : count * x;
-          if (count != row_count) return Refuse(u, "a row-block reshape of a value not per row");
-          e = w.Load(static_cast<size_t>(v), "row");
-        }
-        code += "  " + out.name + " u" + K + " = " + e + ";\n";
-        continue;
+      int64_t bound = 0;
+      for (uint32_t m = texel_inputs; m != 0; m &= m - 1) {
+        const size_t v = static_cast<size_t>(std::countr_zero(m));
+        const std::string V = S(static_cast<int64_t>(v)), tex = "kiln_tex" + V;
+        texel_decls += "layout(set = 0, binding = " + S(first_binding + bound++) + ") uniform samplerBuffer " + tex + ";\n";
+        const std::string at = "(p[" + S(w.OffsetWord(v)) + "] / 4u)", size = "uint(textureSize(" + tex + "))";
+        fast += " && (" + at + " & 3u) == 0u && " + at + " / 4u <= " + size + " && " + Uint(row_count * n / 4) + " <= " +
+                size + " - " + at + " / 4u";
       }
-      const ScalarProgram* body = unit.params.Program("body");
-      if (!body || body->results.size() != 1) return Refuse(u, "a malformed row-block program");
-      std::vector<std::string> params;
-      const std::vector<std::string> pos = Positions(unit.dims, last);
-      KILN_RETURN_IF_ERROR(Params(*body, unit.inputs, unit.params.Ints("input_broadcast"), pos, &params));
-      std::string prog;
-      std::vector<std::string> res;
-      KILN_RETURN_IF_ERROR(EmitScalarProgram(*body, params, "b" + K + "_", &prog, &res, &w.features));
-      KILN_ASSIGN_OR_RETURN(GType rt, GlslType(body->ValueType(body->results[0])));
-      KILN_ASSIGN_OR_RETURN(std::string v, ConvertExpr(rt, out, res[0]));
-      if (!last) {
-        code += "  " + out.name + " u" + K + ";\n  {\n" + prog + "  u" + K + " = " + v + ";\n  }\n";
-        continue;
-      }
-      if (unit.dims != full) return Refuse(u, "a row block whose tail is per row");
-      code += "  for (uint j = lid; j < " + Uint(n) + "; j += " + Lanes() + ") {\n" + prog;
-      code += "    if (live) " + w.Store(w.Out(0), "row * " + Uint(n) + " + j", v) + "\n  }\n";
+      w.extensions.push_back("GL_EXT_control_flow_attributes");  // [[unroll]]
+      code += "  if (" + fast + ") {\n" + vec_code + "  } else {\n" + plain + "  }\n";
+    } else {
+      code += plain;
     }
     // The shader indexes with the shapes the units were planned for; a
     // dispatch whose tensors have others (a hostile module) does nothing
@@ -293,7 +396,7 @@ struct RowBlockShader {
                                              " + gl_LocalInvocationID.x"
                                        : "gl_WorkGroupID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x";
     const std::string lid = lanes == 1 ? "0u" : "gl_LocalInvocationID.x";
-    std::string body = shared + "void main() {\n  uint row = " + row + ";\n  uint lid = " + lid + ";\n" +
+    std::string body = texel_decls + shared + "void main() {\n  uint row = " + row + ";\n  uint lid = " + lid + ";\n" +
                        "  // no early return: every invocation reaches the barriers\n" +
                        "  bool live = row < " + Uint(row_count) + ";\n  if (!live) row = 0u;\n" +
                        "  if (!(" + shapes_ok + ")) return;\n" + code + "}\n";
@@ -301,6 +404,10 @@ struct RowBlockShader {
     s.grid = hal::ShaderGrid::kPerRow;
     // grid_args {rows per work group}; none: one (hal::ShaderGrid::kPerRow).
     if (lanes == 1) s.grid_args = {static_cast<uint32_t>(rows_per_group)};
+    if (texel_inputs != 0) {
+      s.features |= hal::kTexelInputs;
+      s.texel_inputs = texel_inputs;
+    }
     return s;
   }
 };

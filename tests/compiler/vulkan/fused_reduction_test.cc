@@ -78,8 +78,11 @@ struct Shape {
 // group); rows of one element; long rows. Rows of at most 64 elements, or
 // 64 rows and more, take the row-per-invocation shader (16 rows per work
 // group, 64 from 256 rows: 65, 67, 130 and 257 rows leave the last group
-// part empty); a few long rows a group per row.
-const Shape kShapes[] = {{1, 333}, {67, 333}, {5, 1}, {3, 64}, {65, 63}, {130, 10}, {257, 5}, {2, 65}, {4, 20000}};
+// part empty); a few long rows a group per row. Rows of a multiple of 4
+// elements read their f32 inputs as vec4 texels there (3x64, 70x128,
+// 257x36).
+const Shape kShapes[] = {{1, 333}, {67, 333}, {5, 1},    {3, 64},    {65, 63},   {130, 10},
+                         {257, 5}, {2, 65},   {4, 20000}, {70, 128}, {257, 36}};
 
 // Runs `src` on both devices; every float result agrees within `tol` (times
 // 1 + |cpu value|). Returns the Vulkan device's dispatch count.
