@@ -16,7 +16,9 @@
 // pays most for: a layer norm over 64 rows of 256 took 2.0 ms as a group
 // per row and 0.66 ms as a row per invocation (docs/performance.md).
 // The input row is read once per reduce and once by the tail, never written
-// in between; no intermediate tensor exists.
+// in between; no intermediate tensor exists. Rows of whole vec4 texels read
+// their f32 inputs a texel at a time and store f32 results 16 bytes at a
+// time where the tensors are aligned (RowLoop).
 #include <bit>
 
 #include "compiler/vulkan/kernels.h"
@@ -126,7 +128,9 @@ struct RowBlockShader {
   // A loop over the row's elements j running `body` (which declares what
   // it reads, through Read, into loop_inputs): element by element, or in
   // vec4 mode a texel of each input in loop_inputs per four elements, the
-  // elements still in order, then `after_four` per four elements.
+  // elements still in order, then `after_four` per four elements. With a
+  // work group per row, invocation lid takes elements lid, lid + 64, ...,
+  // or in vec4 mode texels lid, lid + 64, ... of the row.
   std::string RowLoop(const std::string& body, const std::string& after_four = "") const {
     if (!vec4) return "    for (uint j = lid; j < " + Uint(n) + "; j += " + Lanes() + ") {\n" + body + "    }\n";
     std::string fetch;
@@ -135,7 +139,7 @@ struct RowBlockShader {
       fetch += "      const vec4 kiln_rb" + V + " = texelFetch(kiln_tex" + V + ", int((p[" +
                S(w.OffsetWord(static_cast<size_t>(std::countr_zero(m)))) + "] / 4u + row * " + Uint(n) + " + j4) / 4u));\n";
     }
-    return "    for (uint j4 = 0u; j4 < " + Uint(n) + "; j4 += 4u) {\n" + fetch +
+    return "    for (uint j4 = lid * 4u; j4 < " + Uint(n) + "; j4 += " + Uint(4 * lanes) + ") {\n" + fetch +
            "      [[unroll]] for (uint c = 0u; c < 4u; ++c) {\n      const uint j = j4 + c;\n" + body + "      }\n" +
            after_four + "    }\n";
   }
@@ -339,15 +343,18 @@ struct RowBlockShader {
     }(), Names("o", rows.size()), "rem_row");
     std::string plain, vec_code;
     KILN_RETURN_IF_ERROR(EmitUnits(&shared, &shared_bytes, &plain));
-    // Rows of whole texels, a row per invocation: the same code again with
-    // the inputs read at the row's elements fetched as vec4 texels, taken
-    // where each such input is 16-byte aligned and its texel view reaches
-    // its end (uniform over the dispatch). A softmax over 512 rows of 1024
-    // f32 took 2.4 ms read element by element (lavapipe runs each
-    // storage-buffer load as a loop over the lanes).
-    if (lanes == 1 && n % 4 == 0) {
+    // Rows of whole texels: the same code again with the inputs read at the
+    // row's elements fetched as vec4 texels, taken where each such input is
+    // 16-byte aligned and its texel view reaches its end (uniform over the
+    // dispatch). A softmax over 512 rows of 1024 f32 took 2.4 ms read
+    // element by element, over 4 rows of 65536 1.6 ms (lavapipe runs each
+    // storage-buffer load as a loop over the lanes). (The shared memory the
+    // second pass would declare again is the first's.)
+    if (n % 4 == 0) {
       vec4 = true;
-      KILN_RETURN_IF_ERROR(EmitUnits(&shared, &shared_bytes, &vec_code));
+      std::string shared_again;
+      int64_t shared_bytes_again = 0;
+      KILN_RETURN_IF_ERROR(EmitUnits(&shared_again, &shared_bytes_again, &vec_code));
       vec4 = false;
     }
     std::string texel_decls;
