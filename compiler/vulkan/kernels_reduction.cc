@@ -322,10 +322,15 @@ StatusOr<ShaderSource> Reduce(const KernelParams& kp, const DispatchUse& u, Shad
     s += "  " + pt[k].name + " acc" + S(static_cast<int64_t>(k)) + " = " + init + ";\n";
     params.push_back("acc" + S(static_cast<int64_t>(k)));
   }
-  std::string count = "1u";
-  for (const auto& d : red_dims) count += " * " + d;
-  s += "  uint count = " + count + ";\n  for (uint j = 0u; j < count; ++j) {\n";
-  s += Decompose("j", red_dims, red_names, "rem_j");
+  // The reduced elements in row-major order, one loop per reduced dim (a
+  // linear count decomposed by divisions per element made a mean over 7x7
+  // of 64x7x7x1280 NHWC take 7 ms on lavapipe).
+  std::string close_loops = "  }\n";
+  s += "  {\n";
+  for (size_t d = 0; d < red_dims.size(); ++d) {
+    s += "  for (uint " + red_names[d] + " = 0u; " + red_names[d] + " < " + red_dims[d] + "; ++" + red_names[d] + ") {\n";
+    close_loops += "  }\n";
+  }
   std::string lin = Linear(idx, dims);
   s += "  uint src = " + lin + ";\n";
   for (size_t k = 0; k < n; ++k) {
@@ -344,7 +349,7 @@ StatusOr<ShaderSource> Reduce(const KernelParams& kp, const DispatchUse& u, Shad
     KILN_ASSIGN_OR_RETURN(std::string back, ConvertExpr(rt, pt[k], results[k]));
     s += "  acc" + S(static_cast<int64_t>(k)) + " = " + back + ";\n";
   }
-  s += "  }\n";
+  s += close_loops;
   for (size_t k = 0; k < n; ++k) {
     KILN_ASSIGN_OR_RETURN(std::string v, ConvertExpr(pt[k], w.type(w.Out(k)), "acc" + S(static_cast<int64_t>(k))));
     s += "  " + w.Store(w.Out(k), "i", v) + "\n";
