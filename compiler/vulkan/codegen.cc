@@ -88,6 +88,27 @@ std::string OutputIndex(const ShaderWriter& w) {
   return Decompose("i", DimsOf(w, out), Names("o", w.rank(out)), "rem_o");
 }
 
+std::string FirstOutputIndex(const ShaderWriter& w) {
+  size_t out = w.Out(0);
+  return Decompose("min(kiln_first, p[0] - 1u)", DimsOf(w, out), Names("o", w.rank(out)), "rem_o");
+}
+
+std::string StepOutputIndex(const ShaderWriter& w) {
+  const size_t out = w.Out(0);
+  const int r = w.rank(out);
+  if (r == 0) return "";
+  const auto dims = DimsOf(w, out);
+  // The last index steps; a wrap carries into the one before (o0 never
+  // wraps: the element after the last is not stepped to). Built from o0
+  // outwards, so the last index's test is the outermost.
+  std::string step = "++o0;";
+  for (int d = 1; d < r; ++d) {
+    const std::string o = "o" + S(d);
+    step = "if (++" + o + " == " + dims[d] + ") { " + o + " = 0u; " + step + " }";
+  }
+  return "  if (kiln_first + kiln_k + 1u < p[0]) { " + step + " }\n";
+}
+
 ShaderSource PerElement(ShaderWriter& w, const std::string& body) { return PerElements(w, body, kPerInvocation); }
 
 ShaderSource PerElements(ShaderWriter& w, const std::string& body_in, uint32_t per, const std::string& prefetch_in,
