@@ -96,8 +96,11 @@ TEST_F(VulkanTest, ElementwiseProgramsOverSeveralElementsPerInvocationMatchCpu) 
 }
 
 // Inputs the texel prefetch does not take (a rank-0 scale, a broadcast
-// row, i32 values) and a transpose, over counts that are not multiples of
-// four.
+// row, i32 values, per-channel vectors over NCHW) and a transpose, over
+// counts that are not multiples of four. Inputs read through an axis map
+// follow the output index stepped from element to element (carries from
+// the last dim into every other within one invocation's 16 elements in
+// @channels: 2x3x5x7, 210 elements).
 TEST_F(VulkanTest, OtherPerElementShadersOverSeveralElementsPerInvocationMatchCpu) {
   const char* src = R"(
 func.func @scaled(%a: tensor<5x7xf32>, %s: tensor<f32>, %row: tensor<7xf32>) -> tensor<5x7xf32> {
@@ -106,6 +109,15 @@ func.func @scaled(%a: tensor<5x7xf32>, %s: tensor<f32>, %row: tensor<7xf32>) -> 
   %2 = stablehlo.multiply %a, %0 : tensor<5x7xf32>
   %3 = stablehlo.add %2, %1 : tensor<5x7xf32>
   return %3 : tensor<5x7xf32>
+}
+func.func @channels(%x: tensor<2x3x5x7xf32>, %s: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<2x3x5x7xf32> {
+  %0 = stablehlo.broadcast_in_dim %s, dims = [1] : (tensor<3xf32>) -> tensor<2x3x5x7xf32>
+  %1 = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<3xf32>) -> tensor<2x3x5x7xf32>
+  %2 = stablehlo.multiply %x, %0 : tensor<2x3x5x7xf32>
+  %3 = stablehlo.add %2, %1 : tensor<2x3x5x7xf32>
+  %z = stablehlo.constant dense<0.0> : tensor<2x3x5x7xf32>
+  %4 = stablehlo.maximum %3, %z : tensor<2x3x5x7xf32>
+  return %4 : tensor<2x3x5x7xf32>
 }
 func.func @ints(%a: tensor<37xi32>, %b: tensor<37xi32>) -> tensor<37xi32> {
   %0 = stablehlo.multiply %a, %b : tensor<37xi32>
@@ -127,6 +139,7 @@ func.func @transposed(%a: tensor<3x5x7xf32>) -> tensor<7x3x5xf32> {
   }
   const Calls calls = {
       {"scaled", {RandomF32({5, 7}, rng), RandomF32({}, rng), RandomF32({7}, rng)}},
+      {"channels", {RandomF32({2, 3, 5, 7}, rng), RandomF32({3}, rng), RandomF32({3}, rng)}},
       {"ints", {HostTensorOf(ElementType::kSI32, {37}, ia), HostTensorOf(ElementType::kSI32, {37}, ib)}},
       {"transposed", {RandomF32({3, 5, 7}, rng)}}};
   ExpectSameBitsAsCpu(cpu_.get(), vulkan_.get(), bytes, calls);
