@@ -88,6 +88,13 @@ std::string OutputIndex(const ShaderWriter& w) {
   return Decompose("i", DimsOf(w, out), Names("o", w.rank(out)), "rem_o");
 }
 
+namespace {
+
+// For PerElements, in place of a body's leading OutputIndex: o0..oR-1 of
+// the invocation's first element (kiln_first, or the last element where
+// that is past it), declared once, and the step moving them to the next
+// element at the end of each element's code (unless the next is past the
+// last element), so that no element divides by the output's dims.
 std::string FirstOutputIndex(const ShaderWriter& w) {
   size_t out = w.Out(0);
   return Decompose("min(kiln_first, p[0] - 1u)", DimsOf(w, out), Names("o", w.rank(out)), "rem_o");
@@ -109,6 +116,8 @@ std::string StepOutputIndex(const ShaderWriter& w) {
   return "  if (kiln_first + kiln_k + 1u < p[0]) { " + step + " }\n";
 }
 
+}  // namespace
+
 ShaderSource PerElement(ShaderWriter& w, const std::string& body) { return PerElements(w, body, kPerInvocation); }
 
 ShaderSource PerElements(ShaderWriter& w, const std::string& body_in, uint32_t per, const std::string& prefetch_in,
@@ -117,6 +126,18 @@ ShaderSource PerElements(ShaderWriter& w, const std::string& body_in, uint32_t p
   if (per <= 1 || body_in.find("return") != std::string::npos)
     return w.Finish(decls + Fill(Template("per_element.glsl"), {{"BODY", prefetch_in + body_in + after_in}}), 64);
   std::string body = body_in, prefetch = prefetch_in, after = after_in;
+  // A body that starts by decomposing the output index (OutputIndex) and
+  // neither breaks nor continues: the index is decomposed once per
+  // invocation and stepped at the end of each element's code (divisions by
+  // run-time dims per element are scalarised per lane on lavapipe: a
+  // per-channel scale, shift and relu over 64x64x32x32 NCHW took 29 ms
+  // instead of 13).
+  const std::string index = OutputIndex(w);
+  if (!index.empty() && body.compare(0, index.size(), index) == 0 && body.find("break") == std::string::npos &&
+      body.find("continue") == std::string::npos) {
+    body = body.substr(index.size()) + StepOutputIndex(w);
+    prefetch = FirstOutputIndex(w) + prefetch;
+  }
   // A sub-word output stored only at element i: its elements are gathered
   // into words (ShaderWriter's kiln_gbits) and written whole where the
   // invocation's elements all exist and start a word, bit by bit otherwise.

@@ -50,13 +50,6 @@ std::vector<std::string> DimsOf(const ShaderWriter& w, size_t t);
 std::vector<std::string> Names(const std::string& prefix, size_t n);
 // The output's multi-index o0..oR-1 of invocation i.
 std::string OutputIndex(const ShaderWriter& w);
-// For PerElements bodies: o0..oR-1 (OutputIndex's names) of the invocation's
-// first element (kiln_first, or the last element where that is past it),
-// declared once, and the step moving them to the next element at the end
-// of each element's code (unless the next is past the last element), so
-// that no element divides by the output's dims.
-std::string FirstOutputIndex(const ShaderWriter& w);
-std::string StepOutputIndex(const ShaderWriter& w);
 // Output elements per invocation of the per-element shaders: a 4M-element
 // add on lavapipe took 77 ms at one, 36 at four, 33-40 at 8 or 16
 // (vm-bench --profile, one core busy; before texel reads).

@@ -60,7 +60,7 @@ StatusOr<ShaderSource> Elementwise(const KernelParams& kp, const DispatchUse& u,
   if (prog->param_types.size() != u.in_types.size() || prog->results.size() != u.out_types.size())
     return Refuse(u, "operands do not match the body");
   auto map = kp.Ints("input_broadcast");
-  std::string body;
+  std::string body = map.empty() ? "" : OutputIndex(w);
   std::vector<std::string> params;
   KILN_RETURN_IF_ERROR(ReadInputs(u, w, map, 0, prog->param_types, &params, kp.Ints("input_slices")));
   // Without an axis map every input of the output's rank is read at the
@@ -80,16 +80,6 @@ StatusOr<ShaderSource> Elementwise(const KernelParams& kp, const DispatchUse& u,
   std::vector<std::string> results;
   KILN_RETURN_IF_ERROR(EmitScalarProgram(*prog, params, "v", &plain, &results, &w.features));
   const bool several = plain.find("return") == std::string::npos;
-  // With an axis map the inputs are read at the output's multi-index: where
-  // the invocation takes several elements it is decomposed once and then
-  // stepped element by element (StepOutputIndex, at the end of the body).
-  // Decomposed per element, its divisions by run-time dims (scalarised per
-  // lane on lavapipe) made a per-channel scale and shift with relu over
-  // 64x64x32x32 NCHW take 2.5x the time of an add.
-  if (!map.empty()) {
-    if (several) prefetch += FirstOutputIndex(w);
-    else body = OutputIndex(w);
-  }
   const int64_t first_texel_binding = 1 + static_cast<int64_t>(w.num_inputs() + u.out_types.size());
   std::string tex_reads, word_reads;
   for (size_t j = 0; j < params.size() && j < 32 && map.empty() && several; ++j) {
@@ -141,7 +131,6 @@ StatusOr<ShaderSource> Elementwise(const KernelParams& kp, const DispatchUse& u,
              "  } else {\n    for (uint k = 0u; k < " + E + " && kiln_first + k < p[0]; ++k) " +
              w.Store(t, "kiln_first + k", y + "[k]") + "\n  }\n";
   }
-  if (!map.empty() && several) body += StepOutputIndex(w);
   ShaderSource src =
       PerElements(w, body, several ? per : 1, prefetch, decls, after, body_stores, LightToUnroll(body));
   if (texel_inputs != 0) {
