@@ -46,11 +46,11 @@ struct RowBlockShader {
   // group when 1.
   int64_t lanes = kGroup, rows_per_group = 1;
   std::string Lanes() const { return Uint(lanes); }
-  // Row per invocation over rows of whole texels: f32 inputs read at the
-  // row's elements (dims those of the row block, read in place) are fetched
-  // as vec4 texels, four elements at a time, in the fold's order (Vec4Loop).
-  // `texel_inputs`: the inputs so read anywhere; `loop_inputs`: in the loop
-  // being generated.
+  // vec4 mode (rows of whole texels): f32 inputs read at the row's elements
+  // (dims those of the row block, read in place) are fetched as vec4
+  // texels, four elements at a time (RowLoop), and an f32 result is stored
+  // four at a time (vec4_store: the tail did so). `texel_inputs`: the
+  // inputs so read anywhere; `loop_inputs`: in the loop being generated.
   bool vec4 = false, vec4_store = false;
   mutable uint32_t texel_inputs = 0, loop_inputs = 0;
 
