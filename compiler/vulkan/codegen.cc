@@ -7,6 +7,7 @@
 #include "kernels/kernel_table.h"
 
 #include <algorithm>
+#include <bit>
 #include <cctype>
 #include <set>
 #include <map>
@@ -493,6 +494,30 @@ std::string HoistParamWords(const std::string& helpers, const std::string& body)
 }
 
 }  // namespace
+
+std::string ShaderWriter::TexelInputDecl(uint32_t texel_inputs, size_t j, const std::string& name) const {
+  const uint32_t before = texel_inputs & ((1u << j) - 1u);
+  const size_t binding = 1 + num_inputs() + num_outputs() + static_cast<size_t>(std::popcount(before));
+  return "layout(set = 0, binding = " + std::to_string(binding) + ") uniform samplerBuffer " + name + ";\n";
+}
+
+std::string ShaderWriter::TexelViewCovers(size_t t, const std::string& tex, const std::string& elements) const {
+  const std::string at = "(p[" + std::to_string(OffsetWord(t)) + "] / 4u)", size = "uint(textureSize(" + tex + "))";
+  const std::string texels = "((" + elements + ") / 4u + uint(((" + elements + ") & 3u) != 0u))";
+  return "((" + at + " & 3u) == 0u && " + at + " / 4u <= " + size + " && " + texels + " <= " + size + " - " + at +
+         " / 4u)";
+}
+
+std::string ShaderWriter::Vec4OutputDecl(size_t t) const {
+  const std::string T = std::to_string(t);
+  return "layout(std430, set = 0, binding = " + std::to_string(t + 1) + ") buffer Tensor" + T + "v { uvec4 w4[]; } t" +
+         T + "v;\n";
+}
+
+std::string ShaderWriter::Vec4Store(size_t t, const std::string& first, const std::string& vec4) const {
+  return "t" + std::to_string(t) + "v.w4[p[" + std::to_string(OffsetWord(t)) + "] / 16u + (" + first +
+         ") / 4u] = floatBitsToUint(" + vec4 + ");";
+}
 
 ShaderSource ShaderWriter::Finish(const std::string& body, uint32_t local_x, uint32_t local_y) {
   ShaderSource s;

@@ -69,6 +69,22 @@ class ShaderWriter {
   std::string Store(size_t t, const std::string& index, const std::string& v) const {
     return "st" + std::to_string(t) + "(" + index + ", " + v + ");";
   }
+  // Texel views (hal::kTexelInputs) and 16-byte output views, shared by
+  // the kernels that read f32 inputs as vec4 texels and store f32 results
+  // four at a time:
+  // - the declaration of input j's texel view `name`, where `texel_inputs`
+  //   holds the texel inputs before j (their views are bound in input
+  //   order after the tensors' storage buffers, vulkan_device.cc);
+  std::string TexelInputDecl(uint32_t texel_inputs, size_t j, const std::string& name) const;
+  // - whether tensor t's element offset is 16-byte aligned and its texel
+  //   view `tex` holds `elements` (a uint expression) elements from there
+  //   on (uniform over a dispatch; no term of it can wrap around);
+  std::string TexelViewCovers(size_t t, const std::string& tex, const std::string& elements) const;
+  // - the declaration of output t's 16-byte view, `t{t}v.w4[]`;
+  std::string Vec4OutputDecl(size_t t) const;
+  // - the store of four f32 values at element `first` (a multiple of four)
+  //   of output t, whose offset is 16-byte aligned.
+  std::string Vec4Store(size_t t, const std::string& first, const std::string& vec4) const;
   uint32_t features = 0;
   // GLSL extensions the body needs beyond the header's ("GL_EXT_control_flow_attributes").
   std::vector<std::string> extensions;

@@ -56,22 +56,20 @@ StatusOr<ShaderSource> TransposeF32(ShaderWriter& w, std::span<const int64_t> pe
     close += "      }\n";
   }
   advance += close;
-  const int64_t texel_binding = 1 + static_cast<int64_t>(w.num_inputs()) + 1;
-  const std::string T = S(static_cast<int64_t>(out)), off = "p[" + S(w.OffsetWord(out)) + "]";
-  const std::string decls = "layout(set = 0, binding = " + S(texel_binding) +
-                            ") uniform samplerBuffer kiln_tex;\nlayout(std430, set = 0, binding = " +
-                            S(static_cast<int64_t>(out) + 1) + ") buffer Tensor" + T + "v { uvec4 w4[]; } t" + T +
-                            "v;\n";
+  const std::string off = "p[" + S(w.OffsetWord(out)) + "]";
+  const std::string decls = w.TexelInputDecl(0, 0, "kiln_tex") + w.Vec4OutputDecl(out);
   std::string body = "void main() {\n  const uint kiln_first = kiln_linear_id() * " + E +
                      ";\n  if (kiln_first >= p[0]) return;\n" + setup;
   body += "  const uint a0 = p[" + S(w.OffsetWord(0)) + "] / 4u;\n  float v[" + E + "];\n";
-  body += "  if ((a0 + p[0] + 3u) / 4u <= uint(textureSize(kiln_tex))) {\n    [[unroll]] for (uint k = 0u; k < " + E +
+  // (The view holds texels a0 / 4 .. (a0 + p[0] - 1) / 4, written so that
+  // no term wraps around.)
+  body += "  if (a0 / 4u < uint(textureSize(kiln_tex)) && ((a0 & 3u) + p[0] + 3u) / 4u <= uint(textureSize(kiln_tex)) - a0 / 4u) {\n    [[unroll]] for (uint k = 0u; k < " + E +
           "; ++k) {\n      const uint s = a0 + min(src, p[0] - 1u);\n      v[k] = texelFetch(kiln_tex, int(s >> 2u))[s & 3u];\n" +
           advance + "    }\n  } else {\n    [[unroll]] for (uint k = 0u; k < " + E + "; ++k) {\n      v[k] = " +
           w.Load(0, "min(src, p[0] - 1u)") + ";\n" + advance + "    }\n  }\n";
   body += "  if (kiln_first + " + E + " <= p[0] && (" + off + " & 15u) == 0u) {\n    [[unroll]] for (uint c = 0u; c < " + E +
-          " / 4u; ++c)\n      t" + T + "v.w4[" + off +
-          " / 16u + kiln_first / 4u + c] = floatBitsToUint(vec4(v[4u * c], v[4u * c + 1u], v[4u * c + 2u], v[4u * c + 3u]));\n" +
+          " / 4u; ++c)\n      " +
+          w.Vec4Store(out, "kiln_first + 4u * c", "vec4(v[4u * c], v[4u * c + 1u], v[4u * c + 2u], v[4u * c + 3u])") + "\n" +
           "  } else {\n    for (uint k = 0u; k < " + E + " && kiln_first + k < p[0]; ++k) " +
           w.Store(out, "kiln_first + k", "v[k]") + "\n  }\n}\n";
   w.extensions.push_back("GL_EXT_control_flow_attributes");  // [[unroll]]

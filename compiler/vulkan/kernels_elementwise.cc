@@ -80,16 +80,14 @@ StatusOr<ShaderSource> Elementwise(const KernelParams& kp, const DispatchUse& u,
   std::vector<std::string> results;
   KILN_RETURN_IF_ERROR(EmitScalarProgram(*prog, params, "v", &plain, &results, &w.features));
   const bool several = plain.find("return") == std::string::npos;
-  const int64_t first_texel_binding = 1 + static_cast<int64_t>(w.num_inputs() + u.out_types.size());
   std::string tex_reads, word_reads;
   for (size_t j = 0; j < params.size() && j < 32 && map.empty() && several; ++j) {
     if (u.in_types[j] != ElementType::kF32 || w.rank(j) != w.rank(w.Out(0))) continue;
     const std::string J = S(static_cast<int64_t>(j)), x = "kiln_x" + J, tex = "kiln_tex" + J;
     const std::string at = "(p[" + S(w.OffsetWord(j)) + "] / 4u)";
-    decls += "layout(set = 0, binding = " + S(first_texel_binding + std::popcount(texel_inputs)) +
-             ") uniform samplerBuffer " + tex + ";\n";
+    decls += w.TexelInputDecl(texel_inputs, j, tex);
     texel_inputs |= 1u << j;
-    fast += " && (" + at + " & 3u) == 0u && (" + at + " + p[0] + 3u) / 4u <= uint(textureSize(" + tex + "))";
+    fast += " && " + w.TexelViewCovers(j, tex, "p[0]");
     prefetch += "  float " + x + "[" + E + "];\n";
     // (Clamped to the view: the last invocation's texels may pass the end
     // of an exactly sized view, where a fetch is undefined without
@@ -121,13 +119,14 @@ StatusOr<ShaderSource> Elementwise(const KernelParams& kp, const DispatchUse& u,
       continue;
     }
     const std::string T = S(static_cast<int64_t>(t)), y = "kiln_y" + T, off = "p[" + S(w.OffsetWord(t)) + "]";
-    decls += "layout(std430, set = 0, binding = " + S(static_cast<int64_t>(t) + 1) + ") buffer Tensor" + T +
-             "v { uvec4 w4[]; } t" + T + "v;\n";
+    decls += w.Vec4OutputDecl(t);
     prefetch += "  float " + y + "[" + E + "];\n";
     body += "  " + y + "[kiln_k] = " + results[k] + ";\n";
     after += "  if (kiln_first + " + E + " <= p[0] && (" + off + " & 15u) == 0u) {\n    [[unroll]] for (uint c = 0u; c < " +
-             E + " / 4u; ++c)\n      t" + T + "v.w4[" + off + " / 16u + kiln_first / 4u + c] = floatBitsToUint(vec4(" +
-             y + "[4u * c], " + y + "[4u * c + 1u], " + y + "[4u * c + 2u], " + y + "[4u * c + 3u]));\n" +
+             E + " / 4u; ++c)\n      " +
+             w.Vec4Store(t, "kiln_first + 4u * c",
+                         "vec4(" + y + "[4u * c], " + y + "[4u * c + 1u], " + y + "[4u * c + 2u], " + y + "[4u * c + 3u])") +
+             "\n" +
              "  } else {\n    for (uint k = 0u; k < " + E + " && kiln_first + k < p[0]; ++k) " +
              w.Store(t, "kiln_first + k", y + "[k]") + "\n  }\n";
   }

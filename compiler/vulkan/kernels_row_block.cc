@@ -19,6 +19,7 @@
 // in between; no intermediate tensor exists. Rows of whole vec4 texels read
 // their f32 inputs a texel at a time and store f32 results 16 bytes at a
 // time where the tensors are aligned (RowLoop).
+#include <algorithm>
 #include <bit>
 
 #include "compiler/vulkan/kernels.h"
@@ -299,11 +300,12 @@ struct RowBlockShader {
       if (vec4 && u.out_types[0] == ElementType::kF32) {
         // Four results gathered and stored as one 16-byte word (the output
         // view t<O>v; its alignment is part of the vec4 mode's condition).
-        const std::string O = S(static_cast<int64_t>(w.Out(0)));
         *code += "    float kiln_y[4];\n" +
                  RowLoop(prog + "    kiln_y[c] = " + v + ";\n",
-                         "      if (live) t" + O + "v.w4[p[" + S(w.OffsetWord(w.Out(0))) + "] / 16u + (row * " + Uint(n) +
-                             " + j4) / 4u] = floatBitsToUint(vec4(kiln_y[0], kiln_y[1], kiln_y[2], kiln_y[3]));\n");
+                         "      if (live) " +
+                             w.Vec4Store(w.Out(0), "row * " + Uint(n) + " + j4",
+                                         "vec4(kiln_y[0], kiln_y[1], kiln_y[2], kiln_y[3])") +
+                             "\n");
         vec4_store = true;
         continue;
       }
@@ -349,8 +351,11 @@ struct RowBlockShader {
     // dispatch). A softmax over 512 rows of 1024 f32 took 2.4 ms read
     // element by element, over 4 rows of 65536 1.6 ms (lavapipe runs each
     // storage-buffer load as a loop over the lanes). (The shared memory the
-    // second pass would declare again is the first's.)
-    if (n % 4 == 0) {
+    // second pass would declare again is the first's. Without an f32
+    // tensor the pass would change nothing: skipped.)
+    const bool any_f32 = u.out_types[0] == ElementType::kF32 ||
+                         std::find(u.in_types.begin(), u.in_types.end(), ElementType::kF32) != u.in_types.end();
+    if (n % 4 == 0 && any_f32) {
       vec4 = true;
       std::string shared_again;
       int64_t shared_bytes_again = 0;
@@ -359,23 +364,17 @@ struct RowBlockShader {
     }
     std::string texel_decls;
     if (texel_inputs != 0 || vec4_store) {
-      const int64_t first_binding = 1 + static_cast<int64_t>(num_inputs()) + 1;
       std::string fast = "true";
       if (vec4_store) {
         const size_t o = w.Out(0);
-        const std::string O = S(static_cast<int64_t>(o));
-        texel_decls += "layout(std430, set = 0, binding = " + S(static_cast<int64_t>(o) + 1) + ") buffer Tensor" + O +
-                       "v { uvec4 w4[]; } t" + O + "v;\n";
+        texel_decls += w.Vec4OutputDecl(o);
         fast += " && (p[" + S(w.OffsetWord(o)) + "] & 15u) == 0u";
       }
-      int64_t bound = 0;
       for (uint32_t m = texel_inputs; m != 0; m &= m - 1) {
         const size_t v = static_cast<size_t>(std::countr_zero(m));
-        const std::string V = S(static_cast<int64_t>(v)), tex = "kiln_tex" + V;
-        texel_decls += "layout(set = 0, binding = " + S(first_binding + bound++) + ") uniform samplerBuffer " + tex + ";\n";
-        const std::string at = "(p[" + S(w.OffsetWord(v)) + "] / 4u)", size = "uint(textureSize(" + tex + "))";
-        fast += " && (" + at + " & 3u) == 0u && " + at + " / 4u <= " + size + " && " + Uint(row_count * n / 4) + " <= " +
-                size + " - " + at + " / 4u";
+        const std::string tex = "kiln_tex" + S(static_cast<int64_t>(v));
+        texel_decls += w.TexelInputDecl(texel_inputs, v, tex);
+        fast += " && " + w.TexelViewCovers(v, tex, Uint(row_count * n));
       }
       w.extensions.push_back("GL_EXT_control_flow_attributes");  // [[unroll]]
       code += "  if (" + fast + ") {\n" + vec_code + "  } else {\n" + plain + "  }\n";

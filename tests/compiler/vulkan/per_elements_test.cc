@@ -147,7 +147,7 @@ func.func @transposed(%a: tensor<3x5x7xf32>) -> tensor<7x3x5xf32> {
 
 // 16-bit results (f16, bf16, i16, ui16) are gathered per invocation and
 // written as whole words where the output is word-aligned and all 16
-// elements exist (compiler/vulkan/kernels_elementwise.cc), element by
+// elements exist (compiler/vulkan/codegen.cc PerElements), element by
 // element otherwise: 64 elements (whole words only), 37 (a tail) and 5
 // (less than one invocation), bit for bit against the CPU.
 TEST_F(VulkanTest, SixteenBitResultsOverSeveralElementsPerInvocationMatchCpu) {
@@ -185,7 +185,7 @@ TEST_F(VulkanTest, SixteenBitResultsOverSeveralElementsPerInvocationMatchCpu) {
 
 // Sub-word results of per-element shaders (pad, slice, transpose,
 // reverse, compare) are gathered into words per invocation
-// (compiler/vulkan/codegen.cc PerElements, kiln_gst) and written whole
+// (compiler/vulkan/codegen.cc PerElements, kiln_gbits) and written whole
 // where the invocation's elements all exist and start a word, element by
 // element otherwise: i8, ui8, i1 and bf16 over 64, 61 and 6 elements (the
 // 61-element slice starts 3 bytes into its operand's word), bit for bit
