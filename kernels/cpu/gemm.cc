@@ -103,7 +103,10 @@ inline size_t ContractionBlock(size_t k) {
   const size_t blocks = std::max<size_t>(1, (k + kKC - 1) / kKC);
   return (k + blocks - 1) / blocks;
 }
-constexpr size_t kNCMax = 1024;  // columns of the B block (rounded down to NR)
+// Columns of the B block (rounded down to NR). 2048 rather than 1024: A is
+// packed once per block of columns, and a 2048^3 product took 0.97x the
+// time at one and two threads (kiln-kernel-bench, alternating builds).
+constexpr size_t kNCMax = 2048;
 
 // C[0:MR][0:NR] (ldc apart) = (accumulate ? C : 0) + Apanel * Bpanel.
 // Apanel is kc x MR (MR values per step), Bpanel kc x NR (NR = 2 vectors).
@@ -132,11 +135,24 @@ struct WindowRuns {
   const T* next[2] = {nullptr, nullptr};
   size_t split[2] = {0, 0};
 };
-template <ASource kA, BSource kB, class D, typename T = hn::TFromD<D>>
+// Cache lines a micro-kernel fetches for the tiles after it (MacroKernel's
+// kPrefetch): `b_lines` consecutive lines from `b` (a share of the next B
+// panel) and two lines at each of `c_rows` rows `c_pitch` bytes apart from
+// `c` (the next tile's C rows). They are spread over the contraction, a few
+// every 8 steps: issued back to back at the tile's start, they filled the
+// line-fill buffers and the core waited on them (6% of a 2048^3 product).
+struct TilePrefetch {
+  const char* b = nullptr;
+  size_t b_lines = 0;
+  const char* c = nullptr;
+  size_t c_pitch = 0, c_rows = 0;
+};
+
+template <ASource kA, BSource kB, bool kPrefetch = false, class D, typename T = hn::TFromD<D>>
 HWY_INLINE void MicroKernel(D d, size_t kc, const T* HWY_RESTRICT ap, const T* const* arows,
                             const int64_t* HWY_RESTRICT ko, const T* HWY_RESTRICT bp, size_t ldb,
                             const WindowRuns<T>& runs, const int64_t* HWY_RESTRICT bko, T* HWY_RESTRICT c,
-                            size_t ldc, bool accumulate) {
+                            size_t ldc, bool accumulate, const TilePrefetch& fetch = {}) {
   const size_t N = hn::Lanes(d);
   const auto z = hn::Zero(d);
   auto r00 = z, r01 = z, r10 = z, r11 = z, r20 = z, r21 = z, r30 = z, r31 = z;
@@ -153,7 +169,7 @@ HWY_INLINE void MicroKernel(D d, size_t kc, const T* HWY_RESTRICT ap, const T* c
   [[maybe_unused]] const T* HWY_RESTRICT n1 = runs.next[1];
   [[maybe_unused]] const auto m0 = hn::FirstN(d, runs.split[0]);
   [[maybe_unused]] const auto m1 = hn::FirstN(d, runs.split[1]);
-  for (size_t p = 0; p < kc; ++p) {
+  auto step = [&](size_t p) {
     hn::Vec<D> b0, b1;
     if constexpr (kB == BSource::kPanels) {
       b0 = hn::LoadU(d, bp);
@@ -177,7 +193,23 @@ HWY_INLINE void MicroKernel(D d, size_t kc, const T* HWY_RESTRICT ap, const T* c
 #undef KILN_ROW
     if constexpr (kA == ASource::kPacked) ap += kMR;
     if constexpr (kB == BSource::kPanels) bp += ldb;
+  };
+  size_t p = 0;
+  if constexpr (kPrefetch) {
+    const size_t chunks = kc / 8;
+    const size_t per_chunk = chunks == 0 ? 0 : (fetch.b_lines + chunks - 1) / chunks;
+    size_t line = 0, row = 0;
+    for (; p + 8 <= kc; p += 8) {
+      for (size_t l = 0; l < per_chunk && line < fetch.b_lines; ++l, ++line) hwy::Prefetch(fetch.b + line * 64);
+      if (row < fetch.c_rows) {
+        hwy::Prefetch(fetch.c + row * fetch.c_pitch);
+        hwy::Prefetch(fetch.c + row * fetch.c_pitch + 64);
+        ++row;
+      }
+      for (size_t s = 0; s < 8; ++s) step(p + s);
+    }
   }
+  for (; p < kc; ++p) step(p);
 #define KILN_STORE(i)                                      \
   if constexpr (kMR > i) {                                 \
     T* ci = c + i * ldc;                                   \
@@ -371,6 +403,29 @@ void PackB(const GemmProblem& p, const T* b, int64_t bbase, size_t pc, size_t kc
       return;
     }
   }
+  if (p.b_n_contiguous) {
+    // Row by row across the panels: each row of B is read once, in order
+    // (panel by panel, the rows were read a panel width at a time, a whole
+    // row apart). A whole panel row is a copy of the target's panel width,
+    // which the compiler inlines where that width is fixed: a memcpy call
+    // per panel row cost 3% of a 2048^3 product.
+    const size_t panel_width = 2 * hn::Lanes(hn::ScalableTag<T>());
+    const T* first = b + bbase + p.b_n[jc];
+    for (size_t q = 0; q < kc; ++q) {
+      const T* src = first + p.b_k[pc + q];
+      for (size_t j0 = 0; j0 < nc; j0 += nr) {
+        T* HWY_RESTRICT row = out + (j0 / nr) * kc * nr + q * nr;
+        if (nr == panel_width && j0 + nr <= nc) {
+          std::memcpy(row, src + j0, panel_width * sizeof(T));
+          continue;
+        }
+        const size_t cols = std::min(nr, nc - j0);
+        std::memcpy(row, src + j0, cols * sizeof(T));
+        for (size_t j = cols; j < nr; ++j) row[j] = T(0);
+      }
+    }
+    return;
+  }
   for (size_t j0 = 0; j0 < nc; j0 += nr) {
     const size_t cols = std::min(nr, nc - j0);
     T* HWY_RESTRICT dst = out + (j0 / nr) * kc * nr;
@@ -378,11 +433,7 @@ void PackB(const GemmProblem& p, const T* b, int64_t bbase, size_t pc, size_t kc
     for (size_t q = 0; q < kc; ++q) {
       const T* src = b + bbase + p.b_k[pc + q];
       T* HWY_RESTRICT row = dst + q * nr;
-      if (p.b_n_contiguous) {
-        std::memcpy(row, src + no[0], cols * sizeof(T));
-      } else {
-        for (size_t j = 0; j < cols; ++j) row[j] = src[no[j]];
-      }
+      for (size_t j = 0; j < cols; ++j) row[j] = src[no[j]];
       for (size_t j = cols; j < nr; ++j) row[j] = T(0);
     }
   }
@@ -582,18 +633,19 @@ void MacroKernel(D d, size_t kc, const AView<T>& a, size_t mc, const BView<T>& b
     for (size_t ir = 0; ir < mc; ir += kMR) {
       const size_t rows = std::min(kMR, mc - ir);
       const T* ap = a.packed ? a.packed + (ir / kMR) * kc * kMR : nullptr;
+      TilePrefetch fetch;
       if (kPrefetch && next_b != nullptr) {
-        const size_t l0 = ir / kMR * lines_per_tile, l1 = std::min(next_lines, l0 + lines_per_tile);
-        for (size_t l = l0; l < l1; ++l) hwy::Prefetch(next_b + l * 64);
+        const size_t l0 = std::min(next_lines, ir / kMR * lines_per_tile);
+        fetch.b = next_b + l0 * 64;
+        fetch.b_lines = std::min(next_lines, l0 + lines_per_tile) - l0;
       }
       // The next tile's rows of C (read where accumulating, written either
       // way), so that its loads and stores do not wait on memory.
-      if (kPrefetch && ir + 2 * kMR <= mc && cols == nr)
-        for (size_t r = 0; r < kMR; ++r) {
-          const T* next_c = c + (ir + kMR + r) * ldc + jr;
-          hwy::Prefetch(next_c);
-          hwy::Prefetch(next_c + N);
-        }
+      if (kPrefetch && ir + 2 * kMR <= mc && cols == nr) {
+        fetch.c = reinterpret_cast<const char*>(c + (ir + kMR) * ldc + jr);
+        fetch.c_pitch = ldc * sizeof(T);
+        fetch.c_rows = kMR;
+      }
       // Direct A: rows past the block repeat its first row (valid memory;
       // their results land in the scratch tile and are dropped).
       const T* arows[kMR];
@@ -603,23 +655,35 @@ void MacroKernel(D d, size_t kc, const AView<T>& a, size_t mc, const BView<T>& b
         if constexpr (KernelSelected("stablehlo.convolution")) {
           if (b.ko != nullptr && split) {
             constexpr BSource kS = BSource::kWindowsSplit;
-            if (a.packed) MicroKernel<ASource::kPacked, kS>(d, kc, ap, arows, a.ko, bp, 0, runs, b.ko, out, ld, acc);
-            else if (a.ko) MicroKernel<ASource::kDirectGather, kS>(d, kc, ap, arows, a.ko, bp, 0, runs, b.ko, out, ld, acc);
-            else MicroKernel<ASource::kDirect, kS>(d, kc, ap, arows, a.ko, bp, 0, runs, b.ko, out, ld, acc);
+            if (a.packed)
+              MicroKernel<ASource::kPacked, kS, kPrefetch>(d, kc, ap, arows, a.ko, bp, 0, runs, b.ko, out, ld, acc, fetch);
+            else if (a.ko)
+              MicroKernel<ASource::kDirectGather, kS, kPrefetch>(d, kc, ap, arows, a.ko, bp, 0, runs, b.ko, out, ld, acc,
+                                                                 fetch);
+            else
+              MicroKernel<ASource::kDirect, kS, kPrefetch>(d, kc, ap, arows, a.ko, bp, 0, runs, b.ko, out, ld, acc, fetch);
             return;
           }
           if (b.ko != nullptr) {
             constexpr BSource kW = BSource::kWindows;
-            if (a.packed) MicroKernel<ASource::kPacked, kW>(d, kc, ap, arows, a.ko, bp, 0, runs, b.ko, out, ld, acc);
-            else if (a.ko) MicroKernel<ASource::kDirectGather, kW>(d, kc, ap, arows, a.ko, bp, 0, runs, b.ko, out, ld, acc);
-            else MicroKernel<ASource::kDirect, kW>(d, kc, ap, arows, a.ko, bp, 0, runs, b.ko, out, ld, acc);
+            if (a.packed)
+              MicroKernel<ASource::kPacked, kW, kPrefetch>(d, kc, ap, arows, a.ko, bp, 0, runs, b.ko, out, ld, acc, fetch);
+            else if (a.ko)
+              MicroKernel<ASource::kDirectGather, kW, kPrefetch>(d, kc, ap, arows, a.ko, bp, 0, runs, b.ko, out, ld, acc,
+                                                                 fetch);
+            else
+              MicroKernel<ASource::kDirect, kW, kPrefetch>(d, kc, ap, arows, a.ko, bp, 0, runs, b.ko, out, ld, acc, fetch);
             return;
           }
         }
         constexpr BSource kP = BSource::kPanels;
-        if (a.packed) MicroKernel<ASource::kPacked, kP>(d, kc, ap, arows, a.ko, bp, b.ld, runs, b.ko, out, ld, acc);
-        else if (a.ko) MicroKernel<ASource::kDirectGather, kP>(d, kc, ap, arows, a.ko, bp, b.ld, runs, b.ko, out, ld, acc);
-        else MicroKernel<ASource::kDirect, kP>(d, kc, ap, arows, a.ko, bp, b.ld, runs, b.ko, out, ld, acc);
+        if (a.packed)
+          MicroKernel<ASource::kPacked, kP, kPrefetch>(d, kc, ap, arows, a.ko, bp, b.ld, runs, b.ko, out, ld, acc, fetch);
+        else if (a.ko)
+          MicroKernel<ASource::kDirectGather, kP, kPrefetch>(d, kc, ap, arows, a.ko, bp, b.ld, runs, b.ko, out, ld, acc,
+                                                             fetch);
+        else
+          MicroKernel<ASource::kDirect, kP, kPrefetch>(d, kc, ap, arows, a.ko, bp, b.ld, runs, b.ko, out, ld, acc, fetch);
       };
       T* ct = c + ir * ldc + jr;
       if (rows == kMR && cols == nr) {
