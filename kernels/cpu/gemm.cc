@@ -479,13 +479,6 @@ HWY_INLINE hn::Vec<D> LoadB(D d, const E* x) {
   }
 }
 
-template <BStorage S, typename T, typename E>
-HWY_INLINE T ScalarB(E x) {
-  if constexpr (S == BStorage::kSame) return x;
-  else if constexpr (S == BStorage::kBF16) return BF16ToF32(x);
-  else return F16ToF32(x);
-}
-
 // Row-streaming product for short A: C[i][j] = sum_p A[i][p] * B[p][j],
 // accumulating 4 vectors of C per pass over the rows of B (contiguous in j).
 // kUniform: A's row is contiguous along p and B's rows are `ldb` apart (the
@@ -552,10 +545,34 @@ void GemvRows(const GemmProblem& p, int64_t bi, size_t j_begin, size_t j_end, in
       for (size_t q = 0; q < k; ++q) c0 = hn::MulAdd(hn::Set(d, a_at(ai, q)), LoadB<S>(d, b_row(q) + j), c0);
       hn::StoreU(c0, d, ci + j);
     }
-    for (; j < j_end; ++j) {  // fewer columns than one vector
-      T sum = T(0);
-      for (size_t q = 0; q < k; ++q) sum += a_at(ai, q) * ScalarB<S, T>(b_row(q)[j]);
-      ci[j] = sum;
+    if (j < j_end) {
+      // Fewer columns than one vector (a classifier's 10 classes): one
+      // vector whose first `cols` lanes are the columns, each still summed
+      // over q in order (the element-by-element loop took a tenth of a
+      // batch-1 MLP). A whole vector is loaded from a row while its lanes
+      // stay within B (the lanes past the columns then hold the next row's
+      // elements, and are dropped); the last rows' columns are copied into
+      // a zeroed vector first.
+      const size_t cols = j_end - j;
+      HWY_ALIGN BElement<S, T> tail[hn::MaxLanes(d)] = {};
+      HWY_ALIGN T out[hn::MaxLanes(d)];
+      size_t whole = 0;  // rows loaded whole
+      if constexpr (kUniform) {
+        // Row q's vector ends before B's last column ends: q * ldb + j + N
+        // <= (k - 1) * ldb + j_end.
+        if (ldb > 0 && static_cast<int64_t>(N) <= (static_cast<int64_t>(k) - 1) * ldb + static_cast<int64_t>(cols))
+          whole = std::min<size_t>(
+              k, static_cast<size_t>(((static_cast<int64_t>(k) - 1) * ldb + static_cast<int64_t>(cols) - static_cast<int64_t>(N)) /
+                                     ldb) + 1);
+      }
+      auto c0 = hn::Zero(d);
+      for (size_t q = 0; q < whole; ++q) c0 = hn::MulAdd(hn::Set(d, a_at(ai, q)), LoadB<S>(d, b_row(q) + j), c0);
+      for (size_t q = whole; q < k; ++q) {
+        std::copy_n(b_row(q) + j, cols, tail);
+        c0 = hn::MulAdd(hn::Set(d, a_at(ai, q)), LoadB<S>(d, tail), c0);
+      }
+      hn::Store(c0, d, out);
+      std::copy_n(out, cols, ci + j);
     }
   }
 }
