@@ -7,7 +7,8 @@
 // adding it to -0. The row is read as vec4 texels (four lanes at a time; a
 // gather on lavapipe, where a storage-buffer load is a loop over the lanes)
 // where the operand's offset and N are multiples of 4 and its view reaches
-// its end (uniform over the dispatch), else word by word. No shared memory
+// its end (uniform over the dispatch), as texels shifted by each row's
+// start where N is not, else word by word. No shared memory
 // and no barriers. The generator defines kiln_body (the reduce's body on
 // two values), the row length N and the store.
 layout(set = 0, binding = $ATEX) uniform samplerBuffer a_tex;
@@ -41,6 +42,36 @@ void main() {
         lane[8 * h + 4 + e] = hi[e];
       }
     }
+  } else if (groups > 0u && a0 / 4u < texels && ((a0 & 3u) + p[0] * N + 3u) / 4u <= texels - a0 / 4u) {
+    // Rows that do not start on a texel (a 7x7 window of an NCHW tensor:
+    // rows of 49): the same passes, eight elements from the three texels
+    // that hold them, shifted by the row's start within its first texel
+    // (which differs from row to row: per-lane selects, no gathers). The
+    // last row's last texel may be past the view: clamped, and unused.
+    const uint s = a0 + base, m = s & 3u;
+    const int t0 = int(s >> 2u), last = int(texels) - 1;
+    [[unroll]] for (int h = 0; h < 2; ++h) {
+      vec4 lo = vec4(0.0), hi = vec4(0.0);
+      for (uint g = 0u; g < groups; ++g) {
+        const int t = t0 + int(4u * g) + 2 * h;
+        const vec4 x0 = texelFetch(a_tex, t), x1 = texelFetch(a_tex, t + 1), x2 = texelFetch(a_tex, min(t + 2, last));
+        const vec4 ql = m == 0u ? x0 : m == 1u ? vec4(x0.yzw, x1.x) : m == 2u ? vec4(x0.zw, x1.xy) : vec4(x0.w, x1.xyz);
+        const vec4 qh = m == 0u ? x1 : m == 1u ? vec4(x1.yzw, x2.x) : m == 2u ? vec4(x1.zw, x2.xy) : vec4(x1.w, x2.xyz);
+        if (g == 0u) {
+          lo = ql;
+          hi = qh;
+        } else {
+          [[unroll]] for (int e = 0; e < 4; ++e) {
+            lo[e] = kiln_body(lo[e], ql[e]);
+            hi[e] = kiln_body(hi[e], qh[e]);
+          }
+        }
+      }
+      [[unroll]] for (int e = 0; e < 4; ++e) {
+        lane[8 * h + e] = lo[e];
+        lane[8 * h + 4 + e] = hi[e];
+      }
+    }
   } else if (groups > 0u) {
     [[unroll]] for (uint j = 0u; j < 16u; ++j) lane[j] = ld0(base + j);
     for (uint g = 1u; g < groups; ++g)
@@ -55,10 +86,16 @@ void main() {
       lane[j] = groups > 0u ? kiln_body(lane[j], x) : x;
     }
   }
-  // The pairwise fold, over the lanes that hold elements.
-  [[unroll]] for (uint h = 8u; h >= 1u; h /= 2u)
-    [[unroll]] for (uint j = 0u; j < h; ++j)
-      if (j + h < lanes) lane[j] = kiln_body(lane[j], lane[j + h]);
+  // The pairwise fold, over the lanes that hold elements. (Written out per
+  // step: a loop halving its step was not unrolled, and its indexing put
+  // the lanes in memory, a third of a row of 64's time on lavapipe.)
+  [[unroll]] for (uint j = 0u; j < 8u; ++j)
+    if (j + 8u < lanes) lane[j] = kiln_body(lane[j], lane[j + 8u]);
+  [[unroll]] for (uint j = 0u; j < 4u; ++j)
+    if (j + 4u < lanes) lane[j] = kiln_body(lane[j], lane[j + 4u]);
+  [[unroll]] for (uint j = 0u; j < 2u; ++j)
+    if (j + 2u < lanes) lane[j] = kiln_body(lane[j], lane[j + 2u]);
+  if (1u < lanes) lane[0] = kiln_body(lane[0], lane[1]);
   const float init = ld1(0u);
   const float result = lanes > 0u ? kiln_body(init, lane[0]) : init;
 $STORE

@@ -3,7 +3,8 @@
 // reduce over the innermost axes, summing in the reference's 16-lane order
 // (docs/kernels.md, "Reduction order"), so the same bits as the CPU device:
 // row lengths that are multiples of 16, of 4 only, and neither (vec4 texel
-// reads and word reads), two reduced axes, a maximum, rows shorter than 16
+// reads, shifted by each row's start where rows do not start on a texel),
+// two reduced axes (rows of 49, a 7x7 window of NCHW), a maximum, rows shorter than 16
 // through a shader chosen for longer ones (the same executable), and a
 // non-finite element.
 #include <gtest/gtest.h>
@@ -45,7 +46,9 @@ TEST_F(VulkanTest, RowReductionsMatchCpuBitForBit) {
   const std::vector<Case> cases = {
       {"whole_groups", {64, 256}, {64}, "1", "add"},   // texels, 16 lanes each fed 16 times
       {"fours", {70, 100}, {70}, "1", "add"},          // texels, then a tail of 4
-      {"odd", {65, 333}, {65}, "1", "add"},            // words, a tail of 13
+      {"odd", {65, 333}, {65}, "1", "add"},            // shifted texels, a tail of 13
+      {"nchw_window", {2, 64, 7, 7}, {2, 64}, "2, 3", "add"},  // rows of 49: each row's shift in turn
+      {"odd_maximum", {80, 19}, {80}, "1", "maximum"},          // one group of 16, a tail of 3
       {"two_axes", {3, 32, 8, 9}, {3, 32}, "2, 3", "add"},
       {"maximum", {96, 48}, {96}, "1", "maximum"},
       // The same executable as whole_groups (same op and attributes): rows of 5.
