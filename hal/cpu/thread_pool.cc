@@ -122,6 +122,7 @@ void ThreadPool::Start(const ThreadPoolOptions& options) {
     }
   const int threads = *resolved;
   try {
+    claimed_ = std::make_unique<std::atomic<bool>[]>(static_cast<size_t>(threads));
     threads_.reserve(static_cast<size_t>(threads - 1));
     for (int i = 1; i < threads; ++i) {
       threads_.emplace_back([this, i] { WorkerLoop(i); });
@@ -170,19 +171,38 @@ void ThreadPool::Stop() {
   threads_.clear();
 }
 
-void ThreadPool::Drain(int worker) {
-  for (int64_t task; (task = next_task_.fetch_add(1)) < num_tasks_;) {
-    try {
-      (*fn_)(task, worker);
-    } catch (...) {
-      std::lock_guard<std::mutex> l(error_mu_);
-      if (!error_) error_ = std::current_exception();
-      next_task_.store(num_tasks_);  // the job has failed: skip what is left
-    }
+void ThreadPool::RunTask(int64_t task, int worker) {
+  try {
+    (*fn_)(task, worker);
+  } catch (...) {
+    std::lock_guard<std::mutex> l(error_mu_);
+    if (!error_) error_ = std::current_exception();
+    next_task_.store(num_tasks_);  // the job has failed: skip what is left
   }
 }
 
-void ThreadPool::Run(int64_t num_tasks, TaskFn fn) {
+void ThreadPool::Drain(int worker) {
+  if (affine_) {
+    // Each worker its own task; the caller (worker 0) then every task no
+    // worker has claimed yet, so a late worker's share is not waited for
+    // (a worker that took others' tasks too took them from workers about
+    // to wake). A failed job (next_task_ at its end) starts no more.
+    auto claim = [&](int64_t t) {
+      if (next_task_.load() < num_tasks_ && !claimed_[static_cast<size_t>(t)].exchange(true)) RunTask(t, worker);
+    };
+    if (worker < num_tasks_) claim(worker);
+    if (worker == 0)
+      for (int64_t t = 1; t < num_tasks_; ++t) claim(t);
+    return;
+  }
+  for (int64_t task; (task = next_task_.fetch_add(1)) < num_tasks_;) RunTask(task, worker);
+}
+
+void ThreadPool::Run(int64_t num_tasks, TaskFn fn) { RunJob(num_tasks, fn, false); }
+
+void ThreadPool::RunAffine(int64_t num_tasks, TaskFn fn) { RunJob(num_tasks, fn, num_tasks <= num_workers()); }
+
+void ThreadPool::RunJob(int64_t num_tasks, TaskFn& fn, bool affine) {
   bool idle = false;
   if (threads_.empty() || num_tasks <= 1 || !running_.compare_exchange_strong(idle, true)) {
     for (int64_t t = 0; t < num_tasks; ++t) fn(t, 0);
@@ -193,6 +213,9 @@ void ThreadPool::Run(int64_t num_tasks, TaskFn fn) {
   // with nothing; the generation bump publishes them.
   fn_ = &fn;
   num_tasks_ = num_tasks;
+  affine_ = affine;
+  if (affine)
+    for (int64_t t = 0; t < num_tasks; ++t) claimed_[static_cast<size_t>(t)].store(false, std::memory_order_relaxed);
   next_task_.store(0);
   busy_workers_.store(static_cast<int>(threads_.size()));
   generation_.fetch_add(1);

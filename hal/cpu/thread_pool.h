@@ -75,6 +75,9 @@ class ThreadPool final : public TaskRunner {
 
   int num_workers() const override { return static_cast<int>(threads_.size()) + 1; }
   void Run(int64_t num_tasks, TaskFn fn) override;
+  // Task t to worker t, or to the caller where that worker has not taken
+  // it by the time the caller's own task is done.
+  void RunAffine(int64_t num_tasks, TaskFn fn) override;
 
   // The size of a pool asked for with `threads`: `threads` itself when
   // positive (at most kMaxThreads); for 0, the environment variable
@@ -96,6 +99,11 @@ class ThreadPool final : public TaskRunner {
   void Stop();
   // Takes tasks of the current job until none are left.
   void Drain(int worker);
+  // Runs one task, recording the first exception (which ends the job).
+  void RunTask(int64_t task, int worker);
+  // Publishes a job of num_tasks (affine or not) to the workers, drains it
+  // on the calling thread and waits for the workers to leave it.
+  void RunJob(int64_t num_tasks, TaskFn& fn, bool affine);
   // Waits as spin_ says until done() holds or the spin time passes; returns done().
   template <typename Done>
   bool SpinFor(const Done& done) const;
@@ -120,6 +128,10 @@ class ThreadPool final : public TaskRunner {
   std::atomic<bool> stopping_{false};
   const TaskFn* fn_ = nullptr;
   int64_t num_tasks_ = 0;
+  // An affine job (RunAffine): task t is claimed through claimed_[t]
+  // (num_tasks_ <= the workers), worker t trying its own first.
+  bool affine_ = false;
+  std::unique_ptr<std::atomic<bool>[]> claimed_;
   // The first exception a task of the current job threw (a kernel out of
   // memory): the job's remaining tasks are skipped and Run rethrows it on the
   // caller's thread once every worker is out, so nothing reaches a worker's

@@ -41,6 +41,13 @@ class TaskRunner {
   // worker index, so a kernel can keep per-worker scratch for the call (a nested or concurrent call that
   // finds the pool busy runs its own tasks in order on its thread, as worker 0 of that call).
   virtual void Run(int64_t num_tasks, TaskFn fn) = 0;
+  // Like Run for at most num_workers() tasks, but task t goes to worker t
+  // where that worker is ready for it (a late one's task is taken by
+  // another, so nothing waits on a sleeping thread): a kernel that splits
+  // the same data the same way on every call then finds each share in the
+  // cache of the core that read it last time (a batch-1 layer's weights in
+  // the two cores' L2). Without such a pool: Run.
+  virtual void RunAffine(int64_t num_tasks, TaskFn fn) { Run(num_tasks, fn); }
 };
 
 inline int NumWorkers(const TaskRunner* runner) { return runner ? runner->num_workers() : 1; }
@@ -51,6 +58,17 @@ inline void ParallelFor(TaskRunner* runner, int64_t num_tasks, TaskFn fn) {
     return;
   }
   runner->Run(num_tasks, fn);
+}
+
+// ParallelFor through TaskRunner::RunAffine (where num_tasks <= the
+// runner's workers; otherwise as ParallelFor).
+inline void ParallelForAffine(TaskRunner* runner, int64_t num_tasks, TaskFn fn) {
+  if (runner == nullptr || runner->num_workers() <= 1 || num_tasks <= 1) {
+    for (int64_t t = 0; t < num_tasks; ++t) fn(t, 0);
+    return;
+  }
+  if (num_tasks > runner->num_workers()) return runner->Run(num_tasks, fn);
+  runner->RunAffine(num_tasks, fn);
 }
 
 // Runs fn on `count` items of `problem` in tasks of `per_task` (>= 1): each

@@ -598,7 +598,10 @@ void GemvSplit(const GemmProblem& p) {
   const size_t per_worker = (n + NumWorkers(gemv_runner) - 1) / NumWorkers(gemv_runner);
   const size_t chunk = std::max(block, (per_worker + block - 1) / block * block);
   const int64_t chunks = static_cast<int64_t>((n + chunk - 1) / chunk);
-  ParallelFor(gemv_runner, p.batch * chunks, [&](int64_t t, int) {
+  // One chunk per worker, each to the same worker on every call
+  // (ParallelForAffine): a layer's weights, split the same way each time,
+  // stay in the caches of the cores that read them.
+  ParallelForAffine(gemv_runner, p.batch * chunks, [&](int64_t t, int) {
     const size_t j0 = static_cast<size_t>(t % chunks) * chunk;
     Gemv<T, S>(p, t / chunks, j0, std::min(n, j0 + chunk));
   });

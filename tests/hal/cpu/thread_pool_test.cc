@@ -8,9 +8,11 @@
 #include <sys/resource.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -41,6 +43,39 @@ TEST(ThreadPool, RunsEveryTaskOnceWithExclusiveWorkerIndices) {
     EXPECT_FALSE(overlap);
     EXPECT_FALSE(out_of_range);
   }
+}
+
+// RunAffine: each task once, indices exclusive, every count of tasks up to
+// the workers (and ParallelForAffine's fallback past them); with the
+// caller's task long enough for every worker to wake, task t runs on worker
+// t; a task's exception reaches the caller and the pool stays usable.
+TEST(ThreadPool, AffineRunsEachTaskOnceOnItsOwnWorker) {
+  ThreadPool pool(4);
+  for (int64_t tasks : {2, 3, 4, 9}) {
+    for (int round = 0; round < 50; ++round) {
+      std::vector<std::atomic<int>> runs(static_cast<size_t>(tasks)), busy(4);
+      std::atomic<bool> overlap{false};
+      ParallelForAffine(&pool, tasks, [&](int64_t t, int w) {
+        if (busy[static_cast<size_t>(w)].fetch_add(1) != 0) overlap = true;
+        runs[static_cast<size_t>(t)].fetch_add(1);
+        busy[static_cast<size_t>(w)].fetch_sub(1);
+      });
+      for (int64_t t = 0; t < tasks; ++t) ASSERT_EQ(runs[static_cast<size_t>(t)].load(), 1) << t << " of " << tasks;
+      ASSERT_FALSE(overlap);
+    }
+  }
+  std::vector<std::atomic<int>> ran_on(4);
+  pool.RunAffine(4, [&](int64_t t, int w) {
+    if (t == 0) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    ran_on[static_cast<size_t>(t)] = w;
+  });
+  for (int t = 0; t < 4; ++t) EXPECT_EQ(ran_on[static_cast<size_t>(t)].load(), t);
+  EXPECT_THROW(pool.RunAffine(3, [](int64_t t, int) {
+    if (t == 2) throw std::runtime_error("task 2");
+  }), std::runtime_error);
+  std::atomic<int> after{0};
+  pool.RunAffine(4, [&](int64_t, int) { after.fetch_add(1); });
+  EXPECT_EQ(after.load(), 4);
 }
 
 TEST(ThreadPool, NestedRunDoesNotDeadlock) {
