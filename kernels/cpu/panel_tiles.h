@@ -37,9 +37,17 @@ constexpr int64_t kTasksPerWorker = 4;
 template <class F, class Begin = NoTaskBegin>
 void ForEachPanelRow(TaskRunner* runner, int64_t batch, int64_t mp, int64_t np, int64_t row_panels,
                      int64_t col_panels, const F& fn, const Begin& begin = {}) {
-  if (const int64_t workers = NumWorkers(runner); workers > 1)
+  const int64_t col_groups = (np + col_panels - 1) / col_panels;
+  if (const int64_t workers = NumWorkers(runner); workers > 1) {
     row_panels = std::max(row_panels, (mp + kTasksPerWorker * workers - 1) / (kTasksPerWorker * workers));
-  const int64_t row_groups = (mp + row_panels - 1) / row_panels, col_groups = (np + col_panels - 1) / col_panels;
+    // At least a task per worker where the rows allow: a batch-1 1x1
+    // convolution over 16x16 positions has 8 row panels, one group, and
+    // ran on one thread with its requantize (13 us of an int8 block's 39).
+    const int64_t per_row_group = std::max<int64_t>(1, batch * col_groups);
+    const int64_t want_row_groups = (workers + per_row_group - 1) / per_row_group;
+    row_panels = std::min(row_panels, std::max<int64_t>(1, (mp + want_row_groups - 1) / want_row_groups));
+  }
+  const int64_t row_groups = (mp + row_panels - 1) / row_panels;
   constexpr int kMaxTracked = 256;  // more workers than this: begin() before every task
   constexpr bool kBegin = !std::is_same_v<Begin, NoTaskBegin>;
   bool began[kBegin ? kMaxTracked : 1] = {};
