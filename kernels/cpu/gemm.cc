@@ -403,8 +403,10 @@ void PackB(const GemmProblem& p, const T* b, int64_t bbase, size_t pc, size_t kc
       return;
     }
   }
-  if (p.b_n_contiguous) {
-    // Row by row across the panels: each row of B is read once, in order
+  if (!KILN_SELECTIVE_BUILD && p.b_n_contiguous) {
+    // (Not in selective builds, whose B is a constant packed once at load:
+    // the element loop below serves, and their binary stays within its
+    // budget.) Row by row across the panels: each row of B is read once, in order
     // (panel by panel, the rows were read a panel width at a time, a whole
     // row apart). A whole panel row is a copy of the target's panel width,
     // which the compiler inlines where that width is fixed: a memcpy call
@@ -545,6 +547,15 @@ void GemvRows(const GemmProblem& p, int64_t bi, size_t j_begin, size_t j_end, in
       for (size_t q = 0; q < k; ++q) c0 = hn::MulAdd(hn::Set(d, a_at(ai, q)), LoadB<S>(d, b_row(q) + j), c0);
       hn::StoreU(c0, d, ci + j);
     }
+#if KILN_SELECTIVE_BUILD
+    // (Selective builds keep the element-by-element loop: the vector form
+    // below is 8 KB of a minimal runtime's 400 KB budget.)
+    for (; j < j_end; ++j) {
+      T sum = T(0);
+      for (size_t q = 0; q < k; ++q) sum = std::fma(a_at(ai, q), static_cast<T>(b_row(q)[j]), sum);
+      ci[j] = sum;
+    }
+#else
     if (j < j_end) {
       // Fewer columns than one vector (a classifier's 10 classes): one
       // vector whose first `cols` lanes are the columns, each still summed
@@ -574,6 +585,7 @@ void GemvRows(const GemmProblem& p, int64_t bi, size_t j_begin, size_t j_end, in
       hn::Store(c0, d, out);
       std::copy_n(out, cols, ci + j);
     }
+#endif
   }
 }
 
@@ -601,10 +613,16 @@ void GemvSplit(const GemmProblem& p) {
   // One chunk per worker, each to the same worker on every call
   // (ParallelForAffine): a layer's weights, split the same way each time,
   // stay in the caches of the cores that read them.
-  ParallelForAffine(gemv_runner, p.batch * chunks, [&](int64_t t, int) {
+  // (Selective builds: ParallelFor, whose code they have anyway.)
+  auto task = [&](int64_t t, int) {
     const size_t j0 = static_cast<size_t>(t % chunks) * chunk;
     Gemv<T, S>(p, t / chunks, j0, std::min(n, j0 + chunk));
-  });
+  };
+  if constexpr (KILN_SELECTIVE_BUILD) {
+    ParallelFor(gemv_runner, p.batch * chunks, task);
+  } else {
+    ParallelForAffine(gemv_runner, p.batch * chunks, task);
+  }
 }
 
 // C[0:mc][0:cols] (ldc apart) (+)= A (mc x kc) x B (kc x cols), micro-tile
