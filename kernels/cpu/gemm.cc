@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #undef HWY_TARGET_INCLUDE
@@ -55,6 +56,25 @@ constexpr double kGemvParallelMinElements = 1 << 16;
 // (one pool hand-off) rather than per contraction step (three hand-offs per
 // step, but B packed once and shared).
 constexpr double kIndependentTilesMaxMacs = 1 << 26;
+
+// The paths a selective build (a deployment's minimal runtime, held to its
+// size budget by scripts/selective_check.sh) leaves out. Each has a simpler
+// form, kept in every build, that gives the same bits; these paths only make
+// it faster.
+// - the batch-1 product's columns past the last whole vector as one vector
+//   (else one column at a time, each a std::fma loop over k);
+constexpr bool kGemvVectorTail = !KILN_SELECTIVE_BUILD;
+// - the batch-1 product's column chunks on the same worker every call
+//   (ParallelForAffine; else ParallelFor);
+constexpr bool kGemvAffineSplit = !KILN_SELECTIVE_BUILD;
+// - B packed row by row when its columns are contiguous (else element by
+//   element: a selective build's B is a constant packed once at load);
+constexpr bool kPackBByRows = !KILN_SELECTIVE_BUILD;
+// - software prefetches in the large products' macro-kernel (a second copy
+//   of it per target);
+constexpr bool kPrefetchLarge = !KILN_SELECTIVE_BUILD;
+// - f32 products over f16/bf16 B read in place (GemvHalfBF32; else
+//   converted first).
 
 // The GEMM's per-thread scratch (thread_scratch.h): packed A blocks, packed
 // B chunks, result tiles.
@@ -403,10 +423,8 @@ void PackB(const GemmProblem& p, const T* b, int64_t bbase, size_t pc, size_t kc
       return;
     }
   }
-  if (!KILN_SELECTIVE_BUILD && p.b_n_contiguous) {
-    // (Not in selective builds, whose B is a constant packed once at load:
-    // the element loop below serves, and their binary stays within its
-    // budget.) Row by row across the panels: each row of B is read once, in order
+  if (kPackBByRows && p.b_n_contiguous) {
+    // Row by row across the panels: each row of B is read once, in order
     // (panel by panel, the rows were read a panel width at a time, a whole
     // row apart). A whole panel row is a copy of the target's panel width,
     // which the compiler inlines where that width is fixed: a memcpy call
@@ -547,16 +565,14 @@ void GemvRows(const GemmProblem& p, int64_t bi, size_t j_begin, size_t j_end, in
       for (size_t q = 0; q < k; ++q) c0 = hn::MulAdd(hn::Set(d, a_at(ai, q)), LoadB<S>(d, b_row(q) + j), c0);
       hn::StoreU(c0, d, ci + j);
     }
-#if KILN_SELECTIVE_BUILD
-    // (Selective builds keep the element-by-element loop: the vector form
-    // below is 8 KB of a minimal runtime's 400 KB budget.)
-    for (; j < j_end; ++j) {
-      T sum = T(0);
-      for (size_t q = 0; q < k; ++q) sum = std::fma(a_at(ai, q), static_cast<T>(b_row(q)[j]), sum);
-      ci[j] = sum;
-    }
-#else
-    if (j < j_end) {
+    if constexpr (!kGemvVectorTail) {
+      // (The vector form below is 8 KB of a minimal runtime's budget.)
+      for (; j < j_end; ++j) {
+        T sum = T(0);
+        for (size_t q = 0; q < k; ++q) sum = std::fma(a_at(ai, q), static_cast<T>(b_row(q)[j]), sum);
+        ci[j] = sum;
+      }
+    } else if (j < j_end) {
       // Fewer columns than one vector (a classifier's 10 classes): one
       // vector whose first `cols` lanes are the columns, each still summed
       // over q in order (the element-by-element loop took a tenth of a
@@ -585,7 +601,6 @@ void GemvRows(const GemmProblem& p, int64_t bi, size_t j_begin, size_t j_end, in
       hn::Store(c0, d, out);
       std::copy_n(out, cols, ci + j);
     }
-#endif
   }
 }
 
@@ -613,24 +628,19 @@ void GemvSplit(const GemmProblem& p) {
   // One chunk per worker, each to the same worker on every call
   // (ParallelForAffine): a layer's weights, split the same way each time,
   // stay in the caches of the cores that read them.
-  // (Selective builds: ParallelFor, whose code they have anyway.)
   auto task = [&](int64_t t, int) {
     const size_t j0 = static_cast<size_t>(t % chunks) * chunk;
     Gemv<T, S>(p, t / chunks, j0, std::min(n, j0 + chunk));
   };
-  if constexpr (KILN_SELECTIVE_BUILD) {
-    ParallelFor(gemv_runner, p.batch * chunks, task);
-  } else {
+  if constexpr (kGemvAffineSplit) {
     ParallelForAffine(gemv_runner, p.batch * chunks, task);
+  } else {
+    ParallelFor(gemv_runner, p.batch * chunks, task);
   }
 }
 
 // C[0:mc][0:cols] (ldc apart) (+)= A (mc x kc) x B (kc x cols), micro-tile
 // by micro-tile.
-// Whether the large products' path prefetches (MacroKernel's kPrefetch):
-// not in selective builds, where a second copy of the macro-kernel per
-// target would weigh more than it gains.
-constexpr bool kPrefetchLarge = !KILN_SELECTIVE_BUILD;
 
 template <bool kPrefetch = false, class D, typename T = hn::TFromD<D>>
 void MacroKernel(D d, size_t kc, const AView<T>& a, size_t mc, const BView<T>& b, size_t cols_total, T* c,
@@ -690,38 +700,29 @@ void MacroKernel(D d, size_t kc, const AView<T>& a, size_t mc, const BView<T>& b
       if (!a.packed)
         for (size_t r = 0; r < kMR; ++r) arows[r] = a.rows[ir + (r < rows ? r : 0)];
       auto micro = [&](T* out, size_t ld, bool acc) {
+        // One micro-kernel per (A source, B source) pair. (Inlined, as the
+        // dispatch written out per B source was: a call here moved the
+        // minimal runtime past a page of its size budget.)
+        auto with_b = [&](auto b_source, size_t ldb) __attribute__((always_inline)) {
+          constexpr BSource kB = decltype(b_source)::value;
+          if (a.packed)
+            MicroKernel<ASource::kPacked, kB, kPrefetch>(d, kc, ap, arows, a.ko, bp, ldb, runs, b.ko, out, ld, acc, fetch);
+          else if (a.ko)
+            MicroKernel<ASource::kDirectGather, kB, kPrefetch>(d, kc, ap, arows, a.ko, bp, ldb, runs, b.ko, out, ld, acc,
+                                                               fetch);
+          else
+            MicroKernel<ASource::kDirect, kB, kPrefetch>(d, kc, ap, arows, a.ko, bp, ldb, runs, b.ko, out, ld, acc, fetch);
+        };
         if constexpr (KernelSelected("stablehlo.convolution")) {
-          if (b.ko != nullptr && split) {
-            constexpr BSource kS = BSource::kWindowsSplit;
-            if (a.packed)
-              MicroKernel<ASource::kPacked, kS, kPrefetch>(d, kc, ap, arows, a.ko, bp, 0, runs, b.ko, out, ld, acc, fetch);
-            else if (a.ko)
-              MicroKernel<ASource::kDirectGather, kS, kPrefetch>(d, kc, ap, arows, a.ko, bp, 0, runs, b.ko, out, ld, acc,
-                                                                 fetch);
-            else
-              MicroKernel<ASource::kDirect, kS, kPrefetch>(d, kc, ap, arows, a.ko, bp, 0, runs, b.ko, out, ld, acc, fetch);
-            return;
-          }
           if (b.ko != nullptr) {
-            constexpr BSource kW = BSource::kWindows;
-            if (a.packed)
-              MicroKernel<ASource::kPacked, kW, kPrefetch>(d, kc, ap, arows, a.ko, bp, 0, runs, b.ko, out, ld, acc, fetch);
-            else if (a.ko)
-              MicroKernel<ASource::kDirectGather, kW, kPrefetch>(d, kc, ap, arows, a.ko, bp, 0, runs, b.ko, out, ld, acc,
-                                                                 fetch);
+            if (split)
+              with_b(std::integral_constant<BSource, BSource::kWindowsSplit>(), 0);
             else
-              MicroKernel<ASource::kDirect, kW, kPrefetch>(d, kc, ap, arows, a.ko, bp, 0, runs, b.ko, out, ld, acc, fetch);
+              with_b(std::integral_constant<BSource, BSource::kWindows>(), 0);
             return;
           }
         }
-        constexpr BSource kP = BSource::kPanels;
-        if (a.packed)
-          MicroKernel<ASource::kPacked, kP, kPrefetch>(d, kc, ap, arows, a.ko, bp, b.ld, runs, b.ko, out, ld, acc, fetch);
-        else if (a.ko)
-          MicroKernel<ASource::kDirectGather, kP, kPrefetch>(d, kc, ap, arows, a.ko, bp, b.ld, runs, b.ko, out, ld, acc,
-                                                             fetch);
-        else
-          MicroKernel<ASource::kDirect, kP, kPrefetch>(d, kc, ap, arows, a.ko, bp, b.ld, runs, b.ko, out, ld, acc, fetch);
+        with_b(std::integral_constant<BSource, BSource::kPanels>(), b.ld);
       };
       T* ct = c + ir * ldc + jr;
       if (rows == kMR && cols == nr) {
@@ -952,6 +953,8 @@ void GemmF32(const GemmProblem& p) { Gemm<float>(p); }
 // An f32 product of at most kGemvRows rows over a B of f16/bf16 bits read in
 // place (RunGemvHalfB); false where the row-streaming path does not apply.
 bool GemvHalfBF32(const GemmProblem& p, bool bf16) {
+  // (An #if, not `if constexpr`: outside a template the discarded branch
+  // would still instantiate, and emit, both half-precision products.)
 #if KILN_SELECTIVE_BUILD
   return false;
 #else

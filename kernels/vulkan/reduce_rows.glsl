@@ -13,6 +13,14 @@
 // two values), the row length N and the store.
 layout(set = 0, binding = $ATEX) uniform samplerBuffer a_tex;
 $BODY_FUNCTION
+// One group's eight elements of a pass (ql: lanes 8h .. 8h + 3, qh: the next
+// four) folded into the pass's accumulators.
+void kiln_fold8(inout vec4 lo, inout vec4 hi, const vec4 ql, const vec4 qh) {
+  [[unroll]] for (int e = 0; e < 4; ++e) {
+    lo[e] = kiln_body(lo[e], ql[e]);
+    hi[e] = kiln_body(hi[e], qh[e]);
+  }
+}
 void main() {
   const uint row = kiln_linear_id();
   if (row >= p[0]) return;
@@ -30,12 +38,7 @@ void main() {
     [[unroll]] for (int h = 0; h < 2; ++h) {
       vec4 lo = texelFetch(a_tex, t0 + 2 * h), hi = texelFetch(a_tex, t0 + 2 * h + 1);
       for (uint g = 1u; g < groups; ++g) {
-        const vec4 ql = texelFetch(a_tex, t0 + int(4u * g) + 2 * h);
-        const vec4 qh = texelFetch(a_tex, t0 + int(4u * g) + 2 * h + 1);
-        [[unroll]] for (int e = 0; e < 4; ++e) {
-          lo[e] = kiln_body(lo[e], ql[e]);
-          hi[e] = kiln_body(hi[e], qh[e]);
-        }
+        kiln_fold8(lo, hi, texelFetch(a_tex, t0 + int(4u * g) + 2 * h), texelFetch(a_tex, t0 + int(4u * g) + 2 * h + 1));
       }
       [[unroll]] for (int e = 0; e < 4; ++e) {
         lane[8 * h + e] = lo[e];
@@ -61,10 +64,7 @@ void main() {
           lo = ql;
           hi = qh;
         } else {
-          [[unroll]] for (int e = 0; e < 4; ++e) {
-            lo[e] = kiln_body(lo[e], ql[e]);
-            hi[e] = kiln_body(hi[e], qh[e]);
-          }
+          kiln_fold8(lo, hi, ql, qh);
         }
       }
       [[unroll]] for (int e = 0; e < 4; ++e) {
