@@ -211,8 +211,36 @@ StatusOr<ShaderSource> DotGeneralStrided(const KernelParams& kp, const DispatchU
     ka += " + " + k + " * " + lstride(lc[i]);
     kb += " + " + k + " * " + rstride(rc[i]);
   }
+  // The vec4 forms, for f32 whose last contracting dim is the lhs's
+  // innermost (WIDE 1: B's last contracting dim innermost too; WIDE 2: B's
+  // last free dim innermost); loops over the other contracting dims, in
+  // order, around the vec4 steps of the last.
+  int wide = 0;
+  if (!integer && !lc.empty() && lc.back() + 1 == static_cast<int64_t>(ldims.size()) && kTn % 4 == 0) {
+    if (rc.back() + 1 == static_cast<int64_t>(rdims.size()))
+      wide = 1;
+    else if (!rfree.empty() && rfree.back() + 1 == static_cast<int64_t>(rdims.size()))
+      wide = 2;
+  }
+  std::string wopen, wclose, wka = "0u", wkb = "0u", windent = "    ";
+  for (size_t i = 0; wide && i + 1 < lc.size(); ++i) {
+    const std::string k = "k" + S(static_cast<int64_t>(i));
+    wopen += windent + "for (uint " + k + " = 0u; " + k + " < " + ldims[lc[i]] + "; ++" + k + ") {\n";
+    wclose = windent + "}\n" + wclose;
+    windent += "  ";
+    wka += " + " + k + " * " + lstride(lc[i]);
+    wkb += " + " + k + " * " + rstride(rc[i]);
+  }
   std::string body = Fill(Template("dot_general_strided.glsl"),
                           {{"FUNCTIONS", ""},
+                           {"WIDE", S(wide)},
+                           {"K", wide ? ldims[lc.back()] : "0u"},
+                           {"NL", wide == 2 ? rdims[rfree.back()] : "0u"},
+                           {"BSTEP", wide == 2 ? rstride(rc.back()) : "0u"},
+                           {"WK_OPEN", wopen},
+                           {"WK_CLOSE", wclose},
+                           {"WKA", wka},
+                           {"WKB", wkb},
                            {"TEXELS", integer ? "false" : "true"},
                            {"ACC", integer ? "int" : "float"},
                            {"SCALAR_CONTRACTION", Template("dot_general_strided_loop.glsl")},

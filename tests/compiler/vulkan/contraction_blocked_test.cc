@@ -118,7 +118,13 @@ func.func @empty(%a: tensor<5x0xf32>, %b: tensor<0x6xf32>, %c: tensor<5x6xf32>) 
 // not lead, attention's products (batch dims [0, 2], contracting the last
 // dim of both, or the lhs's and the rhs's middle), the output projection
 // with the heads folded into the contraction ([1, 3] x [0, 1]), odd sizes
-// (edge tiles), no contracting dim and an empty contraction.
+// (edge tiles), no contracting dim and an empty contraction. The vec4 forms
+// (the last contracting dim the lhs's innermost, its extent a multiple of
+// 4): B read along k (its last contracting dim innermost too) and along n
+// (its last free dim innermost: extents 8, 12 and 20, so that a tile of 16
+// columns has clamped groups), with heads folded into the contraction, and
+// next to them the same layouts whose extents send them to the per-element
+// form (K of 19, n of 6).
 TEST_F(VulkanTest, DotGeneralOfOtherLayoutsTakesTheStridedBlockedShader) {
   std::vector<Case> cases = {
       {{13, 7}, {13, 9}, {7, 9}, "contracting_dims = [0] x [0]", 13},
@@ -128,6 +134,12 @@ TEST_F(VulkanTest, DotGeneralOfOtherLayoutsTakesTheStridedBlockedShader) {
       {{2, 4, 9, 6}, {4, 6, 21}, {2, 9, 21}, "contracting_dims = [1, 3] x [0, 1]", 24},
       {{3, 5}, {7, 2}, {3, 5, 7, 2}, "contracting_dims = [] x []", 1},
       {{4, 0, 3}, {0, 3, 5}, {4, 5}, "contracting_dims = [1, 2] x [0, 1]", 0},
+      {{2, 19, 3, 12}, {2, 21, 3, 12}, {2, 3, 19, 21}, "batching_dims = [0, 2] x [0, 2], contracting_dims = [3] x [3]", 12},
+      {{1, 3, 17, 20}, {1, 20, 3, 8}, {1, 3, 17, 8}, "batching_dims = [0, 1] x [0, 2], contracting_dims = [3] x [1]", 20},
+      {{2, 3, 9, 4}, {2, 4, 3, 12}, {2, 3, 9, 12}, "batching_dims = [0, 1] x [0, 2], contracting_dims = [3] x [1]", 4},
+      {{1, 3, 17, 8}, {1, 8, 3, 6}, {1, 3, 17, 6}, "batching_dims = [0, 1] x [0, 2], contracting_dims = [3] x [1]", 8},
+      {{2, 4, 9, 8}, {4, 8, 20}, {2, 9, 20}, "contracting_dims = [1, 3] x [0, 1]", 32},
+      {{2, 4, 9, 8}, {20, 4, 8}, {2, 9, 20}, "contracting_dims = [1, 3] x [1, 2]", 32},
   };
   RunDotCases(cpu_.get(), vulkan_.get(), cases, 8u, 37);
 }
