@@ -75,8 +75,9 @@ StatusOr<std::vector<uint8_t>> Compile(std::string_view source, std::string_view
   // factored in f32 between converts there (the CPU widens them itself).
   if (options.target == "vulkan") WidenNarrowFactorizations(module.get());
   // The blocked convolution shader reads four output features of a kernel
-  // row at once where they are innermost: constant kernels are laid out so.
-  if (options.target == "vulkan") MoveConstantConvKernelFeaturesLast(module.get());
+  // row at once where they are innermost: constant kernels are laid out so
+  // (the CPU packs constant kernels once from any layout).
+  if (options.target != "cpu") MoveConstantConvKernelFeaturesLast(module.get());
   // Its register-blocked contraction shaders read f32: 16-bit contractions
   // are computed in f32 between converts there.
   if (options.target == "vulkan") WidenNarrowContractions(module.get());

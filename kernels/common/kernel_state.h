@@ -91,6 +91,7 @@ enum PlanTag : int64_t {
   kPlanQuantizedTable = 13,      // kernels/cpu/elementwise_quantized.cc: an 8-bit program tabulated
   kPlanConvLayout = 14,          // kernels/cpu/contraction_convolution.cc: a call signature's checks and tables
   kPlanRequantizer = 15,         // kernels/cpu/requantize.cc: a requantize's parameters laid out per lane
+  kPlanConvPackedA = 16,         // kernels/cpu/contraction_convolution.cc: the feature-major product's constant weights packed
 };
 
 class KernelState {

@@ -18,9 +18,11 @@
 // elementwise interpreter over each chunk of the result as soon as it is
 // computed (whole batch elements, or the direct kernels' row tasks).
 //
-// Constant weights of the channel-last product (B) are packed once and kept
-// in the executable's state (kernel_state.h); the feature-major product's
-// weights are A, which the GEMM still packs per call.
+// Constant weights are packed once and kept in the executable's state
+// (kernel_state.h): the channel-last product's B, and the feature-major
+// product's A (f32/f64), whose panels then serve every image and do not
+// depend on the kernel's layout (OIHW rows packed, or IHWO, as the Vulkan
+// target lays constant kernels out, gathered).
 //
 // Accumulation is in the element type, like dot_general (see registry.h).
 #include <algorithm>
@@ -811,10 +813,30 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
   g.b_packed = nullptr;
   g.c_type = ElementType::kF32;
   const int64_t chunk = L.chunk;
+  g.a_packed = nullptr;
   if (feature_major) {
     g.a = rhs.data;
     g.b = input;
     g.c = out.data;
+    // Constant f32/f64 weights: A packed once, one entry per feature group
+    // (a_batch repeats them for every image).
+    std::optional<PlanLease<PackedConvBPlan>> packed_a;
+    if (kGemmReadsPackedA && rhs.constant_id != 0 && call.state != nullptr && !int8 && !bf16 && g.m > kGemvRows) {
+      PlanKey akey(kPlanConvPackedA);
+      akey.Add(static_cast<int64_t>(rhs.constant_id)).AddPointer(rhs.data).Add(static_cast<int64_t>(GemmPanelWidth(t)));
+      AddShape(akey, rhs);
+      akey.Add(std::span<const int64_t>(g.a_m)).Add(std::span<const int64_t>(g.a_k)).Add(fgc);
+      packed_a.emplace(call.state, akey);
+      if (packed_a->get() == nullptr) {
+        auto a = std::make_unique<PackedConvBPlan>();
+        a->bytes = PackedAElements(g, fgc, t) * StorageBytes(t);
+        a->data = AllocateAlignedOrThrow<uint8_t>(std::max<size_t>(a->bytes, 64));
+        PackWholeA(g, fgc, t, a->data.get());
+        packed_a->Set(std::move(a));
+      }
+      g.a_packed = packed_a->get()->data.get();
+      g.a_packed_period = fgc;
+    }
     if (epilogue == nullptr && !L.pad_per_chunk && !int8) {
       RunGemm(g, t);
       return Status::Ok();

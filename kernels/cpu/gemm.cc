@@ -318,6 +318,17 @@ void PackA(const GemmProblem& p, const T* a, int64_t abase, size_t ic, size_t mc
   }
 }
 
+// PackWholeA's layout: per batch entry, per contraction block (pc), per
+// row block (ic), PackA's panels of that block; each row block padded to
+// whole MR panels (only the last can be short).
+inline size_t PaddedRowsA(size_t m) { return m / kMC * kMC + (m % kMC + kMR - 1) / kMR * kMR; }
+template <typename T>
+const T* PackedABlock(const GemmProblem& p, int64_t bi, size_t pc, size_t ic, size_t kc) {
+  const size_t e = static_cast<size_t>(bi % p.a_packed_period);
+  return static_cast<const T*>(p.a_packed) +
+         (e * static_cast<size_t>(p.k) + pc) * PaddedRowsA(static_cast<size_t>(p.m)) + ic * kc;
+}
+
 // dst[0, len) = src[0, len): whole vectors, then one vector ending at len
 // (overlapping what is already copied); element by element when shorter
 // than a vector.
@@ -802,7 +813,9 @@ void GemmIndependentTiles(const GemmProblem& p, TaskRunner* runner) {
     for (size_t pc = 0; pc < k; pc += kc_max) {
       const size_t kc = std::min(kc_max, k - pc);
       AView<T> av;
-      if (p.a_k_contiguous) {
+      if (kGemmReadsPackedA && p.a_packed != nullptr) {
+        av.packed = PackedABlock<T>(p, bi, pc, ic, kc);
+      } else if (p.a_k_contiguous) {
         for (size_t r = 0; r < mc; ++r) rows[r] = a + p.a_batch[bi] + p.a_m[ic + r] + static_cast<int64_t>(pc);
         av.rows = rows.data();
       } else {
@@ -867,9 +880,11 @@ void Gemm(const GemmProblem& p) {
   // A whose rows are gathered (a convolution's implicit im2col) is read in
   // place through its offset table: gathering it into packed panels cost
   // as much as the multiply-adds.
-  const bool direct_a = !p.a_k_contiguous;
-  const bool shared_a = !direct_a && ic_blocks < want_tasks && n > nr;
-  ScratchLease<GemmScratchA, T> apack(direct_a ? 0 : (shared_a ? ic_blocks : static_cast<size_t>(workers)) * mc_max * kc_max);
+  // (A packed once, PackWholeA: its blocks are read where they lie.)
+  const bool packed_a = kGemmReadsPackedA && p.a_packed != nullptr;
+  const bool direct_a = !p.a_k_contiguous && !packed_a;
+  const bool shared_a = !direct_a && !packed_a && ic_blocks < want_tasks && n > nr;
+  ScratchLease<GemmScratchA, T> apack(direct_a || packed_a ? 0 : (shared_a ? ic_blocks : static_cast<size_t>(workers)) * mc_max * kc_max);
   const T* packed_b = static_cast<const T*>(p.b_packed);
   const size_t all_panels = (n + nr - 1) / nr;
   // A convolution's windows read in place: the padded planes of one batch
@@ -937,8 +952,9 @@ void Gemm(const GemmProblem& p) {
                                         tile.get() + static_cast<size_t>(w) * kMR * nr);
             return;
           }
-          T* ap_block = apack.get() + (shared_a ? ic / kMC : static_cast<size_t>(w)) * mc_max * kc;
-          if (!shared_a) PackA(p, a, abase, ic, mc, pc, kc, ap_block);
+          const T* ap_block = packed_a ? PackedABlock<T>(p, bi, pc, ic, kc)
+                                       : apack.get() + (shared_a ? ic / kMC : static_cast<size_t>(w)) * mc_max * kc;
+          if (!shared_a && !packed_a) PackA(p, a, abase, ic, mc, pc, kc, const_cast<T*>(ap_block));
           MacroKernel<kPrefetchLarge>(d, kc, AView<T>{ap_block, nullptr, nullptr}, mc, bv, j1 - j0,
                                       cb + ic * n + jc + j0, n, accumulate,
                                       tile.get() + static_cast<size_t>(w) * kMR * nr);
@@ -1000,6 +1016,28 @@ void PackWholeB(const GemmProblem& p, void* out) {
 void PackWholeBF32(const GemmProblem& p, void* out) { PackWholeB<float>(p, out); }
 void PackWholeBF64(const GemmProblem& p, void* out) { PackWholeB<double>(p, out); }
 
+size_t PackedAElementsF32(const GemmProblem& p) { return PaddedRowsA(static_cast<size_t>(p.m)) * static_cast<size_t>(p.k); }
+size_t PackedAElementsF64(const GemmProblem& p) { return PaddedRowsA(static_cast<size_t>(p.m)) * static_cast<size_t>(p.k); }
+
+// Entries [0, entries) of A in PackedABlock's layout.
+template <typename T>
+void PackWholeA(const GemmProblem& p, int64_t entries, void* out) {
+  const size_t m = static_cast<size_t>(p.m), k = static_cast<size_t>(p.k);
+  const size_t kc_max = ContractionBlock(k);
+  GemmProblem at = p;
+  at.a_packed = out;
+  at.a_packed_period = entries;
+  for (int64_t e = 0; e < entries; ++e)
+    for (size_t pc = 0; pc < k; pc += kc_max) {
+      const size_t kc = std::min(kc_max, k - pc);
+      for (size_t ic = 0; ic < m; ic += kMC)
+        PackA(p, static_cast<const T*>(p.a), p.a_batch[static_cast<size_t>(e)], ic, std::min(kMC, m - ic), pc, kc,
+              const_cast<T*>(PackedABlock<T>(at, e, pc, ic, kc)));
+    }
+}
+void PackWholeAF32(const GemmProblem& p, int64_t entries, void* out) { PackWholeA<float>(p, entries, out); }
+void PackWholeAF64(const GemmProblem& p, int64_t entries, void* out) { PackWholeA<double>(p, entries, out); }
+
 }  // namespace HWY_NAMESPACE
 }  // namespace kiln::cpu
 HWY_AFTER_NAMESPACE();
@@ -1016,9 +1054,14 @@ HWY_EXPORT(PanelWidthF64);
 HWY_EXPORT(PackedBElementsF64);
 HWY_EXPORT(PackWholeBF32);
 HWY_EXPORT(PackWholeBF64);
+HWY_EXPORT(PackedAElementsF32);
+HWY_EXPORT(PackedAElementsF64);
+HWY_EXPORT(PackWholeAF32);
+HWY_EXPORT(PackWholeAF64);
 
 namespace {
 std::atomic<uint64_t> whole_b_packs{0};
+std::atomic<uint64_t> whole_a_packs{0};
 std::atomic<uint64_t> gemv_half_b_runs{0};
 }  // namespace
 
@@ -1039,6 +1082,22 @@ void PackWholeB(const GemmProblem& p, ElementType type, void* out) {
     HWY_DYNAMIC_DISPATCH(PackWholeBF64)(p, out);
   }
 }
+
+size_t PackedAElements(const GemmProblem& p, int64_t entries, ElementType type) {
+  if (p.m <= 0 || p.k <= 0 || entries <= 0) return 0;
+  return static_cast<size_t>(entries) * (type == ElementType::kF32 ? HWY_DYNAMIC_DISPATCH(PackedAElementsF32)(p)
+                                                                   : HWY_DYNAMIC_DISPATCH(PackedAElementsF64)(p));
+}
+
+void PackWholeA(const GemmProblem& p, int64_t entries, ElementType type, void* out) {
+  whole_a_packs.fetch_add(1, std::memory_order_relaxed);
+  if (type == ElementType::kF32) {
+    HWY_DYNAMIC_DISPATCH(PackWholeAF32)(p, entries, out);
+  } else {
+    HWY_DYNAMIC_DISPATCH(PackWholeAF64)(p, entries, out);
+  }
+}
+uint64_t WholeAPacks() { return whole_a_packs.load(std::memory_order_relaxed); }
 
 size_t GemmPanelWidth(ElementType type) {
   return type == ElementType::kF32 ? HWY_DYNAMIC_DISPATCH(PanelWidthF32)() : HWY_DYNAMIC_DISPATCH(PanelWidthF64)();

@@ -5,8 +5,14 @@
 #include <vector>
 
 #include "kernels/common/kernel.h"
+#include "kernels/common/kernel_selection.h"
 
 namespace kiln::cpu {
+
+// Whether the GEMM reads an A packed once (GemmProblem::a_packed): not in
+// selective builds, where A is packed per call (a minimal runtime's size
+// budget, scripts/selective_check.sh); callers pack A only where it is.
+inline constexpr bool kGemmReadsPackedA = !KILN_SELECTIVE_BUILD;
 
 // Rows of A up to which the unpacked row-streaming path is used (the
 // adapter skips building the contraction tables such a product never reads).
@@ -65,6 +71,13 @@ struct GemmProblem {
   // the packing paths read their panels from here instead of packing B
   // again (weights packed once, contraction_dot_general.cc).
   const void* b_packed = nullptr;
+  // A already packed (PackWholeA of this problem's A and tables, entries
+  // 0 .. a_packed_period - 1), or null: batch entry bi reads the panels of
+  // entry bi % a_packed_period instead of packing A or gathering it (a
+  // feature-major convolution's constant weights, the same for every image:
+  // the period is the feature group count).
+  const void* a_packed = nullptr;
+  int64_t a_packed_period = 1;
   // B as a convolution's windows (ConvWindows), or null: the packing (or,
   // where rows are at least a vector at stride 1, the micro-kernel reading a
   // padded copy of the input) reads b, b_batch and these, not b_k/b_n. Needs b_n_contiguous false, so that
@@ -101,6 +114,14 @@ void PackWholeB(const GemmProblem& p, ElementType type, void* out);
 // How many times PackWholeB has run in this process (a test hook: a
 // constant operand is packed once, not per call).
 uint64_t WholeBPacks();
+// The same for A: the elements PackWholeA writes for batch entries
+// [0, entries) of `p` (a, a_batch, a_m, a_k or a_k_contiguous, m, k set),
+// every block of the contraction and of the rows in MR-high panels, and the
+// packing itself into `out`. Keyed like PackWholeB's (the panel height
+// follows the target's panel width). WholeAPacks counts the packings.
+size_t PackedAElements(const GemmProblem& p, int64_t entries, ElementType type);
+void PackWholeA(const GemmProblem& p, int64_t entries, ElementType type, void* out);
+uint64_t WholeAPacks();
 // How many products RunGemvHalfB has run in this process (tests assert
 // that batch-1 layers over 16-bit weights take it).
 uint64_t GemvHalfBRuns();

@@ -177,6 +177,70 @@ KILN_TEST_ALL_TARGETS(CpuKernelState, ConvolutionWeightsPackedOnceSameBits) {
   }
 }
 
+// A feature-major (NCHW) convolution's constant weights are the GEMM's A:
+// packed once into the state (one entry per feature group), read by every
+// image and call, whatever the kernel's layout (OIHW, whose rows are
+// contiguous, or IHWO, which the Vulkan target gives constant kernels and
+// whose rows are gathered). The same bits as without state, on the
+// independent-tiles path and the per-step path above 2^26 multiply-adds,
+// edge row blocks (37 features), two feature groups, batch 3.
+KernelParams NchwConv(bool ihwo, int64_t stride, int64_t pad, int64_t groups) {
+  KernelParams p;
+  p.kernel = "stablehlo.convolution";
+  p.attrs.push_back(Ints("input_batch_dimension", {0}));
+  p.attrs.push_back(Ints("input_feature_dimension", {1}));
+  p.attrs.push_back(Ints("input_spatial_dimensions", {2, 3}));
+  p.attrs.push_back(Ints("kernel_input_feature_dimension", {ihwo ? 0 : 1}));
+  p.attrs.push_back(Ints("kernel_output_feature_dimension", {ihwo ? 3 : 0}));
+  p.attrs.push_back(Ints("kernel_spatial_dimensions", ihwo ? std::vector<int64_t>{1, 2} : std::vector<int64_t>{2, 3}));
+  p.attrs.push_back(Ints("output_batch_dimension", {0}));
+  p.attrs.push_back(Ints("output_feature_dimension", {1}));
+  p.attrs.push_back(Ints("output_spatial_dimensions", {2, 3}));
+  p.attrs.push_back(Ints("window_strides", {stride, stride}));
+  p.attrs.push_back(Ints("padding", {pad, pad, pad, pad}));
+  p.attrs.push_back(Ints("feature_group_count", {groups}));
+  p.attrs.push_back(Ints("batch_group_count", {1}));
+  return p;
+}
+
+KILN_TEST_ALL_TARGETS(CpuKernelState, FeatureMajorConvolutionWeightsPackedOnceSameBits) {
+  std::mt19937 rng(25);
+  struct NchwCase {
+    int64_t batch, in, out, size, k, stride, pad, groups;
+  };
+  const NchwCase cases[] = {
+      {1, 19, 37, 9, 3, 1, 1, 1},   // independent tiles, an edge row block
+      {3, 16, 24, 8, 3, 2, 1, 2},   // two feature groups, stride 2, batch 3
+      {2, 64, 64, 32, 3, 1, 1, 1},  // above 2^26 multiply-adds: the per-step path
+      {1, 32, 136, 7, 1, 1, 0, 1},  // 1x1, two row blocks of the second one short
+  };
+  for (const NchwCase& c : cases) {
+    for (bool ihwo : {false, true}) {
+      SCOPED_TRACE(std::to_string(c.in) + " -> " + std::to_string(c.out) + (ihwo ? " IHWO" : " OIHW"));
+      const KernelParams params = NchwConv(ihwo, c.stride, c.pad, c.groups);
+      const int64_t kin = c.in / c.groups, osz = (c.size + 2 * c.pad - c.k) / c.stride + 1;
+      const std::vector<int64_t> kernel = ihwo ? std::vector<int64_t>{kin, c.k, c.k, c.out}
+                                               : std::vector<int64_t>{c.out, kin, c.k, c.k};
+      for (ElementType t : {ElementType::kF32, ElementType::kF64}) {
+        Tensor rhs = Random(t, kernel, rng);
+        for (TaskRunner* runner : {static_cast<TaskRunner*>(nullptr), TestPool()}) {
+          KernelState state;
+          const uint64_t before = WholeAPacks();
+          for (int call = 0; call < 2; ++call) {
+            Tensor lhs = Random(t, {c.batch, c.in, c.size, c.size}, rng);
+            Tensor plain = Filled(t, {c.batch, c.out, osz, osz}, 12345.0);
+            ASSERT_TRUE(RunDot(params, lhs, rhs, 0, plain, nullptr, runner).ok());
+            Tensor packed = Filled(t, {c.batch, c.out, osz, osz}, -777.0);
+            ASSERT_TRUE(RunDot(params, lhs, rhs, /*rhs_constant=*/5005, packed, &state, runner).ok());
+            ASSERT_EQ(packed.bytes, plain.bytes) << "call " << call << ": packed weights change the result";
+          }
+          EXPECT_EQ(WholeAPacks() - before, kGemmReadsPackedA ? 1u : 0u) << "constant weights are packed once";
+        }
+      }
+    }
+  }
+}
+
 // Constant f16/bf16 weights of an f32 convolution (f32 activations over
 // 16-bit weights, or both 16-bit): widened once into the state, keeping
 // their constant id, so the f32 GEMM packs them once too; the same bits as
