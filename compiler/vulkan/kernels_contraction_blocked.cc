@@ -347,9 +347,11 @@ StatusOr<ShaderSource> ConvolutionBlocked(const KernelParams& kp, const Dispatch
     wtap += " + " + k + " * " + rstride(c.ksp[s]);
   }
   tap_position += "    ok[r] = " + in_range + ";\n    off[r] = ok[r] ? " + offset + " : 0u;\n";
+  // The unmasked offset too, for the row runs (below; unused elsewhere).
+  tap_position += "    raw[r] = " + offset + ";\n";
   // Each tap's setup opens the loop body (the template repeats the loops
   // once per read path).
-  taps_open += indent + "uint off[TP];\n" + indent + "bool ok[TP];\n" + indent +
+  taps_open += indent + "uint off[TP], raw[TP];\n" + indent + "bool ok[TP];\n" + indent +
                "[[unroll]] for (uint r = 0u; r < TP; ++r) {\n" + tap_position + indent + "}\n" + indent +
                "const uint wtap = " + wtap + ";\n";
   const std::string P = ProductOf(odims, last ? 0 : 2, last ? ns + 1 : ns + 2);
@@ -369,6 +371,11 @@ StatusOr<ShaderSource> ConvolutionBlocked(const KernelParams& kp, const Dispatch
            u.in_dims[input][d] >= 0 && u.in_dims[input][d] % 4 == 0;
   };
   const bool kernel_vec4 = kof_last && !(wide && known_multiple_of_4(0, c.ifd) && known_multiple_of_4(1, c.kof));
+  // Runs of four positions along the input's innermost dim (NCHW rows at
+  // stride 1), for the vec4-kernel path without feature groups.
+  const size_t xs = ns - 1;
+  const bool row_runs = kernel_vec4 && ns > 0 && c.fgc == 1 && c.isp[xs] == static_cast<int64_t>(ldims.size()) - 1 &&
+                        c.strides[xs] == 1 && c.lhs_dil[xs] == 1;
   const int64_t texel_binding = 1 + static_cast<int64_t>(w.num_inputs()) + 1;
   // The work group's eight invocations (lavapipe's SIMD lanes run along
   // x) take eight consecutive position tiles of one feature tile: with the
@@ -399,6 +406,8 @@ StatusOr<ShaderSource> ConvolutionBlocked(const KernelParams& kp, const Dispatch
                            {"RS_I", rstride(c.kif)},
                            {"WIDE", wide && !integer ? "1" : "0"},
                            {"KOF_LAST", kernel_vec4 && !integer ? "1" : "0"},
+                           {"ROW_RUNS", row_runs && !integer ? "1" : "0"},
+                           {"OW", ns > 0 ? odims[first_spatial + xs] : "0u"},
                            {"TEXELS", integer ? "false" : "true"},
                            {"ACC", integer ? "int" : "float"},
                            {"ATEX", S(texel_binding)},

@@ -32,6 +32,17 @@ layout(set = 0, binding = $ATEX) uniform samplerBuffer a_tex;
 layout(set = 0, binding = $BTEX) uniform samplerBuffer b_tex;
 $FUNCTIONS
 const uint TP = $TPu, TF = $TFu, TF4 = TF / 4u;
+#if $ROW_RUNS
+// Input elements s .. s + 3 (word offsets within a_tex's view; s may lie
+// before its start or the run past its end, where a padded window hangs
+// over: those texels are clamped, and the lanes masked by the caller).
+vec4 kiln_run4(int s) {
+  const int t = s >> 2, last = textureSize(a_tex) - 1;
+  const uint m = uint(s) & 3u;
+  const vec4 x0 = texelFetch(a_tex, clamp(t, 0, last)), x1 = texelFetch(a_tex, clamp(t + 1, 0, last));
+  return m == 0u ? x0 : m == 1u ? vec4(x0.yzw, x1.x) : m == 2u ? vec4(x0.zw, x1.xy) : vec4(x0.w, x1.xyz);
+}
+#endif
 
 void main() {
   const uint P = $P, F = $F, K_IN = $K_IN;
@@ -120,11 +131,28 @@ $TAPS_OPEN
 $TAPS_CLOSE
   } else
 #endif
+#if $KOF_LAST && $ROW_RUNS
+  // Positions whose windows run along the input's innermost dim at stride 1
+  // (NCHW rows), four to a run (OW a multiple of 4, so that runs 0..3 and
+  // 4..7 of a tile lie in one output row each): each run's four inputs of a
+  // tap and feature are consecutive, read from the two texels that hold
+  // them (kiln_run4). Padding and clamped positions are masked by ok[r]
+  // as on the other paths.
+  if (w4 && ($OW & 3u) == 0u) {
+$TAPS_OPEN
+#define KILN_ROW_RUNS 1
+$W4_CONTRACTION
+#undef KILN_ROW_RUNS
+$TAPS_CLOSE
+  } else
+#endif
 #if $KOF_LAST
   if (w4) {
 $TAPS_OPEN
 #define LDA(i) texelFetch(a_tex, int((a0 + (i)) >> 2u))[(a0 + (i)) & 3u]
+#define KILN_ROW_RUNS 0
 $W4_CONTRACTION
+#undef KILN_ROW_RUNS
 #undef LDA
 $TAPS_CLOSE
   } else

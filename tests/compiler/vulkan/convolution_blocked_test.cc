@@ -299,6 +299,40 @@ std::string HexConstant(const vm::HostTensor& t) {
   return s + "\">";
 }
 
+// Each case as a function with its kernel a constant, compiled for every
+// target (the kernel laid out for Vulkan) and for the CPU alone (as
+// written), run on Vulkan and on the CPU: a value moved to the wrong place
+// fails.
+void ExpectConstantKernelCasesMatchCpu(hal::Device* cpu, hal::Device* vulkan, const std::vector<ConvCase>& cases,
+                                       uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::string src;
+  std::vector<vm::HostTensor> kernels;
+  for (size_t n = 0; n < cases.size(); ++n) {
+    const ConvCase& c = cases[n];
+    kernels.push_back(RandomF32(c.rhs, rng));
+    src += "func.func @f" + std::to_string(n) + "(%a: " + Shape(c.lhs) + ") -> " + Shape(c.out) +
+           " {\n  %b = stablehlo.constant " + HexConstant(kernels.back()) + " : " + Shape(c.rhs) +
+           "\n  %0 = stablehlo.convolution(%a, %b) dim_numbers = " + c.dims + ", window = {" + c.window +
+           "} {batch_group_count = 1 : i64, feature_group_count = " + std::to_string(c.groups) + " : i64} : (" +
+           Shape(c.lhs) + ", " + Shape(c.rhs) + ") -> " + Shape(c.out) + "\n  return %0 : " + Shape(c.out) +
+           "\n}\n";
+  }
+  auto on_vulkan = CompileForWorkGroups(src, 8);  // every one the blocked shader
+  auto on_cpu = CompileAll(src, "cpu");
+  ASSERT_FALSE(on_vulkan.empty());
+  ASSERT_FALSE(on_cpu.empty());
+  for (size_t n = 0; n < cases.size(); ++n) {
+    const std::string fn = "f" + std::to_string(n);
+    std::vector<vm::HostTensor> in = {RandomF32(cases[n].lhs, rng)};
+    auto want = RunOn(cpu, on_cpu, fn, in);
+    auto got = RunOn(vulkan, on_vulkan, fn, in);
+    ASSERT_TRUE(want.ok()) << fn << ": " << want.status().message();
+    ASSERT_TRUE(got.ok()) << fn << ": " << got.status().message();
+    ExpectCloseF32((*got)[0], (*want)[0], cases[n].terms, fn);
+  }
+}
+
 // Constant kernels are laid out with their output features last while
 // compiling for Vulkan (compiler/passes/conv_kernel_layout.h), where the
 // blocked shader reads four output features of a kernel row as one texel
@@ -321,32 +355,27 @@ TEST_F(VulkanTest, ConstantKernelsMovedToOutputFeaturesLastMatchCpu) {
       {{1, 8, 6, 6}, {6, 8, 3, 3}, {1, 6, 6, 6}, "[b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1]",
        "pad = [[1, 1], [1, 1]]", 72},
   };
-  std::mt19937_64 rng(53);
-  std::string src;
-  std::vector<vm::HostTensor> kernels;
-  for (size_t n = 0; n < cases.size(); ++n) {
-    const ConvCase& c = cases[n];
-    kernels.push_back(RandomF32(c.rhs, rng));
-    src += "func.func @f" + std::to_string(n) + "(%a: " + Shape(c.lhs) + ") -> " + Shape(c.out) +
-           " {\n  %b = stablehlo.constant " + HexConstant(kernels.back()) + " : " + Shape(c.rhs) +
-           "\n  %0 = stablehlo.convolution(%a, %b) dim_numbers = " + c.dims + ", window = {" + c.window +
-           "} {batch_group_count = 1 : i64, feature_group_count = " + std::to_string(c.groups) + " : i64} : (" +
-           Shape(c.lhs) + ", " + Shape(c.rhs) + ") -> " + Shape(c.out) + "\n  return %0 : " + Shape(c.out) +
-           "\n}\n";
-  }
-  auto on_vulkan = CompileForWorkGroups(src, 8);  // every one the blocked shader
-  auto on_cpu = CompileAll(src, "cpu");
-  ASSERT_FALSE(on_vulkan.empty());
-  ASSERT_FALSE(on_cpu.empty());
-  for (size_t n = 0; n < cases.size(); ++n) {
-    const std::string fn = "f" + std::to_string(n);
-    std::vector<vm::HostTensor> in = {RandomF32(cases[n].lhs, rng)};
-    auto want = RunOn(cpu_.get(), on_cpu, fn, in);
-    auto got = RunOn(vulkan_.get(), on_vulkan, fn, in);
-    ASSERT_TRUE(want.ok()) << fn << ": " << want.status().message();
-    ASSERT_TRUE(got.ok()) << fn << ": " << got.status().message();
-    ExpectCloseF32((*got)[0], (*want)[0], cases[n].terms, fn);
-  }
+  ExpectConstantKernelCasesMatchCpu(cpu_.get(), vulkan_.get(), cases, 53);
+}
+
+// NCHW rows read in runs of four positions (output widths a multiple of 4,
+// stride 1 along them: kiln_run4 in convolution_blocked.glsl): padding on
+// both sides (runs hanging over the row's ends and, in the first and last
+// rows, over the tensor's), asymmetric padding with a dilated kernel, a
+// channel-last result of an NCHW input (runs across batch entries' rows),
+// a 1-D convolution over rows of 18 (rows starting mid-texel); padding and
+// the taps shift the runs to every offset within a texel.
+TEST_F(VulkanTest, NchwRowRunsMatchCpu) {
+  const std::vector<ConvCase> cases = {
+      {{2, 8, 12, 12}, {20, 8, 3, 3}, {2, 20, 12, 12}, "[b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1]",
+       "pad = [[1, 1], [1, 1]]", 72},
+      {{1, 5, 8, 16}, {8, 5, 3, 5}, {1, 8, 10, 12}, "[b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1]",
+       "pad = [[2, 2], [3, 1]], rhs_dilate = [1, 2]", 75},
+      {{3, 4, 5, 8}, {12, 4, 3, 3}, {3, 5, 8, 12}, "[b, f, 0, 1]x[o, i, 0, 1]->[b, 0, 1, f]",
+       "pad = [[1, 1], [1, 1]]", 36},
+      {{2, 4, 18}, {8, 4, 3}, {2, 8, 20}, "[b, f, 0]x[o, i, 0]->[b, f, 0]", "pad = [[2, 2]]", 12},
+  };
+  ExpectConstantKernelCasesMatchCpu(cpu_.get(), vulkan_.get(), cases, 59);
 }
 
 }  // namespace
