@@ -201,16 +201,25 @@ StatusOr<ShaderSource> DotGeneralStrided(const KernelParams& kp, const DispatchU
   for (size_t i = 0; i < rfree.size(); ++i) col += " + ni" + S(static_cast<int64_t>(i)) + " * " + rstride(rfree[i]);
   // Texel bindings after the storage ones (the parameters, the inputs, the output).
   const int64_t texel_binding = 1 + static_cast<int64_t>(w.num_inputs()) + 1;
+  // Loops over the first `count` contracting dims, in order, indented from
+  // `indent`, and the operands' offsets of their indices.
+  struct Loops {
+    std::string open, close, ka = "0u", kb = "0u";
+  };
+  auto loops = [&](size_t count, std::string indent) {
+    Loops l;
+    for (size_t i = 0; i < count; ++i) {
+      const std::string k = "k" + S(static_cast<int64_t>(i));
+      l.open += indent + "for (uint " + k + " = 0u; " + k + " < " + ldims[lc[i]] + "; ++" + k + ") {\n";
+      l.close = indent + "}\n" + l.close;
+      indent += "  ";
+      l.ka += " + " + k + " * " + lstride(lc[i]);
+      l.kb += " + " + k + " * " + rstride(rc[i]);
+    }
+    return l;
+  };
   // The contraction: one loop per contracting dim, in order.
-  std::string open, close, ka = "0u", kb = "0u", indent = "  ";
-  for (size_t i = 0; i < lc.size(); ++i) {
-    const std::string k = "k" + S(static_cast<int64_t>(i));
-    open += indent + "for (uint " + k + " = 0u; " + k + " < " + ldims[lc[i]] + "; ++" + k + ") {\n";
-    close = indent + "}\n" + close;
-    indent += "  ";
-    ka += " + " + k + " * " + lstride(lc[i]);
-    kb += " + " + k + " * " + rstride(rc[i]);
-  }
+  const Loops all = loops(lc.size(), "  ");
   // The vec4 forms, for f32 whose last contracting dim is the lhs's
   // innermost (WIDE 1: B's last contracting dim innermost too; WIDE 2: B's
   // last free dim innermost); loops over the other contracting dims, in
@@ -222,25 +231,17 @@ StatusOr<ShaderSource> DotGeneralStrided(const KernelParams& kp, const DispatchU
     else if (!rfree.empty() && rfree.back() + 1 == static_cast<int64_t>(rdims.size()))
       wide = 2;
   }
-  std::string wopen, wclose, wka = "0u", wkb = "0u", windent = "    ";
-  for (size_t i = 0; wide && i + 1 < lc.size(); ++i) {
-    const std::string k = "k" + S(static_cast<int64_t>(i));
-    wopen += windent + "for (uint " + k + " = 0u; " + k + " < " + ldims[lc[i]] + "; ++" + k + ") {\n";
-    wclose = windent + "}\n" + wclose;
-    windent += "  ";
-    wka += " + " + k + " * " + lstride(lc[i]);
-    wkb += " + " + k + " * " + rstride(rc[i]);
-  }
+  const Loops outer = loops(wide ? lc.size() - 1 : 0, "    ");
   std::string body = Fill(Template("dot_general_strided.glsl"),
                           {{"FUNCTIONS", ""},
                            {"WIDE", S(wide)},
                            {"K", wide ? ldims[lc.back()] : "0u"},
                            {"NL", wide == 2 ? rdims[rfree.back()] : "0u"},
                            {"BSTEP", wide == 2 ? rstride(rc.back()) : "0u"},
-                           {"WK_OPEN", wopen},
-                           {"WK_CLOSE", wclose},
-                           {"WKA", wka},
-                           {"WKB", wkb},
+                           {"WK_OPEN", outer.open},
+                           {"WK_CLOSE", outer.close},
+                           {"WKA", outer.ka},
+                           {"WKB", outer.kb},
                            {"TEXELS", integer ? "false" : "true"},
                            {"ACC", integer ? "int" : "float"},
                            {"SCALAR_CONTRACTION", Template("dot_general_strided_loop.glsl")},
@@ -251,10 +252,10 @@ StatusOr<ShaderSource> DotGeneralStrided(const KernelParams& kp, const DispatchU
                            {"BATCH", batch},
                            {"ROW", row + ";\n"},
                            {"COL", col + ";\n"},
-                           {"K_OPEN", open},
-                           {"K_CLOSE", close},
-                           {"KA", ka},
-                           {"KB", kb},
+                           {"K_OPEN", all.open},
+                           {"K_CLOSE", all.close},
+                           {"KA", all.ka},
+                           {"KB", all.kb},
                            {"AOFF", S(w.OffsetWord(0))},
                            {"BOFF", S(w.OffsetWord(1))},
                            {"ATEX", S(texel_binding)},
