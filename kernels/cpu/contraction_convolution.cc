@@ -65,9 +65,10 @@ struct WidenedOutScratch;
 struct RequantizedProductScratch;
 struct GroupedProductScratch;  // a product whose [group][row][feature] is not the result's layout
 
-// Convolution weights (the channel-last product's B) packed whole, kept
-// across calls in the executable's state.
-struct PackedConvBPlan : KernelPlan {
+// Constant convolution weights packed whole (the channel-last product's B,
+// the feature-major product's A), kept across calls in the executable's
+// state.
+struct PackedWeightsPlan : KernelPlan {
   hwy::AlignedFreeUniquePtr<uint8_t[]> data;
   // bf16 weights holding a subnormal, which the bf16 GEMM would read as
   // zero (gemm_bf16.h): found once, when the weights would be packed; they
@@ -819,17 +820,18 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
     g.b = input;
     g.c = out.data;
     // Constant f32/f64 weights: A packed once, one entry per feature group
-    // (a_batch repeats them for every image).
-    std::optional<PlanLease<PackedConvBPlan>> packed_a;
+    // (a_batch repeats them for every image). A's tables follow from the
+    // weights' shape and this executable's attributes, so the key is the
+    // buffer's id, address, shape and panel width, as B's below.
+    std::optional<PlanLease<PackedWeightsPlan>> packed_a;
     if (kGemmReadsPackedA && rhs.constant_id != 0 && call.state != nullptr && !int8 && !bf16 && g.m > kGemvRows) {
       PlanKey akey(kPlanConvPackedA);
       akey.Add(static_cast<int64_t>(rhs.constant_id)).AddPointer(rhs.data).Add(static_cast<int64_t>(GemmPanelWidth(t)));
       AddShape(akey, rhs);
-      akey.Add(std::span<const int64_t>(g.a_m)).Add(std::span<const int64_t>(g.a_k)).Add(fgc);
       packed_a.emplace(call.state, akey);
       if (packed_a->get() == nullptr) {
-        auto a = std::make_unique<PackedConvBPlan>();
-        a->bytes = PackedAElements(g, fgc, t) * StorageBytes(t);
+        auto a = std::make_unique<PackedWeightsPlan>();
+        a->bytes = PackedAElements(g, fgc) * StorageBytes(t);
         a->data = AllocateAlignedOrThrow<uint8_t>(std::max<size_t>(a->bytes, 64));
         PackWholeA(g, fgc, t, a->data.get());
         packed_a->Set(std::move(a));
@@ -878,7 +880,7 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
   // depend on the weights' shape and the executable's attributes only, so
   // the entry is keyed on the buffer's id, address, shape and panel width.
   // A chunk of at most kGemvRows rows reads B in place and ignores it.
-  std::optional<PlanLease<PackedConvBPlan>> packed;
+  std::optional<PlanLease<PackedWeightsPlan>> packed;
   if (rhs.constant_id != 0 && call.state != nullptr && (int8 || bf16 || GemmPacksB(g))) {
     PlanKey bkey(kPlanConvPackedB);
     bkey.Add(static_cast<int64_t>(rhs.constant_id)).AddPointer(rhs.data);
@@ -888,7 +890,7 @@ Status PlainConvolution(const KernelCall& call, const ElementwiseProblem* epilog
     AddShape(bkey, rhs);
     packed.emplace(call.state, bkey);
     if (packed->get() == nullptr) {
-      auto b = std::make_unique<PackedConvBPlan>();
+      auto b = std::make_unique<PackedWeightsPlan>();
       b->bf16_subnormals = bf16 && Bf16HasSubnormals(reinterpret_cast<const uint16_t*>(rhs.data), rhs.NumElements());
       b->bytes = b->bf16_subnormals ? 0
                  : int8             ? PackedBBytesInt8(g)
@@ -1003,7 +1005,7 @@ Status WidenedConvolution(const KernelCall& call, const ElementwiseProblem* epil
   // bf16 operands without subnormals: the bf16 GEMM on them as they are,
   // where the layout suits it (gemm_bf16.h).
   // Constant weights are scanned for subnormals once, where they are
-  // packed (PackedConvBPlan), not on every call.
+  // packed (PackedWeightsPlan), not on every call.
   const bool rhs_kept = rhs.constant_id != 0 && call.state != nullptr;
   Bf16Caller bf16_caller{.half_out = f32_out ? nullptr : &out};
   if (lhs.type == ElementType::kBF16 && rhs.type == ElementType::kBF16 && GemmBf16Available() &&
@@ -1021,14 +1023,14 @@ Status WidenedConvolution(const KernelCall& call, const ElementwiseProblem* epil
     // Constant 16-bit weights (a bf16 model's, or f32 activations over bf16
     // weights) are widened once into the executable's state and keep their
     // constant id there: the f32 GEMM then packs them once too.
-    std::optional<PlanLease<PackedConvBPlan>> kept;
+    std::optional<PlanLease<PackedWeightsPlan>> kept;
     if (Half(rhs.type) && rhs.constant_id != 0 && call.state != nullptr) {
       PlanKey key(kPlanWidenedConvWeights);
       key.Add(static_cast<int64_t>(rhs.constant_id)).AddPointer(rhs.data);
       AddShape(key, rhs);
       kept.emplace(call.state, key);
       if (kept->get() == nullptr) {
-        auto w = std::make_unique<PackedConvBPlan>();
+        auto w = std::make_unique<PackedWeightsPlan>();
         w->bytes = static_cast<size_t>(rhs.NumElements()) * sizeof(float);
         w->data = AllocateAlignedOrThrow<uint8_t>(std::max<size_t>(w->bytes, 64));
         WidenToF32(reinterpret_cast<const uint16_t*>(rhs.data), rhs.type == ElementType::kBF16, rhs.NumElements(),

@@ -74,7 +74,9 @@ constexpr bool kPackBByRows = !KILN_SELECTIVE_BUILD;
 //   of it per target);
 constexpr bool kPrefetchLarge = !KILN_SELECTIVE_BUILD;
 // - f32 products over f16/bf16 B read in place (GemvHalfBF32; else
-//   converted first).
+//   converted first);
+// - A packed once by the caller (kGemmReadsPackedA, in gemm.h because the
+//   callers read it too; else packed per call).
 
 // The GEMM's per-thread scratch (thread_scratch.h): packed A blocks, packed
 // B chunks, result tiles.
@@ -791,8 +793,11 @@ void GemmIndependentTiles(const GemmProblem& p, TaskRunner* runner) {
   ScratchLease<GemmScratchPlanes, T> padded(windows_b ? static_cast<size_t>(p.batch) * planes.PerBatch() + planes.Slack() : 0);
   if (windows_b) windows_in_place_products.fetch_add(1, std::memory_order_relaxed);
   if (windows_b) FillWindowPlanes(p, planes, 0, p.batch, padded.get(), runner);
-  // Per worker w: an A block, a B chunk and a result tile, at w * size.
-  const size_t a_size = mc_max * kc_max, b_size = packed_b != nullptr || windows_b ? 0 : panels_per_chunk * nr * kc_max;
+  // Per worker w: an A block (none when A is read where it lies: packed
+  // once, or rows read in place; a selective build leases it always, to
+  // keep its size), a B chunk and a result tile, at w * size.
+  const bool a_in_place = kGemmReadsPackedA && (p.a_packed != nullptr || p.a_k_contiguous);
+  const size_t a_size = a_in_place ? 0 : mc_max * kc_max, b_size = packed_b != nullptr || windows_b ? 0 : panels_per_chunk * nr * kc_max;
   const size_t nw = static_cast<size_t>(workers);
   ScratchLease<GemmScratchA, T> apack(nw * a_size);
   ScratchLease<GemmScratchB, T> bpack(nw * b_size);
@@ -1016,8 +1021,11 @@ void PackWholeB(const GemmProblem& p, void* out) {
 void PackWholeBF32(const GemmProblem& p, void* out) { PackWholeB<float>(p, out); }
 void PackWholeBF64(const GemmProblem& p, void* out) { PackWholeB<double>(p, out); }
 
-size_t PackedAElementsF32(const GemmProblem& p) { return PaddedRowsA(static_cast<size_t>(p.m)) * static_cast<size_t>(p.k); }
-size_t PackedAElementsF64(const GemmProblem& p) { return PaddedRowsA(static_cast<size_t>(p.m)) * static_cast<size_t>(p.k); }
+// One entry of PackWholeA's layout; the row padding is the target's, the
+// same for every element type.
+size_t PackedAElementsPerEntry(const GemmProblem& p) {
+  return PaddedRowsA(static_cast<size_t>(p.m)) * static_cast<size_t>(p.k);
+}
 
 // Entries [0, entries) of A in PackedABlock's layout.
 template <typename T>
@@ -1054,8 +1062,7 @@ HWY_EXPORT(PanelWidthF64);
 HWY_EXPORT(PackedBElementsF64);
 HWY_EXPORT(PackWholeBF32);
 HWY_EXPORT(PackWholeBF64);
-HWY_EXPORT(PackedAElementsF32);
-HWY_EXPORT(PackedAElementsF64);
+HWY_EXPORT(PackedAElementsPerEntry);
 HWY_EXPORT(PackWholeAF32);
 HWY_EXPORT(PackWholeAF64);
 
@@ -1083,10 +1090,9 @@ void PackWholeB(const GemmProblem& p, ElementType type, void* out) {
   }
 }
 
-size_t PackedAElements(const GemmProblem& p, int64_t entries, ElementType type) {
+size_t PackedAElements(const GemmProblem& p, int64_t entries) {
   if (p.m <= 0 || p.k <= 0 || entries <= 0) return 0;
-  return static_cast<size_t>(entries) * (type == ElementType::kF32 ? HWY_DYNAMIC_DISPATCH(PackedAElementsF32)(p)
-                                                                   : HWY_DYNAMIC_DISPATCH(PackedAElementsF64)(p));
+  return static_cast<size_t>(entries) * HWY_DYNAMIC_DISPATCH(PackedAElementsPerEntry)(p);
 }
 
 void PackWholeA(const GemmProblem& p, int64_t entries, ElementType type, void* out) {

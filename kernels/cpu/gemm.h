@@ -119,7 +119,7 @@ uint64_t WholeBPacks();
 // every block of the contraction and of the rows in MR-high panels, and the
 // packing itself into `out`. Keyed like PackWholeB's (the panel height
 // follows the target's panel width). WholeAPacks counts the packings.
-size_t PackedAElements(const GemmProblem& p, int64_t entries, ElementType type);
+size_t PackedAElements(const GemmProblem& p, int64_t entries);
 void PackWholeA(const GemmProblem& p, int64_t entries, ElementType type, void* out);
 uint64_t WholeAPacks();
 // How many products RunGemvHalfB has run in this process (tests assert

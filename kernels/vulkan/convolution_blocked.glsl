@@ -40,7 +40,7 @@ vec4 kiln_run4(int s) {
   const int t = s >> 2, last = textureSize(a_tex) - 1;
   const uint m = uint(s) & 3u;
   const vec4 x0 = texelFetch(a_tex, clamp(t, 0, last)), x1 = texelFetch(a_tex, clamp(t + 1, 0, last));
-  return m == 0u ? x0 : m == 1u ? vec4(x0.yzw, x1.x) : m == 2u ? vec4(x0.zw, x1.xy) : vec4(x0.w, x1.xyz);
+  return kiln_shift4(x0, x1, m);
 }
 #endif
 

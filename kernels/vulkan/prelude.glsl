@@ -10,6 +10,13 @@ uint kiln_linear_id() {
   return gl_GlobalInvocationID.x + gl_WorkGroupID.y * gl_NumWorkGroups.x * gl_WorkGroupSize.x;
 }
 
+// The four elements that start at component m (0..3) of x0 and run on
+// into x1: a run of a tensor that does not start on a texel, read as two
+// texels and selected per lane (no gathers).
+vec4 kiln_shift4(const vec4 x0, const vec4 x1, const uint m) {
+  return m == 0u ? x0 : m == 1u ? vec4(x0.yzw, x1.x) : m == 2u ? vec4(x0.zw, x1.xy) : vec4(x0.w, x1.xyz);
+}
+
 // f32 -> f16 bits, rounding to nearest even (packHalf2x16 leaves the
 // rounding to the implementation).
 uint kiln_f32_to_f16(float f) {

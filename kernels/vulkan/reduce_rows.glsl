@@ -58,8 +58,7 @@ void main() {
       for (uint g = 0u; g < groups; ++g) {
         const int t = t0 + int(4u * g) + 2 * h;
         const vec4 x0 = texelFetch(a_tex, t), x1 = texelFetch(a_tex, t + 1), x2 = texelFetch(a_tex, min(t + 2, last));
-        const vec4 ql = m == 0u ? x0 : m == 1u ? vec4(x0.yzw, x1.x) : m == 2u ? vec4(x0.zw, x1.xy) : vec4(x0.w, x1.xyz);
-        const vec4 qh = m == 0u ? x1 : m == 1u ? vec4(x1.yzw, x2.x) : m == 2u ? vec4(x1.zw, x2.xy) : vec4(x1.w, x2.xyz);
+        const vec4 ql = kiln_shift4(x0, x1, m), qh = kiln_shift4(x1, x2, m);
         if (g == 0u) {
           lo = ql;
           hi = qh;
