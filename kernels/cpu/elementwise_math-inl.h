@@ -187,6 +187,10 @@ HWY_INLINE VF Erf(DF d, VF x) {
   pa = hn::MulAdd(pa, z, hn::Set(d, -0.3761262595653534f));
   pa = hn::MulAdd(pa, z, hn::Set(d, 1.1283791065216064f));
   pa = hn::Mul(a, pa);
+  // Every lane below 1 (the common case: an activation's inputs): the
+  // second polynomial is not needed. NaN lanes fail the test and take the
+  // full path.
+  if (hn::AllTrue(d, hn::Lt(a, hn::Set(d, 1.0f)))) return hn::CopySign(pa, x);
   const VF top = hn::Set(d, 3.92f);
   const VF u = hn::Sub(hn::Min(a, top), hn::Set(d, 2.46f));
   VF pb = hn::Set(d, -9.166920790448785e-06f);
