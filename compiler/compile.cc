@@ -10,6 +10,7 @@
 #include "compiler/passes/conv_kernel_layout.h"
 #include "compiler/passes/fold_transpose.h"
 #include "compiler/passes/fold_widening_converts.h"
+#include "compiler/passes/narrow_index_compares.h"
 #include "compiler/passes/hoist_loop_projection.h"
 #include "compiler/passes/legalize.h"
 #include "compiler/passes/params_from_args.h"
@@ -61,6 +62,7 @@ StatusOr<std::vector<uint8_t>> Compile(std::string_view source, std::string_view
   if (options.fuse) KILN_RETURN_IF_ERROR(LegalizeQuantized(module.get(), format));
   if (options.fuse) KILN_RETURN_IF_ERROR(LegalizeBatchNormInference(module.get()));
   if (options.fuse) ExpandIotas(module.get());
+  if (options.fuse) NarrowIndexCompares(module.get());
   // The CPU's int8 contractions requantize their own accumulators and pad
   // with the zero point themselves; the Vulkan device's shaders take these
   // ops apart.
