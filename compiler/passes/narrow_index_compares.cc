@@ -26,17 +26,22 @@ bool IsNarrowInteger(ElementType e) {
   return e == ElementType::kSI8 || e == ElementType::kSI16 || e == ElementType::kUI8 || e == ElementType::kUI16;
 }
 
-// The si32 form of a constant's si64 dense value, or false if an element
-// lies outside si32.
-bool NarrowDense(const ir::Attribute& wide, ir::Attribute* narrow) {
+// The si32 form of a constant's si64 dense value and the range of its
+// elements, or false if an element lies outside si32.
+bool NarrowDense(const ir::Attribute& wide, ir::Attribute* narrow, int64_t* lo, int64_t* hi) {
   if (wide.kind != ir::Attribute::Kind::kDense || wide.type.element != ElementType::kSI64) return false;
   const size_t count = wide.DenseElementCount();
+  if (count == 0) return false;
   std::vector<uint8_t> bytes;
   bytes.reserve(count * 4);
+  *lo = kI32Max;
+  *hi = kI32Min;
   for (size_t k = 0; k < count; ++k) {
     int64_t v;
     std::memcpy(&v, wide.DenseElement(k), 8);
     if (v < kI32Min || v > kI32Max) return false;
+    *lo = std::min(*lo, v);
+    *hi = std::max(*hi, v);
     const int32_t n = static_cast<int32_t>(v);
     const auto* p = reinterpret_cast<const uint8_t*>(&n);
     bytes.insert(bytes.end(), p, p + 4);
@@ -52,61 +57,96 @@ bool NarrowDense(const ir::Attribute& wide, ir::Attribute* narrow) {
   return true;
 }
 
+// A value's si32 form and the range its values lie in.
+struct Narrowed {
+  ir::Value* value = nullptr;  // null: not known to fit
+  int64_t lo = 0, hi = 0;
+};
+
 class Narrower {
  public:
   Narrower(ir::Block* block, const ir::Operation& at, Ops* ops) : block_(block), at_(at), ops_(ops) {}
 
   // The si32 form of si64 value `v` (a clone of its computation, added to
-  // ops_), or null where its values are not known to fit. Memoized per
-  // block, so compares that share an index tensor share its si32 form.
-  ir::Value* Narrow(ir::Value* v, std::map<const ir::Value*, ir::Value*>* memo) {
+  // ops_) where every value it and the values it is computed from take
+  // fits in si32, else a null value. Memoized per block, so compares that
+  // share an index tensor share its si32 form.
+  Narrowed Narrow(ir::Value* v, std::map<const ir::Value*, Narrowed>* memo) {
     if (auto it = memo->find(v); it != memo->end()) return it->second;
-    ir::Value* n = Make(v, memo);
-    if (n != nullptr) (*memo)[v] = n;
+    Narrowed n = Make(v, memo);
+    if (n.value != nullptr && (n.lo < kI32Min || n.hi > kI32Max)) n = Narrowed{};
+    if (n.value != nullptr) (*memo)[v] = n;
     return n;
   }
 
  private:
-  ir::Value* Make(ir::Value* v, std::map<const ir::Value*, ir::Value*>* memo) {
+  Narrowed Make(ir::Value* v, std::map<const ir::Value*, Narrowed>* memo) {
     const ir::Operation* def = v->def;
     // Only ops of this block (an index computed outside a region is left as
     // it is) and tensors of static shape.
     if (def == nullptr || def->parent != block_ || def->results.size() != 1 || !def->regions.empty() ||
         !IsPlainTensor(v->type, ElementType::kSI64))
-      return nullptr;
+      return {};
     const ir::Type narrow_type = ir::Type::Tensor(ElementType::kSI32, v->type.dims);
     auto clone = [&](std::vector<ir::Value*> operands) {
       ir::Operation* op = NewOp(ops_, at_, block_, def->name, std::move(operands), narrow_type);
       op->attrs = def->attrs;
       return op;
     };
-    if (def->name == KernelName(KernelId::kIota)) {
+    const std::string_view name = def->name;
+    if (name == KernelName(KernelId::kIota)) {
       const ir::Attribute* d = def->GetAttr("iota_dimension");
-      if (d == nullptr || d->kind != ir::Attribute::Kind::kInt || d->i < 0 || d->i >= v->type.rank() ||
-          v->type.dims[static_cast<size_t>(d->i)] - 1 > kI32Max)
-        return nullptr;
-      return clone({})->result();
+      if (d == nullptr || d->kind != ir::Attribute::Kind::kInt || d->i < 0 || d->i >= v->type.rank()) return {};
+      const int64_t size = v->type.dims[static_cast<size_t>(d->i)];
+      if (size < 1 || size - 1 > kI32Max) return {};
+      return {clone({})->result(), 0, size - 1};
     }
-    if (def->name == ScalarOpName(ScalarOp::kConstant)) {
+    if (name == ScalarOpName(ScalarOp::kConstant)) {
       const ir::Attribute* value = def->GetAttr("value");
       ir::Attribute narrow;
-      if (value == nullptr || !NarrowDense(*value, &narrow)) return nullptr;
+      int64_t lo = 0, hi = 0;
+      if (value == nullptr || !NarrowDense(*value, &narrow, &lo, &hi)) return {};
       ir::Operation* op = clone({});
       op->SetAttr("value", std::move(narrow));
-      return op->result();
+      return {op->result(), lo, hi};
     }
-    if (def->name == KernelName(KernelId::kBroadcastInDim) || def->name == KernelName(KernelId::kReshape)) {
-      if (def->operands.size() != 1) return nullptr;
-      ir::Value* in = Narrow(def->operands[0], memo);
-      return in == nullptr ? nullptr : clone({in})->result();
+    if (name == KernelName(KernelId::kBroadcastInDim) || name == KernelName(KernelId::kReshape)) {
+      if (def->operands.size() != 1) return {};
+      const Narrowed in = Narrow(def->operands[0], memo);
+      if (in.value == nullptr) return {};
+      return {clone({in.value})->result(), in.lo, in.hi};
     }
-    if (def->name == ScalarOpName(ScalarOp::kConvert) && def->operands.size() == 1) {
+    if (name == ScalarOpName(ScalarOp::kConvert) && def->operands.size() == 1) {
       ir::Value* in = def->operands[0];
-      if (!in->type.is_tensor() || in->type.is_quantized()) return nullptr;
-      if (in->type.element == ElementType::kSI32) return in;
-      if (IsNarrowInteger(in->type.element)) return clone({in})->result();
+      if (!in->type.is_tensor() || in->type.is_quantized()) return {};
+      const ElementType e = in->type.element;
+      if (e == ElementType::kSI32) return {in, kI32Min, kI32Max};
+      if (!IsNarrowInteger(e)) return {};
+      const bool is_signed = e == ElementType::kSI8 || e == ElementType::kSI16;
+      const int bits = e == ElementType::kSI8 || e == ElementType::kUI8 ? 8 : 16;
+      const auto [lo, hi] = ir::IntegerStorageRange(bits, is_signed);
+      return {clone({in})->result(), lo, hi};
     }
-    return nullptr;
+    // Arithmetic whose every value stays within si32 gives the same values
+    // in si32 (bounds from the operands' ranges; the result's range is
+    // checked by Narrow).
+    const bool add = name == ScalarOpName(ScalarOp::kAdd), sub = name == ScalarOpName(ScalarOp::kSubtract);
+    const bool min = name == ScalarOpName(ScalarOp::kMinimum), max = name == ScalarOpName(ScalarOp::kMaximum);
+    if ((add || sub || min || max) && def->operands.size() == 2) {
+      const Narrowed a = Narrow(def->operands[0], memo);
+      const Narrowed b = a.value == nullptr ? Narrowed{} : Narrow(def->operands[1], memo);
+      if (b.value == nullptr) return {};
+      // (Each bound is within si32, so these sums cannot overflow int64.)
+      const int64_t lo = add ? a.lo + b.lo : sub ? a.lo - b.hi : min ? std::min(a.lo, b.lo) : std::max(a.lo, b.lo);
+      const int64_t hi = add ? a.hi + b.hi : sub ? a.hi - b.lo : min ? std::min(a.hi, b.hi) : std::max(a.hi, b.hi);
+      return {clone({a.value, b.value})->result(), lo, hi};
+    }
+    if (name == ScalarOpName(ScalarOp::kNegate) && def->operands.size() == 1) {
+      const Narrowed a = Narrow(def->operands[0], memo);
+      if (a.value == nullptr) return {};
+      return {clone({a.value})->result(), -a.hi, -a.lo};
+    }
+    return {};
   }
 
   ir::Block* block_;
@@ -115,7 +155,7 @@ class Narrower {
 };
 
 void NarrowBlock(ir::Block* block) {
-  std::map<const ir::Value*, ir::Value*> memo;
+  std::map<const ir::Value*, Narrowed> memo;
   for (size_t i = 0; i < block->ops.size(); ++i) {
     ir::Operation& op = *block->ops[i];
     for (auto& r : op.regions)
@@ -126,12 +166,12 @@ void NarrowBlock(ir::Block* block) {
       continue;
     Ops ops;
     Narrower narrower(block, op, &ops);
-    std::map<const ir::Value*, ir::Value*> trial = memo;
-    ir::Value* a = narrower.Narrow(op.operands[0], &trial);
-    ir::Value* b = a == nullptr ? nullptr : narrower.Narrow(op.operands[1], &trial);
-    if (a == nullptr || b == nullptr) continue;  // (the clones made for a alone are dropped with `ops`)
+    std::map<const ir::Value*, Narrowed> trial = memo;
+    const Narrowed a = narrower.Narrow(op.operands[0], &trial);
+    const Narrowed b = a.value == nullptr ? Narrowed{} : narrower.Narrow(op.operands[1], &trial);
+    if (b.value == nullptr) continue;  // (the clones made for a alone are dropped with `ops`)
     memo = std::move(trial);
-    op.operands = {a, b};
+    op.operands = {a.value, b.value};
     const size_t added = ops.size();
     block->ops.insert(block->ops.begin() + static_cast<std::ptrdiff_t>(i), std::make_move_iterator(ops.begin()),
                       std::make_move_iterator(ops.end()));
@@ -156,7 +196,9 @@ void DropUnread(ir::Function* f, const std::map<const ir::Value*, int>& before) 
         const std::string_view name = op->name;
         if (name != KernelName(KernelId::kIota) && name != ScalarOpName(ScalarOp::kConstant) &&
             name != KernelName(KernelId::kBroadcastInDim) && name != KernelName(KernelId::kReshape) &&
-            name != ScalarOpName(ScalarOp::kConvert))
+            name != ScalarOpName(ScalarOp::kConvert) && name != ScalarOpName(ScalarOp::kAdd) &&
+            name != ScalarOpName(ScalarOp::kSubtract) && name != ScalarOpName(ScalarOp::kMinimum) &&
+            name != ScalarOpName(ScalarOp::kMaximum) && name != ScalarOpName(ScalarOp::kNegate))
           return false;
         const ir::Value* v = op->result();
         return before.count(v) && !now.count(v);

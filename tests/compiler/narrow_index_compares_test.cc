@@ -82,6 +82,38 @@ func.func @main(%i: tensor<6xi16>, %j: tensor<6xi32>) -> (tensor<2x3xi1>, tensor
   EXPECT_EQ(Count(*m, "stablehlo.convert", ElementType::kSI64), 1);
 }
 
+TEST(NarrowIndexCompares, ArithmeticWithinSi32Narrows) {
+  // A band (c - r <= 2) and a window end clamped with minimum; the second
+  // compare's sum may reach 2^31 - 1 + 7, past si32, and stays si64.
+  auto m = ParseAndNarrow(R"(
+func.func @main() -> (tensor<8x8xi1>, tensor<8xi1>, tensor<8xi1>) {
+  %r = stablehlo.iota dim = 0 : tensor<8x8xi64>
+  %c = stablehlo.iota dim = 1 : tensor<8x8xi64>
+  %d = stablehlo.subtract %c, %r : tensor<8x8xi64>
+  %k = stablehlo.constant dense<2> : tensor<8x8xi64>
+  %0 = stablehlo.compare LE, %d, %k, SIGNED : (tensor<8x8xi64>, tensor<8x8xi64>) -> tensor<8x8xi1>
+  %i = stablehlo.iota dim = 0 : tensor<8xi64>
+  %big = stablehlo.constant dense<2147483647> : tensor<8xi64>
+  %s = stablehlo.add %i, %big : tensor<8xi64>
+  %1 = stablehlo.compare GT, %s, %i, SIGNED : (tensor<8xi64>, tensor<8xi64>) -> tensor<8xi1>
+  %five = stablehlo.constant dense<5> : tensor<8xi64>
+  %e = stablehlo.minimum %i, %five : tensor<8xi64>
+  %n = stablehlo.negate %e : tensor<8xi64>
+  %2 = stablehlo.compare LT, %n, %i, SIGNED : (tensor<8xi64>, tensor<8xi64>) -> tensor<8xi1>
+  return %0, %1, %2 : tensor<8x8xi1>, tensor<8xi1>, tensor<8xi1>
+}
+)");
+  ASSERT_NE(m, nullptr);
+  const auto c = Compares(*m);
+  ASSERT_EQ(c.size(), 3u);
+  EXPECT_EQ(c[0]->operands[0]->type.element, ElementType::kSI32);
+  EXPECT_EQ(c[0]->operands[0]->def->name, "stablehlo.subtract");
+  EXPECT_EQ(c[1]->operands[0]->type.element, ElementType::kSI64);
+  EXPECT_EQ(c[2]->operands[0]->type.element, ElementType::kSI32);
+  EXPECT_EQ(c[2]->operands[0]->def->name, "stablehlo.negate");
+  EXPECT_EQ(Count(*m, "stablehlo.subtract", ElementType::kSI64), 0);
+}
+
 TEST(NarrowIndexCompares, LeavesWhatMayNotFit) {
   // A constant past si32, an argument, an iota one operand of whose compare
   // cannot narrow, and an index from an op the pass does not follow.
@@ -91,7 +123,7 @@ func.func @main(%x: tensor<4xi64>) -> (tensor<4xi1>, tensor<4xi1>, tensor<4xi1>)
   %big = stablehlo.constant dense<[0, 1, 2, 2147483648]> : tensor<4xi64>
   %0 = stablehlo.compare LT, %i, %big, SIGNED : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi1>
   %1 = stablehlo.compare LT, %i, %x, SIGNED : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi1>
-  %s = stablehlo.add %i, %i : tensor<4xi64>
+  %s = stablehlo.multiply %i, %i : tensor<4xi64>
   %2 = stablehlo.compare LT, %s, %i, SIGNED : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi1>
   return %0, %1, %2 : tensor<4xi1>, tensor<4xi1>, tensor<4xi1>
 }

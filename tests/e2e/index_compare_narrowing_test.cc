@@ -25,7 +25,7 @@ func.func @main(%x: tensor<5x7xf32>, %i: tensor<5x7xi16>, %j: tensor<5x7xi32>) -
   %m = stablehlo.compare GE, %r, %c, SIGNED : (tensor<5x7xi64>, tensor<5x7xi64>) -> tensor<5x7xi1>
   %n = stablehlo.constant dense<-1.0e9> : tensor<5x7xf32>
   %0 = stablehlo.select %m, %x, %n : tensor<5x7xi1>, tensor<5x7xf32>
-  %two = stablehlo.constant dense<2> : tensor<5x7xi64>
+  %two = stablehlo.constant dense<[[2, 1, 0, -1, 2, 3, 2], [0, 0, 0, 0, 0, 0, 0], [1, 1, 1, 1, 1, 1, 1], [2, 2, 2, 2, 2, 2, 2], [-3, 4, -5, 6, 0, 1, 2]]> : tensor<5x7xi64>
   %d = stablehlo.subtract %c, %r : tensor<5x7xi64>
   %1 = stablehlo.compare LE, %d, %two, SIGNED : (tensor<5x7xi64>, tensor<5x7xi64>) -> tensor<5x7xi1>
   %a = stablehlo.convert %i : (tensor<5x7xi16>) -> tensor<5x7xi64>
