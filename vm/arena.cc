@@ -49,7 +49,7 @@ Status Context::ArenaView(const Instruction& ins, Frame& frame) {
   // The register's previous view is rewritten in place where it can be: an
   // arena.view then allocates nothing.
   RefValue& dst = frame.refs[o[0].value];
-  std::shared_ptr<hal::BufferView> view = TakeReusableView(dst);
+  std::shared_ptr<hal::BufferView> view = TakeReusableView(dst, views_);
   view->type = type;
   view->dims.resize(o[3].list.size());
   for (size_t i = 0; i < o[3].list.size(); ++i) view->dims[i] = frame.i64[o[3].list[i]];

@@ -168,7 +168,7 @@ StatusOr<RefValue> Context::AllocateView(ElementType type, std::vector<int64_t> 
   if (init != nullptr && init->data.size() != bytes)
     return InvalidArgument("tensor data holds " + std::to_string(init->data.size()) + " bytes, its shape needs " +
                            std::to_string(bytes));
-  auto view = std::make_shared<hal::BufferView>();
+  std::shared_ptr<hal::BufferView> view = views_.Take();
   view->type = type;
   view->dims = std::move(dims);
   if (init == nullptr) {
@@ -191,7 +191,7 @@ Status Context::AllocateOutput(RefValue& dst, ElementType type, const std::vecto
   // buffer still refers to the buffer (a recorded or pending one holds a
   // reference until its submission has run). The dims are written in
   // place, not gathered into a vector first.
-  std::shared_ptr<hal::BufferView> view = TakeReusableView(dst);
+  std::shared_ptr<hal::BufferView> view = TakeReusableView(dst, views_);
   dst = RefValue();
   std::shared_ptr<hal::Buffer> old = std::move(view->buffer);
   view->type = type;
@@ -216,7 +216,7 @@ StatusOr<RefValue> Context::WrapView(ElementType type, std::vector<int64_t> dims
     return InvalidArgument("tensor data holds " + std::to_string(bytes) + " bytes, its shape needs " +
                            std::to_string(need));
   if (bytes != 0 && data == nullptr) return InvalidArgument("tensor data is missing");
-  auto view = std::make_shared<hal::BufferView>();
+  std::shared_ptr<hal::BufferView> view = views_.Take();
   view->type = type;
   view->dims = std::move(dims);
   KILN_ASSIGN_OR_RETURN(view->buffer, device_->WrapHostMemory(data, bytes));

@@ -35,16 +35,44 @@ struct RefValue {
   std::shared_ptr<const std::vector<RefValue>> list;
 };
 
+// View objects of finished activations' registers, their buffers dropped,
+// which the next views take instead of allocating: in the steady state a
+// call allocates no view (a view and its dims were two heap allocations per
+// tensor per call). Bounded: past kMax spare views the rest are freed.
+class ViewPool {
+ public:
+  std::shared_ptr<hal::BufferView> Take() {
+    if (spare_.empty()) return std::make_shared<hal::BufferView>();
+    std::shared_ptr<hal::BufferView> v = std::move(spare_.back());
+    spare_.pop_back();
+    return v;
+  }
+  // `v` must be held by nobody else (use_count 1).
+  void Give(std::shared_ptr<hal::BufferView> v) {
+    if (spare_.size() >= kMax) return;
+    v->buffer.reset();
+    v->type = ElementType::kInvalid;
+    v->dims.clear();  // (its storage kept)
+    v->offset = 0;
+    spare_.push_back(std::move(v));
+  }
+
+ private:
+  static constexpr size_t kMax = 256;
+  std::vector<std::shared_ptr<hal::BufferView>> spare_;
+};
+
 // The object to write a register's next view into (arena.view, reshape,
-// subview): its previous view when nothing else holds it -- a loop body
-// sets the same registers every step, and recorded commands copy views, so
-// a pending dispatch never holds one -- taken out of the register, else a
-// new one. Every view in a register is made non-const
-// (make_shared<hal::BufferView>), so writing through it is sound.
-inline std::shared_ptr<hal::BufferView> TakeReusableView(RefValue& dst) {
+// subview, alloc): its previous view when nothing else holds it -- a loop
+// body sets the same registers every step, and recorded commands copy
+// views, so a pending dispatch never holds one -- taken out of the
+// register, else a spare one from `pool` or a new one. Every view in a
+// register is made non-const (make_shared<hal::BufferView>), so writing
+// through it is sound.
+inline std::shared_ptr<hal::BufferView> TakeReusableView(RefValue& dst, ViewPool& pool) {
   if (dst.kind == RefValue::Kind::kView && dst.view && dst.view.use_count() == 1)
     return std::const_pointer_cast<hal::BufferView>(std::move(dst.view));
-  return std::make_shared<hal::BufferView>();
+  return pool.Take();
 }
 
 class Profiler;  // vm/profiler.h
@@ -179,6 +207,11 @@ class Context {
     std::shared_ptr<hal::Buffer> arena;
   };
   Context(std::shared_ptr<const LoadedModule> module, hal::Device* device);
+  // A frame for an activation: a finished one's (its vectors' storage kept)
+  // or a new one; and its return, every value dropped, views nobody else
+  // holds to views_.
+  std::unique_ptr<Frame> TakeFrame();
+  void ReleaseFrame(std::unique_ptr<Frame> frame);
   Status Instantiate();
   // The interpreter (vm/interpreter.cc): Run sets up a call's frame,
   // Execute runs its instructions.
@@ -293,6 +326,10 @@ class Context {
   // activation takes it only if nothing else holds it (no live view, no
   // command buffer of a submission that has not signalled), else a fresh one.
   std::vector<std::shared_ptr<hal::Buffer>> arena_cache_;
+  // Finished activations' frames and registers' views, reused (TakeFrame,
+  // ReleaseFrame, TakeReusableView): a call allocates neither per activation.
+  std::vector<std::unique_ptr<Frame>> frame_pool_;
+  ViewPool views_;
 };
 
 // Compares two host tensors as the check ops do (see vm/checks.cc); returns

@@ -85,10 +85,10 @@ int64_t EvalScalarOp(const Instruction& ins, const int64_t* regs) {
 // step. `src` may be that very view (R[a] := reshape R[a]): its fields are
 // read before any write.
 void SetView(RefValue& dst, const hal::BufferView& src, size_t offset, const std::vector<uint32_t>& dims,
-             const int64_t* regs) {
+             const int64_t* regs, ViewPool& pool) {
   const ElementType type = src.type;
   std::shared_ptr<hal::Buffer> buffer = src.buffer;
-  std::shared_ptr<hal::BufferView> view = TakeReusableView(dst);
+  std::shared_ptr<hal::BufferView> view = TakeReusableView(dst, pool);
   view->type = type;
   view->buffer = std::move(buffer);
   view->offset = offset;
@@ -105,18 +105,40 @@ Status Context::Run(int function, std::vector<RefValue> args, std::vector<RefVal
     return ResourceExhausted("call stack overflow: more than " + std::to_string(kMaxCallDepth) +
                              " nested calls (runaway recursion?)");
   const LoadedFunction& fn = module_->functions[function];
-  Frame frame;
+  if (args.size() > fn.num_ref_registers) return Internal("more arguments than registers");
+  std::unique_ptr<Frame> held = TakeFrame();
+  Frame& frame = *held;
   frame.function = function;
   frame.i64.assign(fn.num_i64_registers, 0);
   frame.refs.resize(fn.num_ref_registers);
-  if (args.size() > frame.refs.size()) return Internal("more arguments than registers");
   for (size_t i = 0; i < args.size(); ++i) frame.refs[i] = std::move(args[i]);
   // Results come back in refs[0..n) after a return (see kReturn).
   Status s = Execute(frame, depth);
   KeepArena(frame);
-  KILN_RETURN_IF_ERROR(s);
-  results->assign(frame.refs.begin(), frame.refs.begin() + fn.results.size());
-  return Status::Ok();
+  if (s.ok()) results->assign(frame.refs.begin(), frame.refs.begin() + fn.results.size());
+  ReleaseFrame(std::move(held));
+  return s;
+}
+
+std::unique_ptr<Context::Frame> Context::TakeFrame() {
+  if (frame_pool_.empty()) return std::make_unique<Frame>();
+  std::unique_ptr<Frame> f = std::move(frame_pool_.back());
+  frame_pool_.pop_back();
+  return f;
+}
+
+void Context::ReleaseFrame(std::unique_ptr<Frame> frame) {
+  // The views only this frame holds lose their buffers here, as they would
+  // with the frame (an arena is then free for the next activation).
+  for (RefValue& r : frame->refs) {
+    if (r.kind == RefValue::Kind::kView && r.view && r.view.use_count() == 1)
+      views_.Give(std::const_pointer_cast<hal::BufferView>(std::move(r.view)));
+    r = RefValue();
+  }
+  frame->refs.clear();
+  frame->arena.reset();
+  // (Bounded by the deepest recursion seen, at most kMaxCallDepth.)
+  frame_pool_.push_back(std::move(frame));
 }
 
 Status Context::Execute(Frame& frame, int depth) {
@@ -323,7 +345,7 @@ dispatch:
       if (I[r] < 0 || __builtin_mul_overflow(count, I[r], &count))
         return fail(index, InvalidArgument("reshape to invalid dimensions"));
     if (count != v->NumElements()) return fail(index, InvalidArgument("reshape changes the number of elements"));
-    SetView(R[o[0].value], *v, v->offset, o[2].list, I);
+    SetView(R[o[0].value], *v, v->offset, o[2].list, I, views_);
     KILN_DISPATCH(index + 1);
   }
   KILN_CASE(kSubview) :
@@ -351,7 +373,7 @@ dispatch:
       return fail(index, InvalidArgument("subview of " + std::to_string(bytes) + " bytes at offset " +
                                          std::to_string(offset) + " outside its operand of " +
                                          std::to_string(v->ByteSize()) + " bytes"));
-    SetView(R[o[0].value], *v, v->offset + static_cast<size_t>(offset), o[3].list, I);
+    SetView(R[o[0].value], *v, v->offset + static_cast<size_t>(offset), o[3].list, I, views_);
     KILN_DISPATCH(index + 1);
   }
   KILN_CASE(kMovRef) : {
@@ -393,11 +415,15 @@ dispatch:
   KILN_CASE(kReturn) : {
     // Through a copy: a result register may be another's source
     // (`return [r1, r0]`). Moved out of the frame, which is about to go.
+    // (A few results through an array on the stack: no allocation.)
     const auto& o = code[index].operands;
-    std::vector<RefValue> values;
-    values.reserve(o[0].list.size());
-    for (uint32_t r : o[0].list) values.push_back(R[r]);
-    for (size_t k = 0; k < values.size(); ++k) R[k] = std::move(values[k]);
+    const size_t n = o[0].list.size();
+    constexpr size_t kInline = 8;
+    RefValue inline_values[kInline];
+    std::vector<RefValue> heap_values(n > kInline ? n : 0);
+    RefValue* values = n > kInline ? heap_values.data() : inline_values;
+    for (size_t k = 0; k < n; ++k) values[k] = R[o[0].list[k]];
+    for (size_t k = 0; k < n; ++k) R[k] = std::move(values[k]);
     return Status::Ok();
   }
   KILN_CASE(kMakeList) : {
