@@ -30,7 +30,8 @@ bool IsNarrowInteger(ElementType e) {
 // elements, or false if an element lies outside si32.
 bool NarrowDense(const ir::Attribute& wide, ir::Attribute* narrow, int64_t* lo, int64_t* hi) {
   if (wide.kind != ir::Attribute::Kind::kDense || wide.type.element != ElementType::kSI64) return false;
-  const size_t count = wide.DenseElementCount();
+  // (A compact splat holds one element: read once, not once per element.)
+  const size_t count = wide.dense_splat ? 1 : wide.DenseElementCount();
   if (count == 0) return false;
   std::vector<uint8_t> bytes;
   bytes.reserve(count * 4);

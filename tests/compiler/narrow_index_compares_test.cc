@@ -3,6 +3,7 @@
 // was, and (running both forms) that the results are the same bits.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -112,6 +113,30 @@ func.func @main() -> (tensor<8x8xi1>, tensor<8xi1>, tensor<8xi1>) {
   EXPECT_EQ(c[2]->operands[0]->type.element, ElementType::kSI32);
   EXPECT_EQ(c[2]->operands[0]->def->name, "stablehlo.negate");
   EXPECT_EQ(Count(*m, "stablehlo.subtract", ElementType::kSI64), 0);
+}
+
+TEST(NarrowIndexCompares, LargeSplatConstantStaysASplat) {
+  // 16384 x 8 si64 = 1 MiB, kept as one element (ir::kCompactSplatBytes).
+  auto m = ParseAndNarrow(R"(
+func.func @main() -> tensor<16384x8xi1> {
+  %i = stablehlo.iota dim = 0 : tensor<16384x8xi64>
+  %k = stablehlo.constant dense<-7> : tensor<16384x8xi64>
+  %0 = stablehlo.compare GT, %i, %k, SIGNED : (tensor<16384x8xi64>, tensor<16384x8xi64>) -> tensor<16384x8xi1>
+  return %0 : tensor<16384x8xi1>
+}
+)");
+  ASSERT_NE(m, nullptr);
+  const auto c = Compares(*m);
+  ASSERT_EQ(c.size(), 1u);
+  const ir::Operation* k = c[0]->operands[1]->def;
+  ASSERT_EQ(k->name, "stablehlo.constant");
+  const ir::Attribute* v = k->GetAttr("value");
+  EXPECT_EQ(v->type.element, ElementType::kSI32);
+  EXPECT_TRUE(v->dense_splat);
+  EXPECT_EQ(v->DenseElementCount(), 16384u * 8u);
+  int32_t e = 0;
+  std::memcpy(&e, v->DenseElement(0), 4);
+  EXPECT_EQ(e, -7);
 }
 
 TEST(NarrowIndexCompares, LeavesWhatMayNotFit) {
