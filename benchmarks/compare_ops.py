@@ -186,6 +186,62 @@ CASES = {
         ,
         ["rand:64x1000"],
         lambda: ((torch.rand(64, 1000),), lambda x: torch.argsort(x, dim=1, stable=True))),
+    "layer norm 512x1024": (
+        "func.func @lnorm(%x: tensor<512x1024xf32>, %g: tensor<1024xf32>, %b: tensor<1024xf32>) -> tensor<512x1024xf32> {\n"
+        "  %z = stablehlo.constant dense<0.0> : tensor<f32>\n"
+        "  %s = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [1] : (tensor<512x1024xf32>, tensor<f32>) -> tensor<512xf32>\n"
+        "  %n = stablehlo.constant dense<9.765625e-04> : tensor<512xf32>\n"
+        "  %m = stablehlo.multiply %s, %n : tensor<512xf32>\n"
+        "  %mb = stablehlo.broadcast_in_dim %m, dims = [0] : (tensor<512xf32>) -> tensor<512x1024xf32>\n"
+        "  %d = stablehlo.subtract %x, %mb : tensor<512x1024xf32>\n"
+        "  %d2 = stablehlo.multiply %d, %d : tensor<512x1024xf32>\n"
+        "  %v = stablehlo.reduce(%d2 init: %z) applies stablehlo.add across dimensions = [1] : (tensor<512x1024xf32>, tensor<f32>) -> tensor<512xf32>\n"
+        "  %vm = stablehlo.multiply %v, %n : tensor<512xf32>\n"
+        "  %e = stablehlo.constant dense<1.0e-05> : tensor<512xf32>\n"
+        "  %ve = stablehlo.add %vm, %e : tensor<512xf32>\n"
+        "  %r = stablehlo.rsqrt %ve : tensor<512xf32>\n"
+        "  %rb = stablehlo.broadcast_in_dim %r, dims = [0] : (tensor<512xf32>) -> tensor<512x1024xf32>\n"
+        "  %y = stablehlo.multiply %d, %rb : tensor<512x1024xf32>\n"
+        "  %gb = stablehlo.broadcast_in_dim %g, dims = [1] : (tensor<1024xf32>) -> tensor<512x1024xf32>\n"
+        "  %bb = stablehlo.broadcast_in_dim %b, dims = [1] : (tensor<1024xf32>) -> tensor<512x1024xf32>\n"
+        "  %yg = stablehlo.multiply %y, %gb : tensor<512x1024xf32>\n"
+        "  %o = stablehlo.add %yg, %bb : tensor<512x1024xf32>\n"
+        "  return %o : tensor<512x1024xf32>\n}\n",
+        ["rand:512x1024", "1024xf32=1.5", "1024xf32=0.25"],
+        lambda: ((torch.rand(512, 1024), torch.full((1024,), 1.5), torch.full((1024,), 0.25)),
+                 lambda x, g, b: F.layer_norm(x, (1024,), g, b))),
+    "column sum 4096x1024 (reduce dim 0)": (
+        "func.func @colsum(%x: tensor<4096x1024xf32>) -> tensor<1024xf32> {\n"
+        "  %z = stablehlo.constant dense<0.0> : tensor<f32>\n"
+        "  %s = stablehlo.reduce(%x init: %z) applies stablehlo.add across dimensions = [0] : (tensor<4096x1024xf32>, tensor<f32>) -> tensor<1024xf32>\n"
+        "  return %s : tensor<1024xf32>\n}\n",
+        ["4096x1024xf32=0.5"],
+        lambda: ((torch.rand(4096, 1024),), lambda x: x.sum(dim=0))),
+    "embedding gather 4096 rows of 30000x256": (
+        "func.func @embed(%t: tensor<30000x256xf32>, %i: tensor<4096xi32>) -> tensor<4096x256xf32> {\n"
+        "  %0 = \"stablehlo.gather\"(%t, %i) {dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, slice_sizes = array<i64: 1, 256>} : (tensor<30000x256xf32>, tensor<4096xi32>) -> tensor<4096x256xf32>\n"
+        "  return %0 : tensor<4096x256xf32>\n}\n",
+        ["30000x256xf32=0.5", "4096xi32=12345"],
+        lambda: ((torch.rand(30000, 256), torch.full((4096,), 12345, dtype=torch.int64)),
+                 lambda t, i: F.embedding(i, t))),
+    "concatenate 3 x 64x256x256 on dim 1": (
+        "func.func @concat(%a: tensor<64x256x256xf32>, %b: tensor<64x256x256xf32>, %c: tensor<64x256x256xf32>) -> tensor<64x768x256xf32> {\n"
+        "  %0 = stablehlo.concatenate %a, %b, %c, dim = 1 : (tensor<64x256x256xf32>, tensor<64x256x256xf32>, tensor<64x256x256xf32>) -> tensor<64x768x256xf32>\n"
+        "  return %0 : tensor<64x768x256xf32>\n}\n",
+        ["64x256x256xf32=1", "64x256x256xf32=2", "64x256x256xf32=3"],
+        lambda: ((torch.rand(64, 256, 256), torch.rand(64, 256, 256), torch.rand(64, 256, 256)),
+                 lambda a, b, c: torch.cat((a, b, c), dim=1))),
+    "cumsum 256x4096 (reduce_window)": (
+        "func.func @cumsum(%x: tensor<256x4096xf32>) -> tensor<256x4096xf32> {\n"
+        "  %z = stablehlo.constant dense<0.0> : tensor<f32>\n"
+        "  %0 = \"stablehlo.reduce_window\"(%x, %z) ({\n"
+        "    ^bb0(%a: tensor<f32>, %b: tensor<f32>):\n"
+        "      %s = stablehlo.add %a, %b : tensor<f32>\n"
+        "      stablehlo.return %s : tensor<f32>\n"
+        "    }) {window_dimensions = array<i64: 1, 4096>, padding = dense<[[0, 0], [4095, 0]]> : tensor<2x2xi64>} : (tensor<256x4096xf32>, tensor<f32>) -> tensor<256x4096xf32>\n"
+        "  return %0 : tensor<256x4096xf32>\n}\n",
+        ["256x4096xf32=0.5"],
+        lambda: ((torch.rand(256, 4096),), lambda x: torch.cumsum(x, dim=1))),
     "convert f32->i32 1024x1024": (
         "func.func @cvt(%x: tensor<1024x1024xf32>) -> tensor<1024x1024xi32> {\n"
         "  %0 = stablehlo.convert %x : (tensor<1024x1024xf32>) -> tensor<1024x1024xi32>\n"

@@ -8,7 +8,8 @@
 // (kernels/reference/reduction_order.h), checked on inputs where the order
 // shows; reductions with a fused producer ("input" program) are checked
 // against the reference, short rows, rows longer than the kernel's scratch
-// and non-innermost axes alike. f16 and bf16 reductions (widened, each add
+// and non-innermost axes alike; wide rows of a leading axis (streamed, and
+// split between tasks by columns) too. f16 and bf16 reductions (widened, each add
 // rounded to the type) are compared bit for bit, NaN payloads aside.
 #include <gtest/gtest.h>
 
@@ -81,6 +82,20 @@ KILN_TEST_ALL_TARGETS(CpuReduce, LargeEnoughToSplitOverThePool) {
   Check(ElementType::kF32, ScalarOp::kAdd, {300, 1001}, {1}, 0.0, 11);
   Check(ElementType::kF32, ScalarOp::kMaximum, {1001, 300}, {1}, -INFINITY, 12);
   Check(ElementType::kF32, ScalarOp::kMaximum, {2000, 3, 70}, {1}, -INFINITY, 13);
+}
+
+// Leading axes reduced over wide rows (column sums): the rows streamed into
+// the accumulators a chunk of columns at a time (more columns than one
+// chunk, a ragged tail of columns), and with one result row, its columns
+// split between the pool's tasks.
+KILN_TEST_ALL_TARGETS(CpuReduce, WideRowsOverLeadingAxes) {
+  for (ElementType t : {ElementType::kF32, ElementType::kF64})
+    for (ScalarOp op : {ScalarOp::kAdd, ScalarOp::kMaximum, ScalarOp::kMinimum}) {
+      const double init = op == ScalarOp::kAdd ? 0.0 : (op == ScalarOp::kMaximum ? -INFINITY : INFINITY);
+      Check(t, op, {300, 1027}, {0}, init, 14);
+      Check(t, op, {3, 2, 4111}, {0, 1}, init, 15);
+      Check(t, op, {2, 70, 300}, {1}, init, 16, /*swapped=*/true);
+    }
 }
 
 KILN_TEST_ALL_TARGETS(CpuReduce, TreeOrderRowsOfEveryLength) {
