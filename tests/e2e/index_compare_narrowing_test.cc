@@ -3,6 +3,7 @@
 // to si32 gives the same bits as the unfused build, which compares in si64.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -48,7 +49,10 @@ TEST(IndexCompareNarrowing, FusedAndUnfusedGiveTheSameBits) {
   for (size_t k = 0; k < 35; ++k) {
     x[k] = 0.25f * static_cast<float>(k);
     i[k] = static_cast<int16_t>(static_cast<int>(k * 9973 % 65536) - 32768);
-    j[k] = edges[k % 7] + (k % 3 == 0 ? 0 : static_cast<int32_t>(k % 5) - 2 * (edges[k % 7] > 0));
+    // The edges themselves, and values near them, held within si32.
+    const int64_t near = static_cast<int64_t>(edges[k % 7]) + (k % 3 == 0 ? 0 : static_cast<int64_t>(k % 5) - 2);
+    j[k] = static_cast<int32_t>(std::clamp<int64_t>(near, std::numeric_limits<int32_t>::min(),
+                                                     std::numeric_limits<int32_t>::max()));
   }
   const std::vector<vm::HostTensor> inputs = {HostTensorOf(ElementType::kF32, {5, 7}, x),
                                               HostTensorOf(ElementType::kSI16, {5, 7}, i),
