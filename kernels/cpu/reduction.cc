@@ -818,7 +818,7 @@ Status Reduce(const KernelCall& call) {
   // result is still one sequential fold: the same bits).
   const size_t workers = static_cast<size_t>(NumWorkers(call.runner));
   if (input == nullptr && !half && outer < workers && inner >= 64 && per_row >= (size_t{1} << 17)) {
-    const size_t parts = std::min({2 * workers, inner / 32, per_row >> 16});
+    const size_t parts = std::min({workers, inner / 32, per_row >> 16});
     const size_t width = (inner / parts + 15) / 16 * 16;
     const size_t col_tasks = (inner + width - 1) / width;
     ParallelFor(call.runner, static_cast<int64_t>(outer * col_tasks), [&](int64_t task, int) {
