@@ -6,6 +6,7 @@
 // buffer would otherwise keep every iteration's buffers alive); it reads
 // buffers only after waiting on the submission's semaphore.
 #pragma once
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <functional>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "hal/hal.h"
+#include "kiln_selected_kernels.h"
 #include "vm/collectives/collectives.h"
 #include "vm/host_tensor.h"
 #include "vm/module.h"
@@ -38,28 +40,22 @@ struct RefValue {
 // View objects of finished activations' registers, their buffers dropped,
 // which the next views take instead of allocating: in the steady state a
 // call allocates no view (a view and its dims were two heap allocations per
-// tensor per call). Bounded: past kMax spare views the rest are freed.
+// tensor per call). Bounded: past kMax spare views the rest are freed. (A
+// fixed array: the runtime's selective builds are held to their size.)
 class ViewPool {
  public:
   std::shared_ptr<hal::BufferView> Take() {
-    if (spare_.empty()) return std::make_shared<hal::BufferView>();
-    std::shared_ptr<hal::BufferView> v = std::move(spare_.back());
-    spare_.pop_back();
-    return v;
+    // (Selective builds, held to their size, keep no spare views.)
+    if (KILN_SELECTIVE_BUILD || count_ == 0) return std::make_shared<hal::BufferView>();
+    return std::move(spare_[--count_]);
   }
   // `v` must be held by nobody else (use_count 1).
-  void Give(std::shared_ptr<hal::BufferView> v) {
-    if (spare_.size() >= kMax) return;
-    v->buffer.reset();
-    v->type = ElementType::kInvalid;
-    v->dims.clear();  // (its storage kept)
-    v->offset = 0;
-    spare_.push_back(std::move(v));
-  }
+  void Give(std::shared_ptr<hal::BufferView> v);
 
  private:
-  static constexpr size_t kMax = 256;
-  std::vector<std::shared_ptr<hal::BufferView>> spare_;
+  static constexpr size_t kMax = 64;
+  std::array<std::shared_ptr<hal::BufferView>, kMax> spare_;
+  size_t count_ = 0;
 };
 
 // The object to write a register's next view into (arena.view, reshape,
@@ -328,8 +324,11 @@ class Context {
   std::vector<std::shared_ptr<hal::Buffer>> arena_cache_;
   // Finished activations' frames and registers' views, reused (TakeFrame,
   // ReleaseFrame, TakeReusableView): a call allocates neither per activation.
-  std::vector<std::unique_ptr<Frame>> frame_pool_;
+  static constexpr size_t kKeptFrames = 8;  // (deeper activations' frames are freed)
+  std::array<std::unique_ptr<Frame>, kKeptFrames> frame_pool_;
+  size_t kept_frames_ = 0;
   ViewPool views_;
+  std::vector<RefValue> return_values_;  // kReturn's copy of the results (storage kept)
 };
 
 // Compares two host tensors as the check ops do (see vm/checks.cc); returns

@@ -120,14 +120,23 @@ Status Context::Run(int function, std::vector<RefValue> args, std::vector<RefVal
   return s;
 }
 
+// (Selective builds, held to their size, keep no spare views or frames.)
+void ViewPool::Give(std::shared_ptr<hal::BufferView> v) {
+  if (KILN_SELECTIVE_BUILD || count_ == kMax) return;
+  v->buffer.reset();
+  v->type = ElementType::kInvalid;
+  v->dims.clear();  // (its storage kept)
+  v->offset = 0;
+  spare_[count_++] = std::move(v);
+}
+
 std::unique_ptr<Context::Frame> Context::TakeFrame() {
-  if (frame_pool_.empty()) return std::make_unique<Frame>();
-  std::unique_ptr<Frame> f = std::move(frame_pool_.back());
-  frame_pool_.pop_back();
-  return f;
+  if (KILN_SELECTIVE_BUILD || kept_frames_ == 0) return std::make_unique<Frame>();
+  return std::move(frame_pool_[--kept_frames_]);
 }
 
 void Context::ReleaseFrame(std::unique_ptr<Frame> frame) {
+  if constexpr (KILN_SELECTIVE_BUILD) return;  // (the frame and its views freed)
   // The views only this frame holds lose their buffers here, as they would
   // with the frame (an arena is then free for the next activation).
   for (RefValue& r : frame->refs) {
@@ -137,8 +146,7 @@ void Context::ReleaseFrame(std::unique_ptr<Frame> frame) {
   }
   frame->refs.clear();
   frame->arena.reset();
-  // (Bounded by the deepest recursion seen, at most kMaxCallDepth.)
-  frame_pool_.push_back(std::move(frame));
+  if (kept_frames_ < kKeptFrames) frame_pool_[kept_frames_++] = std::move(frame);
 }
 
 Status Context::Execute(Frame& frame, int depth) {
@@ -415,16 +423,13 @@ dispatch:
   KILN_CASE(kReturn) : {
     // Through a copy: a result register may be another's source
     // (`return [r1, r0]`). Moved out of the frame, which is about to go.
-    // (A few results through an array on the stack: no allocation.)
+    // (Through the context's vector, whose storage is kept: no allocation.
+    // A nested call's return runs only after this one's copy is done.)
     const auto& o = code[index].operands;
-    const size_t n = o[0].list.size();
-    constexpr size_t kInline = 8;
-    RefValue inline_values[kInline];
-    std::vector<RefValue> heap_values(n > kInline ? n : 0);
-    RefValue* values = n > kInline ? heap_values.data() : inline_values;
-    for (size_t k = 0; k < n; ++k) values[k] = R[o[0].list[k]];
-    for (size_t k = 0; k < n; ++k) R[k] = std::move(values[k]);
-    return Status::Ok();
+    return_values_.clear();
+    for (uint32_t r : o[0].list) return_values_.push_back(R[r]);
+    for (size_t k = 0; k < return_values_.size(); ++k) R[k] = std::move(return_values_[k]);
+    return Status::Ok();  // (return_values_ keeps only moved-from values)
   }
   KILN_CASE(kMakeList) : {
     const auto& o = code[index].operands;

@@ -339,48 +339,57 @@ HWY_INLINE bool NumericMinMax(D d, ReduceOp op, const T* HWY_RESTRICT x, size_t 
 constexpr size_t kStreamRowsMinBytes = 1024;
 constexpr size_t kStreamRowsCols = 2048;
 
+// Wide rows (a reduce over a leading axis: column sums): r rows of `width`
+// values, `stride` apart, streamed in order into the accumulators
+// dst[0..width), a chunk of columns at a time (in L1). Each result combines
+// its values in the same order as FoldInto's column walk, so the bits are
+// the same; but the operand is read sequentially, where walking down each
+// column vector by vector read one cache line per row and crossed a page
+// every row or few (a column sum of 4096x1024 f32 at 9 GB/s: the
+// prefetcher stops at pages). Speed only: not in selective builds.
+template <Half H, typename T>
+void StreamRowsInto(ReduceOp op, const T* HWY_RESTRICT x, size_t r, size_t width, size_t stride,
+                    T* HWY_RESTRICT dst) {
+  const hn::ScalableTag<T> d;
+  const hn::CappedTag<T, 1> d1;
+  const size_t N = hn::Lanes(d);
+  for (size_t c0 = 0; c0 < width; c0 += kStreamRowsCols) {
+    const size_t c1 = std::min(width, c0 + kStreamRowsCols);
+    for (size_t k = 0; k < r; ++k) {
+      const T* HWY_RESTRICT row = x + k * stride;
+      size_t i = c0;
+      for (; i + N <= c1; i += N)
+        hn::StoreU(RoundTo16<H>(d, Combine(d, op, hn::LoadU(d, dst + i), hn::LoadU(d, row + i))), d, dst + i);
+      for (; i < c1; ++i)
+        dst[i] = hn::GetLane(RoundTo16<H>(d1, Combine(d1, op, hn::Set(d1, dst[i]), hn::Set(d1, row[i]))));
+    }
+  }
+}
+
 // Folds x[0..r * inner) (r rows of `inner` values) into the running
 // accumulators: dst[0..inner) for inner > 1 or maximum/minimum, `lanes`
 // (16 tree lanes, `first` elements fed before, a multiple of 16 unless
 // this is the row's last piece) for an inner == 1 add. Adds round to H
 // (maximum and minimum of values of H are values of H).
-// Rows lie `stride` elements apart (0: inner).
 template <Half H, typename T>
 void FoldInto(ReduceOp op, const T* HWY_RESTRICT x, size_t r, size_t inner, T* HWY_RESTRICT dst, T* lanes,
-              size_t first, size_t stride = 0) {
+              size_t first) {
   const hn::ScalableTag<T> d;
   const hn::CappedTag<T, 1> d1;
   const size_t N = hn::Lanes(d);
-  if (stride == 0) stride = inner;
-  if (inner * sizeof(T) >= kStreamRowsMinBytes) {
-    // Wide rows (a reduce over a leading axis: column sums): the rows are
-    // streamed in order, each combined into the accumulators dst, a chunk
-    // of columns at a time (in L1). Each element's values are combined in
-    // the same order as below, so the bits are the same; but the operand is
-    // read sequentially, where walking down each column vector by vector
-    // read one cache line per row and crossed a page every row or few (a
-    // column sum of 4096x1024 f32 at 9 GB/s: the prefetcher stops at pages).
-    for (size_t c0 = 0; c0 < inner; c0 += kStreamRowsCols) {
-      const size_t c1 = std::min(inner, c0 + kStreamRowsCols);
-      for (size_t k = 0; k < r; ++k) {
-        const T* HWY_RESTRICT row = x + k * stride;
-        size_t i = c0;
-        for (; i + N <= c1; i += N)
-          hn::StoreU(RoundTo16<H>(d, Combine(d, op, hn::LoadU(d, dst + i), hn::LoadU(d, row + i))), d, dst + i);
-        for (; i < c1; ++i)
-          dst[i] = hn::GetLane(RoundTo16<H>(d1, Combine(d1, op, hn::Set(d1, dst[i]), hn::Set(d1, row[i]))));
-      }
-    }
-  } else if (inner > 1) {
+  if constexpr (!KILN_SELECTIVE_BUILD) {
+    if (inner * sizeof(T) >= kStreamRowsMinBytes) return StreamRowsInto<H>(op, x, r, inner, inner, dst);
+  }
+  if (inner > 1) {
     size_t i = 0;
     for (; i + N <= inner; i += N) {
       auto acc = hn::LoadU(d, dst + i);
-      for (size_t k = 0; k < r; ++k) acc = RoundTo16<H>(d, Combine(d, op, acc, hn::LoadU(d, x + k * stride + i)));
+      for (size_t k = 0; k < r; ++k) acc = RoundTo16<H>(d, Combine(d, op, acc, hn::LoadU(d, x + k * inner + i)));
       hn::StoreU(acc, d, dst + i);
     }
     for (; i < inner; ++i) {
       auto acc = hn::Set(d1, dst[i]);
-      for (size_t k = 0; k < r; ++k) acc = RoundTo16<H>(d1, Combine(d1, op, acc, hn::Set(d1, x[k * stride + i])));
+      for (size_t k = 0; k < r; ++k) acc = RoundTo16<H>(d1, Combine(d1, op, acc, hn::Set(d1, x[k * inner + i])));
       dst[i] = hn::GetLane(acc);
     }
   } else if (op == ReduceOp::kAdd) {
@@ -482,16 +491,6 @@ void ReduceRows(const ReduceProblem& p) {
       }
     }
   };
-  if (p.producer == nullptr && !kHalf && p.col_end > p.col_begin) {
-    // Columns [col_begin, col_end) of each row's results.
-    const size_t width = p.col_end - p.col_begin;
-    for (size_t o = p.row_begin; o < p.row_end; ++o) {
-      T* dst = out + o * p.inner + p.col_begin;
-      std::fill(dst, dst + width, init);
-      FoldInto<H>(p.op, static_cast<const T*>(p.in) + o * row + p.col_begin, p.r, width, dst, lanes, 0, p.inner);
-    }
-    return;
-  }
   if (p.producer == nullptr && !kHalf) {
     fold_rows(static_cast<const T*>(p.in) + p.row_begin * row, p.row_begin, p.row_end - p.row_begin);
     return;
@@ -612,6 +611,25 @@ void ReduceSplitF32(const SplitReduceProblem& p) { ReduceSplitRows<float>(p); }
 void ReduceSplitF64(const SplitReduceProblem& p) { ReduceSplitRows<double>(p); }
 #endif
 
+#if !KILN_SELECTIVE_BUILD
+// Results [c0, c1) of each of the outer rows [row_begin, row_end) of `p`
+// (no producer, f32 or f64): one wide row's columns split between tasks.
+template <typename T>
+void ReduceColumns(const ReduceProblem& p, size_t c0, size_t c1) {
+  T init;
+  std::memcpy(&init, p.init, sizeof(T));
+  const T* in = static_cast<const T*>(p.in);
+  T* out = static_cast<T*>(p.out);
+  for (size_t o = p.row_begin; o < p.row_end; ++o) {
+    T* dst = out + o * p.inner + c0;
+    std::fill(dst, dst + (c1 - c0), init);
+    StreamRowsInto<Half::kNone>(p.op, in + o * p.r * p.inner + c0, p.r, c1 - c0, p.inner, dst);
+  }
+}
+void ReduceColumnsF32(const ReduceProblem& p, size_t c0, size_t c1) { ReduceColumns<float>(p, c0, c1); }
+void ReduceColumnsF64(const ReduceProblem& p, size_t c0, size_t c1) { ReduceColumns<double>(p, c0, c1); }
+#endif
+
 void ReduceF32(const ReduceProblem& p) { ReduceRows<Half::kNone, float>(p); }
 void ReduceF64(const ReduceProblem& p) { ReduceRows<Half::kNone, double>(p); }
 #if !KILN_SELECTIVE_BUILD  // (selective builds: the reference reduces 16-bit values)
@@ -631,6 +649,8 @@ HWY_EXPORT(ReduceF64);
 #if !KILN_SELECTIVE_BUILD
 HWY_EXPORT(ReduceSplitF32);
 HWY_EXPORT(ReduceSplitF64);
+HWY_EXPORT(ReduceColumnsF32);
+HWY_EXPORT(ReduceColumnsF64);
 #endif
 #if !KILN_SELECTIVE_BUILD
 HWY_EXPORT(ReduceBF16);
@@ -816,6 +836,7 @@ Status Reduce(const KernelCall& call) {
   // Fewer result rows than workers, each wide (a column sum): the rows'
   // columns split between tasks instead, in runs of whole cache lines (each
   // result is still one sequential fold: the same bits).
+#if !KILN_SELECTIVE_BUILD  // (speed only: not in selective builds)
   const size_t workers = static_cast<size_t>(NumWorkers(call.runner));
   if (input == nullptr && !half && outer < workers && inner >= 64 && per_row >= (size_t{1} << 17)) {
     const size_t parts = std::min({workers, inner / 32, per_row >> 16});
@@ -825,12 +846,13 @@ Status Reduce(const KernelCall& call) {
       ReduceProblem q = p;
       q.row_begin = static_cast<size_t>(task) / col_tasks;
       q.row_end = q.row_begin + 1;
-      q.col_begin = static_cast<size_t>(task) % col_tasks * width;
-      q.col_end = std::min(inner, q.col_begin + width);
-      RunReduceRows(q, t);
+      const size_t c0 = static_cast<size_t>(task) % col_tasks * width;
+      (t == ElementType::kF32 ? HWY_DYNAMIC_DISPATCH(ReduceColumnsF32) : HWY_DYNAMIC_DISPATCH(ReduceColumnsF64))(
+          q, c0, std::min(inner, c0 + width));
     });
     return Status::Ok();
   }
+#endif
   const size_t rows_per_task = std::max<size_t>(1, (size_t{1} << 16) / per_row);
   const int64_t tasks = static_cast<int64_t>((outer + rows_per_task - 1) / rows_per_task);
   ParallelFor(call.runner, tasks, [&](int64_t task, int) {

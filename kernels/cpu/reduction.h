@@ -18,10 +18,6 @@ struct ReduceProblem {
   const void* init = nullptr;
   size_t outer = 0, r = 0, inner = 0;
   size_t row_begin = 0, row_end = 0;  // the outer rows to compute
-  // Of each of those rows, the results [col_begin, col_end) of inner (both
-  // 0: all). Only without a producer, for f32 and f64 (the reduce of a
-  // leading axis split between threads by columns).
-  size_t col_begin = 0, col_end = 0;
   ReduceOp op = ReduceOp::kAdd;
 };
 
