@@ -22,6 +22,10 @@ bool IsPlainTensor(const ir::Type& t, ElementType e) {
   return t.is_tensor() && !t.is_quantized() && t.element == e && t.HasStaticShape();
 }
 
+bool IsFloatType(ElementType e) {
+  return e == ElementType::kF16 || e == ElementType::kBF16 || e == ElementType::kF32 || e == ElementType::kF64;
+}
+
 bool IsNarrowInteger(ElementType e) {
   return e == ElementType::kSI8 || e == ElementType::kSI16 || e == ElementType::kUI8 || e == ElementType::kUI16;
 }
@@ -161,18 +165,29 @@ void NarrowBlock(ir::Block* block) {
     ir::Operation& op = *block->ops[i];
     for (auto& r : op.regions)
       for (auto& b : r->blocks) NarrowBlock(b.get());
-    if (op.name != ScalarOpName(ScalarOp::kCompare) || op.operands.size() != 2 ||
-        !IsPlainTensor(op.operands[0]->type, ElementType::kSI64) ||
-        !IsPlainTensor(op.operands[1]->type, ElementType::kSI64))
-      continue;
+    const bool compare = op.name == ScalarOpName(ScalarOp::kCompare) && op.operands.size() == 2 &&
+                         IsPlainTensor(op.operands[0]->type, ElementType::kSI64) &&
+                         IsPlainTensor(op.operands[1]->type, ElementType::kSI64);
+    // A convert of an si64 index to a float type (PyTorch's positions as
+    // floats: arange(n).float()) or to si32 gives the same values from its
+    // si32 form.
+    const bool convert = op.name == ScalarOpName(ScalarOp::kConvert) && op.operands.size() == 1 &&
+                         op.results.size() == 1 && IsPlainTensor(op.operands[0]->type, ElementType::kSI64) &&
+                         op.result()->type.is_tensor() && !op.result()->type.is_quantized() &&
+                         (IsFloatType(op.result()->type.element) || op.result()->type.element == ElementType::kSI32);
+    if (!compare && !convert) continue;
     Ops ops;
     Narrower narrower(block, op, &ops);
     std::map<const ir::Value*, Narrowed> trial = memo;
     const Narrowed a = narrower.Narrow(op.operands[0], &trial);
-    const Narrowed b = a.value == nullptr ? Narrowed{} : narrower.Narrow(op.operands[1], &trial);
+    const Narrowed b = a.value == nullptr || !compare ? a : narrower.Narrow(op.operands[1], &trial);
     if (b.value == nullptr) continue;  // (the clones made for a alone are dropped with `ops`)
     memo = std::move(trial);
-    op.operands = {a.value, b.value};
+    if (compare) {
+      op.operands = {a.value, b.value};
+    } else {
+      op.operands = {a.value};
+    }
     const size_t added = ops.size();
     block->ops.insert(block->ops.begin() + static_cast<std::ptrdiff_t>(i), std::make_move_iterator(ops.begin()),
                       std::make_move_iterator(ops.end()));

@@ -10,6 +10,8 @@
 // lanes beside its f32 operands rather than widening them all to 64 bits
 // (and the Vulkan target needs no 64-bit integers for it). The same
 // results: the order of values within si32 is the same in si32 and si64.
+// A convert of such an si64 value to a float type or to si32 (positions as
+// floats) converts its si32 form likewise: the same values.
 #pragma once
 #include "compiler/ir.h"
 

@@ -139,6 +139,34 @@ func.func @main() -> tensor<16384x8xi1> {
   EXPECT_EQ(e, -7);
 }
 
+TEST(NarrowIndexCompares, ConvertsOfIndicesToFloatsNarrow) {
+  // Positions as floats (arange(n).float()), an offset one as f16; a
+  // convert to ui64 and one of a value past si32 stay.
+  auto m = ParseAndNarrow(R"(
+func.func @main() -> (tensor<8xf32>, tensor<8xf16>, tensor<8xui64>, tensor<8xf32>) {
+  %i = stablehlo.iota dim = 0 : tensor<8xi64>
+  %0 = stablehlo.convert %i : (tensor<8xi64>) -> tensor<8xf32>
+  %k = stablehlo.constant dense<3> : tensor<8xi64>
+  %s = stablehlo.subtract %i, %k : tensor<8xi64>
+  %1 = stablehlo.convert %s : (tensor<8xi64>) -> tensor<8xf16>
+  %2 = stablehlo.convert %i : (tensor<8xi64>) -> tensor<8xui64>
+  %big = stablehlo.constant dense<4294967296> : tensor<8xi64>
+  %b = stablehlo.add %i, %big : tensor<8xi64>
+  %3 = stablehlo.convert %b : (tensor<8xi64>) -> tensor<8xf32>
+  return %0, %1, %2, %3 : tensor<8xf32>, tensor<8xf16>, tensor<8xui64>, tensor<8xf32>
+}
+)");
+  ASSERT_NE(m, nullptr);
+  std::vector<const ir::Operation*> converts;
+  for (const auto& op : m->functions[0]->body.blocks[0]->ops)
+    if (op->name == "stablehlo.convert") converts.push_back(op.get());
+  ASSERT_EQ(converts.size(), 4u);
+  EXPECT_EQ(converts[0]->operands[0]->type.element, ElementType::kSI32);
+  EXPECT_EQ(converts[1]->operands[0]->type.element, ElementType::kSI32);
+  EXPECT_EQ(converts[2]->operands[0]->type.element, ElementType::kSI64);
+  EXPECT_EQ(converts[3]->operands[0]->type.element, ElementType::kSI64);
+}
+
 TEST(NarrowIndexCompares, LeavesWhatMayNotFit) {
   // A constant past si32, an argument, an iota one operand of whose compare
   // cannot narrow, and an index from an op the pass does not follow.

@@ -18,9 +18,10 @@ namespace {
 using test::HostTensorOf;
 
 // A causal and a band mask from si64 iotas, signed compares of
-// converted narrow integers against constants at si32's ends.
+// converted narrow integers against constants at si32's ends, and si64
+// indices converted to f32 and bf16.
 constexpr char kMasks[] = R"(
-func.func @main(%x: tensor<5x7xf32>, %i: tensor<5x7xi16>, %j: tensor<5x7xi32>) -> (tensor<5x7xf32>, tensor<5x7xi1>, tensor<5x7xi1>, tensor<5x7xi1>) {
+func.func @main(%x: tensor<5x7xf32>, %i: tensor<5x7xi16>, %j: tensor<5x7xi32>) -> (tensor<5x7xf32>, tensor<5x7xi1>, tensor<5x7xi1>, tensor<5x7xi1>, tensor<5x7xf32>, tensor<5x7xbf16>) {
   %r = stablehlo.iota dim = 0 : tensor<5x7xi64>
   %c = stablehlo.iota dim = 1 : tensor<5x7xi64>
   %m = stablehlo.compare GE, %r, %c, SIGNED : (tensor<5x7xi64>, tensor<5x7xi64>) -> tensor<5x7xi1>
@@ -36,7 +37,9 @@ func.func @main(%x: tensor<5x7xf32>, %i: tensor<5x7xi16>, %j: tensor<5x7xi32>) -
   %lob = stablehlo.broadcast_in_dim %lo, dims = [] : (tensor<i64>) -> tensor<5x7xi64>
   %3 = stablehlo.compare GT, %b, %lob, SIGNED : (tensor<5x7xi64>, tensor<5x7xi64>) -> tensor<5x7xi1>
   %4 = stablehlo.and %2, %3 : tensor<5x7xi1>
-  return %0, %1, %2, %4 : tensor<5x7xf32>, tensor<5x7xi1>, tensor<5x7xi1>, tensor<5x7xi1>
+  %p = stablehlo.convert %d : (tensor<5x7xi64>) -> tensor<5x7xf32>
+  %q = stablehlo.convert %a : (tensor<5x7xi64>) -> tensor<5x7xbf16>
+  return %0, %1, %2, %4, %p, %q : tensor<5x7xf32>, tensor<5x7xi1>, tensor<5x7xi1>, tensor<5x7xi1>, tensor<5x7xf32>, tensor<5x7xbf16>
 }
 )";
 
@@ -59,9 +62,9 @@ TEST(IndexCompareNarrowing, FusedAndUnfusedGiveTheSameBits) {
                                               HostTensorOf(ElementType::kSI32, {5, 7}, j)};
   test::CountedRun fused = test::CompileAndRunCounted(kMasks, inputs, {.fuse = true, .file_name = "masks.mlir"});
   test::CountedRun unfused = test::CompileAndRunCounted(kMasks, inputs, {.fuse = false, .file_name = "masks.mlir"});
-  ASSERT_EQ(fused.outputs.size(), 4u);
-  ASSERT_EQ(unfused.outputs.size(), 4u);
-  for (size_t o = 0; o < 4; ++o) EXPECT_TRUE(fused.outputs[o].data == unfused.outputs[o].data) << "output " << o;
+  ASSERT_EQ(fused.outputs.size(), 6u);
+  ASSERT_EQ(unfused.outputs.size(), 6u);
+  for (size_t o = 0; o < 6; ++o) EXPECT_TRUE(fused.outputs[o].data == unfused.outputs[o].data) << "output " << o;
 }
 
 }  // namespace
