@@ -9,6 +9,7 @@
 #include <memory>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "compiler/passes/rewrite_util.h"
 #include "kernels/kernel_table.h"
@@ -62,6 +63,16 @@ bool NarrowDense(const ir::Attribute& wide, ir::Attribute* narrow, int64_t* lo, 
   return true;
 }
 
+// The ops an si64 index is followed through (Narrower::Make takes each of
+// them; DropUnread removes those the rewrite left unread).
+bool IsFollowedOp(std::string_view name) {
+  return name == KernelName(KernelId::kIota) || name == ScalarOpName(ScalarOp::kConstant) ||
+         name == KernelName(KernelId::kBroadcastInDim) || name == KernelName(KernelId::kReshape) ||
+         name == ScalarOpName(ScalarOp::kConvert) || name == ScalarOpName(ScalarOp::kAdd) ||
+         name == ScalarOpName(ScalarOp::kSubtract) || name == ScalarOpName(ScalarOp::kMinimum) ||
+         name == ScalarOpName(ScalarOp::kMaximum) || name == ScalarOpName(ScalarOp::kNegate);
+}
+
 // A value's si32 form and the range its values lie in.
 struct Narrowed {
   ir::Value* value = nullptr;  // null: not known to fit
@@ -75,13 +86,24 @@ class Narrower {
   // The si32 form of si64 value `v` (a clone of its computation, added to
   // ops_) where every value it and the values it is computed from take
   // fits in si32, else a null value. Memoized per block, so compares that
-  // share an index tensor share its si32 form.
+  // share an index tensor share its si32 form. Every entry this narrower
+  // adds is recorded, so a failed attempt can take its entries back out
+  // (Forget) without copying the memo per attempt.
   Narrowed Narrow(ir::Value* v, std::map<const ir::Value*, Narrowed>* memo) {
     if (auto it = memo->find(v); it != memo->end()) return it->second;
     Narrowed n = Make(v, memo);
     if (n.value != nullptr && (n.lo < kI32Min || n.hi > kI32Max)) n = Narrowed{};
-    if (n.value != nullptr) (*memo)[v] = n;
+    if (n.value != nullptr) {
+      (*memo)[v] = n;
+      added_.push_back(v);
+    }
     return n;
+  }
+
+  // Removes the entries this narrower added (their clones are dropped with
+  // its ops).
+  void Forget(std::map<const ir::Value*, Narrowed>* memo) const {
+    for (const ir::Value* v : added_) memo->erase(v);
   }
 
  private:
@@ -157,6 +179,7 @@ class Narrower {
   ir::Block* block_;
   const ir::Operation& at_;
   Ops* ops_;
+  std::vector<const ir::Value*> added_;
 };
 
 void NarrowBlock(ir::Block* block) {
@@ -178,11 +201,12 @@ void NarrowBlock(ir::Block* block) {
     if (!compare && !convert) continue;
     Ops ops;
     Narrower narrower(block, op, &ops);
-    std::map<const ir::Value*, Narrowed> trial = memo;
-    const Narrowed a = narrower.Narrow(op.operands[0], &trial);
-    const Narrowed b = a.value == nullptr || !compare ? a : narrower.Narrow(op.operands[1], &trial);
-    if (b.value == nullptr) continue;  // (the clones made for a alone are dropped with `ops`)
-    memo = std::move(trial);
+    const Narrowed a = narrower.Narrow(op.operands[0], &memo);
+    const Narrowed b = a.value == nullptr || !compare ? a : narrower.Narrow(op.operands[1], &memo);
+    if (b.value == nullptr) {  // (the clones made for a alone are dropped with `ops`)
+      narrower.Forget(&memo);
+      continue;
+    }
     if (compare) {
       op.operands = {a.value, b.value};
     } else {
@@ -209,13 +233,7 @@ void DropUnread(ir::Function* f, const std::map<const ir::Value*, int>& before) 
       const size_t n = block->ops.size();
       std::erase_if(block->ops, [&](const std::unique_ptr<ir::Operation>& op) {
         if (op->results.size() != 1 || !op->regions.empty()) return false;
-        const std::string_view name = op->name;
-        if (name != KernelName(KernelId::kIota) && name != ScalarOpName(ScalarOp::kConstant) &&
-            name != KernelName(KernelId::kBroadcastInDim) && name != KernelName(KernelId::kReshape) &&
-            name != ScalarOpName(ScalarOp::kConvert) && name != ScalarOpName(ScalarOp::kAdd) &&
-            name != ScalarOpName(ScalarOp::kSubtract) && name != ScalarOpName(ScalarOp::kMinimum) &&
-            name != ScalarOpName(ScalarOp::kMaximum) && name != ScalarOpName(ScalarOp::kNegate))
-          return false;
+        if (!IsFollowedOp(op->name)) return false;
         const ir::Value* v = op->result();
         return before.count(v) && !now.count(v);
       });
