@@ -208,25 +208,35 @@ void ThreadPool::RunJob(int64_t num_tasks, TaskFn& fn, bool affine) {
     for (int64_t t = 0; t < num_tasks; ++t) fn(t, 0);
     return;
   }
-  // Every worker took part in the previous job and has left Drain (the
-  // previous Run waited for busy_workers_ == 0), so these plain writes race
-  // with nothing; the generation bump publishes them.
+  // The previous job is closed and every worker that joined it has left
+  // (the previous Run waited for them), and no worker can join a closed
+  // job, so these plain writes race with nothing; opening the job
+  // publishes them.
   fn_ = &fn;
   num_tasks_ = num_tasks;
   affine_ = affine;
   if (affine)
     for (int64_t t = 0; t < num_tasks; ++t) claimed_[static_cast<size_t>(t)].store(false, std::memory_order_relaxed);
   next_task_.store(0);
-  busy_workers_.store(static_cast<int>(threads_.size()));
-  generation_.fetch_add(1);
+  // (The generation wraps after 2^31 jobs; a worker asleep that long may
+  // then skip one job, which the caller runs.)
+  const uint64_t generation = ((job_.load() >> kGenerationShift) + 1) & ((uint64_t{1} << (64 - kGenerationShift)) - 1);
+  job_.store(generation << kGenerationShift);
   if (sleepers_.load() > 0) {
     std::lock_guard<std::mutex> l(mu_);  // a sleeper is inside wait(), not between its check and wait()
     start_cv_.notify_all();
   }
   Drain(0);
-  if (!SpinFor([&] { return busy_workers_.load() == 0; })) {
+  // Every task is claimed now (Drain took what no member had); wait for the
+  // members only.
+  job_.fetch_or(kClosed);
+  auto members_left = [&] {
+    const uint64_t w = job_.load();
+    return Left(w) == Joined(w);
+  };
+  if (!SpinFor(members_left)) {
     std::unique_lock<std::mutex> l(mu_);
-    done_cv_.wait(l, [&] { return busy_workers_.load() == 0; });
+    done_cv_.wait(l, members_left);
   }
   fn_ = nullptr;
   std::exception_ptr error;
@@ -238,10 +248,32 @@ void ThreadPool::RunJob(int64_t num_tasks, TaskFn& fn, bool affine) {
   if (error) std::rethrow_exception(error);
 }
 
+bool ThreadPool::JoinAndDrain(uint64_t w, int worker, uint64_t* last) {
+  // The compare-exchange fails where the caller closed the job (or opened
+  // another) in between: a closed job is never joined.
+  while ((w & kClosed) == 0 && (w >> kGenerationShift) != *last) {
+    if (!job_.compare_exchange_weak(w, w + kJoinedOne)) continue;
+    *last = w >> kGenerationShift;
+    Drain(worker);
+    // Seeing the job open as it leaves, the caller has not started waiting
+    // (it closes first) and will read this count; seeing it closed, the
+    // caller may be asleep and is woken.
+    if ((job_.fetch_add(kLeftOne) & kClosed) != 0) {
+      std::lock_guard<std::mutex> l(mu_);
+      done_cv_.notify_all();
+    }
+    return true;
+  }
+  return false;
+}
+
 void ThreadPool::WorkerLoop(int worker) {
-  uint64_t seen = 0;
+  uint64_t last = 0;  // the generation of the last job this worker joined or missed
   for (;;) {
-    auto job_ready = [&] { return stopping_.load() || generation_.load() != seen; };
+    auto job_ready = [&] {
+      const uint64_t w = job_.load();
+      return stopping_.load() || ((w & kClosed) == 0 && (w >> kGenerationShift) != last);
+    };
     if (!SpinFor(job_ready)) {
       std::unique_lock<std::mutex> l(mu_);
       sleepers_.fetch_add(1);
@@ -249,12 +281,8 @@ void ThreadPool::WorkerLoop(int worker) {
       sleepers_.fetch_sub(1);
     }
     if (stopping_.load()) return;
-    seen = generation_.load();
-    Drain(worker);
-    if (busy_workers_.fetch_sub(1) == 1) {
-      std::lock_guard<std::mutex> l(mu_);
-      done_cv_.notify_all();
-    }
+    const uint64_t w = job_.load();
+    if (!JoinAndDrain(w, worker, &last)) last = std::max(last, w >> kGenerationShift);
   }
 }
 

@@ -102,8 +102,12 @@ class ThreadPool final : public TaskRunner {
   // Runs one task, recording the first exception (which ends the job).
   void RunTask(int64_t task, int worker);
   // Publishes a job of num_tasks (affine or not) to the workers, drains it
-  // on the calling thread and waits for the workers to leave it.
+  // on the calling thread, closes it and waits for the workers that joined
+  // it to leave.
   void RunJob(int64_t num_tasks, TaskFn& fn, bool affine);
+  // Joins the open job of job word `w` (a generation after `*last`), runs
+  // its tasks and leaves; false where the job closed first.
+  bool JoinAndDrain(uint64_t w, int worker, uint64_t* last);
   // Waits as spin_ says until done() holds or the spin time passes; returns done().
   template <typename Done>
   bool SpinFor(const Done& done) const;
@@ -115,15 +119,28 @@ class ThreadPool final : public TaskRunner {
   // Set for the duration of one Run. An atomic rather than a mutex: a
   // nested Run comes from a thread that is already inside Run.
   std::atomic<bool> running_{false};
-  // A job: Run publishes fn_ and num_tasks_, then bumps generation_; workers
-  // claim tasks from next_task_ and count themselves out of busy_workers_.
-  // Both sides spin a little before sleeping on the condition variables, so
-  // the back-to-back small dispatches of a model do not pay a futex wake-up
+  // A job: Run writes fn_, num_tasks_ and the claims, then opens the job in
+  // job_ (a new generation, no member, open). A worker joins by adding
+  // itself to job_'s member count while the job is open, takes tasks, and
+  // counts itself out in job_ too. Once the caller has taken every task not yet
+  // claimed, it closes the job and waits only for the members it had: a
+  // worker that has not joined by then (descheduled while another process
+  // holds its core) is not waited for, so a small dispatch never waits a
+  // scheduler slice for a thread that has nothing left to do. Both sides
+  // spin a little before sleeping on the condition variables, so the
+  // back-to-back small dispatches of a model do not pay a futex wake-up
   // (tens of microseconds) each; sleepers_ lets Run skip the notify when
   // every worker is still spinning.
-  std::atomic<uint64_t> generation_{0};
+  // job_'s fields: one word, so that joining, leaving and closing are each
+  // one atomic operation on one cache line.
+  static constexpr uint64_t kJoinedOne = 1;                  // bits 0-15: workers that joined
+  static constexpr uint64_t kLeftOne = uint64_t{1} << 16;    // bits 16-31: workers that left
+  static constexpr uint64_t kClosed = uint64_t{1} << 32;
+  static constexpr int kGenerationShift = 33;                // bits 33-63: the job's generation
+  static int Joined(uint64_t w) { return static_cast<int>(w & 0xffff); }
+  static int Left(uint64_t w) { return static_cast<int>((w >> 16) & 0xffff); }
+  std::atomic<uint64_t> job_{kClosed};
   std::atomic<int64_t> next_task_{0};
-  std::atomic<int> busy_workers_{0};
   std::atomic<int> sleepers_{0};
   std::atomic<bool> stopping_{false};
   const TaskFn* fn_ = nullptr;
