@@ -177,6 +177,7 @@ void ThreadPool::RunTask(int64_t task, int worker) {
   } catch (...) {
     std::lock_guard<std::mutex> l(error_mu_);
     if (!error_) error_ = std::current_exception();
+    failed_.store(true);
     next_task_.store(num_tasks_);  // the job has failed: skip what is left
   }
 }
@@ -240,9 +241,10 @@ void ThreadPool::RunJob(int64_t num_tasks, TaskFn& fn, bool affine) {
   }
   fn_ = nullptr;
   std::exception_ptr error;
-  {
+  if (failed_.load()) {  // (every member has left: its task's error is recorded)
     std::lock_guard<std::mutex> l(error_mu_);
     error.swap(error_);
+    failed_.store(false);
   }
   running_.store(false);
   if (error) std::rethrow_exception(error);

@@ -155,6 +155,7 @@ class ThreadPool final : public TaskRunner {
   // top (std::terminate) or leaves Run while workers still use fn_.
   std::mutex error_mu_;
   std::exception_ptr error_;
+  std::atomic<bool> failed_{false};  // error_ is set: Run takes the lock only then
   std::mutex mu_;
   std::condition_variable start_cv_, done_cv_;
   std::vector<std::thread> threads_;
