@@ -492,6 +492,30 @@ void BM_MemRead64MB(benchmark::State& state) {
 BENCHMARK(BM_MemRead64MB)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CpuGemvF32)->UseRealTime()->Unit(benchmark::kMillisecond);
 
+// The pool's hand-off: one job of one empty task per worker (affine, as a
+// batch-1 layer's split runs: range(0) = 1; or claimed in any order: 0),
+// the time from publishing it to every worker having left it. What a
+// dispatch split over the pool pays before its tasks' own work; the
+// worker's start alone (cross-core cache-line transfers: the job word, its
+// claim, the task's captures) is the larger part (docs/performance.md,
+// "The pool's hand-off").
+void BM_PoolHandoff(benchmark::State& state) {
+  TaskRunner* pool = Pool();
+  const int64_t tasks = pool->num_workers();
+  struct alignas(64) Count {
+    int64_t n = 0;
+  };
+  std::vector<Count> ran(static_cast<size_t>(tasks));  // a cache line per task: no false sharing
+  auto task = [&](int64_t t, int) { ++ran[static_cast<size_t>(t)].n; };
+  for (auto _ : state) {
+    if (state.range(0) == 1) pool->RunAffine(tasks, task);
+    else pool->Run(tasks, task);
+  }
+  for (const Count& r : ran)
+    if (r.n != static_cast<int64_t>(state.iterations())) state.SkipWithError("a task did not run once per job");
+}
+BENCHMARK(BM_PoolHandoff)->Arg(0)->Arg(1)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
 // The reference at 1024 takes tens of seconds per iteration; it is left out.
 BENCHMARK(BM_ReferenceDotGeneralF32)->Arg(64)->Arg(128)->Arg(256)->Arg(512)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CpuDotGeneralF32)->Arg(64)->Arg(128)->Arg(256)->Arg(512)->Arg(1024)->Unit(benchmark::kMillisecond);

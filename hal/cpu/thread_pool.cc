@@ -122,7 +122,10 @@ void ThreadPool::Start(const ThreadPoolOptions& options) {
     }
   const int threads = *resolved;
   try {
-    claimed_ = std::make_unique<std::atomic<bool>[]>(static_cast<size_t>(threads));
+    if (threads > kInlineClaims) {
+      claimed_ = std::make_unique<std::atomic<bool>[]>(static_cast<size_t>(threads));
+      claims_ = claimed_.get();
+    }
     threads_.reserve(static_cast<size_t>(threads - 1));
     for (int i = 1; i < threads; ++i) {
       threads_.emplace_back([this, i] { WorkerLoop(i); });
@@ -173,7 +176,7 @@ void ThreadPool::Stop() {
 
 void ThreadPool::RunTask(int64_t task, int worker) {
   try {
-    (*fn_)(task, worker);
+    Fn()(task, worker);
   } catch (...) {
     std::lock_guard<std::mutex> l(error_mu_);
     if (!error_) error_ = std::current_exception();
@@ -189,7 +192,7 @@ void ThreadPool::Drain(int worker) {
     // (a worker that took others' tasks too took them from workers about
     // to wake). A failed job (next_task_ at its end) starts no more.
     auto claim = [&](int64_t t) {
-      if (next_task_.load() < num_tasks_ && !claimed_[static_cast<size_t>(t)].exchange(true)) RunTask(t, worker);
+      if (next_task_.load() < num_tasks_ && !claims_[static_cast<size_t>(t)].exchange(true)) RunTask(t, worker);
     };
     if (worker < num_tasks_) claim(worker);
     if (worker == 0)
@@ -213,11 +216,11 @@ void ThreadPool::RunJob(int64_t num_tasks, TaskFn& fn, bool affine) {
   // (the previous Run waited for them), and no worker can join a closed
   // job, so these plain writes race with nothing; opening the job
   // publishes them.
-  fn_ = &fn;
+  new (fn_) TaskFn(fn);
   num_tasks_ = num_tasks;
   affine_ = affine;
   if (affine)
-    for (int64_t t = 0; t < num_tasks; ++t) claimed_[static_cast<size_t>(t)].store(false, std::memory_order_relaxed);
+    for (int64_t t = 0; t < num_tasks; ++t) claims_[static_cast<size_t>(t)].store(false, std::memory_order_relaxed);
   next_task_.store(0);
   // (The generation wraps after 2^31 jobs; a worker asleep that long may
   // then skip one job, which the caller runs.)
@@ -239,7 +242,6 @@ void ThreadPool::RunJob(int64_t num_tasks, TaskFn& fn, bool affine) {
     std::unique_lock<std::mutex> l(mu_);
     done_cv_.wait(l, members_left);
   }
-  fn_ = nullptr;
   std::exception_ptr error;
   if (failed_.load()) {  // (every member has left: its task's error is recorded)
     std::lock_guard<std::mutex> l(error_mu_);

@@ -15,6 +15,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -139,16 +140,25 @@ class ThreadPool final : public TaskRunner {
   static constexpr int kGenerationShift = 33;                // bits 33-63: the job's generation
   static int Joined(uint64_t w) { return static_cast<int>(w & 0xffff); }
   static int Left(uint64_t w) { return static_cast<int>((w >> 16) & 0xffff); }
-  std::atomic<uint64_t> job_{kClosed};
+  // Everything a worker reads to join a job and start its task lies on this
+  // one cache line (job_ through affine_), written by the caller before it
+  // opens the job: a worker's start then costs the fewest cross-core
+  // transfers (kiln-kernel-bench BM_PoolHandoff).
+  alignas(64) std::atomic<uint64_t> job_{kClosed};
   std::atomic<int64_t> next_task_{0};
-  std::atomic<int> sleepers_{0};
-  std::atomic<bool> stopping_{false};
-  const TaskFn* fn_ = nullptr;
+  alignas(TaskFn) unsigned char fn_[sizeof(TaskFn)];  // the job's TaskFn, a copy (trivially copyable)
   int64_t num_tasks_ = 0;
-  // An affine job (RunAffine): task t is claimed through claimed_[t]
-  // (num_tasks_ <= the workers), worker t trying its own first.
+  // An affine job (RunAffine): task t is claimed through claims_[t]
+  // (num_tasks_ <= the workers), worker t trying its own first: on this
+  // line for pools of up to kInlineClaims threads, else in claimed_.
+  static constexpr int kInlineClaims = 8;
+  std::atomic<bool>* claims_ = inline_claims_;
+  std::atomic<bool> inline_claims_[kInlineClaims] = {};
   bool affine_ = false;
+  alignas(64) std::atomic<int> sleepers_{0};
+  std::atomic<bool> stopping_{false};
   std::unique_ptr<std::atomic<bool>[]> claimed_;
+  const TaskFn& Fn() const { return *std::launder(reinterpret_cast<const TaskFn*>(fn_)); }
   // The first exception a task of the current job threw (a kernel out of
   // memory): the job's remaining tasks are skipped and Run rethrows it on the
   // caller's thread once every worker is out, so nothing reaches a worker's
