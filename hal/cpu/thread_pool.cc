@@ -15,6 +15,8 @@
 #include <immintrin.h>
 #endif
 
+#include "kernels/common/kernel_selection.h"  // KILN_SELECTIVE_BUILD
+
 namespace kiln::hal {
 
 namespace {
@@ -122,7 +124,7 @@ void ThreadPool::Start(const ThreadPoolOptions& options) {
     }
   const int threads = *resolved;
   try {
-    if (threads > kInlineClaims) {
+    if (!KILN_SELECTIVE_BUILD && threads > kInlineClaims) {
       claimed_ = std::make_unique<std::atomic<bool>[]>(static_cast<size_t>(threads));
       claims_ = claimed_.get();
     }
@@ -186,7 +188,9 @@ void ThreadPool::RunTask(int64_t task, int worker) {
 }
 
 void ThreadPool::Drain(int worker) {
-  if (affine_) {
+  // (Affine jobs are speed only: a selective build's kernels do not ask
+  // for them, and its pool runs RunAffine as Run.)
+  if (!KILN_SELECTIVE_BUILD && affine_) {
     // Each worker its own task; the caller (worker 0) then every task no
     // worker has claimed yet, so a late worker's share is not waited for
     // (a worker that took others' tasks too took them from workers about
@@ -204,7 +208,9 @@ void ThreadPool::Drain(int worker) {
 
 void ThreadPool::Run(int64_t num_tasks, TaskFn fn) { RunJob(num_tasks, fn, false); }
 
-void ThreadPool::RunAffine(int64_t num_tasks, TaskFn fn) { RunJob(num_tasks, fn, num_tasks <= num_workers()); }
+void ThreadPool::RunAffine(int64_t num_tasks, TaskFn fn) {
+  RunJob(num_tasks, fn, !KILN_SELECTIVE_BUILD && num_tasks <= num_workers());
+}
 
 void ThreadPool::RunJob(int64_t num_tasks, TaskFn& fn, bool affine) {
   bool idle = false;
@@ -219,7 +225,7 @@ void ThreadPool::RunJob(int64_t num_tasks, TaskFn& fn, bool affine) {
   new (fn_) TaskFn(fn);
   num_tasks_ = num_tasks;
   affine_ = affine;
-  if (affine)
+  if (!KILN_SELECTIVE_BUILD && affine)
     for (int64_t t = 0; t < num_tasks; ++t) claims_[static_cast<size_t>(t)].store(false, std::memory_order_relaxed);
   next_task_.store(0);
   // (The generation wraps after 2^31 jobs; a worker asleep that long may
@@ -252,25 +258,6 @@ void ThreadPool::RunJob(int64_t num_tasks, TaskFn& fn, bool affine) {
   if (error) std::rethrow_exception(error);
 }
 
-bool ThreadPool::JoinAndDrain(uint64_t w, int worker, uint64_t* last) {
-  // The compare-exchange fails where the caller closed the job (or opened
-  // another) in between: a closed job is never joined.
-  while ((w & kClosed) == 0 && (w >> kGenerationShift) != *last) {
-    if (!job_.compare_exchange_weak(w, w + kJoinedOne)) continue;
-    *last = w >> kGenerationShift;
-    Drain(worker);
-    // Seeing the job open as it leaves, the caller has not started waiting
-    // (it closes first) and will read this count; seeing it closed, the
-    // caller may be asleep and is woken.
-    if ((job_.fetch_add(kLeftOne) & kClosed) != 0) {
-      std::lock_guard<std::mutex> l(mu_);
-      done_cv_.notify_all();
-    }
-    return true;
-  }
-  return false;
-}
-
 void ThreadPool::WorkerLoop(int worker) {
   uint64_t last = 0;  // the generation of the last job this worker joined or missed
   for (;;) {
@@ -285,8 +272,22 @@ void ThreadPool::WorkerLoop(int worker) {
       sleepers_.fetch_sub(1);
     }
     if (stopping_.load()) return;
-    const uint64_t w = job_.load();
-    if (!JoinAndDrain(w, worker, &last)) last = std::max(last, w >> kGenerationShift);
+    // Joins the open job. The compare-exchange fails where the caller closed
+    // it (or opened another) in between: a closed job is never joined.
+    uint64_t w = job_.load();
+    while ((w & kClosed) == 0 && (w >> kGenerationShift) != last && !job_.compare_exchange_weak(w, w + kJoinedOne)) {
+    }
+    const bool joined = (w & kClosed) == 0 && (w >> kGenerationShift) != last;
+    last = w >> kGenerationShift;
+    if (!joined) continue;
+    Drain(worker);
+    // Seeing the job open as it leaves, the caller has not started waiting
+    // (it closes first) and will read this count; seeing it closed, the
+    // caller may be asleep and is woken.
+    if ((job_.fetch_add(kLeftOne) & kClosed) != 0) {
+      std::lock_guard<std::mutex> l(mu_);
+      done_cv_.notify_all();
+    }
   }
 }
 

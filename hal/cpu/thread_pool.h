@@ -77,7 +77,8 @@ class ThreadPool final : public TaskRunner {
   int num_workers() const override { return static_cast<int>(threads_.size()) + 1; }
   void Run(int64_t num_tasks, TaskFn fn) override;
   // Task t to worker t, or to the caller where that worker has not taken
-  // it by the time the caller's own task is done.
+  // it by the time the caller's own task is done (a selective build, whose
+  // kernels do not ask for it, runs it as Run).
   void RunAffine(int64_t num_tasks, TaskFn fn) override;
 
   // The size of a pool asked for with `threads`: `threads` itself when
@@ -106,9 +107,6 @@ class ThreadPool final : public TaskRunner {
   // on the calling thread, closes it and waits for the workers that joined
   // it to leave.
   void RunJob(int64_t num_tasks, TaskFn& fn, bool affine);
-  // Joins the open job of job word `w` (a generation after `*last`), runs
-  // its tasks and leaves; false where the job closed first.
-  bool JoinAndDrain(uint64_t w, int worker, uint64_t* last);
   // Waits as spin_ says until done() holds or the spin time passes; returns done().
   template <typename Done>
   bool SpinFor(const Done& done) const;
