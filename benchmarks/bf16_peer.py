@@ -9,6 +9,8 @@ OPENBLAS_L2_SIZE unset (the wrapper does that).
 """
 import sys
 
+import openblas_core  # noqa: F401  (before torch: OpenBLAS's kernels for this CPU)
+
 import torch
 
 import peer_threads  # torch's and its OpenBLAS's pools

@@ -29,6 +29,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "examples", "models"))
 sys.path.insert(0, os.path.join(ROOT, "benchmarks"))
 
+import openblas_core  # noqa: E402  (before numpy and torch: OpenBLAS's kernels for this CPU)
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
@@ -179,6 +180,7 @@ def main():
                          row["vs_torch"]), file=sys.stderr, flush=True)
     with open(os.path.join(ARGS.work, "compare_models.json"), "w") as f:
         json.dump(rows, f, indent=1)
+    print("torch %s; OpenBLAS %s kernels" % (torch.__version__, openblas_core.architecture()))
     print("| model | batch | threads | Kiln ms | torch ms | ORT ms | Kiln vs ORT | Kiln vs torch |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for r in rows:

@@ -23,6 +23,8 @@ import subprocess
 import tempfile
 import time
 
+import openblas_core  # noqa: F401  (before torch: OpenBLAS's kernels for this CPU)
+
 import torch
 
 F = torch.nn.functional
@@ -272,7 +274,8 @@ def main():
     with open(mlir, "w") as f:
         f.write("\n".join(CASES[n][0] for n in names))
     subprocess.run([os.path.join(ARGS.build, "kiln-compile"), mlir, "-o", module, "--target=cpu"], check=True)
-    print("threads: %d; torch %s" % (ARGS.threads, torch.__version__))
+    print("threads: %d; torch %s; OpenBLAS %s kernels" % (ARGS.threads, torch.__version__,
+                                                            openblas_core.architecture()))
     print("| op | Kiln ms | torch ms | torch / Kiln |")
     print("| --- | ---: | ---: | ---: |")
     def materialize(spec):

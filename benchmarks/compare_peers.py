@@ -37,6 +37,7 @@ os.environ["OPENBLAS_NUM_THREADS"] = str(ARGS.threads)
 os.environ["OMP_NUM_THREADS"] = str(ARGS.threads)
 os.environ["KILN_THREADS"] = str(ARGS.threads)
 
+import openblas_core  # noqa: E402  (before numpy and torch: OpenBLAS's kernels for this CPU)
 import numpy as np  # noqa: E402  (after the thread variables)
 import threadpoolctl  # noqa: E402
 import torch  # noqa: E402
@@ -194,8 +195,8 @@ def bench_mlp():
 
 def main():
     version, threads = check_openblas()
-    print("threads: %d; OpenBLAS %s (numpy %s, %s threads); torch %s (%d threads); machine: %s" % (
-        ARGS.threads, version, np.__version__, threads, torch.__version__, torch.get_num_threads(),
+    print("threads: %d; OpenBLAS %s %s kernels (numpy %s, %s threads); torch %s (%d threads); machine: %s" % (
+        ARGS.threads, version, openblas_core.architecture(), np.__version__, threads, torch.__version__, torch.get_num_threads(),
         subprocess.run(["sh", "-c", "lscpu | sed -n 's/^Model name: *//p'"], capture_output=True,
                        text=True).stdout.strip()))
     groups = {"matmul": bench_matmul, "chain": bench_chain, "conv": bench_conv, "mlp": bench_mlp}

@@ -6,6 +6,8 @@ and OUT/dense_f.mlir. Usage: /usr/bin/python3 benchmarks/int8_dense.py OUT
 """
 import sys
 
+import openblas_core  # noqa: F401  (before numpy: OpenBLAS's kernels for this CPU)
+
 import numpy as np
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else "."

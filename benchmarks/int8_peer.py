@@ -12,6 +12,8 @@ import statistics
 import sys
 import time
 
+import openblas_core  # noqa: F401  (before torch: OpenBLAS's kernels for this CPU)
+
 import torch
 import torch.ao.nn.quantized as nnq
 

@@ -3,6 +3,7 @@ same weights, for benchmarks/compare_models.py: each takes the same input
 the Kiln program takes (the embedding bag's ids as int64, torch's index
 type) and computes the same math. The NHWC MobileNet block runs channels_last
 (a permuted view of the NHWC input, no copy), as torch would run it."""
+import openblas_core  # noqa: F401  (before torch: OpenBLAS's kernels for this CPU)
 import torch
 import torch.nn.functional as F
 

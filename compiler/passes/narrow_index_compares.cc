@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "compiler/passes/rewrite_util.h"
+#include "kernels/common/element_type.h"
 #include "kernels/kernel_table.h"
 
 namespace kiln::compiler {
@@ -21,10 +22,6 @@ constexpr int64_t kI32Min = std::numeric_limits<int32_t>::min(), kI32Max = std::
 
 bool IsPlainTensor(const ir::Type& t, ElementType e) {
   return t.is_tensor() && !t.is_quantized() && t.element == e && t.HasStaticShape();
-}
-
-bool IsFloatType(ElementType e) {
-  return e == ElementType::kF16 || e == ElementType::kBF16 || e == ElementType::kF32 || e == ElementType::kF64;
 }
 
 bool IsNarrowInteger(ElementType e) {
@@ -197,7 +194,7 @@ void NarrowBlock(ir::Block* block) {
     const bool convert = op.name == ScalarOpName(ScalarOp::kConvert) && op.operands.size() == 1 &&
                          op.results.size() == 1 && IsPlainTensor(op.operands[0]->type, ElementType::kSI64) &&
                          op.result()->type.is_tensor() && !op.result()->type.is_quantized() &&
-                         (IsFloatType(op.result()->type.element) || op.result()->type.element == ElementType::kSI32);
+                         (IsFloat(op.result()->type.element) || op.result()->type.element == ElementType::kSI32);
     if (!compare && !convert) continue;
     Ops ops;
     Narrower narrower(block, op, &ops);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <cstddef>
 #include <cstdlib>
 #include <exception>
 #include <string>
@@ -96,7 +97,18 @@ ThreadPool::ThreadPool(int threads) {
   Start(options);
 }
 
-ThreadPool::ThreadPool(const ThreadPoolOptions& options) { Start(options); }
+ThreadPool::ThreadPool(const ThreadPoolOptions& options) {
+  // What a worker reads to start a job stays on one cache line (the header
+  // says why). offsetof on a class that is not standard-layout (it holds a
+  // mutex) is conditionally supported: g++ and clang support it where there
+  // are no virtual bases.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winvalid-offsetof"
+  static_assert(offsetof(ThreadPool, affine_) + sizeof(affine_) - offsetof(ThreadPool, job_) <= 64,
+                "a job's start no longer fits one cache line");
+#pragma GCC diagnostic pop
+  Start(options);
+}
 
 void ThreadPool::Start(const ThreadPoolOptions& options) {
   auto resolved = ResolveThreads(options.threads);
@@ -260,11 +272,10 @@ void ThreadPool::RunJob(int64_t num_tasks, TaskFn& fn, bool affine) {
 
 void ThreadPool::WorkerLoop(int worker) {
   uint64_t last = 0;  // the generation of the last job this worker joined or missed
+  // An open job this worker has neither joined nor missed.
+  auto joinable = [&](uint64_t w) { return (w & kClosed) == 0 && (w >> kGenerationShift) != last; };
   for (;;) {
-    auto job_ready = [&] {
-      const uint64_t w = job_.load();
-      return stopping_.load() || ((w & kClosed) == 0 && (w >> kGenerationShift) != last);
-    };
+    auto job_ready = [&] { return stopping_.load() || joinable(job_.load()); };
     if (!SpinFor(job_ready)) {
       std::unique_lock<std::mutex> l(mu_);
       sleepers_.fetch_add(1);
@@ -275,9 +286,9 @@ void ThreadPool::WorkerLoop(int worker) {
     // Joins the open job. The compare-exchange fails where the caller closed
     // it (or opened another) in between: a closed job is never joined.
     uint64_t w = job_.load();
-    while ((w & kClosed) == 0 && (w >> kGenerationShift) != last && !job_.compare_exchange_weak(w, w + kJoinedOne)) {
+    while (joinable(w) && !job_.compare_exchange_weak(w, w + kJoinedOne)) {
     }
-    const bool joined = (w & kClosed) == 0 && (w >> kGenerationShift) != last;
+    const bool joined = joinable(w);
     last = w >> kGenerationShift;
     if (!joined) continue;
     Drain(worker);
