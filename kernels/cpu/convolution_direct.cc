@@ -6,8 +6,9 @@
 // element (i, o) is input feature group(o) * k_in + i: every output feature
 // then reads its own lane, so one vector of output features multiplies one
 // vector of inputs by one vector of weights ([K0][K1][K2][k_in][Cp], window
-// reversal applied). An NHWC depthwise input with no padding and a
-// multiplier of 1 is already that layout and is read in place; otherwise
+// reversal applied). An NHWC depthwise input with a multiplier of 1 is
+// already that layout and is read in place (its padding implicit: rows of
+// zeros, border columns loaded only where they are real); otherwise
 // each task packs the input rows its output rows need into a slab of at
 // most kSlabBytes (cache-sized, the task's own, reused across calls), one
 // output-row chunk at a time, so the input is read once from memory and
@@ -44,6 +45,11 @@ struct DirectArgs {
   int64_t k_in = 0, cp = 0;
   int64_t k[3] = {1, 1, 1};
   int64_t q2 = 1, stride2 = 1, dil2 = 1;
+  // The tap rows' last spatial dim: column j of the padded row is element
+  // j - col_lo of a row of in_cols pixels, zero outside it. A packed slab
+  // row is padded already (col_lo 0, in_cols its padded width); an input
+  // row read in place is not, and DepthwiseRow loads only its real pixels.
+  int64_t col_lo = 0, in_cols = 1;
 };
 
 }  // namespace kiln::cpu
@@ -73,18 +79,49 @@ void DepthwiseRow(const DirectArgs& a, const void* const* tap_rows, T* HWY_RESTR
   const int64_t N = static_cast<int64_t>(hn::Lanes(d));
   const T* w = static_cast<const T*>(a.w);
   const int64_t cp = a.cp, col_step = a.stride2 * cp;
-  const int64_t taps = a.k[0] * a.k[1] * a.k[2];
-  const T* x0[kMaxDepthwiseTaps];
+  const int64_t k2 = a.k[2], taps = a.k[0] * a.k[1] * k2;
+  // Tap t reads row rows[t] at pixel q2 * stride2 + t2 * dil2 - col_lo; the
+  // offsets are summed as integers before a pointer is formed, so none
+  // points outside its row.
+  const T* rows[kMaxDepthwiseTaps];
+  int64_t toff[kMaxDepthwiseTaps];
   for (int64_t t01 = 0; t01 < a.k[0] * a.k[1]; ++t01)
-    for (int64_t t2 = 0; t2 < a.k[2]; ++t2) x0[t01 * a.k[2] + t2] = static_cast<const T*>(tap_rows[t01]) + t2 * a.dil2 * cp;
+    for (int64_t t2 = 0; t2 < k2; ++t2) {
+      rows[t01 * k2 + t2] = static_cast<const T*>(tap_rows[t01]);
+      toff[t01 * k2 + t2] = (t2 * a.dil2 - a.col_lo) * cp;
+    }
+  // Columns [qa, qb) read a real pixel at every tap; the others (a border
+  // of an input read in place) take zero for the pixels outside, multiplied
+  // like the padded slab's zeros, so the results are the same bits.
+  const int64_t last_tap = (k2 - 1) * a.dil2;
+  const int64_t qa = std::min(a.q2, (std::max<int64_t>(a.col_lo, 0) + a.stride2 - 1) / a.stride2);
+  const int64_t span = a.in_cols - 1 + a.col_lo - last_tap;
+  const int64_t qb = std::clamp<int64_t>(span < 0 ? 0 : span / a.stride2 + 1, qa, a.q2);
+  // A border column sums in its output row, tap by tap, every vector of
+  // features at once (independent multiply-adds, not one chain per vector).
+  auto border_column = [&](int64_t q2) {
+    T* o = out_row + q2 * cp;
+    for (int64_t c = 0; c < cp; c += N) hn::StoreU(hn::Zero(d), d, o + c);
+    for (int64_t t = 0; t < taps; ++t) {
+      const int64_t x = q2 * a.stride2 + (t % k2) * a.dil2 - a.col_lo;
+      const bool real = x >= 0 && x < a.in_cols;
+      for (int64_t c = 0; c < cp; c += N) {
+        V v = hn::Zero(d);
+        if (real) v = hn::LoadU(d, rows[t] + (x * cp + c));
+        hn::StoreU(hn::MulAdd(v, hn::LoadU(d, w + t * cp + c), hn::LoadU(d, o + c)), d, o + c);
+      }
+    }
+  };
+  for (int64_t q2 = 0; q2 < qa; ++q2) border_column(q2);
+  for (int64_t q2 = qb; q2 < a.q2; ++q2) border_column(q2);
   for (int64_t c = 0; c < cp; c += N) {
-    int64_t q2 = 0;
-    for (; q2 + 8 <= a.q2; q2 += 8) {
+    int64_t q2 = qa;
+    for (; q2 + 8 <= qb; q2 += 8) {
       V acc0 = hn::Zero(d), acc1 = acc0, acc2 = acc0, acc3 = acc0, acc4 = acc0, acc5 = acc0, acc6 = acc0, acc7 = acc0;
       const int64_t at = q2 * col_step + c;
       for (int64_t t = 0; t < taps; ++t) {
         const V wv = hn::LoadU(d, w + t * cp + c);
-        const T* x = x0[t] + at;
+        const T* x = rows[t] + (toff[t] + at);
         acc0 = hn::MulAdd(hn::LoadU(d, x), wv, acc0);
         acc1 = hn::MulAdd(hn::LoadU(d, x + col_step), wv, acc1);
         acc2 = hn::MulAdd(hn::LoadU(d, x + 2 * col_step), wv, acc2);
@@ -104,13 +141,40 @@ void DepthwiseRow(const DirectArgs& a, const void* const* tap_rows, T* HWY_RESTR
       hn::StoreU(acc6, d, o + 6 * cp);
       hn::StoreU(acc7, d, o + 7 * cp);
     }
-    for (; q2 < a.q2; ++q2) {
+    // The rest four columns at a time, then one: a column alone is one
+    // chain of dependent multiply-adds.
+    for (; q2 + 4 <= qb; q2 += 4) {
+      V acc0 = hn::Zero(d), acc1 = acc0, acc2 = acc0, acc3 = acc0;
+      const int64_t at = q2 * col_step + c;
+      for (int64_t t = 0; t < taps; ++t) {
+        const V wv = hn::LoadU(d, w + t * cp + c);
+        const T* x = rows[t] + (toff[t] + at);
+        acc0 = hn::MulAdd(hn::LoadU(d, x), wv, acc0);
+        acc1 = hn::MulAdd(hn::LoadU(d, x + col_step), wv, acc1);
+        acc2 = hn::MulAdd(hn::LoadU(d, x + 2 * col_step), wv, acc2);
+        acc3 = hn::MulAdd(hn::LoadU(d, x + 3 * col_step), wv, acc3);
+      }
+      T* o = out_row + q2 * cp + c;
+      hn::StoreU(acc0, d, o);
+      hn::StoreU(acc1, d, o + cp);
+      hn::StoreU(acc2, d, o + 2 * cp);
+      hn::StoreU(acc3, d, o + 3 * cp);
+    }
+    for (; q2 < qb; ++q2) {
       V acc = hn::Zero(d);
       for (int64_t t = 0; t < taps; ++t)
-        acc = hn::MulAdd(hn::LoadU(d, x0[t] + q2 * col_step + c), hn::LoadU(d, w + t * cp + c), acc);
+        acc = hn::MulAdd(hn::LoadU(d, rows[t] + (toff[t] + q2 * col_step + c)), hn::LoadU(d, w + t * cp + c), acc);
       hn::StoreU(acc, d, out_row + q2 * cp + c);
     }
   }
+}
+
+// Whether DirectRow hands these rows to DepthwiseRow (the only row kernel
+// that reads an input row in place with its padding implicit).
+template <class T>
+bool DepthwiseRowTakes(const DirectArgs& a) {
+  const int64_t N = static_cast<int64_t>(hn::Lanes(hn::ScalableTag<T>()));
+  return a.k_in == 1 && a.k[0] * a.k[1] * a.k[2] <= kMaxDepthwiseTaps && a.cp % N == 0;
 }
 
 template <class T>
@@ -120,7 +184,7 @@ void DirectRow(const DirectArgs& a, const void* const* tap_rows, void* out_row_v
   const int64_t N = static_cast<int64_t>(hn::Lanes(d));
   const T* w = static_cast<const T*>(a.w);
   T* out_row = static_cast<T*>(out_row_v);
-  if (a.k_in == 1 && a.k[0] * a.k[1] * a.k[2] <= kMaxDepthwiseTaps && a.cp % N == 0) {
+  if (DepthwiseRowTakes<T>(a)) {
     DepthwiseRow<T>(a, tap_rows, out_row);
     return;
   }
@@ -184,6 +248,8 @@ void DirectRow(const DirectArgs& a, const void* const* tap_rows, void* out_row_v
 
 void DirectF32(const DirectArgs& a, const void* const* taps, void* out) { DirectRow<float>(a, taps, out); }
 void DirectF64(const DirectArgs& a, const void* const* taps, void* out) { DirectRow<double>(a, taps, out); }
+bool DepthwiseRowTakesF32(const DirectArgs& a) { return DepthwiseRowTakes<float>(a); }
+bool DepthwiseRowTakesF64(const DirectArgs& a) { return DepthwiseRowTakes<double>(a); }
 
 }  // namespace HWY_NAMESPACE
 }  // namespace kiln::cpu
@@ -194,6 +260,8 @@ namespace kiln::cpu {
 
 HWY_EXPORT(DirectF32);
 HWY_EXPORT(DirectF64);
+HWY_EXPORT(DepthwiseRowTakesF32);
+HWY_EXPORT(DepthwiseRowTakesF64);
 
 namespace {
 
@@ -356,9 +424,29 @@ void Run(const ConvGeometry& g, const TensorRef& lhs, const TensorRef& rhs, cons
       if (sp[s] != static_cast<int64_t>(s + 1)) return false;
     return true;
   };
-  // NHWC, depthwise with multiplier 1, no padding: the input rows are
-  // already the packed layout.
-  const bool in_place = !any_padding && chan_contiguous && a.cp == g.k_out && canonical(g.ib, g.ifd, g.isp);
+  // NHWC, depthwise with multiplier 1: the input rows are already the
+  // packed layout. With padding, only DepthwiseRow reads them in place (the
+  // padding's rows point at a row of zeros, its columns are left out of
+  // the loads); copying the input into padded rows took a third of a 3x3
+  // over 56x56x144 (kiln-kernel-bench BM_CpuConv56x56Threads/2).
+  auto depthwise_row_takes = [&] {
+    if constexpr (sizeof(T) == 4) {
+      return HWY_DYNAMIC_DISPATCH(DepthwiseRowTakesF32)(a);
+    } else {
+      return HWY_DYNAMIC_DISPATCH(DepthwiseRowTakesF64)(a);
+    }
+  };
+  const bool in_place = chan_contiguous && a.cp == g.k_out && canonical(g.ib, g.ifd, g.isp) &&
+                        (!any_padding || depthwise_row_takes());
+  if (in_place) {
+    a.col_lo = l.lo[2];
+    a.in_cols = l.in_size[2];
+  } else {
+    a.col_lo = 0;
+    a.in_cols = l.p[2];
+  }
+  // The padding's rows, read in place: one row of zeros.
+  std::vector<T> zero_row(in_place && any_padding ? static_cast<size_t>(l.in_size[2] * a.cp) : 0);
   std::vector<T> w_storage(static_cast<size_t>(a.k[0] * a.k[1] * a.k[2] * a.k_in * a.cp));
   PackWeights<T>(g, rhs, a, w_storage.data());
   a.w = w_storage.data();
@@ -411,10 +499,14 @@ void Run(const ConvGeometry& g, const TensorRef& lhs, const TensorRef& rhs, cons
         for (int64_t t0 = 0; t0 < a.k[0]; ++t0)
           for (int64_t t1 = 0; t1 < a.k[1]; ++t1) {
             const int64_t j = k * l.stride[1] + t1 * l.dil[1];  // row within the chunk's span
-            taps[t0 * a.k[1] + t1] =
-                in_place ? src + b * l.in_batch_step + (q0 * l.stride[0] + t0 * l.dil[0]) * l.in_step[0] +
-                               (q1 * l.stride[1] + j) * l.in_step[1]
-                         : slab + (t0 * span + j) * in_row;
+            if (in_place) {
+              const int64_t i0 = q0 * l.stride[0] + t0 * l.dil[0] - l.lo[0], i1 = q1 * l.stride[1] + j - l.lo[1];
+              taps[t0 * a.k[1] + t1] = i0 >= 0 && i0 < l.in_size[0] && i1 >= 0 && i1 < l.in_size[1]
+                                           ? src + b * l.in_batch_step + i0 * l.in_step[0] + i1 * l.in_step[1]
+                                           : zero_row.data();
+            } else {
+              taps[t0 * a.k[1] + t1] = slab + (t0 * span + j) * in_row;
+            }
           }
         const int64_t rr = r + k;
         if (direct_out) {

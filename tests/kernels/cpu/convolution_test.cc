@@ -238,6 +238,20 @@ TEST(CpuConvolution, DepthwiseNhwc) {
     CheckConv(Nhwc(1, 12, 11, c, 5, 3, 1, c, c, 2, 1, 2), ElementType::kF32, 23 + c);
   }
   CheckConv(Nhwc(2, 9, 11, 32, 3, 3, 1, 32, 32, 1, 1, 1), ElementType::kF32, 24, /*specials=*/true);
+  // Padded inputs whose features fill whole vectors are read in place, the
+  // padding implicit: rows of one pixel (every column a border), padding
+  // wider than the window's reach (whole rows and columns of zeros), one
+  // side only, and infinities and NaN in the weights at the borders.
+  CheckConv(Nhwc(1, 2, 1, 32, 3, 3, 1, 32, 32, 1, 1, 1), ElementType::kF32, 90);
+  CheckConv(Nhwc(2, 5, 6, 16, 3, 3, 1, 16, 16, 3, 1, 1), ElementType::kF32, 91);
+  CheckConv(Nhwc(1, 6, 21, 16, 3, 3, 1, 16, 16, 4, 3, 2), ElementType::kF64, 92, /*specials=*/true);
+  {
+    ConvSpec spec = Nhwc(2, 7, 19, 32, 3, 3, 1, 32, 32, 0, 1, 1);
+    spec.padding = {0, 2, 1, 0};
+    spec.out_dims[1] = 7 + 2 - 2;
+    spec.out_dims[2] = 19 + 1 - 2;
+    CheckConv(spec, ElementType::kF32, 93, /*specials=*/true);
+  }
   // Padding on one side only and cropping (negative padding) along the
   // packed rows: whole-row copies of the pixels inside, zeros around them.
   for (const auto& pad : {std::vector<int64_t>{1, 0, -1, 2}, std::vector<int64_t>{0, 2, 3, -2}}) {
