@@ -114,9 +114,12 @@ void DepthwiseRow(const DirectArgs& a, const void* const* tap_rows, T* HWY_RESTR
   };
   for (int64_t q2 = 0; q2 < qa; ++q2) border_column(q2);
   for (int64_t q2 = qb; q2 < a.q2; ++q2) border_column(q2);
-  for (int64_t c = 0; c < cp; c += N) {
-    int64_t q2 = qa;
-    for (; q2 + 8 <= qb; q2 += 8) {
+  // Column blocks outside, feature vectors inside: a block's pixels (its
+  // columns of every tap row) stay in L1 while each vector of features
+  // reads its lanes of them.
+  int64_t q2 = qa;
+  for (; q2 + 8 <= qb; q2 += 8) {
+    for (int64_t c = 0; c < cp; c += N) {
       V acc0 = hn::Zero(d), acc1 = acc0, acc2 = acc0, acc3 = acc0, acc4 = acc0, acc5 = acc0, acc6 = acc0, acc7 = acc0;
       const int64_t at = q2 * col_step + c;
       for (int64_t t = 0; t < taps; ++t) {
@@ -141,9 +144,11 @@ void DepthwiseRow(const DirectArgs& a, const void* const* tap_rows, T* HWY_RESTR
       hn::StoreU(acc6, d, o + 6 * cp);
       hn::StoreU(acc7, d, o + 7 * cp);
     }
-    // The rest four columns at a time, then one: a column alone is one
-    // chain of dependent multiply-adds.
-    for (; q2 + 4 <= qb; q2 += 4) {
+  }
+  // The rest four columns at a time, then one: a column alone is one
+  // chain of dependent multiply-adds.
+  for (; q2 + 4 <= qb; q2 += 4) {
+    for (int64_t c = 0; c < cp; c += N) {
       V acc0 = hn::Zero(d), acc1 = acc0, acc2 = acc0, acc3 = acc0;
       const int64_t at = q2 * col_step + c;
       for (int64_t t = 0; t < taps; ++t) {
@@ -160,7 +165,9 @@ void DepthwiseRow(const DirectArgs& a, const void* const* tap_rows, T* HWY_RESTR
       hn::StoreU(acc2, d, o + 2 * cp);
       hn::StoreU(acc3, d, o + 3 * cp);
     }
-    for (; q2 < qb; ++q2) {
+  }
+  for (; q2 < qb; ++q2) {
+    for (int64_t c = 0; c < cp; c += N) {
       V acc = hn::Zero(d);
       for (int64_t t = 0; t < taps; ++t)
         acc = hn::MulAdd(hn::LoadU(d, rows[t] + (toff[t] + q2 * col_step + c)), hn::LoadU(d, w + t * cp + c), acc);
