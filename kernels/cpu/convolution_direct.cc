@@ -72,6 +72,34 @@ constexpr int64_t kMaxDepthwiseTaps = 64;
 // row, eight output columns per register block (each weight vector loaded
 // once for the eight). Every element is summed over the taps in the same
 // order as DirectRow's, so the results are the same bits.
+// DepthwiseRow's kCols (at most 8) output columns from q2, every vector of
+// features: each weight vector is loaded once for the kCols columns, and
+// each column sums its taps in order.
+template <int kCols, class D, class T>
+HWY_INLINE void DepthwiseColumns(D d, const T* const* rows, const int64_t* toff, const T* HWY_RESTRICT w,
+                                 int64_t taps, int64_t cp, int64_t col_step, int64_t q2, T* HWY_RESTRICT out_row) {
+  const int64_t N = static_cast<int64_t>(hn::Lanes(d));
+  for (int64_t c = 0; c < cp; c += N) {
+    const auto z = hn::Zero(d);
+    auto acc0 = z, acc1 = z, acc2 = z, acc3 = z, acc4 = z, acc5 = z, acc6 = z, acc7 = z;
+    const int64_t at = q2 * col_step + c;
+    for (int64_t t = 0; t < taps; ++t) {
+      const auto wv = hn::LoadU(d, w + t * cp + c);
+      const T* x = rows[t] + (toff[t] + at);
+#define KILN_COLUMN(i) \
+  if constexpr (kCols > i) acc##i = hn::MulAdd(hn::LoadU(d, x + i * col_step), wv, acc##i);
+      KILN_COLUMN(0) KILN_COLUMN(1) KILN_COLUMN(2) KILN_COLUMN(3)
+      KILN_COLUMN(4) KILN_COLUMN(5) KILN_COLUMN(6) KILN_COLUMN(7)
+#undef KILN_COLUMN
+    }
+    T* o = out_row + q2 * cp + c;
+#define KILN_STORE(i) \
+  if constexpr (kCols > i) hn::StoreU(acc##i, d, o + i * cp);
+    KILN_STORE(0) KILN_STORE(1) KILN_STORE(2) KILN_STORE(3) KILN_STORE(4) KILN_STORE(5) KILN_STORE(6) KILN_STORE(7)
+#undef KILN_STORE
+  }
+}
+
 template <class T>
 void DepthwiseRow(const DirectArgs& a, const void* const* tap_rows, T* HWY_RESTRICT out_row) {
   const hn::ScalableTag<T> d;
@@ -116,64 +144,12 @@ void DepthwiseRow(const DirectArgs& a, const void* const* tap_rows, T* HWY_RESTR
   for (int64_t q2 = qb; q2 < a.q2; ++q2) border_column(q2);
   // Column blocks outside, feature vectors inside: a block's pixels (its
   // columns of every tap row) stay in L1 while each vector of features
-  // reads its lanes of them.
+  // reads its lanes of them. Eight columns at a time, then four, then one
+  // (a column alone is one chain of dependent multiply-adds).
   int64_t q2 = qa;
-  for (; q2 + 8 <= qb; q2 += 8) {
-    for (int64_t c = 0; c < cp; c += N) {
-      V acc0 = hn::Zero(d), acc1 = acc0, acc2 = acc0, acc3 = acc0, acc4 = acc0, acc5 = acc0, acc6 = acc0, acc7 = acc0;
-      const int64_t at = q2 * col_step + c;
-      for (int64_t t = 0; t < taps; ++t) {
-        const V wv = hn::LoadU(d, w + t * cp + c);
-        const T* x = rows[t] + (toff[t] + at);
-        acc0 = hn::MulAdd(hn::LoadU(d, x), wv, acc0);
-        acc1 = hn::MulAdd(hn::LoadU(d, x + col_step), wv, acc1);
-        acc2 = hn::MulAdd(hn::LoadU(d, x + 2 * col_step), wv, acc2);
-        acc3 = hn::MulAdd(hn::LoadU(d, x + 3 * col_step), wv, acc3);
-        acc4 = hn::MulAdd(hn::LoadU(d, x + 4 * col_step), wv, acc4);
-        acc5 = hn::MulAdd(hn::LoadU(d, x + 5 * col_step), wv, acc5);
-        acc6 = hn::MulAdd(hn::LoadU(d, x + 6 * col_step), wv, acc6);
-        acc7 = hn::MulAdd(hn::LoadU(d, x + 7 * col_step), wv, acc7);
-      }
-      T* o = out_row + q2 * cp + c;
-      hn::StoreU(acc0, d, o);
-      hn::StoreU(acc1, d, o + cp);
-      hn::StoreU(acc2, d, o + 2 * cp);
-      hn::StoreU(acc3, d, o + 3 * cp);
-      hn::StoreU(acc4, d, o + 4 * cp);
-      hn::StoreU(acc5, d, o + 5 * cp);
-      hn::StoreU(acc6, d, o + 6 * cp);
-      hn::StoreU(acc7, d, o + 7 * cp);
-    }
-  }
-  // The rest four columns at a time, then one: a column alone is one
-  // chain of dependent multiply-adds.
-  for (; q2 + 4 <= qb; q2 += 4) {
-    for (int64_t c = 0; c < cp; c += N) {
-      V acc0 = hn::Zero(d), acc1 = acc0, acc2 = acc0, acc3 = acc0;
-      const int64_t at = q2 * col_step + c;
-      for (int64_t t = 0; t < taps; ++t) {
-        const V wv = hn::LoadU(d, w + t * cp + c);
-        const T* x = rows[t] + (toff[t] + at);
-        acc0 = hn::MulAdd(hn::LoadU(d, x), wv, acc0);
-        acc1 = hn::MulAdd(hn::LoadU(d, x + col_step), wv, acc1);
-        acc2 = hn::MulAdd(hn::LoadU(d, x + 2 * col_step), wv, acc2);
-        acc3 = hn::MulAdd(hn::LoadU(d, x + 3 * col_step), wv, acc3);
-      }
-      T* o = out_row + q2 * cp + c;
-      hn::StoreU(acc0, d, o);
-      hn::StoreU(acc1, d, o + cp);
-      hn::StoreU(acc2, d, o + 2 * cp);
-      hn::StoreU(acc3, d, o + 3 * cp);
-    }
-  }
-  for (; q2 < qb; ++q2) {
-    for (int64_t c = 0; c < cp; c += N) {
-      V acc = hn::Zero(d);
-      for (int64_t t = 0; t < taps; ++t)
-        acc = hn::MulAdd(hn::LoadU(d, rows[t] + (toff[t] + q2 * col_step + c)), hn::LoadU(d, w + t * cp + c), acc);
-      hn::StoreU(acc, d, out_row + q2 * cp + c);
-    }
-  }
+  for (; q2 + 8 <= qb; q2 += 8) DepthwiseColumns<8>(d, rows, toff, w, taps, cp, col_step, q2, out_row);
+  for (; q2 + 4 <= qb; q2 += 4) DepthwiseColumns<4>(d, rows, toff, w, taps, cp, col_step, q2, out_row);
+  for (; q2 < qb; ++q2) DepthwiseColumns<1>(d, rows, toff, w, taps, cp, col_step, q2, out_row);
 }
 
 // Whether DirectRow hands these rows to DepthwiseRow (the only row kernel
