@@ -67,11 +67,6 @@ constexpr int64_t kCols = 4;
 // Taps of a window up to which DepthwiseRow keeps their input pointers.
 constexpr int64_t kMaxDepthwiseTaps = 64;
 
-// DirectRow for one input per output feature (depthwise, k_in == 1) and
-// whole vectors of features: the taps' input pointers computed once per
-// row, eight output columns per register block (each weight vector loaded
-// once for the eight). Every element is summed over the taps in the same
-// order as DirectRow's, so the results are the same bits.
 // DepthwiseRow's kCols (at most 8) output columns from q2, every vector of
 // features: each weight vector is loaded once for the kCols columns, and
 // each column sums its taps in order.
@@ -100,6 +95,11 @@ HWY_INLINE void DepthwiseColumns(D d, const T* const* rows, const int64_t* toff,
   }
 }
 
+// DirectRow for one input per output feature (depthwise, k_in == 1) and
+// whole vectors of features: the taps' rows and offsets computed once per
+// row, blocks of eight, four or one output columns (DepthwiseColumns).
+// Every element is summed over the taps in the same order as DirectRow's,
+// so the results are the same bits.
 template <class T>
 void DepthwiseRow(const DirectArgs& a, const void* const* tap_rows, T* HWY_RESTRICT out_row) {
   const hn::ScalableTag<T> d;
