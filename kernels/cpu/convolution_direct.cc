@@ -262,10 +262,15 @@ constexpr size_t kSlabBytes = 256 << 10;
 inline int64_t Canon(size_t ns, size_t s) { return static_cast<int64_t>(3 - ns + s); }
 
 // A task's scratch (thread_scratch.h): the packed input slab, the result
-// row (when the output is not channel-last) and the tap row pointers.
+// row (when the output is not channel-last) and the tap row pointers; and
+// the caller's, kept for the call: the packed weights, the padding's row of
+// zeros and the input feature offsets (no heap allocation per dispatch).
 struct DirectSlabScratch;
 struct DirectRowScratch;
 struct DirectTapScratch;
+struct DirectWeightScratch;
+struct DirectZeroRowScratch;
+struct DirectChannelScratch;
 
 // The geometry of the input and output as the driver walks them.
 struct DirectLayout {
@@ -278,7 +283,7 @@ struct DirectLayout {
 
 // Packs padded input row (b, p0, p1) -- P2 pixels of [k_in][cp] -- into dst.
 template <class T>
-void PackRow(const DirectLayout& l, const DirectArgs& a, const T* src, const std::vector<int64_t>& chan_off,
+void PackRow(const DirectLayout& l, const DirectArgs& a, const T* src, const int64_t* chan_off,
              bool chan_contiguous, int64_t b, int64_t p0, int64_t p1, T* dst) {
   const int64_t ko = a.k_in * a.cp;
   const int64_t s0 = p0 - l.lo[0], s1 = p1 - l.lo[1];
@@ -312,7 +317,7 @@ void PackRow(const DirectLayout& l, const DirectArgs& a, const T* src, const std
       if (chan_contiguous) {
         std::memcpy(dsti, sp, static_cast<size_t>(l.k_out) * sizeof(T));
       } else {
-        const int64_t* off = chan_off.data() + i * l.k_out;
+        const int64_t* off = chan_off + i * l.k_out;
         for (int64_t o = 0; o < l.k_out; ++o) dsti[o] = sp[off[o]];
       }
       std::fill(dsti + l.k_out, dsti + a.cp, T(0));
@@ -394,7 +399,8 @@ void Run(const ConvGeometry& g, const TensorRef& lhs, const TensorRef& rhs, cons
   a.dil2 = l.dil[2];
   // The input feature each packed (i, o) lane reads, as an element offset.
   const int64_t opg = g.k_out / g.fgc;
-  std::vector<int64_t> chan_off(static_cast<size_t>(g.k_in * g.k_out));
+  ScratchLease<DirectChannelScratch, int64_t> chan_lease(static_cast<size_t>(g.k_in * g.k_out));
+  int64_t* chan_off = chan_lease.get();
   bool chan_contiguous = true;
   for (int64_t i = 0; i < g.k_in; ++i)
     for (int64_t o = 0; o < g.k_out; ++o) {
@@ -429,10 +435,13 @@ void Run(const ConvGeometry& g, const TensorRef& lhs, const TensorRef& rhs, cons
     a.in_cols = l.p[2];
   }
   // The padding's rows, read in place: one row of zeros.
-  std::vector<T> zero_row(in_place && any_padding ? static_cast<size_t>(l.in_size[2] * a.cp) : 0);
-  std::vector<T> w_storage(static_cast<size_t>(a.k[0] * a.k[1] * a.k[2] * a.k_in * a.cp));
-  PackWeights<T>(g, rhs, a, w_storage.data());
-  a.w = w_storage.data();
+  const size_t zero_elems = in_place && any_padding ? static_cast<size_t>(l.in_size[2] * a.cp) : 0;
+  ScratchLease<DirectZeroRowScratch, T> zero_lease(zero_elems);
+  const T* zero_row = zero_lease.get();
+  std::fill(zero_lease.get(), zero_lease.get() + zero_elems, T(0));
+  ScratchLease<DirectWeightScratch, T> w_lease(static_cast<size_t>(a.k[0] * a.k[1] * a.k[2] * a.k_in * a.cp));
+  PackWeights<T>(g, rhs, a, w_lease.get());
+  a.w = w_lease.get();
   const bool direct_out = a.cp == g.k_out && canonical(g.ob, g.ofd, g.osp);
 
   const T* src = reinterpret_cast<const T*>(lhs.data);
@@ -486,7 +495,7 @@ void Run(const ConvGeometry& g, const TensorRef& lhs, const TensorRef& rhs, cons
               const int64_t i0 = q0 * l.stride[0] + t0 * l.dil[0] - l.lo[0], i1 = q1 * l.stride[1] + j - l.lo[1];
               taps[t0 * a.k[1] + t1] = i0 >= 0 && i0 < l.in_size[0] && i1 >= 0 && i1 < l.in_size[1]
                                            ? src + b * l.in_batch_step + i0 * l.in_step[0] + i1 * l.in_step[1]
-                                           : zero_row.data();
+                                           : zero_row;
             } else {
               taps[t0 * a.k[1] + t1] = slab + (t0 * span + j) * in_row;
             }

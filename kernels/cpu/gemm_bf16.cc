@@ -20,6 +20,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -47,7 +49,8 @@ constexpr int64_t kRowPanels = 8, kColPanels = 8;
 // Multiply-adds below which a product runs on the calling thread only.
 constexpr double kParallelMinMacs = double(1 << 21);
 
-std::atomic<bool> disabled{false};
+// Set by the test hook: 0 none, 1 on, 2 off (Bf16GemmChoice).
+std::atomic<int> forced_choice{0};
 std::atomic<bool> amx_disabled{false};
 
 inline int64_t Panels(int64_t n, int64_t width) { return (n + width - 1) / width; }
@@ -218,17 +221,101 @@ KILN_BF16_TARGET void Tile(const A& ap, const uint32_t* bp, int64_t pairs, const
 
 }  // namespace
 
-bool GemmBf16Available() {
+namespace {
+
 #if KILN_GEMM_BF16
+bool GemmBf16Supported() {
   static const bool has = __builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512bw") &&
                           __builtin_cpu_supports("avx512vl");
-  return has && !disabled.load(std::memory_order_relaxed);
+  return has;
+}
+
+// Seconds for `steps` steps of 12 independent chains of vdpbf16ps (dot) or
+// of f32 FMAs (!dot) on registers: the instructions' throughput.
+KILN_BF16_TARGET double ChainSeconds(bool dot, int steps) {
+  constexpr int kChains = 12;
+  __m512 acc[kChains];
+  for (__m512& a : acc) a = _mm512_setzero_ps();
+  __m512 x = _mm512_set1_ps(0.5f);
+  const __m512 y = _mm512_set1_ps(0.25f);
+  const auto t0 = std::chrono::steady_clock::now();
+  if (dot) {
+    for (int s = 0; s < steps; ++s) {
+      asm volatile("" : "+v"(x));  // (not hoisted or folded)
+      for (__m512& a : acc) a = _mm512_dpbf16_ps(a, (__m512bh)x, (__m512bh)y);
+    }
+  } else {
+    for (int s = 0; s < steps; ++s) {
+      asm volatile("" : "+v"(x));
+      for (__m512& a : acc) a = _mm512_fmadd_ps(x, y, a);
+    }
+  }
+  __m512 sum = acc[0];
+  for (int c = 1; c < kChains; ++c) sum = _mm512_add_ps(sum, acc[c]);
+  alignas(64) float lanes[16];
+  _mm512_store_ps(lanes, sum);
+  volatile float sink = lanes[0];
+  (void)sink;
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Whether vdpbf16ps sums bf16 products at least 1.4x as fast as f32 FMAs
+// sum f32 ones (it does two multiply-adds per lane, an FMA one), measured
+// once (about 0.1 ms; the fastest of five alternating runs of each). Where
+// it does not, bf16 products widened to f32 run on the f32 GEMM instead.
+// Machines seen: one 2-core AVX-512 BF16 VM without AMX ran vdpbf16ps at
+// 1.4 G instructions a second against 5.6 G FMAs (a ratio of 0.49; a
+// 1024^3 bf16 product 26.8 ms on it, f32 16 ms); a Sapphire Rapids core
+// issues one vdpbf16ps a cycle against two FMAs (1.0; bf16 22.0 ms, f32
+// 16.6 ms: the f32 GEMM's higher efficiency wins at equal rates); an
+// earlier machine ran the bf16 product at 2.1x its f32 one (about 2). 1.4
+// lies between the last two with room for the measurement's noise.
+bool VdpBf16Pays() {
+  static const bool pays = [] {
+    double dot = 1e30, fma = 1e30;
+    for (int r = 0; r < 5; ++r) {
+      fma = std::min(fma, ChainSeconds(false, 1024));
+      dot = std::min(dot, ChainSeconds(true, 1024));
+    }
+    return 2.0 * fma >= 1.4 * dot;
+  }();
+  return pays;
+}
+#endif
+
+// 0: the measured choice (KILN_BF16_GEMM unset); 1: on; 2: off.
+int Bf16GemmChoice() {
+  const int forced = forced_choice.load(std::memory_order_relaxed);
+  if (forced != 0) return forced;
+  static const int from_env = [] {
+    const char* e = std::getenv("KILN_BF16_GEMM");
+    if (e == nullptr || *e == '\0') return 0;
+    return std::strcmp(e, "0") == 0 ? 2 : 1;
+  }();
+  return from_env;
+}
+
+}  // namespace
+
+bool GemmBf16Available() {
+#if KILN_GEMM_BF16
+  if (!GemmBf16Supported()) return false;
+  switch (Bf16GemmChoice()) {
+    case 1: return true;
+    case 2: return false;
+    default: {
+#if KILN_AMX
+      if (amx::Bf16Usable()) return true;
+#endif
+      return VdpBf16Pays();
+    }
+  }
 #else
   return false;
 #endif
 }
 
-void SetGemmBf16DisabledForTest(bool d) { disabled.store(d); }
+void SetGemmBf16DisabledForTest(bool d) { forced_choice.store(d ? 2 : 1); }
 void SetGemmBf16AmxDisabledForTest(bool d) { amx_disabled.store(d); }
 bool GemmBf16UsesAmx() {
 #if KILN_GEMM_BF16 && KILN_AMX
@@ -419,7 +506,7 @@ void GemmAmx(const GemmProblem& p, const uint32_t* bpack, TaskRunner* runner) {
 
 bool Bf16HasSubnormals(const uint16_t* x, int64_t n) {
 #if KILN_GEMM_BF16
-  if (GemmBf16Available()) return HasSubnormalsAvx512(x, n);
+  if (GemmBf16Supported()) return HasSubnormalsAvx512(x, n);
 #endif
   // Branch-free over blocks, so that the compiler vectorizes it.
   constexpr int64_t kBlock = 4096;

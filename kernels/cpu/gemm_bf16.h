@@ -16,7 +16,12 @@
 
 namespace kiln::cpu {
 
-// Whether this CPU has AVX-512 BF16 and the GEMM is not switched off.
+// Whether bf16 products run on this GEMM: the CPU has AVX-512 BF16 and
+// either AMX tiles or a vdpbf16ps that pays (measured once: at least 1.4x
+// the multiply-adds a second of f32 FMAs; where it is slower, the callers
+// widen to f32 and the f32 GEMM runs). KILN_BF16_GEMM=1 takes it wherever
+// the CPU has the instructions, KILN_BF16_GEMM=0 never; the test hook
+// forces it on or off the same way.
 bool GemmBf16Available();
 void SetGemmBf16DisabledForTest(bool disabled);
 // Whether it runs on Intel AMX tiles (tdpbf16ps: the same products and
