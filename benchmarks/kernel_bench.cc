@@ -582,9 +582,11 @@ constexpr ConvCase kConvCases[] = {{false, 64, 64, 1}, {true, 64, 64, 1}, {false
 
 double ConvFlops(const ConvCase& k) { return 2.0 * 56 * 56 * k.out * 9 * (k.c / k.groups); }
 
-// `int8`: ui8 input and i8 weights into i32 (the quantized 8-bit form), the
+// `int8`: ui8 input (i8 where `signed_input`: TFLite's and JAX's
+// activations) and i8 weights into i32 (the quantized 8-bit form), the
 // weights a constant packed once and kept, as in a model; else f32.
-void RunConv(benchmark::State& state, KernelFn fn, TaskRunner* runner, const ConvCase& k, bool int8 = false) {
+void RunConv(benchmark::State& state, KernelFn fn, TaskRunner* runner, const ConvCase& k, bool int8 = false,
+             bool signed_input = false) {
   KernelParams p;
   p.kernel = "stablehlo.convolution";
   const int64_t f = k.nchw ? 1 : 3;  // the feature dim of input and output
@@ -612,7 +614,7 @@ void RunConv(benchmark::State& state, KernelFn fn, TaskRunner* runner, const Con
   if (int8) {
     for (size_t i = 0; i < x8.size(); ++i) x8[i] = static_cast<uint8_t>(i * 7 % 251);
     for (size_t i = 0; i < w8.size(); ++i) w8[i] = static_cast<uint8_t>(i * 13 % 253);
-    in[0] = {ElementType::kUI8, in_dims, x8.data(), x8.size()};
+    in[0] = {signed_input ? ElementType::kSI8 : ElementType::kUI8, in_dims, x8.data(), x8.size()};
     in[1] = {ElementType::kSI8, k_dims, w8.data(), w8.size()};
     in[1].constant_id = 1;
     out[0].type = ElementType::kSI32;  // y's bytes hold the i32 result
@@ -694,6 +696,13 @@ void BM_CpuConvInt8(benchmark::State& state) {
   RunConv(state, cpu::FindCpuKernel(p), state.range(1) == 1 ? nullptr : Pool(), kConvCases[state.range(0)], true);
 }
 BENCHMARK(BM_CpuConvInt8)->ArgsProduct({{0, 1, 2, 3}, {1, 2}})->UseRealTime()->Unit(benchmark::kMillisecond);
+// The same with i8 input (range(0) as above, one thread).
+void BM_CpuConvInt8SignedInput(benchmark::State& state) {
+  KernelParams p;
+  p.kernel = "stablehlo.convolution";
+  RunConv(state, cpu::FindCpuKernel(p), nullptr, kConvCases[state.range(0)], true, true);
+}
+BENCHMARK(BM_CpuConvInt8SignedInput)->DenseRange(0, 3)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace kiln

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "kernels/common/kernel_selection.h"
@@ -28,6 +29,7 @@ namespace int8 {
 // packed at load, and the A panels with their row corrections.
 struct Int8BScratch;
 struct Int8AScratch;
+struct Int8AFlipScratch;  // an i8 A flipped for the in-place tiles (gemm_int8.cc)
 
 // Multiply-adds below which a product runs on the calling thread only.
 constexpr double kParallelMinMacs = 1 << 20;
@@ -359,6 +361,32 @@ inline std::vector<int64_t> QuadOffsets(const GemmProblem& p) {
     koff[q] = o;
   }
   return koff;
+}
+
+// The bytes [lo, hi) past p.a that tiles reading A in place touch (quads at
+// a_batch + a_m + koff), lo counting koff only where it is negative.
+inline std::pair<int64_t, int64_t> DirectExtent(const GemmProblem& p, const std::vector<int64_t>& koff) {
+  const auto [b_lo, b_hi] = std::minmax_element(p.a_batch.begin(), p.a_batch.end());
+  const auto [m_lo, m_hi] = std::minmax_element(p.a_m.begin(), p.a_m.end());
+  const auto [k_lo, k_hi] = std::minmax_element(koff.begin(), koff.end());
+  return {*b_lo + *m_lo + std::min<int64_t>(0, *k_lo), *b_hi + *m_hi + *k_hi + 4};
+}
+
+// dst[0, n) = src[0, n) with every sign bit flipped (i8 as u8 + 128), over
+// the runner's threads for large n.
+inline void FlipSignBits(const uint8_t* src, int64_t n, uint8_t* dst, TaskRunner* runner) {
+  constexpr int64_t kChunk = int64_t{1} << 16;
+  ParallelFor(n >= 4 * kChunk ? runner : nullptr, (n + kChunk - 1) / kChunk, [&](int64_t t, int) {
+    const int64_t i0 = t * kChunk, i1 = std::min(n, i0 + kChunk);
+    int64_t i = i0;
+    for (; i + 8 <= i1; i += 8) {  // eight bytes a step (a byte loop ran at one a cycle)
+      uint64_t w;
+      std::memcpy(&w, src + i, 8);
+      w ^= 0x8080808080808080u;
+      std::memcpy(dst + i, &w, 8);
+    }
+    for (; i < i1; ++i) dst[i] = static_cast<uint8_t>(src[i] ^ 0x80);
+  });
 }
 
 inline void PackWholeB(const Layout& l, const GemmProblem& p, bool b_signed, uint8_t* out, TaskRunner* runner) {
