@@ -281,7 +281,6 @@ bool VdpBf16Pays() {
   }();
   return pays;
 }
-#endif
 
 // 0: the measured choice (KILN_BF16_GEMM unset); 1: on; 2: off.
 int Bf16GemmChoice() {
@@ -294,6 +293,7 @@ int Bf16GemmChoice() {
   }();
   return from_env;
 }
+#endif
 
 }  // namespace
 
