@@ -94,7 +94,6 @@ void Gemm(const Layout& l, TileFn tile, Direct direct, const GemmProblem& p, Ele
       const std::vector<int64_t> koff = QuadOffsets(p);
       if (!koff.empty()) {
         const auto* src = static_cast<const uint8_t*>(p.a);
-        uint32_t flip4 = a_signed ? 0x80808080u : 0;
         // An i8 A is flipped once into a copy of the bytes the tiles read
         // (one pass over the operand, not over its windows), so that the
         // micro-kernel broadcasts its quads straight from memory
@@ -107,7 +106,6 @@ void Gemm(const Layout& l, TileFn tile, Direct direct, const GemmProblem& p, Ele
           FlipSignBits(src + lo, hi - lo, flipped.get(), runner);
           src = flipped.get();
           shift = lo;
-          flip4 = 0;
         }
         ForEachTile(p, l, runner, [&](int64_t b, int64_t ip, int64_t jp, int32_t* c, int64_t ldc) {
           const int64_t i0 = ip * l.mr, j0 = jp * l.nr;
@@ -115,7 +113,7 @@ void Gemm(const Layout& l, TileFn tile, Direct direct, const GemmProblem& p, Ele
           const uint8_t* rows_a[16];
           for (int64_t r = 0; r < l.mr; ++r)
             rows_a[r] = src + (p.a_batch[b] + p.a_m[std::min(i0 + r, p.m - 1)] - shift);
-          direct(rows_a, koff.data(), static_cast<int64_t>(koff.size()), flip4, bpack + (b * np + jp) * b_panel,
+          direct(rows_a, koff.data(), static_cast<int64_t>(koff.size()), bpack + (b * np + jp) * b_panel,
                  colsum + (b * np + jp) * l.nr, ca, c, ldc, std::min(l.mr, p.m - i0), std::min(l.nr, p.n - j0));
         });
         return;

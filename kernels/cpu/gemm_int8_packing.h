@@ -339,11 +339,10 @@ using TileFn = void (*)(const Layout& l, const uint8_t* ap, const uint8_t* bp, i
 
 // The VNNI micro-kernel reading A in place (no packed A): row r of the
 // tile starts at rows[r], and its quad q (4 bytes of the contraction) lies
-// at rows[r] + koff[q]; each quad is xor-ed with `flip4` (the sign bits of
-// an i8 A). Only for a B of i8 (cb == 0: A needs no row sums).
-using DirectTileFn = void (*)(const uint8_t* const* rows_a, const int64_t* koff, int64_t quads, uint32_t flip4,
-                              const uint8_t* bp, const int32_t* colsum, int32_t ca, int32_t* c, int64_t ldc,
-                              int64_t rows, int64_t cols);
+// at rows[r] + koff[q], as u8 (an i8 A's sign bits flipped before). Only
+// for a B of i8 (cb == 0: A needs no row sums).
+using DirectTileFn = void (*)(const uint8_t* const* rows_a, const int64_t* koff, int64_t quads, const uint8_t* bp,
+                              const int32_t* colsum, int32_t ca, int32_t* c, int64_t ldc, int64_t rows, int64_t cols);
 
 // The offsets of A's quads when every quad of the contraction is 4
 // contiguous bytes (K a multiple of 4): koff[q] = a_k[4q]; else empty.

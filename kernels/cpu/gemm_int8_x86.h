@@ -100,16 +100,16 @@ __attribute__((target(KILN_INT8_VNNI_TARGET))) inline void TileVnni(
   TileVnniRows<8>(ap, bp, k, rowcorr, colsum, ca, c, ldc, rows, cols);
 }
 
-// TileVnni with A read in place (DirectTileFn); rowcorr is 0 there.
-// kFlip: flip4 is not 0. Without it each row's quad is broadcast straight
-// from memory (a load-port operation); with it the quad passes through a
-// general register for the xor, and the broadcast from there takes the
-// vector port that vpdpbusd also needs: 470 against 620-700 GOP/s in a
-// register-only loop of this shape on an AVX-512 VNNI core.
-template <int kRows, bool kFlip>
+// TileVnni with A read in place (DirectTileFn); rowcorr is 0 there. Each
+// row's quad is broadcast straight from memory (a load-port operation):
+// broadcasting it from a general register (as an xor of the sign bits
+// would need) takes the vector port that vpdpbusd also needs, 470 against
+// 620-700 GOP/s in a register-only loop of this shape on an AVX-512 VNNI
+// core, so an i8 A is flipped into a copy before (gemm_int8.cc).
+template <int kRows>
 __attribute__((target(KILN_INT8_VNNI_TARGET))) inline void TileVnniDirectRows(
-    const uint8_t* const* rows_a, const int64_t* koff, int64_t quads, uint32_t flip4, const uint8_t* bp,
-    const int32_t* colsum, int32_t ca, int32_t* c, int64_t ldc, int64_t rows, int64_t cols) {
+    const uint8_t* const* rows_a, const int64_t* koff, int64_t quads, const uint8_t* bp, const int32_t* colsum,
+    int32_t ca, int32_t* c, int64_t ldc, int64_t rows, int64_t cols) {
   constexpr int kMR = 8;
   __m512i acc[kMR][2];
 #pragma GCC unroll 8
@@ -121,7 +121,7 @@ __attribute__((target(KILN_INT8_VNNI_TARGET))) inline void TileVnniDirectRows(
     for (int r = 0; r < kRows; ++r) {
       uint32_t a4;
       std::memcpy(&a4, rows_a[r] + off, 4);
-      const __m512i a = _mm512_set1_epi32(static_cast<int32_t>(kFlip ? a4 ^ flip4 : a4));
+      const __m512i a = _mm512_set1_epi32(static_cast<int32_t>(a4));
       acc[r][0] = _mm512_dpbusd_epi32(acc[r][0], a, b0);
       acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], a, b1);
     }
@@ -131,17 +131,12 @@ __attribute__((target(KILN_INT8_VNNI_TARGET))) inline void TileVnniDirectRows(
 }
 
 __attribute__((target(KILN_INT8_VNNI_TARGET))) inline void TileVnniDirect(
-    const uint8_t* const* rows_a, const int64_t* koff, int64_t quads, uint32_t flip4, const uint8_t* bp,
-    const int32_t* colsum, int32_t ca, int32_t* c, int64_t ldc, int64_t rows, int64_t cols) {
-  if (flip4 != 0) {
-    if (rows <= 1) return TileVnniDirectRows<1, true>(rows_a, koff, quads, flip4, bp, colsum, ca, c, ldc, rows, cols);
-    if (rows <= 4) return TileVnniDirectRows<4, true>(rows_a, koff, quads, flip4, bp, colsum, ca, c, ldc, rows, cols);
-    return TileVnniDirectRows<8, true>(rows_a, koff, quads, flip4, bp, colsum, ca, c, ldc, rows, cols);
-  }
-  if (rows <= 1) return TileVnniDirectRows<1, false>(rows_a, koff, quads, 0, bp, colsum, ca, c, ldc, rows, cols);
-  if (rows <= 2) return TileVnniDirectRows<2, false>(rows_a, koff, quads, 0, bp, colsum, ca, c, ldc, rows, cols);
-  if (rows <= 4) return TileVnniDirectRows<4, false>(rows_a, koff, quads, 0, bp, colsum, ca, c, ldc, rows, cols);
-  TileVnniDirectRows<8, false>(rows_a, koff, quads, 0, bp, colsum, ca, c, ldc, rows, cols);
+    const uint8_t* const* rows_a, const int64_t* koff, int64_t quads, const uint8_t* bp, const int32_t* colsum,
+    int32_t ca, int32_t* c, int64_t ldc, int64_t rows, int64_t cols) {
+  if (rows <= 1) return TileVnniDirectRows<1>(rows_a, koff, quads, bp, colsum, ca, c, ldc, rows, cols);
+  if (rows <= 2) return TileVnniDirectRows<2>(rows_a, koff, quads, bp, colsum, ca, c, ldc, rows, cols);
+  if (rows <= 4) return TileVnniDirectRows<4>(rows_a, koff, quads, bp, colsum, ca, c, ldc, rows, cols);
+  TileVnniDirectRows<8>(rows_a, koff, quads, bp, colsum, ca, c, ldc, rows, cols);
 }
 
 inline bool CpuHasVnni() { return __builtin_cpu_supports("avx512vnni"); }
