@@ -224,12 +224,6 @@ KILN_BF16_TARGET void Tile(const A& ap, const uint32_t* bp, int64_t pairs, const
 namespace {
 
 #if KILN_GEMM_BF16
-bool GemmBf16Supported() {
-  static const bool has = __builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512bw") &&
-                          __builtin_cpu_supports("avx512vl");
-  return has;
-}
-
 // Seconds for `steps` steps of 12 independent chains of vdpbf16ps (dot) or
 // of f32 FMAs (!dot) on registers: the instructions' throughput.
 KILN_BF16_TARGET double ChainSeconds(bool dot, int steps) {
@@ -261,8 +255,9 @@ KILN_BF16_TARGET double ChainSeconds(bool dot, int steps) {
 
 // Whether vdpbf16ps sums bf16 products at least 1.4x as fast as f32 FMAs
 // sum f32 ones (it does two multiply-adds per lane, an FMA one), measured
-// once (about 0.1 ms; the fastest of five alternating runs of each). Where
-// it does not, bf16 products widened to f32 run on the f32 GEMM instead.
+// once (tens of microseconds; the fastest of five alternating runs of
+// each). Where it does not, bf16 products widened to f32 run on the f32
+// GEMM instead.
 // Machines seen: one 2-core AVX-512 BF16 VM without AMX ran vdpbf16ps at
 // 1.4 G instructions a second against 5.6 G FMAs (a ratio of 0.49; a
 // 1024^3 bf16 product 26.8 ms on it, f32 16 ms); a Sapphire Rapids core
@@ -297,6 +292,16 @@ int Bf16GemmChoice() {
 
 }  // namespace
 
+bool GemmBf16Supported() {
+#if KILN_GEMM_BF16
+  static const bool has = __builtin_cpu_supports("avx512bf16") && __builtin_cpu_supports("avx512bw") &&
+                          __builtin_cpu_supports("avx512vl");
+  return has;
+#else
+  return false;
+#endif
+}
+
 bool GemmBf16Available() {
 #if KILN_GEMM_BF16
   if (!GemmBf16Supported()) return false;
@@ -316,6 +321,7 @@ bool GemmBf16Available() {
 }
 
 void SetGemmBf16DisabledForTest(bool d) { forced_choice.store(d ? 2 : 1); }
+void ClearGemmBf16ChoiceForTest() { forced_choice.store(0); }
 void SetGemmBf16AmxDisabledForTest(bool d) { amx_disabled.store(d); }
 bool GemmBf16UsesAmx() {
 #if KILN_GEMM_BF16 && KILN_AMX

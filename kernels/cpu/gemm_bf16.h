@@ -21,9 +21,14 @@ namespace kiln::cpu {
 // the multiply-adds a second of f32 FMAs; where it is slower, the callers
 // widen to f32 and the f32 GEMM runs). KILN_BF16_GEMM=1 takes it wherever
 // the CPU has the instructions, KILN_BF16_GEMM=0 never; the test hook
-// forces it on or off the same way.
+// forces it on or off the same way, and the other hook gives the choice
+// back to the environment and the measurement.
 bool GemmBf16Available();
 void SetGemmBf16DisabledForTest(bool disabled);
+void ClearGemmBf16ChoiceForTest();
+// Whether the build and the CPU have the instructions (AVX-512 BF16, BW
+// and VL), whatever the choice.
+bool GemmBf16Supported();
 // Whether it runs on Intel AMX tiles (tdpbf16ps: the same products and
 // rounded adds, even element of a pair first; kernels/cpu/amx.h), and a
 // test hook that keeps it on vdpbf16ps.

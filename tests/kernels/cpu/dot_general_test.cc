@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <random>
@@ -205,6 +206,27 @@ TEST(CpuDotGeneral, Bf16ProductsInPairs) {
   if (GemmBf16Available()) {
     EXPECT_GE(state.bytes(), 96u * 48u * 2u) << "the packed B is kept";
   }
+}
+
+// KILN_BF16_GEMM fixes the choice: "0" never, any other value wherever
+// the CPU has the instructions; unset, the measured choice, which also
+// needs them. CTest runs this test alone with the variable set both ways
+// (tests/CMakeLists.txt), and in the shards without it.
+TEST(CpuDotGeneral, Bf16GemmChoiceFollowsTheEnvironment) {
+  ClearGemmBf16ChoiceForTest();
+  const char* env = std::getenv("KILN_BF16_GEMM");
+  if (env == nullptr || *env == '\0') {
+    EXPECT_TRUE(!GemmBf16Available() || GemmBf16Supported());
+  } else if (std::string(env) == "0") {
+    EXPECT_FALSE(GemmBf16Available());
+  } else {
+    EXPECT_EQ(GemmBf16Available(), GemmBf16Supported());
+  }
+  SetGemmBf16DisabledForTest(true);
+  EXPECT_FALSE(GemmBf16Available()) << "the hook overrides the environment";
+  SetGemmBf16DisabledForTest(false);
+  EXPECT_EQ(GemmBf16Available(), GemmBf16Supported());
+  ClearGemmBf16ChoiceForTest();
 }
 
 // 16-bit results of bf16 products rounded from the same f32 sums as the
