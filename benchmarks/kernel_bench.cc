@@ -401,6 +401,64 @@ void BM_LayerNormRowBlock4096x4096(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * rows * kCols * 4 * 2);
 }
 
+// A classifier's head as the compiler emits it for softmax(x + bias) over
+// rows of 10 logits (examples/mlp.mlir): the bias added in each unit's
+// program, the dispatch's plan kept in its state as the VM keeps it. With
+// one row this is per-dispatch overhead: the MLP's batch-1 call spends
+// about a sixth of its time here.
+void BM_SoftmaxRowBlockClassifier(benchmark::State& state) {
+  const int64_t rows = state.range(0), cols = 10;
+  AlignedFloats x(rows * cols, 0.0f), bias(cols, 0.0f), y(rows * cols, 0.0f);
+  for (int64_t i = 0; i < rows * cols; ++i) x.data()[i] = static_cast<float>(i % 13) * 0.3f - 2.0f;
+  for (int64_t i = 0; i < cols; ++i) bias.data()[i] = static_cast<float>(i) * 0.01f;
+  float zero = 0.0f, ninf = -INFINITY;
+  std::vector<int64_t> dims = {rows, cols}, bias_dims = {cols}, scalar_dims = {};
+  auto program = [](std::vector<ScalarOp> ops) {  // x + bias, then ops on the running value and params 2, 3
+    ScalarProgram prog;
+    prog.param_types.assign(2 + (ops.size() + 1) / 2, ElementType::kF32);
+    prog.instrs = {Instr(ScalarOp::kAdd, {0, 1})};
+    uint16_t running = static_cast<uint16_t>(prog.param_types.size()), param = 2;
+    for (ScalarOp op : ops) {
+      prog.instrs.push_back(op == ScalarOp::kExponential ? Instr(op, {running}) : Instr(op, {running, param++}));
+      ++running;
+    }
+    prog.results = {running};
+    return prog;
+  };
+  KernelParams max = RowReduce(ScalarOp::kMaximum);
+  max.attrs.push_back(ProgramAttr("input", program({})));
+  max.attrs.push_back(Ints("input_broadcast", {2, 0, 1, 1, 1}));
+  max.attrs.push_back(Ints("input_dims", {rows, cols}));
+  KernelParams sum = RowReduce(ScalarOp::kAdd);
+  sum.attrs.push_back(ProgramAttr("input", program({ScalarOp::kSubtract, ScalarOp::kExponential})));
+  sum.attrs.push_back(Ints("input_broadcast", {2, 0, 1, 1, 1, 1, 0}));
+  sum.attrs.push_back(Ints("input_dims", {rows, cols}));
+  KernelParams tail = ElementwiseParams(program({ScalarOp::kSubtract, ScalarOp::kExponential, ScalarOp::kDivide}));
+  tail.attrs.push_back(Ints("input_broadcast", {2, 0, 1, 1, 1, 1, 0, 1, 0}));
+  KernelParams p;
+  p.kernel = "kiln.row_block";
+  p.attrs.push_back(Ints("units", {3}));
+  // inputs: 0 x, 1 bias, 2 -inf, 3 zero; units: 4 max, 5 sum, 6 tail
+  AddUnit(&p, 0, "stablehlo.reduce", {0, 1, 2}, {rows}, max);
+  AddUnit(&p, 1, "stablehlo.reduce", {0, 1, 4, 3}, {rows}, sum);
+  AddUnit(&p, 2, "kiln.elementwise", {0, 1, 4, 5}, {rows, cols}, tail);
+  const TensorRef in[4] = {{ElementType::kF32, dims, reinterpret_cast<uint8_t*>(x.data()), x.size() * 4},
+                           {ElementType::kF32, bias_dims, reinterpret_cast<uint8_t*>(bias.data()), bias.size() * 4},
+                           {ElementType::kF32, scalar_dims, reinterpret_cast<uint8_t*>(&ninf), 4},
+                           {ElementType::kF32, scalar_dims, reinterpret_cast<uint8_t*>(&zero), 4}};
+  const TensorRef out[1] = {{ElementType::kF32, dims, reinterpret_cast<uint8_t*>(y.data()), y.size() * 4}};
+  KernelFn fn = cpu::FindCpuKernel(p);
+  KernelState kstate;
+  for (auto _ : state) {
+    KernelCall call{p, in, out, Pool()};
+    call.state = &kstate;
+    const Status s = fn(call);
+    if (!s.ok()) state.SkipWithError(s.message().c_str());
+    benchmark::DoNotOptimize(y.data());
+  }
+  state.SetItemsProcessed(state.iterations() * rows);
+}
+
 void BM_Memcpy64MB(benchmark::State& state) {
   AlignedFloats x(kRows * kCols, 1.0f), y(kRows * kCols, 0.0f);
   for (auto _ : state) {
@@ -415,6 +473,7 @@ BENCHMARK(BM_SoftmaxRows4096x4096)->UseRealTime()->Unit(benchmark::kMillisecond)
 BENCHMARK(BM_LayerNormRows4096x4096)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SoftmaxRowBlock4096x4096)->Arg(kRows)->Arg(64)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_LayerNormRowBlock4096x4096)->Arg(kRows)->Arg(64)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SoftmaxRowBlockClassifier)->Arg(1)->Arg(64)->UseRealTime();
 
 KernelParams MatmulParams() {
   KernelParams p;

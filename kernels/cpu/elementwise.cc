@@ -199,15 +199,17 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
   // is written out once as the vector repeated to F + kBlock elements, and
   // every block then reads it in place at offset (start mod F) instead of
   // gathering it (a block crosses rows, so the in-place row read below
-  // rarely applies). Only over ranges long enough to repay the fill: a row
-  // block calls this once per block.
+  // rarely applies). Only over ranges long enough to repay the fill (a
+  // row block calls this once per block): at least the fill's own length,
+  // where gathering would copy the vector once per row instead (a batch of
+  // 64 classifier rows of 10 logits and their bias: 64 copies of 10).
   thread_local CacheLineVector<T> cyclic;  // (on a cache line, as every slot is)
   thread_local std::vector<size_t> cyclic_at;  // per param: its offset in `cyclic`, or kNone
   constexpr size_t kNone = ~size_t{0};
   cyclic_at.assign(num_params, kNone);
   const size_t period = p.out_dims.empty() ? 0 : static_cast<size_t>(p.out_dims.back());
   // (Speed only: not in selective builds, which gather such params.)
-  if (period > 0 && period <= 8192 && end - begin >= 4 * (period + kBlock) && !KILN_SELECTIVE_BUILD) {
+  if (period > 0 && period <= 8192 && end - begin >= period + kBlock && !KILN_SELECTIVE_BUILD) {
     size_t total = 0;
     for (size_t v = 0; v < num_params; ++v) {
       const auto& st = p.gather_strides[v];

@@ -288,8 +288,30 @@ HWY_INLINE bool SumFourRows(const T*, size_t, size_t, T, T*) {
 template <class D, typename T = hn::TFromD<D>>
 HWY_INLINE bool NumericMinMax(D d, ReduceOp op, const T* HWY_RESTRICT x, size_t r, T* dst) {
   const size_t N = hn::Lanes(d);
-  if (r < 4 * N || std::isnan(dst[0])) return false;
+  if (std::isnan(dst[0])) return false;
   const bool max = op == ReduceOp::kMax;
+#if HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
+  if (r > 0 && r < N) {
+    // A row shorter than a vector (a classifier's ten logits): one vector,
+    // the lanes past the row holding dst[0]; the same test as below. The
+    // masked loads of AVX2 and AVX-512 read nothing past the row (on other
+    // targets Highway's may load the whole vector: through a copy there).
+    const auto in_row = hn::FirstN(d, r);
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+    const auto v = hn::IfThenElse(in_row, hn::MaskedLoad(in_row, d, x), hn::Set(d, dst[0]));
+#else
+    HWY_ALIGN T row[HWY_MAX_BYTES / sizeof(T)] = {};
+    std::memcpy(row, x, r * sizeof(T));
+    const auto v = hn::IfThenElse(in_row, hn::Load(d, row), hn::Set(d, dst[0]));
+#endif
+    if (!hn::AllFalse(d, hn::IsNaN(v))) return false;
+    const T m = hn::GetLane(max ? hn::MaxOfLanes(d, v) : hn::MinOfLanes(d, v));
+    if (m == T(0)) return false;
+    dst[0] = m;
+    return true;
+  }
+#endif
+  if (r < 4 * N) return false;
   auto m0 = hn::LoadU(d, x), m1 = hn::LoadU(d, x + N), m2 = hn::LoadU(d, x + 2 * N), m3 = hn::LoadU(d, x + 3 * N);
   auto nan = hn::Or(hn::Or(hn::IsNaN(m0), hn::IsNaN(m1)), hn::Or(hn::IsNaN(m2), hn::IsNaN(m3)));
   size_t k = 4 * N;
@@ -403,21 +425,27 @@ void FoldInto(ReduceOp op, const T* HWY_RESTRICT x, size_t r, size_t inner, T* H
     ref::TreeSumFeed(x + done, r - done, first + done, lanes, ScalarRound<H>());
   } else {
     if (NumericMinMax(d, op, x, r, dst)) return;
-    // Four independent accumulators: MaxLikeReference is a chain of ~5
-    // dependent ops, and one accumulator would wait on it for every vector.
-    auto acc = hn::Set(d, dst[0]);
-    auto acc1 = acc, acc2 = acc, acc3 = acc;
-    size_t k = 0;
-    for (; k + 4 * N <= r; k += 4 * N) {
-      acc = Combine(d, op, acc, hn::LoadU(d, x + k));
-      acc1 = Combine(d, op, acc1, hn::LoadU(d, x + k + N));
-      acc2 = Combine(d, op, acc2, hn::LoadU(d, x + k + 2 * N));
-      acc3 = Combine(d, op, acc3, hn::LoadU(d, x + k + 3 * N));
-    }
-    acc = Combine(d, op, Combine(d, op, acc, acc1), Combine(d, op, acc2, acc3));
-    for (; k + N <= r; k += N) acc = Combine(d, op, acc, hn::LoadU(d, x + k));
     auto one = hn::Set(d1, dst[0]);
-    for (size_t lane = 0; lane < N; ++lane) one = Combine(d1, op, one, hn::Set(d1, hn::ExtractLane(acc, lane)));
+    size_t k = 0;
+    // A row shorter than a vector (a classifier's ten logits) skips the
+    // vector stage: there every lane would hold dst[0], and folding a value
+    // with itself gives its own bits back (MaxLikeReference,
+    // MinLikeReference), so the lane walk would change nothing.
+    if (r >= N) {
+      // Four independent accumulators: MaxLikeReference is a chain of ~5
+      // dependent ops, and one accumulator would wait on it for every vector.
+      auto acc = hn::Set(d, dst[0]);
+      auto acc1 = acc, acc2 = acc, acc3 = acc;
+      for (; k + 4 * N <= r; k += 4 * N) {
+        acc = Combine(d, op, acc, hn::LoadU(d, x + k));
+        acc1 = Combine(d, op, acc1, hn::LoadU(d, x + k + N));
+        acc2 = Combine(d, op, acc2, hn::LoadU(d, x + k + 2 * N));
+        acc3 = Combine(d, op, acc3, hn::LoadU(d, x + k + 3 * N));
+      }
+      acc = Combine(d, op, Combine(d, op, acc, acc1), Combine(d, op, acc2, acc3));
+      for (; k + N <= r; k += N) acc = Combine(d, op, acc, hn::LoadU(d, x + k));
+      for (size_t lane = 0; lane < N; ++lane) one = Combine(d1, op, one, hn::Set(d1, hn::ExtractLane(acc, lane)));
+    }
     for (; k < r; ++k) one = Combine(d1, op, one, hn::Set(d1, x[k]));
     dst[0] = hn::GetLane(one);
   }

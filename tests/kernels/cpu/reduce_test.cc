@@ -160,7 +160,7 @@ KILN_TEST_ALL_TARGETS(CpuReduce, MaxMinRowsWithoutNaN) {
   std::uniform_real_distribution<double> u(-100.0, 100.0);
   for (ElementType t : {ElementType::kF32, ElementType::kF64})
     for (ScalarOp op : {ScalarOp::kMaximum, ScalarOp::kMinimum})
-      for (int64_t r : {1, 15, 16, 63, 64, 65, 127, 129, 1000}) {
+      for (int64_t r : {1, 2, 3, 7, 10, 15, 16, 63, 64, 65, 127, 129, 1000}) {
         SCOPED_TRACE(std::string(ScalarOpName(op)) + (t == ElementType::kF32 ? " f32 " : " f64 ") +
                      std::to_string(r));
         const int64_t rows = 8;
