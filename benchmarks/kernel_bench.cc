@@ -204,10 +204,53 @@ void BM_CpuBatchNormRelu6ChannelLastF32(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * n);
 }
 BENCHMARK(BM_CpuBatchNormRelu6ChannelLastF32)->Arg(49152)->Unit(benchmark::kMicrosecond);
+// The tanh form of gelu over a bias add, as the compiler fuses it into a
+// transformer MLP's first product (examples/models/transformer.py):
+// y = 0.5 x (1 + tanh(0.7978845608 (x + 0.044715 x^3))), x = acc + bias,
+// over [64][1024] (256 KiB, in cache, as the product leaves it), one thread.
+void BM_CpuGeluTanhEpilogueF32(benchmark::State& state) {
+  constexpr int64_t kRowsG = 64, kColsG = 1024;
+  auto constant = [](double v) {
+    ScalarInstr c = Instr(ScalarOp::kConstant, {});
+    c.constant.re = v;
+    return c;
+  };
+  ScalarProgram prog;
+  prog.param_types = {ElementType::kF32, ElementType::kF32};
+  // 2..5 constants; 6 x; 7 x^2; 8 x^3; 9 0.044715 x^3; 10 x + that; 11 scaled;
+  // 12 tanh; 13 1 + tanh; 14 0.5 x; 15 the result.
+  prog.instrs = {constant(0.044715), constant(0.7978845608028654), constant(1.0), constant(0.5),
+                 Instr(ScalarOp::kAdd, {0, 1}), Instr(ScalarOp::kMultiply, {6, 6}), Instr(ScalarOp::kMultiply, {7, 6}),
+                 Instr(ScalarOp::kMultiply, {8, 2}), Instr(ScalarOp::kAdd, {6, 9}), Instr(ScalarOp::kMultiply, {10, 3}),
+                 Instr(ScalarOp::kTanh, {11}), Instr(ScalarOp::kAdd, {12, 4}), Instr(ScalarOp::kMultiply, {6, 5}),
+                 Instr(ScalarOp::kMultiply, {14, 13})};
+  prog.results = {15};
+  KernelParams p = ElementwiseParams(prog);
+  KernelAttr map;
+  map.name = "input_broadcast";
+  map.ints = {2, 0, 1, 1, 1};
+  p.attrs.push_back(map);
+  const int64_t n = kRowsG * kColsG;
+  AlignedFloats x(n, 0.0f), out(n, 0.0f), bias(kColsG, 0.01f);
+  for (int64_t i = 0; i < n; ++i) x.data()[i] = static_cast<float>(i % 1000) * 0.006f - 3.0f;
+  std::vector<int64_t> dims = {kRowsG, kColsG}, cdims = {kColsG};
+  TensorRef in[2] = {{ElementType::kF32, dims, reinterpret_cast<uint8_t*>(x.data()), x.size() * 4},
+                     {ElementType::kF32, cdims, reinterpret_cast<uint8_t*>(bias.data()), bias.size() * 4}};
+  TensorRef res[1] = {{ElementType::kF32, dims, reinterpret_cast<uint8_t*>(out.data()), out.size() * 4}};
+  KernelFn fn = cpu::FindCpuKernel(p);
+  for (auto _ : state) {
+    const Status s = fn(KernelCall{p, in, res, nullptr});
+    if (!s.ok()) state.SkipWithError(s.message().c_str());
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetItemsProcessed(state.iterations() * n);
+}
+
 BENCHMARK(BM_ReferenceElementwiseAddF32)->Arg(1 << 10)->Arg(1 << 16);
 BENCHMARK(BM_CpuElementwiseAddF32)->Arg(1 << 10)->Arg(1 << 16);
 BENCHMARK(BM_ReferenceElementwiseChainF32)->Arg(1 << 16);
 BENCHMARK(BM_CpuElementwiseChainF32)->Arg(1 << 16);
+BENCHMARK(BM_CpuGeluTanhEpilogueF32)->UseRealTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_CpuFusedTanhChainF32)->Arg(1 << 16)->Arg(1 << 24)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 // Softmax and layer norm over rows of 4096x4096 f32, as the compiler emits
@@ -530,6 +573,34 @@ void BM_CpuDotGeneralF32MlpLayer(benchmark::State& state) {
   KernelParams p = MatmulParams();
   RunDot(state, cpu::FindCpuKernel(p), p, state.range(0) == 1 ? nullptr : Pool(), 64, 784, 128);
 }
+// A layer of a batch-1 transformer (examples/models/transformer.py): 64
+// tokens times constant weights, k x n = range(0) x range(1), B packed on
+// the first call and kept in the dispatch's state as the VM keeps it; one
+// thread.
+void BM_CpuDotGeneralF32TokenLayer(benchmark::State& state) {
+  KernelParams p = MatmulParams();
+  const int64_t m = 64, k = state.range(0), n = state.range(1);
+  const size_t na = static_cast<size_t>(m * k), nb = static_cast<size_t>(k * n), nc = static_cast<size_t>(m * n);
+  auto a = hwy::AllocateAligned<float>(na), b = hwy::AllocateAligned<float>(nb), c = hwy::AllocateAligned<float>(nc);
+  for (size_t i = 0; i < na; ++i) a[i] = static_cast<float>(i % 7) * 0.25f - 0.5f;
+  for (size_t i = 0; i < nb; ++i) b[i] = static_cast<float>(i % 5) * 0.125f - 0.25f;
+  std::vector<int64_t> adims = {m, k}, bdims = {k, n}, cdims = {m, n};
+  TensorRef in[2] = {{ElementType::kF32, adims, reinterpret_cast<uint8_t*>(a.get()), na * 4},
+                     {ElementType::kF32, bdims, reinterpret_cast<uint8_t*>(b.get()), nb * 4}};
+  in[1].constant_id = 1;
+  TensorRef out[1] = {{ElementType::kF32, cdims, reinterpret_cast<uint8_t*>(c.get()), nc * 4}};
+  KernelFn fn = cpu::FindCpuKernel(p);
+  KernelState kstate;
+  for (auto _ : state) {
+    KernelCall call{p, in, out, nullptr};
+    call.state = &kstate;
+    Status s = fn(call);
+    benchmark::DoNotOptimize(c.get());
+    if (!s.ok()) state.SkipWithError(s.message().c_str());
+  }
+  state.counters["FLOPS"] =
+      benchmark::Counter(static_cast<double>(2 * m * k * n), benchmark::Counter::kIsIterationInvariantRate);
+}
 // Batch-1 layer (GEMV): 1x4096 x 4096x4096 f32 on the pool (KILN_THREADS),
 // bytes_per_second counting B's 64 MB read once: over BM_MemRead64MB's it
 // is the fraction of the machine's read bandwidth the product streams at.
@@ -580,6 +651,7 @@ BENCHMARK(BM_ReferenceDotGeneralF32)->Arg(64)->Arg(128)->Arg(256)->Arg(512)->Uni
 BENCHMARK(BM_CpuDotGeneralF32)->Arg(64)->Arg(128)->Arg(256)->Arg(512)->Arg(1024)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CpuDotGeneralF32Threads)->Arg(1024)->Arg(2048)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_CpuDotGeneralF32MlpLayer)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_CpuDotGeneralF32TokenLayer)->Args({256, 256})->Args({256, 1024})->Args({1024, 256})->UseRealTime()->Unit(benchmark::kMicrosecond);
 
 // The int8 GEMM (kernels/cpu/gemm_int8.cc): C[n, n] i32 = A[n, n] ui8 x
 // B[n, n] i8 (the u8 x s8 form oneDNN's quantized Linear runs), OPS = 2 n^3
