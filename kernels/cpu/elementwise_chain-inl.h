@@ -435,7 +435,9 @@ bool ChainRows(D d, const ElementwiseProblem& p, const ScalarProgram& prog, cons
                const std::vector<ChainStep>& chain, uint16_t chain_start, size_t begin, size_t end) {
   const size_t N = hn::Lanes(d);
   const size_t rank = p.out_dims.size();
-  if (rank == 0 || rank > 16 || p.outputs.size() != 1 || begin >= end) return false;
+  // (Whole rows of at least 4N elements, below: a shorter range has none,
+  // and leaves before the per-param tables are set up.)
+  if (rank == 0 || rank > 16 || p.outputs.size() != 1 || begin >= end || end - begin < 4 * N) return false;
   const size_t P = prog.param_types.size();
   enum class Read : uint8_t { kScalar, kFull, kRowValue, kRowRun };
   thread_local std::vector<Read> read;
