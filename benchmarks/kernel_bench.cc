@@ -444,13 +444,15 @@ void BM_LayerNormRowBlock4096x4096(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * rows * kCols * 4 * 2);
 }
 
-// A classifier's head as the compiler emits it for softmax(x + bias) over
-// rows of 10 logits (examples/mlp.mlir): the bias added in each unit's
-// program, the dispatch's plan kept in its state as the VM keeps it. With
-// one row this is per-dispatch overhead: the MLP's batch-1 call spends
-// about a sixth of its time here.
+// softmax(x + bias) over short rows as the compiler emits it: range(0)
+// rows of range(1) elements, the bias added in each unit's program, the
+// dispatch's plan kept in its state as the VM keeps it. 10 columns: a
+// classifier's head (examples/mlp.mlir; with one row this is per-dispatch
+// overhead, about a sixth of the MLP's batch-1 call); 256 x 64: the
+// attention scores of examples/models/transformer.py at batch 1 (4 heads,
+// 64 tokens).
 void BM_SoftmaxRowBlockClassifier(benchmark::State& state) {
-  const int64_t rows = state.range(0), cols = 10;
+  const int64_t rows = state.range(0), cols = state.range(1);
   AlignedFloats x(rows * cols, 0.0f), bias(cols, 0.0f), y(rows * cols, 0.0f);
   for (int64_t i = 0; i < rows * cols; ++i) x.data()[i] = static_cast<float>(i % 13) * 0.3f - 2.0f;
   for (int64_t i = 0; i < cols; ++i) bias.data()[i] = static_cast<float>(i) * 0.01f;
@@ -516,7 +518,7 @@ BENCHMARK(BM_SoftmaxRows4096x4096)->UseRealTime()->Unit(benchmark::kMillisecond)
 BENCHMARK(BM_LayerNormRows4096x4096)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SoftmaxRowBlock4096x4096)->Arg(kRows)->Arg(64)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_LayerNormRowBlock4096x4096)->Arg(kRows)->Arg(64)->UseRealTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_SoftmaxRowBlockClassifier)->Arg(1)->Arg(64)->UseRealTime();
+BENCHMARK(BM_SoftmaxRowBlockClassifier)->Args({1, 10})->Args({64, 10})->Args({256, 64})->UseRealTime();
 
 KernelParams MatmulParams() {
   KernelParams p;

@@ -414,6 +414,10 @@ void RunElementwise(const ElementwiseProblem& p, size_t begin, size_t end) {
       const size_t num_steps = chain.size();
       size_t i = 0;
       for (; i + 8 * N <= padded; i += 8 * N) ChainEight(d, steps, num_steps, from, in, i, N, dst, stream);
+      if (i + 4 * N <= padded) {
+        ChainFour(d, steps, num_steps, from, in, i, dst, stream);
+        i += 4 * N;
+      }
       for (; i < padded; i += N) ChainOne(d, steps, num_steps, from, in, i, dst, stream);
       if (direct) continue;
       CopyRaggedBlock(d, dst, count, out);

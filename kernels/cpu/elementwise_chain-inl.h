@@ -267,7 +267,11 @@ HWY_INLINE void ChainStore(D d, V x, T* out, bool stream) {
 // more than its arithmetic. (Named vectors and macros, not an array or
 // lambdas: SVE vectors cannot be array elements or captured, and lambdas
 // were not inlined into the loop.)
-#define KILN_EIGHT(E) E(x0, 0) E(x1, 1) E(x2, 2) E(x3, 3) E(x4, 4) E(x5, 5) E(x6, 6) E(x7, 7)
+#define KILN_EIGHT(E)          \
+  E(x0, 0) E(x1, 1) E(x2, 2) E(x3, 3) \
+  if constexpr (kVectors == 8) { E(x4, 4) E(x5, 5) E(x6, 6) E(x7, 7) }
+// (All eight even for ChainFour: TranscendentalEight reads eight parked.)
+#define KILN_ALL_EIGHT(E) E(x0, 0) E(x1, 1) E(x2, 2) E(x3, 3) E(x4, 4) E(x5, 5) E(x6, 6) E(x7, 7)
 // x op c (c a splat), c op x, x op y[j], y[j] op x.
 #define KILN_XC(x, j) x = KILN_OP(x, c);
 #define KILN_CX(x, j) x = KILN_OP(c, x);
@@ -314,14 +318,24 @@ HWY_INLINE void ChainStore(D d, V x, T* out, bool stream) {
 //
 // The eight vectors lie `step` elements apart: N (one run of 8N elements),
 // or a row's length (ChainColumns: one column of vectors down eight rows).
-template <class D, typename T = hn::TFromD<D>>
+// kVectors = 4: the first four only (ChainFour: rows of 4N to 8N elements,
+// attention scores over 64 tokens, whose exp would otherwise go through one
+// out-of-line call per vector, a third of such a softmax's time).
+template <size_t kVectors = 8, class D, typename T = hn::TFromD<D>>
 HWY_INLINE void ChainEight(D d, const ChainStep* steps, size_t num_steps, const T* const* src, const T* in, size_t i,
                            size_t step, T* out, bool stream) {
+  static_assert(kVectors == 4 || kVectors == 8);
   using V = hn::Vec<D>;
   const size_t N = hn::Lanes(d);
+  // (With four, the other four repeat the first: they are computed, not
+  // loaded past the range or stored.)
   V x0 = hn::LoadU(d, in + i), x1 = hn::LoadU(d, in + i + step), x2 = hn::LoadU(d, in + i + 2 * step),
-    x3 = hn::LoadU(d, in + i + 3 * step), x4 = hn::LoadU(d, in + i + 4 * step), x5 = hn::LoadU(d, in + i + 5 * step),
-    x6 = hn::LoadU(d, in + i + 6 * step), x7 = hn::LoadU(d, in + i + 7 * step);
+    x3 = hn::LoadU(d, in + i + 3 * step);
+  V x4 = x0, x5 = x0, x6 = x0, x7 = x0;
+  if constexpr (kVectors == 8) {
+    x4 = hn::LoadU(d, in + i + 4 * step), x5 = hn::LoadU(d, in + i + 5 * step), x6 = hn::LoadU(d, in + i + 6 * step);
+    x7 = hn::LoadU(d, in + i + 7 * step);
+  }
   for (size_t k = 0; k < num_steps; ++k) {
     const ChainStep& s = steps[k];
     const T* y = src[s.other] + (s.other_fixed ? 0 : i);
@@ -380,7 +394,7 @@ HWY_INLINE void ChainEight(D d, const ChainStep* steps, size_t num_steps, const 
         // Through memory, eight vectors at once (TranscendentalEight).
         HWY_ALIGN T park[8 * HWY_MAX_BYTES / sizeof(T)];
         HWY_ALIGN T parked[8 * HWY_MAX_BYTES / sizeof(T)];
-        KILN_EIGHT(KILN_PARK)
+        KILN_ALL_EIGHT(KILN_PARK)
         TranscendentalEight(d, s.op, park, parked);
         KILN_EIGHT(KILN_UNPARK)
         break;
@@ -410,6 +424,13 @@ HWY_INLINE void ChainEight(D d, const ChainStep* steps, size_t num_steps, const 
 #undef KILN_CX
 #undef KILN_XC
 #undef KILN_EIGHT
+#undef KILN_ALL_EIGHT
+
+template <class D, typename T = hn::TFromD<D>>
+HWY_INLINE void ChainFour(D d, const ChainStep* steps, size_t num_steps, const T* const* src, const T* in, size_t i,
+                          T* out, bool stream) {
+  ChainEight<4>(d, steps, num_steps, src, in, i, hn::Lanes(d), out, stream);
+}
 
 template <class D, typename T = hn::TFromD<D>>
 HWY_INLINE void ChainOne(D d, const ChainStep* steps, size_t num_steps, const T* const* src, const T* in, size_t i,
@@ -529,6 +550,10 @@ bool ChainRows(D d, const ElementwiseProblem& p, const ScalarProgram& prog, cons
     const T* in = at[chain_start];
     size_t i = 0;
     for (; i + 8 * N <= row; i += 8 * N) ChainEight(d, steps.data(), steps.size(), at.data(), in, i, N, out, stream);
+    if (i + 4 * N <= row) {
+      ChainFour(d, steps.data(), steps.size(), at.data(), in, i, out, stream);
+      i += 4 * N;
+    }
     for (; i < row; i += N) ChainOne(d, steps.data(), steps.size(), at.data(), in, i, out, stream);
   }
   return true;
