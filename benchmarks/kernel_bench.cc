@@ -444,6 +444,56 @@ void BM_LayerNormRowBlock4096x4096(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * rows * kCols * 4 * 2);
 }
 
+// A layer norm over the tokens of examples/models/transformer.py at batch
+// 1: 64 rows of 256, the same units as BM_LayerNormRowBlock4096x4096 (the
+// sums standing in for the mean and rsqrt units), the plan kept in a state
+// as the VM keeps it.
+void BM_LayerNormRowBlockTokens(benchmark::State& state) {
+  const int64_t rows = 64, cols = 256;
+  AlignedFloats x(rows * cols, 0.0f), y(rows * cols, 0.0f), g(cols, 1.25f), beta(cols, 0.5f);
+  for (int64_t i = 0; i < rows * cols; ++i) x.data()[i] = static_cast<float>(i % 1013) * 0.01f - 5.0f;
+  float zero = 0.0f;
+  std::vector<int64_t> dims = {rows, cols}, col_dims = {cols}, scalar_dims = {};
+  ScalarProgram sq;  // (x - mean)^2
+  sq.param_types = {ElementType::kF32, ElementType::kF32};
+  sq.instrs = {Instr(ScalarOp::kSubtract, {0, 1}), Instr(ScalarOp::kMultiply, {2, 2})};
+  sq.results = {3};
+  ScalarProgram tail;  // (x - mean) * rs * g + beta
+  tail.param_types = {ElementType::kF32, ElementType::kF32, ElementType::kF32, ElementType::kF32, ElementType::kF32};
+  tail.instrs = {Instr(ScalarOp::kSubtract, {0, 1}), Instr(ScalarOp::kMultiply, {5, 2}),
+                 Instr(ScalarOp::kMultiply, {6, 3}), Instr(ScalarOp::kAdd, {7, 4})};
+  tail.results = {8};
+  KernelParams ln = ElementwiseParams(tail);
+  ln.attrs.push_back(Ints("input_broadcast", {2, 0, 1, 1, 0, 1, 0, 1, 1, 1, 1}));
+  KernelParams ssq = RowReduce(ScalarOp::kAdd);
+  ssq.attrs.push_back(ProgramAttr("input", sq));
+  ssq.attrs.push_back(Ints("input_broadcast", {2, 0, 1, 1, 0}));
+  ssq.attrs.push_back(Ints("input_dims", {rows, cols}));
+  KernelParams p;
+  p.kernel = "kiln.row_block";
+  p.attrs.push_back(Ints("units", {3}));
+  // inputs: 0 x, 1 zero, 2 g, 3 beta; units: 4 sum, 5 sum of squares, 6 tail
+  AddUnit(&p, 0, "stablehlo.reduce", {0, 1}, {rows}, RowReduce(ScalarOp::kAdd));
+  AddUnit(&p, 1, "stablehlo.reduce", {0, 4, 1}, {rows}, ssq);
+  AddUnit(&p, 2, "kiln.elementwise", {0, 4, 5, 2, 3}, {rows, cols}, ln);
+  auto ref = [](std::vector<int64_t>& d, AlignedFloats& a) {
+    return TensorRef{ElementType::kF32, d, reinterpret_cast<uint8_t*>(a.data()), a.size() * 4};
+  };
+  const TensorRef in[4] = {ref(dims, x), {ElementType::kF32, scalar_dims, reinterpret_cast<uint8_t*>(&zero), 4},
+                           ref(col_dims, g), ref(col_dims, beta)};
+  const TensorRef out[1] = {ref(dims, y)};
+  KernelFn fn = cpu::FindCpuKernel(p);
+  KernelState kstate;
+  for (auto _ : state) {
+    KernelCall call{p, in, out, Pool()};
+    call.state = &kstate;
+    const Status s = fn(call);
+    if (!s.ok()) state.SkipWithError(s.message().c_str());
+    benchmark::DoNotOptimize(y.data());
+  }
+  state.SetItemsProcessed(state.iterations() * rows * cols);
+}
+
 // softmax(x + bias) over short rows as the compiler emits it: range(0)
 // rows of range(1) elements, the bias added in each unit's program, the
 // dispatch's plan kept in its state as the VM keeps it. 10 columns: a
@@ -518,6 +568,7 @@ BENCHMARK(BM_SoftmaxRows4096x4096)->UseRealTime()->Unit(benchmark::kMillisecond)
 BENCHMARK(BM_LayerNormRows4096x4096)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SoftmaxRowBlock4096x4096)->Arg(kRows)->Arg(64)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_LayerNormRowBlock4096x4096)->Arg(kRows)->Arg(64)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LayerNormRowBlockTokens)->UseRealTime();
 BENCHMARK(BM_SoftmaxRowBlockClassifier)->Args({1, 10})->Args({64, 10})->Args({256, 64})->UseRealTime();
 
 KernelParams MatmulParams() {

@@ -519,32 +519,58 @@ bool ChainRows(D d, const ElementwiseProblem& p, const ScalarProgram& prog, cons
   splats.resize(P * N);
   thread_local std::vector<ChainStep> steps;
   steps = chain;
+  // Per-row values decide the short maximum/minimum forms row by row; a
+  // chain without such a step against one decides them once.
+  bool bounds_per_row = false;
+  for (const ChainStep& s : steps) {
+    const bool bounded = s.op == ScalarOp::kMaximum || s.op == ScalarOp::kMinimum || s.op == ScalarOp::kClamp;
+    if (!bounded || s.self) continue;
+    bounds_per_row = bounds_per_row || (s.other < P && read[s.other] == Read::kRowValue) ||
+                     (s.op == ScalarOp::kClamp && s.hi < P && read[s.hi] == Read::kRowValue);
+  }
+  if (!bounds_per_row) MarkSplatBounds(prog, fixed, at.data(), &steps, true);
+  // Each row's first element per param (`off`), the outer axes' index
+  // (`idx`) advanced row by row: divisions only for the first row (the
+  // per-row index arithmetic cost more than a 256-element row's chain).
+  const size_t outer = rank - tail;
+  thread_local std::vector<int64_t> off;
+  off.assign(P, 0);
+  int64_t idx[16] = {};
+  {
+    size_t q = begin / row;
+    for (size_t a = outer; a-- > 0;) {
+      idx[a] = static_cast<int64_t>(q % static_cast<size_t>(p.out_dims[a]));
+      q /= static_cast<size_t>(p.out_dims[a]);
+    }
+    for (size_t v = 0; v < P; ++v) {
+      if (read[v] != Read::kRowRun && read[v] != Read::kRowValue) continue;
+      for (size_t a = 0; a < outer; ++a) off[v] += idx[a] * p.gather_strides[v][a];
+    }
+  }
   for (size_t r = begin / row; r < end / row; ++r) {
+    if (r != begin / row) {
+      for (size_t a = outer; a-- > 0;) {  // the next row: an odometer over the outer axes
+        for (size_t v = 0; v < P; ++v)
+          if (read[v] == Read::kRowRun || read[v] == Read::kRowValue) off[v] += p.gather_strides[v][a];
+        if (++idx[a] < p.out_dims[a]) break;
+        for (size_t v = 0; v < P; ++v)
+          if (read[v] == Read::kRowRun || read[v] == Read::kRowValue) off[v] -= p.gather_strides[v][a] * p.out_dims[a];
+        idx[a] = 0;
+      }
+    }
     for (size_t v = 0; v < P; ++v) {
       if (read[v] == Read::kScalar) continue;
       const T* in = reinterpret_cast<const T*>(p.inputs[v]);
       if (read[v] == Read::kFull) {
         at[v] = in + r * row;
-        continue;
-      }
-      // The element at the row's first position: the row index over the
-      // outer axes, by the param's strides.
-      const auto& st = p.gather_strides[v];
-      int64_t off = 0;
-      size_t q = r;
-      for (size_t a = rank - tail; a-- > 0;) {
-        off += static_cast<int64_t>(q % static_cast<size_t>(p.out_dims[a])) * st[a];
-        q /= static_cast<size_t>(p.out_dims[a]);
-      }
-      if (read[v] == Read::kRowRun) {
-        at[v] = in + off;
+      } else if (read[v] == Read::kRowRun) {
+        at[v] = in + off[v];
       } else {
-        std::fill(splats.begin() + v * N, splats.begin() + (v + 1) * N, in[off]);
+        std::fill(splats.begin() + v * N, splats.begin() + (v + 1) * N, in[off[v]]);
         at[v] = splats.data() + v * N;
       }
     }
-    // Per-row values decide the short maximum/minimum forms row by row.
-    MarkSplatBounds(prog, fixed, at.data(), &steps, true);
+    if (bounds_per_row) MarkSplatBounds(prog, fixed, at.data(), &steps, true);
     T* out = reinterpret_cast<T*>(p.outputs[0]) + (r * row - p.out_base);
     const bool stream = p.stream && reinterpret_cast<uintptr_t>(out) % 64 == 0;
     const T* in = at[chain_start];
