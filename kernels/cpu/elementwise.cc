@@ -126,11 +126,11 @@ HWY_INLINE void Binary(D d, const T* HWY_RESTRICT a, const T* HWY_RESTRICT b, T*
 // vectors), copied without a variable-length memcpy: GCC inlines that as
 // `rep movsq`, whose start-up took a sixth of a ten-element row block's
 // time. Where the target's masked loads and stores touch nothing past the
-// mask (AVX2, AVX-512) the last vector goes masked; elsewhere memcpy.
-// to[0, n) = from[0, n).
+// mask (AVX2, AVX-512) the last vector goes masked; elsewhere, and in
+// selective builds (held to their size), memcpy. to[0, n) = from[0, n).
 template <class D, typename T = hn::TFromD<D>>
 HWY_INLINE void CopyRaggedBlock(D d, const T* HWY_RESTRICT from, size_t n, T* HWY_RESTRICT to) {
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2 && !KILN_SELECTIVE_BUILD
   const size_t N = hn::Lanes(d);
   size_t i = 0;
   for (; i + N <= n; i += N) hn::StoreU(hn::LoadU(d, from + i), d, to + i);
@@ -147,7 +147,7 @@ HWY_INLINE void CopyRaggedBlock(D d, const T* HWY_RESTRICT from, size_t n, T* HW
 template <class D, typename T = hn::TFromD<D>>
 HWY_INLINE void CopyRaggedBlockPadded(D d, const T* HWY_RESTRICT from, size_t n, T* HWY_RESTRICT to) {
   const size_t N = hn::Lanes(d);
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
+#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2 && !KILN_SELECTIVE_BUILD
   size_t i = 0;
   for (; i + N <= n; i += N) hn::StoreU(hn::LoadU(d, from + i), d, to + i);
   if (i < n) hn::StoreU(hn::MaskedLoad(hn::FirstN(d, n - i), d, from + i), d, to + i);  // zeros past n

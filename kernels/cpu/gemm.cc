@@ -539,7 +539,9 @@ void GemvRows(const GemmProblem& p, int64_t bi, size_t j_begin, size_t j_end, in
   // MiB): its rows four ahead fetched into L1 (examples/mlp.mlir @main, 784
   // x 128: the call 6.0 -> 5.8 us median); from memory the hardware's
   // prefetch alone was faster (1 x 4096 x 4096 3.2 vs 3.3 ms).
-  const bool prefetch = kUniform && k * static_cast<size_t>(ldb) * sizeof(E) <= (size_t{1} << 20);
+  // (Speed only: not in selective builds.)
+  const bool prefetch =
+      kPrefetchLarge && kUniform && k * static_cast<size_t>(ldb) * sizeof(E) <= (size_t{1} << 20);
   for (int64_t i = 0; i < p.m; ++i) {
     const T* ai = a + p.a_m[i];
     T* ci = c + static_cast<size_t>(i) * n;

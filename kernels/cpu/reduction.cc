@@ -290,7 +290,7 @@ HWY_INLINE bool NumericMinMax(D d, ReduceOp op, const T* HWY_RESTRICT x, size_t 
   const size_t N = hn::Lanes(d);
   if (std::isnan(dst[0])) return false;
   const bool max = op == ReduceOp::kMax;
-#if HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR
+#if HWY_TARGET != HWY_EMU128 && HWY_TARGET != HWY_SCALAR && !KILN_SELECTIVE_BUILD
   if (r > 0 && r < N) {
     // A row shorter than a vector (a classifier's ten logits): one vector,
     // the lanes past the row holding dst[0]; the same test as below. The
