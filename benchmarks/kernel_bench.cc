@@ -314,6 +314,45 @@ ScalarProgram SoftmaxTail() {
   return prog;
 }
 
+// Dispatches `p` once per iteration, its plan kept in a state between
+// iterations as the VM keeps an executable's.
+void DispatchKeepingState(benchmark::State& state, const KernelParams& p, std::span<const TensorRef> in,
+                          std::span<const TensorRef> out, TaskRunner* runner) {
+  KernelFn fn = cpu::FindCpuKernel(p);
+  if (fn == nullptr) {
+    state.SkipWithError("no kernel");
+    return;
+  }
+  KernelState kstate;
+  for (auto _ : state) {
+    KernelCall call{p, in, out, runner};
+    call.state = &kstate;
+    const Status s = fn(call);
+    if (!s.ok()) state.SkipWithError(s.message().c_str());
+    benchmark::DoNotOptimize(out[0].data);
+  }
+}
+
+// (x - mean)^2: a layer norm's variance producer (params x, mean).
+ScalarProgram SquaredDeviation() {
+  ScalarProgram sq;
+  sq.param_types = {ElementType::kF32, ElementType::kF32};
+  sq.instrs = {Instr(ScalarOp::kSubtract, {0, 1}), Instr(ScalarOp::kMultiply, {2, 2})};
+  sq.results = {3};
+  return sq;
+}
+
+// (x - mean) * rs * g + beta: a layer norm's tail (params x, mean, rs, g,
+// beta).
+ScalarProgram LayerNormTail() {
+  ScalarProgram tail;
+  tail.param_types = {ElementType::kF32, ElementType::kF32, ElementType::kF32, ElementType::kF32, ElementType::kF32};
+  tail.instrs = {Instr(ScalarOp::kSubtract, {0, 1}), Instr(ScalarOp::kMultiply, {5, 2}),
+                 Instr(ScalarOp::kMultiply, {6, 3}), Instr(ScalarOp::kAdd, {7, 4})};
+  tail.results = {8};
+  return tail;
+}
+
 struct RowsBench {
   explicit RowsBench(int64_t rows = kRows)
       : x(rows * kCols, 0.0f), y(rows * kCols, 0.0f), a(rows, 0.0f), b(rows, 0.0f), dims{rows, kCols}, row_dims{rows} {
@@ -353,16 +392,9 @@ void BM_SoftmaxRows4096x4096(benchmark::State& state) {
 void BM_LayerNormRows4096x4096(benchmark::State& state) {
   RowsBench t;
   const KernelParams sum = RowReduce(ScalarOp::kAdd);
-  ScalarProgram sq;  // (x - mean)^2
-  sq.param_types = {ElementType::kF32, ElementType::kF32};
-  sq.instrs = {Instr(ScalarOp::kSubtract, {0, 1}), Instr(ScalarOp::kMultiply, {2, 2})};
-  sq.results = {3};
+  const ScalarProgram sq = SquaredDeviation();
   const KernelParams ssq = FusedRowReduce(ScalarOp::kAdd, sq);
-  ScalarProgram tail;  // (x - mean) * rs * g + beta
-  tail.param_types = {ElementType::kF32, ElementType::kF32, ElementType::kF32, ElementType::kF32, ElementType::kF32};
-  tail.instrs = {Instr(ScalarOp::kSubtract, {0, 1}), Instr(ScalarOp::kMultiply, {5, 2}),
-                 Instr(ScalarOp::kMultiply, {6, 3}), Instr(ScalarOp::kAdd, {7, 4})};
-  tail.results = {8};
+  const ScalarProgram tail = LayerNormTail();
   KernelParams ln = ElementwiseParams(tail);
   ln.attrs.push_back(Ints("input_broadcast", {2, 0, 1, 1, 0, 1, 0, 1, 1, 1, 1}));
   for (auto _ : state) {
@@ -417,15 +449,8 @@ void BM_SoftmaxRowBlock4096x4096(benchmark::State& state) {
 void BM_LayerNormRowBlock4096x4096(benchmark::State& state) {
   const int64_t rows = state.range(0);
   RowsBench t(rows);
-  ScalarProgram sq;  // (x - mean)^2
-  sq.param_types = {ElementType::kF32, ElementType::kF32};
-  sq.instrs = {Instr(ScalarOp::kSubtract, {0, 1}), Instr(ScalarOp::kMultiply, {2, 2})};
-  sq.results = {3};
-  ScalarProgram tail;  // (x - mean) * rs * g + beta
-  tail.param_types = {ElementType::kF32, ElementType::kF32, ElementType::kF32, ElementType::kF32, ElementType::kF32};
-  tail.instrs = {Instr(ScalarOp::kSubtract, {0, 1}), Instr(ScalarOp::kMultiply, {5, 2}),
-                 Instr(ScalarOp::kMultiply, {6, 3}), Instr(ScalarOp::kAdd, {7, 4})};
-  tail.results = {8};
+  const ScalarProgram sq = SquaredDeviation();
+  const ScalarProgram tail = LayerNormTail();
   KernelParams ln = ElementwiseParams(tail);
   ln.attrs.push_back(Ints("input_broadcast", {2, 0, 1, 1, 0, 1, 0, 1, 1, 1, 1}));
   KernelParams p;
@@ -454,15 +479,8 @@ void BM_LayerNormRowBlockTokens(benchmark::State& state) {
   for (int64_t i = 0; i < rows * cols; ++i) x.data()[i] = static_cast<float>(i % 1013) * 0.01f - 5.0f;
   float zero = 0.0f;
   std::vector<int64_t> dims = {rows, cols}, col_dims = {cols}, scalar_dims = {};
-  ScalarProgram sq;  // (x - mean)^2
-  sq.param_types = {ElementType::kF32, ElementType::kF32};
-  sq.instrs = {Instr(ScalarOp::kSubtract, {0, 1}), Instr(ScalarOp::kMultiply, {2, 2})};
-  sq.results = {3};
-  ScalarProgram tail;  // (x - mean) * rs * g + beta
-  tail.param_types = {ElementType::kF32, ElementType::kF32, ElementType::kF32, ElementType::kF32, ElementType::kF32};
-  tail.instrs = {Instr(ScalarOp::kSubtract, {0, 1}), Instr(ScalarOp::kMultiply, {5, 2}),
-                 Instr(ScalarOp::kMultiply, {6, 3}), Instr(ScalarOp::kAdd, {7, 4})};
-  tail.results = {8};
+  const ScalarProgram sq = SquaredDeviation();
+  const ScalarProgram tail = LayerNormTail();
   KernelParams ln = ElementwiseParams(tail);
   ln.attrs.push_back(Ints("input_broadcast", {2, 0, 1, 1, 0, 1, 0, 1, 1, 1, 1}));
   KernelParams ssq = RowReduce(ScalarOp::kAdd);
@@ -482,15 +500,7 @@ void BM_LayerNormRowBlockTokens(benchmark::State& state) {
   const TensorRef in[4] = {ref(dims, x), {ElementType::kF32, scalar_dims, reinterpret_cast<uint8_t*>(&zero), 4},
                            ref(col_dims, g), ref(col_dims, beta)};
   const TensorRef out[1] = {ref(dims, y)};
-  KernelFn fn = cpu::FindCpuKernel(p);
-  KernelState kstate;
-  for (auto _ : state) {
-    KernelCall call{p, in, out, Pool()};
-    call.state = &kstate;
-    const Status s = fn(call);
-    if (!s.ok()) state.SkipWithError(s.message().c_str());
-    benchmark::DoNotOptimize(y.data());
-  }
+  DispatchKeepingState(state, p, in, out, Pool());
   state.SetItemsProcessed(state.iterations() * rows * cols);
 }
 
@@ -542,15 +552,7 @@ void BM_SoftmaxRowBlockClassifier(benchmark::State& state) {
                            {ElementType::kF32, scalar_dims, reinterpret_cast<uint8_t*>(&ninf), 4},
                            {ElementType::kF32, scalar_dims, reinterpret_cast<uint8_t*>(&zero), 4}};
   const TensorRef out[1] = {{ElementType::kF32, dims, reinterpret_cast<uint8_t*>(y.data()), y.size() * 4}};
-  KernelFn fn = cpu::FindCpuKernel(p);
-  KernelState kstate;
-  for (auto _ : state) {
-    KernelCall call{p, in, out, Pool()};
-    call.state = &kstate;
-    const Status s = fn(call);
-    if (!s.ok()) state.SkipWithError(s.message().c_str());
-    benchmark::DoNotOptimize(y.data());
-  }
+  DispatchKeepingState(state, p, in, out, Pool());
   state.SetItemsProcessed(state.iterations() * rows);
 }
 
@@ -580,8 +582,10 @@ KernelParams MatmulParams() {
 }
 
 // C[m, n] = A[m, k] x B[k, n], f32; reports FLOPS (2 m k n per iteration).
+// constant_b: B is a constant of the module (packed on the first call and
+// kept in the dispatch's state, as the VM keeps it; fn must be the CPU's).
 void RunDot(benchmark::State& state, KernelFn fn, const KernelParams& p, TaskRunner* runner, int64_t m, int64_t k,
-            int64_t n) {
+            int64_t n, bool constant_b = false) {
   // Aligned as the runtime's buffers are (BM_CpuDotGeneralInt8).
   const size_t na = static_cast<size_t>(m * k), nb = static_cast<size_t>(k * n), nc = static_cast<size_t>(m * n);
   auto a = hwy::AllocateAligned<float>(na), b = hwy::AllocateAligned<float>(nb), c = hwy::AllocateAligned<float>(nc);
@@ -595,10 +599,15 @@ void RunDot(benchmark::State& state, KernelFn fn, const KernelParams& p, TaskRun
     state.SkipWithError("no kernel");
     return;
   }
-  for (auto _ : state) {
-    Status s = fn(KernelCall{p, in, out, runner});
-    benchmark::DoNotOptimize(c.get());
-    if (!s.ok()) state.SkipWithError(s.message().c_str());
+  if (constant_b) {
+    in[1].constant_id = 1;
+    DispatchKeepingState(state, p, in, out, runner);
+  } else {
+    for (auto _ : state) {
+      Status s = fn(KernelCall{p, in, out, runner});
+      benchmark::DoNotOptimize(c.get());
+      if (!s.ok()) state.SkipWithError(s.message().c_str());
+    }
   }
   state.SetItemsProcessed(state.iterations() * 2 * m * k * n);
   state.counters["FLOPS"] =
@@ -632,27 +641,7 @@ void BM_CpuDotGeneralF32MlpLayer(benchmark::State& state) {
 // thread.
 void BM_CpuDotGeneralF32TokenLayer(benchmark::State& state) {
   KernelParams p = MatmulParams();
-  const int64_t m = 64, k = state.range(0), n = state.range(1);
-  const size_t na = static_cast<size_t>(m * k), nb = static_cast<size_t>(k * n), nc = static_cast<size_t>(m * n);
-  auto a = hwy::AllocateAligned<float>(na), b = hwy::AllocateAligned<float>(nb), c = hwy::AllocateAligned<float>(nc);
-  for (size_t i = 0; i < na; ++i) a[i] = static_cast<float>(i % 7) * 0.25f - 0.5f;
-  for (size_t i = 0; i < nb; ++i) b[i] = static_cast<float>(i % 5) * 0.125f - 0.25f;
-  std::vector<int64_t> adims = {m, k}, bdims = {k, n}, cdims = {m, n};
-  TensorRef in[2] = {{ElementType::kF32, adims, reinterpret_cast<uint8_t*>(a.get()), na * 4},
-                     {ElementType::kF32, bdims, reinterpret_cast<uint8_t*>(b.get()), nb * 4}};
-  in[1].constant_id = 1;
-  TensorRef out[1] = {{ElementType::kF32, cdims, reinterpret_cast<uint8_t*>(c.get()), nc * 4}};
-  KernelFn fn = cpu::FindCpuKernel(p);
-  KernelState kstate;
-  for (auto _ : state) {
-    KernelCall call{p, in, out, nullptr};
-    call.state = &kstate;
-    Status s = fn(call);
-    benchmark::DoNotOptimize(c.get());
-    if (!s.ok()) state.SkipWithError(s.message().c_str());
-  }
-  state.counters["FLOPS"] =
-      benchmark::Counter(static_cast<double>(2 * m * k * n), benchmark::Counter::kIsIterationInvariantRate);
+  RunDot(state, cpu::FindCpuKernel(p), p, nullptr, 64, state.range(0), state.range(1), /*constant_b=*/true);
 }
 // Batch-1 layer (GEMV): 1x4096 x 4096x4096 f32 on the pool (KILN_THREADS),
 // bytes_per_second counting B's 64 MB read once: over BM_MemRead64MB's it
